@@ -1,0 +1,63 @@
+/**
+ * What an action handler works with, and the shapes of its outcome.
+ * @module
+ */
+import type { ActionParams } from "../../protocol/actions.ts";
+import type { ActionOutcome } from "../../protocol/methods.ts";
+import type { AppState, Preset, Project, StateUpdate } from "../../protocol/mod.ts";
+import type { ProjectEngine } from "../engine/project_engine.ts";
+
+/** Application-level services an action may use. */
+export interface AppServices {
+  readonly appState: AppState;
+  presets(): readonly Preset[];
+  /** Applies a change to app state and reports it (`appState`, plus `volume` when asked). */
+  changeAppState(event: string, change: Partial<AppState>, options?: { isVolume?: boolean }): void;
+  /**
+   * Writes a new revision of the engine's project to disk, then makes it
+   * current and reports `updates`. Nothing changes if the write fails.
+   */
+  commitProject(engine: ProjectEngine, project: Project, updates: StateUpdate[]): Promise<void>;
+  /** Starts recording, arms it, or stops it, per the spec's state table. */
+  toggleRecording(mode: "now" | "next-trigger"): string;
+}
+
+/** Everything one action runs against. */
+export interface ActionContext {
+  /** The target Project's engine; reading it refuses when no Project is open. */
+  readonly engine: ProjectEngine;
+  readonly hasEngine: boolean;
+  app: AppServices;
+  params: ActionParams;
+  /** 0-127; 127 when the request carried none. */
+  velocity: number;
+}
+
+/** An action handler. */
+export type ActionHandler = (ctx: ActionContext) => ActionOutcome | Promise<ActionOutcome>;
+
+/** An outcome that changed state. */
+export function done(message: string): ActionOutcome {
+  return { applied: true, message };
+}
+
+/** An outcome that found the state already as asked. */
+export function unchanged(message: string): ActionOutcome {
+  return { applied: false, message };
+}
+
+/** A string param (declared required, so present after validation). */
+export function str(ctx: ActionContext, name: string): string {
+  return ctx.params[name] as string;
+}
+
+/** A numeric param. */
+export function num(ctx: ActionContext, name: string): number {
+  return ctx.params[name] as number;
+}
+
+/** An optional boolean param with its default. */
+export function flag(ctx: ActionContext, name: string, fallback: boolean): boolean {
+  const value = ctx.params[name];
+  return typeof value === "boolean" ? value : fallback;
+}

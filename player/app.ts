@@ -1,0 +1,221 @@
+/**
+ * The player application: projects loaded from disk, one engine per
+ * project, app state, presets, cameras, recording and entitlements. It runs
+ * catalog actions and reports every change as state updates.
+ * @module
+ */
+import type { NormalizedAction } from "../protocol/actions.ts";
+import { RpcErrorCode } from "../protocol/jsonrpc.ts";
+import type { ActionOutcome } from "../protocol/methods.ts";
+import { type Preset, type Project } from "../protocol/model.ts";
+import type { AppState, Camera, Snapshot, StateUpdate } from "../protocol/state.ts";
+import { type ActionContext, type AppServices, runAction } from "./actions/mod.ts";
+import { listCameras } from "./cameras.ts";
+import type { Clock } from "./clock.ts";
+import { ProjectEngine } from "./engine/project_engine.ts";
+import { Refusal } from "./errors.ts";
+import { BUILT_IN_PRESETS } from "./presets.ts";
+import { Recorder } from "./recorder.ts";
+import { type PlayerSettings, ProjectStore } from "./store.ts";
+import { ensureControls } from "./project_defaults.ts";
+
+/** Player name and version reported in the handshake and snapshot. */
+export const PLAYER_INFO = { name: "cueport-player", version: "0.1.0" } as const;
+
+/** How the player is started. */
+export interface PlayerOptions {
+  dataDir: string;
+  clock: Clock;
+  /** `pro` includes API access; `free` does not (the API answers 403). */
+  plan?: "pro" | "free";
+  /** Interval of position reports while playing, ms; 0 disables. Default 250. */
+  positionIntervalMs?: number;
+  /** Where problems go (stderr in the bundled player). */
+  log?: (level: "info" | "warn" | "error", message: string) => void;
+}
+
+/** The application. */
+export class PlayerApp implements AppServices {
+  readonly store: ProjectStore;
+  readonly clock: Clock;
+  /** Receives every update; set by whoever publishes them. */
+  onUpdate: (update: StateUpdate) => void = () => {};
+  #options: PlayerOptions;
+  #engines = new Map<string, ProjectEngine>();
+  #activeProjectId: string | null = null;
+  #appState!: AppState;
+  #userPresets: Preset[] = [];
+  #cameras: Camera[] = [];
+  #recorder: Recorder;
+  #settingsWrite: Promise<void> = Promise.resolve();
+  #settingsDirty = false;
+
+  private constructor(options: PlayerOptions) {
+    this.#options = options;
+    this.clock = options.clock;
+    this.store = new ProjectStore(options.dataDir);
+    this.#recorder = new Recorder(options.dataDir, () => this.clock.now());
+  }
+
+  /** Loads everything from the data dir (creating the demo project on first start). */
+  static async open(options: PlayerOptions): Promise<PlayerApp> {
+    const app = new PlayerApp(options);
+    await app.#load();
+    return app;
+  }
+
+  get appState(): AppState {
+    return this.#appState;
+  }
+
+  presets(): readonly Preset[] {
+    return [...BUILT_IN_PRESETS, ...this.#userPresets];
+  }
+
+  /** Everything, at the current clock reading. */
+  snapshot(): Snapshot {
+    const engines = [...this.#engines.values()];
+    return {
+      player: { ...PLAYER_INFO },
+      entitlements: { apiAccess: (this.#options.plan ?? "pro") === "pro" },
+      activeProjectId: this.#activeProjectId,
+      projects: engines.map((e) => e.project),
+      playstates: engines.map((e) => e.playState()),
+      live: Object.fromEntries(engines.map((e) => [e.project.id, e.live])),
+      appState: this.#appState,
+      presets: [...this.presets()],
+      cameras: this.#cameras,
+    };
+  }
+
+  /** Runs one normalized action against its project (or the active one). */
+  runAction(action: NormalizedAction): Promise<ActionOutcome> {
+    const projectId = action.projectId ?? this.#activeProjectId;
+    const engine = projectId ? this.#engines.get(projectId) : undefined;
+    if (action.projectId && !engine) {
+      throw new Refusal(`Project "${action.projectId}" does not exist`, RpcErrorCode.NOT_FOUND);
+    }
+    const ctx: Omit<ActionContext, "params"> & { params: unknown } = {
+      get engine(): ProjectEngine {
+        if (!engine) throw new Refusal("No Project is open");
+        return engine;
+      },
+      hasEngine: engine !== undefined,
+      app: this,
+      params: action.params,
+      velocity: action.velocity ?? 127,
+    };
+    return runAction(action.name, ctx);
+  }
+
+  /** Re-reads projects, presets and cameras from disk; playback stops. */
+  async reload(): Promise<Snapshot> {
+    for (const engine of this.#engines.values()) engine.dispose();
+    this.#engines.clear();
+    await this.#load();
+    const snapshot = this.snapshot();
+    this.#emit({
+      updateType: "full",
+      projectId: null,
+      data: { event: "reloaded", state: snapshot },
+    });
+    return snapshot;
+  }
+
+  changeAppState(event: string, change: Partial<AppState>, options: { isVolume?: boolean } = {}) {
+    this.#appState = { ...this.#appState, ...change };
+    if (options.isVolume) {
+      this.#emit({
+        updateType: "volume",
+        projectId: null,
+        data: { event, level: this.#appState.volume, muted: this.#appState.muted },
+      });
+    }
+    this.#emit({
+      updateType: "appState",
+      projectId: null,
+      data: { event, appState: this.#appState },
+    });
+    this.#saveSettings();
+  }
+
+  async commitProject(engine: ProjectEngine, next: Project, updates: StateUpdate[]): Promise<void> {
+    const project = { ...next, revision: engine.project.revision + 1 };
+    await this.store.saveProject(project);
+    engine.setProject(project);
+    for (const update of updates) {
+      this.#emit({ ...update, data: { ...update.data, revision: project.revision } });
+    }
+  }
+
+  toggleRecording(mode: "now" | "next-trigger"): string {
+    const message = this.#recorder.toggle(mode);
+    this.changeAppState("recording-changed", { recording: this.#recorder.state });
+    return message;
+  }
+
+  /** Stops recording, timers and pending writes. */
+  async close(): Promise<void> {
+    this.#recorder.stop();
+    for (const engine of this.#engines.values()) engine.dispose();
+    await this.#settingsWrite;
+  }
+
+  async #load(): Promise<void> {
+    const { projects, problems } = await this.store.loadProjects();
+    for (const problem of problems) this.#options.log?.("warn", problem);
+    const settings = await this.store.loadSettings();
+    this.#userPresets = await this.store.loadUserPresets();
+    this.#cameras = await listCameras();
+    for (const doc of projects) {
+      const project = ensureControls(doc);
+      this.#engines.set(project.id, this.#createEngine(project));
+    }
+    this.#activeProjectId = settings.activeProjectId && this.#engines.has(settings.activeProjectId)
+      ? settings.activeProjectId
+      : projects[0]?.id ?? null;
+    this.#appState = {
+      fullScreen: settings.fullScreen,
+      muted: settings.muted,
+      volume: settings.volume,
+      recording: this.#recorder.state,
+      editor: null,
+      windowReloads: 0,
+      lastReloadAt: null,
+    };
+  }
+
+  #createEngine(project: Project): ProjectEngine {
+    return new ProjectEngine(project, {
+      clock: this.clock,
+      emit: (u) => this.#emit(u),
+      onClipStarted: () => {
+        if (this.#recorder.onClipStarted()) {
+          this.changeAppState("recording-changed", { recording: this.#recorder.state });
+        }
+      },
+      positionIntervalMs: this.#options.positionIntervalMs ?? 250,
+    });
+  }
+
+  #emit(update: StateUpdate): void {
+    this.#recorder.log(update);
+    this.onUpdate(update);
+  }
+
+  /** Saves settings; writes never overlap and the last state always lands. */
+  #saveSettings(): void {
+    if (this.#settingsDirty) return;
+    this.#settingsDirty = true;
+    this.#settingsWrite = this.#settingsWrite.then(() => {
+      this.#settingsDirty = false;
+      const settings: PlayerSettings = {
+        activeProjectId: this.#activeProjectId,
+        fullScreen: this.#appState.fullScreen,
+        muted: this.#appState.muted,
+        volume: this.#appState.volume,
+      };
+      return this.store.saveSettings(settings);
+    }).catch((error) => this.#options.log?.("error", `Cannot save settings: ${error.message}`));
+  }
+}

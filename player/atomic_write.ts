@@ -1,0 +1,84 @@
+/**
+ * Crash-safe file writes: write a temp file beside the target, fsync it,
+ * rename it over the target, fsync the folder. A crash at any point leaves
+ * either the old or the new file, never a half-written one.
+ * @module
+ */
+
+/** Hooks for tests to simulate a crash between the steps. */
+export interface AtomicWriteHooks {
+  /** Called after the temp file is written and synced, before the rename. */
+  beforeRename?: (tempPath: string) => void;
+}
+
+function dirname(path: string): string {
+  const i = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  return i <= 0 ? "." : path.slice(0, i);
+}
+
+/** Writes `data` to `path` atomically; creates the folder if needed. */
+export async function writeFileAtomic(
+  path: string,
+  data: Uint8Array | string,
+  hooks: AtomicWriteHooks = {},
+): Promise<void> {
+  const dir = dirname(path);
+  await Deno.mkdir(dir, { recursive: true });
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o644 });
+  try {
+    let written = 0;
+    while (written < bytes.length) written += await file.write(bytes.subarray(written));
+    await file.sync();
+  } finally {
+    file.close();
+  }
+  try {
+    hooks.beforeRename?.(temp);
+    await Deno.rename(temp, path);
+  } catch (error) {
+    await Deno.remove(temp).catch(() => {});
+    throw error;
+  }
+  await syncDir(dir);
+}
+
+/** Writes JSON (two-space indented) atomically. */
+export function writeJsonAtomic(
+  path: string,
+  value: unknown,
+  hooks: AtomicWriteHooks = {},
+): Promise<void> {
+  return writeFileAtomic(path, JSON.stringify(value, null, 2) + "\n", hooks);
+}
+
+async function syncDir(dir: string): Promise<void> {
+  if (Deno.build.os === "windows") return; // folders cannot be opened for sync there
+  try {
+    const handle = await Deno.open(dir, { read: true });
+    try {
+      await handle.sync();
+    } finally {
+      handle.close();
+    }
+  } catch {
+    // Some file systems refuse fsync on folders; the rename is still atomic.
+  }
+}
+
+/** Removes temp files a crash left behind in `dir` (names ending `.tmp`). */
+export async function removeStaleTemps(dir: string): Promise<number> {
+  let removed = 0;
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.isFile && /\.[0-9a-f]{8}\.tmp$/.test(entry.name)) {
+        await Deno.remove(`${dir}/${entry.name}`);
+        removed++;
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return removed;
+}

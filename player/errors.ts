@@ -1,0 +1,23 @@
+/**
+ * The player's refusal error: an action or call its rules do not allow.
+ * The RPC server turns it into a JSON-RPC error with the same code.
+ * @module
+ */
+import { RpcErrorCode } from "../protocol/jsonrpc.ts";
+
+/** An action refused by the player's rules, or a reference to something missing. */
+export class Refusal extends Error {
+  /** The JSON-RPC error code this maps to. */
+  readonly code: number;
+  /** Builds a refusal; `code` defaults to ACTION_REFUSED. */
+  constructor(message: string, code: number = RpcErrorCode.ACTION_REFUSED) {
+    super(message);
+    this.name = "Refusal";
+    this.code = code;
+  }
+}
+
+/** Throws a refusal with `message` unless `condition` holds. */
+export function ensure(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Refusal(message);
+}

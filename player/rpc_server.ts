@@ -1,0 +1,159 @@
+/**
+ * The player's side of the protocol: answers requests one at a time, in
+ * order, and writes the state updates a request caused before its response.
+ * Updates from the clock (clip ends, cues, position reports) are sent as
+ * they happen, batched per microtask.
+ * @module
+ */
+import {
+  isRequest,
+  RpcError,
+  RpcErrorCode,
+  type RpcMessage,
+  type RpcRequest,
+  type RpcResponse,
+} from "../protocol/jsonrpc.ts";
+import {
+  type ActionRunParams,
+  type ClockAdvanceParams,
+  type InitializeParams,
+  type InitializeResult,
+  isCompatibleVersion,
+  Method,
+  Notification,
+  PLAYER_PROTOCOL_VERSION,
+} from "../protocol/methods.ts";
+import type { StateUpdate } from "../protocol/state.ts";
+import type { Transport } from "../protocol/transport.ts";
+import { PLAYER_INFO, type PlayerApp } from "./app.ts";
+import type { VirtualClock } from "./clock.ts";
+import { Refusal } from "./errors.ts";
+
+/** Options of `servePlayer`. */
+export interface ServeOptions {
+  /** When set, `clock.advance` is offered and moves this clock. */
+  virtualClock?: VirtualClock;
+  /** Called after a `shutdown` request was answered. */
+  onShutdown?: () => void;
+}
+
+/** Connects the app to a transport; resolves when the transport closes. */
+export function servePlayer(
+  app: PlayerApp,
+  transport: Transport,
+  options: ServeOptions = {},
+): Promise<void> {
+  let outbox: StateUpdate[] = [];
+  let isInitialized = false;
+  let isHandling = false;
+  let isFlushQueued = false;
+  let queue: Promise<void> = Promise.resolve();
+
+  const notification = (updates: StateUpdate[]): RpcMessage => ({
+    jsonrpc: "2.0",
+    method: Notification.STATE_UPDATE,
+    params: { updates },
+  });
+
+  const sendAll = (messages: RpcMessage[]) =>
+    Promise.all(messages.map((m) => transport.send(m))).then(() => {}, () => {});
+
+  const takeOutbox = (): RpcMessage[] => {
+    if (!isInitialized || outbox.length === 0) return [];
+    const batch = outbox;
+    outbox = [];
+    return [notification(batch)];
+  };
+
+  app.onUpdate = (update) => {
+    outbox.push(update);
+    if (isHandling || isFlushQueued) return;
+    isFlushQueued = true;
+    queueMicrotask(() => {
+      isFlushQueued = false;
+      if (!isHandling) void sendAll(takeOutbox());
+    });
+  };
+
+  const handlers: Record<string, (params: unknown) => unknown> = {
+    [Method.INITIALIZE]: (params) => {
+      const p = params as InitializeParams | undefined;
+      if (!p || typeof p.protocolVersion !== "string") {
+        throw new RpcError(RpcErrorCode.INVALID_PARAMS, "initialize needs protocolVersion");
+      }
+      if (!isCompatibleVersion(p.protocolVersion, PLAYER_PROTOCOL_VERSION)) {
+        throw new RpcError(
+          RpcErrorCode.INVALID_REQUEST,
+          `Protocol version ${p.protocolVersion} is not supported: this player speaks ${PLAYER_PROTOCOL_VERSION}`,
+        );
+      }
+      isInitialized = true;
+      const result: InitializeResult = {
+        protocolVersion: PLAYER_PROTOCOL_VERSION,
+        player: { ...PLAYER_INFO },
+        capabilities: { virtualClock: options.virtualClock !== undefined },
+      };
+      return result;
+    },
+    [Method.STATE_GET]: () => app.snapshot(),
+    [Method.ACTION_RUN]: (params) => app.runAction(params as ActionRunParams),
+    [Method.PROJECTS_RELOAD]: () => app.reload(),
+    [Method.CLOCK_ADVANCE]: (params) => {
+      const clock = options.virtualClock;
+      if (!clock) {
+        throw new RpcError(RpcErrorCode.METHOD_NOT_FOUND, "clock.advance needs a virtual clock");
+      }
+      const ms = (params as ClockAdvanceParams | undefined)?.ms;
+      if (typeof ms !== "number" || !(ms >= 0)) {
+        throw new RpcError(RpcErrorCode.INVALID_PARAMS, "clock.advance needs ms >= 0");
+      }
+      clock.advance(ms);
+      return { now: clock.now() };
+    },
+    [Method.SHUTDOWN]: () => ({}),
+  };
+
+  const handle = async (request: RpcRequest): Promise<void> => {
+    isHandling = true;
+    let response: RpcResponse;
+    try {
+      const handler = handlers[request.method];
+      if (!handler) {
+        throw new RpcError(RpcErrorCode.METHOD_NOT_FOUND, `Unknown method "${request.method}"`);
+      }
+      if (!isInitialized && request.method !== Method.INITIALIZE) {
+        throw new RpcError(RpcErrorCode.INVALID_REQUEST, "Call initialize first");
+      }
+      response = { jsonrpc: "2.0", id: request.id, result: await handler(request.params) };
+    } catch (error) {
+      response = { jsonrpc: "2.0", id: request.id, error: toErrorObject(error) };
+    } finally {
+      isHandling = false;
+    }
+    await sendAll([...takeOutbox(), response]);
+    if (request.method === Method.SHUTDOWN) options.onShutdown?.();
+  };
+
+  transport.onmessage = (message) => {
+    if (!isRequest(message)) return; // the server sends no notifications or responses
+    queue = queue.then(() => handle(message));
+  };
+  transport.onerror = (error) => {
+    void transport.send({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: RpcErrorCode.PARSE_ERROR, message: error.message },
+    }).catch(() => {});
+  };
+  // Requests read before the input ended are still answered.
+  return transport.start().then(() => queue);
+}
+
+function toErrorObject(error: unknown) {
+  if (error instanceof RpcError) return error.toObject();
+  if (error instanceof Refusal) return { code: error.code, message: error.message };
+  return {
+    code: RpcErrorCode.INTERNAL_ERROR,
+    message: `Player error: ${(error as Error).message}`,
+  };
+}

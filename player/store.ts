@@ -1,0 +1,123 @@
+/**
+ * Projects and settings on disk. Layout under the data dir:
+ * `projects/<id>/project.json` with `projects/<id>/media/`, `presets.json`
+ * (user presets), `player.json` (active project, app state) and
+ * `recordings/`. Every write goes through `writeJsonAtomic`.
+ * @module
+ */
+import {
+  type Preset,
+  Preset as PresetSchema,
+  Project,
+  type Project as ProjectDoc,
+} from "../protocol/model.ts";
+import { type AtomicWriteHooks, removeStaleTemps, writeJsonAtomic } from "./atomic_write.ts";
+import { createDemoProject } from "./demo.ts";
+import { z } from "zod";
+
+/** Settings the player keeps between runs. */
+export const PlayerSettings = z.object({
+  activeProjectId: z.string().nullable().default(null),
+  fullScreen: z.boolean().default(false),
+  muted: z.boolean().default(false),
+  volume: z.number().min(0).max(1).default(1),
+});
+/** Settings the player keeps between runs. */
+export type PlayerSettings = z.infer<typeof PlayerSettings>;
+
+/** Result of loading every project. */
+export interface LoadResult {
+  projects: ProjectDoc[];
+  /** One line per project folder that could not be loaded. */
+  problems: string[];
+}
+
+async function readJson(path: string): Promise<unknown | undefined> {
+  try {
+    return JSON.parse(await Deno.readTextFile(path));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}
+
+/** Reads and writes the player's files under one data dir. */
+export class ProjectStore {
+  readonly dataDir: string;
+  /** Test hooks passed to every atomic write. */
+  hooks: AtomicWriteHooks = {};
+
+  /** A store rooted at `dataDir` (created when missing). */
+  constructor(dataDir: string) {
+    this.dataDir = dataDir;
+  }
+
+  /** Folder of one project. */
+  projectDir(id: string): string {
+    return `${this.dataDir}/projects/${id}`;
+  }
+
+  /** Absolute path of a project-relative file path. */
+  filePath(projectId: string, relative: string): string {
+    return `${this.projectDir(projectId)}/${relative}`;
+  }
+
+  /** Loads every project; creates the demo project when there are none at all. */
+  async loadProjects(): Promise<LoadResult> {
+    const root = `${this.dataDir}/projects`;
+    await Deno.mkdir(root, { recursive: true });
+    const projects: ProjectDoc[] = [];
+    const problems: string[] = [];
+    let folders = 0;
+    for await (const entry of Deno.readDir(root)) {
+      if (!entry.isDirectory) continue;
+      folders++;
+      const dir = `${root}/${entry.name}`;
+      await removeStaleTemps(dir);
+      try {
+        const raw = await readJson(`${dir}/project.json`);
+        if (raw === undefined) throw new Error("project.json is missing");
+        const project = Project.parse(raw);
+        if (project.id !== entry.name) throw new Error(`id "${project.id}" does not match folder`);
+        projects.push(project);
+      } catch (error) {
+        problems.push(`Cannot load project "${entry.name}": ${(error as Error).message}`);
+      }
+    }
+    if (folders === 0) {
+      const demo = await createDemoProject(this.projectDir("demo"));
+      await this.saveProject(demo);
+      projects.push(demo);
+    }
+    projects.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+    return { projects, problems };
+  }
+
+  /** Writes a project document atomically. */
+  saveProject(project: ProjectDoc): Promise<void> {
+    return writeJsonAtomic(`${this.projectDir(project.id)}/project.json`, project, this.hooks);
+  }
+
+  /** The player's saved settings, defaults where missing or unreadable. */
+  async loadSettings(): Promise<PlayerSettings> {
+    const parsed = PlayerSettings.safeParse((await readJson(`${this.dataDir}/player.json`)) ?? {});
+    return parsed.success ? parsed.data : PlayerSettings.parse({});
+  }
+
+  /** Saves the player's settings. */
+  saveSettings(settings: PlayerSettings): Promise<void> {
+    return writeJsonAtomic(`${this.dataDir}/player.json`, settings, this.hooks);
+  }
+
+  /** User presets (built-ins are not stored). */
+  async loadUserPresets(): Promise<Preset[]> {
+    const raw = await readJson(`${this.dataDir}/presets.json`);
+    const parsed = z.array(PresetSchema).safeParse(raw ?? []);
+    return parsed.success ? parsed.data : [];
+  }
+
+  /** Saves user presets. */
+  saveUserPresets(presets: Preset[]): Promise<void> {
+    return writeJsonAtomic(`${this.dataDir}/presets.json`, presets, this.hooks);
+  }
+}

@@ -1,0 +1,296 @@
+/**
+ * The action catalog of spec §4.3, declared once. The server's core derives
+ * wire parsing (string coercion, `base`, velocity) from it; the player derives
+ * its typed validation from it; later transports derive their schemas from it.
+ * @module
+ */
+import { z } from "zod";
+
+/** The kinds of action parameter; each has one normalized form. */
+export type ParamKind =
+  | "clipId"
+  | "songId"
+  | "index"
+  | "fraction"
+  | "boolean"
+  | "control"
+  | "target"
+  | "number"
+  | "text"
+  | "direction"
+  | "recordMode"
+  | "presetKind";
+
+/** One declared parameter of an action. */
+export interface ParamSpec {
+  name: string;
+  kind: ParamKind;
+  isOptional: boolean;
+  description: string;
+}
+
+/** One declared action. */
+export interface ActionSpec {
+  name: string;
+  group: "playback" | "navigation" | "seek" | "control" | "system";
+  description: string;
+  params: readonly ParamSpec[];
+}
+
+/** Target syntax: `clip:<clipId>/<parameter>`. */
+export const TARGET_PATTERN = /^clip:([A-Za-z0-9_-]{1,64})\/([A-Za-z][A-Za-z0-9_.-]{0,63})$/;
+
+/** The normalized (already parsed) form of each parameter kind. */
+export const PARAM_SCHEMAS: Record<ParamKind, z.ZodType> = {
+  clipId: z.string().min(1),
+  songId: z.string().min(1),
+  index: z.number().int().min(0),
+  fraction: z.number().min(0).max(1),
+  boolean: z.boolean(),
+  control: z.string().regex(/^[A-Z]$/),
+  target: z.string().regex(TARGET_PATTERN),
+  number: z.number().refine(Number.isFinite, "Must be a finite number"),
+  text: z.string().min(1),
+  direction: z.enum(["forward", "backward"]),
+  recordMode: z.enum(["now", "next-trigger"]),
+  presetKind: z.enum(["effect", "visualizer"]),
+};
+
+function p(name: string, kind: ParamKind, description: string): ParamSpec {
+  return { name, kind, isOptional: false, description };
+}
+function opt(name: string, kind: ParamKind, description: string): ParamSpec {
+  return { name, kind, isOptional: true, description };
+}
+
+const CLIP_OPT = opt("clipID", "clipId", "Clip id; omitted means the selected Clip");
+const SONG_OPT = opt("songID", "songId", "Song id; omitted means the active Song");
+const STOP_PLAYING = opt(
+  "stopPlaying",
+  "boolean",
+  "Stop what plays before selecting (default true)",
+);
+const BACKGROUND = opt(
+  "maybePlayBackground",
+  "boolean",
+  "Start the background Clip when nothing else plays",
+);
+
+/** Every action of the 6.0 catalog, in the spec's order. */
+export const ACTIONS: readonly ActionSpec[] = [
+  { name: "PLAY_IN", group: "playback", description: "Start playback", params: [] },
+  { name: "STOP_IN", group: "playback", description: "Stop playback", params: [] },
+  { name: "PAUSE_IN", group: "playback", description: "Pause", params: [CLIP_OPT] },
+  { name: "RESUME_IN", group: "playback", description: "Resume from pause", params: [CLIP_OPT] },
+  {
+    name: "PLAY_TOGGLE_IN",
+    group: "playback",
+    description: "Toggle play/stop",
+    params: [],
+  },
+  {
+    name: "PAUSE_TOGGLE_IN",
+    group: "playback",
+    description: "Toggle pause/resume",
+    params: [],
+  },
+  { name: "PLAY_CLIP_IN", group: "playback", description: "Play a Clip by id", params: [CLIP_OPT] },
+  {
+    name: "PLAY_CLIP_BY_INDEX_IN",
+    group: "playback",
+    description: "Play a Clip by position",
+    params: [p("index", "index", "Clip position in the Song"), SONG_OPT],
+  },
+  {
+    name: "TRIGGER_CLIP_IN",
+    group: "playback",
+    description: "Trigger a Clip, respecting its launch mode and retrigger behavior",
+    params: [
+      p("clipID", "clipId", "Clip id"),
+      opt("activateSong", "boolean", "Also make the Clip's Song the active Song"),
+    ],
+  },
+  {
+    name: "RESTART_CLIP_IN",
+    group: "playback",
+    description: "Restart a Clip from the beginning",
+    params: [CLIP_OPT],
+  },
+  {
+    name: "RELEASE_CLIP_IN",
+    group: "playback",
+    description: "Release a held Clip (Gate mode only)",
+    params: [p("clipID", "clipId", "Clip id")],
+  },
+  {
+    name: "RELEASE_CLIP_BY_INDEX_IN",
+    group: "playback",
+    description: "Release a held Clip by position (Gate mode only)",
+    params: [p("index", "index", "Clip position in the Song"), SONG_OPT],
+  },
+  {
+    name: "STOP_CLIP_IN",
+    group: "playback",
+    description: "Stop one Clip",
+    params: [p("clipID", "clipId", "Clip id"), BACKGROUND],
+  },
+  {
+    name: "STOP_ALL_CLIPS_IN",
+    group: "playback",
+    description: "Stop every Clip",
+    params: [BACKGROUND],
+  },
+  {
+    name: "NEXT_CLIP_IN",
+    group: "navigation",
+    description: "Next Clip",
+    params: [opt("anySong", "boolean", "Cross into the next Song at the end")],
+  },
+  {
+    name: "PREV_CLIP_IN",
+    group: "navigation",
+    description: "Previous Clip",
+    params: [opt("anySong", "boolean", "Cross into the previous Song at the start")],
+  },
+  {
+    name: "NEXT_SONG_IN",
+    group: "navigation",
+    description: "Next Song",
+    params: [opt("noStop", "boolean", "Leave playback running")],
+  },
+  {
+    name: "PREV_SONG_IN",
+    group: "navigation",
+    description: "Previous Song",
+    params: [opt("noStop", "boolean", "Leave playback running")],
+  },
+  {
+    name: "PLAY_NEXT_SONG_IN",
+    group: "navigation",
+    description: "Move to the next Song and start playing it",
+    params: [],
+  },
+  {
+    name: "SONG_SELECT_IN",
+    group: "navigation",
+    description: "Select a Song by position",
+    params: [p("index", "index", "Song position"), STOP_PLAYING],
+  },
+  {
+    name: "SONG_SELECT_BY_ID",
+    group: "navigation",
+    description: "Select a Song by id",
+    params: [p("songID", "songId", "Song id"), STOP_PLAYING],
+  },
+  {
+    name: "SONG_SELECT_PGM_ID",
+    group: "navigation",
+    description: "Select a Song by Program Identifier",
+    params: [p("pgmId", "text", "Program Identifier"), STOP_PLAYING],
+  },
+  {
+    name: "SONG_SELECT_PERCENT_IN",
+    group: "navigation",
+    description: "Select a Song by position through the list, 0.0 to 1.0",
+    params: [p("percent", "fraction", "Fraction through the Song list"), STOP_PLAYING],
+  },
+  {
+    name: "SEEK_CLIP_IN",
+    group: "seek",
+    description: "Seek a Clip; 0.0 start to 1.0 end",
+    params: [p("clipID", "clipId", "Clip id"), p("percent", "fraction", "Fraction of the Clip")],
+  },
+  {
+    name: "SEEK_SONG_IN",
+    group: "seek",
+    description: "Seek Song audio; 0.0 to 1.0",
+    params: [p("songID", "songId", "Song id"), p("percent", "fraction", "Fraction of the Song")],
+  },
+  {
+    name: "CLIP_DIRECTION",
+    group: "seek",
+    description: "Set a Clip's direction",
+    params: [p("clipID", "clipId", "Clip id"), p("direction", "direction", "forward or backward")],
+  },
+  {
+    name: "SET_CONTROL",
+    group: "control",
+    description: "Drive a Control",
+    params: [
+      p("controlID", "control", "Control letter A-Z, case-insensitive"),
+      p("value", "number", "Value, conventionally 0.0-1.0, not clamped"),
+    ],
+  },
+  {
+    name: "SET_PARAM",
+    group: "control",
+    description: "Write one Target directly, skipping Controls",
+    params: [
+      p("targetID", "target", "Target of the form clip:<clipId>/<parameter>"),
+      p("value", "number", "Value, not clamped"),
+    ],
+  },
+  {
+    name: "OUTPUT_LEVEL_IN",
+    group: "system",
+    description: "Set master output level",
+    params: [p("level", "fraction", "Level 0.0-1.0")],
+  },
+  { name: "MUTE_TOGGLE", group: "system", description: "Toggle mute", params: [] },
+  { name: "FULLSCREEN_TOGGLE", group: "system", description: "Toggle full screen", params: [] },
+  {
+    name: "RECORD_TOGGLE",
+    group: "system",
+    description: "Toggle recording",
+    params: [opt("mode", "recordMode", "now (default) or next-trigger")],
+  },
+  { name: "PANIC", group: "system", description: "Reload every window", params: [] },
+  {
+    name: "OPEN_EDITOR",
+    group: "system",
+    description: "Open the matching editor on a preset",
+    params: [
+      p("kind", "presetKind", "effect or visualizer"),
+      p("presetID", "text", "Preset id"),
+    ],
+  },
+];
+
+/** Catalog entries by name. */
+export const ACTIONS_BY_NAME: ReadonlyMap<string, ActionSpec> = new Map(
+  ACTIONS.map((a) => [a.name, a]),
+);
+
+/** Parsed parameter values by name; optional ones may be absent. */
+export type ActionParams = Record<string, string | number | boolean>;
+
+/** An action as it crosses to the player: parsed, base-shifted, typed. */
+export interface NormalizedAction {
+  name: string;
+  params: ActionParams;
+  /** Target project; null means the active one. */
+  projectId: string | null;
+  /** 0-127; present only for the velocity actions. Absent means full velocity. */
+  velocity?: number;
+}
+
+const schemaCache = new Map<string, z.ZodType>();
+
+/**
+ * The schema of an action's normalized params, derived from its declaration.
+ * @throws {RangeError} for an unknown action name
+ */
+export function normalizedParamsSchema(name: string): z.ZodType<ActionParams> {
+  const cached = schemaCache.get(name);
+  if (cached) return cached as z.ZodType<ActionParams>;
+  const spec = ACTIONS_BY_NAME.get(name);
+  if (!spec) throw new RangeError(`Unknown action: "${name}"`);
+  const shape: Record<string, z.ZodType> = {};
+  for (const param of spec.params) {
+    const schema = PARAM_SCHEMAS[param.kind];
+    shape[param.name] = param.isOptional ? schema.optional() : schema;
+  }
+  const schema = z.strictObject(shape);
+  schemaCache.set(name, schema);
+  return schema as unknown as z.ZodType<ActionParams>;
+}

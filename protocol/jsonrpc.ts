@@ -1,0 +1,110 @@
+/**
+ * JSON-RPC 2.0 message types shared by the player and the server.
+ *
+ * The player protocol (docs/player-protocol.md) frames one message per line on
+ * stdin/stdout. These types describe one decoded line.
+ * @module
+ */
+
+/** A request id; the server uses increasing integers. */
+export type RpcId = number | string;
+
+/** A call that expects a response with the same id. */
+export interface RpcRequest {
+  jsonrpc: "2.0";
+  id: RpcId;
+  method: string;
+  params?: unknown;
+}
+
+/** A one-way message; no response follows. */
+export interface RpcNotification {
+  jsonrpc: "2.0";
+  method: string;
+  params?: unknown;
+}
+
+/** The error member of a failed response. */
+export interface RpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** The answer to a request: exactly one of `result` and `error`. */
+export type RpcResponse =
+  | { jsonrpc: "2.0"; id: RpcId | null; result: unknown }
+  | { jsonrpc: "2.0"; id: RpcId | null; error: RpcErrorObject };
+
+/** Any message that may travel on the pipe. */
+export type RpcMessage = RpcRequest | RpcNotification | RpcResponse;
+
+/** Standard and protocol-specific JSON-RPC error codes. */
+export const RpcErrorCode = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  /** The player understood the action but its rules refuse it. */
+  ACTION_REFUSED: -32000,
+  /** A project, song, clip, preset or file named in the call does not exist. */
+  NOT_FOUND: -32001,
+  /** The call needs an entitlement the player's plan lacks. */
+  NOT_ENTITLED: -32002,
+} as const;
+
+/** Raised for a failed response; `code` and `data` come from the wire. */
+export class RpcError extends Error {
+  /** The JSON-RPC error code. */
+  readonly code: number;
+  /** The optional error data from the wire. */
+  readonly data: unknown;
+
+  /** Builds the error from its wire members. */
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = "RpcError";
+    this.code = code;
+    this.data = data;
+  }
+
+  /** The wire form of this error. */
+  toObject(): RpcErrorObject {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether a decoded value is a request (has `method` and `id`). */
+export function isRequest(msg: RpcMessage): msg is RpcRequest {
+  return "method" in msg && "id" in msg && msg.id !== undefined;
+}
+
+/** Whether a decoded value is a notification (has `method`, no `id`). */
+export function isNotification(msg: RpcMessage): msg is RpcNotification {
+  return "method" in msg && !("id" in msg);
+}
+
+/** Whether a decoded value is a response (no `method`). */
+export function isResponse(msg: RpcMessage): msg is RpcResponse {
+  return !("method" in msg);
+}
+
+/**
+ * Checks that a parsed JSON value has the shape of a JSON-RPC 2.0 message.
+ * @throws {RpcError} with code INVALID_REQUEST when it does not
+ */
+export function toRpcMessage(value: unknown): RpcMessage {
+  if (!isRecord(value) || value.jsonrpc !== "2.0") {
+    throw new RpcError(RpcErrorCode.INVALID_REQUEST, "Message is not a JSON-RPC 2.0 object");
+  }
+  if (typeof value.method === "string") return value as unknown as RpcMessage;
+  if ("result" in value || isRecord(value.error)) return value as unknown as RpcResponse;
+  throw new RpcError(RpcErrorCode.INVALID_REQUEST, "Message has neither method nor result");
+}

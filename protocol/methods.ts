@@ -1,0 +1,71 @@
+/**
+ * Methods and notifications of the player protocol (docs/player-protocol.md).
+ * @module
+ */
+import type { NormalizedAction } from "./actions.ts";
+import type { StateUpdate } from "./state.ts";
+
+/** The protocol version this build speaks; majors must match. */
+export const PLAYER_PROTOCOL_VERSION = "1.0";
+
+/** Method names, server to player. */
+export const Method = {
+  INITIALIZE: "initialize",
+  STATE_GET: "state.get",
+  ACTION_RUN: "action.run",
+  PROJECTS_RELOAD: "projects.reload",
+  CLOCK_ADVANCE: "clock.advance",
+  SHUTDOWN: "shutdown",
+} as const;
+
+/** Notification names, player to server. */
+export const Notification = {
+  STATE_UPDATE: "state.update",
+  LOG: "log",
+} as const;
+
+/** `initialize` params. */
+export interface InitializeParams {
+  protocolVersion: string;
+  client: { name: string; version: string };
+}
+
+/** `initialize` result. */
+export interface InitializeResult {
+  protocolVersion: string;
+  player: { name: string; version: string };
+  capabilities: {
+    /** `clock.advance` is available (the player runs on a virtual clock). */
+    virtualClock: boolean;
+  };
+}
+
+/** `action.run` params. */
+export type ActionRunParams = NormalizedAction;
+
+/** `action.run` result: whether state changed and a one-line account of what was done. */
+export interface ActionOutcome {
+  applied: boolean;
+  message: string;
+}
+
+/** `clock.advance` params and result. */
+export interface ClockAdvanceParams {
+  ms: number;
+}
+
+/** `state.update` notification params. */
+export interface StateUpdateParams {
+  updates: StateUpdate[];
+}
+
+/** `log` notification params. */
+export interface LogParams {
+  level: "debug" | "info" | "warn" | "error";
+  message: string;
+}
+
+/** Whether two protocol versions can talk (same major). */
+export function isCompatibleVersion(a: string, b: string): boolean {
+  return a.split(".")[0] === b.split(".")[0];
+}

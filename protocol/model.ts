@@ -1,0 +1,218 @@
+/**
+ * The project model, declared once as zod schemas; types are derived from
+ * them. The player validates documents it loads from disk with these schemas,
+ * and the server types its read model with them.
+ * @module
+ */
+import { z } from "zod";
+
+/** Stable, URL-safe ids: letters, digits, `_` and `-`. */
+export const Id = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "Must be 1-64 URL-safe characters");
+
+/** How a Clip responds to triggers. See docs/domain.md. */
+export const LaunchMode = z.enum(["Trigger", "Toggle", "Gate", "OneShot"]);
+/** What a trigger does to a Clip that is already playing or paused. */
+export const Retrigger = z.enum(["restart", "ignore", "stop"]);
+/** Playback direction of a Clip. */
+export const Direction = z.enum(["forward", "backward"]);
+/** Media kinds the player can use. */
+export const FileKind = z.enum(["image", "video", "audio"]);
+/** Clip play states carried in `newState`. */
+export const ClipState = z.enum(["stopped", "playing", "paused"]);
+/** What a timeline cue does to its Clip when the Song reaches it. */
+export const CueAction = z.enum(["play", "trigger", "stop"]);
+/** How a Control shapes its 0.0-1.0 value before mapping it onto a Target range. */
+export const Curve = z.enum(["linear", "exponential", "logarithmic", "smooth"]);
+
+/** A media file of a Project, measured from its bytes on import. */
+export const MediaFile = z.object({
+  id: Id,
+  kind: FileKind,
+  name: z.string(),
+  /** Path relative to the project folder, always under `media/`. */
+  path: z.string(),
+  mimeType: z.string(),
+  size: z.number().int().nonnegative(),
+  width: z.number().int().positive().nullable(),
+  height: z.number().int().positive().nullable(),
+  /** Seconds; null for still images. */
+  duration: z.number().nonnegative().nullable(),
+});
+
+/** Image filters of a Clip; neutral values change nothing. */
+export const Filters = z.object({
+  brightness: z.number().default(0),
+  contrast: z.number().default(1),
+  saturation: z.number().default(1),
+  hue: z.number().default(0),
+  blur: z.number().default(0),
+});
+
+/** Render and playback options of a Clip. */
+export const ClipOptions = z.object({
+  opacity: z.number().default(1),
+  volume: z.number().default(1),
+  speed: z.number().default(1),
+  filters: Filters.prefault({}),
+  /** Effect ids of the Project applied to this Clip, in order. */
+  effects: z.array(Id).default([]),
+});
+
+/** A Clip: one piece of media with its playback settings. */
+export const Clip = z.object({
+  id: Id,
+  name: z.string(),
+  fileId: Id.nullable(),
+  /** Seconds: the media's duration, or the still-image hold time. */
+  duration: z.number().positive(),
+  launchMode: LaunchMode.default("Trigger"),
+  retrigger: Retrigger.default("restart"),
+  direction: Direction.default("forward"),
+  loop: z.boolean().default(false),
+  /** 0 ignores trigger velocity; 1 scales the Clip's level fully by it. */
+  velocitySensitivity: z.number().min(0).max(1).default(0),
+  options: ClipOptions.prefault({}),
+});
+
+/** A timed cue on a Song's timeline. */
+export const Cue = z.object({
+  id: Id,
+  /** Seconds from the start of the Song. */
+  time: z.number().nonnegative(),
+  action: CueAction,
+  clipID: Id,
+});
+
+/** One timed lyric line. */
+export const Lyric = z.object({ time: z.number().nonnegative(), text: z.string() });
+
+/** A Song: an ordered list of Clips with an optional audio track, timeline and lyrics. */
+export const Song = z.object({
+  id: Id,
+  title: z.string(),
+  pgmId: z.string().nullable().default(null),
+  audioFileId: Id.nullable().default(null),
+  audio: z.object({ volume: z.number().default(1) }).prefault({}),
+  /** Clip ids in play order; a Clip belongs to at most one Song. */
+  clips: z.array(Id).default([]),
+  backgroundClipID: Id.nullable().default(null),
+  timeline: z.array(Cue).default([]),
+  lyrics: z.array(Lyric).default([]),
+});
+
+const ParamValue = z.union([z.number(), z.string(), z.boolean()]);
+
+/** An Effect instance of a Project. */
+export const Effect = z.object({
+  id: Id,
+  name: z.string(),
+  type: z.string(),
+  presetId: Id.nullable().default(null),
+  enabled: z.boolean().default(true),
+  params: z.record(z.string(), ParamValue).default({}),
+});
+
+/** A Visualizer instance of a Project. */
+export const Visualizer = z.object({
+  id: Id,
+  name: z.string(),
+  engine: z.string(),
+  presetId: Id.nullable().default(null),
+  enabled: z.boolean().default(true),
+  params: z.record(z.string(), ParamValue).default({}),
+});
+
+/** A parameter a preset exposes. */
+export const PresetParameter = z.object({
+  name: z.string(),
+  type: z.enum(["number", "boolean", "color", "enum"]),
+  min: z.number().optional(),
+  max: z.number().optional(),
+  options: z.array(z.string()).optional(),
+  default: ParamValue,
+});
+
+/** An Effect or Visualizer preset in the preset store (shared by all Projects). */
+export const Preset = z.object({
+  id: Id,
+  kind: z.enum(["effect", "visualizer"]),
+  name: z.string(),
+  /** The Effect type or Visualizer engine it instantiates. */
+  type: z.string(),
+  builtIn: z.boolean(),
+  parameters: z.array(PresetParameter),
+  code: z.string().default(""),
+});
+
+/** One mapping of a Control onto a Target. */
+export const ControlTarget = z.object({
+  /** `clip:<clipId>/<parameter>` */
+  target: z.string(),
+  min: z.number().default(0),
+  max: z.number().default(1),
+  curve: Curve.default("linear"),
+  invert: z.boolean().default(false),
+});
+
+/** The settings of one Control A-Z. */
+export const Control = z.object({
+  id: z.string().regex(/^[A-Z]$/),
+  name: z.string().default(""),
+  /** Clamp the incoming value to 0.0-1.0 before shaping. */
+  clamp: z.boolean().default(true),
+  targets: z.array(ControlTarget).default([]),
+});
+
+/** Display options of a Project. */
+export const Display = z.object({
+  width: z.number().int().positive().default(1920),
+  height: z.number().int().positive().default(1080),
+  fps: z.number().positive().default(30),
+  backgroundColor: z.string().default("#000000"),
+  zoom: z.number().positive().default(1),
+});
+
+/** The project document as stored in `project.json`. */
+export const Project = z.object({
+  id: Id,
+  name: z.string(),
+  revision: z.number().int().nonnegative().default(0),
+  songs: z.array(Song).default([]),
+  clips: z.array(Clip).default([]),
+  files: z.array(MediaFile).default([]),
+  effects: z.array(Effect).default([]),
+  visualizers: z.array(Visualizer).default([]),
+  /** Clip ids that can play behind everything; the first is the default. */
+  backgroundClips: z.array(Id).default([]),
+  controls: z.array(Control).default([]),
+  display: Display.prefault({}),
+});
+
+/** Derived types. */
+export type LaunchMode = z.infer<typeof LaunchMode>;
+export type Retrigger = z.infer<typeof Retrigger>;
+export type Direction = z.infer<typeof Direction>;
+export type FileKind = z.infer<typeof FileKind>;
+export type ClipState = z.infer<typeof ClipState>;
+export type CueAction = z.infer<typeof CueAction>;
+export type Curve = z.infer<typeof Curve>;
+export type MediaFile = z.infer<typeof MediaFile>;
+export type ClipOptions = z.infer<typeof ClipOptions>;
+export type Clip = z.infer<typeof Clip>;
+export type Cue = z.infer<typeof Cue>;
+export type Lyric = z.infer<typeof Lyric>;
+export type Song = z.infer<typeof Song>;
+export type Effect = z.infer<typeof Effect>;
+export type Visualizer = z.infer<typeof Visualizer>;
+export type PresetParameter = z.infer<typeof PresetParameter>;
+export type Preset = z.infer<typeof Preset>;
+export type ControlTarget = z.infer<typeof ControlTarget>;
+export type Control = z.infer<typeof Control>;
+export type Display = z.infer<typeof Display>;
+export type Project = z.infer<typeof Project>;
+
+/** The 26 Control letters. */
+export const CONTROL_IDS: readonly string[] = Array.from(
+  { length: 26 },
+  (_, i) => String.fromCharCode(65 + i),
+);
