@@ -1,0 +1,143 @@
+/**
+ * The wire rules of actions (spec §4.3), in one place for every transport:
+ * params coerced to strings then parsed by kind, `base` 1 shifting exactly
+ * three actions, velocity 0-127 for exactly four, fractions 0.0-1.0,
+ * Control letters case-insensitive, the Target syntax.
+ * @module
+ */
+import {
+  ACTIONS_BY_NAME,
+  type ActionParams,
+  type NormalizedAction,
+  type ParamKind,
+  type ParamSpec,
+  TARGET_PATTERN,
+} from "../../protocol/actions.ts";
+import { CueportError } from "./errors.ts";
+
+/** Rule 5: `base` 1 subtracts one from the first parameter of these, and no others. */
+export const BASE_SHIFTED_ACTIONS: ReadonlySet<string> = new Set([
+  "PLAY_CLIP_BY_INDEX_IN",
+  "RELEASE_CLIP_BY_INDEX_IN",
+  "SONG_SELECT_IN",
+]);
+
+/** Rule 4: velocity feeds Velocity Sensitivity for these; others ignore it. */
+export const VELOCITY_ACTIONS: ReadonlySet<string> = new Set([
+  "TRIGGER_CLIP_IN",
+  "PLAY_CLIP_IN",
+  "PLAY_CLIP_BY_INDEX_IN",
+  "RESTART_CLIP_IN",
+]);
+
+/** An action as any transport hands it to the core. */
+export interface ActionRequest {
+  name: unknown;
+  params?: unknown;
+  projectID?: unknown;
+  base?: unknown;
+  velocity?: unknown;
+}
+
+const TRUE_WORDS = new Set(["true", "1", "yes", "on"]);
+const FALSE_WORDS = new Set(["false", "0", "no", "off"]);
+
+function bad(field: string, message: string, value?: unknown): CueportError {
+  const details: Record<string, unknown> = { field };
+  if (value !== undefined) details.value = value;
+  return new CueportError("INVALID_MESSAGE", `Invalid ${field}: ${message}`, details);
+}
+
+function parseNumber(text: string): number | null {
+  if (text.trim() === "") return null;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** Parses one string by kind; returns the value or a message saying what is wrong. */
+const PARSERS: Record<ParamKind, (s: string) => string | number | boolean | { error: string }> = {
+  clipId: (s) => s.trim() || { error: "must not be empty" },
+  songId: (s) => s.trim() || { error: "must not be empty" },
+  text: (s) => s.trim() || { error: "must not be empty" },
+  index: (s) => (/^\s*-?\d+\s*$/.test(s) ? Number(s) : { error: `must be an integer, got "${s}"` }),
+  fraction: (s) => {
+    const n = parseNumber(s);
+    return n !== null && n >= 0 && n <= 1 ? n : { error: `must be a number from 0.0 to 1.0, got "${s}"` };
+  },
+  number: (s) => parseNumber(s) ?? { error: `must be a number, got "${s}"` },
+  boolean: (s) => {
+    const w = s.trim().toLowerCase();
+    return TRUE_WORDS.has(w) ? true : FALSE_WORDS.has(w) ? false : { error: `must be true or false, got "${s}"` };
+  },
+  control: (s) => (/^\s*[A-Za-z]\s*$/.test(s) ? s.trim().toUpperCase() : { error: `must be a letter A to Z, got "${s}"` }),
+  target: (s) =>
+    TARGET_PATTERN.test(s.trim()) ? s.trim() : { error: `must be of the form clip:<clipId>/<parameter>, got "${s}"` },
+  direction: (s) => {
+    const w = s.trim().toLowerCase();
+    if (w === "reverse") return "backward"; // the 5.0.0 spelling
+    return w === "forward" || w === "backward" ? w : { error: `must be forward or backward, got "${s}"` };
+  },
+  recordMode: (s) => {
+    const w = s.trim().toLowerCase();
+    return w === "now" || w === "next-trigger" ? w : { error: `must be now or next-trigger, got "${s}"` };
+  },
+  presetKind: (s) => {
+    const w = s.trim().toLowerCase();
+    return w === "effect" || w === "visualizer" ? w : { error: `must be effect or visualizer, got "${s}"` };
+  },
+};
+
+function parseParam(spec: ParamSpec, position: number, raw: unknown, shift: number) {
+  const field = `params[${position}] (${spec.name})`;
+  if (typeof raw === "object" && raw !== null) throw bad(field, "must be a string, number or boolean", raw);
+  const text = String(raw);
+  const parsed = PARSERS[spec.kind](text);
+  if (typeof parsed === "object") throw bad(field, parsed.error, raw);
+  if (spec.kind !== "index") return parsed;
+  const index = (parsed as number) - shift;
+  if (index < 0) throw bad(field, shift ? "must be 1 or more when base is 1" : "must be 0 or more", raw);
+  return index;
+}
+
+/**
+ * Validates and normalizes an action request for the player.
+ * @throws {CueportError} INVALID_MESSAGE naming the field
+ */
+export function normalizeAction(request: ActionRequest): NormalizedAction {
+  if (typeof request.name !== "string" || request.name === "") {
+    throw bad("name", "must be an action name such as PLAY_IN");
+  }
+  const name = request.name;
+  const spec = ACTIONS_BY_NAME.get(name);
+  if (!spec) throw bad("name", `unknown action "${name}"`, name);
+  const base = request.base ?? 0;
+  if (base !== 0 && base !== 1) throw bad("base", "must be 0 or 1", base);
+  const velocity = request.velocity;
+  if (velocity !== undefined && velocity !== null) {
+    if (typeof velocity !== "number" || !Number.isInteger(velocity) || velocity < 0 || velocity > 127) {
+      throw bad("velocity", "must be an integer from 0 to 127", velocity);
+    }
+  }
+  const rawParams = request.params ?? [];
+  if (!Array.isArray(rawParams)) throw bad("params", "must be an array", rawParams);
+  if (rawParams.length > spec.params.length) {
+    throw bad("params", `${name} takes at most ${spec.params.length} param(s), got ${rawParams.length}`);
+  }
+  const params: ActionParams = {};
+  spec.params.forEach((p, i) => {
+    const raw = rawParams[i];
+    if (raw === undefined || raw === null) {
+      if (!p.isOptional) throw bad(`params[${i}] (${p.name})`, "is required");
+      return;
+    }
+    const shift = i === 0 && base === 1 && BASE_SHIFTED_ACTIONS.has(name) ? 1 : 0;
+    params[p.name] = parseParam(p, i, raw, shift);
+  });
+  const projectID = request.projectID;
+  if (projectID !== undefined && projectID !== null && (typeof projectID !== "string" || projectID === "")) {
+    throw bad("projectID", "must be a non-empty string", projectID);
+  }
+  const normalized: NormalizedAction = { name, params, projectId: (projectID as string | undefined) ?? null };
+  if (typeof velocity === "number" && VELOCITY_ACTIONS.has(name)) normalized.velocity = velocity;
+  return normalized;
+}

@@ -1,0 +1,53 @@
+/**
+ * The one error class of the service, with stable machine codes. Every
+ * transport maps it to its wire form; HTTP uses `status`.
+ * @module
+ */
+
+/** Stable error codes (the spec's WebSocket error types, plus a few of ours). */
+export const ErrorCode = {
+  INVALID_MESSAGE: 400,
+  AUTHENTICATION_FAILED: 401,
+  API_ACCESS_DENIED: 403,
+  NOT_FOUND: 404,
+  RATE_LIMITED: 429,
+  ACTION_FAILED: 500,
+  SERVER_ERROR: 500,
+  INITIALIZATION_FAILED: 500,
+  CONNECTION_FAILED: 502,
+  NOT_READY: 503,
+  TIMEOUT: 504,
+} as const;
+
+/** One of the stable error codes. */
+export type ErrorCodeName = keyof typeof ErrorCode;
+
+/** An error with a stable code, a message that says what to fix, and optional details. */
+export class CueportError extends Error {
+  /** Stable machine code. */
+  readonly code: ErrorCodeName;
+  /** Structured detail, such as the offending field. */
+  readonly details: Record<string, unknown> | undefined;
+
+  /** Builds the error. */
+  constructor(code: ErrorCodeName, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = "CueportError";
+    this.code = code;
+    this.details = details;
+  }
+
+  /** The HTTP status for this code. */
+  get status(): number {
+    return ErrorCode[this.code];
+  }
+
+  /** The JSON body every transport sends for an error. */
+  toJSON(): { error: { code: ErrorCodeName; message: string; details?: Record<string, unknown> } } {
+    return {
+      error: this.details
+        ? { code: this.code, message: this.message, details: this.details }
+        : { code: this.code, message: this.message },
+    };
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The coalescing event bus the transports subscribe to. Updates published
+ * within one window go out as one batch; an update that supersedes an
+ * earlier one in the same batch (same type, project, event and subject)
+ * drops the earlier one and takes its own place at the end, so a value that
+ * changed many times is sent once, with its latest value, and the batch
+ * stays in the order of the latest changes. A `full` update supersedes
+ * everything before it.
+ * @module
+ */
+import type { StateUpdate } from "../../protocol/state.ts";
+
+/** A batch delivered to subscribers, numbered from 1 with no gaps. */
+export interface UpdateBatch {
+  seq: number;
+  updates: readonly StateUpdate[];
+}
+
+/** The key under which an update replaces an earlier one in the same batch. */
+export function coalesceKey(update: StateUpdate): string {
+  const d = update.data;
+  const subject = d.clipID ?? d.controlID ?? d.songID ?? "";
+  const parameter = d.parameter ?? "";
+  return `${update.updateType}|${update.projectId ?? ""}|${d.event}|${subject}|${parameter}`;
+}
+
+/** Options of the bus. */
+export interface EventBusOptions {
+  /** Milliseconds to gather a burst before delivering it; 0 delivers on the next macrotask. */
+  windowMs?: number;
+}
+
+/** Publish/subscribe with coalescing. */
+export class EventBus {
+  #listeners = new Set<(batch: UpdateBatch) => void>();
+  #pending: (StateUpdate | null)[] = [];
+  #index = new Map<string, number>();
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #seq = 0;
+  #windowMs: number;
+
+  /** Builds a bus; the default window is 10 ms. */
+  constructor(options: EventBusOptions = {}) {
+    this.#windowMs = options.windowMs ?? 10;
+  }
+
+  /** Sequence number of the last delivered batch. */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  /** Adds an update to the current batch. */
+  publish(update: StateUpdate): void {
+    if (update.updateType === "full") {
+      this.#pending = [update];
+      this.#index.clear();
+    } else {
+      const key = coalesceKey(update);
+      const at = this.#index.get(key);
+      if (at !== undefined) this.#pending[at] = null;
+      this.#index.set(key, this.#pending.length);
+      this.#pending.push(update);
+    }
+    this.#timer ??= setTimeout(() => this.flush(), this.#windowMs);
+  }
+
+  /** Delivers the current batch now (no-op when empty). */
+  flush(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    if (this.#pending.length === 0) return;
+    const updates = this.#pending.filter((u): u is StateUpdate => u !== null);
+    const batch: UpdateBatch = { seq: ++this.#seq, updates };
+    this.#pending = [];
+    this.#index.clear();
+    for (const listener of this.#listeners) {
+      try {
+        listener(batch);
+      } catch {
+        // one failing subscriber must not starve the others
+      }
+    }
+  }
+
+  /** Registers a listener; returns the function that removes it. */
+  subscribe(listener: (batch: UpdateBatch) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Stops the timer and drops what is pending. */
+  close(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#pending = [];
+    this.#index.clear();
+    this.#listeners.clear();
+  }
+}

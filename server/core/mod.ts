@@ -1,0 +1,11 @@
+/**
+ * The shared core: one catalog of actions and their rules, the read model,
+ * the event bus and the errors every transport maps to its wire.
+ * @module
+ */
+export * from "./errors.ts";
+export * from "./action_rules.ts";
+export * from "./read_model.ts";
+export * from "./event_bus.ts";
+export * from "./core.ts";
+export type { PlayerConnection } from "./player_connection.ts";

@@ -1,0 +1,26 @@
+/**
+ * How the core knows the player: an interface, so tests can hand it an
+ * in-process player over an in-memory transport pair.
+ * @module
+ */
+import type { InitializeResult } from "../../protocol/methods.ts";
+import type { Snapshot, StateUpdate } from "../../protocol/state.ts";
+
+/** A connection to whichever player is running. */
+export interface PlayerConnection {
+  /** True between a successful handshake and the player's exit. */
+  readonly isReady: boolean;
+  /** The current player's handshake answer, when ready. */
+  readonly info: InitializeResult | null;
+  /**
+   * Sends a request. Rejects with NOT_READY while no player is up, TIMEOUT when
+   * it does not answer, and an RpcError for an error response.
+   */
+  request<T>(method: string, params?: unknown, options?: { timeoutMs?: number }): Promise<T>;
+  /** Called after each (re)start with the player's full state. */
+  onready: (snapshot: Snapshot, info: InitializeResult) => void;
+  /** Called with each batch of state updates, in order. */
+  onupdates: (updates: StateUpdate[]) => void;
+  /** Called when the player goes away. */
+  ondown: (reason: string) => void;
+}

@@ -1,0 +1,186 @@
+/**
+ * The server's copy of the player's state, built from the snapshot and kept
+ * current by applying each state update. Queries read it without crossing
+ * the process boundary.
+ * @module
+ */
+import type { Clip, Preset, Project, Song } from "../../protocol/model.ts";
+import type { AppState, LiveValues, PlayState, Snapshot, StateUpdate } from "../../protocol/state.ts";
+
+interface ProjectEntry {
+  project: Project;
+  clipIndex: Map<string, number>;
+  songIndex: Map<string, number>;
+}
+
+function entryOf(project: Project): ProjectEntry {
+  return {
+    project,
+    clipIndex: new Map(project.clips.map((c, i) => [c.id, i])),
+    songIndex: new Map(project.songs.map((s, i) => [s.id, i])),
+  };
+}
+
+/** The read model. Empty until `load`. */
+export class ReadModel {
+  #snapshot: Snapshot | null = null;
+  #projects = new Map<string, ProjectEntry>();
+  #playstates = new Map<string, PlayState>();
+  #live = new Map<string, LiveValues>();
+
+  /** Whether a snapshot was loaded. */
+  get isLoaded(): boolean {
+    return this.#snapshot !== null;
+  }
+
+  /** Replaces everything with a snapshot. */
+  load(snapshot: Snapshot): void {
+    this.#snapshot = structuredClone(snapshot);
+    this.#projects = new Map(this.#snapshot.projects.map((p) => [p.id, entryOf(p)]));
+    this.#playstates = new Map(this.#snapshot.playstates.map((p) => [p.projectId, p]));
+    this.#live = new Map(Object.entries(this.#snapshot.live));
+  }
+
+  /** Applies one update from the player. Unknown events are ignored. */
+  apply(update: StateUpdate): void {
+    const s = this.#snapshot;
+    if (!s) return;
+    const { data } = update;
+    const pid = update.projectId;
+    switch (update.updateType) {
+      case "full":
+        if (data.state) this.load(data.state as Snapshot);
+        return;
+      case "appState":
+        if (data.appState) s.appState = data.appState as AppState;
+        return;
+      case "volume":
+        s.appState = { ...s.appState, volume: data.level as number, muted: data.muted as boolean };
+        return;
+      case "presets":
+        if (data.presets) s.presets = data.presets as Preset[];
+        return;
+      case "project":
+        if (data.project) this.#putProject(data.project as Project);
+        if (data.event === "active-project-changed") s.activeProjectId = data.activeProjectId as string;
+        return;
+      case "playstate":
+        if (!pid) return;
+        if (data.playstate) this.#playstates.set(pid, data.playstate as PlayState);
+        if (data.event === "control-changed") {
+          this.#liveOf(pid).controls[data.controlID as string] = data.value as number;
+        }
+        return;
+      case "clip":
+        if (!pid) return;
+        if (data.event === "param-changed") {
+          const params = this.#liveOf(pid).params;
+          (params[data.clipID as string] ??= {})[data.parameter as string] = data.value as number;
+        } else if (data.clip) this.#putClip(pid, data.clip as Clip, data.revision);
+        return;
+      case "song":
+        if (pid && data.song) this.#putSong(pid, data.song as Song, data.revision);
+        return;
+    }
+  }
+
+  /** Player name, version and entitlements. */
+  get player(): Snapshot["player"] | null {
+    return this.#snapshot?.player ?? null;
+  }
+
+  get entitlements(): Snapshot["entitlements"] | null {
+    return this.#snapshot?.entitlements ?? null;
+  }
+
+  get activeProjectId(): string | null {
+    return this.#snapshot?.activeProjectId ?? null;
+  }
+
+  get appState(): AppState | null {
+    return this.#snapshot?.appState ?? null;
+  }
+
+  get presets(): readonly Preset[] {
+    return this.#snapshot?.presets ?? [];
+  }
+
+  get cameras(): Snapshot["cameras"] {
+    return this.#snapshot?.cameras ?? [];
+  }
+
+  /** All projects, in the player's order. */
+  projects(): Project[] {
+    return [...this.#projects.values()].map((e) => e.project);
+  }
+
+  project(id: string): Project | undefined {
+    return this.#projects.get(id)?.project;
+  }
+
+  clip(projectId: string, clipId: string): Clip | undefined {
+    const entry = this.#projects.get(projectId);
+    const i = entry?.clipIndex.get(clipId);
+    return i === undefined ? undefined : entry!.project.clips[i];
+  }
+
+  song(projectId: string, songId: string): Song | undefined {
+    const entry = this.#projects.get(projectId);
+    const i = entry?.songIndex.get(songId);
+    return i === undefined ? undefined : entry!.project.songs[i];
+  }
+
+  playstate(projectId: string): PlayState | undefined {
+    return this.#playstates.get(projectId);
+  }
+
+  live(projectId: string): LiveValues {
+    return this.#liveOf(projectId);
+  }
+
+  /** The whole state as a snapshot (for `full` updates). */
+  snapshot(): Snapshot | null {
+    const s = this.#snapshot;
+    if (!s) return null;
+    return {
+      ...s,
+      projects: this.projects(),
+      playstates: [...this.#playstates.values()],
+      live: Object.fromEntries(this.#live),
+    };
+  }
+
+  #liveOf(projectId: string): LiveValues {
+    let live = this.#live.get(projectId);
+    if (!live) this.#live.set(projectId, live = { controls: {}, params: {} });
+    return live;
+  }
+
+  #putProject(project: Project): void {
+    this.#projects.set(project.id, entryOf(project));
+  }
+
+  #putClip(projectId: string, clip: Clip, revision: unknown): void {
+    const entry = this.#projects.get(projectId);
+    if (!entry) return;
+    const i = entry.clipIndex.get(clip.id);
+    const clips = [...entry.project.clips];
+    if (i === undefined) {
+      entry.clipIndex.set(clip.id, clips.length);
+      clips.push(clip);
+    } else clips[i] = clip;
+    entry.project = { ...entry.project, clips, revision: (revision as number) ?? entry.project.revision };
+  }
+
+  #putSong(projectId: string, song: Song, revision: unknown): void {
+    const entry = this.#projects.get(projectId);
+    if (!entry) return;
+    const i = entry.songIndex.get(song.id);
+    const songs = [...entry.project.songs];
+    if (i === undefined) {
+      entry.songIndex.set(song.id, songs.length);
+      songs.push(song);
+    } else songs[i] = song;
+    entry.project = { ...entry.project, songs, revision: (revision as number) ?? entry.project.revision };
+  }
+}

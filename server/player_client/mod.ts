@@ -1,0 +1,7 @@
+/**
+ * The server side of the bridge: spawn, supervise and talk to the player.
+ * @module
+ */
+export * from "./rpc_client.ts";
+export * from "./spawn.ts";
+export * from "./supervisor.ts";

@@ -1,0 +1,141 @@
+/**
+ * The server's JSON-RPC engine: numbered requests with timeouts, dispatch of
+ * notifications in arrival order, and every pending request rejected when
+ * the pipe closes, so no caller waits forever.
+ * @module
+ */
+import {
+  isNotification,
+  isResponse,
+  RpcError,
+  type RpcMessage,
+  type RpcResponse,
+} from "../../protocol/jsonrpc.ts";
+import type { Transport } from "../../protocol/transport.ts";
+import { CueportError } from "../core/errors.ts";
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** Milliseconds before the request is rejected with TIMEOUT. */
+  timeoutMs?: number;
+  /**
+   * Called synchronously when the response is read, before any later message
+   * is dispatched; lets a caller mark where in the notification stream it falls.
+   */
+  onResponse?: () => void;
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  timer: ReturnType<typeof setTimeout>;
+  onResponse: (() => void) | undefined;
+  method: string;
+}
+
+/** A JSON-RPC client over a `Transport`. */
+export class RpcClient {
+  /** Receives notifications, synchronously and in order. */
+  onnotification?: (method: string, params: unknown) => void;
+  /** Called once when the pipe ends. */
+  onclose?: () => void;
+  #transport: Transport;
+  #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #defaultTimeoutMs: number;
+  #isClosed = false;
+
+  /** Wraps `transport`; call `start()` to begin reading. */
+  constructor(transport: Transport, options: { timeoutMs?: number } = {}) {
+    this.#transport = transport;
+    this.#defaultTimeoutMs = options.timeoutMs ?? 5000;
+    transport.onmessage = (message) => this.#dispatch(message);
+    transport.onclose = () => this.#closed();
+  }
+
+  /** Starts reading; resolves when the pipe has ended. */
+  start(): Promise<void> {
+    return this.#transport.start();
+  }
+
+  /** How many requests await a response. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /**
+   * Sends a request and resolves with its result.
+   * @throws {RpcError} for an error response
+   * @throws {CueportError} TIMEOUT, or NOT_READY when the pipe closed first
+   */
+  request<T = unknown>(method: string, params?: unknown, options: RequestOptions = {}): Promise<T> {
+    if (this.#isClosed) {
+      return Promise.reject(new CueportError("NOT_READY", "The player is not running"));
+    }
+    const id = this.#nextId++;
+    const { promise, resolve, reject } = Promise.withResolvers<T>();
+    const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
+    const timer = setTimeout(() => {
+      this.#pending.delete(id);
+      reject(new CueportError("TIMEOUT", `The player did not answer ${method} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    this.#pending.set(id, {
+      resolve: resolve as (v: unknown) => void,
+      reject,
+      timer,
+      onResponse: options.onResponse,
+      method,
+    });
+    const message: RpcMessage = params === undefined
+      ? { jsonrpc: "2.0", id, method }
+      : { jsonrpc: "2.0", id, method, params };
+    this.#transport.send(message).catch((error) => {
+      this.#settle(id, () => reject(new CueportError("NOT_READY", `Cannot reach the player: ${error.message}`)));
+    });
+    return promise;
+  }
+
+  /** Closes the pipe; pending requests are rejected. */
+  async close(): Promise<void> {
+    await this.#transport.close();
+    this.#closed();
+  }
+
+  #dispatch(message: RpcMessage): void {
+    if (isNotification(message)) {
+      this.onnotification?.(message.method, message.params);
+      return;
+    }
+    if (!isResponse(message)) return; // the player sends no requests
+    const response = message as RpcResponse;
+    if (typeof response.id !== "number") return;
+    const pending = this.#pending.get(response.id);
+    pending?.onResponse?.();
+    this.#settle(response.id, () => {
+      if ("error" in response) {
+        const { code, message: text, data } = response.error;
+        pending!.reject(new RpcError(code, text, data));
+      } else pending!.resolve(response.result);
+    });
+  }
+
+  #settle(id: number, fn: () => void): void {
+    const pending = this.#pending.get(id);
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    this.#pending.delete(id);
+    fn();
+  }
+
+  #closed(): void {
+    if (this.#isClosed) return;
+    this.#isClosed = true;
+    for (const [id, pending] of this.#pending) {
+      this.#settle(id, () =>
+        pending.reject(
+          new CueportError("NOT_READY", `The player stopped before answering ${pending.method}`),
+        ));
+    }
+    this.onclose?.();
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Starting the player as a subprocess: the bundled player is this same
+ * executable with the argument `player` (works compiled and under
+ * `deno run`), or an external command that speaks the same protocol.
+ * @module
+ */
+import { LineTransport, type Transport } from "../../protocol/transport.ts";
+
+/** A started player process. */
+export interface LaunchedPlayer {
+  transport: Transport;
+  /** Resolves when the player has exited. */
+  exited: Promise<unknown>;
+  /** Ends the player at once. */
+  kill(): void;
+  pid: number | null;
+}
+
+/** Starts a player; the supervisor calls it again after each exit. */
+export interface PlayerLauncher {
+  launch(): Promise<LaunchedPlayer>;
+}
+
+/** Options for the bundled player's command line. */
+export interface BundledPlayerOptions {
+  dataDir: string;
+  plan: "pro" | "free";
+  virtualClock: boolean;
+  positionIntervalMs: number;
+}
+
+/** Permissions the bundled player needs under `deno run`: its data dir and camera discovery. */
+export const PLAYER_PERMISSIONS: readonly string[] = ["--allow-read", "--allow-write"];
+
+function fromFileUrl(url: URL): string {
+  const path = decodeURIComponent(url.pathname);
+  return Deno.build.os === "windows" ? path.replace(/^\/([A-Za-z]:)/, "$1").replaceAll("/", "\\") : path;
+}
+
+/** The command line that starts the bundled player. */
+export function bundledPlayerCommand(options: BundledPlayerOptions): string[] {
+  const args = [
+    "player",
+    "--data-dir",
+    options.dataDir,
+    "--plan",
+    options.plan,
+    "--position-interval",
+    String(options.positionIntervalMs),
+    ...(options.virtualClock ? ["--virtual-clock"] : []),
+  ];
+  if (Deno.build.standalone) return [Deno.execPath(), ...args];
+  const main = fromFileUrl(new URL("../../main.ts", import.meta.url));
+  const config = fromFileUrl(new URL("../../deno.json", import.meta.url));
+  return [Deno.execPath(), "run", "--quiet", ...PLAYER_PERMISSIONS, "--config", config, main, ...args];
+}
+
+/**
+ * A launcher that runs `command` (program and arguments) with piped stdio.
+ * The player's stderr lines go to `log`.
+ */
+export function processLauncher(command: readonly string[], log: (line: string) => void): PlayerLauncher {
+  const [program, ...args] = command;
+  if (!program) throw new RangeError("Cannot launch the player: the command is empty");
+  return {
+    launch() {
+      const child = new Deno.Command(program, {
+        args,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+        env: { RUST_BACKTRACE: "0" },
+      }).spawn();
+      void pipeLines(child.stderr, log);
+      return Promise.resolve({
+        transport: new LineTransport(child.stdout, child.stdin),
+        exited: child.status,
+        kill: () => {
+          try {
+            child.kill("SIGKILL");
+          } catch {
+            // already gone
+          }
+        },
+        pid: child.pid,
+      });
+    },
+  };
+}
+
+async function pipeLines(stream: ReadableStream<Uint8Array>, log: (line: string) => void) {
+  let rest = "";
+  try {
+    for await (const text of stream.pipeThrough(new TextDecoderStream())) {
+      const lines = (rest + text).split("\n");
+      rest = lines.pop() ?? "";
+      for (const line of lines) if (line.trim()) log(line);
+    }
+  } catch {
+    // the stream ends with the process
+  }
+  if (rest.trim()) log(rest);
+}

@@ -1,0 +1,209 @@
+/**
+ * Keeps a player running: launch, handshake, snapshot, and on exit reject
+ * what was pending, report not-ready, and restart with backoff. After each
+ * start the new snapshot is handed over, so clients can get a `full` update.
+ * @module
+ */
+import {
+  type InitializeResult,
+  isCompatibleVersion,
+  Method,
+  Notification,
+  PLAYER_PROTOCOL_VERSION,
+  type StateUpdateParams,
+} from "../../protocol/methods.ts";
+import type { Snapshot, StateUpdate } from "../../protocol/state.ts";
+import { CueportError } from "../core/errors.ts";
+import type { PlayerConnection } from "../core/player_connection.ts";
+import { type RequestOptions, RpcClient } from "./rpc_client.ts";
+import type { LaunchedPlayer, PlayerLauncher } from "./spawn.ts";
+
+/** Restart timing. */
+export interface BackoffOptions {
+  /** First delay after an exit, ms (default 50). */
+  initialMs?: number;
+  /** Longest delay, ms (default 5000). */
+  maxMs?: number;
+  /** A player that stayed up this long resets the delay, ms (default 10000). */
+  resetAfterMs?: number;
+}
+
+/** Options of the supervisor. */
+export interface SupervisorOptions {
+  /** Default request timeout, ms (default 5000). */
+  timeoutMs?: number;
+  backoff?: BackoffOptions;
+  log?: (level: "info" | "warn" | "error", message: string) => void;
+  /** Name and version sent in the handshake. */
+  client?: { name: string; version: string };
+}
+
+/** Supervises one player at a time. */
+export class PlayerSupervisor implements PlayerConnection {
+  onready: (snapshot: Snapshot, info: InitializeResult) => void = () => {};
+  onupdates: (updates: StateUpdate[]) => void = () => {};
+  ondown: (reason: string) => void = () => {};
+  #launcher: PlayerLauncher;
+  #options: SupervisorOptions;
+  #client: RpcClient | null = null;
+  #launched: LaunchedPlayer | null = null;
+  #info: InitializeResult | null = null;
+  #isReady = false;
+  #isStopping = false;
+  #restarts = 0;
+  #loop: Promise<void> | null = null;
+  #wake = Promise.withResolvers<void>();
+  #readyWaiters: Array<() => void> = [];
+
+  /** Builds a supervisor; `start()` launches the first player. */
+  constructor(launcher: PlayerLauncher, options: SupervisorOptions = {}) {
+    this.#launcher = launcher;
+    this.#options = options;
+  }
+
+  get isReady(): boolean {
+    return this.#isReady;
+  }
+
+  /** Handshake answer of the current player, if ready. */
+  get info(): InitializeResult | null {
+    return this.#isReady ? this.#info : null;
+  }
+
+  /** How many times the player was restarted after an exit. */
+  get restarts(): number {
+    return this.#restarts;
+  }
+
+  /** Process id of the current player, when it is a process. */
+  get pid(): number | null {
+    return this.#launched?.pid ?? null;
+  }
+
+  /** Starts the launch loop. */
+  start(): void {
+    this.#loop ??= this.#run();
+  }
+
+  /** Resolves true once ready, false after `timeoutMs`. */
+  waitReady(timeoutMs: number): Promise<boolean> {
+    if (this.#isReady) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#readyWaiters = this.#readyWaiters.filter((w) => w !== done);
+        resolve(false);
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      this.#readyWaiters.push(done);
+    });
+  }
+
+  request<T>(method: string, params?: unknown, options?: RequestOptions): Promise<T> {
+    if (!this.#isReady || !this.#client) {
+      return Promise.reject(new CueportError("NOT_READY", "The player is not ready; try again shortly"));
+    }
+    return this.#client.request<T>(method, params, {
+      timeoutMs: this.#options.timeoutMs ?? 5000,
+      ...options,
+    });
+  }
+
+  /** Asks the player to shut down, waits for it (killing it after `graceMs`), stops restarting. */
+  async stop(graceMs = 3000): Promise<void> {
+    this.#isStopping = true;
+    this.#wake.resolve();
+    const launched = this.#launched;
+    if (this.#client && launched) {
+      await this.#client.request(Method.SHUTDOWN, undefined, { timeoutMs: graceMs }).catch(() => {});
+      const timer = setTimeout(() => launched.kill(), graceMs);
+      await launched.exited.catch(() => {});
+      clearTimeout(timer);
+    }
+    await this.#client?.close();
+    await this.#loop;
+  }
+
+  async #run(): Promise<void> {
+    let delay = this.#options.backoff?.initialMs ?? 50;
+    while (!this.#isStopping) {
+      const startedAt = performance.now();
+      const reason = await this.#runOnce();
+      this.#isReady = false;
+      if (this.#isStopping) break;
+      this.ondown(reason);
+      this.#log("warn", `Player down (${reason}); restarting in ${delay} ms`);
+      const ranFor = performance.now() - startedAt;
+      if (ranFor >= (this.#options.backoff?.resetAfterMs ?? 10_000)) {
+        delay = this.#options.backoff?.initialMs ?? 50;
+      }
+      await this.#sleep(delay);
+      delay = Math.min(delay * 2, this.#options.backoff?.maxMs ?? 5000);
+      this.#restarts++;
+    }
+  }
+
+  /** One player's life; resolves with why it ended. */
+  async #runOnce(): Promise<string> {
+    let launched: LaunchedPlayer;
+    try {
+      launched = await this.#launcher.launch();
+    } catch (error) {
+      return `cannot launch: ${(error as Error).message}`;
+    }
+    this.#launched = launched;
+    const client = new RpcClient(launched.transport, { timeoutMs: this.#options.timeoutMs ?? 5000 });
+    this.#client = client;
+    let buffered: StateUpdate[][] = [];
+    client.onnotification = (method, params) => {
+      if (method === Notification.LOG) {
+        const p = params as { level?: string; message?: string };
+        this.#log("info", `player: ${p.message ?? ""}`);
+      }
+      if (method !== Notification.STATE_UPDATE) return;
+      const updates = (params as StateUpdateParams).updates;
+      if (this.#isReady) this.onupdates(updates);
+      else buffered.push(updates);
+    };
+    const reading = client.start();
+    const ended = Promise.race([launched.exited.then(() => "exited"), reading.then(() => "closed")]);
+    try {
+      const info = await client.request<InitializeResult>(Method.INITIALIZE, {
+        protocolVersion: PLAYER_PROTOCOL_VERSION,
+        client: this.#options.client ?? { name: "cueport", version: "0" },
+      });
+      if (!isCompatibleVersion(info.protocolVersion, PLAYER_PROTOCOL_VERSION)) {
+        throw new Error(`player speaks protocol ${info.protocolVersion}, not ${PLAYER_PROTOCOL_VERSION}`);
+      }
+      let cut = 0;
+      const snapshot = await client.request<Snapshot>(Method.STATE_GET, undefined, {
+        onResponse: () => (cut = buffered.length),
+      });
+      this.#info = info;
+      this.#isReady = true;
+      this.onready(snapshot, info);
+      for (const updates of buffered.slice(cut)) this.onupdates(updates);
+      buffered = [];
+      for (const waiter of this.#readyWaiters.splice(0)) waiter();
+    } catch (error) {
+      this.#log("error", `Player handshake failed: ${(error as Error).message}`);
+      launched.kill();
+    }
+    const why = await ended;
+    launched.kill(); // a player that closed its output but lingers is ended
+    await client.close();
+    return why;
+  }
+
+  #sleep(ms: number): Promise<void> {
+    this.#wake = Promise.withResolvers<void>();
+    const timer = setTimeout(() => this.#wake.resolve(), ms);
+    return this.#wake.promise.finally(() => clearTimeout(timer));
+  }
+
+  #log(level: "info" | "warn" | "error", message: string): void {
+    this.#options.log?.(level, message);
+  }
+}
