@@ -1,2 +1,57 @@
+/**
+ * Cueport: `cueport [serve]` starts the service, `cueport player` runs the
+ * bundled player (the service starts it itself). See README.md.
+ * @module
+ */
 import { runPlayerStdio } from "./player/mod.ts";
-if (Deno.args[0] === "player") await runPlayerStdio(Deno.args.slice(1));
+import { loadSettings, SERVE_USAGE } from "./server/config.ts";
+import { createLogger } from "./server/log.ts";
+import { startService, VERSION } from "./server/service.ts";
+
+async function serve(args: string[]): Promise<void> {
+  let loaded;
+  try {
+    loaded = await loadSettings(args);
+  } catch (error) {
+    console.error(`cueport: ${(error as Error).message}\n\n${SERVE_USAGE}`);
+    Deno.exit(2);
+  }
+  if (loaded.help) {
+    console.log(SERVE_USAGE);
+    return;
+  }
+  const { settings } = loaded;
+  const log = createLogger(settings.logLevel);
+  const service = await startService(settings, log);
+  const playerReady = await service.supervisor.waitReady(15_000);
+  if (!playerReady) log("warn", "Player not ready after 15 s; the API answers 503 until it is");
+  console.log(JSON.stringify({
+    event: "ready",
+    ports: service.ports,
+    version: VERSION,
+    pid: Deno.pid,
+    dataDir: settings.dataDir,
+    playerReady,
+  }));
+
+  let isStopping = false;
+  const stop = async (signal: string) => {
+    if (isStopping) return;
+    isStopping = true;
+    log("info", `${signal}: shutting down`);
+    await service.shutdown();
+    log("info", "Stopped");
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGINT", () => void stop("SIGINT"));
+  if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", () => void stop("SIGTERM"));
+}
+
+const [command, ...rest] = Deno.args;
+if (command === "player") await runPlayerStdio(rest);
+else if (command === "serve") await serve(rest);
+else if (command === undefined || command.startsWith("-")) await serve(Deno.args);
+else {
+  console.error(`cueport: unknown command "${command}"\n\n${SERVE_USAGE}`);
+  Deno.exit(2);
+}

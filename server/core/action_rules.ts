@@ -6,8 +6,8 @@
  * @module
  */
 import {
-  ACTIONS_BY_NAME,
   type ActionParams,
+  ACTIONS_BY_NAME,
   type NormalizedAction,
   type ParamKind,
   type ParamSpec,
@@ -62,40 +62,62 @@ const PARSERS: Record<ParamKind, (s: string) => string | number | boolean | { er
   index: (s) => (/^\s*-?\d+\s*$/.test(s) ? Number(s) : { error: `must be an integer, got "${s}"` }),
   fraction: (s) => {
     const n = parseNumber(s);
-    return n !== null && n >= 0 && n <= 1 ? n : { error: `must be a number from 0.0 to 1.0, got "${s}"` };
+    return n !== null && n >= 0 && n <= 1
+      ? n
+      : { error: `must be a number from 0.0 to 1.0, got "${s}"` };
   },
   number: (s) => parseNumber(s) ?? { error: `must be a number, got "${s}"` },
   boolean: (s) => {
     const w = s.trim().toLowerCase();
-    return TRUE_WORDS.has(w) ? true : FALSE_WORDS.has(w) ? false : { error: `must be true or false, got "${s}"` };
+    return TRUE_WORDS.has(w)
+      ? true
+      : FALSE_WORDS.has(w)
+      ? false
+      : { error: `must be true or false, got "${s}"` };
   },
-  control: (s) => (/^\s*[A-Za-z]\s*$/.test(s) ? s.trim().toUpperCase() : { error: `must be a letter A to Z, got "${s}"` }),
+  control: (
+    s,
+  ) => (/^\s*[A-Za-z]\s*$/.test(s)
+    ? s.trim().toUpperCase()
+    : { error: `must be a letter A to Z, got "${s}"` }),
   target: (s) =>
-    TARGET_PATTERN.test(s.trim()) ? s.trim() : { error: `must be of the form clip:<clipId>/<parameter>, got "${s}"` },
+    TARGET_PATTERN.test(s.trim())
+      ? s.trim()
+      : { error: `must be of the form clip:<clipId>/<parameter>, got "${s}"` },
   direction: (s) => {
     const w = s.trim().toLowerCase();
     if (w === "reverse") return "backward"; // the 5.0.0 spelling
-    return w === "forward" || w === "backward" ? w : { error: `must be forward or backward, got "${s}"` };
+    return w === "forward" || w === "backward"
+      ? w
+      : { error: `must be forward or backward, got "${s}"` };
   },
   recordMode: (s) => {
     const w = s.trim().toLowerCase();
-    return w === "now" || w === "next-trigger" ? w : { error: `must be now or next-trigger, got "${s}"` };
+    return w === "now" || w === "next-trigger"
+      ? w
+      : { error: `must be now or next-trigger, got "${s}"` };
   },
   presetKind: (s) => {
     const w = s.trim().toLowerCase();
-    return w === "effect" || w === "visualizer" ? w : { error: `must be effect or visualizer, got "${s}"` };
+    return w === "effect" || w === "visualizer"
+      ? w
+      : { error: `must be effect or visualizer, got "${s}"` };
   },
 };
 
 function parseParam(spec: ParamSpec, position: number, raw: unknown, shift: number) {
   const field = `params[${position}] (${spec.name})`;
-  if (typeof raw === "object" && raw !== null) throw bad(field, "must be a string, number or boolean", raw);
+  if (typeof raw === "object" && raw !== null) {
+    throw bad(field, "must be a string, number or boolean", raw);
+  }
   const text = String(raw);
   const parsed = PARSERS[spec.kind](text);
   if (typeof parsed === "object") throw bad(field, parsed.error, raw);
   if (spec.kind !== "index") return parsed;
   const index = (parsed as number) - shift;
-  if (index < 0) throw bad(field, shift ? "must be 1 or more when base is 1" : "must be 0 or more", raw);
+  if (index < 0) {
+    throw bad(field, shift ? "must be 1 or more when base is 1" : "must be 0 or more", raw);
+  }
   return index;
 }
 
@@ -114,14 +136,19 @@ export function normalizeAction(request: ActionRequest): NormalizedAction {
   if (base !== 0 && base !== 1) throw bad("base", "must be 0 or 1", base);
   const velocity = request.velocity;
   if (velocity !== undefined && velocity !== null) {
-    if (typeof velocity !== "number" || !Number.isInteger(velocity) || velocity < 0 || velocity > 127) {
+    if (
+      typeof velocity !== "number" || !Number.isInteger(velocity) || velocity < 0 || velocity > 127
+    ) {
       throw bad("velocity", "must be an integer from 0 to 127", velocity);
     }
   }
   const rawParams = request.params ?? [];
   if (!Array.isArray(rawParams)) throw bad("params", "must be an array", rawParams);
   if (rawParams.length > spec.params.length) {
-    throw bad("params", `${name} takes at most ${spec.params.length} param(s), got ${rawParams.length}`);
+    throw bad(
+      "params",
+      `${name} takes at most ${spec.params.length} param(s), got ${rawParams.length}`,
+    );
   }
   const params: ActionParams = {};
   spec.params.forEach((p, i) => {
@@ -134,10 +161,17 @@ export function normalizeAction(request: ActionRequest): NormalizedAction {
     params[p.name] = parseParam(p, i, raw, shift);
   });
   const projectID = request.projectID;
-  if (projectID !== undefined && projectID !== null && (typeof projectID !== "string" || projectID === "")) {
+  if (
+    projectID !== undefined && projectID !== null &&
+    (typeof projectID !== "string" || projectID === "")
+  ) {
     throw bad("projectID", "must be a non-empty string", projectID);
   }
-  const normalized: NormalizedAction = { name, params, projectId: (projectID as string | undefined) ?? null };
+  const normalized: NormalizedAction = {
+    name,
+    params,
+    projectId: (projectID as string | undefined) ?? null,
+  };
   if (typeof velocity === "number" && VELOCITY_ACTIONS.has(name)) normalized.velocity = velocity;
   return normalized;
 }

@@ -60,7 +60,11 @@ export class Core {
     this.bus = new EventBus({ windowMs: options.coalesceMs ?? 10 });
     player.onready = (snapshot) => {
       this.model.load(snapshot);
-      this.bus.publish({ updateType: "full", projectId: null, data: { event: "player-ready", state: snapshot } });
+      this.bus.publish({
+        updateType: "full",
+        projectId: null,
+        data: { event: "player-ready", state: snapshot },
+      });
     };
     player.onupdates = (updates) => {
       for (const update of updates) {
@@ -82,7 +86,9 @@ export class Core {
 
   /** @throws {CueportError} NOT_READY while the player is down */
   requireReady(): void {
-    if (!this.isReady) throw new CueportError("NOT_READY", "The player is not ready; try again shortly");
+    if (!this.isReady) {
+      throw new CueportError("NOT_READY", "The player is not ready; try again shortly");
+    }
   }
 
   /**
@@ -117,9 +123,11 @@ export class Core {
   /** Reloads projects and media from disk; clients get a `full` update. */
   async reload(): Promise<void> {
     this.requireReady();
-    await this.#player.request(Method.PROJECTS_RELOAD, undefined, { timeoutMs: 30_000 }).catch((e) => {
-      throw fromPlayerError(e);
-    });
+    await this.#player.request(Method.PROJECTS_RELOAD, undefined, { timeoutMs: 30_000 }).catch(
+      (e) => {
+        throw fromPlayerError(e);
+      },
+    );
   }
 
   /** Moves a virtual player clock (only when the service runs with one). */

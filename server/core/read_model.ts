@@ -5,7 +5,13 @@
  * @module
  */
 import type { Clip, Preset, Project, Song } from "../../protocol/model.ts";
-import type { AppState, LiveValues, PlayState, Snapshot, StateUpdate } from "../../protocol/state.ts";
+import type {
+  AppState,
+  LiveValues,
+  PlayState,
+  Snapshot,
+  StateUpdate,
+} from "../../protocol/state.ts";
 
 interface ProjectEntry {
   project: Project;
@@ -62,7 +68,9 @@ export class ReadModel {
         return;
       case "project":
         if (data.project) this.#putProject(data.project as Project);
-        if (data.event === "active-project-changed") s.activeProjectId = data.activeProjectId as string;
+        if (data.event === "active-project-changed") {
+          s.activeProjectId = data.activeProjectId as string;
+        }
         return;
       case "playstate":
         if (!pid) return;
@@ -169,7 +177,11 @@ export class ReadModel {
       entry.clipIndex.set(clip.id, clips.length);
       clips.push(clip);
     } else clips[i] = clip;
-    entry.project = { ...entry.project, clips, revision: (revision as number) ?? entry.project.revision };
+    entry.project = {
+      ...entry.project,
+      clips,
+      revision: (revision as number) ?? entry.project.revision,
+    };
   }
 
   #putSong(projectId: string, song: Song, revision: unknown): void {
@@ -181,6 +193,10 @@ export class ReadModel {
       entry.songIndex.set(song.id, songs.length);
       songs.push(song);
     } else songs[i] = song;
-    entry.project = { ...entry.project, songs, revision: (revision as number) ?? entry.project.revision };
+    entry.project = {
+      ...entry.project,
+      songs,
+      revision: (revision as number) ?? entry.project.revision,
+    };
   }
 }

@@ -77,7 +77,9 @@ export class RpcClient {
     const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
     const timer = setTimeout(() => {
       this.#pending.delete(id);
-      reject(new CueportError("TIMEOUT", `The player did not answer ${method} within ${timeoutMs} ms`));
+      reject(
+        new CueportError("TIMEOUT", `The player did not answer ${method} within ${timeoutMs} ms`),
+      );
     }, timeoutMs);
     this.#pending.set(id, {
       resolve: resolve as (v: unknown) => void,
@@ -90,7 +92,10 @@ export class RpcClient {
       ? { jsonrpc: "2.0", id, method }
       : { jsonrpc: "2.0", id, method, params };
     this.#transport.send(message).catch((error) => {
-      this.#settle(id, () => reject(new CueportError("NOT_READY", `Cannot reach the player: ${error.message}`)));
+      this.#settle(
+        id,
+        () => reject(new CueportError("NOT_READY", `Cannot reach the player: ${error.message}`)),
+      );
     });
     return promise;
   }

@@ -34,7 +34,9 @@ export const PLAYER_PERMISSIONS: readonly string[] = ["--allow-read", "--allow-w
 
 function fromFileUrl(url: URL): string {
   const path = decodeURIComponent(url.pathname);
-  return Deno.build.os === "windows" ? path.replace(/^\/([A-Za-z]:)/, "$1").replaceAll("/", "\\") : path;
+  return Deno.build.os === "windows"
+    ? path.replace(/^\/([A-Za-z]:)/, "$1").replaceAll("/", "\\")
+    : path;
 }
 
 /** The command line that starts the bundled player. */
@@ -52,14 +54,26 @@ export function bundledPlayerCommand(options: BundledPlayerOptions): string[] {
   if (Deno.build.standalone) return [Deno.execPath(), ...args];
   const main = fromFileUrl(new URL("../../main.ts", import.meta.url));
   const config = fromFileUrl(new URL("../../deno.json", import.meta.url));
-  return [Deno.execPath(), "run", "--quiet", ...PLAYER_PERMISSIONS, "--config", config, main, ...args];
+  return [
+    Deno.execPath(),
+    "run",
+    "--quiet",
+    ...PLAYER_PERMISSIONS,
+    "--config",
+    config,
+    main,
+    ...args,
+  ];
 }
 
 /**
  * A launcher that runs `command` (program and arguments) with piped stdio.
  * The player's stderr lines go to `log`.
  */
-export function processLauncher(command: readonly string[], log: (line: string) => void): PlayerLauncher {
+export function processLauncher(
+  command: readonly string[],
+  log: (line: string) => void,
+): PlayerLauncher {
   const [program, ...args] = command;
   if (!program) throw new RangeError("Cannot launch the player: the command is empty");
   return {

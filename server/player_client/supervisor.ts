@@ -103,7 +103,9 @@ export class PlayerSupervisor implements PlayerConnection {
 
   request<T>(method: string, params?: unknown, options?: RequestOptions): Promise<T> {
     if (!this.#isReady || !this.#client) {
-      return Promise.reject(new CueportError("NOT_READY", "The player is not ready; try again shortly"));
+      return Promise.reject(
+        new CueportError("NOT_READY", "The player is not ready; try again shortly"),
+      );
     }
     return this.#client.request<T>(method, params, {
       timeoutMs: this.#options.timeoutMs ?? 5000,
@@ -117,7 +119,9 @@ export class PlayerSupervisor implements PlayerConnection {
     this.#wake.resolve();
     const launched = this.#launched;
     if (this.#client && launched) {
-      await this.#client.request(Method.SHUTDOWN, undefined, { timeoutMs: graceMs }).catch(() => {});
+      await this.#client.request(Method.SHUTDOWN, undefined, { timeoutMs: graceMs }).catch(
+        () => {},
+      );
       const timer = setTimeout(() => launched.kill(), graceMs);
       await launched.exited.catch(() => {});
       clearTimeout(timer);
@@ -154,7 +158,9 @@ export class PlayerSupervisor implements PlayerConnection {
       return `cannot launch: ${(error as Error).message}`;
     }
     this.#launched = launched;
-    const client = new RpcClient(launched.transport, { timeoutMs: this.#options.timeoutMs ?? 5000 });
+    const client = new RpcClient(launched.transport, {
+      timeoutMs: this.#options.timeoutMs ?? 5000,
+    });
     this.#client = client;
     let buffered: StateUpdate[][] = [];
     client.onnotification = (method, params) => {
@@ -168,14 +174,19 @@ export class PlayerSupervisor implements PlayerConnection {
       else buffered.push(updates);
     };
     const reading = client.start();
-    const ended = Promise.race([launched.exited.then(() => "exited"), reading.then(() => "closed")]);
+    const ended = Promise.race([
+      launched.exited.then(() => "exited"),
+      reading.then(() => "closed"),
+    ]);
     try {
       const info = await client.request<InitializeResult>(Method.INITIALIZE, {
         protocolVersion: PLAYER_PROTOCOL_VERSION,
         client: this.#options.client ?? { name: "cueport", version: "0" },
       });
       if (!isCompatibleVersion(info.protocolVersion, PLAYER_PROTOCOL_VERSION)) {
-        throw new Error(`player speaks protocol ${info.protocolVersion}, not ${PLAYER_PROTOCOL_VERSION}`);
+        throw new Error(
+          `player speaks protocol ${info.protocolVersion}, not ${PLAYER_PROTOCOL_VERSION}`,
+        );
       }
       let cut = 0;
       const snapshot = await client.request<Snapshot>(Method.STATE_GET, undefined, {

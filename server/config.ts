@@ -1,0 +1,145 @@
+/**
+ * Service settings from, in rising precedence: defaults, a JSON config file,
+ * `CUEPORT_*` environment variables, command-line flags.
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { z } from "zod";
+
+const Port = z.coerce.number().int().min(0).max(65535);
+
+/** Every setting, with its default. */
+export const Settings = z.object({
+  dataDir: z.string().min(1),
+  host: z.string().min(1).default("0.0.0.0"),
+  httpPort: Port.default(17736),
+  wsPort: Port.default(17734),
+  oscPort: Port.default(17735),
+  logLevel: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  plan: z.enum(["pro", "free"]).default("pro"),
+  /** An external player command (program and arguments); empty runs the bundled player. */
+  playerCommand: z.array(z.string()).default([]),
+  playerTimeoutMs: z.coerce.number().int().positive().default(5000),
+  virtualClock: z.boolean().default(false),
+  positionIntervalMs: z.coerce.number().int().min(0).default(250),
+  coalesceMs: z.coerce.number().int().min(0).default(10),
+});
+/** Every setting, with its default. */
+export type Settings = z.infer<typeof Settings>;
+
+/** The flags of `cueport serve`, with their setting names. */
+const FLAGS = {
+  "data-dir": { type: "string", setting: "dataDir" },
+  host: { type: "string", setting: "host" },
+  "http-port": { type: "string", setting: "httpPort" },
+  "ws-port": { type: "string", setting: "wsPort" },
+  "osc-port": { type: "string", setting: "oscPort" },
+  "log-level": { type: "string", setting: "logLevel" },
+  plan: { type: "string", setting: "plan" },
+  "player-command": { type: "string", setting: "playerCommand" },
+  "player-timeout": { type: "string", setting: "playerTimeoutMs" },
+  "virtual-clock": { type: "boolean", setting: "virtualClock" },
+  "position-interval": { type: "string", setting: "positionIntervalMs" },
+  "coalesce-ms": { type: "string", setting: "coalesceMs" },
+} as const;
+
+/** Environment variable for each setting: `CUEPORT_` and the name in upper snake case. */
+export function envName(setting: string): string {
+  return "CUEPORT_" + setting.replace(/[A-Z]/g, (c) => "_" + c).toUpperCase();
+}
+
+/** Usage text of `cueport serve`. */
+export const SERVE_USAGE = `Usage: cueport [serve] [options]
+       cueport player [options]     (the bundled player; started by the service)
+
+Starts the Cueport service: HTTP on 17736, WebSocket on 17734, OSC on UDP 17735.
+Options (each also CUEPORT_<NAME> in the environment, or a key of the --config file):
+  --data-dir DIR           projects and settings (default: the user data dir)
+  --host ADDR              interface to bind (default 0.0.0.0, all interfaces)
+  --http-port N            HTTP port (default 17736; 0 picks a free port)
+  --ws-port N              WebSocket port (default 17734; 0 picks a free port)
+  --osc-port N             OSC UDP port (default 17735; 0 picks a free port)
+  --config FILE            JSON file of settings (camelCase keys)
+  --log-level LEVEL        debug, info, warn or error (default info)
+  --plan pro|free          the bundled player's plan (free has no API access)
+  --player-command CMD     run an external player instead (JSON array or a plain command)
+  --player-timeout MS      player request timeout (default 5000)
+  --position-interval MS   position reports while playing (default 250; 0 off)
+  --coalesce-ms MS         state-update coalescing window (default 10)
+  --virtual-clock          run the player on a virtual clock (tests only)
+  --help                   show this help`;
+
+/** The default data dir for this platform. */
+export function defaultDataDir(): string {
+  const env = (name: string) => Deno.env.get(name);
+  const home = env("HOME") ?? env("USERPROFILE") ?? ".";
+  switch (Deno.build.os) {
+    case "windows":
+      return `${env("APPDATA") ?? home}\\Cueport`;
+    case "darwin":
+      return `${home}/Library/Application Support/Cueport`;
+    default:
+      return `${env("XDG_DATA_HOME") ?? `${home}/.local/share`}/cueport`;
+  }
+}
+
+function parseCommand(value: string): string[] {
+  const text = value.trim();
+  if (text.startsWith("[")) return z.array(z.string()).parse(JSON.parse(text));
+  return text.split(/\s+/).filter(Boolean);
+}
+
+/** Result of reading the command line. */
+export type LoadedSettings = { help: true } | { help: false; settings: Settings };
+
+/**
+ * Reads settings from `args`, the environment and the config file.
+ * @throws {Error} with a message naming the bad setting
+ */
+export async function loadSettings(
+  args: string[],
+  env: (name: string) => string | undefined = (n) => Deno.env.get(n),
+): Promise<LoadedSettings> {
+  const options: Record<string, { type: "string" | "boolean" }> = {
+    config: { type: "string" },
+    help: { type: "boolean" },
+  };
+  for (const [flag, def] of Object.entries(FLAGS)) options[flag] = { type: def.type };
+  const { values } = parseArgs({ args, options, strict: true, allowPositionals: false });
+  if (values.help) return { help: true };
+
+  const raw: Record<string, unknown> = {};
+  const configPath = (values.config as string | undefined) ?? env("CUEPORT_CONFIG");
+  if (configPath) {
+    let text: string;
+    try {
+      text = await Deno.readTextFile(configPath);
+    } catch (error) {
+      throw new Error(`Cannot read config file "${configPath}": ${(error as Error).message}`);
+    }
+    try {
+      Object.assign(raw, JSON.parse(text));
+    } catch {
+      throw new Error(`Cannot parse config file "${configPath}": not valid JSON`);
+    }
+  }
+  for (const def of Object.values(FLAGS)) {
+    const value = env(envName(def.setting));
+    if (value !== undefined && value !== "") {
+      raw[def.setting] = def.type === "boolean"
+        ? ["1", "true", "yes"].includes(value.toLowerCase())
+        : value;
+    }
+  }
+  for (const [flag, def] of Object.entries(FLAGS)) {
+    if (values[flag] !== undefined) raw[def.setting] = values[flag];
+  }
+  if (typeof raw.playerCommand === "string") raw.playerCommand = parseCommand(raw.playerCommand);
+  raw.dataDir ??= defaultDataDir();
+  const parsed = Settings.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`Invalid setting ${issue.path.join(".")}: ${issue.message}`);
+  }
+  return { help: false, settings: parsed.data };
+}

@@ -1,0 +1,15 @@
+/**
+ * The one JSON error body of HTTP: routes throw, this maps.
+ * @module
+ */
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { CueportError } from "../core/mod.ts";
+
+/** Turns any thrown value into the error body; never leaks a stack. */
+export function errorResponse(error: unknown, c: Context): Response {
+  const e = error instanceof CueportError
+    ? error
+    : new CueportError("SERVER_ERROR", "Internal server error");
+  return c.json(e.toJSON(), e.status as ContentfulStatusCode);
+}

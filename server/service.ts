@@ -1,0 +1,76 @@
+/**
+ * Composes the service: the supervised player, the core and the three
+ * listeners. `main.ts` calls it; tests start real services with it.
+ * @module
+ */
+import { Core } from "./core/mod.ts";
+import type { Settings } from "./config.ts";
+import type { Logger } from "./log.ts";
+import { drainOsc } from "./osc/mod.ts";
+import { bundledPlayerCommand, PlayerSupervisor, processLauncher } from "./player_client/mod.ts";
+import { createHttpApp } from "./routes/mod.ts";
+import { handleSocketRequest } from "./socket/mod.ts";
+
+/** The service version (also the app version reported by the API). */
+export const VERSION = "0.1.0";
+
+/** A started service. */
+export interface RunningService {
+  ports: { http: number; ws: number; osc: number };
+  core: Core;
+  supervisor: PlayerSupervisor;
+  /** Stops the listeners and the player; resolves when all is closed. */
+  shutdown(): Promise<void>;
+}
+
+/** Starts everything; resolves once the listeners are bound (the player may still be starting). */
+export async function startService(settings: Settings, log: Logger): Promise<RunningService> {
+  const startedAt = performance.now();
+  const command = settings.playerCommand.length > 0
+    ? settings.playerCommand
+    : bundledPlayerCommand({
+      dataDir: settings.dataDir,
+      plan: settings.plan,
+      virtualClock: settings.virtualClock,
+      positionIntervalMs: settings.positionIntervalMs,
+    });
+  const supervisor = new PlayerSupervisor(
+    processLauncher(command, (line) => log("info", `player: ${line}`)),
+    { timeoutMs: settings.playerTimeoutMs, log, client: { name: "cueport", version: VERSION } },
+  );
+  const core = new Core(supervisor, { coalesceMs: settings.coalesceMs });
+  supervisor.ondown = (reason) => log("warn", `Player unavailable: ${reason}`);
+  const readyHandler = supervisor.onready;
+  supervisor.onready = (snapshot, info) => {
+    readyHandler(snapshot, info);
+    log("info", `Player ready: ${info.player.name} ${info.player.version} (pid ${supervisor.pid})`);
+  };
+  supervisor.start();
+
+  const abort = new AbortController();
+  const serveOptions = { hostname: settings.host, signal: abort.signal, onListen: () => {} };
+  const http = Deno.serve(
+    { ...serveOptions, port: settings.httpPort },
+    createHttpApp(core, { version: VERSION, startedAt }).fetch,
+  );
+  const ws = Deno.serve({ ...serveOptions, port: settings.wsPort }, handleSocketRequest);
+  const osc = Deno.listenDatagram({
+    transport: "udp",
+    hostname: settings.host,
+    port: settings.oscPort,
+  });
+  const oscDone = drainOsc(osc, (m) => log("debug", m));
+
+  return {
+    ports: { http: http.addr.port, ws: ws.addr.port, osc: (osc.addr as Deno.NetAddr).port },
+    core,
+    supervisor,
+    async shutdown() {
+      abort.abort();
+      osc.close();
+      await Promise.all([http.finished, ws.finished, oscDone]);
+      await supervisor.stop();
+      core.close();
+    },
+  };
+}
