@@ -89,7 +89,7 @@ export class PlayerApp implements AppServices {
   }
 
   /** Runs one normalized action against its project (or the active one). */
-  runAction(action: NormalizedAction): Promise<ActionOutcome> {
+  async runAction(action: NormalizedAction): Promise<ActionOutcome> {
     const projectId = action.projectId ?? this.#activeProjectId;
     const engine = projectId ? this.#engines.get(projectId) : undefined;
     if (action.projectId && !engine) {
@@ -105,7 +105,7 @@ export class PlayerApp implements AppServices {
       params: action.params,
       velocity: action.velocity ?? 127,
     };
-    return runAction(action.name, ctx);
+    return await runAction(action.name, ctx);
   }
 
   /** Re-reads projects, presets and cameras from disk; playback stops. */

@@ -80,7 +80,6 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
     clock: values["virtual-clock"] ? new VirtualClock() : new MonotonicClock(),
     plan,
     positionIntervalMs: Number(values["position-interval"]),
-    onShutdown: () => void transport.close(),
   });
   await running.done;
 }

@@ -33,7 +33,7 @@ import { Refusal } from "./errors.ts";
 export interface ServeOptions {
   /** When set, `clock.advance` is offered and moves this clock. */
   virtualClock?: VirtualClock;
-  /** Called after a `shutdown` request was answered. */
+  /** Called after a `shutdown` request was answered and the transport closed. */
   onShutdown?: () => void;
 }
 
@@ -131,7 +131,10 @@ export function servePlayer(
       isHandling = false;
     }
     await sendAll([...takeOutbox(), response]);
-    if (request.method === Method.SHUTDOWN) options.onShutdown?.();
+    if (request.method === Method.SHUTDOWN) {
+      await transport.close();
+      options.onShutdown?.();
+    }
   };
 
   transport.onmessage = (message) => {

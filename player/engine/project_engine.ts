@@ -254,6 +254,7 @@ export class ProjectEngine {
   /** Selects a Clip (and its Song, without stopping anything). */
   selectClip(clipId: string): void {
     const songId = this.songOfClip(clipId);
+    if (clipId === this.#selectedClipId && (!songId || songId === this.#activeSongId)) return;
     if (songId && songId !== this.#activeSongId) {
       this.#selectSong(this.song(songId));
       if (this.#song && this.#song.state !== "stopped") this.#song.stop();

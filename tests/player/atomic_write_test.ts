@@ -1,0 +1,88 @@
+import assert from "node:assert/strict";
+import { removeStaleTemps, writeJsonAtomic } from "../../player/atomic_write.ts";
+import { ProjectStore } from "../../player/store.ts";
+import { fixtureDataDir, fixtureProject } from "../_helpers/fixture.ts";
+
+Deno.test("writeJsonAtomic() leaves the previous file intact when the write dies before the rename", async () => {
+  const dir = await fixtureDataDir();
+  try {
+    const store = new ProjectStore(dir);
+    const before = await Deno.readTextFile(`${dir}/projects/show/project.json`);
+    store.hooks = {
+      beforeRename: () => {
+        throw new Error("simulated crash");
+      },
+    };
+    await assert.rejects(
+      store.saveProject({ ...fixtureProject(), name: "half written" }),
+      /simulated crash/,
+    );
+    assert.equal(await Deno.readTextFile(`${dir}/projects/show/project.json`), before);
+    const leftovers = [...Deno.readDirSync(`${dir}/projects/show`)].map((e) => e.name);
+    assert.deepEqual(leftovers, ["project.json"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("ProjectStore.loadProjects() ignores and removes temp files a crash left behind", async () => {
+  const dir = await fixtureDataDir();
+  try {
+    await Deno.writeTextFile(
+      `${dir}/projects/show/project.json.deadbeef.tmp`,
+      '{"id": "show", "na',
+    );
+    const { projects, problems } = await new ProjectStore(dir).loadProjects();
+    assert.deepEqual(problems, []);
+    assert.equal(projects[0]!.name, "Fixture Show");
+    assert.equal(await removeStaleTemps(`${dir}/projects/show`), 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("writeJsonAtomic() survives a process killed mid-write: the file is always a whole version", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/project.json`;
+  try {
+    await writeJsonAtomic(path, { ...fixtureProject(), revision: 0 });
+    for (let round = 0; round < 3; round++) {
+      const child = new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-read",
+          "--allow-write",
+          new URL("./_write_loop.ts", import.meta.url).pathname,
+          path,
+        ],
+        stdout: "piped",
+        stderr: "null",
+      }).spawn();
+      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      let seen = "";
+      while (!seen.includes(`\n${5 + round * 3}\n`)) seen += (await reader.read()).value ?? "";
+      child.kill("SIGKILL");
+      await child.status;
+      await reader.cancel();
+      const doc = JSON.parse(await Deno.readTextFile(path));
+      assert.ok(doc.revision >= 5 + round * 3, `revision ${doc.revision} is a complete write`);
+      assert.ok(doc.name.startsWith(`rev ${doc.revision} `));
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("ProjectStore.loadProjects() reports a corrupt project and keeps the others", async () => {
+  const dir = await fixtureDataDir();
+  try {
+    await Deno.mkdir(`${dir}/projects/broken`);
+    await Deno.writeTextFile(`${dir}/projects/broken/project.json`, "{not json");
+    const { projects, problems } = await new ProjectStore(dir).loadProjects();
+    assert.deepEqual(projects.map((p) => p.id), ["show"]);
+    assert.equal(problems.length, 1);
+    assert.match(problems[0]!, /Cannot load project "broken"/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,107 @@
+import assert from "node:assert/strict";
+import { memoryTransportPair } from "../../protocol/transport.ts";
+import type { RpcMessage } from "../../protocol/jsonrpc.ts";
+import { startPlayer, VirtualClock } from "../../player/mod.ts";
+import { fixtureDataDir } from "../_helpers/fixture.ts";
+
+async function connect() {
+  const dataDir = await fixtureDataDir();
+  const [serverSide, playerSide] = memoryTransportPair();
+  const clock = new VirtualClock();
+  const running = await startPlayer({
+    dataDir,
+    transport: playerSide,
+    clock,
+    positionIntervalMs: 0,
+  });
+  const seen: RpcMessage[] = [];
+  let next = 1;
+  const waiters = new Map<number, (m: RpcMessage) => void>();
+  serverSide.onmessage = (m) => {
+    seen.push(m);
+    if ("id" in m && typeof m.id === "number") waiters.get(m.id)?.(m);
+  };
+  void serverSide.start();
+  const call = (method: string, params?: unknown) => {
+    const id = next++;
+    const { promise, resolve } = Promise.withResolvers<RpcMessage>();
+    waiters.set(id, resolve);
+    void serverSide.send({ jsonrpc: "2.0", id, method, params });
+    return promise;
+  };
+  const close = async () => {
+    await serverSide.close();
+    await running.done;
+    await Deno.remove(dataDir, { recursive: true });
+  };
+  return { call, seen, clock, close };
+}
+
+Deno.test("player answers nothing but initialize before the handshake, and checks the version", async () => {
+  const p = await connect();
+  try {
+    const early = await p.call("state.get");
+    assert.match(JSON.stringify(early), /Call initialize first/);
+    const wrong = await p.call("initialize", {
+      protocolVersion: "2.0",
+      client: { name: "t", version: "0" },
+    });
+    assert.match(JSON.stringify(wrong), /Protocol version 2.0 is not supported/);
+    const ok = await p.call("initialize", {
+      protocolVersion: "1.4",
+      client: { name: "t", version: "0" },
+    });
+    assert.equal((ok as { result: { protocolVersion: string } }).result.protocolVersion, "1.0");
+  } finally {
+    await p.close();
+  }
+});
+
+Deno.test("player writes the notifications a request caused before its response", async () => {
+  const p = await connect();
+  try {
+    await p.call("initialize", { protocolVersion: "1.0", client: { name: "t", version: "0" } });
+    const before = p.seen.length;
+    await p.call("action.run", { name: "PLAY_CLIP_IN", params: { clipID: "c1" }, projectId: null });
+    const after = p.seen.slice(before);
+    assert.equal(after.length, 2);
+    assert.equal((after[0] as { method: string }).method, "state.update");
+    const updates =
+      (after[0] as { params: { updates: Array<{ data: Record<string, unknown> }> } }).params
+        .updates;
+    const update = updates.find((u) => u.data.event === "clip-play-state-changed")!;
+    assert.deepEqual([update.data.event, update.data.clipID, update.data.newState], [
+      "clip-play-state-changed",
+      "c1",
+      "playing",
+    ]);
+    assert.ok("result" in after[1]!);
+    // clock-driven updates (the Clip's end) arrive before clock.advance's response too
+    const mark = p.seen.length;
+    await p.call("clock.advance", { ms: 10_000 });
+    const ended = p.seen.slice(mark);
+    assert.match(JSON.stringify(ended[0]), /"reason":"ended"/);
+    assert.ok("result" in ended[1]!);
+  } finally {
+    await p.close();
+  }
+});
+
+Deno.test("player answers unknown methods and refused actions with JSON-RPC errors", async () => {
+  const p = await connect();
+  try {
+    await p.call("initialize", { protocolVersion: "1.0", client: { name: "t", version: "0" } });
+    const unknown = await p.call("nope") as { error: { code: number } };
+    assert.equal(unknown.error.code, -32601);
+    const refused = await p.call("action.run", {
+      name: "PAUSE_IN",
+      params: {},
+      projectId: null,
+    }) as {
+      error: { code: number; message: string };
+    };
+    assert.deepEqual(refused.error, { code: -32000, message: "Nothing is playing" });
+  } finally {
+    await p.close();
+  }
+});

@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import { EventBus, type UpdateBatch } from "../../../server/core/event_bus.ts";
+import type { StateUpdate } from "../../../protocol/state.ts";
+
+const control = (value: number): StateUpdate => ({
+  updateType: "playstate",
+  projectId: "p",
+  data: { event: "control-changed", controlID: "A", value },
+});
+const clip = (clipID: string, newState: string): StateUpdate => ({
+  updateType: "playstate",
+  projectId: "p",
+  data: { event: "clip-play-state-changed", clipID, newState },
+});
+
+Deno.test("EventBus coalesces a burst into one batch with each value's latest state", () => {
+  const bus = new EventBus({ windowMs: 1000 });
+  const batches: UpdateBatch[] = [];
+  bus.subscribe((b) => batches.push(b));
+  for (let i = 0; i <= 100; i++) bus.publish(control(i / 100));
+  bus.publish(clip("c1", "playing"));
+  bus.publish(clip("c2", "playing"));
+  bus.publish(clip("c1", "stopped"));
+  bus.flush();
+  assert.equal(batches.length, 1);
+  assert.equal(batches[0]!.seq, 1);
+  assert.deepEqual(
+    batches[0]!.updates.map((u) => [u.data.event, u.data.clipID ?? u.data.value, u.data.newState]),
+    [
+      ["control-changed", 1, undefined],
+      ["clip-play-state-changed", "c2", "playing"],
+      ["clip-play-state-changed", "c1", "stopped"],
+    ],
+  );
+  bus.publish(control(0));
+  bus.flush();
+  assert.equal(batches[1]!.seq, 2);
+  bus.close();
+});
+
+Deno.test("EventBus lets a full update supersede everything before it in the batch", () => {
+  const bus = new EventBus({ windowMs: 1000 });
+  const batches: UpdateBatch[] = [];
+  bus.subscribe((b) => batches.push(b));
+  bus.publish(clip("c1", "playing"));
+  bus.publish({ updateType: "full", projectId: null, data: { event: "player-ready" } });
+  bus.publish(control(0.5));
+  bus.flush();
+  assert.deepEqual(batches[0]!.updates.map((u) => u.updateType), ["full", "playstate"]);
+  bus.close();
+});
+
+Deno.test("EventBus delivers on its own after the window", async () => {
+  const bus = new EventBus({ windowMs: 0 });
+  const got = new Promise<UpdateBatch>((resolve) => bus.subscribe(resolve));
+  bus.publish(control(1));
+  assert.equal((await got).updates.length, 1);
+  bus.close();
+});
