@@ -122,7 +122,11 @@ export class PlayerApp implements AppServices {
     return snapshot;
   }
 
-  changeAppState(event: string, change: Partial<AppState>, options: { isVolume?: boolean } = {}) {
+  changeAppState(
+    event: string,
+    change: Partial<AppState>,
+    options: { isVolume?: boolean } = {},
+  ): void {
     this.#appState = { ...this.#appState, ...change };
     if (options.isVolume) {
       this.#emit({

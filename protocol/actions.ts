@@ -1,5 +1,5 @@
 /**
- * The action catalog of spec §4.3, declared once. The server's core derives
+ * The action catalog of spec section 4.3, declared once. The server's core derives
  * wire parsing (string coercion, `base`, velocity) from it; the player derives
  * its typed validation from it; later transports derive their schemas from it.
  * @module

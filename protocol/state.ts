@@ -105,7 +105,7 @@ export interface Snapshot {
   cameras: Camera[];
 }
 
-/** The eight update types of spec §6. */
+/** The eight update types of spec section 6. */
 export type UpdateType =
   | "project"
   | "playstate"

@@ -23,8 +23,8 @@ export interface RunningService {
   shutdown(): Promise<void>;
 }
 
-/** Starts everything; resolves once the listeners are bound (the player may still be starting). */
-export async function startService(settings: Settings, log: Logger): Promise<RunningService> {
+/** Starts everything; returns once the listeners are bound (the player may still be starting). */
+export function startService(settings: Settings, log: Logger): RunningService {
   const startedAt = performance.now();
   const command = settings.playerCommand.length > 0
     ? settings.playerCommand

@@ -477,7 +477,7 @@ export class ProjectEngine {
       if (end !== null) times.push(end);
     }
     const songNext = this.#song?.nextEventTime();
-    if (songNext != null) times.push(songNext);
+    if (songNext !== null && songNext !== undefined) times.push(songNext);
     if (this.#host.positionIntervalMs > 0 && this.isPlaying()) {
       times.push(
         Math.max(this.#lastReport + this.#host.positionIntervalMs, this.#host.clock.now()),

@@ -1,5 +1,5 @@
 /**
- * The wire rules of actions (spec §4.3), in one place for every transport:
+ * The wire rules of actions (spec section 4.3), in one place for every transport:
  * params coerced to strings then parsed by kind, `base` 1 shifting exactly
  * three actions, velocity 0-127 for exactly four, fractions 0.0-1.0,
  * Control letters case-insensitive, the Target syntax.

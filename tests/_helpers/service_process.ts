@@ -1,0 +1,103 @@
+/**
+ * Starts the real service as a subprocess with `deno run` and the same
+ * permission flags the compiled binary embeds, on free ports and a temp
+ * data dir, and reads its ready line.
+ */
+
+/** The permission flags of `deno task start`, the same the compiled binary embeds. */
+export const SERVICE_PERMISSIONS: string[] = (() => {
+  const config = JSON.parse(Deno.readTextFileSync(new URL("../../deno.json", import.meta.url)));
+  const start = (config.tasks.start as string).split(/\s+/).filter((a) => a.startsWith("--allow"));
+  const compile = (config.tasks.compile as string).split(/\s+/).filter((a) =>
+    a.startsWith("--allow")
+  );
+  if (start.join(" ") !== compile.join(" ")) {
+    throw new Error("start and compile tasks must grant the same permissions");
+  }
+  return start;
+})();
+
+/** The ready line. */
+export interface ReadyLine {
+  event: "ready";
+  ports: { http: number; ws: number; osc: number };
+  pid: number;
+  dataDir: string;
+  playerReady: boolean;
+}
+
+/** A running service process. */
+export interface ServiceProcess {
+  ready: ReadyLine;
+  child: Deno.ChildProcess;
+  dataDir: string;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  /** GET a path on the HTTP port, JSON-decoded. */
+  get(path: string): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** SIGTERM, wait, remove the data dir; returns the exit code. */
+  stop(): Promise<number>;
+}
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+/** Starts `main.ts` with `args` plus free ports and a temp data dir. */
+export async function startServiceProcess(args: string[] = []): Promise<ServiceProcess> {
+  const dataDir = await Deno.makeTempDir({ prefix: "cueport-svc-" });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...SERVICE_PERMISSIONS,
+      MAIN,
+      "--data-dir",
+      dataDir,
+      "--host",
+      "127.0.0.1",
+      "--http-port",
+      "0",
+      "--ws-port",
+      "0",
+      "--osc-port",
+      "0",
+      ...args,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+    env: { RUST_BACKTRACE: "0" },
+  }).spawn();
+  let errText = "";
+  const errDone = (async () => {
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) errText += chunk;
+  })();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!out.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`Service exited before ready: ${errText}`);
+    out += value;
+  }
+  const ready = JSON.parse(out.slice(0, out.indexOf("\n"))) as ReadyLine;
+  const base = `http://127.0.0.1:${ready.ports.http}`;
+  return {
+    ready,
+    child,
+    dataDir,
+    stderr: () => errText,
+    async get(path) {
+      const res = await fetch(base + path);
+      return { status: res.status, body: await res.json() };
+    },
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // already gone
+      }
+      const { code } = await child.status;
+      await reader.cancel().catch(() => {});
+      await errDone.catch(() => {});
+      await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+      return code;
+    },
+  };
+}

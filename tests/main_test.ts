@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { startServiceProcess } from "./_helpers/service_process.ts";
+
+/** The bundled player: the service's live child whose command line carries the word "player". */
+async function playerPid(servicePid: number): Promise<number | null> {
+  const out = await new Deno.Command("ps", {
+    args: ["-o", "pid=,stat=,args=", "--ppid", String(servicePid)],
+  })
+    .output();
+  const line = new TextDecoder().decode(out.stdout).split("\n")
+    .find((l) => /\splayer(\s|$)/.test(l) && !/^\s*\d+\s+Z/.test(l));
+  return line ? Number(line.trim().split(/\s+/)[0]) : null;
+}
+
+Deno.test({
+  name: "main.ts serve prints the ready line, serves /health and stops cleanly on SIGTERM",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    const svc = await startServiceProcess();
+    try {
+      assert.equal(svc.ready.event, "ready");
+      assert.equal(svc.ready.playerReady, true);
+      for (const port of Object.values(svc.ready.ports)) assert.ok(port > 0);
+      const health = await svc.get("/health");
+      assert.equal(health.status, 200);
+      assert.equal(health.body.ready, true);
+      const missing = await svc.get("/nope");
+      assert.deepEqual(missing, {
+        status: 404,
+        body: { error: { code: "NOT_FOUND", message: "No route for GET /nope" } },
+      });
+      // the demo project was created on first start, with measured media
+      const project = JSON.parse(
+        await Deno.readTextFile(`${svc.dataDir}/projects/demo/project.json`),
+      );
+      assert.equal(project.songs.length, 3);
+    } finally {
+      assert.equal(await svc.stop(), 0);
+    }
+    assert.match(svc.stderr(), /SIGTERM: shutting down/);
+    assert.match(svc.stderr(), /Stopped/);
+  },
+});
+
+Deno.test({
+  name: "killing the player: the service stays up and the player is back within a second",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    const svc = await startServiceProcess();
+    try {
+      const first = await playerPid(svc.ready.pid);
+      assert.ok(first, "the player runs as a child of the service");
+      Deno.kill(first, "SIGKILL");
+      const killedAt = performance.now();
+      let sawDown = false;
+      let health = await svc.get("/health");
+      let current = await playerPid(svc.ready.pid);
+      while (!(health.body.ready && current !== null && current !== first)) {
+        if (!health.body.ready) {
+          sawDown = true;
+          assert.equal(health.status, 200, "the service itself stays up");
+        }
+        assert.ok(performance.now() - killedAt < 1000, "player back within a second");
+        await new Promise((r) => setTimeout(r, 10));
+        health = await svc.get("/health");
+        current = await playerPid(svc.ready.pid);
+      }
+      assert.ok(performance.now() - killedAt < 1000);
+      assert.ok(sawDown || /Player down/.test(svc.stderr()), "the outage was noticed");
+      assert.notEqual(await playerPid(svc.ready.pid), first);
+    } finally {
+      assert.equal(await svc.stop(), 0);
+    }
+  },
+});
+
+Deno.test("main.ts --help prints usage; a bad flag exits 2 and names it", async () => {
+  const main = new URL("../main.ts", import.meta.url).pathname;
+  const help = await new Deno.Command(Deno.execPath(), { args: ["run", "-A", main, "--help"] })
+    .output();
+  assert.equal(help.code, 0);
+  assert.match(new TextDecoder().decode(help.stdout), /--data-dir DIR/);
+  const bad = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", main, "--http-port", "99999"],
+    stderr: "piped",
+  }).output();
+  assert.equal(bad.code, 2);
+  assert.match(new TextDecoder().decode(bad.stderr), /Invalid setting httpPort/);
+});

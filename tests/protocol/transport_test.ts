@@ -1,0 +1,40 @@
+import assert from "node:assert/strict";
+import { LineTransport } from "../../protocol/transport.ts";
+import type { RpcMessage } from "../../protocol/jsonrpc.ts";
+
+Deno.test("LineTransport splits messages across and within chunks, and reports bad lines", async () => {
+  const enc = new TextEncoder();
+  const chunks = [
+    '{"jsonrpc":"2.0","met',
+    'hod":"a"}\n{"jsonrpc":"2.0","id":1,"result":3}\n\n',
+    "not json\n",
+    '{"x":1}\n',
+  ];
+  const readable = new ReadableStream<Uint8Array>({
+    start(c) {
+      for (const chunk of chunks) c.enqueue(enc.encode(chunk));
+      c.close();
+    },
+  });
+  const written: string[] = [];
+  const writable = new WritableStream<Uint8Array>({
+    write: (b) => void written.push(new TextDecoder().decode(b)),
+  });
+  const t = new LineTransport(readable, writable);
+  const got: RpcMessage[] = [];
+  const errors: string[] = [];
+  let closed = 0;
+  t.onmessage = (m) => got.push(m);
+  t.onerror = (e) => errors.push(e.message);
+  t.onclose = () => closed++;
+  await t.start();
+  assert.deepEqual(got, [{ jsonrpc: "2.0", method: "a" }, { jsonrpc: "2.0", id: 1, result: 3 }]);
+  assert.equal(errors.length, 2);
+  assert.match(errors[0]!, /Bad JSON line/);
+  assert.match(errors[1]!, /not a JSON-RPC 2.0 object/);
+  assert.equal(closed, 1);
+  await t.send({ jsonrpc: "2.0", id: 2, result: null }); // the write side outlives the read side
+  assert.deepEqual(written, ['{"jsonrpc":"2.0","id":2,"result":null}\n']);
+  await t.close();
+  await assert.rejects(t.send({ jsonrpc: "2.0", method: "x" }), /closed/);
+});

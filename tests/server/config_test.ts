@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { envName, loadSettings } from "../../server/config.ts";
+
+const noEnv = () => undefined;
+
+Deno.test("loadSettings() gives the spec's ports by default", async () => {
+  const loaded = await loadSettings(["--data-dir", "/tmp/x"], noEnv);
+  assert.ok(!loaded.help);
+  assert.deepEqual(
+    [
+      loaded.settings.httpPort,
+      loaded.settings.wsPort,
+      loaded.settings.oscPort,
+      loaded.settings.host,
+    ],
+    [17736, 17734, 17735, "0.0.0.0"],
+  );
+});
+
+Deno.test("loadSettings() takes flags over environment over config file", async () => {
+  const file = await Deno.makeTempFile({ suffix: ".json" });
+  try {
+    await Deno.writeTextFile(
+      file,
+      JSON.stringify({ httpPort: 1001, wsPort: 1002, oscPort: 1003, logLevel: "debug" }),
+    );
+    const env: Record<string, string> = { CUEPORT_WS_PORT: "2002", CUEPORT_OSC_PORT: "2003" };
+    const loaded = await loadSettings(
+      ["--config", file, "--osc-port", "3003", "--data-dir", "/d"],
+      (n) => env[n],
+    );
+    assert.ok(!loaded.help);
+    const s = loaded.settings;
+    assert.deepEqual([s.httpPort, s.wsPort, s.oscPort, s.logLevel, s.dataDir], [
+      1001,
+      2002,
+      3003,
+      "debug",
+      "/d",
+    ]);
+  } finally {
+    await Deno.remove(file);
+  }
+});
+
+Deno.test("loadSettings() parses an external player command as JSON or words", async () => {
+  const a = await loadSettings(
+    ["--player-command", '["/opt/app", "--rpc"]', "--data-dir", "/d"],
+    noEnv,
+  );
+  const b = await loadSettings(
+    ["--data-dir", "/d"],
+    (n) => (n === "CUEPORT_PLAYER_COMMAND" ? "/opt/app --rpc" : undefined),
+  );
+  assert.ok(!a.help && !b.help);
+  assert.deepEqual(a.settings.playerCommand, ["/opt/app", "--rpc"]);
+  assert.deepEqual(b.settings.playerCommand, ["/opt/app", "--rpc"]);
+});
+
+Deno.test("loadSettings() rejects bad values and unknown flags with the setting's name", async () => {
+  await assert.rejects(loadSettings(["--http-port", "70000"], noEnv), /Invalid setting httpPort/);
+  await assert.rejects(loadSettings(["--log-level", "loud"], noEnv), /Invalid setting logLevel/);
+  await assert.rejects(loadSettings(["--bogus"], noEnv), /bogus/);
+  await assert.rejects(
+    loadSettings(["--config", "/nonexistent.json"], noEnv),
+    /Cannot read config file/,
+  );
+  assert.equal(envName("positionIntervalMs"), "CUEPORT_POSITION_INTERVAL_MS");
+  assert.deepEqual(await loadSettings(["--help"], noEnv), { help: true });
+});
