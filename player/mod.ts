@@ -73,6 +73,9 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
     Deno.exit(values.help ? 0 : 2);
   }
   const plan = values.plan === "free" ? "free" : "pro";
+  // The service owns the player's life (shutdown, or stdin closing). A Ctrl-C in a
+  // terminal reaches the whole process group; the player lets the service stop it.
+  Deno.addSignalListener("SIGINT", () => {});
   const transport = new LineTransport(Deno.stdin.readable, Deno.stdout.writable);
   const running = await startPlayer({
     dataDir: values["data-dir"],

@@ -55,8 +55,9 @@ export function servePlayer(
     params: { updates },
   });
 
+  // One write per batch; a closed pipe is the server's exit, nothing to report to.
   const sendAll = (messages: RpcMessage[]) =>
-    Promise.all(messages.map((m) => transport.send(m))).then(() => {}, () => {});
+    messages.length === 0 ? Promise.resolve() : transport.sendMany(messages).catch(() => {});
 
   const takeOutbox = (): RpcMessage[] => {
     if (!isInitialized || outbox.length === 0) return [];

@@ -10,6 +10,8 @@ import { RpcError, type RpcMessage, toRpcMessage } from "./jsonrpc.ts";
 export interface Transport {
   /** Sends one message; resolves once it is handed to the pipe. */
   send(message: RpcMessage): Promise<void>;
+  /** Sends several messages in order, in as few writes as the pipe allows. */
+  sendMany(messages: RpcMessage[]): Promise<void>;
   /** Called for each message received, in order. */
   onmessage?: (message: RpcMessage) => void;
   /** Called for a line that is not a JSON-RPC message. */
@@ -62,20 +64,31 @@ export class LineTransport implements Transport {
   async start(): Promise<void> {
     const decoder = new TextDecoder();
     this.#reader = this.#readable.getReader();
-    let buffer = "";
+    // Pieces of the current line; each chunk is scanned once, so a multi-megabyte
+    // snapshot line costs linear time.
+    let pieces: string[] = [];
+    let pending = 0;
     try {
       while (true) {
         const { value, done } = await this.#reader.read();
         if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        let newline = buffer.indexOf("\n");
+        const text = decoder.decode(value, { stream: true });
+        let start = 0;
+        let newline = text.indexOf("\n");
         while (newline >= 0) {
-          this.#dispatch(buffer.slice(0, newline));
-          buffer = buffer.slice(newline + 1);
-          newline = buffer.indexOf("\n");
+          pieces.push(text.slice(start, newline));
+          this.#dispatch(pieces.length === 1 ? pieces[0]! : pieces.join(""));
+          pieces = [];
+          pending = 0;
+          start = newline + 1;
+          newline = text.indexOf("\n", start);
         }
-        if (buffer.length > MAX_LINE_BYTES) {
-          throw new Error(`Line too long: over ${MAX_LINE_BYTES} bytes`);
+        if (start < text.length) {
+          pieces.push(text.slice(start));
+          pending += text.length - start;
+          if (pending > MAX_LINE_BYTES) {
+            throw new Error(`Line too long: over ${MAX_LINE_BYTES} bytes`);
+          }
         }
       }
     } catch (error) {
@@ -131,6 +144,10 @@ class MemoryTransport implements Transport {
     const peer = this.peer;
     queueMicrotask(() => peer?.onmessage?.(copy));
     return Promise.resolve();
+  }
+
+  async sendMany(messages: RpcMessage[]): Promise<void> {
+    for (const message of messages) await this.send(message);
   }
 
   start(): Promise<void> {

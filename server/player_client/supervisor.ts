@@ -36,6 +36,8 @@ export interface SupervisorOptions {
   log?: (level: "info" | "warn" | "error", message: string) => void;
   /** Name and version sent in the handshake. */
   client?: { name: string; version: string };
+  /** After this many timeouts in a row the player counts as hung and is restarted (default 3). */
+  maxTimeouts?: number;
 }
 
 /** Supervises one player at a time. */
@@ -54,6 +56,7 @@ export class PlayerSupervisor implements PlayerConnection {
   #loop: Promise<void> | null = null;
   #wake = Promise.withResolvers<void>();
   #readyWaiters: Array<() => void> = [];
+  #timeoutsInRow = 0;
 
   /** Builds a supervisor; `start()` launches the first player. */
   constructor(launcher: PlayerLauncher, options: SupervisorOptions = {}) {
@@ -107,10 +110,28 @@ export class PlayerSupervisor implements PlayerConnection {
         new CueportError("NOT_READY", "The player is not ready; try again shortly"),
       );
     }
+    const launched = this.#launched;
     return this.#client.request<T>(method, params, {
       timeoutMs: this.#options.timeoutMs ?? 5000,
       ...options,
+    }).then((result) => {
+      this.#timeoutsInRow = 0;
+      return result;
+    }, (error) => {
+      if (error instanceof CueportError && error.code === "TIMEOUT") this.#onTimeout(launched);
+      throw error;
     });
+  }
+
+  /** A player that stops answering is as good as dead: end it so it restarts. */
+  #onTimeout(launched: LaunchedPlayer | null): void {
+    this.#timeoutsInRow++;
+    if (this.#timeoutsInRow < (this.#options.maxTimeouts ?? 3) || launched !== this.#launched) {
+      return;
+    }
+    this.#timeoutsInRow = 0;
+    this.#log("error", "Player hung: no answer to several requests in a row; restarting it");
+    launched?.kill();
   }
 
   /** Asks the player to shut down, waits for it (killing it after `graceMs`), stops restarting. */

@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import { fixtureDataDir } from "../_helpers/fixture.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+Deno.test({
+  name: "runPlayerStdio() ignores SIGINT, serves stdin/stdout and exits when stdin closes",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    const dataDir = await fixtureDataDir();
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-read", "--allow-write", MAIN, "player", "--data-dir", dataDir],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    try {
+      const writer = child.stdin.getWriter();
+      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      const line = async () => {
+        let text = "";
+        while (!text.includes("\n")) {
+          const { value, done } = await reader.read();
+          if (done) throw new Error("The player closed its output");
+          text += value;
+        }
+        return JSON.parse(text);
+      };
+      const send = (msg: unknown) =>
+        writer.write(new TextEncoder().encode(JSON.stringify(msg) + "\n"));
+      await send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "1.0", client: { name: "t", version: "0" } },
+      });
+      assert.equal((await line()).result.player.name, "cueport-player");
+      child.kill("SIGINT"); // a Ctrl-C meant for the service
+      await send({ jsonrpc: "2.0", id: 2, method: "state.get" });
+      const snapshot = await line();
+      assert.equal(snapshot.id, 2);
+      assert.equal(snapshot.result.projects[0].id, "show");
+      await writer.close();
+      assert.equal((await child.status).code, 0);
+      await reader.cancel();
+    } finally {
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  },
+});

@@ -1,0 +1,130 @@
+import assert from "node:assert/strict";
+import { memoryTransportPair } from "../../../protocol/transport.ts";
+import { PLAYER_PROTOCOL_VERSION } from "../../../protocol/methods.ts";
+import type { RpcRequest } from "../../../protocol/jsonrpc.ts";
+import type { Snapshot } from "../../../protocol/state.ts";
+import { Core, type CueportError } from "../../../server/core/mod.ts";
+import {
+  bundledPlayerCommand,
+  type LaunchedPlayer,
+  PlayerSupervisor,
+  processLauncher,
+} from "../../../server/player_client/mod.ts";
+import { fixtureDataDir } from "../../_helpers/fixture.ts";
+
+Deno.test("PlayerSupervisor runs the bundled player over real stdio, on a virtual clock", async () => {
+  const dataDir = await fixtureDataDir();
+  const logs: string[] = [];
+  const command = bundledPlayerCommand({
+    dataDir,
+    plan: "pro",
+    virtualClock: true,
+    positionIntervalMs: 0,
+  });
+  assert.ok(command.includes("player"), "the word player is on the command line");
+  const supervisor = new PlayerSupervisor(processLauncher(command, (l) => logs.push(l)), {
+    timeoutMs: 10_000,
+  });
+  const core = new Core(supervisor, { coalesceMs: 0 });
+  supervisor.start();
+  try {
+    assert.ok(await supervisor.waitReady(20_000), logs.join("\n"));
+    assert.ok(supervisor.pid);
+    await core.runAction({ name: "TRIGGER_CLIP_IN", params: ["c1"] });
+    assert.equal(core.model.playstate("show")!.clips[0]!.state, "playing");
+    await core.advanceClock(10_000);
+    assert.equal(core.model.playstate("show")!.clips.length, 0);
+  } finally {
+    await supervisor.stop();
+    core.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+/** A player that completes the handshake, then never answers again. */
+function hangingLauncher(): { launch(): Promise<LaunchedPlayer>; launches: number } {
+  const state = {
+    launches: 0,
+    launch(): Promise<LaunchedPlayer> {
+      state.launches++;
+      const [serverSide, playerSide] = memoryTransportPair();
+      const exited = Promise.withResolvers<void>();
+      playerSide.onclose = () => exited.resolve();
+      playerSide.onmessage = (message) => {
+        const request = message as RpcRequest;
+        if (request.method === "initialize") {
+          void playerSide.send({
+            jsonrpc: "2.0",
+            id: request.id,
+            result: {
+              protocolVersion: PLAYER_PROTOCOL_VERSION,
+              player: { name: "hang", version: "0" },
+              capabilities: { virtualClock: false },
+            },
+          });
+        } else if (request.method === "state.get") {
+          const snapshot: Partial<Snapshot> = {
+            projects: [],
+            playstates: [],
+            live: {},
+            presets: [],
+            cameras: [],
+          };
+          void playerSide.send({ jsonrpc: "2.0", id: request.id, result: snapshot });
+        }
+      };
+      void playerSide.start();
+      return Promise.resolve({
+        transport: serverSide,
+        exited: exited.promise,
+        kill: () => void playerSide.close(),
+        pid: null,
+      });
+    },
+  };
+  return state;
+}
+
+Deno.test("PlayerSupervisor restarts a player that stops answering", async () => {
+  const launcher = hangingLauncher();
+  const supervisor = new PlayerSupervisor(launcher, {
+    timeoutMs: 20,
+    maxTimeouts: 3,
+    backoff: { initialMs: 1 },
+  });
+  supervisor.start();
+  try {
+    assert.ok(await supervisor.waitReady(5000));
+    for (let i = 0; i < 3; i++) {
+      const error = await supervisor.request("action.run", {}).catch((e: CueportError) =>
+        e
+      ) as CueportError;
+      assert.equal(error.code, "TIMEOUT");
+    }
+    const deadline = performance.now() + 2000;
+    while (launcher.launches < 2 && performance.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.equal(launcher.launches, 2, "the hung player was replaced");
+    assert.ok(await supervisor.waitReady(5000));
+  } finally {
+    await supervisor.stop(50);
+  }
+});
+
+Deno.test("PlayerSupervisor reports not-ready and keeps retrying when the command cannot start", async () => {
+  const supervisor = new PlayerSupervisor(processLauncher(["/nonexistent/player"], () => {}), {
+    backoff: { initialMs: 1, maxMs: 5 },
+  });
+  supervisor.start();
+  try {
+    assert.equal(await supervisor.waitReady(100), false);
+    assert.ok(supervisor.restarts >= 2, `retried ${supervisor.restarts} times`);
+    const error = await supervisor.request("state.get").catch((e: CueportError) =>
+      e
+    ) as CueportError;
+    assert.equal(error.code, "NOT_READY");
+  } finally {
+    await supervisor.stop();
+  }
+});
