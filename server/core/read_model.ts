@@ -84,10 +84,10 @@ export class ReadModel {
         if (data.event === "param-changed") {
           const params = this.#liveOf(pid).params;
           (params[data.clipID as string] ??= {})[data.parameter as string] = data.value as number;
-        } else if (data.clip) this.#putClip(pid, data.clip as Clip, data.revision);
+        } else if (data.clip) this.#putItem(pid, "clips", data.clip as Clip, data.revision);
         return;
       case "song":
-        if (pid && data.song) this.#putSong(pid, data.song as Song, data.revision);
+        if (pid && data.song) this.#putItem(pid, "songs", data.song as Song, data.revision);
         return;
     }
   }
@@ -168,35 +168,26 @@ export class ReadModel {
     this.#projects.set(project.id, entryOf(project));
   }
 
-  #putClip(projectId: string, clip: Clip, revision: unknown): void {
+  /** Inserts or replaces one Clip or Song of a project, keeping its index current. */
+  #putItem<K extends "clips" | "songs">(
+    projectId: string,
+    key: K,
+    item: Project[K][number],
+    revision: unknown,
+  ): void {
     const entry = this.#projects.get(projectId);
     if (!entry) return;
-    const i = entry.clipIndex.get(clip.id);
-    const clips = [...entry.project.clips];
+    const index = key === "clips" ? entry.clipIndex : entry.songIndex;
+    const items = [...entry.project[key]] as Project[K][number][];
+    const i = index.get(item.id);
     if (i === undefined) {
-      entry.clipIndex.set(clip.id, clips.length);
-      clips.push(clip);
-    } else clips[i] = clip;
+      index.set(item.id, items.length);
+      items.push(item);
+    } else items[i] = item;
     entry.project = {
       ...entry.project,
-      clips,
-      revision: (revision as number) ?? entry.project.revision,
-    };
-  }
-
-  #putSong(projectId: string, song: Song, revision: unknown): void {
-    const entry = this.#projects.get(projectId);
-    if (!entry) return;
-    const i = entry.songIndex.get(song.id);
-    const songs = [...entry.project.songs];
-    if (i === undefined) {
-      entry.songIndex.set(song.id, songs.length);
-      songs.push(song);
-    } else songs[i] = song;
-    entry.project = {
-      ...entry.project,
-      songs,
-      revision: (revision as number) ?? entry.project.revision,
+      [key]: items,
+      revision: typeof revision === "number" ? revision : entry.project.revision,
     };
   }
 }
