@@ -13,7 +13,7 @@ import { playAll, stopAll } from "./playback.ts";
 function step(ctx: ActionContext, delta: 1 | -1) {
   const { engine } = ctx;
   const song = engine.activeSong();
-  const selected = engine.playState().selectedClipID;
+  const selected = engine.selection;
   const index = selected ? song.clips.indexOf(selected) : -1;
   let target = song.clips[index + delta < 0 && index === -1 ? 0 : index + delta];
   if (!target && flag(ctx, "anySong", false)) target = clipInNeighbourSong(engine, delta);

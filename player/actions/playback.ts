@@ -26,8 +26,7 @@ function clipAtIndex(engine: ProjectEngine, index: number, songId: string | unde
 /** Selects a Clip when it belongs to the active Song, so navigation follows what plays. */
 function follow(engine: ProjectEngine, clipId: string): void {
   const songId = engine.songOfClip(clipId);
-  const active = engine.playState().activeSongID;
-  if (songId && songId === active) engine.selectClip(clipId);
+  if (songId && songId === engine.activeSongId) engine.selectClip(clipId);
 }
 
 function playClip(ctx: ActionContext, clipId: string): ReturnType<ActionHandler> {

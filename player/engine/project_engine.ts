@@ -119,6 +119,16 @@ export class ProjectEngine {
     return this.#selectedClipId;
   }
 
+  /** Id of the active Song, if any. */
+  get activeSongId(): string | null {
+    return this.#activeSongId;
+  }
+
+  /** Id of the selected Clip, if any (no refusal). */
+  get selection(): string | null {
+    return this.#selectedClipId;
+  }
+
   /** Index of the active Song in the Project, or -1. */
   activeSongIndex(): number {
     return this.#project.songs.findIndex((s) => s.id === this.#activeSongId);
@@ -154,25 +164,8 @@ export class ProjectEngine {
 
   /** Starts a Clip (from its start, or `from`); replaces a voice it had. */
   startClip(clipId: string, options: StartOptions = {}): void {
-    const clip = this.clip(clipId);
-    const now = this.#host.clock.now();
-    const velocity = options.velocity ?? 127;
     const previous = this.#voices.get(clipId)?.state ?? "stopped";
-    const speed = this.#live.params[clipId]?.speed ?? clip.options.speed;
-    this.#voices.set(clipId, {
-      clipId,
-      songId: this.songOfClip(clipId),
-      state: "playing",
-      anchorPos: options.from ?? startPosition(clip.direction, clip.duration),
-      anchorTime: now,
-      duration: clip.duration,
-      direction: clip.direction,
-      loop: clip.loop && clip.launchMode !== "OneShot",
-      speed,
-      velocity,
-      gain: velocityGain(velocity, clip.velocitySensitivity),
-      held: clip.launchMode === "Gate",
-    });
+    this.#putVoice(clipId, "playing", options);
     this.#clipChanged(clipId, previous, options.reason ?? "started");
     this.#host.onClipStarted(this.#project.id, clipId);
   }
@@ -213,17 +206,8 @@ export class ProjectEngine {
     const now = this.#host.clock.now();
     const voice = this.#voices.get(clipId);
     if (!voice) {
-      this.startClip(clipId, { from: seconds, reason: "cued" });
-      const cued = this.#voices.get(clipId)!;
-      cued.state = "paused";
-      cued.held = false;
-      this.#emitPlaystate({
-        event: "clip-play-state-changed",
-        clipID: clipId,
-        newState: "paused",
-        previousState: "stopped",
-        reason: "cued",
-      });
+      this.#putVoice(clipId, "paused", { from: Math.min(clip.duration, Math.max(0, seconds)) });
+      this.#clipChanged(clipId, "stopped", "cued");
       return;
     }
     voice.anchorPos = Math.min(clip.duration, Math.max(0, seconds));
@@ -377,6 +361,26 @@ export class ProjectEngine {
     this.#song = new SongTransport(song, audio ?? timelineEnd);
     this.#activeSongId = song.id;
     this.#selectedClipId = song.clips[0] ?? null;
+  }
+
+  /** Creates the voice of a Clip in `state`, replacing any it had. */
+  #putVoice(clipId: string, state: Voice["state"], options: StartOptions): void {
+    const clip = this.clip(clipId);
+    const velocity = options.velocity ?? 127;
+    this.#voices.set(clipId, {
+      clipId,
+      songId: this.songOfClip(clipId),
+      state,
+      anchorPos: options.from ?? startPosition(clip.direction, clip.duration),
+      anchorTime: this.#host.clock.now(),
+      duration: clip.duration,
+      direction: clip.direction,
+      loop: clip.loop && clip.launchMode !== "OneShot",
+      speed: this.#live.params[clipId]?.speed ?? clip.options.speed,
+      velocity,
+      gain: velocityGain(velocity, clip.velocitySensitivity),
+      held: state === "playing" && clip.launchMode === "Gate",
+    });
   }
 
   #requireSong(): SongTransport {

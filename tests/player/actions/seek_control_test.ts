@@ -10,8 +10,13 @@ Deno.test("SEEK_CLIP_IN takes a fraction; a stopped Clip is cued, paused", async
     assert.equal(f.state().clips[0]!.position, 5);
     f.clock.advance(1000);
     assert.equal(f.state().clips[0]!.position, 6);
+    const mark = f.updates.length;
     await f.run("SEEK_CLIP_IN", { clipID: "c3", percent: 0.5 });
     assert.equal(f.clipState("c3"), "paused");
+    const states = f.updates.slice(mark).filter((u) => u.data.clipID === "c3").map((u) =>
+      u.data.newState
+    );
+    assert.deepEqual(states, ["paused"], "a cued Clip never reports playing");
     await f.run("RESUME_IN", { clipID: "c3" });
     f.clock.advance(1000);
     assert.equal(f.state().clips.find((c) => c.clipID === "c3")!.position, 4);

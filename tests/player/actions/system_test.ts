@@ -37,6 +37,8 @@ Deno.test("RECORD_TOGGLE follows the state table and writes a log of what played
     await f.run("RECORD_TOGGLE", { mode: "now" }); // armed -> idle, mode ignored
     assert.equal(f.app.appState.recording.state, "idle");
     await f.run("RECORD_TOGGLE", { mode: "next-trigger" });
+    await f.run("SEEK_CLIP_IN", { clipID: "c3", percent: 0.5 }); // cueing a Clip is not a trigger
+    assert.equal(f.app.appState.recording.state, "armed");
     await f.run("TRIGGER_CLIP_IN", { clipID: "c1" });
     assert.equal(f.app.appState.recording.state, "recording");
     const file = f.app.appState.recording.file!;
