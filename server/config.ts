@@ -23,6 +23,8 @@ export const Settings = z.object({
   virtualClock: z.boolean().default(false),
   positionIntervalMs: z.coerce.number().int().min(0).default(250),
   coalesceMs: z.coerce.number().int().min(0).default(10),
+  /** Browser origins allowed to call the API (CORS); `*` allows any. */
+  corsOrigins: z.array(z.string()).default([]),
 });
 /** Every setting, with its default. */
 export type Settings = z.infer<typeof Settings>;
@@ -41,6 +43,7 @@ const FLAGS = {
   "virtual-clock": { type: "boolean", setting: "virtualClock" },
   "position-interval": { type: "string", setting: "positionIntervalMs" },
   "coalesce-ms": { type: "string", setting: "coalesceMs" },
+  "cors-origin": { type: "string", setting: "corsOrigins" },
 } as const;
 
 /** Environment variable for each setting: `CUEPORT_` and the name in upper snake case. */
@@ -66,6 +69,7 @@ Options (each also CUEPORT_<NAME> in the environment, or a key of the --config f
   --player-timeout MS      player request timeout (default 5000)
   --position-interval MS   position reports while playing (default 250; 0 off)
   --coalesce-ms MS         state-update coalescing window (default 10)
+  --cors-origin LIST       browser origins allowed to call the API, comma-separated (* for any)
   --virtual-clock          run the player on a virtual clock (tests only)
   --help                   show this help`;
 
@@ -135,6 +139,9 @@ export async function loadSettings(
     if (values[flag] !== undefined) raw[def.setting] = values[flag];
   }
   if (typeof raw.playerCommand === "string") raw.playerCommand = parseCommand(raw.playerCommand);
+  if (typeof raw.corsOrigins === "string") {
+    raw.corsOrigins = raw.corsOrigins.split(",").map((o) => o.trim()).filter(Boolean);
+  }
   raw.dataDir ??= defaultDataDir();
   const parsed = Settings.safeParse(raw);
   if (!parsed.success) {

@@ -49,10 +49,15 @@ export function startService(settings: Settings, log: Logger): RunningService {
 
   const abort = new AbortController();
   const serveOptions = { hostname: settings.host, signal: abort.signal, onListen: () => {} };
-  const http = Deno.serve(
-    { ...serveOptions, port: settings.httpPort },
-    createHttpApp(core, { version: VERSION, startedAt }).fetch,
-  );
+  const ports = { http: 0, ws: 0, osc: 0 };
+  const app = createHttpApp(core, {
+    version: VERSION,
+    startedAt,
+    ports: () => ports,
+    corsOrigins: settings.corsOrigins,
+    log: (m) => log("error", m),
+  });
+  const http = Deno.serve({ ...serveOptions, port: settings.httpPort }, app.fetch);
   const ws = Deno.serve({ ...serveOptions, port: settings.wsPort }, handleSocketRequest);
   const osc = Deno.listenDatagram({
     transport: "udp",
@@ -60,9 +65,14 @@ export function startService(settings: Settings, log: Logger): RunningService {
     port: settings.oscPort,
   });
   const oscDone = drainOsc(osc, (m) => log("debug", m));
+  Object.assign(ports, {
+    http: http.addr.port,
+    ws: ws.addr.port,
+    osc: (osc.addr as Deno.NetAddr).port,
+  });
 
   return {
-    ports: { http: http.addr.port, ws: ws.addr.port, osc: (osc.addr as Deno.NetAddr).port },
+    ports,
     core,
     supervisor,
     async shutdown() {

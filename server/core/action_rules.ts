@@ -13,6 +13,7 @@ import {
   type ParamSpec,
   TARGET_PATTERN,
 } from "../../protocol/actions.ts";
+import { z } from "zod";
 import { CueportError } from "./errors.ts";
 
 /** Rule 5: `base` 1 subtracts one from the first parameter of these, and no others. */
@@ -30,14 +31,33 @@ export const VELOCITY_ACTIONS: ReadonlySet<string> = new Set([
   "RESTART_CLIP_IN",
 ]);
 
-/** An action as any transport hands it to the core. */
-export interface ActionRequest {
-  name: unknown;
-  params?: unknown;
-  projectID?: unknown;
-  base?: unknown;
-  velocity?: unknown;
-}
+/** The body of an action (HTTP `POST /api/v1/action`; the same fields over every transport). */
+export const ActionBody = z.strictObject({
+  name: z.string({ error: "must be an action name such as PLAY_IN" })
+    .min(1, { error: "must be an action name such as PLAY_IN" })
+    .describe("Action name from the catalog, uppercase"),
+  params: z.array(
+    z.union([z.string(), z.number(), z.boolean(), z.null()], {
+      error: "must be a string, number or boolean",
+    }),
+    { error: "must be an array" },
+  ).optional().describe("Values in catalog order; each is coerced to a string, then parsed"),
+  projectID: z.string({ error: "must be a non-empty string" })
+    .min(1, { error: "must be a non-empty string" })
+    .nullable().optional().describe("Target Project; omitted means the active one"),
+  base: z.union([z.literal(0), z.literal(1)], { error: "must be 0 or 1" }).optional()
+    .describe("1 counts positions from 1 for the three positional actions"),
+  velocity: z.number({ error: "must be an integer from 0 to 127" })
+    .int({ error: "must be an integer from 0 to 127" })
+    .min(0, { error: "must be an integer from 0 to 127" })
+    .max(127, { error: "must be an integer from 0 to 127" })
+    .nullable().optional().describe(
+      "0-127 for the four velocity actions; omitted is full velocity",
+    ),
+});
+
+/** An action as any transport hands it to the core (validated by `ActionBody`). */
+export type ActionRequest = Record<string, unknown>;
 
 const TRUE_WORDS = new Set(["true", "1", "yes", "on"]);
 const FALSE_WORDS = new Set(["false", "0", "no", "off"]);
@@ -126,24 +146,20 @@ function parseParam(spec: ParamSpec, position: number, raw: unknown, shift: numb
  * @throws {CueportError} INVALID_MESSAGE naming the field
  */
 export function normalizeAction(request: ActionRequest): NormalizedAction {
-  if (typeof request.name !== "string" || request.name === "") {
-    throw bad("name", "must be an action name such as PLAY_IN");
+  if (typeof request !== "object" || request === null || Array.isArray(request)) {
+    throw bad("body", 'must be a JSON object such as {"name": "PLAY_IN"}');
   }
-  const name = request.name;
+  if ("action" in request && !("name" in request)) {
+    throw bad(
+      "body",
+      "the 5.0.0 form {action: {name, params}} is not accepted; send {name, params}",
+    );
+  }
+  const checked = ActionBody.safeParse(request);
+  if (!checked.success) throw envelopeError(checked.error.issues[0]!, request);
+  const { name, params: rawParams = [], projectID, base = 0, velocity } = checked.data;
   const spec = ACTIONS_BY_NAME.get(name);
   if (!spec) throw bad("name", `unknown action "${name}"`, name);
-  const base = request.base ?? 0;
-  if (base !== 0 && base !== 1) throw bad("base", "must be 0 or 1", base);
-  const velocity = request.velocity;
-  if (velocity !== undefined && velocity !== null) {
-    if (
-      typeof velocity !== "number" || !Number.isInteger(velocity) || velocity < 0 || velocity > 127
-    ) {
-      throw bad("velocity", "must be an integer from 0 to 127", velocity);
-    }
-  }
-  const rawParams = request.params ?? [];
-  if (!Array.isArray(rawParams)) throw bad("params", "must be an array", rawParams);
   if (rawParams.length > spec.params.length) {
     throw bad(
       "params",
@@ -160,18 +176,24 @@ export function normalizeAction(request: ActionRequest): NormalizedAction {
     const shift = i === 0 && base === 1 && BASE_SHIFTED_ACTIONS.has(name) ? 1 : 0;
     params[p.name] = parseParam(p, i, raw, shift);
   });
-  const projectID = request.projectID;
-  if (
-    projectID !== undefined && projectID !== null &&
-    (typeof projectID !== "string" || projectID === "")
-  ) {
-    throw bad("projectID", "must be a non-empty string", projectID);
-  }
-  const normalized: NormalizedAction = {
-    name,
-    params,
-    projectId: (projectID as string | undefined) ?? null,
-  };
+  const normalized: NormalizedAction = { name, params, projectId: projectID ?? null };
   if (typeof velocity === "number" && VELOCITY_ACTIONS.has(name)) normalized.velocity = velocity;
   return normalized;
+}
+
+function envelopeError(issue: z.core.$ZodIssue, request: Record<string, unknown>): CueportError {
+  const [key, index] = issue.path;
+  if (issue.code === "unrecognized_keys") {
+    return bad(
+      issue.keys[0] ?? "body",
+      "is not a field of an action: use name, params, projectID, base, velocity",
+    );
+  }
+  if (key === "params" && typeof index === "number") {
+    const spec = typeof request.name === "string" ? ACTIONS_BY_NAME.get(request.name) : undefined;
+    const label = spec?.params[index] ? ` (${spec.params[index].name})` : "";
+    return bad(`params[${index}]${label}`, issue.message, (request.params as unknown[])[index]);
+  }
+  const field = String(key ?? "body");
+  return bad(field, issue.message, request[field]);
 }

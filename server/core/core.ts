@@ -11,6 +11,7 @@ import { type ActionRequest, normalizeAction } from "./action_rules.ts";
 import { CueportError } from "./errors.ts";
 import { EventBus } from "./event_bus.ts";
 import type { PlayerConnection } from "./player_connection.ts";
+import { Queries } from "./queries.ts";
 import { ReadModel } from "./read_model.ts";
 
 /** What an action did: the normalized request and the player's account. */
@@ -51,6 +52,8 @@ export function fromPlayerError(error: unknown): Error {
 /** The core. */
 export class Core {
   readonly model: ReadModel = new ReadModel();
+  /** Every read of the API, from the read model. */
+  readonly queries: Queries = new Queries(this.model, () => this.isReady);
   readonly bus: EventBus;
   #player: PlayerConnection;
 

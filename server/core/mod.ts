@@ -8,4 +8,7 @@ export * from "./action_rules.ts";
 export * from "./read_model.ts";
 export * from "./event_bus.ts";
 export * from "./core.ts";
+export * from "./queries.ts";
+export * from "./views.ts";
+export * from "./results.ts";
 export type { PlayerConnection } from "./player_connection.ts";

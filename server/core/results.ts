@@ -1,0 +1,44 @@
+/**
+ * Shapes of answers that are not views of state: action results, errors,
+ * service info. Declared once; the OpenAPI document derives from them.
+ * @module
+ */
+import { z } from "zod";
+import { ErrorCode } from "./errors.ts";
+
+/** What `POST /api/v1/action` answers: the normalized request and what the player did. */
+export const ActionResultView = z.object({
+  ok: z.literal(true),
+  action: z.string(),
+  projectId: z.string().nullable().describe("The Project it ran against"),
+  params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .describe("Parsed params by name, after coercion and the base shift"),
+  velocity: z.number().int().optional().describe("Present for the four velocity actions"),
+  applied: z.boolean().describe("false: the state already was as asked"),
+  message: z.string().describe("What was done"),
+});
+
+/** The one error body of every transport. */
+export const ErrorBody = z.object({
+  error: z.object({
+    code: z.enum(Object.keys(ErrorCode) as [keyof typeof ErrorCode, ...(keyof typeof ErrorCode)[]]),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+
+/** `GET /health`. */
+export const HealthView = z.object({
+  status: z.enum(["ok", "starting"]),
+  ready: z.boolean().describe("The player is up and the API answers"),
+  version: z.string(),
+  uptimeSeconds: z.number().int(),
+  player: z.object({ name: z.string(), version: z.string() }).nullable(),
+});
+
+/** `POST /api/v1/refresh`. */
+export const RefreshView = z.object({
+  ok: z.literal(true),
+  projects: z.number().int().describe("Projects open after the reload"),
+  message: z.string(),
+});

@@ -1,0 +1,387 @@
+/**
+ * The shapes the API answers with, declared once as zod schemas (the
+ * OpenAPI document and MCP tool outputs derive from them), and the functions
+ * that build them from the read model. Field names use the spec's spellings:
+ * `projectId`, `songID`, `clipID`, `pgmId`.
+ * @module
+ */
+import { z } from "zod";
+import {
+  ClipOptions,
+  Control,
+  CueAction,
+  Direction,
+  Display,
+  FileKind,
+  LaunchMode,
+  PresetParameter,
+  Retrigger,
+} from "../../protocol/model.ts";
+import type {
+  Clip,
+  Effect,
+  MediaFile,
+  Preset,
+  Project,
+  Song,
+  Visualizer,
+} from "../../protocol/model.ts";
+import type { PlayState } from "../../protocol/state.ts";
+
+const ParamValue = z.union([z.number(), z.string(), z.boolean()]);
+
+/** One row of the project list. */
+export const ProjectListItemView = z.object({
+  projectId: z.string(),
+  name: z.string(),
+  songCount: z.number().int(),
+  clipCount: z.number().int(),
+  active: z.boolean(),
+});
+
+/** A media file. */
+export const FileView = z.object({
+  fileId: z.string(),
+  kind: FileKind,
+  name: z.string(),
+  mimeType: z.string(),
+  size: z.number().int(),
+  width: z.number().int().nullable(),
+  height: z.number().int().nullable(),
+  duration: z.number().nullable().describe("Seconds; null for still images"),
+});
+
+/** A Clip's stored settings. */
+export const ClipView = z.object({
+  clipID: z.string(),
+  name: z.string(),
+  songID: z.string().nullable().describe("The Song whose list holds the Clip"),
+  index: z.number().int().nullable().describe("Zero-based position in its Song"),
+  fileId: z.string().nullable(),
+  duration: z.number(),
+  launchMode: LaunchMode,
+  retrigger: Retrigger,
+  direction: Direction,
+  loop: z.boolean(),
+  velocitySensitivity: z.number(),
+  options: ClipOptions,
+});
+
+/** A Clip's runtime state: its play state and live parameter values. */
+export const ClipStateView = z.object({
+  state: z.enum(["stopped", "playing", "paused"]),
+  position: z.number().nullable(),
+  held: z.boolean(),
+  velocity: z.number().int().nullable(),
+  gain: z.number().nullable(),
+  live: z.record(z.string(), z.number()).describe("Parameters written by Controls and SET_PARAM"),
+});
+
+/** A Clip with its file and current state (clips-by-ids, one Song). */
+export const ClipDetailView = ClipView.extend({
+  file: FileView.nullable(),
+  current: ClipStateView,
+});
+
+const CueView = z.object({
+  cueId: z.string(),
+  time: z.number(),
+  action: CueAction,
+  clipID: z.string(),
+});
+const LyricView = z.object({ time: z.number(), text: z.string() });
+
+/** A Song as listed. */
+export const SongView = z.object({
+  songID: z.string(),
+  title: z.string(),
+  position: z.number().int().describe("Zero-based position in the Project"),
+  pgmId: z.string().nullable(),
+  clipCount: z.number().int(),
+  clipIDs: z.array(z.string()),
+  audio: z.object({ fileId: z.string(), duration: z.number().nullable(), volume: z.number() })
+    .nullable(),
+  backgroundClipID: z.string().nullable(),
+  timeline: z.array(CueView),
+  lyrics: z.array(LyricView),
+});
+
+/** One Song with its Clips in full. */
+export const SongDetailView = SongView.extend({ clips: z.array(ClipDetailView) });
+
+/** An Effect of a Project. */
+export const EffectView = z.object({
+  effectId: z.string(),
+  name: z.string(),
+  type: z.string(),
+  presetId: z.string().nullable(),
+  linked: z.boolean().describe("Linked to a preset"),
+  enabled: z.boolean(),
+  params: z.record(z.string(), ParamValue),
+});
+
+/** A Visualizer of a Project. */
+export const VisualizerView = z.object({
+  visualizerId: z.string(),
+  name: z.string(),
+  engine: z.string(),
+  presetId: z.string().nullable(),
+  linked: z.boolean(),
+  enabled: z.boolean(),
+  params: z.record(z.string(), ParamValue),
+});
+
+/** A preset. */
+export const PresetView = z.object({
+  presetId: z.string(),
+  kind: z.enum(["effect", "visualizer"]),
+  name: z.string(),
+  type: z.string().describe("Effect type or Visualizer engine"),
+  builtIn: z.boolean(),
+  parameters: z.array(PresetParameter),
+  code: z.string(),
+});
+
+/** A Control's settings. */
+export const ControlView = Control.extend({ controlID: z.string() }).omit({ id: true });
+
+/** A Project in full: its document (play state is served apart). */
+export const ProjectView = z.object({
+  projectId: z.string(),
+  name: z.string(),
+  revision: z.number().int(),
+  active: z.boolean(),
+  songs: z.array(SongView),
+  clips: z.array(ClipView),
+  files: z.array(FileView),
+  effects: z.array(EffectView),
+  visualizers: z.array(VisualizerView),
+  backgroundClips: z.array(z.string()),
+  controls: z.array(ControlView),
+  display: Display,
+});
+
+/** Names and counts only. */
+export const ProjectSummaryView = z.object({
+  projectId: z.string(),
+  name: z.string(),
+  active: z.boolean(),
+  counts: z.object({
+    songs: z.number().int(),
+    clips: z.number().int(),
+    files: z.number().int(),
+    effects: z.number().int(),
+    visualizers: z.number().int(),
+  }),
+  songs: z.array(
+    z.object({
+      songID: z.string(),
+      title: z.string(),
+      position: z.number().int(),
+      clipCount: z.number().int(),
+    }),
+  ),
+});
+
+const ClipPlayView = z.object({
+  clipID: z.string(),
+  songID: z.string().nullable(),
+  state: z.enum(["playing", "paused"]),
+  position: z.number(),
+  duration: z.number(),
+  direction: Direction,
+  loop: z.boolean(),
+  velocity: z.number().int(),
+  gain: z.number(),
+  held: z.boolean(),
+});
+
+/** What plays in a Project. */
+export const PlayStateView = z.object({
+  projectId: z.string(),
+  activeSongID: z.string().nullable(),
+  selectedClipID: z.string().nullable(),
+  song: z.object({
+    songID: z.string(),
+    state: z.enum(["stopped", "playing", "paused"]),
+    position: z.number(),
+    duration: z.number().nullable(),
+    lyricIndex: z.number().int(),
+  }).nullable(),
+  clips: z.array(ClipPlayView),
+  controls: z.record(z.string(), z.number()).describe("Last value sent to each Control"),
+});
+
+/** A camera. */
+export const CameraView = z.object({
+  deviceId: z.string(),
+  label: z.string(),
+  isDefault: z.boolean(),
+});
+
+/** Full screen, mute, output level, recording and editor state. */
+export const AppStateSchema = z.object({
+  fullScreen: z.boolean(),
+  muted: z.boolean(),
+  volume: z.number().describe("Master output level 0.0-1.0"),
+  recording: z.object({
+    state: z.enum(["idle", "armed", "recording"]),
+    file: z.string().nullable(),
+    startedAt: z.string().nullable(),
+  }),
+  editor: z.object({
+    kind: z.enum(["effect", "visualizer"]),
+    presetId: z.string(),
+    openedAt: z.string(),
+  })
+    .nullable(),
+  windowReloads: z.number().int(),
+  lastReloadAt: z.string().nullable(),
+});
+
+/** Derived types. */
+export type ProjectListItemView = z.infer<typeof ProjectListItemView>;
+export type FileView = z.infer<typeof FileView>;
+export type ClipView = z.infer<typeof ClipView>;
+export type ClipDetailView = z.infer<typeof ClipDetailView>;
+export type SongView = z.infer<typeof SongView>;
+export type SongDetailView = z.infer<typeof SongDetailView>;
+export type EffectView = z.infer<typeof EffectView>;
+export type VisualizerView = z.infer<typeof VisualizerView>;
+export type PresetView = z.infer<typeof PresetView>;
+export type ProjectView = z.infer<typeof ProjectView>;
+export type ProjectSummaryView = z.infer<typeof ProjectSummaryView>;
+export type PlayStateView = z.infer<typeof PlayStateView>;
+
+/** Builds a file view. */
+export function fileView(f: MediaFile): FileView {
+  return {
+    fileId: f.id,
+    kind: f.kind,
+    name: f.name,
+    mimeType: f.mimeType,
+    size: f.size,
+    width: f.width,
+    height: f.height,
+    duration: f.duration,
+  };
+}
+
+/** Builds a clip view; `songOf` gives the Song and index of a Clip. */
+export function clipView(c: Clip, place: { songID: string; index: number } | undefined): ClipView {
+  return {
+    clipID: c.id,
+    name: c.name,
+    songID: place?.songID ?? null,
+    index: place?.index ?? null,
+    fileId: c.fileId,
+    duration: c.duration,
+    launchMode: c.launchMode,
+    retrigger: c.retrigger,
+    direction: c.direction,
+    loop: c.loop,
+    velocitySensitivity: c.velocitySensitivity,
+    options: c.options,
+  };
+}
+
+/** Builds a song view. */
+export function songView(
+  s: Song,
+  position: number,
+  files: ReadonlyMap<string, MediaFile>,
+): SongView {
+  const audio = s.audioFileId ? files.get(s.audioFileId) : undefined;
+  return {
+    songID: s.id,
+    title: s.title,
+    position,
+    pgmId: s.pgmId,
+    clipCount: s.clips.length,
+    clipIDs: s.clips,
+    audio: s.audioFileId
+      ? { fileId: s.audioFileId, duration: audio?.duration ?? null, volume: s.audio.volume }
+      : null,
+    backgroundClipID: s.backgroundClipID,
+    timeline: s.timeline.map((q) => ({
+      cueId: q.id,
+      time: q.time,
+      action: q.action,
+      clipID: q.clipID,
+    })),
+    lyrics: s.lyrics,
+  };
+}
+
+/** Builds an effect view. */
+export function effectView(e: Effect): EffectView {
+  return {
+    effectId: e.id,
+    name: e.name,
+    type: e.type,
+    presetId: e.presetId,
+    linked: e.presetId !== null,
+    enabled: e.enabled,
+    params: e.params,
+  };
+}
+
+/** Builds a visualizer view. */
+export function visualizerView(v: Visualizer): VisualizerView {
+  return {
+    visualizerId: v.id,
+    name: v.name,
+    engine: v.engine,
+    presetId: v.presetId,
+    linked: v.presetId !== null,
+    enabled: v.enabled,
+    params: v.params,
+  };
+}
+
+/** Builds a preset view. */
+export function presetView(p: Preset): PresetView {
+  return {
+    presetId: p.id,
+    kind: p.kind,
+    name: p.name,
+    type: p.type,
+    builtIn: p.builtIn,
+    parameters: p.parameters,
+    code: p.code,
+  };
+}
+
+/** Where each Clip sits: its Song and index. */
+export function clipPlaces(project: Project): Map<string, { songID: string; index: number }> {
+  const places = new Map<string, { songID: string; index: number }>();
+  for (const song of project.songs) {
+    song.clips.forEach((id, index) => places.set(id, { songID: song.id, index }));
+  }
+  return places;
+}
+
+/** Builds the full project view. */
+export function projectView(p: Project, isActive: boolean): ProjectView {
+  const places = clipPlaces(p);
+  const files = new Map(p.files.map((f) => [f.id, f]));
+  return {
+    projectId: p.id,
+    name: p.name,
+    revision: p.revision,
+    active: isActive,
+    songs: p.songs.map((s, i) => songView(s, i, files)),
+    clips: p.clips.map((c) => clipView(c, places.get(c.id))),
+    files: p.files.map(fileView),
+    effects: p.effects.map(effectView),
+    visualizers: p.visualizers.map(visualizerView),
+    backgroundClips: p.backgroundClips,
+    controls: p.controls.map(({ id, ...rest }) => ({ controlID: id, ...rest })),
+    display: p.display,
+  };
+}
+
+/** Builds the play state view. */
+export function playStateView(ps: PlayState, controls: Record<string, number>): PlayStateView {
+  return { ...ps, controls };
+}

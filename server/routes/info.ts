@@ -1,0 +1,46 @@
+/**
+ * `GET /api/v1/info`: versions, ports, and the endpoint map generated from
+ * the route table.
+ * @module
+ */
+import { z } from "zod";
+import type { RouteSpec } from "./table.ts";
+
+/** The API version this service implements. */
+export const API_VERSION = "6.0";
+
+const Endpoint = z.object({
+  method: z.string(),
+  path: z.string(),
+  description: z.string(),
+  auth: z.boolean().describe("A remote client needs a token"),
+});
+
+/** The info answer: its schema and its builder. */
+export const infoView = {
+  schema: z.object({
+    apiVersion: z.literal(API_VERSION),
+    appVersion: z.string(),
+    ports: z.object({ http: z.number().int(), ws: z.number().int(), osc: z.number().int() }),
+    websocket: z.string().describe("WebSocket path on the ws port"),
+    endpoints: z.array(Endpoint),
+  }),
+  build(
+    routes: readonly RouteSpec[],
+    version: string,
+    ports: { http: number; ws: number; osc: number },
+  ) {
+    return {
+      apiVersion: API_VERSION,
+      appVersion: version,
+      ports,
+      websocket: "/v1",
+      endpoints: routes.map((r) => ({
+        method: r.method,
+        path: r.path,
+        description: r.summary,
+        auth: r.auth,
+      })),
+    };
+  },
+};

@@ -1,0 +1,162 @@
+/**
+ * `GET /api/v1/openapi.json`: an OpenAPI 3.1 document generated from the
+ * route table's zod schemas and the action catalog, the same declarations
+ * that validate requests.
+ * @module
+ */
+import { z } from "zod";
+import { ACTIONS, type ParamKind } from "../../protocol/actions.ts";
+import { ErrorBody } from "../core/mod.ts";
+import { API_VERSION } from "./info.ts";
+import type { RouteSpec } from "./table.ts";
+
+type JsonSchema = Record<string, unknown>;
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, {
+    target: "draft-2020-12",
+    io,
+    unrepresentable: "any",
+  });
+  return rest;
+}
+
+/** How each parameter kind may be sent on the wire (every value is coerced to a string). */
+const WIRE_KIND: Record<ParamKind, JsonSchema> = {
+  clipId: { type: ["string", "number"], description: "Clip id" },
+  songId: { type: ["string", "number"], description: "Song id" },
+  text: { type: ["string", "number"] },
+  index: { type: ["integer", "string"], description: "Position; zero-based unless base is 1" },
+  fraction: { type: ["number", "string"], minimum: 0, maximum: 1 },
+  number: { type: ["number", "string"], description: "Not clamped" },
+  boolean: {
+    type: ["boolean", "string", "integer"],
+    description: "true/false, 1/0, yes/no, on/off",
+  },
+  control: { type: "string", pattern: "^[A-Za-z]$" },
+  target: { type: "string", pattern: "^clip:[A-Za-z0-9_-]+/[A-Za-z][A-Za-z0-9_.-]*$" },
+  direction: { type: "string", enum: ["forward", "backward"] },
+  recordMode: { type: "string", enum: ["now", "next-trigger"] },
+  presetKind: { type: "string", enum: ["effect", "visualizer"] },
+};
+
+/** One schema per catalog action: its name and its positional params. */
+function actionSchema(): JsonSchema {
+  return {
+    allOf: [{ $ref: "#/components/schemas/ActionBody" }],
+    oneOf: ACTIONS.map((a) => ({
+      title: a.name,
+      description: a.description,
+      properties: {
+        name: { const: a.name },
+        params: {
+          type: "array",
+          prefixItems: a.params.map((p) => ({
+            ...WIRE_KIND[p.kind],
+            title: p.name,
+            description: `${p.description}${p.isOptional ? " (optional)" : ""}`,
+          })),
+          minItems: a.params.filter((p) => !p.isOptional).length,
+          maxItems: a.params.length,
+        },
+      },
+    })),
+  };
+}
+
+const ERROR_RESPONSES: Record<string, string> = {
+  "400": "Bad request: the message names the field",
+  "401": "Authentication required, or invalid token",
+  "403": "The plan does not include API access",
+  "404": "Not found",
+  "500": "Server error, or the action was refused (the message says why)",
+  "503": "The player is not ready yet",
+};
+
+/** The OpenAPI document: its (loose) schema and its builder. */
+export const openApiDocument = {
+  schema: z.looseObject({
+    openapi: z.string(),
+    info: z.looseObject({}),
+    paths: z.record(z.string(), z.unknown()),
+  }),
+  build(routes: readonly RouteSpec[], version: string): JsonSchema {
+    const paths: Record<string, Record<string, unknown>> = {};
+    for (const route of routes) {
+      const path = route.path.replace(/:([A-Za-z]+)/g, "{$1}");
+      const pathParams = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({
+        name: m[1],
+        in: "path",
+        required: true,
+        schema: m[1] === "kind"
+          ? { type: "string", enum: ["effect", "visualizer"] }
+          : { type: "string" },
+      }));
+      const queryParams = Object.entries(route.query?.shape ?? {}).map(([name, schema]) => ({
+        name,
+        in: "query",
+        required: !(schema as z.ZodType).safeParse(undefined).success,
+        schema: jsonSchema(schema as z.ZodType, "input"),
+      }));
+      const isAction = route.path === "/api/v1/action";
+      const responses: Record<string, unknown> = {
+        "200": {
+          description: "OK",
+          content: { "application/json": { schema: jsonSchema(route.response, "output") } },
+        },
+      };
+      if (route.path !== "/health") {
+        for (const [code, description] of Object.entries(ERROR_RESPONSES)) {
+          responses[code] = {
+            description,
+            content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } },
+          };
+        }
+      }
+      (paths[path] ??= {})[route.method.toLowerCase()] = {
+        summary: route.summary,
+        tags: [route.tag],
+        operationId: `${route.method.toLowerCase()}${
+          path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string) => (c ? c.toUpperCase() : ""))
+        }`,
+        parameters: [...pathParams, ...queryParams],
+        ...(route.body
+          ? {
+            requestBody: {
+              required: true,
+              content: {
+                "application/json": {
+                  schema: isAction
+                    ? { $ref: "#/components/schemas/Action" }
+                    : jsonSchema(route.body, "input"),
+                },
+              },
+            },
+          }
+          : {}),
+        responses,
+        security: route.auth ? [{}, { bearerAuth: [] }] : [],
+      };
+    }
+    const actionBody = routes.find((r) => r.path === "/api/v1/action")?.body;
+    return {
+      openapi: "3.1.0",
+      info: {
+        title: "Cueport local control API",
+        version: API_VERSION,
+        description:
+          `Cueport ${version}. Connections from 127.0.0.1 and ::1 need no token; remote devices pair first.`,
+      },
+      paths,
+      components: {
+        schemas: {
+          ErrorBody: jsonSchema(ErrorBody, "output"),
+          ...(actionBody
+            ? { ActionBody: jsonSchema(actionBody, "input"), Action: actionSchema() }
+            : {}),
+        },
+        securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
+      },
+    };
+  },
+};

@@ -1,0 +1,248 @@
+/**
+ * The HTTP routes of the 6.0 API, declared once. The app registers them,
+ * `/api/v1/info` lists them and `/api/v1/openapi.json` documents them, all
+ * from this table.
+ * @module
+ */
+import { z } from "zod";
+import {
+  ActionBody,
+  ActionResultView,
+  AppStateSchema,
+  CameraView,
+  ClipDetailView,
+  type Core,
+  CueportError,
+  EffectView,
+  HealthView,
+  PlayStateView,
+  PresetView,
+  ProjectListItemView,
+  ProjectSummaryView,
+  ProjectView,
+  RefreshView,
+  SongDetailView,
+  SongView,
+  VisualizerView,
+} from "../core/mod.ts";
+
+/** What a handler gets. */
+export interface RouteInput {
+  core: Core;
+  params: Record<string, string>;
+  query: Record<string, string>;
+  /** The parsed JSON body (POST routes). */
+  body: unknown;
+}
+
+/** One route. */
+export interface RouteSpec {
+  method: "GET" | "POST";
+  /** Hono path syntax: `/api/v1/projects/:projectId`. */
+  path: string;
+  summary: string;
+  tag: string;
+  /** Whether a remote client needs a token (localhost is exempt by default). */
+  auth: boolean;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  response: z.ZodType;
+  /** Returns the JSON answer. */
+  handle(input: RouteInput): unknown | Promise<unknown>;
+}
+
+const list = <T extends z.ZodType>(key: string, item: T) => z.object({ [key]: z.array(item) });
+
+/** Static facts `/health` reports. */
+export interface HealthFacts {
+  version: string;
+  startedAt: number;
+}
+
+/** Builds the route table. */
+export function routeTable(facts: HealthFacts): RouteSpec[] {
+  const pid = (i: RouteInput) => i.params.projectId!;
+  return [
+    {
+      method: "GET",
+      path: "/health",
+      summary: "Service status and whether the player is ready; no authentication",
+      tag: "service",
+      auth: false,
+      response: HealthView,
+      handle: ({ core }) => ({
+        status: core.isReady ? "ok" : "starting",
+        ready: core.isReady,
+        version: facts.version,
+        uptimeSeconds: Math.round((performance.now() - facts.startedAt) / 1000),
+        player: core.playerInfo?.player ?? null,
+      }),
+    },
+    {
+      method: "GET",
+      path: "/api/v1/projects",
+      summary: "Every open Project: id, name, song count, active flag",
+      tag: "projects",
+      auth: true,
+      response: list("projects", ProjectListItemView),
+      handle: ({ core }) => ({ projects: core.queries.projects() }),
+    },
+    {
+      method: "GET",
+      path: "/api/v1/projects/:projectId",
+      summary: "A Project in full: Songs, Clips, files, Effects, Visualizers, Controls, display",
+      tag: "projects",
+      auth: true,
+      response: ProjectView,
+      handle: (i) => i.core.queries.project(pid(i)),
+    },
+    {
+      method: "GET",
+      path: "/api/v1/projects/:projectId/summary",
+      summary: "Names and counts only",
+      tag: "projects",
+      auth: true,
+      response: ProjectSummaryView,
+      handle: (i) => i.core.queries.summary(pid(i)),
+    },
+    {
+      method: "GET",
+      path: "/api/v1/projects/:projectId/playstate",
+      summary: "What is playing, positions, durations, directions",
+      tag: "playback",
+      auth: true,
+      response: PlayStateView,
+      handle: (i) => i.core.queries.playstate(pid(i)),
+    },
+    {
+      method: "GET",
+      path: "/api/v1/active",
+      summary: "The active Project and its play state together",
+      tag: "playback",
+      auth: true,
+      response: z.object({ project: ProjectView, playstate: PlayStateView }),
+      handle: ({ core }) => core.queries.active(),
+    },
+    {
+      method: "GET",
+      path: "/api/v1/app-state",
+      summary: "Full screen, mute, volume, recording, editor",
+      tag: "playback",
+      auth: true,
+      response: AppStateSchema,
+      handle: ({ core }) => core.queries.appState(),
+    },
+    {
+      method: "GET",
+      path: "/api/v1/projects/:projectId/songs",
+      summary: "The Songs of a Project",
+      tag: "songs",
+      auth: true,
+      response: list("songs", SongView),
+      handle: (i) => ({ songs: i.core.queries.songs(pid(i)) }),
+    },
+    {
+      method: "GET",
+      path: "/api/v1/projects/:projectId/songs/:songId",
+      summary: "One Song with its timeline, lyrics and Clips",
+      tag: "songs",
+      auth: true,
+      response: SongDetailView,
+      handle: (i) => i.core.queries.song(pid(i), i.params.songId!),
+    },
+    {
+      method: "GET",
+      path: "/api/v1/projects/:projectId/clips",
+      summary: "Only the Clips named in ids (required, comma-separated), in that order",
+      tag: "clips",
+      auth: true,
+      query: z.object({ ids: z.string().describe("Comma-separated Clip ids") }),
+      response: list("clips", ClipDetailView),
+      handle: (i) => {
+        const ids = (i.query.ids ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+        if (ids.length === 0) {
+          throw new CueportError(
+            "INVALID_MESSAGE",
+            "Invalid ids: the query parameter ids is required, e.g. ?ids=a,b",
+            {
+              field: "ids",
+            },
+          );
+        }
+        return { clips: i.core.queries.clips(pid(i), ids) };
+      },
+    },
+    {
+      method: "GET",
+      path: "/api/v1/projects/:projectId/effects",
+      summary: "Effects of a Project",
+      tag: "effects",
+      auth: true,
+      response: list("effects", EffectView),
+      handle: (i) => ({ effects: i.core.queries.effects(pid(i)) }),
+    },
+    {
+      method: "GET",
+      path: "/api/v1/projects/:projectId/visualizers",
+      summary: "Visualizers of a Project",
+      tag: "effects",
+      auth: true,
+      response: list("visualizers", VisualizerView),
+      handle: (i) => ({ visualizers: i.core.queries.visualizers(pid(i)) }),
+    },
+    {
+      method: "GET",
+      path: "/api/v1/presets",
+      summary: "Effect and Visualizer presets",
+      tag: "effects",
+      auth: true,
+      response: list("presets", PresetView),
+      handle: ({ core }) => ({ presets: core.queries.presets() }),
+    },
+    {
+      method: "GET",
+      path: "/api/v1/presets/:kind/:id",
+      summary: "One preset; kind is effect or visualizer",
+      tag: "effects",
+      auth: true,
+      response: PresetView,
+      handle: (i) => i.core.queries.preset(i.params.kind!, i.params.id!),
+    },
+    {
+      method: "GET",
+      path: "/api/v1/cameras",
+      summary: "Cameras with device ids and labels",
+      tag: "cameras",
+      auth: true,
+      response: list("cameras", CameraView),
+      handle: ({ core }) => ({ cameras: core.queries.cameras() }),
+    },
+    {
+      method: "POST",
+      path: "/api/v1/action",
+      summary:
+        "Run one action of the catalog (see the Action schema for every name and its params)",
+      tag: "actions",
+      auth: true,
+      body: ActionBody,
+      response: ActionResultView,
+      handle: async ({ core, body }) => ({
+        ok: true,
+        ...(await core.runAction(body as Record<string, unknown>)),
+      }),
+    },
+    {
+      method: "POST",
+      path: "/api/v1/refresh",
+      summary: "Reload every Project, preset and camera from disk; clients get a full update",
+      tag: "service",
+      auth: true,
+      response: RefreshView,
+      handle: async ({ core }) => {
+        await core.reload();
+        const count = core.queries.projects().length;
+        return { ok: true, projects: count, message: `Reloaded ${count} project(s) from disk` };
+      },
+    },
+  ];
+}
