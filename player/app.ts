@@ -77,6 +77,7 @@ export class PlayerApp implements AppServices {
     const engines = [...this.#engines.values()];
     return {
       player: { ...PLAYER_INFO },
+      now: this.clock.now(),
       entitlements: { apiAccess: (this.#options.plan ?? "pro") === "pro" },
       activeProjectId: this.#activeProjectId,
       projects: engines.map((e) => e.project),

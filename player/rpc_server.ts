@@ -52,7 +52,7 @@ export function servePlayer(
   const notification = (updates: StateUpdate[]): RpcMessage => ({
     jsonrpc: "2.0",
     method: Notification.STATE_UPDATE,
-    params: { updates },
+    params: { updates, now: app.clock.now() },
   });
 
   // One write per batch; a closed pipe is the server's exit, nothing to report to.

@@ -57,6 +57,8 @@ export interface ClockAdvanceParams {
 /** `state.update` notification params. */
 export interface StateUpdateParams {
   updates: StateUpdate[];
+  /** Player clock (ms) when the notification was written. */
+  now: number;
 }
 
 /** `log` notification params. */

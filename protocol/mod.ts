@@ -8,4 +8,5 @@ export * from "./transport.ts";
 export * from "./model.ts";
 export * from "./state.ts";
 export * from "./actions.ts";
+export * from "./positions.ts";
 export * from "./methods.ts";

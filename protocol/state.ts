@@ -16,6 +16,8 @@ export interface ClipPlay {
   duration: number;
   direction: Direction;
   loop: boolean;
+  /** Playback speed factor; positions move at this many seconds per second. */
+  speed: number;
   /** Trigger velocity 0-127. */
   velocity: number;
   /** Level factor from velocity and the Clip's Velocity Sensitivity, 0.0-1.0. */
@@ -38,6 +40,8 @@ export interface SongPlay {
 /** Per-project play state: what plays, where, in which direction. */
 export interface PlayState {
   projectId: string;
+  /** Player clock (ms) at which the positions held; see `playStateAt`. */
+  at: number;
   activeSongID: string | null;
   selectedClipID: string | null;
   song: SongPlay | null;
@@ -95,6 +99,8 @@ export interface Entitlements {
 /** Everything the server's read model holds; the answer to `state.get`. */
 export interface Snapshot {
   player: { name: string; version: string };
+  /** Player clock (ms) when the snapshot was taken. */
+  now: number;
   entitlements: Entitlements;
   activeProjectId: string | null;
   projects: Project[];

@@ -316,6 +316,7 @@ export class ProjectEngine {
         duration: v.duration,
         direction: v.direction,
         loop: v.loop,
+        speed: v.speed,
         velocity: v.velocity,
         gain: v.gain,
         held: v.held,
@@ -323,6 +324,7 @@ export class ProjectEngine {
     }
     return {
       projectId: this.#project.id,
+      at: now,
       activeSongID: this.#activeSongId,
       selectedClipID: this.#selectedClipId,
       song: this.#song?.toPlay(now) ?? null,

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Direction } from "../../protocol/model.ts";
+import { advancePosition } from "../../protocol/positions.ts";
 
 /** A playing or paused Clip. */
 export interface Voice {
@@ -34,9 +35,7 @@ export function rateOf(v: Voice): number {
 /** The position in seconds at clock time `now`: wrapped when looping, clamped otherwise. */
 export function positionAt(v: Voice, now: number): number {
   if (v.state === "paused") return v.anchorPos;
-  const raw = v.anchorPos + ((now - v.anchorTime) / 1000) * rateOf(v);
-  if (v.loop) return ((raw % v.duration) + v.duration) % v.duration;
-  return Math.min(v.duration, Math.max(0, raw));
+  return advancePosition(v.anchorPos, (now - v.anchorTime) / 1000, v);
 }
 
 /** Clock time at which a non-looping playing voice reaches its end, or null if never. */

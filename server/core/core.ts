@@ -61,15 +61,17 @@ export class Core {
   constructor(player: PlayerConnection, options: CoreOptions = {}) {
     this.#player = player;
     this.bus = new EventBus({ windowMs: options.coalesceMs ?? 10 });
-    player.onready = (snapshot) => {
+    player.onready = (snapshot, info) => {
       this.model.load(snapshot);
+      this.model.setClock(snapshot.now, info.capabilities.virtualClock);
       this.bus.publish({
         updateType: "full",
         projectId: null,
         data: { event: "player-ready", state: snapshot },
       });
     };
-    player.onupdates = (updates) => {
+    player.onupdates = (updates, now) => {
+      this.model.setClock(now);
       for (const update of updates) {
         this.model.apply(update);
         this.bus.publish(update);
@@ -143,6 +145,7 @@ export class Core {
       .catch((e) => {
         throw fromPlayerError(e);
       });
+    this.model.setClock(result.now);
     return result.now;
   }
 

@@ -19,8 +19,8 @@ export interface PlayerConnection {
   request<T>(method: string, params?: unknown, options?: { timeoutMs?: number }): Promise<T>;
   /** Called after each (re)start with the player's full state. */
   onready: (snapshot: Snapshot, info: InitializeResult) => void;
-  /** Called with each batch of state updates, in order. */
-  onupdates: (updates: StateUpdate[]) => void;
+  /** Called with each batch of state updates, in order, with the player clock (ms) it was sent at. */
+  onupdates: (updates: StateUpdate[], now: number) => void;
   /** Called when the player goes away. */
   ondown: (reason: string) => void;
 }

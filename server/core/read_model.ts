@@ -12,6 +12,7 @@ import type {
   Snapshot,
   StateUpdate,
 } from "../../protocol/state.ts";
+import { playStateAt } from "../../protocol/positions.ts";
 
 interface ProjectEntry {
   project: Project;
@@ -33,10 +34,26 @@ export class ReadModel {
   #projects = new Map<string, ProjectEntry>();
   #playstates = new Map<string, PlayState>();
   #live = new Map<string, LiveValues>();
+  /** The player's clock as last reported, and this process's clock then. */
+  #clock = { player: 0, local: 0, isVirtual: false };
 
   /** Whether a snapshot was loaded. */
   get isLoaded(): boolean {
     return this.#snapshot !== null;
+  }
+
+  /**
+   * Anchors the player's clock: `now` is its reading (ms). A virtual clock
+   * stands still between readings; a real one runs with ours.
+   */
+  setClock(now: number, isVirtual = this.#clock.isVirtual): void {
+    this.#clock = { player: now, local: performance.now(), isVirtual };
+  }
+
+  /** The player's clock now, as best known. */
+  playerNow(): number {
+    const c = this.#clock;
+    return c.isVirtual ? c.player : c.player + (performance.now() - c.local);
   }
 
   /** Replaces everything with a snapshot. */
@@ -138,8 +155,10 @@ export class ReadModel {
     return i === undefined ? undefined : entry!.project.songs[i];
   }
 
+  /** The play state with positions as they are now (extrapolated on the player's clock). */
   playstate(projectId: string): PlayState | undefined {
-    return this.#playstates.get(projectId);
+    const state = this.#playstates.get(projectId);
+    return state && playStateAt(state, this.playerNow());
   }
 
   live(projectId: string): LiveValues {
@@ -152,6 +171,7 @@ export class ReadModel {
     if (!s) return null;
     return {
       ...s,
+      now: this.playerNow(),
       projects: this.projects(),
       playstates: [...this.#playstates.values()],
       live: Object.fromEntries(this.#live),

@@ -191,6 +191,7 @@ const ClipPlayView = z.object({
   duration: z.number(),
   direction: Direction,
   loop: z.boolean(),
+  speed: z.number(),
   velocity: z.number().int(),
   gain: z.number(),
   held: z.boolean(),
@@ -381,7 +382,8 @@ export function projectView(p: Project, isActive: boolean): ProjectView {
   };
 }
 
-/** Builds the play state view. */
+/** Builds the play state view (the player-clock stamp stays internal). */
 export function playStateView(ps: PlayState, controls: Record<string, number>): PlayStateView {
-  return { ...ps, controls };
+  const { at: _at, ...rest } = ps;
+  return { ...rest, controls };
 }

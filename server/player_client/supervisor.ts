@@ -43,7 +43,7 @@ export interface SupervisorOptions {
 /** Supervises one player at a time. */
 export class PlayerSupervisor implements PlayerConnection {
   onready: (snapshot: Snapshot, info: InitializeResult) => void = () => {};
-  onupdates: (updates: StateUpdate[]) => void = () => {};
+  onupdates: (updates: StateUpdate[], now: number) => void = () => {};
   ondown: (reason: string) => void = () => {};
   #launcher: PlayerLauncher;
   #options: SupervisorOptions;
@@ -183,16 +183,16 @@ export class PlayerSupervisor implements PlayerConnection {
       timeoutMs: this.#options.timeoutMs ?? 5000,
     });
     this.#client = client;
-    let buffered: StateUpdate[][] = [];
+    let buffered: StateUpdateParams[] = [];
     client.onnotification = (method, params) => {
       if (method === Notification.LOG) {
         const p = params as { level?: string; message?: string };
         this.#log("info", `player: ${p.message ?? ""}`);
       }
       if (method !== Notification.STATE_UPDATE) return;
-      const updates = (params as StateUpdateParams).updates;
-      if (this.#isReady) this.onupdates(updates);
-      else buffered.push(updates);
+      const batch = params as StateUpdateParams;
+      if (this.#isReady) this.onupdates(batch.updates, batch.now);
+      else buffered.push(batch);
     };
     const reading = client.start();
     const ended = Promise.race([
@@ -216,7 +216,7 @@ export class PlayerSupervisor implements PlayerConnection {
       this.#info = info;
       this.#isReady = true;
       this.onready(snapshot, info);
-      for (const updates of buffered.slice(cut)) this.onupdates(updates);
+      for (const batch of buffered.slice(cut)) this.onupdates(batch.updates, batch.now);
       buffered = [];
       for (const waiter of this.#readyWaiters.splice(0)) waiter();
     } catch (error) {

@@ -60,6 +60,11 @@ export function fixtureProject(): Project {
       { id: "s3", title: "Three", pgmId: "30", clips: ["c7"] },
     ],
     backgroundClips: ["cbg"],
+    effects: [
+      { id: "e1", name: "Soft Blur", type: "blur", presetId: "fx-blur", params: { radius: 3 } },
+      { id: "e2", name: "Raw Noise", type: "noise" },
+    ],
+    visualizers: [{ id: "v1", name: "Bars", engine: "bars", presetId: "viz-spectrum" }],
     controls: CONTROL_IDS.map((id) => ({
       id,
       targets: id === "A"

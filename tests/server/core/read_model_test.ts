@@ -11,8 +11,10 @@ function snapshot(): Snapshot {
     entitlements: { apiAccess: true },
     activeProjectId: "show",
     projects: [project],
+    now: 0,
     playstates: [{
       projectId: "show",
+      at: 0,
       activeSongID: "s1",
       selectedClipID: "c1",
       song: null,
@@ -67,6 +69,7 @@ Deno.test("ReadModel.apply() keeps every one of the eight update types current",
   assert.equal(model.live("show").params.c1!.hue, 3);
 
   const playstate = {
+    at: 0,
     projectId: "show",
     activeSongID: "s2",
     selectedClipID: "c5",

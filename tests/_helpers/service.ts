@@ -1,0 +1,71 @@
+/**
+ * Starts the real service in this process (real sockets, the bundled player
+ * as a real subprocess on a virtual clock) on free loopback ports with the
+ * fixture project.
+ */
+import { Settings } from "../../server/config.ts";
+import { createLogger } from "../../server/log.ts";
+import { type RunningService, startService } from "../../server/service.ts";
+import { fixtureDataDir } from "./fixture.ts";
+
+/** A JSON answer. */
+export interface JsonAnswer {
+  status: number;
+  headers: Headers;
+  // deno-lint-ignore no-explicit-any
+  body: any;
+}
+
+/** A started test service. */
+export interface TestService {
+  base: string;
+  service: RunningService;
+  dataDir: string;
+  get(path: string, init?: RequestInit): Promise<JsonAnswer>;
+  post(path: string, body: unknown, init?: RequestInit): Promise<JsonAnswer>;
+  /** Moves the player's virtual clock. */
+  advance(ms: number): Promise<number>;
+  stop(): Promise<void>;
+}
+
+async function answer(res: Response): Promise<JsonAnswer> {
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+}
+
+/** Starts a service; `overrides` change settings. */
+export async function startTestService(overrides: Partial<Settings> = {}): Promise<TestService> {
+  const dataDir = await fixtureDataDir();
+  const settings = Settings.parse({
+    dataDir,
+    host: "127.0.0.1",
+    httpPort: 0,
+    wsPort: 0,
+    oscPort: 0,
+    virtualClock: true,
+    positionIntervalMs: 0,
+    logLevel: "error",
+    ...overrides,
+  });
+  const service = startService(settings, createLogger(settings.logLevel));
+  if (!(await service.supervisor.waitReady(20_000))) throw new Error("The player did not start");
+  const base = `http://127.0.0.1:${service.ports.http}`;
+  return {
+    base,
+    service,
+    dataDir,
+    get: (path, init) => fetch(base + path, init).then(answer),
+    post: (path, body, init) =>
+      fetch(base + path, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+        ...init,
+      }).then(answer),
+    advance: (ms) => service.core.advanceClock(ms),
+    async stop() {
+      await service.shutdown();
+      await Deno.remove(dataDir, { recursive: true });
+    },
+  };
+}
