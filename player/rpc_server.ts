@@ -48,16 +48,16 @@ export function servePlayer(
   let isHandling = false;
   let isFlushQueued = false;
   let queue: Promise<void> = Promise.resolve();
+  /** Messages ready to write, in order. */
+  let outgoing: RpcMessage[] = [];
+  /** Requests read but not yet answered. */
+  let unanswered = 0;
 
   const notification = (updates: StateUpdate[]): RpcMessage => ({
     jsonrpc: "2.0",
     method: Notification.STATE_UPDATE,
     params: { updates, now: app.clock.now() },
   });
-
-  // One write per batch; a closed pipe is the server's exit, nothing to report to.
-  const sendAll = (messages: RpcMessage[]) =>
-    messages.length === 0 ? Promise.resolve() : transport.sendMany(messages).catch(() => {});
 
   const takeOutbox = (): RpcMessage[] => {
     if (!isInitialized || outbox.length === 0) return [];
@@ -66,13 +66,24 @@ export function servePlayer(
     return [notification(batch)];
   };
 
+  // One write per burst: answers go out when the request queue drains (at
+  // once when idle), and a closed pipe is the server's exit, nothing to report.
+  const flush = (): Promise<void> => {
+    if (outgoing.length === 0) return Promise.resolve();
+    const batch = outgoing;
+    outgoing = [];
+    return transport.sendMany(batch).catch(() => {});
+  };
+
   app.onUpdate = (update) => {
     outbox.push(update);
     if (isHandling || isFlushQueued) return;
     isFlushQueued = true;
     queueMicrotask(() => {
       isFlushQueued = false;
-      if (!isHandling) void sendAll(takeOutbox());
+      if (isHandling) return;
+      outgoing.push(...takeOutbox());
+      if (unanswered === 0) void flush();
     });
   };
 
@@ -131,8 +142,11 @@ export function servePlayer(
     } finally {
       isHandling = false;
     }
-    await sendAll([...takeOutbox(), response]);
+    outgoing.push(...takeOutbox(), response);
+    unanswered--;
+    if (unanswered === 0 || outgoing.length >= 256) await flush();
     if (request.method === Method.SHUTDOWN) {
+      await flush();
       await transport.close();
       options.onShutdown?.();
     }
@@ -140,6 +154,7 @@ export function servePlayer(
 
   transport.onmessage = (message) => {
     if (!isRequest(message)) return; // the server sends no notifications or responses
+    unanswered++;
     queue = queue.then(() => handle(message));
   };
   transport.onerror = (error) => {

@@ -48,12 +48,16 @@ export class LineTransport implements Transport {
   }
 
   /** Encodes the message as one line and writes it. */
-  async send(message: RpcMessage): Promise<void> {
-    if (this.#isClosed) throw new Error("Transport is closed");
-    await this.#writer.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
+  send(message: RpcMessage): Promise<void> {
+    return this.sendMany([message]);
   }
 
   /** Writes several messages with one write call, in order. */
+  /**
+   * Writes messages in order. While a write is in flight, new messages wait
+   * and go out together when it completes: an idle pipe writes at once, a
+   * busy one in bursts, with one write call each.
+   */
   async sendMany(messages: RpcMessage[]): Promise<void> {
     if (this.#isClosed) throw new Error("Transport is closed");
     let text = "";

@@ -8,7 +8,7 @@ import type { Settings } from "./config.ts";
 import type { Logger } from "./log.ts";
 import { drainOsc } from "./osc/mod.ts";
 import { bundledPlayerCommand, PlayerSupervisor, processLauncher } from "./player_client/mod.ts";
-import { createHttpApp } from "./routes/mod.ts";
+import { createHttpHandler } from "./routes/mod.ts";
 import { handleSocketRequest } from "./socket/mod.ts";
 
 /** The service version (also the app version reported by the API). */
@@ -50,14 +50,14 @@ export function startService(settings: Settings, log: Logger): RunningService {
   const abort = new AbortController();
   const serveOptions = { hostname: settings.host, signal: abort.signal, onListen: () => {} };
   const ports = { http: 0, ws: 0, osc: 0 };
-  const app = createHttpApp(core, {
+  const handleHttp = createHttpHandler(core, {
     version: VERSION,
     startedAt,
     ports: () => ports,
     corsOrigins: settings.corsOrigins,
     log: (m) => log("error", m),
   });
-  const http = Deno.serve({ ...serveOptions, port: settings.httpPort }, app.fetch);
+  const http = Deno.serve({ ...serveOptions, port: settings.httpPort }, handleHttp);
   const ws = Deno.serve({ ...serveOptions, port: settings.wsPort }, handleSocketRequest);
   const osc = Deno.listenDatagram({
     transport: "udp",

@@ -28,7 +28,12 @@ function entryOf(project: Project): ProjectEntry {
   };
 }
 
-/** The read model. Empty until `load`. */
+/**
+ * The read model. Empty until `load`. It replaces the objects it hands out
+ * and never mutates them (the HTTP layer caches their JSON by identity);
+ * only the live-value maps change in place, and they are never handed out
+ * as an answer of their own.
+ */
 export class ReadModel {
   #snapshot: Snapshot | null = null;
   #projects = new Map<string, ProjectEntry>();

@@ -14,6 +14,9 @@ import {
 import type { Transport } from "../../protocol/transport.ts";
 import { CueportError } from "../core/errors.ts";
 
+/** How often deadlines are checked, ms: the precision of request timeouts. */
+const SWEEP_MS = 10;
+
 /** Options of one request. */
 export interface RequestOptions {
   /** Milliseconds before the request is rejected with TIMEOUT. */
@@ -28,7 +31,9 @@ export interface RequestOptions {
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
-  timer: ReturnType<typeof setTimeout>;
+  /** `performance.now()` after which the request times out. */
+  deadline: number;
+  timeoutMs: number;
   onResponse: (() => void) | undefined;
   method: string;
 }
@@ -44,6 +49,8 @@ export class RpcClient {
   #nextId = 1;
   #defaultTimeoutMs: number;
   #isClosed = false;
+  /** One timer sweeps every deadline, instead of a timer per request. */
+  #sweeper: ReturnType<typeof setInterval> | null = null;
 
   /** Wraps `transport`; call `start()` to begin reading. */
   constructor(transport: Transport, options: { timeoutMs?: number } = {}) {
@@ -75,29 +82,44 @@ export class RpcClient {
     const id = this.#nextId++;
     const { promise, resolve, reject } = Promise.withResolvers<T>();
     const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
-    const timer = setTimeout(() => {
-      this.#pending.delete(id);
-      reject(
-        new CueportError("TIMEOUT", `The player did not answer ${method} within ${timeoutMs} ms`),
-      );
-    }, timeoutMs);
     this.#pending.set(id, {
       resolve: resolve as (v: unknown) => void,
       reject,
-      timer,
+      deadline: performance.now() + timeoutMs,
+      timeoutMs,
       onResponse: options.onResponse,
       method,
     });
+    this.#sweeper ??= setInterval(() => this.#sweep(), SWEEP_MS);
     const message: RpcMessage = params === undefined
       ? { jsonrpc: "2.0", id, method }
       : { jsonrpc: "2.0", id, method, params };
     this.#transport.send(message).catch((error) => {
       this.#settle(
         id,
-        () => reject(new CueportError("NOT_READY", `Cannot reach the player: ${error.message}`)),
+        (p) => p.reject(new CueportError("NOT_READY", `Cannot reach the player: ${error.message}`)),
       );
     });
     return promise;
+  }
+
+  /** Rejects every request past its deadline; stops when none is pending. */
+  #sweep(): void {
+    const now = performance.now();
+    for (const [id, pending] of this.#pending) {
+      if (pending.deadline <= now) {
+        this.#settle(
+          id,
+          (p) =>
+            p.reject(
+              new CueportError(
+                "TIMEOUT",
+                `The player did not answer ${p.method} within ${p.timeoutMs} ms`,
+              ),
+            ),
+        );
+      }
+    }
   }
 
   /** Closes the pipe; pending requests are rejected. */
@@ -114,32 +136,37 @@ export class RpcClient {
     if (!isResponse(message)) return; // the player sends no requests
     const response = message as RpcResponse;
     if (typeof response.id !== "number") return;
-    const pending = this.#pending.get(response.id);
-    pending?.onResponse?.();
-    this.#settle(response.id, () => {
+    this.#pending.get(response.id)?.onResponse?.();
+    this.#settle(response.id, (pending) => {
       if ("error" in response) {
         const { code, message: text, data } = response.error;
-        pending!.reject(new RpcError(code, text, data));
-      } else pending!.resolve(response.result);
+        pending.reject(new RpcError(code, text, data));
+      } else pending.resolve(response.result);
     });
   }
 
-  #settle(id: number, fn: () => void): void {
+  #settle(id: number, fn: (pending: Pending) => void): void {
     const pending = this.#pending.get(id);
     if (!pending) return;
-    clearTimeout(pending.timer);
     this.#pending.delete(id);
-    fn();
+    if (this.#pending.size === 0 && this.#sweeper !== null) {
+      clearInterval(this.#sweeper);
+      this.#sweeper = null;
+    }
+    fn(pending);
   }
 
   #closed(): void {
     if (this.#isClosed) return;
     this.#isClosed = true;
-    for (const [id, pending] of this.#pending) {
-      this.#settle(id, () =>
-        pending.reject(
-          new CueportError("NOT_READY", `The player stopped before answering ${pending.method}`),
-        ));
+    for (const id of [...this.#pending.keys()]) {
+      this.#settle(
+        id,
+        (p) =>
+          p.reject(
+            new CueportError("NOT_READY", `The player stopped before answering ${p.method}`),
+          ),
+      );
     }
     this.onclose?.();
   }

@@ -5,8 +5,8 @@
  * @module
  */
 import { type Context, Hono } from "hono";
-import { cors } from "hono/cors";
 import { type Core, CueportError } from "../core/mod.ts";
+import { withCors } from "./cors.ts";
 import { errorResponse } from "./errors.ts";
 import { infoView } from "./info.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -72,6 +72,28 @@ async function readJsonBody(c: Context, limit: number): Promise<unknown> {
   }
 }
 
+/**
+ * Encoded JSON by answer object. The read model replaces the objects it hands
+ * out instead of mutating them, so an answer seen again (a Project's full
+ * view, the app state) is the same object with the same bytes: serialized
+ * and encoded once, however large.
+ */
+const jsonBytes = new WeakMap<object, Uint8Array<ArrayBuffer>>();
+const encoder = new TextEncoder();
+const JSON_HEADERS = { "content-type": "application/json" };
+
+function jsonResponse(value: unknown): Response {
+  if (typeof value !== "object" || value === null) {
+    return new Response(JSON.stringify(value), { headers: JSON_HEADERS });
+  }
+  let bytes = jsonBytes.get(value);
+  if (bytes === undefined) {
+    bytes = encoder.encode(JSON.stringify(value));
+    jsonBytes.set(value, bytes);
+  }
+  return new Response(bytes, { headers: JSON_HEADERS });
+}
+
 function allowedMethods(routes: RouteSpec[], path: string): string[] {
   return routes.filter((r) => {
     const pattern = new RegExp("^" + r.path.replace(/:[A-Za-z]+/g, "[^/]+") + "/?$");
@@ -79,11 +101,24 @@ function allowedMethods(routes: RouteSpec[], path: string): string[] {
   }).map((r) => r.method);
 }
 
-/** Builds the HTTP app. */
+/** Builds the HTTP handler: the app behind CORS. */
+export function createHttpHandler(
+  core: Core,
+  options: HttpAppOptions,
+): (request: Request) => Response | Promise<Response> {
+  const app = createHttpApp(core, options);
+  return withCors(app.fetch, {
+    origins: options.corsOrigins,
+    methods: ["GET", "POST", "OPTIONS"],
+    headers: ["Content-Type", "Authorization"],
+    maxAgeSeconds: 600,
+  });
+}
+
+/** Builds the HTTP app (without CORS; see `createHttpHandler`). */
 export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
   const routes = allRoutes(options);
   const limit = options.maxBodyBytes ?? 1024 * 1024;
-  const anyOrigin = options.corsOrigins.includes("*");
   const app = new Hono();
   app.onError((error, c) => {
     if (!(error instanceof CueportError)) {
@@ -91,25 +126,22 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
     }
     return errorResponse(error, c);
   });
-  app.use(
-    "*",
-    cors({
-      origin: (origin) => (anyOrigin || options.corsOrigins.includes(origin) ? origin : null),
-      allowMethods: ["GET", "POST", "OPTIONS"],
-      allowHeaders: ["Content-Type", "Authorization"],
-      maxAge: 600,
-    }),
-  );
   for (const route of routes) {
-    app.on(route.method, route.path, async (c) => {
-      const body = route.method === "POST" ? await readJsonBody(c, limit) : undefined;
-      const result = await route.handle({
+    app.on(route.method, route.path, (c: Context): Response | Promise<Response> => {
+      const input = {
         core,
         params: c.req.param(),
-        query: c.req.query(),
-        body,
-      });
-      return c.json(result as object);
+        query: route.query ? c.req.query() : {},
+        body: undefined as unknown,
+      };
+      if (route.method === "POST") {
+        return readJsonBody(c, limit).then((body) => route.handle({ ...input, body })).then(
+          jsonResponse,
+        );
+      }
+      // Reads stay synchronous: no promise per request unless the route needs one.
+      const result = route.handle(input);
+      return result instanceof Promise ? result.then(jsonResponse) : jsonResponse(result);
     });
   }
   app.notFound((c) => {

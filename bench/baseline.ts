@@ -1,0 +1,11 @@
+// The bare baseline: Deno.serve and nothing else. `/` answers a small JSON
+// body; `/file` answers the bytes of the file named by the first argument
+// (the bench passes the demo project's JSON, for a same-payload comparison).
+const file = Deno.args[0] ? await Deno.readFile(Deno.args[0]) : new Uint8Array();
+const small = JSON.stringify({ fullScreen: false, muted: false, volume: 1 });
+const headers = { "content-type": "application/json" };
+Deno.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  onListen: ({ port }) => console.log(JSON.stringify({ port })),
+}, (req) => new Response(new URL(req.url).pathname === "/file" ? file : small, { headers }));

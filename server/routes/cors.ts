@@ -1,0 +1,50 @@
+/**
+ * CORS for browser control pages, by allow-list. Only browsers send an
+ * `Origin` header, so requests without one (curl, Companion, scripts) pass
+ * straight through at no cost.
+ * @module
+ */
+
+/** Options of `withCors`. */
+export interface CorsOptions {
+  /** Allowed origins; `*` allows any. */
+  origins: readonly string[];
+  methods: readonly string[];
+  headers: readonly string[];
+  maxAgeSeconds: number;
+}
+
+/** Wraps a fetch handler with CORS: preflights answered, allowed origins echoed. */
+export function withCors(
+  handler: (request: Request) => Response | Promise<Response>,
+  options: CorsOptions,
+): (request: Request) => Response | Promise<Response> {
+  const anyOrigin = options.origins.includes("*");
+  const isAllowed = (origin: string) => anyOrigin || options.origins.includes(origin);
+  const answer = async (request: Request, origin: string) => {
+    if (request.method === "OPTIONS" && request.headers.has("access-control-request-method")) {
+      const headers = new Headers({ vary: "Origin" });
+      if (isAllowed(origin)) {
+        headers.set("access-control-allow-origin", origin);
+        headers.set("access-control-allow-methods", options.methods.join(", "));
+        headers.set("access-control-allow-headers", options.headers.join(", "));
+        headers.set("access-control-max-age", String(options.maxAgeSeconds));
+      }
+      return new Response(null, { status: 204, headers });
+    }
+    const response = await handler(request);
+    if (!isAllowed(origin)) return response;
+    const headers = new Headers(response.headers);
+    headers.set("access-control-allow-origin", origin);
+    headers.append("vary", "Origin");
+    return new Response(response.body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers,
+    });
+  };
+  return (request) => {
+    const origin = request.headers.get("origin");
+    return origin === null ? handler(request) : answer(request, origin);
+  };
+}
