@@ -33,9 +33,14 @@ async function answer(res: Response): Promise<JsonAnswer> {
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
 }
 
-/** Starts a service; `overrides` change settings. */
-export async function startTestService(overrides: Partial<Settings> = {}): Promise<TestService> {
-  const dataDir = await fixtureDataDir();
+/** Starts a service; `overrides` change settings; `demo` starts from an empty data dir (the demo project). */
+export async function startTestService(
+  overrides: Partial<Settings> = {},
+  options: { demo?: boolean } = {},
+): Promise<TestService> {
+  const dataDir = options.demo
+    ? await Deno.makeTempDir({ prefix: "cueport-demo-" })
+    : await fixtureDataDir();
   const settings = Settings.parse({
     dataDir,
     host: "127.0.0.1",
