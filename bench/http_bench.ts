@@ -13,12 +13,14 @@ import { bigProject } from "./big_project.ts";
 const { values } = parseArgs({
   args: Deno.args,
   options: {
-    seconds: { type: "string", default: "5" },
+    seconds: { type: "string", default: "3" },
     connections: { type: "string", default: "32" },
+    rounds: { type: "string", default: "3" },
   },
 });
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
+const ROUNDS = Number(values.rounds);
 const here = (path: string) => new URL(path, import.meta.url).pathname;
 const PERMS = [
   "--allow-net",
@@ -169,16 +171,31 @@ const scenarios: Array<
   },
 ];
 
-const results: Result[] = [];
+// Rounds interleave every scenario, so drift on a shared machine hits baseline and
+// scenarios alike; each figure is the median over the rounds.
+const samples: Result[][] = scenarios.map(() => []);
+const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+let results: Result[] = [];
 try {
   for (const s of scenarios) {
-    // Warm up (JIT, caches) with a short run of the same load, then measure.
+    // Warm up (JIT, caches) with a short run of the same load.
     await load(s.url, s.method ?? "GET", s.body ?? "", s.connections ?? CONNECTIONS, 1);
-    results.push({
-      name: s.name,
-      ...(await load(s.url, s.method ?? "GET", s.body ?? "", s.connections ?? CONNECTIONS)),
-    });
   }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, s] of scenarios.entries()) {
+      samples[i]!.push({
+        name: s.name,
+        ...(await load(s.url, s.method ?? "GET", s.body ?? "", s.connections ?? CONNECTIONS)),
+      });
+    }
+  }
+  results = samples.map((runs) => ({
+    ...runs[0]!,
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+  }));
 } finally {
   baseline.kill();
   cueport.kill("SIGTERM");
@@ -197,7 +214,7 @@ const rows = results.map((r) => ({
 console.log(
   `\nCueport HTTP benchmark (${
     load === wrk ? "wrk" : "built-in load generator"
-  }, ${SECONDS} s each, loopback)\n`,
+  }, median of ${ROUNDS} rounds of ${SECONDS} s, loopback)\n`,
 );
 console.log(
   "| scenario | conns | req/s | p50 ms | p99 ms | ratio to baseline | ratio to same-body baseline | errors |",

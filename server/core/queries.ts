@@ -7,6 +7,7 @@
 import type { Project } from "../../protocol/model.ts";
 import type { AppState, Camera } from "../../protocol/state.ts";
 import { CueportError } from "./errors.ts";
+import { stableAnswer } from "./views.ts";
 import type { ReadModel } from "./read_model.ts";
 import {
   type ClipDetailView,
@@ -62,7 +63,7 @@ export class Queries {
     const isActive = p.id === this.#model.activeProjectId;
     const cached = this.#views.get(p);
     if (cached?.isActive === isActive) return cached.view;
-    const view = projectView(p, isActive);
+    const view = stableAnswer(projectView(p, isActive));
     this.#views.set(p, { isActive, view });
     return view;
   }
@@ -109,7 +110,7 @@ export class Queries {
   /** Full screen, mute, volume, recording, editor. */
   appState(): AppState {
     this.#ready();
-    return this.#model.appState!;
+    return stableAnswer(this.#model.appState!);
   }
 
   /** The Songs of a Project. */

@@ -240,6 +240,24 @@ export const AppStateSchema = z.object({
   lastReloadAt: z.string().nullable(),
 });
 
+/**
+ * Answers that stay the same object until the state they show changes (a
+ * Project's full view, the app state): transports may cache their encoding
+ * by identity. Everything else is built fresh per request.
+ */
+const stableAnswers = new WeakSet<object>();
+
+/** Marks an answer as stable (see `isStableAnswer`); returns it. */
+export function stableAnswer<T extends object>(answer: T): T {
+  if (!stableAnswers.has(answer)) stableAnswers.add(answer);
+  return answer;
+}
+
+/** Whether an answer object is stable, so its encoding may be cached by identity. */
+export function isStableAnswer(answer: object): boolean {
+  return stableAnswers.has(answer);
+}
+
 /** Derived types. */
 export type ProjectListItemView = z.infer<typeof ProjectListItemView>;
 export type FileView = z.infer<typeof FileView>;

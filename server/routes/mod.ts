@@ -5,7 +5,7 @@
  * @module
  */
 import { type Context, Hono } from "hono";
-import { type Core, CueportError } from "../core/mod.ts";
+import { type Core, CueportError, isStableAnswer } from "../core/mod.ts";
 import { withCors } from "./cors.ts";
 import { errorResponse } from "./errors.ts";
 import { infoView } from "./info.ts";
@@ -73,10 +73,10 @@ async function readJsonBody(c: Context, limit: number): Promise<unknown> {
 }
 
 /**
- * Encoded JSON by answer object. The read model replaces the objects it hands
- * out instead of mutating them, so an answer seen again (a Project's full
- * view, the app state) is the same object with the same bytes: serialized
- * and encoded once, however large.
+ * Encoded JSON of stable answers (a Project's full view, the app state): the
+ * read model replaces such objects instead of mutating them, so one seen
+ * again has the same bytes and is serialized and encoded once, however
+ * large. Fresh answers are not cached (weak-map churn costs the GC).
  */
 const jsonBytes = new WeakMap<object, Uint8Array<ArrayBuffer>>();
 const encoder = new TextEncoder();
@@ -89,7 +89,7 @@ function jsonResponse(value: unknown): Response {
   let bytes = jsonBytes.get(value);
   if (bytes === undefined) {
     bytes = encoder.encode(JSON.stringify(value));
-    jsonBytes.set(value, bytes);
+    if (isStableAnswer(value)) jsonBytes.set(value, bytes);
   }
   return new Response(bytes, { headers: JSON_HEADERS });
 }
