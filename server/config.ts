@@ -25,6 +25,15 @@ export const Settings = z.object({
   coalesceMs: z.coerce.number().int().min(0).default(10),
   /** Browser origins allowed to call the API (CORS); `*` allows any. */
   corsOrigins: z.array(z.string()).default([]),
+  /** Largest WebSocket message accepted, bytes. */
+  wsMaxMessageBytes: z.coerce.number().int().positive().default(64 * 1024),
+  /** Messages per second one WebSocket client may send (token bucket), and the burst. */
+  wsRatePerSecond: z.coerce.number().positive().default(50_000),
+  wsBurst: z.coerce.number().int().positive().default(50_000),
+  /** Unsent bytes above which a WebSocket client counts as lagging. */
+  wsMaxBufferedBytes: z.coerce.number().int().positive().default(4 * 1024 * 1024),
+  /** A WebSocket client lagging this long is closed. */
+  wsLagCloseMs: z.coerce.number().int().positive().default(10_000),
 });
 /** Every setting, with its default. */
 export type Settings = z.infer<typeof Settings>;
@@ -44,6 +53,11 @@ const FLAGS = {
   "position-interval": { type: "string", setting: "positionIntervalMs" },
   "coalesce-ms": { type: "string", setting: "coalesceMs" },
   "cors-origin": { type: "string", setting: "corsOrigins" },
+  "ws-rate": { type: "string", setting: "wsRatePerSecond" },
+  "ws-burst": { type: "string", setting: "wsBurst" },
+  "ws-max-message": { type: "string", setting: "wsMaxMessageBytes" },
+  "ws-max-buffered": { type: "string", setting: "wsMaxBufferedBytes" },
+  "ws-lag-close": { type: "string", setting: "wsLagCloseMs" },
 } as const;
 
 /** Environment variable for each setting: `CUEPORT_` and the name in upper snake case. */
@@ -70,6 +84,10 @@ Options (each also CUEPORT_<NAME> in the environment, or a key of the --config f
   --position-interval MS   position reports while playing (default 250; 0 off)
   --coalesce-ms MS         state-update coalescing window (default 10)
   --cors-origin LIST       browser origins allowed to call the API, comma-separated (* for any)
+  --ws-rate N, --ws-burst N        WebSocket messages per second per client, and burst (50000)
+  --ws-max-message BYTES   largest WebSocket message (65536)
+  --ws-max-buffered BYTES  unsent bytes before a client counts as lagging (4194304)
+  --ws-lag-close MS        close a client lagging this long (10000)
   --virtual-clock          run the player on a virtual clock (tests only)
   --help                   show this help`;
 

@@ -9,7 +9,8 @@ import type { Logger } from "./log.ts";
 import { drainOsc } from "./osc/mod.ts";
 import { bundledPlayerCommand, PlayerSupervisor, processLauncher } from "./player_client/mod.ts";
 import { createHttpHandler } from "./routes/mod.ts";
-import { handleSocketRequest } from "./socket/mod.ts";
+import { LocalAuthenticator } from "./auth/mod.ts";
+import { SocketServer } from "./socket/mod.ts";
 
 /** The service version (also the app version reported by the API). */
 export const VERSION = "0.1.0";
@@ -19,6 +20,7 @@ export interface RunningService {
   ports: { http: number; ws: number; osc: number };
   core: Core;
   supervisor: PlayerSupervisor;
+  sockets: SocketServer;
   /** Stops the listeners and the player; resolves when all is closed. */
   shutdown(): Promise<void>;
 }
@@ -58,7 +60,21 @@ export function startService(settings: Settings, log: Logger): RunningService {
     log: (m) => log("error", m),
   });
   const http = Deno.serve({ ...serveOptions, port: settings.httpPort }, handleHttp);
-  const ws = Deno.serve({ ...serveOptions, port: settings.wsPort }, handleSocketRequest);
+  const sockets = new SocketServer(core, {
+    authenticator: new LocalAuthenticator(),
+    version: VERSION,
+    limits: {
+      maxMessageBytes: settings.wsMaxMessageBytes,
+      ratePerSecond: settings.wsRatePerSecond,
+      burst: settings.wsBurst,
+      maxBufferedBytes: settings.wsMaxBufferedBytes,
+      lagCloseMs: settings.wsLagCloseMs,
+    },
+  });
+  const ws = Deno.serve(
+    { ...serveOptions, port: settings.wsPort },
+    (req, info) => sockets.handle(req, info),
+  );
   const osc = Deno.listenDatagram({
     transport: "udp",
     hostname: settings.host,
@@ -75,7 +91,9 @@ export function startService(settings: Settings, log: Logger): RunningService {
     ports,
     core,
     supervisor,
+    sockets,
     async shutdown() {
+      sockets.close();
       abort.abort();
       osc.close();
       await Promise.all([http.finished, ws.finished, oscDone]);

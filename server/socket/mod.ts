@@ -1,16 +1,127 @@
 /**
- * The WebSocket transport (`ws://<host>:17734/v1`). The port is bound now so
- * the ready line and the settings are final; the protocol arrives with the
- * WebSocket issue. Until then every request gets a clear error body.
+ * The WebSocket transport (`ws://<host>:17734/v1`): upgrades, keeps the
+ * clients, and fans each coalesced batch of state updates out to them.
  * @module
  */
-import { CueportError } from "../core/mod.ts";
+import type { Authenticator } from "../auth/mod.ts";
+import { type Core, CueportError, type UpdateBatch } from "../core/mod.ts";
+import { type SharedBatch, SocketClient, type SocketLimits } from "./client.ts";
 
-/** Answers every request on the WebSocket port. */
-export function handleSocketRequest(_request: Request): Response {
-  const error = new CueportError(
-    "CONNECTION_FAILED",
-    "The WebSocket API is not available in this build yet; use HTTP on the HTTP port",
-  );
-  return Response.json(error.toJSON(), { status: 501 });
+export type { SocketLimits } from "./client.ts";
+
+/** Options of the socket server. */
+export interface SocketServerOptions {
+  authenticator: Authenticator;
+  limits: SocketLimits;
+  version: string;
+  log?: (message: string) => void;
+}
+
+function jsonError(
+  status: number,
+  error: CueportError,
+  headers: Record<string, string> = {},
+): Response {
+  return Response.json(error.toJSON(), { status, headers });
+}
+
+/** The WebSocket server. */
+export class SocketServer {
+  #core: Core;
+  #options: SocketServerOptions;
+  #clients = new Set<SocketClient>();
+  #nextId = 1;
+  #unsubscribe: () => void;
+  #lagTimer: ReturnType<typeof setInterval> | null = null;
+
+  /** Subscribes to the core's event bus. */
+  constructor(core: Core, options: SocketServerOptions) {
+    this.#core = core;
+    this.#options = options;
+    this.#unsubscribe = core.bus.subscribe((batch) => this.#fanOut(batch));
+  }
+
+  /** Connected clients. */
+  get clientCount(): number {
+    return this.#clients.size;
+  }
+
+  /** Clients that fell behind and wait for a resync. */
+  get laggingCount(): number {
+    let n = 0;
+    for (const client of this.#clients) if (client.isLagging) n++;
+    return n;
+  }
+
+  /** The `Deno.serve` handler of the WebSocket port. */
+  handle(request: Request, info: Deno.ServeHandlerInfo): Response {
+    const path = new URL(request.url).pathname;
+    if (path !== "/v1" && path !== "/v1/") {
+      return jsonError(
+        404,
+        new CueportError("NOT_FOUND", `No WebSocket endpoint at ${path}: connect to /v1`),
+      );
+    }
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
+      return jsonError(
+        426,
+        new CueportError(
+          "CONNECTION_FAILED",
+          "This is the WebSocket endpoint: connect with a WebSocket client",
+        ),
+        { upgrade: "websocket" },
+      );
+    }
+    // Read the peer before upgrading: the upgrade takes the request over.
+    const address = (info.remoteAddr as Deno.NetAddr).hostname;
+    const { socket, response } = Deno.upgradeWebSocket(request, { idleTimeout: 30 });
+    const client = new SocketClient(socket, {
+      id: `c${this.#nextId++}-${crypto.randomUUID().slice(0, 8)}`,
+      address,
+      core: this.#core,
+      auth: this.#options.authenticator,
+      limits: this.#options.limits,
+      version: this.#options.version,
+    });
+    this.#clients.add(client);
+    socket.addEventListener("close", () => this.#clients.delete(client));
+    return response;
+  }
+
+  /** Closes every client (going away) and stops listening to the bus. */
+  close(): void {
+    this.#unsubscribe();
+    if (this.#lagTimer !== null) clearInterval(this.#lagTimer);
+    for (const client of this.#clients) client.close(1001, "Service shutting down");
+    this.#clients.clear();
+  }
+
+  #fanOut(batch: UpdateBatch): void {
+    let json: string | undefined;
+    const shared: SharedBatch = {
+      batch,
+      payloadJson: () => (json ??= JSON.stringify(batch.updates)),
+    };
+    let isAnyLagging = false;
+    for (const client of this.#clients) {
+      client.deliver(shared);
+      isAnyLagging ||= client.isLagging;
+    }
+    if (isAnyLagging) this.#watchLag();
+  }
+
+  /** While any client lags, check every 100 ms whether it drained (resync) or is stuck (close). */
+  #watchLag(): void {
+    this.#lagTimer ??= setInterval(() => {
+      let isAnyLagging = false;
+      for (const client of this.#clients) {
+        client.checkLag();
+        isAnyLagging ||= client.isLagging;
+      }
+      if (!isAnyLagging && this.#lagTimer !== null) {
+        clearInterval(this.#lagTimer);
+        this.#lagTimer = null;
+      }
+    }, 100);
+  }
 }

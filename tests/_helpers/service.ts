@@ -7,6 +7,8 @@ import { Settings } from "../../server/config.ts";
 import { createLogger } from "../../server/log.ts";
 import { type RunningService, startService } from "../../server/service.ts";
 import { fixtureDataDir } from "./fixture.ts";
+import { writeJsonAtomic } from "../../player/atomic_write.ts";
+import type { Project } from "../../protocol/model.ts";
 
 /** A JSON answer. */
 export interface JsonAnswer {
@@ -36,11 +38,14 @@ async function answer(res: Response): Promise<JsonAnswer> {
 /** Starts a service; `overrides` change settings; `demo` starts from an empty data dir (the demo project). */
 export async function startTestService(
   overrides: Partial<Settings> = {},
-  options: { demo?: boolean } = {},
+  options: { demo?: boolean; projects?: Project[] } = {},
 ): Promise<TestService> {
   const dataDir = options.demo
     ? await Deno.makeTempDir({ prefix: "cueport-demo-" })
     : await fixtureDataDir();
+  for (const project of options.projects ?? []) {
+    await writeJsonAtomic(`${dataDir}/projects/${project.id}/project.json`, project);
+  }
   const settings = Settings.parse({
     dataDir,
     host: "127.0.0.1",

@@ -1,0 +1,48 @@
+/**
+ * Who is let in. Transports call an `Authenticator`; this build admits
+ * clients on the same machine and refuses remote ones until pairing (the
+ * security issue) plugs its token and one-time-code checks in here.
+ * @module
+ */
+import { CueportError } from "../core/mod.ts";
+
+/** Credentials a client presents. */
+export interface Credentials {
+  /** The peer's IP address, from the socket. */
+  address: string;
+  token?: string | undefined;
+  otp?: string | undefined;
+  deviceName?: string | undefined;
+}
+
+/** A successful authentication. */
+export interface Grant {
+  /** A token to reuse, when one was issued. */
+  token?: string;
+  /** Who it is, for logs. */
+  device: string;
+}
+
+/** Decides whether a client is let in. */
+export interface Authenticator {
+  /** @throws {CueportError} AUTHENTICATION_FAILED with the reason */
+  authenticate(credentials: Credentials): Promise<Grant>;
+}
+
+/** Whether an address is this machine (127.0.0.1 or ::1, also as IPv4-mapped IPv6). */
+export function isLocalAddress(address: string): boolean {
+  return address === "127.0.0.1" || address === "::1" || address === "::ffff:127.0.0.1";
+}
+
+/** Admits local clients; remote ones must pair, which this build does not offer yet. */
+export class LocalAuthenticator implements Authenticator {
+  authenticate(credentials: Credentials): Promise<Grant> {
+    if (isLocalAddress(credentials.address)) return Promise.resolve({ device: "local" });
+    return Promise.reject(
+      new CueportError(
+        "AUTHENTICATION_FAILED",
+        `Remote device ${credentials.address} must pair first; pairing is not available in this build`,
+      ),
+    );
+  }
+}

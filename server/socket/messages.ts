@@ -1,0 +1,121 @@
+/**
+ * The WebSocket message shapes (docs/websocket.md), declared once: inbound
+ * messages are validated with these schemas, outbound ones built here.
+ * @module
+ */
+import { z } from "zod";
+import type { ErrorCodeName } from "../core/mod.ts";
+
+const Id = z.union([z.string(), z.number()]).optional();
+
+/** `{type: "auth", id?, payload: {token} | {otp, deviceName} | {}}` */
+export const AuthMessage = z.object({
+  type: z.literal("auth"),
+  id: Id,
+  payload: z.object({
+    token: z.string().optional(),
+    otp: z.string().optional(),
+    deviceName: z.string().optional(),
+  }).default({}),
+});
+
+/** `{id, type: "action", action: {name, params}, base?, velocity?, projectID?}` */
+export const ActionMessage = z.object({
+  type: z.literal("action"),
+  id: Id,
+  action: z.object({ name: z.unknown(), params: z.unknown().optional() }, {
+    error: "action must be an object {name, params}",
+  }),
+  base: z.unknown().optional(),
+  velocity: z.unknown().optional(),
+  projectID: z.unknown().optional(),
+});
+
+/** Narrows the state updates this client receives; omitted fields mean all. */
+export const SubscribeMessage = z.object({
+  type: z.literal("subscribe"),
+  id: Id,
+  payload: z.object({
+    updateTypes: z.array(
+      z.enum(["project", "playstate", "clip", "song", "volume", "appState", "presets", "full"]),
+    )
+      .optional(),
+    projectIds: z.array(z.string()).optional(),
+    /** Drop `positions` reports (they come every 250 ms while playing). */
+    positions: z.boolean().optional(),
+  }).default({}),
+});
+
+/** Asks for a `full` state update now. */
+export const FullMessage = z.object({ type: z.literal("full"), id: Id });
+
+/** The query names and their parameters. */
+export const QueryMessage = z.object({
+  type: z.literal("query"),
+  id: Id,
+  query: z.enum([
+    "projects",
+    "project",
+    "summary",
+    "playstate",
+    "active",
+    "appState",
+    "songs",
+    "song",
+    "clips",
+    "effects",
+    "visualizers",
+    "presets",
+    "preset",
+    "cameras",
+  ]),
+  params: z.object({
+    projectId: z.string().optional(),
+    songId: z.string().optional(),
+    ids: z.array(z.string()).optional(),
+    kind: z.string().optional(),
+    presetId: z.string().optional(),
+  }).default({}),
+});
+
+/** Application-level ping. */
+export const PingMessage = z.object({ type: z.literal("ping"), id: Id });
+
+/** Every inbound message. */
+export const ClientMessage = z.discriminatedUnion("type", [
+  AuthMessage,
+  ActionMessage,
+  SubscribeMessage,
+  FullMessage,
+  QueryMessage,
+  PingMessage,
+]);
+/** Every inbound message. */
+export type ClientMessage = z.infer<typeof ClientMessage>;
+
+/** A message id as received. */
+export type MessageId = string | number | undefined;
+
+/** `{type: "response", id, data}` */
+export function response(id: MessageId, data: unknown): string {
+  return JSON.stringify({ type: "response", id: id ?? null, data });
+}
+
+/** `{type: "error", id, error: {code, message, details?}}` */
+export function errorMessage(
+  id: MessageId,
+  code: ErrorCodeName,
+  message: string,
+  details?: Record<string, unknown>,
+): string {
+  return JSON.stringify({
+    type: "error",
+    id: id ?? null,
+    error: details ? { code, message, details } : { code, message },
+  });
+}
+
+/** A state-update event around a payload already serialized once for every client. */
+export function stateUpdate(seq: number, payloadJson: string): string {
+  return `{"type":"event","event":"state-update","seq":${seq},"payload":${payloadJson}}`;
+}

@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { bigProject } from "../../../bench/big_project.ts";
+import { startTestService } from "../../_helpers/service.ts";
+import { RawSocket, TestSocket } from "../../_helpers/ws_client.ts";
+
+/** Waits for a condition that an event will make true; fails after 20 s rather than hang. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = performance.now() + 20_000;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const hasFull = (m: { event?: string; payload?: Array<{ updateType: string }> }) =>
+  m.event === "state-update" && m.payload!.some((u) => u.updateType === "full");
+
+Deno.test("a stalled WebSocket client never delays others; it is resynced with a full update", async () => {
+  const svc = await startTestService(
+    { wsMaxBufferedBytes: 64 * 1024, wsLagCloseMs: 120_000 },
+    { projects: [bigProject("big", 100, 100)] },
+  );
+  const slow = await RawSocket.open("127.0.0.1", svc.service.ports.ws);
+  const fast = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
+  try {
+    slow.send({ type: "auth", id: "a", payload: {} });
+    await until(() => slow.json().some((m) => m.id === "a"), "the slow client's auth");
+    await fast.take();
+    await fast.auth();
+    slow.pause();
+
+    // Each refresh sends every client a full update of a 10,000-Clip project (about 3.5 MB).
+    for (let i = 0; i < 4; i++) {
+      await svc.post("/api/v1/refresh", {});
+      await fast.take(hasFull);
+    }
+    await until(
+      () => svc.service.sockets.laggingCount === 1,
+      "the stalled client to count as lagging",
+    );
+    for (let i = 0; i < 20; i++) {
+      assert.equal(
+        (await fast.request({
+          type: "action",
+          action: { name: "SET_CONTROL", params: ["A", i / 20] },
+        })).type,
+        "response",
+      );
+    }
+    assert.equal(svc.service.sockets.clientCount, 2, "the stalled client is kept, not dropped");
+
+    slow.resume();
+    await until(
+      () => slow.json().some((m) => hasFull(m) && m.payload[0].data.event === "resync"),
+      "the resync",
+    );
+    const updates = slow.json().filter((m) => m.event === "state-update");
+    const resync = updates.find((m) => m.payload[0]?.data?.event === "resync")!;
+    const before = updates[updates.indexOf(resync) - 1];
+    assert.ok(
+      resync.seq > (before?.seq ?? 0) + 1,
+      "the sequence numbers show the skipped messages",
+    );
+    assert.equal(svc.service.sockets.laggingCount, 0);
+  } finally {
+    slow.destroy();
+    await fast.close();
+    await svc.stop();
+  }
+});
