@@ -1,0 +1,192 @@
+/**
+ * The WebSocket part of `deno task bench`: action round trip over one
+ * socket, a sustained SET_CONTROL stream from one client, and fan-out of one
+ * change to 500 clients. Cueport runs as its own process; clients run here.
+ * @module
+ */
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    clients: { type: "string", default: "500" },
+    stream: { type: "string", default: "100000" },
+  },
+});
+const here = (path: string) => new URL(path, import.meta.url).pathname;
+const PERMS = [
+  "--allow-net",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-run",
+  "--allow-sys",
+];
+
+// deno-lint-ignore no-explicit-any
+type Msg = any;
+
+/** A bench client: authenticated, with answers by id and a hook for state updates. */
+async function connect(url: string, onUpdate?: (m: Msg) => void) {
+  const ws = new WebSocket(url);
+  const waiting = new Map<string, (m: Msg) => void>();
+  ws.onmessage = (e) => {
+    const m = JSON.parse(e.data);
+    if (m.event === "state-update") onUpdate?.(m);
+    else if (m.id !== undefined && m.id !== null) {
+      waiting.get(String(m.id))?.(m);
+      waiting.delete(String(m.id));
+    }
+  };
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = reject;
+  });
+  const request = (message: Record<string, unknown>, id: string) =>
+    new Promise<Msg>((resolve) => {
+      waiting.set(id, resolve);
+      ws.send(JSON.stringify({ ...message, id }));
+    });
+  await request({ type: "auth", payload: {} }, "auth");
+  return { ws, request, waiting };
+}
+
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+
+async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) text += (await reader.read()).value ?? "";
+  reader.releaseLock();
+  return text.slice(0, text.indexOf("\n"));
+}
+
+const dataDir = await Deno.makeTempDir({ prefix: "cueport-wsbench-" });
+const cueport = new Deno.Command(Deno.execPath(), {
+  args: [
+    "run",
+    ...PERMS,
+    here("../main.ts"),
+    ...["--data-dir", dataDir, "--host", "127.0.0.1", "--log-level", "warn"],
+    ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0"],
+  ],
+  stdout: "piped",
+  env: { RUST_BACKTRACE: "0" },
+}).spawn();
+const ready = JSON.parse(await firstLine(cueport.stdout));
+const url = `ws://127.0.0.1:${ready.ports.ws}/v1`;
+const rows: Array<{ name: string; value: string; target: string }> = [];
+
+try {
+  // 1. Round trip: one action at a time over one socket.
+  const one = await connect(url);
+  const rtt: number[] = [];
+  for (let i = 0; i < 3000; i++) {
+    const t = performance.now();
+    await one.request({
+      type: "action",
+      action: { name: "SET_CONTROL", params: ["A", (i % 100) / 100] },
+    }, `rt${i}`);
+    if (i >= 500) rtt.push(performance.now() - t); // the first 500 warm up
+  }
+  rows.push({
+    name: "action round trip, one socket",
+    value: `p50 ${pct(rtt, 0.5).toFixed(2)} ms, p99 ${pct(rtt, 0.99).toFixed(2)} ms`,
+    target: "p99 < 2 ms",
+  });
+
+  // 2. Sustained stream: SET_CONTROL pipelined (at most 1000 in flight); answers must come back in order.
+  const total = Number(values.stream);
+  let answered = 0, outOfOrder = 0, sent = 0, lastSeen = -1;
+  const done = Promise.withResolvers<void>();
+  one.ws.onmessage = (e) => {
+    const m = JSON.parse(e.data);
+    if (typeof m.id !== "string" || !m.id.startsWith("s")) return;
+    const n = Number(m.id.slice(1));
+    if (n !== lastSeen + 1 || m.type !== "response") outOfOrder++;
+    lastSeen = n;
+    answered++;
+    pump();
+    if (answered === total) done.resolve();
+  };
+  const pump = () => {
+    while (sent < total && sent - answered < 1000) {
+      one.ws.send(
+        JSON.stringify({
+          id: `s${sent}`,
+          type: "action",
+          action: { name: "SET_CONTROL", params: ["B", sent / total] },
+        }),
+      );
+      sent++;
+    }
+  };
+  const started = performance.now();
+  pump();
+  await done.promise;
+  const rate = total / ((performance.now() - started) / 1000);
+  const state = await fetch(`http://127.0.0.1:${ready.ports.http}/api/v1/projects/demo/playstate`)
+    .then((r) => r.json());
+  rows.push({
+    name: `SET_CONTROL stream, one client (${total} messages)`,
+    value: `${rate.toFixed(0)} msg/s, ${outOfOrder} out of order, last value ${
+      state.controls.B === (total - 1) / total ? "applied" : "WRONG"
+    }`,
+    target: ">= 20000 msg/s",
+  });
+  one.ws.close();
+
+  // 3. Fan-out: one change to N clients; the time until the last one has it.
+  const n = Number(values.clients);
+  let expected = 0;
+  let received = 0;
+  let changeDone = Promise.withResolvers<void>();
+  const arrivals: number[] = [];
+  const clients = [];
+  for (let i = 0; i < n; i++) {
+    clients.push(
+      await connect(url, (m) => {
+        if (!m.payload.some((u: Msg) => u.updateType === "appState")) return;
+        received++;
+        if (received === expected) changeDone.resolve();
+      }),
+    );
+  }
+  const control = await connect(url);
+  for (let round = 0; round < 30; round++) {
+    received = 0;
+    expected = n;
+    changeDone = Promise.withResolvers<void>();
+    const t = performance.now();
+    control.ws.send(
+      JSON.stringify({ id: `f${round}`, type: "action", action: { name: "MUTE_TOGGLE" } }),
+    );
+    await changeDone.promise;
+    if (round >= 5) arrivals.push(performance.now() - t);
+  }
+  rows.push({
+    name: `fan-out of one change to ${n} clients (time until the last has it)`,
+    value: `p50 ${pct(arrivals, 0.5).toFixed(1)} ms, p99 ${
+      pct(arrivals, 0.99).toFixed(1)
+    } ms (includes the 10 ms coalescing window)`,
+    target: "p99 < 25 ms",
+  });
+  for (const c of [...clients, control]) c.ws.close();
+} finally {
+  cueport.kill("SIGTERM");
+  await cueport.status;
+  await Deno.remove(dataDir, { recursive: true });
+}
+
+console.log("\nCueport WebSocket benchmark (loopback)\n");
+console.log("| scenario | measured | target |");
+console.log("| --- | --- | --- |");
+for (const r of rows) console.log(`| ${r.name} | ${r.value} | ${r.target} |`);
+await Deno.mkdir(here("./results"), { recursive: true });
+const file = here(`./results/ws-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
+await Deno.writeTextFile(
+  file,
+  JSON.stringify({ at: new Date().toISOString(), rows }, null, 2) + "\n",
+);
+console.log(`\nwritten to ${file}`);
