@@ -52,7 +52,9 @@ export function startService(settings: Settings, log: Logger): RunningService {
   const abort = new AbortController();
   const serveOptions = { hostname: settings.host, signal: abort.signal, onListen: () => {} };
   const ports = { http: 0, ws: 0, osc: 0 };
+  const authenticator = new LocalAuthenticator();
   const handleHttp = createHttpHandler(core, {
+    authenticator,
     version: VERSION,
     startedAt,
     ports: () => ports,
@@ -61,7 +63,7 @@ export function startService(settings: Settings, log: Logger): RunningService {
   });
   const http = Deno.serve({ ...serveOptions, port: settings.httpPort }, handleHttp);
   const sockets = new SocketServer(core, {
-    authenticator: new LocalAuthenticator(),
+    authenticator,
     version: VERSION,
     limits: {
       maxMessageBytes: settings.wsMaxMessageBytes,

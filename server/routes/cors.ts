@@ -16,12 +16,12 @@ export interface CorsOptions {
 
 /** Wraps a fetch handler with CORS: preflights answered, allowed origins echoed. */
 export function withCors(
-  handler: (request: Request) => Response | Promise<Response>,
+  handler: (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>,
   options: CorsOptions,
-): (request: Request) => Response | Promise<Response> {
+): (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> {
   const anyOrigin = options.origins.includes("*");
   const isAllowed = (origin: string) => anyOrigin || options.origins.includes(origin);
-  const answer = async (request: Request, origin: string) => {
+  const answer = async (request: Request, info: Deno.ServeHandlerInfo, origin: string) => {
     if (request.method === "OPTIONS" && request.headers.has("access-control-request-method")) {
       const headers = new Headers({ vary: "Origin" });
       if (isAllowed(origin)) {
@@ -32,7 +32,7 @@ export function withCors(
       }
       return new Response(null, { status: 204, headers });
     }
-    const response = await handler(request);
+    const response = await handler(request, info);
     if (!isAllowed(origin)) return response;
     const headers = new Headers(response.headers);
     headers.set("access-control-allow-origin", origin);
@@ -43,8 +43,8 @@ export function withCors(
       headers,
     });
   };
-  return (request) => {
+  return (request, info) => {
     const origin = request.headers.get("origin");
-    return origin === null ? handler(request) : answer(request, origin);
+    return origin === null ? handler(request, info) : answer(request, info, origin);
   };
 }

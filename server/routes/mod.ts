@@ -6,6 +6,7 @@
  */
 import { type Context, Hono } from "hono";
 import { type Core, CueportError, isStableAnswer } from "../core/mod.ts";
+import { type Authenticator, isLocalAddress } from "../auth/mod.ts";
 import { withCors } from "./cors.ts";
 import { errorResponse } from "./errors.ts";
 import { infoView } from "./info.ts";
@@ -24,6 +25,8 @@ export interface HttpAppOptions {
   maxBodyBytes?: number;
   /** Where unexpected errors are logged with their stack. */
   log?: (message: string) => void;
+  /** Who may call routes that need authentication (local clients are exempt). */
+  authenticator: Authenticator;
 }
 
 /** The routes with the generated meta routes (info, OpenAPI) appended. */
@@ -105,9 +108,9 @@ function allowedMethods(routes: RouteSpec[], path: string): string[] {
 export function createHttpHandler(
   core: Core,
   options: HttpAppOptions,
-): (request: Request) => Response | Promise<Response> {
+): (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> {
   const app = createHttpApp(core, options);
-  return withCors(app.fetch, {
+  return withCors((request, info) => app.fetch(request, info), {
     origins: options.corsOrigins,
     methods: ["GET", "POST", "OPTIONS"],
     headers: ["Content-Type", "Authorization"],
@@ -128,6 +131,17 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
   });
   for (const route of routes) {
     app.on(route.method, route.path, (c: Context): Response | Promise<Response> => {
+      const address =
+        ((c.env as Deno.ServeHandlerInfo | undefined)?.remoteAddr as Deno.NetAddr | undefined)
+          ?.hostname ?? "127.0.0.1";
+      // Local clients are exempt and pay nothing; remote ones must authenticate.
+      if (route.auth && !isLocalAddress(address)) {
+        const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "");
+        return options.authenticator.authenticate({ address, token }).then(() => run(c));
+      }
+      return run(c);
+    });
+    const run = (c: Context): Response | Promise<Response> => {
       const input = {
         core,
         params: c.req.param(),
@@ -142,7 +156,7 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
       // Reads stay synchronous: no promise per request unless the route needs one.
       const result = route.handle(input);
       return result instanceof Promise ? result.then(jsonResponse) : jsonResponse(result);
-    });
+    };
   }
   app.notFound((c) => {
     const allowed = allowedMethods(routes, c.req.path);

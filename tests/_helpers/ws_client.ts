@@ -90,8 +90,17 @@ export class RawSocket {
   }
 
   /** Connects and completes the handshake. */
-  static async open(host: string, port: number, path = "/v1"): Promise<RawSocket> {
-    const sock = net.connect({ host, port });
+  static async open(
+    host: string,
+    port: number,
+    options: { localAddress?: string } = {},
+  ): Promise<RawSocket> {
+    const path = "/v1";
+    const sock = net.connect({
+      host,
+      port,
+      ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+    });
     const raw = new RawSocket(sock);
     await new Promise<void>((resolve, reject) => {
       sock.once("error", reject);

@@ -3,7 +3,23 @@ import { Hono } from "hono";
 import { ACTIONS } from "../../../protocol/actions.ts";
 import { allRoutes } from "../../../server/routes/mod.ts";
 import { errorResponse } from "../../../server/routes/errors.ts";
+import http from "node:http";
 import { startTestService } from "../../_helpers/service.ts";
+
+/** A GET from 127.0.0.2: a remote device, as far as the service can tell. */
+function remoteGet(port: number, path: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = http.get(
+      { host: "127.0.0.1", port, path, localAddress: "127.0.0.2", headers },
+      (res) => {
+        let body = "";
+        res.on("data", (chunk) => (body += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on("error", reject);
+  });
+}
 
 /** Every HTTP route of the 6.0 table (spec section 4.1) this issue serves. */
 const SPEC_ROUTES = [
@@ -106,6 +122,23 @@ Deno.test("HTTP meta routes, errors and CORS", async (t) => {
         assert.equal(wrong.body.error.code, "METHOD_NOT_ALLOWED");
         const post = await svc.post("/api/v1/projects", {});
         assert.equal(post.status, 405);
+      },
+    );
+
+    await t.step(
+      "a remote device is 401 on every authenticated route; /health stays open",
+      async () => {
+        const port = svc.service.ports.http;
+        for (
+          const path of ["/api/v1/projects", "/api/v1/info", "/api/v1/projects/show/playstate"]
+        ) {
+          const res = await remoteGet(port, path, { authorization: "Bearer made.up.token" });
+          assert.equal(res.status, 401, path);
+          assert.equal(JSON.parse(res.body).error.code, "AUTHENTICATION_FAILED");
+        }
+        const health = await remoteGet(port, "/health");
+        assert.equal(health.status, 200);
+        assert.equal(JSON.parse(health.body).ready, true);
       },
     );
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { TestSocket } from "../../_helpers/ws_client.ts";
+import { RawSocket, TestSocket } from "../../_helpers/ws_client.ts";
 
 const wsUrl = (svc: TestService, path = "/v1") => `ws://127.0.0.1:${svc.service.ports.ws}${path}`;
 const isUpdate = (m: { event?: string }) => m.event === "state-update";
@@ -242,6 +242,29 @@ Deno.test("WebSocket rate limit answers RATE_LIMITED and does not execute", asyn
     assert.equal(muted, done.length % 2 === 1, "only the admitted toggles ran");
   } finally {
     await ws.close();
+    await svc.stop();
+  }
+});
+
+Deno.test("WebSocket: a remote device (127.0.0.2) cannot authenticate with empty credentials", async () => {
+  const svc = await startTestService();
+  const remote = await RawSocket.open("127.0.0.1", svc.service.ports.ws, {
+    localAddress: "127.0.0.2",
+  });
+  try {
+    remote.send({ type: "auth", id: "r1", payload: {} });
+    remote.send({ type: "action", id: "r2", action: { name: "MUTE_TOGGLE" } });
+    const deadline = performance.now() + 10_000;
+    while (!remote.json().some((m) => m.id === "r2") && performance.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const [auth, action] = ["r1", "r2"].map((id) => remote.json().find((m) => m.id === id));
+    assert.equal(auth.error.code, "AUTHENTICATION_FAILED");
+    assert.match(auth.error.message, /127\.0\.0\.2 must pair first/);
+    assert.equal(action.error.code, "AUTHENTICATION_FAILED");
+    assert.equal((await svc.get("/api/v1/app-state")).body.muted, false, "nothing ran");
+  } finally {
+    remote.destroy();
     await svc.stop();
   }
 });
