@@ -6,6 +6,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { firstLine, startCueport } from "./_cueport.ts";
 import { createDemoProject } from "../player/demo.ts";
 import { writeJsonAtomic } from "../player/atomic_write.ts";
 import { bigProject } from "./big_project.ts";
@@ -22,14 +23,6 @@ const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
 const ROUNDS = Number(values.rounds);
 const here = (path: string) => new URL(path, import.meta.url).pathname;
-const PERMS = [
-  "--allow-net",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run",
-  "--allow-sys",
-];
 
 interface Result {
   name: string;
@@ -38,18 +31,6 @@ interface Result {
   p99: number;
   errors: number;
   connections: number;
-}
-
-async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`exited before printing: ${text}`);
-    text += value;
-  }
-  reader.releaseLock();
-  return text.slice(0, text.indexOf("\n"));
 }
 
 function hasWrk(): boolean {
@@ -126,18 +107,8 @@ await writeJsonAtomic(
 );
 await writeJsonAtomic(`${dataDir}/projects/big/project.json`, bigProject());
 
-const cueport = new Deno.Command(Deno.execPath(), {
-  args: [
-    "run",
-    ...PERMS,
-    here("../main.ts"),
-    ...["--data-dir", dataDir, "--host", "127.0.0.1", "--log-level", "warn"],
-    ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0"],
-  ],
-  stdout: "piped",
-  env: { RUST_BACKTRACE: "0" },
-}).spawn();
-const ready = JSON.parse(await firstLine(cueport.stdout));
+const cueport = await startCueport(dataDir);
+const ready = { ports: cueport.ports };
 const api = `http://127.0.0.1:${ready.ports.http}`;
 const demoBody = await Deno.makeTempFile({ suffix: ".json" });
 await Deno.writeFile(
@@ -198,8 +169,7 @@ try {
   }));
 } finally {
   baseline.kill();
-  cueport.kill("SIGTERM");
-  await Promise.all([baseline.status, cueport.status]);
+  await Promise.all([baseline.status, cueport.stop()]);
   await Deno.remove(dataDir, { recursive: true });
   await Deno.remove(demoBody);
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { startCueport } from "./_cueport.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -14,14 +15,6 @@ const { values } = parseArgs({
   },
 });
 const here = (path: string) => new URL(path, import.meta.url).pathname;
-const PERMS = [
-  "--allow-net",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run",
-  "--allow-sys",
-];
 
 // deno-lint-ignore no-explicit-any
 type Msg = any;
@@ -54,27 +47,9 @@ async function connect(url: string, onUpdate?: (m: Msg) => void) {
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
-async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) text += (await reader.read()).value ?? "";
-  reader.releaseLock();
-  return text.slice(0, text.indexOf("\n"));
-}
-
 const dataDir = await Deno.makeTempDir({ prefix: "cueport-wsbench-" });
-const cueport = new Deno.Command(Deno.execPath(), {
-  args: [
-    "run",
-    ...PERMS,
-    here("../main.ts"),
-    ...["--data-dir", dataDir, "--host", "127.0.0.1", "--log-level", "warn"],
-    ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0"],
-  ],
-  stdout: "piped",
-  env: { RUST_BACKTRACE: "0" },
-}).spawn();
-const ready = JSON.parse(await firstLine(cueport.stdout));
+const cueport = await startCueport(dataDir);
+const ready = { ports: cueport.ports };
 const url = `ws://127.0.0.1:${ready.ports.ws}/v1`;
 const rows: Array<{ name: string; value: string; target: string }> = [];
 
@@ -174,8 +149,7 @@ try {
   });
   for (const c of [...clients, control]) c.ws.close();
 } finally {
-  cueport.kill("SIGTERM");
-  await cueport.status;
+  await cueport.stop();
   await Deno.remove(dataDir, { recursive: true });
 }
 
