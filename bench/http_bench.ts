@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import { firstLine, startCueport } from "./_cueport.ts";
 import { createDemoProject } from "../player/demo.ts";
-import { writeJsonAtomic } from "../player/atomic_write.ts";
+import { writeJsonAtomic } from "../protocol/atomic_write.ts";
 import { bigProject } from "./big_project.ts";
 
 const { values } = parseArgs({

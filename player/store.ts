@@ -11,7 +11,11 @@ import {
   Project,
   type Project as ProjectDoc,
 } from "../protocol/model.ts";
-import { type AtomicWriteHooks, removeStaleTemps, writeJsonAtomic } from "./atomic_write.ts";
+import {
+  type AtomicWriteHooks,
+  removeStaleTemps,
+  writeJsonAtomic,
+} from "../protocol/atomic_write.ts";
 import { createDemoProject } from "./demo.ts";
 import { z } from "zod";
 

@@ -1,7 +1,7 @@
 /**
- * Who is let in. Transports call an `Authenticator`; this build admits
- * clients on the same machine and refuses remote ones until pairing (the
- * security issue) plugs its token and one-time-code checks in here.
+ * Who is let in. Transports call an `Authenticator`: `TokenAuthenticator`
+ * (paired devices, `token_authenticator.ts`) in the service, or
+ * `LocalAuthenticator` (this machine only).
  * @module
  */
 import { CueportError } from "../core/mod.ts";
@@ -21,6 +21,10 @@ export interface Grant {
   token?: string;
   /** Who it is, for logs. */
   device: string;
+  /** The paired device, when it is one (revoking it closes its connections). */
+  deviceId?: string;
+  /** What it may do. */
+  scopes?: readonly string[];
 }
 
 /** Decides whether a client is let in. */

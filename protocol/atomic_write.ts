@@ -1,14 +1,17 @@
 /**
- * Crash-safe file writes: write a temp file beside the target, fsync it,
+ * Crash-safe file writes, used by the player (projects) and the server (auth
+ * data): write a temp file beside the target, fsync it,
  * rename it over the target, fsync the folder. A crash at any point leaves
  * either the old or the new file, never a half-written one.
  * @module
  */
 
-/** Hooks for tests to simulate a crash between the steps. */
+/** Hooks for tests to simulate a crash between the steps, and the file mode. */
 export interface AtomicWriteHooks {
   /** Called after the temp file is written and synced, before the rename. */
   beforeRename?: (tempPath: string) => void;
+  /** Permission bits of the new file (default 0o644; 0o600 for secrets). */
+  mode?: number;
 }
 
 function dirname(path: string): string {
@@ -26,7 +29,7 @@ export async function writeFileAtomic(
   await Deno.mkdir(dir, { recursive: true });
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o644 });
+  const file = await Deno.open(temp, { write: true, createNew: true, mode: hooks.mode ?? 0o644 });
   try {
     let written = 0;
     while (written < bytes.length) written += await file.write(bytes.subarray(written));

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { removeStaleTemps, writeJsonAtomic } from "../../player/atomic_write.ts";
+import { removeStaleTemps, writeJsonAtomic } from "../../protocol/atomic_write.ts";
 import { ProjectStore } from "../../player/store.ts";
 import { fixtureDataDir, fixtureProject } from "../_helpers/fixture.ts";
 

@@ -1,0 +1,109 @@
+/**
+ * The authenticator of paired devices: local clients are exempt (unless
+ * `localhostAuthExempt` is off), tokens are verified and checked against
+ * the device registry, and a one-time code pairs a new device.
+ * @module
+ */
+import { CueportError } from "../core/mod.ts";
+import type { DeviceRegistry } from "./devices.ts";
+import { type Authenticator, type Credentials, type Grant, isLocalAddress } from "./mod.ts";
+import type { PairingCodes } from "./pairing.ts";
+import { ALL_SCOPES, issueToken, type Scope, verifyToken } from "./tokens.ts";
+
+/** What the authenticator works with. */
+export interface TokenAuthOptions {
+  key: Uint8Array;
+  devices: DeviceRegistry;
+  codes: PairingCodes;
+  localhostAuthExempt: boolean;
+  tokenLifetimeSeconds: number;
+  now?: () => number;
+}
+
+/** A new pairing: the token to keep, and for what device. */
+export interface Pairing {
+  token: string;
+  deviceId: string;
+  scopes: Scope[];
+  expiresAt: string;
+}
+
+/** Lets in local clients and paired devices. */
+export class TokenAuthenticator implements Authenticator {
+  #o: TokenAuthOptions;
+  #now: () => number;
+
+  /** Builds the authenticator. */
+  constructor(options: TokenAuthOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async authenticate(credentials: Credentials): Promise<Grant> {
+    if (credentials.token) {
+      const claims = await verifyToken(this.#o.key, credentials.token, this.#now());
+      const device = this.#o.devices.get(claims.deviceId);
+      if (!device || device.tokenId !== claims.tokenId) {
+        throw new CueportError(
+          "AUTHENTICATION_FAILED",
+          "Invalid token: the device was revoked; pair again",
+        );
+      }
+      return { device: device.name, deviceId: device.deviceId, scopes: device.scopes };
+    }
+    if (credentials.otp) {
+      const pairing = await this.pair(
+        credentials.otp,
+        credentials.address,
+        credentials.deviceName ?? "",
+      );
+      return {
+        token: pairing.token,
+        device: credentials.deviceName ?? pairing.deviceId,
+        deviceId: pairing.deviceId,
+        scopes: pairing.scopes,
+      };
+    }
+    if (isLocalAddress(credentials.address) && this.#o.localhostAuthExempt) {
+      return { device: "local", scopes: [...ALL_SCOPES] };
+    }
+    throw new CueportError(
+      "AUTHENTICATION_FAILED",
+      "Authentication required: send a token (Authorization: Bearer <token>) or pair with a one-time code",
+    );
+  }
+
+  /**
+   * Exchanges a one-time code for a device token.
+   * @throws {CueportError} AUTHENTICATION_FAILED or RATE_LIMITED
+   */
+  async pair(
+    otp: string,
+    address: string,
+    deviceName: string,
+    scopes: Scope[] = [...ALL_SCOPES],
+  ): Promise<Pairing> {
+    this.#o.codes.consume(otp, address);
+    const deviceId = `dev-${crypto.randomUUID().slice(0, 12)}`;
+    const tokenId = crypto.randomUUID();
+    const name = deviceName.trim() || deviceId;
+    const { token, expiresAt } = await issueToken(this.#o.key, {
+      deviceId,
+      deviceName: name,
+      scopes,
+      tokenId,
+    }, {
+      lifetimeSeconds: this.#o.tokenLifetimeSeconds,
+      now: this.#now(),
+    });
+    await this.#o.devices.add({
+      deviceId,
+      name,
+      scopes,
+      tokenId,
+      pairedAt: new Date(this.#now()).toISOString(),
+      address,
+    });
+    return { token, deviceId, scopes, expiresAt: new Date(expiresAt).toISOString() };
+  }
+}
