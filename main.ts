@@ -22,7 +22,7 @@ async function serve(args: string[]): Promise<void> {
   }
   const { settings } = loaded;
   const log = createLogger(settings.logLevel);
-  const service = startService(settings, log);
+  const service = await startService(settings, log);
   const playerReady = await service.supervisor.waitReady(15_000);
   if (!playerReady) log("warn", "Player not ready after 15 s; the API answers 503 until it is");
   console.log(JSON.stringify({

@@ -34,6 +34,14 @@ export const Settings = z.object({
   wsMaxBufferedBytes: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   /** A WebSocket client lagging this long is closed. */
   wsLagCloseMs: z.coerce.number().int().positive().default(10_000),
+  /** Clients on 127.0.0.1 and ::1 need no token. */
+  localhostAuthExempt: z.union([
+    z.boolean(),
+    z.enum(["true", "false"]).transform((v) => v === "true"),
+  ])
+    .default(true),
+  /** Lifetime of device tokens, days. */
+  tokenLifetimeDays: z.coerce.number().positive().default(30),
 });
 /** Every setting, with its default. */
 export type Settings = z.infer<typeof Settings>;
@@ -58,6 +66,8 @@ const FLAGS = {
   "ws-max-message": { type: "string", setting: "wsMaxMessageBytes" },
   "ws-max-buffered": { type: "string", setting: "wsMaxBufferedBytes" },
   "ws-lag-close": { type: "string", setting: "wsLagCloseMs" },
+  "localhost-auth-exempt": { type: "string", setting: "localhostAuthExempt" },
+  "token-lifetime-days": { type: "string", setting: "tokenLifetimeDays" },
 } as const;
 
 /** Environment variable for each setting: `CUEPORT_` and the name in upper snake case. */
@@ -88,6 +98,8 @@ Options (each also CUEPORT_<NAME> in the environment, or a key of the --config f
   --ws-max-message BYTES   largest WebSocket message (65536)
   --ws-max-buffered BYTES  unsent bytes before a client counts as lagging (4194304)
   --ws-lag-close MS        close a client lagging this long (10000)
+  --localhost-auth-exempt true|false   local clients need no token (default true)
+  --token-lifetime-days N  lifetime of device tokens (default 30)
   --virtual-clock          run the player on a virtual clock (tests only)
   --help                   show this help`;
 

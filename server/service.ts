@@ -9,7 +9,7 @@ import type { Logger } from "./log.ts";
 import { drainOsc } from "./osc/mod.ts";
 import { bundledPlayerCommand, PlayerSupervisor, processLauncher } from "./player_client/mod.ts";
 import { createHttpHandler } from "./routes/mod.ts";
-import { LocalAuthenticator } from "./auth/mod.ts";
+import { openAuth } from "./auth/service.ts";
 import { SocketServer } from "./socket/mod.ts";
 
 /** The service version (also the app version reported by the API). */
@@ -25,8 +25,8 @@ export interface RunningService {
   shutdown(): Promise<void>;
 }
 
-/** Starts everything; returns once the listeners are bound (the player may still be starting). */
-export function startService(settings: Settings, log: Logger): RunningService {
+/** Starts everything; resolves once the listeners are bound (the player may still be starting). */
+export async function startService(settings: Settings, log: Logger): Promise<RunningService> {
   const startedAt = performance.now();
   const command = settings.playerCommand.length > 0
     ? settings.playerCommand
@@ -52,9 +52,16 @@ export function startService(settings: Settings, log: Logger): RunningService {
   const abort = new AbortController();
   const serveOptions = { hostname: settings.host, signal: abort.signal, onListen: () => {} };
   const ports = { http: 0, ws: 0, osc: 0 };
-  const authenticator = new LocalAuthenticator();
+  const auth = await openAuth(
+    settings.dataDir,
+    {
+      localhostAuthExempt: settings.localhostAuthExempt,
+      tokenLifetimeDays: settings.tokenLifetimeDays,
+    },
+    (m) => log("warn", m),
+  );
   const handleHttp = createHttpHandler(core, {
-    authenticator,
+    auth,
     version: VERSION,
     startedAt,
     ports: () => ports,
@@ -63,7 +70,7 @@ export function startService(settings: Settings, log: Logger): RunningService {
   });
   const http = Deno.serve({ ...serveOptions, port: settings.httpPort }, handleHttp);
   const sockets = new SocketServer(core, {
-    authenticator,
+    authenticator: auth.authenticator,
     version: VERSION,
     limits: {
       maxMessageBytes: settings.wsMaxMessageBytes,
@@ -73,6 +80,7 @@ export function startService(settings: Settings, log: Logger): RunningService {
       lagCloseMs: settings.wsLagCloseMs,
     },
   });
+  auth.devices.onrevoke = (deviceId) => sockets.closeDevice(deviceId);
   const ws = Deno.serve(
     { ...serveOptions, port: settings.wsPort },
     (req, info) => sockets.handle(req, info),

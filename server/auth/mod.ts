@@ -1,10 +1,8 @@
 /**
- * Who is let in. Transports call an `Authenticator`: `TokenAuthenticator`
- * (paired devices, `token_authenticator.ts`) in the service, or
- * `LocalAuthenticator` (this machine only).
+ * Who is let in. Transports call an `Authenticator`; the service's is the
+ * `TokenAuthenticator` of paired devices (`token_authenticator.ts`).
  * @module
  */
-import { CueportError } from "../core/mod.ts";
 
 /** Credentials a client presents. */
 export interface Credentials {
@@ -36,17 +34,4 @@ export interface Authenticator {
 /** Whether an address is this machine (127.0.0.1 or ::1, also as IPv4-mapped IPv6). */
 export function isLocalAddress(address: string): boolean {
   return address === "127.0.0.1" || address === "::1" || address === "::ffff:127.0.0.1";
-}
-
-/** Admits local clients; remote ones must pair, which this build does not offer yet. */
-export class LocalAuthenticator implements Authenticator {
-  authenticate(credentials: Credentials): Promise<Grant> {
-    if (isLocalAddress(credentials.address)) return Promise.resolve({ device: "local" });
-    return Promise.reject(
-      new CueportError(
-        "AUTHENTICATION_FAILED",
-        `Remote device ${credentials.address} must pair first; pairing is not available in this build`,
-      ),
-    );
-  }
 }

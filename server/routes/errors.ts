@@ -11,5 +11,7 @@ export function errorResponse(error: unknown, c: Context): Response {
   const e = error instanceof CueportError
     ? error
     : new CueportError("SERVER_ERROR", "Internal server error");
+  const retry = e.details?.retryAfterSeconds;
+  if (typeof retry === "number") c.header("Retry-After", String(retry));
   return c.json(e.toJSON(), e.status as ContentfulStatusCode);
 }

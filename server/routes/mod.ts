@@ -6,7 +6,8 @@
  */
 import { type Context, Hono } from "hono";
 import { type Core, CueportError, isStableAnswer } from "../core/mod.ts";
-import { type Authenticator, isLocalAddress } from "../auth/mod.ts";
+import { isLocalAddress } from "../auth/mod.ts";
+import type { AuthService } from "../auth/service.ts";
 import { withCors } from "./cors.ts";
 import { errorResponse } from "./errors.ts";
 import { infoView } from "./info.ts";
@@ -25,8 +26,8 @@ export interface HttpAppOptions {
   maxBodyBytes?: number;
   /** Where unexpected errors are logged with their stack. */
   log?: (message: string) => void;
-  /** Who may call routes that need authentication (local clients are exempt). */
-  authenticator: Authenticator;
+  /** Pairing, devices and the authenticator routes are checked with. */
+  auth: AuthService;
 }
 
 /** The routes with the generated meta routes (info, OpenAPI) appended. */
@@ -134,15 +135,26 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
       const address =
         ((c.env as Deno.ServeHandlerInfo | undefined)?.remoteAddr as Deno.NetAddr | undefined)
           ?.hostname ?? "127.0.0.1";
-      // Local clients are exempt and pay nothing; remote ones must authenticate.
-      if (route.auth && !isLocalAddress(address)) {
-        const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "");
-        return options.authenticator.authenticate({ address, token }).then(() => run(c));
+      const isLocal = isLocalAddress(address);
+      if (route.localOnly && !isLocal) {
+        throw new CueportError(
+          "LOCAL_ONLY",
+          `${route.method} ${route.path} is only for clients on this machine`,
+        );
       }
-      return run(c);
+      // Local clients are exempt (unless localhostAuthExempt is off) and pay nothing.
+      if (route.auth && !(isLocal && options.auth.settings.localhostAuthExempt)) {
+        const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "");
+        return options.auth.authenticator.authenticate({ address, token }).then(() =>
+          run(c, address)
+        );
+      }
+      return run(c, address);
     });
-    const run = (c: Context): Response | Promise<Response> => {
+    const run = (c: Context, address: string): Response | Promise<Response> => {
       const input = {
+        auth: options.auth,
+        address,
         core,
         params: c.req.param(),
         query: route.query ? c.req.query() : {},

@@ -5,6 +5,8 @@
  * @module
  */
 import { z } from "zod";
+import type { AuthService } from "../auth/service.ts";
+import { ALL_SCOPES } from "../auth/tokens.ts";
 import {
   ActionBody,
   ActionResultView,
@@ -29,6 +31,9 @@ import {
 /** What a handler gets. */
 export interface RouteInput {
   core: Core;
+  auth: AuthService;
+  /** The client's address, from the socket. */
+  address: string;
   params: Record<string, string>;
   query: Record<string, string>;
   /** The parsed JSON body (POST routes). */
@@ -37,13 +42,15 @@ export interface RouteInput {
 
 /** One route. */
 export interface RouteSpec {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "DELETE";
   /** Hono path syntax: `/api/v1/projects/:projectId`. */
   path: string;
   summary: string;
   tag: string;
   /** Whether a remote client needs a token (localhost is exempt by default). */
   auth: boolean;
+  /** Refused to any client not on 127.0.0.1/::1, whatever its token. */
+  localOnly?: boolean;
   query?: z.ZodObject;
   body?: z.ZodType;
   response: z.ZodType;
@@ -52,6 +59,36 @@ export interface RouteSpec {
 }
 
 const list = <T extends z.ZodType>(key: string, item: T) => z.object({ [key]: z.array(item) });
+
+const Scope = z.enum(ALL_SCOPES as ["view", "control", "edit"]);
+
+/** `POST /api/v1/pair` body. */
+const PairBody = z.object({
+  otp: z.string({ error: "must be the 6-digit code" }).regex(/^\d{6}$/, {
+    error: "must be the 6-digit code",
+  }),
+  deviceName: z.string().max(100).optional().describe(
+    "A name for the device, shown in the device list",
+  ),
+  scopes: z.array(Scope).min(1).optional().describe("What the device may do; default all three"),
+});
+
+/** Validates a body against a schema, naming the first bad field. */
+function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.join(".") || "body";
+  throw new CueportError("INVALID_MESSAGE", `Invalid ${field}: ${issue.message}`, { field });
+}
+
+const DeviceView = z.object({
+  deviceId: z.string(),
+  name: z.string(),
+  scopes: z.array(Scope),
+  pairedAt: z.string(),
+  address: z.string(),
+});
 
 /** Static facts `/health` reports. */
 export interface HealthFacts {
@@ -230,6 +267,66 @@ export function routeTable(facts: HealthFacts): RouteSpec[] {
         ok: true,
         ...(await core.runAction(body as Record<string, unknown>)),
       }),
+    },
+    {
+      method: "POST",
+      path: "/api/v1/pair/code",
+      summary: "Issue a one-time pairing code, valid 5 minutes (local clients only)",
+      tag: "security",
+      auth: true,
+      localOnly: true,
+      response: z.object({ otp: z.string(), expiresAt: z.string() }),
+      handle: ({ auth }) => {
+        const { otp, expiresAt } = auth.codes.issue();
+        return { otp, expiresAt: new Date(expiresAt).toISOString() };
+      },
+    },
+    {
+      method: "POST",
+      path: "/api/v1/pair",
+      summary: "Exchange a one-time code for a device token (JWT)",
+      tag: "security",
+      auth: false,
+      body: PairBody,
+      response: z.object({
+        token: z.string(),
+        deviceId: z.string(),
+        scopes: z.array(Scope),
+        expiresAt: z.string(),
+      }),
+      handle: ({ auth, body, address }) => {
+        const b = parseBody(PairBody, body);
+        return auth.authenticator.pair(b.otp, address, b.deviceName ?? "", b.scopes);
+      },
+    },
+    {
+      method: "GET",
+      path: "/api/v1/devices",
+      summary: "Paired devices (local clients only)",
+      tag: "security",
+      auth: true,
+      localOnly: true,
+      response: list("devices", DeviceView),
+      handle: ({ auth }) => ({
+        devices: auth.devices.list().map(({ tokenId: _t, ...d }) => d),
+      }),
+    },
+    {
+      method: "DELETE",
+      path: "/api/v1/devices/:deviceId",
+      summary:
+        "Revoke a device: its token stops working at once and its sockets close (local clients only)",
+      tag: "security",
+      auth: true,
+      localOnly: true,
+      response: z.object({ ok: z.literal(true), deviceId: z.string() }),
+      handle: async ({ auth, params }) => {
+        const deviceId = params.deviceId!;
+        if (!(await auth.devices.revoke(deviceId))) {
+          throw new CueportError("NOT_FOUND", `Device "${deviceId}" is not paired`);
+        }
+        return { ok: true, deviceId };
+      },
     },
     {
       method: "POST",

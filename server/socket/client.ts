@@ -47,6 +47,8 @@ export class SocketClient {
   #auth: Authenticator;
   #limits: SocketLimits;
   #isAuthenticated = false;
+  /** The paired device behind this connection, if any. */
+  deviceId: string | null = null;
   #seq = 0;
   #filter: Filter | null = null;
   #tokens: number;
@@ -276,6 +278,7 @@ export class SocketClient {
       case "auth": {
         const grant = await this.#auth.authenticate({ address: this.address, ...message.payload });
         this.#isAuthenticated = true;
+        this.deviceId = grant.deviceId ?? null;
         return grant.token ? { authenticated: true, token: grant.token } : { authenticated: true };
       }
       case "action": {

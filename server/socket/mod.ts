@@ -88,6 +88,13 @@ export class SocketServer {
     return response;
   }
 
+  /** Closes the connections of a revoked device. */
+  closeDevice(deviceId: string): void {
+    for (const client of this.#clients) {
+      if (client.deviceId === deviceId) client.close(1008, "Device revoked");
+    }
+  }
+
   /** Closes every client (going away) and stops listening to the bus. */
   close(): void {
     this.#unsubscribe();

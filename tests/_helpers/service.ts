@@ -57,7 +57,7 @@ export async function startTestService(
     logLevel: "error",
     ...overrides,
   });
-  const service = startService(settings, createLogger(settings.logLevel));
+  const service = await startService(settings, createLogger(settings.logLevel));
   if (!(await service.supervisor.waitReady(20_000))) throw new Error("The player did not start");
   const base = `http://127.0.0.1:${service.ports.http}`;
   return {

@@ -84,6 +84,8 @@ export class RawSocket {
   #sock: net.Socket;
   #buffer = new Uint8Array(0);
   readonly texts: string[] = [];
+  /** The code of the close frame the server sent, if any. */
+  closeCode: number | null = null;
 
   private constructor(sock: net.Socket) {
     this.#sock = sock;
@@ -149,6 +151,11 @@ export class RawSocket {
     this.#sock.write(frame);
   }
 
+  /** Calls `fn` once the connection closes. */
+  onclose(fn: () => void): void {
+    this.#sock.once("close", fn);
+  }
+
   /** Stops reading: the server's sends back up. */
   pause(): void {
     this.#sock.pause();
@@ -191,6 +198,13 @@ export class RawSocket {
       const opcode = this.#buffer[0]! & 0x0f;
       if (opcode === 1) {
         this.texts.push(new TextDecoder().decode(this.#buffer.subarray(offset, offset + length)));
+      }
+      if (opcode === 8) {
+        this.closeCode = length >= 2
+          ? (this.#buffer[offset]! << 8) | this.#buffer[offset + 1]!
+          : 1005;
+        this.#sock.destroy(); // the server is done with us
+        return;
       }
       this.#buffer = this.#buffer.slice(offset + length);
     }

@@ -260,7 +260,7 @@ Deno.test("WebSocket: a remote device (127.0.0.2) cannot authenticate with empty
     }
     const [auth, action] = ["r1", "r2"].map((id) => remote.json().find((m) => m.id === id));
     assert.equal(auth.error.code, "AUTHENTICATION_FAILED");
-    assert.match(auth.error.message, /127\.0\.0\.2 must pair first/);
+    assert.match(auth.error.message, /pair with a one-time code/);
     assert.equal(action.error.code, "AUTHENTICATION_FAILED");
     assert.equal((await svc.get("/api/v1/app-state")).body.muted, false, "nothing ran");
   } finally {

@@ -1,0 +1,42 @@
+/**
+ * The auth pieces of one installation, opened from its data dir: signing
+ * key, device registry, one-time codes and the authenticator.
+ * @module
+ */
+import { DeviceRegistry } from "./devices.ts";
+import { loadSigningKey } from "./keys.ts";
+import { PairingCodes } from "./pairing.ts";
+import { TokenAuthenticator } from "./token_authenticator.ts";
+
+/** Auth settings. */
+export interface AuthSettings {
+  localhostAuthExempt: boolean;
+  tokenLifetimeDays: number;
+}
+
+/** Everything auth, for the transports and routes. */
+export interface AuthService {
+  authenticator: TokenAuthenticator;
+  devices: DeviceRegistry;
+  codes: PairingCodes;
+  settings: AuthSettings;
+}
+
+/** Opens (creating on first start) the installation's auth data. */
+export async function openAuth(
+  dataDir: string,
+  settings: AuthSettings,
+  log: (message: string) => void = () => {},
+): Promise<AuthService> {
+  const key = await loadSigningKey(dataDir);
+  const devices = await DeviceRegistry.open(dataDir);
+  const codes = new PairingCodes({ log });
+  const authenticator = new TokenAuthenticator({
+    key,
+    devices,
+    codes,
+    localhostAuthExempt: settings.localhostAuthExempt,
+    tokenLifetimeSeconds: Math.round(settings.tokenLifetimeDays * 86_400),
+  });
+  return { authenticator, devices, codes, settings };
+}
