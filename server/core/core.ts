@@ -96,6 +96,16 @@ export class Core {
     }
   }
 
+  /** @throws {CueportError} API_ACCESS_DENIED when the player's plan has no API access */
+  requireApiAccess(): void {
+    if (this.model.entitlements?.apiAccess === false) {
+      throw new CueportError(
+        "API_ACCESS_DENIED",
+        "The plan does not include API access: upgrade the plan to use the API",
+      );
+    }
+  }
+
   /**
    * Runs one action from any transport.
    * @throws {CueportError} INVALID_MESSAGE, NOT_READY, NOT_FOUND (project), ACTION_FAILED (refused)

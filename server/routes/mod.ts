@@ -135,6 +135,7 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
       const address =
         ((c.env as Deno.ServeHandlerInfo | undefined)?.remoteAddr as Deno.NetAddr | undefined)
           ?.hostname ?? "127.0.0.1";
+      if (route.path !== "/health") core.requireApiAccess();
       const isLocal = isLocalAddress(address);
       if (route.localOnly && !isLocal) {
         throw new CueportError(

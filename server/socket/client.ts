@@ -276,6 +276,7 @@ export class SocketClient {
   async #handle(message: ClientMessage): Promise<unknown> {
     switch (message.type) {
       case "auth": {
+        this.#core.requireApiAccess();
         const grant = await this.#auth.authenticate({ address: this.address, ...message.payload });
         this.#isAuthenticated = true;
         this.deviceId = grant.deviceId ?? null;
