@@ -40,6 +40,8 @@ export const Settings = z.object({
     z.enum(["true", "false"]).transform((v) => v === "true"),
   ])
     .default(true),
+  /** Extra names this machine answers to in the Host header (beyond its hostname and addresses). */
+  allowedHosts: z.array(z.string()).default([]),
   /** Lifetime of device tokens, days. */
   tokenLifetimeDays: z.coerce.number().positive().default(30),
 });
@@ -68,6 +70,7 @@ const FLAGS = {
   "ws-lag-close": { type: "string", setting: "wsLagCloseMs" },
   "localhost-auth-exempt": { type: "string", setting: "localhostAuthExempt" },
   "token-lifetime-days": { type: "string", setting: "tokenLifetimeDays" },
+  "allowed-host": { type: "string", setting: "allowedHosts" },
 } as const;
 
 /** Environment variable for each setting: `CUEPORT_` and the name in upper snake case. */
@@ -100,6 +103,7 @@ Options (each also CUEPORT_<NAME> in the environment, or a key of the --config f
   --ws-lag-close MS        close a client lagging this long (10000)
   --localhost-auth-exempt true|false   local clients need no token (default true)
   --token-lifetime-days N  lifetime of device tokens (default 30)
+  --allowed-host LIST      extra names of this machine accepted in the Host header, comma-separated
   --virtual-clock          run the player on a virtual clock (tests only)
   --help                   show this help`;
 
@@ -169,8 +173,10 @@ export async function loadSettings(
     if (values[flag] !== undefined) raw[def.setting] = values[flag];
   }
   if (typeof raw.playerCommand === "string") raw.playerCommand = parseCommand(raw.playerCommand);
-  if (typeof raw.corsOrigins === "string") {
-    raw.corsOrigins = raw.corsOrigins.split(",").map((o) => o.trim()).filter(Boolean);
+  for (const key of ["corsOrigins", "allowedHosts"]) {
+    if (typeof raw[key] === "string") {
+      raw[key] = raw[key].split(",").map((o) => o.trim()).filter(Boolean);
+    }
   }
   raw.dataDir ??= defaultDataDir();
   const parsed = Settings.safeParse(raw);

@@ -9,6 +9,7 @@ import type { Logger } from "./log.ts";
 import { drainOsc } from "./osc/mod.ts";
 import { bundledPlayerCommand, PlayerSupervisor, processLauncher } from "./player_client/mod.ts";
 import { createHttpHandler } from "./routes/mod.ts";
+import { machineHosts } from "./auth/hosts.ts";
 import { openAuth } from "./auth/service.ts";
 import { SocketServer } from "./socket/mod.ts";
 
@@ -60,8 +61,10 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
     },
     (m) => log("warn", m),
   );
+  const hosts = machineHosts(settings.allowedHosts);
   const handleHttp = createHttpHandler(core, {
     auth,
+    hosts,
     version: VERSION,
     startedAt,
     ports: () => ports,
@@ -71,6 +74,8 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
   const http = Deno.serve({ ...serveOptions, port: settings.httpPort }, handleHttp);
   const sockets = new SocketServer(core, {
     authenticator: auth.authenticator,
+    hosts,
+    origins: settings.corsOrigins,
     version: VERSION,
     limits: {
       maxMessageBytes: settings.wsMaxMessageBytes,

@@ -6,6 +6,7 @@
  */
 import { type Context, Hono } from "hono";
 import { type Core, CueportError, isStableAnswer } from "../core/mod.ts";
+import { checkRequestOrigin } from "../auth/hosts.ts";
 import { isLocalAddress } from "../auth/mod.ts";
 import type { AuthService } from "../auth/service.ts";
 import { withCors } from "./cors.ts";
@@ -22,6 +23,8 @@ export interface HttpAppOptions {
   ports: () => { http: number; ws: number; osc: number };
   /** Origins allowed to call from a browser; `*` allows any. */
   corsOrigins: readonly string[];
+  /** Names of this machine accepted in the Host header (see `machineHosts`). */
+  hosts: ReadonlySet<string>;
   /** Largest JSON body accepted, bytes. */
   maxBodyBytes?: number;
   /** Where unexpected errors are logged with their stack. */
@@ -111,12 +114,21 @@ export function createHttpHandler(
   options: HttpAppOptions,
 ): (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> {
   const app = createHttpApp(core, options);
-  return withCors((request, info) => app.fetch(request, info), {
+  const handle = withCors((request, info) => app.fetch(request, info), {
     origins: options.corsOrigins,
-    methods: ["GET", "POST", "OPTIONS"],
+    methods: ["GET", "POST", "DELETE", "OPTIONS"],
     headers: ["Content-Type", "Authorization"],
     maxAgeSeconds: 600,
   });
+  return (request, info) => {
+    try {
+      checkRequestOrigin(request, { hosts: options.hosts, origins: options.corsOrigins });
+    } catch (error) {
+      const e = error as CueportError;
+      return Response.json(e.toJSON(), { status: e.status });
+    }
+    return handle(request, info);
+  };
 }
 
 /** Builds the HTTP app (without CORS; see `createHttpHandler`). */

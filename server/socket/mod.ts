@@ -3,6 +3,7 @@
  * clients, and fans each coalesced batch of state updates out to them.
  * @module
  */
+import { checkRequestOrigin } from "../auth/hosts.ts";
 import type { Authenticator } from "../auth/mod.ts";
 import { type Core, CueportError, type UpdateBatch } from "../core/mod.ts";
 import { type SharedBatch, SocketClient, type SocketLimits } from "./client.ts";
@@ -15,6 +16,10 @@ export interface SocketServerOptions {
   limits: SocketLimits;
   version: string;
   log?: (message: string) => void;
+  /** Names of this machine accepted in the Host header. */
+  hosts: ReadonlySet<string>;
+  /** Browser origins allowed to connect (the CORS allow-list). */
+  origins: readonly string[];
 }
 
 function jsonError(
@@ -61,6 +66,11 @@ export class SocketServer {
         404,
         new CueportError("NOT_FOUND", `No WebSocket endpoint at ${path}: connect to /v1`),
       );
+    }
+    try {
+      checkRequestOrigin(request, { hosts: this.#options.hosts, origins: this.#options.origins });
+    } catch (error) {
+      return jsonError(403, error as CueportError);
     }
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
       return jsonError(

@@ -84,6 +84,8 @@ export class RawSocket {
   #sock: net.Socket;
   #buffer = new Uint8Array(0);
   readonly texts: string[] = [];
+  /** The HTTP status of the handshake answer (101 when upgraded). */
+  status = 0;
   /** The code of the close frame the server sent, if any. */
   closeCode: number | null = null;
 
@@ -95,7 +97,7 @@ export class RawSocket {
   static async open(
     host: string,
     port: number,
-    options: { localAddress?: string } = {},
+    options: { localAddress?: string; headers?: Record<string, string> } = {},
   ): Promise<RawSocket> {
     const path = "/v1";
     const sock = net.connect({
@@ -108,8 +110,13 @@ export class RawSocket {
       sock.once("error", reject);
       sock.once("connect", () => {
         sock.write(
-          `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+          `GET ${path} HTTP/1.1\r\nHost: ${
+            options.headers?.host ?? host
+          }\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" +
+            Object.entries(options.headers ?? {}).filter(([k]) => k !== "host").map(([k, v]) =>
+              `${k}: ${v}\r\n`
+            ).join("") + "\r\n",
         );
       });
       let head = new Uint8Array(0);
@@ -127,6 +134,7 @@ export class RawSocket {
           }
         }
         if (end < 0) return;
+        raw.status = Number(new TextDecoder().decode(head.subarray(0, 20)).split(" ")[1]);
         sock.off("data", onData);
         sock.on("data", (c: Uint8Array) => raw.#onData(c));
         if (head.length > end + 4) raw.#onData(head.slice(end + 4));

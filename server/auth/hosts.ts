@@ -1,0 +1,54 @@
+/**
+ * Defences against DNS rebinding and cross-site requests: the `Host` header
+ * must name this machine, and a browser `Origin` must be on the allow-list.
+ * @module
+ */
+import { CueportError } from "../core/mod.ts";
+
+/** The names this machine answers to: localhost, its hostname (and `.local`), its addresses, extras. */
+export function machineHosts(extra: readonly string[] = []): Set<string> {
+  const hosts = new Set(["localhost", "127.0.0.1", "::1"]);
+  try {
+    const name = Deno.hostname().toLowerCase();
+    hosts.add(name);
+    hosts.add(name.endsWith(".local") ? name : `${name}.local`);
+  } catch {
+    // no permission to read the hostname: addresses still count
+  }
+  try {
+    for (const i of Deno.networkInterfaces()) hosts.add(i.address.toLowerCase());
+  } catch {
+    // no permission to list interfaces
+  }
+  for (const h of extra) hosts.add(h.toLowerCase());
+  return hosts;
+}
+
+/** The host part of a `Host` header: no port, no IPv6 brackets, lower case. */
+export function hostOf(header: string): string {
+  const h = header.trim().toLowerCase();
+  if (h.startsWith("[")) return h.slice(1, h.indexOf("]") > 0 ? h.indexOf("]") : undefined);
+  const colon = h.lastIndexOf(":");
+  return colon > 0 && h.indexOf(":") === colon ? h.slice(0, colon) : h;
+}
+
+/** Checks the request's `Host` and `Origin`; throws the error to answer with. */
+export function checkRequestOrigin(
+  request: Request,
+  options: { hosts: ReadonlySet<string>; origins: readonly string[] },
+): void {
+  const host = request.headers.get("host");
+  if (host !== null && !options.hosts.has(hostOf(host))) {
+    throw new CueportError(
+      "HOST_NOT_ALLOWED",
+      `Host "${host}" is not this machine: use its address or name`,
+    );
+  }
+  const origin = request.headers.get("origin");
+  if (origin !== null && !options.origins.includes("*") && !options.origins.includes(origin)) {
+    throw new CueportError(
+      "ORIGIN_NOT_ALLOWED",
+      `Origin "${origin}" is not allowed: add it to the corsOrigins setting to call the API from that page`,
+    );
+  }
+}
