@@ -4,6 +4,8 @@
  * @module
  */
 
+import { CueportError } from "../core/mod.ts";
+
 /** Credentials a client presents. */
 export interface Credentials {
   /** The peer's IP address, from the socket. */
@@ -34,4 +36,18 @@ export interface Authenticator {
 /** Whether an address is this machine (127.0.0.1 or ::1, also as IPv4-mapped IPv6). */
 export function isLocalAddress(address: string): boolean {
   return address === "127.0.0.1" || address === "::1" || address === "::ffff:127.0.0.1";
+}
+
+/**
+ * Scope rule: reads need `view`; actions (and anything that changes the show)
+ * need `control`; edits need `edit`.
+ * @throws {CueportError} INSUFFICIENT_SCOPE naming the missing scope
+ */
+export function requireScope(grant: Grant, scope: "view" | "control" | "edit"): void {
+  if (grant.scopes && !grant.scopes.includes(scope)) {
+    throw new CueportError(
+      "INSUFFICIENT_SCOPE",
+      `This device was paired without the "${scope}" scope: pair it again with "${scope}" to do this`,
+    );
+  }
 }

@@ -7,7 +7,7 @@
 import { type Context, Hono } from "hono";
 import { type Core, CueportError, isStableAnswer } from "../core/mod.ts";
 import { checkRequestOrigin } from "../auth/hosts.ts";
-import { isLocalAddress } from "../auth/mod.ts";
+import { isLocalAddress, requireScope } from "../auth/mod.ts";
 import type { AuthService } from "../auth/service.ts";
 import { withCors } from "./cors.ts";
 import { errorResponse } from "./errors.ts";
@@ -158,9 +158,11 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
       // Local clients are exempt (unless localhostAuthExempt is off) and pay nothing.
       if (route.auth && !(isLocal && options.auth.settings.localhostAuthExempt)) {
         const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "");
-        return options.auth.authenticator.authenticate({ address, token }).then(() =>
-          run(c, address)
-        );
+        const scope = route.scope ?? (route.method === "GET" ? "view" : "control");
+        return options.auth.authenticator.authenticate({ address, token }).then((grant) => {
+          requireScope(grant, scope);
+          return run(c, address);
+        });
       }
       return run(c, address);
     });

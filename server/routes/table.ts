@@ -51,6 +51,8 @@ export interface RouteSpec {
   auth: boolean;
   /** Refused to any client not on 127.0.0.1/::1, whatever its token. */
   localOnly?: boolean;
+  /** The scope a device token needs; default `view` for GET, `control` otherwise. */
+  scope?: "view" | "control" | "edit";
   query?: z.ZodObject;
   body?: z.ZodType;
   response: z.ZodType;

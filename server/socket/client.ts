@@ -5,7 +5,7 @@
  * @module
  */
 import type { StateUpdate } from "../../protocol/state.ts";
-import type { Authenticator } from "../auth/mod.ts";
+import { type Authenticator, type Grant, requireScope } from "../auth/mod.ts";
 import { type Core, CueportError, type UpdateBatch } from "../core/mod.ts";
 import { runQuery } from "./queries.ts";
 import {
@@ -49,6 +49,7 @@ export class SocketClient {
   #isAuthenticated = false;
   /** The paired device behind this connection, if any. */
   deviceId: string | null = null;
+  #grant: Grant = { device: "" };
   #seq = 0;
   #filter: Filter | null = null;
   #tokens: number;
@@ -279,10 +280,12 @@ export class SocketClient {
         this.#core.requireApiAccess();
         const grant = await this.#auth.authenticate({ address: this.address, ...message.payload });
         this.#isAuthenticated = true;
+        this.#grant = grant;
         this.deviceId = grant.deviceId ?? null;
         return grant.token ? { authenticated: true, token: grant.token } : { authenticated: true };
       }
       case "action": {
+        requireScope(this.#grant, "control");
         const { action, base, velocity, projectID } = message;
         const request: Record<string, unknown> = { name: action.name, params: action.params };
         if (base !== undefined) request.base = base;
@@ -306,10 +309,12 @@ export class SocketClient {
         };
       }
       case "full":
+        requireScope(this.#grant, "view");
         this.#core.requireReady();
         this.#sendFull("requested");
         return { seq: this.#seq };
       case "query":
+        requireScope(this.#grant, "view");
         return runQuery(this.#core, message.query, message.params);
       case "ping":
         return { pong: true, time: Date.now() };

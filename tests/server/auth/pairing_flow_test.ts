@@ -129,3 +129,46 @@ Deno.test("localhostAuthExempt off: localhost must authenticate too", async () =
     await svc.stop();
   }
 });
+
+Deno.test("scopes chosen at pairing are enforced on HTTP and WebSocket", async () => {
+  const svc = await startTestService();
+  const port = svc.service.ports.http;
+  try {
+    const otp = (await svc.post("/api/v1/pair/code", {})).body.otp;
+    const paired = await remoteRequest(port, "POST", "/api/v1/pair", {
+      body: { otp, deviceName: "Viewer", scopes: ["view"] },
+    });
+    assert.deepEqual(paired.body.scopes, ["view"]);
+    const auth = { authorization: `Bearer ${paired.body.token}` };
+    assert.equal(
+      (await remoteRequest(port, "GET", "/api/v1/projects", { headers: auth })).status,
+      200,
+    );
+    const act = await remoteRequest(port, "POST", "/api/v1/action", {
+      headers: auth,
+      body: { name: "MUTE_TOGGLE" },
+    });
+    assert.equal(act.status, 403);
+    assert.equal(act.body.error.code, "INSUFFICIENT_SCOPE");
+    assert.match(act.body.error.message, /"control" scope/);
+
+    const ws = await RawSocket.open("127.0.0.1", svc.service.ports.ws, {
+      localAddress: "127.0.0.2",
+    });
+    ws.send({ type: "auth", id: "a", payload: { token: paired.body.token } });
+    ws.send({ type: "query", id: "q", query: "appState" });
+    ws.send({ type: "action", id: "x", action: { name: "MUTE_TOGGLE" } });
+    const deadline = performance.now() + 10_000;
+    while (!ws.json().some((m) => m.id === "x") && performance.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const answers = Object.fromEntries(ws.json().filter((m) => m.id).map((m) => [m.id, m]));
+    assert.equal(answers.a.data.authenticated, true);
+    assert.equal(answers.q.type, "response");
+    assert.equal(answers.x.error.code, "INSUFFICIENT_SCOPE");
+    assert.equal((await svc.get("/api/v1/app-state")).body.muted, false);
+    ws.destroy();
+  } finally {
+    await svc.stop();
+  }
+});
