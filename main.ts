@@ -1,9 +1,11 @@
 /**
  * Cueport: `cueport [serve]` starts the service, `cueport player` runs the
- * bundled player (the service starts it itself). See README.md.
+ * bundled player (the service starts it itself), `cueport pair | devices |
+ * revoke` are operator commands against the running service. See README.md.
  * @module
  */
 import { runPlayerStdio } from "./player/mod.ts";
+import { runCli } from "./server/cli.ts";
 import { loadSettings, SERVE_USAGE } from "./server/config.ts";
 import { createLogger } from "./server/log.ts";
 import { startService, VERSION } from "./server/service.ts";
@@ -49,7 +51,9 @@ async function serve(args: string[]): Promise<void> {
 
 const [command, ...rest] = Deno.args;
 if (command === "player") await runPlayerStdio(rest);
-else if (command === "serve") await serve(rest);
+else if (command === "pair" || command === "devices" || command === "revoke") {
+  Deno.exit(await runCli(command, rest));
+} else if (command === "serve") await serve(rest);
 else if (command === undefined || command.startsWith("-")) await serve(Deno.args);
 else {
   console.error(`cueport: unknown command "${command}"\n\n${SERVE_USAGE}`);

@@ -81,6 +81,7 @@ export function envName(setting: string): string {
 /** Usage text of `cueport serve`. */
 export const SERVE_USAGE = `Usage: cueport [serve] [options]
        cueport player [options]     (the bundled player; started by the service)
+       cueport pair | devices | revoke DEVICE_ID [--http-port N]   (operator commands)
 
 Starts the Cueport service: HTTP on 17736, WebSocket on 17734, OSC on UDP 17735.
 Options (each also CUEPORT_<NAME> in the environment, or a key of the --config file):

@@ -1,0 +1,75 @@
+/**
+ * Operator commands that talk to the running service over its local-only
+ * API: `pair` (prints a one-time code), `devices`, `revoke <deviceId>`.
+ * @module
+ */
+import { parseArgs } from "node:util";
+
+/** Usage of the operator commands. */
+export const CLI_USAGE = `Usage: cueport pair | devices | revoke <deviceId> [--http-port N]
+  pair              print a one-time pairing code (valid 5 minutes) for a new device
+  devices           list paired devices
+  revoke DEVICE_ID  revoke a device: its token stops working and its connections close
+  --http-port N     the running service's HTTP port (default 17736)`;
+
+async function call(port: number, method: string, path: string) {
+  let res: Response;
+  try {
+    res = await fetch(`http://127.0.0.1:${port}${path}`, { method });
+  } catch {
+    throw new Error(`Cannot reach Cueport on port ${port}: is the service running?`);
+  }
+  const body = await res.json();
+  if (!res.ok) throw new Error(body?.error?.message ?? `HTTP ${res.status}`);
+  return body;
+}
+
+/** Runs one operator command; returns the process exit code. */
+export async function runCli(
+  command: string,
+  args: string[],
+  print = console.log,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { "http-port": { type: "string", default: "17736" } },
+    allowPositionals: true,
+  });
+  const port = Number(values["http-port"]);
+  try {
+    switch (command) {
+      case "pair": {
+        const { otp, expiresAt } = await call(port, "POST", "/api/v1/pair/code");
+        print(`Pairing code: ${otp}  (valid until ${expiresAt})`);
+        return 0;
+      }
+      case "devices": {
+        const { devices } = await call(port, "GET", "/api/v1/devices");
+        if (devices.length === 0) print("No paired devices");
+        for (const d of devices) {
+          print(
+            `${d.deviceId}  ${d.name}  scopes=${
+              d.scopes.join(",")
+            }  paired ${d.pairedAt} from ${d.address}`,
+          );
+        }
+        return 0;
+      }
+      case "revoke": {
+        const deviceId = positionals[0];
+        if (!deviceId) {
+          print(CLI_USAGE);
+          return 2;
+        }
+        await call(port, "DELETE", `/api/v1/devices/${encodeURIComponent(deviceId)}`);
+        print(`Revoked ${deviceId}`);
+        return 0;
+      }
+    }
+  } catch (error) {
+    print(`cueport ${command}: ${(error as Error).message}`);
+    return 1;
+  }
+  print(CLI_USAGE);
+  return 2;
+}

@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import { startTestService } from "../_helpers/service.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+async function cli(...args: string[]) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-net", MAIN, ...args],
+    stdout: "piped",
+  })
+    .output();
+  return { code: out.code, text: new TextDecoder().decode(out.stdout) };
+}
+
+Deno.test("cueport pair, devices and revoke talk to the running service", async () => {
+  const svc = await startTestService();
+  const port = String(svc.service.ports.http);
+  try {
+    const pair = await cli("pair", "--http-port", port);
+    assert.equal(pair.code, 0);
+    const otp = /Pairing code: (\d{6})/.exec(pair.text)?.[1];
+    assert.ok(otp, pair.text);
+    const paired = await svc.post("/api/v1/pair", { otp, deviceName: "Desk" });
+    assert.equal(paired.status, 200);
+    const devices = await cli("devices", "--http-port", port);
+    assert.match(
+      devices.text,
+      new RegExp(`${paired.body.deviceId}  Desk  scopes=view,control,edit`),
+    );
+    const revoke = await cli("revoke", paired.body.deviceId, "--http-port", port);
+    assert.deepEqual([revoke.code, revoke.text.trim()], [0, `Revoked ${paired.body.deviceId}`]);
+    assert.match((await cli("devices", "--http-port", port)).text, /No paired devices/);
+    const again = await cli("revoke", paired.body.deviceId, "--http-port", port);
+    assert.equal(again.code, 1);
+    assert.match(again.text, /is not paired/);
+  } finally {
+    await svc.stop();
+  }
+  const down = await cli("devices", "--http-port", port);
+  assert.equal(down.code, 1);
+  assert.match(down.text, /Cannot reach Cueport/);
+});
