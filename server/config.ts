@@ -42,6 +42,9 @@ export const Settings = z.object({
     .default(true),
   /** Extra names this machine answers to in the Host header (beyond its hostname and addresses). */
   allowedHosts: z.array(z.string()).default([]),
+  /** HTTP requests per second per remote address, and the burst (local clients are not limited). */
+  httpRatePerSecond: z.coerce.number().positive().default(200),
+  httpBurst: z.coerce.number().int().positive().default(400),
   /** Lifetime of device tokens, days. */
   tokenLifetimeDays: z.coerce.number().positive().default(30),
 });
@@ -71,6 +74,8 @@ const FLAGS = {
   "localhost-auth-exempt": { type: "string", setting: "localhostAuthExempt" },
   "token-lifetime-days": { type: "string", setting: "tokenLifetimeDays" },
   "allowed-host": { type: "string", setting: "allowedHosts" },
+  "http-rate": { type: "string", setting: "httpRatePerSecond" },
+  "http-burst": { type: "string", setting: "httpBurst" },
 } as const;
 
 /** Environment variable for each setting: `CUEPORT_` and the name in upper snake case. */
@@ -105,6 +110,7 @@ Options (each also CUEPORT_<NAME> in the environment, or a key of the --config f
   --localhost-auth-exempt true|false   local clients need no token (default true)
   --token-lifetime-days N  lifetime of device tokens (default 30)
   --allowed-host LIST      extra names of this machine accepted in the Host header, comma-separated
+  --http-rate N, --http-burst N    HTTP requests per second per remote address, and burst (200, 400)
   --virtual-clock          run the player on a virtual clock (tests only)
   --help                   show this help`;
 

@@ -10,6 +10,7 @@ import { drainOsc } from "./osc/mod.ts";
 import { bundledPlayerCommand, PlayerSupervisor, processLauncher } from "./player_client/mod.ts";
 import { createHttpHandler } from "./routes/mod.ts";
 import { machineHosts } from "./auth/hosts.ts";
+import { RateLimiter } from "./auth/rate_limit.ts";
 import { openAuth } from "./auth/service.ts";
 import { SocketServer } from "./socket/mod.ts";
 
@@ -65,6 +66,10 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
   const handleHttp = createHttpHandler(core, {
     auth,
     hosts,
+    rateLimiter: new RateLimiter({
+      ratePerSecond: settings.httpRatePerSecond,
+      burst: settings.httpBurst,
+    }),
     version: VERSION,
     startedAt,
     ports: () => ports,

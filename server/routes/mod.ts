@@ -7,6 +7,7 @@
 import { type Context, Hono } from "hono";
 import { type Core, CueportError, isStableAnswer } from "../core/mod.ts";
 import { checkRequestOrigin } from "../auth/hosts.ts";
+import type { RateLimiter } from "../auth/rate_limit.ts";
 import { isLocalAddress, requireScope } from "../auth/mod.ts";
 import type { AuthService } from "../auth/service.ts";
 import { withCors } from "./cors.ts";
@@ -25,6 +26,8 @@ export interface HttpAppOptions {
   corsOrigins: readonly string[];
   /** Names of this machine accepted in the Host header (see `machineHosts`). */
   hosts: ReadonlySet<string>;
+  /** Per-address limits for remote clients. */
+  rateLimiter: RateLimiter;
   /** Largest JSON body accepted, bytes. */
   maxBodyBytes?: number;
   /** Where unexpected errors are logged with their stack. */
@@ -122,10 +125,16 @@ export function createHttpHandler(
   });
   return (request, info) => {
     try {
+      const address = (info.remoteAddr as Deno.NetAddr).hostname;
+      if (!isLocalAddress(address)) options.rateLimiter.take(address);
       checkRequestOrigin(request, { hosts: options.hosts, origins: options.corsOrigins });
     } catch (error) {
       const e = error as CueportError;
-      return Response.json(e.toJSON(), { status: e.status });
+      const retry = e.details?.retryAfterSeconds;
+      const headers: Record<string, string> = typeof retry === "number"
+        ? { "retry-after": String(retry) }
+        : {};
+      return Response.json(e.toJSON(), { status: e.status, headers });
     }
     return handle(request, info);
   };
