@@ -20,6 +20,7 @@ export interface StartPlayerOptions {
   clock?: Clock;
   plan?: "pro" | "free";
   positionIntervalMs?: number;
+  approval?: "approve" | "deny" | "wait";
   onShutdown?: () => void;
 }
 
@@ -42,6 +43,7 @@ export async function startPlayer(options: StartPlayerOptions): Promise<RunningP
   });
   const serveOptions = {
     ...(clock instanceof VirtualClock ? { virtualClock: clock } : {}),
+    ...(options.approval ? { approval: options.approval } : {}),
     ...(options.onShutdown ? { onShutdown: options.onShutdown } : {}),
   };
   const done = servePlayer(app, options.transport, serveOptions).then(() => app.close());
@@ -54,7 +56,8 @@ Runs the bundled player on stdin/stdout (newline-delimited JSON-RPC 2.0).
   --data-dir DIR           where projects live (required)
   --plan pro|free          plan entitlements (default pro)
   --virtual-clock          run on a virtual clock moved by clock.advance (tests)
-  --position-interval MS   position report interval while playing (default 250)`;
+  --position-interval MS   position report interval while playing (default 250)
+  --approval MODE          answer to approval requests: approve (default), deny, wait`;
 
 /** Entry of `cueport player`: serves stdin/stdout until stdin closes or `shutdown`. */
 export async function runPlayerStdio(args: string[]): Promise<void> {
@@ -65,6 +68,7 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
       plan: { type: "string", default: "pro" },
       "virtual-clock": { type: "boolean", default: false },
       "position-interval": { type: "string", default: "250" },
+      approval: { type: "string", default: "approve" },
       help: { type: "boolean", default: false },
     },
   });
@@ -83,6 +87,9 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
     clock: values["virtual-clock"] ? new VirtualClock() : new MonotonicClock(),
     plan,
     positionIntervalMs: Number(values["position-interval"]),
+    approval: values.approval === "deny" || values.approval === "wait"
+      ? values.approval
+      : "approve",
   });
   await running.done;
 }

@@ -15,12 +15,15 @@ import {
 } from "../protocol/jsonrpc.ts";
 import {
   type ActionRunParams,
+  type ApprovalRequestParams,
+  type ApprovalRequestResult,
   type ClockAdvanceParams,
   type InitializeParams,
   type InitializeResult,
   isCompatibleVersion,
   Method,
   Notification,
+  type PairingShowParams,
   PLAYER_PROTOCOL_VERSION,
 } from "../protocol/methods.ts";
 import type { StateUpdate } from "../protocol/state.ts";
@@ -33,6 +36,8 @@ import { Refusal } from "./errors.ts";
 export interface ServeOptions {
   /** When set, `clock.advance` is offered and moves this clock. */
   virtualClock?: VirtualClock;
+  /** How the headless player answers approval requests (it has no screen to ask on). */
+  approval?: "approve" | "deny" | "wait";
   /** Called after a `shutdown` request was answered and the transport closed. */
   onShutdown?: () => void;
 }
@@ -123,6 +128,21 @@ export function servePlayer(
       return { now: clock.now() };
     },
     [Method.SHUTDOWN]: () => ({}),
+    [Method.APPROVAL_REQUEST]: (params) => {
+      const p = params as ApprovalRequestParams;
+      console.error(
+        `[player] approval requested for ${p.deviceName || "a local client"} (${p.address}): ${
+          options.approval ?? "approve"
+        }`,
+      );
+      const result: ApprovalRequestResult = { decision: options.approval ?? "approve" };
+      return result;
+    },
+    [Method.PAIRING_SHOW]: (params) => {
+      const p = params as PairingShowParams;
+      console.error(`[player] pairing code ${p.otp}, valid until ${p.expiresAt}`);
+      return {};
+    },
   };
 
   const handle = async (request: RpcRequest): Promise<void> => {

@@ -16,7 +16,27 @@ export const Method = {
   PROJECTS_RELOAD: "projects.reload",
   CLOCK_ADVANCE: "clock.advance",
   SHUTDOWN: "shutdown",
+  APPROVAL_REQUEST: "approval.request",
+  PAIRING_SHOW: "pairing.show",
 } as const;
+
+/** `approval.request` params: a local client asks to connect without credentials. */
+export interface ApprovalRequestParams {
+  requestId: string;
+  address: string;
+  deviceName: string;
+}
+
+/** `approval.request` result: `wait` means the operator decides (through the service's local API). */
+export interface ApprovalRequestResult {
+  decision: "approve" | "deny" | "wait";
+}
+
+/** `pairing.show` params: a one-time code the application may show on screen. */
+export interface PairingShowParams {
+  otp: string;
+  expiresAt: string;
+}
 
 /** Notification names, player to server. */
 export const Notification = {

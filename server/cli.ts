@@ -6,22 +6,28 @@
 import { parseArgs } from "node:util";
 
 /** Usage of the operator commands. */
-export const CLI_USAGE = `Usage: cueport pair | devices | revoke <deviceId> [--http-port N]
+export const CLI_USAGE =
+  `Usage: cueport pair | devices | revoke <deviceId> | approvals | approve <id> | deny <id> [--http-port N]
   pair              print a one-time pairing code (valid 5 minutes) for a new device
   devices           list paired devices
   revoke DEVICE_ID  revoke a device: its token stops working and its connections close
+  approvals         list local clients waiting for approval (with --approval wait)
+  approve ID, deny ID   decide a waiting approval
   --http-port N     the running service's HTTP port (default 17736)`;
 
-async function call(port: number, method: string, path: string) {
+async function call(port: number, method: string, path: string, body?: unknown) {
   let res: Response;
   try {
-    res = await fetch(`http://127.0.0.1:${port}${path}`, { method });
+    res = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
   } catch {
     throw new Error(`Cannot reach Cueport on port ${port}: is the service running?`);
   }
-  const body = await res.json();
-  if (!res.ok) throw new Error(body?.error?.message ?? `HTTP ${res.status}`);
-  return body;
+  const answer = await res.json();
+  if (!res.ok) throw new Error(answer?.error?.message ?? `HTTP ${res.status}`);
+  return answer;
 }
 
 /** Runs one operator command; returns the process exit code. */
@@ -63,6 +69,27 @@ export async function runCli(
         }
         await call(port, "DELETE", `/api/v1/devices/${encodeURIComponent(deviceId)}`);
         print(`Revoked ${deviceId}`);
+        return 0;
+      }
+      case "approvals": {
+        const { approvals } = await call(port, "GET", "/api/v1/approvals");
+        if (approvals.length === 0) print("No client is waiting for approval");
+        for (const a of approvals) {
+          print(`${a.requestId}  ${a.deviceName}  from ${a.address}  since ${a.requestedAt}`);
+        }
+        return 0;
+      }
+      case "approve":
+      case "deny": {
+        const requestId = positionals[0];
+        if (!requestId) {
+          print(CLI_USAGE);
+          return 2;
+        }
+        await call(port, "POST", `/api/v1/approvals/${encodeURIComponent(requestId)}`, {
+          approve: command === "approve",
+        });
+        print(`${command === "approve" ? "Approved" : "Denied"} ${requestId}`);
         return 0;
       }
     }

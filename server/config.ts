@@ -45,6 +45,8 @@ export const Settings = z.object({
   /** HTTP requests per second per remote address, and the burst (local clients are not limited). */
   httpRatePerSecond: z.coerce.number().positive().default(200),
   httpBurst: z.coerce.number().int().positive().default(400),
+  /** How the bundled player answers approval of local WebSocket clients without credentials. */
+  approval: z.enum(["approve", "deny", "wait"]).default("approve"),
   /** Lifetime of device tokens, days. */
   tokenLifetimeDays: z.coerce.number().positive().default(30),
 });
@@ -75,6 +77,7 @@ const FLAGS = {
   "token-lifetime-days": { type: "string", setting: "tokenLifetimeDays" },
   "allowed-host": { type: "string", setting: "allowedHosts" },
   "http-rate": { type: "string", setting: "httpRatePerSecond" },
+  approval: { type: "string", setting: "approval" },
   "http-burst": { type: "string", setting: "httpBurst" },
 } as const;
 
@@ -111,6 +114,7 @@ Options (each also CUEPORT_<NAME> in the environment, or a key of the --config f
   --token-lifetime-days N  lifetime of device tokens (default 30)
   --allowed-host LIST      extra names of this machine accepted in the Host header, comma-separated
   --http-rate N, --http-burst N    HTTP requests per second per remote address, and burst (200, 400)
+  --approval MODE          local WebSocket clients without credentials: approve (default), deny, wait
   --virtual-clock          run the player on a virtual clock (tests only)
   --help                   show this help`;
 

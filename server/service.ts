@@ -3,6 +3,7 @@
  * listeners. `main.ts` calls it; tests start real services with it.
  * @module
  */
+import { Method } from "../protocol/methods.ts";
 import { Core } from "./core/mod.ts";
 import type { Settings } from "./config.ts";
 import type { Logger } from "./log.ts";
@@ -37,6 +38,7 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
       plan: settings.plan,
       virtualClock: settings.virtualClock,
       positionIntervalMs: settings.positionIntervalMs,
+      approval: settings.approval,
     });
   const supervisor = new PlayerSupervisor(
     processLauncher(command, (line) => log("info", `player: ${line}`)),
@@ -60,7 +62,10 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
       localhostAuthExempt: settings.localhostAuthExempt,
       tokenLifetimeDays: settings.tokenLifetimeDays,
     },
-    (m) => log("warn", m),
+    {
+      askPlayer: (request) => supervisor.request(Method.APPROVAL_REQUEST, request),
+      log: (m) => log("warn", m),
+    },
   );
   const hosts = machineHosts(settings.allowedHosts);
   const handleHttp = createHttpHandler(core, {
@@ -91,6 +96,12 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
     },
   });
   auth.devices.onrevoke = (deviceId) => sockets.closeDevice(deviceId);
+  auth.codes.onissue = (otp, expiresAt) =>
+    void supervisor.request(Method.PAIRING_SHOW, {
+      otp,
+      expiresAt: new Date(expiresAt).toISOString(),
+    })
+      .catch(() => {}); // the code works whether or not the application shows it
   const ws = Deno.serve(
     { ...serveOptions, port: settings.wsPort },
     (req, info) => sockets.handle(req, info),

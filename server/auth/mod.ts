@@ -13,6 +13,11 @@ export interface Credentials {
   token?: string | undefined;
   otp?: string | undefined;
   deviceName?: string | undefined;
+  /**
+   * The client can wait for an approval (a WebSocket auth): a local client with
+   * empty credentials then goes through the player's approval and gets a token.
+   */
+  isInteractive?: boolean;
 }
 
 /** A successful authentication. */

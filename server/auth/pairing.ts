@@ -39,6 +39,8 @@ export class PairingCodes {
   #now: () => number;
   #ttlMs: number;
   #log: (message: string) => void;
+  /** Told of every new code, so the application can show it on screen. */
+  onissue: (otp: string, expiresAt: number) => void = () => {};
 
   /** Builds an empty store. */
   constructor(options: PairingOptions = {}) {
@@ -57,6 +59,7 @@ export class PairingCodes {
     } while (this.#codes.has(otp));
     const expiresAt = now + this.#ttlMs;
     this.#codes.set(otp, expiresAt);
+    this.onissue(otp, expiresAt);
     return { otp, expiresAt };
   }
 

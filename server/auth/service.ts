@@ -3,6 +3,7 @@
  * key, device registry, one-time codes and the authenticator.
  * @module
  */
+import { Approvals, type AskPlayer } from "./approvals.ts";
 import { DeviceRegistry } from "./devices.ts";
 import { loadSigningKey } from "./keys.ts";
 import { PairingCodes } from "./pairing.ts";
@@ -17,6 +18,7 @@ export interface AuthSettings {
 /** Everything auth, for the transports and routes. */
 export interface AuthService {
   authenticator: TokenAuthenticator;
+  approvals: Approvals;
   devices: DeviceRegistry;
   codes: PairingCodes;
   settings: AuthSettings;
@@ -26,8 +28,10 @@ export interface AuthService {
 export async function openAuth(
   dataDir: string,
   settings: AuthSettings,
-  log: (message: string) => void = () => {},
+  options: { askPlayer: AskPlayer; log?: (message: string) => void },
 ): Promise<AuthService> {
+  const log = options.log ?? (() => {});
+  const approvals = new Approvals(options.askPlayer);
   const key = await loadSigningKey(dataDir);
   const devices = await DeviceRegistry.open(dataDir);
   const codes = new PairingCodes({ log });
@@ -37,6 +41,7 @@ export async function openAuth(
     codes,
     localhostAuthExempt: settings.localhostAuthExempt,
     tokenLifetimeSeconds: Math.round(settings.tokenLifetimeDays * 86_400),
+    approvals,
   });
-  return { authenticator, devices, codes, settings };
+  return { authenticator, approvals, devices, codes, settings };
 }

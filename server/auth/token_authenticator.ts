@@ -7,6 +7,7 @@
 import { CueportError } from "../core/mod.ts";
 import type { DeviceRegistry } from "./devices.ts";
 import { type Authenticator, type Credentials, type Grant, isLocalAddress } from "./mod.ts";
+import type { Approvals } from "./approvals.ts";
 import type { PairingCodes } from "./pairing.ts";
 import { ALL_SCOPES, issueToken, type Scope, verifyToken } from "./tokens.ts";
 
@@ -18,6 +19,8 @@ export interface TokenAuthOptions {
   localhostAuthExempt: boolean;
   tokenLifetimeSeconds: number;
   now?: () => number;
+  /** Approval of local interactive clients without credentials; absent: they are let in as local. */
+  approvals?: Approvals;
 }
 
 /** A new pairing: the token to keep, and for what device. */
@@ -64,6 +67,22 @@ export class TokenAuthenticator implements Authenticator {
         scopes: pairing.scopes,
       };
     }
+    if (isLocalAddress(credentials.address) && credentials.isInteractive && this.#o.approvals) {
+      const name = credentials.deviceName?.trim() || "Local client";
+      if (!(await this.#o.approvals.request(credentials.address, name))) {
+        throw new CueportError(
+          "AUTHENTICATION_FAILED",
+          "The connection was not approved on the show machine",
+        );
+      }
+      const pairing = await this.#register(credentials.address, name, [...ALL_SCOPES]);
+      return {
+        token: pairing.token,
+        device: name,
+        deviceId: pairing.deviceId,
+        scopes: pairing.scopes,
+      };
+    }
     if (isLocalAddress(credentials.address) && this.#o.localhostAuthExempt) {
       return { device: "local", scopes: [...ALL_SCOPES] };
     }
@@ -84,6 +103,10 @@ export class TokenAuthenticator implements Authenticator {
     scopes: Scope[] = [...ALL_SCOPES],
   ): Promise<Pairing> {
     this.#o.codes.consume(otp, address);
+    return await this.#register(address, deviceName, scopes);
+  }
+
+  async #register(address: string, deviceName: string, scopes: Scope[]): Promise<Pairing> {
     const deviceId = `dev-${crypto.randomUUID().slice(0, 12)}`;
     const tokenId = crypto.randomUUID();
     const name = deviceName.trim() || deviceId;

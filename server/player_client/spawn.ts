@@ -27,6 +27,7 @@ export interface BundledPlayerOptions {
   plan: "pro" | "free";
   virtualClock: boolean;
   positionIntervalMs: number;
+  approval: "approve" | "deny" | "wait";
 }
 
 /** Permissions the bundled player needs under `deno run`: its data dir and camera discovery. */
@@ -49,6 +50,8 @@ export function bundledPlayerCommand(options: BundledPlayerOptions): string[] {
     options.plan,
     "--position-interval",
     String(options.positionIntervalMs),
+    "--approval",
+    options.approval,
     ...(options.virtualClock ? ["--virtual-clock"] : []),
   ];
   if (Deno.build.standalone) return [Deno.execPath(), ...args];

@@ -75,6 +75,9 @@ const PairBody = z.object({
   scopes: z.array(Scope).min(1).optional().describe("What the device may do; default all three"),
 });
 
+/** `POST /api/v1/approvals/:requestId` body. */
+const ApprovalBody = z.object({ approve: z.boolean({ error: "must be true or false" }) });
+
 /** Validates a body against a schema, naming the first bad field. */
 function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const parsed = schema.safeParse(body);
@@ -328,6 +331,39 @@ export function routeTable(facts: HealthFacts): RouteSpec[] {
           throw new CueportError("NOT_FOUND", `Device "${deviceId}" is not paired`);
         }
         return { ok: true, deviceId };
+      },
+    },
+    {
+      method: "GET",
+      path: "/api/v1/approvals",
+      summary: "Local WebSocket clients waiting for the operator's approval (local clients only)",
+      tag: "security",
+      auth: true,
+      localOnly: true,
+      response: list(
+        "approvals",
+        z.object({
+          requestId: z.string(),
+          address: z.string(),
+          deviceName: z.string(),
+          requestedAt: z.string(),
+        }),
+      ),
+      handle: ({ auth }) => ({ approvals: auth.approvals.pending() }),
+    },
+    {
+      method: "POST",
+      path: "/api/v1/approvals/:requestId",
+      summary: "Approve or deny a waiting client (local clients only)",
+      tag: "security",
+      auth: true,
+      localOnly: true,
+      body: ApprovalBody,
+      response: z.object({ ok: z.literal(true), requestId: z.string(), approved: z.boolean() }),
+      handle: ({ auth, params, body }) => {
+        const { approve } = parseBody(ApprovalBody, body);
+        auth.approvals.decide(params.requestId!, approve);
+        return { ok: true, requestId: params.requestId!, approved: approve };
       },
     },
     {

@@ -278,7 +278,11 @@ export class SocketClient {
     switch (message.type) {
       case "auth": {
         this.#core.requireApiAccess();
-        const grant = await this.#auth.authenticate({ address: this.address, ...message.payload });
+        const grant = await this.#auth.authenticate({
+          address: this.address,
+          ...message.payload,
+          isInteractive: true,
+        });
         this.#isAuthenticated = true;
         this.#grant = grant;
         this.deviceId = grant.deviceId ?? null;

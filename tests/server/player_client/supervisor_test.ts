@@ -18,6 +18,7 @@ Deno.test("PlayerSupervisor runs the bundled player over real stdio, on a virtua
   const command = bundledPlayerCommand({
     dataDir,
     plan: "pro",
+    approval: "approve",
     virtualClock: true,
     positionIntervalMs: 0,
   });

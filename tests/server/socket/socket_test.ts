@@ -39,11 +39,21 @@ Deno.test("WebSocket /v1: greeting, auth gate, actions, errors, queries", async 
       assert.equal(query.error.code, "AUTHENTICATION_FAILED");
     });
 
-    await t.step("a local client authenticates with empty credentials", async () => {
-      ws.send({ type: "auth", id: "auth-1", payload: {} });
-      const answer = await ws.take((m) => m.id === "auth-1");
-      assert.deepEqual(answer, { type: "response", id: "auth-1", data: { authenticated: true } });
-    });
+    await t.step(
+      "a local client with empty credentials is approved and gets a token to reuse",
+      async () => {
+        ws.send({ type: "auth", id: "auth-1", payload: {} });
+        const answer = await ws.take((m) => m.id === "auth-1");
+        assert.equal(answer.type, "response");
+        assert.equal(answer.data.authenticated, true);
+        assert.equal(answer.data.token.split(".").length, 3);
+        const again = await TestSocket.open(wsUrl(svc));
+        await again.take();
+        const reuse = await again.request({ type: "auth", payload: { token: answer.data.token } });
+        assert.deepEqual(reuse.data, { authenticated: true });
+        await again.close();
+      },
+    );
 
     await t.step("actions answer with the same id; base is a sibling of action", async () => {
       ws.send({

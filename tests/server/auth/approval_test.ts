@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { startTestService } from "../../_helpers/service.ts";
+import { TestSocket } from "../../_helpers/ws_client.ts";
+
+Deno.test("approval mode deny: a local client without credentials is refused", async () => {
+  const svc = await startTestService({ approval: "deny" });
+  const ws = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
+  try {
+    await ws.take();
+    const answer = await ws.auth();
+    assert.equal(answer.error.code, "AUTHENTICATION_FAILED");
+    assert.match(answer.error.message, /not approved/);
+  } finally {
+    await ws.close();
+    await svc.stop();
+  }
+});
+
+Deno.test("approval mode wait: the operator approves through the local API; the client gets a token", async () => {
+  const svc = await startTestService({ approval: "wait" });
+  const ws = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
+  try {
+    await ws.take();
+    ws.send({ type: "auth", id: "a1", payload: { deviceName: "Lighting desk" } });
+    let pending: Array<{ requestId: string; deviceName: string }> = [];
+    const deadline = performance.now() + 10_000;
+    while (pending.length === 0 && performance.now() < deadline) {
+      pending = (await svc.get("/api/v1/approvals")).body.approvals;
+    }
+    assert.equal(pending[0]!.deviceName, "Lighting desk");
+    assert.equal(
+      ws.messages.filter((m) => m.id === "a1").length,
+      0,
+      "no answer before the decision",
+    );
+    const decided = await svc.post(`/api/v1/approvals/${pending[0]!.requestId}`, { approve: true });
+    assert.deepEqual(decided.body, { ok: true, requestId: pending[0]!.requestId, approved: true });
+    const answer = await ws.take((m) => m.id === "a1");
+    assert.equal(answer.data.authenticated, true);
+    assert.ok(answer.data.token);
+    const devices = (await svc.get("/api/v1/devices")).body.devices;
+    assert.deepEqual(devices.map((d: { name: string }) => d.name), ["Lighting desk"]);
+    assert.equal((await svc.post("/api/v1/approvals/nope", { approve: true })).status, 404);
+  } finally {
+    await ws.close();
+    await svc.stop();
+  }
+});
