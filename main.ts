@@ -5,7 +5,7 @@
  * @module
  */
 import { runPlayerStdio } from "./player/mod.ts";
-import { runCli } from "./server/cli.ts";
+import { CLI_COMMANDS, runCli } from "./server/cli.ts";
 import { loadSettings, SERVE_USAGE } from "./server/config.ts";
 import { createLogger } from "./server/log.ts";
 import { startService, VERSION } from "./server/service.ts";
@@ -51,7 +51,7 @@ async function serve(args: string[]): Promise<void> {
 
 const [command, ...rest] = Deno.args;
 if (command === "player") await runPlayerStdio(rest);
-else if (command === "pair" || command === "devices" || command === "revoke") {
+else if (command !== undefined && CLI_COMMANDS.includes(command)) {
   Deno.exit(await runCli(command, rest));
 } else if (command === "serve") await serve(rest);
 else if (command === undefined || command.startsWith("-")) await serve(Deno.args);

@@ -5,14 +5,26 @@
  */
 import { parseArgs } from "node:util";
 
+/** The operator commands `runCli` knows. */
+export const CLI_COMMANDS: readonly string[] = [
+  "pair",
+  "devices",
+  "revoke",
+  "approvals",
+  "approve",
+  "deny",
+  "rotate-key",
+];
+
 /** Usage of the operator commands. */
 export const CLI_USAGE =
-  `Usage: cueport pair | devices | revoke <deviceId> | approvals | approve <id> | deny <id> [--http-port N]
+  `Usage: cueport pair | devices | revoke <deviceId> | approvals | approve <id> | deny <id> | rotate-key [--http-port N]
   pair              print a one-time pairing code (valid 5 minutes) for a new device
   devices           list paired devices
   revoke DEVICE_ID  revoke a device: its token stops working and its connections close
   approvals         list local clients waiting for approval (with --approval wait)
   approve ID, deny ID   decide a waiting approval
+  rotate-key        new signing key: every paired device must pair again
   --http-port N     the running service's HTTP port (default 17736)`;
 
 async function call(port: number, method: string, path: string, body?: unknown) {
@@ -69,6 +81,11 @@ export async function runCli(
         }
         await call(port, "DELETE", `/api/v1/devices/${encodeURIComponent(deviceId)}`);
         print(`Revoked ${deviceId}`);
+        return 0;
+      }
+      case "rotate-key": {
+        const { revoked } = await call(port, "POST", "/api/v1/auth/rotate-key");
+        print(`Signing key rotated; ${revoked} device(s) revoked`);
         return 0;
       }
       case "approvals": {

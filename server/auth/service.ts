@@ -22,6 +22,8 @@ export interface AuthService {
   devices: DeviceRegistry;
   codes: PairingCodes;
   settings: AuthSettings;
+  /** Makes a new signing key and forgets every device: all tokens stop working, their sockets close. */
+  rotateKey(): Promise<void>;
 }
 
 /** Opens (creating on first start) the installation's auth data. */
@@ -43,5 +45,10 @@ export async function openAuth(
     tokenLifetimeSeconds: Math.round(settings.tokenLifetimeDays * 86_400),
     approvals,
   });
-  return { authenticator, approvals, devices, codes, settings };
+  const rotateKey = async () => {
+    authenticator.setKey(await loadSigningKey(dataDir, { rotate: true }));
+    await devices.clear();
+    log("Signing key rotated: every device token is revoked");
+  };
+  return { authenticator, approvals, devices, codes, settings, rotateKey };
 }

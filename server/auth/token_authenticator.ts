@@ -92,6 +92,11 @@ export class TokenAuthenticator implements Authenticator {
     );
   }
 
+  /** Replaces the signing key (after rotation): every token signed before stops verifying. */
+  setKey(key: Uint8Array): void {
+    this.#o = { ...this.#o, key };
+  }
+
   /**
    * Exchanges a one-time code for a device token.
    * @throws {CueportError} AUTHENTICATION_FAILED or RATE_LIMITED

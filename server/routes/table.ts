@@ -334,6 +334,20 @@ export function routeTable(facts: HealthFacts): RouteSpec[] {
       },
     },
     {
+      method: "POST",
+      path: "/api/v1/auth/rotate-key",
+      summary: "Rotate the signing key: every device token is revoked at once (local clients only)",
+      tag: "security",
+      auth: true,
+      localOnly: true,
+      response: z.object({ ok: z.literal(true), revoked: z.number().int() }),
+      handle: async ({ auth }) => {
+        const revoked = auth.devices.list().length;
+        await auth.rotateKey();
+        return { ok: true, revoked };
+      },
+    },
+    {
       method: "GET",
       path: "/api/v1/approvals",
       summary: "Local WebSocket clients waiting for the operator's approval (local clients only)",

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { remoteRequest } from "../_helpers/remote.ts";
 import { startTestService } from "../_helpers/service.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -30,6 +31,17 @@ Deno.test("cueport pair, devices and revoke talk to the running service", async 
     const revoke = await cli("revoke", paired.body.deviceId, "--http-port", port);
     assert.deepEqual([revoke.code, revoke.text.trim()], [0, `Revoked ${paired.body.deviceId}`]);
     assert.match((await cli("devices", "--http-port", port)).text, /No paired devices/);
+    const none = await cli("approvals", "--http-port", port);
+    assert.equal(none.text.trim(), "No client is waiting for approval");
+    const second = await svc.post("/api/v1/pair", {
+      otp: /(\d{6})/.exec((await cli("pair", "--http-port", port)).text)![1],
+    });
+    const rotate = await cli("rotate-key", "--http-port", port);
+    assert.equal(rotate.text.trim(), "Signing key rotated; 1 device(s) revoked");
+    const remote = await remoteRequest(svc.service.ports.http, "GET", "/api/v1/projects", {
+      headers: { authorization: `Bearer ${second.body.token}` },
+    });
+    assert.equal(remote.status, 401, "tokens signed with the old key stop working");
     const again = await cli("revoke", paired.body.deviceId, "--http-port", port);
     assert.equal(again.code, 1);
     assert.match(again.text, /is not paired/);
