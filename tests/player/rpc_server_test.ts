@@ -105,3 +105,25 @@ Deno.test("player answers unknown methods and refused actions with JSON-RPC erro
     await p.close();
   }
 });
+
+Deno.test("player answers approval requests from its setting and accepts pairing codes to show", async () => {
+  const p = await connect();
+  try {
+    await p.call("initialize", { protocolVersion: "1.0", client: { name: "t", version: "0" } });
+    const approval = await p.call("approval.request", {
+      requestId: "ap-1",
+      address: "127.0.0.1",
+      deviceName: "Desk",
+    }) as {
+      result: { decision: string };
+    };
+    assert.deepEqual(approval.result, { decision: "approve" });
+    const shown = await p.call("pairing.show", {
+      otp: "123456",
+      expiresAt: "2026-11-21T19:00:00Z",
+    }) as { result: unknown };
+    assert.deepEqual(shown.result, {});
+  } finally {
+    await p.close();
+  }
+});

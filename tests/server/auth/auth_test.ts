@@ -171,3 +171,23 @@ Deno.test("TokenAuthenticator: pair once, use the token, revoke it; local exempt
     await t.close();
   }
 });
+
+Deno.test("PairingCodes pause pairing for everyone after too many wrong codes from anywhere", async () => {
+  const t = await setup();
+  try {
+    const good = t.codes.issue().otp;
+    const wrong = good === "000000" ? "000001" : "000000";
+    for (let i = 0; i < PAIRING_LIMITS.globalFailures; i++) {
+      // a different address each time: no single address is locked out
+      assert.throws(
+        () => t.codes.consume(wrong, `10.0.${Math.floor(i / 4)}.${i % 4}`),
+        /Invalid pairing code/,
+      );
+    }
+    assert.throws(() => t.codes.consume(good, "10.1.1.1"), /Too many wrong pairing codes/);
+    t.clock.advance(PAIRING_LIMITS.globalPauseMs);
+    t.codes.consume(good, "10.1.1.1");
+  } finally {
+    await t.close();
+  }
+});
