@@ -32,13 +32,28 @@ export function hostOf(header: string): string {
   return colon > 0 && h.indexOf(":") === colon ? h.slice(0, colon) : h;
 }
 
+/** Verdicts by `Host` header value: clients send the same few values again and again. */
+const hostVerdicts = new WeakMap<ReadonlySet<string>, Map<string, boolean>>();
+
+function isMachineHost(header: string, hosts: ReadonlySet<string>): boolean {
+  let verdicts = hostVerdicts.get(hosts);
+  if (!verdicts) hostVerdicts.set(hosts, verdicts = new Map());
+  let verdict = verdicts.get(header);
+  if (verdict === undefined) {
+    verdict = hosts.has(hostOf(header));
+    if (verdicts.size >= 256) verdicts.clear(); // bounded: a flood of odd hosts cannot grow it
+    verdicts.set(header, verdict);
+  }
+  return verdict;
+}
+
 /** Checks the request's `Host` and `Origin`; throws the error to answer with. */
 export function checkRequestOrigin(
   request: Request,
   options: { hosts: ReadonlySet<string>; origins: readonly string[] },
 ): void {
   const host = request.headers.get("host");
-  if (host !== null && !options.hosts.has(hostOf(host))) {
+  if (host !== null && !isMachineHost(host, options.hosts)) {
     throw new CueportError(
       "HOST_NOT_ALLOWED",
       `Host "${host}" is not this machine: use its address or name`,

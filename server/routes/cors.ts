@@ -15,13 +15,13 @@ export interface CorsOptions {
 }
 
 /** Wraps a fetch handler with CORS: preflights answered, allowed origins echoed. */
-export function withCors(
-  handler: (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>,
+export function withCors<E>(
+  handler: (request: Request, env: E) => Response | Promise<Response>,
   options: CorsOptions,
-): (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> {
+): (request: Request, env: E) => Response | Promise<Response> {
   const anyOrigin = options.origins.includes("*");
   const isAllowed = (origin: string) => anyOrigin || options.origins.includes(origin);
-  const answer = async (request: Request, info: Deno.ServeHandlerInfo, origin: string) => {
+  const answer = async (request: Request, info: E, origin: string) => {
     if (request.method === "OPTIONS" && request.headers.has("access-control-request-method")) {
       const headers = new Headers({ vary: "Origin" });
       if (isAllowed(origin)) {

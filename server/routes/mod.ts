@@ -16,6 +16,11 @@ import { infoView } from "./info.ts";
 import { openApiDocument } from "./openapi.ts";
 import { type RouteSpec, routeTable } from "./table.ts";
 
+/** What each request carries into the app: the peer's address, from the socket. */
+export interface HttpEnv {
+  address: string;
+}
+
 /** What the HTTP app needs besides the core. */
 export interface HttpAppOptions {
   version: string;
@@ -117,15 +122,16 @@ export function createHttpHandler(
   options: HttpAppOptions,
 ): (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> {
   const app = createHttpApp(core, options);
-  const handle = withCors((request, info) => app.fetch(request, info), {
+  const handle = withCors<HttpEnv>((request, env) => app.fetch(request, env), {
     origins: options.corsOrigins,
     methods: ["GET", "POST", "DELETE", "OPTIONS"],
     headers: ["Content-Type", "Authorization"],
     maxAgeSeconds: 600,
   });
   return (request, info) => {
+    // The peer's address, read once per request from the socket (never from headers).
+    const address = (info.remoteAddr as Deno.NetAddr).hostname;
     try {
-      const address = (info.remoteAddr as Deno.NetAddr).hostname;
       if (!isLocalAddress(address)) options.rateLimiter.take(address);
       checkRequestOrigin(request, { hosts: options.hosts, origins: options.corsOrigins });
     } catch (error) {
@@ -136,7 +142,7 @@ export function createHttpHandler(
         : {};
       return Response.json(e.toJSON(), { status: e.status, headers });
     }
-    return handle(request, info);
+    return handle(request, { address });
   };
 }
 
@@ -153,9 +159,7 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
   });
   for (const route of routes) {
     app.on(route.method, route.path, (c: Context): Response | Promise<Response> => {
-      const address =
-        ((c.env as Deno.ServeHandlerInfo | undefined)?.remoteAddr as Deno.NetAddr | undefined)
-          ?.hostname ?? "127.0.0.1";
+      const address = (c.env as HttpEnv | undefined)?.address ?? "127.0.0.1";
       if (route.path !== "/health") core.requireApiAccess();
       const isLocal = isLocalAddress(address);
       if (route.localOnly && !isLocal) {
