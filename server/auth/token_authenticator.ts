@@ -75,7 +75,17 @@ export class TokenAuthenticator implements Authenticator {
           "The connection was not approved on the show machine",
         );
       }
-      const pairing = await this.#register(credentials.address, name, [...ALL_SCOPES]);
+      // A client that reconnects without reusing its token replaces its own entry: the
+      // registry does not grow with every connection.
+      const same = this.#o.devices.list().find((d) =>
+        d.name === name && d.address === credentials.address
+      );
+      const pairing = await this.#register(
+        credentials.address,
+        name,
+        [...ALL_SCOPES],
+        same?.deviceId,
+      );
       return {
         token: pairing.token,
         device: name,
@@ -111,8 +121,13 @@ export class TokenAuthenticator implements Authenticator {
     return await this.#register(address, deviceName, scopes);
   }
 
-  async #register(address: string, deviceName: string, scopes: Scope[]): Promise<Pairing> {
-    const deviceId = `dev-${crypto.randomUUID().slice(0, 12)}`;
+  async #register(
+    address: string,
+    deviceName: string,
+    scopes: Scope[],
+    reuseId?: string,
+  ): Promise<Pairing> {
+    const deviceId = reuseId ?? `dev-${crypto.randomUUID().slice(0, 12)}`;
     const tokenId = crypto.randomUUID();
     const name = deviceName.trim() || deviceId;
     const { token, expiresAt } = await issueToken(this.#o.key, {

@@ -41,6 +41,19 @@ Deno.test("approval mode wait: the operator approves through the local API; the 
     const devices = (await svc.get("/api/v1/devices")).body.devices;
     assert.deepEqual(devices.map((d: { name: string }) => d.name), ["Lighting desk"]);
     assert.equal((await svc.post("/api/v1/approvals/nope", { approve: true })).status, 404);
+    // the same client connecting again without its token replaces its entry
+    const again = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
+    await again.take();
+    again.send({ type: "auth", id: "a2", payload: { deviceName: "Lighting desk" } });
+    let waiting: Array<{ requestId: string }> = [];
+    const until = performance.now() + 10_000;
+    while (waiting.length === 0 && performance.now() < until) {
+      waiting = (await svc.get("/api/v1/approvals")).body.approvals;
+    }
+    await svc.post(`/api/v1/approvals/${waiting[0]!.requestId}`, { approve: true });
+    assert.ok((await again.take((m) => m.id === "a2")).data.token);
+    assert.equal((await svc.get("/api/v1/devices")).body.devices.length, 1);
+    await again.close();
   } finally {
     await ws.close();
     await svc.stop();
