@@ -144,7 +144,7 @@ try {
     name: `fan-out of one change to ${n} clients (time until the last has it)`,
     value: `p50 ${pct(arrivals, 0.5).toFixed(1)} ms, p99 ${
       pct(arrivals, 0.99).toFixed(1)
-    } ms (includes the 10 ms coalescing window)`,
+    } ms (includes the 5 ms coalescing window)`,
     target: "p99 < 25 ms",
   });
   for (const c of [...clients, control]) c.ws.close();

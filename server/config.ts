@@ -22,7 +22,7 @@ export const Settings = z.object({
   playerTimeoutMs: z.coerce.number().int().positive().default(5000),
   virtualClock: z.boolean().default(false),
   positionIntervalMs: z.coerce.number().int().min(0).default(250),
-  coalesceMs: z.coerce.number().int().min(0).default(10),
+  coalesceMs: z.coerce.number().int().min(0).default(5),
   /** Browser origins allowed to call the API (CORS); `*` allows any. */
   corsOrigins: z.array(z.string()).default([]),
   /** Largest WebSocket message accepted, bytes. */
@@ -104,7 +104,7 @@ Options (each also CUEPORT_<NAME> in the environment, or a key of the --config f
   --player-command CMD     run an external player instead (JSON array or a plain command)
   --player-timeout MS      player request timeout (default 5000)
   --position-interval MS   position reports while playing (default 250; 0 off)
-  --coalesce-ms MS         state-update coalescing window (default 10)
+  --coalesce-ms MS         state-update coalescing window (default 5)
   --cors-origin LIST       browser origins allowed to call the API, comma-separated (* for any)
   --ws-rate N, --ws-burst N        WebSocket messages per second per client, and burst (50000)
   --ws-max-message BYTES   largest WebSocket message (65536)

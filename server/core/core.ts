@@ -60,7 +60,7 @@ export class Core {
   /** Wires the core to a player connection. */
   constructor(player: PlayerConnection, options: CoreOptions = {}) {
     this.#player = player;
-    this.bus = new EventBus({ windowMs: options.coalesceMs ?? 10 });
+    this.bus = new EventBus({ windowMs: options.coalesceMs ?? 5 });
     player.onready = (snapshot, info) => {
       this.model.load(snapshot);
       this.model.setClock(snapshot.now, info.capabilities.virtualClock);

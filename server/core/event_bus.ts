@@ -39,9 +39,9 @@ export class EventBus {
   #seq = 0;
   #windowMs: number;
 
-  /** Builds a bus; the default window is 10 ms. */
+  /** Builds a bus; the default window is 5 ms. */
   constructor(options: EventBusOptions = {}) {
-    this.#windowMs = options.windowMs ?? 10;
+    this.#windowMs = options.windowMs ?? 5;
   }
 
   /** Sequence number of the last delivered batch. */
