@@ -94,13 +94,37 @@ export class RpcClient {
     const message: RpcMessage = params === undefined
       ? { jsonrpc: "2.0", id, method }
       : { jsonrpc: "2.0", id, method, params };
-    this.#transport.send(message).catch((error) => {
-      this.#settle(
-        id,
-        (p) => p.reject(new CueportError("NOT_READY", `Cannot reach the player: ${error.message}`)),
-      );
-    });
+    if (this.#queue.push({ id, message }) === 1) this.#channel.port2.postMessage(0);
     return promise;
+  }
+
+  /**
+   * Requests issued in one turn of the event loop are written together: a
+   * message posted on this channel runs once the current tasks are done (no
+   * timer clamp), so a burst of HTTP requests reaches the player in one write
+   * and it answers them in one write.
+   */
+  #queue: Array<{ id: number; message: RpcMessage }> = [];
+  #channel = (() => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => this.#flushQueue();
+    return channel;
+  })();
+
+  #flushQueue(): void {
+    const batch = this.#queue;
+    this.#queue = [];
+    this.#transport.sendMany(batch.map((b) => b.message)).catch((error) => {
+      for (const { id } of batch) {
+        this.#settle(
+          id,
+          (p) =>
+            p.reject(
+              new CueportError("NOT_READY", `Cannot reach the player: ${(error as Error).message}`),
+            ),
+        );
+      }
+    });
   }
 
   /** Rejects every request past its deadline; stops when none is pending. */
@@ -159,6 +183,7 @@ export class RpcClient {
   #closed(): void {
     if (this.#isClosed) return;
     this.#isClosed = true;
+    this.#channel.port1.close();
     for (const id of [...this.#pending.keys()]) {
       this.#settle(
         id,
