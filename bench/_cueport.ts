@@ -25,7 +25,32 @@ export async function firstLine(stream: ReadableStream<Uint8Array>): Promise<str
 /** A running Cueport on loopback with free ports. */
 export interface BenchService {
   ports: { http: number; ws: number; osc: number };
+  /** CPU time (µs) used so far by the service and by its player; null where /proc is missing. */
+  cpu(): { service: number; player: number } | null;
   stop(): Promise<void>;
+}
+
+/** User + system CPU of a process in µs, from /proc (Linux). */
+function cpuMicros(pid: number): number | null {
+  try {
+    const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10_000; // clock ticks of 10 ms
+  } catch {
+    return null;
+  }
+}
+
+function childPid(pid: number): number | null {
+  try {
+    const out = new Deno.Command("ps", { args: ["-o", "pid=,args=", "--ppid", String(pid)] })
+      .outputSync();
+    const line = new TextDecoder().decode(out.stdout).split("\n").find((l) =>
+      /\splayer(\s|$)/.test(l)
+    );
+    return line ? Number(line.trim().split(/\s+/)[0]) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Starts `main.ts` on `dataDir`. */
@@ -42,8 +67,14 @@ export async function startCueport(dataDir: string): Promise<BenchService> {
     env: { RUST_BACKTRACE: "0" },
   }).spawn();
   const ready = JSON.parse(await firstLine(child.stdout));
+  const player = childPid(child.pid);
   return {
     ports: ready.ports,
+    cpu() {
+      const service = cpuMicros(child.pid);
+      const p = player === null ? null : cpuMicros(player);
+      return service === null || p === null ? null : { service, player: p };
+    },
     async stop() {
       child.kill("SIGTERM");
       await child.status;

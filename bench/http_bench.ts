@@ -25,6 +25,8 @@ const ROUNDS = Number(values.rounds);
 const here = (path: string) => new URL(path, import.meta.url).pathname;
 
 interface Result {
+  /** CPU µs per request in the service and in its player (Linux), when measured. */
+  cpuUs?: { service: number; player: number };
   name: string;
   rps: number;
   p50: number;
@@ -154,10 +156,17 @@ try {
   }
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, s] of scenarios.entries()) {
-      samples[i]!.push({
-        name: s.name,
-        ...(await load(s.url, s.method ?? "GET", s.body ?? "", s.connections ?? CONNECTIONS)),
-      });
+      const before = cueport.cpu();
+      const run = await load(s.url, s.method ?? "GET", s.body ?? "", s.connections ?? CONNECTIONS);
+      const after = cueport.cpu();
+      const requests = run.rps * SECONDS;
+      const cpuUs = before && after && !s.name.startsWith("baseline")
+        ? {
+          service: (after.service - before.service) / requests,
+          player: (after.player - before.player) / requests,
+        }
+        : undefined;
+      samples[i]!.push({ name: s.name, ...run, ...(cpuUs ? { cpuUs } : {}) });
     }
   }
   results = samples.map((runs) => ({
@@ -166,6 +175,14 @@ try {
     p50: median(runs.map((r) => r.p50)),
     p99: median(runs.map((r) => r.p99)),
     errors: runs.reduce((n, r) => n + r.errors, 0),
+    ...(runs[0]!.cpuUs
+      ? {
+        cpuUs: {
+          service: median(runs.map((r) => r.cpuUs!.service)),
+          player: median(runs.map((r) => r.cpuUs!.player)),
+        },
+      }
+      : {}),
   }));
 } finally {
   baseline.kill();
@@ -187,14 +204,16 @@ console.log(
   }, median of ${ROUNDS} rounds of ${SECONDS} s, loopback)\n`,
 );
 console.log(
-  "| scenario | conns | req/s | p50 ms | p99 ms | ratio to baseline | ratio to same-body baseline | errors |",
+  "| scenario | conns | req/s | p50 ms | p99 ms | ratio to baseline | ratio to same-body baseline | CPU µs/request (service + player) | errors |",
 );
-console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const r of rows) {
   console.log(
     `| ${r.name} | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${
       r.p99.toFixed(2)
-    } | ${r.ratio.toFixed(2)} | ${r.ratioSameBody?.toFixed(2) ?? ""} | ${r.errors} |`,
+    } | ${r.ratio.toFixed(2)} | ${r.ratioSameBody?.toFixed(2) ?? ""} | ${
+      r.cpuUs ? `${r.cpuUs.service.toFixed(0)} + ${r.cpuUs.player.toFixed(0)}` : ""
+    } | ${r.errors} |`,
   );
 }
 await Deno.mkdir(here("./results"), { recursive: true });
