@@ -25,12 +25,12 @@ export async function firstLine(stream: ReadableStream<Uint8Array>): Promise<str
 /** A running Cueport on loopback with free ports. */
 export interface BenchService {
   ports: { http: number; ws: number; osc: number };
-  /** CPU time (µs) used so far by the service and by its player; null where /proc is missing. */
+  /** CPU time (us) used so far by the service and by its player; null where /proc is missing. */
   cpu(): { service: number; player: number } | null;
   stop(): Promise<void>;
 }
 
-/** User + system CPU of a process in µs, from /proc (Linux). */
+/** User + system CPU of a process in us, from /proc (Linux). */
 function cpuMicros(pid: number): number | null {
   try {
     const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1]!.split(" ");

@@ -25,7 +25,7 @@ const ROUNDS = Number(values.rounds);
 const here = (path: string) => new URL(path, import.meta.url).pathname;
 
 interface Result {
-  /** CPU µs per request in the service and in its player (Linux), when measured. */
+  /** CPU us per request in the service and in its player (Linux), when measured. */
   cpuUs?: { service: number; player: number };
   name: string;
   rps: number;
@@ -204,7 +204,7 @@ console.log(
   }, median of ${ROUNDS} rounds of ${SECONDS} s, loopback)\n`,
 );
 console.log(
-  "| scenario | conns | req/s | p50 ms | p99 ms | ratio to baseline | ratio to same-body baseline | CPU µs/request (service + player) | errors |",
+  "| scenario | conns | req/s | p50 ms | p99 ms | ratio to baseline | ratio to same-body baseline | CPU us/request (service + player) | errors |",
 );
 console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const r of rows) {
