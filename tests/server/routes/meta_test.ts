@@ -174,6 +174,12 @@ Deno.test("HTTP meta routes, errors and CORS", async (t) => {
           headers: { origin: "http://evil.example" },
         });
         assert.equal(foreign.headers.get("access-control-allow-origin"), null);
+        assert.equal(
+          foreign.status,
+          403,
+          "a foreign origin is refused, not just left without CORS headers",
+        );
+        assert.equal(foreign.body.error.code, "ORIGIN_NOT_ALLOWED");
       },
     );
   } finally {
