@@ -18,6 +18,9 @@ import { BUILT_IN_PRESETS } from "./presets.ts";
 import { Recorder } from "./recorder.ts";
 import { type PlayerSettings, ProjectStore } from "./store.ts";
 import { ensureControls } from "./project_defaults.ts";
+import { Editor } from "./edits/mod.ts";
+import type { EditApplyParams, EditApplyResult } from "../protocol/edits/mod.ts";
+import type { ProjectPatch } from "../protocol/patch.ts";
 
 /** Player name and version reported in the handshake and snapshot. */
 export const PLAYER_INFO = { name: "cueport-player", version: "0.1.0" } as const;
@@ -30,6 +33,8 @@ export interface PlayerOptions {
   plan?: "pro" | "free";
   /** Interval of position reports while playing, ms; 0 disables. Default 250. */
   positionIntervalMs?: number;
+  /** Undo steps kept per Project (default 100). */
+  historyLimit?: number;
   /** Where problems go (stderr in the bundled player). */
   log?: (level: "info" | "warn" | "error", message: string) => void;
 }
@@ -40,6 +45,8 @@ export class PlayerApp implements AppServices {
   readonly clock: Clock;
   /** Receives every update; set by whoever publishes them. */
   onUpdate: (update: StateUpdate) => void = () => {};
+  /** Receives progress reports, which go out at once (not after the response). */
+  onProgress: (update: StateUpdate) => void = () => {};
   #options: PlayerOptions;
   #engines = new Map<string, ProjectEngine>();
   #activeProjectId: string | null = null;
@@ -49,12 +56,27 @@ export class PlayerApp implements AppServices {
   #recorder: Recorder;
   #settingsWrite: Promise<void> = Promise.resolve();
   #settingsDirty = false;
+  #editor: Editor;
 
   private constructor(options: PlayerOptions) {
     this.#options = options;
     this.clock = options.clock;
     this.store = new ProjectStore(options.dataDir);
     this.#recorder = new Recorder(options.dataDir, () => this.clock.now());
+    this.#editor = new Editor({
+      store: this.store,
+      builtInPresets: BUILT_IN_PRESETS,
+      engine: (projectId) => this.#engineOf(projectId),
+      userPresets: () => this.#userPresets,
+      setUserPresets: (presets) => {
+        this.#userPresets = presets;
+      },
+      emit: (update) => this.#emit(update),
+      progress: (update) => this.onProgress(update),
+      presetsChanged: (patch) => this.#followEditor(patch),
+      historyLimit: options.historyLimit ?? 100,
+      log: (message) => this.#options.log?.("warn", message),
+    });
   }
 
   /** Loads everything from the data dir (creating the demo project on first start). */
@@ -109,10 +131,16 @@ export class PlayerApp implements AppServices {
     return await runAction(action.name, ctx);
   }
 
+  /** Applies a batch of edits (or undo/redo) as one step; see `Editor`. */
+  applyEdits(params: EditApplyParams): Promise<EditApplyResult> {
+    return this.#editor.apply(params);
+  }
+
   /** Re-reads projects, presets and cameras from disk; playback stops. */
   async reload(): Promise<Snapshot> {
     for (const engine of this.#engines.values()) engine.dispose();
     this.#engines.clear();
+    this.#editor.reset();
     await this.#load();
     const snapshot = this.snapshot();
     this.#emit({
@@ -145,9 +173,7 @@ export class PlayerApp implements AppServices {
   }
 
   async commitProject(engine: ProjectEngine, next: Project, updates: StateUpdate[]): Promise<void> {
-    const project = { ...next, revision: engine.project.revision + 1 };
-    await this.store.saveProject(project);
-    engine.setProject(project);
+    const project = await this.#editor.commitExternal(engine, next);
     for (const update of updates) {
       this.#emit({ ...update, data: { ...update.data, revision: project.revision } });
     }
@@ -201,6 +227,30 @@ export class PlayerApp implements AppServices {
       },
       positionIntervalMs: this.#options.positionIntervalMs ?? 250,
     });
+  }
+
+  #engineOf(projectId: string | null): ProjectEngine {
+    const id = projectId ?? this.#activeProjectId;
+    const engine = id ? this.#engines.get(id) : undefined;
+    if (!engine) {
+      throw new Refusal(
+        id ? `Project "${id}" does not exist` : "No Project is open",
+        RpcErrorCode.NOT_FOUND,
+      );
+    }
+    return engine;
+  }
+
+  /** An open editor shows the preset as it is now, or closes when it is removed. */
+  #followEditor(patch: ProjectPatch): void {
+    const editor = this.#appState.editor;
+    if (!editor || !patch.presets || !(editor.presetId in patch.presets)) return;
+    const preset = patch.presets[editor.presetId];
+    if (preset) {
+      this.changeAppState("editor-preset-changed", {
+        editor: { ...editor, preset, updatedAt: new Date().toISOString() },
+      });
+    } else this.changeAppState("editor-closed", { editor: null });
   }
 
   #emit(update: StateUpdate): void {

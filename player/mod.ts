@@ -20,6 +20,7 @@ export interface StartPlayerOptions {
   clock?: Clock;
   plan?: "pro" | "free";
   positionIntervalMs?: number;
+  historyLimit?: number;
   approval?: "approve" | "deny" | "wait";
   onShutdown?: () => void;
 }
@@ -39,6 +40,7 @@ export async function startPlayer(options: StartPlayerOptions): Promise<RunningP
     clock,
     plan: options.plan ?? "pro",
     positionIntervalMs: options.positionIntervalMs ?? 250,
+    historyLimit: options.historyLimit ?? 100,
     log: (level, message) => console.error(`[player] ${level}: ${message}`),
   });
   const serveOptions = {
@@ -57,7 +59,8 @@ Runs the bundled player on stdin/stdout (newline-delimited JSON-RPC 2.0).
   --plan pro|free          plan entitlements (default pro)
   --virtual-clock          run on a virtual clock moved by clock.advance (tests)
   --position-interval MS   position report interval while playing (default 250)
-  --approval MODE          answer to approval requests: approve (default), deny, wait`;
+  --approval MODE          answer to approval requests: approve (default), deny, wait
+  --history-limit N        undo steps kept per Project (default 100)`;
 
 /** Entry of `cueport player`: serves stdin/stdout until stdin closes or `shutdown`. */
 export async function runPlayerStdio(args: string[]): Promise<void> {
@@ -69,6 +72,7 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
       "virtual-clock": { type: "boolean", default: false },
       "position-interval": { type: "string", default: "250" },
       approval: { type: "string", default: "approve" },
+      "history-limit": { type: "string", default: "100" },
       help: { type: "boolean", default: false },
     },
   });
@@ -87,6 +91,7 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
     clock: values["virtual-clock"] ? new VirtualClock() : new MonotonicClock(),
     plan,
     positionIntervalMs: Number(values["position-interval"]),
+    historyLimit: Math.max(1, Number(values["history-limit"]) || 100),
     approval: values.approval === "deny" || values.approval === "wait"
       ? values.approval
       : "approve",

@@ -27,6 +27,7 @@ import {
   PLAYER_PROTOCOL_VERSION,
 } from "../protocol/methods.ts";
 import type { StateUpdate } from "../protocol/state.ts";
+import type { EditApplyParams } from "../protocol/edits/mod.ts";
 import type { Transport } from "../protocol/transport.ts";
 import { PLAYER_INFO, type PlayerApp } from "./app.ts";
 import type { VirtualClock } from "./clock.ts";
@@ -80,6 +81,11 @@ export function servePlayer(
     return transport.sendMany(batch).catch(() => {});
   };
 
+  // Progress is news, not state: it goes out at once, even while a request runs.
+  app.onProgress = (update) => {
+    if (isInitialized) void transport.send(notification([update])).catch(() => {});
+  };
+
   app.onUpdate = (update) => {
     outbox.push(update);
     if (isHandling || isFlushQueued) return;
@@ -114,6 +120,7 @@ export function servePlayer(
     },
     [Method.STATE_GET]: () => app.snapshot(),
     [Method.ACTION_RUN]: (params) => app.runAction(params as ActionRunParams),
+    [Method.EDIT_APPLY]: (params) => app.applyEdits(params as EditApplyParams),
     [Method.PROJECTS_RELOAD]: () => app.reload(),
     [Method.CLOCK_ADVANCE]: (params) => {
       const clock = options.virtualClock;

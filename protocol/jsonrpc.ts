@@ -52,6 +52,10 @@ export const RpcErrorCode = {
   NOT_FOUND: -32001,
   /** The call needs an entitlement the player's plan lacks. */
   NOT_ENTITLED: -32002,
+  /** A media file's bytes are not a format the player supports. */
+  UNSUPPORTED_MEDIA: -32003,
+  /** A media file looks like a supported format but is broken. */
+  CORRUPT_MEDIA: -32004,
 } as const;
 
 /** Raised for a failed response; `code` and `data` come from the wire. */

@@ -18,6 +18,7 @@ export const Method = {
   SHUTDOWN: "shutdown",
   APPROVAL_REQUEST: "approval.request",
   PAIRING_SHOW: "pairing.show",
+  EDIT_APPLY: "edit.apply",
 } as const;
 
 /** `approval.request` params: a local client asks to connect without credentials. */

@@ -69,6 +69,10 @@ export interface EditorState {
   kind: "effect" | "visualizer";
   presetId: string;
   openedAt: string;
+  /** The preset as the editor shows it: edits to it are reflected here. */
+  preset: Preset;
+  /** When an edit last changed the open preset; null until one does. */
+  updatedAt: string | null;
 }
 
 /** Application-level state (`appState` updates; projectId null). */

@@ -49,6 +49,10 @@ export const Settings = z.object({
   approval: z.enum(["approve", "deny", "wait"]).default("approve"),
   /** Lifetime of device tokens, days. */
   tokenLifetimeDays: z.coerce.number().positive().default(30),
+  /** Undo steps kept per Project. */
+  historyLimit: z.coerce.number().int().min(1).max(10_000).default(100),
+  /** Largest upload accepted, bytes. */
+  maxUploadBytes: z.coerce.number().int().positive().default(2 * 1024 ** 3),
 });
 /** Every setting, with its default. */
 export type Settings = z.infer<typeof Settings>;
@@ -78,6 +82,8 @@ const FLAGS = {
   "allowed-host": { type: "string", setting: "allowedHosts" },
   "http-rate": { type: "string", setting: "httpRatePerSecond" },
   approval: { type: "string", setting: "approval" },
+  "history-limit": { type: "string", setting: "historyLimit" },
+  "max-upload": { type: "string", setting: "maxUploadBytes" },
   "http-burst": { type: "string", setting: "httpBurst" },
 } as const;
 
@@ -115,6 +121,8 @@ Options (each also CUEPORT_<NAME> in the environment, or a key of the --config f
   --allowed-host LIST      extra names of this machine accepted in the Host header, comma-separated
   --http-rate N, --http-burst N    HTTP requests per second per remote address, and burst (200, 400)
   --approval MODE          local WebSocket clients without credentials: approve (default), deny, wait
+  --history-limit N        undo steps kept per Project (default 100)
+  --max-upload BYTES       largest media upload (default 2147483648, 2 GiB)
   --virtual-clock          run the player on a virtual clock (tests only)
   --help                   show this help`;
 

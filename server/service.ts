@@ -5,6 +5,7 @@
  */
 import { Method } from "../protocol/methods.ts";
 import { Core } from "./core/mod.ts";
+import { clearStaging } from "./core/uploads.ts";
 import type { Settings } from "./config.ts";
 import type { Logger } from "./log.ts";
 import { drainOsc } from "./osc/mod.ts";
@@ -39,12 +40,15 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
       virtualClock: settings.virtualClock,
       positionIntervalMs: settings.positionIntervalMs,
       approval: settings.approval,
+      historyLimit: settings.historyLimit,
     });
   const supervisor = new PlayerSupervisor(
     processLauncher(command, (line) => log("info", `player: ${line}`)),
     { timeoutMs: settings.playerTimeoutMs, log, client: { name: "cueport", version: VERSION } },
   );
-  const core = new Core(supervisor, { coalesceMs: settings.coalesceMs });
+  const stagingDir = `${settings.dataDir}/uploads`;
+  await clearStaging(stagingDir);
+  const core = new Core(supervisor, { coalesceMs: settings.coalesceMs, stagingDir });
   supervisor.ondown = (reason) => log("warn", `Player unavailable: ${reason}`);
   const readyHandler = supervisor.onready;
   supervisor.onready = (snapshot, info) => {
@@ -79,6 +83,7 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
     startedAt,
     ports: () => ports,
     corsOrigins: settings.corsOrigins,
+    maxUploadBytes: settings.maxUploadBytes,
     log: (m) => log("error", m),
   });
   const http = Deno.serve({ ...serveOptions, port: settings.httpPort }, handleHttp);

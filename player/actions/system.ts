@@ -43,7 +43,7 @@ export const systemActions: Record<string, ActionHandler> = {
       throw new Refusal(`Preset "${presetId}" is a ${preset.kind} preset, not ${kind}`);
     }
     ctx.app.changeAppState("editor-opened", {
-      editor: { kind, presetId, openedAt: new Date().toISOString() },
+      editor: { kind, presetId, openedAt: new Date().toISOString(), preset, updatedAt: null },
     });
     return done(`${kind === "effect" ? "Effect" : "Visualizer"} editor open on "${presetId}"`);
   },

@@ -9,6 +9,9 @@ import { RpcError, RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { type ActionOutcome, Method } from "../../protocol/methods.ts";
 import { type ActionRequest, normalizeAction } from "./action_rules.ts";
 import { CueportError } from "./errors.ts";
+import { type EditResult, fromEditError, normalizeEdits } from "./edits.ts";
+import type { EditApplyParams, EditApplyResult } from "../../protocol/edits/mod.ts";
+import { stageUpload } from "./uploads.ts";
 import { EventBus } from "./event_bus.ts";
 import type { PlayerConnection } from "./player_connection.ts";
 import { Queries } from "./queries.ts";
@@ -28,6 +31,21 @@ export interface ActionResult {
 export interface CoreOptions {
   /** Coalescing window of the event bus, ms. */
   coalesceMs?: number;
+  /** Folder where uploads are staged before the player takes them (default: a temp folder). */
+  stagingDir?: string;
+}
+
+/** How long an edit may take in the player (imports copy whole files), ms. */
+const EDIT_TIMEOUT_MS = 10 * 60_000;
+
+/** Options of `Core.importUpload`. */
+export interface UploadOptions {
+  /** The name the file gets (sanitized by the player; traversal refused here first). */
+  name: string;
+  projectId: string | null;
+  maxBytes: number;
+  /** The size the client announced, when it did (progress reports use it). */
+  expectedBytes: number | null;
 }
 
 /** Maps an error from the player to the service's stable codes. */
@@ -56,10 +74,12 @@ export class Core {
   readonly queries: Queries = new Queries(this.model, () => this.isReady);
   readonly bus: EventBus;
   #player: PlayerConnection;
+  #stagingDir: string | undefined;
 
   /** Wires the core to a player connection. */
   constructor(player: PlayerConnection, options: CoreOptions = {}) {
     this.#player = player;
+    this.#stagingDir = options.stagingDir;
     this.bus = new EventBus({ windowMs: options.coalesceMs ?? 5 });
     player.onready = (snapshot, info) => {
       this.model.load(snapshot);
@@ -133,6 +153,85 @@ export class Core {
     };
     if (action.velocity !== undefined) result.velocity = action.velocity;
     return result;
+  }
+
+  /**
+   * Applies one edit or an atomic batch (body of `POST /api/v1/edit`).
+   * @throws {CueportError} INVALID_MESSAGE, LOCAL_ONLY, NOT_READY, NOT_FOUND, EDIT_REFUSED,
+   * UNSUPPORTED_MEDIA, CORRUPT_MEDIA
+   */
+  async runEdit(
+    body: unknown,
+    options: { isLocal: boolean; isUpload?: boolean },
+  ): Promise<EditResult> {
+    const { projectId, edits } = normalizeEdits(body, options);
+    this.requireReady();
+    if (projectId !== null && !this.model.project(projectId)) {
+      throw new CueportError("NOT_FOUND", `Project "${projectId}" does not exist`, {
+        field: "projectID",
+      });
+    }
+    const params: EditApplyParams = { projectId, edits };
+    if (options.isUpload) params.isUpload = true;
+    try {
+      const result = await this.#player.request<EditApplyResult>(Method.EDIT_APPLY, params, {
+        timeoutMs: EDIT_TIMEOUT_MS,
+      });
+      return { ok: true, ...result };
+    } catch (error) {
+      throw fromPlayerError(fromEditError(error));
+    }
+  }
+
+  /**
+   * Stages an uploaded file (streamed, size-limited) and imports it into a
+   * Project; clients see `upload-progress` updates while it arrives.
+   * @throws {CueportError} PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA, CORRUPT_MEDIA, and those of runEdit
+   */
+  async importUpload(body: AsyncIterable<Uint8Array>, options: UploadOptions): Promise<EditResult> {
+    this.requireReady();
+    const projectId = options.projectId ?? this.model.activeProjectId;
+    if (projectId === null || !this.model.project(projectId)) {
+      throw new CueportError("NOT_FOUND", `Project "${projectId}" does not exist`, {
+        field: "projectID",
+      });
+    }
+    const uploadId = crypto.randomUUID();
+    const expected = options.expectedBytes;
+    const step = Math.max(256 * 1024, Math.floor((expected ?? 0) / 20));
+    let reported = 0;
+    const progress = (bytes: number, isDone = false) => {
+      if (!isDone && bytes - reported < step) return;
+      reported = bytes;
+      this.bus.publish({
+        updateType: "project",
+        projectId,
+        data: {
+          event: "upload-progress",
+          uploadId,
+          name: options.name,
+          bytes,
+          totalBytes: expected,
+          done: isDone,
+        },
+      });
+    };
+    const dir = this.#stagingDir ?? await Deno.makeTempDir({ prefix: "cueport-upload-" });
+    const staged = await stageUpload(body, {
+      dir,
+      maxBytes: options.maxBytes,
+      onProgress: progress,
+    });
+    progress(staged.size, true);
+    try {
+      return await this.runEdit({
+        name: "file.import",
+        params: { path: staged.path, name: options.name },
+        projectID: projectId,
+      }, { isLocal: true, isUpload: true });
+    } finally {
+      await Deno.remove(staged.path).catch(() => {});
+    }
   }
 
   /** Reloads projects and media from disk; clients get a `full` update. */

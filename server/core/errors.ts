@@ -7,6 +7,10 @@
 /** Stable error codes (the spec's WebSocket error types, plus a few of ours). */
 export const ErrorCode = {
   INVALID_MESSAGE: 400,
+  /** An edit its rules refuse (a conflict such as a position past the end). */
+  EDIT_REFUSED: 400,
+  /** A media file that looks like a supported format but is broken. */
+  CORRUPT_MEDIA: 400,
   AUTHENTICATION_FAILED: 401,
   API_ACCESS_DENIED: 403,
   LOCAL_ONLY: 403,
@@ -16,6 +20,8 @@ export const ErrorCode = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
+  /** A media file whose bytes are no format the player supports. */
+  UNSUPPORTED_MEDIA: 415,
   RATE_LIMITED: 429,
   ACTION_FAILED: 500,
   SERVER_ERROR: 500,

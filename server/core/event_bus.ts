@@ -19,7 +19,9 @@ export interface UpdateBatch {
 /** The key under which an update replaces an earlier one in the same batch. */
 export function coalesceKey(update: StateUpdate): string {
   const d = update.data;
-  const subject = d.clipID ?? d.controlID ?? d.songID ?? "";
+  // Each project-edited update carries a patch of its own: none supersedes another.
+  const subject = d.clipID ?? d.controlID ?? d.songID ??
+    (d.event === "project-edited" ? d.revision : "");
   const parameter = d.parameter ?? "";
   return `${update.updateType}|${update.projectId ?? ""}|${d.event}|${subject}|${parameter}`;
 }

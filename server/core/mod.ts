@@ -12,3 +12,4 @@ export * from "./queries.ts";
 export * from "./views.ts";
 export * from "./results.ts";
 export type { PlayerConnection } from "./player_connection.ts";
+export * from "./edits.ts";

@@ -13,6 +13,7 @@ import type {
   StateUpdate,
 } from "../../protocol/state.ts";
 import { playStateAt } from "../../protocol/positions.ts";
+import { applyPatch, type ProjectPatch } from "../../protocol/patch.ts";
 
 interface ProjectEntry {
   project: Project;
@@ -90,6 +91,15 @@ export class ReadModel {
         return;
       case "project":
         if (data.project) this.#putProject(data.project as Project);
+        if (data.event === "project-edited" && pid) {
+          const project = this.project(pid);
+          if (project) {
+            this.#putProject({
+              ...applyPatch(project, data.patch as ProjectPatch),
+              revision: data.revision as number,
+            });
+          }
+        }
         if (data.event === "active-project-changed") {
           s.activeProjectId = data.activeProjectId as string;
         }

@@ -27,6 +27,7 @@ export interface BundledPlayerOptions {
   plan: "pro" | "free";
   virtualClock: boolean;
   positionIntervalMs: number;
+  historyLimit: number;
   approval: "approve" | "deny" | "wait";
 }
 
@@ -52,6 +53,8 @@ export function bundledPlayerCommand(options: BundledPlayerOptions): string[] {
     String(options.positionIntervalMs),
     "--approval",
     options.approval,
+    "--history-limit",
+    String(options.historyLimit),
     ...(options.virtualClock ? ["--virtual-clock"] : []),
   ];
   if (Deno.build.standalone) return [Deno.execPath(), ...args];

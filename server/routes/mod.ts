@@ -15,6 +15,7 @@ import { errorResponse } from "./errors.ts";
 import { infoView } from "./info.ts";
 import { openApiDocument } from "./openapi.ts";
 import { type RouteSpec, routeTable } from "./table.ts";
+import { editRoutes } from "./edit_routes.ts";
 
 /** What each request carries into the app: the peer's address, from the socket. */
 export interface HttpEnv {
@@ -35,6 +36,8 @@ export interface HttpAppOptions {
   rateLimiter: RateLimiter;
   /** Largest JSON body accepted, bytes. */
   maxBodyBytes?: number;
+  /** Largest upload accepted, bytes (default 2 GiB). */
+  maxUploadBytes?: number;
   /** Where unexpected errors are logged with their stack. */
   log?: (message: string) => void;
   /** Pairing, devices and the authenticator routes are checked with. */
@@ -43,9 +46,12 @@ export interface HttpAppOptions {
 
 /** The routes with the generated meta routes (info, OpenAPI) appended. */
 export function allRoutes(
-  options: Pick<HttpAppOptions, "version" | "startedAt" | "ports">,
+  options: Pick<HttpAppOptions, "version" | "startedAt" | "ports" | "maxUploadBytes">,
 ): RouteSpec[] {
-  const routes = routeTable(options);
+  const routes = [
+    ...routeTable(options),
+    ...editRoutes({ maxUploadBytes: options.maxUploadBytes ?? 2 * 1024 ** 3 }),
+  ];
   const meta: RouteSpec[] = [
     {
       method: "GET",
@@ -188,6 +194,9 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
         query: route.query ? c.req.query() : {},
         body: undefined as unknown,
       };
+      if (route.isRawBody) {
+        return Promise.resolve(route.handle({ ...input, request: c.req.raw })).then(jsonResponse);
+      }
       if (route.method === "POST") {
         return readJsonBody(c, limit).then((body) => route.handle({ ...input, body })).then(
           jsonResponse,

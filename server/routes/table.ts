@@ -38,6 +38,8 @@ export interface RouteInput {
   query: Record<string, string>;
   /** The parsed JSON body (POST routes). */
   body: unknown;
+  /** The request itself, for routes that stream their body (`isRawBody`). */
+  request?: Request;
 }
 
 /** One route. */
@@ -55,6 +57,8 @@ export interface RouteSpec {
   scope?: "view" | "control" | "edit";
   query?: z.ZodObject;
   body?: z.ZodType;
+  /** The handler reads the body itself, as a stream (uploads). */
+  isRawBody?: boolean;
   response: z.ZodType;
   /** Returns the JSON answer. */
   handle(input: RouteInput): unknown | Promise<unknown>;

@@ -1,0 +1,98 @@
+/**
+ * What an edit handler works on: a private copy of the Project and of the
+ * user presets. Handlers change the copy; the editor diffs it against the
+ * original, so an edit that throws changes nothing.
+ * @module
+ */
+import type { MediaFile, Preset, Project } from "../../protocol/model.ts";
+import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
+import { Refusal } from "../errors.ts";
+
+/** The working copy of one edit or batch. */
+export interface EditDraft {
+  project: Project;
+  /** User presets (built-ins are read-only and not here). */
+  presets: Preset[];
+  readonly builtInPresets: readonly Preset[];
+  /** Ids created by the current edit, by field name. */
+  created: Record<string, string>;
+  /** A result value beyond the message (for `preset.validate`). */
+  result?: unknown;
+  /** Brings a media file into the Project folder (copy, or move for uploads). */
+  importFile(path: string, name: string | undefined): Promise<MediaFile>;
+}
+
+/** Parameters after validation by the edit's schema. */
+// deno-lint-ignore no-explicit-any
+export type EditParams = Record<string, any>;
+
+/** Applies one edit to the draft; returns what it did, in a sentence. */
+export type EditHandler = (draft: EditDraft, params: EditParams) => string | Promise<string>;
+
+/** A reference to something missing (404). */
+export function missing(message: string): Refusal {
+  return new Refusal(message, RpcErrorCode.NOT_FOUND);
+}
+
+/** A new id with `prefix`, unused in `taken`. */
+export function newId(prefix: string, taken: (id: string) => boolean): string {
+  for (;;) {
+    const id = `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
+    if (!taken(id)) return id;
+  }
+}
+
+/** Inserts `item` at `position` (end when undefined); refuses a position past the end. */
+export function insertAt<T>(list: T[], item: T, position: number | undefined, what: string): void {
+  if (position === undefined) {
+    list.push(item);
+    return;
+  }
+  if (position > list.length) {
+    throw new Refusal(
+      `Position ${position} is past the end: ${what} has ${list.length} item(s), so the last position is ${list.length}`,
+    );
+  }
+  list.splice(position, 0, item);
+}
+
+/** The Clip with `id`, or a 404 refusal. */
+export function findClip(draft: EditDraft, id: string): Project["clips"][number] {
+  const clip = draft.project.clips.find((c) => c.id === id);
+  if (!clip) throw missing(`Clip "${id}" does not exist`);
+  return clip;
+}
+
+/** The Song with `id`, or a 404 refusal. */
+export function findSong(draft: EditDraft, id: string): Project["songs"][number] {
+  const song = draft.project.songs.find((s) => s.id === id);
+  if (!song) throw missing(`Song "${id}" does not exist`);
+  return song;
+}
+
+/** The media file with `id`, or a 404 refusal. */
+export function findFile(draft: EditDraft, id: string): MediaFile {
+  const file = draft.project.files.find((f) => f.id === id);
+  if (!file) throw missing(`File "${id}" does not exist`);
+  return file;
+}
+
+/** True when `id` names a Clip, Song, file, Effect, Visualizer or cue of the Project. */
+export function isTaken(project: Project, id: string): boolean {
+  return project.clips.some((c) => c.id === id) || project.songs.some((s) => s.id === id) ||
+    project.files.some((f) => f.id === id) || project.effects.some((e) => e.id === id) ||
+    project.visualizers.some((v) => v.id === id) ||
+    project.songs.some((s) => s.timeline.some((c) => c.id === id));
+}
+
+/** The Song holding a Clip, if any. */
+export function songOf(draft: EditDraft, clipId: string): Project["songs"][number] | undefined {
+  return draft.project.songs.find((s) => s.clips.includes(clipId));
+}
+
+/** Drops undefined members (so optional params leave fields alone). */
+export function defined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<
+    T
+  >;
+}

@@ -1,0 +1,140 @@
+/** Handlers of the Effect, Visualizer and preset edits. @module */
+import { type Preset, Preset as PresetSchema } from "../../protocol/model.ts";
+import { Refusal } from "../errors.ts";
+import { type EditDraft, type EditHandler, isTaken, missing, newId } from "./draft.ts";
+import { paramProblems, presetProblems } from "./preset_rules.ts";
+
+type Kind = "effect" | "visualizer";
+
+function refuseProblems(what: string, problems: string[]): void {
+  if (problems.length > 0) throw new Refusal(`${what}: ${problems.join("; ")}`);
+}
+
+function findPreset(d: EditDraft, kind: Kind, id: string): Preset {
+  const preset = [...d.builtInPresets, ...d.presets].find((p) => p.id === id && p.kind === kind);
+  if (!preset) throw missing(`The ${kind} preset "${id}" does not exist`);
+  return preset;
+}
+
+function fxHandlers(kind: Kind): Record<string, EditHandler> {
+  const Label = kind === "effect" ? "Effect" : "Visualizer";
+  const list = (d: EditDraft) => kind === "effect" ? d.project.effects : d.project.visualizers;
+  const find = (d: EditDraft, id: string) => {
+    const item = list(d).find((x) => x.id === id);
+    if (!item) throw missing(`${Label} "${id}" does not exist`);
+    return item;
+  };
+  const ref = `${kind}ID`;
+  const typeKey = kind === "effect" ? "type" : "engine";
+  return {
+    [`${kind}.add`]: (d, p) => {
+      const preset = findPreset(d, kind, p.presetID);
+      refuseProblems(`Invalid params`, paramProblems(preset, p.params ?? {}));
+      const defaults = Object.fromEntries(preset.parameters.map((x) => [x.name, x.default]));
+      const id = newId(kind === "effect" ? "fx" : "viz", (x) => isTaken(d.project, x));
+      // deno-lint-ignore no-explicit-any
+      (list(d) as any[]).push({
+        id,
+        name: p.name ?? preset.name,
+        [typeKey]: preset.type,
+        presetId: preset.id,
+        enabled: true,
+        params: { ...defaults, ...p.params },
+      });
+      d.created[ref] = id;
+      return `${Label} "${id}" added from preset "${preset.id}"`;
+    },
+    [`${kind}.update`]: (d, p) => {
+      const item = find(d, p[ref]);
+      if (p.params) {
+        const preset = item.presetId
+          ? [...d.builtInPresets, ...d.presets].find((x) => x.id === item.presetId)
+          : undefined;
+        if (preset) refuseProblems(`Invalid params`, paramProblems(preset, p.params));
+        item.params = { ...item.params, ...p.params };
+      }
+      if (p.name !== undefined) item.name = p.name;
+      if (p.enabled !== undefined) item.enabled = p.enabled;
+      return `${Label} "${item.id}" updated`;
+    },
+    [`${kind}.remove`]: (d, p) => {
+      const item = find(d, p[ref]);
+      if (kind === "effect") {
+        d.project.effects = d.project.effects.filter((x) => x !== item);
+        for (const clip of d.project.clips) {
+          clip.options.effects = clip.options.effects.filter((id) => id !== item.id);
+        }
+      } else d.project.visualizers = d.project.visualizers.filter((x) => x !== item);
+      return `${Label} "${item.id}" removed`;
+    },
+    [`${kind}.copy`]: (d, p) => {
+      const item = find(d, p[ref]);
+      const id = newId(kind === "effect" ? "fx" : "viz", (x) => isTaken(d.project, x));
+      // deno-lint-ignore no-explicit-any
+      (list(d) as any[]).push({
+        ...structuredClone(item),
+        id,
+        name: p.name ?? `${item.name} copy`,
+      });
+      d.created[ref] = id;
+      return `${Label} "${item.id}" copied as "${id}"`;
+    },
+  };
+}
+
+function userPreset(d: EditDraft, kind: Kind, id: string): Preset {
+  const preset = d.presets.find((p) => p.id === id && p.kind === kind);
+  if (preset) return preset;
+  if (d.builtInPresets.some((p) => p.id === id && p.kind === kind)) {
+    throw new Refusal(
+      `Preset "${id}" is built in and cannot be changed: add a user preset from it instead`,
+    );
+  }
+  throw missing(`The ${kind} preset "${id}" does not exist`);
+}
+
+const all = (d: EditDraft) => [...d.builtInPresets, ...d.presets];
+
+/** Effect, Visualizer and preset edit handlers by name. */
+export const FX_HANDLERS: Record<string, EditHandler> = {
+  ...fxHandlers("effect"),
+  ...fxHandlers("visualizer"),
+  "preset.add": (d, p) => {
+    const id = newId(
+      p.kind === "effect" ? "fx-user" : "viz-user",
+      (x) => all(d).some((o) => o.id === x),
+    );
+    const preset = PresetSchema.parse({ ...p, id, builtIn: false });
+    refuseProblems("Invalid preset", presetProblems(preset, all(d)));
+    d.presets.push(preset);
+    d.created.presetID = id;
+    return `The ${p.kind} preset "${id}" added`;
+  },
+  "preset.update": (d, p) => {
+    const preset = userPreset(d, p.kind, p.presetID);
+    const next = PresetSchema.parse({
+      ...preset,
+      ...Object.fromEntries(
+        Object.entries(p).filter(([k, v]) => k !== "presetID" && v !== undefined),
+      ),
+    });
+    refuseProblems("Invalid preset", presetProblems(next, all(d)));
+    d.presets[d.presets.indexOf(preset)] = next;
+    return `The ${p.kind} preset "${preset.id}" updated`;
+  },
+  "preset.remove": (d, p) => {
+    const preset = userPreset(d, p.kind, p.presetID);
+    d.presets = d.presets.filter((x) => x !== preset);
+    for (const item of [...d.project.effects, ...d.project.visualizers]) {
+      if (item.presetId === preset.id) item.presetId = null;
+    }
+    return `The ${p.kind} preset "${preset.id}" removed`;
+  },
+  "preset.validate": (d, p) => {
+    const problems = presetProblems({ ...(p as Preset), id: "" }, all(d));
+    d.result = { valid: problems.length === 0, problems };
+    return problems.length === 0
+      ? "The preset is valid"
+      : `The preset has ${problems.length} problem(s)`;
+  },
+};

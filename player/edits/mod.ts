@@ -1,0 +1,334 @@
+/**
+ * The player's editor: validates a batch of edits against the catalog,
+ * applies it to a private copy, and commits it as one undoable step (all or
+ * nothing). Every commit is on disk (presets, project, then history) before
+ * it is reported; updates follow the write.
+ * @module
+ */
+import {
+  type EditApplyParams,
+  type EditApplyResult,
+  type EditOutcome,
+  EDITS_BY_NAME,
+} from "../../protocol/edits/mod.ts";
+import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
+import { type Preset, Project } from "../../protocol/model.ts";
+import {
+  applyPatch,
+  applyPresetPatch,
+  diffProject,
+  type ProjectPatch,
+} from "../../protocol/patch.ts";
+import type { StateUpdate } from "../../protocol/state.ts";
+import type { ProjectEngine } from "../engine/project_engine.ts";
+import { Refusal } from "../errors.ts";
+import type { ProjectStore } from "../store.ts";
+import { CLIP_HANDLERS } from "./clip_edits.ts";
+import { type EditDraft, type EditHandler, isTaken, newId } from "./draft.ts";
+import { importMedia } from "./file_import.ts";
+import { FX_HANDLERS } from "./fx_edits.ts";
+import { type History, type HistoryEntry, loadHistory, saveHistory } from "./history.ts";
+import { PROJECT_HANDLERS } from "./project_edits.ts";
+import { SONG_HANDLERS } from "./song_edits.ts";
+
+const HANDLERS: Record<string, EditHandler> = {
+  ...CLIP_HANDLERS,
+  ...SONG_HANDLERS,
+  ...PROJECT_HANDLERS,
+  ...FX_HANDLERS,
+  "file.import": async (d, p) => {
+    const file = await d.importFile(p.path, p.name);
+    d.project.files.push(file);
+    d.created.fileId = file.id;
+    return `File "${file.id}" imported as ${file.path} (${file.kind}, ${file.size} bytes)`;
+  },
+};
+
+for (const name of EDITS_BY_NAME.keys()) {
+  if (name !== "project.undo" && name !== "project.redo" && !HANDLERS[name]) {
+    throw new Error(`Edit "${name}" has no handler`);
+  }
+}
+
+/** What the editor needs from the application. */
+export interface EditorHost {
+  readonly store: ProjectStore;
+  readonly builtInPresets: readonly Preset[];
+  /** The engine of a Project (null: the active one). @throws {Refusal} NOT_FOUND */
+  engine(projectId: string | null): ProjectEngine;
+  userPresets(): Preset[];
+  setUserPresets(presets: Preset[]): void;
+  emit(update: StateUpdate): void;
+  /** Reports progress at once (not held until the response). */
+  progress(update: StateUpdate): void;
+  /** Called after the user presets changed (the open editor follows them). */
+  presetsChanged(patch: ProjectPatch): void;
+  historyLimit: number;
+  log(message: string): void;
+}
+
+/** Applies edits, undo and redo. */
+export class Editor {
+  #host: EditorHost;
+  #histories = new Map<string, History>();
+
+  /** Builds the editor over `host`. */
+  constructor(host: EditorHost) {
+    this.#host = host;
+  }
+
+  /** Forgets loaded histories (after a reload from disk). */
+  reset(): void {
+    this.#histories.clear();
+  }
+
+  /** Undo and redo depths of a Project. */
+  async depth(projectId: string, revision: number): Promise<{ undo: number; redo: number }> {
+    const h = await this.#history(projectId, revision);
+    return { undo: h.undo.length, redo: h.redo.length };
+  }
+
+  /**
+   * Runs a batch. @throws {Refusal} INVALID_PARAMS, NOT_FOUND, media codes,
+   * or ACTION_REFUSED for a conflict
+   */
+  async apply(params: EditApplyParams): Promise<EditApplyResult> {
+    const engine = this.#host.engine(params.projectId);
+    const edits = params.edits ?? [];
+    if (edits.length === 0) throw new Refusal("No edits given", RpcErrorCode.INVALID_PARAMS);
+    const parsed = edits.map((e, i) => {
+      const where = edits.length > 1 ? `edits.${i}.` : "";
+      const spec = EDITS_BY_NAME.get(e?.name);
+      if (!spec) {
+        throw new Refusal(
+          `Invalid ${where}name: unknown edit "${e?.name}"; GET /api/v1/edit/schema lists them`,
+          RpcErrorCode.INVALID_PARAMS,
+        );
+      }
+      const result = spec.params.safeParse(e.params ?? {});
+      if (!result.success) {
+        const issue = result.error.issues[0]!;
+        const path = ["params", ...issue.path].join(".");
+        throw new Refusal(`Invalid ${where}${path}: ${issue.message}`, RpcErrorCode.INVALID_PARAMS);
+      }
+      if (spec.isHistoryControl && spec.group === "project" && edits.length > 1) {
+        throw new Refusal(`${spec.name} cannot be part of a batch: send it alone`);
+      }
+      return { spec, params: result.data as Record<string, unknown> };
+    });
+    const first = parsed[0]!.spec.name;
+    if (first === "project.undo" || first === "project.redo") {
+      return await this.#step(engine, first === "project.undo" ? "undo" : "redo");
+    }
+    return await this.#run(engine, parsed, params.isUpload === true);
+  }
+
+  /** Writes a Project changed outside the editor (by an action), keeping the history valid. */
+  async commitExternal(engine: ProjectEngine, next: Project): Promise<Project> {
+    const project = { ...next, revision: engine.project.revision + 1 };
+    const history = await this.#history(project.id, engine.project.revision);
+    await this.#host.store.saveProject(project);
+    await this.#saveHistory(project.id, { ...history, projectRevision: project.revision });
+    engine.setProject(project);
+    return project;
+  }
+
+  async #run(
+    engine: ProjectEngine,
+    edits: Array<{ spec: { name: string }; params: Record<string, unknown> }>,
+    isUpload: boolean,
+  ): Promise<EditApplyResult> {
+    const before = { project: engine.project, presets: this.#host.userPresets() };
+    const imported: string[] = [];
+    const projectDir = this.#host.store.projectDir(engine.project.id);
+    const draft: EditDraft = {
+      project: structuredClone(before.project),
+      presets: structuredClone(before.presets),
+      builtInPresets: this.#host.builtInPresets,
+      created: {},
+      importFile: async (path, name) => {
+        const id = newId("file", (x) => isTaken(draft.project, x));
+        const file = await importMedia(path, name ?? path.split(/[\\/]/).pop()!, {
+          projectDir,
+          id,
+          isMove: isUpload,
+          onProgress: (bytes, total) =>
+            this.#host.progress({
+              updateType: "project",
+              projectId: engine.project.id,
+              data: { event: "import-progress", fileId: id, name, bytes, totalBytes: total },
+            }),
+        });
+        imported.push(`${projectDir}/${file.path}`);
+        return file;
+      },
+    };
+    const outcomes: EditOutcome[] = [];
+    try {
+      for (const { spec, params } of edits) {
+        draft.created = {};
+        delete draft.result;
+        const message = await HANDLERS[spec.name]!(draft, params);
+        const outcome: EditOutcome = { name: spec.name, message };
+        if (Object.keys(draft.created).length > 0) outcome.created = draft.created;
+        if (draft.result !== undefined) (outcome as { result?: unknown }).result = draft.result;
+        outcomes.push(outcome);
+      }
+      const checked = Project.safeParse(draft.project);
+      if (!checked.success) {
+        const issue = checked.error.issues[0]!;
+        throw new Refusal(
+          `The edit would make the Project invalid: ${issue.path.join(".")}: ${issue.message}`,
+        );
+      }
+      const after = { project: checked.data, presets: draft.presets };
+      const forward = diffProject(before, after);
+      if (!forward) return this.#result(engine, outcomes, null);
+      const entry: HistoryEntry = {
+        edits: edits.map((e) => e.spec.name),
+        at: new Date().toISOString(),
+        forward,
+        backward: diffProject(after, before)!,
+      };
+      await this.#commit(engine, after, forward, (h) => ({
+        projectRevision: 0,
+        undo: [...h.undo, entry].slice(-this.#host.historyLimit),
+        redo: [],
+      }), entry.edits);
+      return this.#result(engine, outcomes, forward);
+    } catch (error) {
+      for (const path of imported) await Deno.remove(path).catch(() => {});
+      throw error;
+    }
+  }
+
+  async #step(engine: ProjectEngine, direction: "undo" | "redo"): Promise<EditApplyResult> {
+    const history = await this.#history(engine.project.id, engine.project.revision);
+    const entry = (direction === "undo" ? history.undo : history.redo).at(-1);
+    const name = `project.${direction}`;
+    if (!entry) throw new Refusal(`Nothing to ${direction}`);
+    const patch = direction === "undo" ? entry.backward : entry.forward;
+    const after = {
+      project: applyPatch(engine.project, patch),
+      presets: applyPresetPatch(this.#host.userPresets(), patch),
+    };
+    await this.#commit(
+      engine,
+      after,
+      patch,
+      (h) =>
+        direction === "undo"
+          ? { projectRevision: 0, undo: h.undo.slice(0, -1), redo: [...h.redo, entry] }
+          : { projectRevision: 0, undo: [...h.undo, entry], redo: h.redo.slice(0, -1) },
+      [name],
+    );
+    const message = `${direction === "undo" ? "Undid" : "Redid"} ${entry.edits.join(", ")}`;
+    return this.#result(engine, [{ name, message }], patch);
+  }
+
+  /** Writes presets, project and history, in that order, then makes them current and reports. */
+  async #commit(
+    engine: ProjectEngine,
+    after: { project: Project; presets: Preset[] },
+    patch: ProjectPatch,
+    nextHistory: (h: History) => History,
+    edits: string[],
+  ): Promise<void> {
+    const project = { ...after.project, revision: engine.project.revision + 1 };
+    const history = await this.#history(project.id, engine.project.revision);
+    if (patch.presets) await this.#host.store.saveUserPresets(after.presets);
+    await this.#host.store.saveProject(project);
+    // The edit is on disk now: a history that cannot be written costs undo, not the edit.
+    await this.#saveHistory(project.id, {
+      ...nextHistory(history),
+      projectRevision: project.revision,
+    });
+    engine.setProject(project);
+    if (patch.presets) this.#host.setUserPresets(after.presets);
+    this.#report(project, patch, edits);
+    if (patch.presets) this.#host.presetsChanged(patch);
+  }
+
+  #report(project: Project, patch: ProjectPatch, edits: string[]): void {
+    const { id: projectId, revision } = project;
+    const emit = this.#host.emit;
+    emit({
+      updateType: "project",
+      projectId,
+      data: { event: "project-edited", revision, edits, patch },
+    });
+    for (const [clipID, clip] of Object.entries(patch.clips ?? {})) {
+      emit({
+        updateType: "clip",
+        projectId,
+        data: clip
+          ? { event: "clip-changed", clipID, clip, revision }
+          : { event: "clip-removed", clipID, revision },
+      });
+    }
+    for (const [songID, song] of Object.entries(patch.songs ?? {})) {
+      const position = project.songs.findIndex((s) => s.id === songID);
+      emit({
+        updateType: "song",
+        projectId,
+        data: song
+          ? { event: "song-changed", songID, song, position, revision }
+          : { event: "song-removed", songID, revision },
+      });
+    }
+    if (patch.presets) {
+      emit({
+        updateType: "presets",
+        projectId: null,
+        data: {
+          event: "presets-changed",
+          changed: Object.keys(patch.presets),
+          presets: [...this.#host.builtInPresets, ...this.#host.userPresets()],
+        },
+      });
+    }
+  }
+
+  async #result(
+    engine: ProjectEngine,
+    edits: EditOutcome[],
+    patch: ProjectPatch | null,
+  ): Promise<EditApplyResult> {
+    const { id, revision } = engine.project;
+    return {
+      projectId: id,
+      revision,
+      edits,
+      changed: {
+        clips: Object.keys(patch?.clips ?? {}),
+        songs: Object.keys(patch?.songs ?? {}),
+        fields: [
+          ...Object.keys(patch?.fields ?? {}),
+          ...(patch?.songOrder ? ["songOrder"] : []),
+        ],
+        presets: Object.keys(patch?.presets ?? {}),
+      },
+      history: await this.depth(id, revision),
+    };
+  }
+
+  async #history(projectId: string, revision: number): Promise<History> {
+    let history = this.#histories.get(projectId);
+    if (!history) {
+      history = await loadHistory(
+        this.#host.store.projectDir(projectId),
+        revision,
+        (m) => this.#host.log(`Project "${projectId}": ${m}`),
+      );
+      this.#histories.set(projectId, history);
+    }
+    return history;
+  }
+
+  async #saveHistory(projectId: string, history: History): Promise<void> {
+    this.#histories.set(projectId, history);
+    await saveHistory(this.#host.store.projectDir(projectId), history).catch((error) =>
+      this.#host.log(`Project "${projectId}": cannot save the history: ${error.message}`)
+    );
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The rules a preset and the parameter values given to its instances must
+ * follow; `preset.validate` reports them, `preset.add` and `preset.update`
+ * refuse to write a preset that breaks one.
+ * @module
+ */
+import type { Preset, PresetParameter } from "../../protocol/model.ts";
+
+const COLOR = /^#[0-9A-Fa-f]{6}$/;
+
+/** What is wrong with one value for `parameter` (null when it fits). */
+export function valueProblem(parameter: PresetParameter, value: unknown): string | null {
+  const { name } = parameter;
+  switch (parameter.type) {
+    case "number":
+      if (typeof value !== "number" || !Number.isFinite(value)) return `"${name}" must be a number`;
+      if (parameter.min !== undefined && value < parameter.min) {
+        return `"${name}" must be at least ${parameter.min}`;
+      }
+      if (parameter.max !== undefined && value > parameter.max) {
+        return `"${name}" must be at most ${parameter.max}`;
+      }
+      return null;
+    case "boolean":
+      return typeof value === "boolean" ? null : `"${name}" must be true or false`;
+    case "color":
+      return typeof value === "string" && COLOR.test(value)
+        ? null
+        : `"${name}" must be a color like #ff8800`;
+    case "enum":
+      return typeof value === "string" && (parameter.options ?? []).includes(value)
+        ? null
+        : `"${name}" must be one of ${(parameter.options ?? []).join(", ")}`;
+  }
+}
+
+/** Every problem of a preset definition against the others of the store (empty when valid). */
+export function presetProblems(
+  preset: Pick<Preset, "id" | "kind" | "name" | "type" | "parameters">,
+  others: readonly Preset[],
+): string[] {
+  const problems: string[] = [];
+  const names = new Set<string>();
+  for (const [i, p] of preset.parameters.entries()) {
+    const at = `parameters.${i}`;
+    if (!/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(p.name)) {
+      problems.push(`${at}.name: "${p.name}" must start with a letter (letters, digits, _)`);
+    }
+    if (names.has(p.name)) problems.push(`${at}.name: "${p.name}" appears twice`);
+    names.add(p.name);
+    if (p.type === "number" && p.min !== undefined && p.max !== undefined && p.min > p.max) {
+      problems.push(`${at}: min ${p.min} is above max ${p.max}`);
+    }
+    if (p.type === "enum" && !(p.options?.length)) {
+      problems.push(`${at}.options: must not be empty`);
+    }
+    const problem = valueProblem(p, p.default);
+    if (problem) problems.push(`${at}.default: ${problem}`);
+  }
+  const clash = others.find((o) =>
+    o.id !== preset.id && o.kind === preset.kind &&
+    o.name.toLowerCase() === preset.name.toLowerCase()
+  );
+  if (clash) problems.push(`name: a ${preset.kind} preset named "${clash.name}" exists`);
+  return problems;
+}
+
+/** Problems of parameter values given to an instance of `preset`. */
+export function paramProblems(preset: Preset, params: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  for (const [name, value] of Object.entries(params)) {
+    const parameter = preset.parameters.find((p) => p.name === name);
+    if (!parameter) {
+      problems.push(
+        `"${name}" is not a parameter of preset "${preset.id}" (it has ${
+          preset.parameters.map((p) => p.name).join(", ") || "none"
+        })`,
+      );
+      continue;
+    }
+    const problem = valueProblem(parameter, value);
+    if (problem) problems.push(problem);
+  }
+  return problems;
+}

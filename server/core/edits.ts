@@ -1,0 +1,98 @@
+/**
+ * Edits from any transport: the body shape (one edit, or an atomic batch),
+ * validation against the catalog with field-level messages, and the
+ * mapping of the player's refusals to stable codes.
+ * @module
+ */
+import { z } from "zod";
+import { RpcError, RpcErrorCode } from "../../protocol/jsonrpc.ts";
+import {
+  type EditApplyResult,
+  type EditRequest,
+  EDITS_BY_NAME,
+  MAX_BATCH_EDITS,
+} from "../../protocol/edits/mod.ts";
+import { CueportError } from "./errors.ts";
+
+const Params = z.record(z.string(), z.unknown(), {
+  error: "must be an object of named parameters",
+});
+
+/** The body of `POST /api/v1/edit` (the same fields over every transport). */
+export const EditBody = z.strictObject({
+  name: z.string({ error: "must be an edit name such as clip.add" }).min(1)
+    .optional().describe("Edit name (GET /api/v1/edit/schema lists them)"),
+  params: Params.optional().describe("Named parameters of the edit; positions are zero-based"),
+  edits: z.array(z.strictObject({ name: z.string().min(1), params: Params.optional() }), {
+    error: "must be an array of {name, params}",
+  }).min(1).max(MAX_BATCH_EDITS).optional()
+    .describe("A batch instead of name/params: applied all or none, undone as one step"),
+  projectID: z.string().min(1).nullable().optional()
+    .describe("Target Project; omitted means the active one"),
+});
+
+/** What `Core.runEdit` answers. */
+export type EditResult = EditApplyResult & { ok: true };
+
+function bad(field: string, message: string): CueportError {
+  return new CueportError("INVALID_MESSAGE", `Invalid ${field}: ${message}`, { field });
+}
+
+/**
+ * Validates an edit body against the catalog; returns the edits to send.
+ * @throws {CueportError} INVALID_MESSAGE naming the field, LOCAL_ONLY
+ */
+export function normalizeEdits(
+  body: unknown,
+  options: { isLocal: boolean },
+): { projectId: string | null; edits: EditRequest[] } {
+  const parsed = EditBody.safeParse(body ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw bad(issue.path.join(".") || "body", issue.message);
+  }
+  const { name, params, edits, projectID } = parsed.data;
+  if ((name === undefined) === (edits === undefined)) {
+    throw bad("body", "give either name (with params) or edits, not both");
+  }
+  const list: EditRequest[] = edits
+    ? edits.map((e) => ({ name: e.name, params: e.params ?? {} }))
+    : [{ name: name!, params: params ?? {} }];
+  for (const [i, e] of list.entries()) {
+    const where = edits ? `edits.${i}.` : "";
+    const spec = EDITS_BY_NAME.get(e.name);
+    if (!spec) {
+      throw bad(`${where}name`, `unknown edit "${e.name}"; GET /api/v1/edit/schema lists them`);
+    }
+    const result = spec.params.safeParse(e.params);
+    if (!result.success) {
+      const issue = result.error.issues[0]!;
+      throw bad([`${where}params`, ...issue.path].join("."), issue.message);
+    }
+    if (spec.isLocalOnly && !options.isLocal) {
+      throw new CueportError(
+        "LOCAL_ONLY",
+        `${e.name} names a path on the show machine: only local clients may send it; upload the file with POST /api/v1/files/upload`,
+      );
+    }
+  }
+  return { projectId: projectID ?? null, edits: list };
+}
+
+/** Maps a player error of an edit to the service's stable codes. */
+export function fromEditError(error: unknown): Error {
+  if (!(error instanceof RpcError)) return error as Error;
+  switch (error.code) {
+    case RpcErrorCode.ACTION_REFUSED:
+      return new CueportError("EDIT_REFUSED", error.message);
+    case RpcErrorCode.NOT_FOUND:
+      return new CueportError("NOT_FOUND", error.message);
+    case RpcErrorCode.INVALID_PARAMS:
+      return new CueportError("INVALID_MESSAGE", error.message);
+    case RpcErrorCode.UNSUPPORTED_MEDIA:
+      return new CueportError("UNSUPPORTED_MEDIA", error.message);
+    case RpcErrorCode.CORRUPT_MEDIA:
+      return new CueportError("CORRUPT_MEDIA", error.message);
+  }
+  return error;
+}

@@ -1,0 +1,155 @@
+/**
+ * The edit routes: `POST /api/v1/edit`, the schema endpoints generated from
+ * the edit catalog, and `POST /api/v1/files/upload`.
+ * @module
+ */
+import { z } from "zod";
+import { editJsonSchema, EDITS, EDITS_BY_NAME } from "../../protocol/edits/mod.ts";
+import { sanitizeFileName } from "../../protocol/file_names.ts";
+import { isLocalAddress } from "../auth/mod.ts";
+import { CueportError, EditBody } from "../core/mod.ts";
+import { multipartBoundary, readFilePart } from "./multipart.ts";
+import type { RouteInput, RouteSpec } from "./table.ts";
+
+const EditOutcomeView = z.object({
+  name: z.string(),
+  message: z.string(),
+  created: z.record(z.string(), z.string()).optional(),
+  result: z.unknown().optional(),
+});
+
+/** The answer of an edit or an upload. */
+export const EditResultView = z.object({
+  ok: z.literal(true),
+  projectId: z.string(),
+  revision: z.number().int(),
+  edits: z.array(EditOutcomeView),
+  changed: z.object({
+    clips: z.array(z.string()),
+    songs: z.array(z.string()),
+    fields: z.array(z.string()),
+    presets: z.array(z.string()),
+  }),
+  history: z.object({ undo: z.number().int(), redo: z.number().int() }),
+});
+
+const EditSchemaView = z.object({
+  name: z.string(),
+  group: z.string(),
+  summary: z.string(),
+  localOnly: z.boolean(),
+  params: z.record(z.string(), z.unknown()).describe("JSON Schema of the params object"),
+});
+
+const UploadQuery = z.object({
+  name: z.string().optional().describe("File name (required for a raw body)"),
+  projectID: z.string().optional().describe("Target Project; omitted means the active one"),
+});
+
+function schemaOf(name: string) {
+  const spec = EDITS_BY_NAME.get(name);
+  if (!spec) {
+    throw new CueportError(
+      "NOT_FOUND",
+      `No edit named "${name}": GET /api/v1/edit/schema lists them`,
+    );
+  }
+  return {
+    name: spec.name,
+    group: spec.group,
+    summary: spec.summary,
+    localOnly: spec.isLocalOnly === true,
+    params: editJsonSchema(spec),
+  };
+}
+
+function checkedName(name: string): string {
+  const safe = sanitizeFileName(name);
+  if ("error" in safe) {
+    throw new CueportError("INVALID_MESSAGE", `Invalid name: ${safe.error}`, { field: "name" });
+  }
+  return name;
+}
+
+async function upload(input: RouteInput, maxBytes: number) {
+  const request = input.request!;
+  const length = Number(request.headers.get("content-length") ?? NaN);
+  if (length > maxBytes) {
+    throw new CueportError(
+      "PAYLOAD_TOO_LARGE",
+      `Upload too large: ${length} bytes, over ${maxBytes} (setting maxUploadBytes)`,
+      { limit: maxBytes },
+    );
+  }
+  if (!request.body) {
+    throw new CueportError("INVALID_MESSAGE", "Invalid body: empty", { field: "body" });
+  }
+  const boundary = multipartBoundary(request.headers.get("content-type"));
+  let name = input.query.name;
+  let chunks: AsyncIterable<Uint8Array> = request.body;
+  if (boundary) {
+    const part = await readFilePart(request.body, boundary, "file");
+    name ??= part.filename;
+    chunks = part.chunks;
+  } else if (!name) {
+    throw new CueportError(
+      "INVALID_MESSAGE",
+      "Invalid name: a raw upload needs ?name=<file name> (or send multipart/form-data with a file field)",
+      { field: "name" },
+    );
+  }
+  return await input.core.importUpload(chunks, {
+    name: checkedName(name || "upload"),
+    projectId: input.query.projectID ?? null,
+    maxBytes,
+    expectedBytes: Number.isFinite(length) ? length : null,
+  });
+}
+
+/** The edit routes. */
+export function editRoutes(options: { maxUploadBytes: number }): RouteSpec[] {
+  return [
+    {
+      method: "POST",
+      path: "/api/v1/edit",
+      summary: "Apply one edit, or an atomic batch (all or none, one undo step)",
+      tag: "edits",
+      auth: true,
+      scope: "edit",
+      body: EditBody,
+      response: EditResultView,
+      handle: ({ core, body, address }) => core.runEdit(body, { isLocal: isLocalAddress(address) }),
+    },
+    {
+      method: "GET",
+      path: "/api/v1/edit/schema",
+      summary: "Every edit with its group, summary and parameters as JSON Schema",
+      tag: "edits",
+      auth: true,
+      response: z.object({ edits: z.array(EditSchemaView) }),
+      handle: () => ({ edits: EDITS.map((e) => schemaOf(e.name)) }),
+    },
+    {
+      method: "GET",
+      path: "/api/v1/edit/schema/:name",
+      summary: "One edit's parameters as JSON Schema (descriptions, defaults, enums, ranges)",
+      tag: "edits",
+      auth: true,
+      response: EditSchemaView,
+      handle: ({ params }) => schemaOf(params.name!),
+    },
+    {
+      method: "POST",
+      path: "/api/v1/files/upload",
+      summary:
+        "Upload a media file into a Project: multipart/form-data with a file field, or a raw body with ?name=",
+      tag: "edits",
+      auth: true,
+      scope: "edit",
+      query: UploadQuery,
+      isRawBody: true,
+      response: EditResultView,
+      handle: (input) => upload(input, options.maxUploadBytes),
+    },
+  ];
+}
