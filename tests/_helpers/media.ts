@@ -26,7 +26,7 @@ export function mp4(
   duration: number,
   width: number,
   height: number,
-) {
+): Uint8Array {
   const mvhd = bytes(100, (v) => {
     v.setUint32(12, timescale);
     v.setUint32(16, duration);
@@ -39,7 +39,7 @@ export function mp4(
     box("ftyp", new TextEncoder().encode(brand), new Uint8Array(4)),
     box("mdat", new Uint8Array(1000)),
     box("moov", box("mvhd", mvhd), box("trak", box("tkhd", tkhd))),
-  ].reduce((a, b) => {
+  ].reduce((a: Uint8Array, b: Uint8Array) => {
     const out = new Uint8Array(a.length + b.length);
     out.set(a);
     out.set(b, a.length);
