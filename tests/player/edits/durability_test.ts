@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { PlayerApp } from "../../../player/app.ts";
+import { VirtualClock } from "../../../player/clock.ts";
+import { Project } from "../../../protocol/model.ts";
+import { openFixture } from "../../_helpers/fixture.ts";
+
+const readProject = async (dataDir: string) =>
+  Project.parse(JSON.parse(await Deno.readTextFile(`${dataDir}/projects/show/project.json`)));
+
+Deno.test("Editor: a crash before the project is renamed into place loses nothing acknowledged", async () => {
+  const f = await openFixture();
+  try {
+    const first = await f.app.applyEdits({
+      projectId: null,
+      edits: [{ name: "project.rename", params: { name: "Acknowledged" } }],
+    });
+    assert.equal(first.revision, 1);
+    f.app.store.hooks.beforeRename = (temp) => {
+      if (temp.includes("project.json")) throw new Error("power cut");
+    };
+    await assert.rejects(
+      f.app.applyEdits({
+        projectId: null,
+        edits: [{ name: "song.add", params: { title: "Lost in the crash" } }],
+      }),
+      /power cut/,
+    );
+    f.app.store.hooks = {};
+    // The running player still shows the acknowledged state, not a half-applied one.
+    const live = f.app.snapshot().projects[0]!;
+    assert.equal(live.revision, 1);
+    assert.ok(!live.songs.some((s) => s.title === "Lost in the crash"));
+    // On disk: the acknowledged edit, whole; no temp file left behind.
+    const disk = await readProject(f.dataDir);
+    assert.equal(disk.name, "Acknowledged");
+    assert.equal(disk.revision, 1);
+    for await (const e of Deno.readDir(`${f.dataDir}/projects/show`)) {
+      assert.ok(!e.name.endsWith(".tmp"), e.name);
+    }
+    // A restarted player loads it and can still undo the acknowledged edit.
+    const again = await PlayerApp.open({ dataDir: f.dataDir, clock: new VirtualClock() });
+    const undo = await again.applyEdits({
+      projectId: null,
+      edits: [{ name: "project.undo", params: {} }],
+    });
+    assert.equal(undo.edits[0]!.message, "Undid project.rename");
+    assert.equal(again.snapshot().projects[0]!.name, "Fixture Show");
+    await again.close();
+  } finally {
+    await f.close();
+  }
+});
+
+Deno.test("Editor: the history is bounded by the setting and dropped when it does not match the project", async () => {
+  const f = await openFixture();
+  try {
+    const app = await PlayerApp.open({
+      dataDir: f.dataDir,
+      clock: new VirtualClock(),
+      historyLimit: 3,
+    });
+    for (let i = 0; i < 5; i++) {
+      const result = await app.applyEdits({
+        projectId: null,
+        edits: [{ name: "project.set_zoom", params: { zoom: 2 + i } }],
+      });
+      assert.equal(result.history.undo, Math.min(i + 1, 3));
+    }
+    // A project written without its history (a crash between the two writes) is
+    // loaded whole; the stale history is not trusted.
+    const disk = await readProject(f.dataDir);
+    await Deno.writeTextFile(
+      `${f.dataDir}/projects/show/project.json`,
+      JSON.stringify({ ...disk, revision: disk.revision + 1 }),
+    );
+    const reopened = await PlayerApp.open({ dataDir: f.dataDir, clock: new VirtualClock() });
+    await assert.rejects(
+      reopened.applyEdits({ projectId: null, edits: [{ name: "project.undo", params: {} }] }),
+      /Nothing to undo/,
+    );
+    await Promise.all([app.close(), reopened.close()]);
+  } finally {
+    await f.close();
+  }
+});
