@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { EDITS } from "../../protocol/edits/mod.ts";
+import { encodePng, encodeWav } from "../../player/media/encode.ts";
+import { IMPORT_EXAMPLE_PATH } from "../../tools/edits_doc.ts";
+import { examples, shapeDiff } from "../_helpers/doc_examples.ts";
+import { startTestService } from "../_helpers/service.ts";
+
+// deno-lint-ignore no-explicit-any
+function createdIds(answer: any): string[] {
+  // deno-lint-ignore no-explicit-any
+  return (answer?.edits ?? []).flatMap((e: any) => Object.values(e.created ?? {}) as string[]);
+}
+
+Deno.test({
+  name: "docs/edits.md: every edit has an example, and every example answers as documented",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    const doc = await Deno.readTextFile(new URL("../../docs/edits.md", import.meta.url));
+    for (const edit of EDITS) assert.ok(doc.includes(`### ${edit.name}\n`), edit.name);
+    const list = examples(doc);
+    assert.ok(list.length >= EDITS.length, `found ${list.length} examples`);
+    const svc = await startTestService({}, { demo: true });
+    const work = await Deno.makeTempDir();
+    await Deno.writeFile(`${work}/intro.png`, encodePng(8, 8, new Uint8Array(256)));
+    await Deno.writeFile(`${work}/tone.wav`, encodeWav(new Float32Array(4410), 44100));
+    // Ids the doc shows for created items stand for the ones this run creates.
+    const ids = new Map<string, string>();
+    try {
+      for (const { command, expected } of list) {
+        let line = command.replaceAll("http://localhost:17736", svc.base)
+          .replaceAll(IMPORT_EXAMPLE_PATH, `${work}/intro.png`);
+        for (const [from, to] of ids) line = line.replaceAll(from, to);
+        const out = await new Deno.Command("sh", { args: ["-c", line], cwd: work, stdout: "piped" })
+          .output();
+        assert.equal(out.code, 0, command);
+        const answer = JSON.parse(new TextDecoder().decode(out.stdout));
+        if (expected === undefined) continue;
+        assert.deepEqual(shapeDiff(answer, expected), [], command);
+        assert.equal("error" in answer, "error" in (expected as object), command);
+        const documented = createdIds(expected), actual = createdIds(answer);
+        documented.forEach((id, i) => ids.set(id, actual[i]!));
+      }
+    } finally {
+      await svc.stop();
+      await Deno.remove(work, { recursive: true });
+    }
+  },
+});

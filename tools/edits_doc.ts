@@ -1,0 +1,232 @@
+/**
+ * `deno task docs:edits`: writes docs/edits.md from the edit catalog and
+ * from live answers: it starts a service on the demo project, runs every
+ * example below with curl, and records what came back. The doc test
+ * (tests/docs/edits_doc_test.ts) runs the same examples again.
+ * @module
+ */
+import { editJsonSchema, EDITS, type EditSpec } from "../protocol/edits/mod.ts";
+import { encodePng, encodeWav } from "../player/media/encode.ts";
+import { Settings } from "../server/config.ts";
+import { createLogger } from "../server/log.ts";
+import { startService } from "../server/service.ts";
+
+/** A service on a fresh demo data dir, on free loopback ports and a virtual clock. */
+async function startDemo() {
+  const dataDir = await Deno.makeTempDir({ prefix: "cueport-doc-" });
+  const settings = Settings.parse({
+    dataDir,
+    host: "127.0.0.1",
+    httpPort: 0,
+    wsPort: 0,
+    oscPort: 0,
+    virtualClock: true,
+    positionIntervalMs: 0,
+    logLevel: "error",
+  });
+  const service = await startService(settings, createLogger(settings.logLevel));
+  if (!(await service.supervisor.waitReady(20_000))) throw new Error("The player did not start");
+  return {
+    base: `http://127.0.0.1:${service.ports.http}`,
+    async stop() {
+      await service.shutdown();
+      await Deno.remove(dataDir, { recursive: true });
+    },
+  };
+}
+
+/**
+ * The examples, run in catalog order (each sees the ones before it); `$songID` and the like
+ * stand for the id the last edit that created one answered.
+ */
+const EXAMPLES: Record<string, unknown> = {
+  "clip.add": { songID: "song-opening", fileId: "file-sunset", position: 1, launchMode: "Gate" },
+  "clip.move": { clipID: "clip-checker", songID: "song-finale", position: 0 },
+  "clip.duplicate": { clipID: "clip-rings" },
+  "clip.update": {
+    clipID: "clip-rings",
+    retrigger: "ignore",
+    velocitySensitivity: 0.5,
+    options: { opacity: 0.8, filters: { blur: 2 }, effects: ["effect-shift"] },
+  },
+  "clip.delete": { clipID: "clip-grid" },
+  "song.add": { title: "Encore", pgmId: "9", position: 3 },
+  "song.move": { songID: "song-finale", position: 0 },
+  "song.duplicate": { songID: "song-midnight", title: "Midnight Drive (long)" },
+  "song.update": { songID: "song-opening", title: "Opening Night", pgmId: "11", audioVolume: 0.8 },
+  "song.set_timeline": {
+    songID: "song-midnight",
+    cues: [
+      { time: 0, action: "play", clipID: "clip-waves" },
+      { time: 6.5, action: "trigger", clipID: "clip-flare" },
+    ],
+  },
+  "song.set_lyrics": {
+    songID: "song-midnight",
+    lyrics: [{ time: 2, text: "Headlights on" }, { time: 9.5, text: "Into the night" }],
+  },
+  "song.delete": { songID: "$songID", keepClips: true },
+  "project.rename": { name: "Summer Tour" },
+  "project.set_display": { width: 1280, height: 720, fps: 60 },
+  "project.set_zoom": { zoom: 1.5 },
+  "project.set_background_clips": { clipIDs: ["clip-starfield", "clip-sunset"] },
+  "project.undo": {},
+  "project.redo": {},
+  "effect.add": { presetID: "fx-kaleidoscope", params: { segments: 8 } },
+  "effect.update": { effectID: "effect-blur", params: { radius: 12 }, enabled: false },
+  "effect.copy": { effectID: "effect-shift", name: "Hue Drift 2" },
+  "effect.remove": { effectID: "effect-blur" },
+  "visualizer.add": { presetID: "viz-scope" },
+  "visualizer.update": { visualizerID: "viz-bars", name: "Spectrum" },
+  "visualizer.copy": { visualizerID: "viz-bars" },
+  "visualizer.remove": { visualizerID: "$visualizerID" },
+  "preset.validate": {
+    kind: "effect",
+    name: "Glow",
+    type: "glow",
+    parameters: [{ name: "amount", type: "number", min: 0, max: 1, default: 2 }],
+  },
+  "preset.add": {
+    kind: "effect",
+    name: "Glow",
+    type: "glow",
+    parameters: [{ name: "amount", type: "number", min: 0, max: 1, default: 0.5 }],
+  },
+  "preset.update": { kind: "effect", presetID: "$presetID", code: "// glow shader" },
+  "preset.remove": { kind: "effect", presetID: "$presetID" },
+  "control.update": { controlID: "c", name: "Strobe rate", clamp: true },
+  "control.set_targets": {
+    controlID: "C",
+    targets: [{ target: "clip:clip-strobe/speed", min: 0.5, max: 4, curve: "exponential" }],
+  },
+  "file.import": { path: "/home/show/media/intro.png", name: "Intro.png" },
+};
+
+/** A path the file.import example names; the doc test puts a real file there. */
+export const IMPORT_EXAMPLE_PATH = "/home/show/media/intro.png";
+
+function paramRows(spec: EditSpec): string[] {
+  const schema = editJsonSchema(spec) as {
+    properties?: Record<string, Record<string, unknown>>;
+    required?: string[];
+  };
+  const rows = Object.entries(schema.properties ?? {}).map(([name, p]) => {
+    const type = p.enum ? (p.enum as string[]).map((v) => `\`${v}\``).join(" \\| ") : p.type ??
+      (p.anyOf ? "see schema" : "any");
+    const range = [
+      p.minimum !== undefined ? `min ${p.minimum}` : "",
+      p.maximum !== undefined && (p.maximum as number) < 1e15 ? `max ${p.maximum}` : "",
+      p.default !== undefined ? `default \`${JSON.stringify(p.default)}\`` : "",
+    ].filter(Boolean).join(", ");
+    const required = schema.required?.includes(name) ? "yes" : "";
+    return `| \`${name}\` | ${type} | ${required} | ${p.description ?? ""}${
+      range ? ` (${range})` : ""
+    } |`;
+  });
+  return rows.length
+    ? ["| param | type | required | meaning |", "| --- | --- | --- | --- |", ...rows]
+    : ["No parameters."];
+}
+
+if (import.meta.main) {
+  const svc = await startDemo();
+  const work = await Deno.makeTempDir();
+  await Deno.writeFile(`${work}/intro.png`, encodePng(8, 8, new Uint8Array(256)));
+  await Deno.writeFile(`${work}/tone.wav`, encodeWav(new Float32Array(4410), 44100));
+  const created = new Map<string, string>();
+  const run = async (command: string) => {
+    const line = command.replaceAll("http://localhost:17736", svc.base)
+      .replaceAll(IMPORT_EXAMPLE_PATH, `${work}/intro.png`);
+    const out = await new Deno.Command("sh", { args: ["-c", line], cwd: work, stdout: "piped" })
+      .output();
+    return JSON.parse(new TextDecoder().decode(out.stdout));
+  };
+  const curl = (body: unknown) =>
+    `curl -s -X POST http://localhost:17736/api/v1/edit \\\n  -H 'Content-Type: application/json' \\\n  -d '${
+      JSON.stringify(body)
+    }'`;
+  const sections: string[] = [];
+  let group = "";
+  for (const spec of EDITS) {
+    if (spec.group !== group) {
+      group = spec.group;
+      sections.push(`## ${group[0]!.toUpperCase()}${group.slice(1)}`, "");
+    }
+    let text = JSON.stringify(EXAMPLES[spec.name]);
+    for (const [token, id] of created) text = text.replaceAll(token, id);
+    const command = curl({ name: spec.name, params: JSON.parse(text) });
+    const answer = await run(command);
+    for (const [key, id] of Object.entries(answer.edits?.[0]?.created ?? {})) {
+      created.set(`$${key}`, id as string);
+    }
+    sections.push(
+      `### ${spec.name}`,
+      "",
+      `${spec.summary}.${spec.isLocalOnly ? " Local clients only." : ""}`,
+      "",
+      ...paramRows(spec),
+      "",
+      "```sh",
+      command,
+      "```",
+      "",
+      "```json",
+      JSON.stringify(answer, null, 2),
+      "```",
+      "",
+    );
+  }
+  const batch = curl({
+    edits: [
+      { name: "song.add", params: { title: "Second Encore" } },
+      { name: "clip.move", params: { clipID: "clip-sunset", position: 0 } },
+    ],
+  });
+  const batchAnswer = await run(batch);
+  const upload = `curl -s -F 'file=@intro.png' http://localhost:17736/api/v1/files/upload`;
+  const uploadAnswer = await run(upload);
+  const raw =
+    `curl -s --data-binary @tone.wav 'http://localhost:17736/api/v1/files/upload?name=Tone.wav&projectID=demo'`;
+  const rawAnswer = await run(raw);
+  const refused = curl({ name: "clip.move", params: { clipID: "clip-sunset", position: 9 } });
+  const refusedAnswer = await run(refused);
+  await svc.stop();
+  await Deno.remove(work, { recursive: true });
+  const template = await Deno.readTextFile(new URL("./edits_doc.md", import.meta.url));
+  const doc = template
+    .replace("{{EDITS}}", sections.join("\n"))
+    .replace(
+      "{{BATCH}}",
+      ["```sh", batch, "```", "", "```json", JSON.stringify(batchAnswer, null, 2), "```"].join(
+        "\n",
+      ),
+    )
+    .replace(
+      "{{REFUSED}}",
+      ["```sh", refused, "```", "", "```json", JSON.stringify(refusedAnswer, null, 2), "```"].join(
+        "\n",
+      ),
+    )
+    .replace(
+      "{{UPLOAD}}",
+      [
+        "```sh",
+        upload,
+        "```",
+        "",
+        "```json",
+        JSON.stringify(uploadAnswer, null, 2),
+        "```",
+        "",
+        "```sh",
+        raw,
+        "```",
+        "",
+        "```json",
+        JSON.stringify(rawAnswer, null, 2),
+        "```",
+      ].join("\n"),
+    );
+  await Deno.writeTextFile(new URL("../docs/edits.md", import.meta.url), doc);
+  console.log("docs/edits.md written");
+}
