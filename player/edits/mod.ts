@@ -171,7 +171,7 @@ export class Editor {
         const message = await HANDLERS[spec.name]!(draft, params);
         const outcome: EditOutcome = { name: spec.name, message };
         if (Object.keys(draft.created).length > 0) outcome.created = draft.created;
-        if (draft.result !== undefined) (outcome as { result?: unknown }).result = draft.result;
+        if (draft.result !== undefined) outcome.result = draft.result;
         outcomes.push(outcome);
       }
       const checked = Project.safeParse(draft.project);

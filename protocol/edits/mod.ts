@@ -55,6 +55,8 @@ export interface EditOutcome {
   message: string;
   /** Ids of the items it created, by field name (`clipID`, `songID`, `fileId`, ...). */
   created?: Record<string, string>;
+  /** A value beyond the message (`preset.validate`: `{valid, problems}`). */
+  result?: unknown;
 }
 
 /** The `edit.apply` result. */

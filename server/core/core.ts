@@ -12,6 +12,7 @@ import { CueportError } from "./errors.ts";
 import { type EditResult, fromEditError, normalizeEdits } from "./edits.ts";
 import type { EditApplyParams, EditApplyResult } from "../../protocol/edits/mod.ts";
 import { stageUpload } from "./uploads.ts";
+import { sanitizeFileName } from "../../protocol/file_names.ts";
 import { EventBus } from "./event_bus.ts";
 import type { PlayerConnection } from "./player_connection.ts";
 import { Queries } from "./queries.ts";
@@ -189,6 +190,10 @@ export class Core {
    * @throws {CueportError} PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA, CORRUPT_MEDIA, and those of runEdit
    */
   async importUpload(body: AsyncIterable<Uint8Array>, options: UploadOptions): Promise<EditResult> {
+    const safe = sanitizeFileName(options.name);
+    if ("error" in safe) {
+      throw new CueportError("INVALID_MESSAGE", `Invalid name: ${safe.error}`, { field: "name" });
+    }
     this.requireReady();
     const projectId = options.projectId ?? this.model.activeProjectId;
     if (projectId === null || !this.model.project(projectId)) {

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { editJsonSchema, EDITS, EDITS_BY_NAME } from "../../protocol/edits/mod.ts";
-import { sanitizeFileName } from "../../protocol/file_names.ts";
+
 import { isLocalAddress } from "../auth/mod.ts";
 import { CueportError, EditBody } from "../core/mod.ts";
 import { multipartBoundary, readFilePart } from "./multipart.ts";
@@ -63,14 +63,6 @@ function schemaOf(name: string) {
   };
 }
 
-function checkedName(name: string): string {
-  const safe = sanitizeFileName(name);
-  if ("error" in safe) {
-    throw new CueportError("INVALID_MESSAGE", `Invalid name: ${safe.error}`, { field: "name" });
-  }
-  return name;
-}
-
 async function upload(input: RouteInput, maxBytes: number) {
   const request = input.request!;
   const length = Number(request.headers.get("content-length") ?? NaN);
@@ -99,7 +91,7 @@ async function upload(input: RouteInput, maxBytes: number) {
     );
   }
   return await input.core.importUpload(chunks, {
-    name: checkedName(name || "upload"),
+    name: name || "upload",
     projectId: input.query.projectID ?? null,
     maxBytes,
     expectedBytes: Number.isFinite(length) ? length : null,
