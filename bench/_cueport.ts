@@ -30,10 +30,16 @@ export interface BenchService {
   stop(): Promise<void>;
 }
 
-/** User + system CPU of a process in us, from /proc (Linux). */
+/**
+ * User + system CPU of a process in us, from /proc (Linux). Read through `cat`:
+ * Deno wants --allow-all to read another process's /proc entry itself.
+ */
 function cpuMicros(pid: number): number | null {
   try {
-    const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1]!.split(" ");
+    const out = new Deno.Command("cat", { args: [`/proc/${pid}/stat`], stderr: "null" })
+      .outputSync();
+    if (!out.success) return null;
+    const fields = new TextDecoder().decode(out.stdout).split(") ")[1]!.split(" ");
     return (Number(fields[11]) + Number(fields[12])) * 10_000; // clock ticks of 10 ms
   } catch {
     return null;
@@ -67,10 +73,12 @@ export async function startCueport(dataDir: string): Promise<BenchService> {
     env: { RUST_BACKTRACE: "0" },
   }).spawn();
   const ready = JSON.parse(await firstLine(child.stdout));
-  const player = childPid(child.pid);
+  // The ready line can come before the player is spawned: look it up when first needed.
+  let player: number | null = null;
   return {
     ports: ready.ports,
     cpu() {
+      player ??= childPid(child.pid);
       const service = cpuMicros(child.pid);
       const p = player === null ? null : cpuMicros(player);
       return service === null || p === null ? null : { service, player: p };

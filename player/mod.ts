@@ -5,7 +5,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { LineTransport, type Transport } from "../protocol/transport.ts";
+import { LineTransport, stdioPipe, type Transport } from "../protocol/transport.ts";
 import { PlayerApp } from "./app.ts";
 import { type Clock, MonotonicClock, VirtualClock } from "./clock.ts";
 import { servePlayer } from "./rpc_server.ts";
@@ -84,7 +84,7 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
   // The service owns the player's life (shutdown, or stdin closing). A Ctrl-C in a
   // terminal reaches the whole process group; the player lets the service stop it.
   Deno.addSignalListener("SIGINT", () => {});
-  const transport = new LineTransport(Deno.stdin.readable, Deno.stdout.writable);
+  const transport = new LineTransport(stdioPipe());
   const running = await startPlayer({
     dataDir: values["data-dir"],
     transport,
@@ -97,4 +97,7 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
       : "approve",
   });
   await running.done;
+  // Everything is written (stdout writes are synchronous); a stdin read still
+  // waiting on its thread must not keep the process alive.
+  Deno.exit(0);
 }

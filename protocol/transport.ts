@@ -24,27 +24,106 @@ export interface Transport {
   close(): Promise<void>;
 }
 
+/** The bytes under a `LineTransport`: a read side and a write side. */
+export interface BytePipe {
+  /** The next bytes, or null at the end; the view is only valid until the next call. */
+  read(): Promise<Uint8Array | null>;
+  /** Writes every byte, in order; resolves once the pipe has them. */
+  write(bytes: Uint8Array): Promise<void>;
+  /** Ends the write side and stops reading. */
+  close(): Promise<void>;
+}
+
+/**
+ * A pipe over web streams: a child's stdout and stdin, or streams in tests.
+ * A byte stream (a child's stdout) is read into one reused buffer.
+ */
+export function streamPipe(
+  readable: ReadableStream<Uint8Array>,
+  writable: WritableStream<Uint8Array>,
+): BytePipe {
+  const writer = writable.getWriter();
+  let buffer = new Uint8Array(64 * 1024);
+  let byob: ReadableStreamBYOBReader | undefined;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  try {
+    byob = readable.getReader({ mode: "byob" });
+  } catch {
+    reader = readable.getReader(); // not a byte stream
+  }
+  return {
+    async read() {
+      if (reader) {
+        const { value, done } = await reader.read();
+        return done ? null : value;
+      }
+      const { value, done } = await byob!.read(buffer);
+      if (done || !value) return null;
+      buffer = new Uint8Array(value.buffer); // the read moved the buffer into `value`
+      return value;
+    },
+    write: (bytes) => writer.write(bytes),
+    async close() {
+      await writer.close().catch(() => {});
+      await (reader ?? byob)!.cancel().catch(() => {});
+    },
+  };
+}
+
+/**
+ * This process's stdin and stdout through Deno's direct calls. Deno serves
+ * every stdio call on a blocking thread; the web streams over them add a
+ * thread hop per write and a fresh 64 KiB buffer per read, the largest cost
+ * of a small request. Here one buffer is reused for reads, and writes are
+ * synchronous: the process waits while the pipe is full, which only happens
+ * when the reader (the service) is busy and the answer could not go out anyway.
+ */
+export function stdioPipe(): BytePipe {
+  const buffer = new Uint8Array(64 * 1024);
+  // A read on stdin cannot be cancelled: closing ends the wait on it instead.
+  const closed = Promise.withResolvers<null>();
+  let isClosed = false;
+  return {
+    async read() {
+      if (isClosed) return null;
+      const n = await Promise.race([Deno.stdin.read(buffer), closed.promise]);
+      return n === null || isClosed ? null : buffer.subarray(0, n);
+    },
+    write(bytes) {
+      try {
+        let offset = 0;
+        while (offset < bytes.length) offset += Deno.stdout.writeSync(bytes.subarray(offset));
+        return Promise.resolve();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    close() {
+      isClosed = true;
+      closed.resolve(null);
+      return Promise.resolve();
+    },
+  };
+}
+
 /** The longest line accepted, so a broken peer cannot grow memory forever. */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 /**
- * Newline-delimited JSON-RPC over a readable and a writable byte stream
- * (a child's stdout/stdin, or this process's stdin/stdout).
+ * Newline-delimited JSON-RPC over a byte pipe (a child's stdout/stdin, or
+ * this process's stdin/stdout).
  */
 export class LineTransport implements Transport {
   onmessage?: (message: RpcMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
-  #readable: ReadableStream<Uint8Array>;
-  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #pipe: BytePipe;
   #encoder = new TextEncoder();
   #isClosed = false;
-  #reader?: ReadableStreamDefaultReader<Uint8Array>;
 
-  /** Wraps the two streams; call `start()` to begin reading. */
-  constructor(readable: ReadableStream<Uint8Array>, writable: WritableStream<Uint8Array>) {
-    this.#readable = readable;
-    this.#writer = writable.getWriter();
+  /** Wraps the pipe; call `start()` to begin reading. */
+  constructor(pipe: BytePipe) {
+    this.#pipe = pipe;
   }
 
   /** Encodes the message as one line and writes it. */
@@ -52,30 +131,24 @@ export class LineTransport implements Transport {
     return this.sendMany([message]);
   }
 
-  /** Writes several messages with one write call, in order. */
-  /**
-   * Writes messages in order. While a write is in flight, new messages wait
-   * and go out together when it completes: an idle pipe writes at once, a
-   * busy one in bursts, with one write call each.
-   */
+  /** Writes several messages in order, with one write call. */
   async sendMany(messages: RpcMessage[]): Promise<void> {
     if (this.#isClosed) throw new Error("Transport is closed");
     let text = "";
     for (const message of messages) text += JSON.stringify(message) + "\n";
-    await this.#writer.write(this.#encoder.encode(text));
+    await this.#pipe.write(this.#encoder.encode(text));
   }
 
   async start(): Promise<void> {
     const decoder = new TextDecoder();
-    this.#reader = this.#readable.getReader();
     // Pieces of the current line; each chunk is scanned once, so a multi-megabyte
     // snapshot line costs linear time.
     let pieces: string[] = [];
     let pending = 0;
     try {
       while (true) {
-        const { value, done } = await this.#reader.read();
-        if (done) break;
+        const value = await this.#pipe.read();
+        if (value === null) break;
         const text = decoder.decode(value, { stream: true });
         let start = 0;
         let newline = text.indexOf("\n");
@@ -105,8 +178,7 @@ export class LineTransport implements Transport {
   async close(): Promise<void> {
     if (this.#isClosed) return;
     this.#isClosed = true;
-    await this.#writer.close().catch(() => {});
-    await this.#reader?.cancel().catch(() => {});
+    await this.#pipe.close();
     this.#finish();
   }
 

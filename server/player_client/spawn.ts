@@ -4,7 +4,7 @@
  * `deno run`), or an external command that speaks the same protocol.
  * @module
  */
-import { LineTransport, type Transport } from "../../protocol/transport.ts";
+import { LineTransport, streamPipe, type Transport } from "../../protocol/transport.ts";
 
 /** A started player process. */
 export interface LaunchedPlayer {
@@ -93,7 +93,7 @@ export function processLauncher(
       }).spawn();
       void pipeLines(child.stderr, log);
       return Promise.resolve({
-        transport: new LineTransport(child.stdout, child.stdin),
+        transport: new LineTransport(streamPipe(child.stdout, child.stdin)),
         exited: child.status,
         kill: () => {
           try {

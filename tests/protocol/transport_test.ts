@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LineTransport } from "../../protocol/transport.ts";
+import { LineTransport, streamPipe } from "../../protocol/transport.ts";
 import type { RpcMessage } from "../../protocol/jsonrpc.ts";
 
 Deno.test("LineTransport splits messages across and within chunks, and reports bad lines", async () => {
@@ -20,7 +20,7 @@ Deno.test("LineTransport splits messages across and within chunks, and reports b
   const writable = new WritableStream<Uint8Array>({
     write: (b) => void written.push(new TextDecoder().decode(b)),
   });
-  const t = new LineTransport(readable, writable);
+  const t = new LineTransport(streamPipe(readable, writable));
   const got: RpcMessage[] = [];
   const errors: string[] = [];
   let closed = 0;
@@ -37,4 +37,31 @@ Deno.test("LineTransport splits messages across and within chunks, and reports b
   assert.deepEqual(written, ['{"jsonrpc":"2.0","id":2,"result":null}\n']);
   await t.close();
   await assert.rejects(t.send({ jsonrpc: "2.0", method: "x" }), /closed/);
+});
+
+Deno.test("LineTransport reads a byte stream into a reused buffer without mixing up lines", async () => {
+  // Lines longer than the 64 KiB read buffer, split at odd places, in a byte stream
+  // (what a child's stdout is): each read lands in the buffer the previous one used.
+  const big = "x".repeat(150_000);
+  const text = [1, 2, 3].map((id) => JSON.stringify({ jsonrpc: "2.0", id, result: big + id }))
+    .join("\n") + "\n";
+  const bytes = new TextEncoder().encode(text);
+  let offset = 0;
+  const readable = new ReadableStream({
+    type: "bytes",
+    pull(controller) {
+      if (offset >= bytes.length) {
+        controller.close();
+        return controller.byobRequest?.respond(0); // ends the pending read
+      }
+      const end = Math.min(bytes.length, offset + 40_000 + (offset % 7));
+      controller.enqueue(bytes.slice(offset, end));
+      offset = end;
+    },
+  });
+  const t = new LineTransport(streamPipe(readable, new WritableStream()));
+  const got: RpcMessage[] = [];
+  t.onmessage = (m) => got.push(m);
+  await t.start();
+  assert.deepEqual(got.map((m) => "result" in m ? m.result : null), [1, 2, 3].map((i) => big + i));
 });
