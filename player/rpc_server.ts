@@ -73,11 +73,13 @@ export function servePlayer(
   };
 
   // One write per burst: answers go out when the request queue drains (at
-  // once when idle), and a closed pipe is the server's exit, nothing to report.
+  // once when idle), after one notification of every update the burst made,
+  // so the server has applied a request's updates before it reads its answer.
+  // A closed pipe is the server's exit, nothing to report.
   const flush = (): Promise<void> => {
-    if (outgoing.length === 0) return Promise.resolve();
-    const batch = outgoing;
+    const batch = [...takeOutbox(), ...outgoing];
     outgoing = [];
+    if (batch.length === 0) return Promise.resolve();
     return transport.sendMany(batch).catch(() => {});
   };
 
@@ -92,9 +94,7 @@ export function servePlayer(
     isFlushQueued = true;
     queueMicrotask(() => {
       isFlushQueued = false;
-      if (isHandling) return;
-      outgoing.push(...takeOutbox());
-      if (unanswered === 0) void flush();
+      if (!isHandling && unanswered === 0) void flush();
     });
   };
 
@@ -169,7 +169,7 @@ export function servePlayer(
     } finally {
       isHandling = false;
     }
-    outgoing.push(...takeOutbox(), response);
+    outgoing.push(response);
     unanswered--;
     if (unanswered === 0 || outgoing.length >= 256) await flush();
     if (request.method === Method.SHUTDOWN) {

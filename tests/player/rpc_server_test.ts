@@ -87,6 +87,32 @@ Deno.test("player writes the notifications a request caused before its response"
   }
 });
 
+Deno.test("player answers a burst with one notification of all its updates, then the answers", async () => {
+  const p = await connect();
+  try {
+    await p.call("initialize", { protocolVersion: "1.0", client: { name: "t", version: "0" } });
+    const before = p.seen.length;
+    const run = (value: number) =>
+      p.call("action.run", {
+        name: "SET_CONTROL",
+        params: { controlID: "B", value },
+        projectId: null,
+      });
+    await Promise.all([run(0.1), run(0.2), run(0.3)]); // read together: one burst
+    const after = p.seen.slice(before);
+    assert.deepEqual(after.map((m) => "method" in m ? m.method : m.id), [
+      "state.update",
+      ...after.slice(1).map((m) => (m as { id: number }).id),
+    ]);
+    assert.equal(after.length, 4);
+    const values = (after[0] as { params: { updates: Array<{ data: Record<string, unknown> }> } })
+      .params.updates.filter((u) => u.data.event === "control-changed").map((u) => u.data.value);
+    assert.deepEqual(values, [0.1, 0.2, 0.3]);
+  } finally {
+    await p.close();
+  }
+});
+
 Deno.test("player answers unknown methods and refused actions with JSON-RPC errors", async () => {
   const p = await connect();
   try {
