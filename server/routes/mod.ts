@@ -81,7 +81,7 @@ async function readJsonBody(c: Context, limit: number): Promise<unknown> {
   if (length > limit) {
     throw new CueportError("PAYLOAD_TOO_LARGE", `Body too large: over ${limit} bytes`);
   }
-    const text = await c.req.raw.text();
+  const text = await c.req.raw.text();
   if (text.length > limit) {
     throw new CueportError("PAYLOAD_TOO_LARGE", `Body too large: over ${limit} bytes`);
   }
