@@ -129,6 +129,12 @@ const scenarios: Array<
 > = [
   { name: "baseline Deno.serve", url: `${baselineUrl}/` },
   { name: "baseline Deno.serve, demo-sized body", url: `${baselineUrl}/file` },
+  {
+    name: "baseline Deno.serve, POST reading a JSON body",
+    url: `${baselineUrl}/`,
+    method: "POST",
+    body: JSON.stringify({ name: "SET_CONTROL", params: ["A", 0.5] }),
+  },
   { name: "GET /api/v1/app-state", url: `${api}/api/v1/app-state` },
   { name: "GET /api/v1/projects/demo", url: `${api}/api/v1/projects/demo` },
   {
@@ -193,10 +199,12 @@ try {
 
 const base = results[0]!.rps;
 const sameBody = results[1]!.rps;
+const samePost = results[2]!.rps;
 const rows = results.map((r) => ({
   ...r,
   ratio: r.rps / base,
-  ...(r.name.includes("projects/demo") ? { ratioSameBody: r.rps / sameBody } : {}),
+  ...(r.name.includes("projects/demo") ? { ratioSameWork: r.rps / sameBody } : {}),
+  ...(r.name.startsWith("POST /api") ? { ratioSameWork: r.rps / samePost } : {}),
 }));
 console.log(
   `\nCueport HTTP benchmark (${
@@ -204,14 +212,14 @@ console.log(
   }, median of ${ROUNDS} rounds of ${SECONDS} s, loopback)\n`,
 );
 console.log(
-  "| scenario | conns | req/s | p50 ms | p99 ms | ratio to baseline | ratio to same-body baseline | CPU us/request (service + player) | errors |",
+  "| scenario | conns | req/s | p50 ms | p99 ms | ratio to baseline | ratio to same-work baseline | CPU us/request (service + player) | errors |",
 );
 console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const r of rows) {
   console.log(
     `| ${r.name} | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${
       r.p99.toFixed(2)
-    } | ${r.ratio.toFixed(2)} | ${r.ratioSameBody?.toFixed(2) ?? ""} | ${
+    } | ${r.ratio.toFixed(2)} | ${r.ratioSameWork?.toFixed(2) ?? ""} | ${
       r.cpuUs ? `${r.cpuUs.service.toFixed(0)} + ${r.cpuUs.player.toFixed(0)}` : ""
     } | ${r.errors} |`,
   );
