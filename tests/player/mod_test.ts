@@ -48,3 +48,44 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "runPlayerStdio() exits after answering shutdown, with its stdin still open",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    const dataDir = await fixtureDataDir();
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-read", "--allow-write", MAIN, "player", "--data-dir", dataDir],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    let guard: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const lines = [
+        { id: 1, method: "initialize", params: { protocolVersion: "1.0" } },
+        { id: 2, method: "shutdown" },
+      ].map((m) => JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n").join("");
+      await writer.write(new TextEncoder().encode(lines));
+      // A stdin read still pending must not keep the process alive: it exits by itself.
+      const hung = new Promise<"hung">((resolve) =>
+        guard = setTimeout(() => resolve("hung"), 10_000)
+      );
+      const status = await Promise.race([child.status, hung]);
+      assert.notEqual(status, "hung");
+      assert.equal((status as Deno.CommandStatus).code, 0);
+      const out = new TextDecoder().decode(await new Response(child.stdout).arrayBuffer());
+      assert.deepEqual(out.trim().split("\n").map((l) => JSON.parse(l).id), [1, 2]);
+    } finally {
+      clearTimeout(guard);
+      await writer.close().catch(() => {});
+      try {
+        child.kill();
+      } catch {
+        // already exited
+      }
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  },
+});
