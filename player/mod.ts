@@ -5,7 +5,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { LineTransport, stdioPipe, type Transport } from "../protocol/transport.ts";
+import { stdioPipe } from "./stdio_pipe.ts";
+import { LineTransport, type Transport } from "../protocol/transport.ts";
 import { PlayerApp } from "./app.ts";
 import { type Clock, MonotonicClock, VirtualClock } from "./clock.ts";
 import { servePlayer } from "./rpc_server.ts";

@@ -70,42 +70,6 @@ export function streamPipe(
   };
 }
 
-/**
- * This process's stdin and stdout through Deno's direct calls. Deno serves
- * every stdio call on a blocking thread; the web streams over them add a
- * thread hop per write and a fresh 64 KiB buffer per read (a third of the
- * player's CPU per action, measured). Here one buffer is reused for reads, and writes are
- * synchronous: the process waits while the pipe is full, which only happens
- * when the reader (the service) is busy and the answer could not go out anyway.
- */
-export function stdioPipe(): BytePipe {
-  const buffer = new Uint8Array(64 * 1024);
-  // A read on stdin cannot be cancelled: closing ends the wait on it instead.
-  const closed = Promise.withResolvers<null>();
-  let isClosed = false;
-  return {
-    async read() {
-      if (isClosed) return null;
-      const n = await Promise.race([Deno.stdin.read(buffer), closed.promise]);
-      return n === null || isClosed ? null : buffer.subarray(0, n);
-    },
-    write(bytes) {
-      try {
-        let offset = 0;
-        while (offset < bytes.length) offset += Deno.stdout.writeSync(bytes.subarray(offset));
-        return Promise.resolve();
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    },
-    close() {
-      isClosed = true;
-      closed.resolve(null);
-      return Promise.resolve();
-    },
-  };
-}
-
 /** The longest line accepted, so a broken peer cannot grow memory forever. */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 

@@ -89,3 +89,33 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "runPlayerStdio() answers requests read from a file on stdin, then exits at its end",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    // A pipe is read as a socket; a file cannot be, and takes the other path.
+    const dataDir = await fixtureDataDir();
+    const input = `${dataDir}/requests.jsonl`;
+    try {
+      await Deno.writeTextFile(
+        input,
+        [
+          { id: 1, method: "initialize", params: { protocolVersion: "1.0" } },
+          { id: 2, method: "state.get" },
+        ].map((m) => JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n").join(""),
+      );
+      const player = [Deno.execPath(), "run", "--allow-read", "--allow-write", MAIN, "player"];
+      const { code, stdout } = await new Deno.Command("sh", {
+        args: ["-c", `exec "$@" < "${input}"`, "sh", ...player, "--data-dir", dataDir],
+        stderr: "null",
+      }).output();
+      assert.equal(code, 0);
+      const answers = new TextDecoder().decode(stdout).trim().split("\n").map((l) => JSON.parse(l));
+      assert.deepEqual(answers.map((a) => a.id), [1, 2]);
+      assert.equal(answers[1].result.projects[0].id, "show");
+    } finally {
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  },
+});

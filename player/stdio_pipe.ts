@@ -1,0 +1,108 @@
+/**
+ * This process's stdin and stdout as a `BytePipe`: how the player talks to
+ * the service.
+ * @module
+ */
+import { Socket } from "node:net";
+import type { BytePipe } from "../protocol/transport.ts";
+
+/**
+ * This process's stdin and stdout. Deno serves `Deno.stdin` on its blocking
+ * thread pool: two thread switches per read, the largest part of the player's
+ * CPU per action (measured). A pipe or socket on stdin is therefore read
+ * through a `node:net` socket, which Deno polls on its event loop like any
+ * socket; anything else (a file, a terminal) through `Deno.stdin.read` into
+ * one reused buffer. Writes are synchronous: the process waits while the pipe
+ * is full, which only happens when the reader (the service) is busy and the
+ * answer could not go out anyway.
+ */
+export function stdioPipe(): BytePipe {
+  const input = socketReader() ?? stdinReader();
+  return {
+    read: input.read,
+    write(bytes) {
+      try {
+        let offset = 0;
+        while (offset < bytes.length) offset += Deno.stdout.writeSync(bytes.subarray(offset));
+        return Promise.resolve();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    close() {
+      input.close();
+      return Promise.resolve();
+    },
+  };
+}
+
+type Reader = Pick<BytePipe, "read"> & { close(): void };
+
+/** stdin (fd 0) as a `node:net` socket, chunks queued until read; null when it is no pipe or socket. */
+function socketReader(): Reader | null {
+  if (Deno.build.os === "windows" || Deno.stdin.isTerminal()) return null;
+  let socket: Socket;
+  try {
+    socket = new Socket({ fd: 0, readable: true, writable: false });
+  } catch {
+    return null; // a file: "Unsupported fd type"
+  }
+  const chunks: Uint8Array[] = [];
+  let waiter: PromiseWithResolvers<Uint8Array | null> | null = null;
+  let failure: Error | null = null;
+  let isEnded = false;
+  const wake = () => {
+    if (!waiter) return;
+    const w = waiter;
+    waiter = null;
+    if (failure) w.reject(failure);
+    else w.resolve(chunks.shift() ?? null);
+  };
+  socket.on("data", (chunk: Uint8Array) => {
+    chunks.push(chunk);
+    wake();
+  });
+  socket.on("end", () => {
+    isEnded = true;
+    wake();
+  });
+  socket.on("error", (error: Error) => {
+    failure = error;
+    wake();
+  });
+  return {
+    read() {
+      const chunk = chunks.shift();
+      if (chunk) return Promise.resolve(chunk);
+      if (failure) return Promise.reject(failure);
+      if (isEnded) return Promise.resolve(null);
+      waiter = Promise.withResolvers();
+      return waiter.promise;
+    },
+    close() {
+      isEnded = true;
+      chunks.length = 0;
+      socket.destroy();
+      wake();
+    },
+  };
+}
+
+/** stdin through `Deno.stdin.read`, for a file or a terminal. */
+function stdinReader(): Reader {
+  const buffer = new Uint8Array(64 * 1024);
+  // A read on stdin cannot be cancelled: closing ends the wait on it instead.
+  const closed = Promise.withResolvers<null>();
+  let isClosed = false;
+  return {
+    async read() {
+      if (isClosed) return null;
+      const n = await Promise.race([Deno.stdin.read(buffer), closed.promise]);
+      return n === null || isClosed ? null : buffer.subarray(0, n);
+    },
+    close() {
+      isClosed = true;
+      closed.resolve(null);
+    },
+  };
+}
