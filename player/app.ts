@@ -67,6 +67,7 @@ export class PlayerApp implements AppServices {
       store: this.store,
       builtInPresets: BUILT_IN_PRESETS,
       engine: (projectId) => this.#engineOf(projectId),
+      projects: () => [...this.#engines.values()].map((e) => e.project),
       userPresets: () => this.#userPresets,
       setUserPresets: (presets) => {
         this.#userPresets = presets;

@@ -56,6 +56,8 @@ export interface EditorHost {
   readonly builtInPresets: readonly Preset[];
   /** The engine of a Project (null: the active one). @throws {Refusal} NOT_FOUND */
   engine(projectId: string | null): ProjectEngine;
+  /** Every open Project, as it is now. */
+  projects(): readonly Project[];
   userPresets(): Preset[];
   setUserPresets(presets: Preset[]): void;
   emit(update: StateUpdate): void;
@@ -234,6 +236,7 @@ export class Editor {
     nextHistory: (h: History) => History,
     edits: string[],
   ): Promise<void> {
+    if (patch.presets) this.#refuseBrokenLinks(after);
     const project = { ...after.project, revision: engine.project.revision + 1 };
     const history = await this.#history(project.id, engine.project.revision);
     if (patch.presets) await this.#host.store.saveUserPresets(after.presets);
@@ -247,6 +250,29 @@ export class Editor {
     if (patch.presets) this.#host.setUserPresets(after.presets);
     this.#report(project, patch, edits);
     if (patch.presets) this.#host.presetsChanged(patch);
+  }
+
+  /**
+   * Refuses a step that would take away a preset an Effect or Visualizer
+   * still links: `preset.remove` unlinks its own Project's, but a step cannot
+   * change another Project (nor its undo history), so the user removes the item there first.
+   * Undoing a `preset.add` and redoing a `preset.remove` are held to the same rule.
+   */
+  #refuseBrokenLinks(after: { project: Project; presets: Preset[] }): void {
+    const known = new Set([...this.#host.builtInPresets, ...after.presets].map((p) => p.id));
+    for (const open of this.#host.projects()) {
+      const project = open.id === after.project.id ? after.project : open;
+      const links = [
+        ...project.effects.map((item) => ({ item, what: "Effect" })),
+        ...project.visualizers.map((item) => ({ item, what: "Visualizer" })),
+      ];
+      const broken = links.find(({ item }) => item.presetId !== null && !known.has(item.presetId));
+      if (broken) {
+        throw new Refusal(
+          `Preset "${broken.item.presetId}" is used by ${broken.what} "${broken.item.id}" of Project "${project.id}": remove that ${broken.what} first`,
+        );
+      }
+    }
   }
 
   #report(project: Project, patch: ProjectPatch, edits: string[]): void {

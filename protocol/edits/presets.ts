@@ -29,10 +29,15 @@ export const PRESET_EDITS: EditSpec[] = [
     parameters: Parameters.optional(),
     code: Code.optional(),
   }),
-  edit("preset.remove", "presets", "Remove a user preset", {
-    kind: Kind,
-    presetID: Id.describe("Id of a user preset"),
-  }),
+  edit(
+    "preset.remove",
+    "presets",
+    "Remove a user preset; this Project's Effects and Visualizers using it keep their values, unlinked. Refused while another Project uses it",
+    {
+      kind: Kind,
+      presetID: Id.describe("Id of a user preset"),
+    },
+  ),
   edit("preset.validate", "presets", "Check a preset definition without writing anything", {
     ...PresetInput.shape,
   }, { isHistoryControl: true }),

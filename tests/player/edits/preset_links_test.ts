@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { PlayerApp } from "../../../player/app.ts";
+import { VirtualClock } from "../../../player/clock.ts";
+import { Refusal } from "../../../player/errors.ts";
+import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
+import { writeJsonAtomic } from "../../../protocol/atomic_write.ts";
+import { fixtureDataDir, fixtureProject } from "../../_helpers/fixture.ts";
+
+const PRESET = {
+  kind: "effect",
+  name: "Glow",
+  type: "shader",
+  code: "void main() {}",
+  parameters: [],
+};
+
+Deno.test("Editor: a preset another Project uses cannot be taken away, by remove, undo or redo", async () => {
+  const dataDir = await fixtureDataDir();
+  await writeJsonAtomic(`${dataDir}/projects/tour/project.json`, {
+    ...fixtureProject(),
+    id: "tour",
+    name: "Tour",
+  });
+  const app = await PlayerApp.open({ dataDir, clock: new VirtualClock() });
+  const edit = (projectId: string, name: string, params: Record<string, unknown> = {}) =>
+    app.applyEdits({ projectId, edits: [{ name, params }] });
+  const refusal = (message: RegExp) => (error: unknown) => {
+    assert.ok(error instanceof Refusal);
+    assert.equal(error.code, RpcErrorCode.ACTION_REFUSED);
+    assert.match(error.message, message);
+    return true;
+  };
+  try {
+    const presetID = (await edit("show", "preset.add", PRESET)).edits[0]!.created!.presetID!;
+    const effectID = (await edit("tour", "effect.add", { presetID })).edits[0]!.created!.effectID!;
+    const used = new RegExp(
+      `Preset "${presetID}" is used by Effect "${effectID}" of Project "tour": remove that Effect first`,
+    );
+
+    await assert.rejects(
+      edit("show", "preset.remove", { kind: "effect", presetID }),
+      refusal(used),
+    );
+    await assert.rejects(edit("show", "project.undo"), refusal(used), "undoing the add");
+    const tour = () => app.snapshot().projects.find((p) => p.id === "tour")!;
+    assert.equal(tour().effects.find((e) => e.id === effectID)?.presetId, presetID);
+    assert.ok(app.presets().some((p) => p.id === presetID), "nothing changed");
+
+    await edit("tour", "effect.remove", { effectID });
+    await edit("show", "preset.remove", { kind: "effect", presetID });
+    assert.ok(!app.presets().some((p) => p.id === presetID));
+    await edit("show", "project.undo");
+    await edit("tour", "project.undo"); // the Effect is back, linked again
+    await assert.rejects(edit("show", "project.redo"), refusal(used), "redoing the remove");
+
+    // In its own Project, remove unlinks what uses the preset, as one step.
+    const own = (await edit("show", "effect.add", { presetID })).edits[0]!.created!.effectID!;
+    await edit("tour", "effect.remove", { effectID });
+    await edit("show", "preset.remove", { kind: "effect", presetID });
+    const show = app.snapshot().projects.find((p) => p.id === "show")!;
+    assert.equal(show.effects.find((e) => e.id === own)?.presetId, null);
+  } finally {
+    await app.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
