@@ -139,7 +139,18 @@ export function editRoutes(options: { maxUploadBytes: number }): RouteSpec[] {
       auth: true,
       scope: "edit",
       query: UploadQuery,
-      isRawBody: true,
+      rawBody: {
+        "multipart/form-data": {
+          type: "object",
+          properties: { file: { type: "string", contentMediaType: "application/octet-stream" } },
+          required: ["file"],
+        },
+        "application/octet-stream": {
+          type: "string",
+          contentMediaType: "application/octet-stream",
+          description: "The file's bytes; name it with ?name=",
+        },
+      },
       response: EditResultView,
       handle: (input) => upload(input, options.maxUploadBytes),
     },

@@ -198,7 +198,7 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
         query: route.query ? c.req.query() : {},
         body: undefined as unknown,
       };
-      if (route.isRawBody) {
+      if (route.rawBody) {
         return Promise.resolve(route.handle({ ...input, request: c.req.raw })).then(jsonResponse);
       }
       if (route.method === "POST") {

@@ -120,6 +120,16 @@ export const openApiDocument = {
           path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string) => (c ? c.toUpperCase() : ""))
         }`,
         parameters: [...pathParams, ...queryParams],
+        ...(route.rawBody
+          ? {
+            requestBody: {
+              required: true,
+              content: Object.fromEntries(
+                Object.entries(route.rawBody).map(([type, schema]) => [type, { schema }]),
+              ),
+            },
+          }
+          : {}),
         ...(route.body
           ? {
             requestBody: {

@@ -38,7 +38,7 @@ export interface RouteInput {
   query: Record<string, string>;
   /** The parsed JSON body (POST routes). */
   body: unknown;
-  /** The request itself, for routes that stream their body (`isRawBody`). */
+  /** The request itself, for routes that stream their body (`rawBody`). */
   request?: Request;
 }
 
@@ -57,8 +57,11 @@ export interface RouteSpec {
   scope?: "view" | "control" | "edit";
   query?: z.ZodObject;
   body?: z.ZodType;
-  /** The handler reads the body itself, as a stream (uploads). */
-  isRawBody?: boolean;
+  /**
+   * The handler reads the body itself, as a stream (uploads): the media types
+   * it takes, each with its JSON Schema, as the OpenAPI document shows them.
+   */
+  rawBody?: Record<string, Record<string, unknown>>;
   response: z.ZodType;
   /** Returns the JSON answer. */
   handle(input: RouteInput): unknown | Promise<unknown>;

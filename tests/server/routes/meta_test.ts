@@ -105,6 +105,16 @@ Deno.test("HTTP meta routes, errors and CORS", async (t) => {
         body.paths["/api/v1/projects/{projectId}"].get.responses["200"].content["application/json"]
           .schema.properties.clips,
       );
+      const upload = body.paths["/api/v1/files/upload"].post;
+      assert.deepEqual(Object.keys(upload.requestBody.content), [
+        "multipart/form-data",
+        "application/octet-stream",
+      ]);
+      assert.deepEqual(upload.requestBody.content["multipart/form-data"].schema.required, ["file"]);
+      assert.deepEqual(upload.parameters.map((p: { name: string }) => p.name), [
+        "name",
+        "projectID",
+      ]);
     });
 
     await t.step(
