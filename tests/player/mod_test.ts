@@ -2,18 +2,25 @@ import assert from "node:assert/strict";
 import { fixtureDataDir } from "../_helpers/fixture.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const PLAYER = [Deno.execPath(), "run", "--allow-read", "--allow-write", MAIN, "player"];
+
+/** The bundled player as a process, its stdin and stdout piped. */
+function spawnPlayer(dataDir: string): Deno.ChildProcess {
+  const [program, ...args] = PLAYER;
+  return new Deno.Command(program!, {
+    args: [...args, "--data-dir", dataDir],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+}
 
 Deno.test({
   name: "runPlayerStdio() ignores SIGINT, serves stdin/stdout and exits when stdin closes",
   ignore: Deno.build.os === "windows",
   async fn() {
     const dataDir = await fixtureDataDir();
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-read", "--allow-write", MAIN, "player", "--data-dir", dataDir],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
+    const child = spawnPlayer(dataDir);
     try {
       const writer = child.stdin.getWriter();
       const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
@@ -54,12 +61,7 @@ Deno.test({
   ignore: Deno.build.os === "windows",
   async fn() {
     const dataDir = await fixtureDataDir();
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-read", "--allow-write", MAIN, "player", "--data-dir", dataDir],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
+    const child = spawnPlayer(dataDir);
     const writer = child.stdin.getWriter();
     let guard: ReturnType<typeof setTimeout> | undefined;
     try {
@@ -105,9 +107,8 @@ Deno.test({
           { id: 2, method: "state.get" },
         ].map((m) => JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n").join(""),
       );
-      const player = [Deno.execPath(), "run", "--allow-read", "--allow-write", MAIN, "player"];
       const { code, stdout } = await new Deno.Command("sh", {
-        args: ["-c", `exec "$@" < "${input}"`, "sh", ...player, "--data-dir", dataDir],
+        args: ["-c", `exec "$@" < "${input}"`, "sh", ...PLAYER, "--data-dir", dataDir],
         stderr: "null",
       }).output();
       assert.equal(code, 0);
