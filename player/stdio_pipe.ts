@@ -89,7 +89,7 @@ function socketReader(): Reader | null {
   };
 }
 
-/** stdin through `Deno.stdin.read`, for a file or a terminal. */
+/** stdin through `Deno.stdin.read`: a file, a terminal, or any stdin off Linux. */
 function stdinReader(): Reader {
   const buffer = new Uint8Array(64 * 1024);
   // A read on stdin cannot be cancelled: closing ends the wait on it instead.
