@@ -7,33 +7,7 @@
  */
 import { editJsonSchema, EDITS, type EditSpec } from "../protocol/edits/mod.ts";
 import { encodePng, encodeWav } from "../player/media/encode.ts";
-import { Settings } from "../server/config.ts";
-import { createLogger } from "../server/log.ts";
-import { startService } from "../server/service.ts";
-
-/** A service on a fresh demo data dir, on free loopback ports and a virtual clock. */
-async function startDemo() {
-  const dataDir = await Deno.makeTempDir({ prefix: "cueport-doc-" });
-  const settings = Settings.parse({
-    dataDir,
-    host: "127.0.0.1",
-    httpPort: 0,
-    wsPort: 0,
-    oscPort: 0,
-    virtualClock: true,
-    positionIntervalMs: 0,
-    logLevel: "error",
-  });
-  const service = await startService(settings, createLogger(settings.logLevel));
-  if (!(await service.supervisor.waitReady(20_000))) throw new Error("The player did not start");
-  return {
-    base: `http://127.0.0.1:${service.ports.http}`,
-    async stop() {
-      await service.shutdown();
-      await Deno.remove(dataDir, { recursive: true });
-    },
-  };
-}
+import { startTestService } from "../tests/_helpers/service.ts";
 
 /**
  * The examples, run in catalog order (each sees the ones before it); `$songID` and the like
@@ -129,7 +103,7 @@ function paramRows(spec: EditSpec): string[] {
 }
 
 if (import.meta.main) {
-  const svc = await startDemo();
+  const svc = await startTestService({}, { demo: true }); // the tests' service, on the demo
   const work = await Deno.makeTempDir();
   await Deno.writeFile(`${work}/intro.png`, encodePng(8, 8, new Uint8Array(256)));
   await Deno.writeFile(`${work}/tone.wav`, encodeWav(new Float32Array(4410), 44100));
