@@ -43,8 +43,11 @@ export async function runAction(
       RpcErrorCode.INVALID_PARAMS,
     );
   }
+  // The caller's fresh context takes the parsed params (a copy would read its getters).
+  const context = ctx as ActionContext;
+  context.params = parsed.data;
   try {
-    return await handler({ ...ctx, params: parsed.data });
+    return await handler(context);
   } finally {
     if (ctx.hasEngine) ctx.engine.settle();
   }

@@ -4,7 +4,7 @@
  * player's updates and publishes those updates on the event bus.
  * @module
  */
-import type { ActionParams } from "../../protocol/actions.ts";
+import type { ActionParams, NormalizedAction } from "../../protocol/actions.ts";
 import { RpcError, RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { type ActionOutcome, Method } from "../../protocol/methods.ts";
 import { type ActionRequest, normalizeAction } from "./action_rules.ts";
@@ -131,29 +131,33 @@ export class Core {
    * Runs one action from any transport.
    * @throws {CueportError} INVALID_MESSAGE, NOT_READY, NOT_FOUND (project), ACTION_FAILED (refused)
    */
-  async runAction(request: ActionRequest): Promise<ActionResult> {
-    const action = normalizeAction(request);
-    this.requireReady();
-    if (action.projectId !== null && !this.model.project(action.projectId)) {
-      throw new CueportError("NOT_FOUND", `Project "${action.projectId}" does not exist`, {
-        field: "projectID",
-      });
-    }
-    let outcome: ActionOutcome;
+  runAction(request: ActionRequest): Promise<ActionResult> {
+    let action: NormalizedAction;
     try {
-      outcome = await this.#player.request<ActionOutcome>(Method.ACTION_RUN, action);
+      action = normalizeAction(request);
+      this.requireReady();
+      if (action.projectId !== null && !this.model.project(action.projectId)) {
+        throw new CueportError("NOT_FOUND", `Project "${action.projectId}" does not exist`, {
+          field: "projectID",
+        });
+      }
     } catch (error) {
-      throw fromPlayerError(error);
+      return Promise.reject(error);
     }
-    const result: ActionResult = {
-      action: action.name,
-      projectId: action.projectId ?? this.model.activeProjectId,
-      params: action.params,
-      applied: outcome.applied,
-      message: outcome.message,
-    };
-    if (action.velocity !== undefined) result.velocity = action.velocity;
-    return result;
+    // One promise step per action (no async function): this is the hottest path.
+    return this.#player.request<ActionOutcome>(Method.ACTION_RUN, action).then((outcome) => {
+      const result: ActionResult = {
+        action: action.name,
+        projectId: action.projectId ?? this.model.activeProjectId,
+        params: action.params,
+        applied: outcome.applied,
+        message: outcome.message,
+      };
+      if (action.velocity !== undefined) result.velocity = action.velocity;
+      return result;
+    }, (error) => {
+      throw fromPlayerError(error);
+    });
   }
 
   /**

@@ -31,7 +31,7 @@ export interface RequestOptions {
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
-  /** `performance.now()` after which the request times out. */
+  /** `performance.now()` after which the request times out; set when written. */
   deadline: number;
   timeoutMs: number;
   onResponse: (() => void) | undefined;
@@ -44,11 +44,14 @@ export class RpcClient {
   onnotification?: (method: string, params: unknown) => void;
   /** Called once when the pipe ends. */
   onclose?: () => void;
+  /** Called when a request times out, with how many did in a row (an answer resets the count). */
+  ontimeout?: (inRow: number) => void;
   #transport: Transport;
   #pending = new Map<number, Pending>();
   #nextId = 1;
   #defaultTimeoutMs: number;
   #isClosed = false;
+  #timeoutsInRow = 0;
   /** One timer sweeps every deadline, instead of a timer per request. */
   #sweeper: ReturnType<typeof setInterval> | null = null;
 
@@ -81,20 +84,19 @@ export class RpcClient {
     }
     const id = this.#nextId++;
     const { promise, resolve, reject } = Promise.withResolvers<T>();
-    const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
-    this.#pending.set(id, {
+    const pending: Pending = {
       resolve: resolve as (v: unknown) => void,
       reject,
-      deadline: performance.now() + timeoutMs,
-      timeoutMs,
+      deadline: Infinity,
+      timeoutMs: options.timeoutMs ?? this.#defaultTimeoutMs,
       onResponse: options.onResponse,
       method,
-    });
-    this.#sweeper ??= setInterval(() => this.#sweep(), SWEEP_MS);
+    };
+    this.#pending.set(id, pending);
     const message: RpcMessage = params === undefined
       ? { jsonrpc: "2.0", id, method }
       : { jsonrpc: "2.0", id, method, params };
-    if (this.#queue.push({ id, message }) === 1) this.#channel.port2.postMessage(0);
+    if (this.#queue.push({ id, message, pending }) === 1) this.#channel.port2.postMessage(0);
     return promise;
   }
 
@@ -104,7 +106,7 @@ export class RpcClient {
    * timer clamp), so a burst of HTTP requests reaches the player in one write
    * and it answers them in one write.
    */
-  #queue: Array<{ id: number; message: RpcMessage }> = [];
+  #queue: Array<{ id: number; message: RpcMessage; pending: Pending }> = [];
   #channel = (() => {
     const channel = new MessageChannel();
     channel.port1.onmessage = () => this.#flushQueue();
@@ -114,6 +116,10 @@ export class RpcClient {
   #flushQueue(): void {
     const batch = this.#queue;
     this.#queue = [];
+    // Deadlines run from the write: one clock read per batch.
+    const now = performance.now();
+    for (const { pending } of batch) pending.deadline = now + pending.timeoutMs;
+    this.#sweeper ??= setInterval(() => this.#sweep(), SWEEP_MS);
     this.#transport.sendMany(batch.map((b) => b.message)).catch((error) => {
       for (const { id } of batch) {
         this.#settle(
@@ -127,8 +133,17 @@ export class RpcClient {
     });
   }
 
-  /** Rejects every request past its deadline; stops when none is pending. */
+  /**
+   * Rejects every request past its deadline. The timer stops at the first
+   * sweep with nothing pending, not at each answer: under load it would
+   * otherwise be made and cleared once per batch.
+   */
   #sweep(): void {
+    if (this.#pending.size === 0) {
+      clearInterval(this.#sweeper!);
+      this.#sweeper = null;
+      return;
+    }
     const now = performance.now();
     for (const [id, pending] of this.#pending) {
       if (pending.deadline <= now) {
@@ -142,6 +157,7 @@ export class RpcClient {
               ),
             ),
         );
+        this.ontimeout?.(++this.#timeoutsInRow);
       }
     }
   }
@@ -160,6 +176,7 @@ export class RpcClient {
     if (!isResponse(message)) return; // the player sends no requests
     const response = message as RpcResponse;
     if (typeof response.id !== "number") return;
+    this.#timeoutsInRow = 0;
     this.#pending.get(response.id)?.onResponse?.();
     this.#settle(response.id, (pending) => {
       if ("error" in response) {
@@ -173,10 +190,6 @@ export class RpcClient {
     const pending = this.#pending.get(id);
     if (!pending) return;
     this.#pending.delete(id);
-    if (this.#pending.size === 0 && this.#sweeper !== null) {
-      clearInterval(this.#sweeper);
-      this.#sweeper = null;
-    }
     fn(pending);
   }
 
@@ -184,6 +197,8 @@ export class RpcClient {
     if (this.#isClosed) return;
     this.#isClosed = true;
     this.#channel.port1.close();
+    if (this.#sweeper !== null) clearInterval(this.#sweeper);
+    this.#sweeper = null;
     for (const id of [...this.#pending.keys()]) {
       this.#settle(
         id,

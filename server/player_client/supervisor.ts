@@ -56,7 +56,6 @@ export class PlayerSupervisor implements PlayerConnection {
   #loop: Promise<void> | null = null;
   #wake = Promise.withResolvers<void>();
   #readyWaiters: Array<() => void> = [];
-  #timeoutsInRow = 0;
 
   /** Builds a supervisor; `start()` launches the first player. */
   constructor(launcher: PlayerLauncher, options: SupervisorOptions = {}) {
@@ -110,28 +109,10 @@ export class PlayerSupervisor implements PlayerConnection {
         new CueportError("NOT_READY", "The player is not ready; try again shortly"),
       );
     }
-    const launched = this.#launched;
     return this.#client.request<T>(method, params, {
       timeoutMs: this.#options.timeoutMs ?? 5000,
       ...options,
-    }).then((result) => {
-      this.#timeoutsInRow = 0;
-      return result;
-    }, (error) => {
-      if (error instanceof CueportError && error.code === "TIMEOUT") this.#onTimeout(launched);
-      throw error;
     });
-  }
-
-  /** A player that stops answering is as good as dead: end it so it restarts. */
-  #onTimeout(launched: LaunchedPlayer | null): void {
-    this.#timeoutsInRow++;
-    if (this.#timeoutsInRow < (this.#options.maxTimeouts ?? 3) || launched !== this.#launched) {
-      return;
-    }
-    this.#timeoutsInRow = 0;
-    this.#log("error", "Player hung: no answer to several requests in a row; restarting it");
-    launched?.kill();
   }
 
   /** Asks the player to shut down, waits for it (killing it after `graceMs`), stops restarting. */
@@ -183,6 +164,12 @@ export class PlayerSupervisor implements PlayerConnection {
       timeoutMs: this.#options.timeoutMs ?? 5000,
     });
     this.#client = client;
+    // A player that stops answering is as good as dead: end it so it restarts.
+    client.ontimeout = (inRow) => {
+      if (inRow !== (this.#options.maxTimeouts ?? 3)) return;
+      this.#log("error", "Player hung: no answer to several requests in a row; restarting it");
+      launched.kill();
+    };
     let buffered: StateUpdateParams[] = [];
     client.onnotification = (method, params) => {
       if (method === Notification.LOG) {

@@ -76,21 +76,24 @@ export function allRoutes(
   return all;
 }
 
-async function readJsonBody(c: Context, limit: number): Promise<unknown> {
+function readJsonBody(c: Context, limit: number): Promise<unknown> {
   const length = Number(c.req.header("content-length") ?? "0");
   if (length > limit) {
-    throw new CueportError("PAYLOAD_TOO_LARGE", `Body too large: over ${limit} bytes`);
+    return Promise.reject(
+      new CueportError("PAYLOAD_TOO_LARGE", `Body too large: over ${limit} bytes`),
+    );
   }
-  const text = await c.req.raw.text();
-  if (text.length > limit) {
-    throw new CueportError("PAYLOAD_TOO_LARGE", `Body too large: over ${limit} bytes`);
-  }
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new CueportError("INVALID_MESSAGE", "Invalid body: not valid JSON", { field: "body" });
-  }
+  return c.req.raw.text().then((text) => {
+    if (text.length > limit) {
+      throw new CueportError("PAYLOAD_TOO_LARGE", `Body too large: over ${limit} bytes`);
+    }
+    if (text.trim() === "") return {};
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new CueportError("INVALID_MESSAGE", "Invalid body: not valid JSON", { field: "body" });
+    }
+  });
 }
 
 /**
