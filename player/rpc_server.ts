@@ -2,7 +2,8 @@
  * The player's side of the protocol: answers requests one at a time, in
  * order, and writes the state updates a request caused before its response.
  * Updates from the clock (clip ends, cues, position reports) are sent as
- * they happen, batched per microtask.
+ * they happen, batched per microtask. A batch is coalesced: an update a later
+ * one supersedes is left out (`protocol/coalesce.ts`).
  * @module
  */
 import {
@@ -26,6 +27,7 @@ import {
   type PairingShowParams,
   PLAYER_PROTOCOL_VERSION,
 } from "../protocol/methods.ts";
+import { coalesceUpdates } from "../protocol/coalesce.ts";
 import type { StateUpdate } from "../protocol/state.ts";
 import type { EditApplyParams } from "../protocol/edits/mod.ts";
 import type { Transport } from "../protocol/transport.ts";
@@ -67,7 +69,7 @@ export function servePlayer(
 
   const takeOutbox = (): RpcMessage[] => {
     if (!isInitialized || outbox.length === 0) return [];
-    const batch = outbox;
+    const batch = coalesceUpdates(outbox);
     outbox = [];
     return [notification(batch)];
   };

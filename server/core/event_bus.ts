@@ -1,29 +1,19 @@
 /**
  * The coalescing event bus the transports subscribe to. Updates published
- * within one window go out as one batch; an update that supersedes an
- * earlier one in the same batch (same type, project, event and subject)
- * drops the earlier one and takes its own place at the end, so a value that
- * changed many times is sent once, with its latest value, and the batch
- * stays in the order of the latest changes. A `full` update supersedes
- * everything before it.
+ * within one window go out as one batch, coalesced by the rule of
+ * `protocol/coalesce.ts`: an update that supersedes an earlier one drops it
+ * and takes its own place at the end, so a value that changed many times is
+ * sent once, with its latest value, and the batch stays in the order of the
+ * latest changes.
  * @module
  */
+import { coalesceKey } from "../../protocol/coalesce.ts";
 import type { StateUpdate } from "../../protocol/state.ts";
 
 /** A batch delivered to subscribers, numbered from 1 with no gaps. */
 export interface UpdateBatch {
   seq: number;
   updates: readonly StateUpdate[];
-}
-
-/** The key under which an update replaces an earlier one in the same batch. */
-export function coalesceKey(update: StateUpdate): string {
-  const d = update.data;
-  // Each project-edited update carries a patch of its own: none supersedes another.
-  const subject = d.clipID ?? d.controlID ?? d.songID ??
-    (d.event === "project-edited" ? d.revision : "");
-  const parameter = d.parameter ?? "";
-  return `${update.updateType}|${update.projectId ?? ""}|${d.event}|${subject}|${parameter}`;
 }
 
 /** Options of the bus. */
