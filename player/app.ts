@@ -9,7 +9,7 @@ import { RpcErrorCode } from "../protocol/jsonrpc.ts";
 import type { ActionOutcome } from "../protocol/methods.ts";
 import { type Preset, type Project } from "../protocol/model.ts";
 import type { AppState, Camera, Snapshot, StateUpdate } from "../protocol/state.ts";
-import { type ActionContext, type AppServices, runAction } from "./actions/mod.ts";
+import { type AppServices, runAction } from "./actions/mod.ts";
 import { listCameras } from "./cameras.ts";
 import type { Clock } from "./clock.ts";
 import { ProjectEngine } from "./engine/project_engine.ts";
@@ -113,23 +113,15 @@ export class PlayerApp implements AppServices {
   }
 
   /** Runs one normalized action against its project (or the active one). */
-  async runAction(action: NormalizedAction): Promise<ActionOutcome> {
+  runAction(action: NormalizedAction): Promise<ActionOutcome> {
     const projectId = action.projectId ?? this.#activeProjectId;
     const engine = projectId ? this.#engines.get(projectId) : undefined;
     if (action.projectId && !engine) {
-      throw new Refusal(`Project "${action.projectId}" does not exist`, RpcErrorCode.NOT_FOUND);
+      return Promise.reject(
+        new Refusal(`Project "${action.projectId}" does not exist`, RpcErrorCode.NOT_FOUND),
+      );
     }
-    const ctx: Omit<ActionContext, "params"> & { params: unknown } = {
-      get engine(): ProjectEngine {
-        if (!engine) throw new Refusal("No Project is open");
-        return engine;
-      },
-      hasEngine: engine !== undefined,
-      app: this,
-      params: action.params,
-      velocity: action.velocity ?? 127,
-    };
-    return await runAction(action.name, ctx);
+    return runAction(action, engine, this);
   }
 
   /** Applies a batch of edits (or undo/redo) as one step; see `Editor`. */

@@ -33,9 +33,16 @@ export function coalesceUpdates(updates: readonly StateUpdate[]): StateUpdate[] 
       break;
     }
   }
+  const keys: string[] = [];
   const last = new Map<string, number>();
-  for (let i = from; i < updates.length; i++) last.set(coalesceKey(updates[i]!), i);
-  if (last.size === updates.length - from && from === 0) return [...updates];
-  const kept = [...last.values()].sort((a, b) => a - b);
-  return kept.map((i) => updates[i]!);
+  for (let i = from; i < updates.length; i++) {
+    const key = coalesceKey(updates[i]!);
+    keys.push(key);
+    last.set(key, i);
+  }
+  const kept: StateUpdate[] = [];
+  for (let i = from; i < updates.length; i++) {
+    if (last.get(keys[i - from]!) === i) kept.push(updates[i]!);
+  }
+  return kept;
 }

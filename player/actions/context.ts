@@ -6,6 +6,7 @@ import type { ActionParams } from "../../protocol/actions.ts";
 import type { ActionOutcome } from "../../protocol/methods.ts";
 import type { AppState, Preset, Project, StateUpdate } from "../../protocol/mod.ts";
 import type { ProjectEngine } from "../engine/project_engine.ts";
+import { Refusal } from "../errors.ts";
 
 /** Application-level services an action may use. */
 export interface AppServices {
@@ -31,6 +32,30 @@ export interface ActionContext {
   params: ActionParams;
   /** 0-127; 127 when the request carried none. */
   velocity: number;
+}
+
+/** The context of one action run; `engine` refuses when no Project is open. */
+export class ActionRun implements ActionContext {
+  readonly #engine: ProjectEngine | undefined;
+
+  /** The run of one action with validated `params` on `engine`, if a Project is open. */
+  constructor(
+    engine: ProjectEngine | undefined,
+    readonly app: AppServices,
+    public params: ActionParams,
+    readonly velocity: number,
+  ) {
+    this.#engine = engine;
+  }
+
+  get engine(): ProjectEngine {
+    if (!this.#engine) throw new Refusal("No Project is open");
+    return this.#engine;
+  }
+
+  get hasEngine(): boolean {
+    return this.#engine !== undefined;
+  }
 }
 
 /** An action handler. */

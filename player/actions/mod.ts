@@ -2,11 +2,12 @@
  * Every action handler of the catalog, and the one entry that runs them.
  * @module
  */
-import { ACTIONS, normalizedParamsSchema } from "../../protocol/actions.ts";
+import { ACTIONS, type NormalizedAction, normalizedParamsSchema } from "../../protocol/actions.ts";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import type { ActionOutcome } from "../../protocol/methods.ts";
 import { Refusal } from "../errors.ts";
-import type { ActionContext, ActionHandler } from "./context.ts";
+import { type ActionHandler, ActionRun, type AppServices } from "./context.ts";
+import type { ProjectEngine } from "../engine/project_engine.ts";
 import { navigationActions } from "./navigation.ts";
 import { playbackActions } from "./playback.ts";
 import { seekControlActions } from "./seek_control.ts";
@@ -26,16 +27,19 @@ for (const spec of ACTIONS) {
 }
 
 /**
- * Validates normalized params against the catalog and runs the action.
+ * Validates normalized params against the catalog and runs the action on
+ * `engine` (the target Project's; none when no Project is open).
  * @throws {Refusal} when the rules refuse it; INVALID_PARAMS for bad params
  */
 export async function runAction(
-  name: string,
-  ctx: Omit<ActionContext, "params"> & { params: unknown },
+  action: Pick<NormalizedAction, "name" | "params" | "velocity">,
+  engine: ProjectEngine | undefined,
+  app: AppServices,
 ): Promise<ActionOutcome> {
+  const { name } = action;
   const handler = HANDLERS[name];
   if (!handler) throw new Refusal(`Unknown action "${name}"`, RpcErrorCode.METHOD_NOT_FOUND);
-  const parsed = normalizedParamsSchema(name).safeParse(ctx.params ?? {});
+  const parsed = normalizedParamsSchema(name).safeParse(action.params ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new Refusal(
@@ -43,12 +47,9 @@ export async function runAction(
       RpcErrorCode.INVALID_PARAMS,
     );
   }
-  // The caller's fresh context takes the parsed params (a copy would read its getters).
-  const context = ctx as ActionContext;
-  context.params = parsed.data;
   try {
-    return await handler(context);
+    return await handler(new ActionRun(engine, app, parsed.data, action.velocity ?? 127));
   } finally {
-    if (ctx.hasEngine) ctx.engine.settle();
+    engine?.settle();
   }
 }

@@ -192,12 +192,13 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
       }
       return run(c, address);
     });
+    const hasParams = route.path.includes(":");
     const run = (c: Context, address: string): Response | Promise<Response> => {
       const input = {
         auth: options.auth,
         address,
         core,
-        params: c.req.param(),
+        params: hasParams ? c.req.param() : {},
         query: route.query ? c.req.query() : {},
         body: undefined as unknown,
       };

@@ -275,10 +275,8 @@ export function routeTable(facts: HealthFacts): RouteSpec[] {
       auth: true,
       body: ActionBody,
       response: ActionResultView,
-      handle: async ({ core, body }) => ({
-        ok: true,
-        ...(await core.runAction(body as Record<string, unknown>)),
-      }),
+      handle: ({ core, body }) =>
+        core.runAction(body as Record<string, unknown>).then((result) => ({ ok: true, ...result })),
     },
     {
       method: "POST",
