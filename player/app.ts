@@ -114,12 +114,23 @@ export class PlayerApp implements AppServices {
 
   /** Runs one normalized action against its project (or the active one). */
   runAction(action: NormalizedAction): Promise<ActionOutcome> {
+    try {
+      return Promise.resolve(this.runActionNow(action));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * `runAction` for the protocol server: a synchronous action's outcome comes
+   * back at once, one that writes the Project as a promise.
+   * @throws {Refusal} when the action is refused or its Project does not exist
+   */
+  runActionNow(action: NormalizedAction): ActionOutcome | Promise<ActionOutcome> {
     const projectId = action.projectId ?? this.#activeProjectId;
     const engine = projectId ? this.#engines.get(projectId) : undefined;
     if (action.projectId && !engine) {
-      return Promise.reject(
-        new Refusal(`Project "${action.projectId}" does not exist`, RpcErrorCode.NOT_FOUND),
-      );
+      throw new Refusal(`Project "${action.projectId}" does not exist`, RpcErrorCode.NOT_FOUND);
     }
     return runAction(action, engine, this);
   }

@@ -55,7 +55,7 @@ export function servePlayer(
   let isInitialized = false;
   let isHandling = false;
   let isFlushQueued = false;
-  let queue: Promise<void> = Promise.resolve();
+  let isAnswerFlushQueued = false;
   /** Messages ready to write, in order. */
   let outgoing: RpcMessage[] = [];
   /** Requests read but not yet answered. */
@@ -121,7 +121,7 @@ export function servePlayer(
       return result;
     },
     [Method.STATE_GET]: () => app.snapshot(),
-    [Method.ACTION_RUN]: (params) => app.runAction(params as ActionRunParams),
+    [Method.ACTION_RUN]: (params) => app.runActionNow(params as ActionRunParams),
     [Method.EDIT_APPLY]: (params) => app.applyEdits(params as EditApplyParams),
     [Method.PROJECTS_RELOAD]: () => app.reload(),
     [Method.CLOCK_ADVANCE]: (params) => {
@@ -154,9 +154,33 @@ export function servePlayer(
     },
   };
 
-  const handle = async (request: RpcRequest): Promise<void> => {
+  const answer = (request: RpcRequest, response: RpcResponse): void => {
+    isHandling = false;
+    outgoing.push(response);
+    unanswered--;
+    if (request.method === Method.SHUTDOWN) {
+      void flush().then(() => transport.close()).then(() => options.onShutdown?.());
+    } else if (outgoing.length >= 256) {
+      void flush();
+    } else if (unanswered === 0 && !isAnswerFlushQueued) {
+      // After the rest of the chunk just read: its requests are answered in the same write.
+      isAnswerFlushQueued = true;
+      queueMicrotask(() => {
+        isAnswerFlushQueued = false;
+        if (unanswered === 0) void flush();
+      });
+    }
+  };
+  const fail = (request: RpcRequest, error: unknown): RpcResponse => ({
+    jsonrpc: "2.0",
+    id: request.id,
+    error: toErrorObject(error),
+  });
+
+  /** Runs one request; a promise while an asynchronous handler runs, else undefined. */
+  const run = (request: RpcRequest): Promise<void> | undefined => {
     isHandling = true;
-    let response: RpcResponse;
+    let result: unknown;
     try {
       const handler = handlers[request.method];
       if (!handler) {
@@ -165,26 +189,49 @@ export function servePlayer(
       if (!isInitialized && request.method !== Method.INITIALIZE) {
         throw new RpcError(RpcErrorCode.INVALID_REQUEST, "Call initialize first");
       }
-      response = { jsonrpc: "2.0", id: request.id, result: await handler(request.params) };
+      result = handler(request.params);
     } catch (error) {
-      response = { jsonrpc: "2.0", id: request.id, error: toErrorObject(error) };
-    } finally {
-      isHandling = false;
+      answer(request, fail(request, error));
+      return undefined;
     }
-    outgoing.push(response);
-    unanswered--;
-    if (unanswered === 0 || outgoing.length >= 256) await flush();
-    if (request.method === Method.SHUTDOWN) {
-      await flush();
-      await transport.close();
-      options.onShutdown?.();
+    if (!(result instanceof Promise)) {
+      answer(request, { jsonrpc: "2.0", id: request.id, result });
+      return undefined;
     }
+    return result.then(
+      (value) => answer(request, { jsonrpc: "2.0", id: request.id, result: value }),
+      (error) => answer(request, fail(request, error)),
+    );
   };
+
+  // Requests run one at a time, in order: synchronous ones as they are read,
+  // later ones wait while an asynchronous one (a Project write) runs.
+  const backlog: RpcRequest[] = [];
+  let isWaiting = false;
+  const idleWaiters: Array<() => void> = [];
+  const pump = (): void => {
+    while (!isWaiting && backlog.length > 0) {
+      const waiting = run(backlog.shift()!);
+      if (waiting) {
+        isWaiting = true;
+        void waiting.then(() => {
+          isWaiting = false;
+          pump();
+        });
+      }
+    }
+    if (!isWaiting) { for (const resolve of idleWaiters.splice(0)) resolve(); }
+  };
+  /** Resolves once every request read so far has been answered. */
+  const whenIdle = (): Promise<void> =>
+    isWaiting ? new Promise((resolve) => idleWaiters.push(resolve)) : Promise.resolve();
 
   transport.onmessage = (message) => {
     if (!isRequest(message)) return; // the server sends no notifications or responses
     unanswered++;
-    queue = queue.then(() => handle(message));
+    backlog.push(message);
+    if (isWaiting) return;
+    pump();
   };
   transport.onerror = (error) => {
     void transport.send({
@@ -194,7 +241,7 @@ export function servePlayer(
     }).catch(() => {});
   };
   // Requests read before the input ended are still answered.
-  return transport.start().then(() => queue);
+  return transport.start().then(whenIdle).then(flush);
 }
 
 function toErrorObject(error: unknown) {

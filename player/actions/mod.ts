@@ -28,14 +28,16 @@ for (const spec of ACTIONS) {
 
 /**
  * Validates normalized params against the catalog and runs the action on
- * `engine` (the target Project's; none when no Project is open).
+ * `engine` (the target Project's; none when no Project is open). A
+ * synchronous action is answered without a promise; one that writes the
+ * Project answers with one.
  * @throws {Refusal} when the rules refuse it; INVALID_PARAMS for bad params
  */
-export async function runAction(
+export function runAction(
   action: Pick<NormalizedAction, "name" | "params" | "velocity">,
   engine: ProjectEngine | undefined,
   app: AppServices,
-): Promise<ActionOutcome> {
+): ActionOutcome | Promise<ActionOutcome> {
   const { name } = action;
   const handler = HANDLERS[name];
   if (!handler) throw new Refusal(`Unknown action "${name}"`, RpcErrorCode.METHOD_NOT_FOUND);
@@ -47,9 +49,14 @@ export async function runAction(
       RpcErrorCode.INVALID_PARAMS,
     );
   }
+  let outcome: ActionOutcome | Promise<ActionOutcome>;
   try {
-    return await handler(new ActionRun(engine, app, parsed.data, action.velocity ?? 127));
-  } finally {
+    outcome = handler(new ActionRun(engine, app, parsed.data, action.velocity ?? 127));
+  } catch (error) {
     engine?.settle();
+    throw error;
   }
+  if (outcome instanceof Promise) return outcome.finally(() => engine?.settle());
+  engine?.settle();
+  return outcome;
 }

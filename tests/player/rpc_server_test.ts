@@ -114,6 +114,26 @@ Deno.test("player answers a burst with one coalesced notification of its updates
   }
 });
 
+Deno.test("player runs requests in order: one that writes the Project holds those read after it", async () => {
+  const p = await connect();
+  try {
+    await p.call("initialize", { protocolVersion: "1.0", client: { name: "t", version: "0" } });
+    const before = p.seen.length;
+    const action = (name: string, params: Record<string, unknown>) =>
+      p.call("action.run", { name, params, projectId: null });
+    // One burst: the first waits for its Project write, the second is synchronous.
+    const [direction, control] = await Promise.all([
+      action("CLIP_DIRECTION", { clipID: "c1", direction: "backward" }),
+      action("SET_CONTROL", { controlID: "B", value: 0.4 }),
+    ]);
+    assert.ok("result" in direction! && "result" in control!);
+    const answers = p.seen.slice(before).filter((m) => "id" in m).map((m) => m.id);
+    assert.deepEqual(answers, [direction.id, control.id]);
+  } finally {
+    await p.close();
+  }
+});
+
 Deno.test("player answers unknown methods and refused actions with JSON-RPC errors", async () => {
   const p = await connect();
   try {
