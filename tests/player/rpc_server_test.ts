@@ -37,6 +37,13 @@ async function connect() {
   return { call, seen, clock, close };
 }
 
+/** A player past the handshake. */
+async function connectInitialized() {
+  const p = await connect();
+  await p.call("initialize", { protocolVersion: "1.0", client: { name: "t", version: "0" } });
+  return p;
+}
+
 Deno.test("player answers nothing but initialize before the handshake, and checks the version", async () => {
   const p = await connect();
   try {
@@ -58,9 +65,8 @@ Deno.test("player answers nothing but initialize before the handshake, and check
 });
 
 Deno.test("player writes the notifications a request caused before its response", async () => {
-  const p = await connect();
+  const p = await connectInitialized();
   try {
-    await p.call("initialize", { protocolVersion: "1.0", client: { name: "t", version: "0" } });
     const before = p.seen.length;
     await p.call("action.run", { name: "PLAY_CLIP_IN", params: { clipID: "c1" }, projectId: null });
     const after = p.seen.slice(before);
@@ -88,9 +94,8 @@ Deno.test("player writes the notifications a request caused before its response"
 });
 
 Deno.test("player answers a burst with one coalesced notification of its updates, then the answers", async () => {
-  const p = await connect();
+  const p = await connectInitialized();
   try {
-    await p.call("initialize", { protocolVersion: "1.0", client: { name: "t", version: "0" } });
     const before = p.seen.length;
     const run = (value: number) =>
       p.call("action.run", {
@@ -115,9 +120,8 @@ Deno.test("player answers a burst with one coalesced notification of its updates
 });
 
 Deno.test("player runs requests in order: one that writes the Project holds those read after it", async () => {
-  const p = await connect();
+  const p = await connectInitialized();
   try {
-    await p.call("initialize", { protocolVersion: "1.0", client: { name: "t", version: "0" } });
     const before = p.seen.length;
     const action = (name: string, params: Record<string, unknown>) =>
       p.call("action.run", { name, params, projectId: null });
@@ -135,9 +139,8 @@ Deno.test("player runs requests in order: one that writes the Project holds thos
 });
 
 Deno.test("player answers unknown methods and refused actions with JSON-RPC errors", async () => {
-  const p = await connect();
+  const p = await connectInitialized();
   try {
-    await p.call("initialize", { protocolVersion: "1.0", client: { name: "t", version: "0" } });
     const unknown = await p.call("nope") as { error: { code: number } };
     assert.equal(unknown.error.code, -32601);
     const refused = await p.call("action.run", {
@@ -154,9 +157,8 @@ Deno.test("player answers unknown methods and refused actions with JSON-RPC erro
 });
 
 Deno.test("player answers approval requests from its setting and accepts pairing codes to show", async () => {
-  const p = await connect();
+  const p = await connectInitialized();
   try {
-    await p.call("initialize", { protocolVersion: "1.0", client: { name: "t", version: "0" } });
     const approval = await p.call("approval.request", {
       requestId: "ap-1",
       address: "127.0.0.1",
