@@ -28,6 +28,7 @@ import { type EditDraft, type EditHandler, isTaken, newId } from "./draft.ts";
 import { importMedia } from "./file_import.ts";
 import { FX_HANDLERS } from "./fx_edits.ts";
 import { type History, type HistoryEntry, loadHistory, saveHistory } from "./history.ts";
+import { orphanedMedia } from "./orphans.ts";
 import { PROJECT_HANDLERS } from "./project_edits.ts";
 import { SONG_HANDLERS } from "./song_edits.ts";
 
@@ -242,14 +243,18 @@ export class Editor {
     if (patch.presets) await this.#host.store.saveUserPresets(after.presets);
     await this.#host.store.saveProject(project);
     // The edit is on disk now: a history that cannot be written costs undo, not the edit.
-    await this.#saveHistory(project.id, {
-      ...nextHistory(history),
-      projectRevision: project.revision,
-    });
+    const next = { ...nextHistory(history), projectRevision: project.revision };
+    await this.#saveHistory(project.id, next);
     engine.setProject(project);
     if (patch.presets) this.#host.setUserPresets(after.presets);
     this.#report(project, patch, edits);
     if (patch.presets) this.#host.presetsChanged(patch);
+    const dir = this.#host.store.projectDir(project.id);
+    for (const path of orphanedMedia(history, next, project)) {
+      await Deno.remove(`${dir}/${path}`).catch((error) =>
+        this.#host.log(`Project "${project.id}": cannot delete ${path}: ${error.message}`)
+      );
+    }
   }
 
   /**
