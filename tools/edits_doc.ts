@@ -102,6 +102,27 @@ function paramRows(spec: EditSpec): string[] {
     : ["No parameters."];
 }
 
+/**
+ * The doc with every id this run created replaced by one derived from its
+ * kind and order of appearance (`song-` and 8 hex digits, like a real one),
+ * so that regenerating the doc changes only what the answers changed.
+ */
+async function withStableIds(doc: string, answers: unknown[]): Promise<string> {
+  // New ids are the kind and 8 hex digits (`newId`); the demo's are words.
+  const ids = answers.flatMap((answer) =>
+    [...JSON.stringify(answer).matchAll(/\b[a-z]+-[0-9a-f]{8}\b/g)].map((m) => m[0])
+  );
+  const perKind = new Map<string, number>();
+  for (const id of new Set(ids)) {
+    const kind = id.slice(0, id.lastIndexOf("-"));
+    const n = (perKind.get(kind) ?? 0) + 1;
+    perKind.set(kind, n);
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${kind}#${n}`));
+    doc = doc.replaceAll(id, `${kind}-${new Uint8Array(digest).slice(0, 4).toHex()}`);
+  }
+  return doc;
+}
+
 if (import.meta.main) {
   const svc = await startTestService({}, { demo: true }); // the tests' service, on the demo
   const work = await Deno.makeTempDir();
@@ -120,6 +141,7 @@ if (import.meta.main) {
       JSON.stringify(body)
     }'`;
   const sections: string[] = [];
+  const sectionAnswers: unknown[] = [];
   let group = "";
   for (const spec of EDITS) {
     if (spec.group !== group) {
@@ -130,6 +152,7 @@ if (import.meta.main) {
     for (const [token, id] of created) text = text.replaceAll(token, id);
     const command = curl({ name: spec.name, params: JSON.parse(text) });
     const answer = await run(command);
+    sectionAnswers.push(answer);
     for (const [key, id] of Object.entries(answer.edits?.[0]?.created ?? {})) {
       created.set(`$${key}`, id as string);
     }
@@ -201,6 +224,10 @@ if (import.meta.main) {
         "```",
       ].join("\n"),
     );
-  await Deno.writeTextFile(new URL("../docs/edits.md", import.meta.url), doc);
+  const answers = [...sectionAnswers, batchAnswer, uploadAnswer, rawAnswer, refusedAnswer];
+  await Deno.writeTextFile(
+    new URL("../docs/edits.md", import.meta.url),
+    await withStableIds(doc, answers),
+  );
   console.log("docs/edits.md written");
 }
