@@ -11,7 +11,11 @@ const Port = z.coerce.number().int().min(0).max(65535);
 /** Every setting, with its default. */
 export const Settings = z.object({
   dataDir: z.string().min(1),
-  host: z.string().min(1).default("0.0.0.0"),
+  /** Addresses to bind; the default serves IPv4 and IPv6 on every interface. */
+  host: z.preprocess(
+    (v) => typeof v === "string" ? v.split(",").map((h) => h.trim()).filter(Boolean) : v,
+    z.array(z.string().min(1)).min(1),
+  ).default(["::", "0.0.0.0"]),
   httpPort: Port.default(17736),
   wsPort: Port.default(17734),
   oscPort: Port.default(17735),
@@ -53,6 +57,26 @@ export const Settings = z.object({
   historyLimit: z.coerce.number().int().min(1).max(10_000).default(100),
   /** Largest upload accepted, bytes. */
   maxUploadBytes: z.coerce.number().int().positive().default(2 * 1024 ** 3),
+  /** Open connections per port (HTTP, WebSocket) for remote clients. */
+  maxConnections: z.coerce.number().int().positive().default(512),
+  /** Open connections per remote address and port. */
+  maxConnectionsPerAddress: z.coerce.number().int().positive().default(64),
+  /** Connections per port kept for local clients once remote ones fill `maxConnections`. */
+  localConnectionReserve: z.coerce.number().int().min(1).default(64),
+  /** Deadline to read a request's headers (and a JSON body after them), ms. */
+  headerTimeoutMs: z.coerce.number().int().positive().default(10_000),
+  /** An idle keep-alive connection is closed after this long, ms. */
+  keepAliveTimeoutMs: z.coerce.number().int().positive().default(15_000),
+  /** An upload that sends no byte for this long is ended (408), ms. */
+  uploadIdleTimeoutMs: z.coerce.number().int().positive().default(30_000),
+  /** Largest JSON body of an authenticated (or local) request, bytes. */
+  maxBodyBytes: z.coerce.number().int().positive().default(1024 * 1024),
+  /** Largest body of a remote request without a valid token (a pairing request is tiny), bytes. */
+  maxUnauthenticatedBodyBytes: z.coerce.number().int().positive().default(16 * 1024),
+  /** A WebSocket client must authenticate within this long, ms. */
+  wsAuthTimeoutMs: z.coerce.number().int().positive().default(10_000),
+  /** Unsent bytes allowed to a WebSocket client that has not authenticated. */
+  wsUnauthenticatedMaxBufferedBytes: z.coerce.number().int().positive().default(64 * 1024),
 });
 /** Every setting, with its default. */
 export type Settings = z.infer<typeof Settings>;
@@ -85,6 +109,19 @@ const FLAGS = {
   "history-limit": { type: "string", setting: "historyLimit" },
   "max-upload": { type: "string", setting: "maxUploadBytes" },
   "http-burst": { type: "string", setting: "httpBurst" },
+  "max-connections": { type: "string", setting: "maxConnections" },
+  "max-connections-per-address": { type: "string", setting: "maxConnectionsPerAddress" },
+  "local-connection-reserve": { type: "string", setting: "localConnectionReserve" },
+  "header-timeout": { type: "string", setting: "headerTimeoutMs" },
+  "keep-alive-timeout": { type: "string", setting: "keepAliveTimeoutMs" },
+  "upload-idle-timeout": { type: "string", setting: "uploadIdleTimeoutMs" },
+  "max-body": { type: "string", setting: "maxBodyBytes" },
+  "max-unauthenticated-body": { type: "string", setting: "maxUnauthenticatedBodyBytes" },
+  "ws-auth-timeout": { type: "string", setting: "wsAuthTimeoutMs" },
+  "ws-unauthenticated-max-buffered": {
+    type: "string",
+    setting: "wsUnauthenticatedMaxBufferedBytes",
+  },
 } as const;
 
 /** Environment variable for each setting: `CUEPORT_` and the name in upper snake case. */
@@ -100,7 +137,7 @@ export const SERVE_USAGE = `Usage: cueport [serve] [options]
 Starts the Cueport service: HTTP on 17736, WebSocket on 17734, OSC on UDP 17735.
 Options (each also CUEPORT_<NAME> in the environment, or a key of the --config file):
   --data-dir DIR           projects and settings (default: the user data dir)
-  --host ADDR              interface to bind (default 0.0.0.0, all interfaces)
+  --host LIST              addresses to bind, comma-separated (default ::,0.0.0.0: IPv6 and IPv4)
   --http-port N            HTTP port (default 17736; 0 picks a free port)
   --ws-port N              WebSocket port (default 17734; 0 picks a free port)
   --osc-port N             OSC UDP port (default 17735; 0 picks a free port)
@@ -123,6 +160,16 @@ Options (each also CUEPORT_<NAME> in the environment, or a key of the --config f
   --approval MODE          local WebSocket clients without credentials: approve (default), deny, wait
   --history-limit N        undo steps kept per Project (default 100)
   --max-upload BYTES       largest media upload (default 2147483648, 2 GiB)
+  --max-connections N      open connections per port for remote clients (512)
+  --max-connections-per-address N  open connections per remote address and port (64)
+  --local-connection-reserve N     connections per port kept for local clients (64)
+  --header-timeout MS      deadline to read a request's headers and JSON body (10000)
+  --keep-alive-timeout MS  close an idle keep-alive connection after this long (15000)
+  --upload-idle-timeout MS end an upload that sends nothing for this long (30000)
+  --max-body BYTES         largest JSON body (1048576)
+  --max-unauthenticated-body BYTES  largest body of a remote request without a token (16384)
+  --ws-auth-timeout MS     a WebSocket client must authenticate within this long (10000)
+  --ws-unauthenticated-max-buffered BYTES  unsent bytes allowed before auth (65536)
   --virtual-clock          run the player on a virtual clock (tests only)
   --help                   show this help`;
 

@@ -58,7 +58,7 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
   supervisor.start();
 
   const abort = new AbortController();
-  const serveOptions = { hostname: settings.host, signal: abort.signal, onListen: () => {} };
+  const serveOptions = { hostname: settings.host[0]!, signal: abort.signal, onListen: () => {} };
   const ports = { http: 0, ws: 0, osc: 0 };
   const auth = await openAuth(
     settings.dataDir,
@@ -113,7 +113,7 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
   );
   const osc = Deno.listenDatagram({
     transport: "udp",
-    hostname: settings.host,
+    hostname: settings.host[0]!,
     port: settings.oscPort,
   });
   const oscDone = drainOsc(osc, (m) => log("debug", m));

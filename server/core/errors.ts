@@ -19,6 +19,8 @@ export const ErrorCode = {
   ORIGIN_NOT_ALLOWED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  /** A client too slow to send its request or upload (see the timeouts in docs/security.md). */
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   /** A media file whose bytes are no format the player supports. */
   UNSUPPORTED_MEDIA: 415,
@@ -28,6 +30,8 @@ export const ErrorCode = {
   INITIALIZATION_FAILED: 500,
   CONNECTION_FAILED: 502,
   NOT_READY: 503,
+  /** A connection budget is full (see docs/security.md); retry later. */
+  TOO_MANY_CONNECTIONS: 503,
   TIMEOUT: 504,
 } as const;
 

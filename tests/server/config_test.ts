@@ -13,7 +13,7 @@ Deno.test("loadSettings() gives the spec's ports by default", async () => {
       loaded.settings.oscPort,
       loaded.settings.host,
     ],
-    [17736, 17734, 17735, "0.0.0.0"],
+    [17736, 17734, 17735, ["::", "0.0.0.0"]],
   );
 });
 
