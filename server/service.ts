@@ -15,6 +15,8 @@ import { machineHosts } from "./auth/hosts.ts";
 import { RateLimiter } from "./auth/rate_limit.ts";
 import { openAuth } from "./auth/service.ts";
 import { SocketServer } from "./socket/mod.ts";
+import { isLocalAddress } from "./auth/mod.ts";
+import { ConnectionServer, listenDatagrams, type PeerHandler } from "./net/mod.ts";
 
 /** The service version (also the app version reported by the API). */
 export const VERSION = "0.1.0";
@@ -57,8 +59,6 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
   };
   supervisor.start();
 
-  const abort = new AbortController();
-  const serveOptions = { hostname: settings.host[0]!, signal: abort.signal, onListen: () => {} };
   const ports = { http: 0, ws: 0, osc: 0 };
   const auth = await openAuth(
     settings.dataDir,
@@ -84,9 +84,28 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
     ports: () => ports,
     corsOrigins: settings.corsOrigins,
     maxUploadBytes: settings.maxUploadBytes,
+    maxBodyBytes: settings.maxBodyBytes,
+    maxUnauthenticatedBodyBytes: settings.maxUnauthenticatedBodyBytes,
     log: (m) => log("error", m),
   });
-  const http = Deno.serve({ ...serveOptions, port: settings.httpPort }, handleHttp);
+  const limits = {
+    maxConnections: settings.maxConnections,
+    maxConnectionsPerAddress: settings.maxConnectionsPerAddress,
+    localReserve: settings.localConnectionReserve,
+    headerTimeoutMs: settings.headerTimeoutMs,
+    keepAliveTimeoutMs: settings.keepAliveTimeoutMs,
+  };
+  const listen = (name: string, port: number, handler: PeerHandler) =>
+    ConnectionServer.listen({
+      name,
+      hosts: settings.host,
+      port,
+      limits,
+      isLocal: isLocalAddress,
+      handler,
+      log,
+    });
+  const http = listen("HTTP", settings.httpPort, handleHttp);
   const sockets = new SocketServer(core, {
     authenticator: auth.authenticator,
     hosts,
@@ -107,21 +126,15 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
       expiresAt: new Date(expiresAt).toISOString(),
     })
       .catch(() => {}); // the code works whether or not the application shows it
-  const ws = Deno.serve(
-    { ...serveOptions, port: settings.wsPort },
-    (req, info) => sockets.handle(req, info),
-  );
-  const osc = Deno.listenDatagram({
-    transport: "udp",
-    hostname: settings.host[0]!,
-    port: settings.oscPort,
-  });
-  const oscDone = drainOsc(osc, (m) => log("debug", m));
+  const ws = listen("WebSocket", settings.wsPort, (req, peer) => sockets.handle(req, peer));
+  const osc = listenDatagrams(settings.host, settings.oscPort, (m) => log("debug", m));
+  const oscDone = Promise.all(osc.map((socket) => drainOsc(socket, (m) => log("debug", m))));
   Object.assign(ports, {
-    http: http.addr.port,
-    ws: ws.addr.port,
-    osc: (osc.addr as Deno.NetAddr).port,
+    http: http.port,
+    ws: ws.port,
+    osc: (osc[0]!.addr as Deno.NetAddr).port,
   });
+  log("debug", `Listening: HTTP ${http.addresses}, WebSocket ${ws.addresses}`);
 
   return {
     ports,
@@ -130,9 +143,8 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
     sockets,
     async shutdown() {
       sockets.close();
-      abort.abort();
-      osc.close();
-      await Promise.all([http.finished, ws.finished, oscDone]);
+      for (const socket of osc) socket.close();
+      await Promise.all([http.close(), ws.close(), oscDone]);
       await supervisor.stop();
       core.close();
     },

@@ -13,5 +13,9 @@ export function errorResponse(error: unknown, c: Context): Response {
     : new CueportError("SERVER_ERROR", "Internal server error");
   const retry = e.details?.retryAfterSeconds;
   if (typeof retry === "number") c.header("Retry-After", String(retry));
+  // The rest of a refused or stalled body is never read: the connection ends with the answer.
+  if (e.code === "PAYLOAD_TOO_LARGE" || e.code === "REQUEST_TIMEOUT") {
+    c.header("Connection", "close");
+  }
   return c.json(e.toJSON(), e.status as ContentfulStatusCode);
 }

@@ -16,10 +16,13 @@ import { infoView } from "./info.ts";
 import { openApiDocument } from "./openapi.ts";
 import { type RouteSpec, routeTable } from "./table.ts";
 import { editRoutes } from "./edit_routes.ts";
+import type { Peer } from "../net/mod.ts";
 
 /** What each request carries into the app: the peer's address, from the socket. */
 export interface HttpEnv {
   address: string;
+  /** The connection, where the request came through the service's listener. */
+  peer?: Pick<Peer, "readingBody">;
 }
 
 /** What the HTTP app needs besides the core. */
@@ -34,8 +37,10 @@ export interface HttpAppOptions {
   hosts: ReadonlySet<string>;
   /** Per-address limits for remote clients. */
   rateLimiter: RateLimiter;
-  /** Largest JSON body accepted, bytes. */
+  /** Largest JSON body accepted, bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /** Largest body of a remote request without a valid token, bytes (default 16 KiB). */
+  maxUnauthenticatedBodyBytes?: number;
   /** Largest upload accepted, bytes (default 2 GiB). */
   maxUploadBytes?: number;
   /** Where unexpected errors are logged with their stack. */
@@ -76,23 +81,66 @@ export function allRoutes(
   return all;
 }
 
-function readJsonBody(c: Context, limit: number): Promise<unknown> {
-  const length = Number(c.req.header("content-length") ?? "0");
-  if (length > limit) {
-    return Promise.reject(
-      new CueportError("PAYLOAD_TOO_LARGE", `Body too large: over ${limit} bytes`),
-    );
+function tooLarge(limit: number): CueportError {
+  return new CueportError("PAYLOAD_TOO_LARGE", `Body too large: over ${limit} bytes`, { limit });
+}
+
+/**
+ * A chunked body, read as it arrives and refused as soon as it passes
+ * `limit` (the rest is never read: the connection is closed).
+ */
+async function readChunkedText(body: ReadableStream<Uint8Array>, limit: number): Promise<string> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
   }
-  return c.req.raw.text().then((text) => {
-    if (text.length > limit) {
-      throw new CueportError("PAYLOAD_TOO_LARGE", `Body too large: over ${limit} bytes`);
-    }
-    if (text.trim() === "") return {};
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new CueportError("INVALID_MESSAGE", "Invalid body: not valid JSON", { field: "body" });
-    }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+function parseJsonBody(text: string): unknown {
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CueportError("INVALID_MESSAGE", "Invalid body: not valid JSON", { field: "body" });
+  }
+}
+
+/**
+ * The JSON body, at most `limit` bytes: a declared length over it is refused
+ * before reading, a chunked body as soon as it passes it. The connection's
+ * header deadline covers the read.
+ */
+function readJsonBody(c: Context, limit: number): Promise<unknown> {
+  const request = c.req.raw;
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) return Promise.reject(tooLarge(limit));
+  const peer = (c.env as HttpEnv | undefined)?.peer;
+  peer?.readingBody(true);
+  const text = declared !== null || request.body === null
+    ? request.text()
+    : readChunkedText(request.body, limit);
+  return text.then((t) => {
+    peer?.readingBody(false);
+    return parseJsonBody(t);
+  }, (error) => {
+    peer?.readingBody(false);
+    throw error;
   });
 }
 
@@ -133,7 +181,7 @@ function allowedMethods(routes: RouteSpec[], path: string): string[] {
 export function createHttpHandler(
   core: Core,
   options: HttpAppOptions,
-): (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> {
+): (request: Request, peer: Pick<Peer, "address" | "readingBody">) => Response | Promise<Response> {
   const app = createHttpApp(core, options);
   const handle = withCors<HttpEnv>((request, env) => app.fetch(request, env), {
     origins: options.corsOrigins,
@@ -141,9 +189,9 @@ export function createHttpHandler(
     headers: ["Content-Type", "Authorization"],
     maxAgeSeconds: 600,
   });
-  return (request, info) => {
-    // The peer's address, read once per request from the socket (never from headers).
-    const address = (info.remoteAddr as Deno.NetAddr).hostname;
+  return (request, peer) => {
+    // The peer's address, from the socket (never from headers).
+    const address = peer.address;
     try {
       if (!isLocalAddress(address)) options.rateLimiter.take(address);
       checkRequestOrigin(request, { hosts: options.hosts, origins: options.corsOrigins });
@@ -155,7 +203,7 @@ export function createHttpHandler(
         : {};
       return Response.json(e.toJSON(), { status: e.status, headers });
     }
-    return handle(request, { address });
+    return handle(request, { address, peer });
   };
 }
 
@@ -163,6 +211,7 @@ export function createHttpHandler(
 export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
   const routes = allRoutes(options);
   const limit = options.maxBodyBytes ?? 1024 * 1024;
+  const unauthenticatedLimit = Math.min(limit, options.maxUnauthenticatedBodyBytes ?? 16 * 1024);
   const app = new Hono();
   app.onError((error, c) => {
     if (!(error instanceof CueportError)) {
@@ -187,13 +236,14 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
         const scope = route.scope ?? (route.method === "GET" ? "view" : "control");
         return options.auth.authenticator.authenticate({ address, token }).then((grant) => {
           requireScope(grant, scope);
-          return run(c, address);
+          return run(c, address, limit);
         });
       }
-      return run(c, address);
+      // Before authentication a remote client gets a small body (pairing needs little).
+      return run(c, address, isLocal ? limit : unauthenticatedLimit);
     });
     const hasParams = route.path.includes(":");
-    const run = (c: Context, address: string): Response | Promise<Response> => {
+    const run = (c: Context, address: string, bodyLimit: number): Response | Promise<Response> => {
       const input = {
         auth: options.auth,
         address,
@@ -206,7 +256,7 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
         return Promise.resolve(route.handle({ ...input, request: c.req.raw })).then(jsonResponse);
       }
       if (route.method === "POST") {
-        return readJsonBody(c, limit).then((body) => route.handle({ ...input, body })).then(
+        return readJsonBody(c, bodyLimit).then((body) => route.handle({ ...input, body })).then(
           jsonResponse,
         );
       }

@@ -59,7 +59,7 @@ export class SocketServer {
   }
 
   /** The `Deno.serve` handler of the WebSocket port. */
-  handle(request: Request, info: Deno.ServeHandlerInfo): Response {
+  handle(request: Request, info: Pick<Deno.ServeHandlerInfo, "remoteAddr">): Response {
     const path = new URL(request.url).pathname;
     if (path !== "/v1" && path !== "/v1/") {
       return jsonError(

@@ -41,11 +41,22 @@ export interface ServiceProcess {
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
-/** Starts `main.ts` with `args` plus free ports and a temp data dir. */
-export async function startServiceProcess(args: string[] = []): Promise<ServiceProcess> {
+/**
+ * Starts `main.ts` with `args` plus free ports and a temp data dir;
+ * `openFilesLimit` runs it under that `ulimit -n`.
+ */
+export async function startServiceProcess(
+  args: string[] = [],
+  options: { openFilesLimit?: number } = {},
+): Promise<ServiceProcess> {
   const dataDir = await Deno.makeTempDir({ prefix: "cueport-svc-" });
-  const child = new Deno.Command(Deno.execPath(), {
+  const limit = options.openFilesLimit;
+  const [program, ...prefix] = limit === undefined
+    ? [Deno.execPath()]
+    : ["bash", "-c", `ulimit -n ${limit} && exec "$@"`, "bash", Deno.execPath()];
+  const child = new Deno.Command(program!, {
     args: [
+      ...prefix,
       "run",
       ...SERVICE_PERMISSIONS,
       MAIN,

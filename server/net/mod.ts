@@ -1,0 +1,15 @@
+/**
+ * The network edge shared by the HTTP and WebSocket ports: binding every
+ * host, the accept loop with connection budgets and deadlines, and peer
+ * addresses in plain form.
+ * @module
+ */
+export { normalizeAddress } from "./address.ts";
+export {
+  type ConnectionLimits,
+  ConnectionServer,
+  type ConnectionServerOptions,
+  type Peer,
+  type PeerHandler,
+} from "./connections.ts";
+export { listenDatagrams } from "./datagram.ts";

@@ -1,0 +1,217 @@
+import assert from "node:assert/strict";
+import net from "node:net";
+import { isLocalAddress } from "../../../server/auth/mod.ts";
+import {
+  type ConnectionLimits,
+  ConnectionServer,
+  type PeerHandler,
+} from "../../../server/net/mod.ts";
+import { serveOnConnection } from "../../../server/net/connections.ts";
+
+const LIMITS: ConnectionLimits = {
+  maxConnections: 4,
+  maxConnectionsPerAddress: 2,
+  localReserve: 2,
+  headerTimeoutMs: 5_000,
+  keepAliveTimeoutMs: 5_000,
+};
+
+function start(
+  limits: Partial<ConnectionLimits> = {},
+  handler: PeerHandler = (_req, peer) => Response.json({ address: peer.address }),
+  hosts = ["127.0.0.1"],
+): ConnectionServer {
+  return ConnectionServer.listen({
+    name: "test",
+    hosts,
+    port: 0,
+    limits: { ...LIMITS, ...limits },
+    isLocal: isLocalAddress,
+    handler,
+    log: () => {},
+  });
+}
+
+/** A raw TCP client: everything it receives, and when the server closes it. */
+class Raw {
+  received = "";
+  closed: Promise<void>;
+  sock: net.Socket;
+  constructor(port: number, localAddress?: string, host = "127.0.0.1") {
+    this.sock = net.connect({ host, port, ...(localAddress ? { localAddress } : {}) });
+    this.sock.on("data", (d) => (this.received += d.toString()));
+    this.sock.on("error", () => {});
+    this.closed = new Promise((resolve) => this.sock.on("close", () => resolve()));
+  }
+  connected(): Promise<void> {
+    return new Promise((resolve) => this.sock.once("connect", () => resolve()));
+  }
+  send(text: string): void {
+    this.sock.write(text);
+  }
+  /** Resolves once `text` has been received. */
+  async waitFor(text: string): Promise<void> {
+    while (!this.received.includes(text)) {
+      await new Promise((resolve) => this.sock.once("data", resolve).once("close", resolve));
+      if (this.sock.destroyed && !this.received.includes(text)) {
+        throw new Error(`closed before "${text}": ${this.received}`);
+      }
+    }
+  }
+  destroy(): void {
+    this.sock.destroy();
+  }
+}
+
+const GET = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+
+Deno.test("serveOnConnection() finds Deno's per-connection HTTP server (a Deno upgrade that drops it fails here)", () => {
+  assert.equal(typeof serveOnConnection(), "function");
+});
+
+Deno.test("ConnectionServer refuses a remote address over its budget with 503 TOO_MANY_CONNECTIONS and serves the others", async () => {
+  const server = start();
+  const open: Raw[] = [];
+  try {
+    for (let i = 0; i < 2; i++) {
+      const c = new Raw(server.port, "127.0.0.2");
+      await c.connected();
+      open.push(c);
+    }
+    const third = new Raw(server.port, "127.0.0.2");
+    await third.closed;
+    assert.match(third.received, /^HTTP\/1.1 503/);
+    assert.match(third.received, /"code":"TOO_MANY_CONNECTIONS"/);
+    assert.match(third.received, /retry-after: 1/i);
+    // Another remote address is still admitted, and sees its own address.
+    const other = new Raw(server.port, "127.0.0.3");
+    other.send(GET);
+    await other.waitFor('"address":"127.0.0.3"');
+    other.destroy();
+    assert.equal(server.refused, 1);
+  } finally {
+    open.forEach((c) => c.destroy());
+    await server.close();
+  }
+});
+
+Deno.test("ConnectionServer keeps a reserve for local clients once remote ones fill the port", async () => {
+  const server = start({ maxConnectionsPerAddress: 4 });
+  const open: Raw[] = [];
+  try {
+    for (let i = 0; i < 4; i++) {
+      const c = new Raw(server.port, "127.0.0.2");
+      await c.connected();
+      open.push(c);
+    }
+    const remote = new Raw(server.port, "127.0.0.4");
+    await remote.closed;
+    assert.match(remote.received, /^HTTP\/1.1 503/);
+    // Local clients get the reserve: two more connections, served.
+    for (let i = 0; i < 2; i++) {
+      const local = new Raw(server.port);
+      local.send(GET);
+      await local.waitFor('"address":"127.0.0.1"');
+      open.push(local);
+    }
+    const beyond = new Raw(server.port);
+    await beyond.closed;
+    assert.match(beyond.received, /^HTTP\/1.1 503/);
+    assert.deepEqual(server.counts, { open: 6, remote: 4 });
+  } finally {
+    open.forEach((c) => c.destroy());
+    await server.close();
+  }
+});
+
+Deno.test("ConnectionServer closes a connection that does not finish its headers in time, and frees its slot", async () => {
+  const server = start({ headerTimeoutMs: 100 });
+  try {
+    const slow = new Raw(server.port, "127.0.0.2");
+    slow.send("GET / HTTP/1.1\r\nHost: x\r\n"); // never ends the headers
+    await slow.closed;
+    assert.equal(slow.received, "");
+    while (server.counts.open > 0) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(server.counts, { open: 0, remote: 0 });
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("ConnectionServer closes a keep-alive connection idle past its timeout, not one whose handler is busy", async () => {
+  let release = () => {};
+  const busy = new Promise<void>((resolve) => (release = resolve));
+  const server = start(
+    { headerTimeoutMs: 100, keepAliveTimeoutMs: 100 },
+    async (req) => {
+      if (new URL(req.url).pathname === "/busy") await busy;
+      return new Response("done");
+    },
+  );
+  try {
+    const idle = new Raw(server.port);
+    idle.send(GET);
+    await idle.waitFor("done");
+    await idle.closed; // closed by the keep-alive sweep, with nothing more sent
+
+    const working = new Raw(server.port);
+    working.send("GET /busy HTTP/1.1\r\nHost: x\r\n\r\n");
+    // Several sweeps pass while the handler works: the connection stays.
+    await new Promise((r) => setTimeout(r, 350));
+    release();
+    await working.waitFor("done");
+    working.destroy();
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("ConnectionServer applies the header deadline to a body marked as being read", async () => {
+  const server = start({ headerTimeoutMs: 100, keepAliveTimeoutMs: 60_000 }, async (req, peer) => {
+    peer.readingBody(true);
+    try {
+      return new Response(await req.text());
+    } finally {
+      peer.readingBody(false);
+    }
+  });
+  try {
+    const trickle = new Raw(server.port, "127.0.0.2");
+    trickle.send("POST / HTTP/1.1\r\nHost: x\r\ncontent-length: 100\r\n\r\nabc");
+    await trickle.closed;
+    assert.equal(trickle.received, "");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("ConnectionServer serves IPv4 and IPv6 on one port: [::1] and 127.0.0.1 are local, mapped addresses are plain IPv4", async () => {
+  const server = start(
+    {},
+    (_req, peer) => Response.json({ address: peer.address, isLocal: peer.isLocal }),
+    ["::", "0.0.0.0"],
+  );
+  try {
+    const v6 = await fetch(`http://[::1]:${server.port}/`).then((r) => r.json());
+    assert.deepEqual(v6, { address: "::1", isLocal: true });
+    const v4 = await fetch(`http://127.0.0.1:${server.port}/`).then((r) => r.json());
+    assert.deepEqual(v4, { address: "127.0.0.1", isLocal: true });
+    const remote = new Raw(server.port, "127.0.0.2");
+    remote.send(GET);
+    await remote.waitFor('{"address":"127.0.0.2","isLocal":false}');
+    remote.destroy();
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("ConnectionServer.listen() binds every host on the port the first one got", async () => {
+  const server = start({}, undefined, ["127.0.0.1", "::1"]);
+  try {
+    assert.deepEqual(server.addresses, [`127.0.0.1:${server.port}`, `[::1]:${server.port}`]);
+    const answer = await fetch(`http://[::1]:${server.port}/`).then((r) => r.json());
+    assert.equal(answer.address, "::1");
+  } finally {
+    await server.close();
+  }
+});
