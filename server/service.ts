@@ -84,6 +84,7 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
     ports: () => ports,
     corsOrigins: settings.corsOrigins,
     maxUploadBytes: settings.maxUploadBytes,
+    uploadIdleTimeoutMs: settings.uploadIdleTimeoutMs,
     maxBodyBytes: settings.maxBodyBytes,
     maxUnauthenticatedBodyBytes: settings.maxUnauthenticatedBodyBytes,
     log: (m) => log("error", m),

@@ -60,30 +60,69 @@ export interface ConnectionServerOptions {
   log(level: "debug" | "info" | "warn", message: string): void;
 }
 
-type ServeOnConnection = (
+type DenoServeOnConnection = (
   conn: Deno.Conn,
-  signal: AbortSignal,
+  signal: Pick<AbortSignal, "addEventListener">,
   handler: (request: Request) => Response | Promise<Response>,
   onError: (error: unknown) => Response,
   onListen: () => void,
 ) => { finished: Promise<void> };
 
+/** One connection being served: `close` ends it at once (safe to call after it ended). */
+export interface ServedConnection {
+  finished: Promise<void>;
+  close(): void;
+}
+
+/** Serves HTTP on one accepted connection. */
+export type ServeOnConnection = (
+  conn: Deno.Conn,
+  handler: (request: Request) => Response | Promise<Response>,
+  onError: (error: unknown) => Response,
+) => ServedConnection;
+
 /**
  * Deno's per-connection HTTP server, the one `node:http2` and `Deno.serve`
  * are built on. It is internal to Deno: the runtime is pinned (deno.json,
  * the compiled binary embeds it) and a test fails if an upgrade removes it.
+ * Deno closes the connection from an abort listener, which throws (and so
+ * ends the process as an uncaught error) when the connection has just closed
+ * by itself; the listener is kept and called here, where that is caught.
  */
 export function serveOnConnection(): ServeOnConnection {
   // deno-lint-ignore no-explicit-any
   const internals = (Deno as any)[(Deno as any).internal];
-  const serve = internals?.serveHttpOnConnection;
+  const serve = internals?.serveHttpOnConnection as DenoServeOnConnection | undefined;
   if (typeof serve !== "function") {
     throw new Error(
       `This Deno (${Deno.version.deno}) has no per-connection HTTP server: run Cueport with Deno 2.9`,
     );
   }
-  return serve as ServeOnConnection;
+  return (conn, handler, onError) => {
+    let closeListener: (() => void) | null = null;
+    const signal = {
+      addEventListener(type: string, listener: unknown) {
+        if (type === "abort" && typeof listener === "function") {
+          closeListener = listener as () => void;
+        }
+      },
+    } as Pick<AbortSignal, "addEventListener">;
+    const { finished } = serve(conn, signal, handler, onError, () => {});
+    return {
+      finished,
+      close() {
+        const listener = closeListener;
+        closeListener = null;
+        try {
+          listener?.();
+        } catch { /* the connection had already closed */ }
+      },
+    };
+  };
 }
+
+/** How long a connection answered `Connection: close` stays open for the answer to be read. */
+const LINGER_MS = 1000;
 
 const REFUSAL_BODY = JSON.stringify({
   error: {
@@ -106,7 +145,8 @@ class Connection implements Peer {
   readonly address: string;
   readonly remoteAddr: Deno.NetAddr;
   readonly isLocal: boolean;
-  readonly abort = new AbortController();
+  /** Ends the connection at once. */
+  close: () => void = () => {};
   /** Requests whose handler has not answered yet. */
   inflight = 0;
   requests = 0;
@@ -114,6 +154,8 @@ class Connection implements Peer {
   lastActive: number;
   /** When the marked body read started; -1 while none is being read. */
   readingSince = -1;
+  /** After an answer that ends the connection (`Connection: close`), when to close it. */
+  closeAt = Infinity;
   /** Upgraded to a WebSocket: the socket's own pings keep it in check. */
   isUpgraded = false;
   #server: ConnectionServer;
@@ -214,7 +256,7 @@ export class ConnectionServer {
         listener.close();
       } catch { /* already closed */ }
     }
-    for (const connection of this.#connections) connection.abort.abort();
+    for (const connection of this.#connections) connection.close();
     await Promise.all(this.#finished);
   }
 
@@ -269,7 +311,7 @@ export class ConnectionServer {
     for (const c of this.#connections) {
       if (excess <= 0) break;
       if (c.isLocal || c.isUpgraded || c.inflight > 0) continue;
-      c.abort.abort();
+      c.close();
       excess--;
     }
   }
@@ -293,9 +335,8 @@ export class ConnectionServer {
       this.#perAddress.set(address, perAddress + 1);
     }
     conn.setNoDelay(true);
-    const { finished } = this.#serve(
+    const served = this.#serve(
       conn,
-      connection.abort.signal,
       (request) => this.#handle(connection, request),
       (error) => {
         this.#options.log("warn", `${this.#options.name}: ${(error as Error)?.stack ?? error}`);
@@ -304,9 +345,11 @@ export class ConnectionServer {
           headers: { "content-type": "application/json" },
         });
       },
-      () => {},
     );
-    const done: Promise<void> = finished.catch(() => {}).then(() => this.#forget(connection, done));
+    connection.close = served.close;
+    const done: Promise<void> = served.finished.catch(() => {}).then(() =>
+      this.#forget(connection, done)
+    );
     this.#finished.add(done);
   }
 
@@ -363,7 +406,13 @@ export class ConnectionServer {
     connection.inflight--;
     connection.readingSince = -1;
     connection.lastActive = this.now;
-    if (response?.status === 101) connection.isUpgraded = true;
+    if (response === null) return response;
+    if (response.status === 101) connection.isUpgraded = true;
+    else if (response.status >= 400 && response.headers.get("connection") === "close") {
+      // A refused body the client may still be sending: Deno would read it to its end. Close
+      // after a moment, so the answer reaches the client before the socket goes.
+      connection.closeAt = this.now + LINGER_MS;
+    }
     return response;
   }
 
@@ -373,13 +422,17 @@ export class ConnectionServer {
     const { headerTimeoutMs, keepAliveTimeoutMs } = this.#options.limits;
     for (const c of this.#connections) {
       if (c.isUpgraded) continue;
+      if (now >= c.closeAt) {
+        c.close();
+        continue;
+      }
       if (c.readingSince >= 0) {
-        if (now - c.readingSince > headerTimeoutMs) c.abort.abort();
+        if (now - c.readingSince > headerTimeoutMs) c.close();
         continue;
       }
       if (c.inflight > 0) continue;
       const limit = c.requests === 0 ? headerTimeoutMs : keepAliveTimeoutMs;
-      if (now - c.lastActive > limit) c.abort.abort();
+      if (now - c.lastActive > limit) c.close();
     }
   }
 }

@@ -63,8 +63,71 @@ function schemaOf(name: string) {
   };
 }
 
-async function upload(input: RouteInput, maxBytes: number) {
+/**
+ * The body of an upload, ended with REQUEST_TIMEOUT once a read has waited
+ * `idleMs` for the client's next byte. Time the server spends elsewhere
+ * (writing to disk, the import) does not count. One timer per upload, not
+ * one per chunk: when it fires early (bytes came since) it is re-armed for
+ * the time left; `close` clears it and cancels what is left unread.
+ */
+function idleLimited(
+  body: ReadableStream<Uint8Array>,
+  idleMs: number,
+): { body: ReadableStream<Uint8Array>; close(): void } {
+  const reader = body.getReader();
+  /** When the pending read started; -1 while none is pending. */
+  let waitingSince = -1;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let isTimedOut = false;
+  const check = () => {
+    timer = undefined;
+    if (waitingSince < 0) return; // the next read arms it again
+    const idle = performance.now() - waitingSince;
+    if (idle < idleMs) {
+      timer = setTimeout(check, idleMs - idle);
+      return;
+    }
+    isTimedOut = true;
+    reader.cancel().catch(() => {});
+  };
+  const close = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    reader.cancel().catch(() => {});
+  };
+  const limited = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      waitingSince = performance.now();
+      timer ??= setTimeout(check, idleMs);
+      const { value, done } = await reader.read().catch((error: unknown) => {
+        // A client that goes away mid-upload is no server error (nor a stack in the log).
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new CueportError("INVALID_MESSAGE", `Invalid body: the upload broke off: ${reason}`, {
+          field: "body",
+        });
+      }).finally(() => waitingSince = -1);
+      if (isTimedOut) {
+        throw new CueportError(
+          "REQUEST_TIMEOUT",
+          `Upload stalled: no byte for ${idleMs} ms (setting uploadIdleTimeoutMs)`,
+          { limit: idleMs },
+        );
+      }
+      if (done) {
+        clearTimeout(timer);
+        controller.close();
+      } else controller.enqueue(value);
+    },
+    cancel: close,
+  }, { highWaterMark: 0 });
+  return { body: limited, close };
+}
+
+async function upload(input: RouteInput, options: EditRoutesOptions) {
+  const { maxUploadBytes: maxBytes, uploadIdleTimeoutMs: idleMs = 30_000 } = options;
   const request = input.request!;
+  // A malformed multipart type is refused before a byte of the body is read.
+  const boundary = multipartBoundary(request.headers.get("content-type"));
   const length = Number(request.headers.get("content-length") ?? NaN);
   if (length > maxBytes) {
     throw new CueportError(
@@ -76,30 +139,49 @@ async function upload(input: RouteInput, maxBytes: number) {
   if (!request.body) {
     throw new CueportError("INVALID_MESSAGE", "Invalid body: empty", { field: "body" });
   }
-  const boundary = multipartBoundary(request.headers.get("content-type"));
   let name = input.query.name;
-  let chunks: AsyncIterable<Uint8Array> = request.body;
-  if (boundary) {
-    const part = await readFilePart(request.body, boundary, "file");
-    name ??= part.filename;
-    chunks = part.chunks;
-  } else if (!name) {
+  if (!boundary && !name) {
     throw new CueportError(
       "INVALID_MESSAGE",
       "Invalid name: a raw upload needs ?name=<file name> (or send multipart/form-data with a file field)",
       { field: "name" },
     );
   }
-  return await input.core.importUpload(chunks, {
-    name: name || "upload",
-    projectId: input.query.projectID ?? null,
-    maxBytes,
-    expectedBytes: Number.isFinite(length) ? length : null,
-  });
+  const body = idleLimited(request.body, idleMs);
+  try {
+    let chunks: AsyncIterable<Uint8Array> = body.body;
+    if (boundary) {
+      const part = await readFilePart(body.body, { boundary, field: "file" });
+      name ??= part.filename;
+      chunks = part.chunks;
+    }
+    return await input.core.importUpload(chunks, {
+      name: name || "upload",
+      projectId: input.query.projectID ?? null,
+      maxBytes,
+      expectedBytes: Number.isFinite(length) ? length : null,
+    });
+  } finally {
+    body.close();
+  }
 }
 
-/** The edit routes. */
-export function editRoutes(options: { maxUploadBytes: number }): RouteSpec[] {
+/** Options of `editRoutes`. */
+export interface EditRoutesOptions {
+  /** Largest upload accepted, bytes (setting maxUploadBytes). */
+  maxUploadBytes: number;
+  /**
+   * An upload whose client sends no byte for this long is ended with 408
+   * REQUEST_TIMEOUT, its staged bytes removed, ms (setting uploadIdleTimeoutMs; default 30000).
+   */
+  uploadIdleTimeoutMs?: number;
+}
+
+/**
+ * The edit routes: `POST /api/v1/edit`, the schema endpoints, and
+ * `POST /api/v1/files/upload` with its size limit and idle timeout.
+ */
+export function editRoutes(options: EditRoutesOptions): RouteSpec[] {
   return [
     {
       method: "POST",
@@ -152,7 +234,7 @@ export function editRoutes(options: { maxUploadBytes: number }): RouteSpec[] {
         },
       },
       response: EditResultView,
-      handle: (input) => upload(input, options.maxUploadBytes),
+      handle: (input) => upload(input, options),
     },
   ];
 }

@@ -43,6 +43,8 @@ export interface HttpAppOptions {
   maxUnauthenticatedBodyBytes?: number;
   /** Largest upload accepted, bytes (default 2 GiB). */
   maxUploadBytes?: number;
+  /** An upload that sends no byte for this long is ended with 408, ms (default 30000). */
+  uploadIdleTimeoutMs?: number;
   /** Where unexpected errors are logged with their stack. */
   log?: (message: string) => void;
   /** Pairing, devices and the authenticator routes are checked with. */
@@ -51,11 +53,17 @@ export interface HttpAppOptions {
 
 /** The routes with the generated meta routes (info, OpenAPI) appended. */
 export function allRoutes(
-  options: Pick<HttpAppOptions, "version" | "startedAt" | "ports" | "maxUploadBytes">,
+  options: Pick<
+    HttpAppOptions,
+    "version" | "startedAt" | "ports" | "maxUploadBytes" | "uploadIdleTimeoutMs"
+  >,
 ): RouteSpec[] {
   const routes = [
     ...routeTable(options),
-    ...editRoutes({ maxUploadBytes: options.maxUploadBytes ?? 2 * 1024 ** 3 }),
+    ...editRoutes({
+      maxUploadBytes: options.maxUploadBytes ?? 2 * 1024 ** 3,
+      uploadIdleTimeoutMs: options.uploadIdleTimeoutMs ?? 30_000,
+    }),
   ];
   const meta: RouteSpec[] = [
     {

@@ -215,3 +215,30 @@ Deno.test("ConnectionServer.listen() binds every host on the port the first one 
     await server.close();
   }
 });
+
+Deno.test("ConnectionServer closes a connection soon after an error answer that says Connection: close, though its body never ends", async () => {
+  const server = start({ keepAliveTimeoutMs: 60_000 }, () =>
+    Response.json({ error: { code: "PAYLOAD_TOO_LARGE" } }, {
+      status: 413,
+      headers: { connection: "close" },
+    }));
+  try {
+    const client = new Raw(server.port, "127.0.0.2");
+    client.send("POST / HTTP/1.1\r\nHost: x\r\ncontent-length: 1000000\r\n\r\nabc");
+    await client.closed;
+    assert.match(client.received, /^HTTP\/1.1 413/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("ConnectionServer.close() right after clients left is safe", async () => {
+  for (let i = 0; i < 20; i++) {
+    const server = start();
+    const client = new Raw(server.port);
+    client.send(GET);
+    await client.waitFor("address");
+    client.destroy();
+    await server.close();
+  }
+});

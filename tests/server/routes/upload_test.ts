@@ -156,3 +156,162 @@ Deno.test("POST /api/v1/files/upload refuses oversize, traversal, corrupt and un
     await svc.stop();
   }
 });
+
+interface RawAnswer {
+  status: number;
+  headers: Headers;
+  // deno-lint-ignore no-explicit-any
+  body: any;
+}
+
+/** Sockets of stalled clients: a stalled client does not hang up, so they close after the service. */
+const stalledClients = new Set<Deno.Conn>();
+
+function closeStalledClients(): void {
+  for (const conn of stalledClients) {
+    try {
+      conn.close();
+    } catch { /* closed by its deadline */ }
+  }
+  stalledClients.clear();
+}
+
+/**
+ * Sends a request head and `sent` bytes of its body over a socket, then
+ * nothing more; resolves with the answer. A missing answer fails after
+ * `deadlineMs` (default 5 s) instead of hanging.
+ */
+async function stalledUpload(
+  svc: TestService,
+  options: {
+    query?: string;
+    headers?: Record<string, string>;
+    sent: Uint8Array;
+    deadlineMs?: number;
+  },
+): Promise<RawAnswer> {
+  const deadlineMs = options.deadlineMs ?? 5_000;
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: svc.service.ports.http });
+  stalledClients.add(conn);
+  const deadline = setTimeout(() => conn.close(), deadlineMs);
+  try {
+    const headers = { "content-length": "10000000", ...options.headers };
+    const head = `POST /api/v1/files/upload${options.query ?? ""} HTTP/1.1\r\nhost: 127.0.0.1\r\n` +
+      Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("") + "\r\n";
+    await conn.write(new TextEncoder().encode(head));
+    let written = 0;
+    while (written < options.sent.length) {
+      written += await conn.write(options.sent.subarray(written));
+    }
+    let text = "";
+    const buf = new Uint8Array(16 * 1024);
+    for (;;) {
+      const end = text.indexOf("\r\n\r\n");
+      const length = Number(/\r\ncontent-length: *(\d+)/i.exec(text)?.[1] ?? NaN);
+      if (end >= 0 && text.length >= end + 4 + length) {
+        const [status, ...lines] = text.slice(0, end).split("\r\n");
+        const answer = new Headers(lines.map((l) => l.split(/: */, 2) as [string, string]));
+        return {
+          status: Number(status!.split(" ")[1]),
+          headers: answer,
+          body: JSON.parse(text.slice(end + 4, end + 4 + length)),
+        };
+      }
+      const n = await conn.read(buf).catch(() => null);
+      if (n === null) throw new Error(`No answer within ${deadlineMs} ms: ${JSON.stringify(text)}`);
+      text += new TextDecoder().decode(buf.subarray(0, n));
+    }
+  } finally {
+    clearTimeout(deadline);
+  }
+}
+
+const BOUNDARY = "cueportXyZ42";
+const FORM_TYPE = `multipart/form-data; boundary=${BOUNDARY}`;
+
+function formHead(name: string): Uint8Array {
+  return new TextEncoder().encode(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n` +
+      `Content-Type: application/octet-stream\r\n\r\n`,
+  );
+}
+
+Deno.test("POST /api/v1/files/upload ends a stalled upload with 408, leaving nothing", async (t) => {
+  // The one wait on wall time in these tests: the configured idle timeout.
+  const svc = await startTestService({ uploadIdleTimeoutMs: 300 });
+  const media = `${svc.dataDir}/projects/show/media`;
+  const staging = `${svc.dataDir}/uploads`;
+  try {
+    const mediaBefore = await listDir(media);
+    const filesBefore = (await svc.get("/api/v1/projects/show")).body.files.length;
+    const expectTimedOut = async (answer: Promise<RawAnswer>) => {
+      const res = await answer;
+      assert.equal(res.status, 408, JSON.stringify(res.body));
+      assert.equal(res.body.error.code, "REQUEST_TIMEOUT");
+      assert.match(res.body.error.message, /^Upload stalled: no byte for 300 ms/);
+      assert.equal(res.headers.get("connection"), "close");
+      assert.deepEqual(await listDir(staging), []);
+      assert.deepEqual(await listDir(media), mediaBefore);
+      assert.equal((await svc.get("/api/v1/projects/show")).body.files.length, filesBefore);
+    };
+    await t.step("a raw body stalled after its first bytes, its staging file removed", async () => {
+      await Deno.mkdir(staging, { recursive: true });
+      const watcher = Deno.watchFs(staging);
+      const answer = stalledUpload(svc, {
+        query: "?name=stalled.wav",
+        sent: new Uint8Array(65536),
+      });
+      let created = "";
+      for await (const event of watcher) {
+        created = event.paths.find((p) => p.endsWith(".upload")) ?? "";
+        if (event.kind === "create" && created) break;
+      }
+      watcher.close();
+      assert.ok(created, "the upload was being staged");
+      await expectTimedOut(answer);
+    });
+    await t.step("a multipart body stalled in the file's bytes", async () => {
+      const sent = new Uint8Array([...formHead("stalled.png"), ...new Uint8Array(4096)]);
+      await expectTimedOut(stalledUpload(svc, { headers: { "content-type": FORM_TYPE }, sent }));
+    });
+    await t.step("a multipart body stalled before its first boundary", async () => {
+      const sent = new TextEncoder().encode("a preamble that never ends");
+      await expectTimedOut(stalledUpload(svc, { headers: { "content-type": FORM_TYPE }, sent }));
+    });
+    await t.step("uploads after a stalled one are taken", async () => {
+      const res = await upload(svc, multipart("after.png", KINDS[0]![1]));
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    });
+  } finally {
+    await svc.stop();
+    closeStalledClients();
+  }
+});
+
+Deno.test("POST /api/v1/files/upload refuses a multipart type without a valid boundary at once", async () => {
+  const svc = await startTestService({ uploadIdleTimeoutMs: 300 });
+  try {
+    const types = [
+      "multipart/form-data",
+      "multipart/form-data; charset=utf-8",
+      `multipart/form-data; boundary=${"b".repeat(71)}`,
+      'multipart/form-data; boundary="ends in a space "',
+    ];
+    for (const type of types) {
+      // No byte of the body is sent: a 400 (not the 408 of the idle timeout) comes before it.
+      const res = await stalledUpload(svc, {
+        query: "?name=a.png",
+        headers: { "content-type": type },
+        sent: new Uint8Array(0),
+      });
+      assert.equal(res.status, 400, type);
+      assert.equal(res.body.error.code, "INVALID_MESSAGE");
+      assert.equal(res.body.error.details.field, "content-type");
+      assert.match(res.body.error.message, /^Invalid (content-type|boundary) "/);
+    }
+    assert.deepEqual(await listDir(`${svc.dataDir}/uploads`), []);
+  } finally {
+    await svc.stop();
+    closeStalledClients();
+  }
+});
