@@ -96,8 +96,9 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
     headerTimeoutMs: settings.headerTimeoutMs,
     keepAliveTimeoutMs: settings.keepAliveTimeoutMs,
   };
-  const listen = (name: string, port: number, handler: PeerHandler) =>
+  const listen = (name: string, port: number, handler: PeerHandler, isRelayed = false) =>
     ConnectionServer.listen({
+      isRelayed,
       name,
       hosts: settings.host,
       port,
@@ -127,7 +128,7 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
       expiresAt: new Date(expiresAt).toISOString(),
     })
       .catch(() => {}); // the code works whether or not the application shows it
-  const ws = listen("WebSocket", settings.wsPort, (req, peer) => sockets.handle(req, peer));
+  const ws = listen("WebSocket", settings.wsPort, (req, peer) => sockets.handle(req, peer), true);
   const osc = listenDatagrams(settings.host, settings.oscPort, (m) => log("debug", m));
   const oscDone = Promise.all(osc.map((socket) => drainOsc(socket, (m) => log("debug", m))));
   Object.assign(ports, {

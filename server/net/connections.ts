@@ -13,6 +13,7 @@
  * @module
  */
 import { normalizeAddress } from "./address.ts";
+import { type Relay, startRelay } from "./relay.ts";
 
 /** The connection a request came on, as handlers see it. */
 export interface Peer {
@@ -58,6 +59,11 @@ export interface ConnectionServerOptions {
   isLocal(address: string): boolean;
   handler: PeerHandler;
   log(level: "debug" | "info" | "warn", message: string): void;
+  /**
+   * Serve through a loopback relay (`relay.ts`): needed where requests
+   * upgrade to WebSocket, which Deno's per-connection server cannot carry.
+   */
+  isRelayed?: boolean;
 }
 
 type DenoServeOnConnection = (
@@ -177,7 +183,8 @@ class Connection implements Peer {
 export class ConnectionServer {
   #options: ConnectionServerOptions;
   #listeners: Deno.Listener[];
-  #serve = serveOnConnection();
+  #serve: ServeOnConnection;
+  #relay: Relay | null;
   #connections = new Set<Connection>();
   #remoteCount = 0;
   /** Remote connections admitted: `maxConnections`, lowered when descriptors ran out. */
@@ -196,6 +203,8 @@ export class ConnectionServer {
     this.#options = options;
     this.#listeners = listeners;
     this.#remoteCap = options.limits.maxConnections;
+    this.#relay = options.isRelayed ? startRelay((m) => options.log("warn", m)) : null;
+    this.#serve = this.#relay?.serve ?? serveOnConnection();
     const { headerTimeoutMs, keepAliveTimeoutMs } = options.limits;
     const tick = Math.min(1000, Math.max(20, Math.min(headerTimeoutMs, keepAliveTimeoutMs) / 5));
     this.#sweep = setInterval(() => this.#expire(), tick);
@@ -258,6 +267,7 @@ export class ConnectionServer {
     }
     for (const connection of this.#connections) connection.close();
     await Promise.all(this.#finished);
+    await this.#relay?.close();
   }
 
   async #acceptLoop(listener: Deno.Listener): Promise<void> {

@@ -217,11 +217,14 @@ Deno.test("ConnectionServer.listen() binds every host on the port the first one 
 });
 
 Deno.test("ConnectionServer closes a connection soon after an error answer that says Connection: close, though its body never ends", async () => {
-  const server = start({ keepAliveTimeoutMs: 60_000 }, () =>
-    Response.json({ error: { code: "PAYLOAD_TOO_LARGE" } }, {
-      status: 413,
-      headers: { connection: "close" },
-    }));
+  const server = start(
+    { keepAliveTimeoutMs: 60_000 },
+    () =>
+      Response.json({ error: { code: "PAYLOAD_TOO_LARGE" } }, {
+        status: 413,
+        headers: { connection: "close" },
+      }),
+  );
   try {
     const client = new Raw(server.port, "127.0.0.2");
     client.send("POST / HTTP/1.1\r\nHost: x\r\ncontent-length: 1000000\r\n\r\nabc");
@@ -239,6 +242,38 @@ Deno.test("ConnectionServer.close() right after clients left is safe", async () 
     client.send(GET);
     await client.waitFor("address");
     client.destroy();
+    await server.close();
+  }
+});
+
+Deno.test("ConnectionServer with isRelayed carries a WebSocket both ways, counted and timed like any connection", async () => {
+  const server = ConnectionServer.listen({
+    name: "test",
+    hosts: ["127.0.0.1"],
+    port: 0,
+    limits: { ...LIMITS, keepAliveTimeoutMs: 100, headerTimeoutMs: 100 },
+    isLocal: isLocalAddress,
+    isRelayed: true,
+    log: () => {},
+    handler: (request, peer) => {
+      const { socket, response } = Deno.upgradeWebSocket(request);
+      socket.onmessage = (event) => socket.send(`${peer.address} says ${event.data}`);
+      return response;
+    },
+  });
+  try {
+    const ws = new WebSocket(`ws://127.0.0.1:${server.port}/`);
+    await new Promise((resolve) => (ws.onopen = resolve));
+    // Past the keep-alive deadline: an upgraded connection is not swept.
+    const start = server.now;
+    while (server.now - start < 300) await new Promise((r) => setTimeout(r, 20));
+    ws.send("hello");
+    const echo = await new Promise((resolve) => (ws.onmessage = (e) => resolve(e.data)));
+    assert.equal(echo, "127.0.0.1 says hello");
+    assert.equal(server.counts.open, 1);
+    ws.close();
+    await new Promise((resolve) => (ws.onclose = resolve));
+  } finally {
     await server.close();
   }
 });
