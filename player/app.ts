@@ -18,7 +18,8 @@ import { BUILT_IN_PRESETS } from "./presets.ts";
 import { Recorder } from "./recorder.ts";
 import { type PlayerSettings, ProjectStore } from "./store.ts";
 import { ensureControls } from "./project_defaults.ts";
-import { Editor } from "./edits/mod.ts";
+import { type EditOptions, Editor } from "./edits/mod.ts";
+import type { Beside } from "./beside.ts";
 import type { EditApplyParams, EditApplyResult } from "../protocol/edits/mod.ts";
 import type { ProjectPatch } from "../protocol/patch.ts";
 
@@ -45,8 +46,6 @@ export class PlayerApp implements AppServices {
   readonly clock: Clock;
   /** Receives every update; set by whoever publishes them. */
   onUpdate: (update: StateUpdate) => void = () => {};
-  /** Receives progress reports, which go out at once (not after the response). */
-  onProgress: (update: StateUpdate) => void = () => {};
   #options: PlayerOptions;
   #engines = new Map<string, ProjectEngine>();
   #activeProjectId: string | null = null;
@@ -73,16 +72,22 @@ export class PlayerApp implements AppServices {
         this.#userPresets = presets;
       },
       emit: (update) => this.#emit(update),
-      progress: (update) => this.onProgress(update),
       presetsChanged: (patch) => this.#followEditor(patch),
       historyLimit: options.historyLimit ?? 100,
       log: (message) => this.#options.log?.("warn", message),
     });
   }
 
-  /** Loads everything from the data dir (creating the demo project on first start). */
+  /**
+   * Loads everything from the data dir (creating the demo project on first
+   * start) and removes the partial copies of imports a previous run did not finish.
+   */
   static async open(options: PlayerOptions): Promise<PlayerApp> {
     const app = new PlayerApp(options);
+    const removed = await app.store.removePartialImports();
+    if (removed > 0) {
+      options.log?.("info", `Removed ${removed} partial import(s) an interrupted copy left`);
+    }
     await app.#load();
     return app;
   }
@@ -136,8 +141,20 @@ export class PlayerApp implements AppServices {
   }
 
   /** Applies a batch of edits (or undo/redo) as one step; see `Editor`. */
-  applyEdits(params: EditApplyParams): Promise<EditApplyResult> {
-    return this.#editor.apply(params);
+  applyEdits(params: EditApplyParams, options: EditOptions = {}): Promise<EditApplyResult> {
+    return this.#editor.apply(params, options);
+  }
+
+  /**
+   * `applyEdits` for the request loop: a batch that imports files copies them
+   * beside other requests (a `Beside`); any other commits in order (a promise).
+   * @throws {Refusal} at once for invalid params or a missing Project
+   */
+  startEdits(
+    params: EditApplyParams,
+    options: EditOptions,
+  ): Promise<EditApplyResult> | Beside<EditApplyResult> {
+    return this.#editor.start(params, options);
   }
 
   /** Re-reads projects, presets and cameras from disk; playback stops. */

@@ -1,48 +1,42 @@
 /**
  * The player's side of the protocol: answers requests one at a time, in
  * order, and writes the state updates a request caused before its response.
+ * The slow part of an import (copying the file) runs beside that order, with
+ * progress sent at once; its commit then joins the order (`beside.ts`).
  * Updates from the clock (clip ends, cues, position reports) are sent as
  * they happen, batched per microtask. A batch is coalesced: an update a later
- * one supersedes is left out (`protocol/coalesce.ts`).
+ * one supersedes is left out (`protocol/coalesce.ts`). The methods are in
+ * `rpc_methods.ts`.
  * @module
  */
 import {
   isRequest,
   RpcError,
   RpcErrorCode,
+  type RpcId,
   type RpcMessage,
   type RpcRequest,
   type RpcResponse,
 } from "../protocol/jsonrpc.ts";
-import {
-  type ActionRunParams,
-  type ApprovalRequestParams,
-  type ApprovalRequestResult,
-  type ClockAdvanceParams,
-  type InitializeParams,
-  type InitializeResult,
-  isCompatibleVersion,
-  Method,
-  Notification,
-  type PairingShowParams,
-  PLAYER_PROTOCOL_VERSION,
-} from "../protocol/methods.ts";
+import { Method, Notification, type RequestProgressParams } from "../protocol/methods.ts";
 import { coalesceUpdates } from "../protocol/coalesce.ts";
 import type { StateUpdate } from "../protocol/state.ts";
-import type { EditApplyParams } from "../protocol/edits/mod.ts";
 import type { Transport } from "../protocol/transport.ts";
-import { PLAYER_INFO, type PlayerApp } from "./app.ts";
-import type { VirtualClock } from "./clock.ts";
+import type { PlayerApp } from "./app.ts";
+import { Beside, type OrderedStep } from "./beside.ts";
 import { Refusal } from "./errors.ts";
+import { type MethodOptions, playerMethods, type Session } from "./rpc_methods.ts";
 
 /** Options of `servePlayer`. */
-export interface ServeOptions {
-  /** When set, `clock.advance` is offered and moves this clock. */
-  virtualClock?: VirtualClock;
-  /** How the headless player answers approval requests (it has no screen to ask on). */
-  approval?: "approve" | "deny" | "wait";
+export interface ServeOptions extends MethodOptions {
   /** Called after a `shutdown` request was answered and the transport closed. */
   onShutdown?: () => void;
+}
+
+/** A request to run in order, or the ordered step of one whose slow part has finished. */
+interface Task {
+  request: RpcRequest;
+  step?: OrderedStep<unknown>;
 }
 
 /** Connects the app to a transport; resolves when the transport closes. */
@@ -52,14 +46,18 @@ export function servePlayer(
   options: ServeOptions = {},
 ): Promise<void> {
   let outbox: StateUpdate[] = [];
-  let isInitialized = false;
+  const session: Session = { isInitialized: false };
   let isHandling = false;
   let isFlushQueued = false;
   let isAnswerFlushQueued = false;
   /** Messages ready to write, in order. */
   let outgoing: RpcMessage[] = [];
-  /** Requests read but not yet answered. */
+  /** Requests read (or steps rejoined) but not yet answered, in the order. */
   let unanswered = 0;
+  /** Requests whose slow part runs beside the order (imports copying). */
+  let besides = 0;
+  /** Aborted when the session ends: work beside the order stops and cleans up. */
+  const ended = new AbortController();
 
   const notification = (updates: StateUpdate[]): RpcMessage => ({
     jsonrpc: "2.0",
@@ -68,7 +66,7 @@ export function servePlayer(
   });
 
   const takeOutbox = (): RpcMessage[] => {
-    if (!isInitialized || outbox.length === 0) return [];
+    if (!session.isInitialized || outbox.length === 0) return [];
     const batch = coalesceUpdates(outbox);
     outbox = [];
     return [notification(batch)];
@@ -85,9 +83,15 @@ export function servePlayer(
     return transport.sendMany(batch).catch(() => {});
   };
 
-  // Progress is news, not state: it goes out at once, even while a request runs.
-  app.onProgress = (update) => {
-    if (isInitialized) void transport.send(notification([update])).catch(() => {});
+  // Progress is news, not state: it goes out at once, even while a request
+  // runs, with the request.progress that tells the server the request advances.
+  const progressOf = (id: RpcId) => (update: StateUpdate, done: number, total: number | null) => {
+    if (!session.isInitialized) return;
+    const params: RequestProgressParams = { id, progress: done, total };
+    void transport.sendMany([
+      notification([update]),
+      { jsonrpc: "2.0", method: Notification.REQUEST_PROGRESS, params },
+    ]).catch(() => {});
   };
 
   app.onUpdate = (update) => {
@@ -100,58 +104,16 @@ export function servePlayer(
     });
   };
 
-  const handlers: Record<string, (params: unknown) => unknown> = {
-    [Method.INITIALIZE]: (params) => {
-      const p = params as InitializeParams | undefined;
-      if (!p || typeof p.protocolVersion !== "string") {
-        throw new RpcError(RpcErrorCode.INVALID_PARAMS, "initialize needs protocolVersion");
-      }
-      if (!isCompatibleVersion(p.protocolVersion, PLAYER_PROTOCOL_VERSION)) {
-        throw new RpcError(
-          RpcErrorCode.INVALID_REQUEST,
-          `Protocol version ${p.protocolVersion} is not supported: this player speaks ${PLAYER_PROTOCOL_VERSION}`,
-        );
-      }
-      isInitialized = true;
-      const result: InitializeResult = {
-        protocolVersion: PLAYER_PROTOCOL_VERSION,
-        player: { ...PLAYER_INFO },
-        capabilities: { virtualClock: options.virtualClock !== undefined },
-      };
-      return result;
-    },
-    [Method.STATE_GET]: () => app.snapshot(),
-    [Method.ACTION_RUN]: (params) => app.runActionNow(params as ActionRunParams),
-    [Method.EDIT_APPLY]: (params) => app.applyEdits(params as EditApplyParams),
-    [Method.PROJECTS_RELOAD]: () => app.reload(),
-    [Method.CLOCK_ADVANCE]: (params) => {
-      const clock = options.virtualClock;
-      if (!clock) {
-        throw new RpcError(RpcErrorCode.METHOD_NOT_FOUND, "clock.advance needs a virtual clock");
-      }
-      const ms = (params as ClockAdvanceParams | undefined)?.ms;
-      if (typeof ms !== "number" || !(ms >= 0)) {
-        throw new RpcError(RpcErrorCode.INVALID_PARAMS, "clock.advance needs ms >= 0");
-      }
-      clock.advance(ms);
-      return { now: clock.now() };
-    },
-    [Method.SHUTDOWN]: () => ({}),
-    [Method.APPROVAL_REQUEST]: (params) => {
-      const p = params as ApprovalRequestParams;
-      console.error(
-        `[player] approval requested for ${p.deviceName || "a local client"} (${p.address}): ${
-          options.approval ?? "approve"
-        }`,
-      );
-      const result: ApprovalRequestResult = { decision: options.approval ?? "approve" };
-      return result;
-    },
-    [Method.PAIRING_SHOW]: (params) => {
-      const p = params as PairingShowParams;
-      console.error(`[player] pairing code ${p.otp}, valid until ${p.expiresAt}`);
-      return {};
-    },
+  const handlers = playerMethods(app, session, options);
+
+  /** After the rest of the chunk just read: its requests are answered in the same write. */
+  const flushWhenDrained = (): void => {
+    if (unanswered !== 0 || isAnswerFlushQueued) return;
+    isAnswerFlushQueued = true;
+    queueMicrotask(() => {
+      isAnswerFlushQueued = false;
+      if (unanswered === 0) void flush();
+    });
   };
 
   const answer = (request: RpcRequest, response: RpcResponse): void => {
@@ -162,14 +124,7 @@ export function servePlayer(
       void flush().then(() => transport.close()).then(() => options.onShutdown?.());
     } else if (outgoing.length >= 256) {
       void flush();
-    } else if (unanswered === 0 && !isAnswerFlushQueued) {
-      // After the rest of the chunk just read: its requests are answered in the same write.
-      isAnswerFlushQueued = true;
-      queueMicrotask(() => {
-        isAnswerFlushQueued = false;
-        if (unanswered === 0) void flush();
-      });
-    }
+    } else flushWhenDrained();
   };
   const fail = (request: RpcRequest, error: unknown): RpcResponse => ({
     jsonrpc: "2.0",
@@ -177,21 +132,54 @@ export function servePlayer(
     error: toErrorObject(error),
   });
 
-  /** Runs one request; a promise while an asynchronous handler runs, else undefined. */
-  const run = (request: RpcRequest): Promise<void> | undefined => {
+  /**
+   * The request leaves the order while its slow part runs; its ordered step
+   * joins the order when that ends (or fails), like a request read then.
+   */
+  const leave = (request: RpcRequest, work: Beside<unknown>): void => {
+    isHandling = false;
+    unanswered--;
+    besides++;
+    flushWhenDrained();
+    const rejoin = (step: OrderedStep<unknown>) => {
+      besides--;
+      unanswered++;
+      backlog.push({ request, step });
+      if (!isWaiting) pump();
+    };
+    work.ready.then(rejoin, (error) =>
+      rejoin(() => {
+        throw error;
+      }));
+  };
+
+  /** Runs one task; a promise while an asynchronous handler runs, else undefined. */
+  const run = (task: Task): Promise<void> | undefined => {
+    const { request } = task;
     isHandling = true;
     let result: unknown;
     try {
-      const handler = handlers[request.method];
-      if (!handler) {
-        throw new RpcError(RpcErrorCode.METHOD_NOT_FOUND, `Unknown method "${request.method}"`);
+      if (task.step) result = task.step();
+      else {
+        const handler = handlers[request.method];
+        if (!handler) {
+          throw new RpcError(RpcErrorCode.METHOD_NOT_FOUND, `Unknown method "${request.method}"`);
+        }
+        if (!session.isInitialized && request.method !== Method.INITIALIZE) {
+          throw new RpcError(RpcErrorCode.INVALID_REQUEST, "Call initialize first");
+        }
+        result = handler(request.params, {
+          id: request.id,
+          progress: progressOf(request.id),
+          signal: ended.signal,
+        });
       }
-      if (!isInitialized && request.method !== Method.INITIALIZE) {
-        throw new RpcError(RpcErrorCode.INVALID_REQUEST, "Call initialize first");
-      }
-      result = handler(request.params);
     } catch (error) {
       answer(request, fail(request, error));
+      return undefined;
+    }
+    if (result instanceof Beside) {
+      leave(request, result);
       return undefined;
     }
     if (!(result instanceof Promise)) {
@@ -205,8 +193,9 @@ export function servePlayer(
   };
 
   // Requests run one at a time, in order: synchronous ones as they are read,
-  // later ones wait while an asynchronous one (a Project write) runs.
-  const backlog: RpcRequest[] = [];
+  // later ones wait while an asynchronous one (a Project write) runs. The slow
+  // part of an import runs beside them (`Beside`).
+  const backlog: Task[] = [];
   let isWaiting = false;
   const idleWaiters: Array<() => void> = [];
   const pump = (): void => {
@@ -220,16 +209,18 @@ export function servePlayer(
         });
       }
     }
-    if (!isWaiting) { for (const resolve of idleWaiters.splice(0)) resolve(); }
+    if (!isWaiting && besides === 0) { for (const resolve of idleWaiters.splice(0)) resolve(); }
   };
-  /** Resolves once every request read so far has been answered. */
+  /** Resolves once every request read so far has been answered, imports included. */
   const whenIdle = (): Promise<void> =>
-    isWaiting ? new Promise((resolve) => idleWaiters.push(resolve)) : Promise.resolve();
+    isWaiting || besides > 0
+      ? new Promise((resolve) => idleWaiters.push(resolve))
+      : Promise.resolve();
 
   transport.onmessage = (message) => {
     if (!isRequest(message)) return; // the server sends no notifications or responses
     unanswered++;
-    backlog.push(message);
+    backlog.push({ request: message });
     if (isWaiting) return;
     pump();
   };
@@ -240,8 +231,12 @@ export function servePlayer(
       error: { code: RpcErrorCode.PARSE_ERROR, message: error.message },
     }).catch(() => {});
   };
-  // Requests read before the input ended are still answered.
-  return transport.start().then(whenIdle).then(flush);
+  // Requests read before the input ended are still answered; copies still
+  // running are stopped (nobody will commit them) and their partial files removed.
+  return transport.start().then(() => {
+    ended.abort(new Error("the connection to the service ended"));
+    return whenIdle();
+  }).then(flush);
 }
 
 function toErrorObject(error: unknown) {

@@ -17,6 +17,7 @@ import {
   writeJsonAtomic,
 } from "../protocol/atomic_write.ts";
 import { createDemoProject } from "./demo.ts";
+import { removePartials } from "./media/copy.ts";
 import { z } from "zod";
 
 /** Settings the player keeps between runs. */
@@ -95,6 +96,24 @@ export class ProjectStore {
     }
     projects.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
     return { projects, problems };
+  }
+
+  /**
+   * Removes the partial copies of imports in every project's `media/`: call
+   * at start only, when no import can be running.
+   */
+  async removePartialImports(): Promise<number> {
+    let removed = 0;
+    try {
+      for await (const entry of Deno.readDir(`${this.dataDir}/projects`)) {
+        if (entry.isDirectory) {
+          removed += await removePartials(`${this.projectDir(entry.name)}/media`);
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    return removed;
   }
 
   /** Writes a project document atomically. */

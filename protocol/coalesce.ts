@@ -2,7 +2,7 @@
  * The one coalescing rule for state updates, used where updates are gathered
  * into batches: the player per burst of requests, the service's event bus per
  * window. An update supersedes an earlier one with the same type, project,
- * event and subject (Clip, Control, Song, or the revision of a Project edit)
+ * event and subject (Clip, Control, Song, import or upload job, or the revision of a Project edit)
  * and parameter; a `full` update supersedes everything before it.
  * @module
  */
@@ -12,7 +12,7 @@ import type { StateUpdate } from "./state.ts";
 export function coalesceKey(update: StateUpdate): string {
   const d = update.data;
   // Each project-edited update carries a patch of its own: none supersedes another.
-  const subject = d.clipID ?? d.controlID ?? d.songID ??
+  const subject = d.clipID ?? d.controlID ?? d.songID ?? d.jobId ?? d.uploadId ??
     (d.event === "project-edited" ? d.revision : "");
   const parameter = d.parameter ?? "";
   return `${update.updateType}|${update.projectId ?? ""}|${d.event}|${subject}|${parameter}`;

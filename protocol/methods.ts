@@ -3,10 +3,14 @@
  * @module
  */
 import type { NormalizedAction } from "./actions.ts";
+import type { RpcId } from "./jsonrpc.ts";
 import type { StateUpdate } from "./state.ts";
 
-/** The protocol version this build speaks; majors must match. */
-export const PLAYER_PROTOCOL_VERSION = "1.0";
+/**
+ * The protocol version this build speaks; majors must match. 1.1 added
+ * `request.progress` and `capabilities.progress` (imports run beside other requests).
+ */
+export const PLAYER_PROTOCOL_VERSION = "1.1";
 
 /** Method names, server to player. */
 export const Method = {
@@ -43,6 +47,8 @@ export interface PairingShowParams {
 export const Notification = {
   STATE_UPDATE: "state.update",
   LOG: "log",
+  /** Since 1.1: a long request is advancing; the service extends its deadline. */
+  REQUEST_PROGRESS: "request.progress",
 } as const;
 
 /** `initialize` params. */
@@ -58,6 +64,11 @@ export interface InitializeResult {
   capabilities: {
     /** `clock.advance` is available (the player runs on a virtual clock). */
     virtualClock: boolean;
+    /**
+     * Since 1.1: the player copies imported files beside other requests and
+     * sends `request.progress` while it does. Absent means false.
+     */
+    progress?: boolean;
   };
 }
 
@@ -80,6 +91,18 @@ export interface StateUpdateParams {
   updates: StateUpdate[];
   /** Player clock (ms) when the notification was written. */
   now: number;
+}
+
+/**
+ * `request.progress` notification params (since 1.1): the request `id` is
+ * advancing. `progress` counts units done (bytes, for imports) and `total`
+ * all of them, or null when unknown. Sent only when work advanced, so a player
+ * that stopped working stops sending it.
+ */
+export interface RequestProgressParams {
+  id: RpcId;
+  progress: number;
+  total: number | null;
 }
 
 /** `log` notification params. */

@@ -126,6 +126,25 @@ export type UpdateType =
   | "presets"
   | "full";
 
+/**
+ * `data` of the `project` update `import-progress`: one file of a `file.import`
+ * on its way into the Project's `media/`. `jobId` names the job from its first
+ * report to its last; `done` ends it, with the new file's `fileId` when it was
+ * imported and `error` when it failed.
+ */
+export type ImportProgress = {
+  event: "import-progress";
+  jobId: string;
+  /** The id the file gets (final once `done` without `error`). */
+  fileId: string;
+  /** The name asked for (the stored name may gain " (2)"). */
+  name: string;
+  bytes: number;
+  totalBytes: number;
+  done: boolean;
+  error?: string;
+};
+
 /** One state update in the wire shape. `data.event` names what happened. */
 export interface StateUpdate {
   updateType: UpdateType;

@@ -18,7 +18,10 @@ export interface EditDraft {
   created: Record<string, string>;
   /** A result value beyond the message (for `preset.validate`). */
   result?: unknown;
-  /** Brings a media file into the Project folder (copy, or move for uploads). */
+  /**
+   * Gives the next imported file of the batch its name in `media/` (it was
+   * copied before the batch began: `import_jobs.ts`); returns its entry.
+   */
   importFile(path: string, name: string | undefined): Promise<MediaFile>;
 }
 

@@ -1,27 +1,52 @@
 /**
- * Bringing a media file into a Project's `media/` folder: measured from its
- * bytes first (unsupported or corrupt files are refused before anything is
- * written), then copied (or moved, for an upload already on this disk)
- * under a safe name that never overwrites another file.
+ * Bringing a media file into a Project's `media/` folder, in two steps so
+ * the slow one holds nothing up. `stageImport` measures the file from its
+ * bytes (unsupported or corrupt files are refused before anything is
+ * written), then copies it (or moves it, for an upload already on this disk)
+ * to a hidden `.partial` name; it runs beside other requests. `placeImport`
+ * renames it to a safe name that never overwrites another file; it runs in
+ * the commit. An interrupted copy is never seen as media: its partial file is
+ * removed on failure, and at the next start if the player died.
  * @module
  */
 import type { MediaFile } from "../../protocol/model.ts";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { sanitizeFileName } from "../../protocol/file_names.ts";
 import { Refusal } from "../errors.ts";
+import { copyFile, partialName, SourceChangedError, syncDir } from "../media/copy.ts";
 import { fileSource, MediaError, type MediaInfo, probeMedia } from "../media/probe.ts";
 import { missing } from "./draft.ts";
 
-/** Options of one import. */
-export interface ImportOptions {
-  /** The project folder. */
-  projectDir: string;
-  /** The id the new file gets. */
-  id: string;
+/** A file measured and copied under its partial name, waiting to be placed. */
+export interface StagedImport {
+  readonly jobId: string;
+  /** The name asked for, sanitized; the stored one may gain " (2)". */
+  readonly name: string;
+  readonly mediaDir: string;
+  /** Where the bytes are until `placeImport`. */
+  readonly partialPath: string;
+  readonly info: MediaInfo & { size: number };
+}
+
+/** A file measured and named, not yet copied. */
+export interface MeasuredImport {
+  readonly path: string;
+  readonly name: string;
+  readonly info: MediaInfo & { size: number };
+}
+
+/** Options of `stageImport`. */
+export interface StageOptions {
+  /** The Project's `media/` folder. */
+  mediaDir: string;
+  /** `import-<8 hex>`; names the partial file. */
+  jobId: string;
   /** Move instead of copy (the source is a staging file of an upload). */
   isMove: boolean;
-  /** Called as bytes are copied: `(copied, total)`. */
-  onProgress?: (bytes: number, total: number) => void;
+  /** Called as bytes are copied. */
+  onProgress?: (bytes: number) => void;
+  /** Stops the copy; the partial file is removed. */
+  signal?: AbortSignal;
 }
 
 async function probe(path: string): Promise<MediaInfo & { size: number }> {
@@ -48,71 +73,81 @@ async function probe(path: string): Promise<MediaInfo & { size: number }> {
   }
 }
 
-/** Creates `media/<name>` exclusively, adding " (2)", " (3)"... until the name is free. */
-async function createUnique(
-  mediaDir: string,
-  name: string,
-): Promise<{ file: Deno.FsFile; name: string }> {
-  const dot = name.lastIndexOf(".");
-  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ""];
-  for (let n = 1;; n++) {
-    const candidate = n === 1 ? name : `${stem} (${n})${ext}`;
-    try {
-      const file = await Deno.open(`${mediaDir}/${candidate}`, { write: true, createNew: true });
-      return { file, name: candidate };
-    } catch (error) {
-      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-    }
-  }
-}
-
-/** Imports the file at `path` as `name`; returns its entry for the Project. */
-export async function importMedia(
-  path: string,
-  name: string,
-  options: ImportOptions,
-): Promise<MediaFile> {
+/**
+ * Checks the name and measures the file at `path` (header reads only).
+ * @throws {Refusal} INVALID_PARAMS for a bad name, NOT_FOUND, the media codes
+ */
+export async function measureImport(path: string, name: string): Promise<MeasuredImport> {
   const safe = sanitizeFileName(name);
   if ("error" in safe) {
     throw new Refusal(`Invalid name: ${safe.error}`, RpcErrorCode.INVALID_PARAMS);
   }
-  const info = await probe(path);
-  const mediaDir = `${options.projectDir}/media`;
-  await Deno.mkdir(mediaDir, { recursive: true });
-  const { file, name: stored } = await createUnique(mediaDir, safe.name);
-  const target = `${mediaDir}/${stored}`;
-  try {
-    if (options.isMove) {
-      file.close();
-      await Deno.rename(path, target);
-    } else {
-      await using source = await Deno.open(path, { read: true });
-      let copied = 0;
-      let reported = 0;
-      const buffer = new Uint8Array(1024 * 1024);
-      for (;;) {
-        const n = await source.read(buffer);
-        if (n === null) break;
-        let written = 0;
-        while (written < n) written += await file.write(buffer.subarray(written, n));
-        copied += n;
-        if (copied - reported >= info.size / 20 || copied === info.size) {
-          reported = copied;
-          options.onProgress?.(copied, info.size);
-        }
-      }
-      await file.sync();
-      file.close();
-    }
-  } catch (error) {
+  return { path, name: safe.name, info: await probe(path) };
+}
+
+/**
+ * Copies (or moves) a measured file to its partial name in `media/`.
+ * @throws {Refusal} when the file changed while it was copied or cannot be read
+ * @throws {DOMException} AbortError when `signal` aborted
+ */
+export async function stageImport(
+  measured: MeasuredImport,
+  options: StageOptions,
+): Promise<StagedImport> {
+  const { path, info } = measured;
+  await Deno.mkdir(options.mediaDir, { recursive: true });
+  const partialPath = `${options.mediaDir}/${partialName(options.jobId)}`;
+  const staged = { jobId: options.jobId, name: measured.name, mediaDir: options.mediaDir };
+  if (options.isMove) {
     try {
-      file.close();
-    } catch { /* already closed */ }
-    await Deno.remove(target).catch(() => {});
-    throw error;
+      await Deno.rename(path, partialPath);
+      options.onProgress?.(info.size);
+      return { ...staged, partialPath, info };
+    } catch {
+      // Another disk (or a vanished file, which the copy reports): copy instead.
+    }
   }
+  try {
+    await copyFile(path, partialPath, {
+      size: info.size,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } catch (error) {
+    if (options.signal?.aborted || error instanceof Refusal) throw error;
+    if (error instanceof SourceChangedError) {
+      throw new Refusal(
+        `Cannot import "${path}": it changed while it was copied (${error.detail})`,
+      );
+    }
+    if (error instanceof Deno.errors.NotFound) throw missing(`No file at "${path}"`);
+    // A full or failing disk is the show machine's problem, not the request's.
+    throw new Refusal(
+      `Cannot import "${path}": ${(error as Error).message}`,
+      RpcErrorCode.INTERNAL_ERROR,
+    );
+  }
+  return { ...staged, partialPath, info };
+}
+
+/**
+ * Gives a staged file its name in `media/`: the name asked for, or with
+ * " (2)", " (3)"... until one is free (a hard link claims a name atomically;
+ * where links are not supported, a name seen free is taken by a rename).
+ * Returns its entry for the Project.
+ */
+export async function placeImport(staged: StagedImport, id: string): Promise<MediaFile> {
+  const { name, mediaDir, partialPath, info } = staged;
+  const dot = name.lastIndexOf(".");
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ""];
+  let stored = name;
+  for (let n = 2;; n++) {
+    if (await claim(partialPath, `${mediaDir}/${stored}`)) break;
+    stored = `${stem} (${n})${ext}`;
+  }
+  await syncDir(mediaDir);
   return {
-    id: options.id,
+    id,
     kind: info.kind,
     name: stored,
     path: `media/${stored}`,
@@ -122,4 +157,29 @@ export async function importMedia(
     height: info.height,
     duration: info.duration,
   };
+}
+
+/** Moves `from` to `to` unless `to` exists; false when it does. */
+async function claim(from: string, to: string): Promise<boolean> {
+  try {
+    await Deno.link(from, to);
+  } catch (error) {
+    if (error instanceof Deno.errors.AlreadyExists) return false;
+    // No hard links here (FAT, some network shares): check, then rename.
+    try {
+      await Deno.lstat(to);
+      return false;
+    } catch (statError) {
+      if (!(statError instanceof Deno.errors.NotFound)) throw statError;
+    }
+    await Deno.rename(from, to);
+    return true;
+  }
+  await Deno.remove(from);
+  return true;
+}
+
+/** Removes a staged file that will not be placed. */
+export async function discardImport(staged: StagedImport): Promise<void> {
+  await Deno.remove(staged.partialPath).catch(() => {});
 }

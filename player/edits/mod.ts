@@ -2,7 +2,9 @@
  * The player's editor: validates a batch of edits against the catalog,
  * applies it to a private copy, and commits it as one undoable step (all or
  * nothing). Every commit is on disk (presets, project, then history) before
- * it is reported; updates follow the write.
+ * it is reported; updates follow the write. A batch that imports files first
+ * copies them beside other requests (`import_jobs.ts`, `Beside`), then
+ * commits like any other.
  * @module
  */
 import {
@@ -11,7 +13,6 @@ import {
   type EditOutcome,
   EDITS_BY_NAME,
 } from "../../protocol/edits/mod.ts";
-import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { type Preset, Project } from "../../protocol/model.ts";
 import {
   applyPatch,
@@ -20,15 +21,18 @@ import {
   type ProjectPatch,
 } from "../../protocol/patch.ts";
 import type { StateUpdate } from "../../protocol/state.ts";
+import { Beside } from "../beside.ts";
 import type { ProjectEngine } from "../engine/project_engine.ts";
 import { Refusal } from "../errors.ts";
 import type { ProjectStore } from "../store.ts";
 import { CLIP_HANDLERS } from "./clip_edits.ts";
 import { type EditDraft, type EditHandler, isTaken, newId } from "./draft.ts";
-import { importMedia } from "./file_import.ts";
+import { placeImport } from "./file_import.ts";
+import { failJobs, type ImportJob, importUpdate, stageImports } from "./import_jobs.ts";
 import { FX_HANDLERS } from "./fx_edits.ts";
 import { type History, type HistoryEntry, loadHistory, saveHistory } from "./history.ts";
 import { orphanedMedia } from "./orphans.ts";
+import { type ParsedEdit, parseEdits } from "./parse.ts";
 import { PROJECT_HANDLERS } from "./project_edits.ts";
 import { SONG_HANDLERS } from "./song_edits.ts";
 
@@ -62,18 +66,34 @@ export interface EditorHost {
   userPresets(): Preset[];
   setUserPresets(presets: Preset[]): void;
   emit(update: StateUpdate): void;
-  /** Reports progress at once (not held until the response). */
-  progress(update: StateUpdate): void;
   /** Called after the user presets changed (the open editor follows them). */
   presetsChanged(patch: ProjectPatch): void;
   historyLimit: number;
   log(message: string): void;
 }
 
+/** Options of one batch. */
+export interface EditOptions {
+  /**
+   * Import progress, sent at once (not held until the answer): the update for
+   * clients, and the batch's bytes copied and in all.
+   */
+  onProgress?: (update: StateUpdate, done: number, total: number) => void;
+  /** Stops copies in progress (the service went away); their partial files are removed. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Batches copying at once, at most. Each copies its files one after the
+ * other; more would only share the disk, so a fifth is refused, not queued.
+ */
+const MAX_IMPORTING = 4;
+
 /** Applies edits, undo and redo. */
 export class Editor {
   #host: EditorHost;
   #histories = new Map<string, History>();
+  #importing = 0;
 
   /** Builds the editor over `host`. */
   constructor(host: EditorHost) {
@@ -92,38 +112,60 @@ export class Editor {
   }
 
   /**
-   * Runs a batch. @throws {Refusal} INVALID_PARAMS, NOT_FOUND, media codes,
+   * Runs a batch and resolves once it is committed.
+   * @throws {Refusal} INVALID_PARAMS, NOT_FOUND, media codes,
    * or ACTION_REFUSED for a conflict
    */
-  async apply(params: EditApplyParams): Promise<EditApplyResult> {
+  async apply(params: EditApplyParams, options: EditOptions = {}): Promise<EditApplyResult> {
+    const work = this.start(params, options);
+    return work instanceof Beside ? await work.settle() : await work;
+  }
+
+  /**
+   * Starts a batch for the request loop: one that imports files returns a
+   * `Beside` (the copy runs beside other requests, the commit then joins their
+   * order); any other, the promise of its commit.
+   * @throws {Refusal} at once for invalid params or a missing Project
+   */
+  start(
+    params: EditApplyParams,
+    options: EditOptions = {},
+  ): Promise<EditApplyResult> | Beside<EditApplyResult> {
     const engine = this.#host.engine(params.projectId);
-    const edits = params.edits ?? [];
-    if (edits.length === 0) throw new Refusal("No edits given", RpcErrorCode.INVALID_PARAMS);
-    const parsed = edits.map((e, i) => {
-      const where = edits.length > 1 ? `edits.${i}.` : "";
-      const spec = EDITS_BY_NAME.get(e?.name);
-      if (!spec) {
-        throw new Refusal(
-          `Invalid ${where}name: unknown edit "${e?.name}"; GET /api/v1/edit/schema lists them`,
-          RpcErrorCode.INVALID_PARAMS,
-        );
-      }
-      const result = spec.params.safeParse(e.params ?? {});
-      if (!result.success) {
-        const issue = result.error.issues[0]!;
-        const path = ["params", ...issue.path].join(".");
-        throw new Refusal(`Invalid ${where}${path}: ${issue.message}`, RpcErrorCode.INVALID_PARAMS);
-      }
-      if (spec.isHistoryControl && spec.group === "project" && edits.length > 1) {
-        throw new Refusal(`${spec.name} cannot be part of a batch: send it alone`);
-      }
-      return { spec, params: result.data as Record<string, unknown> };
-    });
+    const parsed = parseEdits(params);
     const first = parsed[0]!.spec.name;
     if (first === "project.undo" || first === "project.redo") {
-      return await this.#step(engine, first === "project.undo" ? "undo" : "redo");
+      return this.#step(engine, first === "project.undo" ? "undo" : "redo");
     }
-    return await this.#run(engine, parsed, params.isUpload === true);
+    const imports = parsed.filter((e) => e.spec.name === "file.import")
+      .map((e) => e.params as { path: string; name?: string });
+    if (imports.length === 0) return this.#run(engine, parsed, []);
+    if (this.#importing >= MAX_IMPORTING) {
+      throw new Refusal(
+        `Too many imports at once: ${this.#importing} are copying; send this one when one has finished`,
+      );
+    }
+    this.#importing++;
+    const projectId = engine.project.id;
+    const staging = stageImports(imports, {
+      projectId,
+      mediaDir: `${this.#host.store.projectDir(projectId)}/media`,
+      isMove: params.isUpload === true,
+      isTaken: (id) => isTaken(engine.project, id),
+      emit: (update) => this.#host.emit(update),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    }).finally(() => this.#importing--);
+    return new Beside(staging.then((jobs) => async () => {
+      let target: ProjectEngine;
+      try {
+        target = this.#host.engine(projectId); // the same Project, even if it was reloaded
+      } catch (error) {
+        await failJobs(jobs, error, { projectId, emit: (u) => this.#host.emit(u) });
+        throw error;
+      }
+      return await this.#run(target, parsed, jobs);
+    }));
   }
 
   /** Writes a Project changed outside the editor (by an action), keeping the history valid. */
@@ -136,32 +178,29 @@ export class Editor {
     return project;
   }
 
+  /** Applies a batch to a copy and commits it; `jobs` are its imports, already copied. */
   async #run(
     engine: ProjectEngine,
-    edits: Array<{ spec: { name: string }; params: Record<string, unknown> }>,
-    isUpload: boolean,
+    edits: ParsedEdit[],
+    jobs: readonly ImportJob[],
   ): Promise<EditApplyResult> {
     const before = { project: engine.project, presets: this.#host.userPresets() };
     const imported: string[] = [];
-    const projectDir = this.#host.store.projectDir(engine.project.id);
+    const placed: Array<{ job: ImportJob; fileId: string }> = [];
+    const projectId = engine.project.id;
+    const projectDir = this.#host.store.projectDir(projectId);
     const draft: EditDraft = {
       project: structuredClone(before.project),
       presets: structuredClone(before.presets),
       builtInPresets: this.#host.builtInPresets,
       created: {},
-      importFile: async (path, name) => {
-        const id = newId("file", (x) => isTaken(draft.project, x));
-        const file = await importMedia(path, name ?? path.split(/[\\/]/).pop()!, {
-          projectDir,
-          id,
-          isMove: isUpload,
-          onProgress: (bytes, total) =>
-            this.#host.progress({
-              updateType: "project",
-              projectId: engine.project.id,
-              data: { event: "import-progress", fileId: id, name, bytes, totalBytes: total },
-            }),
-        });
+      importFile: async () => {
+        const job = jobs[placed.length]!;
+        const id = isTaken(draft.project, job.fileId)
+          ? newId("file", (x) => isTaken(draft.project, x))
+          : job.fileId;
+        const file = await placeImport(job.staged, id);
+        placed.push({ job, fileId: id });
         imported.push(`${projectDir}/${file.path}`);
         return file;
       },
@@ -198,9 +237,21 @@ export class Editor {
         undo: [...h.undo, entry].slice(-this.#host.historyLimit),
         redo: [],
       }), entry.edits);
+      for (const { job: { staged }, fileId } of placed) {
+        const { jobId, name, info } = staged;
+        this.#host.emit(importUpdate(projectId, {
+          jobId,
+          fileId,
+          name,
+          bytes: info.size,
+          totalBytes: info.size,
+          done: true,
+        }));
+      }
       return this.#result(engine, outcomes, forward);
     } catch (error) {
       for (const path of imported) await Deno.remove(path).catch(() => {});
+      await failJobs(jobs, error, { projectId, emit: (u) => this.#host.emit(u) });
       throw error;
     }
   }

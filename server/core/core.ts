@@ -17,6 +17,7 @@ import { EventBus } from "./event_bus.ts";
 import type { PlayerConnection } from "./player_connection.ts";
 import { Queries } from "./queries.ts";
 import { ReadModel } from "./read_model.ts";
+import type { StateUpdate } from "../../protocol/state.ts";
 
 /** What an action did: the normalized request and the player's account. */
 export interface ActionResult {
@@ -36,8 +37,13 @@ export interface CoreOptions {
   stagingDir?: string;
 }
 
-/** How long an edit may take in the player (imports copy whole files), ms. */
-const EDIT_TIMEOUT_MS = 10 * 60_000;
+/**
+ * How long a batch that imports files may take in a player that reports no
+ * progress (protocol 1.0), ms. Such a player copies in order, so nothing
+ * tells it busy from hung; one that reports progress (`capabilities.progress`)
+ * gets the usual timeout, counted from its last report.
+ */
+const SILENT_IMPORT_TIMEOUT_MS = 10 * 60_000;
 
 /** Options of `Core.importUpload`. */
 export interface UploadOptions {
@@ -178,10 +184,14 @@ export class Core {
     }
     const params: EditApplyParams = { projectId, edits };
     if (options.isUpload) params.isUpload = true;
+    const isSilentImport = edits.some((e) => e.name === "file.import") &&
+      this.#player.info?.capabilities.progress !== true;
     try {
-      const result = await this.#player.request<EditApplyResult>(Method.EDIT_APPLY, params, {
-        timeoutMs: EDIT_TIMEOUT_MS,
-      });
+      const result = await this.#player.request<EditApplyResult>(
+        Method.EDIT_APPLY,
+        params,
+        isSilentImport ? { timeoutMs: SILENT_IMPORT_TIMEOUT_MS } : {},
+      );
       return { ok: true, ...result };
     } catch (error) {
       throw fromPlayerError(fromEditError(error));
@@ -208,11 +218,11 @@ export class Core {
     const uploadId = crypto.randomUUID();
     const expected = options.expectedBytes;
     const step = Math.max(256 * 1024, Math.floor((expected ?? 0) / 20));
-    let reported = 0;
-    const progress = (bytes: number, isDone = false) => {
-      if (!isDone && bytes - reported < step) return;
+    let reported = -1;
+    const progress = (bytes: number, end?: { error?: string }) => {
+      if (!end && reported >= 0 && bytes - reported < step) return;
       reported = bytes;
-      this.bus.publish({
+      const update: StateUpdate = {
         updateType: "project",
         projectId,
         data: {
@@ -221,17 +231,27 @@ export class Core {
           name: options.name,
           bytes,
           totalBytes: expected,
-          done: isDone,
+          done: end !== undefined,
+          ...(end?.error ? { error: end.error } : {}),
         },
-      });
+      };
+      this.model.apply(update); // GET /api/v1/imports lists it
+      this.bus.publish(update);
     };
     const dir = this.#stagingDir ?? await Deno.makeTempDir({ prefix: "cueport-upload-" });
-    const staged = await stageUpload(body, {
-      dir,
-      maxBytes: options.maxBytes,
-      onProgress: progress,
-    });
-    progress(staged.size, true);
+    progress(0); // listed at once, before the first bytes arrive
+    let staged: { path: string; size: number };
+    try {
+      staged = await stageUpload(body, {
+        dir,
+        maxBytes: options.maxBytes,
+        onProgress: (bytes) => progress(bytes),
+      });
+    } catch (error) {
+      progress(Math.max(reported, 0), { error: (error as Error).message });
+      throw error;
+    }
+    progress(staged.size, {});
     try {
       return await this.runEdit({
         name: "file.import",

@@ -13,3 +13,4 @@ export * from "./views.ts";
 export * from "./results.ts";
 export type { PlayerConnection } from "./player_connection.ts";
 export * from "./edits.ts";
+export * from "./imports.ts";

@@ -6,6 +6,14 @@
 import type { InitializeResult } from "../../protocol/methods.ts";
 import type { Snapshot, StateUpdate } from "../../protocol/state.ts";
 
+/** Options of one request to the player. */
+export interface PlayerRequestOptions {
+  /** Milliseconds without an answer or a progress report before TIMEOUT. */
+  timeoutMs?: number;
+  /** Called for each progress report of the request (since protocol 1.1). */
+  onProgress?: (progress: number, total: number | null) => void;
+}
+
 /** A connection to whichever player is running. */
 export interface PlayerConnection {
   /** True between a successful handshake and the player's exit. */
@@ -14,9 +22,10 @@ export interface PlayerConnection {
   readonly info: InitializeResult | null;
   /**
    * Sends a request. Rejects with NOT_READY while no player is up, TIMEOUT when
-   * it does not answer, and an RpcError for an error response.
+   * it does not answer (`timeoutMs` counts from the last `request.progress`
+   * the player sent about it), and an RpcError for an error response.
    */
-  request<T>(method: string, params?: unknown, options?: { timeoutMs?: number }): Promise<T>;
+  request<T>(method: string, params?: unknown, options?: PlayerRequestOptions): Promise<T>;
   /** Called after each (re)start with the player's full state. */
   onready: (snapshot: Snapshot, info: InitializeResult) => void;
   /** Called with each batch of state updates, in order, with the player clock (ms) it was sent at. */

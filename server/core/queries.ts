@@ -9,6 +9,7 @@ import type { AppState, Camera } from "../../protocol/state.ts";
 import { CueportError } from "./errors.ts";
 import { stableAnswer } from "./views.ts";
 import type { ReadModel } from "./read_model.ts";
+import type { ImportJobView } from "./imports.ts";
 import {
   type ClipDetailView,
   clipPlaces,
@@ -205,6 +206,12 @@ export class Queries {
       throw new CueportError("NOT_FOUND", `The ${kind} preset "${presetId}" does not exist`);
     }
     return presetView(preset);
+  }
+
+  /** Imports and uploads under way, with their bytes so far, oldest first. */
+  imports(): ImportJobView[] {
+    this.#ready();
+    return this.#model.imports();
   }
 
   /** Cameras. */

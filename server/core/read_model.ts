@@ -14,6 +14,7 @@ import type {
 } from "../../protocol/state.ts";
 import { playStateAt } from "../../protocol/positions.ts";
 import { applyPatch, type ProjectPatch } from "../../protocol/patch.ts";
+import { ImportJobs, type ImportJobView } from "./imports.ts";
 
 interface ProjectEntry {
   project: Project;
@@ -40,6 +41,7 @@ export class ReadModel {
   #projects = new Map<string, ProjectEntry>();
   #playstates = new Map<string, PlayState>();
   #live = new Map<string, LiveValues>();
+  #jobs = new ImportJobs();
   /** The player's clock as last reported, and this process's clock then. */
   #clock = { player: 0, local: 0, isVirtual: false };
 
@@ -62,8 +64,9 @@ export class ReadModel {
     return c.isVirtual ? c.player : c.player + (performance.now() - c.local);
   }
 
-  /** Replaces everything with a snapshot. */
+  /** Replaces everything with a snapshot; the player's copies in progress are forgotten. */
   load(snapshot: Snapshot): void {
+    this.#jobs.dropCopies();
     this.#snapshot = structuredClone(snapshot);
     this.#projects = new Map(this.#snapshot.projects.map((p) => [p.id, entryOf(p)]));
     this.#playstates = new Map(this.#snapshot.playstates.map((p) => [p.projectId, p]));
@@ -90,6 +93,7 @@ export class ReadModel {
         if (data.presets) s.presets = data.presets as Preset[];
         return;
       case "project":
+        if (this.#jobs.apply(update)) return;
         if (data.project) this.#putProject(data.project as Project);
         if (data.event === "project-edited" && pid) {
           const project = this.project(pid);
@@ -147,6 +151,11 @@ export class ReadModel {
 
   get cameras(): Snapshot["cameras"] {
     return this.#snapshot?.cameras ?? [];
+  }
+
+  /** Imports and uploads under way, oldest first. */
+  imports(): ImportJobView[] {
+    return this.#jobs.list();
   }
 
   /** All projects, in the player's order. */

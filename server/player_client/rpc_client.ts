@@ -1,7 +1,11 @@
 /**
  * The server's JSON-RPC engine: numbered requests with timeouts, dispatch of
  * notifications in arrival order, and every pending request rejected when
- * the pipe closes, so no caller waits forever.
+ * the pipe closes, so no caller waits forever. A busy player is told from a
+ * hung one: `request.progress` moves the deadline of the request it names
+ * (the timeout then counts from the last progress), and a request that times
+ * out while an older one is still pending is not counted toward a hang (it
+ * may only be queued behind that one).
  * @module
  */
 import {
@@ -11,6 +15,7 @@ import {
   type RpcMessage,
   type RpcResponse,
 } from "../../protocol/jsonrpc.ts";
+import { Notification, type RequestProgressParams } from "../../protocol/methods.ts";
 import type { Transport } from "../../protocol/transport.ts";
 import { CueportError } from "../core/errors.ts";
 
@@ -26,6 +31,11 @@ export interface RequestOptions {
    * is dispatched; lets a caller mark where in the notification stream it falls.
    */
   onResponse?: () => void;
+  /**
+   * Called for each `request.progress` the player sends about this request;
+   * each also restarts its timeout, so a request that advances never times out.
+   */
+  onProgress?: (progress: number, total: number | null) => void;
 }
 
 interface Pending {
@@ -35,6 +45,7 @@ interface Pending {
   deadline: number;
   timeoutMs: number;
   onResponse: (() => void) | undefined;
+  onProgress: ((progress: number, total: number | null) => void) | undefined;
   method: string;
 }
 
@@ -44,7 +55,10 @@ export class RpcClient {
   onnotification?: (method: string, params: unknown) => void;
   /** Called once when the pipe ends. */
   onclose?: () => void;
-  /** Called when a request times out, with how many did in a row (an answer resets the count). */
+  /**
+   * Called when a request times out while no older one is pending, with how
+   * many did in a row (an answer or a progress report resets the count).
+   */
   ontimeout?: (inRow: number) => void;
   #transport: Transport;
   #pending = new Map<number, Pending>();
@@ -90,6 +104,7 @@ export class RpcClient {
       deadline: Infinity,
       timeoutMs: options.timeoutMs ?? this.#defaultTimeoutMs,
       onResponse: options.onResponse,
+      onProgress: options.onProgress,
       method,
     };
     this.#pending.set(id, pending);
@@ -134,9 +149,11 @@ export class RpcClient {
   }
 
   /**
-   * Rejects every request past its deadline. The timer stops at the first
-   * sweep with nothing pending, not at each answer: under load it would
-   * otherwise be made and cleared once per batch.
+   * Rejects every request past its deadline. One that waited behind an older
+   * request still pending (a legacy player copying a file in order) is not
+   * counted toward a hang: the oldest one's own deadline decides that. The
+   * timer stops at the first sweep with nothing pending, not at each answer:
+   * under load it would otherwise be made and cleared once per batch.
    */
   #sweep(): void {
     if (this.#pending.size === 0) {
@@ -145,20 +162,23 @@ export class RpcClient {
       return;
     }
     const now = performance.now();
+    let isBehindOlder = false;
     for (const [id, pending] of this.#pending) {
-      if (pending.deadline <= now) {
-        this.#settle(
-          id,
-          (p) =>
-            p.reject(
-              new CueportError(
-                "TIMEOUT",
-                `The player did not answer ${p.method} within ${p.timeoutMs} ms`,
-              ),
-            ),
-        );
-        this.ontimeout?.(++this.#timeoutsInRow);
+      if (pending.deadline > now) {
+        isBehindOlder = true;
+        continue;
       }
+      this.#settle(
+        id,
+        (p) =>
+          p.reject(
+            new CueportError(
+              "TIMEOUT",
+              `The player did not answer ${p.method} within ${p.timeoutMs} ms`,
+            ),
+          ),
+      );
+      if (!isBehindOlder) this.ontimeout?.(++this.#timeoutsInRow);
     }
   }
 
@@ -170,7 +190,9 @@ export class RpcClient {
 
   #dispatch(message: RpcMessage): void {
     if (isNotification(message)) {
-      this.onnotification?.(message.method, message.params);
+      if (message.method === Notification.REQUEST_PROGRESS) {
+        this.#progress(message.params as RequestProgressParams);
+      } else this.onnotification?.(message.method, message.params);
       return;
     }
     if (!isResponse(message)) return; // the player sends no requests
@@ -184,6 +206,15 @@ export class RpcClient {
         pending.reject(new RpcError(code, text, data));
       } else pending.resolve(response.result);
     });
+  }
+
+  /** The player works on a request: its timeout restarts now. */
+  #progress(params: RequestProgressParams | undefined): void {
+    const pending = typeof params?.id === "number" ? this.#pending.get(params.id) : undefined;
+    if (!pending || pending.deadline === Infinity) return; // answered, or not yet written
+    pending.deadline = performance.now() + pending.timeoutMs;
+    this.#timeoutsInRow = 0;
+    pending.onProgress?.(Number(params!.progress), params!.total ?? null);
   }
 
   #settle(id: number, fn: (pending: Pending) => void): void {

@@ -1,7 +1,8 @@
 /**
  * Keeps a player running: launch, handshake, snapshot, and on exit reject
- * what was pending, report not-ready, and restart with backoff. After each
- * start the new snapshot is handed over, so clients can get a `full` update.
+ * what was pending, report not-ready, and restart with backoff; a player that
+ * stops answering is killed and restarted. After each start the new snapshot
+ * is handed over, so clients can get a `full` update.
  * @module
  */
 import {
@@ -36,7 +37,12 @@ export interface SupervisorOptions {
   log?: (level: "info" | "warn" | "error", message: string) => void;
   /** Name and version sent in the handshake. */
   client?: { name: string; version: string };
-  /** After this many timeouts in a row the player counts as hung and is restarted (default 3). */
+  /**
+   * After this many timeouts in a row the player counts as hung and is
+   * restarted (default 3). A request the player reports progress on does not
+   * time out, and one queued behind an older pending request does not count
+   * (`RpcClient`): a busy player is not a hung one.
+   */
   maxTimeouts?: number;
 }
 

@@ -17,6 +17,7 @@ import {
   CueportError,
   EffectView,
   HealthView,
+  ImportJobView,
   PlayStateView,
   PresetView,
   ProjectListItemView,
@@ -265,6 +266,16 @@ export function routeTable(facts: HealthFacts): RouteSpec[] {
       auth: true,
       response: list("cameras", CameraView),
       handle: ({ core }) => ({ cameras: core.queries.cameras() }),
+    },
+    {
+      method: "GET",
+      path: "/api/v1/imports",
+      summary:
+        "Imports and uploads under way, with bytes so far, oldest first; a finished one leaves the list",
+      tag: "edits",
+      auth: true,
+      response: list("imports", ImportJobView),
+      handle: ({ core }) => ({ imports: core.queries.imports() }),
     },
     {
       method: "POST",

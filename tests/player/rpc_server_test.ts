@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { memoryTransportPair } from "../../protocol/transport.ts";
 import type { RpcMessage } from "../../protocol/jsonrpc.ts";
+import { PLAYER_PROTOCOL_VERSION } from "../../protocol/methods.ts";
 import { startPlayer, VirtualClock } from "../../player/mod.ts";
+import { wavHeader } from "../../player/media/encode.ts";
 import { fixtureDataDir } from "../_helpers/fixture.ts";
 
 async function connect() {
@@ -34,7 +36,7 @@ async function connect() {
     await running.done;
     await Deno.remove(dataDir, { recursive: true });
   };
-  return { call, seen, clock, close };
+  return { call, seen, clock, close, dataDir, running, serverSide };
 }
 
 /** A player past the handshake. */
@@ -58,7 +60,9 @@ Deno.test("player answers nothing but initialize before the handshake, and check
       protocolVersion: "1.4",
       client: { name: "t", version: "0" },
     });
-    assert.equal((ok as { result: { protocolVersion: string } }).result.protocolVersion, "1.0");
+    const result = (ok as { result: { protocolVersion: string; capabilities: unknown } }).result;
+    assert.equal(result.protocolVersion, PLAYER_PROTOCOL_VERSION);
+    assert.deepEqual(result.capabilities, { virtualClock: true, progress: true });
   } finally {
     await p.close();
   }
@@ -173,6 +177,83 @@ Deno.test("player answers approval requests from its setting and accepts pairing
     }) as { result: unknown };
     assert.deepEqual(shown.result, {});
   } finally {
+    await p.close();
+  }
+});
+
+/** A valid WAV of `size` bytes in a new temp dir, written at once (sparse). */
+async function bigWav(size: number): Promise<{ dir: string; path: string }> {
+  const dir = await Deno.makeTempDir({ prefix: "cueport-big-" });
+  const path = `${dir}/Big.wav`;
+  await Deno.writeFile(path, wavHeader(size - 44, 48_000));
+  await Deno.truncate(path, size);
+  return { dir, path };
+}
+
+type Progress = RpcMessage & {
+  method: string;
+  params: { id: number; progress: number; total: number };
+};
+const isProgress = (m: RpcMessage): m is Progress =>
+  "method" in m && m.method === "request.progress";
+
+Deno.test("player answers requests read after an import while the file copies", async () => {
+  const p = await connectInitialized();
+  const { dir, path } = await bigWav(128 * 1024 * 1024);
+  try {
+    const before = p.seen.length;
+    const imported = p.call("edit.apply", {
+      projectId: null,
+      edits: [{ name: "file.import", params: { path } }],
+    });
+    const control = await p.call("action.run", {
+      name: "SET_CONTROL",
+      params: { controlID: "B", value: 0.4 },
+      projectId: null,
+    });
+    const done = await imported as { id: number; result: { revision: number } };
+    assert.ok("result" in control && "result" in done);
+    const after = p.seen.slice(before);
+    const answers = after.filter((m) => "id" in m).map((m) => m.id);
+    assert.deepEqual(answers, [control.id, done.id], "the action did not wait for the copy");
+    const progress = after.filter(isProgress);
+    assert.ok(progress.length >= 2, `${progress.length} progress reports`);
+    assert.ok(progress.every((m) => m.params.id === done.id && m.params.total === 128 * 2 ** 20));
+    assert.equal(progress.at(-1)!.params.progress, 128 * 2 ** 20);
+    assert.ok(after.indexOf(progress.at(-1)!) < after.indexOf(after.find((m) => m === done)!));
+    assert.equal(done.result.revision, 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await p.close();
+  }
+});
+
+Deno.test("player stops a copy when its input ends, and removes the partial file", async () => {
+  const p = await connectInitialized();
+  const { dir, path } = await bigWav(1024 * 1024 * 1024);
+  try {
+    void p.call("edit.apply", {
+      projectId: null,
+      edits: [{ name: "file.import", params: { path } }],
+    });
+    const deadline = performance.now() + 10_000;
+    while (!p.seen.some((m) => isProgress(m) && m.params.progress > 0)) {
+      assert.ok(performance.now() < deadline, "the copy started");
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const media = `${p.dataDir}/projects/show/media`;
+    assert.equal(
+      [...Deno.readDirSync(media)].length,
+      1,
+      "the partial file is there while it copies",
+    );
+    const started = performance.now();
+    await p.serverSide.close();
+    await p.running.done;
+    assert.ok(performance.now() - started < 2000, "the copy stopped rather than finished");
+    assert.deepEqual([...Deno.readDirSync(media)], []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
     await p.close();
   }
 });

@@ -45,3 +45,19 @@ Deno.test("coalesceUpdates keeps every Project edit and drops what a full update
   const alone = [control("A", 0.1)];
   assert.deepEqual(coalesceUpdates(alone), alone);
 });
+
+Deno.test("coalesceUpdates keeps the progress of each import and upload job apart", () => {
+  const job = (key: "jobId" | "uploadId", id: string, bytes: number): StateUpdate => ({
+    updateType: "project",
+    projectId: "p",
+    data: { event: key === "jobId" ? "import-progress" : "upload-progress", [key]: id, bytes },
+  });
+  const updates = [
+    job("jobId", "a", 1),
+    job("jobId", "b", 1),
+    job("uploadId", "u", 1),
+    job("jobId", "a", 2),
+    job("uploadId", "u", 2),
+  ];
+  assert.deepEqual(coalesceUpdates(updates), [updates[1], updates[3], updates[4]]);
+});

@@ -1,0 +1,224 @@
+import assert from "node:assert/strict";
+import { wavHeader } from "../../player/media/encode.ts";
+import { startTestService, type TestService } from "../_helpers/service.ts";
+import { TestSocket } from "../_helpers/ws_client.ts";
+
+/** Big enough that copying takes a few seconds on a small machine (about 2 s at 280 MB/s). */
+const SIZE = 512 * 1024 * 1024;
+
+/** A valid WAV of `size` bytes, written at once: a header before a sparse file. */
+async function bigWav(dir: string, size: number, name = "Big.wav"): Promise<string> {
+  const path = `${dir}/${name}`;
+  await Deno.writeFile(path, wavHeader(size - 44, 48_000));
+  await Deno.truncate(path, size);
+  return path;
+}
+
+/** Every entry of a folder, hidden ones included. */
+async function listDir(path: string): Promise<string[]> {
+  const names: string[] = [];
+  try {
+    for await (const e of Deno.readDir(path)) names.push(e.name);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return names.sort();
+}
+
+// deno-lint-ignore no-explicit-any
+type Update = any;
+
+/** The import-progress updates a socket received so far (they stay queued for later checks). */
+function importUpdates(ws: TestSocket): Update[] {
+  return ws.messages.flatMap((m) => Array.isArray(m.payload) ? m.payload : [])
+    .filter((u: Update) => u?.data?.event === "import-progress");
+}
+
+/** Polls `check` until it returns a value, for at most `ms` (never a fixed sleep). */
+async function until<T>(what: string, check: () => T | undefined, ms = 20_000): Promise<T> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (performance.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Polls `GET /api/v1/imports` until a copy has started. */
+async function copying(svc: TestService): Promise<void> {
+  const deadline = performance.now() + 20_000;
+  while (!(await svc.get("/api/v1/imports")).body.imports?.some((j: Update) => j.bytes > 0)) {
+    if (performance.now() > deadline) throw new Error("Timed out waiting for the copy to start");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+async function openSocket(svc: TestService): Promise<TestSocket> {
+  const ws = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
+  try {
+    await ws.take();
+    await ws.auth();
+  } catch (error) {
+    await ws.close();
+    throw error;
+  }
+  return ws;
+}
+
+Deno.test("file.import of a large file runs beside actions, with progress, on the same player", async () => {
+  // A short timeout: the old hang detection (three timeouts in a row) trips within seconds.
+  const svc = await startTestService({ playerTimeoutMs: 1000 });
+  const dir = await Deno.makeTempDir({ prefix: "cueport-big-" });
+  let ws: TestSocket | undefined;
+  try {
+    ws = await openSocket(svc);
+    const path = await bigWav(dir, SIZE);
+    const pid = svc.service.supervisor.pid;
+    let isSettled = false;
+    const importing = svc.post("/api/v1/edit", {
+      name: "file.import",
+      params: { path, name: "Big.wav" },
+    }).catch((error) => ({ status: 0, body: String(error) })).finally(() => (isSettled = true));
+
+    const latencies: number[] = [];
+    const statuses = new Set<number>();
+    const polled: Update[] = [];
+    for (let i = 0; !isSettled; i++) {
+      const started = performance.now();
+      const action = await svc.post("/api/v1/action", {
+        name: "OUTPUT_LEVEL_IN",
+        params: [(i % 10) / 10],
+      });
+      latencies.push(performance.now() - started);
+      statuses.add(action.status);
+      const imports = await svc.get("/api/v1/imports");
+      statuses.add(imports.status);
+      if (imports.status === 200) polled.push(...imports.body.imports);
+    }
+    const done = await importing;
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    assert.deepEqual([...statuses], [200], "every action and poll was answered");
+    const fileId = done.body.edits[0].created.fileId;
+
+    const worst = Math.max(...latencies);
+    assert.ok(latencies.length >= 3, `${latencies.length} actions ran during the import`);
+    assert.ok(worst < 500, `actions answered within ${worst.toFixed(0)} ms during the import`);
+    assert.equal(svc.service.supervisor.pid, pid, "the player was not restarted");
+    assert.equal(svc.service.supervisor.restarts, 0);
+
+    const running = polled.find((job) => job.bytes > 0 && job.bytes < SIZE);
+    assert.ok(running, `GET /api/v1/imports showed the copy: ${JSON.stringify(polled.at(-1))}`);
+    assert.equal(running.projectId, "show");
+    assert.equal(running.name, "Big.wav");
+    assert.equal(running.totalBytes, SIZE);
+    assert.equal(typeof running.jobId, "string");
+    assert.deepEqual((await svc.get("/api/v1/imports")).body.imports, [], "finished imports leave");
+
+    const updates = await until("the last import-progress update", () => {
+      const all = importUpdates(ws!);
+      return all.some((u) => u.data.done) ? all : undefined;
+    });
+    assert.ok(updates.length >= 3, `${updates.length} progress updates`);
+    for (const u of updates) {
+      assert.equal(u.projectId, "show");
+      assert.equal(u.data.jobId, running.jobId);
+      assert.equal(u.data.name, "Big.wav");
+      assert.equal(u.data.totalBytes, SIZE);
+    }
+    assert.ok(updates.some((u) => u.data.bytes > 0 && u.data.bytes < SIZE));
+    const last = updates.at(-1);
+    assert.equal(last.data.done, true);
+    assert.equal(last.data.bytes, SIZE);
+    assert.equal(last.data.fileId, fileId);
+
+    const media = `${svc.dataDir}/projects/show/media`;
+    assert.deepEqual(await listDir(media), ["Big.wav"], "no partial file beside the import");
+    assert.equal((await Deno.stat(`${media}/Big.wav`)).size, SIZE);
+    const files = (await svc.get("/api/v1/projects/show")).body.files;
+    assert.ok(files.some((f: { fileId: string; size: number }) => f.fileId === fileId));
+  } finally {
+    await ws?.close();
+    await svc.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("An import interrupted by a killed player or a stopped service leaves nothing in media/", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "cueport-big-" });
+  try {
+    const path = await bigWav(dir, SIZE);
+    await t.step("the player is killed mid-copy", async () => {
+      const svc = await startTestService();
+      try {
+        const media = `${svc.dataDir}/projects/show/media`;
+        const before = await listDir(media);
+        const pid = svc.service.supervisor.pid!;
+        const importing = svc.post("/api/v1/edit", { name: "file.import", params: { path } })
+          .catch((error) => ({ status: 0, body: String(error) }));
+        await copying(svc);
+        Deno.kill(pid, "SIGKILL");
+        assert.equal((await importing).status, 503);
+        await until("a new player", () => {
+          const s = svc.service.supervisor;
+          return s.isReady && s.pid !== pid ? true : undefined;
+        });
+        assert.deepEqual(await listDir(media), before, "the partial copy was removed");
+        assert.deepEqual((await svc.get("/api/v1/imports")).body.imports, []);
+      } finally {
+        await svc.stop();
+      }
+    });
+    await t.step("the service stops mid-copy", async () => {
+      const svc = await startTestService();
+      try {
+        const media = `${svc.dataDir}/projects/show/media`;
+        const before = await listDir(media);
+        const importing = svc.post("/api/v1/edit", { name: "file.import", params: { path } })
+          .catch((error) => ({ status: 0, body: String(error) }));
+        await copying(svc);
+        const started = performance.now();
+        await svc.service.shutdown();
+        const stopMs = performance.now() - started;
+        assert.ok(stopMs < 2500, `stopped in ${stopMs.toFixed(0)} ms, without the kill grace`);
+        assert.notEqual((await importing).status, 200);
+        assert.deepEqual(await listDir(media), before, "the partial copy was removed");
+      } finally {
+        await Deno.remove(svc.dataDir, { recursive: true });
+      }
+    });
+    await t.step("the source shrinks while it is copied: refused, nothing kept", async () => {
+      const svc = await startTestService();
+      let ws: TestSocket | undefined;
+      try {
+        ws = await openSocket(svc);
+        const socket = ws;
+        const shrinking = await bigWav(dir, SIZE, "Shrinking.wav");
+        const media = `${svc.dataDir}/projects/show/media`;
+        const before = await listDir(media);
+        const importing = svc.post("/api/v1/edit", {
+          name: "file.import",
+          params: { path: shrinking },
+        }).catch((error) => ({ status: 0, body: { error: { code: "", message: String(error) } } }));
+        await until("copying", () => importUpdates(socket).find((u) => u.data.bytes > 0));
+        await Deno.truncate(shrinking, 1024 * 1024);
+        const refused = await importing;
+        assert.equal(refused.status, 400, JSON.stringify(refused.body));
+        assert.equal(refused.body.error.code, "EDIT_REFUSED");
+        assert.match(refused.body.error.message, /changed while it was copied/);
+        assert.deepEqual(await listDir(media), before, "the partial copy was removed");
+        const failed = await until(
+          "the failed update",
+          () => importUpdates(socket).find((u) => u.data.done && u.data.error),
+        );
+        assert.match(failed.data.error, /changed while it was copied/);
+        assert.deepEqual((await svc.get("/api/v1/imports")).body.imports, []);
+      } finally {
+        await ws?.close();
+        await svc.stop();
+      }
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
