@@ -119,7 +119,10 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
       burst: settings.wsBurst,
       maxBufferedBytes: settings.wsMaxBufferedBytes,
       lagCloseMs: settings.wsLagCloseMs,
+      authTimeoutMs: settings.wsAuthTimeoutMs,
+      unauthenticatedMaxBufferedBytes: settings.wsUnauthenticatedMaxBufferedBytes,
     },
+    log: (m) => log("warn", m),
   });
   auth.devices.onrevoke = (deviceId) => sockets.closeDevice(deviceId);
   auth.codes.onissue = (otp, expiresAt) =>

@@ -1,24 +1,42 @@
 /**
- * One WebSocket connection: the greeting, the auth gate, actions, queries,
- * filters, pings, its rate limit, and delivery of state updates with its own
- * sequence numbers and lag handling.
+ * One WebSocket connection: the greeting, the auth gate and its deadline,
+ * actions, queries, filters, pings, its rate limit, its budget of unsent
+ * bytes, and delivery of state updates with its own sequence numbers and lag
+ * handling.
  * @module
  */
 import type { StateUpdate } from "../../protocol/state.ts";
 import { type Authenticator, type Grant, requireScope } from "../auth/mod.ts";
 import { type Core, CueportError, type UpdateBatch } from "../core/mod.ts";
 import { runQuery } from "./queries.ts";
-import { ClientMessage, errorMessage, type MessageId, response, stateUpdate } from "./messages.ts";
+import {
+  ClientMessage,
+  type CloseReason,
+  CloseReasons,
+  errorMessage,
+  type MessageId,
+  response,
+  stateUpdate,
+} from "./messages.ts";
 
 /** Per-client limits (settings; see docs/websocket.md). */
 export interface SocketLimits {
   maxMessageBytes: number;
   ratePerSecond: number;
   burst: number;
-  /** Above this many unsent bytes a client is lagging: skipped, then resynced. */
+  /**
+   * The budget of an authenticated client, bytes: what it was sent and the
+   * network has not taken yet, plus the answers it is owed. Over it, state
+   * updates are skipped (then resynced), answers wait, and its messages wait
+   * unread; once the messages waiting pass this much too, it is closed.
+   */
   maxBufferedBytes: number;
-  /** A client lagging this long is closed. */
+  /** A client over its budget (or lagging) this long is closed. */
   lagCloseMs: number;
+  /** A client that has not authenticated this long after connecting is closed. */
+  authTimeoutMs: number;
+  /** The budget before authentication; over it the client is closed at once. */
+  unauthenticatedMaxBufferedBytes: number;
 }
 
 /** The batch being delivered, with its payload serialized at most once. */
@@ -38,9 +56,62 @@ const TYPES: ReadonlySet<string> = new Set([
 ]);
 const TYPE_LIST = [...TYPES].join(", ");
 
+/**
+ * What an answer owed to a message is counted as before it is sent, beyond the
+ * message's own length: about the size of an error or a small response.
+ */
+const ANSWER_BYTES = 128;
+
+/**
+ * What each unsent message costs beyond its length: the runtime's queued
+ * write. Measured with Deno 2.9.6 on a bare `Deno.upgradeWebSocket` server
+ * answering every message of a client that never read: 499,000 unsent
+ * answers of 125 bytes, RSS up 484 MB, about 970 bytes an answer.
+ */
+const FRAME_BYTES = 1024;
+
+function sizeOf(data: unknown): number {
+  return typeof data === "string"
+    ? data.length
+    : data instanceof ArrayBuffer
+    ? data.byteLength
+    : ArrayBuffer.isView(data)
+    ? data.byteLength
+    : 0;
+}
+
 type Filter = { updateTypes?: Set<string>; projectIds?: Set<string>; positions: boolean };
 
-/** A connected client. */
+/** What a `SocketClient` is built with. */
+export interface SocketClientOptions {
+  id: string;
+  address: string;
+  core: Core;
+  auth: Authenticator;
+  limits: SocketLimits;
+  version: string;
+  /** Asks the server's sweep to call `sweep()` until it returns false. */
+  watch: () => void;
+  /** Called once when the connection is closed, by either side. */
+  forget: () => void;
+  /** Where closes for a limit are reported. */
+  log?: ((message: string) => void) | undefined;
+}
+
+/**
+ * A connected client.
+ *
+ * Its budget: every message sent to it (greeting, answers, snapshots, state
+ * updates) counts while it is unsent (`ws.bufferedAmount`, plus `FRAME_BYTES`
+ * a message), and so does each answer it is owed (its message's length plus
+ * `ANSWER_BYTES`). Over the budget, state updates are skipped (it lags, and
+ * is resynced with a `full` once drained), answers wait in order, and new
+ * messages wait unread: they are neither parsed nor run. A client whose
+ * waiting messages pass the budget too, or that stays over it for
+ * `lagCloseMs`, is closed: memory per client stays under twice the budget
+ * plus the largest single message. Before authentication the budget is small
+ * and nothing waits: over it the client is closed at once.
+ */
 export class SocketClient {
   readonly id: string;
   readonly address: string;
@@ -48,6 +119,9 @@ export class SocketClient {
   #core: Core;
   #auth: Authenticator;
   #limits: SocketLimits;
+  #watch: () => void;
+  #forget: () => void;
+  #log: ((message: string) => void) | undefined;
   #isAuthenticated = false;
   /** The paired device behind this connection, if any. */
   deviceId: string | null = null;
@@ -59,26 +133,39 @@ export class SocketClient {
   #lagSince: number | null = null;
   /** Answers go out in message order; this is the last one queued. */
   #tail: Promise<void> = Promise.resolve();
+  /** Answers owed and not yet sent, counted as their messages' length plus `ANSWER_BYTES` each. */
+  #owedBytes = 0;
+  /** Messages that came while over budget, kept unread; `#heldAt` is the next to read. */
+  #held: unknown[] = [];
+  #heldAt = 0;
+  #heldBytes = 0;
+  /** The answer waiting for room (the sweep lets it go). */
+  #roomWaiter: (() => void) | null = null;
+  /** Since when an answer or a message has been waiting for room; null while none waits. */
+  #waitingSince: number | null = null;
+  #authTimer: ReturnType<typeof setTimeout> | undefined;
+  #authsRunning = 0;
+  /** The deadline passed while an auth was being decided: close unless it succeeds. */
+  #isAuthOverdue = false;
+  #isClosing = false;
+  /** Lengths of the messages handed to the socket and maybe unsent, oldest first from `#framesAt`. */
+  #frames: number[] = [];
+  #framesAt = 0;
+  #framesLength = 0;
 
-  /** Wraps an upgraded socket; sends the greeting once it opens. */
-  constructor(
-    ws: WebSocket,
-    options: {
-      id: string;
-      address: string;
-      core: Core;
-      auth: Authenticator;
-      limits: SocketLimits;
-      version: string;
-    },
-  ) {
+  /** Wraps an upgraded socket; sends the greeting once it opens and starts the auth deadline. */
+  constructor(ws: WebSocket, options: SocketClientOptions) {
     this.#ws = ws;
     this.id = options.id;
     this.address = options.address;
     this.#core = options.core;
     this.#auth = options.auth;
     this.#limits = options.limits;
+    this.#watch = options.watch;
+    this.#forget = options.forget;
+    this.#log = options.log;
     this.#tokens = options.limits.burst;
+    this.#authTimer = setTimeout(() => this.#onAuthDeadline(), options.limits.authTimeoutMs);
     ws.onopen = () =>
       this.#send(JSON.stringify({
         type: "event",
@@ -92,6 +179,7 @@ export class SocketClient {
         },
       }));
     ws.onmessage = (event) => this.#onMessage(event.data);
+    ws.addEventListener("close", () => this.#dispose());
   }
 
   /** Whether this client has fallen behind and waits for a resync. */
@@ -99,8 +187,14 @@ export class SocketClient {
     return this.#lagSince !== null;
   }
 
-  /** Closes the connection with a code and reason. */
+  /** Whether answers or messages of this client wait for it to read what it was sent. */
+  get isWaiting(): boolean {
+    return this.#waitingSince !== null;
+  }
+
+  /** Closes the connection with a code and reason; nothing more is read or sent. */
   close(code: number, reason: string): void {
+    this.#dispose();
     try {
       this.#ws.close(code, reason);
     } catch {
@@ -116,9 +210,13 @@ export class SocketClient {
       : shared.batch.updates;
     if (updates.length === 0) return;
     this.#seq++; // counted even when skipped, so the client sees the gap
-    if (this.#lagSince !== null || this.#ws.bufferedAmount > this.#limits.maxBufferedBytes) {
+    if (
+      this.#lagSince !== null ||
+      this.#unsent() + this.#owedBytes > this.#limits.maxBufferedBytes
+    ) {
       this.#lagSince ??= performance.now();
-      this.checkLag();
+      this.#checkLag(performance.now());
+      this.#watch();
       return;
     }
     this.#send(
@@ -126,14 +224,41 @@ export class SocketClient {
     );
   }
 
+  /**
+   * The server's sweep, while this client lags or waits: lets waiting answers
+   * and messages go once there is room, resyncs a drained lagging client, and
+   * closes one stuck for `lagCloseMs`.
+   * @returns whether to keep sweeping this client
+   */
+  sweep(): boolean {
+    if (this.#isClosing) return false;
+    const now = performance.now();
+    if (this.#waitingSince !== null) {
+      if (this.#unsent() <= this.#budget()) {
+        const resolve = this.#roomWaiter;
+        this.#roomWaiter = null;
+        resolve?.();
+        this.#release();
+      }
+      if (this.#roomWaiter === null && this.#heldAt === this.#held.length) {
+        this.#waitingSince = null;
+      } else if (now - this.#waitingSince > this.#limits.lagCloseMs) {
+        this.#closeFor(CloseReasons.notReading);
+        return false;
+      }
+    }
+    this.#checkLag(now);
+    return !this.#isClosing && (this.#lagSince !== null || this.#waitingSince !== null);
+  }
+
   /** For a lagging client: resync once drained, close once stuck too long. */
-  checkLag(): void {
+  #checkLag(now: number): void {
     if (this.#lagSince === null) return;
-    if (this.#ws.bufferedAmount <= this.#limits.maxBufferedBytes / 4) {
+    if (this.#unsent() <= this.#limits.maxBufferedBytes / 4) {
       this.#lagSince = null;
       this.#sendFull("resync");
-    } else if (performance.now() - this.#lagSince > this.#limits.lagCloseMs) {
-      this.close(1013, "Too slow: fell behind the state updates");
+    } else if (now - this.#lagSince > this.#limits.lagCloseMs) {
+      this.#closeFor(this.#waitingSince !== null ? CloseReasons.notReading : CloseReasons.lagging);
     }
   }
 
@@ -155,13 +280,87 @@ export class SocketClient {
     this.#send(stateUpdate(++this.#seq, JSON.stringify([full])));
   }
 
-  /** Queues a reply behind the answers to earlier messages. */
-  #reply(text: string): void {
-    this.#tail = this.#tail.then(() => this.#send(text));
+  /** The budget of unsent bytes: small until the client has authenticated. */
+  #budget(): number {
+    return this.#isAuthenticated
+      ? this.#limits.maxBufferedBytes
+      : this.#limits.unauthenticatedMaxBufferedBytes;
+  }
+
+  /** Resolves once the sweep sees room (or the client closes). */
+  #room(): Promise<void> {
+    this.#waitingSince ??= performance.now();
+    this.#watch();
+    return new Promise((resolve) => (this.#roomWaiter = resolve));
+  }
+
+  /** Queues an answer (owed `cost`) behind the answers to earlier messages. */
+  #reply(cost: number, text: string): void {
+    this.#owedBytes += cost;
+    this.#tail = this.#tail.then(async () => {
+      if (this.#unsent() > this.#budget()) await this.#room();
+      this.#owedBytes -= cost;
+      this.#send(text);
+    });
   }
 
   #send(text: string): void {
-    if (this.#ws.readyState === WebSocket.OPEN) this.#ws.send(text);
+    if (this.#ws.readyState !== WebSocket.OPEN) return;
+    this.#ws.send(text);
+    this.#frames.push(text.length);
+    this.#framesLength += text.length;
+  }
+
+  /**
+   * Unsent bytes as the budget counts them: `bufferedAmount` plus
+   * `FRAME_BYTES` for each message not yet written out. Messages go out
+   * oldest first, so those the socket no longer holds are the oldest.
+   */
+  #unsent(): number {
+    const buffered = this.#ws.bufferedAmount;
+    const frames = this.#frames;
+    while (this.#framesLength > buffered && this.#framesAt < frames.length) {
+      this.#framesLength -= frames[this.#framesAt++]!;
+    }
+    if (this.#framesAt === frames.length) {
+      frames.length = 0;
+      this.#framesAt = 0;
+      this.#framesLength = 0;
+    } else if (this.#framesAt > 4096) {
+      this.#frames = frames.slice(this.#framesAt);
+      this.#framesAt = 0;
+    }
+    return buffered + (this.#frames.length - this.#framesAt) * FRAME_BYTES;
+  }
+
+  /** Closes for a limit, and says so in the log. */
+  #closeFor({ code, reason }: CloseReason): void {
+    if (this.#isClosing) return;
+    this.#log?.(`WebSocket client ${this.id} (${this.address}) closed: ${code} ${reason}`);
+    this.close(code, reason);
+  }
+
+  /** Stops everything of this client: timers, waiting answers, held messages. */
+  #dispose(): void {
+    if (!this.#isClosing) this.#forget();
+    this.#isClosing = true;
+    clearTimeout(this.#authTimer);
+    this.#held = [];
+    this.#heldAt = 0;
+    this.#heldBytes = 0;
+    this.#waitingSince = null;
+    this.#lagSince = null;
+    const resolve = this.#roomWaiter;
+    this.#roomWaiter = null;
+    resolve?.();
+  }
+
+  #onAuthDeadline(): void {
+    this.#authTimer = undefined;
+    if (this.#isAuthenticated || this.#isClosing) return;
+    // An approval may be waiting for the operator (local clients only): its answer decides.
+    if (this.#authsRunning > 0) this.#isAuthOverdue = true;
+    else this.#closeFor(CloseReasons.authTimeout);
   }
 
   #isRateLimited(): boolean {
@@ -177,8 +376,61 @@ export class SocketClient {
   }
 
   #onMessage(data: unknown): void {
+    if (this.#isClosing) return;
+    const size = sizeOf(data);
+    if (!this.#isAuthenticated && size > this.#limits.maxMessageBytes) {
+      return this.#closeFor(CloseReasons.tooBig);
+    }
+    const cost = size + ANSWER_BYTES;
+    if (
+      this.#heldAt < this.#held.length ||
+      this.#unsent() + this.#owedBytes > this.#budget()
+    ) {
+      return this.#hold(data, cost);
+    }
+    this.#read(data, cost);
+  }
+
+  /**
+   * A message while over budget: kept unread. Before authentication, or once
+   * the messages waiting for answers pass the budget too, the client is closed.
+   */
+  #hold(data: unknown, cost: number): void {
+    if (!this.#isAuthenticated) return this.#closeFor(CloseReasons.notReading);
+    this.#held.push(data);
+    this.#heldBytes += cost;
+    if (this.#owedBytes + this.#heldBytes > this.#limits.maxBufferedBytes) {
+      return this.#closeFor(CloseReasons.notReading);
+    }
+    this.#waitingSince ??= performance.now();
+    this.#release(); // room may have come since the last sweep
+    this.#watch();
+  }
+
+  /** Reads held messages, in order, while there is room. */
+  #release(): void {
+    const budget = this.#budget();
+    while (
+      this.#heldAt < this.#held.length && !this.#isClosing &&
+      this.#unsent() + this.#owedBytes <= budget
+    ) {
+      const data = this.#held[this.#heldAt];
+      this.#held[this.#heldAt++] = undefined;
+      const cost = sizeOf(data) + ANSWER_BYTES;
+      this.#heldBytes -= cost;
+      this.#read(data, cost);
+    }
+    if (this.#heldAt > 0 && this.#heldAt === this.#held.length) {
+      this.#held = [];
+      this.#heldAt = 0;
+    }
+  }
+
+  /** Parses, checks and runs one message; its answer (owed `cost`) goes out in order. */
+  #read(data: unknown, cost: number): void {
     if (typeof data !== "string") {
       return this.#reply(
+        cost,
         errorMessage(
           undefined,
           "INVALID_MESSAGE",
@@ -188,6 +440,7 @@ export class SocketClient {
     }
     if (data.length > this.#limits.maxMessageBytes) {
       return this.#reply(
+        cost,
         errorMessage(
           undefined,
           "INVALID_MESSAGE",
@@ -200,6 +453,7 @@ export class SocketClient {
       raw = JSON.parse(data);
     } catch {
       return this.#reply(
+        cost,
         errorMessage(
           undefined,
           "INVALID_MESSAGE",
@@ -212,6 +466,7 @@ export class SocketClient {
       : undefined;
     if (this.#isRateLimited()) {
       return this.#reply(
+        cost,
         errorMessage(
           id,
           "RATE_LIMITED",
@@ -220,11 +475,15 @@ export class SocketClient {
       );
     }
     if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-      return this.#reply(errorMessage(id, "INVALID_MESSAGE", "The message must be a JSON object"));
+      return this.#reply(
+        cost,
+        errorMessage(id, "INVALID_MESSAGE", "The message must be a JSON object"),
+      );
     }
     const type = (raw as { type?: unknown }).type;
     if (typeof type !== "string" || !TYPES.has(type)) {
       return this.#reply(
+        cost,
         errorMessage(
           id,
           "INVALID_MESSAGE",
@@ -237,21 +496,32 @@ export class SocketClient {
       const issue = parsed.error.issues[0]!;
       const field = issue.path.join(".") || "message";
       return this.#reply(
+        cost,
         errorMessage(id, "INVALID_MESSAGE", `Invalid ${field}: ${issue.message}`, { field }),
       );
     }
     const message = parsed.data;
     // Actions of an authenticated client go to the player at once (a fader stream stays
     // pipelined); everything else runs after the messages before it, so a query sees
-    // the actions sent ahead of it. Either way, answers go out in message order.
+    // the actions sent ahead of it. Either way, answers go out in message order, and
+    // only while the client has room: over its budget they wait for it to read.
     const early = this.#isAuthenticated && message.type === "action"
       ? this.#outcome(message)
       : null;
+    this.#owedBytes += cost;
     this.#tail = this.#tail.then(async () => {
-      const { data, error } = await (early ?? this.#outcome(message));
-      this.#send(
-        error ? errorMessage(id, error.code, error.message, error.details) : response(id, data),
-      );
+      if (this.#unsent() > this.#budget()) await this.#room();
+      const outcome = this.#isClosing ? null : await (early ?? this.#outcome(message));
+      this.#owedBytes -= cost;
+      if (outcome) {
+        const { data, error } = outcome;
+        this.#send(
+          error ? errorMessage(id, error.code, error.message, error.details) : response(id, data),
+        );
+      }
+      if (this.#isAuthOverdue && !this.#isAuthenticated && this.#authsRunning === 0) {
+        this.#closeFor(CloseReasons.authTimeout);
+      }
     });
   }
 
@@ -280,12 +550,21 @@ export class SocketClient {
     switch (message.type) {
       case "auth": {
         this.#core.requireApiAccess();
-        const grant = await this.#auth.authenticate({
-          address: this.address,
-          ...message.payload,
-          isInteractive: true,
-        });
+        this.#authsRunning++;
+        let grant: Grant;
+        try {
+          grant = await this.#auth.authenticate({
+            address: this.address,
+            ...message.payload,
+            isInteractive: true,
+          });
+        } finally {
+          this.#authsRunning--;
+        }
+        if (this.#isClosing) throw new CueportError("AUTHENTICATION_FAILED", "Connection closed");
         this.#isAuthenticated = true;
+        this.#isAuthOverdue = false;
+        clearTimeout(this.#authTimer);
         this.#grant = grant;
         this.deviceId = grant.deviceId ?? null;
         return grant.token ? { authenticated: true, token: grant.token } : { authenticated: true };

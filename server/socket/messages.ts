@@ -119,3 +119,25 @@ export function errorMessage(
 export function stateUpdate(seq: number, payloadJson: string): string {
   return `{"type":"event","event":"state-update","seq":${seq},"payload":${payloadJson}}`;
 }
+
+/**
+ * Why the server closes a connection: the code and reason a client sees
+ * (docs/websocket.md lists them).
+ */
+export const CloseReasons = {
+  /** Over its budget of unsent bytes and still sending (or stuck there for `lagCloseMs`). */
+  notReading: { code: 1008, reason: "Too slow: not reading its messages" },
+  /** Not authenticated within `authTimeoutMs`. */
+  authTimeout: { code: 1008, reason: "Authentication timeout" },
+  /** The paired device was revoked. */
+  revoked: { code: 1008, reason: "Device revoked" },
+  /** A message over `maxMessageBytes` before authentication. */
+  tooBig: { code: 1009, reason: "Message too big: authenticate first" },
+  /** Lagging behind the state updates for `lagCloseMs`. */
+  lagging: { code: 1013, reason: "Too slow: fell behind the state updates" },
+  /** The service stops. */
+  shutdown: { code: 1001, reason: "Service shutting down" },
+} as const;
+
+/** One of `CloseReasons`. */
+export type CloseReason = (typeof CloseReasons)[keyof typeof CloseReasons];

@@ -7,14 +7,20 @@ import { checkRequestOrigin } from "../auth/hosts.ts";
 import type { Authenticator } from "../auth/mod.ts";
 import { type Core, CueportError, type UpdateBatch } from "../core/mod.ts";
 import { type SharedBatch, SocketClient, type SocketLimits } from "./client.ts";
+import { CloseReasons } from "./messages.ts";
 
 export type { SocketLimits } from "./client.ts";
+export { type CloseReason, CloseReasons } from "./messages.ts";
+
+/** How often the sweep looks at clients that lag or wait, while any does. */
+const SWEEP_MS = 25;
 
 /** Options of the socket server. */
 export interface SocketServerOptions {
   authenticator: Authenticator;
   limits: SocketLimits;
   version: string;
+  /** Where closes for a limit (budget, auth deadline, lag) are reported. */
   log?: (message: string) => void;
   /** Names of this machine accepted in the Host header. */
   hosts: ReadonlySet<string>;
@@ -37,7 +43,9 @@ export class SocketServer {
   #clients = new Set<SocketClient>();
   #nextId = 1;
   #unsubscribe: () => void;
-  #lagTimer: ReturnType<typeof setInterval> | null = null;
+  /** The one timer behind every client's budget: runs while any client lags or waits. */
+  #sweepTimer: ReturnType<typeof setInterval> | null = null;
+  #isClosed = false;
 
   /** Subscribes to the core's event bus. */
   constructor(core: Core, options: SocketServerOptions) {
@@ -55,6 +63,13 @@ export class SocketServer {
   get laggingCount(): number {
     let n = 0;
     for (const client of this.#clients) if (client.isLagging) n++;
+    return n;
+  }
+
+  /** Clients over their budget whose answers or messages wait for them to read. */
+  get waitingCount(): number {
+    let n = 0;
+    for (const client of this.#clients) if (client.isWaiting) n++;
     return n;
   }
 
@@ -92,24 +107,33 @@ export class SocketServer {
       auth: this.#options.authenticator,
       limits: this.#options.limits,
       version: this.#options.version,
+      watch: () => this.#watch(),
+      // Once closed it is gone from here, even while a client that does not read keeps the
+      // TCP connection (Deno cannot abort a WebSocket's pending writes).
+      forget: () => this.#clients.delete(client),
+      log: this.#options.log,
     });
     this.#clients.add(client);
-    socket.addEventListener("close", () => this.#clients.delete(client));
     return response;
   }
 
   /** Closes the connections of a revoked device. */
   closeDevice(deviceId: string): void {
     for (const client of this.#clients) {
-      if (client.deviceId === deviceId) client.close(1008, "Device revoked");
+      if (client.deviceId === deviceId) {
+        client.close(CloseReasons.revoked.code, CloseReasons.revoked.reason);
+      }
     }
   }
 
   /** Closes every client (going away) and stops listening to the bus. */
   close(): void {
     this.#unsubscribe();
-    if (this.#lagTimer !== null) clearInterval(this.#lagTimer);
-    for (const client of this.#clients) client.close(1001, "Service shutting down");
+    this.#isClosed = true;
+    if (this.#sweepTimer !== null) clearInterval(this.#sweepTimer);
+    this.#sweepTimer = null;
+    const { code, reason } = CloseReasons.shutdown;
+    for (const client of this.#clients) client.close(code, reason);
     this.#clients.clear();
   }
 
@@ -119,26 +143,24 @@ export class SocketServer {
       batch,
       payloadJson: () => (json ??= JSON.stringify(batch.updates)),
     };
-    let isAnyLagging = false;
-    for (const client of this.#clients) {
-      client.deliver(shared);
-      isAnyLagging ||= client.isLagging;
-    }
-    if (isAnyLagging) this.#watchLag();
+    for (const client of this.#clients) client.deliver(shared);
   }
 
-  /** While any client lags, check every 100 ms whether it drained (resync) or is stuck (close). */
-  #watchLag(): void {
-    this.#lagTimer ??= setInterval(() => {
-      let isAnyLagging = false;
+  /**
+   * While any client lags or waits, look at them every `SWEEP_MS`: answers and
+   * messages go once there is room, a drained client is resynced, a stuck one closed.
+   */
+  #watch(): void {
+    if (this.#isClosed) return;
+    this.#sweepTimer ??= setInterval(() => {
+      let isAnyWatched = false;
       for (const client of this.#clients) {
-        client.checkLag();
-        isAnyLagging ||= client.isLagging;
+        if (client.sweep()) isAnyWatched = true;
       }
-      if (!isAnyLagging && this.#lagTimer !== null) {
-        clearInterval(this.#lagTimer);
-        this.#lagTimer = null;
+      if (!isAnyWatched && this.#sweepTimer !== null) {
+        clearInterval(this.#sweepTimer);
+        this.#sweepTimer = null;
       }
-    }, 100);
+    }, SWEEP_MS);
   }
 }
