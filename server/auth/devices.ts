@@ -21,6 +21,10 @@ export interface Device {
 export class DeviceRegistry {
   #path: string;
   #devices = new Map<string, Device>();
+  /** The write under way (or the last one). */
+  #saving: Promise<void> = Promise.resolve();
+  /** The write queued behind it, shared by every change made meanwhile. */
+  #next: Promise<void> | null = null;
   /** Told when a device is revoked (open connections close). */
   onrevoke: (deviceId: string) => void = () => {};
 
@@ -72,7 +76,18 @@ export class DeviceRegistry {
     for (const id of ids) this.onrevoke(id);
   }
 
+  /**
+   * Writes run one at a time, each with the registry as it is when it starts:
+   * two atomic writes racing can finish out of order and leave the older list
+   * on disk, losing a device whose pairing was acknowledged. Callers that
+   * queue while a write runs share the next one.
+   */
   #save(): Promise<void> {
-    return writeJsonAtomic(this.#path, this.list(), { mode: 0o600 });
+    this.#next ??= this.#saving.catch(() => {}).then(() => {
+      this.#next = null;
+      return writeJsonAtomic(this.#path, this.list(), { mode: 0o600 });
+    });
+    this.#saving = this.#next;
+    return this.#next;
   }
 }
