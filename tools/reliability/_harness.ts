@@ -1,0 +1,204 @@
+/**
+ * A service under a probe, watched: its /health is asked every second on a
+ * fresh connection from 127.0.0.1 (a miss within 5 s is a hang), its exit is
+ * a crash, an unexpected exit of its player too, and the memory of both is
+ * sampled. A probe may restart the service cleanly on the same data dir.
+ * @module
+ */
+import { tempDir } from "./_children.ts";
+import { playerPid, readMemory } from "./_proc.ts";
+import { probeGet } from "./_exchange.ts";
+import { type ServiceOptions, ServiceProcess } from "./_service.ts";
+import type { Tally } from "./_tally.ts";
+
+/** The bound within which /health or a local request must be answered, ms. */
+export const ANSWER_WITHIN_MS = 5000;
+const WATCH_EVERY_MS = 1000;
+
+/** Settings of the watched service. */
+export type RunOptions = Omit<ServiceOptions, "dataDir">;
+
+/** A watched service for the length of one probe. */
+export class ServiceRun {
+  #tally: Tally;
+  #options: RunOptions;
+  #dir: { path: string; remove(): Promise<void> };
+  #service: ServiceProcess;
+  #isStopping = false;
+  #isWatching = true;
+  #watch: Promise<void>;
+  #playerPid: number | null = null;
+  #expectedPlayerExits = 0;
+  #unexpectedPlayerExits = 0;
+  #isHanging = false;
+  #reviving: Promise<boolean> | null = null;
+  #crashCounted = new WeakSet<ServiceProcess>();
+
+  private constructor(
+    tally: Tally,
+    options: RunOptions,
+    dir: { path: string; remove(): Promise<void> },
+    svc: ServiceProcess,
+  ) {
+    this.#tally = tally;
+    this.#options = options;
+    this.#dir = dir;
+    this.#service = svc;
+    this.#watch = this.#watchLoop();
+  }
+
+  /** Starts the service on a fresh temp data dir and watches it. */
+  static async start(tally: Tally, options: RunOptions = {}): Promise<ServiceRun> {
+    const dir = await tempDir("cueport-reliability-");
+    try {
+      const svc = await ServiceProcess.start({ ...options, dataDir: dir.path });
+      return new ServiceRun(tally, options, dir, svc);
+    } catch (error) {
+      await dir.remove();
+      throw error;
+    }
+  }
+
+  /** The current service process. */
+  get service(): ServiceProcess {
+    return this.#service;
+  }
+
+  /** Its ports. */
+  get ports(): { http: number; ws: number; osc: number } {
+    return this.#service.ready.ports;
+  }
+
+  /** The data dir (removed by `finish`). */
+  get dataDir(): string {
+    return this.#dir.path;
+  }
+
+  /** The current player's pid, or null while none runs. */
+  async playerPid(): Promise<number | null> {
+    return await playerPid(this.#service.pid);
+  }
+
+  /** Tells the watchdog that the next `n` player exits are the probe's doing. */
+  expectPlayerExits(n: number): void {
+    this.#expectedPlayerExits += n;
+  }
+
+  /**
+   * If the service died, counts the crash and starts it again, so a fuzzer
+   * can go on; concurrent callers share one restart. Returns whether it had died.
+   */
+  revive(): Promise<boolean> {
+    if (this.#service.isRunning || this.#isStopping) return Promise.resolve(false);
+    this.#reviving ??= (async () => {
+      this.#countCrash();
+      this.#service = await ServiceProcess.start({ ...this.#options, dataDir: this.#dir.path });
+      this.#playerPid = null;
+      this.#reviving = null;
+      return true;
+    })();
+    return this.#reviving;
+  }
+
+  /** Stops the service cleanly (SIGTERM) and starts it again on the same data dir. */
+  async restart(extra: RunOptions = {}): Promise<void> {
+    await this.#sample();
+    this.#isStopping = true;
+    if (this.#service.isRunning) await this.#stopNoting();
+    else this.#countCrash();
+    this.#service = await ServiceProcess.start({
+      ...this.#options,
+      ...extra,
+      dataDir: this.#dir.path,
+    });
+    this.#playerPid = null;
+    this.#isStopping = false;
+  }
+
+  /** Stops watching and the service, counts a crash if it had exited, removes the data dir. */
+  async finish(): Promise<void> {
+    await this.#sample();
+    this.#isWatching = false;
+    await this.#watch;
+    this.#isStopping = true;
+    if (this.#service.isRunning) await this.#stopNoting();
+    else this.#countCrash();
+    if (this.#unexpectedPlayerExits > 0) {
+      this.#tally.crashes += this.#unexpectedPlayerExits;
+      this.#tally.note(`the player exited ${this.#unexpectedPlayerExits} time(s) on its own`);
+    }
+    await this.#dir.remove();
+  }
+
+  async #stopNoting(): Promise<void> {
+    const code = await this.#service.stop();
+    if (code !== 0) this.#tally.note(`a clean stop (SIGTERM) ended with exit code ${code}`);
+  }
+
+  #countCrash(): void {
+    if (this.#crashCounted.has(this.#service)) return;
+    this.#crashCounted.add(this.#service);
+    const log = this.#service.stderrTail().trim().split("\n").slice(-3).join(" / ");
+    this.#tally.crash(`service exited on its own; log: ${log}`);
+  }
+
+  async #watchLoop(): Promise<void> {
+    while (this.#isWatching) {
+      const started = performance.now();
+      if (!this.#service.isRunning && !this.#isStopping) this.#countCrash();
+      else if (!this.#isStopping) await Promise.all([this.#checkHealth(), this.#sample()]);
+      const wait = WATCH_EVERY_MS - (performance.now() - started);
+      if (wait > 0 && this.#isWatching) await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+
+  async #checkHealth(): Promise<void> {
+    const svc = this.#service;
+    const answer = await probeGet(svc.ready.ports.http, "/health", {
+      timeoutMs: ANSWER_WITHIN_MS,
+    });
+    if (svc !== this.#service || !svc.isRunning || this.#isStopping) return;
+    const isAnswered = answer.status !== null;
+    if (!isAnswered && !this.#isHanging) {
+      const why = answer.connectError ?? (answer.isTimedOut ? "no answer" : "closed unanswered");
+      this.#tally.hang(`GET /health from 127.0.0.1: ${why} within ${ANSWER_WITHIN_MS} ms`);
+    }
+    this.#isHanging = !isAnswered;
+  }
+
+  async #sample(): Promise<void> {
+    const svc = this.#service;
+    if (!svc.isRunning) return;
+    const player = await playerPid(svc.pid);
+    if (player !== null && this.#playerPid !== null && player !== this.#playerPid) {
+      if (this.#expectedPlayerExits > 0) this.#expectedPlayerExits--;
+      else this.#unexpectedPlayerExits++;
+    }
+    if (player !== null && svc === this.#service) this.#playerPid = player;
+    const memory = await readMemory(player === null ? [svc.pid] : [svc.pid, player]);
+    this.#tally.memory.record("service", memory.get(svc.pid));
+    if (player !== null) this.#tally.memory.record("player", memory.get(player));
+  }
+}
+
+/**
+ * Runs `body` against a watched service and finishes it, whatever happens.
+ * @example
+ * ```ts
+ * await withService(tally, { args: ["--http-rate", "50"] }, async (run) => {
+ *   await fetch(`http://127.0.0.1:${run.ports.http}/health`);
+ * });
+ * ```
+ */
+export async function withService(
+  tally: Tally,
+  options: RunOptions,
+  body: (run: ServiceRun) => Promise<void>,
+): Promise<void> {
+  const run = await ServiceRun.start(tally, options);
+  try {
+    await body(run);
+  } finally {
+    await run.finish();
+  }
+}

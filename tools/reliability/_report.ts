@@ -1,0 +1,121 @@
+/**
+ * The targets of the issue, checked per row, and the one table.
+ * @module
+ */
+import type { Mode, ProbeResult } from "./_types.ts";
+
+/** The numbers to reach (issue: "Numbers to reach"). */
+export const TARGETS = {
+  /** Fuzzed inputs per transport in a full run. */
+  fullFuzzInputs: 100_000,
+  /** Player kills under edit load in a full run (3 in a short one). */
+  fullPlayerKills: 15,
+  /** Peak resident memory of the service and of its player, MB. */
+  maxRssMb: 300,
+} as const;
+
+/** The targets a row misses, each said with its measurement; empty when all are met. */
+export function missedTargets(result: ProbeResult): string[] {
+  const missed: string[] = [];
+  if (result.error !== null) missed.push(`did not complete: ${result.error}`);
+  if (result.crashes > 0) missed.push(`${result.crashes} crash(es)`);
+  if (result.hangs > 0) missed.push(`${result.hangs} hang(s)`);
+  if (result.lost !== null && result.lost > 0) {
+    missed.push(`${result.lost} of ${result.acked} acknowledged lost`);
+  }
+  for (const role of ["service", "player"] as const) {
+    const mb = result.peakRssMb[role];
+    if (mb !== null && mb >= TARGETS.maxRssMb) {
+      missed.push(`${role} peak RSS ${mb} MB (target < ${TARGETS.maxRssMb})`);
+    }
+  }
+  if (result.localServed === false) missed.push("local clients not served throughout");
+  missed.push(...result.shortfalls);
+  if (result.inputs < result.requiredInputs) {
+    missed.push(`${result.inputs} inputs (target ${result.requiredInputs})`);
+  }
+  return missed;
+}
+
+const COLUMNS = [
+  "probe",
+  "inputs",
+  "crashes",
+  "hangs",
+  "undoc 5xx",
+  "acked",
+  "lost",
+  "RSS MB svc/player",
+  "local",
+  "s",
+  "result",
+];
+
+function cells(r: ProbeResult): string[] {
+  const na = (v: number | null) => (v === null ? "-" : String(v));
+  const missed = missedTargets(r);
+  return [
+    r.probe,
+    String(r.inputs),
+    String(r.crashes),
+    String(r.hangs),
+    String(r.undocumented5xx),
+    na(r.acked),
+    na(r.lost),
+    `${na(r.peakRssMb.service)}/${na(r.peakRssMb.player)}`,
+    r.localServed === null ? "-" : r.localServed ? "yes" : "NO",
+    String(r.seconds),
+    missed.length === 0 ? "ok" : "MISSED",
+  ];
+}
+
+/** The table, then each row's notes and missed targets. */
+export function formatTable(
+  results: readonly ProbeResult[],
+  header: { seed: number; mode: Mode },
+): string {
+  const rows = results.map(cells);
+  const sum = (f: (r: ProbeResult) => number | null) =>
+    results.reduce((n, r) => n + (f(r) ?? 0), 0);
+  const peak = (role: "service" | "player") =>
+    Math.max(0, ...results.map((r) => r.peakRssMb[role] ?? 0));
+  const failed = results.filter((r) => missedTargets(r).length > 0).length;
+  rows.push([
+    "total",
+    String(sum((r) => r.inputs)),
+    String(sum((r) => r.crashes)),
+    String(sum((r) => r.hangs)),
+    String(sum((r) => r.undocumented5xx)),
+    String(sum((r) => r.acked)),
+    String(sum((r) => r.lost)),
+    `${peak("service")}/${peak("player")}`,
+    "",
+    String(sum((r) => r.seconds)),
+    failed === 0 ? "ok" : `${failed} MISSED`,
+  ]);
+  const widths = COLUMNS.map((c, i) => Math.max(c.length, ...rows.map((row) => row[i]!.length)));
+  const line = (row: string[]) =>
+    row.map((
+      cell,
+      i,
+    ) => (i === 0 || i === row.length - 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+      .join("  ").trimEnd();
+  const out = [
+    `cueport reliability, ${header.mode} run, seed ${header.seed}`,
+    "",
+    line(COLUMNS),
+    line(widths.map((w) => "-".repeat(w))),
+    ...rows.slice(0, -1).map(line),
+    line(widths.map((w) => "-".repeat(w))),
+    line(rows[rows.length - 1]!),
+    "",
+  ];
+  for (const r of results) {
+    const missed = missedTargets(r);
+    if (r.notes.length === 0 && missed.length === 0) continue;
+    out.push(`${r.probe}:`);
+    for (const m of missed) out.push(`  MISSED ${m}`);
+    for (const n of r.notes) out.push(`  ${n}`);
+  }
+  return out.join("\n");
+}

@@ -1,0 +1,179 @@
+/**
+ * Starts the real service as a subprocess, the way `tests/_helpers/service_process.ts`
+ * does: `deno run` with the permission flags of `deno task start` (the ones the
+ * compiled binary embeds), a data dir, `--host 127.0.0.1` and free ports, then
+ * reads its ready line. Tools may not import tests/, hence this copy, which
+ * can also restart on the same data dir and lower the open-files limit.
+ * @module
+ */
+
+import { track } from "./_children.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+
+/** `main.ts` of this repository, as a path. */
+export const MAIN_PATH: string = new URL("main.ts", ROOT).pathname;
+
+/** The permission flags of `deno task start`; it and `deno task compile` must agree. */
+export const SERVICE_PERMISSIONS: string[] = (() => {
+  const config = JSON.parse(Deno.readTextFileSync(new URL("deno.json", ROOT)));
+  const flags = (task: string) =>
+    (config.tasks[task] as string).split(/\s+/).filter((a) => a.startsWith("--allow"));
+  if (flags("start").join(" ") !== flags("compile").join(" ")) {
+    throw new Error("start and compile tasks must grant the same permissions");
+  }
+  return flags("start");
+})();
+
+/** The line the service prints when it is ready (README, "Start"). */
+export interface ReadyLine {
+  event: "ready";
+  ports: { http: number; ws: number; osc: number };
+  pid: number;
+  dataDir: string;
+  playerReady: boolean;
+}
+
+/** How to start the service. */
+export interface ServiceOptions {
+  /** The data dir (kept; the caller removes it). */
+  dataDir: string;
+  /** Extra command-line arguments (settings). */
+  args?: readonly string[];
+  /** Lower the open-files limit (soft and hard) of the service and its player. */
+  openFiles?: number;
+}
+
+const READY_WITHIN_MS = 30_000;
+const STDERR_TAIL = 32 * 1024;
+
+/** A running service process. */
+export class ServiceProcess {
+  /** The ready line. */
+  readonly ready: ReadyLine;
+  /** Resolves with the exit status, whoever ended the process. */
+  readonly exited: Promise<Deno.CommandStatus>;
+  #child: Deno.ChildProcess;
+  #stderr: { text: string };
+  #isRunning = true;
+
+  private constructor(
+    child: Deno.ChildProcess,
+    ready: ReadyLine,
+    stderr: { text: string },
+  ) {
+    this.#child = child;
+    this.ready = ready;
+    this.#stderr = stderr;
+    this.exited = child.status.then((status) => {
+      this.#isRunning = false;
+      return status;
+    });
+  }
+
+  /** Starts `main.ts` on `options.dataDir` and waits for its ready line. */
+  static async start(options: ServiceOptions): Promise<ServiceProcess> {
+    const denoArgs = [
+      "run",
+      ...SERVICE_PERMISSIONS,
+      MAIN_PATH,
+      ...["--data-dir", options.dataDir, "--host", "127.0.0.1"],
+      ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0"],
+      ...["--log-level", "warn"],
+      ...(options.args ?? []),
+    ];
+    // `exec` keeps the pid: the ready line's pid is the process we watch and signal.
+    const [program, args] = options.openFiles === undefined
+      ? [Deno.execPath(), denoArgs]
+      : ["bash", [
+        "-c",
+        `ulimit -n ${options.openFiles} && exec "$0" "$@"`,
+        Deno.execPath(),
+        ...denoArgs,
+      ]];
+    const child = new Deno.Command(program, {
+      args,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      env: { RUST_BACKTRACE: "0" },
+    }).spawn();
+    track(child);
+    const stderr = { text: "" };
+    void (async () => {
+      for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
+        stderr.text = (stderr.text + chunk).slice(-STDERR_TAIL);
+      }
+    })().catch(() => {});
+    const line = await readyLine(child.stdout, READY_WITHIN_MS).catch(async (error) => {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // gone already
+      }
+      await child.status;
+      throw new Error(`${(error as Error).message}: ${stderr.text.slice(-2000)}`);
+    });
+    return new ServiceProcess(child, JSON.parse(line) as ReadyLine, stderr);
+  }
+
+  /** The service's pid. */
+  get pid(): number {
+    return this.#child.pid;
+  }
+
+  /** Whether the process has not exited. */
+  get isRunning(): boolean {
+    return this.#isRunning;
+  }
+
+  /** The last 32 KiB of the service's log (stderr), without terminal colours. */
+  stderrTail(): string {
+    // deno-lint-ignore no-control-regex
+    return this.#stderr.text.replace(/\x1b\[[0-9;]*m/g, "");
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
+  async stop(graceMs = 10_000): Promise<number> {
+    this.#signal("SIGTERM");
+    const timer = setTimeout(() => this.#signal("SIGKILL"), graceMs);
+    const status = await this.exited;
+    clearTimeout(timer);
+    return status.code;
+  }
+
+  /** Sends a signal if the process still runs. */
+  #signal(signal: Deno.Signal): void {
+    try {
+      if (this.#isRunning) this.#child.kill(signal);
+    } catch {
+      // exited meanwhile
+    }
+  }
+}
+
+/** The first line on `stdout`; the rest is drained so the service never blocks writing. */
+async function readyLine(stdout: ReadableStream<Uint8Array>, withinMs: number): Promise<string> {
+  const reader = stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`No ready line within ${withinMs} ms`)),
+      withinMs,
+    );
+  });
+  try {
+    while (!text.includes("\n")) {
+      const { value, done } = await Promise.race([reader.read(), timeout]);
+      if (done) throw new Error("The service exited before its ready line");
+      text += value;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  void (async () => {
+    while (!(await reader.read()).done) { /* drain */ }
+  })().catch(() => {});
+  return text.slice(0, text.indexOf("\n"));
+}

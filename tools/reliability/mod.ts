@@ -1,0 +1,97 @@
+/**
+ * `deno task reliability`: bounded probes against a real service. Each probe
+ * starts Cueport as a subprocess (the player alone for the player-protocol
+ * fuzz), does one kind of harm, and reports one row: inputs tried, crashes,
+ * hangs, undocumented 5xx, acknowledged and lost, peak RSS. `main.ts` is the
+ * command line; tests/tools/reliability_test.ts runs each probe in CI.
+ * @module
+ */
+import { hash32, Rng } from "./_prng.ts";
+import { missedTargets } from "./_report.ts";
+import { Tally } from "./_tally.ts";
+import type { Mode, Probe, ProbeResult } from "./_types.ts";
+import { httpFuzz } from "./http_fuzz.ts";
+import { wsFuzz } from "./ws_fuzz.ts";
+import { oscFuzz } from "./osc_fuzz.ts";
+import { playerFuzz } from "./player_fuzz.ts";
+import { playerKill } from "./player_kill.ts";
+import { exhaustion } from "./exhaustion.ts";
+import { slowWsClient } from "./slow_ws_client.ts";
+import { oversizedBodies } from "./oversized_bodies.ts";
+import { stalledBodies } from "./stalled_bodies.ts";
+import { concurrentPairing } from "./concurrent_pairing.ts";
+
+export { killAll } from "./_children.ts";
+export { formatTable, missedTargets, TARGETS } from "./_report.ts";
+export type { Mode, Probe, ProbeContext, ProbeResult } from "./_types.ts";
+
+/** Every probe, in the order a run takes them. */
+export const PROBES: readonly Probe[] = [
+  httpFuzz,
+  wsFuzz,
+  oscFuzz,
+  playerFuzz,
+  playerKill,
+  exhaustion,
+  slowWsClient,
+  oversizedBodies,
+  stalledBodies,
+  concurrentPairing,
+];
+
+/** What to run. */
+export interface SuiteOptions {
+  seed: number;
+  mode: Mode;
+  /** Probe names; empty or absent runs all. */
+  only?: readonly string[];
+  /** Progress lines (default: none). */
+  log?: (message: string) => void;
+}
+
+/**
+ * Runs the chosen probes one after another (each owns the machine while it
+ * runs) and returns their rows. A probe that throws keeps the counts it made, with `error`.
+ * @example
+ * ```ts
+ * const results = await runProbes({ seed: 1, mode: "short", only: ["osc_fuzz"] });
+ * console.log(formatTable(results, { seed: 1, mode: "short" }));
+ * ```
+ */
+export async function runProbes(options: SuiteOptions): Promise<ProbeResult[]> {
+  const log = options.log ?? (() => {});
+  const only = options.only ?? [];
+  const unknown = only.filter((name) => !PROBES.some((p) => p.name === name));
+  if (unknown.length > 0) {
+    throw new RangeError(
+      `Unknown probe "${unknown[0]}": use one of ${PROBES.map((p) => p.name).join(", ")}`,
+    );
+  }
+  const results: ProbeResult[] = [];
+  for (const probe of PROBES) {
+    if (only.length > 0 && !only.includes(probe.name)) continue;
+    log(`${probe.name}: ${probe.summary}`);
+    const started = performance.now();
+    const tally = new Tally();
+    let error: string | null = null;
+    try {
+      await probe.run({
+        seed: options.seed,
+        mode: options.mode,
+        rng: new Rng(options.seed ^ hash32(probe.name)),
+        tally,
+        log,
+      });
+    } catch (e) {
+      error = (e as Error)?.stack ?? String(e);
+    }
+    const result = {
+      ...tally.result(probe.name, Math.round((performance.now() - started) / 1000)),
+      error,
+    };
+    const missed = missedTargets(result);
+    log(`${probe.name}: ${missed.length === 0 ? "ok" : `MISSED ${missed.join("; ")}`}`);
+    results.push(result);
+  }
+  return results;
+}
