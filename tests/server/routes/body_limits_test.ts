@@ -2,10 +2,18 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import { startTestService } from "../../_helpers/service.ts";
 
-/** Sends `head` then `chunks` from 127.0.0.2 without ending the body; resolves with the answer. */
+/**
+ * Sends `head` then `chunks` from 127.0.0.2 without ending the body; resolves with the answer,
+ * rejects when none comes within 5 s (a service that waits for the whole body).
+ */
 function sendUnfinished(port: number, head: string, chunks: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const sock = net.connect({ host: "127.0.0.1", port, localAddress: "127.0.0.2" });
+    const timer = setTimeout(() => {
+      sock.destroy();
+      reject(new Error("No answer within 5 s"));
+    }, 5000);
+    sock.on("close", () => clearTimeout(timer));
     let text = "";
     sock.on("data", (d) => {
       text += d.toString();
