@@ -153,6 +153,12 @@ class Connection implements Peer {
   readonly isLocal: boolean;
   /** Ends the connection at once. */
   close: () => void = () => {};
+  /** Settles the bookkeeping of an answered request (set by the server). */
+  onAnswer: (response: Response) => Response = (response) => response;
+  /** The same for a handler that failed; rethrows. */
+  onFailure: (error: unknown) => never = (error) => {
+    throw error;
+  };
   /** Requests whose handler has not answered yet. */
   inflight = 0;
   requests = 0;
@@ -339,6 +345,12 @@ export class ConnectionServer {
     if (isRefused) return this.#refuse(conn, address);
 
     const connection = new Connection(this, remote, isLocal, this.now);
+    // Made once per connection, not per request: the answer's continuation on the hot path.
+    connection.onAnswer = (response) => this.#answered(connection, response);
+    connection.onFailure = (error) => {
+      this.#answered(connection, null);
+      throw error;
+    };
     this.#connections.add(connection);
     if (!isLocal) {
       this.#remoteCount++;
@@ -400,15 +412,7 @@ export class ConnectionServer {
       connection.inflight--;
       throw error;
     }
-    if (answer instanceof Promise) {
-      return answer.then(
-        (response) => this.#answered(connection, response),
-        (error) => {
-          this.#answered(connection, null);
-          throw error;
-        },
-      );
-    }
+    if (answer instanceof Promise) return answer.then(connection.onAnswer, connection.onFailure);
     return this.#answered(connection, answer);
   }
 
