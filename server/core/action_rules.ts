@@ -62,9 +62,16 @@ export type ActionRequest = Record<string, unknown>;
 const TRUE_WORDS = new Set(["true", "1", "yes", "on"]);
 const FALSE_WORDS = new Set(["false", "0", "no", "off"]);
 
+/**
+ * The error for a bad field. The value is echoed only when it is a plain
+ * value: an array or object may be nested thousands deep (serializing it for
+ * the answer overflowed the stack) or large, and says nothing a client lacks.
+ */
 function bad(field: string, message: string, value?: unknown): CueportError {
   const details: Record<string, unknown> = { field };
-  if (value !== undefined) details.value = value;
+  if (value !== undefined && (value === null || typeof value !== "object")) {
+    details.value = value;
+  }
   return new CueportError("INVALID_MESSAGE", `Invalid ${field}: ${message}`, details);
 }
 

@@ -17,5 +17,11 @@ export function errorResponse(error: unknown, c: Context): Response {
   if (e.code === "PAYLOAD_TOO_LARGE" || e.code === "REQUEST_TIMEOUT") {
     c.header("Connection", "close");
   }
-  return c.json(e.toJSON(), e.status as ContentfulStatusCode);
+  const status = e.status as ContentfulStatusCode;
+  try {
+    return c.json(e.toJSON(), status);
+  } catch {
+    // Details that cannot be serialized (too deep, a BigInt) must not turn a 4xx into a 500.
+    return c.json({ error: { code: e.code, message: e.message } }, status);
+  }
 }

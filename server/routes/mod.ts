@@ -120,13 +120,106 @@ async function readChunkedText(body: ReadableStream<Uint8Array>, limit: number):
   return new TextDecoder().decode(bytes);
 }
 
+/**
+ * How deep a JSON body may nest arrays and objects. JSON.parse itself copes
+ * with any depth, but what runs on the value after it may recurse: an action
+ * name nested 10,000 deep overflowed the stack when the error answer quoted
+ * it (JSON.stringify), and answered 500. No route needs more than a handful
+ * (a Project's full view nests 5 deep).
+ */
+const MAX_JSON_DEPTH = 64;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+/**
+ * Whether a JSON text nests arrays and objects deeper than `max`, brackets in
+ * strings aside. One pass over the characters, stopping at the first level
+ * too deep; a text that is not JSON is left to JSON.parse to refuse. It costs
+ * about half a JSON.parse: 2.5 ms against 5.5 ms for a 1.2 MB edit body,
+ * 0.17 us against 0.40 us for 144 bytes (a loop of each, Deno 2.9.6).
+ */
+function isNestedDeeper(text: string, max: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      // To the closing quote: the next one not escaped by an odd run of backslashes.
+      for (;;) {
+        i = text.indexOf('"', i + 1);
+        if (i < 0) return false;
+        let slashes = 0;
+        while (text.charCodeAt(i - 1 - slashes) === BACKSLASH) slashes++;
+        if (slashes % 2 === 0) break;
+      }
+    } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+      if (++depth > max) return true;
+    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) depth--;
+  }
+  return false;
+}
+
 function parseJsonBody(text: string): unknown {
   if (text.trim() === "") return {};
+  // Each level takes two characters, so a body this short cannot be too deep: the common
+  // small body (an action is about 40 bytes) pays no second pass.
+  if (text.length > 2 * MAX_JSON_DEPTH && isNestedDeeper(text, MAX_JSON_DEPTH)) {
+    throw new CueportError(
+      "INVALID_MESSAGE",
+      `Invalid body: JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+      { field: "body", limit: MAX_JSON_DEPTH },
+    );
+  }
   try {
     return JSON.parse(text);
   } catch {
     throw new CueportError("INVALID_MESSAGE", "Invalid body: not valid JSON", { field: "body" });
   }
+}
+
+/** Errors of a read whose connection ended before the body did (the client hung up). */
+const CLOSED_ERRORS = [
+  Deno.errors.BadResource,
+  Deno.errors.Interrupted,
+  Deno.errors.ConnectionReset,
+  Deno.errors.ConnectionAborted,
+  Deno.errors.BrokenPipe,
+  Deno.errors.UnexpectedEof,
+];
+
+/**
+ * A failed body read as the client's error (400), not the server's: a client
+ * that hangs up mid-body makes the read reject with BadResource; a chunked
+ * body whose chunk size line passes 4 KiB (a long chunk extension) with a
+ * plain Error from Deno's HTTP engine ("invalid HTTP/1 request: Invalid",
+ * Deno 2.9.6; other malformed chunking closes the connection before any
+ * handler runs). Anything else is left as it is: a server fault.
+ */
+function bodyReadError(error: unknown, isChunked: boolean): unknown {
+  if (CLOSED_ERRORS.some((type) => error instanceof type)) {
+    // Also what a body the header deadline cut off sees: no one reads that answer either.
+    return new CueportError(
+      "INVALID_MESSAGE",
+      "Invalid body: the client closed the connection before the end",
+      { field: "body" },
+    );
+  }
+  if (
+    isChunked && error instanceof Error &&
+    (error.constructor === Error || error instanceof Deno.errors.Http)
+  ) {
+    return new CueportError(
+      "INVALID_MESSAGE",
+      "Invalid body: malformed chunked encoding (a chunk size line, extensions included, " +
+        "must fit in 4 KiB)",
+      { field: "body" },
+    );
+  }
+  return error;
 }
 
 /**
@@ -148,7 +241,7 @@ function readJsonBody(c: Context, limit: number): Promise<unknown> {
     return parseJsonBody(t);
   }, (error) => {
     peer?.readingBody(false);
-    throw error;
+    throw error instanceof CueportError ? error : bodyReadError(error, declared === null);
   });
 }
 

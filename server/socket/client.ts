@@ -461,8 +461,13 @@ export class SocketClient {
         ),
       );
     }
-    const id = typeof raw === "object" && raw !== null && "id" in raw
-      ? (raw as { id: MessageId }).id
+    // Only an id of the documented kinds is echoed: echoing any value (a 10,000-deep array)
+    // would make the answer itself the attack.
+    const rawId = typeof raw === "object" && raw !== null
+      ? (raw as { id?: unknown }).id
+      : undefined;
+    const id: MessageId = typeof rawId === "string" || typeof rawId === "number"
+      ? rawId
       : undefined;
     if (this.#isRateLimited()) {
       return this.#reply(

@@ -36,6 +36,55 @@ function jsonError(
   return Response.json(error.toJSON(), { status, headers });
 }
 
+/** A Sec-WebSocket-Key: 16 bytes in base64 (RFC 6455 4.1), so exactly 24 characters. */
+const KEY_PATTERN = /^[A-Za-z0-9+/]{22}==$/;
+
+/** A header value as quoted in a message: at most 20 characters. */
+function quoted(value: string): string {
+  return JSON.stringify(value.length > 20 ? `${value.slice(0, 20)}...` : value);
+}
+
+function badUpgrade(header: string, message: string): CueportError {
+  return new CueportError("INVALID_MESSAGE", `Invalid WebSocket upgrade: ${message}`, { header });
+}
+
+/**
+ * What is wrong with an upgrade request (RFC 6455 4.2.1), or null. Checked
+ * before `Deno.upgradeWebSocket`, which throws a TypeError on a missing key or
+ * Connection token (the port answered those 500 with a plain-text body) and
+ * lets an invalid key, another version or another method through.
+ */
+function upgradeProblem(request: Request): CueportError | null {
+  const connection = request.headers.get("connection");
+  const hasUpgradeToken = connection?.split(",").some((token) =>
+    token.trim().toLowerCase() === "upgrade"
+  );
+  if (!hasUpgradeToken) {
+    return badUpgrade(
+      "Connection",
+      `the Connection header must include "upgrade", got ${
+        connection === null ? "nothing" : quoted(connection)
+      }`,
+    );
+  }
+  const key = request.headers.get("sec-websocket-key");
+  if (key === null) return badUpgrade("Sec-WebSocket-Key", "Sec-WebSocket-Key is missing");
+  if (!KEY_PATTERN.test(key)) {
+    return badUpgrade(
+      "Sec-WebSocket-Key",
+      `Sec-WebSocket-Key must be 16 bytes in base64, got ${quoted(key)}`,
+    );
+  }
+  const version = request.headers.get("sec-websocket-version");
+  if (version?.trim() !== "13") {
+    return badUpgrade(
+      "Sec-WebSocket-Version",
+      `Sec-WebSocket-Version must be 13, got ${version === null ? "nothing" : quoted(version)}`,
+    );
+  }
+  return null;
+}
+
 /** The WebSocket server. */
 export class SocketServer {
   #core: Core;
@@ -97,9 +146,39 @@ export class SocketServer {
         { upgrade: "websocket" },
       );
     }
+    if (request.method !== "GET") {
+      return jsonError(
+        405,
+        new CueportError(
+          "METHOD_NOT_ALLOWED",
+          `${request.method} is not allowed on ${path}: use GET`,
+        ),
+        { allow: "GET" },
+      );
+    }
+    const problem = upgradeProblem(request);
+    if (problem) {
+      // A refused version is answered with the one the server speaks (RFC 6455 4.2.2).
+      const isVersion = problem.details?.header === "Sec-WebSocket-Version";
+      return jsonError(400, problem, isVersion ? { "sec-websocket-version": "13" } : {});
+    }
     // Read the peer before upgrading: the upgrade takes the request over.
     const address = (info.remoteAddr as Deno.NetAddr).hostname;
-    const { socket, response } = Deno.upgradeWebSocket(request, { idleTimeout: 30 });
+    let upgraded: { socket: WebSocket; response: Response };
+    try {
+      upgraded = Deno.upgradeWebSocket(request, { idleTimeout: 30 });
+    } catch (error) {
+      // Only the request's headers can make it throw, and they were checked above: a 400 all
+      // the same, should a Deno release check more, rather than a plain-text 500.
+      return jsonError(
+        400,
+        new CueportError(
+          "INVALID_MESSAGE",
+          `Invalid WebSocket upgrade: ${(error as Error).message}`,
+        ),
+      );
+    }
+    const { socket, response } = upgraded;
     const client = new SocketClient(socket, {
       id: `c${this.#nextId++}-${crypto.randomUUID().slice(0, 8)}`,
       address,
