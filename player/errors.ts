@@ -21,3 +21,16 @@ export class Refusal extends Error {
 export function ensure(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Refusal(message);
 }
+
+/**
+ * `value` in double quotes for an error message, cut to `max` characters: a
+ * name in a hostile request may be megabytes long.
+ * @example
+ * ```ts
+ * quoted("PLAY_IN"); // '"PLAY_IN"'
+ * ```
+ */
+export function quoted(value: unknown, max = 80): string {
+  const text = String(value);
+  return `"${text.length > max ? `${text.slice(0, max)}...` : text}"`;
+}

@@ -6,9 +6,10 @@
  */
 import { parseArgs } from "node:util";
 import { stdioPipe } from "./stdio_pipe.ts";
-import { LineTransport, type Transport } from "../protocol/transport.ts";
+import type { Transport } from "../protocol/transport.ts";
 import { PlayerApp } from "./app.ts";
 import { type Clock, MonotonicClock, VirtualClock } from "./clock.ts";
+import { RequestTransport } from "./request_transport.ts";
 import { servePlayer } from "./rpc_server.ts";
 
 export { PLAYER_INFO, PlayerApp, type PlayerOptions } from "./app.ts";
@@ -85,7 +86,8 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
   // The service owns the player's life (shutdown, or stdin closing). A Ctrl-C in a
   // terminal reaches the whole process group; the player lets the service stop it.
   Deno.addSignalListener("SIGINT", () => {});
-  const transport = new LineTransport(stdioPipe());
+  // Bounded request lines: 16 MiB, 1,000 levels deep (request_transport.ts).
+  const transport = new RequestTransport(stdioPipe());
   const running = await startPlayer({
     dataDir: values["data-dir"],
     transport,

@@ -2,26 +2,24 @@
  * The player's protocol methods: one handler per method, each taking the
  * request's params and context. `rpc_server.ts` runs them in order; a
  * handler returns a value, a promise (it holds the requests after it) or a
- * `Beside` (its slow part runs beside them).
+ * `Beside` (its slow part runs beside them). Each parses its params first
+ * (`rpc_params.ts`): bad ones are answered -32602 naming the field.
  * @module
  */
+import type { ActionParams, NormalizedAction } from "../protocol/actions.ts";
 import { RpcError, RpcErrorCode, type RpcId } from "../protocol/jsonrpc.ts";
 import {
-  type ActionRunParams,
-  type ApprovalRequestParams,
   type ApprovalRequestResult,
-  type ClockAdvanceParams,
-  type InitializeParams,
   type InitializeResult,
   isCompatibleVersion,
   Method,
-  type PairingShowParams,
   PLAYER_PROTOCOL_VERSION,
 } from "../protocol/methods.ts";
-import type { EditApplyParams } from "../protocol/edits/mod.ts";
+import type { EditApplyParams, EditRequest } from "../protocol/edits/mod.ts";
 import type { StateUpdate } from "../protocol/state.ts";
 import { PLAYER_INFO, type PlayerApp } from "./app.ts";
 import type { VirtualClock } from "./clock.ts";
+import { parseParams } from "./rpc_params.ts";
 
 /** Options of the methods (those of `servePlayer`). */
 export interface MethodOptions {
@@ -49,22 +47,19 @@ export interface Session {
 /** One method's handler. */
 export type MethodHandler = (params: unknown, context: MethodContext) => unknown;
 
-/** The handlers of every method, by name. */
+/** The handlers of every method, by name (an object without a prototype: no `toString` method). */
 export function playerMethods(
   app: PlayerApp,
   session: Session,
   options: MethodOptions,
 ): Record<string, MethodHandler> {
-  return {
+  const handlers: Record<string, MethodHandler> = {
     [Method.INITIALIZE]: (params) => {
-      const p = params as InitializeParams | undefined;
-      if (!p || typeof p.protocolVersion !== "string") {
-        throw new RpcError(RpcErrorCode.INVALID_PARAMS, "initialize needs protocolVersion");
-      }
-      if (!isCompatibleVersion(p.protocolVersion, PLAYER_PROTOCOL_VERSION)) {
+      const { protocolVersion } = parseParams(Method.INITIALIZE, params);
+      if (!isCompatibleVersion(protocolVersion, PLAYER_PROTOCOL_VERSION)) {
         throw new RpcError(
           RpcErrorCode.INVALID_REQUEST,
-          `Protocol version ${p.protocolVersion} is not supported: this player speaks ${PLAYER_PROTOCOL_VERSION}`,
+          `Protocol version ${protocolVersion} is not supported: this player speaks ${PLAYER_PROTOCOL_VERSION}`,
         );
       }
       session.isInitialized = true;
@@ -75,29 +70,49 @@ export function playerMethods(
       };
       return result;
     },
-    [Method.STATE_GET]: () => app.snapshot(),
-    [Method.ACTION_RUN]: (params) => app.runActionNow(params as ActionRunParams),
-    [Method.EDIT_APPLY]: (params, context) =>
-      app.startEdits(params as EditApplyParams, {
-        onProgress: context.progress,
-        signal: context.signal,
-      }),
-    [Method.PROJECTS_RELOAD]: () => app.reload(),
+    [Method.STATE_GET]: (params) => {
+      parseParams(Method.STATE_GET, params);
+      return app.snapshot();
+    },
+    [Method.ACTION_RUN]: (params) => {
+      const p = parseParams(Method.ACTION_RUN, params);
+      // The action's own params are checked against its catalog entry by `runAction`.
+      const action: NormalizedAction = {
+        name: p.name,
+        params: (p.params ?? {}) as ActionParams,
+        projectId: p.projectId ?? null,
+      };
+      if (p.velocity !== undefined) action.velocity = p.velocity;
+      return app.runActionNow(action);
+    },
+    [Method.EDIT_APPLY]: (params, context) => {
+      const p = parseParams(Method.EDIT_APPLY, params);
+      // Each edit's params are checked against the edit catalog by `parseEdits`.
+      const request: EditApplyParams = {
+        projectId: p.projectId ?? null,
+        edits: p.edits as EditRequest[],
+      };
+      if (p.isUpload) request.isUpload = true;
+      return app.startEdits(request, { onProgress: context.progress, signal: context.signal });
+    },
+    [Method.PROJECTS_RELOAD]: (params) => {
+      parseParams(Method.PROJECTS_RELOAD, params);
+      return app.reload();
+    },
     [Method.CLOCK_ADVANCE]: (params) => {
       const clock = options.virtualClock;
       if (!clock) {
         throw new RpcError(RpcErrorCode.METHOD_NOT_FOUND, "clock.advance needs a virtual clock");
       }
-      const ms = (params as ClockAdvanceParams | undefined)?.ms;
-      if (typeof ms !== "number" || !(ms >= 0)) {
-        throw new RpcError(RpcErrorCode.INVALID_PARAMS, "clock.advance needs ms >= 0");
-      }
-      clock.advance(ms);
+      clock.advance(parseParams(Method.CLOCK_ADVANCE, params).ms);
       return { now: clock.now() };
     },
-    [Method.SHUTDOWN]: () => ({}),
+    [Method.SHUTDOWN]: (params) => {
+      parseParams(Method.SHUTDOWN, params);
+      return {};
+    },
     [Method.APPROVAL_REQUEST]: (params) => {
-      const p = params as ApprovalRequestParams;
+      const p = parseParams(Method.APPROVAL_REQUEST, params);
       console.error(
         `[player] approval requested for ${p.deviceName || "a local client"} (${p.address}): ${
           options.approval ?? "approve"
@@ -107,9 +122,10 @@ export function playerMethods(
       return result;
     },
     [Method.PAIRING_SHOW]: (params) => {
-      const p = params as PairingShowParams;
+      const p = parseParams(Method.PAIRING_SHOW, params);
       console.error(`[player] pairing code ${p.otp}, valid until ${p.expiresAt}`);
       return {};
     },
   };
+  return Object.assign(Object.create(null), handlers);
 }

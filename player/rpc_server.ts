@@ -24,7 +24,7 @@ import type { StateUpdate } from "../protocol/state.ts";
 import type { Transport } from "../protocol/transport.ts";
 import type { PlayerApp } from "./app.ts";
 import { Beside, type OrderedStep } from "./beside.ts";
-import { Refusal } from "./errors.ts";
+import { quoted, Refusal } from "./errors.ts";
 import { type MethodOptions, playerMethods, type Session } from "./rpc_methods.ts";
 
 /** Options of `servePlayer`. */
@@ -120,7 +120,7 @@ export function servePlayer(
     isHandling = false;
     outgoing.push(response);
     unanswered--;
-    if (request.method === Method.SHUTDOWN) {
+    if (request.method === Method.SHUTDOWN && !isInvalidParams(response)) {
       void flush().then(() => transport.close()).then(() => options.onShutdown?.());
     } else if (outgoing.length >= 256) {
       void flush();
@@ -128,7 +128,7 @@ export function servePlayer(
   };
   const fail = (request: RpcRequest, error: unknown): RpcResponse => ({
     jsonrpc: "2.0",
-    id: request.id,
+    id: isRpcId(request.id) ? request.id : null,
     error: toErrorObject(error),
   });
 
@@ -161,9 +161,18 @@ export function servePlayer(
     try {
       if (task.step) result = task.step();
       else {
+        if (!isRpcId(request.id)) {
+          throw new RpcError(
+            RpcErrorCode.INVALID_REQUEST,
+            "Invalid request: id must be a string, a number or null",
+          );
+        }
         const handler = handlers[request.method];
         if (!handler) {
-          throw new RpcError(RpcErrorCode.METHOD_NOT_FOUND, `Unknown method "${request.method}"`);
+          throw new RpcError(
+            RpcErrorCode.METHOD_NOT_FOUND,
+            `Unknown method ${quoted(request.method)}`,
+          );
         }
         if (!session.isInitialized && request.method !== Method.INITIALIZE) {
           throw new RpcError(RpcErrorCode.INVALID_REQUEST, "Call initialize first");
@@ -224,12 +233,11 @@ export function servePlayer(
     if (isWaiting) return;
     pump();
   };
+  // A line that is no request (not JSON, too long, too deep, not JSON-RPC): its id is unknown.
   transport.onerror = (error) => {
-    void transport.send({
-      jsonrpc: "2.0",
-      id: null,
-      error: { code: RpcErrorCode.PARSE_ERROR, message: error.message },
-    }).catch(() => {});
+    const code = error instanceof RpcError ? error.code : RpcErrorCode.PARSE_ERROR;
+    void transport.send({ jsonrpc: "2.0", id: null, error: { code, message: error.message } })
+      .catch(() => {});
   };
   // Requests read before the input ended are still answered; copies still
   // running are stopped (nobody will commit them) and their partial files removed.
@@ -237,6 +245,16 @@ export function servePlayer(
     ended.abort(new Error("the connection to the service ended"));
     return whenIdle();
   }).then(flush);
+}
+
+/** Whether a request's id is one JSON-RPC allows (a fuzzed one may be an object). */
+function isRpcId(id: unknown): id is RpcId | null {
+  return typeof id === "string" || typeof id === "number" || id === null;
+}
+
+/** Whether a response refuses its request's params: a `shutdown` with bad params shuts nothing down. */
+function isInvalidParams(response: RpcResponse): boolean {
+  return "error" in response && response.error.code === RpcErrorCode.INVALID_PARAMS;
 }
 
 function toErrorObject(error: unknown) {

@@ -5,7 +5,7 @@
 import { ACTIONS, type NormalizedAction, normalizedParamsSchema } from "../../protocol/actions.ts";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import type { ActionOutcome } from "../../protocol/methods.ts";
-import { Refusal } from "../errors.ts";
+import { quoted, Refusal } from "../errors.ts";
 import { type ActionHandler, ActionRun, type AppServices } from "./context.ts";
 import type { ProjectEngine } from "../engine/project_engine.ts";
 import { navigationActions } from "./navigation.ts";
@@ -39,8 +39,9 @@ export function runAction(
   app: AppServices,
 ): ActionOutcome | Promise<ActionOutcome> {
   const { name } = action;
-  const handler = HANDLERS[name];
-  if (!handler) throw new Refusal(`Unknown action "${name}"`, RpcErrorCode.METHOD_NOT_FOUND);
+  // Own members only: "toString" is no action.
+  const handler = Object.hasOwn(HANDLERS, name) ? HANDLERS[name] : undefined;
+  if (!handler) throw new Refusal(`Unknown action ${quoted(name)}`, RpcErrorCode.METHOD_NOT_FOUND);
   const parsed = normalizedParamsSchema(name).safeParse(action.params ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

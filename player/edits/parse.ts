@@ -4,9 +4,9 @@
  * early answers).
  * @module
  */
-import { type EditApplyParams, EDITS_BY_NAME } from "../../protocol/edits/mod.ts";
+import { type EditApplyParams, type EditRequest, EDITS_BY_NAME } from "../../protocol/edits/mod.ts";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
-import { Refusal } from "../errors.ts";
+import { quoted, Refusal } from "../errors.ts";
 
 /** A validated edit of a batch. */
 export interface ParsedEdit {
@@ -19,14 +19,17 @@ export interface ParsedEdit {
  * @throws {Refusal} INVALID_PARAMS, or ACTION_REFUSED for undo/redo in a batch
  */
 export function parseEdits(params: EditApplyParams): ParsedEdit[] {
-  const edits = params.edits ?? [];
+  const edits: unknown = params.edits ?? [];
+  if (!Array.isArray(edits)) {
+    throw new Refusal("Invalid edits: must be an array", RpcErrorCode.INVALID_PARAMS);
+  }
   if (edits.length === 0) throw new Refusal("No edits given", RpcErrorCode.INVALID_PARAMS);
-  return edits.map((e, i) => {
+  return edits.map((e: EditRequest | null, i) => {
     const where = edits.length > 1 ? `edits.${i}.` : "";
-    const spec = EDITS_BY_NAME.get(e?.name);
-    if (!spec) {
+    const spec = e ? EDITS_BY_NAME.get(e.name) : undefined;
+    if (!e || !spec) {
       throw new Refusal(
-        `Invalid ${where}name: unknown edit "${e?.name}"; GET /api/v1/edit/schema lists them`,
+        `Invalid ${where}name: unknown edit ${quoted(e?.name)}; GET /api/v1/edit/schema lists them`,
         RpcErrorCode.INVALID_PARAMS,
       );
     }

@@ -120,3 +120,50 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "runPlayerStdio() refuses a request line too long or too deep with -32600, and reads on",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    const dataDir = await fixtureDataDir();
+    const child = spawnPlayer(dataDir);
+    const writer = child.stdin.getWriter();
+    try {
+      const line = (message: unknown) => JSON.stringify({ jsonrpc: "2.0", ...message as object });
+      const requests = [
+        line({ id: 1, method: "initialize", params: { protocolVersion: "1.1" } }),
+        line({ id: 9, method: "state.get", params: { pad: "a".repeat(17 * 1024 * 1024) } }),
+        `{"jsonrpc":"2.0","id":8,"method":"state.get","params":${"[".repeat(100_000)}}`,
+        line({ id: 2, method: "state.get" }),
+      ].join("\n") + "\n";
+      // Written in 1 MiB steps: the player reads the pipe in 64 KiB ones, pausing in between.
+      const bytes = new TextEncoder().encode(requests);
+      const written = (async () => {
+        for (let at = 0; at < bytes.length; at += 1 << 20) {
+          await writer.write(bytes.subarray(at, at + (1 << 20)));
+        }
+      })();
+      const answers: Array<{ id: number | null; error?: { code: number; message: string } }> = [];
+      let rest = "";
+      for await (const text of child.stdout.pipeThrough(new TextDecoderStream())) {
+        const lines = (rest + text).split("\n");
+        rest = lines.pop()!;
+        answers.push(...lines.map((l) => JSON.parse(l)));
+        if (answers.some((a) => a.id === 2)) break;
+      }
+      await written;
+      assert.deepEqual(answers.map((a) => [a.id, a.error?.code]), [
+        [1, undefined],
+        [null, -32600],
+        [null, -32600],
+        [2, undefined],
+      ]);
+      assert.match(answers[1]!.error!.message, /^Request line too long: over 16777216 bytes$/);
+      assert.match(answers[2]!.error!.message, /^Request nested too deep/);
+    } finally {
+      await writer.close().catch(() => {});
+      await child.status;
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  },
+});

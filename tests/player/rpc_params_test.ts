@@ -1,0 +1,291 @@
+import assert from "node:assert/strict";
+import { memoryTransportPair } from "../../protocol/transport.ts";
+import type { RpcId, RpcMessage } from "../../protocol/jsonrpc.ts";
+import { Method } from "../../protocol/methods.ts";
+import { startPlayer, VirtualClock } from "../../player/mod.ts";
+import { fixtureDataDir } from "../_helpers/fixture.ts";
+
+type Answer = { id: RpcId | null; result?: unknown; error?: { code: number; message: string } };
+
+/** An initialized in-process player and a way to send it any request, however malformed. */
+async function connect() {
+  const dataDir = await fixtureDataDir();
+  const [serverSide, playerSide] = memoryTransportPair();
+  const running = await startPlayer({
+    dataDir,
+    transport: playerSide,
+    clock: new VirtualClock(),
+    positionIntervalMs: 0,
+  });
+  const answers: Answer[] = [];
+  const waiters: Array<() => void> = [];
+  serverSide.onmessage = (m) => {
+    if ("method" in m) return;
+    answers.push(m as Answer);
+    for (const wake of waiters.splice(0)) wake();
+  };
+  void serverSide.start();
+  let next = 1;
+  /** Sends `fields` as a request (a fresh numeric id unless given) and waits for its answer. */
+  const send = async (fields: Record<string, unknown>): Promise<Answer> => {
+    const id = "id" in fields ? fields.id : next++;
+    const count = answers.length;
+    void serverSide.send({ jsonrpc: "2.0", id, ...fields } as unknown as RpcMessage);
+    while (answers.length === count) await new Promise<void>((r) => waiters.push(r));
+    return answers.at(-1)!;
+  };
+  const call = (method: string, params?: unknown) =>
+    send(params === undefined ? { method } : { method, params });
+  const close = async () => {
+    await serverSide.close();
+    await running.done;
+    await Deno.remove(dataDir, { recursive: true });
+  };
+  await call(Method.INITIALIZE, { protocolVersion: "1.1", client: { name: "t", version: "0" } });
+  return { call, send, close };
+}
+
+/** Values of every JSON type but an object: what `params` must not be. */
+const NOT_OBJECTS = [null, 5, "x", true, [], [1]];
+
+const edit = { name: "song.add", params: { title: "Encore" } };
+
+/**
+ * Hostile params of every method, each with the field its -32602 message names.
+ * `clock.advance` is offered: the player runs on a virtual clock.
+ */
+const CASES: Array<{ method: string; params: unknown; field: string }> = [
+  ...[
+    Method.INITIALIZE,
+    Method.STATE_GET,
+    Method.ACTION_RUN,
+    Method.EDIT_APPLY,
+    Method.PROJECTS_RELOAD,
+    Method.CLOCK_ADVANCE,
+    Method.SHUTDOWN,
+    Method.APPROVAL_REQUEST,
+    Method.PAIRING_SHOW,
+  ].flatMap((method) => NOT_OBJECTS.map((params) => ({ method, params, field: "params" }))),
+  // initialize
+  { method: Method.INITIALIZE, params: {}, field: "params.protocolVersion" },
+  { method: Method.INITIALIZE, params: { protocolVersion: 1 }, field: "params.protocolVersion" },
+  {
+    method: Method.INITIALIZE,
+    params: { protocolVersion: "1.1", client: "t" },
+    field: "params.client",
+  },
+  {
+    method: Method.INITIALIZE,
+    params: { protocolVersion: "1.1", client: { name: 1, version: "0" } },
+    field: "params.client.name",
+  },
+  // action.run
+  { method: Method.ACTION_RUN, params: {}, field: "params.name" },
+  { method: Method.ACTION_RUN, params: { name: 5, params: {} }, field: "params.name" },
+  { method: Method.ACTION_RUN, params: { name: ["PANIC"], params: {} }, field: "params.name" },
+  { method: Method.ACTION_RUN, params: { name: null, params: {} }, field: "params.name" },
+  { method: Method.ACTION_RUN, params: { name: "PLAY_IN", params: null }, field: "params.params" },
+  { method: Method.ACTION_RUN, params: { name: "PLAY_IN", params: [] }, field: "params.params" },
+  { method: Method.ACTION_RUN, params: { name: "PLAY_IN", params: "x" }, field: "params.params" },
+  {
+    method: Method.ACTION_RUN,
+    params: { name: "PLAY_IN", params: {}, projectId: 5 },
+    field: "params.projectId",
+  },
+  {
+    method: Method.ACTION_RUN,
+    params: { name: "PLAY_IN", params: {}, projectId: {} },
+    field: "params.projectId",
+  },
+  {
+    method: Method.ACTION_RUN,
+    params: { name: "PLAY_CLIP_IN", params: {}, projectId: null, velocity: "loud" },
+    field: "params.velocity",
+  },
+  {
+    method: Method.ACTION_RUN,
+    params: { name: "PLAY_CLIP_IN", params: {}, projectId: null, velocity: 300 },
+    field: "params.velocity",
+  },
+  {
+    method: Method.ACTION_RUN,
+    params: { name: "SET_CONTROL", params: { controlID: 1, value: 0.5 }, projectId: null },
+    field: "controlID",
+  },
+  {
+    method: Method.ACTION_RUN,
+    params: { name: "SET_CONTROL", params: { controlID: "A" }, projectId: null },
+    field: "value",
+  },
+  // edit.apply
+  { method: Method.EDIT_APPLY, params: {}, field: "params.edits" },
+  { method: Method.EDIT_APPLY, params: { projectId: null }, field: "params.edits" },
+  { method: Method.EDIT_APPLY, params: { projectId: null, edits: "x" }, field: "params.edits" },
+  { method: Method.EDIT_APPLY, params: { projectId: null, edits: {} }, field: "params.edits" },
+  { method: Method.EDIT_APPLY, params: { projectId: null, edits: null }, field: "params.edits" },
+  { method: Method.EDIT_APPLY, params: { projectId: null, edits: [] }, field: "params.edits" },
+  {
+    method: Method.EDIT_APPLY,
+    params: { projectId: null, edits: [null] },
+    field: "params.edits.0",
+  },
+  { method: Method.EDIT_APPLY, params: { projectId: null, edits: [5] }, field: "params.edits.0" },
+  {
+    method: Method.EDIT_APPLY,
+    params: { projectId: null, edits: [edit, { name: 5 }] },
+    field: "params.edits.1.name",
+  },
+  {
+    method: Method.EDIT_APPLY,
+    params: { projectId: null, edits: [{ name: "toString", params: {} }] },
+    field: "name",
+  },
+  {
+    method: Method.EDIT_APPLY,
+    params: { projectId: null, edits: [{ name: "song.add", params: "x" }] },
+    field: "params",
+  },
+  {
+    method: Method.EDIT_APPLY,
+    params: { projectId: null, edits: [{ name: "song.add", params: { title: 5 } }] },
+    field: "params.title",
+  },
+  {
+    method: Method.EDIT_APPLY,
+    params: { projectId: 5, edits: [edit] },
+    field: "params.projectId",
+  },
+  {
+    method: Method.EDIT_APPLY,
+    params: { projectId: null, edits: [edit], isUpload: "yes" },
+    field: "params.isUpload",
+  },
+  {
+    method: Method.EDIT_APPLY,
+    params: { projectId: null, edits: Array.from({ length: 101 }, () => edit) },
+    field: "params.edits",
+  },
+  // clock.advance
+  { method: Method.CLOCK_ADVANCE, params: {}, field: "params.ms" },
+  { method: Method.CLOCK_ADVANCE, params: { ms: "5" }, field: "params.ms" },
+  { method: Method.CLOCK_ADVANCE, params: { ms: -1 }, field: "params.ms" },
+  { method: Method.CLOCK_ADVANCE, params: { ms: null }, field: "params.ms" },
+  // approval.request
+  { method: Method.APPROVAL_REQUEST, params: {}, field: "params.requestId" },
+  {
+    method: Method.APPROVAL_REQUEST,
+    params: { requestId: 1, address: "127.0.0.1", deviceName: "Desk" },
+    field: "params.requestId",
+  },
+  {
+    method: Method.APPROVAL_REQUEST,
+    params: { requestId: "ap-1", deviceName: "Desk" },
+    field: "params.address",
+  },
+  {
+    method: Method.APPROVAL_REQUEST,
+    params: { requestId: "ap-1", address: "127.0.0.1", deviceName: null },
+    field: "params.deviceName",
+  },
+  // pairing.show
+  { method: Method.PAIRING_SHOW, params: {}, field: "params.otp" },
+  { method: Method.PAIRING_SHOW, params: { otp: 123456, expiresAt: "x" }, field: "params.otp" },
+  { method: Method.PAIRING_SHOW, params: { otp: "123456" }, field: "params.expiresAt" },
+];
+
+Deno.test("player answers hostile params of every method with -32602 naming the field, and keeps serving", async () => {
+  const p = await connect();
+  try {
+    const methods = new Set(CASES.map((c) => c.method));
+    assert.deepEqual([...methods].sort(), Object.values(Method).sort(), "every method is tried");
+    const wrong: string[] = [];
+    for (const { method, params, field } of CASES) {
+      const answer = await p.call(method, params);
+      const message = answer.error?.message ?? "";
+      if (
+        answer.error?.code !== -32602 || !message.includes(`${field}:`) || message.endsWith(".")
+      ) {
+        const sent = JSON.stringify(params).slice(0, 60);
+        wrong.push(`${method} ${sent} (${field}): ${JSON.stringify(answer).slice(0, 160)}`);
+      }
+    }
+    assert.deepEqual(wrong, [], `${wrong.length} of ${CASES.length} not -32602 naming the field`);
+    const state = await p.call(Method.STATE_GET);
+    assert.ok(state.result, "the player still serves");
+    const action = await p.call(Method.ACTION_RUN, {
+      name: "SET_CONTROL",
+      params: { controlID: "A", value: 0.5 },
+      projectId: null,
+    });
+    assert.ok(action.result, JSON.stringify(action));
+  } finally {
+    await p.close();
+  }
+});
+
+Deno.test("player answers names of Object.prototype members as unknown methods, actions and edits", async () => {
+  const p = await connect();
+  try {
+    for (const name of ["toString", "constructor", "__proto__", "hasOwnProperty", "valueOf"]) {
+      const method = await p.call(name, {});
+      assert.equal(method.error?.code, -32601, `method ${name}: ${JSON.stringify(method)}`);
+      const action = await p.call(Method.ACTION_RUN, { name, params: {}, projectId: null });
+      assert.equal(action.error?.code, -32601, `action ${name}: ${JSON.stringify(action)}`);
+      const edited = await p.call(Method.EDIT_APPLY, {
+        projectId: null,
+        edits: [{ name, params: {} }],
+      });
+      assert.equal(edited.error?.code, -32602, `edit ${name}: ${JSON.stringify(edited)}`);
+    }
+    assert.ok((await p.call(Method.STATE_GET)).result);
+  } finally {
+    await p.close();
+  }
+});
+
+Deno.test("player answers a request whose id is no string, number or null with -32600 and id null", async () => {
+  const p = await connect();
+  try {
+    for (const id of [{}, [], true, { a: [1] }]) {
+      const answer = await p.send({ id, method: Method.STATE_GET });
+      assert.equal(answer.id, null, JSON.stringify(answer));
+      assert.equal(answer.error?.code, -32600);
+      assert.match(answer.error.message, /id/);
+    }
+    assert.ok((await p.call(Method.STATE_GET)).result);
+  } finally {
+    await p.close();
+  }
+});
+
+Deno.test("player still accepts the params the service sends", async () => {
+  const p = await connect();
+  try {
+    // No params at all (the service sends none) and an empty object (older clients) are both fine.
+    assert.ok((await p.call(Method.STATE_GET)).result);
+    assert.ok((await p.call(Method.STATE_GET, {})).result);
+    // initialize without client, unknown fields ignored (a minor version may add fields)
+    const init = await p.call(Method.INITIALIZE, { protocolVersion: "1.0", future: true });
+    assert.ok(init.result, JSON.stringify(init));
+    const action = await p.call(Method.ACTION_RUN, {
+      name: "PLAY_CLIP_IN",
+      params: { clipID: "c1" },
+      projectId: null,
+      velocity: 96,
+      future: 1,
+    });
+    assert.ok(action.result, JSON.stringify(action));
+    const missing = await p.call(Method.ACTION_RUN, {
+      name: "PLAY_IN",
+      params: {},
+      projectId: "nope",
+    });
+    assert.equal(missing.error?.code, -32001);
+    const edited = await p.call(Method.EDIT_APPLY, { projectId: null, edits: [edit] });
+    assert.ok(edited.result, JSON.stringify(edited));
+    assert.ok((await p.call(Method.CLOCK_ADVANCE, { ms: 0 })).result);
+    assert.ok((await p.call(Method.PAIRING_SHOW, { otp: "1", expiresAt: "x" })).result);
+  } finally {
+    await p.close();
+  }
+});

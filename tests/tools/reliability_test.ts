@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import {
+  formatTable,
+  missedTargets,
+  type ProbeResult,
+  PROBES,
+} from "../../tools/reliability/mod.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+const SEED = 1;
+
+/** `deno task reliability` as deno.json declares it, with its permission flags. */
+const TASK: string[] = (() => {
+  const config = JSON.parse(Deno.readTextFileSync(new URL("deno.json", ROOT)));
+  const [deno, ...args] = (config.tasks.reliability as string).split(/\s+/);
+  assert.equal(deno, "deno");
+  return args.map((a) => (a.endsWith(".ts") ? new URL(a, ROOT).pathname : a));
+})();
+
+async function reliability(args: string[]) {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [...TASK, ...args],
+    cwd: ROOT.pathname,
+    env: { RUST_BACKTRACE: "0" },
+  }).output();
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code, out: decode(stdout), err: decode(stderr) };
+}
+
+function row(overrides: Partial<ProbeResult> = {}): ProbeResult {
+  return {
+    probe: "example",
+    inputs: 10,
+    requiredInputs: 0,
+    shortfalls: [],
+    crashes: 0,
+    hangs: 0,
+    undocumented5xx: 0,
+    acked: null,
+    lost: null,
+    peakRssMb: { service: 80, player: 100 },
+    localServed: null,
+    seconds: 1,
+    notes: [],
+    error: null,
+    ...overrides,
+  };
+}
+
+Deno.test("missedTargets() names every missed target with its measurement", () => {
+  assert.deepEqual(missedTargets(row()), []);
+  assert.deepEqual(
+    missedTargets(row({
+      crashes: 1,
+      hangs: 2,
+      acked: 40,
+      lost: 3,
+      peakRssMb: { service: 941, player: 100 },
+      localServed: false,
+      inputs: 5,
+      requiredInputs: 100_000,
+      shortfalls: ["3 player kills (target 15)"],
+    })),
+    [
+      "1 crash(es)",
+      "2 hang(s)",
+      "3 of 40 acknowledged lost",
+      "service peak RSS 941 MB (target < 300)",
+      "local clients not served throughout",
+      "3 player kills (target 15)",
+      "5 inputs (target 100000)",
+    ],
+  );
+  const table = formatTable([row(), row({ probe: "bad", hangs: 1 })], { seed: 7, mode: "short" });
+  assert.match(table, /seed 7/);
+  assert.match(table, /^bad .* MISSED$/m);
+  assert.match(table, /^total .* 1 MISSED$/m);
+});
+
+Deno.test("deno task reliability refuses an unknown probe, naming the known ones", async () => {
+  const { code, err } = await reliability(["--only", "nope"]);
+  assert.equal(code, 2);
+  assert.match(err, /Unknown probe "nope": use one of http_fuzz, /);
+});
+
+// One test per probe: CI shows which target each one misses, with the measurements.
+for (const probe of PROBES) {
+  Deno.test(`deno task reliability --short --only ${probe.name}: ${probe.summary}`, async () => {
+    const { out, err } = await reliability([
+      "--short",
+      "--seed",
+      String(SEED),
+      "--only",
+      probe.name,
+      "--json",
+    ]);
+    const report = JSON.parse(out) as { results: ProbeResult[] };
+    const r = report.results[0]!;
+    const context = `\n${r.notes.join("\n")}\n${err.slice(-2000)}`;
+    assert.equal(r.error, null, `the probe did not complete: ${r.error}`);
+    assert.equal(r.crashes, 0, `crashes${context}`);
+    assert.equal(r.hangs, 0, `hangs${context}`);
+    if (r.lost !== null) {
+      assert.equal(r.lost, 0, `${r.lost} of ${r.acked} acknowledged lost${context}`);
+    }
+    for (const role of ["service", "player"] as const) {
+      const mb = r.peakRssMb[role];
+      if (mb !== null) assert.ok(mb < 300, `${role} peak RSS ${mb} MB, target < 300${context}`);
+    }
+    if (r.localServed !== null) {
+      assert.equal(r.localServed, true, `local clients not served${context}`);
+    }
+    assert.deepEqual(missedTargets(r), []);
+  });
+}
