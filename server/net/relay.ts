@@ -8,7 +8,7 @@
  * deadlines stay in front (`connections.ts`).
  * @module
  */
-import type { ServedConnection, ServeOnConnection } from "./connections.ts";
+import type { ServedConnection, ServeOnConnection } from "./serve_connection.ts";
 
 type Handler = (request: Request) => Response | Promise<Response>;
 

@@ -6,7 +6,7 @@ import {
   ConnectionServer,
   type PeerHandler,
 } from "../../../server/net/mod.ts";
-import { serveOnConnection } from "../../../server/net/connections.ts";
+import { serveOnConnection } from "../../../server/net/serve_connection.ts";
 
 const LIMITS: ConnectionLimits = {
   maxConnections: 4,
