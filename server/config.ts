@@ -69,8 +69,11 @@ export const Settings = z.object({
   keepAliveTimeoutMs: z.coerce.number().int().positive().default(15_000),
   /** An upload that sends no byte for this long is ended (408), ms. */
   uploadIdleTimeoutMs: z.coerce.number().int().positive().default(30_000),
-  /** Largest JSON body of an authenticated (or local) request, bytes. */
-  maxBodyBytes: z.coerce.number().int().positive().default(1024 * 1024),
+  /**
+   * Largest JSON body of an authenticated (or local) request, bytes; at most 8 MiB, so an
+   * edit always fits the bundled player's 16 MiB request line (docs/player-protocol.md).
+   */
+  maxBodyBytes: z.coerce.number().int().positive().max(8 * 1024 * 1024).default(1024 * 1024),
   /** Largest body of a remote request without a valid token (a pairing request is tiny), bytes. */
   maxUnauthenticatedBodyBytes: z.coerce.number().int().positive().default(16 * 1024),
   /** A WebSocket client must authenticate within this long, ms. */
@@ -166,7 +169,7 @@ Options (each also CUEPORT_<NAME> in the environment, or a key of the --config f
   --header-timeout MS      deadline to read a request's headers and JSON body (10000)
   --keep-alive-timeout MS  close an idle keep-alive connection after this long (15000)
   --upload-idle-timeout MS end an upload that sends nothing for this long (30000)
-  --max-body BYTES         largest JSON body (1048576)
+  --max-body BYTES         largest JSON body (1048576; at most 8388608)
   --max-unauthenticated-body BYTES  largest body of a remote request without a token (16384)
   --ws-auth-timeout MS     a WebSocket client must authenticate within this long (10000)
   --ws-unauthenticated-max-buffered BYTES  unsent bytes allowed before auth (65536)

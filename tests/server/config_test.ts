@@ -68,3 +68,10 @@ Deno.test("loadSettings() rejects bad values and unknown flags with the setting'
   assert.equal(envName("positionIntervalMs"), "CUEPORT_POSITION_INTERVAL_MS");
   assert.deepEqual(await loadSettings(["--help"], noEnv), { help: true });
 });
+
+Deno.test("loadSettings() refuses a JSON body limit the bundled player could not read", async () => {
+  await assert.rejects(
+    () => loadSettings(["--data-dir", "/d", "--max-body", String(32 * 1024 * 1024)], noEnv),
+    /Invalid setting maxBodyBytes/,
+  );
+});
