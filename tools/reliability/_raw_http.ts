@@ -6,6 +6,7 @@
  * @module
  */
 import net from "node:net";
+import { Waiters } from "./_waiters.ts";
 
 const latin1 = new TextDecoder("latin1");
 const KEPT_BYTES = 64 * 1024;
@@ -40,7 +41,7 @@ export class RawConnection {
   #received = 0;
   #isClosed = false;
   #error: string | null = null;
-  #waiters = new Set<() => void>();
+  #waiters = new Waiters();
 
   private constructor(socket: net.Socket) {
     this.#socket = socket;
@@ -160,25 +161,11 @@ export class RawConnection {
   }
 
   /** Waits until `done()` holds or `timeoutMs` passes; returns whether it held. */
-  async waitUntil(done: () => boolean, timeoutMs: number): Promise<boolean> {
-    const deadline = performance.now() + timeoutMs;
-    while (!done()) {
-      const left = deadline - performance.now();
-      if (left <= 0) return false;
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer);
-          this.#waiters.delete(wake);
-          resolve();
-        };
-        const timer = setTimeout(wake, left);
-        this.#waiters.add(wake);
-      });
-    }
-    return true;
+  waitUntil(done: () => boolean, timeoutMs: number): Promise<boolean> {
+    return this.#waiters.until(done, timeoutMs);
   }
 
   #wake(): void {
-    for (const wake of [...this.#waiters]) wake();
+    this.#waiters.wake();
   }
 }

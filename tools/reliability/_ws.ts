@@ -6,6 +6,7 @@
  */
 import net from "node:net";
 import { encodeFrame, Opcode } from "./_ws_frames.ts";
+import { Waiters } from "./_waiters.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -31,7 +32,7 @@ export class WsClient {
   #buffer: Uint8Array = new Uint8Array(0);
   #fragments: Uint8Array[] = [];
   #isClosed = false;
-  #waiters = new Set<() => void>();
+  #waiters = new Waiters();
 
   private constructor(socket: net.Socket) {
     this.#socket = socket;
@@ -137,26 +138,12 @@ export class WsClient {
   }
 
   /** Waits until `done()` holds or `timeoutMs` passes; returns whether it held. */
-  async waitUntil(done: () => boolean, timeoutMs: number): Promise<boolean> {
-    const deadline = performance.now() + timeoutMs;
-    while (!done()) {
-      const left = deadline - performance.now();
-      if (left <= 0) return false;
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer);
-          this.#waiters.delete(wake);
-          resolve();
-        };
-        const timer = setTimeout(wake, left);
-        this.#waiters.add(wake);
-      });
-    }
-    return true;
+  waitUntil(done: () => boolean, timeoutMs: number): Promise<boolean> {
+    return this.#waiters.until(done, timeoutMs);
   }
 
   #wake(): void {
-    for (const wake of [...this.#waiters]) wake();
+    this.#waiters.wake();
   }
 
   #onData(chunk: Uint8Array): void {
