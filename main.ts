@@ -9,13 +9,14 @@ import { CLI_COMMANDS, runCli } from "./server/cli.ts";
 import { loadSettings, SERVE_USAGE } from "./server/config.ts";
 import { createLogger } from "./server/log.ts";
 import { startService, VERSION } from "./server/service.ts";
+import { StartupError } from "./server/startup.ts";
 
 async function serve(args: string[]): Promise<void> {
   let loaded;
   try {
     loaded = await loadSettings(args);
   } catch (error) {
-    console.error(`cueport: ${(error as Error).message}\n\n${SERVE_USAGE}`);
+    console.error(`cueport: ${(error as Error).message} (cueport --help lists the settings)`);
     Deno.exit(2);
   }
   if (loaded.help) {
@@ -24,7 +25,29 @@ async function serve(args: string[]): Promise<void> {
   }
   const { settings } = loaded;
   const log = createLogger(settings.logLevel);
-  const service = await startService(settings, log);
+  let service;
+  try {
+    service = await startService(settings, log);
+  } catch (error) {
+    // One line naming what to change; a stack trace helps nobody at a show.
+    const message = error instanceof StartupError
+      ? error.message
+      : `Cannot start: ${(error as Error).message}`;
+    console.error(`cueport: ${message}`);
+    Deno.exit(1);
+  }
+  // Listening for signals before the ready line: whoever reads it may stop the service at once.
+  let isStopping = false;
+  const stop = async (signal: string) => {
+    if (isStopping) return;
+    isStopping = true;
+    log("info", `${signal}: shutting down`);
+    await service!.shutdown();
+    log("info", "Stopped");
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGINT", () => void stop("SIGINT"));
+  if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", () => void stop("SIGTERM"));
   const playerReady = await service.supervisor.waitReady(15_000);
   if (!playerReady) log("warn", "Player not ready after 15 s; the API answers 503 until it is");
   console.log(JSON.stringify({
@@ -35,18 +58,6 @@ async function serve(args: string[]): Promise<void> {
     dataDir: settings.dataDir,
     playerReady,
   }));
-
-  let isStopping = false;
-  const stop = async (signal: string) => {
-    if (isStopping) return;
-    isStopping = true;
-    log("info", `${signal}: shutting down`);
-    await service.shutdown();
-    log("info", "Stopped");
-    Deno.exit(0);
-  };
-  Deno.addSignalListener("SIGINT", () => void stop("SIGINT"));
-  if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", () => void stop("SIGTERM"));
 }
 
 const [command, ...rest] = Deno.args;

@@ -4,6 +4,9 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { readOperatorToken } from "./auth/operator.ts";
+import { defaultDataDir, envName } from "./config.ts";
+import { readInstanceInfo } from "./startup.ts";
 
 /** The operator commands `runCli` knows. */
 export const CLI_COMMANDS: readonly string[] = [
@@ -25,13 +28,52 @@ export const CLI_USAGE =
   approvals         list local clients waiting for approval (with --approval wait)
   approve ID, deny ID   decide a waiting approval
   rotate-key        new signing key: every paired device must pair again
-  --http-port N     the running service's HTTP port (default 17736)`;
+  --data-dir DIR     the service's data dir (default: CUEPORT_DATA_DIR or the usual place);
+                    the commands read the service's port and the operator credential there
+  --http-port N     the running service's HTTP port (default: the one the service wrote in
+                    its data dir, else 17736)`;
 
-async function call(port: number, method: string, path: string, body?: unknown) {
+/** Where and how the commands reach the running service. */
+interface Target {
+  port: number;
+  /** The operator credential (`auth/operator-token`), when readable. */
+  token: string | null;
+}
+
+function envOrNull(name: string): string | null {
+  try {
+    return Deno.env.get(name) || null;
+  } catch {
+    return null; // no permission to read the environment
+  }
+}
+
+/** The data dir the service uses by default; without permission to look, the usual place. */
+function dataDirOf(flag: string | undefined): string | null {
+  if (flag) return flag;
+  try {
+    return envOrNull(envName("dataDir")) ?? defaultDataDir();
+  } catch {
+    return null;
+  }
+}
+
+async function findTarget(values: { "data-dir"?: string; "http-port"?: string }): Promise<Target> {
+  const dataDir = dataDirOf(values["data-dir"]);
+  const info = dataDir ? await readInstanceInfo(dataDir) : null;
+  const port = values["http-port"] !== undefined
+    ? Number(values["http-port"])
+    : info?.ports?.http ?? 17736;
+  return { port, token: dataDir ? await readOperatorToken(dataDir) : null };
+}
+
+async function call(target: Target, method: string, path: string, body?: unknown) {
   let res: Response;
+  const port = target.port;
   try {
     res = await fetch(`http://127.0.0.1:${port}${path}`, {
       method,
+      headers: target.token ? { authorization: `Bearer ${target.token}` } : {},
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch {
@@ -50,19 +92,19 @@ export async function runCli(
 ): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { "http-port": { type: "string", default: "17736" } },
+    options: { "http-port": { type: "string" }, "data-dir": { type: "string" } },
     allowPositionals: true,
   });
-  const port = Number(values["http-port"]);
+  const target = await findTarget(values);
   try {
     switch (command) {
       case "pair": {
-        const { otp, expiresAt } = await call(port, "POST", "/api/v1/pair/code");
+        const { otp, expiresAt } = await call(target, "POST", "/api/v1/pair/code");
         print(`Pairing code: ${otp}  (valid until ${expiresAt})`);
         return 0;
       }
       case "devices": {
-        const { devices } = await call(port, "GET", "/api/v1/devices");
+        const { devices } = await call(target, "GET", "/api/v1/devices");
         if (devices.length === 0) print("No paired devices");
         for (const d of devices) {
           print(
@@ -79,17 +121,17 @@ export async function runCli(
           print(CLI_USAGE);
           return 2;
         }
-        await call(port, "DELETE", `/api/v1/devices/${encodeURIComponent(deviceId)}`);
+        await call(target, "DELETE", `/api/v1/devices/${encodeURIComponent(deviceId)}`);
         print(`Revoked ${deviceId}`);
         return 0;
       }
       case "rotate-key": {
-        const { revoked } = await call(port, "POST", "/api/v1/auth/rotate-key");
+        const { revoked } = await call(target, "POST", "/api/v1/auth/rotate-key");
         print(`Signing key rotated; ${revoked} device(s) revoked`);
         return 0;
       }
       case "approvals": {
-        const { approvals } = await call(port, "GET", "/api/v1/approvals");
+        const { approvals } = await call(target, "GET", "/api/v1/approvals");
         if (approvals.length === 0) print("No client is waiting for approval");
         for (const a of approvals) {
           print(`${a.requestId}  ${a.deviceName}  from ${a.address}  since ${a.requestedAt}`);
@@ -103,7 +145,7 @@ export async function runCli(
           print(CLI_USAGE);
           return 2;
         }
-        await call(port, "POST", `/api/v1/approvals/${encodeURIComponent(requestId)}`, {
+        await call(target, "POST", `/api/v1/approvals/${encodeURIComponent(requestId)}`, {
           approve: command === "approve",
         });
         print(`${command === "approve" ? "Approved" : "Denied"} ${requestId}`);

@@ -251,7 +251,10 @@ export async function loadSettings(
   const parsed = Settings.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new Error(`Invalid setting ${issue.path.join(".")}: ${issue.message}`);
+    const setting = String(issue.path[0] ?? "");
+    const flag = Object.entries(FLAGS).find(([, def]) => def.setting === setting)?.[0];
+    const where = flag ? ` (--${flag} or ${envName(setting)})` : "";
+    throw new Error(`Invalid setting ${issue.path.join(".")}${where}: ${issue.message}`);
   }
   return { help: false, settings: parsed.data };
 }

@@ -17,6 +17,7 @@ import { openAuth } from "./auth/service.ts";
 import { SocketServer } from "./socket/mod.ts";
 import { isLocalAddress } from "./auth/mod.ts";
 import { ConnectionServer, listenDatagrams, type PeerHandler } from "./net/mod.ts";
+import { InstanceLock, settingHint, StartupError } from "./startup.ts";
 
 /** The service version (also the app version reported by the API). */
 export const VERSION = "0.1.0";
@@ -31,8 +32,51 @@ export interface RunningService {
   shutdown(): Promise<void>;
 }
 
-/** Starts everything; resolves once the listeners are bound (the player may still be starting). */
+/**
+ * Starts everything; resolves once the listeners are bound (the player may still be starting).
+ * @throws {StartupError} when the data dir is in use or unusable, or a port cannot be bound
+ */
 export async function startService(settings: Settings, log: Logger): Promise<RunningService> {
+  const lock = await InstanceLock.acquire(settings.dataDir, VERSION);
+  const started: Array<() => Promise<void> | void> = [() => lock.release()];
+  try {
+    return await start(settings, log, lock, started);
+  } catch (error) {
+    for (const stop of started.reverse()) await Promise.resolve(stop()).catch(() => {});
+    throw error;
+  }
+}
+
+/** Where a port that cannot be bound is changed. */
+const PORT_SETTINGS = {
+  HTTP: ["httpPort", "http-port"],
+  WebSocket: ["wsPort", "ws-port"],
+  OSC: ["oscPort", "osc-port"],
+} as const;
+
+/** `bind()`, with a failure to bind told as the setting to change. */
+function bindPort<T>(name: keyof typeof PORT_SETTINGS, port: number, bind: () => T): T {
+  try {
+    return bind();
+  } catch (error) {
+    const [setting, flag] = PORT_SETTINGS[name];
+    const why = error instanceof Deno.errors.AddrInUse
+      ? "is in use by another program"
+      : error instanceof Deno.errors.PermissionDenied
+      ? "needs privileges this process does not have"
+      : `cannot be bound (${(error as Error).message})`;
+    throw new StartupError(
+      `The ${name} port ${port} ${why}: choose another with ${settingHint(setting, flag)}`,
+    );
+  }
+}
+
+async function start(
+  settings: Settings,
+  log: Logger,
+  lock: InstanceLock,
+  started: Array<() => Promise<void> | void>,
+): Promise<RunningService> {
   const startedAt = performance.now();
   const command = settings.playerCommand.length > 0
     ? settings.playerCommand
@@ -57,7 +101,6 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
     readyHandler(snapshot, info);
     log("info", `Player ready: ${info.player.name} ${info.player.version} (pid ${supervisor.pid})`);
   };
-  supervisor.start();
 
   const ports = { http: 0, ws: 0, osc: 0 };
   const auth = await openAuth(
@@ -107,7 +150,12 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
       handler,
       log,
     });
-  const http = listen("HTTP", settings.httpPort, handleHttp);
+  const http = bindPort(
+    "HTTP",
+    settings.httpPort,
+    () => listen("HTTP", settings.httpPort, handleHttp),
+  );
+  started.push(() => http.close());
   const sockets = new SocketServer(core, {
     authenticator: auth.authenticator,
     hosts,
@@ -131,14 +179,27 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
       expiresAt: new Date(expiresAt).toISOString(),
     })
       .catch(() => {}); // the code works whether or not the application shows it
-  const ws = listen("WebSocket", settings.wsPort, (req, peer) => sockets.handle(req, peer), true);
-  const osc = listenDatagrams(settings.host, settings.oscPort, (m) => log("debug", m));
+  const ws = bindPort(
+    "WebSocket",
+    settings.wsPort,
+    () => listen("WebSocket", settings.wsPort, (req, peer) => sockets.handle(req, peer), true),
+  );
+  started.push(() => ws.close());
+  const osc = bindPort(
+    "OSC",
+    settings.oscPort,
+    () => listenDatagrams(settings.host, settings.oscPort, (m) => log("debug", m)),
+  );
   const oscDone = Promise.all(osc.map((socket) => drainOsc(socket, (m) => log("debug", m))));
   Object.assign(ports, {
     http: http.port,
     ws: ws.port,
     osc: (osc[0]!.addr as Deno.NetAddr).port,
   });
+  // The player starts once every port is bound: a port in use stops nothing half-way.
+  supervisor.start();
+  started.push(() => supervisor.stop());
+  await lock.setPorts(ports);
   log("debug", `Listening: HTTP ${http.addresses}, WebSocket ${ws.addresses}`);
 
   return {
@@ -152,6 +213,7 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
       await Promise.all([http.close(), ws.close(), oscDone]);
       await supervisor.stop();
       core.close();
+      lock.release();
     },
   };
 }

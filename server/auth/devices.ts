@@ -15,6 +15,21 @@ export interface Device {
   tokenId: string;
   pairedAt: string;
   address: string;
+  /** How it got its token: a one-time code, or the approval of a local client. */
+  origin?: "pairing" | "approval";
+  /** When its token was last accepted (kept in memory, written with the next change). */
+  lastUsedAt?: string;
+}
+
+/** Bounds on the entries of approved local clients (`addApproved`). */
+export interface ApprovedLimits {
+  /** At most this many approved local clients are kept; the least recently used go first. */
+  maxEntries: number;
+  /** An approved client whose token was not used for this long is forgotten. */
+  idleMs: number;
+  /** An approved client that never came back with its token is forgotten after this long. */
+  neverUsedMs: number;
+  now: number;
 }
 
 /** The registry. */
@@ -58,6 +73,32 @@ export class DeviceRegistry {
   async add(device: Device): Promise<void> {
     this.#devices.set(device.deviceId, device);
     await this.#save();
+  }
+
+  /**
+   * Adds the entry of an approved local client, each with its own token, and
+   * forgets approved clients that stayed away (`limits`): the registry does
+   * not grow with every local script that connects once.
+   */
+  async addApproved(device: Device, limits: ApprovedLimits): Promise<void> {
+    this.#devices.set(device.deviceId, { ...device, origin: "approval" });
+    const approved = this.list()
+      .filter((d) => d.origin === "approval")
+      .map((d) => ({ d, used: Date.parse(d.lastUsedAt ?? d.pairedAt) }))
+      .sort((a, b) => b.used - a.used);
+    const gone = approved.filter(({ d, used }, i) =>
+      i >= limits.maxEntries || limits.now - used > limits.idleMs ||
+      (d.lastUsedAt === undefined && limits.now - used > limits.neverUsedMs)
+    ).map(({ d }) => d.deviceId).filter((id) => id !== device.deviceId);
+    for (const id of gone) this.#devices.delete(id);
+    await this.#save();
+    for (const id of gone) this.onrevoke(id);
+  }
+
+  /** Notes that a device's token was accepted (in memory; see `Device.lastUsedAt`). */
+  touch(deviceId: string, at: string): void {
+    const device = this.#devices.get(deviceId);
+    if (device) device.lastUsedAt = at;
   }
 
   /** Removes a device; false if it was not paired. */

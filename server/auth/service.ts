@@ -3,9 +3,11 @@
  * key, device registry, one-time codes and the authenticator.
  * @module
  */
+import { removeStaleTemps } from "../../protocol/atomic_write.ts";
 import { Approvals, type AskPlayer } from "./approvals.ts";
 import { DeviceRegistry } from "./devices.ts";
 import { loadSigningKey } from "./keys.ts";
+import { loadOperatorToken } from "./operator.ts";
 import { PairingCodes } from "./pairing.ts";
 import { TokenAuthenticator } from "./token_authenticator.ts";
 
@@ -33,9 +35,12 @@ export async function openAuth(
   options: { askPlayer: AskPlayer; log?: (message: string) => void },
 ): Promise<AuthService> {
   const log = options.log ?? (() => {});
+  // Temp files of writes a crash interrupted (the targets themselves are whole).
+  await removeStaleTemps(`${dataDir}/auth`);
   const approvals = new Approvals(options.askPlayer);
   const key = await loadSigningKey(dataDir);
   const devices = await DeviceRegistry.open(dataDir);
+  const operatorToken = await loadOperatorToken(dataDir);
   const codes = new PairingCodes({ log });
   const authenticator = new TokenAuthenticator({
     key,
@@ -44,6 +49,7 @@ export async function openAuth(
     localhostAuthExempt: settings.localhostAuthExempt,
     tokenLifetimeSeconds: Math.round(settings.tokenLifetimeDays * 86_400),
     approvals,
+    operatorToken,
   });
   const rotateKey = async () => {
     authenticator.setKey(await loadSigningKey(dataDir, { rotate: true }));

@@ -10,6 +10,7 @@ import { type Authenticator, type Credentials, type Grant, isLocalAddress } from
 import type { Approvals } from "./approvals.ts";
 import type { PairingCodes } from "./pairing.ts";
 import { ALL_SCOPES, issueToken, type Scope, verifyToken } from "./tokens.ts";
+import { isSameSecret, OPERATOR_PREFIX } from "./operator.ts";
 
 /** What the authenticator works with. */
 export interface TokenAuthOptions {
@@ -21,7 +22,20 @@ export interface TokenAuthOptions {
   now?: () => number;
   /** Approval of local interactive clients without credentials; absent: they are let in as local. */
   approvals?: Approvals;
+  /** The operator credential (`operator.ts`), accepted from local addresses only. */
+  operatorToken?: string;
 }
+
+/**
+ * Approved local clients kept in the registry (docs/security.md, "Local
+ * approvals"): one that never came back with its token is forgotten after a
+ * day, one that did after 30 days without it; at most 1,000.
+ */
+export const APPROVED_LIMITS = {
+  maxEntries: 1000,
+  idleMs: 30 * 86_400_000,
+  neverUsedMs: 86_400_000,
+} as const;
 
 /** A new pairing: the token to keep, and for what device. */
 export interface Pairing {
@@ -44,6 +58,16 @@ export class TokenAuthenticator implements Authenticator {
 
   async authenticate(credentials: Credentials): Promise<Grant> {
     if (credentials.token) {
+      const operator = this.#o.operatorToken;
+      if (operator && credentials.token.startsWith(OPERATOR_PREFIX)) {
+        if (isLocalAddress(credentials.address) && isSameSecret(credentials.token, operator)) {
+          return { device: "operator", scopes: [...ALL_SCOPES] };
+        }
+        throw new CueportError(
+          "AUTHENTICATION_FAILED",
+          "Invalid operator credential: it works only on the show machine, as written in the data dir",
+        );
+      }
       const claims = await verifyToken(this.#o.key, credentials.token, this.#now());
       const device = this.#o.devices.get(claims.deviceId);
       if (!device || device.tokenId !== claims.tokenId) {
@@ -52,6 +76,7 @@ export class TokenAuthenticator implements Authenticator {
           "Invalid token: the device was revoked; pair again",
         );
       }
+      this.#o.devices.touch(device.deviceId, new Date(this.#now()).toISOString());
       return { device: device.name, deviceId: device.deviceId, scopes: device.scopes };
     }
     if (credentials.otp) {
@@ -75,17 +100,9 @@ export class TokenAuthenticator implements Authenticator {
           "The connection was not approved on the show machine",
         );
       }
-      // A client that reconnects without reusing its token replaces its own entry: the
-      // registry does not grow with every connection.
-      const same = this.#o.devices.list().find((d) =>
-        d.name === name && d.address === credentials.address
-      );
-      const pairing = await this.#register(
-        credentials.address,
-        name,
-        [...ALL_SCOPES],
-        same?.deviceId,
-      );
+      // Each approved client gets its own entry and token: two local tools never revoke
+      // each other; a client that comes back with its token keeps its entry.
+      const pairing = await this.#register(credentials.address, name, [...ALL_SCOPES], "approval");
       return {
         token: pairing.token,
         device: name,
@@ -125,9 +142,9 @@ export class TokenAuthenticator implements Authenticator {
     address: string,
     deviceName: string,
     scopes: Scope[],
-    reuseId?: string,
+    origin: "pairing" | "approval" = "pairing",
   ): Promise<Pairing> {
-    const deviceId = reuseId ?? `dev-${crypto.randomUUID().slice(0, 12)}`;
+    const deviceId = `dev-${crypto.randomUUID().slice(0, 12)}`;
     const tokenId = crypto.randomUUID();
     const name = deviceName.trim() || deviceId;
     const { token, expiresAt } = await issueToken(this.#o.key, {
@@ -139,14 +156,18 @@ export class TokenAuthenticator implements Authenticator {
       lifetimeSeconds: this.#o.tokenLifetimeSeconds,
       now: this.#now(),
     });
-    await this.#o.devices.add({
+    const device = {
       deviceId,
       name,
       scopes,
       tokenId,
       pairedAt: new Date(this.#now()).toISOString(),
       address,
-    });
+      origin,
+    };
+    if (origin === "approval") {
+      await this.#o.devices.addApproved(device, { ...APPROVED_LIMITS, now: this.#now() });
+    } else await this.#o.devices.add(device);
     return { token, deviceId, scopes, expiresAt: new Date(expiresAt).toISOString() };
   }
 }

@@ -27,7 +27,8 @@ export interface TestService {
   post(path: string, body: unknown, init?: RequestInit): Promise<JsonAnswer>;
   /** Moves the player's virtual clock. */
   advance(ms: number): Promise<number>;
-  stop(): Promise<void>;
+  /** Stops the service and removes its data dir, unless `keepData` (to start again on it). */
+  stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
 async function answer(res: Response): Promise<JsonAnswer> {
@@ -38,11 +39,10 @@ async function answer(res: Response): Promise<JsonAnswer> {
 /** Starts a service; `overrides` change settings; `demo` starts from an empty data dir (the demo project). */
 export async function startTestService(
   overrides: Partial<Settings> = {},
-  options: { demo?: boolean; projects?: Project[] } = {},
+  options: { demo?: boolean; projects?: Project[]; dataDir?: string } = {},
 ): Promise<TestService> {
-  const dataDir = options.demo
-    ? await Deno.makeTempDir({ prefix: "cueport-demo-" })
-    : await fixtureDataDir();
+  const dataDir = options.dataDir ??
+    (options.demo ? await Deno.makeTempDir({ prefix: "cueport-demo-" }) : await fixtureDataDir());
   for (const project of options.projects ?? []) {
     await writeJsonAtomic(`${dataDir}/projects/${project.id}/project.json`, project);
   }
@@ -73,9 +73,9 @@ export async function startTestService(
         ...init,
       }).then(answer),
     advance: (ms) => service.core.advanceClock(ms),
-    async stop() {
+    async stop({ keepData = false } = {}) {
       await service.shutdown();
-      await Deno.remove(dataDir, { recursive: true });
+      if (!keepData) await Deno.remove(dataDir, { recursive: true });
     },
   };
 }

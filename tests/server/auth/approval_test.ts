@@ -41,7 +41,7 @@ Deno.test("approval mode wait: the operator approves through the local API; the 
     const devices = (await svc.get("/api/v1/devices")).body.devices;
     assert.deepEqual(devices.map((d: { name: string }) => d.name), ["Lighting desk"]);
     assert.equal((await svc.post("/api/v1/approvals/nope", { approve: true })).status, 404);
-    // the same client connecting again without its token replaces its entry
+    // the same client connecting again without its token gets an entry and a token of its own
     const again = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
     await again.take();
     again.send({ type: "auth", id: "a2", payload: { deviceName: "Lighting desk" } });
@@ -52,10 +52,42 @@ Deno.test("approval mode wait: the operator approves through the local API; the 
     }
     await svc.post(`/api/v1/approvals/${waiting[0]!.requestId}`, { approve: true });
     assert.ok((await again.take((m) => m.id === "a2")).data.token);
-    assert.equal((await svc.get("/api/v1/devices")).body.devices.length, 1);
+    assert.equal((await svc.get("/api/v1/devices")).body.devices.length, 2);
     await again.close();
   } finally {
     await ws.close();
+    await svc.stop();
+  }
+});
+
+Deno.test("two local clients approved without credentials keep their own tokens; a reconnect with its token keeps its entry", async () => {
+  const svc = await startTestService({ localhostAuthExempt: false });
+  const url = `ws://127.0.0.1:${svc.service.ports.ws}/v1`;
+  const [companion, script] = [await TestSocket.open(url), await TestSocket.open(url)];
+  try {
+    await companion.take();
+    await script.take();
+    const first = (await companion.auth()).data.token;
+    const second = (await script.auth()).data.token;
+    assert.ok(first && second && first !== second);
+    for (const token of [first, second]) {
+      const res = await svc.get("/api/v1/projects", {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal(res.status, 200, "the second approval did not revoke the first token");
+    }
+    const back = await TestSocket.open(url);
+    await back.take();
+    const again = await back.request({ type: "auth", payload: { token: first } });
+    assert.equal(again.data.authenticated, true);
+    const devices = await svc.get("/api/v1/devices", {
+      headers: { authorization: `Bearer ${second}` },
+    });
+    assert.equal(devices.body.devices.length, 2, "coming back with its token adds no entry");
+    await back.close();
+  } finally {
+    await companion.close();
+    await script.close();
     await svc.stop();
   }
 });

@@ -1,0 +1,126 @@
+/**
+ * What can stop the service from starting, as one line naming the setting to
+ * change (`StartupError`), and the lock that keeps one instance per data dir.
+ * @module
+ */
+import { envName } from "./config.ts";
+
+/** A start-up failure the operator can fix; `main.ts` prints its message alone and exits 1. */
+export class StartupError extends Error {
+  override name = "StartupError";
+}
+
+/** How a setting is changed: flag, environment variable and config key. */
+export function settingHint(setting: string, flag: string): string {
+  return `--${flag}, ${envName(setting)} or "${setting}" in the config file`;
+}
+
+/** What the running instance writes in its lock file, for a second one to name it. */
+export interface InstanceInfo {
+  pid: number;
+  startedAt: string;
+  version: string;
+  ports?: { http: number; ws: number; osc: number };
+}
+
+/** Name of the lock file in the data dir. */
+export const LOCK_FILE = "cueport.lock";
+
+/** How long a second instance waits for the lock before it gives up. */
+const LOCK_WAIT_MS = 1000;
+
+/**
+ * One instance per data dir: an exclusive lock (flock) on `<dataDir>/cueport.lock`,
+ * held while the process lives. The system drops it when the process ends in any
+ * way, so a crashed instance never leaves it stuck; the file's content (pid, ports)
+ * only names the holder.
+ */
+export class InstanceLock {
+  #file: Deno.FsFile;
+  #info: InstanceInfo;
+
+  private constructor(file: Deno.FsFile, info: InstanceInfo) {
+    this.#file = file;
+    this.#info = info;
+  }
+
+  /**
+   * Takes the data dir's lock (creating the folder).
+   * @throws {StartupError} when another instance holds it or the folder cannot be used
+   */
+  static async acquire(dataDir: string, version: string): Promise<InstanceLock> {
+    const path = `${dataDir}/${LOCK_FILE}`;
+    let file: Deno.FsFile;
+    try {
+      await Deno.mkdir(dataDir, { recursive: true });
+      file = await Deno.open(path, { read: true, write: true, create: true, mode: 0o600 });
+    } catch (error) {
+      throw new StartupError(
+        `Cannot use the data dir "${dataDir}" (${
+          (error as Error).message
+        }): make it writable, or choose another with ${settingHint("dataDir", "data-dir")}`,
+      );
+    }
+    const locked = file.lock(true).then(() => true);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), LOCK_WAIT_MS);
+    });
+    const isLocked = await Promise.race([locked, waited]);
+    clearTimeout(timer);
+    if (!isLocked) {
+      // The lock call stays pending until the holder ends; the file closes then.
+      locked.finally(() => file.close()).catch(() => {});
+      throw new StartupError(
+        `Another Cueport ${await describeHolder(
+          path,
+        )} is using the data dir "${dataDir}": stop it, or start this one with another data dir (${
+          settingHint("dataDir", "data-dir")
+        })`,
+      );
+    }
+    const info: InstanceInfo = { pid: Deno.pid, startedAt: new Date().toISOString(), version };
+    const lock = new InstanceLock(file, info);
+    await lock.#write();
+    return lock;
+  }
+
+  /** Records the bound ports, so operator commands and a second instance find them. */
+  async setPorts(ports: { http: number; ws: number; osc: number }): Promise<void> {
+    this.#info = { ...this.#info, ports: { ...ports } };
+    await this.#write();
+  }
+
+  /** Releases the lock (at shutdown). */
+  release(): void {
+    try {
+      this.#file.close(); // closing drops the lock
+    } catch { /* already released */ }
+  }
+
+  async #write(): Promise<void> {
+    const bytes = new TextEncoder().encode(JSON.stringify(this.#info) + "\n");
+    await this.#file.truncate(0);
+    await this.#file.seek(0, Deno.SeekMode.Start);
+    let written = 0;
+    while (written < bytes.length) written += await this.#file.write(bytes.subarray(written));
+  }
+}
+
+/** Reads a data dir's lock file: the running instance's pid and ports, if it wrote them. */
+export async function readInstanceInfo(dataDir: string): Promise<InstanceInfo | null> {
+  try {
+    const info = JSON.parse(await Deno.readTextFile(`${dataDir}/${LOCK_FILE}`));
+    return typeof info?.pid === "number" ? info as InstanceInfo : null;
+  } catch {
+    return null;
+  }
+}
+
+async function describeHolder(path: string): Promise<string> {
+  const dir = path.slice(0, -LOCK_FILE.length - 1);
+  const info = await readInstanceInfo(dir);
+  if (!info) return "(starting up)";
+  const ports = info.ports ? `, HTTP port ${info.ports.http}` : "";
+  return `(pid ${info.pid}${ports}, started ${info.startedAt})`;
+}

@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { SERVICE_PERMISSIONS, startServiceProcess } from "../_helpers/service_process.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+/** Runs `main.ts` with the binary's permissions until it exits; its exit code and stderr. */
+async function runMain(args: string[]) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...SERVICE_PERMISSIONS, MAIN, ...args],
+    stdout: "piped",
+    stderr: "piped",
+    env: { RUST_BACKTRACE: "" },
+  }).output();
+  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+}
+
+const freePorts = ["--http-port", "0", "--ws-port", "0", "--osc-port", "0"];
+
+Deno.test("a second instance on the same data dir refuses to start and names the running one", async () => {
+  const first = await startServiceProcess();
+  try {
+    const second = await runMain(["--data-dir", first.dataDir, ...freePorts]);
+    assert.equal(second.code, 1);
+    const lines = second.stderr.trim().split("\n");
+    assert.equal(lines.length, 1, second.stderr);
+    assert.match(
+      lines[0]!,
+      new RegExp(`Another Cueport \\(pid ${first.ready.pid}, HTTP port ${first.ready.ports.http}`),
+    );
+    assert.match(lines[0]!, /--data-dir/);
+    assert.equal((await first.get("/health")).status, 200, "the first one keeps serving");
+  } finally {
+    assert.equal(await first.stop(), 0);
+  }
+});
+
+Deno.test("the lock of a killed instance does not stay stuck", async () => {
+  const first = await startServiceProcess();
+  try {
+    first.child.kill("SIGKILL");
+    await first.child.status;
+    const again = await startServiceProcess(["--data-dir", first.dataDir]);
+    assert.equal((await again.get("/health")).status, 200);
+    assert.equal(await again.stop(), 0);
+  } finally {
+    await Deno.remove(first.dataDir, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("a port in use is one line naming the setting, exit 1, no stack trace", async () => {
+  const holder = Deno.listen({ hostname: "0.0.0.0", port: 0 });
+  const dataDir = await Deno.makeTempDir({ prefix: "cueport-inuse-" });
+  try {
+    const port = String((holder.addr as Deno.NetAddr).port);
+    const run = await runMain(["--data-dir", dataDir, ...freePorts, "--http-port", port]);
+    assert.equal(run.code, 1);
+    assert.equal(
+      run.stderr.trim(),
+      `cueport: The HTTP port ${port} is in use by another program: choose another with --http-port, CUEPORT_HTTP_PORT or "httpPort" in the config file`,
+    );
+    // Everything it started was stopped: the data dir can be used at once.
+    const next = await startServiceProcess(["--data-dir", dataDir]);
+    assert.equal(await next.stop(), 0);
+  } finally {
+    holder.close();
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("an unusable data dir and a bad setting are one line each", async () => {
+  // A file where the data dir should be: unusable even for root, who reads any folder.
+  const file = await Deno.makeTempFile({ prefix: "cueport-not-a-dir-" });
+  try {
+    const run = await runMain(["--data-dir", file, ...freePorts]);
+    assert.equal(run.code, 1);
+    assert.equal(run.stderr.trim().split("\n").length, 1, run.stderr);
+    assert.match(run.stderr, /^cueport: Cannot use the data dir ".*" \(.*\): .*--data-dir/);
+  } finally {
+    await Deno.remove(file);
+  }
+  const bad = await runMain(["--ws-port", "http"]);
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stderr.trim().split("\n").length, 1, bad.stderr);
+  assert.match(bad.stderr, /Invalid setting wsPort \(--ws-port or CUEPORT_WS_PORT\)/);
+});
