@@ -214,8 +214,9 @@ export class PlayerApp implements AppServices {
   }
 
   async #load(): Promise<void> {
-    const { projects, problems } = await this.store.loadProjects();
+    const { projects, problems, appliedKeys } = await this.store.loadProjects();
     for (const problem of problems) this.#options.log?.("warn", problem);
+    this.#editor.setAppliedKeys(appliedKeys);
     const settings = await this.store.loadSettings();
     this.#userPresets = await this.store.loadUserPresets();
     this.#cameras = await listCameras();

@@ -93,6 +93,7 @@ export function playerMethods(
         edits: p.edits as EditRequest[],
       };
       if (p.isUpload) request.isUpload = true;
+      if (p.idempotencyKey !== undefined) request.idempotencyKey = p.idempotencyKey;
       return app.startEdits(request, { onProgress: context.progress, signal: context.signal });
     },
     [Method.PROJECTS_RELOAD]: (params) => {

@@ -31,6 +31,7 @@ export const METHOD_PARAMS = {
     params: z.looseObject({}).optional(),
     projectId: ProjectId,
     velocity: z.number().int().min(0).max(127).optional(),
+    idempotencyKey: z.string().max(512).optional(),
   }),
   [Method.EDIT_APPLY]: z.object({
     projectId: ProjectId,
@@ -38,6 +39,7 @@ export const METHOD_PARAMS = {
     edits: z.array(z.object({ name: z.string(), params: z.unknown() }))
       .min(1).max(MAX_BATCH_EDITS),
     isUpload: z.boolean().optional(),
+    idempotencyKey: z.string().max(512).optional(),
   }),
   [Method.PROJECTS_RELOAD]: NoParams,
   [Method.CLOCK_ADVANCE]: z.object({ ms: z.number().min(0) }),

@@ -17,6 +17,7 @@ import {
   writeJsonAtomic,
 } from "../protocol/atomic_write.ts";
 import { createDemoProject } from "./demo.ts";
+import { type AppliedKey, readAppliedKeys } from "./edits/applied_keys.ts";
 import { removePartials } from "./media/copy.ts";
 import { z } from "zod";
 
@@ -35,6 +36,8 @@ export interface LoadResult {
   projects: ProjectDoc[];
   /** One line per project folder that could not be loaded. */
   problems: string[];
+  /** The retry keys each Project's edits were applied with (`edits/applied_keys.ts`). */
+  appliedKeys: Map<string, AppliedKey[]>;
 }
 
 async function readJson(path: string): Promise<unknown | undefined> {
@@ -73,6 +76,7 @@ export class ProjectStore {
     await Deno.mkdir(root, { recursive: true });
     const projects: ProjectDoc[] = [];
     const problems: string[] = [];
+    const appliedKeys = new Map<string, AppliedKey[]>();
     let folders = 0;
     for await (const entry of Deno.readDir(root)) {
       if (!entry.isDirectory) continue;
@@ -85,6 +89,7 @@ export class ProjectStore {
         const project = Project.parse(raw);
         if (project.id !== entry.name) throw new Error(`id "${project.id}" does not match folder`);
         projects.push(project);
+        appliedKeys.set(project.id, readAppliedKeys(raw));
       } catch (error) {
         problems.push(`Cannot load project "${entry.name}": ${(error as Error).message}`);
       }
@@ -95,7 +100,7 @@ export class ProjectStore {
       projects.push(demo);
     }
     projects.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
-    return { projects, problems };
+    return { projects, problems, appliedKeys };
   }
 
   /**
@@ -116,9 +121,10 @@ export class ProjectStore {
     return removed;
   }
 
-  /** Writes a project document atomically. */
-  saveProject(project: ProjectDoc): Promise<void> {
-    return writeJsonAtomic(`${this.projectDir(project.id)}/project.json`, project, this.hooks);
+  /** Writes a project document atomically, with the retry keys of its edits in the same file. */
+  saveProject(project: ProjectDoc, appliedKeys?: readonly AppliedKey[]): Promise<void> {
+    const doc = appliedKeys?.length ? { ...project, appliedKeys } : project;
+    return writeJsonAtomic(`${this.projectDir(project.id)}/project.json`, doc, this.hooks);
   }
 
   /** The player's saved settings, defaults where missing or unreadable. */

@@ -32,6 +32,7 @@ import { failJobs, type ImportJob, importUpdate, stageImports } from "./import_j
 import { FX_HANDLERS } from "./fx_edits.ts";
 import { type History, type HistoryEntry, loadHistory, saveHistory } from "./history.ts";
 import { orphanedMedia } from "./orphans.ts";
+import { type AppliedKey, withAppliedKey } from "./applied_keys.ts";
 import { type ParsedEdit, parseEdits } from "./parse.ts";
 import { PROJECT_HANDLERS } from "./project_edits.ts";
 import { SONG_HANDLERS } from "./song_edits.ts";
@@ -93,6 +94,8 @@ const MAX_IMPORTING = 4;
 export class Editor {
   #host: EditorHost;
   #histories = new Map<string, History>();
+  /** Per Project, the retry keys its edits were applied with (saved with the Project). */
+  #appliedKeys = new Map<string, AppliedKey[]>();
   #importing = 0;
 
   /** Builds the editor over `host`. */
@@ -103,6 +106,11 @@ export class Editor {
   /** Forgets loaded histories (after a reload from disk). */
   reset(): void {
     this.#histories.clear();
+  }
+
+  /** The retry keys loaded with the Projects (`ProjectStore.loadProjects`). */
+  setAppliedKeys(keys: Map<string, AppliedKey[]>): void {
+    this.#appliedKeys = new Map(keys);
   }
 
   /** Undo and redo depths of a Project. */
@@ -133,13 +141,18 @@ export class Editor {
   ): Promise<EditApplyResult> | Beside<EditApplyResult> {
     const engine = this.#host.engine(params.projectId);
     const parsed = parseEdits(params);
+    const key = params.idempotencyKey;
+    if (key !== undefined) {
+      const applied = this.#appliedKeys.get(engine.project.id)?.find((k) => k.key === key);
+      if (applied) return Promise.resolve(structuredClone(applied.result));
+    }
     const first = parsed[0]!.spec.name;
     if (first === "project.undo" || first === "project.redo") {
-      return this.#step(engine, first === "project.undo" ? "undo" : "redo");
+      return this.#step(engine, first === "project.undo" ? "undo" : "redo", key);
     }
     const imports = parsed.filter((e) => e.spec.name === "file.import")
       .map((e) => e.params as { path: string; name?: string });
-    if (imports.length === 0) return this.#run(engine, parsed, []);
+    if (imports.length === 0) return this.#run(engine, parsed, [], key);
     if (this.#importing >= MAX_IMPORTING) {
       throw new Refusal(
         `Too many imports at once: ${this.#importing} are copying; send this one when one has finished`,
@@ -164,7 +177,7 @@ export class Editor {
         await failJobs(jobs, error, { projectId, emit: (u) => this.#host.emit(u) });
         throw error;
       }
-      return await this.#run(target, parsed, jobs);
+      return await this.#run(target, parsed, jobs, key);
     }));
   }
 
@@ -172,7 +185,7 @@ export class Editor {
   async commitExternal(engine: ProjectEngine, next: Project): Promise<Project> {
     const project = { ...next, revision: engine.project.revision + 1 };
     const history = await this.#history(project.id, engine.project.revision);
-    await this.#host.store.saveProject(project);
+    await this.#host.store.saveProject(project, this.#appliedKeys.get(project.id));
     await this.#saveHistory(project.id, { ...history, projectRevision: project.revision });
     engine.setProject(project);
     return project;
@@ -183,6 +196,7 @@ export class Editor {
     engine: ProjectEngine,
     edits: ParsedEdit[],
     jobs: readonly ImportJob[],
+    key: string | undefined,
   ): Promise<EditApplyResult> {
     const before = { project: engine.project, presets: this.#host.userPresets() };
     const imported: string[] = [];
@@ -225,18 +239,21 @@ export class Editor {
       }
       const after = { project: checked.data, presets: draft.presets };
       const forward = diffProject(before, after);
-      if (!forward) return this.#result(engine, outcomes, null);
+      if (!forward) {
+        const { id, revision } = engine.project;
+        return this.#result(id, revision, outcomes, null, await this.#history(id, revision));
+      }
       const entry: HistoryEntry = {
         edits: edits.map((e) => e.spec.name),
         at: new Date().toISOString(),
         forward,
         backward: diffProject(after, before)!,
       };
-      await this.#commit(engine, after, forward, (h) => ({
+      const result = await this.#commit(engine, after, forward, (h) => ({
         projectRevision: 0,
         undo: [...h.undo, entry].slice(-this.#host.historyLimit),
         redo: [],
-      }), entry.edits);
+      }), { edits: entry.edits, outcomes, key });
       for (const { job: { staged }, fileId } of placed) {
         const { jobId, name, info } = staged;
         this.#host.emit(importUpdate(projectId, {
@@ -248,7 +265,7 @@ export class Editor {
           done: true,
         }));
       }
-      return this.#result(engine, outcomes, forward);
+      return result;
     } catch (error) {
       for (const path of imported) await Deno.remove(path).catch(() => {});
       await failJobs(jobs, error, { projectId, emit: (u) => this.#host.emit(u) });
@@ -256,7 +273,11 @@ export class Editor {
     }
   }
 
-  async #step(engine: ProjectEngine, direction: "undo" | "redo"): Promise<EditApplyResult> {
+  async #step(
+    engine: ProjectEngine,
+    direction: "undo" | "redo",
+    key: string | undefined,
+  ): Promise<EditApplyResult> {
     const history = await this.#history(engine.project.id, engine.project.revision);
     const entry = (direction === "undo" ? history.undo : history.redo).at(-1);
     const name = `project.${direction}`;
@@ -266,7 +287,8 @@ export class Editor {
       project: applyPatch(engine.project, patch),
       presets: applyPresetPatch(this.#host.userPresets(), patch),
     };
-    await this.#commit(
+    const message = `${direction === "undo" ? "Undid" : "Redid"} ${entry.edits.join(", ")}`;
+    return await this.#commit(
       engine,
       after,
       patch,
@@ -274,31 +296,37 @@ export class Editor {
         direction === "undo"
           ? { projectRevision: 0, undo: h.undo.slice(0, -1), redo: [...h.redo, entry] }
           : { projectRevision: 0, undo: [...h.undo, entry], redo: h.redo.slice(0, -1) },
-      [name],
+      { edits: [name], outcomes: [{ name, message }], key },
     );
-    const message = `${direction === "undo" ? "Undid" : "Redid"} ${entry.edits.join(", ")}`;
-    return this.#result(engine, [{ name, message }], patch);
   }
 
-  /** Writes presets, project and history, in that order, then makes them current and reports. */
+  /**
+   * Writes presets, project and history, in that order, then makes them
+   * current and reports. The result is known before the write, so a retry key
+   * is saved with it in the project file.
+   */
   async #commit(
     engine: ProjectEngine,
     after: { project: Project; presets: Preset[] },
     patch: ProjectPatch,
     nextHistory: (h: History) => History,
-    edits: string[],
-  ): Promise<void> {
+    step: { edits: string[]; outcomes: EditOutcome[]; key: string | undefined },
+  ): Promise<EditApplyResult> {
     if (patch.presets) this.#refuseBrokenLinks(after);
     const project = { ...after.project, revision: engine.project.revision + 1 };
     const history = await this.#history(project.id, engine.project.revision);
-    if (patch.presets) await this.#host.store.saveUserPresets(after.presets);
-    await this.#host.store.saveProject(project);
-    // The edit is on disk now: a history that cannot be written costs undo, not the edit.
     const next = { ...nextHistory(history), projectRevision: project.revision };
+    const result = this.#result(project.id, project.revision, step.outcomes, patch, next);
+    let keys = this.#appliedKeys.get(project.id);
+    if (step.key !== undefined) keys = withAppliedKey(keys ?? [], step.key, result);
+    if (patch.presets) await this.#host.store.saveUserPresets(after.presets);
+    await this.#host.store.saveProject(project, keys);
+    if (keys) this.#appliedKeys.set(project.id, keys);
+    // The edit is on disk now: a history that cannot be written costs undo, not the edit.
     await this.#saveHistory(project.id, next);
     engine.setProject(project);
     if (patch.presets) this.#host.setUserPresets(after.presets);
-    this.#report(project, patch, edits);
+    this.#report(project, patch, step.edits);
     if (patch.presets) this.#host.presetsChanged(patch);
     const dir = this.#host.store.projectDir(project.id);
     for (const path of orphanedMedia(history, next, project)) {
@@ -306,6 +334,7 @@ export class Editor {
         this.#host.log(`Project "${project.id}": cannot delete ${path}: ${error.message}`)
       );
     }
+    return result;
   }
 
   /**
@@ -371,12 +400,14 @@ export class Editor {
     }
   }
 
-  async #result(
-    engine: ProjectEngine,
+  /** The answer to a batch; `history` is the Project's after it. */
+  #result(
+    id: string,
+    revision: number,
     edits: EditOutcome[],
     patch: ProjectPatch | null,
-  ): Promise<EditApplyResult> {
-    const { id, revision } = engine.project;
+    history: History,
+  ): EditApplyResult {
     return {
       projectId: id,
       revision,
@@ -390,7 +421,7 @@ export class Editor {
         ],
         presets: Object.keys(patch?.presets ?? {}),
       },
-      history: await this.depth(id, revision),
+      history: { undo: history.undo.length, redo: history.redo.length },
     };
   }
 

@@ -47,6 +47,11 @@ export interface EditApplyParams {
   edits: EditRequest[];
   /** True for a file that was uploaded to a staging path: the player moves it instead of copying. */
   isUpload?: boolean;
+  /**
+   * The client's retry key (protocol 1.2): a player applies a key at most once
+   * and answers a repeat with the first result (docs/player-protocol.md).
+   */
+  idempotencyKey?: string;
 }
 
 /** What one edit did. */

@@ -8,6 +8,7 @@ import type { ActionParams, NormalizedAction } from "../../protocol/actions.ts";
 import { RpcError, RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { type ActionOutcome, Method } from "../../protocol/methods.ts";
 import { type ActionRequest, normalizeAction } from "./action_rules.ts";
+import { IdempotencyStore, type RetryKey } from "./idempotency.ts";
 import { CueportError } from "./errors.ts";
 import { type EditResult, fromEditError, normalizeEdits } from "./edits.ts";
 import type { EditApplyParams, EditApplyResult } from "../../protocol/edits/mod.ts";
@@ -74,12 +75,19 @@ export function fromPlayerError(error: unknown): Error {
   return new CueportError("SERVER_ERROR", "The player failed unexpectedly");
 }
 
+/** The key the player gets: a client's keys never meet another client's there either. */
+function playerKey(retry: RetryKey): string {
+  return `${retry.client}/${retry.key}`;
+}
+
 /** The core. */
 export class Core {
   readonly model: ReadModel = new ReadModel();
   /** Every read of the API, from the read model. */
   readonly queries: Queries = new Queries(this.model, () => this.isReady);
   readonly bus: EventBus;
+  /** Keys of safe retries (`idempotency.ts`), kept across player restarts. */
+  readonly idempotency: IdempotencyStore = new IdempotencyStore();
   #player: PlayerConnection;
   #stagingDir: string | undefined;
 
@@ -137,7 +145,17 @@ export class Core {
    * Runs one action from any transport.
    * @throws {CueportError} INVALID_MESSAGE, NOT_READY, NOT_FOUND (project), ACTION_FAILED (refused)
    */
-  runAction(request: ActionRequest): Promise<ActionResult> {
+  runAction(request: ActionRequest, retry?: RetryKey): Promise<ActionResult> {
+    if (!retry) return this.#runAction(request);
+    return this.idempotency.run(
+      retry.client,
+      retry.key,
+      `action ${JSON.stringify(request)}`,
+      () => this.#runAction(request, playerKey(retry)),
+    );
+  }
+
+  #runAction(request: ActionRequest, idempotencyKey?: string): Promise<ActionResult> {
     let action: NormalizedAction;
     try {
       action = normalizeAction(request);
@@ -151,7 +169,8 @@ export class Core {
       return Promise.reject(error);
     }
     // One promise step per action (no async function): this is the hottest path.
-    return this.#player.request<ActionOutcome>(Method.ACTION_RUN, action).then((outcome) => {
+    const params = idempotencyKey === undefined ? action : { ...action, idempotencyKey };
+    return this.#player.request<ActionOutcome>(Method.ACTION_RUN, params).then((outcome) => {
       const result: ActionResult = {
         action: action.name,
         projectId: action.projectId ?? this.model.activeProjectId,
@@ -171,9 +190,24 @@ export class Core {
    * @throws {CueportError} INVALID_MESSAGE, LOCAL_ONLY, NOT_READY, NOT_FOUND, EDIT_REFUSED,
    * UNSUPPORTED_MEDIA, CORRUPT_MEDIA
    */
-  async runEdit(
+  runEdit(
+    body: unknown,
+    options: { isLocal: boolean; isUpload?: boolean; retry?: RetryKey },
+  ): Promise<EditResult> {
+    const { retry, ...rest } = options;
+    if (!retry) return this.#runEdit(body, rest);
+    return this.idempotency.run(
+      retry.client,
+      retry.key,
+      `edit ${JSON.stringify(body)}`,
+      () => this.#runEdit(body, rest, playerKey(retry)),
+    );
+  }
+
+  async #runEdit(
     body: unknown,
     options: { isLocal: boolean; isUpload?: boolean },
+    idempotencyKey?: string,
   ): Promise<EditResult> {
     const { projectId, edits } = normalizeEdits(body, options);
     this.requireReady();
@@ -184,6 +218,7 @@ export class Core {
     }
     const params: EditApplyParams = { projectId, edits };
     if (options.isUpload) params.isUpload = true;
+    if (idempotencyKey !== undefined) params.idempotencyKey = idempotencyKey;
     const isSilentImport = edits.some((e) => e.name === "file.import") &&
       this.#player.info?.capabilities.progress !== true;
     try {

@@ -24,6 +24,8 @@ export const ErrorCode = {
   PAYLOAD_TOO_LARGE: 413,
   /** A media file whose bytes are no format the player supports. */
   UNSUPPORTED_MEDIA: 415,
+  /** An idempotency key sent again with a different request (docs/api.md, "Safe retries"). */
+  IDEMPOTENCY_KEY_REUSED: 422,
   RATE_LIMITED: 429,
   ACTION_FAILED: 500,
   SERVER_ERROR: 500,

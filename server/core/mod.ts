@@ -14,3 +14,4 @@ export * from "./results.ts";
 export type { PlayerConnection } from "./player_connection.ts";
 export * from "./edits.ts";
 export * from "./imports.ts";
+export * from "./idempotency.ts";

@@ -192,7 +192,9 @@ export function editRoutes(options: EditRoutesOptions): RouteSpec[] {
       scope: "edit",
       body: EditBody,
       response: EditResultView,
-      handle: ({ core, body, address }) => core.runEdit(body, { isLocal: isLocalAddress(address) }),
+      idempotent: true,
+      handle: ({ core, body, address, retry }) =>
+        core.runEdit(body, { isLocal: isLocalAddress(address), ...(retry ? { retry } : {}) }),
     },
     {
       method: "GET",

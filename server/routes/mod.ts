@@ -5,7 +5,7 @@
  * @module
  */
 import { type Context, Hono } from "hono";
-import { type Core, CueportError, isStableAnswer } from "../core/mod.ts";
+import { checkIdempotencyKey, type Core, CueportError, isStableAnswer } from "../core/mod.ts";
 import { checkRequestOrigin } from "../auth/hosts.ts";
 import type { RateLimiter } from "../auth/rate_limit.ts";
 import { isLocalAddress, requireScope } from "../auth/mod.ts";
@@ -14,7 +14,7 @@ import { withCors } from "./cors.ts";
 import { errorResponse } from "./errors.ts";
 import { infoView } from "./info.ts";
 import { openApiDocument } from "./openapi.ts";
-import { type RouteSpec, routeTable } from "./table.ts";
+import { type RouteInput, type RouteSpec, routeTable } from "./table.ts";
 import { editRoutes } from "./edit_routes.ts";
 import { isNestedDeeper } from "../../protocol/json_depth.ts";
 import type { Peer } from "../net/mod.ts";
@@ -304,15 +304,21 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
         const scope = route.scope ?? (route.method === "GET" ? "view" : "control");
         return options.auth.authenticator.authenticate({ address, token }).then((grant) => {
           requireScope(grant, scope);
-          return run(c, address, limit);
+          return run(c, address, limit, grant.deviceId ?? grant.device);
         });
       }
       // Before authentication a remote client gets a small body (pairing needs little).
-      return run(c, address, isLocal ? limit : unauthenticatedLimit);
+      return run(c, address, isLocal ? limit : unauthenticatedLimit, isLocal ? "local" : address);
     });
     const hasParams = route.path.includes(":");
-    const run = (c: Context, address: string, bodyLimit: number): Response | Promise<Response> => {
-      const input = {
+    const run = (
+      c: Context,
+      address: string,
+      bodyLimit: number,
+      client: string,
+    ): Response | Promise<Response> => {
+      const key = route.idempotent ? c.req.header("idempotency-key") : undefined;
+      const input: RouteInput = {
         auth: options.auth,
         address,
         core,
@@ -320,6 +326,9 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
         query: route.query ? c.req.query() : {},
         body: undefined as unknown,
       };
+      if (key !== undefined) {
+        input.retry = { client, key: checkIdempotencyKey(key, "Idempotency-Key") };
+      }
       if (route.rawBody) {
         return Promise.resolve(route.handle({ ...input, request: c.req.raw })).then(jsonResponse);
       }

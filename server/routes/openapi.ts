@@ -12,6 +12,16 @@ import type { RouteSpec } from "./table.ts";
 
 type JsonSchema = Record<string, unknown>;
 
+/** The `Idempotency-Key` header of the routes that take one. */
+const IDEMPOTENCY_HEADER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "A key of your choice (1-128 printable ASCII characters, a UUID is good): a retry with the same key within 10 minutes gets the first outcome instead of being applied again (docs/api.md, Safe retries).",
+  schema: { type: "string", minLength: 1, maxLength: 128 },
+};
+
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, {
     target: "draft-2020-12",
@@ -106,7 +116,10 @@ export const openApiDocument = {
         },
       };
       if (route.path !== "/health") {
-        for (const [code, description] of Object.entries(ERROR_RESPONSES)) {
+        const errors = route.idempotent
+          ? { ...ERROR_RESPONSES, "422": "The Idempotency-Key was used for a different request" }
+          : ERROR_RESPONSES;
+        for (const [code, description] of Object.entries(errors)) {
           responses[code] = {
             description,
             content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } },
@@ -119,7 +132,11 @@ export const openApiDocument = {
         operationId: `${route.method.toLowerCase()}${
           path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string) => (c ? c.toUpperCase() : ""))
         }`,
-        parameters: [...pathParams, ...queryParams],
+        parameters: [
+          ...pathParams,
+          ...queryParams,
+          ...(route.idempotent ? [IDEMPOTENCY_HEADER] : []),
+        ],
         ...(route.rawBody
           ? {
             requestBody: {

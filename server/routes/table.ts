@@ -24,6 +24,7 @@ import {
   ProjectSummaryView,
   ProjectView,
   RefreshView,
+  type RetryKey,
   SongDetailView,
   SongView,
   VisualizerView,
@@ -41,6 +42,8 @@ export interface RouteInput {
   body: unknown;
   /** The request itself, for routes that stream their body (`rawBody`). */
   request?: Request;
+  /** The client's `Idempotency-Key`, on `idempotent` routes that got one. */
+  retry?: RetryKey;
 }
 
 /** One route. */
@@ -64,6 +67,8 @@ export interface RouteSpec {
    */
   rawBody?: Record<string, Record<string, unknown>>;
   response: z.ZodType;
+  /** Takes an `Idempotency-Key` header: a retry gets the first outcome (docs/api.md). */
+  idempotent?: boolean;
   /** Returns the JSON answer. */
   handle(input: RouteInput): unknown | Promise<unknown>;
 }
@@ -286,8 +291,12 @@ export function routeTable(facts: HealthFacts): RouteSpec[] {
       auth: true,
       body: ActionBody,
       response: ActionResultView,
-      handle: ({ core, body }) =>
-        core.runAction(body as Record<string, unknown>).then((result) => ({ ok: true, ...result })),
+      idempotent: true,
+      handle: ({ core, body, retry }) =>
+        core.runAction(body as Record<string, unknown>, retry).then((result) => ({
+          ok: true,
+          ...result,
+        })),
     },
     {
       method: "POST",

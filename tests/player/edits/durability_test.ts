@@ -83,3 +83,39 @@ Deno.test("Editor: the history is bounded by the setting and dropped when it doe
     await f.close();
   }
 });
+
+Deno.test("Editor: an edit's retry key is saved with the Project; a restarted player answers the retry without applying it again", async () => {
+  const f = await openFixture();
+  try {
+    const add = (key: string) =>
+      f.app.applyEdits({
+        projectId: null,
+        edits: [{ name: "song.add", params: { title: "Once" } }],
+        idempotencyKey: key,
+      });
+    const first = await add("k-1");
+    assert.deepEqual(await add("k-1"), first, "a retry gets the first result");
+    const raw = JSON.parse(await Deno.readTextFile(`${f.dataDir}/projects/show/project.json`));
+    assert.deepEqual(raw.appliedKeys.map((k: { key: string }) => k.key), ["k-1"]);
+    // The player died after writing the Project, before its answer got out: the retry
+    // reaches a new player, which knows the key from the file.
+    const again = await PlayerApp.open({ dataDir: f.dataDir, clock: new VirtualClock() });
+    const retried = await again.applyEdits({
+      projectId: null,
+      edits: [{ name: "song.add", params: { title: "Once" } }],
+      idempotencyKey: "k-1",
+    });
+    assert.deepEqual(retried, first);
+    const titles = again.snapshot().projects[0]!.songs.filter((s) => s.title === "Once");
+    assert.equal(titles.length, 1, "applied once");
+    assert.ok(!("appliedKeys" in again.snapshot().projects[0]!), "the keys stay out of the model");
+    // Undo with a key, too.
+    const undo = { projectId: null, edits: [{ name: "project.undo", params: {} }] };
+    const undone = await again.applyEdits({ ...undo, idempotencyKey: "u-1" });
+    assert.deepEqual(await again.applyEdits({ ...undo, idempotencyKey: "u-1" }), undone);
+    assert.equal(again.snapshot().projects[0]!.songs.filter((s) => s.title === "Once").length, 0);
+    await again.close();
+  } finally {
+    await f.close();
+  }
+});
