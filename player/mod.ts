@@ -5,6 +5,15 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { z } from "zod";
+import {
+  isSwitch,
+  PLAYER_SETTINGS,
+  type PlayerFlagValues,
+  type SettingName,
+  SETTINGS,
+  type SettingSpec,
+} from "../protocol/settings.ts";
 import { stdioPipe } from "./stdio_pipe.ts";
 import type { Transport } from "../protocol/transport.ts";
 import { PlayerApp } from "./app.ts";
@@ -54,50 +63,67 @@ export async function startPlayer(options: StartPlayerOptions): Promise<RunningP
   return { app, done };
 }
 
+const PLAYER_SPECS = PLAYER_SETTINGS.map((name) => [name, SETTINGS[name] as SettingSpec] as const);
+
 /** Usage of `cueport player`. */
-export const PLAYER_USAGE = `Usage: cueport player [options]
-Runs the bundled player on stdin/stdout (newline-delimited JSON-RPC 2.0).
-  --data-dir DIR           where projects live (required)
-  --plan pro|free          plan entitlements (default pro)
-  --virtual-clock          run on a virtual clock moved by clock.advance (tests)
-  --position-interval MS   position report interval while playing (default 250)
-  --approval MODE          answer to approval requests: approve (default), deny, wait
-  --history-limit N        undo steps kept per Project (default 100)`;
+export const PLAYER_USAGE = [
+  "Usage: cueport player [options]",
+  "Runs the bundled player on stdin/stdout (newline-delimited JSON-RPC 2.0).",
+  ...PLAYER_SPECS.map(([name, spec]) =>
+    `${`  --${spec.flag}${isSwitch(spec) ? "" : ` ${spec.value}`}`.padEnd(26)} ${
+      name === "dataDir" ? "projects, media and settings (required)" : spec.help
+    }`
+  ),
+].join("\n");
+
+/** The player's settings from its flags, checked by the same schemas as the service's. */
+const PlayerSettings = z.object(
+  Object.fromEntries(PLAYER_SPECS.map(([name, spec]) => [name, spec.schema])),
+) as unknown as z.ZodType<PlayerFlagValues>;
 
 /** Entry of `cueport player`: serves stdin/stdout until stdin closes or `shutdown`. */
 export async function runPlayerStdio(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      "data-dir": { type: "string" },
-      plan: { type: "string", default: "pro" },
-      "virtual-clock": { type: "boolean", default: false },
-      "position-interval": { type: "string", default: "250" },
-      approval: { type: "string", default: "approve" },
-      "history-limit": { type: "string", default: "100" },
-      help: { type: "boolean", default: false },
-    },
-  });
-  if (values.help || !values["data-dir"]) {
-    console.error(PLAYER_USAGE);
-    Deno.exit(values.help ? 0 : 2);
+  const options: Record<string, { type: "string" | "boolean" }> = { help: { type: "boolean" } };
+  for (const [, spec] of PLAYER_SPECS) {
+    options[spec.flag] = { type: isSwitch(spec) ? "boolean" : "string" };
   }
-  const plan = values.plan === "free" ? "free" : "pro";
+  let values;
+  try {
+    values = parseArgs({ args, options }).values;
+  } catch (error) {
+    console.error(`cueport player: ${(error as Error).message}\n\n${PLAYER_USAGE}`);
+    Deno.exit(2);
+  }
+  if (values.help) {
+    console.error(PLAYER_USAGE);
+    Deno.exit(0);
+  }
+  const raw = Object.fromEntries(
+    PLAYER_SPECS.map(([name, spec]) => [name, values[spec.flag]]).filter(([, v]) =>
+      v !== undefined
+    ),
+  );
+  const parsed = PlayerSettings.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0]) as SettingName;
+    console.error(`cueport player: invalid --${SETTINGS[name].flag}: ${issue.message}`);
+    Deno.exit(2);
+  }
+  const settings = parsed.data;
   // The service owns the player's life (shutdown, or stdin closing). A Ctrl-C in a
   // terminal reaches the whole process group; the player lets the service stop it.
   Deno.addSignalListener("SIGINT", () => {});
   // Bounded request lines: 16 MiB, 1,000 levels deep (request_transport.ts).
   const transport = new RequestTransport(stdioPipe());
   const running = await startPlayer({
-    dataDir: values["data-dir"],
+    dataDir: settings.dataDir,
     transport,
-    clock: values["virtual-clock"] ? new VirtualClock() : new MonotonicClock(),
-    plan,
-    positionIntervalMs: Number(values["position-interval"]),
-    historyLimit: Math.max(1, Number(values["history-limit"]) || 100),
-    approval: values.approval === "deny" || values.approval === "wait"
-      ? values.approval
-      : "approve",
+    clock: settings.virtualClock ? new VirtualClock() : new MonotonicClock(),
+    plan: settings.plan,
+    positionIntervalMs: settings.positionIntervalMs,
+    historyLimit: settings.historyLimit,
+    approval: settings.approval,
   });
   await running.done;
   // Everything is written (stdout writes are synchronous); a stdin read still

@@ -90,11 +90,26 @@ export async function runCli(
   args: string[],
   print = console.log,
 ): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { "http-port": { type: "string" }, "data-dir": { type: "string" } },
-    allowPositionals: true,
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: {
+        "http-port": { type: "string" },
+        "data-dir": { type: "string" },
+        help: { type: "boolean" },
+      },
+      allowPositionals: true,
+    });
+  } catch (error) {
+    print(`cueport ${command}: ${(error as Error).message}\n\n${CLI_USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    print(CLI_USAGE);
+    return 0;
+  }
   const target = await findTarget(values);
   try {
     switch (command) {

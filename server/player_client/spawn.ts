@@ -5,6 +5,7 @@
  * @module
  */
 import { LineTransport, streamPipe, type Transport } from "../../protocol/transport.ts";
+import { playerFlags, type PlayerFlagValues } from "../../protocol/settings.ts";
 
 /** A started player process. */
 export interface LaunchedPlayer {
@@ -21,15 +22,8 @@ export interface PlayerLauncher {
   launch(): Promise<LaunchedPlayer>;
 }
 
-/** Options for the bundled player's command line. */
-export interface BundledPlayerOptions {
-  dataDir: string;
-  plan: "pro" | "free";
-  virtualClock: boolean;
-  positionIntervalMs: number;
-  historyLimit: number;
-  approval: "approve" | "deny" | "wait";
-}
+/** Options for the bundled player's command line (`protocol/settings.ts`, `PLAYER_SETTINGS`). */
+export type BundledPlayerOptions = PlayerFlagValues;
 
 /** Permissions the bundled player needs under `deno run`: its data dir and camera discovery. */
 export const PLAYER_PERMISSIONS: readonly string[] = ["--allow-read", "--allow-write"];
@@ -43,20 +37,7 @@ function fromFileUrl(url: URL): string {
 
 /** The command line that starts the bundled player. */
 export function bundledPlayerCommand(options: BundledPlayerOptions): string[] {
-  const args = [
-    "player",
-    "--data-dir",
-    options.dataDir,
-    "--plan",
-    options.plan,
-    "--position-interval",
-    String(options.positionIntervalMs),
-    "--approval",
-    options.approval,
-    "--history-limit",
-    String(options.historyLimit),
-    ...(options.virtualClock ? ["--virtual-clock"] : []),
-  ];
+  const args = ["player", ...playerFlags(options)];
   if (Deno.build.standalone) return [Deno.execPath(), ...args];
   const main = fromFileUrl(new URL("../../main.ts", import.meta.url));
   const config = fromFileUrl(new URL("../../deno.json", import.meta.url));

@@ -75,3 +75,28 @@ Deno.test("loadSettings() refuses a JSON body limit the bundled player could not
     /Invalid setting maxBodyBytes/,
   );
 });
+
+Deno.test("loadSettings() reports a key the config file does not know, with a near miss", async () => {
+  const file = await Deno.makeTempFile({ suffix: ".json" });
+  try {
+    await Deno.writeTextFile(file, JSON.stringify({ http_port: 1 }));
+    await assert.rejects(
+      loadSettings(["--config", file], noEnv),
+      /Unknown setting "http_port" in config file ".*" \(did you mean "httpPort"\?\)/,
+    );
+    await Deno.writeTextFile(file, JSON.stringify({ colour: "red" }));
+    await assert.rejects(loadSettings(["--config", file], noEnv), /Unknown setting "colour"/);
+  } finally {
+    await Deno.remove(file);
+  }
+});
+
+Deno.test("the bundled player checks its flags with the settings' schemas", async () => {
+  const main = new URL("../../main.ts", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", main, "player", "--data-dir", "/tmp/unused", "--history-limit", "0"],
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 2);
+  assert.match(new TextDecoder().decode(out.stderr), /invalid --history-limit/);
+});

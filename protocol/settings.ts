@@ -1,0 +1,360 @@
+/**
+ * Every setting of Cueport, declared once: its schema (type, range and
+ * default), its flag, the help line and the README's default column. The
+ * service's settings, flags, environment variables, config-file keys and
+ * `--help` (`server/config.ts`), the bundled player's flags (`player/mod.ts`)
+ * and the README's configuration table (`tools/settings_doc.ts`) all come
+ * from this table.
+ * @module
+ */
+import { z } from "zod";
+
+/** One setting. */
+export interface SettingSpec {
+  schema: z.ZodType;
+  /** The command-line flag, without `--`. */
+  flag: string;
+  /** The flag's value in `--help` (`N`, `MS`, `DIR`...); none for a boolean switch. */
+  value?: string;
+  /** One line for `--help`. */
+  help: string;
+  /** The README's "Default" column: the default and what the setting does. */
+  doc: string;
+}
+
+const Port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = () => z.coerce.number().int().positive();
+/** A comma-separated list in a flag or variable, an array in the config file. */
+const list = (min = 0) =>
+  z.preprocess(
+    (v) => typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v,
+    z.array(z.string().min(1)).min(min),
+  );
+const booleanText = () =>
+  z.union([
+    z.boolean(),
+    z.enum(["true", "false"]).transform((v) => v === "true"),
+  ]);
+
+/** An external command: a JSON array, or a plain command line split on spaces. */
+function parseCommand(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  const text = value.trim();
+  if (!text.startsWith("[")) return text.split(/\s+/).filter(Boolean);
+  try {
+    return JSON.parse(text);
+  } catch {
+    return value; // refused by the schema: a string is not an array
+  }
+}
+
+/** The settings, in the order `--help` and the README show them. */
+export const SETTINGS = {
+  dataDir: {
+    schema: z.string().min(1),
+    flag: "data-dir",
+    value: "DIR",
+    help: "projects, media and settings (default: the user data dir)",
+    doc:
+      "Linux `~/.local/share/cueport` (or `$XDG_DATA_HOME`), macOS `~/Library/Application Support/Cueport`, Windows `%APPDATA%\\Cueport`",
+  },
+  host: {
+    schema: list(1).default(["::", "0.0.0.0"]),
+    flag: "host",
+    value: "LIST",
+    help: "addresses to bind, comma-separated (default ::,0.0.0.0: IPv6 and IPv4)",
+    doc:
+      "`::,0.0.0.0`: IPv6 and IPv4 on every interface; a comma-separated list of addresses to bind",
+  },
+  httpPort: {
+    schema: Port.default(17736),
+    flag: "http-port",
+    value: "N",
+    help: "HTTP port (default 17736; 0 picks a free port)",
+    doc: "17736 (0 picks a free port)",
+  },
+  wsPort: {
+    schema: Port.default(17734),
+    flag: "ws-port",
+    value: "N",
+    help: "WebSocket port (default 17734; 0 picks a free port)",
+    doc: "17734",
+  },
+  oscPort: {
+    schema: Port.default(17735),
+    flag: "osc-port",
+    value: "N",
+    help: "OSC UDP port (default 17735; 0 picks a free port)",
+    doc: "17735",
+  },
+  logLevel: {
+    schema: z.enum(["debug", "info", "warn", "error"]).default("info"),
+    flag: "log-level",
+    value: "LEVEL",
+    help: "debug, info, warn or error (default info)",
+    doc: "`info` (`debug`, `info`, `warn`, `error`; the log goes to stderr)",
+  },
+  plan: {
+    schema: z.enum(["pro", "free"]).default("pro"),
+    flag: "plan",
+    value: "pro|free",
+    help: "the bundled player's plan (free has no API access)",
+    doc: "`pro`; `free` has no API access (the API answers 403)",
+  },
+  playerCommand: {
+    schema: z.preprocess(parseCommand, z.array(z.string())).default([]),
+    flag: "player-command",
+    value: "CMD",
+    help: "run an external player instead (JSON array or a plain command)",
+    doc:
+      "empty: the bundled player. A JSON array or a plain command line of an external player that speaks `docs/player-protocol.md`",
+  },
+  playerTimeoutMs: {
+    schema: positiveInt().default(5000),
+    flag: "player-timeout",
+    value: "MS",
+    help: "player request timeout (default 5000)",
+    doc: "5000",
+  },
+  positionIntervalMs: {
+    schema: z.coerce.number().int().min(0).default(250),
+    flag: "position-interval",
+    value: "MS",
+    help: "position reports while playing (default 250; 0 off)",
+    doc: "250 (position reports while playing; 0 off)",
+  },
+  coalesceMs: {
+    schema: z.coerce.number().int().min(0).default(5),
+    flag: "coalesce-ms",
+    value: "MS",
+    help: "state-update coalescing window (default 5)",
+    doc: "5 (state-update coalescing window, ms)",
+  },
+  corsOrigins: {
+    schema: list().default([]),
+    flag: "cors-origin",
+    value: "LIST",
+    help: "browser origins allowed to call the API, comma-separated (* for any)",
+    doc: "none; comma-separated browser origins allowed to call the API, `*` for any",
+  },
+  allowedHosts: {
+    schema: list().default([]),
+    flag: "allowed-host",
+    value: "LIST",
+    help: "extra names of this machine accepted in the Host header, comma-separated",
+    doc:
+      "none; extra names accepted in the `Host` header besides the hostname, `.local` name and addresses",
+  },
+  localhostAuthExempt: {
+    schema: booleanText().default(true),
+    flag: "localhost-auth-exempt",
+    value: "true|false",
+    help: "local HTTP clients need no token (default true)",
+    doc: "true (HTTP clients on 127.0.0.1/::1 need no token)",
+  },
+  approval: {
+    schema: z.enum(["approve", "deny", "wait"]).default("approve"),
+    flag: "approval",
+    value: "MODE",
+    help: "local WebSocket clients without credentials: approve (default), deny, wait",
+    doc:
+      "`approve`; how local WebSocket clients without credentials are approved (`deny`, or `wait` for `cueport approve`)",
+  },
+  tokenLifetimeDays: {
+    schema: z.coerce.number().positive().default(30),
+    flag: "token-lifetime-days",
+    value: "N",
+    help: "lifetime of device tokens (default 30)",
+    doc: "30",
+  },
+  historyLimit: {
+    schema: z.coerce.number().int().min(1).max(10_000).default(100),
+    flag: "history-limit",
+    value: "N",
+    help: "undo steps kept per Project (default 100)",
+    doc: "100; undo steps kept per Project",
+  },
+  maxUploadBytes: {
+    schema: positiveInt().default(2 * 1024 ** 3),
+    flag: "max-upload",
+    value: "BYTES",
+    help: "largest media upload (default 2147483648, 2 GiB)",
+    doc: "2147483648 (2 GiB); largest media upload",
+  },
+  maxConnections: {
+    schema: positiveInt().default(512),
+    flag: "max-connections",
+    value: "N",
+    help: "open connections per port for remote clients (512)",
+    doc:
+      "512 open connections of remote clients per port (HTTP, WebSocket); over it: 503 `TOO_MANY_CONNECTIONS`",
+  },
+  maxConnectionsPerAddress: {
+    schema: positiveInt().default(64),
+    flag: "max-connections-per-address",
+    value: "N",
+    help: "open connections per remote address and port (64)",
+    doc: "64 per remote address and port",
+  },
+  localConnectionReserve: {
+    schema: z.coerce.number().int().min(1).default(64),
+    flag: "local-connection-reserve",
+    value: "N",
+    help: "connections per port kept for local clients (64)",
+    doc: "64 connections per port kept for local clients",
+  },
+  headerTimeoutMs: {
+    schema: positiveInt().default(10_000),
+    flag: "header-timeout",
+    value: "MS",
+    help: "deadline to read a request's headers and JSON body (10000)",
+    doc: "10000; deadline to read a request's headers (and a JSON body)",
+  },
+  keepAliveTimeoutMs: {
+    schema: positiveInt().default(15_000),
+    flag: "keep-alive-timeout",
+    value: "MS",
+    help: "close an idle keep-alive connection after this long (15000)",
+    doc: "15000; an idle keep-alive connection is closed",
+  },
+  uploadIdleTimeoutMs: {
+    schema: positiveInt().default(30_000),
+    flag: "upload-idle-timeout",
+    value: "MS",
+    help: "end an upload that sends nothing for this long (30000)",
+    doc: "30000; an upload that sends nothing this long gets 408",
+  },
+  maxBodyBytes: {
+    // At most 8 MiB, so an edit always fits the bundled player's 16 MiB request line.
+    schema: positiveInt().max(8 * 1024 * 1024).default(1024 * 1024),
+    flag: "max-body",
+    value: "BYTES",
+    help: "largest JSON body (1048576; at most 8388608)",
+    doc: "1048576; largest JSON body (at most 8 MiB, within the player's 16 MiB request line)",
+  },
+  maxUnauthenticatedBodyBytes: {
+    schema: positiveInt().default(16 * 1024),
+    flag: "max-unauthenticated-body",
+    value: "BYTES",
+    help: "largest body of a remote request without a token (16384)",
+    doc: "16384; largest body of a remote request without a token",
+  },
+  httpRatePerSecond: {
+    schema: z.coerce.number().positive().default(200),
+    flag: "http-rate",
+    value: "N",
+    help: "HTTP requests per second per remote address (200)",
+    doc: "200 HTTP requests per second per remote address (local clients are not limited)",
+  },
+  httpBurst: {
+    schema: positiveInt().default(400),
+    flag: "http-burst",
+    value: "N",
+    help: "HTTP requests a remote address may send at once (400)",
+    doc: "400; the burst of `httpRatePerSecond`",
+  },
+  wsMaxMessageBytes: {
+    schema: positiveInt().default(64 * 1024),
+    flag: "ws-max-message",
+    value: "BYTES",
+    help: "largest WebSocket message (65536)",
+    doc: "65536",
+  },
+  wsRatePerSecond: {
+    schema: z.coerce.number().positive().default(50_000),
+    flag: "ws-rate",
+    value: "N",
+    help: "WebSocket messages per second per client (50000)",
+    doc: "50000 messages per second per WebSocket client",
+  },
+  wsBurst: {
+    schema: positiveInt().default(50_000),
+    flag: "ws-burst",
+    value: "N",
+    help: "WebSocket messages a client may send at once (50000)",
+    doc: "50000; the burst of `wsRatePerSecond`",
+  },
+  wsMaxBufferedBytes: {
+    schema: positiveInt().default(4 * 1024 * 1024),
+    flag: "ws-max-buffered",
+    value: "BYTES",
+    help: "unsent bytes before a client counts as lagging (4194304)",
+    doc: "4194304 (a client with more unsent is lagging and gets resynced)",
+  },
+  wsLagCloseMs: {
+    schema: positiveInt().default(10_000),
+    flag: "ws-lag-close",
+    value: "MS",
+    help: "close a client lagging this long (10000)",
+    doc: "10000 (a client lagging this long is closed)",
+  },
+  wsAuthTimeoutMs: {
+    schema: positiveInt().default(10_000),
+    flag: "ws-auth-timeout",
+    value: "MS",
+    help: "a WebSocket client must authenticate within this long (10000)",
+    doc: "10000; a WebSocket client must authenticate within this",
+  },
+  wsUnauthenticatedMaxBufferedBytes: {
+    schema: positiveInt().default(64 * 1024),
+    flag: "ws-unauthenticated-max-buffered",
+    value: "BYTES",
+    help: "unsent bytes allowed before auth (65536)",
+    doc: "65536; unsent bytes allowed before auth",
+  },
+  virtualClock: {
+    schema: z.boolean().default(false),
+    flag: "virtual-clock",
+    help: "run the player on a virtual clock (tests only)",
+    doc: "false; for tests: the player's clock moves only when told",
+  },
+} as const satisfies Record<string, SettingSpec>;
+
+/** A setting's name (its config-file key). */
+export type SettingName = keyof typeof SETTINGS;
+
+/** The environment variable of a setting: `CUEPORT_` and the name in upper snake case. */
+export function envName(setting: string): string {
+  return "CUEPORT_" + setting.replace(/[A-Z]/g, (c) => "_" + c).toUpperCase();
+}
+
+/** Whether a setting is a switch (a flag without a value). */
+export function isSwitch(spec: SettingSpec): boolean {
+  return spec.value === undefined;
+}
+
+/** Where a setting is changed, for error messages: `--flag or CUEPORT_NAME`. */
+export function settingPlaces(setting: string): string {
+  const spec = (SETTINGS as Record<string, SettingSpec>)[setting];
+  return spec ? `--${spec.flag} or ${envName(setting)}` : envName(setting);
+}
+
+/** The settings the service passes on to the bundled player as flags (`cueport player`). */
+export const PLAYER_SETTINGS = [
+  "dataDir",
+  "plan",
+  "positionIntervalMs",
+  "approval",
+  "historyLimit",
+  "virtualClock",
+] as const satisfies readonly SettingName[];
+
+/** The bundled player's settings. */
+export interface PlayerFlagValues {
+  dataDir: string;
+  plan: "pro" | "free";
+  positionIntervalMs: number;
+  approval: "approve" | "deny" | "wait";
+  historyLimit: number;
+  virtualClock: boolean;
+}
+
+/** The player's settings as flags: what the service puts on the player's command line. */
+export function playerFlags(values: PlayerFlagValues): string[] {
+  return PLAYER_SETTINGS.flatMap((name) => {
+    const spec: SettingSpec = SETTINGS[name];
+    const value = values[name];
+    if (isSwitch(spec)) return value ? [`--${spec.flag}`] : [];
+    return [`--${spec.flag}`, String(value)];
+  });
+}

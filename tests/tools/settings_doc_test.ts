@@ -1,0 +1,14 @@
+import assert from "node:assert/strict";
+import { MARKERS, settingsRows } from "../../tools/settings_doc.ts";
+
+Deno.test("the README's configuration table is the settings table (deno task docs:settings)", async () => {
+  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+  const start = readme.indexOf(MARKERS[0]);
+  const end = readme.indexOf(MARKERS[1]);
+  assert.ok(start >= 0 && end > start, "the markers are in the README");
+  const rows = readme.slice(start, end).split("\n")
+    .filter((line) => line.startsWith("|"))
+    .slice(2) // the header and its rule
+    .map((line) => line.slice(1, -1).split(" | ").map((cell) => cell.trim()));
+  assert.deepEqual(rows, settingsRows());
+});

@@ -1,0 +1,46 @@
+/**
+ * `deno task docs:settings`: writes the README's configuration table from
+ * the settings table (`protocol/settings.ts`), between the markers
+ * `<!-- settings:start -->` and `<!-- settings:end -->`.
+ * `tests/tools/settings_doc_test.ts` fails when the README and the table differ.
+ * @module
+ */
+import { envName, SETTINGS, type SettingSpec } from "../protocol/settings.ts";
+
+/** The markers around the generated table. */
+export const MARKERS = ["<!-- settings:start -->", "<!-- settings:end -->"] as const;
+
+/** One row per setting: name, flag, environment variable, default and meaning. */
+export function settingsRows(): string[][] {
+  return (Object.entries(SETTINGS) as Array<[string, SettingSpec]>).map(([name, spec]) => [
+    `\`${name}\``,
+    `\`--${spec.flag}\``,
+    `\`${envName(name)}\``,
+    spec.doc,
+  ]);
+}
+
+/** The table as Markdown (`deno fmt` aligns it afterwards). */
+export function settingsTable(): string {
+  const rows = [["Setting", "Flag", "Environment", "Default"], ["---", "---", "---", "---"]]
+    .concat(settingsRows());
+  return rows.map((r) => `| ${r.join(" | ")} |`).join("\n");
+}
+
+/** `readme` with the table between the markers replaced. */
+export function withSettingsTable(readme: string): string {
+  const start = readme.indexOf(MARKERS[0]);
+  const end = readme.indexOf(MARKERS[1]);
+  if (start < 0 || end < start) throw new Error(`README.md lacks the markers ${MARKERS.join(" ")}`);
+  return `${readme.slice(0, start + MARKERS[0].length)}\n\n${settingsTable()}\n\n${
+    readme.slice(end)
+  }`;
+}
+
+if (import.meta.main) {
+  const path = new URL("../README.md", import.meta.url);
+  await Deno.writeTextFile(path, withSettingsTable(await Deno.readTextFile(path)));
+  const fmt = await new Deno.Command(Deno.execPath(), { args: ["fmt", path.pathname] }).output();
+  if (!fmt.success) throw new Error(new TextDecoder().decode(fmt.stderr));
+  console.log("README.md: configuration table written");
+}
