@@ -45,206 +45,255 @@ export function servePlayer(
   transport: Transport,
   options: ServeOptions = {},
 ): Promise<void> {
-  let outbox: StateUpdate[] = [];
-  const session: Session = { isInitialized: false };
-  let isHandling = false;
-  let isFlushQueued = false;
-  let isAnswerFlushQueued = false;
-  /** Messages ready to write, in order. */
-  let outgoing: RpcMessage[] = [];
-  /** Requests read (or steps rejoined) but not yet answered, in the order. */
-  let unanswered = 0;
-  /** Requests whose slow part runs beside the order (imports copying). */
-  let besides = 0;
+  return new PlayerServer(app, transport, options).serve();
+}
+
+/**
+ * One session of the protocol. Its state, in two parts: the **order** (the
+ * backlog of requests read, the one being handled, those whose slow part
+ * runs beside) and the **outbox** (updates not yet sent, answers not yet
+ * written). Answers go out when the order drains, after one notification of
+ * every update the burst made, so the service has applied a request's updates
+ * before it reads its answer.
+ */
+class PlayerServer {
+  readonly #app: PlayerApp;
+  readonly #transport: Transport;
+  readonly #options: ServeOptions;
+  readonly #session: Session = { isInitialized: false };
+  readonly #handlers: ReturnType<typeof playerMethods>;
   /** Aborted when the session ends: work beside the order stops and cleans up. */
-  const ended = new AbortController();
+  readonly #ended = new AbortController();
 
-  const notification = (updates: StateUpdate[]): RpcMessage => ({
-    jsonrpc: "2.0",
-    method: Notification.STATE_UPDATE,
-    params: { updates, now: app.clock.now() },
-  });
+  // ---- the order
+  /** Requests read (or steps rejoined), waiting their turn. */
+  readonly #backlog: Task[] = [];
+  /** A request is being handled (synchronously) now. */
+  #isHandling = false;
+  /** An asynchronous handler (a Project write) runs: later requests wait. */
+  #isWaiting = false;
+  /** Requests read (or steps rejoined) but not yet answered. */
+  #unanswered = 0;
+  /** Requests whose slow part runs beside the order (imports copying). */
+  #besides = 0;
+  readonly #idleWaiters: Array<() => void> = [];
 
-  const takeOutbox = (): RpcMessage[] => {
-    if (!session.isInitialized || outbox.length === 0) return [];
-    const batch = coalesceUpdates(outbox);
-    outbox = [];
-    return [notification(batch)];
-  };
+  // ---- the outbox
+  /** State updates not yet sent. */
+  #updates: StateUpdate[] = [];
+  /** Answers ready to write, in order. */
+  #outgoing: RpcMessage[] = [];
+  #isUpdateFlushQueued = false;
+  #isAnswerFlushQueued = false;
 
-  // One write per burst: answers go out when the request queue drains (at
-  // once when idle), after one notification of every update the burst made,
-  // so the server has applied a request's updates before it reads its answer.
-  // A closed pipe is the server's exit, nothing to report.
-  const flush = (): Promise<void> => {
-    const batch = [...takeOutbox(), ...outgoing];
-    outgoing = [];
-    if (batch.length === 0) return Promise.resolve();
-    return transport.sendMany(batch).catch(() => {});
-  };
+  constructor(app: PlayerApp, transport: Transport, options: ServeOptions) {
+    this.#app = app;
+    this.#transport = transport;
+    this.#options = options;
+    this.#handlers = playerMethods(app, this.#session, options);
+  }
 
-  // Progress is news, not state: it goes out at once, even while a request
-  // runs, with the request.progress that tells the server the request advances.
-  const progressOf = (id: RpcId) => (update: StateUpdate, done: number, total: number | null) => {
-    if (!session.isInitialized) return;
-    const params: RequestProgressParams = { id, progress: done, total };
-    void transport.sendMany([
-      notification([update]),
-      { jsonrpc: "2.0", method: Notification.REQUEST_PROGRESS, params },
-    ]).catch(() => {});
-  };
+  /** Serves until the transport closes; requests read before then are still answered. */
+  serve(): Promise<void> {
+    this.#app.onUpdate = (update) => this.#onUpdate(update);
+    this.#transport.onmessage = (message) => {
+      if (!isRequest(message)) return; // the server sends no notifications or responses
+      this.#unanswered++;
+      this.#backlog.push({ request: message });
+      if (!this.#isWaiting) this.#pump();
+    };
+    // A line that is no request (not JSON, too long, too deep, not JSON-RPC): its id is unknown.
+    this.#transport.onerror = (error) => {
+      const code = error instanceof RpcError ? error.code : RpcErrorCode.PARSE_ERROR;
+      void this.#transport.send({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code, message: error.message },
+      })
+        .catch(() => {});
+    };
+    // Copies still running when the input ends are stopped (nobody will commit them)
+    // and their partial files removed.
+    return this.#transport.start().then(() => {
+      this.#ended.abort(new Error("the connection to the service ended"));
+      return this.#whenIdle();
+    }).then(() => this.#flush());
+  }
 
-  app.onUpdate = (update) => {
-    outbox.push(update);
-    if (isHandling || isFlushQueued) return;
-    isFlushQueued = true;
+  // ---- the outbox --------------------------------------------------------------
+
+  #notification(updates: StateUpdate[]): RpcMessage {
+    return {
+      jsonrpc: "2.0",
+      method: Notification.STATE_UPDATE,
+      params: { updates, now: this.#app.clock.now() },
+    };
+  }
+
+  /** Clock-driven updates (clip ends, cues, positions) go out per microtask when idle. */
+  #onUpdate(update: StateUpdate): void {
+    this.#updates.push(update);
+    if (this.#isHandling || this.#isUpdateFlushQueued) return;
+    this.#isUpdateFlushQueued = true;
     queueMicrotask(() => {
-      isFlushQueued = false;
-      if (!isHandling && unanswered === 0) void flush();
+      this.#isUpdateFlushQueued = false;
+      if (!this.#isHandling && this.#unanswered === 0) void this.#flush();
     });
-  };
+  }
 
-  const handlers = playerMethods(app, session, options);
+  /** One write: the coalesced updates, then the answers. A closed pipe is the service's exit. */
+  #flush(): Promise<void> {
+    const batch = this.#outgoing;
+    this.#outgoing = [];
+    if (this.#session.isInitialized && this.#updates.length > 0) {
+      batch.unshift(this.#notification(coalesceUpdates(this.#updates)));
+      this.#updates = [];
+    }
+    if (batch.length === 0) return Promise.resolve();
+    return this.#transport.sendMany(batch).catch(() => {});
+  }
 
   /** After the rest of the chunk just read: its requests are answered in the same write. */
-  const flushWhenDrained = (): void => {
-    if (unanswered !== 0 || isAnswerFlushQueued) return;
-    isAnswerFlushQueued = true;
+  #flushWhenDrained(): void {
+    if (this.#unanswered !== 0 || this.#isAnswerFlushQueued) return;
+    this.#isAnswerFlushQueued = true;
     queueMicrotask(() => {
-      isAnswerFlushQueued = false;
-      if (unanswered === 0) void flush();
+      this.#isAnswerFlushQueued = false;
+      if (this.#unanswered === 0) void this.#flush();
     });
-  };
+  }
 
-  const answer = (request: RpcRequest, response: RpcResponse): void => {
-    isHandling = false;
-    outgoing.push(response);
-    unanswered--;
+  /** Progress is news, not state: it goes out at once, even while a request runs. */
+  #progressOf(id: RpcId) {
+    return (update: StateUpdate, done: number, total: number | null) => {
+      if (!this.#session.isInitialized) return;
+      const params: RequestProgressParams = { id, progress: done, total };
+      void this.#transport.sendMany([
+        this.#notification([update]),
+        { jsonrpc: "2.0", method: Notification.REQUEST_PROGRESS, params },
+      ]).catch(() => {});
+    };
+  }
+
+  #answer(request: RpcRequest, response: RpcResponse): void {
+    this.#isHandling = false;
+    this.#outgoing.push(response);
+    this.#unanswered--;
     if (request.method === Method.SHUTDOWN && !isInvalidParams(response)) {
-      void flush().then(() => transport.close()).then(() => options.onShutdown?.());
-    } else if (outgoing.length >= 256) {
-      void flush();
-    } else flushWhenDrained();
-  };
-  const fail = (request: RpcRequest, error: unknown): RpcResponse => ({
-    jsonrpc: "2.0",
-    id: isRpcId(request.id) ? request.id : null,
-    error: toErrorObject(error),
-  });
+      void this.#flush().then(() => this.#transport.close()).then(() =>
+        this.#options.onShutdown?.()
+      );
+    } else if (this.#outgoing.length >= 256) {
+      void this.#flush();
+    } else this.#flushWhenDrained();
+  }
+
+  // ---- the order ---------------------------------------------------------------
+
+  /**
+   * Requests run one at a time, in order: synchronous ones as they are read,
+   * later ones wait while an asynchronous one runs. The slow part of an import
+   * runs beside them (`Beside`).
+   */
+  #pump(): void {
+    while (!this.#isWaiting && this.#backlog.length > 0) {
+      const waiting = this.#run(this.#backlog.shift()!);
+      if (waiting) {
+        this.#isWaiting = true;
+        void waiting.then(() => {
+          this.#isWaiting = false;
+          this.#pump();
+        });
+      }
+    }
+    if (!this.#isWaiting && this.#besides === 0) {
+      for (const resolve of this.#idleWaiters.splice(0)) resolve();
+    }
+  }
+
+  /** Resolves once every request read so far has been answered, imports included. */
+  #whenIdle(): Promise<void> {
+    return this.#isWaiting || this.#besides > 0
+      ? new Promise((resolve) => this.#idleWaiters.push(resolve))
+      : Promise.resolve();
+  }
+
+  /** Runs one task; a promise while an asynchronous handler runs, else undefined. */
+  #run(task: Task): Promise<void> | undefined {
+    const { request } = task;
+    this.#isHandling = true;
+    let result: unknown;
+    try {
+      result = task.step ? task.step() : this.#dispatch(request);
+    } catch (error) {
+      this.#answer(request, failure(request, error));
+      return undefined;
+    }
+    if (result instanceof Beside) {
+      this.#leave(request, result);
+      return undefined;
+    }
+    if (!(result instanceof Promise)) {
+      this.#answer(request, { jsonrpc: "2.0", id: request.id, result });
+      return undefined;
+    }
+    return result.then(
+      (value) => this.#answer(request, { jsonrpc: "2.0", id: request.id, result: value }),
+      (error) => this.#answer(request, failure(request, error)),
+    );
+  }
+
+  /** Calls the request's method. @throws {RpcError} for a request that cannot run */
+  #dispatch(request: RpcRequest): unknown {
+    if (!isRpcId(request.id)) {
+      throw new RpcError(
+        RpcErrorCode.INVALID_REQUEST,
+        "Invalid request: id must be a string, a number or null",
+      );
+    }
+    const handler = this.#handlers[request.method];
+    if (!handler) {
+      throw new RpcError(RpcErrorCode.METHOD_NOT_FOUND, `Unknown method ${quoted(request.method)}`);
+    }
+    if (!this.#session.isInitialized && request.method !== Method.INITIALIZE) {
+      throw new RpcError(RpcErrorCode.INVALID_REQUEST, "Call initialize first");
+    }
+    return handler(request.params, {
+      id: request.id,
+      progress: this.#progressOf(request.id),
+      signal: this.#ended.signal,
+    });
+  }
 
   /**
    * The request leaves the order while its slow part runs; its ordered step
    * joins the order when that ends (or fails), like a request read then.
    */
-  const leave = (request: RpcRequest, work: Beside<unknown>): void => {
-    isHandling = false;
-    unanswered--;
-    besides++;
-    flushWhenDrained();
+  #leave(request: RpcRequest, work: Beside<unknown>): void {
+    this.#isHandling = false;
+    this.#unanswered--;
+    this.#besides++;
+    this.#flushWhenDrained();
     const rejoin = (step: OrderedStep<unknown>) => {
-      besides--;
-      unanswered++;
-      backlog.push({ request, step });
-      if (!isWaiting) pump();
+      this.#besides--;
+      this.#unanswered++;
+      this.#backlog.push({ request, step });
+      if (!this.#isWaiting) this.#pump();
     };
     work.ready.then(rejoin, (error) =>
       rejoin(() => {
         throw error;
       }));
-  };
+  }
+}
 
-  /** Runs one task; a promise while an asynchronous handler runs, else undefined. */
-  const run = (task: Task): Promise<void> | undefined => {
-    const { request } = task;
-    isHandling = true;
-    let result: unknown;
-    try {
-      if (task.step) result = task.step();
-      else {
-        if (!isRpcId(request.id)) {
-          throw new RpcError(
-            RpcErrorCode.INVALID_REQUEST,
-            "Invalid request: id must be a string, a number or null",
-          );
-        }
-        const handler = handlers[request.method];
-        if (!handler) {
-          throw new RpcError(
-            RpcErrorCode.METHOD_NOT_FOUND,
-            `Unknown method ${quoted(request.method)}`,
-          );
-        }
-        if (!session.isInitialized && request.method !== Method.INITIALIZE) {
-          throw new RpcError(RpcErrorCode.INVALID_REQUEST, "Call initialize first");
-        }
-        result = handler(request.params, {
-          id: request.id,
-          progress: progressOf(request.id),
-          signal: ended.signal,
-        });
-      }
-    } catch (error) {
-      answer(request, fail(request, error));
-      return undefined;
-    }
-    if (result instanceof Beside) {
-      leave(request, result);
-      return undefined;
-    }
-    if (!(result instanceof Promise)) {
-      answer(request, { jsonrpc: "2.0", id: request.id, result });
-      return undefined;
-    }
-    return result.then(
-      (value) => answer(request, { jsonrpc: "2.0", id: request.id, result: value }),
-      (error) => answer(request, fail(request, error)),
-    );
+/** The error answer to a request. */
+function failure(request: RpcRequest, error: unknown): RpcResponse {
+  return {
+    jsonrpc: "2.0",
+    id: isRpcId(request.id) ? request.id : null,
+    error: toErrorObject(error),
   };
-
-  // Requests run one at a time, in order: synchronous ones as they are read,
-  // later ones wait while an asynchronous one (a Project write) runs. The slow
-  // part of an import runs beside them (`Beside`).
-  const backlog: Task[] = [];
-  let isWaiting = false;
-  const idleWaiters: Array<() => void> = [];
-  const pump = (): void => {
-    while (!isWaiting && backlog.length > 0) {
-      const waiting = run(backlog.shift()!);
-      if (waiting) {
-        isWaiting = true;
-        void waiting.then(() => {
-          isWaiting = false;
-          pump();
-        });
-      }
-    }
-    if (!isWaiting && besides === 0) { for (const resolve of idleWaiters.splice(0)) resolve(); }
-  };
-  /** Resolves once every request read so far has been answered, imports included. */
-  const whenIdle = (): Promise<void> =>
-    isWaiting || besides > 0
-      ? new Promise((resolve) => idleWaiters.push(resolve))
-      : Promise.resolve();
-
-  transport.onmessage = (message) => {
-    if (!isRequest(message)) return; // the server sends no notifications or responses
-    unanswered++;
-    backlog.push({ request: message });
-    if (isWaiting) return;
-    pump();
-  };
-  // A line that is no request (not JSON, too long, too deep, not JSON-RPC): its id is unknown.
-  transport.onerror = (error) => {
-    const code = error instanceof RpcError ? error.code : RpcErrorCode.PARSE_ERROR;
-    void transport.send({ jsonrpc: "2.0", id: null, error: { code, message: error.message } })
-      .catch(() => {});
-  };
-  // Requests read before the input ended are still answered; copies still
-  // running are stopped (nobody will commit them) and their partial files removed.
-  return transport.start().then(() => {
-    ended.abort(new Error("the connection to the service ended"));
-    return whenIdle();
-  }).then(flush);
 }
 
 /** Whether a request's id is one JSON-RPC allows (a fuzzed one may be an object). */
