@@ -60,7 +60,19 @@ Deno.test("writeJsonAtomic() survives a process killed mid-write: the file is al
       }).spawn();
       const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
       let seen = "";
-      while (!seen.includes(`\n${5 + round * 3}\n`)) seen += (await reader.read()).value ?? "";
+      // Fail, not hang, if the writer dies or stalls: a stalled one is ended after 20 s.
+      const guard = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      try {
+        while (!seen.includes(`\n${5 + round * 3}\n`)) {
+          const { value, done } = await reader.read();
+          if (done) {
+            throw new Error(`The writer ended early (or stalled); it wrote: ${seen.slice(-200)}`);
+          }
+          seen += value;
+        }
+      } finally {
+        clearTimeout(guard);
+      }
       child.kill("SIGKILL");
       await child.status;
       await reader.cancel();
