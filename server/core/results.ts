@@ -13,7 +13,9 @@ export const ActionResultView = z.object({
   projectId: z.string().nullable().describe("The Project it ran against"),
   params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
     .describe("Parsed params by name, after coercion and the base shift"),
-  velocity: z.number().int().optional().describe("Present for the four velocity actions"),
+  velocity: z.number().int().min(0).max(127).optional().describe(
+    "Present for the four velocity actions",
+  ),
   applied: z.boolean().describe("false: the state already was as asked"),
   message: z.string().describe("What was done"),
 });

@@ -72,7 +72,7 @@ export const ClipStateView = z.object({
   state: z.enum(["stopped", "playing", "paused"]),
   position: z.number().nullable(),
   held: z.boolean(),
-  velocity: z.number().int().nullable(),
+  velocity: z.number().int().min(0).max(127).nullable(),
   gain: z.number().nullable(),
   live: z.record(z.string(), z.number()).describe("Parameters written by Controls and SET_PARAM"),
 });
@@ -192,7 +192,7 @@ const ClipPlayView = z.object({
   direction: Direction,
   loop: z.boolean(),
   speed: z.number(),
-  velocity: z.number().int(),
+  velocity: z.number().int().min(0).max(127),
   gain: z.number(),
   held: z.boolean(),
 });

@@ -61,11 +61,16 @@ function actionSchema(): JsonSchema {
         name: { const: a.name },
         params: {
           type: "array",
-          prefixItems: a.params.map((p) => ({
-            ...WIRE_KIND[p.kind],
-            title: p.name,
-            description: `${p.description}${p.isOptional ? " (optional)" : ""}`,
-          })),
+          // JSON Schema wants a non-empty prefixItems: an action without params has none.
+          ...(a.params.length > 0
+            ? {
+              prefixItems: a.params.map((p) => ({
+                ...WIRE_KIND[p.kind],
+                title: p.name,
+                description: `${p.description}${p.isOptional ? " (optional)" : ""}`,
+              })),
+            }
+            : {}),
           minItems: a.params.filter((p) => !p.isOptional).length,
           maxItems: a.params.length,
         },
@@ -74,14 +79,29 @@ function actionSchema(): JsonSchema {
   };
 }
 
+/** The error statuses every API route may answer. */
 const ERROR_RESPONSES: Record<string, string> = {
   "400": "Bad request: the message names the field",
   "401": "Authentication required, or invalid token",
-  "403": "The plan does not include API access",
+  "403":
+    "No API access in the plan, a missing scope, a foreign Host or Origin, or a local-only route",
   "404": "Not found",
+  "405": "Another method is allowed on this path (the Allow header lists it)",
+  "429": "Too many requests from this remote address (Retry-After says when to try again)",
   "500": "Server error, or the action was refused (the message says why)",
-  "503": "The player is not ready yet",
+  "503": "The player is not ready yet, or a connection budget is full",
+  "504": "The player did not answer in time",
 };
+
+/** The statuses a route answers beyond those of every route. */
+function extraErrors(route: RouteSpec): Record<string, string> {
+  const extra: Record<string, string> = {};
+  if (route.method === "POST") extra["413"] = "The body is larger than the limit";
+  if (route.method === "POST") extra["408"] = "The client sent its body too slowly";
+  if (route.rawBody) extra["415"] = "The media is no format the player supports";
+  if (route.idempotent) extra["422"] = "The Idempotency-Key was used for a different request";
+  return extra;
+}
 
 /** The OpenAPI document: its (loose) schema and its builder. */
 export const openApiDocument = {
@@ -116,10 +136,8 @@ export const openApiDocument = {
         },
       };
       if (route.path !== "/health") {
-        const errors = route.idempotent
-          ? { ...ERROR_RESPONSES, "422": "The Idempotency-Key was used for a different request" }
-          : ERROR_RESPONSES;
-        for (const [code, description] of Object.entries(errors)) {
+        const errors = { ...ERROR_RESPONSES, ...extraErrors(route) };
+        for (const [code, description] of Object.entries(errors).sort()) {
           responses[code] = {
             description,
             content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } },
@@ -168,6 +186,8 @@ export const openApiDocument = {
     const actionBody = routes.find((r) => r.path === "/api/v1/action")?.body;
     return {
       openapi: "3.1.0",
+      // Relative: the document is served by the API it describes, on whatever host and port.
+      servers: [{ url: "/", description: "This Cueport service" }],
       info: {
         title: "Cueport local control API",
         version: API_VERSION,
