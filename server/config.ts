@@ -5,6 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { didYouMean } from "../protocol/suggest.ts";
 import {
   envName,
   isSwitch,
@@ -133,9 +134,7 @@ export async function loadSettings(
   return { help: false, settings: parsed.data };
 }
 
-/** ` (did you mean "x"?)` for a near miss of a setting's name, else nothing. */
+/** ` (did you mean "x"?)` for a near miss of a setting's name, else where to look. */
 function suggest(key: string): string {
-  const lower = key.toLowerCase().replace(/[-_]/g, "");
-  const near = Object.keys(SETTINGS).find((name) => name.toLowerCase() === lower);
-  return near ? ` (did you mean "${near}"?)` : ": see cueport --help for the settings";
+  return didYouMean(key, Object.keys(SETTINGS)) || ": see cueport --help for the settings";
 }

@@ -48,6 +48,8 @@ function pick(params: Record<string, unknown>, keys: readonly string[]): Record<
 }
 
 /** Clip edit handlers by name. */
+
+const CLIPS = ["Clip", "Clips"] as const;
 export const CLIP_HANDLERS: Record<string, EditHandler> = {
   "clip.add": (d, p) => {
     const song = findSong(d, p.songID);
@@ -60,7 +62,7 @@ export const CLIP_HANDLERS: Record<string, EditHandler> = {
       duration: p.duration ?? file?.duration ?? 5,
       ...pick(p, SETTINGS),
     });
-    insertAt(song.clips, id, p.position, `Song "${song.id}"`);
+    insertAt(song.clips, id, p.position, { owner: `Song "${song.id}"`, noun: CLIPS });
     d.project.clips.push(clip);
     d.created.clipID = id;
     return `Clip "${id}" added to Song "${song.id}" at position ${song.clips.indexOf(id)}`;
@@ -71,7 +73,11 @@ export const CLIP_HANDLERS: Record<string, EditHandler> = {
     const to = p.songID ? findSong(d, p.songID) : from;
     if (!to) throw new Refusal(`Clip "${p.clipID}" is in no Song: give songID`);
     if (from) from.clips = from.clips.filter((id) => id !== p.clipID);
-    insertAt(to.clips, p.clipID, p.position, `Song "${to.id}"`);
+    insertAt(to.clips, p.clipID, p.position, {
+      owner: `Song "${to.id}"`,
+      noun: CLIPS,
+      isMove: from === to,
+    });
     return `Clip "${p.clipID}" moved to position ${p.position} of Song "${to.id}"`;
   },
   "clip.duplicate": (d, p) => {

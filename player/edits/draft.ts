@@ -45,15 +45,32 @@ export function newId(prefix: string, taken: (id: string) => boolean): string {
   }
 }
 
-/** Inserts `item` at `position` (end when undefined); refuses a position past the end. */
-export function insertAt<T>(list: T[], item: T, position: number | undefined, what: string): void {
+/** Where an item goes, for the message of a position past the end. */
+export interface Place {
+  /** The list's owner: `Song "song-1"`, `the Project`. */
+  owner: string;
+  /** What the list holds, singular and plural: `["Clip", "Clips"]`. */
+  noun: readonly [string, string];
+  /** The item is already in the list as the user sees it (a move): it was taken out first. */
+  isMove?: boolean;
+}
+
+/**
+ * Inserts `item` at `position` (end when undefined); refuses a position past
+ * the end with the counts the user sees (a moved item still counts).
+ */
+export function insertAt<T>(list: T[], item: T, position: number | undefined, place: Place): void {
   if (position === undefined) {
     list.push(item);
     return;
   }
   if (position > list.length) {
+    const count = list.length + (place.isMove ? 1 : 0);
+    const [one, many] = place.noun;
     throw new Refusal(
-      `Position ${position} is past the end: ${what} has ${list.length} item(s), so the last position is ${list.length}`,
+      `Position ${position} is past the end: ${place.owner} has ${count} ${
+        count === 1 ? one : many
+      }, so the last position is ${list.length}`,
     );
   }
   list.splice(position, 0, item);

@@ -27,6 +27,8 @@ function requireAudio(d: EditDraft, fileId: string): void {
 const byTime = <T extends { time: number }>(list: T[]) => list.sort((a, b) => a.time - b.time);
 
 /** Song edit handlers by name. */
+
+const SONGS = ["Song", "Songs"] as const;
 export const SONG_HANDLERS: Record<string, EditHandler> = {
   "song.add": (d, p) => {
     if (p.audioFileId) requireAudio(d, p.audioFileId);
@@ -37,14 +39,18 @@ export const SONG_HANDLERS: Record<string, EditHandler> = {
       pgmId: p.pgmId ?? null,
       audioFileId: p.audioFileId ?? null,
     });
-    insertAt(d.project.songs, song, p.position, "the Project");
+    insertAt(d.project.songs, song, p.position, { owner: "the Project", noun: SONGS });
     d.created.songID = id;
     return `Song "${id}" added at position ${d.project.songs.indexOf(song)}`;
   },
   "song.move": (d, p) => {
     const song = findSong(d, p.songID);
     d.project.songs = d.project.songs.filter((s) => s !== song);
-    insertAt(d.project.songs, song, p.position, "the Project (without the Song moved)");
+    insertAt(d.project.songs, song, p.position, {
+      owner: "the Project",
+      noun: SONGS,
+      isMove: true,
+    });
     return `Song "${song.id}" moved to position ${p.position}`;
   },
   "song.duplicate": (d, p) => {

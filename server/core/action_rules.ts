@@ -5,6 +5,7 @@
  * Control letters case-insensitive, the Target syntax.
  * @module
  */
+import { didYouMean } from "../../protocol/suggest.ts";
 import {
   type ActionParams,
   ACTIONS_BY_NAME,
@@ -166,7 +167,9 @@ export function normalizeAction(request: ActionRequest): NormalizedAction {
   if (!checked.success) throw envelopeError(checked.error.issues[0]!, request);
   const { name, params: rawParams = [], projectID, base = 0, velocity } = checked.data;
   const spec = ACTIONS_BY_NAME.get(name);
-  if (!spec) throw bad("name", `unknown action "${name}"`, name);
+  if (!spec) {
+    throw bad("name", `unknown action "${name}"${didYouMean(name, ACTIONS_BY_NAME.keys())}`, name);
+  }
   if (rawParams.length > spec.params.length) {
     throw bad(
       "params",

@@ -100,7 +100,12 @@ Deno.test("normalizeAction() passes velocity only for the four velocity actions"
 });
 
 Deno.test("normalizeAction() names the field in every validation error", () => {
-  assert.match(fails({ name: "NOPE" }).message, /Invalid name: unknown action "NOPE"/);
+  assert.match(fails({ name: "NOPE" }).message, /Invalid name: unknown action "NOPE"$/);
+  assert.equal(
+    fails({ name: "play_in" }).message,
+    'Invalid name: unknown action "play_in" (did you mean "PLAY_IN"?)',
+  );
+  assert.match(fails({ name: "PLAY_TOGLE_IN" }).message, /did you mean "PLAY_TOGGLE_IN"\?/);
   assert.match(fails({ name: 5 }).message, /Invalid name/);
   assert.match(
     fails({ name: "SEEK_CLIP_IN", params: ["c1"] }).message,
