@@ -2,10 +2,44 @@
 // body; `/file` answers the text of the file named by the first argument (the
 // bench passes the demo project's JSON, for a same-payload comparison). Both
 // are strings, the fastest body Deno.serve sends. A POST reads its JSON body
-// first (the same-work baseline of the action).
+// first (the same-work baseline of the action). A POST to `/relay` also
+// forwards that body to a bare child process over stdio (baseline_child.ts)
+// and answers the child's reply: the limit of Cueport's design (a service in
+// front of a player process), with none of Cueport's own work.
 const file = Deno.args[0] ? await Deno.readTextFile(Deno.args[0]) : "";
 const small = JSON.stringify({ fullScreen: false, muted: false, volume: 1 });
 const headers = { "content-type": "application/json" };
+const child = new Deno.Command(Deno.execPath(), {
+  args: ["run", new URL("./baseline_child.ts", import.meta.url).pathname],
+  stdin: "piped",
+  stdout: "piped",
+}).spawn();
+const toChild = child.stdin.getWriter();
+const encoder = new TextEncoder();
+const waiting = new Map<number, (reply: string) => void>();
+let nextId = 0;
+(async () => {
+  const decoder = new TextDecoder();
+  let pending = "";
+  for await (const chunk of child.stdout) {
+    pending += decoder.decode(chunk, { stream: true });
+    let end: number;
+    while ((end = pending.indexOf("\n")) >= 0) {
+      const line = pending.slice(0, end);
+      pending = pending.slice(end + 1);
+      const { id, result } = JSON.parse(line);
+      waiting.get(id)?.(JSON.stringify({ ok: true, ...result }));
+      waiting.delete(id);
+    }
+  }
+})();
+const relay = (body: { name?: unknown }) =>
+  new Promise<string>((resolve) => {
+    const id = nextId++;
+    waiting.set(id, resolve);
+    void toChild.write(encoder.encode(JSON.stringify({ id, name: body.name }) + "\n"));
+  });
+
 Deno.serve({
   hostname: "127.0.0.1",
   port: 0,
@@ -13,6 +47,7 @@ Deno.serve({
 }, async (req) => {
   if (req.method === "POST") {
     const body = JSON.parse(await req.text());
+    if (new URL(req.url).pathname === "/relay") return new Response(await relay(body), { headers });
     return new Response(JSON.stringify({ ok: true, name: body.name }), { headers });
   }
   return new Response(new URL(req.url).pathname === "/file" ? file : small, { headers });

@@ -118,7 +118,7 @@ await Deno.writeFile(
   new Uint8Array(await (await fetch(`${api}/api/v1/projects/demo`)).arrayBuffer()),
 );
 const baseline = new Deno.Command(Deno.execPath(), {
-  args: ["run", "--allow-net", "--allow-read", here("./baseline.ts"), demoBody],
+  args: ["run", "--allow-net", "--allow-read", "--allow-run", here("./baseline.ts"), demoBody],
   stdout: "piped",
 }).spawn();
 const baselineUrl = `http://127.0.0.1:${JSON.parse(await firstLine(baseline.stdout)).port}`;
@@ -132,6 +132,12 @@ const scenarios: Array<
   {
     name: "baseline Deno.serve, POST reading a JSON body",
     url: `${baselineUrl}/`,
+    method: "POST",
+    body: JSON.stringify({ name: "SET_CONTROL", params: ["A", 0.5] }),
+  },
+  {
+    name: "baseline Deno.serve, POST relayed to a child process over stdio (the design's limit)",
+    url: `${baselineUrl}/relay`,
     method: "POST",
     body: JSON.stringify({ name: "SET_CONTROL", params: ["A", 0.5] }),
   },
@@ -200,11 +206,13 @@ try {
 const base = results[0]!.rps;
 const sameBody = results[1]!.rps;
 const samePost = results[2]!.rps;
+const designLimit = results[3]!.rps;
 const rows = results.map((r) => ({
   ...r,
   ratio: r.rps / base,
   ...(r.name.includes("projects/demo") ? { ratioSameWork: r.rps / sameBody } : {}),
   ...(r.name.startsWith("POST /api") ? { ratioSameWork: r.rps / samePost } : {}),
+  ...(r.name.startsWith("POST /api") ? { ratioDesignLimit: r.rps / designLimit } : {}),
 }));
 console.log(
   `\nCueport HTTP benchmark (${
@@ -212,14 +220,16 @@ console.log(
   }, median of ${ROUNDS} rounds of ${SECONDS} s, loopback)\n`,
 );
 console.log(
-  "| scenario | conns | req/s | p50 ms | p99 ms | ratio to baseline | ratio to same-work baseline | CPU us/request (service + player) | errors |",
+  "| scenario | conns | req/s | p50 ms | p99 ms | ratio to baseline | ratio to same-work baseline | ratio to the design's limit | CPU us/request (service + player) | errors |",
 );
-console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const r of rows) {
   console.log(
     `| ${r.name} | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${
       r.p99.toFixed(2)
     } | ${r.ratio.toFixed(2)} | ${r.ratioSameWork?.toFixed(2) ?? ""} | ${
+      r.ratioDesignLimit?.toFixed(2) ?? ""
+    } | ${
       r.cpuUs ? `${r.cpuUs.service.toFixed(0)} + ${r.cpuUs.player.toFixed(0)}` : ""
     } | ${r.errors} |`,
   );
