@@ -161,16 +161,15 @@ export class ServerWebSocket {
 
   async #read(conn: Deno.Conn, reader: FrameReader, head: Uint8Array): Promise<void> {
     if (head.length > 0) reader.write(head.slice());
-    let buffer = new Uint8Array(READ_BYTES);
+    const buffer = new Uint8Array(READ_BYTES);
     try {
       while (this.readyState !== ServerWebSocket.CLOSED) {
         const n = await conn.read(buffer);
         if (n === null) break;
         this.#heard = true;
         if (!reader.isOpen) continue; // after a close or an error: read on, for the peer's close
-        // The receiver keeps views of what it holds: it gets this buffer, reading goes on in a new one.
-        reader.write(buffer.subarray(0, n));
-        buffer = new Uint8Array(READ_BYTES);
+        // The receiver keeps views of what it holds: it gets a copy of what was read.
+        reader.write(buffer.slice(0, n));
       }
     } catch {
       // reset, or closed here
