@@ -160,16 +160,17 @@ export class ServerWebSocket {
   }
 
   async #read(conn: Deno.Conn, reader: FrameReader, head: Uint8Array): Promise<void> {
-    if (head.length > 0) reader.write(head.slice());
-    const buffer = new Uint8Array(READ_BYTES);
+    if (head.length > 0) reader.write(head);
+    let buffer = new Uint8Array(READ_BYTES);
     try {
       while (this.readyState !== ServerWebSocket.CLOSED) {
         const n = await conn.read(buffer);
         if (n === null) break;
         this.#heard = true;
         if (!reader.isOpen) continue; // after a close or an error: read on, for the peer's close
-        // The receiver keeps views of what it holds: it gets a copy of what was read.
-        reader.write(buffer.slice(0, n));
+        // Whole frames are handled at once and the buffer is read into again; the part of a
+        // frame the receiver keeps (views of this buffer) moves reading to a new buffer.
+        if (reader.write(buffer.subarray(0, n))) buffer = new Uint8Array(READ_BYTES);
       }
     } catch {
       // reset, or closed here

@@ -32,6 +32,10 @@ export interface ReceiverLimits {
 /** The bits of `ws`'s Receiver used here. */
 interface WsReceiver {
   write(chunk: Uint8Array): boolean;
+  // Private fields of ws (the same since ws 2), read to know whether it holds views of a chunk.
+  _state?: number;
+  _bufferedBytes?: number;
+  _fragments?: unknown[];
   on(event: string, listener: (...args: never[]) => void): void;
   destroyed: boolean;
   writableEnded: boolean;
@@ -85,8 +89,24 @@ export class FrameReader {
     return !this.#isDone && !this.#receiver.destroyed && !this.#receiver.writableEnded;
   }
 
-  /** Feeds bytes read from the connection; the receiver may keep them, so pass a fresh buffer. */
-  write(chunk: Uint8Array): void {
-    if (this.isOpen) this.#receiver.write(chunk);
+  /**
+   * Feeds bytes read from the connection.
+   * @returns whether the receiver kept views of `chunk` (an unfinished frame):
+   * then `chunk` must not be written over
+   */
+  write(chunk: Uint8Array): boolean {
+    if (!this.isOpen) return false;
+    this.#receiver.write(chunk);
+    return !this.isBetweenMessages;
+  }
+
+  /**
+   * Whether the receiver waits for the first byte of a frame and holds no
+   * fragment: then it keeps no view of what it was given (not even a masking
+   * key). False where ws's private fields are not as expected, which is safe.
+   */
+  get isBetweenMessages(): boolean {
+    const r = this.#receiver;
+    return r._state === 0 && r._bufferedBytes === 0 && r._fragments?.length === 0;
   }
 }

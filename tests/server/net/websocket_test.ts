@@ -366,3 +366,24 @@ Deno.test("the WebSocket port holds one descriptor per client", async () => {
     await server.close();
   }
 });
+
+Deno.test("FrameReader reports when it holds views of a chunk (an unfinished frame), so the read buffer is reused only when it does not", async () => {
+  const { FrameReader } = await import("../../../server/net/ws_receiver.ts");
+  const messages: unknown[] = [];
+  const reader = new FrameReader({ maxPayload: 1000, maxFragments: 10, maxBufferedChunks: 10 }, {
+    message: (data) => messages.push(data),
+    ping: () => {},
+    close: () => {},
+    error: (code) => messages.push(code),
+  });
+  const whole = clientFrame(1, "whole");
+  // A ws release that renamed the fields this relies on fails here (reads would then allocate).
+  assert.equal(reader.write(whole.slice()), false);
+  const split = clientFrame(1, "split");
+  assert.equal(reader.write(split.slice(0, 4)), true, "header and part of the mask");
+  assert.equal(reader.write(split.slice(4, 6)), true, "the mask, no payload yet");
+  assert.equal(reader.write(split.slice(6)), false);
+  assert.equal(reader.write(clientFrame(1, "frag", false)), true, "a fragment is kept");
+  assert.equal(reader.write(clientFrame(0, "ment")), false);
+  assert.deepEqual(messages, ["whole", "split", "fragment"]);
+});
