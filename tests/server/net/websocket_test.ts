@@ -13,7 +13,7 @@ const UPGRADE = "GET /v1 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n" 
   `Connection: Upgrade\r\nSec-WebSocket-Key: ${KEY}\r\nSec-WebSocket-Version: 13\r\n\r\n`;
 
 /** A WebSocket port whose sockets echo text, with the sockets and their close events. */
-function start(options: WebSocketOptions = {}) {
+function start(options: WebSocketOptions = {}, headerTimeoutMs = 2_000) {
   const sockets: ServerWebSocket[] = [];
   const closes: WebSocketCloseEvent[] = [];
   const server = ConnectionServer.listen({
@@ -24,7 +24,7 @@ function start(options: WebSocketOptions = {}) {
       maxConnections: 100,
       maxConnectionsPerAddress: 100,
       localReserve: 100,
-      headerTimeoutMs: 2_000,
+      headerTimeoutMs,
       keepAliveTimeoutMs: 2_000,
     },
     isLocal: isLocalAddress,
@@ -386,4 +386,17 @@ Deno.test("FrameReader reports when it holds views of a chunk (an unfinished fra
   assert.equal(reader.write(clientFrame(1, "frag", false)), true, "a fragment is kept");
   assert.equal(reader.write(clientFrame(0, "ment")), false);
   assert.deepEqual(messages, ["whole", "split", "fragment"]);
+});
+
+Deno.test("the WebSocket port closes a connection whose request head does not end by the header deadline", async () => {
+  const { server } = start({}, 100);
+  const raw = await Raw.open(server.port);
+  try {
+    await raw.write("GET /v1 HTTP/1.1\r\nHost: x\r\n"); // never ends the head
+    assert.equal(await raw.rest(), "");
+    while (server.counts.open > 0) await new Promise((r) => setTimeout(r, 10));
+  } finally {
+    raw.close();
+    await server.close();
+  }
 });
