@@ -8,10 +8,12 @@ import { runPlayerStdio } from "./player/mod.ts";
 import { CLI_COMMANDS, runCli } from "./server/cli.ts";
 import { loadSettings, SERVE_USAGE } from "./server/config.ts";
 import { createLogger } from "./server/log.ts";
-import { startService, VERSION } from "./server/service.ts";
 import { StartupError } from "./server/startup.ts";
 
 async function serve(args: string[]): Promise<void> {
+  // Loaded here, not at the top: the player runs this file too, with read and write permissions
+  // only, and the service's modules need more (npm `ws` reads its environment when loaded).
+  const { startService, VERSION } = await import("./server/service.ts");
   let loaded;
   try {
     loaded = await loadSettings(args);

@@ -139,9 +139,9 @@ async function start(
     headerTimeoutMs: settings.headerTimeoutMs,
     keepAliveTimeoutMs: settings.keepAliveTimeoutMs,
   };
-  const listen = (name: string, port: number, handler: PeerHandler, isRelayed = false) =>
+  const listen = (name: string, port: number, handler: PeerHandler, isWebSocket = false) =>
     ConnectionServer.listen({
-      isRelayed,
+      isWebSocket,
       name,
       hosts: settings.host,
       port,

@@ -5,7 +5,8 @@
  * so idle or half-sent connections could not be counted or timed out. Here
  * the service accepts each connection itself, admits it against the budgets,
  * then hands it to Deno's HTTP engine (the same hyper path `Deno.serve` uses,
- * one connection at a time), and a sweep closes connections past their
+ * one connection at a time), or on the WebSocket port to its own engine
+ * (`serve_websocket.ts`), and a sweep closes connections past their
  * header or keep-alive deadline. When the process runs out of descriptors
  * anyway (an open-files limit below the budgets: macOS starts programs with
  * 256), remote clients' share shrinks to what fits and idle remote
@@ -13,8 +14,8 @@
  * @module
  */
 import { normalizeAddress } from "./address.ts";
-import { type Relay, startRelay } from "./relay.ts";
 import { type ServeOnConnection, serveOnConnection } from "./serve_connection.ts";
+import { serveWebSocketConnection } from "./serve_websocket.ts";
 
 /** The connection a request came on, as handlers see it. */
 export interface Peer {
@@ -61,10 +62,11 @@ export interface ConnectionServerOptions {
   handler: PeerHandler;
   log(level: "debug" | "info" | "warn", message: string): void;
   /**
-   * Serve through a loopback relay (`relay.ts`): needed where requests
-   * upgrade to WebSocket, which Deno's per-connection server cannot carry.
+   * The WebSocket port: each connection carries one request, served by
+   * `serve_websocket.ts`, whose handler may `upgradeWebSocket` it (Deno's
+   * per-connection server cannot carry an upgrade).
    */
-  isRelayed?: boolean;
+  isWebSocket?: boolean;
 }
 
 /** How long a connection answered `Connection: close` stays open for the answer to be read. */
@@ -130,7 +132,6 @@ export class ConnectionServer {
   #options: ConnectionServerOptions;
   #listeners: Deno.Listener[];
   #serve: ServeOnConnection;
-  #relay: Relay | null;
   #connections = new Set<Connection>();
   #remoteCount = 0;
   /** Remote connections admitted: `maxConnections`, lowered when descriptors ran out. */
@@ -149,8 +150,7 @@ export class ConnectionServer {
     this.#options = options;
     this.#listeners = listeners;
     this.#remoteCap = options.limits.maxConnections;
-    this.#relay = options.isRelayed ? startRelay((m) => options.log("warn", m)) : null;
-    this.#serve = this.#relay?.serve ?? serveOnConnection();
+    this.#serve = options.isWebSocket ? serveWebSocketConnection() : serveOnConnection();
     const { headerTimeoutMs, keepAliveTimeoutMs } = options.limits;
     const tick = Math.min(1000, Math.max(20, Math.min(headerTimeoutMs, keepAliveTimeoutMs) / 5));
     this.#sweep = setInterval(() => this.#expire(), tick);
@@ -213,7 +213,6 @@ export class ConnectionServer {
     }
     for (const connection of this.#connections) connection.close();
     await Promise.all(this.#finished);
-    await this.#relay?.close();
   }
 
   async #acceptLoop(listener: Deno.Listener): Promise<void> {

@@ -13,3 +13,5 @@ export {
   type PeerHandler,
 } from "./connections.ts";
 export { listenDatagrams } from "./datagram.ts";
+export { MAX_HEAD_BYTES, upgradeWebSocket } from "./serve_websocket.ts";
+export { ServerWebSocket, type WebSocketCloseEvent, type WebSocketOptions } from "./websocket.ts";

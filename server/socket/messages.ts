@@ -117,7 +117,15 @@ export function errorMessage(
 
 /** A state-update event around a payload already serialized once for every client. */
 export function stateUpdate(seq: number, payloadJson: string): string {
-  return `{"type":"event","event":"state-update","seq":${seq},"payload":${payloadJson}}`;
+  return `${stateUpdatePrefix(seq)}${payloadJson}}`;
+}
+
+/**
+ * The part of a state-update event before its payload: all that differs
+ * between clients (their `seq`). The payload and the closing brace follow.
+ */
+export function stateUpdatePrefix(seq: number): string {
+  return `{"type":"event","event":"state-update","seq":${seq},"payload":`;
 }
 
 /**

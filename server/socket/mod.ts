@@ -6,11 +6,16 @@
 import { checkRequestOrigin } from "../auth/hosts.ts";
 import type { Authenticator } from "../auth/mod.ts";
 import { type Core, CueportError, type UpdateBatch } from "../core/mod.ts";
+import { type ServerWebSocket, upgradeWebSocket } from "../net/mod.ts";
 import { type SharedBatch, SocketClient, type SocketLimits } from "./client.ts";
 import { CloseReasons } from "./messages.ts";
 
 export type { SocketLimits } from "./client.ts";
 export { type CloseReason, CloseReasons } from "./messages.ts";
+
+/** A silent client is pinged after this long, and closed if still silent after as long. */
+const IDLE_TIMEOUT_MS = 30_000;
+const encoder = new TextEncoder();
 
 /** How often the sweep looks at clients that lag or wait, while any does. */
 const SWEEP_MS = 25;
@@ -50,9 +55,8 @@ function badUpgrade(header: string, message: string): CueportError {
 
 /**
  * What is wrong with an upgrade request (RFC 6455 4.2.1), or null. Checked
- * before `Deno.upgradeWebSocket`, which throws a TypeError on a missing key or
- * Connection token (the port answered those 500 with a plain-text body) and
- * lets an invalid key, another version or another method through.
+ * before `upgradeWebSocket`, which (like `Deno.upgradeWebSocket`) checks
+ * nothing but the key's presence.
  */
 function upgradeProblem(request: Request): CueportError | null {
   const connection = request.headers.get("connection");
@@ -122,7 +126,10 @@ export class SocketServer {
     return n;
   }
 
-  /** The `Deno.serve` handler of the WebSocket port. */
+  /**
+   * The handler of the WebSocket port (`ConnectionServer` with `isWebSocket`):
+   * an upgrade request becomes a client, anything else gets a JSON error.
+   */
   handle(request: Request, info: Pick<Deno.ServeHandlerInfo, "remoteAddr">): Response {
     const path = new URL(request.url).pathname;
     if (path !== "/v1" && path !== "/v1/") {
@@ -164,12 +171,21 @@ export class SocketServer {
     }
     // Read the peer before upgrading: the upgrade takes the request over.
     const address = (info.remoteAddr as Deno.NetAddr).hostname;
-    let upgraded: { socket: WebSocket; response: Response };
+    let upgraded: { socket: ServerWebSocket; response: Response };
     try {
-      upgraded = Deno.upgradeWebSocket(request, { idleTimeout: 30 });
+      upgraded = upgradeWebSocket(request, {
+        idleTimeoutMs: IDLE_TIMEOUT_MS,
+        // A message over maxMessageBytes is answered (or closes an unauthenticated client);
+        // over this it is not even read: 1009. The largest message a client may hold is then
+        // its budget, so its memory stays within the bound of `SocketClient`.
+        maxPayload: Math.max(
+          this.#options.limits.maxMessageBytes,
+          this.#options.limits.maxBufferedBytes,
+        ),
+      });
     } catch (error) {
       // Only the request's headers can make it throw, and they were checked above: a 400 all
-      // the same, should a Deno release check more, rather than a plain-text 500.
+      // the same, should a check be added there, rather than a plain-text 500.
       return jsonError(
         400,
         new CueportError(
@@ -187,8 +203,8 @@ export class SocketServer {
       limits: this.#options.limits,
       version: this.#options.version,
       watch: () => this.#watch(),
-      // Once closed it is gone from here, even while a client that does not read keeps the
-      // TCP connection (Deno cannot abort a WebSocket's pending writes).
+      // Once closing it is gone from here; its TCP connection closes at the end of the close
+      // handshake, or after its deadline if the client does not read.
       forget: () => this.#clients.delete(client),
       log: this.#options.log,
     });
@@ -218,9 +234,12 @@ export class SocketServer {
 
   #fanOut(batch: UpdateBatch): void {
     let json: string | undefined;
+    let bytes: Uint8Array | undefined;
     const shared: SharedBatch = {
       batch,
       payloadJson: () => (json ??= JSON.stringify(batch.updates)),
+      // Server frames are not masked: every client is sent these same bytes, encoded once.
+      payloadBytes: () => (bytes ??= encoder.encode(`${shared.payloadJson()}}`)),
     };
     for (const client of this.#clients) client.deliver(shared);
   }

@@ -5,6 +5,7 @@ import {
   type ConnectionLimits,
   ConnectionServer,
   type PeerHandler,
+  upgradeWebSocket,
 } from "../../../server/net/mod.ts";
 import { serveOnConnection } from "../../../server/net/serve_connection.ts";
 
@@ -246,17 +247,17 @@ Deno.test("ConnectionServer.close() right after clients left is safe", async () 
   }
 });
 
-Deno.test("ConnectionServer with isRelayed carries a WebSocket both ways, counted and timed like any connection", async () => {
+Deno.test("ConnectionServer with isWebSocket carries a WebSocket both ways, counted and timed like any connection", async () => {
   const server = ConnectionServer.listen({
     name: "test",
     hosts: ["127.0.0.1"],
     port: 0,
     limits: { ...LIMITS, keepAliveTimeoutMs: 100, headerTimeoutMs: 100 },
     isLocal: isLocalAddress,
-    isRelayed: true,
+    isWebSocket: true,
     log: () => {},
     handler: (request, peer) => {
-      const { socket, response } = Deno.upgradeWebSocket(request);
+      const { socket, response } = upgradeWebSocket(request);
       socket.onmessage = (event) => socket.send(`${peer.address} says ${event.data}`);
       return response;
     },

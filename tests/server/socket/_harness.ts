@@ -7,6 +7,7 @@
 import net from "node:net";
 import { type Authenticator, isLocalAddress } from "../../../server/auth/mod.ts";
 import { Core, CueportError } from "../../../server/core/mod.ts";
+import { ConnectionServer } from "../../../server/net/mod.ts";
 import { PlayerSupervisor } from "../../../server/player_client/mod.ts";
 import { type SocketLimits, SocketServer } from "../../../server/socket/mod.ts";
 import { fixtureDataDir } from "../../_helpers/fixture.ts";
@@ -74,18 +75,31 @@ export async function startSocketServer(
     origins: [],
     log: (line) => logs.push(line),
   });
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    (request, info) => sockets.handle(request, info),
-  );
+  // The WebSocket port as the service runs it, with budgets that never get in the way.
+  const server = ConnectionServer.listen({
+    name: "WebSocket",
+    hosts: ["127.0.0.1"],
+    port: 0,
+    limits: {
+      maxConnections: 1000,
+      maxConnectionsPerAddress: 1000,
+      localReserve: 100,
+      headerTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 10_000,
+    },
+    isLocal: isLocalAddress,
+    isWebSocket: true,
+    handler: (request, peer) => sockets.handle(request, peer),
+    log: () => {},
+  });
   return {
-    port: server.addr.port,
+    port: server.port,
     sockets,
     core,
     logs,
     async stop() {
       sockets.close();
-      await server.shutdown();
+      await server.close();
       await supervisor.stop();
       core.close();
       await Deno.remove(dataDir, { recursive: true });
