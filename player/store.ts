@@ -104,10 +104,14 @@ export class ProjectStore {
   }
 
   /**
-   * Removes the partial copies of imports in every project's `media/`: call
-   * at start only, when no import can be running.
+   * Removes what a killed run left: the partial copies of imports in every
+   * project's `media/`, and the temp files of atomic writes in the data dir
+   * itself (`player.json`, `presets.json`; a project's are removed when it
+   * loads). Call at start only, when no import or write can be running.
+   * Returns how many partial imports it removed.
    */
   async removePartialImports(): Promise<number> {
+    await removeStaleTemps(this.dataDir);
     let removed = 0;
     try {
       for await (const entry of Deno.readDir(`${this.dataDir}/projects`)) {

@@ -38,6 +38,7 @@ function row(overrides: Partial<ProbeResult> = {}): ProbeResult {
     undocumented5xx: 0,
     acked: null,
     lost: null,
+    duplicates: null,
     peakRssMb: { service: 80, player: 100 },
     localServed: null,
     seconds: 1,
@@ -55,6 +56,7 @@ Deno.test("missedTargets() names every missed target with its measurement", () =
       hangs: 2,
       acked: 40,
       lost: 3,
+      duplicates: 2,
       peakRssMb: { service: 941, player: 100 },
       localServed: false,
       inputs: 5,
@@ -65,6 +67,7 @@ Deno.test("missedTargets() names every missed target with its measurement", () =
       "1 crash(es)",
       "2 hang(s)",
       "3 of 40 acknowledged lost",
+      "2 retried key(s) applied more than once",
       "service peak RSS 941 MB (target < 300)",
       "local clients not served throughout",
       "3 player kills (target 15)",
@@ -74,6 +77,7 @@ Deno.test("missedTargets() names every missed target with its measurement", () =
   const table = formatTable([row(), row({ probe: "bad", hangs: 1 })], { seed: 7, mode: "short" });
   assert.match(table, /seed 7/);
   assert.match(table, /^bad .* MISSED$/m);
+  assert.match(table, / dup /);
   assert.match(table, /^total .* 1 MISSED$/m);
 });
 
@@ -102,6 +106,9 @@ for (const probe of PROBES) {
     assert.equal(r.hangs, 0, `hangs${context}`);
     if (r.lost !== null) {
       assert.equal(r.lost, 0, `${r.lost} of ${r.acked} acknowledged lost${context}`);
+    }
+    if (r.duplicates !== null) {
+      assert.equal(r.duplicates, 0, `${r.duplicates} retried key(s) applied twice${context}`);
     }
     for (const role of ["service", "player"] as const) {
       const mb = r.peakRssMb[role];

@@ -6,7 +6,7 @@
  * @module
  */
 import { tempDir } from "./_children.ts";
-import { playerPid, readMemory } from "./_proc.ts";
+import { isRunning, playerPid, readMemory } from "./_proc.ts";
 import { probeGet } from "./_exchange.ts";
 import { type ServiceOptions, ServiceProcess } from "./_service.ts";
 import type { Tally } from "./_tally.ts";
@@ -111,6 +111,33 @@ export class ServiceRun {
       ...extra,
       dataDir: this.#dir.path,
     });
+    this.#playerPid = null;
+    this.#isStopping = false;
+  }
+
+  /**
+   * Power cut: SIGKILLs the service and its player (if one runs) at once,
+   * waits until both are gone, runs `between` on the data dir at rest, then
+   * starts the service again on it. Not counted as a crash.
+   */
+  async kill(between: () => Promise<void> = async () => {}): Promise<void> {
+    await this.#sample();
+    this.#isStopping = true;
+    this.#crashCounted.add(this.#service); // the probe's doing
+    const player = await this.playerPid();
+    for (const pid of [this.#service.pid, player]) {
+      try {
+        if (pid !== null) Deno.kill(pid, "SIGKILL");
+      } catch {
+        // exited meanwhile
+      }
+    }
+    await this.#service.exited;
+    for (let tries = 0; player !== null && tries < 100 && (await isRunning(player)); tries++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await between();
+    this.#service = await ServiceProcess.start({ ...this.#options, dataDir: this.#dir.path });
     this.#playerPid = null;
     this.#isStopping = false;
   }

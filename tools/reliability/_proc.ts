@@ -78,3 +78,14 @@ export class PeakMemory {
     return kb === undefined ? null : Math.round(kb / 1024);
   }
 }
+
+/** Whether `pid` still runs; a zombie (killed, not yet reaped) does not. */
+export async function isRunning(pid: number): Promise<boolean> {
+  const out = await new Deno.Command("ps", {
+    args: ["-o", "stat=", "-p", String(pid)],
+    stdout: "piped",
+    stderr: "null",
+  }).output().catch(() => null);
+  const stat = out ? decoder.decode(out.stdout).trim() : "";
+  return stat !== "" && !stat.startsWith("Z");
+}

@@ -10,6 +10,8 @@ export const TARGETS = {
   fullFuzzInputs: 100_000,
   /** Player kills under edit load in a full run (3 in a short one). */
   fullPlayerKills: 15,
+  /** Kills of the whole service (and its player) under edit load in a full run (2 in a short one). */
+  fullServiceKills: 8,
   /** Peak resident memory of the service and of its player, MB. */
   maxRssMb: 300,
 } as const;
@@ -22,6 +24,9 @@ export function missedTargets(result: ProbeResult): string[] {
   if (result.hangs > 0) missed.push(`${result.hangs} hang(s)`);
   if (result.lost !== null && result.lost > 0) {
     missed.push(`${result.lost} of ${result.acked} acknowledged lost`);
+  }
+  if (result.duplicates !== null && result.duplicates > 0) {
+    missed.push(`${result.duplicates} retried key(s) applied more than once`);
   }
   for (const role of ["service", "player"] as const) {
     const mb = result.peakRssMb[role];
@@ -45,6 +50,7 @@ const COLUMNS = [
   "undoc 5xx",
   "acked",
   "lost",
+  "dup",
   "RSS MB svc/player",
   "local",
   "s",
@@ -62,6 +68,7 @@ function cells(r: ProbeResult): string[] {
     String(r.undocumented5xx),
     na(r.acked),
     na(r.lost),
+    na(r.duplicates),
     `${na(r.peakRssMb.service)}/${na(r.peakRssMb.player)}`,
     r.localServed === null ? "-" : r.localServed ? "yes" : "NO",
     String(r.seconds),
@@ -88,6 +95,7 @@ export function formatTable(
     String(sum((r) => r.undocumented5xx)),
     String(sum((r) => r.acked)),
     String(sum((r) => r.lost)),
+    String(sum((r) => r.duplicates)),
     `${peak("service")}/${peak("player")}`,
     "",
     String(sum((r) => r.seconds)),

@@ -41,6 +41,7 @@ export class Tally {
   hangs = 0;
   acked: number | null = null;
   lost: number | null = null;
+  duplicates: number | null = null;
   localServed: boolean | null = null;
   /** Peaks by role: "service", "player". */
   readonly memory: PeakMemory = new PeakMemory();
@@ -120,6 +121,7 @@ export class Tally {
       undocumented5xx: undocumented,
       acked: this.acked,
       lost: this.lost,
+      duplicates: this.duplicates,
       peakRssMb: { service: this.memory.peakMb("service"), player: this.memory.peakMb("player") },
       localServed: this.localServed,
       seconds,

@@ -40,6 +40,8 @@ export interface ProbeResult {
   acked: number | null;
   /** Acknowledged but not found afterwards. */
   lost: number | null;
+  /** Retried keys applied more than once (extra copies found); null where it does not apply. */
+  duplicates: number | null;
   /** Peak resident memory, MB (VmHWM), of the service and of its player. */
   peakRssMb: { service: number | null; player: number | null };
   /** Whether local clients were served throughout; null where not checked. */

@@ -15,6 +15,7 @@ import { wsFuzz } from "./ws_fuzz.ts";
 import { oscFuzz } from "./osc_fuzz.ts";
 import { playerFuzz } from "./player_fuzz.ts";
 import { playerKill } from "./player_kill.ts";
+import { serviceKill } from "./service_kill.ts";
 import { exhaustion } from "./exhaustion.ts";
 import { slowWsClient } from "./slow_ws_client.ts";
 import { oversizedBodies } from "./oversized_bodies.ts";
@@ -32,6 +33,7 @@ export const PROBES: readonly Probe[] = [
   oscFuzz,
   playerFuzz,
   playerKill,
+  serviceKill,
   exhaustion,
   slowWsClient,
   oversizedBodies,

@@ -1,107 +1,43 @@
 /**
- * Probe `player_kill`: a few clients stream `song.add` edits while the
- * player is SIGKILLed (15 times in a full run, 3 in a short one). Every
- * acknowledged edit's created Song must be in the Project afterwards, read
- * before and after a clean restart of the service.
+ * Probe `player_kill`: four clients stream `song.add` edits, each with its
+ * own `Idempotency-Key`, retried with the same key on 503, 504 and network
+ * errors, while the player is SIGKILLed every 2 s (15 times in a full run, 3
+ * in a short one). Every acknowledged edit's Song must be in the Project, and
+ * no key may be applied twice (each key's title is unique: no title twice),
+ * read before and after a clean restart of the service.
  * @module
  */
-import { ANSWER_WITHIN_MS, type ServiceRun, withService } from "./_harness.ts";
-import type { Tally } from "./_tally.ts";
+import { EditLoad, songsFromService, waitReady } from "./_edit_load.ts";
 import { TARGETS } from "./_report.ts";
+import { withService } from "./_harness.ts";
 import type { Probe, ProbeContext } from "./_types.ts";
 
 const CLIENTS = 4;
-/** An edit waits for the player (playerTimeoutMs, 5 s) at most: answered within that plus 5 s. */
-const EDIT_ANSWER_MS = 5000 + ANSWER_WITHIN_MS;
-const READY_WITHIN_MS = 30_000;
+/** A kill every 2 s, and never before the player has been back a moment. */
+const KILL_EVERY_MS = 2000;
 
 /** The `player_kill` probe. */
 export const playerKill: Probe = {
   name: "player_kill",
-  summary: "SIGKILL the player under a stream of edits; no acknowledged edit may be lost",
+  summary:
+    "SIGKILL the player every 2 s under keyed, retried edits; none acknowledged lost, none applied twice",
   run,
 };
 
-async function waitReady(run: ServiceRun): Promise<boolean> {
-  const deadline = performance.now() + READY_WITHIN_MS;
-  while (performance.now() < deadline) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${run.ports.http}/health`, {
-        signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
-      });
-      if ((await res.json()).ready === true) return true;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return false;
-}
-
-/** The Song ids of the demo Project, once the service answers them (it may be restarting its player). */
-async function songIds(run: ServiceRun): Promise<Set<string>> {
-  const deadline = performance.now() + READY_WITHIN_MS;
-  let last = "";
-  while (performance.now() < deadline) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${run.ports.http}/api/v1/projects/demo/songs`, {
-        signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
-      });
-      const body = await res.json();
-      if (res.status === 200) {
-        return new Set((body.songs as Array<{ songID: string }>).map((s) => s.songID));
-      }
-      last = `${res.status} ${JSON.stringify(body).slice(0, 200)}`;
-    } catch (error) {
-      last = (error as Error).message;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`The Songs could not be read within ${READY_WITHIN_MS} ms: ${last}`);
-}
-
-async function editClient(
-  run: ServiceRun,
-  tally: Tally,
-  client: number,
-  state: { isRunning: boolean; acked: Map<string, string> },
-): Promise<void> {
-  for (let n = 0; state.isRunning; n++) {
-    const title = `Kill probe ${client}-${n}`;
-    tally.inputs++;
-    try {
-      const res = await fetch(`http://127.0.0.1:${run.ports.http}/api/v1/edit`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ name: "song.add", params: { title } }),
-        signal: AbortSignal.timeout(EDIT_ANSWER_MS),
-      });
-      const body = await res.json();
-      if (res.status === 200) {
-        const id = body.edits?.[0]?.created?.songID;
-        if (typeof id === "string") state.acked.set(id, title);
-        else tally.example("answer", `200 without a created songID: ${JSON.stringify(body)}`);
-      } else {
-        tally.answer(res.status, body.error?.code ?? null, "POST /api/v1/edit", () => title);
-        if (res.status === 503) await new Promise((r) => setTimeout(r, 20)); // the player restarts
-      }
-    } catch (error) {
-      if ((error as Error).name === "TimeoutError") {
-        tally.hang(`POST /api/v1/edit: no answer in ${EDIT_ANSWER_MS} ms`);
-      } else if (!(await run.revive())) tally.example("error", (error as Error).message);
-    }
-  }
-}
-
 async function run(context: ProbeContext): Promise<void> {
-  const { tally } = context;
+  const { tally, rng } = context;
   const kills = context.mode === "full" ? TARGETS.fullPlayerKills : 3;
   let done = 0;
   await withService(tally, {}, async (run) => {
-    const state = { isRunning: true, acked: new Map<string, string>() };
-    const clients = Array.from({ length: CLIENTS }, (_, c) => editClient(run, tally, c, state));
+    const load = new EditLoad(run, tally, {
+      clients: CLIENTS,
+      prefix: `Kill probe ${context.seed}`,
+    });
+    let lastKill = performance.now();
     for (let k = 0; k < kills; k++) {
-      await new Promise((r) => setTimeout(r, context.rng.range(300, 1500)));
+      const backAt = performance.now();
+      const at = Math.max(lastKill + KILL_EVERY_MS, backAt + rng.range(200, 600));
+      await new Promise((r) => setTimeout(r, at - performance.now()));
       let pid = await run.playerPid();
       for (let tries = 0; pid === null && tries < 100; tries++) {
         await new Promise((r) => setTimeout(r, 100));
@@ -110,30 +46,35 @@ async function run(context: ProbeContext): Promise<void> {
       if (pid === null) continue;
       run.expectPlayerExits(1);
       Deno.kill(pid, "SIGKILL");
+      lastKill = performance.now();
       done++;
-      if (!(await waitReady(run))) {
-        tally.note(`the player was not back ${READY_WITHIN_MS} ms after kill ${k + 1}`);
-      }
+      if (!(await waitReady(run))) tally.note(`the player was not back 30 s after kill ${k + 1}`);
     }
     await new Promise((r) => setTimeout(r, 500)); // edits after the last restart
-    state.isRunning = false;
-    await Promise.all(clients);
-    tally.acked = state.acked.size;
-    const missing = (ids: Set<string>) => [...state.acked.keys()].filter((id) => !ids.has(id));
-    const before = missing(await songIds(run));
+    await load.stop();
+    tally.acked = load.acked.size;
+    const before = load.audit(await songsFromService(run));
     await run.restart();
     if (!(await waitReady(run))) {
       throw new Error("The service's player was not ready after a restart");
     }
-    const after = missing(await songIds(run));
-    tally.lost = new Set([...before, ...after]).size;
+    const after = load.audit(await songsFromService(run));
+    tally.lost = new Set([...before.missing, ...after.missing]).size;
+    tally.duplicates = Math.max(before.duplicates, after.duplicates);
     tally.note(
-      `${done} kill(s); ${state.acked.size} of ${tally.inputs} edits acknowledged; missing before restart: ${before.length}, after: ${after.length}`,
+      `${done} kill(s); ${load.acked.size} of ${load.sent} keyed edits acknowledged, ${load.retries} retries (${load.unanswered} unanswered in 10 s); missing before restart: ${before.missing.length}, after: ${after.missing.length}; extra copies before: ${before.duplicates}, after: ${after.duplicates}`,
     );
-    if (after.length > 0) {
+    if (after.missing.length > 0) {
       tally.example(
         "lost",
-        after.slice(0, 5).map((id) => `${id} "${state.acked.get(id)}"`).join(", "),
+        after.missing.slice(0, 5).map((id) => `${id} "${load.acked.get(id)}"`).join(", "),
+      );
+    }
+    const repeated = [...before.repeated, ...after.repeated];
+    if (repeated.length > 0) {
+      tally.example(
+        "applied twice",
+        repeated.slice(0, 5).map(([t, n]) => `"${t}" x${n}`).join(", "),
       );
     }
   });

@@ -153,3 +153,17 @@ Deno.test("PlayerApp.open() removes partial imports a killed player left, and no
     await f.close();
   }
 });
+
+Deno.test("PlayerApp.open() removes the temp files a killed write of player.json or presets.json left", async () => {
+  const f = await openFixture();
+  try {
+    await Deno.writeTextFile(`${f.dataDir}/player.json.deadbeef.tmp`, '{"activeProjectId": "sh');
+    await Deno.writeTextFile(`${f.dataDir}/presets.json.0badc0de.tmp`, "[");
+    await Deno.writeTextFile(`${f.dataDir}/notes.tmp`, "not ours");
+    const again = await PlayerApp.open({ dataDir: f.dataDir, clock: new VirtualClock() });
+    await again.close();
+    assert.deepEqual(list(f.dataDir).filter((name) => name.endsWith(".tmp")), ["notes.tmp"]);
+  } finally {
+    await f.close();
+  }
+});
