@@ -11,7 +11,7 @@ import { type Preset, type Project } from "../protocol/model.ts";
 import type { AppState, Camera, Snapshot, StateUpdate } from "../protocol/state.ts";
 import { type AppServices, runAction } from "./actions/mod.ts";
 import { listCameras } from "./cameras.ts";
-import type { Clock } from "./clock.ts";
+import { type Clock, VirtualClock } from "./clock.ts";
 import { ProjectEngine } from "./engine/project_engine.ts";
 import { Refusal } from "./errors.ts";
 import { BUILT_IN_PRESETS } from "./presets.ts";
@@ -22,6 +22,9 @@ import { type EditOptions, Editor } from "./edits/mod.ts";
 import type { Beside } from "./beside.ts";
 import type { EditApplyParams, EditApplyResult } from "../protocol/edits/mod.ts";
 import type { ProjectPatch } from "../protocol/patch.ts";
+import { removeStaleTemps } from "../protocol/atomic_write.ts";
+import { LiveSaver } from "./live_saver.ts";
+import { captureLiveState, LIVE_STATE_FILE, restoreLiveState } from "./live_state.ts";
 
 /** Player name and version reported in the handshake and snapshot. */
 export const PLAYER_INFO = { name: "cueport-player", version: "0.1.0" } as const;
@@ -38,7 +41,20 @@ export interface PlayerOptions {
   historyLimit?: number;
   /** Where problems go (stderr in the bundled player). */
   log?: (level: "info" | "warn" | "error", message: string) => void;
+  /**
+   * Wall time (ms since the epoch) for the live state: a restarted player
+   * moves what played on by the wall time that passed since the last save.
+   * Default `Date.now`; on a `VirtualClock` no time passes unless one is given.
+   */
+  wallNow?: () => number;
 }
+
+/**
+ * Least time between two writes of the live state, ms. A fader stream then
+ * costs the player at most 20 small writes a second; a change is on disk
+ * within this gap plus one write (about a millisecond, no fsync).
+ */
+const LIVE_SAVE_GAP_MS = 50;
 
 /** The application. */
 export class PlayerApp implements AppServices {
@@ -56,12 +72,19 @@ export class PlayerApp implements AppServices {
   #settingsWrite: Promise<void> = Promise.resolve();
   #settingsDirty = false;
   #editor: Editor;
+  #liveSaver: LiveSaver;
 
   private constructor(options: PlayerOptions) {
     this.#options = options;
     this.clock = options.clock;
     this.store = new ProjectStore(options.dataDir);
     this.#recorder = new Recorder(options.dataDir, () => this.clock.now());
+    this.#liveSaver = new LiveSaver({
+      path: `${options.dataDir}/${LIVE_STATE_FILE}`,
+      build: () => captureLiveState(this.#engines, this.#recorder, this.#wallNow() ?? Date.now()),
+      gapMs: LIVE_SAVE_GAP_MS,
+      log: (message) => options.log?.("error", message),
+    });
     this.#editor = new Editor({
       store: this.store,
       builtInPresets: BUILT_IN_PRESETS,
@@ -80,7 +103,9 @@ export class PlayerApp implements AppServices {
 
   /**
    * Loads everything from the data dir (creating the demo project on first
-   * start) and removes the partial copies of imports a previous run did not finish.
+   * start), removes the partial copies of imports and the temp files of
+   * writes a previous run did not finish, and resumes the show that run left
+   * (`live_state.ts`), so the first snapshot already shows it.
    */
   static async open(options: PlayerOptions): Promise<PlayerApp> {
     const app = new PlayerApp(options);
@@ -88,7 +113,11 @@ export class PlayerApp implements AppServices {
     if (removed > 0) {
       options.log?.("info", `Removed ${removed} partial import(s) an interrupted copy left`);
     }
+    // live.json, player.json and presets.json are written here; projects clean their own folder.
+    const temps = await removeStaleTemps(options.dataDir);
+    if (temps > 0) options.log?.("info", `Removed ${temps} temp file(s) interrupted writes left`);
     await app.#load();
+    await app.#restoreLive();
     return app;
   }
 
@@ -206,10 +235,28 @@ export class PlayerApp implements AppServices {
     return message;
   }
 
-  /** Stops recording, timers and pending writes. */
+  /**
+   * Notes a change of the live state that emitted no update (the virtual
+   * clock moved): it is saved soon, off the request path.
+   */
+  liveChanged(): void {
+    this.#liveSaver.markDirty();
+  }
+
+  /** Writes the live state now and waits for it (tests; `close` does it too). */
+  flushLiveState(): Promise<void> {
+    return this.#liveSaver.flush();
+  }
+
+  /**
+   * Stops timers and finishes pending writes. The live state is kept, so a
+   * restarted service resumes the show (and a recording) like a restarted
+   * player does; the recording file notes the gap.
+   */
   async close(): Promise<void> {
-    this.#recorder.stop();
     for (const engine of this.#engines.values()) engine.dispose();
+    await this.#liveSaver.close();
+    this.#recorder.suspend();
     await this.#settingsWrite;
   }
 
@@ -277,6 +324,24 @@ export class PlayerApp implements AppServices {
   #emit(update: StateUpdate): void {
     this.#recorder.log(update);
     this.onUpdate(update);
+    this.#liveSaver.markDirty();
+  }
+
+  /** Wall time for the live state, or null on a virtual clock (no time passes there). */
+  #wallNow(): number | null {
+    if (this.#options.wallNow) return this.#options.wallNow();
+    return this.clock instanceof VirtualClock ? null : Date.now();
+  }
+
+  /** Resumes the show a previous run saved, before anything is served. */
+  async #restoreLive(): Promise<void> {
+    await restoreLiveState(`${this.store.dataDir}/${LIVE_STATE_FILE}`, {
+      engines: this.#engines,
+      recorder: this.#recorder,
+      wallNow: this.#wallNow(),
+      ...(this.#options.log ? { log: this.#options.log } : {}),
+    });
+    this.#appState = { ...this.#appState, recording: this.#recorder.state };
   }
 
   /** Saves settings; writes never overlap and the last state always lands. */

@@ -105,6 +105,8 @@ export function playerMethods(
         throw new RpcError(RpcErrorCode.METHOD_NOT_FOUND, "clock.advance needs a virtual clock");
       }
       clock.advance(parseParams(Method.CLOCK_ADVANCE, params).ms);
+      // Positions moved without an update: the saved ones must follow the clock.
+      app.liveChanged();
       return { now: clock.now() };
     },
     [Method.SHUTDOWN]: (params) => {
