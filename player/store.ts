@@ -2,7 +2,8 @@
  * Projects and settings on disk. Layout under the data dir:
  * `projects/<id>/project.json` with `projects/<id>/media/`, `presets.json`
  * (user presets), `player.json` (active project, app state) and
- * `recordings/`. Every write goes through `writeJsonAtomic`.
+ * `recordings/`. Every write goes through `writeJsonAtomic`. The app keeps
+ * `live.json` there too (`live_state.ts`).
  * @module
  */
 import {
