@@ -60,6 +60,42 @@ export class Recorder {
     });
   }
 
+  /** Milliseconds recorded so far (the offset the next line gets); 0 when not recording. */
+  elapsedMs(): number {
+    return this.#file ? this.#now() - this.#startedAt : 0;
+  }
+
+  /**
+   * Takes up a recording a previous run of the player left (`live_state.ts`):
+   * an armed one is armed again; one in progress goes on in the same file, in
+   * append mode, after a `recording-resumed` line, its offsets continuing from
+   * `ms` plus `gapMs` (the time the player was down). Throws when the file
+   * cannot be opened; the recorder is then idle.
+   */
+  resume(saved: Recording & { ms: number }, gapMs: number): void {
+    if (saved.state === "armed") {
+      this.state = { state: "armed", file: null, startedAt: null };
+      return;
+    }
+    if (saved.state !== "recording" || saved.file === null) return;
+    this.#file = Deno.openSync(`${this.#dataDir}/${saved.file}`, { create: true, append: true });
+    this.#startedAt = this.#now() - saved.ms - gapMs;
+    this.state = { state: "recording", file: saved.file, startedAt: saved.startedAt };
+    const at = new Date().toISOString();
+    this.#write({ ms: Math.round(saved.ms + gapMs), event: "recording-resumed", at });
+  }
+
+  /**
+   * Closes the file of a recording in progress without ending it, at a clean
+   * shutdown: the state stays `recording`, and the next start resumes it.
+   */
+  suspend(): void {
+    if (!this.#file) return;
+    this.#write({ ms: Math.round(this.elapsedMs()), event: "recording-suspended" });
+    this.#file.close();
+    this.#file = null;
+  }
+
   /** Ends a recording in progress and closes its file. */
   stop(): void {
     if (!this.#file) return;

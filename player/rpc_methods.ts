@@ -83,7 +83,7 @@ export function playerMethods(
         projectId: p.projectId ?? null,
       };
       if (p.velocity !== undefined) action.velocity = p.velocity;
-      return app.runActionNow(action);
+      return app.runActionNow(action, p.idempotencyKey);
     },
     [Method.EDIT_APPLY]: (params, context) => {
       const p = parseParams(Method.EDIT_APPLY, params);
@@ -106,6 +106,8 @@ export function playerMethods(
         throw new RpcError(RpcErrorCode.METHOD_NOT_FOUND, "clock.advance needs a virtual clock");
       }
       clock.advance(parseParams(Method.CLOCK_ADVANCE, params).ms);
+      // Positions moved without an update: the saved ones must follow the clock.
+      app.liveChanged();
       return { now: clock.now() };
     },
     [Method.SHUTDOWN]: (params) => {

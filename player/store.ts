@@ -2,7 +2,8 @@
  * Projects and settings on disk. Layout under the data dir:
  * `projects/<id>/project.json` with `projects/<id>/media/`, `presets.json`
  * (user presets), `player.json` (active project, app state) and
- * `recordings/`. Every write goes through `writeJsonAtomic`.
+ * `recordings/`. Every write goes through `writeJsonAtomic`. The app keeps
+ * `live.json` there too (`live_state.ts`).
  * @module
  */
 import {
@@ -104,14 +105,11 @@ export class ProjectStore {
   }
 
   /**
-   * Removes what a killed run left: the partial copies of imports in every
-   * project's `media/`, and the temp files of atomic writes in the data dir
-   * itself (`player.json`, `presets.json`; a project's are removed when it
-   * loads). Call at start only, when no import or write can be running.
-   * Returns how many partial imports it removed.
+   * Removes the partial copies of imports in every project's `media/`: call
+   * at start only, when no import can be running. (`PlayerApp.open` removes
+   * the data dir's temp files; a project's are removed when it loads.)
    */
   async removePartialImports(): Promise<number> {
-    await removeStaleTemps(this.dataDir);
     let removed = 0;
     try {
       for await (const entry of Deno.readDir(`${this.dataDir}/projects`)) {

@@ -96,6 +96,8 @@ export class Editor {
   #histories = new Map<string, History>();
   /** Per Project, the retry keys its edits were applied with (saved with the Project). */
   #appliedKeys = new Map<string, AppliedKey[]>();
+  /** Keys of imports still copying beside the order, with the outcome of their commit. */
+  #copying = new Map<string, Promise<EditApplyResult>>();
   #importing = 0;
 
   /** Builds the editor over `host`. */
@@ -145,6 +147,15 @@ export class Editor {
     if (key !== undefined) {
       const applied = this.#appliedKeys.get(engine.project.id)?.find((k) => k.key === key);
       if (applied) return Promise.resolve(structuredClone(applied.result));
+      // A retry while the first still copies its files (only an import leaves the order):
+      // its turn comes right after the first's commit, and it answers the first's outcome.
+      const first = this.#copying.get(key);
+      if (first) {
+        return new Beside(first.then(
+          (result) => () => structuredClone(result),
+          (error) => () => Promise.reject(error),
+        ));
+      }
     }
     const first = parsed[0]!.spec.name;
     if (first === "project.undo" || first === "project.redo") {
@@ -169,15 +180,30 @@ export class Editor {
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     }).finally(() => this.#importing--);
+    const committed = Promise.withResolvers<EditApplyResult>();
+    committed.promise.catch(() => {}); // only retries that come meanwhile read it
+    if (key !== undefined) {
+      this.#copying.set(key, committed.promise);
+      committed.promise.finally(() => this.#copying.delete(key)).catch(() => {});
+    }
+    staging.catch((error) => committed.reject(error));
     return new Beside(staging.then((jobs) => async () => {
       let target: ProjectEngine;
       try {
         target = this.#host.engine(projectId); // the same Project, even if it was reloaded
       } catch (error) {
         await failJobs(jobs, error, { projectId, emit: (u) => this.#host.emit(u) });
+        committed.reject(error);
         throw error;
       }
-      return await this.#run(target, parsed, jobs, key);
+      try {
+        const result = await this.#run(target, parsed, jobs, key);
+        committed.resolve(result);
+        return result;
+      } catch (error) {
+        committed.reject(error);
+        throw error;
+      }
     }));
   }
 

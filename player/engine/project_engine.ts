@@ -38,6 +38,18 @@ export interface StartOptions {
   reason?: string;
 }
 
+/** A saved show state for `ProjectEngine.adopt`, its ids checked against the Project. */
+export interface AdoptedState {
+  song: { songId: string; state: "playing" | "paused" | "stopped"; position: number } | null;
+  /** Absent: the selection that comes with the Song. */
+  selectedClipId?: string | null;
+  /** Voices as they were when saved; `anchorPos` is the position then. */
+  voices: Omit<Voice, "anchorTime">[];
+  live: LiveValues;
+  /** How long ago (ms) the state held; playing items moved on meanwhile. */
+  elapsedMs: number;
+}
+
 /** The transport of one Project. */
 export class ProjectEngine {
   #project!: Project;
@@ -340,6 +352,28 @@ export class ProjectEngine {
   /** Whether any Clip or the Song is paused. */
   isPaused(): boolean {
     return this.#song?.state === "paused" || this.voices().some((v) => v.state === "paused");
+  }
+
+  /**
+   * Puts back a show state a stopped player saved (`live_snapshot.ts` checks
+   * every id first). Playing items are anchored `elapsedMs` in the past, so
+   * they continue as if the player had never stopped. Emits nothing: the
+   * snapshot read next carries it. Call `settle()` after, so what fell due
+   * meanwhile (ends, cues) happens.
+   */
+  adopt(state: AdoptedState): void {
+    const now = this.#host.clock.now();
+    const since = (playing: boolean) => playing ? now - state.elapsedMs : now;
+    if (state.song) {
+      this.#selectSong(this.song(state.song.songId));
+      const { state: songState, position } = state.song;
+      this.#song!.restore(songState, position, since(songState === "playing"));
+    }
+    if (state.selectedClipId !== undefined) this.#selectedClipId = state.selectedClipId;
+    for (const voice of state.voices) {
+      this.#voices.set(voice.clipId, { ...voice, anchorTime: since(voice.state === "playing") });
+    }
+    this.#live = state.live;
   }
 
   /** Cancels the timer; the engine is no longer used. */

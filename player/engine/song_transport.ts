@@ -68,6 +68,16 @@ export class SongTransport {
     this.#lyricIndex = this.#lyricAt(seconds);
   }
 
+  /**
+   * Puts back a saved state: `position` held at clock time `anchorTime` (a
+   * past time when the Song played on while the player was down); the cue and
+   * lyric cursors follow from the position, as after a seek.
+   */
+  restore(state: ClipState, position: number, anchorTime: number): void {
+    this.seek(position, anchorTime);
+    this.state = state;
+  }
+
   /** Everything reached up to `now`, in order; advances the cue and lyric cursors. */
   due(now: number): SongEvent[] {
     if (this.state !== "playing") return [];

@@ -7,7 +7,7 @@
  */
 import type { StateUpdate } from "../../protocol/state.ts";
 import { type Authenticator, type Grant, requireScope } from "../auth/mod.ts";
-import { type Core, CueportError, type UpdateBatch } from "../core/mod.ts";
+import { checkIdempotencyKey, type Core, CueportError, type UpdateBatch } from "../core/mod.ts";
 import { ServerWebSocket } from "../net/mod.ts";
 import { runQuery } from "./queries.ts";
 import {
@@ -590,12 +590,16 @@ export class SocketClient {
       }
       case "action": {
         requireScope(this.#grant, "control");
-        const { action, base, velocity, projectID } = message;
+        const { action, base, velocity, projectID, idempotencyKey } = message;
         const request: Record<string, unknown> = { name: action.name, params: action.params };
         if (base !== undefined) request.base = base;
         if (velocity !== undefined) request.velocity = velocity;
         if (projectID !== undefined) request.projectID = projectID;
-        return await this.#core.runAction(request);
+        if (idempotencyKey === undefined) return await this.#core.runAction(request);
+        const key = checkIdempotencyKey(idempotencyKey, "idempotencyKey");
+        // Keys are per client, named as HTTP names it (routes/mod.ts).
+        const client = this.#grant?.deviceId ?? this.#grant?.device ?? this.address;
+        return await this.#core.runAction(request, { client, key });
       }
       case "subscribe": {
         const p = message.payload; // already validated (and defaulted) by ClientMessage

@@ -9,33 +9,38 @@ import type { ErrorCodeName } from "../core/mod.ts";
 const Id = z.union([z.string(), z.number()]).optional();
 
 /** `{type: "auth", id?, payload: {token} | {otp, deviceName} | {}}` */
-export const AuthMessage = z.object({
+export const AuthMessage = z.strictObject({
   type: z.literal("auth"),
   id: Id,
-  payload: z.object({
+  payload: z.strictObject({
     token: z.string().optional(),
     otp: z.string().optional(),
     deviceName: z.string().optional(),
   }).default({}),
 });
 
-/** `{id, type: "action", action: {name, params}, base?, velocity?, projectID?}` */
-export const ActionMessage = z.object({
+/**
+ * `{id, type: "action", action: {name, params}, base?, velocity?, projectID?, idempotencyKey?}`:
+ * the fields of `POST /api/v1/action`, with the same spelling (`projectID`).
+ */
+export const ActionMessage = z.strictObject({
   type: z.literal("action"),
   id: Id,
-  action: z.object({ name: z.unknown(), params: z.unknown().optional() }, {
+  action: z.strictObject({ name: z.unknown(), params: z.unknown().optional() }, {
     error: "action must be an object {name, params}",
   }),
   base: z.unknown().optional(),
   velocity: z.unknown().optional(),
   projectID: z.unknown().optional(),
+  /** A retry key, as the HTTP `Idempotency-Key` header (docs/api.md, "Safe retries"). */
+  idempotencyKey: z.unknown().optional(),
 });
 
 /** Narrows the state updates this client receives; omitted fields mean all. */
-export const SubscribeMessage = z.object({
+export const SubscribeMessage = z.strictObject({
   type: z.literal("subscribe"),
   id: Id,
-  payload: z.object({
+  payload: z.strictObject({
     updateTypes: z.array(
       z.enum(["project", "playstate", "clip", "song", "volume", "appState", "presets", "full"]),
     )
@@ -47,10 +52,10 @@ export const SubscribeMessage = z.object({
 });
 
 /** Asks for a `full` state update now. */
-export const FullMessage = z.object({ type: z.literal("full"), id: Id });
+export const FullMessage = z.strictObject({ type: z.literal("full"), id: Id });
 
 /** The query names and their parameters. */
-export const QueryMessage = z.object({
+export const QueryMessage = z.strictObject({
   type: z.literal("query"),
   id: Id,
   query: z.enum([
@@ -69,7 +74,7 @@ export const QueryMessage = z.object({
     "preset",
     "cameras",
   ]),
-  params: z.object({
+  params: z.strictObject({
     projectId: z.string().optional(),
     songId: z.string().optional(),
     ids: z.array(z.string()).optional(),
@@ -79,7 +84,7 @@ export const QueryMessage = z.object({
 });
 
 /** Application-level ping. */
-export const PingMessage = z.object({ type: z.literal("ping"), id: Id });
+export const PingMessage = z.strictObject({ type: z.literal("ping"), id: Id });
 
 /** Every inbound message. */
 export const ClientMessage = z.discriminatedUnion("type", [

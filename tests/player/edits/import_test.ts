@@ -167,3 +167,27 @@ Deno.test("PlayerApp.open() removes the temp files a killed write of player.json
     await f.close();
   }
 });
+
+Deno.test("Editor: an import retried with its key while the first still copies is applied once", async () => {
+  const f = await openFixture();
+  const source = await wav(await Deno.makeTempFile({ suffix: ".wav" }), 4 * 1024 * 1024);
+  try {
+    const params = importing(source, { idempotencyKey: "import-1" });
+    const mediaDir = `${f.dataDir}/projects/show/media`;
+    const before = list(mediaDir).filter((n) => !n.startsWith(".")).length;
+    const first = f.app.startEdits(params, {});
+    const retry = f.app.startEdits(params, {});
+    assert.ok(first instanceof Beside && retry instanceof Beside);
+    // The request loop runs the ordered steps in the order they become ready.
+    const firstResult = await (await first.ready)();
+    const retryResult = await (await retry.ready)();
+    assert.deepEqual(retryResult, firstResult);
+    const files = f.app.snapshot().projects[0]!.files;
+    assert.equal(files.length, 2, "one file imported, not two");
+    const media = list(mediaDir).filter((n) => !n.startsWith("."));
+    assert.equal(media.length, before + 1, `one copy: ${media.join(", ")}`);
+  } finally {
+    await Deno.remove(source);
+    await f.close();
+  }
+});

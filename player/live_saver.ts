@@ -1,0 +1,116 @@
+/**
+ * Keeps one JSON file up to date with a state that changes often (the
+ * player's live state), without ever holding up the code that changes it:
+ * `markDirty()` only sets a flag and, at most once, a timer. The state is
+ * built and written later, off the caller's path; one write is in flight at
+ * a time, and changes made meanwhile go out as one more write of the latest
+ * state when it ends, at least `gapMs` after the previous write began.
+ * @module
+ */
+import { writeFileAtomic, writeFileAtomicSync } from "../protocol/atomic_write.ts";
+
+/** Options of a `LiveSaver`. */
+export interface LiveSaverOptions {
+  /** The file to keep; replaced atomically (temp + rename), without fsync. */
+  path: string;
+  /** The state to write, as it is now. */
+  build: () => unknown;
+  /** Least time between the starts of two writes, ms. */
+  gapMs: number;
+  /** Where a failed write is reported. */
+  log?: (message: string) => void;
+}
+
+/**
+ * Writes a state to a file soon after it changes, coalescing changes.
+ *
+ * @example
+ * ```ts
+ * const saver = new LiveSaver({ path: "/tmp/live.json", build: () => state, gapMs: 50 });
+ * saver.markDirty(); // returns at once; the file follows shortly
+ * await saver.close(); // writes the final state
+ * ```
+ */
+export class LiveSaver {
+  #options: LiveSaverOptions;
+  #isDirty = false;
+  #isClosed = false;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #writing: Promise<void> | null = null;
+  #lastStart = -Infinity;
+
+  /** A saver of `options.build()` to `options.path`; nothing is written until a change. */
+  constructor(options: LiveSaverOptions) {
+    this.#options = options;
+  }
+
+  /** Notes that the state changed; cheap enough to call on every change. */
+  markDirty(): void {
+    if (this.#isDirty || this.#isClosed) return;
+    this.#isDirty = true;
+    if (this.#writing === null) this.#arm();
+  }
+
+  /** Writes the state now (after a write in flight) and waits for it. */
+  async flush(): Promise<void> {
+    while (this.#writing !== null) await this.#writing;
+    this.#disarm();
+    this.#write();
+    await this.#writing;
+  }
+
+  /**
+   * Writes the final state; later changes are not saved. The write is
+   * synchronous (after a write in flight, if any), so a closing player is
+   * done within the task that closes it.
+   */
+  async close(): Promise<void> {
+    const wasClosed = this.#isClosed;
+    this.#isClosed = true;
+    this.#disarm();
+    while (this.#writing !== null) await this.#writing;
+    if (wasClosed) return;
+    try {
+      writeFileAtomicSync(this.#options.path, JSON.stringify(this.#options.build()), {
+        skipFsync: true,
+      });
+    } catch (error) {
+      this.#report(error);
+    }
+  }
+
+  #arm(): void {
+    const wait = Math.max(0, this.#lastStart + this.#options.gapMs - performance.now());
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#write();
+    }, wait);
+  }
+
+  #disarm(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+
+  #write(): void {
+    this.#isDirty = false;
+    this.#lastStart = performance.now();
+    let text: string;
+    try {
+      text = JSON.stringify(this.#options.build());
+    } catch (error) {
+      this.#report(error);
+      return;
+    }
+    this.#writing = writeFileAtomic(this.#options.path, text, { skipFsync: true })
+      .catch((error) => this.#report(error))
+      .finally(() => {
+        this.#writing = null;
+        if (this.#isDirty && !this.#isClosed) this.#arm();
+      });
+  }
+
+  #report(error: unknown): void {
+    this.#options.log?.(`Cannot save the live state: ${(error as Error).message}`);
+  }
+}

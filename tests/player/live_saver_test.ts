@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { LiveSaver } from "../../player/live_saver.ts";
+import { readJsonIfThere, until } from "../_helpers/until.ts";
+
+Deno.test("LiveSaver writes off the caller's path, one write at a time, the latest state next", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/live.json`;
+  let value = 0;
+  let builds = 0;
+  const saver = new LiveSaver({
+    path,
+    build: () => {
+      builds++;
+      return { value };
+    },
+    gapMs: 0,
+  });
+  try {
+    for (value = 1; value <= 1000; value++) saver.markDirty();
+    value = 1000;
+    assert.equal(builds, 0, "nothing is built or written while the caller runs");
+    await until(
+      "the first write",
+      async () => ((await readJsonIfThere(path)) as { value: number })?.value === 1000,
+    );
+    assert.equal(builds, 1, "a burst of changes is one write");
+
+    // Changes during a write wait for it, then go out as one more write.
+    value = 2000;
+    saver.markDirty();
+    await until("the second write to start", () => builds === 2);
+    for (value = 2001; value <= 2100; value++) saver.markDirty();
+    value = 2100;
+    await until(
+      "the last state",
+      async () => ((await readJsonIfThere(path)) as { value: number })?.value === 2100,
+    );
+    assert.ok(builds <= 3, `${builds} writes`);
+    const names = [...Deno.readDirSync(dir)].map((e) => e.name);
+    assert.deepEqual(names, ["live.json"], "no temp file is left");
+  } finally {
+    await saver.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("LiveSaver.close() writes the final state and nothing after it", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/live.json`;
+  let value = "first";
+  const saver = new LiveSaver({ path, build: () => ({ value }), gapMs: 60_000 });
+  try {
+    saver.markDirty(); // written at once: nothing was written for a minute
+    value = "second";
+    saver.markDirty(); // would wait out the gap
+    await saver.close();
+    assert.deepEqual(await readJsonIfThere(path), { value: "second" });
+    value = "late";
+    saver.markDirty();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(await readJsonIfThere(path), { value: "second" });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("LiveSaver reports a failed write and keeps going", async () => {
+  const dir = await Deno.makeTempDir();
+  const logs: string[] = [];
+  const path = `${dir}/missing-parent-is-a-file/live.json`;
+  await Deno.writeTextFile(`${dir}/missing-parent-is-a-file`, "x");
+  const saver = new LiveSaver({
+    path,
+    build: () => ({ ok: true }),
+    gapMs: 0,
+    log: (m) => logs.push(m),
+  });
+  try {
+    saver.markDirty();
+    await until("the error to be logged", () => logs.length === 1);
+    assert.match(logs[0]!, /^Cannot save the live state: /);
+  } finally {
+    await saver.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

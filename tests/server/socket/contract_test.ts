@@ -1,0 +1,49 @@
+import assert from "node:assert/strict";
+import { startTestService } from "../../_helpers/service.ts";
+import { TestSocket } from "../../_helpers/ws_client.ts";
+
+Deno.test("WebSocket refuses unknown fields as HTTP does, naming them", async () => {
+  const svc = await startTestService();
+  const ws = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
+  try {
+    await ws.take();
+    await ws.auth();
+    await ws.request({ type: "action", action: { name: "PLAY_IN" } });
+    // `projectId` is not the action's spelling (`projectID`): refused, nothing stopped.
+    const answer = await ws.request({
+      type: "action",
+      action: { name: "STOP_IN" },
+      projectId: "nope",
+    });
+    assert.equal(answer.type, "error");
+    assert.equal(answer.error.code, "INVALID_MESSAGE");
+    assert.match(answer.error.message, /projectId/);
+    const playing = (await svc.get("/api/v1/projects/show/playstate")).body.song.state;
+    assert.equal(playing, "playing", "the bad message changed nothing");
+    const query = await ws.request({ type: "query", query: "songs", params: { projectID: "x" } });
+    assert.equal(query.error.code, "INVALID_MESSAGE");
+  } finally {
+    await ws.close();
+    await svc.stop();
+  }
+});
+
+Deno.test("WebSocket idempotencyKey: a retried action is applied once and answered with the first outcome", async () => {
+  const svc = await startTestService();
+  const ws = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
+  try {
+    await ws.take();
+    await ws.auth();
+    const mute = { type: "action", action: { name: "MUTE_TOGGLE" }, idempotencyKey: "m-1" };
+    const first = await ws.request(mute);
+    const retry = await ws.request(mute);
+    assert.equal(first.type, "response");
+    assert.deepEqual(retry.data, first.data);
+    assert.equal((await svc.get("/api/v1/app-state")).body.muted, true, "toggled once");
+    const bad = await ws.request({ ...mute, idempotencyKey: "" });
+    assert.equal(bad.error.details.field, "idempotencyKey");
+  } finally {
+    await ws.close();
+    await svc.stop();
+  }
+});
