@@ -1,7 +1,8 @@
 /**
  * Cueport: `cueport [serve]` starts the service, `cueport player` runs the
- * bundled player (the service starts it itself), `cueport pair | devices |
- * revoke` are operator commands against the running service. See README.md.
+ * bundled player (the service starts it itself), and the operator commands
+ * (`CLI_COMMANDS` in server/cli.ts: pair, devices, revoke, approvals, approve,
+ * deny, rotate-key) talk to the running service. See README.md.
  * @module
  */
 import { runPlayerStdio } from "./player/mod.ts";

@@ -1,6 +1,7 @@
 /**
  * Operator commands that talk to the running service over its local-only
- * API: `pair` (prints a one-time code), `devices`, `revoke <deviceId>`.
+ * API (`CLI_USAGE` lists them): pairing codes, devices, approvals, key
+ * rotation. They find the service and its operator credential in its data dir.
  * @module
  */
 import { parseArgs } from "node:util";

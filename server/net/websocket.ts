@@ -43,7 +43,8 @@ export class ServerWebSocket {
   /** CONNECTING until the 101 is written, then OPEN, CLOSING, CLOSED. */
   readyState = 0;
   onopen: (() => void) | null = null;
-  onmessage: ((event: { data: string | Uint8Array }) => void) | null = null;
+  /** A message; `size` is its length in bytes (a text's UTF-8, not its UTF-16 length). */
+  onmessage: ((event: { data: string | Uint8Array; size: number }) => void) | null = null;
   /** Called once, when the TCP connection is closed. */
   onclose: ((event: WebSocketCloseEvent) => void) | null = null;
   #options: Required<WebSocketOptions>;
@@ -147,8 +148,8 @@ export class ServerWebSocket {
     }
     this.#timers.push(setInterval(() => this.#idleCheck(), this.#options.idleTimeoutMs));
     const reader = new FrameReader(this.#options, {
-      message: (data) => {
-        if (this.readyState === ServerWebSocket.OPEN) this.onmessage?.({ data });
+      message: (data, size) => {
+        if (this.readyState === ServerWebSocket.OPEN) this.onmessage?.({ data, size });
       },
       ping: (data) => this.#control(Opcode.pong, data),
       close: (code, reason) => this.#onPeerClose(code, reason),

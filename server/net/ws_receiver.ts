@@ -10,8 +10,8 @@ import { Receiver } from "ws";
 
 /** What a receiver reports; data handlers run synchronously inside `write`. */
 export interface ReceiverEvents {
-  /** A whole message: text (valid UTF-8, decoded) or binary (a copy). */
-  message(data: string | Uint8Array): void;
+  /** A whole message: text (valid UTF-8, decoded) or binary (a copy), and its size in bytes. */
+  message(data: string | Uint8Array, size: number): void;
   ping(data: Uint8Array): void;
   /** The peer's close frame: its code (1005 for none) and reason. */
   close(code: number, reason: string): void;
@@ -69,7 +69,7 @@ export class FrameReader {
     ) => void;
     on("message", (data: Uint8Array, isBinary: boolean) => {
       // `data` may be a view into a read buffer: decode or copy it now.
-      events.message(isBinary ? data.slice() : decoder.decode(data));
+      events.message(isBinary ? data.slice() : decoder.decode(data), data.byteLength);
     });
     on("ping", (data: Uint8Array) => events.ping(data.slice()));
     on("conclude", (code: number, reason: Uint8Array) => {

@@ -77,16 +77,6 @@ const ANSWER_BYTES = 128;
  */
 const FRAME_BYTES = 1024;
 
-function sizeOf(data: unknown): number {
-  return typeof data === "string"
-    ? data.length
-    : data instanceof ArrayBuffer
-    ? data.byteLength
-    : ArrayBuffer.isView(data)
-    ? data.byteLength
-    : 0;
-}
-
 type Filter = { updateTypes?: Set<string>; projectIds?: Set<string>; positions: boolean };
 
 /** What a `SocketClient` is built with. */
@@ -143,7 +133,7 @@ export class SocketClient {
   /** Answers owed and not yet sent, counted as their messages' length plus `ANSWER_BYTES` each. */
   #owedBytes = 0;
   /** Messages that came while over budget, kept unread; `#heldAt` is the next to read. */
-  #held: unknown[] = [];
+  #held: Array<{ data: unknown; cost: number } | undefined> = [];
   #heldAt = 0;
   #heldBytes = 0;
   /** The answer waiting for room (the sweep lets it go). */
@@ -185,7 +175,7 @@ export class SocketClient {
           authRequired: true,
         },
       }));
-    ws.onmessage = (event) => this.#onMessage(event.data);
+    ws.onmessage = (event) => this.#onMessage(event.data, event.size);
     ws.onclose = () => this.#dispose();
   }
 
@@ -389,9 +379,9 @@ export class SocketClient {
     return false;
   }
 
-  #onMessage(data: unknown): void {
+  /** `size` is the message's length in bytes, as it came over the network. */
+  #onMessage(data: unknown, size: number): void {
     if (this.#isClosing) return;
-    const size = sizeOf(data);
     if (!this.#isAuthenticated && size > this.#limits.maxMessageBytes) {
       return this.#closeFor(CloseReasons.tooBig);
     }
@@ -411,7 +401,7 @@ export class SocketClient {
    */
   #hold(data: unknown, cost: number): void {
     if (!this.#isAuthenticated) return this.#closeFor(CloseReasons.notReading);
-    this.#held.push(data);
+    this.#held.push({ data, cost });
     this.#heldBytes += cost;
     if (this.#owedBytes + this.#heldBytes > this.#limits.maxBufferedBytes) {
       return this.#closeFor(CloseReasons.notReading);
@@ -428,9 +418,8 @@ export class SocketClient {
       this.#heldAt < this.#held.length && !this.#isClosing &&
       this.#unsent() + this.#owedBytes <= budget
     ) {
-      const data = this.#held[this.#heldAt];
+      const { data, cost } = this.#held[this.#heldAt]!;
       this.#held[this.#heldAt++] = undefined;
-      const cost = sizeOf(data) + ANSWER_BYTES;
       this.#heldBytes -= cost;
       this.#read(data, cost);
     }
@@ -452,7 +441,7 @@ export class SocketClient {
         ),
       );
     }
-    if (data.length > this.#limits.maxMessageBytes) {
+    if (cost - ANSWER_BYTES > this.#limits.maxMessageBytes) { // its size in bytes
       return this.#reply(
         cost,
         errorMessage(

@@ -47,3 +47,22 @@ Deno.test("WebSocket idempotencyKey: a retried action is applied once and answer
     await svc.stop();
   }
 });
+
+Deno.test("WebSocket counts a message's size in bytes, as documented, not in UTF-16 units", async () => {
+  const svc = await startTestService();
+  const ws = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
+  try {
+    await ws.take();
+    await ws.auth();
+    // 40,000 characters, 80,000 bytes of UTF-8: over the 65,536-byte limit.
+    const text = "é".repeat(40_000);
+    ws.send({ type: "ping", id: "big", pad: text });
+    // Too large to be read, so its id is not known: the error comes with id null.
+    const answer = await ws.take((m) => m.type === "error");
+    assert.equal(answer.error.code, "INVALID_MESSAGE");
+    assert.match(answer.error.message, /Message too large: over 65536 bytes/);
+  } finally {
+    await ws.close();
+    await svc.stop();
+  }
+});
