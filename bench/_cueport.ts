@@ -1,13 +1,8 @@
 /** Starting Cueport as its own process for the benchmarks, and reading its ready line. */
+import { SERVICE_FLAGS } from "../tools/reliability/_service.ts";
 
-const PERMS = [
-  "--allow-net",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run",
-  "--allow-sys",
-];
+/** As shipped: the start task's permissions and V8 flags (the compiled binary embeds them). */
+const PERMS = SERVICE_FLAGS;
 
 /** The first line a process prints. */
 export async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {

@@ -25,8 +25,15 @@ export interface PlayerLauncher {
 /** Options for the bundled player's command line (`protocol/settings.ts`, `PLAYER_SETTINGS`). */
 export type BundledPlayerOptions = PlayerFlagValues;
 
-/** Permissions the bundled player needs under `deno run`: its data dir and camera discovery. */
-export const PLAYER_PERMISSIONS: readonly string[] = ["--allow-read", "--allow-write"];
+/**
+ * Flags of the bundled player under `deno run`: the permissions it needs (its data dir and
+ * camera discovery), and the young generation the compiled binary gives it too (deno.json).
+ */
+export const PLAYER_PERMISSIONS: readonly string[] = [
+  "--allow-read",
+  "--allow-write",
+  "--v8-flags=--max-semi-space-size=8",
+];
 
 function fromFileUrl(url: URL): string {
   const path = decodeURIComponent(url.pathname);

@@ -1,21 +1,12 @@
 /**
  * Starts the real service as a subprocess with `deno run` and the same
- * permission flags the compiled binary embeds, on free ports and a temp
+ * permission and V8 flags the compiled binary embeds, on free ports and a temp
  * data dir, and reads its ready line.
  */
 
-/** The permission flags of `deno task start`, the same the compiled binary embeds. */
-export const SERVICE_PERMISSIONS: string[] = (() => {
-  const config = JSON.parse(Deno.readTextFileSync(new URL("../../deno.json", import.meta.url)));
-  const start = (config.tasks.start as string).split(/\s+/).filter((a) => a.startsWith("--allow"));
-  const compile = (config.tasks.compile as string).split(/\s+/).filter((a) =>
-    a.startsWith("--allow")
-  );
-  if (start.join(" ") !== compile.join(" ")) {
-    throw new Error("start and compile tasks must grant the same permissions");
-  }
-  return start;
-})();
+/** The runtime flags of `deno task start` (permissions, V8 flags): those the compiled binary embeds. */
+export { SERVICE_FLAGS } from "../../tools/reliability/_service.ts";
+import { SERVICE_FLAGS } from "../../tools/reliability/_service.ts";
 
 /** The ready line. */
 export interface ReadyLine {
@@ -58,7 +49,7 @@ export async function startServiceProcess(
     args: [
       ...prefix,
       "run",
-      ...SERVICE_PERMISSIONS,
+      ...SERVICE_FLAGS,
       MAIN,
       "--data-dir",
       dataDir,

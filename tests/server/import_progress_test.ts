@@ -103,7 +103,9 @@ Deno.test("file.import of a large file runs beside actions, with progress, on th
 
     const worst = Math.max(...latencies);
     assert.ok(latencies.length >= 3, `${latencies.length} actions ran during the import`);
-    assert.ok(worst < 500, `actions answered within ${worst.toFixed(0)} ms during the import`);
+    // Not a speed test (a loaded machine flakes those): an action held behind the copy would
+    // wait for all of it, or time out after playerTimeoutMs (5 s) and restart nothing.
+    assert.ok(worst < 5000, `actions answered within ${worst.toFixed(0)} ms during the import`);
     assert.equal(svc.service.supervisor.pid, pid, "the player was not restarted");
     assert.equal(svc.service.supervisor.restarts, 0);
 

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { SERVICE_PERMISSIONS, startServiceProcess } from "../_helpers/service_process.ts";
+import { SERVICE_FLAGS, startServiceProcess } from "../_helpers/service_process.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 /** Runs `main.ts` with the binary's permissions until it exits; its exit code and stderr. */
 async function runMain(args: string[]) {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...SERVICE_PERMISSIONS, MAIN, ...args],
+    args: ["run", ...SERVICE_FLAGS, MAIN, ...args],
     stdout: "piped",
     stderr: "piped",
     env: { RUST_BACKTRACE: "" },

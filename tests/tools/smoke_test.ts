@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { SERVICE_PERMISSIONS } from "../_helpers/service_process.ts";
+import { SERVICE_FLAGS } from "../_helpers/service_process.ts";
 
 const SMOKE = new URL("../../tools/smoke.ts", import.meta.url).pathname;
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-const SERVICE = [Deno.execPath(), "run", ...SERVICE_PERMISSIONS, MAIN];
+const SERVICE = [Deno.execPath(), "run", ...SERVICE_FLAGS, MAIN];
 
 async function smoke(command: string[]) {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {

@@ -1,7 +1,7 @@
 /**
  * Starts the real service as a subprocess, the way `tests/_helpers/service_process.ts`
- * does: `deno run` with the permission flags of `deno task start` (the ones the
- * compiled binary embeds), a data dir, `--host 127.0.0.1` and free ports, then
+ * does: `deno run` with the permission and V8 flags of `deno task start` (the
+ * ones the compiled binary embeds), a data dir, `--host 127.0.0.1` and free ports, then
  * reads its ready line. Tools may not import tests/, hence this copy, which
  * can also restart on the same data dir and lower the open-files limit.
  * @module
@@ -14,13 +14,19 @@ const ROOT = new URL("../../", import.meta.url);
 /** `main.ts` of this repository, as a path. */
 export const MAIN_PATH: string = new URL("main.ts", ROOT).pathname;
 
-/** The permission flags of `deno task start`; it and `deno task compile` must agree. */
-export const SERVICE_PERMISSIONS: string[] = (() => {
+/**
+ * The runtime flags of `deno task start`: its permissions and its V8 flags (the
+ * young generation's size, which the peak RSS figures depend on). It and
+ * `deno task compile`, whose binary embeds them, must agree.
+ */
+export const SERVICE_FLAGS: string[] = (() => {
   const config = JSON.parse(Deno.readTextFileSync(new URL("deno.json", ROOT)));
   const flags = (task: string) =>
-    (config.tasks[task] as string).split(/\s+/).filter((a) => a.startsWith("--allow"));
+    (config.tasks[task] as string).split(/\s+/).filter((a) =>
+      a.startsWith("--allow") || a.startsWith("--v8-flags=")
+    );
   if (flags("start").join(" ") !== flags("compile").join(" ")) {
-    throw new Error("start and compile tasks must grant the same permissions");
+    throw new Error("start and compile tasks must grant the same permissions and V8 flags");
   }
   return flags("start");
 })();
@@ -75,7 +81,7 @@ export class ServiceProcess {
   static async start(options: ServiceOptions): Promise<ServiceProcess> {
     const denoArgs = [
       "run",
-      ...SERVICE_PERMISSIONS,
+      ...SERVICE_FLAGS,
       MAIN_PATH,
       ...["--data-dir", options.dataDir, "--host", "127.0.0.1"],
       ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0"],

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { remoteRequest } from "../../_helpers/remote.ts";
 import { startTestService } from "../../_helpers/service.ts";
-import { SERVICE_PERMISSIONS } from "../../_helpers/service_process.ts";
+import { SERVICE_FLAGS } from "../../_helpers/service_process.ts";
 
 const MAIN = new URL("../../../main.ts", import.meta.url).pathname;
 
 async function cli(...args: string[]) {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...SERVICE_PERMISSIONS, MAIN, ...args],
+    args: ["run", ...SERVICE_FLAGS, MAIN, ...args],
     stdout: "piped",
     env: { CUEPORT_DATA_DIR: "/nonexistent" },
   }).output();

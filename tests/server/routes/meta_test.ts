@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { ACTIONS } from "../../../protocol/actions.ts";
 import { allRoutes } from "../../../server/routes/mod.ts";
+import type { RouteInput } from "../../../server/routes/table.ts";
+import { isStableAnswer } from "../../../server/core/mod.ts";
 import { errorResponse } from "../../../server/routes/errors.ts";
 import http from "node:http";
 import { startTestService } from "../../_helpers/service.ts";
@@ -210,4 +212,33 @@ Deno.test("errorResponse() answers 500 SERVER_ERROR without leaking the error or
     error: { code: "SERVER_ERROR", message: "Internal server error" },
   });
   assert.ok(!text.includes("secret") && !text.includes("at "));
+});
+
+Deno.test("allRoutes() builds the OpenAPI document and the edit schemas once, as stable answers", () => {
+  // Building them with zod per request cost about 10 ms and megabytes of garbage each
+  // (the peak RSS of the http_fuzz reliability probe).
+  const routes = allRoutes({
+    version: "x",
+    startedAt: 0,
+    ports: () => ({ http: 1, ws: 2, osc: 3 }),
+  });
+  const get = (path: string, params: Record<string, string> = {}) => {
+    const route = routes.find((r) => r.method === "GET" && r.path === path)!;
+    return () => route.handle({ params, query: {}, body: undefined } as unknown as RouteInput);
+  };
+  for (
+    const [name, handle] of [
+      ["openapi.json", get("/api/v1/openapi.json")],
+      ["edit/schema", get("/api/v1/edit/schema")],
+      ["edit/schema/:name", get("/api/v1/edit/schema/:name", { name: "clip.update" })],
+    ] as const
+  ) {
+    const first = handle() as object;
+    assert.equal(handle(), first, `${name}: the same object on every request`);
+    assert.ok(isStableAnswer(first), `${name}: its JSON may be cached by identity`);
+  }
+  const all = get("/api/v1/edit/schema")() as { edits: { name: string }[] };
+  const one = get("/api/v1/edit/schema/:name", { name: "clip.update" })();
+  assert.equal(all.edits.find((e) => e.name === "clip.update"), one);
+  assert.throws(get("/api/v1/edit/schema/:name", { name: "clip.explode" }), /No edit named/);
 });
