@@ -7,6 +7,8 @@ export * from "./jsonrpc.ts";
 export * from "./transport.ts";
 export * from "./model.ts";
 export * from "./state.ts";
+export * from "./state_updates.ts";
+export * from "./exact.ts";
 export * from "./actions.ts";
 export * from "./positions.ts";
 export * from "./methods.ts";

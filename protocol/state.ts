@@ -1,130 +1,130 @@
 /**
  * Runtime state the player reports: play states, app state, cameras and the
  * snapshot answered by `state.get`, plus the state updates it pushes.
+ * Declared once as zod schemas (strict: the wire shape exactly); the types
+ * are inferred from them. The service's answers reuse these schemas.
  * @module
  */
-import type { ClipState, Direction, Preset, Project } from "./model.ts";
+import { z } from "zod";
+import { ClipState, Direction, Preset, Project } from "./model.ts";
+import { exact } from "./exact.ts";
 
 /** One Clip that is playing or paused. Stopped Clips are absent. */
-export interface ClipPlay {
-  clipID: string;
-  /** The Song whose list holds the Clip, or null for a background-only Clip. */
-  songID: string | null;
-  state: Exclude<ClipState, "stopped">;
-  /** Seconds from the start of the media. */
-  position: number;
-  duration: number;
-  direction: Direction;
-  loop: boolean;
-  /** Playback speed factor; positions move at this many seconds per second. */
-  speed: number;
-  /** Trigger velocity 0-127. */
-  velocity: number;
-  /** Level factor from velocity and the Clip's Velocity Sensitivity, 0.0-1.0. */
-  gain: number;
-  /** True while a Gate Clip is held. */
-  held: boolean;
-}
+export const ClipPlay = z.strictObject({
+  clipID: z.string(),
+  songID: z.string().nullable().describe(
+    "The Song whose list holds the Clip, or null for a background-only Clip",
+  ),
+  state: ClipState.exclude(["stopped"]),
+  position: z.number().describe("Seconds from the start of the media"),
+  duration: z.number(),
+  direction: Direction,
+  loop: z.boolean(),
+  speed: z.number().describe(
+    "Playback speed factor; positions move at this many seconds per second",
+  ),
+  velocity: z.number().int().min(0).max(127).describe("Trigger velocity 0-127"),
+  gain: z.number().describe(
+    "Level factor from velocity and the Clip's Velocity Sensitivity, 0.0-1.0",
+  ),
+  held: z.boolean().describe("True while a Gate Clip is held"),
+});
 
 /** Transport state of the selected Song (its audio and timeline). */
-export interface SongPlay {
-  songID: string;
-  state: ClipState;
-  position: number;
-  /** Seconds of audio, or of the timeline when the Song has no audio; null if open-ended. */
-  duration: number | null;
-  /** Index of the current lyric line, or -1 before the first. */
-  lyricIndex: number;
-}
+export const SongPlay = z.strictObject({
+  songID: z.string(),
+  state: ClipState,
+  position: z.number(),
+  duration: z.number().nullable().describe(
+    "Seconds of audio, or of the timeline when the Song has no audio; null if open-ended",
+  ),
+  lyricIndex: z.number().int().describe("Index of the current lyric line, or -1 before the first"),
+});
 
 /** Per-project play state: what plays, where, in which direction. */
-export interface PlayState {
-  projectId: string;
-  /** Player clock (ms) at which the positions held; see `playStateAt`. */
-  at: number;
-  activeSongID: string | null;
-  selectedClipID: string | null;
-  song: SongPlay | null;
-  clips: ClipPlay[];
-}
+export const PlayState = z.strictObject({
+  projectId: z.string(),
+  at: z.number().describe("Player clock (ms) at which the positions held; see `playStateAt`"),
+  activeSongID: z.string().nullable(),
+  selectedClipID: z.string().nullable(),
+  song: SongPlay.nullable(),
+  clips: z.array(ClipPlay),
+});
 
 /** Live values set by SET_CONTROL and SET_PARAM; not saved with the project. */
-export interface LiveValues {
-  /** Last value sent to each Control, by letter. */
-  controls: Record<string, number>;
-  /** Parameter overrides by clip id, then parameter name. */
-  params: Record<string, Record<string, number>>;
-}
+export const LiveValues = z.strictObject({
+  controls: z.record(z.string(), z.number()).describe("Last value sent to each Control, by letter"),
+  params: z.record(z.string(), z.record(z.string(), z.number())).describe(
+    "Parameter overrides by clip id, then parameter name",
+  ),
+});
 
 /** Recording state per the spec's state table. */
-export interface Recording {
-  state: "idle" | "armed" | "recording";
-  /** Path of the file being written (or last written), relative to the data dir. */
-  file: string | null;
-  startedAt: string | null;
-}
+export const Recording = z.strictObject({
+  state: z.enum(["idle", "armed", "recording"]),
+  file: z.string().nullable().describe(
+    "Path of the file being written (or last written), relative to the data dir",
+  ),
+  startedAt: z.string().nullable(),
+});
 
 /** The editor window state set by OPEN_EDITOR. */
-export interface EditorState {
-  kind: "effect" | "visualizer";
-  presetId: string;
-  openedAt: string;
-  /** The preset as the editor shows it: edits to it are reflected here. */
-  preset: Preset;
-  /** When an edit last changed the open preset; null until one does. */
-  updatedAt: string | null;
-}
+export const EditorState = z.strictObject({
+  kind: z.enum(["effect", "visualizer"]),
+  presetId: z.string(),
+  openedAt: z.string(),
+  preset: exact(Preset).describe("The preset as the editor shows it: edits to it show here"),
+  updatedAt: z.string().nullable().describe(
+    "When an edit last changed the open preset; null until one does",
+  ),
+});
 
 /** Application-level state (`appState` updates; projectId null). */
-export interface AppState {
-  fullScreen: boolean;
-  muted: boolean;
-  /** Master output level 0.0-1.0. */
-  volume: number;
-  recording: Recording;
-  editor: EditorState | null;
-  /** How many times PANIC reloaded the windows, and when last. */
-  windowReloads: number;
-  lastReloadAt: string | null;
-}
+export const AppState = z.strictObject({
+  fullScreen: z.boolean(),
+  muted: z.boolean(),
+  volume: z.number().describe("Master output level 0.0-1.0"),
+  recording: Recording,
+  editor: EditorState.nullable(),
+  windowReloads: z.number().int().describe("How many times PANIC reloaded the windows"),
+  lastReloadAt: z.string().nullable(),
+});
 
 /** A video input device. */
-export interface Camera {
-  deviceId: string;
-  label: string;
-  isDefault: boolean;
-}
+export const Camera = z.strictObject({
+  deviceId: z.string(),
+  label: z.string(),
+  isDefault: z.boolean(),
+});
 
 /** What the player's plan allows. */
-export interface Entitlements {
-  apiAccess: boolean;
-}
+export const Entitlements = z.strictObject({ apiAccess: z.boolean() });
 
 /** Everything the server's read model holds; the answer to `state.get`. */
-export interface Snapshot {
-  player: { name: string; version: string };
-  /** Player clock (ms) when the snapshot was taken. */
-  now: number;
-  entitlements: Entitlements;
-  activeProjectId: string | null;
-  projects: Project[];
-  playstates: PlayState[];
-  live: Record<string, LiveValues>;
-  appState: AppState;
-  presets: Preset[];
-  cameras: Camera[];
-}
+export const Snapshot = z.strictObject({
+  player: z.strictObject({ name: z.string(), version: z.string() }),
+  now: z.number().describe("Player clock (ms) when the snapshot was taken"),
+  entitlements: Entitlements,
+  activeProjectId: z.string().nullable(),
+  projects: z.array(exact(Project)),
+  playstates: z.array(PlayState),
+  live: z.record(z.string(), LiveValues),
+  appState: AppState,
+  presets: z.array(exact(Preset)),
+  cameras: z.array(Camera),
+});
 
 /** The eight update types of spec section 6. */
-export type UpdateType =
-  | "project"
-  | "playstate"
-  | "clip"
-  | "song"
-  | "volume"
-  | "appState"
-  | "presets"
-  | "full";
+export const UpdateType = z.enum([
+  "project",
+  "playstate",
+  "clip",
+  "song",
+  "volume",
+  "appState",
+  "presets",
+  "full",
+]);
 
 /**
  * `data` of the `project` update `import-progress`: one file of a `file.import`
@@ -132,22 +132,38 @@ export type UpdateType =
  * report to its last; `done` ends it, with the new file's `fileId` when it was
  * imported and `error` when it failed.
  */
-export type ImportProgress = {
-  event: "import-progress";
-  jobId: string;
-  /** The id the file gets (final once `done` without `error`). */
-  fileId: string;
-  /** The name asked for (the stored name may gain " (2)"). */
-  name: string;
-  bytes: number;
-  totalBytes: number;
-  done: boolean;
-  error?: string;
-};
+export const ImportProgress = z.strictObject({
+  event: z.literal("import-progress"),
+  jobId: z.string(),
+  fileId: z.string().describe("The id the file gets (final once `done` without `error`)"),
+  name: z.string().describe('The name asked for (the stored name may gain " (2)")'),
+  bytes: z.number(),
+  totalBytes: z.number(),
+  done: z.boolean(),
+  error: z.string().optional(),
+});
 
-/** One state update in the wire shape. `data.event` names what happened. */
-export interface StateUpdate {
-  updateType: UpdateType;
-  projectId: string | null;
-  data: { event: string; [key: string]: unknown };
-}
+/**
+ * One state update in the wire shape. `data.event` names what happened; its
+ * other fields depend on the event (`state_updates.ts` declares them).
+ */
+export const StateUpdate = z.strictObject({
+  updateType: UpdateType,
+  projectId: z.string().nullable(),
+  data: z.looseObject({ event: z.string() }),
+});
+
+/** Derived types. */
+export type ClipPlay = z.infer<typeof ClipPlay>;
+export type SongPlay = z.infer<typeof SongPlay>;
+export type PlayState = z.infer<typeof PlayState>;
+export type LiveValues = z.infer<typeof LiveValues>;
+export type Recording = z.infer<typeof Recording>;
+export type EditorState = z.infer<typeof EditorState>;
+export type AppState = z.infer<typeof AppState>;
+export type Camera = z.infer<typeof Camera>;
+export type Entitlements = z.infer<typeof Entitlements>;
+export type Snapshot = z.infer<typeof Snapshot>;
+export type UpdateType = z.infer<typeof UpdateType>;
+export type ImportProgress = z.infer<typeof ImportProgress>;
+export type StateUpdate = z.infer<typeof StateUpdate>;

@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { StateUpdate } from "../../protocol/state.ts";
 
 /** One import or upload under way. */
-export const ImportJobView = z.object({
+export const ImportJobView = z.strictObject({
   jobId: z.string().describe("Names the job in every progress update (uploadId for uploads)"),
   projectId: z.string(),
   name: z.string().describe("The file name asked for"),

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { ErrorCode } from "./errors.ts";
 
 /** What `POST /api/v1/action` answers: the normalized request and what the player did. */
-export const ActionResultView = z.object({
+export const ActionResultView = z.strictObject({
   ok: z.literal(true),
   action: z.string(),
   projectId: z.string().nullable().describe("The Project it ran against"),
@@ -21,8 +21,8 @@ export const ActionResultView = z.object({
 });
 
 /** The one error body of every transport. */
-export const ErrorBody = z.object({
-  error: z.object({
+export const ErrorBody = z.strictObject({
+  error: z.strictObject({
     code: z.enum(Object.keys(ErrorCode) as [keyof typeof ErrorCode, ...(keyof typeof ErrorCode)[]]),
     message: z.string(),
     details: z.record(z.string(), z.unknown()).optional(),
@@ -30,16 +30,16 @@ export const ErrorBody = z.object({
 });
 
 /** `GET /health`. */
-export const HealthView = z.object({
+export const HealthView = z.strictObject({
   status: z.enum(["ok", "starting"]),
   ready: z.boolean().describe("The player is up and the API answers"),
   version: z.string(),
   uptimeSeconds: z.number().int(),
-  player: z.object({ name: z.string(), version: z.string() }).nullable(),
+  player: z.strictObject({ name: z.string(), version: z.string() }).nullable(),
 });
 
 /** `POST /api/v1/refresh`. */
-export const RefreshView = z.object({
+export const RefreshView = z.strictObject({
   ok: z.literal(true),
   projects: z.number().int().describe("Projects open after the reload"),
   message: z.string(),

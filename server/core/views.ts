@@ -8,6 +8,7 @@
 import { z } from "zod";
 import {
   ClipOptions,
+  ClipState,
   Control,
   CueAction,
   Direction,
@@ -26,12 +27,13 @@ import type {
   Song,
   Visualizer,
 } from "../../protocol/model.ts";
-import type { PlayState } from "../../protocol/state.ts";
+import { AppState, Camera, PlayState } from "../../protocol/state.ts";
+import { exact } from "../../protocol/exact.ts";
 
 const ParamValue = z.union([z.number(), z.string(), z.boolean()]);
 
 /** One row of the project list. */
-export const ProjectListItemView = z.object({
+export const ProjectListItemView = z.strictObject({
   projectId: z.string(),
   name: z.string(),
   songCount: z.number().int(),
@@ -40,7 +42,7 @@ export const ProjectListItemView = z.object({
 });
 
 /** A media file. */
-export const FileView = z.object({
+export const FileView = z.strictObject({
   fileId: z.string(),
   kind: FileKind,
   name: z.string(),
@@ -52,7 +54,7 @@ export const FileView = z.object({
 });
 
 /** A Clip's stored settings. */
-export const ClipView = z.object({
+export const ClipView = z.strictObject({
   clipID: z.string(),
   name: z.string(),
   songID: z.string().nullable().describe("The Song whose list holds the Clip"),
@@ -64,12 +66,12 @@ export const ClipView = z.object({
   direction: Direction,
   loop: z.boolean(),
   velocitySensitivity: z.number(),
-  options: ClipOptions,
+  options: exact(ClipOptions),
 });
 
 /** A Clip's runtime state: its play state and live parameter values. */
-export const ClipStateView = z.object({
-  state: z.enum(["stopped", "playing", "paused"]),
+export const ClipStateView = z.strictObject({
+  state: ClipState,
   position: z.number().nullable(),
   held: z.boolean(),
   velocity: z.number().int().min(0).max(127).nullable(),
@@ -83,23 +85,23 @@ export const ClipDetailView = ClipView.extend({
   current: ClipStateView,
 });
 
-const CueView = z.object({
+const CueView = z.strictObject({
   cueId: z.string(),
   time: z.number(),
   action: CueAction,
   clipID: z.string(),
 });
-const LyricView = z.object({ time: z.number(), text: z.string() });
+const LyricView = z.strictObject({ time: z.number(), text: z.string() });
 
 /** A Song as listed. */
-export const SongView = z.object({
+export const SongView = z.strictObject({
   songID: z.string(),
   title: z.string(),
   position: z.number().int().describe("Zero-based position in the Project"),
   pgmId: z.string().nullable(),
   clipCount: z.number().int(),
   clipIDs: z.array(z.string()),
-  audio: z.object({ fileId: z.string(), duration: z.number().nullable(), volume: z.number() })
+  audio: z.strictObject({ fileId: z.string(), duration: z.number().nullable(), volume: z.number() })
     .nullable(),
   backgroundClipID: z.string().nullable(),
   timeline: z.array(CueView),
@@ -110,7 +112,7 @@ export const SongView = z.object({
 export const SongDetailView = SongView.extend({ clips: z.array(ClipDetailView) });
 
 /** An Effect of a Project. */
-export const EffectView = z.object({
+export const EffectView = z.strictObject({
   effectId: z.string(),
   name: z.string(),
   type: z.string(),
@@ -121,7 +123,7 @@ export const EffectView = z.object({
 });
 
 /** A Visualizer of a Project. */
-export const VisualizerView = z.object({
+export const VisualizerView = z.strictObject({
   visualizerId: z.string(),
   name: z.string(),
   engine: z.string(),
@@ -132,21 +134,23 @@ export const VisualizerView = z.object({
 });
 
 /** A preset. */
-export const PresetView = z.object({
+export const PresetView = z.strictObject({
   presetId: z.string(),
   kind: z.enum(["effect", "visualizer"]),
   name: z.string(),
   type: z.string().describe("Effect type or Visualizer engine"),
   builtIn: z.boolean(),
-  parameters: z.array(PresetParameter),
+  parameters: z.array(exact(PresetParameter)),
   code: z.string(),
 });
 
 /** A Control's settings. */
-export const ControlView = Control.extend({ controlID: z.string() }).omit({ id: true });
+export const ControlView = exact(
+  Control.omit({ id: true }).extend({ controlID: z.string() }),
+);
 
 /** A Project in full: its document (play state is served apart). */
-export const ProjectView = z.object({
+export const ProjectView = z.strictObject({
   projectId: z.string(),
   name: z.string(),
   revision: z.number().int(),
@@ -158,15 +162,15 @@ export const ProjectView = z.object({
   visualizers: z.array(VisualizerView),
   backgroundClips: z.array(z.string()),
   controls: z.array(ControlView),
-  display: Display,
+  display: exact(Display),
 });
 
 /** Names and counts only. */
-export const ProjectSummaryView = z.object({
+export const ProjectSummaryView = z.strictObject({
   projectId: z.string(),
   name: z.string(),
   active: z.boolean(),
-  counts: z.object({
+  counts: z.strictObject({
     songs: z.number().int(),
     clips: z.number().int(),
     files: z.number().int(),
@@ -174,7 +178,7 @@ export const ProjectSummaryView = z.object({
     visualizers: z.number().int(),
   }),
   songs: z.array(
-    z.object({
+    z.strictObject({
       songID: z.string(),
       title: z.string(),
       position: z.number().int(),
@@ -183,62 +187,16 @@ export const ProjectSummaryView = z.object({
   ),
 });
 
-const ClipPlayView = z.object({
-  clipID: z.string(),
-  songID: z.string().nullable(),
-  state: z.enum(["playing", "paused"]),
-  position: z.number(),
-  duration: z.number(),
-  direction: Direction,
-  loop: z.boolean(),
-  speed: z.number(),
-  velocity: z.number().int().min(0).max(127),
-  gain: z.number(),
-  held: z.boolean(),
-});
-
-/** What plays in a Project. */
-export const PlayStateView = z.object({
-  projectId: z.string(),
-  activeSongID: z.string().nullable(),
-  selectedClipID: z.string().nullable(),
-  song: z.object({
-    songID: z.string(),
-    state: z.enum(["stopped", "playing", "paused"]),
-    position: z.number(),
-    duration: z.number().nullable(),
-    lyricIndex: z.number().int(),
-  }).nullable(),
-  clips: z.array(ClipPlayView),
+/** What plays in a Project: the player's play state without its clock stamp, with Control values. */
+export const PlayStateView = PlayState.omit({ at: true }).extend({
   controls: z.record(z.string(), z.number()).describe("Last value sent to each Control"),
 });
 
 /** A camera. */
-export const CameraView = z.object({
-  deviceId: z.string(),
-  label: z.string(),
-  isDefault: z.boolean(),
-});
+export const CameraView = Camera;
 
-/** Full screen, mute, output level, recording and editor state. */
-export const AppStateSchema = z.object({
-  fullScreen: z.boolean(),
-  muted: z.boolean(),
-  volume: z.number().describe("Master output level 0.0-1.0"),
-  recording: z.object({
-    state: z.enum(["idle", "armed", "recording"]),
-    file: z.string().nullable(),
-    startedAt: z.string().nullable(),
-  }),
-  editor: z.object({
-    kind: z.enum(["effect", "visualizer"]),
-    presetId: z.string(),
-    openedAt: z.string(),
-  })
-    .nullable(),
-  windowReloads: z.number().int(),
-  lastReloadAt: z.string().nullable(),
-});
+/** Full screen, mute, output level, recording and editor state: the player's app state as is. */
+export const AppStateSchema = AppState;
 
 /**
  * Answers that stay the same object until the state they show changes (a

@@ -11,7 +11,7 @@ import { CueportError, EditBody, stableAnswer } from "../core/mod.ts";
 import { multipartBoundary, readFilePart } from "./multipart.ts";
 import type { RouteInput, RouteSpec } from "./table.ts";
 
-const EditOutcomeView = z.object({
+const EditOutcomeView = z.strictObject({
   name: z.string(),
   message: z.string(),
   created: z.record(z.string(), z.string()).optional(),
@@ -19,21 +19,21 @@ const EditOutcomeView = z.object({
 });
 
 /** The answer of an edit or an upload. */
-export const EditResultView = z.object({
+export const EditResultView = z.strictObject({
   ok: z.literal(true),
   projectId: z.string(),
   revision: z.number().int(),
   edits: z.array(EditOutcomeView),
-  changed: z.object({
+  changed: z.strictObject({
     clips: z.array(z.string()),
     songs: z.array(z.string()),
     fields: z.array(z.string()),
     presets: z.array(z.string()),
   }),
-  history: z.object({ undo: z.number().int(), redo: z.number().int() }),
+  history: z.strictObject({ undo: z.number().int(), redo: z.number().int() }),
 });
 
-const EditSchemaView = z.object({
+const EditSchemaView = z.strictObject({
   name: z.string(),
   group: z.string(),
   summary: z.string(),
@@ -216,7 +216,7 @@ export function editRoutes(options: EditRoutesOptions): RouteSpec[] {
       summary: "Every edit with its group, summary and parameters as JSON Schema",
       tag: "edits",
       auth: true,
-      response: z.object({ edits: z.array(EditSchemaView) }),
+      response: z.strictObject({ edits: z.array(EditSchemaView) }),
       handle:
         () => (allSchemaViews ??= stableAnswer({ edits: EDITS.map((e) => schemaOf(e.name)) })),
     },

@@ -9,7 +9,7 @@ import type { RouteSpec } from "./table.ts";
 /** The API version this service implements. */
 export const API_VERSION = "6.0";
 
-const Endpoint = z.object({
+const Endpoint = z.strictObject({
   method: z.string(),
   path: z.string(),
   description: z.string(),
@@ -18,10 +18,10 @@ const Endpoint = z.object({
 
 /** The info answer: its schema and its builder. */
 export const infoView = {
-  schema: z.object({
+  schema: z.strictObject({
     apiVersion: z.literal(API_VERSION),
     appVersion: z.string(),
-    ports: z.object({ http: z.number().int(), ws: z.number().int(), osc: z.number().int() }),
+    ports: z.strictObject({ http: z.number().int(), ws: z.number().int(), osc: z.number().int() }),
     websocket: z.string().describe("WebSocket path on the ws port"),
     endpoints: z.array(Endpoint),
   }),

@@ -103,12 +103,17 @@ function extraErrors(route: RouteSpec): Record<string, string> {
   return extra;
 }
 
-/** The OpenAPI document: its (loose) schema and its builder. */
+/** The OpenAPI document: its schema (the top level; what is below is JSON Schema) and its builder. */
 export const openApiDocument = {
-  schema: z.looseObject({
-    openapi: z.string(),
-    info: z.looseObject({}),
-    paths: z.record(z.string(), z.unknown()),
+  schema: z.strictObject({
+    openapi: z.literal("3.1.0"),
+    servers: z.array(z.strictObject({ url: z.string(), description: z.string() })),
+    info: z.strictObject({ title: z.string(), version: z.string(), description: z.string() }),
+    paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+    components: z.strictObject({
+      schemas: z.record(z.string(), z.unknown()),
+      securitySchemes: z.record(z.string(), z.unknown()),
+    }),
   }),
   build(routes: readonly RouteSpec[], version: string): JsonSchema {
     const paths: Record<string, Record<string, unknown>> = {};

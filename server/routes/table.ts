@@ -73,7 +73,8 @@ export interface RouteSpec {
   handle(input: RouteInput): unknown | Promise<unknown>;
 }
 
-const list = <T extends z.ZodType>(key: string, item: T) => z.object({ [key]: z.array(item) });
+const list = <T extends z.ZodType>(key: string, item: T) =>
+  z.strictObject({ [key]: z.array(item) });
 
 const Scope = z.enum(ALL_SCOPES as ["view", "control", "edit"]);
 
@@ -100,12 +101,16 @@ function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   throw new CueportError("INVALID_MESSAGE", `Invalid ${field}: ${issue.message}`, { field });
 }
 
-const DeviceView = z.object({
+const DeviceView = z.strictObject({
   deviceId: z.string(),
   name: z.string(),
   scopes: z.array(Scope),
   pairedAt: z.string(),
   address: z.string(),
+  origin: z.enum(["pairing", "approval"]).optional().describe(
+    "How it got its token: a one-time code, or the approval of a local client",
+  ),
+  lastUsedAt: z.string().optional().describe("When its token was last accepted"),
 });
 
 /** Static facts `/health` reports. */
@@ -175,7 +180,7 @@ export function routeTable(facts: HealthFacts): RouteSpec[] {
       summary: "The active Project and its play state together",
       tag: "playback",
       auth: true,
-      response: z.object({ project: ProjectView, playstate: PlayStateView }),
+      response: z.strictObject({ project: ProjectView, playstate: PlayStateView }),
       handle: ({ core }) => core.queries.active(),
     },
     {
@@ -305,7 +310,7 @@ export function routeTable(facts: HealthFacts): RouteSpec[] {
       tag: "security",
       auth: true,
       localOnly: true,
-      response: z.object({ otp: z.string(), expiresAt: z.string() }),
+      response: z.strictObject({ otp: z.string(), expiresAt: z.string() }),
       handle: ({ auth }) => {
         const { otp, expiresAt } = auth.codes.issue();
         return { otp, expiresAt: new Date(expiresAt).toISOString() };
@@ -318,7 +323,7 @@ export function routeTable(facts: HealthFacts): RouteSpec[] {
       tag: "security",
       auth: false,
       body: PairBody,
-      response: z.object({
+      response: z.strictObject({
         token: z.string(),
         deviceId: z.string(),
         scopes: z.array(Scope),
@@ -349,7 +354,7 @@ export function routeTable(facts: HealthFacts): RouteSpec[] {
       tag: "security",
       auth: true,
       localOnly: true,
-      response: z.object({ ok: z.literal(true), deviceId: z.string() }),
+      response: z.strictObject({ ok: z.literal(true), deviceId: z.string() }),
       handle: async ({ auth, params }) => {
         const deviceId = params.deviceId!;
         if (!(await auth.devices.revoke(deviceId))) {
@@ -365,7 +370,7 @@ export function routeTable(facts: HealthFacts): RouteSpec[] {
       tag: "security",
       auth: true,
       localOnly: true,
-      response: z.object({ ok: z.literal(true), revoked: z.number().int() }),
+      response: z.strictObject({ ok: z.literal(true), revoked: z.number().int() }),
       handle: async ({ auth }) => {
         const revoked = auth.devices.list().length;
         await auth.rotateKey();
@@ -381,7 +386,7 @@ export function routeTable(facts: HealthFacts): RouteSpec[] {
       localOnly: true,
       response: list(
         "approvals",
-        z.object({
+        z.strictObject({
           requestId: z.string(),
           address: z.string(),
           deviceName: z.string(),
@@ -398,7 +403,11 @@ export function routeTable(facts: HealthFacts): RouteSpec[] {
       auth: true,
       localOnly: true,
       body: ApprovalBody,
-      response: z.object({ ok: z.literal(true), requestId: z.string(), approved: z.boolean() }),
+      response: z.strictObject({
+        ok: z.literal(true),
+        requestId: z.string(),
+        approved: z.boolean(),
+      }),
       handle: ({ auth, params, body }) => {
         const { approve } = parseBody(ApprovalBody, body);
         auth.approvals.decide(params.requestId!, approve);

@@ -1,0 +1,171 @@
+/**
+ * The state updates in detail: for each update type, the `data` of each
+ * event, exactly (strict: an unknown or missing field fails). `StateUpdate`
+ * (state.ts) is the envelope the code passes around; `StateUpdateDetail`
+ * is what a test checks a live update against.
+ * @module
+ */
+import { z } from "zod";
+import { Clip, ClipState, CueAction, Direction, Preset, Song } from "./model.ts";
+import { exact } from "./exact.ts";
+import { AppState, ImportProgress, PlayState, Snapshot } from "./state.ts";
+
+/** An update of one type, its `data` one of `events`. */
+function updateOf<T extends z.ZodType>(updateType: string, projectId: z.ZodType, data: T) {
+  return z.strictObject({ updateType: z.literal(updateType), projectId, data });
+}
+
+/** `data` of a `playstate` update that carries the play state after it. */
+function withPlayState<S extends z.ZodRawShape>(event: string, shape: S) {
+  return z.strictObject({ event: z.literal(event), ...shape, playstate: PlayState });
+}
+
+const Revision = z.number().int();
+
+/** A `full` update: the whole state (`player-ready`, `reloaded`, `requested`, `resync`). */
+export const FullUpdate = updateOf(
+  "full",
+  z.null(),
+  z.strictObject({ event: z.string(), state: Snapshot }),
+);
+
+/** An `appState` update: the app state after the change `event` names. */
+export const AppStateUpdate = updateOf(
+  "appState",
+  z.null(),
+  z.strictObject({ event: z.string(), appState: AppState }),
+);
+
+/** A `volume` update: the output level and mute after a change. */
+export const VolumeUpdate = updateOf(
+  "volume",
+  z.null(),
+  z.strictObject({ event: z.string(), level: z.number(), muted: z.boolean() }),
+);
+
+/** A `playstate` update, by event. */
+export const PlaystateUpdate = updateOf(
+  "playstate",
+  z.string(),
+  z.discriminatedUnion("event", [
+    withPlayState("clip-play-state-changed", {
+      clipID: z.string(),
+      newState: ClipState,
+      previousState: ClipState,
+      reason: z.string(),
+    }),
+    withPlayState("song-play-state-changed", {
+      songID: z.string().nullable(),
+      newState: ClipState,
+      reason: z.string(),
+    }),
+    withPlayState("selection-changed", {
+      songID: z.string().nullable(),
+      clipID: z.string().nullable(),
+    }),
+    withPlayState("clip-seeked", { clipID: z.string(), position: z.number() }),
+    withPlayState("clip-direction-changed", { clipID: z.string(), direction: Direction }),
+    withPlayState("song-seeked", { songID: z.string(), position: z.number() }),
+    withPlayState("lyric-changed", {
+      songID: z.string(),
+      index: z.number().int(),
+      text: z.string(),
+    }),
+    withPlayState("cue-fired", {
+      songID: z.string(),
+      cueId: z.string(),
+      clipID: z.string(),
+      action: CueAction,
+    }),
+    withPlayState("positions", {}),
+    z.strictObject({
+      event: z.literal("control-changed"),
+      controlID: z.string(),
+      value: z.number(),
+    }),
+  ]),
+);
+
+/** A `clip` update: a Clip changed or removed by an edit, or a live parameter written. */
+export const ClipUpdate = updateOf(
+  "clip",
+  z.string(),
+  z.discriminatedUnion("event", [
+    z.strictObject({
+      event: z.literal("clip-changed"),
+      clipID: z.string(),
+      clip: exact(Clip),
+      revision: Revision,
+    }),
+    z.strictObject({ event: z.literal("clip-removed"), clipID: z.string(), revision: Revision }),
+    z.strictObject({
+      event: z.literal("param-changed"),
+      clipID: z.string(),
+      parameter: z.string(),
+      value: z.number(),
+    }),
+  ]),
+);
+
+/** A `song` update: a Song changed (with its position) or removed by an edit. */
+export const SongUpdate = updateOf(
+  "song",
+  z.string(),
+  z.discriminatedUnion("event", [
+    z.strictObject({
+      event: z.literal("song-changed"),
+      songID: z.string(),
+      song: exact(Song),
+      position: z.number().int(),
+      revision: Revision,
+    }),
+    z.strictObject({ event: z.literal("song-removed"), songID: z.string(), revision: Revision }),
+  ]),
+);
+
+/** A `presets` update: the whole preset list after an edit changed some. */
+export const PresetsUpdate = updateOf(
+  "presets",
+  z.null(),
+  z.strictObject({
+    event: z.literal("presets-changed"),
+    changed: z.array(z.string()),
+    presets: z.array(exact(Preset)),
+  }),
+);
+
+/** A `project` update: an edit's patch, or the progress of an import or upload. */
+export const ProjectUpdate = updateOf(
+  "project",
+  z.string(),
+  z.discriminatedUnion("event", [
+    z.strictObject({
+      event: z.literal("project-edited"),
+      revision: Revision,
+      edits: z.array(z.string()),
+      patch: z.record(z.string(), z.unknown()),
+    }),
+    ImportProgress,
+    z.strictObject({
+      event: z.literal("upload-progress"),
+      uploadId: z.string(),
+      name: z.string(),
+      bytes: z.number(),
+      totalBytes: z.number().nullable(),
+      done: z.boolean(),
+      error: z.string().optional(),
+    }),
+  ]),
+);
+
+/** Any state update, its `data` checked exactly against its type and event. */
+export const StateUpdateDetail = z.discriminatedUnion("updateType", [
+  FullUpdate,
+  AppStateUpdate,
+  VolumeUpdate,
+  PlaystateUpdate,
+  ClipUpdate,
+  SongUpdate,
+  PresetsUpdate,
+  ProjectUpdate,
+]);
