@@ -64,6 +64,18 @@ export interface SharedBatch {
 
 const encoder = new TextEncoder();
 
+/**
+ * What each message type runs: an operation of the catalog (`action`, and
+ * `query` by its name), the socket's own `full`, or nothing for the messages
+ * of the session itself (`null`: `auth`, `subscribe`, `ping`).
+ */
+export function socketOperations(): Record<
+  string,
+  AnyOperation | ReadonlyMap<string, AnyOperation> | null
+> {
+  return { auth: null, action: ACTION, subscribe: null, full: FULL, query: QUERIES, ping: null };
+}
+
 /** Message types a client may send, checked once per message without allocating. */
 const TYPES: ReadonlySet<string> = new Set([
   "auth",
