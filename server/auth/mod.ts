@@ -30,6 +30,8 @@ export interface Grant {
   deviceId?: string;
   /** What it may do. */
   scopes?: readonly string[];
+  /** No credential was needed nor checked (a remote client pairing): it gets small budgets. */
+  isAnonymous?: boolean;
 }
 
 /** Decides whether a client is let in. */

@@ -69,3 +69,14 @@ export class CueportError extends Error {
     };
   }
 }
+
+/**
+ * Any thrown value as the service's error: a `CueportError` as it is,
+ * anything else as SERVER_ERROR that leaks neither its message nor its
+ * stack. Every transport maps errors through this, then to its wire.
+ */
+export function asCueportError(error: unknown): CueportError {
+  return error instanceof CueportError
+    ? error
+    : new CueportError("SERVER_ERROR", "Internal server error");
+}

@@ -15,3 +15,4 @@ export type { PlayerConnection } from "./player_connection.ts";
 export * from "./edits.ts";
 export * from "./imports.ts";
 export * from "./idempotency.ts";
+export * from "./operations/mod.ts";

@@ -3,79 +3,10 @@
  * the edit catalog, and `POST /api/v1/files/upload`.
  * @module
  */
-import { z } from "zod";
-import { editJsonSchema, EDITS, EDITS_BY_NAME } from "../../protocol/edits/mod.ts";
-
-import { isLocalAddress } from "../auth/mod.ts";
-import { CueportError, EditBody, stableAnswer } from "../core/mod.ts";
+import type { z } from "zod";
+import { CueportError, operationNamed, type UploadInput } from "../core/mod.ts";
 import { multipartBoundary, readFilePart } from "./multipart.ts";
-import type { RouteInput, RouteSpec } from "./table.ts";
-
-const EditOutcomeView = z.strictObject({
-  name: z.string(),
-  message: z.string(),
-  created: z.record(z.string(), z.string()).optional(),
-  result: z.unknown().optional(),
-});
-
-/** The answer of an edit or an upload. */
-export const EditResultView = z.strictObject({
-  ok: z.literal(true),
-  projectId: z.string(),
-  revision: z.number().int(),
-  edits: z.array(EditOutcomeView),
-  changed: z.strictObject({
-    clips: z.array(z.string()),
-    songs: z.array(z.string()),
-    fields: z.array(z.string()),
-    presets: z.array(z.string()),
-  }),
-  history: z.strictObject({ undo: z.number().int(), redo: z.number().int() }),
-});
-
-const EditSchemaView = z.strictObject({
-  name: z.string(),
-  group: z.string(),
-  summary: z.string(),
-  localOnly: z.boolean(),
-  params: z.record(z.string(), z.unknown()).describe("JSON Schema of the params object"),
-});
-
-const UploadQuery = z.object({
-  name: z.string().optional().describe("File name (required for a raw body)"),
-  projectID: z.string().optional().describe("Target Project; omitted means the active one"),
-});
-
-type EditSchemaView = z.infer<typeof EditSchemaView>;
-
-/**
- * The schema views, each built on first use and then answered as the same
- * (stable) object: the catalog never changes, and zod's JSON Schema
- * conversion cost about 3 ms and a megabyte of garbage per full list.
- */
-const schemaViews = new Map<string, EditSchemaView>();
-let allSchemaViews: { edits: EditSchemaView[] } | undefined;
-
-function schemaOf(name: string): EditSchemaView {
-  const cached = schemaViews.get(name);
-  if (cached) return cached;
-  const spec = EDITS_BY_NAME.get(name);
-  if (!spec) {
-    throw new CueportError(
-      "NOT_FOUND",
-      `No edit named "${name}": GET /api/v1/edit/schema lists them`,
-    );
-  }
-  const view = stableAnswer({
-    name: spec.name,
-    group: spec.group,
-    summary: spec.summary,
-    localOnly: spec.isLocalOnly === true,
-    params: editJsonSchema(spec),
-  });
-  schemaViews.set(spec.name, view);
-  return view;
-}
+import { route, type RouteSpec, type RouteWire } from "./route.ts";
 
 /**
  * The body of an upload, ended with REQUEST_TIMEOUT once a read has waited
@@ -137,9 +68,14 @@ function idleLimited(
   return { body: limited, close };
 }
 
-async function upload(input: RouteInput, options: EditRoutesOptions) {
+/** Decodes an upload (multipart or raw) and runs the upload operation on its bytes. */
+async function upload(
+  request: Request,
+  wire: RouteWire,
+  run: (input: UploadInput) => Promise<unknown>,
+  options: EditRoutesOptions,
+): Promise<unknown> {
   const { maxUploadBytes: maxBytes, uploadIdleTimeoutMs: idleMs = 30_000 } = options;
-  const request = input.request!;
   // A malformed multipart type is refused before a byte of the body is read.
   const boundary = multipartBoundary(request.headers.get("content-type"));
   const length = Number(request.headers.get("content-length") ?? NaN);
@@ -153,7 +89,7 @@ async function upload(input: RouteInput, options: EditRoutesOptions) {
   if (!request.body) {
     throw new CueportError("INVALID_MESSAGE", "Invalid body: empty", { field: "body" });
   }
-  let name = input.query.name;
+  let name = wire.query.name;
   if (!boundary && !name) {
     throw new CueportError(
       "INVALID_MESSAGE",
@@ -169,9 +105,10 @@ async function upload(input: RouteInput, options: EditRoutesOptions) {
       name ??= part.filename;
       chunks = part.chunks;
     }
-    return await input.core.importUpload(chunks, {
-      name: name || "upload",
-      projectId: input.query.projectID ?? null,
+    return await run({
+      chunks,
+      name: name ?? "",
+      projectID: wire.query.projectID,
       maxBytes,
       expectedBytes: Number.isFinite(length) ? length : null,
     });
@@ -197,47 +134,11 @@ export interface EditRoutesOptions {
  */
 export function editRoutes(options: EditRoutesOptions): RouteSpec[] {
   return [
-    {
-      method: "POST",
-      path: "/api/v1/edit",
-      summary: "Apply one edit, or an atomic batch (all or none, one undo step)",
-      tag: "edits",
-      auth: true,
-      scope: "edit",
-      body: EditBody,
-      response: EditResultView,
-      idempotent: true,
-      handle: ({ core, body, address, retry }) =>
-        core.runEdit(body, { isLocal: isLocalAddress(address), ...(retry ? { retry } : {}) }),
-    },
-    {
-      method: "GET",
-      path: "/api/v1/edit/schema",
-      summary: "Every edit with its group, summary and parameters as JSON Schema",
-      tag: "edits",
-      auth: true,
-      response: z.strictObject({ edits: z.array(EditSchemaView) }),
-      handle:
-        () => (allSchemaViews ??= stableAnswer({ edits: EDITS.map((e) => schemaOf(e.name)) })),
-    },
-    {
-      method: "GET",
-      path: "/api/v1/edit/schema/:name",
-      summary: "One edit's parameters as JSON Schema (descriptions, defaults, enums, ranges)",
-      tag: "edits",
-      auth: true,
-      response: EditSchemaView,
-      handle: ({ params }) => schemaOf(params.name!),
-    },
-    {
-      method: "POST",
-      path: "/api/v1/files/upload",
-      summary:
-        "Upload a media file into a Project: multipart/form-data with a file field, or a raw body with ?name=",
-      tag: "edits",
-      auth: true,
-      scope: "edit",
-      query: UploadQuery,
+    route("POST", "/api/v1/edit", "edit"),
+    route("GET", "/api/v1/edit/schema", "editSchemas"),
+    route("GET", "/api/v1/edit/schema/:name", "editSchema"),
+    route("POST", "/api/v1/files/upload", "upload", {
+      query: operationNamed("upload").input as z.ZodObject,
       rawBody: {
         "multipart/form-data": {
           type: "object",
@@ -250,8 +151,7 @@ export function editRoutes(options: EditRoutesOptions): RouteSpec[] {
           description: "The file's bytes; name it with ?name=",
         },
       },
-      response: EditResultView,
-      handle: (input) => upload(input, options),
-    },
+      invoke: (request, wire, run) => upload(request, wire, run, options),
+    }),
   ];
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import type { RouteSpec } from "./table.ts";
+import type { RouteSpec } from "./route.ts";
 
 /** The API version this service implements. */
 export const API_VERSION = "6.0";

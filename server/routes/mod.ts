@@ -5,22 +5,28 @@
  * @module
  */
 import { type Context, Hono } from "hono";
+import { z } from "zod";
 import {
   checkIdempotencyKey,
+  checkInput,
   type Core,
   CueportError,
+  defineOperation,
   isStableAnswer,
+  type OperationContext,
   stableAnswer,
 } from "../core/mod.ts";
 import { checkRequestOrigin } from "../auth/hosts.ts";
 import type { RateLimiter } from "../auth/rate_limit.ts";
-import { isLocalAddress, requireScope } from "../auth/mod.ts";
+import { type Caller, Policy } from "../auth/authorize.ts";
+import { type Grant, isLocalAddress } from "../auth/mod.ts";
 import type { AuthService } from "../auth/service.ts";
 import { withCors } from "./cors.ts";
-import { errorResponse } from "./errors.ts";
+import { errorAnswer, errorResponse } from "./errors.ts";
 import { infoView } from "./info.ts";
 import { openApiDocument } from "./openapi.ts";
-import { type RouteInput, type RouteSpec, routeTable } from "./table.ts";
+import { route, type RouteSpec, type RouteWire } from "./route.ts";
+import { routeTable } from "./table.ts";
 import { editRoutes } from "./edit_routes.ts";
 import { isNestedDeeper } from "../../protocol/json_depth.ts";
 import type { Peer } from "../net/mod.ts";
@@ -58,6 +64,12 @@ export interface HttpAppOptions {
   auth: AuthService;
 }
 
+/**
+ * The operations of the HTTP transport itself: they describe its routes, so
+ * they live with them, not in the core's catalog.
+ */
+export const HTTP_OWN_OPERATIONS: readonly string[] = ["info", "openapi"];
+
 /** The routes with the generated meta routes (info, OpenAPI) appended. */
 export function allRoutes(
   options: Pick<
@@ -66,33 +78,41 @@ export function allRoutes(
   >,
 ): RouteSpec[] {
   const routes = [
-    ...routeTable(options),
+    ...routeTable(),
     ...editRoutes({
       maxUploadBytes: options.maxUploadBytes ?? 2 * 1024 ** 3,
       uploadIdleTimeoutMs: options.uploadIdleTimeoutMs ?? 30_000,
     }),
   ];
   const meta: RouteSpec[] = [
-    {
-      method: "GET",
-      path: "/api/v1/info",
-      summary: "API version, app version, ports and the map of every endpoint",
-      tag: "service",
-      auth: true,
-      response: infoView.schema,
-      handle: () => infoView.build(all, options.version, options.ports()),
-    },
-    {
-      method: "GET",
-      path: "/api/v1/openapi.json",
-      summary: "This API as an OpenAPI 3.1 document",
-      tag: "service",
-      auth: true,
-      response: openApiDocument.schema,
-      // Built once: it depends on the routes alone, and building it with zod took about 10 ms
-      // and megabytes of garbage per request (the http_fuzz probe's peak RSS).
-      handle: () => (openApi ??= stableAnswer(openApiDocument.build(all, options.version))),
-    },
+    route(
+      "GET",
+      "/api/v1/info",
+      defineOperation({
+        name: "info",
+        summary: "API version, app version, ports and the map of every endpoint",
+        tag: "service",
+        kind: "service",
+        input: z.strictObject({}),
+        output: infoView.schema,
+        run: () => infoView.build(all, options.version, options.ports()),
+      }),
+    ),
+    route(
+      "GET",
+      "/api/v1/openapi.json",
+      defineOperation({
+        name: "openapi",
+        summary: "This API as an OpenAPI 3.1 document",
+        tag: "service",
+        kind: "service",
+        input: z.strictObject({}),
+        output: openApiDocument.schema,
+        // Built once: it depends on the routes alone, and building it with zod took about 10 ms
+        // and megabytes of garbage per request (the http_fuzz probe's peak RSS).
+        run: () => (openApi ??= stableAnswer(openApiDocument.build(all, options.version))),
+      }),
+    ),
   ];
   const all = [...routes, ...meta];
   let openApi: object | undefined;
@@ -278,15 +298,54 @@ export function createHttpHandler(
       if (!isLocalAddress(address)) options.rateLimiter.take(address);
       checkRequestOrigin(request, { hosts: options.hosts, origins: options.corsOrigins });
     } catch (error) {
-      const e = error as CueportError;
-      const retry = e.details?.retryAfterSeconds;
-      const headers: Record<string, string> = typeof retry === "number"
-        ? { "retry-after": String(retry) }
-        : {};
-      return Response.json(e.toJSON(), { status: e.status, headers });
+      return errorAnswer(error);
     }
     return handle(request, { address, peer });
   };
+}
+
+/** The caller of one request: its address, and its bearer token when the policy asks for it. */
+class HttpCaller implements Caller {
+  readonly address: string;
+  readonly isLocal: boolean;
+  #c: Context;
+  constructor(address: string, c: Context) {
+    this.address = address;
+    this.isLocal = isLocalAddress(address);
+    this.#c = c;
+  }
+  get token(): string | undefined {
+    return this.#c.req.header("authorization")?.replace(/^Bearer\s+/i, "");
+  }
+}
+
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+/** The declared query parameters that came (`route.query`'s keys). */
+function declaredQuery(c: Context, route: RouteSpec): Record<string, string> {
+  if (!route.query) return NO_PARAMS;
+  const all = c.req.query();
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(route.query.shape)) {
+    if (all[key] !== undefined) picked[key] = all[key];
+  }
+  return picked;
+}
+
+/**
+ * The operation's raw input: the route's own mapping, else the path params
+ * and declared query over the body. A body that is the whole input (an
+ * action, an edit) is passed as it came, without a copy.
+ */
+function rawInput(route: RouteSpec, wire: RouteWire, takesBody: boolean): unknown {
+  if (route.input) return route.input(wire);
+  const hasParams = wire.params !== NO_PARAMS || wire.query !== NO_PARAMS;
+  if (!takesBody) return hasParams ? { ...wire.query, ...wire.params } : {};
+  if (!hasParams) return wire.body;
+  const body = wire.body;
+  return typeof body === "object" && body !== null && !Array.isArray(body)
+    ? { ...body, ...wire.query, ...wire.params }
+    : body;
 }
 
 /** Builds the HTTP app (without CORS; see `createHttpHandler`). */
@@ -294,6 +353,12 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
   const routes = allRoutes(options);
   const limit = options.maxBodyBytes ?? 1024 * 1024;
   const unauthenticatedLimit = Math.min(limit, options.maxUnauthenticatedBodyBytes ?? 16 * 1024);
+  const policy = new Policy({
+    core,
+    authenticator: options.auth.authenticator,
+    isLocalhostExempt: options.auth.settings.localhostAuthExempt,
+  });
+  const facts = { version: options.version, startedAt: options.startedAt };
   const app = new Hono();
   app.onError((error, c) => {
     if (!(error instanceof CueportError)) {
@@ -302,59 +367,53 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
     return errorResponse(error, c);
   });
   for (const route of routes) {
-    app.on(route.method, route.path, (c: Context): Response | Promise<Response> => {
-      const address = (c.env as HttpEnv | undefined)?.address ?? "127.0.0.1";
-      if (route.path !== "/health") core.requireApiAccess();
-      const isLocal = isLocalAddress(address);
-      if (route.localOnly && !isLocal) {
-        throw new CueportError(
-          "LOCAL_ONLY",
-          `${route.method} ${route.path} is only for clients on this machine`,
-        );
-      }
-      // Local clients are exempt (unless localhostAuthExempt is off) and pay nothing.
-      if (route.auth && !(isLocal && options.auth.settings.localhostAuthExempt)) {
-        const token = c.req.header("authorization")?.replace(/^Bearer\s+/i, "");
-        const scope = route.scope ?? (route.method === "GET" ? "view" : "control");
-        return options.auth.authenticator.authenticate({ address, token }).then((grant) => {
-          requireScope(grant, scope);
-          return run(c, address, limit, grant.deviceId ?? grant.device);
-        });
-      }
-      // Before authentication a remote client gets a small body (pairing needs little).
-      return run(c, address, isLocal ? limit : unauthenticatedLimit, isLocal ? "local" : address);
-    });
+    const operation = route.operation;
     const hasParams = route.path.includes(":");
-    const run = (
-      c: Context,
-      address: string,
-      bodyLimit: number,
-      client: string,
-    ): Response | Promise<Response> => {
-      const key = route.idempotent ? c.req.header("idempotency-key") : undefined;
-      const input: RouteInput = {
-        auth: options.auth,
-        address,
+    // POST routes read their JSON body (within the limit) even when the operation takes none.
+    const readsBody = route.method === "POST" && !route.invoke;
+    const takesBody = route.body !== undefined;
+    const run = (c: Context, caller: HttpCaller, grant: Grant): Response | Promise<Response> => {
+      const ctx: OperationContext = {
         core,
-        params: hasParams ? c.req.param() : {},
-        query: route.query ? c.req.query() : {},
-        body: undefined as unknown,
+        auth: options.auth,
+        facts,
+        address: caller.address,
+        isLocal: caller.isLocal,
       };
+      const key = route.idempotent ? c.req.header("idempotency-key") : undefined;
       if (key !== undefined) {
-        input.retry = { client, key: checkIdempotencyKey(key, "Idempotency-Key") };
+        ctx.retry = {
+          client: grant.deviceId ?? grant.device,
+          key: checkIdempotencyKey(key, "Idempotency-Key"),
+        };
       }
-      if (route.rawBody) {
-        return Promise.resolve(route.handle({ ...input, request: c.req.raw })).then(jsonResponse);
+      const wire: RouteWire = {
+        params: hasParams ? c.req.param() : NO_PARAMS,
+        query: declaredQuery(c, route),
+        body: undefined,
+      };
+      if (route.invoke) {
+        return route.invoke(c.req.raw, wire, (input) => Promise.resolve(operation.run(ctx, input)))
+          .then(jsonResponse);
       }
-      if (route.method === "POST") {
-        return readJsonBody(c, bodyLimit).then((body) => route.handle({ ...input, body })).then(
-          jsonResponse,
-        );
+      if (readsBody) {
+        // Before authentication a remote client gets a small body (pairing needs little).
+        return readJsonBody(c, grant.isAnonymous ? unauthenticatedLimit : limit).then((body) => {
+          wire.body = body;
+          return operation.run(ctx, checkInput(operation, rawInput(route, wire, takesBody)));
+        }).then(jsonResponse);
       }
-      // Reads stay synchronous: no promise per request unless the route needs one.
-      const result = route.handle(input);
+      // Reads stay synchronous: no promise per request unless the operation needs one.
+      const result = operation.run(ctx, checkInput(operation, rawInput(route, wire, false)));
       return result instanceof Promise ? result.then(jsonResponse) : jsonResponse(result);
     };
+    app.on(route.method, route.path, (c: Context): Response | Promise<Response> => {
+      const caller = new HttpCaller((c.env as HttpEnv | undefined)?.address ?? "127.0.0.1", c);
+      const grant = policy.authorize(caller, operation, route.label);
+      return grant instanceof Promise
+        ? grant.then((g) => run(c, caller, g))
+        : run(c, caller, grant);
+    });
   }
   const patterns = pathPatterns(routes);
   app.notFound((c) => {

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { ACTIONS, type ParamKind } from "../../protocol/actions.ts";
 import { ErrorBody } from "../core/mod.ts";
 import { API_VERSION } from "./info.ts";
-import type { RouteSpec } from "./table.ts";
+import type { RouteSpec } from "./route.ts";
 
 type JsonSchema = Record<string, unknown>;
 

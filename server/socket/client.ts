@@ -5,16 +5,29 @@
  * handling.
  * @module
  */
+import { z } from "zod";
 import type { StateUpdate } from "../../protocol/state.ts";
-import { type Authenticator, type Grant, requireScope } from "../auth/mod.ts";
-import { checkIdempotencyKey, type Core, CueportError, type UpdateBatch } from "../core/mod.ts";
+import { type Authenticator, type Grant, isLocalAddress } from "../auth/mod.ts";
+import type { Caller, Policy } from "../auth/authorize.ts";
+import {
+  type AnyOperation,
+  checkIdempotencyKey,
+  checkInput,
+  type Core,
+  CueportError,
+  defineOperation,
+  type OperationContext,
+  operationNamed,
+  operationsOfKind,
+  type UpdateBatch,
+} from "../core/mod.ts";
 import { ServerWebSocket } from "../net/mod.ts";
-import { runQuery } from "./queries.ts";
 import {
   ClientMessage,
   type CloseReason,
   CloseReasons,
   errorMessage,
+  errorOf,
   type MessageId,
   response,
   stateUpdate,
@@ -51,6 +64,18 @@ export interface SharedBatch {
 
 const encoder = new TextEncoder();
 
+/**
+ * What each message type runs: an operation of the catalog (`action`, and
+ * `query` by its name), the socket's own `full`, or nothing for the messages
+ * of the session itself (`null`: `auth`, `subscribe`, `ping`).
+ */
+export function socketOperations(): Record<
+  string,
+  AnyOperation | ReadonlyMap<string, AnyOperation> | null
+> {
+  return { auth: null, action: ACTION, subscribe: null, full: FULL, query: QUERIES, ping: null };
+}
+
 /** Message types a client may send, checked once per message without allocating. */
 const TYPES: ReadonlySet<string> = new Set([
   "auth",
@@ -61,6 +86,29 @@ const TYPES: ReadonlySet<string> = new Set([
   "ping",
 ]);
 const TYPE_LIST = [...TYPES].join(", ");
+
+/** The `query` names: the query operations of the core's catalog. */
+const QUERIES = operationsOfKind("query");
+const QUERY_LIST = [...QUERIES.keys()].join(", ");
+/** What an `action` message runs. */
+const ACTION = operationNamed("action");
+
+/**
+ * The socket's own operation: a `full` snapshot pushed on this connection.
+ * It lives with the transport (it describes the connection's stream); the
+ * policy guards it like any read.
+ */
+export const FULL: AnyOperation = defineOperation({
+  name: "full",
+  summary: "Send this client a full state update now",
+  tag: "playback",
+  kind: "service",
+  input: z.strictObject({}),
+  output: z.object({ seq: z.number().int() }),
+  run: () => {
+    throw new Error("Served by the socket client itself");
+  },
+});
 
 /**
  * What an answer owed to a message is counted as before it is sent, beyond the
@@ -85,6 +133,8 @@ export interface SocketClientOptions {
   address: string;
   core: Core;
   auth: Authenticator;
+  /** Decides what this client may run, once it has authenticated. */
+  policy: Policy;
   limits: SocketLimits;
   version: string;
   /** Asks the server's sweep to call `sweep()` until it returns false. */
@@ -122,7 +172,11 @@ export class SocketClient {
   #isAuthenticated = false;
   /** The paired device behind this connection, if any. */
   deviceId: string | null = null;
-  #grant: Grant = { device: "" };
+  /** Who this client is, for the policy; its grant once authenticated. */
+  #caller: Caller;
+  #policy: Policy;
+  /** What its operations run with. */
+  #ctx: OperationContext;
   #seq = 0;
   #filter: Filter | null = null;
   #tokens: number;
@@ -157,6 +211,10 @@ export class SocketClient {
     this.address = options.address;
     this.#core = options.core;
     this.#auth = options.auth;
+    this.#policy = options.policy;
+    const isLocal = isLocalAddress(options.address);
+    this.#caller = { address: options.address, isLocal, grant: { device: "" } };
+    this.#ctx = { core: options.core, address: options.address, isLocal };
     this.#limits = options.limits;
     this.#watch = options.watch;
     this.#forget = options.forget;
@@ -523,9 +581,7 @@ export class SocketClient {
       this.#owedBytes -= cost;
       if (outcome) {
         const { data, error } = outcome;
-        this.#send(
-          error ? errorMessage(id, error.code, error.message, error.details) : response(id, data),
-        );
+        this.#send(error ? errorOf(id, error) : response(id, data));
       }
       if (this.#isAuthOverdue && !this.#isAuthenticated && this.#authsRunning === 0) {
         this.#closeFor(CloseReasons.authTimeout);
@@ -534,7 +590,7 @@ export class SocketClient {
   }
 
   /** Runs a message; never throws. */
-  async #outcome(message: ClientMessage): Promise<{ data?: unknown; error?: CueportError }> {
+  async #outcome(message: ClientMessage): Promise<{ data?: unknown; error?: unknown }> {
     if (!this.#isAuthenticated && message.type !== "auth") {
       return {
         error: new CueportError(
@@ -546,12 +602,14 @@ export class SocketClient {
     try {
       return { data: await this.#handle(message) };
     } catch (error) {
-      return {
-        error: error instanceof CueportError
-          ? error
-          : new CueportError("SERVER_ERROR", "Internal server error"),
-      };
+      return { error };
     }
+  }
+
+  /** The policy for an authenticated client: plan, local-only, scope of its grant. */
+  #authorize(operation: AnyOperation): void {
+    // Synchronous: the caller carries its grant, so no token is verified here.
+    this.#policy.authorize(this.#caller, operation);
   }
 
   async #handle(message: ClientMessage): Promise<unknown> {
@@ -573,12 +631,12 @@ export class SocketClient {
         this.#isAuthenticated = true;
         this.#isAuthOverdue = false;
         clearTimeout(this.#authTimer);
-        this.#grant = grant;
+        this.#caller.grant = grant;
         this.deviceId = grant.deviceId ?? null;
         return grant.token ? { authenticated: true, token: grant.token } : { authenticated: true };
       }
       case "action": {
-        requireScope(this.#grant, "control");
+        this.#authorize(ACTION);
         const { action, base, velocity, projectID, idempotencyKey } = message;
         const request: Record<string, unknown> = { name: action.name, params: action.params };
         if (base !== undefined) request.base = base;
@@ -587,7 +645,8 @@ export class SocketClient {
         if (idempotencyKey === undefined) return await this.#core.runAction(request);
         const key = checkIdempotencyKey(idempotencyKey, "idempotencyKey");
         // Keys are per client, named as HTTP names it (routes/mod.ts).
-        const client = this.#grant?.deviceId ?? this.#grant?.device ?? this.address;
+        const grant = this.#caller.grant!;
+        const client = grant.deviceId ?? grant.device;
         return await this.#core.runAction(request, { client, key });
       }
       case "subscribe": {
@@ -606,13 +665,22 @@ export class SocketClient {
         };
       }
       case "full":
-        requireScope(this.#grant, "view");
+        this.#authorize(FULL);
         this.#core.requireReady();
         this.#sendFull("requested");
         return { seq: this.#seq };
-      case "query":
-        requireScope(this.#grant, "view");
-        return runQuery(this.#core, message.query, message.params);
+      case "query": {
+        const operation = QUERIES.get(message.query);
+        if (!operation) {
+          throw new CueportError(
+            "INVALID_MESSAGE",
+            `Invalid query: no query named ${JSON.stringify(message.query)}: use ${QUERY_LIST}`,
+            { field: "query" },
+          );
+        }
+        this.#authorize(operation);
+        return operation.run(this.#ctx, checkInput(operation, message.params ?? {}, "params."));
+      }
       case "ping":
         return { pong: true, time: Date.now() };
     }

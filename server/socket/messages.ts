@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import type { ErrorCodeName } from "../core/mod.ts";
+import { asCueportError, type ErrorCodeName } from "../core/mod.ts";
 
 const Id = z.union([z.string(), z.number()]).optional();
 
@@ -54,33 +54,15 @@ export const SubscribeMessage = z.strictObject({
 /** Asks for a `full` state update now. */
 export const FullMessage = z.strictObject({ type: z.literal("full"), id: Id });
 
-/** The query names and their parameters. */
+/**
+ * A query: `query` names a query operation of the core's catalog, `params`
+ * is its input, checked by the operation's own schema (as HTTP checks it).
+ */
 export const QueryMessage = z.strictObject({
   type: z.literal("query"),
   id: Id,
-  query: z.enum([
-    "projects",
-    "project",
-    "summary",
-    "playstate",
-    "active",
-    "appState",
-    "songs",
-    "song",
-    "clips",
-    "effects",
-    "visualizers",
-    "presets",
-    "preset",
-    "cameras",
-  ]),
-  params: z.strictObject({
-    projectId: z.string().optional(),
-    songId: z.string().optional(),
-    ids: z.array(z.string()).optional(),
-    kind: z.string().optional(),
-    presetId: z.string().optional(),
-  }).default({}),
+  query: z.string(),
+  params: z.unknown().optional(),
 });
 
 /** Application-level ping. */
@@ -104,6 +86,17 @@ export type MessageId = string | number | undefined;
 /** `{type: "response", id, data}` */
 export function response(id: MessageId, data: unknown): string {
   return JSON.stringify({ type: "response", id: id ?? null, data });
+}
+
+/** `{type: "error", id, error: {code, message, details?}}`: any thrown value, as HTTP maps it. */
+export function errorOf(id: MessageId, error: unknown): string {
+  const e = asCueportError(error);
+  try {
+    return errorMessage(id, e.code, e.message, e.details);
+  } catch {
+    // Details that cannot be serialized (too deep, a BigInt) must not lose the error.
+    return errorMessage(id, e.code, e.message);
+  }
 }
 
 /** `{type: "error", id, error: {code, message, details?}}` */

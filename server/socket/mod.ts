@@ -5,6 +5,7 @@
  */
 import { checkRequestOrigin } from "../auth/hosts.ts";
 import type { Authenticator } from "../auth/mod.ts";
+import { Policy } from "../auth/authorize.ts";
 import { type Core, CueportError, type UpdateBatch } from "../core/mod.ts";
 import { type ServerWebSocket, upgradeWebSocket } from "../net/mod.ts";
 import { type SharedBatch, SocketClient, type SocketLimits } from "./client.ts";
@@ -93,6 +94,7 @@ function upgradeProblem(request: Request): CueportError | null {
 export class SocketServer {
   #core: Core;
   #options: SocketServerOptions;
+  #policy: Policy;
   #clients = new Set<SocketClient>();
   #nextId = 1;
   #unsubscribe: () => void;
@@ -104,6 +106,13 @@ export class SocketServer {
   constructor(core: Core, options: SocketServerOptions) {
     this.#core = core;
     this.#options = options;
+    // Every socket client has authenticated before it runs anything: its grant decides the
+    // scope, never the localhost exemption.
+    this.#policy = new Policy({
+      core,
+      authenticator: options.authenticator,
+      isLocalhostExempt: false,
+    });
     this.#unsubscribe = core.bus.subscribe((batch) => this.#fanOut(batch));
   }
 
@@ -200,6 +209,7 @@ export class SocketServer {
       address,
       core: this.#core,
       auth: this.#options.authenticator,
+      policy: this.#policy,
       limits: this.#options.limits,
       version: this.#options.version,
       watch: () => this.#watch(),

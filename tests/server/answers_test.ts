@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import type { z } from "zod";
 import { allRoutes } from "../../server/routes/mod.ts";
-import type { RouteSpec } from "../../server/routes/table.ts";
-import { QueryMessage } from "../../server/socket/messages.ts";
+import type { RouteSpec } from "../../server/routes/route.ts";
+import { operationsOfKind } from "../../server/core/operations/mod.ts";
 import {
   ActionAnswer,
   AuthAnswer,
@@ -136,7 +136,7 @@ function callOf(route: RouteSpec, svc: TestService, ids: Ids, sockets: TestSocke
   const input = INPUTS[key];
   if (input) return input(svc, ids, sockets);
   assert.equal(route.method, "GET", `${key}: write its input in INPUTS`);
-  const path = route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => {
+  const path = route.path.replace(/:([A-Za-z]+)/g, (_m: string, name: string) => {
     assert.ok(ids[name], `${key}: no live value for :${name}; add one to the ids`);
     return ids[name]!;
   });
@@ -170,24 +170,6 @@ async function liveIds(svc: TestService): Promise<Ids> {
     name: edit.name,
   };
 }
-
-/** The HTTP route each WebSocket query shares its answer shape with. */
-const QUERY_ROUTES: Record<z.infer<typeof QueryMessage>["query"], string> = {
-  projects: "/api/v1/projects",
-  project: "/api/v1/projects/:projectId",
-  summary: "/api/v1/projects/:projectId/summary",
-  playstate: "/api/v1/projects/:projectId/playstate",
-  active: "/api/v1/active",
-  appState: "/api/v1/app-state",
-  songs: "/api/v1/projects/:projectId/songs",
-  song: "/api/v1/projects/:projectId/songs/:songId",
-  clips: "/api/v1/projects/:projectId/clips",
-  effects: "/api/v1/projects/:projectId/effects",
-  visualizers: "/api/v1/projects/:projectId/visualizers",
-  presets: "/api/v1/presets",
-  preset: "/api/v1/presets/:kind/:id",
-  cameras: "/api/v1/cameras",
-};
 
 Deno.test("every HTTP route and WebSocket answer matches its declared schema exactly", async (t) => {
   const svc = await startTestService({ approval: "wait" }, { demo: true });
@@ -239,9 +221,14 @@ Deno.test("every HTTP route and WebSocket answer matches its declared schema exa
         kind: ids.kind,
         presetId: ids.id,
       };
-      for (const query of QueryMessage.shape.query.options) {
-        const answer = await ws.request({ type: "query", query, params });
-        check(responseOf(routeOf("GET", QUERY_ROUTES[query]).response), answer, `query ${query}`);
+      // Every query of the catalog, with the params its input takes, against its output schema.
+      for (const [query, operation] of operationsOfKind("query")) {
+        const takes = Object.keys((operation.input as z.ZodObject).shape ?? {});
+        const own = Object.fromEntries(
+          Object.entries(params).filter(([name]) => takes.includes(name)),
+        );
+        const answer = await ws.request({ type: "query", query, params: own });
+        check(responseOf(operation.output), answer, `query ${query}`);
       }
       const actions = [
         { name: "TRIGGER_CLIP_IN", params: ["clip-strobe"], velocity: 100 },

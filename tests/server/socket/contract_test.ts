@@ -55,7 +55,7 @@ Deno.test("WebSocket counts a message's size in bytes, as documented, not in UTF
     await ws.take();
     await ws.auth();
     // 40,000 characters, 80,000 bytes of UTF-8: over the 65,536-byte limit.
-    const text = "é".repeat(40_000);
+    const text = "\u00e9".repeat(40_000); // e-acute: 2 bytes in UTF-8
     ws.send({ type: "ping", id: "big", pad: text });
     // Too large to be read, so its id is not known: the error comes with id null.
     const answer = await ws.take((m) => m.type === "error");

@@ -1,0 +1,72 @@
+/**
+ * The one policy every transport applies before it runs an operation: the
+ * plan (API access), local-only operations, the localhost exemption and the
+ * scope a device token needs. A transport brings who is calling and the
+ * operation from the catalog; it decides nothing about access itself.
+ * @module
+ */
+import { type AnyOperation, type Core, CueportError } from "../core/mod.ts";
+import { type Authenticator, type Grant, requireScope } from "./mod.ts";
+
+/** Who is calling, as a transport knows it. */
+export interface Caller {
+  /** The peer's address, from the socket. */
+  address: string;
+  isLocal: boolean;
+  /** The grant of a session that authenticated once (a WebSocket connection). */
+  grant?: Grant | undefined;
+  /** The token of a request that carries its own (an HTTP `Authorization` header). */
+  token?: string | undefined;
+}
+
+/** What the policy needs. */
+export interface PolicyOptions {
+  core: Pick<Core, "requireApiAccess">;
+  authenticator: Authenticator;
+  /** Clients on this machine need no token (setting localhostAuthExempt). */
+  isLocalhostExempt: boolean;
+}
+
+/** The grant of a local client under the localhost exemption. */
+const LOCAL: Grant = Object.freeze({ device: "local" });
+
+/** Decides who may run which operation, whatever the wire. */
+export class Policy {
+  #o: PolicyOptions;
+
+  /** Builds the policy. */
+  constructor(options: PolicyOptions) {
+    this.#o = options;
+  }
+
+  /**
+   * Whether `caller` may run `operation`, in this order: API access in the
+   * plan, local-only, then the scope: a session's grant is checked as it is;
+   * a local caller is exempt (unless localhostAuthExempt is off); anyone else
+   * is authenticated with its token. Synchronous unless a token is verified.
+   * `where` names the operation in a refusal as the transport knows it (`POST /api/v1/pair/code`).
+   * @returns the grant it runs under (`isAnonymous` when no credential was needed nor checked)
+   * @throws {CueportError} API_ACCESS_DENIED, LOCAL_ONLY, AUTHENTICATION_FAILED, INSUFFICIENT_SCOPE
+   */
+  authorize(caller: Caller, operation: AnyOperation, where?: string): Grant | Promise<Grant> {
+    if (operation.needsApiAccess) this.#o.core.requireApiAccess();
+    if (operation.isLocalOnly && !caller.isLocal) {
+      throw new CueportError(
+        "LOCAL_ONLY",
+        `${where ?? `The operation "${operation.name}"`} is only for clients on this machine`,
+      );
+    }
+    const scope = operation.scope;
+    if (caller.grant) {
+      if (scope !== null) requireScope(caller.grant, scope);
+      return caller.grant;
+    }
+    if (caller.isLocal && (scope === null || this.#o.isLocalhostExempt)) return LOCAL;
+    if (scope === null) return { device: caller.address, isAnonymous: true };
+    return this.#o.authenticator.authenticate({ address: caller.address, token: caller.token })
+      .then((grant) => {
+        requireScope(grant, scope);
+        return grant;
+      });
+  }
+}

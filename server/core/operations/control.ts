@@ -1,0 +1,64 @@
+/**
+ * The operations that change the show or the service: one action of the
+ * action catalog, and a reload from disk; and `/health`.
+ * @module
+ */
+import { ActionBody, type ActionRequest } from "../action_rules.ts";
+import { ActionResultView, HealthView, RefreshView } from "../results.ts";
+import { type AnyOperation, defineOperation, given } from "./operation.ts";
+import { z } from "zod";
+
+/** Service status, whether the player is ready; open to anyone, whatever the plan. */
+export const healthOperation: AnyOperation = defineOperation({
+  name: "health",
+  summary: "Service status and whether the player is ready; no authentication",
+  tag: "service",
+  kind: "service",
+  scope: null,
+  needsApiAccess: false,
+  input: z.strictObject({}),
+  output: HealthView,
+  run: ({ core, facts: maybe }) => {
+    const facts = given(maybe, "service facts");
+    return {
+      status: core.isReady ? "ok" : "starting",
+      ready: core.isReady,
+      version: facts.version,
+      uptimeSeconds: Math.round((performance.now() - facts.startedAt) / 1000),
+      player: core.playerInfo?.player ?? null,
+    };
+  },
+});
+
+/** One action of the catalog (`protocol/actions.ts`). */
+export const actionOperation: AnyOperation = defineOperation({
+  name: "action",
+  summary: "Run one action of the catalog (see the Action schema for every name and its params)",
+  tag: "actions",
+  kind: "action",
+  scope: "control",
+  isIdempotent: true,
+  input: ActionBody,
+  // The action rules check and coerce the request themselves, naming each param.
+  parse: (raw) => raw as ActionRequest,
+  output: ActionResultView,
+  // One promise step: this is the hottest path.
+  run: ({ core, retry }, input: ActionRequest) =>
+    core.runAction(input, retry).then((result) => ({ ok: true, ...result })),
+});
+
+/** Reloads every Project, preset and camera from disk. */
+export const refreshOperation: AnyOperation = defineOperation({
+  name: "refresh",
+  summary: "Reload every Project, preset and camera from disk; clients get a full update",
+  tag: "service",
+  kind: "service",
+  scope: "control",
+  input: z.strictObject({}),
+  output: RefreshView,
+  run: async ({ core }) => {
+    await core.reload();
+    const count = core.queries.projects().length;
+    return { ok: true, projects: count, message: `Reloaded ${count} project(s) from disk` };
+  },
+});

@@ -1,0 +1,119 @@
+/**
+ * What an operation is: the one declaration every transport derives from
+ * (name, summary, input and output schemas, the policy that guards it, and
+ * its handler). A transport keeps only its wire mapping.
+ * @module
+ */
+import type { z } from "zod";
+import type { AuthService } from "../../auth/service.ts";
+import type { Core } from "../core.ts";
+import { CueportError } from "../errors.ts";
+import type { RetryKey } from "../idempotency.ts";
+
+/** The scopes a device may be paired with: read, run actions, edit Projects. */
+export const SCOPES = ["view", "control", "edit"] as const;
+
+/** The scope a device token needs for an operation; `null`: no token at all. */
+export type OperationScope = (typeof SCOPES)[number] | null;
+
+/**
+ * What an operation is, for the transports that carry it: `query` (a read
+ * of the read model: HTTP GET and WebSocket `query`), `action` (HTTP and
+ * WebSocket `action`), `edit`, `security` (pairing, devices, approvals:
+ * HTTP only) and `service` (health, reload: HTTP only).
+ */
+export type OperationKind = "query" | "action" | "edit" | "security" | "service";
+
+/** Facts about the running service that some operations report. */
+export interface ServiceFacts {
+  version: string;
+  /** `performance.now()` at start. */
+  startedAt: number;
+}
+
+/** What a handler gets besides its input: the core, auth, and who asks. */
+export interface OperationContext {
+  core: Core;
+  /** Pairing and devices: given by the transports that carry the security operations. */
+  auth?: AuthService | undefined;
+  /** Given by the transports that carry `health`. */
+  facts?: ServiceFacts | undefined;
+  /** The caller's address, from the socket. */
+  address: string;
+  /** Whether the caller is on this machine. */
+  isLocal: boolean;
+  /** The caller's retry key, on idempotent operations that got one. */
+  retry?: RetryKey | undefined;
+}
+
+/** One operation of the catalog. */
+export interface Operation<I = unknown, O = unknown> {
+  /** The name every transport knows it by: WebSocket query name, future MCP tool name. */
+  name: string;
+  summary: string;
+  /** The group it is listed under (OpenAPI tag). */
+  tag: string;
+  kind: OperationKind;
+  /** The input, path/query params and body merged into one object. */
+  input: z.ZodType<I>;
+  /**
+   * How a raw input is checked, when the handler's own rules give better
+   * messages than the schema (actions and edits coerce and name their
+   * params); default: `parseInput(input, raw)`.
+   */
+  parse?: (raw: unknown) => I;
+  /** The answer. */
+  output: z.ZodType;
+  scope: OperationScope;
+  /** Refused while the player's plan has no API access. */
+  needsApiAccess: boolean;
+  /** Refused to any caller not on 127.0.0.1/::1, whatever its token. */
+  isLocalOnly: boolean;
+  /** A retry with the same key gets the first outcome (docs/api.md, "Safe retries"). */
+  isIdempotent?: boolean;
+  /** Runs it; throws `CueportError` with a stable code. */
+  run(ctx: OperationContext, input: I): O | Promise<O>;
+}
+
+/** An operation of any input, as catalogs and transports hold them. */
+// deno-lint-ignore no-explicit-any
+export type AnyOperation = Operation<any, unknown>;
+
+/**
+ * A service of the context that the transport was to give.
+ * @throws {CueportError} SERVER_ERROR when it did not (a transport carrying an operation it cannot serve)
+ */
+export function given<T>(service: T | undefined, name: string): T {
+  if (service === undefined) {
+    throw new CueportError("SERVER_ERROR", `This transport cannot serve it: no ${name}`);
+  }
+  return service;
+}
+
+/** Declares an operation; the defaults are a read for `view` that needs API access. */
+export function defineOperation<I, O>(
+  spec:
+    & Omit<Operation<I, O>, "scope" | "needsApiAccess" | "isLocalOnly">
+    & Partial<Pick<Operation<I, O>, "scope" | "needsApiAccess" | "isLocalOnly">>,
+): Operation<I, O> {
+  return { scope: "view", needsApiAccess: true, isLocalOnly: false, ...spec };
+}
+
+/**
+ * Checks a raw input against a schema, naming the first bad field (after
+ * `prefix`, the transport's path to the input: `params.` on the WebSocket).
+ * @throws {CueportError} INVALID_MESSAGE with `details.field`
+ */
+export function parseInput<T>(schema: z.ZodType<T>, raw: unknown, prefix = ""): T {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const path = issue.path.join(".");
+  const field = path ? prefix + path : prefix.replace(/\.$/, "") || "body";
+  throw new CueportError("INVALID_MESSAGE", `Invalid ${field}: ${issue.message}`, { field });
+}
+
+/** An operation's input checked as it declares (`parse`, else its schema). */
+export function checkInput<I>(operation: Operation<I>, raw: unknown, prefix = ""): I {
+  return operation.parse ? operation.parse(raw) : parseInput(operation.input, raw, prefix);
+}

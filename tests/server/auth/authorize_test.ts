@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { Policy } from "../../../server/auth/authorize.ts";
+import type { Authenticator } from "../../../server/auth/mod.ts";
+import { CueportError, operationNamed } from "../../../server/core/mod.ts";
+
+function policy(options: { hasApiAccess?: boolean; isLocalhostExempt?: boolean } = {}) {
+  const authenticator: Authenticator = {
+    authenticate: ({ token }) =>
+      token === "viewer"
+        ? Promise.resolve({ device: "phone", deviceId: "d1", scopes: ["view"] })
+        : Promise.reject(new CueportError("AUTHENTICATION_FAILED", "Pair first")),
+  };
+  const core = {
+    requireApiAccess() {
+      if (options.hasApiAccess === false) throw new CueportError("API_ACCESS_DENIED", "No API");
+    },
+  };
+  return new Policy({ core, authenticator, isLocalhostExempt: options.isLocalhostExempt ?? true });
+}
+
+const local = { address: "127.0.0.1", isLocal: true };
+const remote = { address: "10.0.0.9", isLocal: false };
+const codeOf = async (run: () => unknown) => {
+  try {
+    await run();
+    return "ok";
+  } catch (error) {
+    return (error as CueportError).code;
+  }
+};
+
+Deno.test("Policy.authorize() exempts local callers, authenticates remote ones and checks scopes", async () => {
+  const p = policy();
+  assert.deepEqual(p.authorize(local, operationNamed("action")), { device: "local" });
+  const viewer = { ...remote, token: "viewer" };
+  assert.equal((await p.authorize(viewer, operationNamed("songs"))).deviceId, "d1");
+  assert.equal(
+    await codeOf(() => p.authorize(viewer, operationNamed("action"))),
+    "INSUFFICIENT_SCOPE",
+  );
+  assert.equal(
+    await codeOf(() => p.authorize(remote, operationNamed("songs"))),
+    "AUTHENTICATION_FAILED",
+  );
+  assert.equal(
+    await codeOf(() =>
+      policy({ isLocalhostExempt: false }).authorize(local, operationNamed("songs"))
+    ),
+    "AUTHENTICATION_FAILED",
+  );
+});
+
+Deno.test("Policy.authorize() refuses local-only operations remotely and everything without the plan but health", async () => {
+  assert.equal(
+    await codeOf(() => policy().authorize(remote, operationNamed("pairCode"))),
+    "LOCAL_ONLY",
+  );
+  const noPlan = policy({ hasApiAccess: false });
+  assert.equal(
+    await codeOf(() => noPlan.authorize(local, operationNamed("projects"))),
+    "API_ACCESS_DENIED",
+  );
+  assert.equal(await codeOf(() => noPlan.authorize(remote, operationNamed("health"))), "ok");
+  // Pairing needs no token; a remote caller runs it anonymously (small budgets).
+  assert.equal((await policy().authorize(remote, operationNamed("pair"))).isAnonymous, true);
+});
+
+Deno.test("Policy.authorize() checks a session's grant as it is (a WebSocket client)", async () => {
+  const session = { ...local, grant: { device: "phone", scopes: ["view"] } };
+  assert.equal(await codeOf(() => policy().authorize(session, operationNamed("songs"))), "ok");
+  assert.equal(
+    await codeOf(() => policy().authorize(session, operationNamed("action"))),
+    "INSUFFICIENT_SCOPE",
+  );
+});
