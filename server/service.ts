@@ -48,25 +48,20 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
 }
 
 /** Where a port that cannot be bound is changed. */
-const PORT_SETTINGS = {
-  HTTP: ["httpPort", "http-port"],
-  WebSocket: ["wsPort", "ws-port"],
-  OSC: ["oscPort", "osc-port"],
-} as const;
+const PORT_SETTINGS = { HTTP: "httpPort", WebSocket: "wsPort", OSC: "oscPort" } as const;
 
 /** `bind()`, with a failure to bind told as the setting to change. */
 function bindPort<T>(name: keyof typeof PORT_SETTINGS, port: number, bind: () => T): T {
   try {
     return bind();
   } catch (error) {
-    const [setting, flag] = PORT_SETTINGS[name];
     const why = error instanceof Deno.errors.AddrInUse
       ? "is in use by another program"
       : error instanceof Deno.errors.PermissionDenied
       ? "needs privileges this process does not have"
       : `cannot be bound (${(error as Error).message})`;
     throw new StartupError(
-      `The ${name} port ${port} ${why}: choose another with ${settingHint(setting, flag)}`,
+      `The ${name} port ${port} ${why}: choose another with ${settingHint(PORT_SETTINGS[name])}`,
     );
   }
 }

@@ -3,7 +3,7 @@
  * change (`StartupError`), and the lock that keeps one instance per data dir.
  * @module
  */
-import { envName } from "./config.ts";
+import { envName, type SettingName, SETTINGS } from "../protocol/settings.ts";
 
 /** A start-up failure the operator can fix; `main.ts` prints its message alone and exits 1. */
 export class StartupError extends Error {
@@ -11,8 +11,8 @@ export class StartupError extends Error {
 }
 
 /** How a setting is changed: flag, environment variable and config key. */
-export function settingHint(setting: string, flag: string): string {
-  return `--${flag}, ${envName(setting)} or "${setting}" in the config file`;
+export function settingHint(setting: SettingName): string {
+  return `--${SETTINGS[setting].flag}, ${envName(setting)} or "${setting}" in the config file`;
 }
 
 /** What the running instance writes in its lock file, for a second one to name it. */
@@ -58,7 +58,7 @@ export class InstanceLock {
       throw new StartupError(
         `Cannot use the data dir "${dataDir}" (${
           (error as Error).message
-        }): make it writable, or choose another with ${settingHint("dataDir", "data-dir")}`,
+        }): make it writable, or choose another with ${settingHint("dataDir")}`,
       );
     }
     const locked = file.lock(true).then(() => true);
@@ -75,7 +75,7 @@ export class InstanceLock {
         `Another Cueport ${await describeHolder(
           path,
         )} is using the data dir "${dataDir}": stop it, or start this one with another data dir (${
-          settingHint("dataDir", "data-dir")
+          settingHint("dataDir")
         })`,
       );
     }

@@ -55,6 +55,19 @@ export function checkIdempotencyKey(key: unknown, field: string): string {
   return key;
 }
 
+/**
+ * A client's retry key, as every transport takes it: the key checked, and the
+ * client named by its paired device (else by what its grant calls it: "local").
+ * @throws {CueportError} INVALID_MESSAGE naming `field`
+ */
+export function retryKeyOf(
+  who: { deviceId?: string | undefined; device: string },
+  key: unknown,
+  field: string,
+): RetryKey {
+  return { client: who.deviceId ?? who.device, key: checkIdempotencyKey(key, field) };
+}
+
 /** The keys seen recently, per client. */
 export class IdempotencyStore {
   #entries = new Map<string, Entry>();

@@ -7,13 +7,13 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import {
-  checkIdempotencyKey,
   checkInput,
   type Core,
   CueportError,
   defineOperation,
   isStableAnswer,
   type OperationContext,
+  retryKeyOf,
   stableAnswer,
 } from "../core/mod.ts";
 import { checkRequestOrigin } from "../auth/hosts.ts";
@@ -381,12 +381,7 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
         isLocal: caller.isLocal,
       };
       const key = route.idempotent ? c.req.header("idempotency-key") : undefined;
-      if (key !== undefined) {
-        ctx.retry = {
-          client: grant.deviceId ?? grant.device,
-          key: checkIdempotencyKey(key, "Idempotency-Key"),
-        };
-      }
+      if (key !== undefined) ctx.retry = retryKeyOf(grant, key, "Idempotency-Key");
       const wire: RouteWire = {
         params: hasParams ? c.req.param() : NO_PARAMS,
         query: declaredQuery(c, route),

@@ -11,7 +11,6 @@ import { type Authenticator, type Grant, isLocalAddress } from "../auth/mod.ts";
 import type { Caller, Policy } from "../auth/authorize.ts";
 import {
   type AnyOperation,
-  checkIdempotencyKey,
   checkInput,
   type Core,
   CueportError,
@@ -19,6 +18,7 @@ import {
   type OperationContext,
   operationNamed,
   operationsOfKind,
+  retryKeyOf,
   type UpdateBatch,
 } from "../core/mod.ts";
 import { ServerWebSocket } from "../net/mod.ts";
@@ -643,11 +643,8 @@ export class SocketClient {
         if (velocity !== undefined) request.velocity = velocity;
         if (projectID !== undefined) request.projectID = projectID;
         if (idempotencyKey === undefined) return await this.#core.runAction(request);
-        const key = checkIdempotencyKey(idempotencyKey, "idempotencyKey");
-        // Keys are per client, named as HTTP names it (routes/mod.ts).
-        const grant = this.#caller.grant!;
-        const client = grant.deviceId ?? grant.device;
-        return await this.#core.runAction(request, { client, key });
+        const retry = retryKeyOf(this.#caller.grant!, idempotencyKey, "idempotencyKey");
+        return await this.#core.runAction(request, retry);
       }
       case "subscribe": {
         const p = message.payload; // already validated (and defaulted) by ClientMessage
