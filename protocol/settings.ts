@@ -243,14 +243,15 @@ export const SETTINGS = {
     schema: z.coerce.number().positive().default(200),
     flag: "http-rate",
     value: "N",
-    help: "HTTP requests per second per remote address (200)",
-    doc: "200 HTTP requests per second per remote address (local clients are not limited)",
+    help: "requests per second per remote address, on every transport (200)",
+    doc:
+      "200 requests per second per remote address: the budget every transport takes from (local clients are not limited)",
   },
   httpBurst: {
     schema: positiveInt().default(400),
     flag: "http-burst",
     value: "N",
-    help: "HTTP requests a remote address may send at once (400)",
+    help: "requests a remote address may send at once (400)",
     doc: "400; the burst of `httpRatePerSecond`",
   },
   wsMaxMessageBytes: {
@@ -264,15 +265,9 @@ export const SETTINGS = {
     schema: z.coerce.number().positive().default(50_000),
     flag: "ws-rate",
     value: "N",
-    help: "WebSocket messages per second per client (50000)",
-    doc: "50000 messages per second per WebSocket client",
-  },
-  wsBurst: {
-    schema: positiveInt().default(50_000),
-    flag: "ws-burst",
-    value: "N",
-    help: "WebSocket messages a client may send at once (50000)",
-    doc: "50000; the burst of `wsRatePerSecond`",
+    help: "WebSocket messages per second per remote address (50000)",
+    doc:
+      "50000 WebSocket messages per second per remote address: a message costs `httpRatePerSecond / wsRatePerSecond` of the budget",
   },
   wsMaxBufferedBytes: {
     schema: positiveInt().default(4 * 1024 * 1024),

@@ -110,13 +110,14 @@ async function start(
     },
   );
   const hosts = machineHosts(settings.allowedHosts);
+  const rateLimiter = new RateLimiter({
+    ratePerSecond: settings.httpRatePerSecond,
+    burst: settings.httpBurst,
+  });
   const handleHttp = createHttpHandler(core, {
     auth,
     hosts,
-    rateLimiter: new RateLimiter({
-      ratePerSecond: settings.httpRatePerSecond,
-      burst: settings.httpBurst,
-    }),
+    rateLimit: rateLimiter.meter("requests", settings.httpRatePerSecond),
     version: VERSION,
     startedAt,
     ports: () => ports,
@@ -156,10 +157,9 @@ async function start(
     hosts,
     origins: settings.corsOrigins,
     version: VERSION,
+    rateLimit: rateLimiter.meter("messages", settings.wsRatePerSecond),
     limits: {
       maxMessageBytes: settings.wsMaxMessageBytes,
-      ratePerSecond: settings.wsRatePerSecond,
-      burst: settings.wsBurst,
       maxBufferedBytes: settings.wsMaxBufferedBytes,
       lagCloseMs: settings.wsLagCloseMs,
       authTimeoutMs: settings.wsAuthTimeoutMs,

@@ -1,20 +1,33 @@
 /**
- * Per-address request limits for HTTP: a token bucket for each client
- * address, bounded in memory.
+ * The one rate limit of the service, shared by every transport: a token
+ * bucket per remote address, bounded in memory. The budget is counted in HTTP
+ * requests; each transport takes from it through a `RateMeter` whose messages
+ * cost what its own setting makes them (a WebSocket message costs
+ * `httpRatePerSecond / wsRatePerSecond` of a request). So an address that
+ * floods one transport is slowed on all of them. Local clients are never
+ * limited: the transports do not call a meter for them.
  * @module
  */
 import { CueportError } from "../core/mod.ts";
 
-/** Limits per address. */
+/** The budget of each remote address. */
 export interface RateLimitOptions {
+  /** Requests per second an address earns. */
   ratePerSecond: number;
+  /** Requests an address may send at once. */
   burst: number;
   /** Most addresses tracked; idle ones are dropped first. */
   maxAddresses?: number;
   now?: () => number;
 }
 
-/** Token buckets by client address. */
+/** One transport's view of the shared budget. */
+export interface RateMeter {
+  /** @throws {CueportError} RATE_LIMITED with `retryAfterSeconds` when the address is over its budget */
+  take(address: string): void;
+}
+
+/** Token buckets by client address, shared by the transports. */
 export class RateLimiter {
   #buckets = new Map<string, { tokens: number; at: number }>();
   #o: Required<RateLimitOptions>;
@@ -24,8 +37,28 @@ export class RateLimiter {
     this.#o = { maxAddresses: 10_000, now: () => performance.now(), ...options };
   }
 
-  /** @throws {CueportError} RATE_LIMITED with `retryAfterSeconds` when the address is over its limit */
-  take(address: string): void {
+  /**
+   * A meter for a transport that allows `perSecond` of its `units` (the
+   * word of a refusal: "requests", "messages") from an address that sends
+   * nothing else: each costs `ratePerSecond / perSecond` of the budget.
+   */
+  meter(units: string, perSecond: number): RateMeter {
+    const cost = this.#o.ratePerSecond / perSecond;
+    return {
+      take: (address) => {
+        const retryAfterSeconds = this.#take(address, cost);
+        if (retryAfterSeconds === 0) return;
+        throw new CueportError(
+          "RATE_LIMITED",
+          `Too many ${units}: over ${perSecond} per second`,
+          { retryAfterSeconds },
+        );
+      },
+    };
+  }
+
+  /** Takes `cost` from the address's bucket: 0 when it had enough, else the seconds until it has. */
+  #take(address: string, cost: number): number {
     const now = this.#o.now();
     let bucket = this.#buckets.get(address);
     if (!bucket) {
@@ -43,17 +76,10 @@ export class RateLimiter {
       bucket.tokens + ((now - bucket.at) / 1000) * this.#o.ratePerSecond,
     );
     bucket.at = now;
-    if (bucket.tokens >= 1) {
-      bucket.tokens--;
-      return;
+    if (bucket.tokens >= cost) {
+      bucket.tokens -= cost;
+      return 0;
     }
-    const retryAfterSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / this.#o.ratePerSecond));
-    throw new CueportError(
-      "RATE_LIMITED",
-      `Too many requests: over ${this.#o.ratePerSecond} per second`,
-      {
-        retryAfterSeconds,
-      },
-    );
+    return Math.max(1, Math.ceil((cost - bucket.tokens) / this.#o.ratePerSecond));
   }
 }

@@ -8,7 +8,9 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { CueportError } from "../core/errors.ts";
 import { HeadError, readRequestHead } from "./http_head.ts";
+import { errorAnswer } from "./http_error.ts";
 import type { ServedConnection, ServeOnConnection } from "./serve_connection.ts";
 import { ServerWebSocket, type WebSocketOptions } from "./websocket.ts";
 
@@ -68,10 +70,6 @@ function head(status: number, headers: Headers, extra: string): Uint8Array {
   return encoder.encode(text + extra + "\r\n");
 }
 
-function errorAnswer(status: number, code: string, message: string): Response {
-  return Response.json({ error: { code, message } }, { status });
-}
-
 /**
  * Serves one connection of the WebSocket port: one request, then either its
  * answer (with `Connection: close`) or the WebSocket it upgraded to.
@@ -124,9 +122,11 @@ export function serveWebSocketConnection(): ServeOnConnection {
         if (!(error instanceof HeadError) && !(error instanceof TypeError)) throw error;
         const status = error instanceof HeadError ? error.status : 400;
         return await answer(errorAnswer(
-          status,
-          status === 431 ? "PAYLOAD_TOO_LARGE" : "INVALID_MESSAGE",
-          `Invalid HTTP request: ${error.message}`,
+          new CueportError(
+            status === 431 ? "PAYLOAD_TOO_LARGE" : "INVALID_MESSAGE",
+            `Invalid HTTP request: ${error.message}`,
+          ),
+          { status },
         ));
       }
       pending.set(request, slot);

@@ -17,7 +17,7 @@ import {
   stableAnswer,
 } from "../core/mod.ts";
 import { checkRequestOrigin } from "../auth/hosts.ts";
-import type { RateLimiter } from "../auth/rate_limit.ts";
+import type { RateMeter } from "../auth/rate_limit.ts";
 import { type Caller, Policy } from "../auth/authorize.ts";
 import { type Grant, isLocalAddress } from "../auth/mod.ts";
 import type { AuthService } from "../auth/service.ts";
@@ -49,7 +49,7 @@ export interface HttpAppOptions {
   /** Names of this machine accepted in the Host header (see `machineHosts`). */
   hosts: ReadonlySet<string>;
   /** Per-address limits for remote clients. */
-  rateLimiter: RateLimiter;
+  rateLimit: RateMeter;
   /** Largest JSON body accepted, bytes (default 1 MiB). */
   maxBodyBytes?: number;
   /** Largest body of a remote request without a valid token, bytes (default 16 KiB). */
@@ -295,7 +295,7 @@ export function createHttpHandler(
     // The peer's address, from the socket (never from headers).
     const address = peer.address;
     try {
-      if (!isLocalAddress(address)) options.rateLimiter.take(address);
+      if (!isLocalAddress(address)) options.rateLimit.take(address);
       checkRequestOrigin(request, { hosts: options.hosts, origins: options.corsOrigins });
     } catch (error) {
       return errorAnswer(error);

@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { StateUpdate } from "../../protocol/state.ts";
 import { type Authenticator, type Grant, isLocalAddress } from "../auth/mod.ts";
 import type { Caller, Policy } from "../auth/authorize.ts";
+import type { RateMeter } from "../auth/rate_limit.ts";
 import {
   type AnyOperation,
   checkInput,
@@ -37,8 +38,6 @@ import {
 /** Per-client limits (settings; see docs/websocket.md). */
 export interface SocketLimits {
   maxMessageBytes: number;
-  ratePerSecond: number;
-  burst: number;
   /**
    * The budget of an authenticated client, bytes: what it was sent and the
    * network has not taken yet, plus the answers it is owed. Over it, state
@@ -135,6 +134,8 @@ export interface SocketClientOptions {
   auth: Authenticator;
   /** Decides what this client may run, once it has authenticated. */
   policy: Policy;
+  /** The service's rate limit, as this transport takes from it (never called for local clients). */
+  rateLimit: RateMeter;
   limits: SocketLimits;
   version: string;
   /** Asks the server's sweep to call `sweep()` until it returns false. */
@@ -179,8 +180,8 @@ export class SocketClient {
   #ctx: OperationContext;
   #seq = 0;
   #filter: Filter | null = null;
-  #tokens: number;
-  #refilledAt = performance.now();
+  /** Null for a local client: it is never limited. */
+  #rateLimit: RateMeter | null;
   #lagSince: number | null = null;
   /** Answers go out in message order; this is the last one queued. */
   #tail: Promise<void> = Promise.resolve();
@@ -219,7 +220,7 @@ export class SocketClient {
     this.#watch = options.watch;
     this.#forget = options.forget;
     this.#log = options.log;
-    this.#tokens = options.limits.burst;
+    this.#rateLimit = isLocal ? null : options.rateLimit;
     this.#authTimer = setTimeout(() => this.#onAuthDeadline(), options.limits.authTimeoutMs);
     ws.onopen = () =>
       this.#send(JSON.stringify({
@@ -425,16 +426,14 @@ export class SocketClient {
     else this.#closeFor(CloseReasons.authTimeout);
   }
 
-  #isRateLimited(): boolean {
-    const now = performance.now();
-    this.#tokens = Math.min(
-      this.#limits.burst,
-      this.#tokens + ((now - this.#refilledAt) / 1000) * this.#limits.ratePerSecond,
-    );
-    this.#refilledAt = now;
-    if (this.#tokens < 1) return true;
-    this.#tokens--;
-    return false;
+  /** The refusal when this client is over its address's budget, else null. */
+  #rateRefusal(): CueportError | null {
+    try {
+      this.#rateLimit?.take(this.address);
+      return null;
+    } catch (error) {
+      return error as CueportError;
+    }
   }
 
   /** `size` is the message's length in bytes, as it came over the network. */
@@ -530,16 +529,8 @@ export class SocketClient {
     const id: MessageId = typeof rawId === "string" || typeof rawId === "number"
       ? rawId
       : undefined;
-    if (this.#isRateLimited()) {
-      return this.#reply(
-        cost,
-        errorMessage(
-          id,
-          "RATE_LIMITED",
-          `Too many messages: over ${this.#limits.ratePerSecond} per second`,
-        ),
-      );
-    }
+    const refusal = this.#rateRefusal();
+    if (refusal) return this.#reply(cost, errorOf(id, refusal));
     if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
       return this.#reply(
         cost,

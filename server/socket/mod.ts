@@ -6,8 +6,9 @@
 import { checkRequestOrigin } from "../auth/hosts.ts";
 import type { Authenticator } from "../auth/mod.ts";
 import { Policy } from "../auth/authorize.ts";
+import type { RateMeter } from "../auth/rate_limit.ts";
 import { type Core, CueportError, type UpdateBatch } from "../core/mod.ts";
-import { type ServerWebSocket, upgradeWebSocket } from "../net/mod.ts";
+import { errorAnswer, type ServerWebSocket, upgradeWebSocket } from "../net/mod.ts";
 import { type SharedBatch, SocketClient, type SocketLimits } from "./client.ts";
 import { CloseReasons } from "./messages.ts";
 
@@ -24,6 +25,8 @@ const SWEEP_MS = 25;
 /** Options of the socket server. */
 export interface SocketServerOptions {
   authenticator: Authenticator;
+  /** The service's rate limit, as the WebSocket takes from it. */
+  rateLimit: RateMeter;
   limits: SocketLimits;
   version: string;
   /** Where closes for a limit (budget, auth deadline, lag) are reported. */
@@ -32,14 +35,6 @@ export interface SocketServerOptions {
   hosts: ReadonlySet<string>;
   /** Browser origins allowed to connect (the CORS allow-list). */
   origins: readonly string[];
-}
-
-function jsonError(
-  status: number,
-  error: CueportError,
-  headers: Record<string, string> = {},
-): Response {
-  return Response.json(error.toJSON(), { status, headers });
 }
 
 /** A Sec-WebSocket-Key: 16 bytes in base64 (RFC 6455 4.1), so exactly 24 characters. */
@@ -142,41 +137,38 @@ export class SocketServer {
   handle(request: Request, info: Pick<Deno.ServeHandlerInfo, "remoteAddr">): Response {
     const path = new URL(request.url).pathname;
     if (path !== "/v1" && path !== "/v1/") {
-      return jsonError(
-        404,
+      return errorAnswer(
         new CueportError("NOT_FOUND", `No WebSocket endpoint at ${path}: connect to /v1`),
       );
     }
     try {
       checkRequestOrigin(request, { hosts: this.#options.hosts, origins: this.#options.origins });
     } catch (error) {
-      return jsonError(403, error as CueportError);
+      return errorAnswer(error);
     }
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
-      return jsonError(
-        426,
+      return errorAnswer(
         new CueportError(
           "CONNECTION_FAILED",
           "This is the WebSocket endpoint: connect with a WebSocket client",
         ),
-        { upgrade: "websocket" },
+        { status: 426, headers: { upgrade: "websocket" } },
       );
     }
     if (request.method !== "GET") {
-      return jsonError(
-        405,
+      return errorAnswer(
         new CueportError(
           "METHOD_NOT_ALLOWED",
           `${request.method} is not allowed on ${path}: use GET`,
         ),
-        { allow: "GET" },
+        { headers: { allow: "GET" } },
       );
     }
     const problem = upgradeProblem(request);
     if (problem) {
       // A refused version is answered with the one the server speaks (RFC 6455 4.2.2).
       const isVersion = problem.details?.header === "Sec-WebSocket-Version";
-      return jsonError(400, problem, isVersion ? { "sec-websocket-version": "13" } : {});
+      return errorAnswer(problem, isVersion ? { headers: { "sec-websocket-version": "13" } } : {});
     }
     // Read the peer before upgrading: the upgrade takes the request over.
     const address = (info.remoteAddr as Deno.NetAddr).hostname;
@@ -195,8 +187,7 @@ export class SocketServer {
     } catch (error) {
       // Only the request's headers can make it throw, and they were checked above: a 400 all
       // the same, should a check be added there, rather than a plain-text 500.
-      return jsonError(
-        400,
+      return errorAnswer(
         new CueportError(
           "INVALID_MESSAGE",
           `Invalid WebSocket upgrade: ${(error as Error).message}`,
@@ -210,6 +201,7 @@ export class SocketServer {
       core: this.#core,
       auth: this.#options.authenticator,
       policy: this.#policy,
+      rateLimit: this.#options.rateLimit,
       limits: this.#options.limits,
       version: this.#options.version,
       watch: () => this.#watch(),

@@ -7,20 +7,37 @@ import { startTestService } from "../../_helpers/service.ts";
 Deno.test("RateLimiter allows the burst, then the rate, per address, with a Retry-After", () => {
   let now = 0;
   const limiter = new RateLimiter({ ratePerSecond: 2, burst: 3, now: () => now });
-  for (let i = 0; i < 3; i++) limiter.take("a");
+  const requests = limiter.meter("requests", 2);
+  for (let i = 0; i < 3; i++) requests.take("a");
   const error = (() => {
     try {
-      limiter.take("a");
+      requests.take("a");
     } catch (e) {
       return e as CueportError;
     }
   })();
   assert.equal(error?.code, "RATE_LIMITED");
   assert.equal(error?.details?.retryAfterSeconds, 1);
-  limiter.take("b"); // another address has its own bucket
+  requests.take("b"); // another address has its own bucket
   now += 500; // one token back at 2 per second
-  limiter.take("a");
-  assert.throws(() => limiter.take("a"), /Too many requests/);
+  requests.take("a");
+  assert.throws(() => requests.take("a"), /Too many requests: over 2 per second/);
+});
+
+Deno.test("RateLimiter: the meters of all transports share one budget per address, each at its cost", () => {
+  let now = 0;
+  const limiter = new RateLimiter({ ratePerSecond: 10, burst: 10, now: () => now });
+  const requests = limiter.meter("requests", 10); // costs 1
+  const messages = limiter.meter("messages", 40); // costs 1/4
+  for (let i = 0; i < 8; i++) requests.take("a");
+  for (let i = 0; i < 8; i++) messages.take("a"); // the last 2 requests' worth
+  assert.throws(() => messages.take("a"), /Too many messages: over 40 per second/);
+  assert.throws(() => requests.take("a"), /Too many requests/);
+  for (let i = 0; i < 40; i++) messages.take("b"); // a message-only address gets 4 times as many
+  assert.throws(() => messages.take("b"));
+  now += 100; // one request's worth back: four messages
+  for (let i = 0; i < 4; i++) messages.take("a");
+  assert.throws(() => messages.take("a"));
 });
 
 Deno.test("HTTP rate limit: a remote address gets 429 with Retry-After; local clients are not limited", async () => {

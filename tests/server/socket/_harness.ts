@@ -6,6 +6,7 @@
  */
 import net from "node:net";
 import { type Authenticator, isLocalAddress } from "../../../server/auth/mod.ts";
+import { RateLimiter } from "../../../server/auth/rate_limit.ts";
 import { Core, CueportError } from "../../../server/core/mod.ts";
 import { ConnectionServer } from "../../../server/net/mod.ts";
 import { PlayerSupervisor } from "../../../server/player_client/mod.ts";
@@ -18,8 +19,6 @@ import type { Project } from "../../../protocol/model.ts";
 /** The service defaults (server/config.ts), for the limits a test leaves out. */
 const DEFAULT_LIMITS: SocketLimits = {
   maxMessageBytes: 64 * 1024,
-  ratePerSecond: 50_000,
-  burst: 50_000,
   maxBufferedBytes: 4 * 1024 * 1024,
   lagCloseMs: 10_000,
   authTimeoutMs: 10_000,
@@ -69,6 +68,7 @@ export async function startSocketServer(
   const logs: string[] = [];
   const sockets = new SocketServer(core, {
     authenticator: options.authenticator ?? testAuthenticator(),
+    rateLimit: new RateLimiter({ ratePerSecond: 200, burst: 400 }).meter("messages", 50_000),
     limits: { ...DEFAULT_LIMITS, ...limits },
     version: "test",
     hosts: new Set(["127.0.0.1", "localhost"]),

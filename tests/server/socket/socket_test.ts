@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
 import { RawSocket, TestSocket } from "../../_helpers/ws_client.ts";
+import { remoteRequest } from "../../_helpers/remote.ts";
+import { until } from "../../_helpers/until.ts";
 
 const wsUrl = (svc: TestService, path = "/v1") => `ws://127.0.0.1:${svc.service.ports.ws}${path}`;
 const isUpdate = (m: { event?: string }) => m.event === "state-update";
@@ -233,25 +235,75 @@ Deno.test("WebSocket clients get a full update when the player is back after a c
   }
 });
 
-Deno.test("WebSocket rate limit answers RATE_LIMITED and does not execute", async () => {
-  const svc = await startTestService({ wsRatePerSecond: 5, wsBurst: 5 });
-  const ws = await TestSocket.open(wsUrl(svc));
+/** Pairs 127.0.0.2 with the service and returns its token. */
+async function pairRemote(svc: TestService): Promise<string> {
+  const otp = (await svc.post("/api/v1/pair/code", {})).body.otp;
+  const paired = await remoteRequest(svc.service.ports.http, "POST", "/api/v1/pair", {
+    body: { otp, deviceName: "Rate test" },
+  });
+  assert.equal(paired.status, 200);
+  return paired.body.token;
+}
+
+/** The answers with these ids, once all have come. */
+async function answersOf(remote: RawSocket, ids: string[]) {
+  await until("the answers", () => ids.every((id) => remote.json().some((m) => m.id === id)));
+  return ids.map((id) => remote.json().find((m) => m.id === id)!);
+}
+
+Deno.test("WebSocket rate limit answers RATE_LIMITED to a remote device and does not execute", async () => {
+  const svc = await startTestService({ httpRatePerSecond: 5, httpBurst: 8, wsRatePerSecond: 5 });
+  const remote = await RawSocket.open("127.0.0.1", svc.service.ports.ws, {
+    localAddress: "127.0.0.2",
+  });
   try {
-    await ws.take();
-    await ws.auth(); // uses one of the five
+    const token = await pairRemote(svc); // two requests of the budget: 6 left
     const ids = Array.from({ length: 10 }, (_, i) => `m${i}`);
-    ids.forEach((id) => ws.send({ id, type: "action", action: { name: "MUTE_TOGGLE" } }));
-    const answers = [];
-    for (const id of ids) answers.push(await ws.take((m) => m.id === id));
+    remote.send({ type: "auth", id: "a", payload: { token } }); // one more
+    ids.forEach((id) => remote.send({ id, type: "action", action: { name: "MUTE_TOGGLE" } }));
+    const [auth] = await answersOf(remote, ["a"]);
+    assert.equal(auth!.type, "response");
+    const answers = await answersOf(remote, ids);
     const limited = answers.filter((a) => a.error?.code === "RATE_LIMITED");
     const done = answers.filter((a) => a.type === "response");
-    assert.ok(limited.length >= 5, `${limited.length} limited`);
+    assert.ok(limited.length >= 4, `${limited.length} limited`);
     assert.equal(done.length + limited.length, 10);
-    assert.match(limited[0].error.message, /over 5 per second/);
+    assert.match(limited[0]!.error.message, /Too many messages: over 5 per second/);
+    assert.ok(limited[0]!.error.details.retryAfterSeconds >= 1);
     const muted = (await svc.get("/api/v1/app-state")).body.muted;
     assert.equal(muted, done.length % 2 === 1, "only the admitted toggles ran");
   } finally {
-    await ws.close();
+    remote.destroy();
+    await svc.stop();
+  }
+});
+
+Deno.test("one rate budget per address: HTTP spends it, the WebSocket of the same address is refused", async () => {
+  const svc = await startTestService({ httpRatePerSecond: 0.5, httpBurst: 4, wsRatePerSecond: 1 });
+  const remote = await RawSocket.open("127.0.0.1", svc.service.ports.ws, {
+    localAddress: "127.0.0.2",
+  });
+  const local = await TestSocket.open(wsUrl(svc));
+  try {
+    // A WebSocket message costs 0.5 / 1 of a request: 8 messages, or 4 requests, or a mix.
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await remoteRequest(svc.service.ports.http, "GET", "/health")).status, 200);
+    }
+    const ids = ["w0", "w1", "w2"];
+    ids.forEach((id) => remote.send({ id, type: "auth", payload: {} }));
+    const codes = (await answersOf(remote, ids)).map((a) => a.error?.code);
+    assert.deepEqual(codes, ["AUTHENTICATION_FAILED", "AUTHENTICATION_FAILED", "RATE_LIMITED"]);
+    const http = await remoteRequest(svc.service.ports.http, "GET", "/health");
+    assert.equal(http.status, 429, "the WebSocket spent the rest of the HTTP budget");
+    // Local clients are never limited, on either transport.
+    await local.take();
+    await local.auth();
+    for (let i = 0; i < 20; i++) {
+      assert.equal((await local.request({ type: "query", query: "projects" })).type, "response");
+    }
+  } finally {
+    remote.destroy();
+    await local.close();
     await svc.stop();
   }
 });
