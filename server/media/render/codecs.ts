@@ -156,3 +156,16 @@ export function encodePng(r: Raster): Uint8Array {
   }
   return out;
 }
+
+/**
+ * Compiles and instantiates every codec ahead of the first job (about 40 ms
+ * of WASM compilation), so a worker started with the service answers its
+ * first thumbnail as fast as the later ones.
+ */
+export async function warmUpCodecs(): Promise<void> {
+  jpegDecoder ??= (imagescriptJpeg as unknown as CodecModule<ImagescriptJpeg>).init();
+  pngDecoder ??= (imagescriptPng as unknown as CodecModule<ImagescriptPng>).init();
+  const pixel: Raster = { width: 8, height: 8, data: new Uint8Array(8 * 8 * 4).fill(255) };
+  const jpeg = await encodeJpeg(pixel, 85);
+  await Promise.all([jpegDecoder, pngDecoder, decodeJpegFull(jpeg)]);
+}

@@ -10,6 +10,7 @@
  * ```
  * @module
  */
+import { warmUpCodecs } from "./codecs.ts";
 import { render, type Rendered, RenderError, type RenderJob } from "./mod.ts";
 
 /** A request to the worker. */
@@ -47,9 +48,11 @@ export async function answer(request: WorkerRequest): Promise<WorkerResponse> {
 }
 
 const scope = globalThis as unknown as WorkerScope;
-let queue = Promise.resolve();
 // Inside a worker only: `WorkerGlobalScope` exists there and not on the main thread.
-if ("WorkerGlobalScope" in globalThis) {
+const isWorker = "WorkerGlobalScope" in globalThis;
+// Jobs wait for the codecs, compiled as soon as the worker starts; a failure shows in the first job.
+let queue: Promise<unknown> = isWorker ? warmUpCodecs().catch(() => {}) : Promise.resolve();
+if (isWorker) {
   scope.onmessage = (event) => {
     queue = queue.then(async () => {
       const response = await answer(event.data);
