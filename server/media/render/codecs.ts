@@ -1,0 +1,171 @@
+/**
+ * The WASM codecs, loaded once per worker: imagescript's PNG and JPEG decoders
+ * (the JPEG one scales by 1/2, 1/4 or 1/8 while decoding, which makes big
+ * JPEGs fast), mozjpeg from `@jsquash/jpeg` for encoding and as a second JPEG
+ * decoder, and `node:zlib` for PNG encoding. None needs `--allow-ffi`.
+ * Measurements behind the choice: docs/media.md.
+ * @module
+ */
+import imagescriptJpeg from "imagescript/wasm/node/jpeg.js";
+import imagescriptPng from "imagescript/wasm/node/png.js";
+import mozjpegDecode, { init as initMozjpegDecode } from "@jsquash/jpeg/decode.js";
+import mozjpegEncode, { init as initMozjpegEncode } from "@jsquash/jpeg/encode.js";
+import { crc32, deflateSync } from "node:zlib";
+import type { Raster } from "./raster.ts";
+
+interface JpegFrame {
+  width: number;
+  height: number;
+  buffer: Uint8Array;
+}
+interface ImagescriptJpeg {
+  decode(bytes: Uint8Array, width?: number, height?: number): JpegFrame;
+}
+interface ImagescriptPng {
+  decode(bytes: Uint8Array): { width: number; height: number; framebuffer: Uint8Array };
+}
+interface CodecModule<T> {
+  init(): Promise<T>;
+}
+
+let jpegDecoder: Promise<ImagescriptJpeg> | null = null;
+let pngDecoder: Promise<ImagescriptPng> | null = null;
+let mozjpegReady = false;
+
+// Emscripten prints warnings ("quantization tables are too coarse") to the console.
+const quiet = { print: () => {}, printErr: () => {} };
+
+function ensureMozjpeg(): void {
+  if (mozjpegReady) return;
+  initMozjpegDecode(quiet);
+  initMozjpegEncode(quiet);
+  mozjpegReady = true;
+}
+
+/**
+ * Decodes a JPEG with imagescript, scaled while decoding to the smallest
+ * 1/1..1/8 scale whose sides are at least `minSide` (null: full size).
+ * Throws if imagescript cannot decode it.
+ */
+export async function decodeJpegScaled(bytes: Uint8Array, minSide: number | null): Promise<Raster> {
+  jpegDecoder ??= (imagescriptJpeg as unknown as CodecModule<ImagescriptJpeg>).init();
+  const codec = await jpegDecoder;
+  let frame: JpegFrame;
+  try {
+    frame = minSide === null ? codec.decode(bytes) : codec.decode(bytes, minSide, minSide);
+  } catch (error) {
+    if (minSide === null || !String(error).includes("scale")) throw error;
+    frame = codec.decode(bytes);
+  }
+  return toRgba(frame.width, frame.height, frame.buffer);
+}
+
+/** Decodes a JPEG with mozjpeg at full size (the fallback when imagescript fails). */
+export async function decodeJpegFull(bytes: Uint8Array): Promise<Raster> {
+  ensureMozjpeg();
+  const copy = bytes.slice();
+  const image = await mozjpegDecode(copy.buffer);
+  return { width: image.width, height: image.height, data: new Uint8Array(image.data.buffer) };
+}
+
+/** Decodes a PNG (any bit depth, palette, grey or alpha) to RGBA. */
+export async function decodePng(bytes: Uint8Array): Promise<Raster> {
+  pngDecoder ??= (imagescriptPng as unknown as CodecModule<ImagescriptPng>).init();
+  const codec = await pngDecoder;
+  const { width, height, framebuffer } = codec.decode(bytes);
+  return { width, height, data: framebuffer.slice(0, width * height * 4) };
+}
+
+/** Grey, RGB or (Adobe, inverted) CMYK samples to RGBA. */
+function toRgba(width: number, height: number, buffer: Uint8Array): Raster {
+  const pixels = width * height;
+  const channels = Math.round(buffer.length / pixels);
+  const out = new Uint8Array(pixels * 4);
+  for (let p = 0, i = 0, o = 0; p < pixels; p++, i += channels, o += 4) {
+    if (channels === 1) {
+      out[o] = out[o + 1] = out[o + 2] = buffer[i]!;
+    } else if (channels === 4) {
+      const k = buffer[i + 3]! / 255;
+      out[o] = Math.round(buffer[i]! * k);
+      out[o + 1] = Math.round(buffer[i + 1]! * k);
+      out[o + 2] = Math.round(buffer[i + 2]! * k);
+    } else {
+      out[o] = buffer[i]!;
+      out[o + 1] = buffer[i + 1]!;
+      out[o + 2] = buffer[i + 2]!;
+    }
+    out[o + 3] = 255;
+  }
+  return { width, height, data: out };
+}
+
+/**
+ * Encodes an opaque raster as a baseline JPEG with mozjpeg (optimised Huffman
+ * tables, 4:2:0), `quality` 1..100. Baseline rather than progressive: faster
+ * to encode at thumbnail sizes and read by every decoder, even small ones.
+ */
+export async function encodeJpeg(r: Raster, quality: number): Promise<Uint8Array> {
+  ensureMozjpeg();
+  const data = new Uint8ClampedArray(r.data.buffer, r.data.byteOffset, r.data.byteLength);
+  const encoded = await mozjpegEncode(
+    { data, width: r.width, height: r.height, colorSpace: "srgb" } as ImageData,
+    { quality: Math.min(100, Math.max(1, Math.round(quality))), progressive: false },
+  );
+  return new Uint8Array(encoded);
+}
+
+function chunk(type: string, data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(12 + data.length);
+  const v = new DataView(out.buffer);
+  v.setUint32(0, data.length);
+  const typeAndData = out.subarray(4, 8 + data.length);
+  typeAndData.set(new TextEncoder().encode(type), 0);
+  typeAndData.set(data, 4);
+  v.setUint32(8 + data.length, crc32(typeAndData) >>> 0);
+  return out;
+}
+
+/** Encodes a raster as an 8-bit RGBA PNG (filter "up", zlib level 6). */
+export function encodePng(r: Raster): Uint8Array {
+  const { width, height, data } = r;
+  const stride = width * 4;
+  const raw = new Uint8Array(height * (stride + 1));
+  for (let y = 0; y < height; y++) {
+    const o = y * (stride + 1), row = y * stride;
+    raw[o] = y === 0 ? 0 : 2; // "up": rows of a thumbnail or waveform repeat a lot
+    for (let x = 0; x < stride; x++) {
+      raw[o + 1 + x] = y === 0 ? data[row + x]! : (data[row + x]! - data[row - stride + x]!) & 255;
+    }
+  }
+  const ihdr = new Uint8Array(13);
+  const v = new DataView(ihdr.buffer);
+  v.setUint32(0, width);
+  v.setUint32(4, height);
+  ihdr.set([8, 6, 0, 0, 0], 8); // 8-bit RGBA, no interlace
+  const parts = [
+    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", new Uint8Array(deflateSync(raw))),
+    chunk("IEND", new Uint8Array()),
+  ];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+/**
+ * Compiles and instantiates every codec ahead of the first job (about 40 ms
+ * of WASM compilation), so a worker started with the service answers its
+ * first thumbnail as fast as the later ones.
+ */
+export async function warmUpCodecs(): Promise<void> {
+  jpegDecoder ??= (imagescriptJpeg as unknown as CodecModule<ImagescriptJpeg>).init();
+  pngDecoder ??= (imagescriptPng as unknown as CodecModule<ImagescriptPng>).init();
+  const pixel: Raster = { width: 8, height: 8, data: new Uint8Array(8 * 8 * 4).fill(255) };
+  const jpeg = await encodeJpeg(pixel, 85);
+  await Promise.all([jpegDecoder, pngDecoder, decodeJpegFull(jpeg)]);
+}

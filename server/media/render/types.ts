@@ -1,0 +1,63 @@
+/**
+ * The shapes a render job and its answer take, shared by `render` and the worker.
+ * @module
+ */
+
+/** A media file on disk, as the catalog knows it. */
+export interface SourceFile {
+  /** Absolute path of the media file. */
+  path: string;
+  /** What the file holds. */
+  kind: "image" | "video" | "audio";
+  /** The file's display name, e.g. "Intro.mp4"; a card shows it. */
+  name: string;
+  /** "image/png", "image/jpeg", "audio/wav", "video/mp4", ... */
+  mimeType: string;
+  /** Seconds, null for stills. */
+  duration: number | null;
+}
+
+/** One picture to make: a square thumbnail or a waveform. */
+export type RenderJob =
+  | {
+    type: "thumbnail";
+    source: SourceFile;
+    /** 16..512, a square; null keeps the original size (no crop). */
+    size: number | null;
+    overlay: "play" | "pause" | "none";
+    format: "jpeg" | "png";
+    /** JPEG quality 1..100 (ignored for PNG). */
+    quality: number;
+    /** Path or command name of ffmpeg; null means ffmpeg is not used. */
+    ffmpeg: string | null;
+  }
+  | {
+    type: "waveform";
+    source: SourceFile;
+    width: number;
+    height: number;
+    /** Path or command name of ffmpeg; null means ffmpeg is not used. */
+    ffmpeg: string | null;
+  };
+
+/** An encoded picture. */
+export interface Rendered {
+  bytes: Uint8Array;
+  contentType: "image/jpeg" | "image/png";
+  width: number;
+  height: number;
+  /** What the picture shows: the image itself, a frame of the video, or a generated card. */
+  origin: "image" | "video-frame" | "card";
+}
+
+/** Thrown for what cannot be rendered at all (a thumbnail never throws for a bad file: it gets a card). */
+export class RenderError extends Error {
+  /** `CORRUPT_MEDIA` broken file, `UNSUPPORTED_MEDIA` wrong kind, `UNAVAILABLE` a missing tool. */
+  readonly code: "CORRUPT_MEDIA" | "UNSUPPORTED_MEDIA" | "UNAVAILABLE";
+  /** Builds the error. */
+  constructor(code: RenderError["code"], message: string) {
+    super(message);
+    this.name = "RenderError";
+    this.code = code;
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The render worker: a Deno Worker module that renders one job at a time off
+ * the service's event loop. It answers `{id, job}` with `{id, ok: true,
+ * rendered}` (the bytes' buffer transferred) or `{id, ok: false, error}`.
+ * @example
+ * ```ts
+ * const worker = new Worker(new URL("./worker.ts", import.meta.url).href, { type: "module" });
+ * worker.postMessage({ id: 1, job });
+ * worker.onmessage = (e) => console.log(e.data); // { id: 1, ok: true, rendered }
+ * ```
+ * @module
+ */
+import { warmUpCodecs } from "./codecs.ts";
+import { render, type Rendered, RenderError, type RenderJob } from "./mod.ts";
+
+/** A request to the worker. */
+export interface WorkerRequest {
+  id: number;
+  job: RenderJob;
+}
+
+/** The worker's answer to one request. */
+export type WorkerResponse =
+  | { id: number; ok: true; rendered: Rendered }
+  | { id: number; ok: false; error: { code: string; message: string } };
+
+interface WorkerScope {
+  onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
+  postMessage(message: WorkerResponse, transfer?: Transferable[]): void;
+}
+
+/** Renders a request into its response; never throws. */
+export async function answer(request: WorkerRequest): Promise<WorkerResponse> {
+  try {
+    return { id: request.id, ok: true, rendered: await render(request.job) };
+  } catch (error) {
+    if (error instanceof RenderError) {
+      return { id: request.id, ok: false, error: { code: error.code, message: error.message } };
+    }
+    // No stack and no internals: the name of what failed is enough for a log line.
+    const name = error instanceof Error ? error.name : "unknown error";
+    return {
+      id: request.id,
+      ok: false,
+      error: { code: "SERVER_ERROR", message: `Cannot render the picture: ${name}` },
+    };
+  }
+}
+
+const scope = globalThis as unknown as WorkerScope;
+// Inside a worker only: `WorkerGlobalScope` exists there and not on the main thread.
+const isWorker = "WorkerGlobalScope" in globalThis;
+// Jobs wait for the codecs, compiled as soon as the worker starts; a failure shows in the first job.
+let queue: Promise<unknown> = isWorker ? warmUpCodecs().catch(() => {}) : Promise.resolve();
+if (isWorker) {
+  scope.onmessage = (event) => {
+    queue = queue.then(async () => {
+      const response = await answer(event.data);
+      const transfer = response.ok ? [response.rendered.bytes.buffer as ArrayBuffer] : [];
+      scope.postMessage(response, transfer);
+    });
+  };
+}
