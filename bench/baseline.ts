@@ -1,12 +1,14 @@
 // The bare baseline: Deno.serve and nothing else. `/` answers a small JSON
 // body; `/file` answers the text of the file named by the first argument (the
 // bench passes the demo project's JSON, for a same-payload comparison). Both
-// are strings, the fastest body Deno.serve sends. A POST reads its JSON body
+// are strings, the fastest body Deno.serve sends; `/image` answers bytes. A POST reads its JSON body
 // first (the same-work baseline of the action). A POST to `/relay` also
 // forwards that body to a bare child process over stdio (baseline_child.ts)
 // and answers the child's reply: the limit of Cueport's design (a service in
 // front of a player process), with none of Cueport's own work.
 const file = Deno.args[0] ? await Deno.readTextFile(Deno.args[0]) : "";
+// `/image` answers the bytes of the file named by the second argument (a thumbnail), as a JPEG.
+const image = Deno.args[1] ? await Deno.readFile(Deno.args[1]) : new Uint8Array();
 const small = JSON.stringify({ fullScreen: false, muted: false, volume: 1 });
 const headers = { "content-type": "application/json" };
 const child = new Deno.Command(Deno.execPath(), {
@@ -50,5 +52,7 @@ Deno.serve({
     if (new URL(req.url).pathname === "/relay") return new Response(await relay(body), { headers });
     return new Response(JSON.stringify({ ok: true, name: body.name }), { headers });
   }
-  return new Response(new URL(req.url).pathname === "/file" ? file : small, { headers });
+  const path = new URL(req.url).pathname;
+  if (path === "/image") return new Response(image, { headers: { "content-type": "image/jpeg" } });
+  return new Response(path === "/file" ? file : small, { headers });
 });

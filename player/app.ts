@@ -6,10 +6,11 @@
  */
 import type { NormalizedAction } from "../protocol/actions.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
-import type { ActionOutcome } from "../protocol/methods.ts";
+import type { ActionOutcome, CameraFrameResult, MediaLocateResult } from "../protocol/methods.ts";
 import { type Preset, type Project } from "../protocol/model.ts";
 import type { AppState, Camera, Snapshot, StateUpdate } from "../protocol/state.ts";
 import { type AppServices, runAction } from "./actions/mod.ts";
+import { CameraFrames } from "./camera_frames.ts";
 import { listCameras } from "./cameras.ts";
 import { type Clock, VirtualClock } from "./clock.ts";
 import { ProjectEngine } from "./engine/project_engine.ts";
@@ -48,6 +49,8 @@ export interface PlayerOptions {
    * Default `Date.now`; on a `VirtualClock` no time passes unless one is given.
    */
   wallNow?: () => number;
+  /** The ffmpeg command that captures camera devices; null or absent: none. */
+  ffmpeg?: string | null;
 }
 
 /**
@@ -78,11 +81,17 @@ export class PlayerApp implements AppServices {
   #liveSaver: LiveSaver;
   /** Retry keys of the actions applied, saved with the live state. */
   #actionKeys = new ActionKeys();
+  #cameraFrames: CameraFrames;
 
   private constructor(options: PlayerOptions) {
     this.#options = options;
     this.clock = options.clock;
     this.store = new ProjectStore(options.dataDir);
+    this.#cameraFrames = new CameraFrames(
+      options.dataDir,
+      () => this.clock.now(),
+      options.ffmpeg ?? null,
+    );
     this.#recorder = new Recorder(options.dataDir, () => this.clock.now());
     this.#liveSaver = new LiveSaver({
       path: `${options.dataDir}/${LIVE_STATE_FILE}`,
@@ -208,6 +217,52 @@ export class PlayerApp implements AppServices {
     options: EditOptions,
   ): Promise<EditApplyResult> | Beside<EditApplyResult> {
     return this.#editor.start(params, options);
+  }
+
+  /**
+   * Where a Project's file is on disk, as it is now (`media.locate`).
+   * @throws {Refusal} NOT_FOUND for an unknown Project or file, or a file gone from disk
+   */
+  async locateFile(projectId: string | null, fileId: string): Promise<MediaLocateResult> {
+    const id = projectId ?? this.#activeProjectId;
+    const project = id ? this.#engines.get(id)?.project : undefined;
+    if (!project) {
+      throw new Refusal(
+        `Project "${projectId ?? "(active)"}" does not exist`,
+        RpcErrorCode.NOT_FOUND,
+      );
+    }
+    const file = project.files.find((f) => f.id === fileId);
+    if (!file) {
+      throw new Refusal(
+        `File "${fileId}" is not in Project "${project.id}"`,
+        RpcErrorCode.NOT_FOUND,
+      );
+    }
+    const path = this.store.filePath(project.id, file.path);
+    try {
+      const stat = await Deno.stat(path);
+      return { path, size: stat.size, modifiedAt: stat.mtime?.getTime() ?? 0 };
+    } catch {
+      throw new Refusal(
+        `File "${fileId}" of Project "${project.id}" is missing from disk (${file.path})`,
+        RpcErrorCode.NOT_FOUND,
+      );
+    }
+  }
+
+  /**
+   * A picture from a camera, by device id (`camera.frame`).
+   * @throws {Refusal} NOT_FOUND for an unknown camera, UNAVAILABLE without ffmpeg, ACTION_REFUSED when capture fails
+   */
+  cameraFrame(cameraId: string): Promise<CameraFrameResult> {
+    const camera = this.#cameras.find((c) => c.deviceId === cameraId);
+    if (!camera) {
+      return Promise.reject(
+        new Refusal(`Camera "${cameraId}" does not exist`, RpcErrorCode.NOT_FOUND),
+      );
+    }
+    return this.#cameraFrames.capture(camera);
   }
 
   /** Re-reads projects, presets and cameras from disk; playback stops. */

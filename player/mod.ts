@@ -33,6 +33,8 @@ export interface StartPlayerOptions {
   positionIntervalMs?: number;
   historyLimit?: number;
   approval?: "approve" | "deny" | "wait";
+  /** The ffmpeg command that captures camera devices; null: none. */
+  ffmpeg?: string | null;
   onShutdown?: () => void;
 }
 
@@ -52,6 +54,7 @@ export async function startPlayer(options: StartPlayerOptions): Promise<RunningP
     plan: options.plan ?? "pro",
     positionIntervalMs: options.positionIntervalMs ?? 250,
     historyLimit: options.historyLimit ?? 100,
+    ffmpeg: options.ffmpeg ?? null,
     log: (level, message) => console.error(`[player] ${level}: ${message}`),
   });
   const serveOptions = {
@@ -123,6 +126,7 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
     plan: settings.plan,
     positionIntervalMs: settings.positionIntervalMs,
     historyLimit: settings.historyLimit,
+    ffmpeg: settings.ffmpeg === "off" ? null : settings.ffmpeg,
     approval: settings.approval,
   });
   await running.done;

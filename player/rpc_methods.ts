@@ -20,6 +20,7 @@ import type { StateUpdate } from "../protocol/state.ts";
 import { PLAYER_INFO, type PlayerApp } from "./app.ts";
 import type { VirtualClock } from "./clock.ts";
 import { parseParams } from "./rpc_params.ts";
+import { Beside } from "./beside.ts";
 
 /** Options of the methods (those of `servePlayer`). */
 export interface MethodOptions {
@@ -123,6 +124,16 @@ export function playerMethods(
       );
       const result: ApprovalRequestResult = { decision: options.approval ?? "approve" };
       return result;
+    },
+    [Method.MEDIA_LOCATE]: (params) => {
+      const p = parseParams(Method.MEDIA_LOCATE, params);
+      // A stat of the file: beside the order, so an action never waits on the disk for it.
+      return new Beside(app.locateFile(p.projectId ?? null, p.fileId).then((r) => () => r));
+    },
+    [Method.CAMERA_FRAME]: (params) => {
+      const p = parseParams(Method.CAMERA_FRAME, params);
+      // A capture (up to seconds through ffmpeg) runs beside the order; actions go on.
+      return new Beside(app.cameraFrame(p.cameraId).then((r) => () => r));
     },
     [Method.PAIRING_SHOW]: (params) => {
       const p = parseParams(Method.PAIRING_SHOW, params);

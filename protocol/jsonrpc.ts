@@ -56,6 +56,8 @@ export const RpcErrorCode = {
   UNSUPPORTED_MEDIA: -32003,
   /** A media file looks like a supported format but is broken. */
   CORRUPT_MEDIA: -32004,
+  /** Since 1.2: what the call needs is not on this machine (ffmpeg to capture a camera). */
+  UNAVAILABLE: -32005,
 } as const;
 
 /** Raised for a failed response; `code` and `data` come from the wire. */

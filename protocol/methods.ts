@@ -8,9 +8,10 @@ import type { StateUpdate } from "./state.ts";
 
 /**
  * The protocol version this build speaks; majors must match. 1.1 added
- * `request.progress` and `capabilities.progress` (imports run beside other requests).
+ * `request.progress` and `capabilities.progress` (imports run beside other requests);
+ * 1.2 added `media.locate` and `camera.frame` (thumbnails and camera pictures).
  */
-export const PLAYER_PROTOCOL_VERSION = "1.1";
+export const PLAYER_PROTOCOL_VERSION = "1.2";
 
 /** Method names, server to player. */
 export const Method = {
@@ -23,7 +24,39 @@ export const Method = {
   APPROVAL_REQUEST: "approval.request",
   PAIRING_SHOW: "pairing.show",
   EDIT_APPLY: "edit.apply",
+  /** Since 1.2. */
+  MEDIA_LOCATE: "media.locate",
+  /** Since 1.2. */
+  CAMERA_FRAME: "camera.frame",
 } as const;
+
+/** `media.locate` params: a file of a Project (null: the active one). */
+export interface MediaLocateParams {
+  projectId: string | null;
+  fileId: string;
+}
+
+/** `media.locate` result: where the file's bytes are on this machine, as they are now. */
+export interface MediaLocateResult {
+  /** Absolute path the service may read. */
+  path: string;
+  size: number;
+  /** Last modification, ms since the epoch. */
+  modifiedAt: number;
+}
+
+/** `camera.frame` params: a camera's device id (never `default`: the service resolves it). */
+export interface CameraFrameParams {
+  cameraId: string;
+}
+
+/** `camera.frame` result: a picture the camera just took, in a file the service may read. */
+export interface CameraFrameResult {
+  /** Absolute path of a PNG or JPEG file, replaced whole (never written in place). */
+  path: string;
+  /** Wall time of the capture, ms since the epoch. */
+  capturedAt: number;
+}
 
 /** `approval.request` params: a local client asks to connect without credentials. */
 export interface ApprovalRequestParams {

@@ -174,6 +174,14 @@ export const SETTINGS = {
     help: "undo steps kept per Project (default 100)",
     doc: "100; undo steps kept per Project",
   },
+  ffmpeg: {
+    schema: z.string().min(1).default("ffmpeg"),
+    flag: "ffmpeg",
+    value: "CMD",
+    help: "ffmpeg for video thumbnails, other audio and cameras (default ffmpeg; off: none)",
+    doc:
+      "`ffmpeg` (found on the `PATH`); a path, or `off`. Without it videos get a generated card, cameras other than the test pattern answer 503 (`docs/media.md`)",
+  },
   maxUploadBytes: {
     schema: positiveInt().default(2 * 1024 ** 3),
     flag: "max-upload",
@@ -332,6 +340,7 @@ export const PLAYER_SETTINGS = [
   "approval",
   "historyLimit",
   "virtualClock",
+  "ffmpeg",
 ] as const satisfies readonly SettingName[];
 
 /** The bundled player's settings. */
@@ -342,6 +351,7 @@ export interface PlayerFlagValues {
   approval: "approve" | "deny" | "wait";
   historyLimit: number;
   virtualClock: boolean;
+  ffmpeg: string;
 }
 
 /** The player's settings as flags: what the service puts on the player's command line. */

@@ -9,6 +9,7 @@ import { clearStaging } from "./core/uploads.ts";
 import type { Settings } from "./config.ts";
 import type { Logger } from "./log.ts";
 import { drainOsc } from "./osc/mod.ts";
+import { MediaService } from "./media/mod.ts";
 import { bundledPlayerCommand, PlayerSupervisor, processLauncher } from "./player_client/mod.ts";
 import { createHttpHandler } from "./routes/mod.ts";
 import { machineHosts } from "./auth/hosts.ts";
@@ -82,6 +83,7 @@ async function start(
       positionIntervalMs: settings.positionIntervalMs,
       approval: settings.approval,
       historyLimit: settings.historyLimit,
+      ffmpeg: settings.ffmpeg,
     });
   const supervisor = new PlayerSupervisor(
     processLauncher(command, (line) => log("info", `player: ${line}`)),
@@ -114,7 +116,14 @@ async function start(
     ratePerSecond: settings.httpRatePerSecond,
     burst: settings.httpBurst,
   });
+  const media = new MediaService(core, {
+    dataDir: settings.dataDir,
+    ffmpeg: settings.ffmpeg === "off" ? null : settings.ffmpeg,
+    log: (m) => log("warn", m),
+  });
+  started.push(() => media.close());
   const handleHttp = createHttpHandler(core, {
+    media,
     auth,
     hosts,
     rateLimit: rateLimiter.meter("requests", settings.httpRatePerSecond),
@@ -204,6 +213,7 @@ async function start(
     sockets,
     async shutdown() {
       sockets.close();
+      media.close();
       for (const socket of osc) socket.close();
       await Promise.all([http.close(), ws.close(), oscDone]);
       await supervisor.stop();

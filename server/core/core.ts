@@ -6,7 +6,12 @@
  */
 import type { ActionParams, NormalizedAction } from "../../protocol/actions.ts";
 import { RpcError, RpcErrorCode } from "../../protocol/jsonrpc.ts";
-import { type ActionOutcome, Method } from "../../protocol/methods.ts";
+import {
+  type ActionOutcome,
+  type CameraFrameResult,
+  type MediaLocateResult,
+  Method,
+} from "../../protocol/methods.ts";
 import { type ActionRequest, normalizeAction } from "./action_rules.ts";
 import { IdempotencyStore, type RetryKey } from "./idempotency.ts";
 import { CueportError } from "./errors.ts";
@@ -69,6 +74,13 @@ export function fromPlayerError(error: unknown): Error {
         return new CueportError("INVALID_MESSAGE", error.message);
       case RpcErrorCode.NOT_ENTITLED:
         return new CueportError("API_ACCESS_DENIED", error.message);
+      case RpcErrorCode.UNAVAILABLE:
+        return new CueportError("UNAVAILABLE", error.message);
+      case RpcErrorCode.METHOD_NOT_FOUND:
+        return new CueportError(
+          "UNAVAILABLE",
+          `The player does not offer this (${error.message}): it speaks an older protocol`,
+        );
     }
     return new CueportError("SERVER_ERROR", `The player failed: ${error.message}`);
   }
@@ -306,6 +318,30 @@ export class Core {
         throw fromPlayerError(e);
       },
     );
+  }
+
+  /**
+   * Where a Project's file is on disk, from the player (`media.locate`).
+   * @throws {CueportError} NOT_READY, NOT_FOUND, UNAVAILABLE (a player without it)
+   */
+  locateFile(projectId: string, fileId: string): Promise<MediaLocateResult> {
+    return this.#player.request<MediaLocateResult>(Method.MEDIA_LOCATE, { projectId, fileId })
+      .catch((e) => {
+        throw fromPlayerError(e);
+      });
+  }
+
+  /**
+   * A picture a camera just took, from the player (`camera.frame`); captures
+   * may take seconds.
+   * @throws {CueportError} NOT_READY, NOT_FOUND, UNAVAILABLE (no ffmpeg), ACTION_FAILED (the capture failed)
+   */
+  cameraFrame(cameraId: string): Promise<CameraFrameResult> {
+    return this.#player.request<CameraFrameResult>(Method.CAMERA_FRAME, { cameraId }, {
+      timeoutMs: 15_000,
+    }).catch((e) => {
+      throw fromPlayerError(e);
+    });
   }
 
   /** Moves a virtual player clock (only when the service runs with one). */

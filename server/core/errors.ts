@@ -34,6 +34,8 @@ export const ErrorCode = {
   NOT_READY: 503,
   /** A connection budget is full (see docs/security.md); retry later. */
   TOO_MANY_CONNECTIONS: 503,
+  /** What the request needs is not on this machine (ffmpeg to capture a camera). */
+  UNAVAILABLE: 503,
   TIMEOUT: 504,
 } as const;
 

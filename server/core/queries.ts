@@ -226,6 +226,14 @@ export class Queries {
     }
   }
 
+  /**
+   * The stored Project, for reads that need more than its view (its files' paths).
+   * @throws {CueportError} NOT_READY, NOT_FOUND
+   */
+  projectModel(projectId: string): Project {
+    return this.#project(projectId);
+  }
+
   #project(projectId: string): Project {
     this.#ready();
     const p = this.#model.project(projectId);

@@ -26,12 +26,14 @@ export interface PlayerLauncher {
 export type BundledPlayerOptions = PlayerFlagValues;
 
 /**
- * Flags of the bundled player under `deno run`: the permissions it needs (its data dir and
- * camera discovery), and the young generation the compiled binary gives it too (deno.json).
+ * Flags of the bundled player under `deno run`: the permissions it needs (its data dir, camera
+ * discovery and capture), and the young generation the compiled binary gives it too (deno.json).
  */
 export const PLAYER_PERMISSIONS: readonly string[] = [
   "--allow-read",
   "--allow-write",
+  // ffmpeg, to capture camera devices.
+  "--allow-run",
   "--v8-flags=--max-semi-space-size=8",
 ];
 

@@ -12,6 +12,8 @@ import {
   CueportError,
   defineOperation,
   isStableAnswer,
+  type MediaAnswer,
+  type MediaSource,
   type OperationContext,
   retryKeyOf,
   stableAnswer,
@@ -27,6 +29,7 @@ import { infoView } from "./info.ts";
 import { openApiDocument } from "./openapi.ts";
 import { route, type RouteSpec, type RouteWire } from "./route.ts";
 import { routeTable } from "./table.ts";
+import { honoPath, mediaResponse, suffixesOf, withoutSuffixes } from "./media_answers.ts";
 import { editRoutes } from "./edit_routes.ts";
 import { isNestedDeeper } from "../../protocol/json_depth.ts";
 import type { Peer } from "../net/mod.ts";
@@ -62,6 +65,8 @@ export interface HttpAppOptions {
   log?: (message: string) => void;
   /** Pairing, devices and the authenticator routes are checked with. */
   auth: AuthService;
+  /** Makes the pictures of the media routes. */
+  media?: MediaSource;
 }
 
 /**
@@ -372,21 +377,32 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
     // POST routes read their JSON body (within the limit) even when the operation takes none.
     const readsBody = route.method === "POST" && !route.invoke;
     const takesBody = route.body !== undefined;
+    const suffixes = suffixesOf(route.path);
+    const isMedia = operation.produces !== undefined;
     const run = (c: Context, caller: HttpCaller, grant: Grant): Response | Promise<Response> => {
       const ctx: OperationContext = {
         core,
         auth: options.auth,
         facts,
+        media: options.media,
         address: caller.address,
         isLocal: caller.isLocal,
       };
       const key = route.idempotent ? c.req.header("idempotency-key") : undefined;
       if (key !== undefined) ctx.retry = retryKeyOf(grant, key, "Idempotency-Key");
+      const params = hasParams ? c.req.param() : NO_PARAMS;
       const wire: RouteWire = {
-        params: hasParams ? c.req.param() : NO_PARAMS,
+        params: suffixes ? withoutSuffixes(params, suffixes) : params,
         query: declaredQuery(c, route),
         body: undefined,
       };
+      if (isMedia) {
+        const input = { ...rawInput(route, wire, false) as object };
+        const tag = c.req.header("if-none-match");
+        if (tag !== undefined) Object.assign(input, { ifNoneMatch: tag });
+        return Promise.resolve(operation.run(ctx, checkInput(operation, input)))
+          .then((answer) => mediaResponse(answer as MediaAnswer));
+      }
       if (route.invoke) {
         return route.invoke(c.req.raw, wire, (input) => Promise.resolve(operation.run(ctx, input)))
           .then(jsonResponse);
@@ -402,7 +418,7 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
       const result = operation.run(ctx, checkInput(operation, rawInput(route, wire, false)));
       return result instanceof Promise ? result.then(jsonResponse) : jsonResponse(result);
     };
-    app.on(route.method, route.path, (c: Context): Response | Promise<Response> => {
+    app.on(route.method, honoPath(route.path), (c: Context): Response | Promise<Response> => {
       const caller = new HttpCaller((c.env as HttpEnv | undefined)?.address ?? "127.0.0.1", c);
       const grant = policy.authorize(caller, operation, route.label);
       return grant instanceof Promise

@@ -100,6 +100,10 @@ function extraErrors(route: RouteSpec): Record<string, string> {
   if (route.method === "POST") extra["408"] = "The client sent its body too slowly";
   if (route.rawBody) extra["415"] = "The media is no format the player supports";
   if (route.idempotent) extra["422"] = "The Idempotency-Key was used for a different request";
+  if (route.operation.name === "waveform") {
+    extra["415"] = "Audio that needs ffmpeg, or broken audio (CORRUPT_MEDIA is 400)";
+  }
+  if (route.operation.produces) extra["503"] = "The player is not ready, or ffmpeg is missing";
   return extra;
 }
 
@@ -134,12 +138,23 @@ export const openApiDocument = {
         schema: jsonSchema(schema as z.ZodType, "input"),
       }));
       const isAction = route.path === "/api/v1/action";
-      const responses: Record<string, unknown> = {
-        "200": {
-          description: "OK",
-          content: { "application/json": { schema: jsonSchema(route.response, "output") } },
-        },
-      };
+      const produces = route.operation.produces;
+      const responses: Record<string, unknown> = produces
+        ? {
+          "200": {
+            description: "The picture, with a strong ETag",
+            content: Object.fromEntries(
+              produces.map((type) => [type, { schema: { type: "string", format: "binary" } }]),
+            ),
+          },
+          "304": { description: "Not modified: If-None-Match named the current picture" },
+        }
+        : {
+          "200": {
+            description: "OK",
+            content: { "application/json": { schema: jsonSchema(route.response, "output") } },
+          },
+        };
       if (route.path !== "/health") {
         const errors = { ...ERROR_RESPONSES, ...extraErrors(route) };
         for (const [code, description] of Object.entries(errors).sort()) {

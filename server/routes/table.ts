@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { ThumbnailInput, WaveformInput } from "../core/mod.ts";
 import { route, type RouteSpec } from "./route.ts";
 
 /** `?ids=a, b,,c` as `["a", "b", "c"]`. */
@@ -36,6 +37,13 @@ export function routeTable(): RouteSpec[] {
       input: ({ params }) => ({ kind: params.kind, presetId: params.id }),
     }),
     route("GET", "/api/v1/cameras", "cameras"),
+    route("GET", "/thumbnails/:projectId/:fileId.jpg", "thumbnail", {
+      query: ThumbnailInput.pick({ size: true, overlay: true, format: true, quality: true }),
+    }),
+    route("GET", "/waveforms/:projectId/:fileId.png", "waveform", {
+      query: WaveformInput.pick({ width: true, height: true }),
+    }),
+    route("GET", "/camera-thumbnails/:cameraId.jpg", "cameraThumbnail"),
     route("GET", "/api/v1/imports", "imports"),
     route("POST", "/api/v1/action", "action"),
     route("POST", "/api/v1/pair/code", "pairCode"),

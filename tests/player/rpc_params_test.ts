@@ -191,6 +191,13 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
   { method: Method.PAIRING_SHOW, params: {}, field: "params.otp" },
   { method: Method.PAIRING_SHOW, params: { otp: 123456, expiresAt: "x" }, field: "params.otp" },
   { method: Method.PAIRING_SHOW, params: { otp: "123456" }, field: "params.expiresAt" },
+  // media.locate
+  { method: Method.MEDIA_LOCATE, params: { projectId: null }, field: "params.fileId" },
+  { method: Method.MEDIA_LOCATE, params: { projectId: 5, fileId: "f" }, field: "params.projectId" },
+  { method: Method.MEDIA_LOCATE, params: { fileId: "" }, field: "params.fileId" },
+  // camera.frame
+  { method: Method.CAMERA_FRAME, params: {}, field: "params.cameraId" },
+  { method: Method.CAMERA_FRAME, params: { cameraId: 7 }, field: "params.cameraId" },
 ];
 
 Deno.test("player answers hostile params of every method with -32602 naming the field, and keeps serving", async () => {

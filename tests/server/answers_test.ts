@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { z } from "zod";
 import { allRoutes } from "../../server/routes/mod.ts";
 import type { RouteSpec } from "../../server/routes/route.ts";
-import { operationsOfKind } from "../../server/core/operations/mod.ts";
+import { MediaImage, operationsOfKind } from "../../server/core/operations/mod.ts";
 import {
   ActionAnswer,
   AuthAnswer,
@@ -69,6 +69,9 @@ const INPUTS: Record<
   string,
   (svc: TestService, ids: Ids, sockets: TestSocket[]) => Promise<Call> | Call
 > = {
+  "GET /waveforms/:projectId/:fileId.png": (_svc, ids) => ({
+    path: `/waveforms/${ids.projectId}/${ids.audioFileId}.png`,
+  }),
   "GET /api/v1/projects/:projectId/clips": (_svc, ids) => ({
     path: `/api/v1/projects/${ids.projectId}/clips?ids=${ids.clipIds}`,
   }),
@@ -151,6 +154,20 @@ async function send(svc: TestService, route: RouteSpec, call: Call): Promise<unk
     init.headers = { "content-type": "application/json" };
   }
   const res = await fetch(svc.base + call.path, init);
+  const produces = route.operation.produces;
+  if (produces) {
+    // An image: its type is one the operation declares, and it has bytes.
+    const bytes = await res.arrayBuffer();
+    assert.equal(res.status, 200, `${route.method} ${call.path}`);
+    assert.ok(produces.includes(res.headers.get("content-type") ?? ""), call.path);
+    assert.ok(bytes.byteLength > 0, call.path);
+    return res.headers.get("etag") === null ? null : new MediaImage(
+      new Uint8Array(bytes),
+      res.headers.get("content-type") as "image/png",
+      res.headers.get("etag")!,
+      res.headers.get("x-cueport-origin") as "image",
+    );
+  }
   const text = await res.text();
   assert.equal(res.status, 200, `${route.method} ${call.path}: ${text}`);
   return JSON.parse(text);
@@ -168,6 +185,9 @@ async function liveIds(svc: TestService): Promise<Ids> {
     kind: preset.kind,
     id: preset.presetId,
     name: edit.name,
+    fileId: project.clips[0].fileId,
+    audioFileId: project.songs[0].audio.fileId,
+    cameraId: "default",
   };
 }
 

@@ -16,6 +16,7 @@ const CARRIED_BY: Record<AnyOperation["kind"], Array<"http" | "ws">> = {
   edit: ["http"],
   security: ["http"],
   service: ["http"],
+  media: ["http"],
 };
 
 function onSocket(operation: AnyOperation): boolean {

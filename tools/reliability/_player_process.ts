@@ -49,6 +49,7 @@ export class PlayerProcess {
       positionIntervalMs: 250,
       historyLimit: 100,
       approval: "approve",
+      ffmpeg: "ffmpeg",
     });
     const child = new Deno.Command(program!, {
       args,

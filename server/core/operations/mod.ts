@@ -9,9 +9,11 @@ import { EDIT_OPERATIONS } from "./edits.ts";
 import type { AnyOperation, OperationKind } from "./operation.ts";
 import { QUERY_OPERATIONS } from "./queries.ts";
 import { SECURITY_OPERATIONS } from "./security.ts";
+import { MEDIA_OPERATIONS } from "./media.ts";
 
 export * from "./operation.ts";
 export { EditResultView, type UploadInput } from "./edits.ts";
+export * from "./media.ts";
 
 /** Every operation. */
 export const OPERATIONS: readonly AnyOperation[] = [
@@ -21,6 +23,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...SECURITY_OPERATIONS,
   refreshOperation,
   ...EDIT_OPERATIONS,
+  ...MEDIA_OPERATIONS,
 ];
 
 const BY_NAME: ReadonlyMap<string, AnyOperation> = new Map(OPERATIONS.map((o) => [o.name, o]));

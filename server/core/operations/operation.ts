@@ -9,6 +9,7 @@ import type { AuthService } from "../../auth/service.ts";
 import type { Core } from "../core.ts";
 import { CueportError } from "../errors.ts";
 import type { RetryKey } from "../idempotency.ts";
+import type { MediaSource } from "./media.ts";
 
 /** The scopes a device may be paired with: read, run actions, edit Projects. */
 export const SCOPES = ["view", "control", "edit"] as const;
@@ -20,9 +21,10 @@ export type OperationScope = (typeof SCOPES)[number] | null;
  * What an operation is, for the transports that carry it: `query` (a read
  * of the read model: HTTP GET and WebSocket `query`), `action` (HTTP and
  * WebSocket `action`), `edit`, `security` (pairing, devices, approvals:
- * HTTP only) and `service` (health, reload: HTTP only).
+ * HTTP only), `service` (health, reload: HTTP only) and `media` (images:
+ * HTTP, and MCP as image content).
  */
-export type OperationKind = "query" | "action" | "edit" | "security" | "service";
+export type OperationKind = "query" | "action" | "edit" | "security" | "service" | "media";
 
 /** Facts about the running service that some operations report. */
 export interface ServiceFacts {
@@ -38,6 +40,8 @@ export interface OperationContext {
   auth?: AuthService | undefined;
   /** Given by the transports that carry `health`. */
   facts?: ServiceFacts | undefined;
+  /** Given by the transports that carry the media operations. */
+  media?: MediaSource | undefined;
   /** The caller's address, from the socket. */
   address: string;
   /** Whether the caller is on this machine. */
@@ -64,6 +68,8 @@ export interface Operation<I = unknown, O = unknown> {
   parse?: (raw: unknown) => I;
   /** The answer. */
   output: z.ZodType;
+  /** The media types of an answer that is bytes, not JSON (the media operations). */
+  produces?: readonly string[];
   scope: OperationScope;
   /** Refused while the player's plan has no API access. */
   needsApiAccess: boolean;

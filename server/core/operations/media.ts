@@ -1,0 +1,141 @@
+/**
+ * The media operations: a Clip file's thumbnail, an audio file's waveform and
+ * a camera's live thumbnail. They answer images, not JSON, so only transports
+ * that carry bytes serve them (HTTP; MCP as image content). The pictures are
+ * made and cached by the service's media module, which the transport gives as
+ * `ctx.media` (`server/media/`).
+ * @module
+ */
+import { z } from "zod";
+import { type AnyOperation, given, type Operation, type OperationContext } from "./operation.ts";
+
+/** What a picture shows: the image itself, a video frame, a generated card, a camera, a waveform. */
+export type MediaOrigin = "image" | "video-frame" | "card" | "camera" | "waveform";
+
+/** An image answer: its bytes, type and validator. */
+export class MediaImage {
+  /** Builds the answer. */
+  constructor(
+    readonly bytes: Uint8Array<ArrayBuffer>,
+    readonly contentType: "image/jpeg" | "image/png",
+    /** A strong validator of these bytes, quoted (`"a1b2..."`). */
+    readonly etag: string,
+    readonly origin: MediaOrigin,
+  ) {}
+}
+
+/** The answer when the client's `If-None-Match` names the current picture. */
+export class MediaNotModified {
+  /** Builds the answer. */
+  constructor(readonly etag: string) {}
+}
+
+/** A media operation's answer. */
+export type MediaAnswer = MediaImage | MediaNotModified;
+
+const MediaAnswerSchema = z.union([z.instanceof(MediaImage), z.instanceof(MediaNotModified)]);
+
+const IfNoneMatch = z.string().max(2048).optional()
+  .describe("The If-None-Match header: a picture with this ETag is answered 304");
+
+/** Query parameters come as text: a whole number in a range. */
+const wholeNumber = (min: number, max: number, name: string) =>
+  z.coerce.number({ error: `${name} must be a whole number from ${min} to ${max}` })
+    .int(`${name} must be a whole number from ${min} to ${max}`)
+    .min(min, `${name} must be from ${min} to ${max}`)
+    .max(max, `${name} must be from ${min} to ${max}`);
+
+/** Input of `thumbnail`. */
+export const ThumbnailInput = z.strictObject({
+  projectId: z.string().min(1),
+  fileId: z.string().min(1),
+  size: wholeNumber(16, 512, "size").optional()
+    .describe("Width and height of a square picture, 16 to 512; omitted: the original size"),
+  overlay: z.enum(["play", "pause", "none"]).default("none")
+    .describe("A play or pause symbol drawn over the centre"),
+  format: z.enum(["jpeg", "png"]).default("jpeg")
+    .describe("The answer's format; Content-Type follows it, whatever the path's extension"),
+  quality: wholeNumber(1, 100, "quality").default(85).describe("JPEG quality, 1 to 100"),
+  ifNoneMatch: IfNoneMatch,
+});
+/** A thumbnail request. */
+export type ThumbnailInput = z.output<typeof ThumbnailInput>;
+
+/** Input of `waveform`. */
+export const WaveformInput = z.strictObject({
+  projectId: z.string().min(1),
+  fileId: z.string().min(1),
+  width: wholeNumber(16, 4096, "width").default(1024).describe("Pixels, 16 to 4096"),
+  height: wholeNumber(16, 1024, "height").default(256).describe("Pixels, 16 to 1024"),
+  ifNoneMatch: IfNoneMatch,
+});
+/** A waveform request. */
+export type WaveformInput = z.output<typeof WaveformInput>;
+
+/** Input of `cameraThumbnail`. */
+export const CameraThumbnailInput = z.strictObject({
+  cameraId: z.string().min(1).describe("A device id from /api/v1/cameras, or default"),
+  ifNoneMatch: IfNoneMatch,
+});
+/** A camera thumbnail request. */
+export type CameraThumbnailInput = z.output<typeof CameraThumbnailInput>;
+
+/** What makes the pictures (the service's media module). */
+export interface MediaSource {
+  /** @throws {CueportError} NOT_FOUND, NOT_READY */
+  thumbnail(input: ThumbnailInput): Promise<MediaAnswer>;
+  /** @throws {CueportError} NOT_FOUND, NOT_READY, INVALID_MESSAGE (not audio), UNAVAILABLE, CORRUPT_MEDIA */
+  waveform(input: WaveformInput): Promise<MediaAnswer>;
+  /** @throws {CueportError} NOT_FOUND, NOT_READY, UNAVAILABLE (no ffmpeg for a device) */
+  cameraThumbnail(input: CameraThumbnailInput): Promise<MediaAnswer>;
+}
+
+const media = (ctx: OperationContext) => given(ctx.media, "media");
+
+function defineMedia<I>(spec: {
+  name: string;
+  summary: string;
+  input: z.ZodType<I>;
+  produces: readonly string[];
+  run(source: MediaSource, input: I): Promise<MediaAnswer>;
+}): Operation<I, Promise<MediaAnswer>> {
+  return {
+    name: spec.name,
+    summary: spec.summary,
+    tag: "media",
+    kind: "media",
+    input: spec.input,
+    output: MediaAnswerSchema,
+    produces: spec.produces,
+    scope: "view",
+    needsApiAccess: true,
+    isLocalOnly: false,
+    run: (ctx, input) => spec.run(media(ctx), input),
+  };
+}
+
+/** Every media operation. */
+export const MEDIA_OPERATIONS: readonly AnyOperation[] = [
+  defineMedia({
+    name: "thumbnail",
+    summary:
+      "A picture of a Project's file: the image, a video's frame, or a card; cached, with ETag",
+    input: ThumbnailInput,
+    produces: ["image/jpeg", "image/png"],
+    run: (source, input) => source.thumbnail(input),
+  }),
+  defineMedia({
+    name: "waveform",
+    summary: "A PNG of an audio file's waveform (peaks per pixel column); cached, with ETag",
+    input: WaveformInput,
+    produces: ["image/png"],
+    run: (source, input) => source.waveform(input),
+  }),
+  defineMedia({
+    name: "cameraThumbnail",
+    summary: "A camera's live picture, refreshed every 5 seconds while it is asked for",
+    input: CameraThumbnailInput,
+    produces: ["image/jpeg"],
+    run: (source, input) => source.cameraThumbnail(input),
+  }),
+];

@@ -1,0 +1,260 @@
+/**
+ * The service's media: thumbnails of a Project's files, waveforms of its
+ * audio and live camera thumbnails (`docs/media.md`). Pictures are made on
+ * workers (`pool.ts`, `render/`), kept by a key of the file's content and the
+ * parameters (`content_key.ts`, `picture_cache.ts`) and answered with that
+ * key as a strong ETag. A cached picture is answered without crossing to the
+ * player or the disk: its file is checked again at most once a second.
+ * @module
+ */
+import { createHash } from "node:crypto";
+import {
+  type CameraThumbnailInput,
+  type Core,
+  CueportError,
+  type MediaAnswer,
+  MediaImage,
+  MediaNotModified,
+  type MediaSource,
+  type ThumbnailInput,
+  type WaveformInput,
+} from "../core/mod.ts";
+import type { MediaFile } from "../../protocol/model.ts";
+import { CameraFeeds, type Frame } from "./camera_feeds.ts";
+import { ContentKeys } from "./content_key.ts";
+import { type Picture, PictureCache } from "./picture_cache.ts";
+import { RenderPool } from "./pool.ts";
+import type { RenderJob, SourceFile } from "./render/mod.ts";
+
+export { CameraFeeds } from "./camera_feeds.ts";
+export { RenderPool } from "./pool.ts";
+
+/**
+ * Bumped when the pictures a job makes change (a better filter, another
+ * overlay): every cached picture is then made again.
+ */
+const RENDER_VERSION = 1;
+
+/** How long a file's check holds: a cached picture is served this long without one. */
+const RECHECK_MS = 1_000;
+
+/** Quality of camera thumbnails. */
+const CAMERA_QUALITY = 80;
+
+/** Options of the media service. */
+export interface MediaServiceOptions {
+  /** The data dir: pictures are kept in its `cache/media/`. */
+  dataDir: string;
+  /** ffmpeg's command, or null (the setting `off`). */
+  ffmpeg: string | null;
+  /** The workers; default one pool of one worker. */
+  pool?: RenderPool;
+  /** Camera feeds' timing (tests). */
+  cameras?: { refreshMs?: number; activeMs?: number };
+  log?: (message: string) => void;
+}
+
+/** What a request's picture is, once its file is checked. */
+interface Known {
+  file: MediaFile;
+  key: string;
+  etag: string;
+  checkedAt: number;
+}
+
+/** Makes and keeps the pictures the media operations answer. */
+export class MediaService implements MediaSource {
+  #core: Core;
+  #o: MediaServiceOptions;
+  #pool: RenderPool;
+  #cache: PictureCache;
+  #keys = new ContentKeys();
+  /** The last check of each request's file, by request. */
+  #known = new Map<string, Known>();
+  #cameras: CameraFeeds;
+
+  /** Builds the service; workers start with the first picture. */
+  constructor(core: Core, options: MediaServiceOptions) {
+    this.#core = core;
+    this.#o = options;
+    this.#pool = options.pool ?? new RenderPool();
+    this.#cache = new PictureCache({ dir: `${options.dataDir}/cache/media` });
+    this.#cameras = new CameraFeeds({
+      capture: (cameraId) => this.#captureCamera(cameraId),
+      ...options.cameras,
+      ...(options.log ? { log: options.log } : {}),
+    });
+  }
+
+  /** A thumbnail of a Project's file. */
+  thumbnail(input: ThumbnailInput): Promise<MediaAnswer> {
+    const params = `thumbnail|${input.size ?? "original"}|${input.overlay}|${input.format}|${
+      input.format === "jpeg" ? input.quality : ""
+    }`;
+    return this.#answer(input, params, (source) => ({
+      type: "thumbnail",
+      source,
+      size: input.size ?? null,
+      overlay: input.overlay,
+      format: input.format,
+      quality: input.quality,
+      ffmpeg: this.#o.ffmpeg,
+    }));
+  }
+
+  /** A waveform of a Project's audio file. */
+  waveform(input: WaveformInput): Promise<MediaAnswer> {
+    try {
+      const file = this.#file(input.projectId, input.fileId);
+      if (file.kind !== "audio") {
+        throw new CueportError(
+          "INVALID_MESSAGE",
+          `File "${input.fileId}" is ${file.kind === "image" ? "an image" : "a video"} ` +
+            `(${file.name}): waveforms are drawn for audio files`,
+          { field: "fileId" },
+        );
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#answer(input, `waveform|${input.width}|${input.height}`, (source) => ({
+      type: "waveform",
+      source,
+      width: input.width,
+      height: input.height,
+      ffmpeg: this.#o.ffmpeg,
+    }), "waveform");
+  }
+
+  /** A camera's live thumbnail (`default`: the default camera). */
+  async cameraThumbnail(input: CameraThumbnailInput): Promise<MediaAnswer> {
+    const cameras = this.#core.queries.cameras();
+    const camera = input.cameraId === "default"
+      ? cameras.find((c) => c.isDefault)
+      : cameras.find((c) => c.deviceId === input.cameraId);
+    if (!camera) {
+      throw new CueportError(
+        "NOT_FOUND",
+        `Camera "${input.cameraId}" does not exist; cameras: ${
+          ["default", ...cameras.map((c) => c.deviceId)].join(", ")
+        }`,
+        { field: "cameraId" },
+      );
+    }
+    const frame = await this.#cameras.frame(camera.deviceId);
+    if (input.ifNoneMatch !== undefined && matches(input.ifNoneMatch, frame.etag)) {
+      return new MediaNotModified(frame.etag);
+    }
+    return new MediaImage(frame.bytes, "image/jpeg", frame.etag, "camera");
+  }
+
+  /** Ends the workers and the camera feeds. */
+  close(): void {
+    this.#cameras.close();
+    this.#pool.close();
+  }
+
+  /** The file of a Project, from the read model. */
+  #file(projectId: string, fileId: string): MediaFile {
+    const file = this.#core.queries.projectModel(projectId).files.find((f) => f.id === fileId);
+    if (!file) {
+      throw new CueportError(
+        "NOT_FOUND",
+        `File "${fileId}" is not in Project "${projectId}"`,
+        { field: "fileId" },
+      );
+    }
+    return file;
+  }
+
+  async #answer(
+    input: { projectId: string; fileId: string; ifNoneMatch?: string | undefined },
+    params: string,
+    jobOf: (source: SourceFile) => RenderJob,
+    origin?: "waveform",
+  ): Promise<MediaAnswer> {
+    const file = this.#file(input.projectId, input.fileId);
+    const id = `${input.projectId}/${input.fileId}|${params}`;
+    let known = this.#known.get(id);
+    let source: SourceFile | undefined;
+    if (!known || known.file !== file || performance.now() - known.checkedAt > RECHECK_MS) {
+      const stamp = await this.#core.locateFile(input.projectId, input.fileId);
+      const content = await this.#keys.of(stamp);
+      const key = createHash("sha256").update(`${RENDER_VERSION}|${content}|${params}`)
+        .digest("hex");
+      known = { file, key, etag: `"${key.slice(0, 32)}"`, checkedAt: performance.now() };
+      this.#remember(id, known);
+      source = {
+        path: stamp.path,
+        kind: file.kind,
+        name: file.name,
+        mimeType: file.mimeType,
+        duration: file.duration,
+      };
+    }
+    if (input.ifNoneMatch !== undefined && matches(input.ifNoneMatch, known.etag)) {
+      return new MediaNotModified(known.etag);
+    }
+    const { etag, key } = known;
+    const picture = this.#cache.peek(key) ??
+      await this.#cache.get(key, async () => {
+        source ??= await this.#sourceOf(input.projectId, input.fileId, file);
+        return await this.#render(jobOf(source));
+      });
+    return new MediaImage(picture.bytes, picture.contentType, etag, origin ?? picture.origin);
+  }
+
+  #remember(id: string, known: Known): void {
+    if (this.#known.size >= 10_000 && !this.#known.has(id)) {
+      this.#known.delete(this.#known.keys().next().value!);
+    }
+    this.#known.set(id, known);
+  }
+
+  async #sourceOf(projectId: string, fileId: string, file: MediaFile): Promise<SourceFile> {
+    const stamp = await this.#core.locateFile(projectId, fileId);
+    return {
+      path: stamp.path,
+      kind: file.kind,
+      name: file.name,
+      mimeType: file.mimeType,
+      duration: file.duration,
+    };
+  }
+
+  async #render(job: RenderJob): Promise<Picture> {
+    const rendered = await this.#pool.render(job);
+    return {
+      bytes: rendered.bytes as Uint8Array<ArrayBuffer>,
+      contentType: rendered.contentType,
+      origin: rendered.origin,
+    };
+  }
+
+  async #captureCamera(cameraId: string): Promise<Frame> {
+    const taken = await this.#core.cameraFrame(cameraId);
+    const picture = await this.#render({
+      type: "thumbnail",
+      source: {
+        path: taken.path,
+        kind: "image",
+        name: cameraId,
+        mimeType: taken.path.endsWith(".png") ? "image/png" : "image/jpeg",
+        duration: null,
+      },
+      size: null,
+      overlay: "none",
+      format: "jpeg",
+      quality: CAMERA_QUALITY,
+      ffmpeg: null,
+    });
+    const digest = createHash("sha256").update(picture.bytes).digest("hex");
+    return { bytes: picture.bytes, etag: `"${digest.slice(0, 32)}"` };
+  }
+}
+
+/** Whether an If-None-Match header names `etag` (a list, weak forms and `*` included). */
+function matches(header: string, etag: string): boolean {
+  if (header.trim() === "*") return true;
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
+}

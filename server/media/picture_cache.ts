@@ -1,0 +1,121 @@
+/**
+ * Pictures already made: in memory (least recently used first out, within a
+ * byte budget) and on disk under `<dataDir>/cache/media/`, by key. A picture
+ * asked for by many clients at once while it is being made is made once.
+ * @module
+ */
+import { writeFileAtomic } from "../../protocol/atomic_write.ts";
+import type { MediaOrigin } from "../core/mod.ts";
+
+/** A picture as kept. */
+export interface Picture {
+  bytes: Uint8Array<ArrayBuffer>;
+  contentType: "image/jpeg" | "image/png";
+  origin: MediaOrigin;
+}
+
+/** Options of the cache. */
+export interface PictureCacheOptions {
+  /** Where pictures are kept on disk; none: memory only. */
+  dir?: string;
+  /** Bytes kept in memory (default 64 MiB). */
+  memoryBytes?: number;
+}
+
+const EXTENSIONS = { "image/jpeg": "jpg", "image/png": "png" } as const;
+
+/** The cache. */
+export class PictureCache {
+  #memory = new Map<string, Picture>();
+  #memoryBytes = 0;
+  #budget: number;
+  #dir: string | undefined;
+  #making = new Map<string, Promise<Picture>>();
+
+  /** Builds the cache. */
+  constructor(options: PictureCacheOptions = {}) {
+    this.#dir = options.dir;
+    this.#budget = options.memoryBytes ?? 64 * 1024 * 1024;
+  }
+
+  /** The picture of `key` if it is in memory (it becomes the most recently used). */
+  peek(key: string): Picture | undefined {
+    const picture = this.#memory.get(key);
+    if (picture) {
+      this.#memory.delete(key);
+      this.#memory.set(key, picture);
+    }
+    return picture;
+  }
+
+  /**
+   * The picture of `key`: from memory, else from disk, else `make()`
+   * (once, however many ask meanwhile), then kept in both.
+   */
+  get(key: string, make: () => Promise<Picture>): Promise<Picture> {
+    const known = this.peek(key);
+    if (known) return Promise.resolve(known);
+    let making = this.#making.get(key);
+    if (!making) {
+      making = this.#load(key, make).finally(() => this.#making.delete(key));
+      this.#making.set(key, making);
+    }
+    return making;
+  }
+
+  async #load(key: string, make: () => Promise<Picture>): Promise<Picture> {
+    const stored = await this.#read(key);
+    const picture = stored ?? await make();
+    this.#remember(key, picture);
+    if (!stored && this.#dir) {
+      // A picture that cannot be kept on disk is still answered.
+      await writeFileAtomic(this.#path(key, picture), this.#record(picture), { skipFsync: true })
+        .catch(() => {});
+    }
+    return picture;
+  }
+
+  #path(key: string, picture: Pick<Picture, "contentType">): string {
+    return `${this.#dir}/${key.slice(0, 2)}/${key}.${EXTENSIONS[picture.contentType]}`;
+  }
+
+  /** The file: the origin on the first line, then the image bytes. */
+  #record(picture: Picture): Uint8Array {
+    const head = new TextEncoder().encode(`${picture.origin}\n`);
+    const out = new Uint8Array(head.length + picture.bytes.length);
+    out.set(head);
+    out.set(picture.bytes, head.length);
+    return out;
+  }
+
+  async #read(key: string): Promise<Picture | undefined> {
+    if (!this.#dir) return undefined;
+    for (const contentType of ["image/jpeg", "image/png"] as const) {
+      let data: Uint8Array<ArrayBuffer>;
+      try {
+        data = await Deno.readFile(this.#path(key, { contentType }));
+      } catch {
+        continue;
+      }
+      const newline = data.indexOf(10);
+      if (newline < 0 || newline > 16) continue;
+      const origin = new TextDecoder().decode(data.subarray(0, newline)) as Picture["origin"];
+      return { bytes: data.slice(newline + 1), contentType, origin };
+    }
+    return undefined;
+  }
+
+  #remember(key: string, picture: Picture): void {
+    if (picture.bytes.length > this.#budget / 4) return;
+    const old = this.#memory.get(key);
+    if (old) this.#memoryBytes -= old.bytes.length;
+    this.#memory.delete(key);
+    this.#memory.set(key, picture);
+    this.#memoryBytes += picture.bytes.length;
+    for (const [oldest, p] of this.#memory) {
+      if (this.#memoryBytes <= this.#budget) break;
+      this.#memory.delete(oldest);
+      this.#memoryBytes -= p.bytes.length;
+    }
+  }
+}

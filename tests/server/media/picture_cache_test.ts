@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import { type Picture, PictureCache } from "../../../server/media/picture_cache.ts";
+
+const picture = (n: number, size = 10): Picture => ({
+  bytes: new Uint8Array(size).fill(n),
+  contentType: "image/png",
+  origin: "image",
+});
+
+Deno.test("the same cold picture asked by 50 clients at once is made once", async () => {
+  let made = 0;
+  const cache = new PictureCache();
+  const { promise: gate, resolve } = Promise.withResolvers<void>();
+  const make = async () => {
+    made++;
+    await gate;
+    return picture(1);
+  };
+  const asks = Array.from({ length: 50 }, () => cache.get("k", make));
+  resolve();
+  const got = await Promise.all(asks);
+  assert.equal(made, 1);
+  assert.ok(got.every((p) => p.bytes[0] === 1));
+  assert.equal((await cache.get("k", make)).bytes[0], 1);
+  assert.equal(made, 1, "then from memory");
+});
+
+Deno.test("pictures are kept on disk across restarts, with their type and origin", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await new PictureCache({ dir }).get(
+      "abcd",
+      () => Promise.resolve({ ...picture(7), origin: "card" }),
+    );
+    let made = 0;
+    const again = await new PictureCache({ dir }).get("abcd", () => {
+      made++;
+      return Promise.resolve(picture(0));
+    });
+    assert.equal(made, 0, "read from disk");
+    assert.deepEqual([again.bytes[0], again.contentType, again.origin], [7, "image/png", "card"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("memory holds the most recently used pictures within its budget; a failed make is not kept", async () => {
+  const cache = new PictureCache({ memoryBytes: 100 });
+  for (let i = 0; i < 20; i++) await cache.get(`k${i}`, () => Promise.resolve(picture(i)));
+  assert.equal(cache.peek("k0"), undefined, "the oldest went");
+  assert.equal(cache.peek("k19")?.bytes[0], 19);
+  await assert.rejects(cache.get("bad", () => Promise.reject(new Error("broken"))), /broken/);
+  assert.equal((await cache.get("bad", () => Promise.resolve(picture(3)))).bytes[0], 3);
+});
