@@ -13,6 +13,14 @@ import type { RouteSpec } from "./route.ts";
 type JsonSchema = Record<string, unknown>;
 
 /** The `Idempotency-Key` header of the routes that take one. */
+const IF_NONE_MATCH_HEADER = {
+  name: "If-None-Match",
+  in: "header",
+  required: false,
+  description: "The ETag of a picture you have: when it is still the current one, the answer is 304",
+  schema: { type: "string" },
+};
+
 const IDEMPOTENCY_HEADER = {
   name: "Idempotency-Key",
   in: "header",
@@ -174,6 +182,7 @@ export const openApiDocument = {
           ...pathParams,
           ...queryParams,
           ...(route.idempotent ? [IDEMPOTENCY_HEADER] : []),
+          ...(produces ? [IF_NONE_MATCH_HEADER] : []),
         ],
         ...(route.rawBody
           ? {

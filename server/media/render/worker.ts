@@ -47,11 +47,34 @@ export async function answer(request: WorkerRequest): Promise<WorkerResponse> {
   }
 }
 
+/**
+ * Lowers this thread's priority (Linux: `renice` of the worker's thread id,
+ * which an unprivileged process may do to its own threads): on a 2-core show
+ * machine the service's event loop and the player then win the CPU while
+ * pictures are made, and an action waits on no decoder. Elsewhere, or without
+ * `renice`, nothing changes.
+ */
+async function yieldToTheShow(): Promise<void> {
+  if (Deno.build.os !== "linux") return;
+  try {
+    const tid = Deno.readLinkSync("/proc/thread-self").split("/").pop()!;
+    await new Deno.Command("renice", {
+      args: ["-n", "15", "-p", tid],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+  } catch {
+    // No /proc or no renice: the worker runs at the service's priority.
+  }
+}
+
 const scope = globalThis as unknown as WorkerScope;
 // Inside a worker only: `WorkerGlobalScope` exists there and not on the main thread.
 const isWorker = "WorkerGlobalScope" in globalThis;
 // Jobs wait for the codecs, compiled as soon as the worker starts; a failure shows in the first job.
-let queue: Promise<unknown> = isWorker ? warmUpCodecs().catch(() => {}) : Promise.resolve();
+let queue: Promise<unknown> = isWorker
+  ? yieldToTheShow().then(() => warmUpCodecs()).catch(() => {})
+  : Promise.resolve();
 if (isWorker) {
   scope.onmessage = (event) => {
     queue = queue.then(async () => {
