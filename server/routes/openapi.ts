@@ -17,7 +17,8 @@ const IF_NONE_MATCH_HEADER = {
   name: "If-None-Match",
   in: "header",
   required: false,
-  description: "The ETag of a picture you have: when it is still the current one, the answer is 304",
+  description:
+    "The ETag of a picture you have: when it is still the current one, the answer is 304",
   schema: { type: "string" },
 };
 
