@@ -8,7 +8,7 @@ import { Core } from "./core/mod.ts";
 import { clearStaging } from "./core/uploads.ts";
 import type { Settings } from "./config.ts";
 import type { Logger } from "./log.ts";
-import { drainOsc } from "./osc/mod.ts";
+import { OscServer } from "./osc/mod.ts";
 import { bundledPlayerCommand, PlayerSupervisor, processLauncher } from "./player_client/mod.ts";
 import { createHttpHandler } from "./routes/mod.ts";
 import { machineHosts } from "./auth/hosts.ts";
@@ -28,6 +28,7 @@ export interface RunningService {
   core: Core;
   supervisor: PlayerSupervisor;
   sockets: SocketServer;
+  osc: OscServer;
   /** Stops the listeners and the player; resolves when all is closed. */
   shutdown(): Promise<void>;
 }
@@ -167,7 +168,18 @@ async function start(
     },
     log: (m) => log("warn", m),
   });
-  auth.devices.onrevoke = (deviceId) => sockets.closeDevice(deviceId);
+  const oscServer = new OscServer(core, {
+    auth,
+    rateLimit: rateLimiter.meter("datagrams", settings.oscRatePerSecond),
+    allow: settings.oscAllow,
+    version: VERSION,
+    log: (m) => log("info", m),
+  });
+  started.push(() => oscServer.close());
+  auth.devices.onrevoke = (deviceId) => {
+    sockets.closeDevice(deviceId);
+    oscServer.closeDevice(deviceId);
+  };
   auth.codes.onissue = (otp, expiresAt) =>
     void supervisor.request(Method.PAIRING_SHOW, {
       otp,
@@ -185,7 +197,7 @@ async function start(
     settings.oscPort,
     () => listenDatagrams(settings.host, settings.oscPort, (m) => log("debug", m)),
   );
-  const oscDone = Promise.all(osc.map((socket) => drainOsc(socket, (m) => log("debug", m))));
+  const oscDone = Promise.all(osc.map((socket) => oscServer.serve(socket)));
   Object.assign(ports, {
     http: http.port,
     ws: ws.port,
@@ -202,8 +214,10 @@ async function start(
     core,
     supervisor,
     sockets,
+    osc: oscServer,
     async shutdown() {
       sockets.close();
+      oscServer.close();
       for (const socket of osc) socket.close();
       await Promise.all([http.close(), ws.close(), oscDone]);
       await supervisor.stop();
