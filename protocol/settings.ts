@@ -88,7 +88,7 @@ export const SETTINGS = {
     doc: "17735",
   },
   oscQueryPort: {
-    schema: z.union([z.literal("off").transform(() => null), Port]).default(17737),
+    schema: z.union([z.literal("off").transform(() => null), z.null(), Port]).default(17737),
     flag: "osc-query-port",
     value: "N|off",
     help: "OSCQuery HTTP/WebSocket port (default 17737; 0 picks; off disables)",

@@ -181,7 +181,9 @@ export function batchFeedback(
         break;
     }
   }
-  return out;
+  // One message per address: the last value of the batch (a mute is a volume and an appState update).
+  const last = new Map(out.map((m, i) => [`${m.projectId}|${m.address}`, i]));
+  return out.filter((m, i) => last.get(`${m.projectId}|${m.address}`) === i);
 }
 
 function playstateFeedback(model: ReadModel, pid: string, update: StateUpdate): Feedback[] {

@@ -41,6 +41,7 @@ import { parseFilter, passes, type Subscriber, Subscriptions } from "./subscript
 
 export { ADDRESSES, type OscAddress } from "./addresses.ts";
 export { FEEDBACK_ADDRESSES } from "./feedback.ts";
+export { OscQueryServer } from "./query_server.ts";
 
 /** Bundles nest at most this deep. */
 const MAX_BUNDLE_DEPTH = 8;
