@@ -43,6 +43,9 @@ export { ADDRESSES, type OscAddress } from "./addresses.ts";
 export { FEEDBACK_ADDRESSES } from "./feedback.ts";
 export { OscQueryServer } from "./query_server.ts";
 
+/** Datagrams waiting to leave one socket; more are dropped. */
+const MAX_QUEUED_SENDS = 65_536;
+
 /** Bundles nest at most this deep. */
 const MAX_BUNDLE_DEPTH = 8;
 
@@ -86,6 +89,12 @@ export class OscServer {
   #unsubscribe: () => void;
   #viewCheck: AnyOperation = operationNamed("appState");
   #patternValues: PatternValues;
+  /** Datagrams read, and calls that ended in an error (the `/ping` reply reports both). */
+  #stats = { datagrams: 0, failed: 0 };
+  #outgoing = new Map<
+    Deno.DatagramConn,
+    Array<{ bytes: Uint8Array<ArrayBuffer>; addr: Deno.NetAddr }>
+  >();
 
   /**
    * Subscribes to the core's event bus.
@@ -134,9 +143,14 @@ export class OscServer {
 
   /** Reads a socket until it closes. */
   async serve(socket: Deno.DatagramConn): Promise<void> {
+    // One buffer for every datagram: the iterator would allocate 64 KiB per datagram. Nothing
+    // keeps a view into it (blobs, the only views osc-min gives, are refused).
+    const buffer = new Uint8Array(65_536);
     try {
-      for await (const [data, addr] of socket) {
+      while (true) {
+        const [data, addr] = await socket.receive(buffer);
         if (addr.transport !== "udp") continue;
+        this.#stats.datagrams++;
         try {
           this.#receive(data, addr, socket);
         } catch (error) {
@@ -289,12 +303,16 @@ export class OscServer {
         checkInput(operation, input),
       );
     } catch (error) {
+      this.#stats.failed++;
       return this.#answer(peer, address, reply, { error });
     }
     if (result instanceof Promise) {
       result.then(
         (data) => this.#answer(peer, address, reply, { data }),
-        (error) => this.#answer(peer, address, reply, { error }),
+        (error) => {
+          this.#stats.failed++;
+          this.#answer(peer, address, reply, { error });
+        },
       );
     } else this.#answer(peer, address, reply, { data: result });
   }
@@ -379,6 +397,7 @@ export class OscServer {
         hostname: peer.hostname,
         port,
         address: peer.address,
+        isLocal: peer.isLocal,
         socket: peer.socket,
         deviceId: grant.deviceId,
         filter,
@@ -421,6 +440,8 @@ export class OscServer {
         version: this.#o.version,
         ready: this.#core.isReady,
         subscribed: this.#subscriptions.renew(key),
+        datagrams: this.#stats.datagrams,
+        failed: this.#stats.failed,
       }
       : { ok: true, unsubscribed: this.#subscriptions.remove(key) };
     this.#send(peer, port, encodeReply(address, { data }));
@@ -466,14 +487,40 @@ export class OscServer {
     this.#sendTo(peer.socket, peer.hostname, port, bytes);
   }
 
+  /**
+   * Sends one datagram. Sends leave one at a time per socket, in order: a
+   * burst of thousands in flight at once overflows the kernel's queues
+   * (loopback drops past `netdev_max_backlog`, 1000), and the queue is
+   * bounded so a flood of replies never grows memory without end.
+   */
   #sendTo(
     socket: Deno.DatagramConn,
     hostname: string,
     port: number,
     bytes: Uint8Array<ArrayBuffer>,
   ) {
-    socket.send(bytes, { transport: "udp", hostname, port }).catch(() => {
-      // a sender gone (ICMP unreachable) or a closed socket: UDP promises nothing
-    });
+    let queue = this.#outgoing.get(socket);
+    if (!queue) {
+      queue = [];
+      this.#outgoing.set(socket, queue);
+    }
+    if (queue.length >= MAX_QUEUED_SENDS) return; // UDP promises nothing: drop, as a full link would
+    queue.push({ bytes, addr: { transport: "udp", hostname, port } });
+    if (queue.length === 1) void this.#pump(socket, queue);
+  }
+
+  async #pump(
+    socket: Deno.DatagramConn,
+    queue: Array<{ bytes: Uint8Array<ArrayBuffer>; addr: Deno.NetAddr }>,
+  ): Promise<void> {
+    while (queue.length > 0) {
+      const { bytes, addr } = queue[0]!;
+      try {
+        await socket.send(bytes, addr);
+      } catch {
+        // a sender gone (ICMP unreachable) or a closed socket: UDP promises nothing
+      }
+      queue.shift();
+    }
   }
 }

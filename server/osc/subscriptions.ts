@@ -28,6 +28,8 @@ export interface Subscriber {
   port: number;
   /** The sender's address in plain form (what it is allowed by). */
   address: string;
+  /** A local sender: not held to the share of one address. */
+  isLocal: boolean;
   /** The socket it subscribed through: feedback leaves from the port it sent to. */
   socket: Deno.DatagramConn;
   /** The paired device it acts as, if one. */
@@ -109,12 +111,12 @@ export class Subscriptions {
         s.address === subscriber.address
       );
       if (
-        ofAddress.length >= SUBSCRIPTION_LIMITS.maxPerAddress ||
+        (!subscriber.isLocal && ofAddress.length >= SUBSCRIPTION_LIMITS.maxPerAddress) ||
         this.#subscribers.size >= SUBSCRIPTION_LIMITS.maxSubscribers
       ) {
         throw new CueportError(
           "RATE_LIMITED",
-          `Too many subscribers: at most ${SUBSCRIPTION_LIMITS.maxPerAddress} per address and ` +
+          `Too many subscribers: at most ${SUBSCRIPTION_LIMITS.maxPerAddress} per remote address and ` +
             `${SUBSCRIPTION_LIMITS.maxSubscribers} in all; unsubscribe or let one expire`,
           { retryAfterSeconds: Math.ceil(this.#ttlMs / 1000) },
         );

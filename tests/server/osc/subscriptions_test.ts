@@ -81,6 +81,7 @@ Deno.test("Subscriptions: a lease expires unless renewed; at most 16 per address
   const base = {
     hostname: "10.0.0.1",
     address: "10.0.0.1",
+    isLocal: false,
     socket: null as unknown as Deno.DatagramConn,
     deviceId: undefined,
     filter: parseFilter([]),
