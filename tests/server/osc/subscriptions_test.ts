@@ -24,6 +24,8 @@ Deno.test("OSC: a subscriber gets the current values at once, then typed changes
     assert.deepEqual(await peer.next(), { address: "/control/A", args: [0.5] });
     await svc.post("/api/v1/action", { name: "SET_CONTROL", params: ["B", 0.25] });
     await svc.post("/api/v1/action", { name: "PLAY_CLIP_IN", params: ["c1"] });
+    // One batch keeps the last value of each address: see this one before the next change.
+    await until("c1 playing", () => dump.lines().includes('/clip/c1/state s "playing"'));
     await svc.post("/api/v1/action", { name: "SONG_SELECT_IN", params: [2] });
     await svc.post("/api/v1/action", { name: "MUTE_TOGGLE" });
     await until("changes", () => dump.lines().includes("/mute i 1"));
