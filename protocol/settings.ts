@@ -87,6 +87,30 @@ export const SETTINGS = {
     help: "OSC UDP port (default 17735; 0 picks a free port)",
     doc: "17735",
   },
+  oscQueryPort: {
+    schema: z.union([z.literal("off").transform(() => null), z.null(), Port]).default(17737),
+    flag: "osc-query-port",
+    value: "N|off",
+    help: "OSCQuery HTTP/WebSocket port (default 17737; 0 picks; off disables)",
+    doc:
+      "17737: the OSCQuery server describing the OSC address space (0 picks a free port, `off` disables)",
+  },
+  oscAllow: {
+    schema: list().default([]),
+    flag: "osc-allow",
+    value: "LIST",
+    help: "addresses or subnets that may send OSC without pairing, comma-separated",
+    doc:
+      "none; comma-separated addresses or subnets (`192.168.1.0/24`) that may send OSC without pairing (view and control)",
+  },
+  oscRatePerSecond: {
+    schema: z.coerce.number().positive().default(50_000),
+    flag: "osc-rate",
+    value: "N",
+    help: "OSC datagrams per second per remote address (50000)",
+    doc:
+      "50000 OSC datagrams per second per remote address: a datagram costs `httpRatePerSecond / oscRatePerSecond` of the budget",
+  },
   logLevel: {
     schema: z.enum(["debug", "info", "warn", "error"]).default("info"),
     flag: "log-level",

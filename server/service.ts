@@ -8,7 +8,7 @@ import { Core } from "./core/mod.ts";
 import { clearStaging } from "./core/uploads.ts";
 import type { Settings } from "./config.ts";
 import type { Logger } from "./log.ts";
-import { drainOsc } from "./osc/mod.ts";
+import { OscQueryServer, OscServer } from "./osc/mod.ts";
 import { MediaService } from "./media/mod.ts";
 import { bundledPlayerCommand, PlayerSupervisor, processLauncher } from "./player_client/mod.ts";
 import { createHttpHandler } from "./routes/mod.ts";
@@ -25,10 +25,11 @@ export const VERSION = "0.1.0";
 
 /** A started service. */
 export interface RunningService {
-  ports: { http: number; ws: number; osc: number };
+  ports: { http: number; ws: number; osc: number; oscQuery?: number };
   core: Core;
   supervisor: PlayerSupervisor;
   sockets: SocketServer;
+  osc: OscServer;
   /** Stops the listeners and the player; resolves when all is closed. */
   shutdown(): Promise<void>;
 }
@@ -49,7 +50,12 @@ export async function startService(settings: Settings, log: Logger): Promise<Run
 }
 
 /** Where a port that cannot be bound is changed. */
-const PORT_SETTINGS = { HTTP: "httpPort", WebSocket: "wsPort", OSC: "oscPort" } as const;
+const PORT_SETTINGS = {
+  HTTP: "httpPort",
+  WebSocket: "wsPort",
+  OSC: "oscPort",
+  OSCQuery: "oscQueryPort",
+} as const;
 
 /** `bind()`, with a failure to bind told as the setting to change. */
 function bindPort<T>(name: keyof typeof PORT_SETTINGS, port: number, bind: () => T): T {
@@ -99,7 +105,7 @@ async function start(
     log("info", `Player ready: ${info.player.name} ${info.player.version} (pid ${supervisor.pid})`);
   };
 
-  const ports = { http: 0, ws: 0, osc: 0 };
+  const ports: RunningService["ports"] = { http: 0, ws: 0, osc: 0 };
   const auth = await openAuth(
     settings.dataDir,
     {
@@ -176,7 +182,18 @@ async function start(
     },
     log: (m) => log("warn", m),
   });
-  auth.devices.onrevoke = (deviceId) => sockets.closeDevice(deviceId);
+  const oscServer = new OscServer(core, {
+    auth,
+    rateLimit: rateLimiter.meter("datagrams", settings.oscRatePerSecond),
+    allow: settings.oscAllow,
+    version: VERSION,
+    log: (m) => log("info", m),
+  });
+  started.push(() => oscServer.close());
+  auth.devices.onrevoke = (deviceId) => {
+    sockets.closeDevice(deviceId);
+    oscServer.closeDevice(deviceId);
+  };
   auth.codes.onissue = (otp, expiresAt) =>
     void supervisor.request(Method.PAIRING_SHOW, {
       otp,
@@ -194,12 +211,29 @@ async function start(
     settings.oscPort,
     () => listenDatagrams(settings.host, settings.oscPort, (m) => log("debug", m)),
   );
-  const oscDone = Promise.all(osc.map((socket) => drainOsc(socket, (m) => log("debug", m))));
+  const oscDone = Promise.all(osc.map((socket) => oscServer.serve(socket)));
   Object.assign(ports, {
     http: http.port,
     ws: ws.port,
     osc: (osc[0]!.addr as Deno.NetAddr).port,
   });
+  const oscQueryPort = settings.oscQueryPort;
+  const oscQuery = oscQueryPort === null ? null : bindPort(
+    "OSCQuery",
+    oscQueryPort,
+    () =>
+      OscQueryServer.listen(core, {
+        hosts: settings.host,
+        port: oscQueryPort,
+        oscPort: () => ports.osc,
+        isAllowed: (address) => oscServer.grantOf(address) !== null,
+        log: (m) => log("debug", m),
+      }),
+  );
+  if (oscQuery) {
+    ports.oscQuery = oscQuery.port;
+    started.push(() => oscQuery.close());
+  }
   // The player starts once every port is bound: a port in use stops nothing half-way.
   supervisor.start();
   started.push(() => supervisor.stop());
@@ -211,11 +245,13 @@ async function start(
     core,
     supervisor,
     sockets,
+    osc: oscServer,
     async shutdown() {
       sockets.close();
       media.close();
+      oscServer.close();
       for (const socket of osc) socket.close();
-      await Promise.all([http.close(), ws.close(), oscDone]);
+      await Promise.all([http.close(), ws.close(), oscDone, oscQuery?.close()]);
       await supervisor.stop();
       core.close();
       lock.release();

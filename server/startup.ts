@@ -20,7 +20,7 @@ export interface InstanceInfo {
   pid: number;
   startedAt: string;
   version: string;
-  ports?: { http: number; ws: number; osc: number };
+  ports?: { http: number; ws: number; osc: number; oscQuery?: number };
 }
 
 /** Name of the lock file in the data dir. */
@@ -86,7 +86,9 @@ export class InstanceLock {
   }
 
   /** Records the bound ports, so operator commands and a second instance find them. */
-  async setPorts(ports: { http: number; ws: number; osc: number }): Promise<void> {
+  async setPorts(
+    ports: { http: number; ws: number; osc: number; oscQuery?: number },
+  ): Promise<void> {
     this.#info = { ...this.#info, ports: { ...ports } };
     await this.#write();
   }

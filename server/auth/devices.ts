@@ -15,8 +15,11 @@ export interface Device {
   tokenId: string;
   pairedAt: string;
   address: string;
-  /** How it got its token: a one-time code, or the approval of a local client. */
-  origin?: "pairing" | "approval";
+  /**
+   * How it got its token: a one-time code, the approval of a local client, or
+   * `/connect` on the OSC port (an OSC sender, known by its address).
+   */
+  origin?: "pairing" | "approval" | "osc";
   /** When its token was last accepted (kept in memory, written with the next change). */
   lastUsedAt?: string;
 }

@@ -125,7 +125,7 @@ export class TokenAuthenticator implements Authenticator {
   }
 
   /**
-   * Exchanges a one-time code for a device token.
+   * Exchanges a one-time code for a device token (`osc`: an OSC sender, bound to its address).
    * @throws {CueportError} AUTHENTICATION_FAILED or RATE_LIMITED
    */
   async pair(
@@ -133,16 +133,17 @@ export class TokenAuthenticator implements Authenticator {
     address: string,
     deviceName: string,
     scopes: Scope[] = [...ALL_SCOPES],
+    origin: "pairing" | "osc" = "pairing",
   ): Promise<Pairing> {
     this.#o.codes.consume(otp, address);
-    return await this.#register(address, deviceName, scopes);
+    return await this.#register(address, deviceName, scopes, origin);
   }
 
   async #register(
     address: string,
     deviceName: string,
     scopes: Scope[],
-    origin: "pairing" | "approval" = "pairing",
+    origin: "pairing" | "approval" | "osc" = "pairing",
   ): Promise<Pairing> {
     const deviceId = `dev-${crypto.randomUUID().slice(0, 12)}`;
     const tokenId = crypto.randomUUID();

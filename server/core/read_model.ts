@@ -44,6 +44,7 @@ export class ReadModel {
   #jobs = new ImportJobs();
   /** The player's clock as last reported, and this process's clock then. */
   #clock = { player: 0, local: 0, isVirtual: false };
+  #clockListeners = new Set<() => void>();
 
   /** Whether a snapshot was loaded. */
   get isLoaded(): boolean {
@@ -56,6 +57,22 @@ export class ReadModel {
    */
   setClock(now: number, isVirtual = this.#clock.isVirtual): void {
     this.#clock = { player: now, local: performance.now(), isVirtual };
+    for (const listener of this.#clockListeners) listener();
+  }
+
+  /** Whether the player's clock is virtual: it moves only when read again. */
+  get isClockVirtual(): boolean {
+    return this.#clock.isVirtual;
+  }
+
+  /**
+   * Calls `listener` after each new reading of the player's clock (what runs
+   * at a player time, such as an OSC bundle's timetag, looks then).
+   * @returns the function that stops it
+   */
+  watchClock(listener: () => void): () => void {
+    this.#clockListeners.add(listener);
+    return () => this.#clockListeners.delete(listener);
   }
 
   /** The player's clock now, as best known. */

@@ -1,21 +1,526 @@
 /**
- * The OSC transport (UDP 17735). The socket is bound now so the port is
- * reserved and reported; messages are read and dropped until the OSC
- * address space is built, so the socket buffer never fills.
+ * The OSC transport (UDP 17735, docs/osc.md): each datagram is metered
+ * (remote senders), decoded (npm `osc-min`), matched against the address
+ * table generated from the catalog, authorized by the one policy, run
+ * through the core, and answered with `/reply<address>` at the sender's
+ * address and port (or the port it names with `reply=<port>`).
+ * Subscribers get state changes as typed OSC messages.
  * @module
  */
+import * as osc from "osc-min";
+import { type Caller, Policy } from "../auth/authorize.ts";
+import { type Grant, isLocalAddress } from "../auth/mod.ts";
+import { RateLimiter, type RateMeter } from "../auth/rate_limit.ts";
+import type { AuthService } from "../auth/service.ts";
+import type { Scope } from "../auth/tokens.ts";
+import {
+  type AnyOperation,
+  asCueportError,
+  checkInput,
+  type Core,
+  CueportError,
+  operationNamed,
+  type UpdateBatch,
+} from "../core/mod.ts";
+import { normalizeAddress } from "../net/mod.ts";
+import { BundleScheduler, timetagMs } from "./bundles.ts";
+import {
+  ACTION_OPTIONS,
+  actionInput,
+  type OscValue,
+  plainValue,
+  queryInput,
+  queryOptions,
+  splitOptions,
+} from "./coerce.ts";
+import { batchFeedback, currentFeedback, type Feedback } from "./feedback.ts";
+import { type Match, matchAddress, type PatternValues } from "./match.ts";
+import { encodeMessage, encodeRefusal, encodeReply, errorData } from "./replies.ts";
+import { Senders } from "./senders.ts";
+import { parseFilter, passes, type Subscriber, Subscriptions } from "./subscriptions.ts";
 
-/** Reads and discards datagrams until the socket closes. */
-export async function drainOsc(
-  socket: Deno.DatagramConn,
-  log: (message: string) => void,
-): Promise<void> {
-  try {
-    for await (const [data, addr] of socket) {
-      const from = addr.transport === "udp" ? `${addr.hostname}:${addr.port}` : "unknown";
-      log(`OSC datagram of ${data.length} bytes from ${from} ignored (OSC control not built yet)`);
+export { ADDRESSES, type OscAddress } from "./addresses.ts";
+export { FEEDBACK_ADDRESSES } from "./feedback.ts";
+export { OscQueryServer } from "./query_server.ts";
+
+/** Datagrams waiting to leave one socket; more are dropped. */
+const MAX_QUEUED_SENDS = 65_536;
+
+/** Bundles nest at most this deep. */
+const MAX_BUNDLE_DEPTH = 8;
+
+/** Options of the OSC server. */
+export interface OscServerOptions {
+  auth: AuthService;
+  /** The service's rate limit, as OSC takes from it (remote senders only). */
+  rateLimit: RateMeter;
+  /** Addresses and subnets let in without pairing (setting oscAllow). */
+  allow: readonly string[];
+  version: string;
+  /** How long a subscription lasts unless renewed, ms (default 30 s). */
+  subscriptionTtlMs?: number;
+  log?: (message: string) => void;
+}
+
+/** Where a datagram came from, and through which socket it is answered. */
+interface Peer {
+  /** As the socket gave it (what replies are sent to). */
+  hostname: string;
+  port: number;
+  /** In plain form (what the sender is known and limited by). */
+  address: string;
+  isLocal: boolean;
+  socket: Deno.DatagramConn;
+  /** The size of the datagram: a refusal is never bigger. */
+  size: number;
+}
+
+/** The OSC server: one per service, serving every bound UDP socket. */
+export class OscServer {
+  #core: Core;
+  #o: OscServerOptions;
+  #policy: Policy;
+  #senders: Senders;
+  #subscriptions: Subscriptions;
+  #scheduler: BundleScheduler;
+  /** Refusals to senders that may not send: at most one a second per address. */
+  #refusals = new RateLimiter({ ratePerSecond: 1, burst: 2 });
+  #refusalMeter: RateMeter;
+  #unsubscribe: () => void;
+  #viewCheck: AnyOperation = operationNamed("appState");
+  #patternValues: PatternValues;
+  /** Datagrams read, and calls that ended in an error (the `/ping` reply reports both). */
+  #stats = { datagrams: 0, failed: 0 };
+  #outgoing = new Map<
+    Deno.DatagramConn,
+    Array<{ bytes: Uint8Array<ArrayBuffer>; addr: Deno.NetAddr }>
+  >();
+
+  /**
+   * Subscribes to the core's event bus.
+   * @throws {Error} for a bad oscAllow entry
+   */
+  constructor(core: Core, options: OscServerOptions) {
+    this.#core = core;
+    this.#o = options;
+    this.#policy = new Policy({
+      core,
+      authenticator: options.auth.authenticator,
+      isLocalhostExempt: false,
+    });
+    this.#senders = new Senders({
+      devices: options.auth.devices,
+      authenticator: options.auth.authenticator,
+      isLocalExempt: options.auth.settings.localhostAuthExempt,
+      isLocal: isLocalAddress,
+      allow: options.allow,
+    });
+    this.#subscriptions = new Subscriptions({ ttlMs: options.subscriptionTtlMs ?? 30_000 });
+    this.#scheduler = new BundleScheduler(core.model);
+    this.#refusalMeter = this.#refusals.meter("refusals", 1);
+    this.#unsubscribe = core.bus.subscribe((batch) => this.#fanOut(batch));
+    const idsOf = (key: "clips" | "songs") => () => {
+      const id = core.model.activeProjectId;
+      return (id ? core.model.project(id)?.[key] ?? [] : []).map((item) => item.id);
+    };
+    this.#patternValues = { clipIds: idsOf("clips"), songIds: idsOf("songs") };
+  }
+
+  /** Subscribers whose lease runs. */
+  get subscriberCount(): number {
+    return this.#subscriptions.size;
+  }
+
+  /** Bundles waiting for their time. */
+  get pendingBundles(): number {
+    return this.#scheduler.size;
+  }
+
+  /** The grant a sender at this address acts under, or null (OSCQuery asks the same). */
+  grantOf(address: string): Grant | null {
+    return this.#senders.grantOf(address);
+  }
+
+  /** Reads a socket until it closes. */
+  async serve(socket: Deno.DatagramConn): Promise<void> {
+    // One buffer for every datagram: the iterator would allocate 64 KiB per datagram. Nothing
+    // keeps a view into it (blobs, the only views osc-min gives, are refused).
+    const buffer = new Uint8Array(65_536);
+    try {
+      while (true) {
+        const [data, addr] = await socket.receive(buffer);
+        if (addr.transport !== "udp") continue;
+        this.#stats.datagrams++;
+        try {
+          this.#receive(data, addr, socket);
+        } catch (error) {
+          this.#o.log?.(`OSC datagram failed: ${asCueportError(error).message}`);
+        }
+      }
+    } catch {
+      // closed
     }
-  } catch {
-    // closed
+  }
+
+  /** A device was revoked: its address may send no more, its subscriptions end. */
+  closeDevice(deviceId: string): void {
+    this.#senders.forget();
+    this.#subscriptions.removeWhere((s) => s.deviceId === deviceId);
+  }
+
+  /** Stops the feedback and drops waiting bundles (the sockets are closed by their owner). */
+  close(): void {
+    this.#unsubscribe();
+    this.#scheduler.close();
+  }
+
+  #receive(data: Uint8Array, addr: Deno.NetAddr, socket: Deno.DatagramConn): void {
+    const address = normalizeAddress(addr.hostname);
+    const isLocal = isLocalAddress(address);
+    const peer: Peer = {
+      hostname: addr.hostname,
+      port: addr.port,
+      address,
+      isLocal,
+      socket,
+      size: data.length,
+    };
+    if (!isLocal) {
+      try {
+        this.#o.rateLimit.take(address);
+      } catch (error) {
+        this.#refuse(peer, "", asCueportError(error));
+        return;
+      }
+    }
+    let packet: osc.OscPacketOutput;
+    try {
+      if (data.length === 0 || data.length % 4 !== 0) {
+        throw new CueportError(
+          "INVALID_MESSAGE",
+          `Invalid OSC packet: its size must be a multiple of 4 bytes, got ${data.length}`,
+        );
+      }
+      packet = osc.fromBuffer(data);
+    } catch (error) {
+      const refusal = error instanceof CueportError
+        ? error
+        : new CueportError("INVALID_MESSAGE", `Invalid OSC packet: ${(error as Error).message}`);
+      // Only a sender that may send hears of it; anyone else's garbage is dropped.
+      if (this.#senders.grantOf(address)) {
+        this.#send(
+          peer,
+          peer.port,
+          encodeMessage("/error", [
+            JSON.stringify({ address: null, status: "error", data: errorData(refusal) }),
+          ]),
+        );
+      }
+      return;
+    }
+    this.#packet(packet, peer, 0);
+  }
+
+  #packet(packet: osc.OscPacketOutput, peer: Peer, depth: number): void {
+    if (packet.oscType === "message") {
+      this.#message(packet, peer);
+      return;
+    }
+    if (depth >= MAX_BUNDLE_DEPTH) {
+      this.#send(
+        peer,
+        peer.port,
+        encodeReply("#bundle", {
+          error: new CueportError(
+            "INVALID_MESSAGE",
+            `Invalid bundle: bundles nest at most ${MAX_BUNDLE_DEPTH} deep`,
+          ),
+        }),
+      );
+      return;
+    }
+    const runAll = () => {
+      for (const element of packet.elements) this.#packet(element, peer, depth + 1);
+    };
+    const at = timetagMs(packet.timetag);
+    const delay = at === null ? 0 : at - Date.now();
+    if (delay <= 0) return runAll();
+    if (!this.#senders.grantOf(peer.address)) {
+      return this.#refuse(peer, "#bundle", this.#notPaired());
+    }
+    try {
+      this.#scheduler.schedule(delay, runAll);
+    } catch (error) {
+      this.#send(peer, peer.port, encodeReply("#bundle", { error }));
+    }
+  }
+
+  #message(message: osc.OscMessageOutput, peer: Peer): void {
+    let values: OscValue[];
+    let reply: number | true | null = null;
+    try {
+      values = message.args.map((arg, i) => plainValue(arg, i));
+      reply = splitOptions(values, new Set()).options.reply;
+    } catch (error) {
+      return this.#answer(peer, message.address, reply ?? true, { error });
+    }
+    switch (message.address) {
+      case "/connect":
+        return void this.#connect(values, peer);
+      case "/subscribe":
+        return this.#subscribe(values, peer);
+      case "/unsubscribe":
+      case "/ping":
+        return this.#lease(message.address, values, peer);
+    }
+    const grant = this.#senders.grantOf(peer.address);
+    if (!grant) return this.#refuse(peer, message.address, this.#notPaired());
+    let matches: Match[];
+    try {
+      matches = matchAddress(message.address, this.#patternValues);
+    } catch (error) {
+      return this.#answer(peer, message.address, reply, { error });
+    }
+    for (const match of matches) this.#call(match, message.address, values, peer, grant);
+  }
+
+  #call(match: Match, address: string, values: OscValue[], peer: Peer, grant: Grant): void {
+    const { entry } = match;
+    const isQuery = entry.kind === "query";
+    let reply: number | true | null = isQuery ? true : null;
+    let result: unknown;
+    try {
+      const split = splitOptions(values, isQuery ? queryOptions(entry) : ACTION_OPTIONS);
+      if (split.options.reply !== null) reply = split.options.reply;
+      const input = isQuery
+        ? queryInput(entry, split.values, split.named)
+        : actionInput(entry, match.fromPath, split.values, split.named);
+      const operation = entry.operation;
+      const caller: Caller = { address: peer.address, isLocal: peer.isLocal, grant };
+      this.#policy.authorize(caller, operation, address);
+      result = operation.run(
+        { core: this.#core, address: peer.address, isLocal: peer.isLocal },
+        checkInput(operation, input),
+      );
+    } catch (error) {
+      this.#stats.failed++;
+      return this.#answer(peer, address, reply, { error });
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (data) => this.#answer(peer, address, reply, { data }),
+        (error) => {
+          this.#stats.failed++;
+          this.#answer(peer, address, reply, { error });
+        },
+      );
+    } else this.#answer(peer, address, reply, { data: result });
+  }
+
+  /** Sends the reply when one was asked for. */
+  #answer(
+    peer: Peer,
+    address: string,
+    reply: number | true | null,
+    outcome: { data: unknown } | { error: unknown },
+  ): void {
+    if (reply === null) return;
+    this.#send(peer, reply === true ? peer.port : reply, encodeReply(address, outcome));
+  }
+
+  #notPaired(): CueportError {
+    return new CueportError(
+      "AUTHENTICATION_FAILED",
+      "This sender is not paired: send /connect <otp> <deviceName> with a code from `cueport pair`",
+    );
+  }
+
+  /** Refuses a sender: to one that may not send, at most a small reply, rate-limited. */
+  #refuse(peer: Peer, address: string, error: CueportError): void {
+    if (this.#senders.grantOf(peer.address)) {
+      this.#send(peer, peer.port, encodeReply(address || "/error", { error }));
+      return;
+    }
+    try {
+      this.#refusalMeter.take(peer.address);
+    } catch {
+      return;
+    }
+    const bytes = encodeRefusal(address || "/error", error, peer.size);
+    if (bytes) this.#send(peer, peer.port, bytes);
+  }
+
+  async #connect(values: OscValue[], peer: Peer): Promise<void> {
+    const { values: args, options } = splitOptions(values, new Set());
+    const [otpValue, name, scopeText] = args;
+    const otp = typeof otpValue === "number" ? String(otpValue).padStart(6, "0") : String(otpValue);
+    const scopes = typeof scopeText === "string"
+      ? scopeText.split(",").map((s) => s.trim()).filter(Boolean) as Scope[]
+      : ["view", "control"] as Scope[];
+    try {
+      if (scopes.some((s) => !["view", "control", "edit"].includes(s))) {
+        throw new CueportError(
+          "INVALID_MESSAGE",
+          "Invalid args[2] (scopes): a comma-separated list of view, control, edit",
+          { field: "args[2]" },
+        );
+      }
+      const device = await this.#senders.pair(
+        otp,
+        peer.address,
+        typeof name === "string" && name.trim() ? name : `OSC ${peer.address}`,
+        scopes,
+      );
+      const port = typeof options.reply === "number" ? options.reply : peer.port;
+      this.#send(peer, port, encodeReply("/connect", { data: { ok: true, ...device } }));
+      this.#o.log?.(`OSC sender ${peer.address} paired as ${device.deviceId}`);
+    } catch (error) {
+      this.#refuse(peer, "/connect", asCueportError(error));
+    }
+  }
+
+  #subscribe(values: OscValue[], peer: Peer): void {
+    const grant = this.#senders.grantOf(peer.address);
+    if (!grant) return this.#refuse(peer, "/subscribe", this.#notPaired());
+    let port = peer.port;
+    try {
+      const { values: rest, options } = splitOptions(values, new Set());
+      if (typeof options.reply === "number") port = options.reply;
+      this.#policy.authorize(
+        { address: peer.address, isLocal: peer.isLocal, grant },
+        this.#viewCheck,
+        "/subscribe",
+      );
+      const filter = parseFilter(rest);
+      const subscriber = this.#subscriptions.add({
+        key: `${peer.hostname}|${port}`,
+        hostname: peer.hostname,
+        port,
+        address: peer.address,
+        isLocal: peer.isLocal,
+        socket: peer.socket,
+        deviceId: grant.deviceId,
+        filter,
+      });
+      this.#send(
+        peer,
+        port,
+        encodeReply("/subscribe", {
+          data: {
+            ok: true,
+            leaseSeconds: this.#subscriptions.ttlMs / 1000,
+            filter: {
+              types: filter.types ? [...filter.types] : null,
+              projectId: filter.projectId,
+              prefixes: filter.prefixes,
+            },
+          },
+        }),
+      );
+      this.#sendFeedback(subscriber, currentFeedback(this.#core.model, filter.projectId));
+    } catch (error) {
+      this.#send(peer, port, encodeReply("/subscribe", { error }));
+    }
+  }
+
+  /** `/ping` renews a lease and answers; `/unsubscribe` ends it. */
+  #lease(address: string, values: OscValue[], peer: Peer): void {
+    if (!this.#senders.grantOf(peer.address)) return this.#refuse(peer, address, this.#notPaired());
+    let port = peer.port;
+    try {
+      const { options } = splitOptions(values, new Set());
+      if (typeof options.reply === "number") port = options.reply;
+    } catch (error) {
+      return this.#send(peer, port, encodeReply(address, { error }));
+    }
+    const key = `${peer.hostname}|${port}`;
+    const data = address === "/ping"
+      ? {
+        ok: true,
+        version: this.#o.version,
+        ready: this.#core.isReady,
+        subscribed: this.#subscriptions.renew(key),
+        datagrams: this.#stats.datagrams,
+        failed: this.#stats.failed,
+      }
+      : { ok: true, unsubscribed: this.#subscriptions.remove(key) };
+    this.#send(peer, port, encodeReply(address, { data }));
+  }
+
+  #fanOut(batch: UpdateBatch): void {
+    const subscribers = this.#subscriptions.live();
+    if (subscribers.length === 0) return;
+    const feedback = batchFeedback(this.#core.model, batch.updates);
+    if (feedback === null) {
+      for (const s of subscribers) {
+        this.#sendFeedback(s, currentFeedback(this.#core.model, s.filter.projectId));
+      }
+      return;
+    }
+    // Each message is encoded once, whatever the number of subscribers.
+    const encoded = feedback.map((message) => ({
+      message,
+      bytes: encodeMessage(message.address, message.args),
+    }));
+    const active = this.#core.model.activeProjectId;
+    for (const s of subscribers) {
+      for (const { message, bytes } of encoded) {
+        if (passes(s.filter, message, active)) this.#sendTo(s.socket, s.hostname, s.port, bytes);
+      }
+    }
+  }
+
+  #sendFeedback(subscriber: Subscriber, feedback: Feedback[]): void {
+    const active = this.#core.model.activeProjectId;
+    for (const message of feedback) {
+      if (!passes(subscriber.filter, message, active)) continue;
+      this.#sendTo(
+        subscriber.socket,
+        subscriber.hostname,
+        subscriber.port,
+        encodeMessage(message.address, message.args),
+      );
+    }
+  }
+
+  #send(peer: Peer, port: number, bytes: Uint8Array<ArrayBuffer>): void {
+    this.#sendTo(peer.socket, peer.hostname, port, bytes);
+  }
+
+  /**
+   * Sends one datagram. Sends leave one at a time per socket, in order: a
+   * burst of thousands in flight at once overflows the kernel's queues
+   * (loopback drops past `netdev_max_backlog`, 1000), and the queue is
+   * bounded so a flood of replies never grows memory without end.
+   */
+  #sendTo(
+    socket: Deno.DatagramConn,
+    hostname: string,
+    port: number,
+    bytes: Uint8Array<ArrayBuffer>,
+  ) {
+    let queue = this.#outgoing.get(socket);
+    if (!queue) {
+      queue = [];
+      this.#outgoing.set(socket, queue);
+    }
+    if (queue.length >= MAX_QUEUED_SENDS) return; // UDP promises nothing: drop, as a full link would
+    queue.push({ bytes, addr: { transport: "udp", hostname, port } });
+    if (queue.length === 1) void this.#pump(socket, queue);
+  }
+
+  async #pump(
+    socket: Deno.DatagramConn,
+    queue: Array<{ bytes: Uint8Array<ArrayBuffer>; addr: Deno.NetAddr }>,
+  ): Promise<void> {
+    while (queue.length > 0) {
+      const { bytes, addr } = queue[0]!;
+      try {
+        await socket.send(bytes, addr);
+      } catch {
+        // a sender gone (ICMP unreachable) or a closed socket: UDP promises nothing
+      }
+      queue.shift();
+    }
   }
 }

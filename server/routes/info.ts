@@ -21,14 +21,19 @@ export const infoView = {
   schema: z.strictObject({
     apiVersion: z.literal(API_VERSION),
     appVersion: z.string(),
-    ports: z.strictObject({ http: z.number().int(), ws: z.number().int(), osc: z.number().int() }),
+    ports: z.strictObject({
+      http: z.number().int(),
+      ws: z.number().int(),
+      osc: z.number().int(),
+      oscQuery: z.number().int().optional().describe("The OSCQuery port; absent when off"),
+    }),
     websocket: z.string().describe("WebSocket path on the ws port"),
     endpoints: z.array(Endpoint),
   }),
   build(
     routes: readonly RouteSpec[],
     version: string,
-    ports: { http: number; ws: number; osc: number },
+    ports: { http: number; ws: number; osc: number; oscQuery?: number },
   ) {
     return {
       apiVersion: API_VERSION,

@@ -46,7 +46,7 @@ export interface HttpAppOptions {
   version: string;
   startedAt: number;
   /** The bound ports (known once listening). */
-  ports: () => { http: number; ws: number; osc: number };
+  ports: () => { http: number; ws: number; osc: number; oscQuery?: number };
   /** Origins allowed to call from a browser; `*` allows any. */
   corsOrigins: readonly string[];
   /** Names of this machine accepted in the Host header (see `machineHosts`). */

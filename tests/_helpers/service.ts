@@ -52,6 +52,7 @@ export async function startTestService(
     httpPort: 0,
     wsPort: 0,
     oscPort: 0,
+    oscQueryPort: 0,
     virtualClock: true,
     positionIntervalMs: 0,
     logLevel: "error",

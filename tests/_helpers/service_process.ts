@@ -61,6 +61,8 @@ export async function startServiceProcess(
       "0",
       "--osc-port",
       "0",
+      "--osc-query-port",
+      "0",
       ...args,
     ],
     stdout: "piped",

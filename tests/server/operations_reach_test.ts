@@ -4,15 +4,16 @@ import { allRoutes, HTTP_OWN_OPERATIONS } from "../../server/routes/mod.ts";
 import { socketOperations } from "../../server/socket/client.ts";
 import { startTestService } from "../_helpers/service.ts";
 import { TestSocket } from "../_helpers/ws_client.ts";
+import { ADDRESSES } from "../../server/osc/mod.ts";
 
 const routes = allRoutes({ version: "x", startedAt: 0, ports: () => ({ http: 0, ws: 0, osc: 0 }) });
 const socket = socketOperations();
 const socketQueries = socket.query as ReadonlyMap<string, AnyOperation>;
 
 /** The transports each kind of operation must be reachable on. */
-const CARRIED_BY: Record<AnyOperation["kind"], Array<"http" | "ws">> = {
-  query: ["http", "ws"],
-  action: ["http", "ws"],
+const CARRIED_BY: Record<AnyOperation["kind"], Array<"http" | "ws" | "osc">> = {
+  query: ["http", "ws", "osc"],
+  action: ["http", "ws", "osc"],
   edit: ["http"],
   security: ["http"],
   service: ["http"],
@@ -31,6 +32,8 @@ Deno.test("every operation is reachable on every transport that should carry it"
     for (const transport of CARRIED_BY[operation.kind]) {
       const isReached = transport === "http"
         ? routes.some((r) => r.operation === operation)
+        : transport === "osc"
+        ? ADDRESSES.some((a) => a.operation === operation)
         : onSocket(operation);
       if (!isReached) missing.push(`${operation.name} (${operation.kind}) on ${transport}`);
     }
@@ -56,6 +59,12 @@ Deno.test("every route and every WebSocket message points at an operation of the
     assert.equal(route.summary, operation.summary);
     assert.equal(route.auth, operation.scope !== null);
     assert.equal(route.response, operation.output);
+  }
+  for (const address of ADDRESSES) {
+    assert.ok(
+      OPERATIONS.includes(address.operation),
+      `${address.path} -> ${address.operation.name}`,
+    );
   }
   for (const [type, entry] of Object.entries(socket)) {
     const ops = entry instanceof Map ? [...entry.values()] : entry ? [entry as AnyOperation] : [];

@@ -84,7 +84,7 @@ export class ServiceProcess {
       ...SERVICE_FLAGS,
       MAIN_PATH,
       ...["--data-dir", options.dataDir, "--host", "127.0.0.1"],
-      ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0"],
+      ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0", "--osc-query-port", "0"],
       ...["--log-level", "warn"],
       ...(options.args ?? []),
     ];

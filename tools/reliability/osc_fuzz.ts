@@ -1,7 +1,8 @@
 /**
  * Probe `osc_fuzz`: random UDP datagrams and mutated OSC messages and
  * bundles to the OSC port, from a local and a remote address. The service
- * only drains OSC today; the probe checks it stays up and answers HTTP.
+ * runs what is valid (a local sender's actions and queries); the probe checks
+ * it stays up and answers HTTP.
  * @module
  */
 import dgram from "node:dgram";

@@ -1,0 +1,74 @@
+/**
+ * The replies of the OSC port: `/reply<address>` with one string argument,
+ * the JSON `{"address", "status": "ok" | "error", "data"}` (QLab's shape);
+ * an error's `data` is `{code, message, details?}` with the service's codes.
+ * @module
+ */
+import * as osc from "osc-min";
+import { asCueportError, CueportError } from "../core/mod.ts";
+
+/** The largest reply sent; a bigger answer becomes PAYLOAD_TOO_LARGE (ask over HTTP). */
+export const MAX_REPLY_BYTES = 60_000;
+
+/** A reply's JSON. */
+export interface ReplyBody {
+  address: string;
+  status: "ok" | "error";
+  data: unknown;
+}
+
+function bytesOf(view: DataView): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(view.buffer as ArrayBuffer, view.byteOffset, view.byteLength);
+}
+
+/** The error as a reply's data. */
+export function errorData(error: unknown): ReplyBody["data"] {
+  return asCueportError(error).toJSON().error;
+}
+
+/** Encodes one OSC message. */
+export function encodeMessage(
+  address: string,
+  args: osc.OscArgOrArrayInput[],
+): Uint8Array<ArrayBuffer> {
+  return bytesOf(osc.toBuffer({ address, args }));
+}
+
+/** The reply to `address` (the address as the sender wrote it) with an answer or an error. */
+export function encodeReply(
+  address: string,
+  outcome: { data: unknown } | { error: unknown },
+): Uint8Array<ArrayBuffer> {
+  const body: ReplyBody = "error" in outcome
+    ? { address, status: "error", data: errorData(outcome.error) }
+    : { address, status: "ok", data: outcome.data };
+  const bytes = encodeMessage(`/reply${address}`, [JSON.stringify(body)]);
+  if (bytes.length <= MAX_REPLY_BYTES) return bytes;
+  return encodeMessage(`/reply${address}`, [
+    JSON.stringify({
+      address,
+      status: "error",
+      data: errorData(
+        new CueportError(
+          "PAYLOAD_TOO_LARGE",
+          `The answer is ${bytes.length} bytes, more than one datagram carries (${MAX_REPLY_BYTES}): ask over HTTP`,
+        ),
+      ),
+    }),
+  ]);
+}
+
+/**
+ * The refusal of a sender that may not send, or null when even the shortest
+ * form would be bigger than the datagram that caused it (no amplification).
+ */
+export function encodeRefusal(
+  address: string,
+  error: CueportError,
+  maxBytes: number,
+): Uint8Array<ArrayBuffer> | null {
+  const full = encodeReply(address.slice(0, 200), { error });
+  if (full.length <= maxBytes) return full;
+  const short = encodeMessage("/error", [error.code]);
+  return short.length <= maxBytes ? short : null;
+}
