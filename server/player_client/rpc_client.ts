@@ -128,14 +128,25 @@ export class RpcClient {
     return channel;
   })();
 
+  /** A write to the player is under way: requests meanwhile wait for it and go in the next. */
+  #isWriting = false;
+
   #flushQueue(): void {
+    if (this.#isWriting || this.#queue.length === 0) return;
     const batch = this.#queue;
     this.#queue = [];
     // Deadlines run from the write: one clock read per batch.
     const now = performance.now();
     for (const { pending } of batch) pending.deadline = now + pending.timeoutMs;
     this.#sweeper ??= setInterval(() => this.#sweep(), SWEEP_MS);
-    this.#transport.sendMany(batch.map((b) => b.message)).catch((error) => {
+    this.#isWriting = true;
+    this.#transport.sendMany(batch.map((b) => b.message)).then(() => {
+      this.#isWriting = false;
+      // What came while the write was under way goes in one write (a stream of datagrams,
+      // each its own turn of the event loop, still reaches the player in batches).
+      this.#flushQueue();
+    }, (error) => {
+      this.#isWriting = false;
       for (const { id } of batch) {
         this.#settle(
           id,
@@ -145,6 +156,7 @@ export class RpcClient {
             ),
         );
       }
+      this.#flushQueue();
     });
   }
 
