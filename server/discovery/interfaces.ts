@@ -52,7 +52,10 @@ export function systemInterfaces(hosts: string[]): InterfaceLister {
 }
 
 /** Whether `address` (IPv4) lies in the subnet of `iface`. */
-export function inSubnet(address: string, iface: Pick<AdvertInterface, "address" | "netmask">) {
+export function inSubnet(
+  address: string,
+  iface: Pick<AdvertInterface, "address" | "netmask">,
+): boolean {
   const plain = address.replace(/^::ffff:/i, "");
   const a = ipv4(plain), b = ipv4(iface.address), m = ipv4(iface.netmask);
   if (a === null || b === null || m === null) return false;

@@ -17,13 +17,13 @@ export interface MdnsRecord {
   data: any;
 }
 
-/** The TTL of records that name a host (A, AAAA, SRV): 2 minutes (RFC 6762 §10). */
+/** The TTL of records that name a host (A, AAAA, SRV): 2 minutes (RFC 6762 s.10). */
 export const HOST_TTL = 120;
-/** The TTL of the other records (PTR, TXT): 75 minutes (RFC 6762 §10). */
+/** The TTL of the other records (PTR, TXT): 75 minutes (RFC 6762 s.10). */
 export const OTHER_TTL = 4500;
-/** Longest TXT record we send (the issue: under 200 bytes; RFC 6763 §6.2 asks for under 200). */
+/** Longest TXT record we send (the issue: under 200 bytes; RFC 6763 s.6.2 asks for under 200). */
 export const MAX_TXT_BYTES = 199;
-/** Longest TXT key (the issue: at most 9 characters; RFC 6763 §6.4 suggests 9). */
+/** Longest TXT key (the issue: at most 9 characters; RFC 6763 s.6.4 suggests 9). */
 export const MAX_TXT_KEY = 9;
 
 /** The DNS-SD services of one Cueport instance. */
@@ -153,7 +153,7 @@ export function hostRecords(hostname: string, addresses: string[]): MdnsRecord[]
   }));
 }
 
-/** A record's data in wire form (for comparing two records, RFC 6762 §8.2). */
+/** A record's data in wire form (for comparing two records, RFC 6762 s.8.2). */
 export function rdataOf(record: { type: string; data: unknown }): Uint8Array {
   try {
     const codec = packet.record(record.type);
@@ -164,11 +164,14 @@ export function rdataOf(record: { type: string; data: unknown }): Uint8Array {
 }
 
 /** Whether two records carry the same data. */
-export function sameData(a: { type: string; data: unknown }, b: { type: string; data: unknown }) {
+export function sameData(
+  a: { type: string; data: unknown },
+  b: { type: string; data: unknown },
+): boolean {
   return compareBytes(rdataOf(a), rdataOf(b)) === 0;
 }
 
-/** Lexicographic comparison of two byte strings (RFC 6762 §8.2's tie-break). */
+/** Lexicographic comparison of two byte strings (RFC 6762 s.8.2's tie-break). */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;

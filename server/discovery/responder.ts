@@ -22,7 +22,7 @@ import {
   type ServiceSet,
 } from "./records.ts";
 
-/** Protocol timings (RFC 6762 §8); tests may shorten none of them but the interface poll. */
+/** Protocol timings (RFC 6762 s.8); tests may shorten none of them but the interface poll. */
 export interface ResponderTimings {
   /** Between probes (250 ms). */
   probeMs: number;
@@ -56,7 +56,7 @@ interface Advert {
 /** What the responder tells the log. */
 export type ResponderLog = (level: "debug" | "info" | "warn", message: string) => void;
 
-/** Legacy unicast answers carry TTLs of at most 10 s (RFC 6762 §6.7). */
+/** Legacy unicast answers carry TTLs of at most 10 s (RFC 6762 s.6.7). */
 const LEGACY_TTL = 10;
 /** Give up renaming after this many conflicts in a row. */
 const MAX_ATTEMPTS = 100;
@@ -196,7 +196,7 @@ export class Responder {
     return !this.#stopped && advert.generation === generation;
   }
 
-  /** Probes `advert`'s name three times 250 ms apart (RFC 6762 §8.1), then announces it. */
+  /** Probes `advert`'s name three times 250 ms apart (RFC 6762 s.8.1), then announces it. */
   async #probe(advert: Advert, delayMs = Math.random() * this.timings.probeMs): Promise<void> {
     const generation = ++advert.generation;
     advert.state = "probing";
@@ -228,7 +228,7 @@ export class Responder {
     await this.#announce([advert], this.#linkList(), generation);
   }
 
-  /** Sends unsolicited responses, `announcements` times with doubling gaps (RFC 6762 §8.3). */
+  /** Sends unsolicited responses, `announcements` times with doubling gaps (RFC 6762 s.8.3). */
   async #announce(adverts: Advert[], links: Link[], generation?: number): Promise<void> {
     let gap = this.timings.announceMs;
     for (let i = 0; i < this.timings.announcements; i++) {
@@ -315,7 +315,7 @@ export class Responder {
     void this.#probe(advert);
   }
 
-  /** Answers a query (or, while probing, takes part in a probe tie-break, RFC 6762 §8.2). */
+  /** Answers a query (or, while probing, takes part in a probe tie-break, RFC 6762 s.8.2). */
   #answer(query: MdnsPacket, from: Sender, link: Link): void {
     const questions = query.questions ?? [];
     if (questions.length === 0) return;
@@ -337,7 +337,7 @@ export class Responder {
         if (!answers.some((a) => sameRecord(a, record))) answers.push(record);
       }
     }
-    // Known-answer suppression (RFC 6762 §7.1): the querier already holds these.
+    // Known-answer suppression (RFC 6762 s.7.1): the querier already holds these.
     const known = query.answers ?? [];
     const fresh = answers.filter((record) =>
       !known.some((k) => sameRecord(k, record) && k.ttl >= record.ttl / 2)
@@ -345,7 +345,7 @@ export class Responder {
     if (fresh.length === 0) return;
     const additionals = additionalsFor(fresh, all);
     if (legacy) {
-      // A legacy resolver (RFC 6762 §6.7): same id, the questions repeated, short TTLs, no cache flush.
+      // A legacy resolver (RFC 6762 s.6.7): same id, the questions repeated, short TTLs, no cache flush.
       const short = (r: MdnsRecord): MdnsRecord => ({
         ...r,
         ttl: Math.min(r.ttl, LEGACY_TTL),
@@ -363,7 +363,7 @@ export class Responder {
       void link.send(message, from);
       return;
     }
-    // Shared answers wait 20-120 ms (RFC 6762 §6); a defence of a unique name goes at once.
+    // Shared answers wait 20-120 ms (RFC 6762 s.6); a defence of a unique name goes at once.
     const shared = fresh.some((r) => r.type === "PTR");
     if (!shared || isProbe) {
       void link.send(message);
@@ -374,7 +374,7 @@ export class Responder {
     });
   }
 
-  /** A probe for a name we are probing too: the lexicographically later data wins (§8.2). */
+  /** A probe for a name we are probing too: the lexicographically later data wins (s.8.2). */
   #tieBreak(query: MdnsPacket): void {
     const theirs = query.authorities ?? [];
     if (theirs.length === 0) return;
@@ -386,7 +386,7 @@ export class Responder {
       if (them.length === 0) continue;
       const order = compareRecordSets(unique, them);
       if (order < 0) {
-        // We lose: wait a second and probe again; the winner will defend its name (RFC 6762 §8.2).
+        // We lose: wait a second and probe again; the winner will defend its name (RFC 6762 s.8.2).
         this.log("debug", `mDNS: lost a simultaneous probe for "${advert.label}"`);
         void this.#probe(advert, 1000);
       }
@@ -419,7 +419,7 @@ function sameRecord(a: MdnsRecord, b: MdnsRecord): boolean {
   return sameName(a.name, b.name) && a.type === b.type && sameData(a, b);
 }
 
-/** RFC 6763 §12: a PTR brings its SRV, TXT and addresses; an SRV its addresses. */
+/** RFC 6763 s.12: a PTR brings its SRV, TXT and addresses; an SRV its addresses. */
 function additionalsFor(answers: MdnsRecord[], all: MdnsRecord[]): MdnsRecord[] {
   const out: MdnsRecord[] = [];
   const add = (r: MdnsRecord) => {
@@ -441,7 +441,7 @@ function additionalsFor(answers: MdnsRecord[], all: MdnsRecord[]): MdnsRecord[] 
   return out;
 }
 
-/** RFC 6762 §8.2: records sorted by class, type and data, then compared one by one. */
+/** RFC 6762 s.8.2: records sorted by class, type and data, then compared one by one. */
 function compareRecordSets(ours: MdnsRecord[], theirs: MdnsRecord[]): number {
   const sorted = (list: MdnsRecord[]) =>
     list
