@@ -73,7 +73,7 @@ export function queryBytes(
 }
 
 /** Every record of a message. */
-// deno-lint-ignore no-explicit-any
+// deno-lint-ignore no-explicit-any explicit-module-boundary-types
 export function recordsOf(message: any): any[] {
   return [...(message.answers ?? []), ...(message.additionals ?? [])];
 }
