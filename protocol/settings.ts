@@ -329,6 +329,25 @@ export const SETTINGS = {
     help: "unsent bytes allowed before auth (65536)",
     doc: "65536; unsent bytes allowed before auth",
   },
+  mdns: {
+    schema: z.union([
+      z.boolean(),
+      z.enum(["on", "off", "true", "false"]).transform((v) => v === "on" || v === "true"),
+    ]).default(true),
+    flag: "mdns",
+    value: "on|off",
+    help: "advertise the service by mDNS/DNS-SD (default on)",
+    doc:
+      "`on`: advertise the service by mDNS/DNS-SD on the interfaces of `host` (docs/discovery.md)",
+  },
+  serviceName: {
+    schema: z.string().trim().min(1).max(40).default("Cueport"),
+    flag: "service-name",
+    value: "NAME",
+    help: "first word of the advertised names (default Cueport)",
+    doc:
+      "`Cueport`; the adverts are named `<serviceName> - <hostname>`, `<serviceName> HTTP - <hostname>`",
+  },
   virtualClock: {
     schema: z.boolean().default(false),
     flag: "virtual-clock",

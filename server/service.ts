@@ -19,6 +19,8 @@ import { SocketServer } from "./socket/mod.ts";
 import { isLocalAddress } from "./auth/mod.ts";
 import { ConnectionServer, listenDatagrams, type PeerHandler } from "./net/mod.ts";
 import { InstanceLock, settingHint, StartupError } from "./startup.ts";
+import { type Discovery, startDiscovery } from "./discovery/mod.ts";
+import { API_VERSION } from "./routes/info.ts";
 
 /** The service version (also the app version reported by the API). */
 export const VERSION = "0.1.0";
@@ -30,6 +32,8 @@ export interface RunningService {
   supervisor: PlayerSupervisor;
   sockets: SocketServer;
   osc: OscServer;
+  /** The mDNS/DNS-SD advertisement (`server/discovery/`), unless `mdns` is off. */
+  discovery: Discovery | null;
   /** Stops the listeners and the player; resolves when all is closed. */
   shutdown(): Promise<void>;
 }
@@ -239,6 +243,8 @@ async function start(
   started.push(() => supervisor.stop());
   await lock.setPorts(ports);
   log("debug", `Listening: HTTP ${http.addresses}, WebSocket ${ws.addresses}`);
+  const discovery = settings.mdns ? await advertise(settings, ports, log) : null;
+  if (discovery) started.push(() => discovery.stop());
 
   return {
     ports,
@@ -246,7 +252,9 @@ async function start(
     supervisor,
     sockets,
     osc: oscServer,
+    discovery,
     async shutdown() {
+      await discovery?.stop(); // goodbyes first, while the ports still answer
       sockets.close();
       media.close();
       oscServer.close();
@@ -257,4 +265,21 @@ async function start(
       lock.release();
     },
   };
+}
+
+/** Advertises the bound ports by mDNS/DNS-SD; `ports.oscQuery`, when set, as `_oscjson._tcp`. */
+function advertise(
+  settings: Settings,
+  ports: RunningService["ports"],
+  log: Logger,
+): Promise<Discovery> {
+  return startDiscovery({
+    serviceName: settings.serviceName,
+    ports,
+    hosts: settings.host,
+    apiVersion: API_VERSION,
+    appVersion: VERSION,
+    wsPath: "/v1",
+    log,
+  });
 }

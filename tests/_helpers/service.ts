@@ -56,6 +56,7 @@ export async function startTestService(
     virtualClock: true,
     positionIntervalMs: 0,
     logLevel: "error",
+    mdns: false, // port 5353 is shared by the whole suite: only the discovery tests advertise
     ...overrides,
   });
   const service = await startService(settings, createLogger(settings.logLevel));
