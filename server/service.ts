@@ -9,6 +9,7 @@ import { clearStaging } from "./core/uploads.ts";
 import type { Settings } from "./config.ts";
 import type { Logger } from "./log.ts";
 import { OscQueryServer, OscServer } from "./osc/mod.ts";
+import { receiveBufferAdvice, receiveBufferBytes } from "./osc/receive_buffer.ts";
 import { MediaService } from "./media/mod.ts";
 import { bundledPlayerCommand, PlayerSupervisor, processLauncher } from "./player_client/mod.ts";
 import { createHttpHandler } from "./routes/mod.ts";
@@ -186,6 +187,8 @@ async function start(
     },
     log: (m) => log("warn", m),
   });
+  const bufferAdvice = receiveBufferAdvice(receiveBufferBytes());
+  if (bufferAdvice) log("info", bufferAdvice);
   const oscServer = new OscServer(core, {
     auth,
     rateLimit: rateLimiter.meter("datagrams", settings.oscRatePerSecond),
