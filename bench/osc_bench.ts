@@ -6,6 +6,7 @@
  * 100 subscribers. Cueport runs as its own process; peers run here.
  * @module
  */
+import { receiveBufferBytes } from "../server/osc/receive_buffer.ts";
 import { parseArgs } from "node:util";
 import * as osc from "osc-min";
 import { startCueport } from "./_cueport.ts";
@@ -97,7 +98,9 @@ try {
     value: `sent ${total} in ${sentIn.toFixed(2)} s (${Math.round(total / sentIn)}/s); ` +
       `${arrived} arrived (${total - arrived} lost), ${failed} failed; last value ${last} ` +
       `${last === total ? "applied" : "NOT applied"} ${appliedIn.toFixed(2)} s after the first`,
-    target: `${RATE}/s, none lost, last applied`,
+    target: `${RATE}/s, none lost, last applied (kernel UDP receive buffer: ${
+      Math.round((receiveBufferBytes() ?? 0) / 1024)
+    } KiB; docs/osc.md)`,
   });
   sender.socket.close();
   await sender.done;
