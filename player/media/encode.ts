@@ -3,49 +3,7 @@
  * PNG from RGBA pixels and 16-bit PCM WAV from samples.
  * @module
  */
-import { crc32, deflateSync } from "node:zlib";
-
-function chunk(type: string, data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(12 + data.length);
-  const v = new DataView(out.buffer);
-  v.setUint32(0, data.length);
-  const typeAndData = out.subarray(4, 8 + data.length);
-  typeAndData.set(new TextEncoder().encode(type), 0);
-  typeAndData.set(data, 4);
-  v.setUint32(8 + data.length, crc32(typeAndData) >>> 0);
-  return out;
-}
-
-/** Encodes RGBA pixels (`width * height * 4` bytes) as a PNG file. */
-export function encodePng(width: number, height: number, rgba: Uint8Array): Uint8Array {
-  if (rgba.length !== width * height * 4) {
-    throw new RangeError(
-      `Cannot encode PNG: expected ${width * height * 4} bytes, got ${rgba.length}`,
-    );
-  }
-  const raw = new Uint8Array(height * (width * 4 + 1));
-  for (let y = 0; y < height; y++) {
-    raw.set(rgba.subarray(y * width * 4, (y + 1) * width * 4), y * (width * 4 + 1) + 1);
-  }
-  const ihdr = new Uint8Array(13);
-  const v = new DataView(ihdr.buffer);
-  v.setUint32(0, width);
-  v.setUint32(4, height);
-  ihdr.set([8, 6, 0, 0, 0], 8); // 8-bit RGBA, no interlace
-  const parts = [
-    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", new Uint8Array(deflateSync(raw))),
-    chunk("IEND", new Uint8Array()),
-  ];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
+export { encodePng } from "../../protocol/png.ts";
 
 /**
  * The 44-byte header of a mono 16-bit PCM WAV file whose sample data, `dataBytes`

@@ -2,7 +2,7 @@
  * The WASM codecs, loaded once per worker: imagescript's PNG and JPEG decoders
  * (the JPEG one scales by 1/2, 1/4 or 1/8 while decoding, which makes big
  * JPEGs fast), mozjpeg from `@jsquash/jpeg` for encoding and as a second JPEG
- * decoder, and `node:zlib` for PNG encoding. None needs `--allow-ffi`.
+ * decoder, and `protocol/png.ts` (node:zlib) for PNG encoding. None needs `--allow-ffi`.
  * Measurements behind the choice: docs/media.md.
  * @module
  */
@@ -10,7 +10,7 @@ import imagescriptJpeg from "imagescript/wasm/node/jpeg.js";
 import imagescriptPng from "imagescript/wasm/node/png.js";
 import mozjpegDecode, { init as initMozjpegDecode } from "@jsquash/jpeg/decode.js";
 import mozjpegEncode, { init as initMozjpegEncode } from "@jsquash/jpeg/encode.js";
-import { crc32, deflateSync } from "node:zlib";
+import { encodePng as encodePngPixels } from "../../../protocol/png.ts";
 import type { Raster } from "./raster.ts";
 
 interface JpegFrame {
@@ -114,47 +114,9 @@ export async function encodeJpeg(r: Raster, quality: number): Promise<Uint8Array
   return new Uint8Array(encoded);
 }
 
-function chunk(type: string, data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(12 + data.length);
-  const v = new DataView(out.buffer);
-  v.setUint32(0, data.length);
-  const typeAndData = out.subarray(4, 8 + data.length);
-  typeAndData.set(new TextEncoder().encode(type), 0);
-  typeAndData.set(data, 4);
-  v.setUint32(8 + data.length, crc32(typeAndData) >>> 0);
-  return out;
-}
-
-/** Encodes a raster as an 8-bit RGBA PNG (filter "up", zlib level 6). */
+/** Encodes a raster as an 8-bit RGBA PNG (filter "up": rows of a thumbnail or waveform repeat a lot). */
 export function encodePng(r: Raster): Uint8Array {
-  const { width, height, data } = r;
-  const stride = width * 4;
-  const raw = new Uint8Array(height * (stride + 1));
-  for (let y = 0; y < height; y++) {
-    const o = y * (stride + 1), row = y * stride;
-    raw[o] = y === 0 ? 0 : 2; // "up": rows of a thumbnail or waveform repeat a lot
-    for (let x = 0; x < stride; x++) {
-      raw[o + 1 + x] = y === 0 ? data[row + x]! : (data[row + x]! - data[row - stride + x]!) & 255;
-    }
-  }
-  const ihdr = new Uint8Array(13);
-  const v = new DataView(ihdr.buffer);
-  v.setUint32(0, width);
-  v.setUint32(4, height);
-  ihdr.set([8, 6, 0, 0, 0], 8); // 8-bit RGBA, no interlace
-  const parts = [
-    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", new Uint8Array(deflateSync(raw))),
-    chunk("IEND", new Uint8Array()),
-  ];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return encodePngPixels(r.width, r.height, r.data, { filter: "up" });
 }
 
 /**
