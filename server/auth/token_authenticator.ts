@@ -84,6 +84,8 @@ export class TokenAuthenticator implements Authenticator {
         credentials.otp,
         credentials.address,
         credentials.deviceName ?? "",
+        [...ALL_SCOPES],
+        credentials.lifetimeSeconds,
       );
       return {
         token: pairing.token,
@@ -102,7 +104,13 @@ export class TokenAuthenticator implements Authenticator {
       }
       // Each approved client gets its own entry and token: two local tools never revoke
       // each other; a client that comes back with its token keeps its entry.
-      const pairing = await this.#register(credentials.address, name, [...ALL_SCOPES], "approval");
+      const pairing = await this.#register(
+        credentials.address,
+        name,
+        [...ALL_SCOPES],
+        "approval",
+        credentials.lifetimeSeconds,
+      );
       return {
         token: pairing.token,
         device: name,
@@ -125,7 +133,8 @@ export class TokenAuthenticator implements Authenticator {
   }
 
   /**
-   * Exchanges a one-time code for a device token.
+   * Exchanges a one-time code for a device token, valid `lifetimeSeconds`
+   * (default: the setting `tokenLifetimeDays`).
    * @throws {CueportError} AUTHENTICATION_FAILED or RATE_LIMITED
    */
   async pair(
@@ -133,9 +142,10 @@ export class TokenAuthenticator implements Authenticator {
     address: string,
     deviceName: string,
     scopes: Scope[] = [...ALL_SCOPES],
+    lifetimeSeconds?: number,
   ): Promise<Pairing> {
     this.#o.codes.consume(otp, address);
-    return await this.#register(address, deviceName, scopes);
+    return await this.#register(address, deviceName, scopes, "pairing", lifetimeSeconds);
   }
 
   async #register(
@@ -143,6 +153,7 @@ export class TokenAuthenticator implements Authenticator {
     deviceName: string,
     scopes: Scope[],
     origin: "pairing" | "approval" = "pairing",
+    lifetimeSeconds = this.#o.tokenLifetimeSeconds,
   ): Promise<Pairing> {
     const deviceId = `dev-${crypto.randomUUID().slice(0, 12)}`;
     const tokenId = crypto.randomUUID();
@@ -153,7 +164,7 @@ export class TokenAuthenticator implements Authenticator {
       scopes,
       tokenId,
     }, {
-      lifetimeSeconds: this.#o.tokenLifetimeSeconds,
+      lifetimeSeconds,
       now: this.#now(),
     });
     const device = {
