@@ -19,13 +19,16 @@ import { SocketServer } from "./socket/mod.ts";
 import { isLocalAddress } from "./auth/mod.ts";
 import { ConnectionServer, listenDatagrams, type PeerHandler } from "./net/mod.ts";
 import { InstanceLock, settingHint, StartupError } from "./startup.ts";
+import { bindV5Listeners } from "./v5_listeners.ts";
+import type { ServicePorts } from "./routes/info.ts";
 
 /** The service version (also the app version reported by the API). */
 export const VERSION = "0.1.0";
 
 /** A started service. */
 export interface RunningService {
-  ports: { http: number; ws: number; osc: number };
+  /** The bound ports; the 5.0.0 ones (`legacyHttp`, `legacyWs`) are null while off or skipped. */
+  ports: Required<ServicePorts>;
   core: Core;
   supervisor: PlayerSupervisor;
   sockets: SocketServer;
@@ -99,7 +102,13 @@ async function start(
     log("info", `Player ready: ${info.player.name} ${info.player.version} (pid ${supervisor.pid})`);
   };
 
-  const ports = { http: 0, ws: 0, osc: 0 };
+  const ports: Required<ServicePorts> = {
+    http: 0,
+    ws: 0,
+    osc: 0,
+    legacyHttp: null,
+    legacyWs: null,
+  };
   const auth = await openAuth(
     settings.dataDir,
     {
@@ -176,7 +185,6 @@ async function start(
     },
     log: (m) => log("warn", m),
   });
-  auth.devices.onrevoke = (deviceId) => sockets.closeDevice(deviceId);
   auth.codes.onissue = (otp, expiresAt) =>
     void supervisor.request(Method.PAIRING_SHOW, {
       otp,
@@ -200,6 +208,26 @@ async function start(
     ws: ws.port,
     osc: (osc[0]!.addr as Deno.NetAddr).port,
   });
+  // The 5.0.0 interface (docs/compat.md), after the 6.0 ports: one that is taken is skipped.
+  const v5 = bindV5Listeners({
+    core,
+    settings,
+    log,
+    auth,
+    hosts,
+    rateLimiter,
+    media,
+    version: VERSION,
+    startedAt,
+    successor: () => ports,
+    listen,
+  });
+  started.push(() => v5.close());
+  Object.assign(ports, v5.ports);
+  auth.devices.onrevoke = (deviceId) => {
+    sockets.closeDevice(deviceId);
+    v5.sockets?.closeDevice(deviceId);
+  };
   // The player starts once every port is bound: a port in use stops nothing half-way.
   supervisor.start();
   started.push(() => supervisor.stop());
@@ -215,7 +243,7 @@ async function start(
       sockets.close();
       media.close();
       for (const socket of osc) socket.close();
-      await Promise.all([http.close(), ws.close(), oscDone]);
+      await Promise.all([http.close(), ws.close(), oscDone, v5.close()]);
       await supervisor.stop();
       core.close();
       lock.release();

@@ -6,6 +6,16 @@
 import { z } from "zod";
 import type { RouteSpec } from "./route.ts";
 
+/** The service's ports, as the ready line and `/api/v1/info` report them. */
+export interface ServicePorts {
+  http: number;
+  ws: number;
+  osc: number;
+  /** The 5.0.0 ports (docs/compat.md); null while off or skipped. */
+  legacyHttp?: number | null;
+  legacyWs?: number | null;
+}
+
 /** The API version this service implements. */
 export const API_VERSION = "6.0";
 
@@ -21,14 +31,22 @@ export const infoView = {
   schema: z.strictObject({
     apiVersion: z.literal(API_VERSION),
     appVersion: z.string(),
-    ports: z.strictObject({ http: z.number().int(), ws: z.number().int(), osc: z.number().int() }),
+    ports: z.strictObject({
+      http: z.number().int(),
+      ws: z.number().int(),
+      osc: z.number().int(),
+      legacyHttp: z.number().int().nullable().optional()
+        .describe("The 5.0.0 HTTP port (docs/compat.md); null while off"),
+      legacyWs: z.number().int().nullable().optional()
+        .describe("The 5.0.0 WebSocket port; null while off"),
+    }),
     websocket: z.string().describe("WebSocket path on the ws port"),
     endpoints: z.array(Endpoint),
   }),
   build(
     routes: readonly RouteSpec[],
     version: string,
-    ports: { http: number; ws: number; osc: number },
+    ports: ServicePorts,
   ) {
     return {
       apiVersion: API_VERSION,

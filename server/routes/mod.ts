@@ -25,7 +25,7 @@ import { type Grant, isLocalAddress } from "../auth/mod.ts";
 import type { AuthService } from "../auth/service.ts";
 import { withCors } from "./cors.ts";
 import { errorAnswer, errorResponse } from "./errors.ts";
-import { infoView } from "./info.ts";
+import { infoView, type ServicePorts } from "./info.ts";
 import { openApiDocument } from "./openapi.ts";
 import { route, type RouteSpec, type RouteWire } from "./route.ts";
 import { routeTable } from "./table.ts";
@@ -47,7 +47,7 @@ export interface HttpAppOptions {
   version: string;
   startedAt: number;
   /** The bound ports (known once listening). */
-  ports: () => { http: number; ws: number; osc: number };
+  ports: () => ServicePorts;
   /** Origins allowed to call from a browser; `*` allows any. */
   corsOrigins: readonly string[];
   /** Names of this machine accepted in the Host header (see `machineHosts`). */

@@ -629,7 +629,7 @@ export class SocketClient {
         clearTimeout(this.#authTimer);
         this.#caller.grant = grant;
         this.deviceId = grant.deviceId ?? null;
-        this.#dialect.seen?.(this.address);
+        if (!this.#caller.isLocal) this.#dialect.seen?.(this.address);
         return grant.token ? { authenticated: true, token: grant.token } : { authenticated: true };
       }
       case "action": {

@@ -52,6 +52,9 @@ export async function startTestService(
     httpPort: 0,
     wsPort: 0,
     oscPort: 0,
+    // Off unless a test asks (0): parallel test services never race for 51736/51734.
+    legacyHttpPort: "off",
+    legacyWsPort: "off",
     virtualClock: true,
     positionIntervalMs: 0,
     logLevel: "error",

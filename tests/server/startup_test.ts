@@ -14,7 +14,10 @@ async function runMain(args: string[]) {
   return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
 }
 
-const freePorts = ["--http-port", "0", "--ws-port", "0", "--osc-port", "0"];
+const freePorts = [
+  ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0"],
+  ...["--legacy-http-port", "off", "--legacy-ws-port", "off"],
+];
 
 Deno.test("a second instance on the same data dir refuses to start and names the running one", async () => {
   const first = await startServiceProcess();
