@@ -9,7 +9,13 @@
  * @module
  */
 import { z } from "zod";
-import { CueportError, defineOperation, ThumbnailInput, WaveformInput } from "../core/mod.ts";
+import {
+  CueportError,
+  defineOperation,
+  ThumbnailInput,
+  v5NameOf,
+  WaveformInput,
+} from "../core/mod.ts";
 import { route, type RouteSpec } from "../net/route.ts";
 import { deprecationNotice, type SuccessorPorts } from "./deprecation.ts";
 
@@ -50,7 +56,13 @@ function dataRoutes(): RouteSpec[] {
       query: WaveformInput.pick({ width: true, height: true }),
     }),
     route("GET", "/camera-thumbnails/:cameraId.jpg", "cameraThumbnail"),
-    route("POST", "/api/v1/action", "action"),
+    route("POST", "/api/v1/action", "action", {
+      // A 5.0.0 client reads the action by its 5.0.0 name.
+      output: (answer) => {
+        const result = answer as { action: string };
+        return { ...result, action: v5NameOf(result.action) };
+      },
+    }),
     route("POST", "/api/v1/edit", "edit"),
   ];
 }

@@ -38,7 +38,11 @@ export class V5Http {
   }
 
   /** A request; its status and JSON body. */
-  async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+  async call(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: Json }> {
     const headers: Record<string, string> = {};
     if (body !== undefined) headers["content-type"] = "application/json";
     if (this.#token) headers.authorization = `Bearer ${this.#token}`;
@@ -118,8 +122,12 @@ export class V5Socket {
   /** Sends an action; resolves with its `action-response`. */
   async action(name: string, params: unknown[] = []): Promise<Json> {
     const correlationId = `v5-${this.#next++}`;
-    this.#ws.send(JSON.stringify({ type: "action", payload: { action: { name, params } }, correlationId }));
-    return await this.take((m) => m.type === "action-response" && m.correlationId === correlationId);
+    this.#ws.send(
+      JSON.stringify({ type: "action", payload: { action: { name, params } }, correlationId }),
+    );
+    return await this.take((m) =>
+      m.type === "action-response" && m.correlationId === correlationId
+    );
   }
 
   /** Waits for a state update holding an update that matches; returns that update. */

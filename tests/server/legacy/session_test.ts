@@ -62,8 +62,14 @@ Deno.test("a 5.0.0 client and a 6.0 client side by side see the same state", asy
       JSON.parse(JSON.stringify(project5).replaceAll('"reverse"', '"backward"')),
       project6,
     );
-    assert.equal(project5.clips.find((c: { clipID: string }) => c.clipID === "c7").direction, "reverse");
-    assert.equal(project6.clips.find((c: { clipID: string }) => c.clipID === "c7").direction, "backward");
+    assert.equal(
+      project5.clips.find((c: { clipID: string }) => c.clipID === "c7").direction,
+      "reverse",
+    );
+    assert.equal(
+      project6.clips.find((c: { clipID: string }) => c.clipID === "c7").direction,
+      "backward",
+    );
   } finally {
     await v6.close();
     await v5.close();
