@@ -9,7 +9,7 @@ import { RawSocket, TestSocket } from "../../_helpers/ws_client.ts";
 import { V5Http, V5Socket } from "../../_helpers/v5_session.ts";
 import { SETTINGS } from "../../../protocol/settings.ts";
 import { Settings } from "../../../server/config.ts";
-import { V5_ERROR_TYPES, V5_STATUSES } from "../../../server/legacy/mod.ts";
+import { V5_ERROR_TYPES, V5_STATUSES, V5InfoView } from "../../../server/legacy/mod.ts";
 import { V5_ACTIONS } from "../../../server/core/mod.ts";
 import { until } from "../../_helpers/until.ts";
 
@@ -33,6 +33,7 @@ Deno.test("5.0.0 rows: ports, paths, routes, bodies, names, seek, direction", as
       assert.equal(info.ports.legacyHttp, ports.legacyHttp);
       assert.equal(info.ports.legacyWs, ports.legacyWs);
       const v5info = (await http5.call("GET", "/api/info")).body;
+      V5InfoView.parse(v5info); // strict: no field added or dropped unseen
       assert.equal(v5info.apiVersion, "5.0.0");
       assert.deepEqual(v5info.ports, { http: ports.legacyHttp, ws: ports.legacyWs });
       assert.equal(v5info.websocket, "/");
