@@ -426,6 +426,34 @@ Deno.test("5.0.0 rows: security (localhost setting, API access, error codes, tok
       },
     );
 
+    await t.step(
+      "One pairing: a device paired over the 5.0.0 WebSocket, revoked, is closed",
+      async () => {
+        const otp = (await svc.post("/api/v1/pair/code", {})).body.otp;
+        const raw = await RawSocket.open("127.0.0.1", ports.legacyWs!, {
+          path: "/",
+          localAddress: "127.0.0.2",
+        });
+        raw.send({ type: "auth", payload: { otp, deviceName: "Desk" }, correlationId: "p" });
+        await until("connected", () => raw.json().length > 0);
+        const connected = raw.json()[0];
+        assert.equal(connected.payload.event, "connected");
+        const days = (JSON.parse(
+              atob(connected.payload.token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")),
+            ).exp * 1000 -
+          Date.now()) / 86_400_000;
+        assert.ok(days > 29.9 && days <= 30, `${days} days`);
+        const devices = (await svc.get("/api/v1/devices")).body.devices;
+        const desk = devices.find((d: { name: string }) => d.name === "Desk");
+        const revoked = await fetch(`${svc.base}/api/v1/devices/${desk.deviceId}`, {
+          method: "DELETE",
+        });
+        await revoked.body?.cancel();
+        await until("the socket closed", () => raw.closeCode !== null);
+        assert.equal(raw.closeCode, 1008);
+      },
+    );
+
     await t.step("Error codes: 5.0.0 HTTP answers only 400, 401, 404, 500, 503", async () => {
       const statuses = [
         (await remoteRequest(ports.legacyHttp!, "GET", "/api/projects")).status, // 401
