@@ -70,7 +70,7 @@ export function bindV5Listeners(o: V5ListenerOptions): V5Listeners {
   const { settings } = o;
   const usage = new UsageLog((m) => o.log("info", m));
   const ports: V5Listeners["ports"] = { legacyHttp: null, legacyWs: null };
-  const own = () => ({ http: ports.legacyHttp ?? 0, ws: ports.legacyWs ?? 0 });
+  const own = () => ({ http: ports.legacyHttp ?? 0, ws: ports.legacyWs });
   const http = bindOptional(o, "legacyHttpPort", "5.0.0 HTTP", (port) =>
     o.listen(
       "5.0.0 HTTP",

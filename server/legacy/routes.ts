@@ -78,7 +78,10 @@ const Endpoint = z.strictObject({
 export const V5InfoView = z.strictObject({
   apiVersion: z.literal(V5_API_VERSION),
   appVersion: z.string(),
-  ports: z.strictObject({ http: z.number().int(), ws: z.number().int() }),
+  ports: z.strictObject({
+    http: z.number().int(),
+    ws: z.number().int().nullable().describe("null while the 5.0.0 WebSocket is off"),
+  }),
   websocket: z.literal("/").describe("WebSocket path on the ws port"),
   deprecation: z.strictObject({
     deprecated: z.literal(true),
@@ -98,8 +101,8 @@ export const V5InfoView = z.strictObject({
 /** What the 5.0.0 routes report. */
 export interface V5RouteOptions {
   version: string;
-  /** The 5.0.0 ports, once bound. */
-  ports: () => { http: number; ws: number };
+  /** The 5.0.0 ports, once bound (the WebSocket's null while off). */
+  ports: () => { http: number; ws: number | null };
   /** The 6.0 ports, once bound. */
   successor: SuccessorPorts;
 }

@@ -485,7 +485,13 @@ Deno.test("5.0.0 ports: off disables, a taken port is a warning and the listener
   const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (taken.addr as Deno.NetAddr).port;
   const svc = await startTestService({ legacyHttpPort: port, legacyWsPort: "off" });
+  const wsOff = await startTestService({ legacyHttpPort: 0, legacyWsPort: "off" });
   try {
+    const info = await new V5Http("127.0.0.1", wsOff.service.ports.legacyHttp!).call(
+      "GET",
+      "/api/info",
+    );
+    assert.equal(info.body.ports.ws, null, "the 5.0.0 WebSocket is off");
     assert.equal(svc.service.ports.legacyHttp, null);
     assert.equal(svc.service.ports.legacyWs, null);
     assert.equal((await svc.get("/api/v1/info")).body.ports.legacyHttp, null);
@@ -493,5 +499,6 @@ Deno.test("5.0.0 ports: off disables, a taken port is a warning and the listener
   } finally {
     taken.close();
     await svc.stop();
+    await wsOff.stop();
   }
 });
