@@ -63,6 +63,7 @@ export async function startCueport(dataDir: string): Promise<BenchService> {
       new URL("../main.ts", import.meta.url).pathname,
       ...["--data-dir", dataDir, "--host", "127.0.0.1", "--log-level", "warn"],
       ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0", "--osc-query-port", "0"],
+      ...["--legacy-http-port", "off", "--legacy-ws-port", "off"],
     ],
     stdout: "piped",
     env: { RUST_BACKTRACE: "0" },

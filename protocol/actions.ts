@@ -35,6 +35,8 @@ export interface ActionSpec {
   group: "playback" | "navigation" | "seek" | "control" | "system";
   description: string;
   params: readonly ParamSpec[];
+  /** `"6.0"` for the actions the 5.0.0 interface did not have (spec section 9); absent: since 5.0.0. */
+  since?: "6.0";
 }
 
 /** Target syntax: `clip:<clipId>/<parameter>`. */
@@ -119,12 +121,14 @@ export const ACTIONS: readonly ActionSpec[] = [
   {
     name: "RELEASE_CLIP_IN",
     group: "playback",
+    since: "6.0",
     description: "Release a held Clip (Gate mode only)",
     params: [p("clipID", "clipId", "Clip id")],
   },
   {
     name: "RELEASE_CLIP_BY_INDEX_IN",
     group: "playback",
+    since: "6.0",
     description: "Release a held Clip by position (Gate mode only)",
     params: [p("index", "index", "Clip position in the Song"), SONG_OPT],
   },
@@ -215,6 +219,7 @@ export const ACTIONS: readonly ActionSpec[] = [
   {
     name: "SET_CONTROL",
     group: "control",
+    since: "6.0",
     description: "Drive a Control",
     params: [
       p("controlID", "control", "Control letter A-Z, case-insensitive"),
@@ -224,6 +229,7 @@ export const ACTIONS: readonly ActionSpec[] = [
   {
     name: "SET_PARAM",
     group: "control",
+    since: "6.0",
     description: "Write one Target directly, skipping Controls",
     params: [
       p("targetID", "target", "Target of the form clip:<clipId>/<parameter>"),
@@ -241,6 +247,7 @@ export const ACTIONS: readonly ActionSpec[] = [
   {
     name: "RECORD_TOGGLE",
     group: "system",
+    since: "6.0",
     description: "Toggle recording",
     params: [opt("mode", "recordMode", "now (default) or next-trigger")],
   },

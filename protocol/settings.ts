@@ -23,6 +23,8 @@ export interface SettingSpec {
 }
 
 const Port = z.coerce.number().int().min(0).max(65535);
+/** A port of an optional listener: a number (0 picks a free one), or `off`. */
+const OptionalPort = z.union([z.literal("off"), Port]);
 const positiveInt = () => z.coerce.number().int().positive();
 /** A comma-separated list in a flag or variable, an array in the config file. */
 const list = (min = 0) =>
@@ -110,6 +112,21 @@ export const SETTINGS = {
     help: "OSC datagrams per second per remote address (50000)",
     doc:
       "50000 OSC datagrams per second per remote address: a datagram costs `httpRatePerSecond / oscRatePerSecond` of the budget",
+  },
+  legacyHttpPort: {
+    schema: OptionalPort.default(51736),
+    flag: "legacy-http-port",
+    value: "N|off",
+    help: "5.0.0 HTTP port (default 51736; 0 picks a free port, off disables)",
+    doc:
+      "51736: the 5.0.0 interface (`docs/compat.md`); 0 picks a free port, `off` disables it; a port in use is a warning and the listener is skipped",
+  },
+  legacyWsPort: {
+    schema: OptionalPort.default(51734),
+    flag: "legacy-ws-port",
+    value: "N|off",
+    help: "5.0.0 WebSocket port (default 51734; 0 picks a free port, off disables)",
+    doc: "51734: the 5.0.0 WebSocket, as `legacyHttpPort`",
   },
   logLevel: {
     schema: z.enum(["debug", "info", "warn", "error"]).default("info"),

@@ -38,7 +38,8 @@ export const SERVE_USAGE = [
   "Usage: cueport [serve] [options]",
   COMMANDS,
   "",
-  "Starts the Cueport service: HTTP on 17736, WebSocket on 17734, OSC on UDP 17735.",
+  "Starts the Cueport service: HTTP on 17736, WebSocket on 17734, OSC on UDP 17735,",
+  "and the 5.0.0 interface on 51736 (HTTP) and 51734 (WebSocket) (docs/compat.md).",
   "Options (each also CUEPORT_<NAME> in the environment, or a key of the --config file):",
   ...SPECS.flatMap(([name, spec]) => {
     const left = `  --${spec.flag}${isSwitch(spec) ? "" : ` ${spec.value}`}`;

@@ -21,14 +21,16 @@ import { isLocalAddress } from "./auth/mod.ts";
 import { ConnectionServer, listenDatagrams, type PeerHandler } from "./net/mod.ts";
 import { InstanceLock, settingHint, StartupError } from "./startup.ts";
 import { type Discovery, startDiscovery } from "./discovery/mod.ts";
-import { API_VERSION } from "./routes/info.ts";
+import { API_VERSION, type ServicePorts } from "./routes/info.ts";
+import { bindV5Listeners } from "./v5_listeners.ts";
 
 /** The service version (also the app version reported by the API). */
 export const VERSION = "0.1.0";
 
 /** A started service. */
 export interface RunningService {
-  ports: { http: number; ws: number; osc: number; oscQuery?: number };
+  /** The bound ports; the 5.0.0 ones (`legacyHttp`, `legacyWs`) are null while off or skipped. */
+  ports: ServicePorts & { legacyHttp: number | null; legacyWs: number | null };
   core: Core;
   supervisor: PlayerSupervisor;
   sockets: SocketServer;
@@ -110,7 +112,13 @@ async function start(
     log("info", `Player ready: ${info.player.name} ${info.player.version} (pid ${supervisor.pid})`);
   };
 
-  const ports: RunningService["ports"] = { http: 0, ws: 0, osc: 0 };
+  const ports: RunningService["ports"] = {
+    http: 0,
+    ws: 0,
+    osc: 0,
+    legacyHttp: null,
+    legacyWs: null,
+  };
   const auth = await openAuth(
     settings.dataDir,
     {
@@ -197,10 +205,6 @@ async function start(
     log: (m) => log("info", m),
   });
   started.push(() => oscServer.close());
-  auth.devices.onrevoke = (deviceId) => {
-    sockets.closeDevice(deviceId);
-    oscServer.closeDevice(deviceId);
-  };
   auth.codes.onissue = (otp, expiresAt) =>
     void supervisor.request(Method.PAIRING_SHOW, {
       otp,
@@ -241,6 +245,27 @@ async function start(
     ports.oscQuery = oscQuery.port;
     started.push(() => oscQuery.close());
   }
+  // The 5.0.0 interface (docs/compat.md), after the 6.0 ports: one that is taken is skipped.
+  const v5 = bindV5Listeners({
+    core,
+    settings,
+    log,
+    auth,
+    hosts,
+    rateLimiter,
+    media,
+    version: VERSION,
+    startedAt,
+    successor: () => ports,
+    listen,
+  });
+  started.push(() => v5.close());
+  Object.assign(ports, v5.ports);
+  auth.devices.onrevoke = (deviceId) => {
+    sockets.closeDevice(deviceId);
+    oscServer.closeDevice(deviceId);
+    v5.sockets?.closeDevice(deviceId);
+  };
   // The player starts once every port is bound: a port in use stops nothing half-way.
   supervisor.start();
   started.push(() => supervisor.stop());
@@ -262,7 +287,7 @@ async function start(
       media.close();
       oscServer.close();
       for (const socket of osc) socket.close();
-      await Promise.all([http.close(), ws.close(), oscDone, oscQuery?.close()]);
+      await Promise.all([http.close(), ws.close(), oscDone, oscQuery?.close(), v5.close()]);
       await supervisor.stop();
       core.close();
       lock.release();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 
 const ROOT = new URL("../", import.meta.url).pathname;
-const TRANSPORTS = ["routes", "socket", "osc", "mcp"];
+const TRANSPORTS = ["routes", "socket", "osc", "mcp", "legacy"];
 
 async function* sourceFiles(dir: string): AsyncGenerator<string> {
   for await (const entry of Deno.readDir(`${ROOT}${dir}`)) {

@@ -20,6 +20,7 @@ async function main(command: string[]): Promise<void> {
       ...args,
       ...["--data-dir", dataDir, "--host", "127.0.0.1", "--log-level", "warn"],
       ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0", "--osc-query-port", "0"],
+      ...["--legacy-http-port", "0", "--legacy-ws-port", "0"],
     ],
     stdout: "piped",
     env: { RUST_BACKTRACE: "0" },

@@ -18,6 +18,8 @@ export interface Credentials {
    * empty credentials then goes through the player's approval and gets a token.
    */
   isInteractive?: boolean;
+  /** Lifetime of a token issued now, seconds (the 5.0.0 interface: 30 days); default: the setting. */
+  lifetimeSeconds?: number | undefined;
 }
 
 /** A successful authentication. */

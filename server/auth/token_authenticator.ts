@@ -84,6 +84,9 @@ export class TokenAuthenticator implements Authenticator {
         credentials.otp,
         credentials.address,
         credentials.deviceName ?? "",
+        [...ALL_SCOPES],
+        "pairing",
+        credentials.lifetimeSeconds,
       );
       return {
         token: pairing.token,
@@ -102,7 +105,13 @@ export class TokenAuthenticator implements Authenticator {
       }
       // Each approved client gets its own entry and token: two local tools never revoke
       // each other; a client that comes back with its token keeps its entry.
-      const pairing = await this.#register(credentials.address, name, [...ALL_SCOPES], "approval");
+      const pairing = await this.#register(
+        credentials.address,
+        name,
+        [...ALL_SCOPES],
+        "approval",
+        credentials.lifetimeSeconds,
+      );
       return {
         token: pairing.token,
         device: name,
@@ -125,7 +134,8 @@ export class TokenAuthenticator implements Authenticator {
   }
 
   /**
-   * Exchanges a one-time code for a device token (`osc`: an OSC sender, bound to its address).
+   * Exchanges a one-time code for a device token (`osc`: an OSC sender, bound to its address),
+   * valid `lifetimeSeconds` (default: the setting `tokenLifetimeDays`).
    * @throws {CueportError} AUTHENTICATION_FAILED or RATE_LIMITED
    */
   async pair(
@@ -134,9 +144,10 @@ export class TokenAuthenticator implements Authenticator {
     deviceName: string,
     scopes: Scope[] = [...ALL_SCOPES],
     origin: "pairing" | "osc" = "pairing",
+    lifetimeSeconds?: number,
   ): Promise<Pairing> {
     this.#o.codes.consume(otp, address);
-    return await this.#register(address, deviceName, scopes, origin);
+    return await this.#register(address, deviceName, scopes, origin, lifetimeSeconds);
   }
 
   async #register(
@@ -144,6 +155,7 @@ export class TokenAuthenticator implements Authenticator {
     deviceName: string,
     scopes: Scope[],
     origin: "pairing" | "approval" | "osc" = "pairing",
+    lifetimeSeconds = this.#o.tokenLifetimeSeconds,
   ): Promise<Pairing> {
     const deviceId = `dev-${crypto.randomUUID().slice(0, 12)}`;
     const tokenId = crypto.randomUUID();
@@ -154,7 +166,7 @@ export class TokenAuthenticator implements Authenticator {
       scopes,
       tokenId,
     }, {
-      lifetimeSeconds: this.#o.tokenLifetimeSeconds,
+      lifetimeSeconds,
       now: this.#now(),
     });
     const device = {

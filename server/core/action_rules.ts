@@ -16,6 +16,9 @@ import {
 } from "../../protocol/actions.ts";
 import { z } from "zod";
 import { CueportError } from "./errors.ts";
+import { type ActionContext, fromV5Form, isV5Form, v5NameInV6Form } from "./v5_actions.ts";
+
+export type { ActionContext } from "./v5_actions.ts";
 
 /** Rule 5: `base` 1 subtracts one from the first parameter of these, and no others. */
 export const BASE_SHIFTED_ACTIONS: ReadonlySet<string> = new Set([
@@ -150,25 +153,23 @@ function parseParam(spec: ParamSpec, position: number, raw: unknown, shift: numb
 }
 
 /**
- * Validates and normalizes an action request for the player.
+ * Validates and normalizes an action request for the player: the 6.0 form
+ * `{name, params, projectID, base, velocity}`, or the 5.0.0 form
+ * `{action: {name, params}}` (`v5_actions.ts`; `context` converts its seeks).
  * @throws {CueportError} INVALID_MESSAGE naming the field
  */
-export function normalizeAction(request: ActionRequest): NormalizedAction {
+export function normalizeAction(request: ActionRequest, context?: ActionContext): NormalizedAction {
   if (typeof request !== "object" || request === null || Array.isArray(request)) {
     throw bad("body", 'must be a JSON object such as {"name": "PLAY_IN"}');
   }
-  if ("action" in request && !("name" in request)) {
-    throw bad(
-      "body",
-      "the 5.0.0 form {action: {name, params}} is not accepted; send {name, params}",
-    );
-  }
+  if (isV5Form(request)) request = fromV5Form(request, context);
   const checked = ActionBody.safeParse(request);
   if (!checked.success) throw envelopeError(checked.error.issues[0]!, request);
   const { name, params: rawParams = [], projectID, base = 0, velocity } = checked.data;
   const spec = ACTIONS_BY_NAME.get(name);
   if (!spec) {
-    throw bad("name", `unknown action "${name}"${didYouMean(name, ACTIONS_BY_NAME.keys())}`, name);
+    throw v5NameInV6Form(name) ??
+      bad("name", `unknown action "${name}"${didYouMean(name, ACTIONS_BY_NAME.keys())}`, name);
   }
   if (rawParams.length > spec.params.length) {
     throw bad(

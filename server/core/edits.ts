@@ -39,14 +39,35 @@ function bad(field: string, message: string): CueportError {
 }
 
 /**
+ * The 5.0.0 envelope of an edit, `{edit: {name, params}, projectID?}` (the
+ * action's envelope; docs/compat.md), as the 6.0 body; a direction
+ * `reverse` (the 5.0.0 word) as `backward`. Any other body as it is.
+ */
+function fromV5Edit(body: unknown): unknown {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
+  const { edit, ...rest } = body as Record<string, unknown>;
+  if (edit === undefined || "name" in rest || "edits" in rest) return body;
+  if (typeof edit !== "object" || edit === null || Array.isArray(edit)) {
+    throw bad("edit", 'must be an object such as {"name": "song.add", "params": {...}}');
+  }
+  const { params, ...named } = edit as Record<string, unknown>;
+  const translated = typeof params === "object" && params !== null && !Array.isArray(params) &&
+      (params as Record<string, unknown>).direction === "reverse"
+    ? { ...params, direction: "backward" }
+    : params;
+  return { ...rest, ...named, ...(params === undefined ? {} : { params: translated }) };
+}
+
+/**
  * Validates an edit body against the catalog; returns the edits to send.
+ * The 5.0.0 envelope `{edit: {name, params}}` is taken too.
  * @throws {CueportError} INVALID_MESSAGE naming the field, LOCAL_ONLY
  */
 export function normalizeEdits(
   body: unknown,
   options: { isLocal: boolean },
 ): { projectId: string | null; edits: EditRequest[] } {
-  const parsed = EditBody.safeParse(body ?? {});
+  const parsed = EditBody.safeParse(fromV5Edit(body) ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw bad(issue.path.join(".") || "body", issue.message);

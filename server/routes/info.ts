@@ -6,6 +6,18 @@
 import { z } from "zod";
 import type { RouteSpec } from "./route.ts";
 
+/** The service's ports, as the ready line and `/api/v1/info` report them. */
+export interface ServicePorts {
+  http: number;
+  ws: number;
+  osc: number;
+  /** The OSCQuery port; absent when off. */
+  oscQuery?: number;
+  /** The 5.0.0 ports (docs/compat.md); null while off or skipped. */
+  legacyHttp?: number | null;
+  legacyWs?: number | null;
+}
+
 /** The API version this service implements. */
 export const API_VERSION = "6.0";
 
@@ -26,6 +38,10 @@ export const infoView = {
       ws: z.number().int(),
       osc: z.number().int(),
       oscQuery: z.number().int().optional().describe("The OSCQuery port; absent when off"),
+      legacyHttp: z.number().int().nullable().optional()
+        .describe("The 5.0.0 HTTP port (docs/compat.md); null while off"),
+      legacyWs: z.number().int().nullable().optional()
+        .describe("The 5.0.0 WebSocket port; null while off"),
     }),
     websocket: z.string().describe("WebSocket path on the ws port"),
     endpoints: z.array(Endpoint),
@@ -33,7 +49,7 @@ export const infoView = {
   build(
     routes: readonly RouteSpec[],
     version: string,
-    ports: { http: number; ws: number; osc: number; oscQuery?: number },
+    ports: ServicePorts,
   ) {
     return {
       apiVersion: API_VERSION,

@@ -25,7 +25,7 @@ import { type Grant, isLocalAddress } from "../auth/mod.ts";
 import type { AuthService } from "../auth/service.ts";
 import { withCors } from "./cors.ts";
 import { errorAnswer, errorResponse } from "./errors.ts";
-import { infoView } from "./info.ts";
+import { infoView, type ServicePorts } from "./info.ts";
 import { openApiDocument } from "./openapi.ts";
 import { route, type RouteSpec, type RouteWire } from "./route.ts";
 import { routeTable } from "./table.ts";
@@ -33,6 +33,7 @@ import { honoPath, mediaResponse, suffixesOf, withoutSuffixes } from "./media_an
 import { editRoutes } from "./edit_routes.ts";
 import { isNestedDeeper } from "../../protocol/json_depth.ts";
 import type { Peer } from "../net/mod.ts";
+import type { HttpDialect } from "../net/dialect.ts";
 
 /** What each request carries into the app: the peer's address, from the socket. */
 export interface HttpEnv {
@@ -46,7 +47,7 @@ export interface HttpAppOptions {
   version: string;
   startedAt: number;
   /** The bound ports (known once listening). */
-  ports: () => { http: number; ws: number; osc: number; oscQuery?: number };
+  ports: () => ServicePorts;
   /** Origins allowed to call from a browser; `*` allows any. */
   corsOrigins: readonly string[];
   /** Names of this machine accepted in the Host header (see `machineHosts`). */
@@ -67,6 +68,8 @@ export interface HttpAppOptions {
   auth: AuthService;
   /** Makes the pictures of the media routes. */
   media?: MediaSource;
+  /** Another interface version served by this engine (the 5.0.0 one, `server/legacy`). */
+  dialect?: HttpDialect;
 }
 
 /**
@@ -290,22 +293,52 @@ export function createHttpHandler(
   options: HttpAppOptions,
 ): (request: Request, peer: Pick<Peer, "address" | "readingBody">) => Response | Promise<Response> {
   const app = createHttpApp(core, options);
-  const handle = withCors<HttpEnv>((request, env) => app.fetch(request, env), {
+  const dialect = options.dialect;
+  /** A refusal before routing (rate limit, Host, Origin). */
+  const refuse = (error: unknown, request: Request): Response => {
+    if (!dialect) return errorAnswer(error);
+    const { status, headers, body } = dialect.error(error);
+    return addHeaders(Response.json(body, { status, headers }), dialect.headers(request));
+  };
+  const cors = withCors<HttpEnv>((request, env) => app.fetch(request, env), {
     origins: options.corsOrigins,
     methods: ["GET", "POST", "DELETE", "OPTIONS"],
     headers: ["Content-Type", "Authorization"],
     maxAgeSeconds: 600,
   });
+  const handle = dialect ? withDialectHeaders(cors, dialect) : cors;
   return (request, peer) => {
     // The peer's address, from the socket (never from headers).
     const address = peer.address;
     try {
-      if (!isLocalAddress(address)) options.rateLimit.take(address);
+      if (!isLocalAddress(address)) {
+        options.rateLimit.take(address);
+        dialect?.seen?.(address);
+      }
       checkRequestOrigin(request, { hosts: options.hosts, origins: options.corsOrigins });
     } catch (error) {
-      return errorAnswer(error);
+      return refuse(error, request);
     }
     return handle(request, { address, peer });
+  };
+}
+
+function addHeaders(response: Response, headers: Record<string, string>): Response {
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+}
+
+/** Every answer with the dialect's headers (5.0.0: deprecation). */
+function withDialectHeaders<E>(
+  handle: (request: Request, env: E) => Response | Promise<Response>,
+  dialect: HttpDialect,
+): (request: Request, env: E) => Response | Promise<Response> {
+  return (request, env) => {
+    const answer = handle(request, env);
+    const headers = dialect.headers(request);
+    return answer instanceof Promise
+      ? answer.then((r) => addHeaders(r, headers))
+      : addHeaders(answer, headers);
   };
 }
 
@@ -355,7 +388,11 @@ function rawInput(route: RouteSpec, wire: RouteWire, takesBody: boolean): unknow
 
 /** Builds the HTTP app (without CORS; see `createHttpHandler`). */
 export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
-  const routes = allRoutes(options);
+  const dialect = options.dialect;
+  const routes = dialect?.routes ?? allRoutes(options);
+  const encode = dialect
+    ? (answer: unknown) => new Response(dialect.encode(answer), { headers: JSON_HEADERS })
+    : jsonResponse;
   const limit = options.maxBodyBytes ?? 1024 * 1024;
   const unauthenticatedLimit = Math.min(limit, options.maxUnauthenticatedBodyBytes ?? 16 * 1024);
   const policy = new Policy({
@@ -369,7 +406,9 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
     if (!(error instanceof CueportError)) {
       options.log?.(`HTTP ${c.req.method} ${c.req.path}: ${error.stack ?? error}`);
     }
-    return errorResponse(error, c);
+    if (!dialect) return errorResponse(error, c);
+    const { status, headers, body } = dialect.error(error);
+    return Response.json(body, { status, headers });
   });
   for (const route of routes) {
     const operation = route.operation;
@@ -388,6 +427,9 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
         address: caller.address,
         isLocal: caller.isLocal,
       };
+      if (dialect?.tokenLifetimeSeconds !== undefined) {
+        ctx.tokenLifetimeSeconds = dialect.tokenLifetimeSeconds;
+      }
       const key = route.idempotent ? c.req.header("idempotency-key") : undefined;
       if (key !== undefined) ctx.retry = retryKeyOf(grant, key, "Idempotency-Key");
       const params = hasParams ? c.req.param() : NO_PARAMS;
@@ -396,6 +438,8 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
         query: declaredQuery(c, route),
         body: undefined,
       };
+      const output = route.output;
+      const respond = output ? (answer: unknown) => encode(output(answer, wire)) : encode;
       if (isMedia) {
         const input = { ...rawInput(route, wire, false) as object };
         const tag = c.req.header("if-none-match");
@@ -405,18 +449,18 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
       }
       if (route.invoke) {
         return route.invoke(c.req.raw, wire, (input) => Promise.resolve(operation.run(ctx, input)))
-          .then(jsonResponse);
+          .then(respond);
       }
       if (readsBody) {
         // Before authentication a remote client gets a small body (pairing needs little).
         return readJsonBody(c, grant.isAnonymous ? unauthenticatedLimit : limit).then((body) => {
           wire.body = body;
           return operation.run(ctx, checkInput(operation, rawInput(route, wire, takesBody)));
-        }).then(jsonResponse);
+        }).then(respond);
       }
       // Reads stay synchronous: no promise per request unless the operation needs one.
       const result = operation.run(ctx, checkInput(operation, rawInput(route, wire, false)));
-      return result instanceof Promise ? result.then(jsonResponse) : jsonResponse(result);
+      return result instanceof Promise ? result.then(respond) : respond(result);
     };
     app.on(route.method, honoPath(route.path), (c: Context): Response | Promise<Response> => {
       const caller = new HttpCaller((c.env as HttpEnv | undefined)?.address ?? "127.0.0.1", c);
@@ -428,6 +472,7 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
   }
   const patterns = pathPatterns(routes);
   app.notFound((c) => {
+    if (dialect) throw dialect.notFound(c.req.method, c.req.path);
     const allowed = allowedMethods(patterns, c.req.path);
     if (allowed.length > 0) {
       c.header("Allow", [...allowed, "OPTIONS"].join(", "));

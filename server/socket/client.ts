@@ -23,17 +23,9 @@ import {
   type UpdateBatch,
 } from "../core/mod.ts";
 import { ServerWebSocket } from "../net/mod.ts";
-import {
-  ClientMessage,
-  type CloseReason,
-  CloseReasons,
-  errorMessage,
-  errorOf,
-  type MessageId,
-  response,
-  stateUpdate,
-  stateUpdatePrefix,
-} from "./messages.ts";
+import type { WsDialect } from "../net/dialect.ts";
+import { ClientMessage, type CloseReason, CloseReasons, type MessageId } from "./messages.ts";
+import { v6Dialect } from "./dialect.ts";
 
 /** Per-client limits (settings; see docs/websocket.md). */
 export interface SocketLimits {
@@ -56,8 +48,9 @@ export interface SocketLimits {
 /** The batch being delivered, with its payload serialized and encoded at most once. */
 export interface SharedBatch {
   batch: UpdateBatch;
-  payloadJson(): string;
-  /** `payloadJson()` and the event's closing brace, UTF-8: the tail every client is sent. */
+  /** The updates as the dialect sends them; null when it sends none of them. */
+  payloadJson(): string | null;
+  /** `payloadJson()` and the event's end (`eventSuffix`), UTF-8: the tail every client is sent. */
   payloadBytes(): Uint8Array;
 }
 
@@ -144,6 +137,8 @@ export interface SocketClientOptions {
   forget: () => void;
   /** Where closes for a limit are reported. */
   log?: ((message: string) => void) | undefined;
+  /** The interface version it speaks; default 6.0. */
+  dialect?: WsDialect | undefined;
 }
 
 /**
@@ -204,6 +199,7 @@ export class SocketClient {
   #frames: number[] = [];
   #framesAt = 0;
   #framesLength = 0;
+  #dialect: WsDialect;
 
   /** Wraps an upgraded socket; sends the greeting once it opens and starts the auth deadline. */
   constructor(ws: ServerWebSocket, options: SocketClientOptions) {
@@ -221,19 +217,12 @@ export class SocketClient {
     this.#forget = options.forget;
     this.#log = options.log;
     this.#rateLimit = isLocal ? null : options.rateLimit;
+    this.#dialect = options.dialect ?? v6Dialect(options.version);
     this.#authTimer = setTimeout(() => this.#onAuthDeadline(), options.limits.authTimeoutMs);
-    ws.onopen = () =>
-      this.#send(JSON.stringify({
-        type: "event",
-        event: "connected",
-        clientId: this.id,
-        payload: {
-          clientId: this.id,
-          apiVersion: "6.0",
-          appVersion: options.version,
-          authRequired: true,
-        },
-      }));
+    ws.onopen = () => {
+      const greeting = this.#dialect.greeting(this.id);
+      if (greeting !== null) this.#send(greeting);
+    };
     ws.onmessage = (event) => this.#onMessage(event.data, event.size);
     ws.onclose = () => this.#dispose();
   }
@@ -265,6 +254,8 @@ export class SocketClient {
       ? shared.batch.updates.filter((u) => this.#accepts(u))
       : shared.batch.updates;
     if (updates.length === 0) return;
+    const json = this.#filter ? this.#dialect.updatesJson(updates) : shared.payloadJson();
+    if (json === null) return; // the dialect sends none of them
     this.#seq++; // counted even when skipped, so the client sees the gap
     if (
       this.#lagSince !== null ||
@@ -275,11 +266,11 @@ export class SocketClient {
       this.#watch();
       return;
     }
-    if (this.#filter) return this.#send(stateUpdate(this.#seq, JSON.stringify(updates)));
+    const prefix = this.#dialect.eventPrefix(this.#seq);
+    if (this.#filter) return this.#send(prefix + json + this.#dialect.eventSuffix);
     // Unfiltered, the payload's bytes are those of every other client: only the seq is this one's.
-    const prefix = stateUpdatePrefix(this.#seq);
     this.#ws.sendParts([encoder.encode(prefix), shared.payloadBytes()]);
-    this.#sent(prefix.length + shared.payloadJson().length + 1);
+    this.#sent(prefix.length + json.length + this.#dialect.eventSuffix.length);
   }
 
   /**
@@ -335,7 +326,8 @@ export class SocketClient {
       projectId: null,
       data: { event, state: this.#core.model.snapshot() },
     };
-    this.#send(stateUpdate(++this.#seq, JSON.stringify([full])));
+    const d = this.#dialect;
+    this.#send(d.eventPrefix(++this.#seq) + (d.updatesJson([full]) ?? "[]") + d.eventSuffix);
   }
 
   /** The budget of unsent bytes: small until the client has authenticated. */
@@ -486,12 +478,18 @@ export class SocketClient {
     }
   }
 
+  /** A refusal of `code`, in the dialect's form. */
+  #refusal(id: MessageId, code: "INVALID_MESSAGE", message: string, field?: string): string {
+    const details = field === undefined ? undefined : { field };
+    return this.#dialect.error(id, new CueportError(code, message, details));
+  }
+
   /** Parses, checks and runs one message; its answer (owed `cost`) goes out in order. */
   #read(data: unknown, cost: number): void {
     if (typeof data !== "string") {
       return this.#reply(
         cost,
-        errorMessage(
+        this.#refusal(
           undefined,
           "INVALID_MESSAGE",
           "Binary frames are not supported: send JSON text",
@@ -501,7 +499,7 @@ export class SocketClient {
     if (cost - ANSWER_BYTES > this.#limits.maxMessageBytes) { // its size in bytes
       return this.#reply(
         cost,
-        errorMessage(
+        this.#refusal(
           undefined,
           "INVALID_MESSAGE",
           `Message too large: over ${this.#limits.maxMessageBytes} bytes`,
@@ -514,47 +512,49 @@ export class SocketClient {
     } catch {
       return this.#reply(
         cost,
-        errorMessage(
+        this.#refusal(
           undefined,
           "INVALID_MESSAGE",
           "Invalid JSON: the message must be a JSON object",
         ),
       );
     }
-    // Only an id of the documented kinds is echoed: echoing any value (a 10,000-deep array)
-    // would make the answer itself the attack.
-    const rawId = typeof raw === "object" && raw !== null
-      ? (raw as { id?: unknown }).id
-      : undefined;
-    const id: MessageId = typeof rawId === "string" || typeof rawId === "number"
-      ? rawId
-      : undefined;
+    const isObject = typeof raw === "object" && raw !== null && !Array.isArray(raw);
+    // The dialect reads the id (only of the documented kinds) and turns its message into the
+    // engine's; a 6.0 message is taken as it is.
+    const decoded = isObject ? this.#dialect.decode(raw as Record<string, unknown>) : null;
+    const id: MessageId = decoded?.id;
+    const rawType = isObject ? (raw as { type?: unknown }).type : undefined;
     const refusal = this.#rateRefusal();
-    if (refusal) return this.#reply(cost, errorOf(id, refusal));
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    if (refusal) return this.#reply(cost, this.#dialect.error(id, refusal));
+    if (!decoded) {
       return this.#reply(
         cost,
-        errorMessage(id, "INVALID_MESSAGE", "The message must be a JSON object"),
+        this.#refusal(id, "INVALID_MESSAGE", "The message must be a JSON object"),
       );
     }
-    const type = (raw as { type?: unknown }).type;
+    if ("error" in decoded) {
+      const asType = typeof rawType === "string" ? rawType : undefined;
+      return this.#reply(cost, this.#dialect.error(id, decoded.error, asType));
+    }
+    const type = decoded.message.type;
     if (typeof type !== "string" || !TYPES.has(type)) {
       return this.#reply(
         cost,
-        errorMessage(
+        this.#refusal(
           id,
           "INVALID_MESSAGE",
           `Unknown type ${JSON.stringify(type ?? null)}: use ${TYPE_LIST}`,
         ),
       );
     }
-    const parsed = ClientMessage.safeParse(raw);
+    const parsed = ClientMessage.safeParse(decoded.message);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const field = issue.path.join(".") || "message";
       return this.#reply(
         cost,
-        errorMessage(id, "INVALID_MESSAGE", `Invalid ${field}: ${issue.message}`, { field }),
+        this.#refusal(id, "INVALID_MESSAGE", `Invalid ${field}: ${issue.message}`, field),
       );
     }
     const message = parsed.data;
@@ -572,7 +572,11 @@ export class SocketClient {
       this.#owedBytes -= cost;
       if (outcome) {
         const { data, error } = outcome;
-        this.#send(error ? errorOf(id, error) : response(id, data));
+        this.#send(
+          error
+            ? this.#dialect.error(id, error, message.type)
+            : this.#dialect.answer(id, message.type, data, this.id),
+        );
       }
       if (this.#isAuthOverdue && !this.#isAuthenticated && this.#authsRunning === 0) {
         this.#closeFor(CloseReasons.authTimeout);
@@ -614,6 +618,7 @@ export class SocketClient {
             address: this.address,
             ...message.payload,
             isInteractive: true,
+            lifetimeSeconds: this.#dialect.tokenLifetimeSeconds,
           });
         } finally {
           this.#authsRunning--;
@@ -624,15 +629,20 @@ export class SocketClient {
         clearTimeout(this.#authTimer);
         this.#caller.grant = grant;
         this.deviceId = grant.deviceId ?? null;
+        if (!this.#caller.isLocal) this.#dialect.seen?.(this.address);
         return grant.token ? { authenticated: true, token: grant.token } : { authenticated: true };
       }
       case "action": {
         this.#authorize(ACTION);
         const { action, base, velocity, projectID, idempotencyKey } = message;
-        const request: Record<string, unknown> = { name: action.name, params: action.params };
-        if (base !== undefined) request.base = base;
-        if (velocity !== undefined) request.velocity = velocity;
-        if (projectID !== undefined) request.projectID = projectID;
+        let request: Record<string, unknown>;
+        if (this.#dialect.actionRequest) request = this.#dialect.actionRequest(message);
+        else {
+          request = { name: action.name, params: action.params };
+          if (base !== undefined) request.base = base;
+          if (velocity !== undefined) request.velocity = velocity;
+          if (projectID !== undefined) request.projectID = projectID;
+        }
         if (idempotencyKey === undefined) return await this.#core.runAction(request);
         const retry = retryKeyOf(this.#caller.grant!, idempotencyKey, "idempotencyKey");
         return await this.#core.runAction(request, retry);

@@ -11,6 +11,8 @@ import { type Core, CueportError, type UpdateBatch } from "../core/mod.ts";
 import { errorAnswer, type ServerWebSocket, upgradeWebSocket } from "../net/mod.ts";
 import { type SharedBatch, SocketClient, type SocketLimits } from "./client.ts";
 import { CloseReasons } from "./messages.ts";
+import type { WsDialect } from "../net/dialect.ts";
+import { v6Dialect } from "./dialect.ts";
 
 export type { SocketLimits } from "./client.ts";
 export { type CloseReason, CloseReasons } from "./messages.ts";
@@ -35,6 +37,8 @@ export interface SocketServerOptions {
   hosts: ReadonlySet<string>;
   /** Browser origins allowed to connect (the CORS allow-list). */
   origins: readonly string[];
+  /** The interface version it speaks (the 5.0.0 one, `server/legacy`); default 6.0. */
+  dialect?: WsDialect;
 }
 
 /** A Sec-WebSocket-Key: 16 bytes in base64 (RFC 6455 4.1), so exactly 24 characters. */
@@ -96,11 +100,13 @@ export class SocketServer {
   /** The one timer behind every client's budget: runs while any client lags or waits. */
   #sweepTimer: ReturnType<typeof setInterval> | null = null;
   #isClosed = false;
+  #dialect: WsDialect;
 
   /** Subscribes to the core's event bus. */
   constructor(core: Core, options: SocketServerOptions) {
     this.#core = core;
     this.#options = options;
+    this.#dialect = options.dialect ?? v6Dialect(options.version);
     // Every socket client has authenticated before it runs anything: its grant decides the
     // scope, never the localhost exemption.
     this.#policy = new Policy({
@@ -136,9 +142,12 @@ export class SocketServer {
    */
   handle(request: Request, info: Pick<Deno.ServeHandlerInfo, "remoteAddr">): Response {
     const path = new URL(request.url).pathname;
-    if (path !== "/v1" && path !== "/v1/") {
+    if (!this.#dialect.paths.includes(path)) {
       return errorAnswer(
-        new CueportError("NOT_FOUND", `No WebSocket endpoint at ${path}: connect to /v1`),
+        new CueportError(
+          "NOT_FOUND",
+          `No WebSocket endpoint at ${path}: ${this.#dialect.pathHint}`,
+        ),
       );
     }
     try {
@@ -209,6 +218,7 @@ export class SocketServer {
       // handshake, or after its deadline if the client does not read.
       forget: () => this.#clients.delete(client),
       log: this.#options.log,
+      dialect: this.#dialect,
     });
     this.#clients.add(client);
     return response;
@@ -235,13 +245,15 @@ export class SocketServer {
   }
 
   #fanOut(batch: UpdateBatch): void {
-    let json: string | undefined;
+    let json: string | null | undefined;
     let bytes: Uint8Array | undefined;
+    const dialect = this.#dialect;
     const shared: SharedBatch = {
       batch,
-      payloadJson: () => (json ??= JSON.stringify(batch.updates)),
+      payloadJson: () => (json === undefined ? json = dialect.updatesJson(batch.updates) : json),
       // Server frames are not masked: every client is sent these same bytes, encoded once.
-      payloadBytes: () => (bytes ??= encoder.encode(`${shared.payloadJson()}}`)),
+      payloadBytes:
+        () => (bytes ??= encoder.encode(`${shared.payloadJson()}${dialect.eventSuffix}`)),
     };
     for (const client of this.#clients) client.deliver(shared);
   }

@@ -53,6 +53,9 @@ export async function startTestService(
     wsPort: 0,
     oscPort: 0,
     oscQueryPort: 0,
+    // Off unless a test asks (0): parallel test services never race for 51736/51734.
+    legacyHttpPort: "off",
+    legacyWsPort: "off",
     virtualClock: true,
     positionIntervalMs: 0,
     logLevel: "error",

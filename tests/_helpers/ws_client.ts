@@ -97,9 +97,9 @@ export class RawSocket {
   static async open(
     host: string,
     port: number,
-    options: { localAddress?: string; headers?: Record<string, string> } = {},
+    options: { localAddress?: string; headers?: Record<string, string>; path?: string } = {},
   ): Promise<RawSocket> {
-    const path = "/v1";
+    const path = options.path ?? "/v1";
     const sock = net.connect({
       host,
       port,

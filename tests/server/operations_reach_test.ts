@@ -5,6 +5,55 @@ import { socketOperations } from "../../server/socket/client.ts";
 import { startTestService } from "../_helpers/service.ts";
 import { TestSocket } from "../_helpers/ws_client.ts";
 import { ADDRESSES } from "../../server/osc/mod.ts";
+import { V5_OWN_OPERATIONS, v5Routes } from "../../server/legacy/mod.ts";
+
+/**
+ * The 5.0.0 interface (docs/compat.md) carries what 5.0.0 had: every query of
+ * 5.0.0 as a route without /v1 (the single Clip through `clips`), actions and
+ * edits, pairing, health and the pictures; its WebSocket carries actions only.
+ */
+const v5 = v5Routes({
+  version: "x",
+  ports: () => ({ http: 0, ws: 0 }),
+  successor: () => ({ http: 0, ws: 0 }),
+});
+const V5_CARRIES = [
+  "health",
+  "pair",
+  "projects",
+  "project",
+  "playstate",
+  "active",
+  "songs",
+  "song",
+  "clips",
+  "effects",
+  "visualizers",
+  "cameras",
+  "thumbnail",
+  "waveform",
+  "cameraThumbnail",
+  "action",
+  "edit",
+];
+/** What 6.0 added, on no 5.0.0 route. */
+const V6_ONLY = [
+  "summary",
+  "appState",
+  "presets",
+  "preset",
+  "imports",
+  "pairCode",
+  "devices",
+  "revokeDevice",
+  "rotateKey",
+  "approvals",
+  "decideApproval",
+  "refresh",
+  "editSchemas",
+  "editSchema",
+  "upload",
+];
 
 const routes = allRoutes({ version: "x", startedAt: 0, ports: () => ({ http: 0, ws: 0, osc: 0 }) });
 const socket = socketOperations();
@@ -95,5 +144,26 @@ Deno.test("every WebSocket query name is answered through the catalog, params ch
   } finally {
     await ws.close();
     await svc.stop();
+  }
+});
+
+Deno.test("the 5.0.0 routes reach the operations 5.0.0 had, from the catalog, and no other", () => {
+  const names = new Set(OPERATIONS.map((o) => o.name));
+  assert.deepEqual(
+    [...V5_CARRIES, ...V6_ONLY].sort(),
+    [...names].sort(),
+    "every operation is placed: carried by 5.0.0, or new in 6.0",
+  );
+  for (const name of V5_CARRIES) {
+    assert.ok(v5.some((r) => r.operation.name === name), `${name} on 5.0.0`);
+  }
+  for (const route of v5) {
+    const operation = route.operation;
+    const isOwn = V5_OWN_OPERATIONS.includes(operation.name);
+    assert.ok(isOwn || OPERATIONS.includes(operation), `${route.label} -> ${operation.name}`);
+    assert.ok(!V6_ONLY.includes(operation.name), `${route.label} is 6.0 only`);
+    assert.ok(!route.path.startsWith("/api/v1/") || /^\/api\/v1\/(action|edit)$/.test(route.path));
+    assert.equal(route.summary, operation.summary);
+    assert.equal(route.auth, operation.scope !== null);
   }
 });

@@ -23,6 +23,7 @@ const freePorts = [
   "0",
   "--osc-query-port",
   "0",
+  ...["--legacy-http-port", "off", "--legacy-ws-port", "off"],
 ];
 
 Deno.test("a second instance on the same data dir refuses to start and names the running one", async () => {

@@ -85,6 +85,7 @@ export class ServiceProcess {
       MAIN_PATH,
       ...["--data-dir", options.dataDir, "--host", "127.0.0.1"],
       ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0", "--osc-query-port", "0"],
+      ...["--legacy-http-port", "off", "--legacy-ws-port", "off"],
       ...["--log-level", "warn"],
       ...(options.args ?? []),
     ];

@@ -48,6 +48,8 @@ export interface OperationContext {
   isLocal: boolean;
   /** The caller's retry key, on idempotent operations that got one. */
   retry?: RetryKey | undefined;
+  /** Lifetime of a token issued now, seconds, where the interface fixes it (5.0.0: 30 days). */
+  tokenLifetimeSeconds?: number | undefined;
 }
 
 /** One operation of the catalog. */

@@ -77,7 +77,14 @@ export const SECURITY_OPERATIONS: readonly AnyOperation[] = [
       expiresAt: z.string(),
     }),
     run: (ctx, input) =>
-      authOf(ctx).authenticator.pair(input.otp, ctx.address, input.deviceName ?? "", input.scopes),
+      authOf(ctx).authenticator.pair(
+        input.otp,
+        ctx.address,
+        input.deviceName ?? "",
+        input.scopes,
+        "pairing",
+        ctx.tokenLifetimeSeconds,
+      ),
   }),
   defineOperation({
     name: "devices",

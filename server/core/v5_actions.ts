@@ -1,0 +1,215 @@
+/**
+ * The 5.0.0 form of an action (spec section 9), translated into the 6.0
+ * form the action rules take: the body `{action: {name, params}}`, the
+ * class-style names (`PlayClipByIndexAction`) generated from the action
+ * catalog by one rule, seeks by `position` in seconds, and the refusals of
+ * what 5.0.0 did not have (the 6.0-only actions, `velocity`, `base`), each
+ * naming the 6.0 way. Every transport hands a 5.0.0 body to the core as it
+ * came; only here is it read.
+ * @module
+ */
+import {
+  ACTIONS,
+  ACTIONS_BY_NAME,
+  type ActionSpec,
+  type ParamKind,
+} from "../../protocol/actions.ts";
+import { didYouMean } from "../../protocol/suggest.ts";
+import { CueportError } from "./errors.ts";
+
+/**
+ * The 5.0.0 name of a catalog action: `_IN` dropped, each word capitalized,
+ * `Action` appended (`PLAY_CLIP_BY_INDEX_IN` -> `PlayClipByIndexAction`,
+ * `FULLSCREEN_TOGGLE` -> `FullscreenToggleAction`, `PANIC` -> `PanicAction`).
+ */
+export function v5NameOf(name: string): string {
+  const words = name.replace(/_IN$/, "").split("_").filter(Boolean);
+  return words.map((w) => w[0]! + w.slice(1).toLowerCase()).join("") + "Action";
+}
+
+/** The actions 5.0.0 had (every catalog action not marked `since: "6.0"`), by 5.0.0 name. */
+export const V5_ACTIONS: ReadonlyMap<string, ActionSpec> = new Map(
+  ACTIONS.filter((a) => a.since !== "6.0").map((a) => [v5NameOf(a.name), a]),
+);
+
+/** The 6.0-only actions, by the 5.0.0-style name a client might try (`SetControlAction`). */
+const V6_ONLY: ReadonlyMap<string, ActionSpec> = new Map(
+  ACTIONS.filter((a) => a.since === "6.0").map((a) => [v5NameOf(a.name), a]),
+);
+
+/** One parameter as 5.0.0 takes it: a seek's fraction was `position` in seconds. */
+export interface V5Param {
+  name: string;
+  kind: ParamKind | "seconds";
+  isOptional: boolean;
+}
+
+/** The 5.0.0 parameters of an action, in order. */
+export function v5ParamsOf(spec: ActionSpec): V5Param[] {
+  return spec.params.map((p) =>
+    spec.group === "seek" && p.kind === "fraction"
+      ? { name: "position", kind: "seconds", isOptional: p.isOptional }
+      : { name: p.name, kind: p.kind, isOptional: p.isOptional }
+  );
+}
+
+/** How the core answers what a 5.0.0 seek needs: the length of a Clip's media or of a Song. */
+export interface ActionContext {
+  /**
+   * Seconds of the Clip's media, or of the Song's audio (its timeline when it
+   * has none); `undefined` when there is no such Clip or Song, `null` when
+   * the Song has nothing to seek.
+   */
+  durationOf(
+    kind: "clip" | "song",
+    id: string,
+    projectId: string | null,
+  ): number | null | undefined;
+}
+
+function bad(field: string, message: string): CueportError {
+  return new CueportError("INVALID_MESSAGE", `Invalid ${field}: ${message}`, { field });
+}
+
+/** Whether a body is in the 5.0.0 form: `{action: {...}}` without a 6.0 `name`. */
+export function isV5Form(request: Record<string, unknown>): boolean {
+  return "action" in request && !("name" in request);
+}
+
+/** The 6.0 way of a field 5.0.0 did not have, for the refusal. */
+const NEW_FIELDS: Record<string, string> = {
+  velocity: 'velocity is new in 6.0: send the 6.0 form {"name": "PLAY_CLIP_IN", "params": [...], ' +
+    '"velocity": 90} to POST /api/v1/action (5.0.0 triggers are full velocity)',
+  base: 'base is new in 6.0: send the 6.0 form {"name": "SONG_SELECT_IN", "params": [1], ' +
+    '"base": 1} to POST /api/v1/action (5.0.0 positions count from 0)',
+};
+
+/** Refuses every key of `object` but `allowed`: the 6.0 fields with their 6.0 way. */
+function onlyKeys(object: Record<string, unknown>, allowed: readonly string[], where: string) {
+  for (const key of Object.keys(object)) {
+    if (allowed.includes(key)) continue;
+    const field = where + key;
+    throw bad(
+      field,
+      NEW_FIELDS[key] ?? `is not a field of a 5.0.0 action: use ${allowed.join(", ")}`,
+    );
+  }
+}
+
+/** The catalog action a 5.0.0 name stands for, or the refusal naming the 6.0 way. */
+function actionOf(name: unknown): ActionSpec {
+  if (typeof name !== "string" || name.trim() === "") {
+    throw bad("action.name", "must be a 5.0.0 action name such as PlayAction");
+  }
+  const lower = name.trim().toLowerCase();
+  const found = V5_ACTIONS.get(name) ??
+    [...V5_ACTIONS].find(([n]) => n.toLowerCase() === lower)?.[1];
+  if (found) return found;
+  const upper = ACTIONS_BY_NAME.get(name.trim().toUpperCase());
+  const newer = upper?.since === "6.0"
+    ? upper
+    : [...V6_ONLY].find(([n]) => n.toLowerCase() === lower)?.[1];
+  if (newer) {
+    throw bad(
+      "action.name",
+      `${newer.name} is new in 6.0 and has no 5.0.0 form: send the 6.0 form ` +
+        `{"name": "${newer.name}", "params": [...]} to POST /api/v1/action`,
+    );
+  }
+  // An uppercase catalog name in the 5.0.0 envelope is taken as the action it names.
+  if (upper) return upper;
+  throw bad("action.name", `unknown 5.0.0 action "${name}"${didYouMean(name, V5_ACTIONS.keys())}`);
+}
+
+/** A 5.0.0 seek's `position` in seconds as the 6.0 fraction of the media's length. */
+function seekFraction(
+  spec: ActionSpec,
+  params: unknown[],
+  index: number,
+  projectId: string | null,
+  context: ActionContext | undefined,
+): number {
+  const field = `action.params[${index}] (position)`;
+  const raw = params[index];
+  const text = typeof raw === "object" || raw === undefined ? "" : String(raw).trim();
+  const seconds = text === "" ? NaN : Number(text);
+  if (!Number.isFinite(seconds) || seconds < 0) {
+    throw bad(field, `must be a number of seconds, 0 or more, got ${JSON.stringify(raw ?? null)}`);
+  }
+  const kind = spec.name === "SEEK_SONG_IN" ? "song" : "clip";
+  const noun = kind === "song" ? "Song" : "Clip";
+  const id = String(params[0] ?? "").trim();
+  const duration = id ? context?.durationOf(kind, id, projectId) : undefined;
+  if (duration === undefined) {
+    throw new CueportError("NOT_FOUND", `${noun} "${id}" does not exist`, {
+      field: "action.params[0]",
+    });
+  }
+  if (duration === null) {
+    throw new CueportError("ACTION_FAILED", `${noun} "${id}" has no audio to seek`);
+  }
+  if (seconds > duration) {
+    throw bad(
+      field,
+      `must be from 0 to ${duration} seconds (the ${noun}'s length), got ${JSON.stringify(raw)}`,
+    );
+  }
+  return duration === 0 ? 0 : seconds / duration;
+}
+
+/**
+ * Checks the fields of a 5.0.0 body, `{action: {name, params}, projectID?}`,
+ * without reading the action: what a transport checks as it decodes one.
+ * @throws {CueportError} INVALID_MESSAGE naming the field (`velocity`, `base` with the 6.0 way)
+ */
+export function checkV5Envelope(request: Record<string, unknown>): void {
+  onlyKeys(request, ["action", "projectID"], "");
+  const action = request.action;
+  if (typeof action !== "object" || action === null || Array.isArray(action)) {
+    throw bad("action", 'must be an object such as {"name": "PlayAction", "params": []}');
+  }
+  onlyKeys(action as Record<string, unknown>, ["name", "params"], "action.");
+}
+
+/**
+ * A 5.0.0 body as the 6.0 request it means: the name from the catalog, a
+ * seek's seconds as a fraction (with `context`), `projectID` kept.
+ * @throws {CueportError} INVALID_MESSAGE naming the field (a 6.0-only action, `velocity`,
+ * `base`: with the 6.0 way), NOT_FOUND (a seek's Clip or Song), ACTION_FAILED (a Song with nothing to seek)
+ */
+export function fromV5Form(
+  request: Record<string, unknown>,
+  context?: ActionContext,
+): Record<string, unknown> {
+  checkV5Envelope(request);
+  const body = request.action as Record<string, unknown>;
+  const spec = actionOf(body.name);
+  const rawParams = body.params ?? [];
+  if (!Array.isArray(rawParams)) throw bad("action.params", "must be an array");
+  const params = [...rawParams];
+  const projectID = request.projectID;
+  const projectId = typeof projectID === "string" && projectID !== "" ? projectID : null;
+  v5ParamsOf(spec).forEach((p, i) => {
+    if (p.kind !== "seconds") return;
+    if (params[i] !== undefined && params[i] !== null) {
+      params[i] = seekFraction(spec, params, i, projectId, context);
+    } else if (!p.isOptional) throw bad(`action.params[${i}] (position)`, "is required");
+  });
+  const translated: Record<string, unknown> = { name: spec.name, params };
+  if (projectID !== undefined) translated.projectID = projectID;
+  return translated;
+}
+
+/**
+ * The refusal of a 5.0.0 name sent in the 6.0 form (`{"name": "PlayAction"}`),
+ * naming both ways; null for any other name.
+ */
+export function v5NameInV6Form(name: string): CueportError | null {
+  const spec = V5_ACTIONS.get(name);
+  if (!spec) return null;
+  return bad(
+    "name",
+    `"${name}" is the 5.0.0 name of ${spec.name}: send {"name": "${spec.name}"}, ` +
+      `or the 5.0.0 form {"action": {"name": "${name}", "params": [...]}}`,
+  );
+}

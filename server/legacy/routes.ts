@@ -1,0 +1,157 @@
+/**
+ * The 5.0.0 HTTP routes (spec section 9): the 6.0 reads without `/v1` in
+ * their paths, the single-Clip route 6.0 dropped, `/api/pair`, and the
+ * action and edit routes at their 6.0 paths (5.0.0 had them there). Each is
+ * a wire mapping onto an operation of the core's catalog, as in
+ * `server/routes/table.ts`; the routes 5.0.0 did not have (summary,
+ * app-state, presets, clips by ids, refresh, schema, upload, devices,
+ * approvals) are absent, so they are 404 here.
+ * @module
+ */
+import { z } from "zod";
+import {
+  CueportError,
+  defineOperation,
+  ThumbnailInput,
+  v5NameOf,
+  WaveformInput,
+} from "../core/mod.ts";
+import { route, type RouteSpec } from "../net/route.ts";
+import { deprecationNotice, type SuccessorPorts } from "./deprecation.ts";
+
+/** The API version this interface speaks. */
+export const V5_API_VERSION = "5.0.0";
+
+/** The routes without the info route (which lists them). */
+function dataRoutes(): RouteSpec[] {
+  return [
+    route("GET", "/health", "health"),
+    route("POST", "/api/pair", "pair"),
+    route("GET", "/api/projects", "projects"),
+    route("GET", "/api/projects/:projectId", "project"),
+    route("GET", "/api/projects/:projectId/playstate", "playstate"),
+    route("GET", "/api/active", "active"),
+    route("GET", "/api/projects/:projectId/songs", "songs"),
+    route("GET", "/api/projects/:projectId/songs/:songId", "song"),
+    route("GET", "/api/projects/:projectId/songs/:songId/clips/:clipId", "clips", {
+      input: ({ params }) => ({ projectId: params.projectId, ids: [params.clipId] }),
+      output: (answer, { params }) => {
+        const clip = (answer as { clips: Array<{ songID: string | null }> }).clips[0]!;
+        if (clip.songID !== params.songId) {
+          throw new CueportError(
+            "NOT_FOUND",
+            `Clip "${params.clipId}" is not in Song "${params.songId}"`,
+          );
+        }
+        return clip;
+      },
+    }),
+    route("GET", "/api/projects/:projectId/effects", "effects"),
+    route("GET", "/api/projects/:projectId/visualizers", "visualizers"),
+    route("GET", "/api/cameras", "cameras"),
+    route("GET", "/thumbnails/:projectId/:fileId.jpg", "thumbnail", {
+      query: ThumbnailInput.pick({ size: true, overlay: true, format: true, quality: true }),
+    }),
+    route("GET", "/waveforms/:projectId/:fileId.png", "waveform", {
+      query: WaveformInput.pick({ width: true, height: true }),
+    }),
+    route("GET", "/camera-thumbnails/:cameraId.jpg", "cameraThumbnail"),
+    route("POST", "/api/v1/action", "action", {
+      // A 5.0.0 client reads the action by its 5.0.0 name.
+      output: (answer) => {
+        const result = answer as { action: string };
+        return { ...result, action: v5NameOf(result.action) };
+      },
+    }),
+    route("POST", "/api/v1/edit", "edit"),
+  ];
+}
+
+const Endpoint = z.strictObject({
+  method: z.string(),
+  path: z.string(),
+  description: z.string(),
+  auth: z.boolean(),
+});
+
+/** The answer of `GET /api/info`. */
+export const V5InfoView = z.strictObject({
+  apiVersion: z.literal(V5_API_VERSION),
+  appVersion: z.string(),
+  ports: z.strictObject({
+    http: z.number().int(),
+    ws: z.number().int().nullable().describe("null while the 5.0.0 WebSocket is off"),
+  }),
+  websocket: z.literal("/").describe("WebSocket path on the ws port"),
+  deprecation: z.strictObject({
+    deprecated: z.literal(true),
+    since: z.string(),
+    sunset: z.string(),
+    successor: z.strictObject({
+      apiVersion: z.literal("6.0"),
+      httpPort: z.number().int(),
+      wsPort: z.number().int(),
+      websocketPath: z.literal("/v1"),
+    }),
+    docs: z.string(),
+  }),
+  endpoints: z.array(Endpoint),
+});
+
+/** What the 5.0.0 routes report. */
+export interface V5RouteOptions {
+  version: string;
+  /** The 5.0.0 ports, once bound (the WebSocket's null while off). */
+  ports: () => { http: number; ws: number | null };
+  /** The 6.0 ports, once bound. */
+  successor: SuccessorPorts;
+}
+
+/** The operation of the 5.0.0 HTTP transport itself: it describes its routes. */
+export const V5_OWN_OPERATIONS: readonly string[] = ["v5Info"];
+
+/** Every 5.0.0 route, `/api/info` first. */
+export function v5Routes(options: V5RouteOptions): RouteSpec[] {
+  const routes = dataRoutes();
+  const info = route(
+    "GET",
+    "/api/info",
+    defineOperation({
+      name: "v5Info",
+      summary: "API version 5.0.0, app version, ports, deprecation and the map of every endpoint",
+      tag: "service",
+      kind: "service",
+      input: z.strictObject({}),
+      output: V5InfoView,
+      run: () => ({
+        apiVersion: V5_API_VERSION,
+        appVersion: options.version,
+        ports: options.ports(),
+        websocket: "/",
+        deprecation: deprecationNotice(options.successor),
+        endpoints: all.map((r) => ({
+          method: r.method,
+          path: r.path,
+          description: r.summary,
+          auth: r.auth,
+        })),
+      }),
+    }),
+  );
+  const all = [info, ...routes];
+  return all;
+}
+
+/**
+ * The refusal of a path the 5.0.0 interface does not have, saying where 6.0
+ * has its routes (`server/routes`, on the 6.0 port).
+ */
+export function v5NotFound(method: string, path: string, httpPort: number): CueportError {
+  const where = `the 6.0 interface serves its routes under /api/v1 on port ${httpPort}`;
+  const hint = path.startsWith("/api/v1/")
+    ? `5.0.0 paths have no /v1 (but /api/v1/action and /api/v1/edit): ${where}`
+    : path.startsWith("/api/")
+    ? `not in the 5.0.0 interface; ${where} (docs/compat.md)`
+    : where;
+  return new CueportError("NOT_FOUND", `No route for ${method} ${path}: ${hint}`);
+}

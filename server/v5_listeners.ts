@@ -1,0 +1,137 @@
+/**
+ * Composes the 5.0.0 interface (`server/legacy`) onto the HTTP and
+ * WebSocket engines and binds its ports (settings `legacyHttpPort`,
+ * `legacyWsPort`), after the 6.0 ports. A 5.0.0 port that cannot be bound
+ * is a warning and that listener is skipped: two instances on one machine
+ * (a test run, a backup) still start.
+ * @module
+ */
+import type { Core } from "./core/mod.ts";
+import type { Settings } from "./config.ts";
+import type { Logger } from "./log.ts";
+import type { AuthService } from "./auth/service.ts";
+import type { RateLimiter } from "./auth/rate_limit.ts";
+import type { MediaSource } from "./core/mod.ts";
+import { createHttpHandler } from "./routes/mod.ts";
+import { SocketServer } from "./socket/mod.ts";
+import { UsageLog, v5HttpDialect, v5WsDialect } from "./legacy/mod.ts";
+import type { ConnectionServer, PeerHandler } from "./net/mod.ts";
+import { settingHint } from "./startup.ts";
+
+/** What the 5.0.0 listeners share with the 6.0 ones. */
+export interface V5ListenerOptions {
+  core: Core;
+  settings: Settings;
+  log: Logger;
+  auth: AuthService;
+  hosts: ReadonlySet<string>;
+  rateLimiter: RateLimiter;
+  media: MediaSource;
+  version: string;
+  startedAt: number;
+  /** The 6.0 ports, once bound (where 5.0.0 clients are pointed). */
+  successor: () => { http: number; ws: number };
+  /** Binds a port with the service's connection budgets. */
+  listen(name: string, port: number, handler: PeerHandler, isWebSocket?: boolean): ConnectionServer;
+}
+
+/** The bound 5.0.0 listeners. */
+export interface V5Listeners {
+  /** The bound ports; null where off or skipped. */
+  ports: { legacyHttp: number | null; legacyWs: number | null };
+  /** The 5.0.0 WebSocket clients (revocation closes theirs too). */
+  sockets: SocketServer | null;
+  close(): Promise<void>;
+}
+
+/** Binds one optional listener; a port that cannot be bound is logged and skipped. */
+function bindOptional(
+  o: V5ListenerOptions,
+  setting: "legacyHttpPort" | "legacyWsPort",
+  name: string,
+  bind: (port: number) => ConnectionServer,
+): ConnectionServer | null {
+  const port = o.settings[setting];
+  if (port === "off") return null;
+  try {
+    return bind(port);
+  } catch (error) {
+    o.log(
+      "warn",
+      `The ${name} port ${port} cannot be bound (${(error as Error).message}): the 5.0.0 ` +
+        `${name} interface is off; choose another port with ${settingHint(setting)}`,
+    );
+    return null;
+  }
+}
+
+/** Binds the 5.0.0 HTTP and WebSocket ports over the same core, auth and rate budget. */
+export function bindV5Listeners(o: V5ListenerOptions): V5Listeners {
+  const { settings } = o;
+  const usage = new UsageLog((m) => o.log("info", m));
+  const ports: V5Listeners["ports"] = { legacyHttp: null, legacyWs: null };
+  const own = () => ({ http: ports.legacyHttp ?? 0, ws: ports.legacyWs });
+  const http = bindOptional(o, "legacyHttpPort", "5.0.0 HTTP", (port) =>
+    o.listen(
+      "5.0.0 HTTP",
+      port,
+      createHttpHandler(o.core, {
+        media: o.media,
+        auth: o.auth,
+        hosts: o.hosts,
+        rateLimit: o.rateLimiter.meter("requests", settings.httpRatePerSecond),
+        version: o.version,
+        startedAt: o.startedAt,
+        ports: () => ({ ...o.successor(), osc: 0 }),
+        corsOrigins: settings.corsOrigins,
+        maxUploadBytes: settings.maxUploadBytes,
+        uploadIdleTimeoutMs: settings.uploadIdleTimeoutMs,
+        maxBodyBytes: settings.maxBodyBytes,
+        maxUnauthenticatedBodyBytes: settings.maxUnauthenticatedBodyBytes,
+        log: (m) => o.log("error", m),
+        dialect: v5HttpDialect({ version: o.version, ports: own, successor: o.successor, usage }),
+      }),
+    ));
+  let sockets: SocketServer | null = null;
+  const ws = bindOptional(o, "legacyWsPort", "5.0.0 WebSocket", (port) => {
+    const server = new SocketServer(o.core, {
+      authenticator: o.auth.authenticator,
+      hosts: o.hosts,
+      origins: settings.corsOrigins,
+      version: o.version,
+      rateLimit: o.rateLimiter.meter("messages", settings.wsRatePerSecond),
+      limits: {
+        maxMessageBytes: settings.wsMaxMessageBytes,
+        maxBufferedBytes: settings.wsMaxBufferedBytes,
+        lagCloseMs: settings.wsLagCloseMs,
+        authTimeoutMs: settings.wsAuthTimeoutMs,
+        unauthenticatedMaxBufferedBytes: settings.wsUnauthenticatedMaxBufferedBytes,
+      },
+      log: (m) => o.log("warn", m),
+      dialect: v5WsDialect({ version: o.version, successor: o.successor, usage }),
+    });
+    try {
+      const bound = o.listen(
+        "5.0.0 WebSocket",
+        port,
+        (req, peer) => server.handle(req, peer),
+        true,
+      );
+      sockets = server;
+      return bound;
+    } catch (error) {
+      server.close(); // it subscribed to the bus
+      throw error;
+    }
+  });
+  ports.legacyHttp = http?.port ?? null;
+  ports.legacyWs = ws?.port ?? null;
+  return {
+    ports,
+    sockets,
+    async close() {
+      sockets?.close();
+      await Promise.all([http?.close(), ws?.close()]);
+    },
+  };
+}

@@ -1,0 +1,135 @@
+import assert from "node:assert/strict";
+import { ACTIONS } from "../../../protocol/actions.ts";
+import {
+  type ActionContext,
+  CueportError,
+  normalizeAction,
+  V5_ACTIONS,
+  v5NameOf,
+} from "../../../server/core/mod.ts";
+
+const context: ActionContext = {
+  durationOf: (kind, id) =>
+    kind === "clip" ? ({ c1: 10 } as Record<string, number>)[id] : id === "s0" ? null : 20,
+};
+
+function refusal(request: Record<string, unknown>): CueportError {
+  try {
+    normalizeAction(request, context);
+  } catch (error) {
+    return error as CueportError;
+  }
+  throw new Error(`Accepted: ${JSON.stringify(request)}`);
+}
+
+Deno.test("v5NameOf() gives the spec's class-style names by one rule", () => {
+  assert.deepEqual(
+    [
+      "PLAY_CLIP_BY_INDEX_IN",
+      "NEXT_SONG_IN",
+      "STOP_ALL_CLIPS_IN",
+      "PANIC",
+      "OUTPUT_LEVEL_IN",
+      "FULLSCREEN_TOGGLE",
+      "SEEK_CLIP_IN",
+      "SEEK_SONG_IN",
+    ].map(v5NameOf),
+    [
+      "PlayClipByIndexAction",
+      "NextSongAction",
+      "StopAllClipsAction",
+      "PanicAction",
+      "OutputLevelAction",
+      "FullscreenToggleAction",
+      "SeekClipAction",
+      "SeekSongAction",
+    ],
+  );
+});
+
+Deno.test("V5_ACTIONS: every catalog action 5.0.0 had, by a unique name; none of 6.0's", () => {
+  const sixOnly = ACTIONS.filter((a) => a.since === "6.0").map((a) => a.name).sort();
+  assert.deepEqual(sixOnly, [
+    "RECORD_TOGGLE",
+    "RELEASE_CLIP_BY_INDEX_IN",
+    "RELEASE_CLIP_IN",
+    "SET_CONTROL",
+    "SET_PARAM",
+  ]);
+  assert.equal(V5_ACTIONS.size, ACTIONS.length - sixOnly.length, "names are unique");
+  for (const spec of ACTIONS) {
+    if (spec.since === "6.0") continue;
+    assert.equal(V5_ACTIONS.get(v5NameOf(spec.name)), spec);
+    const params = spec.params.map((p, i) => (p.kind === "index" ? 0 : i === 0 ? "x" : "1"));
+    // Every 5.0.0 name reaches its action's own rules (seeks are checked below).
+    if (spec.group === "seek" && spec.name !== "CLIP_DIRECTION") continue;
+    try {
+      const out = normalizeAction({ action: { name: v5NameOf(spec.name), params } }, context);
+      assert.equal(out.name, spec.name);
+    } catch (error) {
+      assert.notEqual((error as CueportError).details?.field, "action.name", spec.name);
+    }
+  }
+});
+
+Deno.test("normalizeAction() takes the 5.0.0 form: names, projectID, seconds, reverse", () => {
+  assert.deepEqual(
+    normalizeAction({ action: { name: "PlayClipByIndexAction", params: ["2"] }, projectID: "p" }),
+    { name: "PLAY_CLIP_BY_INDEX_IN", params: { index: 2 }, projectId: "p" },
+  );
+  assert.equal(normalizeAction({ action: { name: "playaction" } }).name, "PLAY_IN");
+  assert.equal(normalizeAction({ action: { name: "PLAY_IN" } }).name, "PLAY_IN");
+  assert.deepEqual(
+    normalizeAction({ action: { name: "SeekClipAction", params: ["c1", 2.5] } }, context).params,
+    { clipID: "c1", percent: 0.25 },
+  );
+  assert.deepEqual(
+    normalizeAction({ action: { name: "SeekSongAction", params: ["s1", "20"] } }, context).params,
+    { songID: "s1", percent: 1 },
+  );
+  assert.equal(
+    normalizeAction({ action: { name: "ClipDirectionAction", params: ["c1", "reverse"] } }).params
+      .direction,
+    "backward",
+  );
+});
+
+Deno.test("normalizeAction() refuses what 5.0.0 did not have, naming the 6.0 way", () => {
+  for (const name of ["SetControlAction", "SET_PARAM", "RecordToggleAction", "ReleaseClipAction"]) {
+    const e = refusal({ action: { name, params: [] } });
+    assert.equal(e.code, "INVALID_MESSAGE");
+    assert.equal(e.details?.field, "action.name");
+    assert.match(e.message, /is new in 6\.0 .*send the 6\.0 form \{"name": "[A-Z_]+"/);
+  }
+  assert.match(refusal({ action: { name: "PlayClipAction" }, velocity: 9 }).message, /velocity/);
+  assert.equal(
+    refusal({ action: { name: "PlayClipAction", velocity: 9 } }).details?.field,
+    "action.velocity",
+  );
+  assert.match(refusal({ action: { name: "SongSelectAction" }, base: 1 }).message, /base is new/);
+  assert.match(refusal({ action: { name: "PlayzAction" } }).message, /did you mean "PlayAction"/);
+  assert.match(refusal({ name: "NextSongAction" }).message, /5\.0\.0 name of NEXT_SONG_IN/);
+});
+
+Deno.test("normalizeAction() converts 5.0.0 seeks on the media's length; out of range refused", () => {
+  const past = refusal({ action: { name: "SeekClipAction", params: ["c1", 11] } });
+  assert.equal(past.code, "INVALID_MESSAGE");
+  assert.equal(past.details?.field, "action.params[1] (position)");
+  assert.match(past.message, /from 0 to 10 seconds \(the Clip's length\), got 11/);
+  assert.equal(
+    refusal({ action: { name: "SeekClipAction", params: ["c1", "-1"] } }).code,
+    "INVALID_MESSAGE",
+  );
+  assert.equal(
+    refusal({ action: { name: "SeekClipAction", params: ["c1"] } }).code,
+    "INVALID_MESSAGE",
+  );
+  assert.equal(
+    refusal({ action: { name: "SeekClipAction", params: ["zz", 1] } }).code,
+    "NOT_FOUND",
+  );
+  assert.equal(
+    refusal({ action: { name: "SeekSongAction", params: ["s0", 1] } }).code,
+    "ACTION_FAILED",
+  );
+});
