@@ -16,6 +16,7 @@ import { machineHosts } from "./auth/hosts.ts";
 import { RateLimiter } from "./auth/rate_limit.ts";
 import { openAuth } from "./auth/service.ts";
 import { SocketServer } from "./socket/mod.ts";
+import { McpEndpoint, mcpMounts } from "./mcp/mod.ts";
 import { isLocalAddress } from "./auth/mod.ts";
 import { ConnectionServer, listenDatagrams, type PeerHandler } from "./net/mod.ts";
 import { InstanceLock, settingHint, StartupError } from "./startup.ts";
@@ -29,6 +30,8 @@ export interface RunningService {
   core: Core;
   supervisor: PlayerSupervisor;
   sockets: SocketServer;
+  /** The MCP endpoint on the HTTP port. */
+  mcp: McpEndpoint;
   /** Stops the listeners and the player; resolves when all is closed. */
   shutdown(): Promise<void>;
 }
@@ -122,11 +125,25 @@ async function start(
     log: (m) => log("warn", m),
   });
   started.push(() => media.close());
+  const httpMeter = rateLimiter.meter("requests", settings.httpRatePerSecond);
+  const mcp = new McpEndpoint({
+    core,
+    auth,
+    media,
+    version: VERSION,
+    rateLimit: httpMeter,
+    maxBodyBytes: settings.maxBodyBytes,
+    maxUploadBytes: settings.maxUploadBytes,
+    maxSessions: settings.mcpMaxSessions,
+    sessionIdleMs: settings.mcpSessionIdleMs,
+  });
+  started.push(() => mcp.close());
   const handleHttp = createHttpHandler(core, {
+    mounts: mcpMounts(mcp),
     media,
     auth,
     hosts,
-    rateLimit: rateLimiter.meter("requests", settings.httpRatePerSecond),
+    rateLimit: httpMeter,
     version: VERSION,
     startedAt,
     ports: () => ports,
@@ -211,8 +228,10 @@ async function start(
     core,
     supervisor,
     sockets,
+    mcp,
     async shutdown() {
       sockets.close();
+      mcp.close();
       media.close();
       for (const socket of osc) socket.close();
       await Promise.all([http.close(), ws.close(), oscDone]);

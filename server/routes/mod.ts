@@ -41,6 +41,19 @@ export interface HttpEnv {
   peer?: Pick<Peer, "readingBody">;
 }
 
+/**
+ * A handler another module serves on this port (MCP's `/mcp`): behind the
+ * same Host/Origin checks, rate limit and CORS as the routes.
+ */
+export interface HttpMount {
+  methods: readonly string[];
+  path: string;
+  handle(
+    request: Request,
+    peer: { address: string; readingBody?(isReading: boolean): void },
+  ): Response | Promise<Response>;
+}
+
 /** What the HTTP app needs besides the core. */
 export interface HttpAppOptions {
   version: string;
@@ -67,6 +80,8 @@ export interface HttpAppOptions {
   auth: AuthService;
   /** Makes the pictures of the media routes. */
   media?: MediaSource;
+  /** Handlers served beside the routes (`/mcp`, `/.well-known/mcp.json`). */
+  mounts?: readonly HttpMount[];
 }
 
 /**
@@ -293,7 +308,13 @@ export function createHttpHandler(
   const handle = withCors<HttpEnv>((request, env) => app.fetch(request, env), {
     origins: options.corsOrigins,
     methods: ["GET", "POST", "DELETE", "OPTIONS"],
-    headers: ["Content-Type", "Authorization"],
+    headers: [
+      "Content-Type",
+      "Authorization",
+      "Mcp-Session-Id",
+      "Mcp-Protocol-Version",
+      "Last-Event-ID",
+    ],
     maxAgeSeconds: 600,
   });
   return (request, peer) => {
@@ -371,6 +392,15 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
     }
     return errorResponse(error, c);
   });
+  for (const mount of options.mounts ?? []) {
+    app.on([...mount.methods], mount.path, (c: Context) => {
+      const env = c.env as HttpEnv | undefined;
+      return mount.handle(c.req.raw, {
+        address: env?.address ?? "127.0.0.1",
+        readingBody: (isReading) => env?.peer?.readingBody(isReading),
+      });
+    });
+  }
   for (const route of routes) {
     const operation = route.operation;
     const hasParams = route.path.includes(":");
