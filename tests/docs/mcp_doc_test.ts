@@ -48,7 +48,7 @@ Deno.test("docs/mcp.md: the worked session answers as documented, and the discov
     assert.equal(end.status, 200);
     assert.equal((await post({ jsonrpc: "2.0", id: 9, method: "tools/list" })).status, 404);
 
-    const documented = JSON.parse(/```json\n(\{\n  "\$schema"[\s\S]*?)```/.exec(doc)![1]!);
+    const documented = JSON.parse(/```json\n(\{\n {2}"\$schema"[\s\S]*?)```/.exec(doc)![1]!);
     const live = (await svc.get("/.well-known/mcp.json")).body;
     assert.deepEqual(shapeDiff(live, documented), []);
     assert.deepEqual(live.capabilities, documented.capabilities);
