@@ -361,7 +361,11 @@ export class ConnectionServer {
     connection.lastActive = this.now;
     if (response === null) return response;
     if (response.status === 101) connection.isUpgraded = true;
-    else if (response.body && response.headers.get("content-type") === "text/event-stream") {
+    // The type first: reading `body` turns a string body into a stream, which changes how Deno
+    // sends it (refusals that close the connection then did not reach their clients).
+    else if (
+      response.headers.get("content-type") === "text/event-stream" && response.body !== null
+    ) {
       return this.#streaming(connection, response) as T;
     } else if (response.status >= 400 && response.headers.get("connection") === "close") {
       // A refused body the client may still be sending: Deno would read it to its end. Close
