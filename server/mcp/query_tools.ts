@@ -125,6 +125,28 @@ function clipTool(): McpTool<{ projectId?: string; clipId: string; thumbnails: b
   };
 }
 
+function songTool(): McpTool<{ projectId?: string; songId: string; thumbnails: boolean }> {
+  const song = operationNamed("song");
+  const thumbnail = operationNamed("thumbnail");
+  return {
+    name: "app_get_song",
+    description:
+      'Get one Song with its timeline of cues, its timed lyrics and its Clips in full, with a thumbnail of each Clip\'s picture. Example: {"songId": "song-1"}',
+    annotations: readAnnotations("Get a Song"),
+    operation: song,
+    reaches: [song, thumbnail],
+    input: (song.input as z.ZodObject).extend({ thumbnails: Thumbnails }),
+    output: song.output,
+    call: async ({ thumbnails, ...input }, ctx) => {
+      const answer = await ctx.run(song, input) as { clips: ClipDetail[] };
+      const images = thumbnails
+        ? await thumbnailsOf(answer.clips, input.projectId, ctx, thumbnail)
+        : [];
+      return { structured: answer, images };
+    },
+  };
+}
+
 const PresetControlsView = z.strictObject({
   presetId: z.string(),
   kind: z.enum(["effect", "visualizer"]),
@@ -204,12 +226,7 @@ export function queryTools(): AnyTool[] {
       "List Songs",
       `List the Songs of a Project in order: id, title, position, Program Identifier, Clip ids, audio, timeline and lyrics. ${PROJECT}`,
     ),
-    queryTool(
-      "app_get_song",
-      "song",
-      "Get a Song",
-      'Get one Song with its timeline of cues, its timed lyrics and its Clips in full. Example: {"songId": "song-1"}',
-    ),
+    songTool(),
     clipsTool(),
     clipTool(),
     queryTool(

@@ -94,7 +94,7 @@ Deno.test("MCP query tools answer what the HTTP routes answer", async () => {
   }
 });
 
-Deno.test("MCP Clip tools answer thumbnails as image content", async () => {
+Deno.test("MCP tools that show Clips answer their thumbnails as image content", async () => {
   const svc = await startTestService();
   const mcp = await connectMcp(svc.base);
   try {
@@ -113,6 +113,8 @@ Deno.test("MCP Clip tools answer thumbnails as image content", async () => {
     const image = one.content.find((c) => c.type === "image")!;
     assert.equal(image.mimeType, "image/jpeg");
     assert.equal(formatOf(Buffer.from(image.data!, "base64")), "jpeg");
+    const song = await mcp.call("app_get_song", { songId: "s3" });
+    assert.equal(song.content.filter((c) => c.type === "image").length, 1);
     const several = await mcp.call("app_get_clips", { ids: ["c7", clipId] });
     assert.equal(several.content.filter((c) => c.type === "image").length, 1);
     const without = await mcp.call("app_get_clips", { ids: [clipId], thumbnails: false });
