@@ -2,7 +2,8 @@
  * Cueport: `cueport [serve]` starts the service, `cueport player` runs the
  * bundled player (the service starts it itself), and the operator commands
  * (`CLI_COMMANDS` in server/cli.ts: pair, devices, revoke, approvals, approve,
- * deny, rotate-key) talk to the running service. See README.md.
+ * deny, rotate-key, and mcp, the stdio bridge to /mcp) talk to the running service. See
+ * README.md.
  * @module
  */
 import { runPlayerStdio } from "./player/mod.ts";

@@ -365,6 +365,20 @@ export const SETTINGS = {
     doc:
       "`Cueport`; the adverts are named `<serviceName> - <hostname>`, `<serviceName> HTTP - <hostname>`",
   },
+  mcpMaxSessions: {
+    schema: positiveInt().default(32),
+    flag: "mcp-max-sessions",
+    value: "N",
+    help: "open MCP sessions at most; the least recently used goes first (32)",
+    doc: "32 open MCP sessions; a new one closes the least recently used",
+  },
+  mcpSessionIdleMs: {
+    schema: positiveInt().default(30 * 60_000),
+    flag: "mcp-session-idle",
+    value: "MS",
+    help: "an MCP session without a request this long is closed (1800000)",
+    doc: "1800000 (30 minutes); an MCP session without a request this long is closed",
+  },
   virtualClock: {
     schema: z.boolean().default(false),
     flag: "virtual-clock",

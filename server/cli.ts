@@ -18,17 +18,20 @@ export const CLI_COMMANDS: readonly string[] = [
   "approve",
   "deny",
   "rotate-key",
+  "mcp",
 ];
 
 /** Usage of the operator commands. */
 export const CLI_USAGE =
-  `Usage: cueport pair | devices | revoke <deviceId> | approvals | approve <id> | deny <id> | rotate-key [--http-port N]
+  `Usage: cueport pair | devices | revoke <deviceId> | approvals | approve <id> | deny <id> | rotate-key | mcp [--http-port N]
   pair              print a one-time pairing code (valid 5 minutes) for a new device
   devices           list paired devices
   revoke DEVICE_ID  revoke a device: its token stops working and its connections close
   approvals         list local clients waiting for approval (with --approval wait)
   approve ID, deny ID   decide a waiting approval
   rotate-key        new signing key: every paired device must pair again
+  mcp               an MCP server on stdio that forwards to the running service's /mcp
+                    (for AI assistants that start a command; docs/mcp.md)
   --data-dir DIR     the service's data dir (default: CUEPORT_DATA_DIR or the usual place);
                     the commands read the service's port and the operator credential there
   --http-port N     the running service's HTTP port (default: the one the service wrote in
@@ -152,6 +155,16 @@ export async function runCli(
         for (const a of approvals) {
           print(`${a.requestId}  ${a.deviceName}  from ${a.address}  since ${a.requestedAt}`);
         }
+        return 0;
+      }
+      case "mcp": {
+        // Loaded only here: the bridge brings the MCP SDK's client.
+        const { runStdioBridge } = await import("./mcp/stdio_bridge.ts");
+        await runStdioBridge({
+          url: new URL(`http://127.0.0.1:${target.port}/mcp`),
+          token: target.token,
+          log: (m) => console.error(m), // stdout carries the protocol
+        });
         return 0;
       }
       case "approve":

@@ -17,6 +17,7 @@ import { machineHosts } from "./auth/hosts.ts";
 import { RateLimiter } from "./auth/rate_limit.ts";
 import { openAuth } from "./auth/service.ts";
 import { SocketServer } from "./socket/mod.ts";
+import { McpEndpoint, mcpMounts } from "./mcp/mod.ts";
 import { isLocalAddress } from "./auth/mod.ts";
 import { ConnectionServer, listenDatagrams, type PeerHandler } from "./net/mod.ts";
 import { InstanceLock, settingHint, StartupError } from "./startup.ts";
@@ -37,6 +38,8 @@ export interface RunningService {
   osc: OscServer;
   /** The mDNS/DNS-SD advertisement (`server/discovery/`), unless `mdns` is off. */
   discovery: Discovery | null;
+  /** The MCP endpoint on the HTTP port. */
+  mcp: McpEndpoint;
   /** Stops the listeners and the player; resolves when all is closed. */
   shutdown(): Promise<void>;
 }
@@ -141,11 +144,25 @@ async function start(
     log: (m) => log("warn", m),
   });
   started.push(() => media.close());
+  const httpMeter = rateLimiter.meter("requests", settings.httpRatePerSecond);
+  const mcp = new McpEndpoint({
+    core,
+    auth,
+    media,
+    version: VERSION,
+    rateLimit: httpMeter,
+    maxBodyBytes: settings.maxBodyBytes,
+    maxUploadBytes: settings.maxUploadBytes,
+    maxSessions: settings.mcpMaxSessions,
+    sessionIdleMs: settings.mcpSessionIdleMs,
+  });
+  started.push(() => mcp.close());
   const handleHttp = createHttpHandler(core, {
+    mounts: mcpMounts(mcp),
     media,
     auth,
     hosts,
-    rateLimit: rateLimiter.meter("requests", settings.httpRatePerSecond),
+    rateLimit: httpMeter,
     version: VERSION,
     startedAt,
     ports: () => ports,
@@ -281,9 +298,11 @@ async function start(
     sockets,
     osc: oscServer,
     discovery,
+    mcp,
     async shutdown() {
       await discovery?.stop(); // goodbyes first, while the ports still answer
       sockets.close();
+      mcp.close();
       media.close();
       oscServer.close();
       for (const socket of osc) socket.close();

@@ -69,4 +69,27 @@ export class Policy {
         return grant;
       });
   }
+
+  /**
+   * Who the caller is, before any operation is known (a session that opens
+   * once and then runs many operations: MCP): the localhost exemption, else
+   * its token. Scopes are checked later, per operation, by `authorize` with
+   * this grant.
+   * @throws {CueportError} AUTHENTICATION_FAILED
+   */
+  identify(caller: Omit<Caller, "grant">): Grant | Promise<Grant> {
+    if (caller.isLocal && this.#o.isLocalhostExempt) return LOCAL;
+    return this.#o.authenticator.authenticate({ address: caller.address, token: caller.token });
+  }
+
+  /**
+   * Whether a session with `grant` may run `operation` as far as the grant
+   * goes (scope, local-only); what a transport lists to such a session.
+   * The plan is checked when it runs.
+   */
+  permits(grant: Grant, operation: AnyOperation, isLocal: boolean): boolean {
+    if (operation.isLocalOnly && !isLocal) return false;
+    const scope = operation.scope;
+    return scope === null || !grant.scopes || grant.scopes.includes(scope);
+  }
 }

@@ -361,12 +361,38 @@ export class ConnectionServer {
     connection.lastActive = this.now;
     if (response === null) return response;
     if (response.status === 101) connection.isUpgraded = true;
-    else if (response.status >= 400 && response.headers.get("connection") === "close") {
+    // The type first: reading `body` turns a string body into a stream, which changes how Deno
+    // sends it (refusals that close the connection then did not reach their clients).
+    else if (
+      response.headers.get("content-type") === "text/event-stream" && response.body !== null
+    ) {
+      return this.#streaming(connection, response) as T;
+    } else if (response.status >= 400 && response.headers.get("connection") === "close") {
       // A refused body the client may still be sending: Deno would read it to its end. Close
       // after a moment, so the answer reaches the client before the socket goes.
       connection.closeAt = this.now + LINGER_MS;
     }
     return response;
+  }
+
+  /**
+   * An event stream (MCP's GET /mcp) is an answer still being sent: the
+   * connection is busy, not idle, until the stream ends (its own keep-alive
+   * comments keep it in check, as pings do a WebSocket).
+   */
+  #streaming(connection: Connection, response: Response): Response {
+    connection.inflight++;
+    let isDone = false;
+    const once = () => {
+      if (isDone) return;
+      isDone = true;
+      connection.inflight--;
+      connection.lastActive = this.now;
+    };
+    const body = response.body!.pipeThrough(
+      new TransformStream({ flush: once, cancel: once } as Transformer),
+    );
+    return new Response(body, { status: response.status, headers: response.headers });
   }
 
   /** The sweep: closes connections past their deadlines. */

@@ -42,6 +42,19 @@ export interface HttpEnv {
   peer?: Pick<Peer, "readingBody">;
 }
 
+/**
+ * A handler another module serves on this port (MCP's `/mcp`): behind the
+ * same Host/Origin checks, rate limit and CORS as the routes.
+ */
+export interface HttpMount {
+  methods: readonly string[];
+  path: string;
+  handle(
+    request: Request,
+    peer: { address: string; readingBody?(isReading: boolean): void },
+  ): Response | Promise<Response>;
+}
+
 /** What the HTTP app needs besides the core. */
 export interface HttpAppOptions {
   version: string;
@@ -70,6 +83,8 @@ export interface HttpAppOptions {
   media?: MediaSource;
   /** Another interface version served by this engine (the 5.0.0 one, `server/legacy`). */
   dialect?: HttpDialect;
+  /** Handlers served beside the routes (`/mcp`, `/.well-known/mcp.json`). */
+  mounts?: readonly HttpMount[];
 }
 
 /**
@@ -303,7 +318,13 @@ export function createHttpHandler(
   const cors = withCors<HttpEnv>((request, env) => app.fetch(request, env), {
     origins: options.corsOrigins,
     methods: ["GET", "POST", "DELETE", "OPTIONS"],
-    headers: ["Content-Type", "Authorization"],
+    headers: [
+      "Content-Type",
+      "Authorization",
+      "Mcp-Session-Id",
+      "Mcp-Protocol-Version",
+      "Last-Event-ID",
+    ],
     maxAgeSeconds: 600,
   });
   const handle = dialect ? withDialectHeaders(cors, dialect) : cors;
@@ -410,6 +431,15 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
     const { status, headers, body } = dialect.error(error);
     return Response.json(body, { status, headers });
   });
+  for (const mount of options.mounts ?? []) {
+    app.on([...mount.methods], mount.path, (c: Context) => {
+      const env = c.env as HttpEnv | undefined;
+      return mount.handle(c.req.raw, {
+        address: env?.address ?? "127.0.0.1",
+        readingBody: (isReading) => env?.peer?.readingBody(isReading),
+      });
+    });
+  }
   for (const route of routes) {
     const operation = route.operation;
     const hasParams = route.path.includes(":");

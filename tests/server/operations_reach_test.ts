@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { type AnyOperation, OPERATIONS } from "../../server/core/mod.ts";
 import { allRoutes, HTTP_OWN_OPERATIONS } from "../../server/routes/mod.ts";
 import { socketOperations } from "../../server/socket/client.ts";
+import { NOT_CARRIED, ToolTable } from "../../server/mcp/tools.ts";
 import { startTestService } from "../_helpers/service.ts";
 import { TestSocket } from "../_helpers/ws_client.ts";
 import { ADDRESSES } from "../../server/osc/mod.ts";
@@ -58,16 +59,22 @@ const V6_ONLY = [
 const routes = allRoutes({ version: "x", startedAt: 0, ports: () => ({ http: 0, ws: 0, osc: 0 }) });
 const socket = socketOperations();
 const socketQueries = socket.query as ReadonlyMap<string, AnyOperation>;
+const mcpReached = new ToolTable({ maxUploadBytes: 1 }).reached();
 
 /** The transports each kind of operation must be reachable on. */
-const CARRIED_BY: Record<AnyOperation["kind"], Array<"http" | "ws" | "osc">> = {
-  query: ["http", "ws", "osc"],
-  action: ["http", "ws", "osc"],
-  edit: ["http"],
+const CARRIED_BY: Record<AnyOperation["kind"], Array<"http" | "ws" | "osc" | "mcp">> = {
+  query: ["http", "ws", "osc", "mcp"],
+  action: ["http", "ws", "osc", "mcp"],
+  edit: ["http", "mcp"],
   security: ["http"],
   service: ["http"],
-  media: ["http"],
+  media: ["http", "mcp"],
 };
+
+/** On MCP: a tool runs it, or the tool list of the spec leaves it out on purpose (`NOT_CARRIED`). */
+function onMcp(operation: AnyOperation): boolean {
+  return mcpReached.has(operation) || operation.name in NOT_CARRIED;
+}
 
 function onSocket(operation: AnyOperation): boolean {
   return Object.values(socket).some((entry) =>
@@ -83,11 +90,24 @@ Deno.test("every operation is reachable on every transport that should carry it"
         ? routes.some((r) => r.operation === operation)
         : transport === "osc"
         ? ADDRESSES.some((a) => a.operation === operation)
-        : onSocket(operation);
+        : transport === "ws"
+        ? onSocket(operation)
+        : onMcp(operation);
       if (!isReached) missing.push(`${operation.name} (${operation.kind}) on ${transport}`);
     }
   }
   assert.deepEqual(missing, []);
+});
+
+Deno.test("every MCP tool runs operations of the catalog, and what MCP leaves out is not run", () => {
+  for (const operation of mcpReached) {
+    assert.ok(OPERATIONS.includes(operation), operation.name);
+    assert.ok(CARRIED_BY[operation.kind].includes("mcp"), operation.name);
+  }
+  for (const name of Object.keys(NOT_CARRIED)) {
+    assert.ok(OPERATIONS.some((o) => o.name === name), `${name} exists`);
+    assert.ok(![...mcpReached].some((o) => o.name === name), `${name} is not carried`);
+  }
 });
 
 Deno.test("every query operation is a GET route and a WebSocket query of the same name", () => {

@@ -73,3 +73,26 @@ Deno.test("Policy.authorize() checks a session's grant as it is (a WebSocket cli
     "INSUFFICIENT_SCOPE",
   );
 });
+
+Deno.test("Policy.identify() names the caller before any operation; permits() is what its grant may run", async () => {
+  const p = policy();
+  assert.deepEqual(p.identify(local), { device: "local" });
+  const viewer = await p.identify({ ...remote, token: "viewer" });
+  assert.equal(viewer.deviceId, "d1");
+  assert.equal(
+    await codeOf(() => p.identify({ ...remote, token: "bad" })),
+    "AUTHENTICATION_FAILED",
+  );
+  assert.equal(
+    await codeOf(() => policy({ isLocalhostExempt: false }).identify(local)),
+    "AUTHENTICATION_FAILED",
+  );
+  assert.equal(p.permits(viewer, operationNamed("songs"), false), true);
+  assert.equal(p.permits(viewer, operationNamed("action"), false), false);
+  assert.equal(p.permits({ device: "local" }, operationNamed("edit"), true), true);
+  assert.equal(
+    p.permits({ device: "local" }, operationNamed("pairCode"), false),
+    false,
+    "local only",
+  );
+});

@@ -167,6 +167,32 @@ Deno.test("ConnectionServer closes a keep-alive connection idle past its timeout
   }
 });
 
+Deno.test("ConnectionServer keeps a connection while its event stream is sent, and times it out once the stream ends", async () => {
+  let events: ReadableStreamDefaultController<Uint8Array> | undefined;
+  const server = start({ headerTimeoutMs: 100, keepAliveTimeoutMs: 100 }, (req) => {
+    if (new URL(req.url).pathname !== "/events") return new Response("done");
+    const body = new ReadableStream<Uint8Array>({ start: (c) => void (events = c) });
+    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+  });
+  try {
+    const stream = new Raw(server.port);
+    stream.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n");
+    await stream.waitFor("text/event-stream");
+    // An idle connection opened after the stream's answer: once the sweep has closed it, the
+    // stream's connection is past the same deadline, and still open.
+    const idle = new Raw(server.port);
+    idle.send(GET);
+    await idle.waitFor("done");
+    await idle.closed;
+    events!.enqueue(new TextEncoder().encode("data: still here\n\n"));
+    await stream.waitFor("still here");
+    events!.close();
+    await stream.closed; // idle once the stream ended: the sweep closes it
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("ConnectionServer applies the header deadline to a body marked as being read", async () => {
   const server = start({ headerTimeoutMs: 100, keepAliveTimeoutMs: 60_000 }, async (req, peer) => {
     peer.readingBody(true);

@@ -1,0 +1,70 @@
+/**
+ * The body of a POST to `/mcp`: read within the service's body limit (a
+ * declared length over it is refused before reading, a chunked one as soon
+ * as it passes), under the connection's header deadline, and parsed as JSON
+ * no deeper than any message needs. Errors answer as the SDK's transport
+ * does (JSON-RPC error, HTTP status).
+ * @module
+ */
+import { isNestedDeeper } from "../../protocol/json_depth.ts";
+
+/** How deep a message may nest (a tool's arguments: an edit batch nests about 8). */
+const MAX_DEPTH = 64;
+
+function rpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+}
+
+async function readText(body: ReadableStream<Uint8Array>, limit: number): Promise<string | null> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** The parsed body, or the error answer. */
+export async function readBoundedJson(
+  request: Request,
+  limit: number,
+  peer: { readingBody?(isReading: boolean): void },
+): Promise<{ value: unknown } | Response> {
+  const tooLarge = () =>
+    rpcError(413, -32000, `Payload Too Large: the body is over ${limit} bytes`);
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) return tooLarge();
+  if (request.body === null) return rpcError(400, -32700, "Parse error: empty body");
+  peer.readingBody?.(true);
+  let text: string | null;
+  try {
+    text = await readText(request.body, limit);
+  } catch {
+    return rpcError(400, -32700, "Parse error: the client closed the connection mid-body");
+  } finally {
+    peer.readingBody?.(false);
+  }
+  if (text === null) return tooLarge();
+  if (text.length > 2 * MAX_DEPTH && isNestedDeeper(text, MAX_DEPTH)) {
+    return rpcError(400, -32700, `Parse error: JSON nested deeper than ${MAX_DEPTH} levels`);
+  }
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return rpcError(400, -32700, "Parse error: Invalid JSON");
+  }
+}

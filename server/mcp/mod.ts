@@ -1,0 +1,241 @@
+/**
+ * The MCP transport: `/mcp` on the HTTP port over the SDK's Streamable HTTP
+ * transport (POST sends requests, GET opens the stream of server messages,
+ * DELETE ends the session), and the discovery document. The HTTP handler's
+ * Host/Origin checks and rate limit have run before a request gets here;
+ * this adds the caller's identity (the localhost exemption or a bearer
+ * token), the protocol version check, the body limit and the sessions. What
+ * a session may list and call is decided per operation by the one policy
+ * (`session.ts`).
+ * @module
+ */
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { asCueportError, type Core, type MediaSource } from "../core/mod.ts";
+import { Policy } from "../auth/authorize.ts";
+import { isLocalAddress } from "../auth/mod.ts";
+import type { RateMeter } from "../auth/rate_limit.ts";
+import type { AuthService } from "../auth/service.ts";
+import { readBoundedJson } from "./body.ts";
+import { discoveryResponse } from "./discovery.ts";
+import { McpSession, type RequestCaller } from "./session.ts";
+import { newSessionId, SessionTable } from "./session_table.ts";
+import { ToolTable } from "./tools.ts";
+
+export { TOOL_NAMES } from "./tools.ts";
+
+/** What the endpoint needs. */
+export interface McpOptions {
+  core: Core;
+  auth: AuthService;
+  media?: MediaSource | undefined;
+  version: string;
+  /** The HTTP budget (a `tools/call` beyond the first of one request takes from it too). */
+  rateLimit: RateMeter;
+  /** Largest request body, bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** Largest file `app_file_edit` imports from bytes (default 2 GiB; the body limit binds first). */
+  maxUploadBytes?: number;
+  /** Open sessions at most (default 32). */
+  maxSessions?: number;
+  /** A session idle this long is closed, ms (default 30 minutes). */
+  sessionIdleMs?: number;
+  /** Monotonic clock, ms (tests move it). */
+  now?: () => number;
+}
+
+/** The connection a request came through, as the HTTP handler gives it. */
+export interface McpPeer {
+  address: string;
+  readingBody?(isReading: boolean): void;
+}
+
+/** A JSON-RPC error answer with an HTTP status, as the SDK's transport answers. */
+function rpcErrorResponse(
+  status: number,
+  code: number,
+  message: string,
+  options: { data?: unknown; headers?: Record<string, string> } = {},
+): Response {
+  const error = options.data === undefined
+    ? { code, message }
+    : { code, message, data: options.data };
+  return Response.json({ jsonrpc: "2.0", error, id: null }, {
+    status,
+    headers: options.headers ?? {},
+  });
+}
+
+/** A refusal of the service (401, 403, 413, ...) in JSON-RPC form; 401 says how to authenticate. */
+function refusal(error: unknown): Response {
+  const e = asCueportError(error);
+  const headers: Record<string, string> = {};
+  if (e.status === 401) headers["www-authenticate"] = 'Bearer realm="app"';
+  const retry = e.details?.retryAfterSeconds;
+  if (typeof retry === "number") headers["retry-after"] = String(retry);
+  return rpcErrorResponse(e.status, -32001, e.message, { data: e.toJSON().error, headers });
+}
+
+function isInitialize(body: unknown): boolean {
+  const message = Array.isArray(body) && body.length === 1 ? body[0] : body;
+  return typeof message === "object" && message !== null &&
+    (message as { method?: unknown }).method === "initialize";
+}
+
+/** `/mcp` and the discovery document. */
+export class McpEndpoint {
+  #o: McpOptions;
+  #policy: Policy;
+  #tools: ToolTable;
+  #sessions: SessionTable<McpSession>;
+  #sweep: ReturnType<typeof setInterval>;
+
+  /** Builds the endpoint; it sweeps idle sessions until `close`. */
+  constructor(options: McpOptions) {
+    this.#o = options;
+    this.#policy = new Policy({
+      core: options.core,
+      authenticator: options.auth.authenticator,
+      isLocalhostExempt: options.auth.settings.localhostAuthExempt,
+    });
+    this.#tools = new ToolTable({ maxUploadBytes: options.maxUploadBytes ?? 2 * 1024 ** 3 });
+    const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+    this.#sessions = new SessionTable({
+      maxSessions: options.maxSessions ?? 32,
+      idleMs,
+      ...(options.now ? { now: options.now } : {}),
+    });
+    this.#sweep = setInterval(() => this.#sessions.sweep(), Math.min(60_000, idleMs / 4));
+    Deno.unrefTimer(this.#sweep);
+  }
+
+  /** How many sessions are open. */
+  get sessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  /** The tool table (tests and docs read it). */
+  get tools(): ToolTable {
+    return this.#tools;
+  }
+
+  /** Closes idle sessions now (the sweep does it on its own; tests call it after moving `now`). */
+  sweep(): number {
+    return this.#sessions.sweep();
+  }
+
+  /** Answers a request to `/mcp`. */
+  handle = async (request: Request, peer: McpPeer): Promise<Response> => {
+    const response = await this.#answer(request, peer);
+    if (!request.headers.has("origin")) return response;
+    // A browser client reads the session id and version from the answer (CORS hides them otherwise).
+    const headers = new Headers(response.headers);
+    headers.set("access-control-expose-headers", "mcp-session-id, mcp-protocol-version");
+    return new Response(response.body, { status: response.status, headers });
+  };
+
+  /** Answers `GET /.well-known/mcp.json` (and the server card's own path). */
+  discovery = (request: Request): Response => discoveryResponse(request, this.#o.version);
+
+  /** Closes every session. */
+  close(): void {
+    clearInterval(this.#sweep);
+    this.#sessions.closeAll();
+  }
+
+  async #answer(request: Request, peer: McpPeer): Promise<Response> {
+    const version = request.headers.get("mcp-protocol-version");
+    if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      return rpcErrorResponse(
+        400,
+        -32000,
+        `Bad Request: Unsupported protocol version: ${version} (supported versions: ${
+          SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+        })`,
+      );
+    }
+    const isLocal = isLocalAddress(peer.address);
+    const token = request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") || undefined;
+    let caller: RequestCaller;
+    try {
+      this.#o.core.requireApiAccess();
+      const grant = await this.#policy.identify({ address: peer.address, isLocal, token });
+      caller = { grant, address: peer.address, isLocal, calls: 0 };
+    } catch (error) {
+      return refusal(error);
+    }
+    const owner = caller.grant.deviceId ?? caller.grant.device;
+    let body: unknown;
+    if (request.method === "POST") {
+      const read = await readBoundedJson(request, this.#o.maxBodyBytes ?? 1024 * 1024, peer);
+      if (read instanceof Response) return read;
+      body = read.value;
+    }
+    const authInfo = {
+      token: token ?? "",
+      clientId: owner,
+      scopes: [...(caller.grant.scopes ?? ["view", "control", "edit"])],
+      extra: { caller },
+    };
+    const sessionId = request.headers.get("mcp-session-id");
+    if (sessionId === null) {
+      if (request.method !== "POST" || !isInitialize(body)) {
+        return rpcErrorResponse(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+      }
+      const session = await this.#open(owner);
+      return session.transport.handleRequest(request, { parsedBody: body, authInfo });
+    }
+    const session = this.#sessions.use(sessionId);
+    // Another device's session is as unknown as an expired one.
+    if (!session || session.owner !== owner) {
+      return rpcErrorResponse(404, -32001, "Session not found: initialize a new session");
+    }
+    return session.transport.handleRequest(
+      request,
+      body === undefined ? { authInfo } : { parsedBody: body, authInfo },
+    );
+  }
+
+  /** A new session; it joins the table when the SDK has initialized it. */
+  async #open(owner: string): Promise<McpSession> {
+    const transport: WebStandardStreamableHTTPServerTransport =
+      new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: newSessionId,
+        enableJsonResponse: true,
+        onsessioninitialized: (id) => {
+          this.#sessions.add(id, session);
+          session.start();
+        },
+        onsessionclosed: (id) => this.#sessions.forget(id),
+      });
+    const session = new McpSession(
+      {
+        core: this.#o.core,
+        policy: this.#policy,
+        tools: this.#tools,
+        media: this.#o.media,
+        rateLimit: this.#o.rateLimit,
+        version: this.#o.version,
+      },
+      owner,
+      transport,
+    );
+    await session.server.connect(transport);
+    return session;
+  }
+}
+
+/** The endpoint's paths on the HTTP port. */
+export function mcpMounts(endpoint: McpEndpoint): Array<{
+  methods: readonly string[];
+  path: string;
+  handle(request: Request, peer: McpPeer): Response | Promise<Response>;
+}> {
+  return [
+    { methods: ["GET", "POST", "DELETE"], path: "/mcp", handle: endpoint.handle },
+    { methods: ["GET"], path: "/.well-known/mcp.json", handle: endpoint.discovery },
+    { methods: ["GET"], path: "/.well-known/mcp/server-card.json", handle: endpoint.discovery },
+  ];
+}

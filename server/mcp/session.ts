@@ -1,0 +1,258 @@
+/**
+ * One MCP session: the SDK's `Server` over one Streamable HTTP transport,
+ * with the handlers of tools and resources. Every call is authorized per
+ * operation with the grant of the HTTP request that carries it, so a token's
+ * scopes decide what a session lists and runs.
+ * @module
+ */
+import { Server } from "@modelcontextprotocol/sdk/server";
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import {
+  type AnyOperation,
+  asCueportError,
+  checkInput,
+  type Core,
+  type MediaSource,
+  operationNamed,
+} from "../core/mod.ts";
+import type { Policy } from "../auth/authorize.ts";
+import type { Grant } from "../auth/mod.ts";
+import type { RateMeter } from "../auth/rate_limit.ts";
+import { errorResultOf, resultOf } from "./answers.ts";
+import {
+  changedResources,
+  listResources,
+  RESOURCE_TEMPLATES,
+  resourceListKey,
+  resourceRead,
+} from "./resources.ts";
+import { checkToolInput, type ToolContext } from "./tool.ts";
+import type { ToolTable } from "./tools.ts";
+
+/** The caller of one HTTP request, handed to the handlers as the SDK's `authInfo.extra`. */
+export interface RequestCaller {
+  grant: Grant;
+  address: string;
+  isLocal: boolean;
+  /** `tools/call` messages of this request so far (the first is the request's own cost). */
+  calls: number;
+}
+
+/** What every session shares. */
+export interface SessionDeps {
+  core: Core;
+  policy: Policy;
+  tools: ToolTable;
+  media?: MediaSource | undefined;
+  /** The HTTP budget: a `tools/call` beyond the first of one request takes its own. */
+  rateLimit: RateMeter;
+  version: string;
+}
+
+/** What the model reads when it connects. */
+const INSTRUCTIONS =
+  "This server controls a show playback application: Projects of Songs and Clips, played on a clock, with Controls A-Z, Effects, Visualizers and presets. Read with the app_get_* tools (start with app_get_projects or app_get_active_project), run the show with app_playback, app_system, app_control and app_open_editor, and change Projects with the *_edit tools (each change is one undo step: app_project_edit project.undo reverts it). Positions are zero-based. Errors carry a code and a hint of what to call next.";
+
+const projectsOperation = operationNamed("projects");
+
+function callerOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): RequestCaller {
+  const caller = extra.authInfo?.extra?.caller as RequestCaller | undefined;
+  if (!caller) throw new McpError(-32600, "No caller: requests come through /mcp");
+  return caller;
+}
+
+/** A `CueportError` as a JSON-RPC error (resources: not-found is -32002 by the MCP spec). */
+function rpcError(error: unknown): McpError {
+  const e = asCueportError(error);
+  const code = e.code === "NOT_FOUND"
+    ? -32002
+    : e.code === "INVALID_MESSAGE"
+    ? -32602
+    : e.code === "SERVER_ERROR"
+    ? -32603
+    : -32600;
+  return new McpError(code, e.message, e.toJSON().error);
+}
+
+/** One session: its server, transport and resource subscriptions. */
+export class McpSession {
+  readonly server: Server;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  /** Who opened it: only the same device may use it. */
+  readonly owner: string;
+  readonly subscriptions = new Set<string>();
+  #deps: SessionDeps;
+  #unsubscribe: (() => void) | null = null;
+  #listKey = "";
+  #isClosed = false;
+
+  /** Builds a session for `owner`; `transport` is its Streamable HTTP transport. */
+  constructor(
+    deps: SessionDeps,
+    owner: string,
+    transport: WebStandardStreamableHTTPServerTransport,
+  ) {
+    this.#deps = deps;
+    this.owner = owner;
+    this.transport = transport;
+    this.server = new Server(
+      { name: "app", title: "Show playback control", version: deps.version },
+      {
+        capabilities: {
+          tools: { listChanged: false },
+          resources: { subscribe: true, listChanged: true },
+        },
+        instructions: INSTRUCTIONS,
+      },
+    );
+    this.server.onclose = () => this.#dispose();
+    this.#handleTools();
+    this.#handleResources();
+  }
+
+  /** Starts following state updates (resource notifications) once the session is initialized. */
+  start(): void {
+    if (this.#unsubscribe || this.#isClosed) return;
+    this.#listKey = resourceListKey(this.#deps.core);
+    this.#unsubscribe = this.#deps.core.bus.subscribe((batch) => {
+      for (const uri of changedResources(batch.updates, this.subscriptions)) {
+        this.server.sendResourceUpdated({ uri }).catch(() => {});
+      }
+      if (!batch.updates.some((u) => u.updateType === "project" || u.updateType === "full")) {
+        return;
+      }
+      const key = resourceListKey(this.#deps.core);
+      if (key === this.#listKey) return;
+      this.#listKey = key;
+      this.server.sendResourceListChanged().catch(() => {});
+    });
+  }
+
+  /** Ends the session: its streams close, it stops following updates. */
+  close(): void {
+    this.transport.close().catch(() => {});
+    this.#dispose();
+  }
+
+  #dispose(): void {
+    this.#isClosed = true;
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
+  }
+
+  /** Runs operations for `caller`: authorized by the one policy, input checked, run. */
+  #context(caller: RequestCaller, where: string): ToolContext {
+    const { core, media, policy } = this.#deps;
+    const ctx = { core, media, address: caller.address, isLocal: caller.isLocal };
+    return {
+      run: async (operation: AnyOperation, raw: unknown) => {
+        await policy.authorize(
+          { address: caller.address, isLocal: caller.isLocal, grant: caller.grant },
+          operation,
+          where,
+        );
+        return await operation.run(ctx, checkInput(operation, raw));
+      },
+      activeProjectId: () => core.model.activeProjectId,
+    };
+  }
+
+  #handleTools(): void {
+    const { tools, policy, rateLimit } = this.#deps;
+    this.server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => {
+      const caller = callerOf(extra);
+      return {
+        tools: tools.tools
+          .filter((t) => policy.permits(caller.grant, t.operation, caller.isLocal))
+          .map((t) => tools.listing(t)),
+      };
+    });
+    this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const caller = callerOf(extra);
+      const name = request.params.name;
+      const tool = tools.byName.get(name);
+      if (!tool) {
+        throw new McpError(-32602, `Unknown tool "${name}": tools/list names the tools`);
+      }
+      try {
+        if (++caller.calls > 1 && !caller.isLocal) rateLimit.take(caller.address);
+        const ctx = this.#context(caller, `The tool ${name}`);
+        // Scope first: a refused tool says so, whatever its input.
+        await policy.authorize(
+          { address: caller.address, isLocal: caller.isLocal, grant: caller.grant },
+          tool.operation,
+          `The tool ${name}`,
+        );
+        const input = checkToolInput(tool, request.params.arguments);
+        return resultOf(await tool.call(input, ctx));
+      } catch (error) {
+        return errorResultOf(error, name);
+      }
+    });
+  }
+
+  #handleResources(): void {
+    const { core, policy } = this.#deps;
+    const allowRead = async (caller: RequestCaller, operation: AnyOperation) => {
+      try {
+        await policy.authorize(
+          { address: caller.address, isLocal: caller.isLocal, grant: caller.grant },
+          operation,
+          "Resources",
+        );
+      } catch (error) {
+        throw rpcError(error);
+      }
+    };
+    this.server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
+      await allowRead(callerOf(extra), projectsOperation);
+      return { resources: listResources(core) };
+    });
+    this.server.setRequestHandler(ListResourceTemplatesRequestSchema, async (_request, extra) => {
+      await allowRead(callerOf(extra), projectsOperation);
+      return { resourceTemplates: RESOURCE_TEMPLATES };
+    });
+    this.server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+      const caller = callerOf(extra);
+      const uri = request.params.uri;
+      try {
+        const { operation, input } = resourceRead(uri);
+        const value = await this.#context(caller, "Resources").run(operation, input);
+        return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(value) }] };
+      } catch (error) {
+        throw rpcError(error);
+      }
+    });
+    this.server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+      const caller = callerOf(extra);
+      const uri = request.params.uri;
+      try {
+        const { operation, input } = resourceRead(uri);
+        await this.#context(caller, "Resources").run(operation, input); // it exists, it may be read
+      } catch (error) {
+        throw rpcError(error);
+      }
+      if (this.subscriptions.size >= 256) {
+        throw new McpError(-32600, "Too many subscriptions: at most 256 per session");
+      }
+      this.subscriptions.add(uri);
+      return {};
+    });
+    this.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+      this.subscriptions.delete(request.params.uri);
+      return {};
+    });
+  }
+}
