@@ -87,7 +87,7 @@ export class MediaService implements MediaSource {
   }
 
   /** A thumbnail of a Project's file. */
-  thumbnail(input: ThumbnailInput): Promise<MediaAnswer> {
+  thumbnail(input: ThumbnailInput): MediaAnswer | Promise<MediaAnswer> {
     const params = `thumbnail|${input.size ?? "original"}|${input.overlay}|${input.format}|${
       input.format === "jpeg" ? input.quality : ""
     }`;
@@ -103,7 +103,7 @@ export class MediaService implements MediaSource {
   }
 
   /** A waveform of a Project's audio file. */
-  waveform(input: WaveformInput): Promise<MediaAnswer> {
+  waveform(input: WaveformInput): MediaAnswer | Promise<MediaAnswer> {
     try {
       const file = this.#file(input.projectId, input.fileId);
       if (file.kind !== "audio") {
@@ -167,14 +167,46 @@ export class MediaService implements MediaSource {
     return file;
   }
 
-  async #answer(
+  /**
+   * The answer of a file's picture: at once (no promise) when the picture is
+   * in memory and its file was checked within `RECHECK_MS`, the hot path of a
+   * Stream Deck asking again and again; else after checking the file and, if
+   * needed, making the picture.
+   */
+  #answer(
     input: { projectId: string; fileId: string; ifNoneMatch?: string | undefined },
     params: string,
     jobOf: (source: SourceFile) => RenderJob,
     origin?: "waveform",
-  ): Promise<MediaAnswer> {
+  ): MediaAnswer | Promise<MediaAnswer> {
     const file = this.#file(input.projectId, input.fileId);
     const id = `${input.projectId}/${input.fileId}|${params}`;
+    const known = this.#known.get(id);
+    if (known && known.file === file && performance.now() - known.checkedAt <= RECHECK_MS) {
+      if (input.ifNoneMatch !== undefined && matches(input.ifNoneMatch, known.etag)) {
+        return new MediaNotModified(known.etag);
+      }
+      const picture = this.#cache.peek(known.key);
+      if (picture) {
+        return new MediaImage(
+          picture.bytes,
+          picture.contentType,
+          known.etag,
+          origin ?? picture.origin,
+        );
+      }
+    }
+    return this.#answerChecked(input, file, id, params, jobOf, origin);
+  }
+
+  async #answerChecked(
+    input: { projectId: string; fileId: string; ifNoneMatch?: string | undefined },
+    file: MediaFile,
+    id: string,
+    params: string,
+    jobOf: (source: SourceFile) => RenderJob,
+    origin?: "waveform",
+  ): Promise<MediaAnswer> {
     let known = this.#known.get(id);
     let source: SourceFile | undefined;
     if (!known || known.file !== file || performance.now() - known.checkedAt > RECHECK_MS) {

@@ -474,8 +474,11 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
         const input = { ...rawInput(route, wire, false) as object };
         const tag = c.req.header("if-none-match");
         if (tag !== undefined) Object.assign(input, { ifNoneMatch: tag });
-        return Promise.resolve(operation.run(ctx, checkInput(operation, input)))
-          .then((answer) => mediaResponse(answer as MediaAnswer));
+        // A picture in memory comes back at once: no promise on the hot path.
+        const answer = operation.run(ctx, checkInput(operation, input)) as
+          | MediaAnswer
+          | Promise<MediaAnswer>;
+        return answer instanceof Promise ? answer.then(mediaResponse) : mediaResponse(answer);
       }
       if (route.invoke) {
         return route.invoke(c.req.raw, wire, (input) => Promise.resolve(operation.run(ctx, input)))

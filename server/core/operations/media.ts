@@ -80,12 +80,12 @@ export const CameraThumbnailInput = z.strictObject({
 /** A camera thumbnail request. */
 export type CameraThumbnailInput = z.output<typeof CameraThumbnailInput>;
 
-/** What makes the pictures (the service's media module). */
+/** What makes the pictures (the service's media module); a picture in memory is answered at once. */
 export interface MediaSource {
   /** @throws {CueportError} NOT_FOUND, NOT_READY */
-  thumbnail(input: ThumbnailInput): Promise<MediaAnswer>;
+  thumbnail(input: ThumbnailInput): MediaAnswer | Promise<MediaAnswer>;
   /** @throws {CueportError} NOT_FOUND, NOT_READY, INVALID_MESSAGE (not audio), UNAVAILABLE, CORRUPT_MEDIA */
-  waveform(input: WaveformInput): Promise<MediaAnswer>;
+  waveform(input: WaveformInput): MediaAnswer | Promise<MediaAnswer>;
   /** @throws {CueportError} NOT_FOUND, NOT_READY, UNAVAILABLE (no ffmpeg for a device) */
   cameraThumbnail(input: CameraThumbnailInput): Promise<MediaAnswer>;
 }
@@ -97,8 +97,8 @@ function defineMedia<I>(spec: {
   summary: string;
   input: z.ZodType<I>;
   produces: readonly string[];
-  run(source: MediaSource, input: I): Promise<MediaAnswer>;
-}): Operation<I, Promise<MediaAnswer>> {
+  run(source: MediaSource, input: I): MediaAnswer | Promise<MediaAnswer>;
+}): Operation<I, MediaAnswer | Promise<MediaAnswer>> {
   return {
     name: spec.name,
     summary: spec.summary,
