@@ -12,7 +12,7 @@
 /**
  * The environment variables the service reads, and nothing else: its settings, the
  * platform's folders, systemd's readiness and watchdog, the user a LaunchDaemon runs as,
- * and the two switches npm `ws` reads when it loads.
+ * and the switches npm packages read when they load (`ws`; imagescript in the media worker).
  */
 export const SERVICE_ENV: readonly string[] = [
   "CUEPORT_*",
@@ -29,6 +29,8 @@ export const SERVICE_ENV: readonly string[] = [
   "SUDO_USER",
   "WS_NO_BUFFER_UTIL",
   "WS_NO_UTF_8_VALIDATE",
+  "IMAGESCRIPT_WASM_SIMD",
+  "CODECS_FORCE_WASM",
 ];
 
 /** The system information the service reads: its names in the Host check, mDNS's interfaces. */

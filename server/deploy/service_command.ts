@@ -75,7 +75,7 @@ export function serviceSteps(
         { kind: "run", command: systemctl("daemon-reload") },
       ];
     }
-    const tools = ["ffmpeg", "renice"].map(findTool).filter((t): t is string => t !== null);
+    const tools = ["ffmpeg", "renice", "ps"].map(findTool).filter((t): t is string => t !== null);
     return [
       { kind: "mkdir", path: path.slice(0, path.lastIndexOf("/")) },
       { kind: "write", path, text: systemdUnit({ command, isUser, tools }) },

@@ -12,7 +12,7 @@ export interface UnitOptions {
   command: readonly string[];
   /** A user unit (`systemctl --user`) instead of a system-wide one. */
   isUser: boolean;
-  /** Programs the service may run besides itself: ffmpeg and renice, as absolute paths. */
+  /** Programs the service may run besides itself (ffmpeg, renice, ps), as absolute paths. */
   tools: readonly string[];
 }
 
@@ -77,7 +77,8 @@ function sandbox(options: UnitOptions): string[] {
     "RemoveIPC=yes",
     "KeyringMode=private",
     "UMask=0077",
-    // Run only itself (the player), ffmpeg and renice; the libraries they load must be mappable.
+    // Run only itself (the player), ffmpeg, renice and ps (the media worker's thread ids); the
+    // libraries they load must be mappable.
     "NoExecPaths=/",
     `ExecPaths=${
       [program, ...options.tools, "-/usr/lib", "-/usr/lib64", "-/lib", "-/lib64"]
