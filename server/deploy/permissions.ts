@@ -49,8 +49,18 @@ export const SERVICE_PERMISSIONS: readonly string[] = [
 /** The V8 flags: a small young generation keeps the resident memory low. */
 export const SERVICE_V8_FLAGS: readonly string[] = ["--v8-flags=--max-semi-space-size=8"];
 
+/**
+ * Unstable APIs: unix datagrams for systemd's notify socket (`sd_notify.ts`). deno.json's
+ * `"unstable"` grants it too; named here so the compiled binary carries it whatever the config.
+ */
+export const SERVICE_UNSTABLE: readonly string[] = ["--unstable-net"];
+
 /** Every runtime flag of the service, as `deno run` takes them. */
-export const SERVICE_FLAGS: readonly string[] = [...SERVICE_V8_FLAGS, ...SERVICE_PERMISSIONS];
+export const SERVICE_FLAGS: readonly string[] = [
+  ...SERVICE_V8_FLAGS,
+  ...SERVICE_UNSTABLE,
+  ...SERVICE_PERMISSIONS,
+];
 
 /** Files the compiled binary carries besides the module graph (the media worker). */
 const COMPILE_INCLUDES = ["--include", "server/media/render/worker.ts"];
