@@ -2,8 +2,9 @@
  * Cueport: `cueport [serve]` starts the service, `cueport player` runs the
  * bundled player (the service starts it itself), and the operator commands
  * (`CLI_COMMANDS` in server/cli.ts: pair, devices, revoke, approvals, approve,
- * deny, rotate-key, and mcp, the stdio bridge to /mcp) talk to the running service. See
- * README.md.
+ * deny, rotate-key, status, and mcp, the stdio bridge to /mcp) talk to the running service;
+ * `service` installs it as a system service, `config check` checks a config file. See README.md
+ * and docs/deployment.md.
  * @module
  */
 import { runPlayerStdio } from "./player/mod.ts";
@@ -11,6 +12,12 @@ import { CLI_COMMANDS, runCli } from "./server/cli.ts";
 import { loadSettings, SERVE_USAGE } from "./server/config.ts";
 import { createLogger } from "./server/log.ts";
 import { StartupError } from "./server/startup.ts";
+import { reportRefusedPermissions } from "./server/deploy/permission_refused.ts";
+import { notifyTarget, SystemdNotifier } from "./server/deploy/sd_notify.ts";
+
+// A permission this build lacks: one log line naming the flag, not a stack trace.
+let log = createLogger("info");
+reportRefusedPermissions((line) => log("error", line));
 
 async function serve(args: string[]): Promise<void> {
   // Loaded here, not at the top: the player runs this file too, with read and write permissions
@@ -28,7 +35,9 @@ async function serve(args: string[]): Promise<void> {
     return;
   }
   const { settings } = loaded;
-  const log = createLogger(settings.logLevel);
+  log = createLogger(settings.logLevel, settings.logFormat);
+  const target = notifyTarget((name) => Deno.env.get(name));
+  const systemd = target ? new SystemdNotifier(target, (m) => log("warn", m)) : null;
   let service;
   try {
     service = await startService(settings, log);
@@ -46,7 +55,9 @@ async function serve(args: string[]): Promise<void> {
     if (isStopping) return;
     isStopping = true;
     log("info", `${signal}: shutting down`);
+    await systemd?.stopping();
     await service!.shutdown();
+    systemd?.close();
     log("info", "Stopped");
     Deno.exit(0);
   };
@@ -62,11 +73,15 @@ async function serve(args: string[]): Promise<void> {
     dataDir: settings.dataDir,
     playerReady,
   }));
+  await systemd?.ready(playerReady ? "Ready" : "Ready; the player is not ready yet");
 }
 
 const [command, ...rest] = Deno.args;
 if (command === "player") await runPlayerStdio(rest);
-else if (command !== undefined && CLI_COMMANDS.includes(command)) {
+else if (command === "--version" || command === "version") {
+  const { VERSION } = await import("./server/service.ts");
+  console.log(`cueport ${VERSION} (deno ${Deno.version.deno}, ${Deno.build.target})`);
+} else if (command !== undefined && CLI_COMMANDS.includes(command)) {
   Deno.exit(await runCli(command, rest));
 } else if (command === "serve") await serve(rest);
 else if (command === undefined || command.startsWith("-")) await serve(Deno.args);

@@ -135,6 +135,14 @@ export const SETTINGS = {
     help: "debug, info, warn or error (default info)",
     doc: "`info` (`debug`, `info`, `warn`, `error`; the log goes to stderr)",
   },
+  logFormat: {
+    schema: z.enum(["text", "json"]).default("text"),
+    flag: "log-format",
+    value: "text|json",
+    help: "log lines as text (default) or one JSON object a line (journald, log shippers)",
+    doc:
+      '`text`: `time LEVEL message`; `json`: one object a line, `{"time","level","message"}` (journald, log shippers)',
+  },
   plan: {
     schema: z.enum(["pro", "free"]).default("pro"),
     flag: "plan",

@@ -8,6 +8,20 @@ import { parseArgs } from "node:util";
 import { readOperatorToken } from "./auth/operator.ts";
 import { defaultDataDir, envName } from "./config.ts";
 import { readInstanceInfo } from "./startup.ts";
+import { installedDataDirs } from "./deploy/places.ts";
+import { runStatusCommand } from "./deploy/status_command.ts";
+import { runServiceCommand } from "./deploy/service_command.ts";
+import { runConfigCommand } from "./deploy/config_check.ts";
+
+/** Commands of their own modules, with their own options: each runs and returns its exit code. */
+const DEPLOY_COMMANDS: Record<
+  string,
+  (args: string[], print: (line: string) => void) => Promise<number>
+> = {
+  status: runStatusCommand,
+  service: runServiceCommand,
+  config: runConfigCommand,
+};
 
 /** The operator commands `runCli` knows. */
 export const CLI_COMMANDS: readonly string[] = [
@@ -19,6 +33,7 @@ export const CLI_COMMANDS: readonly string[] = [
   "deny",
   "rotate-key",
   "mcp",
+  ...Object.keys(DEPLOY_COMMANDS),
 ];
 
 /** Usage of the operator commands. */
@@ -37,9 +52,45 @@ export const CLI_USAGE =
   --http-port N     the running service's HTTP port (default: the one the service wrote in
                     its data dir, else 17736)`;
 
+const TARGET_OPTIONS =
+  `  --data-dir DIR     the service's data dir (default: CUEPORT_DATA_DIR, the usual place, or
+                    an installed service's); the port and operator credential are read there
+  --http-port N     the running service's HTTP port (default: the one in its data dir, else 17736)`;
+
+/** Each operator command's own usage (`cueport <command> --help`). */
+export const COMMAND_USAGE: Record<string, string> = {
+  pair: `Usage: cueport pair [--data-dir DIR] [--http-port N]
+  Prints a one-time pairing code (valid 5 minutes) a new device sends to POST /api/v1/pair.
+${TARGET_OPTIONS}`,
+  devices: `Usage: cueport devices [--data-dir DIR] [--http-port N]
+  Lists the paired devices: id, name, scopes, when and from where they paired.
+${TARGET_OPTIONS}`,
+  revoke: `Usage: cueport revoke DEVICE_ID [--data-dir DIR] [--http-port N]
+  Revokes a paired device: its token stops working and its connections close.
+${TARGET_OPTIONS}`,
+  approvals: `Usage: cueport approvals [--data-dir DIR] [--http-port N]
+  Lists the local clients waiting for approval (with --approval wait).
+${TARGET_OPTIONS}`,
+  approve: `Usage: cueport approve ID [--data-dir DIR] [--http-port N]
+  Approves a waiting local client (cueport approvals lists them).
+${TARGET_OPTIONS}`,
+  deny: `Usage: cueport deny ID [--data-dir DIR] [--http-port N]
+  Denies a waiting local client (cueport approvals lists them).
+${TARGET_OPTIONS}`,
+  "rotate-key": `Usage: cueport rotate-key [--data-dir DIR] [--http-port N]
+  A new signing key: every paired device is revoked and must pair again.
+${TARGET_OPTIONS}`,
+  mcp: `Usage: cueport mcp [--data-dir DIR] [--http-port N]
+  An MCP server on stdio that forwards to the running service's /mcp, with the operator
+  credential of the data dir: for AI assistants that start a command (docs/mcp.md).
+${TARGET_OPTIONS}`,
+};
+
 /** Where and how the commands reach the running service. */
-interface Target {
+export interface Target {
   port: number;
+  /** The data dir the service was found through, if any. */
+  dataDir: string | null;
   /** The operator credential (`auth/operator-token`), when readable. */
   token: string | null;
 }
@@ -52,26 +103,46 @@ function envOrNull(name: string): string | null {
   }
 }
 
-/** The data dir the service uses by default; without permission to look, the usual place. */
-function dataDirOf(flag: string | undefined): string | null {
+/**
+ * The data dir the service uses by default; without permission to look, the usual place. When
+ * no service has written its ports there, the data dir of an installed service that has
+ * (`cueport service install`), so `sudo cueport pair` finds a system service.
+ */
+async function dataDirOf(flag: string | undefined): Promise<string | null> {
   if (flag) return flag;
+  let dir: string | null;
   try {
-    return envOrNull(envName("dataDir")) ?? defaultDataDir();
+    dir = envOrNull(envName("dataDir")) ?? defaultDataDir();
   } catch {
-    return null;
+    dir = null;
   }
+  if (dir !== null && await readInstanceInfo(dir)) return dir;
+  for (const candidate of installedDataDirs(envOrNull)) {
+    if (await readInstanceInfo(candidate)) return candidate;
+  }
+  return dir;
 }
 
-async function findTarget(values: { "data-dir"?: string; "http-port"?: string }): Promise<Target> {
-  const dataDir = dataDirOf(values["data-dir"]);
+/** Finds the running service's port and operator credential through its data dir. */
+export async function findTarget(
+  values: { "data-dir"?: string; "http-port"?: string },
+): Promise<Target> {
+  const dataDir = await dataDirOf(values["data-dir"]);
   const info = dataDir ? await readInstanceInfo(dataDir) : null;
   const port = values["http-port"] !== undefined
     ? Number(values["http-port"])
     : info?.ports?.http ?? 17736;
-  return { port, token: dataDir ? await readOperatorToken(dataDir) : null };
+  return { port, dataDir, token: dataDir ? await readOperatorToken(dataDir) : null };
 }
 
-async function call(target: Target, method: string, path: string, body?: unknown) {
+/** One request to the running service's local API; throws its error message. */
+export async function call(
+  target: Target,
+  method: string,
+  path: string,
+  body?: unknown,
+  // deno-lint-ignore no-explicit-any
+): Promise<any> {
   let res: Response;
   const port = target.port;
   try {
@@ -94,6 +165,8 @@ export async function runCli(
   args: string[],
   print = console.log,
 ): Promise<number> {
+  const deployCommand = DEPLOY_COMMANDS[command];
+  if (deployCommand) return await deployCommand(args, print);
   let parsed;
   try {
     parsed = parseArgs({
@@ -111,7 +184,7 @@ export async function runCli(
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    print(CLI_USAGE);
+    print(COMMAND_USAGE[command] ?? CLI_USAGE);
     return 0;
   }
   const target = await findTarget(values);

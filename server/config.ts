@@ -31,7 +31,13 @@ const SPECS = Object.entries(SETTINGS) as Array<[SettingName, SettingSpec]>;
 /** The operator commands' line of the usage. */
 const COMMANDS = `       cueport player [options]     (the bundled player; started by the service)
        cueport pair | devices | revoke DEVICE_ID | approvals | approve ID | deny ID | rotate-key
-                                    (operator commands; cueport pair --help)`;
+                                    (operator commands; cueport pair --help)
+       cueport mcp                  (an MCP server on stdio forwarding to /mcp; docs/mcp.md)
+       cueport status               (asks the running service: health, ports, player, clients)
+       cueport service install | uninstall | status [--user] [--dry-run]
+                                    (a systemd unit or a launchd job; cueport service --help)
+       cueport config check [FILE] | path   (checks a config file; where it is by default)
+       cueport --version`;
 
 /** Usage text of `cueport serve`, from the settings table. */
 export const SERVE_USAGE = [
@@ -66,6 +72,42 @@ export function defaultDataDir(): string {
   }
 }
 
+/**
+ * The config file read when neither `--config` nor `CUEPORT_CONFIG` names one (if it exists):
+ * Linux `$CONFIGURATION_DIRECTORY/config.json` under systemd, else
+ * `${XDG_CONFIG_HOME:-~/.config}/cueport/config.json`; macOS
+ * `~/Library/Application Support/Cueport/config.json`; Windows `%APPDATA%\Cueport\config.json`.
+ * Null when the environment names no home.
+ */
+export function defaultConfigPath(
+  env: (name: string) => string | undefined = (n) => Deno.env.get(n),
+  os: typeof Deno.build.os = Deno.build.os,
+): string | null {
+  const home = env("HOME") ?? env("USERPROFILE");
+  switch (os) {
+    case "windows": {
+      const base = env("APPDATA");
+      return base ? `${base}\\Cueport\\config.json` : null;
+    }
+    case "darwin":
+      return home ? `${home}/Library/Application Support/Cueport/config.json` : null;
+    default: {
+      const systemd = env("CONFIGURATION_DIRECTORY")?.split(":")[0];
+      if (systemd) return `${systemd}/config.json`;
+      const base = env("XDG_CONFIG_HOME") ?? (home ? `${home}/.config` : null);
+      return base ? `${base}/cueport/config.json` : null;
+    }
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
 /** Result of reading the command line. */
 export type LoadedSettings = { help: true } | { help: false; settings: Settings };
 
@@ -88,7 +130,9 @@ export async function loadSettings(
   if (values.help) return { help: true };
 
   const raw: Record<string, unknown> = {};
-  const configPath = (values.config as string | undefined) ?? env("CUEPORT_CONFIG");
+  const fallback = defaultConfigPath(env);
+  const configPath = (values.config as string | undefined) ?? env("CUEPORT_CONFIG") ??
+    (fallback && isFile(fallback) ? fallback : undefined);
   if (configPath) {
     let text: string;
     try {

@@ -8,6 +8,7 @@
  */
 
 import { track } from "./_children.ts";
+import { SERVICE_FLAGS as SERVICE_FLAGS_LIST } from "../../server/deploy/permissions.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -15,21 +16,11 @@ const ROOT = new URL("../../", import.meta.url);
 export const MAIN_PATH: string = new URL("main.ts", ROOT).pathname;
 
 /**
- * The runtime flags of `deno task start`: its permissions and its V8 flags (the
- * young generation's size, which the peak RSS figures depend on). It and
- * `deno task compile`, whose binary embeds them, must agree.
+ * The runtime flags of `deno task start` and `deno task compile`: the permissions and V8 flags
+ * the binary embeds (the peak RSS figures depend on the young generation's size), from their
+ * one list in `server/deploy/permissions.ts`.
  */
-export const SERVICE_FLAGS: string[] = (() => {
-  const config = JSON.parse(Deno.readTextFileSync(new URL("deno.json", ROOT)));
-  const flags = (task: string) =>
-    (config.tasks[task] as string).split(/\s+/).filter((a) =>
-      a.startsWith("--allow") || a.startsWith("--v8-flags=")
-    );
-  if (flags("start").join(" ") !== flags("compile").join(" ")) {
-    throw new Error("start and compile tasks must grant the same permissions and V8 flags");
-  }
-  return flags("start");
-})();
+export const SERVICE_FLAGS: string[] = [...SERVICE_FLAGS_LIST];
 
 /** The line the service prints when it is ready (README, "Start"). */
 export interface ReadyLine {

@@ -57,14 +57,35 @@ export async function answer(request: WorkerRequest): Promise<WorkerResponse> {
 async function yieldToTheShow(): Promise<void> {
   if (Deno.build.os !== "linux") return;
   try {
-    const tid = Deno.readLinkSync("/proc/thread-self").split("/").pop()!;
     await new Deno.Command("renice", {
-      args: ["-n", "15", "-p", tid],
+      args: ["-n", "15", "-p", ...await workerThreadIds()],
       stdout: "null",
       stderr: "null",
     }).output();
   } catch {
-    // No /proc or no renice: the worker runs at the service's priority.
+    // No /proc, ps or renice: the worker runs at the service's priority.
+  }
+}
+
+/**
+ * This worker's thread id from /proc/thread-self; Deno opens /proc/self only with `--allow-all`,
+ * which the binary does not have, so otherwise the ids of every worker thread of the process
+ * (Deno names them `worker-N`) from `ps`: lowering the others again changes nothing.
+ */
+async function workerThreadIds(): Promise<string[]> {
+  try {
+    return [Deno.readLinkSync("/proc/thread-self").split("/").pop()!];
+  } catch {
+    const out = await new Deno.Command("ps", {
+      args: ["-L", "-o", "tid=,comm=", "-p", String(Deno.pid)],
+      stderr: "null",
+    }).output();
+    const ids = new TextDecoder().decode(out.stdout).split("\n")
+      .map((line) => line.trim().split(/\s+/))
+      .filter(([, name]) => name?.startsWith("worker-"))
+      .map(([tid]) => tid!);
+    if (ids.length === 0) throw new Error("no worker thread found");
+    return ids;
   }
 }
 

@@ -1,0 +1,263 @@
+/**
+ * `cueport service install | uninstall | status [--user] [--dry-run]`: the
+ * service as a systemd unit (Linux) or a launchd job (macOS), written,
+ * enabled and started; removed again; or asked how it is.
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { SERVICE_FLAGS } from "./permissions.ts";
+import { systemdUnit, UNIT_NAME, unitPath } from "./systemd_unit.ts";
+import { LAUNCHD_LABEL, launchdPlaces, launchdPlist, plistPath } from "./launchd_plist.ts";
+import { runStatusCommand } from "./status_command.ts";
+import { installedDataDirs } from "./places.ts";
+
+/** Usage of `cueport service`. */
+export const SERVICE_USAGE =
+  `Usage: cueport service install | uninstall | status [--user] [--dry-run]
+  install     write the service's unit (Linux: systemd, /etc/systemd/system/cueport.service)
+              or job (macOS: launchd, /Library/LaunchDaemons/${LAUNCHD_LABEL}.plist),
+              enable it and start it; needs root (sudo) unless --user
+  uninstall   stop and disable it, remove the file; the data dir stays
+  status      whether it is enabled and running, then cueport status of its data dir
+  --user      a user unit (systemctl --user) or a LaunchAgent instead: runs only while
+              the user is logged in (macOS: and needs their Local Network consent)
+  --dry-run   print what would be written and run, change nothing
+  --run-as U  macOS: the user the LaunchDaemon runs as (default: the user behind sudo)
+See docs/deployment.md.`;
+
+/** One step of an install or uninstall. */
+type Step =
+  | { kind: "write"; path: string; text: string; ifMissing?: boolean }
+  | { kind: "mkdir"; path: string }
+  | { kind: "remove"; path: string }
+  | { kind: "run"; command: string[]; mayFail?: boolean };
+
+/** The command that starts this Cueport: the binary itself, or `deno run` of this checkout. */
+export function selfCommand(): string[] {
+  if (Deno.build.standalone) return [Deno.execPath()];
+  const path = (name: string) =>
+    decodeURIComponent(new URL(`../../${name}`, import.meta.url).pathname);
+  return [Deno.execPath(), "run", ...SERVICE_FLAGS, "--config", path("deno.json"), path("main.ts")];
+}
+
+/** The absolute path of a program in the usual folders, or null. */
+function findTool(name: string): string | null {
+  for (const dir of ["/usr/local/bin", "/usr/bin", "/bin", "/opt/homebrew/bin"]) {
+    try {
+      if (Deno.statSync(`${dir}/${name}`).isFile) return `${dir}/${name}`;
+    } catch { /* not here */ }
+  }
+  return null;
+}
+
+function env(name: string): string | null {
+  try {
+    return Deno.env.get(name) || null;
+  } catch {
+    return null;
+  }
+}
+
+/** What `install` and `uninstall` do on this platform. */
+export function serviceSteps(
+  action: "install" | "uninstall",
+  options: { isUser: boolean; command: string[]; home: string; runAs?: string | null },
+  os: typeof Deno.build.os = Deno.build.os,
+): Step[] {
+  const { isUser, command, home } = options;
+  if (os === "linux") {
+    const path = unitPath(isUser, home);
+    const systemctl = (...args: string[]) => ["systemctl", ...(isUser ? ["--user"] : []), ...args];
+    if (action === "uninstall") {
+      return [
+        { kind: "run", command: systemctl("disable", "--now", UNIT_NAME), mayFail: true },
+        { kind: "remove", path },
+        { kind: "run", command: systemctl("daemon-reload") },
+      ];
+    }
+    const tools = ["ffmpeg", "renice", "ps"].map(findTool).filter((t): t is string => t !== null);
+    return [
+      { kind: "mkdir", path: path.slice(0, path.lastIndexOf("/")) },
+      { kind: "write", path, text: systemdUnit({ command, isUser, tools }) },
+      { kind: "run", command: systemctl("daemon-reload") },
+      { kind: "run", command: systemctl("enable", "--now", UNIT_NAME) },
+    ];
+  }
+  if (os === "darwin") {
+    const path = plistPath(isUser, home);
+    const domain = isUser ? `gui/${Deno.uid() ?? 501}` : "system";
+    if (action === "uninstall") {
+      return [
+        {
+          kind: "run",
+          command: ["launchctl", "bootout", `${domain}/${LAUNCHD_LABEL}`],
+          mayFail: true,
+        },
+        { kind: "remove", path },
+      ];
+    }
+    const places = launchdPlaces(isUser, home);
+    const userName = isUser ? undefined : options.runAs ?? undefined;
+    const logDir = places.logFile.slice(0, places.logFile.lastIndexOf("/"));
+    return [
+      { kind: "mkdir", path: places.dataDir },
+      { kind: "mkdir", path: logDir },
+      { kind: "write", path: places.configFile, text: "{}\n", ifMissing: true },
+      ...(userName
+        ? [{ kind: "run" as const, command: ["chown", "-R", userName, places.dataDir, logDir] }]
+        : []),
+      { kind: "mkdir", path: path.slice(0, path.lastIndexOf("/")) },
+      { kind: "write", path, text: launchdPlist({ command, isUser, ...places, userName }) },
+      {
+        kind: "run",
+        command: ["launchctl", "bootout", `${domain}/${LAUNCHD_LABEL}`],
+        mayFail: true,
+      },
+      { kind: "run", command: ["launchctl", "bootstrap", domain, path] },
+    ];
+  }
+  throw new Error(
+    `cueport service supports Linux (systemd) and macOS (launchd); on ${os} see docs/deployment.md`,
+  );
+}
+
+async function runStep(step: Step, print: (line: string) => void): Promise<void> {
+  switch (step.kind) {
+    case "mkdir":
+      await Deno.mkdir(step.path, { recursive: true });
+      return;
+    case "write":
+      if (step.ifMissing) {
+        try {
+          await Deno.writeTextFile(step.path, step.text, { createNew: true });
+        } catch (error) {
+          if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+        }
+        return;
+      }
+      await Deno.writeTextFile(step.path, step.text);
+      print(`Wrote ${step.path}`);
+      return;
+    case "remove":
+      await Deno.remove(step.path).catch((error) => {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      });
+      print(`Removed ${step.path}`);
+      return;
+    case "run": {
+      const [program, ...args] = step.command;
+      const out = await new Deno.Command(program!, { args, stdout: "inherit", stderr: "inherit" })
+        .output();
+      if (!out.success && !step.mayFail) {
+        throw new Error(`${step.command.join(" ")} failed (exit ${out.code})`);
+      }
+    }
+  }
+}
+
+function describeStep(step: Step): string {
+  switch (step.kind) {
+    case "mkdir":
+      return `mkdir -p ${step.path}`;
+    case "write":
+      return `write ${step.path}${step.ifMissing ? " (if missing)" : ""}:\n${step.text}`;
+    case "remove":
+      return `rm ${step.path}`;
+    case "run":
+      return step.command.join(" ");
+  }
+}
+
+/** Runs `cueport service ...`; returns the exit code. */
+export async function runServiceCommand(
+  args: string[],
+  print: (line: string) => void = console.log,
+): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: {
+        user: { type: "boolean" },
+        "dry-run": { type: "boolean" },
+        "run-as": { type: "string" },
+        help: { type: "boolean" },
+      },
+      allowPositionals: true,
+    });
+  } catch (error) {
+    print(`cueport service: ${(error as Error).message}\n\n${SERVICE_USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const action = positionals[0];
+  if (values.help) {
+    print(SERVICE_USAGE);
+    return 0;
+  }
+  const isUser = values.user === true;
+  if (action === "status") return await serviceStatus(isUser, print);
+  if (action !== "install" && action !== "uninstall") {
+    print(SERVICE_USAGE);
+    return 2;
+  }
+  const home = env("HOME") ?? env("USERPROFILE") ?? "";
+  let steps: Step[];
+  try {
+    steps = serviceSteps(action, {
+      isUser,
+      command: selfCommand(),
+      home,
+      runAs: values["run-as"] ?? env("SUDO_USER"),
+    });
+  } catch (error) {
+    print(`cueport service: ${(error as Error).message}`);
+    return 1;
+  }
+  if (values["dry-run"]) {
+    for (const step of steps) print(describeStep(step));
+    return 0;
+  }
+  try {
+    for (const step of steps) await runStep(step, print);
+  } catch (error) {
+    const hint = error instanceof Deno.errors.PermissionDenied
+      ? isUser ? "" : " (run it with sudo, or use --user)"
+      : "";
+    print(`cueport service ${action}: ${(error as Error).message}${hint}`);
+    return 1;
+  }
+  print(
+    action === "install"
+      ? "Installed and started; cueport service status shows how it is (docs/deployment.md)"
+      : "Uninstalled; the data dir is kept",
+  );
+  return 0;
+}
+
+async function serviceStatus(isUser: boolean, print: (line: string) => void): Promise<number> {
+  const os = Deno.build.os;
+  const ask = async (command: string[]) => {
+    try {
+      const out = await new Deno.Command(command[0]!, { args: command.slice(1), stderr: "null" })
+        .output();
+      return new TextDecoder().decode(out.stdout).trim();
+    } catch {
+      return "";
+    }
+  };
+  if (os === "linux") {
+    const systemctl = ["systemctl", ...(isUser ? ["--user"] : [])];
+    const enabled = await ask([...systemctl, "is-enabled", UNIT_NAME]);
+    const active = await ask([...systemctl, "is-active", UNIT_NAME]);
+    print(`${UNIT_NAME}: ${enabled || "not installed"}, ${active || "unknown"}`);
+  } else if (os === "darwin") {
+    const domain = isUser ? `gui/${Deno.uid() ?? 501}` : "system";
+    const state = (await ask(["launchctl", "print", `${domain}/${LAUNCHD_LABEL}`]))
+      .split("\n").find((line) => /^\s*state =/.test(line))?.trim();
+    print(`${LAUNCHD_LABEL}: ${state ?? "not loaded"}`);
+  }
+  const dirs = installedDataDirs(env, os);
+  const dataDir = isUser ? dirs.at(-1) : dirs[0];
+  return await runStatusCommand(dataDir ? ["--data-dir", dataDir] : [], print);
+}

@@ -1,0 +1,122 @@
+import assert from "node:assert/strict";
+import { CLI_COMMANDS } from "../../../server/cli.ts";
+import { SERVICE_FLAGS } from "../../../server/deploy/permissions.ts";
+import { formatUptime, runStatusCommand } from "../../../server/deploy/status_command.ts";
+import { runServiceCommand, serviceSteps } from "../../../server/deploy/service_command.ts";
+import { formatLogLine } from "../../../server/log.ts";
+import { startTestService } from "../../_helpers/service.ts";
+
+const MAIN = new URL("../../../main.ts", import.meta.url).pathname;
+
+async function cueport(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...SERVICE_FLAGS, MAIN, ...args],
+    stdout: "piped",
+    stderr: "piped",
+    env: { RUST_BACKTRACE: "0" },
+  }).output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: output.code, stdout: text(output.stdout), stderr: text(output.stderr) };
+}
+
+Deno.test("every command answers --help with its own usage; the main usage lists them all", async () => {
+  const main = await cueport(["--help"]);
+  assert.equal(main.code, 0);
+  for (const command of ["serve", "player", ...CLI_COMMANDS]) {
+    assert.match(main.stdout, new RegExp(`cueport .*\\b${command}\\b`), `main usage: ${command}`);
+    const help = await cueport([command, "--help"]);
+    assert.equal(help.code, 0, `${command} --help: ${help.stderr}`);
+    const expected = command === "serve" ? "cueport [serve]" : `cueport ${command}`;
+    // The player's stdout is its protocol: its usage goes to stderr.
+    const usage = command === "player" ? help.stderr : help.stdout;
+    assert.ok(usage.startsWith(`Usage: ${expected}`), `${command}: ${usage}`);
+  }
+});
+
+Deno.test("cueport --version", async () => {
+  const { code, stdout } = await cueport(["--version"]);
+  assert.equal(code, 0);
+  assert.match(stdout, /^cueport \d+\.\d+\.\d+ \(deno 2\.\d+\.\d+, [\w-]+\)\n$/);
+});
+
+Deno.test("cueport status asks the running service", async () => {
+  const svc = await startTestService();
+  try {
+    const lines: string[] = [];
+    const code = await runStatusCommand(["--data-dir", svc.dataDir], (l) => lines.push(l));
+    assert.equal(code, 0, lines.join("\n"));
+    assert.match(lines[0]!, /^Cueport \d+\.\d+\.\d+: ok, up \d+ s$/);
+    assert.match(lines[1]!, /^Player: cueport-player \S+, ready$/);
+    assert.match(
+      lines[2]!,
+      new RegExp(`^Ports: http ${svc.service.ports.http}, ws \\d+, osc \\d+`),
+    );
+    assert.equal(lines[3], "Paired devices: 0; clients waiting for approval: 0");
+    const json: string[] = [];
+    await runStatusCommand(["--data-dir", svc.dataDir, "--json"], (l) => json.push(l));
+    const report = JSON.parse(json[0]!);
+    assert.equal(report.ready, true);
+    assert.deepEqual(report.ports, svc.service.ports);
+  } finally {
+    await svc.stop();
+  }
+  const lines: string[] = [];
+  const down = await runStatusCommand(
+    ["--http-port", "1", "--data-dir", "/nonexistent"],
+    (l) => lines.push(l),
+  );
+  assert.equal(down.valueOf(), 1);
+  assert.match(lines[0]!, /Cannot reach Cueport on port 1/);
+});
+
+Deno.test("formatUptime()", () => {
+  assert.deepEqual([3, 62, 3720, 90000].map(formatUptime), [
+    "3 s",
+    "1 min 2 s",
+    "1 h 2 min",
+    "1 d 1 h",
+  ]);
+});
+
+Deno.test("service install --dry-run prints the unit and the commands, changes nothing", async () => {
+  const lines: string[] = [];
+  const code = await runServiceCommand(["install", "--user", "--dry-run"], (l) => lines.push(l));
+  if (Deno.build.os !== "linux" && Deno.build.os !== "darwin") {
+    assert.equal(code, 1);
+    return;
+  }
+  assert.equal(code, 0);
+  const text = lines.join("\n");
+  if (Deno.build.os === "linux") {
+    assert.match(text, /write .*\/\.config\/systemd\/user\/cueport\.service:\n# Written by/);
+    assert.match(text, /Type=notify/);
+    assert.match(text, /systemctl --user enable --now cueport\.service/);
+  }
+});
+
+Deno.test("service steps per platform: systemd on Linux, launchd on macOS", () => {
+  const options = { isUser: false, command: ["/usr/local/bin/cueport"], home: "/h", runAs: "show" };
+  const linux = serviceSteps("install", options, "linux");
+  assert.deepEqual(linux.filter((s) => s.kind === "run").map((s) => s.command.join(" ")), [
+    "systemctl daemon-reload",
+    "systemctl enable --now cueport.service",
+  ]);
+  const mac = serviceSteps("install", options, "darwin");
+  const runs = mac.filter((s) => s.kind === "run").map((s) => s.command.join(" "));
+  assert.ok(
+    runs.includes("launchctl bootstrap system /Library/LaunchDaemons/dev.cueport.service.plist"),
+  );
+  assert.ok(runs.some((r) => r.startsWith("chown -R show ")));
+  const removal = serviceSteps("uninstall", options, "linux");
+  assert.deepEqual(removal.map((s) => s.kind), ["run", "remove", "run"]);
+  assert.throws(() => serviceSteps("install", options, "windows"), /Linux .* macOS/);
+});
+
+Deno.test("log lines: text, or one JSON object a line", () => {
+  const time = new Date("2026-01-02T03:04:05.000Z");
+  assert.equal(formatLogLine("text", time, "warn", "x"), "2026-01-02T03:04:05.000Z WARN  x\n");
+  assert.equal(
+    formatLogLine("json", time, "error", 'a "b"\nc'),
+    '{"time":"2026-01-02T03:04:05.000Z","level":"error","message":"a \\"b\\"\\nc"}\n',
+  );
+});
