@@ -33,6 +33,7 @@ import { honoPath, mediaResponse, suffixesOf, withoutSuffixes } from "./media_an
 import { editRoutes } from "./edit_routes.ts";
 import { isNestedDeeper } from "../../protocol/json_depth.ts";
 import type { Peer } from "../net/mod.ts";
+import { remotePage } from "../web/mod.ts";
 
 /** What each request carries into the app: the peer's address, from the socket. */
 export interface HttpEnv {
@@ -301,11 +302,15 @@ export function createHttpHandler(
     const address = peer.address;
     try {
       if (!isLocalAddress(address)) options.rateLimit.take(address);
-      checkRequestOrigin(request, { hosts: options.hosts, origins: options.corsOrigins });
+      checkRequestOrigin(request, {
+        hosts: options.hosts,
+        origins: options.corsOrigins,
+        pagePort: options.ports().http,
+      });
     } catch (error) {
       return errorAnswer(error);
     }
-    return handle(request, { address, peer });
+    return remotePage(request) ?? handle(request, { address, peer });
   };
 }
 

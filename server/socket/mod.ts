@@ -35,6 +35,8 @@ export interface SocketServerOptions {
   hosts: ReadonlySet<string>;
   /** Browser origins allowed to connect (the CORS allow-list). */
   origins: readonly string[];
+  /** The HTTP port: the page it serves (the web remote) may connect, by any name of this machine. */
+  pagePort?: () => number;
 }
 
 /** A Sec-WebSocket-Key: 16 bytes in base64 (RFC 6455 4.1), so exactly 24 characters. */
@@ -142,7 +144,11 @@ export class SocketServer {
       );
     }
     try {
-      checkRequestOrigin(request, { hosts: this.#options.hosts, origins: this.#options.origins });
+      checkRequestOrigin(request, {
+        hosts: this.#options.hosts,
+        origins: this.#options.origins,
+        ...(this.#options.pagePort ? { pagePort: this.#options.pagePort() } : {}),
+      });
     } catch (error) {
       return errorAnswer(error);
     }
