@@ -56,20 +56,21 @@ export async function launchBrowser(): Promise<TestBrowser> {
 /** The proxy of one port: its live connections can be cut (a dropped network). */
 export class RemoteProxy {
   #server: net.Server;
-  #sockets = new Set<net.Socket>();
+  #sockets: Set<net.Socket>;
 
-  private constructor(server: net.Server) {
+  private constructor(server: net.Server, sockets: Set<net.Socket>) {
     this.#server = server;
+    this.#sockets = sockets;
   }
 
   /** Listens on 127.0.0.5:`port` and forwards to 127.0.0.1:`port` from 127.0.0.2. */
   static async listen(port: number): Promise<RemoteProxy> {
-    let proxy: RemoteProxy;
+    const sockets = new Set<net.Socket>();
     const server = net.createServer((client) => {
       const upstream = net.connect({ host: "127.0.0.1", port, localAddress: "127.0.0.2" });
       for (const s of [client, upstream]) {
-        proxy.#sockets.add(s);
-        s.on("close", () => proxy.#sockets.delete(s));
+        sockets.add(s);
+        s.on("close", () => sockets.delete(s));
         s.on("error", () => {
           client.destroy();
           upstream.destroy();
@@ -78,12 +79,11 @@ export class RemoteProxy {
       client.pipe(upstream);
       upstream.pipe(client);
     });
-    proxy = new RemoteProxy(server);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(port, PROXY_ADDRESS, () => resolve());
     });
-    return proxy;
+    return new RemoteProxy(server, sockets);
   }
 
   /** Cuts every connection through this proxy at once, as a Wi-Fi drop would. */
