@@ -28,6 +28,7 @@ import {
 const ALL_SCOPES = ["view", "control", "edit"];
 const root = document.getElementById("app");
 let live = null;
+let isInteractive = false;
 
 /** Back to pairing, with a message saying why (a revoked token, say). */
 function unpaired(message) {
@@ -73,6 +74,13 @@ function Remote({ scopes }) {
   const [tab, setTab] = useState("show");
   useEffect(() => subscribe(() => setTick((n) => n + 1)), []);
   const { project, playstate, appState } = store;
+  useEffect(() => {
+    // Interactive: the show is on screen and actions go out live (read by bench/remote_bench.ts).
+    if (project && store.conn === "live" && !isInteractive) {
+      isInteractive = true;
+      performance.mark("cueport-interactive");
+    }
+  });
   const canControl = scopes.includes("control");
   const tabs = TABS.filter((t) => !t.scope || scopes.includes(t.scope));
   const song = project?.songs.find((s) => s.songID === playstate?.activeSongID);
