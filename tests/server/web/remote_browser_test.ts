@@ -152,6 +152,44 @@ Deno.test("web remote in Chromium: a remote phone pairs, plays, fades, follows, 
       await page.waitForSelector('[data-song-title="Finale"]');
     });
 
+    await t.step("a burst of updates moves no layout (no layout shift)", async () => {
+      await page.click("#tab-show");
+      await page.waitForSelector('[data-clip="clip-sunset"]');
+      await page.evaluate(`(() => {
+        globalThis.shifts = [];
+        new PerformanceObserver((list) => shifts.push(...list.getEntries().map((e) => e.value)))
+          .observe({ type: "layout-shift" });
+      })()`);
+      // Triggers, stops, Control moves and output level changes from another client, one after
+      // another: every one reaches the page as an update.
+      for (let i = 0; i < 50; i++) {
+        const clip = i % 2 === 0 ? "clip-sunset" : "clip-grid";
+        await svc.post("/api/v1/action", { name: "TRIGGER_CLIP_IN", params: [clip] });
+        await svc.post("/api/v1/action", { name: "SET_CONTROL", params: ["A", i / 50] });
+        await svc.post("/api/v1/action", { name: "OUTPUT_LEVEL_IN", params: [i / 50] });
+        if (i % 5 === 4) await svc.post("/api/v1/action", { name: "STOP_ALL_CLIPS_IN" });
+      }
+      await svc.post("/api/v1/action", { name: "TRIGGER_CLIP_IN", params: ["clip-grid"] });
+      await page.waitForSelector('[data-clip="clip-grid"][data-state="playing"]');
+      // Two frames: whatever shift the last render caused has been reported.
+      await page.evaluate(
+        `new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))`,
+      );
+      assert.deepEqual(await page.evaluate(`shifts`), []);
+      // The observer does see a shift when one happens: content pushed in above the Clips.
+      await page.evaluate(`(() => {
+        const pushed = document.createElement("div");
+        pushed.id = "pushed";
+        pushed.style.height = "120px";
+        document.querySelector(".songs").prepend(pushed);
+      })()`);
+      await page.evaluate(
+        `new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))`,
+      );
+      assert.ok((await page.evaluate(`shifts.length`) as number) > 0, "a real shift is seen");
+      await page.evaluate(`document.getElementById("pushed").remove()`);
+    });
+
     await t.step("a dropped WebSocket shows offline, reconnects and resyncs", async () => {
       await page.click("#tab-system");
       await page.waitForSelector('[data-toggle="mute"][aria-pressed="false"]');
