@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { readOperatorToken } from "./auth/operator.ts";
 import { defaultDataDir, envName } from "./config.ts";
 import { readInstanceInfo } from "./startup.ts";
+import { pairingText } from "./web/pairing_text.ts";
 import { installedDataDirs } from "./deploy/places.ts";
 import { runStatusCommand } from "./deploy/status_command.ts";
 import { runServiceCommand } from "./deploy/service_command.ts";
@@ -39,7 +40,8 @@ export const CLI_COMMANDS: readonly string[] = [
 /** Usage of the operator commands. */
 export const CLI_USAGE =
   `Usage: cueport pair | devices | revoke <deviceId> | approvals | approve <id> | deny <id> | rotate-key | mcp [--http-port N]
-  pair              print a one-time pairing code (valid 5 minutes) for a new device
+  pair              print a one-time pairing code (valid 5 minutes) for a new device, the
+                    web remote's URL on each LAN address and a QR code to scan
   devices           list paired devices
   revoke DEVICE_ID  revoke a device: its token stops working and its connections close
   approvals         list local clients waiting for approval (with --approval wait)
@@ -193,6 +195,7 @@ export async function runCli(
       case "pair": {
         const { otp, expiresAt } = await call(target, "POST", "/api/v1/pair/code");
         print(`Pairing code: ${otp}  (valid until ${expiresAt})`);
+        print(await pairingText(target.port, otp));
         return 0;
       }
       case "devices": {

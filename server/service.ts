@@ -201,6 +201,7 @@ async function start(
     authenticator: auth.authenticator,
     hosts,
     origins: settings.corsOrigins,
+    pagePort: () => ports.http,
     version: VERSION,
     rateLimit: rateLimiter.meter("messages", settings.wsRatePerSecond),
     limits: {

@@ -47,10 +47,37 @@ function isMachineHost(header: string, hosts: ReadonlySet<string>): boolean {
   return verdict;
 }
 
+/**
+ * Whether `origin` is the page the service serves itself (the web remote at
+ * `/` of the HTTP port): `http:`, a name of this machine, the HTTP port.
+ * Another site rebinding its name to this machine keeps its own name in the
+ * Origin, so it is not taken for the page.
+ */
+export function isOwnPageOrigin(
+  origin: string,
+  hosts: ReadonlySet<string>,
+  pagePort: number,
+): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== "http:" || url.pathname !== "/" || url.username !== "") return false;
+  const port = url.port === "" ? 80 : Number(url.port);
+  return port === pagePort && hosts.has(hostOf(url.host));
+}
+
 /** Checks the request's `Host` and `Origin`; throws the error to answer with. */
 export function checkRequestOrigin(
   request: Request,
-  options: { hosts: ReadonlySet<string>; origins: readonly string[] },
+  options: {
+    hosts: ReadonlySet<string>;
+    origins: readonly string[];
+    /** The HTTP port, whose page (the web remote) is admitted by any name of this machine. */
+    pagePort?: number;
+  },
 ): void {
   const host = request.headers.get("host");
   if (host !== null && !isMachineHost(host, options.hosts)) {
@@ -60,7 +87,10 @@ export function checkRequestOrigin(
     );
   }
   const origin = request.headers.get("origin");
-  if (origin !== null && !options.origins.includes("*") && !options.origins.includes(origin)) {
+  if (
+    origin !== null && !options.origins.includes("*") && !options.origins.includes(origin) &&
+    !(options.pagePort !== undefined && isOwnPageOrigin(origin, options.hosts, options.pagePort))
+  ) {
     throw new CueportError(
       "ORIGIN_NOT_ALLOWED",
       `Origin "${origin}" is not allowed: add it to the corsOrigins setting to call the API from that page`,

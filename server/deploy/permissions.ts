@@ -50,6 +50,8 @@ export const TEST_PEER_ENV: readonly string[] = [
   "TERM",
   "USER",
   "NODE_V8_COVERAGE",
+  // puppeteer-core, the web remote's browser tests.
+  "PUPPETEER_*",
 ];
 
 /** The system information the service reads: its names in the Host check, mDNS's interfaces. */

@@ -34,6 +34,7 @@ import { editRoutes } from "./edit_routes.ts";
 import { isNestedDeeper } from "../../protocol/json_depth.ts";
 import type { Peer } from "../net/mod.ts";
 import type { HttpDialect } from "../net/dialect.ts";
+import { remotePage } from "../web/mod.ts";
 
 /** What each request carries into the app: the peer's address, from the socket. */
 export interface HttpEnv {
@@ -336,11 +337,16 @@ export function createHttpHandler(
         options.rateLimit.take(address);
         dialect?.seen?.(address);
       }
-      checkRequestOrigin(request, { hosts: options.hosts, origins: options.corsOrigins });
+      checkRequestOrigin(request, {
+        hosts: options.hosts,
+        origins: options.corsOrigins,
+        pagePort: options.ports().http,
+      });
     } catch (error) {
       return refuse(error, request);
     }
-    return handle(request, { address, peer });
+    // The web remote is the 6.0 interface's page; the 5.0.0 port serves the API alone.
+    return (dialect ? null : remotePage(request)) ?? handle(request, { address, peer });
   };
 }
 

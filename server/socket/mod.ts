@@ -39,6 +39,8 @@ export interface SocketServerOptions {
   origins: readonly string[];
   /** The interface version it speaks (the 5.0.0 one, `server/legacy`); default 6.0. */
   dialect?: WsDialect;
+  /** The HTTP port: the page it serves (the web remote) may connect, by any name of this machine. */
+  pagePort?: () => number;
 }
 
 /** A Sec-WebSocket-Key: 16 bytes in base64 (RFC 6455 4.1), so exactly 24 characters. */
@@ -151,7 +153,11 @@ export class SocketServer {
       );
     }
     try {
-      checkRequestOrigin(request, { hosts: this.#options.hosts, origins: this.#options.origins });
+      checkRequestOrigin(request, {
+        hosts: this.#options.hosts,
+        origins: this.#options.origins,
+        ...(this.#options.pagePort ? { pagePort: this.#options.pagePort() } : {}),
+      });
     } catch (error) {
       return errorAnswer(error);
     }

@@ -21,6 +21,8 @@ Deno.test("cueport pair, devices and revoke talk to the running service", async 
     assert.equal(pair.code, 0);
     const otp = /Pairing code: (\d{6})/.exec(pair.text)?.[1];
     assert.ok(otp, pair.text);
+    // The web remote's address follows (per LAN address, or localhost on a machine without one).
+    assert.match(pair.text, /^Remote: http:\/\/\S+:\d+\//m);
     const paired = await svc.post("/api/v1/pair", { otp, deviceName: "Desk" });
     assert.equal(paired.status, 200);
     const devices = await cli("devices", "--http-port", port);

@@ -120,7 +120,7 @@ Deno.test("5.0.0 rows: ports, paths, routes, bodies, names, seek, direction", as
             method: "POST",
             body: JSON.stringify({ action: { name: "MuteToggleAction", params: [] } }),
           });
-          assert.equal(action.status, 200, base);
+          assert.equal(action.status, 200, String(base));
           const name = base === svc.base ? "MUTE_TOGGLE" : "MuteToggleAction";
           assert.equal((await action.json()).action, name, "each interface names it its way");
           const edit = await fetch(`${base}/api/v1/edit`, {

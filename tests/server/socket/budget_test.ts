@@ -157,7 +157,10 @@ Deno.test("SocketClient closes a client that has not authenticated by the deadli
   try {
     await until(() => silent.closeCode !== null, "the close");
     assert.equal(silent.closeCode, 1008);
-    assert.ok(h.logs.some((l) => l.includes("closed: 1008 Authentication timeout")), h.logs[0]);
+    assert.ok(
+      h.logs.some((l) => l.includes("closed: 1008 Authentication timeout")),
+      String(h.logs[0]),
+    );
     assert.equal((await authenticated.request({ type: "ping" })).data.pong, true);
     assert.equal(h.sockets.clientCount, 1, "the authenticated client stays");
   } finally {

@@ -1,0 +1,124 @@
+// The HTTP side of the web remote: the token it keeps, pairing, actions and edits over the
+// public API (docs/api.md, docs/security.md, docs/edits.md).
+
+const TOKEN_KEY = "cueport.remote.token";
+
+/** A failed API call, with the API's error code and message. */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** The token this browser keeps (a paired device's, or a local approval's), or null. */
+export function savedToken() {
+  try {
+    return localStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+/** Keeps (or with null forgets) the token. */
+export function saveToken(token) {
+  try {
+    if (token === null) localStorage.removeItem(TOKEN_KEY);
+    else localStorage.setItem(TOKEN_KEY, token);
+  } catch {
+    // private mode without storage: the token lives as long as the page
+  }
+}
+
+/** The scopes a token grants, read from its claims (the server checks them, this only shapes the page). */
+export function scopesOf(token) {
+  try {
+    const part = token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+    const claims = JSON.parse(atob(part + "=".repeat((4 - part.length % 4) % 4)));
+    return Array.isArray(claims.scopes) ? claims.scopes : [];
+  } catch {
+    return [];
+  }
+}
+
+/** A name for this device in `cueport devices`. */
+export function deviceName() {
+  const ua = navigator.userAgent;
+  const kind = /iPad/.test(ua)
+    ? "iPad"
+    : /iPhone/.test(ua)
+    ? "iPhone"
+    : /Android/.test(ua)
+    ? "Android"
+    : "browser";
+  return `Web remote (${kind})`;
+}
+
+/** Calls the API with the kept token; resolves with the JSON answer, rejects with ApiError. */
+export async function api(method, path, body) {
+  const headers = {};
+  const token = savedToken();
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  let res;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    throw new ApiError(0, "CONNECTION_FAILED", "The show machine cannot be reached");
+  }
+  const answer = await res.json().catch(() => null);
+  if (!res.ok) {
+    throw new ApiError(
+      res.status,
+      answer?.error?.code ?? "SERVER_ERROR",
+      answer?.error?.message ?? `HTTP ${res.status}`,
+    );
+  }
+  return answer;
+}
+
+/** Exchanges a one-time code for a token (POST /api/v1/pair) and keeps it. */
+export async function pair(otp, name) {
+  const answer = await api("POST", "/api/v1/pair", { otp, deviceName: name });
+  saveToken(answer.token);
+  return answer;
+}
+
+/** Runs an action over HTTP (the WebSocket is used when it is open: see live.js). */
+export function actionOverHttp(name, params = [], extra = {}) {
+  return api("POST", "/api/v1/action", { name, params, ...extra });
+}
+
+/** Applies an edit (POST /api/v1/edit). */
+export function edit(name, params = {}) {
+  return api("POST", "/api/v1/edit", { name, params });
+}
+
+const thumbs = new Map();
+
+/**
+ * A thumbnail's URL for an <img>: the route itself when no token is needed
+ * (a local browser), else a blob fetched with the token (an <img> cannot
+ * send an Authorization header). The browser's cache revalidates with ETags.
+ */
+export function thumbnailUrl(projectId, fileId, size) {
+  const path = `/thumbnails/${encodeURIComponent(projectId)}/${
+    encodeURIComponent(fileId)
+  }.jpg?size=${size}`;
+  const token = savedToken();
+  if (!token) return Promise.resolve(path);
+  let url = thumbs.get(path);
+  if (!url) {
+    url = fetch(path, { headers: { authorization: `Bearer ${token}` } })
+      .then((res) => (res.ok ? res.blob() : Promise.reject(new Error(`HTTP ${res.status}`))))
+      .then((blob) => URL.createObjectURL(blob));
+    url.catch(() => thumbs.delete(path));
+    thumbs.set(path, url);
+  }
+  return url;
+}

@@ -1,0 +1,223 @@
+// The web remote: boots, pairs when it must, and renders the screens from the live store.
+
+import { html, render, useEffect, useState } from "./preact.js";
+import {
+  actionOverHttp,
+  api,
+  ApiError,
+  deviceName,
+  edit,
+  pair,
+  savedToken,
+  saveToken,
+  scopesOf,
+} from "./api.js";
+import { Live, notify, store, subscribe } from "./live.js";
+import {
+  ClipGrid,
+  ConnectionBadge,
+  Controls,
+  Pairing,
+  progressOf,
+  SetList,
+  Songs,
+  System,
+  Transport,
+} from "./views.js";
+
+const ALL_SCOPES = ["view", "control", "edit"];
+const root = document.getElementById("app");
+let live = null;
+let isInteractive = false;
+
+/** Back to pairing, with a message saying why (a revoked token, say). */
+function unpaired(message) {
+  saveToken(null);
+  live?.stop();
+  live = null;
+  show({ screen: "pairing", message });
+}
+
+function failed(error) {
+  if (error instanceof ApiError && error.status === 401 && savedToken()) {
+    unpaired(
+      "This device is no longer paired (its token was revoked or expired): " +
+        "enter a new code from cueport pair",
+    );
+    return;
+  }
+  notify(error.message);
+}
+
+/** Runs an action: over the socket while it is live, else over HTTP. */
+function run(name, params, velocity) {
+  const extra = velocity === undefined ? {} : { velocity };
+  const done = live?.isLive
+    ? live.action(name, params, extra)
+    : actionOverHttp(name, params, extra);
+  return done.catch(failed);
+}
+
+function doEdit(name, params) {
+  return edit(name, params).catch(failed);
+}
+
+const TABS = [
+  { id: "show", label: "Show" },
+  { id: "controls", label: "Controls" },
+  { id: "system", label: "Output" },
+  { id: "setlist", label: "Set list", scope: "edit" },
+];
+
+function Remote({ scopes }) {
+  const [, setTick] = useState(0);
+  const [tab, setTab] = useState("show");
+  useEffect(() => subscribe(() => setTick((n) => n + 1)), []);
+  const { project, playstate, appState } = store;
+  useEffect(() => {
+    // Interactive: the show is on screen and actions go out live (read by bench/remote_bench.ts).
+    if (project && store.conn === "live" && !isInteractive) {
+      isInteractive = true;
+      performance.mark("cueport-interactive");
+    }
+  });
+  const canControl = scopes.includes("control");
+  const tabs = TABS.filter((t) => !t.scope || scopes.includes(t.scope));
+  const song = project?.songs.find((s) => s.songID === playstate?.activeSongID);
+  return html`
+    <div class="remote">
+      <header class="top">
+          <${ConnectionBadge} conn=${store.conn} note=${store.connNote} />
+          <span class="project-name">${project?.name ?? "..."}</span>
+          <span class="now" aria-live="polite" data-song-title=${song?.title ?? ""}>
+            <span class="pgm-badge" aria-label="PGM id">${song?.pgmId ?? "-"}</span>
+            <span class="now-title">${song?.title ?? ""}</span>
+            <span class="now-state" data-song-state=${playstate?.song?.state ??
+              ""}>${playstate?.song?.state ?? ""}</span>
+          </span>
+          ${!canControl && html`<span class="view-only">View only</span>`}
+        </header>
+      <nav class="tabs" role="tablist" aria-label="Screens">
+          ${tabs.map((t) =>
+            html`
+              <button role="tab" id=${`tab-${t.id}`} aria-selected=${tab === t.id
+                ? "true"
+                : "false"}
+                onClick=${() => setTab(t.id)}>${t.label}</button>
+            `
+          )}
+        </nav>
+      <main class=${`screen screen-${tab}`} role="tabpanel" aria-labelledby=${`tab-${tab}`}>
+          ${!project && html`<p class="note">Waiting for the show...</p>`}
+          ${project && tab === "show" && html`
+            <${Songs} project=${project} playstate=${playstate} canControl=${canControl} run=${run} />
+            <${ClipGrid} project=${project} playstate=${playstate} canControl=${canControl} run=${run} />
+          `}
+          ${project && tab === "controls" &&
+            html`<${Controls} project=${project} playstate=${playstate} canControl=${canControl} run=${run} />`}
+          ${tab === "system" &&
+            html`<${System} appState=${appState} canControl=${canControl} run=${run} />`}
+          ${project && tab === "setlist" &&
+            html`<${SetList} project=${project} doEdit=${doEdit} />`}
+        </main>
+      <footer class="bottom">
+        <${Transport} playstate=${playstate} canControl=${canControl} run=${run} />
+      </footer>
+      <${Notice} notice=${store.notice} />
+    </div>
+  `;
+}
+
+function Notice({ notice }) {
+  const [shown, setShown] = useState(null);
+  useEffect(() => {
+    if (!notice) return;
+    setShown(notice);
+    const timer = setTimeout(() => setShown(null), 4000);
+    return () => clearTimeout(timer);
+  }, [notice?.serial]);
+  return html`<div class="notice" role="alert" data-notice=${shown ? "shown" : ""}>${
+    shown?.message ?? ""
+  }</div>`;
+}
+
+/** The position bars, moved every frame from the last play state (transforms: no layout). */
+function animateBars() {
+  const now = performance.now();
+  const entries = new Map((store.playstate?.clips ?? []).map((e) => [e.clipID, e]));
+  for (const bar of document.querySelectorAll("[data-bar]")) {
+    const p = progressOf(entries.get(bar.dataset.bar), store.receivedAt, now);
+    bar.style.transform = `scaleX(${p.toFixed(4)})`;
+  }
+  requestAnimationFrame(animateBars);
+}
+
+function show(state) {
+  if (state.screen === "pairing") {
+    render(
+      html`
+        <${Pairing} message=${state.message} defaultName=${deviceName()}
+          onPair=${async (otp, name) => {
+            await pair(otp, name);
+            await start();
+          }} />
+      `,
+      root,
+    );
+    return;
+  }
+  render(html`<${Remote} scopes=${state.scopes} />`, root);
+}
+
+/** Reads the API's info (which needs a token, or a local browser), then goes live. */
+async function start() {
+  let info;
+  try {
+    info = await api("GET", "/api/v1/info");
+  } catch (error) {
+    if (error.status === 401) {
+      const hadToken = savedToken() !== null;
+      saveToken(null);
+      show({
+        screen: "pairing",
+        message: hadToken
+          ? "This device is no longer paired (its token was revoked or expired): " +
+            "enter a new code from cueport pair"
+          : "",
+      });
+      return;
+    }
+    root.textContent = `Cannot reach the show machine: ${error.message}`;
+    return;
+  }
+  const token = savedToken();
+  const scopes = token ? scopesOf(token) : ALL_SCOPES;
+  const host = location.hostname;
+  live = new Live(`ws://${host}:${info.ports.ws}${info.websocket ?? "/v1"}`, {
+    onRevoked: unpaired,
+  });
+  globalThis.cueportRemote = { live, store };
+  show({ screen: "remote", scopes });
+  live.start();
+}
+
+async function boot() {
+  // A code in the fragment (the QR code of `cueport pair`): pair at once, then forget it.
+  const otp = new URLSearchParams(location.hash.slice(1)).get("otp");
+  if (otp) {
+    history.replaceState(null, "", location.pathname);
+    try {
+      await pair(otp, deviceName());
+    } catch (error) {
+      show({
+        screen: "pairing",
+        message: `The code from the QR code did not work: ${error.message}`,
+      });
+      return;
+    }
+  }
+  await start();
+}
+
+requestAnimationFrame(animateBars);
+boot();

@@ -1,0 +1,94 @@
+// Press behaviours of show-control remotes, as props for buttons:
+// - go: fires when the finger lifts over the button (a slip off cancels), as a click does;
+// - down: fires the moment the finger lands (stop, panic), no waiting for the lift;
+// - hold: press on touch-down, release on lift (Gate-mode Clips).
+// Keyboard users get the same: Enter/Space click a go or down button, and hold a hold one.
+
+const pressures = new WeakMap();
+
+/** A MIDI-like velocity (1-127) from touch pressure, or undefined where the device has none. */
+function velocityOf(pressure) {
+  // Without pressure hardware, browsers report 0.5 while pressed (and 0 for a mouse hover).
+  if (pressure === undefined || pressure === 0 || pressure === 0.5) return undefined;
+  return Math.max(1, Math.min(127, Math.round(pressure * 127)));
+}
+
+function track(event) {
+  if (event.pointerType === "mouse") return;
+  const seen = pressures.get(event.currentTarget) ?? 0;
+  pressures.set(event.currentTarget, Math.max(seen, event.pressure));
+}
+
+/** Props of a button that fires on lift (the "go" of a show remote): `fire(velocity)`. */
+export function goProps(fire) {
+  return {
+    onPointerDown: (event) => {
+      pressures.delete(event.currentTarget);
+      track(event);
+    },
+    onPointerMove: track,
+    onClick: (event) => {
+      const velocity = velocityOf(pressures.get(event.currentTarget));
+      pressures.delete(event.currentTarget);
+      fire(velocity);
+    },
+  };
+}
+
+/** Props of a button that fires on touch-down (stop, panic): `fire()`. */
+export function downProps(fire) {
+  return {
+    onPointerDown: (event) => {
+      if (event.button !== 0) return;
+      event.preventDefault();
+      fire();
+    },
+    // A click with no pointer behind it (detail 0) is the keyboard's.
+    onClick: (event) => {
+      if (event.detail === 0) fire();
+    },
+  };
+}
+
+const held = new WeakSet();
+
+/**
+ * Props of a button held down: `press(velocity)` on touch-down, `release()` on lift. What is
+ * held is kept on the element, so a re-render while held (the press's own update) loses nothing.
+ */
+export function holdProps(press, release) {
+  const down = (element, velocity) => {
+    if (held.has(element)) return;
+    held.add(element);
+    press(velocity);
+  };
+  const up = (event) => {
+    if (!held.delete(event.currentTarget)) return;
+    release();
+  };
+  return {
+    onPointerDown: (event) => {
+      if (event.button !== 0) return;
+      event.preventDefault();
+      event.currentTarget.setPointerCapture?.(event.pointerId);
+      down(
+        event.currentTarget,
+        event.pointerType === "mouse" ? undefined : velocityOf(event.pressure),
+      );
+    },
+    onPointerUp: up,
+    onPointerCancel: up,
+    onLostPointerCapture: up,
+    onContextMenu: (event) => event.preventDefault(),
+    onKeyDown: (event) => {
+      if ((event.key === " " || event.key === "Enter") && !event.repeat) {
+        event.preventDefault();
+        down(event.currentTarget, undefined);
+      }
+    },
+    onKeyUp: (event) => {
+      if (event.key === " " || event.key === "Enter") up(event);
+    },
+    onBlur: up,
+  };
+}

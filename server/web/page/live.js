@@ -1,0 +1,259 @@
+// The live side of the web remote: one WebSocket to /v1 on the service's WebSocket port
+// (docs/websocket.md), reconnected after a drop and resynced from a `full` update, and the
+// store the screens render from.
+
+import { ApiError, savedToken } from "./api.js";
+
+const LOCAL_TOKEN_KEY = "cueport.remote.localToken";
+
+/** What the screens show; replaced field by field, rendered at most once a frame. */
+export const store = {
+  /** "connecting", "live", "offline" (retrying), "pairing" (no usable token) */
+  conn: "connecting",
+  connNote: "",
+  project: null,
+  playstate: null,
+  appState: null,
+  /** performance.now() when `playstate` arrived: positions run on from there. */
+  receivedAt: 0,
+  /** The last error to show, with a serial so the same message shows again. */
+  notice: null,
+};
+
+const listeners = new Set();
+let isScheduled = false;
+
+/** Calls `listener` after changes, at most once per animation frame. */
+export function subscribe(listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+function changed(patch) {
+  Object.assign(store, patch);
+  if (isScheduled) return;
+  isScheduled = true;
+  requestAnimationFrame(() => {
+    isScheduled = false;
+    for (const listener of listeners) listener();
+  });
+}
+
+/** Shows a message (an error, a refusal) in the page's live region. */
+export function notify(message, kind = "error") {
+  changed({ notice: { message, kind, serial: (store.notice?.serial ?? 0) + 1 } });
+}
+
+function localToken() {
+  try {
+    return localStorage.getItem(LOCAL_TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function saveLocalToken(token) {
+  try {
+    if (token) localStorage.setItem(LOCAL_TOKEN_KEY, token);
+    else localStorage.removeItem(LOCAL_TOKEN_KEY);
+  } catch {
+    // no storage: approved again next time
+  }
+}
+
+/** The live connection. */
+export class Live {
+  #url;
+  #socket = null;
+  #isAuthed = false;
+  #nextId = 1;
+  #pending = new Map();
+  #retryMs = 250;
+  #retryTimer = 0;
+  #isStopped = false;
+  #onRevoked;
+  #queryTimer = 0;
+
+  /**
+   * @param {string} url ws://host:port/v1
+   * @param {{onRevoked: (message: string) => void}} options
+   */
+  constructor(url, options) {
+    this.#url = url;
+    this.#onRevoked = options.onRevoked;
+  }
+
+  /** Whether actions go over the socket (else over HTTP). */
+  get isLive() {
+    return this.#isAuthed;
+  }
+
+  /** Opens the socket (again after a drop, with backoff up to 4 s). */
+  start() {
+    this.#isStopped = false;
+    this.#open();
+  }
+
+  /** Closes for good (pairing again, or the page going away). */
+  stop() {
+    this.#isStopped = true;
+    clearTimeout(this.#retryTimer);
+    this.#socket?.close(1000);
+  }
+
+  /** Drops the socket as a network failure would (tests and the reconnect button use it). */
+  drop() {
+    this.#socket?.close(4000, "dropped");
+  }
+
+  #open() {
+    changed({ conn: "connecting", connNote: "" });
+    let socket;
+    try {
+      socket = new WebSocket(this.#url);
+    } catch (error) {
+      this.#retry(`Cannot open ${this.#url}: ${error.message}`);
+      return;
+    }
+    this.#socket = socket;
+    this.#isAuthed = false;
+    socket.onmessage = (event) => this.#receive(JSON.parse(event.data));
+    socket.onclose = (event) => {
+      if (this.#socket !== socket) return;
+      this.#socket = null;
+      this.#isAuthed = false;
+      for (const { reject } of this.#pending.values()) {
+        reject(new ApiError(0, "CONNECTION_FAILED", "The connection dropped"));
+      }
+      this.#pending.clear();
+      if (this.#isStopped) return;
+      // 1008 after a revocation: the next auth tells whether the token still works.
+      this.#retry(event.code === 1008 ? "The show machine closed the connection" : "");
+    };
+  }
+
+  #retry(note) {
+    if (this.#isStopped) return;
+    changed({ conn: "offline", connNote: note });
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = setTimeout(() => this.#open(), this.#retryMs);
+    this.#retryMs = Math.min(this.#retryMs * 2, 4000);
+  }
+
+  #send(message) {
+    const id = `m${this.#nextId++}`;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#socket.send(JSON.stringify({ ...message, id }));
+    });
+  }
+
+  #receive(message) {
+    if (message.type === "event" && message.event === "connected") {
+      this.#authenticate();
+    } else if (message.type === "event" && message.event === "state-update") {
+      for (const update of message.payload) this.#apply(update);
+    } else if (message.type === "response" || message.type === "error") {
+      const waiter = this.#pending.get(message.id);
+      if (!waiter) return;
+      this.#pending.delete(message.id);
+      if (message.type === "response") waiter.resolve(message.data);
+      else {
+        waiter.reject(new ApiError(0, message.error.code, message.error.message));
+      }
+    }
+  }
+
+  async #authenticate() {
+    const token = savedToken() ?? localToken();
+    const payload = token ? { token } : { deviceName: "Web remote on the show machine" };
+    try {
+      const answer = await this.#send({ type: "auth", payload });
+      if (answer.token && !savedToken()) saveLocalToken(answer.token);
+    } catch (error) {
+      if (error.code !== "AUTHENTICATION_FAILED") return; // dropped meanwhile: retried
+      if (!savedToken() && localToken()) {
+        saveLocalToken(null); // a local approval that expired: ask again
+        this.drop();
+        return;
+      }
+      this.stop();
+      this.#onRevoked(
+        savedToken()
+          ? "This device is no longer paired (its token was revoked or expired): " +
+            "enter a new code from cueport pair"
+          : error.message,
+      );
+      return;
+    }
+    this.#isAuthed = true;
+    this.#retryMs = 250;
+    changed({ conn: "live", connNote: "" });
+    // Resync: everything held may be stale after a drop; the `full` update refreshes it.
+    this.#send({ type: "full" }).catch(() => {});
+  }
+
+  /** Runs an action over the socket; resolves with its answer. */
+  action(name, params, extra = {}) {
+    return this.#send({ type: "action", action: { name, params }, ...extra });
+  }
+
+  /** Reads the active Project and the app state again (after a `full` or a change of the Project). */
+  async refresh() {
+    if (!this.#isAuthed) return;
+    const [active, appState] = await Promise.all([
+      this.#send({ type: "query", query: "active" }),
+      this.#send({ type: "query", query: "appState" }),
+    ]);
+    changed({
+      project: active.project,
+      playstate: active.playstate,
+      receivedAt: performance.now(),
+      appState,
+    });
+  }
+
+  /** One refresh for a burst of project changes. */
+  #refreshSoon() {
+    clearTimeout(this.#queryTimer);
+    this.#queryTimer = setTimeout(() => this.refresh().catch(() => {}), 30);
+  }
+
+  #apply(update) {
+    const data = update.data ?? {};
+    const activeId = store.project?.projectId;
+    switch (update.updateType) {
+      case "full":
+        this.#refreshSoon();
+        break;
+      case "playstate":
+        if (update.projectId !== activeId) {
+          // Another Project became active, or this one was replaced: read it again.
+          if (data.event === "selection-changed") this.#refreshSoon();
+          break;
+        }
+        if (data.playstate) {
+          changed({ playstate: data.playstate, receivedAt: performance.now() });
+        } else if (data.event === "control-changed" && store.playstate) {
+          changed({
+            playstate: {
+              ...store.playstate,
+              controls: { ...store.playstate.controls, [data.controlID]: data.value },
+            },
+          });
+        }
+        break;
+      case "appState":
+        if (data.appState) changed({ appState: data.appState });
+        break;
+      case "project":
+      case "song":
+      case "clip":
+        // Edits, imports and Project switches: what the screens show is read again.
+        if (data.event === "import-progress" || data.event === "upload-progress") break;
+        if (data.event === "param-changed") break;
+        this.#refreshSoon();
+        break;
+    }
+  }
+}

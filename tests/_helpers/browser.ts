@@ -1,0 +1,121 @@
+/**
+ * Headless Chromium (Debian's `chromium`) for tests of the web remote, over
+ * the DevTools protocol with puppeteer-core, and a proxy that makes the
+ * browser a remote device: it listens on 127.0.0.5 at the service's own port
+ * numbers and connects on from 127.0.0.2, so the page and its WebSocket reach
+ * the service from a non-local address under one host name (`show-pc.test`).
+ */
+import net from "node:net";
+import puppeteer, { type Browser } from "puppeteer-core";
+
+/** Where Debian installs Chromium (`apt-get install chromium`). */
+export const CHROMIUM = "/usr/bin/chromium";
+
+/** The name the browser uses for the show machine (resolved to the proxy). */
+export const SHOW_HOST = "show-pc.test";
+const PROXY_ADDRESS = "127.0.0.5";
+
+/** A started browser with its own empty profile; `close()` removes it. */
+export interface TestBrowser {
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+/**
+ * Launches Chromium headless. The flags keep it from its background
+ * connections (the test machine's network is closed) and from HTTPS upgrades.
+ */
+export async function launchBrowser(): Promise<TestBrowser> {
+  const profile = await Deno.makeTempDir({ prefix: "cueport-chromium-" });
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    // Chromium gets only what it needs: the test task grants no access to the whole
+    // environment, which puppeteer would otherwise copy.
+    env: { HOME: Deno.env.get("HOME") ?? "/tmp" },
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable",
+      `--host-resolver-rules=MAP ${SHOW_HOST} ${PROXY_ADDRESS}`,
+      `--user-data-dir=${profile}`,
+    ],
+  });
+  return {
+    browser,
+    async close() {
+      await browser.close().catch(() => {});
+      await Deno.remove(profile, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** The proxy of one port: its live connections can be cut (a dropped network). */
+export class RemoteProxy {
+  #server: net.Server;
+  #sockets: Set<net.Socket>;
+
+  private constructor(server: net.Server, sockets: Set<net.Socket>) {
+    this.#server = server;
+    this.#sockets = sockets;
+  }
+
+  /** Listens on 127.0.0.5:`port` and forwards to 127.0.0.1:`port` from 127.0.0.2. */
+  static async listen(port: number): Promise<RemoteProxy> {
+    const sockets = new Set<net.Socket>();
+    const server = net.createServer((client) => {
+      const upstream = net.connect({ host: "127.0.0.1", port, localAddress: "127.0.0.2" });
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on("close", () => sockets.delete(s));
+        s.on("error", () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, PROXY_ADDRESS, () => resolve());
+    });
+    return new RemoteProxy(server, sockets);
+  }
+
+  /** Cuts every connection through this proxy at once, as a Wi-Fi drop would. */
+  drop(): void {
+    for (const s of this.#sockets) s.destroy();
+  }
+
+  /** How many connections pass through now. */
+  get connectionCount(): number {
+    return this.#sockets.size / 2;
+  }
+
+  /** Stops listening and cuts every connection. */
+  async close(): Promise<void> {
+    this.drop();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+/** Proxies for the HTTP and WebSocket ports: the page is at `url`. */
+export async function remoteProxies(
+  ports: { http: number; ws: number },
+): Promise<{ url: string; http: RemoteProxy; ws: RemoteProxy; close(): Promise<void> }> {
+  const http = await RemoteProxy.listen(ports.http);
+  const ws = await RemoteProxy.listen(ports.ws);
+  return {
+    url: `http://${SHOW_HOST}:${ports.http}/`,
+    http,
+    ws,
+    close: () => Promise.all([http.close(), ws.close()]).then(() => {}),
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * `deno task docs:remote`: the screenshots of `docs/remote.md`, taken in
+ * headless Chromium (Debian's `chromium`) from a real service on the demo
+ * project, on a virtual clock so every run shows the same moment. The
+ * service runs with `localhostAuthExempt` off, so this local browser pairs
+ * like a phone (the pairing screen is the first picture).
+ * @module
+ */
+import puppeteer, { type Page } from "puppeteer-core";
+import { Settings } from "../server/config.ts";
+import { createLogger } from "../server/log.ts";
+import { startService } from "../server/service.ts";
+import { readOperatorToken } from "../server/auth/operator.ts";
+
+const docs = (name: string) => new URL(`../docs/${name}`, import.meta.url).pathname;
+const dataDir = await Deno.makeTempDir({ prefix: "cueport-screenshots-" });
+const profile = await Deno.makeTempDir({ prefix: "cueport-screenshots-chromium-" });
+const settings = Settings.parse({
+  dataDir,
+  host: "127.0.0.1",
+  httpPort: 0,
+  wsPort: 0,
+  oscPort: 0,
+  oscQueryPort: "off",
+  virtualClock: true,
+  localhostAuthExempt: false,
+  logLevel: "error",
+});
+const service = await startService(settings, createLogger("error"));
+await service.supervisor.waitReady(20_000);
+const base = `http://127.0.0.1:${service.ports.http}`;
+const operator = await readOperatorToken(dataDir);
+
+async function call(path: string, body: unknown) {
+  const res = await fetch(base + path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${operator}` },
+    body: JSON.stringify(body),
+  });
+  return await res.json();
+}
+
+const browser = await puppeteer.launch({
+  executablePath: "/usr/bin/chromium",
+  headless: true,
+  args: [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+    `--user-data-dir=${profile}`,
+  ],
+});
+
+async function shot(page: Page, name: string) {
+  // Two frames: the last render and the position bars have landed.
+  await page.evaluate(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))`);
+  await page.screenshot({ path: docs(name) as `${string}.png` });
+  console.log(`docs/${name}`);
+}
+
+try {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 1, isMobile: true });
+  await page.goto(`${base}/`);
+  await page.waitForSelector("#otp");
+  await shot(page, "remote-pairing.png");
+  const { otp } = await call("/api/v1/pair/code", {});
+  await page.type("#otp", otp);
+  await page.click("button[type=submit]");
+  await page.waitForSelector("[data-conn=live]");
+  await page.waitForSelector('[data-clip="clip-aurora"] img');
+
+  // A moment of the show: the Song playing, a Clip triggered, Controls moved, recording.
+  const act = (name: string, params: unknown[] = []) => call("/api/v1/action", { name, params });
+  await act("PLAY_IN");
+  await act("TRIGGER_CLIP_IN", ["clip-rings"]);
+  await act("SET_CONTROL", ["A", 0.8]);
+  await act("SET_CONTROL", ["B", 0.35]);
+  await act("SET_CONTROL", ["C", 0.6]);
+  await act("OUTPUT_LEVEL_IN", [0.85]);
+  await act("RECORD_TOGGLE", ["now"]);
+  await service.core.advanceClock(2500);
+  await page.waitForSelector('[data-clip="clip-rings"][data-state="playing"]');
+  await shot(page, "remote-show.png");
+  await page.click("#tab-controls");
+  await shot(page, "remote-controls.png");
+  await page.click("#tab-system");
+  await page.waitForSelector('[data-recording="recording"]');
+  await shot(page, "remote-output.png");
+  await page.click("#tab-setlist");
+  await shot(page, "remote-setlist.png");
+  await page.click("#tab-show");
+  await page.setViewport({ width: 1024, height: 700, deviceScaleFactor: 1, isMobile: true });
+  await shot(page, "remote-landscape.png");
+  await act("RECORD_TOGGLE");
+} finally {
+  await browser.close().catch(() => {});
+  await service.shutdown();
+  await Deno.remove(profile, { recursive: true }).catch(() => {});
+  await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+}
