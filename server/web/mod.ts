@@ -93,7 +93,11 @@ const PAGE_HEADERS = {
  */
 export function remotePage(request: Request): Response | undefined {
   if (request.method !== "GET" && request.method !== "HEAD") return undefined;
-  const path = new URL(request.url).pathname;
+  // The path without parsing a URL: every API request passes here first.
+  const url = request.url;
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const query = url.indexOf("?", start);
+  const path = start < 0 ? "/" : query < 0 ? url.slice(start) : url.slice(start, query);
   if (path !== "/" && !path.startsWith("/remote/")) return undefined;
   const asset = assetAt(path);
   if (!asset) return undefined;
