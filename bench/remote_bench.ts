@@ -6,7 +6,7 @@
  * the new value, p50 and p99 over 100 actions.
  * @module
  */
-import puppeteer from "puppeteer-core";
+import { launchBrowser } from "../tests/_helpers/browser.ts";
 import { startCueport } from "./_cueport.ts";
 import { createDemoProject } from "../player/demo.ts";
 import { writeJsonAtomic } from "../protocol/atomic_write.ts";
@@ -16,28 +16,13 @@ const LOADS = 10;
 const ACTIONS = 100;
 
 const dataDir = await Deno.makeTempDir({ prefix: "cueport-remote-bench-" });
-const profile = await Deno.makeTempDir({ prefix: "cueport-remote-bench-chromium-" });
 await writeJsonAtomic(
   `${dataDir}/projects/demo/project.json`,
   await createDemoProject(`${dataDir}/projects/demo`),
 );
 const cueport = await startCueport(dataDir);
 const base = `http://127.0.0.1:${cueport.ports.http}`;
-const browser = await puppeteer.launch({
-  executablePath: "/usr/bin/chromium",
-  headless: true,
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    `--user-data-dir=${profile}`,
-  ],
-});
+const { browser, close: closeBrowser } = await launchBrowser();
 
 const percentile = (xs: number[], q: number) => {
   const sorted = [...xs].sort((a, b) => a - b);
@@ -137,8 +122,7 @@ try {
   await Deno.writeTextFile(file, JSON.stringify(result, null, 2) + "\n");
   console.log(`  written to ${file}`);
 } finally {
-  await browser.close().catch(() => {});
+  await closeBrowser();
   await cueport.stop();
-  await Deno.remove(profile, { recursive: true }).catch(() => {});
   await Deno.remove(dataDir, { recursive: true }).catch(() => {});
 }

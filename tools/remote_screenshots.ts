@@ -6,7 +6,8 @@
  * like a phone (the pairing screen is the first picture).
  * @module
  */
-import puppeteer, { type Page } from "puppeteer-core";
+import type { Page } from "puppeteer-core";
+import { launchBrowser } from "../tests/_helpers/browser.ts";
 import { Settings } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import { startService } from "../server/service.ts";
@@ -14,7 +15,6 @@ import { readOperatorToken } from "../server/auth/operator.ts";
 
 const docs = (name: string) => new URL(`../docs/${name}`, import.meta.url).pathname;
 const dataDir = await Deno.makeTempDir({ prefix: "cueport-screenshots-" });
-const profile = await Deno.makeTempDir({ prefix: "cueport-screenshots-chromium-" });
 const settings = Settings.parse({
   dataDir,
   host: "127.0.0.1",
@@ -40,22 +40,7 @@ async function call(path: string, body: unknown) {
   return await res.json();
 }
 
-const browser = await puppeteer.launch({
-  executablePath: "/usr/bin/chromium",
-  headless: true,
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--hide-scrollbars",
-    `--user-data-dir=${profile}`,
-  ],
-});
+const { browser, close: closeBrowser } = await launchBrowser(["--hide-scrollbars"]);
 
 async function shot(page: Page, name: string) {
   // Two frames: the last render and the position bars have landed.
@@ -100,8 +85,7 @@ try {
   await shot(page, "remote-landscape.png");
   await act("RECORD_TOGGLE");
 } finally {
-  await browser.close().catch(() => {});
+  await closeBrowser();
   await service.shutdown();
-  await Deno.remove(profile, { recursive: true }).catch(() => {});
   await Deno.remove(dataDir, { recursive: true }).catch(() => {});
 }

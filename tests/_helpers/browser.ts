@@ -22,10 +22,11 @@ export interface TestBrowser {
 }
 
 /**
- * Launches Chromium headless. The flags keep it from its background
- * connections (the test machine's network is closed) and from HTTPS upgrades.
+ * Launches Chromium headless (with `extraFlags` after its own). The flags keep
+ * it from its background connections (the test machine's network is closed)
+ * and from HTTPS upgrades. The bench and the screenshot tool use it too.
  */
-export async function launchBrowser(): Promise<TestBrowser> {
+export async function launchBrowser(extraFlags: readonly string[] = []): Promise<TestBrowser> {
   const profile = await Deno.makeTempDir({ prefix: "cueport-chromium-" });
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
@@ -45,6 +46,7 @@ export async function launchBrowser(): Promise<TestBrowser> {
       "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable",
       `--host-resolver-rules=MAP ${SHOW_HOST} ${PROXY_ADDRESS}`,
       `--user-data-dir=${profile}`,
+      ...extraFlags,
     ],
   });
   return {
