@@ -22,6 +22,8 @@ const { values } = parseArgs({
 const RATE = Number(values.rate);
 const SECONDS = Number(values.seconds);
 const SUBSCRIBERS = Number(values.subscribers);
+/** How far behind its schedule the stream's sender may catch up at full speed. */
+const CATCH_UP_MS = 2;
 const here = (path: string) => new URL(path, import.meta.url).pathname;
 
 const pct = (xs: number[], p: number) =>
@@ -56,9 +58,12 @@ const target = { transport: "udp" as const, hostname: "127.0.0.1", port: cueport
 const rows: Array<{ name: string; value: string; target: string }> = [];
 
 try {
-  // 1. The stream: RATE messages a second, no reply asked (a desk's fader). The service's
-  // count of datagrams read (the /ping reply) tells whether any was lost, the last value
-  // read back whether the last one was applied.
+  // 1. The stream: RATE messages a second, no reply asked (a desk's fader), twice: at once after
+  // the start (every process still compiling its code) and again. The service's count of
+  // datagrams read (the /ping reply) tells whether any was lost, the last value read back
+  // whether the last one was applied. The datagram is encoded once, its float rewritten before
+  // each send: on this machine the sender shares the service's cores, and a desk's encoder is
+  // not what is measured.
   const total = RATE * SECONDS;
   let pinged = (_: Record<string, number>) => {};
   const sender = peer((m) => {
@@ -71,37 +76,50 @@ try {
     await sender.socket.send(encode("/ping", []), target);
     return await answer;
   };
-  const before = await ping();
   const http = `http://127.0.0.1:${cueport.ports.http}/api/v1`;
   const projects = await (await fetch(`${http}/projects`)).json();
   const activeId = projects.projects.find((p: { active: boolean }) => p.active)?.projectId;
-  const start = performance.now();
-  for (let i = 1; i <= total; i++) {
-    const due = start + (i / RATE) * 1000;
-    const ahead = due - performance.now();
-    if (ahead > 2) await new Promise((r) => setTimeout(r, ahead));
-    await sender.socket.send(encode("/control/A", [{ type: "float", value: i }]), target);
+  const kernelBuffer = `kernel UDP receive buffer: ${
+    Math.round((receiveBufferBytes() ?? 0) / 1024)
+  } KiB`;
+  for (const [round, when] of [[0, "just after the start"], [1, "again"]] as const) {
+    const first = round * total;
+    // One datagram, its float rewritten before each send (the last send is done by then).
+    const datagram = encode("/control/A", [{ type: "float", value: 0 }]);
+    const value = new DataView(datagram.buffer, datagram.byteLength - 4);
+    const before = await ping();
+    const start = performance.now();
+    // A sender that was held up (it shares the cores) moves its schedule on rather than
+    // catching up at full speed: a burst of hundreds at once is not 20,000 a second.
+    let slid = 0;
+    for (let i = 1; i <= total; i++) {
+      const ahead = start + slid + (i / RATE) * 1000 - performance.now();
+      if (ahead < -CATCH_UP_MS) slid -= ahead + CATCH_UP_MS;
+      if (ahead > 2) await new Promise((r) => setTimeout(r, ahead));
+      value.setFloat32(0, first + i);
+      await sender.socket.send(datagram, target);
+    }
+    const sentIn = (performance.now() - start) / 1000;
+    let last: number | undefined;
+    for (const deadline = performance.now() + 10_000; performance.now() < deadline;) {
+      last = (await (await fetch(`${http}/projects/${activeId}/playstate`)).json()).controls?.A;
+      if (last === first + total) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const appliedIn = (performance.now() - start) / 1000;
+    const after = await ping();
+    const arrived = after.datagrams! - before.datagrams! - 1; // less the second ping
+    const failed = after.failed! - before.failed!;
+    rows.push({
+      name: `/control/A stream from one sender, ${RATE}/s for ${SECONDS} s, ${when}`,
+      value: `sent ${total} in ${sentIn.toFixed(2)} s (${Math.round(total / sentIn)}/s); ` +
+        `${arrived} arrived (${total - arrived} lost), ${failed} failed; last value ${last} ` +
+        `${last === first + total ? "applied" : "NOT applied"} ${
+          appliedIn.toFixed(2)
+        } s after the first`,
+      target: `${RATE}/s, none lost, last applied (${kernelBuffer}; docs/osc.md)`,
+    });
   }
-  const sentIn = (performance.now() - start) / 1000;
-  let last: number | undefined;
-  for (const deadline = performance.now() + 10_000; performance.now() < deadline;) {
-    last = (await (await fetch(`${http}/projects/${activeId}/playstate`)).json()).controls?.A;
-    if (last === total) break;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  const appliedIn = (performance.now() - start) / 1000;
-  const after = await ping();
-  const arrived = after.datagrams! - before.datagrams! - 1; // less the second ping
-  const failed = after.failed! - before.failed!;
-  rows.push({
-    name: `/control/A stream from one sender, ${RATE}/s for ${SECONDS} s`,
-    value: `sent ${total} in ${sentIn.toFixed(2)} s (${Math.round(total / sentIn)}/s); ` +
-      `${arrived} arrived (${total - arrived} lost), ${failed} failed; last value ${last} ` +
-      `${last === total ? "applied" : "NOT applied"} ${appliedIn.toFixed(2)} s after the first`,
-    target: `${RATE}/s, none lost, last applied (kernel UDP receive buffer: ${
-      Math.round((receiveBufferBytes() ?? 0) / 1024)
-    } KiB; docs/osc.md)`,
-  });
   sender.socket.close();
   await sender.done;
 

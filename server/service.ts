@@ -19,7 +19,7 @@ import { openAuth } from "./auth/service.ts";
 import { SocketServer } from "./socket/mod.ts";
 import { McpEndpoint, mcpMounts } from "./mcp/mod.ts";
 import { isLocalAddress } from "./auth/mod.ts";
-import { ConnectionServer, listenDatagrams, type PeerHandler } from "./net/mod.ts";
+import { ConnectionServer, type PeerHandler, UdpPort } from "./net/mod.ts";
 import { InstanceLock, settingHint, StartupError } from "./startup.ts";
 import { type Discovery, startDiscovery } from "./discovery/mod.ts";
 import { API_VERSION, type ServicePorts } from "./routes/info.ts";
@@ -72,15 +72,32 @@ function bindPort<T>(name: keyof typeof PORT_SETTINGS, port: number, bind: () =>
   try {
     return bind();
   } catch (error) {
-    const why = error instanceof Deno.errors.AddrInUse
-      ? "is in use by another program"
-      : error instanceof Deno.errors.PermissionDenied
-      ? "needs privileges this process does not have"
-      : `cannot be bound (${(error as Error).message})`;
-    throw new StartupError(
-      `The ${name} port ${port} ${why}: choose another with ${settingHint(PORT_SETTINGS[name])}`,
-    );
+    throw portError(name, port, error);
   }
+}
+
+/** `bindPort` for a listener bound asynchronously (the OSC port's worker binds it). */
+async function bindPortAsync<T>(
+  name: keyof typeof PORT_SETTINGS,
+  port: number,
+  bind: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await bind();
+  } catch (error) {
+    throw portError(name, port, error);
+  }
+}
+
+function portError(name: keyof typeof PORT_SETTINGS, port: number, error: unknown): StartupError {
+  const why = error instanceof Deno.errors.AddrInUse
+    ? "is in use by another program"
+    : error instanceof Deno.errors.PermissionDenied
+    ? "needs privileges this process does not have"
+    : `cannot be bound (${(error as Error).message})`;
+  return new StartupError(
+    `The ${name} port ${port} ${why}: choose another with ${settingHint(PORT_SETTINGS[name])}`,
+  );
 }
 
 async function start(
@@ -235,16 +252,17 @@ async function start(
     () => listen("WebSocket", settings.wsPort, (req, peer) => sockets.handle(req, peer), true),
   );
   started.push(() => ws.close());
-  const osc = bindPort(
+  const osc = await bindPortAsync(
     "OSC",
     settings.oscPort,
-    () => listenDatagrams(settings.host, settings.oscPort, (m) => log("debug", m)),
+    () => UdpPort.open(settings.host, settings.oscPort, (m) => log("debug", m)),
   );
-  const oscDone = Promise.all(osc.map((socket) => oscServer.serve(socket)));
+  started.push(() => osc.close());
+  const oscDone = oscServer.serve(osc);
   Object.assign(ports, {
     http: http.port,
     ws: ws.port,
-    osc: (osc[0]!.addr as Deno.NetAddr).port,
+    osc: osc.port,
   });
   const oscQueryPort = settings.oscQueryPort;
   const oscQuery = oscQueryPort === null ? null : bindPort(
@@ -306,8 +324,15 @@ async function start(
       mcp.close();
       media.close();
       oscServer.close();
-      for (const socket of osc) socket.close();
-      await Promise.all([http.close(), ws.close(), oscDone, oscQuery?.close(), v5.close()]);
+      const oscClosed = osc.close();
+      await Promise.all([
+        http.close(),
+        ws.close(),
+        oscClosed,
+        oscDone,
+        oscQuery?.close(),
+        v5.close(),
+      ]);
       await supervisor.stop();
       core.close();
       lock.release();

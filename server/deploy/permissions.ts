@@ -83,8 +83,13 @@ export const SERVICE_FLAGS: readonly string[] = [
   ...SERVICE_PERMISSIONS,
 ];
 
-/** Files the compiled binary carries besides the module graph (the media worker). */
-const COMPILE_INCLUDES = ["--include", "server/media/render/worker.ts"];
+/** Files the compiled binary carries besides the module graph (the workers). */
+const COMPILE_INCLUDES = [
+  "--include",
+  "server/media/render/worker.ts",
+  "--include",
+  "server/net/udp_port_worker.ts",
+];
 
 /** The tasks of deno.json that run or build the service, as written from the lists above. */
 export function serviceTasks(): Record<"start" | "test" | "compile", string> {

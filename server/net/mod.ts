@@ -12,7 +12,7 @@ export {
   type Peer,
   type PeerHandler,
 } from "./connections.ts";
-export { listenDatagrams } from "./datagram.ts";
+export { type DatagramSocket, UdpPort } from "./udp_port.ts";
 export { errorAnswer, httpError, type HttpErrorOptions } from "./http_error.ts";
 export { MAX_HEAD_BYTES, upgradeWebSocket } from "./serve_websocket.ts";
 export { ServerWebSocket, type WebSocketCloseEvent, type WebSocketOptions } from "./websocket.ts";

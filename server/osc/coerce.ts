@@ -25,7 +25,10 @@ export interface MessageOptions {
  * 0.30000001192092896 as a double, and is read as 0.3.
  */
 export function shortestFloat(value: number): number {
-  if (!Number.isFinite(value)) return value;
+  // Below 2 ** 24 every integer is a float32 of its own: it is its own shortest form.
+  if (!Number.isFinite(value) || (Number.isInteger(value) && Math.abs(value) < 2 ** 24)) {
+    return value;
+  }
   for (let digits = 1; digits <= 9; digits++) {
     const shorter = Number(value.toPrecision(digits));
     if (Math.fround(shorter) === value) return shorter;

@@ -44,6 +44,13 @@ function literalCount(entry: OscAddress): number {
 const globs = new Map<string, RegExp>();
 
 /**
+ * The calls of addresses without a pattern, which depend on nothing else: a
+ * desk sends the same few addresses thousands of times. Callers only read them.
+ */
+const plainMatches = new Map<string, Match[]>();
+const MAX_PLAIN_MATCHES = 1024;
+
+/**
  * One address part's pattern as a regular expression.
  * @throws {CueportError} INVALID_MESSAGE for an unclosed `[` or `{`
  */
@@ -96,6 +103,8 @@ function badPattern(pattern: string, why: string): CueportError {
  * @throws {CueportError} NOT_FOUND for an address of no row; INVALID_MESSAGE for a bad pattern
  */
 export function matchAddress(address: string, values: PatternValues): Match[] {
+  const known = plainMatches.get(address);
+  if (known) return known;
   if (!address.startsWith("/") || address.length > 1024) {
     throw new CueportError("INVALID_MESSAGE", "Invalid address: must start with /", {
       field: "address",
@@ -111,6 +120,10 @@ export function matchAddress(address: string, values: PatternValues): Match[] {
           `Invalid address pattern: it names ${found.length} addresses, at most ${MAX_MATCHES}`,
           { field: "address" },
         );
+      }
+      if (!PATTERN_CHARS.test(address)) {
+        if (plainMatches.size >= MAX_PLAIN_MATCHES) plainMatches.clear();
+        plainMatches.set(address, found);
       }
       return found;
     }

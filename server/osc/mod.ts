@@ -22,8 +22,9 @@ import {
   operationNamed,
   type UpdateBatch,
 } from "../core/mod.ts";
-import { normalizeAddress } from "../net/mod.ts";
+import { type DatagramSocket, normalizeAddress, type UdpPort } from "../net/mod.ts";
 import { BundleScheduler, timetagMs } from "./bundles.ts";
+import { decodePacket } from "./decode.ts";
 import {
   ACTION_OPTIONS,
   actionInput,
@@ -42,9 +43,6 @@ import { parseFilter, passes, type Subscriber, Subscriptions } from "./subscript
 export { ADDRESSES, type OscAddress } from "./addresses.ts";
 export { FEEDBACK_ADDRESSES } from "./feedback.ts";
 export { OscQueryServer } from "./query_server.ts";
-
-/** Datagrams waiting to leave one socket; more are dropped. */
-const MAX_QUEUED_SENDS = 65_536;
 
 /** Bundles nest at most this deep. */
 const MAX_BUNDLE_DEPTH = 8;
@@ -70,7 +68,7 @@ interface Peer {
   /** In plain form (what the sender is known and limited by). */
   address: string;
   isLocal: boolean;
-  socket: Deno.DatagramConn;
+  socket: DatagramSocket;
   /** The size of the datagram: a refusal is never bigger. */
   size: number;
 }
@@ -91,10 +89,7 @@ export class OscServer {
   #patternValues: PatternValues;
   /** Datagrams read, and calls that ended in an error (the `/ping` reply reports both). */
   #stats = { datagrams: 0, failed: 0 };
-  #outgoing = new Map<
-    Deno.DatagramConn,
-    Array<{ bytes: Uint8Array<ArrayBuffer>; addr: Deno.NetAddr }>
-  >();
+  #ports: UdpPort[] = [];
 
   /**
    * Subscribes to the core's event bus.
@@ -141,25 +136,17 @@ export class OscServer {
     return this.#senders.grantOf(address);
   }
 
-  /** Reads a socket until it closes. */
-  async serve(socket: Deno.DatagramConn): Promise<void> {
-    // One buffer for every datagram: the iterator would allocate 64 KiB per datagram. Nothing
-    // keeps a view into it (blobs, the only views osc-min gives, are refused).
-    const buffer = new Uint8Array(65_536);
-    try {
-      while (true) {
-        const [data, addr] = await socket.receive(buffer);
-        if (addr.transport !== "udp") continue;
-        this.#stats.datagrams++;
-        try {
-          this.#receive(data, addr, socket);
-        } catch (error) {
-          this.#o.log?.(`OSC datagram failed: ${asCueportError(error).message}`);
-        }
+  /** Serves the datagrams of a port until it closes. */
+  serve(port: UdpPort): Promise<void> {
+    this.#ports.push(port);
+    return port.serve((data, hostname, from, socket) => {
+      this.#stats.datagrams++;
+      try {
+        this.#receive(data, hostname, from, socket);
+      } catch (error) {
+        this.#o.log?.(`OSC datagram failed: ${asCueportError(error).message}`);
       }
-    } catch {
-      // closed
-    }
+    });
   }
 
   /** A device was revoked: its address may send no more, its subscriptions end. */
@@ -174,12 +161,12 @@ export class OscServer {
     this.#scheduler.close();
   }
 
-  #receive(data: Uint8Array, addr: Deno.NetAddr, socket: Deno.DatagramConn): void {
-    const address = normalizeAddress(addr.hostname);
+  #receive(data: Uint8Array, hostname: string, port: number, socket: DatagramSocket): void {
+    const address = normalizeAddress(hostname);
     const isLocal = isLocalAddress(address);
     const peer: Peer = {
-      hostname: addr.hostname,
-      port: addr.port,
+      hostname,
+      port,
       address,
       isLocal,
       socket,
@@ -201,7 +188,7 @@ export class OscServer {
           `Invalid OSC packet: its size must be a multiple of 4 bytes, got ${data.length}`,
         );
       }
-      packet = osc.fromBuffer(data);
+      packet = decodePacket(data);
     } catch (error) {
       const refusal = error instanceof CueportError
         ? error
@@ -441,6 +428,7 @@ export class OscServer {
         ready: this.#core.isReady,
         subscribed: this.#subscriptions.renew(key),
         datagrams: this.#stats.datagrams,
+        dropped: this.#ports.reduce((sum, p) => sum + p.dropped, 0),
         failed: this.#stats.failed,
       }
       : { ok: true, unsubscribed: this.#subscriptions.remove(key) };
@@ -465,7 +453,7 @@ export class OscServer {
     const active = this.#core.model.activeProjectId;
     for (const s of subscribers) {
       for (const { message, bytes } of encoded) {
-        if (passes(s.filter, message, active)) this.#sendTo(s.socket, s.hostname, s.port, bytes);
+        if (passes(s.filter, message, active)) s.socket.send(bytes, s.hostname, s.port);
       }
     }
   }
@@ -474,53 +462,15 @@ export class OscServer {
     const active = this.#core.model.activeProjectId;
     for (const message of feedback) {
       if (!passes(subscriber.filter, message, active)) continue;
-      this.#sendTo(
-        subscriber.socket,
+      subscriber.socket.send(
+        encodeMessage(message.address, message.args),
         subscriber.hostname,
         subscriber.port,
-        encodeMessage(message.address, message.args),
       );
     }
   }
 
   #send(peer: Peer, port: number, bytes: Uint8Array<ArrayBuffer>): void {
-    this.#sendTo(peer.socket, peer.hostname, port, bytes);
-  }
-
-  /**
-   * Sends one datagram. Sends leave one at a time per socket, in order: a
-   * burst of thousands in flight at once overflows the kernel's queues
-   * (loopback drops past `netdev_max_backlog`, 1000), and the queue is
-   * bounded so a flood of replies never grows memory without end.
-   */
-  #sendTo(
-    socket: Deno.DatagramConn,
-    hostname: string,
-    port: number,
-    bytes: Uint8Array<ArrayBuffer>,
-  ) {
-    let queue = this.#outgoing.get(socket);
-    if (!queue) {
-      queue = [];
-      this.#outgoing.set(socket, queue);
-    }
-    if (queue.length >= MAX_QUEUED_SENDS) return; // UDP promises nothing: drop, as a full link would
-    queue.push({ bytes, addr: { transport: "udp", hostname, port } });
-    if (queue.length === 1) void this.#pump(socket, queue);
-  }
-
-  async #pump(
-    socket: Deno.DatagramConn,
-    queue: Array<{ bytes: Uint8Array<ArrayBuffer>; addr: Deno.NetAddr }>,
-  ): Promise<void> {
-    while (queue.length > 0) {
-      const { bytes, addr } = queue[0]!;
-      try {
-        await socket.send(bytes, addr);
-      } catch {
-        // a sender gone (ICMP unreachable) or a closed socket: UDP promises nothing
-      }
-      queue.shift();
-    }
+    peer.socket.send(bytes, peer.hostname, port);
   }
 }

@@ -1,11 +1,12 @@
 /**
  * The kernel's UDP receive buffer, which decides how long a stream of OSC
- * datagrams may wait for a busy moment of the service. Deno's UDP sockets
- * cannot ask for a larger one (`SO_RCVBUF`), so every socket gets the system
- * default: on Linux `net.core.rmem_default`, often 208 KiB, some 200 small
- * datagrams, or 10 ms of a 20,000/s stream. Measured on a 2-core VM
- * (`bench/osc_bench.ts`): at 208 KiB about 3% of such a stream was lost in
- * bursts; at 4 MiB none.
+ * datagrams may wait for the port's reader (`server/net/udp_port.ts`). Deno's
+ * UDP sockets cannot ask for a larger one (`SO_RCVBUF`), so every socket gets
+ * the system default: on Linux `net.core.rmem_default`, often 208 KiB, some
+ * 200 small datagrams, or 10 ms of a 20,000/s stream. The reader is a worker
+ * that only reads, so the service's own pauses no longer count; a machine
+ * held up for longer than that (a busy or shared VM) still loses datagrams
+ * at 208 KiB, and none at 4 MiB (docs/osc.md, "Speed").
  * @module
  */
 
@@ -31,7 +32,8 @@ export function receiveBufferBytes(
 export function receiveBufferAdvice(bytes: number | null): string | null {
   if (bytes === null || bytes >= ADVISED_RECEIVE_BUFFER_BYTES) return null;
   return `OSC: the system's UDP receive buffer is ${Math.round(bytes / 1024)} KiB; ` +
-    `a fast stream (a fader at thousands of messages a second) may lose datagrams in bursts. ` +
+    `a fast stream (a fader at thousands of messages a second) may lose datagrams when the ` +
+    `machine is held up for over 10 ms. ` +
     `Raise it with: sysctl -w net.core.rmem_default=${ADVISED_RECEIVE_BUFFER_BYTES} ` +
     `(docs/osc.md, "Speed")`;
 }

@@ -7,6 +7,7 @@
 import { didYouMean } from "../../protocol/suggest.ts";
 import { UpdateType } from "../../protocol/state.ts";
 import { CueportError } from "../core/mod.ts";
+import type { DatagramSocket } from "../net/mod.ts";
 import type { Feedback } from "./feedback.ts";
 
 /** What a subscriber asked for. */
@@ -31,7 +32,7 @@ export interface Subscriber {
   /** A local sender: not held to the share of one address. */
   isLocal: boolean;
   /** The socket it subscribed through: feedback leaves from the port it sent to. */
-  socket: Deno.DatagramConn;
+  socket: DatagramSocket;
   /** The paired device it acts as, if one. */
   deviceId: string | undefined;
   filter: FeedbackFilter;

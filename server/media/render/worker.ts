@@ -58,7 +58,7 @@ async function yieldToTheShow(): Promise<void> {
   if (Deno.build.os !== "linux") return;
   try {
     await new Deno.Command("renice", {
-      args: ["-n", "15", "-p", ...await workerThreadIds()],
+      args: ["-n", "15", "-p", await ownThreadId()],
       stdout: "null",
       stderr: "null",
     }).output();
@@ -69,23 +69,25 @@ async function yieldToTheShow(): Promise<void> {
 
 /**
  * This worker's thread id from /proc/thread-self; Deno opens /proc/self only with `--allow-all`,
- * which the binary does not have, so otherwise the ids of every worker thread of the process
- * (Deno names them `worker-N`) from `ps`: lowering the others again changes nothing.
+ * which the binary does not have, so otherwise from `ps`: Deno names a worker's thread
+ * `worker-N`, N counting the workers the process made, so the newest is this one (the OSC
+ * port's reader, started with the service, must keep its priority).
  */
-async function workerThreadIds(): Promise<string[]> {
+async function ownThreadId(): Promise<string> {
   try {
-    return [Deno.readLinkSync("/proc/thread-self").split("/").pop()!];
+    return Deno.readLinkSync("/proc/thread-self").split("/").pop()!;
   } catch {
     const out = await new Deno.Command("ps", {
       args: ["-L", "-o", "tid=,comm=", "-p", String(Deno.pid)],
       stderr: "null",
     }).output();
-    const ids = new TextDecoder().decode(out.stdout).split("\n")
+    const newest = new TextDecoder().decode(out.stdout).split("\n")
       .map((line) => line.trim().split(/\s+/))
-      .filter(([, name]) => name?.startsWith("worker-"))
-      .map(([tid]) => tid!);
-    if (ids.length === 0) throw new Error("no worker thread found");
-    return ids;
+      .map(([tid, name]) => ({ tid: tid!, n: Number(/^worker-(\d+)$/.exec(name ?? "")?.[1]) }))
+      .filter(({ n }) => Number.isInteger(n))
+      .sort((a, b) => b.n - a.n)[0];
+    if (!newest) throw new Error("no worker thread found");
+    return newest.tid;
   }
 }
 

@@ -41,11 +41,21 @@ async function notifySocket() {
   };
 }
 
-/** The nice values of the process's threads (`ps`: Deno reads other processes' /proc only with -A). */
-async function threadNiceness(pid: number): Promise<number[]> {
-  const out = await new Deno.Command("ps", { args: ["-L", "-o", "nice=", "-p", String(pid)] })
-    .output();
-  return new TextDecoder().decode(out.stdout).trim().split(/\s+/).map(Number);
+/**
+ * The nice value of each worker thread, by its number (Deno names them `worker-N` in the order
+ * they were made; `ps`: Deno reads other processes' /proc only with -A).
+ */
+async function workerNiceness(pid: number): Promise<Map<number, number>> {
+  const out = await new Deno.Command("ps", {
+    args: ["-L", "-o", "nice=,comm=", "-p", String(pid)],
+  }).output();
+  const workers = new Map<number, number>();
+  for (const line of new TextDecoder().decode(out.stdout).trim().split("\n")) {
+    const [nice, name] = line.trim().split(/\s+/);
+    const n = /^worker-(\d+)$/.exec(name ?? "")?.[1];
+    if (n) workers.set(Number(n), Number(nice));
+  }
+  return workers;
 }
 
 async function runMain(args: string[]): Promise<{ code: number; out: string }> {
@@ -202,7 +212,10 @@ Deno.test({
       const audio = project.files.find((f: { kind: string }) => f.kind === "audio");
       assert.equal((await picture(`/waveforms/demo/${audio.id}.png`)).error, null);
       assert.equal((await picture("/camera-thumbnails/test-pattern.jpg")).error, null);
-      assert.ok((await threadNiceness(ready.pid)).includes(15), "a media worker reniced itself");
+      // The OSC port's reader is the first worker; the media worker lowered itself, not it.
+      const workers = await workerNiceness(ready.pid);
+      assert.equal(workers.get(1), 0, "the OSC reader keeps its priority");
+      assert.equal(workers.get(Math.max(...workers.keys())), 15, "the media worker reniced itself");
 
       // An operator command through the same permissions.
       const status = await runMain(["status", "--data-dir", dataDir]);

@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { UdpPort } from "../../../server/net/udp_port.ts";
+
+/** The sender: a worker of its own, so it sends while this thread is blocked. */
+const SENDER = `
+self.onmessage = async ({ data: { port, count, perMs, flag } }) => {
+  const socket = Deno.listenDatagram({ transport: "udp", hostname: "127.0.0.1", port: 0 });
+  const target = { transport: "udp", hostname: "127.0.0.1", port };
+  const start = performance.now();
+  for (let i = 0; i < count; i++) {
+    const ahead = start + i / perMs - performance.now();
+    if (ahead > 2) await new Promise((r) => setTimeout(r, ahead));
+    const bytes = new Uint8Array(16);
+    new DataView(bytes.buffer).setUint32(0, i);
+    await socket.send(bytes, target);
+  }
+  socket.close();
+  Atomics.store(flag, 0, 1);
+  Atomics.notify(flag, 0);
+};`;
+
+Deno.test("UDP port: datagrams that arrive while the service's thread is blocked wait in the worker, none lost, in order", async () => {
+  const received: number[] = [];
+  const udp = await UdpPort.open(["127.0.0.1"], 0, () => {});
+  const served = udp.serve((data) =>
+    received.push(new DataView(data.buffer, data.byteOffset).getUint32(0))
+  );
+  const url = URL.createObjectURL(new Blob([SENDER], { type: "text/javascript" }));
+  const sender = new Worker(url, { type: "module" });
+  try {
+    // 10,000 datagrams at 20,000 a second: 0.5 s, fifty times what Linux's default receive
+    // buffer (208 KiB) holds while nobody reads. This thread sleeps until the last is sent.
+    const count = 10_000;
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    sender.postMessage({ port: udp.port, count, perMs: 20, flag });
+    Atomics.wait(flag, 0, 0, 30_000);
+    assert.equal(Atomics.load(flag, 0), 1, "the sender finished");
+    // The worker hands over what it holds once this thread is free again.
+    for (const deadline = Date.now() + 10_000; received.length < count && Date.now() < deadline;) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(udp.dropped, 0);
+    assert.equal(received.length, count);
+    assert.ok(received.every((v, i) => v === i), "in the order sent");
+  } finally {
+    sender.terminate();
+    URL.revokeObjectURL(url);
+    await udp.close();
+    await served;
+  }
+});
+
+Deno.test("UDP port: answers leave from the port, in order, to the sender's address", async () => {
+  const udp = await UdpPort.open(["127.0.0.1"], 0, () => {});
+  const served = udp.serve((data, hostname, port, socket) => {
+    for (let i = 0; i < 3; i++) socket.send(new Uint8Array([data[0]!, i]), hostname, port);
+  });
+  const peer = Deno.listenDatagram({ transport: "udp", hostname: "127.0.0.1", port: 0 });
+  try {
+    await peer.send(new Uint8Array([7]), {
+      transport: "udp",
+      hostname: "127.0.0.1",
+      port: udp.port,
+    });
+    for (let i = 0; i < 3; i++) {
+      const [data, from] = await peer.receive();
+      assert.deepEqual([...data], [7, i]);
+      assert.equal((from as Deno.NetAddr).port, udp.port);
+    }
+  } finally {
+    peer.close();
+    await udp.close();
+    await served;
+  }
+});
+
+Deno.test("UDP port: a port in use is refused with Deno's own error", async () => {
+  const taken = Deno.listenDatagram({ transport: "udp", hostname: "127.0.0.1", port: 0 });
+  try {
+    await assert.rejects(
+      UdpPort.open(["127.0.0.1"], (taken.addr as Deno.NetAddr).port, () => {}),
+      Deno.errors.AddrInUse,
+    );
+  } finally {
+    taken.close();
+  }
+});
