@@ -7,85 +7,36 @@
  * and docs/deployment.md.
  * @module
  */
-import { runPlayerStdio } from "./player/mod.ts";
-import { CLI_COMMANDS, runCli } from "./server/cli.ts";
-import { loadSettings, SERVE_USAGE } from "./server/config.ts";
-import { createLogger } from "./server/log.ts";
-import { StartupError } from "./server/startup.ts";
 import { reportRefusedPermissions } from "./server/deploy/permission_refused.ts";
-import { notifyTarget, SystemdNotifier } from "./server/deploy/sd_notify.ts";
+import { createLogger } from "./server/log.ts";
 
-// A permission this build lacks: one log line naming the flag, not a stack trace.
-let log = createLogger("info");
-reportRefusedPermissions((line) => log("error", line));
-
-async function serve(args: string[]): Promise<void> {
-  // Loaded here, not at the top: the player runs this file too, with read and write permissions
-  // only, and the service's modules need more (npm `ws` reads its environment when loaded).
-  const { startService, VERSION } = await import("./server/service.ts");
-  let loaded;
-  try {
-    loaded = await loadSettings(args);
-  } catch (error) {
-    console.error(`cueport: ${(error as Error).message} (cueport --help lists the settings)`);
-    Deno.exit(2);
-  }
-  if (loaded.help) {
-    console.log(SERVE_USAGE);
-    return;
-  }
-  const { settings } = loaded;
-  log = createLogger(settings.logLevel, settings.logFormat);
-  const target = notifyTarget((name) => Deno.env.get(name));
-  const systemd = target ? new SystemdNotifier(target, (m) => log("warn", m)) : null;
-  let service;
-  try {
-    service = await startService(settings, log);
-  } catch (error) {
-    // One line naming what to change; a stack trace helps nobody at a show.
-    const message = error instanceof StartupError
-      ? error.message
-      : `Cannot start: ${(error as Error).message}`;
-    console.error(`cueport: ${message}`);
-    Deno.exit(1);
-  }
-  // Listening for signals before the ready line: whoever reads it may stop the service at once.
-  let isStopping = false;
-  const stop = async (signal: string) => {
-    if (isStopping) return;
-    isStopping = true;
-    log("info", `${signal}: shutting down`);
-    await systemd?.stopping();
-    await service!.shutdown();
-    systemd?.close();
-    log("info", "Stopped");
-    Deno.exit(0);
-  };
-  Deno.addSignalListener("SIGINT", () => void stop("SIGINT"));
-  if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", () => void stop("SIGTERM"));
-  const playerReady = await service.supervisor.waitReady(15_000);
-  if (!playerReady) log("warn", "Player not ready after 15 s; the API answers 503 until it is");
-  console.log(JSON.stringify({
-    event: "ready",
-    ports: service.ports,
-    version: VERSION,
-    pid: Deno.pid,
-    dataDir: settings.dataDir,
-    playerReady,
-  }));
-  await systemd?.ready(playerReady ? "Ready" : "Ready; the player is not ready yet");
-}
-
+// Each command loads its own modules: the player's start (which the service waits for) loads
+// none of the service's.
 const [command, ...rest] = Deno.args;
-if (command === "player") await runPlayerStdio(rest);
-else if (command === "--version" || command === "version") {
-  const { VERSION } = await import("./server/service.ts");
+const isServe = command === undefined || command === "serve" || command.startsWith("-");
+// A permission this build lacks: one log line naming the flag, not a stack trace (the service
+// logs it in the format its settings choose).
+if (!isServe) {
+  const log = createLogger("info");
+  reportRefusedPermissions((line) => log("error", line));
+}
+if (command === "player") {
+  // The player's modules are loaded by the player only.
+  const { runPlayerStdio } = await import("./player/mod.ts");
+  await runPlayerStdio(rest);
+} else if (command === "--version" || command === "version") {
+  const { VERSION } = await import("./server/version.ts");
   console.log(`cueport ${VERSION} (deno ${Deno.version.deno}, ${Deno.build.target})`);
-} else if (command !== undefined && CLI_COMMANDS.includes(command)) {
-  Deno.exit(await runCli(command, rest));
-} else if (command === "serve") await serve(rest);
-else if (command === undefined || command.startsWith("-")) await serve(Deno.args);
-else {
+} else if (isServe) {
+  // The bundled player starts first, before the service's modules load; its flags follow.
+  const { startEarlyPlayer } = await import("./server/player_client/player_command.ts");
+  const player = startEarlyPlayer();
+  const { serve } = await import("./server/serve_command.ts");
+  await serve(command === "serve" ? rest : Deno.args, player);
+} else {
+  const { CLI_COMMANDS, runCli } = await import("./server/cli.ts");
+  if (CLI_COMMANDS.includes(command)) Deno.exit(await runCli(command, rest));
+  const { SERVE_USAGE } = await import("./server/config.ts");
   console.error(`cueport: unknown command "${command}"\n\n${SERVE_USAGE}`);
   Deno.exit(2);
 }

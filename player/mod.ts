@@ -14,7 +14,7 @@ import {
   SETTINGS,
   type SettingSpec,
 } from "../protocol/settings.ts";
-import { stdioPipe } from "./stdio_pipe.ts";
+import { stdioPipe, takeFirstLine } from "./stdio_pipe.ts";
 import type { Transport } from "../protocol/transport.ts";
 import { PlayerApp } from "./app.ts";
 import { type Clock, MonotonicClock, VirtualClock } from "./clock.ts";
@@ -84,8 +84,28 @@ const PlayerSettings = z.object(
   Object.fromEntries(PLAYER_SPECS.map(([name, spec]) => [name, spec.schema])),
 ) as unknown as z.ZodType<PlayerFlagValues>;
 
-/** Entry of `cueport player`: serves stdin/stdout until stdin closes or `shutdown`. */
+/**
+ * Entry of `cueport player`: serves stdin/stdout until stdin closes or
+ * `shutdown`. With `--flags-on-stdin` alone, the flags come as the first line
+ * of stdin (a JSON array of strings): the service starts the player before it
+ * has read its own settings, so the player's start overlaps the service's.
+ */
 export async function runPlayerStdio(args: string[]): Promise<void> {
+  let pipe = stdioPipe();
+  if (args.length === 1 && args[0] === "--flags-on-stdin") {
+    try {
+      const first = await takeFirstLine(pipe);
+      const flags: unknown = JSON.parse(first.line);
+      if (!Array.isArray(flags) || !flags.every((f) => typeof f === "string")) {
+        throw new Error("the flags line must be a JSON array of strings");
+      }
+      args = flags;
+      pipe = first.rest;
+    } catch (error) {
+      console.error(`cueport player: ${(error as Error).message}`);
+      Deno.exit(2);
+    }
+  }
   const options: Record<string, { type: "string" | "boolean" }> = { help: { type: "boolean" } };
   for (const [, spec] of PLAYER_SPECS) {
     options[spec.flag] = { type: isSwitch(spec) ? "boolean" : "string" };
@@ -118,7 +138,7 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
   // terminal reaches the whole process group; the player lets the service stop it.
   Deno.addSignalListener("SIGINT", () => {});
   // Bounded request lines: 16 MiB, 1,000 levels deep (request_transport.ts).
-  const transport = new RequestTransport(stdioPipe());
+  const transport = new RequestTransport(pipe);
   const running = await startPlayer({
     dataDir: settings.dataDir,
     transport,

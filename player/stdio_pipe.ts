@@ -138,3 +138,40 @@ function stdinReader(): Reader {
     },
   };
 }
+
+/** The longest first line `takeFirstLine` reads. */
+const MAX_FIRST_LINE = 64 * 1024;
+
+/**
+ * Reads one line from `pipe` (the flags of a player started before its
+ * settings were known, `cueport player --flags-on-stdin`), and the pipe that
+ * goes on after it: what came in the same read is given first.
+ * @throws {Error} when the pipe ends, or the line is longer than 64 KiB
+ */
+export async function takeFirstLine(pipe: BytePipe): Promise<{ line: string; rest: BytePipe }> {
+  let text = "";
+  while (true) {
+    const bytes = await pipe.read();
+    if (bytes === null) throw new Error("stdin ended before the flags line");
+    const end = bytes.indexOf(0x0a);
+    if (end < 0) {
+      text += new TextDecoder().decode(bytes);
+      if (text.length > MAX_FIRST_LINE) throw new Error("the flags line is too long");
+      continue;
+    }
+    text += new TextDecoder().decode(bytes.subarray(0, end));
+    let after: Uint8Array | null = end + 1 < bytes.length ? bytes.slice(end + 1) : null;
+    return {
+      line: text,
+      rest: {
+        read() {
+          const first = after;
+          after = null;
+          return first ? Promise.resolve(first) : pipe.read();
+        },
+        write: (b) => pipe.write(b),
+        close: () => pipe.close(),
+      },
+    };
+  }
+}

@@ -11,22 +11,28 @@ import type { Logger } from "./log.ts";
 import { OscQueryServer, OscServer } from "./osc/mod.ts";
 import { receiveBufferAdvice, receiveBufferBytes } from "./osc/receive_buffer.ts";
 import { MediaService } from "./media/mod.ts";
-import { bundledPlayerCommand, PlayerSupervisor, processLauncher } from "./player_client/mod.ts";
+import {
+  playerCommandOf,
+  type PlayerLauncher,
+  PlayerSupervisor,
+  processLauncher,
+} from "./player_client/mod.ts";
 import { createHttpHandler } from "./routes/mod.ts";
 import { machineHosts } from "./auth/hosts.ts";
 import { RateLimiter } from "./auth/rate_limit.ts";
 import { openAuth } from "./auth/service.ts";
 import { SocketServer } from "./socket/mod.ts";
-import { McpEndpoint, mcpMounts } from "./mcp/mod.ts";
+import { LazyMcpEndpoint, mcpMounts } from "./mcp/lazy.ts";
 import { isLocalAddress } from "./auth/mod.ts";
 import { ConnectionServer, type PeerHandler, UdpPort } from "./net/mod.ts";
 import { InstanceLock, settingHint, StartupError } from "./startup.ts";
 import { type Discovery, startDiscovery } from "./discovery/mod.ts";
-import { API_VERSION, type ServicePorts } from "./routes/info.ts";
+import { API_VERSION, type ClientCounts, type ServicePorts } from "./routes/info.ts";
 import { bindV5Listeners } from "./v5_listeners.ts";
 
 /** The service version (also the app version reported by the API). */
-export const VERSION = "0.1.0";
+export { VERSION } from "./version.ts";
+import { VERSION } from "./version.ts";
 
 /** A started service. */
 export interface RunningService {
@@ -39,7 +45,7 @@ export interface RunningService {
   /** The mDNS/DNS-SD advertisement (`server/discovery/`), unless `mdns` is off. */
   discovery: Discovery | null;
   /** The MCP endpoint on the HTTP port. */
-  mcp: McpEndpoint;
+  mcp: LazyMcpEndpoint;
   /** Stops the listeners and the player; resolves when all is closed. */
   shutdown(): Promise<void>;
 }
@@ -48,15 +54,31 @@ export interface RunningService {
  * Starts everything; resolves once the listeners are bound (the player may still be starting).
  * @throws {StartupError} when the data dir is in use or unusable, or a port cannot be bound
  */
-export async function startService(settings: Settings, log: Logger): Promise<RunningService> {
-  const lock = await InstanceLock.acquire(settings.dataDir, VERSION);
+export async function startService(
+  settings: Settings,
+  log: Logger,
+  early?: EarlyStart,
+): Promise<RunningService> {
+  const lock = early?.lock ?? await InstanceLock.acquire(settings.dataDir, VERSION);
   const started: Array<() => Promise<void> | void> = [() => lock.release()];
   try {
-    return await start(settings, log, lock, started);
+    const launcher = early?.launcher ?? playerLauncher(settings, log);
+    return await start(settings, log, lock, launcher, started);
   } catch (error) {
     for (const stop of started.reverse()) await Promise.resolve(stop()).catch(() => {});
     throw error;
   }
+}
+
+/** What `main.ts` starts before loading this module: the data dir's lock, then the player. */
+export interface EarlyStart {
+  lock: InstanceLock;
+  launcher: PlayerLauncher;
+}
+
+/** The player of the settings, its stderr lines logged. */
+export function playerLauncher(settings: Settings, log: Logger): PlayerLauncher {
+  return processLauncher(playerCommandOf(settings), (line) => log("info", `player: ${line}`));
 }
 
 /** Where a port that cannot be bound is changed. */
@@ -104,22 +126,15 @@ async function start(
   settings: Settings,
   log: Logger,
   lock: InstanceLock,
+  launcher: PlayerLauncher,
   started: Array<() => Promise<void> | void>,
 ): Promise<RunningService> {
   const startedAt = performance.now();
-  const command = settings.playerCommand.length > 0
-    ? settings.playerCommand
-    : bundledPlayerCommand({
-      dataDir: settings.dataDir,
-      plan: settings.plan,
-      virtualClock: settings.virtualClock,
-      positionIntervalMs: settings.positionIntervalMs,
-      approval: settings.approval,
-      historyLimit: settings.historyLimit,
-      ffmpeg: settings.ffmpeg,
-    });
+  // The OSC port's worker starts now, beside the rest; a failure to bind is told when awaited.
+  const oscOpening = UdpPort.open(settings.host, settings.oscPort, (m) => log("debug", m));
+  started.push(() => oscOpening.then((port) => port.close(), () => {}));
   const supervisor = new PlayerSupervisor(
-    processLauncher(command, (line) => log("info", `player: ${line}`)),
+    launcher,
     { timeoutMs: settings.playerTimeoutMs, log, client: { name: "cueport", version: VERSION } },
   );
   const stagingDir = `${settings.dataDir}/uploads`;
@@ -162,7 +177,7 @@ async function start(
   });
   started.push(() => media.close());
   const httpMeter = rateLimiter.meter("requests", settings.httpRatePerSecond);
-  const mcp = new McpEndpoint({
+  const mcp = new LazyMcpEndpoint({
     core,
     auth,
     media,
@@ -174,6 +189,13 @@ async function start(
     sessionIdleMs: settings.mcpSessionIdleMs,
   });
   started.push(() => mcp.close());
+  // Counted when asked: no request is served before these exist but `v5`, set last.
+  let v5Sockets: () => number = () => 0;
+  const clients = (): ClientCounts => ({
+    websocket: sockets.clientCount + v5Sockets(),
+    mcp: mcp.sessionCount,
+    osc: oscServer.subscriberCount,
+  });
   const handleHttp = createHttpHandler(core, {
     mounts: mcpMounts(mcp),
     media,
@@ -183,6 +205,7 @@ async function start(
     version: VERSION,
     startedAt,
     ports: () => ports,
+    clients,
     corsOrigins: settings.corsOrigins,
     maxUploadBytes: settings.maxUploadBytes,
     uploadIdleTimeoutMs: settings.uploadIdleTimeoutMs,
@@ -252,12 +275,7 @@ async function start(
     () => listen("WebSocket", settings.wsPort, (req, peer) => sockets.handle(req, peer), true),
   );
   started.push(() => ws.close());
-  const osc = await bindPortAsync(
-    "OSC",
-    settings.oscPort,
-    () => UdpPort.open(settings.host, settings.oscPort, (m) => log("debug", m)),
-  );
-  started.push(() => osc.close());
+  const osc = await bindPortAsync("OSC", settings.oscPort, () => oscOpening);
   const oscDone = oscServer.serve(osc);
   Object.assign(ports, {
     http: http.port,
@@ -293,16 +311,19 @@ async function start(
     version: VERSION,
     startedAt,
     successor: () => ports,
+    clients,
     listen,
   });
   started.push(() => v5.close());
+  v5Sockets = () => v5.sockets?.clientCount ?? 0;
   Object.assign(ports, v5.ports);
   auth.devices.onrevoke = (deviceId) => {
     sockets.closeDevice(deviceId);
     oscServer.closeDevice(deviceId);
     v5.sockets?.closeDevice(deviceId);
   };
-  // The player starts once every port is bound: a port in use stops nothing half-way.
+  // The handshake once every port is bound: a port in use stops the start before it (main.ts
+  // has started the player process already, so it is ready by now).
   supervisor.start();
   started.push(() => supervisor.stop());
   await lock.setPorts(ports);

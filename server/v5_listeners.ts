@@ -13,6 +13,7 @@ import type { AuthService } from "./auth/service.ts";
 import type { RateLimiter } from "./auth/rate_limit.ts";
 import type { MediaSource } from "./core/mod.ts";
 import { createHttpHandler } from "./routes/mod.ts";
+import type { ClientCounts } from "./routes/info.ts";
 import { SocketServer } from "./socket/mod.ts";
 import { UsageLog, v5HttpDialect, v5WsDialect } from "./legacy/mod.ts";
 import type { ConnectionServer, PeerHandler } from "./net/mod.ts";
@@ -28,6 +29,8 @@ export interface V5ListenerOptions {
   rateLimiter: RateLimiter;
   media: MediaSource;
   version: string;
+  /** The clients connected now (`/api/v1/info`). */
+  clients: () => ClientCounts;
   startedAt: number;
   /** The 6.0 ports, once bound (where 5.0.0 clients are pointed). */
   successor: () => { http: number; ws: number };
@@ -83,6 +86,7 @@ export function bindV5Listeners(o: V5ListenerOptions): V5Listeners {
         version: o.version,
         startedAt: o.startedAt,
         ports: () => ({ ...o.successor(), osc: 0 }),
+        clients: o.clients,
         corsOrigins: settings.corsOrigins,
         maxUploadBytes: settings.maxUploadBytes,
         uploadIdleTimeoutMs: settings.uploadIdleTimeoutMs,

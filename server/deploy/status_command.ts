@@ -1,6 +1,7 @@
 /**
  * `cueport status`: asks the running service how it is (health, ports, the
- * player, paired and waiting clients, uptime), through its local API.
+ * player, connected clients, paired devices and waiting clients, uptime),
+ * through its local API.
  * @module
  */
 import { parseArgs } from "node:util";
@@ -8,8 +9,8 @@ import { call, findTarget } from "../cli.ts";
 
 /** Usage of `cueport status`. */
 export const STATUS_USAGE = `Usage: cueport status [--data-dir DIR] [--http-port N] [--json]
-  Asks the running service: health, ports, the player, paired devices, clients waiting for
-  approval, uptime. Exits 0 when the service answers with its player ready, 1 when it does
+  Asks the running service: health, ports, the player, connected clients, paired devices,
+  clients waiting for approval, uptime. Exits 0 when the service answers with its player ready, 1 when it does
   not answer, 3 when it answers but its player is not ready.
   --data-dir DIR   the service's data dir (default: CUEPORT_DATA_DIR, the usual place, or
                    the data dir of an installed service)
@@ -24,6 +25,8 @@ export interface StatusReport {
   uptimeSeconds: number;
   player: { name: string; version: string } | null;
   ports: Record<string, number>;
+  /** Connected now: WebSocket sessions, MCP sessions, OSC senders subscribed to feedback. */
+  clients: { websocket: number; mcp: number; osc: number };
   pairedDevices: number | null;
   waitingApprovals: number | null;
   dataDir: string | null;
@@ -68,6 +71,7 @@ export async function runStatusCommand(
       uptimeSeconds: health.uptimeSeconds,
       player: health.player,
       ports: info.ports,
+      clients: info.clients,
       pairedDevices: devices?.devices?.length ?? null,
       waitingApprovals: approvals?.approvals?.length ?? null,
       dataDir: target.dataDir,
@@ -89,6 +93,8 @@ function describe(r: StatusReport): string[] {
     `Cueport ${r.version}: ${r.status}, up ${formatUptime(r.uptimeSeconds)}`,
     `Player: ${player}${r.ready ? ", ready" : ", not ready"}`,
     `Ports: ${ports}`,
+    `Clients: ${r.clients.websocket} WebSocket, ${r.clients.mcp} MCP, ${r.clients.osc} OSC ` +
+    `subscribed`,
     `Paired devices: ${count(r.pairedDevices)}; clients waiting for approval: ${
       count(r.waitingApprovals)
     }`,

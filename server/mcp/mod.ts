@@ -226,16 +226,3 @@ export class McpEndpoint {
     return session;
   }
 }
-
-/** The endpoint's paths on the HTTP port. */
-export function mcpMounts(endpoint: McpEndpoint): Array<{
-  methods: readonly string[];
-  path: string;
-  handle(request: Request, peer: McpPeer): Response | Promise<Response>;
-}> {
-  return [
-    { methods: ["GET", "POST", "DELETE"], path: "/mcp", handle: endpoint.handle },
-    { methods: ["GET"], path: "/.well-known/mcp.json", handle: endpoint.discovery },
-    { methods: ["GET"], path: "/.well-known/mcp/server-card.json", handle: endpoint.discovery },
-  ];
-}

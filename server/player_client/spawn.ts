@@ -6,6 +6,9 @@
  */
 import { LineTransport, streamPipe, type Transport } from "../../protocol/transport.ts";
 import { playerFlags, type PlayerFlagValues } from "../../protocol/settings.ts";
+import { bundledPlayerPrefix } from "./player_command.ts";
+
+export { PLAYER_PERMISSIONS } from "./player_command.ts";
 
 /** A started player process. */
 export interface LaunchedPlayer {
@@ -25,41 +28,9 @@ export interface PlayerLauncher {
 /** Options for the bundled player's command line (`protocol/settings.ts`, `PLAYER_SETTINGS`). */
 export type BundledPlayerOptions = PlayerFlagValues;
 
-/**
- * Flags of the bundled player under `deno run`: the permissions it needs (its data dir, camera
- * discovery and capture), and the young generation the compiled binary gives it too (deno.json).
- */
-export const PLAYER_PERMISSIONS: readonly string[] = [
-  "--allow-read",
-  "--allow-write",
-  // ffmpeg, to capture camera devices.
-  "--allow-run",
-  "--v8-flags=--max-semi-space-size=8",
-];
-
-function fromFileUrl(url: URL): string {
-  const path = decodeURIComponent(url.pathname);
-  return Deno.build.os === "windows"
-    ? path.replace(/^\/([A-Za-z]:)/, "$1").replaceAll("/", "\\")
-    : path;
-}
-
 /** The command line that starts the bundled player. */
 export function bundledPlayerCommand(options: BundledPlayerOptions): string[] {
-  const args = ["player", ...playerFlags(options)];
-  if (Deno.build.standalone) return [Deno.execPath(), ...args];
-  const main = fromFileUrl(new URL("../../main.ts", import.meta.url));
-  const config = fromFileUrl(new URL("../../deno.json", import.meta.url));
-  return [
-    Deno.execPath(),
-    "run",
-    "--quiet",
-    ...PLAYER_PERMISSIONS,
-    "--config",
-    config,
-    main,
-    ...args,
-  ];
+  return [...bundledPlayerPrefix(), ...playerFlags(options)];
 }
 
 /**
@@ -81,21 +52,44 @@ export function processLauncher(
         stderr: "piped",
         env: { RUST_BACKTRACE: "0" },
       }).spawn();
-      void pipeLines(child.stderr, log);
-      return Promise.resolve({
-        transport: new LineTransport(streamPipe(child.stdout, child.stdin)),
-        exited: child.status,
-        kill: () => {
-          try {
-            child.kill("SIGKILL");
-          } catch {
-            // already gone
-          }
-        },
-        pid: child.pid,
-      });
+      return Promise.resolve(launchedChild(child, log));
     },
   };
+}
+
+/** A started player process as the supervisor drives it; its stderr lines go to `log`. */
+function launchedChild(child: Deno.ChildProcess, log: (line: string) => void): LaunchedPlayer {
+  void pipeLines(child.stderr, log);
+  return {
+    transport: new LineTransport(streamPipe(child.stdout, child.stdin)),
+    exited: child.status,
+    kill: () => {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
+    },
+    pid: child.pid,
+  };
+}
+
+/**
+ * The player `startEarlyPlayer` started, given its flags (the first line of
+ * its stdin) now that the settings are read.
+ */
+export async function adoptEarlyPlayer(
+  child: Deno.ChildProcess,
+  flags: readonly string[],
+  log: (line: string) => void,
+): Promise<LaunchedPlayer> {
+  const writer = child.stdin.getWriter();
+  try {
+    await writer.write(new TextEncoder().encode(JSON.stringify(flags) + "\n"));
+  } finally {
+    writer.releaseLock();
+  }
+  return launchedChild(child, log);
 }
 
 async function pipeLines(stream: ReadableStream<Uint8Array>, log: (line: string) => void) {
@@ -110,4 +104,36 @@ async function pipeLines(stream: ReadableStream<Uint8Array>, log: (line: string)
     // the stream ends with the process
   }
   if (rest.trim()) log(rest);
+}
+
+/** The settings that say how the player is started. */
+export interface PlayerStartSettings extends BundledPlayerOptions {
+  /** A player of the user's (program and arguments); empty: the bundled one. */
+  playerCommand: readonly string[];
+}
+
+/** The command line of the player the settings name. */
+export function playerCommandOf(settings: PlayerStartSettings): readonly string[] {
+  return settings.playerCommand.length > 0
+    ? settings.playerCommand
+    : bundledPlayerCommand(settings);
+}
+
+/**
+ * A launcher whose first player is already started (`main.ts` started it
+ * before loading the service's modules); later launches, after an exit, go
+ * through `launcher`.
+ */
+export function launchedEarly(
+  first: Promise<LaunchedPlayer>,
+  launcher: PlayerLauncher,
+): PlayerLauncher {
+  let early: Promise<LaunchedPlayer> | null = first;
+  return {
+    launch() {
+      const launched = early ?? launcher.launch();
+      early = null;
+      return launched;
+    },
+  };
 }

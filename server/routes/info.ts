@@ -18,6 +18,16 @@ export interface ServicePorts {
   legacyWs?: number | null;
 }
 
+/** The clients connected now, as `/api/v1/info` counts them (`cueport status` shows them). */
+export interface ClientCounts {
+  /** WebSocket sessions, on the 6.0 and the 5.0.0 port. */
+  websocket: number;
+  /** MCP sessions. */
+  mcp: number;
+  /** OSC senders subscribed to feedback (OSC has no connections: a lease is the nearest). */
+  osc: number;
+}
+
 /** The API version this service implements. */
 export const API_VERSION = "6.0";
 
@@ -44,18 +54,25 @@ export const infoView = {
         .describe("The 5.0.0 WebSocket port; null while off"),
     }),
     websocket: z.string().describe("WebSocket path on the ws port"),
+    clients: z.strictObject({
+      websocket: z.number().int().describe("WebSocket sessions, on the 6.0 and the 5.0.0 port"),
+      mcp: z.number().int().describe("MCP sessions"),
+      osc: z.number().int().describe("OSC senders subscribed to feedback"),
+    }).describe("The clients connected now"),
     endpoints: z.array(Endpoint),
   }),
   build(
     routes: readonly RouteSpec[],
     version: string,
     ports: ServicePorts,
+    clients: ClientCounts,
   ) {
     return {
       apiVersion: API_VERSION,
       appVersion: version,
       ports,
       websocket: "/v1",
+      clients,
       endpoints: routes.map((r) => ({
         method: r.method,
         path: r.path,

@@ -25,7 +25,7 @@ import { type Grant, isLocalAddress } from "../auth/mod.ts";
 import type { AuthService } from "../auth/service.ts";
 import { withCors } from "./cors.ts";
 import { errorAnswer, errorResponse } from "./errors.ts";
-import { infoView, type ServicePorts } from "./info.ts";
+import { type ClientCounts, infoView, type ServicePorts } from "./info.ts";
 import { openApiDocument } from "./openapi.ts";
 import { route, type RouteSpec, type RouteWire } from "./route.ts";
 import { routeTable } from "./table.ts";
@@ -62,6 +62,8 @@ export interface HttpAppOptions {
   startedAt: number;
   /** The bound ports (known once listening). */
   ports: () => ServicePorts;
+  /** The clients connected now (`/api/v1/info`). */
+  clients: () => ClientCounts;
   /** Origins allowed to call from a browser; `*` allows any. */
   corsOrigins: readonly string[];
   /** Names of this machine accepted in the Host header (see `machineHosts`). */
@@ -98,7 +100,7 @@ export const HTTP_OWN_OPERATIONS: readonly string[] = ["info", "openapi"];
 export function allRoutes(
   options: Pick<
     HttpAppOptions,
-    "version" | "startedAt" | "ports" | "maxUploadBytes" | "uploadIdleTimeoutMs"
+    "version" | "startedAt" | "ports" | "clients" | "maxUploadBytes" | "uploadIdleTimeoutMs"
   >,
 ): RouteSpec[] {
   const routes = [
@@ -119,7 +121,7 @@ export function allRoutes(
         kind: "service",
         input: z.strictObject({}),
         output: infoView.schema,
-        run: () => infoView.build(all, options.version, options.ports()),
+        run: () => infoView.build(all, options.version, options.ports(), options.clients()),
       }),
     ),
     route(

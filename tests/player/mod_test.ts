@@ -167,3 +167,62 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "runPlayerStdio() --flags-on-stdin: the first line gives the flags, what follows it is served",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    const dataDir = await fixtureDataDir();
+    const [program, ...args] = PLAYER;
+    const child = new Deno.Command(program!, {
+      args: [...args, "--flags-on-stdin"],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    try {
+      // The flags and the first requests in one write: the player splits them.
+      const lines = [
+        JSON.stringify(["--data-dir", dataDir]),
+        ...[
+          { id: 1, method: "initialize", params: { protocolVersion: "1.0" } },
+          { id: 2, method: "state.get" },
+          { id: 3, method: "shutdown" },
+        ].map((m) => JSON.stringify({ jsonrpc: "2.0", ...m })),
+      ].join("\n") + "\n";
+      const writer = child.stdin.getWriter();
+      await writer.write(new TextEncoder().encode(lines));
+      await writer.close();
+      const status = await child.status;
+      assert.equal(status.code, 0);
+      const out = new TextDecoder().decode(await new Response(child.stdout).arrayBuffer());
+      const answers = out.trim().split("\n").map((l) => JSON.parse(l)).filter((m) => "id" in m);
+      assert.equal(answers.find((a) => a.id === 1).result.player.name, "cueport-player");
+      assert.equal(answers.find((a) => a.id === 2).result.projects[0].id, "show");
+    } finally {
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "runPlayerStdio() --flags-on-stdin: a flags line that is no list of strings is refused, exit 2",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    const [program, ...args] = PLAYER;
+    const child = new Deno.Command(program!, {
+      args: [...args, "--flags-on-stdin"],
+      stdin: "piped",
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode('{"data-dir": "/tmp"}\n'));
+    await writer.close();
+    const { code, stderr } = await child.output();
+    assert.equal(code, 2);
+    assert.match(new TextDecoder().decode(stderr), /flags line must be a JSON array of strings/);
+  },
+});

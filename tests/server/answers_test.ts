@@ -125,6 +125,7 @@ const ROUTES = allRoutes({
   version: "test",
   startedAt: 0,
   ports: () => ({ http: 0, ws: 0, osc: 0 }),
+  clients: () => ({ websocket: 0, mcp: 0, osc: 0 }),
 });
 
 function routeOf(method: string, path: string): RouteSpec {

@@ -56,7 +56,12 @@ const V6_ONLY = [
   "upload",
 ];
 
-const routes = allRoutes({ version: "x", startedAt: 0, ports: () => ({ http: 0, ws: 0, osc: 0 }) });
+const routes = allRoutes({
+  version: "x",
+  startedAt: 0,
+  ports: () => ({ http: 0, ws: 0, osc: 0 }),
+  clients: () => ({ websocket: 0, mcp: 0, osc: 0 }),
+});
 const socket = socketOperations();
 const socketQueries = socket.query as ReadonlyMap<string, AnyOperation>;
 const mcpReached = new ToolTable({ maxUploadBytes: 1 }).reached();

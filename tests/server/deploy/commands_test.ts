@@ -5,6 +5,8 @@ import { formatUptime, runStatusCommand } from "../../../server/deploy/status_co
 import { runServiceCommand, serviceSteps } from "../../../server/deploy/service_command.ts";
 import { formatLogLine } from "../../../server/log.ts";
 import { startTestService } from "../../_helpers/service.ts";
+import { until } from "../../_helpers/until.ts";
+import { OscPeer } from "../osc/_peer.ts";
 
 const MAIN = new URL("../../../main.ts", import.meta.url).pathname;
 
@@ -51,11 +53,27 @@ Deno.test("cueport status asks the running service", async () => {
       lines[2]!,
       new RegExp(`^Ports: http ${svc.service.ports.http}, ws \\d+, osc \\d+`),
     );
-    assert.equal(lines[3], "Paired devices: 0; clients waiting for approval: 0");
+    assert.equal(lines[3], "Clients: 0 WebSocket, 0 MCP, 0 OSC subscribed");
+    assert.equal(lines[4], "Paired devices: 0; clients waiting for approval: 0");
+    // A WebSocket session and an OSC subscriber are counted.
+    const ws = new WebSocket(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
+    await new Promise((resolve, reject) => {
+      ws.onopen = resolve;
+      ws.onerror = reject;
+    });
+    const osc = OscPeer.open(svc.service.ports.osc);
+    assert.equal((await osc.ask("/subscribe", ["/control"])).status, "ok");
+    await until("the session is counted", () => svc.service.sockets.clientCount === 1);
+    const connected: string[] = [];
+    await runStatusCommand(["--data-dir", svc.dataDir], (l) => connected.push(l));
+    assert.equal(connected[3], "Clients: 1 WebSocket, 0 MCP, 1 OSC subscribed");
     const json: string[] = [];
     await runStatusCommand(["--data-dir", svc.dataDir, "--json"], (l) => json.push(l));
+    ws.close();
+    await osc.close();
     const report = JSON.parse(json[0]!);
     assert.equal(report.ready, true);
+    assert.deepEqual(report.clients, { websocket: 1, mcp: 0, osc: 1 });
     assert.deepEqual(report.ports, svc.service.ports);
   } finally {
     await svc.stop();

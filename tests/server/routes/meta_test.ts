@@ -62,7 +62,12 @@ Deno.test("HTTP meta routes, errors and CORS", async (t) => {
         const listed = body.endpoints.map((e: { method: string; path: string }) =>
           `${e.method} ${e.path}`
         );
-        const table = allRoutes({ version: "x", startedAt: 0, ports: () => svc.service.ports })
+        const table = allRoutes({
+          version: "x",
+          startedAt: 0,
+          ports: () => svc.service.ports,
+          clients: () => ({ websocket: 0, mcp: 0, osc: 0 }),
+        })
           .map((r) => `${r.method} ${r.path}`);
         assert.deepEqual(listed, table);
         for (const route of SPEC_ROUTES) assert.ok(listed.includes(route), route);
@@ -220,6 +225,7 @@ Deno.test("allRoutes() builds the OpenAPI document and the edit schemas once, as
     version: "x",
     startedAt: 0,
     ports: () => ({ http: 1, ws: 2, osc: 3 }),
+    clients: () => ({ websocket: 0, mcp: 0, osc: 0 }),
   });
   const get = (path: string, params: Record<string, string> = {}) => {
     const route = routes.find((r) => r.method === "GET" && r.path === path)!;

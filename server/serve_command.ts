@@ -1,0 +1,95 @@
+/**
+ * `cueport [serve]`: settings, the data dir's lock and the player first,
+ * then the service's modules and the service; the ready line once the player
+ * is ready; `sd_notify` for systemd; a clean stop on SIGINT and SIGTERM.
+ * @module
+ */
+import { loadSettings, SERVE_USAGE } from "./config.ts";
+import { createLogger } from "./log.ts";
+import { permissionRefusal, reportRefusedPermissions } from "./deploy/permission_refused.ts";
+import { InstanceLock, StartupError } from "./startup.ts";
+import { notifyTarget, SystemdNotifier } from "./deploy/sd_notify.ts";
+import {
+  adoptEarlyPlayer,
+  launchedEarly,
+  playerCommandOf,
+  processLauncher,
+} from "./player_client/spawn.ts";
+import { playerFlags } from "../protocol/settings.ts";
+import { VERSION } from "./version.ts";
+
+// A permission this build lacks: one log line naming the flag, not a stack trace.
+let log = createLogger("info");
+reportRefusedPermissions((line) => log("error", line));
+
+/** Runs the service until it is stopped. */
+export async function serve(args: string[], earlyPlayer?: Deno.ChildProcess): Promise<void> {
+  let loaded;
+  try {
+    loaded = await loadSettings(args);
+  } catch (error) {
+    // A refused permission is told by its own handler, as one line naming the flag.
+    if (permissionRefusal(error) !== null) throw error;
+    console.error(`cueport: ${(error as Error).message} (cueport --help lists the settings)`);
+    Deno.exit(2);
+  }
+  if (loaded.help) {
+    console.log(SERVE_USAGE);
+    earlyPlayer?.kill();
+    return;
+  }
+  const { settings } = loaded;
+  log = createLogger(settings.logLevel, settings.logFormat);
+  const target = notifyTarget((name) => Deno.env.get(name));
+  const systemd = target ? new SystemdNotifier(target, (m) => log("warn", m)) : null;
+  let service;
+  try {
+    // The data dir's lock, then the player's flags (main.ts started it), before the service's
+    // modules load: the player starts (and opens its Project) on the other core meanwhile.
+    const lock = await InstanceLock.acquire(settings.dataDir, VERSION);
+    const logLine = (line: string) => log("info", `player: ${line}`);
+    const launcher = processLauncher(playerCommandOf(settings), logLine);
+    const isBundled = settings.playerCommand.length === 0;
+    if (!isBundled) earlyPlayer?.kill(); // the settings name a player of their own
+    const first = earlyPlayer && isBundled
+      ? adoptEarlyPlayer(earlyPlayer, playerFlags(settings), logLine)
+      : launcher.launch();
+    const { startService } = await import("./service.ts");
+    service = await startService(settings, log, {
+      lock,
+      launcher: launchedEarly(first, launcher),
+    });
+  } catch (error) {
+    // One line naming what to change; a stack trace helps nobody at a show.
+    const message = error instanceof StartupError
+      ? error.message
+      : `Cannot start: ${(error as Error).message}`;
+    console.error(`cueport: ${message}`);
+    Deno.exit(1);
+  }
+  // Listening for signals before the ready line: whoever reads it may stop the service at once.
+  let isStopping = false;
+  const stop = async (signal: string) => {
+    if (isStopping) return;
+    isStopping = true;
+    log("info", `${signal}: shutting down`);
+    await systemd?.stopping();
+    await service!.shutdown();
+    systemd?.close();
+    log("info", "Stopped");
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGINT", () => void stop("SIGINT"));
+  if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", () => void stop("SIGTERM"));
+  const playerReady = await service.supervisor.waitReady(15_000);
+  if (!playerReady) log("warn", "Player not ready after 15 s; the API answers 503 until it is");
+  console.log(JSON.stringify({
+    event: "ready",
+    ports: service.ports,
+    version: VERSION,
+    pid: Deno.pid,
+    dataDir: settings.dataDir,
+    playerReady,
+  }));
+  await systemd?.ready(playerReady ? "Ready" : "Ready; the player is not ready yet");
+}
