@@ -7,35 +7,13 @@
  * @module
  */
 import { isNestedDeeper } from "../../protocol/json_depth.ts";
+import { readBoundedText } from "../net/mod.ts";
 
 /** How deep a message may nest (a tool's arguments: an edit batch nests about 8). */
 const MAX_DEPTH = 64;
 
 function rpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
-}
-
-async function readText(body: ReadableStream<Uint8Array>, limit: number): Promise<string | null> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > limit) {
-      reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
-  return new TextDecoder().decode(bytes);
 }
 
 /** The parsed body, or the error answer. */
@@ -52,7 +30,7 @@ export async function readBoundedJson(
   peer.readingBody?.(true);
   let text: string | null;
   try {
-    text = await readText(request.body, limit);
+    text = await readBoundedText(request.body, limit);
   } catch {
     return rpcError(400, -32700, "Parse error: the client closed the connection mid-body");
   } finally {

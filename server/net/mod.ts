@@ -13,6 +13,7 @@ export {
   type PeerHandler,
 } from "./connections.ts";
 export { type DatagramSocket, UdpPort } from "./udp_port.ts";
+export { readBoundedText } from "./bounded_body.ts";
 export { errorAnswer, httpError, type HttpErrorOptions } from "./http_error.ts";
 export { MAX_HEAD_BYTES, upgradeWebSocket } from "./serve_websocket.ts";
 export { ServerWebSocket, type WebSocketCloseEvent, type WebSocketOptions } from "./websocket.ts";

@@ -32,7 +32,7 @@ import { routeTable } from "./table.ts";
 import { honoPath, mediaResponse, suffixesOf, withoutSuffixes } from "./media_answers.ts";
 import { editRoutes } from "./edit_routes.ts";
 import { isNestedDeeper } from "../../protocol/json_depth.ts";
-import type { Peer } from "../net/mod.ts";
+import { type Peer, readBoundedText } from "../net/mod.ts";
 import type { HttpDialect } from "../net/dialect.ts";
 import { remotePage } from "../web/mod.ts";
 
@@ -149,31 +149,11 @@ function tooLarge(limit: number): CueportError {
   return new CueportError("PAYLOAD_TOO_LARGE", `Body too large: over ${limit} bytes`, { limit });
 }
 
-/**
- * A chunked body, read as it arrives and refused as soon as it passes
- * `limit` (the rest is never read: the connection is closed).
- */
+/** A chunked body, refused as soon as it passes `limit` (`readBoundedText`). */
 async function readChunkedText(body: ReadableStream<Uint8Array>, limit: number): Promise<string> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > limit) {
-      reader.cancel().catch(() => {});
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
-  return new TextDecoder().decode(bytes);
+  const text = await readBoundedText(body, limit);
+  if (text === null) throw tooLarge(limit);
+  return text;
 }
 
 /**
