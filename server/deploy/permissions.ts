@@ -68,7 +68,7 @@ export const SERVICE_PERMISSIONS: readonly string[] = [
 ];
 
 /** The V8 flags: a small young generation keeps the resident memory low. */
-export const SERVICE_V8_FLAGS: readonly string[] = ["--v8-flags=--max-semi-space-size=8"];
+export const SERVICE_V8_FLAGS: readonly string[] = ["--v8-flags=--max-semi-space-size=4"];
 
 /**
  * Unstable APIs: unix datagrams for systemd's notify socket (`sd_notify.ts`). deno.json's
