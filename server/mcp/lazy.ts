@@ -1,9 +1,8 @@
 /**
  * `/mcp`, its SDK loaded on first use: the MCP SDK is a fifth of the
  * service's modules, and loading it at start delayed the ready line by about
- * 70 ms for an endpoint a show may never use. `main.ts` loads it in the
- * background once the service is ready, so the first MCP request seldom
- * waits for it.
+ * 70 ms, and held about 10 MB, for an endpoint a show may never use. The
+ * first MCP request waits for it (about 70 ms).
  * @module
  */
 import type { McpEndpoint, McpOptions, McpPeer } from "./mod.ts";

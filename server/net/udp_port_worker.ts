@@ -17,10 +17,11 @@ const MAX_HELD_BYTES = 16 * 1024 * 1024;
 const MAX_HELD = 200_000;
 /** Datagrams waiting to leave one socket; more are dropped, as a full link would. */
 const MAX_QUEUED_SENDS = 65_536;
+const HELD_START_BYTES = 64 * 1024;
 
 let sockets: Deno.DatagramConn[] = [];
 /** The datagrams read since the last batch: bytes back to back, and where each ends. */
-let held = new Uint8Array(64 * 1024);
+let held = new Uint8Array(HELD_START_BYTES);
 let heldBytes = 0;
 let ends: number[] = [];
 let hosts: string[] = [];
@@ -42,6 +43,8 @@ function flush(): void {
   }
   const data = held.slice(0, heldBytes);
   post({ type: "batch", data, ends, hosts, ports, from, dropped }, [data.buffer]);
+  // A backlog grew the buffer: it goes back to its first size once handed over.
+  if (held.length > HELD_START_BYTES) held = new Uint8Array(HELD_START_BYTES);
   heldBytes = 0;
   ends = [];
   hosts = [];

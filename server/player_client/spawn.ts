@@ -8,8 +8,6 @@ import { LineTransport, streamPipe, type Transport } from "../../protocol/transp
 import { playerFlags, type PlayerFlagValues } from "../../protocol/settings.ts";
 import { bundledPlayerPrefix } from "./player_command.ts";
 
-export { PLAYER_PERMISSIONS } from "./player_command.ts";
-
 /** A started player process. */
 export interface LaunchedPlayer {
   transport: Transport;
