@@ -149,17 +149,19 @@ const MAX_FIRST_LINE = 64 * 1024;
  * @throws {Error} when the pipe ends, or the line is longer than 64 KiB
  */
 export async function takeFirstLine(pipe: BytePipe): Promise<{ line: string; rest: BytePipe }> {
+  // One decoder across reads: a character may be split between two.
+  const decoder = new TextDecoder();
   let text = "";
   while (true) {
     const bytes = await pipe.read();
     if (bytes === null) throw new Error("stdin ended before the flags line");
     const end = bytes.indexOf(0x0a);
     if (end < 0) {
-      text += new TextDecoder().decode(bytes);
+      text += decoder.decode(bytes, { stream: true });
       if (text.length > MAX_FIRST_LINE) throw new Error("the flags line is too long");
       continue;
     }
-    text += new TextDecoder().decode(bytes.subarray(0, end));
+    text += decoder.decode(bytes.subarray(0, end));
     let after: Uint8Array | null = end + 1 < bytes.length ? bytes.slice(end + 1) : null;
     return {
       line: text,

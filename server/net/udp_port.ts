@@ -108,14 +108,9 @@ export class UdpPort {
     return udp;
   }
 
-  /** The bound addresses, one per socket. */
-  get addrs(): readonly Deno.NetAddr[] {
-    return this.#addrs;
-  }
-
-  /** The bound port. */
+  /** The bound port (the same on every host). */
   get port(): number {
-    return this.addrs[0]!.port;
+    return this.#addrs[0]!.port;
   }
 
   /** Datagrams dropped because the service fell too far behind (the worker's queue was full). */

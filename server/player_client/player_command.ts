@@ -43,14 +43,19 @@ export function bundledPlayerPrefix(): string[] {
   ];
 }
 
-/** Starts the bundled player, waiting for its flags on stdin (`--flags-on-stdin`). */
-export function startEarlyPlayer(): Deno.ChildProcess {
-  const [program, ...args] = bundledPlayerPrefix();
-  return new Deno.Command(program!, {
-    args: [...args, "--flags-on-stdin"],
+/** Starts a player process with its stdin, stdout and stderr piped. */
+export function spawnPlayer(program: string, args: readonly string[]): Deno.ChildProcess {
+  return new Deno.Command(program, {
+    args: [...args],
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
     env: { RUST_BACKTRACE: "0" },
   }).spawn();
+}
+
+/** Starts the bundled player, waiting for its flags on stdin (`--flags-on-stdin`). */
+export function startEarlyPlayer(): Deno.ChildProcess {
+  const [program, ...args] = bundledPlayerPrefix();
+  return spawnPlayer(program!, [...args, "--flags-on-stdin"]);
 }

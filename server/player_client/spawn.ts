@@ -6,7 +6,7 @@
  */
 import { LineTransport, streamPipe, type Transport } from "../../protocol/transport.ts";
 import { playerFlags, type PlayerFlagValues } from "../../protocol/settings.ts";
-import { bundledPlayerPrefix } from "./player_command.ts";
+import { bundledPlayerPrefix, spawnPlayer } from "./player_command.ts";
 
 /** A started player process. */
 export interface LaunchedPlayer {
@@ -43,14 +43,7 @@ export function processLauncher(
   if (!program) throw new RangeError("Cannot launch the player: the command is empty");
   return {
     launch() {
-      const child = new Deno.Command(program, {
-        args,
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-        env: { RUST_BACKTRACE: "0" },
-      }).spawn();
-      return Promise.resolve(launchedChild(child, log));
+      return Promise.resolve(launchedChild(spawnPlayer(program, args), log));
     },
   };
 }
