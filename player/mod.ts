@@ -72,7 +72,7 @@ const PLAYER_SPECS = PLAYER_SETTINGS.map((name) => [name, SETTINGS[name] as Sett
 export const PLAYER_USAGE = [
   "Usage: cueport player [options]",
   "Runs the bundled player on stdin/stdout (newline-delimited JSON-RPC 2.0).",
-  `${"  --flags-on-stdin".padEnd(26)} alone: the flags come as the first line of stdin, a JSON array`,
+  "  --flags-on-stdin         alone: the flags come as the first line of stdin, a JSON array",
   ...PLAYER_SPECS.map(([name, spec]) =>
     `${`  --${spec.flag}${isSwitch(spec) ? "" : ` ${spec.value}`}`.padEnd(26)} ${
       name === "dataDir" ? "projects, media and settings (required)" : spec.help

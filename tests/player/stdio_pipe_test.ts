@@ -13,7 +13,7 @@ function pipeOf(chunks: Uint8Array[]): BytePipe {
 
 Deno.test("takeFirstLine() joins a line read in pieces, a character split between two", async () => {
   const bytes = new TextEncoder().encode('["--data-dir","/shows/caf\u00e9"]\n{"id":1}\n');
-  const split = bytes.indexOf(0xc3) + 1; // inside the two bytes of "é"
+  const split = bytes.indexOf(0xc3) + 1; // inside the two bytes of the e with an acute accent
   const { line, rest } = await takeFirstLine(
     pipeOf([bytes.slice(0, split), bytes.slice(split)]),
   );
