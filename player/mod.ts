@@ -10,6 +10,7 @@ import {
   isSwitch,
   PLAYER_SETTINGS,
   type PlayerFlagValues,
+  settingIssueMessage,
   type SettingName,
   SETTINGS,
   type SettingSpec,
@@ -131,7 +132,9 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0]) as SettingName;
-    console.error(`cueport player: invalid --${SETTINGS[name].flag}: ${issue.message}`);
+    console.error(
+      `cueport player: invalid --${SETTINGS[name].flag}: ${settingIssueMessage(issue)}`,
+    );
     Deno.exit(2);
   }
   const settings = parsed.data;

@@ -414,6 +414,42 @@ export function settingPlaces(setting: string): string {
   return spec ? `--${spec.flag} or ${envName(setting)}` : envName(setting);
 }
 
+/**
+ * The message of a setting's first problem. Zod says only "Invalid input" when
+ * no branch of a union (`on|off` or a boolean, `off` or a port) takes the
+ * value; this names what the branches accept instead, as an enum's message
+ * does. Every other problem keeps zod's message.
+ * @example
+ * settingIssueMessage(SETTINGS.mdns.schema.safeParse("maybe").error!.issues[0]!);
+ * // 'Invalid option: expected one of "on"|"off"|"true"|"false" or a boolean'
+ */
+export function settingIssueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code !== "invalid_union") return issue.message;
+  const values: string[] = [];
+  const kinds: string[] = [];
+  collectAccepted(issue, values, kinds);
+  if (values.length === 0 && kinds.length === 0) return issue.message;
+  const listed = values.length > 1 ? [`one of ${values.join("|")}`] : values;
+  return `Invalid option: expected ${[...listed, ...kinds].join(" or ")}`;
+}
+
+/** What the branches of a union accept: exact values, and kinds of value (`a number`). */
+function collectAccepted(issue: z.core.$ZodIssue, values: string[], kinds: string[]): void {
+  if (issue.code === "invalid_union") {
+    for (const branch of issue.errors) {
+      for (const inner of branch) collectAccepted(inner, values, kinds);
+    }
+  } else if (issue.code === "invalid_value") {
+    values.push(...issue.values.map((value) => JSON.stringify(value)));
+  } else if (issue.code === "invalid_type") {
+    const kind = issue.expected === "null"
+      ? "null"
+      : `${/^[aeiou]/.test(issue.expected) ? "an" : "a"} ${issue.expected}`;
+    if (issue.expected === "null") values.push(kind);
+    else if (!kinds.includes(kind)) kinds.push(kind);
+  }
+}
+
 /** The settings the service passes on to the bundled player as flags (`cueport player`). */
 export const PLAYER_SETTINGS = [
   "dataDir",

@@ -9,6 +9,7 @@ import { didYouMean } from "../protocol/suggest.ts";
 import {
   envName,
   isSwitch,
+  settingIssueMessage,
   type SettingName,
   settingPlaces,
   SETTINGS,
@@ -173,7 +174,9 @@ export async function loadSettings(
     const issue = parsed.error.issues[0]!;
     const setting = String(issue.path[0] ?? "");
     throw new Error(
-      `Invalid setting ${issue.path.join(".")} (${settingPlaces(setting)}): ${issue.message}`,
+      `Invalid setting ${issue.path.join(".")} (${settingPlaces(setting)}): ${
+        settingIssueMessage(issue)
+      } (given ${JSON.stringify(raw[setting])})`,
     );
   }
   return { help: false, settings: parsed.data };

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { didYouMean } from "../../protocol/suggest.ts";
-import { SETTINGS, type SettingSpec } from "../../protocol/settings.ts";
+import { settingIssueMessage, SETTINGS, type SettingSpec } from "../../protocol/settings.ts";
 import { defaultConfigPath } from "../config.ts";
 
 /** One problem of a config file: the key (null for the file as a whole) and why. */
@@ -46,7 +46,10 @@ export function checkConfigText(text: string): ConfigProblem[] {
     const parsed = spec.schema.safeParse(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      problems.push({ key, reason: `${issue.message} (given ${JSON.stringify(value)})` });
+      problems.push({
+        key,
+        reason: `${settingIssueMessage(issue)} (given ${JSON.stringify(value)})`,
+      });
     }
   }
   return problems;

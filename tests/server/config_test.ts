@@ -60,6 +60,10 @@ Deno.test("loadSettings() parses an external player command as JSON or words", a
 Deno.test("loadSettings() rejects bad values and unknown flags with the setting's name", async () => {
   await assert.rejects(loadSettings(["--http-port", "70000"], noEnv), /Invalid setting httpPort/);
   await assert.rejects(loadSettings(["--log-level", "loud"], noEnv), /Invalid setting logLevel/);
+  await assert.rejects(
+    loadSettings(["--mdns", "maybe"], noEnv),
+    /Invalid setting mdns \(--mdns or CUEPORT_MDNS\): Invalid option: expected one of "on"\|"off"\|"true"\|"false" or a boolean \(given "maybe"\)/,
+  );
   await assert.rejects(loadSettings(["--bogus"], noEnv), /bogus/);
   await assert.rejects(
     loadSettings(["--config", "/nonexistent.json"], noEnv),

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { checkConfigText, runConfigCommand } from "../../../server/deploy/config_check.ts";
 import { defaultConfigPath, loadSettings } from "../../../server/config.ts";
+import { SETTINGS } from "../../../protocol/settings.ts";
 
 async function withFile(text: string, fn: (path: string) => Promise<void>): Promise<void> {
   const path = await Deno.makeTempFile({ suffix: ".json" });
@@ -44,6 +45,27 @@ Deno.test("config check: every bad key with its reason, exit 1", async () => {
     assert.match(lines[1]!, /"logLevle": unknown setting \(did you mean "logLevel"\?\)/);
     assert.match(lines[2]!, /"approval": .*"approve".*\(given "maybe"\)/);
   });
+});
+
+Deno.test("config check: a bad value of a union setting names the accepted values", () => {
+  assert.deepEqual(checkConfigText(JSON.stringify({ mdns: "maybe" })), [{
+    key: "mdns",
+    reason:
+      'Invalid option: expected one of "on"|"off"|"true"|"false" or a boolean (given "maybe")',
+  }]);
+  assert.deepEqual(checkConfigText(JSON.stringify({ legacyHttpPort: "none" })), [{
+    key: "legacyHttpPort",
+    reason: 'Invalid option: expected "off" or a number (given "none")',
+  }]);
+  // Every setting, every kind of bad value: the reason says what is expected.
+  for (const name of Object.keys(SETTINGS)) {
+    for (const value of ["maybe", {}, [1], null]) {
+      for (const { reason } of checkConfigText(JSON.stringify({ [name]: value }))) {
+        assert.match(reason, /expected|Too (big|small)/, `${name} ${JSON.stringify(value)}`);
+        assert.doesNotMatch(reason, /^Invalid input \(/, `${name} ${JSON.stringify(value)}`);
+      }
+    }
+  }
 });
 
 Deno.test("config check: not JSON, not an object, missing", async () => {
