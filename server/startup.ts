@@ -4,6 +4,7 @@
  * @module
  */
 import { envName, type SettingName, SETTINGS } from "../protocol/settings.ts";
+import { folderProblem } from "./deploy/permission_refused.ts";
 
 /** A start-up failure the operator can fix; `main.ts` prints its message alone and exits 1. */
 export class StartupError extends Error {
@@ -55,10 +56,11 @@ export class InstanceLock {
       await Deno.mkdir(dataDir, { recursive: true });
       file = await Deno.open(path, { read: true, write: true, create: true, mode: 0o600 });
     } catch (error) {
+      const { reason, canMakeWritable } = folderProblem(error);
       throw new StartupError(
-        `Cannot use the data dir "${dataDir}" (${
-          (error as Error).message
-        }): make it writable, or choose another with ${settingHint("dataDir")}`,
+        `Cannot use the data dir "${dataDir}" (${reason}): ${
+          canMakeWritable ? "make it writable, or choose" : "choose"
+        } another with ${settingHint("dataDir")}`,
       );
     }
     const locked = file.lock(true).then(() => true);

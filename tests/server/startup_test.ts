@@ -77,6 +77,19 @@ Deno.test("a port in use is one line naming the setting, exit 1, no stack trace"
   }
 });
 
+Deno.test({
+  name: "a data dir in a system folder is one line with the reason, not Deno's --allow-all advice",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const run = await runMain(["--data-dir", "/proc/cueport", ...freePorts, "--mdns", "off"]);
+    assert.equal(run.code, 1);
+    assert.equal(
+      run.stderr.trim(),
+      'cueport: Cannot use the data dir "/proc/cueport" (cannot create it: /proc is a system folder, closed to Cueport): choose another with --data-dir, CUEPORT_DATA_DIR or "dataDir" in the config file',
+    );
+  },
+});
+
 Deno.test("an unusable data dir and a bad setting are one line each", async () => {
   // A file where the data dir should be: unusable even for root, who reads any folder.
   const file = await Deno.makeTempFile({ prefix: "cueport-not-a-dir-" });
