@@ -54,8 +54,11 @@ function childPid(pid: number): number | null {
   }
 }
 
-/** Starts `main.ts` on `dataDir`. */
-export async function startCueport(dataDir: string): Promise<BenchService> {
+/** Starts `main.ts` on `dataDir`, with `args` (settings' flags) after the bench's own. */
+export async function startCueport(
+  dataDir: string,
+  args: readonly string[] = [],
+): Promise<BenchService> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -64,6 +67,7 @@ export async function startCueport(dataDir: string): Promise<BenchService> {
       ...["--data-dir", dataDir, "--host", "127.0.0.1", "--log-level", "warn"],
       ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0", "--osc-query-port", "0"],
       ...["--legacy-http-port", "off", "--legacy-ws-port", "off"],
+      ...args,
     ],
     stdout: "piped",
     env: { RUST_BACKTRACE: "0" },
