@@ -1,5 +1,5 @@
 /**
- * Headless Chromium (Debian's `chromium`) for tests of the web remote, over
+ * Headless Chromium (Debian's `chromium`, or a Chrome or Chromium on PATH) for tests of the web remote, over
  * the DevTools protocol with puppeteer-core, and a proxy that makes the
  * browser a remote device: it listens on 127.0.0.5 at the service's own port
  * numbers and connects on from 127.0.0.2, so the page and its WebSocket reach
@@ -7,9 +7,14 @@
  */
 import net from "node:net";
 import puppeteer, { type Browser } from "puppeteer-core";
+import { findPeer } from "../../tools/peers.ts";
 
-/** Where Debian installs Chromium (`apt-get install chromium`). */
-export const CHROMIUM = "/usr/bin/chromium";
+/**
+ * The browser: the first Chromium or Chrome on PATH (`tools/peers.ts`), else
+ * where Debian installs Chromium (`apt-get install chromium`). Tests that use
+ * it are skipped when it is missing: `Deno.test({ ...needs("chromium"), ... })`.
+ */
+export const CHROMIUM = findPeer("chromium") ?? "/usr/bin/chromium";
 
 /** The name the browser uses for the show machine (resolved to the proxy). */
 export const SHOW_HOST = "show-pc.test";
