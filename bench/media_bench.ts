@@ -2,11 +2,15 @@
  * The media part of `deno task bench`: cold thumbnails of 1080p JPEGs, a
  * cached thumbnail beside a bare Deno.serve answering the same bytes (wrk),
  * a cold waveform of a 5-minute stereo WAV, and the action's latency while 20
- * cold thumbnails are being made. Needs ffmpeg (to make the test pictures)
- * and wrk.
+ * cold thumbnails are being made. The test pictures are made by ffmpeg:
+ * without it, those rows are one skipped row (`ffmpeg not found (apt-get
+ * install ffmpeg)`) and the waveform (a WAV made here) is still measured. The
+ * load is wrk's when installed, else the built-in generator (`load.ts`).
  * @module
  */
 import { firstLine, startCueport } from "./_cueport.ts";
+import { missingPeer } from "./_peers.ts";
+import { which } from "../tools/peers.ts";
 import { createDemoProject } from "../player/demo.ts";
 import { writeJsonAtomic } from "../protocol/atomic_write.ts";
 import { wavHeader } from "../player/media/encode.ts";
@@ -80,7 +84,18 @@ async function timed(url: string): Promise<{ ms: number; bytes: Uint8Array; stat
   return { ms: performance.now() - started, bytes, status: res.status };
 }
 
-async function wrk(url: string, seconds = 3): Promise<{ rps: number; p99: string }> {
+/** wrk, or the built-in load generator where wrk is not installed. */
+const LOAD_TOOL = which("wrk") ? "wrk" : "built-in load generator";
+
+/** Requests/s and p99 of `seconds` of GETs over 32 connections. */
+async function load(url: string, seconds = 3): Promise<{ rps: number; p99: string }> {
+  if (LOAD_TOOL !== "wrk") {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-net", here("./load.ts"), url, "GET", "", "32", String(seconds)],
+    }).output();
+    const r = JSON.parse(new TextDecoder().decode(out.stdout));
+    return { rps: r.rps, p99: `${r.p99.toFixed(2)}ms` };
+  }
   const out = new TextDecoder().decode(
     (await new Deno.Command("wrk", {
       args: ["-t", "1", "-c", "32", "-d", `${seconds}s`, "--latency", url],
@@ -115,10 +130,9 @@ async function actionLatencies(until: Promise<unknown> | null, count = 400): Pro
 
 const rows: string[][] = [];
 let baseline: Deno.ChildProcess | undefined;
-try {
-  const files = await jpegs(26);
-  const ids: string[] = [];
-  for (const path of files) ids.push(await importFile(path));
+
+/** The cold and the cached thumbnail; the files made for the action's row. */
+async function thumbnailRows(ids: string[]): Promise<void> {
   // Warm up the worker and the route once, on a file the measures do not use.
   await timed(`${api}/thumbnails/demo/${ids[25]}.jpg?size=256`);
 
@@ -151,33 +165,29 @@ try {
     stdout: "piped",
   }).spawn();
   const baseUrl = `http://127.0.0.1:${JSON.parse(await firstLine(baseline.stdout)).port}/image`;
-  await wrk(baseUrl, 1);
-  await wrk(cachedUrl, 1);
+  await load(baseUrl, 1);
+  await load(cachedUrl, 1);
   const ratios: number[] = [];
   let last = { base: { rps: 0, p99: "" }, ours: { rps: 0, p99: "" } };
   for (let round = 0; round < 3; round++) {
-    const base = await wrk(baseUrl);
-    const ours = await wrk(cachedUrl);
+    const base = await load(baseUrl);
+    const ours = await load(cachedUrl);
     ratios.push(ours.rps / base.rps);
     last = { base, ours };
   }
   rows.push([
-    `cached thumbnail (${thumb.bytes.length} bytes), wrk c32, 3 rounds`,
+    `cached thumbnail (${thumb.bytes.length} bytes), ${
+      LOAD_TOOL === "wrk" ? "wrk" : "built-in load"
+    } c32, 3 rounds`,
     `ratio to the baseline serving the same bytes: median ${
       percentile(ratios, 0.5).toFixed(2)
     } (last round ${last.ours.rps.toFixed(0)} vs ${last.base.rps.toFixed(0)} req/s)`,
     ">= 0.5",
   ]);
+}
 
-  const wavId = await importFile(await longWav());
-  const wave = await timed(`${api}/waveforms/demo/${wavId}.png`);
-  if (wave.status !== 200) throw new Error(`waveform answered ${wave.status}`);
-  rows.push([
-    "cold waveform of a 5-minute stereo 48 kHz WAV (57.6 MB)",
-    `${wave.ms.toFixed(0)} ms`,
-    "<= 300 ms",
-  ]);
-
+/** The action's latency, idle and while 20 cold thumbnails (of `ids`) are made. */
+async function busyRow(ids: string[]): Promise<void> {
   await actionLatencies(null, 200); // warm
   const quiet = await actionLatencies(null, 400);
   const making = Promise.all(
@@ -193,6 +203,33 @@ try {
     } ms)`,
     "p99 <= 5 ms",
   ]);
+}
+
+/** The test pictures need ffmpeg; the waveform's WAV is made here. */
+const noFfmpeg = missingPeer("ffmpeg");
+try {
+  const ids: string[] = [];
+  if (noFfmpeg) {
+    rows.push([
+      "1080p JPEG thumbnails: cold, cached, the action while they are made",
+      `skipped: ${noFfmpeg}`,
+      "-",
+    ]);
+  } else {
+    for (const path of await jpegs(26)) ids.push(await importFile(path));
+    await thumbnailRows(ids);
+  }
+
+  const wavId = await importFile(await longWav());
+  const wave = await timed(`${api}/waveforms/demo/${wavId}.png`);
+  if (wave.status !== 200) throw new Error(`waveform answered ${wave.status}`);
+  rows.push([
+    "cold waveform of a 5-minute stereo 48 kHz WAV (57.6 MB)",
+    `${wave.ms.toFixed(0)} ms`,
+    "<= 300 ms",
+  ]);
+
+  if (!noFfmpeg) await busyRow(ids);
 } finally {
   baseline?.kill();
   await baseline?.status;
