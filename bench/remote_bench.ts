@@ -3,17 +3,27 @@
  * `chromium`): the page's time to interactive (first paint, and the show on
  * screen with its WebSocket live), cold and with a warm cache, and the delay
  * from an HTTP action (`SET_CONTROL` from another client) to the page showing
- * the new value, p50 and p99 over 100 actions.
+ * the new value, p50 and p99 over 100 actions. Without Chromium, one skipped
+ * line (`chromium not found (apt-get install chromium)`).
  * @module
  */
 import { launchBrowser } from "../tests/_helpers/browser.ts";
 import { startCueport } from "./_cueport.ts";
+import { missingPeer } from "./_peers.ts";
 import { createDemoProject } from "../player/demo.ts";
 import { writeJsonAtomic } from "../protocol/atomic_write.ts";
 
 const here = (path: string) => new URL(path, import.meta.url).pathname;
 const LOADS = 10;
 const ACTIONS = 100;
+const TITLE = "\nWeb remote (headless Chromium, phone viewport, loopback)";
+
+const noChromium = missingPeer("chromium");
+if (noChromium) {
+  console.log(TITLE);
+  console.log(`  skipped: ${noChromium}`);
+  Deno.exit(0);
+}
 
 const dataDir = await Deno.makeTempDir({ prefix: "cueport-remote-bench-" });
 await writeJsonAtomic(
@@ -107,7 +117,7 @@ try {
     actions: ACTIONS,
     actionToPageMs: summary(delays),
   };
-  console.log("\nWeb remote (headless Chromium, phone viewport, loopback)");
+  console.log(TITLE);
   console.log(
     `  time to interactive, cold: p50 ${result.coldInteractiveMs.p50} ms, worst of ${LOADS} ${
       Math.max(...cold.map((l) => l.interactive)).toFixed(0)
