@@ -95,7 +95,7 @@ export const SETTINGS = {
     value: "N|off",
     help: "OSCQuery HTTP/WebSocket port (default 17737; 0 picks; off disables)",
     doc:
-      "17737: the OSCQuery server describing the OSC address space (0 picks a free port, `off` disables)",
+      "17737: the OSCQuery server describing the OSC address space (0 picks a free port, `off` disables); a port in use is a warning and OSCQuery is off",
   },
   oscAllow: {
     schema: list().default([]),

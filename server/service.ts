@@ -25,7 +25,13 @@ import { SocketServer } from "./socket/mod.ts";
 import { LazyMcpEndpoint, mcpMounts } from "./mcp/lazy.ts";
 import { isLocalAddress } from "./auth/mod.ts";
 import { ConnectionServer, type PeerHandler, UdpPort } from "./net/mod.ts";
-import { InstanceLock, settingHint, StartupError } from "./startup.ts";
+import {
+  InstanceLock,
+  optionalPortLine,
+  portProblem,
+  settingHint,
+  StartupError,
+} from "./startup.ts";
 import { type Discovery, startDiscovery } from "./discovery/mod.ts";
 import { API_VERSION, type ClientCounts, type ServicePorts } from "./routes/info.ts";
 import { bindV5Listeners } from "./v5_listeners.ts";
@@ -86,7 +92,6 @@ const PORT_SETTINGS = {
   HTTP: "httpPort",
   WebSocket: "wsPort",
   OSC: "oscPort",
-  OSCQuery: "oscQueryPort",
 } as const;
 
 /** `bind()`, with a failure to bind told as the setting to change. */
@@ -112,13 +117,10 @@ async function bindPortAsync<T>(
 }
 
 function portError(name: keyof typeof PORT_SETTINGS, port: number, error: unknown): StartupError {
-  const why = error instanceof Deno.errors.AddrInUse
-    ? "is in use by another program"
-    : error instanceof Deno.errors.PermissionDenied
-    ? "needs privileges this process does not have"
-    : `cannot be bound (${(error as Error).message})`;
   return new StartupError(
-    `The ${name} port ${port} ${why}: choose another with ${settingHint(PORT_SETTINGS[name])}`,
+    `The ${name} port ${port} ${portProblem(error)}: choose another with ${
+      settingHint(PORT_SETTINGS[name])
+    }`,
   );
 }
 
@@ -132,6 +134,7 @@ async function start(
   const startedAt = performance.now();
   // The OSC port's worker starts now, beside the rest; a failure to bind is told when awaited.
   const oscOpening = UdpPort.open(settings.host, settings.oscPort, (m) => log("debug", m));
+  oscOpening.catch(() => {}); // handled where it is awaited, whatever fails before that
   started.push(() => oscOpening.then((port) => port.close(), () => {}));
   const supervisor = new PlayerSupervisor(
     launcher,
@@ -253,8 +256,6 @@ async function start(
     },
     log: (m) => log("warn", m),
   });
-  const bufferAdvice = receiveBufferAdvice(receiveBufferBytes());
-  if (bufferAdvice) log("info", bufferAdvice);
   const oscServer = new OscServer(core, {
     auth,
     rateLimit: rateLimiter.meter("datagrams", settings.oscRatePerSecond),
@@ -276,25 +277,16 @@ async function start(
   );
   started.push(() => ws.close());
   const osc = await bindPortAsync("OSC", settings.oscPort, () => oscOpening);
+  // Once the port is bound: a start that fails says one line.
+  const bufferAdvice = receiveBufferAdvice(receiveBufferBytes());
+  if (bufferAdvice) log("info", bufferAdvice);
   const oscDone = oscServer.serve(osc);
   Object.assign(ports, {
     http: http.port,
     ws: ws.port,
     osc: osc.port,
   });
-  const oscQueryPort = settings.oscQueryPort;
-  const oscQuery = oscQueryPort === null ? null : bindPort(
-    "OSCQuery",
-    oscQueryPort,
-    () =>
-      OscQueryServer.listen(core, {
-        hosts: settings.host,
-        port: oscQueryPort,
-        oscPort: () => ports.osc,
-        isAllowed: (address) => oscServer.grantOf(address) !== null,
-        log: (m) => log("debug", m),
-      }),
-  );
+  const oscQuery = bindOscQuery(settings, core, oscServer, ports, log);
   if (oscQuery) {
     ports.oscQuery = oscQuery.port;
     started.push(() => oscQuery.close());
@@ -359,6 +351,30 @@ async function start(
       lock.release();
     },
   };
+}
+
+/** The OSCQuery server; null when off or when its port cannot be bound (logged as one line). */
+function bindOscQuery(
+  settings: Settings,
+  core: Core,
+  oscServer: OscServer,
+  ports: RunningService["ports"],
+  log: Logger,
+): OscQueryServer | null {
+  const port = settings.oscQueryPort;
+  if (port === null) return null;
+  try {
+    return OscQueryServer.listen(core, {
+      hosts: settings.host,
+      port,
+      oscPort: () => ports.osc,
+      isAllowed: (address) => oscServer.grantOf(address) !== null,
+      log: (m) => log("debug", m),
+    });
+  } catch (error) {
+    log("warn", optionalPortLine("OSCQuery", port, error, "oscQueryPort"));
+    return null;
+  }
 }
 
 /** Advertises the bound ports by mDNS/DNS-SD; `ports.oscQuery`, when set, as `_oscjson._tcp`. */

@@ -16,6 +16,29 @@ export function settingHint(setting: SettingName): string {
   return `--${SETTINGS[setting].flag}, ${envName(setting)} or "${setting}" in the config file`;
 }
 
+/** Why a port could not be bound, in words ("is in use by another program"). */
+export function portProblem(error: unknown): string {
+  return error instanceof Deno.errors.AddrInUse
+    ? "is in use by another program"
+    : error instanceof Deno.errors.PermissionDenied
+    ? "needs privileges this process does not have"
+    : `cannot be bound (${(error as Error).message})`;
+}
+
+/**
+ * The line for a port of the service's own additions (OSCQuery, the 5.0.0 interface) that
+ * cannot be bound: the service starts without that part (docs/deployment.md, "Ports").
+ */
+export function optionalPortLine(
+  name: string,
+  port: number,
+  error: unknown,
+  setting: SettingName,
+): string {
+  return `The ${name} port ${port} ${portProblem(error)}: ${name} is off; choose another ` +
+    `with ${settingHint(setting)}`;
+}
+
 /** What the running instance writes in its lock file, for a second one to name it. */
 export interface InstanceInfo {
   pid: number;

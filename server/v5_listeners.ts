@@ -17,7 +17,7 @@ import type { ClientCounts } from "./routes/info.ts";
 import { SocketServer } from "./socket/mod.ts";
 import { UsageLog, v5HttpDialect, v5WsDialect } from "./legacy/mod.ts";
 import type { ConnectionServer, PeerHandler } from "./net/mod.ts";
-import { settingHint } from "./startup.ts";
+import { optionalPortLine } from "./startup.ts";
 
 /** What the 5.0.0 listeners share with the 6.0 ones. */
 export interface V5ListenerOptions {
@@ -59,11 +59,7 @@ function bindOptional(
   try {
     return bind(port);
   } catch (error) {
-    o.log(
-      "warn",
-      `The ${name} port ${port} cannot be bound (${(error as Error).message}): the 5.0.0 ` +
-        `${name} interface is off; choose another port with ${settingHint(setting)}`,
-    );
+    o.log("warn", optionalPortLine(name, port, error, setting));
     return null;
   }
 }
