@@ -41,6 +41,12 @@ export interface RouteSpec {
    */
   rawBody?: Record<string, Record<string, unknown>>;
   response: z.ZodType;
+  /**
+   * The media types a picture route answers, its default first, when the route
+   * chooses among its operation's (a thumbnail by its path's extension); default:
+   * the operation's `produces`.
+   */
+  produces?: readonly string[];
   /** Takes an `Idempotency-Key` header: a retry gets the first outcome (docs/api.md). */
   idempotent?: boolean;
   /** How the request becomes the input; default: the path params and declared query over the body. */
@@ -60,7 +66,10 @@ export interface RouteSpec {
 }
 
 /** How a route maps its wire onto its operation (see `RouteSpec`). */
-export type RouteMapping = Pick<RouteSpec, "query" | "rawBody" | "input" | "invoke" | "output">;
+export type RouteMapping = Pick<
+  RouteSpec,
+  "query" | "rawBody" | "input" | "invoke" | "output" | "produces"
+>;
 
 /** Builds a route onto `operation` (a name of the catalog, or a transport's own operation). */
 export function route(

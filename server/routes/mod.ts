@@ -32,6 +32,7 @@ import { routeTable } from "./table.ts";
 import { honoPath, mediaResponse, suffixesOf, withoutSuffixes } from "./media_answers.ts";
 import { editRoutes } from "./edit_routes.ts";
 import { isNestedDeeper } from "../../protocol/json_depth.ts";
+import { didYouMean } from "../../protocol/suggest.ts";
 import { type Peer, readBoundedText } from "../net/mod.ts";
 import type { HttpDialect } from "../net/dialect.ts";
 import { remotePage } from "../web/mod.ts";
@@ -368,13 +369,31 @@ class HttpCaller implements Caller {
 
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
-/** The declared query parameters that came (`route.query`'s keys). */
-function declaredQuery(c: Context, route: RouteSpec): Record<string, string> {
+/**
+ * The declared query parameters that came (`route.query`'s keys). A route
+ * that declares its parameters refuses one it does not know, as an unknown
+ * field of a body is refused: a mistyped `sise=64` would otherwise answer
+ * the picture at its original size without a word. The 5.0.0 interface
+ * (`isStrict` false) keeps ignoring them, as it always did.
+ * @throws {CueportError} INVALID_MESSAGE naming the unknown parameter
+ */
+function declaredQuery(c: Context, route: RouteSpec, isStrict: boolean): Record<string, string> {
   if (!route.query) return NO_PARAMS;
   const all = c.req.query();
+  const known = Object.keys(route.query.shape);
   const picked: Record<string, string> = {};
-  for (const key of Object.keys(route.query.shape)) {
+  for (const key of known) {
     if (all[key] !== undefined) picked[key] = all[key];
+  }
+  if (isStrict && Object.keys(all).length > Object.keys(picked).length) {
+    const unknown = Object.keys(all).find((key) => !known.includes(key))!;
+    throw new CueportError(
+      "INVALID_MESSAGE",
+      `Invalid ${unknown}: not a query parameter of this route${didYouMean(unknown, known)}: use ${
+        known.join(", ")
+      }`,
+      { field: unknown },
+    );
   }
   return picked;
 }
@@ -453,7 +472,7 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
       const params = hasParams ? c.req.param() : NO_PARAMS;
       const wire: RouteWire = {
         params: suffixes ? withoutSuffixes(params, suffixes) : params,
-        query: declaredQuery(c, route),
+        query: declaredQuery(c, route, !dialect),
         body: undefined,
       };
       const output = route.output;

@@ -147,7 +147,7 @@ export const openApiDocument = {
         schema: jsonSchema(schema as z.ZodType, "input"),
       }));
       const isAction = route.path === "/api/v1/action";
-      const produces = route.operation.produces;
+      const produces = route.produces ?? route.operation.produces;
       const responses: Record<string, unknown> = produces
         ? {
           "200": {

@@ -14,6 +14,25 @@ function commaList(value: string | undefined): string[] {
   return (value ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 }
 
+/** The extensions a thumbnail's path may end in, and the format each chooses. */
+const THUMBNAIL_EXTENSIONS = [["jpg", "jpeg"], ["jpeg", "jpeg"], ["png", "png"]] as const;
+
+/**
+ * `/thumbnails/:projectId/:fileId.jpg`, `.jpeg` and `.png`: the extension chooses the
+ * format; a `format` parameter wins over it (clients written when only `.jpg` was served
+ * ask for PNG with `.jpg?format=png`).
+ */
+function thumbnailRoutes(): RouteSpec[] {
+  const query = ThumbnailInput.pick({ size: true, overlay: true, format: true, quality: true });
+  return THUMBNAIL_EXTENSIONS.map(([extension, format]) =>
+    route("GET", `/thumbnails/:projectId/:fileId.${extension}`, "thumbnail", {
+      query,
+      input: ({ params, query }) => ({ format, ...query, ...params }),
+      produces: format === "png" ? ["image/png", "image/jpeg"] : ["image/jpeg", "image/png"],
+    })
+  );
+}
+
 /** Builds the route table. */
 export function routeTable(): RouteSpec[] {
   return [
@@ -37,9 +56,7 @@ export function routeTable(): RouteSpec[] {
       input: ({ params }) => ({ kind: params.kind, presetId: params.id }),
     }),
     route("GET", "/api/v1/cameras", "cameras"),
-    route("GET", "/thumbnails/:projectId/:fileId.jpg", "thumbnail", {
-      query: ThumbnailInput.pick({ size: true, overlay: true, format: true, quality: true }),
-    }),
+    ...thumbnailRoutes(),
     route("GET", "/waveforms/:projectId/:fileId.png", "waveform", {
       query: WaveformInput.pick({ width: true, height: true }),
     }),

@@ -54,7 +54,9 @@ export const ThumbnailInput = z.strictObject({
   overlay: z.enum(["play", "pause", "none"]).default("none")
     .describe("A play or pause symbol drawn over the centre"),
   format: z.enum(["jpeg", "png"]).default("jpeg")
-    .describe("The answer's format; Content-Type follows it, whatever the path's extension"),
+    .describe(
+      "The answer's format; default: the path's extension's (.jpg and .jpeg JPEG, .png PNG). Given, it wins over the extension; Content-Type follows it",
+    ),
   quality: wholeNumber(1, 100, "quality").default(85).describe("JPEG quality, 1 to 100"),
   ifNoneMatch: IfNoneMatch,
 });

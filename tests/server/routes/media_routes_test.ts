@@ -103,6 +103,47 @@ Deno.test("media routes", async (t) => {
       assert.notEqual(low.headers.get("etag"), high.headers.get("etag"));
     });
 
+    await t.step("the path's extension chooses the format; format= wins over it", async () => {
+      const cases: Array<[string, string, "png" | "jpeg"]> = [
+        ["/thumbnails/demo/file-aurora.png?size=32", "image/png", "png"],
+        ["/thumbnails/demo/file-aurora.jpeg?size=32", "image/jpeg", "jpeg"],
+        ["/thumbnails/demo/file-aurora.jpg?size=32", "image/jpeg", "jpeg"],
+        ["/thumbnails/demo/file-aurora.jpg?size=32&format=png", "image/png", "png"],
+        ["/thumbnails/demo/file-aurora.png?size=32&format=jpeg", "image/jpeg", "jpeg"],
+      ];
+      for (const [path, type, format] of cases) {
+        const answer = await picture(svc, path);
+        assert.equal(answer.status, 200, path);
+        assert.equal(answer.headers.get("content-type"), type, path);
+        assert.equal(formatOf(answer.bytes), format, path);
+      }
+      // The same picture by either name of JPEG: the same bytes and ETag.
+      const jpg = await picture(svc, "/thumbnails/demo/file-aurora.jpg?size=32");
+      const jpeg = await picture(svc, "/thumbnails/demo/file-aurora.jpeg?size=32");
+      assert.equal(jpg.headers.get("etag"), jpeg.headers.get("etag"));
+    });
+
+    await t.step("an unknown query parameter is 400 naming it, as a bad one is", async () => {
+      const cases: Array<[string, string]> = [
+        ["/thumbnails/demo/file-aurora.jpg?sise=64", "sise"],
+        ["/thumbnails/demo/file-aurora.png?size=64&quallity=10", "quallity"],
+        ["/waveforms/demo/file-song-opening-audio.png?widht=800", "widht"],
+        ["/api/v1/projects/demo/clips?ids=x&idz=y", "idz"],
+      ];
+      for (const [path, field] of cases) {
+        const answer = await svc.get(path);
+        assert.equal(answer.status, 400, path);
+        assert.equal(answer.body.error.code, "INVALID_MESSAGE", path);
+        assert.deepEqual(answer.body.error.details, { field }, path);
+        assert.match(answer.body.error.message, new RegExp(`^Invalid ${field}: `), path);
+      }
+      const typo = await svc.get("/thumbnails/demo/file-aurora.jpg?sise=64");
+      assert.equal(
+        typo.body.error.message,
+        'Invalid sise: not a query parameter of this route (did you mean "size"?): use size, overlay, format, quality',
+      );
+    });
+
     await t.step("the overlay changes the centre and leaves the corners", async () => {
       const path = "/thumbnails/demo/file-aurora.jpg?size=128&format=png";
       const plain = decodePng((await picture(svc, `${path}&overlay=none`)).bytes);
@@ -204,7 +245,8 @@ Deno.test("media routes", async (t) => {
         const path of [
           "/thumbnails/nope/file-aurora.jpg",
           "/thumbnails/demo/nope.jpg",
-          "/thumbnails/demo/file-aurora.png",
+          "/thumbnails/demo/nope.png",
+          "/thumbnails/demo/file-aurora.webp",
           "/waveforms/demo/nope.png",
           "/waveforms/nope/file-song-opening-audio.png",
           "/camera-thumbnails/video9.jpg",

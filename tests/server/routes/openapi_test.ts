@@ -40,6 +40,15 @@ Deno.test("GET /api/v1/openapi.json is a valid OpenAPI 3.1 document with valid J
     const action = doc.paths["/api/v1/action"].post;
     for (const status of ["405", "413", "422", "429"]) assert.ok(action.responses[status], status);
     assert.ok(doc.paths["/api/v1/files/upload"].post.responses["415"]);
+    // A thumbnail by each extension the route serves, each answering its own format first.
+    for (
+      const [ext, type] of [["jpg", "image/jpeg"], ["jpeg", "image/jpeg"], ["png", "image/png"]]
+    ) {
+      const thumbnail = doc.paths[`/thumbnails/{projectId}/{fileId}.${ext}`]?.get;
+      assert.ok(thumbnail, ext);
+      assert.equal(Object.keys(thumbnail.responses["200"].content)[0], type, ext);
+      assert.ok(thumbnail.responses["400"], ext);
+    }
   } finally {
     await svc.stop();
   }
