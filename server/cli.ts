@@ -239,6 +239,7 @@ export async function runCli(
         await runStdioBridge({
           url: new URL(`http://127.0.0.1:${target.port}/mcp`),
           token: target.token,
+          dataDir: target.dataDir,
           log: (m) => console.error(m), // stdout carries the protocol
         });
         return 0;

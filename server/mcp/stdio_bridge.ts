@@ -22,6 +22,32 @@ export interface BridgeOptions {
   token: string | null;
   /** Where problems are told (stderr: stdout carries the protocol). */
   log: (message: string) => void;
+  /** The data dir the service was looked for in, to name when none answers. */
+  dataDir?: string | null;
+}
+
+/** Whether a send failed because nothing listens on the port (no service running there). */
+function isUnanswered(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if (e instanceof Deno.errors.ConnectionRefused) return true;
+    if (/connection refused|ECONNREFUSED|tcp connect error/i.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** An error with its causes: the fetch's own "fetch failed" says nothing alone. */
+function describe(error: Error): string {
+  const causes: string[] = [];
+  for (let e: unknown = error.cause; e instanceof Error; e = e.cause) causes.push(e.message);
+  return [error.message, ...causes].join(": ");
+}
+
+/** The one line for a service that does not answer: where it was looked for, how to start it. */
+export function unansweredLine(url: URL, dataDir: string | null | undefined): string {
+  const where = dataDir ? ` (data dir ${dataDir})` : "";
+  const start = dataDir ? `cueport --data-dir ${dataDir}` : "cueport";
+  return `No Cueport service answers on port ${url.port}${where}: start it with "${start}", ` +
+    "or give the --data-dir or --http-port of the one that runs";
 }
 
 type Message = JSONRPCMessage & { id?: string | number; method?: string; result?: unknown };
@@ -36,12 +62,20 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
   let initializeId: string | number | undefined;
   let ended: () => void;
   const done = new Promise<void>((resolve) => (ended = resolve));
+  const unanswered = unansweredLine(options.url, options.dataDir);
+  // One line per outage, not one per message: the assistant may send many while it lasts.
+  let isDown = false;
+  const report = (error: Error) => {
+    if (!isUnanswered(error)) return options.log(`cueport mcp: ${describe(error)}`);
+    if (!isDown) options.log(`cueport mcp: ${unanswered}`);
+    isDown = true;
+  };
 
   local.onmessage = (raw) => {
     const message = raw as Message;
     if (message.method === "initialize") initializeId = message.id;
     remote.send(message).catch((error: Error) => {
-      options.log(`cueport mcp: ${error.message}`);
+      report(error);
       if (message.id === undefined || message.method === undefined) return;
       // A request must be answered, or the assistant waits forever.
       local.send({
@@ -49,12 +83,15 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
         id: message.id,
         error: {
           code: -32000,
-          message: `Cannot reach Cueport at ${options.url}: ${error.message}`,
+          message: isUnanswered(error)
+            ? unanswered
+            : `Cannot reach Cueport at ${options.url}: ${describe(error)}`,
         },
       }).catch(() => {});
     });
   };
   remote.onmessage = (raw) => {
+    isDown = false;
     const message = raw as Message;
     if (initializeId !== undefined && message.id === initializeId && message.result) {
       // Later requests carry the version the service agreed to (MCP-Protocol-Version).
@@ -64,7 +101,7 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
     }
     local.send(message).catch(() => {});
   };
-  remote.onerror = (error) => options.log(`cueport mcp: ${error.message}`);
+  remote.onerror = report;
   local.onerror = (error) => options.log(`cueport mcp: ${error.message}`);
   process.stdin.on("end", () => ended());
   process.stdin.on("close", () => ended());

@@ -61,3 +61,54 @@ Deno.test("cueport mcp: the SDK's stdio client reaches every tool through the br
 async function operatorToken(dataDir: string): Promise<string> {
   return (await Deno.readTextFile(`${dataDir}/auth/operator-token`)).trim();
 }
+
+Deno.test("cueport mcp with no service running: one line naming the port and data dir, and how to start it", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "cueport-mcp-none-" });
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close(); // a port nothing listens on
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "mcp", "--data-dir", dataDir, "--http-port", String(port)],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  try {
+    const writer = child.stdin.getWriter();
+    const request = (id: number, method: string, params: unknown = {}) =>
+      writer.write(
+        new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n"),
+      );
+    await request(1, "initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "test", version: "1" },
+    });
+    await request(2, "tools/list");
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let out = "";
+    while (out.split("\n").filter(Boolean).length < 2) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += value;
+    }
+    await writer.close();
+    while (!(await reader.read()).done) {
+      // the bridge ends when stdin does
+    }
+    const expected = `No Cueport service answers on port ${port} (data dir ${dataDir}): ` +
+      `start it with "cueport --data-dir ${dataDir}", or give the --data-dir or --http-port ` +
+      `of the one that runs`;
+    const answers = out.trim().split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual(answers.map((a) => [a.id, a.error.message]), [[1, expected], [2, expected]]);
+    const stderr = await new Response(child.stderr).text();
+    assert.equal((await child.status).code, 0);
+    // One line for the outage, not one per message, and not the fetch's own words.
+    assert.deepEqual(stderr.trim().split("\n"), [
+      `cueport mcp: ${expected}`,
+    ]);
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
