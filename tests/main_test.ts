@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { startServiceProcess } from "./_helpers/service_process.ts";
+import { needs } from "./_helpers/peers.ts";
 
 /** The bundled player: the service's live child whose command line carries the word "player". */
 async function playerPid(servicePid: number): Promise<number | null> {
@@ -14,7 +15,7 @@ async function playerPid(servicePid: number): Promise<number | null> {
 
 Deno.test({
   name: "main.ts serve prints the ready line, serves /health and stops cleanly on SIGTERM",
-  ignore: Deno.build.os === "windows",
+  ignore: Deno.build.os === "windows" || needs("ps").ignore,
   async fn() {
     const svc = await startServiceProcess();
     try {
@@ -44,7 +45,7 @@ Deno.test({
 
 Deno.test({
   name: "killing the player: the service stays up and a new player is back",
-  ignore: Deno.build.os === "windows",
+  ignore: Deno.build.os === "windows" || needs("ps").ignore,
   async fn() {
     const svc = await startServiceProcess();
     try {

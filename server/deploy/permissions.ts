@@ -91,18 +91,25 @@ const COMPILE_INCLUDES = [
   "server/net/udp_port_worker.ts",
 ];
 
-/** The tasks of deno.json that run or build the service, as written from the lists above. */
+/** The flags of `deno test`: the service's, and the environment the tests' peers read. */
+export function testFlags(): string[] {
+  const env = `--allow-env=${SERVICE_ENV.join(",")}`;
+  return SERVICE_FLAGS.map((flag) =>
+    flag === env ? `--allow-env=${[...SERVICE_ENV, ...TEST_PEER_ENV].join(",")}` : flag
+  );
+}
+
+/**
+ * The tasks of deno.json that run or build the service, as written from the lists above.
+ * `test` runs `tools/test.ts`, which finds the tests' peers and runs `deno test` with
+ * `testFlags()`.
+ */
 export function serviceTasks(): Record<"start" | "test" | "compile", string> {
   // Quoted for deno task's shell, which would expand the `*` of `CUEPORT_*` as a file pattern.
   const flags = SERVICE_FLAGS.map((flag) => flag.includes("*") ? `'${flag}'` : flag).join(" ");
   return {
     start: `deno run ${flags} main.ts`,
-    test: `deno test ${
-      flags.replace(
-        `--allow-env=${SERVICE_ENV.join(",")}`,
-        `--allow-env=${[...SERVICE_ENV, ...TEST_PEER_ENV].join(",")}`,
-      )
-    } tests/`,
+    test: "deno run --allow-run --allow-read --allow-env --allow-sys=uid tools/test.ts",
     compile: `deno compile ${flags} ${COMPILE_INCLUDES.join(" ")} --output dist/cueport main.ts`,
   };
 }

@@ -5,6 +5,7 @@ import { encodePng } from "../../../player/media/encode.ts";
 import { remoteRequest } from "../../_helpers/remote.ts";
 import { until } from "../../_helpers/until.ts";
 import { TestSocket } from "../../_helpers/ws_client.ts";
+import { needs } from "../../_helpers/peers.ts";
 
 const ROOT = new URL("../../../", import.meta.url);
 const MAIN = new URL("main.ts", ROOT).pathname;
@@ -71,7 +72,7 @@ async function runMain(args: string[]): Promise<{ code: number; out: string }> {
 
 Deno.test({
   name: "the service runs every feature with exactly the embedded permissions",
-  ignore: Deno.build.os !== "linux",
+  ignore: Deno.build.os !== "linux" || needs("ffmpeg", "ps").ignore,
   async fn() {
     const dataDir = await Deno.makeTempDir({ prefix: "cueport-perm-" });
     const work = await Deno.makeTempDir({ prefix: "cueport-perm-files-" });

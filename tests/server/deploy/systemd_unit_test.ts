@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
 import { quoteForSystemd, systemdUnit } from "../../../server/deploy/systemd_unit.ts";
-
-const hasAnalyze = await new Deno.Command("systemd-analyze", {
-  args: ["--version"],
-  stdout: "null",
-})
-  .output().then((o) => o.success, () => false);
+import { needs } from "../../_helpers/peers.ts";
 
 async function writeUnit(isUser: boolean): Promise<{ dir: string; path: string; text: string }> {
   const dir = await Deno.makeTempDir({ prefix: "cueport-unit-" });
@@ -37,7 +32,7 @@ async function analyze(
 for (const isUser of [false, true]) {
   Deno.test({
     name: `the ${isUser ? "user" : "system"} unit passes systemd-analyze verify`,
-    ignore: !hasAnalyze,
+    ...needs("systemd-analyze"),
     async fn() {
       const { dir, path } = await writeUnit(isUser);
       try {
@@ -57,7 +52,7 @@ for (const isUser of [false, true]) {
 
 Deno.test({
   name: "the system unit's systemd-analyze security exposure is OK or better",
-  ignore: !hasAnalyze,
+  ...needs("systemd-analyze"),
   async fn() {
     const { dir, path } = await writeUnit(false);
     try {

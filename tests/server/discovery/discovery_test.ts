@@ -10,6 +10,7 @@ import { until } from "../../_helpers/until.ts";
 import { openEar, queryBytes, recordsOf } from "../../_helpers/mdns.ts";
 import { hostLabel, startDiscovery } from "../../../server/discovery/mod.ts";
 import type { AdvertInterface } from "../../../server/discovery/mod.ts";
+import { needs } from "../../_helpers/peers.ts";
 
 const HOST = hostLabel();
 
@@ -20,33 +21,37 @@ async function advertising(serviceName: string): Promise<TestService> {
   return t;
 }
 
-Deno.test("discovery: mdns-scan lists both services under the default names", async () => {
-  const scan = new Deno.Command("mdns-scan", { stdout: "piped", stderr: "piped" }).spawn();
-  let text = "";
-  const decoder = new TextDecoder();
-  const reading = (async () => {
-    for await (const chunk of scan.stderr) text += decoder.decode(chunk, { stream: true });
-  })();
-  const drainOut = scan.stdout.cancel();
-  let t: TestService | undefined;
-  try {
-    // mdns-scan prints "Browsing" once its socket is bound; then the service starts.
-    await until("mdns-scan browsing", () => text.includes("Browsing"));
-    t = await startTestService({ mdns: true });
-    await until(
-      "mdns-scan lists both services",
-      () =>
-        text.includes(`+ Cueport - ${HOST}._app._tcp.local`) &&
-        text.includes(`+ Cueport HTTP - ${HOST}._http._tcp.local`),
-    );
-  } finally {
-    scan.kill("SIGTERM");
-    await scan.status;
-    await reading;
-    await drainOut;
-    await t?.stop();
-  }
-});
+Deno.test(
+  "discovery: mdns-scan lists both services under the default names",
+  needs("mdns-scan"),
+  async () => {
+    const scan = new Deno.Command("mdns-scan", { stdout: "piped", stderr: "piped" }).spawn();
+    let text = "";
+    const decoder = new TextDecoder();
+    const reading = (async () => {
+      for await (const chunk of scan.stderr) text += decoder.decode(chunk, { stream: true });
+    })();
+    const drainOut = scan.stdout.cancel();
+    let t: TestService | undefined;
+    try {
+      // mdns-scan prints "Browsing" once its socket is bound; then the service starts.
+      await until("mdns-scan browsing", () => text.includes("Browsing"));
+      t = await startTestService({ mdns: true });
+      await until(
+        "mdns-scan lists both services",
+        () =>
+          text.includes(`+ Cueport - ${HOST}._app._tcp.local`) &&
+          text.includes(`+ Cueport HTTP - ${HOST}._http._tcp.local`),
+      );
+    } finally {
+      scan.kill("SIGTERM");
+      await scan.status;
+      await reading;
+      await drainOut;
+      await t?.stop();
+    }
+  },
+);
 
 interface Found {
   name: string;

@@ -3,6 +3,7 @@ import * as osc from "osc-min";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
 import { until } from "../../_helpers/until.ts";
 import { OscDump, OscPeer, oscsend } from "./_peer.ts";
+import { needs } from "../../_helpers/peers.ts";
 
 async function withService(
   fn: (svc: TestService, port: number) => Promise<void>,
@@ -21,25 +22,29 @@ async function controls(svc: TestService): Promise<Record<string, number>> {
   return (await svc.get("/api/v1/projects/show/playstate")).body.controls;
 }
 
-Deno.test("OSC: oscsend drives actions; oscdump receives the replies at the port named by reply=", async () => {
-  await withService(async (svc, port) => {
-    const dump = await OscDump.start();
-    try {
-      await oscsend(port, "/control/A", "fs", "0.25", `reply=${dump.port}`);
-      await oscsend(port, "/song/select", "is", "1", `reply=${dump.port}`);
-      await oscsend(port, "/nope", "s", `reply=${dump.port}`);
-      await until("three replies", () => dump.lines().length >= 3);
-      const lines = dump.lines();
-      assert.match(lines.find((l) => l.startsWith("/reply/control/A"))!, /"status":"ok"/);
-      assert.match(lines.find((l) => l.startsWith("/reply/song/select"))!, /"index":1/);
-      assert.match(lines.find((l) => l.startsWith("/reply/nope"))!, /"code":"NOT_FOUND"/);
-      const state = await svc.get("/api/v1/projects/show/playstate");
-      assert.equal(state.body.activeSongID, "s2");
-    } finally {
-      await dump.stop();
-    }
-  });
-});
+Deno.test(
+  "OSC: oscsend drives actions; oscdump receives the replies at the port named by reply=",
+  needs("oscsend"),
+  async () => {
+    await withService(async (svc, port) => {
+      const dump = await OscDump.start();
+      try {
+        await oscsend(port, "/control/A", "fs", "0.25", `reply=${dump.port}`);
+        await oscsend(port, "/song/select", "is", "1", `reply=${dump.port}`);
+        await oscsend(port, "/nope", "s", `reply=${dump.port}`);
+        await until("three replies", () => dump.lines().length >= 3);
+        const lines = dump.lines();
+        assert.match(lines.find((l) => l.startsWith("/reply/control/A"))!, /"status":"ok"/);
+        assert.match(lines.find((l) => l.startsWith("/reply/song/select"))!, /"index":1/);
+        assert.match(lines.find((l) => l.startsWith("/reply/nope"))!, /"code":"NOT_FOUND"/);
+        const state = await svc.get("/api/v1/projects/show/playstate");
+        assert.equal(state.body.activeSongID, "s2");
+      } finally {
+        await dump.stop();
+      }
+    });
+  },
+);
 
 Deno.test("OSC: replies go to the sender's own port; actions reply only when asked", async () => {
   await withService(async (svc, port) => {

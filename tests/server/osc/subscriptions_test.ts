@@ -3,48 +3,53 @@ import { startTestService } from "../../_helpers/service.ts";
 import { until } from "../../_helpers/until.ts";
 import { OscDump, OscPeer, oscsend } from "./_peer.ts";
 import { parseFilter, passes, Subscriptions } from "../../../server/osc/subscriptions.ts";
+import { needs } from "../../_helpers/peers.ts";
 
-Deno.test("OSC: a subscriber gets the current values at once, then typed changes; oscdump shows them", async () => {
-  const svc = await startTestService();
-  const dump = await OscDump.start();
-  const peer = OscPeer.open(svc.service.ports.osc);
-  try {
-    await svc.post("/api/v1/action", { name: "SET_CONTROL", params: ["A", 0.5] });
-    await oscsend(svc.service.ports.osc, "/subscribe", "s", `reply=${dump.port}`);
-    await until("current values", () => dump.lines().some((l) => l.startsWith("/record/state")));
-    const lines = dump.lines();
-    assert.match(lines[0]!, /^\/reply\/subscribe s .*"leaseSeconds":30/);
-    assert.ok(lines.includes("/control/A f 0.500000"), lines.join("\n"));
-    assert.ok(lines.includes('/song/current s "s1"'), lines.join("\n"));
-    assert.ok(lines.includes("/output/level f 1.000000"), lines.join("\n"));
-    assert.ok(lines.includes("/mute i 0"), lines.join("\n"));
+Deno.test(
+  "OSC: a subscriber gets the current values at once, then typed changes; oscdump shows them",
+  needs("oscsend"),
+  async () => {
+    const svc = await startTestService();
+    const dump = await OscDump.start();
+    const peer = OscPeer.open(svc.service.ports.osc);
+    try {
+      await svc.post("/api/v1/action", { name: "SET_CONTROL", params: ["A", 0.5] });
+      await oscsend(svc.service.ports.osc, "/subscribe", "s", `reply=${dump.port}`);
+      await until("current values", () => dump.lines().some((l) => l.startsWith("/record/state")));
+      const lines = dump.lines();
+      assert.match(lines[0]!, /^\/reply\/subscribe s .*"leaseSeconds":30/);
+      assert.ok(lines.includes("/control/A f 0.500000"), lines.join("\n"));
+      assert.ok(lines.includes('/song/current s "s1"'), lines.join("\n"));
+      assert.ok(lines.includes("/output/level f 1.000000"), lines.join("\n"));
+      assert.ok(lines.includes("/mute i 0"), lines.join("\n"));
 
-    // A second subscriber, filtered to Controls, on its own port.
-    assert.equal((await peer.ask("/subscribe", ["/control"])).status, "ok");
-    assert.deepEqual(await peer.next(), { address: "/control/A", args: [0.5] });
-    await svc.post("/api/v1/action", { name: "SET_CONTROL", params: ["B", 0.25] });
-    await svc.post("/api/v1/action", { name: "PLAY_CLIP_IN", params: ["c1"] });
-    // One batch keeps the last value of each address: see this one before the next change.
-    await until("c1 playing", () => dump.lines().includes('/clip/c1/state s "playing"'));
-    await svc.post("/api/v1/action", { name: "SONG_SELECT_IN", params: [2] });
-    await svc.post("/api/v1/action", { name: "MUTE_TOGGLE" });
-    await until("changes", () => dump.lines().includes("/mute i 1"));
-    const after = dump.lines();
-    assert.ok(after.includes("/control/B f 0.250000"));
-    assert.ok(after.includes('/clip/c1/state s "playing"'), after.join("\n"));
-    assert.ok(after.includes('/song/current s "s3"'));
-    assert.ok(after.includes("/song/current/index i 2"));
-    assert.deepEqual(await peer.next(), { address: "/control/B", args: [0.25] });
-    assert.equal(svc.service.osc.subscriberCount, 2);
-    assert.equal((await peer.ask("/unsubscribe")).data.unsubscribed, true);
-    assert.equal(svc.service.osc.subscriberCount, 1);
-    assert.equal((await peer.ask("/ping")).data.subscribed, false);
-  } finally {
-    await peer.close();
-    await dump.stop();
-    await svc.stop();
-  }
-});
+      // A second subscriber, filtered to Controls, on its own port.
+      assert.equal((await peer.ask("/subscribe", ["/control"])).status, "ok");
+      assert.deepEqual(await peer.next(), { address: "/control/A", args: [0.5] });
+      await svc.post("/api/v1/action", { name: "SET_CONTROL", params: ["B", 0.25] });
+      await svc.post("/api/v1/action", { name: "PLAY_CLIP_IN", params: ["c1"] });
+      // One batch keeps the last value of each address: see this one before the next change.
+      await until("c1 playing", () => dump.lines().includes('/clip/c1/state s "playing"'));
+      await svc.post("/api/v1/action", { name: "SONG_SELECT_IN", params: [2] });
+      await svc.post("/api/v1/action", { name: "MUTE_TOGGLE" });
+      await until("changes", () => dump.lines().includes("/mute i 1"));
+      const after = dump.lines();
+      assert.ok(after.includes("/control/B f 0.250000"));
+      assert.ok(after.includes('/clip/c1/state s "playing"'), after.join("\n"));
+      assert.ok(after.includes('/song/current s "s3"'));
+      assert.ok(after.includes("/song/current/index i 2"));
+      assert.deepEqual(await peer.next(), { address: "/control/B", args: [0.25] });
+      assert.equal(svc.service.osc.subscriberCount, 2);
+      assert.equal((await peer.ask("/unsubscribe")).data.unsubscribed, true);
+      assert.equal(svc.service.osc.subscriberCount, 1);
+      assert.equal((await peer.ask("/ping")).data.subscribed, false);
+    } finally {
+      await peer.close();
+      await dump.stop();
+      await svc.stop();
+    }
+  },
+);
 
 Deno.test("OSC: revoking a paired sender ends its subscriptions", async () => {
   const svc = await startTestService();

@@ -4,6 +4,7 @@ import { decodePng, formatOf, jpegSize, pixel } from "../../_helpers/images.ts";
 import { mp4 } from "../../_helpers/media.ts";
 import { remoteRequest } from "../../_helpers/remote.ts";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
+import { needs } from "../../_helpers/peers.ts";
 
 interface Picture {
   status: number;
@@ -290,35 +291,36 @@ Deno.test("media routes", async (t) => {
   }
 });
 
-Deno.test("videos: a frame through ffmpeg, or a card without it; a broken image is a card", async (t) => {
-  const hasFfmpeg = await new Deno.Command("ffmpeg", { args: ["-version"], stdout: "null" })
-    .output().then((o) => o.success, () => false);
-  assert.ok(hasFfmpeg, "ffmpeg is installed by .ci/run");
-  const dir = await Deno.makeTempDir();
-  const video = `${dir}/clip.mp4`;
-  const made = await new Deno.Command("ffmpeg", {
-    args: ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x180:rate=10:duration=2", video],
-  }).output();
-  assert.ok(made.success, new TextDecoder().decode(made.stderr));
-  for (const ffmpeg of ["ffmpeg", "off"]) {
-    await t.step(`ffmpeg ${ffmpeg}`, async () => {
-      const svc = await startTestService({ ffmpeg }, { demo: true });
-      try {
-        const fileId = await importFile(svc, "clip.mp4", await Deno.readFile(video));
-        const thumb = await picture(svc, `/thumbnails/demo/${fileId}.jpg?size=96`);
-        assert.equal(thumb.status, 200);
-        assert.deepEqual(jpegSize(thumb.bytes), { width: 96, height: 96 });
-        assert.equal(
-          thumb.headers.get("x-cueport-origin"),
-          ffmpeg === "off" ? "card" : "video-frame",
-        );
-        const fake = await importFile(svc, "fake.mp4", mp4("isom", 1000, 5000, 640, 360));
-        const card = await picture(svc, `/thumbnails/demo/${fake}.jpg?size=64`);
-        assert.equal(card.headers.get("x-cueport-origin"), "card", "ffmpeg fails on it: a card");
-      } finally {
-        await svc.stop();
-      }
-    });
-  }
-  await Deno.remove(dir, { recursive: true });
-});
+Deno.test(
+  "videos: a frame through ffmpeg, or a card without it; a broken image is a card",
+  needs("ffmpeg"),
+  async (t) => {
+    const dir = await Deno.makeTempDir();
+    const video = `${dir}/clip.mp4`;
+    const made = await new Deno.Command("ffmpeg", {
+      args: ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x180:rate=10:duration=2", video],
+    }).output();
+    assert.ok(made.success, new TextDecoder().decode(made.stderr));
+    for (const ffmpeg of ["ffmpeg", "off"]) {
+      await t.step(`ffmpeg ${ffmpeg}`, async () => {
+        const svc = await startTestService({ ffmpeg }, { demo: true });
+        try {
+          const fileId = await importFile(svc, "clip.mp4", await Deno.readFile(video));
+          const thumb = await picture(svc, `/thumbnails/demo/${fileId}.jpg?size=96`);
+          assert.equal(thumb.status, 200);
+          assert.deepEqual(jpegSize(thumb.bytes), { width: 96, height: 96 });
+          assert.equal(
+            thumb.headers.get("x-cueport-origin"),
+            ffmpeg === "off" ? "card" : "video-frame",
+          );
+          const fake = await importFile(svc, "fake.mp4", mp4("isom", 1000, 5000, 640, 360));
+          const card = await picture(svc, `/thumbnails/demo/${fake}.jpg?size=64`);
+          assert.equal(card.headers.get("x-cueport-origin"), "card", "ffmpeg fails on it: a card");
+        } finally {
+          await svc.stop();
+        }
+      });
+    }
+    await Deno.remove(dir, { recursive: true });
+  },
+);

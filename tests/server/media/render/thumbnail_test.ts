@@ -12,6 +12,7 @@ import {
   tempDir,
   writeImage,
 } from "./_fixtures.ts";
+import { needs } from "../../../_helpers/peers.ts";
 
 const RED = [220, 30, 30] as const, BLUE = [30, 40, 220] as const, GREEN = [20, 200, 40] as const;
 
@@ -253,33 +254,41 @@ Deno.test("render() thumbnail of audio is a card with the name and duration in i
   assert.deepEqual([big.width, big.height, big.origin], [512, 512, "card"]);
 });
 
-Deno.test("render() thumbnail of a video is a frame through ffmpeg, a card without it", async () => {
-  const dir = await tempDir();
-  try {
-    const path = `${dir}/clip.mp4`;
-    // Two seconds: red for the first half second, then blue; the frame is taken at 1 s.
-    await ffmpeg(
-      ...["-f", "lavfi", "-i", "color=c=red:s=160x90:d=0.5:r=10"],
-      ...["-f", "lavfi", "-i", "color=c=blue:s=160x90:d=1.5:r=10"],
-      ...["-filter_complex", "[0][1]concat=n=2:v=1", "-pix_fmt", "yuv420p", path],
-    );
-    const src = source(path, "video", { duration: 2 });
-    const frame = await thumbnail(src, { size: 64, ffmpeg: "ffmpeg", format: "png" });
-    assert.equal(frame.origin, "video-frame");
-    const image = await decoded(frame.bytes);
-    assert.deepEqual([image.width, image.height], [64, 64]);
-    assert.ok(near(pixel(image, 32, 32), [0, 0, 255, 255], 40), `${pixel(image, 32, 32)}`);
-    const original = await thumbnail(src, { size: null, ffmpeg: "ffmpeg" });
-    assert.deepEqual([original.width, original.height, original.origin], [160, 90, "video-frame"]);
-    for (const ffmpegPath of ["/nonexistent/ffmpeg", null]) {
-      const card = await thumbnail(src, { size: 64, ffmpeg: ffmpegPath });
-      assert.equal(card.origin, "card");
+Deno.test(
+  "render() thumbnail of a video is a frame through ffmpeg, a card without it",
+  needs("ffmpeg"),
+  async () => {
+    const dir = await tempDir();
+    try {
+      const path = `${dir}/clip.mp4`;
+      // Two seconds: red for the first half second, then blue; the frame is taken at 1 s.
+      await ffmpeg(
+        ...["-f", "lavfi", "-i", "color=c=red:s=160x90:d=0.5:r=10"],
+        ...["-f", "lavfi", "-i", "color=c=blue:s=160x90:d=1.5:r=10"],
+        ...["-filter_complex", "[0][1]concat=n=2:v=1", "-pix_fmt", "yuv420p", path],
+      );
+      const src = source(path, "video", { duration: 2 });
+      const frame = await thumbnail(src, { size: 64, ffmpeg: "ffmpeg", format: "png" });
+      assert.equal(frame.origin, "video-frame");
+      const image = await decoded(frame.bytes);
+      assert.deepEqual([image.width, image.height], [64, 64]);
+      assert.ok(near(pixel(image, 32, 32), [0, 0, 255, 255], 40), `${pixel(image, 32, 32)}`);
+      const original = await thumbnail(src, { size: null, ffmpeg: "ffmpeg" });
+      assert.deepEqual([original.width, original.height, original.origin], [
+        160,
+        90,
+        "video-frame",
+      ]);
+      for (const ffmpegPath of ["/nonexistent/ffmpeg", null]) {
+        const card = await thumbnail(src, { size: 64, ffmpeg: ffmpegPath });
+        assert.equal(card.origin, "card");
+      }
+      // A file ffmpeg cannot read gets a card too.
+      await Deno.writeFile(`${dir}/bad.mp4`, new Uint8Array(100));
+      const bad = await thumbnail(source(`${dir}/bad.mp4`, "video"), { ffmpeg: "ffmpeg" });
+      assert.equal(bad.origin, "card");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
     }
-    // A file ffmpeg cannot read gets a card too.
-    await Deno.writeFile(`${dir}/bad.mp4`, new Uint8Array(100));
-    const bad = await thumbnail(source(`${dir}/bad.mp4`, "video"), { ffmpeg: "ffmpeg" });
-    assert.equal(bad.origin, "card");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  },
+);

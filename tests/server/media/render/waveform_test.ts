@@ -10,6 +10,7 @@ import {
   wav,
   type WavEncoding,
 } from "./_fixtures.ts";
+import { needs } from "../../../_helpers/peers.ts";
 
 function waveform(src: SourceFile, ffmpegPath: string | null = null, width = 100, height = 60) {
   return render({ type: "waveform", source: src, width, height, ffmpeg: ffmpegPath });
@@ -173,30 +174,34 @@ Deno.test("render() waveform of a non-audio file is UNSUPPORTED_MEDIA", async ()
   }
 });
 
-Deno.test("render() waveform of other audio goes through ffmpeg, UNAVAILABLE without it", async () => {
-  const dir = await tempDir();
-  try {
-    const path = `${dir}/fade.m4a`;
-    // One second of a 440 Hz tone fading in, AAC in MP4, no video.
-    await ffmpeg(
-      ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1"],
-      ...["-af", "volume='t':eval=frame", "-c:a", "aac", path],
-    );
-    const src = source(path, "audio", { mimeType: "audio/mp4" });
-    const r = await waveform(src, "ffmpeg");
-    assertGrowing(columnHeights(await decoded(r.bytes)), "ffmpeg m4a");
-    for (const missing of [null, "/nonexistent/ffmpeg"]) {
-      await assert.rejects(
-        waveform(src, missing),
-        (e) => e instanceof RenderError && e.code === "UNAVAILABLE" && /ffmpeg/.test(e.message),
+Deno.test(
+  "render() waveform of other audio goes through ffmpeg, UNAVAILABLE without it",
+  needs("ffmpeg"),
+  async () => {
+    const dir = await tempDir();
+    try {
+      const path = `${dir}/fade.m4a`;
+      // One second of a 440 Hz tone fading in, AAC in MP4, no video.
+      await ffmpeg(
+        ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1"],
+        ...["-af", "volume='t':eval=frame", "-c:a", "aac", path],
       );
+      const src = source(path, "audio", { mimeType: "audio/mp4" });
+      const r = await waveform(src, "ffmpeg");
+      assertGrowing(columnHeights(await decoded(r.bytes)), "ffmpeg m4a");
+      for (const missing of [null, "/nonexistent/ffmpeg"]) {
+        await assert.rejects(
+          waveform(src, missing),
+          (e) => e instanceof RenderError && e.code === "UNAVAILABLE" && /ffmpeg/.test(e.message),
+        );
+      }
+      await Deno.writeFile(`${dir}/bad.m4a`, new Uint8Array(64));
+      await assert.rejects(
+        waveform(source(`${dir}/bad.m4a`, "audio"), "ffmpeg"),
+        (e) => e instanceof RenderError && e.code === "CORRUPT_MEDIA",
+      );
+    } finally {
+      await Deno.remove(dir, { recursive: true });
     }
-    await Deno.writeFile(`${dir}/bad.m4a`, new Uint8Array(64));
-    await assert.rejects(
-      waveform(source(`${dir}/bad.m4a`, "audio"), "ffmpeg"),
-      (e) => e instanceof RenderError && e.code === "CORRUPT_MEDIA",
-    );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  },
+);

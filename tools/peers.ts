@@ -1,0 +1,104 @@
+/**
+ * The one list of the programs from outside the project that the tests and
+ * the benches run against (the real peers), with the Debian package of each
+ * and why it is needed. `deno task test` (`tools/test.ts`) installs the
+ * missing ones on Debian or Ubuntu as root and names them elsewhere; a test
+ * that needs a missing peer is skipped (`tests/_helpers/peers.ts`), unless
+ * `CUEPORT_TEST_PEERS=required` (CI), where absence fails.
+ * @module
+ */
+
+/** A program the tests run, and where it comes from. */
+export interface Peer {
+  /** The command, as looked up on PATH (the first of `commands` found). */
+  readonly name: string;
+  /** The names it goes by, in order of preference (Chromium has several). */
+  readonly commands: readonly string[];
+  /** Debian's package that provides it. */
+  readonly debian: string;
+  /** What the tests use it for. */
+  readonly why: string;
+}
+
+/** Every peer of the tests and benches. */
+export const PEERS: readonly Peer[] = [
+  {
+    name: "ps",
+    commands: ["ps"],
+    debian: "procps",
+    why: "finds the player and browser processes",
+  },
+  {
+    name: "ffmpeg",
+    commands: ["ffmpeg"],
+    debian: "ffmpeg",
+    why: "video thumbnails and test media",
+  },
+  {
+    name: "oscsend",
+    commands: ["oscsend"],
+    debian: "liblo-tools",
+    why: "a real OSC peer",
+  },
+  {
+    name: "mdns-scan",
+    commands: ["mdns-scan"],
+    debian: "mdns-scan",
+    why: "a real DNS-SD browser",
+  },
+  {
+    name: "systemd-analyze",
+    commands: ["systemd-analyze"],
+    debian: "systemd",
+    why: "verifies the generated systemd unit",
+  },
+  {
+    name: "chromium",
+    commands: ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"],
+    debian: "chromium",
+    why: "headless browser of the web remote's tests",
+  },
+];
+
+/** The names of the peers, as tests name what they need. */
+export type PeerName = "ps" | "ffmpeg" | "oscsend" | "mdns-scan" | "systemd-analyze" | "chromium";
+
+/** Where a command is on PATH, or undefined (needs read access to PATH's folders). */
+export function which(command: string): string | undefined {
+  const path = Deno.env.get("PATH") ?? "";
+  const separator = Deno.build.os === "windows" ? ";" : ":";
+  const suffixes = Deno.build.os === "windows" ? [".exe", ".cmd", ""] : [""];
+  for (const dir of path.split(separator)) {
+    if (dir === "") continue;
+    for (const suffix of suffixes) {
+      const candidate = `${dir}/${command}${suffix}`;
+      try {
+        if (Deno.statSync(candidate).isFile) return candidate;
+      } catch {
+        // not in this folder
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The peer of this name. */
+export function peer(name: PeerName): Peer {
+  const found = PEERS.find((p) => p.name === name);
+  if (!found) throw new RangeError(`Unknown peer: ${name}`);
+  return found;
+}
+
+/** Where the peer's program is on this machine, or undefined. */
+export function findPeer(name: PeerName): string | undefined {
+  for (const command of peer(name).commands) {
+    const path = which(command);
+    if (path) return path;
+  }
+  return undefined;
+}
+
+/** The peers not found on this machine. */
+export function missingPeers(): Peer[] {
+  return PEERS.filter((p) => findPeer(p.name as PeerName) === undefined);
+}
