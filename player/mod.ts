@@ -120,7 +120,8 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
     Deno.exit(2);
   }
   if (values.help) {
-    console.error(PLAYER_USAGE);
+    // On stdout, as every command's usage: --help ends the player before any protocol starts.
+    console.log(PLAYER_USAGE);
     Deno.exit(0);
   }
   const raw = Object.fromEntries(

@@ -29,9 +29,9 @@ Deno.test("every command answers --help with its own usage; the main usage lists
     const help = await cueport([command, "--help"]);
     assert.equal(help.code, 0, `${command} --help: ${help.stderr}`);
     const expected = command === "serve" ? "cueport [serve]" : `cueport ${command}`;
-    // The player's stdout is its protocol: its usage goes to stderr.
-    const usage = command === "player" ? help.stderr : help.stdout;
-    assert.ok(usage.startsWith(`Usage: ${expected}`), `${command}: ${usage}`);
+    // Every usage goes to stdout, the player's too (--help exits before any protocol).
+    assert.ok(help.stdout.startsWith(`Usage: ${expected}`), `${command}: ${help.stdout}`);
+    assert.equal(help.stderr, "", `${command} --help writes nothing to stderr`);
   }
 });
 
