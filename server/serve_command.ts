@@ -1,7 +1,8 @@
 /**
  * `cueport [serve]`: settings, the data dir's lock and the player first,
  * then the service's modules and the service; the ready line once the player
- * is ready; `sd_notify` for systemd; a clean stop on SIGINT and SIGTERM.
+ * is ready; `sd_notify` for systemd; a clean stop on SIGINT and SIGTERM, and when
+ * the `deno task` or npx that started it is gone.
  * @module
  */
 import { loadSettings, SERVE_USAGE } from "./config.ts";
@@ -9,6 +10,12 @@ import { createLogger } from "./log.ts";
 import { permissionRefusal, reportRefusedPermissions } from "./deploy/permission_refused.ts";
 import { InstanceLock, StartupError } from "./startup.ts";
 import { notifyTarget, SystemdNotifier } from "./deploy/sd_notify.ts";
+import {
+  ancestors,
+  describeLauncher,
+  launchersOf,
+  watchLaunchers,
+} from "./deploy/launcher_watch.ts";
 import {
   adoptEarlyPlayer,
   launchedEarly,
@@ -39,6 +46,8 @@ export async function serve(args: string[], earlyPlayer?: Deno.ChildProcess): Pr
     return;
   }
   const { settings } = loaded;
+  // Read now, while the launchers are surely there (one may be killed as soon as ready shows).
+  const chain = ancestors();
   log = createLogger(settings.logLevel, settings.logFormat);
   const target = notifyTarget((name) => Deno.env.get(name));
   const systemd = target ? new SystemdNotifier(target, (m) => log("warn", m)) : null;
@@ -92,4 +101,12 @@ export async function serve(args: string[], earlyPlayer?: Deno.ChildProcess): Pr
     playerReady,
   }));
   await systemd?.ready(playerReady ? "Ready" : "Ready; the player is not ready yet");
+  // Started through `deno task` or npx: gone with the launcher a script or a terminal stops.
+  const launchers = launchersOf(await chain);
+  if (launchers.length > 0) {
+    watchLaunchers(launchers, (gone) => {
+      log("info", `The process that started Cueport is gone: ${describeLauncher(gone)}`);
+      void stop("Launcher gone");
+    });
+  }
 }
