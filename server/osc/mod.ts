@@ -84,6 +84,16 @@ export class OscServer {
   /** Refusals to senders that may not send: at most one a second per address. */
   #refusals = new RateLimiter({ ratePerSecond: 1, burst: 2 });
   #refusalMeter: RateMeter;
+  /**
+   * Log lines about senders that are not paired: one a minute per address (a
+   * desk sends many messages a second), ten a minute in all (spoofed source
+   * addresses cannot flood the log).
+   */
+  #unpairedLines = new RateLimiter({ ratePerSecond: 1 / 60, burst: 1 }).meter("lines", 1 / 60);
+  #unpairedLinesAll = new RateLimiter({ ratePerSecond: 10 / 60, burst: 10 }).meter(
+    "lines",
+    10 / 60,
+  );
   #unsubscribe: () => void;
   #viewCheck: AnyOperation = operationNamed("appState");
   #patternValues: PatternValues;
@@ -233,7 +243,7 @@ export class OscServer {
     const delay = at === null ? 0 : at - Date.now();
     if (delay <= 0) return runAll();
     if (!this.#senders.grantOf(peer.address)) {
-      return this.#refuse(peer, "#bundle", this.#notPaired());
+      return this.#refuseUnpaired(peer, "#bundle");
     }
     try {
       this.#scheduler.schedule(delay, runAll);
@@ -261,7 +271,7 @@ export class OscServer {
         return this.#lease(message.address, values, peer);
     }
     const grant = this.#senders.grantOf(peer.address);
-    if (!grant) return this.#refuse(peer, message.address, this.#notPaired());
+    if (!grant) return this.#refuseUnpaired(peer, message.address);
     let matches: Match[];
     try {
       matches = matchAddress(message.address, this.#patternValues);
@@ -322,6 +332,25 @@ export class OscServer {
     );
   }
 
+  /**
+   * Refuses a sender that is not paired. Its refusal is often not sent (never
+   * bigger than the datagram, rate-limited), so the log says why it is ignored.
+   */
+  #refuseUnpaired(peer: Peer, address: string): void {
+    try {
+      this.#unpairedLines.take(peer.address);
+      this.#unpairedLinesAll.take("all");
+      this.#o.log?.(
+        `OSC sender ${peer.address} is not paired, so its messages are ignored: pair it with ` +
+          '/connect <otp> <deviceName> and a code from "cueport pair", or let its address in ' +
+          "with --osc-allow (logged once a minute per sender)",
+      );
+    } catch {
+      // Told about lately.
+    }
+    this.#refuse(peer, address, this.#notPaired());
+  }
+
   /** Refuses a sender: to one that may not send, at most a small reply, rate-limited. */
   #refuse(peer: Peer, address: string, error: CueportError): void {
     if (this.#senders.grantOf(peer.address)) {
@@ -368,7 +397,7 @@ export class OscServer {
 
   #subscribe(values: OscValue[], peer: Peer): void {
     const grant = this.#senders.grantOf(peer.address);
-    if (!grant) return this.#refuse(peer, "/subscribe", this.#notPaired());
+    if (!grant) return this.#refuseUnpaired(peer, "/subscribe");
     let port = peer.port;
     try {
       const { values: rest, options } = splitOptions(values, new Set());
@@ -412,7 +441,7 @@ export class OscServer {
 
   /** `/ping` renews a lease and answers; `/unsubscribe` ends it. */
   #lease(address: string, values: OscValue[], peer: Peer): void {
-    if (!this.#senders.grantOf(peer.address)) return this.#refuse(peer, address, this.#notPaired());
+    if (!this.#senders.grantOf(peer.address)) return this.#refuseUnpaired(peer, address);
     let port = peer.port;
     try {
       const { options } = splitOptions(values, new Set());

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
 import { OscPeer } from "./_peer.ts";
+import { startServiceProcess } from "../../_helpers/service_process.ts";
+import { until } from "../../_helpers/until.ts";
 import { parseSubnets } from "../../../server/osc/senders.ts";
 
 /** A string argument that makes a datagram big enough for the full refusal to fit. */
@@ -53,6 +55,36 @@ Deno.test("OSC: a remote sender is refused until it pairs with /connect; revocat
   } finally {
     await remote.close();
     await svc.stop();
+  }
+});
+
+Deno.test("OSC: an unpaired remote sender is named in the service's log, once per address, with how to pair", async () => {
+  const svc = await startServiceProcess(["--log-format", "json", "--mdns", "off"]);
+  const peers = ["127.0.0.2", "127.0.0.3", "127.0.0.4"].map((host) =>
+    OscPeer.open(svc.ready.ports.osc, host)
+  );
+  const [desk, other, last] = peers as [OscPeer, OscPeer, OscPeer];
+  const messages = () =>
+    svc.stderr().trim().split("\n").filter(Boolean).map((line) => JSON.parse(line).message);
+  const about = (host: string) =>
+    messages().filter((m: string) => m.startsWith(`OSC sender ${host} `));
+  try {
+    // Small datagrams: the refusal would be bigger, so the sender hears nothing back.
+    for (let i = 0; i < 5; i++) await desk.send("/control/A", [0.5]);
+    await other.send("/get/appState");
+    for (let i = 0; i < 5; i++) await desk.send("/play");
+    await last.send("/ping");
+    // The log is in order: once the last sender's line is there, every earlier one is too.
+    await until("the last sender's log line", () => about("127.0.0.4").length === 1);
+    assert.deepEqual(about("127.0.0.2"), [
+      "OSC sender 127.0.0.2 is not paired, so its messages are ignored: pair it with " +
+      '/connect <otp> <deviceName> and a code from "cueport pair", or let its address in ' +
+      "with --osc-allow (logged once a minute per sender)",
+    ]);
+    assert.equal(about("127.0.0.3").length, 1);
+  } finally {
+    for (const peer of peers) await peer.close();
+    assert.equal(await svc.stop(), 0);
   }
 });
 
