@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { readOperatorToken } from "./auth/operator.ts";
 import { defaultDataDir, envName } from "./config.ts";
-import { readInstanceInfo } from "./startup.ts";
+import { type InstanceInfo, runningInstance } from "./startup.ts";
 import { pairingText } from "./web/pairing_text.ts";
 import { installedDataDirs } from "./deploy/places.ts";
 import { runStatusCommand } from "./deploy/status_command.ts";
@@ -93,6 +93,10 @@ export interface Target {
   port: number;
   /** The data dir the service was found through, if any. */
   dataDir: string | null;
+  /** The instance running with that data dir (its lock held), if any. */
+  running: InstanceInfo | null;
+  /** True when the port was given (`--http-port`): it is asked whatever holds the lock. */
+  portGiven: boolean;
   /** The operator credential (`auth/operator-token`), when readable. */
   token: string | null;
 }
@@ -118,23 +122,27 @@ async function dataDirOf(flag: string | undefined): Promise<string | null> {
   } catch {
     dir = null;
   }
-  if (dir !== null && await readInstanceInfo(dir)) return dir;
+  if (dir !== null && await runningInstance(dir)) return dir;
   for (const candidate of installedDataDirs(envOrNull)) {
-    if (await readInstanceInfo(candidate)) return candidate;
+    if (await runningInstance(candidate)) return candidate;
   }
   return dir;
 }
 
-/** Finds the running service's port and operator credential through its data dir. */
+/**
+ * Finds the running service's port and operator credential through its data dir: the
+ * service that holds the data dir's lock, never whatever answers on a port (unless
+ * `--http-port` names one).
+ */
 export async function findTarget(
   values: { "data-dir"?: string; "http-port"?: string },
 ): Promise<Target> {
   const dataDir = await dataDirOf(values["data-dir"]);
-  const info = dataDir ? await readInstanceInfo(dataDir) : null;
-  const port = values["http-port"] !== undefined
-    ? Number(values["http-port"])
-    : info?.ports?.http ?? 17736;
-  return { port, dataDir, token: dataDir ? await readOperatorToken(dataDir) : null };
+  const running = dataDir ? await runningInstance(dataDir) : null;
+  const portGiven = values["http-port"] !== undefined;
+  const port = portGiven ? Number(values["http-port"]) : running?.ports?.http ?? 17736;
+  const token = dataDir ? await readOperatorToken(dataDir) : null;
+  return { port, dataDir, token, running, portGiven };
 }
 
 /** One request to the running service's local API; throws its error message. */
@@ -147,6 +155,14 @@ export async function call(
 ): Promise<any> {
   let res: Response;
   const port = target.port;
+  if (!target.portGiven && !target.running?.ports) {
+    throw new Error(
+      target.running
+        ? `Cueport is starting with the data dir "${target.dataDir}": try again in a moment`
+        : `No Cueport service runs with the data dir "${target.dataDir ?? "(none)"}": start it, ` +
+          `or name its data dir with --data-dir (or its port with --http-port)`,
+    );
+  }
   try {
     res = await fetch(`http://127.0.0.1:${port}${path}`, {
       method,

@@ -144,6 +144,25 @@ export async function readInstanceInfo(dataDir: string): Promise<InstanceInfo | 
   }
 }
 
+/**
+ * The instance that runs with this data dir now, from its lock file: null when no process
+ * holds the lock (none runs, or one stopped or crashed and left the file behind).
+ */
+export async function runningInstance(dataDir: string): Promise<InstanceInfo | null> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(`${dataDir}/${LOCK_FILE}`, { read: true });
+  } catch {
+    return null;
+  }
+  try {
+    if (await file.tryLock(false)) return null; // free: nobody runs here
+  } finally {
+    file.close();
+  }
+  return await readInstanceInfo(dataDir) ?? { pid: 0, startedAt: "", version: "" };
+}
+
 async function describeHolder(path: string): Promise<string> {
   const dir = path.slice(0, -LOCK_FILE.length - 1);
   const info = await readInstanceInfo(dir);

@@ -40,6 +40,55 @@ export function selfCommand(): string[] {
   return [Deno.execPath(), "run", ...SERVICE_FLAGS, "--config", path("deno.json"), path("main.ts")];
 }
 
+/** Folders a system unit's sandbox hides from the service, and the setting that hides them. */
+const HIDDEN = [
+  { prefixes: ["/home/", "/root/", "/run/user/"], by: "ProtectHome=yes" },
+  { prefixes: ["/tmp/", "/var/tmp/"], by: "PrivateTmp=yes" },
+];
+
+/** What to do instead, in one clause. */
+const USE_BINARY = "build the binary (deno task compile), install it " +
+  "(sudo install -m 0755 dist/cueport /usr/local/bin/cueport) and run " +
+  "sudo cueport service install from there";
+
+/**
+ * Why the service that `install` would write could not start, or null: the files of
+ * `command` where the system unit's sandbox hides them (ProtectHome, PrivateTmp), a source
+ * checkout under a system unit (its user, a DynamicUser, has no Deno cache of npm packages),
+ * or a command in a temporary folder or in npx's cache, which may be gone tomorrow.
+ */
+export function installProblem(
+  command: readonly string[],
+  options: { isUser: boolean; standalone: boolean; os?: typeof Deno.build.os },
+): string | null {
+  const os = options.os ?? Deno.build.os;
+  const files = command.filter((part) => part.startsWith("/"));
+  if (os === "linux" && !options.isUser) {
+    for (const file of files) {
+      const hidden = HIDDEN.find((h) => h.prefixes.some((p) => file.startsWith(p)));
+      if (hidden) {
+        return `the service would run ${file}, which its sandbox hides (${hidden.by}): ` +
+          USE_BINARY;
+      }
+    }
+    if (!options.standalone) {
+      return "a system service cannot run a source checkout (its user has no Deno cache of " +
+        `the npm packages): ${USE_BINARY}`;
+    }
+  }
+  const temporary = files.find((f) => f.startsWith("/tmp/") || f.startsWith("/var/tmp/"));
+  if (temporary) {
+    return `the service would run ${temporary}, in a temporary folder that may not survive a ` +
+      `reboot: ${USE_BINARY.replace(/sudo cueport service install/, "cueport service install")}`;
+  }
+  const npx = files.find((f) => /[\/]_npx[\/]/.test(f));
+  if (npx) {
+    return `the service would run ${npx}, in npx's cache, which npm may clear: install Deno ` +
+      `(https://deno.com) and run deno task start service install --user, or ${USE_BINARY}`;
+  }
+  return null;
+}
+
 /** The absolute path of a program in the usual folders, or null. */
 function findTool(name: string): string | null {
   for (const dir of ["/usr/local/bin", "/usr/bin", "/bin", "/opt/homebrew/bin"]) {
@@ -202,11 +251,15 @@ export async function runServiceCommand(
     return 2;
   }
   const home = env("HOME") ?? env("USERPROFILE") ?? "";
+  const command = selfCommand();
+  const problem = action === "install"
+    ? installProblem(command, { isUser, standalone: Deno.build.standalone })
+    : null;
   let steps: Step[];
   try {
     steps = serviceSteps(action, {
       isUser,
-      command: selfCommand(),
+      command,
       home,
       runAs: values["run-as"] ?? env("SUDO_USER"),
     });
@@ -216,7 +269,12 @@ export async function runServiceCommand(
   }
   if (values["dry-run"]) {
     for (const step of steps) print(describeStep(step));
-    return 0;
+    if (problem) print(`cueport service install would refuse: ${problem}`);
+    return problem ? 1 : 0;
+  }
+  if (problem) {
+    print(`cueport service install: ${problem}`);
+    return 1;
   }
   try {
     for (const step of steps) await runStep(step, print);

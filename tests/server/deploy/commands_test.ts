@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { CLI_COMMANDS } from "../../../server/cli.ts";
 import { SERVICE_FLAGS } from "../../../server/deploy/permissions.ts";
 import { formatUptime, runStatusCommand } from "../../../server/deploy/status_command.ts";
-import { runServiceCommand, serviceSteps } from "../../../server/deploy/service_command.ts";
+import {
+  installProblem,
+  runServiceCommand,
+  selfCommand,
+  serviceSteps,
+} from "../../../server/deploy/service_command.ts";
 import { formatLogLine } from "../../../server/log.ts";
 import { startTestService } from "../../_helpers/service.ts";
 import { until } from "../../_helpers/until.ts";
@@ -103,7 +108,10 @@ Deno.test("service install --dry-run prints the unit and the commands, changes n
     assert.equal(code, 1);
     return;
   }
-  assert.equal(code, 0);
+  // This checkout's own command: refused with one line where it could not run as a service.
+  const problem = installProblem(selfCommand(), { isUser: true, standalone: false });
+  assert.equal(code, problem ? 1 : 0);
+  if (problem) assert.equal(lines.at(-1), `cueport service install would refuse: ${problem}`);
   const text = lines.join("\n");
   if (Deno.build.os === "linux") {
     assert.match(text, /write .*\/\.config\/systemd\/user\/cueport\.service:\n# Written by/);
@@ -137,4 +145,53 @@ Deno.test("log lines: text, or one JSON object a line", () => {
     formatLogLine("json", time, "error", 'a "b"\nc'),
     '{"time":"2026-01-02T03:04:05.000Z","level":"error","message":"a \\"b\\"\\nc"}\n',
   );
+});
+
+Deno.test("installProblem() refuses what the unit's sandbox hides or what may be gone, naming what to do", () => {
+  const linux = { os: "linux" as const };
+  const npxDeno = "/root/.npm/_npx/7a40be787520bede/node_modules/deno/deno";
+  const source = [npxDeno, "run", "--allow-net", "--config", "/tmp/cueport/deno.json", "main.ts"];
+  const system = installProblem(source, { isUser: false, standalone: false, ...linux });
+  assert.match(
+    system!,
+    /^the service would run \/root\/\.npm\/_npx\/.*\/deno, which its sandbox hides \(ProtectHome=yes\): build the binary \(deno task compile\)/,
+  );
+  assert.match(
+    installProblem(["/tmp/x/cueport"], { isUser: false, standalone: true, ...linux })!,
+    /hides \(PrivateTmp=yes\)/,
+  );
+  assert.match(
+    installProblem(["/usr/bin/deno", "run", "/opt/cueport/main.ts"], {
+      isUser: false,
+      standalone: false,
+      ...linux,
+    })!,
+    /a system service cannot run a source checkout/,
+  );
+  assert.match(
+    installProblem(["/usr/bin/deno", "run", "/tmp/cueport/main.ts"], {
+      isUser: true,
+      standalone: false,
+      ...linux,
+    })!,
+    /in a temporary folder that may not survive a reboot/,
+  );
+  assert.match(
+    installProblem([npxDeno, "run", "/srv/cueport/main.ts"], {
+      isUser: true,
+      standalone: false,
+      ...linux,
+    })!,
+    /in npx's cache, which npm may clear/,
+  );
+  // What runs: the installed binary, or a user unit of a checkout with an installed Deno.
+  const ok = [
+    installProblem(["/usr/local/bin/cueport"], { isUser: false, standalone: true, ...linux }),
+    installProblem(["/usr/local/bin/deno", "run", "/home/me/cueport/main.ts"], {
+      isUser: true,
+      standalone: false,
+      ...linux,
+    }),
+  ];
+  assert.deepEqual(ok, [null, null]);
 });
