@@ -245,8 +245,11 @@ Deno.test("discovery: interfaces that come and go are followed", async () => {
     timings: { interfacePollMs: 60_000 },
   });
   try {
+    // Only what concerns this advertiser counts: other mDNS traffic on the machine is no fault.
+    const ours = (heard: typeof ear.heard) =>
+      heard.filter(({ message }) => recordsOf(message).some((r) => r.name.includes("Roaming")));
     await until("the names won", () => discovery.announced);
-    assert.equal(ear.heard.length, 0, "nothing is sent without an interface");
+    assert.equal(ours(ear.heard).length, 0, "nothing is sent without an interface");
     interfaces = [loopback]; // the Wi-Fi comes back
     await discovery.refreshInterfaces();
     const oscQuery = `Roaming OSCQuery - ${HOST}._oscjson._tcp.local`;
@@ -267,7 +270,7 @@ Deno.test("discovery: interfaces that come and go are followed", async () => {
     await ear.send(queryBytes(778, [{ name: "marker.local", type: "A" }]), 5353, "224.0.0.251");
     await until("the marker", () => ear.heard.some(({ message }) => message.id === 778));
     assert.equal(
-      ear.heard.slice(count).filter(({ message }) => message.type === "response").length,
+      ours(ear.heard.slice(count)).filter(({ message }) => message.type === "response").length,
       0,
     );
   } finally {
