@@ -33,6 +33,12 @@ export interface BackoffOptions {
 export interface SupervisorOptions {
   /** Default request timeout, ms (default 5000). */
   timeoutMs?: number;
+  /**
+   * How long the player may take to answer `initialize`, ms (default 30000, at least
+   * `timeoutMs`): it opens its Project first, which on a first start makes the demo's media
+   * and on a loaded machine or with a large Project takes longer than a request.
+   */
+  handshakeTimeoutMs?: number;
   backoff?: BackoffOptions;
   log?: (level: "info" | "warn" | "error", message: string) => void;
   /** Name and version sent in the handshake. */
@@ -193,10 +199,11 @@ export class PlayerSupervisor implements PlayerConnection {
       reading.then(() => "closed"),
     ]);
     try {
+      const timeoutMs = this.#options.timeoutMs ?? 5000;
       const info = await client.request<InitializeResult>(Method.INITIALIZE, {
         protocolVersion: PLAYER_PROTOCOL_VERSION,
         client: this.#options.client ?? { name: "cueport", version: "0" },
-      });
+      }, { timeoutMs: Math.max(timeoutMs, this.#options.handshakeTimeoutMs ?? 30_000) });
       if (!isCompatibleVersion(info.protocolVersion, PLAYER_PROTOCOL_VERSION)) {
         throw new Error(
           `player speaks protocol ${info.protocolVersion}, not ${PLAYER_PROTOCOL_VERSION}`,

@@ -44,8 +44,13 @@ Deno.test("PlayerSupervisor runs the bundled player over real stdio, on a virtua
   }
 });
 
-/** A player that completes the handshake, then never answers again. */
-function hangingLauncher(): { launch(): Promise<LaunchedPlayer>; launches: number } {
+/**
+ * A player that completes the handshake (answering `initialize` after `initializeDelayMs`,
+ * as a player opening a large Project), then never answers again.
+ */
+function hangingLauncher(
+  initializeDelayMs = 0,
+): { launch(): Promise<LaunchedPlayer>; launches: number } {
   const state = {
     launches: 0,
     launch(): Promise<LaunchedPlayer> {
@@ -56,15 +61,16 @@ function hangingLauncher(): { launch(): Promise<LaunchedPlayer>; launches: numbe
       playerSide.onmessage = (message) => {
         const request = message as RpcRequest;
         if (request.method === "initialize") {
-          void playerSide.send({
-            jsonrpc: "2.0",
-            id: request.id,
-            result: {
-              protocolVersion: PLAYER_PROTOCOL_VERSION,
-              player: { name: "hang", version: "0" },
-              capabilities: { virtualClock: false },
-            },
-          });
+          setTimeout(() =>
+            void playerSide.send({
+              jsonrpc: "2.0",
+              id: request.id,
+              result: {
+                protocolVersion: PLAYER_PROTOCOL_VERSION,
+                player: { name: "hang", version: "0" },
+                capabilities: { virtualClock: false },
+              },
+            }), initializeDelayMs);
         } else if (request.method === "state.get") {
           const snapshot: Partial<Snapshot> = {
             projects: [],
@@ -129,5 +135,22 @@ Deno.test("PlayerSupervisor reports not-ready and keeps retrying when the comman
     assert.equal(error.code, "NOT_READY");
   } finally {
     await supervisor.stop();
+  }
+});
+
+Deno.test("PlayerSupervisor waits longer than a request for the player's handshake", async () => {
+  // The player opens its Project before it answers initialize: 10 request timeouts here.
+  const launcher = hangingLauncher(200);
+  const supervisor = new PlayerSupervisor(launcher, {
+    timeoutMs: 20,
+    handshakeTimeoutMs: 2000,
+    backoff: { initialMs: 1 },
+  });
+  supervisor.start();
+  try {
+    assert.ok(await supervisor.waitReady(5000));
+    assert.equal(launcher.launches, 1, "not restarted while it opened its Project");
+  } finally {
+    await supervisor.stop(50);
   }
 });
