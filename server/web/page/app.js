@@ -87,7 +87,6 @@ function Remote({ scopes }) {
   return html`
     <div class="remote">
       <header class="top">
-          <${ConnectionBadge} conn=${store.conn} note=${store.connNote} />
           <span class="project-name">${project?.name ?? "..."}</span>
           <span class="now" aria-live="polite" data-song-title=${song?.title ?? ""}>
             <span class="pgm-badge" aria-label="PGM id">${song?.pgmId ?? "-"}</span>
@@ -96,6 +95,7 @@ function Remote({ scopes }) {
               ""}>${playstate?.song?.state ?? ""}</span>
           </span>
           ${!canControl && html`<span class="view-only">View only</span>`}
+          <${ConnectionBadge} conn=${store.conn} note=${store.connNote} />
         </header>
       <nav class="tabs" role="tablist" aria-label="Screens">
           ${tabs.map((t) =>
@@ -152,21 +152,33 @@ function animateBars() {
   requestAnimationFrame(animateBars);
 }
 
+let hasPainted = false;
+
+/** Renders `vnode` as the whole page. */
+function paint(vnode) {
+  // The first time, the page's static "Loading the remote..." goes: Preact renders next to what it
+  // did not render itself, so the note would stay under every screen.
+  if (!hasPainted) root.replaceChildren();
+  hasPainted = true;
+  render(vnode, root);
+}
+
 function show(state) {
   if (state.screen === "pairing") {
-    render(
-      html`
-        <${Pairing} message=${state.message} defaultName=${deviceName()}
-          onPair=${async (otp, name) => {
-            await pair(otp, name);
-            await start();
-          }} />
-      `,
-      root,
-    );
+    paint(html`
+      <${Pairing} message=${state.message} defaultName=${deviceName()}
+        onPair=${async (otp, name) => {
+          await pair(otp, name);
+          await start();
+        }} />
+    `);
     return;
   }
-  render(html`<${Remote} scopes=${state.scopes} />`, root);
+  if (state.screen === "unreachable") {
+    paint(html`<p class="note" role="alert">${state.message}</p>`);
+    return;
+  }
+  paint(html`<${Remote} scopes=${state.scopes} />`);
 }
 
 /** Reads the API's info (which needs a token, or a local browser), then goes live. */
@@ -187,7 +199,7 @@ async function start() {
       });
       return;
     }
-    root.textContent = `Cannot reach the show machine: ${error.message}`;
+    show({ screen: "unreachable", message: `Cannot reach the show machine: ${error.message}` });
     return;
   }
   const token = savedToken();
