@@ -3,7 +3,9 @@
  * headless Chromium (Debian's `chromium`) from a real service on the demo
  * project, on a virtual clock so every run shows the same moment. The
  * service runs with `localhostAuthExempt` off, so this local browser pairs
- * like a phone (the pairing screen is the first picture).
+ * like a phone (the pairing screen is the first picture). The phones are
+ * emulated as phones (touch, the viewport meta obeyed) at the sizes of
+ * `tests/server/web/remote_layout_test.ts`; one picture shows a tablet.
  * @module
  */
 import type { Page } from "puppeteer-core";
@@ -42,6 +44,26 @@ async function call(path: string, body: unknown) {
 
 const { browser, close: closeBrowser } = await launchBrowser(["--hide-scrollbars"]);
 
+/** A device as the page sees it: CSS pixels as held, touch, the viewport meta obeyed. */
+function device(width: number, height: number) {
+  const isLandscape = width > height;
+  return { width, height, deviceScaleFactor: 1, isMobile: true, hasTouch: true, isLandscape };
+}
+
+/** The Clip grid is on screen, every Clip with its thumbnail loaded and decoded. */
+async function thumbnailsDrawn(page: Page) {
+  await page.waitForFunction(`(() => {
+    const clips = [...document.querySelectorAll("[data-clip]")];
+    return clips.length > 0 && clips.every((c) => {
+      const img = c.querySelector("img");
+      return img && img.complete && img.naturalWidth > 0;
+    });
+  })()`);
+  await page.evaluate(
+    `Promise.all([...document.querySelectorAll("[data-clip] img")].map((i) => i.decode()))`,
+  );
+}
+
 async function shot(page: Page, name: string) {
   // Two frames: the last render and the position bars have landed.
   await page.evaluate(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))`);
@@ -51,7 +73,7 @@ async function shot(page: Page, name: string) {
 
 try {
   const page = await browser.newPage();
-  await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 1, isMobile: true });
+  await page.setViewport(device(390, 844));
   await page.goto(`${base}/`);
   await page.waitForSelector("#otp");
   await shot(page, "remote-pairing.png");
@@ -59,7 +81,7 @@ try {
   await page.type("#otp", otp);
   await page.click("button[type=submit]");
   await page.waitForSelector("[data-conn=live]");
-  await page.waitForSelector('[data-clip="clip-aurora"] img');
+  await thumbnailsDrawn(page);
 
   // A moment of the show: the Song playing, a Clip triggered, Controls moved, recording.
   const act = (name: string, params: unknown[] = []) => call("/api/v1/action", { name, params });
@@ -72,6 +94,7 @@ try {
   await act("RECORD_TOGGLE", ["now"]);
   await service.core.advanceClock(2500);
   await page.waitForSelector('[data-clip="clip-rings"][data-state="playing"]');
+  await thumbnailsDrawn(page);
   await shot(page, "remote-show.png");
   await page.click("#tab-controls");
   await shot(page, "remote-controls.png");
@@ -81,8 +104,13 @@ try {
   await page.click("#tab-setlist");
   await shot(page, "remote-setlist.png");
   await page.click("#tab-show");
-  await page.setViewport({ width: 1024, height: 700, deviceScaleFactor: 1, isMobile: true });
+  await thumbnailsDrawn(page);
+  await page.setViewport(device(844, 390));
   await shot(page, "remote-landscape.png");
+  await page.setViewport(device(320, 640));
+  await shot(page, "remote-show-320.png");
+  await page.setViewport(device(1024, 700));
+  await shot(page, "remote-tablet.png");
   await act("RECORD_TOGGLE");
 } finally {
   await closeBrowser();
