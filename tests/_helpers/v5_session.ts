@@ -152,10 +152,95 @@ function check(condition: unknown, what: string): void {
   if (!condition) throw new Error(`5.0.0 session: ${what}`);
 }
 
+/** What the session changes, as it was before: what `putBack` restores. */
+interface ShowState {
+  songId: string;
+  songPosition: number;
+  /** The Song's transport position, seconds (a stopped Song may have been sought). */
+  songSeconds: number;
+  selectedClipId: string | null;
+  level: number;
+  /** The Clip whose direction the session turns, once it has chosen it, and its direction. */
+  clip?: { clipId: string; direction: string };
+}
+
+/**
+ * The show before the session, read first. 5.0.0 has no read of the output
+ * level (only its `volume` update when it changes), so that one number comes
+ * from the 6.0 interface that `/api/info` names as the successor.
+ * @throws {Error} while the show plays: the session would stop it
+ */
+async function readShow(
+  http: V5Http,
+  host: string,
+  info: Json,
+  token: string | undefined,
+): Promise<ShowState> {
+  const active = await http.call("GET", "/api/active");
+  check(active.status === 200, "GET /api/active");
+  const state = active.body.playstate;
+  const playing = state.clips.map((c: Json) => `Clip ${c.clipID}`);
+  if (state.song && state.song.state !== "stopped") {
+    playing.unshift(`Song ${state.song.songID} ${state.song.state}`);
+  }
+  if (playing.length > 0) {
+    throw new Error(
+      `5.0.0 session: The show is playing (${playing.join(", ")}): run the check when it is ` +
+        "stopped (it plays a Clip and stops everything)",
+    );
+  }
+  const song = active.body.project.songs.find((s: Json) => s.songID === state.activeSongID);
+  check(song, "an active Song");
+  const port = info.deprecation.successor.httpPort;
+  const app = await fetch(`http://${host}:${port}/api/v1/app-state`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+  check(app.ok, `GET /api/v1/app-state on the 6.0 port ${port}: ${app.status}`);
+  return {
+    songId: song.songID,
+    songPosition: song.position,
+    songSeconds: state.song?.position ?? 0,
+    selectedClipId: state.selectedClipID,
+    level: (await app.json()).volume,
+  };
+}
+
+/** Puts back what the session changed: the Song, its selected Clip and position, the level. */
+async function putBack(http: V5Http, projectId: string, before: ShowState): Promise<string> {
+  const act = async (name: string, params: unknown[] = []) => {
+    const answer = await http.action(name, params);
+    check(answer.status === 200, `putting back, ${name}: ${JSON.stringify(answer.body)}`);
+  };
+  await act("StopAllClipsAction");
+  await act("SongSelectAction", [before.songPosition]); // stops the Song, selects its first Clip
+  const state = async () => (await http.call("GET", `/api/projects/${projectId}/playstate`)).body;
+  if (before.selectedClipId !== null && (await state()).selectedClipID !== before.selectedClipId) {
+    // No 5.0.0 action selects a Clip alone: playing one in the active Song selects it.
+    await act("PlayClipAction", [before.selectedClipId]);
+    await act("StopClipAction", [before.selectedClipId]);
+  }
+  if (before.songSeconds > 0) await act("SeekSongAction", [before.songId, before.songSeconds]);
+  if (before.clip) {
+    const { clipId, direction } = before.clip;
+    const project = (await http.call("GET", `/api/projects/${projectId}`)).body;
+    const now = project.clips.find((c: Json) => c.clipID === clipId)?.direction;
+    if (now !== direction) await act("ClipDirectionAction", [clipId, direction]);
+  }
+  await act("OutputLevelAction", [before.level]);
+  const after = await state();
+  check(after.activeSongID === before.songId, `Song "${before.songId}" selected again`);
+  check(after.selectedClipID === before.selectedClipId, "the selected Clip put back");
+  return `Put back: Song "${before.songId}", Clip "${before.selectedClipId}", ` +
+    `output level ${before.level}`;
+}
+
 /**
  * The session a 5.0.0 integration runs: reads, actions by class name over
  * HTTP and WebSocket, a seek in seconds, a direction `reverse`, the updates
- * they cause. Leaves the show stopped.
+ * they cause. It runs only on a show that is stopped, and leaves it as it
+ * found it: the Song and selected Clip, the Clip's direction and the output
+ * level are put back (the Project's revision grows by the two direction
+ * changes).
  */
 export async function runV5Session(
   host: string,
@@ -171,6 +256,7 @@ export async function runV5Session(
   const info = await http.call("GET", "/api/info");
   check(info.status === 200 && typeof info.body.apiVersion === "string", "GET /api/info");
   step(`GET /api/info: API ${info.body.apiVersion}, app ${info.body.appVersion}`);
+  const before = await readShow(http, host, info.body, options.token);
   const list = await http.call("GET", "/api/projects");
   check(list.status === 200 && list.body.projects.length > 0, "GET /api/projects");
   const active = await http.call("GET", "/api/active");
@@ -194,9 +280,11 @@ export async function runV5Session(
   step(`read Project "${projectId}", Song "${song.songID}", Clip "${clipId}"`);
 
   const ws = await V5Socket.open(host, ports.ws);
+  let clientId: string;
+  let isDone = false;
   try {
     const connected = await ws.auth(options.token);
-    const clientId: string = connected.payload.clientId ?? connected.clientId;
+    clientId = connected.payload.clientId ?? connected.clientId;
     check(clientId, "the connected event carries the client ID");
     step(`WebSocket: connected as ${clientId}`);
 
@@ -220,24 +308,29 @@ export async function runV5Session(
     check(Math.abs(position - duration / 2) < 0.01, `position ${position} after the seek`);
     step(`SeekClipAction to ${duration / 2} s: at ${position} s`);
 
-    const reversed = await ws.action("ClipDirectionAction", [clipId, "reverse"]);
-    check(reversed.payload.success, `ClipDirectionAction: ${JSON.stringify(reversed.payload)}`);
-    const changed = await ws.update((u) => u.updateType === "clip" && u.data.clipID === clipId);
-    check(changed.data.clip.direction === "reverse", "the update says reverse");
-    const after = await http.call("GET", `/api/projects/${projectId}/playstate`);
-    check(
-      after.body.clips.find((c: Json) => c.clipID === clipId).direction === "reverse",
-      "the play state says reverse",
-    );
-    const forward = await ws.action("ClipDirectionAction", [clipId, "forward"]);
-    check(forward.payload.success, "ClipDirectionAction forward");
-    step("ClipDirectionAction reverse, then forward");
+    // The other direction, then back: one of the two is the 5.0.0 word `reverse`.
+    const direction: string = clip.body.direction;
+    const other = direction === "reverse" ? "forward" : "reverse";
+    before.clip = { clipId, direction };
+    for (const to of [other, direction]) {
+      const turned = await ws.action("ClipDirectionAction", [clipId, to]);
+      check(turned.payload.success, `ClipDirectionAction: ${JSON.stringify(turned.payload)}`);
+      const changed = await ws.update((u) => u.updateType === "clip" && u.data.clipID === clipId);
+      check(changed.data.clip.direction === to, `the update says ${to}`);
+      const after = await http.call("GET", `/api/projects/${projectId}/playstate`);
+      check(
+        after.body.clips.find((c: Json) => c.clipID === clipId).direction === to,
+        `the play state says ${to}`,
+      );
+    }
+    step(`ClipDirectionAction ${other}, then ${direction}`);
 
-    const level = await http.action("OutputLevelAction", [0.5]);
-    check(level.status === 200, "OutputLevelAction");
+    const level = before.level === 0.5 ? 0.25 : 0.5;
+    const set = await http.action("OutputLevelAction", [level]);
+    check(set.status === 200, "OutputLevelAction");
     const volume = await ws.update((u) => u.updateType === "volume");
-    check(volume.data.level === 0.5, "the volume update");
-    step("OutputLevelAction 0.5: volume update");
+    check(volume.data.level === level, "the volume update");
+    step(`OutputLevelAction ${level}: volume update`);
 
     for (const name of ["NextSongAction", "StopAllClipsAction"]) {
       const answer = await ws.action(name);
@@ -246,10 +339,15 @@ export async function runV5Session(
     const stopped = await http.action("StopAction");
     check(stopped.status === 200 || stopped.status === 500, "StopAction answered");
     step("NextSongAction, StopAllClipsAction, StopAction");
-    return { steps, clientId, messages: ws.messages, statuses: http.statuses };
+    isDone = true;
   } finally {
     await ws.close();
+    // Put back also after a failed step; a failure to put back then does not hide the first.
+    const putting = putBack(http, projectId, before);
+    if (isDone) step(await putting);
+    else await putting.catch((error) => options.log?.((error as Error).message));
   }
+  return { steps, clientId, messages: ws.messages, statuses: http.statuses };
 }
 
 if (import.meta.main) {

@@ -10,7 +10,7 @@ Deno.test("a scripted 5.0.0 client session runs unchanged against the 5.0.0 port
     const { legacyHttp, legacyWs } = svc.service.ports;
     assert.ok(legacyHttp && legacyWs);
     const report = await runV5Session("127.0.0.1", { http: legacyHttp, ws: legacyWs });
-    assert.equal(report.steps.length, 8, report.steps.join("\n"));
+    assert.equal(report.steps.length, 9, report.steps.join("\n"));
     // Everything it read was in the 5.0.0 shapes.
     for (const m of report.messages) {
       assert.ok(["event", "action-response"].includes(m.type), JSON.stringify(m));
@@ -24,6 +24,61 @@ Deno.test("a scripted 5.0.0 client session runs unchanged against the 5.0.0 port
     for (const status of report.statuses) {
       assert.ok(status === 200 || V5_STATUSES.includes(status), `${status}`);
     }
+  } finally {
+    await svc.stop();
+  }
+});
+
+Deno.test("the 5.0.0 session leaves the show as it found it: Song, selected Clip, direction, output level", async () => {
+  const svc = await startTestService({ legacyHttpPort: 0, legacyWsPort: 0 });
+  const action = async (name: string, params: unknown[] = []) => {
+    const answer = await svc.post("/api/v1/action", { name, params });
+    assert.equal(answer.status, 200, `${name}: ${JSON.stringify(answer.body)}`);
+  };
+  /** The show as the 6.0 interface reads it; the revision grows with any change, put back or not. */
+  const show = async () => {
+    const { revision: _revision, ...project } = (await svc.get("/api/v1/projects/show")).body;
+    return {
+      appState: (await svc.get("/api/v1/app-state")).body,
+      playstate: (await svc.get("/api/v1/projects/show/playstate")).body,
+      project,
+    };
+  };
+  try {
+    // Not the defaults: another Song, not its first Clip, a Clip the session turns played backward,
+    // a lower level.
+    await action("SONG_SELECT_BY_ID", ["s2"]);
+    await action("PLAY_CLIP_IN", ["c6"]);
+    await action("STOP_ALL_CLIPS_IN");
+    await action("CLIP_DIRECTION", ["c1", "backward"]);
+    await action("OUTPUT_LEVEL_IN", [0.8]);
+    const before = await show();
+    assert.equal(before.playstate.activeSongID, "s2");
+    assert.equal(before.playstate.selectedClipID, "c6");
+
+    const { legacyHttp, legacyWs } = svc.service.ports;
+    const report = await runV5Session("127.0.0.1", { http: legacyHttp!, ws: legacyWs! });
+    assert.match(report.steps.at(-1)!, /^Put back: Song "s2", Clip "c6", .*output level 0\.8/);
+    assert.deepEqual(await show(), before);
+  } finally {
+    await svc.stop();
+  }
+});
+
+Deno.test("the 5.0.0 session refuses to run while the show plays, and changes nothing", async () => {
+  const svc = await startTestService({ legacyHttpPort: 0, legacyWsPort: 0 });
+  try {
+    assert.equal(
+      (await svc.post("/api/v1/action", { name: "PLAY_CLIP_IN", params: ["c2"] })).status,
+      200,
+    );
+    const before = (await svc.get("/api/v1/projects/show/playstate")).body;
+    const { legacyHttp, legacyWs } = svc.service.ports;
+    await assert.rejects(
+      runV5Session("127.0.0.1", { http: legacyHttp!, ws: legacyWs! }),
+      /The show is playing \(Clip c2\): run the check when it is stopped/,
+    );
+    assert.deepEqual((await svc.get("/api/v1/projects/show/playstate")).body, before);
   } finally {
     await svc.stop();
   }
