@@ -59,8 +59,6 @@ export function inSubnet(
   const plain = address.replace(/^::ffff:/i, "");
   const a = ipv4(plain), b = ipv4(iface.address), m = ipv4(iface.netmask);
   if (a === null || b === null || m === null) return false;
-  // The loopback answers from anywhere in 127/8.
-  if ((b >>> 24) === 127) return (a >>> 24) === 127;
   return ((a & m) >>> 0) === ((b & m) >>> 0);
 }
 

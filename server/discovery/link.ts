@@ -3,12 +3,17 @@
  * 0.0.0.0:5353 with SO_REUSEADDR (so it shares the port with Avahi, Bonjour or
  * `mdns-scan`), joined to 224.0.0.251 on its interface, sending there with
  * TTL 255. Every socket on port 5353 sees the group's packets of every
- * interface, so a link keeps only those whose source lies in its subnet.
+ * interface, while a unicast datagram to port 5353 reaches only one of them:
+ * a link passes every packet on, saying whether its source lies in the link's
+ * subnet, and the responder routes it to the right link. A packet is decoded
+ * only when the ingress budget admits it (`budget.ts`).
  * @module
  */
+import dgram from "node:dgram";
 import multicastDns from "multicast-dns";
 import { type AdvertInterface, inSubnet } from "./interfaces.ts";
 import type { MdnsRecord } from "./records.ts";
+import type { IngressBudget } from "./budget.ts";
 
 /** The mDNS port and group. */
 export const MDNS_PORT = 5353;
@@ -43,15 +48,15 @@ interface MulticastDns {
 
 /** One interface's socket. */
 export class Link {
-  /** Called with each packet that came from this interface's subnet. */
-  onpacket: (p: MdnsPacket, from: Sender, link: Link) => void = () => {};
+  /** Called with each packet received; `isLocal` when its source is in this link's subnet. */
+  onpacket: (p: MdnsPacket, from: Sender, link: Link, isLocal: boolean) => void = () => {};
   #mdns: MulticastDns;
   #closed = false;
 
   private constructor(readonly iface: AdvertInterface, mdns: MulticastDns) {
     this.#mdns = mdns;
     mdns.on("packet", (p, rinfo) => {
-      if (!this.#closed && inSubnet(rinfo.address, iface)) this.onpacket(p, rinfo, this);
+      if (!this.#closed) this.onpacket(p, rinfo, this, inSubnet(rinfo.address, iface));
     });
     mdns.on("warning", () => {}); // a malformed packet from the network is not our concern
   }
@@ -60,11 +65,12 @@ export class Link {
    * Opens the socket; rejects when port 5353 cannot be shared (held by a
    * responder without SO_REUSEADDR) or the interface refuses the group.
    */
-  static open(iface: AdvertInterface): Promise<Link> {
+  static open(iface: AdvertInterface, budget: IngressBudget): Promise<Link> {
     return new Promise((resolve, reject) => {
       let mdns: MulticastDns;
       try {
         mdns = multicastDns({
+          socket: gatedSocket(budget),
           interface: iface.address,
           bind: "0.0.0.0",
           port: MDNS_PORT,
@@ -109,4 +115,15 @@ export class Link {
     this.#closed = true;
     return new Promise((resolve) => this.#mdns.destroy(() => resolve()));
   }
+}
+
+/** A UDP socket whose datagrams reach `multicast-dns` (and its decoder) only when admitted. */
+function gatedSocket(budget: IngressBudget): dgram.Socket {
+  const socket = dgram.createSocket({ type: "udp4", reuseAddr: true });
+  const emit = socket.emit.bind(socket);
+  socket.emit = ((event: string | symbol, ...args: unknown[]) => {
+    if (event === "message" && !budget.admit((args[1] as Sender).address)) return false;
+    return emit(event, ...args);
+  }) as typeof socket.emit;
+  return socket;
 }

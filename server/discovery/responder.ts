@@ -6,7 +6,13 @@
  * @module
  */
 import packet from "dns-packet";
-import { type AdvertInterface, type InterfaceLister, interfacesKey } from "./interfaces.ts";
+import {
+  type AdvertInterface,
+  inSubnet,
+  type InterfaceLister,
+  interfacesKey,
+} from "./interfaces.ts";
+import { IngressBudget, KeyedBuckets, MDNS_LIMITS } from "./budget.ts";
 import { Link, MDNS_PORT, type MdnsPacket, type Sender } from "./link.ts";
 import {
   compareBytes,
@@ -58,12 +64,23 @@ export type ResponderLog = (level: "debug" | "info" | "warn", message: string) =
 
 /** Legacy unicast answers carry TTLs of at most 10 s (RFC 6762 s.6.7). */
 const LEGACY_TTL = 10;
+/** Copies of one packet (one per socket of port 5353) arrive within this, ms. */
+const DUPLICATE_MS = 50;
 /** Give up renaming after this many conflicts in a row. */
 const MAX_ATTEMPTS = 100;
 
 /** Advertises one service set until stopped. */
 export class Responder {
   #links = new Map<string, Link>();
+  #budget = new IngressBudget();
+  #unicastAnswers = new KeyedBuckets(
+    MDNS_LIMITS.unicastAnswers.ratePerSecond,
+    MDNS_LIMITS.unicastAnswers.burst,
+  );
+  /** When each record was last multicast on each link (`link id|record`), ms. */
+  #multicastAt = new Map<string, number>();
+  /** Packets just handled (a multicast one reaches every link's socket), with when. */
+  #seen = new Map<string, number>();
   #adverts: Advert[];
   #timers = new Set<ReturnType<typeof setTimeout>>();
   #stopped = false;
@@ -148,12 +165,12 @@ export class Responder {
     for (const [id, iface] of wanted) {
       if (this.#links.has(id) || this.#stopped) continue;
       try {
-        const link = await Link.open(iface);
+        const link = await Link.open(iface, this.#budget);
         if (this.#stopped) {
           await link.close();
           return;
         }
-        link.onpacket = (p, from, l) => this.#onPacket(p, from, l);
+        link.onpacket = (p, from, l, isLocal) => this.#route(p, from, l, isLocal);
         this.#links.set(id, link);
         this.log("debug", `mDNS: advertising on ${iface.name} (${iface.addresses.join(", ")})`);
         // Names already won are announced on the new interface at once.
@@ -274,6 +291,33 @@ export class Responder {
     return out;
   }
 
+  /** Packets decoded and refused before decoding since the start (a flood shows here). */
+  get dropped(): number {
+    return this.#budget.dropped;
+  }
+
+  /**
+   * Hands a packet to the link of its source's subnet, once: a unicast query to port 5353
+   * reaches one socket whatever its source (RFC 6762 s.5.5), a multicast one every socket.
+   * A source in no link's subnet is not answered.
+   */
+  #route(message: MdnsPacket, from: Sender, received: Link, isLocal: boolean): void {
+    const link = isLocal ? received : this.#linkList().find((l) => inSubnet(from.address, l.iface));
+    if (!link) return;
+    // The copies of one multicast packet arrive together, one per socket; a repeat (a probe,
+    // 250 ms later) is a packet of its own.
+    const now = performance.now();
+    const key = `${link.iface.name}|${from.address}|${from.port}|${JSON.stringify(message)}`;
+    const before = this.#seen.get(key);
+    if (before !== undefined && now - before < DUPLICATE_MS) return;
+    if (this.#seen.size >= 256) {
+      for (const [k, at] of this.#seen) if (now - at >= DUPLICATE_MS) this.#seen.delete(k);
+      if (this.#seen.size >= 256) this.#seen.clear();
+    }
+    this.#seen.set(key, now);
+    this.#onPacket(message, from, link);
+  }
+
   #onPacket(message: MdnsPacket, from: Sender, link: Link): void {
     if (this.#stopped) return;
     if (message.type === "response") this.#checkConflicts(message);
@@ -344,6 +388,8 @@ export class Responder {
     );
     if (fresh.length === 0) return;
     const additionals = additionalsFor(fresh, all);
+    const toSender = legacy || (unicastOnly && !isProbe);
+    if (toSender && !this.#unicastAnswers.take(from.address, performance.now())) return;
     if (legacy) {
       // A legacy resolver (RFC 6762 s.6.7): same id, the questions repeated, short TTLs, no cache flush.
       const short = (r: MdnsRecord): MdnsRecord => ({
@@ -358,19 +404,37 @@ export class Responder {
       }, from);
       return;
     }
-    const message = response(fresh, additionals);
     if (unicastOnly && !isProbe) {
-      void link.send(message, from);
+      void link.send(response(fresh, additionals), from);
       return;
     }
+    // A record goes to the group at most once a second per link, 250 ms to defend a name
+    // (RFC 6762 s.6.2): a query flood gets no more multicast than a quiet network.
+    const due = this.#multicastDue(link, fresh, isProbe);
+    if (due.length === 0) return;
+    const message = response(due, additionalsFor(due, all));
     // Shared answers wait 20-120 ms (RFC 6762 s.6); a defence of a unique name goes at once.
-    const shared = fresh.some((r) => r.type === "PTR");
+    const shared = due.some((r) => r.type === "PTR");
     if (!shared || isProbe) {
       void link.send(message);
       return;
     }
     void this.#sleep(20 + Math.random() * 100).then(() => {
       if (!this.#stopped && this.#isOpen(link)) void link.send(message);
+    });
+  }
+
+  /** The records of `records` not multicast on `link` within the gap; marks them sent now. */
+  #multicastDue(link: Link, records: MdnsRecord[], isProbe: boolean): MdnsRecord[] {
+    const now = performance.now();
+    const gap = isProbe ? MDNS_LIMITS.probeDefenceGapMs : MDNS_LIMITS.multicastGapMs;
+    if (this.#multicastAt.size >= 4096) this.#multicastAt.clear();
+    return records.filter((record) => {
+      const key = `${link.iface.name}|${record.type}|${record.name}|${JSON.stringify(record.data)}`;
+      const last = this.#multicastAt.get(key);
+      if (last !== undefined && now - last < gap) return false;
+      this.#multicastAt.set(key, now);
+      return true;
     });
   }
 

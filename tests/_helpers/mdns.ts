@@ -23,9 +23,12 @@ export interface Ear {
 
 /**
  * Opens a socket on `port` (5353 shares the port, SO_REUSEADDR), joined to the
- * mDNS group on the loopback when `join`.
+ * mDNS group on the loopback when `join`; bound to `address` (a remote source
+ * such as 127.0.0.2) when given.
  */
-export async function openEar(options: { port: number; join: boolean }): Promise<Ear> {
+export async function openEar(
+  options: { port: number; join: boolean; address?: string },
+): Promise<Ear> {
   const socket = dgram.createSocket({ type: "udp4", reuseAddr: true });
   const heard: Heard[] = [];
   socket.on("message", (bytes, rinfo) => {
@@ -35,7 +38,7 @@ export async function openEar(options: { port: number; join: boolean }): Promise
       // not DNS
     }
   });
-  const address = options.port === 5353 ? "0.0.0.0" : "127.0.0.1";
+  const address = options.address ?? (options.port === 5353 ? "0.0.0.0" : "127.0.0.1");
   await new Promise<void>((resolve) => socket.bind(options.port, address, resolve));
   if (options.join) socket.addMembership("224.0.0.251", "127.0.0.1");
   // What it multicasts goes out on the loopback, never another interface.

@@ -278,3 +278,85 @@ Deno.test("discovery: interfaces that come and go are followed", async () => {
     await ear.close();
   }
 });
+
+/** A responder of its own on `interfaces` (no service), its names won. */
+async function responderOn(serviceName: string, interfaces: AdvertInterface[]) {
+  const discovery = await startDiscovery({
+    serviceName,
+    ports: { http: 2001, ws: 2002, osc: 2003 },
+    hosts: ["127.0.0.1"],
+    apiVersion: "6.0",
+    appVersion: "0.1.0",
+    wsPath: "/v1",
+    log: () => {},
+    interfaces: () => interfaces,
+    timings: { interfacePollMs: 60_000 },
+  });
+  await until("the names won", () => discovery.announced);
+  return discovery;
+}
+
+Deno.test("discovery: a unicast query is answered whichever interface's socket receives it (RFC 6762 s.5.5)", async () => {
+  // Two interfaces on the loopback: the wide one holds the asker's subnet, the narrow one (a
+  // single address) does not; a unicast datagram to 5353 reaches one socket only, which one
+  // depends on the order they were bound: both orders are tried.
+  const wide = {
+    name: "wide",
+    address: "127.0.0.1",
+    netmask: "255.0.0.0",
+    addresses: ["127.0.0.1"],
+  };
+  const narrow = { ...wide, name: "narrow", netmask: "255.255.255.255" };
+  for (const order of [[wide, narrow], [narrow, wide]]) {
+    const discovery = await responderOn("Routed", order);
+    const askers = await Promise.all(
+      Array.from({ length: 4 }, () => openEar({ port: 0, join: false, address: "127.0.0.2" })),
+    );
+    try {
+      for (const [i, asker] of askers.entries()) {
+        const query = queryBytes(100 + i, [{ name: "_app._tcp.local", type: "PTR" }]);
+        await asker.send(query, 5353, "127.0.0.1");
+      }
+      await until(
+        `every asker answered (${order[0]!.name} first)`,
+        () => askers.every((a) => a.heard.length > 0),
+        5000,
+      );
+      for (const asker of askers) {
+        assert.equal(asker.heard.length, 1, "answered once, not once per socket");
+        assert.ok(
+          asker.heard[0]!.message.answers.some((r: { data: string }) =>
+            r.data === `Routed - ${HOST}._app._tcp.local`
+          ),
+        );
+      }
+    } finally {
+      await Promise.all(askers.map((a) => a.close()));
+      await discovery.stop();
+    }
+  }
+});
+
+Deno.test("discovery: unicast answers are limited per source; another source is still answered", async () => {
+  const loopback = {
+    name: "lo",
+    address: "127.0.0.1",
+    netmask: "255.0.0.0",
+    addresses: ["127.0.0.1"],
+  };
+  const discovery = await responderOn("Limited", [loopback]);
+  const flooder = await openEar({ port: 0, join: false, address: "127.0.0.3" });
+  const other = await openEar({ port: 0, join: false, address: "127.0.0.4" });
+  try {
+    const query = (id: number) => queryBytes(id, [{ name: "_app._tcp.local", type: "PTR" }]);
+    for (let i = 0; i < 200; i++) await flooder.send(query(i), 5353, "127.0.0.1");
+    await other.send(query(9999), 5353, "127.0.0.1");
+    await until("the other source answered", () => other.heard.length > 0);
+    // The flood's answers stay within the burst (10) and what the rate refills meanwhile.
+    assert.ok(flooder.heard.length >= 1 && flooder.heard.length <= 20, `${flooder.heard.length}`);
+  } finally {
+    await flooder.close();
+    await other.close();
+    await discovery.stop();
+  }
+});
