@@ -21,6 +21,7 @@ import { slowWsClient } from "./slow_ws_client.ts";
 import { oversizedBodies } from "./oversized_bodies.ts";
 import { stalledBodies } from "./stalled_bodies.ts";
 import { concurrentPairing } from "./concurrent_pairing.ts";
+import { mdnsFlood } from "./mdns_flood.ts";
 
 export { killAll } from "./_children.ts";
 export { formatTable, missedTargets, TARGETS } from "./_report.ts";
@@ -39,6 +40,7 @@ export const PROBES: readonly Probe[] = [
   oversizedBodies,
   stalledBodies,
   concurrentPairing,
+  mdnsFlood,
 ];
 
 /** What to run. */
