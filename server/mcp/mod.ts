@@ -222,7 +222,7 @@ export class McpEndpoint {
       owner,
       transport,
     );
-    await session.server.connect(transport);
+    await session.connect();
     return session;
   }
 }

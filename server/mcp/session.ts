@@ -38,6 +38,7 @@ import {
   resourceListKey,
   resourceRead,
 } from "./resources.ts";
+import { guardRequests } from "./request_check.ts";
 import { checkToolInput, type ToolContext } from "./tool.ts";
 import type { ToolTable } from "./tools.ts";
 
@@ -120,6 +121,12 @@ export class McpSession {
     this.server.onclose = () => this.#dispose();
     this.#handleTools();
     this.#handleResources();
+  }
+
+  /** Connects the server to its transport, with requests of the wrong shape refused first. */
+  async connect(): Promise<void> {
+    await this.server.connect(this.transport);
+    guardRequests(this.transport);
   }
 
   /** Starts following state updates (resource notifications) once the session is initialized. */
