@@ -21,7 +21,7 @@ import type { AuthService } from "../auth/service.ts";
 import { readBoundedJson } from "./body.ts";
 import { discoveryResponse } from "./discovery.ts";
 import { McpSession, type RequestCaller } from "./session.ts";
-import { newSessionId, SessionTable } from "./session_table.ts";
+import { type Admission, newSessionId, SessionTable } from "./session_table.ts";
 import { ToolTable } from "./tools.ts";
 
 export { TOOL_NAMES } from "./tools.ts";
@@ -38,8 +38,10 @@ export interface McpOptions {
   maxBodyBytes?: number;
   /** Largest file `app_file_edit` imports from bytes (default 2 GiB; the body limit binds first). */
   maxUploadBytes?: number;
-  /** Open sessions at most (default 32). */
+  /** Open sessions at most, of local clients and of remote devices each (default 32). */
   maxSessions?: number;
+  /** Open sessions of one remote device at most (default 8). */
+  maxSessionsPerDevice?: number;
   /** A session idle this long is closed, ms (default 30 minutes). */
   sessionIdleMs?: number;
   /** Monotonic clock, ms (tests move it). */
@@ -104,6 +106,7 @@ export class McpEndpoint {
     const idleMs = options.sessionIdleMs ?? 30 * 60_000;
     this.#sessions = new SessionTable({
       maxSessions: options.maxSessions ?? 32,
+      maxSessionsPerDevice: options.maxSessionsPerDevice ?? 8,
       idleMs,
       ...(options.now ? { now: options.now } : {}),
     });
@@ -184,8 +187,18 @@ export class McpEndpoint {
       if (request.method !== "POST" || !isInitialize(body)) {
         return rpcErrorResponse(400, -32000, "Bad Request: Mcp-Session-Id header is required");
       }
-      const session = await this.#open(owner);
-      return session.transport.handleRequest(request, { parsedBody: body, authInfo });
+      let admission: Admission;
+      try {
+        admission = this.#sessions.admit({ id: owner, isLocal });
+      } catch (error) {
+        return refusal(error);
+      }
+      try {
+        const session = await this.#open(admission);
+        return await session.transport.handleRequest(request, { parsedBody: body, authInfo });
+      } finally {
+        admission.release(); // a session the SDK did not initialize gives its place back
+      }
     }
     const session = this.#sessions.use(sessionId);
     // Another device's session is as unknown as an expired one.
@@ -198,14 +211,14 @@ export class McpEndpoint {
     );
   }
 
-  /** A new session; it joins the table when the SDK has initialized it. */
-  async #open(owner: string): Promise<McpSession> {
+  /** A new session in the place `admission` took; it joins the table when the SDK has initialized it. */
+  async #open(admission: Admission): Promise<McpSession> {
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: newSessionId,
         enableJsonResponse: true,
         onsessioninitialized: (id) => {
-          this.#sessions.add(id, session);
+          this.#sessions.add(id, session, admission);
           session.start();
         },
         onsessionclosed: (id) => this.#sessions.forget(id),
@@ -219,7 +232,7 @@ export class McpEndpoint {
         rateLimit: this.#o.rateLimit,
         version: this.#o.version,
       },
-      owner,
+      admission.owner.id,
       transport,
     );
     await session.connect();
