@@ -231,6 +231,14 @@ export const SETTINGS = {
     doc:
       "`ffmpeg` (found on the `PATH`); a path, or `off`. Without it videos get a generated card, cameras other than the test pattern answer 503 (`docs/media.md`)",
   },
+  maxImagePixels: {
+    schema: positiveInt().default(40_000_000),
+    flag: "max-image-pixels",
+    value: "N",
+    help: "largest picture decoded for a thumbnail, in pixels (default 40000000)",
+    doc:
+      "40000000 (40 megapixels; a 4K still is 8.3): an image or video frame whose header declares more gets a card, never decoded (`docs/media.md`)",
+  },
   maxUploadBytes: {
     schema: positiveInt().default(2 * 1024 ** 3),
     flag: "max-upload",

@@ -7,7 +7,7 @@
 import { renderCard } from "./card.ts";
 import { encodeJpeg, encodePng } from "./codecs.ts";
 import { ffmpegOutput } from "./ffmpeg.ts";
-import { decodeImage } from "./image.ts";
+import { decodeImage, DEFAULT_MAX_PIXELS, readImageFile } from "./image.ts";
 import { drawOverlay } from "./overlay.ts";
 import type { Raster } from "./raster.ts";
 import { coverSquare } from "./resize.ts";
@@ -46,16 +46,18 @@ export async function renderThumbnail(job: ThumbnailJob): Promise<Rendered> {
 async function pictureOf(
   job: ThumbnailJob,
 ): Promise<{ raster: Raster; origin: "image" | "video-frame" } | null> {
+  const maxPixels = job.maxPixels ?? DEFAULT_MAX_PIXELS;
   try {
     if (job.source.kind === "image") {
-      const bytes = await Deno.readFile(job.source.path);
-      return { raster: await decodeImage(bytes, job.size), origin: "image" };
+      const bytes = await readImageFile(job.source.path, maxPixels);
+      return { raster: await decodeImage(bytes, job.size, maxPixels), origin: "image" };
     }
     if (job.source.kind === "video" && job.ffmpeg !== null) {
-      return { raster: await videoFrame(job.source, job.size, job.ffmpeg), origin: "video-frame" };
+      const raster = await videoFrame(job.source, { ...job, ffmpeg: job.ffmpeg, maxPixels });
+      return { raster, origin: "video-frame" };
     }
   } catch {
-    // Undecodable, missing, or ffmpeg failed: the card stands in.
+    // Undecodable, too many pixels, missing, or ffmpeg failed: the card stands in.
   }
   return null;
 }
@@ -64,8 +66,14 @@ async function pictureOf(
  * A frame from the video's first second (at 1 s, or half-way through a
  * shorter video, past a fade from black), piped out of ffmpeg as PNG and
  * scaled by ffmpeg only as far as the square still needs (area filter).
+ * ffmpeg's decoder refuses frames of more than `maxPixels` (`-max_pixels`),
+ * so a video whose header declares a huge frame costs no memory either.
  */
-async function videoFrame(source: SourceFile, size: number | null, ffmpeg: string) {
+async function videoFrame(
+  source: SourceFile,
+  options: { size: number | null; ffmpeg: string; maxPixels: number },
+) {
+  const { size, ffmpeg, maxPixels } = options;
   const at = source.duration ? Math.min(1, source.duration / 2) : 0;
   const scale = size === null
     ? []
@@ -75,6 +83,7 @@ async function videoFrame(source: SourceFile, size: number | null, ffmpeg: strin
       command: ffmpeg,
       args: [
         ...(seconds > 0 ? ["-ss", seconds.toFixed(3)] : []),
+        ...["-max_pixels", String(maxPixels)],
         "-i",
         source.path,
         "-map",
@@ -93,5 +102,5 @@ async function videoFrame(source: SourceFile, size: number | null, ffmpeg: strin
     });
   let png = await grab(at);
   if (png.length === 0 && at > 0) png = await grab(0); // the seek went past the last frame
-  return await decodeImage(png, size);
+  return await decodeImage(png, size, maxPixels);
 }

@@ -30,6 +30,11 @@ export type RenderJob =
     quality: number;
     /** Path or command name of ffmpeg; null means ffmpeg is not used. */
     ffmpeg: string | null;
+    /**
+     * Pictures (images, video frames) of more pixels get a card, refused from
+     * their header before anything is decoded (`maxImagePixels`; default 40,000,000).
+     */
+    maxPixels?: number;
   }
   | {
     type: "waveform";

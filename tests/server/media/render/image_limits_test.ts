@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { render, type RenderJob } from "../../../../server/media/render/mod.ts";
+import { jpegHeaderBomb, pngHeaderBomb } from "../../../../tools/reliability/_media_bombs.ts";
+import { paint, source, tempDir, writeImage } from "./_fixtures.ts";
+
+const MB = 1024 * 1024;
+
+function thumbnail(path: string, size: number | null, maxPixels: number) {
+  // Built loosely so the test reads the same with and without the field it checks.
+  const job = {
+    type: "thumbnail",
+    source: source(path, "image"),
+    size,
+    overlay: "none",
+    format: "jpeg",
+    quality: 85,
+    ffmpeg: null,
+    maxPixels,
+  } as RenderJob;
+  return render(job);
+}
+
+Deno.test("render() thumbnail of an image whose header declares too many pixels is a card, not decoded", async () => {
+  const dir = await tempDir();
+  try {
+    await Deno.writeFile(`${dir}/bomb.jpg`, jpegHeaderBomb(30_000, 30_000));
+    await Deno.writeFile(`${dir}/bomb.png`, pngHeaderBomb(8000, 8000));
+    for (const name of ["bomb.jpg", "bomb.png"]) {
+      for (const size of [64, null]) {
+        const rss = Deno.memoryUsage().rss;
+        const t0 = performance.now();
+        const r = await thumbnail(`${dir}/${name}`, size, 40_000_000);
+        const ms = performance.now() - t0;
+        const grown = (Deno.memoryUsage().rss - rss) / MB;
+        assert.equal(r.origin, "card", `${name} at ${size}`);
+        assert.ok(ms < 1000, `${name} at ${size}: ${Math.round(ms)} ms`);
+        assert.ok(grown < 64, `${name} at ${size}: RSS grew ${Math.round(grown)} MB`);
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("render() thumbnail keeps to maxPixels: at the limit an image, one pixel over a card", async () => {
+  const dir = await tempDir();
+  try {
+    for (const format of ["png", "jpeg"] as const) {
+      const path = `${dir}/square.${format}`;
+      await writeImage(path, paint(100, 100, () => [200, 60, 20]), format);
+      assert.equal((await thumbnail(path, 32, 10_000)).origin, "image", format);
+      assert.equal((await thumbnail(path, 32, 9_999)).origin, "card", format);
+      assert.equal((await thumbnail(path, null, 9_999)).origin, "card", format);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("render() thumbnail of an image file far larger than its pixels can need is a card, unread", async () => {
+  const dir = await tempDir();
+  try {
+    const path = `${dir}/padded.png`;
+    await writeImage(path, paint(10, 10, () => [0, 0, 0]), "png");
+    await Deno.truncate(path, 256 * MB); // sparse: trailing zeros written in no time
+    const rss = Deno.memoryUsage().rss;
+    const r = await thumbnail(path, 32, 10_000);
+    const grown = (Deno.memoryUsage().rss - rss) / MB;
+    assert.equal(r.origin, "card");
+    assert.ok(grown < 64, `RSS grew ${Math.round(grown)} MB`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
