@@ -29,6 +29,12 @@ export const PEERS: readonly Peer[] = [
     why: "finds the player and browser processes",
   },
   {
+    name: "curl",
+    commands: ["curl"],
+    debian: "curl",
+    why: "runs the docs' curl examples",
+  },
+  {
     name: "ffmpeg",
     commands: ["ffmpeg"],
     debian: "ffmpeg",
@@ -61,7 +67,14 @@ export const PEERS: readonly Peer[] = [
 ];
 
 /** The names of the peers, as tests name what they need. */
-export type PeerName = "ps" | "ffmpeg" | "oscsend" | "mdns-scan" | "systemd-analyze" | "chromium";
+export type PeerName =
+  | "ps"
+  | "curl"
+  | "ffmpeg"
+  | "oscsend"
+  | "mdns-scan"
+  | "systemd-analyze"
+  | "chromium";
 
 /** Where a command is on PATH, or undefined (needs read access to PATH's folders). */
 export function which(command: string): string | undefined {

@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 import { startTestService } from "../_helpers/service.ts";
 import { examples, shapeDiff } from "../_helpers/doc_examples.ts";
 import { ErrorCode } from "../../server/core/errors.ts";
+import { needs } from "../_helpers/peers.ts";
 
 Deno.test({
   name: "docs/api.md: every curl example runs against a live service and answers as documented",
-  ignore: Deno.build.os === "windows",
+  ignore: Deno.build.os === "windows" || needs("curl").ignore,
   async fn() {
     const doc = await Deno.readTextFile(new URL("../../docs/api.md", import.meta.url));
     const list = examples(doc);

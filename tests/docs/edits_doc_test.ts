@@ -4,6 +4,7 @@ import { encodePng, encodeWav } from "../../player/media/encode.ts";
 import { IMPORT_EXAMPLE_PATH } from "../../tools/edits_doc.ts";
 import { examples, shapeDiff } from "../_helpers/doc_examples.ts";
 import { startTestService } from "../_helpers/service.ts";
+import { needs } from "../_helpers/peers.ts";
 
 // deno-lint-ignore no-explicit-any
 function createdIds(answer: any): string[] {
@@ -13,7 +14,7 @@ function createdIds(answer: any): string[] {
 
 Deno.test({
   name: "docs/edits.md: every edit has an example, and every example answers as documented",
-  ignore: Deno.build.os === "windows",
+  ignore: Deno.build.os === "windows" || needs("curl").ignore,
   async fn() {
     const doc = await Deno.readTextFile(new URL("../../docs/edits.md", import.meta.url));
     for (const edit of EDITS) assert.ok(doc.includes(`### ${edit.name}\n`), edit.name);

@@ -42,7 +42,11 @@ Deno.test("GET /api/v1/openapi.json is a valid OpenAPI 3.1 document with valid J
     assert.ok(doc.paths["/api/v1/files/upload"].post.responses["415"]);
     // A thumbnail by each extension the route serves, each answering its own format first.
     for (
-      const [ext, type] of [["jpg", "image/jpeg"], ["jpeg", "image/jpeg"], ["png", "image/png"]]
+      const [ext, type] of [
+        ["jpg", "image/jpeg"],
+        ["jpeg", "image/jpeg"],
+        ["png", "image/png"],
+      ] as const
     ) {
       const thumbnail = doc.paths[`/thumbnails/{projectId}/{fileId}.${ext}`]?.get;
       assert.ok(thumbnail, ext);
