@@ -176,6 +176,7 @@ async function start(
   const media = new MediaService(core, {
     dataDir: settings.dataDir,
     ffmpeg: settings.ffmpeg === "off" ? null : settings.ffmpeg,
+    maxImagePixels: settings.maxImagePixels,
     log: (m) => log("warn", m),
   });
   started.push(() => media.close());

@@ -4,7 +4,11 @@
  * workers (`pool.ts`, `render/`), kept by a key of the file's content and the
  * parameters (`content_key.ts`, `picture_cache.ts`) and answered with that
  * key as a strong ETag. A cached picture is answered without crossing to the
- * player or the disk: its file is checked again at most once a second.
+ * player or the disk: its file is checked again at most once a second. Work
+ * is bounded: pictures above `maxImagePixels` are refused from their header,
+ * clients take turns on the workers, a picture nobody waits for any more is
+ * not made, and a remote client may have only a few variants of one file
+ * made at a time (`variant_limits.ts`).
  * @module
  */
 import { createHash } from "node:crypto";
@@ -15,6 +19,7 @@ import {
   type MediaAnswer,
   MediaImage,
   MediaNotModified,
+  type MediaRequest,
   type MediaSource,
   type ThumbnailInput,
   type WaveformInput,
@@ -25,9 +30,11 @@ import { ContentKeys } from "./content_key.ts";
 import { type Picture, PictureCache } from "./picture_cache.ts";
 import { RenderPool } from "./pool.ts";
 import type { RenderJob, SourceFile } from "./render/mod.ts";
+import { VariantLimits } from "./variant_limits.ts";
 
 export { CameraFeeds } from "./camera_feeds.ts";
 export { RenderPool } from "./pool.ts";
+export { VariantLimits } from "./variant_limits.ts";
 
 /**
  * Bumped when the pictures a job makes change (a better filter, another
@@ -47,6 +54,10 @@ export interface MediaServiceOptions {
   dataDir: string;
   /** ffmpeg's command, or null (the setting `off`). */
   ffmpeg: string | null;
+  /** Pictures of more pixels get a card (the setting `maxImagePixels`; default 40,000,000). */
+  maxImagePixels?: number;
+  /** How many variants of a file a remote client may have made (tests). */
+  variants?: VariantLimits;
   /** The workers; default one pool of one worker. */
   pool?: RenderPool;
   /** Camera feeds' timing (tests). */
@@ -69,6 +80,8 @@ export class MediaService implements MediaSource {
   #pool: RenderPool;
   #cache: PictureCache;
   #keys = new ContentKeys();
+  #variants: VariantLimits;
+  #maxPixels: number;
   /** The last check of each request's file, by request. */
   #known = new Map<string, Known>();
   #cameras: CameraFeeds;
@@ -79,6 +92,8 @@ export class MediaService implements MediaSource {
     this.#o = options;
     this.#pool = options.pool ?? new RenderPool();
     this.#cache = new PictureCache({ dir: `${options.dataDir}/cache/media` });
+    this.#variants = options.variants ?? new VariantLimits();
+    this.#maxPixels = options.maxImagePixels ?? 40_000_000;
     this.#cameras = new CameraFeeds({
       capture: (cameraId) => this.#captureCamera(cameraId),
       ...options.cameras,
@@ -87,11 +102,11 @@ export class MediaService implements MediaSource {
   }
 
   /** A thumbnail of a Project's file. */
-  thumbnail(input: ThumbnailInput): MediaAnswer | Promise<MediaAnswer> {
+  thumbnail(input: ThumbnailInput, request?: MediaRequest): MediaAnswer | Promise<MediaAnswer> {
     const params = `thumbnail|${input.size ?? "original"}|${input.overlay}|${input.format}|${
       input.format === "jpeg" ? input.quality : ""
-    }`;
-    return this.#answer(input, params, (source) => ({
+    }|${this.#maxPixels}`;
+    return this.#answer(input, request, params, (source) => ({
       type: "thumbnail",
       source,
       size: input.size ?? null,
@@ -99,11 +114,12 @@ export class MediaService implements MediaSource {
       format: input.format,
       quality: input.quality,
       ffmpeg: this.#o.ffmpeg,
+      maxPixels: this.#maxPixels,
     }));
   }
 
   /** A waveform of a Project's audio file. */
-  waveform(input: WaveformInput): MediaAnswer | Promise<MediaAnswer> {
+  waveform(input: WaveformInput, request?: MediaRequest): MediaAnswer | Promise<MediaAnswer> {
     try {
       const file = this.#file(input.projectId, input.fileId);
       if (file.kind !== "audio") {
@@ -117,7 +133,7 @@ export class MediaService implements MediaSource {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#answer(input, `waveform|${input.width}|${input.height}`, (source) => ({
+    return this.#answer(input, request, `waveform|${input.width}|${input.height}`, (source) => ({
       type: "waveform",
       source,
       width: input.width,
@@ -175,6 +191,7 @@ export class MediaService implements MediaSource {
    */
   #answer(
     input: { projectId: string; fileId: string; ifNoneMatch?: string | undefined },
+    request: MediaRequest | undefined,
     params: string,
     jobOf: (source: SourceFile) => RenderJob,
     origin?: "waveform",
@@ -196,11 +213,12 @@ export class MediaService implements MediaSource {
         );
       }
     }
-    return this.#answerChecked(input, file, id, params, jobOf, origin);
+    return this.#answerChecked(input, request, file, id, params, jobOf, origin);
   }
 
   async #answerChecked(
     input: { projectId: string; fileId: string; ifNoneMatch?: string | undefined },
+    request: MediaRequest | undefined,
     file: MediaFile,
     id: string,
     params: string,
@@ -228,12 +246,23 @@ export class MediaService implements MediaSource {
       return new MediaNotModified(known.etag);
     }
     const { etag, key } = known;
-    const picture = this.#cache.peek(key) ??
-      await this.#cache.get(key, async () => {
+    const cached = this.#cache.peek(key);
+    if (cached) {
+      return new MediaImage(cached.bytes, cached.contentType, etag, origin ?? cached.origin);
+    }
+    const client = request?.client ?? "";
+    const release = request && !request.isLocal
+      ? this.#variants.admit(client, `${input.projectId}/${input.fileId}`, params)
+      : () => {};
+    try {
+      const picture = await this.#cache.get(key, async (signal) => {
         source ??= await this.#sourceOf(input.projectId, input.fileId, file);
-        return await this.#render(jobOf(source));
-      });
-    return new MediaImage(picture.bytes, picture.contentType, etag, origin ?? picture.origin);
+        return await this.#render(jobOf(source), { client, signal });
+      }, request?.signal);
+      return new MediaImage(picture.bytes, picture.contentType, etag, origin ?? picture.origin);
+    } finally {
+      release();
+    }
   }
 
   #remember(id: string, known: Known): void {
@@ -254,8 +283,11 @@ export class MediaService implements MediaSource {
     };
   }
 
-  async #render(job: RenderJob): Promise<Picture> {
-    const rendered = await this.#pool.render(job);
+  async #render(
+    job: RenderJob,
+    request: { client?: string; signal?: AbortSignal } = {},
+  ): Promise<Picture> {
+    const rendered = await this.#pool.render(job, request);
     return {
       bytes: rendered.bytes as Uint8Array<ArrayBuffer>,
       contentType: rendered.contentType,

@@ -1,11 +1,13 @@
 /**
  * Pictures already made: in memory (least recently used first out, within a
  * byte budget) and on disk under `<dataDir>/cache/media/`, by key. A picture
- * asked for by many clients at once while it is being made is made once.
+ * asked for by many clients at once while it is being made is made once; it
+ * stops being made (its make's signal aborts) only when every client that
+ * asked for it has left.
  * @module
  */
 import { writeFileAtomic } from "../../protocol/atomic_write.ts";
-import type { MediaOrigin } from "../core/mod.ts";
+import { CueportError, type MediaOrigin } from "../core/mod.ts";
 
 /** A picture as kept. */
 export interface Picture {
@@ -24,13 +26,20 @@ export interface PictureCacheOptions {
 
 const EXTENSIONS = { "image/jpeg": "jpg", "image/png": "png" } as const;
 
+/** A picture being made, and how many still wait for it. */
+interface Making {
+  promise: Promise<Picture>;
+  controller: AbortController;
+  waiters: number;
+}
+
 /** The cache. */
 export class PictureCache {
   #memory = new Map<string, Picture>();
   #memoryBytes = 0;
   #budget: number;
   #dir: string | undefined;
-  #making = new Map<string, Promise<Picture>>();
+  #making = new Map<string, Making>();
 
   /** Builds the cache. */
   constructor(options: PictureCacheOptions = {}) {
@@ -49,18 +58,44 @@ export class PictureCache {
   }
 
   /**
-   * The picture of `key`: from memory, else from disk, else `make()`
-   * (once, however many ask meanwhile), then kept in both.
+   * The picture of `key`: from memory, else from disk, else `make(signal)`
+   * (once, however many ask meanwhile), then kept in both. A caller whose
+   * `signal` aborts is refused at once (REQUEST_TIMEOUT); when the last one
+   * waiting has left, the make's `signal` aborts.
    */
-  get(key: string, make: () => Promise<Picture>): Promise<Picture> {
+  get(
+    key: string,
+    make: (signal: AbortSignal) => Promise<Picture>,
+    signal?: AbortSignal,
+  ): Promise<Picture> {
     const known = this.peek(key);
     if (known) return Promise.resolve(known);
+    if (signal?.aborted) return Promise.reject(abandoned());
     let making = this.#making.get(key);
     if (!making) {
-      making = this.#load(key, make).finally(() => this.#making.delete(key));
-      this.#making.set(key, making);
+      const controller = new AbortController();
+      const started: Making = { controller, waiters: 0, promise: Promise.resolve(null!) };
+      started.promise = this.#load(key, () => make(controller.signal)).finally(() => {
+        if (this.#making.get(key) === started) this.#making.delete(key);
+      });
+      this.#making.set(key, started);
+      making = started;
     }
-    return making;
+    making.waiters++;
+    if (!signal) return making.promise;
+    const shared = making;
+    return new Promise((resolve, reject) => {
+      const leave = () => {
+        reject(abandoned());
+        if (--shared.waiters > 0) return;
+        if (this.#making.get(key) === shared) this.#making.delete(key);
+        shared.controller.abort();
+      };
+      signal.addEventListener("abort", leave, { once: true });
+      shared.promise.then(resolve, reject).finally(() =>
+        signal.removeEventListener("abort", leave)
+      );
+    });
   }
 
   async #load(key: string, make: () => Promise<Picture>): Promise<Picture> {
@@ -118,4 +153,12 @@ export class PictureCache {
       this.#memoryBytes -= p.bytes.length;
     }
   }
+}
+
+/** The error of a caller that left before its picture was made (nobody reads it). */
+function abandoned(): CueportError {
+  return new CueportError(
+    "REQUEST_TIMEOUT",
+    "The request was abandoned before its picture was made",
+  );
 }

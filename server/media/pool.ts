@@ -1,22 +1,27 @@
 /**
  * Workers that make the pictures (`render/worker.ts`), off the service's
- * event loop: jobs wait in order for a free worker; a job past its deadline
- * ends its worker (a fresh one takes its place), as does a worker that dies.
+ * event loop. The queue is bounded and fair: each client (an address) has
+ * its own line, at most `maxQueuedPerClient` long, the lines take turns, and
+ * all of them hold at most `maxQueued` jobs; past either bound a job is
+ * refused at once with `RATE_LIMITED`. A job whose request is abandoned (its
+ * `signal` aborts) leaves the queue, or, running, ends its worker. A job past
+ * its deadline ends its worker, as does a worker that dies; a worker that
+ * decoded a large picture is replaced after it (WASM memory only grows, and
+ * a fresh worker gives it back).
  * @module
  */
 import { CueportError } from "../core/mod.ts";
 import type { Rendered, RenderJob } from "./render/mod.ts";
-
-/** What a worker answers. */
-type WorkerAnswer =
-  | { id: number; ok: true; rendered: Rendered }
-  | { id: number; ok: false; error: { code: string; message: string } };
+import type { WorkerResponse } from "./render/worker.ts";
 
 interface Job {
   id: number;
   job: RenderJob;
+  client: string;
   resolve(rendered: Rendered): void;
   reject(error: Error): void;
+  /** Stops listening to the request's signal. */
+  detach(): void;
 }
 
 /** Options of the pool. */
@@ -25,9 +30,33 @@ export interface RenderPoolOptions {
   size?: number;
   /** A job taking longer ends its worker (default 30 s). */
   deadlineMs?: number;
+  /** Jobs one client may have waiting (default 16). */
+  maxQueuedPerClient?: number;
+  /** Jobs waiting in all (default 128). */
+  maxQueued?: number;
+  /** A worker that decoded a picture of more pixels is replaced after the job (default 12,000,000). */
+  recyclePixels?: number;
+  /** A worker whose JavaScript heap and buffers hold more is replaced (default 192 MiB). */
+  recycleBytes?: number;
+}
+
+/** How one request waits for its job. */
+export interface RenderRequest {
+  /** Who asks (an address): clients take turns. Default: one shared line. */
+  client?: string;
+  /** Aborted when the request is abandoned: the job is dropped or ended. */
+  signal?: AbortSignal;
 }
 
 const ERROR_CODES = new Set(["CORRUPT_MEDIA", "UNSUPPORTED_MEDIA", "UNAVAILABLE"]);
+
+/** The error of a job whose request was abandoned (nobody reads it). */
+function abandoned(): CueportError {
+  return new CueportError(
+    "REQUEST_TIMEOUT",
+    "The request was abandoned before its picture was made",
+  );
+}
 
 /** A worker and the job it runs. */
 class Slot {
@@ -38,33 +67,85 @@ class Slot {
 
 /** Runs render jobs on a few workers, started on first use. */
 export class RenderPool {
-  #queue: Job[] = [];
+  /** Waiting jobs by client. */
+  #lines = new Map<string, Job[]>();
+  /** When each client was last served (a counter), oldest first. */
+  #served = new Map<string, number>();
+  #turn = 0;
+  #waiting = 0;
   #slots: Slot[];
   #nextId = 1;
-  #deadlineMs: number;
+  #o: Required<Omit<RenderPoolOptions, "size">>;
   #isClosed = false;
+  #started = 0;
 
   /** Builds the pool; no worker starts before the first job. */
   constructor(options: RenderPoolOptions = {}) {
     this.#slots = Array.from({ length: Math.max(1, options.size ?? 1) }, () => new Slot());
-    this.#deadlineMs = options.deadlineMs ?? 30_000;
+    this.#o = {
+      deadlineMs: options.deadlineMs ?? 30_000,
+      maxQueuedPerClient: options.maxQueuedPerClient ?? 16,
+      maxQueued: options.maxQueued ?? 128,
+      recyclePixels: options.recyclePixels ?? 12_000_000,
+      recycleBytes: options.recycleBytes ?? 192 * 1024 * 1024,
+    };
   }
 
   /** Jobs waiting for a worker. */
   get waiting(): number {
-    return this.#queue.length;
+    return this.#waiting;
+  }
+
+  /** Workers started so far (a replaced worker counts again). */
+  get workersStarted(): number {
+    return this.#started;
   }
 
   /**
-   * Renders `job` on a worker.
-   * @throws {CueportError} the job's CORRUPT_MEDIA, UNSUPPORTED_MEDIA or UNAVAILABLE; SERVER_ERROR when a worker failed or timed out
+   * Renders `job` on a worker, in `request.client`'s turn.
+   * @throws {CueportError} RATE_LIMITED (with `retryAfterSeconds`) past the queue's bounds;
+   * REQUEST_TIMEOUT when `request.signal` aborted; the job's CORRUPT_MEDIA, UNSUPPORTED_MEDIA
+   * or UNAVAILABLE; SERVER_ERROR when a worker failed or timed out
    */
-  render(job: RenderJob): Promise<Rendered> {
+  render(job: RenderJob, request: RenderRequest = {}): Promise<Rendered> {
     if (this.#isClosed) {
       return Promise.reject(new CueportError("NOT_READY", "The service is stopping"));
     }
+    const { client = "", signal } = request;
+    if (signal?.aborted) return Promise.reject(abandoned());
+    const line = this.#lines.get(client) ?? [];
+    if (line.length >= this.#o.maxQueuedPerClient) {
+      return Promise.reject(
+        new CueportError(
+          "RATE_LIMITED",
+          `Too many pictures waiting for "${client}": at most ${this.#o.maxQueuedPerClient}`,
+          { retryAfterSeconds: 1 },
+        ),
+      );
+    }
+    if (this.#waiting >= this.#o.maxQueued && this.#slots.every((s) => s.job)) {
+      return Promise.reject(
+        new CueportError(
+          "RATE_LIMITED",
+          `Too many pictures waiting: at most ${this.#o.maxQueued}`,
+          { retryAfterSeconds: 1 },
+        ),
+      );
+    }
     return new Promise((resolve, reject) => {
-      this.#queue.push({ id: this.#nextId++, job, resolve, reject });
+      const onAbort = () => this.#abandon(entry);
+      const entry: Job = {
+        id: this.#nextId++,
+        job,
+        client,
+        resolve,
+        reject,
+        detach: () => signal?.removeEventListener("abort", onAbort),
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      line.push(entry);
+      this.#lines.set(client, line);
+      this.#waiting++;
       this.#pump();
     });
   }
@@ -72,42 +153,90 @@ export class RenderPool {
   /** Ends every worker; waiting jobs are refused. */
   close(): void {
     this.#isClosed = true;
-    for (const job of this.#queue.splice(0)) {
-      job.reject(new CueportError("NOT_READY", "The service is stopping"));
+    for (const line of this.#lines.values()) {
+      for (const job of line) {
+        job.detach();
+        job.reject(new CueportError("NOT_READY", "The service is stopping"));
+      }
     }
+    this.#lines.clear();
+    this.#waiting = 0;
     for (const slot of this.#slots) this.#end(slot, "The service is stopping");
+  }
+
+  /**
+   * The next job: the first of the line whose client was served least
+   * recently (never served first), so clients take turns.
+   */
+  #take(): Job | undefined {
+    let next: [string, Job[]] | undefined;
+    let nextServed = Infinity;
+    for (const entry of this.#lines) {
+      const served = this.#served.get(entry[0]) ?? -1;
+      if (served < nextServed) [next, nextServed] = [entry, served];
+    }
+    if (!next) return undefined;
+    const [client, line] = next;
+    const job = line.shift()!;
+    if (line.length === 0) this.#lines.delete(client);
+    this.#waiting--;
+    this.#served.delete(client);
+    this.#served.set(client, this.#turn++);
+    // Only the order matters: forget the clients served longest ago.
+    if (this.#served.size > 1024) this.#served.delete(this.#served.keys().next().value!);
+    return job;
+  }
+
+  #abandon(job: Job): void {
+    const line = this.#lines.get(job.client);
+    const at = line?.indexOf(job) ?? -1;
+    if (line && at >= 0) {
+      line.splice(at, 1);
+      if (line.length === 0) this.#lines.delete(job.client);
+      this.#waiting--;
+      job.reject(abandoned());
+      return;
+    }
+    const slot = this.#slots.find((s) => s.job === job);
+    if (slot) this.#end(slot, null);
   }
 
   #pump(): void {
     for (const slot of this.#slots) {
-      if (slot.job || this.#queue.length === 0) continue;
-      const job = this.#queue.shift()!;
+      if (slot.job || this.#waiting === 0) continue;
+      const job = this.#take()!;
       slot.job = job;
       const worker = slot.worker ??= this.#start(slot);
       slot.timer = setTimeout(
-        () => this.#end(slot, `Making the picture took over ${this.#deadlineMs / 1000} s`),
-        this.#deadlineMs,
+        () => this.#end(slot, `Making the picture took over ${this.#o.deadlineMs / 1000} s`),
+        this.#o.deadlineMs,
       );
       worker.postMessage({ id: job.id, job: job.job });
     }
   }
 
   #start(slot: Slot): Worker {
+    this.#started++;
     const worker = new Worker(new URL("./render/worker.ts", import.meta.url).href, {
       type: "module",
     });
-    worker.onmessage = (event: MessageEvent<WorkerAnswer>) => {
+    worker.onmessage = (event: MessageEvent<WorkerResponse>) => {
       const job = slot.job;
       if (!job || event.data.id !== job.id) return;
       clearTimeout(slot.timer);
       slot.job = null;
+      job.detach();
       const answer = event.data;
       if (answer.ok) job.resolve(answer.rendered);
       else {
         const code = ERROR_CODES.has(answer.error.code) ? answer.error.code : "SERVER_ERROR";
-        job.reject(
-          new CueportError(code as "SERVER_ERROR", answer.error.message),
-        );
+        job.reject(new CueportError(code as "SERVER_ERROR", answer.error.message));
+      }
+      const { pixels, heapBytes } = answer.usage;
+      if (pixels > this.#o.recyclePixels || heapBytes > this.#o.recycleBytes) {
+        worker.terminate();
+        // The fresh worker compiles its codecs now, while nothing waits for it.
+        slot.worker = this.#isClosed ? null : this.#start(slot);
       }
       this.#pump();
     };
@@ -118,14 +247,18 @@ export class RenderPool {
     return worker;
   }
 
-  /** Ends a slot's worker, refusing its job; the next job starts a fresh worker. */
-  #end(slot: Slot, reason: string): void {
+  /**
+   * Ends a slot's worker, refusing its job (`reason`, or null for an
+   * abandoned one); the next job starts a fresh worker.
+   */
+  #end(slot: Slot, reason: string | null): void {
     clearTimeout(slot.timer);
     slot.worker?.terminate();
     slot.worker = null;
     const job = slot.job;
     slot.job = null;
-    job?.reject(new CueportError("SERVER_ERROR", reason));
+    job?.detach();
+    job?.reject(reason === null ? abandoned() : new CueportError("SERVER_ERROR", reason));
     if (!this.#isClosed) this.#pump();
   }
 }

@@ -478,6 +478,8 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
       const output = route.output;
       const respond = output ? (answer: unknown) => encode(output(answer, wire)) : encode;
       if (isMedia) {
+        // A picture nobody waits for any more is not made (docs/media.md).
+        ctx.signal = c.req.raw.signal;
         const input = { ...rawInput(route, wire, false) as object };
         const tag = c.req.header("if-none-match");
         if (tag !== undefined) Object.assign(input, { ifNoneMatch: tag });

@@ -82,12 +82,22 @@ export const CameraThumbnailInput = z.strictObject({
 /** A camera thumbnail request. */
 export type CameraThumbnailInput = z.output<typeof CameraThumbnailInput>;
 
+/** Who asks for a picture: the media module's queue takes turns by client and drops abandoned work. */
+export interface MediaRequest {
+  /** The caller's address. */
+  client: string;
+  /** Local callers are not limited (as with the rate limit). */
+  isLocal: boolean;
+  /** Aborts when the caller has left. */
+  signal?: AbortSignal | undefined;
+}
+
 /** What makes the pictures (the service's media module); a picture in memory is answered at once. */
 export interface MediaSource {
-  /** @throws {CueportError} NOT_FOUND, NOT_READY */
-  thumbnail(input: ThumbnailInput): MediaAnswer | Promise<MediaAnswer>;
-  /** @throws {CueportError} NOT_FOUND, NOT_READY, INVALID_MESSAGE (not audio), UNAVAILABLE, CORRUPT_MEDIA */
-  waveform(input: WaveformInput): MediaAnswer | Promise<MediaAnswer>;
+  /** @throws {CueportError} NOT_FOUND, NOT_READY, RATE_LIMITED (too many variants being made) */
+  thumbnail(input: ThumbnailInput, request?: MediaRequest): MediaAnswer | Promise<MediaAnswer>;
+  /** @throws {CueportError} NOT_FOUND, NOT_READY, INVALID_MESSAGE (not audio), UNAVAILABLE, CORRUPT_MEDIA, RATE_LIMITED */
+  waveform(input: WaveformInput, request?: MediaRequest): MediaAnswer | Promise<MediaAnswer>;
   /** @throws {CueportError} NOT_FOUND, NOT_READY, UNAVAILABLE (no ffmpeg for a device) */
   cameraThumbnail(input: CameraThumbnailInput): Promise<MediaAnswer>;
 }
@@ -99,7 +109,7 @@ function defineMedia<I>(spec: {
   summary: string;
   input: z.ZodType<I>;
   produces: readonly string[];
-  run(source: MediaSource, input: I): MediaAnswer | Promise<MediaAnswer>;
+  run(source: MediaSource, input: I, request: MediaRequest): MediaAnswer | Promise<MediaAnswer>;
 }): Operation<I, MediaAnswer | Promise<MediaAnswer>> {
   return {
     name: spec.name,
@@ -112,7 +122,12 @@ function defineMedia<I>(spec: {
     scope: "view",
     needsApiAccess: true,
     isLocalOnly: false,
-    run: (ctx, input) => spec.run(media(ctx), input),
+    run: (ctx, input) =>
+      spec.run(media(ctx), input, {
+        client: ctx.address,
+        isLocal: ctx.isLocal,
+        signal: ctx.signal,
+      }),
   };
 }
 
@@ -124,14 +139,14 @@ export const MEDIA_OPERATIONS: readonly AnyOperation[] = [
       "A picture of a Project's file: the image, a video's frame, or a card; cached, with ETag",
     input: ThumbnailInput,
     produces: ["image/jpeg", "image/png"],
-    run: (source, input) => source.thumbnail(input),
+    run: (source, input, request) => source.thumbnail(input, request),
   }),
   defineMedia({
     name: "waveform",
     summary: "A PNG of an audio file's waveform (peaks per pixel column); cached, with ETag",
     input: WaveformInput,
     produces: ["image/png"],
-    run: (source, input) => source.waveform(input),
+    run: (source, input, request) => source.waveform(input, request),
   }),
   defineMedia({
     name: "cameraThumbnail",

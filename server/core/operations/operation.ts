@@ -46,6 +46,8 @@ export interface OperationContext {
   address: string;
   /** Whether the caller is on this machine. */
   isLocal: boolean;
+  /** Aborts when the caller has left (HTTP: the client closed the request); work for it can stop. */
+  signal?: AbortSignal | undefined;
   /** The caller's retry key, on idempotent operations that got one. */
   retry?: RetryKey | undefined;
   /** Lifetime of a token issued now, seconds, where the interface fixes it (5.0.0: 30 days). */

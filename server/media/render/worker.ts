@@ -11,6 +11,7 @@
  * @module
  */
 import { warmUpCodecs } from "./codecs.ts";
+import { takeDecodedPixels } from "./image.ts";
 import { render, type Rendered, RenderError, type RenderJob } from "./mod.ts";
 
 /** A request to the worker. */
@@ -19,10 +20,24 @@ export interface WorkerRequest {
   job: RenderJob;
 }
 
+/**
+ * What a job left behind, for the pool's recycling: the most pixels a decode
+ * held (WASM memories grow to fit them and never shrink) and this worker's
+ * JavaScript heap and buffers, bytes.
+ */
+export interface WorkerUsage {
+  pixels: number;
+  heapBytes: number;
+}
+
 /** The worker's answer to one request. */
 export type WorkerResponse =
-  | { id: number; ok: true; rendered: Rendered }
-  | { id: number; ok: false; error: { code: string; message: string } };
+  & ({ id: number; ok: true; rendered: Rendered } | {
+    id: number;
+    ok: false;
+    error: { code: string; message: string };
+  })
+  & { usage: WorkerUsage };
 
 interface WorkerScope {
   onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
@@ -31,17 +46,28 @@ interface WorkerScope {
 
 /** Renders a request into its response; never throws. */
 export async function answer(request: WorkerRequest): Promise<WorkerResponse> {
+  const outcome = await outcomeOf(request);
+  const memory = Deno.memoryUsage(); // this worker's isolate: its heap and buffers
+  const usage = { pixels: takeDecodedPixels(), heapBytes: memory.heapTotal + memory.external };
+  return { ...outcome, usage } as WorkerResponse;
+}
+
+async function outcomeOf(request: WorkerRequest) {
   try {
-    return { id: request.id, ok: true, rendered: await render(request.job) };
+    return { id: request.id, ok: true as const, rendered: await render(request.job) };
   } catch (error) {
     if (error instanceof RenderError) {
-      return { id: request.id, ok: false, error: { code: error.code, message: error.message } };
+      return {
+        id: request.id,
+        ok: false as const,
+        error: { code: error.code, message: error.message },
+      };
     }
     // No stack and no internals: the name of what failed is enough for a log line.
     const name = error instanceof Error ? error.name : "unknown error";
     return {
       id: request.id,
-      ok: false,
+      ok: false as const,
       error: { code: "SERVER_ERROR", message: `Cannot render the picture: ${name}` },
     };
   }

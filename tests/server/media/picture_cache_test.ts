@@ -52,3 +52,45 @@ Deno.test("memory holds the most recently used pictures within its budget; a fai
   await assert.rejects(cache.get("bad", () => Promise.reject(new Error("broken"))), /broken/);
   assert.equal((await cache.get("bad", () => Promise.resolve(picture(3)))).bytes[0], 3);
 });
+
+Deno.test("a picture's waiters share one make, which is aborted only when every waiter has left", async () => {
+  const cache = new PictureCache();
+  const get = cache.get.bind(cache) as (
+    key: string,
+    make: (signal: AbortSignal) => Promise<Picture>,
+    signal?: AbortSignal,
+  ) => Promise<Picture>;
+  let made = 0;
+  let makeSignal: AbortSignal | undefined;
+  const gate = Promise.withResolvers<void>();
+  const make = async (signal: AbortSignal) => {
+    made++;
+    makeSignal = signal;
+    await gate.promise;
+    return picture(7);
+  };
+  const one = new AbortController(), two = new AbortController();
+  const first = get("k", make, one.signal).then((p) => p.bytes[0], (e) => e.name);
+  const second = get("k", make, two.signal).then((p) => p.bytes[0], (e) => e.name);
+  one.abort();
+  assert.equal(await first, "CueportError", "the first waiter leaves at once");
+  assert.equal(makeSignal?.aborted, false, "the second still waits: the make goes on");
+  gate.resolve();
+  assert.equal(await second, 7);
+  assert.equal(made, 1);
+
+  const gate2 = Promise.withResolvers<void>();
+  const slow = async (signal: AbortSignal) => {
+    makeSignal = signal;
+    await gate2.promise;
+    return picture(8);
+  };
+  const three = new AbortController(), four = new AbortController();
+  const left = [get("j", slow, three.signal), get("j", slow, four.signal)]
+    .map((p) => p.catch((e) => e.name));
+  three.abort();
+  four.abort();
+  assert.deepEqual(await Promise.all(left), ["CueportError", "CueportError"]);
+  assert.equal(makeSignal?.aborted, true, "nobody waits: the make is aborted");
+  gate2.resolve();
+});

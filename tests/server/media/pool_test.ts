@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import { wavHeader } from "../../../player/media/encode.ts";
+import { CueportError } from "../../../server/core/mod.ts";
+import { RenderPool } from "../../../server/media/pool.ts";
+import type { RenderJob } from "../../../server/media/render/mod.ts";
+import { paint, source, tempDir, writeImage } from "./render/_fixtures.ts";
+
+const MB = 1024 * 1024;
+
+/** A silent WAV of `mb` MiB (sparse): its waveform reads every byte, about 5 ms a MiB here. */
+async function silence(dir: string, name: string, mb: number): Promise<RenderJob> {
+  const path = `${dir}/${name}.wav`;
+  await Deno.writeFile(path, wavHeader(mb * MB, 48_000));
+  await Deno.truncate(path, 44 + mb * MB);
+  return { type: "waveform", source: source(path, "audio"), width: 64, height: 16, ffmpeg: null };
+}
+
+// The pool's API as this test uses it, so the test reads the same before the options existed.
+type Render = (job: RenderJob, options?: { client?: string; signal?: AbortSignal }) => Promise<
+  unknown
+>;
+
+Deno.test("RenderPool.render() drops a queued job whose request is abandoned, and ends a running one", async () => {
+  const dir = await tempDir();
+  const pool = new RenderPool();
+  const render = pool.render.bind(pool) as Render;
+  try {
+    const slow = await silence(dir, "slow", 200);
+    const running = new AbortController(), queued = new AbortController();
+    const first = render(slow, { client: "a", signal: running.signal });
+    const second = render(slow, { client: "a", signal: queued.signal });
+    const firstOutcome = first.then(() => "made", (e) => e);
+    const secondOutcome = second.then(() => "made", (e) => e);
+    await new Promise((r) => setTimeout(r, 100));
+    let t0 = performance.now();
+    queued.abort();
+    const dropped = await secondOutcome;
+    assert.ok(dropped instanceof CueportError, `queued: ${dropped}`);
+    assert.equal(dropped.code, "REQUEST_TIMEOUT");
+    assert.ok(performance.now() - t0 < 50, "refused at once");
+    t0 = performance.now();
+    running.abort();
+    const ended = await firstOutcome;
+    assert.ok(ended instanceof CueportError, `running: ${ended}`);
+    assert.ok(performance.now() - t0 < 100, `ended in ${Math.round(performance.now() - t0)} ms`);
+    // The worker was ended and the next job gets a fresh one.
+    const small = await silence(dir, "small", 1);
+    assert.equal(((await pool.render(small)) as { width: number }).width, 64);
+  } finally {
+    pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("RenderPool.render() serves clients in turn: one client's queue does not starve another's", async () => {
+  const dir = await tempDir();
+  const pool = new RenderPool();
+  const render = pool.render.bind(pool) as Render;
+  try {
+    const job = await silence(dir, "job", 40);
+    const done: string[] = [];
+    const asks = [
+      ...["a1", "a2", "a3", "a4"].map((name) =>
+        render(job, { client: "a" }).then(() => done.push(name))
+      ),
+      render(job, { client: "b" }).then(() => done.push("b1")),
+    ];
+    await Promise.all(asks);
+    assert.ok(done.indexOf("b1") <= 1, `order: ${done.join(" ")}`);
+  } finally {
+    pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("RenderPool.render() past a client's share of the queue is RATE_LIMITED", async () => {
+  const dir = await tempDir();
+  const pool = new RenderPool({ maxQueuedPerClient: 2, maxQueued: 3 });
+  const render = pool.render.bind(pool) as Render;
+  try {
+    const job = await silence(dir, "job", 1);
+    const outcomes = await Promise.all([
+      ...Array.from({ length: 4 }, () => render(job, { client: "a" })),
+      render(job, { client: "b" }),
+      render(job, { client: "c" }),
+    ].map((p) =>
+      p.then(() => "made", (e: CueportError) => `${e.code} ${e.details?.retryAfterSeconds}`)
+    ));
+    // One runs and two wait for "a"; its fourth is over its share; "b" waits; "c" finds the queue full.
+    assert.deepEqual(outcomes, [
+      "made",
+      "made",
+      "made",
+      "RATE_LIMITED 1",
+      "made",
+      "RATE_LIMITED 1",
+    ]);
+  } finally {
+    pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("RenderPool recycles its worker after a job that decoded a large picture", async () => {
+  const dir = await tempDir();
+  const pool = new RenderPool({ recyclePixels: 10_000 });
+  try {
+    const path = `${dir}/big.png`;
+    await writeImage(path, paint(200, 200, () => [10, 20, 30]), "png");
+    const small = `${dir}/small.png`;
+    await writeImage(small, paint(50, 50, () => [10, 20, 30]), "png");
+    const job = (p: string): RenderJob => ({
+      type: "thumbnail",
+      source: source(p, "image"),
+      size: 32,
+      overlay: "none",
+      format: "png",
+      quality: 85,
+      ffmpeg: null,
+    });
+    await pool.render(job(small));
+    await pool.render(job(small));
+    const started = (pool as unknown as { workersStarted: number }).workersStarted;
+    assert.equal(started, 1, "small pictures keep the worker");
+    await pool.render(job(path));
+    await pool.render(job(small));
+    assert.equal((pool as unknown as { workersStarted: number }).workersStarted, 2);
+  } finally {
+    pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
