@@ -20,6 +20,7 @@ import type { RateMeter } from "../auth/rate_limit.ts";
 import type { AuthService } from "../auth/service.ts";
 import { readBoundedJson } from "./body.ts";
 import { discoveryResponse } from "./discovery.ts";
+import { type BoundedEventStream, boundEventStream } from "./event_stream.ts";
 import { McpSession, type RequestCaller } from "./session.ts";
 import { type Admission, newSessionId, SessionTable } from "./session_table.ts";
 import { ToolTable } from "./tools.ts";
@@ -42,6 +43,8 @@ export interface McpOptions {
   maxSessions?: number;
   /** Open sessions of one remote device at most (default 8). */
   maxSessionsPerDevice?: number;
+  /** Unsent bytes an event stream (`GET /mcp`) may hold before it is closed (default 1 MiB). */
+  maxStreamBufferedBytes?: number;
   /** A session idle this long is closed, ms (default 30 minutes). */
   sessionIdleMs?: number;
   /** Monotonic clock, ms (tests move it). */
@@ -92,6 +95,7 @@ export class McpEndpoint {
   #policy: Policy;
   #tools: ToolTable;
   #sessions: SessionTable<McpSession>;
+  #streams = new Set<BoundedEventStream>();
   #sweep: ReturnType<typeof setInterval>;
 
   /** Builds the endpoint; it sweeps idle sessions until `close`. */
@@ -132,20 +136,41 @@ export class McpEndpoint {
   /** Answers a request to `/mcp`. */
   handle = async (request: Request, peer: McpPeer): Promise<Response> => {
     const response = await this.#answer(request, peer);
-    if (!request.headers.has("origin")) return response;
-    // A browser client reads the session id and version from the answer (CORS hides them otherwise).
+    const isStream = response.body !== null &&
+      response.headers.get("content-type") === "text/event-stream";
+    if (!isStream && !request.headers.has("origin")) return response;
     const headers = new Headers(response.headers);
-    headers.set("access-control-expose-headers", "mcp-session-id, mcp-protocol-version");
-    return new Response(response.body, { status: response.status, headers });
+    // A browser client reads the session id and version from the answer (CORS hides them otherwise).
+    if (request.headers.has("origin")) {
+      headers.set("access-control-expose-headers", "mcp-session-id, mcp-protocol-version");
+    }
+    const body = isStream ? this.#bounded(response.body!) : response.body;
+    return new Response(body, { status: response.status, headers });
   };
 
   /** Answers `GET /.well-known/mcp.json` (and the server card's own path). */
   discovery = (request: Request): Response => discoveryResponse(request, this.#o.version);
 
-  /** Closes every session. */
+  /** How many event streams are open. */
+  get streamCount(): number {
+    return this.#streams.size;
+  }
+
+  /** Closes every session and stream. */
   close(): void {
     clearInterval(this.#sweep);
     this.#sessions.closeAll();
+    for (const stream of [...this.#streams]) stream.drop();
+  }
+
+  /** An event stream of the SDK under the budget of unsent bytes (`event_stream.ts`). */
+  #bounded(source: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    const stream = boundEventStream(source, {
+      maxBufferedBytes: this.#o.maxStreamBufferedBytes ?? 1024 * 1024,
+      onEnd: () => this.#streams.delete(stream),
+    });
+    this.#streams.add(stream);
+    return stream.readable;
   }
 
   async #answer(request: Request, peer: McpPeer): Promise<Response> {
