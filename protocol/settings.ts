@@ -97,6 +97,14 @@ export const SETTINGS = {
     doc:
       "17737: the OSCQuery server describing the OSC address space (0 picks a free port, `off` disables); a port in use is a warning and OSCQuery is off",
   },
+  oscQueryMaxBufferedBytes: {
+    schema: positiveInt().default(64 * 1024),
+    flag: "osc-query-max-buffered",
+    value: "BYTES",
+    help: "unsent bytes an OSCQuery WebSocket client may hold (65536)",
+    doc:
+      "65536: unsent bytes an OSCQuery WebSocket client may hold; then values wait, and one behind for `wsLagCloseMs` is closed (1013)",
+  },
   oscAllow: {
     schema: list().default([]),
     flag: "osc-allow",

@@ -19,8 +19,8 @@ import {
 } from "./player_client/mod.ts";
 import { createHttpHandler } from "./routes/mod.ts";
 import { machineHosts } from "./auth/hosts.ts";
-import { RateLimiter } from "./auth/rate_limit.ts";
-import { openAuth } from "./auth/service.ts";
+import { RateLimiter, type RateMeter } from "./auth/rate_limit.ts";
+import { type AuthService, openAuth } from "./auth/service.ts";
 import { SocketServer } from "./socket/mod.ts";
 import { LazyMcpEndpoint, mcpMounts } from "./mcp/lazy.ts";
 import { isLocalAddress } from "./auth/mod.ts";
@@ -48,6 +48,8 @@ export interface RunningService {
   supervisor: PlayerSupervisor;
   sockets: SocketServer;
   osc: OscServer;
+  /** The OSCQuery server; null while off or when its port could not be bound. */
+  oscQuery: OscQueryServer | null;
   /** The mDNS/DNS-SD advertisement (`server/discovery/`), unless `mdns` is off. */
   discovery: Discovery | null;
   /** The MCP endpoint on the HTTP port. */
@@ -287,7 +289,18 @@ async function start(
     ws: ws.port,
     osc: osc.port,
   });
-  const oscQuery = bindOscQuery(settings, core, oscServer, ports, log);
+  const oscQuery = bindOscQuery({
+    settings,
+    core,
+    oscServer,
+    ports,
+    log,
+    listen,
+    auth,
+    hosts,
+    rateLimiter,
+    httpMeter,
+  });
   if (oscQuery) {
     ports.oscQuery = oscQuery.port;
     started.push(() => oscQuery.close());
@@ -313,6 +326,7 @@ async function start(
   auth.devices.onrevoke = (deviceId) => {
     sockets.closeDevice(deviceId);
     oscServer.closeDevice(deviceId);
+    oscQuery?.server.closeDevice(deviceId);
     v5.sockets?.closeDevice(deviceId);
   };
   // The handshake once every port is bound: a port in use stops the start before it (main.ts
@@ -330,6 +344,7 @@ async function start(
     supervisor,
     sockets,
     osc: oscServer,
+    oscQuery: oscQuery?.server ?? null,
     discovery,
     mcp,
     async shutdown() {
@@ -354,28 +369,67 @@ async function start(
   };
 }
 
-/** The OSCQuery server; null when off or when its port cannot be bound (logged as one line). */
+/** What the OSCQuery port is made of. */
+interface OscQueryParts {
+  settings: Settings;
+  core: Core;
+  oscServer: OscServer;
+  ports: RunningService["ports"];
+  log: Logger;
+  listen: (
+    name: string,
+    port: number,
+    handler: PeerHandler,
+    isWebSocket?: boolean,
+  ) => ConnectionServer;
+  auth: AuthService;
+  hosts: ReadonlySet<string>;
+  rateLimiter: RateLimiter;
+  httpMeter: RateMeter;
+}
+
+/**
+ * The OSCQuery server on its port, behind the same connection server and
+ * checks as the HTTP port; null when off or when its port cannot be bound
+ * (logged as one line).
+ */
 function bindOscQuery(
-  settings: Settings,
-  core: Core,
-  oscServer: OscServer,
-  ports: RunningService["ports"],
-  log: Logger,
-): OscQueryServer | null {
+  parts: OscQueryParts,
+): { server: OscQueryServer; port: number; close(): Promise<void> } | null {
+  const { settings, ports, log } = parts;
   const port = settings.oscQueryPort;
   if (port === null) return null;
+  const server = new OscQueryServer(parts.core, {
+    oscPort: () => ports.osc,
+    grantOf: (address) => parts.oscServer.grantOf(address),
+    authenticator: parts.auth.authenticator,
+    hosts: parts.hosts,
+    origins: settings.corsOrigins,
+    pagePort: () => ports.http,
+    requestRate: parts.httpMeter,
+    messageRate: parts.rateLimiter.meter("messages", settings.wsRatePerSecond),
+    limits: {
+      maxBufferedBytes: settings.oscQueryMaxBufferedBytes,
+      lagCloseMs: settings.wsLagCloseMs,
+    },
+  });
+  let connections: ConnectionServer;
   try {
-    return OscQueryServer.listen(core, {
-      hosts: settings.host,
-      port,
-      oscPort: () => ports.osc,
-      isAllowed: (address) => oscServer.grantOf(address) !== null,
-      log: (m) => log("debug", m),
-    });
+    // The WebSocket engine: each connection carries one request, which may upgrade.
+    connections = parts.listen("OSCQuery", port, (req, peer) => server.handle(req, peer), true);
   } catch (error) {
+    server.close();
     log("warn", optionalPortLine("OSCQuery", port, error, "oscQueryPort"));
     return null;
   }
+  return {
+    server,
+    port: connections.port,
+    close: async () => {
+      server.close();
+      await connections.close();
+    },
+  };
 }
 
 /** Advertises the bound ports by mDNS/DNS-SD; `ports.oscQuery`, when set, as `_oscjson._tcp`. */

@@ -1,28 +1,45 @@
 /**
- * The OSCQuery server (VidVox's proposal) on its own port (setting
- * `oscQueryPort`, default 17737): `GET /` and `GET /<path>` the namespace,
- * `?HOST_INFO`, `?VALUE` and the other attributes; `LISTEN`/`IGNORE` over a
- * WebSocket on the same port, which then receives the listened addresses'
- * changes as binary OSC messages. The same senders as on the OSC port may
- * ask; anyone else gets 401.
+ * The OSCQuery server (VidVox's proposal), the handler of the OSCQuery port
+ * (setting `oscQueryPort`, default 17737), which the service serves through
+ * the same connection server as its HTTP and WebSocket ports (budgets,
+ * header and idle deadlines; `server/net/connections.ts`): `GET /` and
+ * `GET /<path>` the namespace, `?HOST_INFO`, `?VALUE` and the other
+ * attributes; `LISTEN`/`IGNORE` over a WebSocket on the same port
+ * (`query_listeners.ts`). Every request passes the HTTP port's Host and
+ * Origin checks, then the one policy with the `view` scope: the caller is a
+ * device with its token (`Authorization: Bearer`), or a sender the OSC port
+ * lets in by its address (local, `oscAllow`, a paired OSC device).
  * @module
  */
-import type { Core, UpdateBatch } from "../core/mod.ts";
-import { normalizeAddress } from "../net/mod.ts";
-import { batchFeedback, currentFeedback } from "./feedback.ts";
+import { checkRequestOrigin } from "../auth/hosts.ts";
+import { type Caller, Policy } from "../auth/authorize.ts";
+import type { Authenticator, Grant } from "../auth/mod.ts";
+import type { RateMeter } from "../auth/rate_limit.ts";
+import { type AnyOperation, type Core, CueportError, operationNamed } from "../core/mod.ts";
+import { errorAnswer, type Peer, upgradeWebSocket } from "../net/mod.ts";
 import { buildNamespace, nodeAt, type QueryNode } from "./query_namespace.ts";
-import { encodeMessage } from "./replies.ts";
+import { type ListenerLimits, QueryListeners } from "./query_listeners.ts";
 
 /** Options of the OSCQuery server. */
 export interface OscQueryOptions {
-  hosts: readonly string[];
-  /** 0 picks a free port (the same on every host). */
-  port: number;
   /** The OSC port it describes. */
   oscPort: () => number;
-  /** Whether a sender at this address may ask (the OSC port's rule). */
-  isAllowed: (address: string) => boolean;
-  log?: (message: string) => void;
+  /** The grant of a sender at this address on the OSC port, or null (`OscServer.grantOf`). */
+  grantOf: (address: string) => Grant | null;
+  /** Checks a device token sent as `Authorization: Bearer`. */
+  authenticator: Authenticator;
+  /** Names of this machine accepted in the Host header (as on the HTTP port). */
+  hosts: ReadonlySet<string>;
+  /** Browser origins allowed (the corsOrigins setting). */
+  origins: readonly string[];
+  /** The HTTP port, whose page is admitted by any name of this machine. */
+  pagePort?: () => number;
+  /** The service's rate limit as HTTP requests take from it (remote callers). */
+  requestRate: RateMeter;
+  /** The same as WebSocket messages take from it. */
+  messageRate: RateMeter;
+  /** The send budget of its WebSocket clients. */
+  limits: ListenerLimits;
 }
 
 const ATTRIBUTES = new Set([
@@ -35,9 +52,6 @@ const ATTRIBUTES = new Set([
   "DESCRIPTION",
 ]);
 
-/** Most addresses one WebSocket client may listen to. */
-const MAX_LISTENS = 1024;
-
 function json(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), {
     status,
@@ -45,87 +59,141 @@ function json(body: unknown, status = 200): Response {
   });
 }
 
-/** The OSCQuery server. */
+function notAllowed(): CueportError {
+  return new CueportError(
+    "AUTHENTICATION_FAILED",
+    "This address may not send OSC: pair it with /connect on the OSC port first, or send a " +
+      "device token (Authorization: Bearer <token>)",
+  );
+}
+
+/** The OSCQuery server: the handler of its port. */
 export class OscQueryServer {
   #core: Core;
   #o: OscQueryOptions;
-  #servers: Deno.HttpServer<Deno.NetAddr>[] = [];
-  #listeners = new Map<WebSocket, Set<string>>();
-  #unsubscribe: () => void;
-  /** The bound port. */
-  readonly port: number;
+  #policy: Policy;
+  #listeners: QueryListeners;
+  /** What a read needs: the view scope and API access, as any query. */
+  #read: AnyOperation = operationNamed("appState");
 
-  private constructor(core: Core, options: OscQueryOptions) {
+  /** Subscribes to the core's event bus (for `LISTEN`). */
+  constructor(core: Core, options: OscQueryOptions) {
     this.#core = core;
     this.#o = options;
-    let port = options.port;
-    let firstError: unknown = null;
-    for (const hostname of options.hosts) {
-      try {
-        const server = Deno.serve(
-          { hostname, port, onListen: () => {} },
-          (request, info) => this.#handle(request, info.remoteAddr.hostname),
-        );
-        port = server.addr.port;
-        this.#servers.push(server);
-      } catch (error) {
-        firstError ??= error;
-        options.log?.(`OSCQuery ${hostname} port ${port} not bound: ${(error as Error).message}`);
-      }
+    // The caller always brings a grant or a token: the localhost exemption is the grant of the
+    // OSC port's rule, never assumed here.
+    this.#policy = new Policy({
+      core,
+      authenticator: options.authenticator,
+      isLocalhostExempt: false,
+    });
+    this.#listeners = new QueryListeners(core, {
+      limits: options.limits,
+      rateLimit: options.messageRate,
+    });
+  }
+
+  /** WebSocket clients connected. */
+  get listenerCount(): number {
+    return this.#listeners.size;
+  }
+
+  /** The handler of the port (`ConnectionServer` with `isWebSocket`). */
+  handle(request: Request, peer: Peer): Response | Promise<Response> {
+    let grant: Grant | Promise<Grant>;
+    try {
+      checkRequestOrigin(request, {
+        hosts: this.#o.hosts,
+        origins: this.#o.origins,
+        ...(this.#o.pagePort ? { pagePort: this.#o.pagePort() } : {}),
+      });
+      if (!peer.isLocal) this.#o.requestRate.take(peer.address);
+      grant = this.#authorize(request, peer);
+    } catch (error) {
+      return errorAnswer(error);
     }
-    if (this.#servers.length === 0) throw firstError;
-    this.port = port;
-    this.#unsubscribe = core.bus.subscribe((batch) => this.#push(batch));
-  }
-
-  /**
-   * Binds the port on every host.
-   * @throws the first bind error when no host can be bound
-   */
-  static listen(core: Core, options: OscQueryOptions): OscQueryServer {
-    return new OscQueryServer(core, options);
-  }
-
-  /** Stops serving and closes the WebSockets. */
-  async close(): Promise<void> {
-    this.#unsubscribe();
-    for (const socket of this.#listeners.keys()) socket.close();
-    this.#listeners.clear();
-    await Promise.all(this.#servers.map((s) => s.shutdown()));
-  }
-
-  #handle(request: Request, peer: string): Response {
-    if (!this.#o.isAllowed(normalizeAddress(peer))) {
-      return json({
-        error: {
-          code: "AUTHENTICATION_FAILED",
-          message: "This address may not send OSC: pair it with /connect on the OSC port first",
-        },
-      }, 401);
+    if (grant instanceof Promise) {
+      return grant.then((g) => this.#serve(request, peer, g), (error) => errorAnswer(error));
     }
+    return this.#serve(request, peer, grant);
+  }
+
+  /** Closes the WebSockets of a revoked device (its address's grant is gone with it). */
+  closeDevice(deviceId: string): void {
+    this.#listeners.closeDevice(deviceId);
+  }
+
+  /** Closes the WebSockets (the port itself is closed by its connection server). */
+  close(): void {
+    this.#listeners.close();
+  }
+
+  #authorize(request: Request, peer: Peer): Grant | Promise<Grant> {
+    const token = request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") || undefined;
+    const caller: Caller = { address: peer.address, isLocal: peer.isLocal };
+    if (token) caller.token = token;
+    else {
+      const grant = this.#o.grantOf(peer.address);
+      if (!grant) throw notAllowed();
+      caller.grant = grant;
+    }
+    return this.#policy.authorize(caller, this.#read, "OSCQuery");
+  }
+
+  #serve(request: Request, peer: Peer, grant: Grant): Response {
     if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
-      return this.#upgrade(request);
+      return this.#upgrade(request, peer, grant);
     }
     if (request.method !== "GET") {
-      return json({ error: { code: "METHOD_NOT_ALLOWED", message: "OSCQuery answers GET" } }, 405);
+      return errorAnswer(
+        new CueportError("METHOD_NOT_ALLOWED", "OSCQuery answers GET"),
+        { headers: { allow: "GET" } },
+      );
     }
     const url = new URL(request.url);
     const query = url.search.slice(1);
     if (query === "HOST_INFO") return json(this.#hostInfo());
-    const node = nodeAt(buildNamespace(this.#core.model), decodeURIComponent(url.pathname));
+    let path: string;
+    try {
+      path = decodeURIComponent(url.pathname);
+    } catch {
+      return errorAnswer(
+        new CueportError("INVALID_MESSAGE", `Invalid path ${url.pathname.slice(0, 200)}`),
+      );
+    }
+    const node = nodeAt(buildNamespace(this.#core.model), path);
     if (!node) {
-      return json({ error: { code: "NOT_FOUND", message: `No OSC address ${url.pathname}` } }, 404);
+      return errorAnswer(
+        new CueportError("NOT_FOUND", `No OSC address ${url.pathname.slice(0, 200)}`),
+      );
     }
     if (query === "") return json(node);
     if (!ATTRIBUTES.has(query)) {
-      return json(
-        { error: { code: "INVALID_MESSAGE", message: `Unknown attribute ${query}` } },
-        400,
+      return errorAnswer(
+        new CueportError("INVALID_MESSAGE", `Unknown attribute ${query.slice(0, 100)}`),
       );
     }
     const value = node[query as keyof QueryNode];
     // The proposal: an attribute the node has not is 204.
     return value === undefined ? new Response(null, { status: 204 }) : json({ [query]: value });
+  }
+
+  #upgrade(request: Request, peer: Peer, grant: Grant): Response {
+    try {
+      const { socket, response } = upgradeWebSocket(request, {
+        idleTimeoutMs: 30_000,
+        maxPayload: 64 * 1024, // a command is a few dozen bytes
+      });
+      this.#listeners.add(socket, peer, grant);
+      return response;
+    } catch (error) {
+      return errorAnswer(
+        new CueportError(
+          "INVALID_MESSAGE",
+          `Invalid WebSocket upgrade: ${(error as Error).message}`,
+        ),
+      );
+    }
   }
 
   #hostInfo() {
@@ -153,45 +221,5 @@ export class OscQueryServer {
         HTML: false,
       },
     };
-  }
-
-  #upgrade(request: Request): Response {
-    const { socket, response } = Deno.upgradeWebSocket(request);
-    const listens = new Set<string>();
-    socket.onopen = () => this.#listeners.set(socket, listens);
-    socket.onclose = () => this.#listeners.delete(socket);
-    socket.onmessage = (event) => {
-      let command: { COMMAND?: unknown; DATA?: unknown };
-      try {
-        command = JSON.parse(String(event.data));
-      } catch {
-        return;
-      }
-      const path = typeof command.DATA === "string" ? command.DATA : null;
-      if (!path) return;
-      if (command.COMMAND === "LISTEN" && listens.size < MAX_LISTENS) {
-        listens.add(path);
-        // The current value at once, as a subscriber on the OSC port gets it.
-        const now = currentFeedback(this.#core.model, null).find((f) => f.address === path);
-        if (now) socket.send(encodeMessage(now.address, now.args));
-      } else if (command.COMMAND === "IGNORE") listens.delete(path);
-    };
-    return response;
-  }
-
-  #push(batch: UpdateBatch): void {
-    if (this.#listeners.size === 0) return;
-    const feedback = batchFeedback(this.#core.model, batch.updates) ??
-      currentFeedback(this.#core.model, null);
-    const active = this.#core.model.activeProjectId;
-    for (const message of feedback) {
-      if (message.projectId !== null && message.projectId !== active) continue;
-      let bytes: Uint8Array | null = null;
-      for (const [socket, listens] of this.#listeners) {
-        if (!listens.has(message.address) || socket.readyState !== WebSocket.OPEN) continue;
-        bytes ??= encodeMessage(message.address, message.args);
-        socket.send(bytes);
-      }
-    }
   }
 }
