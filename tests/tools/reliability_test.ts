@@ -41,6 +41,8 @@ function row(overrides: Partial<ProbeResult> = {}): ProbeResult {
     duplicates: null,
     peakRssMb: { service: 80, player: 100 },
     localServed: null,
+    playerRestarts: 0,
+    localP99Ms: 12.5,
     seconds: 1,
     notes: [],
     error: null,
@@ -53,6 +55,7 @@ Deno.test("missedTargets() names every missed target with its measurement", () =
   assert.deepEqual(
     missedTargets(row({
       crashes: 1,
+      playerRestarts: 2,
       hangs: 2,
       acked: 40,
       lost: 3,
@@ -65,6 +68,7 @@ Deno.test("missedTargets() names every missed target with its measurement", () =
     })),
     [
       "1 crash(es)",
+      "2 player restart(s)",
       "2 hang(s)",
       "3 of 40 acknowledged lost",
       "2 retried key(s) applied more than once",
@@ -78,6 +82,8 @@ Deno.test("missedTargets() names every missed target with its measurement", () =
   assert.match(table, /seed 7/);
   assert.match(table, /^bad .* MISSED$/m);
   assert.match(table, / dup /);
+  assert.match(table, / restarts .* local p99 ms /);
+  assert.match(table, /^example .* 12\.5 /m);
   assert.match(table, /^total .* 1 MISSED$/m);
 });
 
@@ -103,6 +109,7 @@ for (const probe of PROBES) {
     const context = `\n${r.notes.join("\n")}\n${err.slice(-2000)}`;
     assert.equal(r.error, null, `the probe did not complete: ${r.error}`);
     assert.equal(r.crashes, 0, `crashes${context}`);
+    assert.equal(r.playerRestarts, 0, `player restarts${context}`);
     assert.equal(r.hangs, 0, `hangs${context}`);
     if (r.lost !== null) {
       assert.equal(r.lost, 0, `${r.lost} of ${r.acked} acknowledged lost${context}`);

@@ -151,7 +151,7 @@ export class ServiceRun {
     if (this.#service.isRunning) await this.#stopNoting();
     else this.#countCrash();
     if (this.#unexpectedPlayerExits > 0) {
-      this.#tally.crashes += this.#unexpectedPlayerExits;
+      this.#tally.playerRestarts += this.#unexpectedPlayerExits;
       this.#tally.note(`the player exited ${this.#unexpectedPlayerExits} time(s) on its own`);
     }
     await this.#dir.remove();
@@ -181,11 +181,13 @@ export class ServiceRun {
 
   async #checkHealth(): Promise<void> {
     const svc = this.#service;
+    const started = performance.now();
     const answer = await probeGet(svc.ready.ports.http, "/health", {
       timeoutMs: ANSWER_WITHIN_MS,
     });
     if (svc !== this.#service || !svc.isRunning || this.#isStopping) return;
     const isAnswered = answer.status !== null;
+    if (isAnswered) this.#tally.localMs.push(performance.now() - started);
     if (!isAnswered && !this.#isHanging) {
       const why = answer.connectError ?? (answer.isTimedOut ? "no answer" : "closed unanswered");
       this.#tally.hang(`GET /health from 127.0.0.1: ${why} within ${ANSWER_WITHIN_MS} ms`);

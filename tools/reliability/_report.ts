@@ -21,6 +21,7 @@ export function missedTargets(result: ProbeResult): string[] {
   const missed: string[] = [];
   if (result.error !== null) missed.push(`did not complete: ${result.error}`);
   if (result.crashes > 0) missed.push(`${result.crashes} crash(es)`);
+  if (result.playerRestarts > 0) missed.push(`${result.playerRestarts} player restart(s)`);
   if (result.hangs > 0) missed.push(`${result.hangs} hang(s)`);
   if (result.lost !== null && result.lost > 0) {
     missed.push(`${result.lost} of ${result.acked} acknowledged lost`);
@@ -46,6 +47,7 @@ const COLUMNS = [
   "probe",
   "inputs",
   "crashes",
+  "restarts",
   "hangs",
   "undoc 5xx",
   "acked",
@@ -53,6 +55,7 @@ const COLUMNS = [
   "dup",
   "RSS MB svc/player",
   "local",
+  "local p99 ms",
   "s",
   "result",
 ];
@@ -64,6 +67,7 @@ function cells(r: ProbeResult): string[] {
     r.probe,
     String(r.inputs),
     String(r.crashes),
+    String(r.playerRestarts),
     String(r.hangs),
     String(r.undocumented5xx),
     na(r.acked),
@@ -71,6 +75,7 @@ function cells(r: ProbeResult): string[] {
     na(r.duplicates),
     `${na(r.peakRssMb.service)}/${na(r.peakRssMb.player)}`,
     r.localServed === null ? "-" : r.localServed ? "yes" : "NO",
+    r.localP99Ms === null ? "-" : String(r.localP99Ms),
     String(r.seconds),
     missed.length === 0 ? "ok" : "MISSED",
   ];
@@ -91,12 +96,14 @@ export function formatTable(
     "total",
     String(sum((r) => r.inputs)),
     String(sum((r) => r.crashes)),
+    String(sum((r) => r.playerRestarts)),
     String(sum((r) => r.hangs)),
     String(sum((r) => r.undocumented5xx)),
     String(sum((r) => r.acked)),
     String(sum((r) => r.lost)),
     String(sum((r) => r.duplicates)),
     `${peak("service")}/${peak("player")}`,
+    "",
     "",
     String(sum((r) => r.seconds)),
     failed === 0 ? "ok" : `${failed} MISSED`,

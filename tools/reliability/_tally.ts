@@ -43,6 +43,10 @@ export class Tally {
   lost: number | null = null;
   duplicates: number | null = null;
   localServed: boolean | null = null;
+  /** The player's exits no probe caused. */
+  playerRestarts = 0;
+  /** Round trips of local requests (the watchdog's /health, and a probe's own), ms. */
+  readonly localMs: number[] = [];
   /** Peaks by role: "service", "player". */
   readonly memory: PeakMemory = new PeakMemory();
   #fiveXx = new Map<string, number>();
@@ -124,9 +128,19 @@ export class Tally {
       duplicates: this.duplicates,
       peakRssMb: { service: this.memory.peakMb("service"), player: this.memory.peakMb("player") },
       localServed: this.localServed,
+      playerRestarts: this.playerRestarts,
+      localP99Ms: percentile(this.localMs, 0.99),
       seconds,
       notes,
       error: null,
     };
   }
+}
+
+/** The `q` quantile of `values` (nearest rank), rounded to 0.1; null when empty. */
+export function percentile(values: readonly number[], q: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const value = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * q) - 1)]!;
+  return Math.round(value * 10) / 10;
 }

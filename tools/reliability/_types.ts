@@ -46,6 +46,10 @@ export interface ProbeResult {
   peakRssMb: { service: number | null; player: number | null };
   /** Whether local clients were served throughout; null where not checked. */
   localServed: boolean | null;
+  /** The player's exits that no probe caused (a crash, or a restart as hung). */
+  playerRestarts: number;
+  /** p99 of the local requests timed during the probe (the watchdog's /health at least), ms. */
+  localP99Ms: number | null;
   seconds: number;
   /** What was measured beyond the numbers, and why a target was missed. */
   notes: string[];

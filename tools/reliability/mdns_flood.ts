@@ -51,6 +51,7 @@ async function localTimes(run: ServiceRun, context: ProbeContext, until: () => b
       context.tally.localServed = false;
     }
     times.push(performance.now() - started);
+    context.tally.localMs.push(performance.now() - started);
     await new Promise((r) => setTimeout(r, 20));
   }
   return times;
