@@ -2,6 +2,10 @@
  * Media measurement in pure TypeScript: detects PNG, JPEG, WAV and MP4/MOV
  * from their bytes (never the name) and reads dimensions and duration from
  * their headers with random-access reads, so large videos are not loaded.
+ * Every walk is bounded, so no file can hold the player: at most 1,000 WAV
+ * chunks or JPEG segments before the ones that matter, 10,000 MP4 boxes, a
+ * `moov` box of 64 MiB; past that the file is CORRUPT_MEDIA. Small reads
+ * come from a 64 KiB read-ahead, so a walk of 1,000 chunks is a few reads.
  * @module
  */
 import type { FileKind } from "../../protocol/model.ts";
@@ -42,23 +46,42 @@ export function memorySource(bytes: Uint8Array): ByteSource {
   };
 }
 
+/** Most WAV chunks, or JPEG segments, walked before the ones that measure the file. */
+export const MAX_CHUNKS = 1000;
+/** Most MP4 boxes walked at one level. */
+export const MAX_BOXES = 10_000;
+/** Largest `moov` box read (a three-hour video's tables are a few MiB). */
+export const MAX_MOOV_BYTES = 64 * 1024 * 1024;
+/** A small read of a file brings this much into memory, for the reads that follow it. */
+const READ_AHEAD = 64 * 1024;
+
 /** Opens a file as a `ByteSource`; call `close` when done. */
 export async function fileSource(path: string): Promise<ByteSource & { close(): void }> {
   const file = await Deno.open(path, { read: true });
   const { size } = await file.stat();
+  const readAt = async (offset: number, length: number) => {
+    const n = Math.max(0, Math.min(length, size - offset));
+    const buf = new Uint8Array(n);
+    await file.seek(offset, Deno.SeekMode.Start);
+    let got = 0;
+    while (got < n) {
+      const r = await file.read(buf.subarray(got));
+      if (r === null) break;
+      got += r;
+    }
+    return buf.subarray(0, got);
+  };
+  let window = { offset: 0, bytes: new Uint8Array(0) };
   return {
     size,
     async read(offset, length) {
-      const n = Math.max(0, Math.min(length, size - offset));
-      const buf = new Uint8Array(n);
-      await file.seek(offset, Deno.SeekMode.Start);
-      let got = 0;
-      while (got < n) {
-        const r = await file.read(buf.subarray(got));
-        if (r === null) break;
-        got += r;
+      const end = Math.min(offset + length, size);
+      if (offset >= window.offset && end <= window.offset + window.bytes.length) {
+        return window.bytes.subarray(offset - window.offset, end - window.offset);
       }
-      return buf.subarray(0, got);
+      if (length > READ_AHEAD) return await readAt(offset, length);
+      window = { offset, bytes: await readAt(offset, READ_AHEAD) };
+      return window.bytes.subarray(0, Math.max(0, end - offset));
     },
     close: () => file.close(),
   };
@@ -97,7 +120,13 @@ async function probePng(src: ByteSource): Promise<MediaInfo> {
 
 async function probeJpeg(src: ByteSource): Promise<MediaInfo> {
   let offset = 2;
-  while (offset + 4 <= src.size) {
+  for (let steps = 0; offset + 4 <= src.size; steps++) {
+    if (steps >= MAX_CHUNKS) {
+      throw new MediaError(
+        "CORRUPT_MEDIA",
+        `Corrupt JPEG: more than ${MAX_CHUNKS} segments before its frame header`,
+      );
+    }
     const m = await src.read(offset, 4);
     if (m[0] !== 0xff) throw new MediaError("CORRUPT_MEDIA", "Corrupt JPEG: bad marker");
     const marker = m[1]!;
@@ -123,7 +152,13 @@ async function probeJpeg(src: ByteSource): Promise<MediaInfo> {
 async function probeWav(src: ByteSource): Promise<MediaInfo> {
   let offset = 12;
   let byteRate = 0;
-  while (offset + 8 <= src.size) {
+  for (let chunks = 0; offset + 8 <= src.size; chunks++) {
+    if (chunks >= MAX_CHUNKS) {
+      throw new MediaError(
+        "CORRUPT_MEDIA",
+        `Corrupt WAV: more than ${MAX_CHUNKS} chunks before its "fmt " and "data" chunks`,
+      );
+    }
     const h = await src.read(offset, 8);
     const id = ascii(h, 0, 4), size = view(h).getUint32(4, true);
     if (id === "fmt ") {
@@ -153,10 +188,28 @@ interface Box {
   size: number;
 }
 
-async function readBoxes(src: ByteSource, from: number, to: number): Promise<Box[]> {
+/**
+ * The boxes from `from` to `to`, at most `MAX_BOXES`; with `until`, the walk
+ * stops at the first box of that type (a fragmented MP4 has thousands of
+ * fragments after its `moov`).
+ */
+async function readBoxes(
+  src: ByteSource,
+  from: number,
+  to: number,
+  until?: string,
+): Promise<Box[]> {
   const boxes: Box[] = [];
   let offset = from;
   while (offset + 8 <= to) {
+    if (boxes.length >= MAX_BOXES) {
+      throw new MediaError(
+        "CORRUPT_MEDIA",
+        until
+          ? `Corrupt MP4: more than ${MAX_BOXES} boxes before its "${until}" box`
+          : `Corrupt MP4: more than ${MAX_BOXES} boxes in one box`,
+      );
+    }
     const h = await src.read(offset, 16);
     let size = view(h).getUint32(0);
     let headerSize = 8;
@@ -168,15 +221,22 @@ async function readBoxes(src: ByteSource, from: number, to: number): Promise<Box
       throw new MediaError("CORRUPT_MEDIA", `Corrupt MP4: box "${ascii(h, 4, 8)}" overruns`);
     }
     boxes.push({ type: ascii(h, 4, 8), start: offset, headerSize, size });
+    if (boxes[boxes.length - 1]!.type === until) break;
     offset += size;
   }
   return boxes;
 }
 
 async function probeMp4(src: ByteSource, brand: string): Promise<MediaInfo> {
-  const top = await readBoxes(src, 0, src.size);
+  const top = await readBoxes(src, 0, src.size, "moov");
   const moov = top.find((b) => b.type === "moov");
   if (!moov) throw new MediaError("CORRUPT_MEDIA", "Corrupt MP4: no moov box");
+  if (moov.size > MAX_MOOV_BYTES) {
+    throw new MediaError(
+      "CORRUPT_MEDIA",
+      `Corrupt MP4: "moov" box of ${moov.size} bytes is over ${MAX_MOOV_BYTES}`,
+    );
+  }
   const body = await src.read(moov.start, moov.size);
   const mem = memorySource(body);
   const children = await readBoxes(mem, moov.headerSize, body.length);

@@ -124,7 +124,8 @@ export function chunkBombWav(bytes: number, options: { chunks?: number } = {}): 
   text(0, "RIFF");
   view.setUint32(4, out.length - 8, true);
   text(8, "WAVE");
-  for (let i = 0; i < chunks; i++) text(12 + i * 8, "JUNK"); // size 0: the next chunk follows
+  const junk = new TextEncoder().encode("JUNK"); // size 0: the next chunk follows
+  for (let i = 0; i < chunks; i++) out.set(junk, 12 + i * 8);
   if (tail > 0) {
     const at = 12 + chunks * 8;
     text(at, "fmt ");

@@ -19,6 +19,11 @@ export interface WavFormat {
 }
 
 const PCM = 1, FLOAT = 3, EXTENSIBLE = 0xfffe;
+/**
+ * Most chunks walked before "fmt " and "data" (as the player's probe): a file
+ * of a million empty chunks is refused at once instead of holding the worker.
+ */
+export const MAX_CHUNKS = 1000;
 
 function corrupt(detail: string): RenderError {
   return new RenderError("CORRUPT_MEDIA", `Corrupt WAV: ${detail}`);
@@ -40,7 +45,10 @@ export async function readWavFormat(file: Deno.FsFile, size: number): Promise<Wa
   let offset = 12;
   let fmt: Omit<WavFormat, "dataOffset" | "frames"> | null = null;
   let codec = 0;
-  while (offset + 8 <= size) {
+  for (let chunks = 0; offset + 8 <= size; chunks++) {
+    if (chunks >= MAX_CHUNKS) {
+      throw corrupt(`more than ${MAX_CHUNKS} chunks before its "fmt " and "data" chunks`);
+    }
     let chunkId: string, chunkSize: number;
     if (offset + 8 <= head.length) {
       chunkId = id(offset);

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { encodePng, encodeWav } from "../../../player/media/encode.ts";
 import { fileSource, MediaError, memorySource, probeMedia } from "../../../player/media/probe.ts";
 import { jpeg, mp4 } from "../../_helpers/media.ts";
+import { chunkBombWav } from "../../../tools/reliability/_media_bombs.ts";
 
 Deno.test("probeMedia() measures PNG dimensions", async () => {
   const png = encodePng(3, 2, new Uint8Array(3 * 2 * 4));
@@ -69,4 +70,68 @@ Deno.test("probeMedia() refuses unknown and corrupt bytes with stable codes", as
   assert.equal(corrupt.code, "CORRUPT_MEDIA");
   const badMp4 = mp4("isom", 0, 10, 1, 1);
   assert.equal((await probeMedia(memorySource(badMp4)).catch((e) => e)).code, "CORRUPT_MEDIA");
+});
+
+/** Probes `bytes` from a file, as an import does; returns the outcome and the milliseconds. */
+async function probeFile(bytes: Uint8Array): Promise<{ outcome: unknown; ms: number }> {
+  const path = await Deno.makeTempFile();
+  try {
+    await Deno.writeFile(path, bytes);
+    const src = await fileSource(path);
+    try {
+      const t0 = performance.now();
+      const outcome = await probeMedia(src).catch((e) => e);
+      return { outcome, ms: performance.now() - t0 };
+    } finally {
+      src.close();
+    }
+  } finally {
+    await Deno.remove(path);
+  }
+}
+
+Deno.test("probeMedia() refuses an 8 MiB WAV of a million empty chunks in milliseconds", async () => {
+  const { outcome, ms } = await probeFile(chunkBombWav(8 * 1024 * 1024));
+  assert.ok(outcome instanceof MediaError, String(outcome));
+  assert.equal(outcome.code, "CORRUPT_MEDIA");
+  assert.equal(
+    outcome.message,
+    'Corrupt WAV: more than 1000 chunks before its "fmt " and "data" chunks',
+  );
+  assert.ok(ms < 250, `${Math.round(ms)} ms`);
+});
+
+Deno.test("probeMedia() reads a WAV whose fmt and data follow 998 other chunks", async () => {
+  const { outcome } = await probeFile(chunkBombWav(0, { chunks: 998 }));
+  assert.deepEqual(outcome, {
+    kind: "audio",
+    mimeType: "audio/wav",
+    width: null,
+    height: null,
+    duration: 1,
+  });
+});
+
+Deno.test("probeMedia() walks at most 1000 JPEG segments and 10000 MP4 boxes", async () => {
+  const fill = new Uint8Array(8 * 1024 * 1024).fill(0xff); // fill bytes where a marker goes
+  fill.set([0xff, 0xd8, 0xff]);
+  const segments = new Uint8Array(8 * 1024 * 1024); // empty COM segments, 4 bytes each
+  segments.set([0xff, 0xd8]);
+  for (let at = 2; at + 4 <= segments.length; at += 4) segments.set([0xff, 0xfe, 0, 2], at);
+  const boxes = new Uint8Array(8 * 1024 * 1024); // empty "free" boxes, 8 bytes each
+  for (let at = 0; at + 8 <= boxes.length; at += 8) {
+    boxes.set([0, 0, 0, 8, 0x66, 0x72, 0x65, 0x65], at);
+  }
+  for (
+    const [bytes, message] of [
+      [fill, "Corrupt JPEG: more than 1000 segments before its frame header"],
+      [segments, "Corrupt JPEG: more than 1000 segments before its frame header"],
+      [boxes, 'Corrupt MP4: more than 10000 boxes before its "moov" box'],
+    ] as const
+  ) {
+    const { outcome, ms } = await probeFile(bytes);
+    assert.ok(outcome instanceof MediaError, String(outcome));
+    assert.equal(outcome.message, message);
+    assert.ok(ms < 250, `${message}: ${Math.round(ms)} ms`);
+  }
 });

@@ -11,6 +11,7 @@ import {
   type WavEncoding,
 } from "./_fixtures.ts";
 import { needs } from "../../../_helpers/peers.ts";
+import { chunkBombWav } from "../../../../tools/reliability/_media_bombs.ts";
 
 function waveform(src: SourceFile, ffmpegPath: string | null = null, width = 100, height = 60) {
   return render({ type: "waveform", source: src, width, height, ffmpeg: ffmpegPath });
@@ -205,3 +206,24 @@ Deno.test(
     }
   },
 );
+
+Deno.test("render() waveform of a WAV of a million empty chunks is CORRUPT_MEDIA in milliseconds", async () => {
+  const dir = await tempDir();
+  try {
+    await Deno.writeFile(`${dir}/bomb.wav`, chunkBombWav(8 * 1024 * 1024));
+    const t0 = performance.now();
+    await assert.rejects(
+      waveform(source(`${dir}/bomb.wav`, "audio")),
+      (e) =>
+        e instanceof RenderError && e.code === "CORRUPT_MEDIA" &&
+        e.message === 'Corrupt WAV: more than 1000 chunks before its "fmt " and "data" chunks',
+    );
+    const ms = performance.now() - t0;
+    assert.ok(ms < 250, `${Math.round(ms)} ms`);
+    // Past 998 chunks, a valid fmt and data are still found.
+    await Deno.writeFile(`${dir}/odd.wav`, chunkBombWav(0, { chunks: 998 }));
+    assert.equal((await waveform(source(`${dir}/odd.wav`, "audio"))).width, 100);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
