@@ -23,8 +23,12 @@ export interface RateLimitOptions {
 
 /** One transport's view of the shared budget. */
 export interface RateMeter {
-  /** @throws {CueportError} RATE_LIMITED with `retryAfterSeconds` when the address is over its budget */
-  take(address: string): void;
+  /**
+   * Takes `count` of its units (default one: an OSC pattern takes one per
+   * address it matches), all or none.
+   * @throws {CueportError} RATE_LIMITED with `retryAfterSeconds` when the address is over its budget
+   */
+  take(address: string, count?: number): void;
 }
 
 /** Token buckets by client address, shared by the transports. */
@@ -45,8 +49,8 @@ export class RateLimiter {
   meter(units: string, perSecond: number): RateMeter {
     const cost = this.#o.ratePerSecond / perSecond;
     return {
-      take: (address) => {
-        const retryAfterSeconds = this.#take(address, cost);
+      take: (address, count = 1) => {
+        const retryAfterSeconds = this.#take(address, cost * count);
         if (retryAfterSeconds === 0) return;
         throw new CueportError(
           "RATE_LIMITED",

@@ -38,6 +38,7 @@ import { batchFeedback, currentFeedback, type Feedback } from "./feedback.ts";
 import { type Match, matchAddress, type PatternValues } from "./match.ts";
 import { encodeMessage, encodeRefusal, encodeReply, errorData } from "./replies.ts";
 import { Senders } from "./senders.ts";
+import { ValueCoalescer, valueKey } from "./coalesce.ts";
 import { parseFilter, passes, type Subscriber, Subscriptions } from "./subscriptions.ts";
 
 export { ADDRESSES, type OscAddress } from "./addresses.ts";
@@ -46,6 +47,12 @@ export { OscQueryServer } from "./query_server.ts";
 
 /** Bundles nest at most this deep. */
 const MAX_BUNDLE_DEPTH = 8;
+/**
+ * Calls of one sender address waiting for the player, beyond coalesced
+ * values: past it a call is refused (RATE_LIMITED), so no sender queues more
+ * than the player takes.
+ */
+export const MAX_WAITING_CALLS = 256;
 
 /** Options of the OSC server. */
 export interface OscServerOptions {
@@ -71,6 +78,8 @@ interface Peer {
   socket: DatagramSocket;
   /** The size of the datagram: a refusal is never bigger. */
   size: number;
+  /** The datagram's one unit of the rate budget, taken when it came, not yet used by a call. */
+  isPrepaid: boolean;
 }
 
 /** The OSC server: one per service, serving every bound UDP socket. */
@@ -97,6 +106,9 @@ export class OscServer {
   #unsubscribe: () => void;
   #viewCheck: AnyOperation = operationNamed("appState");
   #patternValues: PatternValues;
+  #values = new ValueCoalescer();
+  /** Calls waiting for the player, by sender address (`MAX_WAITING_CALLS`). */
+  #waiting = new Map<string, number>();
   /** Datagrams read, and calls that ended in an error (the `/ping` reply reports both). */
   #stats = { datagrams: 0, failed: 0 };
   #ports: UdpPort[] = [];
@@ -181,6 +193,7 @@ export class OscServer {
       isLocal,
       socket,
       size: data.length,
+      isPrepaid: true,
     };
     if (!isLocal) {
       try {
@@ -261,6 +274,7 @@ export class OscServer {
     } catch (error) {
       return this.#answer(peer, message.address, reply ?? true, { error });
     }
+    if (!this.#charge(peer, message.address, 1)) return;
     switch (message.address) {
       case "/connect":
         return void this.#connect(values, peer);
@@ -278,7 +292,63 @@ export class OscServer {
     } catch (error) {
       return this.#answer(peer, message.address, reply, { error });
     }
+    // A pattern costs what its calls would cost sent one by one.
+    if (!this.#charge(peer, message.address, matches.length - 1)) return;
     for (const match of matches) this.#call(match, message.address, values, peer, grant);
+  }
+
+  /**
+   * Takes `count` units of a remote sender's rate budget (the datagram's own
+   * unit pays for its first message); refuses and answers when over it.
+   * @returns whether the message may run
+   */
+  #charge(peer: Peer, address: string, count: number): boolean {
+    if (peer.isLocal || count <= 0) return true;
+    const due = peer.isPrepaid ? count - 1 : count;
+    peer.isPrepaid = false;
+    if (due <= 0) return true;
+    try {
+      this.#o.rateLimit.take(peer.address, due);
+      return true;
+    } catch (error) {
+      this.#refuse(peer, address, asCueportError(error));
+      return false;
+    }
+  }
+
+  /**
+   * Runs an operation. A value it sets goes through the coalescer (joining a
+   * call of the same thing that runs, or starting one); every call that goes
+   * to the player counts against its sender's waiting calls, and a new one
+   * past `MAX_WAITING_CALLS` is refused.
+   */
+  #run(operation: AnyOperation, input: unknown, peer: Peer): unknown {
+    const context = { core: this.#core, address: peer.address, isLocal: peer.isLocal };
+    const call = () => this.#counted(peer.address, () => operation.run(context, input));
+    const key = operation.name === "action" ? valueKey(input) : null;
+    if (key !== null && this.#values.has(key)) return this.#values.run(key, call);
+    if ((this.#waiting.get(peer.address) ?? 0) >= MAX_WAITING_CALLS) {
+      throw new CueportError(
+        "RATE_LIMITED",
+        `Too many calls waiting for the player: at most ${MAX_WAITING_CALLS} per sender`,
+        { retryAfterSeconds: 1 },
+      );
+    }
+    return key !== null ? this.#values.run(key, call) : call();
+  }
+
+  /** Runs `call`, counted among the address's waiting calls while its answer is awaited. */
+  #counted(address: string, call: () => unknown): unknown {
+    const result = call();
+    if (!(result instanceof Promise)) return result;
+    this.#waiting.set(address, (this.#waiting.get(address) ?? 0) + 1);
+    const done = () => {
+      const left = (this.#waiting.get(address) ?? 1) - 1;
+      if (left > 0) this.#waiting.set(address, left);
+      else this.#waiting.delete(address);
+    };
+    result.then(done, done);
+    return result;
   }
 
   #call(match: Match, address: string, values: OscValue[], peer: Peer, grant: Grant): void {
@@ -295,10 +365,7 @@ export class OscServer {
       const operation = entry.operation;
       const caller: Caller = { address: peer.address, isLocal: peer.isLocal, grant };
       this.#policy.authorize(caller, operation, address);
-      result = operation.run(
-        { core: this.#core, address: peer.address, isLocal: peer.isLocal },
-        checkInput(operation, input),
-      );
+      result = this.#run(operation, checkInput(operation, input), peer);
     } catch (error) {
       this.#stats.failed++;
       return this.#answer(peer, address, reply, { error });
