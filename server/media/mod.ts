@@ -257,7 +257,11 @@ export class MediaService implements MediaSource {
     try {
       const picture = await this.#cache.get(key, async (signal) => {
         source ??= await this.#sourceOf(input.projectId, input.fileId, file);
-        return await this.#render(jobOf(source), { client, signal });
+        return await this.#render(jobOf(source), {
+          client,
+          signal,
+          isLocal: request?.isLocal ?? true,
+        });
       }, request?.signal);
       return new MediaImage(picture.bytes, picture.contentType, etag, origin ?? picture.origin);
     } finally {
@@ -285,7 +289,7 @@ export class MediaService implements MediaSource {
 
   async #render(
     job: RenderJob,
-    request: { client?: string; signal?: AbortSignal } = {},
+    request: { client?: string; signal?: AbortSignal; isLocal?: boolean } = {},
   ): Promise<Picture> {
     const rendered = await this.#pool.render(job, request);
     return {

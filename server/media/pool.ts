@@ -18,6 +18,7 @@ interface Job {
   id: number;
   job: RenderJob;
   client: string;
+  isLocal: boolean;
   resolve(rendered: Rendered): void;
   reject(error: Error): void;
   /** Stops listening to the request's signal. */
@@ -46,6 +47,8 @@ export interface RenderRequest {
   client?: string;
   /** Aborted when the request is abandoned: the job is dropped or ended. */
   signal?: AbortSignal;
+  /** A client on this machine (the operator's): its line goes before remote ones. */
+  isLocal?: boolean;
 }
 
 const ERROR_CODES = new Set(["CORRUPT_MEDIA", "UNSUPPORTED_MEDIA", "UNAVAILABLE"]);
@@ -138,6 +141,7 @@ export class RenderPool {
         id: this.#nextId++,
         job,
         client,
+        isLocal: request.isLocal ?? false,
         resolve,
         reject,
         detach: () => signal?.removeEventListener("abort", onAbort),
@@ -166,13 +170,15 @@ export class RenderPool {
 
   /**
    * The next job: the first of the line whose client was served least
-   * recently (never served first), so clients take turns.
+   * recently (never served first), so clients take turns; local clients
+   * before remote ones, so the operator's own screen waits for one job at most.
    */
   #take(): Job | undefined {
     let next: [string, Job[]] | undefined;
     let nextServed = Infinity;
     for (const entry of this.#lines) {
-      const served = this.#served.get(entry[0]) ?? -1;
+      const [client, line] = entry;
+      const served = (this.#served.get(client) ?? -1) - (line[0]?.isLocal ? 2 ** 40 : 0);
       if (served < nextServed) [next, nextServed] = [entry, served];
     }
     if (!next) return undefined;

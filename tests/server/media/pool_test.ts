@@ -130,3 +130,26 @@ Deno.test("RenderPool recycles its worker after a job that decoded a large pictu
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("RenderPool.render() serves a local client before remote ones, after the job that runs", async () => {
+  const dir = await tempDir();
+  const pool = new RenderPool();
+  const render = pool.render.bind(pool) as (
+    job: RenderJob,
+    options?: { client?: string; isLocal?: boolean },
+  ) => Promise<unknown>;
+  try {
+    const job = await silence(dir, "job", 20);
+    const done: string[] = [];
+    const asks = [
+      ...["a1", "a2"].map((name) => render(job, { client: "a" }).then(() => done.push(name))),
+      ...["b1", "b2"].map((name) => render(job, { client: "b" }).then(() => done.push(name))),
+      render(job, { client: "127.0.0.1", isLocal: true }).then(() => done.push("local")),
+    ];
+    await Promise.all(asks);
+    assert.equal(done.indexOf("local"), 1, `order: ${done.join(" ")}`);
+  } finally {
+    pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
