@@ -21,6 +21,7 @@ import type { AuthService } from "../auth/service.ts";
 import { readBoundedJson } from "./body.ts";
 import { discoveryResponse } from "./discovery.ts";
 import { type BoundedEventStream, boundEventStream } from "./event_stream.ts";
+import { ResourceFeed } from "./resource_feed.ts";
 import { McpSession, type RequestCaller } from "./session.ts";
 import { type Admission, newSessionId, SessionTable } from "./session_table.ts";
 import { ToolTable } from "./tools.ts";
@@ -96,6 +97,7 @@ export class McpEndpoint {
   #tools: ToolTable;
   #sessions: SessionTable<McpSession>;
   #streams = new Set<BoundedEventStream>();
+  #feed: ResourceFeed;
   #sweep: ReturnType<typeof setInterval>;
 
   /** Builds the endpoint; it sweeps idle sessions until `close`. */
@@ -106,6 +108,7 @@ export class McpEndpoint {
       authenticator: options.auth.authenticator,
       isLocalhostExempt: options.auth.settings.localhostAuthExempt,
     });
+    this.#feed = new ResourceFeed(options.core);
     this.#tools = new ToolTable({ maxUploadBytes: options.maxUploadBytes ?? 2 * 1024 ** 3 });
     const idleMs = options.sessionIdleMs ?? 30 * 60_000;
     this.#sessions = new SessionTable({
@@ -136,16 +139,11 @@ export class McpEndpoint {
   /** Answers a request to `/mcp`. */
   handle = async (request: Request, peer: McpPeer): Promise<Response> => {
     const response = await this.#answer(request, peer);
-    const isStream = response.body !== null &&
-      response.headers.get("content-type") === "text/event-stream";
-    if (!isStream && !request.headers.has("origin")) return response;
-    const headers = new Headers(response.headers);
+    if (!request.headers.has("origin")) return response;
     // A browser client reads the session id and version from the answer (CORS hides them otherwise).
-    if (request.headers.has("origin")) {
-      headers.set("access-control-expose-headers", "mcp-session-id, mcp-protocol-version");
-    }
-    const body = isStream ? this.#bounded(response.body!) : response.body;
-    return new Response(body, { status: response.status, headers });
+    const headers = new Headers(response.headers);
+    headers.set("access-control-expose-headers", "mcp-session-id, mcp-protocol-version");
+    return new Response(response.body, { status: response.status, headers });
   };
 
   /** Answers `GET /.well-known/mcp.json` (and the server card's own path). */
@@ -163,14 +161,25 @@ export class McpEndpoint {
     for (const stream of [...this.#streams]) stream.drop();
   }
 
-  /** An event stream of the SDK under the budget of unsent bytes (`event_stream.ts`). */
-  #bounded(source: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-    const stream = boundEventStream(source, {
+  /**
+   * An answer of the SDK whose body is an event stream, under the budget of
+   * unsent bytes (`event_stream.ts`); a `GET` stream counts as its session's
+   * while open (the session's notifications go there).
+   */
+  #bounded(response: Response, session: McpSession, isGet: boolean): Response {
+    if (response.body === null || response.headers.get("content-type") !== "text/event-stream") {
+      return response;
+    }
+    const closed = isGet ? session.streamOpened() : () => {};
+    const stream = boundEventStream(response.body, {
       maxBufferedBytes: this.#o.maxStreamBufferedBytes ?? 1024 * 1024,
-      onEnd: () => this.#streams.delete(stream),
+      onEnd: () => {
+        closed();
+        this.#streams.delete(stream);
+      },
     });
     this.#streams.add(stream);
-    return stream.readable;
+    return new Response(stream.readable, { status: response.status, headers: response.headers });
   }
 
   async #answer(request: Request, peer: McpPeer): Promise<Response> {
@@ -220,7 +229,11 @@ export class McpEndpoint {
       }
       try {
         const session = await this.#open(admission);
-        return await session.transport.handleRequest(request, { parsedBody: body, authInfo });
+        const response = await session.transport.handleRequest(request, {
+          parsedBody: body,
+          authInfo,
+        });
+        return this.#bounded(response, session, false);
       } finally {
         admission.release(); // a session the SDK did not initialize gives its place back
       }
@@ -230,10 +243,11 @@ export class McpEndpoint {
     if (!session || session.owner !== owner) {
       return rpcErrorResponse(404, -32001, "Session not found: initialize a new session");
     }
-    return session.transport.handleRequest(
+    const response = await session.transport.handleRequest(
       request,
       body === undefined ? { authInfo } : { parsedBody: body, authInfo },
     );
+    return this.#bounded(response, session, request.method === "GET");
   }
 
   /** A new session in the place `admission` took; it joins the table when the SDK has initialized it. */
@@ -256,6 +270,7 @@ export class McpEndpoint {
         media: this.#o.media,
         rateLimit: this.#o.rateLimit,
         version: this.#o.version,
+        feed: this.#feed,
       },
       admission.owner.id,
       transport,

@@ -5,6 +5,7 @@
  * changed (for `notifications/resources/updated`).
  * @module
  */
+import type { ProjectPatch } from "../../protocol/patch.ts";
 import type { StateUpdate } from "../../protocol/state.ts";
 import { type AnyOperation, type Core, CueportError, operationNamed } from "../core/mod.ts";
 
@@ -99,23 +100,97 @@ export function resourceRead(uri: string): { operation: AnyOperation; input: unk
   );
 }
 
-/** The update types that change what a Project or Song resource holds (play state does not). */
-const DOCUMENT_UPDATES = new Set(["project", "song", "clip", "full"]);
+/** Which Songs of a Project hold a Clip, as the read model says. */
+export type SongsOfClip = (projectId: string, clipId: string) => readonly string[];
 
-/** The subscribed URIs that a batch of updates may have changed. */
+/** What a batch of updates changed: resource URIs, Projects all of whose Songs changed, or all. */
+export interface BatchChanges {
+  isAll: boolean;
+  uris: Set<string>;
+  /** Projects whose every Song resource changed (a new order moves every position). */
+  allSongsOf: Set<string>;
+}
+
+/** The Songs a `project-edited` patch changed: its Songs, the Songs of its Clips, or all. */
+function patchChanges(
+  projectId: string,
+  patch: ProjectPatch | undefined,
+  songsOfClip: SongsOfClip,
+  changes: BatchChanges,
+): void {
+  // Without a patch, or with a new order or new files (what a Song's Clips show), every Song.
+  if (!patch || patch.songOrder || patch.fields?.files) {
+    changes.allSongsOf.add(projectId);
+    return;
+  }
+  for (const songId of Object.keys(patch.songs ?? {})) {
+    changes.uris.add(resourceUri(projectId, songId));
+  }
+  for (const clipId of Object.keys(patch.clips ?? {})) {
+    for (const songId of songsOfClip(projectId, clipId)) {
+      changes.uris.add(resourceUri(projectId, songId));
+    }
+  }
+}
+
+/**
+ * What a batch of updates changed among the Project and Song resources.
+ * Only document changes count: a Project's edits (`project-edited` and its
+ * patch), a Song's or a Clip's (`song-changed`, `clip-changed` and their
+ * removals), and a `full` update (everything). Play state, live parameters
+ * and progress reports change no resource.
+ */
+export function batchChanges(
+  updates: readonly StateUpdate[],
+  songsOfClip: SongsOfClip,
+): BatchChanges {
+  const changes: BatchChanges = { isAll: false, uris: new Set(), allSongsOf: new Set() };
+  for (const update of updates) {
+    if (update.updateType === "full") {
+      changes.isAll = true;
+      return changes;
+    }
+    const { projectId, data } = update;
+    if (projectId === null) continue;
+    const project = resourceUri(projectId);
+    switch (data.event) {
+      case "project-edited":
+        changes.uris.add(project);
+        patchChanges(projectId, data.patch as ProjectPatch | undefined, songsOfClip, changes);
+        break;
+      case "song-changed":
+      case "song-removed":
+        changes.uris.add(project);
+        changes.uris.add(resourceUri(projectId, String(data.songID)));
+        break;
+      case "clip-changed":
+      case "clip-removed":
+        changes.uris.add(project);
+        for (const songId of songsOfClip(projectId, String(data.clipID))) {
+          changes.uris.add(resourceUri(projectId, songId));
+        }
+        break;
+    }
+  }
+  return changes;
+}
+
+/** The subscribed URIs among `changes`. */
+export function subscribedIn(changes: BatchChanges, subscribed: ReadonlySet<string>): string[] {
+  if (changes.isAll) return [...subscribed];
+  return [...subscribed].filter((uri) => {
+    if (changes.uris.has(uri)) return true;
+    const song = SONG_URI.exec(uri);
+    return song !== null && changes.allSongsOf.has(decodeURIComponent(song[1]!));
+  });
+}
+
+/** The subscribed URIs that a batch of updates changed. */
 export function changedResources(
   updates: readonly StateUpdate[],
   subscribed: ReadonlySet<string>,
+  songsOfClip: SongsOfClip,
 ): string[] {
   if (subscribed.size === 0) return [];
-  const projects = new Set<string>();
-  for (const update of updates) {
-    if (!DOCUMENT_UPDATES.has(update.updateType)) continue;
-    if (update.updateType === "full" || update.projectId === null) return [...subscribed];
-    projects.add(resourceUri(update.projectId));
-  }
-  return [...subscribed].filter((uri) => {
-    const project = SONG_URI.test(uri) ? uri.slice(0, uri.indexOf("/songs/")) : uri;
-    return projects.has(project);
-  });
+  return subscribedIn(batchChanges(updates, songsOfClip), subscribed);
 }

@@ -31,13 +31,8 @@ import type { Policy } from "../auth/authorize.ts";
 import type { Grant } from "../auth/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
 import { errorResultOf, resultOf } from "./answers.ts";
-import {
-  changedResources,
-  listResources,
-  RESOURCE_TEMPLATES,
-  resourceListKey,
-  resourceRead,
-} from "./resources.ts";
+import type { ResourceFeed } from "./resource_feed.ts";
+import { listResources, RESOURCE_TEMPLATES, resourceRead } from "./resources.ts";
 import { guardRequests } from "./request_check.ts";
 import { checkToolInput, type ToolContext } from "./tool.ts";
 import type { ToolTable } from "./tools.ts";
@@ -60,6 +55,8 @@ export interface SessionDeps {
   /** The HTTP budget: a `tools/call` beyond the first of one request takes its own. */
   rateLimit: RateMeter;
   version: string;
+  /** What each batch of updates owes the sessions' subscriptions. */
+  feed: ResourceFeed;
 }
 
 /** What the model reads when it connects. */
@@ -96,7 +93,8 @@ export class McpSession {
   readonly subscriptions = new Set<string>();
   #deps: SessionDeps;
   #unsubscribe: (() => void) | null = null;
-  #listKey = "";
+  /** `GET` streams open (the SDK allows one; a new one may open before the old one ends). */
+  #streams = 0;
   #isClosed = false;
 
   /** Builds a session for `owner`; `transport` is its Streamable HTTP transport. */
@@ -129,22 +127,32 @@ export class McpSession {
     guardRequests(this.transport);
   }
 
-  /** Starts following state updates (resource notifications) once the session is initialized. */
+  /**
+   * Starts following state updates once the session is initialized. Its
+   * notifications go out on its `GET` stream only: while none is open, a
+   * batch costs it nothing (the SDK would drop them).
+   */
   start(): void {
     if (this.#unsubscribe || this.#isClosed) return;
-    this.#listKey = resourceListKey(this.#deps.core);
+    const { feed } = this.#deps;
+    feed.prime();
     this.#unsubscribe = this.#deps.core.bus.subscribe((batch) => {
-      for (const uri of changedResources(batch.updates, this.subscriptions)) {
+      if (this.#streams === 0) return;
+      for (const uri of feed.changed(batch, this.subscriptions)) {
         this.server.sendResourceUpdated({ uri }).catch(() => {});
       }
-      if (!batch.updates.some((u) => u.updateType === "project" || u.updateType === "full")) {
-        return;
-      }
-      const key = resourceListKey(this.#deps.core);
-      if (key === this.#listKey) return;
-      this.#listKey = key;
-      this.server.sendResourceListChanged().catch(() => {});
+      if (feed.isListChanged(batch)) this.server.sendResourceListChanged().catch(() => {});
     });
+  }
+
+  /** Counts a `GET` stream opened; the function returned counts it closed. */
+  streamOpened(): () => void {
+    this.#streams++;
+    let isOpen = true;
+    return () => {
+      if (isOpen) this.#streams--;
+      isOpen = false;
+    };
   }
 
   /** Ends the session: its streams close, it stops following updates. */

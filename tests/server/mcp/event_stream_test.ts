@@ -132,11 +132,12 @@ async function subscribeAll(session: RawSession): Promise<void> {
   }
 }
 
+/** Moves a Song: every Song's position changes, so every Song resource is notified. */
 async function edit(svc: TestService, n: number): Promise<void> {
   const answer = await svc.post("/api/v1/edit", {
     projectID: PROJECT,
-    name: "song.update",
-    params: { songID: SONGS[0], title: `Edit ${n}` },
+    name: "song.move",
+    params: { songID: SONGS[0], position: n % 2 === 0 ? 1 : 0 },
   });
   assert.equal(answer.status, 200, JSON.stringify(answer.body));
 }
