@@ -35,7 +35,7 @@ export interface RenderPoolOptions {
   maxQueuedPerClient?: number;
   /** Jobs waiting in all (default 128). */
   maxQueued?: number;
-  /** A worker that decoded a picture of more pixels is replaced after the job (default 12,000,000). */
+  /** A worker that decoded a picture of more pixels is replaced after the job (default 8,000,000: a 4K still is more). */
   recyclePixels?: number;
   /** A worker whose JavaScript heap and buffers hold more is replaced (default 192 MiB). */
   recycleBytes?: number;
@@ -89,7 +89,7 @@ export class RenderPool {
       deadlineMs: options.deadlineMs ?? 30_000,
       maxQueuedPerClient: options.maxQueuedPerClient ?? 16,
       maxQueued: options.maxQueued ?? 128,
-      recyclePixels: options.recyclePixels ?? 12_000_000,
+      recyclePixels: options.recyclePixels ?? 8_000_000,
       recycleBytes: options.recycleBytes ?? 192 * 1024 * 1024,
     };
   }
