@@ -121,6 +121,14 @@ export const SETTINGS = {
     doc:
       "50000 OSC datagrams per second per remote address: a datagram costs `httpRatePerSecond / oscRatePerSecond` of the budget",
   },
+  oscSendBytesPerSecond: {
+    schema: positiveInt().default(32 * 1024),
+    flag: "osc-send-rate",
+    value: "BYTES",
+    help: "bytes per second the OSC port may send one remote address (32768)",
+    doc:
+      "32768 bytes a second (a burst of twice that) the OSC port may send one remote address: replies, feedback, refusals (`docs/osc.md`)",
+  },
   legacyHttpPort: {
     schema: OptionalPort.default(51736),
     flag: "legacy-http-port",

@@ -263,6 +263,7 @@ async function start(
     auth,
     rateLimit: rateLimiter.meter("datagrams", settings.oscRatePerSecond),
     allow: settings.oscAllow,
+    sendBytesPerSecond: settings.oscSendBytesPerSecond,
     version: VERSION,
     log: (m) => log("info", m),
   });

@@ -146,7 +146,8 @@ export class TokenAuthenticator implements Authenticator {
     origin: "pairing" | "osc" = "pairing",
     lifetimeSeconds?: number,
   ): Promise<Pairing> {
-    this.#o.codes.consume(otp, address);
+    // A code in an OSC datagram comes from an address anyone can forge: its limits are its own.
+    this.#o.codes.consume(otp, address, origin === "osc" ? "osc" : "tcp");
     return await this.#register(address, deviceName, scopes, origin, lifetimeSeconds);
   }
 

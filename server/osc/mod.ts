@@ -39,6 +39,7 @@ import { type Match, matchAddress, type PatternValues } from "./match.ts";
 import { encodeMessage, encodeRefusal, encodeReply, errorData } from "./replies.ts";
 import { Senders } from "./senders.ts";
 import { ValueCoalescer, valueKey } from "./coalesce.ts";
+import { SendBudget } from "./send_budget.ts";
 import { parseFilter, passes, type Subscriber, Subscriptions } from "./subscriptions.ts";
 
 export { ADDRESSES, type OscAddress } from "./addresses.ts";
@@ -53,6 +54,8 @@ const MAX_BUNDLE_DEPTH = 8;
  * than the player takes.
  */
 export const MAX_WAITING_CALLS = 256;
+/** How often subscribers behind their address's byte budget are looked at. */
+const RESYNC_MS = 250;
 
 /** Options of the OSC server. */
 export interface OscServerOptions {
@@ -64,6 +67,8 @@ export interface OscServerOptions {
   version: string;
   /** How long a subscription lasts unless renewed, ms (default 30 s). */
   subscriptionTtlMs?: number;
+  /** Bytes a second the port may send one remote address (setting oscSendBytesPerSecond). */
+  sendBytesPerSecond?: number;
   log?: (message: string) => void;
 }
 
@@ -107,6 +112,11 @@ export class OscServer {
   #viewCheck: AnyOperation = operationNamed("appState");
   #patternValues: PatternValues;
   #values = new ValueCoalescer();
+  /** What the port may send each remote address (`send_budget.ts`). */
+  #sendBudget: SendBudget;
+  /** Subscribers that missed feedback for their address's budget: resynced once it has room. */
+  #behind = new Set<Subscriber>();
+  #resyncTimer: ReturnType<typeof setInterval> | null = null;
   /** Calls waiting for the player, by sender address (`MAX_WAITING_CALLS`). */
   #waiting = new Map<string, number>();
   /** Datagrams read, and calls that ended in an error (the `/ping` reply reports both). */
@@ -135,6 +145,10 @@ export class OscServer {
     this.#subscriptions = new Subscriptions({ ttlMs: options.subscriptionTtlMs ?? 30_000 });
     this.#scheduler = new BundleScheduler(core.model);
     this.#refusalMeter = this.#refusals.meter("refusals", 1);
+    this.#sendBudget = new SendBudget({
+      bytesPerSecond: options.sendBytesPerSecond ?? 32 * 1024,
+      burst: (options.sendBytesPerSecond ?? 32 * 1024) * 2,
+    });
     this.#unsubscribe = core.bus.subscribe((batch) => this.#fanOut(batch));
     const idsOf = (key: "clips" | "songs") => () => {
       const id = core.model.activeProjectId;
@@ -177,8 +191,15 @@ export class OscServer {
     this.#subscriptions.removeWhere((s) => s.deviceId === deviceId);
   }
 
+  /** Bytes not sent because their address was over its budget, since start. */
+  get withheldBytes(): number {
+    return this.#sendBudget.withheld;
+  }
+
   /** Stops the feedback and drops waiting bundles (the sockets are closed by their owner). */
   close(): void {
+    if (this.#resyncTimer !== null) clearInterval(this.#resyncTimer);
+    this.#resyncTimer = null;
     this.#unsubscribe();
     this.#scheduler.close();
   }
@@ -537,6 +558,7 @@ export class OscServer {
     const feedback = batchFeedback(this.#core.model, batch.updates);
     if (feedback === null) {
       for (const s of subscribers) {
+        this.#behind.delete(s);
         this.#sendFeedback(s, currentFeedback(this.#core.model, s.filter.projectId));
       }
       return;
@@ -548,9 +570,44 @@ export class OscServer {
     }));
     const active = this.#core.model.activeProjectId;
     for (const s of subscribers) {
+      if (this.#behind.has(s)) continue; // its resync brings it up to date
       for (const { message, bytes } of encoded) {
-        if (passes(s.filter, message, active)) s.socket.send(bytes, s.hostname, s.port);
+        if (passes(s.filter, message, active)) this.#feed(s, bytes);
       }
+    }
+  }
+
+  /** Sends a subscriber one feedback message, or marks it behind when its address is over budget. */
+  #feed(subscriber: Subscriber, bytes: Uint8Array<ArrayBuffer>): void {
+    if (this.#behind.has(subscriber)) return;
+    if (subscriber.isLocal || this.#sendBudget.take(subscriber.address, bytes.length)) {
+      subscriber.socket.send(bytes, subscriber.hostname, subscriber.port);
+      return;
+    }
+    this.#behind.add(subscriber);
+    this.#resyncTimer ??= setInterval(() => this.#resync(), RESYNC_MS);
+  }
+
+  /** Sends subscribers that fell behind their current values, once their budget holds them all. */
+  #resync(): void {
+    const live = new Set(this.#subscriptions.live());
+    for (const s of this.#behind) {
+      if (!live.has(s)) {
+        this.#behind.delete(s);
+        continue;
+      }
+      const active = this.#core.model.activeProjectId;
+      const messages = currentFeedback(this.#core.model, s.filter.projectId)
+        .filter((m) => passes(s.filter, m, active))
+        .map((m) => encodeMessage(m.address, m.args));
+      const bytes = messages.reduce((sum, m) => sum + m.length, 0);
+      if (this.#sendBudget.available(s.address) < bytes) continue;
+      this.#behind.delete(s);
+      for (const m of messages) this.#feed(s, m);
+    }
+    if (this.#behind.size === 0 && this.#resyncTimer !== null) {
+      clearInterval(this.#resyncTimer);
+      this.#resyncTimer = null;
     }
   }
 
@@ -558,15 +615,13 @@ export class OscServer {
     const active = this.#core.model.activeProjectId;
     for (const message of feedback) {
       if (!passes(subscriber.filter, message, active)) continue;
-      subscriber.socket.send(
-        encodeMessage(message.address, message.args),
-        subscriber.hostname,
-        subscriber.port,
-      );
+      this.#feed(subscriber, encodeMessage(message.address, message.args));
     }
   }
 
+  /** Sends a reply or refusal, within the byte budget of a remote sender's address. */
   #send(peer: Peer, port: number, bytes: Uint8Array<ArrayBuffer>): void {
+    if (!peer.isLocal && !this.#sendBudget.take(peer.address, bytes.length)) return;
     peer.socket.send(bytes, peer.hostname, port);
   }
 }
