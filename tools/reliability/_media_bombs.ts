@@ -91,7 +91,7 @@ export function pngHeaderBomb(width: number, height: number): Uint8Array {
 
 /**
  * A real, complete PNG of `width x height` transparent black pixels (8000x8000
- * deflates to about 250 KB): decoding it needs `width * height * 4` bytes.
+ * deflates to 416 KB): decoding it needs `width * height * 4` bytes.
  * Made as a stream, so making it costs little memory.
  */
 export async function pngZeros(width: number, height: number): Promise<Uint8Array> {

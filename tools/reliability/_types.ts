@@ -44,6 +44,8 @@ export interface ProbeResult {
   duplicates: number | null;
   /** Peak resident memory, MB (VmHWM), of the service and of its player. */
   peakRssMb: { service: number | null; player: number | null };
+  /** The probe's own peak RSS target, MB, where it is not `TARGETS.maxRssMb`. */
+  maxRssMb?: number;
   /** Whether local clients were served throughout; null where not checked. */
   localServed: boolean | null;
   /** The player's exits that no probe caused (a crash, or a restart as hung). */
@@ -63,6 +65,8 @@ export interface Probe {
   name: string;
   /** One line: what it does to the service. */
   summary: string;
+  /** Its peak RSS target, MB, when the work it asks for needs more than `TARGETS.maxRssMb`. */
+  maxRssMb?: number;
   /** Runs it, bounded in time, counting into `context.tally`. */
   run(context: ProbeContext): Promise<void>;
 }
