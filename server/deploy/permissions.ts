@@ -73,8 +73,11 @@ export const SERVICE_V8_FLAGS: readonly string[] = ["--v8-flags=--max-semi-space
 /**
  * Unstable APIs: unix datagrams for systemd's notify socket (`sd_notify.ts`). deno.json's
  * `"unstable"` grants it too; named here so the compiled binary carries it whatever the config.
+ * `--unstable-no-legacy-abort`: a request's `signal` aborts only when its client goes before
+ * the answer is sent (an abandoned picture's job is cancelled, `server/media/`), not after every
+ * answer, and Deno prints no warning line about it on stderr, which holds only log lines.
  */
-export const SERVICE_UNSTABLE: readonly string[] = ["--unstable-net"];
+export const SERVICE_UNSTABLE: readonly string[] = ["--unstable-net", "--unstable-no-legacy-abort"];
 
 /** Every runtime flag of the service, as `deno run` takes them. */
 export const SERVICE_FLAGS: readonly string[] = [
