@@ -8,6 +8,10 @@
  * each Control per round trip, never a queue it cannot take.
  * @module
  */
+import { CueportError } from "../core/mod.ts";
+
+/** Answers that may wait on one key's next call (replies asked of values it replaced). */
+export const MAX_AWAITING = 1024;
 
 /** A call that sets a value, and those waiting for its outcome. */
 interface Waiting {
@@ -36,17 +40,29 @@ export class ValueCoalescer {
 
   /**
    * Runs `call` now if no call of `key` runs, else after it, unless a later
-   * call of the same key comes first (then this one is answered with that one's outcome).
+   * call of the same key comes first (then this one is answered with that
+   * one's outcome). A call whose outcome nobody awaits (`isAwaited` false:
+   * no reply was asked) costs nothing while it waits: it resolves to null.
+   * @throws {CueportError} RATE_LIMITED when `MAX_AWAITING` answers already wait on the key
    */
-  run(key: string, call: () => unknown): Promise<unknown> {
+  run(key: string, call: () => unknown, isAwaited = true): Promise<unknown> | null {
     const slot = this.#slots.get(key);
     if (!slot) {
       this.#slots.set(key, { next: null });
       return this.#start(key, call);
     }
+    const next = slot.next ??= { call, settle: [] };
+    next.call = call;
+    if (!isAwaited) return null;
+    if (next.settle.length >= MAX_AWAITING) {
+      throw new CueportError(
+        "RATE_LIMITED",
+        `Too many answers waiting for one value: at most ${MAX_AWAITING}`,
+        { retryAfterSeconds: 1 },
+      );
+    }
     const waiter = Promise.withResolvers<unknown>();
-    const settle = slot.next ? [...slot.next.settle, waiter] : [waiter];
-    slot.next = { call, settle };
+    next.settle.push(waiter);
     return waiter.promise;
   }
 

@@ -343,11 +343,11 @@ export class OscServer {
    * to the player counts against its sender's waiting calls, and a new one
    * past `MAX_WAITING_CALLS` is refused.
    */
-  #run(operation: AnyOperation, input: unknown, peer: Peer): unknown {
+  #run(operation: AnyOperation, input: unknown, peer: Peer, isAwaited: boolean): unknown {
     const context = { core: this.#core, address: peer.address, isLocal: peer.isLocal };
     const call = () => this.#counted(peer.address, () => operation.run(context, input));
     const key = operation.name === "action" ? valueKey(input) : null;
-    if (key !== null && this.#values.has(key)) return this.#values.run(key, call);
+    if (key !== null && this.#values.has(key)) return this.#values.run(key, call, isAwaited);
     if ((this.#waiting.get(peer.address) ?? 0) >= MAX_WAITING_CALLS) {
       throw new CueportError(
         "RATE_LIMITED",
@@ -355,7 +355,7 @@ export class OscServer {
         { retryAfterSeconds: 1 },
       );
     }
-    return key !== null ? this.#values.run(key, call) : call();
+    return key !== null ? this.#values.run(key, call, isAwaited) : call();
   }
 
   /** Runs `call`, counted among the address's waiting calls while its answer is awaited. */
@@ -386,7 +386,7 @@ export class OscServer {
       const operation = entry.operation;
       const caller: Caller = { address: peer.address, isLocal: peer.isLocal, grant };
       this.#policy.authorize(caller, operation, address);
-      result = this.#run(operation, checkInput(operation, input), peer);
+      result = this.#run(operation, checkInput(operation, input), peer, reply !== null);
     } catch (error) {
       this.#stats.failed++;
       return this.#answer(peer, address, reply, { error });
