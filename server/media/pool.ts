@@ -12,7 +12,7 @@
  */
 import { CueportError } from "../core/mod.ts";
 import type { Rendered, RenderJob } from "./render/mod.ts";
-import type { WorkerResponse } from "./render/worker.ts";
+import type { WorkerReady, WorkerResponse } from "./render/worker.ts";
 
 interface Job {
   id: number;
@@ -64,6 +64,8 @@ function abandoned(): CueportError {
 /** A worker and the job it runs. */
 class Slot {
   worker: Worker | null = null;
+  /** Whether the worker's codecs are compiled (terminating it before then aborts the process). */
+  isReady = false;
   job: Job | null = null;
   timer: ReturnType<typeof setTimeout> | undefined;
 }
@@ -81,6 +83,8 @@ export class RenderPool {
   #o: Required<Omit<RenderPoolOptions, "size">>;
   #isClosed = false;
   #started = 0;
+  /** Workers ended while they still compiled their codecs: terminated once they are ready. */
+  #retiring = new Set<Worker>();
 
   /** Builds the pool; no worker starts before the first job. */
   constructor(options: RenderPoolOptions = {}) {
@@ -223,10 +227,17 @@ export class RenderPool {
 
   #start(slot: Slot): Worker {
     this.#started++;
+    slot.isReady = false;
     const worker = new Worker(new URL("./render/worker.ts", import.meta.url).href, {
       type: "module",
     });
-    worker.onmessage = (event: MessageEvent<WorkerResponse>) => {
+    worker.onmessage = (event: MessageEvent<WorkerResponse | WorkerReady>) => {
+      if ("ready" in event.data) {
+        if (this.#retiring.delete(worker)) worker.terminate();
+        else if (slot.worker === worker) slot.isReady = true;
+        return;
+      }
+      if (slot.worker !== worker) return;
       const job = slot.job;
       if (!job || event.data.id !== job.id) return;
       clearTimeout(slot.timer);
@@ -240,7 +251,7 @@ export class RenderPool {
       }
       const { pixels, heapBytes } = answer.usage;
       if (pixels > this.#o.recyclePixels || heapBytes > this.#o.recycleBytes) {
-        worker.terminate();
+        worker.terminate(); // it answered a job: its codecs are compiled
         // The fresh worker compiles its codecs now, while nothing waits for it.
         slot.worker = this.#isClosed ? null : this.#start(slot);
       }
@@ -248,6 +259,10 @@ export class RenderPool {
     };
     worker.onerror = (event) => {
       event.preventDefault();
+      if (slot.worker !== worker) {
+        this.#retiring.delete(worker);
+        return;
+      }
       this.#end(slot, `The picture worker failed: ${event.message}`);
     };
     return worker;
@@ -259,7 +274,9 @@ export class RenderPool {
    */
   #end(slot: Slot, reason: string | null): void {
     clearTimeout(slot.timer);
-    slot.worker?.terminate();
+    const worker = slot.worker;
+    if (worker && slot.isReady) worker.terminate();
+    else if (worker) this.#retiring.add(worker);
     slot.worker = null;
     const job = slot.job;
     slot.job = null;

@@ -39,9 +39,14 @@ export type WorkerResponse =
   })
   & { usage: WorkerUsage };
 
+/** Sent once the codecs are compiled: only then may the worker be terminated safely. */
+export interface WorkerReady {
+  ready: true;
+}
+
 interface WorkerScope {
   onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
-  postMessage(message: WorkerResponse, transfer?: Transferable[]): void;
+  postMessage(message: WorkerResponse | WorkerReady, transfer?: Transferable[]): void;
 }
 
 /** Renders a request into its response; never throws. */
@@ -121,8 +126,11 @@ const scope = globalThis as unknown as WorkerScope;
 // Inside a worker only: `WorkerGlobalScope` exists there and not on the main thread.
 const isWorker = "WorkerGlobalScope" in globalThis;
 // Jobs wait for the codecs, compiled as soon as the worker starts; a failure shows in the first job.
+// Terminating a worker while V8 still compiles its WASM aborts the whole process (Deno 2.9.6:
+// "Check failed: (validate_functions_job_handle_) == nullptr"), so the pool waits for `ready`.
 let queue: Promise<unknown> = isWorker
   ? yieldToTheShow().then(() => warmUpCodecs()).catch(() => {})
+    .then(() => scope.postMessage({ ready: true }))
   : Promise.resolve();
 if (isWorker) {
   scope.onmessage = (event) => {

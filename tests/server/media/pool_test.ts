@@ -153,3 +153,23 @@ Deno.test("RenderPool.render() serves a local client before remote ones, after t
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("RenderPool survives jobs abandoned while a fresh worker still compiles its codecs", async () => {
+  const dir = await tempDir();
+  try {
+    const job = await silence(dir, "job", 1);
+    for (let i = 0; i < 24; i++) {
+      const pool = new RenderPool();
+      const abandon = new AbortController();
+      const asked = pool.render(job, { client: "a", signal: abandon.signal }).catch((e) => e);
+      await new Promise((r) => setTimeout(r, 20 + (i * 7) % 150));
+      abandon.abort(); // before the worker is ready: terminating it then aborted the process
+      await asked;
+      const made = await pool.render(job).catch((e) => e);
+      assert.equal((made as { width: number }).width, 64, String(made));
+      pool.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -5,7 +5,9 @@ import { decoded, paint, source, tempDir, writeImage } from "./_fixtures.ts";
 
 function roundTrip(worker: Worker, message: unknown): Promise<WorkerResponse> {
   return new Promise((resolve, reject) => {
-    worker.onmessage = (event: MessageEvent<WorkerResponse>) => resolve(event.data);
+    worker.onmessage = (event: MessageEvent<WorkerResponse | { ready: true }>) => {
+      if (!("ready" in event.data)) resolve(event.data); // `ready`: its codecs are compiled
+    };
     worker.onerror = (event) => reject(new Error(event.message));
     worker.postMessage(message);
   });
