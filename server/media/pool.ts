@@ -214,9 +214,10 @@ export class RenderPool {
   #pump(): void {
     for (const slot of this.#slots) {
       if (slot.job || this.#waiting === 0) continue;
+      const worker = slot.worker ??= this.#start(slot);
+      if (!slot.isReady) continue; // its `ready` pumps again; a job waits in its line meanwhile
       const job = this.#take()!;
       slot.job = job;
-      const worker = slot.worker ??= this.#start(slot);
       slot.timer = setTimeout(
         () => this.#end(slot, `Making the picture took over ${this.#o.deadlineMs / 1000} s`),
         this.#o.deadlineMs,
@@ -234,7 +235,10 @@ export class RenderPool {
     worker.onmessage = (event: MessageEvent<WorkerResponse | WorkerReady>) => {
       if ("ready" in event.data) {
         if (this.#retiring.delete(worker)) worker.terminate();
-        else if (slot.worker === worker) slot.isReady = true;
+        else if (slot.worker === worker) {
+          slot.isReady = true;
+          this.#pump();
+        }
         return;
       }
       if (slot.worker !== worker) return;
