@@ -67,6 +67,9 @@ export async function startServiceProcess(
       "0",
       "--legacy-ws-port",
       "0",
+      // Only the discovery tests advertise: another advert on the loopback would rename theirs.
+      "--mdns",
+      "off",
       ...args,
     ],
     stdout: "piped",
