@@ -112,3 +112,17 @@ export async function startServiceProcess(
     },
   };
 }
+
+/** Runs `main.ts` with the binary's permissions until it exits: its exit code and output. */
+export async function runMain(
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...SERVICE_FLAGS, MAIN, ...args],
+    stdout: "piped",
+    stderr: "piped",
+    env: { RUST_BACKTRACE: "" },
+  }).output();
+  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+}

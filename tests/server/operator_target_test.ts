@@ -1,18 +1,10 @@
 import assert from "node:assert/strict";
-import { SERVICE_FLAGS, startServiceProcess } from "../_helpers/service_process.ts";
-
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+import { runMain, startServiceProcess } from "../_helpers/service_process.ts";
 
 /** Runs an operator command with the binary's permissions; its exit code and output. */
 async function cli(...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...SERVICE_FLAGS, MAIN, ...args],
-    stdout: "piped",
-    stderr: "piped",
-    env: { RUST_BACKTRACE: "" },
-  }).output();
-  const text = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, text: text(out.stdout) + text(out.stderr) };
+  const { code, stdout, stderr } = await runMain(args);
+  return { code, text: stdout + stderr };
 }
 
 Deno.test("operator commands ask the service that holds the data dir, never whatever answers on a port", async () => {

@@ -1,18 +1,5 @@
 import assert from "node:assert/strict";
-import { SERVICE_FLAGS, startServiceProcess } from "../_helpers/service_process.ts";
-
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-
-/** Runs `main.ts` with the binary's permissions until it exits; its exit code and stderr. */
-async function runMain(args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...SERVICE_FLAGS, MAIN, ...args],
-    stdout: "piped",
-    stderr: "piped",
-    env: { RUST_BACKTRACE: "" },
-  }).output();
-  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
-}
+import { runMain, startServiceProcess } from "../_helpers/service_process.ts";
 
 /** A temp data dir, removed after `fn`. */
 async function withDataDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
