@@ -9,10 +9,12 @@
  * is, forever.
  *
  * Here the SDK's stream is read at once, so its queue stays empty, into a
- * stream of our own whose queue is what the HTTP engine has not taken yet:
- * the unsent bytes. Past `maxBufferedBytes` (one message alone may be
- * larger), the stream is closed, as a WebSocket client that does not read
- * is (`docs/security.md`): its queue is dropped, and the SDK's side is
+ * queue of our own that the HTTP engine takes from as it sends: its bytes
+ * are the unsent ones. The session's notifications are written to it
+ * directly (`push`), without the SDK's per-message work. Past
+ * `maxBufferedBytes` (one message alone may be larger) the stream is
+ * ended, as a WebSocket client that does not read is closed
+ * (`docs/security.md`): its queue is dropped, and the SDK's side is
  * cancelled, so the session stops writing to it and its client may open
  * the stream again. When the SDK ends a stream, what its client has not
  * taken within `closeGraceMs` is dropped the same way.
@@ -21,34 +23,38 @@
 
 /** The budget of one stream. */
 export interface EventStreamLimits {
-  /** Unsent bytes a stream may hold; past them it is closed. */
+  /** Unsent bytes a stream may hold; past them it is ended. */
   maxBufferedBytes: number;
   /** After the SDK ends a stream, how long its client has to take what is left, ms (default 1000). */
   closeGraceMs?: number;
-  /** Called once when the stream is closed for its budget, with the bytes it held. */
+  /** Called once when the stream is ended for its budget, with the bytes it held. */
   onOverflow?: (bytes: number) => void;
   /** Called once when the stream is over: ended and taken, dropped, or cancelled. */
   onEnd?: () => void;
 }
 
-/** A bounded stream: the body to answer with, and how to end it at once. */
-export interface BoundedEventStream {
-  readable: ReadableStream<Uint8Array>;
-  /** Drops what it holds and ends it (the service stops). */
-  drop(): void;
-}
-
-/** Why a stream was closed: its client does not read. */
+/** Why a stream was ended: its client does not read (one line in the log, no stack). */
 export class NotReadingError extends Error {
   /** Builds the error. */
-  constructor(bytes: number, limit: number) {
-    super(`Too slow: not reading its messages (${bytes} bytes unsent, at most ${limit})`);
+  constructor(message: string) {
+    super(message);
     this.name = "NotReadingError";
+    this.stack = message; // the log shows `stack`: the message says it all
   }
 }
 
-/** Counts each chunk by its bytes, so `desiredSize` is minus the unsent bytes. */
-const BY_BYTES: QueuingStrategy<Uint8Array> = { highWaterMark: 0, size: (c) => c.byteLength };
+/** A bounded stream: the body to answer with, what it holds, and how to write to it or end it. */
+export interface BoundedEventStream {
+  readable: ReadableStream<Uint8Array>;
+  /** Bytes queued that the HTTP engine has not taken. */
+  readonly unsent: number;
+  /** Whether messages may still be written. */
+  readonly isOpen: boolean;
+  /** Queues bytes (whole SSE events) after what is queued; false once the stream is over. */
+  push(bytes: Uint8Array): boolean;
+  /** Drops what it holds and ends it (the service stops). */
+  drop(): void;
+}
 
 /**
  * `source` (an SDK event stream) under a budget of unsent bytes.
@@ -63,64 +69,125 @@ export function boundEventStream(
   limits: EventStreamLimits,
 ): BoundedEventStream {
   const reader = source.getReader();
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const queue: Uint8Array[] = [];
+  let unsent = 0;
+  /** The source ended: the stream ends once the queue is taken. */
+  let isSourceDone = false;
   let isOver = false;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  /** A read of the HTTP engine waiting for bytes. */
+  let waiting: (() => void) | null = null;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const unsent = () => -(controller.desiredSize ?? 0);
+
+  const wake = () => {
+    const resolve = waiting;
+    waiting = null;
+    resolve?.();
+  };
   const end = () => {
     if (isOver) return false;
     isOver = true;
     clearTimeout(timer);
+    queue.length = 0;
+    unsent = 0;
     limits.onEnd?.();
     return true;
   };
-  /** Drops what is queued and ends both sides. */
-  const drop = (error: Error) => {
+  /**
+   * Drops what is queued, ends the body where it stands, and cancels the
+   * SDK's side. For a client that does not read, the body fails (`error`):
+   * the service logs one line, and its connection counts as idle, so it is
+   * closed after `keepAliveTimeoutMs` even if the client never reads again.
+   */
+  const drop = (reason: string, options: { isError: boolean }) => {
     if (!end()) return;
     try {
-      controller.error(error);
+      if (options.isError) controller.error(new NotReadingError(reason));
+      else controller.close();
     } catch {
-      // already closed and drained
+      // already closed
     }
-    reader.cancel(error).catch(() => {});
+    wake();
+    reader.cancel(reason).catch(() => {});
   };
-  const stream = new ReadableStream<Uint8Array>({
+  const push = (bytes: Uint8Array): boolean => {
+    if (isOver || isSourceDone) return false;
+    queue.push(bytes);
+    unsent += bytes.byteLength;
+    // One message alone may pass the budget; messages piling up may not.
+    if (unsent > limits.maxBufferedBytes && unsent > bytes.byteLength) {
+      limits.onOverflow?.(unsent);
+      drop(
+        `MCP event stream closed, its client does not read: ${unsent} bytes unsent, at most ${limits.maxBufferedBytes}`,
+        { isError: true },
+      );
+      return false;
+    }
+    wake();
+    return true;
+  };
+
+  const readable = new ReadableStream<Uint8Array>({
     start(c) {
       controller = c;
+    },
+    async pull(c) {
+      while (queue.length === 0 && !isSourceDone && !isOver) {
+        await new Promise<void>((resolve) => (waiting = resolve));
+      }
+      if (isOver) return;
+      const chunk = queue.shift();
+      if (chunk) {
+        unsent -= chunk.byteLength;
+        c.enqueue(chunk);
+      }
+      if (queue.length === 0 && isSourceDone) {
+        c.close();
+        end();
+      }
     },
     cancel(reason) {
       // The client went away (or the HTTP engine gave up): the SDK stops writing to it.
       end();
+      wake();
       return reader.cancel(reason).catch(() => {});
     },
-  }, BY_BYTES);
+  }, { highWaterMark: 0 });
+
   void (async () => {
     try {
       for (;;) {
         const { value, done } = await reader.read();
         if (isOver) return;
         if (done) break;
-        controller.enqueue(value);
-        const bytes = unsent();
-        // One message alone may pass the budget; messages piling up may not.
-        if (bytes > limits.maxBufferedBytes && bytes > value.byteLength) {
-          limits.onOverflow?.(bytes);
-          return drop(new NotReadingError(bytes, limits.maxBufferedBytes));
-        }
+        if (!push(value)) return;
       }
-      controller.close();
-      if (unsent() <= 0) return void end();
-      // Closed with bytes left: the client has a moment to take them, then they are dropped.
-      timer = setTimeout(() => {
-        if (unsent() > 0) drop(new NotReadingError(unsent(), 0));
-        else end();
-      }, limits.closeGraceMs ?? 1000);
-    } catch (error) {
-      drop(error instanceof Error ? error : new Error(String(error)));
+      isSourceDone = true;
+      wake();
+      if (queue.length === 0) return;
+      // Ended with bytes left: the client has a moment to take them, then they are dropped.
+      timer = setTimeout(
+        () =>
+          drop(
+            `MCP event stream of an ended session closed, its client does not read: ${unsent} bytes unsent`,
+            { isError: true },
+          ),
+        limits.closeGraceMs ?? 1000,
+      );
+    } catch {
+      drop("The SDK's stream failed", { isError: false });
     }
   })();
+
   return {
-    readable: stream,
-    drop: () => drop(new Error("The service is stopping")),
+    readable,
+    get unsent() {
+      return unsent;
+    },
+    get isOpen() {
+      return !isOver && !isSourceDone;
+    },
+    push,
+    drop: () => drop("The service is stopping", { isError: false }),
   };
 }

@@ -170,15 +170,15 @@ export class McpEndpoint {
     if (response.body === null || response.headers.get("content-type") !== "text/event-stream") {
       return response;
     }
-    const closed = isGet ? session.streamOpened() : () => {};
     const stream = boundEventStream(response.body, {
       maxBufferedBytes: this.#o.maxStreamBufferedBytes ?? 1024 * 1024,
       onEnd: () => {
-        closed();
+        session.detachStream(stream);
         this.#streams.delete(stream);
       },
     });
     this.#streams.add(stream);
+    if (isGet) session.attachStream(stream);
     return new Response(stream.readable, { status: response.status, headers: response.headers });
   }
 

@@ -10,6 +10,15 @@
 import type { Core, UpdateBatch } from "../core/mod.ts";
 import { type BatchChanges, batchChanges, resourceListKey, subscribedIn } from "./resources.ts";
 
+const encoder = new TextEncoder();
+
+/** A JSON-RPC notification as the SDK's transport writes it on an event stream. */
+function sseEvent(notification: { method: string; params?: Record<string, unknown> }): string {
+  return `event: message\ndata: ${JSON.stringify({ ...notification, jsonrpc: "2.0" })}\n\n`;
+}
+
+const LIST_CHANGED = sseEvent({ method: "notifications/resources/list_changed" });
+
 /** The notifications a batch owes, shared by the sessions (`session.ts`). */
 export class ResourceFeed {
   #core: Core;
@@ -18,6 +27,9 @@ export class ResourceFeed {
   #listSeq = -1;
   #isListChanged = false;
   #listKey: string | null = null;
+  #eventsSeq = -1;
+  /** The event of each URI notified in the current batch. */
+  #events = new Map<string, string>();
 
   /** A feed over the core's read model. */
   constructor(core: Core) {
@@ -27,6 +39,35 @@ export class ResourceFeed {
   /** Reads which resources exist, so the next change of the list is seen (a session starts). */
   prime(): void {
     this.#listKey ??= this.#key();
+  }
+
+  /**
+   * The SSE events `batch` owes a session subscribed to `subscribed`, as
+   * one chunk of bytes for its `GET` stream, or null when none: a
+   * `notifications/resources/updated` per changed resource, and
+   * `notifications/resources/list_changed` when the list changed. The
+   * events are the SDK's (`event: message`, the JSON-RPC notification as
+   * `data`), each made once per batch for every session.
+   */
+  events(batch: UpdateBatch, subscribed: ReadonlySet<string>): Uint8Array | null {
+    const uris = this.changed(batch, subscribed);
+    const isListChanged = this.isListChanged(batch);
+    if (uris.length === 0 && !isListChanged) return null;
+    if (batch.seq !== this.#eventsSeq) {
+      this.#eventsSeq = batch.seq;
+      this.#events.clear();
+    }
+    let text = "";
+    for (const uri of uris) {
+      let event = this.#events.get(uri);
+      if (event === undefined) {
+        event = sseEvent({ method: "notifications/resources/updated", params: { uri } });
+        this.#events.set(uri, event);
+      }
+      text += event;
+    }
+    if (isListChanged) text += LIST_CHANGED;
+    return encoder.encode(text);
   }
 
   /** The URIs of `subscribed` that `batch` changed. */

@@ -31,6 +31,7 @@ import type { Policy } from "../auth/authorize.ts";
 import type { Grant } from "../auth/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
 import { errorResultOf, resultOf } from "./answers.ts";
+import type { BoundedEventStream } from "./event_stream.ts";
 import type { ResourceFeed } from "./resource_feed.ts";
 import { listResources, RESOURCE_TEMPLATES, resourceRead } from "./resources.ts";
 import { guardRequests } from "./request_check.ts";
@@ -93,8 +94,8 @@ export class McpSession {
   readonly subscriptions = new Set<string>();
   #deps: SessionDeps;
   #unsubscribe: (() => void) | null = null;
-  /** `GET` streams open (the SDK allows one; a new one may open before the old one ends). */
-  #streams = 0;
+  /** `GET` streams open, the newest last (the SDK allows one; a new one may open before the old one ends). */
+  #streams: BoundedEventStream[] = [];
   #isClosed = false;
 
   /** Builds a session for `owner`; `transport` is its Streamable HTTP transport. */
@@ -129,30 +130,30 @@ export class McpSession {
 
   /**
    * Starts following state updates once the session is initialized. Its
-   * notifications go out on its `GET` stream only: while none is open, a
-   * batch costs it nothing (the SDK would drop them).
+   * notifications are written straight to its open `GET` stream, a chunk per
+   * batch; while none is open, a batch costs it nothing.
    */
   start(): void {
     if (this.#unsubscribe || this.#isClosed) return;
     const { feed } = this.#deps;
     feed.prime();
     this.#unsubscribe = this.#deps.core.bus.subscribe((batch) => {
-      if (this.#streams === 0) return;
-      for (const uri of feed.changed(batch, this.subscriptions)) {
-        this.server.sendResourceUpdated({ uri }).catch(() => {});
-      }
-      if (feed.isListChanged(batch)) this.server.sendResourceListChanged().catch(() => {});
+      const stream = this.#streams.at(-1);
+      if (!stream?.isOpen) return;
+      const events = feed.events(batch, this.subscriptions);
+      if (events) stream.push(events);
     });
   }
 
-  /** Counts a `GET` stream opened; the function returned counts it closed. */
-  streamOpened(): () => void {
-    this.#streams++;
-    let isOpen = true;
-    return () => {
-      if (isOpen) this.#streams--;
-      isOpen = false;
-    };
+  /** A `GET` stream of this session opened: its notifications go there. */
+  attachStream(stream: BoundedEventStream): void {
+    this.#streams.push(stream);
+  }
+
+  /** A `GET` stream of this session is over. */
+  detachStream(stream: BoundedEventStream): void {
+    const at = this.#streams.indexOf(stream);
+    if (at >= 0) this.#streams.splice(at, 1);
   }
 
   /** Ends the session: its streams close, it stops following updates. */

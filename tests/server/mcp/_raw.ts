@@ -101,6 +101,7 @@ export class RawStream {
   #text = "";
   #tail = "";
   received = 0;
+  /** The connection ended (closed or reset by the service, or dropped here). */
   isEnded = false;
 
   private constructor(socket: net.Socket) {
