@@ -18,7 +18,7 @@ import { closingNotes, localRequest, sleep, timeLocal, UdpPeer } from "./_udp_pe
 
 const LIMITS = {
   short: { openFiles: 1024, connections: 1500, addresses: 40, holdMs: 5000, listenMs: 5000 },
-  full: { openFiles: 2048, connections: 3000, addresses: 60, holdMs: 40_000, listenMs: 30_000 },
+  full: { openFiles: 2048, connections: 3000, addresses: 60, holdMs: 40_000, listenMs: 75_000 },
 };
 const LISTENERS = 50;
 const LETTERS = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZ"];
@@ -102,10 +102,19 @@ async function run(context: ProbeContext): Promise<void> {
       return;
     }
     const localValue = () => localRequest(port, "GET", "/mute?VALUE");
+    const memory = (phase: string) =>
+      `service RSS ${tally.memory.lastMb("service") ?? "-"} MB after ${phase} (peak so far ${
+        tally.memory.peakMb("service") ?? "-"
+      } MB)`;
+    const phases: string[] = [];
     await halfSent(context, port, localValue);
+    phases.push(memory("the half-sent connections"));
     if (!run.service.isRunning) return;
     await hostAndOrigin(context, port);
     await neverReading(context, port, run.ports.osc, localValue);
+    await sleep(1100); // one more sample
+    phases.push(memory("the never-reading LISTEN sockets"));
+    tally.note(phases.join("; "));
   });
   closingNotes(tally);
 }
