@@ -268,7 +268,7 @@ export const SETTINGS = {
     value: "N",
     help: "open connections per port for remote clients (512)",
     doc:
-      "512 open connections of remote clients per port (HTTP, WebSocket); over it: 503 `TOO_MANY_CONNECTIONS`",
+      "512 open connections of remote clients per port (HTTP, WebSocket, OSCQuery); over it: 503 `TOO_MANY_CONNECTIONS`",
   },
   maxConnectionsPerAddress: {
     schema: positiveInt().default(64),
