@@ -401,8 +401,9 @@ export const SETTINGS = {
     schema: positiveInt().default(32),
     flag: "mcp-max-sessions",
     value: "N",
-    help: "open MCP sessions at most; the least recently used goes first (32)",
-    doc: "32 open MCP sessions; a new one closes the least recently used",
+    help: "open MCP sessions of local clients, and of remote devices, each (32)",
+    doc:
+      "32 MCP sessions of local clients (a new one closes the least recently used), 32 of remote devices, at most 8 each (more: 429, `docs/mcp.md`)",
   },
   mcpSessionIdleMs: {
     schema: positiveInt().default(30 * 60_000),
