@@ -352,7 +352,7 @@ async function start(
       await discovery?.stop(); // goodbyes first, while the ports still answer
       sockets.close();
       mcp.close();
-      media.close();
+      const mediaClosed = media.close();
       oscServer.close();
       const oscClosed = osc.close();
       await Promise.all([
@@ -362,6 +362,7 @@ async function start(
         oscDone,
         oscQuery?.close(),
         v5.close(),
+        mediaClosed,
       ]);
       await supervisor.stop();
       core.close();

@@ -164,10 +164,10 @@ export class MediaService implements MediaSource {
     return new MediaImage(frame.bytes, "image/jpeg", frame.etag, "camera");
   }
 
-  /** Ends the workers and the camera feeds. */
-  close(): void {
+  /** Ends the workers and the camera feeds; resolves once no worker runs. */
+  close(): Promise<void> {
     this.#cameras.close();
-    this.#pool.close();
+    return this.#pool.close();
   }
 
   /** The file of a Project, from the read model. */

@@ -52,6 +52,8 @@ export interface RenderRequest {
 }
 
 const ERROR_CODES = new Set(["CORRUPT_MEDIA", "UNSUPPORTED_MEDIA", "UNAVAILABLE"]);
+/** How long `close()` waits for workers still compiling their codecs, ms. */
+const RETIRE_WAIT_MS = 10_000;
 
 /** The error of a job whose request was abandoned (nobody reads it). */
 function abandoned(): CueportError {
@@ -85,6 +87,8 @@ export class RenderPool {
   #started = 0;
   /** Workers ended while they still compiled their codecs: terminated once they are ready. */
   #retiring = new Set<Worker>();
+  /** Resolved by `close()`'s wait once no worker is retiring. */
+  #retired: PromiseWithResolvers<void> | null = null;
 
   /** Builds the pool; no worker starts before the first job. */
   constructor(options: RenderPoolOptions = {}) {
@@ -101,6 +105,11 @@ export class RenderPool {
   /** Jobs waiting for a worker. */
   get waiting(): number {
     return this.#waiting;
+  }
+
+  /** Workers ended while they compiled their codecs, not yet gone. */
+  get retiring(): number {
+    return this.#retiring.size;
   }
 
   /** Workers started so far (a replaced worker counts again). */
@@ -159,7 +168,7 @@ export class RenderPool {
   }
 
   /** Ends every worker; waiting jobs are refused. */
-  close(): void {
+  close(): Promise<void> {
     this.#isClosed = true;
     for (const line of this.#lines.values()) {
       for (const job of line) {
@@ -170,6 +179,27 @@ export class RenderPool {
     this.#lines.clear();
     this.#waiting = 0;
     for (const slot of this.#slots) this.#end(slot, "The service is stopping");
+    return this.#whenRetired();
+  }
+
+  /**
+   * Resolves once every retiring worker has compiled its codecs and been ended: V8 aborts the
+   * whole process when a worker's isolate goes while it compiles WebAssembly (Deno 2.9.6), so
+   * nothing may end the process, or a test's module, before. Bounded by `RETIRE_WAIT_MS`.
+   */
+  #whenRetired(): Promise<void> {
+    if (this.#retiring.size === 0) return Promise.resolve();
+    this.#retired ??= Promise.withResolvers<void>();
+    const timer = setTimeout(() => this.#retired?.resolve(), RETIRE_WAIT_MS);
+    return this.#retired.promise.finally(() => clearTimeout(timer));
+  }
+
+  /** Ends a retiring worker (it is ready, or failed); `close()` may be waiting for the last. */
+  #retire(worker: Worker, terminate: boolean): boolean {
+    if (!this.#retiring.delete(worker)) return false;
+    if (terminate) worker.terminate();
+    if (this.#retiring.size === 0) this.#retired?.resolve();
+    return true;
   }
 
   /**
@@ -234,8 +264,8 @@ export class RenderPool {
     });
     worker.onmessage = (event: MessageEvent<WorkerResponse | WorkerReady>) => {
       if ("ready" in event.data) {
-        if (this.#retiring.delete(worker)) worker.terminate();
-        else if (slot.worker === worker) {
+        if (this.#retire(worker, true)) return;
+        if (slot.worker === worker) {
           slot.isReady = true;
           this.#pump();
         }
@@ -264,7 +294,7 @@ export class RenderPool {
     worker.onerror = (event) => {
       event.preventDefault();
       if (slot.worker !== worker) {
-        this.#retiring.delete(worker);
+        this.#retire(worker, false);
         return;
       }
       this.#end(slot, `The picture worker failed: ${event.message}`);

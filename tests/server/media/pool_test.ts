@@ -47,7 +47,7 @@ Deno.test("RenderPool.render() drops a queued job whose request is abandoned, an
     const small = await silence(dir, "small", 1);
     assert.equal(((await pool.render(small)) as { width: number }).width, 64);
   } finally {
-    pool.close();
+    await pool.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
@@ -68,7 +68,7 @@ Deno.test("RenderPool.render() serves clients in turn: one client's queue does n
     await Promise.all(asks);
     assert.ok(done.indexOf("b1") <= 1, `order: ${done.join(" ")}`);
   } finally {
-    pool.close();
+    await pool.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
@@ -97,7 +97,7 @@ Deno.test("RenderPool.render() past a client's share of the queue is RATE_LIMITE
       "RATE_LIMITED 1",
     ]);
   } finally {
-    pool.close();
+    await pool.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
@@ -127,7 +127,7 @@ Deno.test("RenderPool recycles its worker after a job that decoded a large pictu
     await pool.render(job(small));
     assert.equal((pool as unknown as { workersStarted: number }).workersStarted, 2);
   } finally {
-    pool.close();
+    await pool.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
@@ -151,7 +151,7 @@ Deno.test("RenderPool.render() serves a local client before remote ones, after t
     await Promise.all(asks);
     assert.equal(done.indexOf("local"), 1, `order: ${done.join(" ")}`);
   } finally {
-    pool.close();
+    await pool.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
@@ -169,8 +169,21 @@ Deno.test("RenderPool survives jobs abandoned while a fresh worker still compile
       await asked;
       const made = await pool.render(job).catch((e) => e);
       assert.equal((made as { width: number }).width, 64, String(made));
-      pool.close();
+      await pool.close();
     }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("RenderPool.close() resolves once a worker still compiling its codecs is gone", async () => {
+  const dir = await tempDir();
+  try {
+    const pool = new RenderPool();
+    const asked = pool.render(await silence(dir, "job", 1)).catch((e) => e);
+    await pool.close(); // at once: the worker has not compiled its codecs yet
+    assert.equal(pool.retiring, 0, "no worker left to end when the process or module goes");
+    assert.equal((await asked as { code: string }).code, "NOT_READY");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
