@@ -22,6 +22,9 @@ import { oversizedBodies } from "./oversized_bodies.ts";
 import { stalledBodies } from "./stalled_bodies.ts";
 import { concurrentPairing } from "./concurrent_pairing.ts";
 import { mdnsFlood } from "./mdns_flood.ts";
+import { oscqueryEdge } from "./oscquery_edge.ts";
+import { oscPatterns } from "./osc_patterns.ts";
+import { udpReflection } from "./udp_reflection.ts";
 import { mcpStreams } from "./mcp_streams.ts";
 
 export { killAll } from "./_children.ts";
@@ -42,6 +45,9 @@ export const PROBES: readonly Probe[] = [
   stalledBodies,
   concurrentPairing,
   mdnsFlood,
+  oscqueryEdge,
+  oscPatterns,
+  udpReflection,
   mcpStreams,
 ];
 
