@@ -21,6 +21,8 @@ import { slowWsClient } from "./slow_ws_client.ts";
 import { oversizedBodies } from "./oversized_bodies.ts";
 import { stalledBodies } from "./stalled_bodies.ts";
 import { concurrentPairing } from "./concurrent_pairing.ts";
+import { imageBombs } from "./image_bombs.ts";
+import { wavBombs } from "./wav_bombs.ts";
 import { mdnsFlood } from "./mdns_flood.ts";
 import { oscqueryEdge } from "./oscquery_edge.ts";
 import { oscPatterns } from "./osc_patterns.ts";
@@ -44,6 +46,8 @@ export const PROBES: readonly Probe[] = [
   oversizedBodies,
   stalledBodies,
   concurrentPairing,
+  imageBombs,
+  wavBombs,
   mdnsFlood,
   oscqueryEdge,
   oscPatterns,
@@ -99,6 +103,7 @@ export async function runProbes(options: SuiteOptions): Promise<ProbeResult[]> {
     }
     const result = {
       ...tally.result(probe.name, Math.round((performance.now() - started) / 1000)),
+      ...(probe.maxRssMb !== undefined ? { maxRssMb: probe.maxRssMb } : {}),
       error,
     };
     const missed = missedTargets(result);
