@@ -403,7 +403,22 @@ export const SETTINGS = {
     value: "N",
     help: "open MCP sessions of local clients, and of remote devices, each (32)",
     doc:
-      "32 MCP sessions of local clients (a new one closes the least recently used), 32 of remote devices, at most 8 each (more: 429, `docs/mcp.md`)",
+      "32 MCP sessions of local clients (a new one closes the least recently used), 32 of remote devices, at most `mcpMaxSessionsPerDevice` each (more: 429, `docs/mcp.md`)",
+  },
+  mcpMaxSessionsPerDevice: {
+    schema: positiveInt().default(8),
+    flag: "mcp-max-sessions-per-device",
+    value: "N",
+    help: "open MCP sessions of one remote device or address (8)",
+    doc: "8 MCP sessions of one remote device or address at once (more: 429, `docs/mcp.md`)",
+  },
+  mcpMaxBufferedBytes: {
+    schema: positiveInt().default(1024 * 1024),
+    flag: "mcp-max-buffered",
+    value: "BYTES",
+    help: "unsent bytes of an MCP event stream before it is closed (1048576)",
+    doc:
+      "1048576; an MCP event stream (`GET /mcp`) holding more unsent bytes is closed (`docs/mcp.md`)",
   },
   mcpSessionIdleMs: {
     schema: positiveInt().default(30 * 60_000),

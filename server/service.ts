@@ -192,6 +192,8 @@ async function start(
     maxBodyBytes: settings.maxBodyBytes,
     maxUploadBytes: settings.maxUploadBytes,
     maxSessions: settings.mcpMaxSessions,
+    maxSessionsPerDevice: settings.mcpMaxSessionsPerDevice,
+    maxStreamBufferedBytes: settings.mcpMaxBufferedBytes,
     sessionIdleMs: settings.mcpSessionIdleMs,
   });
   started.push(() => mcp.close());

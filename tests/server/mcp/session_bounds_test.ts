@@ -61,3 +61,17 @@ Deno.test("MCP sessions: remote devices fill a pool of their own; local sessions
     await svc.stop();
   }
 });
+
+Deno.test("MCP sessions per device follow the mcpMaxSessionsPerDevice setting", async () => {
+  const svc = await startTestService({ mcpMaxSessionsPerDevice: 2 });
+  try {
+    const token = await pairRemote(svc, ["view"], "Viewer");
+    const statuses = [];
+    for (let i = 0; i < 3; i++) {
+      statuses.push((await initialize(svc.base, { token, localAddress: "127.0.0.2" })).status);
+    }
+    assert.deepEqual(statuses, [200, 200, 429]);
+  } finally {
+    await svc.stop();
+  }
+});
