@@ -304,18 +304,25 @@ export class Responder {
   #route(message: MdnsPacket, from: Sender, received: Link, isLocal: boolean): void {
     const link = isLocal ? received : this.#linkList().find((l) => inSubnet(from.address, l.iface));
     if (!link) return;
-    // The copies of one multicast packet arrive together, one per socket; a repeat (a probe,
-    // 250 ms later) is a packet of its own.
+    if (this.#links.size > 1 && this.#isCopy(message, from, link)) return;
+    this.#onPacket(message, from, link);
+  }
+
+  /**
+   * Whether the packet was just handled on `link`: the copies of one multicast packet arrive
+   * together, one per socket; a repeat (a probe, 250 ms later) is a packet of its own.
+   */
+  #isCopy(message: MdnsPacket, from: Sender, link: Link): boolean {
     const now = performance.now();
     const key = `${link.iface.name}|${from.address}|${from.port}|${JSON.stringify(message)}`;
     const before = this.#seen.get(key);
-    if (before !== undefined && now - before < DUPLICATE_MS) return;
+    if (before !== undefined && now - before < DUPLICATE_MS) return true;
     if (this.#seen.size >= 256) {
       for (const [k, at] of this.#seen) if (now - at >= DUPLICATE_MS) this.#seen.delete(k);
       if (this.#seen.size >= 256) this.#seen.clear();
     }
     this.#seen.set(key, now);
-    this.#onPacket(message, from, link);
+    return false;
   }
 
   #onPacket(message: MdnsPacket, from: Sender, link: Link): void {

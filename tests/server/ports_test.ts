@@ -12,23 +12,29 @@ async function withDataDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
 }
 
 Deno.test("a second instance with the default ports is one line naming the setting", async () => {
-  // The first instance with every default port (on loopback, mDNS off).
+  // The first instance with every default port (on loopback, mDNS off). A machine where another
+  // program holds one of them already is the same case for the second instance.
   const first = await startServiceProcess([
     ...["--http-port", "17736", "--ws-port", "17734", "--osc-port", "17735"],
     ...["--osc-query-port", "17737", "--legacy-http-port", "51736", "--legacy-ws-port", "51734"],
-  ]);
+  ]).catch(() => null);
   try {
     await withDataDir(async (dir) => {
       const second = await runMain(["--data-dir", dir, "--host", "127.0.0.1", "--mdns", "off"]);
       assert.equal(second.code, 1);
-      assert.equal(
-        second.stderr.trim(),
-        'cueport: The HTTP port 17736 is in use by another program: choose another with --http-port, CUEPORT_HTTP_PORT or "httpPort" in the config file',
-      );
+      const line = first
+        ? "The HTTP port 17736 is in use by another program: choose another with --http-port, " +
+          'CUEPORT_HTTP_PORT or "httpPort" in the config file'
+        : /^The (HTTP|WebSocket|OSC) port \d+ is in use by another program: choose another with /;
+      if (typeof line === "string") assert.equal(second.stderr.trim(), `cueport: ${line}`);
+      else {
+        assert.equal(second.stderr.trim().split("\n").length, 1, second.stderr);
+        assert.match(second.stderr.trim().slice("cueport: ".length), line);
+      }
     });
-    assert.equal((await first.get("/health")).status, 200, "the first one keeps serving");
+    if (first) assert.equal((await first.get("/health")).status, 200, "the first keeps serving");
   } finally {
-    assert.equal(await first.stop(), 0);
+    if (first) assert.equal(await first.stop(), 0);
   }
 });
 

@@ -14,6 +14,14 @@ import { needs } from "../../_helpers/peers.ts";
 
 const HOST = hostLabel();
 
+/** The loopback as an interface to advertise on. */
+const LOOPBACK: AdvertInterface = {
+  name: "lo",
+  address: "127.0.0.1",
+  netmask: "255.0.0.0",
+  addresses: ["127.0.0.1"],
+};
+
 /** A service that advertises (test services do not by default). */
 async function advertising(serviceName: string): Promise<TestService> {
   const t = await startTestService({ mdns: true, serviceName });
@@ -226,31 +234,14 @@ Deno.test("discovery: two instances with the same name end up with two names", a
 
 Deno.test("discovery: interfaces that come and go are followed", async () => {
   const ear = await openEar({ port: 5353, join: true });
-  const loopback: AdvertInterface = {
-    name: "lo",
-    address: "127.0.0.1",
-    netmask: "255.0.0.0",
-    addresses: ["127.0.0.1"],
-  };
   let interfaces: AdvertInterface[] = [];
-  const discovery = await startDiscovery({
-    serviceName: "Roaming",
-    ports: { http: 1001, ws: 1002, osc: 1003, oscQuery: 1004 },
-    hosts: ["127.0.0.1"],
-    apiVersion: "6.0",
-    appVersion: "0.1.0",
-    wsPath: "/v1",
-    log: () => {},
-    interfaces: () => interfaces,
-    timings: { interfacePollMs: 60_000 },
-  });
+  const discovery = await responderOn("Roaming", () => interfaces);
   try {
     // Only what concerns this advertiser counts: other mDNS traffic on the machine is no fault.
     const ours = (heard: typeof ear.heard) =>
       heard.filter(({ message }) => recordsOf(message).some((r) => r.name.includes("Roaming")));
-    await until("the names won", () => discovery.announced);
     assert.equal(ours(ear.heard).length, 0, "nothing is sent without an interface");
-    interfaces = [loopback]; // the Wi-Fi comes back
+    interfaces = [LOOPBACK]; // the Wi-Fi comes back
     await discovery.refreshInterfaces();
     const oscQuery = `Roaming OSCQuery - ${HOST}._oscjson._tcp.local`;
     await until(
@@ -258,7 +249,7 @@ Deno.test("discovery: interfaces that come and go are followed", async () => {
       () =>
         ear.heard.some(({ message }) =>
           recordsOf(message).some((r) =>
-            r.type === "SRV" && r.name === oscQuery && r.data.port === 1004
+            r.type === "SRV" && r.name === oscQuery && r.data.port === 2004
           )
         ),
     );
@@ -279,17 +270,17 @@ Deno.test("discovery: interfaces that come and go are followed", async () => {
   }
 });
 
-/** A responder of its own on `interfaces` (no service), its names won. */
-async function responderOn(serviceName: string, interfaces: AdvertInterface[]) {
+/** A responder of its own (no service) on the interfaces `list` gives, its names won. */
+async function responderOn(serviceName: string, list: () => AdvertInterface[]) {
   const discovery = await startDiscovery({
     serviceName,
-    ports: { http: 2001, ws: 2002, osc: 2003 },
+    ports: { http: 2001, ws: 2002, osc: 2003, oscQuery: 2004 },
     hosts: ["127.0.0.1"],
     apiVersion: "6.0",
     appVersion: "0.1.0",
     wsPath: "/v1",
     log: () => {},
-    interfaces: () => interfaces,
+    interfaces: list,
     timings: { interfacePollMs: 60_000 },
   });
   await until("the names won", () => discovery.announced);
@@ -300,15 +291,10 @@ Deno.test("discovery: a unicast query is answered whichever interface's socket r
   // Two interfaces on the loopback: the wide one holds the asker's subnet, the narrow one (a
   // single address) does not; a unicast datagram to 5353 reaches one socket only, which one
   // depends on the order they were bound: both orders are tried.
-  const wide = {
-    name: "wide",
-    address: "127.0.0.1",
-    netmask: "255.0.0.0",
-    addresses: ["127.0.0.1"],
-  };
+  const wide = { ...LOOPBACK, name: "wide" };
   const narrow = { ...wide, name: "narrow", netmask: "255.255.255.255" };
   for (const order of [[wide, narrow], [narrow, wide]]) {
-    const discovery = await responderOn("Routed", order);
+    const discovery = await responderOn("Routed", () => order);
     const askers = await Promise.all(
       Array.from({ length: 4 }, () => openEar({ port: 0, join: false, address: "127.0.0.2" })),
     );
@@ -338,13 +324,7 @@ Deno.test("discovery: a unicast query is answered whichever interface's socket r
 });
 
 Deno.test("discovery: unicast answers are limited per source; another source is still answered", async () => {
-  const loopback = {
-    name: "lo",
-    address: "127.0.0.1",
-    netmask: "255.0.0.0",
-    addresses: ["127.0.0.1"],
-  };
-  const discovery = await responderOn("Limited", [loopback]);
+  const discovery = await responderOn("Limited", () => [LOOPBACK]);
   const flooder = await openEar({ port: 0, join: false, address: "127.0.0.3" });
   const other = await openEar({ port: 0, join: false, address: "127.0.0.4" });
   try {
