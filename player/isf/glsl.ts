@@ -1,0 +1,208 @@
+/**
+ * Turns an ISF shader's code into the GLSL ES 1.00 sources a WebGL2 context
+ * compiles (WebGL2 takes ES 1.00 shaders as they are, so `gl_FragColor` and
+ * `texture2D` of community shaders need no rewriting): the declarations of
+ * the ISF built-ins and of each input, then the user's code with its header
+ * blanked out (same lines and columns), and the `IMG_*` functions expanded.
+ * A compiler's log is mapped back to the user's lines.
+ * @module
+ */
+import type { IsfInput } from "./header.ts";
+import { uniformType } from "./parameters.ts";
+import { type IsfProblem, problemAt } from "./problems.ts";
+
+/** Names the ISF runtime declares; an input may not take one. */
+export const ISF_BUILT_INS: readonly string[] = [
+  "TIME",
+  "TIMEDELTA",
+  "RENDERSIZE",
+  "PASSINDEX",
+  "FRAMEINDEX",
+  "DATE",
+  "isf_FragNormCoord",
+  "vv_FragNormCoord",
+];
+
+/** The default vertex shader: a full-frame quad from `position` (-1..1). */
+export const ISF_VERTEX_SHADER = `precision highp float;
+attribute vec2 position;
+varying vec2 isf_FragNormCoord;
+void main() {
+  gl_Position = vec4(position, 0.0, 1.0);
+  isf_FragNormCoord = position * 0.5 + 0.5;
+}
+`;
+
+/** The fragment source, and how many lines precede the user's first line. */
+export interface FragmentSource {
+  readonly source: string;
+  readonly lineOffset: number;
+}
+
+/**
+ * The fragment shader for `code` whose header ends at `headerEnd`;
+ * `samplers` are the picture inputs and pass targets.
+ */
+export function fragmentSource(
+  code: string,
+  headerEnd: number,
+  inputs: readonly IsfInput[],
+  samplers: readonly string[],
+): FragmentSource | IsfProblem[] {
+  const prologue = [
+    "precision highp float;",
+    "precision highp int;",
+    "uniform float TIME;",
+    "uniform float TIMEDELTA;",
+    "uniform vec2 RENDERSIZE;",
+    "uniform int PASSINDEX;",
+    "uniform int FRAMEINDEX;",
+    "uniform vec4 DATE;",
+    "varying vec2 isf_FragNormCoord;",
+    "#define vv_FragNormCoord isf_FragNormCoord",
+    ...inputs.filter((i) => uniformType(i) !== "sampler2D").map((i) =>
+      `uniform ${uniformType(i)} ${i.NAME};`
+    ),
+    ...samplers.flatMap((name) => [
+      `uniform sampler2D ${name};`,
+      `uniform vec2 _${name}_imgSize;`,
+    ]),
+  ];
+  const blanked = code.slice(0, headerEnd).replace(/[^\n]/g, " ") + code.slice(headerEnd);
+  const expanded = expandImageFunctions(blanked, new Set(samplers));
+  if (Array.isArray(expanded)) return expanded;
+  return { source: `${prologue.join("\n")}\n${expanded.text}`, lineOffset: prologue.length };
+}
+
+const IMAGE_FUNCTIONS: Record<string, { args: number; make: (a: string[]) => string }> = {
+  IMG_THIS_PIXEL: { args: 1, make: ([img]) => `texture2D(${img}, isf_FragNormCoord)` },
+  IMG_THIS_NORM_PIXEL: { args: 1, make: ([img]) => `texture2D(${img}, isf_FragNormCoord)` },
+  IMG_NORM_PIXEL: { args: 2, make: ([img, at]) => `texture2D(${img},${at})` },
+  IMG_PIXEL: {
+    args: 2,
+    make: ([img, at]) => `texture2D(${img}, (${at}) / _${img?.trim()}_imgSize)`,
+  },
+  IMG_SIZE: { args: 1, make: ([img]) => `_${img?.trim()}_imgSize` },
+};
+
+/** `IMG_*` calls replaced by GLSL; comments skipped; arguments kept as written. */
+function expandImageFunctions(
+  code: string,
+  samplers: ReadonlySet<string>,
+): { text: string } | IsfProblem[] {
+  const problems: IsfProblem[] = [];
+  const text = expandRange(code, 0, code.length, samplers, problems);
+  return problems.length > 0 ? problems : { text };
+}
+
+/** Expands `code[from, to)`, calls nested in arguments included; problems at their offsets. */
+function expandRange(
+  code: string,
+  from: number,
+  to: number,
+  samplers: ReadonlySet<string>,
+  problems: IsfProblem[],
+): string {
+  let out = "";
+  let i = from;
+  while (i < to) {
+    const skip = Math.min(commentEnd(code, i), to);
+    if (skip > i) {
+      out += code.slice(i, skip);
+      i = skip;
+      continue;
+    }
+    const word = /^[A-Za-z_][A-Za-z0-9_]*/.exec(code.slice(i, Math.min(i + 64, to)))?.[0];
+    if (!word) {
+      out += code[i++];
+      continue;
+    }
+    const fn = IMAGE_FUNCTIONS[word];
+    const open = code.slice(i + word.length, to).search(/\S/) + i + word.length;
+    if (!fn || code[open] !== "(") {
+      out += word;
+      i += word.length;
+      continue;
+    }
+    const call = callArguments(code, open, to);
+    if (!call) {
+      problems.push(problemAt(code, i, `${word}( is not closed`));
+      return out + code.slice(i, to);
+    }
+    const img = code.slice(call.args[0]?.[0], call.args[0]?.[1]).trim();
+    if (call.args.length !== fn.args) {
+      problems.push(problemAt(code, i, `${word} takes ${fn.args} argument(s)`));
+    } else if (!samplers.has(img)) {
+      problems.push(problemAt(code, i, `${word}: "${img}" is not an image or audio input`));
+    }
+    out += fn.make(call.args.map(([a, b]) => expandRange(code, a, b, samplers, problems)));
+    i = call.end;
+  }
+  return out;
+}
+
+function commentEnd(code: string, i: number): number {
+  if (code.startsWith("//", i)) {
+    const nl = code.indexOf("\n", i);
+    return nl < 0 ? code.length : nl;
+  }
+  if (code.startsWith("/*", i)) {
+    const close = code.indexOf("*/", i + 2);
+    return close < 0 ? code.length : close + 2;
+  }
+  return i;
+}
+
+function callArguments(
+  code: string,
+  open: number,
+  to: number,
+): { args: [number, number][]; end: number } | null {
+  const args: [number, number][] = [];
+  let depth = 0;
+  let start = open + 1;
+  for (let i = open; i < to; i++) {
+    const c = code[i];
+    if (c === "(") depth++;
+    else if (c === ")" && --depth === 0) {
+      args.push([start, i]);
+      return { args, end: i + 1 };
+    } else if (c === "," && depth === 1) {
+      args.push([start, i]);
+      start = i + 1;
+    }
+  }
+  return null;
+}
+
+/**
+ * A WebGL compile log (ANGLE's `ERROR: 0:12: 'x' : undeclared identifier`)
+ * as problems at the user's lines; the column is that of the quoted token
+ * in the line when it is there.
+ */
+export function mapCompileLog(log: string, code: string, lineOffset: number): IsfProblem[] {
+  const lines = code.split("\n");
+  const problems: IsfProblem[] = [];
+  for (const entry of log.split("\n")) {
+    const match = /^(?:ERROR|WARNING): \d+:(\d+): (.*)$/.exec(entry.trim());
+    if (!match || !entry.trim().startsWith("ERROR")) continue;
+    const generated = Number(match[1]);
+    const message = (match[2] ?? "").trim();
+    const line = generated - lineOffset;
+    if (line < 1) {
+      problems.push({
+        line: 1,
+        column: 1,
+        message: `in the declarations of the inputs: ${message}`,
+      });
+      continue;
+    }
+    const token = /'([^']+)'/.exec(message)?.[1];
+    const at = token ? (lines[line - 1] ?? "").indexOf(token) : -1;
+    problems.push({ line, column: at >= 0 ? at + 1 : 1, message });
+  }
+  if (problems.length === 0 && log.trim() !== "") {
+    problems.push({ line: 1, column: 1, message: log.trim().split("\n")[0] ?? "" });
+  }
+  return problems;
+}

@@ -1,0 +1,95 @@
+import assert from "node:assert/strict";
+import { isfUniforms, parseIsf } from "../../../player/isf/mod.ts";
+import { EVERY_INPUT, INVERT } from "./_shaders.ts";
+
+function program(code: string, kind: "effect" | "visualizer" = "effect") {
+  const result = parseIsf(code, kind);
+  if (!result.ok) throw new Error(JSON.stringify(result.problems));
+  return result.program;
+}
+
+function problems(code: string, kind: "effect" | "visualizer" = "effect") {
+  const result = parseIsf(code, kind);
+  if (result.ok) throw new Error("expected problems");
+  return result.problems;
+}
+
+Deno.test("parseIsf() maps every ISF input type to preset parameters", () => {
+  assert.deepEqual(program(EVERY_INPUT).parameters, [
+    { name: "level", type: "number", min: 0, max: 2, default: 0.5 },
+    { name: "flash", type: "boolean", default: false },
+    { name: "invert", type: "boolean", default: true },
+    { name: "mode", type: "enum", options: ["Add", "Multiply", "Screen"], default: "Multiply" },
+    { name: "tint", type: "color", default: "#ff8000" },
+    { name: "center_x", type: "number", min: 0, max: 1, default: 0.5 },
+    { name: "center_y", type: "number", min: 0, max: 1, default: 0.5 },
+  ]);
+  assert.deepEqual(program(EVERY_INPUT).samplers, ["inputImage", "wave", "spectrum"]);
+});
+
+Deno.test("isfUniforms() turns parameter values into uniform values", () => {
+  const uniforms = isfUniforms(program(EVERY_INPUT), { mode: "Screen", tint: "#000000" });
+  assert.deepEqual(uniforms, [
+    { name: "level", type: "float", value: 0.5 },
+    { name: "flash", type: "bool", value: 0 },
+    { name: "invert", type: "bool", value: 1 },
+    { name: "mode", type: "int", value: 2 },
+    { name: "tint", type: "vec4", value: [0, 0, 0, 1] },
+    { name: "center", type: "vec2", value: [0.5, 0.5] },
+  ]);
+});
+
+Deno.test("parseIsf() keeps the user's lines: line N of the code is lineOffset + N", () => {
+  const p = program(INVERT);
+  const lines = p.fragment.split("\n");
+  const userLines = INVERT.split("\n");
+  const mainLine = userLines.findIndex((l) => l.startsWith("void main"));
+  assert.deepEqual(lines[p.lineOffset + mainLine], "void main() {");
+  assert(lines[p.lineOffset + mainLine + 1]?.includes("texture2D(inputImage, isf_FragNormCoord)"));
+});
+
+Deno.test("parseIsf() expands nested IMG_ calls and ignores them in comments", () => {
+  const code = INVERT.replace(
+    "vec4 c = IMG_THIS_PIXEL(inputImage);",
+    "vec4 c = IMG_NORM_PIXEL(inputImage, vec2(max(0.1, 0.2), 0.5)); // IMG_PIXEL(nothing)",
+  );
+  const fragment = program(code).fragment;
+  assert(fragment.includes("texture2D(inputImage, vec2(max(0.1, 0.2), 0.5))"), fragment);
+  assert(fragment.includes("// IMG_PIXEL(nothing)"));
+});
+
+Deno.test("parseIsf() names the line and column of a header that is not JSON", () => {
+  const code = INVERT.replace('"ISFVSN": "2",', '"ISFVSN": "2" oops,');
+  const [first] = problems(code);
+  assert.deepEqual(first?.line, 4);
+  assert.deepEqual(first?.column, 17);
+  assert(first?.message.includes("not valid JSON"), String(first?.message));
+});
+
+Deno.test("parseIsf() refuses a header field of the wrong type at its line", () => {
+  const code = INVERT.replace('"DEFAULT": 1.0, "MIN"', '"DEFAULT": "big", "MIN"');
+  const [first] = problems(code);
+  assert.deepEqual(first?.line, 8);
+  assert(first?.message.startsWith("INPUTS.1.DEFAULT"), String(first?.message));
+});
+
+Deno.test("parseIsf() refuses a DEFAULT out of range, an unknown image and a missing header", () => {
+  const outOfRange = problems(INVERT.replace('"DEFAULT": 1.0', '"DEFAULT": 3.0'));
+  assert(
+    outOfRange[0]?.message.includes("DEFAULT 3 is above MAX 1"),
+    String(outOfRange[0]?.message),
+  );
+  const unknown = problems(INVERT.replace("IMG_THIS_PIXEL(inputImage)", "IMG_THIS_PIXEL(other)"));
+  assert.deepEqual(unknown[0]?.line, 12);
+  assert(unknown[0]?.message.includes('"other" is not an image or audio input'));
+  const bare = problems("void main() { gl_FragColor = vec4(1.0); }");
+  assert.deepEqual(bare[0]?.line, 1);
+  assert(bare[0]?.message.includes("must begin with"));
+});
+
+Deno.test("parseIsf() asks an effect for inputImage and a visualizer for audio", () => {
+  const generator = `/*{ "INPUTS": [] }*/\nvoid main() { gl_FragColor = vec4(1.0); }\n`;
+  assert(problems(generator, "effect")[0]?.message.includes("inputImage"));
+  assert(problems(generator, "visualizer")[0]?.message.includes('"audio" or "audioFFT"'));
+  assert(parseIsf(EVERY_INPUT, "visualizer").ok);
+});
