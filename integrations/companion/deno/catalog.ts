@@ -1,0 +1,82 @@
+/**
+ * Generates `integrations/companion/src/catalog.json`: the module's table of actions and
+ * button edits, derived from the one declaration of the catalog (`protocol/actions.ts`, the
+ * velocity and `base` rules of `server/core/action_rules.ts`, the edit catalog). Run
+ * `deno task companion:catalog`; `tests/integrations/companion/catalog_test.ts` fails when the
+ * committed file is not what this produces.
+ * @module
+ */
+import { ACTIONS, PARAM_SCHEMAS, type ParamKind } from "../../../protocol/actions.ts";
+import { BASE_SHIFTED_ACTIONS, VELOCITY_ACTIONS } from "../../../server/core/action_rules.ts";
+import { EDITS } from "../../../protocol/edits/mod.ts";
+
+/** One parameter as the module offers it: `kind` picks the Companion input. */
+export interface CatalogParam {
+  name: string;
+  kind: string;
+  optional: boolean;
+  description: string;
+  /** The allowed values, for the kinds that are an enumeration. */
+  choices?: string[];
+}
+
+/** One action of the catalog as the module reads it. */
+export interface CatalogAction {
+  name: string;
+  group: string;
+  description: string;
+  params: CatalogParam[];
+  velocity: boolean;
+  baseShifted: boolean;
+}
+
+/** The generated table. */
+export interface Catalog {
+  actions: CatalogAction[];
+  edits: { name: string; summary: string }[];
+}
+
+/** Edits that make sense on a button: no parameters, one press. */
+const BUTTON_EDITS = new Set(["project.undo", "project.redo"]);
+
+function choicesOf(kind: ParamKind): { choices?: string[] } {
+  const options = (PARAM_SCHEMAS[kind] as { options?: unknown }).options;
+  return Array.isArray(options) ? { choices: options.map(String) } : {};
+}
+
+/** The table, from the declarations. */
+export function buildCatalog(): Catalog {
+  return {
+    actions: ACTIONS.map((a) => ({
+      name: a.name,
+      group: a.group,
+      description: a.description,
+      params: a.params.map((p) => ({
+        name: p.name,
+        kind: p.kind,
+        optional: p.isOptional,
+        description: p.description,
+        ...choicesOf(p.kind),
+      })),
+      velocity: VELOCITY_ACTIONS.has(a.name),
+      baseShifted: BASE_SHIFTED_ACTIONS.has(a.name),
+    })),
+    edits: EDITS.filter((e) => BUTTON_EDITS.has(e.name)).map((e) => ({
+      name: e.name,
+      summary: e.summary,
+    })),
+  };
+}
+
+/** The file's text: stable JSON, one trailing newline. */
+export function catalogText(): string {
+  return JSON.stringify(buildCatalog(), null, "\t") + "\n";
+}
+
+/** Where the generated table lives. */
+export const CATALOG_PATH = new URL("../src/catalog.json", import.meta.url);
+
+if (import.meta.main) {
+  await Deno.writeTextFile(CATALOG_PATH, catalogText());
+  console.log(`wrote ${CATALOG_PATH.pathname}`);
+}

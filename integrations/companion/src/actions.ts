@@ -1,0 +1,143 @@
+/**
+ * Companion actions derived from the generated catalog: one per 6.0 action, its parameters as
+ * options (dropdowns of Songs, Clips and Controls from the live state), velocity where the action
+ * takes it, `SET_CONTROL` with absolute and relative steps (Stream Deck+ dials), and the edits that
+ * make sense on a button (undo, redo).
+ */
+import type {
+	CompanionActionDefinition,
+	CompanionActionDefinitions,
+	CompanionOptionValues,
+	SomeCompanionActionInputField,
+} from '@companion-module/base'
+import { CATALOG, type CatalogAction, type CatalogParam } from './catalog.js'
+import { clipChoices, controlChoices, songChoices, text } from './choices.js'
+import type { ShowState } from './state.js'
+
+/** What the actions need from the module. */
+export interface ActionHost {
+	state: ShowState
+	/** Runs one action over HTTP; a refusal is a log line, never a throw. */
+	runAction(body: { name: string; params: (string | number | boolean)[]; base?: 1; velocity?: number }): Promise<void>
+	/** Runs one edit over HTTP; a refusal is a log line. */
+	runEdit(name: string): Promise<void>
+}
+
+/** The Companion action id of an edit: `project.undo` -> `PROJECT_UNDO`. */
+export function editActionId(name: string): string {
+	return name.replace(/\./g, '_').toUpperCase()
+}
+
+function paramField(action: CatalogAction, param: CatalogParam, state: ShowState): SomeCompanionActionInputField {
+	const label = `${param.name}: ${param.description}`
+	const none = param.optional ? [{ id: '', label: '(none: the default)' }] : []
+	switch (param.kind) {
+		case 'clipId': {
+			const choices = [...none, ...clipChoices(state)]
+			return { type: 'dropdown', id: param.name, label, choices, default: choices[0]?.id ?? '', allowCustom: true }
+		}
+		case 'songId': {
+			const choices = [...none, ...songChoices(state)]
+			return { type: 'dropdown', id: param.name, label, choices, default: choices[0]?.id ?? '', allowCustom: true }
+		}
+		case 'control':
+			return { type: 'dropdown', id: param.name, label, choices: controlChoices(state), default: 'A' }
+		case 'index':
+			return action.baseShifted
+				? { type: 'number', id: param.name, label: `${param.name}: position, from 1`, default: 1, min: 1, max: 9999 }
+				: { type: 'number', id: param.name, label, default: 0, min: 0, max: 9999 }
+		case 'fraction':
+			return { type: 'number', id: param.name, label, default: 0, min: 0, max: 1, step: 0.01, range: true }
+		case 'number':
+			return { type: 'number', id: param.name, label, default: 0, min: -1000, max: 1000, step: 0.01 }
+		case 'boolean':
+			return { type: 'checkbox', id: param.name, label, default: param.name === 'stopPlaying' }
+		default:
+			if (param.choices) {
+				const choices = [...none, ...param.choices.map((c) => ({ id: c, label: c }))]
+				return { type: 'dropdown', id: param.name, label, choices, default: choices[0]?.id ?? '' }
+			}
+			return { type: 'textinput', id: param.name, label, default: '' }
+	}
+}
+
+/** The params array of one press: catalog order, stopping at the first optional left empty. */
+export function paramsOf(action: CatalogAction, options: CompanionOptionValues): (string | number | boolean)[] {
+	const params: (string | number | boolean)[] = []
+	for (const param of action.params) {
+		const value = options[param.name]
+		if (value === undefined || value === null || value === '') {
+			if (param.optional) break
+			params.push('')
+			continue
+		}
+		params.push(typeof value === 'object' ? JSON.stringify(value) : value)
+	}
+	return params
+}
+
+const SET_CONTROL_MODES = [
+	{ id: 'set', label: 'Set to the value' },
+	{ id: 'increase', label: 'Increase by the step' },
+	{ id: 'decrease', label: 'Decrease by the step' },
+]
+
+function setControlDefinition(action: CatalogAction, host: ActionHost): CompanionActionDefinition {
+	return {
+		name: `${action.name}: ${action.description}`,
+		description: 'Absolute (set) or relative (a step up or down, clamped to 0.0-1.0): put the relative ones on a dial',
+		options: [
+			{ type: 'dropdown', id: 'controlID', label: 'Control', choices: controlChoices(host.state), default: 'A' },
+			{ type: 'dropdown', id: 'mode', label: 'Mode', choices: SET_CONTROL_MODES, default: 'set' },
+			{ type: 'number', id: 'value', label: 'Value', default: 1, min: -1000, max: 1000, step: 0.01 },
+			{ type: 'number', id: 'step', label: 'Step', default: 0.05, min: 0, max: 1, step: 0.01 },
+		],
+		callback: async ({ options }) => {
+			const letter = (text(options.controlID) || 'A').toUpperCase()
+			let value = Number(options.value)
+			if (options.mode !== 'set') {
+				const step = Number(options.step) * (options.mode === 'decrease' ? -1 : 1)
+				value = Math.min(1, Math.max(0, host.state.controlValue(letter) + step))
+				value = Math.round(value * 10000) / 10000
+			}
+			await host.runAction({ name: action.name, params: [letter, value] })
+		},
+	}
+}
+
+function actionDefinition(action: CatalogAction, host: ActionHost): CompanionActionDefinition {
+	if (action.name === 'SET_CONTROL') return setControlDefinition(action, host)
+	const options = action.params.map((p) => paramField(action, p, host.state))
+	if (action.velocity) {
+		options.push({ type: 'number', id: 'velocity', label: 'Velocity (0-127)', default: 127, min: 0, max: 127 })
+	}
+	return {
+		name: `${action.name}: ${action.description}`,
+		sortName: `${action.group} ${action.name}`,
+		options,
+		callback: async (event) => {
+			const params = paramsOf(action, event.options)
+			await host.runAction({
+				name: action.name,
+				params,
+				...(action.baseShifted ? { base: 1 as const } : {}),
+				...(action.velocity ? { velocity: Number(event.options.velocity ?? 127) } : {}),
+			})
+		},
+	}
+}
+
+/** Every action: the catalog's and the button edits. */
+export function actionDefinitions(host: ActionHost): CompanionActionDefinitions {
+	const defs: CompanionActionDefinitions = {}
+	for (const action of CATALOG.actions) defs[action.name] = actionDefinition(action, host)
+	for (const edit of CATALOG.edits) {
+		defs[editActionId(edit.name)] = {
+			name: `Edit ${edit.name}: ${edit.summary}`,
+			sortName: `edit ${edit.name}`,
+			options: [],
+			callback: async () => host.runEdit(edit.name),
+		}
+	}
+	return defs
+}

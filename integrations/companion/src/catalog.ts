@@ -1,0 +1,33 @@
+/**
+ * The action catalog of Cueport 6.0, generated at build time from the service's own declaration
+ * (`deno task companion:catalog` writes catalog.json; a test fails when it is stale).
+ */
+import data from './catalog.json' with { type: 'json' }
+
+/** One parameter of an action: `kind` picks the Companion input. */
+export interface CatalogParam {
+	name: string
+	kind: string
+	optional: boolean
+	description: string
+	choices?: string[]
+}
+
+/** One action of the catalog. */
+export interface CatalogAction {
+	name: string
+	group: string
+	description: string
+	params: CatalogParam[]
+	velocity: boolean
+	baseShifted: boolean
+}
+
+/** One edit that makes sense on a button (undo, redo). */
+export interface CatalogEdit {
+	name: string
+	summary: string
+}
+
+/** The generated table. */
+export const CATALOG: { actions: CatalogAction[]; edits: CatalogEdit[] } = data

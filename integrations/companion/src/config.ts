@@ -1,0 +1,84 @@
+/** The connection's config page: discovery, address, pairing. */
+import type { SomeCompanionConfigField } from '@companion-module/base'
+
+/** What the config page stores. */
+export type CueportConfig = {
+	bonjour: string | null
+	host: string
+	httpPort: number
+	wsPort: number
+	pairingCode: string
+	deviceName: string
+}
+
+/** What Companion keeps in its secrets store: the device token from pairing. */
+export type CueportSecrets = {
+	token: string
+}
+
+/** Where the service is. */
+export interface Endpoint {
+	host: string
+	httpPort: number
+	wsPort: number
+}
+
+/** The fields of the config page; `bonjour` matches the manifest's bonjour query. */
+export function configFields(): SomeCompanionConfigField[] {
+	const manual = '!$(options:bonjour)'
+	return [
+		{
+			type: 'static-text',
+			id: 'intro',
+			label: 'Cueport',
+			value:
+				'Pick a Cueport service found on the network, or type its address. On the show machine run `cueport pair` and type the 6-digit code below to pair this Companion (not needed when Companion runs on the show machine itself).',
+			width: 12,
+		},
+		{ type: 'bonjour-device', id: 'bonjour', label: 'Cueport on the network', width: 6 },
+		{
+			type: 'textinput',
+			id: 'host',
+			label: 'Address',
+			width: 6,
+			default: '127.0.0.1',
+			isVisibleExpression: manual,
+		},
+		{
+			type: 'number',
+			id: 'wsPort',
+			label: 'WebSocket port',
+			width: 3,
+			min: 1,
+			max: 65535,
+			default: 17734,
+			isVisibleExpression: manual,
+		},
+		{ type: 'number', id: 'httpPort', label: 'HTTP port', width: 3, min: 1, max: 65535, default: 17736 },
+		{
+			type: 'textinput',
+			id: 'pairingCode',
+			label: 'Pairing code (6 digits, from `cueport pair`)',
+			width: 6,
+			default: '',
+			regex: '/^(\\d{6})?$/',
+		},
+		{ type: 'textinput', id: 'deviceName', label: 'Device name', width: 6, default: 'Companion' },
+		{ type: 'secret-text', id: 'token', label: 'Device token (filled in by pairing)', width: 12, default: '' },
+	]
+}
+
+/** The address to use: the discovered service when one is picked, else the typed one. */
+export function resolveEndpoint(config: Partial<CueportConfig>): Endpoint | null {
+	const httpPort = Number(config.httpPort) || 17736
+	const picked = typeof config.bonjour === 'string' ? config.bonjour.trim() : ''
+	if (picked) {
+		const colon = picked.lastIndexOf(':')
+		const port = Number(picked.slice(colon + 1))
+		const host = picked.slice(0, colon).replace(/^\[|\]$/g, '')
+		if (colon > 0 && Number.isInteger(port)) return { host, wsPort: port, httpPort }
+	}
+	const host = (config.host ?? '').trim().replace(/^\[|\]$/g, '')
+	if (!host || /\s/.test(host)) return null
+	return { host, httpPort, wsPort: Number(config.wsPort) || 17734 }
+}

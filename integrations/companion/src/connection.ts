@@ -1,0 +1,183 @@
+/**
+ * The module's link to one Cueport service, through the public API only: the WebSocket at `/v1`
+ * for live state (auth, subscribe, queries, state updates; reconnect with back-off and a resync
+ * after every drop or gap) and HTTP for actions, edits, pairing and thumbnails.
+ */
+import WebSocket from 'ws'
+import type { AppState, Changes, PlayState, Project, Update } from './state.js'
+
+/** Delays between reconnect attempts: doubling from 250 ms, at most 5 s. */
+export const BACKOFF_MS = { first: 250, max: 5000 }
+
+/** What the connection tells the module. */
+export interface ConnectionEvents {
+	status(state: 'connecting' | 'ok' | 'auth' | 'down', message: string): void
+	snapshot(active: { project: Project | null; playstate: PlayState | null }, appState: AppState | null): void
+	updates(updates: Update[], changes: Changes): void
+	log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void
+}
+
+/** An answer of the HTTP API. */
+export interface HttpAnswer {
+	status: number
+	body: any
+}
+
+/** The live link; `start` once, `stop` to end it. */
+export class Connection {
+	readonly #http: string
+	readonly #ws: string
+	#token: string
+	readonly #deviceName: string
+	readonly #events: ConnectionEvents
+	#socket: WebSocket | null = null
+	#stopped = false
+	#retry: NodeJS.Timeout | null = null
+	#delay = BACKOFF_MS.first
+	#nextId = 1
+	#pending = new Map<string, { resolve: (v: any) => void; reject: (e: Error) => void }>()
+	#seq = 0
+	#resyncing: Promise<void> | null = null
+
+	constructor(
+		endpoint: { host: string; httpPort: number; wsPort: number },
+		auth: { token: string; deviceName: string },
+		events: ConnectionEvents,
+	) {
+		const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host
+		this.#http = `http://${host}:${endpoint.httpPort}`
+		this.#ws = `ws://${host}:${endpoint.wsPort}/v1`
+		this.#token = auth.token
+		this.#deviceName = auth.deviceName
+		this.#events = events
+	}
+
+	/** The HTTP base URL. */
+	get httpBase(): string {
+		return this.#http
+	}
+
+	/** Opens the socket (and keeps reopening it until `stop`). */
+	start(): void {
+		this.#open()
+	}
+
+	/** Closes for good. */
+	stop(): void {
+		this.#stopped = true
+		if (this.#retry) clearTimeout(this.#retry)
+		this.#socket?.terminate()
+		this.#socket = null
+	}
+
+	/** Sets the token (after pairing) and reconnects with it. */
+	setToken(token: string): void {
+		this.#token = token
+		this.#socket?.terminate()
+	}
+
+	/** Sends an HTTP request with the device token; never throws for a refusal. */
+	async request(method: string, path: string, body?: unknown): Promise<HttpAnswer> {
+		const headers: Record<string, string> = {}
+		if (this.#token) headers.authorization = `Bearer ${this.#token}`
+		if (body !== undefined) headers['content-type'] = 'application/json'
+		const res = await fetch(this.#http + path, {
+			method,
+			headers,
+			...(body === undefined ? {} : { body: JSON.stringify(body) }),
+			signal: AbortSignal.timeout(5000),
+		})
+		const type = res.headers.get('content-type') ?? ''
+		if (type.startsWith('application/json')) return { status: res.status, body: await res.json() }
+		return { status: res.status, body: Buffer.from(await res.arrayBuffer()) }
+	}
+
+	#open(): void {
+		if (this.#stopped) return
+		this.#events.status('connecting', `Connecting to ${this.#ws}`)
+		const socket = new WebSocket(this.#ws, { handshakeTimeout: 5000 })
+		this.#socket = socket
+		this.#seq = 0
+		socket.on('message', (raw: Buffer) => this.#onMessage(raw.toString('utf8')))
+		socket.on('error', (err) => this.#events.log('debug', `WebSocket error: ${err.message}`))
+		socket.on('close', () => this.#onClose(socket))
+		socket.on('open', () => {
+			this.#authenticate().catch((err: Error) => {
+				this.#events.status('auth', err.message)
+				socket.close()
+			})
+		})
+	}
+
+	#onClose(socket: WebSocket): void {
+		for (const p of this.#pending.values()) p.reject(new Error('Connection closed'))
+		this.#pending.clear()
+		if (this.#socket !== socket || this.#stopped) return
+		this.#socket = null
+		this.#events.status('down', `Disconnected; retrying in ${this.#delay} ms`)
+		this.#retry = setTimeout(() => this.#open(), this.#delay)
+		this.#delay = Math.min(this.#delay * 2, BACKOFF_MS.max)
+	}
+
+	async #authenticate(): Promise<void> {
+		const payload = this.#token ? { token: this.#token } : { deviceName: this.#deviceName }
+		await this.#call({ type: 'auth', payload })
+		await this.#call({ type: 'subscribe', payload: { positions: true } })
+		await this.resync()
+		this.#delay = BACKOFF_MS.first
+		this.#events.status('ok', 'Connected')
+	}
+
+	/** Reads the whole state again (after a connect, a `full` update or a gap in `seq`). */
+	async resync(): Promise<void> {
+		this.#resyncing ??= (async () => {
+			try {
+				const [active, appState] = await Promise.all([
+					this.#call({ type: 'query', query: 'active' }),
+					this.#call({ type: 'query', query: 'appState' }),
+				])
+				this.#events.snapshot(active, appState)
+			} finally {
+				this.#resyncing = null
+			}
+		})()
+		return this.#resyncing
+	}
+
+	async #call(message: Record<string, unknown>): Promise<any> {
+		const socket = this.#socket
+		if (!socket || socket.readyState !== WebSocket.OPEN) throw new Error('Not connected')
+		const id = String(this.#nextId++)
+		const answer = new Promise<any>((resolve, reject) => this.#pending.set(id, { resolve, reject }))
+		socket.send(JSON.stringify({ ...message, id }))
+		return answer
+	}
+
+	#onMessage(text: string): void {
+		let msg: any
+		try {
+			msg = JSON.parse(text)
+		} catch {
+			return
+		}
+		if (msg.type === 'response' || msg.type === 'error') {
+			const pending = this.#pending.get(String(msg.id))
+			if (!pending) return
+			this.#pending.delete(String(msg.id))
+			if (msg.type === 'response') pending.resolve(msg.data)
+			else pending.reject(new Error(`${msg.error?.code}: ${msg.error?.message}`))
+			return
+		}
+		if (msg.type === 'event' && msg.event === 'state-update') this.#onUpdates(msg)
+	}
+
+	#onUpdates(msg: { seq?: number; payload: Update[] }): void {
+		const gap = typeof msg.seq === 'number' && this.#seq > 0 && msg.seq !== this.#seq + 1
+		if (typeof msg.seq === 'number') this.#seq = msg.seq
+		const changes: Changes = { structure: false, play: false, app: false, needsResync: gap }
+		this.#events.updates(Array.isArray(msg.payload) ? msg.payload : [], changes)
+		if (changes.needsResync) {
+			this.resync().catch((err: Error) => this.#events.log('warn', `Resync failed: ${err.message}`))
+		}
+	}
+}

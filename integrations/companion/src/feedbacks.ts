@@ -1,0 +1,155 @@
+/**
+ * Feedbacks: Clip playing/paused/armed, Song active, recording, muted, full screen, connection;
+ * the Clip's thumbnail with its play state drawn over it (advanced, a PNG of the key's size); a
+ * Control's value as a bar (advanced).
+ */
+import { combineRgb, type CompanionFeedbackDefinitions } from '@companion-module/base'
+import { clipChoices, controlChoices, songChoices, text } from './choices.js'
+import { barKey, type KeyState, STATE_COLOURS } from './images.js'
+import type { ShowState } from './state.js'
+
+/** What the feedbacks need from the module. */
+export interface FeedbackHost {
+	state: ShowState
+	isConnected(): boolean
+	/** The Clip's thumbnail as a PNG of `size` with the play/pause glyph of `overlay`, or null. */
+	thumbnail(clipID: string, size: number, overlay: 'play' | 'pause' | 'none'): Promise<Buffer | null>
+	/** Composes the key image. */
+	thumbnailKey(thumbnail: Buffer | null, width: number, height: number, state: KeyState): Buffer
+}
+
+/** The key state of a Clip: playing, paused, armed (selected: plays on PLAY_IN) or stopped. */
+export function keyState(state: ShowState, clipID: string): KeyState {
+	const play = state.clipState(clipID)
+	if (play !== 'stopped') return play
+	return state.playstate?.selectedClipID === clipID ? 'armed' : 'stopped'
+}
+
+const WHITE = combineRgb(255, 255, 255)
+const rgb = (c: readonly number[]): number => combineRgb(c[0], c[1], c[2])
+
+/** Every feedback. */
+export function feedbackDefinitions(host: FeedbackHost): CompanionFeedbackDefinitions {
+	const clips = clipChoices(host.state)
+	const clipField = {
+		type: 'dropdown' as const,
+		id: 'clipID',
+		label: 'Clip',
+		choices: clips,
+		default: clips[0]?.id ?? '',
+		allowCustom: true,
+	}
+	const songs = songChoices(host.state)
+	return {
+		clip_state: {
+			type: 'boolean',
+			name: 'Clip playing / paused / armed',
+			description: 'Armed: the selected Clip, the one PLAY_IN starts',
+			defaultStyle: { bgcolor: rgb(STATE_COLOURS.playing), color: WHITE },
+			options: [
+				clipField,
+				{
+					type: 'dropdown',
+					id: 'state',
+					label: 'State',
+					default: 'playing',
+					choices: [
+						{ id: 'playing', label: 'Playing' },
+						{ id: 'paused', label: 'Paused' },
+						{ id: 'armed', label: 'Armed (selected)' },
+						{ id: 'stopped', label: 'Stopped' },
+					],
+				},
+			],
+			callback: ({ options }) => keyState(host.state, text(options.clipID)) === options.state,
+		},
+		song_active: {
+			type: 'boolean',
+			name: 'Song active',
+			defaultStyle: { bgcolor: rgb(STATE_COLOURS.armed), color: WHITE },
+			options: [
+				{
+					type: 'dropdown',
+					id: 'songID',
+					label: 'Song',
+					choices: songs,
+					default: songs[0]?.id ?? '',
+					allowCustom: true,
+				},
+			],
+			callback: ({ options }) => host.state.playstate?.activeSongID === options.songID,
+		},
+		recording: {
+			type: 'boolean',
+			name: 'Recording',
+			defaultStyle: { bgcolor: combineRgb(204, 0, 0), color: WHITE },
+			options: [
+				{
+					type: 'dropdown',
+					id: 'state',
+					label: 'State',
+					default: 'recording',
+					choices: [
+						{ id: 'recording', label: 'Recording' },
+						{ id: 'armed', label: 'Armed (starts on the next trigger)' },
+					],
+				},
+			],
+			callback: ({ options }) => host.state.appState?.recording.state === options.state,
+		},
+		muted: {
+			type: 'boolean',
+			name: 'Output muted',
+			defaultStyle: { bgcolor: combineRgb(204, 0, 0), color: WHITE },
+			options: [],
+			callback: () => host.state.appState?.muted === true,
+		},
+		fullscreen: {
+			type: 'boolean',
+			name: 'Output full screen',
+			defaultStyle: { bgcolor: rgb(STATE_COLOURS.playing), color: WHITE },
+			options: [],
+			callback: () => host.state.appState?.fullScreen === true,
+		},
+		connected: {
+			type: 'boolean',
+			name: 'Connected to Cueport',
+			description: 'Invert it to light a key while the connection is down',
+			defaultStyle: { bgcolor: rgb(STATE_COLOURS.playing), color: WHITE },
+			showInvert: true,
+			options: [],
+			callback: () => host.isConnected(),
+		},
+		clip_thumbnail: {
+			type: 'advanced',
+			name: 'Clip thumbnail with its play state',
+			description: "The Clip's picture at the key's size, framed green (playing), amber (paused) or blue (armed)",
+			options: [clipField],
+			callback: async (feedback) => {
+				const clipID = text(feedback.options.clipID)
+				const width = feedback.image?.width ?? 72
+				const height = feedback.image?.height ?? 72
+				const state = keyState(host.state, clipID)
+				const overlay = state === 'playing' ? 'play' : state === 'paused' ? 'pause' : 'none'
+				const picture = await host.thumbnail(clipID, Math.min(width, height), overlay)
+				return { png64: host.thumbnailKey(picture, width, height, state).toString('base64') }
+			},
+		},
+		control_bar: {
+			type: 'advanced',
+			name: "Control's value as a bar",
+			options: [
+				{ type: 'dropdown', id: 'controlID', label: 'Control', choices: controlChoices(host.state), default: 'A' },
+				{ type: 'colorpicker', id: 'color', label: 'Bar colour', default: combineRgb(0, 204, 68) },
+			],
+			callback: (feedback) => {
+				const width = feedback.image?.width ?? 72
+				const height = feedback.image?.height ?? 72
+				const colour = Number(feedback.options.color ?? combineRgb(0, 204, 68))
+				const bar = [(colour >> 16) & 255, (colour >> 8) & 255, colour & 255]
+				const value = host.state.controlValue(text(feedback.options.controlID) || 'A')
+				return { png64: barKey(value, width, height, bar).toString('base64') }
+			},
+		},
+	}
+}

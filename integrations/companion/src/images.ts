@@ -1,0 +1,85 @@
+/**
+ * Key images drawn by the module, as PNGs of the key's size (pngjs: a maintained pure-JS codec,
+ * so the package needs no native addon): the Clip thumbnail with its play state drawn over it,
+ * and a Control's value as a bar.
+ */
+import { PNG } from 'pngjs'
+
+/** RGB colours of the play states (the frame drawn around a thumbnail). */
+export const STATE_COLOURS = {
+	playing: [0, 204, 68],
+	paused: [255, 170, 0],
+	armed: [0, 136, 255],
+	stopped: [0, 0, 0],
+} as const
+
+/** The play state a Clip key shows. */
+export type KeyState = keyof typeof STATE_COLOURS
+
+function blank(width: number, height: number): PNG {
+	const png = new PNG({ width, height })
+	png.data.fill(0)
+	for (let i = 3; i < png.data.length; i += 4) png.data[i] = 255
+	return png
+}
+
+function fillRect(png: PNG, x0: number, y0: number, w: number, h: number, rgb: readonly number[]): void {
+	for (let y = Math.max(0, y0); y < Math.min(png.height, y0 + h); y++) {
+		for (let x = Math.max(0, x0); x < Math.min(png.width, x0 + w); x++) {
+			const i = (y * png.width + x) * 4
+			png.data[i] = rgb[0]
+			png.data[i + 1] = rgb[1]
+			png.data[i + 2] = rgb[2]
+			png.data[i + 3] = 255
+		}
+	}
+}
+
+/**
+ * The thumbnail (a square PNG from the service, already carrying its play/pause glyph) centred on
+ * a key of `width` x `height`, framed in the colour of `state`.
+ */
+export function thumbnailKey(thumbnail: Buffer | null, width: number, height: number, state: KeyState): Buffer {
+	const key = blank(width, height)
+	if (thumbnail) {
+		const src = PNG.sync.read(thumbnail)
+		const dx = Math.floor((width - src.width) / 2)
+		const dy = Math.floor((height - src.height) / 2)
+		PNG.bitblt(
+			src,
+			key,
+			Math.max(0, -dx),
+			Math.max(0, -dy),
+			Math.min(src.width, width),
+			Math.min(src.height, height),
+			Math.max(0, dx),
+			Math.max(0, dy),
+		)
+	}
+	if (state !== 'stopped') {
+		const t = Math.max(2, Math.round(Math.min(width, height) / 16))
+		const rgb = STATE_COLOURS[state]
+		fillRect(key, 0, 0, width, t, rgb)
+		fillRect(key, 0, height - t, width, t, rgb)
+		fillRect(key, 0, 0, t, height, rgb)
+		fillRect(key, width - t, 0, t, height, rgb)
+	}
+	return PNG.sync.write(key)
+}
+
+/** A horizontal bar of `value` (0.0-1.0, clamped for drawing) along the key's bottom fifth. */
+export function barKey(value: number, width: number, height: number, rgb: readonly number[]): Buffer {
+	const key = new PNG({ width, height })
+	key.data.fill(0) // transparent: the key's own text and colour show through
+	const h = Math.max(4, Math.round(height / 5))
+	const y = height - h - 2
+	const filled = Math.round((width - 4) * Math.min(1, Math.max(0, Number.isFinite(value) ? value : 0)))
+	fillRect(key, 2, y, width - 4, h, [48, 48, 48])
+	fillRect(key, 2, y, filled, h, rgb)
+	return PNG.sync.write(key)
+}
+
+/** The size of a PNG, from its header. */
+export function pngSize(png: Buffer): { width: number; height: number } {
+	return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) }
+}

@@ -1,0 +1,202 @@
+/**
+ * The Cueport connection module for Bitfocus Companion: actions from the catalog, live feedback,
+ * variables and presets, over Cueport's public API (HTTP and the WebSocket).
+ */
+import { InstanceBase, InstanceStatus, type SomeCompanionConfigField } from '@companion-module/base'
+import { actionDefinitions } from './actions.js'
+import { configFields, type CueportConfig, type CueportSecrets, resolveEndpoint } from './config.js'
+import { Connection } from './connection.js'
+import { feedbackDefinitions } from './feedbacks.js'
+import { type KeyState, thumbnailKey } from './images.js'
+import { presetDefinitions } from './presets.js'
+import { type Changes, ShowState, type Update } from './state.js'
+import { variableDefinitions, variableValues } from './variables.js'
+import { ThumbnailCache } from './thumbnails.js'
+
+type Types = {
+	config: CueportConfig
+	secrets: CueportSecrets
+	actions: Record<string, any>
+	feedbacks: Record<string, any>
+	variables: Record<string, any>
+}
+
+const STATUS = {
+	connecting: InstanceStatus.Connecting,
+	ok: InstanceStatus.Ok,
+	auth: InstanceStatus.AuthenticationFailure,
+	down: InstanceStatus.Disconnected,
+} as const
+
+/** One Companion connection to one Cueport service. */
+export default class CueportInstance extends InstanceBase<Types> {
+	readonly state = new ShowState()
+	#config: CueportConfig = {} as CueportConfig
+	#secrets: CueportSecrets = { token: '' }
+	#connection: Connection | null = null
+	#connectionState = 'down'
+	#structureKey = ''
+	#clock: NodeJS.Timeout | null = null
+	readonly #thumbnails = new ThumbnailCache(64)
+
+	async init(config: CueportConfig, _isFirstInit: boolean, secrets: CueportSecrets): Promise<void> {
+		this.setVariableDefinitions(variableDefinitions())
+		await this.configUpdated(config, secrets)
+		this.#clock = setInterval(() => this.#onRecordingClock(), 1000)
+	}
+
+	async destroy(): Promise<void> {
+		if (this.#clock) clearInterval(this.#clock)
+		this.#connection?.stop()
+		this.#connection = null
+	}
+
+	async configUpdated(config: CueportConfig, secrets: CueportSecrets): Promise<void> {
+		this.#config = config
+		this.#secrets = { token: secrets?.token ?? '' }
+		this.#connection?.stop()
+		this.#connection = null
+		this.#refreshDefinitions(true)
+		const endpoint = resolveEndpoint(config)
+		if (!endpoint) {
+			this.updateStatus(InstanceStatus.BadConfig, 'Pick a Cueport service or type its address')
+			return
+		}
+		this.#connection = new Connection(
+			endpoint,
+			{ token: this.#secrets.token, deviceName: config.deviceName || 'Companion' },
+			{
+				status: (state, message) => this.#onStatus(state, message),
+				snapshot: (active, appState) => {
+					this.state.reset(active, appState)
+					this.#refresh({ structure: true, play: true, app: true, needsResync: false })
+				},
+				updates: (updates, changes) => this.#onUpdates(updates, changes),
+				log: (level, message) => this.log(level, message),
+			},
+		)
+		if (config.pairingCode && /^\d{6}$/.test(config.pairingCode.trim())) await this.#pair(config.pairingCode.trim())
+		this.#connection?.start()
+	}
+
+	getConfigFields(): SomeCompanionConfigField[] {
+		return configFields()
+	}
+
+	/** Exchanges the code of the config page for a device token, kept in the secrets store. */
+	async #pair(code: string): Promise<void> {
+		const connection = this.#connection
+		if (!connection) return
+		try {
+			const res = await connection.request('POST', '/api/v1/pair', {
+				otp: code,
+				deviceName: this.#config.deviceName || 'Companion',
+			})
+			if (res.status !== 200 || typeof res.body?.token !== 'string') {
+				this.log('warn', `Pairing refused: ${res.body?.error?.message ?? `HTTP ${res.status}`}`)
+				return
+			}
+			this.#secrets = { token: res.body.token }
+			this.#config = { ...this.#config, pairingCode: '' }
+			connection.setToken(res.body.token)
+			this.saveConfig(this.#config, this.#secrets)
+			this.log('info', `Paired as device ${res.body.deviceId}`)
+		} catch (err) {
+			this.log('warn', `Pairing failed: ${(err as Error).message}`)
+		}
+	}
+
+	#onStatus(state: keyof typeof STATUS, message: string): void {
+		this.#connectionState = state
+		this.updateStatus(STATUS[state], message)
+		this.setVariableValues({ connection: state })
+		this.checkFeedbacks('connected')
+	}
+
+	#onUpdates(updates: Update[], changes: Changes): void {
+		for (const update of updates) this.state.apply(update, changes)
+		this.#refresh(changes)
+	}
+
+	/** Pushes what changed: variables always, feedbacks by kind, definitions when the structure did. */
+	#refresh(changes: Changes): void {
+		this.setVariableValues(variableValues(this.state, this.#connectionState, Date.now()))
+		if (changes.structure) this.#refreshDefinitions(false)
+		if (changes.play) this.checkFeedbacks('clip_state', 'song_active', 'clip_thumbnail', 'control_bar')
+		if (changes.app) this.checkFeedbacks('recording', 'muted', 'fullscreen')
+	}
+
+	/** Action, feedback and preset definitions carry the live Songs, Clips and Controls. */
+	#refreshDefinitions(force: boolean): void {
+		const key = JSON.stringify([
+			this.state.project?.songs,
+			this.state.project?.clips.map((c) => [c.clipID, c.name]),
+			this.state.project?.controls,
+			this.state.playstate?.activeSongID,
+			this.label,
+		])
+		if (!force && key === this.#structureKey) return
+		this.#structureKey = key
+		this.setActionDefinitions(
+			actionDefinitions({
+				state: this.state,
+				runAction: async (body) => this.#post('/api/v1/action', body, body.name),
+				runEdit: async (name) => this.#post('/api/v1/edit', { name, params: {} }, name),
+			}),
+		)
+		this.setFeedbackDefinitions(
+			feedbackDefinitions({
+				state: this.state,
+				isConnected: () => this.#connectionState === 'ok',
+				thumbnail: async (clipID, size, overlay) => this.#thumbnail(clipID, size, overlay),
+				thumbnailKey: (picture, width, height, state: KeyState) => thumbnailKey(picture, width, height, state),
+			}),
+		)
+		const { structure, presets } = presetDefinitions(this.state, this.label)
+		this.setPresetDefinitions(structure, presets)
+		this.checkAllFeedbacks()
+	}
+
+	/** A refused action or edit is a log line, never a throw. */
+	async #post(path: string, body: unknown, what: string): Promise<void> {
+		const connection = this.#connection
+		if (!connection) {
+			this.log('warn', `${what} not sent: not connected`)
+			return
+		}
+		try {
+			const res = await connection.request('POST', path, body)
+			if (res.status >= 400) {
+				this.log('warn', `${what} refused: ${res.body?.error?.message ?? `HTTP ${res.status}`}`)
+			}
+		} catch (err) {
+			this.log('warn', `${what} failed: ${(err as Error).message}`)
+		}
+	}
+
+	async #thumbnail(clipID: string, size: number, overlay: string): Promise<Buffer | null> {
+		const clip = this.state.clip(clipID)
+		const project = this.state.project?.projectId
+		const connection = this.#connection
+		if (!clip?.fileId || !project || !connection) return null
+		const px = Math.min(512, Math.max(16, Math.round(size)))
+		const path = `/thumbnails/${encodeURIComponent(project)}/${encodeURIComponent(clip.fileId)}.png?size=${px}&overlay=${overlay}&format=png`
+		return this.#thumbnails.get(path, async () => {
+			const res = await connection.request('GET', path)
+			if (res.status !== 200 || !Buffer.isBuffer(res.body)) {
+				this.log('debug', `Thumbnail of ${clipID}: HTTP ${res.status}`)
+				return null
+			}
+			return res.body
+		})
+	}
+
+	#onRecordingClock(): void {
+		if (this.state.appState?.recording.state === 'recording') {
+			this.setVariableValues(variableValues(this.state, this.#connectionState, Date.now()))
+		}
+	}
+}
+
+/** No upgrade scripts yet: the first release. */
+export const UpgradeScripts = []
