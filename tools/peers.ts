@@ -64,6 +64,12 @@ export const PEERS: readonly Peer[] = [
     debian: "chromium",
     why: "headless browser of the web remote's tests",
   },
+  {
+    name: "node",
+    commands: ["node"],
+    debian: "nodejs",
+    why: "runs the Companion module as Companion does (npm builds it)",
+  },
 ];
 
 /** The names of the peers, as tests name what they need. */
@@ -74,7 +80,8 @@ export type PeerName =
   | "oscsend"
   | "mdns-scan"
   | "systemd-analyze"
-  | "chromium";
+  | "chromium"
+  | "node";
 
 /** Where a command is on PATH, or undefined (needs read access to PATH's folders). */
 export function which(command: string): string | undefined {

@@ -168,7 +168,15 @@ export class Connection {
 			else pending.reject(new Error(`${msg.error?.code}: ${msg.error?.message}`))
 			return
 		}
-		if (msg.type === 'event' && msg.event === 'state-update') this.#onUpdates(msg)
+		if (msg.type === 'event' && msg.event === 'state-update') {
+			try {
+				this.#onUpdates(msg)
+			} catch (err) {
+				// A surprise in one update must not end the module: resync from a fresh snapshot.
+				this.#events.log('error', `State update not applied: ${(err as Error).message}`)
+				this.resync().catch(() => {})
+			}
+		}
 	}
 
 	#onUpdates(msg: { seq?: number; payload: Update[] }): void {

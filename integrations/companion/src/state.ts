@@ -88,7 +88,7 @@ export class ShowState {
 	/** Replaces everything (after a connect, a `full` update or a gap). */
 	reset(active: { project: Project | null; playstate: PlayState | null }, appState: AppState | null): void {
 		this.project = active.project
-		this.playstate = active.playstate
+		this.playstate = active.playstate ? { ...active.playstate, controls: active.playstate.controls ?? {} } : null
 		this.appState = appState
 	}
 
@@ -98,7 +98,9 @@ export class ShowState {
 		switch (update.updateType) {
 			case 'playstate':
 				if (data.playstate && (!this.project || data.playstate.projectId === this.project.projectId)) {
-					this.playstate = data.playstate as PlayState
+					const next = data.playstate as PlayState
+					// Not every playstate update carries the Controls: keep the ones known.
+					this.playstate = { ...next, controls: next.controls ?? this.playstate?.controls ?? {} }
 					changes.play = true
 				}
 				if (data.event === 'control-changed' && this.playstate) {
@@ -120,7 +122,8 @@ export class ShowState {
 				}
 				break
 			case 'project':
-				if (data.event === 'project-changed') changes.needsResync = true
+				// An edit (project-changed, project-edited): read the Project again; progress reports change nothing.
+				if (!String(data.event).endsWith('-progress')) changes.needsResync = true
 				break
 			case 'song':
 			case 'clip':
@@ -161,6 +164,6 @@ export class ShowState {
 
 	/** A Control's current value (0 until it is set). */
 	controlValue(controlID: string): number {
-		return this.playstate?.controls[controlID.toUpperCase()] ?? 0
+		return this.playstate?.controls?.[controlID.toUpperCase()] ?? 0
 	}
 }
