@@ -55,6 +55,8 @@ interface Packet {
 export class ModuleHost {
   readonly variables = new Map<string, unknown>();
   readonly feedbackValues = new Map<string, FeedbackValue>();
+  /** When each feedback's value last arrived (performance.now(), ms). */
+  readonly feedbackTimes = new Map<string, number>();
   // deno-lint-ignore no-explicit-any
   actions: Record<string, any> = {};
   // deno-lint-ignore no-explicit-any
@@ -256,7 +258,10 @@ export class ModuleHost {
         for (const { id, value } of payload.newValues) this.variables.set(id, value);
         break;
       case "updateFeedbackValues":
-        for (const v of payload.values) this.feedbackValues.set(v.id, v);
+        for (const v of payload.values) {
+          this.feedbackValues.set(v.id, v);
+          this.feedbackTimes.set(v.id, performance.now());
+        }
         break;
       case "setPresetDefinitions":
         this.presets = payload;
