@@ -45,6 +45,7 @@ function describe(defs) {
 }
 
 let instance = null
+let instanceContext = null
 let actions = {}
 let feedbacks = {}
 const feedbackInstances = new Map()
@@ -117,10 +118,14 @@ function context(connectionId) {
 
 const handlers = {
 	init: async (msg) => {
+		instanceContext.label = msg.label
 		await instance.init(msg.config, !!msg.isFirstInit, msg.secrets)
 		return { hasHttpHandler: false, hasRecordActionsHandler: false, newUpgradeIndex: -1, disableNewConfigLayout: false }
 	},
-	updateConfig: async (msg) => instance.configUpdated(msg.config, msg.secrets),
+	updateConfig: async (msg) => {
+		instanceContext.label = msg.label
+		return instance.configUpdated(msg.config, msg.secrets)
+	},
 	getConfigFields: async () => ({ fields: instance.getConfigFields() }),
 	destroy: async () => instance.destroy(),
 	executeAction: async (msg) => {
@@ -168,5 +173,6 @@ process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'))
 const { connectionId } = await call('register', { verificationToken: process.env.VERIFICATION_TOKEN ?? '' })
 const moduleImport = await import(pathToFileURL(entrypoint).href)
 const Module = typeof moduleImport === 'function' ? moduleImport : moduleImport.default
-instance = new Module(context(connectionId))
+instanceContext = context(connectionId)
+instance = new Module(instanceContext)
 send('ready', {})

@@ -35,9 +35,19 @@ function fillRect(png: PNG, x0: number, y0: number, w: number, h: number, rgb: r
 	}
 }
 
+/** Darkens the bottom `rows` of the key, so the key's text stays legible over a bright picture. */
+function shadeBottom(png: PNG, rows: number): void {
+	for (let i = (png.height - rows) * png.width * 4; i < png.data.length; i += 4) {
+		png.data[i] = png.data[i] >> 1
+		png.data[i + 1] = png.data[i + 1] >> 1
+		png.data[i + 2] = png.data[i + 2] >> 1
+	}
+}
+
 /**
  * The thumbnail (a square PNG from the service, already carrying its play/pause glyph) centred on
- * a key of `width` x `height`, framed in the colour of `state`.
+ * a key of `width` x `height`, its bottom quarter shaded for the key's text, framed in the colour
+ * of `state`.
  */
 export function thumbnailKey(thumbnail: Buffer | null, width: number, height: number, state: KeyState): Buffer {
 	const key = blank(width, height)
@@ -56,6 +66,7 @@ export function thumbnailKey(thumbnail: Buffer | null, width: number, height: nu
 			Math.max(0, dy),
 		)
 	}
+	shadeBottom(key, Math.round(height / 4))
 	if (state !== 'stopped') {
 		const t = Math.max(2, Math.round(Math.min(width, height) / 16))
 		const rgb = STATE_COLOURS[state]
