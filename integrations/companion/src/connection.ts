@@ -4,7 +4,7 @@
  * after every drop or gap) and HTTP for actions, edits, pairing and thumbnails.
  */
 import WebSocket from 'ws'
-import type { AppState, Changes, PlayState, Project, Update } from './state.js'
+import { type AppState, type Changes, noChanges, type PlayState, type Project, type Update } from './state.js'
 
 /** Delays between reconnect attempts: doubling from 250 ms, at most 5 s. */
 export const BACKOFF_MS = { first: 250, max: 5000 }
@@ -182,7 +182,7 @@ export class Connection {
 	#onUpdates(msg: { seq?: number; payload: Update[] }): void {
 		const gap = typeof msg.seq === 'number' && this.#seq > 0 && msg.seq !== this.#seq + 1
 		if (typeof msg.seq === 'number') this.#seq = msg.seq
-		const changes: Changes = { structure: false, play: false, app: false, needsResync: gap }
+		const changes: Changes = { ...noChanges(), needsResync: gap }
 		this.#events.updates(Array.isArray(msg.payload) ? msg.payload : [], changes)
 		if (changes.needsResync) {
 			this.resync().catch((err: Error) => this.#events.log('warn', `Resync failed: ${err.message}`))

@@ -14,8 +14,14 @@ export interface FeedbackHost {
 	isConnected(): boolean
 	/** The Clip's thumbnail as a PNG of `size` with the play/pause glyph of `overlay`, or null. */
 	thumbnail(clipID: string, size: number, overlay: 'play' | 'pause' | 'none'): Promise<Buffer | null>
-	/** Composes the key image. */
-	thumbnailKey(thumbnail: Buffer | null, width: number, height: number, state: KeyState): Buffer
+	/** Composes the key image (the module keeps the last ones by Clip, size and state). */
+	thumbnailKey(
+		clipID: string,
+		thumbnail: Buffer | null,
+		width: number,
+		height: number,
+		state: KeyState,
+	): Promise<Buffer | null>
 }
 
 /** The key state of a Clip: playing, paused, armed (selected: plays on PLAY_IN) or stopped. */
@@ -132,7 +138,8 @@ export function feedbackDefinitions(host: FeedbackHost): CompanionFeedbackDefini
 				const state = keyState(host.state, clipID)
 				const overlay = state === 'playing' ? 'play' : state === 'paused' ? 'pause' : 'none'
 				const picture = await host.thumbnail(clipID, Math.min(width, height), overlay)
-				return { png64: host.thumbnailKey(picture, width, height, state).toString('base64') }
+				const key = await host.thumbnailKey(clipID, picture, width, height, state)
+				return key ? { png64: key.toString('base64') } : {}
 			},
 		},
 		control_bar: {

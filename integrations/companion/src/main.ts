@@ -38,6 +38,8 @@ export default class CueportInstance extends InstanceBase<Types> {
 	#structureKey = ''
 	#clock: NodeJS.Timeout | null = null
 	readonly #thumbnails = new ThumbnailCache(64)
+	readonly #keys = new ThumbnailCache(128)
+	readonly #sentVariables = new Map<string, unknown>()
 
 	async init(config: CueportConfig, _isFirstInit: boolean, secrets: CueportSecrets): Promise<void> {
 		this.setVariableDefinitions(variableDefinitions())
@@ -69,7 +71,7 @@ export default class CueportInstance extends InstanceBase<Types> {
 				status: (state, message) => this.#onStatus(state, message),
 				snapshot: (active, appState) => {
 					this.state.reset(active, appState)
-					this.#refresh({ structure: true, play: true, app: true, needsResync: false })
+					this.#refresh({ structure: true, play: true, positions: true, controls: true, app: true, needsResync: false })
 				},
 				updates: (updates, changes) => this.#onUpdates(updates, changes),
 				log: (level, message) => this.log(level, message),
@@ -109,7 +111,7 @@ export default class CueportInstance extends InstanceBase<Types> {
 	#onStatus(state: keyof typeof STATUS, message: string): void {
 		this.#connectionState = state
 		this.updateStatus(STATUS[state], message)
-		this.setVariableValues({ connection: state })
+		this.#pushVariables()
 		this.checkFeedbacks('connected')
 	}
 
@@ -118,25 +120,40 @@ export default class CueportInstance extends InstanceBase<Types> {
 		this.#refresh(changes)
 	}
 
-	/** Pushes what changed: variables always, feedbacks by kind, definitions when the structure did. */
+	/** Pushes what changed: the variables that moved, feedbacks by kind, definitions when the structure did. */
 	#refresh(changes: Changes): void {
-		this.setVariableValues(variableValues(this.state, this.#connectionState, Date.now()))
+		this.#pushVariables()
 		if (changes.structure) this.#refreshDefinitions(false)
-		if (changes.play) this.checkFeedbacks('clip_state', 'song_active', 'clip_thumbnail', 'control_bar')
+		if (changes.play) this.checkFeedbacks('clip_state', 'song_active', 'clip_thumbnail')
+		if (changes.controls || changes.play) this.checkFeedbacks('control_bar')
 		if (changes.app) this.checkFeedbacks('recording', 'muted', 'fullscreen')
+	}
+
+	/** Sends only the variables whose value changed since the last send. */
+	#pushVariables(): void {
+		const changed: Record<string, unknown> = {}
+		for (const [id, value] of Object.entries(variableValues(this.state, this.#connectionState, Date.now()))) {
+			if (this.#sentVariables.get(id) === value) continue
+			this.#sentVariables.set(id, value)
+			changed[id] = value
+		}
+		if (Object.keys(changed).length > 0) this.setVariableValues(changed)
 	}
 
 	/** Action, feedback and preset definitions carry the live Songs, Clips and Controls. */
 	#refreshDefinitions(force: boolean): void {
 		const key = JSON.stringify([
 			this.state.project?.songs,
-			this.state.project?.clips.map((c) => [c.clipID, c.name]),
+			this.state.project?.clips.map((c) => [c.clipID, c.name, c.fileId]),
 			this.state.project?.controls,
 			this.state.playstate?.activeSongID,
 			this.label,
 		])
 		if (!force && key === this.#structureKey) return
 		this.#structureKey = key
+		// A Clip may have a new picture: draw the keys again.
+		this.#thumbnails.clear()
+		this.#keys.clear()
 		this.setActionDefinitions(
 			actionDefinitions({
 				state: this.state,
@@ -149,7 +166,10 @@ export default class CueportInstance extends InstanceBase<Types> {
 				state: this.state,
 				isConnected: () => this.#connectionState === 'ok',
 				thumbnail: async (clipID, size, overlay) => this.#thumbnail(clipID, size, overlay),
-				thumbnailKey: (picture, width, height, state: KeyState) => thumbnailKey(picture, width, height, state),
+				thumbnailKey: async (clipID, picture, width, height, state: KeyState) =>
+					this.#keys.get(`${clipID} ${width}x${height} ${state} ${picture?.length ?? 0}`, async () =>
+						thumbnailKey(picture, width, height, state),
+					),
 			}),
 		)
 		const { structure, presets } = presetDefinitions(this.state, this.label)
@@ -193,7 +213,7 @@ export default class CueportInstance extends InstanceBase<Types> {
 
 	#onRecordingClock(): void {
 		if (this.state.appState?.recording.state === 'recording') {
-			this.setVariableValues(variableValues(this.state, this.#connectionState, Date.now()))
+			this.#pushVariables()
 		}
 	}
 }

@@ -73,10 +73,22 @@ export interface Update {
 
 /** What an update changed, so the module refreshes only what depends on it. */
 export interface Changes {
+	/** Songs, Clips or Controls were added, removed or renamed: definitions and presets follow. */
 	structure: boolean
+	/** What plays, what is selected, the active Song. */
 	play: boolean
+	/** Only positions moved (every 250 ms while something plays): variables only. */
+	positions: boolean
+	/** A Control's value. */
+	controls: boolean
+	/** Mute, full screen, volume, recording. */
 	app: boolean
 	needsResync: boolean
+}
+
+/** Nothing changed yet. */
+export function noChanges(): Changes {
+	return { structure: false, play: false, positions: false, controls: false, app: false, needsResync: false }
 }
 
 /** The module's copy of the show. */
@@ -101,11 +113,12 @@ export class ShowState {
 					const next = data.playstate as PlayState
 					// Not every playstate update carries the Controls: keep the ones known.
 					this.playstate = { ...next, controls: next.controls ?? this.playstate?.controls ?? {} }
-					changes.play = true
+					if (data.event === 'positions') changes.positions = true
+					else if (data.event !== 'control-changed') changes.play = true
 				}
 				if (data.event === 'control-changed' && this.playstate) {
 					this.playstate.controls[String(data.controlID)] = Number(data.value)
-					changes.play = true
+					changes.controls = true
 				}
 				break
 			case 'appState':

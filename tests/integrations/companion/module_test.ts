@@ -7,7 +7,10 @@ import { Buffer } from "node:buffer";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
 import { remoteProxies } from "../../_helpers/browser.ts";
 import { ModuleHost } from "./_module_host.ts";
+import { decodePng } from "../../../server/media/render/codecs.ts";
+import type { Raster } from "../../../server/media/render/raster.ts";
 import { needs } from "../../_helpers/peers.ts";
+import { until } from "../../_helpers/until.ts";
 import { CATALOG_PATH, catalogText } from "../../../integrations/companion/deno/catalog.ts";
 
 function localConfig(svc: TestService): Record<string, unknown> {
@@ -21,12 +24,22 @@ function localConfig(svc: TestService): Record<string, unknown> {
   };
 }
 
+/** The PNG of an advanced feedback's value, decoded. */
 // deno-lint-ignore no-explicit-any
-function pngOf(value: any): { width: number; height: number; rgbAt0: number[] } {
+async function pngOf(value: any): Promise<Raster> {
   const bytes = Buffer.from(String(value?.png64 ?? ""), "base64");
   assert.equal(bytes.subarray(1, 4).toString("latin1"), "PNG", "a PNG");
-  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20), rgbAt0: [] };
+  return await decodePng(new Uint8Array(bytes));
 }
+
+/** The RGB of a pixel. */
+function rgbAt(r: Raster, x: number, y: number): number[] {
+  const i = (y * r.width + x) * 4;
+  return [r.data[i]!, r.data[i + 1]!, r.data[i + 2]!];
+}
+
+const GREEN = [0, 204, 68];
+const AMBER = [255, 170, 0];
 
 Deno.test("catalog.json is what deno task companion:catalog generates from the catalog", async () => {
   assert.equal(await Deno.readTextFile(CATALOG_PATH), catalogText());
@@ -126,15 +139,77 @@ Deno.test("the built module drives and follows a real service", needs("node"), a
         () => host.feedbackValues.get("thumb")?.value?.png64 && host.feedbackValues.get("thumb"),
         "thumbnail",
       );
-      const png = pngOf(thumb.value);
+      const png = await pngOf(thumb.value);
       assert.deepEqual([png.width, png.height], [72, 58]);
+      assert.deepEqual(rgbAt(png, 1, 29), GREEN, "framed green: playing");
+      assert.notDeepEqual(rgbAt(png, 36, 20), GREEN, "the picture inside the frame");
       const bar = await host.until(
         () => host.feedbackValues.get("bar")?.value?.png64 && host.feedbackValues.get("bar"),
         "bar",
       );
-      const barPng = pngOf(bar.value);
+      const barPng = await pngOf(bar.value);
       assert.deepEqual([barPng.width, barPng.height], [96, 96]);
+      // Control A is at 0.85: the bar is lit at 80 % of its width and dark at 90 %.
+      assert.deepEqual(rgbAt(barPng, 2 + Math.floor(92 * 0.8), 85), [0, 255, 0]);
+      assert.notDeepEqual(rgbAt(barPng, 2 + Math.floor(92 * 0.9), 85), [0, 255, 0]);
+
+      // Paused by another client: the key is drawn again, framed amber.
+      const before = host.feedbackValues.get("thumb")!.value.png64;
+      await svc.post("/api/v1/action", { name: "PAUSE_IN", params: ["clip-rings"] });
+      const paused = await host.until(
+        () =>
+          host.feedbackValues.get("thumb")?.value?.png64 !== before &&
+          host.feedbackValues.get("thumb"),
+        "the paused key",
+      );
+      assert.deepEqual(rgbAt(await pngOf(paused.value), 1, 29), AMBER, "framed amber: paused");
+      await svc.post("/api/v1/action", { name: "RESUME_IN", params: ["clip-rings"] });
     });
+
+    await t.step(
+      "a discovered service (the bonjour field's host:port) is connected to",
+      async () => {
+        const ws = svc.service.ports.ws;
+        await host.call("updateConfig", {
+          label: "cueport",
+          config: { ...localConfig(svc), host: "", bonjour: `127.0.0.1:${ws}` },
+          secrets: { token: "" },
+        });
+        await host.until(() => host.status.status === "ok", "the discovered service");
+        assert.equal(host.variables.get("project_name"), "Demo Show");
+      },
+    );
+
+    await t.step(
+      "a player crash: the module stays connected and follows the restarted player",
+      async () => {
+        await host.placeFeedbacks({
+          checker: {
+            feedbackId: "clip_state",
+            options: { clipID: "clip-checker", state: "playing" },
+          },
+        });
+        await host.until(
+          () => host.feedbackValues.get("checker")?.value === false,
+          "the checker key",
+        );
+        const oldPid = svc.service.supervisor.pid!;
+        Deno.kill(oldPid, "SIGKILL");
+        await until("a new player", () => {
+          const pid = svc.service.supervisor.pid;
+          return pid !== null && pid !== oldPid && svc.service.core.isReady;
+        });
+        await host.executeAction("TRIGGER_CLIP_IN", {
+          clipID: "clip-checker",
+          activateSong: false,
+        });
+        await host.until(
+          () => host.feedbackValues.get("checker")?.value === true,
+          "the state after the crash",
+        );
+        assert.equal(host.status.status, "ok");
+      },
+    );
 
     await t.step("a refused action is a log line, not a failure", async () => {
       const answer = await host.executeAction("PAUSE_IN", { clipID: "no-such-clip" });
@@ -191,10 +266,18 @@ Deno.test(
 
       await svc.stop({ keepData: true });
       await host.until(() => host.status.status !== "ok", "the drop to be seen");
+      // Renamed while the service is down: no update will say so, only the resync can.
+      const file = `${svc.dataDir}/projects/demo/project.json`;
+      const project = JSON.parse(await Deno.readTextFile(file));
+      await Deno.writeTextFile(file, JSON.stringify({ ...project, name: "Renamed Offline" }));
       svc = await startTestService({ allowedHosts, httpPort: ports.http, wsPort: ports.ws }, {
         dataDir: svc.dataDir,
       });
       await host.until(() => host.status.status === "ok", "the reconnect");
+      await host.until(
+        () => host.variables.get("project_name") === "Renamed Offline",
+        "the resync",
+      );
       await host.executeAction("TRIGGER_CLIP_IN", {
         clipID: "clip-aurora",
         activateSong: false,
