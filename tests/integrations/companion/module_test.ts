@@ -46,7 +46,8 @@ Deno.test("catalog.json is what deno task companion:catalog generates from the c
 });
 
 Deno.test("the built module drives and follows a real service", needs("node"), async (t) => {
-  const svc = await startTestService({}, { demo: true });
+  // Position reports on (the player's clock moves only when the test advances it).
+  const svc = await startTestService({ positionIntervalMs: 250 }, { demo: true });
   const host = await ModuleHost.start();
   try {
     await host.init(localConfig(svc));
@@ -210,6 +211,26 @@ Deno.test("the built module drives and follows a real service", needs("node"), a
         assert.equal(host.status.status, "ok");
       },
     );
+
+    await t.step("positions and recording reach the time variables", async () => {
+      await host.placeFeedbacks({
+        rec: { feedbackId: "recording", options: { state: "recording" } },
+      });
+      await svc.post("/api/v1/action", { name: "SONG_SELECT_BY_ID", params: ["song-opening"] });
+      await svc.post("/api/v1/action", { name: "PLAY_IN" });
+      await svc.advance(3_000); // the player's virtual clock: position reports every 250 ms
+      await host.until(() => host.variables.get("song_position") === "0:03", "the Song position");
+      assert.equal(host.variables.get("song_remaining"), "0:27"); // the opening Song is 30 s
+      await svc.post("/api/v1/action", { name: "RECORD_TOGGLE", params: ["now"] });
+      await host.until(
+        () => host.feedbackValues.get("rec")?.value === true,
+        "the recording feedback",
+      );
+      assert.equal(host.variables.get("recording_state"), "recording");
+      assert.match(String(host.variables.get("recording_time")), /^\d+:\d\d$/);
+      await svc.post("/api/v1/action", { name: "RECORD_TOGGLE" });
+      await svc.post("/api/v1/action", { name: "STOP_IN" });
+    });
 
     await t.step("a refused action is a log line, not a failure", async () => {
       const answer = await host.executeAction("PAUSE_IN", { clipID: "no-such-clip" });
