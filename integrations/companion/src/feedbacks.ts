@@ -3,7 +3,11 @@
  * the Clip's thumbnail with its play state drawn over it (advanced, a PNG of the key's size); a
  * Control's value as a bar (advanced).
  */
-import { combineRgb, type CompanionFeedbackDefinitions } from '@companion-module/base'
+import {
+	combineRgb,
+	type CompanionFeedbackDefinitions,
+	type SomeCompanionFeedbackInputField,
+} from '@companion-module/base'
 import { clipChoices, controlChoices, songChoices, text } from './choices.js'
 import { barKey, type KeyState, STATE_COLOURS } from './images.js'
 import type { ShowState } from './state.js'
@@ -31,6 +35,17 @@ export function keyState(state: ShowState, clipID: string): KeyState {
 	return state.playstate?.selectedClipID === clipID ? 'armed' : 'stopped'
 }
 
+/** The `state` option of a feedback: the first of `states` is the default. */
+function stateField(states: [string, string][]): SomeCompanionFeedbackInputField {
+	return {
+		type: 'dropdown',
+		id: 'state',
+		label: 'State',
+		default: states[0][0],
+		choices: states.map(([id, label]) => ({ id, label })),
+	}
+}
+
 const WHITE = combineRgb(255, 255, 255)
 const rgb = (c: readonly number[]): number => combineRgb(c[0], c[1], c[2])
 
@@ -54,18 +69,12 @@ export function feedbackDefinitions(host: FeedbackHost): CompanionFeedbackDefini
 			defaultStyle: { bgcolor: rgb(STATE_COLOURS.playing), color: WHITE },
 			options: [
 				clipField,
-				{
-					type: 'dropdown',
-					id: 'state',
-					label: 'State',
-					default: 'playing',
-					choices: [
-						{ id: 'playing', label: 'Playing' },
-						{ id: 'paused', label: 'Paused' },
-						{ id: 'armed', label: 'Armed (selected)' },
-						{ id: 'stopped', label: 'Stopped' },
-					],
-				},
+				stateField([
+					['playing', 'Playing'],
+					['paused', 'Paused'],
+					['armed', 'Armed (selected)'],
+					['stopped', 'Stopped'],
+				]),
 			],
 			callback: ({ options }) => keyState(host.state, text(options.clipID)) === options.state,
 		},
@@ -90,16 +99,10 @@ export function feedbackDefinitions(host: FeedbackHost): CompanionFeedbackDefini
 			name: 'Recording',
 			defaultStyle: { bgcolor: combineRgb(204, 0, 0), color: WHITE },
 			options: [
-				{
-					type: 'dropdown',
-					id: 'state',
-					label: 'State',
-					default: 'recording',
-					choices: [
-						{ id: 'recording', label: 'Recording' },
-						{ id: 'armed', label: 'Armed (starts on the next trigger)' },
-					],
-				},
+				stateField([
+					['recording', 'Recording'],
+					['armed', 'Armed (starts on the next trigger)'],
+				]),
 			],
 			callback: ({ options }) => host.state.appState?.recording.state === options.state,
 		},
