@@ -44,6 +44,62 @@ function describe(defs) {
 	return out
 }
 
+/**
+ * The checks Companion's host makes on preset definitions (`sanitisePresetDefinitions`): every
+ * action and feedback a preset uses exists with those option keys, and the structure and the
+ * presets name each other. Each kind of problem is one `warn` log line, as there.
+ */
+function checkPresets(structure, presets) {
+	const problems = new Map()
+	const note = (kind, name) => problems.set(kind, [...(problems.get(kind) ?? []), name])
+	const checkKeys = (defs, id, options, unknownKind, keysKind, name) => {
+		const def = defs[id]
+		if (!def) return note(unknownKind, name)
+		const valid = new Set(def.options.map((o) => o.id))
+		if (Object.keys(options ?? {}).some((k) => !valid.has(k))) note(keysKind, name)
+	}
+	for (const preset of Object.values(presets)) {
+		if (!preset || !Array.isArray(preset.steps) || !Array.isArray(preset.feedbacks) || !preset.style) {
+			note('could not be validated', preset?.name)
+			continue
+		}
+		for (const f of preset.feedbacks) {
+			checkKeys(
+				feedbacks,
+				f.feedbackId,
+				f.options,
+				'reference unknown feedback definitions',
+				'reference unknown feedback option keys',
+				preset.name,
+			)
+		}
+		for (const step of preset.steps) {
+			for (const key of ['down', 'up', 'rotate_left', 'rotate_right']) {
+				for (const a of step[key] ?? []) {
+					checkKeys(
+						actions,
+						a.actionId,
+						a.options,
+						'reference unknown action definitions',
+						'reference unknown action option keys',
+						preset.name,
+					)
+				}
+			}
+		}
+	}
+	const referenced = new Set(structure.flatMap((section) => section.definitions))
+	for (const id of Object.keys(presets)) if (!referenced.has(id)) note('are not referenced by structure', id)
+	for (const id of referenced) if (!presets[id]) note('are referenced in structure but do not exist', id)
+	for (const [kind, names] of problems) {
+		globalThis.COMPANION_LOGGER(
+			'PresetDefinitionsManager',
+			'warn',
+			`The following preset definitions ${kind}: ${names.sort().join(', ')}`,
+		)
+	}
+}
+
 let instance = null
 let instanceContext = null
 let actions = {}
@@ -92,7 +148,10 @@ function context(connectionId) {
 		checkFeedbacks: (types) => void runFeedbacks((fb) => types.includes(fb.feedbackId)),
 		checkAllFeedbacks: () => void runFeedbacks(() => true),
 		checkFeedbacksById: (ids) => void runFeedbacks((fb) => ids.includes(fb.id)),
-		setPresetDefinitions: (structure, presets) => send('setPresetDefinitions', { structure, presets }),
+		setPresetDefinitions: (structure, presets) => {
+			checkPresets(structure, presets)
+			send('setPresetDefinitions', { structure, presets })
+		},
 		setVariableDefinitions: (defs) => {
 			const variables = Object.entries(defs).map(([id, d]) => ({ id, name: d.name }))
 			send('setVariableDefinitions', { variables, newValues: [] })

@@ -66,6 +66,8 @@ Deno.test("the built module drives and follows a real service", needs("node"), a
         host.presets.presets["clip_clip-aurora"],
         "a Clip trigger preset of the active Song",
       );
+      // Companion's host checks presets against the definitions: nothing for it to complain about.
+      assert.deepEqual(host.logs.filter((l) => l.includes("preset definitions")), []);
     });
 
     await t.step("executeAction of a Clip trigger changes the service's play state", async () => {
