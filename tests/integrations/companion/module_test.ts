@@ -83,6 +83,18 @@ Deno.test("the built module drives and follows a real service", needs("node"), a
       assert.equal(rings?.velocity, 100);
     });
 
+    await t.step("positions on the keys count from 1 (sent with base 1)", async () => {
+      await host.executeAction("PLAY_CLIP_BY_INDEX_IN", {
+        index: 4,
+        songID: "song-opening",
+        velocity: 127,
+      });
+      const play = await svc.get("/api/v1/projects/demo/playstate");
+      const fourth = play.body.clips.find((c: { clipID: string }) => c.clipID === "clip-checker");
+      assert.equal(fourth?.state, "playing", "the fourth Clip of the Song");
+      await svc.post("/api/v1/action", { name: "STOP_CLIP_IN", params: ["clip-checker"] });
+    });
+
     await t.step(
       "a change over HTTP by another client reaches variables and feedback values",
       async () => {
