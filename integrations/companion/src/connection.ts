@@ -38,6 +38,8 @@ export class Connection {
 	#pending = new Map<string, { resolve: (v: any) => void; reject: (e: Error) => void }>()
 	#seq = 0
 	#resyncing: Promise<void> | null = null
+	/** Why the last auth was refused (a revoked device, a rotated key): the status says so until one succeeds. */
+	#authRefused: string | null = null
 
 	constructor(
 		endpoint: { host: string; httpPort: number; wsPort: number },
@@ -103,7 +105,8 @@ export class Connection {
 		socket.on('close', () => this.#onClose(socket))
 		socket.on('open', () => {
 			this.#authenticate().catch((err: Error) => {
-				this.#events.status('auth', err.message)
+				if (err.message.startsWith('AUTHENTICATION_FAILED')) this.#authRefused = err.message
+				else this.#events.log('warn', `Connecting failed: ${err.message}`)
 				socket.close()
 			})
 		})
@@ -114,7 +117,9 @@ export class Connection {
 		this.#pending.clear()
 		if (this.#socket !== socket || this.#stopped) return
 		this.#socket = null
-		this.#events.status('down', `Disconnected; retrying in ${this.#delay} ms`)
+		if (this.#authRefused) {
+			this.#events.status('auth', `${this.#authRefused}; pair again (retrying in ${this.#delay} ms)`)
+		} else this.#events.status('down', `Disconnected; retrying in ${this.#delay} ms`)
 		this.#retry = setTimeout(() => this.#open(), this.#delay)
 		this.#delay = Math.min(this.#delay * 2, BACKOFF_MS.max)
 	}
@@ -124,6 +129,7 @@ export class Connection {
 		await this.#call({ type: 'auth', payload })
 		await this.#call({ type: 'subscribe', payload: { positions: true } })
 		await this.resync()
+		this.#authRefused = null
 		this.#delay = BACKOFF_MS.first
 		this.#events.status('ok', 'Connected')
 	}

@@ -322,6 +322,22 @@ Deno.test(
         () => host.variables.get("clip_state") === "playing",
         "the state after the restart",
       );
+
+      // Revoked on the show machine: the status says so, and a new code pairs it again.
+      const listed = (await svc.get("/api/v1/devices")).body;
+      const device = JSON.stringify(listed).match(/"deviceId":"([^"]+)","name":"Stage Deck"/);
+      assert.ok(device, JSON.stringify(listed));
+      await svc.get(`/api/v1/devices/${device[1]}`, { method: "DELETE" });
+      await host.until(() => host.status.status === "authentication_failure", "the refused auth");
+      const again = (await svc.post("/api/v1/pair/code", {})).body.otp;
+      const saves = host.savedConfigs.length;
+      await host.call("updateConfig", {
+        label: "cueport",
+        config: { ...config, pairingCode: again },
+        secrets: { token: "revoked" },
+      });
+      await host.until(() => host.savedConfigs.length > saves, "the new token");
+      await host.until(() => host.status.status === "ok", "the connection paired again");
     } finally {
       await host.stop();
       await proxies.close();
