@@ -197,13 +197,15 @@ async function keys(host: ModuleHost): Promise<KeyPicture[]> {
   });
 }
 
-/** Puts the demo show in a state worth a picture: a Clip playing, one paused, values, mute. */
+/** Puts the demo show in a state worth a picture: a Clip playing, one paused, one armed, values, mute. */
 async function stage(svc: TestService): Promise<void> {
   for (
     const [name, params] of [
       ["TRIGGER_CLIP_IN", ["clip-rings"]],
       ["PAUSE_IN", ["clip-rings"]],
       ["TRIGGER_CLIP_IN", ["clip-aurora"]],
+      ["PLAY_CLIP_IN", ["clip-checker"]], // selected, then stopped: armed
+      ["STOP_CLIP_IN", ["clip-checker"]],
       ["SET_CONTROL", ["A", 0.7]],
       ["SET_CONTROL", ["B", 0.3]],
       ["MUTE_TOGGLE", []],
