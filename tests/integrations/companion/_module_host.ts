@@ -24,12 +24,27 @@ async function run(cmd: string, args: string[]): Promise<void> {
   }
 }
 
-/** Builds the package when it is not there (CI builds it first, in `.ci/run`). */
+/** When a file was last changed (ms), or 0 when it is not there. */
+async function mtime(path: string): Promise<number> {
+  return await Deno.stat(path).then((s) => s.mtime?.getTime() ?? 0, () => 0);
+}
+
+/**
+ * Builds the package when it is not there or older than a source file (CI builds it first, in
+ * `.ci/run`), so a test never runs a stale build.
+ */
 export async function ensureBuilt(): Promise<void> {
-  const exists = await Deno.stat(BUILT_MAIN).then(() => true, () => false);
-  if (exists) return;
-  const hasModules = await Deno.stat(`${COMPANION_DIR}node_modules`).then(() => true, () => false);
-  if (!hasModules) await run("npm", ["ci", "--no-audit", "--no-fund"]);
+  const built = await mtime(BUILT_MAIN);
+  const sources = [...Deno.readDirSync(`${COMPANION_DIR}src`)].map((e) =>
+    `${COMPANION_DIR}src/${e.name}`
+  );
+  const newest = Math.max(
+    ...await Promise.all([...sources, `${COMPANION_DIR}package-lock.json`].map(mtime)),
+  );
+  if (built > 0 && built >= newest) return;
+  if (!(await mtime(`${COMPANION_DIR}node_modules`))) {
+    await run("npm", ["ci", "--no-audit", "--no-fund"]);
+  }
   await run("npm", ["run", "build"]);
 }
 
