@@ -265,6 +265,23 @@ Deno.test("the built module drives and follows a real service", needs("node"), a
         host.variables.get("project_name"),
       );
     });
+
+    await t.step("a Clip added by an edit joins the dropdowns and the Clip presets", async () => {
+      await svc.post("/api/v1/action", { name: "SONG_SELECT_BY_ID", params: ["song-opening"] });
+      const added = await svc.post("/api/v1/edit", {
+        name: "clip.add",
+        params: { songID: "song-opening", fileId: "file-sunset", name: "Encore Sunset" },
+      });
+      assert.equal(added.status, 200, JSON.stringify(added.body));
+      const choice = await host.until(
+        () =>
+          host.actions.TRIGGER_CLIP_IN.options[0].choices.find((c: { label: string }) =>
+            c.label.endsWith("Encore Sunset")
+          ),
+        "the new Clip in the dropdown",
+      );
+      await host.until(() => host.presets.presets[`clip_${choice.id}`], "its trigger preset");
+    });
   } finally {
     await host.stop();
     await svc.stop();
