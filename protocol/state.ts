@@ -51,6 +51,17 @@ export const PlayState = z.strictObject({
   clips: z.array(ClipPlay),
 });
 
+/**
+ * The play state as every client sees it, on every way out (a `playstate`
+ * update, a `full` update, OSC, MCP and `GET .../playstate`): the player's
+ * play state without its clock stamp (positions hold at the moment it was
+ * sent), with the Controls' values. One schema and one content, so a client
+ * that keeps the last one it got never loses a field another way carries.
+ */
+export const PlayStateView = PlayState.omit({ at: true }).extend({
+  controls: z.record(z.string(), z.number()).describe("Last value sent to each Control, by letter"),
+});
+
 /** Live values set by SET_CONTROL and SET_PARAM; not saved with the project. */
 export const LiveValues = z.strictObject({
   controls: z.record(z.string(), z.number()).describe("Last value sent to each Control, by letter"),
@@ -114,6 +125,9 @@ export const Snapshot = z.strictObject({
   cameras: z.array(Camera),
 });
 
+/** The whole state as clients get it in a `full` update: the snapshot with each play state as clients see it. */
+export const SnapshotView = Snapshot.extend({ playstates: z.array(PlayStateView) });
+
 /** The eight update types of spec section 6. */
 export const UpdateType = z.enum([
   "project",
@@ -157,6 +171,7 @@ export const StateUpdate = z.strictObject({
 export type ClipPlay = z.infer<typeof ClipPlay>;
 export type SongPlay = z.infer<typeof SongPlay>;
 export type PlayState = z.infer<typeof PlayState>;
+export type PlayStateView = z.infer<typeof PlayStateView>;
 export type LiveValues = z.infer<typeof LiveValues>;
 export type Recording = z.infer<typeof Recording>;
 export type EditorState = z.infer<typeof EditorState>;
@@ -164,6 +179,7 @@ export type AppState = z.infer<typeof AppState>;
 export type Camera = z.infer<typeof Camera>;
 export type Entitlements = z.infer<typeof Entitlements>;
 export type Snapshot = z.infer<typeof Snapshot>;
+export type SnapshotView = z.infer<typeof SnapshotView>;
 export type UpdateType = z.infer<typeof UpdateType>;
 export type ImportProgress = z.infer<typeof ImportProgress>;
 export type StateUpdate = z.infer<typeof StateUpdate>;

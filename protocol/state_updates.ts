@@ -2,22 +2,25 @@
  * The state updates in detail: for each update type, the `data` of each
  * event, exactly (strict: an unknown or missing field fails). `StateUpdate`
  * (state.ts) is the envelope the code passes around; `StateUpdateDetail`
- * is what a test checks a live update against.
+ * is what a test checks a live update against. These are the updates as
+ * clients get them: the player sends the same updates with its own play
+ * state (`PlayState`, stamped with its clock) and `Snapshot`; the core turns
+ * them into `PlayStateView` and `SnapshotView` before any transport sees them.
  * @module
  */
 import { z } from "zod";
 import { Clip, ClipState, CueAction, Direction, Preset, Song } from "./model.ts";
 import { exact } from "./exact.ts";
-import { AppState, ImportProgress, PlayState, Snapshot } from "./state.ts";
+import { AppState, ImportProgress, PlayStateView, SnapshotView } from "./state.ts";
 
 /** An update of one type, its `data` one of `events`. */
 function updateOf<T extends z.ZodType>(updateType: string, projectId: z.ZodType, data: T) {
   return z.strictObject({ updateType: z.literal(updateType), projectId, data });
 }
 
-/** `data` of a `playstate` update that carries the play state after it. */
+/** `data` of a `playstate` update that carries the play state after it, as `GET .../playstate` answers it. */
 function withPlayState<S extends z.ZodRawShape>(event: string, shape: S) {
-  return z.strictObject({ event: z.literal(event), ...shape, playstate: PlayState });
+  return z.strictObject({ event: z.literal(event), ...shape, playstate: PlayStateView });
 }
 
 const Revision = z.number().int();
@@ -26,7 +29,7 @@ const Revision = z.number().int();
 export const FullUpdate = updateOf(
   "full",
   z.null(),
-  z.strictObject({ event: z.string(), state: Snapshot }),
+  z.strictObject({ event: z.string(), state: SnapshotView }),
 );
 
 /** An `appState` update: the app state after the change `event` names. */

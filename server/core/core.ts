@@ -22,6 +22,7 @@ import { sanitizeFileName } from "../../protocol/file_names.ts";
 import { EventBus } from "./event_bus.ts";
 import type { PlayerConnection } from "./player_connection.ts";
 import { Queries } from "./queries.ts";
+import { clientUpdate, snapshotView } from "./client_updates.ts";
 import { ReadModel } from "./read_model.ts";
 import type { StateUpdate } from "../../protocol/state.ts";
 
@@ -114,14 +115,14 @@ export class Core {
       this.bus.publish({
         updateType: "full",
         projectId: null,
-        data: { event: "player-ready", state: snapshot },
+        data: { event: "player-ready", state: snapshotView(this.model) },
       });
     };
     player.onupdates = (updates, now) => {
       this.model.setClock(now);
       for (const update of updates) {
         this.model.apply(update);
-        this.bus.publish(update);
+        this.bus.publish(clientUpdate(this.model, update));
       }
     };
   }

@@ -10,6 +10,7 @@ export * from "./read_model.ts";
 export * from "./event_bus.ts";
 export * from "./core.ts";
 export * from "./queries.ts";
+export { snapshotView } from "./client_updates.ts";
 export * from "./views.ts";
 export * from "./results.ts";
 export type { PlayerConnection } from "./player_connection.ts";

@@ -27,7 +27,7 @@ import type {
   Song,
   Visualizer,
 } from "../../protocol/model.ts";
-import { AppState, Camera, PlayState } from "../../protocol/state.ts";
+import { AppState, Camera, type PlayState, PlayStateView } from "../../protocol/state.ts";
 import { exact } from "../../protocol/exact.ts";
 
 const ParamValue = z.union([z.number(), z.string(), z.boolean()]);
@@ -187,10 +187,8 @@ export const ProjectSummaryView = z.strictObject({
   ),
 });
 
-/** What plays in a Project: the player's play state without its clock stamp, with Control values. */
-export const PlayStateView = PlayState.omit({ at: true }).extend({
-  controls: z.record(z.string(), z.number()).describe("Last value sent to each Control"),
-});
+/** What plays in a Project: declared in `protocol/state.ts`, one schema for every way out. */
+export { PlayStateView };
 
 /** A camera. */
 export const CameraView = Camera;
@@ -228,7 +226,6 @@ export type VisualizerView = z.infer<typeof VisualizerView>;
 export type PresetView = z.infer<typeof PresetView>;
 export type ProjectView = z.infer<typeof ProjectView>;
 export type ProjectSummaryView = z.infer<typeof ProjectSummaryView>;
-export type PlayStateView = z.infer<typeof PlayStateView>;
 
 /** Builds a file view. */
 export function fileView(f: MediaFile): FileView {
@@ -361,5 +358,5 @@ export function projectView(p: Project, isActive: boolean): ProjectView {
 /** Builds the play state view (the player-clock stamp stays internal). */
 export function playStateView(ps: PlayState, controls: Record<string, number>): PlayStateView {
   const { at: _at, ...rest } = ps;
-  return { ...rest, controls };
+  return { ...rest, controls: { ...controls } }; // a copy: the read model changes its own in place
 }

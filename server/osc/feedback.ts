@@ -5,7 +5,7 @@
  * from the read model for the current values a new subscriber gets at once.
  * @module
  */
-import type { AppState, PlayState, StateUpdate, UpdateType } from "../../protocol/state.ts";
+import type { AppState, PlayStateView, StateUpdate, UpdateType } from "../../protocol/state.ts";
 import type { ReadModel } from "../core/mod.ts";
 
 /** One typed argument of a feedback message. */
@@ -48,6 +48,9 @@ export const FEEDBACK_ADDRESSES: ReadonlyArray<{ address: string; args: string; 
   { address: "/record", args: "i", about: "1 recording (or armed), 0 idle" },
   { address: "/record/state", args: "s", about: "`idle`, `armed` or `recording`" },
 ];
+
+/** What feedback reads of a play state: the read model's and an update's (`PlayStateView`) alike. */
+type PlayState = Pick<PlayStateView, "projectId" | "activeSongID" | "selectedClipID" | "song">;
 
 const f = (value: number) => ({ type: "float" as const, value });
 const i = (value: number) => ({ type: "integer" as const, value });
@@ -188,7 +191,7 @@ export function batchFeedback(
 
 function playstateFeedback(model: ReadModel, pid: string, update: StateUpdate): Feedback[] {
   const { data } = update;
-  const state = data.playstate as PlayState | undefined;
+  const state = data.playstate as PlayStateView | undefined;
   const of = (address: string, arg: FeedbackArg): Feedback => ({
     address,
     args: [arg],

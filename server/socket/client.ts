@@ -20,6 +20,7 @@ import {
   operationNamed,
   operationsOfKind,
   retryKeyOf,
+  snapshotView,
   type UpdateBatch,
 } from "../core/mod.ts";
 import { ServerWebSocket } from "../net/mod.ts";
@@ -324,7 +325,7 @@ export class SocketClient {
     const full: StateUpdate = {
       updateType: "full",
       projectId: null,
-      data: { event, state: this.#core.model.snapshot() },
+      data: { event, state: snapshotView(this.#core.model) },
     };
     const d = this.#dialect;
     this.#send(d.eventPrefix(++this.#seq) + (d.updatesJson([full]) ?? "[]") + d.eventSuffix);

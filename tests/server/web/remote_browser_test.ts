@@ -160,6 +160,33 @@ Deno.test({
         await page.waitForSelector('[data-song-title="Finale"]');
       });
 
+      await t.step(
+        "a Clip triggered from another client leaves the faders at the Controls' values",
+        async () => {
+          const { controls } = await playstate(svc);
+          assert.ok(controls.A > 0 && controls.B === 0.3, "two Controls were moved before");
+          await svc.post("/api/v1/action", { name: "PLAY_CLIP_IN", params: ["clip-grid"] });
+          await page.click("#tab-show");
+          await page.waitForSelector('[data-clip="clip-grid"][data-state="playing"]');
+          await page.click("#tab-controls");
+          for (const letter of ["A", "B"]) {
+            await page.waitForSelector(`#control-${letter}`);
+            assert.equal(
+              await page.$eval(`output[for="control-${letter}"]`, (e) => e.textContent),
+              controls[letter].toFixed(2),
+              `the fader of Control ${letter} shows its value`,
+            );
+            assert.equal(
+              await page.$eval(
+                `#control-${letter}`,
+                (e) => (e as unknown as { value: string }).value,
+              ),
+              String(controls[letter]),
+            );
+          }
+        },
+      );
+
       await t.step("a burst of updates moves no layout (no layout shift)", async () => {
         await page.click("#tab-show");
         await page.waitForSelector('[data-clip="clip-sunset"]');
