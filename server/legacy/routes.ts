@@ -32,7 +32,13 @@ function dataRoutes(): RouteSpec[] {
     route("GET", "/api/projects/:projectId/playstate", "playstate"),
     route("GET", "/api/active", "active"),
     route("GET", "/api/projects/:projectId/songs", "songs"),
-    route("GET", "/api/projects/:projectId/songs/:songId", "song"),
+    route("GET", "/api/projects/:projectId/songs/:songId", "song", {
+      input: ({ params, query }) => ({
+        ...query,
+        projectId: params.projectId,
+        songID: params.songId,
+      }),
+    }),
     route("GET", "/api/projects/:projectId/songs/:songId/clips/:clipId", "clips", {
       input: ({ params }) => ({ projectId: params.projectId, ids: [params.clipId] }),
       output: (answer, { params }) => {

@@ -100,24 +100,31 @@ function clipsTool(): McpTool<
   };
 }
 
-function clipTool(): McpTool<{ projectId?: string; clipId: string; thumbnails: boolean }> {
+/** What a tool's description says of an older spelling it still accepts. */
+function deprecated(old: string, now: string): string {
+  return ` Deprecated: "${old}" (the older spelling of "${now}") is still accepted for now; send "${now}".`;
+}
+
+function clipTool(): McpTool<{ projectId?: string; clipID: string; thumbnails: boolean }> {
   const clips = operationNamed("clips");
   const thumbnail = operationNamed("thumbnail");
   return {
     name: "app_get_clip",
     description:
-      'Get one Clip by id: settings, options (filters, effects), file and current play state, with a thumbnail of its picture. Use app_get_song first to find Clip ids. Example: {"clipId": "clip-intro"}',
+      'Get one Clip by id: settings, options (filters, effects), file and current play state, with a thumbnail of its picture. Use app_get_song first to find Clip ids. Example: {"clipID": "clip-intro"}' +
+      deprecated("clipId", "clipID"),
     annotations: readAnnotations("Get a Clip"),
     operation: clips,
     reaches: [clips, thumbnail],
     input: z.strictObject({
       projectId: z.string().min(1).optional().describe("Omitted means the active Project"),
-      clipId: z.string().min(1).describe("Clip id"),
+      clipID: z.string().min(1).describe("Clip id"),
       thumbnails: Thumbnails,
     }),
+    renamed: { clipId: "clipID" },
     output: ClipDetailView,
-    call: async ({ clipId, thumbnails, projectId }, ctx) => {
-      const input = projectId === undefined ? { ids: [clipId] } : { projectId, ids: [clipId] };
+    call: async ({ clipID, thumbnails, projectId }, ctx) => {
+      const input = projectId === undefined ? { ids: [clipID] } : { projectId, ids: [clipID] };
       const answer = await ctx.run(clips, input) as { clips: ClipDetail[] };
       const images = thumbnails ? await thumbnailsOf(answer.clips, projectId, ctx, thumbnail) : [];
       return { structured: answer.clips[0]!, images };
@@ -125,17 +132,19 @@ function clipTool(): McpTool<{ projectId?: string; clipId: string; thumbnails: b
   };
 }
 
-function songTool(): McpTool<{ projectId?: string; songId: string; thumbnails: boolean }> {
+function songTool(): McpTool<{ projectId?: string; songID: string; thumbnails: boolean }> {
   const song = operationNamed("song");
   const thumbnail = operationNamed("thumbnail");
   return {
     name: "app_get_song",
     description:
-      'Get one Song with its timeline of cues, its timed lyrics and its Clips in full, with a thumbnail of each Clip\'s picture. Example: {"songId": "song-1"}',
+      'Get one Song with its timeline of cues, its timed lyrics and its Clips in full, with a thumbnail of each Clip\'s picture. Example: {"songID": "song-1"}' +
+      deprecated("songId", "songID"),
     annotations: readAnnotations("Get a Song"),
     operation: song,
     reaches: [song, thumbnail],
     input: (song.input as z.ZodObject).extend({ thumbnails: Thumbnails }),
+    ...(song.renamed ? { renamed: song.renamed } : {}),
     output: song.output,
     call: async ({ thumbnails, ...input }, ctx) => {
       const answer = await ctx.run(song, input) as { clips: ClipDetail[] };

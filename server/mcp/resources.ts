@@ -84,7 +84,7 @@ export function resourceRead(uri: string): { operation: AnyOperation; input: unk
   if (song) {
     return {
       operation: operationNamed("song"),
-      input: { projectId: decodeURIComponent(song[1]!), songId: decodeURIComponent(song[2]!) },
+      input: { projectId: decodeURIComponent(song[1]!), songID: decodeURIComponent(song[2]!) },
     };
   }
   const project = PROJECT_URI.exec(uri);

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { type AnyOperation, parseInput } from "../core/mod.ts";
+import { type AnyOperation, parseInput, renameFields } from "../core/mod.ts";
 
 /** An image a tool answers beside its JSON (a Clip's thumbnail). */
 export interface ToolImage {
@@ -50,6 +50,11 @@ export interface McpTool<I = Record<string, unknown>> {
   reaches: readonly AnyOperation[];
   /** The input as clients see it (its JSON Schema is the tool's `inputSchema`). */
   input: z.ZodObject;
+  /**
+   * Older spellings of input fields still accepted for a while, old name to
+   * new; the tool's description says so (docs/mcp.md, "Spellings").
+   */
+  renamed?: Readonly<Record<string, string>>;
   /** How the input is checked; default: the `input` schema, naming the bad field. */
   parse?: (raw: unknown) => I;
   /** The structured answer (its JSON Schema is the tool's `outputSchema`). */
@@ -85,7 +90,8 @@ export function changeAnnotations(title: string, isDestructive: boolean): ToolAn
 
 /** A tool's input checked as it declares. */
 export function checkToolInput<I>(tool: McpTool<I>, raw: unknown): I {
-  return tool.parse ? tool.parse(raw ?? {}) : parseInput(tool.input, raw ?? {}) as I;
+  const input = renameFields(raw ?? {}, tool.renamed);
+  return tool.parse ? tool.parse(input) : parseInput(tool.input, input) as I;
 }
 
 /** A schema as JSON Schema, without `$schema` (the MCP tool list carries them bare). */

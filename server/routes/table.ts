@@ -44,7 +44,13 @@ export function routeTable(): RouteSpec[] {
     route("GET", "/api/v1/active", "active"),
     route("GET", "/api/v1/app-state", "appState"),
     route("GET", "/api/v1/projects/:projectId/songs", "songs"),
-    route("GET", "/api/v1/projects/:projectId/songs/:songId", "song"),
+    route("GET", "/api/v1/projects/:projectId/songs/:songId", "song", {
+      input: ({ params, query }) => ({
+        ...query,
+        projectId: params.projectId,
+        songID: params.songId,
+      }),
+    }),
     route("GET", "/api/v1/projects/:projectId/clips", "clips", {
       query: z.object({ ids: z.string().describe("Comma-separated Clip ids") }),
       input: ({ params, query }) => ({ projectId: params.projectId, ids: commaList(query.ids) }),

@@ -70,6 +70,12 @@ export interface Operation<I = unknown, O = unknown> {
    * params); default: `parseInput(input, raw)`.
    */
   parse?: (raw: unknown) => I;
+  /**
+   * Older spellings of input fields still accepted for a while, old name to
+   * new (`{songId: "songID"}`): the input is read as if the new one was sent
+   * (docs/api.md, "One spelling per name").
+   */
+  renamed?: Readonly<Record<string, string>>;
   /** The answer. */
   output: z.ZodType;
   /** The media types of an answer that is bytes, not JSON (the media operations). */
@@ -123,7 +129,28 @@ export function parseInput<T>(schema: z.ZodType<T>, raw: unknown, prefix = ""): 
   throw new CueportError("INVALID_MESSAGE", `Invalid ${field}: ${issue.message}`, { field });
 }
 
-/** An operation's input checked as it declares (`parse`, else its schema). */
+/**
+ * `raw` with the older spellings of `renamed` (old name to new) read as the
+ * new ones. A field sent in both spellings keeps the old one, which a strict
+ * schema then refuses by name.
+ */
+export function renameFields(
+  raw: unknown,
+  renamed: Readonly<Record<string, string>> | undefined,
+): unknown {
+  if (!renamed || typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
+  let out: Record<string, unknown> | null = null;
+  for (const [old, now] of Object.entries(renamed)) {
+    if (!Object.hasOwn(raw, old) || Object.hasOwn(raw, now)) continue;
+    out ??= { ...raw as Record<string, unknown> };
+    out[now] = out[old];
+    delete out[old];
+  }
+  return out ?? raw;
+}
+
+/** An operation's input checked as it declares (`parse`, else its schema), older spellings read as the new. */
 export function checkInput<I>(operation: Operation<I>, raw: unknown, prefix = ""): I {
-  return operation.parse ? operation.parse(raw) : parseInput(operation.input, raw, prefix);
+  const input = renameFields(raw, operation.renamed);
+  return operation.parse ? operation.parse(input) : parseInput(operation.input, input, prefix);
 }

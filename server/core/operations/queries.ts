@@ -116,9 +116,10 @@ export const QUERY_OPERATIONS: readonly AnyOperation[] = [
     summary: "One Song with its timeline, lyrics and Clips",
     tag: "songs",
     kind: "query",
-    input: ProjectInput.extend({ songId: z.string().min(1) }),
+    input: ProjectInput.extend({ songID: z.string().min(1).describe("Song id") }),
+    renamed: { songId: "songID" },
     output: SongDetailView,
-    run: (ctx, input) => ctx.core.queries.song(projectOf(ctx, input), input.songId),
+    run: (ctx, input) => ctx.core.queries.song(projectOf(ctx, input), input.songID),
   }),
   defineOperation({
     name: "clips",

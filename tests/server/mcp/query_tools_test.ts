@@ -62,11 +62,11 @@ Deno.test("MCP query tools answer what the HTTP routes answer", async () => {
     await same("app_get_playstate", { projectId: "show" }, "/api/v1/projects/show/playstate");
     await same("app_get_app_state", {}, "/api/v1/app-state");
     await same("app_get_songs", {}, "/api/v1/projects/show/songs");
-    const song = await same("app_get_song", { songId: "s1" }, "/api/v1/projects/show/songs/s1");
+    const song = await same("app_get_song", { songID: "s1" }, "/api/v1/projects/show/songs/s1");
     assert.equal(song.timeline.length, 2);
     assert.equal(song.lyrics[0].text, "first");
     await same("app_get_clips", { ids: ["c2", "c1"] }, "/api/v1/projects/show/clips?ids=c2,c1");
-    const clip = await mcp.call("app_get_clip", { clipId: "c2" });
+    const clip = await mcp.call("app_get_clip", { clipID: "c2" });
     const http = await svc.get("/api/v1/projects/show/clips?ids=c2");
     assert.deepEqual(clip.structuredContent, http.body.clips[0]);
     await same("app_get_effects", {}, "/api/v1/projects/show/effects");
@@ -109,16 +109,63 @@ Deno.test("MCP tools that show Clips answer their thumbnails as image content", 
       edits: [{ name: "clip.add", params: { songID: "s3", fileId } }],
     });
     const clipId = added.structuredContent.edits[0].created.clipID;
-    const one = await mcp.call("app_get_clip", { clipId });
+    const one = await mcp.call("app_get_clip", { clipID: clipId });
     const image = one.content.find((c) => c.type === "image")!;
     assert.equal(image.mimeType, "image/jpeg");
     assert.equal(formatOf(Buffer.from(image.data!, "base64")), "jpeg");
-    const song = await mcp.call("app_get_song", { songId: "s3" });
+    const song = await mcp.call("app_get_song", { songID: "s3" });
     assert.equal(song.content.filter((c) => c.type === "image").length, 1);
     const several = await mcp.call("app_get_clips", { ids: ["c7", clipId] });
     assert.equal(several.content.filter((c) => c.type === "image").length, 1);
     const without = await mcp.call("app_get_clips", { ids: [clipId], thumbnails: false });
     assert.equal(without.content.filter((c) => c.type === "image").length, 0);
+  } finally {
+    await mcp.close();
+    await svc.stop();
+  }
+});
+
+/** Every property name of the tools' input schemas, nested ones included. */
+function propertyNames(schema: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(schema)) { for (const item of schema) propertyNames(item, out); }
+  else if (typeof schema === "object" && schema !== null) {
+    const properties = (schema as { properties?: Record<string, unknown> }).properties;
+    for (const name of Object.keys(properties ?? {})) out.add(name);
+    for (const value of Object.values(schema)) propertyNames(value, out);
+  }
+  return out;
+}
+
+Deno.test("MCP tools spell identifiers as the interface does; the older clipId and songId still work, marked deprecated", async () => {
+  const svc = await startTestService();
+  const mcp = await connectMcp(svc.base);
+  try {
+    const { tools } = await mcp.client.listTools();
+    const names = propertyNames(tools.map((t) => t.inputSchema));
+    for (const spelled of ["clipID", "songID", "controlID", "projectId"]) {
+      assert.ok(names.has(spelled), `some tool takes ${spelled}`);
+    }
+    for (const wrong of ["clipId", "songId", "controlId", "projectID"]) {
+      assert.ok(
+        !names.has(wrong),
+        `no tool declares ${wrong} (docs/api.md, "One spelling per name")`,
+      );
+    }
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    assert.match(byName.get("app_get_clip")!.description!, /Deprecated: "clipId"/);
+    assert.match(byName.get("app_get_song")!.description!, /Deprecated: "songId"/);
+
+    const clip = await mcp.call("app_get_clip", { clipID: "c2", thumbnails: false });
+    const old = await mcp.call("app_get_clip", { clipId: "c2", thumbnails: false });
+    assert.equal(old.isError, undefined, old.content[0]?.text ?? "");
+    assert.deepEqual(old.structuredContent, clip.structuredContent);
+    const song = await mcp.call("app_get_song", { songID: "s1", thumbnails: false });
+    const oldSong = await mcp.call("app_get_song", { songId: "s1", thumbnails: false });
+    assert.deepEqual(oldSong.structuredContent, song.structuredContent);
+    // Both spellings at once: the older one is refused by name, not silently dropped.
+    const both = await mcp.call("app_get_clip", { clipID: "c2", clipId: "c1" });
+    assert.equal(both.isError, true);
+    assert.match(both.content[0]!.text!, /clipId/);
   } finally {
     await mcp.close();
     await svc.stop();

@@ -118,7 +118,7 @@ Deno.test("OSC: /get/<query> answers from the read model, with arguments by posi
       await peer.send("/get/clips", ["c1,c2", "projectId=show"]);
       assert.equal((await peer.reply("/get/clips")).data.clips.length, 2);
       await peer.send("/get/song");
-      assert.equal((await peer.reply("/get/song")).data.details.field, "songId");
+      assert.equal((await peer.reply("/get/song")).data.details.field, "songID");
       await peer.send("/get/playstate", ["projectId=nope"]);
       assert.equal((await peer.reply("/get/playstate")).data.code, "NOT_FOUND");
     } finally {

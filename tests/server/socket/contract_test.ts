@@ -66,3 +66,27 @@ Deno.test("WebSocket counts a message's size in bytes, as documented, not in UTF
     await svc.stop();
   }
 });
+
+Deno.test("WebSocket query song takes songID as every transport does; the older songId still works", async () => {
+  const svc = await startTestService();
+  const ws = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
+  try {
+    await ws.take();
+    await ws.auth();
+    const http = (await svc.get("/api/v1/projects/show/songs/s1")).body;
+    const song = await ws.request({ type: "query", query: "song", params: { songID: "s1" } });
+    assert.deepEqual(song.data, http);
+    const old = await ws.request({ type: "query", query: "song", params: { songId: "s1" } });
+    assert.deepEqual(old.data, http);
+    const both = await ws.request({
+      type: "query",
+      query: "song",
+      params: { songID: "s1", songId: "s2" },
+    });
+    assert.equal(both.error.details.field, "params");
+    assert.match(both.error.message, /songId/);
+  } finally {
+    await ws.close();
+    await svc.stop();
+  }
+});
