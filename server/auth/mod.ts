@@ -20,6 +20,8 @@ export interface Credentials {
   isInteractive?: boolean;
   /** Lifetime of a token issued now, seconds (the 5.0.0 interface: 30 days); default: the setting. */
   lifetimeSeconds?: number | undefined;
+  /** The wire they came on (default `http`): a refusal says how to send them there. */
+  wire?: "http" | "websocket";
 }
 
 /** A successful authentication. */

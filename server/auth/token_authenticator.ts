@@ -45,6 +45,14 @@ export interface Pairing {
   expiresAt: string;
 }
 
+/** What a client sends to authenticate, by wire (the refusal of a client that sent nothing says it). */
+const HOW_TO_AUTHENTICATE: Readonly<Record<NonNullable<Credentials["wire"]>, string>> = {
+  http:
+    "send a token (Authorization: Bearer <token>) or pair with a one-time code (POST /api/v1/pair)",
+  websocket:
+    'send {"type": "auth", "payload": {"token": "<token>"}}, or pair with {"type": "auth", "payload": {"otp": "<code>", "deviceName": "<name>"}}',
+};
+
 /** Lets in local clients and paired devices. */
 export class TokenAuthenticator implements Authenticator {
   #o: TokenAuthOptions;
@@ -124,7 +132,7 @@ export class TokenAuthenticator implements Authenticator {
     }
     throw new CueportError(
       "AUTHENTICATION_FAILED",
-      "Authentication required: send a token (Authorization: Bearer <token>) or pair with a one-time code",
+      `Authentication required: ${HOW_TO_AUTHENTICATE[credentials.wire ?? "http"]}`,
     );
   }
 

@@ -13,6 +13,7 @@ import {
   MAX_BATCH_EDITS,
 } from "../../protocol/edits/mod.ts";
 import { CueportError } from "./errors.ts";
+import { inputError } from "./input_errors.ts";
 
 const Params = z.record(z.string(), z.unknown(), {
   error: "must be an object of named parameters",
@@ -68,10 +69,7 @@ export function normalizeEdits(
   options: { isLocal: boolean },
 ): { projectId: string | null; edits: EditRequest[] } {
   const parsed = EditBody.safeParse(fromV5Edit(body) ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw bad(issue.path.join(".") || "body", issue.message);
-  }
+  if (!parsed.success) throw inputError(EditBody, parsed.error, { what: "an edit body" });
   const { name, params, edits, projectID } = parsed.data;
   if ((name === undefined) === (edits === undefined)) {
     throw bad("body", "give either name (with params) or edits, not both");
@@ -87,8 +85,7 @@ export function normalizeEdits(
     }
     const result = spec.params.safeParse(e.params);
     if (!result.success) {
-      const issue = result.error.issues[0]!;
-      throw bad([`${where}params`, ...issue.path].join("."), issue.message);
+      throw inputError(spec.params, result.error, { prefix: `${where}params.`, what: e.name });
     }
     if (spec.isLocalOnly && !options.isLocal) {
       throw new CueportError(

@@ -4,6 +4,7 @@
  * @module
  */
 export * from "./errors.ts";
+export { fieldPath, inputError } from "./input_errors.ts";
 export * from "./action_rules.ts";
 export * from "./v5_actions.ts";
 export * from "./read_model.ts";

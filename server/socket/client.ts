@@ -16,6 +16,7 @@ import {
   type Core,
   CueportError,
   defineOperation,
+  inputError,
   type OperationContext,
   operationNamed,
   operationsOfKind,
@@ -25,7 +26,13 @@ import {
 } from "../core/mod.ts";
 import { ServerWebSocket } from "../net/mod.ts";
 import type { WsDialect } from "../net/dialect.ts";
-import { ClientMessage, type CloseReason, CloseReasons, type MessageId } from "./messages.ts";
+import {
+  type ClientMessage,
+  type CloseReason,
+  CloseReasons,
+  MESSAGE_SCHEMAS,
+  type MessageId,
+} from "./messages.ts";
 import { v6Dialect } from "./dialect.ts";
 
 /** Per-client limits (settings; see docs/websocket.md). */
@@ -70,14 +77,7 @@ export function socketOperations(): Record<
 }
 
 /** Message types a client may send, checked once per message without allocating. */
-const TYPES: ReadonlySet<string> = new Set([
-  "auth",
-  "action",
-  "subscribe",
-  "full",
-  "query",
-  "ping",
-]);
+const TYPES: ReadonlySet<string> = new Set(Object.keys(MESSAGE_SCHEMAS));
 const TYPE_LIST = [...TYPES].join(", ");
 
 /** The `query` names: the query operations of the core's catalog. */
@@ -549,14 +549,12 @@ export class SocketClient {
         ),
       );
     }
-    const parsed = ClientMessage.safeParse(decoded.message);
+    const schema = MESSAGE_SCHEMAS[type as ClientMessage["type"]];
+    const parsed = schema.safeParse(decoded.message);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const field = issue.path.join(".") || "message";
-      return this.#reply(
-        cost,
-        this.#refusal(id, "INVALID_MESSAGE", `Invalid ${field}: ${issue.message}`, field),
-      );
+      const what = `the ${type} message`;
+      const error = inputError(schema, parsed.error, { whole: "message", what });
+      return this.#reply(cost, this.#dialect.error(id, error));
     }
     const message = parsed.data;
     // Actions of an authenticated client go to the player at once (a fader stream stays
@@ -619,6 +617,7 @@ export class SocketClient {
             address: this.address,
             ...message.payload,
             isInteractive: true,
+            wire: "websocket",
             lifetimeSeconds: this.#dialect.tokenLifetimeSeconds,
           });
         } finally {

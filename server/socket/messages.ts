@@ -27,7 +27,8 @@ export const ActionMessage = z.strictObject({
   type: z.literal("action"),
   id: Id,
   action: z.strictObject({ name: z.unknown(), params: z.unknown().optional() }, {
-    error: "action must be an object {name, params}",
+    error: (issue) =>
+      issue.code === "invalid_type" ? "action must be an object {name, params}" : undefined,
   }),
   base: z.unknown().optional(),
   velocity: z.unknown().optional(),
@@ -77,6 +78,16 @@ export const ClientMessage = z.discriminatedUnion("type", [
   QueryMessage,
   PingMessage,
 ]);
+/** The schema of each inbound message, by its `type`. */
+export const MESSAGE_SCHEMAS: Readonly<Record<ClientMessage["type"], z.ZodType<ClientMessage>>> = {
+  auth: AuthMessage,
+  action: ActionMessage,
+  subscribe: SubscribeMessage,
+  full: FullMessage,
+  query: QueryMessage,
+  ping: PingMessage,
+};
+
 /** Every inbound message. */
 export type ClientMessage = z.infer<typeof ClientMessage>;
 

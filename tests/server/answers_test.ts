@@ -237,7 +237,7 @@ Deno.test("every HTTP route and WebSocket answer matches its declared schema exa
       check(responseOf(PingAnswer), await ws.request({ type: "ping" }), "ping");
       const params = {
         projectId: ids.projectId,
-        songId: ids.songId,
+        songID: ids.songId,
         ids: ids.clipIds!.split(","),
         kind: ids.kind,
         presetId: ids.id,
@@ -277,7 +277,7 @@ Deno.test("every HTTP route and WebSocket answer matches its declared schema exa
       );
       check(
         ErrorAnswer,
-        await ws.request({ type: "query", query: "song", params: { songId: "ghost" } }),
+        await ws.request({ type: "query", query: "song", params: { songID: "ghost" } }),
         "error with details",
       );
       const edited = await svc.post("/api/v1/edit", {

@@ -8,6 +8,7 @@ import type { z } from "zod";
 import type { AuthService } from "../../auth/service.ts";
 import type { Core } from "../core.ts";
 import { CueportError } from "../errors.ts";
+import { inputError } from "../input_errors.ts";
 import type { RetryKey } from "../idempotency.ts";
 import type { MediaSource } from "./media.ts";
 
@@ -123,10 +124,7 @@ export function defineOperation<I, O>(
 export function parseInput<T>(schema: z.ZodType<T>, raw: unknown, prefix = ""): T {
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const path = issue.path.join(".");
-  const field = path ? prefix + path : prefix.replace(/\.$/, "") || "body";
-  throw new CueportError("INVALID_MESSAGE", `Invalid ${field}: ${issue.message}`, { field });
+  throw inputError(schema, parsed.error, { prefix });
 }
 
 /**

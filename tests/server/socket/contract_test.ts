@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { startTestService } from "../../_helpers/service.ts";
-import { TestSocket } from "../../_helpers/ws_client.ts";
+import { RawSocket, TestSocket } from "../../_helpers/ws_client.ts";
+import { until } from "../../_helpers/until.ts";
+import { remoteRequest } from "../../_helpers/remote.ts";
 
 Deno.test("WebSocket refuses unknown fields as HTTP does, naming them", async () => {
   const svc = await startTestService();
@@ -83,10 +85,71 @@ Deno.test("WebSocket query song takes songID as every transport does; the older 
       query: "song",
       params: { songID: "s1", songId: "s2" },
     });
-    assert.equal(both.error.details.field, "params");
-    assert.match(both.error.message, /songId/);
+    assert.equal(both.error.details.field, "params.songId");
   } finally {
     await ws.close();
+    await svc.stop();
+  }
+});
+
+Deno.test("WebSocket errors name the real field path and the valid fields, as HTTP does", async () => {
+  const svc = await startTestService();
+  const ws = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
+  const refusal = async (message: Record<string, unknown>) => {
+    const answer = await ws.request(message);
+    assert.equal(answer.type, "error", JSON.stringify(message));
+    assert.equal(answer.error.code, "INVALID_MESSAGE");
+    return answer.error;
+  };
+  try {
+    await ws.take();
+    await ws.auth();
+    // An unknown key of the message: named, with the fields the message has (HTTP lists them too).
+    const extra = await refusal({ type: "action", action: { name: "PLAY_IN" }, foo: 1 });
+    assert.equal(extra.details.field, "foo");
+    assert.match(extra.message, /^Invalid foo: not a field of the action message: use /);
+    assert.match(extra.message, /projectID/);
+    const http = await svc.post("/api/v1/action", { name: "PLAY_IN", foo: 1 });
+    assert.equal(http.body.error.details.field, "foo");
+    const near = await refusal({ type: "action", action: { name: "PLAY_IN" }, projectId: "x" });
+    assert.equal(near.details.field, "projectId");
+    assert.match(near.message, /did you mean "projectID"\?/);
+    const inAction = await refusal({ type: "action", action: { name: "PLAY_IN", param: [] } });
+    assert.equal(inAction.details.field, "action.param");
+    assert.match(inAction.message, /did you mean "params"\?\): use name, params$/);
+    // A query's params: the docs promise `params.projectID`, with the query's own fields.
+    const param = await refusal({ type: "query", query: "songs", params: { projectID: "show" } });
+    assert.equal(param.details.field, "params.projectID");
+    assert.match(param.message, /did you mean "projectId"\?\): use projectId$/);
+    // Items of an array by their index, as in `edits.1.params.clipID`.
+    const item = await refusal({ type: "subscribe", payload: { updateTypes: ["song", "x"] } });
+    assert.equal(item.details.field, "payload.updateTypes.1");
+    const auth = await refusal({ type: "auth", payload: { tokn: "x" } });
+    assert.equal(auth.details.field, "payload.tokn");
+    assert.match(auth.message, /did you mean "token"\?\): use token, otp, deviceName$/);
+  } finally {
+    await ws.close();
+    await svc.stop();
+  }
+});
+
+Deno.test("WebSocket: a remote client without credentials is told what a WebSocket client sends", async () => {
+  const svc = await startTestService();
+  const ws = await RawSocket.open("127.0.0.1", svc.service.ports.ws, { localAddress: "127.0.0.2" });
+  try {
+    ws.send({ type: "auth", id: "a", payload: {} });
+    await until("the refusal", () => ws.json().some((m) => m.id === "a"));
+    const refusal = ws.json().find((m) => m.id === "a");
+    assert.equal(refusal.error.code, "AUTHENTICATION_FAILED");
+    assert.doesNotMatch(refusal.error.message, /Authorization|Bearer/);
+    assert.match(refusal.error.message, /"payload": \{"token": "<token>"\}/);
+    assert.match(refusal.error.message, /"otp": "<code>", "deviceName"/);
+    // HTTP names its header.
+    const http = await remoteRequest(svc.service.ports.http, "GET", "/api/v1/projects");
+    assert.equal(http.status, 401);
+    assert.match(http.body.error.message, /Authorization: Bearer <token>/);
+  } finally {
+    ws.destroy();
     await svc.stop();
   }
 });

@@ -133,7 +133,7 @@ Deno.test("WebSocket /v1: greeting, auth gate, actions, errors, queries", async 
       const missing = await ws.request({
         type: "query",
         query: "song",
-        params: { songId: "nope" },
+        params: { songID: "nope" },
       });
       assert.equal(missing.error.code, "NOT_FOUND");
       const preset = await ws.request({
@@ -322,7 +322,7 @@ Deno.test("WebSocket: a remote device (127.0.0.2) cannot authenticate with empty
     }
     const [auth, action] = ["r1", "r2"].map((id) => remote.json().find((m) => m.id === id));
     assert.equal(auth.error.code, "AUTHENTICATION_FAILED");
-    assert.match(auth.error.message, /pair with a one-time code/);
+    assert.match(auth.error.message, /or pair with {"type": "auth", "payload": {"otp"/);
     assert.equal(action.error.code, "AUTHENTICATION_FAILED");
     assert.equal((await svc.get("/api/v1/app-state")).body.muted, false, "nothing ran");
   } finally {
