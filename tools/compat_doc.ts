@@ -1,13 +1,13 @@
 /**
  * `deno task docs:compat`: writes the 5.0.0 name mapping table of
- * `docs/compat.md` from the action catalog (`server/core/v5_actions.ts`
+ * `docs/compat.md` from the action catalog (`server/legacy/v5_actions.ts`
  * derives the names), between `<!-- v5-names:start -->` and
  * `<!-- v5-names:end -->`. `tests/tools/compat_doc_test.ts` fails when the
  * document and the catalog differ.
  * @module
  */
 import { ACTIONS } from "../protocol/actions.ts";
-import { v5NameOf, v5ParamsOf } from "../server/core/v5_actions.ts";
+import { v5NameOf, v5ParamsOf } from "../server/legacy/v5_actions.ts";
 
 /** The markers around the generated table. */
 export const MARKERS = ["<!-- v5-names:start -->", "<!-- v5-names:end -->"] as const;

@@ -16,9 +16,6 @@ import {
 } from "../../protocol/actions.ts";
 import { z } from "zod";
 import { CueportError } from "./errors.ts";
-import { type ActionContext, fromV5Form, isV5Form, v5NameInV6Form } from "./v5_actions.ts";
-
-export type { ActionContext } from "./v5_actions.ts";
 
 /** Rule 5: `base` 1 subtracts one from the first parameter of these, and no others. */
 export const BASE_SHIFTED_ACTIONS: ReadonlySet<string> = new Set([
@@ -154,22 +151,21 @@ function parseParam(spec: ParamSpec, position: number, raw: unknown, shift: numb
 
 /**
  * Validates and normalizes an action request for the player: the 6.0 form
- * `{name, params, projectID, base, velocity}`, or the 5.0.0 form
- * `{action: {name, params}}` (`v5_actions.ts`; `context` converts its seeks).
+ * `{name, params, projectID, base, velocity}` only (the 5.0.0 port
+ * translates its own body first, `server/legacy/v5_actions.ts`).
  * @throws {CueportError} INVALID_MESSAGE naming the field
  */
-export function normalizeAction(request: ActionRequest, context?: ActionContext): NormalizedAction {
+export function normalizeAction(request: ActionRequest): NormalizedAction {
   if (typeof request !== "object" || request === null || Array.isArray(request)) {
     throw bad("body", 'must be a JSON object such as {"name": "PLAY_IN"}');
   }
-  if (isV5Form(request)) request = fromV5Form(request, context);
+  if ("action" in request && !("name" in request)) throw foreignBody(request.action);
   const checked = ActionBody.safeParse(request);
   if (!checked.success) throw envelopeError(checked.error.issues[0]!, request);
   const { name, params: rawParams = [], projectID, base = 0, velocity } = checked.data;
   const spec = ACTIONS_BY_NAME.get(name);
   if (!spec) {
-    throw v5NameInV6Form(name) ??
-      bad("name", `unknown action "${name}"${didYouMean(name, ACTIONS_BY_NAME.keys())}`, name);
+    throw bad("name", `unknown action "${name}"${didYouMean(name, ACTIONS_BY_NAME.keys())}`, name);
   }
   if (rawParams.length > spec.params.length) {
     throw bad(
@@ -195,10 +191,8 @@ export function normalizeAction(request: ActionRequest, context?: ActionContext)
 function envelopeError(issue: z.core.$ZodIssue, request: Record<string, unknown>): CueportError {
   const [key, index] = issue.path;
   if (issue.code === "unrecognized_keys") {
-    return bad(
-      issue.keys[0] ?? "body",
-      "is not a field of an action: use name, params, projectID, base, velocity",
-    );
+    const key = issue.keys[0] ?? "body";
+    return bad(key, "is not a field of an action: use name, params, projectID, base, velocity");
   }
   if (key === "params" && typeof index === "number") {
     const spec = typeof request.name === "string" ? ACTIONS_BY_NAME.get(request.name) : undefined;
@@ -207,4 +201,20 @@ function envelopeError(issue: z.core.$ZodIssue, request: Record<string, unknown>
   }
   const field = String(key ?? "body");
   return bad(field, issue.message, request[field]);
+}
+
+/**
+ * The refusal of a 5.0.0 body (`{action: {name, params}}`) on the 6.0 port,
+ * saying how to write it (docs/compat.md, "One body per port").
+ */
+function foreignBody(action: unknown): CueportError {
+  const inner = (action as { name?: unknown } | null)?.name;
+  const known = typeof inner === "string" ? ACTIONS_BY_NAME.get(inner.toUpperCase()) : undefined;
+  const named = known ? `"${known.name}"` : '"<ACTION_NAME>"';
+  return bad(
+    "action",
+    `is the 5.0.0 body: send {"name": ${named}, "params": [...]} here (the names of the ` +
+      "Action schema, GET /api/v1/openapi.json), or the 5.0.0 body to the 5.0.0 port " +
+      "(legacyHttpPort, 51736)",
+  );
 }

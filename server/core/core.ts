@@ -12,7 +12,7 @@ import {
   type MediaLocateResult,
   Method,
 } from "../../protocol/methods.ts";
-import { type ActionContext, type ActionRequest, normalizeAction } from "./action_rules.ts";
+import { type ActionRequest, normalizeAction } from "./action_rules.ts";
 import { IdempotencyStore, type RetryKey } from "./idempotency.ts";
 import { CueportError } from "./errors.ts";
 import { type EditResult, fromEditError, normalizeEdits } from "./edits.ts";
@@ -168,28 +168,36 @@ export class Core {
     );
   }
 
-  /** What a 5.0.0 seek reads from the read model: lengths as the player counts them. */
-  #actionContext: ActionContext = {
-    durationOf: (kind, id, projectId) => {
-      this.requireReady();
-      const pid = projectId ?? this.model.activeProjectId;
-      if (pid === null) return undefined;
-      if (kind === "clip") return this.model.clip(pid, id)?.duration;
-      const song = this.model.song(pid, id);
-      if (!song) return undefined;
-      const playing = this.model.playstate(pid)?.song;
-      if (playing?.songID === id) return playing.duration;
-      // Not the active Song (the player refuses the seek): its length as the player would take it.
-      const audio = this.model.project(pid)?.files.find((f) => f.id === song.audioFileId);
-      const cues = song.timeline.map((c) => c.time);
-      return audio?.duration ?? (cues.length > 0 ? Math.max(...cues) : null);
-    },
-  };
+  /**
+   * Seconds of a Clip's media, or of a Song's audio (its timeline when it has
+   * none), as the player counts them; `undefined` when there is no such Clip
+   * or Song, `null` when the Song has nothing to seek. (What a seek in seconds
+   * is a fraction of: the 5.0.0 seeks.)
+   * @throws {CueportError} NOT_READY while the player is down
+   */
+  durationOf(
+    kind: "clip" | "song",
+    id: string,
+    projectId: string | null,
+  ): number | null | undefined {
+    this.requireReady();
+    const pid = projectId ?? this.model.activeProjectId;
+    if (pid === null) return undefined;
+    if (kind === "clip") return this.model.clip(pid, id)?.duration;
+    const song = this.model.song(pid, id);
+    if (!song) return undefined;
+    const playing = this.model.playstate(pid)?.song;
+    if (playing?.songID === id) return playing.duration;
+    // Not the active Song (the player refuses the seek): its length as the player would take it.
+    const audio = this.model.project(pid)?.files.find((f) => f.id === song.audioFileId);
+    const cues = song.timeline.map((c) => c.time);
+    return audio?.duration ?? (cues.length > 0 ? Math.max(...cues) : null);
+  }
 
   #runAction(request: ActionRequest, idempotencyKey?: string): Promise<ActionResult> {
     let action: NormalizedAction;
     try {
-      action = normalizeAction(request, this.#actionContext);
+      action = normalizeAction(request);
       this.requireReady();
       if (action.projectId !== null && !this.model.project(action.projectId)) {
         throw new CueportError("NOT_FOUND", `Project "${action.projectId}" does not exist`, {

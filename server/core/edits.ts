@@ -40,35 +40,34 @@ function bad(field: string, message: string): CueportError {
 }
 
 /**
- * The 5.0.0 envelope of an edit, `{edit: {name, params}, projectID?}` (the
- * action's envelope; docs/compat.md), as the 6.0 body; a direction
- * `reverse` (the 5.0.0 word) as `backward`. Any other body as it is.
+ * The refusal of a 5.0.0 edit body (`{edit: {...}}`) on the 6.0 port, saying
+ * how to write it (docs/compat.md, "One body per port"); null for any other body.
  */
-function fromV5Edit(body: unknown): unknown {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
-  const { edit, ...rest } = body as Record<string, unknown>;
-  if (edit === undefined || "name" in rest || "edits" in rest) return body;
-  if (typeof edit !== "object" || edit === null || Array.isArray(edit)) {
-    throw bad("edit", 'must be an object such as {"name": "song.add", "params": {...}}');
-  }
-  const { params, ...named } = edit as Record<string, unknown>;
-  const translated = typeof params === "object" && params !== null && !Array.isArray(params) &&
-      (params as Record<string, unknown>).direction === "reverse"
-    ? { ...params, direction: "backward" }
-    : params;
-  return { ...rest, ...named, ...(params === undefined ? {} : { params: translated }) };
+function foreignEdit(body: unknown): CueportError | null {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
+  const { edit, name, edits } = body as Record<string, unknown>;
+  if (edit === undefined || name !== undefined || edits !== undefined) return null;
+  const inner = (edit as { name?: unknown } | null)?.name;
+  const named = typeof inner === "string" ? JSON.stringify(inner) : '"<edit name>"';
+  return bad(
+    "edit",
+    `is the 5.0.0 body: send {"name": ${named}, "params": {...}} here, ` +
+      "or the 5.0.0 body to the 5.0.0 port (legacyHttpPort, 51736)",
+  );
 }
 
 /**
  * Validates an edit body against the catalog; returns the edits to send.
- * The 5.0.0 envelope `{edit: {name, params}}` is taken too.
+ * Only the 6.0 body: the 5.0.0 port translates its own (`server/legacy/`).
  * @throws {CueportError} INVALID_MESSAGE naming the field, LOCAL_ONLY
  */
 export function normalizeEdits(
   body: unknown,
   options: { isLocal: boolean },
 ): { projectId: string | null; edits: EditRequest[] } {
-  const parsed = EditBody.safeParse(fromV5Edit(body) ?? {});
+  const foreign = foreignEdit(body);
+  if (foreign) throw foreign;
+  const parsed = EditBody.safeParse(body ?? {});
   if (!parsed.success) throw inputError(EditBody, parsed.error, { what: "an edit body" });
   const { name, params, edits, projectID } = parsed.data;
   if ((name === undefined) === (edits === undefined)) {

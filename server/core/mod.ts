@@ -6,7 +6,6 @@
 export * from "./errors.ts";
 export { fieldPath, inputError } from "./input_errors.ts";
 export * from "./action_rules.ts";
-export * from "./v5_actions.ts";
 export * from "./read_model.ts";
 export * from "./event_bus.ts";
 export * from "./core.ts";

@@ -10,17 +10,45 @@
  */
 import { z } from "zod";
 import {
+  type AnyOperation,
+  checkInput,
   CueportError,
   defineOperation,
+  type OperationContext,
+  operationNamed,
   ThumbnailInput,
-  v5NameOf,
   WaveformInput,
 } from "../core/mod.ts";
+import { toV6Action, toV6Edit, v5NameOf } from "./v5_actions.ts";
 import { route, type RouteSpec } from "../net/route.ts";
 import { deprecationNotice, type SuccessorPorts } from "./deprecation.ts";
 
 /** The API version this interface speaks. */
 export const V5_API_VERSION = "5.0.0";
+
+/**
+ * An operation of the catalog that takes its body in the 5.0.0 form too:
+ * the same policy, schemas and answer, its input translated into the 6.0
+ * form first (the core and the 6.0 port know only that one).
+ */
+function inV5Form(
+  name: "action" | "edit",
+  translate: (input: Record<string, unknown>, ctx: OperationContext) => unknown,
+): AnyOperation {
+  const operation = operationNamed(name);
+  return defineOperation({
+    ...operation,
+    name: name === "action" ? "v5Action" : "v5Edit",
+    parse: (raw) => raw,
+    run: (ctx, input) =>
+      operation.run(ctx, checkInput(operation, translate(input as Record<string, unknown>, ctx))),
+  });
+}
+
+/** `POST /api/v1/action` on the 5.0.0 port: the 5.0.0 body (seeks in seconds) or the 6.0 one. */
+const V5_ACTION = inV5Form("action", (input, { core }) => toV6Action(input, core));
+/** `POST /api/v1/edit` on the 5.0.0 port: the 5.0.0 envelope `{edit: {...}}` or the 6.0 body. */
+const V5_EDIT = inV5Form("edit", (input) => toV6Edit(input));
 
 /** The routes without the info route (which lists them). */
 function dataRoutes(): RouteSpec[] {
@@ -62,14 +90,14 @@ function dataRoutes(): RouteSpec[] {
       query: WaveformInput.pick({ width: true, height: true }),
     }),
     route("GET", "/camera-thumbnails/:cameraId.jpg", "cameraThumbnail"),
-    route("POST", "/api/v1/action", "action", {
+    route("POST", "/api/v1/action", V5_ACTION, {
       // A 5.0.0 client reads the action by its 5.0.0 name.
       output: (answer) => {
         const result = answer as { action: string };
         return { ...result, action: v5NameOf(result.action) };
       },
     }),
-    route("POST", "/api/v1/edit", "edit"),
+    route("POST", "/api/v1/edit", V5_EDIT),
   ];
 }
 
@@ -114,7 +142,13 @@ export interface V5RouteOptions {
 }
 
 /** The operation of the 5.0.0 HTTP transport itself: it describes its routes. */
-export const V5_OWN_OPERATIONS: readonly string[] = ["v5Info"];
+export const V5_OWN_OPERATIONS: readonly string[] = ["v5Info", "v5Action", "v5Edit"];
+
+/** The operation of the catalog each of its own stands for (its policy is that one's). */
+export const V5_CARRIED_AS: Readonly<Record<string, string>> = {
+  v5Action: "action",
+  v5Edit: "edit",
+};
 
 /** Every 5.0.0 route, `/api/info` first. */
 export function v5Routes(options: V5RouteOptions): RouteSpec[] {

@@ -12,7 +12,8 @@
  *   5.0.0 types.
  * @module
  */
-import { type ActionResult, checkV5Envelope, CueportError, v5NameOf } from "../core/mod.ts";
+import { type ActionResult, CueportError } from "../core/mod.ts";
+import { checkV5Envelope, toV6Action, v5NameOf } from "./v5_actions.ts";
 import type { DecodedMessage, DialectMessageId, WsDialect } from "../net/dialect.ts";
 import {
   deprecationNotice,
@@ -136,10 +137,10 @@ export function v5WsDialect(options: V5WsOptions): WsDialect {
     updatesJson: v5UpdatesJson,
     eventPrefix: () => '{"type":"event","payload":{"event":"state-update","updates":',
     eventSuffix: "}}",
-    actionRequest(message) {
+    actionRequest(message, core) {
       const request: Record<string, unknown> = { action: message.action };
       if (message.projectID !== undefined) request.projectID = message.projectID;
-      return request;
+      return toV6Action(request, core);
     },
     tokenLifetimeSeconds: V5_TOKEN_LIFETIME_SECONDS,
     seen: (address) => options.usage?.seen(address, "WebSocket"),

@@ -9,7 +9,7 @@
  * @module
  */
 import type { StateUpdate } from "../../protocol/state.ts";
-import type { CueportError } from "../core/errors.ts";
+import type { Core, CueportError } from "../core/mod.ts";
 import type { RouteSpec } from "./route.ts";
 
 /** The HTTP form of an error: status, headers and the JSON body. */
@@ -74,8 +74,11 @@ export interface WsDialect {
   /** A state-update event: `prefix(seq)`, the updates' JSON, then `suffix`. */
   eventPrefix(seq: number): string;
   eventSuffix: string;
-  /** A 6.0 action message as the core's request (5.0.0: its own body form). */
-  actionRequest?(message: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * A decoded action message as the core's (6.0) request: 5.0.0 translates
+   * its own body form here, its seeks in seconds by the lengths `core` knows.
+   */
+  actionRequest?(message: Record<string, unknown>, core: Core): Record<string, unknown>;
   /** Lifetime of a token issued through it, seconds; default: the setting. */
   tokenLifetimeSeconds?: number;
   /** Told of each client that authenticated, with its address. */

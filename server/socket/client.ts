@@ -636,8 +636,9 @@ export class SocketClient {
         this.#authorize(ACTION);
         const { action, base, velocity, projectID, idempotencyKey } = message;
         let request: Record<string, unknown>;
-        if (this.#dialect.actionRequest) request = this.#dialect.actionRequest(message);
-        else {
+        if (this.#dialect.actionRequest) {
+          request = this.#dialect.actionRequest(message, this.#core);
+        } else {
           request = { name: action.name, params: action.params };
           if (base !== undefined) request.base = base;
           if (velocity !== undefined) request.velocity = velocity;

@@ -10,7 +10,7 @@ import { V5Http, V5Socket } from "../../_helpers/v5_session.ts";
 import { SETTINGS } from "../../../protocol/settings.ts";
 import { Settings } from "../../../server/config.ts";
 import { V5_ERROR_TYPES, V5_STATUSES, V5InfoView } from "../../../server/legacy/mod.ts";
-import { V5_ACTIONS } from "../../../server/core/mod.ts";
+import { V5_ACTIONS } from "../../../server/legacy/mod.ts";
 import { until } from "../../_helpers/until.ts";
 
 const LEGACY = { legacyHttpPort: 0, legacyWsPort: 0 } as const;
@@ -112,22 +112,26 @@ Deno.test("5.0.0 rows: ports, paths, routes, bodies, names, seek, direction", as
     );
 
     await t.step(
-      "Action and edit routes: the same paths on both ports, 5.0.0 bodies on both",
+      "Action and edit routes: the same paths on both ports, each port its own bodies",
       async () => {
         const legacyBase = `http://127.0.0.1:${ports.legacyHttp}`;
         for (const [base, direction] of [[legacyBase, "reverse"], [svc.base, "forward"]]) {
+          const isV5 = base === legacyBase;
           const action = await fetch(`${base}/api/v1/action`, {
             method: "POST",
-            body: JSON.stringify({ action: { name: "MuteToggleAction", params: [] } }),
+            body: JSON.stringify(
+              isV5 ? { action: { name: "MuteToggleAction", params: [] } } : { name: "MUTE_TOGGLE" },
+            ),
           });
           assert.equal(action.status, 200, String(base));
-          const name = base === svc.base ? "MUTE_TOGGLE" : "MuteToggleAction";
+          const name = isV5 ? "MuteToggleAction" : "MUTE_TOGGLE";
           assert.equal((await action.json()).action, name, "each interface names it its way");
+          const params = { clipID: "c6", direction };
           const edit = await fetch(`${base}/api/v1/edit`, {
             method: "POST",
-            body: JSON.stringify({
-              edit: { name: "clip.update", params: { clipID: "c6", direction } },
-            }),
+            body: JSON.stringify(
+              isV5 ? { edit: { name: "clip.update", params } } : { name: "clip.update", params },
+            ),
           });
           const result = await edit.json();
           assert.equal(edit.status, 200, JSON.stringify(result));

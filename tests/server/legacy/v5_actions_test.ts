@@ -1,21 +1,26 @@
 import assert from "node:assert/strict";
 import { ACTIONS } from "../../../protocol/actions.ts";
+import { CueportError, normalizeAction } from "../../../server/core/mod.ts";
 import {
   type ActionContext,
-  CueportError,
-  normalizeAction,
+  toV6Action,
   V5_ACTIONS,
   v5NameOf,
-} from "../../../server/core/mod.ts";
+} from "../../../server/legacy/mod.ts";
 
 const context: ActionContext = {
   durationOf: (kind, id) =>
     kind === "clip" ? ({ c1: 10 } as Record<string, number>)[id] : id === "s0" ? null : 20,
 };
 
+/** What the core runs for a body the 5.0.0 port took. */
+function normalizeV5(request: Record<string, unknown>, ctx: ActionContext = context) {
+  return normalizeAction(toV6Action(request, ctx));
+}
+
 function refusal(request: Record<string, unknown>): CueportError {
   try {
-    normalizeAction(request, context);
+    normalizeV5(request, context);
   } catch (error) {
     return error as CueportError;
   }
@@ -64,7 +69,7 @@ Deno.test("V5_ACTIONS: every catalog action 5.0.0 had, by a unique name; none of
     // Every 5.0.0 name reaches its action's own rules (seeks are checked below).
     if (spec.group === "seek" && spec.name !== "CLIP_DIRECTION") continue;
     try {
-      const out = normalizeAction({ action: { name: v5NameOf(spec.name), params } }, context);
+      const out = normalizeV5({ action: { name: v5NameOf(spec.name), params } }, context);
       assert.equal(out.name, spec.name);
     } catch (error) {
       assert.notEqual((error as CueportError).details?.field, "action.name", spec.name);
@@ -72,29 +77,29 @@ Deno.test("V5_ACTIONS: every catalog action 5.0.0 had, by a unique name; none of
   }
 });
 
-Deno.test("normalizeAction() takes the 5.0.0 form: names, projectID, seconds, reverse", () => {
+Deno.test("toV6Action() takes the 5.0.0 form: names, projectID, seconds, reverse", () => {
   assert.deepEqual(
-    normalizeAction({ action: { name: "PlayClipByIndexAction", params: ["2"] }, projectID: "p" }),
+    normalizeV5({ action: { name: "PlayClipByIndexAction", params: ["2"] }, projectID: "p" }),
     { name: "PLAY_CLIP_BY_INDEX_IN", params: { index: 2 }, projectId: "p" },
   );
-  assert.equal(normalizeAction({ action: { name: "playaction" } }).name, "PLAY_IN");
-  assert.equal(normalizeAction({ action: { name: "PLAY_IN" } }).name, "PLAY_IN");
+  assert.equal(normalizeV5({ action: { name: "playaction" } }).name, "PLAY_IN");
+  assert.equal(normalizeV5({ action: { name: "PLAY_IN" } }).name, "PLAY_IN");
   assert.deepEqual(
-    normalizeAction({ action: { name: "SeekClipAction", params: ["c1", 2.5] } }, context).params,
+    normalizeV5({ action: { name: "SeekClipAction", params: ["c1", 2.5] } }, context).params,
     { clipID: "c1", percent: 0.25 },
   );
   assert.deepEqual(
-    normalizeAction({ action: { name: "SeekSongAction", params: ["s1", "20"] } }, context).params,
+    normalizeV5({ action: { name: "SeekSongAction", params: ["s1", "20"] } }, context).params,
     { songID: "s1", percent: 1 },
   );
   assert.equal(
-    normalizeAction({ action: { name: "ClipDirectionAction", params: ["c1", "reverse"] } }).params
+    normalizeV5({ action: { name: "ClipDirectionAction", params: ["c1", "reverse"] } }).params
       .direction,
     "backward",
   );
 });
 
-Deno.test("normalizeAction() refuses what 5.0.0 did not have, naming the 6.0 way", () => {
+Deno.test("normalizeV5() refuses what 5.0.0 did not have, naming the 6.0 way", () => {
   for (const name of ["SetControlAction", "SET_PARAM", "RecordToggleAction", "ReleaseClipAction"]) {
     const e = refusal({ action: { name, params: [] } });
     assert.equal(e.code, "INVALID_MESSAGE");
@@ -111,7 +116,7 @@ Deno.test("normalizeAction() refuses what 5.0.0 did not have, naming the 6.0 way
   assert.match(refusal({ name: "NextSongAction" }).message, /5\.0\.0 name of NEXT_SONG_IN/);
 });
 
-Deno.test("normalizeAction() converts 5.0.0 seeks on the media's length; out of range refused", () => {
+Deno.test("normalizeV5() converts 5.0.0 seeks on the media's length; out of range refused", () => {
   const past = refusal({ action: { name: "SeekClipAction", params: ["c1", 11] } });
   assert.equal(past.code, "INVALID_MESSAGE");
   assert.equal(past.details?.field, "action.params[1] (position)");

@@ -4,8 +4,9 @@
  * class-style names (`PlayClipByIndexAction`) generated from the action
  * catalog by one rule, seeks by `position` in seconds, and the refusals of
  * what 5.0.0 did not have (the 6.0-only actions, `velocity`, `base`), each
- * naming the 6.0 way. Every transport hands a 5.0.0 body to the core as it
- * came; only here is it read.
+ * naming the 6.0 way. The 5.0.0 port's transports translate a 5.0.0 body
+ * here before the core sees it: the core and the 6.0 port know only the 6.0
+ * form (docs/compat.md, "One body per port").
  * @module
  */
 import {
@@ -15,7 +16,7 @@ import {
   type ParamKind,
 } from "../../protocol/actions.ts";
 import { didYouMean } from "../../protocol/suggest.ts";
-import { CueportError } from "./errors.ts";
+import { CueportError } from "../core/mod.ts";
 
 /**
  * The 5.0.0 name of a catalog action: `_IN` dropped, each word capitalized,
@@ -212,4 +213,43 @@ export function v5NameInV6Form(name: string): CueportError | null {
     `"${name}" is the 5.0.0 name of ${spec.name}: send {"name": "${spec.name}"}, ` +
       `or the 5.0.0 form {"action": {"name": "${name}", "params": [...]}}`,
   );
+}
+
+/**
+ * An action body as the 5.0.0 port takes it, as the 6.0 request the core
+ * runs: a 5.0.0 body translated (`fromV5Form`), a 5.0.0 name in the 6.0 form
+ * refused naming both ways, a 6.0 body as it is.
+ * @throws {CueportError} as `fromV5Form`
+ */
+export function toV6Action(
+  request: Record<string, unknown>,
+  context: ActionContext,
+): Record<string, unknown> {
+  if (typeof request !== "object" || request === null || Array.isArray(request)) return request;
+  if (isV5Form(request)) return fromV5Form(request, context);
+  const name = request.name;
+  const refusal = typeof name === "string" ? v5NameInV6Form(name) : null;
+  if (refusal) throw refusal;
+  return request;
+}
+
+/**
+ * The 5.0.0 envelope of an edit, `{edit: {name, params}, projectID?}` (the
+ * action's envelope; docs/compat.md), as the 6.0 body; a direction
+ * `reverse` (the 5.0.0 word) as `backward`. Any other body as it is.
+ * @throws {CueportError} INVALID_MESSAGE when `edit` is no object
+ */
+export function toV6Edit(body: unknown): unknown {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
+  const { edit, ...rest } = body as Record<string, unknown>;
+  if (edit === undefined || "name" in rest || "edits" in rest) return body;
+  if (typeof edit !== "object" || edit === null || Array.isArray(edit)) {
+    throw bad("edit", 'must be an object such as {"name": "song.add", "params": {...}}');
+  }
+  const { params, ...named } = edit as Record<string, unknown>;
+  const translated = typeof params === "object" && params !== null && !Array.isArray(params) &&
+      (params as Record<string, unknown>).direction === "reverse"
+    ? { ...params, direction: "backward" }
+    : params;
+  return { ...rest, ...named, ...(params === undefined ? {} : { params: translated }) };
 }
