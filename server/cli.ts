@@ -5,11 +5,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { readOperatorToken } from "./auth/operator.ts";
-import { defaultDataDir, envName } from "./config.ts";
-import { type InstanceInfo, runningInstance } from "./startup.ts";
 import { pairingText } from "./web/pairing_text.ts";
-import { installedDataDirs } from "./deploy/places.ts";
+import { call, findTarget } from "./deploy/operator_target.ts";
 import { runStatusCommand } from "./deploy/status_command.ts";
 import { runServiceCommand } from "./deploy/service_command.ts";
 import { runConfigCommand } from "./deploy/config_check.ts";
@@ -87,95 +84,6 @@ ${TARGET_OPTIONS}`,
   credential of the data dir: for AI assistants that start a command (docs/mcp.md).
 ${TARGET_OPTIONS}`,
 };
-
-/** Where and how the commands reach the running service. */
-export interface Target {
-  port: number;
-  /** The data dir the service was found through, if any. */
-  dataDir: string | null;
-  /** The instance running with that data dir (its lock held), if any. */
-  running: InstanceInfo | null;
-  /** True when the port was given (`--http-port`): it is asked whatever holds the lock. */
-  portGiven: boolean;
-  /** The operator credential (`auth/operator-token`), when readable. */
-  token: string | null;
-}
-
-function envOrNull(name: string): string | null {
-  try {
-    return Deno.env.get(name) || null;
-  } catch {
-    return null; // no permission to read the environment
-  }
-}
-
-/**
- * The data dir the service uses by default; without permission to look, the usual place. When
- * no service has written its ports there, the data dir of an installed service that has
- * (`cueport service install`), so `sudo cueport pair` finds a system service.
- */
-async function dataDirOf(flag: string | undefined): Promise<string | null> {
-  if (flag) return flag;
-  let dir: string | null;
-  try {
-    dir = envOrNull(envName("dataDir")) ?? defaultDataDir();
-  } catch {
-    dir = null;
-  }
-  if (dir !== null && await runningInstance(dir)) return dir;
-  for (const candidate of installedDataDirs(envOrNull)) {
-    if (await runningInstance(candidate)) return candidate;
-  }
-  return dir;
-}
-
-/**
- * Finds the running service's port and operator credential through its data dir: the
- * service that holds the data dir's lock, never whatever answers on a port (unless
- * `--http-port` names one).
- */
-export async function findTarget(
-  values: { "data-dir"?: string; "http-port"?: string },
-): Promise<Target> {
-  const dataDir = await dataDirOf(values["data-dir"]);
-  const running = dataDir ? await runningInstance(dataDir) : null;
-  const portGiven = values["http-port"] !== undefined;
-  const port = portGiven ? Number(values["http-port"]) : running?.ports?.http ?? 17736;
-  const token = dataDir ? await readOperatorToken(dataDir) : null;
-  return { port, dataDir, token, running, portGiven };
-}
-
-/** One request to the running service's local API; throws its error message. */
-export async function call(
-  target: Target,
-  method: string,
-  path: string,
-  body?: unknown,
-  // deno-lint-ignore no-explicit-any
-): Promise<any> {
-  let res: Response;
-  const port = target.port;
-  if (!target.portGiven && !target.running?.ports) {
-    throw new Error(
-      target.running
-        ? `Cueport is starting with the data dir "${target.dataDir}": try again in a moment`
-        : `No Cueport service runs with the data dir "${target.dataDir ?? "(none)"}": start it, ` +
-          `or name its data dir with --data-dir (or its port with --http-port)`,
-    );
-  }
-  try {
-    res = await fetch(`http://127.0.0.1:${port}${path}`, {
-      method,
-      headers: target.token ? { authorization: `Bearer ${target.token}` } : {},
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  } catch {
-    throw new Error(`Cannot reach Cueport on port ${port}: is the service running?`);
-  }
-  const answer = await res.json();
-  if (!res.ok) throw new Error(answer?.error?.message ?? `HTTP ${res.status}`);
-  return answer;
-}
 
 /** Runs one operator command; returns the process exit code. */
 export async function runCli(

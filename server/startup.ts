@@ -4,7 +4,6 @@
  * @module
  */
 import { envName, type SettingName, SETTINGS } from "../protocol/settings.ts";
-import { folderProblem } from "./deploy/permission_refused.ts";
 
 /** A start-up failure the operator can fix; `main.ts` prints its message alone and exits 1. */
 export class StartupError extends Error {
@@ -169,4 +168,30 @@ async function describeHolder(path: string): Promise<string> {
   if (!info) return "(starting up)";
   const ports = info.ports ? `, HTTP port ${info.ports.http}` : "";
   return `(pid ${info.pid}${ports}, started ${info.startedAt})`;
+}
+
+/** Why a folder the service needs cannot be used, and whether making it writable would help. */
+export interface FolderProblem {
+  reason: string;
+  canMakeWritable: boolean;
+}
+
+/**
+ * Why a folder cannot be used, from the error of creating or opening it. Deno refuses
+ * `/dev`, `/proc` and `/sys` to a program without `--allow-all`, and its text says to run
+ * again with that flag: no data dir can live in those system folders, and no show should
+ * run with every permission, so the reason says what the folder is instead.
+ */
+export function folderProblem(error: unknown): FolderProblem {
+  const message = error instanceof Error ? error.message : String(error);
+  const special = /Requires all access to "([^"]+)", run again with the --allow-all flag/
+    .exec(message);
+  if (special) {
+    const top = /^[/\\]?[^/\\]*/.exec(special[1]!)![0];
+    return {
+      reason: `cannot create it: ${top} is a system folder, closed to Cueport`,
+      canMakeWritable: false,
+    };
+  }
+  return { reason: message, canMakeWritable: true };
 }

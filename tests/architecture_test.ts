@@ -1,3 +1,7 @@
+/**
+ * The import rules as a test that also tests its own checker
+ * (docs/architecture.md, "Import rules" and "The import graph").
+ */
 import assert from "node:assert/strict";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -90,4 +94,146 @@ Deno.test("architecture: the checker sees a violation when there is one", async 
     (_f, to) => (to.startsWith("protocol/") ? "seen" : null),
   );
   assert.ok(found.length > 0);
+});
+
+// ---- The import graph: circles, barrels, and the facts docs/architecture.md states ----
+
+/** The folders whose files make up the program. */
+const PROGRAM = ["server", "protocol", "player"];
+
+/** Every file of the program with the files it imports (`import type` too: a dependency all the same). */
+async function importGraph(): Promise<Map<string, string[]>> {
+  const graph = new Map<string, string[]>([["main.ts", await importsOf("main.ts")]]);
+  for (const dir of PROGRAM) {
+    for await (const file of sourceFiles(dir)) graph.set(file, await importsOf(file));
+  }
+  return graph;
+}
+
+/**
+ * The unit of the folder graph a file belongs to: a folder of `server/`
+ * (`server/core`), a file directly in `server/` (`server/cli.ts`), `protocol`,
+ * `player`, `main.ts`.
+ */
+function unitOf(file: string): string {
+  const parts = file.split("/");
+  if (parts[0] === "server") return parts.length > 2 ? `server/${parts[1]}` : file;
+  return parts[0]!;
+}
+
+/** The graph between units: each unit with the others its files import, sorted. */
+function unitGraph(graph: Map<string, string[]>): Map<string, string[]> {
+  const units = new Map<string, Set<string>>();
+  for (const [file, targets] of graph) {
+    const from = unitOf(file);
+    const set = units.get(from) ?? new Set<string>();
+    units.set(from, set);
+    for (const target of targets) if (unitOf(target) !== from) set.add(unitOf(target));
+  }
+  return new Map(
+    [...units].sort(([a], [b]) => a.localeCompare(b)).map(([u, s]) => [u, [...s].sort()]),
+  );
+}
+
+/** The circles of a graph: its strongly connected parts of two nodes or more, or a node importing itself (Tarjan). */
+function circles(graph: Map<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const part: string[] = [];
+    let top: string;
+    do {
+      top = stack.pop()!;
+      onStack.delete(top);
+      part.push(top);
+    } while (top !== node);
+    if (part.length > 1 || (graph.get(node) ?? []).includes(node)) found.push(part.sort());
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+Deno.test("architecture: circles() finds a circle when there is one, and only then", () => {
+  const graph = new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["a"]], ["e", ["e"]]]);
+  assert.deepEqual(circles(graph), [["a", "b", "c"], ["e"]]);
+  assert.deepEqual(circles(new Map([["a", ["b"]], ["b", []], ["c", ["a", "b"]]])), []);
+});
+
+Deno.test("architecture: no circles, between files or between folders", async () => {
+  const graph = await importGraph();
+  assert.ok(graph.size > 100, "the checker reads the program");
+  assert.deepEqual(circles(graph), [], "files");
+  assert.deepEqual(circles(unitGraph(graph)), [], "folders");
+});
+
+Deno.test("architecture: the core talks to auth through its own interface; cli.ts and deploy/ do not import each other", async () => {
+  const found = await violations(["server"], (from, to) => {
+    if (from.startsWith("server/core/") && to.startsWith("server/auth/")) {
+      return "the core owns the interface it needs of auth (core/operations/security_service.ts)";
+    }
+    if (from.startsWith("server/deploy/") && to === "server/cli.ts") {
+      return "the operator commands share deploy/operator_target.ts, cli.ts composes them";
+    }
+    return null;
+  });
+  assert.deepEqual(found, []);
+});
+
+/**
+ * Files that load their own folder's barrel on purpose, with the reason: each
+ * is an entry point the barrel never imports, so no circle comes of it.
+ */
+const OWN_BARREL_ENTRIES: Record<string, string> = {
+  "server/mcp/lazy.ts": "loads the MCP transport on its first request (a dynamic import)",
+  "server/media/render/worker.ts": "the entry of the render workers, run in a Worker of its own",
+};
+
+Deno.test("architecture: no file imports its own folder's barrel (mod.ts), but the entries listed", async () => {
+  const found = await violations(PROGRAM, (from, to) => {
+    if (!to.endsWith("/mod.ts") || from === to) return null;
+    const folder = to.slice(0, -"mod.ts".length);
+    if (!from.startsWith(folder) || from in OWN_BARREL_ENTRIES) return null;
+    return "import the file itself: a barrel is the folder's entry for others";
+  });
+  assert.deepEqual(found, []);
+  for (const entry of Object.keys(OWN_BARREL_ENTRIES)) {
+    assert.ok(
+      (await importsOf(entry)).some((t) => t.endsWith("/mod.ts")),
+      `${entry} still needs it`,
+    );
+  }
+});
+
+/** The folder graph as docs/architecture.md writes it, one line per unit. */
+function graphLines(units: Map<string, string[]>): string[] {
+  return [...units].map(([unit, targets]) =>
+    `- \`${unit}\`: ${targets.length ? targets.map((t) => `\`${t}\``).join(", ") : "nothing"}`
+  );
+}
+
+Deno.test("architecture: docs/architecture.md states the folder graph as it is", async () => {
+  const doc = await Deno.readTextFile(`${ROOT}docs/architecture.md`);
+  const stated = doc.match(/<!-- import-graph:start -->\n([\s\S]*?)\n<!-- import-graph:end -->/);
+  assert.ok(stated, "docs/architecture.md has the import-graph block");
+  const actual = graphLines(unitGraph(await importGraph()));
+  assert.deepEqual(
+    // One item per unit; `deno fmt` wraps long items onto indented lines.
+    stated[1]!.replace(/\n +/g, " ").split("\n").filter((l) => l.startsWith("- ")),
+    actual,
+    `update the block in docs/architecture.md to:\n${actual.join("\n")}`,
+  );
 });

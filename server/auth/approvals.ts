@@ -5,7 +5,7 @@
  * @module
  */
 import type { ApprovalRequestResult } from "../../protocol/methods.ts";
-import { CueportError } from "../core/mod.ts";
+import { CueportError } from "../core/errors.ts";
 
 /** Asks the player; the service passes the supervisor's request here. */
 export type AskPlayer = (

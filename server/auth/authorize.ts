@@ -6,7 +6,7 @@
  * @module
  */
 import { type AnyOperation, type Core, CueportError } from "../core/mod.ts";
-import { type Authenticator, type Grant, requireScope } from "./mod.ts";
+import { type Authenticator, type Grant, requireScope } from "./credentials.ts";
 
 /** Who is calling, as a transport knows it. */
 export interface Caller {

@@ -3,7 +3,7 @@
  * must name this machine, and a browser `Origin` must be on the allow-list.
  * @module
  */
-import { CueportError } from "../core/mod.ts";
+import { CueportError } from "../core/errors.ts";
 
 /** The names this machine answers to: localhost, its hostname (and `.local`), its addresses, extras. */
 export function machineHosts(extra: readonly string[] = []): Set<string> {

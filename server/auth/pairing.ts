@@ -9,7 +9,7 @@
  * address is real, is never stopped by them.
  * @module
  */
-import { CueportError } from "../core/mod.ts";
+import { CueportError } from "../core/errors.ts";
 
 /** Options of the code store; `now` is injectable so tests need no sleeping. */
 export interface PairingOptions {

@@ -8,7 +8,7 @@
  * limited: the transports do not call a meter for them.
  * @module
  */
-import { CueportError } from "../core/mod.ts";
+import { CueportError } from "../core/errors.ts";
 
 /** The budget of each remote address. */
 export interface RateLimitOptions {

@@ -4,9 +4,9 @@
  * the device registry, and a one-time code pairs a new device.
  * @module
  */
-import { CueportError } from "../core/mod.ts";
+import { CueportError } from "../core/errors.ts";
 import type { DeviceRegistry } from "./devices.ts";
-import { type Authenticator, type Credentials, type Grant, isLocalAddress } from "./mod.ts";
+import { type Authenticator, type Credentials, type Grant, isLocalAddress } from "./credentials.ts";
 import type { Approvals } from "./approvals.ts";
 import type { PairingCodes } from "./pairing.ts";
 import { ALL_SCOPES, issueToken, type Scope, verifyToken } from "./tokens.ts";

@@ -4,7 +4,7 @@
  * @module
  */
 import { errors, jwtVerify, SignJWT } from "jose";
-import { CueportError } from "../core/mod.ts";
+import { CueportError } from "../core/errors.ts";
 
 /** What a device may do. */
 export type Scope = "view" | "control" | "edit";

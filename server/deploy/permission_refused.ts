@@ -16,32 +16,6 @@ export function permissionRefusal(error: unknown): string | null {
     `(docs/deployment.md, "Permissions")`;
 }
 
-/** Why a folder the service needs cannot be used, and whether making it writable would help. */
-export interface FolderProblem {
-  reason: string;
-  canMakeWritable: boolean;
-}
-
-/**
- * Why a folder cannot be used, from the error of creating or opening it. Deno refuses
- * `/dev`, `/proc` and `/sys` to a program without `--allow-all`, and its text says to run
- * again with that flag: no data dir can live in those system folders, and no show should
- * run with every permission, so the reason says what the folder is instead.
- */
-export function folderProblem(error: unknown): FolderProblem {
-  const message = error instanceof Error ? error.message : String(error);
-  const special = /Requires all access to "([^"]+)", run again with the --allow-all flag/
-    .exec(message);
-  if (special) {
-    const top = /^[/\\]?[^/\\]*/.exec(special[1]!)![0];
-    return {
-      reason: `cannot create it: ${top} is a system folder, closed to Cueport`,
-      canMakeWritable: false,
-    };
-  }
-  return { reason: message, canMakeWritable: true };
-}
-
 /**
  * Reports refused permissions that nothing caught as one line to `report` and exits with
  * `exitCode`, as an uncaught error would, but without the stack trace. Other errors keep

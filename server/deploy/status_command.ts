@@ -5,7 +5,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { call, findTarget } from "../cli.ts";
+import { call, findTarget } from "./operator_target.ts";
 
 /** Usage of `cueport status`. */
 export const STATUS_USAGE = `Usage: cueport status [--data-dir DIR] [--http-port N] [--json]

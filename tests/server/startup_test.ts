@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { runMain, startServiceProcess } from "../_helpers/service_process.ts";
+import { folderProblem } from "../../server/startup.ts";
 
 const freePorts = [
   "--http-port",
@@ -92,4 +93,21 @@ Deno.test("an unusable data dir and a bad setting are one line each", async () =
   assert.equal(bad.code, 2);
   assert.equal(bad.stderr.trim().split("\n").length, 1, bad.stderr);
   assert.match(bad.stderr, /Invalid setting wsPort \(--ws-port or CUEPORT_WS_PORT\)/);
+});
+
+Deno.test("folderProblem() tells a system folder from a folder that can be made writable", () => {
+  const system = new Deno.errors.NotCapable(
+    'Requires all access to "/proc/cueport", run again with the --allow-all flag',
+  );
+  assert.deepEqual(folderProblem(system), {
+    reason: "cannot create it: /proc is a system folder, closed to Cueport",
+    canMakeWritable: false,
+  });
+  const denied = new Deno.errors.PermissionDenied(
+    "Permission denied (os error 13): mkdir '/srv/show'",
+  );
+  assert.deepEqual(folderProblem(denied), {
+    reason: "Permission denied (os error 13): mkdir '/srv/show'",
+    canMakeWritable: true,
+  });
 });

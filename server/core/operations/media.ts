@@ -1,13 +1,12 @@
 /**
- * The media operations: a Clip file's thumbnail, an audio file's waveform and
- * a camera's live thumbnail. They answer images, not JSON, so only transports
- * that carry bytes serve them (HTTP; MCP as image content). The pictures are
- * made and cached by the service's media module, which the transport gives as
- * `ctx.media` (`server/media/`).
+ * What the media operations (`media_operations.ts`) take and answer: their
+ * inputs, the pictures, and `MediaSource`, the core's description of the
+ * service's media module (`server/media/`), which the transport gives as
+ * `ctx.media`. Apart from the operations, so that `operation.ts` can name
+ * `MediaSource` without a circle.
  * @module
  */
 import { z } from "zod";
-import { type AnyOperation, given, type Operation, type OperationContext } from "./operation.ts";
 
 /** What a picture shows: the image itself, a video frame, a generated card, a camera, a waveform. */
 export type MediaOrigin = "image" | "video-frame" | "card" | "camera" | "waveform";
@@ -33,7 +32,11 @@ export class MediaNotModified {
 /** A media operation's answer. */
 export type MediaAnswer = MediaImage | MediaNotModified;
 
-const MediaAnswerSchema = z.union([z.instanceof(MediaImage), z.instanceof(MediaNotModified)]);
+/** The schema of a media answer (bytes, not JSON: checked by class). */
+export const MediaAnswerSchema = z.union([
+  z.instanceof(MediaImage),
+  z.instanceof(MediaNotModified),
+]);
 
 const IfNoneMatch = z.string().max(2048).optional()
   .describe("The If-None-Match header: a picture with this ETag is answered 304");
@@ -101,58 +104,3 @@ export interface MediaSource {
   /** @throws {CueportError} NOT_FOUND, NOT_READY, UNAVAILABLE (no ffmpeg for a device) */
   cameraThumbnail(input: CameraThumbnailInput): Promise<MediaAnswer>;
 }
-
-const media = (ctx: OperationContext) => given(ctx.media, "media");
-
-function defineMedia<I>(spec: {
-  name: string;
-  summary: string;
-  input: z.ZodType<I>;
-  produces: readonly string[];
-  run(source: MediaSource, input: I, request: MediaRequest): MediaAnswer | Promise<MediaAnswer>;
-}): Operation<I, MediaAnswer | Promise<MediaAnswer>> {
-  return {
-    name: spec.name,
-    summary: spec.summary,
-    tag: "media",
-    kind: "media",
-    input: spec.input,
-    output: MediaAnswerSchema,
-    produces: spec.produces,
-    scope: "view",
-    needsApiAccess: true,
-    isLocalOnly: false,
-    run: (ctx, input) =>
-      spec.run(media(ctx), input, {
-        client: ctx.address,
-        isLocal: ctx.isLocal,
-        signal: ctx.signal,
-      }),
-  };
-}
-
-/** Every media operation. */
-export const MEDIA_OPERATIONS: readonly AnyOperation[] = [
-  defineMedia({
-    name: "thumbnail",
-    summary:
-      "A picture of a Project's file: the image, a video's frame, or a card; cached, with ETag",
-    input: ThumbnailInput,
-    produces: ["image/jpeg", "image/png"],
-    run: (source, input, request) => source.thumbnail(input, request),
-  }),
-  defineMedia({
-    name: "waveform",
-    summary: "A PNG of an audio file's waveform (peaks per pixel column); cached, with ETag",
-    input: WaveformInput,
-    produces: ["image/png"],
-    run: (source, input, request) => source.waveform(input, request),
-  }),
-  defineMedia({
-    name: "cameraThumbnail",
-    summary: "A camera's live picture, refreshed every 5 seconds while it is asked for",
-    input: CameraThumbnailInput,
-    produces: ["image/jpeg"],
-    run: (source, input) => source.cameraThumbnail(input),
-  }),
-];

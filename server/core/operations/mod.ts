@@ -9,11 +9,12 @@ import { EDIT_OPERATIONS } from "./edits.ts";
 import type { AnyOperation, OperationKind } from "./operation.ts";
 import { QUERY_OPERATIONS } from "./queries.ts";
 import { SECURITY_OPERATIONS } from "./security.ts";
-import { MEDIA_OPERATIONS } from "./media.ts";
+import { MEDIA_OPERATIONS } from "./media_operations.ts";
 
 export * from "./operation.ts";
 export { EditResultView, type UploadInput } from "./edits.ts";
 export * from "./media.ts";
+export type * from "./security_service.ts";
 
 /** Every operation. */
 export const OPERATIONS: readonly AnyOperation[] = [

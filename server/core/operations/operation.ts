@@ -5,7 +5,7 @@
  * @module
  */
 import type { z } from "zod";
-import type { AuthService } from "../../auth/service.ts";
+import type { SecurityService } from "./security_service.ts";
 import type { Core } from "../core.ts";
 import { CueportError } from "../errors.ts";
 import { inputError } from "../input_errors.ts";
@@ -38,7 +38,7 @@ export interface ServiceFacts {
 export interface OperationContext {
   core: Core;
   /** Pairing and devices: given by the transports that carry the security operations. */
-  auth?: AuthService | undefined;
+  auth?: SecurityService | undefined;
   /** Given by the transports that carry `health`. */
   facts?: ServiceFacts | undefined;
   /** Given by the transports that carry the media operations. */
