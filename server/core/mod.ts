@@ -4,6 +4,8 @@
  * @module
  */
 export * from "./errors.ts";
+export * from "./caller.ts";
+export * from "./policy.ts";
 export { fieldPath, inputError } from "./input_errors.ts";
 export * from "./action_rules.ts";
 export * from "./read_model.ts";

@@ -14,7 +14,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { asCueportError, type Core, type MediaSource } from "../core/mod.ts";
-import { Policy } from "../auth/authorize.ts";
+import { Policy } from "../core/mod.ts";
 import { isLocalAddress } from "../auth/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
 import type { AuthService } from "../auth/service.ts";

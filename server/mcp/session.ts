@@ -27,7 +27,7 @@ import {
   type MediaSource,
   operationNamed,
 } from "../core/mod.ts";
-import type { Policy } from "../auth/authorize.ts";
+import type { Policy } from "../core/mod.ts";
 import type { Grant } from "../auth/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
 import { errorResultOf, resultOf } from "./answers.ts";

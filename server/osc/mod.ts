@@ -8,7 +8,7 @@
  * @module
  */
 import * as osc from "osc-min";
-import { type Caller, Policy } from "../auth/authorize.ts";
+import { type Caller, Policy } from "../core/mod.ts";
 import { type Grant, isLocalAddress } from "../auth/mod.ts";
 import { RateLimiter, type RateMeter } from "../auth/rate_limit.ts";
 import type { AuthService } from "../auth/service.ts";

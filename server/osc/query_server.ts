@@ -12,7 +12,7 @@
  * @module
  */
 import { checkRequestOrigin } from "../auth/hosts.ts";
-import { type Caller, Policy } from "../auth/authorize.ts";
+import { type Caller, Policy } from "../core/mod.ts";
 import type { Authenticator, Grant } from "../auth/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
 import { type AnyOperation, type Core, CueportError, operationNamed } from "../core/mod.ts";

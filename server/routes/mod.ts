@@ -20,7 +20,7 @@ import {
 } from "../core/mod.ts";
 import { checkRequestOrigin } from "../auth/hosts.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
-import { type Caller, Policy } from "../auth/authorize.ts";
+import { type Caller, Policy } from "../core/mod.ts";
 import { type Grant, isLocalAddress } from "../auth/mod.ts";
 import type { AuthService } from "../auth/service.ts";
 import { withCors } from "./cors.ts";

@@ -5,22 +5,24 @@
  * handling.
  * @module
  */
-import { z } from "zod";
 import type { StateUpdate } from "../../protocol/state.ts";
 import { type Authenticator, type Grant, isLocalAddress } from "../auth/mod.ts";
-import type { Caller, Policy } from "../auth/authorize.ts";
+import type {
+  Caller,
+  ConnectInput,
+  InvokeContext,
+  InvokeOptions,
+  Policy,
+  SessionService,
+} from "../core/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
 import {
   type AnyOperation,
-  checkInput,
   type Core,
   CueportError,
-  defineOperation,
   inputError,
-  type OperationContext,
   operationNamed,
   operationsOfKind,
-  retryKeyOf,
   snapshotView,
   type UpdateBatch,
 } from "../core/mod.ts";
@@ -71,9 +73,16 @@ const encoder = new TextEncoder();
  */
 export function socketOperations(): Record<
   string,
-  AnyOperation | ReadonlyMap<string, AnyOperation> | null
+  AnyOperation | ReadonlyMap<string, AnyOperation>
 > {
-  return { auth: null, action: ACTION, subscribe: null, full: FULL, query: QUERIES, ping: null };
+  return {
+    auth: CONNECT,
+    action: ACTION,
+    subscribe: SUBSCRIBE,
+    full: FULL,
+    query: QUERIES,
+    ping: PING,
+  };
 }
 
 /** Message types a client may send, checked once per message without allocating. */
@@ -83,25 +92,12 @@ const TYPE_LIST = [...TYPES].join(", ");
 /** The `query` names: the query operations of the core's catalog. */
 const QUERIES = operationsOfKind("query");
 const QUERY_LIST = [...QUERIES.keys()].join(", ");
-/** What an `action` message runs. */
+/** What each message runs: operations of the catalog, the session's among them. */
 const ACTION = operationNamed("action");
-
-/**
- * The socket's own operation: a `full` snapshot pushed on this connection.
- * It lives with the transport (it describes the connection's stream); the
- * policy guards it like any read.
- */
-export const FULL: AnyOperation = defineOperation({
-  name: "full",
-  summary: "Send this client a full state update now",
-  tag: "playback",
-  kind: "service",
-  input: z.strictObject({}),
-  output: z.object({ seq: z.number().int() }),
-  run: () => {
-    throw new Error("Served by the socket client itself");
-  },
-});
+const CONNECT = operationNamed("connect");
+const SUBSCRIBE = operationNamed("subscribe");
+const FULL = operationNamed("full");
+const PING = operationNamed("ping");
 
 /**
  * What an answer owed to a message is counted as before it is sent, beyond the
@@ -173,7 +169,10 @@ export class SocketClient {
   #caller: Caller;
   #policy: Policy;
   /** What its operations run with. */
-  #ctx: OperationContext;
+  /** What the connection's operations get besides the core and the caller. */
+  #context: InvokeContext;
+  /** The caller before it authenticated: no grant yet (`connect` needs none). */
+  #connecting: Caller;
   #seq = 0;
   #filter: Filter | null = null;
   /** Null for a local client: it is never limited. */
@@ -212,7 +211,8 @@ export class SocketClient {
     this.#policy = options.policy;
     const isLocal = isLocalAddress(options.address);
     this.#caller = { address: options.address, isLocal, grant: { device: "" } };
-    this.#ctx = { core: options.core, address: options.address, isLocal };
+    this.#connecting = { address: options.address, isLocal };
+    this.#context = { session: this.#session };
     this.#limits = options.limits;
     this.#watch = options.watch;
     this.#forget = options.forget;
@@ -600,40 +600,71 @@ export class SocketClient {
     }
   }
 
-  /** The policy for an authenticated client: plan, local-only, scope of its grant. */
-  #authorize(operation: AnyOperation): void {
-    // Synchronous: the caller carries its grant, so no token is verified here.
-    this.#policy.authorize(this.#caller, operation);
+  /** Runs `operation` through the one path (`Policy.invoke`) for this connection. */
+  #invoke(operation: AnyOperation, input: unknown, options: InvokeOptions = {}): unknown {
+    return this.#policy.invoke(operation, this.#caller, input, {
+      ...options,
+      context: this.#context,
+    });
+  }
+
+  /** What this connection does for the session operations (`connect`, `subscribe`, `full`). */
+  #session: SessionService = {
+    connect: (credentials) => this.#connect(credentials),
+    subscribe: (p) => {
+      this.#filter = {
+        positions: p.positions ?? true,
+        ...(p.updateTypes ? { updateTypes: new Set(p.updateTypes) } : {}),
+        ...(p.projectIds ? { projectIds: new Set(p.projectIds) } : {}),
+      };
+      return {
+        subscribed: {
+          updateTypes: p.updateTypes ?? "all",
+          projectIds: p.projectIds ?? "all",
+          positions: this.#filter.positions,
+        },
+      };
+    },
+    sendFull: () => {
+      this.#sendFull("requested");
+      return { seq: this.#seq };
+    },
+  };
+
+  /** The `auth` message: authenticates the connection (an approval may keep it waiting). */
+  async #connect(credentials: ConnectInput): Promise<{ authenticated: true; token?: string }> {
+    this.#authsRunning++;
+    let grant: Grant;
+    try {
+      grant = await this.#auth.authenticate({
+        address: this.address,
+        ...credentials,
+        isInteractive: true,
+        wire: "websocket",
+        lifetimeSeconds: this.#dialect.tokenLifetimeSeconds,
+      });
+    } finally {
+      this.#authsRunning--;
+    }
+    if (this.#isClosing) throw new CueportError("AUTHENTICATION_FAILED", "Connection closed");
+    this.#isAuthenticated = true;
+    this.#isAuthOverdue = false;
+    clearTimeout(this.#authTimer);
+    this.#caller.grant = grant;
+    this.deviceId = grant.deviceId ?? null;
+    if (!this.#caller.isLocal) this.#dialect.seen?.(this.address);
+    return grant.token ? { authenticated: true, token: grant.token } : { authenticated: true };
   }
 
   async #handle(message: ClientMessage): Promise<unknown> {
     switch (message.type) {
-      case "auth": {
-        this.#core.requireApiAccess();
-        this.#authsRunning++;
-        let grant: Grant;
-        try {
-          grant = await this.#auth.authenticate({
-            address: this.address,
-            ...message.payload,
-            isInteractive: true,
-            wire: "websocket",
-            lifetimeSeconds: this.#dialect.tokenLifetimeSeconds,
-          });
-        } finally {
-          this.#authsRunning--;
-        }
-        if (this.#isClosing) throw new CueportError("AUTHENTICATION_FAILED", "Connection closed");
-        this.#isAuthenticated = true;
-        this.#isAuthOverdue = false;
-        clearTimeout(this.#authTimer);
-        this.#caller.grant = grant;
-        this.deviceId = grant.deviceId ?? null;
-        if (!this.#caller.isLocal) this.#dialect.seen?.(this.address);
-        return grant.token ? { authenticated: true, token: grant.token } : { authenticated: true };
-      }
+      case "auth":
+        // Before authentication the connection holds no grant: the plan is checked, no scope.
+        return await this.#policy.invoke(CONNECT, this.#connecting, message.payload, {
+          context: this.#context,
+          prefix: "payload.",
+        });
       case "action": {
-        this.#authorize(ACTION);
         const { action, base, velocity, projectID, idempotencyKey } = message;
         let request: Record<string, unknown>;
         if (this.#dialect.actionRequest) {
@@ -644,30 +675,19 @@ export class SocketClient {
           if (velocity !== undefined) request.velocity = velocity;
           if (projectID !== undefined) request.projectID = projectID;
         }
-        if (idempotencyKey === undefined) return await this.#core.runAction(request);
-        const retry = retryKeyOf(this.#caller.grant!, idempotencyKey, "idempotencyKey");
-        return await this.#core.runAction(request, retry);
-      }
-      case "subscribe": {
-        const p = message.payload; // already validated (and defaulted) by ClientMessage
-        this.#filter = {
-          positions: p.positions ?? true,
-          ...(p.updateTypes ? { updateTypes: new Set(p.updateTypes) } : {}),
-          ...(p.projectIds ? { projectIds: new Set(p.projectIds) } : {}),
+        const retry = idempotencyKey === undefined
+          ? undefined
+          : { key: idempotencyKey, field: "idempotencyKey" };
+        // The answer of POST /api/v1/action without its `ok`.
+        const { ok: _ok, ...answer } = await this.#invoke(ACTION, request, { retry }) as {
+          ok: true;
         };
-        return {
-          subscribed: {
-            updateTypes: p.updateTypes ?? "all",
-            projectIds: p.projectIds ?? "all",
-            positions: this.#filter.positions,
-          },
-        };
+        return answer;
       }
+      case "subscribe":
+        return this.#invoke(SUBSCRIBE, message.payload, { prefix: "payload." });
       case "full":
-        this.#authorize(FULL);
-        this.#core.requireReady();
-        this.#sendFull("requested");
-        return { seq: this.#seq };
+        return this.#invoke(FULL, {});
       case "query": {
         const operation = QUERIES.get(message.query);
         if (!operation) {
@@ -677,11 +697,10 @@ export class SocketClient {
             { field: "query" },
           );
         }
-        this.#authorize(operation);
-        return operation.run(this.#ctx, checkInput(operation, message.params ?? {}, "params."));
+        return this.#invoke(operation, message.params ?? {}, { prefix: "params." });
       }
       case "ping":
-        return { pong: true, time: Date.now() };
+        return this.#invoke(PING, {});
     }
   }
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { asCueportError, type ErrorCodeName } from "../core/mod.ts";
+import { asCueportError, ConnectInput, type ErrorCodeName, SubscribeInput } from "../core/mod.ts";
 
 const Id = z.union([z.string(), z.number()]).optional();
 
@@ -12,11 +12,7 @@ const Id = z.union([z.string(), z.number()]).optional();
 export const AuthMessage = z.strictObject({
   type: z.literal("auth"),
   id: Id,
-  payload: z.strictObject({
-    token: z.string().optional(),
-    otp: z.string().optional(),
-    deviceName: z.string().optional(),
-  }).default({}),
+  payload: ConnectInput.default({}),
 });
 
 /**
@@ -41,15 +37,7 @@ export const ActionMessage = z.strictObject({
 export const SubscribeMessage = z.strictObject({
   type: z.literal("subscribe"),
   id: Id,
-  payload: z.strictObject({
-    updateTypes: z.array(
-      z.enum(["project", "playstate", "clip", "song", "volume", "appState", "presets", "full"]),
-    )
-      .optional(),
-    projectIds: z.array(z.string()).optional(),
-    /** Drop `positions` reports (they come every 250 ms while playing). */
-    positions: z.boolean().optional(),
-  }).default({}),
+  payload: SubscribeInput.default({}),
 });
 
 /** Asks for a `full` state update now. */

@@ -5,7 +5,7 @@
  */
 import { checkRequestOrigin } from "../auth/hosts.ts";
 import type { Authenticator } from "../auth/mod.ts";
-import { Policy } from "../auth/authorize.ts";
+import { Policy } from "../core/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
 import { type Core, CueportError, type UpdateBatch } from "../core/mod.ts";
 import { errorAnswer, type ServerWebSocket, upgradeWebSocket } from "../net/mod.ts";

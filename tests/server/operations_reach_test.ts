@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type AnyOperation, OPERATIONS } from "../../server/core/mod.ts";
+import { type AnyOperation, OPERATIONS, transportsOf } from "../../server/core/mod.ts";
 import { allRoutes, HTTP_OWN_OPERATIONS } from "../../server/routes/mod.ts";
 import { socketOperations } from "../../server/socket/client.ts";
 import { NOT_CARRIED, ToolTable } from "../../server/mcp/tools.ts";
@@ -18,44 +18,6 @@ const v5 = v5Routes({
   ports: () => ({ http: 0, ws: 0 }),
   successor: () => ({ http: 0, ws: 0 }),
 });
-const V5_CARRIES = [
-  "health",
-  "pair",
-  "projects",
-  "project",
-  "playstate",
-  "active",
-  "songs",
-  "song",
-  "clips",
-  "effects",
-  "visualizers",
-  "cameras",
-  "thumbnail",
-  "waveform",
-  "cameraThumbnail",
-  "action",
-  "edit",
-];
-/** What 6.0 added, on no 5.0.0 route. */
-const V6_ONLY = [
-  "summary",
-  "appState",
-  "presets",
-  "preset",
-  "imports",
-  "pairCode",
-  "devices",
-  "revokeDevice",
-  "rotateKey",
-  "approvals",
-  "decideApproval",
-  "refresh",
-  "editSchemas",
-  "editSchema",
-  "upload",
-];
-
 const routes = allRoutes({
   version: "x",
   startedAt: 0,
@@ -66,15 +28,13 @@ const socket = socketOperations();
 const socketQueries = socket.query as ReadonlyMap<string, AnyOperation>;
 const mcpReached = new ToolTable({ maxUploadBytes: 1 }).reached();
 
-/** The transports each kind of operation must be reachable on. */
-const CARRIED_BY: Record<AnyOperation["kind"], Array<"http" | "ws" | "osc" | "mcp">> = {
-  query: ["http", "ws", "osc", "mcp"],
-  action: ["http", "ws", "osc", "mcp"],
-  edit: ["http", "mcp"],
-  security: ["http"],
-  service: ["http"],
-  media: ["http", "mcp"],
-};
+/** Whether the 5.0.0 HTTP port reaches the operation (through its own operation that carries it). */
+function onV5Http(operation: AnyOperation): boolean {
+  return v5.some((r) => (V5_CARRIED_AS[r.operation.name] ?? r.operation.name) === operation.name);
+}
+
+/** What the 5.0.0 WebSocket reaches: its message types, by the operation each runs. */
+const V5_SOCKET = new Set(["connect", "action", "ping"]);
 
 /** On MCP: a tool runs it, or the tool list of the spec leaves it out on purpose (`NOT_CARRIED`). */
 function onMcp(operation: AnyOperation): boolean {
@@ -90,13 +50,17 @@ function onSocket(operation: AnyOperation): boolean {
 Deno.test("every operation is reachable on every transport that should carry it", () => {
   const missing: string[] = [];
   for (const operation of OPERATIONS) {
-    for (const transport of CARRIED_BY[operation.kind]) {
+    for (const transport of transportsOf(operation)) {
       const isReached = transport === "http"
         ? routes.some((r) => r.operation === operation)
         : transport === "osc"
         ? ADDRESSES.some((a) => a.operation === operation)
-        : transport === "ws"
+        : transport === "websocket"
         ? onSocket(operation)
+        : transport === "http-5.0.0"
+        ? onV5Http(operation)
+        : transport === "websocket-5.0.0"
+        ? V5_SOCKET.has(operation.name)
         : onMcp(operation);
       if (!isReached) missing.push(`${operation.name} (${operation.kind}) on ${transport}`);
     }
@@ -107,7 +71,7 @@ Deno.test("every operation is reachable on every transport that should carry it"
 Deno.test("every MCP tool runs operations of the catalog, and what MCP leaves out is not run", () => {
   for (const operation of mcpReached) {
     assert.ok(OPERATIONS.includes(operation), operation.name);
-    assert.ok(CARRIED_BY[operation.kind].includes("mcp"), operation.name);
+    assert.ok(transportsOf(operation).includes("mcp"), operation.name);
   }
   for (const name of Object.keys(NOT_CARRIED)) {
     assert.ok(OPERATIONS.some((o) => o.name === name), `${name} exists`);
@@ -173,16 +137,10 @@ Deno.test("every WebSocket query name is answered through the catalog, params ch
 });
 
 Deno.test("the 5.0.0 routes reach the operations 5.0.0 had, from the catalog, and no other", () => {
-  const names = new Set(OPERATIONS.map((o) => o.name));
-  assert.deepEqual(
-    [...V5_CARRIES, ...V6_ONLY].sort(),
-    [...names].sort(),
-    "every operation is placed: carried by 5.0.0, or new in 6.0",
-  );
-  const carried = (r: { operation: { name: string } }) =>
-    V5_CARRIED_AS[r.operation.name] ?? r.operation.name;
-  for (const name of V5_CARRIES) {
-    assert.ok(v5.some((r) => carried(r) === name), `${name} on 5.0.0`);
+  // Which operations 5.0.0 had is the catalog's fact (`since`, `transportsOf`).
+  const isV5 = (o: AnyOperation) => transportsOf(o).includes("http-5.0.0");
+  for (const operation of OPERATIONS.filter(isV5)) {
+    assert.ok(onV5Http(operation), `${operation.name} on 5.0.0`);
   }
   // An operation of its own that takes a body in the 5.0.0 form has the policy of the one it carries.
   for (const [own, name] of Object.entries(V5_CARRIED_AS)) {
@@ -198,7 +156,10 @@ Deno.test("the 5.0.0 routes reach the operations 5.0.0 had, from the catalog, an
     const operation = route.operation;
     const isOwn = V5_OWN_OPERATIONS.includes(operation.name);
     assert.ok(isOwn || OPERATIONS.includes(operation), `${route.label} -> ${operation.name}`);
-    assert.ok(!V6_ONLY.includes(operation.name), `${route.label} is 6.0 only`);
+    const carried = OPERATIONS.find((o) =>
+      o.name === (V5_CARRIED_AS[operation.name] ?? operation.name)
+    );
+    assert.ok(isOwn && !carried || isV5(carried!), `${route.label} is 6.0 only`);
     assert.ok(!route.path.startsWith("/api/v1/") || /^\/api\/v1\/(action|edit)$/.test(route.path));
     assert.equal(route.summary, operation.summary);
     assert.equal(route.auth, operation.scope !== null);

@@ -50,6 +50,7 @@ export const actionOperation: AnyOperation = defineOperation({
 /** Reloads every Project, preset and camera from disk. */
 export const refreshOperation: AnyOperation = defineOperation({
   name: "refresh",
+  since: "6.0",
   summary: "Reload every Project, preset and camera from disk; clients get a full update",
   tag: "service",
   kind: "service",

@@ -97,6 +97,7 @@ export const EDIT_OPERATIONS: readonly AnyOperation[] = [
   }),
   defineOperation({
     name: "editSchemas",
+    since: "6.0",
     summary: "Every edit with its group, summary and parameters as JSON Schema",
     tag: "edits",
     kind: "edit",
@@ -106,6 +107,7 @@ export const EDIT_OPERATIONS: readonly AnyOperation[] = [
   }),
   defineOperation({
     name: "editSchema",
+    since: "6.0",
     summary: "One edit's parameters as JSON Schema (descriptions, defaults, enums, ranges)",
     tag: "edits",
     kind: "edit",
@@ -115,6 +117,7 @@ export const EDIT_OPERATIONS: readonly AnyOperation[] = [
   }),
   defineOperation({
     name: "upload",
+    since: "6.0",
     summary:
       "Upload a media file into a Project: multipart/form-data with a file field, or a raw body with ?name=",
     tag: "edits",

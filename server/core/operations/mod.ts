@@ -10,11 +10,14 @@ import type { AnyOperation, OperationKind } from "./operation.ts";
 import { QUERY_OPERATIONS } from "./queries.ts";
 import { SECURITY_OPERATIONS } from "./security.ts";
 import { MEDIA_OPERATIONS } from "./media_operations.ts";
+import { SESSION_OPERATIONS } from "./session.ts";
 
 export * from "./operation.ts";
+export { transportsOf } from "./carriers.ts";
 export { EditResultView, type UploadInput } from "./edits.ts";
 export * from "./media.ts";
 export type * from "./security_service.ts";
+export * from "./session_service.ts";
 
 /** Every operation. */
 export const OPERATIONS: readonly AnyOperation[] = [
@@ -25,6 +28,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   refreshOperation,
   ...EDIT_OPERATIONS,
   ...MEDIA_OPERATIONS,
+  ...SESSION_OPERATIONS,
 ];
 
 const BY_NAME: ReadonlyMap<string, AnyOperation> = new Map(OPERATIONS.map((o) => [o.name, o]));

@@ -6,6 +6,7 @@
  */
 import type { z } from "zod";
 import type { SecurityService } from "./security_service.ts";
+import type { SessionService } from "./session_service.ts";
 import type { Core } from "../core.ts";
 import { CueportError } from "../errors.ts";
 import { inputError } from "../input_errors.ts";
@@ -22,10 +23,31 @@ export type OperationScope = (typeof SCOPES)[number] | null;
  * What an operation is, for the transports that carry it: `query` (a read
  * of the read model: HTTP GET and WebSocket `query`), `action` (HTTP and
  * WebSocket `action`), `edit`, `security` (pairing, devices, approvals:
- * HTTP only), `service` (health, reload: HTTP only) and `media` (images:
- * HTTP, and MCP as image content).
+ * HTTP only), `service` (health, reload: HTTP only), `media` (images:
+ * HTTP, and MCP as image content) and `session` (what steers the connection
+ * it runs on: WebSocket `connect`, `subscribe`, `full`, `ping`).
  */
-export type OperationKind = "query" | "action" | "edit" | "security" | "service" | "media";
+export type OperationKind =
+  | "query"
+  | "action"
+  | "edit"
+  | "security"
+  | "service"
+  | "media"
+  | "session";
+
+/** The wires an operation travels on; `-5.0.0` the 5.0.0 interface's ports. */
+export const TRANSPORTS = [
+  "http",
+  "websocket",
+  "osc",
+  "mcp",
+  "http-5.0.0",
+  "websocket-5.0.0",
+] as const;
+
+/** One of `TRANSPORTS`. */
+export type Transport = (typeof TRANSPORTS)[number];
 
 /** Facts about the running service that some operations report. */
 export interface ServiceFacts {
@@ -43,6 +65,8 @@ export interface OperationContext {
   facts?: ServiceFacts | undefined;
   /** Given by the transports that carry the media operations. */
   media?: MediaSource | undefined;
+  /** The connection the operation runs on, for the session operations (`session.ts`). */
+  session?: SessionService | undefined;
   /** The caller's address, from the socket. */
   address: string;
   /** Whether the caller is on this machine. */
@@ -86,6 +110,13 @@ export interface Operation<I = unknown, O = unknown> {
   needsApiAccess: boolean;
   /** Refused to any caller not on 127.0.0.1/::1, whatever its token. */
   isLocalOnly: boolean;
+  /**
+   * The transports that carry it, when not those of its kind
+   * (`transportsOf`, `carriers.ts`).
+   */
+  transports?: readonly Transport[];
+  /** `6.0`: new in 6.0, so no 5.0.0 port carries it; default: 5.0.0 had it. */
+  since?: "6.0";
   /** A retry with the same key gets the first outcome (docs/api.md, "Safe retries"). */
   isIdempotent?: boolean;
   /** Runs it; throws `CueportError` with a stable code. */

@@ -68,6 +68,7 @@ export const QUERY_OPERATIONS: readonly AnyOperation[] = [
   }),
   defineOperation({
     name: "summary",
+    since: "6.0",
     summary: "Names and counts only",
     tag: "projects",
     kind: "query",
@@ -95,6 +96,7 @@ export const QUERY_OPERATIONS: readonly AnyOperation[] = [
   }),
   defineOperation({
     name: "appState",
+    since: "6.0",
     summary: "Full screen, mute, volume, recording, editor",
     tag: "playback",
     kind: "query",
@@ -154,6 +156,7 @@ export const QUERY_OPERATIONS: readonly AnyOperation[] = [
   }),
   defineOperation({
     name: "presets",
+    since: "6.0",
     summary: "Effect and Visualizer presets",
     tag: "effects",
     kind: "query",
@@ -163,6 +166,7 @@ export const QUERY_OPERATIONS: readonly AnyOperation[] = [
   }),
   defineOperation({
     name: "preset",
+    since: "6.0",
     summary: "One preset; kind is effect or visualizer",
     tag: "effects",
     kind: "query",
@@ -182,6 +186,7 @@ export const QUERY_OPERATIONS: readonly AnyOperation[] = [
   }),
   defineOperation({
     name: "imports",
+    since: "6.0",
     summary:
       "Imports and uploads under way, with bytes so far, oldest first; a finished one leaves the list",
     tag: "edits",

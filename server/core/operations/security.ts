@@ -43,6 +43,7 @@ const CODE_ERROR = { error: "must be the 6-digit code" };
 export const SECURITY_OPERATIONS: readonly AnyOperation[] = [
   defineOperation({
     name: "pairCode",
+    since: "6.0",
     summary: "Issue a one-time pairing code, valid 5 minutes (local clients only)",
     tag: "security",
     kind: "security",
@@ -88,6 +89,7 @@ export const SECURITY_OPERATIONS: readonly AnyOperation[] = [
   }),
   defineOperation({
     name: "devices",
+    since: "6.0",
     summary: "Paired devices (local clients only)",
     tag: "security",
     kind: "security",
@@ -98,6 +100,7 @@ export const SECURITY_OPERATIONS: readonly AnyOperation[] = [
   }),
   defineOperation({
     name: "revokeDevice",
+    since: "6.0",
     summary:
       "Revoke a device: its token stops working at once and its sockets close (local clients only)",
     tag: "security",
@@ -115,6 +118,7 @@ export const SECURITY_OPERATIONS: readonly AnyOperation[] = [
   }),
   defineOperation({
     name: "rotateKey",
+    since: "6.0",
     summary: "Rotate the signing key: every device token is revoked at once (local clients only)",
     tag: "security",
     kind: "security",
@@ -130,6 +134,7 @@ export const SECURITY_OPERATIONS: readonly AnyOperation[] = [
   }),
   defineOperation({
     name: "approvals",
+    since: "6.0",
     summary: "Local WebSocket clients waiting for the operator's approval (local clients only)",
     tag: "security",
     kind: "security",
@@ -140,6 +145,7 @@ export const SECURITY_OPERATIONS: readonly AnyOperation[] = [
   }),
   defineOperation({
     name: "decideApproval",
+    since: "6.0",
     summary: "Approve or deny a waiting client (local clients only)",
     tag: "security",
     kind: "security",

@@ -149,12 +149,10 @@ Deno.test({
 
       await t.step("updates pushed from another client appear on the page", async () => {
         await svc.post("/api/v1/action", { name: "SET_CONTROL", params: ["B", 0.3] });
+        // The number is rendered, the slider moved after the paint: wait for both.
         await page.waitForFunction(
-          `document.querySelector('output[for="control-B"]')?.textContent === "0.30"`,
-        );
-        assert.equal(
-          await page.$eval("#control-B", (e) => (e as unknown as { value: string }).value),
-          "0.3",
+          `document.querySelector('output[for="control-B"]')?.textContent === "0.30" &&
+            document.getElementById("control-B")?.value === "0.3"`,
         );
         await svc.post("/api/v1/action", { name: "SONG_SELECT_BY_ID", params: ["song-finale"] });
         await page.waitForSelector('[data-song-title="Finale"]');
@@ -169,8 +167,12 @@ Deno.test({
           await page.click("#tab-show");
           await page.waitForSelector('[data-clip="clip-grid"][data-state="playing"]');
           await page.click("#tab-controls");
+          await page.waitForSelector("#control-B");
+          // After the paint (the slider is moved in an effect), then what it shows.
+          await page.evaluate(
+            "new Promise((done) => requestAnimationFrame(() => setTimeout(done)))",
+          );
           for (const letter of ["A", "B"]) {
-            await page.waitForSelector(`#control-${letter}`);
             assert.equal(
               await page.$eval(`output[for="control-${letter}"]`, (e) => e.textContent),
               controls[letter].toFixed(2),

@@ -1,10 +1,14 @@
 import assert from "node:assert/strict";
-import { Policy } from "../../../server/auth/authorize.ts";
-import type { Authenticator } from "../../../server/auth/mod.ts";
-import { CueportError, operationNamed } from "../../../server/core/mod.ts";
+import {
+  type Core,
+  CueportError,
+  operationNamed,
+  Policy,
+  type TokenCheck,
+} from "../../../server/core/mod.ts";
 
 function policy(options: { hasApiAccess?: boolean; isLocalhostExempt?: boolean } = {}) {
-  const authenticator: Authenticator = {
+  const authenticator: TokenCheck = {
     authenticate: ({ token }) =>
       token === "viewer"
         ? Promise.resolve({ device: "phone", deviceId: "d1", scopes: ["view"] })
@@ -15,7 +19,12 @@ function policy(options: { hasApiAccess?: boolean; isLocalhostExempt?: boolean }
       if (options.hasApiAccess === false) throw new CueportError("API_ACCESS_DENIED", "No API");
     },
   };
-  return new Policy({ core, authenticator, isLocalhostExempt: options.isLocalhostExempt ?? true });
+  // Only the plan is asked of the core by `authorize`.
+  return new Policy({
+    core: core as unknown as Core,
+    authenticator,
+    isLocalhostExempt: options.isLocalhostExempt ?? true,
+  });
 }
 
 const local = { address: "127.0.0.1", isLocal: true };

@@ -1,12 +1,17 @@
 /**
- * The one policy every transport applies before it runs an operation: the
- * plan (API access), local-only operations, the localhost exemption and the
- * scope a device token needs. A transport brings who is calling and the
- * operation from the catalog; it decides nothing about access itself.
+ * The one path from a transport to an operation: `Policy.invoke` authorizes
+ * the caller (the plan's API access, local-only operations, the localhost
+ * exemption, the scope a device token needs), checks the input, runs the
+ * operation with its retry key (idempotency) and gives the answer or a
+ * `CueportError`. A transport brings who is calling, the operation from the
+ * catalog and the raw input; it decides nothing about access itself.
  * @module
  */
-import { type AnyOperation, type Core, CueportError } from "../core/mod.ts";
-import { type Authenticator, type Grant, requireScope } from "./credentials.ts";
+import type { Core } from "./core.ts";
+import { type Grant, requireScope, type TokenCheck } from "./caller.ts";
+import { CueportError } from "./errors.ts";
+import { retryKeyOf } from "./idempotency.ts";
+import { type AnyOperation, checkInput, type OperationContext } from "./operations/mod.ts";
 
 /** Who is calling, as a transport knows it. */
 export interface Caller {
@@ -21,11 +26,26 @@ export interface Caller {
 
 /** What the policy needs. */
 export interface PolicyOptions {
-  core: Pick<Core, "requireApiAccess">;
-  authenticator: Authenticator;
+  core: Core;
+  authenticator: TokenCheck;
   /** Clients on this machine need no token (setting localhostAuthExempt). */
   isLocalhostExempt: boolean;
 }
+
+/** What a transport gives `invoke` besides the caller and the input. */
+export interface InvokeOptions {
+  /** The operation as the transport names it, for a refusal (`POST /api/v1/pair/code`). */
+  where?: string | undefined;
+  /** The transport's path to the input, for a bad field (`params.` on the WebSocket). */
+  prefix?: string;
+  /** The caller's retry key and the field it came in (`Idempotency-Key`, `idempotencyKey`). */
+  retry?: { key: unknown; field: string } | undefined;
+  /** The services the transport gives its operations (auth, media, facts, signal...). */
+  context?: InvokeContext;
+}
+
+/** What a transport adds to an operation's context (`invoke` adds the core and the caller). */
+export type InvokeContext = Omit<OperationContext, "core" | "address" | "isLocal" | "retry">;
 
 /** The grant of a local client under the localhost exemption. */
 const LOCAL: Grant = Object.freeze({ device: "local" });
@@ -91,5 +111,42 @@ export class Policy {
     if (operation.isLocalOnly && !isLocal) return false;
     const scope = operation.scope;
     return scope === null || !grant.scopes || grant.scopes.includes(scope);
+  }
+
+  /**
+   * Runs `operation` for `caller` with the raw `input`: authorized (as
+   * `authorize`), the input checked (naming the bad field after
+   * `options.prefix`), with the caller's retry key where the operation is
+   * idempotent. Synchronous unless a token is verified or the operation waits.
+   * @throws {CueportError} the refusals of `authorize`, INVALID_MESSAGE, and the operation's own
+   */
+  invoke(
+    operation: AnyOperation,
+    caller: Caller,
+    input: unknown,
+    options: InvokeOptions = {},
+  ): unknown {
+    const grant = this.authorize(caller, operation, options.where);
+    return grant instanceof Promise
+      ? grant.then((g) => this.#run(operation, caller, g, input, options))
+      : this.#run(operation, caller, grant, input, options);
+  }
+
+  #run(
+    operation: AnyOperation,
+    caller: Caller,
+    grant: Grant,
+    input: unknown,
+    options: InvokeOptions,
+  ): unknown {
+    const ctx: OperationContext = {
+      ...options.context,
+      core: this.#o.core,
+      address: caller.address,
+      isLocal: caller.isLocal,
+    };
+    const retry = options.retry;
+    if (retry && operation.isIdempotent) ctx.retry = retryKeyOf(grant, retry.key, retry.field);
+    return operation.run(ctx, checkInput(operation, input, options.prefix));
   }
 }

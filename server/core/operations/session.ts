@@ -1,0 +1,61 @@
+/**
+ * The operations of a session, declared in the catalog like any other: they
+ * describe or steer the connection they run on (a WebSocket's `connect`,
+ * `subscribe`, `full` and `ping`), so the transport gives them that
+ * connection as `ctx.session`. Declaring them here puts them under the one
+ * policy (`Policy.invoke`): the plan, the scope, local-only.
+ * @module
+ */
+import { z } from "zod";
+import { ConnectInput, SubscribedView, SubscribeInput } from "./session_service.ts";
+import { type AnyOperation, defineOperation, given, type OperationContext } from "./operation.ts";
+
+const sessionOf = (ctx: OperationContext) => given(ctx.session, "session");
+
+/** Every session operation. */
+export const SESSION_OPERATIONS: readonly AnyOperation[] = [
+  defineOperation({
+    name: "connect",
+    summary: "Authenticate a connection: a token, a one-time code, or a local client's approval",
+    tag: "security",
+    kind: "session",
+    scope: null,
+    input: ConnectInput,
+    output: z.strictObject({ authenticated: z.literal(true), token: z.string().optional() }),
+    run: (ctx, input) => sessionOf(ctx).connect(input),
+  }),
+  defineOperation({
+    name: "subscribe",
+    since: "6.0",
+    summary: "Choose the state updates this connection receives",
+    tag: "playback",
+    kind: "session",
+    input: SubscribeInput,
+    output: SubscribedView,
+    run: (ctx, input) => sessionOf(ctx).subscribe(input),
+  }),
+  defineOperation({
+    name: "full",
+    since: "6.0",
+    summary: "Send this connection a full state update now",
+    tag: "playback",
+    kind: "session",
+    input: z.strictObject({}),
+    output: z.strictObject({ seq: z.number().int() }),
+    run: (ctx) => {
+      ctx.core.requireReady();
+      return sessionOf(ctx).sendFull();
+    },
+  }),
+  defineOperation({
+    name: "ping",
+    summary: "Application-level ping: the service's time",
+    tag: "service",
+    kind: "session",
+    scope: null,
+    needsApiAccess: false,
+    input: z.strictObject({}),
+    output: z.strictObject({ pong: z.literal(true), time: z.number() }),
+    run: () => ({ pong: true as const, time: Date.now() }),
+  }),
+];

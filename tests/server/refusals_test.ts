@@ -1,0 +1,212 @@
+/**
+ * Walks the catalog: every operation, on every transport that carries it
+ * (`transportsOf`), is called with a grant lacking its scope, from a remote
+ * address where it is local-only, and under a plan without API access, and
+ * gets the one documented refusal of that transport. A transport that ran an
+ * operation without the policy would answer something else and fail here.
+ */
+import assert from "node:assert/strict";
+import {
+  type AnyOperation,
+  ErrorCode,
+  OPERATIONS,
+  type Transport,
+  transportsOf,
+} from "../../server/core/mod.ts";
+import { allRoutes } from "../../server/routes/mod.ts";
+import { v5Routes, v5Status } from "../../server/legacy/mod.ts";
+import type { RouteSpec } from "../../server/net/route.ts";
+import { remoteRequest } from "../_helpers/remote.ts";
+import { startTestService, type TestService } from "../_helpers/service.ts";
+import { RawSocket } from "../_helpers/ws_client.ts";
+import { until } from "../_helpers/until.ts";
+
+/** The transports this walk drives; the others are listed, so that none is skipped unseen. */
+const WALKED: readonly Transport[] = ["http", "websocket", "http-5.0.0"];
+/** Not walked yet: their transports do not run every operation through `Policy.invoke` (issue 32). */
+const NOT_WALKED: readonly Transport[] = ["osc", "mcp", "websocket-5.0.0"];
+
+const routes = allRoutes({
+  version: "x",
+  startedAt: 0,
+  ports: () => ({ http: 0, ws: 0, osc: 0 }),
+  clients: () => ({ websocket: 0, mcp: 0, osc: 0 }),
+});
+const v5 = v5Routes({
+  version: "x",
+  ports: () => ({ http: 0, ws: 0 }),
+  successor: () => ({ http: 0, ws: 0 }),
+});
+
+/** A scope set that lacks `scope`. */
+const WITHOUT: Record<"view" | "control" | "edit", string[]> = {
+  view: ["edit"],
+  control: ["view"],
+  edit: ["view"],
+};
+
+/** The route that carries `operation` (on 5.0.0: its own operation that carries it). */
+function routeOf(table: RouteSpec[], operation: AnyOperation): RouteSpec {
+  const own = { v5Action: "action", v5Edit: "edit" } as Record<string, string>;
+  const route = table.find((r) => (own[r.operation.name] ?? r.operation.name) === operation.name);
+  assert.ok(route, `a route carries ${operation.name}`);
+  return route;
+}
+
+/** A request on `route` with placeholders for its path params; the policy refuses before input is read. */
+function pathOf(route: RouteSpec): string {
+  return route.path.replace(/:([A-Za-z]+)/g, "x");
+}
+
+/** The WebSocket message that runs `operation`. */
+function messageOf(operation: AnyOperation, id: string): Record<string, unknown> {
+  switch (operation.kind) {
+    case "query":
+      return { type: "query", id, query: operation.name, params: {} };
+    case "action":
+      return { type: "action", id, action: { name: "MUTE_TOGGLE" } };
+    default:
+      return { type: operation.name === "connect" ? "auth" : operation.name, id };
+  }
+}
+
+/** A device token from 127.0.0.2 with `scopes`. */
+async function tokenWith(svc: TestService, scopes: string[]): Promise<string> {
+  const { otp } = (await svc.post("/api/v1/pair/code", {})).body;
+  const paired = await remoteRequest(svc.service.ports.http, "POST", "/api/v1/pair", {
+    body: { otp, deviceName: `walker ${scopes}`, scopes },
+  });
+  assert.equal(paired.status, 200, JSON.stringify(paired.body));
+  return paired.body.token;
+}
+
+/** The answer of one HTTP request from 127.0.0.2, on the 6.0 or the 5.0.0 port. */
+async function httpCall(port: number, route: RouteSpec, token?: string) {
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  const body = route.method === "POST" ? {} : undefined;
+  return await remoteRequest(port, route.method, pathOf(route), {
+    headers,
+    ...(body === undefined ? {} : { body }),
+  });
+}
+
+/** A remote WebSocket session (127.0.0.2) authenticated with `token`; sends and awaits by id. */
+async function remoteSocket(svc: TestService, token: string) {
+  const ws = await RawSocket.open("127.0.0.1", svc.service.ports.ws, { localAddress: "127.0.0.2" });
+  let next = 0;
+  const request = async (message: Record<string, unknown>) => {
+    const id = `w${next++}`;
+    ws.send({ ...message, id });
+    await until(`answer ${id}`, () => ws.json().some((m) => m.id === id));
+    return ws.json().find((m) => m.id === id);
+  };
+  const auth = await request({ type: "auth", payload: { token } });
+  return { ws, request, auth };
+}
+
+/** Every (operation, transport) the walk covers, and those it leaves to others. */
+function pairs(): { walked: Array<[AnyOperation, Transport]>; left: Set<Transport> } {
+  const walked: Array<[AnyOperation, Transport]> = [];
+  const left = new Set<Transport>();
+  for (const operation of OPERATIONS) {
+    for (const transport of transportsOf(operation)) {
+      if (WALKED.includes(transport)) walked.push([operation, transport]);
+      else left.add(transport);
+    }
+  }
+  return { walked, left };
+}
+
+Deno.test("every operation, on every transport that carries it, is refused as documented: scope, local-only, plan", async (t) => {
+  const { walked, left } = pairs();
+  assert.deepEqual([...left].sort(), [...NOT_WALKED].sort(), "the transports left are named");
+  const svc = await startTestService({ legacyHttpPort: 0, legacyWsPort: 0 });
+  const { http, legacyHttp } = svc.service.ports;
+  const tokens = {
+    all: await tokenWith(svc, ["view", "control", "edit"]),
+    view: await tokenWith(svc, WITHOUT.view),
+    control: await tokenWith(svc, WITHOUT.control),
+    edit: await tokenWith(svc, WITHOUT.edit),
+  };
+  const sockets = new Map<string, Awaited<ReturnType<typeof remoteSocket>>>();
+  const socketWith = async (key: keyof typeof tokens) => {
+    if (!sockets.has(key)) sockets.set(key, await remoteSocket(svc, tokens[key]));
+    return sockets.get(key)!;
+  };
+  try {
+    await t.step("a grant lacking the scope: 403 INSUFFICIENT_SCOPE (5.0.0: 401)", async () => {
+      for (const [operation, transport] of walked) {
+        const scope = operation.scope;
+        if (scope === null || operation.isLocalOnly) continue;
+        const where = `${operation.name} on ${transport}`;
+        if (transport === "websocket") {
+          const { request } = await socketWith(scope);
+          const answer = await request(messageOf(operation, ""));
+          assert.equal(answer.error?.code, "INSUFFICIENT_SCOPE", where);
+          continue;
+        }
+        const isV5 = transport === "http-5.0.0";
+        const route = routeOf(isV5 ? v5 : routes, operation);
+        const answer = await httpCall(isV5 ? legacyHttp! : http, route, tokens[scope]);
+        assert.equal(answer.status, isV5 ? v5Status(ErrorCode.INSUFFICIENT_SCOPE) : 403, where);
+        assert.equal(answer.body.error.code, "INSUFFICIENT_SCOPE", where);
+      }
+    });
+
+    await t.step("a local-only operation from a remote address: 403 LOCAL_ONLY", async () => {
+      for (const [operation, transport] of walked) {
+        if (!operation.isLocalOnly) continue;
+        const where = `${operation.name} on ${transport}`;
+        assert.ok(
+          transport.startsWith("http"),
+          `${where}: only HTTP carries local-only operations`,
+        );
+        const isV5 = transport === "http-5.0.0";
+        const route = routeOf(isV5 ? v5 : routes, operation);
+        const answer = await httpCall(isV5 ? legacyHttp! : http, route, tokens.all);
+        assert.equal(answer.status, isV5 ? v5Status(ErrorCode.LOCAL_ONLY) : 403, where);
+        assert.equal(answer.body.error.code, "LOCAL_ONLY", where);
+      }
+    });
+  } finally {
+    for (const { ws } of sockets.values()) ws.destroy();
+    await svc.stop();
+  }
+
+  await t.step("a plan without API access: 403 API_ACCESS_DENIED (5.0.0: 401)", async () => {
+    const free = await startTestService({ plan: "free", legacyHttpPort: 0, legacyWsPort: 0 });
+    try {
+      const ports = free.service.ports;
+      const socket = await RawSocket.open("127.0.0.1", ports.ws);
+      const seen = new Set<string>();
+      for (const [operation, transport] of walked) {
+        if (!operation.needsApiAccess) continue;
+        const where = `${operation.name} on ${transport}`;
+        if (transport === "websocket") {
+          // The session cannot open without the plan: every message after is refused with it.
+          if (seen.has("websocket")) continue;
+          seen.add("websocket");
+          socket.send({ type: "auth", id: "a", payload: {} });
+          await until("the auth answer", () => socket.json().some((m) => m.id === "a"));
+          const auth = socket.json().find((m) => m.id === "a");
+          assert.equal(auth.error.code, "API_ACCESS_DENIED", where);
+          continue;
+        }
+        const isV5 = transport === "http-5.0.0";
+        const route = routeOf(isV5 ? v5 : routes, operation);
+        // From this machine: local-only operations and the localhost exemption do not hide the plan.
+        const answer = await remoteRequest(
+          isV5 ? ports.legacyHttp! : ports.http,
+          route.method,
+          pathOf(route),
+          { localAddress: "127.0.0.1", ...(route.method === "POST" ? { body: {} } : {}) },
+        );
+        assert.equal(answer.status, isV5 ? v5Status(ErrorCode.API_ACCESS_DENIED) : 403, where);
+        assert.equal(answer.body.error.code, "API_ACCESS_DENIED", where);
+      }
+      socket.destroy();
+    } finally {
+      await free.stop();
+    }
+  });
+});
