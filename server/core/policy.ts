@@ -92,12 +92,13 @@ export class Policy {
 
   /**
    * Who the caller is, before any operation is known (a session that opens
-   * once and then runs many operations: MCP): the localhost exemption, else
-   * its token. Scopes are checked later, per operation, by `authorize` with
-   * this grant.
-   * @throws {CueportError} AUTHENTICATION_FAILED
+   * once and then runs many operations: MCP): the plan first (no session
+   * opens without API access), then the localhost exemption, else its token.
+   * Scopes are checked later, per operation, by `authorize` with this grant.
+   * @throws {CueportError} API_ACCESS_DENIED, AUTHENTICATION_FAILED
    */
   identify(caller: Omit<Caller, "grant">): Grant | Promise<Grant> {
+    this.#o.core.requireApiAccess();
     if (caller.isLocal && this.#o.isLocalhostExempt) return LOCAL;
     return this.#o.authenticator.authenticate({ address: caller.address, token: caller.token });
   }

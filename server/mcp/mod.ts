@@ -197,7 +197,7 @@ export class McpEndpoint {
     const token = request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") || undefined;
     let caller: RequestCaller;
     try {
-      this.#o.core.requireApiAccess();
+      // The plan and the token, decided by the one policy.
       const grant = await this.#policy.identify({ address: peer.address, isLocal, token });
       caller = { grant, address: peer.address, isLocal, calls: 0 };
     } catch (error) {

@@ -22,7 +22,6 @@ import {
 import {
   type AnyOperation,
   asCueportError,
-  checkInput,
   type Core,
   type MediaSource,
   operationNamed,
@@ -171,16 +170,10 @@ export class McpSession {
   /** Runs operations for `caller`: authorized by the one policy, input checked, run. */
   #context(caller: RequestCaller, where: string): ToolContext {
     const { core, media, policy } = this.#deps;
-    const ctx = { core, media, address: caller.address, isLocal: caller.isLocal };
+    const who = { address: caller.address, isLocal: caller.isLocal, grant: caller.grant };
     return {
-      run: async (operation: AnyOperation, raw: unknown) => {
-        await policy.authorize(
-          { address: caller.address, isLocal: caller.isLocal, grant: caller.grant },
-          operation,
-          where,
-        );
-        return await operation.run(ctx, checkInput(operation, raw));
-      },
+      run: async (operation: AnyOperation, raw: unknown) =>
+        await policy.invoke(operation, who, raw, { where, context: { media } }),
       activeProjectId: () => core.model.activeProjectId,
     };
   }

@@ -96,6 +96,11 @@ Deno.test("Policy.identify() names the caller before any operation; permits() is
     await codeOf(() => policy({ isLocalhostExempt: false }).identify(local)),
     "AUTHENTICATION_FAILED",
   );
+  // No session opens without the plan, local or not (MCP checked it by hand before).
+  assert.equal(
+    await codeOf(() => policy({ hasApiAccess: false }).identify(local)),
+    "API_ACCESS_DENIED",
+  );
   assert.equal(p.permits(viewer, operationNamed("songs"), false), true);
   assert.equal(p.permits(viewer, operationNamed("action"), false), false);
   assert.equal(p.permits({ device: "local" }, operationNamed("edit"), true), true);
@@ -104,4 +109,38 @@ Deno.test("Policy.identify() names the caller before any operation; permits() is
     false,
     "local only",
   );
+});
+
+Deno.test("Policy.invoke() authorizes, checks the input naming the field, and runs with the caller's retry key", async () => {
+  const p = policy();
+  const viewer = { ...remote, token: "viewer" };
+  // Refused before the input is looked at.
+  assert.equal(
+    await codeOf(() => p.invoke(operationNamed("action"), viewer, { nonsense: true })),
+    "INSUFFICIENT_SCOPE",
+  );
+  const song = operationNamed("song");
+  const bad = await (async () => {
+    try {
+      await p.invoke(song, local, { songID: "s1", extra: 1 }, { prefix: "params." });
+    } catch (error) {
+      return error as CueportError;
+    }
+  })();
+  assert.equal(bad?.details?.field, "params.extra");
+  // What the operation runs with: the core, the caller, the retry key where it is idempotent.
+  const seen: unknown[] = [];
+  const probe = {
+    ...operationNamed("action"),
+    parse: (raw: unknown) => raw,
+    run: (ctx: { address: string; retry?: unknown }, input: unknown) => {
+      seen.push(ctx.address, ctx.retry, input);
+      return "ran";
+    },
+  };
+  const ran = await p.invoke(probe, local, { name: "PLAY_IN" }, {
+    retry: { key: "k1", field: "x" },
+  });
+  assert.equal(ran, "ran");
+  assert.deepEqual(seen, ["127.0.0.1", { client: "local", key: "k1" }, { name: "PLAY_IN" }]);
 });
