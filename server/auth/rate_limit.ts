@@ -4,11 +4,13 @@
  * requests; each transport takes from it through a `RateMeter` whose messages
  * cost what its own setting makes them (a WebSocket message costs
  * `httpRatePerSecond / wsRatePerSecond` of a request). So an address that
- * floods one transport is slowed on all of them. Local clients are never
- * limited: the transports do not call a meter for them.
+ * floods one transport is slowed on all of them. Local clients (127.0.0.1,
+ * ::1) are never limited, decided here for every transport: a meter lets
+ * them through, so no transport tests an address before it meters.
  * @module
  */
 import { CueportError } from "../core/errors.ts";
+import { isLocalAddress } from "./credentials.ts";
 
 /** The budget of each remote address. */
 export interface RateLimitOptions {
@@ -25,7 +27,7 @@ export interface RateLimitOptions {
 export interface RateMeter {
   /**
    * Takes `count` of its units (default one: an OSC pattern takes one per
-   * address it matches), all or none.
+   * address it matches), all or none; nothing from a local client.
    * @throws {CueportError} RATE_LIMITED with `retryAfterSeconds` when the address is over its budget
    */
   take(address: string, count?: number): void;
@@ -50,6 +52,7 @@ export class RateLimiter {
     const cost = this.#o.ratePerSecond / perSecond;
     return {
       take: (address, count = 1) => {
+        if (isLocalAddress(address)) return;
         const retryAfterSeconds = this.#take(address, cost * count);
         if (retryAfterSeconds === 0) return;
         throw new CueportError(

@@ -196,7 +196,8 @@ export class McpSession {
         throw new McpError(-32602, `Unknown tool "${name}": tools/list names the tools`);
       }
       try {
-        if (++caller.calls > 1 && !caller.isLocal) rateLimit.take(caller.address);
+        // A local client is not metered (server/auth/rate_limit.ts).
+        if (++caller.calls > 1) rateLimit.take(caller.address);
         const ctx = this.#context(caller, `The tool ${name}`);
         // Scope first: a refused tool says so, whatever its input.
         await policy.authorize(

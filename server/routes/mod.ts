@@ -316,10 +316,8 @@ export function createHttpHandler(
     // The peer's address, from the socket (never from headers).
     const address = peer.address;
     try {
-      if (!isLocalAddress(address)) {
-        options.rateLimit.take(address);
-        dialect?.seen?.(address);
-      }
+      options.rateLimit.take(address); // a local client is not metered (rate_limit.ts)
+      if (!isLocalAddress(address)) dialect?.seen?.(address);
       checkRequestOrigin(request, {
         hosts: options.hosts,
         origins: options.corsOrigins,

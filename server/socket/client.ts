@@ -176,7 +176,7 @@ export class SocketClient {
   #seq = 0;
   #filter: Filter | null = null;
   /** Null for a local client: it is never limited. */
-  #rateLimit: RateMeter | null;
+  #rateLimit: RateMeter;
   #lagSince: number | null = null;
   /** Answers go out in message order; this is the last one queued. */
   #tail: Promise<void> = Promise.resolve();
@@ -217,7 +217,7 @@ export class SocketClient {
     this.#watch = options.watch;
     this.#forget = options.forget;
     this.#log = options.log;
-    this.#rateLimit = isLocal ? null : options.rateLimit;
+    this.#rateLimit = options.rateLimit; // a local client is not metered (rate_limit.ts)
     this.#dialect = options.dialect ?? v6Dialect(options.version);
     this.#authTimer = setTimeout(() => this.#onAuthDeadline(), options.limits.authTimeoutMs);
     ws.onopen = () => {
@@ -422,7 +422,7 @@ export class SocketClient {
   /** The refusal when this client is over its address's budget, else null. */
   #rateRefusal(): CueportError | null {
     try {
-      this.#rateLimit?.take(this.address);
+      this.#rateLimit.take(this.address);
       return null;
     } catch (error) {
       return error as CueportError;

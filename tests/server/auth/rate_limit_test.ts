@@ -56,3 +56,15 @@ Deno.test("HTTP rate limit: a remote address gets 429 with Retry-After; local cl
     await svc.stop();
   }
 });
+
+Deno.test("RateLimiter meters never limit a local client, and only those", () => {
+  const limiter = new RateLimiter({ ratePerSecond: 1, burst: 1, now: () => 0 });
+  const requests = limiter.meter("requests", 1);
+  for (let i = 0; i < 100; i++) {
+    requests.take("127.0.0.1");
+    requests.take("::1");
+    requests.take("::ffff:127.0.0.1");
+  }
+  requests.take("127.0.0.2");
+  assert.throws(() => requests.take("127.0.0.2"), /Too many requests/, "127.0.0.2 is remote");
+});
