@@ -129,16 +129,23 @@ export class Policy {
   ): unknown {
     const grant = this.authorize(caller, operation, options.where);
     return grant instanceof Promise
-      ? grant.then((g) => this.#run(operation, caller, g, input, options))
-      : this.#run(operation, caller, grant, input, options);
+      ? grant.then((g) => this.runAs(g, operation, caller, input, options))
+      : this.runAs(grant, operation, caller, input, options);
   }
 
-  #run(
+  /**
+   * The second half of `invoke`, for a transport that needed the grant in
+   * between (HTTP reads a body only once it knows the caller, with the budget
+   * the grant allows): runs `operation` under `grant`, which `authorize` gave
+   * for this caller, the input checked, with the caller's retry key.
+   * @throws {CueportError} INVALID_MESSAGE, and the operation's own
+   */
+  runAs(
+    grant: Grant,
     operation: AnyOperation,
     caller: Caller,
-    grant: Grant,
     input: unknown,
-    options: InvokeOptions,
+    options: InvokeOptions = {},
   ): unknown {
     const ctx: OperationContext = {
       ...options.context,

@@ -58,7 +58,7 @@ export interface RouteSpec {
   output?(answer: unknown, wire: RouteWire): unknown;
   /**
    * For a streamed body: decodes the request and runs the operation with
-   * `run(input)` (unchecked: the stream is no JSON), cleaning up after it.
+   * `run(input)` (its operation's `parse` takes the stream as it is), cleaning up after it.
    */
   invoke?(request: Request, wire: RouteWire, run: (input: unknown) => Promise<unknown>): Promise<
     unknown

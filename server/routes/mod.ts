@@ -7,20 +7,20 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import {
-  checkInput,
+  type Caller,
   type Core,
   CueportError,
   defineOperation,
+  type InvokeContext,
+  type InvokeOptions,
   isStableAnswer,
   type MediaAnswer,
   type MediaSource,
-  type OperationContext,
-  retryKeyOf,
+  Policy,
   stableAnswer,
 } from "../core/mod.ts";
 import { checkRequestOrigin } from "../auth/hosts.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
-import { type Caller, Policy } from "../core/mod.ts";
 import { type Grant, isLocalAddress } from "../auth/mod.ts";
 import type { AuthService } from "../auth/service.ts";
 import { withCors } from "./cors.ts";
@@ -454,19 +454,15 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
     const suffixes = suffixesOf(route.path);
     const isMedia = operation.produces !== undefined;
     const run = (c: Context, caller: HttpCaller, grant: Grant): Response | Promise<Response> => {
-      const ctx: OperationContext = {
-        core,
-        auth: options.auth,
-        facts,
-        media: options.media,
-        address: caller.address,
-        isLocal: caller.isLocal,
-      };
+      const context: InvokeContext = { auth: options.auth, facts, media: options.media };
       if (dialect?.tokenLifetimeSeconds !== undefined) {
-        ctx.tokenLifetimeSeconds = dialect.tokenLifetimeSeconds;
+        context.tokenLifetimeSeconds = dialect.tokenLifetimeSeconds;
       }
       const key = route.idempotent ? c.req.header("idempotency-key") : undefined;
-      if (key !== undefined) ctx.retry = retryKeyOf(grant, key, "Idempotency-Key");
+      const invoked: InvokeOptions = { context };
+      if (key !== undefined) invoked.retry = { key, field: "Idempotency-Key" };
+      /** Runs the operation through the one path, for the grant `authorize` gave. */
+      const runAs = (input: unknown) => policy.runAs(grant, operation, caller, input, invoked);
       const params = hasParams ? c.req.param() : NO_PARAMS;
       const wire: RouteWire = {
         params: suffixes ? withoutSuffixes(params, suffixes) : params,
@@ -477,29 +473,27 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
       const respond = output ? (answer: unknown) => encode(output(answer, wire)) : encode;
       if (isMedia) {
         // A picture nobody waits for any more is not made (docs/media.md).
-        ctx.signal = c.req.raw.signal;
+        context.signal = c.req.raw.signal;
         const input = { ...rawInput(route, wire, false) as object };
         const tag = c.req.header("if-none-match");
         if (tag !== undefined) Object.assign(input, { ifNoneMatch: tag });
         // A picture in memory comes back at once: no promise on the hot path.
-        const answer = operation.run(ctx, checkInput(operation, input)) as
-          | MediaAnswer
-          | Promise<MediaAnswer>;
+        const answer = runAs(input) as MediaAnswer | Promise<MediaAnswer>;
         return answer instanceof Promise ? answer.then(mediaResponse) : mediaResponse(answer);
       }
       if (route.invoke) {
-        return route.invoke(c.req.raw, wire, (input) => Promise.resolve(operation.run(ctx, input)))
+        return route.invoke(c.req.raw, wire, (input) => Promise.resolve(runAs(input)))
           .then(respond);
       }
       if (readsBody) {
         // Before authentication a remote client gets a small body (pairing needs little).
         return readJsonBody(c, grant.isAnonymous ? unauthenticatedLimit : limit).then((body) => {
           wire.body = body;
-          return operation.run(ctx, checkInput(operation, rawInput(route, wire, takesBody)));
+          return runAs(rawInput(route, wire, takesBody));
         }).then(respond);
       }
       // Reads stay synchronous: no promise per request unless the operation needs one.
-      const result = operation.run(ctx, checkInput(operation, rawInput(route, wire, false)));
+      const result = runAs(rawInput(route, wire, false));
       return result instanceof Promise ? result.then(respond) : respond(result);
     };
     app.on(route.method, honoPath(route.path), (c: Context): Response | Promise<Response> => {
