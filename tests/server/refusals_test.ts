@@ -19,12 +19,16 @@ import type { RouteSpec } from "../../server/net/route.ts";
 import { remoteRequest } from "../_helpers/remote.ts";
 import { startTestService, type TestService } from "../_helpers/service.ts";
 import { RawSocket } from "../_helpers/ws_client.ts";
+import { connectMcp } from "../_helpers/mcp_client.ts";
+import { NOT_CARRIED, ToolTable } from "../../server/mcp/tools.ts";
 import { until } from "../_helpers/until.ts";
 
 /** The transports this walk drives; the others are listed, so that none is skipped unseen. */
-const WALKED: readonly Transport[] = ["http", "websocket", "http-5.0.0"];
-/** Not walked yet: their transports do not run every operation through `Policy.invoke` (issue 32). */
-const NOT_WALKED: readonly Transport[] = ["osc", "mcp", "websocket-5.0.0"];
+const WALKED: readonly Transport[] = ["http", "websocket", "http-5.0.0", "mcp"];
+/** Not walked yet: OSC does not run its operations through `Policy.invoke` yet (issue 32). */
+const NOT_WALKED: readonly Transport[] = ["osc", "websocket-5.0.0"];
+/** The MCP tools by the operation each runs first (its scope is checked before its input). */
+const MCP_TOOLS = new Map(new ToolTable({ maxUploadBytes: 1 }).tools.map((t) => [t.operation, t]));
 
 const routes = allRoutes({
   version: "x",
@@ -129,6 +133,15 @@ Deno.test("every operation, on every transport that carries it, is refused as do
     edit: await tokenWith(svc, WITHOUT.edit),
   };
   const sockets = new Map<string, Awaited<ReturnType<typeof remoteSocket>>>();
+  const assistants = new Map<string, Awaited<ReturnType<typeof connectMcp>>>();
+  const assistantWith = async (key: keyof typeof tokens) => {
+    if (!assistants.has(key)) {
+      const token = tokens[key];
+      assistants.set(key, await connectMcp(svc.base, { token, localAddress: "127.0.0.2" }));
+    }
+    return assistants.get(key)!;
+  };
+  let mcpWalked = 0;
   const socketWith = async (key: keyof typeof tokens) => {
     if (!sockets.has(key)) sockets.set(key, await remoteSocket(svc, tokens[key]));
     return sockets.get(key)!;
@@ -139,6 +152,16 @@ Deno.test("every operation, on every transport that carries it, is refused as do
         const scope = operation.scope;
         if (scope === null || operation.isLocalOnly) continue;
         const where = `${operation.name} on ${transport}`;
+        if (transport === "mcp") {
+          // The tools of the spec leave some operations out on purpose (NOT_CARRIED); an
+          // operation a tool runs only second is refused through the same Policy.invoke.
+          const tool = MCP_TOOLS.get(operation);
+          if (operation.name in NOT_CARRIED || !tool) continue;
+          const refused = await (await assistantWith(scope)).callError(tool.name, {});
+          assert.equal(refused.code, "INSUFFICIENT_SCOPE", `${where} (${tool.name})`);
+          mcpWalked++;
+          continue;
+        }
         if (transport === "websocket") {
           const { request } = await socketWith(scope);
           const answer = await request(messageOf(operation, ""));
@@ -168,8 +191,10 @@ Deno.test("every operation, on every transport that carries it, is refused as do
         assert.equal(answer.body.error.code, "LOCAL_ONLY", where);
       }
     });
+    assert.ok(mcpWalked > 10, `MCP tools walked: ${mcpWalked}`);
   } finally {
     for (const { ws } of sockets.values()) ws.destroy();
+    for (const mcp of assistants.values()) await mcp.close();
     await svc.stop();
   }
 
@@ -182,6 +207,19 @@ Deno.test("every operation, on every transport that carries it, is refused as do
       for (const [operation, transport] of walked) {
         if (!operation.needsApiAccess) continue;
         const where = `${operation.name} on ${transport}`;
+        if (transport === "mcp") {
+          // No MCP session opens without the plan (Policy.identify): 403 API_ACCESS_DENIED.
+          if (seen.has("mcp")) continue;
+          seen.add("mcp");
+          const opened = await remoteRequest(ports.http, "POST", "/mcp", {
+            localAddress: "127.0.0.1",
+            headers: { accept: "application/json, text/event-stream" },
+            body: { jsonrpc: "2.0", id: 1, method: "initialize", params: {} },
+          });
+          assert.equal(opened.status, 403, where);
+          assert.match(JSON.stringify(opened.body), /API_ACCESS_DENIED|plan/, where);
+          continue;
+        }
         if (transport === "websocket") {
           // The session cannot open without the plan: every message after is refused with it.
           if (seen.has("websocket")) continue;
