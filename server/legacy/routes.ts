@@ -141,8 +141,8 @@ export interface V5RouteOptions {
   successor: SuccessorPorts;
 }
 
-/** The operation of the 5.0.0 HTTP transport itself: it describes its routes. */
-export const V5_OWN_OPERATIONS: readonly string[] = ["v5Info", "v5Action", "v5Edit"];
+/** The operations of the 5.0.0 HTTP transport itself: the catalog's action and edit in the 5.0.0 body form. */
+export const V5_OWN_OPERATIONS: readonly string[] = ["v5Action", "v5Edit"];
 
 /** The operation of the catalog each of its own stands for (its policy is that one's). */
 export const V5_CARRIED_AS: Readonly<Record<string, string>> = {
@@ -153,31 +153,22 @@ export const V5_CARRIED_AS: Readonly<Record<string, string>> = {
 /** Every 5.0.0 route, `/api/info` first. */
 export function v5Routes(options: V5RouteOptions): RouteSpec[] {
   const routes = dataRoutes();
-  const info = route(
-    "GET",
-    "/api/info",
-    defineOperation({
-      name: "v5Info",
-      summary: "API version 5.0.0, app version, ports, deprecation and the map of every endpoint",
-      tag: "service",
-      kind: "service",
-      input: z.strictObject({}),
-      output: V5InfoView,
-      run: () => ({
-        apiVersion: V5_API_VERSION,
-        appVersion: options.version,
-        ports: options.ports(),
-        websocket: "/",
-        deprecation: deprecationNotice(options.successor),
-        endpoints: all.map((r) => ({
-          method: r.method,
-          path: r.path,
-          description: r.summary,
-          auth: r.auth,
-        })),
-      }),
+  const info = route("GET", "/api/info", "v5Info", {
+    response: V5InfoView,
+    describe: () => ({
+      apiVersion: V5_API_VERSION,
+      appVersion: options.version,
+      ports: options.ports(),
+      websocket: "/",
+      deprecation: deprecationNotice(options.successor),
+      endpoints: all.map((r) => ({
+        method: r.method,
+        path: r.path,
+        description: r.summary,
+        auth: r.auth,
+      })),
     }),
-  );
+  });
   const all = [info, ...routes];
   return all;
 }

@@ -47,6 +47,8 @@ export interface RouteSpec {
    * the operation's `produces`.
    */
   produces?: readonly string[];
+  /** What the interface says of itself, for a describing operation (`info`, `openapi`, `v5Info`). */
+  describe?: () => unknown;
   /** Takes an `Idempotency-Key` header: a retry gets the first outcome (docs/api.md). */
   idempotent?: boolean;
   /** How the request becomes the input; default: the path params and declared query over the body. */
@@ -66,10 +68,9 @@ export interface RouteSpec {
 }
 
 /** How a route maps its wire onto its operation (see `RouteSpec`). */
-export type RouteMapping = Pick<
-  RouteSpec,
-  "query" | "rawBody" | "input" | "invoke" | "output" | "produces"
->;
+export type RouteMapping =
+  & Pick<RouteSpec, "query" | "rawBody" | "input" | "invoke" | "output" | "produces" | "describe">
+  & Partial<Pick<RouteSpec, "response">>;
 
 /** Builds a route onto `operation` (a name of the catalog, or a transport's own operation). */
 export function route(

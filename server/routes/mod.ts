@@ -5,12 +5,10 @@
  * @module
  */
 import { type Context, Hono } from "hono";
-import { z } from "zod";
 import {
   type Caller,
   type Core,
   CueportError,
-  defineOperation,
   type InvokeContext,
   type InvokeOptions,
   isStableAnswer,
@@ -91,12 +89,6 @@ export interface HttpAppOptions {
   mounts?: readonly HttpMount[];
 }
 
-/**
- * The operations of the HTTP transport itself: they describe its routes, so
- * they live with them, not in the core's catalog.
- */
-export const HTTP_OWN_OPERATIONS: readonly string[] = ["info", "openapi"];
-
 /** The routes with the generated meta routes (info, OpenAPI) appended. */
 export function allRoutes(
   options: Pick<
@@ -111,35 +103,18 @@ export function allRoutes(
       uploadIdleTimeoutMs: options.uploadIdleTimeoutMs ?? 30_000,
     }),
   ];
+  // The routes that describe this interface: operations of the catalog, told what to say.
   const meta: RouteSpec[] = [
-    route(
-      "GET",
-      "/api/v1/info",
-      defineOperation({
-        name: "info",
-        summary: "API version, app version, ports and the map of every endpoint",
-        tag: "service",
-        kind: "service",
-        input: z.strictObject({}),
-        output: infoView.schema,
-        run: () => infoView.build(all, options.version, options.ports(), options.clients()),
-      }),
-    ),
-    route(
-      "GET",
-      "/api/v1/openapi.json",
-      defineOperation({
-        name: "openapi",
-        summary: "This API as an OpenAPI 3.1 document",
-        tag: "service",
-        kind: "service",
-        input: z.strictObject({}),
-        output: openApiDocument.schema,
-        // Built once: it depends on the routes alone, and building it with zod took about 10 ms
-        // and megabytes of garbage per request (the http_fuzz probe's peak RSS).
-        run: () => (openApi ??= stableAnswer(openApiDocument.build(all, options.version))),
-      }),
-    ),
+    route("GET", "/api/v1/info", "info", {
+      response: infoView.schema,
+      describe: () => infoView.build(all, options.version, options.ports(), options.clients()),
+    }),
+    route("GET", "/api/v1/openapi.json", "openapi", {
+      response: openApiDocument.schema,
+      // Built once: it depends on the routes alone, and building it with zod took about 10 ms
+      // and megabytes of garbage per request (the http_fuzz probe's peak RSS).
+      describe: () => (openApi ??= stableAnswer(openApiDocument.build(all, options.version))),
+    }),
   ];
   const all = [...routes, ...meta];
   let openApi: object | undefined;
@@ -454,7 +429,12 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
     const suffixes = suffixesOf(route.path);
     const isMedia = operation.produces !== undefined;
     const run = (c: Context, caller: HttpCaller, grant: Grant): Response | Promise<Response> => {
-      const context: InvokeContext = { auth: options.auth, facts, media: options.media };
+      const context: InvokeContext = {
+        auth: options.auth,
+        facts,
+        media: options.media,
+        describe: route.describe,
+      };
       if (dialect?.tokenLifetimeSeconds !== undefined) {
         context.tokenLifetimeSeconds = dialect.tokenLifetimeSeconds;
       }

@@ -29,8 +29,12 @@ const V5_BY_KIND: Readonly<Record<OperationKind, readonly Transport[]>> = {
   session: ["websocket-5.0.0"],
 };
 
-/** Every transport that carries `operation`: its own list or its kind's, and 5.0.0's unless it is new in 6.0. */
+/**
+ * Every transport that carries `operation`: its own list when it names one,
+ * else its kind's, and 5.0.0's unless it is new in 6.0.
+ */
 export function transportsOf(operation: AnyOperation): readonly Transport[] {
-  const own = operation.transports ?? BY_KIND[operation.kind];
+  if (operation.transports) return operation.transports;
+  const own = BY_KIND[operation.kind];
   return operation.since === "6.0" ? own : [...own, ...V5_BY_KIND[operation.kind]];
 }

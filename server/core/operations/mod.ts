@@ -11,6 +11,7 @@ import { QUERY_OPERATIONS } from "./queries.ts";
 import { SECURITY_OPERATIONS } from "./security.ts";
 import { MEDIA_OPERATIONS } from "./media_operations.ts";
 import { SESSION_OPERATIONS } from "./session.ts";
+import { DESCRIBE_OPERATIONS } from "./describe.ts";
 
 export * from "./operation.ts";
 export { transportsOf } from "./carriers.ts";
@@ -29,6 +30,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...EDIT_OPERATIONS,
   ...MEDIA_OPERATIONS,
   ...SESSION_OPERATIONS,
+  ...DESCRIBE_OPERATIONS,
 ];
 
 const BY_NAME: ReadonlyMap<string, AnyOperation> = new Map(OPERATIONS.map((o) => [o.name, o]));

@@ -65,6 +65,8 @@ export interface OperationContext {
   facts?: ServiceFacts | undefined;
   /** Given by the transports that carry the media operations. */
   media?: MediaSource | undefined;
+  /** What the transport says of itself, for the describing operations (`describe.ts`). */
+  describe?: (() => unknown) | undefined;
   /** The connection the operation runs on, for the session operations (`session.ts`). */
   session?: SessionService | undefined;
   /** The caller's address, from the socket. */

@@ -229,8 +229,8 @@ Deno.test("allRoutes() builds the OpenAPI document and the edit schemas once, as
   });
   const get = (path: string, params: Record<string, string> = {}) => {
     const route = routes.find((r) => r.method === "GET" && r.path === path)!;
-    // The operation alone: the stable answers need nothing of the request's context.
-    return () => route.operation.run({} as never, params as never);
+    // The operation alone, with what its route describes: nothing of the request's context.
+    return () => route.operation.run({ describe: route.describe } as never, params as never);
   };
   for (
     const [name, handle] of [
