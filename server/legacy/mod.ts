@@ -7,7 +7,7 @@
 export { v5HttpDialect, type V5HttpOptions } from "./http.ts";
 export { v5WsDialect, type V5WsOptions } from "./ws.ts";
 export { DEPRECATED_SINCE, SUNSET, UsageLog, V5_TOKEN_LIFETIME_SECONDS } from "./deprecation.ts";
-export { V5_ERROR_TYPES, V5_STATUSES, v5Status } from "./errors.ts";
+export { V5_ERROR_TYPES, V5_STATUSES, v5ErrorBody, v5Status } from "./errors.ts";
 export {
   V5_API_VERSION,
   V5_CARRIED_AS,

@@ -8,13 +8,14 @@
 import assert from "node:assert/strict";
 import {
   type AnyOperation,
+  CueportError,
   ErrorCode,
   OPERATIONS,
   type Transport,
   transportsOf,
 } from "../../server/core/mod.ts";
 import { allRoutes } from "../../server/routes/mod.ts";
-import { v5Routes, v5Status } from "../../server/legacy/mod.ts";
+import { v5ErrorBody, v5Routes, v5Status } from "../../server/legacy/mod.ts";
 import type { RouteSpec } from "../../server/net/route.ts";
 import { remoteRequest } from "../_helpers/remote.ts";
 import { startTestService, type TestService } from "../_helpers/service.ts";
@@ -24,9 +25,38 @@ import { NOT_CARRIED, ToolTable } from "../../server/mcp/tools.ts";
 import { until } from "../_helpers/until.ts";
 
 /** The transports this walk drives; the others are listed, so that none is skipped unseen. */
-const WALKED: readonly Transport[] = ["http", "websocket", "http-5.0.0", "mcp"];
+const WALKED: readonly Transport[] = [
+  "http",
+  "websocket",
+  "http-5.0.0",
+  "mcp",
+  "websocket-5.0.0",
+];
 /** Not walked yet: OSC does not run its operations through `Policy.invoke` yet (issue 32). */
-const NOT_WALKED: readonly Transport[] = ["osc", "websocket-5.0.0"];
+const NOT_WALKED: readonly Transport[] = ["osc"];
+
+/** The 5.0.0 WebSocket's refusal of a code: its error type (docs/compat.md). */
+const v5Type = (code: "INSUFFICIENT_SCOPE" | "API_ACCESS_DENIED") =>
+  v5ErrorBody(new CueportError(code, "")).type;
+
+/** A 5.0.0 WebSocket session from 127.0.0.2 (or this machine); sends and awaits by correlationId. */
+async function v5Socket(svc: TestService, localAddress = "127.0.0.2") {
+  const ws = await RawSocket.open("127.0.0.1", svc.service.ports.legacyWs!, {
+    localAddress,
+    path: "/",
+  });
+  let next = 0;
+  const request = async (message: Record<string, unknown>) => {
+    const correlationId = `v${next++}`;
+    ws.send({ ...message, correlationId });
+    await until(
+      `answer ${correlationId}`,
+      () => ws.json().some((m) => m.correlationId === correlationId),
+    );
+    return ws.json().find((m) => m.correlationId === correlationId);
+  };
+  return { ws, request };
+}
 /** The MCP tools by the operation each runs first (its scope is checked before its input). */
 const MCP_TOOLS = new Map(new ToolTable({ maxUploadBytes: 1 }).tools.map((t) => [t.operation, t]));
 
@@ -162,6 +192,19 @@ Deno.test("every operation, on every transport that carries it, is refused as do
           mcpWalked++;
           continue;
         }
+        if (transport === "websocket-5.0.0") {
+          // 5.0.0 carries `action` (and its session, which needs no scope).
+          const { ws, request } = await v5Socket(svc);
+          await request({ type: "auth", payload: { token: tokens[scope] } });
+          const answer = await request({
+            type: "action",
+            payload: { action: { name: "MuteToggleAction" } },
+          });
+          ws.destroy();
+          assert.equal(answer.payload?.error?.type, v5Type("INSUFFICIENT_SCOPE"), where);
+          assert.match(answer.payload.error.message, new RegExp(`"${scope}" scope`), where);
+          continue;
+        }
         if (transport === "websocket") {
           const { request } = await socketWith(scope);
           const answer = await request(messageOf(operation, ""));
@@ -218,6 +261,16 @@ Deno.test("every operation, on every transport that carries it, is refused as do
           });
           assert.equal(opened.status, 403, where);
           assert.match(JSON.stringify(opened.body), /API_ACCESS_DENIED|plan/, where);
+          continue;
+        }
+        if (transport === "websocket-5.0.0") {
+          if (seen.has(transport)) continue;
+          seen.add(transport);
+          const { ws, request } = await v5Socket(free, "127.0.0.1");
+          const auth = await request({ type: "auth", payload: {} });
+          ws.destroy();
+          assert.equal(auth.payload?.type, v5Type("API_ACCESS_DENIED"), where);
+          assert.match(auth.payload.message, /plan does not include API access/, where);
           continue;
         }
         if (transport === "websocket") {
