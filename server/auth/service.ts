@@ -46,7 +46,6 @@ export async function openAuth(
     key,
     devices,
     codes,
-    localhostAuthExempt: settings.localhostAuthExempt,
     tokenLifetimeSeconds: Math.round(settings.tokenLifetimeDays * 86_400),
     approvals,
     operatorToken,

@@ -1,7 +1,9 @@
 /**
- * The authenticator of paired devices: local clients are exempt (unless
- * `localhostAuthExempt` is off), tokens are verified and checked against
- * the device registry, and a one-time code pairs a new device.
+ * The authenticator of paired devices: tokens are verified and checked
+ * against the device registry, a one-time code pairs a new device, and a
+ * local client waiting for approval gets a token once approved. It exempts
+ * nobody: the localhost exemption is the policy's, decided in one place
+ * (`server/core/policy.ts`).
  * @module
  */
 import { CueportError } from "../core/errors.ts";
@@ -17,10 +19,9 @@ export interface TokenAuthOptions {
   key: Uint8Array;
   devices: DeviceRegistry;
   codes: PairingCodes;
-  localhostAuthExempt: boolean;
   tokenLifetimeSeconds: number;
   now?: () => number;
-  /** Approval of local interactive clients without credentials; absent: they are let in as local. */
+  /** Approval of local interactive clients without credentials; absent: they must bring a token. */
   approvals?: Approvals;
   /** The operator credential (`operator.ts`), accepted from local addresses only. */
   operatorToken?: string;
@@ -126,9 +127,6 @@ export class TokenAuthenticator implements Authenticator {
         deviceId: pairing.deviceId,
         scopes: pairing.scopes,
       };
-    }
-    if (isLocalAddress(credentials.address) && this.#o.localhostAuthExempt) {
-      return { device: "local", scopes: [...ALL_SCOPES] };
     }
     throw new CueportError(
       "AUTHENTICATION_FAILED",

@@ -20,7 +20,6 @@ async function setup() {
     key,
     devices,
     codes,
-    localhostAuthExempt: true,
     tokenLifetimeSeconds: 3600,
     now: clock.now,
   });
@@ -133,7 +132,7 @@ Deno.test("PairingCodes lock an address out after repeated wrong codes, with bac
   }
 });
 
-Deno.test("TokenAuthenticator: pair once, use the token, revoke it; local exemption is a setting", async () => {
+Deno.test("TokenAuthenticator: pair once, use the token, revoke it; it exempts no local client", async () => {
   const t = await setup();
   try {
     const { otp } = t.codes.issue();
@@ -145,25 +144,17 @@ Deno.test("TokenAuthenticator: pair once, use the token, revoke it; local exempt
       await codeOf(t.auth.authenticate({ address: "127.0.0.2" })),
       "AUTHENTICATION_FAILED",
     );
-    assert.equal((await t.auth.authenticate({ address: "127.0.0.1" })).device, "local");
+    // The authenticator exempts nobody: the localhost exemption is the policy's (policy_test.ts).
+    assert.equal(
+      await codeOf(t.auth.authenticate({ address: "127.0.0.1" })),
+      "AUTHENTICATION_FAILED",
+    );
     const revoked: string[] = [];
     t.devices.onrevoke = (id) => revoked.push(id);
     assert.equal(await t.devices.revoke(pairing.deviceId), true);
     assert.deepEqual(revoked, [pairing.deviceId]);
     assert.equal(
       await codeOf(t.auth.authenticate({ address: "127.0.0.2", token: pairing.token })),
-      "AUTHENTICATION_FAILED",
-    );
-    const strict = new TokenAuthenticator({
-      key: t.key,
-      devices: t.devices,
-      codes: t.codes,
-      localhostAuthExempt: false,
-      tokenLifetimeSeconds: 60,
-      now: t.clock.now,
-    });
-    assert.equal(
-      await codeOf(strict.authenticate({ address: "127.0.0.1" })),
       "AUTHENTICATION_FAILED",
     );
     assert.equal((await DeviceRegistry.open(t.dir)).list().length, 0, "the registry is saved");
