@@ -17,14 +17,19 @@ import {
   PlayerSupervisor,
   processLauncher,
 } from "./player_client/mod.ts";
-import { createHttpHandler } from "./routes/mod.ts";
 import { machineHosts } from "./auth/hosts.ts";
 import { RateLimiter, type RateMeter } from "./auth/rate_limit.ts";
 import { type AuthService, openAuth } from "./auth/service.ts";
-import { SocketServer } from "./socket/mod.ts";
+import type { SocketServer } from "./socket/mod.ts";
 import { LazyMcpEndpoint, mcpMounts } from "./mcp/lazy.ts";
-import { isLocalAddress } from "./auth/mod.ts";
-import { ConnectionServer, type PeerHandler, UdpPort } from "./net/mod.ts";
+import { type ConnectionServer, UdpPort } from "./net/mod.ts";
+import {
+  httpHandlerOf,
+  type Listen,
+  listenerOf,
+  type ListenerParts,
+  socketServerOf,
+} from "./listeners.ts";
 import {
   InstanceLock,
   optionalPortLine,
@@ -204,63 +209,31 @@ async function start(
     mcp: mcp.sessionCount,
     osc: oscServer.subscriberCount,
   });
-  const handleHttp = createHttpHandler(core, {
-    mounts: mcpMounts(mcp),
-    media,
+  const parts: ListenerParts = {
+    core,
+    settings,
+    log,
     auth,
     hosts,
-    rateLimit: httpMeter,
+    rateLimiter,
+    media,
     version: VERSION,
     startedAt,
-    ports: () => ports,
     clients,
-    corsOrigins: settings.corsOrigins,
-    maxUploadBytes: settings.maxUploadBytes,
-    uploadIdleTimeoutMs: settings.uploadIdleTimeoutMs,
-    maxBodyBytes: settings.maxBodyBytes,
-    maxUnauthenticatedBodyBytes: settings.maxUnauthenticatedBodyBytes,
-    log: (m) => log("error", m),
-  });
-  const limits = {
-    maxConnections: settings.maxConnections,
-    maxConnectionsPerAddress: settings.maxConnectionsPerAddress,
-    localReserve: settings.localConnectionReserve,
-    headerTimeoutMs: settings.headerTimeoutMs,
-    keepAliveTimeoutMs: settings.keepAliveTimeoutMs,
   };
-  const listen = (name: string, port: number, handler: PeerHandler, isWebSocket = false) =>
-    ConnectionServer.listen({
-      isWebSocket,
-      name,
-      hosts: settings.host,
-      port,
-      limits,
-      isLocal: isLocalAddress,
-      handler,
-      log,
-    });
+  const handleHttp = httpHandlerOf(parts, {
+    mounts: mcpMounts(mcp),
+    rateLimit: httpMeter,
+    ports: () => ports,
+  });
+  const listen = listenerOf(settings, log);
   const http = bindPort(
     "HTTP",
     settings.httpPort,
     () => listen("HTTP", settings.httpPort, handleHttp),
   );
   started.push(() => http.close());
-  const sockets = new SocketServer(core, {
-    authenticator: auth.authenticator,
-    hosts,
-    origins: settings.corsOrigins,
-    pagePort: () => ports.http,
-    version: VERSION,
-    rateLimit: rateLimiter.meter("messages", settings.wsRatePerSecond),
-    limits: {
-      maxMessageBytes: settings.wsMaxMessageBytes,
-      maxBufferedBytes: settings.wsMaxBufferedBytes,
-      lagCloseMs: settings.wsLagCloseMs,
-      authTimeoutMs: settings.wsAuthTimeoutMs,
-      unauthenticatedMaxBufferedBytes: settings.wsUnauthenticatedMaxBufferedBytes,
-    },
-    log: (m) => log("warn", m),
-  });
+  const sockets = socketServerOf(parts, { pagePort: () => ports.http });
   const oscServer = new OscServer(core, {
     auth,
     rateLimit: rateLimiter.meter("datagrams", settings.oscRatePerSecond),
@@ -309,20 +282,7 @@ async function start(
     started.push(() => oscQuery.close());
   }
   // The 5.0.0 interface (docs/compat.md), after the 6.0 ports: one that is taken is skipped.
-  const v5 = bindV5Listeners({
-    core,
-    settings,
-    log,
-    auth,
-    hosts,
-    rateLimiter,
-    media,
-    version: VERSION,
-    startedAt,
-    successor: () => ports,
-    clients,
-    listen,
-  });
+  const v5 = bindV5Listeners({ ...parts, successor: () => ports, listen });
   started.push(() => v5.close());
   v5Sockets = () => v5.sockets?.clientCount ?? 0;
   Object.assign(ports, v5.ports);
@@ -380,12 +340,7 @@ interface OscQueryParts {
   oscServer: OscServer;
   ports: RunningService["ports"];
   log: Logger;
-  listen: (
-    name: string,
-    port: number,
-    handler: PeerHandler,
-    isWebSocket?: boolean,
-  ) => ConnectionServer;
+  listen: Listen;
   auth: AuthService;
   hosts: ReadonlySet<string>;
   rateLimiter: RateLimiter;

@@ -6,36 +6,18 @@
  * (a test run, a backup) still start.
  * @module
  */
-import type { Core } from "./core/mod.ts";
-import type { Settings } from "./config.ts";
-import type { Logger } from "./log.ts";
-import type { AuthService } from "./auth/service.ts";
-import type { RateLimiter } from "./auth/rate_limit.ts";
-import type { MediaSource } from "./core/mod.ts";
-import { createHttpHandler } from "./routes/mod.ts";
-import type { ClientCounts } from "./routes/info.ts";
-import { SocketServer } from "./socket/mod.ts";
+import type { SocketServer } from "./socket/mod.ts";
 import { UsageLog, v5HttpDialect, v5WsDialect } from "./legacy/mod.ts";
-import type { ConnectionServer, PeerHandler } from "./net/mod.ts";
+import type { ConnectionServer } from "./net/mod.ts";
+import { httpHandlerOf, type Listen, type ListenerParts, socketServerOf } from "./listeners.ts";
 import { optionalPortLine } from "./startup.ts";
 
-/** What the 5.0.0 listeners share with the 6.0 ones. */
-export interface V5ListenerOptions {
-  core: Core;
-  settings: Settings;
-  log: Logger;
-  auth: AuthService;
-  hosts: ReadonlySet<string>;
-  rateLimiter: RateLimiter;
-  media: MediaSource;
-  version: string;
-  /** The clients connected now (`/api/v1/info`). */
-  clients: () => ClientCounts;
-  startedAt: number;
+/** What the 5.0.0 listeners share with the 6.0 ones, and where 5.0.0 clients are pointed. */
+export interface V5ListenerOptions extends ListenerParts {
   /** The 6.0 ports, once bound (where 5.0.0 clients are pointed). */
   successor: () => { http: number; ws: number };
   /** Binds a port with the service's connection budgets. */
-  listen(name: string, port: number, handler: PeerHandler, isWebSocket?: boolean): ConnectionServer;
+  listen: Listen;
 }
 
 /** The bound 5.0.0 listeners. */
@@ -74,40 +56,15 @@ export function bindV5Listeners(o: V5ListenerOptions): V5Listeners {
     o.listen(
       "5.0.0 HTTP",
       port,
-      createHttpHandler(o.core, {
-        media: o.media,
-        auth: o.auth,
-        hosts: o.hosts,
+      httpHandlerOf(o, {
         rateLimit: o.rateLimiter.meter("requests", settings.httpRatePerSecond),
-        version: o.version,
-        startedAt: o.startedAt,
         ports: () => ({ ...o.successor(), osc: 0 }),
-        clients: o.clients,
-        corsOrigins: settings.corsOrigins,
-        maxUploadBytes: settings.maxUploadBytes,
-        uploadIdleTimeoutMs: settings.uploadIdleTimeoutMs,
-        maxBodyBytes: settings.maxBodyBytes,
-        maxUnauthenticatedBodyBytes: settings.maxUnauthenticatedBodyBytes,
-        log: (m) => o.log("error", m),
         dialect: v5HttpDialect({ version: o.version, ports: own, successor: o.successor, usage }),
       }),
     ));
   let sockets: SocketServer | null = null;
   const ws = bindOptional(o, "legacyWsPort", "5.0.0 WebSocket", (port) => {
-    const server = new SocketServer(o.core, {
-      authenticator: o.auth.authenticator,
-      hosts: o.hosts,
-      origins: settings.corsOrigins,
-      version: o.version,
-      rateLimit: o.rateLimiter.meter("messages", settings.wsRatePerSecond),
-      limits: {
-        maxMessageBytes: settings.wsMaxMessageBytes,
-        maxBufferedBytes: settings.wsMaxBufferedBytes,
-        lagCloseMs: settings.wsLagCloseMs,
-        authTimeoutMs: settings.wsAuthTimeoutMs,
-        unauthenticatedMaxBufferedBytes: settings.wsUnauthenticatedMaxBufferedBytes,
-      },
-      log: (m) => o.log("warn", m),
+    const server = socketServerOf(o, {
       dialect: v5WsDialect({ version: o.version, successor: o.successor, usage }),
     });
     try {
