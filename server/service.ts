@@ -131,6 +131,14 @@ function portError(name: keyof typeof PORT_SETTINGS, port: number, error: unknow
   );
 }
 
+/**
+ * Starts everything in its order: the OSC worker first (it binds beside the
+ * rest), the core, the shared services, the 6.0 ports, OSCQuery, the 5.0.0
+ * ports, then the player's handshake once every port is bound, and
+ * discovery last. Longer than a minute's read because that order is its
+ * content: each step needs the ones before, and each part started is pushed
+ * on `started` so a failed start stops what it started.
+ */
 async function start(
   settings: Settings,
   log: Logger,
@@ -143,19 +151,7 @@ async function start(
   const oscOpening = UdpPort.open(settings.host, settings.oscPort, (m) => log("debug", m));
   oscOpening.catch(() => {}); // handled where it is awaited, whatever fails before that
   started.push(() => oscOpening.then((port) => port.close(), () => {}));
-  const supervisor = new PlayerSupervisor(
-    launcher,
-    { timeoutMs: settings.playerTimeoutMs, log, client: { name: "cueport", version: VERSION } },
-  );
-  const stagingDir = `${settings.dataDir}/uploads`;
-  await clearStaging(stagingDir);
-  const core = new Core(supervisor, { coalesceMs: settings.coalesceMs, stagingDir });
-  supervisor.ondown = (reason) => log("warn", `Player unavailable: ${reason}`);
-  const readyHandler = supervisor.onready;
-  supervisor.onready = (snapshot, info) => {
-    readyHandler(snapshot, info);
-    log("info", `Player ready: ${info.player.name} ${info.player.version} (pid ${supervisor.pid})`);
-  };
+  const { supervisor, core } = await openCore(settings, log, launcher);
 
   const ports: RunningService["ports"] = {
     http: 0,
@@ -164,44 +160,13 @@ async function start(
     legacyHttp: null,
     legacyWs: null,
   };
-  const auth = await openAuth(
-    settings.dataDir,
-    {
-      localhostAuthExempt: settings.localhostAuthExempt,
-      tokenLifetimeDays: settings.tokenLifetimeDays,
-    },
-    {
-      askPlayer: (request) => supervisor.request(Method.APPROVAL_REQUEST, request),
-      log: (m) => log("warn", m),
-    },
-  );
-  const hosts = machineHosts(settings.allowedHosts);
-  const rateLimiter = new RateLimiter({
-    ratePerSecond: settings.httpRatePerSecond,
-    burst: settings.httpBurst,
-  });
-  const media = new MediaService(core, {
-    dataDir: settings.dataDir,
-    ffmpeg: settings.ffmpeg === "off" ? null : settings.ffmpeg,
-    maxImagePixels: settings.maxImagePixels,
-    log: (m) => log("warn", m),
-  });
-  started.push(() => media.close());
-  const httpMeter = rateLimiter.meter("requests", settings.httpRatePerSecond);
-  const mcp = new LazyMcpEndpoint({
+  const { auth, hosts, rateLimiter, media, httpMeter, mcp } = await openServices(
+    settings,
+    log,
     core,
-    auth,
-    media,
-    version: VERSION,
-    rateLimit: httpMeter,
-    maxBodyBytes: settings.maxBodyBytes,
-    maxUploadBytes: settings.maxUploadBytes,
-    maxSessions: settings.mcpMaxSessions,
-    maxSessionsPerDevice: settings.mcpMaxSessionsPerDevice,
-    maxStreamBufferedBytes: settings.mcpMaxBufferedBytes,
-    sessionIdleMs: settings.mcpSessionIdleMs,
-  });
-  started.push(() => mcp.close());
+    supervisor,
+    started,
+  );
   // Counted when asked: no request is served before these exist but `v5`, set last.
   let v5Sockets: () => number = () => 0;
   const clients = (): ClientCounts => ({
@@ -301,6 +266,114 @@ async function start(
   const discovery = settings.mdns ? await advertise(settings, ports, log) : null;
   if (discovery) started.push(() => discovery.stop());
 
+  return runningService({
+    ports,
+    core,
+    supervisor,
+    sockets,
+    oscServer,
+    osc,
+    oscDone,
+    oscQuery,
+    discovery,
+    mcp,
+    media,
+    http,
+    ws,
+    v5,
+    lock,
+  });
+}
+
+/** The player's supervisor and the core over it, logging the player's ups and downs. */
+async function openCore(settings: Settings, log: Logger, launcher: PlayerLauncher) {
+  const supervisor = new PlayerSupervisor(
+    launcher,
+    { timeoutMs: settings.playerTimeoutMs, log, client: { name: "cueport", version: VERSION } },
+  );
+  const stagingDir = `${settings.dataDir}/uploads`;
+  await clearStaging(stagingDir);
+  const core = new Core(supervisor, { coalesceMs: settings.coalesceMs, stagingDir });
+  supervisor.ondown = (reason) => log("warn", `Player unavailable: ${reason}`);
+  const readyHandler = supervisor.onready;
+  supervisor.onready = (snapshot, info) => {
+    readyHandler(snapshot, info);
+    log("info", `Player ready: ${info.player.name} ${info.player.version} (pid ${supervisor.pid})`);
+  };
+  return { supervisor, core };
+}
+
+/** What the listeners share: auth, the Host names, the one rate budget, media and MCP. */
+async function openServices(
+  settings: Settings,
+  log: Logger,
+  core: Core,
+  supervisor: PlayerSupervisor,
+  started: Array<() => Promise<void> | void>,
+) {
+  const auth = await openAuth(
+    settings.dataDir,
+    {
+      localhostAuthExempt: settings.localhostAuthExempt,
+      tokenLifetimeDays: settings.tokenLifetimeDays,
+    },
+    {
+      askPlayer: (request) => supervisor.request(Method.APPROVAL_REQUEST, request),
+      log: (m) => log("warn", m),
+    },
+  );
+  const hosts = machineHosts(settings.allowedHosts);
+  const rateLimiter = new RateLimiter({
+    ratePerSecond: settings.httpRatePerSecond,
+    burst: settings.httpBurst,
+  });
+  const media = new MediaService(core, {
+    dataDir: settings.dataDir,
+    ffmpeg: settings.ffmpeg === "off" ? null : settings.ffmpeg,
+    maxImagePixels: settings.maxImagePixels,
+    log: (m) => log("warn", m),
+  });
+  started.push(() => media.close());
+  const httpMeter = rateLimiter.meter("requests", settings.httpRatePerSecond);
+  const mcp = new LazyMcpEndpoint({
+    core,
+    auth,
+    media,
+    version: VERSION,
+    rateLimit: httpMeter,
+    maxBodyBytes: settings.maxBodyBytes,
+    maxUploadBytes: settings.maxUploadBytes,
+    maxSessions: settings.mcpMaxSessions,
+    maxSessionsPerDevice: settings.mcpMaxSessionsPerDevice,
+    maxStreamBufferedBytes: settings.mcpMaxBufferedBytes,
+    sessionIdleMs: settings.mcpSessionIdleMs,
+  });
+  started.push(() => mcp.close());
+  return { auth, hosts, rateLimiter, media, httpMeter, mcp };
+}
+
+/** What `runningService` stops, in order. */
+interface RunningParts {
+  ports: RunningService["ports"];
+  core: Core;
+  supervisor: PlayerSupervisor;
+  sockets: SocketServer;
+  oscServer: OscServer;
+  osc: UdpPort;
+  oscDone: Promise<void>;
+  oscQuery: { server: OscQueryServer; close(): Promise<void> } | null;
+  discovery: Discovery | null;
+  mcp: LazyMcpEndpoint;
+  media: MediaService;
+  http: ConnectionServer;
+  ws: ConnectionServer;
+  v5: { close(): Promise<void> };
+  lock: InstanceLock;
+}
+
+/** The running service: its parts, and a shutdown that stops them in order. */
+function runningService(p: RunningParts): RunningService {
+  const { ports, core, supervisor, sockets, discovery, mcp, media, oscServer, osc, oscQuery } = p;
   return {
     ports,
     core,
@@ -318,17 +391,17 @@ async function start(
       oscServer.close();
       const oscClosed = osc.close();
       await Promise.all([
-        http.close(),
-        ws.close(),
+        p.http.close(),
+        p.ws.close(),
         oscClosed,
-        oscDone,
+        p.oscDone,
         oscQuery?.close(),
-        v5.close(),
+        p.v5.close(),
         mediaClosed,
       ]);
       await supervisor.stop();
       core.close();
-      lock.release();
+      p.lock.release();
     },
   };
 }
