@@ -45,7 +45,10 @@ export interface InvokeOptions {
 }
 
 /** What a transport adds to an operation's context (`invoke` adds the core and the caller). */
-export type InvokeContext = Omit<OperationContext, "core" | "address" | "isLocal" | "retry">;
+export type InvokeContext = Omit<
+  OperationContext,
+  "core" | "address" | "isLocal" | "retry" | "deviceId"
+>;
 
 /** The grant of a local client under the localhost exemption. */
 const LOCAL: Grant = Object.freeze({ device: "local" });
@@ -153,6 +156,7 @@ export class Policy {
       address: caller.address,
       isLocal: caller.isLocal,
     };
+    if (grant.deviceId !== undefined) ctx.deviceId = grant.deviceId;
     const retry = options.retry;
     if (retry && operation.isIdempotent) ctx.retry = retryKeyOf(grant, retry.key, retry.field);
     return operation.run(ctx, checkInput(operation, input, options.prefix));

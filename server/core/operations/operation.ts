@@ -71,6 +71,8 @@ export interface OperationContext {
   session?: SessionService | undefined;
   /** The caller's address, from the socket. */
   address: string;
+  /** The paired device the caller acts as (its grant's), when it is one. */
+  deviceId?: string | undefined;
   /** Whether the caller is on this machine. */
   isLocal: boolean;
   /** Aborts when the caller has left (HTTP: the client closed the request); work for it can stop. */

@@ -133,8 +133,11 @@ Deno.test("Policy.invoke() authorizes, checks the input naming the field, and ru
   const probe = {
     ...operationNamed("action"),
     parse: (raw: unknown) => raw,
-    run: (ctx: { address: string; retry?: unknown }, input: unknown) => {
-      seen.push(ctx.address, ctx.retry, input);
+    run: (
+      ctx: { address: string; retry?: unknown; deviceId?: string | undefined },
+      input: unknown,
+    ) => {
+      seen.push(ctx.address, ctx.retry, ctx.deviceId, input);
       return "ran";
     },
   };
@@ -142,5 +145,18 @@ Deno.test("Policy.invoke() authorizes, checks the input naming the field, and ru
     retry: { key: "k1", field: "x" },
   });
   assert.equal(ran, "ran");
-  assert.deepEqual(seen, ["127.0.0.1", { client: "local", key: "k1" }, { name: "PLAY_IN" }]);
+  assert.deepEqual(seen, [
+    "127.0.0.1",
+    { client: "local", key: "k1" },
+    undefined,
+    { name: "PLAY_IN" },
+  ]);
+  // A paired device's operations know its device, whatever its address.
+  const controller = {
+    address: "10.0.0.9",
+    isLocal: false,
+    grant: { device: "p", deviceId: "d7" },
+  };
+  await p.invoke(probe, controller, { name: "PLAY_IN" });
+  assert.equal(seen.at(-2), "d7");
 });
