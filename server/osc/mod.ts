@@ -56,6 +56,8 @@ const MAX_BUNDLE_DEPTH = 8;
 export const MAX_WAITING_CALLS = 256;
 /** How often subscribers behind their address's byte budget are looked at. */
 const RESYNC_MS = 250;
+/** What `/connect` runs: the catalog's pairing, as every transport runs it. */
+const PAIR = operationNamed("pair");
 
 /** Options of the OSC server. */
 export interface OscServerOptions {
@@ -474,6 +476,12 @@ export class OscServer {
         peer.address,
         typeof name === "string" && name.trim() ? name : `OSC ${peer.address}`,
         scopes,
+        // The catalog's `pair` through the one path: the plan, the code's limits, the registry.
+        (input) =>
+          this.#policy.invoke(PAIR, { address: peer.address, isLocal: peer.isLocal }, input, {
+            where: "/connect",
+            context: { auth: this.#o.auth, pairing: "osc" },
+          }) as Promise<{ deviceId: string; scopes: Scope[] }>,
       );
       const port = typeof options.reply === "number" ? options.reply : peer.port;
       this.#send(peer, port, encodeReply("/connect", { data: { ok: true, ...device } }));

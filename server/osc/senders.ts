@@ -25,6 +25,13 @@ export interface SendersOptions {
   allow: readonly string[];
 }
 
+/** The input of the `pair` operation, as `/connect` gives it. */
+export interface PairInput {
+  otp: string;
+  deviceName: string;
+  scopes: Scope[];
+}
+
 /** The grant of local senders and senders of `oscAllow`: they may read and control. */
 const LOCAL: Grant = Object.freeze({ device: "local" });
 const ALLOWED_SCOPES: readonly Scope[] = ["view", "control"];
@@ -126,15 +133,18 @@ export class Senders {
   }
 
   /**
-   * Pairs the sender at `address` with a one-time code: an OSC device bound
-   * to that address replaces any earlier OSC device of the same address.
-   * @throws {CueportError} AUTHENTICATION_FAILED or RATE_LIMITED (the code's limits), INVALID_MESSAGE
+   * Pairs the sender at `address` with a one-time code, by `pairWith` (the
+   * catalog's `pair` operation, run through the one policy): an OSC device
+   * bound to that address replaces any earlier OSC device of the same address.
+   * @throws {CueportError} AUTHENTICATION_FAILED or RATE_LIMITED (the code's limits),
+   * INVALID_MESSAGE, and the refusals of the policy (API_ACCESS_DENIED)
    */
   async pair(
     otp: string,
     address: string,
     name: string,
     scopes: Scope[],
+    pairWith: (input: PairInput) => Promise<{ deviceId: string; scopes: Scope[] }>,
   ): Promise<{ deviceId: string; scopes: Scope[] }> {
     if (!/^\d{6}$/.test(otp)) {
       throw new CueportError("INVALID_MESSAGE", "Invalid args[0] (otp): must be the 6-digit code", {
@@ -144,7 +154,7 @@ export class Senders {
     const earlier = this.#o.devices.list().filter((d) =>
       d.origin === "osc" && d.address === address
     );
-    const pairing = await this.#o.authenticator.pair(otp, address, name, scopes, "osc");
+    const pairing = await pairWith({ otp, deviceName: name, scopes });
     for (const device of earlier) await this.#o.devices.revoke(device.deviceId);
     this.forget();
     return { deviceId: pairing.deviceId, scopes: pairing.scopes };

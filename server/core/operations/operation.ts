@@ -79,6 +79,8 @@ export interface OperationContext {
   signal?: AbortSignal | undefined;
   /** The caller's retry key, on idempotent operations that got one. */
   retry?: RetryKey | undefined;
+  /** How a pairing binds its device: `osc`, an OSC sender known by its address (`/connect`). */
+  pairing?: "pairing" | "osc" | undefined;
   /** Lifetime of a token issued now, seconds, where the interface fixes it (5.0.0: 30 days). */
   tokenLifetimeSeconds?: number | undefined;
 }

@@ -83,7 +83,7 @@ export const SECURITY_OPERATIONS: readonly AnyOperation[] = [
         ctx.address,
         input.deviceName ?? "",
         input.scopes,
-        "pairing",
+        ctx.pairing ?? "pairing",
         ctx.tokenLifetimeSeconds,
       ),
   }),
