@@ -7,43 +7,40 @@
  * @module
  */
 import { z } from "zod";
-import { type AnyOperation, defineOperation, given, type OperationContext } from "./operation.ts";
+import {
+  type AnyOperation,
+  defineOperation,
+  given,
+  type OperationContext,
+  type Transport,
+} from "./operation.ts";
 
 /** A description as the transport builds it (its exact schema is its route's `response`). */
 const Description = z.looseObject({}).describe("What the interface says of itself");
 
 const describe = (ctx: OperationContext) => given(ctx.describe, "description of the interface")();
 
+/** A describing operation: what it is called, says and where it travels; the route says the rest. */
+function describing(name: string, summary: string, transport: Transport): AnyOperation {
+  return defineOperation({
+    name,
+    summary,
+    tag: "service",
+    kind: "service",
+    transports: [transport],
+    input: z.strictObject({}),
+    output: Description,
+    run: describe,
+  });
+}
+
 /** Every describing operation. */
 export const DESCRIBE_OPERATIONS: readonly AnyOperation[] = [
-  defineOperation({
-    name: "info",
-    summary: "API version, app version, ports and the map of every endpoint",
-    tag: "service",
-    kind: "service",
-    transports: ["http"],
-    input: z.strictObject({}),
-    output: Description,
-    run: describe,
-  }),
-  defineOperation({
-    name: "openapi",
-    summary: "This API as an OpenAPI 3.1 document",
-    tag: "service",
-    kind: "service",
-    transports: ["http"],
-    input: z.strictObject({}),
-    output: Description,
-    run: describe,
-  }),
-  defineOperation({
-    name: "v5Info",
-    summary: "API version 5.0.0, app version, ports, deprecation and the map of every endpoint",
-    tag: "service",
-    kind: "service",
-    transports: ["http-5.0.0"],
-    input: z.strictObject({}),
-    output: Description,
-    run: describe,
-  }),
+  describing("info", "API version, app version, ports and the map of every endpoint", "http"),
+  describing("openapi", "This API as an OpenAPI 3.1 document", "http"),
+  describing(
+    "v5Info",
+    "API version 5.0.0, app version, ports, deprecation and the map of every endpoint",
+    "http-5.0.0",
+  ),
 ];
