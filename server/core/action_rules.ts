@@ -6,6 +6,7 @@
  * @module
  */
 import { didYouMean } from "../../protocol/suggest.ts";
+import { V5_ACTIONS } from "../../protocol/v5_names.ts";
 import {
   type ActionParams,
   ACTIONS_BY_NAME,
@@ -165,6 +166,15 @@ export function normalizeAction(request: ActionRequest): NormalizedAction {
   const { name, params: rawParams = [], projectID, base = 0, velocity } = checked.data;
   const spec = ACTIONS_BY_NAME.get(name);
   if (!spec) {
+    const v5 = V5_ACTIONS.get(name);
+    if (v5) {
+      throw bad(
+        "name",
+        `"${name}" is the 5.0.0 name of ${v5.name}: send {"name": "${v5.name}"} here, or the ` +
+          "5.0.0 form to the 5.0.0 port (legacyHttpPort, 51736)",
+        name,
+      );
+    }
     throw bad("name", `unknown action "${name}"${didYouMean(name, ACTIONS_BY_NAME.keys())}`, name);
   }
   if (rawParams.length > spec.params.length) {
@@ -209,7 +219,9 @@ function envelopeError(issue: z.core.$ZodIssue, request: Record<string, unknown>
  */
 function foreignBody(action: unknown): CueportError {
   const inner = (action as { name?: unknown } | null)?.name;
-  const known = typeof inner === "string" ? ACTIONS_BY_NAME.get(inner.toUpperCase()) : undefined;
+  const known = typeof inner === "string"
+    ? V5_ACTIONS.get(inner) ?? ACTIONS_BY_NAME.get(inner.toUpperCase())
+    : undefined;
   const named = known ? `"${known.name}"` : '"<ACTION_NAME>"';
   return bad(
     "action",

@@ -16,22 +16,10 @@ import {
   type ParamKind,
 } from "../../protocol/actions.ts";
 import { didYouMean } from "../../protocol/suggest.ts";
+import { V5_ACTIONS, v5NameOf } from "../../protocol/v5_names.ts";
 import { CueportError } from "../core/mod.ts";
 
-/**
- * The 5.0.0 name of a catalog action: `_IN` dropped, each word capitalized,
- * `Action` appended (`PLAY_CLIP_BY_INDEX_IN` -> `PlayClipByIndexAction`,
- * `FULLSCREEN_TOGGLE` -> `FullscreenToggleAction`, `PANIC` -> `PanicAction`).
- */
-export function v5NameOf(name: string): string {
-  const words = name.replace(/_IN$/, "").split("_").filter(Boolean);
-  return words.map((w) => w[0]! + w.slice(1).toLowerCase()).join("") + "Action";
-}
-
-/** The actions 5.0.0 had (every catalog action not marked `since: "6.0"`), by 5.0.0 name. */
-export const V5_ACTIONS: ReadonlyMap<string, ActionSpec> = new Map(
-  ACTIONS.filter((a) => a.since !== "6.0").map((a) => [v5NameOf(a.name), a]),
-);
+export { V5_ACTIONS, v5NameOf };
 
 /** The 6.0-only actions, by the 5.0.0-style name a client might try (`SetControlAction`). */
 const V6_ONLY: ReadonlyMap<string, ActionSpec> = new Map(

@@ -105,6 +105,7 @@ Deno.test("POST /api/v1/action runs the catalog with its rules over real HTTP", 
       assert.equal(legacy.body.error.details.field, "action");
       assert.match(legacy.body.error.message, /is the 5\.0\.0 body: send \{"name": /);
       assert.match(legacy.body.error.message, /5\.0\.0 port \(legacyHttpPort, 51736\)/);
+      assert.match(legacy.body.error.message, /send \{"name": "NEXT_SONG_IN", "params"/);
       const named = await act({ action: { name: "next_song_in" } });
       assert.match(
         named.body.error.message,
@@ -112,6 +113,10 @@ Deno.test("POST /api/v1/action runs the catalog with its rules over real HTTP", 
       );
       const v5Name = await act({ name: "NextSongAction" });
       assert.deepEqual([v5Name.status, v5Name.body.error.details.field], [400, "name"]);
+      assert.match(
+        v5Name.body.error.message,
+        /"NextSongAction" is the 5\.0\.0 name of NEXT_SONG_IN: send \{"name": "NEXT_SONG_IN"\}/,
+      );
     });
 
     await t.step("an unknown projectID is 404; a given one is used", async () => {
