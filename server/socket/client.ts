@@ -210,7 +210,7 @@ export class SocketClient {
     this.#auth = options.auth;
     this.#policy = options.policy;
     const isLocal = isLocalAddress(options.address);
-    this.#caller = { address: options.address, isLocal, grant: { device: "" } };
+    this.#caller = { address: options.address, isLocal, grant: { device: "", scopes: [] } };
     this.#connecting = { address: options.address, isLocal };
     this.#context = { session: this.#session };
     this.#limits = options.limits;

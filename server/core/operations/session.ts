@@ -30,6 +30,8 @@ export const SESSION_OPERATIONS: readonly AnyOperation[] = [
     summary: "Choose the state updates this connection receives",
     tag: "playback",
     kind: "session",
+    // It only narrows what the connection is sent, so it needs no scope of its own.
+    scope: null,
     input: SubscribeInput,
     output: SubscribedView,
     run: (ctx, input) => sessionOf(ctx).subscribe(input),

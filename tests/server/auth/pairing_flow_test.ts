@@ -172,3 +172,29 @@ Deno.test("scopes chosen at pairing are enforced on HTTP and WebSocket", async (
     await svc.stop();
   }
 });
+
+Deno.test("a device without the view scope may still narrow its updates with subscribe", async () => {
+  const svc = await startTestService();
+  try {
+    const otp = (await svc.post("/api/v1/pair/code", {})).body.otp;
+    const paired = await remoteRequest(svc.service.ports.http, "POST", "/api/v1/pair", {
+      body: { otp, deviceName: "Pedal", scopes: ["control"] },
+    });
+    const ws = await RawSocket.open("127.0.0.1", svc.service.ports.ws, {
+      localAddress: "127.0.0.2",
+    });
+    ws.send({ type: "auth", id: "a", payload: { token: paired.body.token } });
+    ws.send({ type: "subscribe", id: "s", payload: { updateTypes: ["appState"] } });
+    ws.send({ type: "query", id: "q", query: "appState" });
+    const deadline = performance.now() + 10_000;
+    while (!ws.json().some((m) => m.id === "q") && performance.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const answers = Object.fromEntries(ws.json().filter((m) => m.id).map((m) => [m.id, m]));
+    assert.equal(answers.s.type, "response", JSON.stringify(answers.s));
+    assert.equal(answers.q.error.code, "INSUFFICIENT_SCOPE");
+    ws.destroy();
+  } finally {
+    await svc.stop();
+  }
+});
