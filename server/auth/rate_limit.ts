@@ -20,6 +20,12 @@ export interface RateLimitOptions {
   burst: number;
   /** Most addresses tracked; idle ones are dropped first. */
   maxAddresses?: number;
+  /**
+   * Whether local clients pass without taking (default true: the one budget
+   * of the transports). A guard that is not a budget, such as one log line
+   * a minute per sender, sets false: it holds for local clients too.
+   */
+  exemptsLocal?: boolean;
   now?: () => number;
 }
 
@@ -27,7 +33,8 @@ export interface RateLimitOptions {
 export interface RateMeter {
   /**
    * Takes `count` of its units (default one: an OSC pattern takes one per
-   * address it matches), all or none; nothing from a local client.
+   * address it matches), all or none; nothing from a local client unless
+   * the limiter was made with `exemptsLocal: false`.
    * @throws {CueportError} RATE_LIMITED with `retryAfterSeconds` when the address is over its budget
    */
   take(address: string, count?: number): void;
@@ -40,7 +47,12 @@ export class RateLimiter {
 
   /** Builds the limiter. */
   constructor(options: RateLimitOptions) {
-    this.#o = { maxAddresses: 10_000, now: () => performance.now(), ...options };
+    this.#o = {
+      maxAddresses: 10_000,
+      exemptsLocal: true,
+      now: () => performance.now(),
+      ...options,
+    };
   }
 
   /**
@@ -52,7 +64,7 @@ export class RateLimiter {
     const cost = this.#o.ratePerSecond / perSecond;
     return {
       take: (address, count = 1) => {
-        if (isLocalAddress(address)) return;
+        if (this.#o.exemptsLocal && isLocalAddress(address)) return;
         const retryAfterSeconds = this.#take(address, cost * count);
         if (retryAfterSeconds === 0) return;
         throw new CueportError(

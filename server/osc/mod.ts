@@ -98,14 +98,15 @@ export class OscServer {
   #subscriptions: Subscriptions;
   #scheduler: BundleScheduler;
   /** Refusals to senders that may not send: at most one a second per address. */
-  #refusals = new RateLimiter({ ratePerSecond: 1, burst: 2 });
+  #refusals = new RateLimiter({ ratePerSecond: 1, burst: 2, exemptsLocal: false });
   #refusalMeter: RateMeter;
   /**
    * Log lines about senders that are not paired: one a minute per address (a
    * desk sends many messages a second), ten a minute in all (spoofed source
    * addresses cannot flood the log).
    */
-  #unpairedLines = new RateLimiter({ ratePerSecond: 1 / 60, burst: 1 }).meter("lines", 1 / 60);
+  #unpairedLines = new RateLimiter({ ratePerSecond: 1 / 60, burst: 1, exemptsLocal: false })
+    .meter("lines", 1 / 60);
   #unpairedLinesAll = new RateLimiter({ ratePerSecond: 10 / 60, burst: 10 }).meter(
     "lines",
     10 / 60,

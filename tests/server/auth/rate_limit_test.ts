@@ -68,3 +68,10 @@ Deno.test("RateLimiter meters never limit a local client, and only those", () =>
   requests.take("127.0.0.2");
   assert.throws(() => requests.take("127.0.0.2"), /Too many requests/, "127.0.0.2 is remote");
 });
+
+Deno.test("RateLimiter with exemptsLocal false limits a local client too (a guard, not a budget)", () => {
+  const lines = new RateLimiter({ ratePerSecond: 1, burst: 1, exemptsLocal: false, now: () => 0 })
+    .meter("lines", 1);
+  lines.take("127.0.0.1");
+  assert.throws(() => lines.take("127.0.0.1"), /Too many lines/);
+});

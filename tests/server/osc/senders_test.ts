@@ -58,12 +58,20 @@ Deno.test("OSC: a remote sender is refused until it pairs with /connect; revocat
   }
 });
 
-Deno.test("OSC: an unpaired remote sender is named in the service's log, once per address, with how to pair", async () => {
-  const svc = await startServiceProcess(["--log-format", "json", "--mdns", "off"]);
-  const peers = ["127.0.0.2", "127.0.0.3", "127.0.0.4"].map((host) =>
+Deno.test("OSC: an unpaired sender is named in the service's log, once per address, with how to pair", async () => {
+  // localhostAuthExempt off: a sender on this machine must pair too, and is logged as rarely.
+  const svc = await startServiceProcess([
+    "--log-format",
+    "json",
+    "--mdns",
+    "off",
+    "--localhost-auth-exempt",
+    "false",
+  ]);
+  const peers = ["127.0.0.2", "127.0.0.3", "127.0.0.1", "127.0.0.4"].map((host) =>
     OscPeer.open(svc.ready.ports.osc, host)
   );
-  const [desk, other, last] = peers as [OscPeer, OscPeer, OscPeer];
+  const [desk, other, local, last] = peers as [OscPeer, OscPeer, OscPeer, OscPeer];
   const messages = () =>
     svc.stderr().trim().split("\n").filter(Boolean).map((line) => JSON.parse(line).message);
   const about = (host: string) =>
@@ -72,6 +80,7 @@ Deno.test("OSC: an unpaired remote sender is named in the service's log, once pe
     // Small datagrams: the refusal would be bigger, so the sender hears nothing back.
     for (let i = 0; i < 5; i++) await desk.send("/control/A", [0.5]);
     await other.send("/get/appState");
+    for (let i = 0; i < 5; i++) await local.send("/control/A", [0.5]);
     for (let i = 0; i < 5; i++) await desk.send("/play");
     await last.send("/ping");
     // The log is in order: once the last sender's line is there, every earlier one is too.
@@ -82,6 +91,7 @@ Deno.test("OSC: an unpaired remote sender is named in the service's log, once pe
       "with --osc-allow (logged once a minute per sender)",
     ]);
     assert.equal(about("127.0.0.3").length, 1);
+    assert.equal(about("127.0.0.1").length, 1);
   } finally {
     for (const peer of peers) await peer.close();
     assert.equal(await svc.stop(), 0);
