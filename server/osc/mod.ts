@@ -461,9 +461,10 @@ export class OscServer {
     const { values: args, options } = splitOptions(values, new Set());
     const [otpValue, name, scopeText] = args;
     const otp = typeof otpValue === "number" ? String(otpValue).padStart(6, "0") : String(otpValue);
-    const scopes = typeof scopeText === "string"
+    const listed = typeof scopeText === "string"
       ? scopeText.split(",").map((s) => s.trim()).filter(Boolean) as Scope[]
-      : ["view", "control"] as Scope[];
+      : [];
+    const scopes = listed.length > 0 ? listed : ["view", "control"] as Scope[];
     try {
       if (scopes.some((s) => !["view", "control", "edit"].includes(s))) {
         throw new CueportError(
@@ -488,7 +489,7 @@ export class OscServer {
       this.#send(peer, port, encodeReply("/connect", { data: { ok: true, ...device } }));
       this.#o.log?.(`OSC sender ${peer.address} paired as ${device.deviceId}`);
     } catch (error) {
-      this.#refuse(peer, "/connect", asCueportError(error));
+      this.#refuse(peer, "/connect", asConnectArgsError(asCueportError(error)));
     }
   }
 
@@ -633,4 +634,21 @@ export class OscServer {
     if (!peer.isLocal && !this.#sendBudget.take(peer.address, bytes.length)) return;
     peer.socket.send(bytes, peer.hostname, port);
   }
+}
+
+/** `/connect`'s arguments as `pair` names them: a refusal names the argument the desk sent. */
+const CONNECT_ARGS: Record<string, string> = {
+  otp: "args[0]",
+  deviceName: "args[1]",
+  scopes: "args[2]",
+};
+
+/** A refusal of `pair` run for `/connect`, naming `args[i]` rather than `pair`'s fields. */
+function asConnectArgsError(error: CueportError): CueportError {
+  const field = error.details?.field;
+  const top = typeof field === "string" ? field.split(/[.[]/)[0] ?? "" : "";
+  const arg = CONNECT_ARGS[top];
+  if (!arg || typeof field !== "string") return error;
+  const message = error.message.split(field).join(`${arg} (${top})`);
+  return new CueportError(error.code, message, { ...error.details, field: arg });
 }

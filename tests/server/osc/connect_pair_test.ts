@@ -38,3 +38,24 @@ Deno.test("OSC /connect is the pair operation: refused without the plan, bound t
     }
   }
 });
+
+Deno.test("OSC /connect: a refusal names the argument sent; an empty scope list is the default", async () => {
+  const svc = await startTestService();
+  const peer = OscPeer.open(svc.service.ports.osc, "127.0.0.2");
+  try {
+    const otp = (await svc.post("/api/v1/pair/code", {})).body.otp;
+    // A long name makes a datagram big enough for the whole refusal to come back.
+    await peer.send("/connect", [{ type: "string", value: otp }, "D".repeat(300), "view"]);
+    const refused = await peer.reply("/connect");
+    assert.equal(refused.status, "error");
+    assert.equal(refused.data.details.field, "args[1]", JSON.stringify(refused));
+    assert.match(refused.data.message, /args\[1\] \(deviceName\)/);
+    await peer.send("/connect", [{ type: "string", value: otp }, "Desk", ""]);
+    const paired = await peer.reply("/connect");
+    assert.equal(paired.status, "ok", JSON.stringify(paired));
+    assert.deepEqual(paired.data.scopes, ["view", "control"]);
+  } finally {
+    await peer.close();
+    await svc.stop();
+  }
+});
