@@ -27,6 +27,8 @@ import { removeStaleTemps } from "../protocol/atomic_write.ts";
 import { LiveSaver } from "./live_saver.ts";
 import { captureLiveState, LIVE_STATE_FILE, restoreLiveState } from "./live_state.ts";
 import { ActionKeys } from "./action_keys.ts";
+import type { OutputMode } from "../protocol/output.ts";
+import { type Output, startOutput } from "./output/output.ts";
 
 /** Player name and version reported in the handshake and snapshot. */
 export const PLAYER_INFO = { name: "cueport-player", version: "0.1.0" } as const;
@@ -51,6 +53,8 @@ export interface PlayerOptions {
   wallNow?: () => number;
   /** The ffmpeg command that captures camera devices; null or absent: none. */
   ffmpeg?: string | null;
+  /** How the show is shown (`docs/output.md`); absent: `none`. */
+  output?: { mode: OutputMode; browser: string | null };
 }
 
 /**
@@ -82,6 +86,7 @@ export class PlayerApp implements AppServices {
   /** Retry keys of the actions applied, saved with the live state. */
   #actionKeys = new ActionKeys();
   #cameraFrames: CameraFrames;
+  #output: Output | null = null;
 
   private constructor(options: PlayerOptions) {
     this.#options = options;
@@ -92,7 +97,10 @@ export class PlayerApp implements AppServices {
       () => this.clock.now(),
       options.ffmpeg ?? null,
     );
-    this.#recorder = new Recorder(options.dataDir, () => this.clock.now());
+    this.#recorder = new Recorder(options.dataDir, () => this.clock.now(), {
+      video: () => this.#output,
+      log: (message) => options.log?.("error", message),
+    });
     this.#liveSaver = new LiveSaver({
       path: `${options.dataDir}/${LIVE_STATE_FILE}`,
       build: () =>
@@ -136,7 +144,18 @@ export class PlayerApp implements AppServices {
     if (temps > 0) options.log?.("info", `Removed ${temps} temp file(s) interrupted writes left`);
     await app.#load();
     await app.#restoreLive();
+    app.#startOutput();
     return app;
+  }
+
+  /** The output window (`output/`), or null when the show is not shown. */
+  get output(): Output | null {
+    return this.#output;
+  }
+
+  /** Resolves when the last recording stopped is whole on disk. */
+  recordingFinished(): Promise<void> {
+    return this.#recorder.finished();
   }
 
   get appState(): AppState {
@@ -320,6 +339,7 @@ export class PlayerApp implements AppServices {
    */
   liveChanged(): void {
     this.#liveSaver.markDirty();
+    this.#output?.changed();
   }
 
   /** Writes the live state now and waits for it (tests; `close` does it too). */
@@ -336,7 +356,37 @@ export class PlayerApp implements AppServices {
     for (const engine of this.#engines.values()) engine.dispose();
     await this.#liveSaver.close();
     this.#recorder.suspend();
+    await this.#recorder.finished();
+    await this.#output?.close();
     await this.#settingsWrite;
+  }
+
+  #startOutput(): void {
+    const { output, log } = this.#options;
+    this.#output = startOutput({
+      mode: output?.mode ?? "none",
+      browser: output?.browser ?? null,
+      clock: this.clock,
+      clockRate: this.clock instanceof VirtualClock ? 0 : 1,
+      source: () => {
+        const engine = this.#activeProjectId ? this.#engines.get(this.#activeProjectId) : null;
+        if (!engine) return null;
+        return {
+          project: engine.project,
+          playState: engine.playState(),
+          live: engine.live,
+          appState: this.#appState,
+          presets: this.presets(),
+        };
+      },
+      media: (projectId, fileId) => {
+        const file = this.#engines.get(projectId)?.project.files.find((f) => f.id === fileId);
+        return file
+          ? { path: this.store.filePath(projectId, file.path), mimeType: file.mimeType }
+          : null;
+      },
+      log: (level, message) => log?.(level, message),
+    });
   }
 
   async #load(): Promise<void> {
@@ -405,6 +455,7 @@ export class PlayerApp implements AppServices {
     this.#recorder.log(update);
     this.onUpdate(update);
     this.#liveSaver.markDirty();
+    this.#output?.changed();
   }
 
   /** Wall time for the live state, or null on a virtual clock (no time passes there). */

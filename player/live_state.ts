@@ -26,7 +26,7 @@ export const LIVE_STATE_FILE = "live.json";
 export const RecordingLive = z.object({
   state: z.enum(["idle", "armed", "recording"]),
   /** Relative to the data dir; only names the recorder itself makes. */
-  file: z.string().regex(/^recordings\/recording-[0-9A-Za-z-]+\.jsonl$/).nullable(),
+  file: z.string().regex(/^recordings\/recording-[0-9A-Za-z-]+\.(jsonl|webm)$/).nullable(),
   startedAt: z.string().nullable(),
   /** Milliseconds recorded when saved, on the player's clock (the offsets in the file). */
   ms: z.number().min(0),

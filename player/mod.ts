@@ -21,6 +21,7 @@ import { PlayerApp } from "./app.ts";
 import { type Clock, MonotonicClock, VirtualClock } from "./clock.ts";
 import { RequestTransport } from "./request_transport.ts";
 import { servePlayer } from "./rpc_server.ts";
+import type { OutputMode } from "../protocol/output.ts";
 
 export { PLAYER_INFO, PlayerApp, type PlayerOptions } from "./app.ts";
 export { type Clock, MonotonicClock, VirtualClock } from "./clock.ts";
@@ -36,6 +37,8 @@ export interface StartPlayerOptions {
   approval?: "approve" | "deny" | "wait";
   /** The ffmpeg command that captures camera devices; null: none. */
   ffmpeg?: string | null;
+  /** How the show is shown (`docs/output.md`); absent: `none`. */
+  output?: { mode: OutputMode; browser: string | null };
   onShutdown?: () => void;
 }
 
@@ -56,6 +59,7 @@ export async function startPlayer(options: StartPlayerOptions): Promise<RunningP
     positionIntervalMs: options.positionIntervalMs ?? 250,
     historyLimit: options.historyLimit ?? 100,
     ffmpeg: options.ffmpeg ?? null,
+    output: options.output ?? { mode: "none", browser: null },
     log: (level, message) => console.error(`[player] ${level}: ${message}`),
   });
   const serveOptions = {
@@ -153,6 +157,10 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
     historyLimit: settings.historyLimit,
     ffmpeg: settings.ffmpeg === "off" ? null : settings.ffmpeg,
     approval: settings.approval,
+    output: {
+      mode: settings.output ?? "auto",
+      browser: (settings.outputBrowser ?? "auto") === "auto" ? null : settings.outputBrowser!,
+    },
   });
   await running.done;
   // Everything is written (stdout writes are synchronous); a stdin read still

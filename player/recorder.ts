@@ -1,11 +1,20 @@
 /**
  * Recording of the output, per the spec's state table: `now` starts at once,
  * `next-trigger` arms and starts on the next Clip start, any toggle while
- * armed or recording ends it. The headless player records what played as a
- * JSON-lines file under `recordings/`, one line per play-state change.
+ * armed or recording ends it. With an output running (`output/`), a
+ * recording is the output's real picture and sound, a WebM file under
+ * `recordings/` written by the browser's MediaRecorder. Without one (the
+ * `output` setting `none`, or no browser), it is what played: a JSON-lines
+ * file, one line per play-state change.
  * @module
  */
 import type { Recording, StateUpdate } from "../protocol/state.ts";
+
+/** Records the real output into a file (`output/output.ts`). */
+export interface VideoSink {
+  startRecording(path: string): void;
+  stopRecording(): Promise<void>;
+}
 
 /** Writes recordings under `<dataDir>/recordings`. */
 export class Recorder {
@@ -14,12 +23,31 @@ export class Recorder {
   #file: Deno.FsFile | null = null;
   #startedAt = 0;
   #encoder = new TextEncoder();
+  #video: () => VideoSink | null;
+  /** The video recording in progress, if one is. */
+  #sink: VideoSink | null = null;
+  #finishing: Promise<void> = Promise.resolve();
+  #log: (message: string) => void;
   state: Recording = { state: "idle", file: null, startedAt: null };
 
-  /** `now` gives milliseconds on the player's clock, for offsets in the log. */
-  constructor(dataDir: string, now: () => number) {
+  /**
+   * `now` gives milliseconds on the player's clock, for offsets in the log;
+   * `video` the output to record when one runs.
+   */
+  constructor(
+    dataDir: string,
+    now: () => number,
+    options: { video?: () => VideoSink | null; log?: (message: string) => void } = {},
+  ) {
     this.#dataDir = dataDir;
     this.#now = now;
+    this.#video = options.video ?? (() => null);
+    this.#log = options.log ?? (() => {});
+  }
+
+  /** Resolves when the last video recording stopped is whole on disk (duration written). */
+  finished(): Promise<void> {
+    return this.#finishing;
   }
 
   /** Applies RECORD_TOGGLE; returns a one-line account. */
@@ -78,6 +106,8 @@ export class Recorder {
       return;
     }
     if (saved.state !== "recording" || saved.file === null) return;
+    // The browser's recording ended with the run that made it: it cannot go on.
+    if (!saved.file.endsWith(".jsonl")) return;
     this.#file = Deno.openSync(`${this.#dataDir}/${saved.file}`, { create: true, append: true });
     this.#startedAt = this.#now() - saved.ms - gapMs;
     this.state = { state: "recording", file: saved.file, startedAt: saved.startedAt };
@@ -90,6 +120,7 @@ export class Recorder {
    * shutdown: the state stays `recording`, and the next start resumes it.
    */
   suspend(): void {
+    if (this.#sink) this.stop();
     if (!this.#file) return;
     this.#write({ ms: Math.round(this.elapsedMs()), event: "recording-suspended" });
     this.#file.close();
@@ -98,6 +129,15 @@ export class Recorder {
 
   /** Ends a recording in progress and closes its file. */
   stop(): void {
+    if (this.#sink) {
+      const sink = this.#sink;
+      this.#sink = null;
+      this.state = { ...this.state, state: "idle" };
+      this.#finishing = this.#finishing.then(() => sink.stopRecording()).catch((error) =>
+        this.#log(`The recording ${this.state.file} did not finish: ${error.message}`)
+      );
+      return;
+    }
     if (!this.#file) return;
     this.#write({ ms: Math.round(this.#now() - this.#startedAt), event: "recording-stopped" });
     this.#file.close();
@@ -107,8 +147,16 @@ export class Recorder {
 
   #start(trigger: string): void {
     const wall = new Date();
-    const relative = `recordings/recording-${wall.toISOString().replace(/[:.]/g, "-")}.jsonl`;
+    const name = `recordings/recording-${wall.toISOString().replace(/[:.]/g, "-")}`;
     Deno.mkdirSync(`${this.#dataDir}/recordings`, { recursive: true });
+    const sink = this.#video();
+    if (sink) {
+      sink.startRecording(`${this.#dataDir}/${name}.webm`);
+      this.#sink = sink;
+      this.state = { state: "recording", file: `${name}.webm`, startedAt: wall.toISOString() };
+      return;
+    }
+    const relative = `${name}.jsonl`;
     this.#file = Deno.openSync(`${this.#dataDir}/${relative}`, { create: true, append: true });
     this.#startedAt = this.#now();
     this.state = { state: "recording", file: relative, startedAt: wall.toISOString() };

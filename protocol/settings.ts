@@ -247,6 +247,22 @@ export const SETTINGS = {
     doc:
       "`ffmpeg` (found on the `PATH`); a path, or `off`. Without it videos get a generated card, cameras other than the test pattern answer 503 (`docs/media.md`)",
   },
+  output: {
+    schema: z.enum(["auto", "window", "fullscreen", "headless", "none"]).default("auto"),
+    flag: "output",
+    value: "MODE",
+    help: "the show's output: auto (default), window, fullscreen, headless, none",
+    doc:
+      "`auto`: a window in a Chromium-family browser where a display and a browser are found, else none (one INFO line says why); `window`, `fullscreen` (kiosk), `headless` (no display), `none` (`docs/output.md`)",
+  },
+  outputBrowser: {
+    schema: z.string().min(1).default("auto"),
+    flag: "output-browser",
+    value: "PATH",
+    help: "the output's browser (default auto: Chromium, Chrome or Edge, found)",
+    doc:
+      "`auto`: the first Chromium, Chrome or Edge on the `PATH` or where their installers put them; or a path (`docs/output.md`)",
+  },
   maxImagePixels: {
     schema: positiveInt().default(40_000_000),
     flag: "max-image-pixels",
@@ -499,6 +515,8 @@ export const PLAYER_SETTINGS = [
   "historyLimit",
   "virtualClock",
   "ffmpeg",
+  "output",
+  "outputBrowser",
 ] as const satisfies readonly SettingName[];
 
 /** The bundled player's settings. */
@@ -510,6 +528,10 @@ export interface PlayerFlagValues {
   historyLimit: number;
   virtualClock: boolean;
   ffmpeg: string;
+  /** Absent: the player's default, `auto`. */
+  output?: "auto" | "window" | "fullscreen" | "headless" | "none";
+  /** Absent: `auto`. */
+  outputBrowser?: string;
 }
 
 /** The player's settings as flags: what the service puts on the player's command line. */
@@ -517,6 +539,7 @@ export function playerFlags(values: PlayerFlagValues): string[] {
   return PLAYER_SETTINGS.flatMap((name) => {
     const spec: SettingSpec = SETTINGS[name];
     const value = values[name];
+    if (value === undefined) return [];
     if (isSwitch(spec)) return value ? [`--${spec.flag}`] : [];
     return [`--${spec.flag}`, String(value)];
   });

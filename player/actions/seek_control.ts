@@ -3,7 +3,7 @@
  * @module
  */
 import { CONTROL_IDS } from "../../protocol/model.ts";
-import { CLIP_PARAMETERS, parseTarget, shapeValue } from "../engine/controls.ts";
+import { isClipParameter, PARAMETER_HINT, parseTarget, shapeValue } from "../engine/controls.ts";
 import { Refusal } from "../errors.ts";
 import { type ActionHandler, done, num, str, unchanged } from "./context.ts";
 
@@ -75,12 +75,10 @@ export const seekControlActions: Record<string, ActionHandler> = {
     if (!parsed) {
       throw new Refusal(`Target "${targetId}" is not of the form clip:<clipId>/<parameter>`);
     }
-    ctx.engine.clip(parsed.clipId);
-    if (!CLIP_PARAMETERS.includes(parsed.parameter)) {
+    const clip = ctx.engine.clip(parsed.clipId);
+    if (!isClipParameter(ctx.engine.project, clip, parsed.parameter, ctx.app.presets())) {
       throw new Refusal(
-        `Clip parameter "${parsed.parameter}" does not exist: use one of ${
-          CLIP_PARAMETERS.join(", ")
-        }`,
+        `Clip parameter "${parsed.parameter}" does not exist: use one of ${PARAMETER_HINT}`,
       );
     }
     const value = num(ctx, "value");

@@ -1,6 +1,6 @@
 /** Handlers of the Project and Control edits (undo and redo live in the editor). @module */
 import { TARGET_PATTERN } from "../../protocol/actions.ts";
-import { CLIP_PARAMETERS } from "../engine/controls.ts";
+import { isClipParameter, PARAMETER_HINT } from "../engine/controls.ts";
 import { Refusal } from "../errors.ts";
 import { defined, type EditHandler, findClip } from "./draft.ts";
 
@@ -42,12 +42,10 @@ export const PROJECT_HANDLERS: Record<string, EditHandler> = {
           `Invalid targets.${i}.target: "${t.target}" is not of the form clip:<clipId>/<parameter>`,
         );
       }
-      findClip(d, m[1]!);
-      if (!CLIP_PARAMETERS.includes(m[2]!)) {
+      const clip = findClip(d, m[1]!);
+      if (!isClipParameter(d.project, clip, m[2]!, [...d.builtInPresets, ...d.presets])) {
         throw new Refusal(
-          `Invalid targets.${i}.target: unknown parameter "${m[2]}"; use one of ${
-            CLIP_PARAMETERS.join(", ")
-          }`,
+          `Invalid targets.${i}.target: unknown parameter "${m[2]}"; use one of ${PARAMETER_HINT}`,
         );
       }
     }

@@ -3,7 +3,7 @@
  * parameters a Target may address.
  * @module
  */
-import type { ControlTarget, Curve } from "../../protocol/model.ts";
+import type { Clip, ControlTarget, Curve, Preset, Project } from "../../protocol/model.ts";
 import { TARGET_PATTERN } from "../../protocol/actions.ts";
 
 /** Numeric clip parameters a Target can write. */
@@ -17,6 +17,35 @@ export const CLIP_PARAMETERS: readonly string[] = [
   "hue",
   "blur",
 ];
+
+/**
+ * Whether `parameter` can be written on `clip`: one of `CLIP_PARAMETERS`, or
+ * `<effectId>.<name>`, a parameter of an Effect in the Clip's chain (its
+ * preset's or its own params). The output applies it to that Clip's Effect.
+ */
+export function isClipParameter(
+  project: Project,
+  clip: Clip,
+  parameter: string,
+  presets: readonly Preset[],
+): boolean {
+  if (CLIP_PARAMETERS.includes(parameter)) return true;
+  const dot = parameter.indexOf(".");
+  if (dot < 0) return false;
+  const effectId = parameter.slice(0, dot);
+  const name = parameter.slice(dot + 1);
+  if (!clip.options.effects.includes(effectId)) return false;
+  const effect = project.effects.find((e) => e.id === effectId);
+  if (!effect) return false;
+  const preset = presets.find((p) => p.id === effect.presetId) ??
+    presets.find((p) => p.builtIn && p.type === effect.type);
+  return name in effect.params || !!preset?.parameters.some((p) => p.name === name);
+}
+
+/** The words of the refusal of an unknown parameter. */
+export const PARAMETER_HINT = `${
+  CLIP_PARAMETERS.join(", ")
+}, or <effectId>.<parameter> of an Effect of the Clip`;
 
 /** Splits `clip:<clipId>/<parameter>`; null when the syntax is wrong. */
 export function parseTarget(target: string): { clipId: string; parameter: string } | null {

@@ -31,6 +31,13 @@ export const SERVICE_ENV: readonly string[] = [
   "WS_NO_UTF_8_VALIDATE",
   "IMAGESCRIPT_WASM_SIMD",
   "CODECS_FORCE_WASM",
+  // The bundled player's output (player/output/browser.ts): where its browser is, and a screen.
+  "PATH",
+  "DISPLAY",
+  "WAYLAND_DISPLAY",
+  "PROGRAMFILES",
+  "PROGRAMFILES(X86)",
+  "LOCALAPPDATA",
 ];
 
 /**

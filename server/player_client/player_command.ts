@@ -14,8 +14,12 @@
 export const PLAYER_PERMISSIONS: readonly string[] = [
   "--allow-read",
   "--allow-write",
-  // ffmpeg, to capture camera devices.
+  // ffmpeg, to capture camera devices; the output's browser.
   "--allow-run",
+  // The output's page server, on the loopback only (player/output/server.ts).
+  "--allow-net=127.0.0.1",
+  // Where the output's browser is, and whether there is a screen (player/output/browser.ts).
+  "--allow-env=PATH,DISPLAY,WAYLAND_DISPLAY,PROGRAMFILES,PROGRAMFILES(X86),LOCALAPPDATA",
   "--v8-flags=--max-semi-space-size=8",
 ];
 

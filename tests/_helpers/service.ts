@@ -60,6 +60,7 @@ export async function startTestService(
     positionIntervalMs: 0,
     logLevel: "error",
     mdns: false, // port 5353 is shared by the whole suite: only the discovery tests advertise
+    output: "none", // only the output's own tests start a browser (tests/player/output/)
     ...overrides,
   });
   const service = await startService(settings, createLogger(settings.logLevel));

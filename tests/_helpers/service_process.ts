@@ -70,6 +70,9 @@ export async function startServiceProcess(
       // Only the discovery tests advertise: another advert on the loopback would rename theirs.
       "--mdns",
       "off",
+      // Only the output's own tests start a browser (tests/player/output/).
+      "--output",
+      "none",
       ...args,
     ],
     stdout: "piped",

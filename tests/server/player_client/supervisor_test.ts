@@ -23,6 +23,7 @@ Deno.test("PlayerSupervisor runs the bundled player over real stdio, on a virtua
     positionIntervalMs: 0,
     historyLimit: 100,
     ffmpeg: "off",
+    output: "none",
   });
   assert.ok(command.includes("player"), "the word player is on the command line");
   const supervisor = new PlayerSupervisor(processLauncher(command, (l) => logs.push(l)), {

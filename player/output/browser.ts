@@ -1,0 +1,120 @@
+/**
+ * The browser that shows the output: a Chromium-family browser (Chromium,
+ * Chrome, Edge) found on the PATH or where the installers of Linux, macOS and
+ * Windows put it, started with its own empty profile in app mode, kiosk
+ * (full screen) or headless, as a child process of the player.
+ * @module
+ */
+
+/** How the browser shows the page. */
+export type BrowserMode = "window" | "fullscreen" | "headless";
+
+const PATH_NAMES = [
+  "chromium",
+  "chromium-browser",
+  "google-chrome",
+  "google-chrome-stable",
+  "microsoft-edge",
+  "microsoft-edge-stable",
+  "chrome",
+  "msedge",
+];
+
+const MAC_APPS = [
+  "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+  "/Applications/Chromium.app/Contents/MacOS/Chromium",
+  "/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge",
+];
+
+const WINDOWS_APPS = [
+  "Google\\Chrome\\Application\\chrome.exe",
+  "Chromium\\Application\\chrome.exe",
+  "Microsoft\\Edge\\Application\\msedge.exe",
+];
+
+function env(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined; // not granted: as if unset
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/** Where a browser may be on this system, in order of preference. */
+export function browserCandidates(os: typeof Deno.build.os = Deno.build.os): string[] {
+  const windows = os === "windows";
+  const sep = windows ? ";" : ":";
+  const dirs = (env("PATH") ?? "").split(sep).filter(Boolean);
+  const onPath = PATH_NAMES.flatMap((name) =>
+    dirs.map((dir) => `${dir}${windows ? "\\" : "/"}${name}${windows ? ".exe" : ""}`)
+  );
+  if (os === "darwin") return [...onPath, ...MAC_APPS];
+  if (windows) {
+    const roots = ["PROGRAMFILES", "PROGRAMFILES(X86)", "LOCALAPPDATA"].map(env)
+      .filter((r): r is string => !!r);
+    return [...onPath, ...roots.flatMap((root) => WINDOWS_APPS.map((app) => `${root}\\${app}`))];
+  }
+  return [...onPath, "/usr/bin/chromium", "/snap/bin/chromium", "/opt/google/chrome/chrome"];
+}
+
+/** The first browser that exists, `preferred` (a path) first; null when there is none. */
+export function findBrowser(preferred: string | null = null): string | null {
+  if (preferred) return isFile(preferred) ? preferred : null;
+  return browserCandidates().find(isFile) ?? null;
+}
+
+/** Whether this machine has a screen to open a window on (Linux: X11 or Wayland). */
+export function hasDisplay(os: typeof Deno.build.os = Deno.build.os): boolean {
+  if (os !== "linux" && os !== "freebsd") return true;
+  return !!(env("DISPLAY") || env("WAYLAND_DISPLAY"));
+}
+
+/** The browser's arguments for `mode`, showing `url` with the profile in `profileDir`. */
+export function browserArgs(
+  mode: BrowserMode,
+  url: string,
+  options: { profileDir: string; width: number; height: number },
+): string[] {
+  const common = [
+    `--user-data-dir=${options.profileDir}`,
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-translate",
+    "--disable-features=HttpsUpgrades,Translate,MediaRouter",
+    // The show plays without a click; throttling would slow a hidden or covered output.
+    "--autoplay-policy=no-user-gesture-required",
+    "--disable-background-timer-throttling",
+    "--disable-renderer-backgrounding",
+    "--disable-backgrounding-occluded-windows",
+    "--password-store=basic",
+    `--window-size=${options.width},${options.height}`,
+  ];
+  if (mode === "headless") {
+    // Software GL (SwiftShader) draws WebGL2 without a GPU; a fake camera stands for
+    // getUserMedia, which has no one to grant it on a machine without a screen.
+    return [
+      ...common,
+      "--headless=new",
+      "--no-sandbox",
+      "--enable-unsafe-swiftshader",
+      "--use-gl=angle",
+      "--use-angle=swiftshader",
+      "--use-fake-ui-for-media-stream",
+      "--use-fake-device-for-media-stream",
+      url,
+    ];
+  }
+  const show = mode === "fullscreen" ? ["--kiosk", "--start-fullscreen"] : [];
+  return [...common, "--use-fake-ui-for-media-stream", ...show, `--app=${url}`];
+}

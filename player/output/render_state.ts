@@ -1,0 +1,172 @@
+/**
+ * The render state of the active Project: what the output page draws and
+ * plays, built from the play state, the live values (Controls, SET_PARAM)
+ * and the app state. Layers follow the Project's Clip order; with nothing
+ * playing, the background Clip plays from when the output fell idle.
+ * @module
+ */
+import type { Clip, Effect, Preset, Project, Visualizer } from "../../protocol/model.ts";
+import type { RenderLayer, RenderState, ShaderPass } from "../../protocol/output.ts";
+import type { AppState, ClipPlay, LiveValues, PlayState } from "../../protocol/state.ts";
+
+/** What the render state is built from. */
+export interface RenderSource {
+  project: Project;
+  playState: PlayState;
+  live: LiveValues;
+  appState: AppState;
+  presets: readonly Preset[];
+}
+
+/** The player's clock as the page follows it. */
+export interface ClockReading {
+  now: number;
+  rate: number;
+}
+
+/** The URL path of a Project file on the output server. */
+export function mediaPath(projectId: string, fileId: string): string {
+  return `media/${projectId}/${fileId}`;
+}
+
+/** A camera Clip names its device as `camera:<deviceId>` in its name (`camera:default`). */
+export function cameraOf(clip: Clip): string | null {
+  const m = /^camera:(\S+)$/.exec(clip.name.trim());
+  return clip.fileId === null && m ? m[1]! : null;
+}
+
+/** A parameter value as a uniform: numbers, booleans, `#rrggbb` as three 0-1 numbers, enums by index. */
+function uniformValue(
+  value: number | string | boolean,
+  options?: string[],
+): number | boolean | number[] {
+  if (typeof value !== "string") return value;
+  const color = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(value);
+  if (color) return [1, 2, 3].map((i) => parseInt(color[i]!, 16) / 255);
+  return Math.max(0, options?.indexOf(value) ?? 0);
+}
+
+/**
+ * The shader pass of an Effect or Visualizer: its preset's defaults, its own
+ * params, then the live values written as `<id>.<param>` on the Clip.
+ */
+export function shaderPass(
+  item: Effect | Visualizer,
+  presets: readonly Preset[],
+  live: Record<string, number> = {},
+): ShaderPass {
+  const program = "type" in item ? item.type : item.engine;
+  const preset = presets.find((p) => p.id === item.presetId) ??
+    presets.find((p) => p.builtIn && p.type === program);
+  const uniforms: ShaderPass["uniforms"] = {};
+  for (const parameter of preset?.parameters ?? []) {
+    const value = live[`${item.id}.${parameter.name}`] ?? item.params[parameter.name] ??
+      parameter.default;
+    uniforms[parameter.name] = uniformValue(value, parameter.options);
+  }
+  for (const [name, value] of Object.entries(item.params)) {
+    if (!(name in uniforms)) uniforms[name] = uniformValue(live[`${item.id}.${name}`] ?? value);
+  }
+  return { program, uniforms };
+}
+
+function layerOf(
+  source: RenderSource,
+  clip: Clip,
+  play: Pick<ClipPlay, "position" | "speed" | "direction" | "loop" | "gain" | "state">,
+  at: number,
+): RenderLayer {
+  const { project, live, presets } = source;
+  const params = live.params[clip.id] ?? {};
+  const file = project.files.find((f) => f.id === clip.fileId);
+  const camera = cameraOf(clip);
+  const o = clip.options;
+  const f = o.filters;
+  const effects = o.effects
+    .map((id) => project.effects.find((e) => e.id === id))
+    .filter((e): e is Effect => !!e && e.enabled)
+    .map((e) => shaderPass(e, presets, params));
+  const sign = play.direction === "backward" ? -1 : 1;
+  return {
+    clipId: clip.id,
+    kind: camera ? "camera" : file?.kind ?? "none",
+    source: camera ?? (file ? mediaPath(project.id, file.id) : null),
+    name: clip.name,
+    position: play.position,
+    at,
+    rate: play.state === "playing" ? play.speed * sign : 0,
+    duration: clip.duration,
+    loop: play.loop,
+    opacity: params.opacity ?? o.opacity,
+    volume: (params.volume ?? o.volume) * play.gain,
+    filters: {
+      brightness: params.brightness ?? f.brightness,
+      contrast: params.contrast ?? f.contrast,
+      saturation: params.saturation ?? f.saturation,
+      hue: params.hue ?? f.hue,
+      blur: params.blur ?? f.blur,
+    },
+    effects,
+  };
+}
+
+/** The background Clip of the active Song, else the Project's first; null when none. */
+function backgroundClip(source: RenderSource): Clip | null {
+  const song = source.project.songs.find((s) => s.id === source.playState.activeSongID);
+  const id = song?.backgroundClipID ?? source.project.backgroundClips[0];
+  return source.project.clips.find((c) => c.id === id) ?? null;
+}
+
+/**
+ * The render state at `clock`. `idleSince` is the clock time from which the
+ * background Clip plays when nothing else does.
+ */
+export function buildRenderState(
+  source: RenderSource,
+  options: { seq: number; clock: ClockReading; idleSince: number },
+): RenderState {
+  const { project, playState, appState } = source;
+  const plays = new Map(playState.clips.map((c) => [c.clipID, c]));
+  const layers: RenderLayer[] = [];
+  for (const clip of project.clips) {
+    const play = plays.get(clip.id);
+    if (play) layers.push(layerOf(source, clip, play, playState.at));
+  }
+  const background = layers.length === 0 ? backgroundClip(source) : null;
+  if (background) {
+    const play = {
+      position: 0,
+      speed: 1,
+      direction: "forward" as const,
+      loop: true,
+      gain: 1,
+      state: "playing" as const,
+    };
+    layers.push(layerOf(source, background, play, options.idleSince));
+  }
+  const songPlay = playState.song;
+  const songDoc = project.songs.find((s) => s.id === songPlay?.songID);
+  const audio = project.files.find((f) => f.id === songDoc?.audioFileId);
+  const song = songPlay && songDoc && audio && songPlay.state !== "stopped"
+    ? {
+      source: mediaPath(project.id, audio.id),
+      position: songPlay.position,
+      at: playState.at,
+      rate: songPlay.state === "playing" ? 1 : 0,
+      volume: songDoc.audio.volume,
+    }
+    : null;
+  return {
+    seq: options.seq,
+    clock: options.clock,
+    display: { ...project.display },
+    layers,
+    song,
+    visualizers: song
+      ? project.visualizers.filter((v) => v.enabled).map((v) => shaderPass(v, source.presets))
+      : [],
+    level: appState.muted ? 0 : appState.volume,
+    fullScreen: appState.fullScreen,
+    panic: appState.windowReloads,
+  };
+}

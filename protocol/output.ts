@@ -1,0 +1,155 @@
+/**
+ * The output page's wire shapes (`docs/output.md`), declared once: what the
+ * player pushes to the page it shows in a browser (a compact render state on
+ * the player's clock, shader programs, commands) and what the page answers
+ * (its clock offset, frame reports, pictures, recording chunks, faults). The
+ * page keeps no show logic: it maps the player's clock and draws.
+ * @module
+ */
+import { z } from "zod";
+
+/** How the player shows its output (the `output` setting). */
+export const OutputMode = z.enum(["auto", "window", "fullscreen", "headless", "none"]);
+/** How the player shows its output. */
+export type OutputMode = z.infer<typeof OutputMode>;
+
+/** Image filters of a layer; neutral: brightness 0, contrast 1, saturation 1, hue 0, blur 0. */
+export const LayerFilters = z.object({
+  brightness: z.number(),
+  contrast: z.number(),
+  saturation: z.number(),
+  hue: z.number(),
+  blur: z.number(),
+});
+
+/** One shader pass: a program by name and its uniform values. */
+export const ShaderPass = z.object({
+  program: z.string(),
+  uniforms: z.record(z.string(), z.union([z.number(), z.boolean(), z.array(z.number())])),
+});
+/** One shader pass. */
+export type ShaderPass = z.infer<typeof ShaderPass>;
+
+/**
+ * One playing or paused Clip, bottom first. Its position follows
+ * `position + rate * (clock - at) / 1000`, wrapped when `loop`, clamped to
+ * 0..`duration` otherwise (`at` and `clock` on the player's clock, ms).
+ */
+export const RenderLayer = z.object({
+  clipId: z.string(),
+  /** `image`, `video` or `audio` from the project's files, `camera` for a live camera, `none`. */
+  kind: z.enum(["image", "video", "audio", "camera", "none"]),
+  /** Loopback URL of the media (relative to the page), or the camera's device id. */
+  source: z.string().nullable(),
+  /** Thumbnail-card text shown when the media cannot be decoded. */
+  name: z.string(),
+  position: z.number(),
+  at: z.number(),
+  /** Seconds of media per second of clock: negative backward, 0 paused. */
+  rate: z.number(),
+  duration: z.number(),
+  loop: z.boolean(),
+  opacity: z.number(),
+  /** The Clip's volume times its velocity gain. */
+  volume: z.number(),
+  filters: LayerFilters,
+  effects: z.array(ShaderPass),
+});
+/** One layer. */
+export type RenderLayer = z.infer<typeof RenderLayer>;
+
+/** The player's clock as the page maps it: `now` held at the moment of sending, moving at `rate`. */
+export const OutputClock = z.object({
+  now: z.number(),
+  /** 1 on the real clock; 0 on a virtual clock (it moves only by new states). */
+  rate: z.number(),
+});
+
+/** Everything the page draws and plays, at one reading of the player's clock. */
+export const RenderState = z.object({
+  /** Increases with every state sent; frame reports name the last drawn. */
+  seq: z.number().int(),
+  clock: OutputClock,
+  display: z.object({
+    width: z.number().int().positive(),
+    height: z.number().int().positive(),
+    fps: z.number().positive(),
+    backgroundColor: z.string(),
+    zoom: z.number().positive(),
+  }),
+  layers: z.array(RenderLayer),
+  /** The active Song's audio while it plays or is paused. */
+  song: z.object({
+    source: z.string(),
+    position: z.number(),
+    at: z.number(),
+    rate: z.number(),
+    volume: z.number(),
+  }).nullable(),
+  visualizers: z.array(ShaderPass),
+  /** Master level 0-1 after mute. */
+  level: z.number(),
+  fullScreen: z.boolean(),
+  /** Bumped by PANIC: the page silences at once and reloads its media. */
+  panic: z.number().int(),
+});
+/** The render state. */
+export type RenderState = z.infer<typeof RenderState>;
+
+/** A fragment shader: GLSL ES 3.00 source and the uniforms it declares (beside `u_*` built-ins). */
+export const ShaderProgram = z.object({
+  name: z.string(),
+  source: z.string(),
+  uniforms: z.array(z.object({
+    name: z.string(),
+    type: z.enum(["float", "bool", "vec3"]),
+    default: z.union([z.number(), z.boolean(), z.array(z.number())]),
+  })),
+});
+/** A fragment shader. */
+export type ShaderProgram = z.infer<typeof ShaderProgram>;
+
+/** Player to page. */
+export const ToPage = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("programs"), programs: z.array(ShaderProgram) }),
+  z.object({ type: z.literal("state"), state: RenderState }),
+  z.object({ type: z.literal("pong"), t0: z.number(), now: z.number() }),
+  /** Draw the newest state once every layer is ready, answer with a PNG. */
+  z.object({ type: z.literal("frame"), id: z.number().int() }),
+  z.object({ type: z.literal("record-start"), id: z.number().int() }),
+  z.object({ type: z.literal("record-stop"), id: z.number().int() }),
+  /** Measure the output's sound for `ms` milliseconds of page time. */
+  z.object({ type: z.literal("level"), id: z.number().int(), ms: z.number() }),
+]);
+/** Player to page. */
+export type ToPage = z.infer<typeof ToPage>;
+
+/** Page to player (text frames; recording chunks come as binary frames). */
+export const FromPage = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("hello"), userAgent: z.string(), gl: z.string() }),
+  z.object({ type: z.literal("ping"), t0: z.number() }),
+  /** Every second: frames drawn and dropped, the newest state drawn, the worst drift. */
+  z.object({
+    type: z.literal("report"),
+    seq: z.number().int(),
+    frames: z.number().int(),
+    dropped: z.number().int(),
+    /** Player clock minus page clock, ms (the page's estimate). */
+    offset: z.number(),
+    /** Largest |video time - clock time| over the layers in the last second, ms. */
+    driftMs: z.number(),
+    /** Page time (performance.now) of the first frame that drew each new state, per seq. */
+    firstFrames: z.array(z.object({ seq: z.number().int(), clock: z.number() })),
+  }),
+  z.object({ type: z.literal("frame"), id: z.number().int(), png: z.string(), seq: z.number() }),
+  z.object({
+    type: z.literal("recorded"),
+    id: z.number().int(),
+    durationMs: z.number(),
+    mimeType: z.string(),
+  }),
+  z.object({ type: z.literal("level"), id: z.number().int(), rms: z.number() }),
+  z.object({ type: z.literal("fault"), clipId: z.string(), message: z.string() }),
+]);
+/** Page to player. */
+export type FromPage = z.infer<typeof FromPage>;

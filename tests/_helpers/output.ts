@@ -1,0 +1,236 @@
+/**
+ * A player in this process with a real output: headless Chromium (software
+ * GL) showing a Project of test media made here (solid stills as PNG, a video
+ * whose brightness is its time, a tone), and readers of its pixels and sound.
+ */
+import { Project } from "../../protocol/model.ts";
+import { encodePng } from "../../protocol/png.ts";
+import { writeJsonAtomic } from "../../protocol/atomic_write.ts";
+import type { NormalizedAction } from "../../protocol/actions.ts";
+import { PlayerApp } from "../../player/app.ts";
+import { type Clock, MonotonicClock, VirtualClock } from "../../player/clock.ts";
+import type { Output } from "../../player/output/output.ts";
+import { decodePng, pixel, type Pixels } from "./images.ts";
+import { CHROMIUM } from "./browser.ts";
+
+/** Width and height of the test display: small, so software GL keeps up. */
+export const W = 160, H = 90;
+/** Seconds of the ramp video: its brightness is `255 * t / RAMP_SECONDS`. */
+export const RAMP_SECONDS = 4;
+
+function solidPng(rgb: [number, number, number]): Uint8Array {
+  const rgba = new Uint8Array(W * H * 4);
+  for (let i = 0; i < W * H; i++) rgba.set([...rgb, 255], i * 4);
+  return encodePng(W, H, rgba);
+}
+
+async function ffmpeg(args: string[]): Promise<void> {
+  const out = await new Deno.Command("ffmpeg", {
+    args: ["-hide_banner", "-loglevel", "error", "-y", ...args],
+    stderr: "piped",
+  }).output();
+  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+}
+
+const still = (id: string, name: string) => ({
+  id,
+  kind: "image",
+  name,
+  path: `media/${name}`,
+  mimeType: "image/png",
+  size: 1,
+  width: W,
+  height: H,
+  duration: null,
+});
+
+/** The test Project: stills red, white, black, green; the ramp video; a 440 Hz tone Song. */
+export function outputProject(): Project {
+  const clip = (id: string, fileId: string | null, extra: Record<string, unknown> = {}) => ({
+    id,
+    name: id,
+    fileId,
+    duration: 10,
+    ...extra,
+  });
+  return Project.parse({
+    id: "out",
+    name: "Output test",
+    display: { width: W, height: H, fps: 30, backgroundColor: "#000000" },
+    files: [
+      still("f-red", "red.png"),
+      still("f-white", "white.png"),
+      still("f-black", "black.png"),
+      still("f-green", "green.png"),
+      still("f-quad", "quad.png"),
+      {
+        id: "f-ramp",
+        kind: "video",
+        name: "ramp.webm",
+        path: "media/ramp.webm",
+        mimeType: "video/webm",
+        size: 1,
+        width: W,
+        height: H,
+        duration: RAMP_SECONDS,
+      },
+      {
+        id: "f-tone",
+        kind: "audio",
+        name: "tone.wav",
+        path: "media/tone.wav",
+        mimeType: "audio/wav",
+        size: 1,
+        width: null,
+        height: null,
+        duration: 30,
+      },
+      {
+        id: "f-broken",
+        kind: "video",
+        name: "broken.webm",
+        path: "media/broken.webm",
+        mimeType: "video/webm",
+        size: 1,
+        width: W,
+        height: H,
+        duration: 5,
+      },
+    ],
+    clips: [
+      clip("black", "f-black"),
+      clip("red", "f-red"),
+      clip("white", "f-white", { options: { opacity: 0.5 } }),
+      clip("quad-plain", "f-quad"),
+      clip("quad", "f-quad", { options: { effects: ["kal"] } }),
+      clip("ramp", "f-ramp", { duration: RAMP_SECONDS }),
+      clip("ramp-back", "f-ramp", { duration: RAMP_SECONDS, direction: "backward" }),
+      clip("broken", "f-broken", { duration: 5 }),
+      clip("green", "f-green", { loop: true }),
+    ],
+    songs: [{ id: "song", title: "Tone", audioFileId: "f-tone", clips: ["red", "white"] }],
+    effects: [{
+      id: "kal",
+      name: "Kaleidoscope",
+      type: "kaleidoscope",
+      presetId: "fx-kaleidoscope",
+      params: { segments: 2, mirror: false },
+    }],
+    backgroundClips: ["green"],
+    controls: [{
+      id: "K",
+      targets: [{ target: "clip:quad/kal.segments", min: 2, max: 12 }],
+    }],
+  });
+}
+
+/** Writes the Project and its media into a fresh data dir. */
+export async function outputDataDir(): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "cueport-output-test-" });
+  const media = `${dir}/projects/out/media`;
+  await Deno.mkdir(media, { recursive: true });
+  await Deno.writeFile(`${media}/red.png`, solidPng([255, 0, 0]));
+  await Deno.writeFile(`${media}/white.png`, solidPng([255, 255, 255]));
+  await Deno.writeFile(`${media}/black.png`, solidPng([0, 0, 0]));
+  await Deno.writeFile(`${media}/green.png`, solidPng([0, 255, 0]));
+  // Left half red, right half blue: a kaleidoscope mirrors one into the other.
+  const quad = new Uint8Array(W * H * 4);
+  for (let i = 0; i < W * H; i++) {
+    quad.set(i % W < W / 2 ? [255, 0, 0, 255] : [0, 0, 255, 255], i * 4);
+  }
+  await Deno.writeFile(`${media}/quad.png`, encodePng(W, H, quad));
+  await Deno.writeTextFile(`${media}/broken.webm`, "not a video at all");
+  await ffmpeg([
+    "-f",
+    "lavfi",
+    "-i",
+    `color=c=black:s=${W}x${H}:r=30:d=${RAMP_SECONDS},format=gray,geq=lum='255*T/${RAMP_SECONDS}'`,
+    "-c:v",
+    "libvpx",
+    "-b:v",
+    "1M",
+    "-g",
+    "1",
+    "-pix_fmt",
+    "yuv420p",
+    `${media}/ramp.webm`,
+  ]);
+  await ffmpeg([
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=frequency=440:sample_rate=48000:duration=30",
+    "-c:a",
+    "pcm_s16le",
+    `${media}/tone.wav`,
+  ]);
+  await writeJsonAtomic(`${dir}/projects/out/project.json`, outputProject());
+  return dir;
+}
+
+/** A player with a headless output, and what the tests do with it. */
+export interface OutputPlayer {
+  app: PlayerApp;
+  output: Output;
+  clock: Clock;
+  dataDir: string;
+  logs: string[];
+  run(name: string, params?: Record<string, string | number | boolean>): Promise<unknown>;
+  /** Moves the virtual clock (virtual players only). */
+  advance(ms: number): void;
+  /** The picture the output shows now. */
+  frame(): Promise<Pixels>;
+  /** The RGB at the centre of the picture. */
+  centre(): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+/** Opens a player on the test Project with a headless output. */
+export async function openOutputPlayer(
+  options: { realClock?: boolean } = {},
+): Promise<OutputPlayer> {
+  const dataDir = await outputDataDir();
+  const clock = options.realClock ? new MonotonicClock() : new VirtualClock();
+  const logs: string[] = [];
+  const app = await PlayerApp.open({
+    dataDir,
+    clock,
+    positionIntervalMs: 0,
+    output: { mode: "headless", browser: CHROMIUM },
+    log: (level, message) => logs.push(`${level}: ${message}`),
+  });
+  const output = app.output;
+  if (!output) throw new Error(`No output: ${logs.join("; ")}`);
+  const player: OutputPlayer = {
+    app,
+    output,
+    clock,
+    dataDir,
+    logs,
+    run(name, params = {}) {
+      const action: NormalizedAction = { name, params, projectId: null };
+      return app.runAction(action);
+    },
+    advance(ms) {
+      (clock as VirtualClock).advance(ms);
+      app.liveChanged();
+    },
+    async frame() {
+      return decodePng(await output.frame());
+    },
+    async centre() {
+      const p = await player.frame();
+      return pixel(p, Math.floor(p.width / 2), Math.floor(p.height / 2)).slice(0, 3);
+    },
+    async close() {
+      await app.close();
+      await Deno.remove(dataDir, { recursive: true });
+    },
+  };
+  return player;
+}
+
+/** Whether `rgb` is within `tolerance` of `want` in every channel. */
+export function near(rgb: number[], want: number[], tolerance = 12): boolean {
+  return rgb.every((v, i) => Math.abs(v - want[i]!) <= tolerance);
+}

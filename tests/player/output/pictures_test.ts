@@ -1,0 +1,136 @@
+/**
+ * The output draws the show: real pixels read from the headless Chromium the
+ * player launched (software GL), on a virtual clock. One player and one
+ * browser for the whole file; each step starts from `STOP_IN`.
+ */
+import assert from "node:assert/strict";
+import { needs } from "../../_helpers/peers.ts";
+import { pixel } from "../../_helpers/images.ts";
+import { H, near, openOutputPlayer, RAMP_SECONDS, W } from "../../_helpers/output.ts";
+import { until } from "../../_helpers/until.ts";
+
+/** The ramp video's brightness at `seconds`. */
+const rampAt = (seconds: number) => Math.round((255 * seconds) / RAMP_SECONDS);
+
+Deno.test({
+  ...needs("chromium", "ffmpeg"),
+  name: "Output draws the show",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn(t) {
+    const p = await openOutputPlayer();
+    const centre = async () => {
+      const rgb = await p.centre();
+      return { rgb, text: `centre is ${rgb.join(",")}` };
+    };
+    try {
+      await t.step("with nothing playing the background Clip shows", async () => {
+        const { rgb, text } = await centre();
+        assert(near(rgb, [0, 255, 0]), text);
+      });
+
+      await t.step("a red still Clip triggered turns the centre red", async () => {
+        await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
+        const { rgb, text } = await centre();
+        assert(near(rgb, [255, 0, 0]), text);
+      });
+
+      await t.step("STOP_IN returns to the background Clip", async () => {
+        await p.run("STOP_IN");
+        const { rgb, text } = await centre();
+        assert(near(rgb, [0, 255, 0]), text);
+      });
+
+      await t.step("a 50% white layer over black reads mid-grey", async () => {
+        await p.run("TRIGGER_CLIP_IN", { clipID: "black" });
+        await p.run("TRIGGER_CLIP_IN", { clipID: "white" });
+        const { rgb, text } = await centre();
+        assert(near(rgb, [128, 128, 128], 10), text);
+        await p.run("STOP_IN");
+      });
+
+      await t.step("a brightness filter lightens the picture", async () => {
+        await p.run("TRIGGER_CLIP_IN", { clipID: "black" });
+        const before = await centre();
+        assert(near(before.rgb, [0, 0, 0]), before.text);
+        await p.run("SET_PARAM", { targetID: "clip:black/brightness", value: 0.5 });
+        const after = await centre();
+        assert(near(after.rgb, [128, 128, 128], 10), after.text);
+        await p.run("STOP_IN");
+      });
+
+      // The still is red on the left, blue on the right. The kaleidoscope (2 segments, not
+      // mirrored) folds every angle into the upper half-turn: just below the left middle
+      // the picture now comes from the right, blue.
+      const belowLeft = [Math.round(0.2 * W), Math.round(0.55 * H)] as const;
+      await t.step("the kaleidoscope changes the picture", async () => {
+        await p.run("TRIGGER_CLIP_IN", { clipID: "quad-plain" });
+        const plain = pixel(await p.frame(), ...belowLeft).slice(0, 3);
+        assert(near(plain, [255, 0, 0]), `without: ${plain}`);
+        await p.run("STOP_IN");
+        await p.run("TRIGGER_CLIP_IN", { clipID: "quad" });
+        const folded = pixel(await p.frame(), ...belowLeft).slice(0, 3);
+        assert(near(folded, [0, 0, 255]), `with the kaleidoscope: ${folded}`);
+      });
+
+      // Control K maps 0-1 onto the kaleidoscope's segments, 2-12: at 2 the upper left
+      // (135 degrees) keeps its red; at 12 it folds into the first 30 degrees, blue.
+      const upperLeft = [Math.round(0.25 * W), Math.round(0.25 * H)] as const;
+      await t.step("a Control bound to an Effect parameter changes pixels", async () => {
+        await p.run("SET_CONTROL", { controlID: "K", value: 0 });
+        const two = pixel(await p.frame(), ...upperLeft).slice(0, 3);
+        assert(near(two, [255, 0, 0]), `segments 2: ${two}`);
+        await p.run("SET_CONTROL", { controlID: "K", value: 1 });
+        const twelve = pixel(await p.frame(), ...upperLeft).slice(0, 3);
+        assert(near(twelve, [0, 0, 255]), `segments 12: ${twelve}`);
+        await p.run("STOP_IN");
+      });
+
+      await t.step("a backward Clip's frames run backward", async () => {
+        await p.run("TRIGGER_CLIP_IN", { clipID: "ramp-back" });
+        const seen: number[] = [];
+        for (const _ of [0, 1, 2]) {
+          p.advance(1000);
+          seen.push((await p.centre())[0]!);
+        }
+        const want = [3, 2, 1].map(rampAt);
+        assert(seen.every((v, i) => Math.abs(v - want[i]!) <= 20), `saw ${seen}, want ${want}`);
+        await p.run("STOP_IN");
+      });
+
+      await t.step(
+        "a file the browser cannot decode shows the Clip's card, logged once",
+        async () => {
+          await p.run("TRIGGER_CLIP_IN", { clipID: "broken" });
+          await until("the fault", () => p.output.faults.length > 0);
+          const { rgb, text } = await centre();
+          assert(near(rgb, [48, 52, 60], 20), text);
+          await p.run("RESTART_CLIP_IN", { clipID: "broken" });
+          await p.centre();
+          assert.equal(p.logs.filter((l) => l.includes('Clip "broken" shows its card')).length, 1);
+          await p.run("STOP_IN");
+        },
+      );
+
+      await t.step(
+        "killing the browser brings the picture back at the right position",
+        async () => {
+          await p.run("TRIGGER_CLIP_IN", { clipID: "ramp" });
+          p.advance(1000);
+          assert(Math.abs((await p.centre())[0]! - rampAt(1)) <= 20);
+          const pid = p.output.browserPid!;
+          Deno.kill(pid, "SIGKILL");
+          await until("the browser to exit", () => p.output.browserPid !== pid);
+          p.advance(1000); // the show goes on without the browser
+          const back = (await p.centre())[0]!;
+          assert(Math.abs(back - rampAt(2)) <= 20, `after the relaunch ${back}, want ${rampAt(2)}`);
+          const line = p.logs.find((l) => /Output back \d+ ms after the browser exited/.test(l));
+          assert(line, p.logs.join("\n"));
+          assert(p.output.lastRecoveryMs! < 2000 + 5000, line); // relaunch within 2 s, plus load
+        },
+      );
+    } finally {
+      await p.close();
+    }
+  },
+});
