@@ -342,7 +342,6 @@ function frame(now) {
   }
   lastFrameAt = now;
   const clock = playerNow(now);
-  master.gain.value = state.level;
   syncSong(clock, period / 1000);
   syncLayers(clock, period / 1000);
   draw(clock);
@@ -372,6 +371,9 @@ async function answerLevel(id, ms) {
   resumeAudio();
   const buf = new Float32Array(levelMeter.fftSize);
   let sum = 0, n = 0;
+  // The meter holds the last fftSize samples: those from before the request are skipped.
+  const windowMs = (1000 * levelMeter.fftSize) / audio.sampleRate;
+  await new Promise((resolve) => setTimeout(resolve, windowMs + 10));
   const end = performance.now() + ms;
   while (performance.now() < end) {
     levelMeter.getFloatTimeDomainData(buf);
@@ -426,6 +428,7 @@ function onState(next) {
   }
   panic = next.panic;
   state = next;
+  master.gain.setValueAtTime(next.level, audio.currentTime);
   stateAt = performance.now();
   document.body.dataset.fullscreen = String(next.fullScreen);
   if (next.fullScreen && !document.fullscreenElement) {

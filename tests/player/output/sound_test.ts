@@ -1,0 +1,96 @@
+/**
+ * The output's sound and recording, on the player's real clock: the Song's
+ * audio is heard (the page measures its output), silent after MUTE_TOGGLE,
+ * and RECORD_TOGGLE twice leaves a WebM file of the real output that ffprobe
+ * reads. One player and one browser for the whole file.
+ */
+import assert from "node:assert/strict";
+import { needs } from "../../_helpers/peers.ts";
+import { openOutputPlayer } from "../../_helpers/output.ts";
+
+async function probe(path: string): Promise<{ streams: string[]; duration: number }> {
+  const out = await new Deno.Command("ffprobe", {
+    args: [
+      "-v",
+      "error",
+      "-show_entries",
+      "format=duration:stream=codec_type",
+      "-of",
+      "json",
+      path,
+    ],
+    stdout: "piped",
+  }).output();
+  const json = JSON.parse(new TextDecoder().decode(out.stdout));
+  return {
+    streams: json.streams.map((s: { codec_type: string }) => s.codec_type).sort(),
+    duration: Number(json.format.duration),
+  };
+}
+
+/** The mean level of a file's sound, dB (ffmpeg's volumedetect). */
+async function meanVolume(path: string): Promise<number> {
+  const out = await new Deno.Command("ffmpeg", {
+    args: ["-hide_banner", "-i", path, "-af", "volumedetect", "-vn", "-f", "null", "-"],
+    stderr: "piped",
+  }).output();
+  const m = /mean_volume: (-?[\d.]+) dB/.exec(new TextDecoder().decode(out.stderr));
+  return m ? Number(m[1]) : -Infinity;
+}
+
+Deno.test({
+  ...needs("chromium", "ffmpeg"),
+  name: "Output plays the Song's audio and records the real output",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn(t) {
+    const p = await openOutputPlayer({ realClock: true });
+    try {
+      await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
+      await p.run("PLAY_IN");
+
+      await t.step("the Song's audio is heard", async () => {
+        await p.frame(); // the page has the state and its media
+        const rms = await p.output.level(500);
+        assert(rms > 0.02, `level ${rms}`);
+      });
+
+      await t.step("MUTE_TOGGLE silences it, and a second brings it back", async () => {
+        await p.run("MUTE_TOGGLE");
+        await p.frame();
+        const muted = await p.output.level(300);
+        assert(muted < 0.001, `muted level ${muted}`);
+        await p.run("MUTE_TOGGLE");
+        await p.frame();
+        const back = await p.output.level(300);
+        assert(back > 0.02, `level after unmute ${back}`);
+      });
+
+      await t.step(
+        "RECORD_TOGGLE twice leaves a WebM of picture and sound, its length right",
+        async () => {
+          await p.run("RECORD_TOGGLE");
+          const startedAt = p.clock.now();
+          const file = p.app.appState.recording.file!;
+          assert.match(file, /^recordings\/recording-.*\.webm$/);
+          // The recording is real time: the page measures the sound meanwhile.
+          await p.output.level(2500);
+          await p.run("RECORD_TOGGLE");
+          const recordedMs = p.clock.now() - startedAt;
+          await p.app.recordingFinished();
+          assert.equal(p.app.appState.recording.state, "idle");
+          assert.equal(p.app.appState.recording.file, file, "the app state names the file");
+          const path = `${p.dataDir}/${file}`;
+          const { streams, duration } = await probe(path);
+          assert.deepEqual(streams, ["audio", "video"]);
+          const error = Math.abs(duration * 1000 - recordedMs) / recordedMs;
+          assert(error < 0.05, `file ${duration} s, recorded ${recordedMs} ms`);
+          const volume = await meanVolume(path);
+          assert(volume > -40, `the recording's sound: ${volume} dB`);
+        },
+      );
+    } finally {
+      await p.close();
+    }
+  },
+});
