@@ -141,7 +141,17 @@ export const FromPage = z.discriminatedUnion("type", [
     /** Page time (performance.now) of the first frame that drew each new state, per seq. */
     firstFrames: z.array(z.object({ seq: z.number().int(), clock: z.number() })),
   }),
-  z.object({ type: z.literal("frame"), id: z.number().int(), png: z.string(), seq: z.number() }),
+  /** `isComplete` false: a layer did not show its frame within 5 s (drawn as it was). */
+  z.object({
+    type: z.literal("frame"),
+    id: z.number().int(),
+    png: z.string(),
+    seq: z.number(),
+    isComplete: z.boolean(),
+    visibility: z.string(),
+    /** The page's full-screen state: the window's, or the state's in headless. */
+    fullScreen: z.boolean(),
+  }),
   z.object({
     type: z.literal("recorded"),
     id: z.number().int(),
@@ -149,7 +159,10 @@ export const FromPage = z.discriminatedUnion("type", [
     mimeType: z.string(),
   }),
   z.object({ type: z.literal("level"), id: z.number().int(), rms: z.number() }),
+  /** A Clip's media cannot be shown (its card shows), or with `clipId` "" a shader failed. */
   z.object({ type: z.literal("fault"), clipId: z.string(), message: z.string() }),
+  /** The page's WebGL2 context is lost (a GPU that fails): the player tries software GL. */
+  z.object({ type: z.literal("gl-lost") }),
 ]);
 /** Page to player. */
 export type FromPage = z.infer<typeof FromPage>;

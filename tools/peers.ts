@@ -62,7 +62,13 @@ export const PEERS: readonly Peer[] = [
     name: "chromium",
     commands: ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"],
     debian: "chromium",
-    why: "headless browser of the web remote's tests",
+    why: "headless browser of the web remote's and the output's tests",
+  },
+  {
+    name: "Xvfb",
+    commands: ["Xvfb"],
+    debian: "xvfb",
+    why: "a virtual screen for the output's window test",
   },
   {
     name: "node",
@@ -81,6 +87,7 @@ export type PeerName =
   | "mdns-scan"
   | "systemd-analyze"
   | "chromium"
+  | "Xvfb"
   | "node";
 
 /** Where a command is on PATH, or undefined (needs read access to PATH's folders). */

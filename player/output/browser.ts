@@ -77,11 +77,31 @@ export function hasDisplay(os: typeof Deno.build.os = Deno.build.os): boolean {
   return !!(env("DISPLAY") || env("WAYLAND_DISPLAY"));
 }
 
+/**
+ * Whether this process runs as root, where Chromium refuses to start with
+ * its sandbox: the owner of a directory it just made (`dir`). Deno refuses
+ * `/proc/self` and `Deno.uid()` without more permissions than the player has.
+ */
+export function isRoot(dir: string): boolean {
+  try {
+    return Deno.build.os !== "windows" && Deno.statSync(dir).uid === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** The browser's arguments for `mode`, showing `url` with the profile in `profileDir`. */
 export function browserArgs(
   mode: BrowserMode,
   url: string,
-  options: { profileDir: string; width: number; height: number },
+  options: {
+    profileDir: string;
+    width: number;
+    height: number;
+    isRoot?: boolean;
+    /** Software GL even with a screen: the GPU gave the page no WebGL2. */
+    isSoftwareGl?: boolean;
+  },
 ): string[] {
   const common = [
     `--user-data-dir=${options.profileDir}`,
@@ -98,18 +118,25 @@ export function browserArgs(
     "--disable-renderer-backgrounding",
     "--disable-backgrounding-occluded-windows",
     "--password-store=basic",
+    // Without a GPU (a VM, a virtual display), WebGL falls back to software GL.
+    "--enable-unsafe-swiftshader",
     `--window-size=${options.width},${options.height}`,
+    // The player sets the window's state (full screen) through DevTools, on the loopback.
+    "--remote-debugging-address=127.0.0.1",
+    "--remote-debugging-port=0",
+    // Chromium runs as root only without its sandbox (a show machine should not run as root).
+    ...(options.isRoot || mode === "headless" ? ["--no-sandbox"] : []),
+    // Software GL (SwiftShader) draws WebGL2 without a GPU.
+    ...(options.isSoftwareGl || mode === "headless"
+      ? ["--use-gl=angle", "--use-angle=swiftshader"]
+      : []),
   ];
   if (mode === "headless") {
-    // Software GL (SwiftShader) draws WebGL2 without a GPU; a fake camera stands for
-    // getUserMedia, which has no one to grant it on a machine without a screen.
+    // A fake camera stands for getUserMedia, which has no one to grant it on a machine
+    // without a screen.
     return [
       ...common,
       "--headless=new",
-      "--no-sandbox",
-      "--enable-unsafe-swiftshader",
-      "--use-gl=angle",
-      "--use-angle=swiftshader",
       "--use-fake-ui-for-media-stream",
       "--use-fake-device-for-media-stream",
       url,

@@ -13,6 +13,7 @@ import { type MediaPath, type OutputServer, serveOutput } from "./server.ts";
 import { BUILT_IN_PROGRAMS } from "./shaders.ts";
 import { BrowserSupervisor } from "./supervisor.ts";
 import { setWebmDuration } from "./webm_duration.ts";
+import { DevTools } from "./devtools.ts";
 
 /** Where the output's messages go. */
 export type OutputLog = (level: "info" | "warn" | "error", message: string) => void;
@@ -79,15 +80,24 @@ export class Output {
   #nextId = 1;
   #pending = new Map<number, Pending<unknown>>();
   #recording: { file: Deno.FsFile; path: string } | null = null;
+  /** DevTools of the browser running now, and the window state last set through it. */
+  #devtools: { profile: string; client: Promise<DevTools> } | null = null;
+  #windowFullScreen: boolean;
+  readonly #mode: "window" | "fullscreen" | "headless";
+  #windowChange: Promise<void> = Promise.resolve();
   /** The page's frame reports, newest last (at most 600: ten minutes). */
   readonly reports: PageReport[] = [];
   /** Files the page could not decode, logged once each. */
   readonly faults: string[] = [];
+  /** Whether the page showed the full-screen state at its last picture (`frame`). */
+  pageFullScreen = false;
   /** The last recovery after the browser exited, ms from exit to the page's hello. */
   lastRecoveryMs: number | null = null;
 
   constructor(options: OutputOptions, browser: string, mode: "window" | "fullscreen" | "headless") {
     this.#options = options;
+    this.#mode = mode;
+    this.#windowFullScreen = mode === "fullscreen";
     this.#server = serveOutput({
       media: options.media,
       connected: (socket) => this.#connected(socket),
@@ -131,7 +141,16 @@ export class Output {
 
   /** The picture as the page draws it now, once every layer shows its frame: PNG bytes. */
   async frame(): Promise<Uint8Array> {
-    const { png } = await this.#request<{ png: string }>((id) => ({ type: "frame", id }));
+    const { png, isComplete, visibility, fullScreen } = await this.#request<
+      { png: string; isComplete: boolean; visibility: string; fullScreen: boolean }
+    >((id) => ({ type: "frame", id }));
+    this.pageFullScreen = fullScreen;
+    if (!isComplete) {
+      this.#options.log(
+        "warn",
+        `Output: a layer was not ready for the picture (page ${visibility})`,
+      );
+    }
     return Uint8Array.from(atob(png.slice(png.indexOf(",") + 1)), (c) => c.charCodeAt(0));
   }
 
@@ -175,6 +194,7 @@ export class Output {
     this.#pending.clear();
     this.#recording?.file.close();
     this.#recording = null;
+    this.#devtools?.client.then((c) => c.close(), () => {});
     await this.#supervisor.close();
     this.#socket?.close();
     await this.#server.close();
@@ -193,6 +213,36 @@ export class Output {
       idleSince: this.#idleSince ?? now,
     });
     this.#send({ type: "state", state });
+    // Headless has no screen to fill (and leaving full screen there hides the page):
+    // the page shows the state, the window stays as it is.
+    if (this.#mode !== "headless" && state.fullScreen !== this.#windowFullScreen) {
+      this.#setWindow(state.fullScreen);
+    }
+  }
+
+  /** The state of the browser's window (`normal`, `fullscreen`...), through DevTools. */
+  async windowState(): Promise<string> {
+    await this.#windowChange;
+    return (await this.#browserDevTools()).windowState(this.#server.url);
+  }
+
+  /** Puts the window in full screen or back; a failure is logged, the show goes on. */
+  #setWindow(isFullScreen: boolean): void {
+    this.#windowFullScreen = isFullScreen;
+    this.#windowChange = this.#windowChange
+      .then(() => this.#browserDevTools())
+      .then((devtools) => devtools.setFullScreen(this.#server.url, isFullScreen))
+      .catch((error) => this.#options.log("warn", `Output: full screen: ${error.message}`));
+  }
+
+  #browserDevTools(): Promise<DevTools> {
+    const profile = this.#supervisor.profileDir;
+    if (!profile) return Promise.reject(new Error("the browser is not running"));
+    if (this.#devtools?.profile !== profile) {
+      this.#devtools?.client.then((c) => c.close(), () => {});
+      this.#devtools = { profile, client: DevTools.connect(profile) };
+    }
+    return this.#devtools.client;
   }
 
   #connected(socket: WebSocket): void {
@@ -220,8 +270,10 @@ export class Output {
     let message: FromPage;
     try {
       message = FromPage.parse(JSON.parse(String(data)));
-    } catch {
-      return; // the page is ours; a message it cannot have sent is ignored
+    } catch (error) {
+      // The page is ours: a message it cannot have sent is a bug, logged and ignored.
+      this.#options.log("error", `Output: a message from the page is not valid: ${error}`);
+      return;
     }
     const now = this.#options.clock.now();
     switch (message.type) {
@@ -239,8 +291,13 @@ export class Output {
         this.faults.push(`${message.clipId}: ${message.message}`);
         this.#options.log(
           "warn",
-          `Output: Clip "${message.clipId}" shows its card: ${message.message}`,
+          message.clipId
+            ? `Output: Clip "${message.clipId}" shows its card: ${message.message}`
+            : `Output: ${message.message}`,
         );
+        break;
+      case "gl-lost":
+        this.#glLost();
         break;
       default:
         this.#settle(message.id, message);
@@ -248,6 +305,18 @@ export class Output {
   }
 
   #hello(gl: string): void {
+    if (gl === "unavailable") {
+      this.#glLost();
+      return;
+    }
+    // A new page may be a new browser, whose window starts as the mode says.
+    this.#windowFullScreen = this.#mode === "fullscreen";
+    const fullScreen = this.#options.source()?.appState.fullScreen;
+    if (
+      this.#mode !== "headless" && fullScreen !== undefined && fullScreen !== this.#windowFullScreen
+    ) {
+      this.#setWindow(fullScreen);
+    }
     const exitedAt = this.#supervisor.exitedAt;
     if (exitedAt === null) {
       this.#options.log("info", `Output page connected (${gl})`);
@@ -256,6 +325,20 @@ export class Output {
     this.lastRecoveryMs = Math.round(performance.now() - exitedAt);
     this.#supervisor.exitedAt = null;
     this.#options.log("info", `Output back ${this.lastRecoveryMs} ms after the browser exited`);
+  }
+
+  /** The GPU gave the page no working WebGL2: the browser starts again with software GL. */
+  #glLost(): void {
+    if (this.#supervisor.isSoftwareGl) {
+      this.#options.log("error", "Output: WebGL2 fails even with software GL: nothing is drawn");
+      return;
+    }
+    this.#options.log(
+      "warn",
+      "Output: the GPU gives no working WebGL2; starting the browser with software GL",
+    );
+    this.#supervisor.isSoftwareGl = true;
+    this.#supervisor.restart();
   }
 
   #request<T>(build: (id: number) => ToPage): Promise<T> {

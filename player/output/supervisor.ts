@@ -5,7 +5,7 @@
  * two seconds. The show never waits for it.
  * @module
  */
-import { browserArgs, type BrowserMode } from "./browser.ts";
+import { browserArgs, type BrowserMode, isRoot } from "./browser.ts";
 
 /** Options of `BrowserSupervisor`. */
 export interface SupervisorOptions {
@@ -28,11 +28,18 @@ export class BrowserSupervisor {
   #isClosed = false;
   #exits: number[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Start the browser with software GL (the GPU gave the page no WebGL2). */
+  isSoftwareGl = false;
   /** When the browser last exited unasked (performance.now), until the page is back. */
   exitedAt: number | null = null;
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
+  }
+
+  /** The profile of the browser running now (its DevTools port is named there). */
+  get profileDir(): string | null {
+    return this.#child ? this.#profile : null;
   }
 
   /** The browser's process id, while one runs. */
@@ -49,10 +56,16 @@ export class BrowserSupervisor {
     let child: Deno.ChildProcess;
     try {
       child = new Deno.Command(program, {
-        args: browserArgs(mode, url, { profileDir: profile, width, height }),
+        args: browserArgs(mode, url, {
+          profileDir: profile,
+          width,
+          height,
+          isRoot: isRoot(profile),
+          isSoftwareGl: this.isSoftwareGl,
+        }),
         stdin: "null",
         stdout: "null",
-        stderr: "null",
+        stderr: "piped",
       }).spawn();
     } catch (error) {
       this.#options.log("error", `Cannot start the output browser ${program}: ${error}`);
@@ -60,7 +73,18 @@ export class BrowserSupervisor {
       return;
     }
     this.#child = child;
-    child.status.then((status) => this.#exited(child, profile, status));
+    const lastLines = keepLastLines(child.stderr);
+    child.status.then(async (status) => this.#exited(child, profile, status, await lastLines));
+  }
+
+  /** Starts the browser again now (it is killed; its exit starts the next one at once). */
+  restart(): void {
+    this.#exits = [];
+    try {
+      this.#child?.kill("SIGKILL");
+    } catch {
+      // already gone: its exit starts the next
+    }
   }
 
   /** Stops the browser and removes its profile. */
@@ -85,7 +109,12 @@ export class BrowserSupervisor {
     clearTimeout(timeout);
   }
 
-  #exited(child: Deno.ChildProcess, profile: string, status: Deno.CommandStatus): void {
+  #exited(
+    child: Deno.ChildProcess,
+    profile: string,
+    status: Deno.CommandStatus,
+    lastLines: string[],
+  ): void {
     if (this.#child === child) this.#child = null;
     this.#removeProfile(profile);
     if (this.#isClosed) return;
@@ -94,9 +123,10 @@ export class BrowserSupervisor {
     this.#exits = [...this.#exits.filter((t) => now - t < 10_000), now];
     const delay = BACKOFF_MS[Math.min(this.#exits.length - 1, BACKOFF_MS.length - 1)]!;
     const how = status.signal ? `signal ${status.signal}` : `code ${status.code}`;
+    const said = lastLines.length > 0 ? `; it said: ${lastLines.join(" | ")}` : "";
     this.#options.log(
       "warn",
-      `The output browser exited (${how}); starting it again in ${delay} ms`,
+      `The output browser exited (${how}); starting it again in ${delay} ms${said}`,
     );
     this.#timer = setTimeout(() => this.start(), delay);
   }
@@ -105,4 +135,19 @@ export class BrowserSupervisor {
     // Chromium's helpers may still hold files a moment after it exits.
     setTimeout(() => Deno.remove(profile, { recursive: true }).catch(() => {}), 500);
   }
+}
+
+/** Reads a browser's stderr to its end, keeping only its last three lines (for the log). */
+async function keepLastLines(stream: ReadableStream<Uint8Array>): Promise<string[]> {
+  let lines: string[] = [];
+  try {
+    for await (const text of stream.pipeThrough(new TextDecoderStream())) {
+      // Chromium talks of D-Bus at every start on a machine without a session bus: noise.
+      const said = text.split("\n").filter((l) => l.trim() && !/dbus|zygote/i.test(l));
+      lines = [...lines, ...said].slice(-3);
+    }
+  } catch {
+    // the stream ends with the process
+  }
+  return lines;
 }

@@ -185,9 +185,9 @@ export interface OutputPlayer {
   close(): Promise<void>;
 }
 
-/** Opens a player on the test Project with a headless output. */
+/** Opens a player on the test Project with an output, headless unless `mode` says. */
 export async function openOutputPlayer(
-  options: { realClock?: boolean } = {},
+  options: { realClock?: boolean; mode?: "headless" | "window" } = {},
 ): Promise<OutputPlayer> {
   const dataDir = await outputDataDir();
   const clock = options.realClock ? new MonotonicClock() : new VirtualClock();
@@ -196,7 +196,7 @@ export async function openOutputPlayer(
     dataDir,
     clock,
     positionIntervalMs: 0,
-    output: { mode: "headless", browser: CHROMIUM },
+    output: { mode: options.mode ?? "headless", browser: CHROMIUM },
     log: (level, message) => logs.push(`${level}: ${message}`),
   });
   const output = app.output;

@@ -5,11 +5,6 @@ import { compile, pass, quad, target, texture, upload, uploadRow } from "./gl.js
 
 const base = location.pathname.replace(/[^/]*$/, "");
 const canvas = document.getElementById("out");
-const gl = canvas.getContext("webgl2", {
-  preserveDrawingBuffer: true,
-  alpha: false,
-  antialias: false,
-});
 
 const COMPOSITE = `#version 300 es
 precision highp float;
@@ -22,9 +17,28 @@ in vec2 v_uv; out vec4 outColor;
 uniform sampler2D u_image; uniform float zoom;
 void main() { outColor = texture(u_image, (v_uv - 0.5) / zoom + 0.5); }`;
 
+/**
+ * WebGL2 that compiles: without it (no context, or a GPU that fails every shader) the page
+ * still connects and says so, and the player starts the browser again with software GL.
+ */
+function openGl() {
+  const context = canvas.getContext("webgl2", {
+    preserveDrawingBuffer: true,
+    alpha: false,
+    antialias: false,
+  });
+  if (!context) return { gl: null, internal: null };
+  try {
+    const internal = { composite: compile(context, COMPOSITE), present: compile(context, PRESENT) };
+    quad(context);
+    return { gl: context, internal };
+  } catch {
+    return { gl: null, internal: null };
+  }
+}
+const { gl, internal } = openGl();
+canvas.addEventListener("webglcontextlost", () => send({ type: "gl-lost" }));
 const programs = new Map();
-const internal = { composite: compile(gl, COMPOSITE), present: compile(gl, PRESENT) };
-quad(gl);
 
 let socket = null;
 let state = null;
@@ -37,7 +51,7 @@ const media = new Map();
 const faults = new Set();
 const stats = { frames: 0, dropped: 0, driftMs: 0, firstFrames: [] };
 let targets = null;
-const spectrum = { texture: texture(gl), wave: texture(gl) };
+const spectrum = gl ? { texture: texture(gl), wave: texture(gl) } : null;
 
 // ---- clock ---------------------------------------------------------------------------
 
@@ -334,7 +348,7 @@ function draw(clock) {
 let lastFrameAt = 0;
 function frame(now) {
   requestAnimationFrame(frame);
-  if (!state) return;
+  if (!state || !gl) return;
   const period = 1000 / state.display.fps;
   if (now - lastFrameAt < period - 2) return;
   if (lastFrameAt > 0 && now - lastFrameAt > period * 1.5) {
@@ -350,21 +364,35 @@ function frame(now) {
 
 // ---- requests from the player ---------------------------------------------------------
 
+/** Waits until every layer shows its frame; false when `deadlineMs` passed first. */
 async function whenReady(deadlineMs) {
   const end = performance.now() + deadlineMs;
   while (performance.now() < end) {
     const period = 1 / state.display.fps;
-    if (syncLayers(playerNow(), period)) return;
+    if (syncLayers(playerNow(), period)) return true;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+  return false;
 }
 
 async function answerFrame(id) {
-  if (state) {
-    await whenReady(5000);
+  // Without working GL the player starts another browser, which answers instead.
+  if (!gl || gl.isContextLost()) return;
+  let isComplete = false;
+  if (state && gl) {
+    isComplete = await whenReady(5000);
     draw(playerNow());
   }
-  send({ type: "frame", id, png: canvas.toDataURL("image/png"), seq: drawnSeq });
+  const png = canvas.toDataURL("image/png");
+  send({
+    type: "frame",
+    id,
+    png,
+    seq: drawnSeq,
+    isComplete,
+    visibility: document.visibilityState,
+    fullScreen: document.body.dataset.fullscreen === "true",
+  });
 }
 
 async function answerLevel(id, ms) {
@@ -430,21 +458,18 @@ function onState(next) {
   state = next;
   master.gain.setValueAtTime(next.level, audio.currentTime);
   stateAt = performance.now();
+  // The window is the player's to size (DevTools); the page shows what the state says.
   document.body.dataset.fullscreen = String(next.fullScreen);
-  if (next.fullScreen && !document.fullscreenElement) {
-    document.documentElement.requestFullscreen?.().catch(() => {});
-  } else if (!next.fullScreen && document.fullscreenElement) {
-    document.exitFullscreen().catch(() => {});
-  }
 }
 
 function onMessage(message) {
   switch (message.type) {
     case "programs":
-      for (const p of message.programs) {
+      for (const p of gl ? message.programs : []) {
         try {
           programs.set(p.name, compile(gl, p.source));
         } catch (error) {
+          if (gl.isContextLost()) break;
           send({ type: "fault", clipId: "", message: `shader ${p.name}: ${error.message}` });
         }
       }
@@ -477,8 +502,12 @@ function send(message) {
 function connect() {
   socket = new WebSocket(`ws://${location.host}${base}ws`);
   socket.onopen = () => {
-    const info = gl.getExtension("WEBGL_debug_renderer_info");
-    const renderer = info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : "webgl2";
+    const info = gl?.getExtension("WEBGL_debug_renderer_info");
+    const renderer = !gl
+      ? "unavailable"
+      : info
+      ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL)
+      : "webgl2";
     send({ type: "hello", userAgent: navigator.userAgent, gl: String(renderer) });
     send({ type: "ping", t0: performance.now() });
   };

@@ -112,12 +112,24 @@ Deno.test({
         },
       );
 
+      await t.step("FULLSCREEN_TOGGLE shows in the headless page's state and back", async () => {
+        await p.frame();
+        assert.equal(p.output.pageFullScreen, false);
+        await p.run("FULLSCREEN_TOGGLE");
+        await p.frame();
+        assert.equal(p.output.pageFullScreen, true);
+        await p.run("FULLSCREEN_TOGGLE");
+        await p.frame();
+        assert.equal(p.output.pageFullScreen, false);
+      });
+
       await t.step(
         "killing the browser brings the picture back at the right position",
         async () => {
           await p.run("TRIGGER_CLIP_IN", { clipID: "ramp" });
           p.advance(1000);
-          assert(Math.abs((await p.centre())[0]! - rampAt(1)) <= 20);
+          const before = (await p.centre())[0]!;
+          assert(Math.abs(before - rampAt(1)) <= 20, `before ${before}: ${p.logs.slice(-3)}`);
           const pid = p.output.browserPid!;
           Deno.kill(pid, "SIGKILL");
           await until("the browser to exit", () => p.output.browserPid !== pid);

@@ -1,0 +1,104 @@
+/**
+ * The few DevTools-protocol calls the player makes to its own browser: the
+ * window's state (full screen and back: a page may not go full screen
+ * without a click, the browser's window may). The browser listens on a
+ * loopback port it picks and names in `DevToolsActivePort` in its profile.
+ * @module
+ */
+
+/** A connection to the browser's DevTools endpoint. */
+export class DevTools {
+  #socket: WebSocket;
+  #nextId = 1;
+  #pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+
+  private constructor(socket: WebSocket) {
+    this.#socket = socket;
+    socket.onmessage = (event) => {
+      const message = JSON.parse(String(event.data));
+      const pending = this.#pending.get(message.id);
+      if (!pending) return;
+      this.#pending.delete(message.id);
+      if (message.error) pending.reject(new Error(message.error.message));
+      else pending.resolve(message.result);
+    };
+    socket.onclose = () => {
+      for (const p of this.#pending.values()) p.reject(new Error("The browser closed"));
+      this.#pending.clear();
+    };
+  }
+
+  /** Connects to the browser whose profile is `profileDir`, waiting up to `timeoutMs` for it. */
+  static async connect(profileDir: string, timeoutMs = 10_000): Promise<DevTools> {
+    const endpoint = await activePort(profileDir, timeoutMs);
+    const socket = new WebSocket(endpoint);
+    await new Promise<void>((resolve, reject) => {
+      socket.onopen = () => resolve();
+      socket.onerror = () => reject(new Error(`Cannot reach the browser at ${endpoint}`));
+    });
+    return new DevTools(socket);
+  }
+
+  /** Sends one command; resolves with its result. */
+  send<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+    const id = this.#nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.set(id, { resolve: (v) => resolve(v as T), reject });
+      this.#socket.send(JSON.stringify({ id, method, params }));
+    });
+  }
+
+  /** The window showing `url`: full screen, or back to normal. */
+  async setFullScreen(url: string, isFullScreen: boolean): Promise<void> {
+    const windowId = await this.#windowOf(url);
+    const windowState = isFullScreen ? "fullscreen" : "normal";
+    await this.send("Browser.setWindowBounds", { windowId, bounds: { windowState } });
+  }
+
+  /** The state of the window showing `url` (`normal`, `fullscreen`...). */
+  async windowState(url: string): Promise<string> {
+    const windowId = await this.#windowOf(url);
+    const { bounds } = await this.send<{ bounds: { windowState: string } }>(
+      "Browser.getWindowBounds",
+      { windowId },
+    );
+    return bounds.windowState;
+  }
+
+  close(): void {
+    this.#socket.close();
+  }
+
+  async #targetOf(url: string): Promise<string> {
+    const { targetInfos } = await this.send<{ targetInfos: { targetId: string; url: string }[] }>(
+      "Target.getTargets",
+    );
+    const page = targetInfos.find((t) => t.url.startsWith(url));
+    if (!page) throw new Error("The output page is not open");
+    return page.targetId;
+  }
+
+  async #windowOf(url: string): Promise<number> {
+    const { windowId } = await this.send<{ windowId: number }>("Browser.getWindowForTarget", {
+      targetId: await this.#targetOf(url),
+    });
+    return windowId;
+  }
+}
+
+/** The browser's DevTools WebSocket address, once it has written it. */
+async function activePort(profileDir: string, timeoutMs: number): Promise<string> {
+  const end = performance.now() + timeoutMs;
+  while (performance.now() < end) {
+    try {
+      const [port, path] = (await Deno.readTextFile(`${profileDir}/DevToolsActivePort`)).split(
+        "\n",
+      );
+      if (port && path) return `ws://127.0.0.1:${port}${path}`;
+    } catch {
+      // not written yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("The browser did not open its DevTools port");
+}
