@@ -377,6 +377,7 @@ export class PlayerApp implements AppServices {
           live: engine.live,
           appState: this.#appState,
           presets: this.presets(),
+          cameras: this.#cameras,
         };
       },
       media: (projectId, fileId) => {

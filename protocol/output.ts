@@ -140,6 +140,8 @@ export const FromPage = z.discriminatedUnion("type", [
     driftMs: z.number(),
     /** Page time (performance.now) of the first frame that drew each new state, per seq. */
     firstFrames: z.array(z.object({ seq: z.number().int(), clock: z.number() })),
+    /** `visible`, or `hidden` (a minimized or covered window: the browser draws less). */
+    visibility: z.string(),
   }),
   /** `isComplete` false: a layer did not show its frame within 5 s (drawn as it was). */
   z.object({

@@ -120,7 +120,7 @@ export function browserArgs(
     "--password-store=basic",
     // Without a GPU (a VM, a virtual display), WebGL falls back to software GL.
     "--enable-unsafe-swiftshader",
-    `--window-size=${options.width},${options.height}`,
+    `--window-size=${Math.max(640, options.width)},${Math.max(360, options.height)}`,
     // The player sets the window's state (full screen) through DevTools, on the loopback.
     "--remote-debugging-address=127.0.0.1",
     "--remote-debugging-port=0",

@@ -7,7 +7,7 @@
  */
 import type { Clip, Effect, Preset, Project, Visualizer } from "../../protocol/model.ts";
 import type { RenderLayer, RenderState, ShaderPass } from "../../protocol/output.ts";
-import type { AppState, ClipPlay, LiveValues, PlayState } from "../../protocol/state.ts";
+import type { AppState, Camera, ClipPlay, LiveValues, PlayState } from "../../protocol/state.ts";
 
 /** What the render state is built from. */
 export interface RenderSource {
@@ -16,6 +16,7 @@ export interface RenderSource {
   live: LiveValues;
   appState: AppState;
   presets: readonly Preset[];
+  cameras: readonly Camera[];
 }
 
 /** The player's clock as the page follows it. */
@@ -91,7 +92,7 @@ function layerOf(
     clipId: clip.id,
     kind: camera ? "camera" : file?.kind ?? "none",
     source: camera ?? (file ? mediaPath(project.id, file.id) : null),
-    name: clip.name,
+    name: camera ? source.cameras.find((c) => c.deviceId === camera)?.label ?? camera : clip.name,
     position: play.position,
     at,
     rate: play.state === "playing" ? play.speed * sign : 0,

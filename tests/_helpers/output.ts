@@ -107,6 +107,8 @@ export function outputProject(): Project {
       clip("ramp-back", "f-ramp", { duration: RAMP_SECONDS, direction: "backward" }),
       clip("broken", "f-broken", { duration: 5 }),
       clip("green", "f-green", { loop: true }),
+      clip("cam", null, { name: "camera:default" }),
+      clip("tone", "f-tone", { duration: 30 }),
     ],
     songs: [{ id: "song", title: "Tone", audioFileId: "f-tone", clips: ["red", "white"] }],
     effects: [{
@@ -115,6 +117,13 @@ export function outputProject(): Project {
       type: "kaleidoscope",
       presetId: "fx-kaleidoscope",
       params: { segments: 2, mirror: false },
+    }],
+    visualizers: [{
+      id: "bars",
+      name: "Bars",
+      engine: "bars",
+      presetId: "viz-spectrum",
+      params: { bands: 64 },
     }],
     backgroundClips: ["green"],
     controls: [{

@@ -196,8 +196,7 @@ function mediaOf(layer) {
     el.onerror = () => fault(layer, `the browser cannot decode the ${layer.kind}`);
     if (layer.kind === "camera") {
       el.muted = true;
-      const video = layer.source === "default" ? true : { deviceId: { exact: layer.source } };
-      navigator.mediaDevices.getUserMedia({ video }).then((stream) => {
+      openCamera(layer).then((stream) => {
         el.srcObject = stream;
         el.play().catch(() => {});
       }, (error) => fault(layer, `the camera cannot be opened: ${error.message}`));
@@ -214,6 +213,23 @@ function mediaOf(layer) {
     entry.isUploaded = true;
   }
   return entry;
+}
+
+/**
+ * The camera a layer names: `default` (or the player's synthetic `test-pattern`, which
+ * the browser has not) the default camera; otherwise the device whose id or label is the
+ * player's (the player knows Linux device names and labels, the browser its own ids).
+ */
+async function openCamera(layer) {
+  if (layer.source === "default" || layer.source === "test-pattern") {
+    return navigator.mediaDevices.getUserMedia({ video: true });
+  }
+  const devices = (await navigator.mediaDevices.enumerateDevices())
+    .filter((d) => d.kind === "videoinput");
+  const device = devices.find((d) => d.deviceId === layer.source) ??
+    devices.find((d) => d.label && (d.label === layer.name || d.label.startsWith(layer.name)));
+  if (!device) throw new Error(`no camera "${layer.name}" among ${devices.length}`);
+  return navigator.mediaDevices.getUserMedia({ video: { deviceId: { exact: device.deviceId } } });
 }
 
 /** Notes the media time of each frame the video presents: a seek is done when it shows. */
@@ -460,6 +476,13 @@ function onState(next) {
   stateAt = performance.now();
   // The window is the player's to size (DevTools); the page shows what the state says.
   document.body.dataset.fullscreen = String(next.fullScreen);
+  // Seeks, pauses and sound follow at once, not at the next animation frame (which a
+  // covered window may not get soon).
+  if (gl) {
+    const period = 1 / next.display.fps;
+    syncSong(playerNow(), period);
+    syncLayers(playerNow(), period);
+  }
 }
 
 function onMessage(message) {
@@ -526,6 +549,7 @@ setInterval(() => {
     offset: offset ?? 0,
     driftMs: stats.driftMs,
     firstFrames: stats.firstFrames,
+    visibility: document.visibilityState,
   });
   stats.frames = 0;
   stats.dropped = 0;

@@ -112,6 +112,20 @@ Deno.test({
         },
       );
 
+      await t.step("a Clip naming a camera shows the live camera", async () => {
+        await p.run("TRIGGER_CLIP_IN", { clipID: "cam" });
+        const picture = await p.frame();
+        // Chromium's fake camera: a moving pattern on a coloured ground, neither the
+        // display's black, the background's green, nor the card.
+        const colours = new Set<string>();
+        for (let x = 0; x < W; x += 8) {
+          for (let y = 0; y < H; y += 8) colours.add(pixel(picture, x, y).slice(0, 3).join());
+        }
+        assert(colours.size > 3, `${colours.size} colours: ${[...colours].slice(0, 5)}`);
+        assert(!p.output.faults.some((f) => f.startsWith("cam:")), p.output.faults.join());
+        await p.run("STOP_IN");
+      });
+
       await t.step("FULLSCREEN_TOGGLE shows in the headless page's state and back", async () => {
         await p.frame();
         assert.equal(p.output.pageFullScreen, false);

@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
-import { openOutputPlayer } from "../../_helpers/output.ts";
+import { H, near, openOutputPlayer, W } from "../../_helpers/output.ts";
+import { pixel } from "../../_helpers/images.ts";
 
 async function probe(path: string): Promise<{ streams: string[]; duration: number }> {
   const out = await new Deno.Command("ffprobe", {
@@ -55,6 +56,17 @@ Deno.test({
         assert(rms > 0.02, `level ${rms}`);
       });
 
+      await t.step("the Song's visualizer draws bars from its audio", async () => {
+        const picture = await p.frame();
+        const bottom = Array.from({ length: W }, (_, x) => pixel(picture, x, H - 2).slice(0, 3));
+        assert(
+          bottom.some((rgb) => near(rgb, [51, 230, 255], 30)),
+          `bottom row ${bottom.slice(0, 8)}`,
+        );
+        const top = pixel(picture, W / 2, 2).slice(0, 3);
+        assert(near(top, [255, 0, 0]), `above the bars the Clip shows: ${top}`);
+      });
+
       await t.step("MUTE_TOGGLE silences it, and a second brings it back", async () => {
         await p.run("MUTE_TOGGLE");
         await p.frame();
@@ -64,6 +76,20 @@ Deno.test({
         await p.frame();
         const back = await p.output.level(300);
         assert(back > 0.02, `level after unmute ${back}`);
+      });
+
+      await t.step("a Clip's audio plays at its volume", async () => {
+        await p.run("STOP_IN");
+        await p.run("TRIGGER_CLIP_IN", { clipID: "tone" });
+        await p.frame();
+        const full = await p.output.level(300);
+        assert(full > 0.02, `level ${full}`);
+        await p.run("SET_PARAM", { targetID: "clip:tone/volume", value: 0 });
+        await p.frame();
+        const silent = await p.output.level(300);
+        assert(silent < 0.001, `level at volume 0: ${silent}`);
+        await p.run("SET_PARAM", { targetID: "clip:tone/volume", value: 1 });
+        await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
       });
 
       await t.step(
