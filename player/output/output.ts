@@ -89,6 +89,8 @@ export class Output {
   readonly reports: PageReport[] = [];
   /** Files the page could not decode, logged once each. */
   readonly faults: string[] = [];
+  /** How many times a page said hello (a browser start, a reload). */
+  pageLoads = 0;
   /** Whether the page showed the full-screen state at its last picture (`frame`). */
   pageFullScreen = false;
   /** The last recovery after the browser exited, ms from exit to the page's hello. */
@@ -305,6 +307,7 @@ export class Output {
   }
 
   #hello(gl: string): void {
+    this.pageLoads++;
     if (gl === "unavailable") {
       this.#glLost();
       return;

@@ -465,10 +465,11 @@ function stopRecording(id) {
 let panic = null;
 function onState(next) {
   if (panic !== null && next.panic !== panic) {
+    // PANIC reloads the window: silent at once, then a fresh page takes up the show.
     master.gain.value = 0;
-    for (const id of [...media.keys()]) dropMedia(id);
-    song?.el.pause();
-    song = null;
+    socket.onclose = null;
+    location.reload();
+    return;
   }
   panic = next.panic;
   state = next;

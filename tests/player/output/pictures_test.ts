@@ -112,6 +112,17 @@ Deno.test({
         },
       );
 
+      await t.step("PANIC reloads the page, which takes up the show", async () => {
+        await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
+        await p.frame();
+        const loads = p.output.pageLoads;
+        await p.run("PANIC");
+        await until("the page to load again", () => p.output.pageLoads > loads);
+        const { rgb, text } = await centre();
+        assert(near(rgb, [255, 0, 0]), text);
+        await p.run("STOP_IN");
+      });
+
       await t.step("a Clip naming a camera shows the live camera", async () => {
         await p.run("TRIGGER_CLIP_IN", { clipID: "cam" });
         const picture = await p.frame();
