@@ -6,7 +6,12 @@
  */
 import type { NormalizedAction } from "../protocol/actions.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
-import type { ActionOutcome, CameraFrameResult, MediaLocateResult } from "../protocol/methods.ts";
+import type {
+  ActionOutcome,
+  CameraFrameResult,
+  MediaLocateResult,
+  OutputFrameResult,
+} from "../protocol/methods.ts";
 import { type Preset, type Project } from "../protocol/model.ts";
 import type { AppState, Camera, Snapshot, StateUpdate } from "../protocol/state.ts";
 import { type AppServices, runAction } from "./actions/mod.ts";
@@ -23,7 +28,7 @@ import { type EditOptions, Editor } from "./edits/mod.ts";
 import type { Beside } from "./beside.ts";
 import type { EditApplyParams, EditApplyResult } from "../protocol/edits/mod.ts";
 import type { ProjectPatch } from "../protocol/patch.ts";
-import { removeStaleTemps } from "../protocol/atomic_write.ts";
+import { removeStaleTemps, writeFileAtomic } from "../protocol/atomic_write.ts";
 import { LiveSaver } from "./live_saver.ts";
 import { captureLiveState, LIVE_STATE_FILE, restoreLiveState } from "./live_state.ts";
 import { ActionKeys } from "./action_keys.ts";
@@ -282,6 +287,28 @@ export class PlayerApp implements AppServices {
       );
     }
     return this.#cameraFrames.capture(camera);
+  }
+
+  /**
+   * The output's picture now, as a PNG file under `cache/output/` (`output.frame`).
+   * @throws {Refusal} UNAVAILABLE when no output runs
+   */
+  async outputFrame(): Promise<OutputFrameResult> {
+    const output = this.#output;
+    if (!output) {
+      throw new Refusal(
+        "No output runs (the output setting is none, or no display or browser was found)",
+        RpcErrorCode.UNAVAILABLE,
+      );
+    }
+    const at = this.clock.now();
+    const png = await output.frame();
+    const dir = `${this.store.dataDir}/cache/output`;
+    await Deno.mkdir(dir, { recursive: true });
+    const path = `${dir}/frame.png`;
+    await writeFileAtomic(path, png);
+    const view = new DataView(png.buffer, png.byteOffset);
+    return { path, at, width: view.getUint32(16), height: view.getUint32(20) };
   }
 
   /** Re-reads projects, presets and cameras from disk; playback stops. */

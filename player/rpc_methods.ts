@@ -135,6 +135,11 @@ export function playerMethods(
       // A capture (up to seconds through ffmpeg) runs beside the order; actions go on.
       return new Beside(app.cameraFrame(p.cameraId).then((r) => () => r));
     },
+    [Method.OUTPUT_FRAME]: (params) => {
+      parseParams(Method.OUTPUT_FRAME, params);
+      // The page answers once every layer shows its frame: beside the order.
+      return new Beside(app.outputFrame().then((r) => () => r));
+    },
     [Method.PAIRING_SHOW]: (params) => {
       const p = parseParams(Method.PAIRING_SHOW, params);
       console.error(`[player] pairing code ${p.otp}, valid until ${p.expiresAt}`);

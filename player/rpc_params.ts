@@ -52,6 +52,7 @@ export const METHOD_PARAMS = {
   [Method.PAIRING_SHOW]: z.object({ otp: z.string(), expiresAt: z.string() }),
   [Method.MEDIA_LOCATE]: z.object({ projectId: ProjectId, fileId: z.string().min(1) }),
   [Method.CAMERA_FRAME]: z.object({ cameraId: z.string().min(1) }),
+  [Method.OUTPUT_FRAME]: NoParams,
 } satisfies Record<(typeof Method)[keyof typeof Method], z.ZodType>;
 
 /** A method of the protocol. */

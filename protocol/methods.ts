@@ -9,9 +9,10 @@ import type { StateUpdate } from "./state.ts";
 /**
  * The protocol version this build speaks; majors must match. 1.1 added
  * `request.progress` and `capabilities.progress` (imports run beside other requests);
- * 1.2 added `media.locate` and `camera.frame` (thumbnails and camera pictures).
+ * 1.2 added `media.locate` and `camera.frame` (thumbnails and camera pictures);
+ * 1.3 added `output.frame` (the output's picture).
  */
-export const PLAYER_PROTOCOL_VERSION = "1.2";
+export const PLAYER_PROTOCOL_VERSION = "1.3";
 
 /** Method names, server to player. */
 export const Method = {
@@ -28,6 +29,8 @@ export const Method = {
   MEDIA_LOCATE: "media.locate",
   /** Since 1.2. */
   CAMERA_FRAME: "camera.frame",
+  /** Since 1.3. */
+  OUTPUT_FRAME: "output.frame",
 } as const;
 
 /** `media.locate` params: a file of a Project (null: the active one). */
@@ -56,6 +59,18 @@ export interface CameraFrameResult {
   path: string;
   /** Wall time of the capture, ms since the epoch. */
   capturedAt: number;
+}
+
+/**
+ * `output.frame` result (1.3): the picture the output shows now, once every
+ * layer shows its frame, in a PNG file the service may read (replaced whole).
+ */
+export interface OutputFrameResult {
+  path: string;
+  /** Player clock (ms) of the picture. */
+  at: number;
+  width: number;
+  height: number;
 }
 
 /** `approval.request` params: a local client asks to connect without credentials. */

@@ -110,3 +110,14 @@ Deno.test("camera.frame of a device: without ffmpeg it is -32005, saying what is
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("output.frame without an output is -32005 UNAVAILABLE, saying why", async () => {
+  const p = await player();
+  try {
+    const answer = await p.call("output.frame", {});
+    assert.equal(answer.error.code, -32005);
+    assert.match(answer.error.message, /No output runs/);
+  } finally {
+    await p.close();
+  }
+});

@@ -65,6 +65,7 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
     Method.SHUTDOWN,
     Method.APPROVAL_REQUEST,
     Method.PAIRING_SHOW,
+    Method.OUTPUT_FRAME,
   ].flatMap((method) => NOT_OBJECTS.map((params) => ({ method, params, field: "params" }))),
   // initialize
   { method: Method.INITIALIZE, params: {}, field: "params.protocolVersion" },

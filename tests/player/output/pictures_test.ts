@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
-import { pixel } from "../../_helpers/images.ts";
+import { decodePng, pixel } from "../../_helpers/images.ts";
 import { H, near, openOutputPlayer, RAMP_SECONDS, W } from "../../_helpers/output.ts";
 import { until } from "../../_helpers/until.ts";
 
@@ -33,6 +33,13 @@ Deno.test({
         await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
         const { rgb, text } = await centre();
         assert(near(rgb, [255, 0, 0]), text);
+      });
+
+      await t.step("output.frame writes the picture as a PNG file", async () => {
+        const result = await p.app.outputFrame();
+        assert.deepEqual([result.width, result.height], [W, H]);
+        const picture = decodePng(await Deno.readFile(result.path));
+        assert(near(pixel(picture, W / 2, H / 2).slice(0, 3), [255, 0, 0]));
       });
 
       await t.step("STOP_IN returns to the background Clip", async () => {
