@@ -85,6 +85,8 @@ export class Output {
   #windowFullScreen: boolean;
   readonly #mode: "window" | "fullscreen" | "headless";
   #windowChange: Promise<void> = Promise.resolve();
+  /** The states sent (sequence and player clock), newest last (at most 1024). */
+  readonly pushes: { seq: number; at: number }[] = [];
   /** The page's frame reports, newest last (at most 600: ten minutes). */
   readonly reports: PageReport[] = [];
   /** Files the page could not decode, logged once each. */
@@ -215,6 +217,8 @@ export class Output {
       idleSince: this.#idleSince ?? now,
     });
     this.#send({ type: "state", state });
+    this.pushes.push({ seq: state.seq, at: now });
+    if (this.pushes.length > 1024) this.pushes.shift();
     // Headless has no screen to fill (and leaving full screen there hides the page):
     // the page shows the state, the window stays as it is.
     if (this.#mode !== "headless" && state.fullScreen !== this.#windowFullScreen) {
@@ -290,6 +294,9 @@ export class Output {
         if (this.reports.length > 600) this.reports.shift();
         break;
       case "fault":
+        // Once per file and reason, whatever the page's reloads.
+        if (this.faults.includes(`${message.clipId}: ${message.message}`)) break;
+        if (this.faults.length >= 256) this.faults.shift();
         this.faults.push(`${message.clipId}: ${message.message}`);
         this.#options.log(
           "warn",

@@ -28,6 +28,10 @@ export class BrowserSupervisor {
   #isClosed = false;
   #exits: number[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** The exit of the browser running now, handled (its profile queued for removal). */
+  #exitHandled: Promise<void> = Promise.resolve();
+  /** Profiles being removed; `close` waits for them. */
+  #removals: Promise<void> = Promise.resolve();
   /** Start the browser with software GL (the GPU gave the page no WebGL2). */
   isSoftwareGl = false;
   /** When the browser last exited unasked (performance.now), until the page is back. */
@@ -55,18 +59,17 @@ export class BrowserSupervisor {
     const { program, mode, url, width, height } = this.#options;
     let child: Deno.ChildProcess;
     try {
-      child = new Deno.Command(program, {
-        args: browserArgs(mode, url, {
-          profileDir: profile,
-          width,
-          height,
-          isRoot: isRoot(profile),
-          isSoftwareGl: this.isSoftwareGl,
-        }),
-        stdin: "null",
-        stdout: "null",
-        stderr: "piped",
-      }).spawn();
+      const args = browserArgs(mode, url, {
+        profileDir: profile,
+        width,
+        height,
+        isRoot: isRoot(profile),
+        isSoftwareGl: this.isSoftwareGl,
+      });
+      // Software GL takes every core it can get: the browser yields to the show's control
+      // (the player and the service answer actions first), and draws with what is left.
+      const isNice = (mode === "headless" || this.isSoftwareGl) && Deno.build.os !== "windows";
+      child = spawn(isNice ? ["nice", "-n", "10", program, ...args] : [program, ...args]);
     } catch (error) {
       this.#options.log("error", `Cannot start the output browser ${program}: ${error}`);
       this.#removeProfile(profile);
@@ -74,7 +77,9 @@ export class BrowserSupervisor {
     }
     this.#child = child;
     const lastLines = keepLastLines(child.stderr);
-    child.status.then(async (status) => this.#exited(child, profile, status, await lastLines));
+    this.#exitHandled = child.status.then(async (status) =>
+      this.#exited(child, profile, status, await lastLines)
+    );
   }
 
   /** Starts the browser again now (it is killed; its exit starts the next one at once). */
@@ -105,8 +110,9 @@ export class BrowserSupervisor {
         // gone meanwhile
       }
     }, 3000);
-    await child.status;
+    await this.#exitHandled;
     clearTimeout(timeout);
+    await this.#removals;
   }
 
   #exited(
@@ -132,8 +138,32 @@ export class BrowserSupervisor {
   }
 
   #removeProfile(profile: string): void {
-    // Chromium's helpers may still hold files a moment after it exits.
-    setTimeout(() => Deno.remove(profile, { recursive: true }).catch(() => {}), 500);
+    this.#removals = this.#removals.then(() => removeSoon(profile));
+  }
+}
+
+/** Starts a command with its stderr piped; without `nice` on the system, the browser itself. */
+function spawn([program, ...args]: string[]): Deno.ChildProcess {
+  const options = { args, stdin: "null", stdout: "null", stderr: "piped" } as const;
+  try {
+    return new Deno.Command(program!, options).spawn();
+  } catch (error) {
+    if (program !== "nice" || !(error instanceof Deno.errors.NotFound)) throw error;
+    const [browser, ...rest] = args.slice(2);
+    return new Deno.Command(browser!, { ...options, args: rest }).spawn();
+  }
+}
+
+/** Removes a profile dir; Chromium's helpers may hold files a moment after it exits. */
+async function removeSoon(profile: string): Promise<void> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    try {
+      await Deno.remove(profile, { recursive: true });
+      return;
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 }
 

@@ -23,7 +23,8 @@ void main() { outColor = texture(u_image, (v_uv - 0.5) / zoom + 0.5); }`;
  */
 function openGl() {
   const context = canvas.getContext("webgl2", {
-    preserveDrawingBuffer: true,
+    // Not kept between frames (a copy less a frame): a picture is read in the task that drew it.
+    preserveDrawingBuffer: false,
     alpha: false,
     antialias: false,
   });
@@ -329,8 +330,14 @@ function draw(clock) {
   for (const layer of state.layers) {
     const entry = media.get(layer.clipId);
     if (!entry?.isUploaded || layer.kind === "audio") continue;
-    const filters = { program: "layer", uniforms: layer.filters };
-    const result = runPasses([filters, ...layer.effects], entry.texture, clock, size);
+    // Neutral filters cost nothing: a full-screen pass less per layer on software GL.
+    const f = layer.filters;
+    const isNeutral = f.brightness === 0 && f.contrast === 1 && f.saturation === 1 &&
+      f.hue === 0 && f.blur === 0;
+    const passes = isNeutral
+      ? layer.effects
+      : [{ program: "layer", uniforms: f }, ...layer.effects];
+    const result = runPasses(passes, entry.texture, clock, size);
     gl.enable(gl.BLEND);
     gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
     pass(

@@ -105,6 +105,23 @@ Deno.test({
         await p.run("STOP_IN");
       });
 
+      await t.step("seeks, speed and pauses show on the clock", async () => {
+        await p.run("TRIGGER_CLIP_IN", { clipID: "ramp" });
+        await p.run("SEEK_CLIP_IN", { clipID: "ramp", percent: 0.5 });
+        const sought = (await p.centre())[0]!;
+        assert(Math.abs(sought - rampAt(2)) <= 20, `sought to 2 s: ${sought}`);
+        await p.run("SET_PARAM", { targetID: "clip:ramp/speed", value: 0.5 });
+        p.advance(1000);
+        const slow = (await p.centre())[0]!;
+        assert(Math.abs(slow - rampAt(2.5)) <= 20, `half speed, 1 s later: ${slow}`);
+        await p.run("PAUSE_IN", { clipID: "ramp" });
+        p.advance(1000);
+        const held = (await p.centre())[0]!;
+        assert(Math.abs(held - rampAt(2.5)) <= 20, `paused: ${held}`);
+        await p.run("SET_PARAM", { targetID: "clip:ramp/speed", value: 1 });
+        await p.run("STOP_IN");
+      });
+
       await t.step(
         "a file the browser cannot decode shows the Clip's card, logged once",
         async () => {

@@ -1,0 +1,61 @@
+/**
+ * `deno task docs:output`: the pictures of `docs/output.md`, made by the
+ * output itself. A player on the demo show (a fresh data dir) with a
+ * headless output draws a few moments of the show; each picture is the
+ * page's own (`output.frame`), written under `docs/`.
+ * @module
+ */
+import { PlayerApp } from "../player/app.ts";
+import { MonotonicClock } from "../player/clock.ts";
+import type { NormalizedAction } from "../protocol/actions.ts";
+import { CHROMIUM } from "../tests/_helpers/browser.ts";
+
+const DOCS = new URL("../docs/", import.meta.url).pathname;
+
+const dataDir = await Deno.makeTempDir({ prefix: "cueport-output-docs-" });
+const app = await PlayerApp.open({
+  dataDir,
+  clock: new MonotonicClock(),
+  output: { mode: "headless", browser: CHROMIUM },
+  log: (level, message) => level !== "info" && console.error(`${level}: ${message}`),
+});
+const run = (name: string, params: Record<string, string | number | boolean> = {}) =>
+  app.runAction({ name, params, projectId: null } as NormalizedAction);
+const edit = (name: string, params: Record<string, unknown>) =>
+  app.applyEdits({ projectId: null, edits: [{ name, params }] });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function shot(name: string): Promise<void> {
+  const png = await app.output!.frame();
+  await Deno.writeFile(`${DOCS}${name}`, png);
+  console.log(`docs/${name}: ${png.length} bytes`);
+}
+
+try {
+  if (!app.output) throw new Error("No output: is Chromium installed?");
+  await edit("project.set_display", { width: 960, height: 540 });
+  // Two layers: the Aurora with its Soft Blur, the Rings over it at half opacity.
+  await edit("clip.update", { clipID: "clip-rings", options: { opacity: 0.5 } });
+  await run("TRIGGER_CLIP_IN", { clipID: "clip-aurora" });
+  await run("TRIGGER_CLIP_IN", { clipID: "clip-rings" });
+  await shot("output-layers.png");
+  // The Checker through the kaleidoscope, its segments on Control K.
+  const added = await edit("effect.add", { presetID: "fx-kaleidoscope", params: { segments: 8 } });
+  const effectId = (added.edits[0]!.created as Record<string, string>).effectID!;
+  await edit("clip.update", { clipID: "clip-checker", options: { effects: [effectId] } });
+  await run("STOP_IN");
+  await run("TRIGGER_CLIP_IN", { clipID: "clip-checker" });
+  await shot("output-kaleidoscope.png");
+  // The Sunset's Song playing: its audio feeds the spectrum bars over the Sunset.
+  await run("STOP_IN");
+  await run("TRIGGER_CLIP_IN", { clipID: "clip-sunset", activateSong: true });
+  await run("PLAY_IN");
+  await sleep(1500);
+  await shot("output-visualizer.png");
+  // Nothing plays: the background Clip.
+  await run("STOP_IN");
+  await shot("output-background.png");
+} finally {
+  await app.close();
+  await Deno.remove(dataDir, { recursive: true });
+}
