@@ -55,7 +55,7 @@ function solid(rgb: [number, number, number]): Uint8Array {
 }
 
 /** A data dir with stills, a 60 s 720p video, and a Project of them. */
-export async function benchDataDir(): Promise<string> {
+async function benchDataDir(): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "cueport-output-bench-" });
   const media = `${dir}/projects/bench/media`;
   await Deno.mkdir(media, { recursive: true });
@@ -129,7 +129,7 @@ export async function benchDataDir(): Promise<string> {
 }
 
 /** A service in this process whose player (in this process too) shows a headless output. */
-export async function inProcessService(dataDir: string) {
+async function inProcessService(dataDir: string) {
   const players: RunningPlayer[] = [];
   const launcher: PlayerLauncher = {
     async launch() {

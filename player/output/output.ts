@@ -41,6 +41,9 @@ interface Pending<T> {
   reject(error: Error): void;
 }
 
+/** How long a started browser's page may take to say hello before it is started again. */
+const LOAD_TIMEOUT_MS = 8000;
+
 /** How long a request to the page may take, ms (a relaunch of the browser included). */
 const REQUEST_TIMEOUT_MS = 20_000;
 
@@ -85,6 +88,8 @@ export class Output {
   #windowFullScreen: boolean;
   readonly #mode: "window" | "fullscreen" | "headless";
   #windowChange: Promise<void> = Promise.resolve();
+  #loadTimer: ReturnType<typeof setTimeout> | undefined;
+  #isClosed = false;
   /** The states sent (sequence and player clock), newest last (at most 1024). */
   readonly pushes: { seq: number; at: number }[] = [];
   /** The page's frame reports, newest last (at most 600: ten minutes). */
@@ -114,6 +119,7 @@ export class Output {
       width: display.width,
       height: display.height,
       log: options.log,
+      onStart: () => this.#watchLoad(),
     });
     this.#supervisor.start();
     options.log("info", `Output: ${mode} in ${browser}`);
@@ -194,6 +200,8 @@ export class Output {
 
   /** Stops the browser and the server; pending requests fail. */
   async close(): Promise<void> {
+    this.#isClosed = true;
+    clearTimeout(this.#loadTimer);
     for (const pending of this.#pending.values()) pending.reject(new Error("The output closed"));
     this.#pending.clear();
     this.#recording?.file.close();
@@ -335,6 +343,21 @@ export class Output {
     this.lastRecoveryMs = Math.round(performance.now() - exitedAt);
     this.#supervisor.exitedAt = null;
     this.#options.log("info", `Output back ${this.lastRecoveryMs} ms after the browser exited`);
+  }
+
+  /**
+   * A started browser whose page does not say hello within `LOAD_TIMEOUT_MS` is stuck (a
+   * GPU that hangs its renderer, measured under Xvfb): it starts again, with software GL.
+   */
+  #watchLoad(): void {
+    clearTimeout(this.#loadTimer);
+    const loads = this.pageLoads;
+    this.#loadTimer = setTimeout(() => {
+      if (this.pageLoads > loads || this.#isClosed) return;
+      this.#options.log("warn", `Output: the page did not load within ${LOAD_TIMEOUT_MS} ms`);
+      if (this.#supervisor.isSoftwareGl) this.#supervisor.restart();
+      else this.#glLost();
+    }, LOAD_TIMEOUT_MS);
   }
 
   /** The GPU gave the page no working WebGL2: the browser starts again with software GL. */

@@ -8,9 +8,21 @@
 import indexHtml from "./page/index.html" with { type: "text" };
 import pageJs from "./page/page.js" with { type: "text" };
 import glJs from "./page/gl.js" with { type: "text" };
+import clockJs from "./page/clock.js" with { type: "text" };
+import compositorJs from "./page/compositor.js" with { type: "text" };
+import layersJs from "./page/layers.js" with { type: "text" };
+import soundJs from "./page/sound.js" with { type: "text" };
 import { assetType, fileResponse } from "./media_response.ts";
 
-const ASSETS: Record<string, string> = { "": indexHtml, "page.js": pageJs, "gl.js": glJs };
+const ASSETS: Record<string, string> = {
+  "": indexHtml,
+  "page.js": pageJs,
+  "gl.js": glJs,
+  "clock.js": clockJs,
+  "compositor.js": compositorJs,
+  "layers.js": layersJs,
+  "sound.js": soundJs,
+};
 
 /** A media file the page may load: where it is and its type. */
 export interface MediaPath {

@@ -15,6 +15,8 @@ export interface SupervisorOptions {
   width: number;
   height: number;
   log: (level: "info" | "warn" | "error", message: string) => void;
+  /** Told after each start of the browser. */
+  onStart?: () => void;
 }
 
 /** Backoff after an unasked exit, by how many came in a row within 10 s. */
@@ -76,6 +78,7 @@ export class BrowserSupervisor {
       return;
     }
     this.#child = child;
+    this.#options.onStart?.();
     const lastLines = keepLastLines(child.stderr);
     this.#exitHandled = child.status.then(async (status) =>
       this.#exited(child, profile, status, await lastLines)

@@ -6,31 +6,29 @@
 import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
 import { near, openOutputPlayer } from "../../_helpers/output.ts";
-import { until } from "../../_helpers/until.ts";
 
-/** Starts Xvfb on a free display number; returns it and how to stop it. */
+/** Starts Xvfb on a display number it picks itself (`-displayfd`: it says which once ready). */
 async function startXvfb(): Promise<{ display: string; stop(): Promise<void> }> {
-  for (let n = 90 + Math.floor(Math.random() * 400);; n++) {
-    const child = new Deno.Command("Xvfb", {
-      args: [`:${n}`, "-screen", "0", "1280x720x24", "-nolisten", "tcp"],
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-    let hasExited = false;
-    child.status.then(() => (hasExited = true));
-    await until("Xvfb", async () => {
-      if (hasExited) return true;
-      return await Deno.stat(`/tmp/.X11-unix/X${n}`).then(() => true, () => false);
-    });
-    if (hasExited) continue; // the display number is taken
-    return {
-      display: `:${n}`,
-      async stop() {
-        child.kill("SIGTERM");
-        await child.status;
-      },
-    };
+  const child = new Deno.Command("Xvfb", {
+    args: ["-displayfd", "1", "-screen", "0", "1280x720x24", "-nolisten", "tcp"],
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("Xvfb exited before it had a display");
+    text += value;
   }
+  return {
+    display: `:${text.trim()}`,
+    async stop() {
+      child.kill("SIGTERM");
+      await reader.cancel().catch(() => {});
+      await child.status;
+    },
+  };
 }
 
 Deno.test({

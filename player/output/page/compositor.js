@@ -1,0 +1,128 @@
+// The picture: each layer through its passes (filters, Effects), blended in order over the
+// background colour with its opacity, then the visualizers, then the display's zoom.
+import { compile, pass, quad, target, texture, uploadRow } from "./gl.js";
+
+const COMPOSITE = `#version 300 es
+precision highp float;
+in vec2 v_uv; out vec4 outColor;
+uniform sampler2D u_image; uniform float opacity;
+void main() { vec4 c = texture(u_image, v_uv); outColor = vec4(c.rgb, c.a * opacity); }`;
+const PRESENT = `#version 300 es
+precision highp float;
+in vec2 v_uv; out vec4 outColor;
+uniform sampler2D u_image; uniform float zoom;
+void main() { outColor = texture(u_image, (v_uv - 0.5) / zoom + 0.5); }`;
+
+function parseColor(text) {
+  const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(text);
+  return m ? [1, 2, 3].map((i) => parseInt(m[i], 16) / 255) : [0, 0, 0];
+}
+
+/**
+ * A compositor on `canvas`, or null without a WebGL2 that compiles (no context, or a GPU
+ * that fails every shader): the page then says so and the player tries software GL.
+ */
+export function createCompositor(canvas) {
+  const gl = canvas.getContext("webgl2", {
+    // Not kept between frames (a copy less a frame): a picture is read in the task that drew it.
+    preserveDrawingBuffer: false,
+    alpha: false,
+    antialias: false,
+  });
+  if (!gl) return null;
+  let internal;
+  try {
+    internal = { composite: compile(gl, COMPOSITE), present: compile(gl, PRESENT) };
+    quad(gl);
+  } catch {
+    return null;
+  }
+  const programs = new Map();
+  const spectrum = { texture: texture(gl), wave: texture(gl) };
+  let targets = null;
+
+  function ensureTargets(width, height) {
+    if (targets && targets.width === width && targets.height === height) return;
+    canvas.width = width;
+    canvas.height = height;
+    targets = {
+      width,
+      height,
+      a: target(gl, width, height),
+      b: target(gl, width, height),
+      out: target(gl, width, height),
+    };
+  }
+
+  function runPasses(passes, source, time, size, extra = {}) {
+    let input = source;
+    let flip = targets.a;
+    for (const p of passes) {
+      const compiled = programs.get(p.program);
+      if (!compiled) continue;
+      const values = {
+        u_resolution: [size.width, size.height],
+        u_time: time / 1000,
+        ...p.uniforms,
+      };
+      pass(gl, compiled, flip, { u_image: input, ...extra }, values, size);
+      input = flip.texture;
+      flip = flip === targets.a ? targets.b : targets.a;
+    }
+    return input;
+  }
+
+  function drawLayer(layer, source, clock, size) {
+    // Neutral filters cost nothing: a full-screen pass less per layer on software GL.
+    const f = layer.filters;
+    const isNeutral = f.brightness === 0 && f.contrast === 1 && f.saturation === 1 &&
+      f.hue === 0 && f.blur === 0;
+    const passes = isNeutral
+      ? layer.effects
+      : [{ program: "layer", uniforms: f }, ...layer.effects];
+    const result = runPasses(passes, source, clock, size);
+    gl.enable(gl.BLEND);
+    gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
+    const opacity = { opacity: layer.opacity };
+    pass(gl, internal.composite, targets.out, { u_image: result }, opacity, size);
+    gl.disable(gl.BLEND);
+  }
+
+  function drawVisualizers(visualizers, picture, clock, size, analyser) {
+    const bins = new Uint8Array(analyser.frequencyBinCount);
+    analyser.getByteFrequencyData(bins);
+    uploadRow(gl, spectrum.texture, bins);
+    analyser.getByteTimeDomainData(bins);
+    uploadRow(gl, spectrum.wave, bins);
+    const extra = { u_spectrum: spectrum.texture, u_wave: spectrum.wave };
+    return runPasses(visualizers, picture, clock, size, extra);
+  }
+
+  return {
+    gl,
+    /** Compiles a program (`{name, source}`); throws its log when it does not compile. */
+    addProgram(program) {
+      programs.set(program.name, compile(gl, program.source));
+    },
+    /** Draws `state` at `clock`; `textureOf(clipId)` is a layer's picture or null. */
+    draw(state, clock, textureOf, analyser) {
+      const { display } = state;
+      ensureTargets(display.width, display.height);
+      const size = { width: display.width, height: display.height };
+      const [r, g, b] = parseColor(display.backgroundColor);
+      gl.bindFramebuffer(gl.FRAMEBUFFER, targets.out.fb);
+      gl.viewport(0, 0, size.width, size.height);
+      gl.clearColor(r, g, b, 1);
+      gl.clear(gl.COLOR_BUFFER_BIT);
+      for (const layer of state.layers) {
+        const source = layer.kind === "audio" ? null : textureOf(layer.clipId);
+        if (source) drawLayer(layer, source, clock, size);
+      }
+      let picture = targets.out.texture;
+      if (state.visualizers.length > 0) {
+        picture = drawVisualizers(state.visualizers, picture, clock, size, analyser);
+      }
+      pass(gl, internal.present, null, { u_image: picture }, { zoom: display.zoom }, size);
+    },
+  };
+}
