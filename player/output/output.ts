@@ -90,6 +90,8 @@ export class Output {
   #windowChange: Promise<void> = Promise.resolve();
   #loadTimer: ReturnType<typeof setTimeout> | undefined;
   #isClosed = false;
+  /** Pages loaded before the browser was started with software GL. */
+  #loadsBeforeSoftwareGl = 0;
   /** The states sent (sequence and player clock), newest last (at most 1024). */
   readonly pushes: { seq: number; at: number }[] = [];
   /** The page's frame reports, newest last (at most 600: ten minutes). */
@@ -363,9 +365,13 @@ export class Output {
   /** The GPU gave the page no working WebGL2: the browser starts again with software GL. */
   #glLost(): void {
     if (this.#supervisor.isSoftwareGl) {
-      this.#options.log("error", "Output: WebGL2 fails even with software GL: nothing is drawn");
+      // Only a page of the software-GL browser says so of it (the old one may still talk).
+      if (this.pageLoads > this.#loadsBeforeSoftwareGl) {
+        this.#options.log("error", "Output: WebGL2 fails even with software GL: nothing is drawn");
+      }
       return;
     }
+    this.#loadsBeforeSoftwareGl = this.pageLoads;
     this.#options.log(
       "warn",
       "Output: the GPU gives no working WebGL2; starting the browser with software GL",

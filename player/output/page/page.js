@@ -78,7 +78,10 @@ async function whenReady(deadlineMs) {
 
 async function answerFrame(id) {
   // Without working GL the player starts another browser, which answers instead.
-  if (!gl || gl.isContextLost()) return;
+  if (!gl || gl.isContextLost()) {
+    send({ type: "gl-lost" });
+    return;
+  }
   let isComplete = false;
   if (state) {
     isComplete = await whenReady(5000);
@@ -157,7 +160,8 @@ function send(message) {
 }
 
 function rendererName() {
-  if (!gl) return "unavailable";
+  // A context lost before the socket opened could not say so then.
+  if (!gl || gl.isContextLost()) return "unavailable";
   const info = gl.getExtension("WEBGL_debug_renderer_info");
   return String(info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : "webgl2");
 }
