@@ -10,8 +10,12 @@ void main() { vec4 c = texture(u_image, v_uv); outColor = vec4(c.rgb, c.a * opac
 const PRESENT = `#version 300 es
 precision highp float;
 in vec2 v_uv; out vec4 outColor;
-uniform sampler2D u_image; uniform float zoom;
-void main() { outColor = texture(u_image, (v_uv - 0.5) / zoom + 0.5); }`;
+uniform sampler2D u_image; uniform float zoom; uniform vec3 background;
+void main() {
+  vec2 uv = (v_uv - 0.5) / zoom + 0.5;
+  bool isInside = all(greaterThanEqual(uv, vec2(0.0))) && all(lessThanEqual(uv, vec2(1.0)));
+  outColor = isInside ? texture(u_image, uv) : vec4(background, 1.0);
+}`;
 
 function parseColor(text) {
   const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(text);
@@ -122,7 +126,8 @@ export function createCompositor(canvas) {
       if (state.visualizers.length > 0) {
         picture = drawVisualizers(state.visualizers, picture, clock, size, analyser);
       }
-      pass(gl, internal.present, null, { u_image: picture }, { zoom: display.zoom }, size);
+      const framing = { zoom: display.zoom, background: [r, g, b] };
+      pass(gl, internal.present, null, { u_image: picture }, framing, size);
     },
   };
 }

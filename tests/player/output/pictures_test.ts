@@ -161,6 +161,22 @@ Deno.test({
         await p.run("STOP_IN");
       });
 
+      await t.step("the display's zoom and background colour frame the picture", async () => {
+        const edit = (name: string, params: Record<string, unknown>) =>
+          p.app.applyEdits({ projectId: null, edits: [{ name, params }] });
+        await edit("project.set_zoom", { zoom: 0.5 });
+        await edit("project.set_display", { backgroundColor: "#0000ff" });
+        await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
+        const picture = await p.frame();
+        const corner = pixel(picture, 2, 2).slice(0, 3);
+        const middle = pixel(picture, W / 2, H / 2).slice(0, 3);
+        assert(near(corner, [0, 0, 255]), `around the half-size picture: ${corner}`);
+        assert(near(middle, [255, 0, 0]), `the picture: ${middle}`);
+        await edit("project.set_zoom", { zoom: 1 });
+        await edit("project.set_display", { backgroundColor: "#000000" });
+        await p.run("STOP_IN");
+      });
+
       await t.step("FULLSCREEN_TOGGLE shows in the headless page's state and back", async () => {
         await p.frame();
         assert.equal(p.output.pageFullScreen, false);
