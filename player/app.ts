@@ -33,7 +33,7 @@ import { LiveSaver } from "./live_saver.ts";
 import { captureLiveState, LIVE_STATE_FILE, restoreLiveState } from "./live_state.ts";
 import { ActionKeys } from "./action_keys.ts";
 import type { OutputMode } from "../protocol/output.ts";
-import { type Output, startOutput } from "./output/output.ts";
+import { type Output, startOutput } from "./output/mod.ts";
 
 /** Player name and version reported in the handshake and snapshot. */
 export const PLAYER_INFO = { name: "cueport-player", version: "0.1.0" } as const;

@@ -13,7 +13,9 @@ import { type MediaPath, type OutputServer, serveOutput } from "./server.ts";
 import { BUILT_IN_PROGRAMS } from "./shaders.ts";
 import { BrowserSupervisor } from "./supervisor.ts";
 import { setWebmDuration } from "./webm_duration.ts";
-import { DevTools } from "./devtools.ts";
+import { PageRequests } from "./page_requests.ts";
+import { PageHealth } from "./page_health.ts";
+import { OutputWindow } from "./window_state.ts";
 
 /** Where the output's messages go. */
 export type OutputLog = (level: "info" | "warn" | "error", message: string) => void;
@@ -34,18 +36,6 @@ export interface OutputOptions {
 
 /** A frame report of the page, with the player clock it arrived at. */
 export type PageReport = Extract<FromPage, { type: "report" }> & { receivedAt: number };
-
-interface Pending<T> {
-  message: ToPage;
-  resolve(value: T): void;
-  reject(error: Error): void;
-}
-
-/** How long a started browser's page may take to say hello before it is started again. */
-const LOAD_TIMEOUT_MS = 8000;
-
-/** How long a request to the page may take, ms (a relaunch of the browser included). */
-const REQUEST_TIMEOUT_MS = 20_000;
 
 /**
  * Starts the output `options.mode` asks for; null (with one INFO line) when
@@ -76,43 +66,30 @@ export class Output {
   readonly #options: OutputOptions;
   readonly #server: OutputServer;
   readonly #supervisor: BrowserSupervisor;
+  readonly #requests: PageRequests;
+  readonly #health: PageHealth;
+  readonly #window: OutputWindow;
   #socket: WebSocket | null = null;
   #seq = 0;
   #isPushQueued = false;
   #idleSince: number | null = null;
-  #nextId = 1;
-  #pending = new Map<number, Pending<unknown>>();
   #recording: { file: Deno.FsFile; path: string } | null = null;
-  /** DevTools of the browser running now, and the window state last set through it. */
-  #devtools: { profile: string; client: Promise<DevTools> } | null = null;
-  #windowFullScreen: boolean;
-  readonly #mode: "window" | "fullscreen" | "headless";
-  #windowChange: Promise<void> = Promise.resolve();
-  #loadTimer: ReturnType<typeof setTimeout> | undefined;
-  #isClosed = false;
-  /** Pages loaded before the browser was started with software GL. */
-  #loadsBeforeSoftwareGl = 0;
   /** The states sent (sequence and player clock), newest last (at most 1024). */
   readonly pushes: { seq: number; at: number }[] = [];
   /** The page's frame reports, newest last (at most 600: ten minutes). */
   readonly reports: PageReport[] = [];
   /** Files the page could not decode, logged once each. */
   readonly faults: string[] = [];
-  /** How many times a page said hello (a browser start, a reload). */
-  pageLoads = 0;
   /** Whether the page showed the full-screen state at its last picture (`frame`). */
   pageFullScreen = false;
-  /** The last recovery after the browser exited, ms from exit to the page's hello. */
-  lastRecoveryMs: number | null = null;
 
   constructor(options: OutputOptions, browser: string, mode: "window" | "fullscreen" | "headless") {
     this.#options = options;
-    this.#mode = mode;
-    this.#windowFullScreen = mode === "fullscreen";
     this.#server = serveOutput({
       media: options.media,
       connected: (socket) => this.#connected(socket),
     });
+    this.#requests = new PageRequests((message) => this.#send(message));
     const display = options.source()?.project.display ?? { width: 1280, height: 720 };
     this.#supervisor = new BrowserSupervisor({
       program: browser,
@@ -121,7 +98,13 @@ export class Output {
       width: display.width,
       height: display.height,
       log: options.log,
-      onStart: () => this.#watchLoad(),
+      onStart: () => this.#health.browserStarted(),
+    });
+    this.#health = new PageHealth(this.#supervisor, options.log);
+    this.#window = new OutputWindow(this.#supervisor, {
+      url: this.#server.url,
+      mode,
+      log: (message) => options.log("warn", message),
     });
     this.#supervisor.start();
     options.log("info", `Output: ${mode} in ${browser}`);
@@ -137,18 +120,21 @@ export class Output {
     return this.#server.url;
   }
 
+  /** How many times a page said hello (a browser start, a reload). */
+  get pageLoads(): number {
+    return this.#health.pageLoads;
+  }
+
+  /** The last recovery after the browser exited, ms from exit to the page's hello. */
+  get lastRecoveryMs(): number | null {
+    return this.#health.lastRecoveryMs;
+  }
+
   /** The show changed: the page gets the new state once this burst of changes is over. */
   changed(): void {
     if (this.#isPushQueued) return;
     this.#isPushQueued = true;
     queueMicrotask(() => this.#flushState());
-  }
-
-  /** Sends the queued state now: a request to the page must see every change made before it. */
-  #flushState(): void {
-    if (!this.#isPushQueued) return;
-    this.#isPushQueued = false;
-    this.#pushState();
   }
 
   /** The picture as the page draws it now, once every layer shows its frame: PNG bytes. */
@@ -170,6 +156,11 @@ export class Output {
   async level(ms: number): Promise<number> {
     const { rms } = await this.#request<{ rms: number }>((id) => ({ type: "level", id, ms }));
     return rms;
+  }
+
+  /** The state of the browser's window (`normal`, `fullscreen`...), through DevTools. */
+  windowState(): Promise<string> {
+    return this.#window.state();
   }
 
   /** Starts recording the page's picture and sound into `path` (WebM). */
@@ -202,16 +193,21 @@ export class Output {
 
   /** Stops the browser and the server; pending requests fail. */
   async close(): Promise<void> {
-    this.#isClosed = true;
-    clearTimeout(this.#loadTimer);
-    for (const pending of this.#pending.values()) pending.reject(new Error("The output closed"));
-    this.#pending.clear();
+    this.#health.close();
+    this.#requests.rejectAll(new Error("The output closed"));
     this.#recording?.file.close();
     this.#recording = null;
-    this.#devtools?.client.then((c) => c.close(), () => {});
+    this.#window.close();
     await this.#supervisor.close();
     this.#socket?.close();
     await this.#server.close();
+  }
+
+  /** Sends the queued state now: a request to the page must see every change made before it. */
+  #flushState(): void {
+    if (!this.#isPushQueued) return;
+    this.#isPushQueued = false;
+    this.#pushState();
   }
 
   #pushState(): void {
@@ -229,36 +225,7 @@ export class Output {
     this.#send({ type: "state", state });
     this.pushes.push({ seq: state.seq, at: now });
     if (this.pushes.length > 1024) this.pushes.shift();
-    // Headless has no screen to fill (and leaving full screen there hides the page):
-    // the page shows the state, the window stays as it is.
-    if (this.#mode !== "headless" && state.fullScreen !== this.#windowFullScreen) {
-      this.#setWindow(state.fullScreen);
-    }
-  }
-
-  /** The state of the browser's window (`normal`, `fullscreen`...), through DevTools. */
-  async windowState(): Promise<string> {
-    await this.#windowChange;
-    return (await this.#browserDevTools()).windowState(this.#server.url);
-  }
-
-  /** Puts the window in full screen or back; a failure is logged, the show goes on. */
-  #setWindow(isFullScreen: boolean): void {
-    this.#windowFullScreen = isFullScreen;
-    this.#windowChange = this.#windowChange
-      .then(() => this.#browserDevTools())
-      .then((devtools) => devtools.setFullScreen(this.#server.url, isFullScreen))
-      .catch((error) => this.#options.log("warn", `Output: full screen: ${error.message}`));
-  }
-
-  #browserDevTools(): Promise<DevTools> {
-    const profile = this.#supervisor.profileDir;
-    if (!profile) return Promise.reject(new Error("the browser is not running"));
-    if (this.#devtools?.profile !== profile) {
-      this.#devtools?.client.then((c) => c.close(), () => {});
-      this.#devtools = { profile, client: DevTools.connect(profile) };
-    }
-    return this.#devtools.client;
+    this.#window.follow(state.fullScreen);
   }
 
   #connected(socket: WebSocket): void {
@@ -269,7 +236,7 @@ export class Output {
     socket.onopen = () => {
       this.#send({ type: "programs", programs: [...BUILT_IN_PROGRAMS] });
       this.#pushState();
-      for (const pending of this.#pending.values()) this.#send(pending.message);
+      this.#requests.resend();
       if (this.#recording) this.#send({ type: "record-start", id: 0 });
     };
     socket.onmessage = (event) => this.#onMessage(event.data);
@@ -294,7 +261,9 @@ export class Output {
     const now = this.#options.clock.now();
     switch (message.type) {
       case "hello":
-        this.#hello(message.gl);
+        if (this.#health.hello(message.gl)) {
+          this.#window.pageLoaded(this.#options.source()?.appState.fullScreen);
+        }
         break;
       case "ping":
         this.#send({ type: "pong", t0: message.t0, now });
@@ -302,112 +271,34 @@ export class Output {
       case "report":
         this.reports.push({ ...message, receivedAt: now });
         if (this.reports.length > 600) this.reports.shift();
+        this.#health.report(message, this.#options.source()?.project.display.fps ?? 30);
         break;
       case "fault":
-        // Once per file and reason, whatever the page's reloads.
-        if (this.faults.includes(`${message.clipId}: ${message.message}`)) break;
-        if (this.faults.length >= 256) this.faults.shift();
-        this.faults.push(`${message.clipId}: ${message.message}`);
-        this.#options.log(
-          "warn",
-          message.clipId
-            ? `Output: Clip "${message.clipId}" shows its card: ${message.message}`
-            : `Output: ${message.message}`,
-        );
+        this.#fault(message.clipId, message.message);
         break;
       case "gl-lost":
-        this.#glLost();
+        this.#health.glLost();
         break;
       default:
-        this.#settle(message.id, message);
+        this.#requests.settle(message.id, message);
     }
   }
 
-  #hello(gl: string): void {
-    this.pageLoads++;
-    if (gl === "unavailable") {
-      this.#glLost();
-      return;
-    }
-    // A new page may be a new browser, whose window starts as the mode says.
-    this.#windowFullScreen = this.#mode === "fullscreen";
-    const fullScreen = this.#options.source()?.appState.fullScreen;
-    if (
-      this.#mode !== "headless" && fullScreen !== undefined && fullScreen !== this.#windowFullScreen
-    ) {
-      this.#setWindow(fullScreen);
-    }
-    const exitedAt = this.#supervisor.exitedAt;
-    if (exitedAt === null) {
-      this.#options.log("info", `Output page connected (${gl})`);
-      return;
-    }
-    this.lastRecoveryMs = Math.round(performance.now() - exitedAt);
-    this.#supervisor.exitedAt = null;
-    this.#options.log("info", `Output back ${this.lastRecoveryMs} ms after the browser exited`);
-  }
-
-  /**
-   * A started browser whose page does not say hello within `LOAD_TIMEOUT_MS` is stuck (a
-   * GPU that hangs its renderer, measured under Xvfb): it starts again, with software GL.
-   */
-  #watchLoad(): void {
-    clearTimeout(this.#loadTimer);
-    const loads = this.pageLoads;
-    this.#loadTimer = setTimeout(() => {
-      if (this.pageLoads > loads || this.#isClosed) return;
-      this.#options.log("warn", `Output: the page did not load within ${LOAD_TIMEOUT_MS} ms`);
-      if (this.#supervisor.isSoftwareGl) this.#supervisor.restart();
-      else this.#glLost();
-    }, LOAD_TIMEOUT_MS);
-  }
-
-  /** The GPU gave the page no working WebGL2: the browser starts again with software GL. */
-  #glLost(): void {
-    if (this.#supervisor.isSoftwareGl) {
-      // Only a page of the software-GL browser says so of it (the old one may still talk).
-      if (this.pageLoads > this.#loadsBeforeSoftwareGl) {
-        this.#options.log("error", "Output: WebGL2 fails even with software GL: nothing is drawn");
-      }
-      return;
-    }
-    this.#loadsBeforeSoftwareGl = this.pageLoads;
+  /** Once per file and reason, whatever the page's reloads. */
+  #fault(clipId: string, message: string): void {
+    const key = `${clipId}: ${message}`;
+    if (this.faults.includes(key)) return;
+    if (this.faults.length >= 256) this.faults.shift();
+    this.faults.push(key);
     this.#options.log(
       "warn",
-      "Output: the GPU gives no working WebGL2; starting the browser with software GL",
+      clipId ? `Output: Clip "${clipId}" shows its card: ${message}` : `Output: ${message}`,
     );
-    this.#supervisor.isSoftwareGl = true;
-    this.#supervisor.restart();
   }
 
   #request<T>(build: (id: number) => ToPage): Promise<T> {
     this.#flushState();
-    const id = this.#nextId++;
-    const message = build(id);
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(id);
-        reject(new Error(`The output page did not answer "${message.type}" within 20 s`));
-      }, REQUEST_TIMEOUT_MS);
-      this.#pending.set(id, {
-        message,
-        resolve: (value) => {
-          clearTimeout(timer);
-          resolve(value as T);
-        },
-        reject: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      });
-      this.#send(message);
-    });
-  }
-
-  #settle(id: number, value: unknown): void {
-    const pending = this.#pending.get(id);
-    this.#pending.delete(id);
-    pending?.resolve(value);
+    return this.#requests.request<T>(build);
   }
 
   #send(message: ToPage): void {

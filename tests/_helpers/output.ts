@@ -9,7 +9,7 @@ import { writeJsonAtomic } from "../../protocol/atomic_write.ts";
 import type { NormalizedAction } from "../../protocol/actions.ts";
 import { PlayerApp } from "../../player/app.ts";
 import { type Clock, MonotonicClock, VirtualClock } from "../../player/clock.ts";
-import type { Output } from "../../player/output/output.ts";
+import type { Output } from "../../player/output/mod.ts";
 import { decodePng, pixel, type Pixels } from "./images.ts";
 import { CHROMIUM } from "./browser.ts";
 

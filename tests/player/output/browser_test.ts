@@ -5,7 +5,7 @@ import {
   findBrowser,
   hasDisplay,
 } from "../../../player/output/browser.ts";
-import { startOutput } from "../../../player/output/output.ts";
+import { startOutput } from "../../../player/output/mod.ts";
 import { VirtualClock } from "../../../player/clock.ts";
 
 async function withEnv(vars: Record<string, string | undefined>, fn: () => Promise<void> | void) {
