@@ -16,8 +16,8 @@ export class OutputWindow {
   readonly #log: (message: string) => void;
   /** DevTools of the browser running now. */
   #devtools: { profile: string; client: Promise<DevTools> } | null = null;
-  /** The state last set (or the one a new browser starts in). */
-  #isFullScreen: boolean;
+  /** The show's full-screen flag last followed; null: none yet for this browser. */
+  #wanted: boolean | null = null;
   #change: Promise<void> = Promise.resolve();
 
   constructor(
@@ -32,22 +32,27 @@ export class OutputWindow {
     this.#url = options.url;
     this.#mode = options.mode;
     this.#log = options.log;
-    this.#isFullScreen = options.mode === "fullscreen";
   }
 
-  /** The show wants full screen or not: the window follows (never in headless). */
+  /**
+   * The show's full-screen flag: the window follows each change. A new browser starts as
+   * the mode says (a window, or kiosk for `fullscreen`); a window goes full screen at once
+   * when the flag is set, kiosk stays full screen until the flag changes.
+   */
   follow(isFullScreen: boolean): void {
-    if (this.#mode === "headless" || isFullScreen === this.#isFullScreen) return;
-    this.#isFullScreen = isFullScreen;
+    if (this.#mode === "headless" || isFullScreen === this.#wanted) return;
+    const isFirst = this.#wanted === null;
+    this.#wanted = isFullScreen;
+    if (isFirst && (this.#mode === "fullscreen" || !isFullScreen)) return;
     this.#change = this.#change
       .then(() => this.#browserDevTools())
       .then((devtools) => devtools.setFullScreen(this.#url, isFullScreen))
       .catch((error) => this.#log(`Output: full screen: ${error.message}`));
   }
 
-  /** A page loaded, maybe in a new browser: its window starts as the mode says. */
+  /** A page loaded, maybe in a new browser: its window is as the mode says. */
   pageLoaded(isFullScreen: boolean | undefined): void {
-    this.#isFullScreen = this.#mode === "fullscreen";
+    this.#wanted = null;
     if (isFullScreen !== undefined) this.follow(isFullScreen);
   }
 

@@ -1,11 +1,13 @@
 /**
  * The output in a real window (Chromium under Xvfb, a virtual X display):
  * FULLSCREEN_TOGGLE puts the browser's window in full screen and back
- * through DevTools, and the page keeps drawing.
+ * through DevTools, a browser started again after a crash comes back full
+ * screen, and the page keeps drawing.
  */
 import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
 import { near, openOutputPlayer } from "../../_helpers/output.ts";
+import { until } from "../../_helpers/until.ts";
 
 /** Starts Xvfb on a display number it picks itself (`-displayfd`: it says which once ready). */
 async function startXvfb(): Promise<{ display: string; stop(): Promise<void> }> {
@@ -50,6 +52,12 @@ Deno.test({
       assert.equal(await p.output.windowState(), "fullscreen");
       const full = await p.centre();
       assert(near(full, [255, 0, 0]), `centre in full screen ${full}`);
+      // A crashed browser comes back full screen: the flag is the show's, not the window's.
+      const pid = p.output.browserPid!;
+      const loads = p.output.pageLoads;
+      Deno.kill(pid, "SIGKILL");
+      await until("the page of the new browser", () => p.output.pageLoads > loads);
+      assert.equal(await p.output.windowState(), "fullscreen");
       await p.run("FULLSCREEN_TOGGLE");
       assert.equal(await p.output.windowState(), "normal");
       await p.run("STOP_IN");
