@@ -19,9 +19,11 @@ export const CLIP_PARAMETERS: readonly string[] = [
 ];
 
 /**
- * Whether `parameter` can be written on `clip`: one of `CLIP_PARAMETERS`, or
- * `<effectId>.<name>`, a parameter of an Effect in the Clip's chain (its
- * preset's or its own params). The output applies it to that Clip's Effect.
+ * Whether `parameter` can be written on `clip`: one of `CLIP_PARAMETERS`;
+ * `<effectId>.<name>`, a parameter of an Effect in the Clip's chain; or
+ * `<visualizerId>.<name>`, a parameter of a Visualizer of the Project (drawn
+ * over the whole output, so reached through any Clip). The parameter is its
+ * preset's or its own. The output applies it (`docs/output.md`).
  */
 export function isClipParameter(
   project: Project,
@@ -32,20 +34,23 @@ export function isClipParameter(
   if (CLIP_PARAMETERS.includes(parameter)) return true;
   const dot = parameter.indexOf(".");
   if (dot < 0) return false;
-  const effectId = parameter.slice(0, dot);
+  const id = parameter.slice(0, dot);
   const name = parameter.slice(dot + 1);
-  if (!clip.options.effects.includes(effectId)) return false;
-  const effect = project.effects.find((e) => e.id === effectId);
-  if (!effect) return false;
-  const preset = presets.find((p) => p.id === effect.presetId) ??
-    presets.find((p) => p.builtIn && p.type === effect.type);
-  return name in effect.params || !!preset?.parameters.some((p) => p.name === name);
+  const effect = clip.options.effects.includes(id)
+    ? project.effects.find((e) => e.id === id)
+    : undefined;
+  const item = effect ?? project.visualizers.find((v) => v.id === id);
+  if (!item) return false;
+  const type = "type" in item ? item.type : item.engine;
+  const preset = presets.find((p) => p.id === item.presetId) ??
+    presets.find((p) => p.builtIn && p.type === type);
+  return name in item.params || !!preset?.parameters.some((p) => p.name === name);
 }
 
 /** The words of the refusal of an unknown parameter. */
 export const PARAMETER_HINT = `${
   CLIP_PARAMETERS.join(", ")
-}, or <effectId>.<parameter> of an Effect of the Clip`;
+}, <effectId>.<parameter> of an Effect of the Clip, or <visualizerId>.<parameter>`;
 
 /** Splits `clip:<clipId>/<parameter>`; null when the syntax is wrong. */
 export function parseTarget(target: string): { clipId: string; parameter: string } | null {

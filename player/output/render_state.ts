@@ -111,6 +111,21 @@ function layerOf(
   };
 }
 
+/**
+ * The live values of a Visualizer's parameters, written through any Clip as
+ * `<visualizerId>.<param>`; where several Clips hold one, the last in the
+ * Project's order wins.
+ */
+function visualizerLive(source: RenderSource, id: string): Record<string, number> {
+  const live: Record<string, number> = {};
+  for (const clip of source.project.clips) {
+    for (const [key, value] of Object.entries(source.live.params[clip.id] ?? {})) {
+      if (key.startsWith(`${id}.`)) live[key] = value;
+    }
+  }
+  return live;
+}
+
 /** The background Clip of the active Song, else the Project's first; null when none. */
 function backgroundClip(source: RenderSource): Clip | null {
   const song = source.project.songs.find((s) => s.id === source.playState.activeSongID);
@@ -164,7 +179,9 @@ export function buildRenderState(
     layers,
     song,
     visualizers: song
-      ? project.visualizers.filter((v) => v.enabled).map((v) => shaderPass(v, source.presets))
+      ? project.visualizers.filter((v) => v.enabled).map((v) =>
+        shaderPass(v, source.presets, visualizerLive(source, v.id))
+      )
       : [],
     level: appState.muted ? 0 : appState.volume,
     fullScreen: appState.fullScreen,

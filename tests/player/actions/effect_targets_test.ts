@@ -1,4 +1,7 @@
-/** Controls and SET_PARAM reach an Effect of a Clip as `clip:<clipId>/<effectId>.<param>`. */
+/**
+ * Controls and SET_PARAM reach an Effect of a Clip as `clip:<clipId>/<effectId>.<param>`,
+ * and a Visualizer through any Clip as `clip:<clipId>/<visualizerId>.<param>`.
+ */
 import assert from "node:assert/strict";
 import { openFixture } from "../../_helpers/fixture.ts";
 
@@ -28,6 +31,13 @@ Deno.test("a Target may name a parameter of an Effect in the Clip's chain", asyn
     await assert.rejects(
       edit("control.set_targets", { controlID: "D", targets: [{ target: "clip:c1/e2.radius" }] }),
       /unknown parameter "e2.radius"/,
+    );
+    // A Visualizer is drawn over everything: any Clip reaches it.
+    await f.run("SET_PARAM", { targetID: "clip:c2/v1.bands", value: 16 });
+    assert.equal(f.app.snapshot().live.show!.params.c2!["v1.bands"], 16);
+    await assert.rejects(
+      f.run("SET_PARAM", { targetID: "clip:c2/v1.wobble", value: 1 }),
+      /Clip parameter "v1.wobble" does not exist/,
     );
   } finally {
     await f.close();

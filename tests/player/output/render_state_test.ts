@@ -134,3 +134,18 @@ Deno.test("shaderPass() turns colours into RGB and enums into their index", () =
   );
   assert.equal(bars.uniforms.style, 1);
 });
+
+Deno.test("buildRenderState() gives a Visualizer the live values written through any Clip", () => {
+  const song = {
+    songID: "song",
+    state: "playing" as const,
+    position: 3,
+    duration: 30,
+    lyricIndex: -1,
+  };
+  const state = build([play("red")], {
+    song,
+    live: { controls: {}, params: { black: { "bars.bands": 12 } } },
+  });
+  assert.deepEqual(state.visualizers, [{ program: "bars", uniforms: { bands: 12, style: 0 } }]);
+});
