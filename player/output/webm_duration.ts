@@ -8,6 +8,7 @@
  * this is one pass over the header, about 60 lines.
  * @module
  */
+import { Buffer } from "node:buffer";
 
 const SEGMENT = 0x18538067;
 const INFO = 0x1549a966;
@@ -98,11 +99,5 @@ function readUint(bytes: Uint8Array, el: { data: number; size: number }): number
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return new Uint8Array(Buffer.concat(parts));
 }

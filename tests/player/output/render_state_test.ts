@@ -33,6 +33,15 @@ const play = (clipID: string, extra: Partial<PlayState["clips"][number]> = {}) =
   ...extra,
 });
 
+/** The Song playing 3 s in. */
+const song = {
+  songID: "song",
+  state: "playing" as const,
+  position: 3,
+  duration: 30,
+  lyricIndex: -1,
+};
+
 function build(clips: PlayState["clips"], options: {
   live?: { controls: Record<string, number>; params: Record<string, Record<string, number>> };
   song?: PlayState["song"];
@@ -88,13 +97,6 @@ Deno.test("buildRenderState() plays the background Clip from when nothing played
 });
 
 Deno.test("buildRenderState() plays the Song's audio with its visualizers; muted is level 0", () => {
-  const song = {
-    songID: "song",
-    state: "playing" as const,
-    position: 3,
-    duration: 30,
-    lyricIndex: -1,
-  };
   const state = build([play("red")], { song, muted: true });
   assert.deepEqual(state.song, {
     source: "media/out/f-tone",
@@ -136,13 +138,6 @@ Deno.test("shaderPass() turns colours into RGB and enums into their index", () =
 });
 
 Deno.test("buildRenderState() gives a Visualizer the live values written through any Clip", () => {
-  const song = {
-    songID: "song",
-    state: "playing" as const,
-    position: 3,
-    duration: 30,
-    lyricIndex: -1,
-  };
   const state = build([play("red")], {
     song,
     live: { controls: {}, params: { black: { "bars.bands": 12 } } },
