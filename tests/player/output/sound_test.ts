@@ -115,6 +115,19 @@ Deno.test({
           assert(volume > -40, `the recording's sound: ${volume} dB`);
         },
       );
+
+      await t.step("an armed recording starts on the next Clip trigger, as before", async () => {
+        await p.run("RECORD_TOGGLE", { mode: "next-trigger" });
+        assert.equal(p.app.appState.recording.state, "armed");
+        await p.run("TRIGGER_CLIP_IN", { clipID: "white" });
+        assert.equal(p.app.appState.recording.state, "recording");
+        const file = p.app.appState.recording.file!;
+        assert.match(file, /\.webm$/);
+        await p.output.level(1000);
+        await p.run("RECORD_TOGGLE", { mode: "now" });
+        await p.app.recordingFinished();
+        assert.deepEqual((await probe(`${p.dataDir}/${file}`)).streams, ["audio", "video"]);
+      });
     } finally {
       await p.close();
     }
