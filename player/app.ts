@@ -414,6 +414,10 @@ export class PlayerApp implements AppServices {
           : null;
       },
       log: (level, message) => log?.(level, message),
+      recordingLost: () => {
+        this.#recorder.lost();
+        this.changeAppState("recording-changed", { recording: this.#recorder.state });
+      },
     });
   }
 

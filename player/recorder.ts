@@ -127,6 +127,13 @@ export class Recorder {
     this.#file = null;
   }
 
+  /** The output's recording ended without a toggle (its browser went away): idle. */
+  lost(): void {
+    if (!this.#sink) return;
+    this.#sink = null;
+    this.state = { ...this.state, state: "idle" };
+  }
+
   /** Ends a recording in progress and closes its file. */
   stop(): void {
     if (this.#sink) {

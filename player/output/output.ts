@@ -32,6 +32,8 @@ export interface OutputOptions {
   source(): RenderSource | null;
   media(projectId: string, fileId: string): MediaPath | null;
   log: OutputLog;
+  /** A recording ended because the browser that recorded it went away. */
+  recordingLost?: () => void;
 }
 
 /** A frame report of the page, with the player clock it arrived at. */
@@ -73,7 +75,8 @@ export class Output {
   #seq = 0;
   #isPushQueued = false;
   #idleSince: number | null = null;
-  #recording: { file: Deno.FsFile; path: string } | null = null;
+  /** The recording being written; `startedAt` set once a page began it (performance.now). */
+  #recording: { file: Deno.FsFile; path: string; startedAt: number | null } | null = null;
   /** The states sent (sequence and player clock), newest last (at most 1024). */
   readonly pushes: { seq: number; at: number }[] = [];
   /** The page's frame reports, newest last (at most 600: ten minutes). */
@@ -166,8 +169,8 @@ export class Output {
   /** Starts recording the page's picture and sound into `path` (WebM). */
   startRecording(path: string): void {
     const file = Deno.openSync(path, { create: true, write: true, truncate: true });
-    this.#recording = { file, path };
-    this.#send({ type: "record-start", id: 0 });
+    this.#recording = { file, path, startedAt: null };
+    this.#startRecordingInPage();
   }
 
   /** Ends the recording: the page's last chunk is written and the duration set. */
@@ -237,7 +240,8 @@ export class Output {
       this.#send({ type: "programs", programs: [...BUILT_IN_PROGRAMS] });
       this.#pushState();
       this.#requests.resend();
-      if (this.#recording) this.#send({ type: "record-start", id: 0 });
+      if (this.#recording?.startedAt === null) this.#startRecordingInPage();
+      else if (this.#recording) void this.#endLostRecording();
     };
     socket.onmessage = (event) => this.#onMessage(event.data);
     socket.onclose = () => {
@@ -294,6 +298,27 @@ export class Output {
       "warn",
       clipId ? `Output: Clip "${clipId}" shows its card: ${message}` : `Output: ${message}`,
     );
+  }
+
+  #startRecordingInPage(): void {
+    if (!this.#recording || this.#socket?.readyState !== WebSocket.OPEN) return;
+    this.#recording.startedAt = performance.now();
+    this.#send({ type: "record-start", id: 0 });
+  }
+
+  /**
+   * The page that recorded is gone (the browser crashed): its MediaRecorder went with it.
+   * The file keeps what it wrote, its duration as long as it ran; the recording ends.
+   */
+  async #endLostRecording(): Promise<void> {
+    const recording = this.#recording!;
+    this.#recording = null;
+    recording.file.close();
+    const ranMs = performance.now() - recording.startedAt!;
+    const bytes = await Deno.readFile(recording.path);
+    await Deno.writeFile(recording.path, setWebmDuration(bytes, ranMs));
+    this.#options.log("warn", `Output: the recording ${recording.path} ended with the browser`);
+    this.#options.recordingLost?.();
   }
 
   #request<T>(build: (id: number) => ToPage): Promise<T> {

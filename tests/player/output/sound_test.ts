@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
 import { H, near, openOutputPlayer, W } from "../../_helpers/output.ts";
 import { pixel } from "../../_helpers/images.ts";
+import { until } from "../../_helpers/until.ts";
 
 async function probe(path: string): Promise<{ streams: string[]; duration: number }> {
   const out = await new Deno.Command("ffprobe", {
@@ -127,6 +128,21 @@ Deno.test({
         await p.run("RECORD_TOGGLE", { mode: "now" });
         await p.app.recordingFinished();
         assert.deepEqual((await probe(`${p.dataDir}/${file}`)).streams, ["audio", "video"]);
+      });
+
+      await t.step("a recording ends with its browser, readable up to then", async () => {
+        await p.run("RECORD_TOGGLE");
+        const file = p.app.appState.recording.file!;
+        await p.output.level(1500);
+        const loads = p.output.pageLoads;
+        Deno.kill(p.output.browserPid!, "SIGKILL");
+        await until("the new page", () => p.output.pageLoads > loads);
+        await until("the recording to end", () => p.app.appState.recording.state === "idle");
+        assert.equal(p.app.appState.recording.file, file);
+        const { streams, duration } = await probe(`${p.dataDir}/${file}`);
+        assert.ok(streams.includes("video"), `${streams}`);
+        assert.ok(duration > 0.5, `duration ${duration}`);
+        assert.ok(p.logs.some((l) => l.includes("ended with the browser")), p.logs.join("\n"));
       });
     } finally {
       await p.close();
