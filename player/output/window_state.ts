@@ -59,7 +59,19 @@ export class OutputWindow {
   /** The state of the browser's window (`normal`, `fullscreen`...), through DevTools. */
   async state(): Promise<string> {
     await this.#change;
-    return (await this.#browserDevTools()).windowState(this.#url);
+    // A browser started again meanwhile (a crash, software GL) answers on its new port.
+    for (let attempt = 1;; attempt++) {
+      const profile = this.#supervisor.profileDir;
+      try {
+        return await (await this.#browserDevTools()).windowState(this.#url);
+      } catch (error) {
+        if (attempt >= 3 || (profile !== null && this.#supervisor.profileDir === profile)) {
+          throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await this.#change;
+      }
+    }
   }
 
   close(): void {
