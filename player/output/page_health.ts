@@ -49,6 +49,7 @@ export class PageHealth {
   /** A page said hello with its renderer; false when it has no working WebGL2. */
   hello(gl: string): boolean {
     this.pageLoads++;
+    this.#supervisor.pageLoaded();
     if (gl === "unavailable") {
       this.glLost();
       return false;

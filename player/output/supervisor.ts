@@ -21,6 +21,9 @@ export interface SupervisorOptions {
 
 /** Backoff after an unasked exit, by how many came in a row within 10 s. */
 const BACKOFF_MS = [0, 250, 500, 1000, 2000];
+/** Exits in a row without the page loading, after which it is tried every `RETRY_MS` only. */
+const GIVE_UP_AFTER = 5;
+const RETRY_MS = 30_000;
 
 /** One supervised browser. */
 export class BrowserSupervisor {
@@ -29,6 +32,8 @@ export class BrowserSupervisor {
   #profile: string | null = null;
   #isClosed = false;
   #exits: number[] = [];
+  /** Exits since the page last loaded: a browser that never shows it is not started every 2 s. */
+  #exitsWithoutPage = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The exit of the browser running now, handled (its profile queued for removal). */
   #exitHandled: Promise<void> = Promise.resolve();
@@ -85,6 +90,11 @@ export class BrowserSupervisor {
     );
   }
 
+  /** The page of the browser running now loaded: the browser works. */
+  pageLoaded(): void {
+    this.#exitsWithoutPage = 0;
+  }
+
   /** Starts the browser again now (it is killed; its exit starts the next one at once). */
   restart(): void {
     this.#exits = [];
@@ -130,13 +140,22 @@ export class BrowserSupervisor {
     const now = performance.now();
     this.exitedAt = now;
     this.#exits = [...this.#exits.filter((t) => now - t < 10_000), now];
-    const delay = BACKOFF_MS[Math.min(this.#exits.length - 1, BACKOFF_MS.length - 1)]!;
-    const how = status.signal ? `signal ${status.signal}` : `code ${status.code}`;
-    const said = lastLines.length > 0 ? `; it said: ${lastLines.join(" | ")}` : "";
-    this.#options.log(
-      "warn",
-      `The output browser exited (${how}); starting it again in ${delay} ms${said}`,
-    );
+    this.#exitsWithoutPage++;
+    const isGivingUp = this.#exitsWithoutPage >= GIVE_UP_AFTER;
+    const delay = isGivingUp
+      ? RETRY_MS
+      : BACKOFF_MS[Math.min(this.#exits.length - 1, BACKOFF_MS.length - 1)]!;
+    // Said for each exit until it keeps failing; then once, and at each try after.
+    if (this.#exitsWithoutPage <= GIVE_UP_AFTER || this.#exitsWithoutPage % 10 === 0) {
+      const how = status.signal ? `signal ${status.signal}` : `code ${status.code}`;
+      const said = lastLines.length > 0 ? `; it said: ${lastLines.join(" | ")}` : "";
+      const next = isGivingUp
+        ? `it exited ${this.#exitsWithoutPage} times without showing the page: trying again every ${
+          RETRY_MS / 1000
+        } s`
+        : `starting it again in ${delay} ms`;
+      this.#options.log("warn", `The output browser exited (${how}); ${next}${said}`);
+    }
     this.#timer = setTimeout(() => this.start(), delay);
   }
 

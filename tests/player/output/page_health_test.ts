@@ -6,7 +6,10 @@ import type { BrowserSupervisor } from "../../../player/output/supervisor.ts";
 function supervisor() {
   const fake = { isSoftwareGl: false, exitedAt: null as number | null, restarts: 0 };
   const restart = () => void fake.restarts++;
-  return Object.assign(fake, { restart }) as unknown as BrowserSupervisor & typeof fake;
+  const pageLoaded = () => {};
+  return Object.assign(fake, { restart, pageLoaded }) as unknown as
+    & BrowserSupervisor
+    & typeof fake;
 }
 
 const report = (frames: number, driftMs: number) => ({
