@@ -67,6 +67,8 @@ export async function startCueport(
       ...["--data-dir", dataDir, "--host", "127.0.0.1", "--log-level", "warn"],
       ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0", "--osc-query-port", "0"],
       ...["--legacy-http-port", "off", "--legacy-ws-port", "off"],
+      // No output window unless the bench asks for one: a browser would share the CPU it measures.
+      ...(args.includes("--output") ? [] : ["--output", "none"]),
       ...args,
     ],
     stdout: "piped",

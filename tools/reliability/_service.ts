@@ -77,7 +77,7 @@ export class ServiceProcess {
       ...["--data-dir", options.dataDir, "--host", "127.0.0.1"],
       ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0", "--osc-query-port", "0"],
       ...["--legacy-http-port", "off", "--legacy-ws-port", "off"],
-      ...["--log-level", "warn", "--mdns", "off"],
+      ...["--log-level", "warn", "--mdns", "off", "--output", "none"],
       ...(options.args ?? []),
     ];
     // `exec` keeps the pid: the ready line's pid is the process we watch and signal.
