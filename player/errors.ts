@@ -9,11 +9,18 @@ import { RpcErrorCode } from "../protocol/jsonrpc.ts";
 export class Refusal extends Error {
   /** The JSON-RPC error code this maps to. */
   readonly code: number;
+  /** Structured detail sent as the JSON-RPC error's `data` (INVALID_CODE: field, edit, problems). */
+  readonly data: Record<string, unknown> | undefined;
   /** Builds a refusal; `code` defaults to ACTION_REFUSED. */
-  constructor(message: string, code: number = RpcErrorCode.ACTION_REFUSED) {
+  constructor(
+    message: string,
+    code: number = RpcErrorCode.ACTION_REFUSED,
+    data?: Record<string, unknown>,
+  ) {
     super(message);
     this.name = "Refusal";
     this.code = code;
+    this.data = data;
   }
 }
 

@@ -308,7 +308,10 @@ function isInvalidParams(response: RpcResponse): boolean {
 
 function toErrorObject(error: unknown) {
   if (error instanceof RpcError) return error.toObject();
-  if (error instanceof Refusal) return { code: error.code, message: error.message };
+  if (error instanceof Refusal) {
+    const { code, message, data } = error;
+    return data === undefined ? { code, message } : { code, message, data };
+  }
   return {
     code: RpcErrorCode.INTERNAL_ERROR,
     message: `Player error: ${(error as Error).message}`,

@@ -58,6 +58,13 @@ export const RpcErrorCode = {
   CORRUPT_MEDIA: -32004,
   /** Since 1.2: what the call needs is not on this machine (ffmpeg to capture a camera). */
   UNAVAILABLE: -32005,
+  /**
+   * A field's content is well formed but wrong: a preset's shader code that
+   * does not pass its checks. `data`: `{field, edit, problems}`, the field
+   * relative to the edit (`params.code`), the edit's index in the batch and
+   * `[{line, column, message}]` in the user's code.
+   */
+  INVALID_CODE: -32006,
 } as const;
 
 /** Raised for a failed response; `code` and `data` come from the wire. */

@@ -1,13 +1,46 @@
 /** Handlers of the Effect, Visualizer and preset edits. @module */
-import { type Preset, Preset as PresetSchema } from "../../protocol/model.ts";
+import { type Preset, Preset as PresetSchema, type PresetParameter } from "../../protocol/model.ts";
+import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { Refusal } from "../errors.ts";
+import { describeProblem } from "../isf/mod.ts";
 import { type EditDraft, type EditHandler, isTaken, missing, newId } from "./draft.ts";
-import { paramProblems, presetProblems } from "./preset_rules.ts";
+import { checkIsfPreset, isfProblemTexts, paramProblems, presetProblems } from "./preset_rules.ts";
 
 type Kind = "effect" | "visualizer";
 
 function refuseProblems(what: string, problems: string[]): void {
   if (problems.length > 0) throw new Refusal(`${what}: ${problems.join("; ")}`);
+}
+
+/** Problems named in a refusal's message; `data.problems` has them all. */
+const MESSAGE_PROBLEMS = 5;
+
+/**
+ * `preset` with the parameters its isf code declares (any other type as it
+ * is). Refuses code with problems (INVALID_CODE, at lines and columns) and
+ * `given` parameters that are not the header's.
+ */
+function withCheckedCode(preset: Preset, given: PresetParameter[] | undefined): Preset {
+  const check = checkIsfPreset(preset, given);
+  if (!check) return preset;
+  const problems = check.codeProblems;
+  if (problems.length > 0) {
+    const named = problems.slice(0, MESSAGE_PROBLEMS).map(describeProblem).join("; ");
+    const more = problems.length > MESSAGE_PROBLEMS
+      ? ` (and ${problems.length - MESSAGE_PROBLEMS} more)`
+      : "";
+    throw new Refusal(`Invalid params.code: ${named}${more}`, RpcErrorCode.INVALID_CODE, {
+      field: "params.code",
+      problems,
+    });
+  }
+  if (check.parametersProblem) {
+    throw new Refusal(
+      `Invalid params.parameters: ${check.parametersProblem}`,
+      RpcErrorCode.INVALID_PARAMS,
+    );
+  }
+  return { ...preset, parameters: check.parameters };
 }
 
 function findPreset(d: EditDraft, kind: Kind, id: string): Preset {
@@ -104,7 +137,7 @@ export const FX_HANDLERS: Record<string, EditHandler> = {
       p.kind === "effect" ? "fx-user" : "viz-user",
       (x) => all(d).some((o) => o.id === x),
     );
-    const preset = PresetSchema.parse({ ...p, id, builtIn: false });
+    const preset = withCheckedCode(PresetSchema.parse({ ...p, id, builtIn: false }), p.parameters);
     refuseProblems("Invalid preset", presetProblems(preset, all(d)));
     d.presets.push(preset);
     d.created.presetID = id;
@@ -112,12 +145,15 @@ export const FX_HANDLERS: Record<string, EditHandler> = {
   },
   "preset.update": (d, p) => {
     const preset = userPreset(d, p.kind, p.presetID);
-    const next = PresetSchema.parse({
-      ...preset,
-      ...Object.fromEntries(
-        Object.entries(p).filter(([k, v]) => k !== "presetID" && v !== undefined),
-      ),
-    });
+    const next = withCheckedCode(
+      PresetSchema.parse({
+        ...preset,
+        ...Object.fromEntries(
+          Object.entries(p).filter(([k, v]) => k !== "presetID" && v !== undefined),
+        ),
+      }),
+      p.parameters,
+    );
     refuseProblems("Invalid preset", presetProblems(next, all(d)));
     d.presets[d.presets.indexOf(preset)] = next;
     return `The ${p.kind} preset "${preset.id}" updated`;
@@ -131,7 +167,12 @@ export const FX_HANDLERS: Record<string, EditHandler> = {
     return `The ${p.kind} preset "${preset.id}" removed`;
   },
   "preset.validate": (d, p) => {
-    const problems = presetProblems({ ...(p as Preset), id: "" }, all(d));
+    const preset = { ...(p as Preset), id: "" };
+    const check = checkIsfPreset(preset, p.parameters);
+    const problems = [
+      ...(check ? isfProblemTexts(check) : []),
+      ...presetProblems({ ...preset, parameters: check?.parameters ?? preset.parameters }, all(d)),
+    ];
     d.result = { valid: problems.length === 0, problems };
     return problems.length === 0
       ? "The preset is valid"

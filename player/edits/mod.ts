@@ -56,6 +56,16 @@ for (const name of EDITS_BY_NAME.keys()) {
   }
 }
 
+/** Runs one edit's handler; a refusal naming a field (`data.field`) gets the edit's index as `data.edit`. */
+async function inEdit(index: number, run: () => string | Promise<string>): Promise<string> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof Refusal) || typeof error.data?.field !== "string") throw error;
+    throw new Refusal(error.message, error.code, { ...error.data, edit: index });
+  }
+}
+
 /** What the editor needs from the application. */
 export interface EditorHost {
   readonly store: ProjectStore;
@@ -247,10 +257,10 @@ export class Editor {
     };
     const outcomes: EditOutcome[] = [];
     try {
-      for (const { spec, params } of edits) {
+      for (const [index, { spec, params }] of edits.entries()) {
         draft.created = {};
         delete draft.result;
-        const message = await HANDLERS[spec.name]!(draft, params);
+        const message = await inEdit(index, () => HANDLERS[spec.name]!(draft, params));
         const outcome: EditOutcome = { name: spec.name, message };
         if (Object.keys(draft.created).length > 0) outcome.created = draft.created;
         if (draft.result !== undefined) outcome.result = draft.result;

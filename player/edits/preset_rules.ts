@@ -4,7 +4,10 @@
  * refuse to write a preset that breaks one.
  * @module
  */
+import { isDeepStrictEqual } from "node:util";
 import type { Preset, PresetParameter } from "../../protocol/model.ts";
+import { ISF_PRESET_TYPE } from "../../protocol/edits/presets.ts";
+import { describeProblem, type IsfProblem, parseIsf } from "../isf/mod.ts";
 
 const COLOR = /^#[0-9A-Fa-f]{6}$/;
 
@@ -82,4 +85,55 @@ export function paramProblems(preset: Preset, params: Record<string, unknown>): 
     if (problem) problems.push(problem);
   }
   return problems;
+}
+
+/** What an isf preset's code makes of it: the parameters its header declares, or why not. */
+export interface IsfCheck {
+  /** The header's INPUTS as parameters (empty when the code has problems). */
+  readonly parameters: PresetParameter[];
+  /** Problems of the code, at lines and columns of the code. */
+  readonly codeProblems: IsfProblem[];
+  /** Given parameters that are not the header's (null when none were given, or they are). */
+  readonly parametersProblem: string | null;
+}
+
+/**
+ * Checks the code of a preset of `type` "isf" (null for any other type, whose
+ * code is text): its parameters are those of its header's INPUTS; `given`
+ * parameters, when not empty, must be exactly those.
+ */
+export function checkIsfPreset(
+  preset: Pick<Preset, "kind" | "type" | "code">,
+  given: readonly PresetParameter[] | undefined,
+): IsfCheck | null {
+  if (preset.type !== ISF_PRESET_TYPE) return null;
+  const result = parseIsf(preset.code, preset.kind);
+  if (!result.ok) return { parameters: [], codeProblems: result.problems, parametersProblem: null };
+  const { parameters } = result.program;
+  const isSame = isDeepStrictEqual(given?.map(comparable), parameters.map(comparable));
+  const parametersProblem = !given?.length || isSame
+    ? null
+    : `an isf preset's parameters come from its header's INPUTS (${
+      parameters.map((p) => p.name).join(", ") || "none"
+    }): leave them out, or give exactly those`;
+  return { parameters, codeProblems: [], parametersProblem };
+}
+
+/** The problems of an `IsfCheck` as `preset.validate` lists them. */
+export function isfProblemTexts(check: IsfCheck): string[] {
+  return [
+    ...check.codeProblems.map((p) => `code: ${describeProblem(p)}`),
+    ...(check.parametersProblem ? [`parameters: ${check.parametersProblem}`] : []),
+  ];
+}
+
+function comparable(p: PresetParameter) {
+  return {
+    name: p.name,
+    type: p.type,
+    min: p.min,
+    max: p.max,
+    options: p.options,
+    default: p.default,
+  };
 }

@@ -3,16 +3,23 @@ import { z } from "zod";
 import { Id, PresetParameter } from "../model.ts";
 import { edit, type EditSpec, Name } from "./_common.ts";
 
+/** The `type` of a preset whose `code` is an ISF 2.0 shader (docs/presets.md). */
+export const ISF_PRESET_TYPE = "isf";
+
 const Kind = z.enum(["effect", "visualizer"]).describe("Preset kind");
-const Parameters = z.array(PresetParameter).max(64)
-  .describe("Exposed parameters: name, type (number, boolean, color, enum), range, default");
-const Code = z.string().max(200_000).describe("Shader or script source of the preset");
+const Parameters = z.array(PresetParameter).max(64).describe(
+  'Exposed parameters: name, type (number, boolean, color, enum), range, default. For type "isf" they come from the header\'s INPUTS: leave them out (given, they must be exactly those)',
+);
+const Code = z.string().max(200_000).describe(
+  'The preset\'s source. For type "isf", an ISF 2.0 shader (a /*{JSON header}*/ then GLSL), checked before it is written; other types keep it as text',
+);
 
 /** The preset definition that `preset.add` and `preset.validate` take. */
 export const PresetInput = z.strictObject({
   kind: Kind,
   name: Name,
-  type: z.string().trim().min(1).max(64).describe("Effect type or Visualizer engine"),
+  type: z.string().trim().min(1).max(64)
+    .describe('Effect type or Visualizer engine; "isf" for a preset whose code is an ISF shader'),
   parameters: Parameters.default([]),
   code: Code.default(""),
 });

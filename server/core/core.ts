@@ -268,7 +268,8 @@ export class Core {
       );
       return { ok: true, ...result };
     } catch (error) {
-      throw fromPlayerError(fromEditError(error));
+      const isBatch = typeof body === "object" && body !== null && "edits" in body;
+      throw fromPlayerError(fromEditError(error, isBatch));
     }
   }
 

@@ -26,6 +26,8 @@ export const ErrorCode = {
   UNSUPPORTED_MEDIA: 415,
   /** An idempotency key sent again with a different request (docs/api.md, "Safe retries"). */
   IDEMPOTENCY_KEY_REUSED: 422,
+  /** A preset's shader code that does not pass its checks; `details.problems` at lines and columns. */
+  INVALID_SHADER: 422,
   RATE_LIMITED: 429,
   ACTION_FAILED: 500,
   SERVER_ERROR: 500,

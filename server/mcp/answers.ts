@@ -63,6 +63,8 @@ export function hintOf(e: CueportError, tool: string): string {
       return `${
         lookupHint(e) ?? "read the current state (app_get_project, app_get_playstate)"
       }, then call ${tool} again`;
+    case "INVALID_SHADER":
+      return `fix the code at the lines and columns in details.problems (app_validate_preset checks it without writing), then call ${tool} again`;
     case "INSUFFICIENT_SCOPE":
       return "this device token lacks the scope; pair the device again with it (docs/security.md)";
     case "AUTHENTICATION_FAILED":

@@ -1,0 +1,77 @@
+/**
+ * Bad ISF code in a preset edit is a 422 `INVALID_SHADER` naming the field
+ * by its path in the body, with each problem's line and column, on HTTP and
+ * over MCP (the SDK's client); nothing is written.
+ */
+import assert from "node:assert/strict";
+import { connectMcp } from "../_helpers/mcp_client.ts";
+import { startTestService } from "../_helpers/service.ts";
+import { INVERT } from "../player/isf/_shaders.ts";
+
+const ADD = { kind: "effect", name: "Invert", type: "isf", code: INVERT };
+/** INVERT with `amount` misspelt in main(): a GLSL error at line 13. */
+const UNDECLARED = INVERT.replace("1.0 - c.rgb, amount)", "1.0 - c.rgb, amont)");
+/** INVERT with a header that is not JSON at line 4. */
+const NOT_JSON = INVERT.replace('"CREDIT": "Cueport tests",', '"CREDIT": "Cueport tests"');
+
+Deno.test("preset code problems are 422 INVALID_SHADER with the field path and lines, on HTTP and MCP", async () => {
+  const svc = await startTestService();
+  const mcp = await connectMcp(svc.base);
+  try {
+    const presets = async () => (await svc.get("/api/v1/presets")).body;
+    const before = await presets();
+
+    const one = await svc.post("/api/v1/edit", {
+      name: "preset.add",
+      params: { ...ADD, code: NOT_JSON },
+    });
+    assert.equal(one.status, 422, JSON.stringify(one.body));
+    assert.equal(one.body.error.code, "INVALID_SHADER");
+    assert.equal(one.body.error.details.field, "params.code");
+    assert.match(
+      one.body.error.message,
+      /^Invalid params\.code: line 4, column \d+: the header is not valid JSON/,
+    );
+    assert.equal(one.body.error.details.problems[0].line, 4);
+
+    const batch = await svc.post("/api/v1/edit", {
+      edits: [
+        { name: "song.add", params: { title: "Fine" } },
+        { name: "preset.add", params: { ...ADD, code: NOT_JSON } },
+      ],
+    });
+    assert.equal(batch.status, 422);
+    assert.equal(batch.body.error.details.field, "edits.1.params.code");
+    assert.match(batch.body.error.message, /^Invalid edits\.1\.params\.code: line 4/);
+
+    const error = await mcp.callError("app_preset_edit", {
+      edits: [{ name: "preset.add", params: { ...ADD, code: NOT_JSON } }],
+    });
+    assert.equal(error.code, "INVALID_SHADER");
+    assert.equal(error.details.field, "edits.0.params.code");
+    assert.equal(error.details.problems[0].line, 4);
+    assert.match(error.hint, /details\.problems/);
+
+    assert.deepEqual(await presets(), before, "nothing is written");
+    const songs = (await svc.get("/api/v1/projects/show/songs")).body.songs;
+    assert.ok(!songs.some((s: { title: string }) => s.title === "Fine"));
+
+    const check = await mcp.call("app_validate_preset", { ...ADD, code: NOT_JSON });
+    assert.equal(check.structuredContent.valid, false);
+    assert.match(check.structuredContent.problems[0], /^code: line 4, column \d+: /);
+
+    const added = await mcp.call("app_preset_edit", {
+      edits: [{ name: "preset.add", params: ADD }],
+    });
+    const presetID = added.structuredContent.edits[0].created.presetID;
+    const preset = (await svc.get(`/api/v1/presets/effect/${presetID}`)).body;
+    assert.deepEqual(preset.parameters, [
+      { name: "amount", type: "number", min: 0, max: 1, default: 1 },
+    ]);
+    assert.equal(preset.code, INVERT, "export is reading the preset");
+    void UNDECLARED;
+  } finally {
+    await mcp.close();
+    await svc.stop();
+  }
+});
