@@ -3,9 +3,10 @@
  * GLSL fragment shader whose first comment is a JSON header declaring its
  * inputs (https://github.com/mrRay/ISF_Spec). `parseIsf` checks the header
  * and the use of the ISF functions, maps the inputs to the preset's
- * parameters and builds the sources the output's WebGL2 context compiles;
- * compiling them (and mapping the GL log back with `mapCompileLog`) is the
- * renderer's part.
+ * parameters, builds the sources the output's WebGL2 context compiles and
+ * checks their GLSL without a GPU (syntax and undeclared names,
+ * `glsl_check.ts`); compiling them (and mapping the GL log back with
+ * `mapCompileLog`) is the renderer's part.
  *
  * Own code rather than npm `interactive-shader-format`: that package's
  * parser (2.9.0, 2017) knows no `audio`/`audioFFT` inputs, expands the
@@ -16,6 +17,7 @@
 import type { PresetParameter } from "../../protocol/model.ts";
 import { headerOffset, type IsfHeader, parseHeader, splitHeader } from "./header.ts";
 import { fragmentSource, ISF_BUILT_INS, ISF_VERTEX_SHADER } from "./glsl.ts";
+import { glslProblems } from "./glsl_check.ts";
 import { inputParameters, inputProblem, inputUniform, type UniformValue } from "./parameters.ts";
 import { type IsfProblem, problemAt } from "./problems.ts";
 
@@ -82,6 +84,8 @@ export function parseIsf(code: string, kind: IsfKind): IsfResult {
   ];
   const fragment = fragmentSource(code, split.end, header.INPUTS, samplers);
   if (Array.isArray(fragment)) return { ok: false, problems: fragment };
+  const glsl = glslProblems(fragment.source, fragment.lineOffset);
+  if (glsl.length > 0) return { ok: false, problems: glsl };
   return {
     ok: true,
     program: {

@@ -69,7 +69,19 @@ Deno.test("preset code problems are 422 INVALID_SHADER with the field path and l
       { name: "amount", type: "number", min: 0, max: 1, default: 1 },
     ]);
     assert.equal(preset.code, INVERT, "export is reading the preset");
-    void UNDECLARED;
+
+    const typo = await svc.post("/api/v1/edit", {
+      name: "preset.update",
+      params: { kind: "effect", presetID, code: UNDECLARED },
+    });
+    assert.equal(typo.status, 422);
+    assert.deepEqual(typo.body.error.details.problems, [{
+      line: 13,
+      column: UNDECLARED.split("\n")[12]!.indexOf("amont") + 1,
+      message: "'amont' : undeclared identifier",
+    }]);
+    const kept = (await svc.get(`/api/v1/presets/effect/${presetID}`)).body;
+    assert.equal(kept.code, INVERT, "the working code stays");
   } finally {
     await mcp.close();
     await svc.stop();

@@ -52,7 +52,8 @@ Deno.test({
         const log = await compile(page, result.program.vertex, result.program.fragment);
         assert.equal(log, "", log);
       }
-      const broken = INVERT.replace("1.0 - c.rgb, amount)", "1.0 - c.rgb, amount");
+      // A type error: the GLSL parser lets it through, the GL compiler does not.
+      const broken = INVERT.replace("gl_FragColor = vec4(", "gl_FragColor = vec3(");
       const result = parseIsf(broken, "effect");
       if (!result.ok) throw new Error(JSON.stringify(result.problems));
       const log = await compile(page, result.program.vertex, result.program.fragment);

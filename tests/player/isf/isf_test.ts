@@ -93,3 +93,52 @@ Deno.test("parseIsf() asks an effect for inputImage and a visualizer for audio",
   assert(problems(generator, "visualizer")[0]?.message.includes('"audio" or "audioFFT"'));
   assert(parseIsf(EVERY_INPUT, "visualizer").ok);
 });
+
+Deno.test("parseIsf() refuses a GLSL syntax error at the user's line and column", () => {
+  const [problem, ...rest] = problems(
+    INVERT.replace("1.0 - c.rgb, amount)", "1.0 - c.rgb, amount"),
+  );
+  assert.deepEqual(rest, []);
+  assert.equal(problem?.line, 13);
+  // The column is where the parser gave up: here the "=" of the statement it could not read.
+  assert.equal(problem?.column, INVERT.split("\n")[12]!.indexOf("=") + 1);
+  assert.match(problem?.message ?? "", /^GLSL syntax: expected .* but "=" found$/);
+});
+
+Deno.test("parseIsf() names an undeclared name where it is used", () => {
+  const typo = problems(INVERT.replace("1.0 - c.rgb, amount)", "1.0 - c.rgb, amont)"));
+  const line = INVERT.split("\n")[12]!;
+  assert.deepEqual(typo, [{
+    line: 13,
+    column: line.indexOf("amount") + 1,
+    message: "'amont' : undeclared identifier",
+  }]);
+  const call = problems(INVERT.replace("mix(c.rgb", "mixx(c.rgb"));
+  assert.deepEqual(call, [{
+    line: 13,
+    column: line.indexOf("mix") + 1,
+    message: "'mixx' : no matching function (it is neither declared nor built in)",
+  }]);
+});
+
+Deno.test("parseIsf() keeps lines across preprocessor directives and knows GL_ES", () => {
+  const code = INVERT.replace(
+    "void main() {",
+    [
+      "#ifdef GL_ES",
+      "precision mediump float;",
+      "#endif",
+      "#define SCALE(x) ((x) * 2.0)",
+      "/* a comment",
+      "   over lines */ float twice(float x) { return SCALE(x); }",
+      "void main() {",
+    ].join("\n"),
+  );
+  assert.ok(parseIsf(code, "effect").ok);
+  const broken = code.replace("gl_FragColor = vec4(", "gl_FragColor = vec4(twice(undefinedName), ");
+  const [problem] = problems(broken);
+  assert.equal(problem?.line, 19);
+  assert.equal(problem?.message, "'undefinedName' : undeclared identifier");
+  const [syntax] = problems(code.replace("return SCALE(x);", "return SCALE(x)"));
+  assert.equal(syntax?.line, 16);
+});

@@ -1,0 +1,154 @@
+/**
+ * The GLSL of an ISF shader checked without a GPU, so that a bad shader is
+ * refused where no output runs: ShaderFrog's `@shaderfrog/glsl-parser` (a
+ * maintained PEG parser of GLSL ES 1.00 and 3.00 with its preprocessor, used
+ * by the ShaderFrog editor) parses the fragment source `fragmentSource`
+ * builds; a syntax error and a name that is declared nowhere (the usual
+ * typo) are problems at the user's line and column. Types, overloads and
+ * everything else a compiler checks are left to the GL compile in the
+ * renderer, whose log `mapCompileLog` maps the same way.
+ *
+ * The preprocessor drops directive lines and joins nothing else, so each
+ * line of code gets a `/*@<n>*\/` comment first (kept through preprocessing)
+ * that says which line of the source it was.
+ * @module
+ */
+import { parse } from "@shaderfrog/glsl-parser";
+import preprocess from "@shaderfrog/glsl-parser/preprocessor/index.js";
+import type { IsfProblem } from "./problems.ts";
+
+/**
+ * Functions of GLSL ES 1.00 (and the extensions WebGL offers) that the
+ * parser's list, written for desktop GLSL, lacks; the GL compile judges them.
+ */
+const ES_FUNCTIONS = new Set([
+  "texture2DProj",
+  "texture2DLod",
+  "texture2DProjLod",
+  "textureCubeLod",
+]);
+
+/** Where a parser error or a name sits in the preprocessed text. */
+interface At {
+  readonly line: number;
+  readonly column: number;
+}
+
+/** Problems of `fragment` (whose user line 1 is line `lineOffset + 1`), at the user's lines. */
+export function glslProblems(fragment: string, lineOffset: number): IsfProblem[] {
+  const marked = markLines(fragment);
+  let text: string;
+  try {
+    text = preprocess(marked, { preserveComments: true, defines: { GL_ES: "1" } });
+  } catch (error) {
+    return [
+      placed(marked, lineOffset, locationOf(error), `GLSL preprocessor: ${firstLine(error)}`),
+    ];
+  }
+  let program: ReturnType<typeof parse>;
+  try {
+    program = parse(text, { stage: "fragment", quiet: true, includeLocation: true });
+  } catch (error) {
+    return [placed(text, lineOffset, locationOf(error), `GLSL syntax: ${syntaxMessage(error)}`)];
+  }
+  return undeclaredNames(program).map(({ at, message }) => placed(text, lineOffset, at, message));
+}
+
+/** Names used and declared nowhere: variables, and functions neither declared nor built in. */
+function undeclaredNames(
+  program: ReturnType<typeof parse>,
+): Array<{ at: At | null; message: string }> {
+  const found: Array<{ at: At | null; message: string }> = [];
+  for (const scope of program.scopes) {
+    for (const [name, entry] of Object.entries(scope.bindings)) {
+      if (entry.declaration || name.startsWith("gl_")) continue;
+      found.push({
+        at: startOf(entry.references[0]),
+        message: `'${name}' : undeclared identifier`,
+      });
+    }
+    for (const [name, overloads] of Object.entries(scope.functions)) {
+      const all = Object.values(overloads);
+      const isDeclared = all.some((o) =>
+        o.declaration || o.references.some((r) => r.type !== "function_call")
+      );
+      if (isDeclared || ES_FUNCTIONS.has(name) || name.endsWith("EXT")) continue;
+      found.push({
+        at: startOf(all[0]?.references[0]),
+        message: `'${name}' : no matching function (it is neither declared nor built in)`,
+      });
+    }
+  }
+  return found.sort((a, b) => (a.at?.line ?? 0) - (b.at?.line ?? 0));
+}
+
+/** Each line not in a directive nor begun inside a block comment, with its number first. */
+function markLines(source: string): string {
+  let isInComment = false;
+  let isContinued = false;
+  return source.split("\n").map((line, i) => {
+    const isDirective = isContinued || line.trimStart().startsWith("#");
+    const marked = isInComment || isDirective ? line : `/*@${i + 1}*/${line}`;
+    isContinued = isDirective && line.trimEnd().endsWith("\\");
+    isInComment = endsInComment(line, isInComment);
+    return marked;
+  }).join("\n");
+}
+
+/** Whether a block comment is open at the end of `line`. */
+function endsInComment(line: string, isInComment: boolean): boolean {
+  let open = isInComment;
+  for (let i = 0; i < line.length; i++) {
+    if (open && line.startsWith("*/", i)) {
+      open = false;
+      i++;
+    } else if (!open && line.startsWith("//", i)) return false;
+    else if (!open && line.startsWith("/*", i)) {
+      open = true;
+      i++;
+    }
+  }
+  return open;
+}
+
+/**
+ * A problem at `at` in `text` (marked lines), at the user's line: the mark of
+ * that line, or of the nearest marked line above it plus the lines between.
+ */
+function placed(text: string, lineOffset: number, at: At | null, message: string): IsfProblem {
+  const lines = text.split("\n");
+  const index = Math.min(Math.max((at?.line ?? 1) - 1, 0), lines.length - 1);
+  let line = 0;
+  let column = at?.column ?? 1;
+  for (let i = index; i >= 0; i--) {
+    const mark = /^\/\*@(\d+)\*\//.exec(lines[i] ?? "");
+    if (!mark) continue;
+    line = Number(mark[1]) + (index - i);
+    if (i === index) column = Math.max(1, column - mark[0].length);
+    break;
+  }
+  const userLine = line - lineOffset;
+  if (userLine < 1) {
+    return { line: 1, column: 1, message: `in the declarations of the inputs: ${message}` };
+  }
+  return { line: userLine, column, message };
+}
+
+function startOf(node: unknown): At | null {
+  const start = (node as { location?: { start?: At } } | undefined)?.location?.start;
+  return start ? { line: start.line, column: start.column } : null;
+}
+
+function locationOf(error: unknown): At | null {
+  return startOf(error);
+}
+
+function firstLine(error: unknown): string {
+  return String((error as Error)?.message ?? error).split("\n")[0]!.replace(/^Error: /, "");
+}
+
+/** Peggy's "Expected ... but x found." in sentence case, without the ASCII art. */
+function syntaxMessage(error: unknown): string {
+  const line = firstLine(error).replace(/\.$/, "");
+  return line.charAt(0).toLowerCase() + line.slice(1);
+}
