@@ -1,64 +1,37 @@
 /**
  * The built-in Effect and Visualizer presets. User presets live in the data
- * dir (`presets.json`) and are listed after these.
+ * dir (`presets.json`) and are listed after these. Each one's `code` is its
+ * shader in ISF (`player/isf/built_in_shaders.ts`) and its parameters are
+ * those its header declares; its `type` stays the name of the output's
+ * built-in program that draws it until the renderer compiles preset code
+ * (issue 33, phase 2), and Projects reference its id and parameter names.
  * @module
  */
 import type { Preset } from "../protocol/model.ts";
+import {
+  BLUR_SHADER,
+  COLOR_SHIFT_SHADER,
+  KALEIDOSCOPE_SHADER,
+  OSCILLOSCOPE_SHADER,
+  SPECTRUM_BARS_SHADER,
+} from "./isf/built_in_shaders.ts";
+import { isfHeaderParameters } from "./isf/mod.ts";
+
+function builtIn(
+  id: string,
+  kind: Preset["kind"],
+  name: string,
+  type: string,
+  code: string,
+): Preset {
+  return { id, kind, name, type, builtIn: true, code, parameters: isfHeaderParameters(code) };
+}
 
 /** Presets that ship with the player; they cannot be changed or removed. */
 export const BUILT_IN_PRESETS: readonly Preset[] = [
-  {
-    id: "fx-blur",
-    kind: "effect",
-    name: "Blur",
-    type: "blur",
-    builtIn: true,
-    code: "",
-    parameters: [{ name: "radius", type: "number", min: 0, max: 50, default: 4 }],
-  },
-  {
-    id: "fx-color-shift",
-    kind: "effect",
-    name: "Color Shift",
-    type: "color-shift",
-    builtIn: true,
-    code: "",
-    parameters: [
-      { name: "hue", type: "number", min: -180, max: 180, default: 0 },
-      { name: "tint", type: "color", default: "#ffffff" },
-    ],
-  },
-  {
-    id: "fx-kaleidoscope",
-    kind: "effect",
-    name: "Kaleidoscope",
-    type: "kaleidoscope",
-    builtIn: true,
-    code: "",
-    parameters: [
-      { name: "segments", type: "number", min: 2, max: 32, default: 6 },
-      { name: "mirror", type: "boolean", default: true },
-    ],
-  },
-  {
-    id: "viz-spectrum",
-    kind: "visualizer",
-    name: "Spectrum Bars",
-    type: "bars",
-    builtIn: true,
-    code: "",
-    parameters: [
-      { name: "bands", type: "number", min: 8, max: 128, default: 32 },
-      { name: "style", type: "enum", options: ["solid", "outline"], default: "solid" },
-    ],
-  },
-  {
-    id: "viz-scope",
-    kind: "visualizer",
-    name: "Oscilloscope",
-    type: "scope",
-    builtIn: true,
-    code: "",
-    parameters: [{ name: "thickness", type: "number", min: 1, max: 10, default: 2 }],
-  },
+  builtIn("fx-blur", "effect", "Blur", "blur", BLUR_SHADER),
+  builtIn("fx-color-shift", "effect", "Color Shift", "color-shift", COLOR_SHIFT_SHADER),
+  builtIn("fx-kaleidoscope", "effect", "Kaleidoscope", "kaleidoscope", KALEIDOSCOPE_SHADER),
+  builtIn("viz-spectrum", "visualizer", "Spectrum Bars", "bars", SPECTRUM_BARS_SHADER),
+  builtIn("viz-scope", "visualizer", "Oscilloscope", "scope", OSCILLOSCOPE_SHADER),
 ];

@@ -19,7 +19,7 @@ import { headerOffset, type IsfHeader, parseHeader, splitHeader } from "./header
 import { fragmentSource, ISF_BUILT_INS, ISF_VERTEX_SHADER } from "./glsl.ts";
 import { glslProblems } from "./glsl_check.ts";
 import { inputParameters, inputProblem, inputUniform, type UniformValue } from "./parameters.ts";
-import { type IsfProblem, problemAt } from "./problems.ts";
+import { describeProblem, type IsfProblem, problemAt } from "./problems.ts";
 
 export { describeProblem, type IsfProblem } from "./problems.ts";
 export { mapCompileLog } from "./glsl.ts";
@@ -97,6 +97,19 @@ export function parseIsf(code: string, kind: IsfKind): IsfResult {
       lineOffset: fragment.lineOffset,
     },
   };
+}
+
+/**
+ * The preset parameters the header of `code` declares, without the checks of
+ * `parseIsf` (no GLSL parse: cheap enough for code known to be good, such as
+ * the built-in presets').
+ * @throws {Error} when the header cannot be read
+ */
+export function isfHeaderParameters(code: string): PresetParameter[] {
+  const split = splitHeader(code);
+  const header = "json" in split ? parseHeader(code, split) : [split];
+  if (Array.isArray(header)) throw new Error(header.map(describeProblem).join("; "));
+  return header.INPUTS.flatMap(inputParameters);
 }
 
 /** The uniform values of `program` for a preset instance's parameter values. */

@@ -9,6 +9,8 @@ import type { Page } from "puppeteer-core";
 import { launchBrowser } from "../../_helpers/browser.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { EVERY_INPUT, INVERT } from "./_shaders.ts";
+import { audioRow, picture, render, SIZE } from "./_render.ts";
+import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
 
 // Page code, kept as source text: this file is type-checked without the DOM's types.
 /** Compiles and links in the page; answers the log ("" when both compile and link). */
@@ -60,6 +62,105 @@ Deno.test({
       const [problem] = mapCompileLog(log, broken, result.program.lineOffset);
       const mainLine = broken.split("\n").findIndex((l) => l.includes("gl_FragColor")) + 1;
       assert.equal(problem?.line, mainLine, log);
+    } finally {
+      await browser.close();
+    }
+  },
+});
+
+/** The kaleidoscope's mapping, as its shader computes it: the picture's point pixel (x, y) shows. */
+function kaleidoscopeSource(x: number, y: number, segments: number): [number, number] {
+  const [px, py] = [(x + 0.5) / SIZE - 0.5, (y + 0.5) / SIZE - 0.5];
+  const r = Math.hypot(px, py);
+  const sector = (2 * Math.PI) / segments;
+  const angle = Math.atan2(py, px);
+  let a = angle - sector * Math.floor(angle / sector);
+  if (a > sector / 2) a = sector - a;
+  return [Math.cos(a) * r + 0.5, Math.sin(a) * r + 0.5];
+}
+
+function builtIn(id: string) {
+  const preset = BUILT_IN_PRESETS.find((p) => p.id === id)!;
+  const result = parseIsf(preset.code, preset.kind);
+  if (!result.ok) throw new Error(JSON.stringify(result.problems));
+  return result.program;
+}
+
+function near(actual: number[], expected: number[], tolerance: number, what: string): void {
+  const isNear = expected.every((e, i) => Math.abs((actual[i] ?? -999) - e) <= tolerance);
+  assert.ok(isNear, `${what}: ${JSON.stringify(actual)} is not ${JSON.stringify(expected)}`);
+}
+
+Deno.test({
+  ...needs("chromium"),
+  name: "the built-in presets' ISF code compiles in WebGL2 and draws what each preset should",
+  async fn() {
+    const browser = await launchBrowser(["--use-angle=swiftshader", "--enable-unsafe-swiftshader"]);
+    try {
+      const page = await browser.browser.newPage();
+      const red = picture("inputImage", () => [255, 0, 0, 255]);
+      const black = picture("inputImage", () => [0, 0, 0, 255]);
+      const gradient = picture("inputImage", (x, y) => [x * 8, y * 8, 0, 255]);
+      const halves = picture(
+        "inputImage",
+        (x) => x < SIZE / 2 ? [255, 255, 255, 255] : [0, 0, 0, 255],
+        true,
+      );
+
+      const shift = builtIn("fx-color-shift");
+      // Red turned half way round the hue circle is cyan at two thirds.
+      near(
+        (await render(page, shift, { hue: 180 }, [red])).at(5, 5),
+        [0, 170, 170, 255],
+        2,
+        "hue 180",
+      );
+      const tinted = await render(page, shift, { tint: "#00ff00" }, [
+        picture("inputImage", () => [255, 255, 255, 255]),
+      ]);
+      near(tinted.at(5, 5), [0, 255, 0, 255], 1, "tint");
+
+      const kaleidoscope = builtIn("fx-kaleidoscope");
+      const drawn = await render(page, kaleidoscope, { segments: 6, mirror: true }, [gradient]);
+      let checked = 0;
+      for (let y = 0; y < SIZE; y += 3) {
+        for (let x = 0; x < SIZE; x += 3) {
+          const [u, v] = kaleidoscopeSource(x, y, 6).map((c) => c * SIZE);
+          const isOnEdge = [u!, v!].some((c) => Math.abs(c - Math.round(c)) < 0.05);
+          if (isOnEdge) continue; // a texel boundary: either side is right
+          const texel = [u!, v!].map((c) => Math.min(SIZE - 1, Math.max(0, Math.floor(c))) * 8);
+          near(drawn.at(x, y), [texel[0]!, texel[1]!, 0, 255], 0, `kaleidoscope at ${x},${y}`);
+          checked++;
+        }
+      }
+      assert.ok(checked > 80, `${checked} pixels checked`);
+
+      const blur = builtIn("fx-blur");
+      const sharp = await render(page, blur, { radius: 0 }, [halves]);
+      near(sharp.at(SIZE / 2 - 1, 5), [255, 255, 255, 255], 0, "radius 0, left");
+      near(sharp.at(SIZE / 2, 5), [0, 0, 0, 255], 0, "radius 0, right");
+      const soft = await render(page, blur, { radius: 8 }, [halves]);
+      near(soft.at(0, 5), [255, 255, 255, 255], 0, "far from the edge");
+      near(soft.at(SIZE - 1, 5), [0, 0, 0, 255], 0, "far from the edge");
+      const edge = soft.at(SIZE / 2, 5)[0]!;
+      assert.ok(edge > 30 && edge < 225, `the edge is blurred: ${edge}`);
+
+      const bars = builtIn("viz-spectrum");
+      const half = audioRow("spectrum", () => 128);
+      const solid = await render(page, bars, { bands: 8 }, [black, half]);
+      near(solid.at(1, 4), [51, 230, 255, 255], 1, "in a bar, under its level");
+      near(solid.at(1, 28), [0, 0, 0, 255], 0, "above the level");
+      near(solid.at(3, 4), [0, 0, 0, 255], 0, "between bars");
+      const outline = await render(page, bars, { bands: 8, style: "outline" }, [black, half]);
+      near(outline.at(1, 4), [0, 0, 0, 255], 0, "outline: no fill under the level");
+
+      const scope = builtIn("viz-scope");
+      const flat = await render(page, scope, { thickness: 2 }, [
+        black,
+        audioRow("wave", () => 128),
+      ]);
+      near(flat.at(10, 15), [255, 230, 51, 255], 1, "on the line of a silent wave");
+      near(flat.at(10, 4), [0, 0, 0, 255], 0, "away from the line");
     } finally {
       await browser.close();
     }
