@@ -68,6 +68,7 @@ const EXAMPLES: Record<string, unknown> = {
   },
   "preset.update": { kind: "effect", presetID: "$presetID", code: "// glow shader" },
   "preset.remove": { kind: "effect", presetID: "$presetID" },
+  "preset.import": { path: "/home/show/shaders/Invert.fs" },
   "control.update": { controlID: "c", name: "Strobe rate", clamp: true },
   "control.set_targets": {
     controlID: "C",
@@ -78,6 +79,23 @@ const EXAMPLES: Record<string, unknown> = {
 
 /** A path the file.import example names; the doc test puts a real file there. */
 export const IMPORT_EXAMPLE_PATH = "/home/show/media/intro.png";
+
+/** A path the preset.import example names; the doc test puts `SHADER_EXAMPLE` there. */
+export const SHADER_EXAMPLE_PATH = "/home/show/shaders/Invert.fs";
+
+/** The ISF file of the preset.import example: an effect that inverts colours. */
+export const SHADER_EXAMPLE = `/*{
+  "DESCRIPTION": "Inverts the colours",
+  "INPUTS": [
+    { "NAME": "inputImage", "TYPE": "image" },
+    { "NAME": "amount", "TYPE": "float", "MIN": 0, "MAX": 1, "DEFAULT": 1 }
+  ]
+}*/
+void main() {
+  vec4 c = IMG_THIS_PIXEL(inputImage);
+  gl_FragColor = vec4(mix(c.rgb, 1.0 - c.rgb, amount), c.a);
+}
+`;
 
 function paramRows(spec: EditSpec): string[] {
   const schema = editJsonSchema(spec) as {
@@ -128,10 +146,12 @@ if (import.meta.main) {
   const work = await Deno.makeTempDir();
   await Deno.writeFile(`${work}/intro.png`, encodePng(8, 8, new Uint8Array(256)));
   await Deno.writeFile(`${work}/tone.wav`, encodeWav(new Float32Array(4410), 44100));
+  await Deno.writeTextFile(`${work}/Invert.fs`, SHADER_EXAMPLE);
   const created = new Map<string, string>();
   const run = async (command: string) => {
     const line = command.replaceAll("http://localhost:17736", svc.base)
-      .replaceAll(IMPORT_EXAMPLE_PATH, `${work}/intro.png`);
+      .replaceAll(IMPORT_EXAMPLE_PATH, `${work}/intro.png`)
+      .replaceAll(SHADER_EXAMPLE_PATH, `${work}/Invert.fs`);
     const out = await new Deno.Command("sh", { args: ["-c", line], cwd: work, stdout: "piped" })
       .output();
     return JSON.parse(new TextDecoder().decode(out.stdout));

@@ -2,8 +2,17 @@
 import { type Preset, Preset as PresetSchema, type PresetParameter } from "../../protocol/model.ts";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { Refusal } from "../errors.ts";
-import { describeProblem } from "../isf/mod.ts";
-import { type EditDraft, type EditHandler, isTaken, missing, newId } from "./draft.ts";
+import { ISF_PRESET_TYPE } from "../../protocol/edits/presets.ts";
+import { describeProblem, isfKindOf } from "../isf/mod.ts";
+import {
+  type EditDraft,
+  type EditHandler,
+  type EditParams,
+  isTaken,
+  missing,
+  newId,
+} from "./draft.ts";
+import { importName, readShaderFile } from "./preset_import.ts";
 import { checkIsfPreset, isfProblemTexts, paramProblems, presetProblems } from "./preset_rules.ts";
 
 type Kind = "effect" | "visualizer";
@@ -20,7 +29,11 @@ const MESSAGE_PROBLEMS = 5;
  * is). Refuses code with problems (INVALID_CODE, at lines and columns) and
  * `given` parameters that are not the header's.
  */
-function withCheckedCode(preset: Preset, given: PresetParameter[] | undefined): Preset {
+function withCheckedCode(
+  preset: Preset,
+  given: PresetParameter[] | undefined,
+  codeField = "params.code",
+): Preset {
   const check = checkIsfPreset(preset, given);
   if (!check) return preset;
   const problems = check.codeProblems;
@@ -29,8 +42,8 @@ function withCheckedCode(preset: Preset, given: PresetParameter[] | undefined): 
     const more = problems.length > MESSAGE_PROBLEMS
       ? ` (and ${problems.length - MESSAGE_PROBLEMS} more)`
       : "";
-    throw new Refusal(`Invalid params.code: ${named}${more}`, RpcErrorCode.INVALID_CODE, {
-      field: "params.code",
+    throw new Refusal(`Invalid ${codeField}: ${named}${more}`, RpcErrorCode.INVALID_CODE, {
+      field: codeField,
       problems,
     });
   }
@@ -128,20 +141,30 @@ function userPreset(d: EditDraft, kind: Kind, id: string): Preset {
 
 const all = (d: EditDraft) => [...d.builtInPresets, ...d.presets];
 
+/** Adds a user preset; `codeField` names where its code came from in a refusal. */
+function addPreset(d: EditDraft, p: EditParams, codeField?: string): string {
+  const id = newId(
+    p.kind === "effect" ? "fx-user" : "viz-user",
+    (x) => all(d).some((o) => o.id === x),
+  );
+  const parsed = PresetSchema.parse({ parameters: [], ...p, id, builtIn: false });
+  const preset = withCheckedCode(parsed, p.parameters, codeField);
+  refuseProblems("Invalid preset", presetProblems(preset, all(d)));
+  d.presets.push(preset);
+  d.created.presetID = id;
+  return `The ${p.kind} preset "${id}" added`;
+}
+
 /** Effect, Visualizer and preset edit handlers by name. */
 export const FX_HANDLERS: Record<string, EditHandler> = {
   ...fxHandlers("effect"),
   ...fxHandlers("visualizer"),
-  "preset.add": (d, p) => {
-    const id = newId(
-      p.kind === "effect" ? "fx-user" : "viz-user",
-      (x) => all(d).some((o) => o.id === x),
-    );
-    const preset = withCheckedCode(PresetSchema.parse({ ...p, id, builtIn: false }), p.parameters);
-    refuseProblems("Invalid preset", presetProblems(preset, all(d)));
-    d.presets.push(preset);
-    d.created.presetID = id;
-    return `The ${p.kind} preset "${id}" added`;
+  "preset.add": (d, p) => addPreset(d, p),
+  "preset.import": async (d, p) => {
+    const code = await readShaderFile(p.path);
+    const kind = p.kind ?? isfKindOf(code);
+    const name = importName(p.path, p.name, kind, all(d));
+    return addPreset(d, { kind, name, type: ISF_PRESET_TYPE, code }, "params.path");
   },
   "preset.update": (d, p) => {
     const preset = userPreset(d, p.kind, p.presetID);

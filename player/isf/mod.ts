@@ -112,6 +112,19 @@ export function isfHeaderParameters(code: string): PresetParameter[] {
   return header.INPUTS.flatMap(inputParameters);
 }
 
+/**
+ * The kind a shader is written for: a visualizer when its header declares an
+ * audio input, else an effect (also when the header cannot be read: the
+ * checks of `parseIsf` then name the problem).
+ */
+export function isfKindOf(code: string): IsfKind {
+  const split = splitHeader(code);
+  const header = "json" in split ? parseHeader(code, split) : [];
+  if (Array.isArray(header)) return "effect";
+  const isAudio = header.INPUTS.some((i) => i.TYPE === "audio" || i.TYPE === "audioFFT");
+  return isAudio ? "visualizer" : "effect";
+}
+
 /** The uniform values of `program` for a preset instance's parameter values. */
 export function isfUniforms(
   program: IsfProgram,

@@ -45,6 +45,23 @@ export const PRESET_EDITS: EditSpec[] = [
       presetID: Id.describe("Id of a user preset"),
     },
   ),
+  edit(
+    "preset.import",
+    "presets",
+    'Add a user preset from an ISF file (.fs) on the show machine: type "isf", its parameters from the header\'s INPUTS. Remote clients upload the file (POST /api/v1/files/upload) or send its text as preset.add code',
+    {
+      path: z.string().min(1).max(4096).describe(
+        "Absolute path of the .fs file on the show machine",
+      ),
+      kind: Kind.optional().describe(
+        "Defaults to visualizer when the header declares an audio or audioFFT input, else effect",
+      ),
+      name: Name.optional().describe(
+        'Defaults to the file\'s name without .fs; a name taken gets " (2)", " (3)"...',
+      ),
+    },
+    { isLocalOnly: true },
+  ),
   edit("preset.validate", "presets", "Check a preset definition without writing anything", {
     ...PresetInput.shape,
   }, { isHistoryControl: true }),

@@ -328,6 +328,9 @@ export class Core {
     }
     progress(staged.size, {});
     try {
+      if (/\.fs$/i.test(options.name)) {
+        return await this.#importShader(staged.path, options.name, projectId);
+      }
       return await this.runEdit({
         name: "file.import",
         params: { path: staged.path, name: options.name },
@@ -335,6 +338,22 @@ export class Core {
       }, { isLocal: true, isUpload: true });
     } finally {
       await Deno.remove(staged.path).catch(() => {});
+    }
+  }
+
+  /**
+   * An uploaded ISF file (`.fs`) as a user preset (`preset.import`, docs/presets.md);
+   * a problem in its code names the upload's `file` field.
+   */
+  async #importShader(path: string, fileName: string, projectID: string): Promise<EditResult> {
+    const name = fileName.replace(/\.fs$/i, "").trim();
+    const params = { path, ...(name ? { name } : {}) };
+    try {
+      return await this.runEdit({ name: "preset.import", params, projectID }, { isLocal: true });
+    } catch (error) {
+      if (!(error instanceof CueportError) || error.code !== "INVALID_SHADER") throw error;
+      const message = error.message.replace("Invalid params.path", "Invalid file");
+      throw new CueportError("INVALID_SHADER", message, { ...error.details, field: "file" });
     }
   }
 

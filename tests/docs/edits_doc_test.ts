@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { EDITS } from "../../protocol/edits/mod.ts";
 import { encodePng, encodeWav } from "../../player/media/encode.ts";
-import { IMPORT_EXAMPLE_PATH } from "../../tools/edits_doc.ts";
+import { IMPORT_EXAMPLE_PATH, SHADER_EXAMPLE, SHADER_EXAMPLE_PATH } from "../../tools/edits_doc.ts";
 import { examples, shapeDiff } from "../_helpers/doc_examples.ts";
 import { startTestService } from "../_helpers/service.ts";
 import { needs } from "../_helpers/peers.ts";
@@ -24,12 +24,14 @@ Deno.test({
     const work = await Deno.makeTempDir();
     await Deno.writeFile(`${work}/intro.png`, encodePng(8, 8, new Uint8Array(256)));
     await Deno.writeFile(`${work}/tone.wav`, encodeWav(new Float32Array(4410), 44100));
+    await Deno.writeTextFile(`${work}/Invert.fs`, SHADER_EXAMPLE);
     // Ids the doc shows for created items stand for the ones this run creates.
     const ids = new Map<string, string>();
     try {
       for (const { command, expected } of list) {
         let line = command.replaceAll("http://localhost:17736", svc.base)
-          .replaceAll(IMPORT_EXAMPLE_PATH, `${work}/intro.png`);
+          .replaceAll(IMPORT_EXAMPLE_PATH, `${work}/intro.png`)
+          .replaceAll(SHADER_EXAMPLE_PATH, `${work}/Invert.fs`);
         for (const [from, to] of ids) line = line.replaceAll(from, to);
         const out = await new Deno.Command("sh", { args: ["-c", line], cwd: work, stdout: "piped" })
           .output();

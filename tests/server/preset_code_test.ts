@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { connectMcp } from "../_helpers/mcp_client.ts";
 import { startTestService } from "../_helpers/service.ts";
-import { INVERT } from "../player/isf/_shaders.ts";
+import { EVERY_INPUT, INVERT } from "../player/isf/_shaders.ts";
 
 const ADD = { kind: "effect", name: "Invert", type: "isf", code: INVERT };
 /** INVERT with `amount` misspelt in main(): a GLSL error at line 13. */
@@ -84,6 +84,52 @@ Deno.test("preset code problems are 422 INVALID_SHADER with the field path and l
     assert.equal(kept.code, INVERT, "the working code stays");
   } finally {
     await mcp.close();
+    await svc.stop();
+  }
+});
+
+Deno.test("an .fs file uploaded, or named by path from the show machine, becomes an isf preset", async () => {
+  const svc = await startTestService();
+  const dir = await Deno.makeTempDir();
+  try {
+    const upload = async (name: string, text: string) => {
+      const form = new FormData();
+      form.append("file", new Blob([text]), name);
+      const res = await fetch(`${svc.base}/api/v1/files/upload`, { method: "POST", body: form });
+      return { status: res.status, body: await res.json() };
+    };
+    const uploaded = await upload("Every Input.fs", EVERY_INPUT);
+    assert.equal(uploaded.status, 200, JSON.stringify(uploaded.body));
+    const presetID = uploaded.body.edits[0].created.presetID;
+    const preset = (await svc.get(`/api/v1/presets/visualizer/${presetID}`)).body;
+    assert.deepEqual([preset.name, preset.type, preset.code], ["Every Input", "isf", EVERY_INPUT]);
+    assert.deepEqual(preset.parameters.map((p: { name: string }) => p.name), [
+      "level",
+      "flash",
+      "invert",
+      "mode",
+      "tint",
+      "center_x",
+      "center_y",
+    ]);
+    const files = (await svc.get("/api/v1/projects/show")).body.files;
+    assert.ok(!files.some((f: { name: string }) => f.name.endsWith(".fs")), "no media file");
+
+    const refused = await upload("Broken.fs", NOT_JSON);
+    assert.equal(refused.status, 422);
+    assert.equal(refused.body.error.details.field, "file");
+    assert.match(refused.body.error.message, /^Invalid file: line 4, column \d+: /);
+
+    await Deno.writeTextFile(`${dir}/Invert.fs`, INVERT);
+    const local = await svc.post("/api/v1/edit", {
+      name: "preset.import",
+      params: { path: `${dir}/Invert.fs` },
+    });
+    assert.equal(local.status, 200, JSON.stringify(local.body));
+    const invert = local.body.edits[0].created.presetID;
+    assert.equal((await svc.get(`/api/v1/presets/effect/${invert}`)).body.name, "Invert");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
     await svc.stop();
   }
 });

@@ -9,7 +9,7 @@ import { VirtualClock } from "../../../player/clock.ts";
 import { Refusal } from "../../../player/errors.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
 import { fixtureDataDir } from "../../_helpers/fixture.ts";
-import { INVERT } from "../isf/_shaders.ts";
+import { EVERY_INPUT, INVERT } from "../isf/_shaders.ts";
 
 const AMOUNT = { name: "amount", type: "number", min: 0, max: 1, default: 1 };
 const ADD = { kind: "effect", name: "Invert", type: "isf", code: INVERT };
@@ -153,5 +153,70 @@ Deno.test("preset.validate reports isf problems with their line and column, writ
     const fine = await edits(app, ["preset.validate", ADD]);
     assert.deepEqual(fine.edits[0]!.result, { valid: true, problems: [] });
     assert.equal(answer.revision, fine.revision);
+  });
+});
+
+Deno.test("preset.import adds an ISF community file: its inputs become the preset's parameters", async () => {
+  await withApp(async (app, dataDir) => {
+    const path = `${dataDir}/Every Input.fs`;
+    await Deno.writeTextFile(path, EVERY_INPUT);
+    const first = (await edits(app, ["preset.import", { path }])).edits[0]!;
+    const preset = app.presets().find((p) => p.id === first.created!.presetID)!;
+    assert.equal(preset.name, "Every Input");
+    assert.equal(preset.type, "isf");
+    assert.equal(preset.kind, "visualizer", "an audio input makes it a visualizer");
+    assert.equal(preset.code, EVERY_INPUT);
+    assert.deepEqual(preset.parameters.map((p) => `${p.name}:${p.type}`), [
+      "level:number",
+      "flash:boolean",
+      "invert:boolean",
+      "mode:enum",
+      "tint:color",
+      "center_x:number",
+      "center_y:number",
+    ]);
+    const again = (await edits(app, ["preset.import", { path }])).edits[0]!;
+    assert.equal(
+      app.presets().find((p) => p.id === again.created!.presetID)?.name,
+      "Every Input (2)",
+    );
+    const effect = (await edits(app, ["preset.import", { path, kind: "effect", name: "Mine" }]))
+      .edits[0]!;
+    const mine = app.presets().find((p) => p.id === effect.created!.presetID)!;
+    assert.deepEqual([mine.kind, mine.name], ["effect", "Mine"]);
+    await edits(app, ["project.undo", {}]);
+    assert.ok(!app.presets().some((p) => p.id === mine.id), "an import is undone like an add");
+  });
+});
+
+Deno.test("preset.import refuses a missing file, one that is not text and bad code in it", async () => {
+  await withApp(async (app, dataDir) => {
+    await assert.rejects(
+      edits(app, ["preset.import", { path: `${dataDir}/none.fs` }]),
+      (error: unknown) => error instanceof Refusal && error.code === RpcErrorCode.NOT_FOUND,
+    );
+    await Deno.writeFile(`${dataDir}/binary.fs`, new Uint8Array([0xff, 0xfe, 0x00, 0x80]));
+    await assert.rejects(
+      edits(app, ["preset.import", { path: `${dataDir}/binary.fs` }]),
+      /Invalid params\.path: .* not UTF-8 text/,
+    );
+    await Deno.writeTextFile(
+      `${dataDir}/broken.fs`,
+      INVERT.replace('"DEFAULT": 1.0', '"DEFAULT": 3.0'),
+    );
+    await assert.rejects(
+      edits(app, ["preset.import", { path: `${dataDir}/broken.fs` }]),
+      (error: unknown) => {
+        assert.ok(error instanceof Refusal);
+        assert.equal(error.code, RpcErrorCode.INVALID_CODE);
+        assert.equal(error.data?.field, "params.path");
+        assert.match(
+          error.message,
+          /^Invalid params\.path: line 8, column \d+: INPUTS\.1: DEFAULT 3/,
+        );
+        return true;
+      },
+    );
+    assert.equal(app.presets().filter((p) => !p.builtIn).length, 0);
   });
 });
