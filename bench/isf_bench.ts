@@ -1,0 +1,55 @@
+/**
+ * Validation time of ISF preset code (issue 33, phase 1): `parseIsf` on each
+ * built-in preset's shader and on the docs' invert effect, which is what a
+ * preset edit spends on its code (header, inputs, the GLSL parsed without a
+ * GPU); the header alone beside it, to show the GLSL parser's share. The GL
+ * compile in the renderer comes with phase 2.
+ *
+ * `deno run --allow-read bench/isf_bench.ts [--runs 200]`
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { isfHeaderParameters, parseIsf } from "../player/isf/mod.ts";
+import { BUILT_IN_PRESETS } from "../player/presets.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: { runs: { type: "string", default: "200" } },
+});
+const RUNS = Number(values.runs);
+
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+
+/** p50 and p99 of `RUNS` calls of `once`, in ms. */
+function measure(once: () => void): { p50: number; p99: number } {
+  for (let i = 0; i < 20; i++) once(); // warm up
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t = performance.now();
+    once();
+    times.push(performance.now() - t);
+  }
+  return { p50: pct(times, 0.5), p99: pct(times, 0.99) };
+}
+
+/** `Invert.fs` of docs/presets.md, the doc's first glsl block. */
+const doc = await Deno.readTextFile(new URL("../docs/presets.md", import.meta.url));
+const invert = /```glsl\n([\s\S]*?)```/.exec(doc)![1]!;
+
+const shaders = [
+  ...BUILT_IN_PRESETS.map((p) => ({ name: p.id, code: p.code, kind: p.kind })),
+  { name: "invert (docs)", code: invert, kind: "effect" as const },
+];
+const ms = (n: number) => `${n.toFixed(2)} ms`;
+console.log(`ISF validation, ${RUNS} runs each (p50 / p99)`);
+for (const { name, code, kind } of shaders) {
+  if (!parseIsf(code, kind).ok) throw new Error(`${name} does not validate`);
+  const full = measure(() => parseIsf(code, kind));
+  const header = measure(() => isfHeaderParameters(code));
+  console.log(
+    `${name.padEnd(16)} parseIsf ${ms(full.p50)} / ${ms(full.p99)}   header only ${
+      ms(header.p50)
+    } / ${ms(header.p99)}`,
+  );
+}
