@@ -66,6 +66,8 @@ export function fragmentSource(
     ...samplers.flatMap((name) => [
       `uniform sampler2D ${name};`,
       `uniform vec2 _${name}_imgSize;`,
+      `uniform vec4 _${name}_imgRect;`,
+      `uniform bool _${name}_flip;`,
     ]),
   ];
   const blanked = code.slice(0, headerEnd).replace(/[^\n]/g, " ") + code.slice(headerEnd);

@@ -51,7 +51,36 @@ export function glslProblems(fragment: string, lineOffset: number): IsfProblem[]
   } catch (error) {
     return [placed(text, lineOffset, locationOf(error), `GLSL syntax: ${syntaxMessage(error)}`)];
   }
-  return undeclaredNames(program).map(({ at, message }) => placed(text, lineOffset, at, message));
+  return [...foreignVaryings(program), ...undeclaredNames(program)]
+    .map(({ at, message }) => placed(text, lineOffset, at, message));
+}
+
+/**
+ * Varyings other than ISF's own: ISF files declare them for the vertex
+ * shader (`.vs`) beside them, which presets do not take, so they would never
+ * be set (and the program would not link).
+ */
+function foreignVaryings(
+  program: ReturnType<typeof parse>,
+): Array<{ at: At | null; message: string }> {
+  return program.program.flatMap((node) => {
+    const list = (node as { declaration?: DeclaratorList }).declaration;
+    const qualifiers = list?.specified_type?.qualifiers ?? [];
+    if (!qualifiers.some((q) => q.token === "varying")) return [];
+    return (list?.declarations ?? []).flatMap(({ identifier }) =>
+      identifier.identifier === "isf_FragNormCoord" ? [] : [{
+        at: startOf(identifier),
+        message:
+          `'${identifier.identifier}' : a varying set by the shader's own vertex shader (.vs), which presets do not take: compute it in main() from isf_FragNormCoord`,
+      }]
+    );
+  });
+}
+
+/** The parts of a declaration statement's AST that `foreignVaryings` reads. */
+interface DeclaratorList {
+  specified_type?: { qualifiers?: Array<{ token?: string }> };
+  declarations?: Array<{ identifier: { identifier: string } }>;
 }
 
 /** Names used and declared nowhere: variables, and functions neither declared nor built in. */

@@ -30,15 +30,21 @@ export const ISF_INPUT_TYPES = [
   "audioFFT",
 ] as const;
 
+/** An optional value that files also write as `null` (read as absent). */
+function absentOrNull<T extends z.ZodType>(type: T) {
+  return type.nullish().transform((value) => value ?? undefined);
+}
+
 /** One entry of the header's `INPUTS`. */
 export const IsfInput = z.object({
   NAME: Identifier,
   TYPE: z.enum(ISF_INPUT_TYPES),
   LABEL: z.string().optional(),
-  DEFAULT: z.union([Num, z.boolean(), z.array(Num)]).optional(),
-  MIN: z.union([Num, z.array(Num)]).optional(),
-  MAX: z.union([Num, z.array(Num)]).optional(),
-  IDENTITY: z.union([Num, z.array(Num)]).optional(),
+  DEFAULT: absentOrNull(z.union([Num, z.boolean(), z.array(Num)])),
+  // ISF Editor files give a bool input MIN false and MAX true; they mean nothing there.
+  MIN: absentOrNull(z.union([Num, z.array(Num), z.boolean()])),
+  MAX: absentOrNull(z.union([Num, z.array(Num), z.boolean()])),
+  IDENTITY: absentOrNull(z.union([Num, z.array(Num)])),
   VALUES: z.array(z.number().int()).optional(),
   LABELS: z.array(z.string()).optional(),
 });
@@ -54,8 +60,9 @@ export const IsfPass = z.object({
 
 /** The header as the ISF 2.0 specification defines it (unknown keys are kept out). */
 export const IsfHeader = z.object({
-  ISFVSN: z.string().optional(),
-  VSN: z.string().optional(),
+  // Many published files write the versions as numbers ("ISFVSN": 2).
+  ISFVSN: z.union([z.string(), Num]).optional(),
+  VSN: z.union([z.string(), Num]).optional(),
   DESCRIPTION: z.string().optional(),
   CREDIT: z.string().optional(),
   CATEGORIES: z.array(z.string()).optional(),

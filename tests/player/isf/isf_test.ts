@@ -142,3 +142,30 @@ Deno.test("parseIsf() keeps lines across preprocessor directives and knows GL_ES
   const [syntax] = problems(code.replace("return SCALE(x);", "return SCALE(x)"));
   assert.equal(syntax?.line, 16);
 });
+
+Deno.test("parseIsf() takes what ISF Editor files write: a number ISFVSN, null DEFAULT, MIN/MAX on a bool, _imgRect", () => {
+  const code = INVERT
+    .replace('"ISFVSN": "2"', '"ISFVSN": 2')
+    .replace('"TYPE": "image" }', '"TYPE": "image", "DEFAULT": null }')
+    .replace(
+      '"MAX": 1.0 }',
+      '"MAX": 1.0 },\n    { "NAME": "flip", "TYPE": "bool", "MIN": false, "MAX": true, "DEFAULT": true }',
+    )
+    .replace(
+      "vec4 c = IMG_THIS_PIXEL(inputImage);",
+      "vec4 c = IMG_NORM_PIXEL(inputImage, _inputImage_imgRect.xy + isf_FragNormCoord);",
+    );
+  const p = program(code);
+  assert.deepEqual(p.parameters.map((x) => x.name), ["amount", "flip"]);
+  assert.ok(p.fragment.includes("uniform vec4 _inputImage_imgRect;"));
+});
+
+Deno.test("parseIsf() refuses a varying of a shader's own vertex shader (.vs), at its line", () => {
+  const code = INVERT.replace("void main() {", "varying vec2 left_coord;\nvoid main() {");
+  assert.deepEqual(problems(code), [{
+    line: 11,
+    column: 14,
+    message:
+      "'left_coord' : a varying set by the shader's own vertex shader (.vs), which presets do not take: compute it in main() from isf_FragNormCoord",
+  }]);
+});
