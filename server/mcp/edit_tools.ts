@@ -181,7 +181,7 @@ function validatePresetTool(): McpTool<Record<string, unknown>> {
   return {
     name: "app_validate_preset",
     description:
-      'Check a preset definition (kind, name, type, parameters, code) without writing anything: the answer says whether it is valid and lists each problem (duplicate names, defaults out of range, ...). Call it before preset.add in app_preset_edit. Example: {"kind": "effect", "name": "Soft glow", "type": "glow", "parameters": [{"name": "amount", "type": "number", "min": 0, "max": 1, "default": 0.5}]}',
+      'Check a preset definition (kind, name, type, parameters, code) without writing anything: the answer says whether it is valid and lists each problem (duplicate names, defaults out of range, ...). With type "isf" the code is an ISF shader (a /*{JSON header with INPUTS}*/ then GLSL ES 1.00 with gl_FragColor; an effect declares {"NAME": "inputImage", "TYPE": "image"}, a visualizer an audio or audioFFT input): the INPUTS of its header become the parameters (leave parameters out) and each code problem is named by its line and column. Call it before preset.add in app_preset_edit. Example: {"kind": "effect", "name": "Soft glow", "type": "glow", "parameters": [{"name": "amount", "type": "number", "min": 0, "max": 1, "default": 0.5}]}',
     annotations: readAnnotations("Validate a preset"),
     operation: edit,
     reaches: [edit],
@@ -320,7 +320,7 @@ export function editTools(maxUploadBytes: () => number): AnyTool[] {
       title: "Edit user presets",
       edits: PRESET_CHANGES,
       intro:
-        "Add, update and remove user presets (Effects and Visualizers) in the preset store shared by every Project; built-in presets cannot change. Check a new definition with app_validate_preset first.",
+        "Add, update and remove user presets (Effects and Visualizers) in the preset store shared by every Project; built-in presets cannot change; preset.import adds an ISF file (.fs) on the show machine. Check a new definition with app_validate_preset first; bad ISF code is refused as INVALID_SHADER with details.problems at lines and columns.",
       example:
         '{"edits": [{"name": "preset.remove", "params": {"kind": "effect", "presetID": "fx-user-1"}}]}',
       isDestructive: true,
