@@ -15,7 +15,7 @@ const UNDECLARED = INVERT.replace("1.0 - c.rgb, amount)", "1.0 - c.rgb, amont)")
 const NOT_JSON = INVERT.replace('"CREDIT": "Cueport tests",', '"CREDIT": "Cueport tests"');
 
 Deno.test("preset code problems are 422 INVALID_SHADER with the field path and lines, on HTTP and MCP", async () => {
-  const svc = await startTestService();
+  const svc = await startTestService({ legacyHttpPort: 0, legacyWsPort: 0 });
   const mcp = await connectMcp(svc.base);
   try {
     const presets = async () => (await svc.get("/api/v1/presets")).body;
@@ -51,6 +51,15 @@ Deno.test("preset code problems are 422 INVALID_SHADER with the field path and l
     assert.equal(error.details.field, "edits.0.params.code");
     assert.equal(error.details.problems[0].line, 4);
     assert.match(error.hint, /details\.problems/);
+
+    // The 5.0.0 port knows no 422: the same refusal as its 400 INVALID_MESSAGE.
+    const v5 = await fetch(`http://127.0.0.1:${svc.service.ports.legacyHttp}/api/v1/edit`, {
+      method: "POST",
+      body: JSON.stringify({ edit: { name: "preset.add", params: { ...ADD, code: NOT_JSON } } }),
+    });
+    const v5Body = await v5.json();
+    assert.equal(v5.status, 400, JSON.stringify(v5Body));
+    assert.match(JSON.stringify(v5Body), /line 4, column \d+: the header is not valid JSON/);
 
     assert.deepEqual(await presets(), before, "nothing is written");
     const songs = (await svc.get("/api/v1/projects/show/songs")).body.songs;
