@@ -29,12 +29,12 @@ const MESSAGE_PROBLEMS = 5;
  * is). Refuses code with problems (INVALID_CODE, at lines and columns) and
  * `given` parameters that are not the header's.
  */
-function withCheckedCode(
+async function withCheckedCode(
   preset: Preset,
   given: PresetParameter[] | undefined,
   codeField = "params.code",
-): Preset {
-  const check = checkIsfPreset(preset, given);
+): Promise<Preset> {
+  const check = await checkIsfPreset(preset, given);
   if (!check) return preset;
   const problems = check.codeProblems;
   if (problems.length > 0) {
@@ -142,13 +142,13 @@ function userPreset(d: EditDraft, kind: Kind, id: string): Preset {
 const all = (d: EditDraft) => [...d.builtInPresets, ...d.presets];
 
 /** Adds a user preset; `codeField` names where its code came from in a refusal. */
-function addPreset(d: EditDraft, p: EditParams, codeField?: string): string {
+async function addPreset(d: EditDraft, p: EditParams, codeField?: string): Promise<string> {
   const id = newId(
     p.kind === "effect" ? "fx-user" : "viz-user",
     (x) => all(d).some((o) => o.id === x),
   );
   const parsed = PresetSchema.parse({ parameters: [], ...p, id, builtIn: false });
-  const preset = withCheckedCode(parsed, p.parameters, codeField);
+  const preset = await withCheckedCode(parsed, p.parameters, codeField);
   refuseProblems("Invalid preset", presetProblems(preset, all(d)));
   d.presets.push(preset);
   d.created.presetID = id;
@@ -164,11 +164,11 @@ export const FX_HANDLERS: Record<string, EditHandler> = {
     const code = await readShaderFile(p.path);
     const kind = p.kind ?? isfKindOf(code);
     const name = importName(p.path, p.name, kind, all(d));
-    return addPreset(d, { kind, name, type: ISF_PRESET_TYPE, code }, "params.path");
+    return await addPreset(d, { kind, name, type: ISF_PRESET_TYPE, code }, "params.path");
   },
-  "preset.update": (d, p) => {
+  "preset.update": async (d, p) => {
     const preset = userPreset(d, p.kind, p.presetID);
-    const next = withCheckedCode(
+    const next = await withCheckedCode(
       PresetSchema.parse({
         ...preset,
         ...Object.fromEntries(
@@ -189,9 +189,9 @@ export const FX_HANDLERS: Record<string, EditHandler> = {
     }
     return `The ${p.kind} preset "${preset.id}" removed`;
   },
-  "preset.validate": (d, p) => {
+  "preset.validate": async (d, p) => {
     const preset = { ...(p as Preset), id: "" };
-    const check = checkIsfPreset(preset, p.parameters);
+    const check = await checkIsfPreset(preset, p.parameters);
     const problems = [
       ...(check ? isfProblemTexts(check) : []),
       ...presetProblems({ ...preset, parameters: check?.parameters ?? preset.parameters }, all(d)),

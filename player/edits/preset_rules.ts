@@ -7,7 +7,8 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Preset, PresetParameter } from "../../protocol/model.ts";
 import { ISF_PRESET_TYPE } from "../../protocol/edits/presets.ts";
-import { describeProblem, type IsfProblem, parseIsf } from "../isf/mod.ts";
+import { describeProblem, type IsfProblem } from "../isf/mod.ts";
+import { parseIsfApart } from "../isf/apart.ts";
 
 const COLOR = /^#[0-9A-Fa-f]{6}$/;
 
@@ -99,15 +100,15 @@ export interface IsfCheck {
 
 /**
  * Checks the code of a preset of `type` "isf" (null for any other type, whose
- * code is text): its parameters are those of its header's INPUTS; `given`
+ * code is text), off the player's thread (`parseIsfApart`): its parameters are those of its header's INPUTS; `given`
  * parameters, when not empty, must be exactly those.
  */
-export function checkIsfPreset(
+export async function checkIsfPreset(
   preset: Pick<Preset, "kind" | "type" | "code">,
   given: readonly PresetParameter[] | undefined,
-): IsfCheck | null {
+): Promise<IsfCheck | null> {
   if (preset.type !== ISF_PRESET_TYPE) return null;
-  const result = parseIsf(preset.code, preset.kind);
+  const result = await parseIsfApart(preset.code, preset.kind);
   if (!result.ok) return { parameters: [], codeProblems: result.problems, parametersProblem: null };
   const { parameters } = result.program;
   const isSame = isDeepStrictEqual(given?.map(comparable), parameters.map(comparable));
