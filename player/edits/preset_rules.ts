@@ -7,8 +7,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Preset, PresetParameter } from "../../protocol/model.ts";
 import { ISF_PRESET_TYPE } from "../../protocol/edits/presets.ts";
-import { describeProblem, type IsfProblem } from "../isf/mod.ts";
-import { parseIsfApart } from "../isf/apart.ts";
+import { describeProblem, type IsfProblem, parseIsfApart } from "../isf/mod.ts";
 
 const COLOR = /^#[0-9A-Fa-f]{6}$/;
 

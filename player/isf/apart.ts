@@ -3,7 +3,7 @@
  * takes longer is refused, and a live show's clock never waits on it.
  * @module
  */
-import type { IsfKind, IsfResult } from "./mod.ts";
+import type { IsfKind, IsfResult } from "./parse.ts";
 
 /** How long one check may take; typical shaders take under 10 ms (`bench/isf_bench.ts`). */
 export const ISF_CHECK_DEADLINE_MS = 3000;

@@ -7,7 +7,7 @@
  * answer the `IsfResult`.
  * @module
  */
-import { type IsfKind, parseIsf } from "./mod.ts";
+import { type IsfKind, parseIsf } from "./parse.ts";
 
 interface WorkerScope {
   onmessage: ((event: MessageEvent<{ code: string; kind: IsfKind }>) => void) | null;

@@ -1,0 +1,131 @@
+/**
+ * `parseIsf` and what goes with it: the checks of an ISF shader, its
+ * parameters and uniforms (the folder's entry, `mod.ts`, says what ISF is
+ * here and why this code is our own).
+ * @module
+ */
+import type { PresetParameter } from "../../protocol/model.ts";
+import { headerOffset, type IsfHeader, parseHeader, splitHeader } from "./header.ts";
+import { fragmentSource, ISF_BUILT_INS, ISF_VERTEX_SHADER } from "./glsl.ts";
+import { glslProblems } from "./glsl_check.ts";
+import { inputParameters, inputProblem, inputUniform, type UniformValue } from "./parameters.ts";
+import { describeProblem, type IsfProblem, problemAt } from "./problems.ts";
+
+/** A preset's kind, which decides what its shader must take. */
+export type IsfKind = "effect" | "visualizer";
+
+/** A checked ISF shader, ready for a renderer to compile. */
+export interface IsfProgram {
+  readonly header: IsfHeader;
+  /** The preset parameters its inputs expose, in header order. */
+  readonly parameters: PresetParameter[];
+  /** Picture inputs and pass targets, bound as textures. */
+  readonly samplers: string[];
+  readonly fragment: string;
+  readonly vertex: string;
+  /** Lines of declarations before the user's line 1 in `fragment`. */
+  readonly lineOffset: number;
+}
+
+/** The result of `parseIsf`. */
+export type IsfResult =
+  | { readonly ok: true; readonly program: IsfProgram }
+  | { readonly ok: false; readonly problems: IsfProblem[] };
+
+/**
+ * Checks ISF `code` for a preset of `kind`.
+ * @example
+ * ```ts
+ * const result = parseIsf(code, "effect");
+ * if (!result.ok) console.log(result.problems.map(describeProblem));
+ * ```
+ */
+export function parseIsf(code: string, kind: IsfKind): IsfResult {
+  const split = splitHeader(code);
+  if (!("json" in split)) return { ok: false, problems: [split] };
+  const header = parseHeader(code, split);
+  if (Array.isArray(header)) return { ok: false, problems: header };
+  const at = (path: (string | number)[], message: string) =>
+    problemAt(code, headerOffset(split, path), message);
+  const problems: IsfProblem[] = [];
+  const names = new Set<string>();
+  for (const [i, input] of header.INPUTS.entries()) {
+    const problem = inputProblem(input) ??
+      (ISF_BUILT_INS.includes(input.NAME) ? `"${input.NAME}" is a name ISF declares` : null) ??
+      (names.has(input.NAME) ? `"${input.NAME}" is declared twice` : null) ??
+      (input.TYPE === "image" && input.NAME !== "inputImage"
+        ? `image inputs other than inputImage are not supported (the layer's picture is inputImage)`
+        : null);
+    if (problem) problems.push(at(["INPUTS", i], `INPUTS.${i}: ${problem}`));
+    names.add(input.NAME);
+  }
+  const kindProblem = kindMismatch(header, kind);
+  if (kindProblem) problems.push(at(["INPUTS"], kindProblem));
+  if (problems.length > 0) return { ok: false, problems };
+  const samplers = [
+    ...header.INPUTS.filter((i) => ["image", "audio", "audioFFT"].includes(i.TYPE)).map((i) =>
+      i.NAME
+    ),
+    ...header.PASSES.flatMap((p) => p.TARGET ? [p.TARGET] : []),
+  ];
+  const fragment = fragmentSource(code, split.end, header.INPUTS, samplers);
+  if (Array.isArray(fragment)) return { ok: false, problems: fragment };
+  const glsl = glslProblems(fragment.source, fragment.lineOffset);
+  if (glsl.length > 0) return { ok: false, problems: glsl };
+  return {
+    ok: true,
+    program: {
+      header,
+      parameters: header.INPUTS.flatMap(inputParameters),
+      samplers,
+      fragment: fragment.source,
+      vertex: ISF_VERTEX_SHADER,
+      lineOffset: fragment.lineOffset,
+    },
+  };
+}
+
+/**
+ * The preset parameters the header of `code` declares, without the checks of
+ * `parseIsf` (no GLSL parse: cheap enough for code known to be good, such as
+ * the built-in presets').
+ * @throws {Error} when the header cannot be read
+ */
+export function isfHeaderParameters(code: string): PresetParameter[] {
+  const split = splitHeader(code);
+  const header = "json" in split ? parseHeader(code, split) : [split];
+  if (Array.isArray(header)) throw new Error(header.map(describeProblem).join("; "));
+  return header.INPUTS.flatMap(inputParameters);
+}
+
+/**
+ * The kind a shader is written for: a visualizer when its header declares an
+ * audio input, else an effect (also when the header cannot be read: the
+ * checks of `parseIsf` then name the problem).
+ */
+export function isfKindOf(code: string): IsfKind {
+  const split = splitHeader(code);
+  const header = "json" in split ? parseHeader(code, split) : [];
+  if (Array.isArray(header)) return "effect";
+  const isAudio = header.INPUTS.some((i) => i.TYPE === "audio" || i.TYPE === "audioFFT");
+  return isAudio ? "visualizer" : "effect";
+}
+
+/** The uniform values of `program` for a preset instance's parameter values. */
+export function isfUniforms(
+  program: IsfProgram,
+  values: Readonly<Record<string, PresetParameter["default"]>>,
+): UniformValue[] {
+  return program.header.INPUTS.flatMap((input) => inputUniform(input, values) ?? []);
+}
+
+function kindMismatch(header: IsfHeader, kind: IsfKind): string | null {
+  const types = new Set(header.INPUTS.map((i) => i.TYPE));
+  if (kind === "effect" && !header.INPUTS.some((i) => i.NAME === "inputImage")) {
+    return `an effect's shader takes the layer's picture: declare {"NAME": "inputImage", "TYPE": "image"}`;
+  }
+  if (kind === "visualizer" && !types.has("audio") && !types.has("audioFFT")) {
+    return `a visualizer's shader reads the audio: declare an input of TYPE "audio" or "audioFFT"`;
+  }
+  return null;
+}
