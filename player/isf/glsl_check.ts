@@ -41,6 +41,7 @@ export function glslProblems(fragment: string, lineOffset: number): IsfProblem[]
   try {
     text = preprocess(marked, { preserveComments: true, defines: { GL_ES: "1" } });
   } catch (error) {
+    if (error instanceof RangeError) return [tooDeep(error)];
     return [
       placed(marked, lineOffset, locationOf(error), `GLSL preprocessor: ${firstLine(error)}`),
     ];
@@ -49,6 +50,7 @@ export function glslProblems(fragment: string, lineOffset: number): IsfProblem[]
   try {
     program = parse(text, { stage: "fragment", quiet: true, includeLocation: true });
   } catch (error) {
+    if (error instanceof RangeError) return [tooDeep(error)];
     return [placed(text, lineOffset, locationOf(error), `GLSL syntax: ${syntaxMessage(error)}`)];
   }
   return [...foreignVaryings(program), ...undeclaredNames(program)]
@@ -161,6 +163,16 @@ function placed(text: string, lineOffset: number, at: At | null, message: string
     return { line: 1, column: 1, message: `in the declarations of the inputs: ${message}` };
   }
   return { line: userLine, column, message };
+}
+
+/** A parser that ran out of stack (or string length) on code nested or expanded beyond it. */
+function tooDeep(error: RangeError): IsfProblem {
+  const why = error.message.charAt(0).toLowerCase() + error.message.slice(1);
+  return {
+    line: 1,
+    column: 1,
+    message: `GLSL syntax: the code nests too deeply to be checked (${why})`,
+  };
 }
 
 function startOf(node: unknown): At | null {

@@ -169,3 +169,18 @@ Deno.test("parseIsf() refuses a varying of a shader's own vertex shader (.vs), a
       "'left_coord' : a varying set by the shader's own vertex shader (.vs), which presets do not take: compute it in main() from isf_FragNormCoord",
   }]);
 });
+
+Deno.test("parseIsf() refuses code nested deeper than the parser goes, at line 1, saying so", () => {
+  const deep = INVERT.replace(
+    "amount), c.a)",
+    `${"(".repeat(3000)}amount${")".repeat(3000)}), c.a)`,
+  );
+  const [problem, ...rest] = problems(deep);
+  assert.deepEqual(rest, []);
+  assert.deepEqual(problem, {
+    line: 1,
+    column: 1,
+    message:
+      "GLSL syntax: the code nests too deeply to be checked (maximum call stack size exceeded)",
+  });
+});
