@@ -38,6 +38,7 @@ const RENDER_IN_PAGE = `(vertex, fragment, uniforms, textures, size) => {
   for (const u of uniforms) {
     if (u.type === "float") gl.uniform1f(at(u.name), u.value);
     else if (u.type === "vec2") gl.uniform2fv(at(u.name), u.value);
+    else if (u.type === "vec3") gl.uniform3fv(at(u.name), u.value);
     else if (u.type === "vec4") gl.uniform4fv(at(u.name), u.value);
     else gl.uniform1i(at(u.name), u.value);
   }
@@ -93,17 +94,48 @@ export function audioRow(name: string, level: (bin: number) => number): TestText
   return { name, width: 256, height: 1, rgba };
 }
 
+/** A uniform as the page sets it. */
+export interface PageUniform {
+  readonly name: string;
+  readonly type: "float" | "int" | "bool" | "vec2" | "vec3" | "vec4";
+  readonly value: number | readonly number[];
+}
+
+/** Pixels read back, and each one's bytes. */
+export interface Drawn extends Pixels {
+  readonly bytes: number[];
+}
+
 /** Draws `program` with parameter `values` and `textures` (bound in order). */
-export async function render(
+export function render(
   page: Page,
   program: IsfProgram,
   values: Record<string, PresetParameter["default"]>,
   textures: TestTexture[],
-): Promise<Pixels> {
-  const args = [program.vertex, program.fragment, isfUniforms(program, values), textures, SIZE]
-    .map((a) => JSON.stringify(a)).join(", ");
-  const pixels = await page.evaluate(`(${RENDER_IN_PAGE})(${args})`) as number[];
+): Promise<Drawn> {
+  return renderSources(
+    page,
+    program.vertex,
+    program.fragment,
+    isfUniforms(program, values),
+    textures,
+  );
+}
+
+/** Draws a vertex and fragment source (the vertex shader takes `position`, -1..1). */
+export async function renderSources(
+  page: Page,
+  vertex: string,
+  fragment: string,
+  uniforms: readonly PageUniform[],
+  textures: TestTexture[],
+): Promise<Drawn> {
+  const args = [vertex, fragment, uniforms, textures, SIZE].map((a) => JSON.stringify(a)).join(
+    ", ",
+  );
+  const bytes = await page.evaluate(`(${RENDER_IN_PAGE})(${args})`) as number[];
   return {
-    at: (x, y) => pixels.slice((y * SIZE + x) * 4, (y * SIZE + x) * 4 + 4),
+    bytes,
+    at: (x, y) => bytes.slice((y * SIZE + x) * 4, (y * SIZE + x) * 4 + 4),
   };
 }

@@ -9,8 +9,11 @@ import type { Page } from "puppeteer-core";
 import { launchBrowser } from "../../_helpers/browser.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { EVERY_INPUT, INVERT } from "./_shaders.ts";
-import { audioRow, picture, render, SIZE } from "./_render.ts";
+import { audioRow, type PageUniform, picture, render, renderSources, SIZE } from "./_render.ts";
 import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
+import { BUILT_IN_PROGRAMS } from "../../../player/output/shaders.ts";
+import { shaderPass } from "../../../player/output/render_state.ts";
+import type { Preset } from "../../../protocol/model.ts";
 
 // Page code, kept as source text: this file is type-checked without the DOM's types.
 /** Compiles and links in the page; answers the log ("" when both compile and link). */
@@ -161,6 +164,75 @@ Deno.test({
       ]);
       near(flat.at(10, 15), [255, 230, 51, 255], 1, "on the line of a silent wave");
       near(flat.at(10, 4), [0, 0, 0, 255], 0, "away from the line");
+    } finally {
+      await browser.close();
+    }
+  },
+});
+
+/** The output's vertex shader (`player/output/page/gl.js`), with the harness' attribute name. */
+const OUTPUT_VERTEX = `#version 300 es
+in vec2 position;
+out vec2 v_uv;
+void main() { v_uv = position * 0.5 + 0.5; gl_Position = vec4(position, 0.0, 1.0); }
+`;
+
+/** The output's program for a built-in preset, with the uniforms the renderer gives it. */
+function outputPass(preset: Preset, params: Record<string, number | string | boolean>) {
+  const item = preset.kind === "effect"
+    ? { id: "e", name: "e", type: preset.type, presetId: preset.id, enabled: true, params }
+    : { id: "v", name: "v", engine: preset.type, presetId: preset.id, enabled: true, params };
+  const pass = shaderPass(item, BUILT_IN_PRESETS);
+  const program = BUILT_IN_PROGRAMS.find((p) => p.name === pass.program)!;
+  const uniforms: PageUniform[] = [
+    { name: "u_resolution", type: "vec2", value: [SIZE, SIZE] },
+    ...program.uniforms.map((u) => {
+      const value = pass.uniforms[u.name] ?? u.default;
+      return {
+        name: u.name,
+        type: u.type,
+        value: typeof value === "boolean" ? Number(value) : value,
+      };
+    }),
+  ];
+  return { source: program.source, uniforms };
+}
+
+Deno.test({
+  ...needs("chromium"),
+  name: "each built-in preset's ISF code draws what the output's program of its type draws",
+  async fn() {
+    const browser = await launchBrowser(["--use-angle=swiftshader", "--enable-unsafe-swiftshader"]);
+    try {
+      const page = await browser.browser.newPage();
+      const scene = (x: number, y: number) => [x * 8, y * 8, (x ^ y) & 4 ? 255 : 40, 255];
+      const spectrum = (bin: number) => bin;
+      const wave = (bin: number) => Math.round(128 + 100 * Math.sin(bin / 20));
+      const cases: Array<[string, Record<string, number | string | boolean>]> = [
+        ["fx-blur", { radius: 4 }],
+        ["fx-color-shift", { hue: 120, tint: "#ff8040" }],
+        ["fx-kaleidoscope", { segments: 6, mirror: true }],
+        ["fx-kaleidoscope", { segments: 5, mirror: false }],
+        ["viz-spectrum", { bands: 16, style: "solid" }],
+        ["viz-spectrum", { bands: 16, style: "outline" }],
+        ["viz-scope", { thickness: 3 }],
+      ];
+      for (const [id, params] of cases) {
+        const preset = BUILT_IN_PRESETS.find((p) => p.id === id)!;
+        const isf = await render(page, builtIn(id), params, [
+          picture("inputImage", scene, true),
+          audioRow("spectrum", spectrum),
+          audioRow("wave", wave),
+        ]);
+        const output = outputPass(preset, params);
+        const drawn = await renderSources(page, OUTPUT_VERTEX, output.source, output.uniforms, [
+          picture("u_image", scene, true),
+          audioRow("u_spectrum", spectrum),
+          audioRow("u_wave", wave),
+        ]);
+        const worst = Math.max(...isf.bytes.map((b, i) => Math.abs(b - drawn.bytes[i]!)));
+        assert.ok(worst <= 2, `${id} ${JSON.stringify(params)}: pixels differ by up to ${worst}`);
+      }
     } finally {
       await browser.close();
     }
