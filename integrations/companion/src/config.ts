@@ -9,9 +9,11 @@ export type CueportConfig = {
 	wsPort: number
 	pairingCode: string
 	deviceName: string
+	/** How often the link is checked (ms): a dead link is seen within two of these. */
+	linkCheckMs?: number
 }
 
-/** What Companion keeps in its secrets store: the device token from pairing. */
+/** What Companion keeps in its secrets store: the device token from pairing or from an approval. */
 export type CueportSecrets = {
 	token: string
 }
@@ -32,7 +34,7 @@ export function configFields(): SomeCompanionConfigField[] {
 			id: 'intro',
 			label: 'Cueport',
 			value:
-				'Pick a Cueport service found on the network, or type its address. On the show machine run `cueport pair` and type the 6-digit code below to pair this Companion (not needed when Companion runs on the show machine itself).',
+				'Pick a Cueport service found on the network, or type its address. From another computer: on the show machine run `cueport pair` and type the 6-digit code below. When Companion runs on the show machine itself, no code is needed: the first connection is approved on the show machine (as the approval setting of the service says) and the token it gets is kept below, so a restart does not ask again.',
 			width: 12,
 		},
 		{ type: 'bonjour-device', id: 'bonjour', label: 'Cueport on the network', width: 6 },
@@ -64,7 +66,22 @@ export function configFields(): SomeCompanionConfigField[] {
 			regex: '/^(\\d{6})?$/',
 		},
 		{ type: 'textinput', id: 'deviceName', label: 'Device name', width: 6, default: 'Companion' },
-		{ type: 'secret-text', id: 'token', label: 'Device token (filled in by pairing)', width: 12, default: '' },
+		{
+			type: 'secret-text',
+			id: 'token',
+			label: 'Device token (filled in by pairing or by the approval on the show machine)',
+			width: 12,
+			default: '',
+		},
+		{
+			type: 'number',
+			id: 'linkCheckMs',
+			label: 'Link check (ms): a dead link (a pulled cable) is seen within two of these',
+			width: 6,
+			min: 50,
+			max: 60000,
+			default: 2000,
+		},
 	]
 }
 

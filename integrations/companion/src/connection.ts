@@ -9,12 +9,32 @@ import { type AppState, type Changes, noChanges, type PlayState, type Project, t
 /** Delays between reconnect attempts: doubling from 250 ms, at most 5 s. */
 export const BACKOFF_MS = { first: 250, max: 5000 }
 
+/**
+ * How the link is checked: a WebSocket ping every `pingMs` (the service answers each with a pong);
+ * with no pong for two intervals the socket is taken as dead, ended and reopened. A query with no
+ * answer in `callMs` is refused; the `auth` call may wait for the operator's approval
+ * (2 minutes on the service), so it gets `authMs`.
+ */
+export interface LinkTiming {
+	pingMs: number
+	callMs: number
+	authMs: number
+}
+
+/** The timing for a ping interval (the config page's "Link check", 2 s by default). */
+export function linkTiming(pingMs = 2000): LinkTiming {
+	const ping = Math.max(50, Number(pingMs) || 2000)
+	return { pingMs: ping, callMs: 5 * ping, authMs: 150_000 }
+}
+
 /** What the connection tells the module. */
 export interface ConnectionEvents {
 	status(state: 'connecting' | 'ok' | 'auth' | 'down', message: string): void
 	snapshot(active: { project: Project | null; playstate: PlayState | null }, appState: AppState | null): void
 	updates(updates: Update[], changes: Changes): void
 	log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void
+	/** The service gave this link a device token (an approval on the show machine): keep it. */
+	token(token: string): void
 }
 
 /** An answer of the HTTP API. */
@@ -36,6 +56,10 @@ export class Connection {
 	#delay = BACKOFF_MS.first
 	#nextId = 1
 	#pending = new Map<string, { resolve: (v: any) => void; reject: (e: Error) => void }>()
+	readonly #timing: LinkTiming
+	#pinger: NodeJS.Timeout | null = null
+	/** When the last pong (or the opening) was seen, ms. */
+	#lastPong = 0
 	#seq = 0
 	#resyncing: Promise<void> | null = null
 	/** Why the last auth was refused (a revoked device, a rotated key): the status says so until one succeeds. */
@@ -45,7 +69,9 @@ export class Connection {
 		endpoint: { host: string; httpPort: number; wsPort: number },
 		auth: { token: string; deviceName: string },
 		events: ConnectionEvents,
+		timing: LinkTiming = linkTiming(),
 	) {
+		this.#timing = timing
 		const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host
 		this.#http = `http://${host}:${endpoint.httpPort}`
 		this.#ws = `ws://${host}:${endpoint.wsPort}/v1`
@@ -68,6 +94,7 @@ export class Connection {
 	stop(): void {
 		this.#stopped = true
 		if (this.#retry) clearTimeout(this.#retry)
+		this.#stopPinging()
 		this.#socket?.terminate()
 		this.#socket = null
 	}
@@ -87,7 +114,7 @@ export class Connection {
 			method,
 			headers,
 			...(body === undefined ? {} : { body: JSON.stringify(body) }),
-			signal: AbortSignal.timeout(5000),
+			signal: AbortSignal.timeout(this.#timing.callMs),
 		})
 		const type = res.headers.get('content-type') ?? ''
 		if (type.startsWith('application/json')) return { status: res.status, body: await res.json() }
@@ -97,13 +124,15 @@ export class Connection {
 	#open(): void {
 		if (this.#stopped) return
 		this.#events.status('connecting', `Connecting to ${this.#ws}`)
-		const socket = new WebSocket(this.#ws, { handshakeTimeout: 5000 })
+		const socket = new WebSocket(this.#ws, { handshakeTimeout: this.#timing.callMs })
 		this.#socket = socket
 		this.#seq = 0
 		socket.on('message', (raw: Buffer) => this.#onMessage(raw.toString('utf8')))
 		socket.on('error', (err) => this.#events.log('debug', `WebSocket error: ${err.message}`))
 		socket.on('close', () => this.#onClose(socket))
+		socket.on('pong', () => (this.#lastPong = Date.now()))
 		socket.on('open', () => {
+			this.#startPinging(socket)
 			this.#authenticate().catch((err: Error) => {
 				if (err.message.startsWith('AUTHENTICATION_FAILED')) this.#authRefused = err.message
 				else this.#events.log('warn', `Connecting failed: ${err.message}`)
@@ -112,7 +141,27 @@ export class Connection {
 		})
 	}
 
+	/** Pings the open socket; no pong for two intervals: the link is dead (a pulled cable), end it. */
+	#startPinging(socket: WebSocket): void {
+		this.#stopPinging()
+		this.#lastPong = Date.now()
+		this.#pinger = setInterval(() => {
+			if (Date.now() - this.#lastPong > 2 * this.#timing.pingMs) {
+				this.#events.log('warn', `No answer from ${this.#ws} for ${Date.now() - this.#lastPong} ms: reconnecting`)
+				socket.terminate()
+				return
+			}
+			socket.ping()
+		}, this.#timing.pingMs)
+	}
+
+	#stopPinging(): void {
+		if (this.#pinger) clearInterval(this.#pinger)
+		this.#pinger = null
+	}
+
 	#onClose(socket: WebSocket): void {
+		if (this.#socket === socket) this.#stopPinging()
 		for (const p of this.#pending.values()) p.reject(new Error('Connection closed'))
 		this.#pending.clear()
 		if (this.#socket !== socket || this.#stopped) return
@@ -126,7 +175,13 @@ export class Connection {
 
 	async #authenticate(): Promise<void> {
 		const payload = this.#token ? { token: this.#token } : { deviceName: this.#deviceName }
-		await this.#call({ type: 'auth', payload })
+		const answer = await this.#call({ type: 'auth', payload }, this.#timing.authMs)
+		// An approval on the show machine answers with a device token: use it from now on, so a
+		// reconnect or a restart neither asks again nor adds a device entry.
+		if (typeof answer?.token === 'string' && answer.token !== this.#token) {
+			this.#token = answer.token
+			this.#events.token(answer.token)
+		}
 		await this.#call({ type: 'subscribe', payload: { positions: true } })
 		await this.resync()
 		this.#authRefused = null
@@ -150,11 +205,21 @@ export class Connection {
 		return this.#resyncing
 	}
 
-	async #call(message: Record<string, unknown>): Promise<any> {
+	/** Sends one request; refused when the link closes or no answer comes in `timeoutMs`. */
+	async #call(message: Record<string, unknown>, timeoutMs = this.#timing.callMs): Promise<any> {
 		const socket = this.#socket
 		if (!socket || socket.readyState !== WebSocket.OPEN) throw new Error('Not connected')
 		const id = String(this.#nextId++)
-		const answer = new Promise<any>((resolve, reject) => this.#pending.set(id, { resolve, reject }))
+		const answer = new Promise<any>((resolve, reject) => {
+			const timer = setTimeout(() => {
+				this.#pending.delete(id)
+				reject(new Error(`No answer to ${String(message.type)} in ${timeoutMs} ms`))
+			}, timeoutMs)
+			this.#pending.set(id, {
+				resolve: (v) => (clearTimeout(timer), resolve(v)),
+				reject: (e) => (clearTimeout(timer), reject(e)),
+			})
+		})
 		socket.send(JSON.stringify({ ...message, id }))
 		return answer
 	}

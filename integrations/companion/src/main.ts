@@ -5,7 +5,7 @@
 import { InstanceBase, InstanceStatus, type SomeCompanionConfigField } from '@companion-module/base'
 import { actionDefinitions } from './actions.js'
 import { configFields, type CueportConfig, type CueportSecrets, resolveEndpoint } from './config.js'
-import { Connection } from './connection.js'
+import { Connection, linkTiming } from './connection.js'
 import { feedbackDefinitions } from './feedbacks.js'
 import { type KeyState, thumbnailKey } from './images.js'
 import { presetDefinitions } from './presets.js'
@@ -35,6 +35,8 @@ export default class CueportInstance extends InstanceBase<Types> {
 	#secrets: CueportSecrets = { token: '' }
 	#connection: Connection | null = null
 	#connectionState = 'down'
+	/** Why the last pairing code was refused; shown in the status. */
+	#pairingRefused: string | null = null
 	#structureKey = ''
 	#clock: NodeJS.Timeout | null = null
 	readonly #thumbnails = new ThumbnailCache(64)
@@ -75,42 +77,61 @@ export default class CueportInstance extends InstanceBase<Types> {
 				},
 				updates: (updates, changes) => this.#onUpdates(updates, changes),
 				log: (level, message) => this.log(level, message),
+				token: (token) => this.#keepToken(token),
 			},
+			linkTiming(config.linkCheckMs),
 		)
 		if (config.pairingCode && /^\d{6}$/.test(config.pairingCode.trim())) await this.#pair(config.pairingCode.trim())
 		this.#connection?.start()
+	}
+
+	/** Keeps the token an approval gave (in the secrets store, as pairing does). */
+	#keepToken(token: string): void {
+		this.#secrets = { token }
+		this.saveConfig(this.#config, this.#secrets)
+		this.log('info', 'Approved on the show machine: the device token is kept')
 	}
 
 	getConfigFields(): SomeCompanionConfigField[] {
 		return configFields()
 	}
 
-	/** Exchanges the code of the config page for a device token, kept in the secrets store. */
+	/**
+	 * Exchanges the code of the config page for a device token, kept in the secrets store. A code
+	 * is tried once: success or refusal, it is cleared from the config, so it is not sent again on
+	 * the next config save or restart (each refused try counts toward the address's lockout).
+	 */
 	async #pair(code: string): Promise<void> {
 		const connection = this.#connection
 		if (!connection) return
+		this.#pairingRefused = null
+		this.#config = { ...this.#config, pairingCode: '' }
 		try {
 			const res = await connection.request('POST', '/api/v1/pair', {
 				otp: code,
 				deviceName: this.#config.deviceName || 'Companion',
 			})
 			if (res.status !== 200 || typeof res.body?.token !== 'string') {
-				this.log('warn', `Pairing refused: ${res.body?.error?.message ?? `HTTP ${res.status}`}`)
-				return
+				this.#pairingRefused = `Pairing refused: ${res.body?.error?.message ?? `HTTP ${res.status}`}; type a new code`
+			} else {
+				this.#secrets = { token: res.body.token }
+				connection.setToken(res.body.token)
+				this.log('info', `Paired as device ${res.body.deviceId}`)
 			}
-			this.#secrets = { token: res.body.token }
-			this.#config = { ...this.#config, pairingCode: '' }
-			connection.setToken(res.body.token)
-			this.saveConfig(this.#config, this.#secrets)
-			this.log('info', `Paired as device ${res.body.deviceId}`)
 		} catch (err) {
-			this.log('warn', `Pairing failed: ${(err as Error).message}`)
+			this.#pairingRefused = `Pairing failed: ${(err as Error).message}; type a new code`
 		}
+		if (this.#pairingRefused) this.log('warn', this.#pairingRefused)
+		this.saveConfig(this.#config, this.#secrets)
 	}
 
 	#onStatus(state: keyof typeof STATUS, message: string): void {
 		this.#connectionState = state
-		this.updateStatus(STATUS[state], message)
+		if (state === 'ok') this.#pairingRefused = null
+		// A refused code stays in the status until a connection succeeds (or a new code is typed).
+		if (this.#pairingRefused && state !== 'ok')
+			this.updateStatus(InstanceStatus.AuthenticationFailure, this.#pairingRefused)
+		else this.updateStatus(STATUS[state], message)
 		this.#pushVariables()
 		this.checkFeedbacks('connected')
 	}

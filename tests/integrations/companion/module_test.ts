@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { remoteProxies } from "../../_helpers/browser.ts";
+import { proxiesFor, PROXY_HOST } from "./_proxy.ts";
 import { ModuleHost } from "./_module_host.ts";
 import { decodePng } from "../../../server/media/render/codecs.ts";
 import type { Raster } from "../../../server/media/render/raster.ts";
@@ -293,26 +293,40 @@ Deno.test(
   needs("node"),
   async () => {
     // The module reaches the service through 127.0.0.5 from 127.0.0.2: a device on the network.
-    const allowedHosts = ["127.0.0.5"];
+    const allowedHosts = [PROXY_HOST];
     let svc = await startTestService({ allowedHosts }, { demo: true });
-    const ports = { http: svc.service.ports.http, ws: svc.service.ports.ws };
-    const proxies = await remoteProxies(ports);
+    const proxies = await proxiesFor(svc.service.ports);
     const host = await ModuleHost.start();
     try {
-      const code = (await svc.post("/api/v1/pair/code", {})).body.otp;
       const config = {
         ...localConfig(svc),
-        host: "127.0.0.5",
-        pairingCode: code,
+        host: PROXY_HOST,
+        httpPort: proxies.http.port,
+        wsPort: proxies.ws.port,
         deviceName: "Stage Deck",
       };
-      await host.init(config);
+      // A wrong code is tried once: cleared from the config and shown in the status.
+      await host.init({ ...config, pairingCode: "000000" });
+      const cleared = await host.until(() => host.savedConfigs.at(-1), "the cleared code");
+      assert.equal(cleared.config.pairingCode, "", "a refused code is not sent again");
+      await host.until(
+        () => /Pairing refused/.test(host.status.message ?? ""),
+        "the refusal in the status",
+      );
+
+      const code = (await svc.post("/api/v1/pair/code", {})).body.otp;
+      await host.call("updateConfig", {
+        label: "cueport",
+        config: { ...config, pairingCode: code },
+        secrets: { token: "" },
+      });
       const saved = await host.until(
         () => host.savedConfigs.find((c) => c.secrets?.token),
         "the saved token",
       );
       assert.equal(saved.config.pairingCode, "", "the code is cleared once used");
       await host.until(() => host.status.status === "ok", "the paired connection");
+      assert.doesNotMatch(host.status.message ?? "", /refused/, "the new code cleared the refusal");
       const devices = (await svc.get("/api/v1/devices")).body;
       assert.ok(JSON.stringify(devices).includes("Stage Deck"));
 
@@ -322,9 +336,10 @@ Deno.test(
       const file = `${svc.dataDir}/projects/demo/project.json`;
       const project = JSON.parse(await Deno.readTextFile(file));
       await Deno.writeTextFile(file, JSON.stringify({ ...project, name: "Renamed Offline" }));
-      svc = await startTestService({ allowedHosts, httpPort: ports.http, wsPort: ports.ws }, {
-        dataDir: svc.dataDir,
-      });
+      // Free ports (the old ones may be taken by now): the proxies point at the new ones.
+      svc = await startTestService({ allowedHosts }, { dataDir: svc.dataDir });
+      proxies.http.retarget(svc.service.ports.http);
+      proxies.ws.retarget(svc.service.ports.ws);
       await host.until(() => host.status.status === "ok", "the reconnect");
       await host.until(
         () => host.variables.get("project_name") === "Renamed Offline",
@@ -355,6 +370,103 @@ Deno.test(
       });
       await host.until(() => host.savedConfigs.length > saves, "the new token");
       await host.until(() => host.status.status === "ok", "the connection paired again");
+    } finally {
+      await host.stop();
+      await proxies.close();
+      await svc.stop();
+    }
+  },
+);
+
+/** The entries of the service's device list named `name`. */
+async function devicesNamed(svc: TestService, name: string, token: string): Promise<unknown[]> {
+  const answer = await svc.get("/api/v1/devices", {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  const list: { name?: string }[] = answer.body.devices;
+  return list.filter((d) => d.name === name);
+}
+
+Deno.test(
+  "on the show machine the approval's token is kept: one device entry, actions pass without the localhost exemption",
+  needs("node"),
+  async () => {
+    const svc = await startTestService({ localhostAuthExempt: false }, { demo: true });
+    let host = await ModuleHost.start();
+    try {
+      await host.init(localConfig(svc));
+      await host.until(() => host.status.status === "ok", "the approved connection");
+      const saved = await host.until(
+        () => host.savedConfigs.find((c) => c.secrets?.token),
+        "the approval's token saved",
+      );
+      // A config save sends the secrets Companion keeps: the same device, no new approval.
+      await host.call("updateConfig", {
+        label: "cueport",
+        config: { ...localConfig(svc), deviceName: "Companion test" },
+        secrets: saved.secrets,
+      });
+      await host.until(() => host.status.status === "ok", "the connection after the save");
+      // Companion restarted: the module starts again with what was saved.
+      await host.stop();
+      host = await ModuleHost.start();
+      await host.init(saved.config, saved.secrets);
+      await host.until(() => host.status.status === "ok", "the connection after a restart");
+      assert.equal(
+        (await devicesNamed(svc, "Companion test", saved.secrets.token)).length,
+        1,
+        "one device entry",
+      );
+
+      const answer = await host.executeAction("TRIGGER_CLIP_IN", {
+        clipID: "clip-rings",
+        activateSong: false,
+        velocity: 100,
+      });
+      assert.equal(answer.success, true);
+      await host.until(
+        () => host.variables.get("clip_state") === "playing",
+        "the action through HTTP with the token",
+      );
+      assert.deepEqual(host.logs.filter((l) => l.includes("refused")), []);
+    } finally {
+      await host.stop();
+      await svc.stop();
+    }
+  },
+);
+
+Deno.test(
+  "a link that stops forwarding without closing (a pulled cable) is seen and reconnected",
+  needs("node"),
+  async () => {
+    const svc = await startTestService({ allowedHosts: [PROXY_HOST] }, { demo: true });
+    // From 127.0.0.1: a client on the show machine, so no pairing is needed here.
+    const proxies = await proxiesFor(svc.service.ports, "127.0.0.1");
+    const host = await ModuleHost.start();
+    try {
+      await host.init({
+        ...localConfig(svc),
+        host: PROXY_HOST,
+        httpPort: proxies.http.port,
+        wsPort: proxies.ws.port,
+        linkCheckMs: 200,
+      });
+      await host.until(() => host.status.status === "ok", "the connection");
+      await host.until(() => host.variables.get("project_name"), "the state");
+      // Idle: only the pings go up; the service's pongs keep the link OK.
+      const start = proxies.ws.chunksUp;
+      await until("four pings", () => proxies.ws.chunksUp >= start + 4);
+      assert.equal(host.status.status, "ok", "answered pings keep the link");
+
+      proxies.ws.freeze();
+      proxies.http.freeze();
+      await host.until(() => host.status.status !== "ok", "the dead link to be seen");
+      proxies.ws.thaw();
+      proxies.http.thaw();
+      await host.until(() => host.status.status === "ok", "the reconnect");
+      assert.ok(host.logs.some((l) => l.includes("No answer from")), host.logs.join("\n"));
     } finally {
       await host.stop();
       await proxies.close();
