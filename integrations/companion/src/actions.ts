@@ -17,8 +17,13 @@ import type { ShowState } from './state.js'
 /** What the actions need from the module. */
 export interface ActionHost {
 	state: ShowState
-	/** Runs one action over HTTP; a refusal is a log line, never a throw. */
-	runAction(body: { name: string; params: (string | number | boolean)[]; base?: 1; velocity?: number }): Promise<void>
+	/** Runs one action over HTTP; true when taken; a refusal is a log line, never a throw. */
+	runAction(body: {
+		name: string
+		params: (string | number | boolean)[]
+		base?: 1
+		velocity?: number
+	}): Promise<boolean>
 	/** Runs one edit over HTTP; a refusal is a log line. */
 	runEdit(name: string): Promise<void>
 }
@@ -94,13 +99,16 @@ function setControlDefinition(action: CatalogAction, host: ActionHost): Companio
 		],
 		callback: async ({ options }) => {
 			const letter = (text(options.controlID) || 'A').toUpperCase()
+			const targets = host.state.controlTargets
+			const live = () => host.state.controlValue(letter)
 			let value = Number(options.value)
 			if (options.mode !== 'set') {
+				// From where the Control is heading: dial ticks faster than the round trip add up.
 				const step = Number(options.step) * (options.mode === 'decrease' ? -1 : 1)
-				value = Math.min(1, Math.max(0, host.state.controlValue(letter) + step))
+				value = Math.min(1, Math.max(0, targets.from(letter, live()) + step))
 				value = Math.round(value * 10000) / 10000
 			}
-			await host.runAction({ name: action.name, params: [letter, value] })
+			await targets.set(letter, value, live, async (v) => host.runAction({ name: action.name, params: [letter, v] }))
 		},
 	}
 }

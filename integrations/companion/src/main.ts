@@ -179,7 +179,7 @@ export default class CueportInstance extends InstanceBase<Types> {
 			actionDefinitions({
 				state: this.state,
 				runAction: async (body) => this.#post('/api/v1/action', body, body.name),
-				runEdit: async (name) => this.#post('/api/v1/edit', { name, params: {} }, name),
+				runEdit: async (name) => void (await this.#post('/api/v1/edit', { name, params: {} }, name)),
 			}),
 		)
 		this.setFeedbackDefinitions(
@@ -198,21 +198,21 @@ export default class CueportInstance extends InstanceBase<Types> {
 		this.checkAllFeedbacks()
 	}
 
-	/** A refused action or edit is a log line, never a throw. */
-	async #post(path: string, body: unknown, what: string): Promise<void> {
+	/** A refused action or edit is a log line, never a throw; true when it was taken. */
+	async #post(path: string, body: unknown, what: string): Promise<boolean> {
 		const connection = this.#connection
 		if (!connection) {
 			this.log('warn', `${what} not sent: not connected`)
-			return
+			return false
 		}
 		try {
 			const res = await connection.request('POST', path, body)
-			if (res.status >= 400) {
-				this.log('warn', `${what} refused: ${res.body?.error?.message ?? `HTTP ${res.status}`}`)
-			}
+			if (res.status < 400) return true
+			this.log('warn', `${what} refused: ${res.body?.error?.message ?? `HTTP ${res.status}`}`)
 		} catch (err) {
 			this.log('warn', `${what} failed: ${(err as Error).message}`)
 		}
+		return false
 	}
 
 	async #thumbnail(clipID: string, size: number, overlay: string): Promise<Buffer | null> {

@@ -4,6 +4,8 @@
  * every appState update the whole app state, so applying them in order is enough).
  */
 
+import { ControlTargets } from './control_targets.js'
+
 /** A Song of the Project. */
 export interface Song {
 	songID: string
@@ -96,9 +98,12 @@ export class ShowState {
 	project: Project | null = null
 	playstate: PlayState | null = null
 	appState: AppState | null = null
+	/** Where the Controls are heading while a dial turns (`SET_CONTROL` relative steps). */
+	readonly controlTargets = new ControlTargets()
 
 	/** Replaces everything (after a connect, a `full` update or a gap). */
 	reset(active: { project: Project | null; playstate: PlayState | null }, appState: AppState | null): void {
+		this.controlTargets.clear()
 		this.project = active.project
 		this.playstate = active.playstate ? { ...active.playstate, controls: active.playstate.controls ?? {} } : null
 		this.appState = appState
@@ -111,13 +116,13 @@ export class ShowState {
 			case 'playstate':
 				if (data.playstate && (!this.project || data.playstate.projectId === this.project.projectId)) {
 					const next = data.playstate as PlayState
-					// Not every playstate update carries the Controls: keep the ones known.
-					this.playstate = { ...next, controls: next.controls ?? this.playstate?.controls ?? {} }
+					this.playstate = next
 					if (data.event === 'positions') changes.positions = true
 					else if (data.event !== 'control-changed') changes.play = true
 				}
 				if (data.event === 'control-changed' && this.playstate) {
 					this.playstate.controls[String(data.controlID)] = Number(data.value)
+					this.controlTargets.received(String(data.controlID))
 					changes.controls = true
 				}
 				break

@@ -137,6 +137,22 @@ Deno.test("the built module drives and follows a real service", needs("node"), a
       assert.equal(live.body.controls.A, 0.85);
     });
 
+    await t.step("dial ticks faster than the round trip all count", async () => {
+      // Three ticks before any update comes back: each steps from where the Control is heading.
+      const tick = { controlID: "B", mode: "decrease", value: 0, step: 0.1 };
+      await svc.post("/api/v1/action", { name: "SET_CONTROL", params: ["B", 0.9] });
+      await host.until(() => host.variables.get("control_b") === 0.9, "control_b at 0.9");
+      await Promise.all([1, 2, 3].map(() => host.executeAction("SET_CONTROL", tick)));
+      await host.until(() => host.variables.get("control_b") === 0.6, "three steps down");
+      const live = await svc.get("/api/v1/projects/demo/playstate");
+      assert.equal(live.body.controls.B, 0.6);
+      // Updates win again: a change by another client is where the next tick starts.
+      await svc.post("/api/v1/action", { name: "SET_CONTROL", params: ["B", 0.3] });
+      await host.until(() => host.variables.get("control_b") === 0.3, "control_b from elsewhere");
+      await host.executeAction("SET_CONTROL", tick);
+      await host.until(() => host.variables.get("control_b") === 0.2, "one step from 0.3");
+    });
+
     await t.step("the thumbnail feedback returns a PNG of the key's size", async () => {
       await host.placeFeedbacks({
         thumb: {
