@@ -4,13 +4,16 @@
  * missing prints one skipped row with the reason, and the run goes on.
  * @module
  */
-import { findPeer, peer, type PeerName } from "../tools/peers.ts";
+import { peer, type PeerName, peerProblem } from "../tools/peers.ts";
 
 /** Why a part cannot run here (`ffmpeg not found (apt-get install ffmpeg)`), or null. */
 export function missingPeer(name: PeerName): string | null {
-  return findPeer(name) === undefined
-    ? `${name} not found (apt-get install ${peer(name).debian})`
-    : null;
+  const problem = peerProblem(name);
+  if (problem === null) return null;
+  const { debian, why } = peer(name);
+  return problem === `${name} not found`
+    ? `${problem} (apt-get install ${debian})`
+    : `${problem} (${why})`;
 }
 
 /**

@@ -7,9 +7,10 @@
  * skipped line.
  * @module
  */
-import { ModuleHost } from "../tests/integrations/companion/_module_host.ts";
+import { ModuleHost } from "../integrations/companion/deno/host.ts";
 import { startCueport } from "./_cueport.ts";
 import { missingPeer } from "./_peers.ts";
+import { summary } from "./_stats.ts";
 import { createDemoProject } from "../player/demo.ts";
 import { writeJsonAtomic } from "../protocol/atomic_write.ts";
 
@@ -23,15 +24,6 @@ if (noNode) {
   console.log(`  skipped: ${noNode}`);
   Deno.exit(0);
 }
-
-const percentile = (xs: number[], q: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-};
-const summary = (xs: number[]) => ({
-  p50: Number(percentile(xs, 0.5).toFixed(1)),
-  p99: Number(percentile(xs, 0.99).toFixed(1)),
-});
 
 const dataDir = await Deno.makeTempDir({ prefix: "cueport-companion-bench-" });
 await writeJsonAtomic(

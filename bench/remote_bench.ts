@@ -10,6 +10,7 @@
 import { launchBrowser } from "../tests/_helpers/browser.ts";
 import { startCueport } from "./_cueport.ts";
 import { missingPeer } from "./_peers.ts";
+import { summary } from "./_stats.ts";
 import { createDemoProject } from "../player/demo.ts";
 import { writeJsonAtomic } from "../protocol/atomic_write.ts";
 
@@ -34,10 +35,6 @@ const cueport = await startCueport(dataDir);
 const base = `http://127.0.0.1:${cueport.ports.http}`;
 const { browser, close: closeBrowser } = await launchBrowser();
 
-const percentile = (xs: number[], q: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-};
 const PHONE = { width: 390, height: 844, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
 /** One load of the page: ms from navigation start to first contentful paint and to interactive. */
@@ -105,10 +102,6 @@ try {
     delays.push(shownAt - sentAt);
   }
 
-  const summary = (xs: number[]) => ({
-    p50: Number(percentile(xs, 0.5).toFixed(1)),
-    p99: Number(percentile(xs, 0.99).toFixed(1)),
-  });
   const result = {
     loads: LOADS,
     coldFirstPaintMs: summary(cold.map((l) => l.paint)),

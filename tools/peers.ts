@@ -16,8 +16,34 @@ export interface Peer {
   readonly commands: readonly string[];
   /** Debian's package that provides it. */
   readonly debian: string;
-  /** What the tests use it for. */
+  /** What the tests use it for (and the version they need, when it matters). */
   readonly why: string;
+  /**
+   * Why the program found at `path` does not fit (too old, a companion program missing), or
+   * null when it does; a peer that does not fit counts as missing.
+   */
+  readonly unfit?: (path: string) => string | null;
+}
+
+/** The oldest Node the Companion module's tests run on (Companion itself bundles Node 22). */
+export const NODE_MIN = [20, 19] as const;
+
+/** Why the `node` at `path` cannot build and run the Companion module, or null. */
+export function nodeUnfit(path: string): string | null {
+  let version = "";
+  try {
+    const out = new Deno.Command(path, { args: ["--version"], stdout: "piped", stderr: "null" })
+      .outputSync();
+    version = new TextDecoder().decode(out.stdout).trim();
+  } catch {
+    return `${path} --version failed`;
+  }
+  const [major = 0, minor = 0] = version.replace(/^v/, "").split(".").map(Number);
+  if (major < NODE_MIN[0] || (major === NODE_MIN[0] && minor < NODE_MIN[1])) {
+    return `node ${version} is older than ${NODE_MIN.join(".")}`;
+  }
+  if (!which("npm")) return `node ${version} has no npm`;
+  return null;
 }
 
 /** Every peer of the tests and benches. */
@@ -74,7 +100,10 @@ export const PEERS: readonly Peer[] = [
     name: "node",
     commands: ["node"],
     debian: "nodejs",
-    why: "runs the Companion module as Companion does (npm builds it)",
+    why: `runs the Companion module as Companion does; node >= ${
+      NODE_MIN.join(".")
+    } with npm (bookworm's nodejs is 18: use nodejs.org's)`,
+    unfit: nodeUnfit,
   },
 ];
 
@@ -116,8 +145,21 @@ export function peer(name: PeerName): Peer {
   return found;
 }
 
-/** Where the peer's program is on this machine, or undefined. */
+const unfitSeen = new Map<string, string | null>();
+
+/** Why the peer cannot be used here (`node v18.19.0 is older than 20.19`, `not found`), or null. */
+export function peerProblem(name: PeerName): string | null {
+  const found = peer(name);
+  const path = found.commands.map(which).find((p) => p !== undefined);
+  if (!path) return `${name} not found`;
+  if (!found.unfit) return null;
+  if (!unfitSeen.has(path)) unfitSeen.set(path, found.unfit(path));
+  return unfitSeen.get(path)!;
+}
+
+/** Where the peer's program is on this machine, or undefined (also when it does not fit). */
 export function findPeer(name: PeerName): string | undefined {
+  if (peerProblem(name) !== null) return undefined;
   for (const command of peer(name).commands) {
     const path = which(command);
     if (path) return path;

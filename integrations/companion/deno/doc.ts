@@ -8,7 +8,7 @@
  */
 import { Buffer } from "node:buffer";
 import { startTestService, type TestService } from "../../../tests/_helpers/service.ts";
-import { ModuleHost } from "../../../tests/integrations/companion/_module_host.ts";
+import { ModuleHost } from "./host.ts";
 import { KEY, type KeyPicture, renderPage } from "./page.ts";
 
 /** Where the doc lives, and its generated part's markers. */

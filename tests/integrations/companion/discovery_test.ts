@@ -9,7 +9,7 @@ import dnssd from "dnssd";
 import { startTestService } from "../../_helpers/service.ts";
 import { until } from "../../_helpers/until.ts";
 import { needs } from "../../_helpers/peers.ts";
-import { COMPANION_DIR, ModuleHost } from "./_module_host.ts";
+import { COMPANION_DIR, ModuleHost } from "../../../integrations/companion/deno/host.ts";
 
 interface Found {
   name: string;

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
 import { proxiesFor, PROXY_HOST } from "./_proxy.ts";
-import { ModuleHost } from "./_module_host.ts";
+import { ModuleHost } from "../../../integrations/companion/deno/host.ts";
 import { decodePng } from "../../../server/media/render/codecs.ts";
 import type { Raster } from "../../../server/media/render/raster.ts";
 import { needs } from "../../_helpers/peers.ts";

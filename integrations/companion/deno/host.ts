@@ -5,9 +5,12 @@
  * module sends: definitions, variable values, feedback values, status, saved config, log lines.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { peerProblem } from "../../../tools/peers.ts";
 
 /** The integration's folder. */
-export const COMPANION_DIR = new URL("../../../integrations/companion/", import.meta.url).pathname;
+export const COMPANION_DIR = new URL("../", import.meta.url).pathname;
+/** How to build the package, in one line (`.ci/run` does it before the tests). */
+export const HOW_TO_BUILD = "cd integrations/companion && npm ci && npm run build";
 /** The package Companion imports, as `npm run build` leaves it. */
 export const BUILT_MAIN = `${COMPANION_DIR}pkg/cueport/main.js`;
 
@@ -30,10 +33,14 @@ async function mtime(path: string): Promise<number> {
 }
 
 /**
- * Builds the package when it is not there or older than a source file (CI builds it first, in
- * `.ci/run`), so a test never runs a stale build.
+ * Makes sure the built package is there and not older than a source file, so nothing runs a
+ * stale build: a stale one is built again from the installed dependencies (`npm run build`, no
+ * network); with no dependencies installed it throws one line saying how to build (nothing here
+ * runs `npm ci` against the registry; `.ci/run` does, before the tests).
  */
 export async function ensureBuilt(): Promise<void> {
+  const unfit = peerProblem("node");
+  if (unfit) throw new Error(`The Companion module needs Node: ${unfit}`);
   const built = await mtime(BUILT_MAIN);
   const sources = [...Deno.readDirSync(`${COMPANION_DIR}src`)].map((e) =>
     `${COMPANION_DIR}src/${e.name}`
@@ -43,7 +50,8 @@ export async function ensureBuilt(): Promise<void> {
   );
   if (built > 0 && built >= newest) return;
   if (!(await mtime(`${COMPANION_DIR}node_modules`))) {
-    await run("npm", ["ci", "--no-audit", "--no-fund"]);
+    const state = built > 0 ? "older than its sources" : "not built";
+    throw new Error(`The Companion module is ${state}: run \`${HOW_TO_BUILD}\``);
   }
   await run("npm", ["run", "build"]);
 }
