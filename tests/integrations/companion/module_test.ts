@@ -45,6 +45,19 @@ Deno.test("catalog.json is what deno task companion:catalog generates from the c
   assert.equal(await Deno.readTextFile(CATALOG_PATH), catalogText());
 });
 
+Deno.test("the manifest and HELP.md name the repository as README.md and docs/deployment.md do", async () => {
+  const read = (path: string) => Deno.readTextFile(new URL(`../../../${path}`, import.meta.url));
+  const repos = (text: string) => new Set(text.match(/https:\/\/github\.com\/[^/\s)"]+\/cueport/g));
+  const readme = repos(await read("README.md"));
+  assert.equal(readme.size, 1, "one repository in README.md");
+  const [repo] = readme;
+  assert.deepEqual(repos(await read("docs/deployment.md")), readme);
+  const manifest = JSON.parse(await read("integrations/companion/companion/manifest.json"));
+  assert.equal(manifest.repository, `git+${repo}.git`);
+  assert.equal(manifest.bugs, `${repo}/issues`);
+  assert.deepEqual(repos(await read("integrations/companion/companion/HELP.md")), readme);
+});
+
 Deno.test("the built module drives and follows a real service", needs("node"), async (t) => {
   // Position reports on (the player's clock moves only when the test advances it).
   const svc = await startTestService({ positionIntervalMs: 250 }, { demo: true });
