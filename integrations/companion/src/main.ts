@@ -58,6 +58,7 @@ export default class CueportInstance extends InstanceBase<Types> {
 	async configUpdated(config: CueportConfig, secrets: CueportSecrets): Promise<void> {
 		this.#config = config
 		this.#secrets = { token: secrets?.token ?? '' }
+		this.#pairingRefused = null
 		this.#connection?.stop()
 		this.#connection = null
 		this.#refreshDefinitions(true)
@@ -127,11 +128,11 @@ export default class CueportInstance extends InstanceBase<Types> {
 
 	#onStatus(state: keyof typeof STATUS, message: string): void {
 		this.#connectionState = state
-		if (state === 'ok') this.#pairingRefused = null
-		// A refused code stays in the status until a connection succeeds (or a new code is typed).
-		if (this.#pairingRefused && state !== 'ok')
-			this.updateStatus(InstanceStatus.AuthenticationFailure, this.#pairingRefused)
-		else this.updateStatus(STATUS[state], message)
+		// A refused code stays in the status until the next config save, connected (on an older
+		// token) or not.
+		if (!this.#pairingRefused) this.updateStatus(STATUS[state], message)
+		else if (state === 'ok') this.updateStatus(InstanceStatus.Ok, `${message}; ${this.#pairingRefused}`)
+		else this.updateStatus(InstanceStatus.AuthenticationFailure, this.#pairingRefused)
 		this.#pushVariables()
 		this.checkFeedbacks('connected')
 	}

@@ -399,6 +399,19 @@ Deno.test(
       });
       await host.until(() => host.savedConfigs.length > saves, "the new token");
       await host.until(() => host.status.status === "ok", "the connection paired again");
+
+      // A wrong code while paired: still connected on the token, the refusal in the status.
+      const token = host.savedConfigs.at(-1)!.secrets.token;
+      await host.call("updateConfig", {
+        label: "cueport",
+        config: { ...config, pairingCode: "000000" },
+        secrets: { token },
+      });
+      await host.until(
+        () => host.status.status === "ok" && /Pairing refused/.test(host.status.message ?? ""),
+        "connected, with the refusal shown",
+      );
+      assert.equal(host.savedConfigs.at(-1)!.config.pairingCode, "");
     } finally {
       await host.stop();
       await proxies.close();
