@@ -516,3 +516,46 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "a request the service never answers is refused after five link checks, and the link reopened",
+  needs("node"),
+  async () => {
+    // A service that answers pings and `auth`, and nothing else.
+    let connections = 0;
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+      const { socket, response } = Deno.upgradeWebSocket(req);
+      connections++;
+      socket.onmessage = (e) => {
+        const msg = JSON.parse(String(e.data));
+        if (msg.type === "auth") {
+          socket.send(
+            JSON.stringify({ type: "response", id: msg.id, data: { authenticated: true } }),
+          );
+        }
+      };
+      return response;
+    });
+    const host = await ModuleHost.start();
+    try {
+      await host.init({
+        bonjour: null,
+        host: "127.0.0.1",
+        httpPort: server.addr.port,
+        wsPort: server.addr.port,
+        pairingCode: "",
+        deviceName: "Companion test",
+        linkCheckMs: 100,
+      }, { token: "a-token" });
+      await host.until(
+        () => host.logs.some((l) => /No answer to subscribe in 500 ms/.test(l)),
+        "the refused request",
+      );
+      await until("the link reopened", () => connections >= 2);
+      assert.notEqual(host.status.status, "ok");
+    } finally {
+      await host.stop();
+      await server.shutdown();
+    }
+  },
+);
