@@ -96,8 +96,8 @@ export function boundEventStream(
   /**
    * Drops what is queued, ends the body where it stands, and cancels the
    * SDK's side. For a client that does not read, the body fails (`error`):
-   * the service logs one line, and its connection counts as idle, so it is
-   * closed after `keepAliveTimeoutMs` even if the client never reads again.
+   * the service logs one line, and its connection is closed at once
+   * (`ConnectionServer`), even if the client never reads again.
    */
   const drop = (reason: string, options: { isError: boolean }) => {
     if (!end()) return;

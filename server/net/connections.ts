@@ -378,7 +378,13 @@ export class ConnectionServer {
   /**
    * An event stream (MCP's GET /mcp) is an answer still being sent: the
    * connection is busy, not idle, until the stream ends (its own keep-alive
-   * comments keep it in check, as pings do a WebSocket).
+   * comments keep it in check, as pings do a WebSocket). A stream that
+   * fails (MCP ends one whose client does not read) or is cancelled ends its
+   * connection at once: the HTTP engine would otherwise wait to write what
+   * it holds to a client that does not read, and notice the failure only
+   * then (never), the connection idle only for the keep-alive sweep. Its
+   * descriptor and slot are freed; the kernel then sends what its buffer
+   * holds, or gives up (Deno cannot reset a socket).
    */
   #streaming(connection: Connection, response: Response): Response {
     connection.inflight++;
@@ -389,8 +395,12 @@ export class ConnectionServer {
       connection.inflight--;
       connection.lastActive = this.now;
     };
+    const failed = () => {
+      once();
+      connection.close();
+    };
     const body = response.body!.pipeThrough(
-      new TransformStream({ flush: once, cancel: once } as Transformer),
+      new TransformStream({ flush: once, cancel: failed } as Transformer),
     );
     return new Response(body, { status: response.status, headers: response.headers });
   }

@@ -8,6 +8,7 @@ import {
   upgradeWebSocket,
 } from "../../../server/net/mod.ts";
 import { serveOnConnection } from "../../../server/net/serve_connection.ts";
+import { until } from "../../_helpers/until.ts";
 
 const LIMITS: ConnectionLimits = {
   maxConnections: 4,
@@ -188,6 +189,35 @@ Deno.test("ConnectionServer keeps a connection while its event stream is sent, a
     await stream.waitFor("still here");
     events!.close();
     await stream.closed; // idle once the stream ended: the sweep closes it
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("ConnectionServer closes a connection at once when its event stream fails while its client neither reads nor closes", async () => {
+  let events: ReadableStreamDefaultController<Uint8Array> | undefined;
+  // Keep-alive longer than the test: only the failed stream may close the connection.
+  const server = start({ headerTimeoutMs: 100, keepAliveTimeoutMs: 600_000 }, () => {
+    const body = new ReadableStream<Uint8Array>({ start: (c) => void (events = c) });
+    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+  });
+  try {
+    const stream = new Raw(server.port);
+    stream.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n");
+    await stream.waitFor("text/event-stream");
+    stream.sock.pause(); // never reads again, never closes
+    // More than the socket buffers hold: the engine is left with bytes it cannot write.
+    const chunk = new TextEncoder().encode(`data: ${"x".repeat(64 * 1024)}\n\n`);
+    for (let i = 0; i < 256; i++) events!.enqueue(chunk);
+    // The engine takes what it can: the socket buffers full, it waits to write.
+    await until("the engine to stop taking", async () => {
+      const before = events!.desiredSize;
+      await new Promise((r) => setTimeout(r, 100));
+      return events!.desiredSize === before;
+    });
+    events!.error(new Error("its client does not read")); // as the MCP stream budget does
+    await until("the server to close the connection", () => server.counts.open === 0, 5000);
+    stream.destroy();
   } finally {
     await server.close();
   }
