@@ -271,6 +271,14 @@ export const SETTINGS = {
     doc:
       "40000000 (40 megapixels; a 4K still is 8.3): an image or video frame whose header declares more gets a card, never decoded (`docs/media.md`)",
   },
+  maxPictureCacheBytes: {
+    schema: positiveInt().default(1024 ** 3),
+    flag: "max-picture-cache",
+    value: "BYTES",
+    help: "disk kept for thumbnails and waveforms made (default 1073741824, 1 GiB)",
+    doc:
+      "1073741824 (1 GiB): thumbnails and waveforms kept under `<dataDir>/cache/media/`; past it the least recently used are removed (`docs/media.md`)",
+  },
   maxUploadBytes: {
     schema: positiveInt().default(2 * 1024 ** 3),
     flag: "max-upload",

@@ -331,6 +331,7 @@ async function openServices(
     dataDir: settings.dataDir,
     ffmpeg: settings.ffmpeg === "off" ? null : settings.ffmpeg,
     maxImagePixels: settings.maxImagePixels,
+    maxPictureCacheBytes: settings.maxPictureCacheBytes,
     log: (m) => log("warn", m),
   });
   started.push(() => media.close());

@@ -56,6 +56,8 @@ export interface MediaServiceOptions {
   ffmpeg: string | null;
   /** Pictures of more pixels get a card (the setting `maxImagePixels`; default 40,000,000). */
   maxImagePixels?: number;
+  /** Bytes of pictures kept on disk (the setting `maxPictureCacheBytes`; default 1 GiB). */
+  maxPictureCacheBytes?: number;
   /** How many variants of a file a remote client may have made (tests). */
   variants?: VariantLimits;
   /** The workers; default one pool of one worker. */
@@ -91,7 +93,10 @@ export class MediaService implements MediaSource {
     this.#core = core;
     this.#o = options;
     this.#pool = options.pool ?? new RenderPool();
-    this.#cache = new PictureCache({ dir: `${options.dataDir}/cache/media` });
+    this.#cache = new PictureCache({
+      dir: `${options.dataDir}/cache/media`,
+      ...(options.maxPictureCacheBytes ? { diskBytes: options.maxPictureCacheBytes } : {}),
+    });
     this.#variants = options.variants ?? new VariantLimits();
     this.#maxPixels = options.maxImagePixels ?? 40_000_000;
     this.#cameras = new CameraFeeds({

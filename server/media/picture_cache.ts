@@ -1,6 +1,8 @@
 /**
- * Pictures already made: in memory (least recently used first out, within a
- * byte budget) and on disk under `<dataDir>/cache/media/`, by key. A picture
+ * Pictures already made: in memory and on disk under `<dataDir>/cache/media/`,
+ * by key, each within a byte budget (the least recently used go first; on
+ * disk the files' modification times keep that order across restarts, as a
+ * file read is touched; setting `maxPictureCacheBytes`). A picture
  * asked for by many clients at once while it is being made is made once; it
  * stops being made (its make's signal aborts) only when every client that
  * asked for it has left.
@@ -22,7 +24,12 @@ export interface PictureCacheOptions {
   dir?: string;
   /** Bytes kept in memory (default 64 MiB). */
   memoryBytes?: number;
+  /** Bytes kept on disk (default 1 GiB); the least recently used files are removed past it. */
+  diskBytes?: number;
 }
+
+/** The default of `diskBytes`. */
+export const DEFAULT_DISK_BYTES = 1024 ** 3;
 
 const EXTENSIONS = { "image/jpeg": "jpg", "image/png": "png" } as const;
 
@@ -40,11 +47,15 @@ export class PictureCache {
   #budget: number;
   #dir: string | undefined;
   #making = new Map<string, Making>();
+  #disk: DiskIndex | null;
 
-  /** Builds the cache. */
+  /** Builds the cache; the files already on disk are counted at its first use of the disk. */
   constructor(options: PictureCacheOptions = {}) {
     this.#dir = options.dir;
     this.#budget = options.memoryBytes ?? 64 * 1024 * 1024;
+    this.#disk = options.dir === undefined
+      ? null
+      : new DiskIndex(options.dir, options.diskBytes ?? DEFAULT_DISK_BYTES);
   }
 
   /** The picture of `key` if it is in memory (it becomes the most recently used). */
@@ -102,10 +113,16 @@ export class PictureCache {
     const stored = await this.#read(key);
     const picture = stored ?? await make();
     this.#remember(key, picture);
-    if (!stored && this.#dir) {
+    if (!stored && this.#disk) {
       // A picture that cannot be kept on disk is still answered.
-      await writeFileAtomic(this.#path(key, picture), this.#record(picture), { skipFsync: true })
-        .catch(() => {});
+      const record = this.#record(picture);
+      const path = this.#path(key, picture);
+      if (await this.#disk.admit(record.length)) {
+        await writeFileAtomic(path, record, { skipFsync: true }).then(
+          () => this.#disk!.written(path, record.length),
+          () => this.#disk!.forget(path),
+        );
+      }
     }
     return picture;
   }
@@ -134,6 +151,7 @@ export class PictureCache {
       }
       const newline = data.indexOf(10);
       if (newline < 0 || newline > 16) continue;
+      await this.#disk?.used(this.#path(key, { contentType }), data.length);
       const origin = new TextDecoder().decode(data.subarray(0, newline)) as Picture["origin"];
       return { bytes: data.slice(newline + 1), contentType, origin };
     }
@@ -161,4 +179,82 @@ function abandoned(): CueportError {
     "REQUEST_TIMEOUT",
     "The request was abandoned before its picture was made",
   );
+}
+
+/**
+ * The files of the disk cache, least recently used first, and their bytes:
+ * read from the directory (by modification time) before the first write or
+ * read, then kept up to date; past the budget the oldest files are removed.
+ */
+class DiskIndex {
+  #dir: string;
+  #budget: number;
+  /** Path to size, least recently used first. */
+  #files = new Map<string, number>();
+  #bytes = 0;
+  #loaded: Promise<void> | null = null;
+
+  constructor(dir: string, budget: number) {
+    this.#dir = dir;
+    this.#budget = budget;
+  }
+
+  /** Whether a file of `size` bytes may be written (it fits the budget alone). */
+  async admit(size: number): Promise<boolean> {
+    await this.#load();
+    return size <= this.#budget;
+  }
+
+  /** A file was written: it is the most recently used; the oldest go past the budget. */
+  written(path: string, size: number): void {
+    this.#set(path, size);
+    for (const oldest of this.#files.keys()) {
+      if (this.#bytes <= this.#budget) break;
+      if (oldest === path) continue;
+      this.forget(oldest);
+      Deno.remove(oldest).catch(() => {});
+    }
+  }
+
+  /** A file was read: it becomes the most recently used, on disk too (its time). */
+  async used(path: string, size: number): Promise<void> {
+    await this.#load();
+    this.#set(path, size);
+    const now = new Date();
+    await Deno.utime(path, now, now).catch(() => {});
+  }
+
+  /** A file is gone (removed, or its write failed). */
+  forget(path: string): void {
+    const size = this.#files.get(path);
+    if (size === undefined) return;
+    this.#files.delete(path);
+    this.#bytes -= size;
+  }
+
+  #set(path: string, size: number): void {
+    this.forget(path);
+    this.#files.set(path, size);
+    this.#bytes += size;
+  }
+
+  /** Every other method runs after it: the files found come before any met since. */
+  #load(): Promise<void> {
+    return this.#loaded ??= this.#scan().catch(() => {}); // no directory yet: nothing to count
+  }
+
+  async #scan(): Promise<void> {
+    const found: Array<{ path: string; size: number; time: number }> = [];
+    for await (const sub of Deno.readDir(this.#dir)) {
+      if (!sub.isDirectory) continue;
+      for await (const file of Deno.readDir(`${this.#dir}/${sub.name}`)) {
+        if (!file.isFile || !/\.(jpg|png)$/.test(file.name)) continue;
+        const path = `${this.#dir}/${sub.name}/${file.name}`;
+        const info = await Deno.stat(path).catch(() => null);
+        if (info) found.push({ path, size: info.size, time: info.mtime?.getTime() ?? 0 });
+      }
+    }
+    found.sort((a, b) => a.time - b.time);
+    for (const f of found) this.#set(f.path, f.size);
+  }
 }

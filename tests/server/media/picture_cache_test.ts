@@ -94,3 +94,46 @@ Deno.test("a picture's waiters share one make, which is aborted only when every 
   assert.equal(makeSignal?.aborted, true, "nobody waits: the make is aborted");
   gate2.resolve();
 });
+
+/** The keys of the pictures on disk under `dir`. */
+async function keysOnDisk(dir: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const sub of Deno.readDir(dir)) {
+    if (!sub.isDirectory) continue;
+    for await (const file of Deno.readDir(`${dir}/${sub.name}`)) {
+      keys.push(file.name.split(".")[0]!);
+    }
+  }
+  return keys.sort();
+}
+
+Deno.test("the disk holds the most recently used pictures within its budget (diskBytes), across restarts", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // Nothing in memory: every ask after the first reads the disk. A file is its 6-byte origin
+    // line and 100 bytes: three fit in 350.
+    const options = { dir, memoryBytes: 0, diskBytes: 350 };
+    const cache = new PictureCache(options);
+    const make = (n: number) => () => Promise.resolve(picture(n, 100));
+    for (const n of [0, 1, 2]) await cache.get(`k${n}`, make(n));
+    assert.deepEqual(await keysOnDisk(dir), ["k0", "k1", "k2"]);
+    let made = 0;
+    await cache.get("k0", () => (made++, make(0)())); // read: now the most recently used
+    assert.equal(made, 0);
+    await cache.get("k3", make(3));
+    assert.deepEqual(await keysOnDisk(dir), ["k0", "k2", "k3"], "the least recently used went");
+
+    // After a restart the files' times give the order: k2 is made the oldest.
+    const old = new Date(Date.now() - 3_600_000);
+    await Deno.utime(`${dir}/k2/k2.png`, old, old);
+    await new PictureCache(options).get("k4", make(4));
+    assert.deepEqual(await keysOnDisk(dir), ["k0", "k3", "k4"]);
+
+    // A picture larger than the whole budget is answered, not kept, and evicts nothing.
+    const big = await new PictureCache(options).get("k6", () => Promise.resolve(picture(6, 400)));
+    assert.equal(big.bytes.length, 400);
+    assert.deepEqual(await keysOnDisk(dir), ["k0", "k3", "k4"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
