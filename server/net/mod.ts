@@ -17,3 +17,4 @@ export { readBoundedText } from "./bounded_body.ts";
 export { errorAnswer, httpError, type HttpErrorOptions } from "./http_error.ts";
 export { MAX_HEAD_BYTES, upgradeWebSocket } from "./serve_websocket.ts";
 export { ServerWebSocket, type WebSocketCloseEvent, type WebSocketOptions } from "./websocket.ts";
+export { binaryFrame } from "./ws_frames.ts";

@@ -97,6 +97,15 @@ export class ServerWebSocket {
   }
 
   /**
+   * Sends a whole frame as built by `binaryFrame` or `textFrame`: a message
+   * fanned out to many sockets is framed once, and each queues the same bytes.
+   */
+  sendFrame(bytes: Uint8Array): void {
+    if (this.readyState !== ServerWebSocket.OPEN) return;
+    this.#enqueue(bytes);
+  }
+
+  /**
    * Sends one text message made of UTF-8 parts, which are queued as given
    * and never changed: a part shared by many sockets is encoded once.
    */

@@ -33,6 +33,11 @@ export function frame(opcode: number, payload: Uint8Array): Uint8Array {
   return bytes;
 }
 
+/** A binary frame of `payload`, to queue on any number of sockets (`ServerWebSocket.sendFrame`). */
+export function binaryFrame(payload: Uint8Array): Uint8Array {
+  return frame(Opcode.binary, payload);
+}
+
 /** A text frame of `text`, to queue on any number of sockets (server frames are not masked). */
 export function textFrame(text: string): Uint8Array {
   return frame(Opcode.text, encoder.encode(text));

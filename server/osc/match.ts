@@ -44,11 +44,13 @@ function literalCount(entry: OscAddress): number {
 const globs = new Map<string, RegExp>();
 
 /**
- * The calls of addresses without a pattern, which depend on nothing else: a
- * desk sends the same few addresses thousands of times. Callers only read them.
+ * The calls of addresses that depend on nothing else: those without a
+ * pattern, and patterns over Control letters only (`/control/*`), whose
+ * values never change. A desk sends the same few addresses thousands of
+ * times. Callers only read them.
  */
-const plainMatches = new Map<string, Match[]>();
-const MAX_PLAIN_MATCHES = 1024;
+const fixedMatches = new Map<string, Match[]>();
+const MAX_FIXED_MATCHES = 1024;
 
 /**
  * One address part's pattern as a regular expression.
@@ -103,7 +105,7 @@ function badPattern(pattern: string, why: string): CueportError {
  * @throws {CueportError} NOT_FOUND for an address of no row; INVALID_MESSAGE for a bad pattern
  */
 export function matchAddress(address: string, values: PatternValues): Match[] {
-  const known = plainMatches.get(address);
+  const known = fixedMatches.get(address);
   if (known) return known;
   if (!address.startsWith("/") || address.length > 1024) {
     throw new CueportError("INVALID_MESSAGE", "Invalid address: must start with /", {
@@ -112,7 +114,8 @@ export function matchAddress(address: string, values: PatternValues): Match[] {
   }
   const parts = address.slice(1).split("/");
   for (const entry of BY_HEAD.get(parts[0]!) ?? []) {
-    const found = matchEntry(entry, parts, values);
+    const seen = { isFixed: true };
+    const found = matchEntry(entry, parts, values, seen);
     if (found) {
       if (found.length > MAX_MATCHES) {
         throw new CueportError(
@@ -121,9 +124,9 @@ export function matchAddress(address: string, values: PatternValues): Match[] {
           { field: "address" },
         );
       }
-      if (!PATTERN_CHARS.test(address)) {
-        if (plainMatches.size >= MAX_PLAIN_MATCHES) plainMatches.clear();
-        plainMatches.set(address, found);
+      if (seen.isFixed) {
+        if (fixedMatches.size >= MAX_FIXED_MATCHES) fixedMatches.clear();
+        fixedMatches.set(address, found);
       }
       return found;
     }
@@ -135,8 +138,17 @@ export function matchAddress(address: string, values: PatternValues): Match[] {
   );
 }
 
-/** The calls of one row, or null when the address is not this row. */
-function matchEntry(entry: OscAddress, parts: string[], values: PatternValues): Match[] | null {
+/**
+ * The calls of one row, or null when the address is not this row;
+ * `seen.isFixed` is cleared when a pattern stood for Clip or Song ids (the
+ * calls then depend on the Project).
+ */
+function matchEntry(
+  entry: OscAddress,
+  parts: string[],
+  values: PatternValues,
+  seen: { isFixed: boolean },
+): Match[] | null {
   let calls: Array<Map<string, string>> = [new Map()];
   let at = 0;
   for (const segment of entry.segments) {
@@ -163,6 +175,7 @@ function matchEntry(entry: OscAddress, parts: string[], values: PatternValues): 
     if (!domain) {
       throw badPattern(text, `{${segment.param.name}} takes no pattern`);
     }
+    if (segment.param.kind !== "control") seen.isFixed = false;
     const regex = globOf(segment.param.kind === "control" ? text.toUpperCase() : text);
     const picked = domain.filter((v) => regex.test(v));
     calls = calls.flatMap((call) => picked.map((v) => new Map([...call, [segment.param.name, v]])));

@@ -42,6 +42,8 @@ import { ValueCoalescer, valueKey } from "./coalesce.ts";
 import { SendBudget } from "./send_budget.ts";
 import { parseFilter, passes, type Subscriber, Subscriptions } from "./subscriptions.ts";
 
+import type { OscAddress } from "./addresses.ts";
+
 export { ADDRESSES, type OscAddress } from "./addresses.ts";
 export { FEEDBACK_ADDRESSES } from "./feedback.ts";
 export { OscQueryServer } from "./query_server.ts";
@@ -87,6 +89,16 @@ interface Peer {
   size: number;
   /** The datagram's one unit of the rate budget, taken when it came, not yet used by a call. */
   isPrepaid: boolean;
+}
+
+/** What the calls of one row of the address table in a message share (`OscServer.#row`). */
+interface Row {
+  entry: OscAddress;
+  reply: number | true | null;
+  /** Its arguments and options; null when they were refused (`failure` says why). */
+  split: ReturnType<typeof splitOptions> | null;
+  /** Why its calls fail: options refused, or the sender may not. */
+  failure: { error: unknown } | null;
 }
 
 /** The OSC server: one per service, serving every bound UDP socket. */
@@ -318,7 +330,14 @@ export class OscServer {
     }
     // A pattern costs what its calls would cost sent one by one.
     if (!this.#charge(peer, message.address, matches.length - 1)) return;
-    for (const match of matches) this.#call(match, message.address, values, peer, grant);
+    // The calls of one row share its options and its authorization (`/control/*` makes 26).
+    let row: Row | null = null;
+    for (const match of matches) {
+      if (row?.entry !== match.entry) {
+        row = this.#row(match.entry, message.address, values, peer, grant);
+      }
+      this.#call(match, row, message.address, peer);
+    }
   }
 
   /**
@@ -347,8 +366,11 @@ export class OscServer {
    * past `MAX_WAITING_CALLS` is refused.
    */
   #run(operation: AnyOperation, input: unknown, peer: Peer, isAwaited: boolean): unknown {
-    const context = { core: this.#core, address: peer.address, isLocal: peer.isLocal };
-    const call = () => this.#counted(peer.address, () => operation.run(context, input));
+    const call = () =>
+      this.#counted(
+        peer.address,
+        operation.run({ core: this.#core, address: peer.address, isLocal: peer.isLocal }, input),
+      );
     const key = operation.name === "action" ? valueKey(input) : null;
     if (key !== null && this.#values.has(key)) return this.#values.run(key, call, isAwaited);
     if ((this.#waiting.get(peer.address) ?? 0) >= MAX_WAITING_CALLS) {
@@ -361,9 +383,8 @@ export class OscServer {
     return key !== null ? this.#values.run(key, call, isAwaited) : call();
   }
 
-  /** Runs `call`, counted among the address's waiting calls while its answer is awaited. */
-  #counted(address: string, call: () => unknown): unknown {
-    const result = call();
+  /** A call's `result`, counted among the address's waiting calls while it is awaited. */
+  #counted(address: string, result: unknown): unknown {
     if (!(result instanceof Promise)) return result;
     this.#waiting.set(address, (this.#waiting.get(address) ?? 0) + 1);
     const done = () => {
@@ -375,26 +396,43 @@ export class OscServer {
     return result;
   }
 
-  #call(match: Match, address: string, values: OscValue[], peer: Peer, grant: Grant): void {
-    const { entry } = match;
+  /** What the calls of one row in a message share: its options, and whether the sender may. */
+  #row(entry: OscAddress, address: string, values: OscValue[], peer: Peer, grant: Grant): Row {
     const isQuery = entry.kind === "query";
-    let reply: number | true | null = isQuery ? true : null;
+    const row: Row = { entry, reply: isQuery ? true : null, split: null, failure: null };
+    try {
+      row.split = splitOptions(values, isQuery ? queryOptions(entry) : ACTION_OPTIONS);
+      if (row.split.options.reply !== null) row.reply = row.split.options.reply;
+      const caller: Caller = { address: peer.address, isLocal: peer.isLocal, grant };
+      this.#policy.authorize(caller, entry.operation, address);
+    } catch (error) {
+      row.failure = { error };
+    }
+    return row;
+  }
+
+  #call(match: Match, row: Row, address: string, peer: Peer): void {
+    const { entry } = match;
     let result: unknown;
     try {
-      const split = splitOptions(values, isQuery ? queryOptions(entry) : ACTION_OPTIONS);
-      if (split.options.reply !== null) reply = split.options.reply;
-      const input = isQuery
-        ? queryInput(entry, split.values, split.named)
-        : actionInput(entry, match.fromPath, split.values, split.named);
+      if (row.split === null) throw row.failure!.error; // its options were refused
+      const { values, named } = row.split;
+      const input = entry.kind === "query"
+        ? queryInput(entry, values, named)
+        : actionInput(entry, match.fromPath, values, named);
+      if (row.failure) throw row.failure.error; // not authorized
       const operation = entry.operation;
-      const caller: Caller = { address: peer.address, isLocal: peer.isLocal, grant };
-      this.#policy.authorize(caller, operation, address);
-      result = this.#run(operation, checkInput(operation, input), peer, reply !== null);
+      result = this.#run(operation, checkInput(operation, input), peer, row.reply !== null);
     } catch (error) {
       this.#stats.failed++;
-      return this.#answer(peer, address, reply, { error });
+      return this.#answer(peer, address, row.reply, { error });
     }
     if (result instanceof Promise) {
+      const reply = row.reply;
+      if (reply === null) {
+        result.catch(() => this.#stats.failed++);
+        return;
+      }
       result.then(
         (data) => this.#answer(peer, address, reply, { data }),
         (error) => {
@@ -402,7 +440,7 @@ export class OscServer {
           this.#answer(peer, address, reply, { error });
         },
       );
-    } else this.#answer(peer, address, reply, { data: result });
+    } else this.#answer(peer, address, row.reply, { data: result });
   }
 
   /** Sends the reply when one was asked for. */

@@ -11,7 +11,7 @@
 import type { Grant } from "../auth/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
 import type { Core, UpdateBatch } from "../core/mod.ts";
-import { ServerWebSocket } from "../net/mod.ts";
+import { binaryFrame, ServerWebSocket } from "../net/mod.ts";
 import { batchFeedback, currentFeedback } from "./feedback.ts";
 import { encodeMessage } from "./replies.ts";
 
@@ -43,7 +43,7 @@ interface Listener {
   isLocal: boolean;
   deviceId: string | undefined;
   listens: Set<string>;
-  /** The last value of each address that found no room, in the order to send. */
+  /** The last value of each address that found no room (its frame), in the order to send. */
   held: Map<string, Uint8Array>;
   /** Since when its socket holds more than the budget; null while under it. */
   overSince: number | null;
@@ -131,7 +131,7 @@ export class QueryListeners {
     listener.listens.add(path);
     // The current value at once, as a subscriber on the OSC port gets it.
     const now = currentFeedback(this.#core.model, null).find((f) => f.address === path);
-    if (now) this.#send(listener, path, encodeMessage(now.address, now.args));
+    if (now) this.#send(listener, path, binaryFrame(encodeMessage(now.address, now.args)));
   }
 
   #push(batch: UpdateBatch): void {
@@ -141,16 +141,16 @@ export class QueryListeners {
     const active = this.#core.model.activeProjectId;
     for (const message of feedback) {
       if (message.projectId !== null && message.projectId !== active) continue;
-      let bytes: Uint8Array | null = null;
+      let bytes: Uint8Array | null = null; // framed once for every client
       for (const listener of this.#all) {
         if (!listener.listens.has(message.address)) continue;
-        bytes ??= encodeMessage(message.address, message.args);
+        bytes ??= binaryFrame(encodeMessage(message.address, message.args));
         this.#send(listener, message.address, bytes);
       }
     }
   }
 
-  /** Sends at once when the socket has room and nothing waits; else holds the last value. */
+  /** Sends a frame at once when the socket has room and nothing waits; else holds the last value. */
   #send(listener: Listener, address: string, bytes: Uint8Array): void {
     const socket = listener.socket;
     if (socket.readyState !== ServerWebSocket.OPEN) return;
@@ -158,7 +158,7 @@ export class QueryListeners {
       listener.held.size === 0 &&
       socket.bufferedAmount + bytes.length <= this.#limits.maxBufferedBytes
     ) {
-      socket.send(bytes);
+      socket.sendFrame(bytes);
       return;
     }
     listener.held.delete(address); // re-inserted: values go out in the order they last changed
@@ -176,7 +176,7 @@ export class QueryListeners {
       const socket = listener.socket;
       for (const [address, bytes] of listener.held) {
         if (socket.bufferedAmount + bytes.length > this.#limits.maxBufferedBytes) break;
-        socket.send(bytes);
+        socket.sendFrame(bytes);
         listener.held.delete(address);
       }
       // Caught up: every held value went out. One that never does within lagCloseMs (it reads

@@ -59,6 +59,16 @@ Deno.test("matchAddress() prefers fixed words, reads ids and Targets, expands pa
   assert.throws(() => matchAddress("/pla?", NO_IDS), /No OSC address/);
 });
 
+Deno.test("matchAddress() works out a Control pattern once (a desk streams /control/*), a Clip or Song pattern each time", () => {
+  const first = matchAddress("/control/{A,B}", NO_IDS);
+  assert.equal(matchAddress("/control/{A,B}", NO_IDS), first, "the same calls, not made again");
+  // Clip ids change with the Project: its pattern is matched against the ids of now.
+  const before = matchAddress("/clip/*/stop", NO_IDS);
+  const after = matchAddress("/clip/*/stop", { ...NO_IDS, clipIds: () => ["c3"] });
+  assert.notEqual(after, before);
+  assert.deepEqual(after.map((m) => m.fromPath.get("clipID")), ["c3"]);
+});
+
 Deno.test("shortestFloat() reads a float32 as the decimal the desk meant", () => {
   assert.equal(shortestFloat(Math.fround(0.3)), 0.3);
   assert.equal(shortestFloat(Math.fround(0.1)), 0.1);
