@@ -144,14 +144,18 @@ export function actionInput(
   } else {
     const spec = entry.action!;
     name = spec.name;
-    params = [];
+    // Made at its size (a desk's /control/* makes 26 a datagram): params, then the arguments
+    // past the last param, which the rules refuse, naming the count.
+    let fromValues = 0;
+    for (const param of spec.params) if (!fromPath.has(param.name)) fromValues++;
+    params = new Array(spec.params.length + Math.max(0, values.length - fromValues));
     let next = 0;
+    let at = 0;
     for (const param of spec.params) {
       const value = fromPath.get(param.name);
-      params.push(value !== undefined ? value : values[next++] ?? null);
+      params[at++] = value !== undefined ? value : values[next++] ?? null;
     }
-    // Arguments past the last param are refused by the rules, naming the count.
-    params.push(...values.slice(next));
+    while (next < values.length) params[at++] = values[next++]!;
     while (params.length > 0 && params[params.length - 1] === null) params.pop();
   }
   const request: ActionRequest = { name, params };

@@ -6,6 +6,7 @@
  */
 import * as osc from "osc-min";
 import { asCueportError, CueportError } from "../core/mod.ts";
+import { encodePlainMessage } from "./encode.ts";
 
 /** The largest reply sent; a bigger answer becomes PAYLOAD_TOO_LARGE (ask over HTTP). */
 export const MAX_REPLY_BYTES = 60_000;
@@ -26,12 +27,15 @@ export function errorData(error: unknown): ReplyBody["data"] {
   return asCueportError(error).toJSON().error;
 }
 
-/** Encodes one OSC message. */
+/**
+ * Encodes one OSC message (the direct pass of `encode.ts`, else `osc-min`).
+ * @throws {Error} osc-min's error for what OSC cannot carry (a string with a NUL)
+ */
 export function encodeMessage(
   address: string,
   args: osc.OscArgOrArrayInput[],
 ): Uint8Array<ArrayBuffer> {
-  return bytesOf(osc.toBuffer({ address, args }));
+  return encodePlainMessage(address, args) ?? bytesOf(osc.toBuffer({ address, args }));
 }
 
 /** The reply to `address` (the address as the sender wrote it) with an answer or an error. */
