@@ -5,9 +5,10 @@
  * all of them hold at most `maxQueued` jobs; past either bound a job is
  * refused at once with `RATE_LIMITED`. A job whose request is abandoned (its
  * `signal` aborts) leaves the queue, or, running, ends its worker. A job past
- * its deadline ends its worker, as does a worker that dies; a worker that
- * decoded a large picture is replaced after it (WASM memory only grows, and
- * a fresh worker gives it back).
+ * its deadline ends its worker, as does a worker that dies, and the next job
+ * waits for the ended worker's memory to come back (at most 2 s); a worker
+ * that decoded a large picture is replaced after it (WASM memory only grows,
+ * and a fresh worker gives it back).
  * @module
  */
 import { CueportError } from "../core/mod.ts";
@@ -39,6 +40,10 @@ export interface RenderPoolOptions {
   recyclePixels?: number;
   /** A worker whose JavaScript heap and buffers hold more is replaced (default 192 MiB). */
   recycleBytes?: number;
+  /** The process's resident memory, bytes (default `Deno.memoryUsage().rss`; tests). */
+  memory?: () => number;
+  /** After a busy worker is ended, its slot's next job waits at most this long for its memory, ms (default 2000). */
+  drainMs?: number;
 }
 
 /** How one request waits for its job. */
@@ -70,7 +75,20 @@ class Slot {
   isReady = false;
   job: Job | null = null;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** The process's resident memory when the running job started. */
+  startRss = 0;
+  /** A busy worker was ended: the next job waits until memory is this low again, or `until`. */
+  drain: { below: number; until: number } | null = null;
+  drainTimer: ReturnType<typeof setTimeout> | undefined;
 }
+
+/**
+ * What a fresh worker may add to the memory the process had when the ended
+ * worker's job started, before the next job begins (its isolate and codecs).
+ */
+const DRAIN_MARGIN_BYTES = 64 * 1024 * 1024;
+/** How often a draining slot looks at memory again, ms. */
+const DRAIN_POLL_MS = 50;
 
 /** Runs render jobs on a few workers, started on first use. */
 export class RenderPool {
@@ -99,6 +117,8 @@ export class RenderPool {
       maxQueued: options.maxQueued ?? 128,
       recyclePixels: options.recyclePixels ?? 8_000_000,
       recycleBytes: options.recycleBytes ?? 192 * 1024 * 1024,
+      memory: options.memory ?? (() => Deno.memoryUsage().rss),
+      drainMs: options.drainMs ?? 2000,
     };
   }
 
@@ -178,7 +198,10 @@ export class RenderPool {
     }
     this.#lines.clear();
     this.#waiting = 0;
-    for (const slot of this.#slots) this.#end(slot, "The service is stopping");
+    for (const slot of this.#slots) {
+      clearTimeout(slot.drainTimer);
+      this.#end(slot, "The service is stopping");
+    }
     return this.#whenRetired();
   }
 
@@ -246,14 +269,38 @@ export class RenderPool {
       if (slot.job || this.#waiting === 0) continue;
       const worker = slot.worker ??= this.#start(slot);
       if (!slot.isReady) continue; // its `ready` pumps again; a job waits in its line meanwhile
+      if (!this.#isDrained(slot)) continue; // its timer pumps again
       const job = this.#take()!;
       slot.job = job;
+      slot.startRss = this.#o.memory();
       slot.timer = setTimeout(
         () => this.#end(slot, `Making the picture took over ${this.#o.deadlineMs / 1000} s`),
         this.#o.deadlineMs,
       );
       worker.postMessage({ id: job.id, job: job.job });
     }
+  }
+
+  /**
+   * Whether the slot may start a job: a worker ended while busy (its job
+   * abandoned, or past its deadline) gives its memory back only once its
+   * thread is gone, a few hundred ms later, and a 4K picture's next job on
+   * the fresh worker would hold as much again meanwhile (the service's peak
+   * was two pictures' worth). So the next job waits until the process is back
+   * near where it was when the ended job started, at most `drainMs`.
+   */
+  #isDrained(slot: Slot): boolean {
+    const drain = slot.drain;
+    if (drain === null) return true;
+    if (this.#o.memory() <= drain.below || performance.now() >= drain.until) {
+      slot.drain = null;
+      return true;
+    }
+    slot.drainTimer ??= setTimeout(() => {
+      slot.drainTimer = undefined;
+      if (!this.#isClosed) this.#pump();
+    }, DRAIN_POLL_MS);
+    return false;
   }
 
   #start(slot: Slot): Worker {
@@ -312,6 +359,12 @@ export class RenderPool {
     if (worker && slot.isReady) worker.terminate();
     else if (worker) this.#retiring.add(worker);
     slot.worker = null;
+    if (worker && slot.job && !this.#isClosed) {
+      slot.drain = {
+        below: slot.startRss + DRAIN_MARGIN_BYTES,
+        until: performance.now() + this.#o.drainMs,
+      };
+    }
     const job = slot.job;
     slot.job = null;
     job?.detach();

@@ -1,35 +1,17 @@
 /**
- * The WASM codecs, loaded once per worker: imagescript's PNG and JPEG decoders
+ * The WASM codecs, compiled once per worker: imagescript's PNG and JPEG decoders
  * (the JPEG one scales by 1/2, 1/4 or 1/8 while decoding, which makes big
  * JPEGs fast), mozjpeg from `@jsquash/jpeg` for encoding and as a second JPEG
  * decoder, and `protocol/png.ts` (node:zlib) for PNG encoding. None needs `--allow-ffi`.
  * Measurements behind the choice: docs/media.md.
  * @module
  */
-import imagescriptJpeg from "imagescript/wasm/node/jpeg.js";
-import imagescriptPng from "imagescript/wasm/node/png.js";
 import mozjpegDecode, { init as initMozjpegDecode } from "@jsquash/jpeg/decode.js";
 import mozjpegEncode, { init as initMozjpegEncode } from "@jsquash/jpeg/encode.js";
 import { encodePng as encodePngPixels } from "../../../protocol/png.ts";
-import type { Raster } from "./raster.ts";
+import { compileDecoders, decodeJpeg, decodePng as decodePngSamples } from "./imagescript.ts";
+import { pixelBuffer, type Raster } from "./raster.ts";
 
-interface JpegFrame {
-  width: number;
-  height: number;
-  buffer: Uint8Array;
-}
-interface ImagescriptJpeg {
-  decode(bytes: Uint8Array, width?: number, height?: number): JpegFrame;
-}
-interface ImagescriptPng {
-  decode(bytes: Uint8Array): { width: number; height: number; framebuffer: Uint8Array };
-}
-interface CodecModule<T> {
-  init(): Promise<T>;
-}
-
-let jpegDecoder: Promise<ImagescriptJpeg> | null = null;
-let pngDecoder: Promise<ImagescriptPng> | null = null;
 let mozjpegReady = false;
 
 // Emscripten prints warnings ("quantization tables are too coarse") to the console.
@@ -47,17 +29,8 @@ function ensureMozjpeg(): void {
  * 1/1..1/8 scale whose sides are at least `minSide` (null: full size).
  * Throws if imagescript cannot decode it.
  */
-export async function decodeJpegScaled(bytes: Uint8Array, minSide: number | null): Promise<Raster> {
-  jpegDecoder ??= (imagescriptJpeg as unknown as CodecModule<ImagescriptJpeg>).init();
-  const codec = await jpegDecoder;
-  let frame: JpegFrame;
-  try {
-    frame = minSide === null ? codec.decode(bytes) : codec.decode(bytes, minSide, minSide);
-  } catch (error) {
-    if (minSide === null || !String(error).includes("scale")) throw error;
-    frame = codec.decode(bytes);
-  }
-  return toRgba(frame.width, frame.height, frame.buffer);
+export function decodeJpegScaled(bytes: Uint8Array, minSide: number | null): Promise<Raster> {
+  return decodeJpeg(bytes, minSide ?? 0, (s) => toRgba(s.width, s.height, s.samples));
 }
 
 /** Decodes a JPEG with mozjpeg at full size (the fallback when imagescript fails). */
@@ -69,18 +42,19 @@ export async function decodeJpegFull(bytes: Uint8Array): Promise<Raster> {
 }
 
 /** Decodes a PNG (any bit depth, palette, grey or alpha) to RGBA. */
-export async function decodePng(bytes: Uint8Array): Promise<Raster> {
-  pngDecoder ??= (imagescriptPng as unknown as CodecModule<ImagescriptPng>).init();
-  const codec = await pngDecoder;
-  const { width, height, framebuffer } = codec.decode(bytes);
-  return { width, height, data: framebuffer.slice(0, width * height * 4) };
+export function decodePng(bytes: Uint8Array): Promise<Raster> {
+  return decodePngSamples(bytes, ({ width, height, samples }) => {
+    const data = pixelBuffer(width * height * 4);
+    data.set(samples);
+    return { width, height, data };
+  });
 }
 
 /** Grey, RGB or (Adobe, inverted) CMYK samples to RGBA. */
 function toRgba(width: number, height: number, buffer: Uint8Array): Raster {
   const pixels = width * height;
   const channels = Math.round(buffer.length / pixels);
-  const out = new Uint8Array(pixels * 4);
+  const out = pixelBuffer(pixels * 4);
   for (let p = 0, i = 0, o = 0; p < pixels; p++, i += channels, o += 4) {
     if (channels === 1) {
       out[o] = out[o + 1] = out[o + 2] = buffer[i]!;
@@ -125,9 +99,7 @@ export function encodePng(r: Raster): Uint8Array {
  * first thumbnail as fast as the later ones.
  */
 export async function warmUpCodecs(): Promise<void> {
-  jpegDecoder ??= (imagescriptJpeg as unknown as CodecModule<ImagescriptJpeg>).init();
-  pngDecoder ??= (imagescriptPng as unknown as CodecModule<ImagescriptPng>).init();
   const pixel: Raster = { width: 8, height: 8, data: new Uint8Array(8 * 8 * 4).fill(255) };
   const jpeg = await encodeJpeg(pixel, 85);
-  await Promise.all([jpegDecoder, pngDecoder, decodeJpegFull(jpeg)]);
+  await Promise.all([compileDecoders(), decodeJpegFull(jpeg)]);
 }

@@ -3,7 +3,7 @@
  * pixels) and the rotation or mirror that puts the picture upright.
  * @module
  */
-import type { Raster } from "./raster.ts";
+import { pixelBuffer, type Raster } from "./raster.ts";
 
 /** The EXIF orientation (1..8) in a JPEG's APP1 segment; 1 when absent or unreadable. */
 export function jpegOrientation(bytes: Uint8Array): number {
@@ -47,9 +47,9 @@ export function applyOrientation(src: Raster, orientation: number): Raster {
   if (orientation <= 1 || orientation > 8) return src;
   const swap = orientation >= 5;
   const w = swap ? src.height : src.width, h = swap ? src.width : src.height;
-  const out = new Uint8Array(w * h * 4);
+  const out = pixelBuffer(w * h * 4);
   const s = new Uint32Array(src.data.buffer, src.data.byteOffset, src.width * src.height);
-  const d = new Uint32Array(out.buffer);
+  const d = new Uint32Array(out.buffer, out.byteOffset, w * h);
   const sw = src.width, sh = src.height;
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {

@@ -11,6 +11,37 @@ export interface Raster {
   data: Uint8Array;
 }
 
+/** From this many bytes, pixels get a memory of their own (`pixelBuffer`). */
+const OWN_MEMORY_BYTES = 4 * 1024 * 1024;
+/** Bytes given memories of their own since the worker started (`ownMemoryBytes`). */
+let ownBytes = 0;
+
+/**
+ * A buffer for `length` bytes of pixels. A large one has a memory of its own
+ * (a `WebAssembly.Memory`, mapped apart from the allocator's heaps), which
+ * goes back to the system when its worker ends: freed pixels of 4K pictures
+ * stayed with the allocator, and the service grew with every one (issue 30).
+ */
+export function pixelBuffer(length: number): Uint8Array {
+  if (length < OWN_MEMORY_BYTES) return new Uint8Array(length);
+  const pages = Math.ceil(length / 65536);
+  ownBytes += pages * 65536;
+  return new Uint8Array(
+    new WebAssembly.Memory({ initial: pages, maximum: pages }).buffer,
+    0,
+    length,
+  );
+}
+
+/**
+ * Bytes of memories of their own made so far: those not yet collected are
+ * counted nowhere else (not in `Deno.memoryUsage()`), so the pool replaces a
+ * worker past a budget of them.
+ */
+export function ownMemoryBytes(): number {
+  return ownBytes;
+}
+
 /** An RGBA colour, each channel 0..255. */
 export type Rgba = readonly [number, number, number, number];
 

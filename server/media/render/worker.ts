@@ -12,6 +12,7 @@
  */
 import { warmUpCodecs } from "./codecs.ts";
 import { takeDecodedPixels } from "./image.ts";
+import { ownMemoryBytes } from "./raster.ts";
 import { render, type Rendered, RenderError, type RenderJob } from "./mod.ts";
 
 /** A request to the worker. */
@@ -23,7 +24,8 @@ export interface WorkerRequest {
 /**
  * What a job left behind, for the pool's recycling: the most pixels a decode
  * held (WASM memories grow to fit them and never shrink) and this worker's
- * JavaScript heap and buffers, bytes.
+ * JavaScript heap and buffers, with every picture's own memory made since it
+ * started (`pixelBuffer`), bytes.
  */
 export interface WorkerUsage {
   pixels: number;
@@ -53,7 +55,10 @@ interface WorkerScope {
 export async function answer(request: WorkerRequest): Promise<WorkerResponse> {
   const outcome = await outcomeOf(request);
   const memory = Deno.memoryUsage(); // this worker's isolate: its heap and buffers
-  const usage = { pixels: takeDecodedPixels(), heapBytes: memory.heapTotal + memory.external };
+  // Pictures' own memories (`pixelBuffer`) count until the worker ends: they are not in the
+  // figures above, and go back only when collected.
+  const heapBytes = memory.heapTotal + memory.external + ownMemoryBytes();
+  const usage = { pixels: takeDecodedPixels(), heapBytes };
   return { ...outcome, usage } as WorkerResponse;
 }
 

@@ -4,6 +4,7 @@ import { CueportError } from "../../../server/core/mod.ts";
 import { RenderPool } from "../../../server/media/pool.ts";
 import type { RenderJob } from "../../../server/media/render/mod.ts";
 import { paint, source, tempDir, writeImage } from "./render/_fixtures.ts";
+import { until } from "../../_helpers/until.ts";
 
 const MB = 1024 * 1024;
 
@@ -185,6 +186,37 @@ Deno.test("RenderPool.close() resolves once a worker still compiling its codecs 
     assert.equal(pool.retiring, 0, "no worker left to end when the process or module goes");
     assert.equal((await asked as { code: string }).code, "NOT_READY");
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("RenderPool: after a busy worker is ended, the next job waits for its memory to come back (at most drainMs)", async () => {
+  const dir = await tempDir();
+  let rss = 100 * MB;
+  let looks = 0; // how often the pool read the memory
+  const memory = () => (looks++, rss);
+  const options = { deadlineMs: 30_000, memory, drainMs: 60_000 };
+  const pool = new RenderPool(options);
+  const render = pool.render.bind(pool) as Render;
+  try {
+    const slow = await silence(dir, "slow", 200);
+    const running = new AbortController();
+    const first = render(slow, { signal: running.signal }).catch((e) => e);
+    await until("the job to run", () => pool.waiting === 0);
+    rss = 400 * MB; // the job's pictures, still held by the ended worker's thread
+    running.abort();
+    assert.ok((await first) instanceof CueportError);
+    let isMade = false;
+    const small = await silence(dir, "small", 1);
+    const before = looks;
+    const next = render(small).then((r) => (isMade = true, r));
+    // The fresh worker is ready, and the pool looks at the memory again and again meanwhile.
+    await until("the pool to wait for the memory", () => looks > before + 5, 10_000);
+    assert.equal(isMade, false, "waits while the ended worker's memory is held");
+    rss = 120 * MB; // gone
+    assert.equal(((await next) as { width: number }).width, 64);
+  } finally {
+    await pool.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
