@@ -87,7 +87,7 @@ export type CameraThumbnailInput = z.output<typeof CameraThumbnailInput>;
 
 /** Who asks for a picture: the media module's queue takes turns by client and drops abandoned work. */
 export interface MediaRequest {
-  /** The caller's address. */
+  /** The caller: its paired device (`device:<id>`, from whichever address), else its address. */
   client: string;
   /** Local callers are not limited (as with the rate limit). */
   isLocal: boolean;

@@ -39,7 +39,7 @@ function defineMedia<I>(spec: {
     isLocalOnly: false,
     run: (ctx, input) =>
       spec.run(media(ctx), input, {
-        client: ctx.address,
+        client: ctx.deviceId !== undefined ? `device:${ctx.deviceId}` : ctx.address,
         isLocal: ctx.isLocal,
         signal: ctx.signal,
       }),
