@@ -41,7 +41,6 @@ import { Senders } from "./senders.ts";
 import { ValueCoalescer, valueKey } from "./coalesce.ts";
 import { SendBudget } from "./send_budget.ts";
 import { parseFilter, passes, type Subscriber, Subscriptions } from "./subscriptions.ts";
-
 import type { OscAddress } from "./addresses.ts";
 
 export { ADDRESSES, type OscAddress } from "./addresses.ts";
