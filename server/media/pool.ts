@@ -90,6 +90,14 @@ const DRAIN_MARGIN_BYTES = 64 * 1024 * 1024;
 /** How often a draining slot looks at memory again, ms. */
 const DRAIN_POLL_MS = 50;
 
+/**
+ * A job that may hold a whole picture's pixels: a thumbnail at the original
+ * size (other sizes decode a JPEG scaled, and a waveform's raster is small).
+ */
+function isLarge(job: RenderJob): boolean {
+  return job.type === "thumbnail" && job.size === null;
+}
+
 /** Runs render jobs on a few workers, started on first use. */
 export class RenderPool {
   /** Waiting jobs by client. */
@@ -231,13 +239,7 @@ export class RenderPool {
    * before remote ones, so the operator's own screen waits for one job at most.
    */
   #take(): Job | undefined {
-    let next: [string, Job[]] | undefined;
-    let nextServed = Infinity;
-    for (const entry of this.#lines) {
-      const [client, line] = entry;
-      const served = (this.#served.get(client) ?? -1) - (line[0]?.isLocal ? 2 ** 40 : 0);
-      if (served < nextServed) [next, nextServed] = [entry, served];
-    }
+    const next = this.#nextLine();
     if (!next) return undefined;
     const [client, line] = next;
     const job = line.shift()!;
@@ -248,6 +250,18 @@ export class RenderPool {
     // Only the order matters: forget the clients served longest ago.
     if (this.#served.size > 1024) this.#served.delete(this.#served.keys().next().value!);
     return job;
+  }
+
+  /** The line whose first job goes next (`#take`). */
+  #nextLine(): [string, Job[]] | undefined {
+    let next: [string, Job[]] | undefined;
+    let nextServed = Infinity;
+    for (const entry of this.#lines) {
+      const [client, line] = entry;
+      const served = (this.#served.get(client) ?? -1) - (line[0]?.isLocal ? 2 ** 40 : 0);
+      if (served < nextServed) [next, nextServed] = [entry, served];
+    }
+    return next;
   }
 
   #abandon(job: Job): void {
@@ -269,7 +283,8 @@ export class RenderPool {
       if (slot.job || this.#waiting === 0) continue;
       const worker = slot.worker ??= this.#start(slot);
       if (!slot.isReady) continue; // its `ready` pumps again; a job waits in its line meanwhile
-      if (!this.#isDrained(slot)) continue; // its timer pumps again
+      const next = this.#nextLine()![1][0]!;
+      if (isLarge(next.job) && !this.#isDrained(slot)) continue; // its timer pumps again
       const job = this.#take()!;
       slot.job = job;
       slot.startRss = this.#o.memory();
@@ -282,12 +297,13 @@ export class RenderPool {
   }
 
   /**
-   * Whether the slot may start a job: a worker ended while busy (its job
-   * abandoned, or past its deadline) gives its memory back only once its
-   * thread is gone, a few hundred ms later, and a 4K picture's next job on
-   * the fresh worker would hold as much again meanwhile (the service's peak
-   * was two pictures' worth). So the next job waits until the process is back
-   * near where it was when the ended job started, at most `drainMs`.
+   * Whether the slot may start a large job (`isLarge`): a worker ended while
+   * busy (its job abandoned, or past its deadline) gives its memory back only
+   * once its thread is gone, a few hundred ms later, and a 4K picture's next
+   * job on the fresh worker would hold as much again meanwhile (the
+   * service's peak was two pictures' worth). So a large job waits until the
+   * process is back near where it was when the ended job started, at most
+   * `drainMs`; a small one (a thumbnail, decoded scaled) goes at once.
    */
   #isDrained(slot: Slot): boolean {
     const drain = slot.drain;

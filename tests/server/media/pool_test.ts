@@ -190,7 +190,7 @@ Deno.test("RenderPool.close() resolves once a worker still compiling its codecs 
   }
 });
 
-Deno.test("RenderPool: after a busy worker is ended, the next job waits for its memory to come back (at most drainMs)", async () => {
+Deno.test("RenderPool: after a busy worker is ended, an original-size picture waits for its memory to come back (at most drainMs), a small job does not", async () => {
   const dir = await tempDir();
   let rss = 100 * MB;
   let looks = 0; // how often the pool read the memory
@@ -206,15 +206,27 @@ Deno.test("RenderPool: after a busy worker is ended, the next job waits for its 
     rss = 400 * MB; // the job's pictures, still held by the ended worker's thread
     running.abort();
     assert.ok((await first) instanceof CueportError);
+    // A waveform (or a thumbnail, decoded scaled) is made at once on the fresh worker.
+    assert.equal(((await render(await silence(dir, "small", 1))) as { width: number }).width, 64);
+    const path = `${dir}/still.png`;
+    await writeImage(path, paint(40, 30, () => [10, 20, 30]), "png");
+    const original: RenderJob = {
+      type: "thumbnail",
+      source: source(path, "image"),
+      size: null,
+      overlay: "none",
+      format: "png",
+      quality: 85,
+      ffmpeg: null,
+    };
     let isMade = false;
-    const small = await silence(dir, "small", 1);
     const before = looks;
-    const next = render(small).then((r) => (isMade = true, r));
-    // The fresh worker is ready, and the pool looks at the memory again and again meanwhile.
+    const next = render(original).then((r) => (isMade = true, r));
+    // The pool looks at the memory again and again meanwhile.
     await until("the pool to wait for the memory", () => looks > before + 5, 10_000);
     assert.equal(isMade, false, "waits while the ended worker's memory is held");
     rss = 120 * MB; // gone
-    assert.equal(((await next) as { width: number }).width, 64);
+    assert.equal(((await next) as { width: number }).width, 40);
   } finally {
     await pool.close();
     await Deno.remove(dir, { recursive: true });
