@@ -297,11 +297,11 @@ export class RenderPool {
   }
 
   /**
-   * Whether the slot may start a large job (`isLarge`): a worker ended while
-   * busy (its job abandoned, or past its deadline) gives its memory back only
-   * once its thread is gone, a few hundred ms later, and a 4K picture's next
-   * job on the fresh worker would hold as much again meanwhile (the
-   * service's peak was two pictures' worth). So a large job waits until the
+   * Whether the slot may start a large job (`isLarge`): a worker ended (its
+   * job abandoned or past its deadline, or replaced after a large picture)
+   * gives its memory back only once its thread is gone, a few hundred ms
+   * later, and a 4K picture's next job on the fresh worker would hold as much
+   * again meanwhile (the service's peak was two pictures' worth). So a large job waits until the
    * process is back near where it was when the ended job started, at most
    * `drainMs`; a small one (a thumbnail, decoded scaled) goes at once.
    */
@@ -317,6 +317,14 @@ export class RenderPool {
       if (!this.#isClosed) this.#pump();
     }, DRAIN_POLL_MS);
     return false;
+  }
+
+  /** The slot's worker was ended after (or during) a job: a large job waits for its memory. */
+  #drainAfter(slot: Slot): void {
+    slot.drain = {
+      below: slot.startRss + DRAIN_MARGIN_BYTES,
+      until: performance.now() + this.#o.drainMs,
+    };
   }
 
   #start(slot: Slot): Worker {
@@ -349,7 +357,9 @@ export class RenderPool {
       const { pixels, heapBytes } = answer.usage;
       if (pixels > this.#o.recyclePixels || heapBytes > this.#o.recycleBytes) {
         worker.terminate(); // it answered a job: its codecs are compiled
-        // The fresh worker compiles its codecs now, while nothing waits for it.
+        // The fresh worker compiles its codecs now, while nothing waits for it; the next large
+        // job waits for the old one's memory as after a busy worker is ended.
+        this.#drainAfter(slot);
         slot.worker = this.#isClosed ? null : this.#start(slot);
       }
       this.#pump();
@@ -375,12 +385,7 @@ export class RenderPool {
     if (worker && slot.isReady) worker.terminate();
     else if (worker) this.#retiring.add(worker);
     slot.worker = null;
-    if (worker && slot.job && !this.#isClosed) {
-      slot.drain = {
-        below: slot.startRss + DRAIN_MARGIN_BYTES,
-        until: performance.now() + this.#o.drainMs,
-      };
-    }
+    if (worker && slot.job && !this.#isClosed) this.#drainAfter(slot);
     const job = slot.job;
     slot.job = null;
     job?.detach();
