@@ -80,6 +80,8 @@ class Slot {
   /** A busy worker was ended: the next job waits until memory is this low again, or `until`. */
   drain: { below: number; until: number } | null = null;
   drainTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The worker held a large picture: it is replaced once idle, or before a large job. */
+  isRecycleDue = false;
 }
 
 /**
@@ -280,10 +282,15 @@ export class RenderPool {
 
   #pump(): void {
     for (const slot of this.#slots) {
-      if (slot.job || this.#waiting === 0) continue;
+      if (slot.job) continue;
+      const next = this.#waiting > 0 ? this.#nextLine()![1][0]! : null;
+      // A worker due for replacement (it held a large picture) first makes the small pictures
+      // waiting, with its codecs compiled (the operator's thumbnail waits for no fresh worker);
+      // it is replaced once idle, or before a large picture.
+      if (slot.isRecycleDue && (next === null || isLarge(next.job))) this.#recycle(slot);
+      if (next === null) continue;
       const worker = slot.worker ??= this.#start(slot);
       if (!slot.isReady) continue; // its `ready` pumps again; a job waits in its line meanwhile
-      const next = this.#nextLine()![1][0]!;
       if (isLarge(next.job) && !this.#isDrained(slot)) continue; // its timer pumps again
       const job = this.#take()!;
       slot.job = job;
@@ -319,6 +326,18 @@ export class RenderPool {
     return false;
   }
 
+  /**
+   * Replaces the slot's idle worker (it answered a job: its codecs are
+   * compiled). The fresh one compiles its codecs now, while nothing waits for
+   * it; a large job waits for the old one's memory as after a busy worker is ended.
+   */
+  #recycle(slot: Slot): void {
+    slot.isRecycleDue = false;
+    slot.worker?.terminate();
+    this.#drainAfter(slot);
+    slot.worker = this.#isClosed ? null : this.#start(slot);
+  }
+
   /** The slot's worker was ended after (or during) a job: a large job waits for its memory. */
   #drainAfter(slot: Slot): void {
     slot.drain = {
@@ -330,6 +349,7 @@ export class RenderPool {
   #start(slot: Slot): Worker {
     this.#started++;
     slot.isReady = false;
+    slot.isRecycleDue = false;
     const worker = new Worker(new URL("./render/worker.ts", import.meta.url).href, {
       type: "module",
     });
@@ -356,11 +376,7 @@ export class RenderPool {
       }
       const { pixels, heapBytes } = answer.usage;
       if (pixels > this.#o.recyclePixels || heapBytes > this.#o.recycleBytes) {
-        worker.terminate(); // it answered a job: its codecs are compiled
-        // The fresh worker compiles its codecs now, while nothing waits for it; the next large
-        // job waits for the old one's memory as after a busy worker is ended.
-        this.#drainAfter(slot);
-        slot.worker = this.#isClosed ? null : this.#start(slot);
+        slot.isRecycleDue = true; // `#pump` says when
       }
       this.#pump();
     };
@@ -385,6 +401,7 @@ export class RenderPool {
     if (worker && slot.isReady) worker.terminate();
     else if (worker) this.#retiring.add(worker);
     slot.worker = null;
+    slot.isRecycleDue = false;
     if (worker && slot.job && !this.#isClosed) this.#drainAfter(slot);
     const job = slot.job;
     slot.job = null;

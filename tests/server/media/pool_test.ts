@@ -133,6 +133,34 @@ Deno.test("RenderPool recycles its worker after a job that decoded a large pictu
   }
 });
 
+Deno.test("RenderPool: a worker due for replacement makes the small pictures waiting first, then is replaced once idle", async () => {
+  const dir = await tempDir();
+  const pool = new RenderPool({ recyclePixels: 10_000 });
+  const started = () => (pool as unknown as { workersStarted: number }).workersStarted;
+  try {
+    const big = `${dir}/big.png`;
+    await writeImage(big, paint(200, 200, () => [10, 20, 30]), "png");
+    const job = (size: number | null): RenderJob => ({
+      type: "thumbnail",
+      source: source(big, "image"),
+      size,
+      overlay: "none",
+      format: "png",
+      quality: 85,
+      ffmpeg: null,
+    });
+    // The large picture, and a small one waiting behind it.
+    const first = pool.render(job(null)).then(() => started());
+    const second = pool.render(job(32)).then(() => started());
+    assert.equal(await first, 1, "not replaced while a small picture waits");
+    await second;
+    await until("the worker to be replaced once idle", () => started() === 2);
+  } finally {
+    await pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("RenderPool.render() serves a local client before remote ones, after the job that runs", async () => {
   const dir = await tempDir();
   const pool = new RenderPool();
