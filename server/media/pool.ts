@@ -75,7 +75,7 @@ class Slot {
   isReady = false;
   job: Job | null = null;
   timer: ReturnType<typeof setTimeout> | undefined;
-  /** The process's resident memory when the running job started. */
+  /** The process's resident memory when the worker's last large job (or the worker) started. */
   startRss = 0;
   /** A busy worker was ended: the next job waits until memory is this low again, or `until`. */
   drain: { below: number; until: number } | null = null;
@@ -294,7 +294,9 @@ export class RenderPool {
       if (isLarge(next.job) && !this.#isDrained(slot)) continue; // its timer pumps again
       const job = this.#take()!;
       slot.job = job;
-      slot.startRss = this.#o.memory();
+      // The memory a large picture's worker is to give back down to (a small job after it, on
+      // the same worker, would measure what the large one still holds).
+      if (isLarge(job.job)) slot.startRss = this.#o.memory();
       slot.timer = setTimeout(
         () => this.#end(slot, `Making the picture took over ${this.#o.deadlineMs / 1000} s`),
         this.#o.deadlineMs,
@@ -309,7 +311,7 @@ export class RenderPool {
    * gives its memory back only once its thread is gone, a few hundred ms
    * later, and a 4K picture's next job on the fresh worker would hold as much
    * again meanwhile (the service's peak was two pictures' worth). So a large job waits until the
-   * process is back near where it was when the ended job started, at most
+   * process is back near where it was when the ended worker's last large job started, at most
    * `drainMs`; a small one (a thumbnail, decoded scaled) goes at once.
    */
   #isDrained(slot: Slot): boolean {
@@ -350,6 +352,7 @@ export class RenderPool {
     this.#started++;
     slot.isReady = false;
     slot.isRecycleDue = false;
+    slot.startRss = this.#o.memory();
     const worker = new Worker(new URL("./render/worker.ts", import.meta.url).href, {
       type: "module",
     });
