@@ -5,8 +5,8 @@
  * all of them hold at most `maxQueued` jobs; past either bound a job is
  * refused at once with `RATE_LIMITED`. A job whose request is abandoned (its
  * `signal` aborts) leaves the queue, or, running, ends its worker. A job past
- * its deadline ends its worker, as does a worker that dies, and the next job
- * waits for the ended worker's memory to come back (at most 2 s); a worker
+ * its deadline ends its worker, as does a worker that dies, and the next large
+ * picture waits for the ended worker's memory to come back (at most 5 s); a worker
  * that decoded a large picture is replaced after it (WASM memory only grows,
  * and a fresh worker gives it back).
  * @module
@@ -42,7 +42,7 @@ export interface RenderPoolOptions {
   recycleBytes?: number;
   /** The process's resident memory, bytes (default `Deno.memoryUsage().rss`; tests). */
   memory?: () => number;
-  /** After a busy worker is ended, its slot's next job waits at most this long for its memory, ms (default 2000). */
+  /** After a worker is ended, a large job waits at most this long for its memory, ms (default 5000). */
   drainMs?: number;
 }
 
@@ -128,7 +128,7 @@ export class RenderPool {
       recyclePixels: options.recyclePixels ?? 8_000_000,
       recycleBytes: options.recycleBytes ?? 192 * 1024 * 1024,
       memory: options.memory ?? (() => Deno.memoryUsage().rss),
-      drainMs: options.drainMs ?? 2000,
+      drainMs: options.drainMs ?? 5000,
     };
   }
 
