@@ -51,3 +51,16 @@ Deno.test("pixelBuffer() gives large pictures a memory of their own, counted for
   assert.equal(large.length, 3840 * 2160 * 4);
   assert.ok(ownMemoryBytes() - before >= large.length);
 });
+
+Deno.test("encodeJpeg() encodes a large picture (jpeg-js) and a small one (mozjpeg) that decode back to it", async () => {
+  for (const [w, h] of [[2560, 1600], [300, 200]] as const) {
+    const r = picture(w, h);
+    const jpeg = await encodeJpeg(r, 90);
+    const back = await decodeJpeg(jpeg, 0, (s) => ({ ...s, samples: s.samples.slice() }));
+    assert.deepEqual([back.width, back.height], [w, h]);
+    // Colours within JPEG's error: the mean difference of the red channel of the first rows.
+    let diff = 0;
+    for (let i = 0; i < w * 8; i++) diff += Math.abs(back.samples[i * 3]! - r.data[i * 4]!);
+    assert.ok(diff / (w * 8) < 8, `${w}x${h}: mean error ${diff / (w * 8)}`);
+  }
+});
