@@ -43,7 +43,7 @@ const QUICK_MS = ANSWER_WITHIN_MS;
 /** The `image_bombs` probe. */
 export const imageBombs: Probe = {
   name: "image_bombs",
-  // A 4K original-size thumbnail (a fair request) takes about 250 MB while it is made.
+  // A 4K original-size thumbnail (a fair request) takes about 150 MB while it is made.
   maxRssMb: 600,
   summary:
     "30000x30000 JPEG and 8000x8000 PNG header bombs, alone and at once; 40 abandoned original-size variants from a view-only device",
