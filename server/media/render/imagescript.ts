@@ -8,6 +8,7 @@
  * picture, `pool.ts`).
  * @module
  */
+import { createRequire } from "node:module";
 // The glue itself is not used, but imported: its package, with the .wasm files read here, is
 // then in the module graph, so fetched with the rest and carried by the compiled binary.
 import "imagescript/wasm/node/jpeg.js";
@@ -44,11 +45,23 @@ interface PngExports extends Common {
 let jpeg: Promise<JpegExports> | null = null;
 let png: Promise<PngExports> | null = null;
 
-async function instantiate<T>(name: "jpeg" | "png"): Promise<T> {
-  // The flavour imagescript's glue picks.
+/**
+ * The bytes of one of the package's .wasm files (the flavour its glue picks): where the import
+ * map resolves it, else where Node's resolution finds it (as the glue's own `__dirname` does,
+ * the way a compiled binary's embedded packages are read).
+ */
+async function wasmBytes(name: "jpeg" | "png"): Promise<Uint8Array<ArrayBuffer>> {
   const flavour = Deno.env.get("IMAGESCRIPT_WASM_SIMD") ? "simd" : "any";
-  const url = new URL(import.meta.resolve(`imagescript/wasm/${flavour}/${name}.wasm`));
-  const module = await WebAssembly.compile(await Deno.readFile(url));
+  const file = `imagescript/wasm/${flavour}/${name}.wasm`;
+  try {
+    return await Deno.readFile(new URL(import.meta.resolve(file)));
+  } catch {
+    return await Deno.readFile(createRequire(import.meta.url).resolve(file));
+  }
+}
+
+async function instantiate<T>(name: "jpeg" | "png"): Promise<T> {
+  const module = await WebAssembly.compile(await wasmBytes(name));
   const imports = { env: { emscripten_notify_memory_growth() {} } };
   return new WebAssembly.Instance(module, name === "png" ? imports : {}).exports as T;
 }
