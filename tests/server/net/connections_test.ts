@@ -168,26 +168,38 @@ Deno.test("ConnectionServer closes a keep-alive connection idle past its timeout
   }
 });
 
-Deno.test("ConnectionServer keeps a connection while its event stream is sent, and times it out once the stream ends", async () => {
-  let events: ReadableStreamDefaultController<Uint8Array> | undefined;
-  const server = start({ headerTimeoutMs: 100, keepAliveTimeoutMs: 100 }, (req) => {
+/**
+ * A server whose `/events` answers an event stream (its controller is `events()`), any other
+ * path "done"; and a client that opened the stream.
+ */
+async function eventStream(limits: Partial<ConnectionLimits>) {
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  const server = start(limits, (req) => {
     if (new URL(req.url).pathname !== "/events") return new Response("done");
-    const body = new ReadableStream<Uint8Array>({ start: (c) => void (events = c) });
+    const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
     return new Response(body, { headers: { "content-type": "text/event-stream" } });
   });
+  const stream = new Raw(server.port);
+  stream.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n");
+  await stream.waitFor("text/event-stream");
+  return { server, stream, events: () => controller! };
+}
+
+Deno.test("ConnectionServer keeps a connection while its event stream is sent, and times it out once the stream ends", async () => {
+  const { server, stream, events } = await eventStream({
+    headerTimeoutMs: 100,
+    keepAliveTimeoutMs: 100,
+  });
   try {
-    const stream = new Raw(server.port);
-    stream.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n");
-    await stream.waitFor("text/event-stream");
     // An idle connection opened after the stream's answer: once the sweep has closed it, the
     // stream's connection is past the same deadline, and still open.
     const idle = new Raw(server.port);
     idle.send(GET);
     await idle.waitFor("done");
     await idle.closed;
-    events!.enqueue(new TextEncoder().encode("data: still here\n\n"));
+    events().enqueue(new TextEncoder().encode("data: still here\n\n"));
     await stream.waitFor("still here");
-    events!.close();
+    events().close();
     await stream.closed; // idle once the stream ended: the sweep closes it
   } finally {
     await server.close();
@@ -195,27 +207,23 @@ Deno.test("ConnectionServer keeps a connection while its event stream is sent, a
 });
 
 Deno.test("ConnectionServer closes a connection at once when its event stream fails while its client neither reads nor closes", async () => {
-  let events: ReadableStreamDefaultController<Uint8Array> | undefined;
   // Keep-alive longer than the test: only the failed stream may close the connection.
-  const server = start({ headerTimeoutMs: 100, keepAliveTimeoutMs: 600_000 }, () => {
-    const body = new ReadableStream<Uint8Array>({ start: (c) => void (events = c) });
-    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+  const { server, stream, events } = await eventStream({
+    headerTimeoutMs: 100,
+    keepAliveTimeoutMs: 600_000,
   });
   try {
-    const stream = new Raw(server.port);
-    stream.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n");
-    await stream.waitFor("text/event-stream");
     stream.sock.pause(); // never reads again, never closes
     // More than the socket buffers hold: the engine is left with bytes it cannot write.
     const chunk = new TextEncoder().encode(`data: ${"x".repeat(64 * 1024)}\n\n`);
-    for (let i = 0; i < 256; i++) events!.enqueue(chunk);
+    for (let i = 0; i < 256; i++) events().enqueue(chunk);
     // The engine takes what it can: the socket buffers full, it waits to write.
     await until("the engine to stop taking", async () => {
-      const before = events!.desiredSize;
+      const before = events().desiredSize;
       await new Promise((r) => setTimeout(r, 100));
-      return events!.desiredSize === before;
+      return events().desiredSize === before;
     });
-    events!.error(new Error("its client does not read")); // as the MCP stream budget does
+    events().error(new Error("its client does not read")); // as the MCP stream budget does
     await until("the server to close the connection", () => server.counts.open === 0, 5000);
     stream.destroy();
   } finally {
