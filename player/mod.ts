@@ -39,6 +39,8 @@ export interface StartPlayerOptions {
   ffmpeg?: string | null;
   /** How the show is shown (`docs/output.md`); absent: `none`. */
   output?: { mode: OutputMode; browser: string | null };
+  /** Where the player's messages go; absent: stderr, as `[player] <level>: <message>`. */
+  log?: (level: "info" | "warn" | "error", message: string) => void;
   onShutdown?: () => void;
 }
 
@@ -60,7 +62,7 @@ export async function startPlayer(options: StartPlayerOptions): Promise<RunningP
     historyLimit: options.historyLimit ?? 100,
     ffmpeg: options.ffmpeg ?? null,
     output: options.output ?? { mode: "none", browser: null },
-    log: (level, message) => console.error(`[player] ${level}: ${message}`),
+    log: options.log ?? ((level, message) => console.error(`[player] ${level}: ${message}`)),
   });
   const serveOptions = {
     ...(clock instanceof VirtualClock ? { virtualClock: clock } : {}),

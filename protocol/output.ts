@@ -22,10 +22,15 @@ export const LayerFilters = z.object({
   blur: z.number(),
 });
 
-/** One shader pass: a program by name and its uniform values. */
+/**
+ * One shader pass: a program by name and its uniform values. `id` (the
+ * Effect's or Visualizer's) lets the page keep drawing the program that last
+ * compiled for it when a new one does not.
+ */
 export const ShaderPass = z.object({
   program: z.string(),
   uniforms: z.record(z.string(), z.union([z.number(), z.boolean(), z.array(z.number())])),
+  id: z.string().optional(),
 });
 /** One shader pass. */
 export type ShaderPass = z.infer<typeof ShaderPass>;
@@ -96,15 +101,27 @@ export const RenderState = z.object({
 /** The render state. */
 export type RenderState = z.infer<typeof RenderState>;
 
-/** A fragment shader: GLSL ES 3.00 source and the uniforms it declares (beside `u_*` built-ins). */
+/**
+ * A fragment shader and the uniforms it declares (beside the built-ins). A
+ * built-in program is GLSL ES 3.00 drawn with the page's vertex shader; an
+ * ISF preset's (`isf-<hash of its sources>`) is GLSL ES 1.00 with its own
+ * `vertex` (WebGL2 links only shaders of one version) and its `samplers`:
+ * `image` takes the layer so far, `audio` and `audioFFT` the Song's waveform
+ * and spectrum.
+ */
 export const ShaderProgram = z.object({
   name: z.string(),
   source: z.string(),
   uniforms: z.array(z.object({
     name: z.string(),
-    type: z.enum(["float", "bool", "vec3"]),
+    type: z.enum(["float", "int", "bool", "vec2", "vec3", "vec4"]),
     default: z.union([z.number(), z.boolean(), z.array(z.number())]),
   })),
+  vertex: z.string().optional(),
+  samplers: z.array(z.object({
+    name: z.string(),
+    type: z.enum(["image", "audio", "audioFFT"]),
+  })).optional(),
 });
 /** A fragment shader. */
 export type ShaderProgram = z.infer<typeof ShaderProgram>;
@@ -161,6 +178,8 @@ export const FromPage = z.discriminatedUnion("type", [
     mimeType: z.string(),
   }),
   z.object({ type: z.literal("level"), id: z.number().int(), rms: z.number() }),
+  /** A program did not compile or link in the page's GL context: its log (ANGLE's). */
+  z.object({ type: z.literal("compile-error"), program: z.string(), log: z.string() }),
   /** A Clip's media cannot be shown (its card shows), or with `clipId` "" a shader failed. */
   z.object({ type: z.literal("fault"), clipId: z.string(), message: z.string() }),
   /** The page's WebGL2 context is lost (a GPU that fails): the player tries software GL. */

@@ -23,6 +23,7 @@ export {
   type IsfResult,
   isfUniforms,
   parseIsf,
+  prepareIsf,
 } from "./parse.ts";
 export { ISF_CHECK_DEADLINE_MS, parseIsfApart } from "./apart.ts";
 export { describeProblem, type IsfProblem } from "./problems.ts";

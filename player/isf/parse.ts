@@ -41,6 +41,18 @@ export type IsfResult =
  * ```
  */
 export function parseIsf(code: string, kind: IsfKind): IsfResult {
+  const result = prepareIsf(code, kind);
+  if (!result.ok) return result;
+  const glsl = glslProblems(result.program.fragment, result.program.lineOffset);
+  return glsl.length > 0 ? { ok: false, problems: glsl } : result;
+}
+
+/**
+ * `parseIsf` without its GLSL parse: the header's checks and the sources, in
+ * well under a millisecond. For code an edit already checked (a preset's), as
+ * the output builds the programs it draws; the GL compiler has the last word.
+ */
+export function prepareIsf(code: string, kind: IsfKind): IsfResult {
   const split = splitHeader(code);
   if (!("json" in split)) return { ok: false, problems: [split] };
   const header = parseHeader(code, split);
@@ -70,8 +82,6 @@ export function parseIsf(code: string, kind: IsfKind): IsfResult {
   ];
   const fragment = fragmentSource(code, split.end, header.INPUTS, samplers);
   if (Array.isArray(fragment)) return { ok: false, problems: fragment };
-  const glsl = glslProblems(fragment.source, fragment.lineOffset);
-  if (glsl.length > 0) return { ok: false, problems: glsl };
   return {
     ok: true,
     program: {

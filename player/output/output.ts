@@ -5,7 +5,15 @@
  * frame reports, and asks it for pictures, sound levels and recordings.
  * @module
  */
-import { FromPage, type OutputMode, type ToPage } from "../../protocol/output.ts";
+import {
+  FromPage,
+  type OutputMode,
+  type RenderState,
+  type ShaderProgram,
+  type ToPage,
+} from "../../protocol/output.ts";
+import { describeProblem, mapCompileLog } from "../isf/mod.ts";
+import { IsfPrograms } from "./isf_programs.ts";
 import type { Clock } from "../clock.ts";
 import { findBrowser, hasDisplay } from "./browser.ts";
 import { buildRenderState, type RenderSource } from "./render_state.ts";
@@ -72,6 +80,9 @@ export class Output {
   readonly #health: PageHealth;
   readonly #window: OutputWindow;
   #socket: WebSocket | null = null;
+  readonly #programs = new IsfPrograms();
+  /** The preset programs the connected page has. */
+  readonly #sent = new Set<string>();
   #seq = 0;
   #isPushQueued = false;
   #idleSince: number | null = null;
@@ -220,15 +231,45 @@ export class Output {
     const isIdle = source.playState.clips.length === 0;
     if (!isIdle) this.#idleSince = null;
     else this.#idleSince ??= now;
-    const state = buildRenderState(source, {
+    const state = buildRenderState({ ...source, programs: this.#programs }, {
       seq: ++this.#seq,
       clock: { now, rate: this.#options.clockRate },
       idleSince: this.#idleSince ?? now,
     });
+    this.#sendNewPrograms(state);
     this.#send({ type: "state", state });
     this.pushes.push({ seq: state.seq, at: now });
     if (this.pushes.length > 1024) this.pushes.shift();
     this.#window.follow(state.fullScreen);
+  }
+
+  /** The page gets each preset's program once, before the first state that draws it. */
+  #sendNewPrograms(state: RenderState): void {
+    const passes = [...state.layers.flatMap((l) => l.effects), ...state.visualizers];
+    const programs: ShaderProgram[] = [];
+    for (const { program } of passes) {
+      const entry = this.#sent.has(program) ? null : this.#programs.named(program);
+      if (!entry) continue;
+      this.#sent.add(program);
+      programs.push(entry.wire);
+    }
+    if (programs.length > 0) this.#send({ type: "programs", programs });
+  }
+
+  /** A preset's program the page's GL refused: its log at the code's lines, logged once. */
+  #compileError(program: string, log: string): void {
+    const entry = this.#programs.named(program);
+    const problems = entry ? mapCompileLog(log, entry.code, entry.isf.lineOffset) : [];
+    const what = entry
+      ? `the ${entry.presetKind} preset "${entry.presetName}" (${entry.presetId})`
+      : `the program ${program}`;
+    const text = problems.length > 0
+      ? problems.slice(0, 5).map(describeProblem).join("; ")
+      : log.trim().split("\n")[0];
+    this.#fault(
+      "",
+      `${what} does not compile in the output's GL context: ${text}; the output keeps drawing the last code that compiled`,
+    );
   }
 
   #connected(socket: WebSocket): void {
@@ -237,6 +278,7 @@ export class Output {
     if (previous && previous !== socket) previous.close();
     socket.binaryType = "arraybuffer";
     socket.onopen = () => {
+      this.#sent.clear();
       this.#send({ type: "programs", programs: [...BUILT_IN_PROGRAMS] });
       this.#pushState();
       this.#requests.resend();
@@ -279,6 +321,9 @@ export class Output {
         break;
       case "fault":
         this.#fault(message.clipId, message.message);
+        break;
+      case "compile-error":
+        this.#compileError(message.program, message.log);
         break;
       case "gl-lost":
         this.#health.glLost();

@@ -5,8 +5,17 @@
  * playing, the background Clip plays from when the output fell idle.
  * @module
  */
-import type { Clip, Effect, Preset, Project, Visualizer } from "../../protocol/model.ts";
+import type {
+  Clip,
+  Effect,
+  Preset,
+  PresetParameter,
+  Project,
+  Visualizer,
+} from "../../protocol/model.ts";
 import type { RenderLayer, RenderState, ShaderPass } from "../../protocol/output.ts";
+import { isfUniforms } from "../isf/mod.ts";
+import { drawsIsf, type IsfEntry, type IsfPrograms } from "./isf_programs.ts";
 import type { AppState, Camera, ClipPlay, LiveValues, PlayState } from "../../protocol/state.ts";
 
 /** What the render state is built from. */
@@ -17,6 +26,8 @@ export interface RenderSource {
   appState: AppState;
   presets: readonly Preset[];
   cameras: readonly Camera[];
+  /** The programs of isf presets; without it, their Effects draw nothing. */
+  programs?: IsfPrograms;
 }
 
 /** The player's clock as the page follows it. */
@@ -55,10 +66,13 @@ export function shaderPass(
   item: Effect | Visualizer,
   presets: readonly Preset[],
   live: Record<string, number> = {},
+  programs?: IsfPrograms,
 ): ShaderPass {
   const program = "type" in item ? item.type : item.engine;
   const preset = presets.find((p) => p.id === item.presetId) ??
     presets.find((p) => p.builtIn && p.type === program);
+  const isf = preset && programs && drawsIsf(preset) ? programs.of(preset) : null;
+  if (preset && isf) return isfPass(item, preset, isf, live);
   const uniforms: ShaderPass["uniforms"] = {};
   for (const parameter of preset?.parameters ?? []) {
     const value = live[`${item.id}.${parameter.name}`] ?? item.params[parameter.name] ??
@@ -69,6 +83,41 @@ export function shaderPass(
     if (!(name in uniforms)) uniforms[name] = uniformValue(live[`${item.id}.${name}`] ?? value);
   }
   return { program, uniforms };
+}
+
+/**
+ * The pass of an Effect or Visualizer drawn by its preset's ISF program: each
+ * parameter's live value, else its own, else the preset's default, as the
+ * uniforms ISF declares for the inputs (`isfUniforms`). A live value is a
+ * number: an enum's is the index of its option, a boolean's is on above 0.5.
+ */
+function isfPass(
+  item: Effect | Visualizer,
+  preset: Preset,
+  entry: IsfEntry,
+  live: Record<string, number>,
+): ShaderPass {
+  const values: Record<string, PresetParameter["default"]> = {};
+  for (const parameter of preset.parameters) {
+    const value = live[`${item.id}.${parameter.name}`];
+    values[parameter.name] = value === undefined
+      ? item.params[parameter.name] ?? parameter.default
+      : fromLive(value, parameter);
+  }
+  const uniforms: ShaderPass["uniforms"] = {};
+  for (const u of isfUniforms(entry.isf, values)) {
+    uniforms[u.name] = typeof u.value === "number" ? u.value : [...u.value];
+  }
+  return { program: entry.wire.name, uniforms, id: item.id };
+}
+
+function fromLive(value: number, parameter: PresetParameter): PresetParameter["default"] {
+  if (parameter.type === "boolean") return value > 0.5;
+  if (parameter.type === "enum") {
+    const options = parameter.options ?? [];
+    return options[Math.min(options.length - 1, Math.max(0, Math.round(value)))] ?? value;
+  }
+  return value;
 }
 
 function layerOf(
@@ -86,7 +135,7 @@ function layerOf(
   const effects = o.effects
     .map((id) => project.effects.find((e) => e.id === id))
     .filter((e): e is Effect => !!e && e.enabled)
-    .map((e) => shaderPass(e, presets, params));
+    .map((e) => shaderPass(e, presets, params, source.programs));
   const sign = play.direction === "backward" ? -1 : 1;
   return {
     clipId: clip.id,
@@ -180,7 +229,7 @@ export function buildRenderState(
     song,
     visualizers: song
       ? project.visualizers.filter((v) => v.enabled).map((v) =>
-        shaderPass(v, source.presets, visualizerLive(source, v.id))
+        shaderPass(v, source.presets, visualizerLive(source, v.id), source.programs)
       )
       : [],
     level: appState.muted ? 0 : appState.volume,

@@ -17,6 +17,13 @@ void main() {
   outColor = isInside ? texture(u_image, uv) : vec4(background, 1.0);
 }`;
 
+/** ISF's DATE: year, month (1-12), day, seconds into the day. */
+function dateNow() {
+  const d = new Date();
+  const seconds = d.getHours() * 3600 + d.getMinutes() * 60 + d.getSeconds();
+  return [d.getFullYear(), d.getMonth() + 1, d.getDate(), seconds + d.getMilliseconds() / 1000];
+}
+
 function parseColor(text) {
   const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(text);
   return m ? [1, 2, 3].map((i) => parseInt(m[i], 16) / 255) : [0, 0, 0];
@@ -42,7 +49,10 @@ export function createCompositor(canvas) {
     return null;
   }
   const programs = new Map();
-  const spectrum = { texture: texture(gl), wave: texture(gl) };
+  const spectrum = { texture: texture(gl), wave: texture(gl), bins: 1 };
+  /** The program that last compiled for each Effect or Visualizer id. */
+  const lastGood = new Map();
+  let frameIndex = -1;
   let targets = null;
 
   function ensureTargets(width, height) {
@@ -58,18 +68,50 @@ export function createCompositor(canvas) {
     };
   }
 
+  /**
+   * The program a pass draws with: its own once compiled, else the last one that compiled
+   * for its Effect or Visualizer (a new program that GL refused never replaces it).
+   */
+  function programOf(p) {
+    const compiled = programs.get(p.program);
+    if (!p.id) return compiled;
+    if (compiled) lastGood.set(p.id, p.program);
+    return compiled ?? programs.get(lastGood.get(p.id));
+  }
+
+  /** What an ISF program is given beside its inputs: ISF's built-ins and its samplers. */
+  function isfBindings(compiled, input, time, size) {
+    const values = {
+      TIME: time / 1000,
+      TIMEDELTA: 1 / 30,
+      RENDERSIZE: [size.width, size.height],
+      FRAMEINDEX: frameIndex,
+      DATE: dateNow(),
+    };
+    const textures = {};
+    for (const s of compiled.samplers) {
+      const isImage = s.type === "image";
+      textures[s.name] = isImage ? input : s.type === "audio" ? spectrum.wave : spectrum.texture;
+      values[`_${s.name}_imgSize`] = isImage ? [size.width, size.height] : [spectrum.bins, 1];
+    }
+    return { values, textures };
+  }
+
   function runPasses(passes, source, time, size, extra = {}) {
     let input = source;
     let flip = targets.a;
     for (const p of passes) {
-      const compiled = programs.get(p.program);
+      const compiled = programOf(p);
       if (!compiled) continue;
+      const isf = compiled.samplers ? isfBindings(compiled, input, time, size) : null;
       const values = {
         u_resolution: [size.width, size.height],
         u_time: time / 1000,
+        ...isf?.values,
         ...p.uniforms,
       };
-      pass(gl, compiled, flip, { u_image: input, ...extra }, values, size);
+      const textures = { u_image: input, ...extra, ...isf?.textures };
+      pass(gl, compiled, flip, textures, values, size);
       input = flip.texture;
       flip = flip === targets.a ? targets.b : targets.a;
     }
@@ -92,12 +134,17 @@ export function createCompositor(canvas) {
     gl.disable(gl.BLEND);
   }
 
-  function drawVisualizers(visualizers, picture, clock, size, analyser) {
+  /** The Song's spectrum and waveform as 1-pixel-high textures, for this frame. */
+  function uploadAudio(analyser) {
     const bins = new Uint8Array(analyser.frequencyBinCount);
     analyser.getByteFrequencyData(bins);
     uploadRow(gl, spectrum.texture, bins);
     analyser.getByteTimeDomainData(bins);
     uploadRow(gl, spectrum.wave, bins);
+    spectrum.bins = bins.length;
+  }
+
+  function drawVisualizers(visualizers, picture, clock, size) {
     const extra = { u_spectrum: spectrum.texture, u_wave: spectrum.wave };
     return runPasses(visualizers, picture, clock, size, extra);
   }
@@ -106,7 +153,8 @@ export function createCompositor(canvas) {
     gl,
     /** Compiles a program (`{name, source}`); throws its log when it does not compile. */
     addProgram(program) {
-      programs.set(program.name, compile(gl, program.source));
+      const compiled = compile(gl, program.source, program.vertex);
+      programs.set(program.name, { ...compiled, samplers: program.samplers ?? null });
     },
     /** Draws `state` at `clock`; `textureOf(clipId)` is a layer's picture or null. */
     draw(state, clock, textureOf, analyser) {
@@ -114,6 +162,8 @@ export function createCompositor(canvas) {
       ensureTargets(display.width, display.height);
       const size = { width: display.width, height: display.height };
       const [r, g, b] = parseColor(display.backgroundColor);
+      frameIndex++;
+      uploadAudio(analyser);
       gl.bindFramebuffer(gl.FRAMEBUFFER, targets.out.fb);
       gl.viewport(0, 0, size.width, size.height);
       gl.clearColor(r, g, b, 1);
@@ -124,7 +174,7 @@ export function createCompositor(canvas) {
       }
       let picture = targets.out.texture;
       if (state.visualizers.length > 0) {
-        picture = drawVisualizers(state.visualizers, picture, clock, size, analyser);
+        picture = drawVisualizers(state.visualizers, picture, clock, size);
       }
       const framing = { zoom: display.zoom, background: [r, g, b] };
       pass(gl, internal.present, null, { u_image: picture }, framing, size);

@@ -8,8 +8,11 @@ out vec2 v_uv;
 void main() { v_uv = a_pos * 0.5 + 0.5; gl_Position = vec4(a_pos, 0.0, 1.0); }
 `;
 
-/** Compiles `source` as a fragment shader with the fixed vertex shader; throws the log on error. */
-export function compile(gl, source) {
+/**
+ * Compiles `source` as a fragment shader with `vertex` (by default the fixed one, whose
+ * attribute is `a_pos`; an ISF program's is `position`); throws the log on error.
+ */
+export function compile(gl, source, vertex = VERTEX) {
   const shader = (type, text) => {
     const s = gl.createShader(type);
     gl.shaderSource(s, text);
@@ -18,9 +21,9 @@ export function compile(gl, source) {
     return s;
   };
   const program = gl.createProgram();
-  gl.attachShader(program, shader(gl.VERTEX_SHADER, VERTEX));
+  gl.attachShader(program, shader(gl.VERTEX_SHADER, vertex));
   gl.attachShader(program, shader(gl.FRAGMENT_SHADER, source));
-  gl.bindAttribLocation(program, 0, "a_pos");
+  gl.bindAttribLocation(program, 0, vertex === VERTEX ? "a_pos" : "position");
   gl.linkProgram(program);
   if (!gl.getProgramParameter(program, gl.LINK_STATUS)) {
     throw new Error(gl.getProgramInfoLog(program));
@@ -103,12 +106,26 @@ export function pass(gl, compiled, dest, textures, values, size) {
   }
   for (const [name, value] of Object.entries(values)) {
     const u = compiled.locations.get(name);
-    if (!u) continue;
-    if (Array.isArray(value)) {
-      if (value.length === 2) gl.uniform2f(u.location, value[0], value[1]);
-      else gl.uniform3f(u.location, value[0] ?? 0, value[1] ?? 0, value[2] ?? 0);
-    } else if (u.type === gl.BOOL) gl.uniform1i(u.location, value ? 1 : 0);
-    else gl.uniform1f(u.location, Number(value));
+    if (u) setUniform(gl, u, value);
   }
   gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
+}
+
+/** Sets a uniform by its declared type: numbers, booleans and arrays (short ones padded). */
+function setUniform(gl, u, value) {
+  const v = (n) =>
+    Array.from({ length: n }, (_, i) => Number(Array.isArray(value) ? value[i] ?? 0 : value));
+  switch (u.type) {
+    case gl.FLOAT_VEC2:
+      return gl.uniform2fv(u.location, v(2));
+    case gl.FLOAT_VEC3:
+      return gl.uniform3fv(u.location, v(3));
+    case gl.FLOAT_VEC4:
+      return gl.uniform4fv(u.location, v(4));
+    case gl.INT:
+    case gl.BOOL:
+      return gl.uniform1i(u.location, Math.round(Number(value)));
+    default:
+      return gl.uniform1f(u.location, Number(value));
+  }
 }

@@ -124,7 +124,8 @@ function onPrograms(programs) {
       compositor.addProgram(p);
     } catch (error) {
       if (gl.isContextLost()) return;
-      send({ type: "fault", clipId: "", message: `shader ${p.name}: ${error.message}` });
+      if (p.vertex) send({ type: "compile-error", program: p.name, log: error.message });
+      else send({ type: "fault", clipId: "", message: `shader ${p.name}: ${error.message}` });
     }
   }
 }

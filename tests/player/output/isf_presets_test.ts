@@ -1,0 +1,153 @@
+/**
+ * The output draws the code of ISF presets: a user preset added over MCP (the
+ * SDK client) and linked to a Clip inverts its colours in the real browser's
+ * pixels; a parameter or the code changed over HTTP changes the picture; code
+ * the GL compiler refuses never replaces working code, and its log comes back
+ * at the user's lines. One service in this process, its player in this
+ * process too (on a virtual clock) with a headless output: one browser.
+ */
+import assert from "node:assert/strict";
+import { Settings } from "../../../server/config.ts";
+import { createLogger } from "../../../server/log.ts";
+import { startService } from "../../../server/service.ts";
+import { InstanceLock } from "../../../server/startup.ts";
+import { VERSION } from "../../../server/version.ts";
+import type { PlayerLauncher } from "../../../server/player_client/mod.ts";
+import { memoryTransportPair } from "../../../protocol/transport.ts";
+import { type RunningPlayer, startPlayer, VirtualClock } from "../../../player/mod.ts";
+import { needs } from "../../_helpers/peers.ts";
+import { CHROMIUM } from "../../_helpers/browser.ts";
+import { connectMcp, type McpTestClient } from "../../_helpers/mcp_client.ts";
+import { decodePng, pixel } from "../../_helpers/images.ts";
+import { near, outputDataDir } from "../../_helpers/output.ts";
+import { until } from "../../_helpers/until.ts";
+import { INVERT } from "../isf/_shaders.ts";
+
+/** A service whose in-process player shows a headless output on a virtual clock. */
+async function openService(dataDir: string) {
+  const players: RunningPlayer[] = [];
+  const logs: string[] = [];
+  const launcher: PlayerLauncher = {
+    async launch() {
+      const [serverSide, playerSide] = memoryTransportPair();
+      const running = await startPlayer({
+        dataDir,
+        transport: playerSide,
+        clock: new VirtualClock(),
+        positionIntervalMs: 0,
+        output: { mode: "headless", browser: CHROMIUM },
+        log: (level, message) => logs.push(`${level}: ${message}`),
+      });
+      players.push(running);
+      return {
+        transport: serverSide,
+        exited: running.done,
+        kill: () => void playerSide.close(),
+        pid: null,
+      };
+    },
+  };
+  const settings = Settings.parse({
+    dataDir,
+    host: "127.0.0.1",
+    httpPort: 0,
+    wsPort: 0,
+    oscPort: 0,
+    oscQueryPort: "off",
+    legacyHttpPort: "off",
+    legacyWsPort: "off",
+    virtualClock: true,
+    logLevel: "error",
+    mdns: false,
+  });
+  const lock = await InstanceLock.acquire(dataDir, VERSION);
+  const service = await startService(settings, createLogger("error"), { lock, launcher });
+  if (!(await service.supervisor.waitReady(20_000))) throw new Error("The player did not start");
+  const output = players[0]!.app.output!;
+  const base = `http://127.0.0.1:${service.ports.http}`;
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(base + path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  const centre = async () => {
+    const picture = decodePng(await output.frame());
+    return pixel(picture, picture.width / 2, picture.height / 2).slice(0, 3);
+  };
+  return { base, output, logs, post, centre, stop: () => service.shutdown() };
+}
+
+// deno-lint-ignore no-explicit-any
+async function ok(mcp: McpTestClient, tool: string, name: string, params: unknown): Promise<any> {
+  const result = await mcp.call(tool, { edits: [{ name, params }] });
+  assert.equal(result.isError, undefined, `${tool}: ${result.content[0]?.text}`);
+  return result.structuredContent.edits[0];
+}
+
+Deno.test({
+  ...needs("chromium", "ffmpeg"),
+  name: "The output draws ISF preset code, live, and never code GL refuses",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn(t) {
+    const dataDir = await outputDataDir();
+    const s = await openService(dataDir);
+    const mcp = await connectMcp(s.base);
+    let presetID = "", effectID = "";
+    const edit = async (name: string, params: unknown) => {
+      const answer = await s.post("/api/v1/edit", { name, params });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      return answer.body;
+    };
+    try {
+      await t.step("a user ISF effect added over MCP turns the red output cyan", async () => {
+        await s.post("/api/v1/action", { name: "TRIGGER_CLIP_IN", params: ["red"] });
+        assert(near(await s.centre(), [255, 0, 0]), "red before the effect");
+        const preset = { kind: "effect", name: "Invert", type: "isf", code: INVERT };
+        presetID = (await ok(mcp, "app_preset_edit", "preset.add", preset)).created.presetID;
+        const effect = { presetID };
+        effectID = (await ok(mcp, "app_effect_edit", "effect.add", effect)).created.effectID;
+        await ok(mcp, "app_clip_edit", "clip.update", {
+          clipID: "red",
+          options: { effects: [effectID] },
+        });
+        const rgb = await s.centre();
+        assert(near(rgb, [0, 255, 255]), `inverted: ${rgb}`);
+      });
+
+      await t.step("a parameter changed over HTTP changes the picture", async () => {
+        await edit("effect.update", { effectID, params: { amount: 0.5 } });
+        const rgb = await s.centre();
+        assert(near(rgb, [128, 128, 128], 10), `half inverted: ${rgb}`);
+        await edit("effect.update", { effectID, params: { amount: 1 } });
+      });
+
+      await t.step("the preset's code changed over HTTP redraws its Effect", async () => {
+        const swap = INVERT.replace("1.0 - c.rgb", "c.gbr");
+        await edit("preset.update", { kind: "effect", presetID, code: swap });
+        const rgb = await s.centre();
+        assert(near(rgb, [0, 0, 255]), `red turned to blue by the new code: ${rgb}`);
+      });
+
+      await t.step("code GL refuses keeps the last that compiled, logged at its line", async () => {
+        // A type error: the GLSL parser of the edit lets it through, GL does not.
+        const broken = INVERT.replace("gl_FragColor = vec4(", "gl_FragColor = vec3(");
+        await edit("preset.update", { kind: "effect", presetID, code: broken });
+        const rgb = await s.centre();
+        assert(near(rgb, [0, 0, 255]), `the previous code still draws: ${rgb}`);
+        await until("the compile log", () => s.logs.some((l) => l.includes("does not compile")));
+        const line = broken.split("\n").findIndex((l) => l.includes("gl_FragColor")) + 1;
+        const logged = s.logs.filter((l) => l.includes("does not compile"));
+        assert.equal(logged.length, 1, logged.join("\n"));
+        assert.match(logged[0]!, new RegExp(`"Invert".*line ${line}, column \\d+`));
+      });
+    } finally {
+      await mcp.close();
+      await s.stop();
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  },
+});
