@@ -23,9 +23,13 @@ export interface IsfEntry {
 
 const LIMIT = 64;
 
-/** Whether the output draws `preset` by compiling its code: every isf preset. */
+/**
+ * Whether the output draws `preset` by compiling its code: every isf preset,
+ * and the built-in ones (their code draws what the output's own programs drew:
+ * `tests/player/isf/isf_compile_test.ts`), so that there is one path.
+ */
 export function drawsIsf(preset: Preset): boolean {
-  return preset.type === "isf";
+  return preset.type === "isf" || preset.builtIn;
 }
 
 /** A 53-bit hash of `text` as hex (cyrb53): names a program by its sources. */

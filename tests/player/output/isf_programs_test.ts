@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import { drawsIsf, IsfPrograms } from "../../../player/output/isf_programs.ts";
+import { shaderPass } from "../../../player/output/render_state.ts";
+import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
+import type { Preset } from "../../../protocol/model.ts";
+import { isfHeaderParameters } from "../../../player/isf/mod.ts";
+import { INVERT } from "../isf/_shaders.ts";
+
+const invert: Preset = {
+  id: "fx-user-1",
+  kind: "effect",
+  name: "Invert",
+  type: "isf",
+  builtIn: false,
+  code: INVERT,
+  parameters: isfHeaderParameters(INVERT),
+};
+
+const effect = (presetId: string, params: Record<string, number | string | boolean> = {}) => ({
+  id: "e1",
+  name: "e1",
+  type: "isf",
+  presetId,
+  enabled: true,
+  params,
+});
+
+Deno.test("isf presets and the built-in ones are drawn by their code; other types are not", () => {
+  assert.ok(drawsIsf(invert));
+  assert.ok(BUILT_IN_PRESETS.every(drawsIsf));
+  assert.equal(drawsIsf({ ...invert, type: "glow", code: "" }), false);
+});
+
+Deno.test("IsfPrograms names a program by its sources: the same code once, new code anew", () => {
+  const programs = new IsfPrograms();
+  const first = programs.of(invert)!;
+  assert.match(first.wire.name, /^isf-[0-9a-f]+$/);
+  assert.equal(programs.of({ ...invert, name: "Renamed" })!.wire.name, first.wire.name);
+  const changed = programs.of({ ...invert, code: INVERT.replace("1.0 - c.rgb", "c.gbr") })!;
+  assert.notEqual(changed.wire.name, first.wire.name);
+  assert.equal(programs.named(first.wire.name), first);
+  assert.equal(first.wire.vertex, first.isf.vertex, "its own ES 1.00 vertex shader");
+  assert.deepEqual(first.wire.samplers, [{ name: "inputImage", type: "image" }]);
+  assert.deepEqual(first.wire.uniforms, [{ name: "amount", type: "float", default: 1 }]);
+  assert.equal(programs.of({ ...invert, code: "void main() {}" }), null, "no header: none");
+});
+
+Deno.test("IsfPrograms keeps the last 64 programs", () => {
+  const programs = new IsfPrograms();
+  const variant = (i: number) => ({ ...invert, code: INVERT.replace("c.a)", `c.a * ${i}.0)`) });
+  const oldest = programs.of(variant(0))!.wire.name;
+  for (let i = 1; i <= 64; i++) programs.of(variant(i));
+  assert.equal(programs.named(oldest), null);
+  assert.ok(programs.named(programs.of(variant(64))!.wire.name));
+});
+
+Deno.test("shaderPass() with programs gives an isf preset's uniforms: live, own, default", () => {
+  const programs = new IsfPrograms();
+  const presets = [...BUILT_IN_PRESETS, invert];
+  const own = shaderPass(effect(invert.id, { amount: 0.25 }), presets, {}, programs);
+  assert.deepEqual(own, {
+    program: programs.of(invert)!.wire.name,
+    uniforms: { amount: 0.25 },
+    id: "e1",
+  });
+  const live = shaderPass(effect(invert.id), presets, { "e1.amount": 0.75 }, programs);
+  assert.deepEqual(live.uniforms, { amount: 0.75 });
+  assert.deepEqual(shaderPass(effect(invert.id), presets, {}, programs).uniforms, { amount: 1 });
+});
+
+Deno.test("shaderPass() with programs draws built-ins by their code, live enums and booleans mapped", () => {
+  const programs = new IsfPrograms();
+  const bars = shaderPass(
+    { id: "v", name: "v", engine: "bars", presetId: "viz-spectrum", enabled: true, params: {} },
+    BUILT_IN_PRESETS,
+    { "v.style": 1, "v.bands": 12 },
+    programs,
+  );
+  const spectrum = BUILT_IN_PRESETS.find((p) => p.id === "viz-spectrum")!;
+  assert.equal(bars.program, programs.of(spectrum)!.wire.name);
+  assert.deepEqual(bars.uniforms, { bands: 12, style: 1 }, "the outline option's value");
+  const kal = shaderPass(
+    {
+      id: "k",
+      name: "k",
+      type: "kaleidoscope",
+      presetId: "fx-kaleidoscope",
+      enabled: true,
+      params: {},
+    },
+    BUILT_IN_PRESETS,
+    { "k.mirror": 0 },
+    programs,
+  );
+  assert.deepEqual(kal.uniforms, { segments: 6, mirror: 0 });
+  const shift = shaderPass(
+    {
+      id: "c",
+      name: "c",
+      type: "color-shift",
+      presetId: null,
+      enabled: true,
+      params: { tint: "#ff8000" },
+    },
+    BUILT_IN_PRESETS,
+    {},
+    programs,
+  );
+  assert.deepEqual(shift.uniforms, { hue: 0, tint: [1, 128 / 255, 0, 1] }, "a vec4 colour");
+});
