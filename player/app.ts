@@ -129,6 +129,8 @@ export class PlayerApp implements AppServices {
       presetsChanged: (patch) => this.#followEditor(patch),
       historyLimit: options.historyLimit ?? 100,
       log: (message) => this.#options.log?.("warn", message),
+      compileShader: (vertex, fragment) =>
+        this.#output?.compile(vertex, fragment) ?? Promise.resolve(null),
     });
   }
 

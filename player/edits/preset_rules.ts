@@ -7,7 +7,8 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Preset, PresetParameter } from "../../protocol/model.ts";
 import { ISF_PRESET_TYPE } from "../../protocol/edits/presets.ts";
-import { describeProblem, type IsfProblem, parseIsfApart } from "../isf/mod.ts";
+import { describeProblem, type IsfProblem, mapCompileLog, parseIsfApart } from "../isf/mod.ts";
+import type { ShaderCompiler } from "./draft.ts";
 
 const COLOR = /^#[0-9A-Fa-f]{6}$/;
 
@@ -99,16 +100,24 @@ export interface IsfCheck {
 
 /**
  * Checks the code of a preset of `type` "isf" (null for any other type, whose
- * code is text), off the player's thread (`parseIsfApart`): its parameters are those of its header's INPUTS; `given`
+ * code is text), off the player's thread (`parseIsfApart`), then with `compile`
+ * (the output's GL context, where one runs): its parameters are those of its header's INPUTS; `given`
  * parameters, when not empty, must be exactly those.
  */
 export async function checkIsfPreset(
   preset: Pick<Preset, "kind" | "type" | "code">,
   given: readonly PresetParameter[] | undefined,
+  compile?: ShaderCompiler,
 ): Promise<IsfCheck | null> {
   if (preset.type !== ISF_PRESET_TYPE) return null;
   const result = await parseIsfApart(preset.code, preset.kind);
   if (!result.ok) return { parameters: [], codeProblems: result.problems, parametersProblem: null };
+  // Where an output runs, its real GL context has the last word (types, overloads, limits).
+  const log = await compile?.(result.program.vertex, result.program.fragment);
+  if (log) {
+    const codeProblems = mapCompileLog(log, preset.code, result.program.lineOffset);
+    return { parameters: [], codeProblems, parametersProblem: null };
+  }
   const { parameters } = result.program;
   const isSame = isDeepStrictEqual(given?.map(comparable), parameters.map(comparable));
   const parametersProblem = !given?.length || isSame

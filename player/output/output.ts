@@ -83,6 +83,10 @@ export class Output {
   readonly #programs = new IsfPrograms();
   /** The preset programs the connected page has. */
   readonly #sent = new Set<string>();
+  /** Preset programs the page's GL refused (the same sources fail the same way). */
+  readonly #failed = new Set<string>();
+  /** The programs each Effect or Visualizer drew with, newest last (at most 8). */
+  readonly #history = new Map<string, string[]>();
   #seq = 0;
   #isPushQueued = false;
   #idleSince: number | null = null;
@@ -166,6 +170,27 @@ export class Output {
     return Uint8Array.from(atob(png.slice(png.indexOf(",") + 1)), (c) => c.charCodeAt(0));
   }
 
+  /**
+   * GL's log for a program compiled in the page's real context ("" when it compiles and
+   * links), or null when no page can say within 2 s (none connected, a browser starting).
+   */
+  async compile(vertex: string, fragment: string): Promise<string | null> {
+    if (this.#socket?.readyState !== WebSocket.OPEN) return null;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<null>((resolve) => timer = setTimeout(() => resolve(null), 2000));
+    const answer = this.#requests.request<{ log: string }>((id) => ({
+      type: "compile",
+      id,
+      vertex,
+      fragment,
+    })).then((a) => a.log, () => null);
+    try {
+      return await Promise.race([answer, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** The output's sound level (RMS, 0-1) over `ms` milliseconds. */
   async level(ms: number): Promise<number> {
     const { rms } = await this.#request<{ rms: number }>((id) => ({ type: "level", id, ms }));
@@ -236,11 +261,31 @@ export class Output {
       clock: { now, rate: this.#options.clockRate },
       idleSince: this.#idleSince ?? now,
     });
+    this.#keepWorking(state);
     this.#sendNewPrograms(state);
     this.#send({ type: "state", state });
     this.pushes.push({ seq: state.seq, at: now });
     if (this.pushes.length > 1024) this.pushes.shift();
     this.#window.follow(state.fullScreen);
+  }
+
+  /**
+   * A program the page's GL refused never replaces a working one: an Effect or Visualizer
+   * whose program failed draws with the newest of its earlier ones that did not.
+   */
+  #keepWorking(state: RenderState): void {
+    const passes = [...state.layers.flatMap((l) => l.effects), ...state.visualizers];
+    for (const pass of passes) {
+      if (!pass.id) continue;
+      const seen = this.#history.get(pass.id) ?? [];
+      if (!this.#failed.has(pass.program)) {
+        const rest = seen.filter((name) => name !== pass.program).slice(-7);
+        this.#history.set(pass.id, [...rest, pass.program]);
+        continue;
+      }
+      const working = seen.findLast((name) => !this.#failed.has(name));
+      if (working) pass.program = working;
+    }
   }
 
   /** The page gets each preset's program once, before the first state that draws it. */
@@ -258,6 +303,9 @@ export class Output {
 
   /** A preset's program the page's GL refused: its log at the code's lines, logged once. */
   #compileError(program: string, log: string): void {
+    if (this.#failed.size >= 256) this.#failed.delete(this.#failed.values().next().value!);
+    this.#failed.add(program);
+    this.changed();
     const entry = this.#programs.named(program);
     const problems = entry ? mapCompileLog(log, entry.code, entry.isf.lineOffset) : [];
     const what = entry

@@ -50,8 +50,6 @@ export function createCompositor(canvas) {
   }
   const programs = new Map();
   const spectrum = { texture: texture(gl), wave: texture(gl), bins: 1 };
-  /** The program that last compiled for each Effect or Visualizer id. */
-  const lastGood = new Map();
   let frameIndex = -1;
   let targets = null;
 
@@ -66,17 +64,6 @@ export function createCompositor(canvas) {
       b: target(gl, width, height),
       out: target(gl, width, height),
     };
-  }
-
-  /**
-   * The program a pass draws with: its own once compiled, else the last one that compiled
-   * for its Effect or Visualizer (a new program that GL refused never replaces it).
-   */
-  function programOf(p) {
-    const compiled = programs.get(p.program);
-    if (!p.id) return compiled;
-    if (compiled) lastGood.set(p.id, p.program);
-    return compiled ?? programs.get(lastGood.get(p.id));
   }
 
   /** What an ISF program is given beside its inputs: ISF's built-ins and its samplers. */
@@ -101,7 +88,7 @@ export function createCompositor(canvas) {
     let input = source;
     let flip = targets.a;
     for (const p of passes) {
-      const compiled = programOf(p);
+      const compiled = programs.get(p.program);
       if (!compiled) continue;
       const isf = compiled.samplers ? isfBindings(compiled, input, time, size) : null;
       const values = {

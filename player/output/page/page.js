@@ -3,6 +3,7 @@
 // own (clock.js); it answers the player's requests (a picture, a sound level, a recording).
 import { clockOffset, onPong, playerNow, setReading } from "./clock.js";
 import { createCompositor } from "./compositor.js";
+import { compile } from "./gl.js";
 import { createLayers, media } from "./layers.js";
 import {
   analyser,
@@ -130,6 +131,17 @@ function onPrograms(programs) {
   }
 }
 
+/** GL's log for a program (a preset's code being checked), "" when it compiles and links. */
+function compileLog({ vertex, fragment }) {
+  if (!gl || gl.isContextLost()) return "";
+  try {
+    gl.deleteProgram(compile(gl, fragment, vertex).program);
+    return "";
+  } catch (error) {
+    return gl.isContextLost() ? "" : String(error.message);
+  }
+}
+
 function onMessage(message) {
   switch (message.type) {
     case "programs":
@@ -143,6 +155,9 @@ function onMessage(message) {
       break;
     case "frame":
       answerFrame(message.id);
+      break;
+    case "compile":
+      send({ type: "compiled", id: message.id, log: compileLog(message) });
       break;
     case "level":
       measureLevel(message.ms).then((rms) => send({ type: "level", id: message.id, rms }));
