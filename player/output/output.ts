@@ -94,6 +94,8 @@ export class Output {
   #recording: { file: Deno.FsFile; path: string; startedAt: number | null } | null = null;
   /** The states sent (sequence and player clock), newest last (at most 1024). */
   readonly pushes: { seq: number; at: number }[] = [];
+  /** Preset programs sent to the page with the first state drawing each, newest last (1024). */
+  readonly programPushes: { name: string; seq: number; at: number }[] = [];
   /** The page's frame reports, newest last (at most 600: ten minutes). */
   readonly reports: PageReport[] = [];
   /** Files the page could not decode, logged once each. */
@@ -298,7 +300,11 @@ export class Output {
       this.#sent.add(program);
       programs.push(entry.wire);
     }
-    if (programs.length > 0) this.#send({ type: "programs", programs });
+    if (programs.length === 0) return;
+    this.#send({ type: "programs", programs });
+    const at = this.#options.clock.now();
+    for (const { name } of programs) this.programPushes.push({ name, seq: state.seq, at });
+    this.programPushes.splice(0, this.programPushes.length - 1024);
   }
 
   /** A preset's program the page's GL refused: its log at the code's lines, logged once. */
