@@ -17,18 +17,11 @@
  * Without Chromium or ffmpeg, one skipped line.
  * @module
  */
-import { Settings } from "../server/config.ts";
-import { createLogger } from "../server/log.ts";
-import { startService } from "../server/service.ts";
-import { InstanceLock } from "../server/startup.ts";
-import { VERSION } from "../server/version.ts";
-import type { PlayerLauncher } from "../server/player_client/mod.ts";
-import { memoryTransportPair } from "../protocol/transport.ts";
-import { MonotonicClock, type RunningPlayer, startPlayer } from "../player/mod.ts";
+import { MonotonicClock } from "../player/mod.ts";
+import { openOutputService } from "../tests/_helpers/output.ts";
 import { Project } from "../protocol/model.ts";
 import { encodePng } from "../protocol/png.ts";
 import { writeJsonAtomic } from "../protocol/atomic_write.ts";
-import { CHROMIUM } from "../tests/_helpers/browser.ts";
 import { startCueport } from "./_cueport.ts";
 import { missingPeer } from "./_peers.ts";
 
@@ -134,42 +127,7 @@ async function benchDataDir(): Promise<string> {
 
 /** A service in this process whose player (in this process too) shows a headless output. */
 async function inProcessService(dataDir: string) {
-  const players: RunningPlayer[] = [];
-  const launcher: PlayerLauncher = {
-    async launch() {
-      const [serverSide, playerSide] = memoryTransportPair();
-      const running = await startPlayer({
-        dataDir,
-        transport: playerSide,
-        clock: new MonotonicClock(),
-        output: { mode: "headless", browser: CHROMIUM },
-      });
-      players.push(running);
-      return {
-        transport: serverSide,
-        exited: running.done,
-        kill: () => void playerSide.close(),
-        pid: null,
-      };
-    },
-  };
-  const settings = Settings.parse({
-    dataDir,
-    host: "127.0.0.1",
-    httpPort: 0,
-    wsPort: 0,
-    oscPort: 0,
-    oscQueryPort: "off",
-    legacyHttpPort: "off",
-    legacyWsPort: "off",
-    logLevel: "error",
-    mdns: false,
-  });
-  const lock = await InstanceLock.acquire(dataDir, VERSION);
-  const service = await startService(settings, createLogger("error"), { lock, launcher });
-  if (!(await service.supervisor.waitReady(20_000))) throw new Error("The player did not start");
-  const output = players[0]!.app.output!;
-  const base = `http://127.0.0.1:${service.ports.http}`;
+  const { output, base, stop } = await openOutputService(dataDir, { clock: new MonotonicClock() });
   const action = (name: string, params: unknown[] = []) =>
     fetch(`${base}/api/v1/action`, {
       method: "POST",
@@ -187,7 +145,7 @@ async function inProcessService(dataDir: string) {
     if (!res.ok) throw new Error(`${name}: ${JSON.stringify(body)}`);
     return body.edits[0];
   };
-  return { output, action, edit, stop: () => service.shutdown() };
+  return { output, action, edit, stop };
 }
 
 /** An ISF effect whose code differs by `shade` (each edit makes a new program to compile). */

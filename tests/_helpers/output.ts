@@ -12,6 +12,14 @@ import { type Clock, MonotonicClock, VirtualClock } from "../../player/clock.ts"
 import type { Output } from "../../player/output/mod.ts";
 import { decodePng, pixel, type Pixels } from "./images.ts";
 import { CHROMIUM } from "./browser.ts";
+import { Settings } from "../../server/config.ts";
+import { createLogger } from "../../server/log.ts";
+import { startService } from "../../server/service.ts";
+import { InstanceLock } from "../../server/startup.ts";
+import { VERSION } from "../../server/version.ts";
+import type { PlayerLauncher } from "../../server/player_client/mod.ts";
+import { memoryTransportPair } from "../../protocol/transport.ts";
+import { type RunningPlayer, startPlayer } from "../../player/mod.ts";
 
 /** Width and height of the test display: small, so software GL keeps up. */
 export const W = 160, H = 90;
@@ -242,4 +250,65 @@ export async function openOutputPlayer(
 /** Whether `rgb` is within `tolerance` of `want` in every channel. */
 export function near(rgb: number[], want: number[], tolerance = 12): boolean {
   return rgb.every((v, i) => Math.abs(v - want[i]!) <= tolerance);
+}
+
+/** A service whose player runs in this process with a headless output. */
+export interface OutputService {
+  output: Output;
+  /** The service's HTTP address. */
+  base: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The service on `dataDir` in this process, its player in this process too (so its
+ * output's pixels and reports can be read) showing a headless output on `clock`.
+ */
+export async function openOutputService(
+  dataDir: string,
+  options: { clock: Clock; log?: (level: string, message: string) => void },
+): Promise<OutputService> {
+  const players: RunningPlayer[] = [];
+  const launcher: PlayerLauncher = {
+    async launch() {
+      const [serverSide, playerSide] = memoryTransportPair();
+      const running = await startPlayer({
+        dataDir,
+        transport: playerSide,
+        clock: options.clock,
+        // A virtual clock moves only when told: no position updates of its own.
+        ...(options.clock instanceof VirtualClock ? { positionIntervalMs: 0 } : {}),
+        output: { mode: "headless", browser: CHROMIUM },
+        ...(options.log ? { log: options.log } : {}),
+      });
+      players.push(running);
+      return {
+        transport: serverSide,
+        exited: running.done,
+        kill: () => void playerSide.close(),
+        pid: null,
+      };
+    },
+  };
+  const settings = Settings.parse({
+    dataDir,
+    host: "127.0.0.1",
+    httpPort: 0,
+    wsPort: 0,
+    oscPort: 0,
+    oscQueryPort: "off",
+    legacyHttpPort: "off",
+    legacyWsPort: "off",
+    virtualClock: options.clock instanceof VirtualClock,
+    logLevel: "error",
+    mdns: false,
+  });
+  const lock = await InstanceLock.acquire(dataDir, VERSION);
+  const service = await startService(settings, createLogger("error"), { lock, launcher });
+  if (!(await service.supervisor.waitReady(20_000))) throw new Error("The player did not start");
+  return {
+    output: players[0]!.app.output!,
+    base: `http://127.0.0.1:${service.ports.http}`,
+    stop: () => service.shutdown(),
+  };
 }

@@ -138,9 +138,11 @@ export function createCompositor(canvas) {
 
   return {
     gl,
-    /** Compiles a program (`{name, source}`); throws its log when it does not compile. */
-    addProgram(program) {
-      const compiled = compile(gl, program.source, program.vertex);
+    /**
+     * Compiles a program (`{name, source, vertex?, samplers?}`), or takes it as `compiled`
+     * already; throws its log when it does not compile.
+     */
+    addProgram(program, compiled = compile(gl, program.source, program.vertex)) {
       programs.set(program.name, { ...compiled, samplers: program.samplers ?? null });
     },
     /** Draws `state` at `clock`; `textureOf(clipId)` is a layer's picture or null. */

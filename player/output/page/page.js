@@ -122,7 +122,9 @@ function onState(next) {
 function onPrograms(programs) {
   for (const p of gl ? programs : []) {
     try {
-      compositor.addProgram(p);
+      const key = (p.vertex ?? "") + p.source;
+      compositor.addProgram(p, checked.get(key));
+      checked.delete(key);
     } catch (error) {
       if (gl.isContextLost()) return;
       if (p.vertex) send({ type: "compile-error", program: p.name, log: error.message });
@@ -131,11 +133,22 @@ function onPrograms(programs) {
   }
 }
 
+/**
+ * Programs compiled for an edit's check, by their sources: the edit that passes sends the
+ * same sources to draw next, which then need no second compile. The last 4 are kept.
+ */
+const checked = new Map();
+
 /** GL's log for a program (a preset's code being checked), "" when it compiles and links. */
 function compileLog({ vertex, fragment }) {
   if (!gl || gl.isContextLost()) return "";
   try {
-    gl.deleteProgram(compile(gl, fragment, vertex).program);
+    checked.set(vertex + fragment, compile(gl, fragment, vertex));
+    if (checked.size > 4) {
+      const [oldest] = checked.keys();
+      gl.deleteProgram(checked.get(oldest).program);
+      checked.delete(oldest);
+    }
     return "";
   } catch (error) {
     return gl.isContextLost() ? "" : String(error.message);

@@ -8,64 +8,21 @@
  * process too (on a virtual clock) with a headless output: one browser.
  */
 import assert from "node:assert/strict";
-import { Settings } from "../../../server/config.ts";
-import { createLogger } from "../../../server/log.ts";
-import { startService } from "../../../server/service.ts";
-import { InstanceLock } from "../../../server/startup.ts";
-import { VERSION } from "../../../server/version.ts";
-import type { PlayerLauncher } from "../../../server/player_client/mod.ts";
-import { memoryTransportPair } from "../../../protocol/transport.ts";
-import { type RunningPlayer, startPlayer, VirtualClock } from "../../../player/mod.ts";
+import { VirtualClock } from "../../../player/mod.ts";
 import { needs } from "../../_helpers/peers.ts";
-import { CHROMIUM } from "../../_helpers/browser.ts";
 import { connectMcp, type McpTestClient } from "../../_helpers/mcp_client.ts";
 import { decodePng, pixel } from "../../_helpers/images.ts";
-import { near, outputDataDir } from "../../_helpers/output.ts";
+import { near, openOutputService, outputDataDir } from "../../_helpers/output.ts";
 import { until } from "../../_helpers/until.ts";
 import { INVERT } from "../isf/_shaders.ts";
 
-/** A service whose in-process player shows a headless output on a virtual clock. */
+/** The service with a headless output on a virtual clock, and what the steps do with it. */
 async function openService(dataDir: string) {
-  const players: RunningPlayer[] = [];
   const logs: string[] = [];
-  const launcher: PlayerLauncher = {
-    async launch() {
-      const [serverSide, playerSide] = memoryTransportPair();
-      const running = await startPlayer({
-        dataDir,
-        transport: playerSide,
-        clock: new VirtualClock(),
-        positionIntervalMs: 0,
-        output: { mode: "headless", browser: CHROMIUM },
-        log: (level, message) => logs.push(`${level}: ${message}`),
-      });
-      players.push(running);
-      return {
-        transport: serverSide,
-        exited: running.done,
-        kill: () => void playerSide.close(),
-        pid: null,
-      };
-    },
-  };
-  const settings = Settings.parse({
-    dataDir,
-    host: "127.0.0.1",
-    httpPort: 0,
-    wsPort: 0,
-    oscPort: 0,
-    oscQueryPort: "off",
-    legacyHttpPort: "off",
-    legacyWsPort: "off",
-    virtualClock: true,
-    logLevel: "error",
-    mdns: false,
+  const { output, base, stop } = await openOutputService(dataDir, {
+    clock: new VirtualClock(),
+    log: (level, message) => logs.push(`${level}: ${message}`),
   });
-  const lock = await InstanceLock.acquire(dataDir, VERSION);
-  const service = await startService(settings, createLogger("error"), { lock, launcher });
-  if (!(await service.supervisor.waitReady(20_000))) throw new Error("The player did not start");
-  const output = players[0]!.app.output!;
-  const base = `http://127.0.0.1:${service.ports.http}`;
   const post = async (path: string, body: unknown) => {
     const res = await fetch(base + path, {
       method: "POST",
@@ -78,7 +35,7 @@ async function openService(dataDir: string) {
     const picture = decodePng(await output.frame());
     return pixel(picture, picture.width / 2, picture.height / 2).slice(0, 3);
   };
-  return { base, output, logs, post, centre, stop: () => service.shutdown() };
+  return { base, output, logs, post, centre, stop };
 }
 
 // deno-lint-ignore no-explicit-any
