@@ -175,7 +175,7 @@ async function presetEditToFrame(run: Awaited<ReturnType<typeof inProcessService
   await edit("clip.update", { clipID: "red", options: { effects: [effectID] } });
   await action("TRIGGER_CLIP_IN", ["red"]);
   await output.frame();
-  const from = output.programPushes.length;
+  const from = output.programs.pushes.length;
   const edits: { sent: number; answered: number }[] = [];
   for (let i = 1; i <= EDITS; i++) {
     const sent = performance.now();
@@ -186,7 +186,7 @@ async function presetEditToFrame(run: Awaited<ReturnType<typeof inProcessService
   await sleep(2500); // the reports of the last second
   const drawn = output.reports.flatMap((r) => r.firstFrames).sort((a, b) => a.seq - b.seq);
   // Each edit makes one new program, sent with the first state that draws it.
-  const pushes = output.programPushes.slice(from);
+  const pushes = output.programs.pushes.slice(from);
   const ms = edits.flatMap(({ answered }, i) => {
     const push = pushes[i];
     const frame = push ? drawn.find((f) => f.seq >= push.seq) : undefined;

@@ -5,15 +5,8 @@
  * frame reports, and asks it for pictures, sound levels and recordings.
  * @module
  */
-import {
-  FromPage,
-  type OutputMode,
-  type RenderState,
-  type ShaderProgram,
-  type ToPage,
-} from "../../protocol/output.ts";
-import { describeProblem, mapCompileLog } from "../isf/mod.ts";
-import { IsfPrograms } from "./isf_programs.ts";
+import { FromPage, type OutputMode, type ToPage } from "../../protocol/output.ts";
+import { PagePrograms } from "./page_programs.ts";
 import type { Clock } from "../clock.ts";
 import { findBrowser, hasDisplay } from "./browser.ts";
 import { buildRenderState, type RenderSource } from "./render_state.ts";
@@ -80,13 +73,8 @@ export class Output {
   readonly #health: PageHealth;
   readonly #window: OutputWindow;
   #socket: WebSocket | null = null;
-  readonly #programs = new IsfPrograms();
-  /** The preset programs the connected page has. */
-  readonly #sent = new Set<string>();
-  /** Preset programs the page's GL refused (the same sources fail the same way). */
-  readonly #failed = new Set<string>();
-  /** The programs each Effect or Visualizer drew with, newest last (at most 8). */
-  readonly #history = new Map<string, string[]>();
+  /** The preset programs of the page (`programs.pushes`: each one's first state, for the bench). */
+  readonly programs: PagePrograms = new PagePrograms();
   #seq = 0;
   #isPushQueued = false;
   #idleSince: number | null = null;
@@ -94,8 +82,6 @@ export class Output {
   #recording: { file: Deno.FsFile; path: string; startedAt: number | null } | null = null;
   /** The states sent (sequence and player clock), newest last (at most 1024). */
   readonly pushes: { seq: number; at: number }[] = [];
-  /** Preset programs sent to the page with the first state drawing each, newest last (1024). */
-  readonly programPushes: { name: string; seq: number; at: number }[] = [];
   /** The page's frame reports, newest last (at most 600: ten minutes). */
   readonly reports: PageReport[] = [];
   /** Files the page could not decode, logged once each. */
@@ -258,72 +244,17 @@ export class Output {
     const isIdle = source.playState.clips.length === 0;
     if (!isIdle) this.#idleSince = null;
     else this.#idleSince ??= now;
-    const state = buildRenderState({ ...source, programs: this.#programs }, {
+    const state = buildRenderState({ ...source, programs: this.programs.programs }, {
       seq: ++this.#seq,
       clock: { now, rate: this.#options.clockRate },
       idleSince: this.#idleSince ?? now,
     });
-    this.#keepWorking(state);
-    this.#sendNewPrograms(state);
+    const programs = this.programs.prepare(state, now);
+    if (programs.length > 0) this.#send({ type: "programs", programs });
     this.#send({ type: "state", state });
     this.pushes.push({ seq: state.seq, at: now });
     if (this.pushes.length > 1024) this.pushes.shift();
     this.#window.follow(state.fullScreen);
-  }
-
-  /**
-   * A program the page's GL refused never replaces a working one: an Effect or Visualizer
-   * whose program failed draws with the newest of its earlier ones that did not.
-   */
-  #keepWorking(state: RenderState): void {
-    const passes = [...state.layers.flatMap((l) => l.effects), ...state.visualizers];
-    for (const pass of passes) {
-      if (!pass.id) continue;
-      const seen = this.#history.get(pass.id) ?? [];
-      if (!this.#failed.has(pass.program)) {
-        const rest = seen.filter((name) => name !== pass.program).slice(-7);
-        this.#history.set(pass.id, [...rest, pass.program]);
-        continue;
-      }
-      const working = seen.findLast((name) => !this.#failed.has(name));
-      if (working) pass.program = working;
-    }
-  }
-
-  /** The page gets each preset's program once, before the first state that draws it. */
-  #sendNewPrograms(state: RenderState): void {
-    const passes = [...state.layers.flatMap((l) => l.effects), ...state.visualizers];
-    const programs: ShaderProgram[] = [];
-    for (const { program } of passes) {
-      const entry = this.#sent.has(program) ? null : this.#programs.named(program);
-      if (!entry) continue;
-      this.#sent.add(program);
-      programs.push(entry.wire);
-    }
-    if (programs.length === 0) return;
-    this.#send({ type: "programs", programs });
-    const at = this.#options.clock.now();
-    for (const { name } of programs) this.programPushes.push({ name, seq: state.seq, at });
-    this.programPushes.splice(0, this.programPushes.length - 1024);
-  }
-
-  /** A preset's program the page's GL refused: its log at the code's lines, logged once. */
-  #compileError(program: string, log: string): void {
-    if (this.#failed.size >= 256) this.#failed.delete(this.#failed.values().next().value!);
-    this.#failed.add(program);
-    this.changed();
-    const entry = this.#programs.named(program);
-    const problems = entry ? mapCompileLog(log, entry.code, entry.isf.lineOffset) : [];
-    const what = entry
-      ? `the ${entry.presetKind} preset "${entry.presetName}" (${entry.presetId})`
-      : `the program ${program}`;
-    const text = problems.length > 0
-      ? problems.slice(0, 5).map(describeProblem).join("; ")
-      : log.trim().split("\n")[0];
-    this.#fault(
-      "",
-      `${what} does not compile in the output's GL context: ${text}; the output keeps drawing the last code that compiled`,
-    );
   }
 
   #connected(socket: WebSocket): void {
@@ -332,7 +263,7 @@ export class Output {
     if (previous && previous !== socket) previous.close();
     socket.binaryType = "arraybuffer";
     socket.onopen = () => {
-      this.#sent.clear();
+      this.programs.pageConnected();
       this.#send({ type: "programs", programs: [...BUILT_IN_PROGRAMS] });
       this.#pushState();
       this.#requests.resend();
@@ -377,7 +308,8 @@ export class Output {
         this.#fault(message.clipId, message.message);
         break;
       case "compile-error":
-        this.#compileError(message.program, message.log);
+        this.#fault("", this.programs.refused(message.program, message.log));
+        this.changed();
         break;
       case "gl-lost":
         this.#health.glLost();

@@ -1,0 +1,81 @@
+/**
+ * The preset programs of the output's page: which ones the connected page
+ * has (each is sent once, just before the first state that draws it), which
+ * ones its GL refused, and for each Effect and Visualizer the programs it drew
+ * with, so that a refused program never replaces a working one.
+ * @module
+ */
+import type { RenderState, ShaderPass, ShaderProgram } from "../../protocol/output.ts";
+import { describeProblem, mapCompileLog } from "../isf/mod.ts";
+import { IsfPrograms } from "./isf_programs.ts";
+
+/** How many refused programs and programs sent are remembered. */
+const LIMIT = 1024;
+
+/** The page's preset programs. */
+export class PagePrograms {
+  /** Programs made from presets' code, for the render state. */
+  readonly programs: IsfPrograms = new IsfPrograms();
+  /** Programs sent to the page with the first state drawing each, newest last (1024). */
+  readonly pushes: { name: string; seq: number; at: number }[] = [];
+  readonly #sent = new Set<string>();
+  readonly #failed = new Set<string>();
+  /** The programs each Effect or Visualizer drew with, newest last (at most 8). */
+  readonly #history = new Map<string, string[]>();
+
+  /** A new page connected: it has none of the preset programs. */
+  pageConnected(): void {
+    this.#sent.clear();
+  }
+
+  /**
+   * Readies `state` (sent at player clock `at`) for the page: a pass whose program was
+   * refused draws with the newest earlier one that was not. Answers the programs the
+   * page must get before it.
+   */
+  prepare(state: RenderState, at: number): ShaderProgram[] {
+    const passes = [...state.layers.flatMap((l) => l.effects), ...state.visualizers];
+    for (const pass of passes) this.#keepWorking(pass);
+    const programs: ShaderProgram[] = [];
+    for (const { program } of passes) {
+      const entry = this.#sent.has(program) ? null : this.programs.named(program);
+      if (!entry) continue;
+      this.#sent.add(program);
+      programs.push(entry.wire);
+      this.pushes.push({ name: program, seq: state.seq, at });
+    }
+    this.pushes.splice(0, this.pushes.length - LIMIT);
+    return programs;
+  }
+
+  /**
+   * The page's GL refused `program`: it is not drawn again, and the message to log says
+   * why at the lines of the preset's code.
+   */
+  refused(program: string, log: string): string {
+    if (this.#failed.size >= LIMIT) this.#failed.delete(this.#failed.values().next().value!);
+    this.#failed.add(program);
+    const entry = this.programs.named(program);
+    const problems = entry ? mapCompileLog(log, entry.code, entry.isf.lineOffset) : [];
+    const what = entry
+      ? `the ${entry.presetKind} preset "${entry.presetName}" (${entry.presetId})`
+      : `the program ${program}`;
+    const text = problems.length > 0
+      ? problems.slice(0, 5).map(describeProblem).join("; ")
+      : log.trim().split("\n")[0];
+    return `${what} does not compile in the output's GL context: ${text}; ` +
+      "the output keeps drawing the last code that compiled";
+  }
+
+  #keepWorking(pass: ShaderPass): void {
+    if (!pass.id) return;
+    const seen = this.#history.get(pass.id) ?? [];
+    if (!this.#failed.has(pass.program)) {
+      const rest = seen.filter((name) => name !== pass.program).slice(-7);
+      this.#history.set(pass.id, [...rest, pass.program]);
+      return;
+    }
+    const working = seen.findLast((name) => !this.#failed.has(name));
+    if (working) pass.program = working;
+  }
+}
