@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { PagePrograms } from "../../../player/output/page_programs.ts";
+import { isfHeaderParameters } from "../../../player/isf/mod.ts";
+import type { Preset } from "../../../protocol/model.ts";
+import type { RenderState } from "../../../protocol/output.ts";
+import { INVERT } from "../isf/_shaders.ts";
+
+const preset = (code: string): Preset => ({
+  id: "fx-user-1",
+  kind: "effect",
+  name: "Invert",
+  type: "isf",
+  builtIn: false,
+  code,
+  parameters: isfHeaderParameters(code),
+});
+
+/** A state whose one layer has the Effect "e1" drawn by `program`. */
+function stateWith(program: string, seq: number): RenderState {
+  const layer = {
+    clipId: "red",
+    kind: "image" as const,
+    source: null,
+    name: "red",
+    position: 0,
+    at: 0,
+    rate: 0,
+    duration: 1,
+    loop: false,
+    opacity: 1,
+    volume: 1,
+    filters: { brightness: 0, contrast: 1, saturation: 1, hue: 0, blur: 0 },
+    effects: [{ program, uniforms: {}, id: "e1" }],
+  };
+  return {
+    seq,
+    clock: { now: 0, rate: 0 },
+    display: { width: 4, height: 4, fps: 30, backgroundColor: "#000000", zoom: 1 },
+    layers: [layer],
+    song: null,
+    visualizers: [],
+    level: 1,
+    fullScreen: false,
+    panic: 0,
+  };
+}
+
+Deno.test("PagePrograms sends each program once a page, before its first state", () => {
+  const page = new PagePrograms();
+  const name = page.programs.of(preset(INVERT))!.wire.name;
+  assert.deepEqual(page.prepare(stateWith(name, 1), 10).map((p) => p.name), [name]);
+  assert.deepEqual(page.prepare(stateWith(name, 2), 20), []);
+  assert.deepEqual(page.pushes, [{ name, seq: 1, at: 10 }]);
+  page.pageConnected();
+  assert.deepEqual(page.prepare(stateWith(name, 3), 30).map((p) => p.name), [name]);
+});
+
+Deno.test("PagePrograms draws a refused program's Effect with its last working one", () => {
+  const page = new PagePrograms();
+  const good = page.programs.of(preset(INVERT))!.wire.name;
+  const broken = INVERT.replace("gl_FragColor = vec4(", "gl_FragColor = vec3(");
+  const bad = page.programs.of(preset(broken))!.wire.name;
+  page.prepare(stateWith(good, 1), 0);
+  const before = stateWith(bad, 2);
+  page.prepare(before, 0);
+  assert.equal(before.layers[0]!.effects[0]!.program, bad, "not known to fail yet");
+  const line = broken.split("\n").findIndex((l) => l.includes("gl_FragColor")) + 1;
+  const log = `ERROR: 0:${line + page.programs.named(bad)!.isf.lineOffset}: 'assign' : ` +
+    "cannot convert from 'highp 3-component vector of float' to 'FragColor mediump 4-component vector of float'";
+  const message = page.refused(bad, log);
+  assert.match(message, new RegExp(`effect preset "Invert" \\(fx-user-1\\).*line ${line}, column`));
+  const after = stateWith(bad, 3);
+  page.prepare(after, 0);
+  assert.equal(after.layers[0]!.effects[0]!.program, good);
+});
