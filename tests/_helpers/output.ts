@@ -257,6 +257,8 @@ export interface OutputService {
   output: Output;
   /** The service's HTTP address. */
   base: string;
+  /** Moves the player's virtual clock through the service. */
+  advance(ms: number): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -309,6 +311,7 @@ export async function openOutputService(
   return {
     output: players[0]!.app.output!,
     base: `http://127.0.0.1:${service.ports.http}`,
+    advance: (ms) => service.core.advanceClock(ms),
     stop: () => service.shutdown(),
   };
 }

@@ -19,7 +19,7 @@ import { INVERT } from "../isf/_shaders.ts";
 /** The service with a headless output on a virtual clock, and what the steps do with it. */
 async function openService(dataDir: string) {
   const logs: string[] = [];
-  const { output, base, stop } = await openOutputService(dataDir, {
+  const { output, base, advance, stop } = await openOutputService(dataDir, {
     clock: new VirtualClock(),
     log: (level, message) => logs.push(`${level}: ${message}`),
   });
@@ -35,7 +35,7 @@ async function openService(dataDir: string) {
     const picture = decodePng(await output.frame());
     return pixel(picture, picture.width / 2, picture.height / 2).slice(0, 3);
   };
-  return { base, output, logs, post, centre, stop };
+  return { base, output, logs, post, centre, advance, stop };
 }
 
 // deno-lint-ignore no-explicit-any
@@ -83,11 +83,25 @@ Deno.test({
         await edit("effect.update", { effectID, params: { amount: 1 } });
       });
 
+      const swap = INVERT.replace("1.0 - c.rgb", "c.gbr");
       await t.step("the preset's code changed over HTTP redraws its Effect", async () => {
-        const swap = INVERT.replace("1.0 - c.rgb", "c.gbr");
         await edit("preset.update", { kind: "effect", presetID, code: swap });
         const rgb = await s.centre();
         assert(near(rgb, [0, 0, 255]), `red turned to blue by the new code: ${rgb}`);
+      });
+
+      await t.step("TIME is the player's clock in seconds", async () => {
+        const clocked = INVERT.replace(
+          "gl_FragColor = vec4(mix(c.rgb, 1.0 - c.rgb, amount), c.a);",
+          "gl_FragColor = vec4(vec3(fract(TIME)), 1.0) + c * 0.0 * amount;",
+        );
+        await edit("preset.update", { kind: "effect", presetID, code: clocked });
+        const before = (await s.centre())[0]!;
+        await s.advance(250);
+        const after = (await s.centre())[0]!;
+        const moved = (((after - before) / 255) % 1 + 1) % 1;
+        assert(Math.abs(moved - 0.25) < 0.03, `grey ${before} then ${after}: ${moved} of a second`);
+        await edit("preset.update", { kind: "effect", presetID, code: swap });
       });
 
       // A type error: the GLSL parser of the edit lets it through, GL does not.
