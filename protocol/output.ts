@@ -124,7 +124,12 @@ export type ShaderProgram = z.infer<typeof ShaderProgram>;
 
 /** Player to page. */
 export const ToPage = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("programs"), programs: z.array(ShaderProgram) }),
+  /** Programs to compile, and (`drop`) preset programs the page may delete. */
+  z.object({
+    type: z.literal("programs"),
+    programs: z.array(ShaderProgram),
+    drop: z.array(z.string()).optional(),
+  }),
   z.object({ type: z.literal("state"), state: RenderState }),
   z.object({ type: z.literal("pong"), t0: z.number(), now: z.number() }),
   /** Draw the newest state once every layer is ready, answer with a PNG. */

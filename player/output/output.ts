@@ -249,8 +249,10 @@ export class Output {
       clock: { now, rate: this.#options.clockRate },
       idleSince: this.#idleSince ?? now,
     });
-    const programs = this.programs.prepare(state, now);
-    if (programs.length > 0) this.#send({ type: "programs", programs });
+    const { programs, drop } = this.programs.prepare(state, now);
+    if (programs.length > 0 || drop.length > 0) {
+      this.#send({ type: "programs", programs, ...(drop.length > 0 ? { drop } : {}) });
+    }
     this.#send({ type: "state", state });
     this.pushes.push({ seq: state.seq, at: now });
     if (this.pushes.length > 1024) this.pushes.shift();

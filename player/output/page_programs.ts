@@ -11,6 +11,8 @@ import { IsfPrograms } from "./isf_programs.ts";
 
 /** How many refused programs and programs sent are remembered. */
 const LIMIT = 1024;
+/** How many preset programs the page keeps before it deletes those no state draws. */
+export const PAGE_KEEPS = 32;
 
 /** The page's preset programs. */
 export class PagePrograms {
@@ -33,7 +35,7 @@ export class PagePrograms {
    * refused draws with the newest earlier one that was not. Answers the programs the
    * page must get before it.
    */
-  prepare(state: RenderState, at: number): ShaderProgram[] {
+  prepare(state: RenderState, at: number): { programs: ShaderProgram[]; drop: string[] } {
     const passes = [...state.layers.flatMap((l) => l.effects), ...state.visualizers];
     for (const pass of passes) this.#keepWorking(pass);
     const programs: ShaderProgram[] = [];
@@ -45,7 +47,23 @@ export class PagePrograms {
       this.pushes.push({ name: program, seq: state.seq, at });
     }
     this.pushes.splice(0, this.pushes.length - LIMIT);
-    return programs;
+    return { programs, drop: this.#dropUnused(passes) };
+  }
+
+  /**
+   * Past PAGE_KEEPS programs (each code edit makes one), the page deletes those neither
+   * this state nor any Effect's last working program uses; they are sent again if drawn.
+   */
+  #dropUnused(passes: readonly ShaderPass[]): string[] {
+    if (this.#sent.size <= PAGE_KEEPS) return [];
+    const used = new Set(passes.map((p) => p.program));
+    for (const seen of this.#history.values()) {
+      const working = seen.findLast((name) => !this.#failed.has(name));
+      if (working) used.add(working);
+    }
+    const drop = [...this.#sent].filter((name) => !used.has(name));
+    for (const name of drop) this.#sent.delete(name);
+    return drop;
   }
 
   /**

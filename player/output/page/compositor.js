@@ -145,6 +145,12 @@ export function createCompositor(canvas) {
     addProgram(program, compiled = compile(gl, program.source, program.vertex)) {
       programs.set(program.name, { ...compiled, samplers: program.samplers ?? null });
     },
+    /** Deletes a program the player no longer draws. */
+    dropProgram(name) {
+      const compiled = programs.get(name);
+      if (compiled) gl.deleteProgram(compiled.program);
+      programs.delete(name);
+    },
     /** Draws `state` at `clock`; `textureOf(clipId)` is a layer's picture or null. */
     draw(state, clock, textureOf, analyser) {
       const { display } = state;

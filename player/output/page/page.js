@@ -119,7 +119,8 @@ function onState(next) {
   if (gl) sync(playerNow());
 }
 
-function onPrograms(programs) {
+function onPrograms(programs, drop = []) {
+  for (const name of gl ? drop : []) compositor.dropProgram(name);
   for (const p of gl ? programs : []) {
     try {
       const key = (p.vertex ?? "") + p.source;
@@ -158,7 +159,7 @@ function compileLog({ vertex, fragment }) {
 function onMessage(message) {
   switch (message.type) {
     case "programs":
-      onPrograms(message.programs);
+      onPrograms(message.programs, message.drop);
       break;
     case "state":
       onState(message.state);

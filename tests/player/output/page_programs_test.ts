@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { PagePrograms } from "../../../player/output/page_programs.ts";
+import { PAGE_KEEPS, PagePrograms } from "../../../player/output/page_programs.ts";
 import { isfHeaderParameters } from "../../../player/isf/mod.ts";
 import type { Preset } from "../../../protocol/model.ts";
 import type { RenderState } from "../../../protocol/output.ts";
@@ -48,11 +48,11 @@ function stateWith(program: string, seq: number): RenderState {
 Deno.test("PagePrograms sends each program once a page, before its first state", () => {
   const page = new PagePrograms();
   const name = page.programs.of(preset(INVERT))!.wire.name;
-  assert.deepEqual(page.prepare(stateWith(name, 1), 10).map((p) => p.name), [name]);
-  assert.deepEqual(page.prepare(stateWith(name, 2), 20), []);
+  assert.deepEqual(page.prepare(stateWith(name, 1), 10).programs.map((p) => p.name), [name]);
+  assert.deepEqual(page.prepare(stateWith(name, 2), 20).programs, []);
   assert.deepEqual(page.pushes, [{ name, seq: 1, at: 10 }]);
   page.pageConnected();
-  assert.deepEqual(page.prepare(stateWith(name, 3), 30).map((p) => p.name), [name]);
+  assert.deepEqual(page.prepare(stateWith(name, 3), 30).programs.map((p) => p.name), [name]);
 });
 
 Deno.test("PagePrograms draws a refused program's Effect with its last working one", () => {
@@ -72,4 +72,22 @@ Deno.test("PagePrograms draws a refused program's Effect with its last working o
   const after = stateWith(bad, 3);
   page.prepare(after, 0);
   assert.equal(after.layers[0]!.effects[0]!.program, good);
+});
+
+Deno.test("PagePrograms has the page delete programs past PAGE_KEEPS that nothing draws", () => {
+  const page = new PagePrograms();
+  const names: string[] = [];
+  let drop: string[] = [];
+  for (let i = 0; i <= PAGE_KEEPS + 1; i++) {
+    const code = INVERT.replace("c.a)", `c.a * ${i}.0)`);
+    names.push(page.programs.of(preset(code))!.wire.name);
+    // Effect e1 moves from one program to the next (each code edit makes one).
+    drop = page.prepare(stateWith(names.at(-1)!, i), 0).drop;
+    if (i < PAGE_KEEPS) assert.deepEqual(drop, [], `edit ${i}`);
+    else break;
+  }
+  assert.equal(drop.length, PAGE_KEEPS, "all but the one drawn");
+  assert.ok(!drop.includes(names.at(-1)!));
+  const again = page.prepare(stateWith(names[0]!, 99), 0);
+  assert.deepEqual(again.programs.map((p) => p.name), [names[0]], "a dropped one is sent again");
 });
