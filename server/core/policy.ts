@@ -50,6 +50,13 @@ export type InvokeContext = Omit<
   "core" | "address" | "isLocal" | "retry" | "deviceId"
 >;
 
+/** An operation authorized and its input checked, to run when the transport decides (`Policy.prepare`). */
+export interface Prepared {
+  /** The input as checked (defaults filled in). */
+  input: unknown;
+  run(): unknown;
+}
+
 /** The grant of a local client under the localhost exemption. */
 const LOCAL: Grant = Object.freeze({ device: "local" });
 
@@ -84,7 +91,9 @@ export class Policy {
       if (scope !== null) requireScope(caller.grant, scope);
       return caller.grant;
     }
-    if (caller.isLocal && (scope === null || this.#o.isLocalhostExempt)) return LOCAL;
+    if (caller.isLocal && scope === null) return LOCAL;
+    const exempt = this.exempted(caller);
+    if (exempt) return exempt;
     if (scope === null) return { device: caller.address, isAnonymous: true };
     return this.#o.authenticator.authenticate({ address: caller.address, token: caller.token })
       .then((grant) => {
@@ -102,8 +111,18 @@ export class Policy {
    */
   identify(caller: Omit<Caller, "grant">): Grant | Promise<Grant> {
     this.#o.core.requireApiAccess();
-    if (caller.isLocal && this.#o.isLocalhostExempt) return LOCAL;
-    return this.#o.authenticator.authenticate({ address: caller.address, token: caller.token });
+    return this.exempted(caller) ??
+      this.#o.authenticator.authenticate({ address: caller.address, token: caller.token });
+  }
+
+  /**
+   * The grant of a caller on this machine under the localhost exemption
+   * (setting localhostAuthExempt), or null: the one place that decides it.
+   * A transport that knows its callers by address asks it before its own
+   * rule (OSC: then paired senders and oscAllow).
+   */
+  exempted(caller: Pick<Caller, "isLocal">): Grant | null {
+    return caller.isLocal && this.#o.isLocalhostExempt ? LOCAL : null;
   }
 
   /**
@@ -130,10 +149,28 @@ export class Policy {
     input: unknown,
     options: InvokeOptions = {},
   ): unknown {
+    const prepared = this.prepare(operation, caller, input, options);
+    return prepared instanceof Promise ? prepared.then((p) => p.run()) : prepared.run();
+  }
+
+  /**
+   * `invoke` in two steps, for a transport that decides when the operation
+   * runs (OSC joins a value being set to the call of the same thing that
+   * runs, `server/osc/coalesce.ts`): authorizes the caller and checks the
+   * input now, and gives the checked input and the run. Synchronous when the
+   * caller brings its grant.
+   * @throws {CueportError} the refusals of `authorize`, INVALID_MESSAGE
+   */
+  prepare(
+    operation: AnyOperation,
+    caller: Caller,
+    input: unknown,
+    options: InvokeOptions = {},
+  ): Prepared | Promise<Prepared> {
     const grant = this.authorize(caller, operation, options.where);
     return grant instanceof Promise
-      ? grant.then((g) => this.runAs(g, operation, caller, input, options))
-      : this.runAs(grant, operation, caller, input, options);
+      ? grant.then((g) => this.#bind(g, operation, caller, input, options))
+      : this.#bind(grant, operation, caller, input, options);
   }
 
   /**
@@ -150,6 +187,16 @@ export class Policy {
     input: unknown,
     options: InvokeOptions = {},
   ): unknown {
+    return this.#bind(grant, operation, caller, input, options).run();
+  }
+
+  #bind(
+    grant: Grant,
+    operation: AnyOperation,
+    caller: Caller,
+    input: unknown,
+    options: InvokeOptions,
+  ): Prepared {
     const ctx: OperationContext = {
       ...options.context,
       core: this.#o.core,
@@ -159,6 +206,7 @@ export class Policy {
     if (grant.deviceId !== undefined) ctx.deviceId = grant.deviceId;
     const retry = options.retry;
     if (retry && operation.isIdempotent) ctx.retry = retryKeyOf(grant, retry.key, retry.field);
-    return operation.run(ctx, checkInput(operation, input, options.prefix));
+    const checked = checkInput(operation, input, options.prefix);
+    return { input: checked, run: () => operation.run(ctx, checked) };
   }
 }

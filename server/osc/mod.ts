@@ -8,7 +8,7 @@
  * @module
  */
 import * as osc from "osc-min";
-import { type Caller, Policy } from "../core/mod.ts";
+import { type Caller, Policy, type Prepared } from "../core/mod.ts";
 import { type Grant, isLocalAddress } from "../auth/mod.ts";
 import { RateLimiter, type RateMeter } from "../auth/rate_limit.ts";
 import type { AuthService } from "../auth/service.ts";
@@ -16,7 +16,6 @@ import type { Scope } from "../auth/tokens.ts";
 import {
   type AnyOperation,
   asCueportError,
-  checkInput,
   type Core,
   CueportError,
   operationNamed,
@@ -40,7 +39,13 @@ import { encodeMessage, encodeRefusal, encodeReply, errorData } from "./replies.
 import { Senders } from "./senders.ts";
 import { ValueCoalescer, valueKey } from "./coalesce.ts";
 import { SendBudget } from "./send_budget.ts";
-import { parseFilter, passes, type Subscriber, Subscriptions } from "./subscriptions.ts";
+import {
+  type FeedbackFilter,
+  parseFilter,
+  passes,
+  type Subscriber,
+  Subscriptions,
+} from "./subscriptions.ts";
 import type { OscAddress } from "./addresses.ts";
 
 export { ADDRESSES, type OscAddress } from "./addresses.ts";
@@ -59,6 +64,13 @@ export const MAX_WAITING_CALLS = 256;
 const RESYNC_MS = 250;
 /** What `/connect` runs: the catalog's pairing, as every transport runs it. */
 const PAIR = operationNamed("pair");
+/** What `/subscribe` runs: the catalog's lease of OSC feedback. */
+const SUBSCRIBE = operationNamed("oscSubscribe");
+/** The addresses outside the table that run an operation of the catalog. */
+export const OWN_ADDRESSES: Readonly<Record<string, AnyOperation>> = {
+  "/connect": PAIR,
+  "/subscribe": SUBSCRIBE,
+};
 
 /** Options of the OSC server. */
 export interface OscServerOptions {
@@ -96,8 +108,10 @@ interface Row {
   reply: number | true | null;
   /** Its arguments and options; null when they were refused (`failure` says why). */
   split: ReturnType<typeof splitOptions> | null;
-  /** Why its calls fail: options refused, or the sender may not. */
+  /** Why its calls fail: its options were refused. */
   failure: { error: unknown } | null;
+  /** Who runs them: the sender, with the grant it was let in with. */
+  caller: Caller;
 }
 
 /** The OSC server: one per service, serving every bound UDP socket. */
@@ -123,7 +137,6 @@ export class OscServer {
     10 / 60,
   );
   #unsubscribe: () => void;
-  #viewCheck: AnyOperation = operationNamed("appState");
   #patternValues: PatternValues;
   #values = new ValueCoalescer();
   /** What the port may send each remote address (`send_budget.ts`). */
@@ -144,16 +157,15 @@ export class OscServer {
   constructor(core: Core, options: OscServerOptions) {
     this.#core = core;
     this.#o = options;
+    // The one policy decides the localhost exemption; `Senders` knows paired and allowed addresses.
     this.#policy = new Policy({
       core,
       authenticator: options.auth.authenticator,
-      isLocalhostExempt: false,
+      isLocalhostExempt: options.auth.settings.localhostAuthExempt,
     });
     this.#senders = new Senders({
       devices: options.auth.devices,
       authenticator: options.auth.authenticator,
-      isLocalExempt: options.auth.settings.localhostAuthExempt,
-      isLocal: isLocalAddress,
       allow: options.allow,
     });
     this.#subscriptions = new Subscriptions({ ttlMs: options.subscriptionTtlMs ?? 30_000 });
@@ -181,9 +193,17 @@ export class OscServer {
     return this.#scheduler.size;
   }
 
-  /** The grant a sender at this address acts under, or null (OSCQuery asks the same). */
+  /**
+   * The grant a sender at this address acts under, or null when it must pair
+   * first: the policy's localhost exemption, else a paired OSC device or
+   * oscAllow (`Senders`). OSCQuery asks the same.
+   */
   grantOf(address: string): Grant | null {
-    return this.#senders.grantOf(address);
+    return this.#grantOf({ address, isLocal: isLocalAddress(address) });
+  }
+
+  #grantOf(peer: { address: string; isLocal: boolean }): Grant | null {
+    return this.#policy.exempted(peer) ?? this.#senders.grantOf(peer.address);
   }
 
   /** Serves the datagrams of a port until it closes. */
@@ -252,7 +272,7 @@ export class OscServer {
         ? error
         : new CueportError("INVALID_MESSAGE", `Invalid OSC packet: ${(error as Error).message}`);
       // Only a sender that may send hears of it; anyone else's garbage is dropped.
-      if (this.#senders.grantOf(address)) {
+      if (this.#grantOf(peer)) {
         this.#send(
           peer,
           peer.port,
@@ -290,7 +310,7 @@ export class OscServer {
     const at = timetagMs(packet.timetag);
     const delay = at === null ? 0 : at - Date.now();
     if (delay <= 0) return runAll();
-    if (!this.#senders.grantOf(peer.address)) {
+    if (!this.#grantOf(peer)) {
       return this.#refuseUnpaired(peer, "#bundle");
     }
     try {
@@ -317,9 +337,9 @@ export class OscServer {
         return this.#subscribe(values, peer);
       case "/unsubscribe":
       case "/ping":
-        return this.#lease(message.address, values, peer);
+        return this.#renew(message.address, values, peer);
     }
-    const grant = this.#senders.grantOf(peer.address);
+    const grant = this.#grantOf(peer);
     if (!grant) return this.#refuseUnpaired(peer, message.address);
     let matches: Match[];
     try {
@@ -329,11 +349,11 @@ export class OscServer {
     }
     // A pattern costs what its calls would cost sent one by one.
     if (!this.#charge(peer, message.address, matches.length - 1)) return;
-    // The calls of one row share its options and its authorization (`/control/*` makes 26).
+    // The calls of one row share its options (`/control/*` makes 26).
     let row: Row | null = null;
     for (const match of matches) {
       if (row?.entry !== match.entry) {
-        row = this.#row(match.entry, message.address, values, peer, grant);
+        row = this.#row(match.entry, values, peer, grant);
       }
       this.#call(match, row, message.address, peer);
     }
@@ -364,13 +384,9 @@ export class OscServer {
    * to the player counts against its sender's waiting calls, and a new one
    * past `MAX_WAITING_CALLS` is refused.
    */
-  #run(operation: AnyOperation, input: unknown, peer: Peer, isAwaited: boolean): unknown {
-    const call = () =>
-      this.#counted(
-        peer.address,
-        operation.run({ core: this.#core, address: peer.address, isLocal: peer.isLocal }, input),
-      );
-    const key = operation.name === "action" ? valueKey(input) : null;
+  #run(operation: AnyOperation, prepared: Prepared, peer: Peer, isAwaited: boolean): unknown {
+    const call = () => this.#counted(peer.address, prepared.run());
+    const key = operation.name === "action" ? valueKey(prepared.input) : null;
     if (key !== null && this.#values.has(key)) return this.#values.run(key, call, isAwaited);
     if ((this.#waiting.get(peer.address) ?? 0) >= MAX_WAITING_CALLS) {
       throw new CueportError(
@@ -395,15 +411,14 @@ export class OscServer {
     return result;
   }
 
-  /** What the calls of one row in a message share: its options, and whether the sender may. */
-  #row(entry: OscAddress, address: string, values: OscValue[], peer: Peer, grant: Grant): Row {
+  /** What the calls of one row in a message share: its options, and who runs them. */
+  #row(entry: OscAddress, values: OscValue[], peer: Peer, grant: Grant): Row {
     const isQuery = entry.kind === "query";
-    const row: Row = { entry, reply: isQuery ? true : null, split: null, failure: null };
+    const caller: Caller = { address: peer.address, isLocal: peer.isLocal, grant };
+    const row: Row = { entry, reply: isQuery ? true : null, split: null, failure: null, caller };
     try {
       row.split = splitOptions(values, isQuery ? queryOptions(entry) : ACTION_OPTIONS);
       if (row.split.options.reply !== null) row.reply = row.split.options.reply;
-      const caller: Caller = { address: peer.address, isLocal: peer.isLocal, grant };
-      this.#policy.authorize(caller, entry.operation, address);
     } catch (error) {
       row.failure = { error };
     }
@@ -419,9 +434,10 @@ export class OscServer {
       const input = entry.kind === "query"
         ? queryInput(entry, values, named)
         : actionInput(entry, match.fromPath, values, named);
-      if (row.failure) throw row.failure.error; // not authorized
-      const operation = entry.operation;
-      result = this.#run(operation, checkInput(operation, input), peer, row.reply !== null);
+      // The one path: authorized (the plan, the scope) and checked, run when the coalescer says.
+      const prepared = this.#policy.prepare(entry.operation, row.caller, input, { where: address });
+      // With the sender's grant given, `prepare` never waits for a token.
+      result = this.#run(entry.operation, prepared as Prepared, peer, row.reply !== null);
     } catch (error) {
       this.#stats.failed++;
       return this.#answer(peer, address, row.reply, { error });
@@ -481,7 +497,7 @@ export class OscServer {
 
   /** Refuses a sender: to one that may not send, at most a small reply, rate-limited. */
   #refuse(peer: Peer, address: string, error: CueportError): void {
-    if (this.#senders.grantOf(peer.address)) {
+    if (this.#grantOf(peer)) {
       this.#send(peer, peer.port, encodeReply(address || "/error", { error }));
       return;
     }
@@ -531,52 +547,63 @@ export class OscServer {
   }
 
   #subscribe(values: OscValue[], peer: Peer): void {
-    const grant = this.#senders.grantOf(peer.address);
+    const grant = this.#grantOf(peer);
     if (!grant) return this.#refuseUnpaired(peer, "/subscribe");
     let port = peer.port;
     try {
       const { values: rest, options } = splitOptions(values, new Set());
       if (typeof options.reply === "number") port = options.reply;
-      this.#policy.authorize(
-        { address: peer.address, isLocal: peer.isLocal, grant },
-        this.#viewCheck,
-        "/subscribe",
-      );
-      const filter = parseFilter(rest);
-      const subscriber = this.#subscriptions.add({
-        key: `${peer.hostname}|${port}`,
-        hostname: peer.hostname,
-        port,
-        address: peer.address,
-        isLocal: peer.isLocal,
-        socket: peer.socket,
-        deviceId: grant.deviceId,
-        filter,
+      const caller: Caller = { address: peer.address, isLocal: peer.isLocal, grant };
+      let leased: { subscriber: Subscriber; filter: FeedbackFilter } | null = null;
+      const lease = (filter: readonly unknown[]) => {
+        leased = this.#lease(filter, peer, port, grant);
+        return this.#leaseView(leased.filter);
+      };
+      const data = this.#policy.invoke(SUBSCRIBE, caller, { filter: rest }, {
+        where: "/subscribe",
+        context: { oscFeedback: lease },
       });
-      this.#send(
-        peer,
-        port,
-        encodeReply("/subscribe", {
-          data: {
-            ok: true,
-            leaseSeconds: this.#subscriptions.ttlMs / 1000,
-            filter: {
-              types: filter.types ? [...filter.types] : null,
-              projectId: filter.projectId,
-              prefixes: filter.prefixes,
-            },
-          },
-        }),
-      );
+      this.#send(peer, port, encodeReply("/subscribe", { data }));
+      // Then its current values (`oscSubscribe` runs at once: the sender's grant is given).
+      const { subscriber, filter } = leased!;
       this.#sendFeedback(subscriber, currentFeedback(this.#core.model, filter.projectId));
     } catch (error) {
       this.#send(peer, port, encodeReply("/subscribe", { error }));
     }
   }
 
+  /** `oscSubscribe` for this sender: its subscription (the current values are sent after the answer). */
+  #lease(filterArgs: readonly unknown[], peer: Peer, port: number, grant: Grant) {
+    const filter = parseFilter(filterArgs);
+    const subscriber = this.#subscriptions.add({
+      key: `${peer.hostname}|${port}`,
+      hostname: peer.hostname,
+      port,
+      address: peer.address,
+      isLocal: peer.isLocal,
+      socket: peer.socket,
+      deviceId: grant.deviceId,
+      filter,
+    });
+    return { subscriber, filter };
+  }
+
+  /** The answer of `/subscribe`: its lease and the filter as understood. */
+  #leaseView(filter: FeedbackFilter) {
+    return {
+      ok: true,
+      leaseSeconds: this.#subscriptions.ttlMs / 1000,
+      filter: {
+        types: filter.types ? [...filter.types] : null,
+        projectId: filter.projectId,
+        prefixes: filter.prefixes,
+      },
+    };
+  }
+
   /** `/ping` renews a lease and answers; `/unsubscribe` ends it. */
-  #lease(address: string, values: OscValue[], peer: Peer): void {
-    if (!this.#senders.grantOf(peer.address)) return this.#refuseUnpaired(peer, address);
+  #renew(address: string, values: OscValue[], peer: Peer): void {
+    if (!this.#grantOf(peer)) return this.#refuseUnpaired(peer, address);
     let port = peer.port;
     try {
       const { options } = splitOptions(values, new Set());

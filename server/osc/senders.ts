@@ -1,7 +1,8 @@
 /**
  * Who may send OSC. OSC carries no token, so a sender is known by its
  * address: senders on 127.0.0.1/::1 are local (exempt like local HTTP
- * clients, unless `localhostAuthExempt` is off); addresses and subnets of
+ * clients, unless `localhostAuthExempt` is off: the policy decides it,
+ * `Policy.exempted`); addresses and subnets of
  * the setting `oscAllow` are let in; any other sender pairs with
  * `/connect <otp> <deviceName>`, which registers an OSC device bound to its
  * address (any source port: desks send from a new port after each start) in
@@ -18,9 +19,6 @@ import { CueportError } from "../core/mod.ts";
 export interface SendersOptions {
   devices: DeviceRegistry;
   authenticator: TokenAuthenticator;
-  /** Local senders need no pairing (setting localhostAuthExempt). */
-  isLocalExempt: boolean;
-  isLocal: (address: string) => boolean;
   /** Addresses and subnets (`192.168.1.0/24`, `fd00::/8`) let in without pairing (setting oscAllow). */
   allow: readonly string[];
 }
@@ -32,8 +30,7 @@ export interface PairInput {
   scopes: Scope[];
 }
 
-/** The grant of local senders and senders of `oscAllow`: they may read and control. */
-const LOCAL: Grant = Object.freeze({ device: "local" });
+/** Senders of `oscAllow` may read and control. */
 const ALLOWED_SCOPES: readonly Scope[] = ["view", "control"];
 
 /** An address as a number and its width, or null when it is no IP address. */
@@ -113,9 +110,11 @@ export class Senders {
     this.#subnets = parseSubnets(options.allow);
   }
 
-  /** The grant a sender acts under, or null when it must pair first. */
+  /**
+   * The grant of a paired OSC device or an oscAllow address, or null. The
+   * localhost exemption is the policy's (`Policy.exempted`), asked first.
+   */
   grantOf(address: string): Grant | null {
-    if (this.#o.isLocal(address) && this.#o.isLocalExempt) return LOCAL;
     this.#byAddress ??= new Map(
       this.#o.devices.list().filter((d) => d.origin === "osc").map((d) => [d.address, d]),
     );

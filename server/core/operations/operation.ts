@@ -69,6 +69,8 @@ export interface OperationContext {
   describe?: (() => unknown) | undefined;
   /** The connection the operation runs on, for the session operations (`session.ts`). */
   session?: SessionService | undefined;
+  /** An OSC sender's lease of the state's changes, for `oscSubscribe` (`server/osc/`). */
+  oscFeedback?: ((filter: readonly unknown[]) => unknown) | undefined;
   /** The caller's address, from the socket. */
   address: string;
   /** The paired device the caller acts as (its grant's), when it is one. */

@@ -1,8 +1,8 @@
 /**
  * The operations of a session, declared in the catalog like any other: they
  * describe or steer the connection they run on (a WebSocket's `connect`,
- * `subscribe`, `full` and `ping`), so the transport gives them that
- * connection as `ctx.session`. Declaring them here puts them under the one
+ * `subscribe`, `full` and `ping`; OSC's `/subscribe`), so the transport
+ * gives them that connection (`ctx.session`, `ctx.oscFeedback`). Declaring them here puts them under the one
  * policy (`Policy.invoke`): the plan, the scope, local-only.
  * @module
  */
@@ -35,6 +35,29 @@ export const SESSION_OPERATIONS: readonly AnyOperation[] = [
     input: SubscribeInput,
     output: SubscribedView,
     run: (ctx, input) => sessionOf(ctx).subscribe(input),
+  }),
+  defineOperation({
+    name: "oscSubscribe",
+    since: "6.0",
+    summary: "Lease this OSC sender the state's changes as typed OSC messages (`/subscribe`)",
+    tag: "playback",
+    kind: "session",
+    // Unlike a WebSocket's `subscribe`, it starts the feed: what it sends is the state, so `view`.
+    scope: "view",
+    transports: ["osc"],
+    input: z.strictObject({
+      filter: z.array(z.unknown()).describe("The filter's words: update types, project=, prefix="),
+    }),
+    output: z.strictObject({
+      ok: z.literal(true),
+      leaseSeconds: z.number(),
+      filter: z.strictObject({
+        types: z.array(z.string()).nullable(),
+        projectId: z.string().nullable(),
+        prefixes: z.array(z.string()),
+      }),
+    }),
+    run: (ctx, input) => given(ctx.oscFeedback, "oscFeedback")(input.filter),
   }),
   defineOperation({
     name: "full",
