@@ -23,6 +23,8 @@ import { RawSocket } from "../_helpers/ws_client.ts";
 import { connectMcp } from "../_helpers/mcp_client.ts";
 import { NOT_CARRIED, ToolTable } from "../../server/mcp/tools.ts";
 import { until } from "../_helpers/until.ts";
+import { ADDRESSES, OWN_ADDRESSES } from "../../server/osc/mod.ts";
+import { OscPeer } from "./osc/_peer.ts";
 
 /** The transports this walk drives; the others are listed, so that none is skipped unseen. */
 const WALKED: readonly Transport[] = [
@@ -31,9 +33,10 @@ const WALKED: readonly Transport[] = [
   "http-5.0.0",
   "mcp",
   "websocket-5.0.0",
+  "osc",
 ];
-/** Not walked yet: OSC does not run its operations through `Policy.invoke` yet (issue 32). */
-const NOT_WALKED: readonly Transport[] = ["osc"];
+/** Transports not walked (none: each one's refusal is checked here). */
+const NOT_WALKED: readonly Transport[] = [];
 
 /** The 5.0.0 WebSocket's refusal of a code: its error type (docs/compat.md). */
 const v5Type = (code: "INSUFFICIENT_SCOPE" | "API_ACCESS_DENIED") =>
@@ -102,6 +105,33 @@ function messageOf(operation: AnyOperation, id: string): Record<string, unknown>
     default:
       return { type: operation.name === "connect" ? "auth" : operation.name, id };
   }
+}
+
+/** The OSC address that runs `operation`: its own (`/subscribe`), or a row of the table taking nothing from the path. */
+function oscAddressOf(operation: AnyOperation): string {
+  const own = Object.entries(OWN_ADDRESSES).find(([, o]) => o === operation);
+  if (own) return own[0];
+  const row = ADDRESSES.find((a) =>
+    a.operation === operation && a.segments.every((s) => "literal" in s)
+  );
+  assert.ok(row, `an OSC address runs ${operation.name}`);
+  return row.path;
+}
+
+/** An OSC sender at `host`, paired with /connect with `scopes`. */
+async function oscSender(svc: TestService, host: string, scopes: string[]): Promise<OscPeer> {
+  const { otp } = (await svc.post("/api/v1/pair/code", {})).body;
+  const peer = OscPeer.open(svc.service.ports.osc, host);
+  await peer.send("/connect", [{ type: "string", value: otp }, `walker ${scopes}`, scopes.join()]);
+  assert.equal((await peer.reply("/connect")).status, "ok");
+  return peer;
+}
+
+/** The code of the error `peer` gets for running `operation` over OSC (with `reply`). */
+async function oscRefusal(peer: OscPeer, operation: AnyOperation): Promise<unknown> {
+  const answer = await peer.ask(oscAddressOf(operation));
+  assert.equal(answer.status, "error", `${operation.name} on osc: ${JSON.stringify(answer)}`);
+  return answer.data.code;
 }
 
 /** A device token from 127.0.0.2 with `scopes`. */
@@ -176,6 +206,12 @@ Deno.test("every operation, on every transport that carries it, is refused as do
     if (!sockets.has(key)) sockets.set(key, await remoteSocket(svc, tokens[key]));
     return sockets.get(key)!;
   };
+  const senders = new Map<string, OscPeer>();
+  const senderWith = async (scope: keyof typeof WITHOUT) => {
+    const hosts = { view: "127.0.0.4", control: "127.0.0.5", edit: "127.0.0.6" };
+    if (!senders.has(scope)) senders.set(scope, await oscSender(svc, hosts[scope], WITHOUT[scope]));
+    return senders.get(scope)!;
+  };
   try {
     await t.step("a grant lacking the scope: 403 INSUFFICIENT_SCOPE (5.0.0: 401)", async () => {
       for (const [operation, transport] of walked) {
@@ -190,6 +226,11 @@ Deno.test("every operation, on every transport that carries it, is refused as do
           const refused = await (await assistantWith(scope)).callError(tool.name, {});
           assert.equal(refused.code, "INSUFFICIENT_SCOPE", `${where} (${tool.name})`);
           mcpWalked++;
+          continue;
+        }
+        if (transport === "osc") {
+          const refused = await oscRefusal(await senderWith(scope), operation);
+          assert.equal(refused, "INSUFFICIENT_SCOPE", where);
           continue;
         }
         if (transport === "websocket-5.0.0") {
@@ -237,6 +278,7 @@ Deno.test("every operation, on every transport that carries it, is refused as do
     assert.ok(mcpWalked > 10, `MCP tools walked: ${mcpWalked}`);
   } finally {
     for (const { ws } of sockets.values()) ws.destroy();
+    for (const peer of senders.values()) await peer.close();
     for (const mcp of assistants.values()) await mcp.close();
     await svc.stop();
   }
@@ -246,6 +288,8 @@ Deno.test("every operation, on every transport that carries it, is refused as do
     try {
       const ports = free.service.ports;
       const socket = await RawSocket.open("127.0.0.1", ports.ws);
+      // A sender on this machine: the localhost exemption does not hide the plan.
+      const sender = OscPeer.open(ports.osc);
       const seen = new Set<string>();
       for (const [operation, transport] of walked) {
         if (!operation.needsApiAccess) continue;
@@ -261,6 +305,10 @@ Deno.test("every operation, on every transport that carries it, is refused as do
           });
           assert.equal(opened.status, 403, where);
           assert.match(JSON.stringify(opened.body), /API_ACCESS_DENIED|plan/, where);
+          continue;
+        }
+        if (transport === "osc") {
+          assert.equal(await oscRefusal(sender, operation), "API_ACCESS_DENIED", where);
           continue;
         }
         if (transport === "websocket-5.0.0") {
@@ -296,6 +344,7 @@ Deno.test("every operation, on every transport that carries it, is refused as do
         assert.equal(answer.body.error.code, "API_ACCESS_DENIED", where);
       }
       socket.destroy();
+      await sender.close();
     } finally {
       await free.stop();
     }
