@@ -50,7 +50,7 @@ import type { OscAddress } from "./addresses.ts";
 
 export { ADDRESSES, type OscAddress } from "./addresses.ts";
 export { FEEDBACK_ADDRESSES } from "./feedback.ts";
-export { OscQueryServer } from "./query_server.ts";
+export { OSCQUERY_OPERATION, OscQueryServer } from "./query_server.ts";
 
 /** Bundles nest at most this deep. */
 const MAX_BUNDLE_DEPTH = 8;

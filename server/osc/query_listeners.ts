@@ -8,7 +8,6 @@
  * than they change, or not at all) is closed with 1013. A revoked device's clients are closed with 1008.
  * @module
  */
-import type { Grant } from "../auth/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
 import type { Core, UpdateBatch } from "../core/mod.ts";
 import { binaryFrame, ServerWebSocket } from "../net/mod.ts";
@@ -71,13 +70,17 @@ export class QueryListeners {
     return this.#all.size;
   }
 
-  /** Takes an upgraded socket of a caller with `grant` (which has the view scope). */
-  add(socket: ServerWebSocket, peer: { address: string; isLocal: boolean }, grant: Grant): void {
+  /** Takes an upgraded socket of a caller let in with the view scope (as `deviceId`, when a device). */
+  add(
+    socket: ServerWebSocket,
+    peer: { address: string; isLocal: boolean },
+    deviceId: string | undefined,
+  ): void {
     const listener: Listener = {
       socket,
       address: peer.address,
       isLocal: peer.isLocal,
-      deviceId: grant.deviceId,
+      deviceId,
       listens: new Set(),
       held: new Map(),
       overSince: null,

@@ -6,16 +6,18 @@
  * `GET /<path>` the namespace, `?HOST_INFO`, `?VALUE` and the other
  * attributes; `LISTEN`/`IGNORE` over a WebSocket on the same port
  * (`query_listeners.ts`). Every request passes the HTTP port's Host and
- * Origin checks, then the one policy with the `view` scope: the caller is a
- * device with its token (`Authorization: Bearer`), or a sender the OSC port
- * lets in by its address (local, `oscAllow`, a paired OSC device).
+ * Origin checks, then runs the catalog's `oscQuery` through the one policy
+ * (`Policy.invoke`: the plan, the `view` scope): the caller is a device with
+ * its token (`Authorization: Bearer`), or a sender the OSC port lets in by
+ * its address (local under the OSC port's policy, `oscAllow`, a paired OSC
+ * device).
  * @module
  */
 import { checkRequestOrigin } from "../auth/hosts.ts";
 import { type Caller, Policy } from "../core/mod.ts";
 import type { Authenticator, Grant } from "../auth/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
-import { type AnyOperation, type Core, CueportError, operationNamed } from "../core/mod.ts";
+import { type Core, CueportError, operationNamed } from "../core/mod.ts";
 import { errorAnswer, type Peer, upgradeWebSocket } from "../net/mod.ts";
 import { buildNamespace, nodeAt, type QueryNode } from "./query_namespace.ts";
 import { type ListenerLimits, QueryListeners } from "./query_listeners.ts";
@@ -52,6 +54,9 @@ const ATTRIBUTES = new Set([
   "DESCRIPTION",
 ]);
 
+/** What every request runs: the catalog's `oscQuery` (the plan, the view scope). */
+export const OSCQUERY_OPERATION = operationNamed("oscQuery");
+
 function json(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), {
     status,
@@ -73,8 +78,6 @@ export class OscQueryServer {
   #o: OscQueryOptions;
   #policy: Policy;
   #listeners: QueryListeners;
-  /** What a read needs: the view scope and API access, as any query. */
-  #read: AnyOperation = operationNamed("appState");
 
   /** Subscribes to the core's event bus (for `LISTEN`). */
   constructor(core: Core, options: OscQueryOptions) {
@@ -100,7 +103,7 @@ export class OscQueryServer {
 
   /** The handler of the port (`ConnectionServer` with `isWebSocket`). */
   handle(request: Request, peer: Peer): Response | Promise<Response> {
-    let grant: Grant | Promise<Grant>;
+    let answer: unknown;
     try {
       checkRequestOrigin(request, {
         hosts: this.#o.hosts,
@@ -108,14 +111,17 @@ export class OscQueryServer {
         ...(this.#o.pagePort ? { pagePort: this.#o.pagePort() } : {}),
       });
       if (!peer.isLocal) this.#o.requestRate.take(peer.address);
-      grant = this.#authorize(request, peer);
+      answer = this.#policy.invoke(OSCQUERY_OPERATION, this.#caller(request, peer), {}, {
+        where: "OSCQuery",
+        context: { oscQuery: (deviceId) => this.#serve(request, peer, deviceId) },
+      });
     } catch (error) {
       return errorAnswer(error);
     }
-    if (grant instanceof Promise) {
-      return grant.then((g) => this.#serve(request, peer, g), (error) => errorAnswer(error));
+    if (answer instanceof Promise) {
+      return answer.then((response) => response as Response, (error) => errorAnswer(error));
     }
-    return this.#serve(request, peer, grant);
+    return answer as Response;
   }
 
   /** Closes the WebSockets of a revoked device (its address's grant is gone with it). */
@@ -128,7 +134,8 @@ export class OscQueryServer {
     this.#listeners.close();
   }
 
-  #authorize(request: Request, peer: Peer): Grant | Promise<Grant> {
+  /** Who calls: a device by its token, else the grant the OSC port gives its address. */
+  #caller(request: Request, peer: Peer): Caller {
     const token = request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") || undefined;
     const caller: Caller = { address: peer.address, isLocal: peer.isLocal };
     if (token) caller.token = token;
@@ -137,12 +144,12 @@ export class OscQueryServer {
       if (!grant) throw notAllowed();
       caller.grant = grant;
     }
-    return this.#policy.authorize(caller, this.#read, "OSCQuery");
+    return caller;
   }
 
-  #serve(request: Request, peer: Peer, grant: Grant): Response {
+  #serve(request: Request, peer: Peer, deviceId: string | undefined): Response {
     if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
-      return this.#upgrade(request, peer, grant);
+      return this.#upgrade(request, peer, deviceId);
     }
     if (request.method !== "GET") {
       return errorAnswer(
@@ -178,13 +185,13 @@ export class OscQueryServer {
     return value === undefined ? new Response(null, { status: 204 }) : json({ [query]: value });
   }
 
-  #upgrade(request: Request, peer: Peer, grant: Grant): Response {
+  #upgrade(request: Request, peer: Peer, deviceId: string | undefined): Response {
     try {
       const { socket, response } = upgradeWebSocket(request, {
         idleTimeoutMs: 30_000,
         maxPayload: 64 * 1024, // a command is a few dozen bytes
       });
-      this.#listeners.add(socket, peer, grant);
+      this.#listeners.add(socket, peer, deviceId);
       return response;
     } catch (error) {
       return errorAnswer(

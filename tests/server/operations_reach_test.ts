@@ -5,7 +5,7 @@ import { socketOperations } from "../../server/socket/client.ts";
 import { NOT_CARRIED, ToolTable } from "../../server/mcp/tools.ts";
 import { startTestService } from "../_helpers/service.ts";
 import { TestSocket } from "../_helpers/ws_client.ts";
-import { ADDRESSES, OWN_ADDRESSES } from "../../server/osc/mod.ts";
+import { ADDRESSES, OSCQUERY_OPERATION, OWN_ADDRESSES } from "../../server/osc/mod.ts";
 import { V5_CARRIED_AS, V5_OWN_OPERATIONS, v5Routes } from "../../server/legacy/mod.ts";
 
 /**
@@ -56,6 +56,8 @@ Deno.test("every operation is reachable on every transport that should carry it"
         : transport === "osc"
         ? ADDRESSES.some((a) => a.operation === operation) ||
           Object.values(OWN_ADDRESSES).includes(operation)
+        : transport === "oscquery"
+        ? operation === OSCQUERY_OPERATION
         : transport === "websocket"
         ? onSocket(operation)
         : transport === "http-5.0.0"

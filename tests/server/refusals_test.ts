@@ -34,6 +34,7 @@ const WALKED: readonly Transport[] = [
   "mcp",
   "websocket-5.0.0",
   "osc",
+  "oscquery",
 ];
 /** Transports not walked (none: each one's refusal is checked here). */
 const NOT_WALKED: readonly Transport[] = [];
@@ -185,7 +186,7 @@ Deno.test("every operation, on every transport that carries it, is refused as do
   const { walked, left } = pairs();
   assert.deepEqual([...left].sort(), [...NOT_WALKED].sort(), "the transports left are named");
   const svc = await startTestService({ legacyHttpPort: 0, legacyWsPort: 0 });
-  const { http, legacyHttp } = svc.service.ports;
+  const { http, legacyHttp, oscQuery } = svc.service.ports;
   const tokens = {
     all: await tokenWith(svc, ["view", "control", "edit"]),
     view: await tokenWith(svc, WITHOUT.view),
@@ -231,6 +232,20 @@ Deno.test("every operation, on every transport that carries it, is refused as do
         if (transport === "osc") {
           const refused = await oscRefusal(await senderWith(scope), operation);
           assert.equal(refused, "INSUFFICIENT_SCOPE", where);
+          continue;
+        }
+        if (transport === "oscquery") {
+          // A device token lacking the scope, and a paired OSC sender lacking it (by its address).
+          const sender = { localAddress: "127.0.0.4" };
+          await senderWith(scope); // pairs 127.0.0.4 without `view`
+          assert.equal(scope, "view", where);
+          for (
+            const options of [{ headers: { authorization: `Bearer ${tokens[scope]}` } }, sender]
+          ) {
+            const answer = await remoteRequest(oscQuery!, "GET", "/", options);
+            assert.equal(answer.status, 403, where);
+            assert.equal(answer.body.error.code, "INSUFFICIENT_SCOPE", where);
+          }
           continue;
         }
         if (transport === "websocket-5.0.0") {
@@ -309,6 +324,14 @@ Deno.test("every operation, on every transport that carries it, is refused as do
         }
         if (transport === "osc") {
           assert.equal(await oscRefusal(sender, operation), "API_ACCESS_DENIED", where);
+          continue;
+        }
+        if (transport === "oscquery") {
+          const answer = await remoteRequest(ports.oscQuery!, "GET", "/", {
+            localAddress: "127.0.0.1",
+          });
+          assert.equal(answer.status, 403, where);
+          assert.equal(answer.body.error.code, "API_ACCESS_DENIED", where);
           continue;
         }
         if (transport === "websocket-5.0.0") {

@@ -41,6 +41,7 @@ export const TRANSPORTS = [
   "http",
   "websocket",
   "osc",
+  "oscquery",
   "mcp",
   "http-5.0.0",
   "websocket-5.0.0",
@@ -69,6 +70,8 @@ export interface OperationContext {
   describe?: (() => unknown) | undefined;
   /** The connection the operation runs on, for the session operations (`session.ts`). */
   session?: SessionService | undefined;
+  /** What the OSCQuery port answers the request `oscQuery` runs for (`server/osc/query_server.ts`). */
+  oscQuery?: ((deviceId: string | undefined) => unknown) | undefined;
   /** An OSC sender's lease of the state's changes, for `oscSubscribe` (`server/osc/`). */
   oscFeedback?: ((filter: readonly unknown[]) => unknown) | undefined;
   /** The caller's address, from the socket. */

@@ -60,6 +60,21 @@ export const SESSION_OPERATIONS: readonly AnyOperation[] = [
     run: (ctx, input) => given(ctx.oscFeedback, "oscFeedback")(input.filter),
   }),
   defineOperation({
+    name: "oscQuery",
+    since: "6.0",
+    summary:
+      "Read the OSCQuery namespace (`GET /<path>?<attribute>`), or LISTEN to it over a WebSocket",
+    tag: "playback",
+    kind: "session",
+    // What it answers is the state's values and the address table: `view`, as any read.
+    scope: "view",
+    transports: ["oscquery"],
+    // The request itself is the input: its path, attribute and upgrade are the transport's.
+    input: z.strictObject({}),
+    output: z.unknown(),
+    run: (ctx) => given(ctx.oscQuery, "oscQuery")(ctx.deviceId),
+  }),
+  defineOperation({
     name: "full",
     since: "6.0",
     summary: "Send this connection a full state update now",
