@@ -250,13 +250,11 @@ export class OscServer {
       size: data.length,
       isPrepaid: true,
     };
-    if (!isLocal) {
-      try {
-        this.#o.rateLimit.take(address);
-      } catch (error) {
-        this.#refuse(peer, "", asCueportError(error));
-        return;
-      }
+    try {
+      this.#o.rateLimit.take(address); // local senders pass: the meter decides (`rate_limit.ts`)
+    } catch (error) {
+      this.#refuse(peer, "", asCueportError(error));
+      return;
     }
     let packet: osc.OscPacketOutput;
     try {

@@ -39,7 +39,6 @@ export const LISTENER_CLOSES = {
 interface Listener {
   socket: ServerWebSocket;
   address: string;
-  isLocal: boolean;
   deviceId: string | undefined;
   listens: Set<string>;
   /** The last value of each address that found no room (its frame), in the order to send. */
@@ -73,13 +72,12 @@ export class QueryListeners {
   /** Takes an upgraded socket of a caller let in with the view scope (as `deviceId`, when a device). */
   add(
     socket: ServerWebSocket,
-    peer: { address: string; isLocal: boolean },
+    peer: { address: string },
     deviceId: string | undefined,
   ): void {
     const listener: Listener = {
       socket,
       address: peer.address,
-      isLocal: peer.isLocal,
       deviceId,
       listens: new Set(),
       held: new Map(),
@@ -110,12 +108,10 @@ export class QueryListeners {
   }
 
   #command(listener: Listener, data: string | Uint8Array): void {
-    if (!listener.isLocal) {
-      try {
-        this.#rate.take(listener.address);
-      } catch {
-        return; // over the address's budget: the command is dropped
-      }
+    try {
+      this.#rate.take(listener.address); // local clients pass: the meter decides
+    } catch {
+      return; // over the address's budget: the command is dropped
     }
     let command: { COMMAND?: unknown; DATA?: unknown };
     try {

@@ -110,7 +110,7 @@ export class OscQueryServer {
         origins: this.#o.origins,
         ...(this.#o.pagePort ? { pagePort: this.#o.pagePort() } : {}),
       });
-      if (!peer.isLocal) this.#o.requestRate.take(peer.address);
+      this.#o.requestRate.take(peer.address); // local callers pass: the meter decides
       answer = this.#policy.invoke(OSCQUERY_OPERATION, this.#caller(request, peer), {}, {
         where: "OSCQuery",
         context: { oscQuery: (deviceId) => this.#serve(request, peer, deviceId) },
