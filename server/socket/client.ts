@@ -20,7 +20,6 @@ import {
   type AnyOperation,
   type Core,
   CueportError,
-  inputError,
   operationNamed,
   operationsOfKind,
   snapshotView,
@@ -28,14 +27,10 @@ import {
 } from "../core/mod.ts";
 import { ServerWebSocket } from "../net/mod.ts";
 import type { WsDialect } from "../net/dialect.ts";
-import {
-  type ClientMessage,
-  type CloseReason,
-  CloseReasons,
-  MESSAGE_SCHEMAS,
-  type MessageId,
-} from "./messages.ts";
+import { type ClientMessage, type CloseReason, CloseReasons } from "./messages.ts";
 import { v6Dialect } from "./dialect.ts";
+import { Outgoing } from "./outgoing.ts";
+import { readMessage } from "./reading.ts";
 
 /** Per-client limits (settings; see docs/websocket.md). */
 export interface SocketLimits {
@@ -85,10 +80,6 @@ export function socketOperations(): Record<
   };
 }
 
-/** Message types a client may send, checked once per message without allocating. */
-const TYPES: ReadonlySet<string> = new Set(Object.keys(MESSAGE_SCHEMAS));
-const TYPE_LIST = [...TYPES].join(", ");
-
 /** The `query` names: the query operations of the core's catalog. */
 const QUERIES = operationsOfKind("query");
 const QUERY_LIST = [...QUERIES.keys()].join(", ");
@@ -104,15 +95,6 @@ const PING = operationNamed("ping");
  * message's own length: about the size of an error or a small response.
  */
 const ANSWER_BYTES = 128;
-
-/**
- * What each unsent message costs beyond its length. Measured with Deno 2.9.6
- * on a bare `Deno.upgradeWebSocket` server answering every message of a
- * client that never read: 499,000 unsent answers of 125 bytes, RSS up 484 MB,
- * about 970 bytes an answer. `ServerWebSocket` queues less (a header and a
- * payload buffer), so this now overcounts: kept, as the safe side.
- */
-const FRAME_BYTES = 1024;
 
 type Filter = { updateTypes?: Set<string>; projectIds?: Set<string>; positions: boolean };
 
@@ -195,15 +177,14 @@ export class SocketClient {
   /** The deadline passed while an auth was being decided: close unless it succeeds. */
   #isAuthOverdue = false;
   #isClosing = false;
-  /** Lengths of the messages handed to the socket and maybe unsent, oldest first from `#framesAt`. */
-  #frames: number[] = [];
-  #framesAt = 0;
-  #framesLength = 0;
+  /** What its socket holds unsent. */
+  #out: Outgoing;
   #dialect: WsDialect;
 
   /** Wraps an upgraded socket; sends the greeting once it opens and starts the auth deadline. */
   constructor(ws: ServerWebSocket, options: SocketClientOptions) {
     this.#ws = ws;
+    this.#out = new Outgoing(ws);
     this.id = options.id;
     this.address = options.address;
     this.#core = options.core;
@@ -270,8 +251,10 @@ export class SocketClient {
     const prefix = this.#dialect.eventPrefix(this.#seq);
     if (this.#filter) return this.#send(prefix + json + this.#dialect.eventSuffix);
     // Unfiltered, the payload's bytes are those of every other client: only the seq is this one's.
-    this.#ws.sendParts([encoder.encode(prefix), shared.payloadBytes()]);
-    this.#sent(prefix.length + json.length + this.#dialect.eventSuffix.length);
+    this.#out.sendParts(
+      [encoder.encode(prefix), shared.payloadBytes()],
+      prefix.length + json.length + this.#dialect.eventSuffix.length,
+    );
   }
 
   /**
@@ -356,37 +339,12 @@ export class SocketClient {
   }
 
   #send(text: string): void {
-    if (this.#ws.readyState !== ServerWebSocket.OPEN) return;
-    this.#ws.send(text);
-    this.#sent(text.length);
+    this.#out.send(text);
   }
 
-  /** Counts a message of `length` handed to the socket (see `#unsent`). */
-  #sent(length: number): void {
-    this.#frames.push(length);
-    this.#framesLength += length;
-  }
-
-  /**
-   * Unsent bytes as the budget counts them: `bufferedAmount` plus
-   * `FRAME_BYTES` for each message not yet written out. Messages go out
-   * oldest first, so those the socket no longer holds are the oldest.
-   */
+  /** Unsent bytes as the budget counts them (`Outgoing.unsent`). */
   #unsent(): number {
-    const buffered = this.#ws.bufferedAmount;
-    const frames = this.#frames;
-    while (this.#framesLength > buffered && this.#framesAt < frames.length) {
-      this.#framesLength -= frames[this.#framesAt++]!;
-    }
-    if (this.#framesAt === frames.length) {
-      frames.length = 0;
-      this.#framesAt = 0;
-      this.#framesLength = 0;
-    } else if (this.#framesAt > 4096) {
-      this.#frames = frames.slice(this.#framesAt);
-      this.#framesAt = 0;
-    }
-    return buffered + (this.#frames.length - this.#framesAt) * FRAME_BYTES;
+    return this.#out.unsent();
   }
 
   /** Closes for a limit, and says so in the log. */
@@ -479,84 +437,15 @@ export class SocketClient {
     }
   }
 
-  /** A refusal of `code`, in the dialect's form. */
-  #refusal(id: MessageId, code: "INVALID_MESSAGE", message: string, field?: string): string {
-    const details = field === undefined ? undefined : { field };
-    return this.#dialect.error(id, new CueportError(code, message, details));
-  }
-
   /** Parses, checks and runs one message; its answer (owed `cost`) goes out in order. */
   #read(data: unknown, cost: number): void {
-    if (typeof data !== "string") {
-      return this.#reply(
-        cost,
-        this.#refusal(
-          undefined,
-          "INVALID_MESSAGE",
-          "Binary frames are not supported: send JSON text",
-        ),
-      );
-    }
-    if (cost - ANSWER_BYTES > this.#limits.maxMessageBytes) { // its size in bytes
-      return this.#reply(
-        cost,
-        this.#refusal(
-          undefined,
-          "INVALID_MESSAGE",
-          `Message too large: over ${this.#limits.maxMessageBytes} bytes`,
-        ),
-      );
-    }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(data);
-    } catch {
-      return this.#reply(
-        cost,
-        this.#refusal(
-          undefined,
-          "INVALID_MESSAGE",
-          "Invalid JSON: the message must be a JSON object",
-        ),
-      );
-    }
-    const isObject = typeof raw === "object" && raw !== null && !Array.isArray(raw);
-    // The dialect reads the id (only of the documented kinds) and turns its message into the
-    // engine's; a 6.0 message is taken as it is.
-    const decoded = isObject ? this.#dialect.decode(raw as Record<string, unknown>) : null;
-    const id: MessageId = decoded?.id;
-    const rawType = isObject ? (raw as { type?: unknown }).type : undefined;
-    const refusal = this.#rateRefusal();
-    if (refusal) return this.#reply(cost, this.#dialect.error(id, refusal));
-    if (!decoded) {
-      return this.#reply(
-        cost,
-        this.#refusal(id, "INVALID_MESSAGE", "The message must be a JSON object"),
-      );
-    }
-    if ("error" in decoded) {
-      const asType = typeof rawType === "string" ? rawType : undefined;
-      return this.#reply(cost, this.#dialect.error(id, decoded.error, asType));
-    }
-    const type = decoded.message.type;
-    if (typeof type !== "string" || !TYPES.has(type)) {
-      return this.#reply(
-        cost,
-        this.#refusal(
-          id,
-          "INVALID_MESSAGE",
-          `Unknown type ${JSON.stringify(type ?? null)}: use ${TYPE_LIST}`,
-        ),
-      );
-    }
-    const schema = MESSAGE_SCHEMAS[type as ClientMessage["type"]];
-    const parsed = schema.safeParse(decoded.message);
-    if (!parsed.success) {
-      const what = `the ${type} message`;
-      const error = inputError(schema, parsed.error, { whole: "message", what });
-      return this.#reply(cost, this.#dialect.error(id, error));
-    }
-    const message = parsed.data;
+    const read = readMessage(data, cost - ANSWER_BYTES, {
+      dialect: this.#dialect,
+      maxMessageBytes: this.#limits.maxMessageBytes,
+      rateRefusal: () => this.#rateRefusal(),
+    });
+    if ("refusal" in read) return this.#reply(cost, read.refusal);
+    const { id, message } = read;
     // Actions of an authenticated client go to the player at once (a fader stream stays
     // pipelined); everything else runs after the messages before it, so a query sees
     // the actions sent ahead of it. Either way, answers go out in message order, and
