@@ -31,6 +31,7 @@ import { type ClientMessage, type CloseReason, CloseReasons } from "./messages.t
 import { v6Dialect } from "./dialect.ts";
 import { Outgoing } from "./outgoing.ts";
 import { readMessage } from "./reading.ts";
+import { HeldMessages } from "./held.ts";
 
 /** Per-client limits (settings; see docs/websocket.md). */
 export interface SocketLimits {
@@ -164,10 +165,8 @@ export class SocketClient {
   #tail: Promise<void> = Promise.resolve();
   /** Answers owed and not yet sent, counted as their messages' length plus `ANSWER_BYTES` each. */
   #owedBytes = 0;
-  /** Messages that came while over budget, kept unread; `#heldAt` is the next to read. */
-  #held: Array<{ data: unknown; cost: number } | undefined> = [];
-  #heldAt = 0;
-  #heldBytes = 0;
+  /** Messages that came while over budget, kept unread. */
+  #held = new HeldMessages();
   /** The answer waiting for room (the sweep lets it go). */
   #roomWaiter: (() => void) | null = null;
   /** Since when an answer or a message has been waiting for room; null while none waits. */
@@ -273,7 +272,7 @@ export class SocketClient {
         resolve?.();
         this.#release();
       }
-      if (this.#roomWaiter === null && this.#heldAt === this.#held.length) {
+      if (this.#roomWaiter === null && this.#held.isEmpty) {
         this.#waitingSince = null;
       } else if (now - this.#waitingSince > this.#limits.lagCloseMs) {
         this.#closeFor(CloseReasons.notReading);
@@ -359,9 +358,7 @@ export class SocketClient {
     if (!this.#isClosing) this.#forget();
     this.#isClosing = true;
     clearTimeout(this.#authTimer);
-    this.#held = [];
-    this.#heldAt = 0;
-    this.#heldBytes = 0;
+    this.#held.clear();
     this.#waitingSince = null;
     this.#lagSince = null;
     const resolve = this.#roomWaiter;
@@ -394,10 +391,7 @@ export class SocketClient {
       return this.#closeFor(CloseReasons.tooBig);
     }
     const cost = size + ANSWER_BYTES;
-    if (
-      this.#heldAt < this.#held.length ||
-      this.#unsent() + this.#owedBytes > this.#budget()
-    ) {
+    if (!this.#held.isEmpty || this.#unsent() + this.#owedBytes > this.#budget()) {
       return this.#hold(data, cost);
     }
     this.#read(data, cost);
@@ -409,9 +403,8 @@ export class SocketClient {
    */
   #hold(data: unknown, cost: number): void {
     if (!this.#isAuthenticated) return this.#closeFor(CloseReasons.notReading);
-    this.#held.push({ data, cost });
-    this.#heldBytes += cost;
-    if (this.#owedBytes + this.#heldBytes > this.#limits.maxBufferedBytes) {
+    this.#held.push(data, cost);
+    if (this.#owedBytes + this.#held.bytes > this.#limits.maxBufferedBytes) {
       return this.#closeFor(CloseReasons.notReading);
     }
     this.#waitingSince ??= performance.now();
@@ -423,17 +416,10 @@ export class SocketClient {
   #release(): void {
     const budget = this.#budget();
     while (
-      this.#heldAt < this.#held.length && !this.#isClosing &&
-      this.#unsent() + this.#owedBytes <= budget
+      !this.#held.isEmpty && !this.#isClosing && this.#unsent() + this.#owedBytes <= budget
     ) {
-      const { data, cost } = this.#held[this.#heldAt]!;
-      this.#held[this.#heldAt++] = undefined;
-      this.#heldBytes -= cost;
+      const { data, cost } = this.#held.shift();
       this.#read(data, cost);
-    }
-    if (this.#heldAt > 0 && this.#heldAt === this.#held.length) {
-      this.#held = [];
-      this.#heldAt = 0;
     }
   }
 
