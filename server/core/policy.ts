@@ -206,7 +206,23 @@ export class Policy {
     if (grant.deviceId !== undefined) ctx.deviceId = grant.deviceId;
     const retry = options.retry;
     if (retry && operation.isIdempotent) ctx.retry = retryKeyOf(grant, retry.key, retry.field);
-    const checked = checkInput(operation, input, options.prefix);
-    return { input: checked, run: () => operation.run(ctx, checked) };
+    return new Bound(operation, ctx, checkInput(operation, input, options.prefix));
+  }
+}
+
+/** An operation bound to its context and checked input: one object per call (OSC makes many). */
+class Bound implements Prepared {
+  #operation: AnyOperation;
+  #ctx: OperationContext;
+  readonly input: unknown;
+
+  constructor(operation: AnyOperation, ctx: OperationContext, input: unknown) {
+    this.#operation = operation;
+    this.#ctx = ctx;
+    this.input = input;
+  }
+
+  run(): unknown {
+    return this.#operation.run(this.#ctx, this.input);
   }
 }
