@@ -160,3 +160,27 @@ Deno.test("Policy.invoke() authorizes, checks the input naming the field, and ru
   await p.invoke(probe, controller, { name: "PLAY_IN" });
   assert.equal(seen.at(-2), "d7");
 });
+
+Deno.test("Policy.exempted() grants local callers only, and only under the localhost exemption", () => {
+  assert.deepEqual(policy().exempted(local), { device: "local" });
+  assert.equal(policy().exempted(remote), null);
+  assert.equal(policy({ isLocalhostExempt: false }).exempted(local), null);
+});
+
+Deno.test("Policy.prepare() authorizes and checks the input at once, and runs only when asked", async () => {
+  let runs = 0;
+  const operation = {
+    ...operationNamed("songs"),
+    run: () => ++runs,
+  };
+  const viewer = { ...remote, grant: { device: "desk", scopes: ["control"] as const } };
+  assert.equal(await codeOf(() => policy().prepare(operation, viewer, {})), "INSUFFICIENT_SCOPE");
+  assert.equal(
+    await codeOf(() => policy().prepare(operation, local, { projectId: 7 })),
+    "INVALID_MESSAGE",
+  );
+  const prepared = policy().prepare(operation, local, {});
+  assert.ok(!(prepared instanceof Promise), "synchronous: no token to verify");
+  assert.equal(runs, 0);
+  assert.equal(prepared.run(), 1);
+});
