@@ -32,6 +32,7 @@ import { v6Dialect } from "./dialect.ts";
 import { Outgoing } from "./outgoing.ts";
 import { readMessage } from "./reading.ts";
 import { HeldMessages } from "./held.ts";
+import { AnswerQueue } from "./answer_queue.ts";
 
 /** Per-client limits (settings; see docs/websocket.md). */
 export interface SocketLimits {
@@ -161,14 +162,16 @@ export class SocketClient {
   /** Null for a local client: it is never limited. */
   #rateLimit: RateMeter;
   #lagSince: number | null = null;
-  /** Answers go out in message order; this is the last one queued. */
-  #tail: Promise<void> = Promise.resolve();
-  /** Answers owed and not yet sent, counted as their messages' length plus `ANSWER_BYTES` each. */
-  #owedBytes = 0;
+  /** Answers owed, in message order, counted as their messages' length plus `ANSWER_BYTES` each. */
+  #answers = new AnswerQueue({
+    hasRoom: () => this.#unsent() <= this.#budget(),
+    onWait: () => {
+      this.#waitingSince ??= performance.now();
+      this.#watch();
+    },
+  });
   /** Messages that came while over budget, kept unread. */
   #held = new HeldMessages();
-  /** The answer waiting for room (the sweep lets it go). */
-  #roomWaiter: (() => void) | null = null;
   /** Since when an answer or a message has been waiting for room; null while none waits. */
   #waitingSince: number | null = null;
   #authTimer: ReturnType<typeof setTimeout> | undefined;
@@ -240,7 +243,7 @@ export class SocketClient {
     this.#seq++; // counted even when skipped, so the client sees the gap
     if (
       this.#lagSince !== null ||
-      this.#unsent() + this.#owedBytes > this.#limits.maxBufferedBytes
+      this.#unsent() + this.#answers.owedBytes > this.#limits.maxBufferedBytes
     ) {
       this.#lagSince ??= performance.now();
       this.#checkLag(performance.now());
@@ -267,12 +270,10 @@ export class SocketClient {
     const now = performance.now();
     if (this.#waitingSince !== null) {
       if (this.#unsent() <= this.#budget()) {
-        const resolve = this.#roomWaiter;
-        this.#roomWaiter = null;
-        resolve?.();
+        this.#answers.wake();
         this.#release();
       }
-      if (this.#roomWaiter === null && this.#held.isEmpty) {
+      if (!this.#answers.isWaiting && this.#held.isEmpty) {
         this.#waitingSince = null;
       } else if (now - this.#waitingSince > this.#limits.lagCloseMs) {
         this.#closeFor(CloseReasons.notReading);
@@ -320,19 +321,10 @@ export class SocketClient {
       : this.#limits.unauthenticatedMaxBufferedBytes;
   }
 
-  /** Resolves once the sweep sees room (or the client closes). */
-  #room(): Promise<void> {
-    this.#waitingSince ??= performance.now();
-    this.#watch();
-    return new Promise((resolve) => (this.#roomWaiter = resolve));
-  }
-
   /** Queues an answer (owed `cost`) behind the answers to earlier messages. */
   #reply(cost: number, text: string): void {
-    this.#owedBytes += cost;
-    this.#tail = this.#tail.then(async () => {
-      if (this.#unsent() > this.#budget()) await this.#room();
-      this.#owedBytes -= cost;
+    this.#answers.push(cost, (paid) => {
+      paid();
       this.#send(text);
     });
   }
@@ -361,9 +353,7 @@ export class SocketClient {
     this.#held.clear();
     this.#waitingSince = null;
     this.#lagSince = null;
-    const resolve = this.#roomWaiter;
-    this.#roomWaiter = null;
-    resolve?.();
+    this.#answers.wake();
   }
 
   #onAuthDeadline(): void {
@@ -391,7 +381,7 @@ export class SocketClient {
       return this.#closeFor(CloseReasons.tooBig);
     }
     const cost = size + ANSWER_BYTES;
-    if (!this.#held.isEmpty || this.#unsent() + this.#owedBytes > this.#budget()) {
+    if (!this.#held.isEmpty || this.#unsent() + this.#answers.owedBytes > this.#budget()) {
       return this.#hold(data, cost);
     }
     this.#read(data, cost);
@@ -404,7 +394,7 @@ export class SocketClient {
   #hold(data: unknown, cost: number): void {
     if (!this.#isAuthenticated) return this.#closeFor(CloseReasons.notReading);
     this.#held.push(data, cost);
-    if (this.#owedBytes + this.#held.bytes > this.#limits.maxBufferedBytes) {
+    if (this.#answers.owedBytes + this.#held.bytes > this.#limits.maxBufferedBytes) {
       return this.#closeFor(CloseReasons.notReading);
     }
     this.#waitingSince ??= performance.now();
@@ -416,7 +406,7 @@ export class SocketClient {
   #release(): void {
     const budget = this.#budget();
     while (
-      !this.#held.isEmpty && !this.#isClosing && this.#unsent() + this.#owedBytes <= budget
+      !this.#held.isEmpty && !this.#isClosing && this.#unsent() + this.#answers.owedBytes <= budget
     ) {
       const { data, cost } = this.#held.shift();
       this.#read(data, cost);
@@ -439,11 +429,9 @@ export class SocketClient {
     const early = this.#isAuthenticated && message.type === "action"
       ? this.#outcome(message)
       : null;
-    this.#owedBytes += cost;
-    this.#tail = this.#tail.then(async () => {
-      if (this.#unsent() > this.#budget()) await this.#room();
+    this.#answers.push(cost, async (paid) => {
       const outcome = this.#isClosing ? null : await (early ?? this.#outcome(message));
-      this.#owedBytes -= cost;
+      paid();
       if (outcome) {
         const { data, error } = outcome;
         this.#send(
