@@ -25,7 +25,8 @@ export type OperationScope = (typeof SCOPES)[number] | null;
  * WebSocket `action`), `edit`, `security` (pairing, devices, approvals:
  * HTTP only), `service` (health, reload: HTTP only), `media` (images:
  * HTTP, and MCP as image content) and `session` (what steers the connection
- * it runs on: WebSocket `connect`, `subscribe`, `full`, `ping`).
+ * it runs on: WebSocket `connect`, `subscribe`, `full`, `ping`; OSC's
+ * `oscSubscribe`; OSCQuery's `oscQuery`).
  */
 export type OperationKind =
   | "query"
