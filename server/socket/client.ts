@@ -1,8 +1,10 @@
 /**
  * One WebSocket connection: the greeting, the auth gate and its deadline,
- * actions, queries, filters, pings, its rate limit, its budget of unsent
- * bytes, and delivery of state updates with its own sequence numbers and lag
- * handling.
+ * its filters, its rate limit, its budget of unsent bytes, and delivery of
+ * state updates with its own sequence numbers and lag handling. Its parts:
+ * `reading.ts` (a frame to a checked message), `dispatch.ts` (what a message
+ * runs), `outgoing.ts` (unsent bytes), `held.ts` (messages kept unread),
+ * `answer_queue.ts` (answers in message order).
  * @module
  */
 import type { StateUpdate } from "../../protocol/state.ts";
@@ -20,8 +22,6 @@ import {
   type AnyOperation,
   type Core,
   CueportError,
-  operationNamed,
-  operationsOfKind,
   snapshotView,
   type UpdateBatch,
 } from "../core/mod.ts";
@@ -33,6 +33,9 @@ import { Outgoing } from "./outgoing.ts";
 import { readMessage } from "./reading.ts";
 import { HeldMessages } from "./held.ts";
 import { AnswerQueue } from "./answer_queue.ts";
+import { CONNECT, dispatch, type Runner } from "./dispatch.ts";
+
+export { socketOperations } from "./dispatch.ts";
 
 /** Per-client limits (settings; see docs/websocket.md). */
 export interface SocketLimits {
@@ -62,35 +65,6 @@ export interface SharedBatch {
 }
 
 const encoder = new TextEncoder();
-
-/**
- * What each message type runs: an operation of the catalog (`action`, and
- * `query` by its name), the socket's own `full`, or nothing for the messages
- * of the session itself (`null`: `auth`, `subscribe`, `ping`).
- */
-export function socketOperations(): Record<
-  string,
-  AnyOperation | ReadonlyMap<string, AnyOperation>
-> {
-  return {
-    auth: CONNECT,
-    action: ACTION,
-    subscribe: SUBSCRIBE,
-    full: FULL,
-    query: QUERIES,
-    ping: PING,
-  };
-}
-
-/** The `query` names: the query operations of the core's catalog. */
-const QUERIES = operationsOfKind("query");
-const QUERY_LIST = [...QUERIES.keys()].join(", ");
-/** What each message runs: operations of the catalog, the session's among them. */
-const ACTION = operationNamed("action");
-const CONNECT = operationNamed("connect");
-const SUBSCRIBE = operationNamed("subscribe");
-const FULL = operationNamed("full");
-const PING = operationNamed("ping");
 
 /**
  * What an answer owed to a message is counted as before it is sent, beyond the
@@ -457,7 +431,7 @@ export class SocketClient {
       };
     }
     try {
-      return { data: await this.#handle(message) };
+      return { data: await dispatch(message, this.#runner) };
     } catch (error) {
       return { error };
     }
@@ -519,51 +493,12 @@ export class SocketClient {
     return grant.token ? { authenticated: true, token: grant.token } : { authenticated: true };
   }
 
-  async #handle(message: ClientMessage): Promise<unknown> {
-    switch (message.type) {
-      case "auth":
-        // Before authentication the connection holds no grant: the plan is checked, no scope.
-        return await this.#policy.invoke(CONNECT, this.#connecting, message.payload, {
-          context: this.#context,
-          prefix: "payload.",
-        });
-      case "action": {
-        const { action, base, velocity, projectID, idempotencyKey } = message;
-        let request: Record<string, unknown>;
-        if (this.#dialect.actionRequest) {
-          request = this.#dialect.actionRequest(message, this.#core);
-        } else {
-          request = { name: action.name, params: action.params };
-          if (base !== undefined) request.base = base;
-          if (velocity !== undefined) request.velocity = velocity;
-          if (projectID !== undefined) request.projectID = projectID;
-        }
-        const retry = idempotencyKey === undefined
-          ? undefined
-          : { key: idempotencyKey, field: "idempotencyKey" };
-        // The answer of POST /api/v1/action without its `ok`.
-        const { ok: _ok, ...answer } = await this.#invoke(ACTION, request, { retry }) as {
-          ok: true;
-        };
-        return answer;
-      }
-      case "subscribe":
-        return this.#invoke(SUBSCRIBE, message.payload, { prefix: "payload." });
-      case "full":
-        return this.#invoke(FULL, {});
-      case "query": {
-        const operation = QUERIES.get(message.query);
-        if (!operation) {
-          throw new CueportError(
-            "INVALID_MESSAGE",
-            `Invalid query: no query named ${JSON.stringify(message.query)}: use ${QUERY_LIST}`,
-            { field: "query" },
-          );
-        }
-        return this.#invoke(operation, message.params ?? {}, { prefix: "params." });
-      }
-      case "ping":
-        return this.#invoke(PING, {});
-    }
-  }
+  /** What this connection's messages run with (`dispatch.ts`). */
+  #runner: Runner = {
+    connect: (input, options) =>
+      this.#policy.invoke(CONNECT, this.#connecting, input, { ...options, context: this.#context }),
+    invoke: (operation, input, options) => this.#invoke(operation, input, options),
+    dialect: () => this.#dialect,
+    core: () => this.#core,
+  };
 }
