@@ -30,13 +30,28 @@ export class DevTools {
 
   /** Connects to the browser whose profile is `profileDir`, waiting up to `timeoutMs` for it. */
   static async connect(profileDir: string, timeoutMs = 10_000): Promise<DevTools> {
+    const end = performance.now() + timeoutMs;
     const endpoint = await activePort(profileDir, timeoutMs);
-    const socket = new WebSocket(endpoint);
-    await new Promise<void>((resolve, reject) => {
-      socket.onopen = () => resolve();
-      socket.onerror = () => reject(new Error(`Cannot reach the browser at ${endpoint}`));
-    });
-    return new DevTools(socket);
+    // A browser on its way out (killed, or being replaced with software GL) may refuse the
+    // connection or take it and never answer: try again, each try bounded, until the deadline.
+    for (;;) {
+      const socket = new WebSocket(endpoint);
+      const isOpen = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), 2000);
+        socket.onopen = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        socket.onerror = () => {
+          clearTimeout(timer);
+          resolve(false);
+        };
+      });
+      if (isOpen) return new DevTools(socket);
+      socket.close();
+      if (performance.now() >= end) throw new Error(`Cannot reach the browser at ${endpoint}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   /** Sends one command; resolves with its result. */

@@ -84,7 +84,12 @@ export class OutputWindow {
     if (!profile) return Promise.reject(new Error("the browser is not running"));
     if (this.#devtools?.profile !== profile) {
       this.close();
-      this.#devtools = { profile, client: DevTools.connect(profile) };
+      const devtools = { profile, client: DevTools.connect(profile) };
+      this.#devtools = devtools;
+      // A connection that failed is not kept: the next call tries again.
+      devtools.client.catch(() => {
+        if (this.#devtools === devtools) this.#devtools = null;
+      });
     }
     return this.#devtools.client;
   }
