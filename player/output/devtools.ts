@@ -54,11 +54,25 @@ export class DevTools {
     }
   }
 
-  /** Sends one command; resolves with its result. */
+  /** Sends one command; resolves with its result, rejects when none comes within 5 s. */
   send<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, { resolve: (v) => resolve(v as T), reject });
+      // Every request ends: a browser on its way out may never answer.
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        reject(new Error(`The browser did not answer ${method}`));
+      }, 5000);
+      this.#pending.set(id, {
+        resolve: (v) => {
+          clearTimeout(timer);
+          resolve(v as T);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      });
       this.#socket.send(JSON.stringify({ id, method, params }));
     });
   }
