@@ -22,11 +22,16 @@ export const LayerFilters = z.object({
   blur: z.number(),
 });
 
-/** One shader pass: a program by name, its uniform values, the Effect's or Visualizer's id. */
+/**
+ * One shader pass: a program by name, its uniform values, the Effect's or
+ * Visualizer's id (which owns its ISF targets), and for an ISF program with
+ * `PASSES` the size in pixels of each pass's target, evaluated by the player.
+ */
 export const ShaderPass = z.object({
   program: z.string(),
   uniforms: z.record(z.string(), z.union([z.number(), z.boolean(), z.array(z.number())])),
   id: z.string().optional(),
+  sizes: z.array(z.tuple([z.number().int().positive(), z.number().int().positive()])).optional(),
 });
 /** One shader pass. */
 export type ShaderPass = z.infer<typeof ShaderPass>;
@@ -100,10 +105,12 @@ export type RenderState = z.infer<typeof RenderState>;
 /**
  * A fragment shader and the uniforms it declares (beside the built-ins). A
  * built-in program is GLSL ES 3.00 drawn with the page's vertex shader; an
- * ISF preset's (`isf-<hash of its sources>`) is GLSL ES 1.00 with its own
- * `vertex` (WebGL2 links only shaders of one version) and its `samplers`:
- * `image` takes the layer so far, `audio` and `audioFFT` the Song's waveform
- * and spectrum.
+ * ISF preset's (`isf-<hash of its sources>`) is GLSL ES 1.00 (or 3.00) with
+ * its own `vertex` (WebGL2 links only shaders of one version) and its
+ * `samplers`: `image` takes the layer so far, `audio` and `audioFFT` the
+ * Song's waveform and spectrum. `passes` are its ISF `PASSES`: each renders
+ * into its `target` (read by name in later passes; null: the output), the
+ * last one's picture is the program's.
  */
 export const ShaderProgram = z.object({
   name: z.string(),
@@ -117,6 +124,11 @@ export const ShaderProgram = z.object({
   samplers: z.array(z.object({
     name: z.string(),
     type: z.enum(["image", "audio", "audioFFT"]),
+  })).optional(),
+  passes: z.array(z.object({
+    target: z.string().nullable(),
+    persistent: z.boolean(),
+    float: z.boolean(),
   })).optional(),
 });
 /** A fragment shader. */

@@ -1,10 +1,17 @@
 /**
- * Turns an ISF shader's code into the GLSL ES 1.00 sources a WebGL2 context
- * compiles (WebGL2 takes ES 1.00 shaders as they are, so `gl_FragColor` and
- * `texture2D` of community shaders need no rewriting): the declarations of
- * the ISF built-ins and of each input, then the user's code with its header
- * blanked out (same lines and columns), and the `IMG_*` functions expanded.
- * A compiler's log is mapped back to the user's lines.
+ * Turns an ISF shader's code into the GLSL sources a WebGL2 context compiles:
+ * the declarations of the ISF built-ins and of each input, then the user's
+ * code with its header blanked out (same lines and columns), and the `IMG_*`
+ * functions expanded. A compiler's log is mapped back to the user's lines.
+ *
+ * Code is GLSL ES 1.00 as ISF files are written (WebGL2 takes ES 1.00 shaders
+ * as they are, so `gl_FragColor` and `texture2D` of community shaders need no
+ * rewriting), or GLSL ES 3.00 when it says `#version 300 es` before any code:
+ * then the directive moves to the source's first line (its own line left
+ * blank), the declarations are those of ES 3.00 (`in vec2
+ * isf_FragNormCoord`), `IMG_*` expand to `texture()`, the vertex shader is ES
+ * 3.00 too (WebGL links only shaders of one version), and the code declares
+ * its own `out vec4`. Any other `#version` is refused at its line.
  * @module
  */
 import type { IsfInput } from "./header.ts";
@@ -33,10 +40,25 @@ void main() {
 }
 `;
 
-/** The fragment source, and how many lines precede the user's first line. */
+/** The vertex shader of code in GLSL ES 3.00: the same quad. */
+export const ISF_VERTEX_SHADER_300 = `#version 300 es
+precision highp float;
+in vec2 position;
+out vec2 isf_FragNormCoord;
+void main() {
+  gl_Position = vec4(position, 0.0, 1.0);
+  isf_FragNormCoord = position * 0.5 + 0.5;
+}
+`;
+
+/** The GLSL versions ISF code is compiled as. */
+export type GlslVersion = "100" | "300 es";
+
+/** The fragment source, how many lines precede the user's first line, and its version. */
 export interface FragmentSource {
   readonly source: string;
   readonly lineOffset: number;
+  readonly version: GlslVersion;
 }
 
 /**
@@ -49,7 +71,13 @@ export function fragmentSource(
   inputs: readonly IsfInput[],
   samplers: readonly string[],
 ): FragmentSource | IsfProblem[] {
+  const blanked = code.slice(0, headerEnd).replace(/[^\n]/g, " ") + code.slice(headerEnd);
+  const versioned = versionOf(blanked);
+  if (Array.isArray(versioned)) return versioned;
+  const { version, text } = versioned;
+  const isEs3 = version === "300 es";
   const prologue = [
+    ...(isEs3 ? ["#version 300 es"] : []),
     "precision highp float;",
     "precision highp int;",
     "uniform float TIME;",
@@ -58,7 +86,7 @@ export function fragmentSource(
     "uniform int PASSINDEX;",
     "uniform int FRAMEINDEX;",
     "uniform vec4 DATE;",
-    "varying vec2 isf_FragNormCoord;",
+    isEs3 ? "in vec2 isf_FragNormCoord;" : "varying vec2 isf_FragNormCoord;",
     "#define vv_FragNormCoord isf_FragNormCoord",
     ...inputs.filter((i) => uniformType(i) !== "sampler2D").map((i) =>
       `uniform ${uniformType(i)} ${i.NAME};`
@@ -70,41 +98,76 @@ export function fragmentSource(
       `uniform bool _${name}_flip;`,
     ]),
   ];
-  const blanked = code.slice(0, headerEnd).replace(/[^\n]/g, " ") + code.slice(headerEnd);
-  const expanded = expandImageFunctions(blanked, new Set(samplers));
+  const expanded = expandImageFunctions(text, new Set(samplers), isEs3 ? "texture" : "texture2D");
   if (Array.isArray(expanded)) return expanded;
-  return { source: `${prologue.join("\n")}\n${expanded.text}`, lineOffset: prologue.length };
+  const source = `${prologue.join("\n")}\n${expanded.text}`;
+  return { source, lineOffset: prologue.length, version };
 }
 
-const IMAGE_FUNCTIONS: Record<string, { args: number; make: (a: string[]) => string }> = {
-  IMG_THIS_PIXEL: { args: 1, make: ([img]) => `texture2D(${img}, isf_FragNormCoord)` },
-  IMG_THIS_NORM_PIXEL: { args: 1, make: ([img]) => `texture2D(${img}, isf_FragNormCoord)` },
-  IMG_NORM_PIXEL: { args: 2, make: ([img, at]) => `texture2D(${img},${at})` },
-  IMG_PIXEL: {
-    args: 2,
-    make: ([img, at]) => `texture2D(${img}, (${at}) / _${img?.trim()}_imgSize)`,
-  },
-  IMG_SIZE: { args: 1, make: ([img]) => `_${img?.trim()}_imgSize` },
-};
+/**
+ * The GLSL version `code` (its header blanked) asks for with a `#version`
+ * before any code, and the code with that line blanked; a `#version` other
+ * than 100 or 300 es, or after code, is a problem at its line.
+ */
+function versionOf(code: string): { version: GlslVersion; text: string } | IsfProblem[] {
+  const directive = /^[ \t]*#[ \t]*version\b([^\n]*)$/m.exec(code);
+  if (!directive) return { version: "100", text: code };
+  const at = directive.index + directive[0].indexOf("#");
+  const before = code.slice(0, directive.index).replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, "");
+  if (before.trim() !== "") {
+    return [problemAt(code, at, "#version must come before any code (just after the header)")];
+  }
+  const asked = directive[1]!.replace(/\/\/.*|\/\*.*/, "").trim().replace(/\s+/g, " ");
+  if (asked !== "100" && asked !== "300 es") {
+    return [problemAt(
+      code,
+      at,
+      `#version ${asked} is not supported: ISF code here is GLSL ES 1.00 (no #version, or #version 100) or GLSL ES 3.00 (#version 300 es)`,
+    )];
+  }
+  const blank = directive[0].replace(/[^\n]/g, " ");
+  const text = code.slice(0, directive.index) + blank + code.slice(directive.index + blank.length);
+  return { version: asked, text };
+}
+
+/** The `IMG_*` functions, made with the version's sampling function (`texture2D`, `texture`). */
+type ImageFunctions = Record<string, { args: number; make: (a: string[]) => string }>;
+
+function imageFunctions(sample: string): ImageFunctions {
+  return {
+    IMG_THIS_PIXEL: { args: 1, make: ([img]) => `${sample}(${img}, isf_FragNormCoord)` },
+    IMG_THIS_NORM_PIXEL: { args: 1, make: ([img]) => `${sample}(${img}, isf_FragNormCoord)` },
+    IMG_NORM_PIXEL: { args: 2, make: ([img, at]) => `${sample}(${img},${at})` },
+    IMG_PIXEL: {
+      args: 2,
+      make: ([img, at]) => `${sample}(${img}, (${at}) / _${img?.trim()}_imgSize)`,
+    },
+    IMG_SIZE: { args: 1, make: ([img]) => `_${img?.trim()}_imgSize` },
+  };
+}
 
 /** `IMG_*` calls replaced by GLSL; comments skipped; arguments kept as written. */
 function expandImageFunctions(
   code: string,
   samplers: ReadonlySet<string>,
+  sample: string,
 ): { text: string } | IsfProblem[] {
   const problems: IsfProblem[] = [];
-  const text = expandRange(code, 0, code.length, samplers, problems);
+  const scope = { samplers, functions: imageFunctions(sample), problems };
+  const text = expandRange(code, 0, code.length, scope);
   return problems.length > 0 ? problems : { text };
 }
 
+/** What an expansion reads and where it puts problems. */
+interface Expansion {
+  readonly samplers: ReadonlySet<string>;
+  readonly functions: ImageFunctions;
+  readonly problems: IsfProblem[];
+}
+
 /** Expands `code[from, to)`, calls nested in arguments included; problems at their offsets. */
-function expandRange(
-  code: string,
-  from: number,
-  to: number,
-  samplers: ReadonlySet<string>,
-  problems: IsfProblem[],
-): string {
+function expandRange(code: string, from: number, to: number, scope: Expansion): string {
+  const { samplers, functions, problems } = scope;
   let out = "";
   let i = from;
   while (i < to) {
@@ -119,7 +182,7 @@ function expandRange(
       out += code[i++];
       continue;
     }
-    const fn = IMAGE_FUNCTIONS[word];
+    const fn = Object.hasOwn(functions, word) ? functions[word] : undefined;
     const open = code.slice(i + word.length, to).search(/\S/) + i + word.length;
     if (!fn || code[open] !== "(") {
       out += word;
@@ -137,7 +200,7 @@ function expandRange(
     } else if (!samplers.has(img)) {
       problems.push(problemAt(code, i, `${word}: "${img}" is not an image or audio input`));
     }
-    out += fn.make(call.args.map(([a, b]) => expandRange(code, a, b, samplers, problems)));
+    out += fn.make(call.args.map(([a, b]) => expandRange(code, a, b, scope)));
     i = call.end;
   }
   return out;

@@ -68,7 +68,8 @@ function foreignVaryings(
   return program.program.flatMap((node) => {
     const list = (node as { declaration?: DeclaratorList }).declaration;
     const qualifiers = list?.specified_type?.qualifiers ?? [];
-    if (!qualifiers.some((q) => q.token === "varying")) return [];
+    // `in` at the top of a fragment shader is ES 3.00's varying.
+    if (!qualifiers.some((q) => q.token === "varying" || q.token === "in")) return [];
     return (list?.declarations ?? []).flatMap(({ identifier }) =>
       identifier.identifier === "isf_FragNormCoord" ? [] : [{
         at: startOf(identifier),

@@ -29,3 +29,5 @@ export { ISF_CHECK_DEADLINE_MS, parseIsfApart } from "./apart.ts";
 export { describeProblem, type IsfProblem } from "./problems.ts";
 export { mapCompileLog } from "./glsl.ts";
 export type { UniformValue } from "./parameters.ts";
+export { type IsfPassSpec, MAX_TARGET_SIDE, passSizes } from "./passes.ts";
+export type { GlslVersion } from "./glsl.ts";

@@ -6,10 +6,17 @@
  */
 import type { PresetParameter } from "../../protocol/model.ts";
 import { headerOffset, type IsfHeader, parseHeader, splitHeader } from "./header.ts";
-import { fragmentSource, ISF_BUILT_INS, ISF_VERTEX_SHADER } from "./glsl.ts";
+import {
+  fragmentSource,
+  type GlslVersion,
+  ISF_BUILT_INS,
+  ISF_VERTEX_SHADER,
+  ISF_VERTEX_SHADER_300,
+} from "./glsl.ts";
 import { glslProblems } from "./glsl_check.ts";
 import { inputParameters, inputProblem, inputUniform, type UniformValue } from "./parameters.ts";
 import { describeProblem, type IsfProblem, problemAt } from "./problems.ts";
+import { type IsfPassSpec, passProblems, passSpecs } from "./passes.ts";
 
 /** A preset's kind, which decides what its shader must take. */
 export type IsfKind = "effect" | "visualizer";
@@ -25,6 +32,10 @@ export interface IsfProgram {
   readonly vertex: string;
   /** Lines of declarations before the user's line 1 in `fragment`. */
   readonly lineOffset: number;
+  /** The GLSL version of both sources (`#version 300 es` in the code, else ES 1.00). */
+  readonly version: GlslVersion;
+  /** The header's PASSES, in order (empty: one pass to the output). */
+  readonly passes: IsfPassSpec[];
 }
 
 /** The result of `parseIsf`. */
@@ -71,6 +82,9 @@ export function prepareIsf(code: string, kind: IsfKind): IsfResult {
     if (problem) problems.push(at(["INPUTS", i], `INPUTS.${i}: ${problem}`));
     names.add(input.NAME);
   }
+  for (const { path, message } of passProblems(header, ISF_BUILT_INS)) {
+    problems.push(at(path, message));
+  }
   const kindProblem = kindMismatch(header, kind);
   if (kindProblem) problems.push(at(["INPUTS"], kindProblem));
   if (problems.length > 0) return { ok: false, problems };
@@ -89,8 +103,10 @@ export function prepareIsf(code: string, kind: IsfKind): IsfResult {
       parameters: header.INPUTS.flatMap(inputParameters),
       samplers,
       fragment: fragment.source,
-      vertex: ISF_VERTEX_SHADER,
+      vertex: fragment.version === "300 es" ? ISF_VERTEX_SHADER_300 : ISF_VERTEX_SHADER,
       lineOffset: fragment.lineOffset,
+      version: fragment.version,
+      passes: passSpecs(header),
     },
   };
 }

@@ -92,6 +92,7 @@ function build(preset: Preset): IsfEntry | null {
       const type = types.get(name);
       return type === "image" || type === "audio" || type === "audioFFT" ? [{ name, type }] : [];
     }),
+    ...(isf.passes.length > 0 ? { passes: isf.passes.map((p) => ({ ...p })) } : {}),
   };
   return {
     wire,

@@ -14,7 +14,7 @@ import type {
   Visualizer,
 } from "../../protocol/model.ts";
 import type { RenderLayer, RenderState, ShaderPass } from "../../protocol/output.ts";
-import { isfUniforms } from "../isf/mod.ts";
+import { isfUniforms, passSizes } from "../isf/mod.ts";
 import { drawsIsf, type IsfEntry, type IsfPrograms } from "./isf_programs.ts";
 import type { AppState, Camera, ClipPlay, LiveValues, PlayState } from "../../protocol/state.ts";
 
@@ -58,21 +58,29 @@ function uniformValue(
   return Math.max(0, options?.indexOf(value) ?? 0);
 }
 
+/** The size a pass renders at (the display's), for ISF's `$WIDTH` and `$HEIGHT`. */
+export interface RenderSize {
+  readonly width: number;
+  readonly height: number;
+}
+
 /**
  * The shader pass of an Effect or Visualizer: its preset's defaults, its own
- * params, then the live values written as `<id>.<param>` on the Clip.
+ * params, then the live values written as `<id>.<param>` on the Clip. An ISF
+ * program with `PASSES` gets its targets' sizes for a render of `size`.
  */
 export function shaderPass(
   item: Effect | Visualizer,
   presets: readonly Preset[],
   live: Record<string, number> = {},
   programs?: IsfPrograms,
+  size?: RenderSize,
 ): ShaderPass {
   const program = "type" in item ? item.type : item.engine;
   const preset = presets.find((p) => p.id === item.presetId) ??
     presets.find((p) => p.builtIn && p.type === program);
   const isf = preset && programs && drawsIsf(preset) ? programs.of(preset) : null;
-  if (preset && isf) return isfPass(item, preset, isf, live);
+  if (preset && isf) return isfPass(item, preset, isf, live, size);
   const uniforms: ShaderPass["uniforms"] = {};
   for (const parameter of preset?.parameters ?? []) {
     const value = live[`${item.id}.${parameter.name}`] ?? item.params[parameter.name] ??
@@ -96,6 +104,7 @@ function isfPass(
   preset: Preset,
   entry: IsfEntry,
   live: Record<string, number>,
+  size: RenderSize | undefined,
 ): ShaderPass {
   const values: Record<string, PresetParameter["default"]> = {};
   for (const parameter of preset.parameters) {
@@ -105,10 +114,16 @@ function isfPass(
       : fromLive(value, parameter);
   }
   const uniforms: ShaderPass["uniforms"] = {};
+  const scalars: Record<string, number> = {};
   for (const u of isfUniforms(entry.isf, values)) {
     uniforms[u.name] = typeof u.value === "number" ? u.value : [...u.value];
+    if (typeof u.value === "number") scalars[u.name] = u.value;
   }
-  return { program: entry.wire.name, uniforms, id: item.id };
+  const pass: ShaderPass = { program: entry.wire.name, uniforms, id: item.id };
+  if (size && entry.isf.passes.length > 0) {
+    pass.sizes = passSizes(entry.isf.header, scalars, size.width, size.height);
+  }
+  return pass;
 }
 
 function fromLive(value: number, parameter: PresetParameter): PresetParameter["default"] {
@@ -135,7 +150,7 @@ function layerOf(
   const effects = o.effects
     .map((id) => project.effects.find((e) => e.id === id))
     .filter((e): e is Effect => !!e && e.enabled)
-    .map((e) => shaderPass(e, presets, params, source.programs));
+    .map((e) => shaderPass(e, presets, params, source.programs, source.project.display));
   const sign = play.direction === "backward" ? -1 : 1;
   return {
     clipId: clip.id,
@@ -229,7 +244,13 @@ export function buildRenderState(
     song,
     visualizers: song
       ? project.visualizers.filter((v) => v.enabled).map((v) =>
-        shaderPass(v, source.presets, visualizerLive(source, v.id), source.programs)
+        shaderPass(
+          v,
+          source.presets,
+          visualizerLive(source, v.id),
+          source.programs,
+          project.display,
+        )
       )
       : [],
     level: appState.muted ? 0 : appState.volume,

@@ -12,6 +12,7 @@ import clockJs from "./page/clock.js" with { type: "text" };
 import compositorJs from "./page/compositor.js" with { type: "text" };
 import layersJs from "./page/layers.js" with { type: "text" };
 import soundJs from "./page/sound.js" with { type: "text" };
+import isfPassesJs from "./page/isf_passes.js" with { type: "text" };
 import { assetType, fileResponse } from "./media_response.ts";
 
 const ASSETS: Record<string, string> = {
@@ -22,6 +23,7 @@ const ASSETS: Record<string, string> = {
   "compositor.js": compositorJs,
   "layers.js": layersJs,
   "sound.js": soundJs,
+  "isf_passes.js": isfPassesJs,
 };
 
 /** A media file the page may load: where it is and its type. */

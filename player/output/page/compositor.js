@@ -1,6 +1,7 @@
 // The picture: each layer through its passes (filters, Effects), blended in order over the
 // background colour with its opacity, then the visualizers, then the display's zoom.
 import { compile, pass, quad, target, texture, uploadRow } from "./gl.js";
+import { createIsfPasses } from "./isf_passes.js";
 
 const COMPOSITE = `#version 300 es
 precision highp float;
@@ -49,6 +50,7 @@ export function createCompositor(canvas) {
     return null;
   }
   const programs = new Map();
+  const isfPasses = createIsfPasses(gl);
   const spectrum = { texture: texture(gl), wave: texture(gl), bins: 1 };
   let frameIndex = -1;
   let targets = null;
@@ -91,15 +93,21 @@ export function createCompositor(canvas) {
       const compiled = programs.get(p.program);
       if (!compiled) continue;
       const isf = compiled.samplers ? isfBindings(compiled, input, time, size) : null;
-      const values = {
-        u_resolution: [size.width, size.height],
-        u_time: time / 1000,
-        ...isf?.values,
-        ...p.uniforms,
-      };
-      const textures = { u_image: input, ...extra, ...isf?.textures };
-      pass(gl, compiled, flip, textures, values, size);
-      input = flip.texture;
+      if (isf && compiled.passes) {
+        // ISF's PASSES: the picture is the last pass's, in its target or in `flip`.
+        input = isfPasses.run(compiled, p, isf, flip, size);
+        if (input !== flip.texture) continue;
+      } else {
+        const values = {
+          u_resolution: [size.width, size.height],
+          u_time: time / 1000,
+          ...isf?.values,
+          ...p.uniforms,
+        };
+        const textures = { u_image: input, ...extra, ...isf?.textures };
+        pass(gl, compiled, flip, textures, values, size);
+        input = flip.texture;
+      }
       flip = flip === targets.a ? targets.b : targets.a;
     }
     return input;
@@ -143,7 +151,8 @@ export function createCompositor(canvas) {
      * already; throws its log when it does not compile.
      */
     addProgram(program, compiled = compile(gl, program.source, program.vertex)) {
-      programs.set(program.name, { ...compiled, samplers: program.samplers ?? null });
+      const passes = program.passes?.length ? program.passes : null;
+      programs.set(program.name, { ...compiled, samplers: program.samplers ?? null, passes });
     },
     /** Deletes a program the player no longer draws. */
     dropProgram(name) {
@@ -173,6 +182,7 @@ export function createCompositor(canvas) {
       }
       const framing = { zoom: display.zoom, background: [r, g, b] };
       pass(gl, internal.present, null, { u_image: picture }, framing, size);
+      isfPasses.endFrame();
     },
   };
 }

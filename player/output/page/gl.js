@@ -52,15 +52,29 @@ export function quad(gl) {
   return vao;
 }
 
-/** An RGBA texture, linear and clamped; `flip` for pictures (their first row is the top). */
-export function texture(gl, width = 1, height = 1) {
+/**
+ * An RGBA texture, linear and clamped, of 8-bit texels unless `format` says
+ * (`{internal, type}`: `gl.RGBA16F`, `gl.HALF_FLOAT`).
+ */
+export function texture(gl, width = 1, height = 1, format = null) {
   const t = gl.createTexture();
   gl.bindTexture(gl.TEXTURE_2D, t);
   gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
   gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
   gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
   gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
-  gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, width, height, 0, gl.RGBA, gl.UNSIGNED_BYTE, null);
+  const internal = format?.internal ?? gl.RGBA;
+  gl.texImage2D(
+    gl.TEXTURE_2D,
+    0,
+    internal,
+    width,
+    height,
+    0,
+    gl.RGBA,
+    format?.type ?? gl.UNSIGNED_BYTE,
+    null,
+  );
   return t;
 }
 
@@ -78,9 +92,9 @@ export function uploadRow(gl, t, bytes) {
   gl.texImage2D(gl.TEXTURE_2D, 0, gl.R8, bytes.length, 1, 0, gl.RED, gl.UNSIGNED_BYTE, bytes);
 }
 
-/** A texture with a framebuffer drawing into it. */
-export function target(gl, width, height) {
-  const t = texture(gl, width, height);
+/** A texture (of `format`, as `texture` takes it) with a framebuffer drawing into it. */
+export function target(gl, width, height, format = null) {
+  const t = texture(gl, width, height, format);
   const fb = gl.createFramebuffer();
   gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
   gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, t, 0);
