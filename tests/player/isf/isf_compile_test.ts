@@ -9,6 +9,7 @@ import type { Page } from "puppeteer-core";
 import { launchBrowser } from "../../_helpers/browser.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { EVERY_INPUT, INVERT } from "./_shaders.ts";
+import { HOLD, INVERT_300, SIZES, TWO_PASS_BLUR } from "./_passes_shaders.ts";
 import { audioRow, type PageUniform, picture, render, renderSources, SIZE } from "./_render.ts";
 import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
 import { BUILT_IN_PROGRAMS } from "../../../player/output/shaders.ts";
@@ -51,7 +52,7 @@ Deno.test({
     const browser = await launchBrowser(["--use-angle=swiftshader", "--enable-unsafe-swiftshader"]);
     try {
       const page = await browser.browser.newPage();
-      for (const code of [INVERT, EVERY_INPUT]) {
+      for (const code of [INVERT, EVERY_INPUT, INVERT_300, SIZES, TWO_PASS_BLUR, HOLD]) {
         const result = parseIsf(code, "effect");
         if (!result.ok) throw new Error(JSON.stringify(result.problems));
         const log = await compile(page, result.program.vertex, result.program.fragment);
@@ -65,6 +66,14 @@ Deno.test({
       const [problem] = mapCompileLog(log, broken, result.program.lineOffset);
       const mainLine = broken.split("\n").findIndex((l) => l.includes("gl_FragColor")) + 1;
       assert.equal(problem?.line, mainLine, log);
+      // GLSL ES 3.00 has no gl_FragColor: GL says so at its line.
+      const es1Output = INVERT_300.replace("fragColor = vec4(", "gl_FragColor = vec4(");
+      const es3 = parseIsf(es1Output, "effect");
+      if (!es3.ok) throw new Error(JSON.stringify(es3.problems));
+      const es3Log = await compile(page, es3.program.vertex, es3.program.fragment);
+      const [es3Problem] = mapCompileLog(es3Log, es1Output, es3.program.lineOffset);
+      const es3Line = es1Output.split("\n").findIndex((l) => l.includes("gl_FragColor")) + 1;
+      assert.equal(es3Problem?.line, es3Line, es3Log);
     } finally {
       await browser.close();
     }
