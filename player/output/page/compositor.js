@@ -86,16 +86,18 @@ export function createCompositor(canvas) {
     return { values, textures };
   }
 
-  function runPasses(passes, source, time, size, extra = {}) {
+  /** `owner` names the chain (a layer's Clip), whose ISF targets are its own. */
+  function runPasses(passes, source, time, size, extra = {}, owner = "") {
     let input = source;
     let flip = targets.a;
-    for (const p of passes) {
+    for (const [index, p] of passes.entries()) {
       const compiled = programs.get(p.program);
       if (!compiled) continue;
       const isf = compiled.samplers ? isfBindings(compiled, input, time, size) : null;
       if (isf && compiled.passes) {
         // ISF's PASSES: the picture is the last pass's, in its target or in `flip`.
-        input = isfPasses.run(compiled, p, isf, flip, size);
+        const own = `${owner}/${index}/${p.id ?? p.program}`;
+        input = isfPasses.run(compiled, { ...p, owner: own }, isf, flip, size);
         if (input !== flip.texture) continue;
       } else {
         const values = {
@@ -121,7 +123,7 @@ export function createCompositor(canvas) {
     const passes = isNeutral
       ? layer.effects
       : [{ program: "layer", uniforms: f }, ...layer.effects];
-    const result = runPasses(passes, source, clock, size);
+    const result = runPasses(passes, source, clock, size, {}, layer.clipId);
     gl.enable(gl.BLEND);
     gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
     const opacity = { opacity: layer.opacity };

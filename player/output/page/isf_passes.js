@@ -1,7 +1,8 @@
 // ISF's PASSES on the output: each pass of a program renders into its TARGET, a texture
 // that later passes (and, for a PERSISTENT target, the next frames) read by name; the last
-// pass's picture is the program's. Targets belong to an Effect or Visualizer (its id), so
-// two Effects of one preset keep their own; a target no pass drew in a frame is deleted.
+// pass's picture is the program's. Targets belong to one place of one Effect or Visualizer
+// (its layer, its place in the chain, its id), so two Effects of one preset, or one Effect
+// on two Clips, keep their own; a target no pass drew in a frame is deleted.
 import { pass, target } from "./gl.js";
 
 /**
@@ -61,12 +62,13 @@ export function createIsfPasses(gl) {
 
   return {
     /**
-     * Draws `compiled` (a program with `passes`) for the state's pass `p`: each pass into
-     * its target (or into `out` for a pass without one), with `bindings` (the program's
-     * inputs and ISF's built-ins, `size` the render's). Answers the texture of its picture.
+     * Draws `compiled` (a program with `passes`) for the state's pass `p` (with the
+     * `owner` of its targets): each pass into its target (or into `out` for a pass
+     * without one), with `bindings` (the program's inputs and ISF's built-ins, `size`
+     * the render's). Answers the texture of its picture.
      */
     run(compiled, p, bindings, out, size) {
-      const owner = p.id ?? p.program;
+      const owner = p.owner;
       const specs = compiled.passes;
       const own = specs.map((spec, i) =>
         spec.target ? buffer(owner, spec, p.sizes?.[i] ?? [size.width, size.height]) : null
