@@ -52,28 +52,27 @@ Deno.test({
     const browser = await launchBrowser(["--use-angle=swiftshader", "--enable-unsafe-swiftshader"]);
     try {
       const page = await browser.browser.newPage();
-      for (const code of [INVERT, EVERY_INPUT, INVERT_300, SIZES, TWO_PASS_BLUR, HOLD]) {
+      /** GL's log for `code`'s sources, and its first problem at the user's lines. */
+      const glLog = async (code: string) => {
         const result = parseIsf(code, "effect");
         if (!result.ok) throw new Error(JSON.stringify(result.problems));
         const log = await compile(page, result.program.vertex, result.program.fragment);
+        return { log, problem: mapCompileLog(log, code, result.program.lineOffset)[0] };
+      };
+      for (const code of [INVERT, EVERY_INPUT, INVERT_300, SIZES, TWO_PASS_BLUR, HOLD]) {
+        const { log } = await glLog(code);
         assert.equal(log, "", log);
       }
+      const lineOf = (code: string) =>
+        code.split("\n").findIndex((l) => l.includes("gl_FragColor")) + 1;
       // A type error: the GLSL parser lets it through, the GL compiler does not.
       const broken = INVERT.replace("gl_FragColor = vec4(", "gl_FragColor = vec3(");
-      const result = parseIsf(broken, "effect");
-      if (!result.ok) throw new Error(JSON.stringify(result.problems));
-      const log = await compile(page, result.program.vertex, result.program.fragment);
-      const [problem] = mapCompileLog(log, broken, result.program.lineOffset);
-      const mainLine = broken.split("\n").findIndex((l) => l.includes("gl_FragColor")) + 1;
-      assert.equal(problem?.line, mainLine, log);
+      const typeError = await glLog(broken);
+      assert.equal(typeError.problem?.line, lineOf(broken), typeError.log);
       // GLSL ES 3.00 has no gl_FragColor: GL says so at its line.
       const es1Output = INVERT_300.replace("fragColor = vec4(", "gl_FragColor = vec4(");
-      const es3 = parseIsf(es1Output, "effect");
-      if (!es3.ok) throw new Error(JSON.stringify(es3.problems));
-      const es3Log = await compile(page, es3.program.vertex, es3.program.fragment);
-      const [es3Problem] = mapCompileLog(es3Log, es1Output, es3.program.lineOffset);
-      const es3Line = es1Output.split("\n").findIndex((l) => l.includes("gl_FragColor")) + 1;
-      assert.equal(es3Problem?.line, es3Line, es3Log);
+      const es3 = await glLog(es1Output);
+      assert.equal(es3.problem?.line, lineOf(es1Output), es3.log);
     } finally {
       await browser.close();
     }

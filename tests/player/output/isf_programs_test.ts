@@ -5,6 +5,7 @@ import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
 import type { Preset } from "../../../protocol/model.ts";
 import { isfHeaderParameters } from "../../../player/isf/mod.ts";
 import { INVERT } from "../isf/_shaders.ts";
+import { SIZES } from "../isf/_passes_shaders.ts";
 
 const invert: Preset = {
   id: "fx-user-1",
@@ -107,4 +108,26 @@ Deno.test("shaderPass() with programs draws built-ins by their code, live enums 
     programs,
   );
   assert.deepEqual(shift.uniforms, { hue: 0, tint: [1, 128 / 255, 0, 1] }, "a vec4 colour");
+});
+
+Deno.test("an ISF program with PASSES carries them, and its pass the sizes of its targets", () => {
+  const programs = new IsfPrograms();
+  const preset: Preset = {
+    ...invert,
+    id: "fx-user-2",
+    code: SIZES,
+    parameters: isfHeaderParameters(SIZES),
+  };
+  const entry = programs.of(preset)!;
+  assert.deepEqual(entry.wire.passes, [
+    { target: "small", persistent: false, float: false },
+    { target: "full", persistent: false, float: false },
+    { target: null, persistent: false, float: false },
+  ]);
+  assert.deepEqual(entry.wire.samplers, [{ name: "inputImage", type: "image" }], "targets: none");
+  const size = { width: 160, height: 90 };
+  const pass = shaderPass(effect(preset.id), [preset], { "e1.scale": 8 }, programs, size);
+  assert.deepEqual(pass.sizes, [[20, 1], [160, 90], [160, 90]], "the live $scale");
+  assert.equal(shaderPass(effect(preset.id), [preset], {}, programs).sizes, undefined);
+  assert.equal(programs.of(invert)!.wire.passes, undefined, "one pass: no passes");
 });
