@@ -110,7 +110,8 @@ export type RenderState = z.infer<typeof RenderState>;
  * `samplers`: `image` takes the layer so far, `audio` and `audioFFT` the
  * Song's waveform and spectrum. `passes` are its ISF `PASSES`: each renders
  * into its `target` (read by name in later passes; null: the output), the
- * last one's picture is the program's.
+ * last one's picture is the program's. `fallback` is ES 1.00 code as ES 3.00,
+ * for a GL that refuses it as ES 1.00 (its loop and index limits).
  */
 export const ShaderProgram = z.object({
   name: z.string(),
@@ -130,6 +131,8 @@ export const ShaderProgram = z.object({
     persistent: z.boolean(),
     float: z.boolean(),
   })).optional(),
+  /** The same ES 1.00 code as GLSL ES 3.00, compiled when the GL refuses `source`. */
+  fallback: z.object({ source: z.string(), vertex: z.string() }).optional(),
 });
 /** A fragment shader. */
 export type ShaderProgram = z.infer<typeof ShaderProgram>;

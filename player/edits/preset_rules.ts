@@ -112,8 +112,11 @@ export async function checkIsfPreset(
   if (preset.type !== ISF_PRESET_TYPE) return null;
   const result = await parseIsfApart(preset.code, preset.kind);
   if (!result.ok) return { parameters: [], codeProblems: result.problems, parametersProblem: null };
-  // Where an output runs, its real GL context has the last word (types, overloads, limits).
-  const log = await compile?.(result.program.vertex, result.program.fragment);
+  // Where an output runs, its real GL context has the last word (types, overloads, limits);
+  // ES 1.00 code it refuses may compile as ES 3.00 (no loop and index limits), as it draws.
+  const { lifted } = result.program;
+  let log = await compile?.(result.program.vertex, result.program.fragment);
+  if (log && lifted && (await compile?.(lifted.vertex, lifted.fragment)) === "") log = "";
   if (log) {
     const codeProblems = mapCompileLog(log, preset.code, result.program.lineOffset);
     return { parameters: [], codeProblems, parametersProblem: null };

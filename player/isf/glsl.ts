@@ -11,7 +11,9 @@
  * blank), the declarations are those of ES 3.00 (`in vec2
  * isf_FragNormCoord`), `IMG_*` expand to `texture()`, the vertex shader is ES
  * 3.00 too (WebGL links only shaders of one version), and the code declares
- * its own `out vec4`. Any other `#version` is refused at its line.
+ * its own `out vec4`. Any other `#version` is refused at its line. ES 1.00
+ * code also gets `lifted` ES 3.00 sources, which a renderer compiles when
+ * its GL refuses the ES 1.00 ones (ES 1.00's limits on loops and indexes).
  * @module
  */
 import type { IsfInput } from "./header.ts";
@@ -59,7 +61,22 @@ export interface FragmentSource {
   readonly source: string;
   readonly lineOffset: number;
   readonly version: GlslVersion;
+  /**
+   * ES 1.00 code as GLSL ES 3.00 (`gl_FragColor`, `texture2D` mapped by
+   * `#define`), for a GL that refuses it as ES 1.00: ES 3.00 has no limits on
+   * loops and indexes. Null for ES 3.00 code.
+   */
+  readonly lifted: { readonly source: string; readonly lineOffset: number } | null;
 }
+
+/** What maps ES 1.00's output and sampling to ES 3.00's, for `lifted` sources. */
+const LIFT = [
+  "out vec4 isf_FragColor;",
+  "#define gl_FragColor isf_FragColor",
+  "#define texture2D texture",
+  "#define texture2DProj textureProj",
+  "#define textureCube texture",
+];
 
 /**
  * The fragment shader for `code` whose header ends at `headerEnd`;
@@ -76,8 +93,7 @@ export function fragmentSource(
   if (Array.isArray(versioned)) return versioned;
   const { version, text } = versioned;
   const isEs3 = version === "300 es";
-  const prologue = [
-    ...(isEs3 ? ["#version 300 es"] : []),
+  const declarations = (isIn: boolean) => [
     "precision highp float;",
     "precision highp int;",
     "uniform float TIME;",
@@ -86,7 +102,7 @@ export function fragmentSource(
     "uniform int PASSINDEX;",
     "uniform int FRAMEINDEX;",
     "uniform vec4 DATE;",
-    isEs3 ? "in vec2 isf_FragNormCoord;" : "varying vec2 isf_FragNormCoord;",
+    isIn ? "in vec2 isf_FragNormCoord;" : "varying vec2 isf_FragNormCoord;",
     "#define vv_FragNormCoord isf_FragNormCoord",
     ...inputs.filter((i) => uniformType(i) !== "sampler2D").map((i) =>
       `uniform ${uniformType(i)} ${i.NAME};`
@@ -100,8 +116,15 @@ export function fragmentSource(
   ];
   const expanded = expandImageFunctions(text, new Set(samplers), isEs3 ? "texture" : "texture2D");
   if (Array.isArray(expanded)) return expanded;
-  const source = `${prologue.join("\n")}\n${expanded.text}`;
-  return { source, lineOffset: prologue.length, version };
+  const withPrologue = (prologue: string[]) => ({
+    source: `${prologue.join("\n")}\n${expanded.text}`,
+    lineOffset: prologue.length,
+  });
+  if (isEs3) {
+    return { ...withPrologue(["#version 300 es", ...declarations(true)]), version, lifted: null };
+  }
+  const lifted = withPrologue(["#version 300 es", ...declarations(true), ...LIFT]);
+  return { ...withPrologue(declarations(false)), version, lifted };
 }
 
 /**

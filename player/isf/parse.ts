@@ -36,6 +36,12 @@ export interface IsfProgram {
   readonly version: GlslVersion;
   /** The header's PASSES, in order (empty: one pass to the output). */
   readonly passes: IsfPassSpec[];
+  /**
+   * ES 1.00 code compiled as GLSL ES 3.00 instead (`gl_FragColor` and
+   * `texture2D` mapped), for a GL that refuses the ES 1.00 sources for ES
+   * 1.00's loop and index limits; null for ES 3.00 code.
+   */
+  readonly lifted: { fragment: string; vertex: string; lineOffset: number } | null;
 }
 
 /** The result of `parseIsf`. */
@@ -107,6 +113,11 @@ export function prepareIsf(code: string, kind: IsfKind): IsfResult {
       lineOffset: fragment.lineOffset,
       version: fragment.version,
       passes: passSpecs(header),
+      lifted: fragment.lifted && {
+        fragment: fragment.lifted.source,
+        vertex: ISF_VERTEX_SHADER_300,
+        lineOffset: fragment.lifted.lineOffset,
+      },
     },
   };
 }

@@ -93,6 +93,7 @@ function build(preset: Preset): IsfEntry | null {
       return type === "image" || type === "audio" || type === "audioFFT" ? [{ name, type }] : [];
     }),
     ...(isf.passes.length > 0 ? { passes: isf.passes.map((p) => ({ ...p })) } : {}),
+    ...(isf.lifted ? { fallback: { source: isf.lifted.fragment, vertex: isf.lifted.vertex } } : {}),
   };
   return {
     wire,

@@ -30,6 +30,20 @@ function parseColor(text) {
   return m ? [1, 2, 3].map((i) => parseInt(m[i], 16) / 255) : [0, 0, 0];
 }
 
+/** `program` compiled, or its `fallback` (ES 1.00 code as ES 3.00) when GL refuses it. */
+function compileProgram(gl, program) {
+  try {
+    return compile(gl, program.source, program.vertex);
+  } catch (error) {
+    if (!program.fallback) throw error;
+    try {
+      return compile(gl, program.fallback.source, program.fallback.vertex);
+    } catch {
+      throw error;
+    }
+  }
+}
+
 /**
  * A compositor on `canvas`, or null without a WebGL2 that compiles (no context, or a GPU
  * that fails every shader): the page then says so and the player tries software GL.
@@ -149,10 +163,11 @@ export function createCompositor(canvas) {
   return {
     gl,
     /**
-     * Compiles a program (`{name, source, vertex?, samplers?}`), or takes it as `compiled`
-     * already; throws its log when it does not compile.
+     * Compiles a program (`{name, source, vertex?, samplers?, passes?, fallback?}`: its
+     * `fallback` sources when GL refuses `source`), or takes it as `compiled` already;
+     * throws the log of `source` when neither compiles.
      */
-    addProgram(program, compiled = compile(gl, program.source, program.vertex)) {
+    addProgram(program, compiled = compileProgram(gl, program)) {
       const passes = program.passes?.length ? program.passes : null;
       programs.set(program.name, { ...compiled, samplers: program.samplers ?? null, passes });
     },

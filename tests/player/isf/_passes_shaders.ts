@@ -103,3 +103,20 @@ void main() {
   fragColor = vec4(mix(c.rgb, 1.0 - same.rgb, amount), c.a) + 0.0 * steps;
 }
 `;
+
+/**
+ * An inverting effect in GLSL ES 1.00 whose loop bound is an input, which ES
+ * 1.00 refuses (not a constant) and ES 3.00 takes: it draws as ES 3.00.
+ */
+export const LOOP_BOUND = `/*{
+  "INPUTS": [
+    { "NAME": "inputImage", "TYPE": "image" },
+    { "NAME": "taps", "TYPE": "float", "DEFAULT": 3, "MIN": 1, "MAX": 8 }
+  ]
+}*/
+void main() {
+  vec4 sum = vec4(0.0);
+  for (int i = 0; i < int(taps); i++) sum += IMG_THIS_PIXEL(inputImage);
+  gl_FragColor = vec4(1.0 - sum.rgb / float(int(taps)), 1.0);
+}
+`;

@@ -9,7 +9,7 @@ import type { Page } from "puppeteer-core";
 import { launchBrowser } from "../../_helpers/browser.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { EVERY_INPUT, INVERT } from "./_shaders.ts";
-import { HOLD, INVERT_300, SIZES, TWO_PASS_BLUR } from "./_passes_shaders.ts";
+import { HOLD, INVERT_300, LOOP_BOUND, SIZES, TWO_PASS_BLUR } from "./_passes_shaders.ts";
 import { audioRow, type PageUniform, picture, render, renderSources, SIZE } from "./_render.ts";
 import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
 import { BUILT_IN_PROGRAMS } from "../../../player/output/shaders.ts";
@@ -69,6 +69,17 @@ Deno.test({
       const broken = INVERT.replace("gl_FragColor = vec4(", "gl_FragColor = vec3(");
       const typeError = await glLog(broken);
       assert.equal(typeError.problem?.line, lineOf(broken), typeError.log);
+      // ES 1.00's loop limit: GL refuses the ES 1.00 sources and takes the lifted ES 3.00 ones.
+      const limited = await glLog(LOOP_BOUND);
+      assert.match(limited.log, /Loop index cannot be compared with non-constant expression/);
+      assert.equal(
+        limited.problem?.line,
+        LOOP_BOUND.split("\n").findIndex((l) => l.includes("for (")) + 1,
+      );
+      const parsed = parseIsf(LOOP_BOUND, "effect");
+      const lifted = parsed.ok ? parsed.program.lifted : null;
+      assert(lifted, "ES 1.00 code has lifted ES 3.00 sources");
+      assert.equal(await compile(page, lifted.vertex, lifted.fragment), "");
       // GLSL ES 3.00 has no gl_FragColor: GL says so at its line.
       const es1Output = INVERT_300.replace("fragColor = vec4(", "gl_FragColor = vec4(");
       const es3 = await glLog(es1Output);

@@ -6,7 +6,14 @@
 import assert from "node:assert/strict";
 import { MAX_TARGET_SIDE, parseIsf, passSizes } from "../../../player/isf/mod.ts";
 import { INVERT } from "./_shaders.ts";
-import { FLOAT_TARGET, HOLD, INVERT_300, SIZES, TWO_PASS_BLUR } from "./_passes_shaders.ts";
+import {
+  FLOAT_TARGET,
+  HOLD,
+  INVERT_300,
+  LOOP_BOUND,
+  SIZES,
+  TWO_PASS_BLUR,
+} from "./_passes_shaders.ts";
 
 function program(code: string) {
   const result = parseIsf(code, "effect");
@@ -136,4 +143,18 @@ Deno.test("parseIsf() names the lines of GLSL ES 3.00 code, and refuses other ve
     problems(input)[0]!.message,
     /'uv' : a varying set by the shader's own vertex shader/,
   );
+});
+
+Deno.test("parseIsf() gives ES 1.00 code lifted ES 3.00 sources, on the same lines", () => {
+  const p = program(LOOP_BOUND);
+  const lifted = p.lifted!;
+  assert(lifted.fragment.startsWith("#version 300 es\n"));
+  assert(lifted.vertex.startsWith("#version 300 es\n"));
+  assert(lifted.fragment.includes("#define gl_FragColor isf_FragColor"));
+  assert(lifted.fragment.includes("#define texture2D texture"));
+  const loop = lineOf(LOOP_BOUND, "for (");
+  const at = (fragment: string, offset: number) => fragment.split("\n")[offset + loop - 1];
+  assert.equal(at(lifted.fragment, lifted.lineOffset), at(p.fragment, p.lineOffset));
+  assert.match(at(lifted.fragment, lifted.lineOffset)!, /for \(int i = 0; i < int\(taps\)/);
+  assert.equal(program(INVERT_300).lifted, null, "ES 3.00 code is what it is");
 });

@@ -13,7 +13,14 @@ import { VirtualClock } from "../../../player/mod.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { decodePng, pixel } from "../../_helpers/images.ts";
 import { near, openOutputService, outputDataDir, W } from "../../_helpers/output.ts";
-import { FLOAT_TARGET, HOLD, INVERT_300, SIZES, TWO_PASS_BLUR } from "../isf/_passes_shaders.ts";
+import {
+  FLOAT_TARGET,
+  HOLD,
+  INVERT_300,
+  LOOP_BOUND,
+  SIZES,
+  TWO_PASS_BLUR,
+} from "../isf/_passes_shaders.ts";
 
 Deno.test({
   ...needs("chromium", "ffmpeg"),
@@ -104,6 +111,16 @@ Deno.test({
         assert(near(pixel(p, 4, y).slice(0, 3), [0, 255, 255]), "red inverted: cyan");
         assert(near(pixel(p, W - 5, y).slice(0, 3), [255, 255, 0]), "blue inverted: yellow");
       });
+
+      await t.step(
+        "ES 1.00 code beyond ES 1.00's loop limits is taken and drawn as ES 3.00",
+        async () => {
+          await show(LOOP_BOUND);
+          const p = await picture();
+          const y = Math.floor(p.height / 2);
+          assert(near(pixel(p, 4, y).slice(0, 3), [0, 255, 255]), "red inverted: cyan");
+        },
+      );
 
       await t.step("a bad PASSES header is refused with its field path", async () => {
         const code = SIZES.replace(`"floor($WIDTH / $scale)"`, `"floor($WIDTH / $zoom)"`);

@@ -5,7 +5,7 @@ import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
 import type { Preset } from "../../../protocol/model.ts";
 import { isfHeaderParameters } from "../../../player/isf/mod.ts";
 import { INVERT } from "../isf/_shaders.ts";
-import { SIZES } from "../isf/_passes_shaders.ts";
+import { INVERT_300, SIZES } from "../isf/_passes_shaders.ts";
 
 const invert: Preset = {
   id: "fx-user-1",
@@ -130,4 +130,17 @@ Deno.test("an ISF program with PASSES carries them, and its pass the sizes of it
   assert.deepEqual(pass.sizes, [[20, 1], [160, 90], [160, 90]], "the live $scale");
   assert.equal(shaderPass(effect(preset.id), [preset], {}, programs).sizes, undefined);
   assert.equal(programs.of(invert)!.wire.passes, undefined, "one pass: no passes");
+});
+
+Deno.test("an ES 1.00 program carries its ES 3.00 fallback; an ES 3.00 one has none", () => {
+  const programs = new IsfPrograms();
+  const entry = programs.of(invert)!;
+  assert.deepEqual(entry.wire.fallback, {
+    source: entry.isf.lifted!.fragment,
+    vertex: entry.isf.lifted!.vertex,
+  });
+  const es3 = programs.of({ ...invert, code: INVERT_300 })!;
+  assert.equal(es3.wire.fallback, undefined);
+  assert.equal(es3.wire.vertex, es3.isf.vertex);
+  assert.match(es3.wire.vertex!, /^#version 300 es/);
 });
