@@ -2,66 +2,14 @@
  * ISF's `PASSES`: each pass renders into its `TARGET` (an image later passes
  * read by name), sized by its `WIDTH` and `HEIGHT`, expressions of `$WIDTH`,
  * `$HEIGHT` (the size asked of the shader) and `$<input>` (an input's value):
- * `"floor($WIDTH/4.0)"`. The expressions are parsed with `jsep` (a small,
- * maintained parser of JavaScript expressions, 2 ms to load) and evaluated
- * here over a fixed list of functions: mathjs, which the ISF reference
- * renderer in JavaScript uses, takes 300 to 500 ms to load, in the player and
- * in every check's worker. As in DDMathParser (the ISF Editor's), `^` is a
- * power.
+ * `"floor($WIDTH/4.0)"` (`size_expression.ts`).
  * @module
  */
-import jsep from "jsep";
 import type { IsfHeader, IsfInput } from "./header.ts";
-
-jsep.removeBinaryOp("^");
-jsep.addBinaryOp("^", 11, true);
+import { evaluateExpression, expressionProblem } from "./size_expression.ts";
 
 /** The largest side of a pass's target, in pixels (the page also keeps to its GL's limit). */
 export const MAX_TARGET_SIDE = 8192;
-
-const FUNCTIONS: Record<string, (...args: number[]) => number> = {
-  floor: Math.floor,
-  ceil: Math.ceil,
-  round: Math.round,
-  trunc: Math.trunc,
-  abs: Math.abs,
-  sqrt: Math.sqrt,
-  pow: Math.pow,
-  exp: Math.exp,
-  log: Math.log,
-  log2: Math.log2,
-  log10: Math.log10,
-  sin: Math.sin,
-  cos: Math.cos,
-  tan: Math.tan,
-  min: Math.min,
-  max: Math.max,
-  clamp: (x, lo, hi) => Math.min(Math.max(x, lo ?? x), hi ?? x),
-};
-
-const BINARY: Record<string, (a: number, b: number) => number> = {
-  "+": (a, b) => a + b,
-  "-": (a, b) => a - b,
-  "*": (a, b) => a * b,
-  "/": (a, b) => a / b,
-  "%": (a, b) => a % b,
-  "^": (a, b) => a ** b,
-  "**": (a, b) => a ** b,
-  "<": (a, b) => Number(a < b),
-  "<=": (a, b) => Number(a <= b),
-  ">": (a, b) => Number(a > b),
-  ">=": (a, b) => Number(a >= b),
-  "==": (a, b) => Number(a === b),
-  "!=": (a, b) => Number(a !== b),
-  "&&": (a, b) => Number(a !== 0 && b !== 0),
-  "||": (a, b) => Number(a !== 0 || b !== 0),
-};
-
-const UNARY: Record<string, (a: number) => number> = {
-  "-": (a) => -a,
-  "+": (a) => a,
-  "!": (a) => Number(a === 0),
-};
 
 /** A pass as the renderer takes it: where it draws and how its target is kept. */
 export interface IsfPassSpec {
@@ -114,7 +62,7 @@ export function passProblems(
     for (const key of ["WIDTH", "HEIGHT"] as const) {
       const expression = pass[key];
       if (expression === undefined) continue;
-      const problem = expressionProblem(expression, readable, values);
+      const problem = sizeProblem(expression, readable, values);
       if (problem) at(key, problem);
     }
   }
@@ -136,7 +84,9 @@ export function passSizes(
   const scope = { ...scoped(values), $WIDTH: width, $HEIGHT: height };
   const side = (expression: string | number | undefined, fallback: number) => {
     if (expression === undefined) return fallback;
-    const value = evaluateSize(expression, scope);
+    const value = typeof expression === "number"
+      ? expression
+      : evaluateExpression(expression, scope);
     if (!Number.isFinite(value)) return fallback;
     return Math.min(MAX_TARGET_SIDE, Math.max(1, Math.round(value)));
   };
@@ -145,112 +95,18 @@ export function passSizes(
   );
 }
 
-function expressionProblem(
-  expression: string | number,
+/** What is wrong with a `WIDTH` or `HEIGHT`, for 1920 x 1080 and the inputs' defaults. */
+function sizeProblem(
+  size: string | number,
   readable: ReadonlySet<string>,
-  values: Readonly<Record<string, number>>,
+  defaults: Readonly<Record<string, number>>,
 ): string | null {
-  if (typeof expression === "number") {
-    return expression >= 1 ? null : `the size ${expression} is below 1 pixel`;
-  }
-  let tree: jsep.Expression;
-  try {
-    tree = jsep(expression);
-  } catch (error) {
-    return `"${expression}" is not an expression: ${(error as Error).message}`;
-  }
-  const unknown = unknownNames(tree, readable);
-  if (unknown) return `"${expression}": ${unknown}`;
-  const scope = { ...scoped(values), $WIDTH: 1920, $HEIGHT: 1080 };
-  const value = evaluate(tree, scope);
-  return Number.isFinite(value)
-    ? null
-    : `"${expression}" gives no number for 1920 x 1080 and the inputs' defaults`;
-}
-
-/** The first name `tree` uses that it may not (null when none). */
-function unknownNames(tree: jsep.Expression, readable: ReadonlySet<string>): string | null {
-  switch (tree.type) {
-    case "Literal":
-      return typeof tree.value === "number" ? null : `${tree.raw} is not a number`;
-    case "Identifier": {
-      const name = String(tree.name);
-      if (name === "$WIDTH" || name === "$HEIGHT") return null;
-      if (name.startsWith("$") && readable.has(name.slice(1))) return null;
-      return name.startsWith("$")
-        ? `${name} is not $WIDTH, $HEIGHT nor a float, long or bool input`
-        : `${name} is not a variable: write $WIDTH, $HEIGHT or $<input name>`;
-    }
-    case "CallExpression": {
-      const callee = tree.callee as jsep.Expression;
-      const name = callee.type === "Identifier" ? String(callee.name) : "";
-      if (!(name in FUNCTIONS)) {
-        return `${name || "that"} is not a function here (${Object.keys(FUNCTIONS).join(", ")})`;
-      }
-      return firstOf((tree.arguments as jsep.Expression[]).map((a) => unknownNames(a, readable)));
-    }
-    case "BinaryExpression":
-      if (!(String(tree.operator) in BINARY)) return `the operator ${tree.operator} is not known`;
-      return firstOf(
-        [tree.left, tree.right].map((e) => unknownNames(e as jsep.Expression, readable)),
-      );
-    case "UnaryExpression":
-      if (!(String(tree.operator) in UNARY)) return `the operator ${tree.operator} is not known`;
-      return unknownNames(tree.argument as jsep.Expression, readable);
-    case "ConditionalExpression":
-      return firstOf(
-        [tree.test, tree.consequent, tree.alternate].map((e) =>
-          unknownNames(e as jsep.Expression, readable)
-        ),
-      );
-    default:
-      return `${tree.type} is not a number`;
-  }
-}
-
-function firstOf(found: Array<string | null>): string | null {
-  return found.find((f) => f !== null) ?? null;
-}
-
-/** Parsed expressions, by text: a render state evaluates them every time it is built. */
-const parsed = new Map<string, jsep.Expression | null>();
-
-function evaluateSize(expression: string | number, scope: Record<string, number>): number {
-  if (typeof expression === "number") return expression;
-  let tree = parsed.get(expression);
-  if (tree === undefined) {
-    try {
-      tree = jsep(expression);
-    } catch {
-      tree = null;
-    }
-    if (parsed.size >= 256) parsed.delete(parsed.keys().next().value!);
-    parsed.set(expression, tree);
-  }
-  return tree ? evaluate(tree, scope) : NaN;
-}
-
-/** The value of a checked expression (NaN for what `unknownNames` refuses). */
-function evaluate(tree: jsep.Expression, scope: Readonly<Record<string, number>>): number {
-  const of = (e: unknown) => evaluate(e as jsep.Expression, scope);
-  switch (tree.type) {
-    case "Literal":
-      return typeof tree.value === "number" ? tree.value : NaN;
-    case "Identifier":
-      return scope[String(tree.name)] ?? NaN;
-    case "CallExpression": {
-      const fn = FUNCTIONS[String((tree.callee as jsep.Expression).name)];
-      return fn ? fn(...(tree.arguments as jsep.Expression[]).map(of)) : NaN;
-    }
-    case "BinaryExpression":
-      return BINARY[String(tree.operator)]?.(of(tree.left), of(tree.right)) ?? NaN;
-    case "UnaryExpression":
-      return UNARY[String(tree.operator)]?.(of(tree.argument)) ?? NaN;
-    case "ConditionalExpression":
-      return of(tree.test) !== 0 ? of(tree.consequent) : of(tree.alternate);
-    default:
-      return NaN;
-  }
+  if (typeof size === "number") return size >= 1 ? null : `the size ${size} is below 1 pixel`;
+  const scope = { ...scoped(defaults), $WIDTH: 1920, $HEIGHT: 1080 };
+  const problem = expressionProblem(size, readable, scope);
+  return problem?.endsWith("gives no number")
+    ? `${problem} for 1920 x 1080 and the inputs' defaults`
+    : problem;
 }
 
 function scoped(values: Readonly<Record<string, number>>): Record<string, number> {

@@ -76,6 +76,7 @@ Deno.test("parseIsf() refuses a bad PASSES entry at its line, with its field pat
     [`"$WIDTH[0]"`, "$WIDTH[0]", /^PASSES\.0\.WIDTH: .*MemberExpression is not a number/],
     [`"'wide'"`, "'wide'", /^PASSES\.0\.WIDTH: .*is not a number/],
     [`"$WIDTH / 0 - $WIDTH / 0"`, "/ 0 -", /^PASSES\.0\.WIDTH: .*gives no number/],
+    [`"constructor($WIDTH)"`, "constructor", /^PASSES\.0\.WIDTH: .*constructor is not a function/],
   ];
   for (const [expression, text, message] of cases) {
     const code = SIZES.replace(`"floor($WIDTH / $scale)"`, expression);
