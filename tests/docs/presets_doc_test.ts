@@ -1,5 +1,5 @@
 /**
- * docs/presets.md: its `Invert.fs` is a valid ISF effect, every curl example
+ * docs/presets.md: its shaders (`Invert.fs`, the two-pass blur) are valid ISF effects, every curl example
  * runs against a live service (in a folder holding that file) and answers as
  * documented, refusals word for word, and the MCP calls answer the same
  * through the SDK's client.
@@ -54,7 +54,11 @@ Deno.test({
     const doc = await Deno.readTextFile(DOC);
     const all = blocks(doc);
     const shader = all.find((b) => b.lang === "glsl")!.text;
-    assert.ok(parseIsf(shader, "effect").ok);
+    // Every shader of the doc (Invert.fs, the two-pass blur) is a valid effect.
+    for (const { text } of all.filter((b) => b.lang === "glsl")) {
+      const result = parseIsf(text, "effect");
+      assert.ok(result.ok, JSON.stringify(result));
+    }
     const list = examples(doc);
     assert.ok(list.length >= 6, `found ${list.length} curl examples`);
     const svc = await startTestService({}, { demo: true });
