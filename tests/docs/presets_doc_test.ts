@@ -1,8 +1,8 @@
 /**
- * docs/presets.md: its shaders (`Invert.fs`, the two-pass blur) are valid ISF effects, every curl example
- * runs against a live service (in a folder holding that file) and answers as
- * documented, refusals word for word, and the MCP calls answer the same
- * through the SDK's client.
+ * docs/presets.md: its shaders (`Invert.fs`, the two-pass blur) are valid ISF
+ * effects, every curl example runs against a live service (in a folder
+ * holding `Invert.fs`) and answers as documented, refusals word for word, and
+ * the MCP calls answer the same through the SDK's client.
  */
 import assert from "node:assert/strict";
 import { parseIsf } from "../../player/isf/mod.ts";
