@@ -120,3 +120,15 @@ void main() {
   gl_FragColor = vec4(1.0 - sum.rgb / float(int(taps)), 1.0);
 }
 `;
+
+/** A feedback shader that keeps the first picture it was given (alpha 1 marks it written). */
+export const HOLD_PICTURE = `/*{
+  "INPUTS": [{ "NAME": "inputImage", "TYPE": "image" }],
+  "PASSES": [{ "TARGET": "first", "PERSISTENT": true }, {}]
+}*/
+void main() {
+  vec4 before = IMG_THIS_PIXEL(first);
+  if (PASSINDEX == 0) gl_FragColor = before.a > 0.5 ? before : IMG_THIS_PIXEL(inputImage);
+  else gl_FragColor = before;
+}
+`;

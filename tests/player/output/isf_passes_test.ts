@@ -16,6 +16,7 @@ import { near, openOutputService, outputDataDir, W } from "../../_helpers/output
 import {
   FLOAT_TARGET,
   HOLD,
+  HOLD_PICTURE,
   INVERT_300,
   LOOP_BOUND,
   SIZES,
@@ -52,6 +53,15 @@ Deno.test({
       await edit("clip.update", { clipID: "quad-plain", options: { effects: [effectID] } });
       return effectID as string;
     };
+    const action = async (name: string, ...params: string[]) => {
+      const res = await fetch(`${s.base}/api/v1/action`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name, params }),
+      });
+      const text = await res.text();
+      assert.equal(res.status, 200, text);
+    };
     const picture = async () => decodePng(await s.output.frame());
     const centre = async () => {
       const p = await picture();
@@ -59,11 +69,7 @@ Deno.test({
     };
     try {
       // Left half red, right half blue.
-      await fetch(`${s.base}/api/v1/action`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ name: "TRIGGER_CLIP_IN", params: ["quad-plain"] }),
-      }).then((r) => r.body?.cancel());
+      await action("TRIGGER_CLIP_IN", "quad-plain");
 
       await t.step(
         "each pass renders into its target at its size, with its PASSINDEX",
@@ -132,6 +138,19 @@ Deno.test({
         assert.match(problem.message, /^PASSES\.0\.WIDTH: .*\$zoom/);
         const line = code.split("\n").findIndex((l) => l.includes("$zoom")) + 1;
         assert.equal(problem.line, line);
+      });
+
+      await t.step("one Effect on two Clips keeps a persistent target for each", async () => {
+        const effectID = await show(HOLD_PICTURE);
+        await edit("clip.update", { clipID: "quad-plain", options: { opacity: 0.5 } });
+        await edit("clip.update", { clipID: "red", options: { effects: [effectID] } });
+        await action("TRIGGER_CLIP_IN", "red");
+        const p = await picture();
+        const y = Math.floor(p.height / 2);
+        // Red below, the picture (red | blue) at half opacity over it.
+        assert(near(pixel(p, 4, y).slice(0, 3), [255, 0, 0]), "left: red over red");
+        const right = pixel(p, W - 5, y).slice(0, 3);
+        assert(near(right, [128, 0, 128]), `right: blue over red, each its own: ${right}`);
       });
     } finally {
       await s.stop();
