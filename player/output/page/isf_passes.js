@@ -20,7 +20,7 @@ function floatFormat(gl) {
 export function createIsfPasses(gl) {
   const float = floatFormat(gl);
   const maxSide = gl.getParameter(gl.MAX_TEXTURE_SIZE);
-  /** `${owner}\n${name}` -> {read, write, width, height, isFloat, persistent, drawn} */
+  /** `${owner}\n${target}` -> {read, write, width, height, isFloat, drawn: frame index} */
   const buffers = new Map();
   let frame = 0;
 
@@ -49,8 +49,8 @@ export function createIsfPasses(gl) {
     }
     if (!b) {
       const format = isFloat ? float : null;
-      b = { read: target(gl, w, h, format), write: target(gl, w, h, format), width: w, height: h };
-      Object.assign(b, { isFloat, drawn: frame });
+      const [read, write] = [target(gl, w, h, format), target(gl, w, h, format)];
+      b = { read, write, width: w, height: h, isFloat, drawn: frame };
       clear(b.read);
       buffers.set(key, b);
     }
