@@ -10,12 +10,13 @@ import type { ActionParams, NormalizedAction } from "../protocol/actions.ts";
 import { RpcError, RpcErrorCode, type RpcId } from "../protocol/jsonrpc.ts";
 import {
   type ApprovalRequestResult,
+  type EditApplyParams,
   type InitializeResult,
   isCompatibleVersion,
   Method,
+  type MethodName,
   PLAYER_PROTOCOL_VERSION,
 } from "../protocol/methods.ts";
-import type { EditApplyParams, EditRequest } from "../protocol/edits/mod.ts";
 import type { StateUpdate } from "../protocol/state.ts";
 import { PLAYER_INFO, type PlayerApp } from "./app.ts";
 import type { VirtualClock } from "./clock.ts";
@@ -48,13 +49,16 @@ export interface Session {
 /** One method's handler. */
 export type MethodHandler = (params: unknown, context: MethodContext) => unknown;
 
-/** The handlers of every method, by name (an object without a prototype: no `toString` method). */
+/**
+ * The handlers of every method of the protocol (`Method`), by name (an object
+ * without a prototype: no `toString` method).
+ */
 export function playerMethods(
   app: PlayerApp,
   session: Session,
   options: MethodOptions,
 ): Record<string, MethodHandler> {
-  const handlers: Record<string, MethodHandler> = {
+  const handlers: Record<MethodName, MethodHandler> = {
     [Method.INITIALIZE]: (params) => {
       const { protocolVersion } = parseParams(Method.INITIALIZE, params);
       if (!isCompatibleVersion(protocolVersion, PLAYER_PROTOCOL_VERSION)) {
@@ -80,8 +84,8 @@ export function playerMethods(
       // The action's own params are checked against its catalog entry by `runAction`.
       const action: NormalizedAction = {
         name: p.name,
-        params: (p.params ?? {}) as ActionParams,
-        projectId: p.projectId ?? null,
+        params: p.params as ActionParams,
+        projectId: p.projectId,
       };
       if (p.velocity !== undefined) action.velocity = p.velocity;
       return app.runActionNow(action, p.idempotencyKey);
@@ -89,10 +93,7 @@ export function playerMethods(
     [Method.EDIT_APPLY]: (params, context) => {
       const p = parseParams(Method.EDIT_APPLY, params);
       // Each edit's params are checked against the edit catalog by `parseEdits`.
-      const request: EditApplyParams = {
-        projectId: p.projectId ?? null,
-        edits: p.edits as EditRequest[],
-      };
+      const request: EditApplyParams = { projectId: p.projectId, edits: p.edits };
       if (p.isUpload) request.isUpload = true;
       if (p.idempotencyKey !== undefined) request.idempotencyKey = p.idempotencyKey;
       return app.startEdits(request, { onProgress: context.progress, signal: context.signal });
@@ -128,7 +129,7 @@ export function playerMethods(
     [Method.MEDIA_LOCATE]: (params) => {
       const p = parseParams(Method.MEDIA_LOCATE, params);
       // A stat of the file: beside the order, so an action never waits on the disk for it.
-      return new Beside(app.locateFile(p.projectId ?? null, p.fileId).then((r) => () => r));
+      return new Beside(app.locateFile(p.projectId, p.fileId).then((r) => () => r));
     },
     [Method.CAMERA_FRAME]: (params) => {
       const p = parseParams(Method.CAMERA_FRAME, params);

@@ -1,10 +1,18 @@
 /**
- * Methods and notifications of the player protocol (docs/player-protocol.md).
+ * Methods and notifications of the player protocol (docs/player-protocol.md),
+ * declared once as zod schemas with their inferred types: the player checks
+ * every request's params with `METHODS` (`player/rpc_params.ts`), and the
+ * service types its calls by it and checks the results it reads where that
+ * is cheap (`checked`: small answers of rare calls; never the snapshot or the
+ * answers of actions, the hot path). Unknown fields are ignored on both
+ * sides (a minor protocol version may add some): the schemas strip them.
  * @module
  */
-import type { NormalizedAction } from "./actions.ts";
-import type { RpcId } from "./jsonrpc.ts";
-import type { StateUpdate } from "./state.ts";
+import { z } from "zod";
+import { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
+import { Snapshot, StateUpdate } from "./state.ts";
+
+export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
 
 /**
  * The protocol version this build speaks; majors must match. 1.1 added
@@ -33,63 +41,153 @@ export const Method = {
   OUTPUT_FRAME: "output.frame",
 } as const;
 
+/** A method of the protocol. */
+export type MethodName = (typeof Method)[keyof typeof Method];
+
+/** Params of a method without any: absent, or an object whose fields are ignored. */
+export const NoParams = z.object({}).optional();
+/** The result of a method that answers nothing but that it did it: `{}`. */
+export const EmptyResult = z.object({});
+
+/** A Project id as the service sends it: null (or absent) means the active Project. */
+const ProjectId = z.string().min(1).nullable().default(null);
+/** A retry key (protocol 1.2, docs/player-protocol.md "Retry keys"). */
+const IdempotencyKey = z.string().max(512);
+/** A name and version, of the service or the player. */
+const Peer = z.object({ name: z.string(), version: z.string() });
+
+/** `initialize` params. */
+export const InitializeParams = z.object({
+  protocolVersion: z.string(),
+  /** Who asks; optional (a player needs nothing of it). */
+  client: Peer.optional(),
+});
+
+/** `initialize` result. */
+export const InitializeResult = z.object({
+  protocolVersion: z.string(),
+  player: Peer,
+  capabilities: z.object({
+    /** `clock.advance` is available (the player runs on a virtual clock). */
+    virtualClock: z.boolean(),
+    /**
+     * Since 1.1: the player copies imported files beside other requests and
+     * sends `request.progress` while it does. Absent means false.
+     */
+    progress: z.boolean().optional(),
+  }),
+});
+
+/**
+ * `action.run` params: an action of the catalog, named, base-shifted and
+ * typed by the service (`NormalizedAction`), with its retry key. Its own
+ * params are checked against the action's catalog entry by the player.
+ */
+export const ActionRunParams = z.object({
+  name: z.string(),
+  // An object here; its fields are checked against the action's catalog entry.
+  params: z.looseObject({}).default({}),
+  projectId: ProjectId,
+  /** 0-127; present only for the velocity actions. Absent means full velocity. */
+  velocity: z.number().int().min(0).max(127).optional(),
+  idempotencyKey: IdempotencyKey.optional(),
+});
+
+/** `action.run` result: whether state changed and a one-line account of what was done. */
+export const ActionOutcome = z.object({ applied: z.boolean(), message: z.string() });
+
+/** `clock.advance` params. */
+export const ClockAdvanceParams = z.object({ ms: z.number().min(0) });
+/** `clock.advance` result: the virtual clock's reading after the move. */
+export const ClockAdvanceResult = z.object({ now: z.number() });
+
 /** `media.locate` params: a file of a Project (null: the active one). */
-export interface MediaLocateParams {
-  projectId: string | null;
-  fileId: string;
-}
+export const MediaLocateParams = z.object({ projectId: ProjectId, fileId: z.string().min(1) });
 
 /** `media.locate` result: where the file's bytes are on this machine, as they are now. */
-export interface MediaLocateResult {
+export const MediaLocateResult = z.object({
   /** Absolute path the service may read. */
-  path: string;
-  size: number;
+  path: z.string().min(1),
+  size: z.number().min(0),
   /** Last modification, ms since the epoch. */
-  modifiedAt: number;
-}
+  modifiedAt: z.number(),
+});
 
 /** `camera.frame` params: a camera's device id (never `default`: the service resolves it). */
-export interface CameraFrameParams {
-  cameraId: string;
-}
+export const CameraFrameParams = z.object({ cameraId: z.string().min(1) });
 
 /** `camera.frame` result: a picture the camera just took, in a file the service may read. */
-export interface CameraFrameResult {
+export const CameraFrameResult = z.object({
   /** Absolute path of a PNG or JPEG file, replaced whole (never written in place). */
-  path: string;
+  path: z.string().min(1),
   /** Wall time of the capture, ms since the epoch. */
-  capturedAt: number;
-}
+  capturedAt: z.number(),
+});
 
 /**
  * `output.frame` result (1.3): the picture the output shows now, once every
  * layer shows its frame, in a PNG file the service may read (replaced whole).
  */
-export interface OutputFrameResult {
-  path: string;
+export const OutputFrameResult = z.object({
+  path: z.string().min(1),
   /** Player clock (ms) of the picture. */
-  at: number;
-  width: number;
-  height: number;
-}
+  at: z.number(),
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+});
 
 /** `approval.request` params: a local client asks to connect without credentials. */
-export interface ApprovalRequestParams {
-  requestId: string;
-  address: string;
-  deviceName: string;
-}
+export const ApprovalRequestParams = z.object({
+  requestId: z.string(),
+  address: z.string(),
+  deviceName: z.string(),
+});
 
 /** `approval.request` result: `wait` means the operator decides (through the service's local API). */
-export interface ApprovalRequestResult {
-  decision: "approve" | "deny" | "wait";
-}
+export const ApprovalRequestResult = z.object({ decision: z.enum(["approve", "deny", "wait"]) });
 
 /** `pairing.show` params: a one-time code the application may show on screen. */
-export interface PairingShowParams {
-  otp: string;
-  expiresAt: string;
+export const PairingShowParams = z.object({ otp: z.string(), expiresAt: z.string() });
+
+/** One method: its params, its result, and whether the service checks the result it reads. */
+export interface MethodSchemas {
+  params: z.ZodType;
+  result: z.ZodType;
+  checked: boolean;
 }
+
+/** Every method's params and result, by method name. */
+export const METHODS = {
+  [Method.INITIALIZE]: { params: InitializeParams, result: InitializeResult, checked: true },
+  // The snapshot is large and read once per start; a desktop player may add fields.
+  [Method.STATE_GET]: { params: NoParams, result: Snapshot, checked: false },
+  // The hottest path: its answer is read as it is.
+  [Method.ACTION_RUN]: { params: ActionRunParams, result: ActionOutcome, checked: false },
+  [Method.EDIT_APPLY]: { params: EditApplyParams, result: EditApplyResult, checked: false },
+  [Method.PROJECTS_RELOAD]: { params: NoParams, result: Snapshot, checked: false },
+  [Method.CLOCK_ADVANCE]: {
+    params: ClockAdvanceParams,
+    result: ClockAdvanceResult,
+    checked: true,
+  },
+  [Method.SHUTDOWN]: { params: NoParams, result: EmptyResult, checked: false },
+  [Method.APPROVAL_REQUEST]: {
+    params: ApprovalRequestParams,
+    result: ApprovalRequestResult,
+    checked: true,
+  },
+  [Method.PAIRING_SHOW]: { params: PairingShowParams, result: EmptyResult, checked: false },
+  [Method.MEDIA_LOCATE]: { params: MediaLocateParams, result: MediaLocateResult, checked: true },
+  [Method.CAMERA_FRAME]: { params: CameraFrameParams, result: CameraFrameResult, checked: true },
+  [Method.OUTPUT_FRAME]: { params: NoParams, result: OutputFrameResult, checked: true },
+} as const satisfies Record<MethodName, MethodSchemas>;
+
+/** The params of `method` as the service sends them (fields with a default may be left out). */
+export type MethodParams<M extends MethodName> = z.input<(typeof METHODS)[M]["params"]>;
+/** The params of `method` once the player has parsed them (defaults filled in). */
+export type ParsedParams<M extends MethodName> = z.output<(typeof METHODS)[M]["params"]>;
+/** The result of `method`. */
+export type MethodResult<M extends MethodName> = z.output<(typeof METHODS)[M]["result"]>;
 
 /** Notification names, player to server. */
 export const Notification = {
@@ -99,47 +197,12 @@ export const Notification = {
   REQUEST_PROGRESS: "request.progress",
 } as const;
 
-/** `initialize` params. */
-export interface InitializeParams {
-  protocolVersion: string;
-  client: { name: string; version: string };
-}
-
-/** `initialize` result. */
-export interface InitializeResult {
-  protocolVersion: string;
-  player: { name: string; version: string };
-  capabilities: {
-    /** `clock.advance` is available (the player runs on a virtual clock). */
-    virtualClock: boolean;
-    /**
-     * Since 1.1: the player copies imported files beside other requests and
-     * sends `request.progress` while it does. Absent means false.
-     */
-    progress?: boolean;
-  };
-}
-
-/** `action.run` params. */
-export type ActionRunParams = NormalizedAction;
-
-/** `action.run` result: whether state changed and a one-line account of what was done. */
-export interface ActionOutcome {
-  applied: boolean;
-  message: string;
-}
-
-/** `clock.advance` params and result. */
-export interface ClockAdvanceParams {
-  ms: number;
-}
-
-/** `state.update` notification params. */
-export interface StateUpdateParams {
-  updates: StateUpdate[];
+/** `state.update` notification params (read unchecked by the service: the hot path). */
+export const StateUpdateParams = z.object({
+  updates: z.array(StateUpdate),
   /** Player clock (ms) when the notification was written. */
-  now: number;
-}
+  now: z.number(),
+});
 
 /**
  * `request.progress` notification params (since 1.1): the request `id` is
@@ -147,17 +210,36 @@ export interface StateUpdateParams {
  * all of them, or null when unknown. Sent only when work advanced, so a player
  * that stopped working stops sending it.
  */
-export interface RequestProgressParams {
-  id: RpcId;
-  progress: number;
-  total: number | null;
-}
+export const RequestProgressParams = z.object({
+  id: z.union([z.number(), z.string()]),
+  progress: z.number(),
+  total: z.number().nullable().default(null),
+});
 
 /** `log` notification params. */
-export interface LogParams {
-  level: "debug" | "info" | "warn" | "error";
-  message: string;
-}
+export const LogParams = z.object({
+  level: z.enum(["debug", "info", "warn", "error"]),
+  message: z.string(),
+});
+
+/** Derived types. */
+export type InitializeParams = z.infer<typeof InitializeParams>;
+export type InitializeResult = z.infer<typeof InitializeResult>;
+export type ActionRunParams = z.infer<typeof ActionRunParams>;
+export type ActionOutcome = z.infer<typeof ActionOutcome>;
+export type ClockAdvanceParams = z.infer<typeof ClockAdvanceParams>;
+export type ClockAdvanceResult = z.infer<typeof ClockAdvanceResult>;
+export type MediaLocateParams = z.infer<typeof MediaLocateParams>;
+export type MediaLocateResult = z.infer<typeof MediaLocateResult>;
+export type CameraFrameParams = z.infer<typeof CameraFrameParams>;
+export type CameraFrameResult = z.infer<typeof CameraFrameResult>;
+export type OutputFrameResult = z.infer<typeof OutputFrameResult>;
+export type ApprovalRequestParams = z.infer<typeof ApprovalRequestParams>;
+export type ApprovalRequestResult = z.infer<typeof ApprovalRequestResult>;
+export type PairingShowParams = z.infer<typeof PairingShowParams>;
+export type StateUpdateParams = z.infer<typeof StateUpdateParams>;
+export type RequestProgressParams = z.infer<typeof RequestProgressParams>;
+export type LogParams = z.infer<typeof LogParams>;
 
 /** Whether two protocol versions can talk (same major). */
 export function isCompatibleVersion(a: string, b: string): boolean {

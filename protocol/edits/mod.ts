@@ -16,6 +16,13 @@ import type { EditSpec } from "./_common.ts";
 
 export type { EditGroup, EditSpec } from "./_common.ts";
 export { PresetInput } from "./presets.ts";
+export {
+  EditApplyParams,
+  EditApplyResult,
+  EditOutcome,
+  EditRequest,
+  MAX_BATCH_EDITS,
+} from "./apply.ts";
 
 /** Every edit, by group. */
 export const EDITS: readonly EditSpec[] = [
@@ -30,56 +37,6 @@ export const EDITS: readonly EditSpec[] = [
 
 /** Edits by name. */
 export const EDITS_BY_NAME: ReadonlyMap<string, EditSpec> = new Map(EDITS.map((e) => [e.name, e]));
-
-/** The most edits one batch may hold. */
-export const MAX_BATCH_EDITS = 100;
-
-/** One edit as sent: a name and an object of named parameters. */
-export interface EditRequest {
-  name: string;
-  params: Record<string, unknown>;
-}
-
-/** The `edit.apply` parameters of the player protocol. */
-export interface EditApplyParams {
-  /** Target Project; null means the active one. */
-  projectId: string | null;
-  edits: EditRequest[];
-  /** True for a file that was uploaded to a staging path: the player moves it instead of copying. */
-  isUpload?: boolean;
-  /**
-   * The client's retry key (protocol 1.2): a player applies a key at most once
-   * and answers a repeat with the first result (docs/player-protocol.md).
-   */
-  idempotencyKey?: string;
-}
-
-/** What one edit did. */
-export interface EditOutcome {
-  name: string;
-  message: string;
-  /** Ids of the items it created, by field name (`clipID`, `songID`, `fileId`, ...). */
-  created?: Record<string, string>;
-  /** A value beyond the message (`preset.validate`: `{valid, problems}`). */
-  result?: unknown;
-}
-
-/** The `edit.apply` result. */
-export interface EditApplyResult {
-  projectId: string;
-  /** The Project's revision after the edit (unchanged when nothing changed). */
-  revision: number;
-  edits: EditOutcome[];
-  /** What changed, by kind: ids of items set or removed. */
-  changed: {
-    clips: string[];
-    songs: string[];
-    fields: string[];
-    presets: string[];
-  };
-  /** Steps that can be undone and redone now. */
-  history: { undo: number; redo: number };
-}
 
 /** The JSON Schema of one edit's parameters (input form: defaults are optional). */
 export function editJsonSchema(spec: EditSpec): Record<string, unknown> {

@@ -7,8 +7,8 @@
 import type { ActionParams, NormalizedAction } from "../../protocol/actions.ts";
 import { RpcError, RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import {
-  type ActionOutcome,
   type CameraFrameResult,
+  type EditApplyParams,
   type MediaLocateResult,
   Method,
 } from "../../protocol/methods.ts";
@@ -16,7 +16,6 @@ import { type ActionRequest, normalizeAction } from "./action_rules.ts";
 import { IdempotencyStore, type RetryKey } from "./idempotency.ts";
 import { CueportError } from "./errors.ts";
 import { type EditResult, fromEditError, normalizeEdits } from "./edits.ts";
-import type { EditApplyParams, EditApplyResult } from "../../protocol/edits/mod.ts";
 import { stageUpload } from "./uploads.ts";
 import { sanitizeFileName } from "../../protocol/file_names.ts";
 import { EventBus } from "./event_bus.ts";
@@ -209,7 +208,7 @@ export class Core {
     }
     // One promise step per action (no async function): this is the hottest path.
     const params = idempotencyKey === undefined ? action : { ...action, idempotencyKey };
-    return this.#player.request<ActionOutcome>(Method.ACTION_RUN, params).then((outcome) => {
+    return this.#player.request(Method.ACTION_RUN, params).then((outcome) => {
       const result: ActionResult = {
         action: action.name,
         projectId: action.projectId ?? this.model.activeProjectId,
@@ -261,7 +260,7 @@ export class Core {
     const isSilentImport = edits.some((e) => e.name === "file.import") &&
       this.#player.info?.capabilities.progress !== true;
     try {
-      const result = await this.#player.request<EditApplyResult>(
+      const result = await this.#player.request(
         Method.EDIT_APPLY,
         params,
         isSilentImport ? { timeoutMs: SILENT_IMPORT_TIMEOUT_MS } : {},
@@ -372,7 +371,7 @@ export class Core {
    * @throws {CueportError} NOT_READY, NOT_FOUND, UNAVAILABLE (a player without it)
    */
   locateFile(projectId: string, fileId: string): Promise<MediaLocateResult> {
-    return this.#player.request<MediaLocateResult>(Method.MEDIA_LOCATE, { projectId, fileId })
+    return this.#player.request(Method.MEDIA_LOCATE, { projectId, fileId })
       .catch((e) => {
         throw fromPlayerError(e);
       });
@@ -384,7 +383,7 @@ export class Core {
    * @throws {CueportError} NOT_READY, NOT_FOUND, UNAVAILABLE (no ffmpeg), ACTION_FAILED (the capture failed)
    */
   cameraFrame(cameraId: string): Promise<CameraFrameResult> {
-    return this.#player.request<CameraFrameResult>(Method.CAMERA_FRAME, { cameraId }, {
+    return this.#player.request(Method.CAMERA_FRAME, { cameraId }, {
       timeoutMs: 15_000,
     }).catch((e) => {
       throw fromPlayerError(e);
@@ -397,7 +396,7 @@ export class Core {
     if (!this.#player.info?.capabilities.virtualClock) {
       throw new CueportError("NOT_FOUND", "The player does not run on a virtual clock");
     }
-    const result = await this.#player.request<{ now: number }>(Method.CLOCK_ADVANCE, { ms })
+    const result = await this.#player.request(Method.CLOCK_ADVANCE, { ms })
       .catch((e) => {
         throw fromPlayerError(e);
       });

@@ -3,7 +3,12 @@
  * in-process player over an in-memory transport pair.
  * @module
  */
-import type { InitializeResult } from "../../protocol/methods.ts";
+import type {
+  InitializeResult,
+  MethodName,
+  MethodParams,
+  MethodResult,
+} from "../../protocol/methods.ts";
 import type { Snapshot, StateUpdate } from "../../protocol/state.ts";
 
 /** Options of one request to the player. */
@@ -23,9 +28,15 @@ export interface PlayerConnection {
   /**
    * Sends a request. Rejects with NOT_READY while no player is up, TIMEOUT when
    * it does not answer (`timeoutMs` counts from the last `request.progress`
-   * the player sent about it), and an RpcError for an error response.
+   * the player sent about it), and an RpcError for an error response (or a
+   * result that does not fit its schema, for the methods whose results are
+   * checked: `protocol/methods.ts`).
    */
-  request<T>(method: string, params?: unknown, options?: PlayerRequestOptions): Promise<T>;
+  request<M extends MethodName>(
+    method: M,
+    params: MethodParams<M>,
+    options?: PlayerRequestOptions,
+  ): Promise<MethodResult<M>>;
   /** Called after each (re)start with the player's full state. */
   onready: (snapshot: Snapshot, info: InitializeResult) => void;
   /** Called with each batch of state updates, in order, with the player clock (ms) it was sent at. */

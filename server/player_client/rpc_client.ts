@@ -15,9 +15,10 @@ import {
   type RpcMessage,
   type RpcResponse,
 } from "../../protocol/jsonrpc.ts";
-import { Notification, type RequestProgressParams } from "../../protocol/methods.ts";
+import { Notification, RequestProgressParams } from "../../protocol/methods.ts";
 import type { Transport } from "../../protocol/transport.ts";
 import { CueportError } from "../core/errors.ts";
+import { notificationOf } from "./results.ts";
 
 /** How often deadlines are checked, ms: the precision of request timeouts. */
 const SWEEP_MS = 10;
@@ -203,7 +204,7 @@ export class RpcClient {
   #dispatch(message: RpcMessage): void {
     if (isNotification(message)) {
       if (message.method === Notification.REQUEST_PROGRESS) {
-        this.#progress(message.params as RequestProgressParams);
+        this.#progress(notificationOf(RequestProgressParams, message.params));
       } else this.onnotification?.(message.method, message.params);
       return;
     }
@@ -226,7 +227,7 @@ export class RpcClient {
     if (!pending || pending.deadline === Infinity) return; // answered, or not yet written
     pending.deadline = performance.now() + pending.timeoutMs;
     this.#timeoutsInRow = 0;
-    pending.onProgress?.(Number(params!.progress), params!.total ?? null);
+    pending.onProgress?.(params!.progress, params!.total);
   }
 
   #settle(id: number, fn: (pending: Pending) => void): void {

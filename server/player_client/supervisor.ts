@@ -8,7 +8,12 @@
 import {
   type InitializeResult,
   isCompatibleVersion,
+  LogParams,
   Method,
+  type MethodName,
+  type MethodParams,
+  type MethodResult,
+  METHODS,
   Notification,
   PLAYER_PROTOCOL_VERSION,
   type StateUpdateParams,
@@ -17,6 +22,7 @@ import type { Snapshot, StateUpdate } from "../../protocol/state.ts";
 import { CueportError } from "../core/errors.ts";
 import type { PlayerConnection } from "../core/player_connection.ts";
 import { type RequestOptions, RpcClient } from "./rpc_client.ts";
+import { checkedResult, notificationOf } from "./results.ts";
 import type { LaunchedPlayer, PlayerLauncher } from "./spawn.ts";
 
 /** Restart timing. */
@@ -115,13 +121,17 @@ export class PlayerSupervisor implements PlayerConnection {
     });
   }
 
-  request<T>(method: string, params?: unknown, options?: RequestOptions): Promise<T> {
+  request<M extends MethodName>(
+    method: M,
+    params: MethodParams<M>,
+    options?: RequestOptions,
+  ): Promise<MethodResult<M>> {
     if (!this.#isReady || !this.#client) {
       return Promise.reject(
         new CueportError("NOT_READY", "The player is not ready; try again shortly"),
       );
     }
-    return this.#client.request<T>(method, params, {
+    return typedRequest(this.#client, method, params, {
       timeoutMs: this.#options.timeoutMs ?? 5000,
       ...options,
     });
@@ -133,7 +143,7 @@ export class PlayerSupervisor implements PlayerConnection {
     this.#wake.resolve();
     const launched = this.#launched;
     if (this.#client && launched) {
-      await this.#client.request(Method.SHUTDOWN, undefined, { timeoutMs: graceMs }).catch(
+      await typedRequest(this.#client, Method.SHUTDOWN, undefined, { timeoutMs: graceMs }).catch(
         () => {},
       );
       const timer = setTimeout(() => launched.kill(), graceMs);
@@ -185,8 +195,8 @@ export class PlayerSupervisor implements PlayerConnection {
     let buffered: StateUpdateParams[] = [];
     client.onnotification = (method, params) => {
       if (method === Notification.LOG) {
-        const p = params as { level?: string; message?: string };
-        this.#log("info", `player: ${p.message ?? ""}`);
+        const p = notificationOf(LogParams, params);
+        this.#log("info", `player: ${p?.message ?? "(a log notification not of the protocol)"}`);
       }
       if (method !== Notification.STATE_UPDATE) return;
       const batch = params as StateUpdateParams;
@@ -200,7 +210,7 @@ export class PlayerSupervisor implements PlayerConnection {
     ]);
     try {
       const timeoutMs = this.#options.timeoutMs ?? 5000;
-      const info = await client.request<InitializeResult>(Method.INITIALIZE, {
+      const info = await typedRequest(client, Method.INITIALIZE, {
         protocolVersion: PLAYER_PROTOCOL_VERSION,
         client: this.#options.client ?? { name: "cueport", version: "0" },
       }, { timeoutMs: Math.max(timeoutMs, this.#options.handshakeTimeoutMs ?? 30_000) });
@@ -210,7 +220,7 @@ export class PlayerSupervisor implements PlayerConnection {
         );
       }
       let cut = 0;
-      const snapshot = await client.request<Snapshot>(Method.STATE_GET, undefined, {
+      const snapshot = await typedRequest(client, Method.STATE_GET, undefined, {
         onResponse: () => (cut = buffered.length),
       });
       this.#info = info;
@@ -238,4 +248,17 @@ export class PlayerSupervisor implements PlayerConnection {
   #log(level: "info" | "warn" | "error", message: string): void {
     this.#options.log?.(level, message);
   }
+}
+
+/** A request of the protocol on `client`: its params typed by the method, its result checked (`results.ts`). */
+function typedRequest<M extends MethodName>(
+  client: RpcClient,
+  method: M,
+  params: MethodParams<M>,
+  options: RequestOptions,
+): Promise<MethodResult<M>> {
+  const answer = client.request(method, params, options);
+  return METHODS[method].checked
+    ? answer.then((value) => checkedResult(method, value))
+    : answer as Promise<MethodResult<M>>;
 }

@@ -106,9 +106,9 @@ Deno.test("PlayerSupervisor restarts a player that stops answering", async () =>
   try {
     assert.ok(await supervisor.waitReady(5000));
     for (let i = 0; i < 3; i++) {
-      const error = await supervisor.request("action.run", {}).catch((e: CueportError) =>
-        e
-      ) as CueportError;
+      const error = await supervisor.request("action.run", { name: "PANIC" }).catch((
+        e: CueportError,
+      ) => e) as CueportError;
       assert.equal(error.code, "TIMEOUT");
     }
     const deadline = performance.now() + 2000;
@@ -130,7 +130,7 @@ Deno.test("PlayerSupervisor reports not-ready and keeps retrying when the comman
   try {
     assert.equal(await supervisor.waitReady(100), false);
     assert.ok(supervisor.restarts >= 2, `retried ${supervisor.restarts} times`);
-    const error = await supervisor.request("state.get").catch((e: CueportError) =>
+    const error = await supervisor.request("state.get", undefined).catch((e: CueportError) =>
       e
     ) as CueportError;
     assert.equal(error.code, "NOT_READY");
