@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { memoryTransportPair } from "../../protocol/transport.ts";
 import type { RpcId, RpcMessage } from "../../protocol/jsonrpc.ts";
-import { Method } from "../../protocol/methods.ts";
+import { Method, type MethodName, METHODS } from "../../protocol/methods.ts";
+import { z } from "zod";
 import { startPlayer, VirtualClock } from "../../player/mod.ts";
 import { fixtureDataDir } from "../_helpers/fixture.ts";
 
@@ -42,7 +43,7 @@ async function connect() {
     await Deno.remove(dataDir, { recursive: true });
   };
   await call(Method.INITIALIZE, { protocolVersion: "1.1", client: { name: "t", version: "0" } });
-  return { call, send, close };
+  return { call, send, close, dataDir };
 }
 
 /** Values of every JSON type but an object: what `params` must not be. */
@@ -293,6 +294,119 @@ Deno.test("player still accepts the params the service sends", async () => {
     assert.ok(edited.result, JSON.stringify(edited));
     assert.ok((await p.call(Method.CLOCK_ADVANCE, { ms: 0 })).result);
     assert.ok((await p.call(Method.PAIRING_SHOW, { otp: "1", expiresAt: "x" })).result);
+  } finally {
+    await p.close();
+  }
+});
+
+/**
+ * A valid request of every method, as the service sends it. A method added to
+ * the protocol without one here fails the test below, so it is walked too.
+ */
+const SAMPLES: Record<MethodName, unknown> = {
+  [Method.INITIALIZE]: { protocolVersion: "1.3", client: { name: "t", version: "0" } },
+  [Method.STATE_GET]: undefined,
+  [Method.ACTION_RUN]: {
+    name: "SET_CONTROL",
+    params: { controlID: "A", value: 0.5 },
+    projectId: null,
+    idempotencyKey: "t/1",
+  },
+  [Method.EDIT_APPLY]: { projectId: "show", edits: [edit], isUpload: false, idempotencyKey: "t/2" },
+  [Method.CLOCK_ADVANCE]: { ms: 10 },
+  [Method.APPROVAL_REQUEST]: { requestId: "ap-1", address: "127.0.0.1", deviceName: "Desk" },
+  [Method.PAIRING_SHOW]: { otp: "123456", expiresAt: "2026-11-21T19:00:00Z" },
+  [Method.MEDIA_LOCATE]: { projectId: "show", fileId: "f-audio" },
+  [Method.CAMERA_FRAME]: { cameraId: "test-pattern" },
+  [Method.OUTPUT_FRAME]: undefined,
+  [Method.PROJECTS_RELOAD]: undefined,
+  // Last: the session ends.
+  [Method.SHUTDOWN]: undefined,
+};
+
+/** Values of each JSON type, and edge cases of strings and numbers. */
+const VALUES: unknown[] = [null, 5, -1, 1.5, 300, "", "x", "x".repeat(600), true, [], [1], {}];
+
+/** The object schema inside a params schema (`z.object`, perhaps optional), if it is one. */
+function objectOf(schema: z.ZodType): z.ZodObject | null {
+  if (schema instanceof z.ZodObject) return schema;
+  if (schema instanceof z.ZodOptional) return objectOf(schema.unwrap() as z.ZodType);
+  return null;
+}
+
+/**
+ * Params of `method` its schema refuses, each with the field the refusal must
+ * name: params of another JSON type, the sample without each field, and the
+ * sample with each field set to each of `VALUES` the schema refuses.
+ */
+function refusedParams(method: MethodName): Array<{ params: unknown; field: string }> {
+  const schema: z.ZodType = METHODS[method].params;
+  const cases = VALUES.map((params) => ({ params, field: "params" }));
+  const sample = SAMPLES[method] as Record<string, unknown> | undefined;
+  for (const key of Object.keys(objectOf(schema)?.shape ?? {})) {
+    const { [key]: _, ...without } = sample ?? {};
+    cases.push({ params: without, field: `params.${key}` });
+    for (const value of VALUES) {
+      cases.push({ params: { ...sample, [key]: value }, field: `params.${key}` });
+    }
+  }
+  return cases.filter(({ params }) => !schema.safeParse(params).success);
+}
+
+Deno.test("player: every method has a schema in protocol/methods.ts, and the player refuses what it refuses and answers what it declares", async () => {
+  assert.deepEqual(
+    Object.keys(METHODS).sort(),
+    Object.values(Method).sort(),
+    "a schema per method",
+  );
+  assert.deepEqual(
+    Object.keys(SAMPLES).sort(),
+    Object.values(Method).sort(),
+    "a sample per method",
+  );
+  const p = await connect();
+  try {
+    const accepted: string[] = [];
+    let refusals = 0;
+    for (const method of Object.values(Method)) {
+      assert.ok(METHODS[method].params.safeParse(SAMPLES[method]).success, `${method}'s sample`);
+      for (const { params, field } of refusedParams(method)) {
+        refusals++;
+        const answer = await p.call(method, params);
+        const message = answer.error?.message ?? "";
+        if (answer.error?.code !== -32602 || !message.includes(field)) {
+          accepted.push(
+            `${method} ${JSON.stringify(params)?.slice(0, 80)}: ${
+              JSON.stringify(answer).slice(0, 120)
+            }`,
+          );
+        }
+      }
+    }
+    assert.deepEqual(accepted, [], `the player took ${accepted.length} params its schema refuses`);
+    assert.ok(refusals > 200, `${refusals} refusals tried`);
+    // Each sample: params accepted, and a result of the declared shape (or a documented refusal).
+    await Deno.mkdir(`${p.dataDir}/projects/show/media`, { recursive: true });
+    await Deno.writeFile(`${p.dataDir}/projects/show/media/one.wav`, new Uint8Array(44));
+    const results: string[] = [];
+    for (const method of Object.keys(SAMPLES) as MethodName[]) {
+      const answer = await p.call(method, SAMPLES[method]);
+      if (answer.error) {
+        // No output runs in tests: output.frame is -32005 (docs/player-protocol.md).
+        if (method === Method.OUTPUT_FRAME && answer.error.code === -32005) continue;
+        results.push(`${method}: ${JSON.stringify(answer.error)}`);
+        continue;
+      }
+      const checked = METHODS[method].result.safeParse(answer.result);
+      if (!checked.success) {
+        results.push(
+          `${method}: ${checked.error.issues[0]!.path.join(".")}: ${
+            checked.error.issues[0]!.message
+          }`,
+        );
+      }
+    }
+    assert.deepEqual(results, [], "every answer fits its method's result schema");
   } finally {
     await p.close();
   }
