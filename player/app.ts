@@ -33,6 +33,7 @@ import { LiveSaver } from "./live_saver.ts";
 import { captureLiveState, LIVE_STATE_FILE, restoreLiveState } from "./live_state.ts";
 import { ActionKeys } from "./action_keys.ts";
 import type { OutputMode } from "../protocol/output.ts";
+import { type PlayerSettingValues, SETTING_DEFAULTS } from "../protocol/settings.ts";
 import { type Output, startOutput } from "./output/mod.ts";
 
 /** Player name and version reported in the handshake and snapshot. */
@@ -42,11 +43,11 @@ export const PLAYER_INFO = { name: "cueport-player", version: "0.1.0" } as const
 export interface PlayerOptions {
   dataDir: string;
   clock: Clock;
-  /** `pro` includes API access; `free` does not (the API answers 403). */
-  plan?: "pro" | "free";
-  /** Interval of position reports while playing, ms; 0 disables. Default 250. */
+  /** `pro` includes API access; `free` does not (the API answers 403). Default: the `plan` setting's. */
+  plan?: PlayerSettingValues["plan"];
+  /** Interval of position reports while playing, ms; 0 disables. Default: the setting's. */
   positionIntervalMs?: number;
-  /** Undo steps kept per Project (default 100). */
+  /** Undo steps kept per Project. Default: the `historyLimit` setting's. */
   historyLimit?: number;
   /** Where problems go (stderr in the bundled player). */
   log?: (level: "info" | "warn" | "error", message: string) => void;
@@ -127,7 +128,7 @@ export class PlayerApp implements AppServices {
       },
       emit: (update) => this.#emit(update),
       presetsChanged: (patch) => this.#followEditor(patch),
-      historyLimit: options.historyLimit ?? 100,
+      historyLimit: options.historyLimit ?? SETTING_DEFAULTS.historyLimit,
       log: (message) => this.#options.log?.("warn", message),
       compileShader: (vertex, fragment) =>
         this.#output?.compile(vertex, fragment) ?? Promise.resolve(null),
@@ -179,7 +180,7 @@ export class PlayerApp implements AppServices {
     return {
       player: { ...PLAYER_INFO },
       now: this.clock.now(),
-      entitlements: { apiAccess: (this.#options.plan ?? "pro") === "pro" },
+      entitlements: { apiAccess: (this.#options.plan ?? SETTING_DEFAULTS.plan) === "pro" },
       activeProjectId: this.#activeProjectId,
       projects: engines.map((e) => e.project),
       playstates: engines.map((e) => e.playState()),
@@ -457,7 +458,7 @@ export class PlayerApp implements AppServices {
           this.changeAppState("recording-changed", { recording: this.#recorder.state });
         }
       },
-      positionIntervalMs: this.#options.positionIntervalMs ?? 250,
+      positionIntervalMs: this.#options.positionIntervalMs ?? SETTING_DEFAULTS.positionIntervalMs,
     });
   }
 

@@ -9,7 +9,8 @@ import { z } from "zod";
 import {
   isSwitch,
   PLAYER_SETTINGS,
-  type PlayerFlagValues,
+  type PlayerSettingValues,
+  SETTING_DEFAULTS,
   settingIssueMessage,
   type SettingName,
   SETTINGS,
@@ -26,16 +27,21 @@ import type { OutputMode } from "../protocol/output.ts";
 export { PLAYER_INFO, PlayerApp, type PlayerOptions } from "./app.ts";
 export { type Clock, MonotonicClock, VirtualClock } from "./clock.ts";
 
-/** Options of `startPlayer`. */
+/**
+ * Options of `startPlayer`. The settings among them, left out, are their
+ * schemas' defaults (`protocol/settings.ts`); but a player started in process
+ * (tests, benches) runs no ffmpeg and shows no output unless given them:
+ * `cueport player` gives the settings' (`ffmpeg`, `output`).
+ */
 export interface StartPlayerOptions {
   dataDir: string;
   transport: Transport;
   clock?: Clock;
-  plan?: "pro" | "free";
+  plan?: PlayerSettingValues["plan"];
   positionIntervalMs?: number;
   historyLimit?: number;
-  approval?: "approve" | "deny" | "wait";
-  /** The ffmpeg command that captures camera devices; null: none. */
+  approval?: PlayerSettingValues["approval"];
+  /** The ffmpeg command that captures camera devices; null (or absent): none. */
   ffmpeg?: string | null;
   /** How the show is shown (`docs/output.md`); absent: `none`. */
   output?: { mode: OutputMode; browser: string | null };
@@ -57,9 +63,9 @@ export async function startPlayer(options: StartPlayerOptions): Promise<RunningP
   const app = await PlayerApp.open({
     dataDir: options.dataDir,
     clock,
-    plan: options.plan ?? "pro",
-    positionIntervalMs: options.positionIntervalMs ?? 250,
-    historyLimit: options.historyLimit ?? 100,
+    plan: options.plan ?? SETTING_DEFAULTS.plan,
+    positionIntervalMs: options.positionIntervalMs ?? SETTING_DEFAULTS.positionIntervalMs,
+    historyLimit: options.historyLimit ?? SETTING_DEFAULTS.historyLimit,
     ffmpeg: options.ffmpeg ?? null,
     output: options.output ?? { mode: "none", browser: null },
     log: options.log ?? ((level, message) => console.error(`[player] ${level}: ${message}`)),
@@ -90,7 +96,7 @@ export const PLAYER_USAGE = [
 /** The player's settings from its flags, checked by the same schemas as the service's. */
 const PlayerSettings = z.object(
   Object.fromEntries(PLAYER_SPECS.map(([name, spec]) => [name, spec.schema])),
-) as unknown as z.ZodType<PlayerFlagValues>;
+) as unknown as z.ZodType<PlayerSettingValues>;
 
 /**
  * Entry of `cueport player`: serves stdin/stdout until stdin closes or
@@ -160,8 +166,8 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
     ffmpeg: settings.ffmpeg === "off" ? null : settings.ffmpeg,
     approval: settings.approval,
     output: {
-      mode: settings.output ?? "auto",
-      browser: (settings.outputBrowser ?? "auto") === "auto" ? null : settings.outputBrowser!,
+      mode: settings.output,
+      browser: settings.outputBrowser === "auto" ? null : settings.outputBrowser,
     },
   });
   await running.done;

@@ -21,14 +21,15 @@ import type { StateUpdate } from "../protocol/state.ts";
 import { PLAYER_INFO, type PlayerApp } from "./app.ts";
 import type { VirtualClock } from "./clock.ts";
 import { parseParams } from "./rpc_params.ts";
+import { SETTING_DEFAULTS } from "../protocol/settings.ts";
 import { Beside } from "./beside.ts";
 
 /** Options of the methods (those of `servePlayer`). */
 export interface MethodOptions {
   /** When set, `clock.advance` is offered and moves this clock. */
   virtualClock?: VirtualClock;
-  /** How the headless player answers approval requests (it has no screen to ask on). */
-  approval?: "approve" | "deny" | "wait";
+  /** How the headless player answers approval requests (it has no screen to ask on); absent: the setting's default. */
+  approval?: ApprovalRequestResult["decision"];
 }
 
 /** What a handler knows of its request and session. */
@@ -120,10 +121,12 @@ export function playerMethods(
       const p = parseParams(Method.APPROVAL_REQUEST, params);
       console.error(
         `[player] approval requested for ${p.deviceName || "a local client"} (${p.address}): ${
-          options.approval ?? "approve"
+          options.approval ?? SETTING_DEFAULTS.approval
         }`,
       );
-      const result: ApprovalRequestResult = { decision: options.approval ?? "approve" };
+      const result: ApprovalRequestResult = {
+        decision: options.approval ?? SETTING_DEFAULTS.approval,
+      };
       return result;
     },
     [Method.MEDIA_LOCATE]: (params) => {

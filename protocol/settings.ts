@@ -163,7 +163,7 @@ export const SETTINGS = {
     schema: z.enum(["pro", "free"]).default("pro"),
     flag: "plan",
     value: "pro|free",
-    help: "the bundled player's plan (free has no API access)",
+    help: "the bundled player's plan (default pro; free has no API access)",
     doc: "`pro`; `free` has no API access (the API answers 403)",
   },
   playerCommand: {
@@ -462,6 +462,27 @@ export const SETTINGS = {
 /** A setting's name (its config-file key). */
 export type SettingName = keyof typeof SETTINGS;
 
+/** Every setting's value once read, as its schema gives it. */
+export type SettingValues = { [K in SettingName]: z.output<(typeof SETTINGS)[K]["schema"]> };
+
+/** The settings with a default: all but `dataDir`, whose default depends on the platform. */
+export type DefaultedSetting = Exclude<SettingName, "dataDir">;
+
+/**
+ * Every setting's default, from its schema: what a component takes when it is
+ * started without that option. No component repeats a default of its own
+ * (`tests/protocol/settings_test.ts` looks for one).
+ */
+export const SETTING_DEFAULTS: { readonly [K in DefaultedSetting]: SettingValues[K] } = Object
+  .freeze(
+    Object.fromEntries(
+      Object.entries(SETTINGS).flatMap(([name, spec]: [string, SettingSpec]) => {
+        const parsed = spec.schema.safeParse(undefined);
+        return parsed.success ? [[name, parsed.data]] : [];
+      }),
+    ),
+  ) as { readonly [K in DefaultedSetting]: SettingValues[K] };
+
 /** The environment variable of a setting: `CUEPORT_` and the name in upper snake case. */
 export function envName(setting: string): string {
   return "CUEPORT_" + setting.replace(/[A-Z]/g, (c) => "_" + c).toUpperCase();
@@ -527,20 +548,19 @@ export const PLAYER_SETTINGS = [
   "outputBrowser",
 ] as const satisfies readonly SettingName[];
 
-/** The bundled player's settings. */
-export interface PlayerFlagValues {
-  dataDir: string;
-  plan: "pro" | "free";
-  positionIntervalMs: number;
-  approval: "approve" | "deny" | "wait";
-  historyLimit: number;
-  virtualClock: boolean;
-  ffmpeg: string;
-  /** Absent: the player's default, `auto`. */
-  output?: "auto" | "window" | "fullscreen" | "headless" | "none";
-  /** Absent: `auto`. */
-  outputBrowser?: string;
-}
+/** A setting the bundled player takes as a flag. */
+export type PlayerSetting = (typeof PLAYER_SETTINGS)[number];
+
+/** The bundled player's settings once read (`cueport player` parses its flags with their schemas). */
+export type PlayerSettingValues = Pick<SettingValues, PlayerSetting>;
+
+/**
+ * The bundled player's settings as the service passes them: `dataDir`, and
+ * any of the others; one left out is its schema's default in the player.
+ */
+export type PlayerFlagValues =
+  & Pick<SettingValues, "dataDir">
+  & Partial<Omit<PlayerSettingValues, "dataDir">>;
 
 /** The player's settings as flags: what the service puts on the player's command line. */
 export function playerFlags(values: PlayerFlagValues): string[] {

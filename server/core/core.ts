@@ -24,6 +24,7 @@ import { Queries } from "./queries.ts";
 import { clientUpdate, snapshotView } from "./client_updates.ts";
 import { ReadModel } from "./read_model.ts";
 import type { StateUpdate } from "../../protocol/state.ts";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
 /** What an action did: the normalized request and the player's account. */
 export interface ActionResult {
@@ -107,7 +108,7 @@ export class Core {
   constructor(player: PlayerConnection, options: CoreOptions = {}) {
     this.#player = player;
     this.#stagingDir = options.stagingDir;
-    this.bus = new EventBus({ windowMs: options.coalesceMs ?? 5 });
+    this.bus = new EventBus({ windowMs: options.coalesceMs ?? SETTING_DEFAULTS.coalesceMs });
     player.onready = (snapshot, info) => {
       this.model.load(snapshot);
       this.model.setClock(snapshot.now, info.capabilities.virtualClock);

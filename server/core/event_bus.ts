@@ -9,6 +9,7 @@
  */
 import { coalesceKey } from "../../protocol/coalesce.ts";
 import type { StateUpdate } from "../../protocol/state.ts";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
 /** A batch delivered to subscribers, numbered from 1 with no gaps. */
 export interface UpdateBatch {
@@ -33,7 +34,7 @@ export class EventBus {
 
   /** Builds a bus; the default window is 5 ms. */
   constructor(options: EventBusOptions = {}) {
-    this.#windowMs = options.windowMs ?? 5;
+    this.#windowMs = options.windowMs ?? SETTING_DEFAULTS.coalesceMs;
   }
 
   /** Sequence number of the last delivered batch. */

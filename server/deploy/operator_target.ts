@@ -9,6 +9,7 @@ import { readOperatorToken } from "../auth/operator.ts";
 import { defaultDataDir, envName } from "../config.ts";
 import { type InstanceInfo, runningInstance } from "../startup.ts";
 import { installedDataDirs } from "./places.ts";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
 /** Where and how the commands reach the running service. */
 export interface Target {
@@ -62,7 +63,9 @@ export async function findTarget(
   const dataDir = await dataDirOf(values["data-dir"]);
   const running = dataDir ? await runningInstance(dataDir) : null;
   const portGiven = values["http-port"] !== undefined;
-  const port = portGiven ? Number(values["http-port"]) : running?.ports?.http ?? 17736;
+  const port = portGiven
+    ? Number(values["http-port"])
+    : running?.ports?.http ?? SETTING_DEFAULTS.httpPort;
   const token = dataDir ? await readOperatorToken(dataDir) : null;
   return { port, dataDir, token, running, portGiven };
 }

@@ -13,6 +13,7 @@ import {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
 /** The server card's schema (SEP-2127 draft, experimental-ext-server-card). */
 export const SERVER_CARD_SCHEMA =
@@ -61,7 +62,7 @@ export function discoveryDocument(host: string, version: string): Record<string,
 
 /** The answer: the card as JSON, or under its own media type at the server-card path. */
 export function discoveryResponse(request: Request, version: string): Response {
-  const host = request.headers.get("host") ?? "localhost:17736";
+  const host = request.headers.get("host") ?? `localhost:${SETTING_DEFAULTS.httpPort}`;
   const isCard = new URL(request.url).pathname.endsWith("/server-card.json");
   return new Response(JSON.stringify(discoveryDocument(host, version)), {
     headers: {

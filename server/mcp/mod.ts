@@ -25,6 +25,7 @@ import { ResourceFeed } from "./resource_feed.ts";
 import { McpSession, type RequestCaller } from "./session.ts";
 import { type Admission, newSessionId, SessionTable } from "./session_table.ts";
 import { ToolTable } from "./tools.ts";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
 export { TOOL_NAMES } from "./tools.ts";
 
@@ -109,11 +110,14 @@ export class McpEndpoint {
       isLocalhostExempt: options.auth.settings.localhostAuthExempt,
     });
     this.#feed = new ResourceFeed(options.core);
-    this.#tools = new ToolTable({ maxUploadBytes: options.maxUploadBytes ?? 2 * 1024 ** 3 });
-    const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+    this.#tools = new ToolTable({
+      maxUploadBytes: options.maxUploadBytes ?? SETTING_DEFAULTS.maxUploadBytes,
+    });
+    const idleMs = options.sessionIdleMs ?? SETTING_DEFAULTS.mcpSessionIdleMs;
     this.#sessions = new SessionTable({
-      maxSessions: options.maxSessions ?? 32,
-      maxSessionsPerDevice: options.maxSessionsPerDevice ?? 8,
+      maxSessions: options.maxSessions ?? SETTING_DEFAULTS.mcpMaxSessions,
+      maxSessionsPerDevice: options.maxSessionsPerDevice ??
+        SETTING_DEFAULTS.mcpMaxSessionsPerDevice,
       idleMs,
       ...(options.now ? { now: options.now } : {}),
     });
@@ -171,7 +175,7 @@ export class McpEndpoint {
       return response;
     }
     const stream = boundEventStream(response.body, {
-      maxBufferedBytes: this.#o.maxStreamBufferedBytes ?? 1024 * 1024,
+      maxBufferedBytes: this.#o.maxStreamBufferedBytes ?? SETTING_DEFAULTS.mcpMaxBufferedBytes,
       onEnd: () => {
         session.detachStream(stream);
         this.#streams.delete(stream);
@@ -206,7 +210,11 @@ export class McpEndpoint {
     const owner = caller.grant.deviceId ?? caller.grant.device;
     let body: unknown;
     if (request.method === "POST") {
-      const read = await readBoundedJson(request, this.#o.maxBodyBytes ?? 1024 * 1024, peer);
+      const read = await readBoundedJson(
+        request,
+        this.#o.maxBodyBytes ?? SETTING_DEFAULTS.maxBodyBytes,
+        peer,
+      );
       if (read instanceof Response) return read;
       body = read.value;
     }

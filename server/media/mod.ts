@@ -31,6 +31,7 @@ import { type Picture, PictureCache } from "./picture_cache.ts";
 import { RenderPool } from "./pool.ts";
 import type { RenderJob, SourceFile } from "./render/mod.ts";
 import { VariantLimits } from "./variant_limits.ts";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
 export { CameraFeeds } from "./camera_feeds.ts";
 export { RenderPool } from "./pool.ts";
@@ -98,7 +99,7 @@ export class MediaService implements MediaSource {
       ...(options.maxPictureCacheBytes ? { diskBytes: options.maxPictureCacheBytes } : {}),
     });
     this.#variants = options.variants ?? new VariantLimits();
-    this.#maxPixels = options.maxImagePixels ?? 40_000_000;
+    this.#maxPixels = options.maxImagePixels ?? SETTING_DEFAULTS.maxImagePixels;
     this.#cameras = new CameraFeeds({
       capture: (cameraId) => this.#captureCamera(cameraId),
       ...options.cameras,

@@ -10,6 +10,7 @@
  */
 import { writeFileAtomic } from "../../protocol/atomic_write.ts";
 import { CueportError, type MediaOrigin } from "../core/mod.ts";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
 /** A picture as kept. */
 export interface Picture {
@@ -24,12 +25,9 @@ export interface PictureCacheOptions {
   dir?: string;
   /** Bytes kept in memory (default 64 MiB). */
   memoryBytes?: number;
-  /** Bytes kept on disk (default 1 GiB); the least recently used files are removed past it. */
+  /** Bytes kept on disk (default: the `maxPictureCacheBytes` setting's); the least recently used files are removed past it. */
   diskBytes?: number;
 }
-
-/** The default of `diskBytes`. */
-export const DEFAULT_DISK_BYTES = 1024 ** 3;
 
 const EXTENSIONS = { "image/jpeg": "jpg", "image/png": "png" } as const;
 
@@ -55,7 +53,7 @@ export class PictureCache {
     this.#budget = options.memoryBytes ?? 64 * 1024 * 1024;
     this.#disk = options.dir === undefined
       ? null
-      : new DiskIndex(options.dir, options.diskBytes ?? DEFAULT_DISK_BYTES);
+      : new DiskIndex(options.dir, options.diskBytes ?? SETTING_DEFAULTS.maxPictureCacheBytes);
   }
 
   /** The picture of `key` if it is in memory (it becomes the most recently used). */

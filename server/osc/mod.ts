@@ -47,6 +47,7 @@ import {
   Subscriptions,
 } from "./subscriptions.ts";
 import type { OscAddress } from "./addresses.ts";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
 export { ADDRESSES, type OscAddress } from "./addresses.ts";
 export { FEEDBACK_ADDRESSES } from "./feedback.ts";
@@ -172,8 +173,8 @@ export class OscServer {
     this.#scheduler = new BundleScheduler(core.model);
     this.#refusalMeter = this.#refusals.meter("refusals", 1);
     this.#sendBudget = new SendBudget({
-      bytesPerSecond: options.sendBytesPerSecond ?? 32 * 1024,
-      burst: (options.sendBytesPerSecond ?? 32 * 1024) * 2,
+      bytesPerSecond: options.sendBytesPerSecond ?? SETTING_DEFAULTS.oscSendBytesPerSecond,
+      burst: (options.sendBytesPerSecond ?? SETTING_DEFAULTS.oscSendBytesPerSecond) * 2,
     });
     this.#unsubscribe = core.bus.subscribe((batch) => this.#fanOut(batch));
     const idsOf = (key: "clips" | "songs") => () => {

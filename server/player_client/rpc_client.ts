@@ -19,6 +19,7 @@ import { Notification, RequestProgressParams } from "../../protocol/methods.ts";
 import type { Transport } from "../../protocol/transport.ts";
 import { CueportError } from "../core/errors.ts";
 import { notificationOf } from "./results.ts";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
 /** How often deadlines are checked, ms: the precision of request timeouts. */
 const SWEEP_MS = 10;
@@ -73,7 +74,7 @@ export class RpcClient {
   /** Wraps `transport`; call `start()` to begin reading. */
   constructor(transport: Transport, options: { timeoutMs?: number } = {}) {
     this.#transport = transport;
-    this.#defaultTimeoutMs = options.timeoutMs ?? 5000;
+    this.#defaultTimeoutMs = options.timeoutMs ?? SETTING_DEFAULTS.playerTimeoutMs;
     transport.onmessage = (message) => this.#dispatch(message);
     transport.onclose = () => this.#closed();
   }

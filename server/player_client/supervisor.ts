@@ -24,6 +24,7 @@ import type { PlayerConnection } from "../core/player_connection.ts";
 import { type RequestOptions, RpcClient } from "./rpc_client.ts";
 import { checkedResult, notificationOf } from "./results.ts";
 import type { LaunchedPlayer, PlayerLauncher } from "./spawn.ts";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
 /** Restart timing. */
 export interface BackoffOptions {
@@ -132,7 +133,7 @@ export class PlayerSupervisor implements PlayerConnection {
       );
     }
     return typedRequest(this.#client, method, params, {
-      timeoutMs: this.#options.timeoutMs ?? 5000,
+      timeoutMs: this.#options.timeoutMs ?? SETTING_DEFAULTS.playerTimeoutMs,
       ...options,
     });
   }
@@ -183,7 +184,7 @@ export class PlayerSupervisor implements PlayerConnection {
     }
     this.#launched = launched;
     const client = new RpcClient(launched.transport, {
-      timeoutMs: this.#options.timeoutMs ?? 5000,
+      timeoutMs: this.#options.timeoutMs ?? SETTING_DEFAULTS.playerTimeoutMs,
     });
     this.#client = client;
     // A player that stops answering is as good as dead: end it so it restarts.
@@ -209,7 +210,7 @@ export class PlayerSupervisor implements PlayerConnection {
       reading.then(() => "closed"),
     ]);
     try {
-      const timeoutMs = this.#options.timeoutMs ?? 5000;
+      const timeoutMs = this.#options.timeoutMs ?? SETTING_DEFAULTS.playerTimeoutMs;
       const info = await typedRequest(client, Method.INITIALIZE, {
         protocolVersion: PLAYER_PROTOCOL_VERSION,
         client: this.#options.client ?? { name: "cueport", version: "0" },

@@ -7,6 +7,7 @@ import type { z } from "zod";
 import { CueportError, operationNamed, type UploadInput } from "../core/mod.ts";
 import { multipartBoundary, readFilePart } from "./multipart.ts";
 import { route, type RouteSpec, type RouteWire } from "./route.ts";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
 /**
  * The body of an upload, ended with REQUEST_TIMEOUT once a read has waited
@@ -75,7 +76,10 @@ async function upload(
   run: (input: UploadInput) => Promise<unknown>,
   options: EditRoutesOptions,
 ): Promise<unknown> {
-  const { maxUploadBytes: maxBytes, uploadIdleTimeoutMs: idleMs = 30_000 } = options;
+  const {
+    maxUploadBytes: maxBytes,
+    uploadIdleTimeoutMs: idleMs = SETTING_DEFAULTS.uploadIdleTimeoutMs,
+  } = options;
   // A malformed multipart type is refused before a byte of the body is read.
   const boundary = multipartBoundary(request.headers.get("content-type"));
   const length = Number(request.headers.get("content-length") ?? NaN);
@@ -123,7 +127,7 @@ export interface EditRoutesOptions {
   maxUploadBytes: number;
   /**
    * An upload whose client sends no byte for this long is ended with 408
-   * REQUEST_TIMEOUT, its staged bytes removed, ms (setting uploadIdleTimeoutMs; default 30000).
+   * REQUEST_TIMEOUT, its staged bytes removed, ms (setting uploadIdleTimeoutMs, and its default).
    */
   uploadIdleTimeoutMs?: number;
 }

@@ -34,6 +34,7 @@ import { didYouMean } from "../../protocol/suggest.ts";
 import { type Peer, readBoundedText } from "../net/mod.ts";
 import type { HttpDialect } from "../net/dialect.ts";
 import { remotePage } from "../web/mod.ts";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
 /** What each request carries into the app: the peer's address, from the socket. */
 export interface HttpEnv {
@@ -99,8 +100,8 @@ export function allRoutes(
   const routes = [
     ...routeTable(),
     ...editRoutes({
-      maxUploadBytes: options.maxUploadBytes ?? 2 * 1024 ** 3,
-      uploadIdleTimeoutMs: options.uploadIdleTimeoutMs ?? 30_000,
+      maxUploadBytes: options.maxUploadBytes ?? SETTING_DEFAULTS.maxUploadBytes,
+      uploadIdleTimeoutMs: options.uploadIdleTimeoutMs ?? SETTING_DEFAULTS.uploadIdleTimeoutMs,
     }),
   ];
   // The routes that describe this interface: operations of the catalog, told what to say.
@@ -394,8 +395,11 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
   const encode = dialect
     ? (answer: unknown) => new Response(dialect.encode(answer), { headers: JSON_HEADERS })
     : jsonResponse;
-  const limit = options.maxBodyBytes ?? 1024 * 1024;
-  const unauthenticatedLimit = Math.min(limit, options.maxUnauthenticatedBodyBytes ?? 16 * 1024);
+  const limit = options.maxBodyBytes ?? SETTING_DEFAULTS.maxBodyBytes;
+  const unauthenticatedLimit = Math.min(
+    limit,
+    options.maxUnauthenticatedBodyBytes ?? SETTING_DEFAULTS.maxUnauthenticatedBodyBytes,
+  );
   const policy = new Policy({
     core,
     authenticator: options.auth.authenticator,

@@ -40,17 +40,9 @@ export class PlayerProcess {
     })().catch(() => {});
   }
 
-  /** Starts the player on `dataDir` with the service's default options. */
+  /** Starts the player on `dataDir` with the settings' defaults (no other flag). */
   static spawn(dataDir: string): PlayerProcess {
-    const [program, ...args] = bundledPlayerCommand({
-      dataDir,
-      plan: "pro",
-      virtualClock: false,
-      positionIntervalMs: 250,
-      historyLimit: 100,
-      approval: "approve",
-      ffmpeg: "ffmpeg",
-    });
+    const [program, ...args] = bundledPlayerCommand({ dataDir });
     const child = new Deno.Command(program!, {
       args,
       stdin: "piped",

@@ -1,0 +1,176 @@
+import assert from "node:assert/strict";
+import {
+  playerFlags,
+  SETTING_DEFAULTS,
+  SETTINGS,
+  type SettingSpec,
+} from "../../protocol/settings.ts";
+import { loadSettings } from "../../server/config.ts";
+import { settingsRows } from "../../tools/settings_doc.ts";
+
+const SPECS = Object.entries(SETTINGS) as Array<[string, SettingSpec]>;
+const DEFAULTS = Object.entries(SETTING_DEFAULTS) as Array<[string, unknown]>;
+
+/** A default as the README and `--help` write it: `on` for an on|off switch, a list with commas. */
+function written(spec: SettingSpec, value: unknown): string[] {
+  if (Array.isArray(value)) return value.length === 0 ? ["none", "empty"] : [value.join(",")];
+  if (typeof value === "boolean" && spec.value === "on|off") return [value ? "on" : "off"];
+  return [String(value)];
+}
+
+/** `text` as a word of its own (not a part of a longer number or name). */
+function asWord(text: string): RegExp {
+  return new RegExp(`(?<![\\w.])${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w])`);
+}
+
+Deno.test("settings: every setting but dataDir has its default from its schema", () => {
+  assert.deepEqual(
+    DEFAULTS.map(([name]) => name),
+    SPECS.map(([name]) => name).filter((name) => name !== "dataDir"),
+  );
+  for (const [name, value] of DEFAULTS) {
+    const spec = SETTINGS[name as keyof typeof SETTINGS] as SettingSpec;
+    assert.deepEqual(spec.schema.parse(undefined), value, name);
+  }
+});
+
+Deno.test("settings: the service started without a setting has the schema's default, and the player is given only what differs", async () => {
+  const loaded = await loadSettings(["--data-dir", "/tmp/x"], () => undefined);
+  assert.ok(!loaded.help);
+  const { dataDir, ...rest } = loaded.settings;
+  assert.equal(dataDir, "/tmp/x");
+  assert.deepEqual(rest, { ...SETTING_DEFAULTS });
+  // A flag left out is its schema's default in the player too (player/mod.ts parses with it).
+  assert.deepEqual(playerFlags({ dataDir: "/tmp/x" }), ["--data-dir", "/tmp/x"]);
+});
+
+Deno.test("settings: the README's table and --help say each setting's default as its schema gives it", () => {
+  const readme = new Map(settingsRows().map((row) => [row[0]!.replaceAll("`", ""), row[3]!]));
+  const wrong: string[] = [];
+  for (const [name, value] of DEFAULTS) {
+    const spec = SETTINGS[name as keyof typeof SETTINGS] as SettingSpec;
+    const forms = written(spec, value);
+    // The README's column starts with the default, perhaps in backticks.
+    const doc = readme.get(name)!;
+    const first = /^`([^`]*)`/.exec(doc)?.[1] ?? doc.split(/[\s:;(]/)[0]!;
+    if (!forms.includes(first)) wrong.push(`README ${name}: "${first}", not ${forms.join("|")}`);
+    // --help names it, unless it is nothing (an empty list, a switch off).
+    const isNothing = forms[0] === "none" || value === false;
+    if (!isNothing && !forms.some((form) => asWord(form).test(spec.help))) {
+      wrong.push(`--help ${name}: "${spec.help}" lacks ${forms.join("|")}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
+// ---- No component repeats a setting's default ---------------------------------------------
+
+/**
+ * Fallbacks that look like a setting's default but are not one, each with the
+ * reason (the test names any other).
+ */
+const NOT_SETTINGS = new Map([
+  // The log before the settings are read: main.ts loads no settings (nor zod) before the player starts.
+  ["server/log.ts", 'format: LogFormat = "text"'],
+  // The deadline of a DevTools connection of the output's browser, not a request's head.
+  ["player/output/devtools.ts", "timeoutMs = 10_000"],
+]);
+
+/** The program's source files (the settings' own table aside). */
+async function* sources(): AsyncGenerator<string> {
+  for (const dir of ["server", "player", "protocol"]) {
+    for await (const path of walk(dir)) {
+      if (path !== "protocol/settings.ts") yield path;
+    }
+  }
+  yield "main.ts";
+}
+
+async function* walk(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory) yield* walk(path);
+    else if (/\.ts$/.test(entry.name)) yield path;
+  }
+}
+
+/** The value of a literal as code writes it (`"pro"`, `30_000`, `2 * 1024 ** 3`), or undefined. */
+function literal(text: string): unknown {
+  const quoted = /^["'](.*)["']$/.exec(text);
+  if (quoted) return quoted[1];
+  if (!/^[\d_.\s*]+$/.test(text)) return undefined;
+  return text.replaceAll("_", "").replaceAll("**", "^").split("*").reduce((product, factor) => {
+    const [base, exponent] = factor.split("^").map(Number);
+    return product * (exponent === undefined ? base! : base! ** exponent);
+  }, 1);
+}
+
+/** Whether an option's name is a setting's (`timeoutMs` for `playerTimeoutMs`, `plan`). */
+function namesSetting(option: string, setting: string): boolean {
+  const [o, s] = [option.toLowerCase(), setting.toLowerCase()];
+  return o === s || (o.length >= 6 && (s.endsWith(o) || o.endsWith(s)));
+}
+
+/**
+ * The fallbacks in `code` that repeat a setting's default: `x.name ?? literal`,
+ * a default parameter or destructured `name = literal` or `name: alias = literal`,
+ * where the name is the setting's and the literal its default; and any
+ * fallback to a default port (`?? 17736`), whatever it is called.
+ */
+function repeatedDefaults(code: string): string[] {
+  const found: string[] = [];
+  const ports = DEFAULTS.filter(([name]) => /Port$/.test(name)).map(([, v]) => String(v));
+  const fallbacks = [
+    // x.name ?? literal
+    /([\w$#]*)[)"'\]]*\s*\?\?\s*([^,;)}\n?]+)/g,
+    // name = literal, name: alias = literal (a parameter or a destructured field)
+    /([\w$]+)(?::\s*[\w$]+)?\s*(?<![=!<>?])=(?![=>])\s*([^,;)}\n=?]+)/g,
+  ];
+  for (const [index, fallback] of fallbacks.entries()) {
+    for (const match of code.matchAll(fallback)) {
+      const [text, name, expression] = match as unknown as string[];
+      if (index === 0 && ports.some((port) => expression!.includes(port))) {
+        found.push(text!.trim());
+        continue;
+      }
+      const value = literal(expression!.trim());
+      if (value === undefined) continue;
+      for (const [setting, dflt] of DEFAULTS) {
+        if (dflt === value && namesSetting(name!.replace(/^#/, ""), setting)) {
+          found.push(`${text!.trim()} (${setting})`);
+        }
+      }
+    }
+  }
+  return found;
+}
+
+Deno.test("settings: repeatedDefaults() finds a default repeated as a fallback, and only then", () => {
+  const planted = [
+    "this.#timeoutMs = options.timeoutMs ?? 5000;",
+    "const max = this.#o.maxBodyBytes ?? 1024 * 1024;",
+    "const { uploadIdleTimeoutMs: idleMs = 30_000 } = options;",
+    'plan: options.plan ?? "pro",',
+    "const port = running?.ports?.http ?? 17736;",
+    'const host = request.headers.get("host") ?? "localhost:17736";',
+    "maxUploadBytes: options.maxUploadBytes ?? 2 * 1024 ** 3,",
+  ];
+  for (const line of planted) assert.equal(repeatedDefaults(line).length, 1, line);
+  const fine = [
+    "this.#timeoutMs = options.timeoutMs ?? SETTING_DEFAULTS.playerTimeoutMs;",
+    "const grace = options.handshakeTimeoutMs ?? 30_000;", // no setting of that name
+    "const delay = options.maxMs ?? 5000;",
+    'const mode = options.mode ?? "pro";',
+  ];
+  for (const line of fine) assert.deepEqual(repeatedDefaults(line), [], line);
+});
+
+Deno.test("settings: no component repeats a setting's default as a fallback of its own", async () => {
+  const found: string[] = [];
+  for await (const path of sources()) {
+    for (const hit of repeatedDefaults(await Deno.readTextFile(path))) {
+      if (!hit.startsWith(NOT_SETTINGS.get(path) ?? "\0")) found.push(`${path}: ${hit}`);
+    }
+  }
+  assert.deepEqual(found, [], "take SETTING_DEFAULTS (protocol/settings.ts) instead");
+});
