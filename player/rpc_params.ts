@@ -8,8 +8,8 @@
  * catalogs (`protocol/actions.ts`, `protocol/edits/`).
  * @module
  */
-import { RpcError, RpcErrorCode } from "../protocol/jsonrpc.ts";
-import { type MethodName, METHODS, type ParsedParams } from "../protocol/methods.ts";
+import { RpcErrorCode } from "../protocol/jsonrpc.ts";
+import { type MethodName, METHODS, type ParsedParams, parseOrRefuse } from "../protocol/methods.ts";
 
 /**
  * Parses a request's params with its method's schema.
@@ -17,12 +17,9 @@ import { type MethodName, METHODS, type ParsedParams } from "../protocol/methods
  * `Invalid params for action.run: params.name: Invalid input: expected string, received number`
  */
 export function parseParams<M extends MethodName>(method: M, params: unknown): ParsedParams<M> {
-  const parsed = METHODS[method].params.safeParse(params);
-  if (parsed.success) return parsed.data as ParsedParams<M>;
-  const issue = parsed.error.issues[0]!;
-  const field = ["params", ...issue.path.map(String)].join(".");
-  throw new RpcError(
-    RpcErrorCode.INVALID_PARAMS,
-    `Invalid params for ${method}: ${field}: ${issue.message}`,
-  );
+  return parseOrRefuse(METHODS[method].params, params, {
+    code: RpcErrorCode.INVALID_PARAMS,
+    what: `params for ${method}`,
+    root: "params",
+  }) as ParsedParams<M>;
 }

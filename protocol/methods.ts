@@ -5,10 +5,12 @@
  * service types its calls by it and checks the results it reads where that
  * is cheap (`checked`: small answers of rare calls; never the snapshot or the
  * answers of actions, the hot path). Unknown fields are ignored on both
- * sides (a minor protocol version may add some): the schemas strip them.
+ * sides (a minor protocol version may add some): the schemas strip them
+ * (but `edit.apply`'s result, which the service passes on as it is).
  * @module
  */
 import { z } from "zod";
+import { RpcError } from "./jsonrpc.ts";
 import { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
 import { Snapshot, StateUpdate } from "./state.ts";
 
@@ -240,6 +242,23 @@ export type PairingShowParams = z.infer<typeof PairingShowParams>;
 export type StateUpdateParams = z.infer<typeof StateUpdateParams>;
 export type RequestProgressParams = z.infer<typeof RequestProgressParams>;
 export type LogParams = z.infer<typeof LogParams>;
+
+/**
+ * `value` parsed by `schema`, or an RpcError of `code` naming the first bad
+ * field under `root`: `Invalid params for action.run: params.name: Invalid input: expected string, received number`.
+ * @throws {RpcError} when `value` does not fit
+ */
+export function parseOrRefuse(
+  schema: z.ZodType,
+  value: unknown,
+  refusal: { code: number; what: string; root: string },
+): unknown {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = [refusal.root, ...issue.path.map(String)].join(".");
+  throw new RpcError(refusal.code, `Invalid ${refusal.what}: ${field}: ${issue.message}`);
+}
 
 /** Whether two protocol versions can talk (same major). */
 export function isCompatibleVersion(a: string, b: string): boolean {

@@ -28,7 +28,7 @@ export const EditApplyParams = z.object({
 });
 
 /** What one edit did. */
-export const EditOutcome = z.object({
+export const EditOutcome = z.strictObject({
   name: z.string(),
   message: z.string(),
   /** Ids of the items it created, by field name (`clipID`, `songID`, `fileId`, ...). */
@@ -37,21 +37,25 @@ export const EditOutcome = z.object({
   result: z.unknown().optional(),
 });
 
-/** The `edit.apply` result. */
-export const EditApplyResult = z.object({
+/**
+ * The `edit.apply` result. Strict, unlike the other results: the service
+ * passes it on to its clients as it is (`EditResultView` in the core adds
+ * `ok`), so it is the answer's shape too.
+ */
+export const EditApplyResult = z.strictObject({
   projectId: z.string(),
   /** The Project's revision after the edit (unchanged when nothing changed). */
-  revision: z.number(),
+  revision: z.number().int(),
   edits: z.array(EditOutcome),
   /** What changed, by kind: ids of items set or removed. */
-  changed: z.object({
+  changed: z.strictObject({
     clips: z.array(z.string()),
     songs: z.array(z.string()),
     fields: z.array(z.string()),
     presets: z.array(z.string()),
   }),
   /** Steps that can be undone and redone now. */
-  history: z.object({ undo: z.number(), redo: z.number() }),
+  history: z.strictObject({ undo: z.number().int(), redo: z.number().int() }),
 });
 
 /** Derived types. */

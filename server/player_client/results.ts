@@ -8,8 +8,13 @@
  * @module
  */
 import type { z } from "zod";
-import { RpcError, RpcErrorCode } from "../../protocol/jsonrpc.ts";
-import { type MethodName, type MethodResult, METHODS } from "../../protocol/methods.ts";
+import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
+import {
+  type MethodName,
+  type MethodResult,
+  METHODS,
+  parseOrRefuse,
+} from "../../protocol/methods.ts";
 
 /**
  * The result of `method` checked by its schema (unknown fields dropped).
@@ -17,14 +22,11 @@ import { type MethodName, type MethodResult, METHODS } from "../../protocol/meth
  * `Invalid result of media.locate: result.path: Invalid input: expected string, received undefined`
  */
 export function checkedResult<M extends MethodName>(method: M, value: unknown): MethodResult<M> {
-  const result = METHODS[method].result.safeParse(value);
-  if (result.success) return result.data as MethodResult<M>;
-  const issue = result.error.issues[0]!;
-  const field = ["result", ...issue.path.map(String)].join(".");
-  throw new RpcError(
-    RpcErrorCode.INTERNAL_ERROR,
-    `Invalid result of ${method}: ${field}: ${issue.message}`,
-  );
+  return parseOrRefuse(METHODS[method].result, value, {
+    code: RpcErrorCode.INTERNAL_ERROR,
+    what: `result of ${method}`,
+    root: "result",
+  }) as MethodResult<M>;
 }
 
 /** `value` parsed by `schema`, or undefined when it does not fit (a notification to drop). */

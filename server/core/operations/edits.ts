@@ -4,33 +4,19 @@
  * @module
  */
 import { z } from "zod";
-import { editJsonSchema, EDITS, EDITS_BY_NAME } from "../../../protocol/edits/mod.ts";
+import {
+  EditApplyResult,
+  editJsonSchema,
+  EDITS,
+  EDITS_BY_NAME,
+} from "../../../protocol/edits/mod.ts";
 import { EditBody } from "../edits.ts";
 import { CueportError } from "../errors.ts";
 import { stableAnswer } from "../views.ts";
 import { type AnyOperation, defineOperation } from "./operation.ts";
 
-const EditOutcomeView = z.strictObject({
-  name: z.string(),
-  message: z.string(),
-  created: z.record(z.string(), z.string()).optional(),
-  result: z.unknown().optional(),
-});
-
-/** The answer of an edit or an upload. */
-export const EditResultView = z.strictObject({
-  ok: z.literal(true),
-  projectId: z.string(),
-  revision: z.number().int(),
-  edits: z.array(EditOutcomeView),
-  changed: z.strictObject({
-    clips: z.array(z.string()),
-    songs: z.array(z.string()),
-    fields: z.array(z.string()),
-    presets: z.array(z.string()),
-  }),
-  history: z.strictObject({ undo: z.number().int(), redo: z.number().int() }),
-});
+/** The answer of an edit or an upload: the player's `edit.apply` result, and `ok`. */
+export const EditResultView = z.strictObject({ ok: z.literal(true), ...EditApplyResult.shape });
 
 const EditSchemaView = z.strictObject({
   name: z.string(),
