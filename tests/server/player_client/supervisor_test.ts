@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { memoryTransportPair } from "../../../protocol/transport.ts";
 import { PLAYER_PROTOCOL_VERSION } from "../../../protocol/methods.ts";
-import type { RpcRequest } from "../../../protocol/jsonrpc.ts";
+import { RpcError, RpcErrorCode, type RpcRequest } from "../../../protocol/jsonrpc.ts";
 import type { Snapshot } from "../../../protocol/state.ts";
 import { Core, type CueportError } from "../../../server/core/mod.ts";
 import {
@@ -47,10 +47,12 @@ Deno.test("PlayerSupervisor runs the bundled player over real stdio, on a virtua
 
 /**
  * A player that completes the handshake (answering `initialize` after `initializeDelayMs`,
- * as a player opening a large Project), then never answers again.
+ * as a player opening a large Project), then answers only the methods of `answers`, with
+ * their result.
  */
 function hangingLauncher(
   initializeDelayMs = 0,
+  answers: Record<string, unknown> = {},
 ): { launch(): Promise<LaunchedPlayer>; launches: number } {
   const state = {
     launches: 0,
@@ -81,6 +83,8 @@ function hangingLauncher(
             cameras: [],
           };
           void playerSide.send({ jsonrpc: "2.0", id: request.id, result: snapshot });
+        } else if (request.method in answers) {
+          void playerSide.send({ jsonrpc: "2.0", id: request.id, result: answers[request.method] });
         }
       };
       void playerSide.start();
@@ -151,6 +155,32 @@ Deno.test("PlayerSupervisor waits longer than a request for the player's handsha
   try {
     assert.ok(await supervisor.waitReady(5000));
     assert.equal(launcher.launches, 1, "not restarted while it opened its Project");
+  } finally {
+    await supervisor.stop(50);
+  }
+});
+
+Deno.test("PlayerSupervisor checks the results of checked methods: one that does not fit is a player error naming the field", async () => {
+  const launcher = hangingLauncher(0, {
+    "media.locate": { size: 1, modifiedAt: 2 },
+    "camera.frame": { path: "/tmp/c.png", capturedAt: 3, future: true },
+    "action.run": { applied: true, message: "done", future: true },
+  });
+  const supervisor = new PlayerSupervisor(launcher, { timeoutMs: 2000, backoff: { initialMs: 1 } });
+  supervisor.start();
+  try {
+    assert.ok(await supervisor.waitReady(5000));
+    const error = await supervisor.request("media.locate", { projectId: null, fileId: "f" })
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof RpcError, String(error));
+    assert.equal(error.code, RpcErrorCode.INTERNAL_ERROR);
+    assert.match(error.message, /^Invalid result of media\.locate: result\.path: /);
+    // A result that fits is kept without the fields the service does not know.
+    const frame = await supervisor.request("camera.frame", { cameraId: "c" });
+    assert.deepEqual(frame, { path: "/tmp/c.png", capturedAt: 3 });
+    // An action's answer (the hot path) is read as it comes.
+    const outcome = await supervisor.request("action.run", { name: "PANIC" });
+    assert.deepEqual(outcome, { applied: true, message: "done", future: true });
   } finally {
     await supervisor.stop(50);
   }
