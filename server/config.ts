@@ -9,6 +9,7 @@ import { didYouMean } from "../protocol/suggest.ts";
 import {
   envName,
   isSwitch,
+  SETTING_DEFAULTS,
   settingIssueMessage,
   type SettingName,
   settingPlaces,
@@ -40,13 +41,15 @@ const COMMANDS = `       cueport player [options]     (the bundled player; start
        cueport config check [FILE] | path   (checks a config file; where it is by default)
        cueport --version`;
 
+const D = SETTING_DEFAULTS;
+
 /** Usage text of `cueport serve`, from the settings table. */
 export const SERVE_USAGE = [
   "Usage: cueport [serve] [options]",
   COMMANDS,
   "",
-  "Starts the Cueport service: HTTP on 17736, WebSocket on 17734, OSC on UDP 17735,",
-  "and the 5.0.0 interface on 51736 (HTTP) and 51734 (WebSocket) (docs/compat.md).",
+  `Starts the Cueport service: HTTP on ${D.httpPort}, WebSocket on ${D.wsPort}, OSC on UDP ${D.oscPort},`,
+  `and the 5.0.0 interface on ${D.legacyHttpPort} (HTTP) and ${D.legacyWsPort} (WebSocket) (docs/compat.md).`,
   "Options (each also CUEPORT_<NAME> in the environment, or a key of the --config file):",
   ...SPECS.flatMap(([name, spec]) => {
     const left = `  --${spec.flag}${isSwitch(spec) ? "" : ` ${spec.value}`}`;
