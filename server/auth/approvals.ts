@@ -4,21 +4,14 @@
  * operator through the local-only API (`cueport approve`), for 2 minutes.
  * @module
  */
-import type { ApprovalRequestResult } from "../../protocol/methods.ts";
+import type { ApprovalRequestParams, ApprovalRequestResult } from "../../protocol/methods.ts";
 import { CueportError } from "../core/errors.ts";
 
 /** Asks the player; the service passes the supervisor's request here. */
-export type AskPlayer = (
-  request: { requestId: string; address: string; deviceName: string },
-) => Promise<
-  ApprovalRequestResult
->;
+export type AskPlayer = (request: ApprovalRequestParams) => Promise<ApprovalRequestResult>;
 
 /** A request waiting for the operator. */
-export interface PendingApproval {
-  requestId: string;
-  address: string;
-  deviceName: string;
+export interface PendingApproval extends ApprovalRequestParams {
   requestedAt: string;
 }
 
