@@ -98,6 +98,38 @@ const PlayerSettings = z.object(
   Object.fromEntries(PLAYER_SPECS.map(([name, spec]) => [name, spec.schema])),
 ) as unknown as z.ZodType<PlayerSettingValues>;
 
+/** What the player's command line asks: its usage, or to run with these settings. */
+export type PlayerFlags = { help: true } | { help: false; settings: PlayerSettingValues };
+
+/**
+ * The player's settings from its flags, checked by the settings' schemas;
+ * a flag left out is its schema's default.
+ * @throws {Error} naming the bad flag (with the usage, for a flag it does not know)
+ */
+export function readPlayerFlags(args: string[]): PlayerFlags {
+  const options: Record<string, { type: "string" | "boolean" }> = { help: { type: "boolean" } };
+  for (const [, spec] of PLAYER_SPECS) {
+    options[spec.flag] = { type: isSwitch(spec) ? "boolean" : "string" };
+  }
+  let values;
+  try {
+    values = parseArgs({ args, options }).values;
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n\n${PLAYER_USAGE}`);
+  }
+  if (values.help) return { help: true };
+  const raw = Object.fromEntries(
+    PLAYER_SPECS.map(([name, spec]) => [name, values[spec.flag]]).filter(([, v]) =>
+      v !== undefined
+    ),
+  );
+  const parsed = PlayerSettings.safeParse(raw);
+  if (parsed.success) return { help: false, settings: parsed.data };
+  const issue = parsed.error.issues[0]!;
+  const name = String(issue.path[0]) as SettingName;
+  throw new Error(`invalid --${SETTINGS[name].flag}: ${settingIssueMessage(issue)}`);
+}
+
 /**
  * Entry of `cueport player`: serves stdin/stdout until stdin closes or
  * `shutdown`. With `--flags-on-stdin` alone, the flags come as the first line
@@ -120,37 +152,19 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
       Deno.exit(2);
     }
   }
-  const options: Record<string, { type: "string" | "boolean" }> = { help: { type: "boolean" } };
-  for (const [, spec] of PLAYER_SPECS) {
-    options[spec.flag] = { type: isSwitch(spec) ? "boolean" : "string" };
-  }
-  let values;
+  let read: PlayerFlags;
   try {
-    values = parseArgs({ args, options }).values;
+    read = readPlayerFlags(args);
   } catch (error) {
-    console.error(`cueport player: ${(error as Error).message}\n\n${PLAYER_USAGE}`);
+    console.error(`cueport player: ${(error as Error).message}`);
     Deno.exit(2);
   }
-  if (values.help) {
+  if (read.help) {
     // On stdout, as every command's usage: --help ends the player before any protocol starts.
     console.log(PLAYER_USAGE);
     Deno.exit(0);
   }
-  const raw = Object.fromEntries(
-    PLAYER_SPECS.map(([name, spec]) => [name, values[spec.flag]]).filter(([, v]) =>
-      v !== undefined
-    ),
-  );
-  const parsed = PlayerSettings.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const name = String(issue.path[0]) as SettingName;
-    console.error(
-      `cueport player: invalid --${SETTINGS[name].flag}: ${settingIssueMessage(issue)}`,
-    );
-    Deno.exit(2);
-  }
-  const settings = parsed.data;
+  const { settings } = read;
   // The service owns the player's life (shutdown, or stdin closing). A Ctrl-C in a
   // terminal reaches the whole process group; the player lets the service stop it.
   Deno.addSignalListener("SIGINT", () => {});

@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import {
+  PLAYER_SETTINGS,
   playerFlags,
   SETTING_DEFAULTS,
   SETTINGS,
   type SettingSpec,
 } from "../../protocol/settings.ts";
 import { loadSettings } from "../../server/config.ts";
+import { readPlayerFlags } from "../../player/mod.ts";
 import { settingsRows } from "../../tools/settings_doc.ts";
 
 const SPECS = Object.entries(SETTINGS) as Array<[string, SettingSpec]>;
@@ -42,6 +44,32 @@ Deno.test("settings: the service started without a setting has the schema's defa
   assert.deepEqual(rest, { ...SETTING_DEFAULTS });
   // A flag left out is its schema's default in the player too (player/mod.ts parses with it).
   assert.deepEqual(playerFlags({ dataDir: "/tmp/x" }), ["--data-dir", "/tmp/x"]);
+});
+
+Deno.test("settings: the bundled player given only its data dir has every default; the flags the service writes read back as given", () => {
+  const defaults = Object.fromEntries(
+    PLAYER_SETTINGS.filter((name) => name !== "dataDir").map((
+      name,
+    ) => [name, SETTING_DEFAULTS[name]]),
+  );
+  assert.deepEqual(readPlayerFlags(["--data-dir", "/tmp/x"]), {
+    help: false,
+    settings: { dataDir: "/tmp/x", ...defaults },
+  });
+  const given = {
+    dataDir: "/tmp/y",
+    plan: "free",
+    positionIntervalMs: 0,
+    approval: "wait",
+    historyLimit: 7,
+    virtualClock: true,
+    ffmpeg: "off",
+    output: "headless",
+    outputBrowser: "/usr/bin/chromium",
+  } as const;
+  assert.deepEqual(Object.keys(given).sort(), [...PLAYER_SETTINGS].sort(), "every player setting");
+  assert.deepEqual(readPlayerFlags(playerFlags(given)), { help: false, settings: given });
+  assert.throws(() => readPlayerFlags(["--data-dir", "/x", "--plan", "gold"]), /invalid --plan/);
 });
 
 Deno.test("settings: the README's table and --help say each setting's default as its schema gives it", () => {
