@@ -15,6 +15,7 @@ import {
   isCompatibleVersion,
   Method,
   type MethodName,
+  type MethodResult,
   PLAYER_PROTOCOL_VERSION,
 } from "../protocol/methods.ts";
 import type { StateUpdate } from "../protocol/state.ts";
@@ -50,6 +51,15 @@ export interface Session {
 /** One method's handler. */
 export type MethodHandler = (params: unknown, context: MethodContext) => unknown;
 
+/** What a handler of `M` answers: its result, at once, later, or after work beside the order. */
+type Answer<M extends MethodName> =
+  | MethodResult<M>
+  | Promise<MethodResult<M>>
+  | Beside<MethodResult<M>>;
+
+/** A handler of every method, each answering its method's result (`protocol/methods.ts`). */
+type Handlers = { [M in MethodName]: (params: unknown, context: MethodContext) => Answer<M> };
+
 /**
  * The handlers of every method of the protocol (`Method`), by name (an object
  * without a prototype: no `toString` method).
@@ -59,7 +69,7 @@ export function playerMethods(
   session: Session,
   options: MethodOptions,
 ): Record<string, MethodHandler> {
-  const handlers: Record<MethodName, MethodHandler> = {
+  const handlers: Handlers = {
     [Method.INITIALIZE]: (params) => {
       const { protocolVersion } = parseParams(Method.INITIALIZE, params);
       if (!isCompatibleVersion(protocolVersion, PLAYER_PROTOCOL_VERSION)) {
