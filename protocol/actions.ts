@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import type { ActionRunParams } from "./methods.ts";
 
 /** The kinds of action parameter; each has one normalized form. */
 export type ParamKind =
@@ -271,15 +272,15 @@ export const ACTIONS_BY_NAME: ReadonlyMap<string, ActionSpec> = new Map(
 /** Parsed parameter values by name; optional ones may be absent. */
 export type ActionParams = Record<string, string | number | boolean>;
 
-/** An action as it crosses to the player: parsed, base-shifted, typed. */
-export interface NormalizedAction {
-  name: string;
-  params: ActionParams;
-  /** Target project; null means the active one. */
-  projectId: string | null;
-  /** 0-127; present only for the velocity actions. Absent means full velocity. */
-  velocity?: number;
-}
+/**
+ * An action as it crosses to the player: parsed, base-shifted, typed; the
+ * params of `action.run` (`protocol/methods.ts`) without the retry key, its
+ * params checked against the catalog. `projectId` null means the active
+ * Project; `velocity` (0-127) is present only for the velocity actions.
+ */
+export type NormalizedAction =
+  & Omit<ActionRunParams, "idempotencyKey" | "params">
+  & { params: ActionParams };
 
 const schemaCache = new Map<string, z.ZodType>();
 
