@@ -18,7 +18,12 @@ import {
   type RpcRequest,
   type RpcResponse,
 } from "../protocol/jsonrpc.ts";
-import { Method, Notification, type RequestProgressParams } from "../protocol/methods.ts";
+import {
+  Method,
+  Notification,
+  type RequestProgressParams,
+  type StateUpdateParams,
+} from "../protocol/methods.ts";
 import { coalesceUpdates } from "../protocol/coalesce.ts";
 import type { StateUpdate } from "../protocol/state.ts";
 import type { Transport } from "../protocol/transport.ts";
@@ -123,11 +128,8 @@ class PlayerServer {
   // ---- the outbox --------------------------------------------------------------
 
   #notification(updates: StateUpdate[]): RpcMessage {
-    return {
-      jsonrpc: "2.0",
-      method: Notification.STATE_UPDATE,
-      params: { updates, now: this.#app.clock.now() },
-    };
+    const params: StateUpdateParams = { updates, now: this.#app.clock.now() };
+    return { jsonrpc: "2.0", method: Notification.STATE_UPDATE, params };
   }
 
   /** Clock-driven updates (clip ends, cues, positions) go out per microtask when idle. */

@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { memoryTransportPair } from "../../protocol/transport.ts";
 import type { RpcId, RpcMessage } from "../../protocol/jsonrpc.ts";
-import { Method, type MethodName, METHODS } from "../../protocol/methods.ts";
+import {
+  LogParams,
+  Method,
+  type MethodName,
+  METHODS,
+  Notification,
+  RequestProgressParams,
+  StateUpdateParams,
+} from "../../protocol/methods.ts";
 import { z } from "zod";
 import { startPlayer, VirtualClock } from "../../player/mod.ts";
 import { fixtureDataDir } from "../_helpers/fixture.ts";
@@ -20,8 +28,12 @@ async function connect() {
   });
   const answers: Answer[] = [];
   const waiters: Array<() => void> = [];
+  const notifications: Array<{ method: string; params: unknown }> = [];
   serverSide.onmessage = (m) => {
-    if ("method" in m) return;
+    if ("method" in m) {
+      notifications.push({ method: m.method, params: m.params });
+      return;
+    }
     answers.push(m as Answer);
     for (const wake of waiters.splice(0)) wake();
   };
@@ -43,7 +55,7 @@ async function connect() {
     await Deno.remove(dataDir, { recursive: true });
   };
   await call(Method.INITIALIZE, { protocolVersion: "1.1", client: { name: "t", version: "0" } });
-  return { call, send, close, dataDir };
+  return { call, send, close, dataDir, notifications };
 }
 
 /** Values of every JSON type but an object: what `params` must not be. */
@@ -407,6 +419,15 @@ Deno.test("player: every method has a schema in protocol/methods.ts, and the pla
       }
     }
     assert.deepEqual(results, [], "every answer fits its method's result schema");
+    // And what it sent meanwhile (updates of the action, the edit, the reload) fits too.
+    const schemas: Record<string, z.ZodType> = {
+      [Notification.STATE_UPDATE]: StateUpdateParams,
+      [Notification.REQUEST_PROGRESS]: RequestProgressParams,
+      [Notification.LOG]: LogParams,
+    };
+    assert.ok(p.notifications.length > 0, "the samples made updates");
+    const unfit = p.notifications.filter((n) => !schemas[n.method]?.safeParse(n.params).success);
+    assert.deepEqual(unfit, [], "every notification fits its schema");
   } finally {
     await p.close();
   }
