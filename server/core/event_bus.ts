@@ -32,7 +32,7 @@ export class EventBus {
   #seq = 0;
   #windowMs: number;
 
-  /** Builds a bus; the default window is 5 ms. */
+  /** Builds a bus; the default window is the `coalesceMs` setting's. */
   constructor(options: EventBusOptions = {}) {
     this.#windowMs = options.windowMs ?? SETTING_DEFAULTS.coalesceMs;
   }

@@ -37,17 +37,17 @@ export interface McpOptions {
   version: string;
   /** The HTTP budget (a `tools/call` beyond the first of one request takes from it too). */
   rateLimit: RateMeter;
-  /** Largest request body, bytes (default 1 MiB). */
+  /** Largest request body, bytes (default: the `maxBodyBytes` setting's). */
   maxBodyBytes?: number;
   /** Largest file `app_file_edit` imports from bytes (default 2 GiB; the body limit binds first). */
   maxUploadBytes?: number;
-  /** Open sessions at most, of local clients and of remote devices each (default 32). */
+  /** Open sessions at most, of local clients and of remote devices each (default: the `mcpMaxSessions` setting's). */
   maxSessions?: number;
-  /** Open sessions of one remote device at most (default 8). */
+  /** Open sessions of one remote device at most (default: the `mcpMaxSessionsPerDevice` setting's). */
   maxSessionsPerDevice?: number;
-  /** Unsent bytes an event stream (`GET /mcp`) may hold before it is closed (default 1 MiB). */
+  /** Unsent bytes an event stream (`GET /mcp`) may hold before it is closed (default: the `mcpMaxBufferedBytes` setting's). */
   maxStreamBufferedBytes?: number;
-  /** A session idle this long is closed, ms (default 30 minutes). */
+  /** A session idle this long is closed, ms (default: the `mcpSessionIdleMs` setting's). */
   sessionIdleMs?: number;
   /** Monotonic clock, ms (tests move it). */
   now?: () => number;

@@ -55,7 +55,7 @@ export interface MediaServiceOptions {
   dataDir: string;
   /** ffmpeg's command, or null (the setting `off`). */
   ffmpeg: string | null;
-  /** Pictures of more pixels get a card (the setting `maxImagePixels`; default 40,000,000). */
+  /** Pictures of more pixels get a card (the setting `maxImagePixels`, and its default). */
   maxImagePixels?: number;
   /** Bytes of pictures kept on disk (the setting `maxPictureCacheBytes`; default 1 GiB). */
   maxPictureCacheBytes?: number;

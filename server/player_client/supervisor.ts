@@ -38,7 +38,7 @@ export interface BackoffOptions {
 
 /** Options of the supervisor. */
 export interface SupervisorOptions {
-  /** Default request timeout, ms (default 5000). */
+  /** Default request timeout, ms (default: the `playerTimeoutMs` setting's). */
   timeoutMs?: number;
   /**
    * How long the player may take to answer `initialize`, ms (default 30000, at least

@@ -70,13 +70,13 @@ export interface HttpAppOptions {
   hosts: ReadonlySet<string>;
   /** Per-address limits for remote clients. */
   rateLimit: RateMeter;
-  /** Largest JSON body accepted, bytes (default 1 MiB). */
+  /** Largest JSON body accepted, bytes (default: the `maxBodyBytes` setting's). */
   maxBodyBytes?: number;
-  /** Largest body of a remote request without a valid token, bytes (default 16 KiB). */
+  /** Largest body of a remote request without a valid token, bytes (default: the `maxUnauthenticatedBodyBytes` setting's). */
   maxUnauthenticatedBodyBytes?: number;
-  /** Largest upload accepted, bytes (default 2 GiB). */
+  /** Largest upload accepted, bytes (default: the `maxUploadBytes` setting's). */
   maxUploadBytes?: number;
-  /** An upload that sends no byte for this long is ended with 408, ms (default 30000). */
+  /** An upload that sends no byte for this long is ended with 408, ms (default: the `uploadIdleTimeoutMs` setting's). */
   uploadIdleTimeoutMs?: number;
   /** Where unexpected errors are logged with their stack. */
   log?: (message: string) => void;
