@@ -365,68 +365,68 @@ function refusedParams(method: MethodName): Array<{ params: unknown; field: stri
   return cases.filter(({ params }) => !schema.safeParse(params).success);
 }
 
-Deno.test("player: every method has a schema in protocol/methods.ts, and the player refuses what it refuses and answers what it declares", async () => {
-  assert.deepEqual(
-    Object.keys(METHODS).sort(),
-    Object.values(Method).sort(),
-    "a schema per method",
-  );
-  assert.deepEqual(
-    Object.keys(SAMPLES).sort(),
-    Object.values(Method).sort(),
-    "a sample per method",
-  );
-  const p = await connect();
-  try {
-    const accepted: string[] = [];
-    let refusals = 0;
-    for (const method of Object.values(Method)) {
-      assert.ok(METHODS[method].params.safeParse(SAMPLES[method]).success, `${method}'s sample`);
-      for (const { params, field } of refusedParams(method)) {
-        refusals++;
-        const answer = await p.call(method, params);
-        const message = answer.error?.message ?? "";
-        if (answer.error?.code !== -32602 || !message.includes(field)) {
-          accepted.push(
-            `${method} ${JSON.stringify(params)?.slice(0, 80)}: ${
-              JSON.stringify(answer).slice(0, 120)
-            }`,
-          );
-        }
+type Player = Awaited<ReturnType<typeof connect>>;
+
+/** The params its schema refuses that the player took (or refused without naming the field). */
+async function refusalsMissed(p: Player): Promise<{ missed: string[]; tried: number }> {
+  const missed: string[] = [];
+  let tried = 0;
+  for (const method of Object.values(Method)) {
+    assert.ok(METHODS[method].params.safeParse(SAMPLES[method]).success, `${method}'s sample`);
+    for (const { params, field } of refusedParams(method)) {
+      tried++;
+      const answer = await p.call(method, params);
+      if (answer.error?.code !== -32602 || !answer.error.message.includes(field)) {
+        const sent = JSON.stringify(params)?.slice(0, 80);
+        missed.push(`${method} ${sent}: ${JSON.stringify(answer).slice(0, 120)}`);
       }
     }
-    assert.deepEqual(accepted, [], `the player took ${accepted.length} params its schema refuses`);
-    assert.ok(refusals > 200, `${refusals} refusals tried`);
+  }
+  return { missed, tried };
+}
+
+/** The answers to the samples that are not of their method's result schema, in order. */
+async function unfitAnswers(p: Player): Promise<string[]> {
+  const unfit: string[] = [];
+  for (const method of Object.keys(SAMPLES) as MethodName[]) {
+    const answer = await p.call(method, SAMPLES[method]);
+    if (answer.error) {
+      // No output runs in tests: output.frame is -32005 (docs/player-protocol.md).
+      if (method === Method.OUTPUT_FRAME && answer.error.code === -32005) continue;
+      unfit.push(`${method}: ${JSON.stringify(answer.error)}`);
+      continue;
+    }
+    const checked = METHODS[method].result.safeParse(answer.result);
+    const issue = checked.error?.issues[0];
+    if (issue) unfit.push(`${method}: ${issue.path.join(".")}: ${issue.message}`);
+  }
+  return unfit;
+}
+
+/** The schema of each notification's params. */
+const NOTIFICATIONS: Record<string, z.ZodType> = {
+  [Notification.STATE_UPDATE]: StateUpdateParams,
+  [Notification.REQUEST_PROGRESS]: RequestProgressParams,
+  [Notification.LOG]: LogParams,
+};
+
+Deno.test("player: every method has a schema in protocol/methods.ts, and the player refuses what it refuses and answers what it declares", async () => {
+  assert.deepEqual(Object.keys(METHODS).sort(), Object.values(Method).sort(), "a schema each");
+  assert.deepEqual(Object.keys(SAMPLES).sort(), Object.values(Method).sort(), "a sample each");
+  const p = await connect();
+  try {
+    const { missed, tried } = await refusalsMissed(p);
+    assert.deepEqual(missed, [], `the player took ${missed.length} params its schema refuses`);
+    assert.ok(tried > 200, `${tried} refusals tried`);
     // Each sample: params accepted, and a result of the declared shape (or a documented refusal).
     await Deno.mkdir(`${p.dataDir}/projects/show/media`, { recursive: true });
     await Deno.writeFile(`${p.dataDir}/projects/show/media/one.wav`, new Uint8Array(44));
-    const results: string[] = [];
-    for (const method of Object.keys(SAMPLES) as MethodName[]) {
-      const answer = await p.call(method, SAMPLES[method]);
-      if (answer.error) {
-        // No output runs in tests: output.frame is -32005 (docs/player-protocol.md).
-        if (method === Method.OUTPUT_FRAME && answer.error.code === -32005) continue;
-        results.push(`${method}: ${JSON.stringify(answer.error)}`);
-        continue;
-      }
-      const checked = METHODS[method].result.safeParse(answer.result);
-      if (!checked.success) {
-        results.push(
-          `${method}: ${checked.error.issues[0]!.path.join(".")}: ${
-            checked.error.issues[0]!.message
-          }`,
-        );
-      }
-    }
-    assert.deepEqual(results, [], "every answer fits its method's result schema");
+    assert.deepEqual(await unfitAnswers(p), [], "every answer fits its method's result schema");
     // And what it sent meanwhile (updates of the action, the edit, the reload) fits too.
-    const schemas: Record<string, z.ZodType> = {
-      [Notification.STATE_UPDATE]: StateUpdateParams,
-      [Notification.REQUEST_PROGRESS]: RequestProgressParams,
-      [Notification.LOG]: LogParams,
-    };
     assert.ok(p.notifications.length > 0, "the samples made updates");
-    const unfit = p.notifications.filter((n) => !schemas[n.method]?.safeParse(n.params).success);
+    const unfit = p.notifications.filter((n) =>
+      !NOTIFICATIONS[n.method]?.safeParse(n.params).success
+    );
     assert.deepEqual(unfit, [], "every notification fits its schema");
   } finally {
     await p.close();
