@@ -5,7 +5,6 @@
  * @module
  */
 import type { ActionParams, NormalizedAction } from "../../protocol/actions.ts";
-import { RpcError, RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import {
   type CameraFrameResult,
   type EditApplyParams,
@@ -15,7 +14,10 @@ import {
 import { type ActionRequest, normalizeAction } from "./action_rules.ts";
 import { IdempotencyStore, type RetryKey } from "./idempotency.ts";
 import { CueportError } from "./errors.ts";
-import { type EditResult, fromEditError, normalizeEdits } from "./edits.ts";
+import { type EditResult, normalizeEdits } from "./edits.ts";
+import { fromPlayerError } from "./player_errors.ts";
+// Where it was declared before `player_errors.ts` (the player client's tests import it here).
+export { fromPlayerError } from "./player_errors.ts";
 import { stageUpload } from "./uploads.ts";
 import { sanitizeFileName } from "../../protocol/file_names.ts";
 import { EventBus } from "./event_bus.ts";
@@ -60,32 +62,6 @@ export interface UploadOptions {
   maxBytes: number;
   /** The size the client announced, when it did (progress reports use it). */
   expectedBytes: number | null;
-}
-
-/** Maps an error from the player to the service's stable codes. */
-export function fromPlayerError(error: unknown): Error {
-  if (error instanceof CueportError) return error;
-  if (error instanceof RpcError) {
-    switch (error.code) {
-      case RpcErrorCode.ACTION_REFUSED:
-        return new CueportError("ACTION_FAILED", error.message);
-      case RpcErrorCode.NOT_FOUND:
-        return new CueportError("NOT_FOUND", error.message);
-      case RpcErrorCode.INVALID_PARAMS:
-        return new CueportError("INVALID_MESSAGE", error.message);
-      case RpcErrorCode.NOT_ENTITLED:
-        return new CueportError("API_ACCESS_DENIED", error.message);
-      case RpcErrorCode.UNAVAILABLE:
-        return new CueportError("UNAVAILABLE", error.message);
-      case RpcErrorCode.METHOD_NOT_FOUND:
-        return new CueportError(
-          "UNAVAILABLE",
-          `The player does not offer this (${error.message}): it speaks an older protocol`,
-        );
-    }
-    return new CueportError("SERVER_ERROR", `The player failed: ${error.message}`);
-  }
-  return new CueportError("SERVER_ERROR", "The player failed unexpectedly");
 }
 
 /** The key the player gets: a client's keys never meet another client's there either. */
@@ -269,7 +245,7 @@ export class Core {
       return { ok: true, ...result };
     } catch (error) {
       const isBatch = typeof body === "object" && body !== null && "edits" in body;
-      throw fromPlayerError(fromEditError(error, isBatch));
+      throw fromPlayerError(error, { edit: { isBatch } });
     }
   }
 

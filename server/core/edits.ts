@@ -5,7 +5,6 @@
  * @module
  */
 import { z } from "zod";
-import { RpcError, RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import {
   type EditApplyResult,
   type EditRequest,
@@ -94,39 +93,4 @@ export function normalizeEdits(
     }
   }
   return { projectId: projectID ?? null, edits: list };
-}
-
-/**
- * Maps a player error of an edit to the service's stable codes; `isBatch`:
- * the body gave `edits` (a field the player names is then under `edits.<i>.`).
- */
-export function fromEditError(error: unknown, isBatch = false): Error {
-  if (!(error instanceof RpcError)) return error as Error;
-  switch (error.code) {
-    case RpcErrorCode.INVALID_CODE:
-      return invalidCode(error, isBatch);
-    case RpcErrorCode.ACTION_REFUSED:
-      return new CueportError("EDIT_REFUSED", error.message);
-    case RpcErrorCode.NOT_FOUND:
-      return new CueportError("NOT_FOUND", error.message);
-    case RpcErrorCode.INVALID_PARAMS:
-      return new CueportError("INVALID_MESSAGE", error.message);
-    case RpcErrorCode.UNSUPPORTED_MEDIA:
-      return new CueportError("UNSUPPORTED_MEDIA", error.message);
-    case RpcErrorCode.CORRUPT_MEDIA:
-      return new CueportError("CORRUPT_MEDIA", error.message);
-  }
-  return error;
-}
-
-/** INVALID_CODE as a 422 naming the field by its path in the body, with the problems. */
-function invalidCode(error: RpcError, isBatch: boolean): CueportError {
-  const data = (error.data ?? {}) as { field?: unknown; edit?: unknown; problems?: unknown };
-  const field = typeof data.field === "string" ? data.field : "params.code";
-  const path = isBatch ? `edits.${typeof data.edit === "number" ? data.edit : 0}.${field}` : field;
-  return new CueportError(
-    "INVALID_SHADER",
-    error.message.replace(`Invalid ${field}`, `Invalid ${path}`),
-    { field: path, problems: Array.isArray(data.problems) ? data.problems : [] },
-  );
 }

@@ -64,14 +64,17 @@ export class CueportError extends Error {
     return ErrorCode[this.code];
   }
 
-  /** The JSON body every transport sends for an error. */
-  toJSON(): { error: { code: ErrorCodeName; message: string; details?: Record<string, unknown> } } {
-    return {
-      error: this.details
-        ? { code: this.code, message: this.message, details: this.details }
-        : { code: this.code, message: this.message },
-    };
+  /** The JSON body every transport sends for an error (`errorBody`, under `error`). */
+  toJSON(): { error: WireError } {
+    return { error: errorBody(this) };
   }
+}
+
+/** What every wire carries of an error: `{code, message, details?}`. */
+export interface WireError {
+  code: ErrorCodeName;
+  message: string;
+  details?: Record<string, unknown>;
 }
 
 /**
@@ -83,4 +86,55 @@ export function asCueportError(error: unknown): CueportError {
   return error instanceof CueportError
     ? error
     : new CueportError("SERVER_ERROR", "Internal server error");
+}
+
+/**
+ * The one serialization fallback: any thrown value as the body every wire
+ * sends (HTTP's `error`, the WebSocket's `error`, an OSC reply's `data`,
+ * MCP's `data` and tool result). Anything but a `CueportError` is
+ * SERVER_ERROR "Internal server error" (`asCueportError`); details that
+ * cannot be serialized (nested too deep, a BigInt, a cycle) are left out,
+ * so that the error still goes out with its code and message (a 4xx never
+ * turns into a 500).
+ * @example
+ * ```ts
+ * errorBody(new TypeError("x is undefined")); // {code: "SERVER_ERROR", message: "Internal server error"}
+ * ```
+ */
+export function errorBody(error: unknown): WireError {
+  const e = asCueportError(error);
+  if (e.details === undefined) return { code: e.code, message: e.message };
+  try {
+    JSON.stringify(e.details);
+    return { code: e.code, message: e.message, details: e.details };
+  } catch {
+    return { code: e.code, message: e.message };
+  }
+}
+
+/** A field renamed by a transport: its name on the wire, and how a message calls it. */
+export interface WireField {
+  field: string;
+  /** How the message names it (`args[0] (otp)`); default `field`. */
+  label?: string;
+}
+
+/**
+ * A refusal naming the field as the transport's wire names it (OSC's
+ * `/connect` names `args[0]` where `pair` says `otp`; an MCP tool names
+ * `clipID` where the action rules say `params[0] (clipID)`): `rename` maps
+ * the core's field to the wire's, or gives undefined to leave it. Anything
+ * but a `CueportError` naming a field comes back as it is.
+ */
+export function withWireField(
+  error: unknown,
+  rename: (field: string) => WireField | undefined,
+): unknown {
+  const field = error instanceof CueportError ? error.details?.field : undefined;
+  if (typeof field !== "string") return error;
+  const wire = rename(field);
+  if (!wire) return error;
+  const e = error as CueportError;
+  const message = e.message.split(field).join(wire.label ?? wire.field);
+  return new CueportError(e.code, message, { ...e.details, field: wire.field });
 }

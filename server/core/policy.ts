@@ -42,6 +42,21 @@ export interface InvokeOptions {
   retry?: { key: unknown; field: string } | undefined;
   /** The services the transport gives its operations (auth, media, facts, signal...). */
   context?: InvokeContext;
+  /**
+   * The transport's own unit over the operation, run in its place under the
+   * operation's authorization: an MCP tool (its own input, checked by `parse`
+   * after the scope, and a `run` that calls operations through `invoke`
+   * itself), MCP's listing of resources. The operation decides who may; this
+   * decides what runs.
+   */
+  as?: TransportUnit;
+}
+
+/** A transport's own unit run under an operation's authorization (`InvokeOptions.as`). */
+export interface TransportUnit {
+  /** Checks the raw input as the transport declares it. */
+  parse(raw: unknown): unknown;
+  run(input: unknown): unknown;
 }
 
 /** What a transport adds to an operation's context (`invoke` adds the core and the caller). */
@@ -197,6 +212,11 @@ export class Policy {
     input: unknown,
     options: InvokeOptions,
   ): Prepared {
+    const unit = options.as;
+    if (unit) {
+      const checked = unit.parse(input);
+      return { input: checked, run: () => unit.run(checked) };
+    }
     const ctx: OperationContext = {
       ...options.context,
       core: this.#o.core,

@@ -6,7 +6,7 @@
  * @module
  */
 import { asCueportError, type ErrorCodeName } from "../core/mod.ts";
-import { httpError } from "../net/http_error.ts";
+import { httpError, type HttpErrorOptions } from "../net/http_error.ts";
 import type { HttpErrorForm } from "../net/dialect.ts";
 
 /** The WebSocket error types of 5.0.0. */
@@ -68,8 +68,8 @@ export function v5Status(status: number): number {
 }
 
 /** An error in the 5.0.0 HTTP form: the service's JSON body, at a 5.0.0 status. */
-export function v5HttpError(error: unknown): HttpErrorForm {
-  const form = httpError(error);
+export function v5HttpError(error: unknown, options?: HttpErrorOptions): HttpErrorForm {
+  const form = httpError(error, options);
   return { ...form, status: v5Status(form.status) };
 }
 

@@ -19,6 +19,8 @@ import {
   CueportError,
   operationNamed,
   VELOCITY_ACTIONS,
+  type WireField,
+  withWireField,
 } from "../core/mod.ts";
 import { type AnyTool, changeAnnotations, type McpTool, type ToolContext } from "./tool.ts";
 
@@ -88,15 +90,9 @@ function actionBody(input: Record<string, unknown>): Record<string, unknown> {
  * The action rules name a param by position (`params[0] (clipID)`); a tool's
  * input names it (`clipID`).
  */
-function namedParamError(error: unknown): unknown {
-  if (!(error instanceof CueportError) || typeof error.details?.field !== "string") return error;
-  const match = /^params\[\d+\] \((\w+)\)$/.exec(error.details.field);
-  if (!match) return error;
-  return new CueportError(
-    error.code,
-    error.message.replace(error.details.field, match[1]!),
-    { ...error.details, field: match[1] },
-  );
+function namedParam(field: string): WireField | undefined {
+  const name = /^params\[\d+\] \((\w+)\)$/.exec(field)?.[1];
+  return name === undefined ? undefined : { field: name };
 }
 
 const action = operationNamed("action");
@@ -109,7 +105,7 @@ async function runAction(input: Record<string, unknown>, ctx: ToolContext) {
   try {
     return await ctx.run(action, actionBody(input)) as Record<string, unknown>;
   } catch (error) {
-    throw namedParamError(error);
+    throw withWireField(error, namedParam);
   }
 }
 

@@ -1,22 +1,12 @@
 /**
  * How a tool's answer goes out: the structured result as `structuredContent`
- * and as JSON text (for clients that read only text), images beside it; an
- * error as a tool result (`isError`) with the one error code and a hint of
- * what to call next, so the model can correct itself.
+ * and as JSON text (for clients that read only text), images beside it; and
+ * the hint of what to call next that a failed call carries (`errors.ts`
+ * makes the failed call's result), so the model can correct itself.
  * @module
  */
-import { asCueportError, type CueportError } from "../core/mod.ts";
-import type { ToolAnswer } from "./tool.ts";
-
-/** A `tools/call` result. */
-export interface CallResult {
-  [key: string]: unknown;
-  content: Array<
-    { type: "text"; text: string } | { type: "image"; data: string; mimeType: string }
-  >;
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-}
+import type { CueportError } from "../core/mod.ts";
+import type { CallResult, ToolAnswer } from "./tool.ts";
 
 /** A successful call. */
 export function resultOf(answer: ToolAnswer): CallResult {
@@ -83,24 +73,4 @@ export function hintOf(e: CueportError, tool: string): string {
     default:
       return "read the message; app_get_app_state and app_get_project show the current state";
   }
-}
-
-/** A failed call as a tool result; never leaks a stack. */
-export function errorResultOf(error: unknown, tool: string): CallResult {
-  const e = asCueportError(error);
-  const body = {
-    error: {
-      code: e.code,
-      message: e.message,
-      ...(e.details ? { details: e.details } : {}),
-      hint: hintOf(e, tool),
-    },
-  };
-  let text: string;
-  try {
-    text = JSON.stringify(body);
-  } catch {
-    text = JSON.stringify({ error: { code: e.code, message: e.message, hint: body.error.hint } });
-  }
-  return { content: [{ type: "text", text }], isError: true };
 }

@@ -13,12 +13,13 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
-import { asCueportError, type Core, type MediaSource } from "../core/mod.ts";
+import type { Core, MediaSource } from "../core/mod.ts";
 import { Policy } from "../core/mod.ts";
 import { isLocalAddress } from "../auth/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
 import type { AuthService } from "../auth/service.ts";
 import { readBoundedJson } from "./body.ts";
+import { refusal, rpcErrorResponse } from "./errors.ts";
 import { discoveryResponse } from "./discovery.ts";
 import { type BoundedEventStream, boundEventStream } from "./event_stream.ts";
 import { ResourceFeed } from "./resource_feed.ts";
@@ -57,32 +58,6 @@ export interface McpOptions {
 export interface McpPeer {
   address: string;
   readingBody?(isReading: boolean): void;
-}
-
-/** A JSON-RPC error answer with an HTTP status, as the SDK's transport answers. */
-function rpcErrorResponse(
-  status: number,
-  code: number,
-  message: string,
-  options: { data?: unknown; headers?: Record<string, string> } = {},
-): Response {
-  const error = options.data === undefined
-    ? { code, message }
-    : { code, message, data: options.data };
-  return Response.json({ jsonrpc: "2.0", error, id: null }, {
-    status,
-    headers: options.headers ?? {},
-  });
-}
-
-/** A refusal of the service (401, 403, 413, ...) in JSON-RPC form; 401 says how to authenticate. */
-function refusal(error: unknown): Response {
-  const e = asCueportError(error);
-  const headers: Record<string, string> = {};
-  if (e.status === 401) headers["www-authenticate"] = 'Bearer realm="app"';
-  const retry = e.details?.retryAfterSeconds;
-  if (typeof retry === "number") headers["retry-after"] = String(retry);
-  return rpcErrorResponse(e.status, -32001, e.message, { data: e.toJSON().error, headers });
 }
 
 function isInitialize(body: unknown): boolean {

@@ -23,6 +23,7 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CueportError } from "../core/mod.ts";
+import { invalidParams } from "./errors.ts";
 
 /** What a schema's check says, as far as this needs it. */
 interface Checked {
@@ -110,11 +111,7 @@ export function invalidParamsAnswer(message: JSONRPCMessage): JSONRPCMessage | n
     `Invalid ${field}: ${describe(issue, message)}`,
     { field },
   );
-  return {
-    jsonrpc: "2.0",
-    id: message.id,
-    error: { code: -32602, message: error.message, data: error.toJSON().error },
-  };
+  return invalidParams(message.id, error);
 }
 
 /** What the guard needs of a transport: the SDK's `Transport` members. */

@@ -21,7 +21,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   type AnyOperation,
-  asCueportError,
+  type Caller,
   type Core,
   type MediaSource,
   operationNamed,
@@ -29,12 +29,13 @@ import {
 import type { Policy } from "../core/mod.ts";
 import type { Grant } from "../auth/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
-import { errorResultOf, resultOf } from "./answers.ts";
+import { resultOf } from "./answers.ts";
+import { errorResultOf, mcpError } from "./errors.ts";
 import type { BoundedEventStream } from "./event_stream.ts";
 import type { ResourceFeed } from "./resource_feed.ts";
 import { listResources, RESOURCE_TEMPLATES, resourceRead } from "./resources.ts";
 import { guardRequests } from "./request_check.ts";
-import { checkToolInput, type ToolContext } from "./tool.ts";
+import { checkToolInput, type ToolAnswer, type ToolContext } from "./tool.ts";
 import type { ToolTable } from "./tools.ts";
 
 /** The caller of one HTTP request, handed to the handlers as the SDK's `authInfo.extra`. */
@@ -71,17 +72,9 @@ function callerOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): Re
   return caller;
 }
 
-/** A `CueportError` as a JSON-RPC error (resources: not-found is -32002 by the MCP spec). */
-function rpcError(error: unknown): McpError {
-  const e = asCueportError(error);
-  const code = e.code === "NOT_FOUND"
-    ? -32002
-    : e.code === "INVALID_MESSAGE"
-    ? -32602
-    : e.code === "SERVER_ERROR"
-    ? -32603
-    : -32600;
-  return new McpError(code, e.message, e.toJSON().error);
+/** The caller of a request as the policy knows it: its address and the session's grant. */
+function whoIs(caller: RequestCaller): Caller {
+  return { address: caller.address, isLocal: caller.isLocal, grant: caller.grant };
 }
 
 /** One session: its server, transport and resource subscriptions. */
@@ -170,7 +163,7 @@ export class McpSession {
   /** Runs operations for `caller`: authorized by the one policy, input checked, run. */
   #context(caller: RequestCaller, where: string): ToolContext {
     const { core, media, policy } = this.#deps;
-    const who = { address: caller.address, isLocal: caller.isLocal, grant: caller.grant };
+    const who = whoIs(caller);
     return {
       run: async (operation: AnyOperation, raw: unknown) =>
         await policy.invoke(operation, who, raw, { where, context: { media } }),
@@ -198,15 +191,24 @@ export class McpSession {
       try {
         // A local client is not metered (server/auth/rate_limit.ts).
         if (++caller.calls > 1) rateLimit.take(caller.address);
-        const ctx = this.#context(caller, `The tool ${name}`);
-        // Scope first: a refused tool says so, whatever its input.
-        await policy.authorize(
-          { address: caller.address, isLocal: caller.isLocal, grant: caller.grant },
+        const where = `The tool ${name}`;
+        const ctx = this.#context(caller, where);
+        // The tool runs under its operation's authorization, through the one path: the scope
+        // first (a refused tool says so, whatever its input), then its input, then its call,
+        // whose operations go through `Policy.invoke` each (`#context`).
+        const answer = await policy.invoke(
           tool.operation,
-          `The tool ${name}`,
+          whoIs(caller),
+          request.params.arguments,
+          {
+            where,
+            as: {
+              parse: (raw) => checkToolInput(tool, raw),
+              run: (input) => tool.call(input, ctx),
+            },
+          },
         );
-        const input = checkToolInput(tool, request.params.arguments);
-        return resultOf(await tool.call(input, ctx));
+        return resultOf(answer as ToolAnswer);
       } catch (error) {
         return errorResultOf(error, name);
       }
@@ -215,25 +217,26 @@ export class McpSession {
 
   #handleResources(): void {
     const { core, policy } = this.#deps;
-    const allowRead = async (caller: RequestCaller, operation: AnyOperation) => {
+    /** A listing, run under the `projects` operation's authorization (what it lists). */
+    const listing = async <T>(caller: RequestCaller, list: () => T): Promise<T> => {
       try {
-        await policy.authorize(
-          { address: caller.address, isLocal: caller.isLocal, grant: caller.grant },
-          operation,
-          "Resources",
-        );
+        return await policy.invoke(projectsOperation, whoIs(caller), undefined, {
+          where: "Resources",
+          as: { parse: () => undefined, run: list },
+        }) as T;
       } catch (error) {
-        throw rpcError(error);
+        throw mcpError(error);
       }
     };
-    this.server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
-      await allowRead(callerOf(extra), projectsOperation);
-      return { resources: listResources(core) };
-    });
-    this.server.setRequestHandler(ListResourceTemplatesRequestSchema, async (_request, extra) => {
-      await allowRead(callerOf(extra), projectsOperation);
-      return { resourceTemplates: RESOURCE_TEMPLATES };
-    });
+    this.server.setRequestHandler(
+      ListResourcesRequestSchema,
+      (_request, extra) => listing(callerOf(extra), () => ({ resources: listResources(core) })),
+    );
+    this.server.setRequestHandler(
+      ListResourceTemplatesRequestSchema,
+      (_request, extra) =>
+        listing(callerOf(extra), () => ({ resourceTemplates: RESOURCE_TEMPLATES })),
+    );
     this.server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
       const caller = callerOf(extra);
       const uri = request.params.uri;
@@ -242,7 +245,7 @@ export class McpSession {
         const value = await this.#context(caller, "Resources").run(operation, input);
         return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(value) }] };
       } catch (error) {
-        throw rpcError(error);
+        throw mcpError(error);
       }
     });
     this.server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
@@ -252,7 +255,7 @@ export class McpSession {
         const { operation, input } = resourceRead(uri);
         await this.#context(caller, "Resources").run(operation, input); // it exists, it may be read
       } catch (error) {
-        throw rpcError(error);
+        throw mcpError(error);
       }
       if (this.subscriptions.size >= 256) {
         throw new McpError(-32600, "Too many subscriptions: at most 256 per session");

@@ -21,6 +21,16 @@ export interface ToolAnswer {
   images?: ToolImage[];
 }
 
+/** A `tools/call` result: the answer, or a failure with `isError` (`errors.ts`). */
+export interface CallResult {
+  [key: string]: unknown;
+  content: Array<
+    { type: "text"; text: string } | { type: "image"; data: string; mimeType: string }
+  >;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
 /** What a tool may do while it runs. */
 export interface ToolContext {
   /** Runs an operation of the catalog for the caller (authorized, input checked). */

@@ -10,14 +10,10 @@
  */
 import type { StateUpdate } from "../../protocol/state.ts";
 import type { Core, CueportError } from "../core/mod.ts";
+import type { HttpErrorForm, HttpErrorOptions } from "./http_error.ts";
 import type { RouteSpec } from "./route.ts";
 
-/** The HTTP form of an error: status, headers and the JSON body. */
-export interface HttpErrorForm {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-}
+export type { HttpErrorForm } from "./http_error.ts";
 
 /** What an HTTP interface version decides. */
 export interface HttpDialect {
@@ -27,8 +23,8 @@ export interface HttpDialect {
   routes: RouteSpec[];
   /** An answer as JSON text. */
   encode(answer: unknown): string;
-  /** An error in its HTTP form. */
-  error(error: unknown): HttpErrorForm;
+  /** An error in its HTTP form: its one HTTP error mapping (`server/net/http_error.ts`'s, restated). */
+  error(error: unknown, options?: HttpErrorOptions): HttpErrorForm;
   /** The refusal of a request no route takes. */
   notFound(method: string, path: string): CueportError;
   /** Headers every answer carries (the deprecation headers of 5.0.0). */

@@ -1,9 +1,12 @@
 /**
  * The one HTTP form of an error, for every answer given over HTTP: routes,
- * refusals before routing, the WebSocket port's upgrade answers.
+ * refusals before routing, the WebSocket port's upgrade answers, OSCQuery.
+ * The body is the core's `errorBody` (the one serialization fallback); an
+ * interface version changes only the status (5.0.0's `v5HttpError` wraps
+ * this one).
  * @module
  */
-import { asCueportError, type CueportError } from "../core/errors.ts";
+import { asCueportError, errorBody } from "../core/errors.ts";
 
 /** What an answer may change of an error's usual HTTP form. */
 export interface HttpErrorOptions {
@@ -13,10 +16,14 @@ export interface HttpErrorOptions {
 }
 
 /** The HTTP form of an error: status, headers and the JSON body. */
-export function httpError(
-  error: unknown,
-  options: HttpErrorOptions = {},
-): { status: number; headers: Record<string, string>; body: unknown } {
+export interface HttpErrorForm {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** The HTTP form of any thrown value: status, headers and the JSON body `{error}`. */
+export function httpError(error: unknown, options: HttpErrorOptions = {}): HttpErrorForm {
   const e = asCueportError(error);
   const headers: Record<string, string> = {};
   const retry = e.details?.retryAfterSeconds;
@@ -26,21 +33,18 @@ export function httpError(
     headers["connection"] = "close";
   }
   Object.assign(headers, options.headers);
-  return { status: options.status ?? e.status, headers, body: bodyOf(e) };
+  return { status: options.status ?? e.status, headers, body: { error: errorBody(e) } };
 }
 
-function bodyOf(e: CueportError): unknown {
-  try {
-    JSON.stringify(e.details);
-    return e.toJSON();
-  } catch {
-    // Details that cannot be serialized (too deep, a BigInt) must not turn a 4xx into a 500.
-    return { error: { code: e.code, message: e.message } };
-  }
-}
-
-/** Any thrown value as an HTTP answer; never leaks a stack. */
-export function errorAnswer(error: unknown, options?: HttpErrorOptions): Response {
-  const { status, headers, body } = httpError(error, options);
+/**
+ * Any thrown value as an HTTP answer; never leaks a stack. `form` is the
+ * mapping of an interface version other than 6.0's (the 5.0.0 statuses).
+ */
+export function errorAnswer(
+  error: unknown,
+  options?: HttpErrorOptions,
+  form: (error: unknown, options?: HttpErrorOptions) => HttpErrorForm = httpError,
+): Response {
+  const { status, headers, body } = form(error, options);
   return Response.json(body, { status, headers });
 }

@@ -20,6 +20,8 @@ import {
   CueportError,
   operationNamed,
   type UpdateBatch,
+  type WireField,
+  withWireField,
 } from "../core/mod.ts";
 import { type DatagramSocket, normalizeAddress, type UdpPort } from "../net/mod.ts";
 import { BundleScheduler, timetagMs } from "./bundles.ts";
@@ -35,7 +37,7 @@ import {
 } from "./coerce.ts";
 import { batchFeedback, currentFeedback, type Feedback } from "./feedback.ts";
 import { type Match, matchAddress, type PatternValues } from "./match.ts";
-import { encodeMessage, encodeRefusal, encodeReply, errorData } from "./replies.ts";
+import { encodeError, encodeMessage, encodeRefusal, encodeReply } from "./replies.ts";
 import { Senders } from "./senders.ts";
 import { ValueCoalescer, valueKey } from "./coalesce.ts";
 import { SendBudget } from "./send_budget.ts";
@@ -254,7 +256,7 @@ export class OscServer {
     try {
       this.#o.rateLimit.take(address); // local senders pass: the meter decides (`rate_limit.ts`)
     } catch (error) {
-      this.#refuse(peer, "", asCueportError(error));
+      this.#refuse(peer, "", error);
       return;
     }
     let packet: osc.OscPacketOutput;
@@ -271,15 +273,7 @@ export class OscServer {
         ? error
         : new CueportError("INVALID_MESSAGE", `Invalid OSC packet: ${(error as Error).message}`);
       // Only a sender that may send hears of it; anyone else's garbage is dropped.
-      if (this.#grantOf(peer)) {
-        this.#send(
-          peer,
-          peer.port,
-          encodeMessage("/error", [
-            JSON.stringify({ address: null, status: "error", data: errorData(refusal) }),
-          ]),
-        );
-      }
+      if (this.#grantOf(peer)) this.#send(peer, peer.port, encodeError(refusal));
       return;
     }
     this.#packet(packet, peer, 0);
@@ -372,7 +366,7 @@ export class OscServer {
       this.#o.rateLimit.take(peer.address, due);
       return true;
     } catch (error) {
-      this.#refuse(peer, address, asCueportError(error));
+      this.#refuse(peer, address, error);
       return false;
     }
   }
@@ -495,7 +489,7 @@ export class OscServer {
   }
 
   /** Refuses a sender: to one that may not send, at most a small reply, rate-limited. */
-  #refuse(peer: Peer, address: string, error: CueportError): void {
+  #refuse(peer: Peer, address: string, error: unknown): void {
     if (this.#grantOf(peer)) {
       this.#send(peer, peer.port, encodeReply(address || "/error", { error }));
       return;
@@ -541,7 +535,7 @@ export class OscServer {
       this.#send(peer, port, encodeReply("/connect", { data: { ok: true, ...device } }));
       this.#o.log?.(`OSC sender ${peer.address} paired as ${device.deviceId}`);
     } catch (error) {
-      this.#refuse(peer, "/connect", asConnectArgsError(asCueportError(error)));
+      this.#refuse(peer, "/connect", withWireField(error, connectArg));
     }
   }
 
@@ -706,12 +700,9 @@ const CONNECT_ARGS: Record<string, string> = {
   scopes: "args[2]",
 };
 
-/** A refusal of `pair` run for `/connect`, naming `args[i]` rather than `pair`'s fields. */
-function asConnectArgsError(error: CueportError): CueportError {
-  const field = error.details?.field;
-  const top = typeof field === "string" ? field.split(/[.[]/)[0] ?? "" : "";
+/** A field of `pair` as `/connect` names it: the argument the desk sent (`args[0] (otp)`). */
+function connectArg(field: string): WireField | undefined {
+  const top = field.split(/[.[]/)[0] ?? "";
   const arg = CONNECT_ARGS[top];
-  if (!arg || typeof field !== "string") return error;
-  const message = error.message.split(field).join(`${arg} (${top})`);
-  return new CueportError(error.code, message, { ...error.details, field: arg });
+  return arg ? { field: arg, label: `${arg} (${top})` } : undefined;
 }

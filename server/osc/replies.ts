@@ -2,10 +2,13 @@
  * The replies of the OSC port: `/reply<address>` with one string argument,
  * the JSON `{"address", "status": "ok" | "error", "data"}` (QLab's shape);
  * an error's `data` is `{code, message, details?}` with the service's codes.
+ * The one place where an error becomes an OSC answer: a reply, `/error` for
+ * a packet that could not be read, and the short refusal of a sender that
+ * may not send; each takes its body from the core's `errorBody`.
  * @module
  */
 import * as osc from "osc-min";
-import { asCueportError, CueportError } from "../core/mod.ts";
+import { asCueportError, CueportError, errorBody } from "../core/mod.ts";
 import { encodePlainMessage } from "./encode.ts";
 
 /** The largest reply sent; a bigger answer becomes PAYLOAD_TOO_LARGE (ask over HTTP). */
@@ -20,11 +23,6 @@ export interface ReplyBody {
 
 function bytesOf(view: DataView): Uint8Array<ArrayBuffer> {
   return new Uint8Array(view.buffer as ArrayBuffer, view.byteOffset, view.byteLength);
-}
-
-/** The error as a reply's data. */
-export function errorData(error: unknown): ReplyBody["data"] {
-  return asCueportError(error).toJSON().error;
 }
 
 /**
@@ -44,7 +42,7 @@ export function encodeReply(
   outcome: { data: unknown } | { error: unknown },
 ): Uint8Array<ArrayBuffer> {
   const body: ReplyBody = "error" in outcome
-    ? { address, status: "error", data: errorData(outcome.error) }
+    ? { address, status: "error", data: errorBody(outcome.error) }
     : { address, status: "ok", data: outcome.data };
   const bytes = encodeMessage(`/reply${address}`, [JSON.stringify(body)]);
   if (bytes.length <= MAX_REPLY_BYTES) return bytes;
@@ -52,7 +50,7 @@ export function encodeReply(
     JSON.stringify({
       address,
       status: "error",
-      data: errorData(
+      data: errorBody(
         new CueportError(
           "PAYLOAD_TOO_LARGE",
           `The answer is ${bytes.length} bytes, more than one datagram carries (${MAX_REPLY_BYTES}): ask over HTTP`,
@@ -68,11 +66,20 @@ export function encodeReply(
  */
 export function encodeRefusal(
   address: string,
-  error: CueportError,
+  error: unknown,
   maxBytes: number,
 ): Uint8Array<ArrayBuffer> | null {
   const full = encodeReply(address.slice(0, 200), { error });
   if (full.length <= maxBytes) return full;
-  const short = encodeMessage("/error", [error.code]);
+  const short = encodeMessage("/error", [asCueportError(error).code]);
   return short.length <= maxBytes ? short : null;
+}
+
+/**
+ * `/error` with `{"address": null, "status": "error", "data"}`: the answer to
+ * a datagram that is no OSC packet (it has no address to reply to).
+ */
+export function encodeError(error: unknown): Uint8Array<ArrayBuffer> {
+  const data = errorBody(error);
+  return encodeMessage("/error", [JSON.stringify({ address: null, status: "error", data })]);
 }

@@ -22,7 +22,6 @@ import type { RateMeter } from "../auth/rate_limit.ts";
 import { type Grant, isLocalAddress } from "../auth/mod.ts";
 import type { AuthService } from "../auth/service.ts";
 import { withCors } from "./cors.ts";
-import { errorAnswer, errorResponse } from "./errors.ts";
 import { type ClientCounts, infoView, type ServicePorts } from "./info.ts";
 import { openApiDocument } from "./openapi.ts";
 import { route, type RouteSpec, type RouteWire } from "./route.ts";
@@ -31,7 +30,7 @@ import { honoPath, mediaResponse, suffixesOf, withoutSuffixes } from "./media_an
 import { editRoutes } from "./edit_routes.ts";
 import { isNestedDeeper } from "../../protocol/json_depth.ts";
 import { didYouMean } from "../../protocol/suggest.ts";
-import { type Peer, readBoundedText } from "../net/mod.ts";
+import { errorAnswer, httpError, type Peer, readBoundedText } from "../net/mod.ts";
 import type { HttpDialect } from "../net/dialect.ts";
 import { remotePage } from "../web/mod.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
@@ -272,8 +271,7 @@ export function createHttpHandler(
   /** A refusal before routing (rate limit, Host, Origin). */
   const refuse = (error: unknown, request: Request): Response => {
     if (!dialect) return errorAnswer(error);
-    const { status, headers, body } = dialect.error(error);
-    return addHeaders(Response.json(body, { status, headers }), dialect.headers(request));
+    return addHeaders(errorAnswer(error, {}, dialect.error), dialect.headers(request));
   };
   const cors = withCors<HttpEnv>((request, env) => app.fetch(request, env), {
     origins: options.corsOrigins,
@@ -407,13 +405,13 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
   });
   const facts = { version: options.version, startedAt: options.startedAt };
   const app = new Hono();
+  // The one HTTP mapping of this engine: 6.0's, or the dialect's (5.0.0 statuses).
+  const errorForm = dialect?.error ?? httpError;
   app.onError((error, c) => {
     if (!(error instanceof CueportError)) {
       options.log?.(`HTTP ${c.req.method} ${c.req.path}: ${error.stack ?? error}`);
     }
-    if (!dialect) return errorResponse(error, c);
-    const { status, headers, body } = dialect.error(error);
-    return Response.json(body, { status, headers });
+    return errorAnswer(error, {}, errorForm);
   });
   for (const mount of options.mounts ?? []) {
     app.on([...mount.methods], mount.path, (c: Context) => {
@@ -493,10 +491,12 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
     if (dialect) throw dialect.notFound(c.req.method, c.req.path);
     const allowed = allowedMethods(patterns, c.req.path);
     if (allowed.length > 0) {
-      c.header("Allow", [...allowed, "OPTIONS"].join(", "));
-      throw new CueportError(
-        "METHOD_NOT_ALLOWED",
-        `${c.req.method} is not allowed on ${c.req.path}: use ${allowed.join(" or ")}`,
+      return errorAnswer(
+        new CueportError(
+          "METHOD_NOT_ALLOWED",
+          `${c.req.method} is not allowed on ${c.req.path}: use ${allowed.join(" or ")}`,
+        ),
+        { headers: { allow: [...allowed, "OPTIONS"].join(", ") } },
       );
     }
     throw new CueportError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`);

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { asCueportError, ConnectInput, type ErrorCodeName, SubscribeInput } from "../core/mod.ts";
+import { ConnectInput, errorBody, SubscribeInput } from "../core/mod.ts";
 
 const Id = z.union([z.string(), z.number()]).optional();
 
@@ -87,29 +87,13 @@ export function response(id: MessageId, data: unknown): string {
   return JSON.stringify({ type: "response", id: id ?? null, data });
 }
 
-/** `{type: "error", id, error: {code, message, details?}}`: any thrown value, as HTTP maps it. */
+/**
+ * `{type: "error", id, error: {code, message, details?}}`: any thrown value,
+ * its body from the core's `errorBody` (as every wire's). The one place where
+ * an error becomes a WebSocket answer of 6.0.
+ */
 export function errorOf(id: MessageId, error: unknown): string {
-  const e = asCueportError(error);
-  try {
-    return errorMessage(id, e.code, e.message, e.details);
-  } catch {
-    // Details that cannot be serialized (too deep, a BigInt) must not lose the error.
-    return errorMessage(id, e.code, e.message);
-  }
-}
-
-/** `{type: "error", id, error: {code, message, details?}}` */
-export function errorMessage(
-  id: MessageId,
-  code: ErrorCodeName,
-  message: string,
-  details?: Record<string, unknown>,
-): string {
-  return JSON.stringify({
-    type: "error",
-    id: id ?? null,
-    error: details ? { code, message, details } : { code, message },
-  });
+  return JSON.stringify({ type: "error", id: id ?? null, error: errorBody(error) });
 }
 
 /** A state-update event around a payload already serialized once for every client. */

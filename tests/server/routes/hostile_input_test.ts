@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import { Hono } from "hono";
 import { CueportError } from "../../../server/core/mod.ts";
-import { errorResponse } from "../../../server/routes/errors.ts";
+import { errorAnswer } from "../../../server/net/http_error.ts";
 import { startTestService } from "../../_helpers/service.ts";
 
 /** A raw HTTP answer: the status, the head, and the JSON body if there is one. */
@@ -222,9 +222,9 @@ Deno.test("POST /api/v1/action echoes a bad value only when it is a plain value"
   }
 });
 
-Deno.test("errorResponse() answers without details it cannot serialize, never with a 500", async () => {
+Deno.test("errorAnswer() answers without details it cannot serialize, never with a 500", async () => {
   const app = new Hono();
-  app.onError(errorResponse);
+  app.onError((error) => errorAnswer(error));
   app.get("/", () => {
     // JSON.stringify throws on a BigInt, as it did (RangeError) on a value nested 10,000 deep.
     throw new CueportError("INVALID_MESSAGE", "Invalid name: must be a string", { value: 1n });

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { ACTIONS } from "../../../protocol/actions.ts";
 import { allRoutes } from "../../../server/routes/mod.ts";
 import { isStableAnswer } from "../../../server/core/mod.ts";
-import { errorResponse } from "../../../server/routes/errors.ts";
+import { errorAnswer } from "../../../server/net/http_error.ts";
 import http from "node:http";
 import { startTestService } from "../../_helpers/service.ts";
 
@@ -203,9 +203,9 @@ Deno.test("HTTP meta routes, errors and CORS", async (t) => {
   }
 });
 
-Deno.test("errorResponse() answers 500 SERVER_ERROR without leaking the error or its stack", async () => {
+Deno.test("errorAnswer() answers 500 SERVER_ERROR without leaking the error or its stack", async () => {
   const app = new Hono();
-  app.onError(errorResponse);
+  app.onError((error) => errorAnswer(error));
   app.get("/boom", () => {
     throw new Error("secret detail at /home/show/key");
   });

@@ -1,0 +1,64 @@
+/**
+ * What the player's JSON-RPC errors mean to clients: the one map from the
+ * player protocol's error codes (`protocol/jsonrpc.ts`, docs/player-protocol.md)
+ * to the service's stable codes, for actions, edits and every other request.
+ * The transports then give the `CueportError` its wire form.
+ * @module
+ */
+import { RpcError, RpcErrorCode } from "../../protocol/jsonrpc.ts";
+import { CueportError, type ErrorCodeName } from "./errors.ts";
+
+/** Each player error code as a stable code (an edit's refusal is EDIT_REFUSED, below). */
+const CODES: ReadonlyMap<number, ErrorCodeName> = new Map<number, ErrorCodeName>([
+  [RpcErrorCode.ACTION_REFUSED, "ACTION_FAILED"],
+  [RpcErrorCode.NOT_FOUND, "NOT_FOUND"],
+  [RpcErrorCode.INVALID_PARAMS, "INVALID_MESSAGE"],
+  [RpcErrorCode.NOT_ENTITLED, "API_ACCESS_DENIED"],
+  [RpcErrorCode.UNAVAILABLE, "UNAVAILABLE"],
+  [RpcErrorCode.UNSUPPORTED_MEDIA, "UNSUPPORTED_MEDIA"],
+  [RpcErrorCode.CORRUPT_MEDIA, "CORRUPT_MEDIA"],
+]);
+
+/** What `fromPlayerError` knows of the request that failed. */
+export interface PlayerRequestKind {
+  /** An edit (`edit.apply`); `isBatch`: its body gave `edits` (a field is then under `edits.<i>.`). */
+  edit?: { isBatch: boolean };
+}
+
+/**
+ * A failure of a request to the player as the service's error: a
+ * `CueportError` as it is; a player error by its code (the player's message
+ * kept: it says what to fix); anything else SERVER_ERROR without its text.
+ */
+export function fromPlayerError(error: unknown, kind: PlayerRequestKind = {}): CueportError {
+  if (error instanceof CueportError) return error;
+  if (!(error instanceof RpcError)) {
+    return new CueportError("SERVER_ERROR", "The player failed unexpectedly");
+  }
+  if (error.code === RpcErrorCode.INVALID_CODE) return invalidCode(error, kind.edit?.isBatch);
+  if (error.code === RpcErrorCode.ACTION_REFUSED && kind.edit) {
+    return new CueportError("EDIT_REFUSED", error.message);
+  }
+  if (error.code === RpcErrorCode.METHOD_NOT_FOUND) {
+    return new CueportError(
+      "UNAVAILABLE",
+      `The player does not offer this (${error.message}): it speaks an older protocol`,
+    );
+  }
+  const code = CODES.get(error.code);
+  return code
+    ? new CueportError(code, error.message)
+    : new CueportError("SERVER_ERROR", `The player failed: ${error.message}`);
+}
+
+/** INVALID_CODE as a 422 naming the field by its path in the body, with the problems. */
+function invalidCode(error: RpcError, isBatch = false): CueportError {
+  const data = (error.data ?? {}) as { field?: unknown; edit?: unknown; problems?: unknown };
+  const field = typeof data.field === "string" ? data.field : "params.code";
+  const path = isBatch ? `edits.${typeof data.edit === "number" ? data.edit : 0}.${field}` : field;
+  return new CueportError(
+    "INVALID_SHADER",
+    error.message.replace(`Invalid ${field}`, `Invalid ${path}`),
+    { field: path, problems: Array.isArray(data.problems) ? data.problems : [] },
+  );
+}

@@ -1,0 +1,94 @@
+/**
+ * One serialization fallback on every wire: whatever an operation throws
+ * that is not a `CueportError` goes out as the documented SERVER_ERROR
+ * "Internal server error" (HTTP 500, the WebSocket's error, an OSC reply,
+ * MCP's tool result and JSON-RPC error), and details that cannot be
+ * serialized are left out without losing the error, with nothing of the
+ * thrown value's text or stack on any wire.
+ */
+import assert from "node:assert/strict";
+import { CueportError } from "../../server/core/mod.ts";
+import { connectMcp } from "../_helpers/mcp_client.ts";
+import { startTestService, type TestService } from "../_helpers/service.ts";
+import { TestSocket } from "../_helpers/ws_client.ts";
+import { OscPeer } from "./osc/_peer.ts";
+
+const SECRET = "secret at /home/show/.cueport/key";
+
+/** What every wire answers for the `appState` query, raw text included (to look for leaks). */
+async function everyWire(svc: TestService) {
+  const http = await fetch(`${svc.base}/api/v1/app-state`);
+  const httpText = await http.text();
+  const ws = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
+  const osc = OscPeer.open(svc.service.ports.osc);
+  const mcp = await connectMcp(svc.base);
+  try {
+    await ws.auth();
+    const wsAnswer = await ws.request({ type: "query", query: "appState" });
+    const oscReply = await osc.ask("/get/appState");
+    const tool = await mcp.call("app_get_app_state");
+    const resource = await mcp.client.readResource({ uri: "app://projects/show" })
+      .then(() => null, (error) => error);
+    return {
+      http: { status: http.status, body: JSON.parse(httpText), text: httpText },
+      ws: wsAnswer,
+      osc: oscReply,
+      tool: JSON.parse(tool.content[0]!.text!),
+      isToolError: tool.isError,
+      resource: { code: resource?.code, data: resource?.data, message: resource?.message },
+    };
+  } finally {
+    await ws.close();
+    await osc.close();
+    await mcp.close();
+  }
+}
+
+Deno.test("a non-CueportError thrown in an operation is SERVER_ERROR on every wire, leaking nothing", async () => {
+  const svc = await startTestService();
+  const queries = svc.service.core.queries;
+  const fail = () => {
+    throw new TypeError(SECRET);
+  };
+  Object.assign(queries, { appState: fail, project: fail });
+  try {
+    const seen = await everyWire(svc);
+    const fallback = { code: "SERVER_ERROR", message: "Internal server error" };
+    assert.equal(seen.http.status, 500);
+    assert.deepEqual(seen.http.body, { error: fallback });
+    assert.deepEqual(seen.ws, { type: "error", id: "r2", error: fallback });
+    assert.deepEqual(seen.osc, { address: "/get/appState", status: "error", data: fallback });
+    assert.equal(seen.isToolError, true);
+    assert.deepEqual(seen.tool, {
+      error: { ...fallback, hint: seen.tool.error.hint }, // the hint is MCP's own (docs/mcp.md)
+    });
+    assert.equal(seen.resource.code, -32603);
+    assert.deepEqual(seen.resource.data, fallback);
+    assert.ok(!JSON.stringify(seen).includes("secret"), JSON.stringify(seen));
+    assert.ok(!JSON.stringify(seen).includes("TypeError"), JSON.stringify(seen));
+  } finally {
+    await svc.stop();
+  }
+});
+
+Deno.test("details that cannot be serialized are left out on every wire, the code and message kept", async () => {
+  const svc = await startTestService();
+  const refuse = () => {
+    // JSON.stringify throws on a BigInt, as it did (RangeError) on a value nested 10,000 deep.
+    throw new CueportError("INVALID_MESSAGE", "Invalid name: must be a string", { value: 1n });
+  };
+  Object.assign(svc.service.core.queries, { appState: refuse, project: refuse });
+  try {
+    const seen = await everyWire(svc);
+    const body = { code: "INVALID_MESSAGE", message: "Invalid name: must be a string" };
+    assert.equal(seen.http.status, 400);
+    assert.deepEqual(seen.http.body, { error: body });
+    assert.deepEqual(seen.ws.error, body);
+    assert.deepEqual(seen.osc.data, body);
+    assert.deepEqual(seen.tool, { error: { ...body, hint: seen.tool.error.hint } });
+    assert.equal(seen.resource.code, -32602);
+    assert.deepEqual(seen.resource.data, body);
+  } finally {
+    await svc.stop();
+  }
+});
