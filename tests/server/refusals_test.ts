@@ -291,6 +291,25 @@ Deno.test("every operation, on every transport that carries it, is refused as do
       }
     });
     assert.ok(mcpWalked > 10, `MCP tools walked: ${mcpWalked}`);
+
+    await t.step("MCP resources without `view`: JSON-RPC -32600 INSUFFICIENT_SCOPE", async () => {
+      // Resources run the catalog's reads (`projects` lists, `project` and `song` read) through
+      // the same Policy.invoke as the tools: a session lacking their scope gets its refusal.
+      const { client } = await assistantWith("view");
+      const uri = "app://projects/show";
+      const calls: Record<string, () => Promise<unknown>> = {
+        "resources/list": () => client.listResources(),
+        "resources/templates/list": () => client.listResourceTemplates(),
+        "resources/read": () => client.readResource({ uri }),
+        "resources/subscribe": () => client.subscribeResource({ uri }),
+      };
+      for (const [method, call] of Object.entries(calls)) {
+        // deno-lint-ignore no-explicit-any
+        const refused: any = await call().then(() => null, (error) => error);
+        assert.equal(refused?.code, -32600, method);
+        assert.equal(refused.data?.code, "INSUFFICIENT_SCOPE", method);
+      }
+    });
   } finally {
     for (const { ws } of sockets.values()) ws.destroy();
     for (const peer of senders.values()) await peer.close();

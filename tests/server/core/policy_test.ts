@@ -184,3 +184,31 @@ Deno.test("Policy.prepare() authorizes and checks the input at once, and runs on
   assert.equal(runs, 0);
   assert.equal(prepared.run(), 1);
 });
+
+Deno.test("Policy.invoke() with `as` runs the transport's unit under the operation's authorization: scope, then its input, then its run", async () => {
+  const seen: string[] = [];
+  const unit = {
+    parse: (raw: unknown) => {
+      seen.push("parse");
+      if (raw !== "good") throw new CueportError("INVALID_MESSAGE", "Invalid input");
+      return "checked";
+    },
+    run: (input: unknown) => {
+      seen.push(`run ${input}`);
+      return "answer";
+    },
+  };
+  const viewer = { ...remote, grant: { device: "phone", scopes: ["view"] } };
+  // A refused caller is refused whatever its input: the unit is not even asked.
+  assert.equal(
+    await codeOf(() => policy().invoke(operationNamed("action"), viewer, "bad", { as: unit })),
+    "INSUFFICIENT_SCOPE",
+  );
+  assert.deepEqual(seen, []);
+  assert.equal(
+    await codeOf(() => policy().invoke(operationNamed("songs"), viewer, "bad", { as: unit })),
+    "INVALID_MESSAGE",
+  );
+  assert.equal(policy().invoke(operationNamed("songs"), viewer, "good", { as: unit }), "answer");
+  assert.deepEqual(seen, ["parse", "parse", "run checked"]);
+});

@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import { CueportError, errorBody, withWireField } from "../../../server/core/mod.ts";
+import { fromPlayerError } from "../../../server/core/player_errors.ts";
+import { RpcError, RpcErrorCode } from "../../../protocol/jsonrpc.ts";
+
+Deno.test("errorBody() is SERVER_ERROR for anything but a CueportError, without its text", () => {
+  for (const thrown of [new TypeError("secret /home/key"), "secret", null, { code: "NOT_FOUND" }]) {
+    assert.deepEqual(errorBody(thrown), { code: "SERVER_ERROR", message: "Internal server error" });
+  }
+});
+
+Deno.test("errorBody() keeps details that serialize and leaves out those that cannot", () => {
+  const found = new CueportError("NOT_FOUND", 'Song "x" does not exist', { field: "songID" });
+  assert.deepEqual(errorBody(found), {
+    code: "NOT_FOUND",
+    message: 'Song "x" does not exist',
+    details: { field: "songID" },
+  });
+  const cycle: Record<string, unknown> = {};
+  cycle.self = cycle;
+  for (const details of [{ value: 1n }, cycle]) {
+    assert.deepEqual(errorBody(new CueportError("INVALID_MESSAGE", "Invalid x", details)), {
+      code: "INVALID_MESSAGE",
+      message: "Invalid x",
+    });
+  }
+  assert.deepEqual(new CueportError("INVALID_MESSAGE", "Invalid x", { value: 1n }).toJSON(), {
+    error: { code: "INVALID_MESSAGE", message: "Invalid x" },
+  });
+});
+
+Deno.test("withWireField() names the field as the wire does, in the message and the details", () => {
+  const error = new CueportError("INVALID_MESSAGE", "Invalid otp: expected 6 digits", {
+    field: "otp",
+    value: "12",
+  });
+  const renamed = withWireField(
+    error,
+    (f) => f === "otp" ? { field: "args[0]", label: "args[0] (otp)" } : undefined,
+  ) as CueportError;
+  assert.equal(renamed.message, "Invalid args[0] (otp): expected 6 digits");
+  assert.deepEqual(renamed.details, { field: "args[0]", value: "12" });
+  assert.equal(withWireField(error, () => undefined), error);
+  const plain = new Error("x");
+  assert.equal(withWireField(plain, () => ({ field: "y" })), plain);
+});
+
+Deno.test("fromPlayerError() maps the player's codes, an edit's refusal and shader problems", () => {
+  const rpc = (code: number, data?: unknown) => new RpcError(code, "Nope", data);
+  assert.equal(fromPlayerError(rpc(RpcErrorCode.ACTION_REFUSED)).code, "ACTION_FAILED");
+  const edit = { edit: { isBatch: false } };
+  assert.equal(fromPlayerError(rpc(RpcErrorCode.ACTION_REFUSED), edit).code, "EDIT_REFUSED");
+  assert.equal(fromPlayerError(rpc(RpcErrorCode.NOT_ENTITLED)).code, "API_ACCESS_DENIED");
+  assert.equal(fromPlayerError(rpc(RpcErrorCode.METHOD_NOT_FOUND)).code, "UNAVAILABLE");
+  assert.equal(fromPlayerError(rpc(RpcErrorCode.CORRUPT_MEDIA), edit).code, "CORRUPT_MEDIA");
+  const shader = fromPlayerError(
+    new RpcError(RpcErrorCode.INVALID_CODE, "Invalid params.code: 1 problem", {
+      field: "params.code",
+      edit: 2,
+      problems: [{ line: 1, column: 1, message: "x" }],
+    }),
+    { edit: { isBatch: true } },
+  );
+  assert.equal(shader.code, "INVALID_SHADER");
+  assert.equal(shader.message, "Invalid edits.2.params.code: 1 problem");
+  assert.equal(shader.details?.field, "edits.2.params.code");
+  assert.deepEqual(
+    fromPlayerError(rpc(RpcErrorCode.INTERNAL_ERROR)).message,
+    "The player failed: Nope",
+  );
+  assert.equal(fromPlayerError(new TypeError("secret")).message, "The player failed unexpectedly");
+});
