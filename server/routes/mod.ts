@@ -204,6 +204,16 @@ function bodyReadError(error: unknown, isChunked: boolean): unknown {
  * The JSON body, at most `limit` bytes: a declared length over it is refused
  * before reading, a chunked body as soon as it passes it. The connection's
  * header deadline covers the read.
+ *
+ * Not Hono's `bodyLimit` middleware: the limit depends on the grant (16 KiB
+ * before authentication, `maxBodyBytes` after), known only once the policy
+ * has authorized the caller inside the route, while a middleware runs before
+ * it with one fixed limit; `bodyLimit` buffers a chunked body and builds a
+ * second `Request` from it (a copy), knows nothing of the header deadline
+ * (`readingBody`), and, as an async middleware, made a small POST take 1.0
+ * to 2.9 times as long (slower in 8 of 9 rounds of
+ * `bench/hono_middleware_bench.ts`). Its 413 would still need our body
+ * (PAYLOAD_TOO_LARGE with `Connection: close`), which `tooLarge` gives here.
  */
 function readJsonBody(c: Context, limit: number): Promise<unknown> {
   const request = c.req.raw;
@@ -386,7 +396,14 @@ function rawInput(route: RouteSpec, wire: RouteWire, takesBody: boolean): unknow
     : body;
 }
 
-/** Builds the HTTP app (without CORS; see `createHttpHandler`). */
+/**
+ * Builds the HTTP app (without CORS; see `createHttpHandler`). One Hono app
+ * per engine, every route registered from the one table with `app.on`:
+ * Hono's `app.route` composes sub-apps under a prefix, and there is nothing
+ * to compose (the 5.0.0 interface is another port with its own instance of
+ * this engine, not a prefix; `/mcp` is a mount beside the routes, behind
+ * the same checks).
+ */
 export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
   const dialect = options.dialect;
   const routes = dialect?.routes ?? allRoutes(options);
