@@ -30,7 +30,7 @@ function app(middleware: "none" | "cors" | "bodyLimit"): Hono {
 }
 
 const plain = app("none");
-const ours = withCors((request: Request) => plain.fetch(request), {
+const ours = withCors<undefined>((request: Request) => plain.fetch(request), {
   origins: ORIGINS,
   methods: ["GET", "POST"],
   headers: ["Content-Type"],
@@ -55,7 +55,7 @@ const post = () =>
   });
 for (let round = 1; round <= 3; round++) {
   const figures = {
-    "GET, withCors": await usPerRequest(() => ours(get())),
+    "GET, withCors": await usPerRequest(() => ours(get(), undefined)),
     "GET, hono cors()": await usPerRequest(() => honoCors.fetch(get())),
     "POST, no middleware": await usPerRequest(() => plain.fetch(post())),
     "POST, hono bodyLimit()": await usPerRequest(() => limited.fetch(post())),
