@@ -11,6 +11,7 @@
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type JSONRPCMessage, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { asCueportError, type CueportError, errorBody } from "../core/mod.ts";
+import { httpError } from "../net/mod.ts";
 import { hintOf } from "./answers.ts";
 import type { CallResult } from "./tool.ts";
 
@@ -63,11 +64,10 @@ export function rpcErrorResponse(
  */
 export function refusal(error: unknown): Response {
   const e = asCueportError(error);
-  const headers: Record<string, string> = {};
-  if (e.status === 401) headers["www-authenticate"] = 'Bearer realm="app"';
-  const retry = e.details?.retryAfterSeconds;
-  if (typeof retry === "number") headers["retry-after"] = String(retry);
-  return rpcErrorResponse(e.status, -32001, e.message, { data: errorBody(e), headers });
+  // The status and headers (`Retry-After`) of the one HTTP mapping; the body is JSON-RPC's.
+  const { status, headers } = httpError(e);
+  if (status === 401) headers["www-authenticate"] = 'Bearer realm="app"';
+  return rpcErrorResponse(status, -32001, e.message, { data: errorBody(e), headers });
 }
 
 /** The `-32602` answer to request `id` whose params do not fit its method (`request_check.ts`). */
