@@ -348,6 +348,7 @@ async function openServices(
     maxSessionsPerDevice: settings.mcpMaxSessionsPerDevice,
     maxStreamBufferedBytes: settings.mcpMaxBufferedBytes,
     sessionIdleMs: settings.mcpSessionIdleMs,
+    log: (m) => log("error", m),
   });
   started.push(() => mcp.close());
   return { auth, hosts, rateLimiter, media, httpMeter, mcp };

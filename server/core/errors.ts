@@ -112,6 +112,18 @@ export function errorBody(error: unknown): WireError {
   }
 }
 
+/**
+ * What the log says of a failure that is no `CueportError` (what `errorBody`
+ * keeps off the wire: its stack), or null for a `CueportError`, which is an
+ * answer, not a fault. Every wire logs the faults of the operations it runs
+ * with it, so that a SERVER_ERROR can be found on the service whatever
+ * transport answered it.
+ */
+export function unexpectedOf(error: unknown): string | null {
+  if (error instanceof CueportError) return null;
+  return error instanceof Error ? error.stack ?? String(error) : String(error);
+}
+
 /** A field renamed by a transport: its name on the wire, and how a message calls it. */
 export interface WireField {
   field: string;

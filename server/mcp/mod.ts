@@ -52,6 +52,8 @@ export interface McpOptions {
   sessionIdleMs?: number;
   /** Monotonic clock, ms (tests move it). */
   now?: () => number;
+  /** Where the faults of tools and resources (anything but a `CueportError`) are logged with their stack. */
+  log?: (message: string) => void;
 }
 
 /** The connection a request came through, as the HTTP handler gives it. */
@@ -254,6 +256,7 @@ export class McpEndpoint {
         rateLimit: this.#o.rateLimit,
         version: this.#o.version,
         feed: this.#feed,
+        log: this.#o.log,
       },
       admission.owner.id,
       transport,

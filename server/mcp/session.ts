@@ -25,6 +25,7 @@ import {
   type Core,
   type MediaSource,
   operationNamed,
+  unexpectedOf,
 } from "../core/mod.ts";
 import type { Policy } from "../core/mod.ts";
 import type { Grant } from "../auth/mod.ts";
@@ -58,6 +59,8 @@ export interface SessionDeps {
   version: string;
   /** What each batch of updates owes the sessions' subscriptions. */
   feed: ResourceFeed;
+  /** Where faults (anything but a `CueportError`) are logged with their stack. */
+  log?: ((message: string) => void) | undefined;
 }
 
 /** What the model reads when it connects. */
@@ -160,6 +163,12 @@ export class McpSession {
     this.#unsubscribe = null;
   }
 
+  /** Logs a failure of `what` that is a fault, not an answer (`unexpectedOf`). */
+  #logFault(what: string, error: unknown): void {
+    const fault = unexpectedOf(error);
+    if (fault) this.#deps.log?.(`MCP ${what}: ${fault}`);
+  }
+
   /** Runs operations for `caller`: authorized by the one policy, input checked, run. */
   #context(caller: RequestCaller, where: string): ToolContext {
     const { core, media, policy } = this.#deps;
@@ -210,6 +219,7 @@ export class McpSession {
         );
         return resultOf(answer as ToolAnswer);
       } catch (error) {
+        this.#logFault(name, error);
         return errorResultOf(error, name);
       }
     });
@@ -225,6 +235,7 @@ export class McpSession {
           as: { parse: () => undefined, run: list },
         }) as T;
       } catch (error) {
+        this.#logFault("resources", error);
         throw mcpError(error);
       }
     };
@@ -245,6 +256,7 @@ export class McpSession {
         const value = await this.#context(caller, "Resources").run(operation, input);
         return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(value) }] };
       } catch (error) {
+        this.#logFault("resources", error);
         throw mcpError(error);
       }
     });
@@ -255,6 +267,7 @@ export class McpSession {
         const { operation, input } = resourceRead(uri);
         await this.#context(caller, "Resources").run(operation, input); // it exists, it may be read
       } catch (error) {
+        this.#logFault("resources", error);
         throw mcpError(error);
       }
       if (this.subscriptions.size >= 256) {

@@ -19,6 +19,7 @@ import {
   type Core,
   CueportError,
   operationNamed,
+  unexpectedOf,
   type UpdateBatch,
   type WireField,
   withWireField,
@@ -432,23 +433,30 @@ export class OscServer {
       // With the sender's grant given, `prepare` never waits for a token.
       result = this.#run(entry.operation, prepared as Prepared, peer, row.reply !== null);
     } catch (error) {
-      this.#stats.failed++;
+      this.#failed(address, error);
       return this.#answer(peer, address, row.reply, { error });
     }
     if (result instanceof Promise) {
       const reply = row.reply;
       if (reply === null) {
-        result.catch(() => this.#stats.failed++);
+        result.catch((error) => this.#failed(address, error));
         return;
       }
       result.then(
         (data) => this.#answer(peer, address, reply, { data }),
         (error) => {
-          this.#stats.failed++;
+          this.#failed(address, error);
           this.#answer(peer, address, reply, { error });
         },
       );
     } else this.#answer(peer, address, row.reply, { data: result });
+  }
+
+  /** Counts a call that failed (`/ping` says how many), and logs it when it is a fault. */
+  #failed(address: string, error: unknown): void {
+    this.#stats.failed++;
+    const fault = unexpectedOf(error);
+    if (fault) this.#o.log?.(`OSC ${address}: ${fault}`);
   }
 
   /** Sends the reply when one was asked for. */

@@ -16,6 +16,7 @@ import {
   type MediaSource,
   Policy,
   stableAnswer,
+  unexpectedOf,
 } from "../core/mod.ts";
 import { checkRequestOrigin } from "../auth/hosts.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
@@ -425,9 +426,8 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
   // The one HTTP mapping of this engine: 6.0's, or the dialect's (5.0.0 statuses).
   const errorForm = dialect?.error ?? httpError;
   app.onError((error, c) => {
-    if (!(error instanceof CueportError)) {
-      options.log?.(`HTTP ${c.req.method} ${c.req.path}: ${error.stack ?? error}`);
-    }
+    const fault = unexpectedOf(error);
+    if (fault) options.log?.(`HTTP ${c.req.method} ${c.req.path}: ${fault}`);
     return errorAnswer(error, {}, errorForm);
   });
   for (const mount of options.mounts ?? []) {

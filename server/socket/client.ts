@@ -23,6 +23,7 @@ import {
   type Core,
   CueportError,
   snapshotView,
+  unexpectedOf,
   type UpdateBatch,
 } from "../core/mod.ts";
 import { ServerWebSocket } from "../net/mod.ts";
@@ -408,6 +409,8 @@ export class SocketClient {
       paid();
       if (outcome) {
         const { data, error } = outcome;
+        const fault = error === undefined ? null : unexpectedOf(error);
+        if (fault) this.#log?.(`WebSocket ${message.type} of client ${this.id}: ${fault}`);
         this.#send(
           error
             ? this.#dialect.error(id, error, message.type)

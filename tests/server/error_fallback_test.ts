@@ -44,15 +44,42 @@ async function everyWire(svc: TestService) {
   }
 }
 
-Deno.test("a non-CueportError thrown in an operation is SERVER_ERROR on every wire, leaking nothing", async () => {
-  const svc = await startTestService();
+/** What the service logs while `run` runs (its log goes to stderr, one line per event). */
+async function logOf<T>(run: () => Promise<T>): Promise<{ result: T; lines: string }> {
+  const stderr = Deno.stderr;
+  const write = stderr.writeSync;
+  let lines = "";
+  stderr.writeSync = (bytes: Uint8Array) => {
+    lines += new TextDecoder().decode(bytes);
+    return bytes.length;
+  };
+  try {
+    return { result: await run(), lines };
+  } finally {
+    stderr.writeSync = write;
+  }
+}
+
+Deno.test("a non-CueportError thrown in an operation is SERVER_ERROR on every wire, leaking nothing, and is logged with its stack", async () => {
+  const svc = await startTestService({ logLevel: "info" });
   const queries = svc.service.core.queries;
   const fail = () => {
     throw new TypeError(SECRET);
   };
   Object.assign(queries, { appState: fail, project: fail });
   try {
-    const seen = await everyWire(svc);
+    const { result: seen, lines } = await logOf(() => everyWire(svc));
+    // Each wire logs the fault it answered (the log is the operator's, not the client's).
+    for (
+      const where of [
+        "HTTP GET /api/v1/app-state: TypeError: " + SECRET,
+        "WebSocket query of client c",
+        "OSC /get/appState: TypeError: " + SECRET,
+        "MCP app_get_app_state: TypeError: " + SECRET,
+        "MCP resources: TypeError: " + SECRET,
+      ]
+    ) assert.ok(lines.includes(where), `${where} in the log:\n${lines}`);
+    assert.equal(lines.split(SECRET).length - 1, 5, lines);
     const fallback = { code: "SERVER_ERROR", message: "Internal server error" };
     assert.equal(seen.http.status, 500);
     assert.deepEqual(seen.http.body, { error: fallback });
@@ -72,14 +99,16 @@ Deno.test("a non-CueportError thrown in an operation is SERVER_ERROR on every wi
 });
 
 Deno.test("details that cannot be serialized are left out on every wire, the code and message kept", async () => {
-  const svc = await startTestService();
+  const svc = await startTestService({ logLevel: "info" });
   const refuse = () => {
     // JSON.stringify throws on a BigInt, as it did (RangeError) on a value nested 10,000 deep.
     throw new CueportError("INVALID_MESSAGE", "Invalid name: must be a string", { value: 1n });
   };
   Object.assign(svc.service.core.queries, { appState: refuse, project: refuse });
   try {
-    const seen = await everyWire(svc);
+    const { result: seen, lines } = await logOf(() => everyWire(svc));
+    // A CueportError is an answer, not a fault: no wire logs it.
+    assert.ok(!lines.includes("Invalid name"), lines);
     const body = { code: "INVALID_MESSAGE", message: "Invalid name: must be a string" };
     assert.equal(seen.http.status, 400);
     assert.deepEqual(seen.http.body, { error: body });
