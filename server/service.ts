@@ -446,6 +446,7 @@ function bindOscQuery(
       maxBufferedBytes: settings.oscQueryMaxBufferedBytes,
       lagCloseMs: settings.wsLagCloseMs,
     },
+    log: (m) => log("error", m),
   });
   let connections: ConnectionServer;
   try {

@@ -17,7 +17,7 @@ import { checkRequestOrigin } from "../auth/hosts.ts";
 import { type Caller, Policy } from "../core/mod.ts";
 import type { Authenticator, Grant } from "../auth/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
-import { type Core, CueportError, operationNamed } from "../core/mod.ts";
+import { type Core, CueportError, operationNamed, unexpectedOf } from "../core/mod.ts";
 import { errorAnswer, type Peer, upgradeWebSocket } from "../net/mod.ts";
 import { buildNamespace, nodeAt, type QueryNode } from "./query_namespace.ts";
 import { type ListenerLimits, QueryListeners } from "./query_listeners.ts";
@@ -42,6 +42,8 @@ export interface OscQueryOptions {
   messageRate: RateMeter;
   /** The send budget of its WebSocket clients. */
   limits: ListenerLimits;
+  /** Where a fault (anything but a `CueportError`) is logged with its stack. */
+  log?: (message: string) => void;
 }
 
 const ATTRIBUTES = new Set([
@@ -116,12 +118,19 @@ export class OscQueryServer {
         context: { oscQuery: (deviceId) => this.#serve(request, peer, deviceId) },
       });
     } catch (error) {
-      return errorAnswer(error);
+      return this.#failed(error);
     }
     if (answer instanceof Promise) {
-      return answer.then((response) => response as Response, (error) => errorAnswer(error));
+      return answer.then((response) => response as Response, (error) => this.#failed(error));
     }
     return answer as Response;
+  }
+
+  /** The HTTP answer of a failed request, the failure logged when it is a fault. */
+  #failed(error: unknown): Response {
+    const fault = unexpectedOf(error);
+    if (fault) this.#o.log?.(`OSCQuery: ${fault}`);
+    return errorAnswer(error);
   }
 
   /** Closes the WebSockets of a revoked device (its address's grant is gone with it). */

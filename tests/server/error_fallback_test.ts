@@ -80,6 +80,15 @@ Deno.test("a non-CueportError thrown in an operation is SERVER_ERROR on every wi
       ]
     ) assert.ok(lines.includes(where), `${where} in the log:\n${lines}`);
     assert.equal(lines.split(SECRET).length - 1, 5, lines);
+    // OSCQuery (HTTP's form): its namespace is built from the read model.
+    Object.assign(svc.service.core.model, { project: fail });
+    const oscQuery = await logOf(() => fetch(`http://127.0.0.1:${svc.service.ports.oscQuery}/`));
+    const text = await oscQuery.result.text();
+    assert.equal(oscQuery.result.status, 500);
+    assert.deepEqual(JSON.parse(text), {
+      error: { code: "SERVER_ERROR", message: "Internal server error" },
+    });
+    assert.ok(oscQuery.lines.includes(`OSCQuery: TypeError: ${SECRET}`), oscQuery.lines);
     const fallback = { code: "SERVER_ERROR", message: "Internal server error" };
     assert.equal(seen.http.status, 500);
     assert.deepEqual(seen.http.body, { error: fallback });
