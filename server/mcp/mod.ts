@@ -13,7 +13,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
-import type { Core, MediaSource } from "../core/mod.ts";
+import { type Core, type MediaSource, unexpectedOf } from "../core/mod.ts";
 import { Policy } from "../core/mod.ts";
 import { isLocalAddress } from "../auth/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
@@ -182,7 +182,7 @@ export class McpEndpoint {
       const grant = await this.#policy.identify({ address: peer.address, isLocal, token });
       caller = { grant, address: peer.address, isLocal, calls: 0 };
     } catch (error) {
-      return refusal(error);
+      return this.#refused(error);
     }
     const owner = caller.grant.deviceId ?? caller.grant.device;
     let body: unknown;
@@ -210,7 +210,7 @@ export class McpEndpoint {
       try {
         admission = this.#sessions.admit({ id: owner, isLocal });
       } catch (error) {
-        return refusal(error);
+        return this.#refused(error);
       }
       try {
         const session = await this.#open(admission);
@@ -233,6 +233,13 @@ export class McpEndpoint {
       body === undefined ? { authInfo } : { parsedBody: body, authInfo },
     );
     return this.#bounded(response, session, request.method === "GET");
+  }
+
+  /** The refusal of a request before any session, a fault logged (`unexpectedOf`). */
+  #refused(error: unknown): Response {
+    const fault = unexpectedOf(error);
+    if (fault) this.#o.log?.(`MCP ${fault}`);
+    return refusal(error);
   }
 
   /** A new session in the place `admission` took; it joins the table when the SDK has initialized it. */
