@@ -1,6 +1,6 @@
 /**
  * The listener factories the 6.0 ports (`service.ts`) and the 5.0.0 ports
- * (`v5_listeners.ts`) share: the HTTP handler and the WebSocket server as the
+ * (`legacy/listeners.ts`) share: the HTTP handler and the WebSocket server as the
  * settings make them, and the connection server every TCP port is bound
  * with. A port differs from another only in its dialect and what it mounts.
  * Composition, like `service.ts`: it may import every transport.

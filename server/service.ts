@@ -39,7 +39,7 @@ import {
 } from "./startup.ts";
 import { type Discovery, startDiscovery } from "./discovery/mod.ts";
 import { API_VERSION, type ClientCounts, type ServicePorts } from "./routes/info.ts";
-import { bindV5Listeners } from "./v5_listeners.ts";
+import { bindV5Listeners } from "./legacy/mod.ts";
 
 /** The service version (also the app version reported by the API). */
 export { VERSION } from "./version.ts";

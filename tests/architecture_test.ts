@@ -237,3 +237,37 @@ Deno.test("architecture: docs/architecture.md states the folder graph as it is",
     `update the block in docs/architecture.md to:\n${actual.join("\n")}`,
   );
 });
+
+// ---- 5.0.0 in one folder ----
+
+/** The composition root: the one file outside `server/legacy/` that may load it (to bind its ports). */
+const V5_COMPOSER = "server/service.ts";
+
+/**
+ * The 5.0.0 names of the catalog's actions (`protocol/v5_names.ts`, a rule
+ * over the catalog, not 5.0.0 code): read by `server/legacy/` to translate
+ * them and by the 6.0 action rules to refuse one with the 6.0 name.
+ */
+const V5_NAMES = "protocol/v5_names.ts";
+const V5_NAMES_READERS = ["server/core/action_rules.ts"];
+
+Deno.test("architecture: nothing outside server/legacy/ imports 5.0.0 code but the composition root", async () => {
+  const graph = await importGraph();
+  const found = [...graph].flatMap(([from, targets]) =>
+    from.startsWith("server/legacy/") ? [] : targets
+      .filter((to) =>
+        (to.startsWith("server/legacy/") && from !== V5_COMPOSER) ||
+        (to === V5_NAMES && !V5_NAMES_READERS.includes(from))
+      )
+      .map((to) => `${from} -> ${to}`)
+  );
+  assert.deepEqual(found, [], "5.0.0 lives in server/legacy/ (docs/architecture.md)");
+  // the allowances are still used, so that they cannot outlive their reason
+  assert.ok(graph.get(V5_COMPOSER)!.some((t) => t.startsWith("server/legacy/")), V5_COMPOSER);
+  for (const reader of V5_NAMES_READERS) assert.ok(graph.get(reader)!.includes(V5_NAMES), reader);
+  // and no file named for 5.0.0 sits outside the folder
+  const strays = [...graph.keys()].filter((f) =>
+    /(^|\/)v5_/.test(f) && !f.startsWith("server/legacy/") && f !== V5_NAMES
+  );
+  assert.deepEqual(strays, []);
+});

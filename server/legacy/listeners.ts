@@ -1,16 +1,21 @@
 /**
- * Composes the 5.0.0 interface (`server/legacy`) onto the HTTP and
- * WebSocket engines and binds its ports (settings `legacyHttpPort`,
+ * Composes the 5.0.0 interface (this folder) onto the HTTP and WebSocket
+ * engines, through the listener factories the 6.0 ports use
+ * (`server/listeners.ts`), and binds its ports (settings `legacyHttpPort`,
  * `legacyWsPort`), after the 6.0 ports. A 5.0.0 port that cannot be bound
  * is a warning and that listener is skipped: two instances on one machine
  * (a test run, a backup) still start.
  * @module
  */
-import type { SocketServer } from "./socket/mod.ts";
-import { UsageLog, v5HttpDialect, v5WsDialect } from "./legacy/mod.ts";
-import type { ConnectionServer } from "./net/mod.ts";
-import { httpHandlerOf, type Listen, type ListenerParts, socketServerOf } from "./listeners.ts";
-import { optionalPortLine } from "./startup.ts";
+import { UsageLog } from "./deprecation.ts";
+import { v5HttpDialect } from "./http.ts";
+import { v5WsDialect } from "./ws.ts";
+import type { ConnectionServer } from "../net/mod.ts";
+import { httpHandlerOf, type Listen, type ListenerParts, socketServerOf } from "../listeners.ts";
+import { optionalPortLine } from "../startup.ts";
+
+/** The WebSocket engine's server (named through the factory: no transport imports another). */
+type SocketServer = ReturnType<typeof socketServerOf>;
 
 /** What the 5.0.0 listeners share with the 6.0 ones, and where 5.0.0 clients are pointed. */
 export interface V5ListenerOptions extends ListenerParts {
