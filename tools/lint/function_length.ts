@@ -1,0 +1,120 @@
+/**
+ * The house's `deno lint` plugin (deno.json `lint.plugins`): every function
+ * readable in a minute (docs/architecture.md, "Functions readable in a
+ * minute"). A function, method or arrow whose body is over
+ * {@link MAX_BODY_LINES} lines fails unless the line above it says why in a
+ * `// long: <reason>` comment; a `// long:` comment that is not above such a
+ * function fails too, so a reason cannot outlive the length it excused.
+ *
+ * It applies to the program (`main.ts`, `server/`, `player/`, `protocol/`,
+ * their browser pages included); tests, tools and benches are scripts of
+ * steps read top to bottom, and are left out.
+ * @module
+ */
+
+/** The most lines a function's body may have without a reason. */
+export const MAX_BODY_LINES = 60;
+
+/** The comment that excuses a long function: `// long: ` and a reason of a few words. */
+export const LONG_MARKER = /^\s*\/\/ long: (.*)$/;
+
+/** The shortest reason taken (`// long: table` says too little). */
+const MIN_REASON_CHARS = 12;
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** The folders and files of the program the rule applies to, relative to the repository. */
+export const CHECKED: readonly string[] = ["main.ts", "server/", "player/", "protocol/"];
+
+/** Whether a file (absolute, or relative to the repository) is one the rule checks. */
+export function isChecked(filename: string): boolean {
+  const path = filename.startsWith(ROOT) ? filename.slice(ROOT.length) : filename;
+  return CHECKED.some((c) => c.endsWith("/") ? path.startsWith(c) : path === c);
+}
+
+type FunctionNode =
+  | Deno.lint.FunctionDeclaration
+  | Deno.lint.FunctionExpression
+  | Deno.lint.ArrowFunctionExpression;
+
+/** Line numbers (0-based) of offsets in a text. */
+function lineIndex(text: string): (offset: number) => number {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+}
+
+/**
+ * The lines of a function's body: those between its braces, or those of an
+ * arrow's expression.
+ */
+function bodyLines(node: FunctionNode, lineOf: (offset: number) => number): number {
+  const body = node.body;
+  if (!body) return 0;
+  const first = lineOf(body.range[0]);
+  const last = lineOf(body.range[1] - 1);
+  return body.type === "BlockStatement" ? Math.max(0, last - first - 1) : last - first + 1;
+}
+
+const rule: Deno.lint.Rule = {
+  create(ctx) {
+    if (!isChecked(ctx.filename)) return {};
+    const text = ctx.sourceCode.text;
+    const lines = text.split("\n");
+    const lineOf = lineIndex(text);
+    /** The `// long:` comments not yet found above a long function, by line. */
+    const markers = new Map<number, Deno.lint.LineComment>();
+    for (const comment of ctx.sourceCode.getAllComments()) {
+      if (comment.type !== "Line" || !LONG_MARKER.test(`//${comment.value}`)) continue;
+      markers.set(lineOf(comment.range[0]), comment);
+    }
+    const check = (node: FunctionNode) => {
+      const count = bodyLines(node, lineOf);
+      if (count <= MAX_BODY_LINES) return;
+      const above = lineOf(node.range[0]) - 1;
+      const reason = LONG_MARKER.exec(lines[above] ?? "")?.[1]?.trim() ?? "";
+      if (markers.has(above)) markers.delete(above);
+      if (reason.length >= MIN_REASON_CHARS) return;
+      ctx.report({
+        node,
+        message: reason
+          ? `The reason of this ${count}-line function says too little: "${reason}".`
+          : `This function's body is ${count} lines (at most ${MAX_BODY_LINES} without a reason).`,
+        hint: `Split it where that makes it clearer, or say why it is one thing in a ` +
+          `"// long: <reason>" comment on the line above it (docs/architecture.md).`,
+      });
+    };
+    return {
+      FunctionDeclaration: check,
+      FunctionExpression: check,
+      ArrowFunctionExpression: check,
+      "Program:exit"() {
+        for (const comment of markers.values()) {
+          ctx.report({
+            range: comment.range,
+            message: `This "// long:" comment is not on the line above a function over ` +
+              `${MAX_BODY_LINES} lines.`,
+            hint: "Remove it, or move it to the line above the long function it excuses.",
+          });
+        }
+      },
+    };
+  },
+};
+
+/** The plugin, as deno.json loads it. */
+const plugin: Deno.lint.Plugin = {
+  name: "cueport",
+  rules: { "function-length": rule },
+};
+
+export default plugin;
