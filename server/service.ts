@@ -135,9 +135,8 @@ function portError(name: keyof typeof PORT_SETTINGS, port: number, error: unknow
  * Starts everything in its order: the OSC worker first (it binds beside the
  * rest), the core, the shared services, the 6.0 ports, OSCQuery, the 5.0.0
  * ports, then the player's handshake once every port is bound, and
- * discovery last. Longer than a minute's read because that order is its
- * content: each step needs the ones before, and each part started is pushed
- * on `started` so a failed start stops what it started.
+ * discovery last. Each step needs the ones before, and each part started is
+ * pushed on `started` so a failed start stops what it started.
  */
 async function start(
   settings: Settings,
@@ -147,12 +146,8 @@ async function start(
   started: Array<() => Promise<void> | void>,
 ): Promise<RunningService> {
   const startedAt = performance.now();
-  // The OSC port's worker starts now, beside the rest; a failure to bind is told when awaited.
-  const oscOpening = UdpPort.open(settings.host, settings.oscPort, (m) => log("debug", m));
-  oscOpening.catch(() => {}); // handled where it is awaited, whatever fails before that
-  started.push(() => oscOpening.then((port) => port.close(), () => {}));
+  const oscOpening = openOscPort(settings, log, started);
   const { supervisor, core } = await openCore(settings, log, launcher);
-
   const ports: RunningService["ports"] = {
     http: 0,
     ws: 0,
@@ -160,17 +155,82 @@ async function start(
     legacyHttp: null,
     legacyWs: null,
   };
-  const { auth, hosts, rateLimiter, media, httpMeter, mcp } = await openServices(
-    settings,
-    log,
-    core,
-    supervisor,
-    started,
-  );
-  // Counted when asked: no request is served before these exist but `v5`, set last.
+  const services = await openServices(settings, log, core, supervisor, started);
+  // Counted when asked: no request is served before the 6.0 ports' parts exist but `v5`, set last.
   let v5Sockets: () => number = () => 0;
+  const main = await bindMainPorts({
+    ...{ settings, log, core, services, ports, startedAt, started, oscOpening },
+    v5Sockets: () => v5Sockets(),
+  });
+  const { auth, media, mcp } = services;
+  const { listen, oscServer } = main;
+  const oscQuery = bindOscQuery({ ...services, settings, core, ports, log, listen, oscServer });
+  if (oscQuery) {
+    ports.oscQuery = oscQuery.port;
+    started.push(() => oscQuery.close());
+  }
+  // The 5.0.0 interface (docs/compat.md), after the 6.0 ports: one that is taken is skipped.
+  const v5 = bindV5Listeners({ ...main.parts, successor: () => ports, listen });
+  started.push(() => v5.close());
+  v5Sockets = () => v5.sockets?.clientCount ?? 0;
+  Object.assign(ports, v5.ports);
+  auth.devices.onrevoke = (deviceId) => {
+    main.sockets.closeDevice(deviceId);
+    oscServer.closeDevice(deviceId);
+    oscQuery?.server.closeDevice(deviceId);
+    v5.sockets?.closeDevice(deviceId);
+  };
+  // The handshake once every port is bound: a port in use stops the start before it (main.ts
+  // has started the player process already, so it is ready by now).
+  supervisor.start();
+  started.push(() => supervisor.stop());
+  await lock.setPorts(ports);
+  log("debug", `Listening: HTTP ${main.http.addresses}, WebSocket ${main.ws.addresses}`);
+  const discovery = settings.mdns ? await advertise(settings, ports, log) : null;
+  if (discovery) started.push(() => discovery.stop());
+  return runningService({
+    ...main,
+    ...{ ports, core, supervisor, oscQuery, discovery, mcp, media, v5, lock },
+  });
+}
+
+/** The OSC port's worker, started now beside the rest; a failure to bind is told when awaited. */
+function openOscPort(
+  settings: Settings,
+  log: Logger,
+  started: Array<() => Promise<void> | void>,
+): Promise<UdpPort> {
+  const oscOpening = UdpPort.open(settings.host, settings.oscPort, (m) => log("debug", m));
+  oscOpening.catch(() => {}); // handled where it is awaited, whatever fails before that
+  started.push(() => oscOpening.then((port) => port.close(), () => {}));
+  return oscOpening;
+}
+
+/** What the 6.0 ports are bound with. */
+interface MainPortsOptions {
+  settings: Settings;
+  log: Logger;
+  core: Core;
+  services: Services;
+  /** Filled in as the ports are bound. */
+  ports: RunningService["ports"];
+  startedAt: number;
+  started: Array<() => Promise<void> | void>;
+  oscOpening: Promise<UdpPort>;
+  /** The 5.0.0 port's WebSocket clients, counted in `/api/v1/info`. */
+  v5Sockets: () => number;
+}
+
+/**
+ * Binds the 6.0 ports, HTTP, WebSocket and OSC, in that order (a port in
+ * use stops the start with one line naming its setting), and starts serving
+ * OSC; gives what they are made of, which the other ports share.
+ */
+async function bindMainPorts(o: MainPortsOptions) {
+  const { settings, log, core, ports, started } = o;
+  const { auth, hosts, rateLimiter, media, httpMeter, mcp } = o.services;
   const clients = (): ClientCounts => ({
-    websocket: sockets.clientCount + v5Sockets(),
+    websocket: sockets.clientCount + o.v5Sockets(),
     mcp: mcp.sessionCount,
     osc: oscServer.subscriberCount,
   });
@@ -183,7 +243,7 @@ async function start(
     rateLimiter,
     media,
     version: VERSION,
-    startedAt,
+    startedAt: o.startedAt,
     clients,
   };
   const handleHttp = httpHandlerOf(parts, {
@@ -208,81 +268,19 @@ async function start(
     log: (m) => log("info", m),
   });
   started.push(() => oscServer.close());
-  auth.codes.onissue = (otp, expiresAt) =>
-    void supervisor.request(Method.PAIRING_SHOW, {
-      otp,
-      expiresAt: new Date(expiresAt).toISOString(),
-    })
-      .catch(() => {}); // the code works whether or not the application shows it
   const ws = bindPort(
     "WebSocket",
     settings.wsPort,
     () => listen("WebSocket", settings.wsPort, (req, peer) => sockets.handle(req, peer), true),
   );
   started.push(() => ws.close());
-  const osc = await bindPortAsync("OSC", settings.oscPort, () => oscOpening);
+  const osc = await bindPortAsync("OSC", settings.oscPort, () => o.oscOpening);
   // Once the port is bound: a start that fails says one line.
   const bufferAdvice = receiveBufferAdvice(receiveBufferBytes());
   if (bufferAdvice) log("info", bufferAdvice);
   const oscDone = oscServer.serve(osc);
-  Object.assign(ports, {
-    http: http.port,
-    ws: ws.port,
-    osc: osc.port,
-  });
-  const oscQuery = bindOscQuery({
-    settings,
-    core,
-    oscServer,
-    ports,
-    log,
-    listen,
-    auth,
-    hosts,
-    rateLimiter,
-    httpMeter,
-  });
-  if (oscQuery) {
-    ports.oscQuery = oscQuery.port;
-    started.push(() => oscQuery.close());
-  }
-  // The 5.0.0 interface (docs/compat.md), after the 6.0 ports: one that is taken is skipped.
-  const v5 = bindV5Listeners({ ...parts, successor: () => ports, listen });
-  started.push(() => v5.close());
-  v5Sockets = () => v5.sockets?.clientCount ?? 0;
-  Object.assign(ports, v5.ports);
-  auth.devices.onrevoke = (deviceId) => {
-    sockets.closeDevice(deviceId);
-    oscServer.closeDevice(deviceId);
-    oscQuery?.server.closeDevice(deviceId);
-    v5.sockets?.closeDevice(deviceId);
-  };
-  // The handshake once every port is bound: a port in use stops the start before it (main.ts
-  // has started the player process already, so it is ready by now).
-  supervisor.start();
-  started.push(() => supervisor.stop());
-  await lock.setPorts(ports);
-  log("debug", `Listening: HTTP ${http.addresses}, WebSocket ${ws.addresses}`);
-  const discovery = settings.mdns ? await advertise(settings, ports, log) : null;
-  if (discovery) started.push(() => discovery.stop());
-
-  return runningService({
-    ports,
-    core,
-    supervisor,
-    sockets,
-    oscServer,
-    osc,
-    oscDone,
-    oscQuery,
-    discovery,
-    mcp,
-    media,
-    http,
-    ws,
-    v5,
-    lock,
-  });
+  Object.assign(ports, { http: http.port, ws: ws.port, osc: osc.port });
+  return { parts, listen, http, ws, sockets, oscServer, osc, oscDone };
 }
 
 /** The player's supervisor and the core over it, logging the player's ups and downs. */
@@ -303,7 +301,13 @@ async function openCore(settings: Settings, log: Logger, launcher: PlayerLaunche
   return { supervisor, core };
 }
 
-/** What the listeners share: auth, the Host names, the one rate budget, media and MCP. */
+/** What the listeners share (`openServices`). */
+type Services = Awaited<ReturnType<typeof openServices>>;
+
+/**
+ * Opens what the listeners share: auth (a pairing code it issues is shown
+ * by the player), the Host names, the one rate budget, media and MCP.
+ */
 async function openServices(
   settings: Settings,
   log: Logger,
@@ -322,6 +326,12 @@ async function openServices(
       log: (m) => log("warn", m),
     },
   );
+  auth.codes.onissue = (otp, expiresAt) =>
+    void supervisor.request(Method.PAIRING_SHOW, {
+      otp,
+      expiresAt: new Date(expiresAt).toISOString(),
+    })
+      .catch(() => {}); // the code works whether or not the application shows it
   const hosts = machineHosts(settings.allowedHosts);
   const rateLimiter = new RateLimiter({
     ratePerSecond: settings.httpRatePerSecond,
