@@ -6,7 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { pairingText } from "./web/pairing_text.ts";
-import { call, findTarget } from "./deploy/operator_target.ts";
+import { call, findTarget, type Target } from "./deploy/operator_target.ts";
 import { runStatusCommand } from "./deploy/status_command.ts";
 import { runServiceCommand } from "./deploy/service_command.ts";
 import { runConfigCommand } from "./deploy/config_check.ts";
@@ -85,6 +85,89 @@ ${TARGET_OPTIONS}`,
 ${TARGET_OPTIONS}`,
 };
 
+/** What an operator command is given: the service it talks to, its arguments, where it prints. */
+interface OperatorCall {
+  target: Target;
+  positionals: string[];
+  print: (line: string) => void;
+}
+
+/** Revokes the device named by the first argument. */
+async function revoke({ target, positionals, print }: OperatorCall): Promise<number> {
+  const deviceId = positionals[0];
+  if (!deviceId) {
+    print(CLI_USAGE);
+    return 2;
+  }
+  await call(target, "DELETE", `/api/v1/devices/${encodeURIComponent(deviceId)}`);
+  print(`Revoked ${deviceId}`);
+  return 0;
+}
+
+/** Approves or denies the waiting approval named by the first argument. */
+async function decide(
+  { target, positionals, print }: OperatorCall,
+  approve: boolean,
+): Promise<number> {
+  const requestId = positionals[0];
+  if (!requestId) {
+    print(CLI_USAGE);
+    return 2;
+  }
+  await call(target, "POST", `/api/v1/approvals/${encodeURIComponent(requestId)}`, { approve });
+  print(`${approve ? "Approved" : "Denied"} ${requestId}`);
+  return 0;
+}
+
+/** The operator commands over the running service's API, by name: each returns its exit code. */
+const OPERATOR_COMMANDS: Record<string, (c: OperatorCall) => Promise<number>> = {
+  async pair({ target, print }) {
+    const { otp, expiresAt } = await call(target, "POST", "/api/v1/pair/code");
+    print(`Pairing code: ${otp}  (valid until ${expiresAt})`);
+    print(await pairingText(target.port, otp));
+    return 0;
+  },
+  async devices({ target, print }) {
+    const { devices } = await call(target, "GET", "/api/v1/devices");
+    if (devices.length === 0) print("No paired devices");
+    for (const d of devices) {
+      print(
+        `${d.deviceId}  ${d.name}  scopes=${
+          d.scopes.join(",")
+        }  paired ${d.pairedAt} from ${d.address}`,
+      );
+    }
+    return 0;
+  },
+  revoke,
+  async "rotate-key"({ target, print }) {
+    const { revoked } = await call(target, "POST", "/api/v1/auth/rotate-key");
+    print(`Signing key rotated; ${revoked} device(s) revoked`);
+    return 0;
+  },
+  async approvals({ target, print }) {
+    const { approvals } = await call(target, "GET", "/api/v1/approvals");
+    if (approvals.length === 0) print("No client is waiting for approval");
+    for (const a of approvals) {
+      print(`${a.requestId}  ${a.deviceName}  from ${a.address}  since ${a.requestedAt}`);
+    }
+    return 0;
+  },
+  async mcp({ target }) {
+    // Loaded only here: the bridge brings the MCP SDK's client.
+    const { runStdioBridge } = await import("./mcp/stdio_bridge.ts");
+    await runStdioBridge({
+      url: new URL(`http://127.0.0.1:${target.port}/mcp`),
+      token: target.token,
+      dataDir: target.dataDir,
+      log: (m) => console.error(m), // stdout carries the protocol
+    });
+    return 0;
+  },
+  approve: (c) => decide(c, true),
+  deny: (c) => decide(c, false),
+};
+
 /** Runs one operator command; returns the process exit code. */
 export async function runCli(
   command: string,
@@ -114,78 +197,15 @@ export async function runCli(
     return 0;
   }
   const target = await findTarget(values);
+  const run = Object.hasOwn(OPERATOR_COMMANDS, command) ? OPERATOR_COMMANDS[command] : undefined;
+  if (!run) {
+    print(CLI_USAGE);
+    return 2;
+  }
   try {
-    switch (command) {
-      case "pair": {
-        const { otp, expiresAt } = await call(target, "POST", "/api/v1/pair/code");
-        print(`Pairing code: ${otp}  (valid until ${expiresAt})`);
-        print(await pairingText(target.port, otp));
-        return 0;
-      }
-      case "devices": {
-        const { devices } = await call(target, "GET", "/api/v1/devices");
-        if (devices.length === 0) print("No paired devices");
-        for (const d of devices) {
-          print(
-            `${d.deviceId}  ${d.name}  scopes=${
-              d.scopes.join(",")
-            }  paired ${d.pairedAt} from ${d.address}`,
-          );
-        }
-        return 0;
-      }
-      case "revoke": {
-        const deviceId = positionals[0];
-        if (!deviceId) {
-          print(CLI_USAGE);
-          return 2;
-        }
-        await call(target, "DELETE", `/api/v1/devices/${encodeURIComponent(deviceId)}`);
-        print(`Revoked ${deviceId}`);
-        return 0;
-      }
-      case "rotate-key": {
-        const { revoked } = await call(target, "POST", "/api/v1/auth/rotate-key");
-        print(`Signing key rotated; ${revoked} device(s) revoked`);
-        return 0;
-      }
-      case "approvals": {
-        const { approvals } = await call(target, "GET", "/api/v1/approvals");
-        if (approvals.length === 0) print("No client is waiting for approval");
-        for (const a of approvals) {
-          print(`${a.requestId}  ${a.deviceName}  from ${a.address}  since ${a.requestedAt}`);
-        }
-        return 0;
-      }
-      case "mcp": {
-        // Loaded only here: the bridge brings the MCP SDK's client.
-        const { runStdioBridge } = await import("./mcp/stdio_bridge.ts");
-        await runStdioBridge({
-          url: new URL(`http://127.0.0.1:${target.port}/mcp`),
-          token: target.token,
-          dataDir: target.dataDir,
-          log: (m) => console.error(m), // stdout carries the protocol
-        });
-        return 0;
-      }
-      case "approve":
-      case "deny": {
-        const requestId = positionals[0];
-        if (!requestId) {
-          print(CLI_USAGE);
-          return 2;
-        }
-        await call(target, "POST", `/api/v1/approvals/${encodeURIComponent(requestId)}`, {
-          approve: command === "approve",
-        });
-        print(`${command === "approve" ? "Approved" : "Denied"} ${requestId}`);
-        return 0;
-      }
-    }
+    return await run({ target, positionals, print });
   } catch (error) {
     print(`cueport ${command}: ${(error as Error).message}`);
     return 1;
   }
-  print(CLI_USAGE);
-  return 2;
 }

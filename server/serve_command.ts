@@ -5,7 +5,7 @@
  * the `deno task` or npx that started it is gone.
  * @module
  */
-import { loadSettings, SERVE_USAGE } from "./config.ts";
+import { loadSettings, SERVE_USAGE, type Settings } from "./config.ts";
 import { createLogger } from "./log.ts";
 import { permissionRefusal, reportRefusedPermissions } from "./deploy/permission_refused.ts";
 import { InstanceLock, StartupError } from "./startup.ts";
@@ -31,15 +31,7 @@ reportRefusedPermissions((line) => log("error", line));
 
 /** Runs the service until it is stopped. */
 export async function serve(args: string[], earlyPlayer?: Deno.ChildProcess): Promise<void> {
-  let loaded;
-  try {
-    loaded = await loadSettings(args);
-  } catch (error) {
-    // A refused permission is told by its own handler, as one line naming the flag.
-    if (permissionRefusal(error) !== null) throw error;
-    console.error(`cueport: ${(error as Error).message} (cueport --help lists the settings)`);
-    Deno.exit(2);
-  }
+  const loaded = await settingsOrExit(args);
   if (loaded.help) {
     console.log(SERVE_USAGE);
     earlyPlayer?.kill();
@@ -53,21 +45,7 @@ export async function serve(args: string[], earlyPlayer?: Deno.ChildProcess): Pr
   const systemd = target ? new SystemdNotifier(target, (m) => log("warn", m)) : null;
   let service;
   try {
-    // The data dir's lock, then the player's flags (main.ts started it), before the service's
-    // modules load: the player starts (and opens its Project) on the other core meanwhile.
-    const lock = await InstanceLock.acquire(settings.dataDir, VERSION);
-    const logLine = (line: string) => log("info", `player: ${line}`);
-    const launcher = processLauncher(playerCommandOf(settings), logLine);
-    const isBundled = settings.playerCommand.length === 0;
-    if (!isBundled) earlyPlayer?.kill(); // the settings name a player of their own
-    const first = earlyPlayer && isBundled
-      ? adoptEarlyPlayer(earlyPlayer, playerFlags(settings), logLine)
-      : launcher.launch();
-    const { startService } = await import("./service.ts");
-    service = await startService(settings, log, {
-      lock,
-      launcher: launchedEarly(first, launcher),
-    });
+    service = await startWithPlayer(settings, earlyPlayer);
   } catch (error) {
     // One line naming what to change; a stack trace helps nobody at a show.
     const message = error instanceof StartupError
@@ -109,4 +87,34 @@ export async function serve(args: string[], earlyPlayer?: Deno.ChildProcess): Pr
       void stop("Launcher gone");
     });
   }
+}
+
+/** The settings of the command line, or exit 2 with one line saying what is wrong. */
+async function settingsOrExit(args: string[]): Promise<Awaited<ReturnType<typeof loadSettings>>> {
+  try {
+    return await loadSettings(args);
+  } catch (error) {
+    // A refused permission is told by its own handler, as one line naming the flag.
+    if (permissionRefusal(error) !== null) throw error;
+    console.error(`cueport: ${(error as Error).message} (cueport --help lists the settings)`);
+    Deno.exit(2);
+  }
+}
+
+/**
+ * The data dir's lock, then the player's flags (main.ts started it), before
+ * the service's modules load: the player starts (and opens its Project) on
+ * the other core meanwhile. Then the service.
+ */
+async function startWithPlayer(settings: Settings, earlyPlayer?: Deno.ChildProcess) {
+  const lock = await InstanceLock.acquire(settings.dataDir, VERSION);
+  const logLine = (line: string) => log("info", `player: ${line}`);
+  const launcher = processLauncher(playerCommandOf(settings), logLine);
+  const isBundled = settings.playerCommand.length === 0;
+  if (!isBundled) earlyPlayer?.kill(); // the settings name a player of their own
+  const first = earlyPlayer && isBundled
+    ? adoptEarlyPlayer(earlyPlayer, playerFlags(settings), logLine)
+    : launcher.launch();
+  const { startService } = await import("./service.ts");
+  return await startService(settings, log, { lock, launcher: launchedEarly(first, launcher) });
 }

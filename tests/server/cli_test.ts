@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { remoteRequest } from "../_helpers/remote.ts";
 import { startTestService } from "../_helpers/service.ts";
+import { CLI_USAGE, runCli } from "../../server/cli.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -47,6 +48,16 @@ Deno.test("cueport pair, devices and revoke talk to the running service", async 
     const again = await cli("revoke", paired.body.deviceId, "--http-port", port);
     assert.equal(again.code, 1);
     assert.match(again.text, /is not paired/);
+    // approve and deny (in this process: each spawn costs a second)
+    for (const command of ["approve", "deny"]) {
+      const lines: string[] = [];
+      const unknown = await runCli(command, ["nobody", "--http-port", port], (l) => lines.push(l));
+      assert.equal(unknown, 1);
+      assert.match(lines.join("\n"), new RegExp(`^cueport ${command}: .*nobody`));
+      lines.length = 0;
+      assert.equal(await runCli(command, ["--http-port", port], (l) => lines.push(l)), 2);
+      assert.deepEqual(lines, [CLI_USAGE], "no id: the usage");
+    }
   } finally {
     await svc.stop();
   }
