@@ -71,6 +71,38 @@ function head(status: number, headers: Headers, extra: string): Uint8Array {
 }
 
 /**
+ * The request of a connection's head and the bytes read past it; the answer
+ * refusing a malformed head; or null when the client left before sending one.
+ */
+async function requestOf(
+  conn: Deno.Conn,
+): Promise<{ request: Request; rest: Uint8Array } | { refusal: Response } | null> {
+  try {
+    const parsed = await readRequestHead(conn, MAX_HEAD_BYTES);
+    if (parsed === null) return null;
+    const host = parsed.headers.get("host") ?? "localhost";
+    let url: URL;
+    try {
+      url = new URL(parsed.target, `http://${host}`);
+    } catch {
+      url = new URL(parsed.target, "http://localhost");
+    }
+    const request = new Request(url, { method: parsed.method, headers: parsed.headers });
+    return { request, rest: parsed.rest };
+  } catch (error) {
+    if (!(error instanceof HeadError) && !(error instanceof TypeError)) throw error;
+    const status = error instanceof HeadError ? error.status : 400;
+    const code = status === 431 ? "PAYLOAD_TOO_LARGE" : "INVALID_MESSAGE";
+    return {
+      refusal: errorAnswer(
+        new CueportError(code, `Invalid HTTP request: ${error.message}`),
+        { status },
+      ),
+    };
+  }
+}
+
+/**
  * Serves one connection of the WebSocket port: one request, then either its
  * answer (with `Connection: close`) or the WebSocket it upgraded to.
  */
@@ -102,33 +134,11 @@ export function serveWebSocketConnection(): ServeOnConnection {
       clearTimeout(timer);
     };
     const run = async (): Promise<void> => {
-      let request: Request;
+      const read = await requestOf(conn);
+      if (read === null) return;
+      if ("refusal" in read) return isClosed ? undefined : await answer(read.refusal);
+      const { request, rest } = read;
       const slot: Pending = { socket: null };
-      let rest: Uint8Array = new Uint8Array(0);
-      try {
-        const parsed = await readRequestHead(conn, MAX_HEAD_BYTES);
-        if (parsed === null) return;
-        const host = parsed.headers.get("host") ?? "localhost";
-        let url: URL;
-        try {
-          url = new URL(parsed.target, `http://${host}`);
-        } catch {
-          url = new URL(parsed.target, "http://localhost");
-        }
-        request = new Request(url, { method: parsed.method, headers: parsed.headers });
-        rest = parsed.rest;
-      } catch (error) {
-        if (isClosed) return;
-        if (!(error instanceof HeadError) && !(error instanceof TypeError)) throw error;
-        const status = error instanceof HeadError ? error.status : 400;
-        return await answer(errorAnswer(
-          new CueportError(
-            status === 431 ? "PAYLOAD_TOO_LARGE" : "INVALID_MESSAGE",
-            `Invalid HTTP request: ${error.message}`,
-          ),
-          { status },
-        ));
-      }
       pending.set(request, slot);
       let response: Response;
       try {
