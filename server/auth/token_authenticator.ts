@@ -66,28 +66,7 @@ export class TokenAuthenticator implements Authenticator {
   }
 
   async authenticate(credentials: Credentials): Promise<Grant> {
-    if (credentials.token) {
-      const operator = this.#o.operatorToken;
-      if (operator && credentials.token.startsWith(OPERATOR_PREFIX)) {
-        if (isLocalAddress(credentials.address) && isSameSecret(credentials.token, operator)) {
-          return { device: "operator", scopes: [...ALL_SCOPES] };
-        }
-        throw new CueportError(
-          "AUTHENTICATION_FAILED",
-          "Invalid operator credential: it works only on the show machine, as written in the data dir",
-        );
-      }
-      const claims = await verifyToken(this.#o.key, credentials.token, this.#now());
-      const device = this.#o.devices.get(claims.deviceId);
-      if (!device || device.tokenId !== claims.tokenId) {
-        throw new CueportError(
-          "AUTHENTICATION_FAILED",
-          "Invalid token: the device was revoked; pair again",
-        );
-      }
-      this.#o.devices.touch(device.deviceId, new Date(this.#now()).toISOString());
-      return { device: device.name, deviceId: device.deviceId, scopes: device.scopes };
-    }
+    if (credentials.token) return await this.#withToken(credentials.token, credentials.address);
     if (credentials.otp) {
       const pairing = await this.pair(
         credentials.otp,
@@ -105,33 +84,65 @@ export class TokenAuthenticator implements Authenticator {
       };
     }
     if (isLocalAddress(credentials.address) && credentials.isInteractive && this.#o.approvals) {
-      const name = credentials.deviceName?.trim() || "Local client";
-      if (!(await this.#o.approvals.request(credentials.address, name))) {
-        throw new CueportError(
-          "AUTHENTICATION_FAILED",
-          "The connection was not approved on the show machine",
-        );
-      }
-      // Each approved client gets its own entry and token: two local tools never revoke
-      // each other; a client that comes back with its token keeps its entry.
-      const pairing = await this.#register(
-        credentials.address,
-        name,
-        [...ALL_SCOPES],
-        "approval",
-        credentials.lifetimeSeconds,
-      );
-      return {
-        token: pairing.token,
-        device: name,
-        deviceId: pairing.deviceId,
-        scopes: pairing.scopes,
-      };
+      return await this.#withApproval(credentials, this.#o.approvals);
     }
     throw new CueportError(
       "AUTHENTICATION_FAILED",
       `Authentication required: ${HOW_TO_AUTHENTICATE[credentials.wire ?? "http"]}`,
     );
+  }
+
+  /** The grant of a token: the operator's credential (on the show machine only) or a device's. */
+  async #withToken(token: string, address: string): Promise<Grant> {
+    const operator = this.#o.operatorToken;
+    if (operator && token.startsWith(OPERATOR_PREFIX)) {
+      if (isLocalAddress(address) && isSameSecret(token, operator)) {
+        return { device: "operator", scopes: [...ALL_SCOPES] };
+      }
+      throw new CueportError(
+        "AUTHENTICATION_FAILED",
+        "Invalid operator credential: it works only on the show machine, as written in the data dir",
+      );
+    }
+    const claims = await verifyToken(this.#o.key, token, this.#now());
+    const device = this.#o.devices.get(claims.deviceId);
+    if (!device || device.tokenId !== claims.tokenId) {
+      throw new CueportError(
+        "AUTHENTICATION_FAILED",
+        "Invalid token: the device was revoked; pair again",
+      );
+    }
+    this.#o.devices.touch(device.deviceId, new Date(this.#now()).toISOString());
+    return { device: device.name, deviceId: device.deviceId, scopes: device.scopes };
+  }
+
+  /** A local interactive client the operator approves on the show machine: its own entry and token. */
+  async #withApproval(
+    credentials: Credentials,
+    approvals: NonNullable<TokenAuthOptions["approvals"]>,
+  ): Promise<Grant> {
+    const name = credentials.deviceName?.trim() || "Local client";
+    if (!(await approvals.request(credentials.address, name))) {
+      throw new CueportError(
+        "AUTHENTICATION_FAILED",
+        "The connection was not approved on the show machine",
+      );
+    }
+    // Each approved client gets its own entry and token: two local tools never revoke
+    // each other; a client that comes back with its token keeps its entry.
+    const pairing = await this.#register(
+      credentials.address,
+      name,
+      [...ALL_SCOPES],
+      "approval",
+      credentials.lifetimeSeconds,
+    );
+    return {
+      token: pairing.token,
+      device: name,
+      deviceId: pairing.deviceId,
+      scopes: pairing.scopes,
+    };
   }
 
   /** Replaces the signing key (after rotation): every token signed before stops verifying. */
