@@ -250,6 +250,20 @@ export async function runServiceCommand(
     print(SERVICE_USAGE);
     return 2;
   }
+  return await installOrUninstall(action, {
+    isUser,
+    isDryRun: values["dry-run"] === true,
+    runAs: values["run-as"] ?? env("SUDO_USER"),
+  }, print);
+}
+
+/** Installs or uninstalls the service (or, with `isDryRun`, prints how); returns the exit code. */
+async function installOrUninstall(
+  action: "install" | "uninstall",
+  o: { isUser: boolean; isDryRun: boolean; runAs: string | null },
+  print: (line: string) => void,
+): Promise<number> {
+  const { isUser } = o;
   const home = env("HOME") ?? env("USERPROFILE") ?? "";
   const command = selfCommand();
   const problem = action === "install"
@@ -261,13 +275,13 @@ export async function runServiceCommand(
       isUser,
       command,
       home,
-      runAs: values["run-as"] ?? env("SUDO_USER"),
+      runAs: o.runAs,
     });
   } catch (error) {
     print(`cueport service: ${(error as Error).message}`);
     return 1;
   }
-  if (values["dry-run"]) {
+  if (o.isDryRun) {
     for (const step of steps) print(describeStep(step));
     if (problem) print(`cueport service install would refuse: ${problem}`);
     return problem ? 1 : 0;
