@@ -57,36 +57,22 @@ function socketReader(): Reader | null {
   let failure: Error | null = null;
   let isEnded = false;
   let isPaused = false;
-  const wake = () => {
-    if (!waiter) return;
+  /** Hands `view` to the read waiting, or ends it (with the failure, or the end); false if none waits. */
+  const answer = (view: Uint8Array | null): boolean => {
     const w = waiter;
+    if (!w) return false;
     waiter = null;
-    if (failure) w.reject(failure);
+    if (view) w.resolve(view);
+    else if (failure) w.reject(failure);
     else w.resolve(null);
+    return true;
   };
-  let socket: Socket;
-  try {
-    socket = new Socket({
-      fd: 0,
-      readable: true,
-      writable: false,
-      onread: {
-        buffer,
-        callback: (n: number) => {
-          const view = buffer.subarray(0, n);
-          isPaused = true;
-          if (waiter) {
-            const w = waiter;
-            waiter = null;
-            w.resolve(view);
-          } else ready = view;
-          return false; // paused until the next read(): `buffer` holds this view
-        },
-      },
-    });
-  } catch {
-    return null; // a file: "Unsupported fd type"
-  }
+  const wake = () => void answer(null);
+  const socket = stdinSocket(buffer, (view) => {
+    isPaused = true;
+    if (!answer(view)) ready = view;
+  });
+  if (!socket) return null;
   socket.on("end", () => {
     isEnded = true;
     wake();
@@ -118,6 +104,30 @@ function socketReader(): Reader | null {
       wake();
     },
   };
+}
+
+/**
+ * fd 0 as a `node:net` socket read into `buffer`, paused after each read
+ * until resumed (`buffer` holds the view handed to `onRead`); null when fd 0
+ * is a file ("Unsupported fd type").
+ */
+function stdinSocket(buffer: Uint8Array, onRead: (view: Uint8Array) => void): Socket | null {
+  try {
+    return new Socket({
+      fd: 0,
+      readable: true,
+      writable: false,
+      onread: {
+        buffer,
+        callback: (n: number) => {
+          onRead(buffer.subarray(0, n));
+          return false; // paused until the next read(): `buffer` holds this view
+        },
+      },
+    });
+  } catch {
+    return null;
+  }
 }
 
 /** stdin through `Deno.stdin.read`: a file, a terminal, or any stdin off Linux. */
