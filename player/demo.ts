@@ -147,6 +147,57 @@ const SONGS = [
   },
 ];
 
+/** A demo Clip of its seed, showing `fileId` (Soft Blur on Aurora). */
+function clipOf(seed: ClipSeed, fileId: string): Project["clips"][number] {
+  return {
+    id: seed.id,
+    name: seed.name,
+    fileId,
+    duration: seed.duration,
+    launchMode: seed.launchMode ?? "Trigger",
+    retrigger: seed.retrigger ?? "restart",
+    direction: "forward",
+    loop: seed.loop ?? false,
+    velocitySensitivity: seed.velocitySensitivity ?? 0,
+    options: {
+      opacity: 1,
+      volume: 1,
+      speed: 1,
+      filters: { brightness: 0, contrast: 1, saturation: 1, hue: 0, blur: 0 },
+      effects: seed.id === "clip-aurora" ? ["effect-blur"] : [],
+    },
+  };
+}
+
+/** The demo's effects. */
+const DEMO_EFFECTS = [
+  {
+    id: "effect-blur",
+    name: "Soft Blur",
+    type: "blur",
+    presetId: "fx-blur",
+    params: { radius: 4 },
+  },
+  {
+    id: "effect-shift",
+    name: "Hue Drift",
+    type: "color-shift",
+    presetId: "fx-color-shift",
+    params: { hue: 30 },
+  },
+];
+
+/** The demo's visualizer. */
+const DEMO_VISUALIZERS = [
+  {
+    id: "viz-bars",
+    name: "Bars",
+    engine: "bars",
+    presetId: "viz-spectrum",
+    params: { bands: 32 },
+  },
+];
+
 /** Writes the demo project's media under `dir` and returns its document. */
 export async function createDemoProject(dir: string): Promise<Project> {
   const files: Project["files"] = [];
@@ -162,24 +213,7 @@ export async function createDemoProject(dir: string): Promise<Project> {
     if (!files.some((f) => f.id === fileId)) {
       await addFile(fileId, `${seed.art}.png`, paint(PAINTERS[seed.art]!));
     }
-    clips.push({
-      id: seed.id,
-      name: seed.name,
-      fileId,
-      duration: seed.duration,
-      launchMode: seed.launchMode ?? "Trigger",
-      retrigger: seed.retrigger ?? "restart",
-      direction: "forward",
-      loop: seed.loop ?? false,
-      velocitySensitivity: seed.velocitySensitivity ?? 0,
-      options: {
-        opacity: 1,
-        volume: 1,
-        speed: 1,
-        filters: { brightness: 0, contrast: 1, saturation: 1, hue: 0, blur: 0 },
-        effects: seed.id === "clip-aurora" ? ["effect-blur"] : [],
-      },
-    });
+    clips.push(clipOf(seed, fileId));
   };
   const songs: Project["songs"] = [];
   for (const s of SONGS) {
@@ -210,31 +244,8 @@ export async function createDemoProject(dir: string): Promise<Project> {
     songs,
     clips,
     files,
-    effects: [
-      {
-        id: "effect-blur",
-        name: "Soft Blur",
-        type: "blur",
-        presetId: "fx-blur",
-        params: { radius: 4 },
-      },
-      {
-        id: "effect-shift",
-        name: "Hue Drift",
-        type: "color-shift",
-        presetId: "fx-color-shift",
-        params: { hue: 30 },
-      },
-    ],
-    visualizers: [
-      {
-        id: "viz-bars",
-        name: "Bars",
-        engine: "bars",
-        presetId: "viz-spectrum",
-        params: { bands: 32 },
-      },
-    ],
+    effects: DEMO_EFFECTS,
+    visualizers: DEMO_VISUALIZERS,
     backgroundClips: ["clip-starfield"],
     controls: CONTROL_IDS.map((id) => ({
       id,
