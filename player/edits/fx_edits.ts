@@ -63,6 +63,8 @@ function findPreset(d: EditDraft, kind: Kind, id: string): Preset {
   return preset;
 }
 
+/** The edits of one kind of look (`effect` or `visualizer`), by edit name. */
+// long: a table of its four edits (add, update, remove, copy) over the lookups they share
 function fxHandlers(kind: Kind): Record<string, EditHandler> {
   const Label = kind === "effect" ? "Effect" : "Visualizer";
   const list = (d: EditDraft) => kind === "effect" ? d.project.effects : d.project.visualizers;

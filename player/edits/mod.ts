@@ -156,19 +156,8 @@ export class Editor {
     const engine = this.#host.engine(params.projectId);
     const parsed = parseEdits(params);
     const key = params.idempotencyKey;
-    if (key !== undefined) {
-      const applied = this.#appliedKeys.get(engine.project.id)?.find((k) => k.key === key);
-      if (applied) return Promise.resolve(structuredClone(applied.result));
-      // A retry while the first still copies its files (only an import leaves the order):
-      // its turn comes right after the first's commit, and it answers the first's outcome.
-      const first = this.#copying.get(key);
-      if (first) {
-        return new Beside(first.then(
-          (result) => () => structuredClone(result),
-          (error) => () => Promise.reject(error),
-        ));
-      }
-    }
+    const again = key === undefined ? null : this.#again(engine, key);
+    if (again) return again;
     const first = parsed[0]!.spec.name;
     if (first === "project.undo" || first === "project.redo") {
       return this.#step(engine, first === "project.undo" ? "undo" : "redo", key);
@@ -176,6 +165,38 @@ export class Editor {
     const imports = parsed.filter((e) => e.spec.name === "file.import")
       .map((e) => e.params as { path: string; name?: string });
     if (imports.length === 0) return this.#run(engine, parsed, [], key);
+    return this.#startImports(engine, parsed, imports, params, options);
+  }
+
+  /**
+   * The answer to a retry of the batch `key` named: the first's result once
+   * committed, or, while the first still copies its files (only an import
+   * leaves the order), a turn right after the first's commit that answers its
+   * outcome; null for a new key.
+   */
+  #again(
+    engine: ProjectEngine,
+    key: string,
+  ): Promise<EditApplyResult> | Beside<EditApplyResult> | null {
+    const applied = this.#appliedKeys.get(engine.project.id)?.find((k) => k.key === key);
+    if (applied) return Promise.resolve(structuredClone(applied.result));
+    const first = this.#copying.get(key);
+    if (!first) return null;
+    return new Beside(first.then(
+      (result) => () => structuredClone(result),
+      (error) => () => Promise.reject(error),
+    ));
+  }
+
+  /** A batch that imports files: they are copied beside other requests, then it commits in order. */
+  #startImports(
+    engine: ProjectEngine,
+    parsed: ParsedEdit[],
+    imports: Array<{ path: string; name?: string }>,
+    params: EditApplyParams,
+    options: EditOptions,
+  ): Beside<EditApplyResult> {
+    const key = params.idempotencyKey;
     if (this.#importing >= MAX_IMPORTING) {
       throw new Refusal(
         `Too many imports at once: ${this.#importing} are copying; send this one when one has finished`,
@@ -229,17 +250,17 @@ export class Editor {
     return project;
   }
 
-  /** Applies a batch to a copy and commits it; `jobs` are its imports, already copied. */
-  async #run(
-    engine: ProjectEngine,
-    edits: ParsedEdit[],
+  /**
+   * The copy a batch edits, which places its imports (`jobs`, in order) as
+   * its `file.import` edits ask; what it placed, and the paths it wrote.
+   */
+  #draft(
+    before: { project: Project; presets: Preset[] },
     jobs: readonly ImportJob[],
-    key: string | undefined,
-  ): Promise<EditApplyResult> {
-    const before = { project: engine.project, presets: this.#host.userPresets() };
+    projectId: string,
+  ) {
     const imported: string[] = [];
     const placed: Array<{ job: ImportJob; fileId: string }> = [];
-    const projectId = engine.project.id;
     const projectDir = this.#host.store.projectDir(projectId);
     const draft: EditDraft = {
       project: structuredClone(before.project),
@@ -258,25 +279,22 @@ export class Editor {
         return file;
       },
     };
-    const outcomes: EditOutcome[] = [];
+    return { draft, placed, imported };
+  }
+
+  /** Applies a batch to a copy and commits it; `jobs` are its imports, already copied. */
+  async #run(
+    engine: ProjectEngine,
+    edits: ParsedEdit[],
+    jobs: readonly ImportJob[],
+    key: string | undefined,
+  ): Promise<EditApplyResult> {
+    const before = { project: engine.project, presets: this.#host.userPresets() };
+    const projectId = engine.project.id;
+    const { draft, placed, imported } = this.#draft(before, jobs, projectId);
     try {
-      for (const [index, { spec, params }] of edits.entries()) {
-        draft.created = {};
-        delete draft.result;
-        const message = await inEdit(index, () => HANDLERS[spec.name]!(draft, params));
-        const outcome: EditOutcome = { name: spec.name, message };
-        if (Object.keys(draft.created).length > 0) outcome.created = draft.created;
-        if (draft.result !== undefined) outcome.result = draft.result;
-        outcomes.push(outcome);
-      }
-      const checked = Project.safeParse(draft.project);
-      if (!checked.success) {
-        const issue = checked.error.issues[0]!;
-        throw new Refusal(
-          `The edit would make the Project invalid: ${issue.path.join(".")}: ${issue.message}`,
-        );
-      }
-      const after = { project: checked.data, presets: draft.presets };
+      const { outcomes, project } = await applyEach(draft, edits);
+      const after = { project, presets: draft.presets };
       const forward = diffProject(before, after);
       if (!forward) {
         const { id, revision } = engine.project;
@@ -483,4 +501,33 @@ export class Editor {
       this.#host.log(`Project "${projectId}": cannot save the history: ${error.message}`)
     );
   }
+}
+
+/**
+ * Runs each edit of a batch on the draft, in order; their outcomes and the
+ * Project they make, checked whole.
+ * @throws {Refusal} naming the edit that failed, or the Project's first problem
+ */
+async function applyEach(
+  draft: EditDraft,
+  edits: ParsedEdit[],
+): Promise<{ outcomes: EditOutcome[]; project: Project }> {
+  const outcomes: EditOutcome[] = [];
+  for (const [index, { spec, params }] of edits.entries()) {
+    draft.created = {};
+    delete draft.result;
+    const message = await inEdit(index, () => HANDLERS[spec.name]!(draft, params));
+    const outcome: EditOutcome = { name: spec.name, message };
+    if (Object.keys(draft.created).length > 0) outcome.created = draft.created;
+    if (draft.result !== undefined) outcome.result = draft.result;
+    outcomes.push(outcome);
+  }
+  const checked = Project.safeParse(draft.project);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    throw new Refusal(
+      `The edit would make the Project invalid: ${issue.path.join(".")}: ${issue.message}`,
+    );
+  }
+  return { outcomes, project: checked.data };
 }
