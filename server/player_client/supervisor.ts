@@ -59,6 +59,15 @@ export interface SupervisorOptions {
   maxTimeouts?: number;
 }
 
+/** Throws unless the player speaks a protocol version this service can talk to. */
+function refuseIncompatible(info: InitializeResult): void {
+  if (!isCompatibleVersion(info.protocolVersion, PLAYER_PROTOCOL_VERSION)) {
+    throw new Error(
+      `player speaks protocol ${info.protocolVersion}, not ${PLAYER_PROTOCOL_VERSION}`,
+    );
+  }
+}
+
 /** Supervises one player at a time. */
 export class PlayerSupervisor implements PlayerConnection {
   onready: (snapshot: Snapshot, info: InitializeResult) => void = () => {};
@@ -215,11 +224,7 @@ export class PlayerSupervisor implements PlayerConnection {
         protocolVersion: PLAYER_PROTOCOL_VERSION,
         client: this.#options.client ?? { name: "cueport", version: "0" },
       }, { timeoutMs: Math.max(timeoutMs, this.#options.handshakeTimeoutMs ?? 30_000) });
-      if (!isCompatibleVersion(info.protocolVersion, PLAYER_PROTOCOL_VERSION)) {
-        throw new Error(
-          `player speaks protocol ${info.protocolVersion}, not ${PLAYER_PROTOCOL_VERSION}`,
-        );
-      }
+      refuseIncompatible(info);
       let cut = 0;
       const snapshot = await typedRequest(client, Method.STATE_GET, undefined, {
         onResponse: () => (cut = buffered.length),
