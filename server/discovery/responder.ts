@@ -377,17 +377,7 @@ export class Responder {
     if (announced.length === 0) return;
     const hosts = hostRecords(this.set.hostname, link.iface.addresses);
     const all = [...this.#serviceRecords(announced), ...hosts];
-    const answers: MdnsRecord[] = [];
-    let unicastOnly = true;
-    for (const q of questions) {
-      const wantsUnicast = isQu(q.class);
-      if (!wantsUnicast) unicastOnly = false;
-      for (const record of all) {
-        if (!sameName(record.name, q.name)) continue;
-        if (q.type !== "ANY" && q.type !== record.type) continue;
-        if (!answers.some((a) => sameRecord(a, record))) answers.push(record);
-      }
-    }
+    const { answers, unicastOnly } = answersTo(questions, all);
     // Known-answer suppression (RFC 6762 s.7.1): the querier already holds these.
     const known = query.answers ?? [];
     const fresh = answers.filter((record) =>
@@ -542,4 +532,26 @@ function cannotOpen(iface: AdvertInterface, error: Error & { code?: string }): s
       `process does not have`;
   }
   return `mDNS: not advertising on ${where}: ${error.message}`;
+}
+
+/**
+ * The records of `all` that answer `questions`, each once, and whether every
+ * question asked for a unicast answer (QU).
+ */
+function answersTo(
+  questions: NonNullable<MdnsPacket["questions"]>,
+  all: readonly MdnsRecord[],
+): { answers: MdnsRecord[]; unicastOnly: boolean } {
+  const answers: MdnsRecord[] = [];
+  let unicastOnly = true;
+  for (const q of questions) {
+    const wantsUnicast = isQu(q.class);
+    if (!wantsUnicast) unicastOnly = false;
+    for (const record of all) {
+      if (!sameName(record.name, q.name)) continue;
+      if (q.type !== "ANY" && q.type !== record.type) continue;
+      if (!answers.some((a) => sameRecord(a, record))) answers.push(record);
+    }
+  }
+  return { answers, unicastOnly };
 }
