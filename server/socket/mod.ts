@@ -187,9 +187,16 @@ export class SocketServer {
     }
     // Read the peer before upgrading: the upgrade takes the request over.
     const address = (info.remoteAddr as Deno.NetAddr).hostname;
-    let upgraded: { socket: ServerWebSocket; response: Response };
+    const upgraded = this.#upgrade(request);
+    if (upgraded instanceof Response) return upgraded;
+    this.#admit(upgraded.socket, address);
+    return upgraded.response;
+  }
+
+  /** The request upgraded to a WebSocket, or the answer refusing it. */
+  #upgrade(request: Request): { socket: ServerWebSocket; response: Response } | Response {
     try {
-      upgraded = upgradeWebSocket(request, {
+      return upgradeWebSocket(request, {
         idleTimeoutMs: IDLE_TIMEOUT_MS,
         // A message over maxMessageBytes is answered (or closes an unauthenticated client);
         // over this it is not even read: 1009. The largest message a client may hold is then
@@ -209,7 +216,10 @@ export class SocketServer {
         ),
       );
     }
-    const { socket, response } = upgraded;
+  }
+
+  /** A client on an upgraded socket, from `address`. */
+  #admit(socket: ServerWebSocket, address: string): void {
     const client = new SocketClient(socket, {
       id: `c${this.#nextId++}-${crypto.randomUUID().slice(0, 8)}`,
       address,
@@ -227,7 +237,6 @@ export class SocketServer {
       dialect: this.#dialect,
     });
     this.#clients.add(client);
-    return response;
   }
 
   /** Closes the connections of a revoked device. */
