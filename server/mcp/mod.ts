@@ -164,16 +164,8 @@ export class McpEndpoint {
   }
 
   async #answer(request: Request, peer: McpPeer): Promise<Response> {
-    const version = request.headers.get("mcp-protocol-version");
-    if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      return rpcErrorResponse(
-        400,
-        -32000,
-        `Bad Request: Unsupported protocol version: ${version} (supported versions: ${
-          SUPPORTED_PROTOCOL_VERSIONS.join(", ")
-        })`,
-      );
-    }
+    const unsupported = unsupportedVersion(request);
+    if (unsupported) return unsupported;
     const isLocal = isLocalAddress(peer.address);
     const token = request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") || undefined;
     let caller: RequestCaller;
@@ -271,4 +263,17 @@ export class McpEndpoint {
     await session.connect();
     return session;
   }
+}
+
+/** The refusal of a request that names a protocol version the SDK does not speak; null for any other. */
+function unsupportedVersion(request: Request): Response | null {
+  const version = request.headers.get("mcp-protocol-version");
+  if (version === null || SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
+  return rpcErrorResponse(
+    400,
+    -32000,
+    `Bad Request: Unsupported protocol version: ${version} (supported versions: ${
+      SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+    })`,
+  );
 }
