@@ -261,6 +261,7 @@ function fileEditTool(maxUploadBytes: () => number): McpTool<z.infer<typeof File
 }
 
 /** Every edit tool; `maxUploadBytes` bounds an import's bytes as it bounds uploads. */
+// long: the table of the edit tools, one entry each with its description and example
 export function editTools(maxUploadBytes: () => number): AnyTool[] {
   return [
     editGroupTool({

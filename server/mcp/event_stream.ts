@@ -68,126 +68,147 @@ export function boundEventStream(
   source: ReadableStream<Uint8Array>,
   limits: EventStreamLimits,
 ): BoundedEventStream {
-  const reader = source.getReader();
-  const queue: Uint8Array[] = [];
-  let unsent = 0;
-  /** The source ended: the stream ends once the queue is taken. */
-  let isSourceDone = false;
-  let isOver = false;
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  /** A read of the HTTP engine waiting for bytes. */
-  let waiting: (() => void) | null = null;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  return new BoundedStream(source, limits);
+}
 
-  const wake = () => {
-    const resolve = waiting;
-    waiting = null;
-    resolve?.();
-  };
-  const end = () => {
-    if (isOver) return false;
-    isOver = true;
-    clearTimeout(timer);
-    queue.length = 0;
-    unsent = 0;
-    limits.onEnd?.();
+/** One bounded stream (`boundEventStream`): the source read at once into its queue. */
+class BoundedStream implements BoundedEventStream {
+  readonly readable: ReadableStream<Uint8Array>;
+  #reader: ReadableStreamDefaultReader<Uint8Array>;
+  #limits: EventStreamLimits;
+  #queue: Uint8Array[] = [];
+  #unsent = 0;
+  /** The source ended: the stream ends once the queue is taken. */
+  #isSourceDone = false;
+  #isOver = false;
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  /** A read of the HTTP engine waiting for bytes. */
+  #waiting: (() => void) | null = null;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(source: ReadableStream<Uint8Array>, limits: EventStreamLimits) {
+    this.#reader = source.getReader();
+    this.#limits = limits;
+    this.readable = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        this.#controller = c;
+      },
+      pull: (c) => this.#pull(c),
+      cancel: (reason) => {
+        // The client went away (or the HTTP engine gave up): the SDK stops writing to it.
+        this.#end();
+        this.#wake();
+        return this.#reader.cancel(reason).catch(() => {});
+      },
+    }, { highWaterMark: 0 });
+    void this.#readSource();
+  }
+
+  get unsent(): number {
+    return this.#unsent;
+  }
+
+  get isOpen(): boolean {
+    return !this.#isOver && !this.#isSourceDone;
+  }
+
+  push(bytes: Uint8Array): boolean {
+    if (this.#isOver || this.#isSourceDone) return false;
+    this.#queue.push(bytes);
+    this.#unsent += bytes.byteLength;
+    const unsent = this.#unsent;
+    // One message alone may pass the budget; messages piling up may not.
+    if (unsent > this.#limits.maxBufferedBytes && unsent > bytes.byteLength) {
+      this.#limits.onOverflow?.(unsent);
+      this.#drop(
+        `MCP event stream closed, its client does not read: ${unsent} bytes unsent, at most ${this.#limits.maxBufferedBytes}`,
+        { isError: true },
+      );
+      return false;
+    }
+    this.#wake();
     return true;
-  };
+  }
+
+  drop(): void {
+    this.#drop("The service is stopping", { isError: false });
+  }
+
+  #wake(): void {
+    const resolve = this.#waiting;
+    this.#waiting = null;
+    resolve?.();
+  }
+
+  /** Marks the stream over and lets go of its queue; false if it was over already. */
+  #end(): boolean {
+    if (this.#isOver) return false;
+    this.#isOver = true;
+    clearTimeout(this.#timer);
+    this.#queue.length = 0;
+    this.#unsent = 0;
+    this.#limits.onEnd?.();
+    return true;
+  }
+
   /**
    * Drops what is queued, ends the body where it stands, and cancels the
    * SDK's side. For a client that does not read, the body fails (`error`):
    * the service logs one line, and its connection is closed at once
    * (`ConnectionServer`), even if the client never reads again.
    */
-  const drop = (reason: string, options: { isError: boolean }) => {
-    if (!end()) return;
+  #drop(reason: string, options: { isError: boolean }): void {
+    if (!this.#end()) return;
     try {
-      if (options.isError) controller.error(new NotReadingError(reason));
-      else controller.close();
+      if (options.isError) this.#controller.error(new NotReadingError(reason));
+      else this.#controller.close();
     } catch {
       // already closed
     }
-    wake();
-    reader.cancel(reason).catch(() => {});
-  };
-  const push = (bytes: Uint8Array): boolean => {
-    if (isOver || isSourceDone) return false;
-    queue.push(bytes);
-    unsent += bytes.byteLength;
-    // One message alone may pass the budget; messages piling up may not.
-    if (unsent > limits.maxBufferedBytes && unsent > bytes.byteLength) {
-      limits.onOverflow?.(unsent);
-      drop(
-        `MCP event stream closed, its client does not read: ${unsent} bytes unsent, at most ${limits.maxBufferedBytes}`,
-        { isError: true },
-      );
-      return false;
+    this.#wake();
+    this.#reader.cancel(reason).catch(() => {});
+  }
+
+  /** The HTTP engine's read: the next chunk queued, once there is one. */
+  async #pull(c: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    while (this.#queue.length === 0 && !this.#isSourceDone && !this.#isOver) {
+      await new Promise<void>((resolve) => (this.#waiting = resolve));
     }
-    wake();
-    return true;
-  };
+    if (this.#isOver) return;
+    const chunk = this.#queue.shift();
+    if (chunk) {
+      this.#unsent -= chunk.byteLength;
+      c.enqueue(chunk);
+    }
+    if (this.#queue.length === 0 && this.#isSourceDone) {
+      c.close();
+      this.#end();
+    }
+  }
 
-  const readable = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
-    },
-    async pull(c) {
-      while (queue.length === 0 && !isSourceDone && !isOver) {
-        await new Promise<void>((resolve) => (waiting = resolve));
-      }
-      if (isOver) return;
-      const chunk = queue.shift();
-      if (chunk) {
-        unsent -= chunk.byteLength;
-        c.enqueue(chunk);
-      }
-      if (queue.length === 0 && isSourceDone) {
-        c.close();
-        end();
-      }
-    },
-    cancel(reason) {
-      // The client went away (or the HTTP engine gave up): the SDK stops writing to it.
-      end();
-      wake();
-      return reader.cancel(reason).catch(() => {});
-    },
-  }, { highWaterMark: 0 });
-
-  void (async () => {
+  /** Reads the SDK's stream at once into the queue, to its end. */
+  async #readSource(): Promise<void> {
     try {
       for (;;) {
-        const { value, done } = await reader.read();
-        if (isOver) return;
+        const { value, done } = await this.#reader.read();
+        if (this.#isOver) return;
         if (done) break;
-        if (!push(value)) return;
+        if (!this.push(value)) return;
       }
-      isSourceDone = true;
-      wake();
-      if (queue.length === 0) return;
+      this.#isSourceDone = true;
+      this.#wake();
+      if (this.#queue.length === 0) return;
       // Ended with bytes left: the client has a moment to take them, then they are dropped.
-      timer = setTimeout(
+      this.#timer = setTimeout(
         () =>
-          drop(
-            `MCP event stream of an ended session closed, its client does not read: ${unsent} bytes unsent`,
+          this.#drop(
+            `MCP event stream of an ended session closed, its client does not read: ${this.#unsent} bytes unsent`,
             { isError: true },
           ),
-        limits.closeGraceMs ?? 1000,
+        this.#limits.closeGraceMs ?? 1000,
       );
     } catch {
-      drop("The SDK's stream failed", { isError: false });
+      this.#drop("The SDK's stream failed", { isError: false });
     }
-  })();
-
-  return {
-    readable,
-    get unsent() {
-      return unsent;
-    },
-    get isOpen() {
-      return !isOver && !isSourceDone;
-    },
-    push,
-    drop: () => drop("The service is stopping", { isError: false }),
-  };
+  }
 }

@@ -191,6 +191,7 @@ function presetControlsTool(): McpTool<{ kind: string; presetId: string }> {
 const PROJECT = 'Omit projectId for the active Project. Example: {"projectId": "demo"} or {}';
 
 /** Every query tool, in the spec's order. */
+// long: the table of the spec's query tools, one entry each, in its order
 export function queryTools(): AnyTool[] {
   return [
     queryTool(
