@@ -132,86 +132,7 @@ export const openApiDocument = {
     const paths: Record<string, Record<string, unknown>> = {};
     for (const route of routes) {
       const path = route.path.replace(/:([A-Za-z]+)/g, "{$1}");
-      const pathParams = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({
-        name: m[1],
-        in: "path",
-        required: true,
-        schema: m[1] === "kind"
-          ? { type: "string", enum: ["effect", "visualizer"] }
-          : { type: "string" },
-      }));
-      const queryParams = Object.entries(route.query?.shape ?? {}).map(([name, schema]) => ({
-        name,
-        in: "query",
-        required: !(schema as z.ZodType).safeParse(undefined).success,
-        schema: jsonSchema(schema as z.ZodType, "input"),
-      }));
-      const isAction = route.path === "/api/v1/action";
-      const produces = route.produces ?? route.operation.produces;
-      const responses: Record<string, unknown> = produces
-        ? {
-          "200": {
-            description: "The picture, with a strong ETag",
-            content: Object.fromEntries(
-              produces.map((type) => [type, { schema: { type: "string", format: "binary" } }]),
-            ),
-          },
-          "304": { description: "Not modified: If-None-Match named the current picture" },
-        }
-        : {
-          "200": {
-            description: "OK",
-            content: { "application/json": { schema: jsonSchema(route.response, "output") } },
-          },
-        };
-      if (route.path !== "/health") {
-        const errors = { ...ERROR_RESPONSES, ...extraErrors(route) };
-        for (const [code, description] of Object.entries(errors).sort()) {
-          responses[code] = {
-            description,
-            content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } },
-          };
-        }
-      }
-      (paths[path] ??= {})[route.method.toLowerCase()] = {
-        summary: route.summary,
-        tags: [route.tag],
-        operationId: `${route.method.toLowerCase()}${
-          path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string) => (c ? c.toUpperCase() : ""))
-        }`,
-        parameters: [
-          ...pathParams,
-          ...queryParams,
-          ...(route.idempotent ? [IDEMPOTENCY_HEADER] : []),
-          ...(produces ? [IF_NONE_MATCH_HEADER] : []),
-        ],
-        ...(route.rawBody
-          ? {
-            requestBody: {
-              required: true,
-              content: Object.fromEntries(
-                Object.entries(route.rawBody).map(([type, schema]) => [type, { schema }]),
-              ),
-            },
-          }
-          : {}),
-        ...(route.body
-          ? {
-            requestBody: {
-              required: true,
-              content: {
-                "application/json": {
-                  schema: isAction
-                    ? { $ref: "#/components/schemas/Action" }
-                    : jsonSchema(route.body, "input"),
-                },
-              },
-            },
-          }
-          : {}),
-        responses,
-        security: route.auth ? [{}, { bearerAuth: [] }] : [],
-      };
+      (paths[path] ??= {})[route.method.toLowerCase()] = operationOf(route, path);
     }
     const actionBody = routes.find((r) => r.path === "/api/v1/action")?.body;
     return {
@@ -237,3 +158,106 @@ export const openApiDocument = {
     };
   },
 };
+
+/** The OpenAPI operation of a route, at its OpenAPI `path`. */
+function operationOf(route: RouteSpec, path: string): JsonSchema {
+  const produces = route.produces ?? route.operation.produces;
+  return {
+    summary: route.summary,
+    tags: [route.tag],
+    operationId: `${route.method.toLowerCase()}${
+      path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string) => (c ? c.toUpperCase() : ""))
+    }`,
+    parameters: [
+      ...parametersOf(route),
+      ...(route.idempotent ? [IDEMPOTENCY_HEADER] : []),
+      ...(produces ? [IF_NONE_MATCH_HEADER] : []),
+    ],
+    ...requestBodyOf(route),
+    responses: responsesOf(route, produces),
+    security: route.auth ? [{}, { bearerAuth: [] }] : [],
+  };
+}
+
+/** A route's path parameters, then its query parameters. */
+function parametersOf(route: RouteSpec): JsonSchema[] {
+  const pathParams = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({
+    name: m[1],
+    in: "path",
+    required: true,
+    schema: m[1] === "kind"
+      ? { type: "string", enum: ["effect", "visualizer"] }
+      : { type: "string" },
+  }));
+  const queryParams = Object.entries(route.query?.shape ?? {}).map(([name, schema]) => ({
+    name,
+    in: "query",
+    required: !(schema as z.ZodType).safeParse(undefined).success,
+    schema: jsonSchema(schema as z.ZodType, "input"),
+  }));
+  return [...pathParams, ...queryParams];
+}
+
+/** A route's `requestBody` (raw bytes, or JSON: the action's by reference), or nothing. */
+function requestBodyOf(route: RouteSpec): { requestBody?: JsonSchema } {
+  const isAction = route.path === "/api/v1/action";
+  return {
+    ...(route.rawBody
+      ? {
+        requestBody: {
+          required: true,
+          content: Object.fromEntries(
+            Object.entries(route.rawBody).map(([type, schema]) => [type, { schema }]),
+          ),
+        },
+      }
+      : {}),
+    ...(route.body
+      ? {
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: isAction
+                ? { $ref: "#/components/schemas/Action" }
+                : jsonSchema(route.body, "input"),
+            },
+          },
+        },
+      }
+      : {}),
+  };
+}
+
+/** A route's answers: its picture (`produces`) or JSON, then its errors in order (none for `/health`). */
+function responsesOf(
+  route: RouteSpec,
+  produces: readonly string[] | undefined,
+): Record<string, unknown> {
+  const responses: Record<string, unknown> = produces
+    ? {
+      "200": {
+        description: "The picture, with a strong ETag",
+        content: Object.fromEntries(
+          produces.map((type) => [type, { schema: { type: "string", format: "binary" } }]),
+        ),
+      },
+      "304": { description: "Not modified: If-None-Match named the current picture" },
+    }
+    : {
+      "200": {
+        description: "OK",
+        content: { "application/json": { schema: jsonSchema(route.response, "output") } },
+      },
+    };
+  if (route.path !== "/health") {
+    const errors = { ...ERROR_RESPONSES, ...extraErrors(route) };
+    for (const [code, description] of Object.entries(errors).sort()) {
+      responses[code] = {
+        description,
+        content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } },
+      };
+    }
+  }
+  return responses;
+}
