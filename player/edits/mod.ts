@@ -165,38 +165,6 @@ export class Editor {
     const imports = parsed.filter((e) => e.spec.name === "file.import")
       .map((e) => e.params as { path: string; name?: string });
     if (imports.length === 0) return this.#run(engine, parsed, [], key);
-    return this.#startImports(engine, parsed, imports, params, options);
-  }
-
-  /**
-   * The answer to a retry of the batch `key` named: the first's result once
-   * committed, or, while the first still copies its files (only an import
-   * leaves the order), a turn right after the first's commit that answers its
-   * outcome; null for a new key.
-   */
-  #again(
-    engine: ProjectEngine,
-    key: string,
-  ): Promise<EditApplyResult> | Beside<EditApplyResult> | null {
-    const applied = this.#appliedKeys.get(engine.project.id)?.find((k) => k.key === key);
-    if (applied) return Promise.resolve(structuredClone(applied.result));
-    const first = this.#copying.get(key);
-    if (!first) return null;
-    return new Beside(first.then(
-      (result) => () => structuredClone(result),
-      (error) => () => Promise.reject(error),
-    ));
-  }
-
-  /** A batch that imports files: they are copied beside other requests, then it commits in order. */
-  #startImports(
-    engine: ProjectEngine,
-    parsed: ParsedEdit[],
-    imports: Array<{ path: string; name?: string }>,
-    params: EditApplyParams,
-    options: EditOptions,
-  ): Beside<EditApplyResult> {
-    const key = params.idempotencyKey;
     if (this.#importing >= MAX_IMPORTING) {
       throw new Refusal(
         `Too many imports at once: ${this.#importing} are copying; send this one when one has finished`,
@@ -240,6 +208,26 @@ export class Editor {
     }));
   }
 
+  /**
+   * The answer to a retry of the batch `key` names: the first's result once
+   * committed, or, while the first still copies its files (only an import
+   * leaves the order), a turn right after the first's commit that answers its
+   * outcome; null for a new key.
+   */
+  #again(
+    engine: ProjectEngine,
+    key: string,
+  ): Promise<EditApplyResult> | Beside<EditApplyResult> | null {
+    const applied = this.#appliedKeys.get(engine.project.id)?.find((k) => k.key === key);
+    if (applied) return Promise.resolve(structuredClone(applied.result));
+    const first = this.#copying.get(key);
+    if (!first) return null;
+    return new Beside(first.then(
+      (result) => () => structuredClone(result),
+      (error) => () => Promise.reject(error),
+    ));
+  }
+
   /** Writes a Project changed outside the editor (by an action), keeping the history valid. */
   async commitExternal(engine: ProjectEngine, next: Project): Promise<Project> {
     const project = { ...next, revision: engine.project.revision + 1 };
@@ -248,38 +236,6 @@ export class Editor {
     await this.#saveHistory(project.id, { ...history, projectRevision: project.revision });
     engine.setProject(project);
     return project;
-  }
-
-  /**
-   * The copy a batch edits, which places its imports (`jobs`, in order) as
-   * its `file.import` edits ask; what it placed, and the paths it wrote.
-   */
-  #draft(
-    before: { project: Project; presets: Preset[] },
-    jobs: readonly ImportJob[],
-    projectId: string,
-  ) {
-    const imported: string[] = [];
-    const placed: Array<{ job: ImportJob; fileId: string }> = [];
-    const projectDir = this.#host.store.projectDir(projectId);
-    const draft: EditDraft = {
-      project: structuredClone(before.project),
-      presets: structuredClone(before.presets),
-      builtInPresets: this.#host.builtInPresets,
-      ...(this.#host.compileShader ? { compileShader: this.#host.compileShader } : {}),
-      created: {},
-      importFile: async () => {
-        const job = jobs[placed.length]!;
-        const id = isTaken(draft.project, job.fileId)
-          ? newId("file", (x) => isTaken(draft.project, x))
-          : job.fileId;
-        const file = await placeImport(job.staged, id);
-        placed.push({ job, fileId: id });
-        imported.push(`${projectDir}/${file.path}`);
-        return file;
-      },
-    };
-    return { draft, placed, imported };
   }
 
   /** Applies a batch to a copy and commits it; `jobs` are its imports, already copied. */
@@ -328,6 +284,38 @@ export class Editor {
       await failJobs(jobs, error, { projectId, emit: (u) => this.#host.emit(u) });
       throw error;
     }
+  }
+
+  /**
+   * The copy a batch edits, which places its imports (`jobs`, in order) as
+   * its `file.import` edits ask; what it placed, and the paths it wrote.
+   */
+  #draft(
+    before: { project: Project; presets: Preset[] },
+    jobs: readonly ImportJob[],
+    projectId: string,
+  ) {
+    const imported: string[] = [];
+    const placed: Array<{ job: ImportJob; fileId: string }> = [];
+    const projectDir = this.#host.store.projectDir(projectId);
+    const draft: EditDraft = {
+      project: structuredClone(before.project),
+      presets: structuredClone(before.presets),
+      builtInPresets: this.#host.builtInPresets,
+      ...(this.#host.compileShader ? { compileShader: this.#host.compileShader } : {}),
+      created: {},
+      importFile: async () => {
+        const job = jobs[placed.length]!;
+        const id = isTaken(draft.project, job.fileId)
+          ? newId("file", (x) => isTaken(draft.project, x))
+          : job.fileId;
+        const file = await placeImport(job.staged, id);
+        placed.push({ job, fileId: id });
+        imported.push(`${projectDir}/${file.path}`);
+        return file;
+      },
+    };
+    return { draft, placed, imported };
   }
 
   async #step(
