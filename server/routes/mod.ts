@@ -439,70 +439,8 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
       });
     });
   }
-  for (const route of routes) {
-    const operation = route.operation;
-    const hasParams = route.path.includes(":");
-    // POST routes read their JSON body (within the limit) even when the operation takes none.
-    const readsBody = route.method === "POST" && !route.invoke;
-    const takesBody = route.body !== undefined;
-    const suffixes = suffixesOf(route.path);
-    const isMedia = operation.produces !== undefined;
-    const run = (c: Context, caller: HttpCaller, grant: Grant): Response | Promise<Response> => {
-      const context: InvokeContext = {
-        auth: options.auth,
-        facts,
-        media: options.media,
-        describe: route.describe,
-      };
-      if (dialect?.tokenLifetimeSeconds !== undefined) {
-        context.tokenLifetimeSeconds = dialect.tokenLifetimeSeconds;
-      }
-      const key = route.idempotent ? c.req.header("idempotency-key") : undefined;
-      const invoked: InvokeOptions = { context };
-      if (key !== undefined) invoked.retry = { key, field: "Idempotency-Key" };
-      /** Runs the operation through the one path, for the grant `authorize` gave. */
-      const runAs = (input: unknown) => policy.runAs(grant, operation, caller, input, invoked);
-      const params = hasParams ? c.req.param() : NO_PARAMS;
-      const wire: RouteWire = {
-        params: suffixes ? withoutSuffixes(params, suffixes) : params,
-        query: declaredQuery(c, route, !dialect),
-        body: undefined,
-      };
-      const output = route.output;
-      const respond = output ? (answer: unknown) => encode(output(answer, wire)) : encode;
-      if (isMedia) {
-        // A picture nobody waits for any more is not made (docs/media.md).
-        context.signal = c.req.raw.signal;
-        const input = { ...rawInput(route, wire, false) as object };
-        const tag = c.req.header("if-none-match");
-        if (tag !== undefined) Object.assign(input, { ifNoneMatch: tag });
-        // A picture in memory comes back at once: no promise on the hot path.
-        const answer = runAs(input) as MediaAnswer | Promise<MediaAnswer>;
-        return answer instanceof Promise ? answer.then(mediaResponse) : mediaResponse(answer);
-      }
-      if (route.invoke) {
-        return route.invoke(c.req.raw, wire, (input) => Promise.resolve(runAs(input)))
-          .then(respond);
-      }
-      if (readsBody) {
-        // Before authentication a remote client gets a small body (pairing needs little).
-        return readJsonBody(c, grant.isAnonymous ? unauthenticatedLimit : limit).then((body) => {
-          wire.body = body;
-          return runAs(rawInput(route, wire, takesBody));
-        }).then(respond);
-      }
-      // Reads stay synchronous: no promise per request unless the operation needs one.
-      const result = runAs(rawInput(route, wire, false));
-      return result instanceof Promise ? result.then(respond) : respond(result);
-    };
-    app.on(route.method, honoPath(route.path), (c: Context): Response | Promise<Response> => {
-      const caller = new HttpCaller((c.env as HttpEnv | undefined)?.address ?? "127.0.0.1", c);
-      const grant = policy.authorize(caller, operation, route.label);
-      return grant instanceof Promise
-        ? grant.then((g) => run(c, caller, g))
-        : run(c, caller, grant);
-    });
-  }
+  const shared: RouteShared = { options, policy, facts, encode, limit, unauthenticatedLimit };
+  for (const route of routes) onRoute(app, route, shared);
   const patterns = pathPatterns(routes);
   app.notFound((c) => {
     if (dialect) throw dialect.notFound(c.req.method, c.req.path);
@@ -519,4 +457,95 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
     throw new CueportError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`);
   });
   return app;
+}
+
+/** What every route of one app shares (`createHttpApp`). */
+interface RouteShared {
+  options: HttpAppOptions;
+  policy: Policy;
+  facts: InvokeContext["facts"];
+  /** How an answer is put on the wire (the dialect's, or JSON). */
+  encode: (answer: unknown) => Response;
+  /** The body limits after and before authentication. */
+  limit: number;
+  unauthenticatedLimit: number;
+}
+
+/**
+ * Registers one route: its handler authorizes the caller, reads what the
+ * route takes (path, query, body within the grant's limit) and runs the
+ * operation through the policy, without a promise for a synchronous read.
+ */
+function onRoute(app: Hono, route: RouteSpec, shared: RouteShared): void {
+  const { options, policy, facts, encode, limit, unauthenticatedLimit } = shared;
+  const dialect = options.dialect;
+  const operation = route.operation;
+  const hasParams = route.path.includes(":");
+  // POST routes read their JSON body (within the limit) even when the operation takes none.
+  const readsBody = route.method === "POST" && !route.invoke;
+  const takesBody = route.body !== undefined;
+  const suffixes = suffixesOf(route.path);
+  const isMedia = operation.produces !== undefined;
+  const run = (c: Context, caller: HttpCaller, grant: Grant): Response | Promise<Response> => {
+    const context: InvokeContext = {
+      auth: options.auth,
+      facts,
+      media: options.media,
+      describe: route.describe,
+    };
+    if (dialect?.tokenLifetimeSeconds !== undefined) {
+      context.tokenLifetimeSeconds = dialect.tokenLifetimeSeconds;
+    }
+    const key = route.idempotent ? c.req.header("idempotency-key") : undefined;
+    const invoked: InvokeOptions = { context };
+    if (key !== undefined) invoked.retry = { key, field: "Idempotency-Key" };
+    /** Runs the operation through the one path, for the grant `authorize` gave. */
+    const runAs = (input: unknown) => policy.runAs(grant, operation, caller, input, invoked);
+    const params = hasParams ? c.req.param() : NO_PARAMS;
+    const wire: RouteWire = {
+      params: suffixes ? withoutSuffixes(params, suffixes) : params,
+      query: declaredQuery(c, route, !dialect),
+      body: undefined,
+    };
+    const output = route.output;
+    const respond = output ? (answer: unknown) => encode(output(answer, wire)) : encode;
+    if (isMedia) return runMedia(c, route, wire, context, runAs);
+    if (route.invoke) {
+      return route.invoke(c.req.raw, wire, (input) => Promise.resolve(runAs(input)))
+        .then(respond);
+    }
+    if (readsBody) {
+      // Before authentication a remote client gets a small body (pairing needs little).
+      return readJsonBody(c, grant.isAnonymous ? unauthenticatedLimit : limit).then((body) => {
+        wire.body = body;
+        return runAs(rawInput(route, wire, takesBody));
+      }).then(respond);
+    }
+    // Reads stay synchronous: no promise per request unless the operation needs one.
+    const result = runAs(rawInput(route, wire, false));
+    return result instanceof Promise ? result.then(respond) : respond(result);
+  };
+  app.on(route.method, honoPath(route.path), (c: Context): Response | Promise<Response> => {
+    const caller = new HttpCaller((c.env as HttpEnv | undefined)?.address ?? "127.0.0.1", c);
+    const grant = policy.authorize(caller, operation, route.label);
+    return grant instanceof Promise ? grant.then((g) => run(c, caller, g)) : run(c, caller, grant);
+  });
+}
+
+/** Runs a media operation: a picture (or 304 for `If-None-Match`), made only while its client waits. */
+function runMedia(
+  c: Context,
+  route: RouteSpec,
+  wire: RouteWire,
+  context: InvokeContext,
+  runAs: (input: unknown) => unknown,
+): Response | Promise<Response> {
+  // A picture nobody waits for any more is not made (docs/media.md).
+  context.signal = c.req.raw.signal;
+  const input = { ...rawInput(route, wire, false) as object };
+  const tag = c.req.header("if-none-match");
+  if (tag !== undefined) Object.assign(input, { ifNoneMatch: tag });
+  // A picture in memory comes back at once: no promise on the hot path.
+  const answer = runAs(input) as MediaAnswer | Promise<MediaAnswer>;
+  return answer instanceof Promise ? answer.then(mediaResponse) : mediaResponse(answer);
 }
