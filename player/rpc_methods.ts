@@ -64,6 +64,7 @@ type Handlers = { [M in MethodName]: (params: unknown, context: MethodContext) =
  * The handlers of every method of the protocol (`Method`), by name (an object
  * without a prototype: no `toString` method).
  */
+// long: the table of the protocol's methods, one short handler each
 export function playerMethods(
   app: PlayerApp,
   session: Session,
