@@ -48,6 +48,7 @@ function compileProgram(gl, program) {
  * A compositor on `canvas`, or null without a WebGL2 that compiles (no context, or a GPU
  * that fails every shader): the page then says so and the player tries software GL.
  */
+// long: the compositor's closure, like a class: its GL state and the short functions over it
 export function createCompositor(canvas) {
   const gl = canvas.getContext("webgl2", {
     // Not kept between frames (a copy less a frame): a picture is read in the task that drew it.

@@ -27,6 +27,7 @@ function card(name) {
  * The layers' media for `gl`, its files under `base`; `report(clipId, message)` is told
  * once per file that cannot be shown.
  */
+// long: the layers' closure, like a class: their media and the short functions over them
 export function createLayers(gl, base, report) {
   function fault(layer, message) {
     const entry = media.get(layer.clipId);
