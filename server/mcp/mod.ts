@@ -198,22 +198,7 @@ export class McpEndpoint {
       if (request.method !== "POST" || !isInitialize(body)) {
         return rpcErrorResponse(400, -32000, "Bad Request: Mcp-Session-Id header is required");
       }
-      let admission: Admission;
-      try {
-        admission = this.#sessions.admit({ id: owner, isLocal });
-      } catch (error) {
-        return this.#refused(error);
-      }
-      try {
-        const session = await this.#open(admission);
-        const response = await session.transport.handleRequest(request, {
-          parsedBody: body,
-          authInfo,
-        });
-        return this.#bounded(response, session, false);
-      } finally {
-        admission.release(); // a session the SDK did not initialize gives its place back
-      }
+      return await this.#initialize(request, body, authInfo, isLocal);
     }
     const session = this.#sessions.use(sessionId);
     // Another device's session is as unknown as an expired one.
@@ -232,6 +217,36 @@ export class McpEndpoint {
     const fault = unexpectedOf(error);
     if (fault) this.#o.log?.(`MCP ${fault}`);
     return refusal(error);
+  }
+
+  /** A session opened by an `initialize` request, if the session table has a place for its device. */
+  async #initialize(
+    request: Request,
+    body: unknown,
+    authInfo: {
+      token: string;
+      clientId: string;
+      scopes: string[];
+      extra: { caller: RequestCaller };
+    },
+    isLocal: boolean,
+  ): Promise<Response> {
+    let admission: Admission;
+    try {
+      admission = this.#sessions.admit({ id: authInfo.clientId, isLocal });
+    } catch (error) {
+      return this.#refused(error);
+    }
+    try {
+      const session = await this.#open(admission);
+      const response = await session.transport.handleRequest(request, {
+        parsedBody: body,
+        authInfo,
+      });
+      return this.#bounded(response, session, false);
+    } finally {
+      admission.release(); // a session the SDK did not initialize gives its place back
+    }
   }
 
   /** A new session in the place `admission` took; it joins the table when the SDK has initialized it. */
