@@ -20,7 +20,10 @@ const Description = z.looseObject({}).describe("What the interface says of itsel
 
 const describe = (ctx: OperationContext) => given(ctx.describe, "description of the interface")();
 
-/** A describing operation: what it is called, says and where it travels; the route says the rest. */
+/**
+ * A describing operation: what it is called, says and where it travels (a
+ * 6.0 transport: new in 6.0); the route says the rest.
+ */
 function describing(name: string, summary: string, transport: Transport): AnyOperation {
   return defineOperation({
     name,
@@ -28,6 +31,7 @@ function describing(name: string, summary: string, transport: Transport): AnyOpe
     tag: "service",
     kind: "service",
     transports: [transport],
+    ...(transport.endsWith("-5.0.0") ? {} : { since: "6.0" as const }),
     input: z.strictObject({}),
     output: Description,
     run: describe,
