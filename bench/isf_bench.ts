@@ -61,7 +61,7 @@ if (!passes.ok) throw new Error("the two-pass blur does not validate");
 const sizes = measure(() => {
   for (let i = 0; i < 1000; i++) passSizes(passes.program.header, {}, 1920, 1080);
 });
-const us = (n: number) => `${n.toFixed(2)} µs`;
+const us = (n: number) => `${n.toFixed(2)} us`;
 console.log(
   `2-pass (docs)    passSizes ${us(sizes.p50)} / ${
     us(sizes.p99)

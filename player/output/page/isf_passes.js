@@ -17,6 +17,7 @@ function floatFormat(gl) {
 }
 
 /** The targets of ISF programs' passes, and the drawing of a program through its passes. */
+// long: the passes' closure, like a class: their targets and the short functions over them
 export function createIsfPasses(gl) {
   const float = floatFormat(gl);
   const maxSide = gl.getParameter(gl.MAX_TEXTURE_SIZE);
