@@ -187,12 +187,7 @@ export class McpEndpoint {
       if (read instanceof Response) return read;
       body = read.value;
     }
-    const authInfo = {
-      token: token ?? "",
-      clientId: owner,
-      scopes: [...(caller.grant.scopes ?? ["view", "control", "edit"])],
-      extra: { caller },
-    };
+    const authInfo = authInfoOf(token, owner, caller);
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId === null) {
       if (request.method !== "POST" || !isInitialize(body)) {
@@ -291,4 +286,14 @@ function unsupportedVersion(request: Request): Response | null {
       SUPPORTED_PROTOCOL_VERSIONS.join(", ")
     })`,
   );
+}
+
+/** What the SDK's transport hands each tool of a request: its token, its device and the caller. */
+function authInfoOf(token: string | undefined, owner: string, caller: RequestCaller) {
+  return {
+    token: token ?? "",
+    clientId: owner,
+    scopes: [...(caller.grant.scopes ?? ["view", "control", "edit"])],
+    extra: { caller },
+  };
 }
