@@ -21,14 +21,16 @@ export const LONG_MARKER = /^\s*\/\/ long: (.*)$/;
 /** The shortest reason taken (`// long: table` says too little). */
 const MIN_REASON_CHARS = 12;
 
-const ROOT = new URL("../../", import.meta.url).pathname;
+/** The repository, with forward slashes (`/C:/x/` on Windows read as `C:/x/`). */
+const ROOT = new URL("../../", import.meta.url).pathname.replace(/^\/([A-Za-z]:)/, "$1");
 
 /** The folders and files of the program the rule applies to, relative to the repository. */
 export const CHECKED: readonly string[] = ["main.ts", "server/", "player/", "protocol/"];
 
 /** Whether a file (absolute, or relative to the repository) is one the rule checks. */
 export function isChecked(filename: string): boolean {
-  const path = filename.startsWith(ROOT) ? filename.slice(ROOT.length) : filename;
+  const slashed = filename.replaceAll("\\", "/");
+  const path = slashed.startsWith(ROOT) ? slashed.slice(ROOT.length) : slashed;
   return CHECKED.some((c) => c.endsWith("/") ? path.startsWith(c) : path === c);
 }
 
