@@ -1,6 +1,7 @@
 /**
- * The listener factories the 6.0 ports (`service.ts`) and the 5.0.0 ports
- * (`legacy/listeners.ts`) share: the HTTP handler and the WebSocket server as the
+ * The listener factories the 6.0 ports and the 5.0.0 ports share
+ * (`service.ts` makes both, and hands the 5.0.0 ones to
+ * `legacy/listeners.ts`): the HTTP handler and the WebSocket server as the
  * settings make them, and the connection server every TCP port is bound
  * with. A port differs from another only in its dialect and what it mounts.
  * Composition, like `service.ts`: it may import every transport.

@@ -39,7 +39,7 @@ import {
 } from "./startup.ts";
 import { type Discovery, startDiscovery } from "./discovery/mod.ts";
 import { API_VERSION, type ClientCounts, type ServicePorts } from "./routes/info.ts";
-import { bindV5Listeners } from "./legacy/mod.ts";
+import { bindV5Listeners, type V5Listeners } from "./legacy/mod.ts";
 
 /** The service version (also the app version reported by the API). */
 export { VERSION } from "./version.ts";
@@ -170,7 +170,7 @@ async function start(
     started.push(() => oscQuery.close());
   }
   // The 5.0.0 interface (docs/compat.md), after the 6.0 ports: one that is taken is skipped.
-  const v5 = bindV5Listeners({ ...main.parts, successor: () => ports, listen });
+  const v5 = bindV5(main, ports);
   started.push(() => v5.close());
   v5Sockets = () => v5.sockets?.clientCount ?? 0;
   Object.assign(ports, v5.ports);
@@ -220,6 +220,9 @@ interface MainPortsOptions {
   /** The 5.0.0 port's WebSocket clients, counted in `/api/v1/info`. */
   v5Sockets: () => number;
 }
+
+/** The 6.0 ports as bound, and what they are made of (`bindMainPorts`). */
+type MainPorts = Awaited<ReturnType<typeof bindMainPorts>>;
 
 /**
  * Binds the 6.0 ports, HTTP, WebSocket and OSC, in that order (a port in
@@ -281,6 +284,28 @@ async function bindMainPorts(o: MainPortsOptions) {
   const oscDone = oscServer.serve(osc);
   Object.assign(ports, { http: http.port, ws: ws.port, osc: osc.port });
   return { parts, listen, http, ws, sockets, oscServer, osc, oscDone };
+}
+
+/**
+ * The 5.0.0 ports (docs/compat.md): the 6.0 ports' engines, over the same
+ * core, auth and rate budget, in the 5.0.0 dialects (`server/legacy/`).
+ */
+function bindV5(main: MainPorts, ports: RunningService["ports"]): V5Listeners {
+  const { parts, listen } = main;
+  const { settings, rateLimiter } = parts;
+  return bindV5Listeners({
+    ...{ settings, log: parts.log, version: parts.version, listen },
+    successor: () => ports,
+    engines: {
+      http: (dialect) =>
+        httpHandlerOf(parts, {
+          rateLimit: rateLimiter.meter("requests", settings.httpRatePerSecond),
+          ports: () => ({ ...ports, osc: 0 }),
+          dialect,
+        }),
+      sockets: (dialect) => socketServerOf(parts, { dialect }),
+    },
+  });
 }
 
 /** The player's supervisor and the core over it, logging the player's ups and downs. */

@@ -271,3 +271,29 @@ Deno.test("architecture: nothing outside server/legacy/ imports 5.0.0 code but t
   );
   assert.deepEqual(strays, []);
 });
+
+// ---- No upward imports: the composition is imported by the composition alone ----
+
+/**
+ * The files that compose the program (the command line, the service and the
+ * listener factories of its ports): they may import any unit, and only they
+ * import them, so no part depends on how the whole is put together.
+ */
+const COMPOSITION = [
+  "main.ts",
+  "server/serve_command.ts",
+  "server/cli.ts",
+  "server/service.ts",
+  "server/listeners.ts",
+];
+
+Deno.test("architecture: no upward imports: nothing but the composition imports the composition", async () => {
+  const graph = await importGraph();
+  for (const file of COMPOSITION) assert.ok(graph.has(file), `${file} exists`);
+  const found = [...graph].flatMap(([from, targets]) =>
+    COMPOSITION.includes(from)
+      ? []
+      : targets.filter((to) => COMPOSITION.includes(to)).map((to) => `${from} -> ${to}`)
+  );
+  assert.deepEqual(found, [], "the composition is the top of the graph (docs/architecture.md)");
+});

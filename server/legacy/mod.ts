@@ -17,4 +17,10 @@ export {
 } from "./routes.ts";
 export { V5_UPDATE_TYPES } from "./shapes.ts";
 export * from "./v5_actions.ts";
-export { bindV5Listeners, type V5ListenerOptions, type V5Listeners } from "./listeners.ts";
+export {
+  bindV5Listeners,
+  type V5Engines,
+  type V5ListenerOptions,
+  type V5Listeners,
+  type V5SocketServer,
+} from "./listeners.ts";
