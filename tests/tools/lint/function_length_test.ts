@@ -79,5 +79,5 @@ Deno.test("function length: it checks the program, not tests, tools or benches",
 
 Deno.test("function length: deno.json loads the plugin, so `deno lint` runs it", async () => {
   const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
-  assert.deepEqual(config.lint.plugins, ["./tools/lint/function_length.ts"]);
+  assert.ok(config.lint.plugins?.includes("./tools/lint/function_length.ts"), "lint.plugins");
 });
