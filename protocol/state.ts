@@ -88,6 +88,9 @@ export const EditorState = z.strictObject({
   updatedAt: z.string().nullable().describe(
     "When an edit last changed the open preset; null until one does",
   ),
+  shown: z.boolean().describe(
+    "Whether the editor window is open on the show machine (a page in the output's browser); false while it opens, and with no output running",
+  ),
 });
 
 /** Application-level state (`appState` updates; projectId null). */

@@ -42,8 +42,18 @@ export const systemActions: Record<string, ActionHandler> = {
     if (preset.kind !== kind) {
       throw new Refusal(`Preset "${presetId}" is a ${preset.kind} preset, not ${kind}`);
     }
+    // The window shows it once its page loads (`shown`); an editor open on another preset
+    // shows this one in the same window.
+    const shown = ctx.app.appState.editor?.shown ?? false;
     ctx.app.changeAppState("editor-opened", {
-      editor: { kind, presetId, openedAt: new Date().toISOString(), preset, updatedAt: null },
+      editor: {
+        kind,
+        presetId,
+        openedAt: new Date().toISOString(),
+        preset,
+        updatedAt: null,
+        shown,
+      },
     });
     return done(`${kind === "effect" ? "Effect" : "Visualizer"} editor open on "${presetId}"`);
   },

@@ -111,6 +111,12 @@ export class Editor {
   /** Keys of imports still copying beside the order, with the outcome of their commit. */
   #copying = new Map<string, Promise<EditApplyResult>>();
   #importing = 0;
+  /**
+   * Commits take turns: the player's request order runs one at a time already, but the
+   * editor window's edits (`output/editor_page.ts`) come from beside it, and a commit
+   * awaits (the output's compile, the disk) between reading the Project and writing it.
+   */
+  #turn: Promise<unknown> = Promise.resolve();
 
   /** Builds the editor over `host`. */
   constructor(host: EditorHost) {
@@ -160,11 +166,12 @@ export class Editor {
     if (again) return again;
     const first = parsed[0]!.spec.name;
     if (first === "project.undo" || first === "project.redo") {
-      return this.#step(engine, first === "project.undo" ? "undo" : "redo", key);
+      const direction = first === "project.undo" ? "undo" : "redo";
+      return this.#inTurn(() => this.#step(engine, direction, key));
     }
     const imports = parsed.filter((e) => e.spec.name === "file.import")
       .map((e) => e.params as { path: string; name?: string });
-    if (imports.length === 0) return this.#run(engine, parsed, [], key);
+    if (imports.length === 0) return this.#inTurn(() => this.#run(engine, parsed, [], key));
     if (this.#importing >= MAX_IMPORTING) {
       throw new Refusal(
         `Too many imports at once: ${this.#importing} are copying; send this one when one has finished`,
@@ -198,7 +205,7 @@ export class Editor {
         throw error;
       }
       try {
-        const result = await this.#run(target, parsed, jobs, key);
+        const result = await this.#inTurn(() => this.#run(target, parsed, jobs, key));
         committed.resolve(result);
         return result;
       } catch (error) {
@@ -229,13 +236,24 @@ export class Editor {
   }
 
   /** Writes a Project changed outside the editor (by an action), keeping the history valid. */
-  async commitExternal(engine: ProjectEngine, next: Project): Promise<Project> {
+  commitExternal(engine: ProjectEngine, next: Project): Promise<Project> {
+    return this.#inTurn(() => this.#commitExternal(engine, next));
+  }
+
+  async #commitExternal(engine: ProjectEngine, next: Project): Promise<Project> {
     const project = { ...next, revision: engine.project.revision + 1 };
     const history = await this.#history(project.id, engine.project.revision);
     await this.#host.store.saveProject(project, this.#appliedKeys.get(project.id));
     await this.#saveHistory(project.id, { ...history, projectRevision: project.revision });
     engine.setProject(project);
     return project;
+  }
+
+  /** Runs `work` once the commits before it have settled. */
+  #inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.#turn.then(work);
+    this.#turn = result.catch(() => {});
+    return result;
   }
 
   /** Applies a batch to a copy and commits it; `jobs` are its imports, already copied. */

@@ -31,3 +31,4 @@ export { mapCompileLog } from "./glsl.ts";
 export type { UniformValue } from "./parameters.ts";
 export { type IsfPassSpec, MAX_TARGET_SIDE, passSizes } from "./passes.ts";
 export type { GlslVersion } from "./glsl.ts";
+export { withParameterDefault } from "./set_default.ts";
