@@ -417,6 +417,19 @@ export class PlayerApp implements AppServices {
           : null;
       },
       log: (level, message) => log?.(level, message),
+      editor: {
+        state: () => this.#appState.editor,
+        shown: () => {
+          const editor = this.#appState.editor;
+          if (editor && !editor.shown) {
+            this.changeAppState("editor-shown", { editor: { ...editor, shown: true } });
+          }
+        },
+        closed: () => {
+          if (this.#appState.editor) this.changeAppState("editor-closed", { editor: null });
+        },
+        edit: (params) => this.applyEdits(params),
+      },
       recordingLost: () => {
         this.#recorder.lost();
         this.changeAppState("recording-changed", { recording: this.#recorder.state });

@@ -1,7 +1,8 @@
 /**
  * The few DevTools-protocol calls the player makes to its own browser: the
  * window's state (full screen and back: a page may not go full screen
- * without a click, the browser's window may). The browser listens on a
+ * without a click, the browser's window may), and the editor window (a new
+ * target opened and closed, its end seen by the target events). The browser listens on a
  * loopback port it picks and names in `DevToolsActivePort` in its profile.
  * @module
  */
@@ -11,11 +12,18 @@ export class DevTools {
   #socket: WebSocket;
   #nextId = 1;
   #pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  #events = new Map<string, (params: Record<string, unknown>) => void>();
+  /** Told once when the connection ends (the browser exited, or `close`). */
+  onClose: () => void = () => {};
 
   private constructor(socket: WebSocket) {
     this.#socket = socket;
     socket.onmessage = (event) => {
       const message = JSON.parse(String(event.data));
+      if (typeof message.method === "string") {
+        this.#events.get(message.method)?.(message.params ?? {});
+        return;
+      }
       const pending = this.#pending.get(message.id);
       if (!pending) return;
       this.#pending.delete(message.id);
@@ -25,7 +33,13 @@ export class DevTools {
     socket.onclose = () => {
       for (const p of this.#pending.values()) p.reject(new Error("The browser closed"));
       this.#pending.clear();
+      this.onClose();
     };
+  }
+
+  /** Calls `handler` with the params of each event `method` (one handler an event). */
+  on(method: string, handler: (params: Record<string, unknown>) => void): void {
+    this.#events.set(method, handler);
   }
 
   /** Connects to the browser whose profile is `profileDir`, waiting up to `timeoutMs` for it. */

@@ -5,7 +5,7 @@
  * frame reports, and asks it for pictures, sound levels and recordings.
  * @module
  */
-import { FromPage, type OutputMode, type ToPage } from "../../protocol/output.ts";
+import { FromPage, type OutputMode, type RenderState, type ToPage } from "../../protocol/output.ts";
 import { PagePrograms } from "./page_programs.ts";
 import type { Clock } from "../clock.ts";
 import { findBrowser, hasDisplay } from "./browser.ts";
@@ -17,6 +17,8 @@ import { setWebmDuration } from "./webm_duration.ts";
 import { PageRequests } from "./page_requests.ts";
 import { PageHealth } from "./page_health.ts";
 import { OutputWindow } from "./window_state.ts";
+import { type EditorHooks, EditorPage } from "./editor_page.ts";
+import { EditorWindow } from "./editor_window.ts";
 
 /** Where the output's messages go. */
 export type OutputLog = (level: "info" | "warn" | "error", message: string) => void;
@@ -35,7 +37,17 @@ export interface OutputOptions {
   log: OutputLog;
   /** A recording ended because the browser that recorded it went away. */
   recordingLost?: () => void;
+  /** The preset editor (`appState.editor`): its window follows it; absent, none opens. */
+  editor?: EditorHooks;
 }
+
+/** No editor: its state is always closed. */
+const NO_EDITOR: EditorHooks = {
+  state: () => null,
+  shown: () => {},
+  closed: () => {},
+  edit: () => Promise.reject(new Error("No editor")),
+};
 
 /** A frame report of the page, with the player clock it arrived at. */
 export type PageReport = Extract<FromPage, { type: "report" }> & { receivedAt: number };
@@ -72,6 +84,8 @@ export class Output {
   readonly #requests: PageRequests;
   readonly #health: PageHealth;
   readonly #window: OutputWindow;
+  readonly #editorWindow: EditorWindow;
+  readonly #editorPage: EditorPage;
   #socket: WebSocket | null = null;
   /** The preset programs of the page (`programs.pushes`: each one's first state, for the bench). */
   readonly programs: PagePrograms = new PagePrograms();
@@ -94,6 +108,7 @@ export class Output {
     this.#server = serveOutput({
       media: options.media,
       connected: (socket) => this.#connected(socket),
+      editorConnected: (socket) => this.#editorPage.connected(socket),
     });
     this.#requests = new PageRequests((message) => this.#send(message));
     const display = options.source()?.project.display ?? { width: 1280, height: 720 };
@@ -112,6 +127,18 @@ export class Output {
       mode,
       log: (message) => options.log("warn", message),
     });
+    const editor = options.editor ?? NO_EDITOR;
+    this.#editorWindow = new EditorWindow(this.#supervisor, {
+      url: `${this.#server.url}editor.html`,
+      closed: () => editor.closed(),
+      log: (message) => options.log("warn", message),
+    });
+    this.#editorPage = new EditorPage({
+      hooks: editor,
+      programs: this.programs.programs,
+      now: () => options.clock.now(),
+      refresh: () => this.changed(),
+    });
     this.#supervisor.start();
     options.log("info", `Output: ${mode} in ${browser}`);
   }
@@ -124,6 +151,16 @@ export class Output {
   /** The page's address (loopback, with its secret path). */
   get url(): string {
     return this.#server.url;
+  }
+
+  /** The editor window's page address (loopback, with the same secret path). */
+  get editorUrl(): string {
+    return this.#editorWindow.url;
+  }
+
+  /** The profile of the browser running now: its DevTools port is in `DevToolsActivePort`. */
+  get browserProfileDir(): string | null {
+    return this.#supervisor.profileDir;
   }
 
   /** How many times a page said hello (a browser start, a reload). */
@@ -225,6 +262,8 @@ export class Output {
     this.#recording?.file.close();
     this.#recording = null;
     this.#window.close();
+    this.#editorWindow.close();
+    this.#editorPage.close();
     await this.#supervisor.close();
     this.#socket?.close();
     await this.#server.close();
@@ -238,17 +277,29 @@ export class Output {
   }
 
   #pushState(): void {
+    this.#editorWindow.follow((this.#options.editor?.state() ?? null) !== null);
+    const state = this.#buildState();
+    if (state && this.#socket) this.#sendState(state);
+    this.#editorPage.push(state);
+  }
+
+  /** The render state now, or null when no Project is open. */
+  #buildState(): RenderState | null {
     const source = this.#options.source();
-    if (!source || !this.#socket) return;
+    if (!source) return null;
     const now = this.#options.clock.now();
     const isIdle = source.playState.clips.length === 0;
     if (!isIdle) this.#idleSince = null;
     else this.#idleSince ??= now;
-    const state = buildRenderState({ ...source, programs: this.programs.programs }, {
+    return buildRenderState({ ...source, programs: this.programs.programs }, {
       seq: ++this.#seq,
       clock: { now, rate: this.#options.clockRate },
       idleSince: this.#idleSince ?? now,
     });
+  }
+
+  #sendState(state: RenderState): void {
+    const now = state.clock.now;
     const { programs, drop } = this.programs.prepare(state, now);
     if (programs.length > 0 || drop.length > 0) {
       this.#send({ type: "programs", programs, ...(drop.length > 0 ? { drop } : {}) });

@@ -16,14 +16,18 @@ export const PAGE_KEEPS = 32;
 
 /** The page's preset programs. */
 export class PagePrograms {
-  /** Programs made from presets' code, for the render state. */
-  readonly programs: IsfPrograms = new IsfPrograms();
+  /** Programs made from presets' code, for the render state (shared by the pages). */
+  readonly programs: IsfPrograms;
   /** Programs sent to the page with the first state drawing each, newest last (1024). */
   readonly pushes: { name: string; seq: number; at: number }[] = [];
   readonly #sent = new Set<string>();
   readonly #failed = new Set<string>();
   /** The programs each Effect or Visualizer drew with, newest last (at most 8). */
   readonly #history = new Map<string, string[]>();
+
+  constructor(programs: IsfPrograms = new IsfPrograms()) {
+    this.programs = programs;
+  }
 
   /** A new page connected: it has none of the preset programs. */
   pageConnected(): void {

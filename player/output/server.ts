@@ -1,7 +1,8 @@
 /**
  * The output's own web server: loopback only, on a free port, under a random
  * path (an unguessable token), serving the page, its scripts, the Project's
- * media (with byte ranges) and one WebSocket to the page. All its files are
+ * media (with byte ranges) and one WebSocket to the page; and the editor
+ * window's page (`editor.html`, on the same modules) with its own WebSocket. All its files are
  * text imports, which `deno compile` embeds.
  * @module
  */
@@ -13,6 +14,9 @@ import compositorJs from "./page/compositor.js" with { type: "text" };
 import layersJs from "./page/layers.js" with { type: "text" };
 import soundJs from "./page/sound.js" with { type: "text" };
 import isfPassesJs from "./page/isf_passes.js" with { type: "text" };
+import editorHtml from "./page/editor.html" with { type: "text" };
+import editorJs from "./page/editor.js" with { type: "text" };
+import editorUiJs from "./page/editor_ui.js" with { type: "text" };
 import { assetType, fileResponse } from "./media_response.ts";
 
 const ASSETS: Record<string, string> = {
@@ -24,6 +28,9 @@ const ASSETS: Record<string, string> = {
   "layers.js": layersJs,
   "sound.js": soundJs,
   "isf_passes.js": isfPassesJs,
+  "editor.html": editorHtml,
+  "editor.js": editorJs,
+  "editor_ui.js": editorUiJs,
 };
 
 /** A media file the page may load: where it is and its type. */
@@ -38,6 +45,8 @@ export interface OutputServerHost {
   media(projectId: string, fileId: string): MediaPath | null;
   /** A page connected: its socket (the previous one is closed by the host). */
   connected(socket: WebSocket): void;
+  /** The editor window's page connected (`editor-ws`). */
+  editorConnected(socket: WebSocket): void;
 }
 
 /** The running server. */
@@ -61,12 +70,13 @@ export function serveOutput(host: OutputServerHost): OutputServer {
     const path = new URL(request.url).pathname;
     if (!path.startsWith(prefix)) return new Response("Not found", { status: 404 });
     const rest = path.slice(prefix.length);
-    if (rest === "ws") {
+    if (rest === "ws" || rest === "editor-ws") {
       if (request.headers.get("upgrade") !== "websocket") {
         return new Response("WebSocket only", { status: 426 });
       }
       const { socket, response } = Deno.upgradeWebSocket(request);
-      host.connected(socket);
+      if (rest === "ws") host.connected(socket);
+      else host.editorConnected(socket);
       return response;
     }
     const media = /^media\/([A-Za-z0-9_-]+)\/([A-Za-z0-9_-]+)$/.exec(rest);

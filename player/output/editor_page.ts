@@ -1,0 +1,211 @@
+/**
+ * The editor window's page, on the player's side: it gets the preset open in
+ * the editor as it is now (each change, whoever made it), a preview (the
+ * output's render state, smaller and silent, with the preset drawn over the
+ * whole picture by the output's own compositor) and the answers to its
+ * edits. Its edits are the edit catalog's: the code typed is `preset.update`
+ * of the code, a control is `preset.update` of the code with the input's
+ * DEFAULT changed (isf) or of the parameters (other types), undo and redo
+ * are `project.undo` and `project.redo`; all run through the player's one
+ * edit path (`Editor`: validation, history, revision, the same updates).
+ * @module
+ */
+import type { EditApplyParams, EditApplyResult, EditRequest } from "../../protocol/edits/mod.ts";
+import { FromEditor, type ToEditor } from "../../protocol/editor_page.ts";
+import type { Preset } from "../../protocol/model.ts";
+import type { RenderState, ShaderPass } from "../../protocol/output.ts";
+import type { EditorState } from "../../protocol/state.ts";
+import { Refusal } from "../errors.ts";
+import { isfUniforms, withParameterDefault } from "../isf/mod.ts";
+import { drawsIsf, type IsfPrograms } from "./isf_programs.ts";
+import { PagePrograms } from "./page_programs.ts";
+import { BUILT_IN_PROGRAMS } from "./shaders.ts";
+
+/** The preview's width at most (pixels): a second full-size picture would halve software GL. */
+export const PREVIEW_WIDTH = 480;
+/** The preview pass's id: a program its GL refuses gives way to the last that compiled. */
+const PREVIEW_ID = "editor-preview";
+
+/** What the editor page needs of the player. */
+export interface EditorHooks {
+  /** The editor state now (`appState.editor`). */
+  state(): EditorState | null;
+  /** The editor's page loaded in its window. */
+  shown(): void;
+  /** The editor's window went away (closed by the user, or with the browser). */
+  closed(): void;
+  /** Runs edits through the player's edit path, as `edit.apply` does. */
+  edit(params: EditApplyParams): Promise<EditApplyResult>;
+}
+
+/** The connected editor page. */
+export class EditorPage {
+  readonly #hooks: EditorHooks;
+  readonly #programs: PagePrograms;
+  readonly #now: () => number;
+  readonly #refresh: () => void;
+  #socket: WebSocket | null = null;
+  /** The preset and time last sent, so that an unchanged one is not sent again. */
+  #sent: { preset: Preset; updatedAt: string | null } | null = null;
+
+  /**
+   * `programs` are the output's (shared: a program is made once); `refresh` asks for a
+   * push of the state now (a page connected).
+   */
+  constructor(
+    options: { hooks: EditorHooks; programs: IsfPrograms; now: () => number; refresh: () => void },
+  ) {
+    this.#hooks = options.hooks;
+    this.#programs = new PagePrograms(options.programs);
+    this.#now = options.now;
+    this.#refresh = options.refresh;
+  }
+
+  /** A page connected to the editor's socket (a reload replaces the one before). */
+  connected(socket: WebSocket): void {
+    const previous = this.#socket;
+    this.#socket = socket;
+    if (previous && previous !== socket) previous.close();
+    socket.onopen = () => {
+      this.#programs.pageConnected();
+      this.#sent = null;
+      this.#send({ type: "programs", programs: [...BUILT_IN_PROGRAMS] });
+      this.#refresh();
+    };
+    socket.onmessage = (event) => void this.#onMessage(String(event.data));
+    socket.onclose = () => {
+      if (this.#socket === socket) this.#socket = null;
+    };
+  }
+
+  /** The show changed: the page gets the preset if it changed and the preview's state. */
+  push(state: RenderState | null): void {
+    const editor = this.#hooks.state();
+    if (!editor || this.#socket?.readyState !== WebSocket.OPEN) return;
+    const { preset, updatedAt } = editor;
+    if (this.#sent?.preset !== preset || this.#sent.updatedAt !== updatedAt) {
+      this.#sent = { preset, updatedAt };
+      this.#send({ type: "editor", preset, updatedAt });
+    }
+    if (!state) return;
+    const preview = this.#previewState(state, preset);
+    const { programs, drop } = this.#programs.prepare(preview, state.clock.now);
+    if (programs.length > 0 || drop.length > 0) {
+      this.#send({ type: "programs", programs, ...(drop.length > 0 ? { drop } : {}) });
+    }
+    this.#send({ type: "state", state: preview });
+  }
+
+  /** Closes the page's socket (the output stops). */
+  close(): void {
+    this.#socket?.close();
+    this.#socket = null;
+  }
+
+  /**
+   * The output's state, at most PREVIEW_WIDTH wide and silent, with the preset drawn over
+   * the whole picture with its defaults (an effect takes the picture as `inputImage`).
+   */
+  #previewState(state: RenderState, preset: Preset): RenderState {
+    const { display } = state;
+    const scale = Math.min(1, PREVIEW_WIDTH / display.width);
+    const entry = drawsIsf(preset) ? this.#programs.programs.of(preset) : null;
+    const passes: ShaderPass[] = [];
+    if (entry) {
+      const uniforms: ShaderPass["uniforms"] = {};
+      for (const u of isfUniforms(entry.isf, {})) {
+        uniforms[u.name] = typeof u.value === "number" ? u.value : [...u.value];
+      }
+      passes.push({ program: entry.wire.name, uniforms, id: PREVIEW_ID });
+    }
+    return {
+      ...state,
+      display: {
+        ...display,
+        width: Math.max(1, Math.round(display.width * scale)),
+        height: Math.max(1, Math.round(display.height * scale)),
+      },
+      // Copies: the passes of a program this page refused are changed for the last working.
+      layers: state.layers.map((l) => ({ ...l, effects: l.effects.map((e) => ({ ...e })) })),
+      visualizers: [...state.visualizers.map((v) => ({ ...v })), ...passes],
+      level: 0,
+    };
+  }
+
+  async #onMessage(data: string): Promise<void> {
+    let message: FromEditor;
+    try {
+      message = FromEditor.parse(JSON.parse(data));
+    } catch {
+      return; // the page is ours: nothing else comes from it
+    }
+    switch (message.type) {
+      case "hello":
+        this.#hooks.shown();
+        break;
+      case "ping":
+        this.#send({ type: "pong", t0: message.t0, now: this.#now() });
+        break;
+      case "compile-error":
+        this.#send({
+          type: "preview-refused",
+          message: this.#programs.refused(message.program, message.log),
+        });
+        break;
+      default:
+        await this.#edit(message);
+    }
+  }
+
+  /** Runs the page's edit and answers it: done, or refused with its problems. */
+  async #edit(message: Extract<FromEditor, { type: "edit" | "param" | "history" }>) {
+    const { id } = message;
+    try {
+      const edit = this.#editOf(message);
+      const result = await this.#hooks.edit({ projectId: null, edits: [edit] });
+      const text = result.edits.map((e) => e.message).join("; ");
+      this.#send({
+        type: "edited",
+        id,
+        ok: true,
+        message: text,
+        revision: result.revision,
+        problems: [],
+      });
+    } catch (error) {
+      const problems = error instanceof Refusal && Array.isArray(error.data?.problems)
+        ? error.data.problems
+        : [];
+      const text = error instanceof Error ? error.message : String(error);
+      this.#send({ type: "edited", id, ok: false, message: text, problems });
+    }
+  }
+
+  /** The catalog edit a page message stands for. */
+  #editOf(message: Extract<FromEditor, { type: "edit" | "param" | "history" }>): EditRequest {
+    if (message.type === "history") return { name: `project.${message.direction}`, params: {} };
+    const editor = this.#hooks.state();
+    if (!editor) throw new Refusal("The editor is closed");
+    const { preset } = editor;
+    const target = { kind: preset.kind, presetID: preset.id };
+    if (message.type === "edit") {
+      return { name: "preset.update", params: { ...target, code: message.code } };
+    }
+    const { name, value } = message;
+    if (preset.type === "isf") {
+      let code: string;
+      try {
+        code = withParameterDefault(preset.code, name, value);
+      } catch (error) {
+        throw new Refusal((error as Error).message);
+      }
+      return { name: "preset.update", params: { ...target, code } };
+    }
+    const parameters = preset.parameters.map((p) => p.name === name ? { ...p, default: value } : p);
+    return { name: "preset.update", params: { ...target, parameters } };
+  }
+
+  #send(message: ToEditor): void {
+    if (this.#socket?.readyState === WebSocket.OPEN) this.#socket.send(JSON.stringify(message));
+  }
+}

@@ -1,0 +1,121 @@
+// The editor window's page: the preset open in the editor (editor_ui.js) and a live preview
+// of it over the output's picture, drawn by the output page's own modules (compositor, layers,
+// clock, sound: silent here) from the state the player sends. Its edits go to the player,
+// which runs them as every client's edits (protocol/editor_page.ts).
+import { onPong, playerNow, setReading } from "./clock.js";
+import { createCompositor } from "./compositor.js";
+import { createLayers, media } from "./layers.js";
+import { analyser, setLevel, syncSong } from "./sound.js";
+import { setPreviewNote, setStatus, showPreset, showProblems, wire } from "./editor_ui.js";
+
+const base = location.pathname.replace(/[^/]*$/, "");
+const canvas = document.getElementById("preview");
+const compositor = createCompositor(canvas);
+const gl = compositor?.gl ?? null;
+const layers = gl ? createLayers(gl, base, () => {}) : null;
+setLevel(0);
+
+let socket = null;
+let state = null;
+let nextId = 1;
+
+function send(message) {
+  if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+}
+
+/** Sends an edit (`edit`, `param`, `history`); its answer shows in the status line. */
+function sendEdit(message) {
+  const id = nextId++;
+  setStatus("busy", "Checking...");
+  send({ ...message, id });
+}
+
+function onEdited(answer) {
+  if (answer.ok) {
+    setStatus("done", `${answer.message} (revision ${answer.revision})`);
+    showProblems([]);
+  } else {
+    setStatus("refused", `Refused: ${answer.message}`);
+    showProblems(answer.problems, answer.message);
+  }
+}
+
+function onPrograms(programs, drop = []) {
+  for (const name of gl ? drop : []) compositor.dropProgram(name);
+  for (const p of gl ? programs : []) {
+    try {
+      compositor.addProgram(p);
+    } catch (error) {
+      if (gl.isContextLost()) return;
+      send({ type: "compile-error", program: p.name, log: error.message });
+    }
+  }
+}
+
+function onState(next) {
+  state = next;
+  setReading(next.clock);
+  if (gl) layers.sync(state.layers, playerNow(), 1 / state.display.fps);
+}
+
+let lastFrameAt = 0;
+function frame(now) {
+  requestAnimationFrame(frame);
+  if (!state || !gl) return;
+  const period = 1000 / state.display.fps;
+  if (now - lastFrameAt < period - 2) return;
+  lastFrameAt = now;
+  const clock = playerNow(now);
+  syncSong(state.song, base, clock, period / 1000);
+  layers.sync(state.layers, clock, period / 1000);
+  compositor.draw(state, clock, (clipId) => {
+    const entry = media.get(clipId);
+    return entry?.isUploaded ? entry.texture : null;
+  }, analyser);
+  document.body.dataset.drawnSeq = String(state.seq);
+}
+
+function onMessage(message) {
+  switch (message.type) {
+    case "editor":
+      showPreset(message.preset, sendEdit);
+      setPreviewNote(
+        message.preset.type === "isf" || message.preset.builtIn
+          ? ""
+          : `No preview: a preset of type "${message.preset.type}" has no shader code to draw`,
+      );
+      break;
+    case "edited":
+      onEdited(message);
+      break;
+    case "preview-refused":
+      setPreviewNote(message.message);
+      break;
+    case "programs":
+      onPrograms(message.programs, message.drop);
+      break;
+    case "state":
+      onState(message.state);
+      break;
+    case "pong":
+      onPong(message.t0, message.now);
+      break;
+  }
+}
+
+function connect() {
+  socket = new WebSocket(`ws://${location.host}${base}editor-ws`);
+  socket.onopen = () => {
+    send({ type: "hello", gl: gl ? "webgl2" : "unavailable" });
+    send({ type: "ping", t0: performance.now() });
+  };
+  socket.onmessage = (event) => onMessage(JSON.parse(event.data));
+  // The player went away (it restarts with the service): reload once it is back.
+  socket.onclose = () => setTimeout(() => location.reload(), 1000);
+}
+
+if (!gl) setPreviewNote("No preview: this browser gives the page no WebGL2");
+wire(sendEdit);
+setInterval(() => send({ type: "ping", t0: performance.now() }), 1000);
+connect();
+requestAnimationFrame(frame);

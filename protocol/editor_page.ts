@@ -1,0 +1,64 @@
+/**
+ * The editor window's wire shapes (`docs/presets.md`, "The editor window"):
+ * what the player sends the preset editor page it opens in the output's
+ * browser (the preset as it is now, the preview's programs and render state,
+ * the answer to each edit) and what the page sends (its edits, which the
+ * player runs as ordinary `preset.update` and `project.undo`/`redo` edits).
+ * @module
+ */
+import { z } from "zod";
+import { Preset } from "./model.ts";
+import type { ToPage } from "./output.ts";
+
+/** Page to player (text frames). */
+export const FromEditor = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("hello"), gl: z.string() }),
+  z.object({ type: z.literal("ping"), t0: z.number() }),
+  /** The code as typed, to write as the preset's code. */
+  z.object({ type: z.literal("edit"), id: z.number().int(), code: z.string() }),
+  /** A control moved: the parameter's default (for isf, the header's DEFAULT). */
+  z.object({
+    type: z.literal("param"),
+    id: z.number().int(),
+    name: z.string(),
+    value: z.union([z.number(), z.string(), z.boolean()]),
+  }),
+  z.object({
+    type: z.literal("history"),
+    id: z.number().int(),
+    direction: z.enum(["undo", "redo"]),
+  }),
+  /** The preview's GL refused a program (code no output page checked). */
+  z.object({ type: z.literal("compile-error"), program: z.string(), log: z.string() }),
+]);
+/** Page to player. */
+export type FromEditor = z.infer<typeof FromEditor>;
+
+/** A problem of a refused edit, at its line and column in the code (1-based). */
+export const EditorProblem = z.object({
+  line: z.number().int(),
+  column: z.number().int(),
+  message: z.string(),
+});
+
+/** Player to page, beside the output's `programs`, `state` and `pong`. */
+export const EditorMessage = z.discriminatedUnion("type", [
+  /** The preset the editor shows, as it is now (each change sends it again). */
+  z.object({ type: z.literal("editor"), preset: Preset, updatedAt: z.string().nullable() }),
+  /** The answer to an edit: done (with the Project's revision), or refused and why. */
+  z.object({
+    type: z.literal("edited"),
+    id: z.number().int(),
+    ok: z.boolean(),
+    message: z.string(),
+    revision: z.number().int().optional(),
+    problems: z.array(EditorProblem),
+  }),
+  /** The preview's program was refused by its GL: the message at the user's lines. */
+  z.object({ type: z.literal("preview-refused"), message: z.string() }),
+]);
+
+/** Player to page. */
+export type ToEditor =
+  | Extract<ToPage, { type: "programs" | "state" | "pong" }>
+  | z.infer<typeof EditorMessage>;

@@ -1,0 +1,207 @@
+/**
+ * The editor window: `OPEN_EDITOR` opens the preset's editor page in the
+ * output's browser (a second target of the browser the player supervises);
+ * it shows an edit made over MCP (the SDK client) in its DOM and its preview;
+ * an edit made in it (typed, or a control) is the ordinary edit: in
+ * `GET /api/v1/presets`, undoable; a refused one shows its line and writes
+ * nothing; closing the page clears the state. One service in this process
+ * with its player and a headless output (one browser), driven here with
+ * puppeteer-core over that browser's own DevTools endpoint.
+ */
+import assert from "node:assert/strict";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { VirtualClock } from "../../../player/mod.ts";
+import { needs } from "../../_helpers/peers.ts";
+import { connectMcp, type McpTestClient } from "../../_helpers/mcp_client.ts";
+import { decodePng, pixel } from "../../_helpers/images.ts";
+import { near, openOutputService, outputDataDir } from "../../_helpers/output.ts";
+import { until } from "../../_helpers/until.ts";
+import { INVERT } from "../isf/_shaders.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** The effect preset with a second input, a colour: the controls follow the header. */
+const TINTED = INVERT
+  .replace(
+    `{ "NAME": "amount"`,
+    `{ "NAME": "tint", "TYPE": "color", "DEFAULT": [1.0, 1.0, 1.0, 1.0] },\n    { "NAME": "amount"`,
+  )
+  .replace("c.a);", "c.a) * tint;");
+
+async function connectBrowser(profileDir: string): Promise<Browser> {
+  let endpoint = "";
+  await until("the output browser's DevTools port", async () => {
+    try {
+      const [port, path] = (await Deno.readTextFile(`${profileDir}/DevToolsActivePort`))
+        .split("\n");
+      endpoint = `ws://127.0.0.1:${port}${path}`;
+      return !!port && !!path;
+    } catch {
+      return false;
+    }
+  });
+  return await puppeteer.connect({ browserWSEndpoint: endpoint, defaultViewport: null });
+}
+
+/** Waits until the page's code box shows `code`. */
+async function showsCode(page: Page, code: string): Promise<void> {
+  await page.waitForFunction(`document.getElementById("code").value === ${JSON.stringify(code)}`);
+}
+
+/** An input's type and value. */
+function control(page: Page, selector: string): Promise<string[]> {
+  return page.$eval(selector, (e) => {
+    const input = e as unknown as { type: string; value: string };
+    return [input.type, input.value];
+  });
+}
+
+/** The centre of the editor's preview, as the browser shows it (a screenshot). */
+async function previewCentre(page: Page): Promise<number[]> {
+  const canvas = (await page.$("#preview"))!;
+  const png = decodePng(new Uint8Array(await canvas.screenshot({ type: "png" })));
+  return pixel(png, Math.floor(png.width / 2), Math.floor(png.height / 2)).slice(0, 3);
+}
+
+Deno.test({
+  ...needs("chromium", "ffmpeg"),
+  name: "The editor window shows edits made anywhere, and its own edits are the edit path's",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn(t) {
+    const dataDir = await outputDataDir();
+    const s = await openOutputService(dataDir, { clock: new VirtualClock() });
+    const mcp: McpTestClient = await connectMcp(s.base);
+    const get = async (path: string): Promise<Json> => (await fetch(s.base + path)).json();
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(s.base + path, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: await res.json() as Json };
+    };
+    const mcpEdit = async (params: unknown) => {
+      const result = await mcp.call("app_preset_edit", {
+        edits: [{ name: "preset.update", params }],
+      });
+      assert.equal(result.isError, undefined, `${result.content[0]?.text}`);
+    };
+    let browser: Browser | null = null;
+    let page: Page | null = null;
+    let presetID = "";
+    const presetCode = async () => (await get(`/api/v1/presets/effect/${presetID}`)).code as string;
+    const codeInPage = async () => (await control(page!, "#code"))[1];
+    const editorState = async () => (await get("/api/v1/app-state")).editor;
+    try {
+      const added = await mcp.call("app_preset_edit", {
+        edits: [{
+          name: "preset.add",
+          params: { kind: "effect", name: "Invert", type: "isf", code: INVERT },
+        }],
+      });
+      assert.equal(added.isError, undefined, `${added.content[0]?.text}`);
+      presetID = added.structuredContent.edits[0].created.presetID;
+      await post("/api/v1/action", { name: "TRIGGER_CLIP_IN", params: ["red"] });
+
+      await t.step("OPEN_EDITOR opens the editor page in the output's browser", async () => {
+        const opened = await mcp.call("app_open_editor", {
+          action: "OPEN_EDITOR",
+          kind: "effect",
+          presetID,
+        });
+        assert.equal(opened.isError, undefined, `${opened.content[0]?.text}`);
+        await until("the editor to show", async () => (await editorState())?.shown === true);
+        browser = await connectBrowser(s.output.browserProfileDir!);
+        const target = await browser.waitForTarget((t) => t.url() === s.output.editorUrl);
+        page = (await target.page())!;
+        await showsCode(page!, INVERT);
+        assert.deepEqual(await control(page, "[data-param=amount]"), ["range", "1"]);
+        // The preview: the red picture under the inverting preset.
+        await until("the preview", async () => near(await previewCentre(page!), [0, 255, 255]));
+      });
+
+      await t.step("an edit made over MCP shows in the page: code, controls, preview", async () => {
+        const blue = TINTED.replace("1.0 - c.rgb", "c.gbr");
+        await mcpEdit({ kind: "effect", presetID, code: blue });
+        await showsCode(page!, blue);
+        assert.deepEqual(await control(page!, "[data-param=tint]"), ["color", "#ffffff"]);
+        await until(
+          "the preview to draw the new code",
+          async () => near(await previewCentre(page!), [0, 0, 255]),
+        );
+        await mcpEdit({ kind: "effect", presetID, code: INVERT });
+        await showsCode(page!, INVERT);
+      });
+
+      await t.step(
+        "code typed in the page is the preset's, and undone by project.undo",
+        async () => {
+          await page!.focus("#code");
+          await page!.keyboard.down("Control");
+          await page!.keyboard.press("End");
+          await page!.keyboard.up("Control");
+          await page!.keyboard.type("// typed in the editor window\n");
+          await page!.click("#apply");
+          await until(
+            "the typed code in the preset store",
+            async () => (await presetCode()) === `${INVERT}// typed in the editor window\n`,
+          );
+          await page!.waitForSelector('#status[data-state="done"]');
+          const undone = await post("/api/v1/edit", { name: "project.undo", params: {} });
+          assert.equal(undone.status, 200, JSON.stringify(undone.body));
+          assert.equal(await presetCode(), INVERT);
+          // The undo, made elsewhere, shows in the page.
+          await showsCode(page!, INVERT);
+        },
+      );
+
+      await t.step("a control is an edit of the header's DEFAULT, undoable", async () => {
+        await page!.$eval("[data-param=amount]", (e) => {
+          (e as unknown as { value: string }).value = "0.25";
+          e.dispatchEvent(new Event("change"));
+        });
+        await until("the new default", async () => {
+          const presets = await get("/api/v1/presets");
+          const preset = presets.presets.find((p: Json) => p.presetId === presetID);
+          return preset?.parameters.find((p: Json) => p.name === "amount")?.default === 0.25;
+        });
+        assert.match(await presetCode(), /"DEFAULT": 0\.25/);
+        await post("/api/v1/edit", { name: "project.undo", params: {} });
+        assert.equal(await presetCode(), INVERT);
+      });
+
+      await t.step("a refused edit shows its line in the page and writes nothing", async () => {
+        const revision = (await get("/api/v1/projects/out")).revision;
+        const broken = INVERT.replace("c.a);", "c.a)");
+        await page!.$eval(
+          "#code",
+          (e, code) => (e as unknown as { value: string }).value = code,
+          broken,
+        );
+        await page!.click("#apply");
+        await page!.waitForSelector('#status[data-state="refused"]');
+        const line = INVERT.split("\n").lastIndexOf("}") + 1; // where the parser finds no ";"
+        const shown = await page!.$$eval(
+          "#problems li",
+          (items) => items.map((li) => li.textContent),
+        );
+        assert.match(shown[0]!, new RegExp(`^line ${line}, column \\d+: `), shown.join("\n"));
+        assert.equal(await presetCode(), INVERT);
+        assert.equal((await get("/api/v1/projects/out")).revision, revision);
+        assert.equal(await codeInPage(), broken, "the text typed is kept to be fixed");
+      });
+
+      await t.step("closing the page clears the editor in the state", async () => {
+        await page!.close();
+        await until("the editor to close", async () => (await editorState()) === null);
+      });
+    } finally {
+      (browser as Browser | null)?.disconnect();
+      await mcp.close();
+      await s.stop();
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  },
+});
