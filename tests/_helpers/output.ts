@@ -257,6 +257,8 @@ export interface OutputService {
   output: Output;
   /** The service's HTTP address. */
   base: string;
+  /** The service's WebSocket port. */
+  wsPort: number;
   /** Moves the player's virtual clock through the service. */
   advance(ms: number): Promise<number>;
   stop(): Promise<void>;
@@ -311,6 +313,7 @@ export async function openOutputService(
   return {
     output: players[0]!.app.output!,
     base: `http://127.0.0.1:${service.ports.http}`,
+    wsPort: service.ports.ws,
     advance: (ms) => service.core.advanceClock(ms),
     stop: () => service.shutdown(),
   };

@@ -76,6 +76,8 @@ Deno.test("PANIC reloads windows; OPEN_EDITOR opens an existing preset of the ri
       { kind: f.app.appState.editor?.kind, presetId: f.app.appState.editor?.presetId },
       { kind: "visualizer", presetId: "viz-spectrum" },
     );
+    // No output runs here: the editor is open in the state, and says its window is not shown.
+    assert.equal(f.app.appState.editor?.shown, false);
     await assert.rejects(
       f.run("OPEN_EDITOR", { kind: "effect", presetID: "viz-spectrum" }),
       /is a visualizer preset, not effect/,

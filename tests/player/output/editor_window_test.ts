@@ -16,6 +16,7 @@ import { connectMcp, type McpTestClient } from "../../_helpers/mcp_client.ts";
 import { decodePng, pixel } from "../../_helpers/images.ts";
 import { near, openOutputService, outputDataDir } from "../../_helpers/output.ts";
 import { until } from "../../_helpers/until.ts";
+import { TestSocket } from "../../_helpers/ws_client.ts";
 import { INVERT } from "../isf/_shaders.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -73,6 +74,18 @@ Deno.test({
     const dataDir = await outputDataDir();
     const s = await openOutputService(dataDir, { clock: new VirtualClock() });
     const mcp: McpTestClient = await connectMcp(s.base);
+    const ws = await TestSocket.open(`ws://127.0.0.1:${s.wsPort}/v1`);
+    await ws.take();
+    await ws.auth();
+    /** Waits for the WebSocket's updates of each `type event` (or `type`) named. */
+    const updates = async (...wanted: string[]) => {
+      const seen: string[] = [];
+      const has = (w: string) => seen.some((u) => u === w || u.startsWith(`${w} `));
+      while (!wanted.every(has)) {
+        const batch = await ws.take((m) => m.event === "state-update");
+        seen.push(...batch.payload.map((u: Json) => `${u.updateType} ${u.data.event ?? ""}`));
+      }
+    };
     const get = async (path: string): Promise<Json> => (await fetch(s.base + path)).json();
     const post = async (path: string, body: unknown) => {
       const res = await fetch(s.base + path, {
@@ -143,7 +156,10 @@ Deno.test({
           await page!.keyboard.press("End");
           await page!.keyboard.up("Control");
           await page!.keyboard.type("// typed in the editor window\n");
+          ws.messages.length = 0;
           await page!.click("#apply");
+          // Every client hears of it as of any edit.
+          await updates("presets", "appState editor-preset-changed");
           await until(
             "the typed code in the preset store",
             async () => (await presetCode()) === `${INVERT}// typed in the editor window\n`,
@@ -194,11 +210,35 @@ Deno.test({
       });
 
       await t.step("closing the page clears the editor in the state", async () => {
+        ws.messages.length = 0;
         await page!.close();
+        await updates("appState editor-closed");
+        assert.equal(await editorState(), null);
+      });
+
+      const reopen = async (kind: string, id: string) => {
+        const opened = await post("/api/v1/action", { name: "OPEN_EDITOR", params: [kind, id] });
+        assert.equal(opened.status, 200, JSON.stringify(opened.body));
+        await until("the editor to show", async () => (await editorState())?.shown === true);
+      };
+      const isOpen = () => browser!.targets().some((t) => t.url() === s.output.editorUrl);
+
+      await t.step("removing the preset closes its window", async () => {
+        await reopen("effect", presetID);
+        await until("the window", isOpen);
+        await post("/api/v1/edit", { name: "preset.remove", params: { kind: "effect", presetID } });
+        assert.equal(await editorState(), null);
+        await until("the window to close", () => !isOpen());
+      });
+
+      await t.step("the browser exiting clears the editor", async () => {
+        await reopen("visualizer", "viz-spectrum");
+        Deno.kill(s.output.browserPid!, "SIGKILL");
         await until("the editor to close", async () => (await editorState()) === null);
       });
     } finally {
       (browser as Browser | null)?.disconnect();
+      await ws.close();
       await mcp.close();
       await s.stop();
       await Deno.remove(dataDir, { recursive: true });
