@@ -68,15 +68,15 @@ export class DevTools {
     }
   }
 
-  /** Sends one command; resolves with its result, rejects when none comes within 5 s. */
-  send<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+  /** Sends one command; resolves with its result, rejects when none comes within `timeoutMs`. */
+  send<T>(method: string, params: Record<string, unknown> = {}, timeoutMs = 5000): Promise<T> {
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
       // Every request ends: a browser on its way out may never answer.
       const timer = setTimeout(() => {
         this.#pending.delete(id);
         reject(new Error(`The browser did not answer ${method}`));
-      }, 5000);
+      }, timeoutMs);
       this.#pending.set(id, {
         resolve: (v) => {
           clearTimeout(timer);

@@ -277,7 +277,7 @@ export class Output {
   }
 
   #pushState(): void {
-    this.#editorWindow.follow((this.#options.editor?.state() ?? null) !== null);
+    this.#editorWindow.follow(this.#options.editor?.state()?.openedAt ?? null);
     const state = this.#buildState();
     if (state && this.#socket) this.#sendState(state);
     this.#editorPage.push(state);
