@@ -75,33 +75,23 @@ function frame(now) {
   document.body.dataset.drawnSeq = String(state.seq);
 }
 
-function onMessage(message) {
-  switch (message.type) {
-    case "editor":
-      showPreset(message.preset, sendEdit);
-      setPreviewNote(
-        message.preset.type === "isf" || message.preset.builtIn
-          ? ""
-          : `No preview: a preset of type "${message.preset.type}" has no shader code to draw`,
-      );
-      break;
-    case "edited":
-      onEdited(message);
-      break;
-    case "preview-refused":
-      setPreviewNote(message.message);
-      break;
-    case "programs":
-      onPrograms(message.programs, message.drop);
-      break;
-    case "state":
-      onState(message.state);
-      break;
-    case "pong":
-      onPong(message.t0, message.now);
-      break;
-  }
+function onEditor({ preset }) {
+  showPreset(preset, sendEdit);
+  const isDrawn = preset.type === "isf" || preset.builtIn;
+  setPreviewNote(
+    isDrawn ? "" : `No preview: a preset of type "${preset.type}" has no shader code to draw`,
+  );
 }
+
+/** What each message from the player does. */
+const HANDLERS = {
+  editor: onEditor,
+  edited: onEdited,
+  "preview-refused": (m) => setPreviewNote(m.message),
+  programs: (m) => onPrograms(m.programs, m.drop),
+  state: (m) => onState(m.state),
+  pong: (m) => onPong(m.t0, m.now),
+};
 
 function connect() {
   socket = new WebSocket(`ws://${location.host}${base}editor-ws`);
@@ -109,7 +99,10 @@ function connect() {
     send({ type: "hello", gl: gl ? "webgl2" : "unavailable" });
     send({ type: "ping", t0: performance.now() });
   };
-  socket.onmessage = (event) => onMessage(JSON.parse(event.data));
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    HANDLERS[message.type]?.(message);
+  };
   // The player went away (it restarts with the service): reload once it is back.
   socket.onclose = () => setTimeout(() => location.reload(), 1000);
 }

@@ -1,0 +1,165 @@
+/**
+ * The editor page's session on the player's side, without a browser: each
+ * page message becomes the catalog edit it stands for (the code, a control
+ * of an isf preset or of another type, undo and redo), a refusal comes back
+ * with its problems, and the preview is the output's state, smaller and
+ * silent, with the preset drawn over it.
+ */
+import assert from "node:assert/strict";
+import type { EditApplyParams, EditApplyResult } from "../../../protocol/edits/mod.ts";
+import type { Preset } from "../../../protocol/model.ts";
+import type { RenderState } from "../../../protocol/output.ts";
+import type { EditorState } from "../../../protocol/state.ts";
+import { EditorPage } from "../../../player/output/editor_page.ts";
+import { IsfPrograms } from "../../../player/output/isf_programs.ts";
+import { isfHeaderParameters } from "../../../player/isf/mod.ts";
+import { Refusal } from "../../../player/errors.ts";
+import { INVERT } from "../isf/_shaders.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+const isfPreset: Preset = {
+  id: "fx-user-1",
+  kind: "effect",
+  name: "Invert",
+  type: "isf",
+  builtIn: false,
+  parameters: isfHeaderParameters(INVERT),
+  code: INVERT,
+};
+
+const glowPreset: Preset = {
+  id: "fx-user-2",
+  kind: "effect",
+  name: "Glow",
+  type: "glow",
+  builtIn: false,
+  parameters: [{ name: "size", type: "number", min: 0, max: 10, default: 2 }],
+  code: "",
+};
+
+function renderState(): RenderState {
+  return {
+    seq: 1,
+    clock: { now: 0, rate: 0 },
+    display: { width: 1920, height: 1080, fps: 30, backgroundColor: "#000000", zoom: 1 },
+    layers: [],
+    song: null,
+    visualizers: [],
+    level: 0.8,
+    fullScreen: false,
+    panic: 0,
+  };
+}
+
+/** A session on a fake socket: what it sent, the edits it ran. */
+function session(preset: Preset, refuse?: Refusal) {
+  const sent: Json[] = [];
+  const edits: EditApplyParams[] = [];
+  const socket = {
+    readyState: WebSocket.OPEN,
+    send: (text: string) => sent.push(JSON.parse(text)),
+    close() {},
+  } as unknown as WebSocket & { onmessage: (e: { data: string }) => void; onopen: () => void };
+  let shown = 0;
+  const state: EditorState = {
+    kind: preset.kind,
+    presetId: preset.id,
+    openedAt: "2026-11-27T00:00:00.000Z",
+    preset,
+    updatedAt: null,
+    shown: false,
+  };
+  const page = new EditorPage({
+    hooks: {
+      state: () => state,
+      shown: () => shown++,
+      closed: () => {},
+      edit: (params) => {
+        edits.push(params);
+        if (refuse) return Promise.reject(refuse);
+        return Promise.resolve({ revision: 7, edits: [{ message: "done" }] } as EditApplyResult);
+      },
+    },
+    programs: new IsfPrograms(),
+    now: () => 42,
+    refresh: () => {},
+  });
+  page.connected(socket);
+  socket.onopen();
+  const message = async (m: Json) => {
+    socket.onmessage({ data: JSON.stringify(m) });
+    // The edit's answer comes after the (resolved) edit's turn.
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+  };
+  return { page, sent, edits, message, shownCount: () => shown };
+}
+
+Deno.test("EditorPage: the page's messages are catalog edits of the open preset", async () => {
+  const s = session(isfPreset);
+  await s.message({ type: "hello", gl: "webgl2" });
+  assert.equal(s.shownCount(), 1);
+  await s.message({ type: "edit", id: 1, code: "new code" });
+  await s.message({ type: "param", id: 2, name: "amount", value: 0.5 });
+  await s.message({ type: "history", id: 3, direction: "undo" });
+  const [code, param, undo] = s.edits.map((e) => e.edits[0]!);
+  assert.deepEqual(code, {
+    name: "preset.update",
+    params: { kind: "effect", presetID: "fx-user-1", code: "new code" },
+  });
+  assert.equal(param!.name, "preset.update");
+  assert.equal((param!.params as Json).code, INVERT.replace(`"DEFAULT": 1.0`, `"DEFAULT": 0.5`));
+  assert.deepEqual(undo, { name: "project.undo", params: {} });
+  assert.ok(s.edits.every((e) => e.projectId === null), "the active Project's edits");
+  const answers = s.sent.filter((m) => m.type === "edited");
+  assert.deepEqual(answers.map((a) => [a.id, a.ok, a.revision]), [[1, true, 7], [2, true, 7], [
+    3,
+    true,
+    7,
+  ]]);
+});
+
+Deno.test("EditorPage: a control of a preset of another type writes its parameters", async () => {
+  const s = session(glowPreset);
+  await s.message({ type: "param", id: 1, name: "size", value: 5 });
+  assert.deepEqual((s.edits[0]!.edits[0]!.params as Json).parameters, [
+    { name: "size", type: "number", min: 0, max: 10, default: 5 },
+  ]);
+});
+
+Deno.test("EditorPage: a refused edit is answered with its problems", async () => {
+  const problems = [{ line: 14, column: 1, message: "GLSL syntax" }];
+  const refusal = new Refusal("The code has 1 problem", -32006, { field: "params.code", problems });
+  const s = session(isfPreset, refusal);
+  await s.message({ type: "edit", id: 9, code: "broken" });
+  const answer = s.sent.find((m) => m.type === "edited");
+  assert.deepEqual(answer, {
+    type: "edited",
+    id: 9,
+    ok: false,
+    message: "The code has 1 problem",
+    problems,
+  });
+  // A control naming no input of the header is refused before any edit runs.
+  await s.message({ type: "param", id: 10, name: "gain", value: 1 });
+  assert.equal(s.edits.length, 1);
+  assert.match(s.sent.at(-1).message, /declares no parameter "gain"/);
+});
+
+Deno.test("EditorPage: the preview is the output's state, smaller, silent, with the preset over it", () => {
+  const s = session(isfPreset);
+  s.page.push(renderState());
+  const editor = s.sent.find((m) => m.type === "editor");
+  assert.equal(editor.preset.code, INVERT);
+  const programs = s.sent.filter((m) => m.type === "programs").flatMap((m) => m.programs);
+  const { state } = s.sent.find((m) => m.type === "state");
+  assert.deepEqual([state.display.width, state.display.height, state.level], [480, 270, 0]);
+  assert.equal(state.visualizers.length, 1);
+  const pass = state.visualizers[0];
+  assert.ok(programs.some((p: Json) => p.name === pass.program), "its program is sent first");
+  assert.deepEqual(pass.uniforms, { amount: 1 });
+  // The same preset again: not sent again.
+  s.page.push(renderState());
+  assert.equal(s.sent.filter((m) => m.type === "editor").length, 1);
+});
