@@ -116,7 +116,7 @@ export class DevTools {
     const { targetInfos } = await this.send<{ targetInfos: { targetId: string; url: string }[] }>(
       "Target.getTargets",
     );
-    const page = targetInfos.find((t) => t.url.startsWith(url));
+    const page = pageAt(targetInfos, url);
     if (!page) throw new Error("The output page is not open");
     return page.targetId;
   }
@@ -127,6 +127,16 @@ export class DevTools {
     });
     return windowId;
   }
+}
+
+/**
+ * The target showing the page at `url` itself (a query or fragment aside): not another page
+ * under its path, such as the editor's (`<url>editor.html`).
+ */
+export function pageAt<T extends { url: string }>(targets: readonly T[], url: string): T | null {
+  return targets.find((t) =>
+    t.url === url || (t.url.startsWith(url) && /^[?#]/.test(t.url.slice(url.length)))
+  ) ?? null;
 }
 
 /** The browser's DevTools WebSocket address, once it has written it. */

@@ -86,7 +86,7 @@ export class EditorWindow {
     }
     const { targetId } = await devtools.send<{ targetId: string }>(
       "Target.createTarget",
-      { url: this.#url, newWindow: true },
+      { url: this.#url, newWindow: true, width: 1200, height: 800 },
       CREATE_WAIT_MS,
     );
     this.#targetId = targetId;

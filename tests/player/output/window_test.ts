@@ -2,12 +2,14 @@
  * The output in a real window (Chromium under Xvfb, a virtual X display):
  * FULLSCREEN_TOGGLE puts the browser's window in full screen and back
  * through DevTools, a browser started again after a crash comes back full
- * screen, and the page keeps drawing.
+ * screen, and the page keeps drawing. The editor window open beside it
+ * (its page shares the output page's path) stays a normal window.
  */
 import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
 import { near, openOutputPlayer } from "../../_helpers/output.ts";
 import { until } from "../../_helpers/until.ts";
+import { DevTools } from "../../../player/output/devtools.ts";
 
 /** Starts Xvfb on a display number it picks itself (`-displayfd`: it says which once ready). */
 async function startXvfb(): Promise<{ display: string; stop(): Promise<void> }> {
@@ -48,8 +50,16 @@ Deno.test({
       const first = await p.centre();
       assert(near(first, [255, 0, 0]), `centre ${first}`);
       assert.equal(await p.output.windowState(), "normal");
+      await p.run("OPEN_EDITOR", { kind: "effect", presetID: "fx-blur" });
+      await until("the editor window", () => p.app.appState.editor?.shown === true);
       await p.run("FULLSCREEN_TOGGLE");
       assert.equal(await p.output.windowState(), "fullscreen");
+      const devtools = await DevTools.connect(p.output.browserProfileDir!);
+      try {
+        assert.equal(await devtools.windowState(p.output.editorUrl), "normal", "the editor's");
+      } finally {
+        devtools.close();
+      }
       const full = await p.centre();
       assert(near(full, [255, 0, 0]), `centre in full screen ${full}`);
       // A crashed browser comes back full screen: the flag is the show's, not the window's.
