@@ -149,6 +149,47 @@ Deno.test({
       });
 
       await t.step(
+        "code typed and not applied is kept when an edit comes from elsewhere",
+        async () => {
+          const typed = `${INVERT}// not applied yet\n`;
+          await page!.$eval(
+            "#code",
+            (e, code) => (e as unknown as { value: string }).value = code,
+            typed,
+          );
+          const other = INVERT.replace("1.0 - c.rgb", "c.brg");
+          await mcpEdit({ kind: "effect", presetID, code: other });
+          await page!.waitForSelector("#elsewhere:not([hidden])");
+          assert.equal(await codeInPage(), typed);
+          await page!.click("#take");
+          assert.equal(await codeInPage(), other);
+          await mcpEdit({ kind: "effect", presetID, code: INVERT });
+          await showsCode(page!, INVERT);
+        },
+      );
+
+      await t.step("OPEN_EDITOR on another preset shows it in the same window", async () => {
+        const opened = await post("/api/v1/action", {
+          name: "OPEN_EDITOR",
+          params: ["effect", "fx-blur"],
+        });
+        assert.equal(opened.status, 200, JSON.stringify(opened.body));
+        const blur = (await get("/api/v1/presets/effect/fx-blur")).code as string;
+        await showsCode(page!, blur);
+        assert.equal(
+          await page!.$eval("#code", (e) => (e as unknown as { readOnly: boolean }).readOnly),
+          true,
+        );
+        assert.equal((await editorState()).shown, true);
+        const back = await post("/api/v1/action", {
+          name: "OPEN_EDITOR",
+          params: ["effect", presetID],
+        });
+        assert.equal(back.status, 200, JSON.stringify(back.body));
+        await showsCode(page!, INVERT);
+      });
+
+      await t.step(
         "code typed in the page is the preset's, and undone by project.undo",
         async () => {
           await page!.focus("#code");
