@@ -23,6 +23,8 @@ import { BUILT_IN_PROGRAMS } from "./shaders.ts";
 
 /** The preview's width at most (pixels): a second full-size picture would halve software GL. */
 export const PREVIEW_WIDTH = 480;
+/** The close code of a page another one replaced (it stays closed rather than reload). */
+export const REPLACED = 4000;
 /** The preview pass's id: a program its GL refuses gives way to the last that compiled. */
 const PREVIEW_ID = "editor-preview";
 
@@ -65,7 +67,8 @@ export class EditorPage {
   connected(socket: WebSocket): void {
     const previous = this.#socket;
     this.#socket = socket;
-    if (previous && previous !== socket) previous.close();
+    // The page it replaces (a second copy of the editor's address) is told not to come back.
+    if (previous && previous !== socket) previous.close(REPLACED, "another editor page connected");
     socket.onopen = () => {
       this.#programs.pageConnected();
       this.#sent = null;

@@ -103,8 +103,12 @@ function connect() {
     const message = JSON.parse(event.data);
     HANDLERS[message.type]?.(message);
   };
-  // The player went away (it restarts with the service): reload once it is back.
-  socket.onclose = () => setTimeout(() => location.reload(), 1000);
+  // The player went away (it restarts with the service): reload once it is back. A page
+  // another editor page replaced (code 4000) stays as it is.
+  socket.onclose = (event) => {
+    if (event.code === 4000) setStatus("refused", "The editor is open in another window");
+    else setTimeout(() => location.reload(), 1000);
+  };
 }
 
 if (!gl) setPreviewNote("No preview: this browser gives the page no WebGL2");

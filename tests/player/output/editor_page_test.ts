@@ -10,7 +10,7 @@ import type { EditApplyParams, EditApplyResult } from "../../../protocol/edits/m
 import type { Preset } from "../../../protocol/model.ts";
 import type { RenderState } from "../../../protocol/output.ts";
 import type { EditorState } from "../../../protocol/state.ts";
-import { EditorPage } from "../../../player/output/editor_page.ts";
+import { EditorPage, REPLACED } from "../../../player/output/editor_page.ts";
 import { IsfPrograms } from "../../../player/output/isf_programs.ts";
 import { isfHeaderParameters } from "../../../player/isf/mod.ts";
 import { Refusal } from "../../../player/errors.ts";
@@ -57,10 +57,11 @@ function renderState(): RenderState {
 function session(preset: Preset, refuse?: Refusal) {
   const sent: Json[] = [];
   const edits: EditApplyParams[] = [];
+  const closed: unknown[] = [];
   const socket = {
     readyState: WebSocket.OPEN,
     send: (text: string) => sent.push(JSON.parse(text)),
-    close() {},
+    close: (...args: unknown[]) => closed.push(args),
   } as unknown as WebSocket & { onmessage: (e: { data: string }) => void; onopen: () => void };
   let shown = 0;
   const state: EditorState = {
@@ -93,7 +94,7 @@ function session(preset: Preset, refuse?: Refusal) {
     // The edit's answer comes after the (resolved) edit's turn.
     for (let i = 0; i < 5; i++) await Promise.resolve();
   };
-  return { page, sent, edits, message, shownCount: () => shown };
+  return { page, sent, edits, message, shownCount: () => shown, firstClosed: () => closed };
 }
 
 Deno.test("EditorPage: the page's messages are catalog edits of the open preset", async () => {
@@ -162,4 +163,17 @@ Deno.test("EditorPage: the preview is the output's state, smaller, silent, with 
   // The same preset again: not sent again.
   s.page.push(renderState());
   assert.equal(s.sent.filter((m) => m.type === "editor").length, 1);
+});
+
+Deno.test("EditorPage: a second page replaces the first, which is told not to come back", () => {
+  const s = session(isfPreset);
+  const closed: unknown[] = [];
+  const second = {
+    readyState: WebSocket.OPEN,
+    send() {},
+    close: (...args: unknown[]) => closed.push(args),
+  } as unknown as WebSocket;
+  s.page.connected(second);
+  assert.deepEqual(s.firstClosed(), [[REPLACED, "another editor page connected"]]);
+  assert.deepEqual(closed, []);
 });
