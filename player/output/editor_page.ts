@@ -13,12 +13,13 @@
 import type { EditApplyParams, EditApplyResult, EditRequest } from "../../protocol/edits/mod.ts";
 import { FromEditor, type ToEditor } from "../../protocol/editor_page.ts";
 import type { Preset } from "../../protocol/model.ts";
-import type { RenderState, ShaderPass } from "../../protocol/output.ts";
+import type { RenderState } from "../../protocol/output.ts";
 import type { EditorState } from "../../protocol/state.ts";
 import { Refusal } from "../errors.ts";
-import { isfUniforms, withParameterDefault } from "../isf/mod.ts";
+import { withParameterDefault } from "../isf/mod.ts";
 import { drawsIsf, type IsfPrograms } from "./isf_programs.ts";
 import { PagePrograms } from "./page_programs.ts";
+import { shaderPass } from "./render_state.ts";
 import { BUILT_IN_PROGRAMS } from "./shaders.ts";
 
 /** The preview's width at most (pixels): a second full-size picture would halve software GL. */
@@ -112,22 +113,27 @@ export class EditorPage {
   #previewState(state: RenderState, preset: Preset): RenderState {
     const { display } = state;
     const scale = Math.min(1, PREVIEW_WIDTH / display.width);
-    const entry = drawsIsf(preset) ? this.#programs.programs.of(preset) : null;
-    const passes: ShaderPass[] = [];
-    if (entry) {
-      const uniforms: ShaderPass["uniforms"] = {};
-      for (const u of isfUniforms(entry.isf, {})) {
-        uniforms[u.name] = typeof u.value === "number" ? u.value : [...u.value];
-      }
-      passes.push({ program: entry.wire.name, uniforms, id: PREVIEW_ID });
-    }
+    const size = {
+      width: Math.max(1, Math.round(display.width * scale)),
+      height: Math.max(1, Math.round(display.height * scale)),
+    };
+    // The preset as a Visualizer of its own over the picture: its defaults, and for ISF
+    // PASSES its targets' sizes at the preview's size (`shaderPass`, as the output's).
+    const item = { id: PREVIEW_ID, name: preset.name, engine: preset.type, presetId: preset.id };
+    const passes = drawsIsf(preset)
+      ? [
+        shaderPass(
+          { ...item, enabled: true, params: {} },
+          [preset],
+          {},
+          this.#programs.programs,
+          size,
+        ),
+      ]
+      : [];
     return {
       ...state,
-      display: {
-        ...display,
-        width: Math.max(1, Math.round(display.width * scale)),
-        height: Math.max(1, Math.round(display.height * scale)),
-      },
+      display: { ...display, ...size },
       // Copies: the passes of a program this page refused are changed for the last working.
       layers: state.layers.map((l) => ({ ...l, effects: l.effects.map((e) => ({ ...e })) })),
       visualizers: [...state.visualizers.map((v) => ({ ...v })), ...passes],

@@ -15,6 +15,7 @@ import { IsfPrograms } from "../../../player/output/isf_programs.ts";
 import { isfHeaderParameters } from "../../../player/isf/mod.ts";
 import { Refusal } from "../../../player/errors.ts";
 import { INVERT } from "../isf/_shaders.ts";
+import { TWO_PASS_BLUR } from "../isf/_passes_shaders.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -176,4 +177,17 @@ Deno.test("EditorPage: a second page replaces the first, which is told not to co
   s.page.connected(second);
   assert.deepEqual(s.firstClosed(), [[REPLACED, "another editor page connected"]]);
   assert.deepEqual(closed, []);
+});
+
+Deno.test("EditorPage: a multi-pass preset's targets are sized for the preview", () => {
+  const blur: Preset = {
+    ...isfPreset,
+    code: TWO_PASS_BLUR,
+    parameters: isfHeaderParameters(TWO_PASS_BLUR),
+  };
+  const s = session(blur);
+  s.page.push(renderState());
+  const { state } = s.sent.find((m) => m.type === "state");
+  // floor($WIDTH/4.0) x floor($HEIGHT/4.0) of 480x270; the last pass draws the picture.
+  assert.deepEqual(state.visualizers[0].sizes, [[120, 67], [480, 270]]);
 });
