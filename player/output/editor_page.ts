@@ -13,7 +13,7 @@
 import type { EditApplyParams, EditApplyResult, EditRequest } from "../../protocol/edits/mod.ts";
 import { FromEditor, type ToEditor } from "../../protocol/editor_page.ts";
 import type { Preset } from "../../protocol/model.ts";
-import type { RenderState } from "../../protocol/output.ts";
+import type { RenderState, ShaderPass } from "../../protocol/output.ts";
 import type { EditorState } from "../../protocol/state.ts";
 import { Refusal } from "../errors.ts";
 import { withParameterDefault } from "../isf/mod.ts";
@@ -28,6 +28,15 @@ export const PREVIEW_WIDTH = 480;
 export const REPLACED = 4000;
 /** The preview pass's id: a program its GL refuses gives way to the last that compiled. */
 const PREVIEW_ID = "editor-preview";
+
+/** A copy of `pass` whose ISF targets are `scale` times their size (at least a pixel). */
+function scaled(pass: ShaderPass, scale: number): ShaderPass {
+  const sizes = pass.sizes?.map(([w, h]): [number, number] => [
+    Math.max(1, Math.round(w * scale)),
+    Math.max(1, Math.round(h * scale)),
+  ]);
+  return sizes ? { ...pass, sizes } : { ...pass };
+}
 
 /** What the editor page needs of the player. */
 export interface EditorHooks {
@@ -134,9 +143,10 @@ export class EditorPage {
     return {
       ...state,
       display: { ...display, ...size },
-      // Copies: the passes of a program this page refused are changed for the last working.
-      layers: state.layers.map((l) => ({ ...l, effects: l.effects.map((e) => ({ ...e })) })),
-      visualizers: [...state.visualizers.map((v) => ({ ...v })), ...passes],
+      // Copies (the passes of a program this page refused are changed for the last working),
+      // their targets scaled as the picture is.
+      layers: state.layers.map((l) => ({ ...l, effects: l.effects.map((e) => scaled(e, scale)) })),
+      visualizers: [...state.visualizers.map((v) => scaled(v, scale)), ...passes],
       level: 0,
     };
   }

@@ -186,8 +186,29 @@ Deno.test("EditorPage: a multi-pass preset's targets are sized for the preview",
     parameters: isfHeaderParameters(TWO_PASS_BLUR),
   };
   const s = session(blur);
-  s.page.push(renderState());
+  // The output's own multi-pass Effect on a layer, its targets sized for 1920x1080.
+  const output = renderState();
+  const sizes: [number, number][] = [[480, 270], [1920, 1080]];
+  output.layers.push({
+    clipId: "c",
+    kind: "image",
+    source: "media/p/f",
+    name: "c",
+    position: 0,
+    at: 0,
+    rate: 0,
+    duration: 10,
+    loop: false,
+    opacity: 1,
+    volume: 1,
+    filters: { brightness: 0, contrast: 1, saturation: 1, hue: 0, blur: 0 },
+    effects: [{ program: "isf-x", uniforms: {}, id: "fx", sizes }],
+  });
+  s.page.push(output);
   const { state } = s.sent.find((m) => m.type === "state");
   // floor($WIDTH/4.0) x floor($HEIGHT/4.0) of 480x270; the last pass draws the picture.
   assert.deepEqual(state.visualizers[0].sizes, [[120, 67], [480, 270]]);
+  // The layer's, scaled as the picture (a quarter here); the output's state is left as it was.
+  assert.deepEqual(state.layers[0].effects[0].sizes, [[120, 68], [480, 270]]);
+  assert.deepEqual(output.layers[0]!.effects[0]!.sizes, [[480, 270], [1920, 1080]]);
 });
