@@ -232,7 +232,7 @@ export function actionTools(): AnyTool[] {
       title: "Open a preset editor",
       names: ["OPEN_EDITOR"],
       intro:
-        "Open the Effect or Visualizer editor on a preset (app_get_presets lists them); while it is open, changes made with app_effect_edit or app_visualizer_edit to that preset show in it (app_get_app_state shows the editor).",
+        "Open the Effect or Visualizer editor on a preset (app_get_presets lists them): a window on the show machine, in the output's browser, with the preset's code, its parameters as controls, compile errors and a live preview. While it is open, changes made with app_effect_edit or app_visualizer_edit to that preset show in it, and edits made in it are ordinary edits (undoable). app_get_app_state shows the editor; its `shown` is false until the window has loaded (always false when no output runs), and the editor clears when the window is closed.",
       example: '{"action": "OPEN_EDITOR", "kind": "effect", "presetID": "fx-blur"}',
       isDestructive: false,
       withBase: false,
