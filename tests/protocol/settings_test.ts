@@ -102,6 +102,10 @@ const NOT_SETTINGS = new Map([
   ["server/log.ts", 'format: LogFormat = "text"'],
   // The deadline of a DevTools connection of the output's browser, not a request's head.
   ["player/output/devtools.ts", "timeoutMs = 10_000"],
+  // A WebSocket request's head (a handshake), not a request's body.
+  ["server/net/serve_websocket.ts", "const MAX_HEAD_BYTES = 16 * 1024;"],
+  // The WebSocket's ping of a silent client, not an upload's idle deadline.
+  ["server/socket/mod.ts", "const IDLE_TIMEOUT_MS = 30_000;"],
 ]);
 
 /** The program's source files (the settings' own table aside). */
@@ -139,23 +143,54 @@ function namesSetting(option: string, setting: string): boolean {
   return o === s || (o.length >= 6 && (s.endsWith(o) || o.endsWith(s)));
 }
 
+/** The words of a name: `maxImagePixels` and `DEFAULT_MAX_PIXELS` give `max`, `pixels` and others. */
+function words(name: string): string[] {
+  return name.replace(/([a-z\d])([A-Z])/g, "$1_$2").toLowerCase().split(/[_$#]+/).filter(Boolean);
+}
+
 /**
- * The fallbacks in `code` that repeat a setting's default: `x.name ?? literal`,
+ * Whether a constant's name shares two words with a setting's
+ * (`DEFAULT_MAX_PIXELS`, `maxImagePixels`), or all of them (`defaultPlan`, `plan`).
+ */
+function sharesWords(constant: string, setting: string): boolean {
+  const theirs = new Set(words(setting));
+  const shared = new Set(words(constant).filter((word) => theirs.has(word))).size;
+  return shared >= 2 || shared === theirs.size;
+}
+
+/** A place a default can be repeated, and how its name must match a setting's. */
+interface Repetition {
+  pattern: RegExp;
+  names(name: string, setting: string): boolean;
+}
+
+const REPETITIONS: Repetition[] = [
+  // x.name ?? literal
+  { pattern: /([\w$#]*)[)"'\]]*\s*\?\?\s*([^,;)}\n?]+)/g, names: namesSetting },
+  // name = literal, name: alias = literal (a parameter or a destructured field)
+  {
+    pattern: /([\w$]+)(?::\s*[\w$]+)?\s*(?<![=!<>?])=(?![=>])\s*([^,;)}\n=?]+)/g,
+    names: namesSetting,
+  },
+  // const NAME = literal, a constant of a module or a function
+  {
+    pattern: /\bconst\s+([\w$]+)(?::\s*[\w$]+)?\s*=\s*([^;\n=]+?)(?:\s+as\s+const)?\s*;/g,
+    names: sharesWords,
+  },
+];
+
+/**
+ * The places in `code` that repeat a setting's default: `x.name ?? literal`,
  * a default parameter or destructured `name = literal` or `name: alias = literal`,
- * where the name is the setting's and the literal its default; and any
- * fallback to a default port (`?? 17736`), whatever it is called.
+ * where the name is the setting's and the literal its default; a constant
+ * `const NAME = literal` whose name shares two words with the setting's (or all); and
+ * any fallback to a default port (`?? 17736`), whatever it is called.
  */
 function repeatedDefaults(code: string): string[] {
   const found: string[] = [];
   const ports = DEFAULTS.filter(([name]) => /Port$/.test(name)).map(([, v]) => String(v));
-  const fallbacks = [
-    // x.name ?? literal
-    /([\w$#]*)[)"'\]]*\s*\?\?\s*([^,;)}\n?]+)/g,
-    // name = literal, name: alias = literal (a parameter or a destructured field)
-    /([\w$]+)(?::\s*[\w$]+)?\s*(?<![=!<>?])=(?![=>])\s*([^,;)}\n=?]+)/g,
-  ];
-  for (const [index, fallback] of fallbacks.entries()) {
-    for (const match of code.matchAll(fallback)) {
+  for (const [index, { pattern, names }] of REPETITIONS.entries()) {
+    for (const match of code.matchAll(pattern)) {
       const [text, name, expression] = match as unknown as string[];
       if (index === 0 && ports.some((port) => expression!.includes(port))) {
         found.push(text!.trim());
@@ -164,7 +199,7 @@ function repeatedDefaults(code: string): string[] {
       const value = literal(expression!.trim());
       if (value === undefined) continue;
       for (const [setting, dflt] of DEFAULTS) {
-        if (dflt === value && namesSetting(name!.replace(/^#/, ""), setting)) {
+        if (dflt === value && names(name!.replace(/^#/, ""), setting)) {
           found.push(`${text!.trim()} (${setting})`);
         }
       }
@@ -173,7 +208,7 @@ function repeatedDefaults(code: string): string[] {
   return found;
 }
 
-Deno.test("settings: repeatedDefaults() finds a default repeated as a fallback, and only then", () => {
+Deno.test("settings: repeatedDefaults() finds a default repeated as a fallback or a constant, and only then", () => {
   const planted = [
     "this.#timeoutMs = options.timeoutMs ?? 5000;",
     "const max = this.#o.maxBodyBytes ?? 1024 * 1024;",
@@ -182,6 +217,9 @@ Deno.test("settings: repeatedDefaults() finds a default repeated as a fallback, 
     "const port = running?.ports?.http ?? 17736;",
     'const host = request.headers.get("host") ?? "localhost:17736";',
     "maxUploadBytes: options.maxUploadBytes ?? 2 * 1024 ** 3,",
+    "export const DEFAULT_MAX_PIXELS = 40_000_000;",
+    "const UPLOAD_IDLE_MS: number = 30_000;",
+    'const defaultPlan = "pro" as const;',
   ];
   for (const line of planted) assert.equal(repeatedDefaults(line).length, 1, line);
   const fine = [
@@ -189,11 +227,14 @@ Deno.test("settings: repeatedDefaults() finds a default repeated as a fallback, 
     "const grace = options.handshakeTimeoutMs ?? 30_000;", // no setting of that name
     "const delay = options.maxMs ?? 5000;",
     'const mode = options.mode ?? "pro";',
+    "const FRAME_DEADLINE_MS = 10_000;", // one word shared with headerTimeoutMs: ms
+    "const CARD_SIZE = 512;", // none shared with maxConnections
+    "const MAX_PIXELS = SETTING_DEFAULTS.maxImagePixels;",
   ];
   for (const line of fine) assert.deepEqual(repeatedDefaults(line), [], line);
 });
 
-Deno.test("settings: no component repeats a setting's default as a fallback of its own", async () => {
+Deno.test("settings: no component repeats a setting's default as a fallback or a constant of its own", async () => {
   const found: string[] = [];
   for await (const path of sources()) {
     for (const hit of repeatedDefaults(await Deno.readTextFile(path))) {
