@@ -324,3 +324,16 @@ Deno.test(
     await Deno.remove(dir, { recursive: true });
   },
 );
+
+Deno.test("a camera's frame of more pixels than maxImagePixels is a card, as any picture", async () => {
+  // The test pattern is 640x360 (230,400 pixels).
+  const svc = await startTestService({ maxImagePixels: 640 * 360 - 1 });
+  try {
+    const frame = await picture(svc, "/camera-thumbnails/default.jpg");
+    assert.equal(frame.status, 200);
+    assert.equal(frame.headers.get("x-cueport-origin"), "camera");
+    assert.deepEqual(jpegSize(frame.bytes), { width: 512, height: 512 }, "a card, not the pattern");
+  } finally {
+    await svc.stop();
+  }
+});
