@@ -57,7 +57,7 @@ export interface MediaServiceOptions {
   ffmpeg: string | null;
   /** Pictures of more pixels get a card (the setting `maxImagePixels`, and its default). */
   maxImagePixels?: number;
-  /** Bytes of pictures kept on disk (the setting `maxPictureCacheBytes`; default 1 GiB). */
+  /** Bytes of pictures kept on disk (the setting `maxPictureCacheBytes`, and its default). */
   maxPictureCacheBytes?: number;
   /** How many variants of a file a remote client may have made (tests). */
   variants?: VariantLimits;
@@ -321,6 +321,7 @@ export class MediaService implements MediaSource {
       format: "jpeg",
       quality: CAMERA_QUALITY,
       ffmpeg: null,
+      maxPixels: this.#maxPixels,
     });
     const digest = createHash("sha256").update(picture.bytes).digest("hex");
     return { bytes: picture.bytes, etag: `"${digest.slice(0, 32)}"` };

@@ -12,12 +12,6 @@ import { applyOrientation, jpegOrientation } from "./exif.ts";
 import type { Raster } from "./raster.ts";
 import { RenderError } from "./types.ts";
 
-/**
- * The default of `maxImagePixels`: 40 megapixels. A 4K still (3840x2160) is
- * 8.3, a 24-megapixel camera's photo 24; decoding 40 needs 160 MB of RGBA.
- */
-export const DEFAULT_MAX_PIXELS = 40_000_000;
-
 /** Where transparent pixels end up: a dark grey that the overlay and cards also sit on. */
 export const BACKDROP = [30, 30, 30] as const;
 
@@ -151,7 +145,7 @@ export function takeDecodedPixels(): number {
 export async function decodeImage(
   bytes: Uint8Array,
   minSide: number | null,
-  maxPixels: number = DEFAULT_MAX_PIXELS,
+  maxPixels: number,
 ): Promise<Raster> {
   const header = imageHeader(bytes);
   checkPixels(header, maxPixels);

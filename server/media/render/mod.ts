@@ -20,7 +20,7 @@ export type { Rendered, RenderJob, SourceFile } from "./types.ts";
  * const source = { path: "/data/intro.png", kind: "image", name: "intro.png",
  *   mimeType: "image/png", duration: null } as const;
  * const { bytes } = await render({ type: "thumbnail", source, size: 256, overlay: "play",
- *   format: "jpeg", quality: 85, ffmpeg: null });
+ *   format: "jpeg", quality: 85, ffmpeg: null, maxPixels: 10_000_000 });
  * ```
  */
 export function render(job: RenderJob): Promise<Rendered> {

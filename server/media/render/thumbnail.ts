@@ -7,7 +7,7 @@
 import { renderCard } from "./card.ts";
 import { encodeJpeg, encodePng } from "./codecs.ts";
 import { ffmpegOutput } from "./ffmpeg.ts";
-import { decodeImage, DEFAULT_MAX_PIXELS, readImageFile } from "./image.ts";
+import { decodeImage, readImageFile } from "./image.ts";
 import { drawOverlay } from "./overlay.ts";
 import type { Raster } from "./raster.ts";
 import { coverSquare } from "./resize.ts";
@@ -46,14 +46,13 @@ export async function renderThumbnail(job: ThumbnailJob): Promise<Rendered> {
 async function pictureOf(
   job: ThumbnailJob,
 ): Promise<{ raster: Raster; origin: "image" | "video-frame" } | null> {
-  const maxPixels = job.maxPixels ?? DEFAULT_MAX_PIXELS;
   try {
     if (job.source.kind === "image") {
-      const bytes = await readImageFile(job.source.path, maxPixels);
-      return { raster: await decodeImage(bytes, job.size, maxPixels), origin: "image" };
+      const bytes = await readImageFile(job.source.path, job.maxPixels);
+      return { raster: await decodeImage(bytes, job.size, job.maxPixels), origin: "image" };
     }
     if (job.source.kind === "video" && job.ffmpeg !== null) {
-      const raster = await videoFrame(job.source, { ...job, ffmpeg: job.ffmpeg, maxPixels });
+      const raster = await videoFrame(job.source, { ...job, ffmpeg: job.ffmpeg });
       return { raster, origin: "video-frame" };
     }
   } catch {

@@ -31,10 +31,12 @@ export type RenderJob =
     /** Path or command name of ffmpeg; null means ffmpeg is not used. */
     ffmpeg: string | null;
     /**
-     * Pictures (images, video frames) of more pixels get a card, refused from
-     * their header before anything is decoded (`maxImagePixels`; default 40,000,000).
+     * Pictures (images, video frames, camera frames) of more pixels get a card,
+     * refused from their header before anything is decoded: the setting
+     * `maxImagePixels` (its default is the setting's, `SETTING_DEFAULTS`), which
+     * the service always passes; the worker keeps no default of its own.
      */
-    maxPixels?: number;
+    maxPixels: number;
   }
   | {
     type: "waveform";

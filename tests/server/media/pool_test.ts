@@ -3,7 +3,7 @@ import { wavHeader } from "../../../player/media/encode.ts";
 import { CueportError } from "../../../server/core/mod.ts";
 import { RenderPool } from "../../../server/media/pool.ts";
 import type { RenderJob } from "../../../server/media/render/mod.ts";
-import { paint, source, tempDir, writeImage } from "./render/_fixtures.ts";
+import { MAX_PIXELS, paint, source, tempDir, writeImage } from "./render/_fixtures.ts";
 import { until } from "../../_helpers/until.ts";
 
 const MB = 1024 * 1024;
@@ -119,6 +119,7 @@ Deno.test("RenderPool recycles its worker after a job that decoded a large pictu
       format: "png",
       quality: 85,
       ffmpeg: null,
+      maxPixels: MAX_PIXELS,
     });
     await pool.render(job(small));
     await pool.render(job(small));
@@ -148,6 +149,7 @@ Deno.test("RenderPool: a worker due for replacement makes the small pictures wai
       format: "png",
       quality: 85,
       ffmpeg: null,
+      maxPixels: MAX_PIXELS,
     });
     // The large picture, and a small one waiting behind it.
     const first = pool.render(job(null)).then(() => started());
@@ -246,6 +248,7 @@ Deno.test("RenderPool: after a busy worker is ended, an original-size picture wa
       format: "png",
       quality: 85,
       ffmpeg: null,
+      maxPixels: MAX_PIXELS,
     };
     let isMade = false;
     const before = looks;

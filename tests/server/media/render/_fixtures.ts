@@ -3,6 +3,10 @@ import { decodePng, encodeJpeg, encodePng } from "../../../../server/media/rende
 import { decodeImage } from "../../../../server/media/render/image.ts";
 import type { Raster } from "../../../../server/media/render/raster.ts";
 import type { SourceFile } from "../../../../server/media/render/mod.ts";
+import { SETTING_DEFAULTS } from "../../../../protocol/settings.ts";
+
+/** The pixels a thumbnail job may decode: the setting's default, as the service would pass it. */
+export const MAX_PIXELS: number = SETTING_DEFAULTS.maxImagePixels;
 
 /** A temp dir for one test; remove it with `Deno.remove(dir, { recursive: true })`. */
 export function tempDir(): Promise<string> {
@@ -39,7 +43,7 @@ export function source(
 
 /** Decodes a PNG or JPEG that render returned (PNG keeps its alpha). */
 export async function decoded(bytes: Uint8Array): Promise<Raster> {
-  return isPngBytes(bytes) ? await decodePng(bytes) : await decodeImage(bytes, null);
+  return isPngBytes(bytes) ? await decodePng(bytes) : await decodeImage(bytes, null, MAX_PIXELS);
 }
 
 /** Whether the bytes carry the PNG signature. */

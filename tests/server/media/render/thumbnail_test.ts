@@ -5,6 +5,7 @@ import {
   ffmpeg,
   isJpegBytes,
   isPngBytes,
+  MAX_PIXELS,
   near,
   paint,
   pixel,
@@ -25,6 +26,7 @@ function thumbnail(src: SourceFile, options: Partial<Extract<RenderJob, { type: 
     format: "jpeg",
     quality: 85,
     ffmpeg: null,
+    maxPixels: MAX_PIXELS,
     ...options,
   });
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { WorkerResponse } from "../../../../server/media/render/worker.ts";
 import { FfmpegError, runFfmpeg } from "../../../../server/media/render/ffmpeg.ts";
-import { decoded, paint, source, tempDir, writeImage } from "./_fixtures.ts";
+import { decoded, MAX_PIXELS, paint, source, tempDir, writeImage } from "./_fixtures.ts";
 
 function roundTrip(worker: Worker, message: unknown): Promise<WorkerResponse> {
   return new Promise((resolve, reject) => {
@@ -30,6 +30,7 @@ Deno.test("worker.ts renders a job and answers errors by code", async () => {
       format: "png",
       quality: 85,
       ffmpeg: null,
+      maxPixels: MAX_PIXELS,
     };
     const ok = await roundTrip(worker, { id: 7, job });
     assert.ok(ok.ok);
