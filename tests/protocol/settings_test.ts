@@ -243,3 +243,39 @@ Deno.test("settings: no component repeats a setting's default as a fallback or a
   }
   assert.deepEqual(found, [], "take SETTING_DEFAULTS (protocol/settings.ts) instead");
 });
+
+/**
+ * The lines of `code`, comments aside, that write a setting's default port as
+ * a number (a usage text's "else 17736", a message's "(legacyHttpPort, 51736)").
+ */
+function writtenPorts(code: string): string[] {
+  const ports = DEFAULTS.filter(([name]) => /Port$/.test(name)).map(([, v]) => asWord(String(v)));
+  return code.split("\n").map((line) => line.trim())
+    .filter((line) => !/^(\*|\/\/|\/\*)/.test(line) && ports.some((port) => port.test(line)));
+}
+
+Deno.test("settings: writtenPorts() finds a default port written in code, not in a comment", () => {
+  assert.deepEqual(writtenPorts('  "the 5.0.0 port (legacyHttpPort, 51736)",\n'), [
+    '"the 5.0.0 port (legacyHttpPort, 51736)",',
+  ]);
+  assert.equal(writtenPorts("its data dir, else 17736)`;").length, 1);
+  const fine = [
+    " * The OSC transport (UDP 17735, docs/osc.md)",
+    "// Off unless a test asks: 51736 is shared",
+    "`${SETTING_DEFAULTS.httpPort}`",
+    "const port = 177360;",
+  ];
+  for (const line of fine) assert.deepEqual(writtenPorts(line), [], line);
+});
+
+Deno.test("settings: no text of the program writes a default port (usage and messages take SETTING_DEFAULTS)", async () => {
+  const found: string[] = [];
+  for await (const path of sources()) {
+    for (const line of writtenPorts(await Deno.readTextFile(path))) found.push(`${path}: ${line}`);
+  }
+  assert.deepEqual(
+    found,
+    [],
+    "write `${SETTING_DEFAULTS.httpPort}` (protocol/settings.ts) instead",
+  );
+});
