@@ -10,6 +10,7 @@ import { call, findTarget, type Target } from "./deploy/operator_target.ts";
 import { runStatusCommand } from "./deploy/status_command.ts";
 import { runServiceCommand } from "./deploy/service_command.ts";
 import { runConfigCommand } from "./deploy/config_check.ts";
+import { SETTING_DEFAULTS } from "../protocol/settings.ts";
 
 /** Commands of their own modules, with their own options: each runs and returns its exit code. */
 const DEPLOY_COMMANDS: Record<
@@ -49,12 +50,12 @@ export const CLI_USAGE =
   --data-dir DIR     the service's data dir (default: CUEPORT_DATA_DIR or the usual place);
                     the commands read the service's port and the operator credential there
   --http-port N     the running service's HTTP port (default: the one the service wrote in
-                    its data dir, else 17736)`;
+                    its data dir, else ${SETTING_DEFAULTS.httpPort})`;
 
 const TARGET_OPTIONS =
   `  --data-dir DIR     the service's data dir (default: CUEPORT_DATA_DIR, the usual place, or
                     an installed service's); the port and operator credential are read there
-  --http-port N     the running service's HTTP port (default: the one in its data dir, else 17736)`;
+  --http-port N     the running service's HTTP port (default: the one in its data dir, else ${SETTING_DEFAULTS.httpPort})`;
 
 /** Each operator command's own usage (`cueport <command> --help`). */
 export const COMMAND_USAGE: Record<string, string> = {

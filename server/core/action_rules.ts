@@ -16,6 +16,7 @@ import {
   TARGET_PATTERN,
 } from "../../protocol/actions.ts";
 import { z } from "zod";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 import { CueportError } from "./errors.ts";
 
 /** Rule 5: `base` 1 subtracts one from the first parameter of these, and no others. */
@@ -171,7 +172,7 @@ export function normalizeAction(request: ActionRequest): NormalizedAction {
       throw bad(
         "name",
         `"${name}" is the 5.0.0 name of ${v5.name}: send {"name": "${v5.name}"} here, or the ` +
-          "5.0.0 form to the 5.0.0 port (legacyHttpPort, 51736)",
+          `5.0.0 form to the 5.0.0 port (legacyHttpPort, ${SETTING_DEFAULTS.legacyHttpPort})`,
         name,
       );
     }
@@ -227,6 +228,6 @@ function foreignBody(action: unknown): CueportError {
     "action",
     `is the 5.0.0 body: send {"name": ${named}, "params": [...]} here (the names of the ` +
       "Action schema, GET /api/v1/openapi.json), or the 5.0.0 body to the 5.0.0 port " +
-      "(legacyHttpPort, 51736)",
+      `(legacyHttpPort, ${SETTING_DEFAULTS.legacyHttpPort})`,
   );
 }

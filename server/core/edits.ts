@@ -11,6 +11,7 @@ import {
   EDITS_BY_NAME,
   MAX_BATCH_EDITS,
 } from "../../protocol/edits/mod.ts";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 import { CueportError } from "./errors.ts";
 import { inputError } from "./input_errors.ts";
 
@@ -51,7 +52,7 @@ function foreignEdit(body: unknown): CueportError | null {
   return bad(
     "edit",
     `is the 5.0.0 body: send {"name": ${named}, "params": {...}} here, ` +
-      "or the 5.0.0 body to the 5.0.0 port (legacyHttpPort, 51736)",
+      `or the 5.0.0 body to the 5.0.0 port (legacyHttpPort, ${SETTING_DEFAULTS.legacyHttpPort})`,
   );
 }
 

@@ -24,6 +24,7 @@ import {
 import { v5ErrorBody } from "./errors.ts";
 import { V5_API_VERSION } from "./routes.ts";
 import { v5Json, v5UpdatesJson } from "./shapes.ts";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
 /** What the 5.0.0 WebSocket dialect needs. */
 export interface V5WsOptions {
@@ -54,7 +55,7 @@ function decode(raw: Record<string, unknown>): DecodedMessage {
     if (typeof type !== "string" || !TYPES.includes(type)) {
       throw invalid(
         `Unknown type ${JSON.stringify(type ?? null)}: the 5.0.0 interface takes auth and ` +
-          "action (queries, filters and the rest are 6.0: ws://<host>:17734/v1)",
+          `action (queries, filters and the rest are 6.0: ws://<host>:${SETTING_DEFAULTS.wsPort}/v1)`,
         "type",
       );
     }
