@@ -40,7 +40,7 @@ export interface McpOptions {
   rateLimit: RateMeter;
   /** Largest request body, bytes (default: the `maxBodyBytes` setting's). */
   maxBodyBytes?: number;
-  /** Largest file `app_file_edit` imports from bytes (default 2 GiB; the body limit binds first). */
+  /** Largest file `app_file_edit` imports from bytes (default: the `maxUploadBytes` setting's; the body limit binds first). */
   maxUploadBytes?: number;
   /** Open sessions at most, of local clients and of remote devices each (default: the `mcpMaxSessions` setting's). */
   maxSessions?: number;

@@ -1,6 +1,6 @@
 /**
  * The OSCQuery server (VidVox's proposal), the handler of the OSCQuery port
- * (setting `oscQueryPort`, default 17737), which the service serves through
+ * (the setting `oscQueryPort`, and its default), which the service serves through
  * the same connection server as its HTTP and WebSocket ports (budgets,
  * header and idle deadlines; `server/net/connections.ts`): `GET /` and
  * `GET /<path>` the namespace, `?HOST_INFO`, `?VALUE` and the other
