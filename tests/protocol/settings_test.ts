@@ -42,8 +42,27 @@ Deno.test("settings: the service started without a setting has the schema's defa
   const { dataDir, ...rest } = loaded.settings;
   assert.equal(dataDir, "/tmp/x");
   assert.deepEqual(rest, { ...SETTING_DEFAULTS });
-  // A flag left out is its schema's default in the player too (player/mod.ts parses with it).
-  assert.deepEqual(playerFlags({ dataDir: "/tmp/x" }), ["--data-dir", "/tmp/x"]);
+  // The flags the service gives the player (serve_command.ts, spawn.ts): only what differs, as
+  // a flag left out is its schema's default in the player too (player/mod.ts parses with it).
+  assert.deepEqual(playerFlags(loaded.settings), ["--data-dir", "/tmp/x"]);
+  const changed = {
+    ...loaded.settings,
+    historyLimit: 7,
+    virtualClock: true,
+    output: "none" as const,
+  };
+  const flags = [
+    "--data-dir",
+    "/tmp/x",
+    "--history-limit",
+    "7",
+    "--virtual-clock",
+    "--output",
+    "none",
+  ];
+  assert.deepEqual(playerFlags(changed), flags);
+  const player = Object.fromEntries(PLAYER_SETTINGS.map((name) => [name, changed[name]]));
+  assert.deepEqual(readPlayerFlags(playerFlags(changed)), { help: false, settings: player });
 });
 
 Deno.test("settings: the bundled player given only its data dir has every default; the flags the service writes read back as given", () => {
