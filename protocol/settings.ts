@@ -562,12 +562,19 @@ export type PlayerFlagValues =
   & Pick<SettingValues, "dataDir">
   & Partial<Omit<PlayerSettingValues, "dataDir">>;
 
-/** The player's settings as flags: what the service puts on the player's command line. */
+/**
+ * The player's settings as flags: what the service puts on the player's
+ * command line. Only those that differ from their schema's default: the
+ * player reads a flag left out as that default (`player/mod.ts` parses with
+ * the same schemas).
+ */
 export function playerFlags(values: PlayerFlagValues): string[] {
   return PLAYER_SETTINGS.flatMap((name) => {
     const spec: SettingSpec = SETTINGS[name];
     const value = values[name];
-    if (value === undefined) return [];
+    if (value === undefined || value === (SETTING_DEFAULTS as Record<string, unknown>)[name]) {
+      return [];
+    }
     if (isSwitch(spec)) return value ? [`--${spec.flag}`] : [];
     return [`--${spec.flag}`, String(value)];
   });
