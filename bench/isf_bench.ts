@@ -59,7 +59,9 @@ for (const { name, code, kind } of shaders) {
 const passes = parseIsf(blur!, "effect");
 if (!passes.ok) throw new Error("the two-pass blur does not validate");
 const sizes = measure(() => {
-  for (let i = 0; i < 1000; i++) passSizes(passes.program.header, {}, 1920, 1080);
+  for (let i = 0; i < 1000; i++) {
+    passSizes(passes.program.header, { values: {}, width: 1920, height: 1080 });
+  }
 });
 const us = (n: number) => `${n.toFixed(2)} us`;
 console.log(

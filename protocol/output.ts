@@ -22,6 +22,13 @@ export const LayerFilters = z.object({
   blur: z.number(),
 });
 
+/** The most passes an ISF program has (`PASSES`; ISF-Files' multi-pass shaders have 10 at most). */
+export const ISF_MAX_PASSES = 16;
+/** The largest side of an ISF pass's target, in pixels. */
+export const ISF_MAX_TARGET_SIDE = 4096;
+
+const Side = z.number().int().positive().max(ISF_MAX_TARGET_SIDE);
+
 /**
  * One shader pass: a program by name, its uniform values, the Effect's or
  * Visualizer's id (which owns its ISF targets), and for an ISF program with
@@ -31,7 +38,7 @@ export const ShaderPass = z.object({
   program: z.string(),
   uniforms: z.record(z.string(), z.union([z.number(), z.boolean(), z.array(z.number())])),
   id: z.string().optional(),
-  sizes: z.array(z.tuple([z.number().int().positive(), z.number().int().positive()])).optional(),
+  sizes: z.array(z.tuple([Side, Side])).max(ISF_MAX_PASSES).optional(),
 });
 /** One shader pass. */
 export type ShaderPass = z.infer<typeof ShaderPass>;
@@ -130,7 +137,7 @@ export const ShaderProgram = z.object({
     target: z.string().nullable(),
     persistent: z.boolean(),
     float: z.boolean(),
-  })).optional(),
+  })).max(ISF_MAX_PASSES).optional(),
   /** The same ES 1.00 code as GLSL ES 3.00, compiled when the GL refuses `source`. */
   fallback: z.object({ source: z.string(), vertex: z.string() }).optional(),
 });

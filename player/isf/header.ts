@@ -9,6 +9,7 @@
 import { findNodeAtLocation, type Node, parseTree, printParseErrorCode } from "jsonc-parser";
 import type { ParseError } from "jsonc-parser";
 import { z } from "zod";
+import { ISF_MAX_PASSES } from "../../protocol/output.ts";
 import { type IsfProblem, problemAt } from "./problems.ts";
 
 const Num = z.number().finite();
@@ -67,7 +68,10 @@ export const IsfHeader = z.object({
   CREDIT: z.string().optional(),
   CATEGORIES: z.array(z.string()).optional(),
   INPUTS: z.array(IsfInput).default([]),
-  PASSES: z.array(IsfPass).default([]),
+  PASSES: z.array(IsfPass).max(
+    ISF_MAX_PASSES,
+    `a shader has at most ${ISF_MAX_PASSES} passes (their targets are the GPU's memory)`,
+  ).default([]),
 });
 
 /** A parsed header. */

@@ -29,6 +29,13 @@ export { ISF_CHECK_DEADLINE_MS, parseIsfApart } from "./apart.ts";
 export { describeProblem, type IsfProblem } from "./problems.ts";
 export { mapCompileLog } from "./glsl.ts";
 export type { UniformValue } from "./parameters.ts";
-export { type IsfPassSpec, MAX_TARGET_SIDE, passSizes } from "./passes.ts";
+export {
+  type IsfPassSpec,
+  MAX_PASSES,
+  MAX_TARGET_SIDE,
+  passSizes,
+  type PassSizeScope,
+  TEXEL_BUDGET,
+} from "./passes.ts";
 export type { GlslVersion } from "./glsl.ts";
 export { withParameterDefault } from "./set_default.ts";

@@ -5,11 +5,25 @@
  * `"floor($WIDTH/4.0)"` (`size_expression.ts`).
  * @module
  */
+import { ISF_MAX_PASSES, ISF_MAX_TARGET_SIDE } from "../../protocol/output.ts";
 import type { IsfHeader, IsfInput } from "./header.ts";
 import { evaluateExpression, expressionProblem } from "./size_expression.ts";
 
-/** The largest side of a pass's target, in pixels (the page also keeps to its GL's limit). */
-export const MAX_TARGET_SIDE = 8192;
+/**
+ * The largest side of a pass's target, in pixels: a larger `WIDTH` or
+ * `HEIGHT` (for 1920 x 1080 and the inputs' defaults) is refused; when drawn,
+ * a side is also kept to twice the render's (the page also keeps to its GL's limit).
+ */
+export const MAX_TARGET_SIDE = ISF_MAX_TARGET_SIDE;
+/** The most passes a shader has; ISF-Files' multi-pass shaders have at most 10. */
+export const MAX_PASSES = ISF_MAX_PASSES;
+/**
+ * The texels of one program's targets (a persistent target counts twice: the
+ * page keeps two textures of it): 16 at 1920 x 1080, what ISF-Files' largest
+ * (Micro Buffer, Time Glitch RGB: 8 persistent targets at the render size)
+ * take at 1080p; about 133 MB at 8 bits, 530 MB with float texels.
+ */
+export const TEXEL_BUDGET = 16 * 1920 * 1080;
 
 /** A pass as the renderer takes it: where it draws and how its target is kept. */
 export interface IsfPassSpec {
@@ -69,30 +83,44 @@ export function passProblems(
   return problems;
 }
 
+/** The render a program's targets are sized for, and its inputs' values by name. */
+export interface PassSizeScope {
+  /** The inputs' uniform values, for `$<input>`. */
+  readonly values: Readonly<Record<string, number>>;
+  /** The render's size, for `$WIDTH` and `$HEIGHT`. */
+  readonly width: number;
+  readonly height: number;
+}
+
 /**
  * The size in pixels of each pass's target for a render of `width` x
- * `height` with the inputs at `values` (their uniform values by name): its
- * expressions' values rounded, at least 1 and at most MAX_TARGET_SIDE; the
- * render size where there is no expression (or no target).
+ * `height` with the inputs at `values`: its expressions' values rounded, at
+ * least 1 and at most twice the render's side and MAX_TARGET_SIDE; the
+ * render size where there is no expression (or no target). When the targets
+ * take more than TEXEL_BUDGET, all are scaled alike to fit it.
  */
-export function passSizes(
-  header: IsfHeader,
-  values: Readonly<Record<string, number>>,
-  width: number,
-  height: number,
-): Array<[number, number]> {
-  const scope = { ...scoped(values), $WIDTH: width, $HEIGHT: height };
-  const side = (expression: string | number | undefined, fallback: number) => {
-    if (expression === undefined) return fallback;
+export function passSizes(header: IsfHeader, at: PassSizeScope): Array<[number, number]> {
+  const { width, height } = at;
+  const scope = { ...scoped(at.values), $WIDTH: width, $HEIGHT: height };
+  const side = (expression: string | number | undefined, render: number) => {
+    if (expression === undefined) return render;
     const value = typeof expression === "number"
       ? expression
       : evaluateExpression(expression, scope);
-    if (!Number.isFinite(value)) return fallback;
-    return Math.min(MAX_TARGET_SIDE, Math.max(1, Math.round(value)));
+    if (!Number.isFinite(value)) return render;
+    return Math.min(MAX_TARGET_SIDE, 2 * render, Math.max(1, Math.round(value)));
   };
-  return header.PASSES.map((p) =>
+  const sizes = header.PASSES.map((p): [number, number] =>
     p.TARGET ? [side(p.WIDTH, width), side(p.HEIGHT, height)] : [width, height]
   );
+  const texels = header.PASSES.reduce((sum, p, i) => {
+    const [w, h] = sizes[i]!;
+    return p.TARGET ? sum + w * h * (isOn(p.PERSISTENT) ? 2 : 1) : sum;
+  }, 0);
+  if (texels <= TEXEL_BUDGET) return sizes;
+  const k = Math.sqrt(TEXEL_BUDGET / texels);
+  const fit = (s: number) => Math.max(1, Math.floor(s * k));
+  return sizes.map(([w, h], i) => header.PASSES[i]!.TARGET ? [fit(w), fit(h)] : [w, h]);
 }
 
 /** What is wrong with a `WIDTH` or `HEIGHT`, for 1920 x 1080 and the inputs' defaults. */
@@ -101,12 +129,17 @@ function sizeProblem(
   readable: ReadonlySet<string>,
   defaults: Readonly<Record<string, number>>,
 ): string | null {
-  if (typeof size === "number") return size >= 1 ? null : `the size ${size} is below 1 pixel`;
+  const over = `over ${MAX_TARGET_SIDE} pixels`;
+  if (typeof size === "number") {
+    if (size > MAX_TARGET_SIDE) return `the size ${size} is ${over}`;
+    return size >= 1 ? null : `the size ${size} is below 1 pixel`;
+  }
   const scope = { ...scoped(defaults), $WIDTH: 1920, $HEIGHT: 1080 };
   const problem = expressionProblem(size, readable, scope);
-  return problem?.endsWith("gives no number")
-    ? `${problem} for 1920 x 1080 and the inputs' defaults`
-    : problem;
+  const defaulted = "for 1920 x 1080 and the inputs' defaults";
+  if (problem) return problem.endsWith("gives no number") ? `${problem} ${defaulted}` : problem;
+  const value = Math.round(evaluateExpression(size, scope));
+  return value > MAX_TARGET_SIDE ? `"${size}" gives ${value} pixels ${defaulted}, ${over}` : null;
 }
 
 function scoped(values: Readonly<Record<string, number>>): Record<string, number> {

@@ -121,7 +121,7 @@ function isfPass(
   }
   const pass: ShaderPass = { program: entry.wire.name, uniforms, id: item.id };
   if (size && entry.isf.passes.length > 0) {
-    pass.sizes = passSizes(entry.isf.header, scalars, size.width, size.height);
+    pass.sizes = passSizes(entry.isf.header, { values: scalars, ...size });
   }
   return pass;
 }

@@ -4,7 +4,14 @@
  * tests/player/output/isf_passes_test.ts.
  */
 import assert from "node:assert/strict";
-import { MAX_TARGET_SIDE, parseIsf, passSizes } from "../../../player/isf/mod.ts";
+import {
+  MAX_PASSES,
+  MAX_TARGET_SIDE,
+  parseIsf,
+  passSizes,
+  TEXEL_BUDGET,
+} from "../../../player/isf/mod.ts";
+import { ShaderPass, ShaderProgram } from "../../../protocol/output.ts";
 import { INVERT } from "./_shaders.ts";
 import {
   FLOAT_TARGET,
@@ -53,18 +60,95 @@ Deno.test("parseIsf() reads PASSES: targets as samplers, persistent and float fl
 
 Deno.test("passSizes() evaluates WIDTH and HEIGHT with $WIDTH, $HEIGHT and the inputs", () => {
   const { header } = program(SIZES);
-  assert.deepEqual(passSizes(header, { scale: 4 }, 160, 90), [[40, 1], [160, 90], [160, 90]]);
-  assert.deepEqual(passSizes(header, { scale: 3 }, 160, 90)[0], [53, 1]);
+  assert.deepEqual(passSizes(header, { values: { scale: 4 }, width: 160, height: 90 }), [[40, 1], [
+    160,
+    90,
+  ], [160, 90]]);
+  assert.deepEqual(passSizes(header, { values: { scale: 3 }, width: 160, height: 90 })[0], [53, 1]);
   const power = SIZES.replace(`"floor($WIDTH / $scale)"`, `"2 ^ 3 * 2 + max(1, -$scale)"`);
   assert.deepEqual(
-    passSizes(program(power).header, { scale: 4 }, 160, 90)[0],
+    passSizes(program(power).header, { values: { scale: 4 }, width: 160, height: 90 })[0],
     [17, 1],
     "^ is power",
   );
-  const huge = SIZES.replace(`"floor($WIDTH / $scale)"`, `"$WIDTH * 1000"`);
-  assert.deepEqual(passSizes(program(huge).header, { scale: 1 }, 160, 90)[0], [MAX_TARGET_SIDE, 1]);
   const none = SIZES.replace(`"floor($WIDTH / $scale)"`, `"$WIDTH - $WIDTH"`);
-  assert.deepEqual(passSizes(program(none).header, { scale: 1 }, 160, 90)[0], [1, 1], "at least 1");
+  assert.deepEqual(
+    passSizes(program(none).header, { values: { scale: 1 }, width: 160, height: 90 })[0],
+    [1, 1],
+    "at least 1",
+  );
+});
+
+/** An effect whose PASSES are `passes` (then a last pass to the output). */
+function withPasses(passes: object[]): string {
+  const header = { INPUTS: [{ NAME: "inputImage", TYPE: "image" }], PASSES: [...passes, {}] };
+  return `/*${JSON.stringify(header, null, 1)}*/
+void main() { gl_FragColor = IMG_THIS_PIXEL(inputImage); }
+`;
+}
+
+Deno.test("parseIsf() refuses more than MAX_PASSES passes, at PASSES", () => {
+  const targets = (n: number) => Array.from({ length: n }, (_, i) => ({ TARGET: `t${i}` }));
+  assert.equal(program(withPasses(targets(MAX_PASSES - 1))).passes.length, MAX_PASSES);
+  const [problem, ...more] = problems(withPasses(targets(MAX_PASSES)));
+  assert.equal(more.length, 0, JSON.stringify(more));
+  assert.match(problem!.message, new RegExp(`^PASSES: .*at most ${MAX_PASSES}`));
+  assert.equal(problem!.line, lineOf(withPasses([]), `"PASSES"`), "at the PASSES key's value");
+  const many = withPasses(Array.from({ length: 60000 }, () => ({})));
+  assert.match(problems(many)[0]!.message, /^PASSES: /, "60 000 passes: one problem");
+});
+
+Deno.test("parseIsf() refuses a target side over MAX_TARGET_SIDE, as a number or evaluated", () => {
+  const side = (size: object) => withPasses([{ TARGET: "a", ...size }]);
+  assert.equal(program(side({ WIDTH: MAX_TARGET_SIDE, HEIGHT: "$HEIGHT * 2" })).passes.length, 2);
+  const cases: Array<[object, RegExp]> = [
+    [{ WIDTH: 1e9 }, /^PASSES\.0\.WIDTH: the size 1000000000 is over 4096 pixels/],
+    [{ HEIGHT: "$HEIGHT * 1e6" }, /^PASSES\.0\.HEIGHT: .*gives 1080000000 pixels .* over 4096/],
+    [{ WIDTH: MAX_TARGET_SIDE + 1 }, /^PASSES\.0\.WIDTH: the size 4097 is over/],
+  ];
+  for (const [size, message] of cases) {
+    const [problem, ...more] = problems(side(size));
+    assert.equal(more.length, 0, JSON.stringify(more));
+    assert.match(problem!.message, message);
+  }
+});
+
+Deno.test("passSizes() keeps each side to twice the render's and the program to TEXEL_BUDGET", () => {
+  const { header } = program(withPasses([{ TARGET: "a", WIDTH: 4000, HEIGHT: "$HEIGHT * 3" }]));
+  assert.deepEqual(passSizes(header, { values: {}, width: 160, height: 90 })[0], [320, 180]);
+  assert.deepEqual(passSizes(header, { values: {}, width: 1920, height: 1080 })[0], [3840, 2160]);
+  // 8 persistent targets at the render size (two textures each, as ISF-Files' Micro Buffer)
+  // are within the budget at 1080p, over it at 4K: they then fit it, all scaled alike.
+  const full = Array.from({ length: 8 }, (_, i) => ({ TARGET: `t${i}`, PERSISTENT: true }));
+  const big = program(withPasses(full)).header;
+  const at = (width: number, height: number) => passSizes(big, { values: {}, width, height });
+  assert.deepEqual(at(1920, 1080)[0], [1920, 1080], "8 x 2 x 1080p is within the budget");
+  const scaled = at(3840, 2160);
+  const texels = scaled.slice(0, 8).reduce((sum, [w, h]) => sum + 2 * w * h, 0);
+  assert(texels <= TEXEL_BUDGET, `${texels} texels`);
+  assert(texels > TEXEL_BUDGET * 0.95, `${texels} texels: scaled no more than needed`);
+  assert.deepEqual(scaled[8], [3840, 2160], "the output pass is the render's");
+  const none = SIZES.replace(`"floor($WIDTH / $scale)"`, `"$WIDTH - $WIDTH"`);
+  const tiny = passSizes(program(none).header, { values: { scale: 1 }, width: 160, height: 90 });
+  assert.deepEqual(tiny[0], [1, 1], "at least 1");
+});
+
+Deno.test("the output's ShaderPass and ShaderProgram schemas bound passes and sizes", () => {
+  const sizes = (n: number, side = 2) => Array.from({ length: n }, () => [side, side]);
+  const pass = (s: number[][]) => ShaderPass.safeParse({ program: "p", uniforms: {}, sizes: s });
+  assert(pass(sizes(MAX_PASSES)).success);
+  assert(!pass(sizes(MAX_PASSES + 1)).success, "too many sizes");
+  assert(!pass(sizes(1, MAX_TARGET_SIDE + 1)).success, "a side too big");
+  const spec = { target: "t", persistent: false, float: false };
+  const program = (n: number) =>
+    ShaderProgram.safeParse({
+      name: "p",
+      source: "",
+      uniforms: [],
+      passes: Array.from({ length: n }, () => spec),
+    });
+  assert(program(MAX_PASSES).success);
+  assert(!program(MAX_PASSES + 1).success, "too many passes");
 });
 
 Deno.test("parseIsf() refuses a bad PASSES entry at its line, with its field path", () => {
