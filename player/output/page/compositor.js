@@ -101,18 +101,27 @@ export function createCompositor(canvas) {
     return { values, textures };
   }
 
-  /** `owner` names the chain (a layer's Clip), whose ISF targets are its own. */
-  function runPasses(passes, source, time, size, extra = {}, owner = "") {
+  /**
+   * Draws `passes` over `source`: `time` and `size` the render's, `extra` textures for every
+   * pass, `owner` the chain's (a layer's Clip), whose ISF targets are its own.
+   */
+  function runPasses(passes, source, { time, size, extra = {}, owner = "" }) {
     let input = source;
     let flip = targets.a;
-    for (const [index, p] of passes.entries()) {
+    // An Effect's targets are its own by its id and its occurrence in the chain, not by its
+    // index: a filter pass put before it, or an earlier Effect turned off, keeps them.
+    const seen = new Map();
+    for (const p of passes) {
       const compiled = programs.get(p.program);
       if (!compiled) continue;
       const isf = compiled.samplers ? isfBindings(compiled, input, time, size) : null;
       if (isf && compiled.passes) {
         // ISF's PASSES: the picture is the last pass's, in its target or in `flip`.
-        const own = `${owner}/${index}/${p.id ?? p.program}`;
-        input = isfPasses.run(compiled, { ...p, owner: own }, isf, flip, size);
+        const id = p.id ?? p.program;
+        const n = seen.get(id) ?? 0;
+        seen.set(id, n + 1);
+        const own = `${owner}/${id}/${n}`;
+        input = isfPasses.run(compiled, { ...p, owner: own }, { bindings: isf, out: flip, size });
         if (input !== flip.texture) continue;
       } else {
         const values = {
@@ -138,7 +147,7 @@ export function createCompositor(canvas) {
     const passes = isNeutral
       ? layer.effects
       : [{ program: "layer", uniforms: f }, ...layer.effects];
-    const result = runPasses(passes, source, clock, size, {}, layer.clipId);
+    const result = runPasses(passes, source, { time: clock, size, owner: layer.clipId });
     gl.enable(gl.BLEND);
     gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
     const opacity = { opacity: layer.opacity };
@@ -158,7 +167,7 @@ export function createCompositor(canvas) {
 
   function drawVisualizers(visualizers, picture, clock, size) {
     const extra = { u_spectrum: spectrum.texture, u_wave: spectrum.wave };
-    return runPasses(visualizers, picture, clock, size, extra);
+    return runPasses(visualizers, picture, { time: clock, size, extra });
   }
 
   return {

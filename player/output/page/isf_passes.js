@@ -1,9 +1,12 @@
 // ISF's PASSES on the output: each pass of a program renders into its TARGET, a texture
 // that later passes (and, for a PERSISTENT target, the next frames) read by name; the last
-// pass's picture is the program's. Targets belong to one place of one Effect or Visualizer
-// (its layer, its place in the chain, its id), so two Effects of one preset, or one Effect
-// on two Clips, keep their own; a target no pass drew in a frame is deleted.
-import { pass, target } from "./gl.js";
+// pass's picture is the program's. Targets belong to one Effect or Visualizer in one chain
+// (its layer, its id, which occurrence of that id in the chain), so two Effects of one
+// preset, or one Effect on two Clips, keep their own, and a filter pass or an Effect turned
+// on before it leaves them be; a target no pass drew in a frame is deleted. A target that is
+// not PERSISTENT is one texture, a persistent one two (last frame's is read while the other
+// is drawn); their sizes are the player's (`passSizes`: bounded per side and per program).
+import { pass, target, texture } from "./gl.js";
 
 /**
  * Float texels where the GL can render them: 32-bit when it can also filter them,
@@ -21,12 +24,19 @@ function floatFormat(gl) {
 export function createIsfPasses(gl) {
   const float = floatFormat(gl);
   const maxSide = gl.getParameter(gl.MAX_TEXTURE_SIZE);
-  /** `${owner}\n${target}` -> {read, write, width, height, isFloat, drawn: frame index} */
+  /** Sampled in place of the target a pass draws (a texture cannot be read while drawn). */
+  const empty = texture(gl);
+  /**
+   * `${owner}\n${target}` -> {read, write, width, height, isFloat, persistent, drawn: frame
+   * index}; a persistent target reads last frame's texture while it draws the other, one
+   * that is not has one texture (read and write).
+   */
   const buffers = new Map();
   let frame = 0;
 
   function release(buffer) {
-    for (const side of [buffer.read, buffer.write]) {
+    const sides = buffer.read === buffer.write ? [buffer.read] : [buffer.read, buffer.write];
+    for (const side of sides) {
       gl.deleteFramebuffer(side.fb);
       gl.deleteTexture(side.texture);
     }
@@ -43,20 +53,24 @@ export function createIsfPasses(gl) {
     const key = `${owner}\n${spec.target}`;
     const w = Math.min(width, maxSide), h = Math.min(height, maxSide);
     const isFloat = spec.float && float !== null;
+    const persistent = spec.persistent;
     let b = buffers.get(key);
-    if (b && (b.width !== w || b.height !== h || b.isFloat !== isFloat)) {
+    const isSame = b && b.width === w && b.height === h && b.isFloat === isFloat &&
+      b.persistent === persistent;
+    if (b && !isSame) {
       release(b);
       b = undefined;
     }
     if (!b) {
       const format = isFloat ? float : null;
-      const [read, write] = [target(gl, w, h, format), target(gl, w, h, format)];
-      b = { read, write, width: w, height: h, isFloat, drawn: frame };
+      const read = target(gl, w, h, format);
+      const write = persistent ? target(gl, w, h, format) : read;
+      b = { read, write, width: w, height: h, isFloat, persistent, drawn: frame };
       clear(b.read);
       buffers.set(key, b);
     }
     // A target that does not persist starts every frame empty.
-    if (!spec.persistent) clear(b.read);
+    if (!persistent) clear(b.read);
     b.drawn = frame;
     return b;
   }
@@ -68,26 +82,32 @@ export function createIsfPasses(gl) {
      * without one), with `bindings` (the program's inputs and ISF's built-ins, `size`
      * the render's). Answers the texture of its picture.
      */
-    run(compiled, p, bindings, out, size) {
-      const owner = p.owner;
+    run(compiled, p, { bindings, out, size }) {
       const specs = compiled.passes;
       const own = specs.map((spec, i) =>
-        spec.target ? buffer(owner, spec, p.sizes?.[i] ?? [size.width, size.height]) : null
+        spec.target ? buffer(p.owner, spec, p.sizes?.[i] ?? [size.width, size.height]) : null
       );
+      // Every target by name, once: a pass updates only its own.
+      const textures = { ...bindings.textures };
+      const values = { ...bindings.values, ...p.uniforms };
+      for (const [j, b] of own.entries()) {
+        if (!b) continue;
+        textures[specs[j].target] = b.read.texture;
+        values[`_${specs[j].target}_imgSize`] = [b.width, b.height];
+      }
       let picture = null;
-      for (let i = 0; i < specs.length; i++) {
-        const textures = { ...bindings.textures };
-        const values = { ...bindings.values, ...p.uniforms, PASSINDEX: i };
-        for (const [j, other] of specs.entries()) {
-          if (!own[j]) continue;
-          textures[other.target] = own[j].read.texture;
-          values[`_${other.target}_imgSize`] = [own[j].width, own[j].height];
-        }
-        const b = own[i];
+      for (const [i, b] of own.entries()) {
+        const name = specs[i].target;
         const passSize = b ? { width: b.width, height: b.height } : size;
+        values.PASSINDEX = i;
         values.RENDERSIZE = [passSize.width, passSize.height];
+        // Drawn this frame, cleared before: reading it in its own pass gives nothing.
+        if (b && !b.persistent) textures[name] = empty;
         pass(gl, compiled, b ? b.write : out, textures, values, passSize);
-        if (b) [b.read, b.write] = [b.write, b.read];
+        if (b) {
+          [b.read, b.write] = [b.write, b.read];
+          textures[name] = b.read.texture;
+        }
         picture = b ? b.read.texture : out.texture;
       }
       return picture;

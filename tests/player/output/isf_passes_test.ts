@@ -3,7 +3,7 @@
  * each pass renders into its target at the size its expressions give, with
  * its PASSINDEX, and later passes read it by name; a two-pass blur blurs; a
  * persistent target keeps its contents from frame to frame (and one that is
- * not, does not); a FLOAT target keeps values above 1; an ES 3.00 shader
+ * not, does not), also when the Clip's filters change; a FLOAT target keeps values above 1; an ES 3.00 shader
  * draws. A bad PASSES header is refused over HTTP with its field path. One
  * service in this process, its player in this process too (on a virtual
  * clock) with a headless output: one browser.
@@ -102,6 +102,25 @@ Deno.test({
         const moved = ((((await centre())[0]! - first) / 255) % 1 + 1) % 1;
         assert(Math.abs(moved - 0.25) < 0.03, `not persistent: follows TIME (${moved})`);
       });
+
+      await t.step(
+        "a persistent target keeps its contents when the Clip's filters change",
+        async () => {
+          await show(HOLD);
+          const held = await centre();
+          await s.advance(250);
+          const filters = async (brightness: number) => {
+            await edit("clip.update", {
+              clipID: "quad-plain",
+              options: { filters: { brightness } },
+            });
+            return await centre();
+          };
+          assert.deepEqual(await filters(0.01), held, "a filter pass added before it");
+          await s.advance(250);
+          assert.deepEqual(await filters(0), held, "and taken away");
+        },
+      );
 
       await t.step("a FLOAT target keeps values above 1", async () => {
         await show(FLOAT_TARGET);
