@@ -19,11 +19,12 @@ export const MAX_TARGET_SIDE = ISF_MAX_TARGET_SIDE;
 export const MAX_PASSES = ISF_MAX_PASSES;
 /**
  * The texels of one program's targets (a persistent target counts twice: the
- * page keeps two textures of it): 16 at 1920 x 1080, what ISF-Files' largest
- * (Micro Buffer, Time Glitch RGB: 8 persistent targets at the render size)
- * take at 1080p; about 133 MB at 8 bits, 530 MB with float texels.
+ * page keeps two textures of it): 20 images of 1920 x 1080, a quarter more
+ * than ISF-Files' largest take at 1080p (Micro Buffer, Time Glitch RGB: 8
+ * persistent targets at the render size and small ones); 166 MB at 8 bits,
+ * 664 MB with 32-bit float texels.
  */
-export const TEXEL_BUDGET = 16 * 1920 * 1080;
+export const TEXEL_BUDGET = 20 * 1920 * 1080;
 
 /** A pass as the renderer takes it: where it draws and how its target is kept. */
 export interface IsfPassSpec {

@@ -119,15 +119,23 @@ Deno.test("passSizes() keeps each side to twice the render's and the program to 
   assert.deepEqual(passSizes(header, { values: {}, width: 1920, height: 1080 })[0], [3840, 2160]);
   // 8 persistent targets at the render size (two textures each, as ISF-Files' Micro Buffer)
   // are within the budget at 1080p, over it at 4K: they then fit it, all scaled alike.
-  const full = Array.from({ length: 8 }, (_, i) => ({ TARGET: `t${i}`, PERSISTENT: true }));
+  const row = { TARGET: "row", WIDTH: 1, HEIGHT: 1, PERSISTENT: true };
+  const full = [
+    ...Array.from({ length: 8 }, (_, i) => ({ TARGET: `t${i}`, PERSISTENT: true })),
+    row,
+  ];
   const big = program(withPasses(full)).header;
   const at = (width: number, height: number) => passSizes(big, { values: {}, width, height });
-  assert.deepEqual(at(1920, 1080)[0], [1920, 1080], "8 x 2 x 1080p is within the budget");
+  assert.deepEqual(
+    at(1920, 1080)[0],
+    [1920, 1080],
+    "8 x 2 x 1080p and a pixel are within the budget",
+  );
   const scaled = at(3840, 2160);
-  const texels = scaled.slice(0, 8).reduce((sum, [w, h]) => sum + 2 * w * h, 0);
+  const texels = scaled.slice(0, 9).reduce((sum, [w, h]) => sum + 2 * w * h, 0);
   assert(texels <= TEXEL_BUDGET, `${texels} texels`);
   assert(texels > TEXEL_BUDGET * 0.95, `${texels} texels: scaled no more than needed`);
-  assert.deepEqual(scaled[8], [3840, 2160], "the output pass is the render's");
+  assert.deepEqual(scaled[9], [3840, 2160], "the output pass is the render's");
   const none = SIZES.replace(`"floor($WIDTH / $scale)"`, `"$WIDTH - $WIDTH"`);
   const tiny = passSizes(program(none).header, { values: { scale: 1 }, width: 160, height: 90 });
   assert.deepEqual(tiny[0], [1, 1], "at least 1");
