@@ -11,7 +11,8 @@ export const ISF_CHECK_DEADLINE_MS = 3000;
 /**
  * `parseIsf(code, kind)` on a worker (`worker.ts`) that ends after its answer
  * or after `deadlineMs` of checking (its loading is not counted), when the
- * answer is one problem saying so.
+ * answer is one problem saying so; a check that fails on the worker is one
+ * problem too.
  */
 export async function parseIsfApart(
   code: string,
@@ -26,9 +27,11 @@ export async function parseIsfApart(
     worker.postMessage({ code, kind });
     timer = setTimeout(() => answer.resolve(tooLong(deadlineMs)), deadlineMs);
   };
+  // A check that throws on its worker refuses the code (a 422, never a 500), saying why.
   worker.onerror = (event) => {
     event.preventDefault();
-    answer.reject(new Error(`The ISF check failed: ${event.message}`));
+    const message = `the code could not be checked: ${event.message}`;
+    answer.resolve({ ok: false, problems: [{ line: 1, column: 1, message }] });
   };
   try {
     return await answer.promise;

@@ -57,24 +57,41 @@ const UNARY: Record<string, (a: number) => number> = {
 };
 
 /**
- * What is wrong with `expression` (null when nothing): it must parse, read
- * only `$WIDTH`, `$HEIGHT` and the `readable` names (as `$<name>`), call only
- * the functions here, and give a number in `scope` (`$`-prefixed names).
+ * The longest size expression, in characters: ISF-Files' longest is 32; the
+ * parser and the checks here recurse, one level a term at most, so this also
+ * bounds their depth.
+ */
+export const MAX_EXPRESSION_LENGTH = 256;
+
+/**
+ * What is wrong with `expression` (null when nothing): at most
+ * MAX_EXPRESSION_LENGTH characters, it must parse, read only `$WIDTH`,
+ * `$HEIGHT` and the `readable` names (as `$<name>`), call only the functions
+ * here, and give a number in `scope` (`$`-prefixed names).
  */
 export function expressionProblem(
   expression: string,
   readable: ReadonlySet<string>,
   scope: Readonly<Record<string, number>>,
 ): string | null {
+  if (expression.length > MAX_EXPRESSION_LENGTH) {
+    return `the expression is over ${MAX_EXPRESSION_LENGTH} characters (${expression.length})`;
+  }
   let tree: jsep.Expression;
   try {
     tree = jsep(expression);
   } catch (error) {
+    if (error instanceof RangeError) return `"${expression}" nests too deeply`;
     return `"${expression}" is not an expression: ${(error as Error).message}`;
   }
-  const unknown = unknownNames(tree, readable);
-  if (unknown) return `"${expression}": ${unknown}`;
-  return Number.isFinite(evaluate(tree, scope)) ? null : `"${expression}" gives no number`;
+  try {
+    const unknown = unknownNames(tree, readable);
+    if (unknown) return `"${expression}": ${unknown}`;
+    return Number.isFinite(evaluate(tree, scope)) ? null : `"${expression}" gives no number`;
+  } catch (error) {
+    if (error instanceof RangeError) return `"${expression}" nests too deeply`;
+    throw error;
+  }
 }
 
 /** The first name `tree` uses that it may not (null when none). */
@@ -128,11 +145,15 @@ function firstOf(found: Array<string | null>): string | null {
 /** Parsed expressions, by text: a render state evaluates them every time it is built. */
 const parsed = new Map<string, jsep.Expression | null>();
 
-/** The value of `expression` in `scope` (`$`-prefixed names): NaN when it has none. */
+/**
+ * The value of `expression` in `scope` (`$`-prefixed names): NaN when it has
+ * none, or is longer than MAX_EXPRESSION_LENGTH (`expressionProblem` refuses it).
+ */
 export function evaluateExpression(
   expression: string,
   scope: Readonly<Record<string, number>>,
 ): number {
+  if (expression.length > MAX_EXPRESSION_LENGTH) return NaN;
   let tree = parsed.get(expression);
   if (tree === undefined) {
     try {

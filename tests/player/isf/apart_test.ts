@@ -36,3 +36,13 @@ Deno.test("parseIsfApart() refuses a macro that expands without bound, and this 
   }
   assert.ok(ticks > 0, "timers ran while the worker worked");
 });
+
+Deno.test("parseIsfApart() answers a check that fails on its worker as a problem, not a rejection", async () => {
+  // Not code at all: parseIsf throws on the worker (a check that fails, whatever the cause).
+  const result = await parseIsfApart(42 as unknown as string, "effect");
+  assert.equal(result.ok, false);
+  const [problem, ...more] = result.ok ? [] : result.problems;
+  assert.equal(more.length, 0);
+  assert.equal(problem!.line, 1);
+  assert.match(problem!.message, /^the code could not be checked: /);
+});

@@ -113,6 +113,20 @@ Deno.test("parseIsf() refuses a target side over MAX_TARGET_SIDE, as a number or
   }
 });
 
+Deno.test("parseIsf() refuses a size expression over 256 characters at its field, at once", () => {
+  const side = (WIDTH: string) => withPasses([{ TARGET: "a", WIDTH }]);
+  const just = `1${"+1".repeat(127)}`;
+  assert.equal(just.length, 255);
+  assert.equal(program(side(just)).passes.length, 2);
+  for (const terms of [200, 20000, 100000]) {
+    const [problem, ...more] = problems(side("1+".repeat(terms) + "1"));
+    assert.equal(more.length, 0, JSON.stringify(more));
+    assert.match(problem!.message, /^PASSES\.0\.WIDTH: the expression is over 256 characters/);
+  }
+  const nested = `${"(".repeat(120)}$WIDTH${")".repeat(120)}`;
+  assert.equal(program(side(nested)).passes.length, 2, "120 parentheses deep, within 256");
+});
+
 Deno.test("passSizes() keeps each side to twice the render's and the program to TEXEL_BUDGET", () => {
   const { header } = program(withPasses([{ TARGET: "a", WIDTH: 4000, HEIGHT: "$HEIGHT * 3" }]));
   assert.deepEqual(passSizes(header, { values: {}, width: 160, height: 90 })[0], [320, 180]);

@@ -159,6 +159,22 @@ Deno.test({
         assert.equal(problem.line, line);
       });
 
+      await t.step("a size expression of 20 000 terms is refused with its field path", async () => {
+        const code = SIZES.replace(`"floor($WIDTH / $scale)"`, `"${"1+".repeat(20000)}1"`);
+        const preset = { kind: "effect", name: "Deep", type: "isf", code };
+        const answer = await post("preset.add", preset);
+        assert.equal(answer.status, 422, JSON.stringify(answer.body).slice(0, 300));
+        const [problem] = answer.body.error.details.problems;
+        assert.match(problem.message, /^PASSES\.0\.WIDTH: the expression is over 256 characters/);
+        const check = await post("preset.validate", preset);
+        assert.equal(check.status, 200, JSON.stringify(check.body).slice(0, 300));
+        assert.equal(
+          check.body.edits[0].result.valid,
+          false,
+          JSON.stringify(check.body).slice(0, 300),
+        );
+      });
+
       await t.step("one Effect on two Clips keeps a persistent target for each", async () => {
         const effectID = await show(HOLD_PICTURE);
         await edit("clip.update", { clipID: "quad-plain", options: { opacity: 0.5 } });
