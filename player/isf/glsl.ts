@@ -131,17 +131,19 @@ export function fragmentSource(
 /**
  * The GLSL version `code` (its header blanked) asks for with a `#version`
  * before any code, and the code with that line blanked; a `#version` other
- * than 100 or 300 es, or after code, is a problem at its line.
+ * than 100 or 300 es, or after code, is a problem at its line. A `#version`
+ * in a comment is none.
  */
 function versionOf(code: string): { version: GlslVersion; text: string } | IsfProblem[] {
-  const directive = /^[ \t]*#[ \t]*version\b([^\n]*)$/m.exec(code);
+  // Comments blanked in place (same offsets, same lines) before the directive is looked for.
+  const bare = code.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, (c) => c.replace(/[^\n]/g, " "));
+  const directive = /^[ \t]*#[ \t]*version\b([^\n]*)$/m.exec(bare);
   if (!directive) return { version: "100", text: code };
   const at = directive.index + directive[0].indexOf("#");
-  const before = code.slice(0, directive.index).replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, "");
-  if (before.trim() !== "") {
+  if (bare.slice(0, directive.index).trim() !== "") {
     return [problemAt(code, at, "#version must come before any code (just after the header)")];
   }
-  const asked = directive[1]!.replace(/\/\/.*|\/\*.*/, "").trim().replace(/\s+/g, " ");
+  const asked = directive[1]!.trim().replace(/\s+/g, " ");
   if (asked !== "100" && asked !== "300 es") {
     return [problemAt(
       code,

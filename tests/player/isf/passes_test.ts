@@ -229,6 +229,14 @@ Deno.test("parseIsf() compiles code that says #version 300 es as GLSL ES 3.00", 
   assert(!hundred.fragment.includes("#version"));
 });
 
+Deno.test("parseIsf() reads no #version inside a comment", () => {
+  const notes = "/* notes:\n#version 300 es would make this ES 3.00\n*/\n";
+  assert.equal(program(`${INVERT}${notes}`).version, "100", "a block comment after the code");
+  assert.equal(program(`${INVERT}// #version 300 es\n`).version, "100", "a line comment");
+  const before = INVERT_300.replace("#version 300 es", `${notes}#version 300 es // ES 3.00`);
+  assert.equal(program(before).version, "300 es", "a comment before it, one after it");
+});
+
 Deno.test("parseIsf() names the lines of GLSL ES 3.00 code, and refuses other versions", () => {
   const typo = INVERT_300.replace("1.0 - same.rgb", "1.0 - sme.rgb");
   const [undeclared] = problems(typo);
