@@ -2,7 +2,7 @@
 // WebGL2 and plays its sound with WebAudio. It keeps no show logic and no clock of its
 // own (clock.js); it answers the player's requests (a picture, a sound level, a recording).
 import { clockOffset, onPong, playerNow, setReading } from "./clock.js";
-import { createCompositor } from "./compositor.js";
+import { checkedProgram, createCompositor } from "./compositor.js";
 import { compile } from "./gl.js";
 import { createLayers, media } from "./layers.js";
 import {
@@ -123,9 +123,7 @@ function onPrograms(programs, drop = []) {
   for (const name of gl ? drop : []) compositor.dropProgram(name);
   for (const p of gl ? programs : []) {
     try {
-      const key = (p.vertex ?? "") + p.source;
-      compositor.addProgram(p, checked.get(key));
-      checked.delete(key);
+      compositor.addProgram(p, checkedProgram(checked, p));
     } catch (error) {
       if (gl.isContextLost()) return;
       if (p.vertex) send({ type: "compile-error", program: p.name, log: error.message });
@@ -136,7 +134,8 @@ function onPrograms(programs, drop = []) {
 
 /**
  * Programs compiled for an edit's check, by their sources: the edit that passes sends the
- * same sources to draw next, which then need no second compile. The last 4 are kept.
+ * same sources (or ES 1.00 code with the lifted sources it was taken for, as its fallback)
+ * to draw next, which then need no second compile. The last 4 are kept.
  */
 const checked = new Map();
 
