@@ -57,7 +57,7 @@ const UNARY: Record<string, (a: number) => number> = {
 };
 
 /**
- * The longest size expression, in characters: ISF-Files' longest is 32; the
+ * The longest size expression, in characters: ISF-Files' longest is 36; the
  * parser and the checks here recurse, one level a term at most, so this also
  * bounds their depth.
  */
