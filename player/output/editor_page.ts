@@ -131,13 +131,11 @@ export class EditorPage {
     const item = { id: PREVIEW_ID, name: preset.name, engine: preset.type, presetId: preset.id };
     const passes = drawsIsf(preset)
       ? [
-        shaderPass(
-          { ...item, enabled: true, params: {} },
-          [preset],
-          {},
-          this.#programs.programs,
+        shaderPass({ ...item, enabled: true, params: {} }, {
+          presets: [preset],
+          programs: this.#programs.programs,
           size,
-        ),
+        }),
       ]
       : [];
     return {

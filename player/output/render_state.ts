@@ -64,18 +64,25 @@ export interface RenderSize {
   readonly height: number;
 }
 
+/** What a shader pass is made from, beside its Effect or Visualizer. */
+export interface PassSource {
+  /** The presets, the item's among them (else the built-in of its type). */
+  readonly presets: readonly Preset[];
+  /** Live values, as `<id>.<param>`. */
+  readonly live?: Record<string, number>;
+  /** The programs of isf presets; without them, their Effects draw nothing. */
+  readonly programs?: IsfPrograms | undefined;
+  /** The render's size, which an ISF program's `PASSES` targets are sized for. */
+  readonly size?: RenderSize | undefined;
+}
+
 /**
  * The shader pass of an Effect or Visualizer: its preset's defaults, its own
  * params, then the live values written as `<id>.<param>` on the Clip. An ISF
  * program with `PASSES` gets its targets' sizes for a render of `size`.
  */
-export function shaderPass(
-  item: Effect | Visualizer,
-  presets: readonly Preset[],
-  live: Record<string, number> = {},
-  programs?: IsfPrograms,
-  size?: RenderSize,
-): ShaderPass {
+export function shaderPass(item: Effect | Visualizer, from: PassSource): ShaderPass {
+  const { presets, live = {}, programs, size } = from;
   const program = "type" in item ? item.type : item.engine;
   const preset = presets.find((p) => p.id === item.presetId) ??
     presets.find((p) => p.builtIn && p.type === program);
@@ -150,7 +157,14 @@ function layerOf(
   const effects = o.effects
     .map((id) => project.effects.find((e) => e.id === id))
     .filter((e): e is Effect => !!e && e.enabled)
-    .map((e) => shaderPass(e, presets, params, source.programs, source.project.display));
+    .map((e) =>
+      shaderPass(e, {
+        presets,
+        live: params,
+        programs: source.programs,
+        size: source.project.display,
+      })
+    );
   const sign = play.direction === "backward" ? -1 : 1;
   return {
     clipId: clip.id,
@@ -244,13 +258,12 @@ export function buildRenderState(
     song,
     visualizers: song
       ? project.visualizers.filter((v) => v.enabled).map((v) =>
-        shaderPass(
-          v,
-          source.presets,
-          visualizerLive(source, v.id),
-          source.programs,
-          project.display,
-        )
+        shaderPass(v, {
+          presets: source.presets,
+          live: visualizerLive(source, v.id),
+          programs: source.programs,
+          size: project.display,
+        })
       )
       : [],
     level: appState.muted ? 0 : appState.volume,

@@ -201,7 +201,7 @@ function outputPass(preset: Preset, params: Record<string, number | string | boo
   const item = preset.kind === "effect"
     ? { id: "e", name: "e", type: preset.type, presetId: preset.id, enabled: true, params }
     : { id: "v", name: "v", engine: preset.type, presetId: preset.id, enabled: true, params };
-  const pass = shaderPass(item, BUILT_IN_PRESETS);
+  const pass = shaderPass(item, { presets: BUILT_IN_PRESETS });
   const program = BUILT_IN_PROGRAMS.find((p) => p.name === pass.program)!;
   const uniforms: PageUniform[] = [
     { name: "u_resolution", type: "vec2", value: [SIZE, SIZE] },

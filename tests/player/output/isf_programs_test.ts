@@ -58,24 +58,22 @@ Deno.test("IsfPrograms keeps the last 64 programs", () => {
 Deno.test("shaderPass() with programs gives an isf preset's uniforms: live, own, default", () => {
   const programs = new IsfPrograms();
   const presets = [...BUILT_IN_PRESETS, invert];
-  const own = shaderPass(effect(invert.id, { amount: 0.25 }), presets, {}, programs);
+  const own = shaderPass(effect(invert.id, { amount: 0.25 }), { presets, programs });
   assert.deepEqual(own, {
     program: programs.of(invert)!.wire.name,
     uniforms: { amount: 0.25 },
     id: "e1",
   });
-  const live = shaderPass(effect(invert.id), presets, { "e1.amount": 0.75 }, programs);
+  const live = shaderPass(effect(invert.id), { presets, live: { "e1.amount": 0.75 }, programs });
   assert.deepEqual(live.uniforms, { amount: 0.75 });
-  assert.deepEqual(shaderPass(effect(invert.id), presets, {}, programs).uniforms, { amount: 1 });
+  assert.deepEqual(shaderPass(effect(invert.id), { presets, programs }).uniforms, { amount: 1 });
 });
 
 Deno.test("shaderPass() with programs draws built-ins by their code, live enums and booleans mapped", () => {
   const programs = new IsfPrograms();
   const bars = shaderPass(
     { id: "v", name: "v", engine: "bars", presetId: "viz-spectrum", enabled: true, params: {} },
-    BUILT_IN_PRESETS,
-    { "v.style": 1, "v.bands": 12 },
-    programs,
+    { presets: BUILT_IN_PRESETS, live: { "v.style": 1, "v.bands": 12 }, programs },
   );
   const spectrum = BUILT_IN_PRESETS.find((p) => p.id === "viz-spectrum")!;
   assert.equal(bars.program, programs.of(spectrum)!.wire.name);
@@ -89,9 +87,7 @@ Deno.test("shaderPass() with programs draws built-ins by their code, live enums 
       enabled: true,
       params: {},
     },
-    BUILT_IN_PRESETS,
-    { "k.mirror": 0 },
-    programs,
+    { presets: BUILT_IN_PRESETS, live: { "k.mirror": 0 }, programs },
   );
   assert.deepEqual(kal.uniforms, { segments: 6, mirror: 0 });
   const shift = shaderPass(
@@ -103,9 +99,7 @@ Deno.test("shaderPass() with programs draws built-ins by their code, live enums 
       enabled: true,
       params: { tint: "#ff8000" },
     },
-    BUILT_IN_PRESETS,
-    {},
-    programs,
+    { presets: BUILT_IN_PRESETS, live: {}, programs },
   );
   assert.deepEqual(shift.uniforms, { hue: 0, tint: [1, 128 / 255, 0, 1] }, "a vec4 colour");
 });
@@ -126,9 +120,14 @@ Deno.test("an ISF program with PASSES carries them, and its pass the sizes of it
   ]);
   assert.deepEqual(entry.wire.samplers, [{ name: "inputImage", type: "image" }], "targets: none");
   const size = { width: 160, height: 90 };
-  const pass = shaderPass(effect(preset.id), [preset], { "e1.scale": 8 }, programs, size);
+  const pass = shaderPass(effect(preset.id), {
+    presets: [preset],
+    live: { "e1.scale": 8 },
+    programs,
+    size,
+  });
   assert.deepEqual(pass.sizes, [[20, 1], [160, 90], [160, 90]], "the live $scale");
-  assert.equal(shaderPass(effect(preset.id), [preset], {}, programs).sizes, undefined);
+  assert.equal(shaderPass(effect(preset.id), { presets: [preset], programs }).sizes, undefined);
   assert.equal(programs.of(invert)!.wire.passes, undefined, "one pass: no passes");
 });
 

@@ -120,7 +120,7 @@ Deno.test("shaderPass() turns colours into RGB and enums into their index", () =
       enabled: true,
       params: { tint: "#ff8000" },
     },
-    BUILT_IN_PRESETS,
+    { presets: BUILT_IN_PRESETS },
   );
   assert.deepEqual(pass.uniforms, { hue: 0, tint: [1, 128 / 255, 0] });
   const bars = shaderPass(
@@ -132,7 +132,7 @@ Deno.test("shaderPass() turns colours into RGB and enums into their index", () =
       enabled: true,
       params: { style: "outline" },
     },
-    BUILT_IN_PRESETS,
+    { presets: BUILT_IN_PRESETS },
   );
   assert.equal(bars.uniforms.style, 1);
 });
