@@ -11,6 +11,7 @@
 import assert from "node:assert/strict";
 import { VirtualClock } from "../../../player/mod.ts";
 import { needs } from "../../_helpers/peers.ts";
+import { INVERT } from "../isf/_shaders.ts";
 import { decodePng, pixel } from "../../_helpers/images.ts";
 import { near, openOutputService, outputDataDir, W } from "../../_helpers/output.ts";
 import {
@@ -104,9 +105,9 @@ Deno.test({
       });
 
       await t.step(
-        "a persistent target keeps its contents when the Clip's filters change",
+        "a persistent target keeps its contents when the Clip's filters or Effects before it change",
         async () => {
-          await show(HOLD);
+          const holdID = await show(HOLD);
           const held = await centre();
           await s.advance(250);
           const filters = async (brightness: number) => {
@@ -119,6 +120,16 @@ Deno.test({
           assert.deepEqual(await filters(0.01), held, "a filter pass added before it");
           await s.advance(250);
           assert.deepEqual(await filters(0), held, "and taken away");
+          const preset = { kind: "effect", name: "Invert before", type: "isf", code: INVERT };
+          const { presetID } = (await edit("preset.add", preset)).created;
+          const invertID = (await edit("effect.add", { presetID })).created.effectID;
+          const effects = async (ids: string[]) => {
+            await edit("clip.update", { clipID: "quad-plain", options: { effects: ids } });
+            return await centre();
+          };
+          assert.deepEqual(await effects([invertID, holdID]), held, "an Effect put before it");
+          await s.advance(250);
+          assert.deepEqual(await effects([holdID]), held, "and taken away");
         },
       );
 
