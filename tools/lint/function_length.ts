@@ -21,8 +21,27 @@ export const LONG_MARKER = /^\s*\/\/ long: (.*)$/;
 /** The shortest reason taken (`// long: table` says too little). */
 const MIN_REASON_CHARS = 12;
 
-/** The repository, with forward slashes (`/C:/x/` on Windows read as `C:/x/`). */
-const ROOT = new URL("../../", import.meta.url).pathname.replace(/^\/([A-Za-z]:)/, "$1");
+/**
+ * The repository, with forward slashes (`/C:/x/` on Windows read as `C:/x/`),
+ * decoded as Deno gives a linted file's name (a URL's path says `%20` for a
+ * space).
+ */
+const ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathname)
+  .replace(/^\/([A-Za-z]:)/, "$1");
+
+/** This rule's name, as an ignore comment would name it. */
+const RULE_NAME = "cueport/function-length";
+
+/**
+ * An ignore comment that would silence this rule: `deno-lint-ignore` or
+ * `deno-lint-ignore-file` naming it or naming no rule (which ignores all).
+ */
+export function ignoresRule(comment: string): boolean {
+  const ignore = /^\s*deno-lint-ignore(?:-file)?(?:\s+(.*))?$/.exec(comment);
+  if (!ignore) return false;
+  const names = (ignore[1] ?? "").split(/\s+/).filter((n) => n);
+  return names.length === 0 || names.includes(RULE_NAME);
+}
 
 /** The folders and files of the program the rule applies to, relative to the repository. */
 export const CHECKED: readonly string[] = ["main.ts", "server/", "player/", "protocol/"];
@@ -71,11 +90,19 @@ const rule: Deno.lint.Rule = {
   create(ctx) {
     if (!isChecked(ctx.filename)) return {};
     const text = ctx.sourceCode.text;
-    const lines = text.split("\n");
+    const lines = text.split(/\r?\n/);
     const lineOf = lineIndex(text);
     /** The `// long:` comments not yet found above a long function, by line. */
     const markers = new Map<number, Deno.lint.LineComment>();
     for (const comment of ctx.sourceCode.getAllComments()) {
+      if (ignoresRule(comment.value)) {
+        ctx.report({
+          range: comment.range,
+          message: `Do not ignore ${RULE_NAME}: a long function says why in a "// long:" comment.`,
+          hint:
+            "Remove the ignore comment; excuse the function with a reason on the line above it.",
+        });
+      }
       if (comment.type !== "Line" || !LONG_MARKER.test(`//${comment.value}`)) continue;
       markers.set(lineOf(comment.range[0]), comment);
     }

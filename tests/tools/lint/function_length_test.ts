@@ -4,9 +4,15 @@
  * here, and its place in deno.json.
  */
 import assert from "node:assert/strict";
-import plugin, { isChecked, MAX_BODY_LINES } from "../../../tools/lint/function_length.ts";
+import plugin, {
+  CHECKED,
+  ignoresRule,
+  isChecked,
+  MAX_BODY_LINES,
+} from "../../../tools/lint/function_length.ts";
 
-const ROOT = new URL("../../../", import.meta.url).pathname;
+/** The repository, decoded as Deno names a linted file (a space stays a space). */
+const ROOT = decodeURIComponent(new URL("../../../", import.meta.url).pathname);
 const IN_PROGRAM = `${ROOT}server/example.ts`;
 
 /** `n` statements, one a line. */
@@ -80,4 +86,110 @@ Deno.test("function length: it checks the program, not tests, tools or benches",
 Deno.test("function length: deno.json loads the plugin, so `deno lint` runs it", async () => {
   const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
   assert.ok(config.lint.plugins?.includes("./tools/lint/function_length.ts"), "lint.plugins");
+});
+
+Deno.test("function length: a CRLF file's reasons excuse as an LF file's do", () => {
+  const crlf = (source: string) => source.replaceAll("\n", "\r\n");
+  const body = `{\n${statements(MAX_BODY_LINES + 1)}\n}\n`;
+  const reason = "// long: one case per message kind, read as a table";
+  assert.deepEqual(run(crlf(`${reason}\nfunction a() ${body}`)), []);
+  assert.deepEqual(run(crlf(`// long: a table\nfunction a() ${body}`)), [
+    `The reason of this ${MAX_BODY_LINES + 1}-line function says too little: "a table".`,
+  ]);
+  assert.equal(run(crlf(`function a() ${body}`)).length, 1);
+});
+
+Deno.test("function length: a comment ignoring the rule is reported, file-wide or on a line", () => {
+  const long = `function a() {\n${statements(MAX_BODY_LINES + 1)}\n}\n`;
+  const ignoring = [
+    "// deno-lint-ignore cueport/function-length",
+    "// deno-lint-ignore no-explicit-any cueport/function-length",
+    "// deno-lint-ignore",
+    "// deno-lint-ignore-file",
+    "// deno-lint-ignore-file cueport/function-length",
+  ];
+  for (const comment of ignoring) {
+    const messages = run(`${comment}\n${long}`);
+    assert.ok(messages.some((m) => m.startsWith("Do not ignore")), `${comment}: ${messages}`);
+  }
+  for (
+    const comment of ["// deno-lint-ignore no-explicit-any", "// deno-lint-ignore-file no-var"]
+  ) {
+    assert.deepEqual(run(`${comment}\nfunction a() {}\n`), [], comment);
+  }
+});
+
+/** `deno lint` (the real one, with deno.json) run in `dir`: its diagnostics' codes and files. */
+async function denoLint(dir: string): Promise<{ code: string; filename: string }[]> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["lint", "--json"],
+    cwd: dir,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  return JSON.parse(text).diagnostics.map((d: { code: string; filename: string }) => ({
+    code: d.code,
+    filename: d.filename,
+  }));
+}
+
+Deno.test("function length: `deno lint` checks a repository whose path has a space and non-ASCII", async () => {
+  const temp = await Deno.makeTempDir();
+  const repo = `${temp}/show café`;
+  try {
+    await Deno.mkdir(`${repo}/tools/lint`, { recursive: true });
+    await Deno.mkdir(`${repo}/server`);
+    await Deno.copyFile(
+      `${ROOT}tools/lint/function_length.ts`,
+      `${repo}/tools/lint/function_length.ts`,
+    );
+    const config = { lint: { plugins: ["./tools/lint/function_length.ts"] } };
+    await Deno.writeTextFile(`${repo}/deno.json`, JSON.stringify(config));
+    const long = `export function a(f: (n: number) => void) {\n${
+      statements(MAX_BODY_LINES + 1)
+    }\n}\n`;
+    await Deno.writeTextFile(`${repo}/server/long.ts`, long);
+    await Deno.writeTextFile(`${repo}/server/ignored.ts`, `// deno-lint-ignore-file\n${long}`);
+    const found = await denoLint(repo);
+    const ours = found.filter((d) => d.code === "cueport/function-length");
+    // A file-wide ignore silences even the report of itself: the next test looks for one.
+    assert.deepEqual(
+      ours.map((d) => d.filename.replace(/.*[\\/]/, "")).sort(),
+      ["long.ts"],
+      JSON.stringify(found),
+    );
+  } finally {
+    await Deno.remove(temp, { recursive: true });
+  }
+});
+
+/** The program's source files (those the rule checks), relative to the repository. */
+async function* programFiles(path: string): AsyncGenerator<string> {
+  const info = await Deno.stat(`${ROOT}${path}`);
+  if (!info.isDirectory) {
+    if (/\.(ts|js)$/.test(path)) yield path;
+    return;
+  }
+  for await (const entry of Deno.readDir(`${ROOT}${path}`)) {
+    yield* programFiles(`${path.replace(/\/$/, "")}/${entry.name}`);
+  }
+}
+
+Deno.test("function length: no file of the program ignores the rule file-wide (`deno lint` would hide it)", async () => {
+  const found: string[] = [];
+  for (const path of CHECKED) {
+    for await (const file of programFiles(path)) {
+      const text = await Deno.readTextFile(`${ROOT}${file}`);
+      for (
+        const [comment] of text.matchAll(
+          /\/\/\s*deno-lint-ignore-file[^\r\n]*|\/\*\s*deno-lint-ignore-file[^*]*/g,
+        )
+      ) {
+        if (ignoresRule(comment.replace(/^\/[/*]/, ""))) found.push(`${file}: ${comment}`);
+      }
+    }
+  }
+  assert.deepEqual(found, []);
+  assert.ok(ignoresRule(" deno-lint-ignore-file") && !ignoresRule(" deno-lint-ignore-file no-var"));
 });
