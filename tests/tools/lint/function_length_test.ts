@@ -136,7 +136,7 @@ async function denoLint(dir: string): Promise<{ code: string; filename: string }
 
 Deno.test("function length: `deno lint` checks a repository whose path has a space and non-ASCII", async () => {
   const temp = await Deno.makeTempDir();
-  const repo = `${temp}/show café`;
+  const repo = `${temp}/show caf\u00e9`;
   try {
     await Deno.mkdir(`${repo}/tools/lint`, { recursive: true });
     await Deno.mkdir(`${repo}/server`);
