@@ -227,7 +227,7 @@ export class McpSession {
 
   #handleResources(): void {
     const { core, policy } = this.#deps;
-    /** A listing, run under the `projects` operation's authorization (what it lists). */
+    /** A listing (or a read), run under the `projects` operation's authorization (what it lists). */
     const listing = async <T>(caller: RequestCaller, list: () => T): Promise<T> => {
       try {
         return await policy.invoke(projectsOperation, whoIs(caller), undefined, {
@@ -248,28 +248,24 @@ export class McpSession {
       (_request, extra) =>
         listing(callerOf(extra), () => ({ resourceTemplates: RESOURCE_TEMPLATES })),
     );
-    this.server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-      const caller = callerOf(extra);
-      const uri = request.params.uri;
-      try {
+    /**
+     * A resource read, under the `projects` operation's authorization first (as
+     * a listing: a session refused it is refused whatever the URI, never told
+     * the templates), then its URI, then the read's own operation.
+     */
+    const read = (caller: RequestCaller, uri: string): Promise<unknown> =>
+      listing(caller, () => {
         const { operation, input } = resourceRead(uri);
-        const value = await this.#context(caller, "Resources").run(operation, input);
-        return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(value) }] };
-      } catch (error) {
-        this.#logFault("resources", error);
-        throw mcpError(error);
-      }
+        return this.#context(caller, "Resources").run(operation, input);
+      });
+    this.server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+      const uri = request.params.uri;
+      const value = await read(callerOf(extra), uri);
+      return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(value) }] };
     });
     this.server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
-      const caller = callerOf(extra);
       const uri = request.params.uri;
-      try {
-        const { operation, input } = resourceRead(uri);
-        await this.#context(caller, "Resources").run(operation, input); // it exists, it may be read
-      } catch (error) {
-        this.#logFault("resources", error);
-        throw mcpError(error);
-      }
+      await read(callerOf(extra), uri); // it exists, it may be read
       if (this.subscriptions.size >= 256) {
         throw new McpError(-32600, "Too many subscriptions: at most 256 per session");
       }

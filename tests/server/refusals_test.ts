@@ -295,14 +295,17 @@ Deno.test("every operation, on every transport that carries it, is refused as do
     await t.step("MCP resources without `view`: JSON-RPC -32600 INSUFFICIENT_SCOPE", async () => {
       // Resources run the catalog's reads (`projects` lists, `project` and `song` read) through
       // the same Policy.invoke as the tools: a session lacking their scope gets its refusal.
+      // The scope comes first: a URI that names no resource is refused for the scope too,
+      // not answered NOT_FOUND with the templates a session without `view` may not read.
       const { client } = await assistantWith("view");
-      const uri = "app://projects/show";
       const calls: Record<string, () => Promise<unknown>> = {
         "resources/list": () => client.listResources(),
         "resources/templates/list": () => client.listResourceTemplates(),
-        "resources/read": () => client.readResource({ uri }),
-        "resources/subscribe": () => client.subscribeResource({ uri }),
       };
+      for (const uri of ["app://projects/show", "bogus://x"]) {
+        calls[`resources/read ${uri}`] = () => client.readResource({ uri });
+        calls[`resources/subscribe ${uri}`] = () => client.subscribeResource({ uri });
+      }
       for (const [method, call] of Object.entries(calls)) {
         // deno-lint-ignore no-explicit-any
         const refused: any = await call().then(() => null, (error) => error);
