@@ -67,6 +67,13 @@ export const RpcErrorCode = {
   INVALID_CODE: -32006,
 } as const;
 
+/**
+ * The `data` of an INTERNAL_ERROR the player sends on purpose, its message
+ * written for the user (a full disk under an import); any other
+ * INTERNAL_ERROR is a fault whose text the service logs and never sends.
+ */
+export const DELIBERATE: { readonly isDeliberate: true } = { isDeliberate: true };
+
 /** Raised for a failed response; `code` and `data` come from the wire. */
 export class RpcError extends Error {
   /** The JSON-RPC error code. */

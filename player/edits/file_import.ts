@@ -10,7 +10,7 @@
  * @module
  */
 import type { MediaFile } from "../../protocol/model.ts";
-import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
+import { DELIBERATE, RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { sanitizeFileName } from "../../protocol/file_names.ts";
 import { Refusal } from "../errors.ts";
 import { copyFile, partialName, SourceChangedError, syncDir } from "../media/copy.ts";
@@ -125,6 +125,7 @@ export async function stageImport(
     throw new Refusal(
       `Cannot import "${path}": ${(error as Error).message}`,
       RpcErrorCode.INTERNAL_ERROR,
+      DELIBERATE,
     );
   }
   return { ...staged, partialPath, info };

@@ -7,7 +7,7 @@
  * the files and ends each job with a last update (`done`).
  * @module
  */
-import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
+import { DELIBERATE, RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import type { ImportProgress, StateUpdate } from "../../protocol/state.ts";
 import { Refusal } from "../errors.ts";
 import { newId } from "./draft.ts";
@@ -138,6 +138,7 @@ export async function stageImports(
         ? new Refusal(
           `Import of "${file.name}" stopped: ${(options.signal.reason as Error).message}`,
           RpcErrorCode.INTERNAL_ERROR,
+          DELIBERATE,
         )
         : error;
       await failJobs(jobs, reason, options);

@@ -51,9 +51,17 @@ export class CueportError extends Error {
   /** Structured detail, such as the offending field. */
   readonly details: Record<string, unknown> | undefined;
 
-  /** Builds the error. */
-  constructor(code: ErrorCodeName, message: string, details?: Record<string, unknown>) {
-    super(message);
+  /**
+   * Builds the error. `fault`: the unexpected failure this answers for (a
+   * player's fault), kept as `cause` for the log (`unexpectedOf`), never sent.
+   */
+  constructor(
+    code: ErrorCodeName,
+    message: string,
+    details?: Record<string, unknown>,
+    fault?: unknown,
+  ) {
+    super(message, fault === undefined ? undefined : { cause: fault });
     this.name = "CueportError";
     this.code = code;
     this.details = details;
@@ -115,12 +123,15 @@ export function errorBody(error: unknown): WireError {
 /**
  * What the log says of a failure that is no `CueportError` (what `errorBody`
  * keeps off the wire: its stack), or null for a `CueportError`, which is an
- * answer, not a fault. Every wire logs the faults of the operations it runs
- * with it, so that a SERVER_ERROR can be found on the service whatever
- * transport answered it.
+ * answer, not a fault, unless it answers for a fault (its `cause`: a
+ * player's), which is then what the log says. Every wire logs the faults of
+ * the operations it runs with it, so that a SERVER_ERROR can be found on the
+ * service whatever transport answered it.
  */
 export function unexpectedOf(error: unknown): string | null {
-  if (error instanceof CueportError) return null;
+  if (error instanceof CueportError) {
+    return error.cause === undefined ? null : unexpectedOf(error.cause);
+  }
   return error instanceof Error ? error.stack ?? String(error) : String(error);
 }
 

@@ -28,13 +28,15 @@ export interface PlayerRequestKind {
 /**
  * A failure of a request to the player as the service's error: a
  * `CueportError` as it is; a player error by its code (the player's message
- * kept: it says what to fix); anything else SERVER_ERROR without its text.
+ * kept: it says what to fix); a failure the player reports on purpose
+ * (INTERNAL_ERROR marked `isDeliberate`, e.g. a full disk under an import)
+ * SERVER_ERROR with its message; anything else, the player's faults
+ * included, SERVER_ERROR "Internal server error", its text kept for the log
+ * only (`unexpectedOf`).
  */
 export function fromPlayerError(error: unknown, kind: PlayerRequestKind = {}): CueportError {
   if (error instanceof CueportError) return error;
-  if (!(error instanceof RpcError)) {
-    return new CueportError("SERVER_ERROR", "The player failed unexpectedly");
-  }
+  if (!(error instanceof RpcError)) return playerFault(error);
   if (error.code === RpcErrorCode.INVALID_CODE) return invalidCode(error, kind.edit?.isBatch);
   if (error.code === RpcErrorCode.ACTION_REFUSED && kind.edit) {
     return new CueportError("EDIT_REFUSED", error.message);
@@ -46,9 +48,19 @@ export function fromPlayerError(error: unknown, kind: PlayerRequestKind = {}): C
     );
   }
   const code = CODES.get(error.code);
-  return code
-    ? new CueportError(code, error.message)
-    : new CueportError("SERVER_ERROR", `The player failed: ${error.message}`);
+  if (code) return new CueportError(code, error.message);
+  return isDeliberate(error) ? new CueportError("SERVER_ERROR", error.message) : playerFault(error);
+}
+
+/** A fault of the player (or of its pipe) as the client sees it; the log gets `fault`. */
+function playerFault(fault: unknown): CueportError {
+  return new CueportError("SERVER_ERROR", "Internal server error", undefined, fault);
+}
+
+/** Whether the player sent this failure on purpose (`data.isDeliberate`, docs/player-protocol.md). */
+function isDeliberate(error: RpcError): boolean {
+  return error.code === RpcErrorCode.INTERNAL_ERROR &&
+    (error.data as { isDeliberate?: unknown } | undefined)?.isDeliberate === true;
 }
 
 /** INVALID_CODE as a 422 naming the field by its path in the body, with the problems. */

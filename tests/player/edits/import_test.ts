@@ -129,6 +129,8 @@ Deno.test("Editor refuses a fifth import while four copy; stopped copies leave n
     controller.abort(new Error("the connection to the service ended"));
     for (const error of await Promise.all(ends)) {
       assert.match(error.message, /stopped: the connection to the service ended/);
+      // Sent on purpose: the service passes its message on (docs/player-protocol.md).
+      assert.deepEqual(error.data, { isDeliberate: true });
     }
     assert.deepEqual(list(`${f.dataDir}/projects/show/media`), [], "no partial file is left");
     const failed = f.updates.filter((u) => u.data.event === "import-progress" && u.data.error);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { CueportError, errorBody, withWireField } from "../../../server/core/mod.ts";
+import { unexpectedOf } from "../../../server/core/errors.ts";
 import { fromPlayerError } from "../../../server/core/player_errors.ts";
 import { RpcError, RpcErrorCode } from "../../../protocol/jsonrpc.ts";
 
@@ -64,9 +65,23 @@ Deno.test("fromPlayerError() maps the player's codes, an edit's refusal and shad
   assert.equal(shader.code, "INVALID_SHADER");
   assert.equal(shader.message, "Invalid edits.2.params.code: 1 problem");
   assert.equal(shader.details?.field, "edits.2.params.code");
-  assert.deepEqual(
-    fromPlayerError(rpc(RpcErrorCode.INTERNAL_ERROR)).message,
-    "The player failed: Nope",
-  );
-  assert.equal(fromPlayerError(new TypeError("secret")).message, "The player failed unexpectedly");
+});
+
+Deno.test("fromPlayerError(): a player's fault is SERVER_ERROR without its text, which only the log gets", () => {
+  const secret = "Player error: No such file (os error 2): readfile '/home/show/.cueport/x.json'";
+  for (const fault of [new RpcError(RpcErrorCode.INTERNAL_ERROR, secret), new TypeError(secret)]) {
+    const answer = fromPlayerError(fault);
+    assert.deepEqual(errorBody(answer), { code: "SERVER_ERROR", message: "Internal server error" });
+    assert.ok(unexpectedOf(answer)?.includes(secret), String(unexpectedOf(answer)));
+  }
+  // A failure the player reports on purpose (a full disk under an import) keeps its message.
+  const full = new RpcError(RpcErrorCode.INTERNAL_ERROR, 'Cannot import "a.mov": disk full', {
+    isDeliberate: true,
+  });
+  assert.deepEqual(errorBody(fromPlayerError(full)), {
+    code: "SERVER_ERROR",
+    message: 'Cannot import "a.mov": disk full',
+  });
+  assert.equal(unexpectedOf(fromPlayerError(full)), null);
+  assert.equal(unexpectedOf(fromPlayerError(new RpcError(RpcErrorCode.NOT_FOUND, "No x"))), null);
 });
