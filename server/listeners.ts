@@ -109,5 +109,6 @@ export function socketServerOf(
       unauthenticatedMaxBufferedBytes: settings.wsUnauthenticatedMaxBufferedBytes,
     },
     log: (m) => parts.log("warn", m),
+    logFault: (m) => parts.log("error", m),
   });
 }

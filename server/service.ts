@@ -269,6 +269,7 @@ async function bindMainPorts(o: MainPortsOptions) {
     sendBytesPerSecond: settings.oscSendBytesPerSecond,
     version: VERSION,
     log: (m) => log("info", m),
+    logFault: (m) => log("error", m),
   });
   started.push(() => oscServer.close());
   const ws = bindPort(

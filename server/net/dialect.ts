@@ -23,8 +23,13 @@ export interface HttpDialect {
   routes: RouteSpec[];
   /** An answer as JSON text. */
   encode(answer: unknown): string;
-  /** An error in its HTTP form: its one HTTP error mapping (`server/net/http_error.ts`'s, restated). */
-  error(error: unknown, options?: HttpErrorOptions): HttpErrorForm;
+  /**
+   * An error in its HTTP form: its one HTTP error mapping
+   * (`server/net/http_error.ts`'s, restated). A function, not a method: the
+   * engine hands it on detached (`errorAnswer(error, {}, dialect.error)`), so
+   * it must not use `this`.
+   */
+  error: (error: unknown, options?: HttpErrorOptions) => HttpErrorForm;
   /** The refusal of a request no route takes. */
   notFound(method: string, path: string): CueportError;
   /** Headers every answer carries (the deprecation headers of 5.0.0). */

@@ -15,7 +15,6 @@ import type { AuthService } from "../auth/service.ts";
 import type { Scope } from "../auth/tokens.ts";
 import {
   type AnyOperation,
-  asCueportError,
   type Core,
   CueportError,
   operationNamed,
@@ -88,7 +87,13 @@ export interface OscServerOptions {
   subscriptionTtlMs?: number;
   /** Bytes a second the port may send one remote address (setting oscSendBytesPerSecond). */
   sendBytesPerSecond?: number;
+  /** Where what it does is told (a sender paired, one ignored); the service logs it at info. */
   log?: (message: string) => void;
+  /**
+   * Where the faults it answers SERVER_ERROR for are logged, with their
+   * stack (`unexpectedOf`); the service logs them at error, as every wire.
+   */
+  logFault?: (message: string) => void;
 }
 
 /** Where a datagram came from, and through which socket it is answered. */
@@ -218,7 +223,7 @@ export class OscServer {
       try {
         this.#receive(data, hostname, from, socket);
       } catch (error) {
-        this.#o.log?.(`OSC datagram failed: ${asCueportError(error).message}`);
+        this.#o.logFault?.(`OSC datagram failed: ${unexpectedOf(error) ?? String(error)}`);
       }
     });
   }
@@ -310,7 +315,7 @@ export class OscServer {
     try {
       this.#scheduler.schedule(delay, runAll);
     } catch (error) {
-      this.#send(peer, peer.port, encodeReply("#bundle", { error }));
+      this.#send(peer, peer.port, this.#errorReply("#bundle", error));
     }
   }
 
@@ -321,6 +326,7 @@ export class OscServer {
       values = message.args.map((arg, i) => plainValue(arg, i));
       reply = splitOptions(values, new Set()).options.reply;
     } catch (error) {
+      this.#logFault(message.address, error);
       return this.#answer(peer, message.address, reply ?? true, { error });
     }
     if (!this.#charge(peer, message.address, 1)) return;
@@ -339,6 +345,7 @@ export class OscServer {
     try {
       matches = matchAddress(message.address, this.#patternValues);
     } catch (error) {
+      this.#logFault(message.address, error);
       return this.#answer(peer, message.address, reply, { error });
     }
     // A pattern costs what its calls would cost sent one by one.
@@ -455,8 +462,19 @@ export class OscServer {
   /** Counts a call that failed (`/ping` says how many), and logs it when it is a fault. */
   #failed(address: string, error: unknown): void {
     this.#stats.failed++;
+    this.#logFault(address, error);
+  }
+
+  /** Logs `error` when it is a fault (no `CueportError`): the one path of every OSC error answer. */
+  #logFault(address: string, error: unknown): void {
     const fault = unexpectedOf(error);
-    if (fault) this.#o.log?.(`OSC ${address}: ${fault}`);
+    if (fault) this.#o.logFault?.(`OSC ${address || "datagram"}: ${fault}`);
+  }
+
+  /** The error reply to `address`, the fault logged. */
+  #errorReply(address: string, error: unknown): Uint8Array<ArrayBuffer> {
+    this.#logFault(address, error);
+    return encodeReply(address, { error });
   }
 
   /** Sends the reply when one was asked for. */
@@ -498,6 +516,7 @@ export class OscServer {
 
   /** Refuses a sender: to one that may not send, at most a small reply, rate-limited. */
   #refuse(peer: Peer, address: string, error: unknown): void {
+    this.#logFault(address, error);
     if (this.#grantOf(peer)) {
       this.#send(peer, peer.port, encodeReply(address || "/error", { error }));
       return;
@@ -569,7 +588,7 @@ export class OscServer {
       const { subscriber, filter } = leased!;
       this.#sendFeedback(subscriber, currentFeedback(this.#core.model, filter.projectId));
     } catch (error) {
-      this.#send(peer, port, encodeReply("/subscribe", { error }));
+      this.#send(peer, port, this.#errorReply("/subscribe", error));
     }
   }
 
@@ -610,7 +629,7 @@ export class OscServer {
       const { options } = splitOptions(values, new Set());
       if (typeof options.reply === "number") port = options.reply;
     } catch (error) {
-      return this.#send(peer, port, encodeReply(address, { error }));
+      return this.#send(peer, port, this.#errorReply(address, error));
     }
     const key = `${peer.hostname}|${port}`;
     const data = address === "/ping"

@@ -75,6 +75,9 @@ const ANSWER_BYTES = 128;
 
 type Filter = { updateTypes?: Set<string>; projectIds?: Set<string>; positions: boolean };
 
+/** What a message came to: its data, or what it threw (whatever that is, falsy included). */
+type Outcome = { isFailed: false; data: unknown } | { isFailed: true; error: unknown };
+
 /** What a `SocketClient` is built with. */
 export interface SocketClientOptions {
   id: string;
@@ -93,6 +96,8 @@ export interface SocketClientOptions {
   forget: () => void;
   /** Where closes for a limit are reported. */
   log?: ((message: string) => void) | undefined;
+  /** Where the faults of the operations it runs are logged (`unexpectedOf`). */
+  logFault?: ((message: string) => void) | undefined;
   /** The interface version it speaks; default 6.0. */
   dialect?: WsDialect | undefined;
 }
@@ -121,6 +126,7 @@ export class SocketClient {
   #watch: () => void;
   #forget: () => void;
   #log: ((message: string) => void) | undefined;
+  #logFault: ((message: string) => void) | undefined;
   #isAuthenticated = false;
   /** The paired device behind this connection, if any. */
   deviceId: string | null = null;
@@ -175,6 +181,7 @@ export class SocketClient {
     this.#watch = options.watch;
     this.#forget = options.forget;
     this.#log = options.log;
+    this.#logFault = options.logFault;
     this.#rateLimit = options.rateLimit; // a local client is not metered (rate_limit.ts)
     this.#dialect = options.dialect ?? v6Dialect(options.version);
     this.#authTimer = setTimeout(() => this.#onAuthDeadline(), options.limits.authTimeoutMs);
@@ -407,15 +414,12 @@ export class SocketClient {
     this.#answers.push(cost, async (paid) => {
       const outcome = this.#isClosing ? null : await (early ?? this.#outcome(message));
       paid();
-      if (outcome) {
-        const { data, error } = outcome;
-        const fault = error === undefined ? null : unexpectedOf(error);
-        if (fault) this.#log?.(`WebSocket ${message.type} of client ${this.id}: ${fault}`);
-        this.#send(
-          error
-            ? this.#dialect.error(id, error, message.type)
-            : this.#dialect.answer(id, message.type, data, this.id),
-        );
+      if (outcome?.isFailed) {
+        const fault = unexpectedOf(outcome.error);
+        if (fault) this.#logFault?.(`WebSocket ${message.type} of client ${this.id}: ${fault}`);
+        this.#send(this.#dialect.error(id, outcome.error, message.type));
+      } else if (outcome) {
+        this.#send(this.#dialect.answer(id, message.type, outcome.data, this.id));
       }
       if (this.#isAuthOverdue && !this.#isAuthenticated && this.#authsRunning === 0) {
         this.#closeFor(CloseReasons.authTimeout);
@@ -424,9 +428,14 @@ export class SocketClient {
   }
 
   /** Runs a message; never throws. */
-  async #outcome(message: ClientMessage): Promise<{ data?: unknown; error?: unknown }> {
+  /**
+   * What a message comes to: its data, or what it threw (`isFailed`, since an
+   * operation may throw a falsy value: that is a failure too).
+   */
+  async #outcome(message: ClientMessage): Promise<Outcome> {
     if (!this.#isAuthenticated && message.type !== "auth") {
       return {
+        isFailed: true,
         error: new CueportError(
           "AUTHENTICATION_FAILED",
           'Authenticate first: send {"type": "auth", "payload": {...}}',
@@ -434,9 +443,9 @@ export class SocketClient {
       };
     }
     try {
-      return { data: await dispatch(message, this.#runner) };
+      return { isFailed: false, data: await dispatch(message, this.#runner) };
     } catch (error) {
-      return { error };
+      return { isFailed: true, error };
     }
   }
 

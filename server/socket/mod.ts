@@ -33,6 +33,11 @@ export interface SocketServerOptions {
   version: string;
   /** Where closes for a limit (budget, auth deadline, lag) are reported. */
   log?: (message: string) => void;
+  /**
+   * Where the faults it answers SERVER_ERROR for are logged, with their
+   * stack (`unexpectedOf`); the service logs them at error, as every wire.
+   */
+  logFault?: (message: string) => void;
   /** Names of this machine accepted in the Host header. */
   hosts: ReadonlySet<string>;
   /** Browser origins allowed to connect (the CORS allow-list). */
@@ -234,6 +239,7 @@ export class SocketServer {
       // handshake, or after its deadline if the client does not read.
       forget: () => this.#clients.delete(client),
       log: this.#options.log,
+      logFault: this.#options.logFault,
       dialect: this.#dialect,
     });
     this.#clients.add(client);

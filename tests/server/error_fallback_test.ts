@@ -8,6 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { CueportError } from "../../server/core/mod.ts";
+import { fromPlayerError } from "../../server/core/player_errors.ts";
+import { RpcError, RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { connectMcp } from "../_helpers/mcp_client.ts";
 import { startTestService, type TestService } from "../_helpers/service.ts";
 import { TestSocket } from "../_helpers/ws_client.ts";
@@ -60,11 +62,16 @@ async function logOf<T>(run: () => Promise<T>): Promise<{ result: T; lines: stri
   }
 }
 
-Deno.test("a non-CueportError thrown in an operation is SERVER_ERROR on every wire, leaking nothing, and is logged with its stack", async () => {
-  const svc = await startTestService({ logLevel: "info" });
+/**
+ * `fault` thrown by the operations every wire runs: SERVER_ERROR on each,
+ * leaking nothing, and logged by each as `<name>: <SECRET>` at level error
+ * (the service logs nothing less there, so a fault logged lower is missed).
+ */
+async function faultOnEveryWire(fault: unknown, name: string) {
+  const svc = await startTestService({ logLevel: "error" });
   const queries = svc.service.core.queries;
   const fail = () => {
-    throw new TypeError(SECRET);
+    throw fault;
   };
   Object.assign(queries, { appState: fail, project: fail });
   try {
@@ -72,11 +79,11 @@ Deno.test("a non-CueportError thrown in an operation is SERVER_ERROR on every wi
     // Each wire logs the fault it answered (the log is the operator's, not the client's).
     for (
       const where of [
-        "HTTP GET /api/v1/app-state: TypeError: " + SECRET,
+        `HTTP GET /api/v1/app-state: ${name}: ${SECRET}`,
         "WebSocket query of client c",
-        "OSC /get/appState: TypeError: " + SECRET,
-        "MCP app_get_app_state: TypeError: " + SECRET,
-        "MCP resources: TypeError: " + SECRET,
+        `OSC /get/appState: ${name}: ${SECRET}`,
+        `MCP app_get_app_state: ${name}: ${SECRET}`,
+        `MCP resources: ${name}: ${SECRET}`,
       ]
     ) assert.ok(lines.includes(where), `${where} in the log:\n${lines}`);
     assert.equal(lines.split(SECRET).length - 1, 5, lines);
@@ -88,7 +95,7 @@ Deno.test("a non-CueportError thrown in an operation is SERVER_ERROR on every wi
     assert.deepEqual(JSON.parse(text), {
       error: { code: "SERVER_ERROR", message: "Internal server error" },
     });
-    assert.ok(oscQuery.lines.includes(`OSCQuery: TypeError: ${SECRET}`), oscQuery.lines);
+    assert.ok(oscQuery.lines.includes(`OSCQuery: ${name}: ${SECRET}`), oscQuery.lines);
     const fallback = { code: "SERVER_ERROR", message: "Internal server error" };
     assert.equal(seen.http.status, 500);
     assert.deepEqual(seen.http.body, { error: fallback });
@@ -105,10 +112,19 @@ Deno.test("a non-CueportError thrown in an operation is SERVER_ERROR on every wi
   } finally {
     await svc.stop();
   }
+}
+
+Deno.test("a non-CueportError thrown in an operation is SERVER_ERROR on every wire, leaking nothing, and is logged with its stack", async () => {
+  await faultOnEveryWire(new TypeError(SECRET), "TypeError");
+});
+
+Deno.test("a player's fault (its own text, paths of the show machine) is SERVER_ERROR on every wire and logged", async () => {
+  const fault = new RpcError(RpcErrorCode.INTERNAL_ERROR, `Player error: ${SECRET}`);
+  await faultOnEveryWire(fromPlayerError(fault), "RpcError: Player error");
 });
 
 Deno.test("details that cannot be serialized are left out on every wire, the code and message kept", async () => {
-  const svc = await startTestService({ logLevel: "info" });
+  const svc = await startTestService({ logLevel: "error" });
   const refuse = () => {
     // JSON.stringify throws on a BigInt, as it did (RangeError) on a value nested 10,000 deep.
     throw new CueportError("INVALID_MESSAGE", "Invalid name: must be a string", { value: 1n });
@@ -127,6 +143,52 @@ Deno.test("details that cannot be serialized are left out on every wire, the cod
     assert.equal(seen.resource.code, -32602);
     assert.deepEqual(seen.resource.data, body);
   } finally {
+    await svc.stop();
+  }
+});
+
+Deno.test("OSC answers outside the table (/subscribe) log their fault at error too", async () => {
+  const svc = await startTestService({ logLevel: "error" });
+  const osc = OscPeer.open(svc.service.ports.osc);
+  // The current values sent with the lease read the live state: a fault there.
+  Object.assign(svc.service.core.model, {
+    live: () => {
+      throw new TypeError(SECRET);
+    },
+  });
+  try {
+    const { result, lines } = await logOf(async () => {
+      await osc.send("/subscribe");
+      const answers = [await osc.reply("/subscribe"), await osc.reply("/subscribe")];
+      return answers.find((a) => a.status === "error");
+    });
+    assert.deepEqual(result?.data, { code: "SERVER_ERROR", message: "Internal server error" });
+    assert.ok(lines.includes(`ERROR OSC /subscribe: TypeError: ${SECRET}`), lines);
+  } finally {
+    await osc.close();
+    await svc.stop();
+  }
+});
+
+Deno.test("an operation throwing a falsy value is a failure on the WebSocket, not a success", async () => {
+  const svc = await startTestService({ logLevel: "error" });
+  const ws = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
+  try {
+    await ws.auth();
+    for (const thrown of [undefined, 0, ""]) {
+      Object.assign(svc.service.core.queries, {
+        appState: () => {
+          throw thrown;
+        },
+      });
+      const { result: answer } = await logOf(() =>
+        ws.request({ type: "query", query: "appState" })
+      );
+      assert.equal(answer.type, "error", String(thrown));
+      assert.deepEqual(answer.error, { code: "SERVER_ERROR", message: "Internal server error" });
+    }
+  } finally {
+    await ws.close();
     await svc.stop();
   }
 });
