@@ -211,12 +211,13 @@ function bodyReadError(error: unknown, isChunked: boolean): unknown {
  * has authorized the caller inside the route, while a middleware runs before
  * it with one fixed limit; `bodyLimit` buffers a chunked body and builds a
  * second `Request` from it (a copy), knows nothing of the header deadline
- * (`readingBody`), and, as an async middleware, made a small POST take 1.0
- * to 2.9 times as long (slower in 8 of 9 rounds of
- * `bench/hono_middleware_bench.ts`). Its 413 would still need our body
+ * (`readingBody`), and, with Hono's `c.req.json()` after it, made a small
+ * POST take 1.4 to 2.9 times as long as this reader does (slower in 6 of 6
+ * rounds of `bench/hono_middleware_bench.ts`, two runs on a busy 2-core
+ * machine, 2026-11-27). Its 413 would still need our body
  * (PAYLOAD_TOO_LARGE with `Connection: close`), which `tooLarge` gives here.
  */
-function readJsonBody(c: Context, limit: number): Promise<unknown> {
+export function readJsonBody(c: Context, limit: number): Promise<unknown> {
   const request = c.req.raw;
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) return Promise.reject(tooLarge(limit));
