@@ -1,0 +1,34 @@
+/**
+ * The import's own refusals (player/edits/file_import.ts): a copy that fails
+ * on the show machine (a full disk, a name taken by a folder) is sent on
+ * purpose, marked so that the service passes its message on instead of
+ * hiding it as a fault (docs/player-protocol.md).
+ */
+import assert from "node:assert/strict";
+import { measureImport, stageImport } from "../../../player/edits/file_import.ts";
+import { Refusal } from "../../../player/errors.ts";
+import { partialName } from "../../../player/media/copy.ts";
+import { wavHeader } from "../../../player/media/encode.ts";
+import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
+
+Deno.test("an import whose copy fails on the show machine is a deliberate INTERNAL_ERROR naming the file", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const source = `${dir}/a.wav`;
+    await Deno.writeFile(source, wavHeader(4096, 48_000));
+    await Deno.truncate(source, 4096 + 44);
+    const mediaDir = `${dir}/media`;
+    const jobId = "import-0000abcd";
+    // The partial file's name is taken by a folder: the copy cannot open it for writing.
+    await Deno.mkdir(`${mediaDir}/${partialName(jobId)}`, { recursive: true });
+    const measured = await measureImport(source, "a.wav");
+    const refused = await stageImport(measured, { mediaDir, jobId, isMove: false })
+      .then(() => null, (error) => error);
+    assert.ok(refused instanceof Refusal, String(refused));
+    assert.equal(refused.code, RpcErrorCode.INTERNAL_ERROR);
+    assert.match(refused.message, /^Cannot import ".*a\.wav": /);
+    assert.deepEqual(refused.data, { isDeliberate: true });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
