@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 
-const ROOT = new URL("../", import.meta.url).pathname;
+/** The repository, as a plain path (decoded: a checkout under "First Last" or with an accented letter works). */
+const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const TRANSPORTS = ["routes", "socket", "osc", "mcp", "legacy"];
 
 async function* sourceFiles(dir: string): AsyncGenerator<string> {
@@ -25,7 +26,8 @@ async function importsOf(file: string): Promise<string[]> {
   ]
     .map((m) => m[1] ?? m[2]!)
     .filter((s) => s.startsWith("."));
-  return specs.map((s) => new URL(s, `file://${ROOT}${file}`).pathname.slice(ROOT.length));
+  const base = new URL(`${ROOT}${file}`, "file:///");
+  return specs.map((s) => decodeURIComponent(new URL(s, base).pathname).slice(ROOT.length));
 }
 
 async function violations(dirs: string[], rule: (from: string, to: string) => string | null) {
