@@ -8,7 +8,10 @@
  * its deadline ends its worker, as does a worker that dies, and the next large
  * picture waits for the ended worker's memory to come back (at most 5 s); a worker
  * that decoded a large picture is replaced after it (WASM memory only grows,
- * and a fresh worker gives it back).
+ * and a fresh worker gives it back). One more worker, the local lane, makes
+ * only small pictures of clients on this machine, and only while every other
+ * worker is busy: the operator's thumbnail never waits behind a remote
+ * device's original-size picture (`docs/media.md`, "Limits").
  * @module
  */
 import { CueportError } from "../core/mod.ts";
@@ -28,8 +31,13 @@ interface Job {
 
 /** Options of the pool. */
 export interface RenderPoolOptions {
-  /** Workers at most (default 1: the machine also runs the player and the network). */
+  /** Workers for every job (default 1: the machine also runs the player and the network). */
   size?: number;
+  /**
+   * Whether one more worker makes local clients' small pictures while the others are busy
+   * (default true). It starts on first need, and stays.
+   */
+  localLane?: boolean;
   /** A job taking longer ends its worker (default 30 s). */
   deadlineMs?: number;
   /** Jobs one client may have waiting (default 16). */
@@ -70,6 +78,8 @@ function abandoned(): CueportError {
 
 /** A worker and the job it runs. */
 class Slot {
+  /** The local lane: only local clients' small jobs (`isLaneJob`). */
+  readonly isLane: boolean;
   worker: Worker | null = null;
   /** Whether the worker's codecs are compiled (terminating it before then aborts the process). */
   isReady = false;
@@ -82,6 +92,15 @@ class Slot {
   drainTimer: ReturnType<typeof setTimeout> | undefined;
   /** The worker held a large picture: it is replaced once idle, or before a large job. */
   isRecycleDue = false;
+
+  constructor(isLane = false) {
+    this.isLane = isLane;
+  }
+
+  /** Whether the slot's worker may run `job`. */
+  accepts(job: Job): boolean {
+    return !this.isLane || (job.isLocal && !isLarge(job.job));
+  }
 }
 
 /**
@@ -110,7 +129,7 @@ export class RenderPool {
   #waiting = 0;
   #slots: Slot[];
   #nextId = 1;
-  #o: Required<Omit<RenderPoolOptions, "size">>;
+  #o: Required<Omit<RenderPoolOptions, "size" | "localLane">>;
   #isClosed = false;
   #started = 0;
   /** Workers ended while they still compiled their codecs: terminated once they are ready. */
@@ -121,6 +140,7 @@ export class RenderPool {
   /** Builds the pool; no worker starts before the first job. */
   constructor(options: RenderPoolOptions = {}) {
     this.#slots = Array.from({ length: Math.max(1, options.size ?? 1) }, () => new Slot());
+    if (options.localLane ?? true) this.#slots.push(new Slot(true));
     this.#o = {
       deadlineMs: options.deadlineMs ?? 30_000,
       maxQueuedPerClient: options.maxQueuedPerClient ?? 16,
@@ -169,7 +189,7 @@ export class RenderPool {
         ),
       );
     }
-    if (this.#waiting >= this.#o.maxQueued && this.#slots.every((s) => s.job)) {
+    if (this.#waiting >= this.#o.maxQueued && this.#slots.every((s) => s.job || s.isLane)) {
       return Promise.reject(
         new CueportError(
           "RATE_LIMITED",
@@ -235,33 +255,34 @@ export class RenderPool {
     return true;
   }
 
-  /**
-   * The next job: the first of the line whose client was served least
-   * recently (never served first), so clients take turns; local clients
-   * before remote ones, so the operator's own screen waits for one job at most.
-   */
-  #take(): Job | undefined {
-    const next = this.#nextLine();
-    if (!next) return undefined;
-    const [client, line] = next;
-    const job = line.shift()!;
+  /** Takes `job` (from `#next`) out of its line, and counts its client's turn. */
+  #take(job: Job): void {
+    const { client } = job;
+    const line = this.#lines.get(client)!;
+    line.splice(line.indexOf(job), 1);
     if (line.length === 0) this.#lines.delete(client);
     this.#waiting--;
     this.#served.delete(client);
     this.#served.set(client, this.#turn++);
     // Only the order matters: forget the clients served longest ago.
     if (this.#served.size > 1024) this.#served.delete(this.#served.keys().next().value!);
-    return job;
   }
 
-  /** The line whose first job goes next (`#take`). */
-  #nextLine(): [string, Job[]] | undefined {
-    let next: [string, Job[]] | undefined;
+  /**
+   * The job `slot` runs next: of the lines that hold a job it accepts, the
+   * one whose client was served least recently (never served first), so
+   * clients take turns; local clients before remote ones, so the operator's
+   * own screen waits for one job at most (none with the local lane); in that
+   * line, the first job the slot accepts.
+   */
+  #next(slot: Slot): Job | undefined {
+    let next: Job | undefined;
     let nextServed = Infinity;
-    for (const entry of this.#lines) {
-      const [client, line] = entry;
-      const served = (this.#served.get(client) ?? -1) - (line[0]?.isLocal ? 2 ** 40 : 0);
-      if (served < nextServed) [next, nextServed] = [entry, served];
+    for (const [client, line] of this.#lines) {
+      const job = slot.isLane ? line.find((j) => slot.accepts(j)) : line[0];
+      if (!job) continue;
+      const served = (this.#served.get(client) ?? -1) - (job.isLocal ? 2 ** 40 : 0);
+      if (served < nextServed) [next, nextServed] = [job, served];
     }
     return next;
   }
@@ -283,7 +304,10 @@ export class RenderPool {
   #pump(): void {
     for (const slot of this.#slots) {
       if (slot.job) continue;
-      const next = this.#waiting > 0 ? this.#nextLine()![1][0]! : null;
+      // The local lane works only while every other worker is busy (an idle one, even one
+      // still compiling its codecs, takes the job).
+      const isNeeded = !slot.isLane || this.#slots.every((s) => s.isLane || s.job);
+      const next = this.#waiting > 0 && isNeeded ? this.#next(slot) ?? null : null;
       // A worker due for replacement (it held a large picture) first makes the small pictures
       // waiting, with its codecs compiled (the operator's thumbnail waits for no fresh worker);
       // it is replaced once idle, or before a large picture.
@@ -292,7 +316,8 @@ export class RenderPool {
       const worker = slot.worker ??= this.#start(slot);
       if (!slot.isReady) continue; // its `ready` pumps again; a job waits in its line meanwhile
       if (isLarge(next.job) && !this.#isDrained(slot)) continue; // its timer pumps again
-      const job = this.#take()!;
+      const job = next;
+      this.#take(job);
       slot.job = job;
       // The memory a large picture's worker is to give back down to (a small job after it, on
       // the same worker, would measure what the large one still holds).

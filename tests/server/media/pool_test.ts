@@ -165,7 +165,7 @@ Deno.test("RenderPool: a worker due for replacement makes the small pictures wai
 
 Deno.test("RenderPool.render() serves a local client before remote ones, after the job that runs", async () => {
   const dir = await tempDir();
-  const pool = new RenderPool();
+  const pool = new RenderPool({ localLane: false }); // the order of one worker's turns
   const render = pool.render.bind(pool) as (
     job: RenderJob,
     options?: { client?: string; isLocal?: boolean },
@@ -258,6 +258,80 @@ Deno.test("RenderPool: after a busy worker is ended, an original-size picture wa
     assert.equal(isMade, false, "waits while the ended worker's memory is held");
     rss = 120 * MB; // gone
     assert.equal(((await next) as { width: number }).width, 40);
+  } finally {
+    await pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/**
+ * A remote device's original-size picture that runs until the test lets it end: a video frame
+ * whose "ffmpeg" waits on a FIFO (`open()`), then fails (the picture is a card). Without
+ * `open()`, it is killed at the frame's deadline (10 s).
+ */
+async function gatedOriginal(dir: string): Promise<{ job: RenderJob; open(): Promise<void> }> {
+  const gate = `${dir}/gate`;
+  const mkfifo = await new Deno.Command("mkfifo", { args: [gate] }).output();
+  assert.ok(mkfifo.success, "mkfifo");
+  const ffmpeg = `${dir}/ffmpeg`;
+  await Deno.writeTextFile(ffmpeg, `#!/bin/sh\nread line < '${gate}'\nexit 1\n`);
+  await Deno.chmod(ffmpeg, 0o755);
+  return {
+    job: {
+      type: "thumbnail",
+      source: source(`${dir}/show.mp4`, "video"),
+      size: null,
+      overlay: "none",
+      format: "png",
+      quality: 85,
+      ffmpeg,
+      maxPixels: MAX_PIXELS,
+    },
+    open: () => Deno.writeTextFile(gate, "go\n"),
+  };
+}
+
+Deno.test("RenderPool: a local small picture asked while a remote original-size one runs is made before that one ends; a local original-size one is not", async () => {
+  const dir = await tempDir();
+  const pool = new RenderPool();
+  try {
+    const small = `${dir}/small.png`;
+    await writeImage(small, paint(50, 50, () => [10, 20, 30]), "png");
+    const thumbnail = (size: number | null): RenderJob => ({
+      type: "thumbnail",
+      source: source(small, "image"),
+      size,
+      overlay: "none",
+      format: "png",
+      quality: 85,
+      ffmpeg: null,
+      maxPixels: MAX_PIXELS,
+    });
+    const local = { client: "127.0.0.1", isLocal: true };
+    const started = () => (pool as unknown as { workersStarted: number }).workersStarted;
+    await pool.render(thumbnail(32), local);
+    assert.equal(started(), 1, "an idle worker makes the local picture: no second one");
+    const remote = await gatedOriginal(dir);
+    const ended: string[] = [];
+    // Outcomes, never rejected: a failed assertion leaves none unhandled when the pool closes.
+    const settle = (asked: Promise<unknown>, name: string) =>
+      asked.catch((e) => e).finally(() => ended.push(name));
+    const remoteDone = settle(pool.render(remote.job, { client: "127.0.0.2" }), "remote");
+    await until("the remote job to run", () => pool.waiting === 0);
+    // The operator's own original-size picture waits (two such pictures at once are two
+    // pictures' memory); the small one behind it in the operator's line does not.
+    const localLarge = settle(pool.render(thumbnail(null), local), "large");
+    const first = await Promise.race([
+      pool.render(thumbnail(32), local).then(() => "local"),
+      remoteDone.then(() => "remote"),
+    ]);
+    assert.equal(first, "local", "the local picture waited for the remote one");
+    assert.deepEqual(ended, [], "nothing else ended before the local small picture");
+    await remote.open();
+    assert.equal(((await remoteDone) as { origin: string }).origin, "card");
+    assert.equal(((await localLarge) as { width: number }).width, 50);
+    assert.deepEqual(ended, ["remote", "large"]);
+    assert.equal(started(), 2, "the local lane's worker, started once");
   } finally {
     await pool.close();
     await Deno.remove(dir, { recursive: true });
