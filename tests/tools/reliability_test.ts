@@ -5,6 +5,7 @@ import {
   type ProbeResult,
   PROBES,
 } from "../../tools/reliability/mod.ts";
+import { Tally } from "../../tools/reliability/_tally.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const SEED = 1;
@@ -94,6 +95,46 @@ Deno.test("missedTargets() holds a probe to its own peak RSS target where it has
   assert.deepEqual(missedTargets(row({ ...heavy, maxRssMb: 400 })), [
     "service peak RSS 450 MB (target < 400)",
   ]);
+});
+
+Deno.test("a probe that could not run is NOT RUN with its reason, a missed target, never passed", () => {
+  const skipped = row({
+    probe: "netns",
+    notRun: "making network namespaces needs root (uid 1000)",
+  });
+  assert.deepEqual(missedTargets(skipped), [
+    "not run: making network namespaces needs root (uid 1000)",
+  ]);
+  const table = formatTable([row(), skipped], { seed: 7, mode: "short" });
+  assert.match(table, /^netns .* NOT RUN$/m);
+  assert.match(table, /^total .* 1 MISSED$/m);
+  assert.match(table, /MISSED not run: making network namespaces needs root/);
+});
+
+Deno.test("Tally.absorb() takes a row made in another process: counts, peaks, notes, shortfalls", () => {
+  const tally = new Tally();
+  tally.inputs = 5;
+  tally.absorb(row({
+    inputs: 160,
+    hangs: 1,
+    undocumented5xx: 2,
+    playerRestarts: 1,
+    localServed: true,
+    localP99Ms: 91.8,
+    peakRssMb: { service: 103, player: 105 },
+    notes: ["160 unicast queries sent"],
+    shortfalls: ["80 of 80 queries to 10.53.1.1 not answered right"],
+  }));
+  const r = tally.result("netns", 14);
+  assert.equal(r.inputs, 165);
+  assert.equal(r.hangs, 1);
+  assert.equal(r.undocumented5xx, 2);
+  assert.equal(r.playerRestarts, 1);
+  assert.equal(r.localServed, true);
+  assert.equal(r.localP99Ms, 91.8);
+  assert.deepEqual(r.peakRssMb, { service: 103, player: 105 });
+  assert.deepEqual(r.notes, ["160 unicast queries sent"]);
+  assert.deepEqual(r.shortfalls, ["80 of 80 queries to 10.53.1.1 not answered right"]);
 });
 
 Deno.test("deno task reliability refuses an unknown probe, naming the known ones", async () => {

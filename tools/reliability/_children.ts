@@ -6,6 +6,16 @@
 
 const running = new Set<Deno.ChildProcess>();
 const dirs = new Set<string>();
+const cleanups = new Set<() => void>();
+
+/**
+ * Runs `cleanup` (synchronous) if the run is interrupted: what a probe made
+ * beyond processes and dirs (network namespaces). Returns the function that forgets it.
+ */
+export function onKill(cleanup: () => void): () => void {
+  cleanups.add(cleanup);
+  return () => cleanups.delete(cleanup);
+}
 
 /** Remembers a started process until it exits. */
 export function track(child: Deno.ChildProcess): void {
@@ -26,7 +36,10 @@ export async function tempDir(prefix: string): Promise<{ path: string; remove():
   };
 }
 
-/** SIGKILLs every process still running (a service's player ends with its stdin), removes the dirs. */
+/**
+ * SIGKILLs every process still running (a service's player ends with its stdin), removes the
+ * dirs, runs the cleanups of `onKill`.
+ */
 export function killAll(): void {
   for (const child of running) {
     try {
@@ -42,4 +55,5 @@ export function killAll(): void {
       // a process still writing there, or gone already
     }
   }
+  for (const cleanup of cleanups) cleanup();
 }

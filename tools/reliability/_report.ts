@@ -19,6 +19,7 @@ export const TARGETS = {
 /** The targets a row misses, each said with its measurement; empty when all are met. */
 export function missedTargets(result: ProbeResult): string[] {
   const missed: string[] = [];
+  if (result.notRun !== undefined) missed.push(`not run: ${result.notRun}`);
   if (result.error !== null) missed.push(`did not complete: ${result.error}`);
   if (result.crashes > 0) missed.push(`${result.crashes} crash(es)`);
   if (result.playerRestarts > 0) missed.push(`${result.playerRestarts} player restart(s)`);
@@ -78,7 +79,7 @@ function cells(r: ProbeResult): string[] {
     r.localServed === null ? "-" : r.localServed ? "yes" : "NO",
     r.localP99Ms === null ? "-" : String(r.localP99Ms),
     String(r.seconds),
-    missed.length === 0 ? "ok" : "MISSED",
+    r.notRun !== undefined ? "NOT RUN" : missed.length === 0 ? "ok" : "MISSED",
   ];
 }
 

@@ -53,6 +53,8 @@ export class Tally {
   #examples = new Map<string, string[]>();
   #notes: string[] = [];
   #shortfalls: string[] = [];
+  /** Undocumented 5xx of rows absorbed (`absorb`): counted, listed in their own notes. */
+  #absorbed5xx = 0;
 
   /**
    * Counts an answer if it is an undocumented 5xx; `where` groups them
@@ -100,9 +102,29 @@ export class Tally {
     this.#shortfalls.push(text);
   }
 
+  /**
+   * Adds a row made by another process (a probe's part run inside a network namespace): its
+   * counts, peaks, notes and shortfalls; its local p99 stands for its local round trips.
+   */
+  absorb(row: ProbeResult): void {
+    this.inputs += row.inputs;
+    this.crashes += row.crashes;
+    this.hangs += row.hangs;
+    this.playerRestarts += row.playerRestarts;
+    this.#absorbed5xx += row.undocumented5xx;
+    if (row.localServed !== null) this.localServed = (this.localServed ?? true) && row.localServed;
+    if (row.localP99Ms !== null) this.localMs.push(row.localP99Ms);
+    for (const role of ["service", "player"] as const) {
+      const mb = row.peakRssMb[role];
+      if (mb !== null) this.memory.record(role, { rss: mb * 1024, hwm: mb * 1024 });
+    }
+    this.#notes.push(...row.notes);
+    this.#shortfalls.push(...row.shortfalls);
+  }
+
   /** The row. */
   result(probe: string, seconds: number): ProbeResult {
-    let undocumented = 0;
+    let undocumented = this.#absorbed5xx;
     for (const n of this.#fiveXx.values()) undocumented += n;
     const fiveXx = [...this.#fiveXx].sort((a, b) => b[1] - a[1]).slice(0, 6)
       .map(([key, n]) => `${n}x ${key}`);

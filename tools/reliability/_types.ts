@@ -57,6 +57,20 @@ export interface ProbeResult {
   notes: string[];
   /** Why the probe could not run to its end (a failure of the tool or the machine), else null. */
   error: string | null;
+  /** Why the probe did not run at all (the machine cannot do what it needs): a missed target. */
+  notRun?: string;
+}
+
+/**
+ * Thrown by a probe that cannot run here (no root for network namespaces): its row says
+ * `NOT RUN` with the reason, and counts as missed, never as passed.
+ */
+export class NotRun extends Error {
+  /** `reason`: what is missing. */
+  constructor(reason: string) {
+    super(reason);
+    this.name = "NotRun";
+  }
 }
 
 /** A probe: one file, one concern. */

@@ -9,7 +9,7 @@
 import { hash32, Rng } from "./_prng.ts";
 import { missedTargets } from "./_report.ts";
 import { Tally } from "./_tally.ts";
-import type { Mode, Probe, ProbeResult } from "./_types.ts";
+import { type Mode, NotRun, type Probe, type ProbeResult } from "./_types.ts";
 import { httpFuzz } from "./http_fuzz.ts";
 import { wsFuzz } from "./ws_fuzz.ts";
 import { oscFuzz } from "./osc_fuzz.ts";
@@ -24,6 +24,7 @@ import { concurrentPairing } from "./concurrent_pairing.ts";
 import { imageBombs } from "./image_bombs.ts";
 import { wavBombs } from "./wav_bombs.ts";
 import { mdnsFlood } from "./mdns_flood.ts";
+import { mdnsInterfaces } from "./mdns_interfaces.ts";
 import { oscqueryEdge } from "./oscquery_edge.ts";
 import { oscPatterns } from "./osc_patterns.ts";
 import { udpReflection } from "./udp_reflection.ts";
@@ -32,6 +33,7 @@ import { mcpStreams } from "./mcp_streams.ts";
 export { killAll } from "./_children.ts";
 export { formatTable, missedTargets, TARGETS } from "./_report.ts";
 export type { Mode, Probe, ProbeContext, ProbeResult } from "./_types.ts";
+export { NotRun } from "./_types.ts";
 
 /** Every probe, in the order a run takes them. */
 export const PROBES: readonly Probe[] = [
@@ -49,6 +51,7 @@ export const PROBES: readonly Probe[] = [
   imageBombs,
   wavBombs,
   mdnsFlood,
+  mdnsInterfaces,
   oscqueryEdge,
   oscPatterns,
   udpReflection,
@@ -90,6 +93,7 @@ export async function runProbes(options: SuiteOptions): Promise<ProbeResult[]> {
     const started = performance.now();
     const tally = new Tally();
     let error: string | null = null;
+    let notRun: string | null = null;
     try {
       await probe.run({
         seed: options.seed,
@@ -99,15 +103,18 @@ export async function runProbes(options: SuiteOptions): Promise<ProbeResult[]> {
         log,
       });
     } catch (e) {
-      error = (e as Error)?.stack ?? String(e);
+      if (e instanceof NotRun) notRun = e.message;
+      else error = (e as Error)?.stack ?? String(e);
     }
     const result = {
       ...tally.result(probe.name, Math.round((performance.now() - started) / 1000)),
       ...(probe.maxRssMb !== undefined ? { maxRssMb: probe.maxRssMb } : {}),
+      ...(notRun !== null ? { notRun } : {}),
       error,
     };
     const missed = missedTargets(result);
-    log(`${probe.name}: ${missed.length === 0 ? "ok" : `MISSED ${missed.join("; ")}`}`);
+    const outcome = notRun !== null ? "NOT RUN" : missed.length === 0 ? "ok" : "MISSED";
+    log(`${probe.name}: ${outcome}${missed.length === 0 ? "" : ` ${missed.join("; ")}`}`);
     results.push(result);
   }
   return results;
