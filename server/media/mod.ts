@@ -246,6 +246,7 @@ export class MediaService implements MediaSource {
         name: file.name,
         mimeType: file.mimeType,
         duration: file.duration,
+        pixels: pixelsOf(file),
       };
     }
     if (input.ifNoneMatch !== undefined && matches(input.ifNoneMatch, known.etag)) {
@@ -290,6 +291,7 @@ export class MediaService implements MediaSource {
       name: file.name,
       mimeType: file.mimeType,
       duration: file.duration,
+      pixels: pixelsOf(file),
     };
   }
 
@@ -326,6 +328,11 @@ export class MediaService implements MediaSource {
     const digest = createHash("sha256").update(picture.bytes).digest("hex");
     return { bytes: picture.bytes, etag: `"${digest.slice(0, 32)}"` };
   }
+}
+
+/** A file's width x height as the catalog knows it, or null. */
+function pixelsOf(file: MediaFile): number | null {
+  return file.width !== null && file.height !== null ? file.width * file.height : null;
 }
 
 /** Whether an If-None-Match header names `etag` (a list, weak forms and `*` included). */

@@ -9,9 +9,9 @@
  * picture waits for the ended worker's memory to come back (at most 5 s); a worker
  * that decoded a large picture is replaced after it (WASM memory only grows,
  * and a fresh worker gives it back). One more worker, the local lane, makes
- * only small pictures of clients on this machine, and only while every other
- * worker is busy: the operator's thumbnail never waits behind a remote
- * device's original-size picture (`docs/media.md`, "Limits").
+ * only light pictures (`isLight`) of clients on this machine, and only while
+ * every other worker is busy: the operator's thumbnail never waits behind a
+ * remote device's original-size picture (`docs/media.md`, "Limits").
  * @module
  */
 import { CueportError } from "../core/mod.ts";
@@ -34,8 +34,8 @@ export interface RenderPoolOptions {
   /** Workers for every job (default 1: the machine also runs the player and the network). */
   size?: number;
   /**
-   * Whether one more worker makes local clients' small pictures while the others are busy
-   * (default true). It starts on first need, and stays.
+   * Whether one more worker makes local clients' light pictures (`isLight`) while the others
+   * are busy (default true). It starts on first need, and stays.
    */
   localLane?: boolean;
   /** A job taking longer ends its worker (default 30 s). */
@@ -78,7 +78,7 @@ function abandoned(): CueportError {
 
 /** A worker and the job it runs. */
 class Slot {
-  /** The local lane: only local clients' small jobs (`isLaneJob`). */
+  /** The local lane: only local clients' light jobs (`isLight`). */
   readonly isLane: boolean;
   worker: Worker | null = null;
   /** Whether the worker's codecs are compiled (terminating it before then aborts the process). */
@@ -99,7 +99,7 @@ class Slot {
 
   /** Whether the slot's worker may run `job`. */
   accepts(job: Job): boolean {
-    return !this.isLane || (job.isLocal && !isLarge(job.job));
+    return !this.isLane || (job.isLocal && isLight(job.job));
   }
 }
 
@@ -117,6 +117,23 @@ const DRAIN_POLL_MS = 50;
  */
 function isLarge(job: RenderJob): boolean {
   return job.type === "thumbnail" && job.size === null;
+}
+
+/** The most pixels of a picture the local lane decodes whole (a PNG, a video's frame): a 4K still. */
+const LANE_PIXELS = 3840 * 2160;
+
+/**
+ * A job that holds little memory, so the local lane may run it beside a large one: a waveform
+ * (read as it streams), or a thumbnail at a size of a JPEG (decoded scaled) or of a picture the
+ * catalog knows to have at most `LANE_PIXELS` (a PNG or a video's frame is decoded whole: a
+ * 36-megapixel PNG's 64-pixel thumbnail takes 400 MB).
+ */
+function isLight(job: RenderJob): boolean {
+  if (job.type === "waveform") return true;
+  if (job.size === null) return false;
+  const { kind, mimeType, pixels } = job.source;
+  if (kind === "image" && mimeType === "image/jpeg") return true;
+  return typeof pixels === "number" && pixels <= LANE_PIXELS;
 }
 
 /** Runs render jobs on a few workers, started on first use. */

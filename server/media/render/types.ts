@@ -15,6 +15,11 @@ export interface SourceFile {
   mimeType: string;
   /** Seconds, null for stills. */
   duration: number | null;
+  /**
+   * Width x height as the catalog knows it (the player's probe of the header), or null (absent)
+   * when unknown: the pool's local lane makes small pictures only of what it knows to be small.
+   */
+  pixels?: number | null;
 }
 
 /** One picture to make: a square thumbnail or a waveform. */

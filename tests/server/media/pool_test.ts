@@ -291,15 +291,16 @@ async function gatedOriginal(dir: string): Promise<{ job: RenderJob; open(): Pro
   };
 }
 
-Deno.test("RenderPool: a local small picture asked while a remote original-size one runs is made before that one ends; a local original-size one is not", async () => {
+Deno.test("RenderPool: a local small picture asked while a remote original-size one runs is made before that one ends; a local original-size one, or one of a picture not known to be small, is not", async () => {
   const dir = await tempDir();
   const pool = new RenderPool();
   try {
     const small = `${dir}/small.png`;
     await writeImage(small, paint(50, 50, () => [10, 20, 30]), "png");
-    const thumbnail = (size: number | null): RenderJob => ({
+    // `pixels`: what the catalog knows of the picture (the player's probe).
+    const thumbnail = (size: number | null, pixels = 2500): RenderJob => ({
       type: "thumbnail",
-      source: source(small, "image"),
+      source: source(small, "image", { pixels }),
       size,
       overlay: "none",
       format: "png",
@@ -319,8 +320,10 @@ Deno.test("RenderPool: a local small picture asked while a remote original-size 
     const remoteDone = settle(pool.render(remote.job, { client: "127.0.0.2" }), "remote");
     await until("the remote job to run", () => pool.waiting === 0);
     // The operator's own original-size picture waits (two such pictures at once are two
-    // pictures' memory); the small one behind it in the operator's line does not.
+    // pictures' memory), as does a small one of a picture the catalog says is 36 megapixels (a
+    // PNG is decoded whole); the small one behind them in the operator's line does not.
     const localLarge = settle(pool.render(thumbnail(null), local), "large");
+    const localHeavy = settle(pool.render(thumbnail(32, 36_000_000), local), "heavy");
     const first = await Promise.race([
       pool.render(thumbnail(32), local).then(() => "local"),
       remoteDone.then(() => "remote"),
@@ -330,7 +333,8 @@ Deno.test("RenderPool: a local small picture asked while a remote original-size 
     await remote.open();
     assert.equal(((await remoteDone) as { origin: string }).origin, "card");
     assert.equal(((await localLarge) as { width: number }).width, 50);
-    assert.deepEqual(ended, ["remote", "large"]);
+    assert.equal(((await localHeavy) as { width: number }).width, 32);
+    assert.deepEqual(ended, ["remote", "large", "heavy"]);
     assert.equal(started(), 2, "the local lane's worker, started once");
   } finally {
     await pool.close();
