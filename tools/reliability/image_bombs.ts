@@ -33,10 +33,11 @@ const ROUNDS = { short: 1, full: 6 };
 const ABANDON_AFTER_MS = 3000;
 /**
  * A local 64-pixel thumbnail asked during the attack must be answered within
- * the bound of every local request (5 s): it waits for the one job that runs
- * (a 4K original-size thumbnail: about 1 s on an idle 2-core machine, the
- * worker running at a lowered priority), then takes its turn before remote
- * ones. Before issue 30 it waited 150 s.
+ * the bound of every local request (5 s): the pool's local lane makes it
+ * while the remote 4K original-size thumbnail runs (about 1 s on an idle
+ * 2-core machine, several on a loaded one, the workers running at a lowered
+ * priority; docs/media.md, "The local lane"). Before issue 30 it waited
+ * 150 s; behind the one job that runs, without the lane, 1.7-5 s.
  */
 const QUICK_MS = ANSWER_WITHIN_MS;
 
