@@ -126,7 +126,7 @@ const LANE_PIXELS = 3840 * 2160;
  * A job that holds little memory, so the local lane may run it beside a large one: a waveform
  * (read as it streams), or a thumbnail at a size of a JPEG (decoded scaled) or of a picture the
  * catalog knows to have at most `LANE_PIXELS` (a PNG or a video's frame is decoded whole: a
- * 36-megapixel PNG's 64-pixel thumbnail takes 400 MB).
+ * 36-megapixel PNG's 64-pixel thumbnail adds about 400 MB to the process).
  */
 function isLight(job: RenderJob): boolean {
   if (job.type === "waveform") return true;
