@@ -76,7 +76,10 @@ export async function makeTopology(
     subnets: [],
     async remove() {
       forget();
-      for (const ns of made) await ip(["netns", "del", ns]);
+      for (const ns of made) {
+        killInside(ns, (await ip(["netns", "pids", ns])).text);
+        await ip(["netns", "del", ns]);
+      }
     },
   };
   try {
@@ -113,9 +116,27 @@ export async function makeTopology(
   }
 }
 
+/**
+ * SIGKILLs the processes still in namespace `ns` (`pids`: the output of `ip netns pids`): a
+ * service left there by an interrupted run would keep the namespace alive after `netns del`.
+ */
+function killInside(ns: string, pids: string): void {
+  for (const pid of pids.split(/\s+/).filter((p) => /^\d+$/.test(p))) {
+    try {
+      Deno.kill(Number(pid), "SIGKILL");
+    } catch {
+      // gone meanwhile
+    }
+  }
+  if (pids.trim() !== "") console.error(`[reliability] ended what was left in ${ns}: ${pids}`);
+}
+
 function removeSync(names: readonly string[]): void {
   for (const ns of names) {
     try {
+      const pids = new Deno.Command("ip", { args: ["netns", "pids", ns], stderr: "null" })
+        .outputSync();
+      killInside(ns, new TextDecoder().decode(pids.stdout));
       new Deno.Command("ip", { args: ["netns", "del", ns], stderr: "null" }).outputSync();
     } catch {
       // gone already
