@@ -35,7 +35,7 @@ export interface RenderPoolOptions {
   size?: number;
   /**
    * Whether one more worker makes local clients' light pictures (`isLight`) while the others
-   * are busy (default true). It starts on first need, and stays.
+   * are busy (default true). It starts with the first job, and stays.
    */
   localLane?: boolean;
   /** A job taking longer ends its worker (default 30 s). */
@@ -331,6 +331,7 @@ export class RenderPool {
       if (slot.isRecycleDue && (next === null || isLarge(next.job))) this.#recycle(slot);
       if (next === null) continue;
       const worker = slot.worker ??= this.#start(slot);
+      if (!slot.isLane) this.#warmLane();
       if (!slot.isReady) continue; // its `ready` pumps again; a job waits in its line meanwhile
       if (isLarge(next.job) && !this.#isDrained(slot)) continue; // its timer pumps again
       const job = next;
@@ -345,6 +346,16 @@ export class RenderPool {
       );
       worker.postMessage({ id: job.id, job: job.job });
     }
+  }
+
+  /**
+   * Starts the local lane's worker, if it has none, along with the others: compiling its codecs
+   * takes a second or more at its low priority on a loaded machine, which the first local
+   * picture it makes would otherwise wait for.
+   */
+  #warmLane(): void {
+    const lane = this.#slots.find((s) => s.isLane);
+    if (lane && !lane.worker && !this.#isClosed) lane.worker = this.#start(lane);
   }
 
   /**

@@ -105,7 +105,7 @@ Deno.test("RenderPool.render() past a client's share of the queue is RATE_LIMITE
 
 Deno.test("RenderPool recycles its worker after a job that decoded a large picture", async () => {
   const dir = await tempDir();
-  const pool = new RenderPool({ recyclePixels: 10_000 });
+  const pool = new RenderPool({ recyclePixels: 10_000, localLane: false }); // one worker's count
   try {
     const path = `${dir}/big.png`;
     await writeImage(path, paint(200, 200, () => [10, 20, 30]), "png");
@@ -136,7 +136,7 @@ Deno.test("RenderPool recycles its worker after a job that decoded a large pictu
 
 Deno.test("RenderPool: a worker due for replacement makes the small pictures waiting first, then is replaced once idle", async () => {
   const dir = await tempDir();
-  const pool = new RenderPool({ recyclePixels: 10_000 });
+  const pool = new RenderPool({ recyclePixels: 10_000, localLane: false }); // one worker's count
   const started = () => (pool as unknown as { workersStarted: number }).workersStarted;
   try {
     const big = `${dir}/big.png`;
@@ -192,7 +192,7 @@ Deno.test("RenderPool survives jobs abandoned while a fresh worker still compile
   try {
     const job = await silence(dir, "job", 1);
     for (let i = 0; i < 24; i++) {
-      const pool = new RenderPool();
+      const pool = new RenderPool({ localLane: false }); // one worker's compiling, 24 times
       const abandon = new AbortController();
       const asked = pool.render(job, { client: "a", signal: abandon.signal }).catch((e) => e);
       await new Promise((r) => setTimeout(r, 20 + (i * 7) % 150));
@@ -311,7 +311,11 @@ Deno.test("RenderPool: a local small picture asked while a remote original-size 
     const local = { client: "127.0.0.1", isLocal: true };
     const started = () => (pool as unknown as { workersStarted: number }).workersStarted;
     await pool.render(thumbnail(32), local);
-    assert.equal(started(), 1, "an idle worker makes the local picture: no second one");
+    assert.equal(
+      started(),
+      2,
+      "the local lane's worker starts with the first, compiled when needed",
+    );
     const remote = await gatedOriginal(dir);
     const ended: string[] = [];
     // Outcomes, never rejected: a failed assertion leaves none unhandled when the pool closes.
@@ -335,7 +339,7 @@ Deno.test("RenderPool: a local small picture asked while a remote original-size 
     assert.equal(((await localLarge) as { width: number }).width, 50);
     assert.equal(((await localHeavy) as { width: number }).width, 32);
     assert.deepEqual(ended, ["remote", "large", "heavy"]);
-    assert.equal(started(), 2, "the local lane's worker, started once");
+    assert.equal(started(), 2, "no other worker started");
   } finally {
     await pool.close();
     await Deno.remove(dir, { recursive: true });
