@@ -105,6 +105,12 @@ export const PEERS: readonly Peer[] = [
     } with npm (bookworm's nodejs is 18: use nodejs.org's)`,
     unfit: nodeUnfit,
   },
+  {
+    name: "ip",
+    commands: ["ip"],
+    debian: "iproute2",
+    why: "network namespaces of the reliability probe `mdns_interfaces` (as root)",
+  },
 ];
 
 /** The names of the peers, as tests name what they need. */
@@ -117,7 +123,8 @@ export type PeerName =
   | "systemd-analyze"
   | "chromium"
   | "Xvfb"
-  | "node";
+  | "node"
+  | "ip";
 
 /** Where a command is on PATH, or undefined (needs read access to PATH's folders). */
 export function which(command: string): string | undefined {

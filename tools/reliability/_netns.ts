@@ -27,7 +27,7 @@ export interface Topology {
   remove(): Promise<void>;
 }
 
-/** A command's output; `Deno.Command`, never through a shell. */
+/** Runs `ip args` (no shell): whether it succeeded, and what it said (stderr, else stdout). */
 async function ip(args: string[]): Promise<{ ok: boolean; text: string }> {
   const out = await new Deno.Command("ip", { args, stdout: "piped", stderr: "piped" }).output();
   const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes).trim();
