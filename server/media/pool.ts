@@ -9,9 +9,10 @@
  * picture waits for the ended worker's memory to come back (at most 5 s); a worker
  * that decoded a large picture is replaced after it (WASM memory only grows,
  * and a fresh worker gives it back). One more worker, the local lane, makes
- * only light pictures (`isLight`) of clients on this machine, and only while
- * every other worker is busy: the operator's thumbnail never waits behind a
- * remote device's original-size picture (`docs/media.md`, "Limits").
+ * only light pictures (`isLight`) of clients on this machine, and only when
+ * no other worker can start them at once: the operator's thumbnail never
+ * waits behind a remote device's original-size picture, nor for the codecs of
+ * the worker that replaces it (`docs/media.md`, "Limits").
  * @module
  */
 import { CueportError } from "../core/mod.ts";
@@ -92,6 +93,8 @@ class Slot {
   drainTimer: ReturnType<typeof setTimeout> | undefined;
   /** The worker held a large picture: it is replaced once idle, or before a large job. */
   isRecycleDue = false;
+  /** Jobs started on this slot. */
+  jobs = 0;
 
   constructor(isLane = false) {
     this.isLane = isLane;
@@ -182,6 +185,12 @@ export class RenderPool {
   /** Workers started so far (a replaced worker counts again). */
   get workersStarted(): number {
     return this.#started;
+  }
+
+  /** The local lane: whether its worker is ready, and the jobs it started; null without one. */
+  get lane(): { isReady: boolean; jobs: number } | null {
+    const lane = this.#slots.find((s) => s.isLane);
+    return lane ? { isReady: lane.isReady, jobs: lane.jobs } : null;
   }
 
   /**
@@ -321,9 +330,9 @@ export class RenderPool {
   #pump(): void {
     for (const slot of this.#slots) {
       if (slot.job) continue;
-      // The local lane works only while every other worker is busy (an idle one, even one
-      // still compiling its codecs, takes the job).
-      const isNeeded = !slot.isLane || this.#slots.every((s) => s.isLane || s.job);
+      // The local lane works only while no other worker can start the job now: each is busy,
+      // or a fresh one (replaced after a large picture) still compiles its codecs.
+      const isNeeded = !slot.isLane || !this.#slots.some((s) => !s.isLane && !s.job && s.isReady);
       const next = this.#waiting > 0 && isNeeded ? this.#next(slot) ?? null : null;
       // A worker due for replacement (it held a large picture) first makes the small pictures
       // waiting, with its codecs compiled (the operator's thumbnail waits for no fresh worker);
@@ -337,6 +346,7 @@ export class RenderPool {
       const job = next;
       this.#take(job);
       slot.job = job;
+      slot.jobs++;
       // The memory a large picture's worker is to give back down to (a small job after it, on
       // the same worker, would measure what the large one still holds).
       if (isLarge(job.job)) slot.startRss = this.#o.memory();

@@ -345,3 +345,37 @@ Deno.test("RenderPool: a local small picture asked while a remote original-size 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("RenderPool: a local small picture asked while the first worker is being replaced (its codecs compiling) is made by the local lane", async () => {
+  const dir = await tempDir();
+  const pool = new RenderPool({ recyclePixels: 1000 });
+  try {
+    const path = `${dir}/still.png`;
+    await writeImage(path, paint(60, 40, () => [10, 20, 30]), "png");
+    const job = (size: number | null): RenderJob => ({
+      type: "thumbnail",
+      source: source(path, "image", { pixels: 2400 }),
+      size,
+      overlay: "none",
+      format: "png",
+      quality: 85,
+      ffmpeg: null,
+      maxPixels: MAX_PIXELS,
+    });
+    await pool.render(job(32)); // the workers start with the first job
+    await until("the local lane to be ready", () => pool.lane?.isReady === true);
+    // An original-size picture of more than `recyclePixels`: its worker is replaced as soon as
+    // it answers, and the fresh one compiles its codecs (tens of ms at least) from now.
+    await pool.render(job(null), { client: "127.0.0.2" });
+    const before = pool.lane!.jobs;
+    await pool.render(job(32), { client: "127.0.0.1", isLocal: true });
+    assert.equal(
+      pool.lane!.jobs,
+      before + 1,
+      "made by the lane, not after the fresh worker's codecs",
+    );
+  } finally {
+    await pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
