@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { wavHeader } from "../../../player/media/encode.ts";
 import { CueportError } from "../../../server/core/mod.ts";
 import { RenderPool } from "../../../server/media/pool.ts";
-import type { RenderJob } from "../../../server/media/render/mod.ts";
+import type { RenderJob, SourceFile } from "../../../server/media/render/mod.ts";
 import { MAX_PIXELS, paint, source, tempDir, writeImage } from "./render/_fixtures.ts";
 import { until } from "../../_helpers/until.ts";
 
@@ -14,6 +14,20 @@ async function silence(dir: string, name: string, mb: number): Promise<RenderJob
   await Deno.writeFile(path, wavHeader(mb * MB, 48_000));
   await Deno.truncate(path, 44 + mb * MB);
   return { type: "waveform", source: source(path, "audio"), width: 64, height: 16, ffmpeg: null };
+}
+
+/** A PNG thumbnail of `file` at `size` (null: its original size). */
+function thumbnail(file: SourceFile, size: number | null, ffmpeg: string | null = null): RenderJob {
+  return {
+    type: "thumbnail",
+    source: file,
+    size,
+    overlay: "none",
+    format: "png",
+    quality: 85,
+    ffmpeg,
+    maxPixels: MAX_PIXELS,
+  };
 }
 
 // The pool's API as this test uses it, so the test reads the same before the options existed.
@@ -111,16 +125,7 @@ Deno.test("RenderPool recycles its worker after a job that decoded a large pictu
     await writeImage(path, paint(200, 200, () => [10, 20, 30]), "png");
     const small = `${dir}/small.png`;
     await writeImage(small, paint(50, 50, () => [10, 20, 30]), "png");
-    const job = (p: string): RenderJob => ({
-      type: "thumbnail",
-      source: source(p, "image"),
-      size: 32,
-      overlay: "none",
-      format: "png",
-      quality: 85,
-      ffmpeg: null,
-      maxPixels: MAX_PIXELS,
-    });
+    const job = (p: string) => thumbnail(source(p, "image"), 32);
     await pool.render(job(small));
     await pool.render(job(small));
     const started = (pool as unknown as { workersStarted: number }).workersStarted;
@@ -141,16 +146,7 @@ Deno.test("RenderPool: a worker due for replacement makes the small pictures wai
   try {
     const big = `${dir}/big.png`;
     await writeImage(big, paint(200, 200, () => [10, 20, 30]), "png");
-    const job = (size: number | null): RenderJob => ({
-      type: "thumbnail",
-      source: source(big, "image"),
-      size,
-      overlay: "none",
-      format: "png",
-      quality: 85,
-      ffmpeg: null,
-      maxPixels: MAX_PIXELS,
-    });
+    const job = (size: number | null) => thumbnail(source(big, "image"), size);
     // The large picture, and a small one waiting behind it.
     const first = pool.render(job(null)).then(() => started());
     const second = pool.render(job(32)).then(() => started());
@@ -240,16 +236,7 @@ Deno.test("RenderPool: after a busy worker is ended, an original-size picture wa
     assert.equal(((await render(await silence(dir, "small", 1))) as { width: number }).width, 64);
     const path = `${dir}/still.png`;
     await writeImage(path, paint(40, 30, () => [10, 20, 30]), "png");
-    const original: RenderJob = {
-      type: "thumbnail",
-      source: source(path, "image"),
-      size: null,
-      overlay: "none",
-      format: "png",
-      quality: 85,
-      ffmpeg: null,
-      maxPixels: MAX_PIXELS,
-    };
+    const original = thumbnail(source(path, "image"), null);
     let isMade = false;
     const before = looks;
     const next = render(original).then((r) => (isMade = true, r));
@@ -277,16 +264,7 @@ async function gatedOriginal(dir: string): Promise<{ job: RenderJob; open(): Pro
   await Deno.writeTextFile(ffmpeg, `#!/bin/sh\nread line < '${gate}'\nexit 1\n`);
   await Deno.chmod(ffmpeg, 0o755);
   return {
-    job: {
-      type: "thumbnail",
-      source: source(`${dir}/show.mp4`, "video"),
-      size: null,
-      overlay: "none",
-      format: "png",
-      quality: 85,
-      ffmpeg,
-      maxPixels: MAX_PIXELS,
-    },
+    job: thumbnail(source(`${dir}/show.mp4`, "video"), null, ffmpeg),
     open: () => Deno.writeTextFile(gate, "go\n"),
   };
 }
@@ -298,19 +276,11 @@ Deno.test("RenderPool: a local small picture asked while a remote original-size 
     const small = `${dir}/small.png`;
     await writeImage(small, paint(50, 50, () => [10, 20, 30]), "png");
     // `pixels`: what the catalog knows of the picture (the player's probe).
-    const thumbnail = (size: number | null, pixels = 2500): RenderJob => ({
-      type: "thumbnail",
-      source: source(small, "image", { pixels }),
-      size,
-      overlay: "none",
-      format: "png",
-      quality: 85,
-      ffmpeg: null,
-      maxPixels: MAX_PIXELS,
-    });
+    const job = (size: number | null, pixels = 2500) =>
+      thumbnail(source(small, "image", { pixels }), size);
     const local = { client: "127.0.0.1", isLocal: true };
     const started = () => (pool as unknown as { workersStarted: number }).workersStarted;
-    await pool.render(thumbnail(32), local);
+    await pool.render(job(32), local);
     assert.equal(
       started(),
       2,
@@ -326,10 +296,10 @@ Deno.test("RenderPool: a local small picture asked while a remote original-size 
     // The operator's own original-size picture waits (two such pictures at once are two
     // pictures' memory), as does a small one of a picture the catalog says is 36 megapixels (a
     // PNG is decoded whole); the small one behind them in the operator's line does not.
-    const localLarge = settle(pool.render(thumbnail(null), local), "large");
-    const localHeavy = settle(pool.render(thumbnail(32, 36_000_000), local), "heavy");
+    const localLarge = settle(pool.render(job(null), local), "large");
+    const localHeavy = settle(pool.render(job(32, 36_000_000), local), "heavy");
     const first = await Promise.race([
-      pool.render(thumbnail(32), local).then(() => "local"),
+      pool.render(job(32), local).then(() => "local"),
       remoteDone.then(() => "remote"),
     ]);
     assert.equal(first, "local", "the local picture waited for the remote one");
@@ -352,16 +322,7 @@ Deno.test("RenderPool: a local small picture asked while the first worker is bei
   try {
     const path = `${dir}/still.png`;
     await writeImage(path, paint(60, 40, () => [10, 20, 30]), "png");
-    const job = (size: number | null): RenderJob => ({
-      type: "thumbnail",
-      source: source(path, "image", { pixels: 2400 }),
-      size,
-      overlay: "none",
-      format: "png",
-      quality: 85,
-      ffmpeg: null,
-      maxPixels: MAX_PIXELS,
-    });
+    const job = (size: number | null) => thumbnail(source(path, "image", { pixels: 2400 }), size);
     await pool.render(job(32)); // the workers start with the first job
     await until("the local lane to be ready", () => pool.lane?.isReady === true);
     // An original-size picture of more than `recyclePixels`: its worker is replaced as soon as
