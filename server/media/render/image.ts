@@ -18,6 +18,27 @@ export const BACKDROP = [30, 30, 30] as const;
 /** Bytes read first to find the header; a JPEG's SOF is nearly always within them. */
 const HEAD_BYTES = 1024 * 1024;
 
+/**
+ * The memory budget of one whole PNG decode: the 600 MB bound of the media
+ * bombs (`image_bombs`), less about 150 MB of the service itself and 150 MB
+ * of a 4K picture the other lane of the pool may be making at the same time.
+ */
+export const PNG_DECODE_BUDGET_BYTES = 300_000_000;
+/**
+ * RGBA copies of a PNG's pixels alive at once while a picture is made from
+ * it, measured: the decoder's output in its WASM memory (which never
+ * shrinks), our raster, then the encoder's input and output or the scaled
+ * square. A 36-megapixel PNG (144 MB of RGBA) peaked at 907 MB at its
+ * original size and 545 MB as a 64-pixel thumbnail (`RenderPool` alone).
+ */
+export const PNG_DECODE_COPIES = 6;
+/**
+ * The most pixels of a PNG decoded whole (12.5 megapixels): a PNG is not
+ * decoded scaled as a JPEG is, so a larger one (yet within `maxImagePixels`)
+ * is refused from its header like an over-limit picture (docs/media.md).
+ */
+export const MAX_PNG_DECODE_PIXELS = Math.floor(PNG_DECODE_BUDGET_BYTES / (4 * PNG_DECODE_COPIES));
+
 /** An image's size and format, from its header alone. */
 export interface ImageHeader {
   format: "png" | "jpeg";
@@ -74,6 +95,20 @@ export function checkPixels(header: ImageHeader, maxPixels: number): void {
 }
 
 /**
+ * Refuses a PNG whose whole decode would need more than the budget
+ * (`MAX_PNG_DECODE_PIXELS`), before anything is decoded.
+ * @throws {RenderError} CORRUPT_MEDIA naming the size, the bytes and the ceiling
+ */
+function checkWholeDecode(header: ImageHeader): void {
+  const pixels = header.width * header.height;
+  if (pixels <= MAX_PNG_DECODE_PIXELS) return;
+  const mb = Math.round((pixels * 4 * PNG_DECODE_COPIES) / 1e6);
+  throw refused(
+    `PNG of "${header.width}x${header.height}" (${pixels} pixels) would need about ${mb} MB to decode whole, over the ceiling of ${MAX_PNG_DECODE_PIXELS} pixels for a PNG`,
+  );
+}
+
+/**
  * The bytes of an image file whose header allows decoding it: a file larger
  * than `maxPixels` of raw RGBA (plus 16 MiB of metadata) is refused unread,
  * then its first MiB is read for the header, which must be within `maxPixels`;
@@ -124,7 +159,11 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-/** The most pixels decoded by one job, for the pool's recycling (`takeDecodedPixels`). */
+/**
+ * The most pixels decoded by one job, for the pool's recycling
+ * (`takeDecodedPixels`): those the decoder gave, not the header's, so a
+ * JPEG decoded at 1/8 counts a 64th of its pixels.
+ */
 let decodedPixels = 0;
 
 /** The most pixels any decode held since the last call, and starts counting again. */
@@ -149,9 +188,9 @@ export async function decodeImage(
 ): Promise<Raster> {
   const header = imageHeader(bytes);
   checkPixels(header, maxPixels);
-  decodedPixels = Math.max(decodedPixels, header.width * header.height);
   let raster: Raster;
   if (header.format === "png") {
+    checkWholeDecode(header);
     raster = await decodePng(bytes);
   } else {
     try {
@@ -163,6 +202,7 @@ export async function decodeImage(
   }
   // A decoder that disagrees with the header is not trusted either.
   checkPixels({ ...header, width: raster.width, height: raster.height }, maxPixels);
+  decodedPixels = Math.max(decodedPixels, raster.width * raster.height);
   flatten(raster);
   return raster;
 }

@@ -1,7 +1,17 @@
 import assert from "node:assert/strict";
+import { encodeJpeg } from "../../../../server/media/render/codecs.ts";
+import {
+  decodeImage,
+  MAX_PNG_DECODE_PIXELS,
+  takeDecodedPixels,
+} from "../../../../server/media/render/image.ts";
 import { render, type RenderJob } from "../../../../server/media/render/mod.ts";
-import { jpegHeaderBomb, pngHeaderBomb } from "../../../../tools/reliability/_media_bombs.ts";
-import { paint, source, tempDir, writeImage } from "./_fixtures.ts";
+import {
+  jpegHeaderBomb,
+  pngHeaderBomb,
+  pngZeros,
+} from "../../../../tools/reliability/_media_bombs.ts";
+import { MAX_PIXELS, paint, source, tempDir, writeImage } from "./_fixtures.ts";
 
 const MB = 1024 * 1024;
 
@@ -71,4 +81,34 @@ Deno.test("render() thumbnail of an image file far larger than its pixels can ne
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("render() thumbnail of a PNG under maxPixels but over the whole-decode ceiling is a card, undecoded", async () => {
+  const dir = await tempDir();
+  try {
+    // A real, complete PNG (a few hundred KB) one row over the ceiling, far under maxPixels.
+    const side = Math.ceil(Math.sqrt(MAX_PNG_DECODE_PIXELS));
+    const path = `${dir}/big.png`;
+    await Deno.writeFile(path, await pngZeros(side, side + 1));
+    assert.ok(side * (side + 1) < MAX_PIXELS);
+    for (const size of [64, null]) {
+      const rss = Deno.memoryUsage().rss;
+      const r = await thumbnail(path, size, MAX_PIXELS);
+      const grown = (Deno.memoryUsage().rss - rss) / MB;
+      assert.equal(r.origin, "card", `at ${size}`);
+      assert.ok(grown < 64, `at ${size}: RSS grew ${Math.round(grown)} MB`);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("decodeImage() counts the pixels it decoded, not the header's, for the pool's recycling", async () => {
+  const jpeg = await encodeJpeg(paint(1600, 1200, (x, y) => [x & 255, y & 255, 90]), 90);
+  takeDecodedPixels();
+  const scaled = await decodeImage(jpeg, 64, MAX_PIXELS); // decoded at 1/8: 200x150
+  assert.equal(takeDecodedPixels(), scaled.width * scaled.height);
+  assert.ok(scaled.width * scaled.height < 1600 * 1200 / 16);
+  await decodeImage(jpeg, null, MAX_PIXELS);
+  assert.equal(takeDecodedPixels(), 1600 * 1200);
 });
