@@ -3,7 +3,9 @@
  * 30000x30000 pixels and a 416 KB PNG of 8000x8000 (both over the 40
  * megapixel `maxImagePixels`) are uploaded, then their thumbnails asked, one
  * at a time and several at once; each must be a card, made without decoding.
- * Then a paired view-only device (127.0.0.2) asks for 40 original-size
+ * A real PNG of 6000x6000 (36 megapixels, just under the limit, 264 KB) is
+ * asked at its original size and at 64 pixels by a paired device: a PNG is
+ * decoded whole, so it must keep to the memory bound too. Then a paired view-only device (127.0.0.2) asks for 40 original-size
  * thumbnails of a 4K photo that differ only in `quality` and abandons them
  * after 3 s, while a local client asks for a 64-pixel thumbnail, which must
  * come back quickly. A local client reads `/api/v1/app-state` every 100 ms
@@ -47,7 +49,7 @@ export const imageBombs: Probe = {
   // A 4K original-size thumbnail (a fair request) takes about 150 MB while it is made.
   maxRssMb: 600,
   summary:
-    "30000x30000 JPEG and 8000x8000 PNG header bombs, alone and at once; 40 abandoned original-size variants from a view-only device",
+    "30000x30000 JPEG and 8000x8000 PNG header bombs, alone and at once; a 6000x6000 PNG under the limit from a remote device; 40 abandoned original-size variants from a view-only device",
   run,
 };
 
@@ -89,11 +91,34 @@ async function askBombs(
   return answers;
 }
 
+/**
+ * Thumbnails asked one after another by the paired remote device; each must
+ * be answered 200 (a picture or a card), within the memory bound.
+ */
+async function askRemote(
+  tally: Tally,
+  run: ServiceRun,
+  viewer: Record<string, string>,
+  paths: readonly string[],
+): Promise<MediaAnswer[]> {
+  const answers: MediaAnswer[] = [];
+  for (const path of paths) {
+    const a = await request(run.ports.http, { path, localAddress: "127.0.0.2", headers: viewer });
+    answers.push(a);
+    tally.inputs++;
+    if (a.status === null) tally.hang(`GET ${path} (remote): no answer`);
+    else tally.answer(a.status, a.code, "GET /thumbnails (remote PNG)");
+    if (a.status !== 200) tally.shortfall(`${path} (remote) answered ${a.status}`);
+  }
+  return answers;
+}
+
 async function run(context: ProbeContext): Promise<void> {
   const { tally } = context;
   const bombs = {
     jpeg: jpegHeaderBomb(30_000, 30_000),
     png: await pngZeros(8000, 8000),
+    nearPng: await pngZeros(6000, 6000),
     photo: await photo4k(),
   };
   await withService(tally, {}, async (svc) => {
@@ -108,7 +133,7 @@ async function run(context: ProbeContext): Promise<void> {
       const viewer = await pairRemote(port, ["view"]);
       const ids: Record<string, string> = {};
       for (const [name, bytes] of Object.entries(bombs)) {
-        const file = `${name}.${name === "png" ? "png" : "jpg"}`;
+        const file = `${name}.${name.toLowerCase().endsWith("png") ? "png" : "jpg"}`;
         const { answer, fileId } = await upload(port, file, bytes);
         tally.inputs++;
         tally.answer(answer.status, answer.code, "POST /api/v1/files/upload");
@@ -131,9 +156,14 @@ async function run(context: ProbeContext): Promise<void> {
           ["jpeg", "png"].map((name) => thumb(name, `size=${size + round}&overlay=play`))
         );
         const together = await askBombs(tally, svc, variants);
+        const near = await askRemote(tally, svc, viewer, [
+          thumb("nearPng", `size=${64 + round}`),
+          thumb("nearPng", `quality=${90 - round}`),
+        ]);
         if (round === 0) {
           noteAnswers(tally, "bombs one at a time (64 px, original)", alone);
           noteAnswers(tally, `bombs 12 at once`, together);
+          noteAnswers(tally, "6000x6000 PNG from the remote device (64 px, original)", near);
         }
         await abandonedVariants(tally, svc, { viewer, round, thumb });
       }
