@@ -139,6 +139,25 @@ Deno.test("RenderPool recycles its worker after a job that decoded a large pictu
   }
 });
 
+Deno.test("RenderPool keeps its worker after a small thumbnail of a large JPEG (decoded scaled), not after its original size", async () => {
+  const dir = await tempDir();
+  const pool = new RenderPool({ recyclePixels: 10_000, localLane: false }); // one worker's count
+  const started = () => (pool as unknown as { workersStarted: number }).workersStarted;
+  try {
+    const path = `${dir}/big.jpeg`; // 160,000 pixels in its header; 2,500 decoded at 1/8
+    await writeImage(path, paint(400, 400, (x, y) => [x & 255, y & 255, 30]), "jpeg");
+    const job = (size: number | null) => thumbnail(source(path, "image"), size);
+    await pool.render(job(32));
+    await pool.render(job(32));
+    assert.equal(started(), 1, "a thumbnail decoded at 1/8 keeps the worker");
+    await pool.render(job(null));
+    await until("the worker to be replaced", () => started() === 2);
+  } finally {
+    await pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("RenderPool: a worker due for replacement makes the small pictures waiting first, then is replaced once idle", async () => {
   const dir = await tempDir();
   const pool = new RenderPool({ recyclePixels: 10_000, localLane: false }); // one worker's count
