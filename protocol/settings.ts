@@ -269,7 +269,7 @@ export const SETTINGS = {
     value: "N",
     help: "largest picture decoded for a thumbnail, in pixels (default 40000000)",
     doc:
-      "40000000 (40 megapixels; a 4K still is 8.3): an image or video frame whose header declares more gets a card, never decoded (`docs/media.md`)",
+      "40000000 (40 megapixels; a 4K still is 8.3): an image or video frame whose header declares more gets a card, never decoded; a PNG (decoded whole) over 12.5 megapixels too, whatever this says (`docs/media.md`)",
   },
   maxPictureCacheBytes: {
     schema: positiveInt().default(1024 ** 3),
