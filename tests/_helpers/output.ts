@@ -204,7 +204,7 @@ export interface OutputPlayer {
 
 /** Opens a player on the test Project with an output, headless unless `mode` says. */
 export async function openOutputPlayer(
-  options: { realClock?: boolean; mode?: "headless" | "window" } = {},
+  options: { realClock?: boolean; mode?: "headless" | "window" | "fullscreen" } = {},
 ): Promise<OutputPlayer> {
   const dataDir = await outputDataDir();
   const clock = options.realClock ? new MonotonicClock() : new VirtualClock();

@@ -3,13 +3,16 @@
  * FULLSCREEN_TOGGLE puts the browser's window in full screen and back
  * through DevTools, a browser started again after a crash comes back full
  * screen, and the page keeps drawing. The editor window open beside it
- * (its page shares the output page's path) stays a normal window.
+ * (its page shares the output page's path) stays a normal window. In kiosk
+ * (fullscreen mode) the editor opens as an app window (no tab strip, no
+ * address bar), not full screen over the output, and the output window
+ * closed while the editor is open comes back.
  */
 import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
 import { near, openOutputPlayer } from "../../_helpers/output.ts";
 import { until } from "../../_helpers/until.ts";
-import { DevTools } from "../../../player/output/devtools.ts";
+import { DevTools, pageAt } from "../../../player/output/devtools.ts";
 
 /** Starts Xvfb on a display number it picks itself (`-displayfd`: it says which once ready). */
 async function startXvfb(): Promise<{ display: string; stop(): Promise<void> }> {
@@ -34,6 +37,100 @@ async function startXvfb(): Promise<{ display: string; stop(): Promise<void> }> 
     },
   };
 }
+
+/** The height of the browser's own bars above the page of `targetId` (0: an app window). */
+async function chromeHeight(profileDir: string, targetId: string): Promise<number> {
+  const [port] = (await Deno.readTextFile(`${profileDir}/DevToolsActivePort`)).split("\n");
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/devtools/page/${targetId}`);
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = reject;
+  });
+  try {
+    const answer = new Promise<{ result: { result: { value: number } } }>((resolve) => {
+      socket.onmessage = (event) => resolve(JSON.parse(String(event.data)));
+    });
+    const expression = "window.outerHeight - window.innerHeight";
+    socket.send(JSON.stringify({ id: 1, method: "Runtime.evaluate", params: { expression } }));
+    return (await answer).result.result.value;
+  } finally {
+    socket.close();
+  }
+}
+
+/** Closes the output page's window through DevTools, as a user closing it would. */
+async function closeOutputWindow(profileDir: string, url: string): Promise<void> {
+  const devtools = await DevTools.connect(profileDir);
+  try {
+    const { targetInfos } = await devtools.send<{ targetInfos: TargetInfo[] }>(
+      "Target.getTargets",
+    );
+    const output = pageAt(targetInfos, url);
+    assert(output, "the output page's target");
+    await devtools.send("Target.closeTarget", { targetId: output.targetId });
+  } finally {
+    devtools.close();
+  }
+}
+
+interface TargetInfo {
+  targetId: string;
+  type: string;
+  url: string;
+}
+
+Deno.test({
+  ...needs("chromium", "ffmpeg", "Xvfb"),
+  name: "Kiosk: the editor is an app window beside the full-screen output, which comes back closed",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const xvfb = await startXvfb();
+    const previous = Deno.env.get("DISPLAY");
+    Deno.env.set("DISPLAY", xvfb.display);
+    const p = await openOutputPlayer({ mode: "fullscreen" });
+    try {
+      await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
+      assert(near(await p.centre(), [255, 0, 0]), "the output draws");
+      assert.equal(await p.output.windowState(), "fullscreen");
+      await p.run("OPEN_EDITOR", { kind: "effect", presetID: "fx-blur" });
+      await until("the editor window", () => p.app.appState.editor?.shown === true);
+      const profile = p.output.browserProfileDir!;
+      const devtools = await DevTools.connect(profile);
+      try {
+        assert.equal(await devtools.windowState(p.output.editorUrl), "normal", "the editor's");
+        const { targetInfos } = await devtools.send<{ targetInfos: TargetInfo[] }>(
+          "Target.getTargets",
+        );
+        const editor = targetInfos.find((t) => t.url.startsWith(p.output.editorUrl))!;
+        assert.equal(
+          await chromeHeight(profile, editor.targetId),
+          0,
+          "no tab strip, no address bar",
+        );
+      } finally {
+        devtools.close();
+      }
+      assert.equal(await p.output.windowState(), "fullscreen", "the output's");
+      // The output's window closed while the editor keeps the browser running: it comes back.
+      const loads = p.output.pageLoads;
+      await closeOutputWindow(profile, p.output.url);
+      await until("the output page again", () => p.output.pageLoads > loads);
+      await until("the output in full screen", async () => {
+        return await p.output.windowState().catch(() => "gone") === "fullscreen";
+      });
+      assert(near(await p.centre(), [255, 0, 0]), "the output draws again");
+      assert.equal(p.app.appState.editor?.shown, true, "the editor stays open");
+    } catch (error) {
+      throw new Error(`${error}; the player said: ${p.logs.join("\n")}`);
+    } finally {
+      await p.close();
+      if (previous === undefined) Deno.env.delete("DISPLAY");
+      else Deno.env.set("DISPLAY", previous);
+      await xvfb.stop();
+    }
+  },
+});
 
 Deno.test({
   ...needs("chromium", "ffmpeg", "Xvfb"),
