@@ -9,13 +9,15 @@
  * (`closed`), so that the state follows.
  * @module
  */
-import { DevTools } from "./devtools.ts";
+import { DevTools, pageAt } from "./devtools.ts";
 import type { BrowserSupervisor } from "./supervisor.ts";
 
 /** How long an open waits for a browser being started (a relaunch) to be reachable. */
 const BROWSER_WAIT_MS = 10_000;
 /** How long a new window may take to be made (a loaded machine, software GL). */
 const CREATE_WAIT_MS = 15_000;
+/** The editor window's size at first. */
+const EDITOR_SIZE = { width: 1200, height: 800 };
 
 /** A target as DevTools describes it. */
 interface TargetInfo {
@@ -28,20 +30,30 @@ interface TargetInfo {
 export class EditorWindow {
   readonly #supervisor: BrowserSupervisor;
   readonly #url: string;
+  readonly #outputUrl: string;
   readonly #closed: () => void;
   readonly #log: (message: string) => void;
   #devtools: { profile: string; client: DevTools } | null = null;
   #targetId: string | null = null;
+  /** The output page's target in the browser running now. */
+  #outputId: string | null = null;
   /** The `openedAt` of the editor state the window follows; null: no window wanted. */
   #wanted: string | null = null;
   #work: Promise<void> = Promise.resolve();
 
   constructor(
     supervisor: BrowserSupervisor,
-    options: { url: string; closed: () => void; log: (message: string) => void },
+    options: {
+      url: string;
+      /** The output page's address: its window closed while the editor is open opens again. */
+      outputUrl: string;
+      closed: () => void;
+      log: (message: string) => void;
+    },
   ) {
     this.#supervisor = supervisor;
     this.#url = options.url;
+    this.#outputUrl = options.outputUrl;
     this.#closed = options.closed;
     this.#log = options.log;
   }
@@ -79,17 +91,56 @@ export class EditorWindow {
   }
 
   async #open(): Promise<void> {
+    if (this.#wanted === null) return; // closed while this open waited its turn
     const devtools = await this.#connect();
     if (this.#targetId !== null) {
       await devtools.send("Target.activateTarget", { targetId: this.#targetId });
       return;
     }
-    const { targetId } = await devtools.send<{ targetId: string }>(
-      "Target.createTarget",
-      { url: this.#url, newWindow: true, width: 1200, height: 800 },
-      CREATE_WAIT_MS,
-    );
-    this.#targetId = targetId;
+    if (this.#supervisor.mode === "headless") {
+      const { targetId } = await devtools.send<{ targetId: string }>(
+        "Target.createTarget",
+        { url: this.#url, newWindow: true, ...EDITOR_SIZE },
+        CREATE_WAIT_MS,
+      );
+      this.#targetId = targetId;
+      return;
+    }
+    // An app window (no tab strip, no address bar with the secret path to browse from), which
+    // DevTools cannot make: its targets open in a tabbed window.
+    if (!await this.#supervisor.openAppWindow(this.#url)) {
+      throw new Error("the browser did not open the editor's window");
+    }
+    const targetId = await this.#seen(devtools);
+    this.#targetId ??= targetId;
+    await beside(devtools, targetId);
+  }
+
+  /** The editor's target once the browser made it. */
+  async #seen(devtools: DevTools): Promise<string> {
+    const end = performance.now() + CREATE_WAIT_MS;
+    for (;;) {
+      const { targetInfos } = await devtools.send<{ targetInfos: TargetInfo[] }>(
+        "Target.getTargets",
+      );
+      const target = targetInfos.find((t) => this.#isEditor(t));
+      if (target) return target.targetId;
+      if (performance.now() >= end) throw new Error("the editor's window did not open");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /**
+   * The output's window went away while the editor keeps the browser running (with the last
+   * window the browser exits, and the supervisor starts it again): it is opened again.
+   */
+  async #reopenOutput(devtools: DevTools): Promise<void> {
+    this.#log("Output: its window was closed; opening it again");
+    if (this.#supervisor.mode === "headless") {
+      await devtools.send("Target.createTarget", { url: this.#outputUrl }, CREATE_WAIT_MS);
+    } else if (!await this.#supervisor.openAppWindow(this.#outputUrl)) {
+      this.#supervisor.restart(); // the show is not left dark
+    }
   }
 
   async #close(): Promise<void> {
@@ -135,11 +186,18 @@ export class EditorWindow {
     const seen = (params: Record<string, unknown>) => {
       const info = params.targetInfo as TargetInfo;
       if (this.#wanted !== null && this.#isEditor(info)) this.#targetId = info.targetId;
+      if (info.type === "page" && pageAt([info], this.#outputUrl)) this.#outputId = info.targetId;
     };
     client.on("Target.targetCreated", seen);
     client.on("Target.targetInfoChanged", seen);
     client.on("Target.targetDestroyed", (params) => {
       if (params.targetId === this.#targetId) this.#gone();
+      if (params.targetId !== this.#outputId) return;
+      this.#outputId = null;
+      if (this.#targetId === null) return;
+      this.#reopenOutput(client).catch((error) =>
+        this.#log(`Output: opening its window again: ${error.message}`)
+      );
     });
     client.onClose = () => {
       if (this.#devtools !== devtools) return;
@@ -149,4 +207,17 @@ export class EditorWindow {
     await client.send("Target.setDiscoverTargets", { discover: true });
     return client;
   }
+}
+
+/**
+ * The window of `targetId` as a normal window, not full screen over the output (a browser in
+ * kiosk makes each window full screen).
+ */
+async function beside(devtools: DevTools, targetId: string): Promise<void> {
+  const { windowId, bounds } = await devtools.send<
+    { windowId: number; bounds: { windowState: string } }
+  >("Browser.getWindowForTarget", { targetId });
+  if (bounds.windowState === "normal") return;
+  await devtools.send("Browser.setWindowBounds", { windowId, bounds: { windowState: "normal" } });
+  await devtools.send("Browser.setWindowBounds", { windowId, bounds: EDITOR_SIZE });
 }

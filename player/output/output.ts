@@ -130,6 +130,7 @@ export class Output {
     const editor = options.editor ?? NO_EDITOR;
     this.#editorWindow = new EditorWindow(this.#supervisor, {
       url: `${this.#server.url}editor.html`,
+      outputUrl: this.#server.url,
       closed: () => editor.closed(),
       log: (message) => options.log("warn", message),
     });

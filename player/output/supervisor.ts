@@ -24,6 +24,8 @@ const BACKOFF_MS = [0, 250, 500, 1000, 2000];
 /** Exits in a row without the page loading, after which it is tried every `RETRY_MS` only. */
 const GIVE_UP_AFTER = 5;
 const RETRY_MS = 30_000;
+/** How long the browser started to hand an address to the running one may take to exit. */
+const HAND_OFF_MS = 10_000;
 
 /** One supervised browser. */
 export class BrowserSupervisor {
@@ -51,6 +53,11 @@ export class BrowserSupervisor {
   /** The profile of the browser running now (its DevTools port is named there). */
   get profileDir(): string | null {
     return this.#child ? this.#profile : null;
+  }
+
+  /** How the browser shows its pages. */
+  get mode(): BrowserMode {
+    return this.#options.mode;
   }
 
   /** The browser's process id, while one runs. */
@@ -88,6 +95,35 @@ export class BrowserSupervisor {
     this.#exitHandled = child.status.then(async (status) =>
       this.#exited(child, profile, status, await lastLines)
     );
+  }
+
+  /**
+   * Opens `url` in an app window (no tab strip, no address bar) of the browser running now:
+   * the browser started again on the same profile hands the address to the running one and
+   * exits (Chromium's one process a profile). False in headless (no windows), when no browser
+   * runs, and when the one started did not hand off (it is stopped: it would be a browser of
+   * its own).
+   */
+  async openAppWindow(url: string): Promise<boolean> {
+    const profile = this.profileDir;
+    if (!profile || this.#options.mode === "headless") return false;
+    const args = [`--user-data-dir=${profile}`, ...(isRoot(profile) ? ["--no-sandbox"] : [])];
+    const child = new Deno.Command(this.#options.program, {
+      args: [...args, `--app=${url}`],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    const timer = setTimeout(() => {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // exited meanwhile
+      }
+    }, HAND_OFF_MS);
+    const status = await child.status;
+    clearTimeout(timer);
+    return status.success;
   }
 
   /** The page of the browser running now loaded: the browser works. */
