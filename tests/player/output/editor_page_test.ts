@@ -56,6 +56,7 @@ function renderState(): RenderState {
 
 /** A session on a fake socket: what it sent, the edits it ran. */
 function session(preset: Preset, refuse?: Refusal) {
+  let isOpen = true;
   const sent: Json[] = [];
   const edits: EditApplyParams[] = [];
   const closed: unknown[] = [];
@@ -75,7 +76,7 @@ function session(preset: Preset, refuse?: Refusal) {
   };
   const page = new EditorPage({
     hooks: {
-      state: () => state,
+      state: () => isOpen ? state : null,
       shown: () => shown++,
       closed: () => {},
       edit: (params) => {
@@ -95,7 +96,15 @@ function session(preset: Preset, refuse?: Refusal) {
     // The edit's answer comes after the (resolved) edit's turn.
     for (let i = 0; i < 5; i++) await Promise.resolve();
   };
-  return { page, sent, edits, message, shownCount: () => shown, firstClosed: () => closed };
+  return {
+    page,
+    sent,
+    edits,
+    message,
+    shownCount: () => shown,
+    firstClosed: () => closed,
+    closeEditor: () => isOpen = false,
+  };
 }
 
 Deno.test("EditorPage: the page's messages are catalog edits of the open preset", async () => {
@@ -120,6 +129,16 @@ Deno.test("EditorPage: the page's messages are catalog edits of the open preset"
     true,
     7,
   ]]);
+});
+
+Deno.test("EditorPage: with the editor closed, no edit runs, undo and redo neither", async () => {
+  const s = session(isfPreset);
+  s.closeEditor();
+  await s.message({ type: "history", id: 1, direction: "undo" });
+  await s.message({ type: "edit", id: 2, code: "new code" });
+  assert.deepEqual(s.edits, []);
+  const answers = s.sent.filter((m) => m.type === "edited");
+  assert.deepEqual(answers.map((a) => [a.id, a.ok]), [[1, false], [2, false]]);
 });
 
 Deno.test("EditorPage: a control of a preset of another type writes its parameters", async () => {
