@@ -200,9 +200,9 @@ export class EditorPage {
 
   /** The catalog edit a page message stands for. */
   #editOf(message: Extract<FromEditor, { type: "edit" | "param" | "history" }>): EditRequest {
-    if (message.type === "history") return { name: `project.${message.direction}`, params: {} };
     const editor = this.#hooks.state();
     if (!editor) throw new Refusal("The editor is closed");
+    if (message.type === "history") return { name: `project.${message.direction}`, params: {} };
     const { preset } = editor;
     const target = { kind: preset.kind, presetID: preset.id };
     if (message.type === "edit") {

@@ -109,6 +109,7 @@ export class Output {
       media: options.media,
       connected: (socket) => this.#connected(socket),
       editorConnected: (socket) => this.#editorPage.connected(socket),
+      isEditorOpen: () => !!options.editor?.state(),
     });
     this.#requests = new PageRequests((message) => this.#send(message));
     const display = options.source()?.project.display ?? { width: 1280, height: 720 };

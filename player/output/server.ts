@@ -2,7 +2,8 @@
  * The output's own web server: loopback only, on a free port, under a random
  * path (an unguessable token), serving the page, its scripts, the Project's
  * media (with byte ranges) and one WebSocket to the page; and the editor
- * window's page (`editor.html`, on the same modules) with its own WebSocket. All its files are
+ * window's page (`editor.html`, on the same modules) with its own WebSocket, taken only while
+ * an editor is open. Both sockets take only the server's own origin. All its files are
  * text imports, which `deno compile` embeds.
  * @module
  */
@@ -47,6 +48,8 @@ export interface OutputServerHost {
   connected(socket: WebSocket): void;
   /** The editor window's page connected (`editor-ws`). */
   editorConnected(socket: WebSocket): void;
+  /** Whether an editor is open: its socket is refused otherwise. */
+  isEditorOpen(): boolean;
 }
 
 /** The running server. */
@@ -73,6 +76,14 @@ export function serveOutput(host: OutputServerHost): OutputServer {
     if (rest === "ws" || rest === "editor-ws") {
       if (request.headers.get("upgrade") !== "websocket") {
         return new Response("WebSocket only", { status: 426 });
+      }
+      // Only the server's own pages (not another page of a browser, nor a name rebound to the
+      // loopback); the editor's only while one is open.
+      const origin = `http://127.0.0.1:${server.addr.port}`;
+      const isOwn = request.headers.get("origin") === origin &&
+        request.headers.get("host") === origin.slice("http://".length);
+      if (!isOwn || (rest === "editor-ws" && !host.isEditorOpen())) {
+        return new Response("Forbidden", { status: 403 });
       }
       const { socket, response } = Deno.upgradeWebSocket(request);
       if (rest === "ws") host.connected(socket);
