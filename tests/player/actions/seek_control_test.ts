@@ -72,6 +72,22 @@ Deno.test("CLIP_DIRECTION reverses a playing Clip and saves the setting", async 
   }
 });
 
+Deno.test("CLIP_DIRECTION beside an edit of the same Clip: neither is lost", async () => {
+  const f = await openFixture();
+  try {
+    const renamed = f.app.applyEdits({
+      projectId: null,
+      edits: [{ name: "clip.update", params: { clipID: "c1", name: "Renamed" } }],
+    });
+    const reversed = f.run("CLIP_DIRECTION", { clipID: "c1", direction: "backward" });
+    await Promise.all([renamed, reversed]);
+    const clip = f.app.snapshot().projects[0]!.clips.find((c) => c.id === "c1")!;
+    assert.deepEqual([clip.name, clip.direction], ["Renamed", "backward"]);
+  } finally {
+    await f.close();
+  }
+});
+
 Deno.test("SET_CONTROL shapes the value through the Control's settings onto its Targets", async () => {
   const f = await openFixture();
   try {

@@ -8,7 +8,10 @@ import assert from "node:assert/strict";
 import { PlayerApp } from "../../../player/app.ts";
 import { VirtualClock } from "../../../player/clock.ts";
 import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { until } from "../../_helpers/until.ts";
 import { INVERT } from "../isf/_shaders.ts";
+import { EditorPage } from "../../../player/output/editor_page.ts";
+import { IsfPrograms } from "../../../player/output/isf_programs.ts";
 
 Deno.test("Edits applied at once take turns: none is lost, each is one undo step", async () => {
   const dataDir = await fixtureDataDir();
@@ -35,6 +38,64 @@ Deno.test("Edits applied at once take turns: none is lost, each is one undo step
       "One",
       "Two",
     ]);
+  } finally {
+    await app.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("A control moved in the editor page beside an MCP edit of the code loses neither", async () => {
+  const dataDir = await fixtureDataDir();
+  const app = await PlayerApp.open({ dataDir, clock: new VirtualClock() });
+  try {
+    const added = await app.applyEdits({
+      projectId: null,
+      edits: [{
+        name: "preset.add",
+        params: { kind: "effect", name: "Inv", type: "isf", code: INVERT },
+      }],
+    });
+    const presetID = (added.edits[0] as { created: { presetID: string } }).created.presetID;
+    await app.runAction(
+      {
+        name: "OPEN_EDITOR",
+        params: { kind: "effect", presetID },
+        velocity: 1,
+      } as Parameters<typeof app.runAction>[0],
+    );
+    const sent: { type: string; ok?: boolean }[] = [];
+    const socket = {
+      readyState: WebSocket.OPEN,
+      send: (text: string) => sent.push(JSON.parse(text)),
+      close() {},
+    } as unknown as WebSocket & { onmessage(e: { data: string }): void; onopen(): void };
+    const page = new EditorPage({
+      hooks: {
+        state: () => app.appState.editor,
+        shown() {},
+        closed() {},
+        edit: (build) => app.applyBuiltEdits(build),
+      },
+      programs: new IsfPrograms(),
+      now: () => 0,
+      refresh() {},
+    });
+    page.connected(socket);
+    socket.onopen();
+    const other = INVERT.replace("1.0 - c.rgb", "c.gbr");
+    const mcp = app.applyEdits({
+      projectId: null,
+      edits: [{ name: "preset.update", params: { kind: "effect", presetID, code: other } }],
+    });
+    socket.onmessage({
+      data: JSON.stringify({ type: "param", id: 1, name: "amount", value: 0.5 }),
+    });
+    await mcp;
+    await until("the page's answer", () => sent.some((m) => m.type === "edited"));
+    const code = app.presets().find((p) => p.id === presetID)!.code;
+    assert.ok(code.includes("c.gbr"), "the MCP edit is kept");
+    assert.ok(code.includes(`"DEFAULT": 0.5`), "the control is kept");
+    assert.deepEqual(sent.filter((m) => m.type === "edited").map((m) => m.ok), [true]);
   } finally {
     await app.close();
     await Deno.remove(dataDir, { recursive: true });

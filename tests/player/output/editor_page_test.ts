@@ -79,7 +79,13 @@ function session(preset: Preset, refuse?: Refusal) {
       state: () => isOpen ? state : null,
       shown: () => shown++,
       closed: () => {},
-      edit: (params) => {
+      edit: (build) => {
+        let params: EditApplyParams;
+        try {
+          params = build();
+        } catch (error) {
+          return Promise.reject(error);
+        }
         edits.push(params);
         if (refuse) return Promise.reject(refuse);
         return Promise.resolve({ revision: 7, edits: [{ message: "done" }] } as EditApplyResult);
@@ -111,7 +117,7 @@ Deno.test("EditorPage: the page's messages are catalog edits of the open preset"
   const s = session(isfPreset);
   await s.message({ type: "hello", gl: "webgl2" });
   assert.equal(s.shownCount(), 1);
-  await s.message({ type: "edit", id: 1, code: "new code" });
+  await s.message({ type: "edit", id: 1, code: "new code", base: INVERT });
   await s.message({ type: "param", id: 2, name: "amount", value: 0.5 });
   await s.message({ type: "history", id: 3, direction: "undo" });
   const [code, param, undo] = s.edits.map((e) => e.edits[0]!);
@@ -135,10 +141,19 @@ Deno.test("EditorPage: with the editor closed, no edit runs, undo and redo neith
   const s = session(isfPreset);
   s.closeEditor();
   await s.message({ type: "history", id: 1, direction: "undo" });
-  await s.message({ type: "edit", id: 2, code: "new code" });
+  await s.message({ type: "edit", id: 2, code: "new code", base: INVERT });
   assert.deepEqual(s.edits, []);
   const answers = s.sent.filter((m) => m.type === "edited");
   assert.deepEqual(answers.map((a) => [a.id, a.ok]), [[1, false], [2, false]]);
+});
+
+Deno.test("EditorPage: code applied over a change the page had not seen is refused", async () => {
+  const s = session(isfPreset);
+  await s.message({ type: "edit", id: 1, code: "mine", base: "what the page showed" });
+  assert.deepEqual(s.edits, []);
+  const answer = s.sent.find((m) => m.type === "edited");
+  assert.equal(answer.ok, false);
+  assert.match(answer.message, /changed elsewhere/);
 });
 
 Deno.test("EditorPage: a control of a preset of another type writes its parameters", async () => {
@@ -153,7 +168,7 @@ Deno.test("EditorPage: a refused edit is answered with its problems", async () =
   const problems = [{ line: 14, column: 1, message: "GLSL syntax" }];
   const refusal = new Refusal("The code has 1 problem", -32006, { field: "params.code", problems });
   const s = session(isfPreset, refusal);
-  await s.message({ type: "edit", id: 9, code: "broken" });
+  await s.message({ type: "edit", id: 9, code: "broken", base: INVERT });
   const answer = s.sent.find((m) => m.type === "edited");
   assert.deepEqual(answer, {
     type: "edited",
