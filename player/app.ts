@@ -234,6 +234,11 @@ export class PlayerApp implements AppServices {
     return this.#editor.apply(params, options);
   }
 
+  /** Applies the batch `build` makes in its turn (the editor page's); see `Editor.applyBuilt`. */
+  applyBuiltEdits(build: () => EditApplyParams): Promise<EditApplyResult> {
+    return this.#editor.applyBuilt(build);
+  }
+
   /**
    * `applyEdits` for the request loop: a batch that imports files copies them
    * beside other requests (a `Beside`); any other commits in order (a promise).
@@ -350,8 +355,16 @@ export class PlayerApp implements AppServices {
     this.#saveSettings();
   }
 
-  async commitProject(engine: ProjectEngine, next: Project, updates: StateUpdate[]): Promise<void> {
-    const project = await this.#editor.commitExternal(engine, next);
+  async commitProject(
+    engine: ProjectEngine,
+    change: (project: Project) => { project: Project; updates: StateUpdate[] },
+  ): Promise<void> {
+    let updates: StateUpdate[] = [];
+    const project = await this.#editor.commitExternal(engine, (current) => {
+      const next = change(current);
+      updates = next.updates;
+      return next.project;
+    });
     for (const update of updates) {
       this.#emit({ ...update, data: { ...update.data, revision: project.revision } });
     }
@@ -428,7 +441,7 @@ export class PlayerApp implements AppServices {
         closed: () => {
           if (this.#appState.editor) this.changeAppState("editor-closed", { editor: null });
         },
-        edit: (params) => this.applyEdits(params),
+        edit: (build) => this.applyBuiltEdits(build),
       },
       recordingLost: () => {
         this.#recorder.lost();

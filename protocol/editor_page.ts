@@ -14,8 +14,16 @@ import type { ToPage } from "./output.ts";
 export const FromEditor = z.discriminatedUnion("type", [
   z.object({ type: z.literal("hello"), gl: z.string() }),
   z.object({ type: z.literal("ping"), t0: z.number() }),
-  /** The code as typed, to write as the preset's code. */
-  z.object({ type: z.literal("edit"), id: z.number().int(), code: z.string() }),
+  /**
+   * The code as typed, to write as the preset's code; `base`: the preset's code the page
+   * showed last (a change it had not seen yet refuses the edit).
+   */
+  z.object({
+    type: z.literal("edit"),
+    id: z.number().int(),
+    code: z.string(),
+    base: z.string(),
+  }),
   /** A control moved: the parameter's default (for isf, the header's DEFAULT). */
   z.object({
     type: z.literal("param"),

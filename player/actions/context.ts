@@ -15,10 +15,14 @@ export interface AppServices {
   /** Applies a change to app state and reports it (`appState`, plus `volume` when asked). */
   changeAppState(event: string, change: Partial<AppState>, options?: { isVolume?: boolean }): void;
   /**
-   * Writes a new revision of the engine's project to disk, then makes it
-   * current and reports `updates`. Nothing changes if the write fails.
+   * Writes a new revision of the engine's project, which `change` makes in its turn from the
+   * project as the commits before it left it, to disk, then makes it current and reports its
+   * `updates`. Nothing changes if the write fails.
    */
-  commitProject(engine: ProjectEngine, project: Project, updates: StateUpdate[]): Promise<void>;
+  commitProject(
+    engine: ProjectEngine,
+    change: (project: Project) => { project: Project; updates: StateUpdate[] },
+  ): Promise<void>;
   /** Starts recording, arms it, or stops it, per the spec's state table. */
   toggleRecording(mode: "now" | "next-trigger"): string;
 }

@@ -29,20 +29,23 @@ export const seekControlActions: Record<string, ActionHandler> = {
   CLIP_DIRECTION: async (ctx) => {
     const clipId = str(ctx, "clipID");
     const direction = str(ctx, "direction") as "forward" | "backward";
-    const clip = ctx.engine.clip(clipId);
-    if (clip.direction === direction) {
+    if (ctx.engine.clip(clipId).direction === direction) {
       return unchanged(`Clip "${clipId}" already plays ${direction}`);
     }
-    const changed = { ...clip, direction };
-    const project = ctx.engine.project;
-    await ctx.app.commitProject(ctx.engine, {
-      ...project,
-      clips: project.clips.map((c) => (c.id === clipId ? changed : c)),
-    }, [{
-      updateType: "clip",
-      projectId: project.id,
-      data: { event: "clip-changed", clipID: clipId, clip: changed },
-    }]);
+    // Made in its turn: an edit of the Clip committed meanwhile is kept.
+    await ctx.app.commitProject(ctx.engine, (project) => {
+      const clip = project.clips.find((c) => c.id === clipId);
+      if (!clip) throw new Refusal(`Clip "${clipId}" was removed meanwhile`);
+      const changed = { ...clip, direction };
+      return {
+        project: { ...project, clips: project.clips.map((c) => (c.id === clipId ? changed : c)) },
+        updates: [{
+          updateType: "clip",
+          projectId: project.id,
+          data: { event: "clip-changed", clipID: clipId, clip: changed },
+        }],
+      };
+    });
     ctx.engine.redirectVoice(clipId, direction);
     return done(`Clip "${clipId}" plays ${direction}`);
   },

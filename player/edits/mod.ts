@@ -235,9 +235,34 @@ export class Editor {
     ));
   }
 
-  /** Writes a Project changed outside the editor (by an action), keeping the history valid. */
-  commitExternal(engine: ProjectEngine, next: Project): Promise<Project> {
-    return this.#inTurn(() => this.#commitExternal(engine, next));
+  /**
+   * Runs the batch `build` makes when its turn comes: built from the Project and presets as
+   * every commit before it left them (a control moved in the editor page changes the preset
+   * as it is then, not as the page last saw it). Undo and redo as `apply`; no imports.
+   * @throws {Refusal} as `apply`, or what `build` throws
+   */
+  applyBuilt(build: () => EditApplyParams): Promise<EditApplyResult> {
+    return this.#inTurn(() => {
+      const params = build();
+      const engine = this.#host.engine(params.projectId);
+      const parsed = parseEdits(params);
+      const first = parsed[0]!.spec.name;
+      if (first === "project.undo" || first === "project.redo") {
+        return this.#step(engine, first === "project.undo" ? "undo" : "redo", undefined);
+      }
+      if (parsed.some((e) => e.spec.name === "file.import")) {
+        throw new Refusal("A built batch cannot import files");
+      }
+      return this.#run(engine, parsed, [], undefined);
+    });
+  }
+
+  /**
+   * Writes a Project changed outside the editor (by an action), keeping the history valid:
+   * `change` makes it, in its turn, from the Project as the commits before it left it.
+   */
+  commitExternal(engine: ProjectEngine, change: (project: Project) => Project): Promise<Project> {
+    return this.#inTurn(() => this.#commitExternal(engine, change(engine.project)));
   }
 
   async #commitExternal(engine: ProjectEngine, next: Project): Promise<Project> {

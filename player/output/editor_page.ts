@@ -46,8 +46,11 @@ export interface EditorHooks {
   shown(): void;
   /** The editor's window went away (closed by the user, or with the browser). */
   closed(): void;
-  /** Runs edits through the player's edit path, as `edit.apply` does. */
-  edit(params: EditApplyParams): Promise<EditApplyResult>;
+  /**
+   * Runs the edits `build` makes through the player's edit path, as `edit.apply` does,
+   * built in their turn (from the preset as the edits before them left it).
+   */
+  edit(build: () => EditApplyParams): Promise<EditApplyResult>;
 }
 
 /** The connected editor page. */
@@ -178,8 +181,10 @@ export class EditorPage {
   async #edit(message: Extract<FromEditor, { type: "edit" | "param" | "history" }>) {
     const { id } = message;
     try {
-      const edit = this.#editOf(message);
-      const result = await this.#hooks.edit({ projectId: null, edits: [edit] });
+      const result = await this.#hooks.edit(() => ({
+        projectId: null,
+        edits: [this.#editOf(message)],
+      }));
       const text = result.edits.map((e) => e.message).join("; ");
       this.#send({
         type: "edited",
@@ -198,7 +203,10 @@ export class EditorPage {
     }
   }
 
-  /** The catalog edit a page message stands for. */
+  /**
+   * The catalog edit a page message stands for, made from the preset as it is now (in the
+   * edit's turn). Code typed over a change the page had not seen yet is refused.
+   */
   #editOf(message: Extract<FromEditor, { type: "edit" | "param" | "history" }>): EditRequest {
     const editor = this.#hooks.state();
     if (!editor) throw new Refusal("The editor is closed");
@@ -206,6 +214,11 @@ export class EditorPage {
     const { preset } = editor;
     const target = { kind: preset.kind, presetID: preset.id };
     if (message.type === "edit") {
+      if (message.base !== preset.code) {
+        throw new Refusal(
+          "The code changed elsewhere since the editor showed it: take the new code, or apply again",
+        );
+      }
       return { name: "preset.update", params: { ...target, code: message.code } };
     }
     const { name, value } = message;

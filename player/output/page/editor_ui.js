@@ -137,7 +137,7 @@ export function showPreset(preset, send) {
 
 /** Wires the buttons and keys to `send` (edit messages without their id). */
 export function wire(send) {
-  const apply = () => send({ type: "edit", code: code.value });
+  const apply = () => send({ type: "edit", code: code.value, base: shown?.code ?? "" });
   $("apply").onclick = apply;
   $("undo").onclick = () => send({ type: "history", direction: "undo" });
   $("redo").onclick = () => send({ type: "history", direction: "redo" });

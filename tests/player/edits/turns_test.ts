@@ -55,14 +55,13 @@ Deno.test("A control moved in the editor page beside an MCP edit of the code los
         params: { kind: "effect", name: "Inv", type: "isf", code: INVERT },
       }],
     });
-    const presetID = (added.edits[0] as { created: { presetID: string } }).created.presetID;
-    await app.runAction(
-      {
-        name: "OPEN_EDITOR",
-        params: { kind: "effect", presetID },
-        velocity: 1,
-      } as Parameters<typeof app.runAction>[0],
-    );
+    const presetID = added.edits[0]!.created!.presetID!;
+    await app.runAction({
+      name: "OPEN_EDITOR",
+      params: { kind: "effect", presetID },
+      projectId: null,
+      velocity: 1,
+    });
     const sent: { type: string; ok?: boolean }[] = [];
     const socket = {
       readyState: WebSocket.OPEN,
