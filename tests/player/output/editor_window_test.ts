@@ -18,6 +18,7 @@ import { near, openOutputService, outputDataDir } from "../../_helpers/output.ts
 import { until } from "../../_helpers/until.ts";
 import { TestSocket } from "../../_helpers/ws_client.ts";
 import { INVERT } from "../isf/_shaders.ts";
+import { parseIsfApart } from "../../../player/isf/apart.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -108,6 +109,9 @@ Deno.test({
     const codeInPage = async () => (await control(page!, "#code"))[1];
     const editorState = async () => (await get("/api/v1/app-state")).editor;
     try {
+      // The ISF check's worker loaded once (on a cold cache Deno type-checks it first, which
+      // took longer than the service's 5 s for the player's answer to the first preset.add).
+      await parseIsfApart(INVERT, "effect");
       const added = await mcp.call("app_preset_edit", {
         edits: [{
           name: "preset.add",
