@@ -22,7 +22,7 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * 1.2 added `media.locate` and `camera.frame` (thumbnails and camera pictures);
  * 1.3 added `output.frame` (the output's picture).
  */
-export const PLAYER_PROTOCOL_VERSION = "1.3";
+export const PLAYER_PROTOCOL_VERSION = "1.4";
 
 /** Method names, server to player. */
 export const Method = {
