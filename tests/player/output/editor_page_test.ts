@@ -66,7 +66,7 @@ function session(preset: Preset, refuse?: Refusal) {
     close: (...args: unknown[]) => closed.push(args),
   } as unknown as WebSocket & { onmessage: (e: { data: string }) => void; onopen: () => void };
   let shown = 0;
-  const state: EditorState = {
+  let state: EditorState = {
     kind: preset.kind,
     presetId: preset.id,
     openedAt: "2026-11-27T00:00:00.000Z",
@@ -110,6 +110,8 @@ function session(preset: Preset, refuse?: Refusal) {
     shownCount: () => shown,
     firstClosed: () => closed,
     closeEditor: () => isOpen = false,
+    /** The editor closed and opened again at `openedAt` (one burst: the page stays). */
+    reopen: (openedAt: string) => state = { ...state, openedAt, shown: false },
   };
 }
 
@@ -145,6 +147,23 @@ Deno.test("EditorPage: with the editor closed, no edit runs, undo and redo neith
   assert.deepEqual(s.edits, []);
   const answers = s.sent.filter((m) => m.type === "edited");
   assert.deepEqual(answers.map((a) => [a.id, a.ok]), [[1, false], [2, false]]);
+});
+
+Deno.test("EditorPage: the page showing an editor opened again says so: shown", async () => {
+  const s = session(isfPreset);
+  s.page.push(null);
+  const first = s.sent.filter((m) => m.type === "editor");
+  assert.equal(first.length, 1);
+  assert.equal(first[0].openedAt, "2026-11-27T00:00:00.000Z");
+  s.reopen("2026-11-27T00:00:05.000Z");
+  s.page.push(null);
+  const editors = s.sent.filter((m) => m.type === "editor");
+  assert.equal(editors.length, 2, "the same preset, opened again, is sent again");
+  assert.equal(editors[1].openedAt, "2026-11-27T00:00:05.000Z");
+  await s.message({ type: "shown", openedAt: "2026-11-27T00:00:00.000Z" });
+  assert.equal(s.shownCount(), 0, "an answer to the editor before is not this one's");
+  await s.message({ type: "shown", openedAt: "2026-11-27T00:00:05.000Z" });
+  assert.equal(s.shownCount(), 1);
 });
 
 Deno.test("EditorPage: code applied over a change the page had not seen is refused", async () => {
