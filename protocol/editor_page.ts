@@ -36,6 +36,8 @@ export const FromEditor = z.discriminatedUnion("type", [
     id: z.number().int(),
     direction: z.enum(["undo", "redo"]),
   }),
+  /** The page shows the editor opened at `openedAt` (the answer to its `editor`). */
+  z.object({ type: z.literal("shown"), openedAt: z.string() }),
   /** The preview's GL refused a program (code no output page checked). */
   z.object({ type: z.literal("compile-error"), program: z.string(), log: z.string() }),
 ]);
@@ -52,7 +54,13 @@ export const EditorProblem = z.object({
 /** Player to page, beside the output's `programs`, `state` and `pong`. */
 export const EditorMessage = z.discriminatedUnion("type", [
   /** The preset the editor shows, as it is now (each change sends it again). */
-  z.object({ type: z.literal("editor"), preset: Preset, updatedAt: z.string().nullable() }),
+  z.object({
+    type: z.literal("editor"),
+    preset: Preset,
+    updatedAt: z.string().nullable(),
+    /** When the editor was opened (each `OPEN_EDITOR`): the page answers `shown` with it. */
+    openedAt: z.string(),
+  }),
   /** The answer to an edit: done (with the Project's revision), or refused and why. */
   z.object({
     type: z.literal("edited"),

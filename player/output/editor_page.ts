@@ -61,7 +61,7 @@ export class EditorPage {
   readonly #refresh: () => void;
   #socket: WebSocket | null = null;
   /** The preset and time last sent, so that an unchanged one is not sent again. */
-  #sent: { preset: Preset; updatedAt: string | null } | null = null;
+  #sent: { preset: Preset; updatedAt: string | null; openedAt: string } | null = null;
 
   /**
    * `programs` are the output's (shared: a program is made once); `refresh` asks for a
@@ -98,10 +98,13 @@ export class EditorPage {
   push(state: RenderState | null): void {
     const editor = this.#hooks.state();
     if (!editor || this.#socket?.readyState !== WebSocket.OPEN) return;
-    const { preset, updatedAt } = editor;
-    if (this.#sent?.preset !== preset || this.#sent.updatedAt !== updatedAt) {
-      this.#sent = { preset, updatedAt };
-      this.#send({ type: "editor", preset, updatedAt });
+    const { preset, updatedAt, openedAt } = editor;
+    const sent = this.#sent;
+    if (
+      sent?.preset !== preset || sent.updatedAt !== updatedAt || sent.openedAt !== openedAt
+    ) {
+      this.#sent = { preset, updatedAt, openedAt };
+      this.#send({ type: "editor", preset, updatedAt, openedAt });
     }
     if (!state) return;
     const preview = this.#previewState(state, preset);
@@ -162,6 +165,10 @@ export class EditorPage {
     switch (message.type) {
       case "hello":
         this.#hooks.shown();
+        break;
+      case "shown":
+        // An editor opened again while the page stayed (no hello): shown once it shows it.
+        if (this.#hooks.state()?.openedAt === message.openedAt) this.#hooks.shown();
         break;
       case "ping":
         this.#send({ type: "pong", t0: message.t0, now: this.#now() });

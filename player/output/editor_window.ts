@@ -199,10 +199,18 @@ export class EditorWindow {
         this.#log(`Output: opening its window again: ${error.message}`)
       );
     });
+    // The editor's page crashed: its window (which would show a crashed tab) is closed.
+    client.on("Target.targetCrashed", (params) => {
+      if (params.targetId !== this.#targetId) return;
+      const targetId = this.#targetId;
+      this.#gone();
+      client.send("Target.closeTarget", { targetId }).catch(() => {});
+    });
     client.onClose = () => {
       if (this.#devtools !== devtools) return;
       this.#devtools = null;
-      if (this.#targetId !== null) this.#gone(); // the browser exited: its windows with it
+      // The browser exited, its windows with it; one being opened too.
+      if (this.#wanted !== null) this.#gone();
     };
     await client.send("Target.setDiscoverTargets", { discover: true });
     return client;

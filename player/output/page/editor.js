@@ -75,8 +75,10 @@ function frame(now) {
   document.body.dataset.drawnSeq = String(state.seq);
 }
 
-function onEditor({ preset }) {
+function onEditor({ preset, openedAt }) {
   showPreset(preset, sendEdit);
+  // An editor opened again while this page stayed is shown once this page shows it.
+  send({ type: "shown", openedAt });
   const isDrawn = preset.type === "isf" || preset.builtIn;
   setPreviewNote(
     isDrawn ? "" : `No preview: a preset of type "${preset.type}" has no shader code to draw`,

@@ -276,6 +276,15 @@ Deno.test({
         await until("the window to close", () => !isOpen());
       });
 
+      await t.step("the editor's page crashing clears the editor, its window closed", async () => {
+        await reopen("effect", "fx-blur");
+        const target = browser!.targets().find((t) => t.url() === s.output.editorUrl)!;
+        const session = await target.createCDPSession();
+        await session.send("Page.crash").catch(() => {}); // answered by the crash itself
+        await until("the editor to close", async () => (await editorState()) === null);
+        await until("the crashed window to close", () => !isOpen());
+      });
+
       await t.step("the browser exiting clears the editor", async () => {
         await reopen("visualizer", "viz-spectrum");
         Deno.kill(s.output.browserPid!, "SIGKILL");
