@@ -8,7 +8,8 @@
  *   its code box changes, on the same wall clock), p50 and p99 over 50 edits.
  * - What the editor costs the output: the output page's frames a second over
  *   8 s of a playing video, without the editor and with it open (its preview
- *   draws the same picture again, smaller, with the preset over it).
+ *   draws the same picture again, smaller, with the preset over it, at most
+ *   10 frames a second), and the preview's own frames a second meanwhile.
  *
  * Without Chromium or ffmpeg, one skipped line.
  * @module
@@ -73,7 +74,11 @@ try {
   });
   const target = await browser.waitForTarget((t) => t.url() === s.output.editorUrl);
   const page = (await target.page())!;
+  const drawn = async () => Number(await page.evaluate("document.body.dataset.previewFrames"));
+  const drawnBefore = await drawn();
+  const startedAt = performance.now();
   const withEditor = await framesPerSecond();
+  const previewFps = (await drawn() - drawnBefore) / ((performance.now() - startedAt) / 1000);
 
   // The page notes the wall time of each change of its code box.
   await page.evaluate(`(() => {
@@ -109,6 +114,7 @@ try {
     `  output frames a second over ${SECONDS} s: ${without.toFixed(1)} without the editor, ` +
       `${withEditor.toFixed(1)} with it open (load average ${Deno.loadavg()[0]!.toFixed(1)})`,
   );
+  console.log(`  the editor's preview meanwhile: ${previewFps.toFixed(1)} frames a second`);
 } finally {
   await s.stop();
   await Deno.remove(dataDir, { recursive: true });

@@ -58,11 +58,21 @@ function onState(next) {
   if (gl) layers.sync(state.layers, playerNow(), 1 / state.display.fps);
 }
 
+/**
+ * The preview's frames a second at most: it draws the show's picture a second time in the same
+ * browser, which took the output from 29 to 20 fps at the display's rate on software GL
+ * (`bench/editor_bench.ts`); a preview needs less.
+ */
+const PREVIEW_FPS = 10;
+
 let lastFrameAt = 0;
+/** The preview's frames drawn (`bench/editor_bench.ts` reads them). */
+let previewFrames = 0;
 function frame(now) {
   requestAnimationFrame(frame);
-  if (!state || !gl) return;
-  const period = 1000 / state.display.fps;
+  // A hidden window (minimized, or behind another on a screen that says so) draws nothing.
+  if (!state || !gl || document.visibilityState === "hidden") return;
+  const period = 1000 / Math.min(state.display.fps, PREVIEW_FPS);
   if (now - lastFrameAt < period - 2) return;
   lastFrameAt = now;
   const clock = playerNow(now);
@@ -73,6 +83,7 @@ function frame(now) {
     return entry?.isUploaded ? entry.texture : null;
   }, analyser);
   document.body.dataset.drawnSeq = String(state.seq);
+  document.body.dataset.previewFrames = String(++previewFrames);
 }
 
 function onEditor({ preset, openedAt }) {
