@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
-import { near, openOutputPlayer } from "../../_helpers/output.ts";
+import { near, openOutputPlayer, type OutputPlayer } from "../../_helpers/output.ts";
 import { until } from "../../_helpers/until.ts";
 import { DevTools, pageAt } from "../../../player/output/devtools.ts";
 
@@ -36,6 +36,27 @@ async function startXvfb(): Promise<{ display: string; stop(): Promise<void> }> 
       await child.status;
     },
   };
+}
+
+/** Runs `body` on a player whose output is in `mode` on a fresh Xvfb display. */
+async function onXvfb(
+  mode: "window" | "fullscreen",
+  body: (p: OutputPlayer) => Promise<void>,
+): Promise<void> {
+  const xvfb = await startXvfb();
+  const previous = Deno.env.get("DISPLAY");
+  Deno.env.set("DISPLAY", xvfb.display);
+  const p = await openOutputPlayer({ mode });
+  try {
+    await body(p);
+  } catch (error) {
+    throw new Error(`${error}; the player said: ${p.logs.join("\n")}`);
+  } finally {
+    await p.close();
+    if (previous === undefined) Deno.env.delete("DISPLAY");
+    else Deno.env.set("DISPLAY", previous);
+    await xvfb.stop();
+  }
 }
 
 /** The height of the browser's own bars above the page of `targetId` (0: an app window). */
@@ -84,12 +105,8 @@ Deno.test({
   name: "Kiosk: the editor is an app window beside the full-screen output, which comes back closed",
   sanitizeOps: false,
   sanitizeResources: false,
-  async fn() {
-    const xvfb = await startXvfb();
-    const previous = Deno.env.get("DISPLAY");
-    Deno.env.set("DISPLAY", xvfb.display);
-    const p = await openOutputPlayer({ mode: "fullscreen" });
-    try {
+  fn: () =>
+    onXvfb("fullscreen", async (p) => {
       await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
       assert(near(await p.centre(), [255, 0, 0]), "the output draws");
       assert.equal(await p.output.windowState(), "fullscreen");
@@ -121,15 +138,7 @@ Deno.test({
       });
       assert(near(await p.centre(), [255, 0, 0]), "the output draws again");
       assert.equal(p.app.appState.editor?.shown, true, "the editor stays open");
-    } catch (error) {
-      throw new Error(`${error}; the player said: ${p.logs.join("\n")}`);
-    } finally {
-      await p.close();
-      if (previous === undefined) Deno.env.delete("DISPLAY");
-      else Deno.env.set("DISPLAY", previous);
-      await xvfb.stop();
-    }
-  },
+    }),
 });
 
 Deno.test({
@@ -137,12 +146,8 @@ Deno.test({
   name: "Output in a window: FULLSCREEN_TOGGLE sets the window's state",
   sanitizeOps: false,
   sanitizeResources: false,
-  async fn() {
-    const xvfb = await startXvfb();
-    const previous = Deno.env.get("DISPLAY");
-    Deno.env.set("DISPLAY", xvfb.display);
-    const p = await openOutputPlayer({ mode: "window" });
-    try {
+  fn: () =>
+    onXvfb("window", async (p) => {
       await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
       const first = await p.centre();
       assert(near(first, [255, 0, 0]), `centre ${first}`);
@@ -174,13 +179,5 @@ Deno.test({
       await p.run("STOP_IN");
       const last = await p.centre();
       assert(near(last, [0, 255, 0]), `the page still draws: ${last}`);
-    } catch (error) {
-      throw new Error(`${error}; the player said: ${p.logs.join("\n")}`);
-    } finally {
-      await p.close();
-      if (previous === undefined) Deno.env.delete("DISPLAY");
-      else Deno.env.set("DISPLAY", previous);
-      await xvfb.stop();
-    }
-  },
+    }),
 });
