@@ -136,10 +136,12 @@ export class EditorWindow {
    */
   async #reopenOutput(devtools: DevTools): Promise<void> {
     this.#log("Output: its window was closed; opening it again");
+    const profile = this.#supervisor.profileDir;
     if (this.#supervisor.mode === "headless") {
       await devtools.send("Target.createTarget", { url: this.#outputUrl }, CREATE_WAIT_MS);
     } else if (!await this.#supervisor.openAppWindow(this.#outputUrl)) {
-      this.#supervisor.restart(); // the show is not left dark
+      // The show is not left dark; a browser started meanwhile (this one exited) is not touched.
+      if (this.#supervisor.profileDir === profile) this.#supervisor.restart();
     }
   }
 
