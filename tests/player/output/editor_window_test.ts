@@ -285,6 +285,18 @@ Deno.test({
         await until("the crashed window to close", () => !isOpen());
       });
 
+      await t.step(
+        "the output page closed with the editor open comes back (headless)",
+        async () => {
+          await reopen("effect", "fx-blur");
+          const loads = s.output.pageLoads;
+          const output = browser!.targets().find((t) => t.url() === s.output.url)!;
+          await (await output.page())!.close();
+          await until("the output page again", () => s.output.pageLoads > loads);
+          assert.equal((await editorState())?.shown, true, "the editor stays open");
+        },
+      );
+
       await t.step("the browser exiting clears the editor", async () => {
         await reopen("visualizer", "viz-spectrum");
         Deno.kill(s.output.browserPid!, "SIGKILL");
