@@ -122,20 +122,20 @@ function isLarge(job: RenderJob): boolean {
   return job.type === "thumbnail" && job.size === null;
 }
 
-/** The most pixels of a picture the local lane decodes whole (a PNG, a video's frame): a 4K still. */
+/** The most pixels of a picture the local lane may decode whole: a 4K still. */
 const LANE_PIXELS = 3840 * 2160;
 
 /**
  * A job that holds little memory, so the local lane may run it beside a large one: a waveform
- * (read as it streams), or a thumbnail at a size of a JPEG (decoded scaled) or of a picture the
- * catalog knows to have at most `LANE_PIXELS` (a PNG or a video's frame is decoded whole: a
- * 36-megapixel PNG's 64-pixel thumbnail adds about 400 MB to the process).
+ * (read as it streams), or a thumbnail at a size of a picture the catalog knows to have at most
+ * `LANE_PIXELS`. Any picture may be decoded whole: a PNG or a video's frame always (a
+ * 36-megapixel PNG's 64-pixel thumbnail adds about 400 MB to the process), a JPEG where its
+ * scaled decode fails (some phone JPEGs fall back to a full decode).
  */
 function isLight(job: RenderJob): boolean {
   if (job.type === "waveform") return true;
   if (job.size === null) return false;
-  const { kind, mimeType, pixels } = job.source;
-  if (kind === "image" && mimeType === "image/jpeg") return true;
+  const { pixels } = job.source;
   return typeof pixels === "number" && pixels <= LANE_PIXELS;
 }
 

@@ -288,7 +288,7 @@ async function gatedOriginal(dir: string): Promise<{ job: RenderJob; open(): Pro
   };
 }
 
-Deno.test("RenderPool: a local small picture asked while a remote original-size one runs is made before that one ends; a local original-size one, or one of a picture not known to be small, is not", async () => {
+Deno.test("RenderPool: a local small picture asked while a remote original-size one runs is made before that one ends; a local original-size one, or one of a picture (a JPEG too) not known to be small, is not", async () => {
   const dir = await tempDir();
   const pool = new RenderPool();
   try {
@@ -317,6 +317,11 @@ Deno.test("RenderPool: a local small picture asked while a remote original-size 
     // PNG is decoded whole); the small one behind them in the operator's line does not.
     const localLarge = settle(pool.render(job(null), local), "large");
     const localHeavy = settle(pool.render(job(32, 36_000_000), local), "heavy");
+    // A JPEG too: it is decoded scaled, but whole where scaling fails (some phone JPEGs).
+    const jpeg = `${dir}/small.jpg`;
+    await writeImage(jpeg, paint(50, 50, () => [10, 20, 30]), "jpeg");
+    const bigJpeg = source(jpeg, "image", { mimeType: "image/jpeg", pixels: 24_000_000 });
+    const localJpeg = settle(pool.render(thumbnail(bigJpeg, 32), local), "jpeg");
     const first = await Promise.race([
       pool.render(job(32), local).then(() => "local"),
       remoteDone.then(() => "remote"),
@@ -327,7 +332,8 @@ Deno.test("RenderPool: a local small picture asked while a remote original-size 
     assert.equal(((await remoteDone) as { origin: string }).origin, "card");
     assert.equal(((await localLarge) as { width: number }).width, 50);
     assert.equal(((await localHeavy) as { width: number }).width, 32);
-    assert.deepEqual(ended, ["remote", "large", "heavy"]);
+    assert.equal(((await localJpeg) as { width: number }).width, 32);
+    assert.deepEqual(ended, ["remote", "large", "heavy", "jpeg"]);
     assert.equal(started(), 2, "no other worker started");
   } finally {
     await pool.close();
