@@ -331,8 +331,11 @@ export class RenderPool {
     for (const slot of this.#slots) {
       if (slot.job) continue;
       // The local lane works only while no other worker can start the job now: each is busy,
-      // or a fresh one (replaced after a large picture) still compiles its codecs.
-      const isNeeded = !slot.isLane || !this.#slots.some((s) => !s.isLane && !s.job && s.isReady);
+      // or a fresh one (replaced after a large picture) still compiles its codecs, or waits for
+      // an ended worker's memory (`#isDrained`) before its next job, a large one, for up to
+      // `drainMs`.
+      const isNeeded = !slot.isLane ||
+        !this.#slots.some((s) => !s.isLane && !s.job && s.isReady && s.drain === null);
       const next = this.#waiting > 0 && isNeeded ? this.#next(slot) ?? null : null;
       // A worker due for replacement (it held a large picture) first makes the small pictures
       // waiting, with its codecs compiled (the operator's thumbnail waits for no fresh worker);

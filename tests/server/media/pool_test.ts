@@ -365,3 +365,41 @@ Deno.test("RenderPool: a local small picture asked while the first worker is bei
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("RenderPool: a local small picture behind the operator's original-size one, while the idle worker waits for an ended worker's memory, is made by the local lane at once", async () => {
+  const dir = await tempDir();
+  let rss = 100 * MB;
+  // drainMs: the ended worker's memory stays held for the whole test (it cannot pass by waiting).
+  const pool = new RenderPool({ memory: () => rss, drainMs: 60_000 });
+  try {
+    const path = `${dir}/still.png`;
+    await writeImage(path, paint(60, 40, () => [10, 20, 30]), "png");
+    const job = (size: number | null) => thumbnail(source(path, "image", { pixels: 2400 }), size);
+    const running = new AbortController();
+    const first = pool.render(await silence(dir, "slow", 200), { signal: running.signal })
+      .catch((e) => e);
+    await until("the job to run", () => pool.waiting === 0);
+    rss = 400 * MB; // the job's pictures, still held by the ended worker's thread
+    running.abort();
+    assert.ok((await first) instanceof CueportError);
+    // A small job on the fresh worker: it is ready and idle after, still draining.
+    assert.equal((await pool.render(job(32))).width, 32);
+    await until("the local lane to be ready", () => pool.lane?.isReady === true);
+    const local = { client: "127.0.0.1", isLocal: true };
+    let isLargeMade = false;
+    // Outcomes, never rejected: a failed assertion leaves none unhandled when the pool closes.
+    const large = pool.render(job(null), local).then((r) => (isLargeMade = true, r), (e) => e);
+    const before = pool.lane!.jobs;
+    const small = pool.render(job(32), local).catch((e) => e);
+    // Well before drainMs (the idle worker could start it only after the large one).
+    await until("the local lane to start the small picture", () => pool.lane!.jobs > before);
+    assert.equal(pool.waiting, 1, "the large picture still waits for the memory");
+    assert.equal((await small).width, 32);
+    assert.equal(isLargeMade, false);
+    rss = 120 * MB; // gone
+    assert.equal((await large).width, 60);
+  } finally {
+    await pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
