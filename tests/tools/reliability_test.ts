@@ -6,6 +6,7 @@ import {
   PROBES,
 } from "../../tools/reliability/mod.ts";
 import { Tally } from "../../tools/reliability/_tally.ts";
+import { type Ip, jsonOf, removeNamespaces } from "../../tools/reliability/_netns.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const SEED = 1;
@@ -135,6 +136,53 @@ Deno.test("Tally.absorb() takes a row made in another process: counts, peaks, no
   assert.deepEqual(r.peakRssMb, { service: 103, player: 105 });
   assert.deepEqual(r.notes, ["160 unicast queries sent"]);
   assert.deepEqual(r.shortfalls, ["80 of 80 queries to 10.53.1.1 not answered right"]);
+});
+
+/** A process with its stdout piped, as `denoIn` starts one: `sh -c script`. */
+function shell(script: string): Deno.ChildProcess {
+  return new Deno.Command("sh", { args: ["-c", script], stdin: "null", stdout: "piped" }).spawn();
+}
+
+Deno.test("jsonOf() takes the last line a script printed, and kills one still running at its deadline", async () => {
+  const done = shell(`echo 'a log line'; echo '{"answered":3}'`);
+  assert.deepEqual(await jsonOf(done, "the asker", 60_000), { answered: 3 });
+  const hung = shell("exec sleep 600");
+  await assert.rejects(
+    jsonOf(hung, "the asker in ns-c1", 50),
+    /^Error: the asker in ns-c1 did not finish within 0.05 s \(killed\)$/,
+  );
+  assert.equal((await hung.status).signal, "SIGKILL");
+});
+
+Deno.test("removeNamespaces() removes every namespace, and reports each one it could not", async () => {
+  const calls: string[] = [];
+  const ip: Ip = (args) => {
+    calls.push(args.join(" "));
+    const isBusy = args[1] === "del" && args[2] === "ns-c1";
+    return Promise.resolve(
+      isBusy
+        ? {
+          ok: false,
+          text: 'Cannot remove namespace file "/run/netns/ns-c1": Device or resource busy',
+        }
+        : { ok: true, text: "" },
+    );
+  };
+  assert.deepEqual(await removeNamespaces(["ns-svc", "ns-c1", "ns-c2"], ip), [
+    'ip netns del ns-c1: Cannot remove namespace file "/run/netns/ns-c1": Device or resource busy',
+  ]);
+  assert.deepEqual(calls, [
+    "netns pids ns-svc",
+    "netns del ns-svc",
+    "netns pids ns-c1",
+    "netns del ns-c1",
+    "netns pids ns-c2",
+    "netns del ns-c2",
+  ]);
+  assert.deepEqual(
+    await removeNamespaces(["ns-svc"], () => Promise.resolve({ ok: true, text: "" })),
+    [],
+  );
 });
 
 Deno.test("deno task reliability refuses an unknown probe, naming the known ones", async () => {

@@ -27,6 +27,20 @@ const LIMITS = { short: { seconds: 5 }, full: { seconds: 30 } };
  * docs/discovery.md, "Limits"): every query must be answered.
  */
 const PER_SECOND = 4;
+/** How long an asker may wait for the service's first answer, ms. */
+const READY_WITHIN_MS = 20_000;
+/** What an asker, or the service's start and stop, may take beyond its plan, ms. */
+const SLACK_MS = 60_000;
+
+/** How long an asker of `seconds` may run before it counts as hung (`jsonOf`), ms. */
+function askerDeadlineMs(seconds: number): number {
+  return READY_WITHIN_MS + seconds * 1000 + SLACK_MS;
+}
+
+/** How long the probe's inside script may run in `mode` before it counts as hung, ms. */
+export function insideDeadlineMs(mode: Mode): number {
+  return askerDeadlineMs(LIMITS[mode].seconds) + 2 * SLACK_MS;
+}
 
 async function inside(plan: InsidePlan, tally: Tally): Promise<void> {
   const { seconds } = LIMITS[plan.mode];
@@ -46,12 +60,12 @@ async function inside(plan: InsidePlan, tally: Tally): Promise<void> {
           sources: subnet.clients,
           perSecond: PER_SECOND,
           seconds,
-          readyWithinMs: 20_000,
+          readyWithinMs: READY_WITHIN_MS,
         };
         const child = denoIn(subnet.ns, new URL("./_mdns_asker.ts", import.meta.url), [
           JSON.stringify(asker),
         ]);
-        return jsonOf<AskerReport>(child, `the asker in ${subnet.ns}`);
+        return jsonOf<AskerReport>(child, `the asker in ${subnet.ns}`, askerDeadlineMs(seconds));
       }));
       for (const [i, report] of reports.entries()) noteSubnet(tally, plan.subnets[i]!, report);
       const all = reports.flatMap((r) => r.latenciesMs);

@@ -23,16 +23,22 @@ export interface Topology {
   /** The service's namespace (it holds one interface per subnet, and its own loopback). */
   ns: string;
   subnets: Subnet[];
-  /** Removes the namespaces (their veths go with them). */
-  remove(): Promise<void>;
+  /**
+   * Removes the namespaces (their veths go with them); what could not be removed, one line
+   * each (the probe reports it as a shortfall: a namespace left on the machine).
+   */
+  remove(): Promise<string[]>;
 }
 
 /** Runs `ip args` (no shell): whether it succeeded, and what it said (stderr, else stdout). */
-async function ip(args: string[]): Promise<{ ok: boolean; text: string }> {
+export type Ip = (args: string[]) => Promise<{ ok: boolean; text: string }>;
+
+/** The `Ip` of the machine: the `ip` command. */
+const ip: Ip = async (args) => {
   const out = await new Deno.Command("ip", { args, stdout: "piped", stderr: "piped" }).output();
   const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes).trim();
   return { ok: out.success, text: decode(out.stderr) || decode(out.stdout) };
-}
+};
 
 /** Runs `ip args`; throws with its message when it fails. */
 async function mustIp(args: string[]): Promise<void> {
@@ -48,14 +54,32 @@ export async function namespacesUnavailable(): Promise<string | null> {
   if (Deno.build.os !== "linux") return `network namespaces are Linux only (${Deno.build.os})`;
   if (Deno.uid() !== 0) return `making network namespaces needs root (uid ${Deno.uid()})`;
   const name = `cueport-check-${Deno.pid}`;
+  // An interrupt between the add and the del removes it too.
+  const forget = onKill(() => removeSync([name]));
   try {
     const made = await ip(["netns", "add", name]);
     if (!made.ok) return `ip netns add failed: ${made.text}`;
-    await ip(["netns", "del", name]);
-    return null;
+    const [failed] = await removeNamespaces([name]);
+    return failed === undefined ? null : `a namespace made cannot be removed: ${failed}`;
   } catch (error) {
     return `cannot run ip: ${(error as Error).message}`;
+  } finally {
+    forget();
   }
+}
+
+/**
+ * Removes namespaces `names` (first ending what still runs in each, `killInside`); returns what
+ * could not be removed, one line each, empty when all are gone. `run`: the `ip` command (tests).
+ */
+export async function removeNamespaces(names: readonly string[], run: Ip = ip): Promise<string[]> {
+  const failed: string[] = [];
+  for (const ns of names) {
+    killInside(ns, (await run(["netns", "pids", ns])).text);
+    const { ok, text } = await run(["netns", "del", ns]);
+    if (!ok) failed.push(`ip netns del ${ns}: ${text}`);
+  }
+  return failed;
 }
 
 /**
@@ -74,12 +98,9 @@ export async function makeTopology(
   const topology: Topology = {
     ns: `${prefix}-svc`,
     subnets: [],
-    async remove() {
+    remove() {
       forget();
-      for (const ns of made) {
-        killInside(ns, (await ip(["netns", "pids", ns])).text);
-        await ip(["netns", "del", ns]);
-      }
+      return removeNamespaces(made);
     },
   };
   try {
@@ -111,7 +132,8 @@ export async function makeTopology(
     }
     return topology;
   } catch (error) {
-    await topology.remove();
+    const left = await topology.remove();
+    if (left.length > 0) (error as Error).message += `; not removed: ${left.join("; ")}`;
     throw error;
   }
 }
@@ -165,12 +187,29 @@ export function denoIn(ns: string, script: URL, args: string[]): Deno.ChildProce
   return child;
 }
 
-/** The JSON a script started with `denoIn` printed as its last line; throws if it failed. */
-export async function jsonOf<T>(child: Deno.ChildProcess, what: string): Promise<T> {
-  const [status, stdout] = await Promise.all([
-    child.status,
-    new Response(child.stdout).text(),
-  ]);
+/**
+ * The JSON a script started with `denoIn` printed as its last line; throws if it failed, or
+ * if it has not exited within `deadlineMs` (it is killed then: a hung script cannot hang the run).
+ */
+export async function jsonOf<T>(
+  child: Deno.ChildProcess,
+  what: string,
+  deadlineMs: number,
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // exited meanwhile
+      }
+      reject(new Error(`${what} did not finish within ${deadlineMs / 1000} s (killed)`));
+    }, deadlineMs);
+  });
+  const done = Promise.all([child.status, new Response(child.stdout).text()]);
+  done.catch(() => {}); // after the deadline, nobody reads it
+  const [status, stdout] = await Promise.race([done, late]).finally(() => clearTimeout(timer));
   const last = stdout.trim().split("\n").pop() ?? "";
   if (!status.success || !last.startsWith("{")) {
     throw new Error(`${what} exited with code ${status.code}: ${stdout.slice(-500)}`);

@@ -17,7 +17,7 @@
  * @module
  */
 import { denoIn, jsonOf, makeTopology, namespacesUnavailable } from "./_netns.ts";
-import type { InsidePlan } from "./_mdns_inside.ts";
+import { insideDeadlineMs, type InsidePlan } from "./_mdns_inside.ts";
 import { NotRun, type Probe, type ProbeContext, type ProbeResult } from "./_types.ts";
 
 /** The `mdns_interfaces` probe. */
@@ -41,10 +41,16 @@ async function run(context: ProbeContext): Promise<void> {
     const child = denoIn(topology.ns, new URL("./_mdns_inside.ts", import.meta.url), [
       JSON.stringify(plan),
     ]);
-    const row = await jsonOf<ProbeResult>(child, "the probe inside its namespace");
+    const row = await jsonOf<ProbeResult>(
+      child,
+      "the probe inside its namespace",
+      insideDeadlineMs(context.mode),
+    );
     context.tally.absorb(row);
     if (row.error !== null) throw new Error(`inside ${topology.ns}: ${row.error}`);
   } finally {
-    await topology.remove();
+    for (const left of await topology.remove()) {
+      context.tally.shortfall(`network namespace left on the machine: ${left}`);
+    }
   }
 }
