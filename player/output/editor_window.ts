@@ -16,6 +16,11 @@ import type { BrowserSupervisor } from "./supervisor.ts";
 const BROWSER_WAIT_MS = 10_000;
 /** How long a new window may take to be made (a loaded machine, software GL). */
 const CREATE_WAIT_MS = 15_000;
+/**
+ * How long after the output's window went away it is opened again, if the browser still runs
+ * then: a user quitting the whole browser closes the output's window first.
+ */
+const REOPEN_DELAY_MS = 300;
 /** The editor window's size at first. */
 const EDITOR_SIZE = { width: 1200, height: 800 };
 
@@ -40,6 +45,8 @@ export class EditorWindow {
   /** The `openedAt` of the editor state the window follows; null: no window wanted. */
   #wanted: string | null = null;
   #work: Promise<void> = Promise.resolve();
+  /** The output's window opened again soon (it went away). */
+  #reopenTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     supervisor: BrowserSupervisor,
@@ -86,6 +93,7 @@ export class EditorWindow {
   close(): void {
     this.#wanted = null;
     this.#targetId = null;
+    clearTimeout(this.#reopenTimer);
     this.#devtools?.client.close();
     this.#devtools = null;
   }
@@ -132,17 +140,38 @@ export class EditorWindow {
 
   /**
    * The output's window went away while the editor keeps the browser running (with the last
-   * window the browser exits, and the supervisor starts it again): it is opened again.
+   * window the browser exits, and the supervisor starts it again): it is opened again a moment
+   * later, in turn with the editor's changes, if the browser still runs then (the user quitting
+   * it closes the output's window first) - the same DevTools, the same process, the editor's
+   * window still there and the output's not back.
    */
-  async #reopenOutput(devtools: DevTools): Promise<void> {
+  #outputGone(devtools: DevTools): void {
+    const pid = this.#supervisor.pid;
+    const isStillWanted = () =>
+      this.#devtools?.client === devtools && this.#supervisor.pid === pid &&
+      this.#targetId !== null && this.#outputId === null;
+    clearTimeout(this.#reopenTimer);
+    this.#reopenTimer = setTimeout(() => {
+      this.#work = this.#work
+        .then(() => isStillWanted() ? this.#reopenOutput(devtools, isStillWanted) : undefined)
+        .catch((error) => this.#log(`Output: opening its window again: ${error.message}`));
+    }, REOPEN_DELAY_MS);
+  }
+
+  /** Opens the output's window again; a window that did not open is tried once more. */
+  async #reopenOutput(devtools: DevTools, isStillWanted: () => boolean): Promise<void> {
     this.#log("Output: its window was closed; opening it again");
-    const profile = this.#supervisor.profileDir;
     if (this.#supervisor.mode === "headless") {
       await devtools.send("Target.createTarget", { url: this.#outputUrl }, CREATE_WAIT_MS);
-    } else if (!await this.#supervisor.openAppWindow(this.#outputUrl)) {
-      // The show is not left dark; a browser started meanwhile (this one exited) is not touched.
-      if (this.#supervisor.profileDir === profile) this.#supervisor.restart();
+      return;
     }
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (await this.#supervisor.openAppWindow(this.#outputUrl)) return;
+      // A browser exiting meanwhile (or started since) is not touched.
+      if (!isStillWanted()) return;
+    }
+    // The show is not left dark.
+    this.#supervisor.restart();
   }
 
   async #close(): Promise<void> {
@@ -196,10 +225,7 @@ export class EditorWindow {
       if (params.targetId === this.#targetId) this.#gone();
       if (params.targetId !== this.#outputId) return;
       this.#outputId = null;
-      if (this.#targetId === null) return;
-      this.#reopenOutput(client).catch((error) =>
-        this.#log(`Output: opening its window again: ${error.message}`)
-      );
+      if (this.#targetId !== null) this.#outputGone(client);
     });
     // The editor's page crashed: its window (which would show a crashed tab) is closed.
     client.on("Target.targetCrashed", (params) => {

@@ -39,6 +39,8 @@ export class BrowserSupervisor {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The exit of the browser running now, handled (its profile queued for removal). */
   #exitHandled: Promise<void> = Promise.resolve();
+  /** Browsers started to hand an address to the running one, until they exit. */
+  #handoffs = new Set<Deno.ChildProcess>();
   /** Profiles being removed; `close` waits for them. */
   #removals: Promise<void> = Promise.resolve();
   /** Start the browser with software GL (the GPU gave the page no WebGL2). */
@@ -63,6 +65,11 @@ export class BrowserSupervisor {
   /** The browser's process id, while one runs. */
   get pid(): number | null {
     return this.#child?.pid ?? null;
+  }
+
+  /** How many browsers started to hand an address over still run. */
+  get handoffs(): number {
+    return this.#handoffs.size;
   }
 
   /** Starts the browser. */
@@ -106,7 +113,7 @@ export class BrowserSupervisor {
    */
   async openAppWindow(url: string): Promise<boolean> {
     const profile = this.profileDir;
-    if (!profile || this.#options.mode === "headless") return false;
+    if (!profile || this.#options.mode === "headless" || this.#isClosed) return false;
     const args = [`--user-data-dir=${profile}`, ...(isRoot(profile) ? ["--no-sandbox"] : [])];
     const child = new Deno.Command(this.#options.program, {
       args: [...args, `--app=${url}`],
@@ -114,15 +121,26 @@ export class BrowserSupervisor {
       stdout: "null",
       stderr: "null",
     }).spawn();
+    this.#handoffs.add(child);
+    let isLate = false;
     const timer = setTimeout(() => {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // exited meanwhile
-      }
+      isLate = true;
+      kill(child);
     }, HAND_OFF_MS);
     const status = await child.status;
     clearTimeout(timer);
+    this.#handoffs.delete(child);
+    if (!status.success && !this.#isClosed) {
+      const how = isLate
+        ? `still running after ${HAND_OFF_MS / 1000} s: stopped`
+        : status.signal
+        ? `signal ${status.signal}`
+        : `code ${status.code}`;
+      this.#options.log(
+        "warn",
+        `The output browser started to open ${url} did not hand it to the running one (${how})`,
+      );
+    }
     return status.success;
   }
 
@@ -145,6 +163,10 @@ export class BrowserSupervisor {
   async close(): Promise<void> {
     this.#isClosed = true;
     clearTimeout(this.#timer);
+    // A handoff under way would become a browser of its own once this one exits.
+    const handoffs = [...this.#handoffs];
+    for (const handoff of handoffs) kill(handoff);
+    await Promise.all(handoffs.map((handoff) => handoff.status));
     const child = this.#child;
     if (!child) return;
     try {
@@ -209,6 +231,15 @@ function spawn([program, ...args]: string[]): Deno.ChildProcess {
     if (program !== "nice" || !(error instanceof Deno.errors.NotFound)) throw error;
     const [browser, ...rest] = args.slice(2);
     return new Deno.Command(browser!, { ...options, args: rest }).spawn();
+  }
+}
+
+/** Kills a child process (SIGKILL) unless it is gone. */
+function kill(child: Deno.ChildProcess): void {
+  try {
+    child.kill("SIGKILL");
+  } catch {
+    // exited meanwhile
   }
 }
 

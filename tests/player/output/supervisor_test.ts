@@ -33,3 +33,63 @@ Deno.test({
     }
   },
 });
+
+/**
+ * A stand-in browser: started plainly it runs until killed; started with `--app=` (a handoff
+ * to the running one) it does what `handoff` says.
+ */
+async function fakeBrowser(handoff: string): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "cueport-fake-browser-" });
+  const program = `${dir}/browser`;
+  await Deno.writeTextFile(
+    program,
+    `#!/bin/sh\ncase "$*" in *--app=*) ${handoff};; esac\nexec sleep 600\n`,
+  );
+  await Deno.chmod(program, 0o755);
+  return program;
+}
+
+function supervisorOf(program: string, lines: string[]): BrowserSupervisor {
+  return new BrowserSupervisor({
+    program,
+    mode: "window",
+    url: "http://127.0.0.1:9/x/",
+    width: 640,
+    height: 360,
+    log: (_level, message) => lines.push(message),
+  });
+}
+
+Deno.test({
+  name: "BrowserSupervisor: a handoff that fails says how its browser exited",
+  sanitizeOps: false,
+  async fn() {
+    const lines: string[] = [];
+    const supervisor = supervisorOf(await fakeBrowser("exit 3"), lines);
+    supervisor.start();
+    try {
+      assert.equal(await supervisor.openAppWindow("http://127.0.0.1:9/x/editor.html"), false);
+      assert.deepEqual(lines, [
+        "The output browser started to open http://127.0.0.1:9/x/editor.html did not hand it " +
+        "to the running one (code 3)",
+      ]);
+    } finally {
+      await supervisor.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "BrowserSupervisor.close stops a handoff under way (it would be a browser of its own)",
+  sanitizeOps: false,
+  async fn() {
+    const lines: string[] = [];
+    const supervisor = supervisorOf(await fakeBrowser("exec sleep 600"), lines);
+    supervisor.start();
+    const handoff = supervisor.openAppWindow("http://127.0.0.1:9/x/");
+    await until("the handoff's browser to run", () => supervisor.handoffs > 0);
+    await supervisor.close();
+    assert.equal(supervisor.handoffs, 0, "close returned with the handoff's browser running");
+    assert.equal(await handoff, false);
+  },
+});
