@@ -26,6 +26,8 @@ import { BUILT_IN_PROGRAMS } from "./shaders.ts";
 export const PREVIEW_WIDTH = 480;
 /** The close code of a page another one replaced (it stays closed rather than reload). */
 export const REPLACED = 4000;
+/** The close code of a page whose editor closed (it says so rather than reload). */
+export const EDITOR_CLOSED = 4001;
 /** The preview pass's id: a program its GL refuses gives way to the last that compiled. */
 const PREVIEW_ID = "editor-preview";
 
@@ -97,7 +99,13 @@ export class EditorPage {
   /** The show changed: the page gets the preset if it changed and the preview's state. */
   push(state: RenderState | null): void {
     const editor = this.#hooks.state();
-    if (!editor || this.#socket?.readyState !== WebSocket.OPEN) return;
+    if (!editor) {
+      // Connected while it was open: no page of a closed editor stays connected.
+      this.#socket?.close(EDITOR_CLOSED, "the editor closed");
+      this.#socket = null;
+      return;
+    }
+    if (this.#socket?.readyState !== WebSocket.OPEN) return;
     const { preset, updatedAt, openedAt } = editor;
     const sent = this.#sent;
     if (

@@ -106,9 +106,15 @@ const HANDLERS = {
   pong: (m) => onPong(m.t0, m.now),
 };
 
+/** Waits before trying again to connect after a refusal (doubling, at most 30 s). */
+let retryMs = 1000;
+
 function connect() {
+  let isOpen = false;
   socket = new WebSocket(`ws://${location.host}${base}editor-ws`);
   socket.onopen = () => {
+    isOpen = true;
+    retryMs = 1000;
     send({ type: "hello", gl: gl ? "webgl2" : "unavailable" });
     send({ type: "ping", t0: performance.now() });
   };
@@ -116,11 +122,18 @@ function connect() {
     const message = JSON.parse(event.data);
     HANDLERS[message.type]?.(message);
   };
-  // The player went away (it restarts with the service): reload once it is back. A page
-  // another editor page replaced (code 4000) stays as it is.
+  // A page another editor page replaced (code 4000), or whose editor closed (4001), stays as
+  // it is. The player went away (it restarts with the service): reload once it is back. A
+  // socket refused (no editor open, or no player yet) is tried again later and later.
   socket.onclose = (event) => {
     if (event.code === 4000) setStatus("refused", "The editor is open in another window");
-    else setTimeout(() => location.reload(), 1000);
+    else if (event.code === 4001) setStatus("refused", "The editor was closed");
+    else if (isOpen) setTimeout(() => location.reload(), 1000);
+    else {
+      setStatus("refused", "The editor is closed");
+      setTimeout(connect, retryMs);
+      retryMs = Math.min(retryMs * 2, 30_000);
+    }
   };
 }
 

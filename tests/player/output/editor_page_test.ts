@@ -10,7 +10,7 @@ import type { EditApplyParams, EditApplyResult } from "../../../protocol/edits/m
 import type { Preset } from "../../../protocol/model.ts";
 import type { RenderState } from "../../../protocol/output.ts";
 import type { EditorState } from "../../../protocol/state.ts";
-import { EditorPage, REPLACED } from "../../../player/output/editor_page.ts";
+import { EDITOR_CLOSED, EditorPage, REPLACED } from "../../../player/output/editor_page.ts";
 import { IsfPrograms } from "../../../player/output/isf_programs.ts";
 import { isfHeaderParameters } from "../../../player/isf/mod.ts";
 import { Refusal } from "../../../player/errors.ts";
@@ -147,6 +147,15 @@ Deno.test("EditorPage: with the editor closed, no edit runs, undo and redo neith
   assert.deepEqual(s.edits, []);
   const answers = s.sent.filter((m) => m.type === "edited");
   assert.deepEqual(answers.map((a) => [a.id, a.ok]), [[1, false], [2, false]]);
+});
+
+Deno.test("EditorPage: the editor closed closes its page's socket, which is told not to come back", () => {
+  const s = session(isfPreset);
+  s.page.push(null);
+  assert.deepEqual(s.firstClosed(), []);
+  s.closeEditor();
+  s.page.push(null);
+  assert.deepEqual(s.firstClosed(), [[EDITOR_CLOSED, "the editor closed"]]);
 });
 
 Deno.test("EditorPage: the page showing an editor opened again says so: shown", async () => {

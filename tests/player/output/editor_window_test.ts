@@ -261,6 +261,17 @@ Deno.test({
         assert.equal(await editorState(), null);
       });
 
+      await t.step("the editor page opened with no editor open says so", async () => {
+        const stray = await browser!.newPage();
+        try {
+          await stray.goto(s.output.editorUrl);
+          await stray.waitForSelector('#status[data-state="refused"]');
+          assert.equal(await stray.$eval("#status", (e) => e.textContent), "The editor is closed");
+        } finally {
+          await stray.close();
+        }
+      });
+
       const reopen = async (kind: string, id: string) => {
         const opened = await post("/api/v1/action", { name: "OPEN_EDITOR", params: [kind, id] });
         assert.equal(opened.status, 200, JSON.stringify(opened.body));
