@@ -357,17 +357,19 @@ export class PlayerApp implements AppServices {
 
   async commitProject(
     engine: ProjectEngine,
-    change: (project: Project) => { project: Project; updates: StateUpdate[] },
-  ): Promise<void> {
+    change: (project: Project) => { project: Project; updates: StateUpdate[] } | null,
+  ): Promise<boolean> {
     let updates: StateUpdate[] = [];
-    const project = await this.#editor.commitExternal(engine, (current) => {
+    const project = await this.#editor.commitExternal(engine.project.id, (current) => {
       const next = change(current);
-      updates = next.updates;
-      return next.project;
+      updates = next?.updates ?? [];
+      return next?.project ?? null;
     });
+    if (!project) return false;
     for (const update of updates) {
       this.#emit({ ...update, data: { ...update.data, revision: project.revision } });
     }
+    return true;
   }
 
   toggleRecording(mode: "now" | "next-trigger"): string {

@@ -16,13 +16,15 @@ export interface AppServices {
   changeAppState(event: string, change: Partial<AppState>, options?: { isVolume?: boolean }): void;
   /**
    * Writes a new revision of the engine's project, which `change` makes in its turn from the
-   * project as the commits before it left it, to disk, then makes it current and reports its
-   * `updates`. Nothing changes if the write fails.
+   * project as the commits before it left it (the engine of the same Project then), to disk,
+   * then makes it current and reports its `updates`. Nothing changes if the write fails, nor
+   * when `change` returns null (nothing left to change).
+   * @returns whether a revision was written
    */
   commitProject(
     engine: ProjectEngine,
-    change: (project: Project) => { project: Project; updates: StateUpdate[] },
-  ): Promise<void>;
+    change: (project: Project) => { project: Project; updates: StateUpdate[] } | null,
+  ): Promise<boolean>;
   /** Starts recording, arms it, or stops it, per the spec's state table. */
   toggleRecording(mode: "now" | "next-trigger"): string;
 }

@@ -29,13 +29,13 @@ export const seekControlActions: Record<string, ActionHandler> = {
   CLIP_DIRECTION: async (ctx) => {
     const clipId = str(ctx, "clipID");
     const direction = str(ctx, "direction") as "forward" | "backward";
-    if (ctx.engine.clip(clipId).direction === direction) {
-      return unchanged(`Clip "${clipId}" already plays ${direction}`);
-    }
-    // Made in its turn: an edit of the Clip committed meanwhile is kept.
-    await ctx.app.commitProject(ctx.engine, (project) => {
+    ctx.engine.clip(clipId);
+    // Made in its turn: an edit of the Clip committed meanwhile is kept, and the same
+    // direction set meanwhile is not written twice.
+    const isChanged = await ctx.app.commitProject(ctx.engine, (project) => {
       const clip = project.clips.find((c) => c.id === clipId);
       if (!clip) throw new Refusal(`Clip "${clipId}" was removed meanwhile`);
+      if (clip.direction === direction) return null;
       const changed = { ...clip, direction };
       return {
         project: { ...project, clips: project.clips.map((c) => (c.id === clipId ? changed : c)) },
@@ -46,6 +46,7 @@ export const seekControlActions: Record<string, ActionHandler> = {
         }],
       };
     });
+    if (!isChanged) return unchanged(`Clip "${clipId}" already plays ${direction}`);
     ctx.engine.redirectVoice(clipId, direction);
     return done(`Clip "${clipId}" plays ${direction}`);
   },

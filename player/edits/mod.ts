@@ -259,10 +259,21 @@ export class Editor {
 
   /**
    * Writes a Project changed outside the editor (by an action), keeping the history valid:
-   * `change` makes it, in its turn, from the Project as the commits before it left it.
+   * `change` makes it, in its turn, from the Project of `projectId` as the commits before it
+   * left it (its engine taken then: the same Project, even if it was reloaded meanwhile); a
+   * `change` that returns null (nothing to change any more) commits nothing.
+   * @returns the Project written, or null when nothing was
+   * @throws {Refusal} NOT_FOUND when the Project is no longer open, or what `change` throws
    */
-  commitExternal(engine: ProjectEngine, change: (project: Project) => Project): Promise<Project> {
-    return this.#inTurn(() => this.#commitExternal(engine, change(engine.project)));
+  commitExternal(
+    projectId: string,
+    change: (project: Project) => Project | null,
+  ): Promise<Project | null> {
+    return this.#inTurn(async () => {
+      const engine = this.#host.engine(projectId);
+      const next = change(engine.project);
+      return next && await this.#commitExternal(engine, next);
+    });
   }
 
   async #commitExternal(engine: ProjectEngine, next: Project): Promise<Project> {

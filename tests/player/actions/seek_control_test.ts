@@ -88,6 +88,21 @@ Deno.test("CLIP_DIRECTION beside an edit of the same Clip: neither is lost", asy
   }
 });
 
+Deno.test("CLIP_DIRECTION twice at once: the second finds it done and commits nothing", async () => {
+  const f = await openFixture();
+  try {
+    const results = await Promise.all([
+      f.run("CLIP_DIRECTION", { clipID: "c1", direction: "backward" }),
+      f.run("CLIP_DIRECTION", { clipID: "c1", direction: "backward" }),
+    ]);
+    assert.deepEqual(results.map((r) => r.applied), [true, false]);
+    assert.equal(f.app.snapshot().projects[0]!.revision, 1);
+    assert.equal(f.events().filter((e) => e === "clip:clip-changed").length, 1);
+  } finally {
+    await f.close();
+  }
+});
+
 Deno.test("SET_CONTROL shapes the value through the Control's settings onto its Targets", async () => {
   const f = await openFixture();
   try {
