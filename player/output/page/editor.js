@@ -6,7 +6,14 @@ import { onPong, playerNow, setReading } from "./clock.js";
 import { createCompositor } from "./compositor.js";
 import { createLayers, media } from "./layers.js";
 import { analyser, setLevel, syncSong } from "./sound.js";
-import { setPreviewNote, setStatus, showPreset, showProblems, wire } from "./editor_ui.js";
+import {
+  codeAnswered,
+  setPreviewNote,
+  setStatus,
+  showPreset,
+  showProblems,
+  wire,
+} from "./editor_ui.js";
 
 const base = location.pathname.replace(/[^/]*$/, "");
 const canvas = document.getElementById("preview");
@@ -18,6 +25,8 @@ setLevel(0);
 let socket = null;
 let state = null;
 let nextId = 1;
+/** The code of each edit of the code sent and not answered yet, by its id. */
+const applying = new Map();
 
 function send(message) {
   if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
@@ -27,10 +36,14 @@ function send(message) {
 function sendEdit(message) {
   const id = nextId++;
   setStatus("busy", "Checking...");
+  if (message.type === "edit") applying.set(id, message.code);
   send({ ...message, id });
 }
 
 function onEdited(answer) {
+  const applied = applying.get(answer.id);
+  applying.delete(answer.id);
+  if (applied !== undefined) codeAnswered(applied, answer.ok);
   if (answer.ok) {
     setStatus("done", `${answer.message} (revision ${answer.revision})`);
     showProblems([]);

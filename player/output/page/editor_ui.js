@@ -8,6 +8,11 @@ const gutter = $("gutter");
 
 /** The preset shown (as the player last sent it). */
 let shown = null;
+/**
+ * The preset's code the text in the box was typed over (an edit applied over another one
+ * the page has not taken is refused): the code last put in the box, or last applied from it.
+ */
+let base = "";
 let errorLines = new Set();
 
 function renderGutter() {
@@ -127,6 +132,7 @@ export function showPreset(preset, send) {
   })`;
   if (!wasDirty || !isSame) {
     code.value = preset.code;
+    base = preset.code;
     $("elsewhere").hidden = true;
     showProblems([]);
   } else $("elsewhere").hidden = code.value === preset.code;
@@ -135,18 +141,41 @@ export function showPreset(preset, send) {
   renderGutter();
 }
 
+/** The code of the page's last edit sent and not answered yet: the next is typed over it. */
+let pending = null;
+
+/**
+ * The answer to the page's own edit of the code to `applied`: written, it is the base of what
+ * is typed next, even before the preset's new code comes back (Apply pressed again meanwhile).
+ */
+export function codeAnswered(applied, isOk) {
+  if (isOk) base = applied;
+  if (!isOk || pending === applied) pending = null;
+}
+
+/** Puts the shown preset's code in the box, as the base of what is typed next. */
+function takeShown() {
+  if (!shown) return;
+  code.value = shown.code;
+  base = shown.code;
+  pending = null;
+}
+
 /** Wires the buttons and keys to `send` (edit messages without their id). */
 export function wire(send) {
-  const apply = () => send({ type: "edit", code: code.value, base: shown?.code ?? "" });
+  const apply = () => {
+    send({ type: "edit", code: code.value, base: pending ?? base });
+    pending = code.value;
+  };
   $("apply").onclick = apply;
   $("undo").onclick = () => send({ type: "history", direction: "undo" });
   $("redo").onclick = () => send({ type: "history", direction: "redo" });
   $("revert").onclick = () => {
-    if (shown) code.value = shown.code;
+    takeShown();
     showProblems([]);
   };
   $("take").onclick = () => {
-    if (shown) code.value = shown.code;
+    takeShown();
     $("elsewhere").hidden = true;
     showProblems([]);
   };

@@ -165,6 +165,10 @@ Deno.test({
           await mcpEdit({ kind: "effect", presetID, code: other });
           await page!.waitForSelector("#elsewhere:not([hidden])");
           assert.equal(await codeInPage(), typed);
+          // Applied, it would undo the change it was not typed over: refused.
+          await page!.click("#apply");
+          await page!.waitForSelector('#status[data-state="refused"]');
+          assert.equal(await presetCode(), other);
           await page!.click("#take");
           assert.equal(await codeInPage(), other);
           await mcpEdit({ kind: "effect", presetID, code: INVERT });
@@ -252,6 +256,25 @@ Deno.test({
         assert.equal(await presetCode(), INVERT);
         assert.equal((await get("/api/v1/projects/out")).revision, revision);
         assert.equal(await codeInPage(), broken, "the text typed is kept to be fixed");
+      });
+
+      await t.step("Apply pressed again before the first is answered: both written", async () => {
+        const first = `${INVERT}// first\n`, second = `${INVERT}// first\n// second\n`;
+        // Both in one turn of the page: the second is sent before any answer.
+        await page!.evaluate(`{
+          const box = document.getElementById("code");
+          const apply = document.getElementById("apply");
+          box.value = ${JSON.stringify(first)};
+          apply.click();
+          box.value = ${JSON.stringify(second)};
+          apply.click();
+        }`);
+        await until(
+          "the second code in the preset store",
+          async () => (await presetCode()) === second,
+        );
+        await page!.waitForSelector('#status[data-state="done"]');
+        await showsCode(page!, second);
       });
 
       await t.step("closing the page clears the editor in the state", async () => {
