@@ -20,7 +20,9 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * The protocol version this build speaks; majors must match. 1.1 added
  * `request.progress` and `capabilities.progress` (imports run beside other requests);
  * 1.2 added `media.locate` and `camera.frame` (thumbnails and camera pictures);
- * 1.3 added `output.frame` (the output's picture).
+ * 1.3 added `output.frame` (the output's picture); 1.4 added `shown` in `appState.editor`
+ * and the `editor-shown` update (the editor window on the show machine shows the editor), and
+ * `editor-closed` when that window goes away (docs/player-protocol.md).
  */
 export const PLAYER_PROTOCOL_VERSION = "1.4";
 
