@@ -35,22 +35,20 @@ Deno.test({
 });
 
 /**
- * A stand-in browser: started plainly it runs until killed; started with `--app=` (a handoff
- * to the running one) it does what `handoff` says.
+ * A supervisor of a stand-in browser, started: started by the supervisor (with its DevTools
+ * port) it runs until killed; started to hand an address to the running one, it does what
+ * `handoff` says.
  */
-async function fakeBrowser(handoff: string): Promise<string> {
+async function supervising(handoff: string) {
   const dir = await Deno.makeTempDir({ prefix: "cueport-fake-browser-" });
   const program = `${dir}/browser`;
   await Deno.writeTextFile(
     program,
-    `#!/bin/sh\ncase "$*" in *--app=*) ${handoff};; esac\nexec sleep 600\n`,
+    `#!/bin/sh\ncase "$*" in *--remote-debugging-port=*) ;; *) ${handoff};; esac\nexec sleep 600\n`,
   );
   await Deno.chmod(program, 0o755);
-  return program;
-}
-
-function supervisorOf(program: string, lines: string[]): BrowserSupervisor {
-  return new BrowserSupervisor({
+  const lines: string[] = [];
+  const supervisor = new BrowserSupervisor({
     program,
     mode: "window",
     url: "http://127.0.0.1:9/x/",
@@ -58,15 +56,19 @@ function supervisorOf(program: string, lines: string[]): BrowserSupervisor {
     height: 360,
     log: (_level, message) => lines.push(message),
   });
+  supervisor.start();
+  const close = async () => {
+    await supervisor.close();
+    await Deno.remove(dir, { recursive: true });
+  };
+  return { supervisor, lines, close };
 }
 
 Deno.test({
   name: "BrowserSupervisor: a handoff that fails says how its browser exited",
   sanitizeOps: false,
   async fn() {
-    const lines: string[] = [];
-    const supervisor = supervisorOf(await fakeBrowser("exit 3"), lines);
-    supervisor.start();
+    const { supervisor, lines, close } = await supervising("exit 3");
     try {
       assert.equal(await supervisor.openAppWindow("http://127.0.0.1:9/x/editor.html"), false);
       assert.deepEqual(lines, [
@@ -74,7 +76,7 @@ Deno.test({
         "to the running one (code 3)",
       ]);
     } finally {
-      await supervisor.close();
+      await close();
     }
   },
 });
@@ -83,12 +85,10 @@ Deno.test({
   name: "BrowserSupervisor.close stops a handoff under way (it would be a browser of its own)",
   sanitizeOps: false,
   async fn() {
-    const lines: string[] = [];
-    const supervisor = supervisorOf(await fakeBrowser("exec sleep 600"), lines);
-    supervisor.start();
+    const { supervisor, close } = await supervising("exec sleep 600");
     const handoff = supervisor.openAppWindow("http://127.0.0.1:9/x/");
     await until("the handoff's browser to run", () => supervisor.handoffs > 0);
-    await supervisor.close();
+    await close();
     assert.equal(supervisor.handoffs, 0, "close returned with the handoff's browser running");
     assert.equal(await handoff, false);
   },
