@@ -12,7 +12,8 @@ import { type Clock, MonotonicClock, VirtualClock } from "../../player/clock.ts"
 import type { Output } from "../../player/output/mod.ts";
 import { decodePng, pixel, type Pixels } from "./images.ts";
 import { CHROMIUM } from "./browser.ts";
-import { Settings } from "../../server/config.ts";
+import { testSettings } from "./service.ts";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 import { createLogger } from "../../server/log.ts";
 import { startService } from "../../server/service.ts";
 import { InstanceLock } from "../../server/startup.ts";
@@ -294,18 +295,12 @@ export async function openOutputService(
       };
     },
   };
-  const settings = Settings.parse({
-    dataDir,
-    host: "127.0.0.1",
-    httpPort: 0,
-    wsPort: 0,
-    oscPort: 0,
-    oscQueryPort: "off",
-    legacyHttpPort: "off",
-    legacyWsPort: "off",
+  // The output here is the in-process player's own (above), not the service's setting.
+  const settings = testSettings(dataDir, {
+    oscQueryPort: null,
     virtualClock: options.clock instanceof VirtualClock,
-    logLevel: "error",
-    mdns: false,
+    positionIntervalMs: SETTING_DEFAULTS.positionIntervalMs,
+    output: SETTING_DEFAULTS.output,
   });
   const lock = await InstanceLock.acquire(dataDir, VERSION);
   const service = await startService(settings, createLogger("error"), { lock, launcher });

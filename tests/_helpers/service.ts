@@ -36,17 +36,12 @@ async function answer(res: Response): Promise<JsonAnswer> {
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
 }
 
-/** Starts a service; `overrides` change settings; `demo` starts from an empty data dir (the demo project). */
-export async function startTestService(
-  overrides: Partial<Settings> = {},
-  options: { demo?: boolean; projects?: Project[]; dataDir?: string } = {},
-): Promise<TestService> {
-  const dataDir = options.dataDir ??
-    (options.demo ? await Deno.makeTempDir({ prefix: "cueport-demo-" }) : await fixtureDataDir());
-  for (const project of options.projects ?? []) {
-    await writeJsonAtomic(`${dataDir}/projects/${project.id}/project.json`, project);
-  }
-  const settings = Settings.parse({
+/**
+ * The settings of a service under test: loopback, free ports, a virtual clock, no mDNS, no
+ * output, quiet; `overrides` win.
+ */
+export function testSettings(dataDir: string, overrides: Partial<Settings> = {}): Settings {
+  return Settings.parse({
     dataDir,
     host: "127.0.0.1",
     httpPort: 0,
@@ -63,6 +58,19 @@ export async function startTestService(
     output: "none", // only the output's own tests start a browser (tests/player/output/)
     ...overrides,
   });
+}
+
+/** Starts a service; `overrides` change settings; `demo` starts from an empty data dir (the demo project). */
+export async function startTestService(
+  overrides: Partial<Settings> = {},
+  options: { demo?: boolean; projects?: Project[]; dataDir?: string } = {},
+): Promise<TestService> {
+  const dataDir = options.dataDir ??
+    (options.demo ? await Deno.makeTempDir({ prefix: "cueport-demo-" }) : await fixtureDataDir());
+  for (const project of options.projects ?? []) {
+    await writeJsonAtomic(`${dataDir}/projects/${project.id}/project.json`, project);
+  }
+  const settings = testSettings(dataDir, overrides);
   const service = await startService(settings, createLogger(settings.logLevel));
   if (!(await service.supervisor.waitReady(20_000))) throw new Error("The player did not start");
   const base = `http://127.0.0.1:${service.ports.http}`;
