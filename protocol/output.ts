@@ -219,3 +219,19 @@ export const FromPage = z.discriminatedUnion("type", [
 ]);
 /** Page to player. */
 export type FromPage = z.infer<typeof FromPage>;
+
+/**
+ * How the output draws, as the player counts it (the `heartbeat` answer, `GET /health`): figures
+ * of progress, not of speed, so a slow output is told from a stopped one.
+ */
+export const OutputStats = z.strictObject({
+  framesDrawn: z.number().int().describe("Frames the pages drew since the player started"),
+  framesPerSecond: z.number().describe("Frames drawn in the page's last report (about a second)"),
+  renderScale: z.number().describe(
+    "Scale the picture is drawn at: 1 is the display's size, lower while the machine cannot keep up",
+  ),
+  browserStarts: z.number().int().describe("Browser launches, the first included"),
+  pageLoads: z.number().int().describe("Times a page said hello (a browser start, a reload)"),
+});
+/** How the output draws. */
+export type OutputStats = z.infer<typeof OutputStats>;

@@ -5,7 +5,13 @@
  * frame reports, and asks it for pictures, sound levels and recordings.
  * @module
  */
-import { FromPage, type OutputMode, type RenderState, type ToPage } from "../../protocol/output.ts";
+import {
+  FromPage,
+  type OutputMode,
+  type OutputStats,
+  type RenderState,
+  type ToPage,
+} from "../../protocol/output.ts";
 import { PagePrograms } from "./page_programs.ts";
 import type { Clock } from "../clock.ts";
 import { findBrowser, hasDisplay } from "./browser.ts";
@@ -98,6 +104,8 @@ export class Output {
   readonly pushes: { seq: number; at: number }[] = [];
   /** The page's frame reports, newest last (at most 600: ten minutes). */
   readonly reports: PageReport[] = [];
+  /** Frames the pages reported drawn, every report summed. */
+  #framesDrawn = 0;
   /** Files the page could not decode, logged once each. */
   readonly faults: string[] = [];
   /** Whether the page showed the full-screen state at its last picture (`frame`). */
@@ -173,6 +181,17 @@ export class Output {
   /** The last recovery after the browser exited, ms from exit to the page's hello. */
   get lastRecoveryMs(): number | null {
     return this.#health.lastRecoveryMs;
+  }
+
+  /** How the output draws: frames, the scale it draws at, browser launches (`OutputStats`). */
+  get stats(): OutputStats {
+    return {
+      framesDrawn: this.#framesDrawn,
+      framesPerSecond: this.reports.at(-1)?.frames ?? 0,
+      renderScale: 1,
+      browserStarts: this.#supervisor.starts,
+      pageLoads: this.#health.pageLoads,
+    };
   }
 
   /** The show changed: the page gets the new state once this burst of changes is over. */
@@ -356,6 +375,7 @@ export class Output {
         break;
       case "report":
         this.reports.push({ ...message, receivedAt: now });
+        this.#framesDrawn += message.frames;
         if (this.reports.length > 600) this.reports.shift();
         this.#health.report(message, this.#options.source()?.project.display.fps ?? 30);
         break;

@@ -47,6 +47,8 @@ export class BrowserSupervisor {
   isSoftwareGl = false;
   /** When the browser last exited unasked (performance.now), until the page is back. */
   exitedAt: number | null = null;
+  /** Browser launches, the first included (handoffs not counted). */
+  starts = 0;
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
@@ -97,6 +99,7 @@ export class BrowserSupervisor {
       return;
     }
     this.#child = child;
+    this.starts++;
     this.#options.onStart?.();
     const lastLines = keepLastLines(child.stderr);
     this.#exitHandled = child.status.then(async (status) =>
