@@ -9,7 +9,7 @@
  * @module
  */
 import { testFlags } from "../server/deploy/permissions.ts";
-import { missingPeers, type Peer, which } from "./peers.ts";
+import { missingPeers, type Peer, peerProblem, which } from "./peers.ts";
 
 /** `deno test` options that take the next argument as their value. */
 const VALUED = new Set(["--filter", "--junit-path", "--reporter", "--coverage", "--config", "-c"]);
@@ -56,6 +56,33 @@ export function missingLine(peers: readonly Peer[], required: boolean): string {
     `(Debian/Ubuntu) or your system's package manager`;
 }
 
+/** The Companion module's folder (its tests run the package `npm run build` makes from it). */
+const COMPANION_DIR = new URL("../integrations/companion/", import.meta.url).pathname;
+
+/**
+ * Installs the Companion module's dependencies from its lock file (`npm ci`) when they are not
+ * there, so its tests can build it; one line says so. Nothing when Node is missing or unfit (the
+ * peers line names it) or they are installed already; a failure is one line (its tests then say
+ * how to build it).
+ */
+async function installCompanion(): Promise<void> {
+  if (peerProblem("node")) return;
+  try {
+    Deno.statSync(`${COMPANION_DIR}node_modules`);
+    return;
+  } catch { /* not installed yet */ }
+  console.error("tests: installing the Companion module's dependencies (npm ci, once)");
+  const out = await new Deno.Command("npm", {
+    args: ["ci", "--no-audit", "--no-fund", "--loglevel=error"],
+    cwd: COMPANION_DIR,
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (out.success) return;
+  const last = new TextDecoder().decode(out.stderr).trim().split("\n").at(-1) ?? "";
+  console.error(`tests: npm ci in integrations/companion failed: ${last}`);
+}
+
 if (import.meta.main) {
   const required = Deno.env.get("CUEPORT_TEST_PEERS") === "required";
   let missing = missingPeers();
@@ -63,6 +90,7 @@ if (import.meta.main) {
     if (await aptInstall(missing)) missing = missingPeers();
   }
   if (missing.length > 0) console.error(missingLine(missing, required));
+  if (Deno.env.get("CUEPORT_TEST_INSTALL") !== "0") await installCompanion();
 
   const child = new Deno.Command(Deno.execPath(), { args: denoTestArgs(Deno.args) }).spawn();
   const forward = () => child.kill("SIGTERM");
