@@ -313,7 +313,12 @@ function bindV5(main: MainPorts, ports: RunningService["ports"]): V5Listeners {
 async function openCore(settings: Settings, log: Logger, launcher: PlayerLauncher) {
   const supervisor = new PlayerSupervisor(
     launcher,
-    { timeoutMs: settings.playerTimeoutMs, log, client: { name: "cueport", version: VERSION } },
+    {
+      silentMs: settings.playerTimeoutMs,
+      stuckMs: settings.playerStuckMs,
+      log,
+      client: { name: "cueport", version: VERSION },
+    },
   );
   const stagingDir = `${settings.dataDir}/uploads`;
   await clearStaging(stagingDir);
