@@ -180,7 +180,7 @@ export const SETTINGS = {
     value: "MS",
     help: "player silent this long (no heartbeat answered) is hung and restarted (default 30000)",
     doc:
-      '30000: the player that answers no heartbeat (one a second, answered beside its requests) and sends nothing for this long is hung: killed and restarted. A slow answer is never an error (`docs/api.md`, "A slow player")',
+      "30000: a player that answers no heartbeat (one a second, answered beside its work) and sends nothing this long is hung: killed and restarted; slow is no error (`docs/api.md`)",
   },
   playerStuckMs: {
     schema: positiveInt().default(300_000),
@@ -188,7 +188,7 @@ export const SETTINGS = {
     value: "MS",
     help: "player whose current request makes no progress this long is hung (default 300000)",
     doc:
-      "300000: the player answers heartbeats, but the request holding its order made no progress (nothing answered, no progress report) for this long: hung, killed and restarted",
+      "300000: a player that answers heartbeats but whose current request made no progress (nothing answered, no progress report) this long is hung: killed and restarted",
   },
   positionIntervalMs: {
     schema: z.coerce.number().int().min(0).default(250),

@@ -264,6 +264,8 @@ export class PlayerSupervisor implements PlayerConnection {
     });
     this.#watch = watch;
     watch.start();
+    // Not ready from the moment the pipe ends: a request meanwhile is answered 503 at once.
+    client.onclose = () => (this.#isReady = false);
     let buffered: StateUpdateParams[] = [];
     client.onnotification = (method, params) => {
       if (method === Notification.LOG) {

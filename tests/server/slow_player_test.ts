@@ -152,7 +152,10 @@ Deno.test("an edit whose player dies before answering is answered 503 outcome un
     assert.ok(await t.service.supervisor.waitReady(20_000));
     const retry = await t.post("/api/v1/edit", add, "crash-1");
     assert.equal(retry.status, 200, JSON.stringify(retry.body));
-    assert.deepEqual({ ...retry.body, ok: undefined }, { ...applied.result as object, ok: undefined });
+    assert.deepEqual({ ...retry.body, ok: undefined }, {
+      ...applied.result as object,
+      ok: undefined,
+    });
     assert.equal(await t.songs(), count + 1, "applied once, across the crash");
     const health = await (await fetch(`${t.base}/health`)).json();
     assert.equal(health.playerRestarts, 1);

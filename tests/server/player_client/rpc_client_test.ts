@@ -121,6 +121,9 @@ Deno.test("RpcClient.abandon() answers what was pending NOT_READY, saying the pl
   await client.abandon("was declared hung");
   const error = await pending as CueportError;
   assert.equal(error.code, "NOT_READY");
-  assert.match(error.message, /^The player was declared hung before answering edit\.apply, so whether/);
+  assert.match(
+    error.message,
+    /^The player was declared hung before answering edit\.apply, so whether/,
+  );
   assert.equal(client.pendingCount, 0);
 });
