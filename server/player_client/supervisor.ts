@@ -248,6 +248,39 @@ export class PlayerSupervisor implements PlayerConnection {
     const client = new RpcClient(launched.transport, { now: () => this.#clock.now() });
     this.#client = client;
     const verdict: { hung: string | null } = { hung: null };
+    const watch = this.#watchOf(client, launched, verdict);
+    // Not ready from the moment the pipe ends: a request meanwhile is answered 503 at once.
+    client.onclose = () => (this.#isReady = false);
+    const reading = client.start();
+    const ended = Promise.race([
+      launched.exited.then(() => "exited"),
+      reading.then(() => "closed"),
+    ]);
+    let readyAt: number | null = null;
+    try {
+      await this.#handshake(client, watch);
+      readyAt = this.#clock.now();
+    } catch (error) {
+      if (!verdict.hung) this.#log("error", `Player handshake failed: ${(error as Error).message}`);
+      launched.kill();
+    }
+    const why = await ended;
+    watch.stop();
+    launched.kill(); // a player that closed its output but lingers is ended
+    // The next one starts only once this one is gone: never two players' work at once.
+    await launched.exited.catch(() => {});
+    await client.close();
+    const readyMs = readyAt === null ? 0 : this.#clock.now() - readyAt;
+    const isHung = verdict.hung !== null;
+    return { reason: isHung ? "declared hung" : why, readyMs, isHung };
+  }
+
+  /** The liveness watch of one player, started; a hung verdict ends the player. */
+  #watchOf(
+    client: RpcClient,
+    launched: LaunchedPlayer,
+    verdict: { hung: string | null },
+  ): LivenessWatch {
     const watch = new LivenessWatch(client, {
       clock: this.#clock,
       bounds: this.#bounds(),
@@ -264,8 +297,15 @@ export class PlayerSupervisor implements PlayerConnection {
     });
     this.#watch = watch;
     watch.start();
-    // Not ready from the moment the pipe ends: a request meanwhile is answered 503 at once.
-    client.onclose = () => (this.#isReady = false);
+    return watch;
+  }
+
+  /**
+   * `initialize` and the snapshot; the updates read meanwhile are applied after it,
+   * then the player is ready.
+   * @throws {Error} when the player speaks another major, or goes away first
+   */
+  async #handshake(client: RpcClient, watch: LivenessWatch): Promise<void> {
     let buffered: StateUpdateParams[] = [];
     client.onnotification = (method, params) => {
       if (method === Notification.LOG) {
@@ -277,43 +317,22 @@ export class PlayerSupervisor implements PlayerConnection {
       if (this.#isReady) this.onupdates(batch.updates, batch.now);
       else buffered.push(batch);
     };
-    const reading = client.start();
-    const ended = Promise.race([
-      launched.exited.then(() => "exited"),
-      reading.then(() => "closed"),
-    ]);
-    let readyAt: number | null = null;
-    try {
-      const info = await typedRequest(client, Method.INITIALIZE, {
-        protocolVersion: PLAYER_PROTOCOL_VERSION,
-        client: this.#options.client ?? { name: "cueport", version: "0" },
-      }, {});
-      refuseIncompatible(info);
-      watch.handshakeDone(info.protocolVersion);
-      let cut = 0;
-      const snapshot = await typedRequest(client, Method.STATE_GET, undefined, {
-        onResponse: () => (cut = buffered.length),
-      });
-      this.#info = info;
-      this.#isReady = true;
-      readyAt = this.#clock.now();
-      this.onready(snapshot, info);
-      for (const batch of buffered.slice(cut)) this.onupdates(batch.updates, batch.now);
-      buffered = [];
-      for (const waiter of this.#readyWaiters.splice(0)) waiter();
-    } catch (error) {
-      if (!verdict.hung) this.#log("error", `Player handshake failed: ${(error as Error).message}`);
-      launched.kill();
-    }
-    const why = await ended;
-    watch.stop();
-    launched.kill(); // a player that closed its output but lingers is ended
-    // The next one starts only once this one is gone: never two players' work at once.
-    await launched.exited.catch(() => {});
-    await client.close();
-    const readyMs = readyAt === null ? 0 : this.#clock.now() - readyAt;
-    const isHung = verdict.hung !== null;
-    return { reason: isHung ? "declared hung" : why, readyMs, isHung };
+    const info = await typedRequest(client, Method.INITIALIZE, {
+      protocolVersion: PLAYER_PROTOCOL_VERSION,
+      client: this.#options.client ?? { name: "cueport", version: "0" },
+    }, {});
+    refuseIncompatible(info);
+    watch.handshakeDone(info.protocolVersion);
+    let cut = 0;
+    const snapshot = await typedRequest(client, Method.STATE_GET, undefined, {
+      onResponse: () => (cut = buffered.length),
+    });
+    this.#info = info;
+    this.#isReady = true;
+    this.onready(snapshot, info);
+    for (const batch of buffered.slice(cut)) this.onupdates(batch.updates, batch.now);
+    buffered = [];
+    for (const waiter of this.#readyWaiters.splice(0)) waiter();
   }
 
   #sleep(ms: number): Promise<void> {

@@ -26,13 +26,12 @@ class EditGate {
 
   /** The player's end of the pipe as the service sees it, with edit answers held here. */
   wrap(inner: Transport): Transport {
-    const gate = this;
     const outer: Transport = {
       send: (message) => outer.sendMany([message]),
-      sendMany(messages) {
+      sendMany: (messages) => {
         for (const m of messages) {
           const request = m as { method?: string; id?: unknown };
-          if (request.method === "edit.apply") gate.#editIds.add(request.id);
+          if (request.method === "edit.apply") this.#editIds.add(request.id);
         }
         return inner.sendMany(messages);
       },
@@ -40,8 +39,9 @@ class EditGate {
       close: () => inner.close(),
     };
     inner.onmessage = (message) => {
-      if (!gate.isOpen && "id" in message && gate.#editIds.has(message.id)) gate.held.push(message);
-      else outer.onmessage?.(message);
+      if (!this.isOpen && "id" in message && this.#editIds.has(message.id)) {
+        this.held.push(message);
+      } else outer.onmessage?.(message);
     };
     inner.onclose = () => outer.onclose?.();
     this.#deliver = (message) => outer.onmessage?.(message);

@@ -83,8 +83,16 @@ export interface StandIn {
   isClosed: boolean;
 }
 
+/** A launcher of stand-ins sharing one behaviour. */
+export interface StandInLauncher {
+  behaviour: StandInBehaviour;
+  /** Every stand-in launched, oldest first. */
+  players: StandIn[];
+  launch(): Promise<LaunchedPlayer>;
+}
+
 /** Launches stand-in players with one shared behaviour; `players` lists them, oldest first. */
-export function standInLauncher(behaviour: Partial<StandInBehaviour> = {}) {
+export function standInLauncher(behaviour: Partial<StandInBehaviour> = {}): StandInLauncher {
   const state: StandInBehaviour = {
     heartbeats: true,
     isLegacy: false,
