@@ -69,6 +69,8 @@ export interface StandInBehaviour {
   handled: number;
   /** Answer `initialize` (false: a player that hangs while it starts). */
   answersInitialize: boolean;
+  /** Methods answered at once, with these results (the others are held). */
+  answers: Record<string, unknown>;
 }
 
 /** A launched stand-in: the requests it holds, and a way to answer them. */
@@ -99,6 +101,7 @@ export function standInLauncher(behaviour: Partial<StandInBehaviour> = {}): Stan
     busy: null,
     handled: 0,
     answersInitialize: true,
+    answers: {},
     ...behaviour,
   };
   const players: StandIn[] = [];
@@ -170,6 +173,8 @@ function standIn(side: Transport, state: StandInBehaviour): StandIn {
           output: null,
         });
       }
+    } else if (request.method in state.answers) {
+      void reply(request.id, state.answers[request.method]);
     } else player.held.push(request);
   };
   return player;

@@ -1,16 +1,13 @@
 import assert from "node:assert/strict";
-import { memoryTransportPair } from "../../../protocol/transport.ts";
-import { PLAYER_PROTOCOL_VERSION } from "../../../protocol/methods.ts";
-import { RpcError, RpcErrorCode, type RpcRequest } from "../../../protocol/jsonrpc.ts";
-import type { Snapshot } from "../../../protocol/state.ts";
+import { RpcError, RpcErrorCode } from "../../../protocol/jsonrpc.ts";
 import { Core, type CueportError } from "../../../server/core/mod.ts";
 import {
   bundledPlayerCommand,
-  type LaunchedPlayer,
   PlayerSupervisor,
   processLauncher,
 } from "../../../server/player_client/mod.ts";
 import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { standInLauncher } from "./_stand_in.ts";
 
 Deno.test("PlayerSupervisor runs the bundled player over real stdio, on a virtual clock", async () => {
   const dataDir = await fixtureDataDir();
@@ -43,54 +40,6 @@ Deno.test("PlayerSupervisor runs the bundled player over real stdio, on a virtua
   }
 });
 
-/** A player that completes the handshake, then answers only the methods of `answers`, with their result. */
-function hangingLauncher(
-  answers: Record<string, unknown> = {},
-): { launch(): Promise<LaunchedPlayer>; launches: number } {
-  const state = {
-    launches: 0,
-    launch(): Promise<LaunchedPlayer> {
-      state.launches++;
-      const [serverSide, playerSide] = memoryTransportPair();
-      const exited = Promise.withResolvers<void>();
-      playerSide.onclose = () => exited.resolve();
-      playerSide.onmessage = (message) => {
-        const request = message as RpcRequest;
-        if (request.method === "initialize") {
-          void playerSide.send({
-            jsonrpc: "2.0",
-            id: request.id,
-            result: {
-              protocolVersion: PLAYER_PROTOCOL_VERSION,
-              player: { name: "hang", version: "0" },
-              capabilities: { virtualClock: false },
-            },
-          });
-        } else if (request.method === "state.get") {
-          const snapshot: Partial<Snapshot> = {
-            projects: [],
-            playstates: [],
-            live: {},
-            presets: [],
-            cameras: [],
-          };
-          void playerSide.send({ jsonrpc: "2.0", id: request.id, result: snapshot });
-        } else if (request.method in answers) {
-          void playerSide.send({ jsonrpc: "2.0", id: request.id, result: answers[request.method] });
-        }
-      };
-      void playerSide.start();
-      return Promise.resolve({
-        transport: serverSide,
-        exited: exited.promise,
-        kill: () => void playerSide.close(),
-        pid: null,
-      });
-    },
-  };
-  return state;
-}
-
 Deno.test("PlayerSupervisor reports not-ready and keeps retrying when the command cannot start", async () => {
   const supervisor = new PlayerSupervisor(processLauncher(["/nonexistent/player"], () => {}), {
     backoff: { initialMs: 1, maxMs: 5 },
@@ -109,10 +58,12 @@ Deno.test("PlayerSupervisor reports not-ready and keeps retrying when the comman
 });
 
 Deno.test("PlayerSupervisor checks the results of checked methods: one that does not fit is a player error naming the field", async () => {
-  const launcher = hangingLauncher({
-    "media.locate": { size: 1, modifiedAt: 2 },
-    "camera.frame": { path: "/tmp/c.png", capturedAt: 3, future: true },
-    "action.run": { applied: true, message: "done", future: true },
+  const launcher = standInLauncher({
+    answers: {
+      "media.locate": { size: 1, modifiedAt: 2 },
+      "camera.frame": { path: "/tmp/c.png", capturedAt: 3, future: true },
+      "action.run": { applied: true, message: "done", future: true },
+    },
   });
   const supervisor = new PlayerSupervisor(launcher, { backoff: { initialMs: 1 } });
   supervisor.start();
