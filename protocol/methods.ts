@@ -153,13 +153,13 @@ export const HeartbeatResult = z.object({
   /** Requests answered since the session began (a counter that moves while the player works). */
   handled: z.number().int().min(0),
   /** Requests read and waiting their turn in the order. */
-  queued: z.number().int().min(0),
+  queued: z.number().int().min(0).default(0),
   /** Requests whose slow part runs beside the order (imports copying). */
   beside: z.number().int().min(0).default(0),
   /** The request that holds the order now (an asynchronous one), and for how long, ms. */
-  busy: z.object({ method: z.string(), forMs: z.number().min(0) }).nullable(),
+  busy: z.object({ method: z.string(), forMs: z.number().min(0) }).nullable().default(null),
   /** How the output draws; null when no output runs (fields a later minor adds are dropped). */
-  output: z.object(OutputStats.shape).nullable(),
+  output: z.object(OutputStats.shape).nullable().default(null),
 });
 
 /** `approval.request` params: a local client asks to connect without credentials. */

@@ -54,6 +54,7 @@ export class LivenessWatch {
   #stopTicks: (() => void) | null = null;
   /** null during the handshake; then whether the player answers heartbeats. */
   #hasHeartbeat: boolean | null = null;
+  #protocolVersion = "";
   #isHeartbeatOut = false;
   #heartbeatSentAt = 0;
   #last: HeartbeatResult | null = null;
@@ -99,9 +100,10 @@ export class LivenessWatch {
 
   /** The handshake is done: heartbeats start when the player's minor has them (1.5). */
   handshakeDone(protocolVersion: string): void {
-    const [, minor] = protocolVersion.split(".").map(Number);
-    this.#hasHeartbeat = (minor ?? 0) >= 5;
-    if (!this.#hasHeartbeat) this.#announceNoHeartbeat(protocolVersion);
+    const [major = 0, minor = 0] = protocolVersion.split(".").map(Number);
+    this.#protocolVersion = protocolVersion;
+    this.#hasHeartbeat = major > 1 || (major === 1 && minor >= 5);
+    if (!this.#hasHeartbeat) this.#announceNoHeartbeat();
     this.#beat();
   }
 
@@ -184,7 +186,7 @@ export class LivenessWatch {
       this.#isHeartbeatOut = false;
       if (error instanceof RpcError && error.code === RpcErrorCode.METHOD_NOT_FOUND) {
         this.#hasHeartbeat = false;
-        this.#announceNoHeartbeat("1.5 in name");
+        this.#announceNoHeartbeat();
       }
       // Else the session ended (NOT_READY), or an answer that does not fit: its arrival still
       // counted as a message.
@@ -202,10 +204,10 @@ export class LivenessWatch {
     this.#options.onheartbeat?.(figures);
   }
 
-  #announceNoHeartbeat(version: string): void {
+  #announceNoHeartbeat(): void {
     this.#options.log(
       "info",
-      `The player (protocol ${version}) answers no heartbeat: it is judged by the messages it sends`,
+      `The player (protocol ${this.#protocolVersion}) answers no heartbeat: it is judged by the messages it sends`,
     );
   }
 

@@ -126,6 +126,7 @@ Deno.test("PlayerSupervisor counts no silence while the service itself was starv
   const t = await supervised();
   try {
     t.launcher.behaviour.heartbeats = false;
+    await t.clock.advance(2_000, t.quiet); // two ticks without an answer
     // A minute passes with no tick (the service's own loop did not turn): its answers could be
     // waiting unread in the pipe, so that minute is not held against the player.
     t.clock.jump(60_000);
