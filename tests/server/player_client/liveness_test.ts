@@ -218,3 +218,26 @@ Deno.test("PlayerSupervisor reports the last heartbeat's output figures and its 
     await t.supervisor.stop(0);
   }
 });
+
+Deno.test("PlayerSupervisor backs off further after each hang, even of a player that was up long: restarts never multiply work", async () => {
+  const t = await supervised({ heartbeats: false }, {
+    silentMs: 15_000,
+    backoff: { initialMs: 1, resetAfterMs: 10_000 },
+  });
+  try {
+    for (let hangs = 1; hangs <= 3; hangs++) {
+      await t.clock.advance(17_000, t.quiet); // ready over 15 s, then declared hung
+      await until("the restart", () => t.launcher.players.length === hangs + 1);
+      assert.ok(await t.supervisor.waitReady(5000));
+    }
+    const downs = t.logs.filter((l) => l.startsWith("warn Player down"));
+    assert.deepEqual(downs, [
+      "warn Player down (declared hung); restarting in 1 ms",
+      "warn Player down (declared hung); restarting in 2 ms",
+      "warn Player down (declared hung); restarting in 4 ms",
+    ]);
+    assert.equal(t.supervisor.restarts, 3);
+  } finally {
+    await t.supervisor.stop(0);
+  }
+});
