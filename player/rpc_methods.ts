@@ -11,6 +11,7 @@ import { RpcError, RpcErrorCode, type RpcId } from "../protocol/jsonrpc.ts";
 import {
   type ApprovalRequestResult,
   type EditApplyParams,
+  type HeartbeatResult,
   type InitializeResult,
   isCompatibleVersion,
   Method,
@@ -43,9 +44,14 @@ export interface MethodContext {
   readonly signal: AbortSignal;
 }
 
+/** The progress figures of the order, as the server counts them (a `heartbeat` answer less the output's). */
+export type OrderFigures = Omit<HeartbeatResult, "output">;
+
 /** The session state the handlers share with the server. */
 export interface Session {
   isInitialized: boolean;
+  /** The order's figures now; the server answers `heartbeat` beside the order with them. */
+  figures(): OrderFigures;
 }
 
 /** One method's handler. */
@@ -154,6 +160,11 @@ export function playerMethods(
       parseParams(Method.OUTPUT_FRAME, params);
       // The page answers once every layer shows its frame: beside the order.
       return new Beside(app.outputFrame().then((r) => () => r));
+    },
+    [Method.HEARTBEAT]: (params) => {
+      parseParams(Method.HEARTBEAT, params);
+      const result: HeartbeatResult = { ...session.figures(), output: app.output?.stats ?? null };
+      return result;
     },
     [Method.PAIRING_SHOW]: (params) => {
       const p = parseParams(Method.PAIRING_SHOW, params);

@@ -2,7 +2,9 @@
  * The player's side of the protocol: answers requests one at a time, in
  * order, and writes the state updates a request caused before its response.
  * The slow part of an import (copying the file) runs beside that order, with
- * progress sent at once; its commit then joins the order (`beside.ts`).
+ * progress sent at once; its commit then joins the order (`beside.ts`). A
+ * `heartbeat` is answered at once, beside the order, with the order's figures
+ * (requests handled, queued, the one holding the order and for how long).
  * Updates from the clock (clip ends, cues, position reports) are sent as
  * they happen, batched per microtask. A batch is coalesced: an update a later
  * one supersedes is left out (`protocol/coalesce.ts`). The methods are in
@@ -30,12 +32,19 @@ import type { Transport } from "../protocol/transport.ts";
 import type { PlayerApp } from "./app.ts";
 import { Beside, type OrderedStep } from "./beside.ts";
 import { quoted, Refusal } from "./errors.ts";
-import { type MethodOptions, playerMethods, type Session } from "./rpc_methods.ts";
+import {
+  type MethodOptions,
+  type OrderFigures,
+  playerMethods,
+  type Session,
+} from "./rpc_methods.ts";
 
 /** Options of `servePlayer`. */
 export interface ServeOptions extends MethodOptions {
   /** Called after a `shutdown` request was answered and the transport closed. */
   onShutdown?: () => void;
+  /** Real time in ms, for how long a request has held the order (default `performance.now`). */
+  now?: () => number;
 }
 
 /** A request to run in order, or the ordered step of one whose slow part has finished. */
@@ -65,7 +74,7 @@ class PlayerServer {
   readonly #app: PlayerApp;
   readonly #transport: Transport;
   readonly #options: ServeOptions;
-  readonly #session: Session = { isInitialized: false };
+  readonly #session: Session = { isInitialized: false, figures: () => this.#figures() };
   readonly #handlers: ReturnType<typeof playerMethods>;
   /** Aborted when the session ends: work beside the order stops and cleans up. */
   readonly #ended = new AbortController();
@@ -81,6 +90,10 @@ class PlayerServer {
   #unanswered = 0;
   /** Requests whose slow part runs beside the order (imports copying). */
   #besides = 0;
+  /** Requests answered in the order: the counter a heartbeat shows moving. */
+  #handled = 0;
+  /** The asynchronous request holding the order, and since when (`options.now`). */
+  #busy: { method: string; since: number } | null = null;
   readonly #idleWaiters: Array<() => void> = [];
 
   // ---- the outbox
@@ -103,6 +116,7 @@ class PlayerServer {
     this.#app.onUpdate = (update) => this.#onUpdate(update);
     this.#transport.onmessage = (message) => {
       if (!isRequest(message)) return; // the server sends no notifications or responses
+      if (message.method === Method.HEARTBEAT) return this.#heartbeat(message);
       this.#unanswered++;
       this.#backlog.push({ request: message });
       if (!this.#isWaiting) this.#pump();
@@ -177,10 +191,33 @@ class PlayerServer {
     };
   }
 
+  /** A heartbeat is answered at once, beside the order and the outbox: it says how the order moves. */
+  #heartbeat(request: RpcRequest): void {
+    let response: RpcResponse;
+    try {
+      response = { jsonrpc: "2.0", id: request.id, result: this.#dispatch(request) };
+    } catch (error) {
+      response = failure(request, error);
+    }
+    void this.#transport.send(response).catch(() => {});
+  }
+
+  #figures(): OrderFigures {
+    const busy = this.#busy;
+    const now = this.#options.now?.() ?? performance.now();
+    return {
+      handled: this.#handled,
+      queued: this.#backlog.length,
+      beside: this.#besides,
+      busy: busy && { method: busy.method, forMs: Math.max(0, now - busy.since) },
+    };
+  }
+
   #answer(request: RpcRequest, response: RpcResponse): void {
     this.#isHandling = false;
     this.#outgoing.push(response);
     this.#unanswered--;
+    this.#handled++;
     if (request.method === Method.SHUTDOWN && !isInvalidParams(response)) {
       void this.#flush().then(() => this.#transport.close()).then(() =>
         this.#options.onShutdown?.()
@@ -199,10 +236,14 @@ class PlayerServer {
    */
   #pump(): void {
     while (!this.#isWaiting && this.#backlog.length > 0) {
-      const waiting = this.#run(this.#backlog.shift()!);
+      const task = this.#backlog.shift()!;
+      const waiting = this.#run(task);
       if (waiting) {
         this.#isWaiting = true;
+        const since = this.#options.now?.() ?? performance.now();
+        this.#busy = { method: String(task.request.method), since };
         void waiting.then(() => {
+          this.#busy = null;
           this.#isWaiting = false;
           this.#pump();
         });

@@ -13,6 +13,7 @@ import { z } from "zod";
 import { RpcError } from "./jsonrpc.ts";
 import { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
 import { Snapshot, StateUpdate } from "./state.ts";
+import { OutputStats } from "./output.ts";
 
 export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
 
@@ -22,9 +23,10 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * 1.2 added `media.locate` and `camera.frame` (thumbnails and camera pictures);
  * 1.3 added `output.frame` (the output's picture); 1.4 added `shown` in `appState.editor`
  * and the `editor-shown` update (the editor window on the show machine shows the editor), and
- * `editor-closed` when that window goes away (docs/player-protocol.md).
+ * `editor-closed` when that window goes away; 1.5 added `heartbeat`, answered at once beside the
+ * order, with the player's progress figures (docs/player-protocol.md).
  */
-export const PLAYER_PROTOCOL_VERSION = "1.4";
+export const PLAYER_PROTOCOL_VERSION = "1.5";
 
 /** Method names, server to player. */
 export const Method = {
@@ -43,6 +45,8 @@ export const Method = {
   CAMERA_FRAME: "camera.frame",
   /** Since 1.3. */
   OUTPUT_FRAME: "output.frame",
+  /** Since 1.5: answered at once, beside the order. */
+  HEARTBEAT: "heartbeat",
 } as const;
 
 /** A method of the protocol. */
@@ -140,6 +144,24 @@ export const OutputFrameResult = z.object({
   height: z.number().int().positive(),
 });
 
+/**
+ * `heartbeat` result (1.5): the player's progress, answered at once beside the
+ * order (even while an asynchronous request holds it), so the service tells a
+ * busy player from a hung one by progress, not by how fast one answer comes.
+ */
+export const HeartbeatResult = z.object({
+  /** Requests answered since the session began (a counter that moves while the player works). */
+  handled: z.number().int().min(0),
+  /** Requests read and waiting their turn in the order. */
+  queued: z.number().int().min(0).default(0),
+  /** Requests whose slow part runs beside the order (imports copying). */
+  beside: z.number().int().min(0).default(0),
+  /** The request that holds the order now (an asynchronous one), and for how long, ms. */
+  busy: z.object({ method: z.string(), forMs: z.number().min(0) }).nullable().default(null),
+  /** How the output draws; null when no output runs (fields a later minor adds are dropped). */
+  output: z.object(OutputStats.shape).nullable().default(null),
+});
+
 /** `approval.request` params: a local client asks to connect without credentials. */
 export const ApprovalRequestParams = z.object({
   requestId: z.string(),
@@ -184,6 +206,8 @@ export const METHODS = {
   [Method.MEDIA_LOCATE]: { params: MediaLocateParams, result: MediaLocateResult, checked: true },
   [Method.CAMERA_FRAME]: { params: CameraFrameParams, result: CameraFrameResult, checked: true },
   [Method.OUTPUT_FRAME]: { params: NoParams, result: OutputFrameResult, checked: true },
+  // Small, once a second: checked, so the figures /health shows are the declared ones.
+  [Method.HEARTBEAT]: { params: NoParams, result: HeartbeatResult, checked: true },
 } as const satisfies Record<MethodName, MethodSchemas>;
 
 /** The params of `method` as the service sends them (fields with a default may be left out). */
@@ -238,6 +262,7 @@ export type MediaLocateResult = z.infer<typeof MediaLocateResult>;
 export type CameraFrameParams = z.infer<typeof CameraFrameParams>;
 export type CameraFrameResult = z.infer<typeof CameraFrameResult>;
 export type OutputFrameResult = z.infer<typeof OutputFrameResult>;
+export type HeartbeatResult = z.infer<typeof HeartbeatResult>;
 export type ApprovalRequestParams = z.infer<typeof ApprovalRequestParams>;
 export type ApprovalRequestResult = z.infer<typeof ApprovalRequestResult>;
 export type PairingShowParams = z.infer<typeof PairingShowParams>;

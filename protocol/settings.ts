@@ -175,11 +175,20 @@ export const SETTINGS = {
       "empty: the bundled player. A JSON array or a plain command line of an external player that speaks `docs/player-protocol.md`",
   },
   playerTimeoutMs: {
-    schema: positiveInt().default(5000),
+    schema: positiveInt().default(30_000),
     flag: "player-timeout",
     value: "MS",
-    help: "player request timeout (default 5000)",
-    doc: "5000",
+    help: "player silent this long (no heartbeat answered) is hung and restarted (default 30000)",
+    doc:
+      "30000: a player that answers no heartbeat (one a second, answered beside its work) and sends nothing this long is hung: killed and restarted; slow is no error (`docs/api.md`)",
+  },
+  playerStuckMs: {
+    schema: positiveInt().default(300_000),
+    flag: "player-stuck",
+    value: "MS",
+    help: "player whose current request makes no progress this long is hung (default 300000)",
+    doc:
+      "300000: a player that answers heartbeats but whose current request made no progress (nothing answered, no progress report) this long is hung: killed and restarted",
   },
   positionIntervalMs: {
     schema: z.coerce.number().int().min(0).default(250),

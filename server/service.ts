@@ -16,6 +16,7 @@ import {
   type PlayerLauncher,
   PlayerSupervisor,
   processLauncher,
+  type WatchClock,
 } from "./player_client/mod.ts";
 import { machineHosts } from "./auth/hosts.ts";
 import { RateLimiter, type RateMeter } from "./auth/rate_limit.ts";
@@ -76,7 +77,7 @@ export async function startService(
   const started: Array<() => Promise<void> | void> = [() => lock.release()];
   try {
     const launcher = early?.launcher ?? playerLauncher(settings, log);
-    return await start(settings, log, lock, launcher, started);
+    return await start(settings, log, { lock, launcher, playerClock: early?.playerClock }, started);
   } catch (error) {
     for (const stop of started.reverse()) await Promise.resolve(stop()).catch(() => {});
     throw error;
@@ -87,6 +88,8 @@ export async function startService(
 export interface EarlyStart {
   lock: InstanceLock;
   launcher: PlayerLauncher;
+  /** The clock the player's liveness is watched by (default the real one; tests advance theirs). */
+  playerClock?: WatchClock;
 }
 
 /** The player of the settings, its stderr lines logged. */
@@ -141,13 +144,13 @@ function portError(name: keyof typeof PORT_SETTINGS, port: number, error: unknow
 async function start(
   settings: Settings,
   log: Logger,
-  lock: InstanceLock,
-  launcher: PlayerLauncher,
+  early: { lock: InstanceLock; launcher: PlayerLauncher; playerClock: WatchClock | undefined },
   started: Array<() => Promise<void> | void>,
 ): Promise<RunningService> {
+  const { lock } = early;
   const startedAt = performance.now();
   const oscOpening = openOscPort(settings, log, started);
-  const { supervisor, core } = await openCore(settings, log, launcher);
+  const { supervisor, core } = await openCore(settings, log, early);
   const ports: RunningService["ports"] = {
     http: 0,
     ws: 0,
@@ -310,11 +313,18 @@ function bindV5(main: MainPorts, ports: RunningService["ports"]): V5Listeners {
 }
 
 /** The player's supervisor and the core over it, logging the player's ups and downs. */
-async function openCore(settings: Settings, log: Logger, launcher: PlayerLauncher) {
-  const supervisor = new PlayerSupervisor(
-    launcher,
-    { timeoutMs: settings.playerTimeoutMs, log, client: { name: "cueport", version: VERSION } },
-  );
+async function openCore(
+  settings: Settings,
+  log: Logger,
+  early: { launcher: PlayerLauncher; playerClock: WatchClock | undefined },
+) {
+  const supervisor = new PlayerSupervisor(early.launcher, {
+    silentMs: settings.playerTimeoutMs,
+    stuckMs: settings.playerStuckMs,
+    log,
+    client: { name: "cueport", version: VERSION },
+    ...(early.playerClock ? { clock: early.playerClock } : {}),
+  });
   const stagingDir = `${settings.dataDir}/uploads`;
   await clearStaging(stagingDir);
   const core = new Core(supervisor, { coalesceMs: settings.coalesceMs, stagingDir });

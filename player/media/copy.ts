@@ -13,9 +13,8 @@ const CHUNK_BYTES = 1024 * 1024;
 /**
  * How long one sync should take, ms: the bytes between syncs follow the
  * disk's measured rate so each takes about this long (a slow disk syncs more
- * often). A sync is a silence in the progress reports, and the service allows
- * only `playerTimeoutMs` (5 s) between two; without syncs the kernel may hold
- * gigabytes for one final fsync. Measured on a 2-core VM copying a 4 GiB
+ * often). A sync is a silence in the progress reports that clients watch;
+ * without syncs the kernel may hold gigabytes for one final fsync. Measured on a 2-core VM copying a 4 GiB
  * sparse file (noisy disk, a few runs each): one sync at the end 5.3-11.9 s
  * (0.65-0.85 s of it in that sync), a sync every 32 MiB 21 s, every 64 MiB
  * 9.9-10.2 s, every 256 MiB 7.7-8.8 s, this rule 4.9-12.4 s; `dd bs=1M

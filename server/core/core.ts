@@ -26,6 +26,7 @@ import { Queries } from "./queries.ts";
 import { clientUpdate, snapshotView } from "./client_updates.ts";
 import { ReadModel } from "./read_model.ts";
 import type { StateUpdate } from "../../protocol/state.ts";
+import type { OutputStats } from "../../protocol/output.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
 /** What an action did: the normalized request and the player's account. */
@@ -47,12 +48,11 @@ export interface CoreOptions {
 }
 
 /**
- * How long a batch that imports files may take in a player that reports no
- * progress (protocol 1.0), ms. Such a player copies in order, so nothing
- * tells it busy from hung; one that reports progress (`capabilities.progress`)
- * gets the usual timeout, counted from its last report.
+ * How long a player that reports no progress (protocol 1.0) may send nothing
+ * while it imports files, ms. Such a player copies in order, without
+ * heartbeats, so nothing else tells it busy from hung.
  */
-const SILENT_IMPORT_TIMEOUT_MS = 10 * 60_000;
+const SILENT_IMPORT_QUIET_MS = 10 * 60_000;
 
 /** Options of `Core.importUpload`. */
 export interface UploadOptions {
@@ -111,6 +111,11 @@ export class Core {
   /** The player's handshake answer, when ready. */
   get playerInfo(): PlayerConnection["info"] {
     return this.#player.info;
+  }
+
+  /** How the player fares: its restarts, and its output's figures from its last heartbeat. */
+  get playerHealth(): { restarts: number; output: OutputStats | null } {
+    return { restarts: this.#player.restarts, output: this.#player.output };
   }
 
   /** @throws {CueportError} NOT_READY while the player is down */
@@ -240,7 +245,7 @@ export class Core {
       const result = await this.#player.request(
         Method.EDIT_APPLY,
         params,
-        isSilentImport ? { timeoutMs: SILENT_IMPORT_TIMEOUT_MS } : {},
+        isSilentImport ? { quietMs: SILENT_IMPORT_QUIET_MS } : {},
       );
       return { ok: true, ...result };
     } catch (error) {
@@ -336,7 +341,7 @@ export class Core {
   /** Reloads projects and media from disk; clients get a `full` update. */
   async reload(): Promise<void> {
     this.requireReady();
-    await this.#player.request(Method.PROJECTS_RELOAD, undefined, { timeoutMs: 30_000 }).catch(
+    await this.#player.request(Method.PROJECTS_RELOAD, undefined).catch(
       (e) => {
         throw fromPlayerError(e);
       },
@@ -360,9 +365,7 @@ export class Core {
    * @throws {CueportError} NOT_READY, NOT_FOUND, UNAVAILABLE (no ffmpeg), ACTION_FAILED (the capture failed)
    */
   cameraFrame(cameraId: string): Promise<CameraFrameResult> {
-    return this.#player.request(Method.CAMERA_FRAME, { cameraId }, {
-      timeoutMs: 15_000,
-    }).catch((e) => {
+    return this.#player.request(Method.CAMERA_FRAME, { cameraId }).catch((e) => {
       throw fromPlayerError(e);
     });
   }

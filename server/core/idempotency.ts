@@ -3,7 +3,7 @@
  * most once. A retry with the same key within the window gets the first
  * outcome (result or error) instead of running again; a retry while the first
  * is still running waits for it. When the first outcome is unknown (the player
- * went down mid-request), nothing is kept here: the retry goes to the player
+ * went down, or was declared hung, mid-request: NOT_READY), nothing is kept here: the retry goes to the player
  * with the same key, and the player, which keeps the keys it applied with the
  * state they changed, answers from its own record if it had applied it.
  * @module
@@ -24,7 +24,10 @@ export const IDEMPOTENCY_LIMITS: IdempotencyLimits = { windowMs: 10 * 60_000, ma
 /** Longest key accepted: a UUID fits four times over. */
 const MAX_KEY_LENGTH = 128;
 
-/** Errors after which the player may or may not have applied the request. */
+/**
+ * Errors after which the player may or may not have applied the request
+ * (TIMEOUT no longer comes from the player, whose requests have no deadline).
+ */
 const UNKNOWN_OUTCOME = new Set(["NOT_READY", "TIMEOUT", "SERVER_ERROR", "CONNECTION_FAILED"]);
 
 interface Entry {

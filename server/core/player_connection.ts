@@ -10,11 +10,15 @@ import type {
   MethodResult,
 } from "../../protocol/methods.ts";
 import type { Snapshot, StateUpdate } from "../../protocol/state.ts";
+import type { OutputStats } from "../../protocol/output.ts";
 
 /** Options of one request to the player. */
 export interface PlayerRequestOptions {
-  /** Milliseconds without an answer or a progress report before TIMEOUT. */
-  timeoutMs?: number;
+  /**
+   * For a player without heartbeats (before protocol 1.5): how long it may send
+   * nothing while this request waits, ms, before it counts as hung.
+   */
+  quietMs?: number;
   /** Called for each progress report of the request (since protocol 1.1). */
   onProgress?: (progress: number, total: number | null) => void;
 }
@@ -25,12 +29,17 @@ export interface PlayerConnection {
   readonly isReady: boolean;
   /** The current player's handshake answer, when ready. */
   readonly info: InitializeResult | null;
+  /** How many times the player was restarted. */
+  readonly restarts: number;
+  /** How the output draws, from the player's last heartbeat; null without one or without output. */
+  readonly output: OutputStats | null;
   /**
-   * Sends a request. Rejects with NOT_READY while no player is up, TIMEOUT when
-   * it does not answer (`timeoutMs` counts from the last `request.progress`
-   * the player sent about it), and an RpcError for an error response (or a
-   * result that does not fit its schema, for the methods whose results are
-   * checked: `protocol/methods.ts`).
+   * Sends a request and waits for its answer as long as the player makes
+   * progress (no deadline of its own). Rejects with NOT_READY while no player
+   * is up, or when it went away (or was declared hung) before answering: the
+   * outcome is then unknown. An RpcError for an error response (or a result
+   * that does not fit its schema, for the methods whose results are checked:
+   * `protocol/methods.ts`).
    */
   request<M extends MethodName>(
     method: M,

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ErrorCode } from "./errors.ts";
+import { OutputStats } from "../../protocol/output.ts";
 
 /** What `POST /api/v1/action` answers: the normalized request and what the player did. */
 export const ActionResultView = z.strictObject({
@@ -36,6 +37,12 @@ export const HealthView = z.strictObject({
   version: z.string(),
   uptimeSeconds: z.number().int(),
   player: z.strictObject({ name: z.string(), version: z.string() }).nullable(),
+  playerRestarts: z.number().int().describe(
+    "Times the player was restarted since the service started (after a crash or a hang)",
+  ),
+  output: OutputStats.nullable().describe(
+    "How the output draws, from the player's last heartbeat (about a second old); null when no output runs or the player is down",
+  ),
 });
 
 /** `POST /api/v1/refresh`. */

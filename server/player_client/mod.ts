@@ -5,3 +5,4 @@
 export * from "./rpc_client.ts";
 export * from "./spawn.ts";
 export * from "./supervisor.ts";
+export * from "./watch_clock.ts";

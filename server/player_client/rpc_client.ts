@@ -1,11 +1,9 @@
 /**
- * The server's JSON-RPC engine: numbered requests with timeouts, dispatch of
- * notifications in arrival order, and every pending request rejected when
- * the pipe closes, so no caller waits forever. A busy player is told from a
- * hung one: `request.progress` moves the deadline of the request it names
- * (the timeout then counts from the last progress), and a request that times
- * out while an older one is still pending is not counted toward a hang (it
- * may only be queued behind that one).
+ * The server's JSON-RPC engine: numbered requests, dispatch of notifications
+ * in arrival order, and every pending request rejected when the pipe closes,
+ * so no caller waits forever. A request has no deadline of its own: whether
+ * the player still works is judged by its progress (`liveness.ts`), from the
+ * figures kept here (when it last sent anything, when a request last moved).
  * @module
  */
 import {
@@ -15,40 +13,44 @@ import {
   type RpcMessage,
   type RpcResponse,
 } from "../../protocol/jsonrpc.ts";
-import { Notification, RequestProgressParams } from "../../protocol/methods.ts";
+import { Method, Notification, RequestProgressParams } from "../../protocol/methods.ts";
 import type { Transport } from "../../protocol/transport.ts";
 import { CueportError } from "../core/errors.ts";
 import { notificationOf } from "./results.ts";
-import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
-
-/** How often deadlines are checked, ms: the precision of request timeouts. */
-const SWEEP_MS = 10;
 
 /** Options of one request. */
 export interface RequestOptions {
-  /** Milliseconds before the request is rejected with TIMEOUT. */
-  timeoutMs?: number;
   /**
    * Called synchronously when the response is read, before any later message
    * is dispatched; lets a caller mark where in the notification stream it falls.
    */
   onResponse?: () => void;
-  /**
-   * Called for each `request.progress` the player sends about this request;
-   * each also restarts its timeout, so a request that advances never times out.
-   */
+  /** Called for each `request.progress` the player sends about this request. */
   onProgress?: (progress: number, total: number | null) => void;
+  /**
+   * For a player without heartbeats (protocol before 1.5): how long it may send
+   * nothing while this request is pending before it counts as hung, ms (an
+   * import a 1.0 player copies in order without progress reports).
+   */
+  quietMs?: number;
 }
 
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
-  /** `performance.now()` after which the request times out; set when written. */
-  deadline: number;
-  timeoutMs: number;
+  /** When it was written to the player (the clock's ms); Infinity until then. */
+  writtenAt: number;
   onResponse: (() => void) | undefined;
   onProgress: ((progress: number, total: number | null) => void) | undefined;
+  quietMs: number | undefined;
   method: string;
+}
+
+/** A request still waiting for its answer, as the liveness watch reports it. */
+export interface PendingRequest {
+  method: string;
+  /** How long since it was written, ms. */
+  forMs: number;
 }
 
 /** A JSON-RPC client over a `Transport`. */
@@ -57,24 +59,23 @@ export class RpcClient {
   onnotification?: (method: string, params: unknown) => void;
   /** Called once when the pipe ends. */
   onclose?: () => void;
-  /**
-   * Called when a request times out while no older one is pending, with how
-   * many did in a row (an answer or a progress report resets the count).
-   */
-  ontimeout?: (inRow: number) => void;
+  /** Called for each answer read, with its method and how long it took from the write, ms. */
+  onanswer?: (method: string, ms: number) => void;
   #transport: Transport;
   #pending = new Map<number, Pending>();
   #nextId = 1;
-  #defaultTimeoutMs: number;
   #isClosed = false;
-  #timeoutsInRow = 0;
-  /** One timer sweeps every deadline, instead of a timer per request. */
-  #sweeper: ReturnType<typeof setInterval> | null = null;
+  #now: () => number;
+  #lastMessageAt: number;
+  #lastProgressAt: number;
+  /** Why pending requests are rejected when the pipe ends (`abandon` sets it). */
+  #downReason = "stopped";
 
-  /** Wraps `transport`; call `start()` to begin reading. */
-  constructor(transport: Transport, options: { timeoutMs?: number } = {}) {
+  /** Wraps `transport`; call `start()` to begin reading. `now` is the watch's clock, ms. */
+  constructor(transport: Transport, options: { now?: () => number } = {}) {
     this.#transport = transport;
-    this.#defaultTimeoutMs = options.timeoutMs ?? SETTING_DEFAULTS.playerTimeoutMs;
+    this.#now = options.now ?? (() => performance.now());
+    this.#lastMessageAt = this.#lastProgressAt = this.#now();
     transport.onmessage = (message) => this.#dispatch(message);
     transport.onclose = () => this.#closed();
   }
@@ -89,10 +90,47 @@ export class RpcClient {
     return this.#pending.size;
   }
 
+  /** When the player last sent anything (a response or a notification), on the clock. */
+  get lastMessageAt(): number {
+    return this.#lastMessageAt;
+  }
+
+  /** When a request last moved: an answer (heartbeats aside) or a `request.progress`. */
+  get lastProgressAt(): number {
+    return this.#lastProgressAt;
+  }
+
+  /** Marks progress the player reported otherwise (its heartbeat's counter moved). */
+  progressed(): void {
+    this.#lastProgressAt = this.#now();
+  }
+
+  /** The oldest request written and not answered, heartbeats aside; null when none. */
+  oldestPending(): PendingRequest | null {
+    for (const pending of this.#pending.values()) {
+      if (pending.method === Method.HEARTBEAT || pending.writtenAt === Infinity) continue;
+      return { method: pending.method, forMs: this.#now() - pending.writtenAt };
+    }
+    return null;
+  }
+
+  /**
+   * How long a player without heartbeats may be silent now, ms: the longest
+   * `quietMs` of the pending requests, or `fallback`; null when nothing is
+   * pending (an idle player owes nothing).
+   */
+  quietBound(fallback: number): number | null {
+    let bound: number | null = null;
+    for (const pending of this.#pending.values()) {
+      bound = Math.max(bound ?? 0, pending.quietMs ?? fallback);
+    }
+    return bound;
+  }
+
   /**
    * Sends a request and resolves with its result.
    * @throws {RpcError} for an error response
-   * @throws {CueportError} TIMEOUT, or NOT_READY when the pipe closed first
+   * @throws {CueportError} NOT_READY when the pipe closed first (the outcome is then unknown)
    */
   request<T = unknown>(method: string, params?: unknown, options: RequestOptions = {}): Promise<T> {
     if (this.#isClosed) {
@@ -103,10 +141,10 @@ export class RpcClient {
     const pending: Pending = {
       resolve: resolve as (v: unknown) => void,
       reject,
-      deadline: Infinity,
-      timeoutMs: options.timeoutMs ?? this.#defaultTimeoutMs,
+      writtenAt: Infinity,
       onResponse: options.onResponse,
       onProgress: options.onProgress,
+      quietMs: options.quietMs,
       method,
     };
     this.#pending.set(id, pending);
@@ -137,10 +175,9 @@ export class RpcClient {
     if (this.#isWriting || this.#queue.length === 0) return;
     const batch = this.#queue;
     this.#queue = [];
-    // Deadlines run from the write: one clock read per batch.
-    const now = performance.now();
-    for (const { pending } of batch) pending.deadline = now + pending.timeoutMs;
-    this.#sweeper ??= setInterval(() => this.#sweep(), SWEEP_MS);
+    // One clock read per batch.
+    const now = this.#now();
+    for (const { pending } of batch) pending.writtenAt = now;
     this.#isWriting = true;
     this.#transport.sendMany(batch.map((b) => b.message)).then(() => {
       this.#isWriting = false;
@@ -163,37 +200,14 @@ export class RpcClient {
   }
 
   /**
-   * Rejects every request past its deadline. One that waited behind an older
-   * request still pending (a legacy player copying a file in order) is not
-   * counted toward a hang: the oldest one's own deadline decides that. The
-   * timer stops at the first sweep with nothing pending, not at each answer:
-   * under load it would otherwise be made and cleared once per batch.
+   * Ends the session: every pending request is rejected NOT_READY saying the
+   * player `reason` (e.g. "was declared hung") and that its outcome is
+   * unknown, then the pipe is closed.
    */
-  #sweep(): void {
-    if (this.#pending.size === 0) {
-      clearInterval(this.#sweeper!);
-      this.#sweeper = null;
-      return;
-    }
-    const now = performance.now();
-    let isBehindOlder = false;
-    for (const [id, pending] of this.#pending) {
-      if (pending.deadline > now) {
-        isBehindOlder = true;
-        continue;
-      }
-      this.#settle(
-        id,
-        (p) =>
-          p.reject(
-            new CueportError(
-              "TIMEOUT",
-              `The player did not answer ${p.method} within ${p.timeoutMs} ms`,
-            ),
-          ),
-      );
-      if (!isBehindOlder) this.ontimeout?.(++this.#timeoutsInRow);
-    }
+  async abandon(reason: string): Promise<void> {
+    this.#downReason = reason;
+    this.#closed();
+    await this.#transport.close();
   }
 
   /** Closes the pipe; pending requests are rejected. */
@@ -203,6 +217,7 @@ export class RpcClient {
   }
 
   #dispatch(message: RpcMessage): void {
+    this.#lastMessageAt = this.#now();
     if (isNotification(message)) {
       if (message.method === Notification.REQUEST_PROGRESS) {
         this.#progress(notificationOf(RequestProgressParams, message.params));
@@ -212,8 +227,11 @@ export class RpcClient {
     if (!isResponse(message)) return; // the player sends no requests
     const response = message as RpcResponse;
     if (typeof response.id !== "number") return;
-    this.#timeoutsInRow = 0;
-    this.#pending.get(response.id)?.onResponse?.();
+    const pending = this.#pending.get(response.id);
+    if (!pending) return;
+    if (pending.method !== Method.HEARTBEAT) this.#lastProgressAt = this.#lastMessageAt;
+    pending.onResponse?.();
+    this.onanswer?.(pending.method, this.#lastMessageAt - pending.writtenAt);
     this.#settle(response.id, (pending) => {
       if ("error" in response) {
         const { code, message: text, data } = response.error;
@@ -222,12 +240,11 @@ export class RpcClient {
     });
   }
 
-  /** The player works on a request: its timeout restarts now. */
+  /** The player works on a request: that is progress. */
   #progress(params: RequestProgressParams | undefined): void {
     const pending = typeof params?.id === "number" ? this.#pending.get(params.id) : undefined;
-    if (!pending || pending.deadline === Infinity) return; // answered, or not yet written
-    pending.deadline = performance.now() + pending.timeoutMs;
-    this.#timeoutsInRow = 0;
+    if (!pending || pending.writtenAt === Infinity) return; // answered, or not yet written
+    this.#lastProgressAt = this.#now();
     pending.onProgress?.(params!.progress, params!.total);
   }
 
@@ -242,17 +259,21 @@ export class RpcClient {
     if (this.#isClosed) return;
     this.#isClosed = true;
     this.#channel.port1.close();
-    if (this.#sweeper !== null) clearInterval(this.#sweeper);
-    this.#sweeper = null;
     for (const id of [...this.#pending.keys()]) {
-      this.#settle(
-        id,
-        (p) =>
-          p.reject(
-            new CueportError("NOT_READY", `The player stopped before answering ${p.method}`),
-          ),
-      );
+      this.#settle(id, (p) => p.reject(unknownOutcome(p.method, this.#downReason)));
     }
     this.onclose?.();
   }
+}
+
+/**
+ * NOT_READY for a request the player may or may not have carried out: it went
+ * away (`reason`: "stopped", "was declared hung") before answering. A retry
+ * with the same Idempotency-Key gets the player's own record of it.
+ */
+export function unknownOutcome(method: string, reason: string): CueportError {
+  return new CueportError(
+    "NOT_READY",
+    `The player ${reason} before answering ${method}, so whether it was done is unknown: send it again with the same Idempotency-Key to get its outcome`,
+  );
 }

@@ -1,11 +1,13 @@
 /**
  * Keeps a player running: launch, handshake, snapshot, and on exit reject
- * what was pending, report not-ready, and restart with backoff; a player that
- * stops answering is killed and restarted. After each start the new snapshot
- * is handed over, so clients can get a `full` update.
+ * what was pending, report not-ready, and restart with backoff. A player is
+ * killed and restarted only when it made no progress for a long bound
+ * (`liveness.ts`), never because an answer was slow. After each start the new
+ * snapshot is handed over, so clients can get a `full` update.
  * @module
  */
 import {
+  type HeartbeatResult,
   type InitializeResult,
   isCompatibleVersion,
   LogParams,
@@ -18,6 +20,7 @@ import {
   PLAYER_PROTOCOL_VERSION,
   type StateUpdateParams,
 } from "../../protocol/methods.ts";
+import type { OutputStats } from "../../protocol/output.ts";
 import type { Snapshot, StateUpdate } from "../../protocol/state.ts";
 import { CueportError } from "../core/errors.ts";
 import type { PlayerConnection } from "../core/player_connection.ts";
@@ -25,6 +28,8 @@ import { type RequestOptions, RpcClient } from "./rpc_client.ts";
 import { checkedResult, notificationOf } from "./results.ts";
 import type { LaunchedPlayer, PlayerLauncher } from "./spawn.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
+import { type LivenessBounds, LivenessWatch } from "./liveness.ts";
+import { REAL_CLOCK, type WatchClock } from "./watch_clock.ts";
 
 /** Restart timing. */
 export interface BackoffOptions {
@@ -32,31 +37,51 @@ export interface BackoffOptions {
   initialMs?: number;
   /** Longest delay, ms (default 5000). */
   maxMs?: number;
-  /** A player that stayed up this long resets the delay, ms (default 10000). */
+  /**
+   * A player that was ready this long, and not declared hung, resets the delay, ms
+   * (default 10000). Downs before that double it: a player that cannot start on a
+   * starved machine is started less and less often, never more.
+   */
   resetAfterMs?: number;
 }
 
 /** Options of the supervisor. */
 export interface SupervisorOptions {
-  /** Default request timeout, ms (default: the `playerTimeoutMs` setting's). */
-  timeoutMs?: number;
   /**
-   * How long the player may take to answer `initialize`, ms (default 30000, at least
-   * `timeoutMs`): it opens its Project first, which on a first start makes the demo's media
-   * and on a loaded machine or with a large Project takes longer than a request.
+   * No heartbeat answered and no message for this long: the player is hung, ms
+   * (default: the `playerTimeoutMs` setting's).
+   */
+  silentMs?: number;
+  /**
+   * Heartbeats answered but the request holding the player's order made no
+   * progress for this long: hung, ms (default: the `playerStuckMs` setting's).
+   */
+  stuckMs?: number;
+  /**
+   * How long the player may take to answer `initialize` after its launch, ms (default:
+   * `stuckMs`): it opens its Project first, which on a first start makes the demo's media,
+   * and on a loaded machine or with a large Project takes long; cutting it short would
+   * only start that work again.
    */
   handshakeTimeoutMs?: number;
+  /** A heartbeat this often, ms (default 1000). */
+  heartbeatMs?: number;
+  /** An answer slower than this is logged, one line a minute at most, ms (default 5000). */
+  slowMs?: number;
+  /** The clock the player is watched by (default: the real one; tests advance their own). */
+  clock?: WatchClock;
   backoff?: BackoffOptions;
   log?: (level: "info" | "warn" | "error", message: string) => void;
   /** Name and version sent in the handshake. */
   client?: { name: string; version: string };
-  /**
-   * After this many timeouts in a row the player counts as hung and is
-   * restarted (default 3). A request the player reports progress on does not
-   * time out, and one queued behind an older pending request does not count
-   * (`RpcClient`): a busy player is not a hung one.
-   */
-  maxTimeouts?: number;
+}
+
+/** How one player's life ended. */
+interface Life {
+  reason: string;
+  /** How long it was ready, ms (0 when it never was). */
+  readyMs: number;
+  isHung: boolean;
 }
 
 /** Throws unless the player speaks a protocol version this service can talk to. */
@@ -75,12 +100,15 @@ export class PlayerSupervisor implements PlayerConnection {
   ondown: (reason: string) => void = () => {};
   #launcher: PlayerLauncher;
   #options: SupervisorOptions;
+  #clock: WatchClock;
   #client: RpcClient | null = null;
   #launched: LaunchedPlayer | null = null;
+  #watch: LivenessWatch | null = null;
   #info: InitializeResult | null = null;
   #isReady = false;
   #isStopping = false;
   #restarts = 0;
+  #heartbeats = 0;
   #loop: Promise<void> | null = null;
   #wake = Promise.withResolvers<void>();
   #readyWaiters: Array<() => void> = [];
@@ -89,6 +117,7 @@ export class PlayerSupervisor implements PlayerConnection {
   constructor(launcher: PlayerLauncher, options: SupervisorOptions = {}) {
     this.#launcher = launcher;
     this.#options = options;
+    this.#clock = options.clock ?? REAL_CLOCK;
   }
 
   get isReady(): boolean {
@@ -103,6 +132,21 @@ export class PlayerSupervisor implements PlayerConnection {
   /** How many times the player was restarted after an exit. */
   get restarts(): number {
     return this.#restarts;
+  }
+
+  /** The current player's last heartbeat answer; null before its first (or without heartbeats). */
+  get heartbeat(): HeartbeatResult | null {
+    return this.#isReady ? this.#watch?.last ?? null : null;
+  }
+
+  /** Heartbeats answered since the service started, by every player. */
+  get heartbeats(): number {
+    return this.#heartbeats;
+  }
+
+  /** How the output draws, from the last heartbeat answer; null without one or without output. */
+  get output(): OutputStats | null {
+    return this.heartbeat?.output ?? null;
   }
 
   /** Process id of the current player, when it is a process. */
@@ -134,17 +178,14 @@ export class PlayerSupervisor implements PlayerConnection {
   request<M extends MethodName>(
     method: M,
     params: MethodParams<M>,
-    options?: RequestOptions,
+    options: RequestOptions = {},
   ): Promise<MethodResult<M>> {
     if (!this.#isReady || !this.#client) {
       return Promise.reject(
         new CueportError("NOT_READY", "The player is not ready; try again shortly"),
       );
     }
-    return typedRequest(this.#client, method, params, {
-      timeoutMs: this.#options.timeoutMs ?? SETTING_DEFAULTS.playerTimeoutMs,
-      ...options,
-    });
+    return typedRequest(this.#client, method, params, options);
   }
 
   /** Asks the player to shut down, waits for it (killing it after `graceMs`), stops restarting. */
@@ -153,10 +194,10 @@ export class PlayerSupervisor implements PlayerConnection {
     this.#wake.resolve();
     const launched = this.#launched;
     if (this.#client && launched) {
-      await typedRequest(this.#client, Method.SHUTDOWN, undefined, { timeoutMs: graceMs }).catch(
-        () => {},
-      );
+      // The one wall-clock bound left: the service is ending, and a player that does not go
+      // within the grace is killed.
       const timer = setTimeout(() => launched.kill(), graceMs);
+      await typedRequest(this.#client, Method.SHUTDOWN, undefined, {}).catch(() => {});
       await launched.exited.catch(() => {});
       clearTimeout(timer);
     }
@@ -165,43 +206,106 @@ export class PlayerSupervisor implements PlayerConnection {
   }
 
   async #run(): Promise<void> {
-    let delay = this.#options.backoff?.initialMs ?? 50;
+    const initialMs = this.#options.backoff?.initialMs ?? 50;
+    let delay = initialMs;
     while (!this.#isStopping) {
-      const startedAt = performance.now();
-      const reason = await this.#runOnce();
+      const life = await this.#runOnce();
       this.#isReady = false;
       if (this.#isStopping) break;
-      this.ondown(reason);
-      this.#log("warn", `Player down (${reason}); restarting in ${delay} ms`);
-      const ranFor = performance.now() - startedAt;
-      if (ranFor >= (this.#options.backoff?.resetAfterMs ?? 10_000)) {
-        delay = this.#options.backoff?.initialMs ?? 50;
+      this.ondown(life.reason);
+      if (!life.isHung && life.readyMs >= (this.#options.backoff?.resetAfterMs ?? 10_000)) {
+        delay = initialMs;
       }
+      this.#log("warn", `Player down (${life.reason}); restarting in ${delay} ms`);
       await this.#sleep(delay);
       delay = Math.min(delay * 2, this.#options.backoff?.maxMs ?? 5000);
       this.#restarts++;
     }
   }
 
-  /** One player's life; resolves with why it ended. */
-  async #runOnce(): Promise<string> {
+  /** The bounds of the liveness watch, from the options and the settings' defaults. */
+  #bounds(): LivenessBounds {
+    const o = this.#options;
+    const stuckMs = o.stuckMs ?? SETTING_DEFAULTS.playerStuckMs;
+    return {
+      silentMs: o.silentMs ?? SETTING_DEFAULTS.playerTimeoutMs,
+      stuckMs,
+      handshakeMs: o.handshakeTimeoutMs ?? stuckMs,
+      heartbeatMs: o.heartbeatMs ?? 1000,
+      slowMs: o.slowMs ?? 5000,
+    };
+  }
+
+  /** One player's life; resolves with how it ended. */
+  async #runOnce(): Promise<Life> {
     let launched: LaunchedPlayer;
     try {
       launched = await this.#launcher.launch();
     } catch (error) {
-      return `cannot launch: ${(error as Error).message}`;
+      return { reason: `cannot launch: ${(error as Error).message}`, readyMs: 0, isHung: false };
     }
     this.#launched = launched;
-    const client = new RpcClient(launched.transport, {
-      timeoutMs: this.#options.timeoutMs ?? SETTING_DEFAULTS.playerTimeoutMs,
-    });
+    const client = new RpcClient(launched.transport, { now: () => this.#clock.now() });
     this.#client = client;
-    // A player that stops answering is as good as dead: end it so it restarts.
-    client.ontimeout = (inRow) => {
-      if (inRow !== (this.#options.maxTimeouts ?? 3)) return;
-      this.#log("error", "Player hung: no answer to several requests in a row; restarting it");
+    const verdict: { hung: string | null } = { hung: null };
+    const watch = this.#watchOf(client, launched, verdict);
+    // Not ready from the moment the pipe ends: a request meanwhile is answered 503 at once.
+    client.onclose = () => (this.#isReady = false);
+    const reading = client.start();
+    const ended = Promise.race([
+      launched.exited.then(() => "exited"),
+      reading.then(() => "closed"),
+    ]);
+    let readyAt: number | null = null;
+    try {
+      await this.#handshake(client, watch);
+      readyAt = this.#clock.now();
+    } catch (error) {
+      if (!verdict.hung) this.#log("error", `Player handshake failed: ${(error as Error).message}`);
       launched.kill();
-    };
+    }
+    const why = await ended;
+    watch.stop();
+    launched.kill(); // a player that closed its output but lingers is ended
+    // The next one starts only once this one is gone: never two players' work at once.
+    await launched.exited.catch(() => {});
+    await client.close();
+    const readyMs = readyAt === null ? 0 : this.#clock.now() - readyAt;
+    const isHung = verdict.hung !== null;
+    return { reason: isHung ? "declared hung" : why, readyMs, isHung };
+  }
+
+  /** The liveness watch of one player, started; a hung verdict ends the player. */
+  #watchOf(
+    client: RpcClient,
+    launched: LaunchedPlayer,
+    verdict: { hung: string | null },
+  ): LivenessWatch {
+    const watch = new LivenessWatch(client, {
+      clock: this.#clock,
+      bounds: this.#bounds(),
+      log: (level, message) => this.#log(level, message),
+      onheartbeat: () => this.#heartbeats++,
+      onhung: (why) => {
+        // No progress for a long bound: as good as dead. End it so it restarts; what it was
+        // asked is answered "outcome unknown", and a retry with its key asks the next one.
+        verdict.hung = why;
+        this.#log("error", `Player hung (${why}); restarting it`);
+        void client.abandon("was declared hung");
+        launched.kill();
+      },
+    });
+    this.#watch = watch;
+    watch.start();
+    return watch;
+  }
+
+  /**
+   * `initialize` and the snapshot; the updates read meanwhile are applied after it,
+   * then the player is ready.
+   * @throws {Error} when the player speaks another major, or goes away first
+   */
+  async #handshake(client: RpcClient, watch: LivenessWatch): Promise<void> {
     let buffered: StateUpdateParams[] = [];
     client.onnotification = (method, params) => {
       if (method === Notification.LOG) {
@@ -213,36 +317,22 @@ export class PlayerSupervisor implements PlayerConnection {
       if (this.#isReady) this.onupdates(batch.updates, batch.now);
       else buffered.push(batch);
     };
-    const reading = client.start();
-    const ended = Promise.race([
-      launched.exited.then(() => "exited"),
-      reading.then(() => "closed"),
-    ]);
-    try {
-      const timeoutMs = this.#options.timeoutMs ?? SETTING_DEFAULTS.playerTimeoutMs;
-      const info = await typedRequest(client, Method.INITIALIZE, {
-        protocolVersion: PLAYER_PROTOCOL_VERSION,
-        client: this.#options.client ?? { name: "cueport", version: "0" },
-      }, { timeoutMs: Math.max(timeoutMs, this.#options.handshakeTimeoutMs ?? 30_000) });
-      refuseIncompatible(info);
-      let cut = 0;
-      const snapshot = await typedRequest(client, Method.STATE_GET, undefined, {
-        onResponse: () => (cut = buffered.length),
-      });
-      this.#info = info;
-      this.#isReady = true;
-      this.onready(snapshot, info);
-      for (const batch of buffered.slice(cut)) this.onupdates(batch.updates, batch.now);
-      buffered = [];
-      for (const waiter of this.#readyWaiters.splice(0)) waiter();
-    } catch (error) {
-      this.#log("error", `Player handshake failed: ${(error as Error).message}`);
-      launched.kill();
-    }
-    const why = await ended;
-    launched.kill(); // a player that closed its output but lingers is ended
-    await client.close();
-    return why;
+    const info = await typedRequest(client, Method.INITIALIZE, {
+      protocolVersion: PLAYER_PROTOCOL_VERSION,
+      client: this.#options.client ?? { name: "cueport", version: "0" },
+    }, {});
+    refuseIncompatible(info);
+    watch.handshakeDone(info.protocolVersion);
+    let cut = 0;
+    const snapshot = await typedRequest(client, Method.STATE_GET, undefined, {
+      onResponse: () => (cut = buffered.length),
+    });
+    this.#info = info;
+    this.#isReady = true;
+    this.onready(snapshot, info);
+    for (const batch of buffered.slice(cut)) this.onupdates(batch.updates, batch.now);
+    buffered = [];
+    for (const waiter of this.#readyWaiters.splice(0)) waiter();
   }
 
   #sleep(ms: number): Promise<void> {

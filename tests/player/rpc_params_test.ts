@@ -79,6 +79,7 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
     Method.APPROVAL_REQUEST,
     Method.PAIRING_SHOW,
     Method.OUTPUT_FRAME,
+    Method.HEARTBEAT,
   ].flatMap((method) => NOT_OBJECTS.map((params) => ({ method, params, field: "params" }))),
   // initialize
   { method: Method.INITIALIZE, params: {}, field: "params.protocolVersion" },
@@ -328,6 +329,7 @@ const SAMPLES: Record<MethodName, unknown> = {
   [Method.CLOCK_ADVANCE]: { ms: 10 },
   [Method.APPROVAL_REQUEST]: { requestId: "ap-1", address: "127.0.0.1", deviceName: "Desk" },
   [Method.PAIRING_SHOW]: { otp: "123456", expiresAt: "2026-11-21T19:00:00Z" },
+  [Method.HEARTBEAT]: undefined,
   [Method.MEDIA_LOCATE]: { projectId: "show", fileId: "f-audio" },
   [Method.CAMERA_FRAME]: { cameraId: "test-pattern" },
   [Method.OUTPUT_FRAME]: undefined,

@@ -257,3 +257,37 @@ Deno.test("player stops a copy when its input ends, and removes the partial file
     await p.close();
   }
 });
+
+Deno.test("player answers a heartbeat at once while an edit's Project write holds the order, with the order's figures", async () => {
+  const p = await connectInitialized();
+  try {
+    const before = p.seen.length;
+    // Read together: the edit starts its write (asynchronous), the action waits behind it,
+    // and the heartbeat is answered beside them, before either.
+    const edit = p.call("edit.apply", {
+      projectId: null,
+      edits: [{ name: "song.add", params: { title: "Encore" } }],
+    });
+    const action = p.call("action.run", { name: "PANIC", params: {}, projectId: null });
+    const beat = p.call("heartbeat");
+    const [editAnswer, , beatAnswer] = await Promise.all([edit, action, beat]);
+    const answered = p.seen.slice(before).filter((m) => "id" in m).map((m) => m.id);
+    const ids = [editAnswer, beatAnswer].map((m) => (m as { id: number }).id);
+    assert.equal(answered[0], ids[1], "the heartbeat's answer came first");
+    const figures = (beatAnswer as { result: Record<string, unknown> }).result;
+    const busy = figures.busy as { method: string; forMs: number };
+    assert.equal(busy.method, "edit.apply");
+    assert.ok(busy.forMs >= 0);
+    // initialize was answered in the order: one handled before the edit.
+    assert.deepEqual(
+      { handled: figures.handled, queued: figures.queued, beside: figures.beside },
+      { handled: 1, queued: 1, beside: 0 },
+    );
+    assert.equal(figures.output, null, "no output runs");
+    const after = await p.call("heartbeat");
+    const idle = (after as { result: Record<string, unknown> }).result;
+    assert.deepEqual([idle.handled, idle.queued, idle.busy], [3, 0, null]);
+  } finally {
+    await p.close();
+  }
+});

@@ -236,7 +236,7 @@ function repeatedDefaults(code: string): string[] {
 
 Deno.test("settings: repeatedDefaults() finds a default repeated as a fallback or a constant, and only then", () => {
   const planted = [
-    "this.#timeoutMs = options.timeoutMs ?? 5000;",
+    "this.#stuckMs = options.stuckMs ?? 300_000;",
     "const max = this.#o.maxBodyBytes ?? 1024 * 1024;",
     "const { uploadIdleTimeoutMs: idleMs = 30_000 } = options;",
     'plan: options.plan ?? "pro",',

@@ -35,7 +35,7 @@ Deno.test("Edits survive a service restart, and so does their undo history", asy
 });
 
 Deno.test("A player killed during a stream of edits loses no acknowledged edit", async () => {
-  const svc = await startTestService({ playerTimeoutMs: 20_000 });
+  const svc = await startTestService();
   try {
     const pid = svc.service.supervisor.pid!;
     const sends = Array.from(

@@ -67,8 +67,7 @@ async function openSocket(svc: TestService): Promise<TestSocket> {
 }
 
 Deno.test("file.import of a large file runs beside actions, with progress, on the same player", async () => {
-  // A short timeout: the old hang detection (three timeouts in a row) trips within seconds.
-  const svc = await startTestService({ playerTimeoutMs: 1000 });
+  const svc = await startTestService();
   const dir = await Deno.makeTempDir({ prefix: "cueport-big-" });
   let ws: TestSocket | undefined;
   try {
@@ -81,16 +80,15 @@ Deno.test("file.import of a large file runs beside actions, with progress, on th
       params: { path, name: "Big.wav" },
     }).catch((error) => ({ status: 0, body: String(error) })).finally(() => (isSettled = true));
 
-    const latencies: number[] = [];
+    let answeredDuring = 0;
     const statuses = new Set<number>();
     const polled: Update[] = [];
     for (let i = 0; !isSettled; i++) {
-      const started = performance.now();
       const action = await svc.post("/api/v1/action", {
         name: "OUTPUT_LEVEL_IN",
         params: [(i % 10) / 10],
       });
-      latencies.push(performance.now() - started);
+      answeredDuring++;
       statuses.add(action.status);
       const imports = await svc.get("/api/v1/imports");
       statuses.add(imports.status);
@@ -101,11 +99,9 @@ Deno.test("file.import of a large file runs beside actions, with progress, on th
     assert.deepEqual([...statuses], [200], "every action and poll was answered");
     const fileId = done.body.edits[0].created.fileId;
 
-    const worst = Math.max(...latencies);
-    assert.ok(latencies.length >= 3, `${latencies.length} actions ran during the import`);
-    // Not a speed test (a loaded machine flakes those): an action held behind the copy would
-    // wait for all of it, or time out after playerTimeoutMs (5 s) and restart nothing.
-    assert.ok(worst < 5000, `actions answered within ${worst.toFixed(0)} ms during the import`);
+    // Not a speed test (a loaded machine flakes those): actions answered while the import was
+    // still unsettled were not held behind its copy.
+    assert.ok(answeredDuring >= 3, `${answeredDuring} actions ran during the import`);
     assert.equal(svc.service.supervisor.pid, pid, "the player was not restarted");
     assert.equal(svc.service.supervisor.restarts, 0);
 

@@ -19,7 +19,7 @@ async function action(svc: TestService, name: string, params: unknown[] = []) {
 }
 
 Deno.test("A player killed mid-show comes back where the show was: Song, Clips, Controls", async () => {
-  const svc = await startTestService({ playerTimeoutMs: 20_000 });
+  const svc = await startTestService();
   const ws = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
   try {
     await ws.take();

@@ -20,12 +20,15 @@ export const healthOperation: AnyOperation = defineOperation({
   output: HealthView,
   run: ({ core, facts: maybe }) => {
     const facts = given(maybe, "service facts");
+    const health = core.playerHealth;
     return {
       status: core.isReady ? "ok" : "starting",
       ready: core.isReady,
       version: facts.version,
       uptimeSeconds: Math.round((performance.now() - facts.startedAt) / 1000),
       player: core.playerInfo?.player ?? null,
+      playerRestarts: health.restarts,
+      output: health.output,
     };
   },
 });

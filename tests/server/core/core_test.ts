@@ -7,7 +7,7 @@ import { inProcessLauncher } from "../../_helpers/in_process.ts";
 async function startCore() {
   const dataDir = await fixtureDataDir();
   const launcher = inProcessLauncher(dataDir);
-  const supervisor = new PlayerSupervisor(launcher, { timeoutMs: 2000, backoff: { initialMs: 1 } });
+  const supervisor = new PlayerSupervisor(launcher, { backoff: { initialMs: 1 } });
   const core = new Core(supervisor, { coalesceMs: 0 });
   const batches: UpdateBatch[] = [];
   core.bus.subscribe((b) => batches.push(b));
@@ -115,7 +115,7 @@ Deno.test("player crash mid-request: pending rejected, not ready, restarted, ful
       b.updates.some((u) => u.updateType === "full")
     ).length;
     // a request the player will never answer: the crash comes first
-    const pending = t.supervisor.request("clock.advance", { ms: 1 }, { timeoutMs: 10_000 });
+    const pending = t.supervisor.request("clock.advance", { ms: 1 });
     await t.launcher.crash();
     assert.equal(codeOf(await pending.catch((e) => e)), "NOT_READY");
     assert.equal(t.core.isReady, false);

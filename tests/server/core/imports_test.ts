@@ -79,6 +79,8 @@ function stubPlayer(capabilities: InitializeResult["capabilities"]) {
   const player: PlayerConnection = {
     isReady: true,
     info,
+    restarts: 0,
+    output: null,
     request<T>(method: string, _params?: unknown, options?: unknown): Promise<T> {
       calls.push({ method, options });
       const result: EditApplyResult = {
@@ -100,12 +102,12 @@ function stubPlayer(capabilities: InitializeResult["capabilities"]) {
   return { core, calls, player };
 }
 
-Deno.test("Core.runEdit() gives an import the long timeout only when the player reports no progress", async () => {
+Deno.test("Core.runEdit() lets an import be silent long only when the player reports no progress", async () => {
   const body = { name: "file.import", params: { path: "/tmp/x.wav" } };
   const silent = stubPlayer({ virtualClock: false });
   await silent.core.runEdit(body, { isLocal: true });
   await silent.core.runEdit({ name: "project.rename", params: { name: "X" } }, { isLocal: true });
-  assert.deepEqual(silent.calls.map((c) => c.options), [{ timeoutMs: 600_000 }, {}]);
+  assert.deepEqual(silent.calls.map((c) => c.options), [{ quietMs: 600_000 }, {}]);
   silent.core.close();
 
   const reporting = stubPlayer({ virtualClock: false, progress: true });
@@ -113,7 +115,7 @@ Deno.test("Core.runEdit() gives an import the long timeout only when the player 
   assert.deepEqual(
     reporting.calls.map((c) => c.options),
     [{}],
-    "the usual timeout, moved by progress",
+    "judged by heartbeats and progress",
   );
   reporting.core.close();
 });

@@ -1,16 +1,13 @@
 import assert from "node:assert/strict";
-import { memoryTransportPair } from "../../../protocol/transport.ts";
-import { PLAYER_PROTOCOL_VERSION } from "../../../protocol/methods.ts";
-import { RpcError, RpcErrorCode, type RpcRequest } from "../../../protocol/jsonrpc.ts";
-import type { Snapshot } from "../../../protocol/state.ts";
+import { RpcError, RpcErrorCode } from "../../../protocol/jsonrpc.ts";
 import { Core, type CueportError } from "../../../server/core/mod.ts";
 import {
   bundledPlayerCommand,
-  type LaunchedPlayer,
   PlayerSupervisor,
   processLauncher,
 } from "../../../server/player_client/mod.ts";
 import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { standInLauncher } from "./_stand_in.ts";
 
 Deno.test("PlayerSupervisor runs the bundled player over real stdio, on a virtual clock", async () => {
   const dataDir = await fixtureDataDir();
@@ -26,9 +23,7 @@ Deno.test("PlayerSupervisor runs the bundled player over real stdio, on a virtua
     output: "none",
   });
   assert.ok(command.includes("player"), "the word player is on the command line");
-  const supervisor = new PlayerSupervisor(processLauncher(command, (l) => logs.push(l)), {
-    timeoutMs: 10_000,
-  });
+  const supervisor = new PlayerSupervisor(processLauncher(command, (l) => logs.push(l)));
   const core = new Core(supervisor, { coalesceMs: 0 });
   supervisor.start();
   try {
@@ -42,87 +37,6 @@ Deno.test("PlayerSupervisor runs the bundled player over real stdio, on a virtua
     await supervisor.stop();
     core.close();
     await Deno.remove(dataDir, { recursive: true });
-  }
-});
-
-/**
- * A player that completes the handshake (answering `initialize` after `initializeDelayMs`,
- * as a player opening a large Project), then answers only the methods of `answers`, with
- * their result.
- */
-function hangingLauncher(
-  initializeDelayMs = 0,
-  answers: Record<string, unknown> = {},
-): { launch(): Promise<LaunchedPlayer>; launches: number } {
-  const state = {
-    launches: 0,
-    launch(): Promise<LaunchedPlayer> {
-      state.launches++;
-      const [serverSide, playerSide] = memoryTransportPair();
-      const exited = Promise.withResolvers<void>();
-      playerSide.onclose = () => exited.resolve();
-      playerSide.onmessage = (message) => {
-        const request = message as RpcRequest;
-        if (request.method === "initialize") {
-          setTimeout(() =>
-            void playerSide.send({
-              jsonrpc: "2.0",
-              id: request.id,
-              result: {
-                protocolVersion: PLAYER_PROTOCOL_VERSION,
-                player: { name: "hang", version: "0" },
-                capabilities: { virtualClock: false },
-              },
-            }), initializeDelayMs);
-        } else if (request.method === "state.get") {
-          const snapshot: Partial<Snapshot> = {
-            projects: [],
-            playstates: [],
-            live: {},
-            presets: [],
-            cameras: [],
-          };
-          void playerSide.send({ jsonrpc: "2.0", id: request.id, result: snapshot });
-        } else if (request.method in answers) {
-          void playerSide.send({ jsonrpc: "2.0", id: request.id, result: answers[request.method] });
-        }
-      };
-      void playerSide.start();
-      return Promise.resolve({
-        transport: serverSide,
-        exited: exited.promise,
-        kill: () => void playerSide.close(),
-        pid: null,
-      });
-    },
-  };
-  return state;
-}
-
-Deno.test("PlayerSupervisor restarts a player that stops answering", async () => {
-  const launcher = hangingLauncher();
-  const supervisor = new PlayerSupervisor(launcher, {
-    timeoutMs: 20,
-    maxTimeouts: 3,
-    backoff: { initialMs: 1 },
-  });
-  supervisor.start();
-  try {
-    assert.ok(await supervisor.waitReady(5000));
-    for (let i = 0; i < 3; i++) {
-      const error = await supervisor.request("action.run", { name: "PANIC" }).catch((
-        e: CueportError,
-      ) => e) as CueportError;
-      assert.equal(error.code, "TIMEOUT");
-    }
-    const deadline = performance.now() + 2000;
-    while (launcher.launches < 2 && performance.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    assert.equal(launcher.launches, 2, "the hung player was replaced");
-    assert.ok(await supervisor.waitReady(5000));
-  } finally {
-    await supervisor.stop(50);
   }
 });
 
@@ -143,30 +57,15 @@ Deno.test("PlayerSupervisor reports not-ready and keeps retrying when the comman
   }
 });
 
-Deno.test("PlayerSupervisor waits longer than a request for the player's handshake", async () => {
-  // The player opens its Project before it answers initialize: 10 request timeouts here.
-  const launcher = hangingLauncher(200);
-  const supervisor = new PlayerSupervisor(launcher, {
-    timeoutMs: 20,
-    handshakeTimeoutMs: 2000,
-    backoff: { initialMs: 1 },
-  });
-  supervisor.start();
-  try {
-    assert.ok(await supervisor.waitReady(5000));
-    assert.equal(launcher.launches, 1, "not restarted while it opened its Project");
-  } finally {
-    await supervisor.stop(50);
-  }
-});
-
 Deno.test("PlayerSupervisor checks the results of checked methods: one that does not fit is a player error naming the field", async () => {
-  const launcher = hangingLauncher(0, {
-    "media.locate": { size: 1, modifiedAt: 2 },
-    "camera.frame": { path: "/tmp/c.png", capturedAt: 3, future: true },
-    "action.run": { applied: true, message: "done", future: true },
+  const launcher = standInLauncher({
+    answers: {
+      "media.locate": { size: 1, modifiedAt: 2 },
+      "camera.frame": { path: "/tmp/c.png", capturedAt: 3, future: true },
+      "action.run": { applied: true, message: "done", future: true },
+    },
   });
-  const supervisor = new PlayerSupervisor(launcher, { timeoutMs: 2000, backoff: { initialMs: 1 } });
+  const supervisor = new PlayerSupervisor(launcher, { backoff: { initialMs: 1 } });
   supervisor.start();
   try {
     assert.ok(await supervisor.waitReady(5000));

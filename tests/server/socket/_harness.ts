@@ -61,7 +61,7 @@ export async function startSocketServer(
   for (const project of options.projects ?? []) {
     await writeJsonAtomic(`${dataDir}/projects/${project.id}/project.json`, project);
   }
-  const supervisor = new PlayerSupervisor(inProcessLauncher(dataDir), { timeoutMs: 5000 });
+  const supervisor = new PlayerSupervisor(inProcessLauncher(dataDir));
   const core = new Core(supervisor, { coalesceMs: 0 });
   supervisor.start();
   if (!(await supervisor.waitReady(10_000))) throw new Error("The player did not start");
