@@ -37,7 +37,9 @@ async function cmdline(pid: number): Promise<string> {
 }
 
 /** What ffprobe reads: the header's duration, and the time of the last packet, seconds. */
-async function probe(path: string): Promise<{ duration: number; lastPacket: number; video: number }> {
+async function probe(
+  path: string,
+): Promise<{ duration: number; lastPacket: number; video: number }> {
   const out = await new Deno.Command("ffprobe", {
     args: [
       ...["-v", "error", "-show_entries", "format=duration:packet=pts_time,codec_type"],
@@ -98,9 +100,18 @@ Deno.test({
       }
       const path = `${service.dataDir}/${before.file}`;
       const { duration, lastPacket, video } = await probe(path);
-      assert.ok(video >= before.videoFrames, `${video} video frames, ${before.videoFrames} counted`);
-      assert.ok(duration >= before.seconds - 0.1, `file ${duration} s, counted ${before.seconds} s`);
-      assert.ok(Math.abs(duration - lastPacket) <= 1, `header ${duration} s, plays ${lastPacket} s`);
+      assert.ok(
+        video >= before.videoFrames,
+        `${video} video frames, ${before.videoFrames} counted`,
+      );
+      assert.ok(
+        duration >= before.seconds - 0.1,
+        `file ${duration} s, counted ${before.seconds} s`,
+      );
+      assert.ok(
+        Math.abs(duration - lastPacket) <= 1,
+        `header ${duration} s, plays ${lastPacket} s`,
+      );
       // The restarted player says what became of it.
       await until("the restarted player to report the recording", async () => {
         const after = await recording();

@@ -46,7 +46,10 @@ Deno.test({
       assert.match(await run("RECORD_TOGGLE"), /^Recording started: recordings\/.*\.webm$/);
       const file = app.appState.recording.file!;
       const message = await run("RECORD_TOGGLE");
-      assert.match(message, /^Recording failed: Nothing was recorded: no output page was connected/);
+      assert.match(
+        message,
+        /^Recording failed: Nothing was recorded: no output page was connected/,
+      );
       assert.ok(message.includes(`${file} was not kept`), message);
       const recording = app.appState.recording;
       assert.equal(recording.state, "idle");

@@ -87,7 +87,9 @@ Deno.test({
     let from = 0;
     for (const cut of [...cuts, sample.length]) {
       // Chunks of odd sizes: element headers and blocks are cut anywhere.
-      for (let at = from; at < cut; at += 333) writer.write(sample.slice(at, Math.min(cut, at + 333)));
+      for (let at = from; at < cut; at += 333) {
+        writer.write(sample.slice(at, Math.min(cut, at + 333)));
+      }
       from = cut;
       // What a player killed now leaves: it plays, as long as its header says.
       const { duration, videoFrames } = await ffprobe(file.bytes);
@@ -121,7 +123,10 @@ const cluster = (time: number, blocks: number[][]) =>
 
 /** A synthetic stream: a Segment of known size (the writer makes it unknown), two tracks. */
 function synthetic(): { head: number[]; clusters: number[][] } {
-  const ebml = el([0x1a, 0x45, 0xdf, 0xa3], el([0x42, 0x82], [...new TextEncoder().encode("webm")]));
+  const ebml = el(
+    [0x1a, 0x45, 0xdf, 0xa3],
+    el([0x42, 0x82], [...new TextEncoder().encode("webm")]),
+  );
   const info = el([0x15, 0x49, 0xa9, 0x66], [
     ...el([0x2a, 0xd7, 0xb1], [0x0f, 0x42, 0x40]), // TimecodeScale 1 ms
     ...el([0x44, 0x89], [0x40, 0x8f, 0x40, 0, 0, 0, 0, 0]), // a Duration (1000): replaced
