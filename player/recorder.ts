@@ -254,9 +254,15 @@ export class Recorder {
 function stoppedMessage(file: string | null, state: RecordingOutcome | null): string {
   if (!state) return `Recording stopped: ${file}`;
   if (!state.isFileKept) return `Recording failed: ${state.error}; ${file} was not kept`;
-  const mb = (state.bytes / 1_000_000).toFixed(1);
-  return `Recording stopped: ${file} (${state.seconds.toFixed(1)} s, ${mb} MB, ` +
+  return `Recording stopped: ${file} (${state.seconds.toFixed(1)} s, ${sizeText(state.bytes)}, ` +
     `${state.videoFrames} video frames of ${state.framesDrawn} drawn, ${state.framesMissed} missed)`;
+}
+
+/** `1.4 MB`, or `12 kB` below a megabyte. */
+export function sizeText(bytes: number): string {
+  return bytes >= 1_000_000
+    ? `${(bytes / 1_000_000).toFixed(1)} MB`
+    : `${Math.round(bytes / 1000)} kB`;
 }
 
 function fileSize(path: string): number {

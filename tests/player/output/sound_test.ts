@@ -9,6 +9,7 @@ import { needs } from "../../_helpers/peers.ts";
 import { H, near, openOutputPlayer, W } from "../../_helpers/output.ts";
 import { pixel } from "../../_helpers/images.ts";
 import { until } from "../../_helpers/until.ts";
+import { sizeText } from "../../../player/recorder.ts";
 
 async function probe(
   path: string,
@@ -122,7 +123,7 @@ Deno.test({
           assert.equal(
             message,
             `Recording stopped: ${file} (${duration.toFixed(1)} s, ` +
-              `${(recording.bytes / 1e6).toFixed(1)} MB, ${videoFrames} video frames of ` +
+              `${sizeText(recording.bytes)}, ${videoFrames} video frames of ` +
               `${recording.framesDrawn} drawn, ${recording.framesMissed} missed)`,
           );
           const error = Math.abs(duration * 1000 - recordedMs) / recordedMs;
