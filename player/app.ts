@@ -446,10 +446,8 @@ export class PlayerApp implements AppServices {
         },
         edit: (build) => this.applyBuiltEdits(build),
       },
-      recordingLost: (outcome) => {
-        this.#recorder.lost(outcome);
-        this.changeAppState("recording-changed", { recording: this.#recorder.state });
-      },
+      // The recorder reports its state itself (`changed`).
+      recordingLost: (outcome) => this.#recorder.lost(outcome),
     });
   }
 

@@ -233,7 +233,14 @@ export class Recorder {
           this.state = { ...this.state, ...figures };
           this.#changed();
         })
-      );
+      ).catch((error) => {
+        // The file cannot be opened (a full disk, no permission): nothing records.
+        this.#log(`Cannot record into ${name}.webm: ${error.message}`);
+        if (take !== this.#take || !this.#sink) return;
+        this.#sink = null;
+        this.state = { ...this.state, state: "idle", file: null, error: error.message };
+        this.#changed();
+      });
       this.#sink = sink;
       this.state = { ...NO_RECORDING, state: "recording", file: `${name}.webm`, startedAt };
       return;

@@ -12,6 +12,7 @@
  * as open containers: their children follow in the stream.
  * @module
  */
+import { Buffer } from "node:buffer";
 
 const EBML = 0x1a45dfa3;
 const SEGMENT = 0x18538067;
@@ -126,7 +127,7 @@ export class WebmReader {
   push(chunk: Uint8Array): WebmEvent[] {
     const events: WebmEvent[] = [];
     if (this.#isLost) return events;
-    this.#buffer = this.#buffer.length === 0 ? chunk : concat(this.#buffer, chunk);
+    this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
     while (this.#step(events));
     return events;
   }
@@ -228,18 +229,11 @@ export function infoWithDuration(element: Uint8Array): { bytes: Uint8Array; dura
   }
   // Duration last: an EBML float of 8 bytes, id 0x4489, size 0x88.
   const duration = new Uint8Array([0x44, 0x89, 0x88, 0, 0, 0, 0, 0, 0, 0, 0]);
-  const body = kept.reduce((a, b) => concat(a, b), new Uint8Array(0));
+  const body = Buffer.concat(kept);
   const size = body.length + duration.length;
   // An 8-byte size: the Info's length does not depend on its contents.
   const head = new Uint8Array([0x15, 0x49, 0xa9, 0x66, 0x01, 0, 0, 0, 0, 0, 0, 0]);
   new DataView(head.buffer).setUint32(8, size);
-  const bytes = concat(concat(head, body), duration);
+  const bytes = Buffer.concat([head, body, duration]);
   return { bytes, durationAt: bytes.length - 8 };
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

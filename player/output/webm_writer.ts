@@ -12,6 +12,7 @@
  * the video track) and seconds (the time of the last block).
  * @module
  */
+import { Buffer } from "node:buffer";
 import { infoWithDuration, WebmReader } from "./webm_reader.ts";
 
 /**
@@ -128,7 +129,7 @@ export class WebmFileWriter {
    * Segment's size made unknown (its length may change; MediaRecorder's already is).
    */
   #writeHead(chunk: Uint8Array, info: { start: number; end: number; element: Uint8Array }) {
-    const stream = concatAll([...this.#head!, chunk]);
+    const stream = Buffer.concat([...this.#head!, chunk]);
     this.#head = null;
     const { bytes, durationAt } = infoWithDuration(info.element);
     const before = stream.slice(0, info.start);
@@ -147,7 +148,7 @@ export class WebmFileWriter {
   #writeHeadAsIs(): void {
     const head = this.#head ?? [];
     this.#head = null;
-    this.#append(concatAll(head));
+    this.#append(Buffer.concat(head));
   }
 
   #append(bytes: Uint8Array): void {
@@ -169,14 +170,4 @@ export class WebmFileWriter {
     this.#file.seekSync(0, Deno.SeekMode.End);
     this.#isDirty = true;
   }
-}
-
-function concatAll(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
