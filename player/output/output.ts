@@ -261,7 +261,6 @@ export class Output {
       changed,
       lost: (outcome) => {
         if (this.#recording === recording) this.#recording = null;
-        this.#options.log("warn", `Output: the recording ${path} ended with the browser`);
         this.#options.recordingLost?.(outcome);
       },
     });

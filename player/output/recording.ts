@@ -106,6 +106,10 @@ export class OutputRecording {
   pageOpened(): void {
     if (!this.#isStarted) this.#startInPage();
     else if (!this.#outcome) {
+      this.#options.log(
+        "warn",
+        `Output: the recording ${this.#options.path} ended with the browser`,
+      );
       this.#options.lost(this.#end({
         early: "The output's browser went away: the recording ended there",
         empty: "the output's browser went away before a picture came",
@@ -117,7 +121,15 @@ export class OutputRecording {
   chunk(bytes: Uint8Array): void {
     if (this.#outcome) return;
     const frames = this.#writer.figures.videoFrames;
-    this.#writer.write(bytes);
+    try {
+      this.#writer.write(bytes);
+    } catch (error) {
+      // A full disk, a file gone: the recording ends with what was written.
+      const why = `cannot write ${this.#options.path}: ${(error as Error).message}`;
+      this.#options.log("warn", `Output: the recording ended: ${why}`);
+      this.#options.lost(this.#end({ early: `The recording ended: ${why}`, empty: why }));
+      return;
+    }
     if (this.#writer.figures.videoFrames === frames) return;
     this.#lastPictureAt = this.#now();
     if (this.#noPictureSince === null) return;
@@ -191,12 +203,20 @@ export class OutputRecording {
   #end(why: { empty: string; early?: string }): RecordingOutcome {
     if (this.#outcome) return this.#outcome;
     this.#stopTicks();
-    this.#writer.close();
+    try {
+      this.#writer.close();
+    } catch (error) {
+      this.#options.log("warn", `Output: cannot close ${this.#options.path}: ${error}`);
+    }
     const figures = { ...this.figures, noPictureSince: null };
     if (figures.videoFrames > 0) {
       this.#outcome = { ...figures, error: why.early ?? null, isFileKept: true };
     } else {
-      (this.#options.remove ?? Deno.removeSync)(this.#options.path);
+      try {
+        (this.#options.remove ?? Deno.removeSync)(this.#options.path);
+      } catch {
+        // Not there: nothing to present either way.
+      }
       this.#outcome = {
         ...figures,
         error: `Nothing was recorded: ${why.empty}`,

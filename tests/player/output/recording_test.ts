@@ -15,6 +15,7 @@ import {
   OutputRecording,
   type RecordingFigures,
   type RecordingOptions,
+  type RecordingOutcome,
 } from "../../../player/output/recording.ts";
 import type { RecordingFile } from "../../../player/output/webm_writer.ts";
 
@@ -96,13 +97,19 @@ function memoryFile(): RecordingFile & { bytes: () => number; isClosed: () => bo
 }
 
 /** An `OutputRecording` on a stand-in page, a manual clock and a manual ticker. */
-function recording(options: { isPageOpen?: boolean } = {}) {
+function recording(options: { isPageOpen?: boolean; isDiskFull?: boolean } = {}) {
   let now = 0;
   const sent: ToPage[] = [];
   const logs: string[] = [];
   const changes: RecordingFigures[] = [];
   const removed: string[] = [];
+  const lost: RecordingOutcome[] = [];
   const file = memoryFile();
+  if (options.isDiskFull) {
+    file.writeSync = () => {
+      throw new Error("No space left on device (os error 28)");
+    };
+  }
   let isPageOpen = options.isPageOpen ?? true;
   let answer: (() => void) | null = null;
   const settings: RecordingOptions = {
@@ -117,7 +124,7 @@ function recording(options: { isPageOpen?: boolean } = {}) {
     },
     log: (level, message) => logs.push(`${level}: ${message}`),
     changed: (figures) => changes.push(figures),
-    lost: () => {},
+    lost: (outcome) => lost.push(outcome),
     open: () => file,
     remove: (path) => removed.push(path),
     now: () => now,
@@ -131,6 +138,7 @@ function recording(options: { isPageOpen?: boolean } = {}) {
     logs,
     changes,
     removed,
+    lost,
     file,
     advance: (ms: number) => now += ms,
     openPage: () => isPageOpen = true,
@@ -235,4 +243,17 @@ Deno.test("OutputRecording: stopping a long recording does not read the file", a
     Object.assign(Deno, saved);
   }
   assert.deepEqual(reads, []);
+});
+
+Deno.test("OutputRecording: a file it cannot write ends the recording, said, not thrown", async () => {
+  const t = recording({ isDiskFull: true });
+  t.r.chunk(await Deno.readFile(SAMPLE));
+  assert.equal(t.lost.length, 1);
+  assert.equal(
+    t.lost[0]!.error,
+    "Nothing was recorded: cannot write /data/recordings/r.webm: No space left on device (os error 28)",
+  );
+  assert.match(t.logs[0]!, /^warn: Output: the recording ended: cannot write/);
+  t.r.chunk(new Uint8Array(8));
+  assert.equal(t.lost.length, 1, "once");
 });
