@@ -106,6 +106,7 @@ export class PlayerApp implements AppServices {
     this.#recorder = new Recorder(options.dataDir, () => this.clock.now(), {
       video: () => this.#output,
       log: (message) => options.log?.("error", message),
+      changed: () => this.changeAppState("recording-changed", { recording: this.#recorder.state }),
     });
     this.#liveSaver = new LiveSaver({
       path: `${options.dataDir}/${LIVE_STATE_FILE}`,
@@ -372,7 +373,7 @@ export class PlayerApp implements AppServices {
     return true;
   }
 
-  toggleRecording(mode: "now" | "next-trigger"): string {
+  toggleRecording(mode: "now" | "next-trigger"): string | Promise<string> {
     const message = this.#recorder.toggle(mode);
     this.changeAppState("recording-changed", { recording: this.#recorder.state });
     return message;
@@ -445,10 +446,8 @@ export class PlayerApp implements AppServices {
         },
         edit: (build) => this.applyBuiltEdits(build),
       },
-      recordingLost: () => {
-        this.#recorder.lost();
-        this.changeAppState("recording-changed", { recording: this.#recorder.state });
-      },
+      // The recorder reports its state itself (`changed`).
+      recordingLost: (outcome) => this.#recorder.lost(outcome),
     });
   }
 

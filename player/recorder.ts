@@ -8,12 +8,15 @@
  * file, one line per play-state change.
  * @module
  */
-import type { Recording, StateUpdate } from "../protocol/state.ts";
+import { NO_RECORDING, type Recording, type StateUpdate } from "../protocol/state.ts";
+import type { RecordingFigures, RecordingOutcome } from "./output/recording.ts";
 
-/** Records the real output into a file (`output/output.ts`). */
+/** Records the real output into a file (`output/output.ts`, `output/recording.ts`). */
 export interface VideoSink {
-  startRecording(path: string): void;
-  stopRecording(): Promise<void>;
+  /** Starts; `changed` gets the figures as they change (about once a second). */
+  startRecording(path: string, changed: (figures: RecordingFigures) => void): void;
+  /** Ends once the last chunk is written: what was recorded (null: nothing was being). */
+  stopRecording(): Promise<RecordingOutcome | null>;
 }
 
 /** Writes recordings under `<dataDir>/recordings`. */
@@ -28,21 +31,30 @@ export class Recorder {
   #sink: VideoSink | null = null;
   #finishing: Promise<void> = Promise.resolve();
   #log: (message: string) => void;
-  state: Recording = { state: "idle", file: null, startedAt: null };
+  #changed: () => void;
+  /** Counts the video recordings started: figures of an earlier one are not taken. */
+  #take = 0;
+  state: Recording = NO_RECORDING;
 
   /**
    * `now` gives milliseconds on the player's clock, for offsets in the log;
-   * `video` the output to record when one runs.
+   * `video` the output to record when one runs; `changed` is told when the
+   * state changed without a toggle (figures, an outcome).
    */
   constructor(
     dataDir: string,
     now: () => number,
-    options: { video?: () => VideoSink | null; log?: (message: string) => void } = {},
+    options: {
+      video?: () => VideoSink | null;
+      log?: (message: string) => void;
+      changed?: () => void;
+    } = {},
   ) {
     this.#dataDir = dataDir;
     this.#now = now;
     this.#video = options.video ?? (() => null);
     this.#log = options.log ?? (() => {});
+    this.#changed = options.changed ?? (() => {});
   }
 
   /** Resolves when the last video recording stopped is whole on disk (duration written). */
@@ -50,19 +62,23 @@ export class Recorder {
     return this.#finishing;
   }
 
-  /** Applies RECORD_TOGGLE; returns a one-line account. */
-  toggle(mode: "now" | "next-trigger"): string {
+  /**
+   * Applies RECORD_TOGGLE; returns a one-line account. Stopping a video recording
+   * answers once its last chunk is written, with what it holds, or why it failed.
+   */
+  toggle(mode: "now" | "next-trigger"): string | Promise<string> {
     if (this.state.state === "armed") {
       this.state = { ...this.state, state: "idle" };
       return "Recording disarmed";
     }
     if (this.state.state === "recording") {
       const file = this.state.file;
+      if (this.#sink) return this.#stopVideo().then((outcome) => stoppedMessage(file, outcome));
       this.stop();
       return `Recording stopped: ${file}`;
     }
     if (mode === "next-trigger") {
-      this.state = { state: "armed", file: null, startedAt: null };
+      this.state = { ...NO_RECORDING, state: "armed" };
       return "Recording armed; it starts on the next Clip trigger";
     }
     this.#start("now");
@@ -100,17 +116,37 @@ export class Recorder {
    * `ms` plus `gapMs` (the time the player was down). Throws when the file
    * cannot be opened; the recorder is then idle.
    */
-  resume(saved: Recording & { ms: number }, gapMs: number): void {
+  resume(
+    saved: Pick<Recording, "state" | "file" | "startedAt"> & { ms: number },
+    gapMs: number,
+  ): void {
     if (saved.state === "armed") {
-      this.state = { state: "armed", file: null, startedAt: null };
+      this.state = { ...NO_RECORDING, state: "armed" };
       return;
     }
     if (saved.state !== "recording" || saved.file === null) return;
-    // The browser's recording ended with the run that made it: it cannot go on.
-    if (!saved.file.endsWith(".jsonl")) return;
+    if (!saved.file.endsWith(".jsonl")) {
+      // The browser's recording ended with the run that made it: it cannot go on, and its
+      // file keeps what was written until then (its duration in place, `webm_writer.ts`).
+      const { file, startedAt } = saved;
+      this.state = {
+        ...NO_RECORDING,
+        file,
+        startedAt,
+        bytes: fileSize(`${this.#dataDir}/${file}`),
+        error:
+          "The player stopped during this recording: the file keeps what was written until then",
+      };
+      return;
+    }
     this.#file = Deno.openSync(`${this.#dataDir}/${saved.file}`, { create: true, append: true });
     this.#startedAt = this.#now() - saved.ms - gapMs;
-    this.state = { state: "recording", file: saved.file, startedAt: saved.startedAt };
+    this.state = {
+      ...NO_RECORDING,
+      state: "recording",
+      file: saved.file,
+      startedAt: saved.startedAt,
+    };
     const at = new Date().toISOString();
     this.#write({ ms: Math.round(saved.ms + gapMs), event: "recording-resumed", at });
   }
@@ -128,21 +164,19 @@ export class Recorder {
   }
 
   /** The output's recording ended without a toggle (its browser went away): idle. */
-  lost(): void {
+  lost(outcome: RecordingOutcome): void {
     if (!this.#sink) return;
     this.#sink = null;
-    this.state = { ...this.state, state: "idle" };
+    this.#ended(this.#take, outcome);
   }
 
-  /** Ends a recording in progress and closes its file. */
+  /**
+   * Ends a recording in progress and closes its file; a video recording's
+   * figures and outcome land later (`finished`).
+   */
   stop(): void {
     if (this.#sink) {
-      const sink = this.#sink;
-      this.#sink = null;
-      this.state = { ...this.state, state: "idle" };
-      this.#finishing = this.#finishing.then(() => sink.stopRecording()).catch((error) =>
-        this.#log(`The recording ${this.state.file} did not finish: ${error.message}`)
-      );
+      void this.#stopVideo();
       return;
     }
     if (!this.#file) return;
@@ -152,25 +186,96 @@ export class Recorder {
     this.state = { ...this.state, state: "idle" };
   }
 
+  /** Ends the video recording: idle at once, its outcome once its last chunk is written. */
+  #stopVideo(): Promise<RecordingOutcome | null> {
+    const sink = this.#sink!;
+    const take = this.#take;
+    this.#sink = null;
+    this.state = { ...this.state, state: "idle" };
+    const file = this.state.file;
+    const outcome = this.#finishing.then(() => sink.stopRecording()).then((outcome) => {
+      this.#ended(take, outcome);
+      return outcome;
+    }, (error) => {
+      this.#log(`The recording ${file} did not finish: ${error.message}`);
+      return null;
+    });
+    this.#finishing = outcome.then(() => {});
+    return outcome;
+  }
+
+  /** A video recording ended: its last figures and error; a failed one's file is gone. */
+  #ended(take: number, outcome: RecordingOutcome | null): void {
+    if (take !== this.#take || !outcome) return;
+    const { isFileKept, ...figures } = outcome;
+    this.state = {
+      ...this.state,
+      ...figures,
+      state: "idle",
+      file: isFileKept ? this.state.file : null,
+    };
+    this.#changed();
+  }
+
   #start(trigger: string): void {
     const wall = new Date();
     const name = `recordings/recording-${wall.toISOString().replace(/[:.]/g, "-")}`;
     Deno.mkdirSync(`${this.#dataDir}/recordings`, { recursive: true });
     const sink = this.#video();
+    const startedAt = wall.toISOString();
     if (sink) {
-      sink.startRecording(`${this.#dataDir}/${name}.webm`);
+      const take = ++this.#take;
+      const path = `${this.#dataDir}/${name}.webm`;
+      // One recording at a time in the page: this one starts once the last one ended.
+      this.#finishing = this.#finishing.then(() =>
+        sink.startRecording(path, (figures) => {
+          if (take !== this.#take || this.state.state !== "recording") return;
+          this.state = { ...this.state, ...figures };
+          this.#changed();
+        })
+      ).catch((error) => {
+        // The file cannot be opened (a full disk, no permission): nothing records.
+        this.#log(`Cannot record into ${name}.webm: ${error.message}`);
+        if (take !== this.#take || !this.#sink) return;
+        this.#sink = null;
+        this.state = { ...this.state, state: "idle", file: null, error: error.message };
+        this.#changed();
+      });
       this.#sink = sink;
-      this.state = { state: "recording", file: `${name}.webm`, startedAt: wall.toISOString() };
+      this.state = { ...NO_RECORDING, state: "recording", file: `${name}.webm`, startedAt };
       return;
     }
     const relative = `${name}.jsonl`;
     this.#file = Deno.openSync(`${this.#dataDir}/${relative}`, { create: true, append: true });
     this.#startedAt = this.#now();
-    this.state = { state: "recording", file: relative, startedAt: wall.toISOString() };
+    this.state = { ...NO_RECORDING, state: "recording", file: relative, startedAt };
     this.#write({ ms: 0, event: "recording-started", trigger, at: wall.toISOString() });
   }
 
   #write(line: Record<string, unknown>): void {
     this.#file!.writeSync(this.#encoder.encode(JSON.stringify(line) + "\n"));
+  }
+}
+
+/** The stop's account: the file and what it holds, or why nothing was recorded. */
+function stoppedMessage(file: string | null, state: RecordingOutcome | null): string {
+  if (!state) return `Recording stopped: ${file}`;
+  if (!state.isFileKept) return `Recording failed: ${state.error}; ${file} was not kept`;
+  return `Recording stopped: ${file} (${state.seconds.toFixed(1)} s, ${sizeText(state.bytes)}, ` +
+    `${state.videoFrames} video frames of ${state.framesDrawn} drawn, ${state.framesMissed} missed)`;
+}
+
+/** `1.4 MB`, or `12 kB` below a megabyte. */
+export function sizeText(bytes: number): string {
+  return bytes >= 1_000_000
+    ? `${(bytes / 1_000_000).toFixed(1)} MB`
+    : `${Math.round(bytes / 1000)} kB`;
+}
+
+function fileSize(path: string): number {
+  try {
+    return Deno.statSync(path).size;
+  } catch {
+    return 0;
   }
 }

@@ -156,7 +156,12 @@ export const ToPage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("pong"), t0: z.number(), now: z.number() }),
   /** Draw the newest state once every layer is ready, answer with a PNG. */
   z.object({ type: z.literal("frame"), id: z.number().int() }),
+  /**
+   * Record the canvas and the master sound (MediaRecorder, WebM) and send it as binary frames,
+   * in order, every half second; a recording still running in the page is stopped first.
+   */
   z.object({ type: z.literal("record-start"), id: z.number().int() }),
+  /** Stop recording: `recorded` answers once the last binary frame went out. */
   z.object({ type: z.literal("record-stop"), id: z.number().int() }),
   /** Compile (and link) a program in the page's GL context, drawing nothing: `compiled` answers. */
   z.object({
@@ -201,6 +206,10 @@ export const FromPage = z.discriminatedUnion("type", [
     /** The page's full-screen state: the window's, or the state's in headless. */
     fullScreen: z.boolean(),
   }),
+  /**
+   * The answer to `record-stop`, after the last chunk. The player counts the file's length from
+   * its blocks (`webm_writer.ts`); `durationMs` (page time from start to stop) is informative.
+   */
   z.object({
     type: z.literal("recorded"),
     id: z.number().int(),

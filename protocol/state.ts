@@ -70,14 +70,45 @@ export const LiveValues = z.strictObject({
   ),
 });
 
-/** Recording state per the spec's state table. */
+/**
+ * Recording state per the spec's state table, with the figures of the recording in progress,
+ * else of the last one ended (all 0 and null before the first; a log recording, without an
+ * output, has no video figures). `docs/output.md` says how each is counted.
+ */
 export const Recording = z.strictObject({
   state: z.enum(["idle", "armed", "recording"]),
   file: z.string().nullable().describe(
-    "Path of the file being written (or last written), relative to the data dir",
+    "Path of the file being written (or last written), relative to the data dir; a failed recording that left no file still names the file it would have been",
   ),
   startedAt: z.string().nullable(),
+  bytes: z.number().int().describe("Bytes in the file"),
+  seconds: z.number().describe("Seconds the file plays (its last frame's time)"),
+  videoFrames: z.number().int().describe("Video frames in the file"),
+  framesDrawn: z.number().int().describe("Frames the output page drew while recording"),
+  framesMissed: z.number().int().describe(
+    "Frames the output page could not draw while recording (it was late)",
+  ),
+  noPictureSince: z.string().nullable().describe(
+    "Since when (ISO time) no picture reached the recording in progress, once that lasted 2 s; null while pictures come",
+  ),
+  error: z.string().nullable().describe(
+    "Why the last recording failed (nothing was recorded, the player stopped), or null",
+  ),
 });
+
+/** The recording state before any recording: idle, every figure 0. */
+export const NO_RECORDING: Recording = {
+  state: "idle",
+  file: null,
+  startedAt: null,
+  bytes: 0,
+  seconds: 0,
+  videoFrames: 0,
+  framesDrawn: 0,
+  framesMissed: 0,
+  noPictureSince: null,
+  error: null,
+};
 
 /** The editor window state set by OPEN_EDITOR. */
 export const EditorState = z.strictObject({

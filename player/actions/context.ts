@@ -26,7 +26,7 @@ export interface AppServices {
     change: (project: Project) => { project: Project; updates: StateUpdate[] } | null,
   ): Promise<boolean>;
   /** Starts recording, arms it, or stops it, per the spec's state table. */
-  toggleRecording(mode: "now" | "next-trigger"): string;
+  toggleRecording(mode: "now" | "next-trigger"): string | Promise<string>;
 }
 
 /** Everything one action runs against. */

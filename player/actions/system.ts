@@ -25,7 +25,9 @@ export const systemActions: Record<string, ActionHandler> = {
   },
   RECORD_TOGGLE: ({ app, params }) => {
     const mode = (params.mode as "now" | "next-trigger" | undefined) ?? "now";
-    return done(app.toggleRecording(mode));
+    const message = app.toggleRecording(mode);
+    // Stopping a video recording answers once its last chunk is written.
+    return typeof message === "string" ? done(message) : message.then(done);
   },
   PANIC: ({ app }) => {
     app.changeAppState("windows-reloaded", {

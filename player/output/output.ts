@@ -19,7 +19,7 @@ import { buildRenderState, type RenderSource } from "./render_state.ts";
 import { type MediaPath, type OutputServer, serveOutput } from "./server.ts";
 import { BUILT_IN_PROGRAMS } from "./shaders.ts";
 import { BrowserSupervisor } from "./supervisor.ts";
-import { setWebmDuration } from "./webm_duration.ts";
+import { OutputRecording, type RecordingFigures, type RecordingOutcome } from "./recording.ts";
 import { PageRequests } from "./page_requests.ts";
 import { PageHealth } from "./page_health.ts";
 import { OutputWindow } from "./window_state.ts";
@@ -42,7 +42,7 @@ export interface OutputOptions {
   media(projectId: string, fileId: string): MediaPath | null;
   log: OutputLog;
   /** A recording ended because the browser that recorded it went away. */
-  recordingLost?: () => void;
+  recordingLost?: (outcome: RecordingOutcome) => void;
   /** The preset editor (`appState.editor`): its window follows it; absent, none opens. */
   editor?: EditorHooks;
 }
@@ -98,8 +98,8 @@ export class Output {
   #seq = 0;
   #isPushQueued = false;
   #idleSince: number | null = null;
-  /** The recording being written; `startedAt` set once a page began it (performance.now). */
-  #recording: { file: Deno.FsFile; path: string; startedAt: number | null } | null = null;
+  /** The recording being written (`recording.ts`). */
+  #recording: OutputRecording | null = null;
   /** The states sent (sequence and player clock), newest last (at most 1024). */
   readonly pushes: { seq: number; at: number }[] = [];
   /** The page's frame reports, newest last (at most 600: ten minutes). */
@@ -248,31 +248,33 @@ export class Output {
     return this.#window.state();
   }
 
-  /** Starts recording the page's picture and sound into `path` (WebM). */
-  startRecording(path: string): void {
-    const file = Deno.openSync(path, { create: true, write: true, truncate: true });
-    this.#recording = { file, path, startedAt: null };
-    this.#startRecordingInPage();
+  /** Starts recording the page's picture and sound into `path` (WebM, `recording.ts`). */
+  startRecording(path: string, changed: (figures: RecordingFigures) => void): void {
+    const recording: OutputRecording = new OutputRecording({
+      path,
+      page: {
+        isOpen: () => this.#socket?.readyState === WebSocket.OPEN,
+        send: (message) => this.#send(message),
+        request: (build) => this.#request(build),
+      },
+      log: this.#options.log,
+      changed,
+      lost: (outcome) => {
+        if (this.#recording === recording) this.#recording = null;
+        this.#options.recordingLost?.(outcome);
+      },
+    });
+    this.#recording = recording;
   }
 
-  /** Ends the recording: the page's last chunk is written and the duration set. */
-  async stopRecording(): Promise<void> {
+  /** Ends the recording once the page's last chunk is written: what it holds. */
+  async stopRecording(): Promise<RecordingOutcome | null> {
     const recording = this.#recording;
-    if (!recording) return;
-    let durationMs = 0;
+    if (!recording) return null;
     try {
-      const answer = await this.#request<{ durationMs: number }>((id) => ({
-        type: "record-stop",
-        id,
-      }));
-      durationMs = answer.durationMs;
+      return await recording.stop();
     } finally {
-      this.#recording = null;
-      recording.file.close();
-    }
-    if (durationMs > 0) {
-      const bytes = await Deno.readFile(recording.path);
-      await Deno.writeFile(recording.path, setWebmDuration(bytes, durationMs));
+      if (this.#recording === recording) this.#recording = null;
     }
   }
 
@@ -280,7 +282,7 @@ export class Output {
   async close(): Promise<void> {
     this.#health.close();
     this.#requests.rejectAll(new Error("The output closed"));
-    this.#recording?.file.close();
+    this.#recording?.close();
     this.#recording = null;
     this.#window.close();
     this.#editorWindow.close();
@@ -341,8 +343,7 @@ export class Output {
       this.#send({ type: "programs", programs: [...BUILT_IN_PROGRAMS] });
       this.#pushState();
       this.#requests.resend();
-      if (this.#recording?.startedAt === null) this.#startRecordingInPage();
-      else if (this.#recording) void this.#endLostRecording();
+      this.#recording?.pageOpened();
     };
     socket.onmessage = (event) => this.#onMessage(event.data);
     socket.onclose = () => {
@@ -352,7 +353,7 @@ export class Output {
 
   #onMessage(data: unknown): void {
     if (data instanceof ArrayBuffer) {
-      this.#recording?.file.writeSync(new Uint8Array(data));
+      this.#recording?.chunk(new Uint8Array(data));
       return;
     }
     let message: FromPage;
@@ -376,6 +377,7 @@ export class Output {
       case "report":
         this.reports.push({ ...message, receivedAt: now });
         this.#framesDrawn += message.frames;
+        this.#recording?.report(message.frames, message.dropped);
         if (this.reports.length > 600) this.reports.shift();
         this.#health.report(message, this.#options.source()?.project.display.fps ?? 30);
         break;
@@ -404,27 +406,6 @@ export class Output {
       "warn",
       clipId ? `Output: Clip "${clipId}" shows its card: ${message}` : `Output: ${message}`,
     );
-  }
-
-  #startRecordingInPage(): void {
-    if (!this.#recording || this.#socket?.readyState !== WebSocket.OPEN) return;
-    this.#recording.startedAt = performance.now();
-    this.#send({ type: "record-start", id: 0 });
-  }
-
-  /**
-   * The page that recorded is gone (the browser crashed): its MediaRecorder went with it.
-   * The file keeps what it wrote, its duration as long as it ran; the recording ends.
-   */
-  async #endLostRecording(): Promise<void> {
-    const recording = this.#recording!;
-    this.#recording = null;
-    recording.file.close();
-    const ranMs = performance.now() - recording.startedAt!;
-    const bytes = await Deno.readFile(recording.path);
-    await Deno.writeFile(recording.path, setWebmDuration(bytes, ranMs));
-    this.#options.log("warn", `Output: the recording ${recording.path} ended with the browser`);
-    this.#options.recordingLost?.();
   }
 
   #request<T>(build: (id: number) => ToPage): Promise<T> {

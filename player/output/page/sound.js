@@ -69,31 +69,36 @@ let chunks = Promise.resolve();
 
 /**
  * Records the canvas and the master sound (WebM: VP8 and Opus) in half-second chunks,
- * each given to `onChunk` (an ArrayBuffer) in order.
+ * each given to `onChunk` (an ArrayBuffer) in order. A recording still running is
+ * stopped first: one at a time, so the player's file gets one stream.
  */
 export function startRecording(canvas, fps, onChunk) {
   resumeAudio();
+  if (recorder?.state === "recording") recorder.stop();
   const stream = canvas.captureStream(fps);
   for (const track of recordDestination.stream.getAudioTracks()) stream.addTrack(track);
-  recorder = new MediaRecorder(stream, { mimeType: "video/webm;codecs=vp8,opus" });
+  // This recorder's own, not the module's: a later one must not take its stop.
+  const mine = new MediaRecorder(stream, { mimeType: "video/webm;codecs=vp8,opus" });
   const startedAt = performance.now();
-  recorder.ondataavailable = (event) => {
+  mine.ondataavailable = (event) => {
     chunks = chunks.then(() => event.data.arrayBuffer()).then(onChunk);
   };
-  recorder.onstop = () => {
+  mine.onstop = () => {
     const durationMs = performance.now() - startedAt;
-    chunks = chunks.then(() => recorder.whenStopped?.({ durationMs, mimeType: recorder.mimeType }));
+    chunks = chunks.then(() => mine.whenStopped?.({ durationMs, mimeType: mine.mimeType }));
   };
-  recorder.start(500);
+  mine.start(500);
+  recorder = mine;
 }
 
 /** Stops the recording; resolves once its last chunk went out, with its duration. */
 export function stopRecording() {
-  if (!recorder || recorder.state === "inactive") {
+  const mine = recorder;
+  if (!mine || mine.state === "inactive") {
     return Promise.resolve({ durationMs: 0, mimeType: "" });
   }
   return new Promise((resolve) => {
-    recorder.whenStopped = resolve;
-    recorder.stop();
+    mine.whenStopped = resolve;
+    mine.stop();
   });
 }

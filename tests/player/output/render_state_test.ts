@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { buildRenderState, shaderPass } from "../../../player/output/render_state.ts";
 import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
-import type { PlayState } from "../../../protocol/state.ts";
+import { NO_RECORDING, type PlayState } from "../../../protocol/state.ts";
 import { outputProject } from "../../_helpers/output.ts";
 
 const appState = {
   fullScreen: false,
   muted: false,
   volume: 0.8,
-  recording: { state: "idle" as const, file: null, startedAt: null },
+  recording: NO_RECORDING,
   editor: null,
   windowReloads: 0,
   lastReloadAt: null,

@@ -9,14 +9,18 @@ import { needs } from "../../_helpers/peers.ts";
 import { H, near, openOutputPlayer, W } from "../../_helpers/output.ts";
 import { pixel } from "../../_helpers/images.ts";
 import { until } from "../../_helpers/until.ts";
+import { sizeText } from "../../../player/recorder.ts";
 
-async function probe(path: string): Promise<{ streams: string[]; duration: number }> {
+async function probe(
+  path: string,
+): Promise<{ streams: string[]; duration: number; videoFrames: number }> {
   const out = await new Deno.Command("ffprobe", {
     args: [
       "-v",
       "error",
+      "-count_frames",
       "-show_entries",
-      "format=duration:stream=codec_type",
+      "format=duration:stream=codec_type,nb_read_frames",
       "-of",
       "json",
       path,
@@ -24,9 +28,11 @@ async function probe(path: string): Promise<{ streams: string[]; duration: numbe
     stdout: "piped",
   }).output();
   const json = JSON.parse(new TextDecoder().decode(out.stdout));
+  type Stream = { codec_type: string; nb_read_frames: string };
   return {
-    streams: json.streams.map((s: { codec_type: string }) => s.codec_type).sort(),
+    streams: json.streams.map((s: Stream) => s.codec_type).sort(),
     duration: Number(json.format.duration),
+    videoFrames: Number(json.streams.find((s: Stream) => s.codec_type === "video")?.nb_read_frames),
   };
 }
 
@@ -102,14 +108,24 @@ Deno.test({
           assert.match(file, /^recordings\/recording-.*\.webm$/);
           // The recording is real time: the page measures the sound meanwhile.
           await p.output.level(2500);
-          await p.run("RECORD_TOGGLE");
+          const { message } = await p.run("RECORD_TOGGLE") as { message: string };
           const recordedMs = p.clock.now() - startedAt;
           await p.app.recordingFinished();
-          assert.equal(p.app.appState.recording.state, "idle");
-          assert.equal(p.app.appState.recording.file, file, "the app state names the file");
+          const recording = p.app.appState.recording;
+          assert.equal(recording.state, "idle");
+          assert.equal(recording.file, file, "the app state names the file");
           const path = `${p.dataDir}/${file}`;
-          const { streams, duration } = await probe(path);
+          const { streams, duration, videoFrames } = await probe(path);
           assert.deepEqual(streams, ["audio", "video"]);
+          assert.equal(recording.videoFrames, videoFrames, "the frames counted are in the file");
+          assert.equal(recording.seconds, duration);
+          assert.equal(recording.bytes, (await Deno.stat(path)).size);
+          assert.equal(
+            message,
+            `Recording stopped: ${file} (${duration.toFixed(1)} s, ` +
+              `${sizeText(recording.bytes)}, ${videoFrames} video frames of ` +
+              `${recording.framesDrawn} drawn, ${recording.framesMissed} missed)`,
+          );
           const error = Math.abs(duration * 1000 - recordedMs) / recordedMs;
           assert(error < 0.05, `file ${duration} s, recorded ${recordedMs} ms`);
           const volume = await meanVolume(path);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ReadModel } from "../../../server/core/read_model.ts";
 import { fixtureProject } from "../../_helpers/fixture.ts";
-import type { Snapshot } from "../../../protocol/state.ts";
+import { NO_RECORDING, type Snapshot } from "../../../protocol/state.ts";
 import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
 
 function snapshot(): Snapshot {
@@ -25,7 +25,7 @@ function snapshot(): Snapshot {
       fullScreen: false,
       muted: false,
       volume: 1,
-      recording: { state: "idle", file: null, startedAt: null },
+      recording: NO_RECORDING,
       editor: null,
       windowReloads: 0,
       lastReloadAt: null,

@@ -1,0 +1,101 @@
+/**
+ * The recorder with a stand-in output: the stop answers with what the file
+ * holds once its last chunk is written, the figures land in the state as they
+ * come, and a recording started while the last one still ends waits for it.
+ */
+import assert from "node:assert/strict";
+import { Recorder, type VideoSink } from "../../player/recorder.ts";
+import type { RecordingFigures, RecordingOutcome } from "../../player/output/recording.ts";
+
+const FIGURES: RecordingFigures = {
+  bytes: 1_400_000,
+  seconds: 12.34,
+  videoFrames: 368,
+  framesDrawn: 370,
+  framesMissed: 2,
+  noPictureSince: null,
+  error: null,
+};
+
+/** An output that records nothing itself: the test says when a stop is done, and how. */
+class StandInSink implements VideoSink {
+  calls: string[] = [];
+  changed: ((figures: RecordingFigures) => void) | null = null;
+  #finish: ((outcome: RecordingOutcome) => void) | null = null;
+
+  startRecording(path: string, changed: (figures: RecordingFigures) => void): void {
+    this.calls.push(`start ${path.endsWith(".webm")}`);
+    this.changed = changed;
+  }
+  stopRecording(): Promise<RecordingOutcome | null> {
+    this.calls.push("stop");
+    return new Promise((resolve) => this.#finish = resolve);
+  }
+  finish(outcome: RecordingOutcome): void {
+    this.calls.push("stopped");
+    this.#finish!(outcome);
+  }
+}
+
+Deno.test("Recorder: the stop answers with what the file holds, once it is written", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const sink = new StandInSink();
+    let changes = 0;
+    const recorder = new Recorder(dir, () => 0, { video: () => sink, changed: () => changes++ });
+    assert.match(await recorder.toggle("now"), /^Recording started: recordings\/.*\.webm$/);
+    const file = recorder.state.file;
+    await recorder.finished();
+    sink.changed!({ ...FIGURES, seconds: 5 });
+    assert.equal(recorder.state.seconds, 5);
+    assert.equal(changes, 1);
+    const stopping = recorder.toggle("now");
+    assert.equal(recorder.state.state, "idle", "idle at once");
+    await Promise.resolve();
+    sink.changed!({ ...FIGURES, seconds: 6 });
+    assert.equal(recorder.state.seconds, 5, "figures of a recording stopping wait for its end");
+    sink.finish({ ...FIGURES, isFileKept: true });
+    assert.equal(
+      await stopping,
+      `Recording stopped: ${file} (12.3 s, 1.4 MB, 368 video frames of 370 drawn, 2 missed)`,
+    );
+    assert.equal(recorder.state.videoFrames, 368);
+    assert.equal(recorder.state.file, file);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("Recorder: a recording started while the last one ends starts after it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const sink = new StandInSink();
+    const recorder = new Recorder(dir, () => 0, { video: () => sink });
+    await recorder.toggle("now");
+    await recorder.finished();
+    const stopping = recorder.toggle("now");
+    await recorder.toggle("now");
+    assert.equal(recorder.state.state, "recording");
+    assert.deepEqual(sink.calls, ["start true", "stop"], "not started while the last one ends");
+    sink.finish({
+      ...FIGURES,
+      videoFrames: 0,
+      isFileKept: false,
+      error: "Nothing was recorded: x",
+    });
+    assert.match(
+      await stopping,
+      /^Recording failed: Nothing was recorded: x; recordings\/.* was not kept$/,
+    );
+    await recorder.finished();
+    assert.deepEqual(sink.calls, ["start true", "stop", "stopped", "start true"]);
+    assert.equal(
+      recorder.state.state,
+      "recording",
+      "the outcome of the last one does not end this one",
+    );
+    assert.equal(recorder.state.error, null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
