@@ -8,6 +8,8 @@
  */
 import { isfKindOf } from "../../player/isf/parse.ts";
 import type { Verdict } from "./_load_figures.ts";
+import type { Rng } from "./_prng.ts";
+import type { Mode } from "./_types.ts";
 
 /** The vendored shaders (github.com/Vidvox/ISF-Files, see its README.md). */
 export const CORPUS_DIR: URL = new URL("./isf_corpus/", import.meta.url);
@@ -16,6 +18,9 @@ export const CORPUS_DIR: URL = new URL("./isf_corpus/", import.meta.url);
 const VALIDATE_WITHIN_MS = 60_000;
 /** How long a shader is asked again while the answer is 503 or 504. */
 const RETRY_MS = 30_000;
+
+/** Shaders of a short run (CI): picked by the run's seed, so `--seed N` checks the same ones. */
+export const SHORT_RUN_SHADERS = 12;
 
 /** One shader of the corpus. */
 export interface Shader {
@@ -94,4 +99,15 @@ export async function verdicts(
     ms.push(performance.now() - started);
   }
   return { verdicts: found, ms };
+}
+
+/** The shaders a run checks: all of them, or `SHORT_RUN_SHADERS` picked by `rng` (by name). */
+export function shadersFor(mode: Mode, rng: Rng, all: readonly Shader[]): Shader[] {
+  if (mode === "full") return [...all];
+  const left = [...all];
+  const picked: Shader[] = [];
+  while (picked.length < SHORT_RUN_SHADERS && left.length > 0) {
+    picked.push(left.splice(rng.int(left.length), 1)[0]!);
+  }
+  return picked.sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -40,17 +40,30 @@ export async function appState(port: number): Promise<Record<string, unknown> | 
   }
 }
 
-/** `appState.recording` once its state is `idle` again (or the last one read within 30 s). */
-export async function recordingWhenStopped(port: number): Promise<unknown> {
+/**
+ * `appState.recording` once `isDone` says so (default: its state is `idle` again), or the last
+ * one read within 30 s (null if none was: the player restarting all along).
+ */
+export async function recordingWhen(
+  port: number,
+  isDone: (recording: { state?: unknown }) => boolean = (r) => r.state === "idle",
+): Promise<Record<string, unknown> | null> {
   const deadline = performance.now() + STOPPED_WITHIN_MS;
-  let last: unknown = null;
+  let last: Record<string, unknown> | null = null;
   while (performance.now() < deadline) {
-    const state = await appState(port);
-    last = state?.recording ?? last;
-    if ((last as { state?: string } | null)?.state === "idle") return last;
+    const recording = (await appState(port))?.recording;
+    if (typeof recording === "object" && recording !== null) {
+      last = recording as Record<string, unknown>;
+      if (isDone(last)) return last;
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   return last;
+}
+
+/** The file an action's message names (`Recording started: recordings/....webm`), or null. */
+export function fileNamed(message: unknown): string | null {
+  return typeof message === "string" ? /recordings\/\S+\.webm/.exec(message)?.[0] ?? null : null;
 }
 
 /** The video frames ffprobe decodes in `path`, or why it could not. */

@@ -1,12 +1,13 @@
 /**
  * Probe `load`: the show held under sustained CPU contention (issue 39). A
  * service with a headless output plays the demo show; 50 real ISF shaders
- * (`isf_corpus/`) are checked with `preset.validate` on the quiet machine.
+ * (`isf_corpus/`; short: 12 picked by the seed) are checked with
+ * `preset.validate` on the quiet machine.
  * Then `stress-ng` runs more busy processes than cores (2 x cores + 2) for
  * 3 minutes (short: 30 s), while the output records (`RECORD_TOGGLE` `now`,
  * stopped at the end), a client sends a keyed `song.add` every second
  * (retried on 503/504 with the same key), another `SET_CONTROL` at 50 a
- * second, the same 50 shaders are checked again, and `GET /health` and
+ * second, the same shaders are checked again, and `GET /health` and
  * `appState.output` are read every second. The row: player restarts (the
  * harness), browser restarts, frames drawn a second (mean, min), frames in
  * the recording (ffprobe) against those the page drew, edits answered and
@@ -16,7 +17,7 @@
  */
 import { EditLoad, songsFromService, waitReady } from "./_edit_load.ts";
 import { type ServiceRun, withService } from "./_harness.ts";
-import { loadCorpus, verdicts } from "./_isf_verdicts.ts";
+import { loadCorpus, shadersFor, verdicts } from "./_isf_verdicts.ts";
 import { ActionLoad } from "./_action_load.ts";
 import {
   editFindings,
@@ -27,9 +28,9 @@ import {
   verdictFindings,
 } from "./_load_figures.ts";
 import {
-  appState,
+  fileNamed,
   postAction,
-  recordingWhenStopped,
+  recordingWhen,
   videoFramesOf,
 } from "./_load_recording.ts";
 import { browserPids, framesDrawnOf, healthNow, LoadSampler } from "./_load_sampler.ts";
@@ -62,12 +63,13 @@ async function run(context: ProbeContext): Promise<void> {
       throw new NotRun(`${name} not found (tools/peers.ts; Debian: apt-get install ${name})`);
     }
   }
-  const shaders = await loadCorpus();
+  const corpus = await loadCorpus();
+  const shaders = shadersFor(context.mode, context.rng, corpus);
   await withService(context.tally, { args: ["--output", "headless"] }, async (svc) => {
     if (!(await waitReady(svc))) throw new Error("The player was not ready within 30 s");
     await firstFrame(svc, context.tally);
     await postAction(svc.ports.http, "PLAY_IN");
-    context.log(`load: ${shaders.length} shaders checked on the quiet machine`);
+    context.log(`load: ${shaders.length} of ${corpus.length} shaders checked, quiet`);
     context.tally.note(`quiet run at load average ${await loadAverage() ?? "-"} (other work)`);
     const quiet = await verdicts(svc.ports.http, shaders);
     context.tally.note(`quiet checks: ${p99Words(quiet.ms)}`);
@@ -124,9 +126,11 @@ async function underLoad(
   const findings: Findings[] = [];
   let drawn: number | null = null;
   let loadAvg: number | null = null;
+  let startedFile: string | null = null;
   try {
     const record = await postAction(port, "RECORD_TOGGLE", ["now"]);
     tally.note(`RECORD_TOGGLE now answered ${record.status}: ${messageOf(record.body)}`);
+    startedFile = fileNamed(record.body?.message);
     const drawnAtStart = framesDrawnOf(await healthNow(port));
     findings.push(await checks(() => performance.now() - started > limitMs));
     const left = LOAD_SECONDS[mode] * 1000 - (performance.now() - started);
@@ -144,11 +148,12 @@ async function underLoad(
     `load: ${stress.busy} busy processes on ${navigator.hardwareConcurrency} cores for ${seconds} s, ` +
       `load average ${loadAvg ?? "-"} at the end`,
   );
-  const recording = await recordingWhenStopped(port);
-  const file = (recording as { file?: unknown } | null)?.file;
-  const probed = typeof file === "string"
+  const recording = await recordingWhen(port);
+  // A player restarted meanwhile knows no recording: the file its start named is read instead.
+  const file = typeof recording?.file === "string" ? recording.file : startedFile;
+  const probed = file !== null
     ? await videoFramesOf(`${svc.dataDir}/${file}`)
-    : { error: "appState.recording names no file" };
+    : { error: "neither appState.recording nor the start's answer names a file" };
   findings.push(recordingFindings({ recording, probed, drawnByHealth: drawn }));
   findings.push(outputFindings(sampler.health, sampler.appOutput));
   findings.push(browsersSeen(sampler.browsers));
@@ -181,9 +186,10 @@ function messageOf(body: Record<string, unknown> | null): string {
 
 /** Toggles the recording off if it still runs; one that ended on its own is a shortfall. */
 async function stopRecording(port: number, tally: Tally): Promise<void> {
-  const before = (await appState(port))?.recording as { state?: string } | undefined;
+  const before = await recordingWhen(port, () => true);
   if (before?.state !== "recording") {
-    tally.shortfall(`the recording was ${before?.state ?? "not known"} before its stop (ended early)`);
+    const state = before === null ? "not readable (app state not answered in 30 s)" : before.state;
+    tally.shortfall(`the recording was ${state} before its stop: it ended early`);
     return;
   }
   const stop = await postAction(port, "RECORD_TOGGLE");
