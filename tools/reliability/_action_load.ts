@@ -70,7 +70,9 @@ export class ActionLoad {
     } catch (error) {
       outcome = (error as Error).name === "TimeoutError" ? "no answer" : "network error";
       if (outcome === "no answer") {
-        tally.hang(`POST /api/v1/action SET_CONTROL from 127.0.0.1: no answer in ${ANSWER_WITHIN_MS} ms`);
+        tally.hang(
+          `POST /api/v1/action SET_CONTROL from 127.0.0.1: no answer in ${ANSWER_WITHIN_MS} ms`,
+        );
       }
     }
     this.failed.set(outcome, (this.failed.get(outcome) ?? 0) + 1);

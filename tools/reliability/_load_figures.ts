@@ -34,7 +34,10 @@ const numbers = (values: unknown[]) => values.filter((v): v is number => typeof 
  * (mean and min), render scale, browser restarts (`browserStarts` - 1), and the player's
  * restarts as `/health` counts them.
  */
-export function outputFindings(health: readonly unknown[], appOutput: readonly unknown[]): Findings {
+export function outputFindings(
+  health: readonly unknown[],
+  appOutput: readonly unknown[],
+): Findings {
   const notes: string[] = [];
   const shortfalls: string[] = [];
   const bodies = health.filter(isObject);
@@ -61,7 +64,9 @@ function drawing(outputs: unknown[], notes: string[]): string[] {
   const absent = outputs.length - running.length;
   if (running.length === 0) return ["GET /health `output` was null throughout: no output ran"];
   const shortfalls: string[] = [];
-  if (absent > 0) shortfalls.push(`GET /health \`output\` null in ${absent} of ${outputs.length} s`);
+  if (absent > 0) {
+    shortfalls.push(`GET /health \`output\` null in ${absent} of ${outputs.length} s`);
+  }
   const fps = numbers(running.map((o) => o.framesPerSecond));
   const scales = numbers(running.map((o) => o.renderScale));
   const starts = numbers(running.map((o) => o.browserStarts));
@@ -70,12 +75,16 @@ function drawing(outputs: unknown[], notes: string[]): string[] {
     const mean = fps.reduce((a, b) => a + b, 0) / fps.length;
     const below = fps.filter((f) => f < LOAD_TARGETS.minFramesPerSecond).length;
     notes.push(
-      `frames drawn a second: mean ${round(mean)}, min ${round(Math.min(...fps))} over ${fps.length} s ` +
+      `frames drawn a second: mean ${round(mean)}, min ${
+        round(Math.min(...fps))
+      } over ${fps.length} s ` +
         `(${below} s under ${LOAD_TARGETS.minFramesPerSecond})`,
     );
     if (mean < LOAD_TARGETS.minFramesPerSecond) {
       shortfalls.push(
-        `the output drew ${round(mean)} frames a second under load (target >= ${LOAD_TARGETS.minFramesPerSecond})`,
+        `the output drew ${
+          round(mean)
+        } frames a second under load (target >= ${LOAD_TARGETS.minFramesPerSecond})`,
       );
     }
   }
@@ -212,16 +221,18 @@ export function editFindings(read: EditRead): Findings {
   const retried = [...read.retryAnswers].map(([k, n]) => `${n}x ${k}`).join(", ") || "none";
   const notes = [
     `edits: ${read.sent} sent, ${read.acked} answered OK, ${read.refused.size} answered with an error, ` +
-      `${read.unsettled.size} without a definite answer; answers retried: ${retried}`,
+    `${read.unsettled.size} without a definite answer; answers retried: ${retried}`,
     `edits applied: OK-answered lost ${audit.missing.length}, applied twice ${audit.duplicates}, ` +
-      `error-answered applied ${audit.refusedApplied.length}, unanswered applied ${audit.unsettledApplied.length}`,
+    `error-answered applied ${audit.refusedApplied.length}, unanswered applied ${audit.unsettledApplied.length}`,
   ];
   const shortfalls: string[] = [];
   if (audit.refusedApplied.length > 0) {
     const shown = audit.refusedApplied.slice(0, 3)
       .map((title) => `"${title}" (${read.refused.get(title)})`);
     shortfalls.push(
-      `${audit.refusedApplied.length} edit(s) answered with an error were applied: ${shown.join(", ")}`,
+      `${audit.refusedApplied.length} edit(s) answered with an error were applied: ${
+        shown.join(", ")
+      }`,
     );
   }
   return { notes, shortfalls };

@@ -67,7 +67,9 @@ export function fileNamed(message: unknown): string | null {
 }
 
 /** The video frames ffprobe decodes in `path`, or why it could not. */
-export async function videoFramesOf(path: string): Promise<{ videoFrames: number } | { error: string }> {
+export async function videoFramesOf(
+  path: string,
+): Promise<{ videoFrames: number } | { error: string }> {
   const ffprobe = which("ffprobe");
   if (ffprobe === undefined) return { error: "ffprobe not found (Debian: ffmpeg)" };
   const out = await new Deno.Command(ffprobe, {

@@ -73,7 +73,9 @@ export class LoadSampler {
         const state = await appState(port);
         if (state !== null) this.appOutput.push(state.output);
         const player = await run.playerPid();
-        if (player !== null) for (const pid of await browserPids(player)) this.browsers.add(pid);
+        if (player !== null) {
+          for (const pid of await browserPids(player)) this.browsers.add(pid);
+        }
         const wait = everyMs - (performance.now() - started);
         if (wait > 0 && this.#isRunning) await new Promise((r) => setTimeout(r, wait));
       }

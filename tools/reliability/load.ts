@@ -27,12 +27,7 @@ import {
   recordingFindings,
   verdictFindings,
 } from "./_load_figures.ts";
-import {
-  fileNamed,
-  postAction,
-  recordingWhen,
-  videoFramesOf,
-} from "./_load_recording.ts";
+import { fileNamed, postAction, recordingWhen, videoFramesOf } from "./_load_recording.ts";
 import { browserPids, framesDrawnOf, healthNow, LoadSampler } from "./_load_sampler.ts";
 import { loadAverage, Stress } from "./_stress.ts";
 import { findPeer } from "../peers.ts";
@@ -170,7 +165,11 @@ async function underLoad(
     audit,
   }));
   const failed = [...actions.failed].map(([k, n]) => `${n}x ${k}`).join(", ") || "none failed";
-  tally.note(`actions: ${actions.sent} sent, ${actions.answeredOk} answered 200 (${failed}); ${p99Words(actions.ms)}`);
+  tally.note(
+    `actions: ${actions.sent} sent, ${actions.answeredOk} answered 200 (${failed}); ${
+      p99Words(actions.ms)
+    }`,
+  );
   tally.note(`GET /health under load: ${p99Words(sampler.healthMs)}`);
   for (const line of logLines(svc)) tally.note(`log: ${line}`);
   for (const f of findings) {
