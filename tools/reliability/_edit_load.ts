@@ -1,7 +1,7 @@
 /**
  * Edit load for the durability probes: clients stream `song.add` edits, each
  * with its own `Idempotency-Key` and a unique Song title, and retry the same
- * key on 503, 504 and network errors until a definite answer (docs/api.md,
+ * key on 202, 503, 504 and network errors until a definite answer (docs/api.md,
  * "Safe retries"). Afterwards `audit` tells, from the Songs found, which
  * acknowledged edits were lost, which keys were applied more than once, and
  * which edits answered with an error (or never definitely answered) were applied.
