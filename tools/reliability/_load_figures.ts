@@ -170,6 +170,9 @@ export function recordingFindings(read: RecordingRead): Findings {
   return { notes, shortfalls };
 }
 
+/** A refusal for the time a check took (docs/presets.md: "checking the code took more than 3 s"). */
+const TIMED_OUT = /took more than/;
+
 /** A shader's verdict: `valid`, `invalid: <problems>`, or how the request failed. */
 export type Verdict = string;
 
@@ -184,6 +187,14 @@ export function verdictFindings(
   const notes = [
     `verdicts: ${quiet.size} shaders checked quiet (${valid} valid), ${loaded.size} under load, ${differ.length} differ`,
   ];
+  const timed = [...quiet].filter(([, v]) => TIMED_OUT.test(v)).map(([name]) => name);
+  if (timed.length > 0) {
+    notes.push(
+      `${timed.length} quiet verdict(s) refused for time, so the quiet run was not quiet: ${
+        timed.slice(0, 3).join(", ")
+      }`,
+    );
+  }
   const shortfalls: string[] = [];
   if (differ.length > 0) {
     const shown = differ.slice(0, 3).map(([name, v]) =>

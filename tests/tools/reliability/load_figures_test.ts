@@ -130,6 +130,14 @@ Deno.test("verdictFindings() counts the verdicts that differ and the shaders not
     "1 shader(s) not checked under load: c.fs...",
   ]);
   assert.deepEqual(notes, ["verdicts: 3 shaders checked quiet (2 valid), 2 under load, 1 differ"]);
+  const slowQuiet = new Map([[
+    "d.fs",
+    "invalid: code: line 1, column 1: checking the code took more than 3 s",
+  ]]);
+  assert.deepEqual(
+    verdictFindings(slowQuiet, slowQuiet).notes[1],
+    "1 quiet verdict(s) refused for time, so the quiet run was not quiet: d.fs",
+  );
 });
 
 Deno.test("editFindings() misses an edit answered with an error and applied", () => {
