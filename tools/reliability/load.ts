@@ -48,7 +48,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const load: Probe = {
   name: "load",
   summary:
-    "the show under stress-ng (2 x cores + 2 busy processes): headless output, recording, an edit a second, 50 actions a second, 50 shader verdicts against the quiet run",
+    "the show under stress-ng (2 x cores + 2 busy processes): headless output, recording, an edit a second, 50 actions a second, ISF verdicts (50, short 12) against the quiet run",
   run,
 };
 
@@ -143,27 +143,10 @@ async function underLoad(
     `load: ${stress.busy} busy processes on ${navigator.hardwareConcurrency} cores for ${seconds} s, ` +
       `load average ${loadAvg ?? "-"} at the end`,
   );
-  const recording = await recordingWhen(port);
-  // A player restarted meanwhile knows no recording: the file its start named is read instead.
-  const file = typeof recording?.file === "string" ? recording.file : startedFile;
-  const probed = file !== null
-    ? await videoFramesOf(`${svc.dataDir}/${file}`)
-    : { error: "neither appState.recording nor the start's answer names a file" };
-  findings.push(recordingFindings({ recording, probed, drawnByHealth: drawn }));
+  findings.push(await recordingRead(svc, startedFile, drawn));
   findings.push(outputFindings(sampler.health, sampler.appOutput));
   findings.push(browsersSeen(sampler.browsers));
-  const audit = edits.audit(await songsFromService(svc));
-  tally.acked = edits.acked.size;
-  tally.lost = audit.missing.length;
-  tally.duplicates = audit.duplicates;
-  findings.push(editFindings({
-    sent: edits.sent,
-    acked: edits.acked.size,
-    refused: edits.refused,
-    unsettled: edits.unsettled,
-    retryAnswers: edits.retryAnswers,
-    audit,
-  }));
+  findings.push(await editsRead(svc, edits, tally));
   const failed = [...actions.failed].map(([k, n]) => `${n}x ${k}`).join(", ") || "none failed";
   tally.note(
     `actions: ${actions.sent} sent, ${actions.answeredOk} answered 200 (${failed}); ${
@@ -176,6 +159,37 @@ async function underLoad(
     for (const n of f.notes) tally.note(n);
     for (const s of f.shortfalls) tally.shortfall(s);
   }
+}
+
+/** The recording once stopped: `appState.recording`, and the file as ffprobe reads it. */
+async function recordingRead(
+  svc: ServiceRun,
+  startedFile: string | null,
+  drawnByHealth: number | null,
+): Promise<Findings> {
+  const recording = await recordingWhen(svc.ports.http);
+  // A player restarted meanwhile knows no recording: the file its start named is read instead.
+  const file = typeof recording?.file === "string" ? recording.file : startedFile;
+  const probed = file !== null
+    ? await videoFramesOf(`${svc.dataDir}/${file}`)
+    : { error: "neither appState.recording nor the start's answer names a file" };
+  return recordingFindings({ recording, probed, drawnByHealth });
+}
+
+/** The edits' audit against the Songs found; the row's `acked`, `lost` and `dup`. */
+async function editsRead(svc: ServiceRun, edits: EditLoad, tally: Tally): Promise<Findings> {
+  const audit = edits.audit(await songsFromService(svc));
+  tally.acked = edits.acked.size;
+  tally.lost = audit.missing.length;
+  tally.duplicates = audit.duplicates;
+  return editFindings({
+    sent: edits.sent,
+    acked: edits.acked.size,
+    refused: edits.refused,
+    unsettled: edits.unsettled,
+    retryAnswers: edits.retryAnswers,
+    audit,
+  });
 }
 
 /** The action's message, or the body as text. */
@@ -195,12 +209,19 @@ async function stopRecording(port: number, tally: Tally): Promise<void> {
   tally.note(`the stop answered ${stop.status}: ${messageOf(stop.body)}`);
 }
 
-/** The service log's last lines about the player, its output and recordings (why a restart). */
+/**
+ * The service log's last lines about the player, its output and recordings (why a restart), after
+ * a count of its `Player hung` and `Player down` lines (of the last 32 KiB).
+ */
 function logLines(svc: ServiceRun): string[] {
-  return svc.service.stderrTail().split("\n")
-    .filter((line) => /player|browser|output|record|hung|restart|page/i.test(line))
-    .slice(-LOG_LINES)
-    .map((line) => line.length > 240 ? `${line.slice(0, 240)}...` : line);
+  const lines = svc.service.stderrTail().split("\n");
+  const count = (word: string) => lines.filter((line) => line.includes(word)).length;
+  return [
+    `${count("Player hung")} "Player hung", ${count("Player down")} "Player down" lines`,
+    ...lines.filter((line) => /player|browser|output|record|hung|restart|page/i.test(line))
+      .slice(-LOG_LINES)
+      .map((line) => line.length > 240 ? `${line.slice(0, 240)}...` : line),
+  ];
 }
 
 /** The browser processes seen under the player: more than one is a restart, whatever /health says. */
