@@ -111,6 +111,12 @@ export const PEERS: readonly Peer[] = [
     debian: "iproute2",
     why: "network namespaces of the reliability probe `mdns_interfaces` (as root)",
   },
+  {
+    name: "stress-ng",
+    commands: ["stress-ng"],
+    debian: "stress-ng",
+    why: "busy processes, more than cores, for the reliability probe `load`",
+  },
 ];
 
 /** The names of the peers, as tests name what they need. */
@@ -124,7 +130,8 @@ export type PeerName =
   | "chromium"
   | "Xvfb"
   | "node"
-  | "ip";
+  | "ip"
+  | "stress-ng";
 
 /** Where a command is on PATH, or undefined (needs read access to PATH's folders). */
 export function which(command: string): string | undefined {

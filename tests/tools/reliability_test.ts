@@ -191,6 +191,19 @@ Deno.test("deno task reliability refuses an unknown probe, naming the known ones
   assert.match(err, /Unknown probe "nope": use one of http_fuzz, /);
 });
 
+Deno.test("deno task reliability --only load without stress-ng is NOT RUN with the reason, and missed", async () => {
+  const { code, stdout } = await new Deno.Command(Deno.execPath(), {
+    args: [...TASK, "--short", "--seed", "1", "--only", "load", "--json"],
+    cwd: ROOT.pathname,
+    env: { RUST_BACKTRACE: "0", PATH: "/nonexistent" },
+  }).output();
+  assert.equal(code, 1);
+  const r = (JSON.parse(new TextDecoder().decode(stdout)) as { results: ProbeResult[] })
+    .results[0]!;
+  assert.equal(r.notRun, "stress-ng not found (tools/peers.ts; Debian: apt-get install stress-ng)");
+  assert.deepEqual(missedTargets(r), [`not run: ${r.notRun}`]);
+});
+
 // One test per probe: CI shows which target each one misses, with the measurements.
 for (const probe of PROBES) {
   Deno.test(`deno task reliability --short --only ${probe.name}: ${probe.summary}`, async () => {

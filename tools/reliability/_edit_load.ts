@@ -1,9 +1,10 @@
 /**
  * Edit load for the durability probes: clients stream `song.add` edits, each
  * with its own `Idempotency-Key` and a unique Song title, and retry the same
- * key on 503, 504 and network errors until a definite answer (docs/api.md,
+ * key on 202, 503, 504 and network errors until a definite answer (docs/api.md,
  * "Safe retries"). Afterwards `audit` tells, from the Songs found, which
- * acknowledged edits were lost and which keys were applied more than once.
+ * acknowledged edits were lost, which keys were applied more than once, and
+ * which edits answered with an error (or never definitely answered) were applied.
  * @module
  */
 import { ANSWER_WITHIN_MS, type ServiceRun } from "./_harness.ts";
@@ -13,8 +14,11 @@ import type { Tally } from "./_tally.ts";
 const EDIT_ANSWER_MS = 5000 + ANSWER_WITHIN_MS;
 /** A key without a definite answer this long (paused time aside) is given up: a hang. */
 const GIVE_UP_MS = 30_000;
-/** Answers after which the edit may or may not have been applied: retry the same key. */
-const RETRY_STATUSES = new Set([503, 504]);
+/**
+ * Answers after which the edit may or may not have been applied: retry the same key (202: an
+ * answer that says the outcome is still coming, which a retry of the key returns once known).
+ */
+const RETRY_STATUSES = new Set([202, 503, 504]);
 const READY_WITHIN_MS = 30_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -79,6 +83,10 @@ export interface Audit {
   repeated: Array<[title: string, count: number]>;
   /** Extra copies: the sum over repeated titles of their count minus one. */
   duplicates: number;
+  /** Titles of edits answered with an error (not 503/504) that were applied all the same. */
+  refusedApplied: string[];
+  /** Titles of edits given up without a definite answer that were applied. */
+  unsettledApplied: string[];
 }
 
 /** Streams keyed `song.add` edits from a few clients until stopped or `limit` keys are sent. */
@@ -91,25 +99,36 @@ export class EditLoad {
   retries = 0;
   /** Attempts not answered within EDIT_ANSWER_MS (then retried). */
   unanswered = 0;
+  /** Edits answered with an error other than 503/504, by title: the answer (`400 CODE`). */
+  readonly refused: Map<string, string> = new Map();
+  /** Edits given up without a definite answer, by title: the last answer or error. */
+  readonly unsettled: Map<string, string> = new Map();
+  /** Answers that made a client retry (`504 TIMEOUT`, `503 NOT_READY`), by kind. */
+  readonly retryAnswers: Map<string, number> = new Map();
   #run: ServiceRun;
   #tally: Tally;
   #prefix: string;
   #limit: number;
+  #everyMs: number;
   #isRunning = true;
   #gate: Promise<void> | null = null;
   #open: () => void = () => {};
   #clients: Promise<void>[];
 
-  /** Starts `clients` clients; titles are `<prefix> <n>`, keys `<prefix>-<n>` without spaces. */
+  /**
+   * Starts `clients` clients; titles are `<prefix> <n>`, keys `<prefix>-<n>` without spaces. Each
+   * client starts a key at most every `everyMs` (default: as soon as the last one is answered).
+   */
   constructor(
     run: ServiceRun,
     tally: Tally,
-    options: { clients: number; prefix: string; limit?: number },
+    options: { clients: number; prefix: string; limit?: number; everyMs?: number },
   ) {
     this.#run = run;
     this.#tally = tally;
     this.#prefix = options.prefix;
     this.#limit = options.limit ?? Infinity;
+    this.#everyMs = options.everyMs ?? 0;
     this.#clients = Array.from({ length: options.clients }, () => this.#client());
   }
 
@@ -158,14 +177,19 @@ export class EditLoad {
       missing: [...this.acked.keys()].filter((id) => !ids.has(id)),
       repeated,
       duplicates: repeated.reduce((sum, [, n]) => sum + n - 1, 0),
+      refusedApplied: [...this.refused.keys()].filter((title) => counts.has(title)),
+      unsettledApplied: [...this.unsettled.keys()].filter((title) => counts.has(title)),
     };
   }
 
   async #client(): Promise<void> {
     while (this.#isRunning && this.sent < this.#limit) {
+      const started = performance.now();
       const n = this.sent++;
       this.#tally.inputs++;
       await this.#send(`${this.#prefix.replaceAll(" ", "-")}-${n}`, `${this.#prefix} ${n}`);
+      const wait = this.#everyMs - (performance.now() - started);
+      if (wait > 0 && this.#isRunning) await sleep(wait);
     }
   }
 
@@ -206,9 +230,11 @@ export class EditLoad {
             "refused",
             `${key}: ${res.status} ${JSON.stringify(answer).slice(0, 200)}`,
           );
+          this.refused.set(title, `${res.status} ${answer.error?.code}`);
           return;
         }
         last = `${res.status} ${answer.error?.code}`;
+        this.retryAnswers.set(last, (this.retryAnswers.get(last) ?? 0) + 1);
         await sleep(20); // the player restarts
       } catch (error) {
         last = (error as Error).message;
@@ -218,6 +244,7 @@ export class EditLoad {
       }
       left -= performance.now() - started;
     }
+    this.unsettled.set(title, last);
     this.#tally.hang(`POST /api/v1/edit ${key}: no definite answer in ${GIVE_UP_MS} ms (${last})`);
   }
 }

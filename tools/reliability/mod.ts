@@ -29,6 +29,7 @@ import { oscqueryEdge } from "./oscquery_edge.ts";
 import { oscPatterns } from "./osc_patterns.ts";
 import { udpReflection } from "./udp_reflection.ts";
 import { mcpStreams } from "./mcp_streams.ts";
+import { load } from "./load.ts";
 
 export { killAll } from "./_children.ts";
 export { formatTable, missedTargets, TARGETS } from "./_report.ts";
@@ -56,6 +57,7 @@ export const PROBES: readonly Probe[] = [
   oscPatterns,
   udpReflection,
   mcpStreams,
+  load,
 ];
 
 /** What to run. */
