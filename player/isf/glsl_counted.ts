@@ -22,7 +22,6 @@ import {
   generate,
   parse as parsePreprocessor,
   preprocessAst,
-  visitPreprocessedAst,
 } from "@shaderfrog/glsl-parser/preprocessor/index.js";
 import type { WorkBudget } from "./bounds.ts";
 
@@ -74,17 +73,22 @@ export function countedPreprocess(
   budget: WorkBudget,
 ): string {
   const ast = parsePreprocessor(source, { preserveComments: true });
-  const count = (path: { node: { body: unknown } }) => {
-    budget.spend("macros");
-    const { body } = path.node;
-    if (typeof body === "string" && body !== "") path.node.body = new CountedBody(body, budget);
-  };
-  // deno-lint-ignore no-explicit-any
-  visitPreprocessedAst(
-    ast,
-    { define: { enter: count }, define_arguments: { enter: count } } as any,
-  );
+  countMacros(ast, budget);
   return generate(preprocessAst(ast, { defines }));
+}
+
+/** Counts the `#define`s of a preprocessor syntax tree, their bodies made `CountedBody`s. */
+function countMacros(node: unknown, budget: WorkBudget): void {
+  if (Array.isArray(node)) return node.forEach((child) => countMacros(child, budget));
+  if (typeof node !== "object" || node === null) return;
+  const fields = node as Record<string, unknown>;
+  if (fields.type === "define" || fields.type === "define_arguments") {
+    budget.spend("macros");
+    const { body } = fields;
+    if (typeof body === "string" && body !== "") fields.body = new CountedBody(body, budget);
+    return;
+  }
+  for (const value of Object.values(fields)) countMacros(value, budget);
 }
 
 /**

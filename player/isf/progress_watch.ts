@@ -1,0 +1,54 @@
+/**
+ * Tells a check's worker that is slow from one that makes no progress at all
+ * (a fault of the checker): the worker reports its work, and only a worker
+ * that reported none over two looks in a row, `periodMs` apart on the
+ * injected clock, is given up on. A busy machine slows the reports, never
+ * stops them; two looks in a row (with the event loop run between them) keep
+ * a player that was itself held up from taking reports it has not read yet
+ * for silence.
+ * @module
+ */
+import type { Clock, TimerId } from "../clock.ts";
+
+/** A watch over one worker's progress; `stop()` it once the worker answered. */
+export class ProgressWatch {
+  readonly #clock: Clock;
+  readonly #periodMs: number;
+  readonly #onStall: () => void;
+  #hasMoved = false;
+  #quietLooks = 0;
+  #timer: TimerId | undefined;
+
+  /** Watches from now; `onStall` runs once, when no progress came over two looks. */
+  constructor(clock: Clock, periodMs: number, onStall: () => void) {
+    this.#clock = clock;
+    this.#periodMs = periodMs;
+    this.#onStall = onStall;
+    this.#arm();
+  }
+
+  /** The worker reported work. */
+  progress(): void {
+    this.#hasMoved = true;
+  }
+
+  /** Ends the watch. */
+  stop(): void {
+    if (this.#timer !== undefined) this.#clock.clearTimer(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #arm(): void {
+    this.#timer = this.#clock.setTimer(this.#clock.now() + this.#periodMs, () => this.#look());
+  }
+
+  #look(): void {
+    this.#quietLooks = this.#hasMoved ? 0 : this.#quietLooks + 1;
+    this.#hasMoved = false;
+    if (this.#quietLooks >= 2) {
+      this.#timer = undefined;
+      return this.#onStall();
+    }
+    this.#arm();
+  }
+}
