@@ -40,7 +40,7 @@ export const ISF_CHECK_BOUNDS: IsfCheckBounds = {
   expandedCharacters: 262_144,
   tokens: 20_000,
   nesting: 128,
-  parseSteps: 200_000,
+  parseSteps: 60_000,
 };
 
 /**
