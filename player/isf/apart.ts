@@ -9,7 +9,7 @@
 import { type Clock, MonotonicClock } from "../clock.ts";
 import type { IsfCheckBounds } from "./bounds.ts";
 import type { IsfKind, IsfResult } from "./parse.ts";
-import { ProgressWatch } from "./progress_watch.ts";
+import { ProgressWatch } from "../../protocol/progress_watch.ts";
 
 /**
  * How often a check's watch looks for progress, ms; a worker that reported

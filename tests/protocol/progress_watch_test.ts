@@ -4,8 +4,8 @@
  * works. On a virtual clock: no test waits for time to pass.
  */
 import assert from "node:assert/strict";
-import { VirtualClock } from "../../../player/clock.ts";
-import { ProgressWatch } from "../../../player/isf/progress_watch.ts";
+import { VirtualClock } from "../../player/clock.ts";
+import { ProgressWatch } from "../../protocol/progress_watch.ts";
 
 Deno.test("ProgressWatch never gives up on a worker that reports, however slowly", () => {
   const clock = new VirtualClock();
