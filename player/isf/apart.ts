@@ -14,8 +14,9 @@ import { ProgressWatch } from "../../protocol/progress_watch.ts";
 /**
  * How often a check's watch looks for progress, ms; a worker that reported
  * none over two looks in a row (30 to 60 s of no work at all) is given up
- * on. A worker reports every 1024 units of work, under 100 ms apart on a
- * busy machine (docs/presets.md, "Bounds"); loading it takes about 50 ms.
+ * on. A worker reports every 1024 units of work: about 0.2 s apart at a
+ * load average of 30 (docs/presets.md, "Bounds"); loading it takes about
+ * 50 ms on a quiet machine, seconds on a busy one.
  */
 export const ISF_CHECK_STALL_MS = 30_000;
 
