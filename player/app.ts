@@ -131,8 +131,6 @@ export class PlayerApp implements AppServices {
       presetsChanged: (patch) => this.#followEditor(patch),
       historyLimit: options.historyLimit ?? SETTING_DEFAULTS.historyLimit,
       log: (message) => this.#options.log?.("warn", message),
-      compileShader: (vertex, fragment) =>
-        this.#output?.compile(vertex, fragment) ?? Promise.resolve(null),
     });
   }
 

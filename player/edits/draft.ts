@@ -16,11 +16,6 @@ export interface EditDraft {
   readonly builtInPresets: readonly Preset[];
   /** Ids created by the current edit, by field name. */
   created: Record<string, string>;
-  /**
-   * Compiles a shader program in the output's real GL context: its log ("" when it
-   * compiles), or null when no output can (none running).
-   */
-  readonly compileShader?: ShaderCompiler;
   /** A result value beyond the message (for `preset.validate`). */
   result?: unknown;
   /**
@@ -29,9 +24,6 @@ export interface EditDraft {
    */
   importFile(path: string, name: string | undefined): Promise<MediaFile>;
 }
-
-/** Compiles a program in a real GL context: its log, "" when fine, null when none can. */
-export type ShaderCompiler = (vertex: string, fragment: string) => Promise<string | null>;
 
 /** Parameters after validation by the edit's schema. */
 // deno-lint-ignore no-explicit-any

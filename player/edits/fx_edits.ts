@@ -30,12 +30,11 @@ const MESSAGE_PROBLEMS = 5;
  * `given` parameters that are not the header's.
  */
 async function withCheckedCode(
-  d: EditDraft,
   preset: Preset,
   given: PresetParameter[] | undefined,
   codeField = "params.code",
 ): Promise<Preset> {
-  const check = await checkIsfPreset(preset, given, d.compileShader);
+  const check = await checkIsfPreset(preset, given);
   if (!check) return preset;
   const problems = check.codeProblems;
   if (problems.length > 0) {
@@ -151,7 +150,7 @@ async function addPreset(d: EditDraft, p: EditParams, codeField?: string): Promi
     (x) => all(d).some((o) => o.id === x),
   );
   const parsed = PresetSchema.parse({ parameters: [], ...p, id, builtIn: false });
-  const preset = await withCheckedCode(d, parsed, p.parameters, codeField);
+  const preset = await withCheckedCode(parsed, p.parameters, codeField);
   refuseProblems("Invalid preset", presetProblems(preset, all(d)));
   d.presets.push(preset);
   d.created.presetID = id;
@@ -172,7 +171,6 @@ export const FX_HANDLERS: Record<string, EditHandler> = {
   "preset.update": async (d, p) => {
     const preset = userPreset(d, p.kind, p.presetID);
     const next = await withCheckedCode(
-      d,
       PresetSchema.parse({
         ...preset,
         ...Object.fromEntries(
@@ -195,7 +193,7 @@ export const FX_HANDLERS: Record<string, EditHandler> = {
   },
   "preset.validate": async (d, p) => {
     const preset = { ...(p as Preset), id: "" };
-    const check = await checkIsfPreset(preset, p.parameters, d.compileShader);
+    const check = await checkIsfPreset(preset, p.parameters);
     const problems = [
       ...(check ? isfProblemTexts(check) : []),
       ...presetProblems({ ...preset, parameters: check?.parameters ?? preset.parameters }, all(d)),

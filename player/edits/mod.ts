@@ -26,7 +26,7 @@ import type { ProjectEngine } from "../engine/project_engine.ts";
 import { Refusal } from "../errors.ts";
 import type { ProjectStore } from "../store.ts";
 import { CLIP_HANDLERS } from "./clip_edits.ts";
-import { type EditDraft, type EditHandler, isTaken, newId, type ShaderCompiler } from "./draft.ts";
+import { type EditDraft, type EditHandler, isTaken, newId } from "./draft.ts";
 import { placeImport } from "./file_import.ts";
 import { failJobs, type ImportJob, importUpdate, stageImports } from "./import_jobs.ts";
 import { FX_HANDLERS } from "./fx_edits.ts";
@@ -81,8 +81,6 @@ export interface EditorHost {
   presetsChanged(patch: ProjectPatch): void;
   historyLimit: number;
   log(message: string): void;
-  /** Compiles isf presets' code in the output's GL context, where an output runs. */
-  compileShader?: ShaderCompiler;
 }
 
 /** Options of one batch. */
@@ -356,7 +354,6 @@ export class Editor {
       project: structuredClone(before.project),
       presets: structuredClone(before.presets),
       builtInPresets: this.#host.builtInPresets,
-      ...(this.#host.compileShader ? { compileShader: this.#host.compileShader } : {}),
       created: {},
       importFile: async () => {
         const job = jobs[placed.length]!;

@@ -7,8 +7,15 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Preset, PresetParameter } from "../../protocol/model.ts";
 import { ISF_PRESET_TYPE } from "../../protocol/edits/presets.ts";
-import { describeProblem, type IsfProblem, mapCompileLog, parseIsfApart } from "../isf/mod.ts";
-import type { ShaderCompiler } from "./draft.ts";
+import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
+import { Refusal } from "../errors.ts";
+import {
+  describeProblem,
+  type IsfApartOptions,
+  IsfCheckStalled,
+  type IsfProblem,
+  parseIsfApart,
+} from "../isf/mod.ts";
 
 const COLOR = /^#[0-9A-Fa-f]{6}$/;
 
@@ -100,27 +107,27 @@ export interface IsfCheck {
 
 /**
  * Checks the code of a preset of `type` "isf" (null for any other type, whose
- * code is text), off the player's thread (`parseIsfApart`), then with `compile`
- * (the output's GL context, where one runs): its parameters are those of its header's INPUTS; `given`
- * parameters, when not empty, must be exactly those.
+ * code is text), off the player's thread (`parseIsfApart`): its parameters are
+ * those of its header's INPUTS; `given` parameters, when not empty, must be
+ * exactly those. The verdict is the bounded check's alone, the same on any
+ * machine at any load, output or none: the output's GL compiles the code as it
+ * draws it, and a refusal there is the preset's fault on the output (logged at
+ * the user's line; the last program that compiled goes on drawing).
+ * `apart` says how the check runs (tests: a clock, a stand-in worker).
+ * @throws {Refusal} UNAVAILABLE (`data.reason` CHECK_STALLED) when the check made no
+ *   progress: no verdict, the edit can be sent again
  */
 export async function checkIsfPreset(
   preset: Pick<Preset, "kind" | "type" | "code">,
   given: readonly PresetParameter[] | undefined,
-  compile?: ShaderCompiler,
+  apart: IsfApartOptions = {},
 ): Promise<IsfCheck | null> {
   if (preset.type !== ISF_PRESET_TYPE) return null;
-  const result = await parseIsfApart(preset.code, preset.kind);
+  const result = await parseIsfApart(preset.code, preset.kind, apart).catch((error) => {
+    if (!(error instanceof IsfCheckStalled)) throw error;
+    throw new Refusal(error.message, RpcErrorCode.UNAVAILABLE, { reason: error.code });
+  });
   if (!result.ok) return { parameters: [], codeProblems: result.problems, parametersProblem: null };
-  // Where an output runs, its real GL context has the last word (types, overloads, limits);
-  // ES 1.00 code it refuses may compile as ES 3.00 (no loop and index limits), as it draws.
-  const { lifted } = result.program;
-  let log = await compile?.(result.program.vertex, result.program.fragment);
-  if (log && lifted && (await compile?.(lifted.vertex, lifted.fragment)) === "") log = "";
-  if (log) {
-    const codeProblems = mapCompileLog(log, preset.code, result.program.lineOffset);
-    return { parameters: [], codeProblems, parametersProblem: null };
-  }
   const { parameters } = result.program;
   const isSame = isDeepStrictEqual(given?.map(comparable), parameters.map(comparable));
   const parametersProblem = !given?.length || isSame

@@ -13,8 +13,8 @@
  * that says which line of the source it was.
  * @module
  */
-import { parse } from "@shaderfrog/glsl-parser";
-import preprocess from "@shaderfrog/glsl-parser/preprocessor/index.js";
+import { boundProblem, WorkBoundReached, type WorkBudget } from "./bounds.ts";
+import { countedParse, countedPreprocess, countTokens, type GlslProgram } from "./glsl_counted.ts";
 import type { IsfProblem } from "./problems.ts";
 
 /**
@@ -34,27 +34,38 @@ interface At {
   readonly column: number;
 }
 
-/** Problems of `fragment` (whose user line 1 is line `lineOffset + 1`), at the user's lines. */
-export function glslProblems(fragment: string, lineOffset: number): IsfProblem[] {
+/**
+ * Problems of `fragment` (whose user line 1 is line `lineOffset + 1`), at the
+ * user's lines; its work counted on `budget` (a bound reached is one problem).
+ */
+export function glslProblems(
+  fragment: string,
+  lineOffset: number,
+  budget: WorkBudget,
+): IsfProblem[] {
   const marked = markLines(fragment);
   let text: string;
   try {
-    text = preprocess(marked, { preserveComments: true, defines: { GL_ES: "1" } });
+    text = countedPreprocess(marked, { GL_ES: "1" }, budget);
   } catch (error) {
-    if (error instanceof RangeError) return [tooDeep(error)];
-    return [
-      placed(marked, lineOffset, locationOf(error), `GLSL preprocessor: ${firstLine(error)}`),
-    ];
+    if (error instanceof WorkBoundReached || error instanceof RangeError) return [cut(error)];
+    const at = locationOf(error);
+    return [placed(marked.split("\n"), lineOffset, at, `GLSL preprocessor: ${firstLine(error)}`)];
   }
-  let program: ReturnType<typeof parse>;
+  const lines = text.split("\n");
+  let program: GlslProgram;
   try {
-    program = parse(text, { stage: "fragment", quiet: true, includeLocation: true });
+    countTokens(text, budget);
+    program = countedParse(text, budget);
   } catch (error) {
-    if (error instanceof RangeError) return [tooDeep(error)];
-    return [placed(text, lineOffset, locationOf(error), `GLSL syntax: ${syntaxMessage(error)}`)];
+    if (error instanceof WorkBoundReached && error.offset !== null) {
+      return [placed(lines, lineOffset, offsetAt(text, error.offset), error.message)];
+    }
+    if (error instanceof WorkBoundReached || error instanceof RangeError) return [cut(error)];
+    return [placed(lines, lineOffset, locationOf(error), `GLSL syntax: ${syntaxMessage(error)}`)];
   }
   return [...foreignVaryings(program), ...undeclaredNames(program)]
-    .map(({ at, message }) => placed(text, lineOffset, at, message));
+    .map(({ at, message }) => placed(lines, lineOffset, at, message));
 }
 
 /**
@@ -63,7 +74,7 @@ export function glslProblems(fragment: string, lineOffset: number): IsfProblem[]
  * be set (and the program would not link).
  */
 function foreignVaryings(
-  program: ReturnType<typeof parse>,
+  program: GlslProgram,
 ): Array<{ at: At | null; message: string }> {
   return program.program.flatMap((node) => {
     const list = (node as { declaration?: DeclaratorList }).declaration;
@@ -88,7 +99,7 @@ interface DeclaratorList {
 
 /** Names used and declared nowhere: variables, and functions neither declared nor built in. */
 function undeclaredNames(
-  program: ReturnType<typeof parse>,
+  program: GlslProgram,
 ): Array<{ at: At | null; message: string }> {
   const found: Array<{ at: At | null; message: string }> = [];
   for (const scope of program.scopes) {
@@ -144,11 +155,10 @@ function endsInComment(line: string, isInComment: boolean): boolean {
 }
 
 /**
- * A problem at `at` in `text` (marked lines), at the user's line: the mark of
- * that line, or of the nearest marked line above it plus the lines between.
+ * A problem at `at` in `lines` (of marked text), at the user's line: the mark
+ * of that line, or of the nearest marked line above it plus the lines between.
  */
-function placed(text: string, lineOffset: number, at: At | null, message: string): IsfProblem {
-  const lines = text.split("\n");
+function placed(lines: string[], lineOffset: number, at: At | null, message: string): IsfProblem {
   const index = Math.min(Math.max((at?.line ?? 1) - 1, 0), lines.length - 1);
   let line = 0;
   let column = at?.column ?? 1;
@@ -166,8 +176,19 @@ function placed(text: string, lineOffset: number, at: At | null, message: string
   return { line: userLine, column, message };
 }
 
-/** A parser that ran out of stack (or string length) on code nested or expanded beyond it. */
-function tooDeep(error: RangeError): IsfProblem {
+/** The line and column of `offset` in `text`. */
+function offsetAt(text: string, offset: number): At {
+  const before = text.slice(0, offset);
+  return { line: before.split("\n").length, column: offset - before.lastIndexOf("\n") };
+}
+
+/**
+ * A check cut by a bound of its work, or by a parser that ran out of stack
+ * (or string length) on code nested or expanded beyond it: the nesting bound
+ * keeps such code out before it gets there.
+ */
+function cut(error: WorkBoundReached | RangeError): IsfProblem {
+  if (error instanceof WorkBoundReached) return boundProblem(error);
   const why = error.message.charAt(0).toLowerCase() + error.message.slice(1);
   return {
     line: 1,

@@ -6,8 +6,9 @@
  * parameters, builds the sources the output's WebGL2 context compiles and
  * checks their GLSL without a GPU (syntax and undeclared names,
  * `glsl_check.ts`); compiling them (and mapping the GL log back with
- * `mapCompileLog`) is the renderer's part. `parseIsfApart` runs it on a
- * worker with a deadline, as the preset edits do.
+ * `mapCompileLog`) is the renderer's part. A check is bounded by its work
+ * (`bounds.ts`), never by time; `parseIsfApart` runs it on a worker, as the
+ * preset edits do.
  *
  * Own code rather than npm `interactive-shader-format`: that package's
  * parser (2.9.0, 2017) knows no `audio`/`audioFFT` inputs, expands the
@@ -16,6 +17,7 @@
  * @module
  */
 export {
+  type IsfCheckOptions,
   isfHeaderParameters,
   type IsfKind,
   isfKindOf,
@@ -25,7 +27,13 @@ export {
   parseIsf,
   prepareIsf,
 } from "./parse.ts";
-export { ISF_CHECK_DEADLINE_MS, parseIsfApart } from "./apart.ts";
+export {
+  ISF_CHECK_STALL_MS,
+  type IsfApartOptions,
+  IsfCheckStalled,
+  parseIsfApart,
+} from "./apart.ts";
+export { ISF_CHECK_BOUNDS, type IsfCheckBounds } from "./bounds.ts";
 export { describeProblem, type IsfProblem } from "./problems.ts";
 export { mapCompileLog } from "./glsl.ts";
 export type { UniformValue } from "./parameters.ts";

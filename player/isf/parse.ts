@@ -14,6 +14,7 @@ import {
   ISF_VERTEX_SHADER_300,
 } from "./glsl.ts";
 import { glslProblems } from "./glsl_check.ts";
+import { boundProblem, type IsfCheckBounds, WorkBoundReached, WorkBudget } from "./bounds.ts";
 import { inputParameters, inputProblem, inputUniform, type UniformValue } from "./parameters.ts";
 import { describeProblem, type IsfProblem, problemAt } from "./problems.ts";
 import { type IsfPassSpec, passProblems, passSpecs } from "./passes.ts";
@@ -49,18 +50,36 @@ export type IsfResult =
   | { readonly ok: true; readonly program: IsfProgram }
   | { readonly ok: false; readonly problems: IsfProblem[] };
 
+/** How one check is bounded and followed. */
+export interface IsfCheckOptions {
+  /** Bounds in place of ISF_CHECK_BOUNDS' (a test's tiny budget). */
+  readonly bounds?: Partial<IsfCheckBounds>;
+  /** Hears the work done so far, every 1024 units (the check's worker reports it). */
+  readonly onProgress?: (work: number) => void;
+}
+
 /**
- * Checks ISF `code` for a preset of `kind`.
+ * Checks ISF `code` for a preset of `kind`, its work bounded by
+ * ISF_CHECK_BOUNDS (`bounds.ts`): a check that reaches a bound is one problem
+ * that names it, the same on any machine at any load.
  * @example
  * ```ts
  * const result = parseIsf(code, "effect");
  * if (!result.ok) console.log(result.problems.map(describeProblem));
  * ```
  */
-export function parseIsf(code: string, kind: IsfKind): IsfResult {
+export function parseIsf(code: string, kind: IsfKind, options: IsfCheckOptions = {}): IsfResult {
+  const budget = new WorkBudget(options.bounds, options.onProgress);
+  const { codeCharacters } = budget.bounds;
+  if (code.length > codeCharacters) {
+    return {
+      ok: false,
+      problems: [boundProblem(new WorkBoundReached("codeCharacters", codeCharacters))],
+    };
+  }
   const result = prepareIsf(code, kind);
   if (!result.ok) return result;
-  const glsl = glslProblems(result.program.fragment, result.program.lineOffset);
+  const glsl = glslProblems(result.program.fragment, result.program.lineOffset, budget);
   return glsl.length > 0 ? { ok: false, problems: glsl } : result;
 }
 

@@ -8,6 +8,7 @@
  * @module
  */
 import jsep from "jsep";
+import { MAX_EXPRESSION_LENGTH } from "./bounds.ts";
 
 jsep.removeBinaryOp("^");
 jsep.addBinaryOp("^", 11, true);
@@ -55,13 +56,6 @@ const UNARY: Record<string, (a: number) => number> = {
   "+": (a) => a,
   "!": (a) => Number(a === 0),
 };
-
-/**
- * The longest size expression, in characters: ISF-Files' longest is 36; the
- * parser and the checks here recurse, one level a term at most, so this also
- * bounds their depth.
- */
-export const MAX_EXPRESSION_LENGTH = 256;
 
 /**
  * What is wrong with `expression` (null when nothing): at most

@@ -216,27 +216,6 @@ export class Output {
     return Uint8Array.from(atob(png.slice(png.indexOf(",") + 1)), (c) => c.charCodeAt(0));
   }
 
-  /**
-   * GL's log for a program compiled in the page's real context ("" when it compiles and
-   * links), or null when no page can say within 2 s (none connected, a browser starting).
-   */
-  async compile(vertex: string, fragment: string): Promise<string | null> {
-    if (this.#socket?.readyState !== WebSocket.OPEN) return null;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<null>((resolve) => timer = setTimeout(() => resolve(null), 2000));
-    const answer = this.#requests.request<{ log: string }>((id) => ({
-      type: "compile",
-      id,
-      vertex,
-      fragment,
-    })).then((a) => a.log, () => null);
-    try {
-      return await Promise.race([answer, late]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
   /** The output's sound level (RMS, 0-1) over `ms` milliseconds. */
   async level(ms: number): Promise<number> {
     const { rms } = await this.#request<{ rms: number }>((id) => ({ type: "level", id, ms }));

@@ -4,8 +4,10 @@
  * its own line, at most `maxQueuedPerClient` long, the lines take turns, and
  * all of them hold at most `maxQueued` jobs; past either bound a job is
  * refused at once with `RATE_LIMITED`. A job whose request is abandoned (its
- * `signal` aborts) leaves the queue, or, running, ends its worker. A job past
- * its deadline ends its worker, as does a worker that dies, and the next large
+ * `signal` aborts) leaves the queue, or, running, ends its worker. A worker is
+ * never ended for being slow: while it runs a job it reports progress each
+ * second, and only one that reported none over two looks `stallMs` apart
+ * (`protocol/progress_watch.ts`) is ended, as is a worker that dies; the next large
  * picture waits for the ended worker's memory to come back (at most 5 s); a worker
  * that decoded a large picture is replaced after it (WASM memory only grows,
  * and a fresh worker gives it back). One more worker, the local lane, makes
@@ -16,8 +18,13 @@
  * @module
  */
 import { CueportError } from "../core/mod.ts";
+import {
+  MONOTONIC_WATCH_CLOCK,
+  ProgressWatch,
+  type WatchClock,
+} from "../../protocol/progress_watch.ts";
 import type { Rendered, RenderJob } from "./render/mod.ts";
-import type { WorkerReady, WorkerResponse } from "./render/worker.ts";
+import type { WorkerProgress, WorkerReady, WorkerResponse } from "./render/worker.ts";
 
 interface Job {
   id: number;
@@ -39,8 +46,15 @@ export interface RenderPoolOptions {
    * are busy (default true). It starts with the first job, and stays.
    */
   localLane?: boolean;
-  /** A job taking longer ends its worker (default 30 s). */
-  deadlineMs?: number;
+  /**
+   * A job's worker that reported no progress over two looks this far apart is ended (default
+   * 30 s); one that reports (each second, from its event loop) is never ended, however slow.
+   */
+  stallMs?: number;
+  /** The clock the progress watch looks on (tests: a virtual one). */
+  clock?: WatchClock;
+  /** The worker's module (`render/worker.ts`; a test's stand-in). */
+  workerUrl?: string;
   /** Jobs one client may have waiting (default 16). */
   maxQueuedPerClient?: number;
   /** Jobs waiting in all (default 128). */
@@ -85,7 +99,8 @@ class Slot {
   /** Whether the worker's codecs are compiled (terminating it before then aborts the process). */
   isReady = false;
   job: Job | null = null;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Watches the running job's worker for progress. */
+  watch: ProgressWatch | null = null;
   /** The process's resident memory when the worker's last large job (or the worker) started. */
   startRss = 0;
   /** A busy worker was ended: the next job waits until memory is this low again, or `until`. */
@@ -98,6 +113,12 @@ class Slot {
 
   constructor(isLane = false) {
     this.isLane = isLane;
+  }
+
+  /** Ends the watch of the job that ran. */
+  stopWatch(): void {
+    this.watch?.stop();
+    this.watch = null;
   }
 
   /** Whether the slot's worker may run `job`. */
@@ -162,7 +183,9 @@ export class RenderPool {
     this.#slots = Array.from({ length: Math.max(1, options.size ?? 1) }, () => new Slot());
     if (options.localLane ?? true) this.#slots.push(new Slot(true));
     this.#o = {
-      deadlineMs: options.deadlineMs ?? 30_000,
+      stallMs: options.stallMs ?? 30_000,
+      clock: options.clock ?? MONOTONIC_WATCH_CLOCK,
+      workerUrl: options.workerUrl ?? new URL("./render/worker.ts", import.meta.url).href,
       maxQueuedPerClient: options.maxQueuedPerClient ?? 16,
       maxQueued: options.maxQueued ?? 128,
       recyclePixels: options.recyclePixels ?? 8_000_000,
@@ -353,10 +376,11 @@ export class RenderPool {
       // The memory a large picture's worker is to give back down to (a small job after it, on
       // the same worker, would measure what the large one still holds).
       if (isLarge(job.job)) slot.startRss = this.#o.memory();
-      slot.timer = setTimeout(
-        () => this.#end(slot, `Making the picture took over ${this.#o.deadlineMs / 1000} s`),
-        this.#o.deadlineMs,
-      );
+      const { clock, stallMs } = this.#o;
+      slot.watch = new ProgressWatch(clock, stallMs, () => {
+        slot.watch = null;
+        this.#end(slot, `The picture worker made no progress for ${stallMs / 1000} s`);
+      });
       worker.postMessage({ id: job.id, job: job.job });
     }
   }
@@ -419,10 +443,8 @@ export class RenderPool {
     slot.isReady = false;
     slot.isRecycleDue = false;
     slot.startRss = this.#o.memory();
-    const worker = new Worker(new URL("./render/worker.ts", import.meta.url).href, {
-      type: "module",
-    });
-    worker.onmessage = (event: MessageEvent<WorkerResponse | WorkerReady>) => {
+    const worker = new Worker(this.#o.workerUrl, { type: "module" });
+    worker.onmessage = (event: MessageEvent<WorkerResponse | WorkerReady | WorkerProgress>) => {
       if ("ready" in event.data) {
         if (this.#retire(worker, true)) return;
         if (slot.worker === worker) {
@@ -432,9 +454,10 @@ export class RenderPool {
         return;
       }
       if (slot.worker !== worker) return;
+      if ("progress" in event.data) return slot.watch?.progress();
       const job = slot.job;
       if (!job || event.data.id !== job.id) return;
-      clearTimeout(slot.timer);
+      slot.stopWatch();
       slot.job = null;
       job.detach();
       const answer = event.data;
@@ -465,7 +488,7 @@ export class RenderPool {
    * abandoned one); the next job starts a fresh worker.
    */
   #end(slot: Slot, reason: string | null): void {
-    clearTimeout(slot.timer);
+    slot.stopWatch();
     const worker = slot.worker;
     if (worker && slot.isReady) worker.terminate();
     else if (worker) this.#retiring.add(worker);

@@ -46,9 +46,23 @@ export interface WorkerReady {
   ready: true;
 }
 
+/**
+ * Sent each PROGRESS_MS while a job runs (its event loop turns: the job is
+ * not stuck), so the pool tells a slow worker from one that makes no progress.
+ */
+export interface WorkerProgress {
+  progress: number;
+}
+
+/** How often a job's progress is reported, ms. */
+const PROGRESS_MS = 1000;
+
 interface WorkerScope {
   onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
-  postMessage(message: WorkerResponse | WorkerReady, transfer?: Transferable[]): void;
+  postMessage(
+    message: WorkerResponse | WorkerReady | WorkerProgress,
+    transfer?: Transferable[],
+  ): void;
 }
 
 /** Renders a request into its response; never throws. */
@@ -140,7 +154,9 @@ let queue: Promise<unknown> = isWorker
 if (isWorker) {
   scope.onmessage = (event) => {
     queue = queue.then(async () => {
-      const response = await answer(event.data);
+      const { id } = event.data;
+      const beat = setInterval(() => scope.postMessage({ progress: id }), PROGRESS_MS);
+      const response = await answer(event.data).finally(() => clearInterval(beat));
       const transfer = response.ok ? [response.rendered.bytes.buffer as ArrayBuffer] : [];
       scope.postMessage(response, transfer);
     });

@@ -1,53 +1,41 @@
 /**
- * `checkIsfPreset` with the output's GL compile: ES 1.00 code that GL refuses
- * is taken when its lifted ES 3.00 sources compile (as the output then draws
- * them), and refused at the lines of the ES 1.00 log when they do not. The GL
- * here is a recording stand-in; the real one is in
- * tests/player/isf/isf_compile_test.ts and tests/player/output/isf_passes_test.ts.
+ * `checkIsfPreset`'s verdict is the bounded check's alone, the same at any
+ * load and with or without an output: ES 1.00 code that a GL would refuse for
+ * its loop limits is taken (the output compiles its lifted ES 3.00 sources as
+ * it draws); a check whose worker makes no progress is a retryable
+ * UNAVAILABLE refusal, never a verdict on the code.
  */
 import assert from "node:assert/strict";
+import { VirtualClock } from "../../../player/clock.ts";
+import { Refusal } from "../../../player/errors.ts";
 import { checkIsfPreset } from "../../../player/edits/preset_rules.ts";
-import { parseIsf } from "../../../player/isf/mod.ts";
+import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
 import { LOOP_BOUND } from "../isf/_passes_shaders.ts";
+import { INVERT } from "../isf/_shaders.ts";
 
 const preset = { kind: "effect" as const, type: "isf", code: LOOP_BOUND };
-const parsed = parseIsf(LOOP_BOUND, "effect");
-if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
-const { program } = parsed;
-const loopLine = LOOP_BOUND.split("\n").findIndex((l) => l.includes("for (")) + 1;
-/** ANGLE's log for the loop, at its line of the ES 1.00 source. */
-const LOOP_LOG = `ERROR: 0:${
-  program.lineOffset + loopLine
-}: 'i' : Loop index cannot be compared with non-constant expression`;
 
-Deno.test("checkIsfPreset() takes ES 1.00 code GL refuses when its ES 3.00 sources compile", async () => {
-  const asked: string[] = [];
-  const check = await checkIsfPreset(preset, undefined, (_vertex, fragment) => {
-    asked.push(fragment);
-    return Promise.resolve(fragment === program.fragment ? LOOP_LOG : "");
-  });
+Deno.test("checkIsfPreset() takes code the check passes, whatever a GL would say of it", async () => {
+  const check = await checkIsfPreset(preset, undefined, { clock: new VirtualClock() });
   assert.deepEqual(check?.codeProblems, []);
-  assert.deepEqual(asked, [program.fragment, program.lifted!.fragment]);
+  // A type error only a GL compiler sees: the check's verdict takes it, the output logs it.
+  const typeError = INVERT.replace("gl_FragColor = vec4(", "gl_FragColor = vec3(");
+  const typed = await checkIsfPreset({ ...preset, code: typeError }, undefined);
+  assert.deepEqual(typed?.codeProblems, []);
+  assert.deepEqual(typed?.parameters.map((p) => p.name), ["amount"]);
 });
 
-Deno.test("checkIsfPreset() refuses at the ES 1.00 log's line when neither compiles", async () => {
-  const check = await checkIsfPreset(
-    preset,
-    undefined,
-    (_vertex, fragment) =>
-      Promise.resolve(fragment === program.fragment ? LOOP_LOG : "ERROR: 0:3: 'other' : log"),
-  );
-  assert.equal(check?.codeProblems[0]?.line, loopLine);
-  assert.match(check?.codeProblems[0]?.message ?? "", /Loop index/);
-});
-
-Deno.test("checkIsfPreset() asks GL once for code it compiles; no page (null) takes the code", async () => {
-  let asked = 0;
-  await checkIsfPreset(preset, undefined, () => {
-    asked++;
-    return Promise.resolve("");
+Deno.test("checkIsfPreset() answers a check that made no progress as retryable UNAVAILABLE", async () => {
+  const clock = new VirtualClock();
+  const check = checkIsfPreset(preset, undefined, {
+    clock,
+    stallMs: 1000,
+    workerUrl: new URL("../isf/_silent_worker.ts", import.meta.url).href,
   });
-  assert.equal(asked, 1);
-  const alone = await checkIsfPreset(preset, undefined, () => Promise.resolve(null));
-  assert.deepEqual(alone?.codeProblems, []);
+  clock.advance(2000);
+  const error = await check.then(() => null, (e) => e);
+  assert.ok(error instanceof Refusal, String(error));
+  assert.equal(error.code, RpcErrorCode.UNAVAILABLE);
+  assert.deepEqual(error.data, { reason: "CHECK_STALLED" });
+  assert.match(error.message, /not a verdict on the code/);
 });

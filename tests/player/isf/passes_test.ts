@@ -94,8 +94,8 @@ Deno.test("parseIsf() refuses more than MAX_PASSES passes, at PASSES", () => {
   assert.equal(more.length, 0, JSON.stringify(more));
   assert.match(problem!.message, new RegExp(`^PASSES: .*at most ${MAX_PASSES}`));
   assert.equal(problem!.line, lineOf(withPasses([]), `"PASSES"`), "at the PASSES key's value");
-  const many = withPasses(Array.from({ length: 60000 }, () => ({})));
-  assert.match(problems(many)[0]!.message, /^PASSES: /, "60 000 passes: one problem");
+  const many = withPasses(Array.from({ length: 10000 }, () => ({})));
+  assert.match(problems(many)[0]!.message, /^PASSES: /, "10 000 passes: one problem");
 });
 
 Deno.test("parseIsf() refuses a target side over MAX_TARGET_SIDE, as a number or evaluated", () => {
@@ -118,7 +118,8 @@ Deno.test("parseIsf() refuses a size expression over 256 characters at its field
   const just = `1${"+1".repeat(127)}`;
   assert.equal(just.length, 255);
   assert.equal(program(side(just)).passes.length, 2);
-  for (const terms of [200, 20000, 100000]) {
+  // (100 000 terms are over the code's bound of characters, refused before the header.)
+  for (const terms of [200, 20000]) {
     const [problem, ...more] = problems(side("1+".repeat(terms) + "1"));
     assert.equal(more.length, 0, JSON.stringify(more));
     assert.match(problem!.message, /^PASSES\.0\.WIDTH: the expression is over 256 characters/);

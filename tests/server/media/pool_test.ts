@@ -240,7 +240,7 @@ Deno.test("RenderPool: after a busy worker is ended, an original-size picture wa
   let rss = 100 * MB;
   let looks = 0; // how often the pool read the memory
   const memory = () => (looks++, rss);
-  const options = { deadlineMs: 30_000, memory, drainMs: 60_000 };
+  const options = { stallMs: 30_000, memory, drainMs: 60_000 };
   const pool = new RenderPool(options);
   const render = pool.render.bind(pool) as Render;
   try {
