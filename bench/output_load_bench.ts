@@ -1,0 +1,55 @@
+/**
+ * How the output draws the demo show: headless Chromium (software GL), the demo's
+ * Opening Song with its layers, Soft Blur and the Bars visualizer, at the size given.
+ * Prints the time from the browser's start to the first frame reported, the frames a
+ * second over the sampled seconds and the render scale the page ended at.
+ *
+ * `deno run -A bench/output_load_bench.ts 1920 1080 [seconds]`; run `stress-ng --cpu 4`
+ * beside it to see it under load.
+ * @module
+ */
+import { PlayerApp } from "../player/app.ts";
+import { MonotonicClock } from "../player/clock.ts";
+import { createDemoProject } from "../player/demo.ts";
+import { writeJsonAtomic } from "../protocol/atomic_write.ts";
+import type { NormalizedAction } from "../protocol/actions.ts";
+import { findBrowser } from "../player/output/browser.ts";
+
+const [width = 1280, height = 720, seconds = 20] = Deno.args.map(Number);
+const dataDir = await Deno.makeTempDir({ prefix: "cueport-output-load-" });
+const project = await createDemoProject(`${dataDir}/projects/demo`);
+project.display = { ...project.display, width, height };
+await writeJsonAtomic(`${dataDir}/projects/demo/project.json`, project);
+
+const logs: string[] = [];
+const startedAt = performance.now();
+const app = await PlayerApp.open({
+  dataDir,
+  clock: new MonotonicClock(),
+  output: { mode: "headless", browser: findBrowser() },
+  log: (level, message) => logs.push(`${((performance.now() - startedAt) / 1000).toFixed(1)} s ${level}: ${message}`),
+});
+const output = app.output!;
+const run = (name: string, params: Record<string, string> = {}) =>
+  app.runAction({ name, params, projectId: null } as NormalizedAction);
+await run("SONG_SELECT_BY_ID", { songID: "song-opening" });
+await run("PLAY_IN");
+for (const clipID of ["clip-aurora", "clip-rings", "clip-checker"]) {
+  await run("TRIGGER_CLIP_IN", { clipID });
+}
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+while (output.stats.framesDrawn === 0) await sleep(50);
+const firstFrameS = (performance.now() - startedAt) / 1000;
+await sleep(3000);
+const from = output.stats.framesDrawn, fromAt = performance.now();
+await sleep(seconds * 1000);
+const fps = (output.stats.framesDrawn - from) / ((performance.now() - fromAt) / 1000);
+const load = (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
+console.log(
+  `${width}x${height}: first frame ${firstFrameS.toFixed(1)} s after start, ` +
+    `${fps.toFixed(1)} frames/s over ${seconds} s, render scale ${output.stats.renderScale}, ` +
+    `browser starts ${output.stats.browserStarts}, load ${load}`,
+);
+for (const line of logs.filter((l) => !l.includes("info:"))) console.log(`  ${line}`);
+await app.close();
+await Deno.remove(dataDir, { recursive: true });
