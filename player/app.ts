@@ -60,7 +60,12 @@ export interface PlayerOptions {
   /** The ffmpeg command that captures camera devices; null or absent: none. */
   ffmpeg?: string | null;
   /** How the show is shown (`docs/output.md`); absent: `none`. */
-  output?: { mode: OutputMode; browser: string | null };
+  output?: {
+    mode: OutputMode;
+    browser: string | null;
+    /** The time a frame may take before the page draws smaller (tests); absent: the frame period. */
+    frameBudgetMs?: number;
+  };
 }
 
 /**
@@ -445,6 +450,8 @@ export class PlayerApp implements AppServices {
         },
         edit: (build) => this.applyBuiltEdits(build),
       },
+      ...(output?.frameBudgetMs ? { frameBudgetMs: output.frameBudgetMs } : {}),
+      scaleChanged: (drawing) => this.changeAppState("output-scale-changed", { output: drawing }),
       recordingLost: () => {
         this.#recorder.lost();
         this.changeAppState("recording-changed", { recording: this.#recorder.state });
@@ -474,6 +481,7 @@ export class PlayerApp implements AppServices {
       editor: null,
       windowReloads: 0,
       lastReloadAt: null,
+      output: { renderScale: 1, reason: null },
     };
   }
 

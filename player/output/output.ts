@@ -12,6 +12,7 @@ import {
   type RenderState,
   type ToPage,
 } from "../../protocol/output.ts";
+import type { OutputDrawing } from "../../protocol/state.ts";
 import { PagePrograms } from "./page_programs.ts";
 import type { Clock } from "../clock.ts";
 import { findBrowser, hasDisplay } from "./browser.ts";
@@ -41,6 +42,10 @@ export interface OutputOptions {
   source(): RenderSource | null;
   media(projectId: string, fileId: string): MediaPath | null;
   log: OutputLog;
+  /** The page's render scale changed (said once per change, and logged). */
+  scaleChanged?: (drawing: OutputDrawing) => void;
+  /** The time a frame may take before the page draws smaller, ms; absent: the frame period. */
+  frameBudgetMs?: number;
   /** A recording ended because the browser that recorded it went away. */
   recordingLost?: () => void;
   /** The preset editor (`appState.editor`): its window follows it; absent, none opens. */
@@ -106,6 +111,8 @@ export class Output {
   readonly reports: PageReport[] = [];
   /** Frames the pages reported drawn, every report summed. */
   #framesDrawn = 0;
+  /** The scale the page last reported drawing at. */
+  #renderScale = 1;
   /** Files the page could not decode, logged once each. */
   readonly faults: string[] = [];
   /** Whether the page showed the full-screen state at its last picture (`frame`). */
@@ -118,8 +125,11 @@ export class Output {
       connected: (socket) => this.#connected(socket),
       editorConnected: (socket) => this.#editorPage.connected(socket),
       isEditorOpen: () => !!options.editor?.state(),
+      requested: () => this.#health.progress(),
     });
-    this.#requests = new PageRequests((message) => this.#send(message));
+    this.#requests = new PageRequests((message) => this.#send(message), {
+      lastProgressAt: () => this.#health.lastProgressAt,
+    });
     const display = options.source()?.project.display ?? { width: 1280, height: 720 };
     this.#supervisor = new BrowserSupervisor({
       program: browser,
@@ -130,7 +140,7 @@ export class Output {
       log: options.log,
       onStart: () => this.#health.browserStarted(),
     });
-    this.#health = new PageHealth(this.#supervisor, options.log);
+    this.#health = new PageHealth(this.#supervisor, { log: options.log });
     this.#window = new OutputWindow(this.#supervisor, {
       url: this.#server.url,
       mode,
@@ -173,6 +183,11 @@ export class Output {
     return this.#supervisor.profileDir;
   }
 
+  /** When the browser or its page last showed progress (performance.now): tests wait on it. */
+  get lastProgressAt(): number {
+    return this.#health.lastProgressAt;
+  }
+
   /** How many times a page said hello (a browser start, a reload). */
   get pageLoads(): number {
     return this.#health.pageLoads;
@@ -188,7 +203,7 @@ export class Output {
     return {
       framesDrawn: this.#framesDrawn,
       framesPerSecond: this.reports.at(-1)?.frames ?? 0,
-      renderScale: 1,
+      renderScale: this.#renderScale,
       browserStarts: this.#supervisor.starts,
       pageLoads: this.#health.pageLoads,
     };
@@ -338,6 +353,7 @@ export class Output {
     socket.binaryType = "arraybuffer";
     socket.onopen = () => {
       this.programs.pageConnected();
+      this.#send({ type: "scale", frameBudgetMs: this.#options.frameBudgetMs ?? null });
       this.#send({ type: "programs", programs: [...BUILT_IN_PROGRAMS] });
       this.#pushState();
       this.#requests.resend();
@@ -351,6 +367,7 @@ export class Output {
   }
 
   #onMessage(data: unknown): void {
+    this.#health.progress();
     if (data instanceof ArrayBuffer) {
       this.#recording?.file.writeSync(new Uint8Array(data));
       return;
@@ -378,6 +395,7 @@ export class Output {
         this.#framesDrawn += message.frames;
         if (this.reports.length > 600) this.reports.shift();
         this.#health.report(message, this.#options.source()?.project.display.fps ?? 30);
+        this.#scaleReported(message.renderScale, message.scaleReason);
         break;
       case "fault":
         this.#fault(message.clipId, message.message);
@@ -392,6 +410,18 @@ export class Output {
       default:
         this.#requests.settle(message.id, message);
     }
+  }
+
+  /** Says a new render scale once: one log line, and `scaleChanged` (`appState.output`). */
+  #scaleReported(renderScale: number, reason: string | null): void {
+    if (renderScale === this.#renderScale) return;
+    const from = this.#renderScale;
+    this.#renderScale = renderScale;
+    this.#options.log(
+      renderScale < from ? "warn" : "info",
+      `Output: drawing at scale ${renderScale} (was ${from})${reason ? `: ${reason}` : ""}`,
+    );
+    this.#options.scaleChanged?.({ renderScale, reason });
   }
 
   /** Once per file and reason, whatever the page's reloads. */

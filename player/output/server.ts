@@ -52,6 +52,8 @@ export interface OutputServerHost {
   editorConnected(socket: WebSocket): void;
   /** Whether an editor is open: its socket is refused otherwise. */
   isEditorOpen(): boolean;
+  /** A request came (the page loading its files: a sign the browser makes progress). */
+  requested?(): void;
 }
 
 /** The running server. */
@@ -74,6 +76,7 @@ export function serveOutput(host: OutputServerHost): OutputServer {
   }, (request) => {
     const path = new URL(request.url).pathname;
     if (!path.startsWith(prefix)) return new Response("Not found", { status: 404 });
+    host.requested?.();
     const rest = path.slice(prefix.length);
     if (rest === "ws" || rest === "editor-ws") {
       if (request.headers.get("upgrade") !== "websocket") {

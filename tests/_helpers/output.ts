@@ -203,9 +203,43 @@ export interface OutputPlayer {
   close(): Promise<void>;
 }
 
+/** How long the output may show no progress at all while a test waits on it. */
+export const NO_PROGRESS_MS = 60_000;
+/** A guard against a test that waits forever on a page that reports but never gets there. */
+const HANG_GUARD_MS = 600_000;
+
+/**
+ * Resolves once `check` holds, polling every 20 ms. It fails when the output showed no
+ * progress (no page message, no page file asked for, no browser start: `lastProgressAt`)
+ * for `NO_PROGRESS_MS`, naming `what`: a slow page on a busy machine is waited for, not
+ * timed out (a fixed deadline there is a flake). `HANG_GUARD_MS` bounds the whole wait.
+ */
+export async function untilOutput(
+  output: Output,
+  what: string,
+  check: () => Promise<boolean> | boolean,
+): Promise<void> {
+  const startedAt = performance.now();
+  while (!(await check())) {
+    const now = performance.now();
+    const silentMs = now - Math.max(output.lastProgressAt, startedAt);
+    if (silentMs > NO_PROGRESS_MS || now - startedAt > HANG_GUARD_MS) {
+      throw new Error(
+        `Waited for ${what}: the output showed no progress for ${Math.round(silentMs / 1000)} s`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Opens a player on the test Project with an output, headless unless `mode` says. */
 export async function openOutputPlayer(
-  options: { realClock?: boolean; mode?: "headless" | "window" | "fullscreen" } = {},
+  options: {
+    realClock?: boolean;
+    mode?: "headless" | "window" | "fullscreen";
+    /** The time a frame may take before the page draws smaller (tiny: it always does). */
+    frameBudgetMs?: number;
+  } = {},
 ): Promise<OutputPlayer> {
   const dataDir = await outputDataDir();
   const clock = options.realClock ? new MonotonicClock() : new VirtualClock();
@@ -214,7 +248,11 @@ export async function openOutputPlayer(
     dataDir,
     clock,
     positionIntervalMs: 0,
-    output: { mode: options.mode ?? "headless", browser: CHROMIUM },
+    output: {
+      mode: options.mode ?? "headless",
+      browser: CHROMIUM,
+      ...(options.frameBudgetMs ? { frameBudgetMs: options.frameBudgetMs } : {}),
+    },
     log: (level, message) => logs.push(`${level}: ${message}`),
   });
   const output = app.output;

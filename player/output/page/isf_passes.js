@@ -80,12 +80,16 @@ export function createIsfPasses(gl) {
      * Draws `compiled` (a program with `passes`) for the state's pass `p` (with the
      * `owner` of its targets): each pass into its target (or into `out` for a pass
      * without one), with `bindings` (the program's inputs and ISF's built-ins, `size`
-     * the render's). Answers the texture of its picture.
+     * the render's, `scale` its render scale). Answers the texture of its picture.
      */
-    run(compiled, p, { bindings, out, size }) {
+    run(compiled, p, { bindings, out, size, scale = 1 }) {
       const specs = compiled.passes;
+      // A render scale below 1 draws the player's target sizes that much smaller too.
+      const scaled = (s) => s.map((side) => Math.max(1, Math.round(side * scale)));
       const own = specs.map((spec, i) =>
-        spec.target ? buffer(p.owner, spec, p.sizes?.[i] ?? [size.width, size.height]) : null
+        spec.target
+          ? buffer(p.owner, spec, p.sizes?.[i] ? scaled(p.sizes[i]) : [size.width, size.height])
+          : null
       );
       // Every target by name, once: a pass updates only its own.
       const textures = { ...bindings.textures };

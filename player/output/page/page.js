@@ -5,6 +5,7 @@ import { clockOffset, onPong, playerNow, setReading } from "./clock.js";
 import { checkedProgram, createCompositor } from "./compositor.js";
 import { compile } from "./gl.js";
 import { createLayers, media } from "./layers.js";
+import { createScaleController } from "./render_scale.js";
 import {
   analyser,
   measureLevel,
@@ -27,6 +28,22 @@ let socket = null;
 let state = null;
 let drawnSeq = -1;
 const stats = { frames: 0, dropped: 0, driftMs: 0, firstFrames: [] };
+/** The player's frame budget (`scale`; null: the display's frame period) and its controller. */
+let frameBudgetMs = null;
+let scaler = null;
+let scalerFps = 0;
+let scaleReason = null;
+
+/** The render scale controller for the display's rate (a new one when the rate changes). */
+function scaleController() {
+  const fps = state?.display.fps ?? 30;
+  if (!scaler || scalerFps !== fps) {
+    scaler = createScaleController({ fps, budgetMs: frameBudgetMs });
+    scalerFps = fps;
+    scaleReason = null;
+  }
+  return scaler;
+}
 
 /** Follows the clock with the sound and the layers' media; true when every layer is ready. */
 function sync(clock) {
@@ -38,10 +55,16 @@ function sync(clock) {
 }
 
 function draw(clock) {
-  compositor.draw(state, clock, (clipId) => {
-    const entry = media.get(clipId);
-    return entry?.isUploaded ? entry.texture : null;
-  }, analyser);
+  compositor.draw(
+    state,
+    clock,
+    (clipId) => {
+      const entry = media.get(clipId);
+      return entry?.isUploaded ? entry.texture : null;
+    },
+    analyser,
+    scaleController().scale,
+  );
   if (drawnSeq !== state.seq) {
     drawnSeq = state.seq;
     stats.firstFrames.push({ seq: state.seq, clock });
@@ -58,12 +81,17 @@ function frame(now) {
   if (lastFrameAt > 0 && now - lastFrameAt > period * 1.5) {
     stats.dropped += Math.round((now - lastFrameAt) / period) - 1;
   }
+  // The time since the frame before is what the render scale follows (not after a pause).
+  if (lastFrameAt > 0) scaleController().frame(now - lastFrameAt);
   lastFrameAt = now;
   const clock = playerNow(now);
   sync(clock);
   draw(clock);
   stats.frames++;
 }
+
+// A hidden page gets no animation frames: the time it was hidden is no frame's.
+document.addEventListener("visibilitychange", () => lastFrameAt = 0);
 
 // ---- requests from the player ---------------------------------------------------------
 
@@ -166,6 +194,10 @@ function onMessage(message) {
     case "pong":
       onPong(message.t0, message.now);
       break;
+    case "scale":
+      frameBudgetMs = message.frameBudgetMs;
+      scaler = null;
+      break;
     case "frame":
       answerFrame(message.id);
       break;
@@ -208,6 +240,11 @@ function connect() {
 
 setInterval(() => {
   send({ type: "ping", t0: performance.now() });
+  // A second of drawing ends: the scale follows it (a hidden page's seconds are not judged).
+  const { scale, reason } = document.visibilityState === "visible"
+    ? scaleController().second()
+    : { scale: scaleController().scale, reason: scaleReason };
+  scaleReason = reason;
   send({
     type: "report",
     seq: drawnSeq,
@@ -217,6 +254,8 @@ setInterval(() => {
     driftMs: stats.driftMs,
     firstFrames: stats.firstFrames,
     visibility: document.visibilityState,
+    renderScale: scale,
+    scaleReason,
   });
   stats.frames = 0;
   stats.dropped = 0;
