@@ -119,10 +119,10 @@ export function createCompositor(canvas) {
   let frameIndex = -1;
   let targets = null;
 
-  /** The canvas at the display's size, the targets at the size drawn (a render scale's). */
-  function ensureTargets(display, width, height) {
-    if (canvas.width !== display.width) canvas.width = display.width;
-    if (canvas.height !== display.height) canvas.height = display.height;
+  /** The canvas at `canvasSize`, the targets at the size drawn (a render scale's). */
+  function ensureTargets(canvasSize, width, height) {
+    if (canvas.width !== canvasSize.width) canvas.width = canvasSize.width;
+    if (canvas.height !== canvasSize.height) canvas.height = canvasSize.height;
     if (targets && targets.width === width && targets.height === height) return;
     for (const t of targets ? [targets.a, targets.b, targets.out] : []) {
       gl.deleteFramebuffer(t.fb);
@@ -242,15 +242,20 @@ export function createCompositor(canvas) {
     },
     /**
      * Draws `state` at `clock`; `textureOf(clipId)` is a layer's picture or null. `scale`
-     * (`render_scale.js`) draws every pass that much smaller, scaled up to the canvas.
+     * (`render_scale.js`) draws every pass that much smaller, and the canvas is the display's
+     * size times `canvasScale` (the browser scales it to the window: a canvas at the display's
+     * size costs a full-size pass more and the browser's copy of it, about 55 ms a 1080p frame
+     * with software GL; a recording keeps the display's size).
      */
-    draw(state, clock, textureOf, analyser, scale = 1) {
+    draw(state, clock, textureOf, analyser, scale = 1, canvasScale = 1) {
       const { display } = state;
-      const size = {
-        width: Math.max(1, Math.round(display.width * scale)),
-        height: Math.max(1, Math.round(display.height * scale)),
-      };
-      ensureTargets(display, size.width, size.height);
+      const scaled = (k) => ({
+        width: Math.max(1, Math.round(display.width * k)),
+        height: Math.max(1, Math.round(display.height * k)),
+      });
+      const size = scaled(scale);
+      const canvasSize = scaled(canvasScale);
+      ensureTargets(canvasSize, size.width, size.height);
       const [r, g, b] = parseColor(display.backgroundColor);
       frameIndex++;
       uploadAudio(analyser);
@@ -266,7 +271,7 @@ export function createCompositor(canvas) {
         picture = drawVisualizers(state.visualizers, picture, clock, size, scale);
       }
       const framing = { zoom: display.zoom, background: [r, g, b] };
-      pass(gl, internal.present, null, { u_image: picture }, framing, display);
+      pass(gl, internal.present, null, { u_image: picture }, framing, canvasSize);
       isfPasses.endFrame();
     },
   };

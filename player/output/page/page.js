@@ -54,17 +54,17 @@ function sync(clock) {
   return isReady;
 }
 
-function draw(clock) {
-  compositor.draw(
-    state,
-    clock,
-    (clipId) => {
-      const entry = media.get(clipId);
-      return entry?.isUploaded ? entry.texture : null;
-    },
-    analyser,
-    scaleController().scale,
-  );
+/** Whether a recording runs: its canvas keeps the display's size (the stream's frame size). */
+let isRecording = false;
+
+/** Draws the state at `clock`, at the render scale unless `isFull` (a picture asked for). */
+function draw(clock, isFull = false) {
+  const scale = isFull ? 1 : scaleController().scale;
+  const textureOf = (clipId) => {
+    const entry = media.get(clipId);
+    return entry?.isUploaded ? entry.texture : null;
+  };
+  compositor.draw(state, clock, textureOf, analyser, scale, isRecording ? 1 : scale);
   if (drawnSeq !== state.seq) {
     drawnSeq = state.seq;
     stats.firstFrames.push({ seq: state.seq, clock });
@@ -114,7 +114,8 @@ async function answerFrame(id) {
   let isComplete = false;
   if (state) {
     isComplete = await whenReady(5000);
-    draw(playerNow());
+    // The picture at the display's size and scale 1, whatever the render scale is now.
+    draw(playerNow(), true);
   }
   send({
     type: "frame",
@@ -208,9 +209,11 @@ function onMessage(message) {
       measureLevel(message.ms).then((rms) => send({ type: "level", id: message.id, rms }));
       break;
     case "record-start":
+      isRecording = true;
       startRecording(canvas, state?.display.fps ?? 30, (bytes) => socket?.send(bytes));
       break;
     case "record-stop":
+      isRecording = false;
       stopRecording().then((done) => send({ type: "recorded", id: message.id, ...done }));
       break;
   }
