@@ -111,8 +111,9 @@ export class Output {
   readonly reports: PageReport[] = [];
   /** Frames the pages reported drawn, every report summed. */
   #framesDrawn = 0;
-  /** The scale the page last reported drawing at. */
+  /** The scale the page last reported drawing at, and the frame budget it is given. */
   #renderScale = 1;
+  #frameBudgetMs: number | null;
   /** Files the page could not decode, logged once each. */
   readonly faults: string[] = [];
   /** Whether the page showed the full-screen state at its last picture (`frame`). */
@@ -120,6 +121,7 @@ export class Output {
 
   constructor(options: OutputOptions, browser: string, mode: "window" | "fullscreen" | "headless") {
     this.#options = options;
+    this.#frameBudgetMs = options.frameBudgetMs ?? null;
     this.#server = serveOutput({
       media: options.media,
       connected: (socket) => this.#connected(socket),
@@ -207,6 +209,15 @@ export class Output {
       browserStarts: this.#supervisor.starts,
       pageLoads: this.#health.pageLoads,
     };
+  }
+
+  /**
+   * The time a frame may take before the page draws at a lower scale, ms (null: the display's
+   * frame period): told to the page now and to every page that connects.
+   */
+  setFrameBudget(ms: number | null): void {
+    this.#frameBudgetMs = ms;
+    this.#send({ type: "scale", frameBudgetMs: ms });
   }
 
   /** The show changed: the page gets the new state once this burst of changes is over. */
@@ -353,7 +364,7 @@ export class Output {
     socket.binaryType = "arraybuffer";
     socket.onopen = () => {
       this.programs.pageConnected();
-      this.#send({ type: "scale", frameBudgetMs: this.#options.frameBudgetMs ?? null });
+      this.#send({ type: "scale", frameBudgetMs: this.#frameBudgetMs });
       this.#send({ type: "programs", programs: [...BUILT_IN_PROGRAMS] });
       this.#pushState();
       this.#requests.resend();

@@ -12,6 +12,7 @@ import { type Clock, MonotonicClock, VirtualClock } from "../../player/clock.ts"
 import type { Output } from "../../player/output/mod.ts";
 import { decodePng, pixel, type Pixels } from "./images.ts";
 import { CHROMIUM } from "./browser.ts";
+import { untilProgress } from "./until.ts";
 import { testSettings } from "./service.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 import { createLogger } from "../../server/log.ts";
@@ -203,41 +204,31 @@ export interface OutputPlayer {
   close(): Promise<void>;
 }
 
-/** How long the output may show no progress at all while a test waits on it. */
-export const NO_PROGRESS_MS = 60_000;
-/** A guard against a test that waits forever on a page that reports but never gets there. */
-const HANG_GUARD_MS = 600_000;
-
 /**
- * Resolves once `check` holds, polling every 20 ms. It fails when the output showed no
- * progress (no page message, no page file asked for, no browser start: `lastProgressAt`)
- * for `NO_PROGRESS_MS`, naming `what`: a slow page on a busy machine is waited for, not
- * timed out (a fixed deadline there is a flake). `HANG_GUARD_MS` bounds the whole wait.
+ * Resolves once `check` holds; fails only when the output showed no progress (no page
+ * message, no page file asked for, no browser start: `Output.lastProgressAt`) for 60 s,
+ * naming `what`. A slow page on a busy machine is waited for, not timed out.
  */
-export async function untilOutput(
+export function untilOutput(
   output: Output,
   what: string,
   check: () => Promise<boolean> | boolean,
 ): Promise<void> {
-  const startedAt = performance.now();
-  while (!(await check())) {
-    const now = performance.now();
-    const silentMs = now - Math.max(output.lastProgressAt, startedAt);
-    if (silentMs > NO_PROGRESS_MS || now - startedAt > HANG_GUARD_MS) {
-      throw new Error(
-        `Waited for ${what}: the output showed no progress for ${Math.round(silentMs / 1000)} s`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return untilProgress(what, check, { progress: () => output.lastProgressAt });
 }
+
+/**
+ * The frame budget of the tests' outputs: so large that no second is slow, so the render
+ * scale stays 1 whatever the load (the tests compare pixels; `degrade_test.ts` gives a tiny one).
+ */
+export const HOLD_SCALE_BUDGET_MS = 1e9;
 
 /** Opens a player on the test Project with an output, headless unless `mode` says. */
 export async function openOutputPlayer(
   options: {
     realClock?: boolean;
     mode?: "headless" | "window" | "fullscreen";
-    /** The time a frame may take before the page draws smaller (tiny: it always does). */
+    /** The time a frame may take before the page draws smaller (tiny: it always does); absent: held at 1. */
     frameBudgetMs?: number;
   } = {},
 ): Promise<OutputPlayer> {
@@ -251,7 +242,7 @@ export async function openOutputPlayer(
     output: {
       mode: options.mode ?? "headless",
       browser: CHROMIUM,
-      ...(options.frameBudgetMs ? { frameBudgetMs: options.frameBudgetMs } : {}),
+      frameBudgetMs: options.frameBudgetMs ?? HOLD_SCALE_BUDGET_MS,
     },
     log: (level, message) => logs.push(`${level}: ${message}`),
   });
@@ -321,7 +312,7 @@ export async function openOutputService(
         clock: options.clock,
         // A virtual clock moves only when told: no position updates of its own.
         ...(options.clock instanceof VirtualClock ? { positionIntervalMs: 0 } : {}),
-        output: { mode: "headless", browser: CHROMIUM },
+        output: { mode: "headless", browser: CHROMIUM, frameBudgetMs: HOLD_SCALE_BUDGET_MS },
         ...(options.log ? { log: options.log } : {}),
       });
       players.push(running);
@@ -342,7 +333,8 @@ export async function openOutputService(
   });
   const lock = await InstanceLock.acquire(dataDir, VERSION);
   const service = await startService(settings, createLogger("error"), { lock, launcher });
-  if (!(await service.supervisor.waitReady(20_000))) throw new Error("The player did not start");
+  // A bound for a player in this process that opens a Project: generous for a busy machine.
+  if (!(await service.supervisor.waitReady(120_000))) throw new Error("The player did not start");
   return {
     output: players[0]!.app.output!,
     base: `http://127.0.0.1:${service.ports.http}`,

@@ -42,6 +42,16 @@ export function createIsfPasses(gl) {
     }
   }
 
+  /** Draws `from`'s picture into `to`'s (scaled, linear): a resized persistent target. */
+  function copy(from, to) {
+    gl.bindFramebuffer(gl.READ_FRAMEBUFFER, from.read.fb);
+    gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, to.read.fb);
+    const [fw, fh, tw, th] = [from.width, from.height, to.width, to.height];
+    gl.blitFramebuffer(0, 0, fw, fh, 0, 0, tw, th, gl.COLOR_BUFFER_BIT, gl.LINEAR);
+    gl.bindFramebuffer(gl.READ_FRAMEBUFFER, null);
+    gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, null);
+  }
+
   function clear(side) {
     gl.bindFramebuffer(gl.FRAMEBUFFER, side.fb);
     gl.clearColor(0, 0, 0, 0);
@@ -57,8 +67,9 @@ export function createIsfPasses(gl) {
     let b = buffers.get(key);
     const isSame = b && b.width === w && b.height === h && b.isFloat === isFloat &&
       b.persistent === persistent;
+    let old = null;
     if (b && !isSame) {
-      release(b);
+      old = b;
       b = undefined;
     }
     if (!b) {
@@ -67,8 +78,11 @@ export function createIsfPasses(gl) {
       const write = persistent ? target(gl, w, h, format) : read;
       b = { read, write, width: w, height: h, isFloat, persistent, drawn: frame };
       clear(b.read);
+      // A persistent target only resized (the render scale changed) keeps its picture.
+      if (old?.persistent && persistent && old.isFloat === isFloat) copy(old, b);
       buffers.set(key, b);
     }
+    if (old) release(old);
     // A target that does not persist starts every frame empty.
     if (!persistent) clear(b.read);
     b.drawn = frame;

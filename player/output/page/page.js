@@ -57,14 +57,17 @@ function sync(clock) {
 /** Whether a recording runs: its canvas keeps the display's size (the stream's frame size). */
 let isRecording = false;
 
-/** Draws the state at `clock`, at the render scale unless `isFull` (a picture asked for). */
+/**
+ * Draws the state at `clock` at the render scale, into a canvas of that scale or, while
+ * recording and for a picture asked for (`isFull`), of the display's size.
+ */
 function draw(clock, isFull = false) {
-  const scale = isFull ? 1 : scaleController().scale;
+  const scale = scaleController().scale;
   const textureOf = (clipId) => {
     const entry = media.get(clipId);
     return entry?.isUploaded ? entry.texture : null;
   };
-  compositor.draw(state, clock, textureOf, analyser, scale, isRecording ? 1 : scale);
+  compositor.draw(state, clock, textureOf, analyser, scale, isRecording || isFull ? 1 : scale);
   if (drawnSeq !== state.seq) {
     drawnSeq = state.seq;
     stats.firstFrames.push({ seq: state.seq, clock });
@@ -114,7 +117,7 @@ async function answerFrame(id) {
   let isComplete = false;
   if (state) {
     isComplete = await whenReady(5000);
-    // The picture at the display's size and scale 1, whatever the render scale is now.
+    // The picture at the display's size, drawn at the render scale of now.
     draw(playerNow(), true);
   }
   send({

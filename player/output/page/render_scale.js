@@ -29,6 +29,7 @@ const KEEPS_UP = 1.05;
  * const { scale: s, isChanged } = scale.second();
  * @param {{fps: number, budgetMs?: number | null}} options
  */
+// long: the controller's closure, like a class: its counters and the two calls over them
 export function createScaleController({ fps, budgetMs = null }) {
   const budget = budgetMs ?? 1000 / fps;
   let step = 0;

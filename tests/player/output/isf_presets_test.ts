@@ -12,8 +12,7 @@ import { VirtualClock } from "../../../player/mod.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { connectMcp, type McpTestClient } from "../../_helpers/mcp_client.ts";
 import { decodePng, pixel } from "../../_helpers/images.ts";
-import { near, openOutputService, outputDataDir } from "../../_helpers/output.ts";
-import { until } from "../../_helpers/until.ts";
+import { near, openOutputService, outputDataDir, untilOutput } from "../../_helpers/output.ts";
 import { INVERT } from "../isf/_shaders.ts";
 
 /** The service with a headless output on a virtual clock, and what the steps do with it. */
@@ -130,8 +129,12 @@ Deno.test({
           const loads = s.output.pageLoads;
           Deno.kill(s.output.browserPid!, "SIGKILL");
           await edit("preset.update", { kind: "effect", presetID, code: broken });
-          await until("the page to load again", () => s.output.pageLoads > loads);
-          await until("the compile log", () => s.logs.some((l) => l.includes("does not compile")));
+          await untilOutput(s.output, "the page to load again", () => s.output.pageLoads > loads);
+          await untilOutput(
+            s.output,
+            "the compile log",
+            () => s.logs.some((l) => l.includes("does not compile")),
+          );
           const rgb = await s.centre();
           assert(near(rgb, [0, 0, 255]), `the last code that compiled draws: ${rgb}`);
           const logged = s.logs.filter((l) => l.includes("does not compile"));
