@@ -76,6 +76,8 @@ function draw(clock, isFull = false) {
 }
 
 let lastFrameAt = 0;
+/** Page time from which frames are judged for the render scale (3 s after the first). */
+let judgedFrom = null;
 function frame(now) {
   requestAnimationFrame(frame);
   if (!state || !gl) return;
@@ -84,8 +86,10 @@ function frame(now) {
   if (lastFrameAt > 0 && now - lastFrameAt > period * 1.5) {
     stats.dropped += Math.round((now - lastFrameAt) / period) - 1;
   }
-  // The time since the frame before is what the render scale follows (not after a pause).
-  if (lastFrameAt > 0) scaleController().frame(now - lastFrameAt);
+  // The time since the frame before is what the render scale follows (not after a pause,
+  // nor in the page's first seconds, when its media load and its programs compile).
+  judgedFrom ??= now + 3000;
+  if (lastFrameAt > 0 && now > judgedFrom) scaleController().frame(now - lastFrameAt);
   lastFrameAt = now;
   const clock = playerNow(now);
   sync(clock);
