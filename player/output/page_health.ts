@@ -18,6 +18,11 @@ import { processTreeCpuMs } from "./process_cpu.ts";
 export const NO_PROGRESS_MS = 60_000;
 /** The longest wait for progress (after restarts that did not help, each twice as long). */
 export const NO_PROGRESS_MAX_MS = 600_000;
+/**
+ * The bound for a page that said it is hidden (a minimized window): browsers may run its
+ * timers, and so its reports, only once a minute (Chromium's intensive wake-up throttling).
+ */
+export const HIDDEN_BOUND_MS = 300_000;
 /** How often progress is looked at (the browser's CPU time read). */
 export const CHECK_MS = 5000;
 
@@ -60,6 +65,8 @@ export class PageHealth {
   #hasPage = false;
   /** The browser's CPU time at the last check, ms (null: unknown). */
   #cpu: number | null = null;
+  /** Whether the page last said it is hidden (a browser may wake its timers once a minute). */
+  #isHidden = false;
   /** Restarts in a row for want of progress (the next waits twice as long). */
   #stuckRestarts = 0;
   /** When the browser or its page last showed progress (`now()`). */
@@ -144,6 +151,7 @@ export class PageHealth {
    */
   report(report: Extract<FromPage, { type: "report" }>, fps: number): void {
     this.progress();
+    this.#isHidden = report.visibility !== "visible";
     const isLate = report.driftMs > 3000 / fps;
     const isSlow = report.frames + report.dropped > 0 && report.frames < fps / 2;
     const now = this.#now();
@@ -174,7 +182,9 @@ export class PageHealth {
     this.#cpu = cpu;
     const now = this.#now();
     const silentMs = now - this.lastProgressAt;
-    const bound = this.noProgressBoundMs;
+    const bound = this.#hasPage && this.#isHidden
+      ? Math.max(this.noProgressBoundMs, HIDDEN_BOUND_MS)
+      : this.noProgressBoundMs;
     if (silentMs < bound) return;
     const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
     const what = this.#hasPage

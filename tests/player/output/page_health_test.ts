@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import {
   CHECK_MS,
+  HIDDEN_BOUND_MS,
   NO_PROGRESS_MS,
   PageHealth,
   type PageHealthOptions,
@@ -53,7 +54,7 @@ function watched(s = supervisor()) {
   return { s, lines, health, clock, tick };
 }
 
-const report = (frames: number, driftMs: number) => ({
+const report = (frames: number, driftMs: number, visibility = "visible") => ({
   type: "report" as const,
   seq: 1,
   frames,
@@ -61,7 +62,7 @@ const report = (frames: number, driftMs: number) => ({
   offset: 0,
   driftMs,
   firstFrames: [],
-  visibility: "visible",
+  visibility,
   renderScale: 1,
   scaleReason: null,
 });
@@ -158,5 +159,17 @@ Deno.test("PageHealth: a page that stops sending is started again; its CPU time 
     lines.at(-1),
     "warn: Output: the page sent nothing for 60.0 s; starting the browser again, next bound 120.0 s",
   );
+  health.close();
+});
+
+Deno.test("PageHealth: a hidden page (its timers maybe once a minute) is given HIDDEN_BOUND_MS", () => {
+  const { s, health, tick } = watched();
+  health.browserStarted();
+  health.hello("SwiftShader");
+  health.report(report(0, 0, "hidden"), 30);
+  tick(HIDDEN_BOUND_MS / 1000 - 5);
+  assert.equal(s.restarts, 0, "not after a minute, nor before the hidden bound");
+  tick(5);
+  assert.equal(s.restarts, 1);
   health.close();
 });
