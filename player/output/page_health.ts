@@ -190,7 +190,7 @@ export class PageHealth {
     const what = this.#hasPage
       ? `the page sent nothing for ${s(silentMs)}`
       : `the browser made no progress for ${s(silentMs)} (${s(now - this.#startedAt)} after ` +
-        `its start: no page asked for, no hello${
+        `its start, no hello yet: no page file asked for${
           cpu === null ? "" : `, its CPU time still ${s(cpu)}`
         })`;
     this.#stuckRestarts++;

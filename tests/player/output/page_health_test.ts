@@ -131,7 +131,7 @@ Deno.test("PageHealth: a browser that makes no progress is started again after t
   assert.equal(s.restarts, 1);
   assert.equal(
     lines.at(-1),
-    "warn: Output: the browser made no progress for 60.0 s (60.0 s after its start: no page asked for, no hello, its CPU time still 1.2 s); starting the browser again, next bound 120.0 s",
+    "warn: Output: the browser made no progress for 60.0 s (60.0 s after its start, no hello yet: no page file asked for, its CPU time still 1.2 s); starting the browser again, next bound 120.0 s",
   );
   assert.equal(s.isSoftwareGl, false, "no GPU verdict from slowness");
   // The next one waits twice as long; a second stuck start tries software GL, saying so.
