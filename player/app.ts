@@ -60,7 +60,12 @@ export interface PlayerOptions {
   /** The ffmpeg command that captures camera devices; null or absent: none. */
   ffmpeg?: string | null;
   /** How the show is shown (`docs/output.md`); absent: `none`. */
-  output?: { mode: OutputMode; browser: string | null };
+  output?: {
+    mode: OutputMode;
+    browser: string | null;
+    /** The time a frame may take before the page draws smaller (tests); absent: the frame period. */
+    frameBudgetMs?: number;
+  };
 }
 
 /**
@@ -444,6 +449,8 @@ export class PlayerApp implements AppServices {
         },
         edit: (build) => this.applyBuiltEdits(build),
       },
+      ...(output?.frameBudgetMs ? { frameBudgetMs: output.frameBudgetMs } : {}),
+      scaleChanged: (drawing) => this.changeAppState("output-scale-changed", { output: drawing }),
       // The recorder reports its state itself (`changed`).
       recordingLost: (outcome) => this.#recorder.lost(outcome),
     });
@@ -471,6 +478,7 @@ export class PlayerApp implements AppServices {
       editor: null,
       windowReloads: 0,
       lastReloadAt: null,
+      output: { renderScale: 1, reason: null },
     };
   }
 

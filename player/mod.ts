@@ -22,7 +22,7 @@ import { PlayerApp } from "./app.ts";
 import { type Clock, MonotonicClock, VirtualClock } from "./clock.ts";
 import { RequestTransport } from "./request_transport.ts";
 import { servePlayer } from "./rpc_server.ts";
-import type { OutputMode } from "../protocol/output.ts";
+import type { PlayerOptions } from "./app.ts";
 
 export { PLAYER_INFO, PlayerApp, type PlayerOptions } from "./app.ts";
 export { type Clock, MonotonicClock, VirtualClock } from "./clock.ts";
@@ -44,7 +44,7 @@ export interface StartPlayerOptions {
   /** The ffmpeg command that captures camera devices; null (or absent): none. */
   ffmpeg?: string | null;
   /** How the show is shown (`docs/output.md`); absent: `none`. */
-  output?: { mode: OutputMode; browser: string | null };
+  output?: PlayerOptions["output"];
   /** Where the player's messages go; absent: stderr, as `[player] <level>: <message>`. */
   log?: (level: "info" | "warn" | "error", message: string) => void;
   onShutdown?: () => void;

@@ -172,6 +172,11 @@ export const ToPage = z.discriminatedUnion("type", [
   }),
   /** Measure the output's sound for `ms` milliseconds of page time. */
   z.object({ type: z.literal("level"), id: z.number().int(), ms: z.number() }),
+  /**
+   * The time a frame may take before the page draws at a lower scale (`render_scale.js`), ms;
+   * null: the display's frame period. Sent when the page connects (tests send a tiny one).
+   */
+  z.object({ type: z.literal("scale"), frameBudgetMs: z.number().positive().nullable() }),
 ]);
 /** Player to page. */
 export type ToPage = z.infer<typeof ToPage>;
@@ -194,6 +199,10 @@ export const FromPage = z.discriminatedUnion("type", [
     firstFrames: z.array(z.object({ seq: z.number().int(), clock: z.number() })),
     /** `visible`, or `hidden` (a minimized or covered window: the browser draws less). */
     visibility: z.string(),
+    /** The scale the page draws at: 1 the display's size, lower while it cannot keep up. */
+    renderScale: z.number().positive(),
+    /** Why the scale is below 1 (the frames a second it drew), null at 1. */
+    scaleReason: z.string().nullable(),
   }),
   /** `isComplete` false: a layer did not show its frame within 5 s (drawn as it was). */
   z.object({

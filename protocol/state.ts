@@ -124,6 +124,19 @@ export const EditorState = z.strictObject({
   ),
 });
 
+/**
+ * How the output draws (`docs/output.md`): the scale of its picture, lowered while the
+ * machine cannot keep up and raised again when it can. Changed only when the scale changes.
+ */
+export const OutputDrawing = z.strictObject({
+  renderScale: z.number().describe(
+    "Scale the output draws its picture at: 1 the display's size, lower (0.75, 0.5, 0.35) while the machine cannot keep up",
+  ),
+  reason: z.string().nullable().describe(
+    "Why the scale is below 1 (the frames a second the page drew); null at 1",
+  ),
+});
+
 /** Application-level state (`appState` updates; projectId null). */
 export const AppState = z.strictObject({
   fullScreen: z.boolean(),
@@ -133,6 +146,7 @@ export const AppState = z.strictObject({
   editor: EditorState.nullable(),
   windowReloads: z.number().int().describe("How many times PANIC reloaded the windows"),
   lastReloadAt: z.string().nullable(),
+  output: OutputDrawing,
 });
 
 /** A video input device. */
@@ -210,6 +224,7 @@ export type LiveValues = z.infer<typeof LiveValues>;
 export type Recording = z.infer<typeof Recording>;
 export type EditorState = z.infer<typeof EditorState>;
 export type AppState = z.infer<typeof AppState>;
+export type OutputDrawing = z.infer<typeof OutputDrawing>;
 export type Camera = z.infer<typeof Camera>;
 export type Entitlements = z.infer<typeof Entitlements>;
 export type Snapshot = z.infer<typeof Snapshot>;

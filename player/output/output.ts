@@ -12,6 +12,7 @@ import {
   type RenderState,
   type ToPage,
 } from "../../protocol/output.ts";
+import type { OutputDrawing } from "../../protocol/state.ts";
 import { PagePrograms } from "./page_programs.ts";
 import type { Clock } from "../clock.ts";
 import { findBrowser, hasDisplay } from "./browser.ts";
@@ -41,6 +42,10 @@ export interface OutputOptions {
   source(): RenderSource | null;
   media(projectId: string, fileId: string): MediaPath | null;
   log: OutputLog;
+  /** The page's render scale changed (said once per change, and logged). */
+  scaleChanged?: (drawing: OutputDrawing) => void;
+  /** The time a frame may take before the page draws smaller, ms; absent: the frame period. */
+  frameBudgetMs?: number;
   /** A recording ended because the browser that recorded it went away. */
   recordingLost?: (outcome: RecordingOutcome) => void;
   /** The preset editor (`appState.editor`): its window follows it; absent, none opens. */
@@ -106,6 +111,9 @@ export class Output {
   readonly reports: PageReport[] = [];
   /** Frames the pages reported drawn, every report summed. */
   #framesDrawn = 0;
+  /** The scale the page last reported drawing at, and the frame budget it is given. */
+  #renderScale = 1;
+  #frameBudgetMs: number | null;
   /** Files the page could not decode, logged once each. */
   readonly faults: string[] = [];
   /** Whether the page showed the full-screen state at its last picture (`frame`). */
@@ -113,13 +121,17 @@ export class Output {
 
   constructor(options: OutputOptions, browser: string, mode: "window" | "fullscreen" | "headless") {
     this.#options = options;
+    this.#frameBudgetMs = options.frameBudgetMs ?? null;
     this.#server = serveOutput({
       media: options.media,
       connected: (socket) => this.#connected(socket),
       editorConnected: (socket) => this.#editorPage.connected(socket),
       isEditorOpen: () => !!options.editor?.state(),
+      requested: () => this.#health.progress(),
     });
-    this.#requests = new PageRequests((message) => this.#send(message));
+    this.#requests = new PageRequests((message) => this.#send(message), {
+      lastProgressAt: () => this.#health.lastProgressAt,
+    });
     const display = options.source()?.project.display ?? { width: 1280, height: 720 };
     this.#supervisor = new BrowserSupervisor({
       program: browser,
@@ -130,7 +142,7 @@ export class Output {
       log: options.log,
       onStart: () => this.#health.browserStarted(),
     });
-    this.#health = new PageHealth(this.#supervisor, options.log);
+    this.#health = new PageHealth(this.#supervisor, { log: options.log });
     this.#window = new OutputWindow(this.#supervisor, {
       url: this.#server.url,
       mode,
@@ -173,6 +185,11 @@ export class Output {
     return this.#supervisor.profileDir;
   }
 
+  /** When the browser or its page last showed progress (performance.now): tests wait on it. */
+  get lastProgressAt(): number {
+    return this.#health.lastProgressAt;
+  }
+
   /** How many times a page said hello (a browser start, a reload). */
   get pageLoads(): number {
     return this.#health.pageLoads;
@@ -188,10 +205,19 @@ export class Output {
     return {
       framesDrawn: this.#framesDrawn,
       framesPerSecond: this.reports.at(-1)?.frames ?? 0,
-      renderScale: 1,
+      renderScale: this.#renderScale,
       browserStarts: this.#supervisor.starts,
       pageLoads: this.#health.pageLoads,
     };
+  }
+
+  /**
+   * The time a frame may take before the page draws at a lower scale, ms (null: the display's
+   * frame period): told to the page now and to every page that connects.
+   */
+  setFrameBudget(ms: number | null): void {
+    this.#frameBudgetMs = ms;
+    this.#send({ type: "scale", frameBudgetMs: ms });
   }
 
   /** The show changed: the page gets the new state once this burst of changes is over. */
@@ -319,6 +345,7 @@ export class Output {
     socket.binaryType = "arraybuffer";
     socket.onopen = () => {
       this.programs.pageConnected();
+      this.#send({ type: "scale", frameBudgetMs: this.#frameBudgetMs });
       this.#send({ type: "programs", programs: [...BUILT_IN_PROGRAMS] });
       this.#pushState();
       this.#requests.resend();
@@ -331,6 +358,7 @@ export class Output {
   }
 
   #onMessage(data: unknown): void {
+    this.#health.progress();
     if (data instanceof ArrayBuffer) {
       this.#recording?.chunk(new Uint8Array(data));
       return;
@@ -359,6 +387,7 @@ export class Output {
         this.#recording?.report(message.frames, message.dropped);
         if (this.reports.length > 600) this.reports.shift();
         this.#health.report(message, this.#options.source()?.project.display.fps ?? 30);
+        this.#scaleReported(message.renderScale, message.scaleReason);
         break;
       case "fault":
         this.#fault(message.clipId, message.message);
@@ -373,6 +402,18 @@ export class Output {
       default:
         this.#requests.settle(message.id, message);
     }
+  }
+
+  /** Says a new render scale once: one log line, and `scaleChanged` (`appState.output`). */
+  #scaleReported(renderScale: number, reason: string | null): void {
+    if (renderScale === this.#renderScale) return;
+    const from = this.#renderScale;
+    this.#renderScale = renderScale;
+    this.#options.log(
+      renderScale < from ? "warn" : "info",
+      `Output: drawing at scale ${renderScale} (was ${from})${reason ? `: ${reason}` : ""}`,
+    );
+    this.#options.scaleChanged?.({ renderScale, reason });
   }
 
   /** Once per file and reason, whatever the page's reloads. */

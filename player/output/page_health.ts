@@ -1,54 +1,116 @@
 /**
  * Watching the output page: its loads (and how long a relaunch took), a GPU
- * that gives it no working WebGL2 (the browser starts again with software
- * GL), a page that does not load, and a machine that cannot keep up.
+ * that gives it no working WebGL2 (the page says so: the browser starts again
+ * with software GL), a browser or page that makes no progress for a long
+ * time, and a machine that cannot keep up.
+ *
+ * Slow is not dead: a browser that starts slowly on a busy machine (its CPU
+ * time grows, the page's files are asked for, its socket connects) and a page
+ * that reports, however few frames it draws, are never started again. Only
+ * `NO_PROGRESS_MS` without any of these restarts the browser, and each such
+ * restart in a row waits twice as long before the next.
  * @module
  */
 import type { FromPage } from "../../protocol/output.ts";
-import type { BrowserSupervisor } from "./supervisor.ts";
+import { processTreeCpuMs } from "./process_cpu.ts";
 
-/** How long a started browser's page may take to say hello before it is started again. */
-export const LOAD_TIMEOUT_MS = 8000;
+/** How long a browser and its page may show no progress at all before it is started again. */
+export const NO_PROGRESS_MS = 60_000;
+/** The longest wait for progress (after restarts that did not help, each twice as long). */
+export const NO_PROGRESS_MAX_MS = 600_000;
+/**
+ * The bound for a page that said it is hidden (a minimized window): browsers may run its
+ * timers, and so its reports, only once a minute (Chromium's intensive wake-up throttling).
+ */
+export const HIDDEN_BOUND_MS = 300_000;
+/** How often progress is looked at (the browser's CPU time read). */
+export const CHECK_MS = 5000;
 
 type Log = (level: "info" | "warn" | "error", message: string) => void;
 
+/** What the health asks of the browser's supervisor (`BrowserSupervisor`). */
+export interface SupervisedBrowser {
+  isSoftwareGl: boolean;
+  exitedAt: number | null;
+  readonly pid: number | null;
+  restart(): void;
+  pageLoaded(): void;
+}
+
+/** Options of `PageHealth`: the log, and for tests the clock, timers and CPU reader. */
+export interface PageHealthOptions {
+  log: Log;
+  /** ms, monotonic (performance.now). */
+  now?: () => number;
+  setInterval?: (fn: () => void, ms: number) => number;
+  clearInterval?: (id: number) => void;
+  /** CPU ms the browser (`pid`) and its processes used, or null when unknown. */
+  cpuMs?: (pid: number) => number | null;
+}
+
 /** The health of the page of one supervised browser. */
 export class PageHealth {
-  readonly #supervisor: BrowserSupervisor;
+  readonly #supervisor: SupervisedBrowser;
   readonly #log: Log;
-  #loadTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #now: () => number;
+  readonly #cpuMs: (pid: number) => number | null;
+  readonly #clearInterval: (id: number) => void;
+  readonly #timer: number;
   #isClosed = false;
   #lastSlowWarning = -Infinity;
   /** Pages loaded before the browser was started with software GL. */
   #loadsBeforeSoftwareGl = 0;
+  /** When the browser running now started, and whether its page said hello. */
+  #startedAt = 0;
+  #hasPage = false;
+  /** The browser's CPU time at the last check, ms (null: unknown). */
+  #cpu: number | null = null;
+  /** Whether the page last said it is hidden (a browser may wake its timers once a minute). */
+  #isHidden = false;
+  /** Restarts in a row for want of progress (the next waits twice as long). */
+  #stuckRestarts = 0;
+  /** When the browser or its page last showed progress (`now()`). */
+  lastProgressAt: number;
   /** How many times a page said hello (a browser start, a reload). */
   pageLoads = 0;
   /** The last recovery after the browser exited, ms from exit to the page's hello. */
   lastRecoveryMs: number | null = null;
 
-  constructor(supervisor: BrowserSupervisor, log: Log) {
+  constructor(supervisor: SupervisedBrowser, options: PageHealthOptions) {
     this.#supervisor = supervisor;
-    this.#log = log;
+    this.#log = options.log;
+    this.#now = options.now ?? (() => performance.now());
+    this.#cpuMs = options.cpuMs ?? processTreeCpuMs;
+    this.#clearInterval = options.clearInterval ?? ((id) => clearInterval(id));
+    this.lastProgressAt = this.#now();
+    const every = options.setInterval ?? ((fn, ms) => setInterval(fn, ms) as unknown as number);
+    this.#timer = every(() => this.#check(), CHECK_MS);
   }
 
-  /**
-   * The browser started: a page that does not say hello within `LOAD_TIMEOUT_MS` is
-   * stuck (a GPU that hangs its renderer, seen under Xvfb): it starts again, with software GL.
-   */
+  /** How long no progress may last now: `NO_PROGRESS_MS`, doubled by each restart in a row. */
+  get noProgressBoundMs(): number {
+    return Math.min(NO_PROGRESS_MS * 2 ** this.#stuckRestarts, NO_PROGRESS_MAX_MS);
+  }
+
+  /** The browser started: its start is progress, and its page has yet to say hello. */
   browserStarted(): void {
-    clearTimeout(this.#loadTimer);
-    const loads = this.pageLoads;
-    this.#loadTimer = setTimeout(() => {
-      if (this.pageLoads > loads || this.#isClosed) return;
-      this.#log("warn", `Output: the page did not load within ${LOAD_TIMEOUT_MS} ms`);
-      if (this.#supervisor.isSoftwareGl) this.#supervisor.restart();
-      else this.glLost();
-    }, LOAD_TIMEOUT_MS);
+    this.#startedAt = this.#now();
+    this.#hasPage = false;
+    this.#cpu = null;
+    this.progress();
+  }
+
+  /** A sign of life: the page asked for a file, its socket connected, it sent a message. */
+  progress(): void {
+    this.lastProgressAt = this.#now();
   }
 
   /** A page said hello with its renderer; false when it has no working WebGL2. */
   hello(gl: string): boolean {
     this.pageLoads++;
+    this.#hasPage = true;
+    this.#stuckRestarts = 0;
+    this.progress();
     this.#supervisor.pageLoaded();
     if (gl === "unavailable") {
       this.glLost();
@@ -65,7 +127,7 @@ export class PageHealth {
     return true;
   }
 
-  /** The GPU gave the page no working WebGL2: the browser starts again with software GL. */
+  /** The page says its GPU gives no working WebGL2: the browser starts again with software GL. */
   glLost(): void {
     if (this.#supervisor.isSoftwareGl) {
       // Only a page of the software-GL browser says so of it (the old one may still talk).
@@ -77,7 +139,7 @@ export class PageHealth {
     this.#loadsBeforeSoftwareGl = this.pageLoads;
     this.#log(
       "warn",
-      "Output: the GPU gives no working WebGL2; starting the browser with software GL",
+      "Output: the page says the GPU gives no working WebGL2; starting the browser with software GL",
     );
     this.#supervisor.isSoftwareGl = true;
     this.#supervisor.restart();
@@ -88,9 +150,11 @@ export class PageHealth {
    * frames off the clock, or fewer than half the display's frames drawn.
    */
   report(report: Extract<FromPage, { type: "report" }>, fps: number): void {
+    this.progress();
+    this.#isHidden = report.visibility !== "visible";
     const isLate = report.driftMs > 3000 / fps;
     const isSlow = report.frames + report.dropped > 0 && report.frames < fps / 2;
-    const now = performance.now();
+    const now = this.#now();
     if (!(isLate || isSlow) || now - this.#lastSlowWarning < 60_000) return;
     this.#lastSlowWarning = now;
     this.#log(
@@ -102,6 +166,46 @@ export class PageHealth {
 
   close(): void {
     this.#isClosed = true;
-    clearTimeout(this.#loadTimer);
+    this.#clearInterval(this.#timer);
+  }
+
+  /**
+   * Looks for progress: before the page's hello, the browser's CPU time growing is progress
+   * (it is starting); after it, only the page's messages are (a page spinning in a loop uses
+   * CPU too). No progress for the bound: the browser starts again, said with the figures.
+   */
+  #check(): void {
+    const pid = this.#supervisor.pid;
+    if (this.#isClosed || pid === null) return;
+    const cpu = this.#cpuMs(pid);
+    if (!this.#hasPage && cpu !== null && this.#cpu !== null && cpu > this.#cpu) this.progress();
+    this.#cpu = cpu;
+    const now = this.#now();
+    const silentMs = now - this.lastProgressAt;
+    const bound = this.#hasPage && this.#isHidden
+      ? Math.max(this.noProgressBoundMs, HIDDEN_BOUND_MS)
+      : this.noProgressBoundMs;
+    if (silentMs < bound) return;
+    const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+    const what = this.#hasPage
+      ? `the page sent nothing for ${s(silentMs)}`
+      : `the browser made no progress for ${s(silentMs)} (${s(now - this.#startedAt)} after ` +
+        `its start, no hello yet: no page file asked for${
+          cpu === null ? "" : `, its CPU time still ${s(cpu)}`
+        })`;
+    this.#stuckRestarts++;
+    // A renderer that hangs before its page loads twice in a row (seen with a GPU under
+    // Xvfb) may do better with software GL: tried, and said as what it is.
+    const isTryingSoftware = !this.#hasPage && !this.#supervisor.isSoftwareGl &&
+      this.#stuckRestarts >= 2;
+    if (isTryingSoftware) this.#supervisor.isSoftwareGl = true;
+    this.#log(
+      "warn",
+      `Output: ${what}; starting the browser again${
+        isTryingSoftware ? " with software GL" : ""
+      }, next bound ${s(this.noProgressBoundMs)}`,
+    );
+    this.progress();
+    this.#supervisor.restart();
   }
 }

@@ -15,6 +15,7 @@ import compositorJs from "./page/compositor.js" with { type: "text" };
 import layersJs from "./page/layers.js" with { type: "text" };
 import soundJs from "./page/sound.js" with { type: "text" };
 import isfPassesJs from "./page/isf_passes.js" with { type: "text" };
+import renderScaleJs from "./page/render_scale.js" with { type: "text" };
 import editorHtml from "./page/editor.html" with { type: "text" };
 import editorJs from "./page/editor.js" with { type: "text" };
 import editorUiJs from "./page/editor_ui.js" with { type: "text" };
@@ -29,6 +30,7 @@ const ASSETS: Record<string, string> = {
   "layers.js": layersJs,
   "sound.js": soundJs,
   "isf_passes.js": isfPassesJs,
+  "render_scale.js": renderScaleJs,
   "editor.html": editorHtml,
   "editor.js": editorJs,
   "editor_ui.js": editorUiJs,
@@ -50,6 +52,8 @@ export interface OutputServerHost {
   editorConnected(socket: WebSocket): void;
   /** Whether an editor is open: its socket is refused otherwise. */
   isEditorOpen(): boolean;
+  /** A request came (the page loading its files: a sign the browser makes progress). */
+  requested?(): void;
 }
 
 /** The running server. */
@@ -72,6 +76,7 @@ export function serveOutput(host: OutputServerHost): OutputServer {
   }, (request) => {
     const path = new URL(request.url).pathname;
     if (!path.startsWith(prefix)) return new Response("Not found", { status: 404 });
+    host.requested?.();
     const rest = path.slice(prefix.length);
     if (rest === "ws" || rest === "editor-ws") {
       if (request.headers.get("upgrade") !== "websocket") {

@@ -89,10 +89,12 @@ export class BrowserSupervisor {
         isRoot: isRoot(profile),
         isSoftwareGl: this.isSoftwareGl,
       });
-      // Software GL takes every core it can get: the browser yields to the show's control
-      // (the player and the service answer actions first), and draws with what is left.
-      const isNice = (mode === "headless" || this.isSoftwareGl) && Deno.build.os !== "windows";
-      child = spawn(isNice ? ["nice", "-n", "10", program, ...args] : [program, ...args]);
+      // Not under `nice`: on a machine kept busy by other programs a niced browser got a few
+      // percent of a core (3.2-5.7 frames a second of the demo show at 1080p and scale 0.35
+      // beside `stress-ng --cpu 4`, against 10.3 without; its page's hello 6 s after start
+      // against 5). The output is the show; it lowers its render scale instead
+      // (`page/render_scale.js`).
+      child = spawn(program, args);
     } catch (error) {
       this.#options.log("error", `Cannot start the output browser ${program}: ${error}`);
       this.#removeProfile(profile);
@@ -225,16 +227,10 @@ export class BrowserSupervisor {
   }
 }
 
-/** Starts a command with its stderr piped; without `nice` on the system, the browser itself. */
-function spawn([program, ...args]: string[]): Deno.ChildProcess {
-  const options = { args, stdin: "null", stdout: "null", stderr: "piped" } as const;
-  try {
-    return new Deno.Command(program!, options).spawn();
-  } catch (error) {
-    if (program !== "nice" || !(error instanceof Deno.errors.NotFound)) throw error;
-    const [browser, ...rest] = args.slice(2);
-    return new Deno.Command(browser!, { ...options, args: rest }).spawn();
-  }
+/** Starts the browser with its stderr piped (its last lines go into the log when it exits). */
+function spawn(program: string, args: string[]): Deno.ChildProcess {
+  return new Deno.Command(program, { args, stdin: "null", stdout: "null", stderr: "piped" })
+    .spawn();
 }
 
 /** Kills a child process (SIGKILL) unless it is gone. */

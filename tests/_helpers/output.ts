@@ -12,6 +12,7 @@ import { type Clock, MonotonicClock, VirtualClock } from "../../player/clock.ts"
 import type { Output } from "../../player/output/mod.ts";
 import { decodePng, pixel, type Pixels } from "./images.ts";
 import { CHROMIUM } from "./browser.ts";
+import { untilProgress } from "./until.ts";
 import { testSettings } from "./service.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 import { createLogger } from "../../server/log.ts";
@@ -203,9 +204,33 @@ export interface OutputPlayer {
   close(): Promise<void>;
 }
 
+/**
+ * Resolves once `check` holds; fails only when the output showed no progress (no page
+ * message, no page file asked for, no browser start: `Output.lastProgressAt`) for 60 s,
+ * naming `what`. A slow page on a busy machine is waited for, not timed out.
+ */
+export function untilOutput(
+  output: Output,
+  what: string,
+  check: () => Promise<boolean> | boolean,
+): Promise<void> {
+  return untilProgress(what, check, { progress: () => output.lastProgressAt });
+}
+
+/**
+ * The frame budget of the tests' outputs: so large that no second is slow, so the render
+ * scale stays 1 whatever the load (the tests compare pixels; `degrade_test.ts` gives a tiny one).
+ */
+export const HOLD_SCALE_BUDGET_MS = 1e9;
+
 /** Opens a player on the test Project with an output, headless unless `mode` says. */
 export async function openOutputPlayer(
-  options: { realClock?: boolean; mode?: "headless" | "window" | "fullscreen" } = {},
+  options: {
+    realClock?: boolean;
+    mode?: "headless" | "window" | "fullscreen";
+    /** The time a frame may take before the page draws smaller (tiny: it always does); absent: held at 1. */
+    frameBudgetMs?: number;
+  } = {},
 ): Promise<OutputPlayer> {
   const dataDir = await outputDataDir();
   const clock = options.realClock ? new MonotonicClock() : new VirtualClock();
@@ -214,7 +239,11 @@ export async function openOutputPlayer(
     dataDir,
     clock,
     positionIntervalMs: 0,
-    output: { mode: options.mode ?? "headless", browser: CHROMIUM },
+    output: {
+      mode: options.mode ?? "headless",
+      browser: CHROMIUM,
+      frameBudgetMs: options.frameBudgetMs ?? HOLD_SCALE_BUDGET_MS,
+    },
     log: (level, message) => logs.push(`${level}: ${message}`),
   });
   const output = app.output;
@@ -283,7 +312,7 @@ export async function openOutputService(
         clock: options.clock,
         // A virtual clock moves only when told: no position updates of its own.
         ...(options.clock instanceof VirtualClock ? { positionIntervalMs: 0 } : {}),
-        output: { mode: "headless", browser: CHROMIUM },
+        output: { mode: "headless", browser: CHROMIUM, frameBudgetMs: HOLD_SCALE_BUDGET_MS },
         ...(options.log ? { log: options.log } : {}),
       });
       players.push(running);
@@ -304,7 +333,8 @@ export async function openOutputService(
   });
   const lock = await InstanceLock.acquire(dataDir, VERSION);
   const service = await startService(settings, createLogger("error"), { lock, launcher });
-  if (!(await service.supervisor.waitReady(20_000))) throw new Error("The player did not start");
+  // A bound for a player in this process that opens a Project: generous for a busy machine.
+  if (!(await service.supervisor.waitReady(120_000))) throw new Error("The player did not start");
   return {
     output: players[0]!.app.output!,
     base: `http://127.0.0.1:${service.ports.http}`,

@@ -24,3 +24,30 @@ export async function readJsonIfThere(path: string): Promise<unknown> {
     return undefined;
   }
 }
+
+/** A guard against a wait on something that moves forever but never gets there. */
+const HANG_GUARD_MS = 600_000;
+
+/**
+ * Resolves once `check` holds, polling every 20 ms, for as long as `progress()` keeps
+ * changing (a counter, a time of the last sign of life): it rejects naming `what` only when
+ * `progress()` stayed the same for `noProgressMs`. A slow process on a busy machine is waited
+ * for; a stuck one fails. `HANG_GUARD_MS` (10 minutes) bounds the whole wait.
+ */
+export async function untilProgress(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  options: { progress: () => unknown; noProgressMs?: number },
+): Promise<void> {
+  const { progress, noProgressMs = 60_000 } = options;
+  const startedAt = performance.now();
+  let last = progress(), lastAt = startedAt;
+  while (!(await check())) {
+    const now = performance.now(), seen = progress();
+    if (seen !== last) [last, lastAt] = [seen, now];
+    if (now - lastAt > noProgressMs || now - startedAt > HANG_GUARD_MS) {
+      throw new Error(`Waited for ${what}: no progress for ${Math.round((now - lastAt) / 1000)} s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -59,6 +59,40 @@ function compileProgram(gl, program) {
   }
 }
 
+/** Whether a layer's filters change nothing (no filter pass is drawn). */
+function isNeutral(f) {
+  return f.brightness === 0 && f.contrast === 1 && f.saturation === 1 && f.hue === 0 &&
+    f.blur === 0;
+}
+
+/** Whether a built-in Effect's pass changes nothing (a blur of radius 0, a shift of no hue). */
+export function isIdentity(p) {
+  const u = p.uniforms;
+  if (p.program === "blur") return u.radius === 0;
+  if (p.program === "color-shift") {
+    return (u.hue ?? 0) === 0 && (u.tint === undefined || u.tint.every((v) => v === 1));
+  }
+  return false;
+}
+
+/**
+ * The layers that show something, bottom first, with their pictures: not those at opacity 0,
+ * nor those under an opaque one (a video or camera at full opacity with no Effect covers the
+ * whole picture: its texels have alpha 1 and every pass draws the full frame).
+ */
+export function visibleLayers(layers, textureOf) {
+  const shown = [];
+  for (const layer of layers) {
+    const source = layer.kind === "audio" ? null : textureOf(layer.clipId);
+    if (!source || layer.opacity <= 0) continue;
+    const isOpaque = (layer.kind === "video" || layer.kind === "camera") && layer.opacity >= 1 &&
+      layer.effects.length === 0;
+    if (isOpaque) shown.length = 0;
+    shown.push({ layer, source });
+  }
+  return shown;
+}
+
 /**
  * A compositor on `canvas`, or null without a WebGL2 that compiles (no context, or a GPU
  * that fails every shader): the page then says so and the player tries software GL.
@@ -85,10 +119,15 @@ export function createCompositor(canvas) {
   let frameIndex = -1;
   let targets = null;
 
-  function ensureTargets(width, height) {
+  /** The canvas at `canvasSize`, the targets at the size drawn (a render scale's). */
+  function ensureTargets(canvasSize, width, height) {
+    if (canvas.width !== canvasSize.width) canvas.width = canvasSize.width;
+    if (canvas.height !== canvasSize.height) canvas.height = canvasSize.height;
     if (targets && targets.width === width && targets.height === height) return;
-    canvas.width = width;
-    canvas.height = height;
+    for (const t of targets ? [targets.a, targets.b, targets.out] : []) {
+      gl.deleteFramebuffer(t.fb);
+      gl.deleteTexture(t.texture);
+    }
     targets = {
       width,
       height,
@@ -120,7 +159,7 @@ export function createCompositor(canvas) {
    * Draws `passes` over `source`: `time` and `size` the render's, `extra` textures for every
    * pass, `owner` the chain's (a layer's Clip), whose ISF targets are its own.
    */
-  function runPasses(passes, source, { time, size, extra = {}, owner = "" }) {
+  function runPasses(passes, source, { time, size, scale, extra = {}, owner = "" }) {
     let input = source;
     let flip = targets.a;
     // An Effect's targets are its own by its id and its occurrence in the chain, not by its
@@ -136,7 +175,8 @@ export function createCompositor(canvas) {
         const n = seen.get(id) ?? 0;
         seen.set(id, n + 1);
         const own = `${owner}/${id}/${n}`;
-        input = isfPasses.run(compiled, { ...p, owner: own }, { bindings: isf, out: flip, size });
+        const options = { bindings: isf, out: flip, size, scale };
+        input = isfPasses.run(compiled, { ...p, owner: own }, options);
         if (input !== flip.texture) continue;
       } else {
         const values = {
@@ -154,15 +194,13 @@ export function createCompositor(canvas) {
     return input;
   }
 
-  function drawLayer(layer, source, clock, size) {
-    // Neutral filters cost nothing: a full-screen pass less per layer on software GL.
+  function drawLayer(layer, source, clock, size, scale) {
+    // Neutral filters and Effects that change nothing cost nothing: a full-screen pass less
+    // each on software GL.
+    const effects = layer.effects.filter((e) => !isIdentity(e));
     const f = layer.filters;
-    const isNeutral = f.brightness === 0 && f.contrast === 1 && f.saturation === 1 &&
-      f.hue === 0 && f.blur === 0;
-    const passes = isNeutral
-      ? layer.effects
-      : [{ program: "layer", uniforms: f }, ...layer.effects];
-    const result = runPasses(passes, source, { time: clock, size, owner: layer.clipId });
+    const passes = isNeutral(f) ? effects : [{ program: "layer", uniforms: f }, ...effects];
+    const result = runPasses(passes, source, { time: clock, size, scale, owner: layer.clipId });
     gl.enable(gl.BLEND);
     gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
     const opacity = { opacity: layer.opacity };
@@ -180,9 +218,9 @@ export function createCompositor(canvas) {
     spectrum.bins = bins.length;
   }
 
-  function drawVisualizers(visualizers, picture, clock, size) {
+  function drawVisualizers(visualizers, picture, clock, size, scale) {
     const extra = { u_spectrum: spectrum.texture, u_wave: spectrum.wave };
-    return runPasses(visualizers, picture, { time: clock, size, extra });
+    return runPasses(visualizers, picture, { time: clock, size, scale, extra });
   }
 
   return {
@@ -202,11 +240,22 @@ export function createCompositor(canvas) {
       if (compiled) gl.deleteProgram(compiled.program);
       programs.delete(name);
     },
-    /** Draws `state` at `clock`; `textureOf(clipId)` is a layer's picture or null. */
-    draw(state, clock, textureOf, analyser) {
+    /**
+     * Draws `state` at `clock`; `textureOf(clipId)` is a layer's picture or null. `scale`
+     * (`render_scale.js`) draws every pass that much smaller, and the canvas is the display's
+     * size times `canvasScale` (the browser scales it to the window: a canvas at the display's
+     * size costs a full-size pass more and the browser's copy of it, about 55 ms a 1080p frame
+     * with software GL; a recording keeps the display's size).
+     */
+    draw(state, clock, textureOf, analyser, scale = 1, canvasScale = 1) {
       const { display } = state;
-      ensureTargets(display.width, display.height);
-      const size = { width: display.width, height: display.height };
+      const scaled = (k) => ({
+        width: Math.max(1, Math.round(display.width * k)),
+        height: Math.max(1, Math.round(display.height * k)),
+      });
+      const size = scaled(scale);
+      const canvasSize = scaled(canvasScale);
+      ensureTargets(canvasSize, size.width, size.height);
       const [r, g, b] = parseColor(display.backgroundColor);
       frameIndex++;
       uploadAudio(analyser);
@@ -214,16 +263,15 @@ export function createCompositor(canvas) {
       gl.viewport(0, 0, size.width, size.height);
       gl.clearColor(r, g, b, 1);
       gl.clear(gl.COLOR_BUFFER_BIT);
-      for (const layer of state.layers) {
-        const source = layer.kind === "audio" ? null : textureOf(layer.clipId);
-        if (source) drawLayer(layer, source, clock, size);
+      for (const { layer, source } of visibleLayers(state.layers, textureOf)) {
+        drawLayer(layer, source, clock, size, scale);
       }
       let picture = targets.out.texture;
       if (state.visualizers.length > 0) {
-        picture = drawVisualizers(state.visualizers, picture, clock, size);
+        picture = drawVisualizers(state.visualizers, picture, clock, size, scale);
       }
       const framing = { zoom: display.zoom, background: [r, g, b] };
-      pass(gl, internal.present, null, { u_image: picture }, framing, size);
+      pass(gl, internal.present, null, { u_image: picture }, framing, canvasSize);
       isfPasses.endFrame();
     },
   };

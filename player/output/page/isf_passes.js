@@ -42,6 +42,16 @@ export function createIsfPasses(gl) {
     }
   }
 
+  /** Draws `from`'s picture into `to`'s (scaled, linear): a resized persistent target. */
+  function copy(from, to) {
+    gl.bindFramebuffer(gl.READ_FRAMEBUFFER, from.read.fb);
+    gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, to.read.fb);
+    const [fw, fh, tw, th] = [from.width, from.height, to.width, to.height];
+    gl.blitFramebuffer(0, 0, fw, fh, 0, 0, tw, th, gl.COLOR_BUFFER_BIT, gl.LINEAR);
+    gl.bindFramebuffer(gl.READ_FRAMEBUFFER, null);
+    gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, null);
+  }
+
   function clear(side) {
     gl.bindFramebuffer(gl.FRAMEBUFFER, side.fb);
     gl.clearColor(0, 0, 0, 0);
@@ -57,8 +67,9 @@ export function createIsfPasses(gl) {
     let b = buffers.get(key);
     const isSame = b && b.width === w && b.height === h && b.isFloat === isFloat &&
       b.persistent === persistent;
+    let old = null;
     if (b && !isSame) {
-      release(b);
+      old = b;
       b = undefined;
     }
     if (!b) {
@@ -67,8 +78,11 @@ export function createIsfPasses(gl) {
       const write = persistent ? target(gl, w, h, format) : read;
       b = { read, write, width: w, height: h, isFloat, persistent, drawn: frame };
       clear(b.read);
+      // A persistent target only resized (the render scale changed) keeps its picture.
+      if (old?.persistent && persistent && old.isFloat === isFloat) copy(old, b);
       buffers.set(key, b);
     }
+    if (old) release(old);
     // A target that does not persist starts every frame empty.
     if (!persistent) clear(b.read);
     b.drawn = frame;
@@ -80,12 +94,16 @@ export function createIsfPasses(gl) {
      * Draws `compiled` (a program with `passes`) for the state's pass `p` (with the
      * `owner` of its targets): each pass into its target (or into `out` for a pass
      * without one), with `bindings` (the program's inputs and ISF's built-ins, `size`
-     * the render's). Answers the texture of its picture.
+     * the render's, `scale` its render scale). Answers the texture of its picture.
      */
-    run(compiled, p, { bindings, out, size }) {
+    run(compiled, p, { bindings, out, size, scale = 1 }) {
       const specs = compiled.passes;
+      // A render scale below 1 draws the player's target sizes that much smaller too.
+      const scaled = (s) => s.map((side) => Math.max(1, Math.round(side * scale)));
       const own = specs.map((spec, i) =>
-        spec.target ? buffer(p.owner, spec, p.sizes?.[i] ?? [size.width, size.height]) : null
+        spec.target
+          ? buffer(p.owner, spec, p.sizes?.[i] ? scaled(p.sizes[i]) : [size.width, size.height])
+          : null
       );
       // Every target by name, once: a pass updates only its own.
       const textures = { ...bindings.textures };

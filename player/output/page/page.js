@@ -5,6 +5,7 @@ import { clockOffset, onPong, playerNow, setReading } from "./clock.js";
 import { checkedProgram, createCompositor } from "./compositor.js";
 import { compile } from "./gl.js";
 import { createLayers, media } from "./layers.js";
+import { createScaleController } from "./render_scale.js";
 import {
   analyser,
   measureLevel,
@@ -27,6 +28,22 @@ let socket = null;
 let state = null;
 let drawnSeq = -1;
 const stats = { frames: 0, dropped: 0, driftMs: 0, firstFrames: [] };
+/** The player's frame budget (`scale`; null: the display's frame period) and its controller. */
+let frameBudgetMs = null;
+let scaler = null;
+let scalerFps = 0;
+let scaleReason = null;
+
+/** The render scale controller for the display's rate (a new one when the rate changes). */
+function scaleController() {
+  const fps = state?.display.fps ?? 30;
+  if (!scaler || scalerFps !== fps) {
+    scaler = createScaleController({ fps, budgetMs: frameBudgetMs });
+    scalerFps = fps;
+    scaleReason = null;
+  }
+  return scaler;
+}
 
 /** Follows the clock with the sound and the layers' media; true when every layer is ready. */
 function sync(clock) {
@@ -37,11 +54,20 @@ function sync(clock) {
   return isReady;
 }
 
-function draw(clock) {
-  compositor.draw(state, clock, (clipId) => {
+/** Whether a recording runs: its canvas keeps the display's size (the stream's frame size). */
+let isRecording = false;
+
+/**
+ * Draws the state at `clock` at the render scale, into a canvas of that scale or, while
+ * recording and for a picture asked for (`isFull`), of the display's size.
+ */
+function draw(clock, isFull = false) {
+  const scale = scaleController().scale;
+  const textureOf = (clipId) => {
     const entry = media.get(clipId);
     return entry?.isUploaded ? entry.texture : null;
-  }, analyser);
+  };
+  compositor.draw(state, clock, textureOf, analyser, scale, isRecording || isFull ? 1 : scale);
   if (drawnSeq !== state.seq) {
     drawnSeq = state.seq;
     stats.firstFrames.push({ seq: state.seq, clock });
@@ -50,6 +76,8 @@ function draw(clock) {
 }
 
 let lastFrameAt = 0;
+/** Page time from which frames are judged for the render scale (3 s after the first). */
+let judgedFrom = null;
 function frame(now) {
   requestAnimationFrame(frame);
   if (!state || !gl) return;
@@ -58,12 +86,19 @@ function frame(now) {
   if (lastFrameAt > 0 && now - lastFrameAt > period * 1.5) {
     stats.dropped += Math.round((now - lastFrameAt) / period) - 1;
   }
+  // The time since the frame before is what the render scale follows (not after a pause,
+  // nor in the page's first seconds, when its media load and its programs compile).
+  judgedFrom ??= now + 3000;
+  if (lastFrameAt > 0 && now > judgedFrom) scaleController().frame(now - lastFrameAt);
   lastFrameAt = now;
   const clock = playerNow(now);
   sync(clock);
   draw(clock);
   stats.frames++;
 }
+
+// A hidden page gets no animation frames: the time it was hidden is no frame's.
+document.addEventListener("visibilitychange", () => lastFrameAt = 0);
 
 // ---- requests from the player ---------------------------------------------------------
 
@@ -86,7 +121,8 @@ async function answerFrame(id) {
   let isComplete = false;
   if (state) {
     isComplete = await whenReady(5000);
-    draw(playerNow());
+    // The picture at the display's size, drawn at the render scale of now.
+    draw(playerNow(), true);
   }
   send({
     type: "frame",
@@ -166,6 +202,10 @@ function onMessage(message) {
     case "pong":
       onPong(message.t0, message.now);
       break;
+    case "scale":
+      frameBudgetMs = message.frameBudgetMs;
+      scaler = null;
+      break;
     case "frame":
       answerFrame(message.id);
       break;
@@ -176,9 +216,11 @@ function onMessage(message) {
       measureLevel(message.ms).then((rms) => send({ type: "level", id: message.id, rms }));
       break;
     case "record-start":
+      isRecording = true;
       startRecording(canvas, state?.display.fps ?? 30, (bytes) => socket?.send(bytes));
       break;
     case "record-stop":
+      isRecording = false;
       stopRecording().then((done) => send({ type: "recorded", id: message.id, ...done }));
       break;
   }
@@ -208,6 +250,11 @@ function connect() {
 
 setInterval(() => {
   send({ type: "ping", t0: performance.now() });
+  // A second of drawing ends: the scale follows it (a hidden page's seconds are not judged).
+  const { scale, reason } = document.visibilityState === "visible"
+    ? scaleController().second()
+    : { scale: scaleController().scale, reason: scaleReason };
+  scaleReason = reason;
   send({
     type: "report",
     seq: drawnSeq,
@@ -217,6 +264,8 @@ setInterval(() => {
     driftMs: stats.driftMs,
     firstFrames: stats.firstFrames,
     visibility: document.visibilityState,
+    renderScale: scale,
+    scaleReason,
   });
   stats.frames = 0;
   stats.dropped = 0;

@@ -14,8 +14,8 @@ import { VirtualClock } from "../../../player/mod.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { connectMcp, type McpTestClient } from "../../_helpers/mcp_client.ts";
 import { decodePng, pixel } from "../../_helpers/images.ts";
-import { near, openOutputService, outputDataDir } from "../../_helpers/output.ts";
-import { until } from "../../_helpers/until.ts";
+import { near, openOutputService, outputDataDir, untilOutput } from "../../_helpers/output.ts";
+import type { Output } from "../../../player/output/mod.ts";
 import { TestSocket } from "../../_helpers/ws_client.ts";
 import { INVERT } from "../isf/_shaders.ts";
 import { parseIsfApart } from "../../../player/isf/apart.ts";
@@ -31,9 +31,10 @@ const TINTED = INVERT
   )
   .replace("c.a);", "c.a) * tint;");
 
-async function connectBrowser(profileDir: string): Promise<Browser> {
+async function connectBrowser(output: Output): Promise<Browser> {
+  const profileDir = output.browserProfileDir!;
   let endpoint = "";
-  await until("the output browser's DevTools port", async () => {
+  await untilOutput(output, "the output browser's DevTools port", async () => {
     try {
       const [port, path] = (await Deno.readTextFile(`${profileDir}/DevToolsActivePort`))
         .split("\n");
@@ -129,14 +130,22 @@ Deno.test({
           presetID,
         });
         assert.equal(opened.isError, undefined, `${opened.content[0]?.text}`);
-        await until("the editor to show", async () => (await editorState())?.shown === true);
-        browser = await connectBrowser(s.output.browserProfileDir!);
+        await untilOutput(
+          s.output,
+          "the editor to show",
+          async () => (await editorState())?.shown === true,
+        );
+        browser = await connectBrowser(s.output);
         const target = await browser.waitForTarget((t) => t.url() === s.output.editorUrl);
         page = (await target.page())!;
         await showsCode(page!, INVERT);
         assert.deepEqual(await control(page, "[data-param=amount]"), ["range", "1"]);
         // The preview: the red picture under the inverting preset.
-        await until("the preview", async () => near(await previewCentre(page!), [0, 255, 255]));
+        await untilOutput(
+          s.output,
+          "the preview",
+          async () => near(await previewCentre(page!), [0, 255, 255]),
+        );
       });
 
       await t.step("an edit made over MCP shows in the page: code, controls, preview", async () => {
@@ -144,7 +153,8 @@ Deno.test({
         await mcpEdit({ kind: "effect", presetID, code: blue });
         await showsCode(page!, blue);
         assert.deepEqual(await control(page!, "[data-param=tint]"), ["color", "#ffffff"]);
-        await until(
+        await untilOutput(
+          s.output,
           "the preview to draw the new code",
           async () => near(await previewCentre(page!), [0, 0, 255]),
         );
@@ -209,7 +219,8 @@ Deno.test({
           await page!.click("#apply");
           // Every client hears of it as of any edit.
           await updates("presets", "appState editor-preset-changed");
-          await until(
+          await untilOutput(
+            s.output,
             "the typed code in the preset store",
             async () => (await presetCode()) === `${INVERT}// typed in the editor window\n`,
           );
@@ -227,7 +238,7 @@ Deno.test({
           (e as unknown as { value: string }).value = "0.25";
           e.dispatchEvent(new Event("change"));
         });
-        await until("the new default", async () => {
+        await untilOutput(s.output, "the new default", async () => {
           const presets = await get("/api/v1/presets");
           const preset = presets.presets.find((p: Json) => p.presetId === presetID);
           return preset?.parameters.find((p: Json) => p.name === "amount")?.default === 0.25;
@@ -269,7 +280,8 @@ Deno.test({
           box.value = ${JSON.stringify(second)};
           apply.click();
         }`);
-        await until(
+        await untilOutput(
+          s.output,
           "the second code in the preset store",
           async () => (await presetCode()) === second,
         );
@@ -298,16 +310,20 @@ Deno.test({
       const reopen = async (kind: string, id: string) => {
         const opened = await post("/api/v1/action", { name: "OPEN_EDITOR", params: [kind, id] });
         assert.equal(opened.status, 200, JSON.stringify(opened.body));
-        await until("the editor to show", async () => (await editorState())?.shown === true);
+        await untilOutput(
+          s.output,
+          "the editor to show",
+          async () => (await editorState())?.shown === true,
+        );
       };
       const isOpen = () => browser!.targets().some((t) => t.url() === s.output.editorUrl);
 
       await t.step("removing the preset closes its window", async () => {
         await reopen("effect", presetID);
-        await until("the window", isOpen);
+        await untilOutput(s.output, "the window", isOpen);
         await post("/api/v1/edit", { name: "preset.remove", params: { kind: "effect", presetID } });
         assert.equal(await editorState(), null);
-        await until("the window to close", () => !isOpen());
+        await untilOutput(s.output, "the window to close", () => !isOpen());
       });
 
       await t.step("the editor's page crashing clears the editor, its window closed", async () => {
@@ -315,8 +331,12 @@ Deno.test({
         const target = browser!.targets().find((t) => t.url() === s.output.editorUrl)!;
         const session = await target.createCDPSession();
         await session.send("Page.crash").catch(() => {}); // answered by the crash itself
-        await until("the editor to close", async () => (await editorState()) === null);
-        await until("the crashed window to close", () => !isOpen());
+        await untilOutput(
+          s.output,
+          "the editor to close",
+          async () => (await editorState()) === null,
+        );
+        await untilOutput(s.output, "the crashed window to close", () => !isOpen());
       });
 
       await t.step(
@@ -326,7 +346,7 @@ Deno.test({
           const loads = s.output.pageLoads;
           const output = browser!.targets().find((t) => t.url() === s.output.url)!;
           await (await output.page())!.close();
-          await until("the output page again", () => s.output.pageLoads > loads);
+          await untilOutput(s.output, "the output page again", () => s.output.pageLoads > loads);
           assert.equal((await editorState())?.shown, true, "the editor stays open");
         },
       );
@@ -334,7 +354,11 @@ Deno.test({
       await t.step("the browser exiting clears the editor", async () => {
         await reopen("visualizer", "viz-spectrum");
         Deno.kill(s.output.browserPid!, "SIGKILL");
-        await until("the editor to close", async () => (await editorState()) === null);
+        await untilOutput(
+          s.output,
+          "the editor to close",
+          async () => (await editorState()) === null,
+        );
       });
     } finally {
       (browser as Browser | null)?.disconnect();

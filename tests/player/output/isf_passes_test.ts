@@ -13,7 +13,14 @@ import { VirtualClock } from "../../../player/mod.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { INVERT } from "../isf/_shaders.ts";
 import { decodePng, pixel } from "../../_helpers/images.ts";
-import { near, openOutputService, outputDataDir, W } from "../../_helpers/output.ts";
+import {
+  HOLD_SCALE_BUDGET_MS,
+  near,
+  openOutputService,
+  outputDataDir,
+  untilOutput,
+  W,
+} from "../../_helpers/output.ts";
 import {
   FLOAT_TARGET,
   HOLD,
@@ -103,6 +110,24 @@ Deno.test({
         const moved = ((((await centre())[0]! - first) / 255) % 1 + 1) % 1;
         assert(Math.abs(moved - 0.25) < 0.03, `not persistent: follows TIME (${moved})`);
       });
+
+      await t.step(
+        "a persistent target keeps its picture when the render scale changes",
+        async () => {
+          await show(HOLD);
+          const held = await centre();
+          await s.advance(250);
+          // Every second slow from now on: the page steps down to its smallest scale.
+          s.output.setFrameBudget(0.001);
+          try {
+            await untilOutput(s.output, "scale 0.35", () => s.output.stats.renderScale === 0.35);
+            assert.deepEqual(await centre(), held, "held through 0.75, 0.5 and 0.35");
+          } finally {
+            s.output.setFrameBudget(HOLD_SCALE_BUDGET_MS);
+          }
+          await untilOutput(s.output, "scale 1 again", () => s.output.stats.renderScale === 1);
+        },
+      );
 
       await t.step(
         "a persistent target keeps its contents when the Clip's filters or Effects before it change",

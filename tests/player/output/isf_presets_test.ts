@@ -12,8 +12,7 @@ import { VirtualClock } from "../../../player/mod.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { connectMcp, type McpTestClient } from "../../_helpers/mcp_client.ts";
 import { decodePng, pixel } from "../../_helpers/images.ts";
-import { near, openOutputService, outputDataDir } from "../../_helpers/output.ts";
-import { until } from "../../_helpers/until.ts";
+import { near, openOutputService, outputDataDir, untilOutput } from "../../_helpers/output.ts";
 import { INVERT } from "../isf/_shaders.ts";
 
 /** The service with a headless output on a virtual clock, and what the steps do with it. */
@@ -118,7 +117,11 @@ Deno.test({
             params: { kind: "effect", presetID, code: broken },
           });
           assert.equal(answer.status, 200, JSON.stringify(answer.body));
-          await until("the compile log", () => s.logs.some((l) => l.includes("does not compile")));
+          await untilOutput(
+            s.output,
+            "the compile log",
+            () => s.logs.some((l) => l.includes("does not compile")),
+          );
           const rgb = await s.centre();
           assert(near(rgb, [0, 0, 255]), `the previous code still draws: ${rgb}`);
           const logged = s.logs.filter((l) => l.includes("does not compile"));

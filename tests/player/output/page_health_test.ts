@@ -1,18 +1,60 @@
+/**
+ * The output page's health: software GL only when the page says WebGL2 fails; a browser and
+ * page that are slow but make progress (CPU time, files asked for, messages) are never
+ * started again, one that makes none for the bound is, said with the figures, each restart
+ * in a row waiting twice as long. On a stand-in supervisor, with injected clock and timers.
+ */
 import assert from "node:assert/strict";
-import { PageHealth } from "../../../player/output/page_health.ts";
-import type { BrowserSupervisor } from "../../../player/output/supervisor.ts";
+import {
+  CHECK_MS,
+  HIDDEN_BOUND_MS,
+  NO_PROGRESS_MS,
+  PageHealth,
+  type PageHealthOptions,
+} from "../../../player/output/page_health.ts";
 
 /** A supervisor that counts restarts (the health only flips software GL and restarts). */
 function supervisor() {
-  const fake = { isSoftwareGl: false, exitedAt: null as number | null, restarts: 0 };
+  const fake = {
+    isSoftwareGl: false,
+    exitedAt: null as number | null,
+    pid: 4242 as number | null,
+    restarts: 0,
+  };
   const restart = () => void fake.restarts++;
   const pageLoaded = () => {};
-  return Object.assign(fake, { restart, pageLoaded }) as unknown as
-    & BrowserSupervisor
-    & typeof fake;
+  return Object.assign(fake, { restart, pageLoaded });
 }
 
-const report = (frames: number, driftMs: number) => ({
+/** A health on a clock that moves only by `tick` (one check each), the browser's CPU time set. */
+function watched(s = supervisor()) {
+  const lines: string[] = [];
+  let now = 0;
+  let check = () => {};
+  const clock = { cpuMs: 0 as number | null };
+  const options: PageHealthOptions = {
+    log: (level, message) => lines.push(`${level}: ${message}`),
+    now: () => now,
+    setInterval: (fn) => {
+      check = fn;
+      return 1;
+    },
+    clearInterval: () => {},
+    cpuMs: () => clock.cpuMs,
+  };
+  const health = new PageHealth(s, options);
+  /** Moves the clock by `seconds`, one check every `CHECK_MS`, `during` told before each. */
+  const tick = (seconds: number, during: () => void = () => {}) => {
+    for (let ms = 0; ms < seconds * 1000; ms += CHECK_MS) {
+      now += CHECK_MS;
+      during();
+      check();
+    }
+  };
+  return { s, lines, health, clock, tick };
+}
+
+const report = (frames: number, driftMs: number, visibility = "visible") => ({
   type: "report" as const,
   seq: 1,
   frames,
@@ -20,13 +62,13 @@ const report = (frames: number, driftMs: number) => ({
   offset: 0,
   driftMs,
   firstFrames: [],
-  visibility: "visible",
+  visibility,
+  renderScale: 1,
+  scaleReason: null,
 });
 
 Deno.test("PageHealth: a page without WebGL2 starts the browser again with software GL, once", () => {
-  const s = supervisor();
-  const lines: string[] = [];
-  const health = new PageHealth(s, (level, message) => lines.push(`${level}: ${message}`));
+  const { s, lines, health } = watched();
   assert.equal(health.hello("unavailable"), false);
   assert.deepEqual([s.isSoftwareGl, s.restarts], [true, 1]);
   health.glLost(); // the old page, still talking: no error
@@ -41,9 +83,7 @@ Deno.test("PageHealth: a page without WebGL2 starts the browser again with softw
 });
 
 Deno.test("PageHealth: a relaunch's recovery time is logged when the new page says hello", () => {
-  const s = supervisor();
-  const lines: string[] = [];
-  const health = new PageHealth(s, (level, message) => lines.push(`${level}: ${message}`));
+  const { s, lines, health } = watched();
   s.exitedAt = performance.now() - 500;
   health.hello("webgl2");
   assert.ok(health.lastRecoveryMs! >= 500);
@@ -53,11 +93,7 @@ Deno.test("PageHealth: a relaunch's recovery time is logged when the new page sa
 });
 
 Deno.test("PageHealth: a machine that cannot keep up is said at most once a minute", () => {
-  const lines: string[] = [];
-  const health = new PageHealth(
-    supervisor(),
-    (level, message) => lines.push(`${level}: ${message}`),
-  );
+  const { lines, health } = watched();
   health.report(report(30, 5), 30);
   assert.equal(lines.length, 0, "all frames, on the clock");
   health.report(report(4, 5), 30);
@@ -65,5 +101,75 @@ Deno.test("PageHealth: a machine that cannot keep up is said at most once a minu
   assert.deepEqual(lines, [
     "warn: Output: the page drew 4 frames in the last second (display 30 fps), 5 ms off the clock at most: the machine cannot keep up",
   ]);
+  health.close();
+});
+
+Deno.test("PageHealth: a browser that starts slowly but surely is never started again", () => {
+  const { s, lines, health, clock, tick } = watched();
+  health.browserStarted();
+  // Ten minutes of starting: its CPU time grows, no page file asked for, no hello.
+  tick(600, () => clock.cpuMs! += 40);
+  assert.deepEqual([s.restarts, lines], [0, []]);
+  // Then the page's files are asked for, slowly (one every 50 s), and it says hello.
+  clock.cpuMs = null; // and /proc cannot say any more
+  for (let i = 0; i < 5; i++) tick(50, () => {}), health.progress();
+  health.hello("SwiftShader");
+  // A page that draws one frame every 10 s reports every second: progress.
+  tick(600, () => health.report(report(0, 5), 30));
+  assert.deepEqual([s.restarts, s.isSoftwareGl], [0, false]);
+  assert.ok(!lines.some((l) => l.includes("WebGL2") || l.includes("again")), lines.join("\n"));
+  health.close();
+});
+
+Deno.test("PageHealth: a browser that makes no progress is started again after the bound, said with figures, backing off", () => {
+  const { s, lines, health, clock, tick } = watched();
+  health.browserStarted();
+  clock.cpuMs = 1200; // it used 1.2 s, and then nothing
+  tick(NO_PROGRESS_MS / 1000 - 5);
+  assert.equal(s.restarts, 0, "not before the bound");
+  tick(5);
+  assert.equal(s.restarts, 1);
+  assert.equal(
+    lines.at(-1),
+    "warn: Output: the browser made no progress for 60.0 s (60.0 s after its start, no hello yet: no page file asked for, its CPU time still 1.2 s); starting the browser again, next bound 120.0 s",
+  );
+  assert.equal(s.isSoftwareGl, false, "no GPU verdict from slowness");
+  // The next one waits twice as long; a second stuck start tries software GL, saying so.
+  health.browserStarted();
+  tick(NO_PROGRESS_MS / 1000);
+  assert.equal(s.restarts, 1, "the bound doubled");
+  tick(NO_PROGRESS_MS / 1000);
+  assert.deepEqual([s.restarts, s.isSoftwareGl], [2, true]);
+  assert.match(lines.at(-1)!, /starting the browser again with software GL, next bound 240.0 s$/);
+  // A page that loads resets the bound.
+  health.browserStarted();
+  health.hello("SwiftShader");
+  assert.equal(health.noProgressBoundMs, NO_PROGRESS_MS);
+  health.close();
+});
+
+Deno.test("PageHealth: a page that stops sending is started again; its CPU time alone is no progress", () => {
+  const { s, lines, health, clock, tick } = watched();
+  health.browserStarted();
+  health.hello("SwiftShader");
+  tick(30, () => health.report(report(2, 5), 30));
+  tick(NO_PROGRESS_MS / 1000, () => clock.cpuMs! += 1000); // spinning, silent
+  assert.equal(s.restarts, 1);
+  assert.equal(
+    lines.at(-1),
+    "warn: Output: the page sent nothing for 60.0 s; starting the browser again, next bound 120.0 s",
+  );
+  health.close();
+});
+
+Deno.test("PageHealth: a hidden page (its timers maybe once a minute) is given HIDDEN_BOUND_MS", () => {
+  const { s, health, tick } = watched();
+  health.browserStarted();
+  health.hello("SwiftShader");
+  health.report(report(0, 0, "hidden"), 30);
+  tick(HIDDEN_BOUND_MS / 1000 - 5);
+  assert.equal(s.restarts, 0, "not after a minute, nor before the hidden bound");
+  tick(5);
+  assert.equal(s.restarts, 1);
   health.close();
 });

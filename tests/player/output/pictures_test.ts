@@ -6,8 +6,7 @@
 import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
 import { decodePng, pixel } from "../../_helpers/images.ts";
-import { H, near, openOutputPlayer, RAMP_SECONDS, W } from "../../_helpers/output.ts";
-import { until } from "../../_helpers/until.ts";
+import { H, near, openOutputPlayer, RAMP_SECONDS, untilOutput, W } from "../../_helpers/output.ts";
 
 /** The ramp video's brightness at `seconds`. */
 const rampAt = (seconds: number) => Math.round((255 * seconds) / RAMP_SECONDS);
@@ -126,7 +125,7 @@ Deno.test({
         "a file the browser cannot decode shows the Clip's card, logged once",
         async () => {
           await p.run("TRIGGER_CLIP_IN", { clipID: "broken" });
-          await until("the fault", () => p.output.faults.length > 0);
+          await untilOutput(p.output, "the fault", () => p.output.faults.length > 0);
           const { rgb, text } = await centre();
           assert(near(rgb, [48, 52, 60], 20), text);
           await p.run("RESTART_CLIP_IN", { clipID: "broken" });
@@ -141,7 +140,7 @@ Deno.test({
         await p.frame();
         const loads = p.output.pageLoads;
         await p.run("PANIC");
-        await until("the page to load again", () => p.output.pageLoads > loads);
+        await untilOutput(p.output, "the page to load again", () => p.output.pageLoads > loads);
         const { rgb, text } = await centre();
         assert(near(rgb, [255, 0, 0]), text);
         await p.run("STOP_IN");
@@ -197,7 +196,7 @@ Deno.test({
           assert(Math.abs(before - rampAt(1)) <= 20, `before ${before}: ${p.logs.slice(-3)}`);
           const pid = p.output.browserPid!;
           Deno.kill(pid, "SIGKILL");
-          await until("the browser to exit", () => p.output.browserPid !== pid);
+          await untilOutput(p.output, "the browser to exit", () => p.output.browserPid !== pid);
           p.advance(1000); // the show goes on without the browser
           const back = (await p.centre())[0]!;
           assert(Math.abs(back - rampAt(2)) <= 20, `after the relaunch ${back}, want ${rampAt(2)}`);

@@ -12,6 +12,7 @@ const appState = {
   editor: null,
   windowReloads: 0,
   lastReloadAt: null,
+  output: { renderScale: 1, reason: null },
 };
 
 function playState(clips: PlayState["clips"], song: PlayState["song"] = null): PlayState {

@@ -6,9 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
-import { H, near, openOutputPlayer, W } from "../../_helpers/output.ts";
+import { H, near, openOutputPlayer, untilOutput, W } from "../../_helpers/output.ts";
 import { pixel } from "../../_helpers/images.ts";
-import { until } from "../../_helpers/until.ts";
 import { sizeText } from "../../../player/recorder.ts";
 
 async function probe(
@@ -152,8 +151,12 @@ Deno.test({
         await p.output.level(1500);
         const loads = p.output.pageLoads;
         Deno.kill(p.output.browserPid!, "SIGKILL");
-        await until("the new page", () => p.output.pageLoads > loads);
-        await until("the recording to end", () => p.app.appState.recording.state === "idle");
+        await untilOutput(p.output, "the new page", () => p.output.pageLoads > loads);
+        await untilOutput(
+          p.output,
+          "the recording to end",
+          () => p.app.appState.recording.state === "idle",
+        );
         assert.equal(p.app.appState.recording.file, file);
         const { streams, duration } = await probe(`${p.dataDir}/${file}`);
         assert.ok(streams.includes("video"), `${streams}`);

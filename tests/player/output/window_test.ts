@@ -10,8 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
-import { near, openOutputPlayer, type OutputPlayer } from "../../_helpers/output.ts";
-import { until } from "../../_helpers/until.ts";
+import { near, openOutputPlayer, type OutputPlayer, untilOutput } from "../../_helpers/output.ts";
 import { DevTools, pageAt } from "../../../player/output/devtools.ts";
 
 /** Starts Xvfb on a display number it picks itself (`-displayfd`: it says which once ready). */
@@ -111,7 +110,7 @@ Deno.test({
       assert(near(await p.centre(), [255, 0, 0]), "the output draws");
       assert.equal(await p.output.windowState(), "fullscreen");
       await p.run("OPEN_EDITOR", { kind: "effect", presetID: "fx-blur" });
-      await until("the editor window", () => p.app.appState.editor?.shown === true);
+      await untilOutput(p.output, "the editor window", () => p.app.appState.editor?.shown === true);
       const profile = p.output.browserProfileDir!;
       const devtools = await DevTools.connect(profile);
       try {
@@ -132,8 +131,8 @@ Deno.test({
       // The output's window closed while the editor keeps the browser running: it comes back.
       const loads = p.output.pageLoads;
       await closeOutputWindow(profile, p.output.url);
-      await until("the output page again", () => p.output.pageLoads > loads);
-      await until("the output in full screen", async () => {
+      await untilOutput(p.output, "the output page again", () => p.output.pageLoads > loads);
+      await untilOutput(p.output, "the output in full screen", async () => {
         return await p.output.windowState().catch(() => "gone") === "fullscreen";
       });
       assert(near(await p.centre(), [255, 0, 0]), "the output draws again");
@@ -153,7 +152,7 @@ Deno.test({
       assert(near(first, [255, 0, 0]), `centre ${first}`);
       assert.equal(await p.output.windowState(), "normal");
       await p.run("OPEN_EDITOR", { kind: "effect", presetID: "fx-blur" });
-      await until("the editor window", () => p.app.appState.editor?.shown === true);
+      await untilOutput(p.output, "the editor window", () => p.app.appState.editor?.shown === true);
       await p.run("FULLSCREEN_TOGGLE");
       assert.equal(await p.output.windowState(), "fullscreen");
       const devtools = await DevTools.connect(p.output.browserProfileDir!);
@@ -168,10 +167,10 @@ Deno.test({
       const pid = p.output.browserPid!;
       const loads = p.output.pageLoads;
       Deno.kill(pid, "SIGKILL");
-      await until("the page of the new browser", () => p.output.pageLoads > loads);
+      await untilOutput(p.output, "the page of the new browser", () => p.output.pageLoads > loads);
       // The new browser may itself be replaced (software GL when its GPU gives no WebGL2), so
       // the window is asked until the browser that stays is full screen.
-      await until("the new browser's window in full screen", async () => {
+      await untilOutput(p.output, "the new browser's window in full screen", async () => {
         return await p.output.windowState().catch(() => "gone") === "fullscreen";
       });
       await p.run("FULLSCREEN_TOGGLE");

@@ -29,6 +29,7 @@ function snapshot(): Snapshot {
       editor: null,
       windowReloads: 0,
       lastReloadAt: null,
+      output: { renderScale: 1, reason: null },
     },
     presets: [...BUILT_IN_PRESETS],
     cameras: [],
