@@ -24,7 +24,8 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * 1.3 added `output.frame` (the output's picture); 1.4 added `shown` in `appState.editor`
  * and the `editor-shown` update (the editor window on the show machine shows the editor), and
  * `editor-closed` when that window goes away; 1.5 added `heartbeat`, answered at once beside the
- * order, with the player's progress figures (docs/player-protocol.md).
+ * order, with the player's progress figures, the recording's figures in `appState.recording`
+ * and `appState.output` with its `output-scale-changed` update (docs/player-protocol.md).
  */
 export const PLAYER_PROTOCOL_VERSION = "1.5";
 
