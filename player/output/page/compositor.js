@@ -245,7 +245,7 @@ export function createCompositor(canvas) {
      * (`render_scale.js`) draws every pass that much smaller, and the canvas is the display's
      * size times `canvasScale` (the browser scales it to the window: a canvas at the display's
      * size costs a full-size pass more and the browser's copy of it, about 55 ms a 1080p frame
-     * with software GL; a recording keeps the display's size).
+     * with software GL; a recording records the canvas at its size).
      */
     draw(state, clock, textureOf, analyser, scale = 1, canvasScale = 1) {
       const { display } = state;

@@ -54,12 +54,10 @@ function sync(clock) {
   return isReady;
 }
 
-/** Whether a recording runs: its canvas keeps the display's size (the stream's frame size). */
-let isRecording = false;
-
 /**
- * Draws the state at `clock` at the render scale, into a canvas of that scale or, while
- * recording and for a picture asked for (`isFull`), of the display's size.
+ * Draws the state at `clock` at the render scale, into a canvas of that scale or, for a picture
+ * asked for (`isFull`), of the display's size. A recording records the canvas as it is: at a
+ * lowered scale its frames are smaller, which keeps the encoder's cost down with the drawing's.
  */
 function draw(clock, isFull = false) {
   const scale = scaleController().scale;
@@ -67,7 +65,7 @@ function draw(clock, isFull = false) {
     const entry = media.get(clipId);
     return entry?.isUploaded ? entry.texture : null;
   };
-  compositor.draw(state, clock, textureOf, analyser, scale, isRecording || isFull ? 1 : scale);
+  compositor.draw(state, clock, textureOf, analyser, scale, isFull ? 1 : scale);
   if (drawnSeq !== state.seq) {
     drawnSeq = state.seq;
     stats.firstFrames.push({ seq: state.seq, clock });
@@ -216,11 +214,9 @@ function onMessage(message) {
       measureLevel(message.ms).then((rms) => send({ type: "level", id: message.id, rms }));
       break;
     case "record-start":
-      isRecording = true;
       startRecording(canvas, state?.display.fps ?? 30, (bytes) => socket?.send(bytes));
       break;
     case "record-stop":
-      isRecording = false;
       stopRecording().then((done) => send({ type: "recorded", id: message.id, ...done }));
       break;
   }

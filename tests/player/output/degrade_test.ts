@@ -50,3 +50,46 @@ Deno.test({
     }
   },
 });
+
+/** The frame sizes of a WebM's video, in order, and their count, as ffprobe decodes them. */
+async function frameSizes(path: string): Promise<string[]> {
+  const out = await new Deno.Command("ffprobe", {
+    args: ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=width,height"]
+      .concat(["-of", "csv=p=0", path]),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert(out.success, new TextDecoder().decode(out.stderr));
+  return new TextDecoder().decode(out.stdout).trim().split("\n");
+}
+
+Deno.test({
+  ...needs("chromium", "ffmpeg"),
+  name: "Output: a recording follows the render scale down, and ffprobe decodes every frame of it",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const p = await openOutputPlayer({ frameBudgetMs: 0.001 });
+    try {
+      await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
+      await p.run("RECORD_TOGGLE", { mode: "now" });
+      await untilOutput(p.output, "the smallest scale", () => p.output.stats.renderScale === 0.35);
+      const atSmallest = p.app.appState.recording.videoFrames;
+      await untilOutput(
+        p.output,
+        "frames recorded at the smallest scale",
+        () => p.app.appState.recording.videoFrames >= atSmallest + 3,
+      );
+      await p.run("RECORD_TOGGLE", { mode: "now" });
+      const recording = p.app.appState.recording;
+      assert.equal(recording.error, null);
+      const sizes = await frameSizes(`${p.dataDir}/${recording.file}`);
+      assert.equal(sizes.length, recording.videoFrames, "every frame counted decodes");
+      assert.equal(sizes[0], `${W},${H}`, "it began at the display's size");
+      const small = `${Math.round(W * 0.35)},${Math.round(H * 0.35)}`;
+      assert.equal(sizes.at(-1), small, "it ends at the lowered scale's size");
+    } finally {
+      await p.close();
+    }
+  },
+});
