@@ -31,28 +31,48 @@ Deno.test("outputFindings() names each figure /health and appState do not carry,
   );
 });
 
-Deno.test("outputFindings() passes 5 frames a second on average at the lowered scale, with no restart", () => {
-  const health = [6, 4, 5].map((fps) => ({ playerRestarts: 0, output: output(fps) }));
+Deno.test("outputFindings() passes 5 frames a second on average at the scale it settled at, with no restart", () => {
+  const ramp = [1, 1].map((fps) => ({
+    playerRestarts: 0,
+    output: output(fps, { renderScale: 1 }),
+  }));
+  const settled = [6, 4, 5, 6, 4].map((fps) => ({ playerRestarts: 0, output: output(fps) }));
   const appOutput = [{ renderScale: 0.5, reason: "the machine cannot keep up" }];
-  const { notes, shortfalls } = outputFindings(health, appOutput);
+  const { notes, shortfalls } = outputFindings([...ramp, ...settled], appOutput);
   assert.deepEqual(shortfalls, []);
-  assert.ok(notes.includes("frames drawn a second: mean 5, min 4 over 3 s (1 s under 5)"));
+  assert.ok(
+    notes.includes("frames drawn a second over the load: mean 3.9, min 1 over 7 s (4 s under 5)"),
+  );
+  assert.ok(notes.includes("frames drawn a second at scale 0.5 (the last 5 s): mean 5, min 4"));
   assert.ok(notes.includes("render scale: min 0.5, last 0.5"));
   assert.ok(notes.includes("browser restarts (/health browserStarts - 1): 0"));
   assert.ok(notes.includes("appState.output seen: 0.5 (the machine cannot keep up)"));
 });
 
-Deno.test("outputFindings() misses under 5 frames a second, a browser restart, a player restart, a dark second", () => {
+Deno.test("outputFindings() misses under 5 frames a second at the settled scale, a browser restart, a player restart, a dark second", () => {
   const health = [
-    { playerRestarts: 0, output: output(2) },
+    { playerRestarts: 0, output: output(9, { renderScale: 1 }) },
     { playerRestarts: 1, output: null },
-    { playerRestarts: 1, output: output(3, { browserStarts: 2 }) },
+    ...[2, 3, 2, 3, 2].map((fps) => ({
+      playerRestarts: 1,
+      output: output(fps, { browserStarts: 2 }),
+    })),
   ];
   assert.deepEqual(outputFindings(health, [{ renderScale: 1, reason: null }]).shortfalls, [
     "GET /health counts 1 player restart(s)",
-    "GET /health `output` null in 1 of 3 s",
-    "the output drew 2.5 frames a second under load (target >= 5)",
+    "GET /health `output` null in 1 of 7 s",
+    "the output drew 2.4 frames a second at scale 0.5 under load (target >= 5)",
     "1 browser restart(s)",
+  ]);
+});
+
+Deno.test("outputFindings() gives no frames figure for a scale held under 5 s: a shortfall, never a pass", () => {
+  const health = [
+    ...[9, 9, 9].map((fps) => ({ playerRestarts: 0, output: output(fps, { renderScale: 1 }) })),
+    ...[9, 9].map((fps) => ({ playerRestarts: 0, output: output(fps) })),
+  ];
+  assert.deepEqual(outputFindings(health, [{ renderScale: 0.5, reason: "slow" }]).shortfalls, [
+    "the output held its last scale (0.5) for 2 s only: no figure at the lowered scale (at least 5 s)",
   ]);
 });
 
