@@ -36,6 +36,7 @@ import { type AppliedKey, withAppliedKey } from "./applied_keys.ts";
 import { type ParsedEdit, parseEdits } from "./parse.ts";
 import { PROJECT_HANDLERS } from "./project_edits.ts";
 import { SONG_HANDLERS } from "./song_edits.ts";
+import { checkIsfCodeBeside } from "./preset_rules.ts";
 
 const HANDLERS: Record<string, EditHandler> = {
   ...CLIP_HANDLERS,
@@ -112,9 +113,11 @@ export class Editor {
   /**
    * Commits take turns: the player's request order runs one at a time already, but the
    * editor window's edits (`output/editor_page.ts`) come from beside it, and a commit
-   * awaits (the output's compile, the disk) between reading the Project and writing it.
+   * awaits (an ISF check, the disk) between reading the Project and writing it.
    */
   #turn: Promise<unknown> = Promise.resolve();
+  /** Batches out of the order while their code is checked (`#afterChecks`). */
+  #besides = 0;
 
   /** Builds the editor over `host`. */
   constructor(host: EditorHost) {
@@ -163,13 +166,18 @@ export class Editor {
     const again = key === undefined ? null : this.#again(engine, key);
     if (again) return again;
     const first = parsed[0]!.spec.name;
-    if (first === "project.undo" || first === "project.redo") {
-      const direction = first === "project.undo" ? "undo" : "redo";
-      return this.#inTurn(() => this.#step(engine, direction, key));
-    }
     const imports = parsed.filter((e) => e.spec.name === "file.import")
       .map((e) => e.params as { path: string; name?: string });
-    if (imports.length === 0) return this.#inTurn(() => this.#run(engine, parsed, [], key));
+    if (imports.length === 0) {
+      const projectId = engine.project.id;
+      const commit = (target: ProjectEngine) =>
+        first === "project.undo" || first === "project.redo"
+          ? this.#step(target, first === "project.undo" ? "undo" : "redo", key)
+          : this.#run(target, parsed, [], key);
+      const checks = checkIsfCodeBeside(parsed);
+      if (!checks && this.#besides === 0) return this.#inTurn(() => commit(engine));
+      return this.#afterChecks(checks, key, () => commit(this.#host.engine(projectId)));
+    }
     if (this.#importing >= MAX_IMPORTING) {
       throw new Refusal(
         `Too many imports at once: ${this.#importing} are copying; send this one when one has finished`,
@@ -211,6 +219,31 @@ export class Editor {
         throw error;
       }
     }));
+  }
+
+  /**
+   * A batch that leaves the order while the ISF code it carries is checked (`checks`, on
+   * workers), so actions read after it are answered meanwhile. Its turn among commits is
+   * taken now (an edit of the editor page read later is built on it), and it commits once its
+   * checks are done; while one is out, every batch goes out (behind it in the turns), so
+   * none holds the order waiting for its turn. A retry of its `key` meanwhile gets its outcome.
+   */
+  #afterChecks(
+    checks: Promise<void> | null,
+    key: string | undefined,
+    commit: () => Promise<EditApplyResult>,
+  ): Beside<EditApplyResult> {
+    this.#besides++;
+    const result = this.#inTurn(async () => {
+      await checks;
+      return await commit();
+    });
+    result.finally(() => this.#besides--).catch(() => {});
+    if (key !== undefined) {
+      this.#copying.set(key, result);
+      result.finally(() => this.#copying.delete(key)).catch(() => {});
+    }
+    return new Beside(result.then((value) => () => value, (error) => () => Promise.reject(error)));
   }
 
   /**

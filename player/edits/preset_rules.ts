@@ -11,11 +11,13 @@ import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { Refusal } from "../errors.ts";
 import {
   describeProblem,
+  ISF_CHECKS,
   type IsfApartOptions,
   IsfCheckStalled,
   type IsfProblem,
   parseIsfApart,
 } from "../isf/mod.ts";
+import type { ParsedEdit } from "./parse.ts";
 
 const COLOR = /^#[0-9A-Fa-f]{6}$/;
 
@@ -113,7 +115,8 @@ export interface IsfCheck {
  * machine at any load, output or none: the output's GL compiles the code as it
  * draws it, and a refusal there is the preset's fault on the output (logged at
  * the user's line; the last program that compiled goes on drawing).
- * `apart` says how the check runs (tests: a clock, a stand-in worker).
+ * `apart` says how the check runs (tests: a clock, a stand-in worker); without it the
+ * result of the same code checked before is read (`ISF_CHECKS`).
  * @throws {Refusal} UNAVAILABLE (`data.reason` CHECK_STALLED) when the check made no
  *   progress: no verdict, the edit can be sent again
  */
@@ -123,7 +126,10 @@ export async function checkIsfPreset(
   apart: IsfApartOptions = {},
 ): Promise<IsfCheck | null> {
   if (preset.type !== ISF_PRESET_TYPE) return null;
-  const result = await parseIsfApart(preset.code, preset.kind, apart).catch((error) => {
+  const checked = Object.keys(apart).length === 0
+    ? ISF_CHECKS.check(preset.code, preset.kind)
+    : parseIsfApart(preset.code, preset.kind, apart);
+  const result = await checked.catch((error) => {
     if (!(error instanceof IsfCheckStalled)) throw error;
     throw new Refusal(error.message, RpcErrorCode.UNAVAILABLE, { reason: error.code });
   });
@@ -136,6 +142,26 @@ export async function checkIsfPreset(
       parameters.map((p) => p.name).join(", ") || "none"
     }): leave them out, or give exactly those`;
   return { parameters, codeProblems: [], parametersProblem };
+}
+
+/** The edits whose params carry code the bounded ISF check reads. */
+const CODE_EDITS = new Set(["preset.add", "preset.update", "preset.validate"]);
+
+/**
+ * Starts the checks of the ISF code `edits` carry (`ISF_CHECKS`), so their verdicts are ready
+ * when the edits' turn comes: the checks run beside the player's order, not in it. Null when
+ * none carries ISF code (a `preset.update` that gives code but no type is checked as ISF: its
+ * preset's type is read in its turn). Resolves when all are done, whatever their verdict.
+ */
+export function checkIsfCodeBeside(edits: readonly ParsedEdit[]): Promise<void> | null {
+  const checks = edits.flatMap(({ spec, params }) => {
+    const { code, kind, type } = params;
+    const isIsf = type === ISF_PRESET_TYPE || (type === undefined && spec.name === "preset.update");
+    if (!CODE_EDITS.has(spec.name) || typeof code !== "string" || !isIsf) return [];
+    if (kind !== "effect" && kind !== "visualizer") return [];
+    return [ISF_CHECKS.check(code, kind).catch(() => {})];
+  });
+  return checks.length === 0 ? null : Promise.all(checks).then(() => {});
 }
 
 /** The problems of an `IsfCheck` as `preset.validate` lists them. */

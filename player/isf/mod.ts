@@ -47,3 +47,4 @@ export {
 } from "./passes.ts";
 export type { GlslVersion } from "./glsl.ts";
 export { withParameterDefault } from "./set_default.ts";
+export { ISF_CHECKS, IsfCheckMemo } from "./check_memo.ts";

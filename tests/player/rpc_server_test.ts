@@ -5,6 +5,7 @@ import { PLAYER_PROTOCOL_VERSION } from "../../protocol/methods.ts";
 import { startPlayer, VirtualClock } from "../../player/mod.ts";
 import { wavHeader } from "../../player/media/encode.ts";
 import { fixtureDataDir } from "../_helpers/fixture.ts";
+import { INVERT } from "./isf/_shaders.ts";
 
 async function connect() {
   const dataDir = await fixtureDataDir();
@@ -287,6 +288,67 @@ Deno.test("player answers a heartbeat at once while an edit's Project write hold
     const after = await p.call("heartbeat");
     const idle = (after as { result: Record<string, unknown> }).result;
     assert.deepEqual([idle.handled, idle.queued, idle.busy], [3, 0, null]);
+  } finally {
+    await p.close();
+  }
+});
+
+Deno.test("player answers actions read after a shader edit while its code is checked, and keeps edits in order", async () => {
+  const p = await connectInitialized();
+  try {
+    const before = p.seen.length;
+    const code = INVERT;
+    const preset = { kind: "effect", name: "Inv", type: "isf", code };
+    // One burst: a check on a worker takes at least its worker's start, so the action read
+    // after it is answered first; the edit read after the check waits for it (edits in order).
+    const [validate, added, control, renamed] = await Promise.all([
+      p.call("edit.apply", {
+        projectId: null,
+        edits: [{ name: "preset.validate", params: preset }],
+      }),
+      p.call("edit.apply", { projectId: null, edits: [{ name: "preset.add", params: preset }] }),
+      p.call("action.run", {
+        name: "SET_CONTROL",
+        params: { controlID: "B", value: 0.4 },
+        projectId: null,
+      }),
+      p.call("edit.apply", {
+        projectId: null,
+        edits: [{ name: "project.rename", params: { name: "After the shader" } }],
+      }),
+    ]);
+    for (const m of [validate, added, control, renamed]) {
+      assert.ok("result" in m!, JSON.stringify(m));
+    }
+    const answers = p.seen.slice(before).filter((m) => "id" in m).map((m) => m.id);
+    const [v, a, c, r] = [validate, added, control, renamed].map((m) => (m as { id: number }).id);
+    assert.equal(answers[0], c, "the action does not wait for the check");
+    assert.deepEqual(answers.slice(1), [v, a, r], "edits in order");
+  } finally {
+    await p.close();
+  }
+});
+
+Deno.test("player applies a shader edit once when its key is sent again while its code is checked", async () => {
+  const p = await connectInitialized();
+  try {
+    const add = {
+      projectId: null,
+      idempotencyKey: "k-shader-1",
+      edits: [{
+        name: "preset.add",
+        params: { kind: "effect", name: "Inv", type: "isf", code: INVERT },
+      }],
+    };
+    const [first, again] = await Promise.all([
+      p.call("edit.apply", add),
+      p.call("edit.apply", add),
+    ]);
+    assert.ok("result" in first! && "result" in again!, JSON.stringify([first, again]));
+    assert.deepEqual(again.result, first.result);
+    const state = await p.call("state.get");
+    const presets = (state as { result: { presets: { name: string }[] } }).result.presets;
+    assert.equal(presets.filter((x) => x.name === "Inv").length, 1);
   } finally {
     await p.close();
   }
