@@ -116,7 +116,7 @@ export interface IsfCheck {
  * draws it, and a refusal there is the preset's fault on the output (logged at
  * the user's line; the last program that compiled goes on drawing).
  * `apart` says how the check runs (tests: a clock, a stand-in worker); without it the
- * result of the same code checked before is read (`ISF_CHECKS`).
+ * check started for it ahead of its turn is taken (`ISF_CHECKS`).
  * @throws {Refusal} UNAVAILABLE (`data.reason` CHECK_STALLED) when the check made no
  *   progress: no verdict, the edit can be sent again
  */
@@ -127,7 +127,7 @@ export async function checkIsfPreset(
 ): Promise<IsfCheck | null> {
   if (preset.type !== ISF_PRESET_TYPE) return null;
   const checked = Object.keys(apart).length === 0
-    ? ISF_CHECKS.check(preset.code, preset.kind)
+    ? ISF_CHECKS.take(preset.code, preset.kind)
     : parseIsfApart(preset.code, preset.kind, apart);
   const result = await checked.catch((error) => {
     if (!(error instanceof IsfCheckStalled)) throw error;
@@ -159,7 +159,7 @@ export function checkIsfCodeBeside(edits: readonly ParsedEdit[]): Promise<void> 
     const isIsf = type === ISF_PRESET_TYPE || (type === undefined && spec.name === "preset.update");
     if (!CODE_EDITS.has(spec.name) || typeof code !== "string" || !isIsf) return [];
     if (kind !== "effect" && kind !== "visualizer") return [];
-    return [ISF_CHECKS.check(code, kind).catch(() => {})];
+    return [ISF_CHECKS.start(code, kind)];
   });
   return checks.length === 0 ? null : Promise.all(checks).then(() => {});
 }

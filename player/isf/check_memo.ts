@@ -1,43 +1,63 @@
 /**
- * The verdicts of recent ISF checks, by code and kind. A check is deterministic (bounded by
- * work, `bounds.ts`): the same code gets the same result, so a shader edit checks its code
- * beside the player's order of requests (`player/edits/mod.ts`) and the turn that applies it
- * reads the result here instead of checking again while every action waits.
+ * ISF checks started ahead of their edit's turn. A shader edit checks its code beside the
+ * player's order of requests (`player/edits/mod.ts`, `checkIsfCodeBeside`), and the turn that
+ * applies it takes that check's result here instead of checking again while every action
+ * waits. A result is taken once per start: nothing is answered from an older request's check
+ * (each request's verdict is its own check's; a check is deterministic, `bounds.ts`, so it
+ * is the same verdict either way).
  * @module
  */
 import { parseIsfApart } from "./apart.ts";
 import type { IsfKind, IsfResult } from "./parse.ts";
 
-/** How many results are kept (the code of each is at most 64 KiB, `ISF_CHECK_BOUNDS`). */
+/**
+ * How many started checks are kept for their turn at most: a check whose edit was refused
+ * before its code was read is dropped, oldest first, past this.
+ */
 const KEPT = 16;
 
-/** Checks by code and kind, each run once while it is kept. */
+interface Started {
+  result: Promise<IsfResult>;
+  /** Starts not yet taken. */
+  untaken: number;
+}
+
+/** Checks started ahead of their turn, by code and kind. */
 export class IsfCheckMemo {
   readonly #run: (code: string, kind: IsfKind) => Promise<IsfResult>;
-  readonly #results = new Map<string, Promise<IsfResult>>();
+  readonly #started = new Map<string, Started>();
 
   /** `run` checks one code (the bounded check on its worker by default). */
   constructor(run: (code: string, kind: IsfKind) => Promise<IsfResult> = parseIsfApart) {
     this.#run = run;
   }
 
-  /**
-   * The result of checking `code` as `kind`: the one kept, else a new check. A check that
-   * fails (no verdict: its worker stalled) is not kept. Each caller gets its own copy.
-   */
-  check(code: string, kind: IsfKind): Promise<IsfResult> {
+  /** Checks started and not yet taken (for tests). */
+  get size(): number {
+    return this.#started.size;
+  }
+
+  /** Starts checking `code` as `kind` for a turn that will `take` it; resolves when done. */
+  start(code: string, kind: IsfKind): Promise<void> {
     const id = `${kind}\u0000${code}`;
-    let result = this.#results.get(id);
-    if (result) this.#results.delete(id); // kept again as the newest
-    else {
-      result = this.#run(code, kind);
-      result.catch(() => this.#results.get(id) === result && this.#results.delete(id));
-    }
-    this.#results.set(id, result);
-    while (this.#results.size > KEPT) this.#results.delete(this.#results.keys().next().value!);
-    return result.then((r) => structuredClone(r));
+    const known = this.#started.get(id);
+    if (known) known.untaken++;
+    else this.#started.set(id, { result: this.#run(code, kind), untaken: 1 });
+    while (this.#started.size > KEPT) this.#started.delete(this.#started.keys().next().value!);
+    return this.#started.get(id)!.result.then(() => {}, () => {});
+  }
+
+  /**
+   * The result of checking `code` as `kind`: the check started for it, else a new one. Each
+   * caller gets its own copy.
+   */
+  take(code: string, kind: IsfKind): Promise<IsfResult> {
+    const id = `${kind}\u0000${code}`;
+    const known = this.#started.get(id);
+    if (known && --known.untaken === 0) this.#started.delete(id);
+    return (known?.result ?? this.#run(code, kind)).then((r) => structuredClone(r));
   }
 }
 
-/** The player's checks (one process, one memo). */
+/** The player's checks started ahead of their turn (one process, one memo). */
 export const ISF_CHECKS: IsfCheckMemo = new IsfCheckMemo();
