@@ -35,13 +35,15 @@ const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** di
 const numbers = (values: unknown[]) => values.filter((v): v is number => typeof v === "number");
 
 /**
- * The output's figures from the `/health` answers sampled under load: frames drawn a second
+ * The output's figures from the `/health` answers sampled under load (`holdsFramesTarget`
+ * false: the frames a second are a note, not a target): frames drawn a second
  * (mean and min), render scale, browser restarts (`browserStarts` - 1), and the player's
  * restarts as `/health` counts them.
  */
 export function outputFindings(
   health: readonly unknown[],
   appOutput: readonly unknown[],
+  options: { holdsFramesTarget?: boolean } = {},
 ): Findings {
   const notes: string[] = [];
   const shortfalls: string[] = [];
@@ -58,7 +60,15 @@ export function outputFindings(
     shortfalls.push(
       "GET /health has no `output`: frames drawn a second, render scale and browser restarts not measured",
     );
-  } else shortfalls.push(...drawing(bodies.map((b) => b.output), notes));
+  } else {
+    const missed = drawing(bodies.map((b) => b.output), notes);
+    const isFrames = (s: string) =>
+      s.startsWith("the output drew ") || s.includes("only: no figure");
+    shortfalls.push(...missed.filter((s) => options.holdsFramesTarget !== false || !isFrames(s)));
+    for (const s of missed.filter((s) => options.holdsFramesTarget === false && isFrames(s))) {
+      notes.push(`${s} (no target in the short run: its 30 s of load are a third ramp)`);
+    }
+  }
   shortfalls.push(...scaleState(appOutput, notes));
   return { notes, shortfalls };
 }

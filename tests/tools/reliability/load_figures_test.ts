@@ -179,3 +179,20 @@ Deno.test("editFindings() misses an edit answered with an error and applied", ()
     '1 edit(s) answered with an error were applied: "load edit 1" (500 SERVER_ERROR)',
   ]);
 });
+
+Deno.test("outputFindings() in the short run notes the frames a second, and still misses a restart", () => {
+  const health = [
+    ...[2, 2, 2, 2, 2].map((fps) => ({ playerRestarts: 0, output: output(fps) })),
+    { playerRestarts: 0, output: output(2, { browserStarts: 2 }) },
+  ];
+  const { notes, shortfalls } = outputFindings(health, [{ renderScale: 0.5, reason: "slow" }], {
+    holdsFramesTarget: false,
+  });
+  assert.deepEqual(shortfalls, ["1 browser restart(s)"]);
+  assert.ok(
+    notes.includes(
+      "the output drew 2 frames a second at scale 0.5 under load (target >= 5) (no target in the short run: its 30 s of load are a third ramp)",
+    ),
+    notes.join("\n"),
+  );
+});
