@@ -16,6 +16,12 @@ import type { IsfKind, IsfResult } from "./parse.ts";
  */
 const KEPT = 16;
 
+/**
+ * Checks that run at once, at most; the others wait their turn (each can take a core for
+ * seconds on a busy machine, and an edit's check is no longer held back by the order).
+ */
+export const ISF_CHECKS_AT_ONCE = 2;
+
 interface Started {
   result: Promise<IsfResult>;
   /** Starts not yet taken. */
@@ -24,12 +30,28 @@ interface Started {
 
 /** Checks started ahead of their turn, by code and kind. */
 export class IsfCheckMemo {
-  readonly #run: (code: string, kind: IsfKind) => Promise<IsfResult>;
+  readonly #check: (code: string, kind: IsfKind) => Promise<IsfResult>;
   readonly #started = new Map<string, Started>();
+  #running = 0;
+  readonly #waiting: Array<() => void> = [];
 
   /** `run` checks one code (the bounded check on its worker by default). */
   constructor(run: (code: string, kind: IsfKind) => Promise<IsfResult> = parseIsfApart) {
-    this.#run = run;
+    this.#check = run;
+  }
+
+  /** Checks `code` once fewer than `ISF_CHECKS_AT_ONCE` run, in the order asked. */
+  async #run(code: string, kind: IsfKind): Promise<IsfResult> {
+    if (this.#running >= ISF_CHECKS_AT_ONCE) {
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    } else this.#running++;
+    try {
+      return await this.#check(code, kind);
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next(); // its place passes on
+      else this.#running--;
+    }
   }
 
   /** Checks started and not yet taken (for tests). */

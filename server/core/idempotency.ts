@@ -25,10 +25,18 @@ export const IDEMPOTENCY_LIMITS: IdempotencyLimits = { windowMs: 10 * 60_000, ma
 const MAX_KEY_LENGTH = 128;
 
 /**
- * Errors after which the player may or may not have applied the request
- * (TIMEOUT no longer comes from the player, whose requests have no deadline).
+ * Errors that are no outcome to keep: after them the player may or may not have applied the
+ * request (TIMEOUT no longer comes from the player, whose requests have no deadline), or it
+ * applied nothing and a retry may succeed (UNAVAILABLE: what the request needs is missing, or
+ * a shader check made no progress, `CHECK_STALLED`, "send it again").
  */
-const UNKNOWN_OUTCOME = new Set(["NOT_READY", "TIMEOUT", "SERVER_ERROR", "CONNECTION_FAILED"]);
+const UNKNOWN_OUTCOME = new Set([
+  "NOT_READY",
+  "TIMEOUT",
+  "SERVER_ERROR",
+  "CONNECTION_FAILED",
+  "UNAVAILABLE",
+]);
 
 interface Entry {
   fingerprint: string;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { IsfCheckMemo } from "../../../player/isf/check_memo.ts";
+import { ISF_CHECKS_AT_ONCE, IsfCheckMemo } from "../../../player/isf/check_memo.ts";
 import type { IsfKind, IsfResult } from "../../../player/isf/parse.ts";
 
 /** A memo whose checks are counted and answer what the test says, when it says. */
@@ -46,4 +46,26 @@ Deno.test("IsfCheckMemo: checks never taken (their edit refused first) are dropp
   const { memo } = counted();
   for (let i = 0; i < 20; i++) void memo.start(`code ${i}`, "effect");
   assert.equal(memo.size, 16);
+});
+
+Deno.test("IsfCheckMemo runs at most ISF_CHECKS_AT_ONCE checks at once, the others in the order asked", async () => {
+  const { memo, runs, answer } = counted();
+  const flush = async () => {
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+  };
+  const taken = ["a", "b", "c", "d"].map((code) => memo.take(code, "effect"));
+  await flush();
+  assert.equal(ISF_CHECKS_AT_ONCE, 2);
+  assert.deepEqual(runs, ["effect:a", "effect:b"]);
+  answer();
+  await taken[0];
+  await flush();
+  assert.deepEqual(runs, ["effect:a", "effect:b", "effect:c"], "a's place went to c");
+  answer();
+  await taken[1];
+  await flush();
+  assert.deepEqual(runs, ["effect:a", "effect:b", "effect:c", "effect:d"]);
+  answer();
+  answer();
+  await Promise.all(taken);
 });

@@ -37,3 +37,17 @@ Deno.test("IdempotencyStore keeps refusals, forgets unknown outcomes, expires an
   for (const k of ["a", "b", "c", "d"]) await store.run("c", k, "x", ok);
   assert.equal(store.size, 3);
 });
+
+Deno.test("IdempotencyStore forgets an answer that is no outcome: UNAVAILABLE (a shader check that made no progress) is sent again", async () => {
+  const store = new IdempotencyStore();
+  let runs = 0;
+  const stalled = () => (runs++,
+    Promise.reject(
+      new CueportError("UNAVAILABLE", "The code could not be checked: send it again", {
+        reason: "CHECK_STALLED",
+      }),
+    ));
+  await assert.rejects(store.run("c", "k", "x", stalled));
+  assert.equal(await store.run("c", "k", "x", () => (runs++, Promise.resolve("valid"))), "valid");
+  assert.equal(runs, 2, "the retry ran: nothing was applied the first time");
+});
