@@ -163,13 +163,6 @@ export const ToPage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("record-start"), id: z.number().int() }),
   /** Stop recording: `recorded` answers once the last binary frame went out. */
   z.object({ type: z.literal("record-stop"), id: z.number().int() }),
-  /** Compile (and link) a program in the page's GL context, drawing nothing: `compiled` answers. */
-  z.object({
-    type: z.literal("compile"),
-    id: z.number().int(),
-    vertex: z.string(),
-    fragment: z.string(),
-  }),
   /** Measure the output's sound for `ms` milliseconds of page time. */
   z.object({ type: z.literal("level"), id: z.number().int(), ms: z.number() }),
   /**
@@ -226,8 +219,6 @@ export const FromPage = z.discriminatedUnion("type", [
     mimeType: z.string(),
   }),
   z.object({ type: z.literal("level"), id: z.number().int(), rms: z.number() }),
-  /** The answer to `compile`: GL's log, "" when the program compiled and linked. */
-  z.object({ type: z.literal("compiled"), id: z.number().int(), log: z.string() }),
   /** A program did not compile or link in the page's GL context: its log (ANGLE's). */
   z.object({ type: z.literal("compile-error"), program: z.string(), log: z.string() }),
   /** A Clip's media cannot be shown (its card shows), or with `clipId` "" a shader failed. */

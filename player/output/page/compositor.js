@@ -30,21 +30,6 @@ function parseColor(text) {
   return m ? [1, 2, 3].map((i) => parseInt(m[i], 16) / 255) : [0, 0, 0];
 }
 
-/**
- * What an edit's check compiled that `program` is drawn with, taken out of `checked` (by
- * vertex + fragment source): its own sources', else its fallback's (ES 1.00 code the GL
- * refused, whose lifted ES 3.00 sources the check compiled); undefined when neither.
- */
-export function checkedProgram(checked, program) {
-  const keys = [(program.vertex ?? "") + program.source];
-  if (program.fallback) keys.push(program.fallback.vertex + program.fallback.source);
-  const key = keys.find((k) => checked.has(k));
-  if (key === undefined) return undefined;
-  const compiled = checked.get(key);
-  checked.delete(key);
-  return compiled;
-}
-
 /** `program` compiled, or its `fallback` (ES 1.00 code as ES 3.00) when GL refuses it. */
 function compileProgram(gl, program) {
   try {

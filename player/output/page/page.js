@@ -2,8 +2,7 @@
 // WebGL2 and plays its sound with WebAudio. It keeps no show logic and no clock of its
 // own (clock.js); it answers the player's requests (a picture, a sound level, a recording).
 import { clockOffset, onPong, playerNow, setReading } from "./clock.js";
-import { checkedProgram, createCompositor } from "./compositor.js";
-import { compile } from "./gl.js";
+import { createCompositor } from "./compositor.js";
 import { createLayers, media } from "./layers.js";
 import { createScaleController } from "./render_scale.js";
 import {
@@ -157,35 +156,12 @@ function onPrograms(programs, drop = []) {
   for (const name of gl ? drop : []) compositor.dropProgram(name);
   for (const p of gl ? programs : []) {
     try {
-      compositor.addProgram(p, checkedProgram(checked, p));
+      compositor.addProgram(p);
     } catch (error) {
       if (gl.isContextLost()) return;
       if (p.vertex) send({ type: "compile-error", program: p.name, log: error.message });
       else send({ type: "fault", clipId: "", message: `shader ${p.name}: ${error.message}` });
     }
-  }
-}
-
-/**
- * Programs compiled for an edit's check, by their sources: the edit that passes sends the
- * same sources (or ES 1.00 code with the lifted sources it was taken for, as its fallback)
- * to draw next, which then need no second compile. The last 4 are kept.
- */
-const checked = new Map();
-
-/** GL's log for a program (a preset's code being checked), "" when it compiles and links. */
-function compileLog({ vertex, fragment }) {
-  if (!gl || gl.isContextLost()) return "";
-  try {
-    checked.set(vertex + fragment, compile(gl, fragment, vertex));
-    if (checked.size > 4) {
-      const [oldest] = checked.keys();
-      gl.deleteProgram(checked.get(oldest).program);
-      checked.delete(oldest);
-    }
-    return "";
-  } catch (error) {
-    return gl.isContextLost() ? "" : String(error.message);
   }
 }
 
@@ -206,9 +182,6 @@ function onMessage(message) {
       break;
     case "frame":
       answerFrame(message.id);
-      break;
-    case "compile":
-      send({ type: "compiled", id: message.id, log: compileLog(message) });
       break;
     case "level":
       measureLevel(message.ms).then((rms) => send({ type: "level", id: message.id, rms }));

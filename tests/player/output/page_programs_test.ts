@@ -4,7 +4,6 @@ import { isfHeaderParameters } from "../../../player/isf/mod.ts";
 import type { Preset } from "../../../protocol/model.ts";
 import type { RenderState } from "../../../protocol/output.ts";
 import { INVERT } from "../isf/_shaders.ts";
-import { checkedProgram } from "../../../player/output/page/compositor.js";
 
 const preset = (code: string): Preset => ({
   id: "fx-user-1",
@@ -91,25 +90,4 @@ Deno.test("PagePrograms has the page delete programs past PAGE_KEEPS that nothin
   assert.ok(!drop.includes(names.at(-1)!));
   const again = page.prepare(stateWith(names[0]!, 99), 0);
   assert.deepEqual(again.programs.map((p) => p.name), [names[0]], "a dropped one is sent again");
-});
-
-Deno.test("the page draws a program with what an edit's check compiled: its sources', else its fallback's", () => {
-  const es1 = {
-    name: "isf-1",
-    source: "es1",
-    vertex: "v1",
-    fallback: { source: "es3", vertex: "v3" },
-  };
-  const checked = new Map<string, unknown>([["v3es3", "lifted"], ["v0other", "other"]]);
-  assert.equal(
-    checkedProgram(checked, es1),
-    "lifted",
-    "GL refused the ES 1.00 code, took its fallback",
-  );
-  assert.deepEqual([...checked.keys()], ["v0other"], "taken out");
-  checked.set("v1es1", "as written").set("v3es3", "lifted");
-  assert.equal(checkedProgram(checked, es1), "as written", "its own sources first");
-  assert.equal(checkedProgram(checked, es1), "lifted");
-  assert.equal(checkedProgram(checked, es1), undefined, "nothing checked: compiled when added");
-  assert.equal(checkedProgram(checked, { name: "glow", source: "other" }), undefined, "no vertex");
 });
