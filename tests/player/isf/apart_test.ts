@@ -13,7 +13,7 @@ import { INVERT } from "./_shaders.ts";
 
 const STAND_INS = new URL("./", import.meta.url);
 const BROKEN_LCD = await Deno.readTextFile(
-  new URL("./fixtures/isf_files/broken_lcd.fs", import.meta.url),
+  new URL("../../../tools/reliability/isf_corpus/Broken LCD.fs", import.meta.url),
 );
 
 Deno.test("parseIsfApart() answers what parseIsf() answers", async () => {

@@ -15,8 +15,15 @@ import { describeProblem, parseIsf } from "../../../player/isf/mod.ts";
 import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
 import { INVERT } from "./_shaders.ts";
 
-const FIXTURES = new URL("./fixtures/isf_files/", import.meta.url);
-const ISF_FILES = ["broken_lcd", "dither_bayer", "median", "stylize_glitch", "time_glitch_rgb"];
+/** ISF-Files shaders: the `load` probe's corpus, and Median (most macros) kept here. */
+const CORPUS = new URL("../../../tools/reliability/isf_corpus/", import.meta.url);
+const ISF_FILES = [
+  new URL("Broken LCD.fs", CORPUS),
+  new URL("Dither-Bayer.fs", CORPUS),
+  new URL("Stylize Glitch.fs", CORPUS),
+  new URL("Time Glitch RGB.fs", CORPUS),
+  new URL("./fixtures/isf_files/median.fs", import.meta.url),
+];
 
 /** INVERT with `lines` before its main(). */
 function withLines(...lines: string[]): string {
@@ -74,10 +81,10 @@ Deno.test("parseIsf() keeps the built-ins' and ISF-Files' verdicts within its bo
     const result = parseIsf(preset.code, preset.kind);
     assert.ok(result.ok, `${preset.id}: ${JSON.stringify(!result.ok && result.problems)}`);
   }
-  for (const name of ISF_FILES) {
-    const code = await Deno.readTextFile(new URL(`${name}.fs`, FIXTURES));
+  for (const file of ISF_FILES) {
+    const code = await Deno.readTextFile(file);
     const result = parseIsf(code, "effect");
-    assert.ok(result.ok, `${name}: ${JSON.stringify(!result.ok && result.problems)}`);
+    assert.ok(result.ok, `${file.pathname}: ${JSON.stringify(!result.ok && result.problems)}`);
   }
 });
 
