@@ -10,8 +10,8 @@
  * @module
  */
 
-/** The clock a watch looks on: the player's `Clock` is one; `MONOTONIC_WATCH_CLOCK` by default. */
-export interface WatchClock {
+/** The clock a watch looks on: the player's `Clock` is one; `MONOTONIC_TIMER_CLOCK` by default. */
+export interface TimerClock {
   /** Milliseconds, never decreasing. */
   now(): number;
   /** Calls `fn` once the clock reaches `at`. */
@@ -21,7 +21,7 @@ export interface WatchClock {
 }
 
 /** Real time: `performance.now()` and `setTimeout`. */
-export const MONOTONIC_WATCH_CLOCK: WatchClock = {
+export const MONOTONIC_TIMER_CLOCK: TimerClock = {
   now: () => performance.now(),
   setTimer: (at, fn) => setTimeout(fn, Math.max(0, at - performance.now())),
   clearTimer: (id) => clearTimeout(id as number),
@@ -29,7 +29,7 @@ export const MONOTONIC_WATCH_CLOCK: WatchClock = {
 
 /** A watch over one worker's progress; `stop()` it once the worker answered. */
 export class ProgressWatch {
-  readonly #clock: WatchClock;
+  readonly #clock: TimerClock;
   readonly #periodMs: number;
   readonly #onStall: () => void;
   #hasMoved = false;
@@ -37,7 +37,7 @@ export class ProgressWatch {
   #timer: unknown;
 
   /** Watches from now; `onStall` runs once, when no progress came over two looks. */
-  constructor(clock: WatchClock, periodMs: number, onStall: () => void) {
+  constructor(clock: TimerClock, periodMs: number, onStall: () => void) {
     this.#clock = clock;
     this.#periodMs = periodMs;
     this.#onStall = onStall;

@@ -19,9 +19,9 @@
  */
 import { CueportError } from "../core/mod.ts";
 import {
-  MONOTONIC_WATCH_CLOCK,
+  MONOTONIC_TIMER_CLOCK,
   ProgressWatch,
-  type WatchClock,
+  type TimerClock,
 } from "../../protocol/progress_watch.ts";
 import type { Rendered, RenderJob } from "./render/mod.ts";
 import type { WorkerProgress, WorkerReady, WorkerResponse } from "./render/worker.ts";
@@ -52,7 +52,7 @@ export interface RenderPoolOptions {
    */
   stallMs?: number;
   /** The clock the progress watch looks on (tests: a virtual one). */
-  clock?: WatchClock;
+  clock?: TimerClock;
   /** The worker's module (`render/worker.ts`; a test's stand-in). */
   workerUrl?: string;
   /** Jobs one client may have waiting (default 16). */
@@ -184,7 +184,7 @@ export class RenderPool {
     if (options.localLane ?? true) this.#slots.push(new Slot(true));
     this.#o = {
       stallMs: options.stallMs ?? 30_000,
-      clock: options.clock ?? MONOTONIC_WATCH_CLOCK,
+      clock: options.clock ?? MONOTONIC_TIMER_CLOCK,
       workerUrl: options.workerUrl ?? new URL("./render/worker.ts", import.meta.url).href,
       maxQueuedPerClient: options.maxQueuedPerClient ?? 16,
       maxQueued: options.maxQueued ?? 128,
