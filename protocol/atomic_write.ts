@@ -41,16 +41,17 @@ export async function writeFileAtomic(
   const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
   const file = await Deno.open(temp, { write: true, createNew: true, mode: hooks.mode ?? 0o644 });
   try {
-    let written = 0;
-    while (written < bytes.length) written += await file.write(bytes.subarray(written));
-    if (!hooks.skipFsync) await file.sync();
-  } finally {
-    file.close();
-  }
-  try {
+    try {
+      let written = 0;
+      while (written < bytes.length) written += await file.write(bytes.subarray(written));
+      if (!hooks.skipFsync) await file.sync();
+    } finally {
+      file.close();
+    }
     hooks.beforeRename?.(temp);
     await Deno.rename(temp, path);
   } catch (error) {
+    // A full disk fails the write: its part-written temp goes too, so it holds no space.
     await Deno.remove(temp).catch(() => {});
     throw error;
   }
@@ -72,13 +73,13 @@ export function writeFileAtomicSync(
   const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
   const file = Deno.openSync(temp, { write: true, createNew: true, mode: hooks.mode ?? 0o644 });
   try {
-    let written = 0;
-    while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
-    if (!hooks.skipFsync) file.syncSync();
-  } finally {
-    file.close();
-  }
-  try {
+    try {
+      let written = 0;
+      while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+      if (!hooks.skipFsync) file.syncSync();
+    } finally {
+      file.close();
+    }
     hooks.beforeRename?.(temp);
     Deno.renameSync(temp, path);
   } catch (error) {
