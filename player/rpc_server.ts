@@ -32,6 +32,7 @@ import type { Transport } from "../protocol/transport.ts";
 import type { PlayerApp } from "./app.ts";
 import { Beside, type OrderedStep } from "./beside.ts";
 import { quoted, Refusal } from "./errors.ts";
+import { diskFullMessage, isDiskFull } from "../protocol/disk_full.ts";
 import {
   type MethodOptions,
   type OrderFigures,
@@ -197,7 +198,7 @@ class PlayerServer {
     try {
       response = { jsonrpc: "2.0", id: request.id, result: this.#dispatch(request) };
     } catch (error) {
-      response = failure(request, error);
+      response = failure(request, error, this.#app.store.dataDir);
     }
     void this.#transport.send(response).catch(() => {});
   }
@@ -269,7 +270,7 @@ class PlayerServer {
     try {
       result = task.step ? task.step() : this.#dispatch(request);
     } catch (error) {
-      this.#answer(request, failure(request, error));
+      this.#answer(request, failure(request, error, this.#app.store.dataDir));
       return undefined;
     }
     if (result instanceof Beside) {
@@ -282,7 +283,7 @@ class PlayerServer {
     }
     return result.then(
       (value) => this.#answer(request, { jsonrpc: "2.0", id: request.id, result: value }),
-      (error) => this.#answer(request, failure(request, error)),
+      (error) => this.#answer(request, failure(request, error, this.#app.store.dataDir)),
     );
   }
 
@@ -331,11 +332,11 @@ class PlayerServer {
 }
 
 /** The error answer to a request. */
-function failure(request: RpcRequest, error: unknown): RpcResponse {
+function failure(request: RpcRequest, error: unknown, dataDir: string): RpcResponse {
   return {
     jsonrpc: "2.0",
     id: isRpcId(request.id) ? request.id : null,
-    error: toErrorObject(error),
+    error: toErrorObject(error, dataDir),
   };
 }
 
@@ -349,8 +350,10 @@ function isInvalidParams(response: RpcResponse): boolean {
   return "error" in response && response.error.code === RpcErrorCode.INVALID_PARAMS;
 }
 
-function toErrorObject(error: unknown) {
+/** A thrown value as the answer's error; a full disk, whatever wrote, is DISK_FULL. */
+function toErrorObject(error: unknown, dataDir: string) {
   if (error instanceof RpcError) return error.toObject();
+  if (isDiskFull(error)) return { code: RpcErrorCode.DISK_FULL, message: diskFullMessage(dataDir) };
   if (error instanceof Refusal) {
     const { code, message, data } = error;
     return data === undefined ? { code, message } : { code, message, data };

@@ -65,6 +65,11 @@ export const RpcErrorCode = {
    * `[{line, column, message}]` in the user's code.
    */
   INVALID_CODE: -32006,
+  /**
+   * A write found the disk of the data dir full (`protocol/disk_full.ts`); nothing
+   * of the call was kept, and the message says what to free.
+   */
+  DISK_FULL: -32007,
 } as const;
 
 /**

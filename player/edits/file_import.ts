@@ -11,6 +11,7 @@
  */
 import type { MediaFile } from "../../protocol/model.ts";
 import { DELIBERATE, RpcErrorCode } from "../../protocol/jsonrpc.ts";
+import { isDiskFull } from "../../protocol/disk_full.ts";
 import { sanitizeFileName } from "../../protocol/file_names.ts";
 import { Refusal } from "../errors.ts";
 import { copyFile, partialName, SourceChangedError, syncDir } from "../media/copy.ts";
@@ -121,7 +122,9 @@ export async function stageImport(
       );
     }
     if (error instanceof Deno.errors.NotFound) throw missing(`No file at "${path}"`);
-    // A full or failing disk is the show machine's problem, not the request's.
+    // A full disk is answered DISK_FULL (`rpc_server.ts`), with what to free.
+    if (isDiskFull(error)) throw error;
+    // A failing disk is the show machine's problem, not the request's.
     throw new Refusal(
       `Cannot import "${path}": ${(error as Error).message}`,
       RpcErrorCode.INTERNAL_ERROR,

@@ -39,6 +39,8 @@ export const ErrorCode = {
   /** What the request needs is not on this machine (ffmpeg to capture a camera). */
   UNAVAILABLE: 503,
   TIMEOUT: 504,
+  /** The disk of the player's data dir is full: nothing of the request was kept (free space, retry). */
+  DISK_FULL: 507,
 } as const;
 
 /** One of the stable error codes. */

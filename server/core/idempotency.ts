@@ -28,7 +28,8 @@ const MAX_KEY_LENGTH = 128;
  * Errors that are no outcome to keep: after them the player may or may not have applied the
  * request (TIMEOUT no longer comes from the player, whose requests have no deadline), or it
  * applied nothing and a retry may succeed (UNAVAILABLE: what the request needs is missing, or
- * a shader check made no progress, `CHECK_STALLED`, "send it again").
+ * a shader check made no progress, `CHECK_STALLED`, "send it again"; DISK_FULL: nothing was
+ * kept, and the same request goes through once space is freed).
  */
 const UNKNOWN_OUTCOME = new Set([
   "NOT_READY",
@@ -36,6 +37,7 @@ const UNKNOWN_OUTCOME = new Set([
   "SERVER_ERROR",
   "CONNECTION_FAILED",
   "UNAVAILABLE",
+  "DISK_FULL",
 ]);
 
 interface Entry {

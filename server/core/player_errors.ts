@@ -17,6 +17,7 @@ const CODES: ReadonlyMap<number, ErrorCodeName> = new Map<number, ErrorCodeName>
   [RpcErrorCode.UNAVAILABLE, "UNAVAILABLE"],
   [RpcErrorCode.UNSUPPORTED_MEDIA, "UNSUPPORTED_MEDIA"],
   [RpcErrorCode.CORRUPT_MEDIA, "CORRUPT_MEDIA"],
+  [RpcErrorCode.DISK_FULL, "DISK_FULL"],
 ]);
 
 /** What `fromPlayerError` knows of the request that failed. */

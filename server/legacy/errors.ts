@@ -49,6 +49,7 @@ export const V5_ERROR_TYPE_OF: Record<ErrorCodeName, V5ErrorType> = {
   SERVER_ERROR: "SERVER_ERROR",
   INITIALIZATION_FAILED: "SERVER_ERROR",
   CONNECTION_FAILED: "SERVER_ERROR",
+  DISK_FULL: "SERVER_ERROR",
 };
 
 /** The HTTP statuses of 5.0.0. */

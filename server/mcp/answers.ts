@@ -68,6 +68,8 @@ export function hintOf(e: CueportError, tool: string): string {
       return "the player is starting or busy: wait a moment and call again";
     case "RATE_LIMITED":
       return "too many requests: wait the seconds in details.retryAfterSeconds";
+    case "DISK_FULL":
+      return `nothing was written: ask the operator to free space on the show machine's disk, then call ${tool} again`;
     case "API_ACCESS_DENIED":
       return "the show machine's plan has no API access";
     default:
