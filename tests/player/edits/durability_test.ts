@@ -119,3 +119,32 @@ Deno.test("Editor: an edit's retry key is saved with the Project; a restarted pl
     await f.close();
   }
 });
+
+Deno.test("Editor: a full disk under the project after the presets were written puts the presets back", async () => {
+  const f = await openFixture();
+  try {
+    const presetsFile = `${f.dataDir}/presets.json`;
+    const before = await Deno.readTextFile(presetsFile).catch(() => null);
+    f.app.store.hooks.beforeRename = (temp) => {
+      if (!temp.includes("project.json")) return;
+      throw Object.assign(new Error("No space left on device (os error 28)"), { code: "ENOSPC" });
+    };
+    await assert.rejects(
+      f.app.applyEdits({
+        projectId: null,
+        edits: [{ name: "preset.add", params: { kind: "effect", name: "Glow", type: "glow" } }],
+      }),
+      /No space left on device/,
+    );
+    f.app.store.hooks = {};
+    // Not acknowledged: neither the player nor its files (read at the next start) have it.
+    assert.ok(!f.app.snapshot().presets.some((p) => p.name === "Glow"));
+    const after = await Deno.readTextFile(presetsFile).catch(() => null);
+    assert.ok(after === before || !after!.includes("Glow"), "presets.json has no Glow");
+    const again = await PlayerApp.open({ dataDir: f.dataDir, clock: new VirtualClock() });
+    assert.ok(!again.snapshot().presets.some((p) => p.name === "Glow"));
+    await again.close();
+  } finally {
+    await f.close();
+  }
+});
