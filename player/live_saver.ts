@@ -4,7 +4,10 @@
  * `markDirty()` only sets a flag and, at most once, a timer. The state is
  * built and written later, off the caller's path; one write is in flight at
  * a time, and changes made meanwhile go out as one more write of the latest
- * state when it ends, at least `gapMs` after the previous write began.
+ * state when it ends, at least `gapMs` after the previous write began. A
+ * write that fails (a full disk) is tried again every `retryMs` until one
+ * succeeds, with one log line when saves start failing and one when they
+ * work again: the state is not lost and the log is not flooded.
  * @module
  */
 import { writeFileAtomic, writeFileAtomicSync } from "../protocol/atomic_write.ts";
@@ -17,8 +20,10 @@ export interface LiveSaverOptions {
   build: () => unknown;
   /** Least time between the starts of two writes, ms. */
   gapMs: number;
-  /** Where a failed write is reported. */
+  /** Where a failed write is reported (once until a write succeeds again). */
   log?: (message: string) => void;
+  /** Wait before a failed write is tried again, ms (default 1000). */
+  retryMs?: number;
 }
 
 /**
@@ -38,6 +43,8 @@ export class LiveSaver {
   #timer: ReturnType<typeof setTimeout> | null = null;
   #writing: Promise<void> | null = null;
   #lastStart = -Infinity;
+  /** Writes have failed since the last that succeeded: the next failure is not logged. */
+  #isFailing = false;
 
   /** A saver of `options.build()` to `options.path`; nothing is written until a change. */
   constructor(options: LiveSaverOptions) {
@@ -80,7 +87,8 @@ export class LiveSaver {
   }
 
   #arm(): void {
-    const wait = Math.max(0, this.#lastStart + this.#options.gapMs - performance.now());
+    const gap = this.#isFailing ? this.#options.retryMs ?? 1000 : this.#options.gapMs;
+    const wait = Math.max(0, this.#lastStart + gap - performance.now());
     this.#timer = setTimeout(() => {
       this.#timer = null;
       this.#write();
@@ -103,7 +111,17 @@ export class LiveSaver {
       return;
     }
     this.#writing = writeFileAtomic(this.#options.path, text, { skipFsync: true })
-      .catch((error) => this.#report(error))
+      .then(() => {
+        if (!this.#isFailing) return;
+        this.#isFailing = false;
+        this.#options.log?.("The live state is saved again");
+      }, (error) => {
+        // Not lost: written again later, the latest state then.
+        this.#isDirty = true;
+        if (this.#isFailing) return;
+        this.#isFailing = true;
+        this.#report(error);
+      })
       .finally(() => {
         this.#writing = null;
         if (this.#isDirty && !this.#isClosed) this.#arm();
@@ -111,6 +129,7 @@ export class LiveSaver {
   }
 
   #report(error: unknown): void {
-    this.#options.log?.(`Cannot save the live state: ${(error as Error).message}`);
+    const retry = this.#isFailing ? " (tried again until it works)" : "";
+    this.#options.log?.(`Cannot save the live state: ${(error as Error).message}${retry}`);
   }
 }

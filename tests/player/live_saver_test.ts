@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { LiveSaver } from "../../player/live_saver.ts";
 import { readJsonIfThere, until } from "../_helpers/until.ts";
+import { mountTmpfs } from "../_helpers/tmpfs.ts";
 
 Deno.test("LiveSaver writes off the caller's path, one write at a time, the latest state next", async () => {
   const dir = await Deno.makeTempDir();
@@ -82,5 +83,41 @@ Deno.test("LiveSaver reports a failed write and keeps going", async () => {
   } finally {
     await saver.close();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("LiveSaver on a full disk: tries again until the state is written, one log line each way", async () => {
+  const disk = await mountTmpfs("256k");
+  const path = `${disk.dir}/live.json`;
+  let value = 0;
+  let builds = 0;
+  const logs: string[] = [];
+  const saver = new LiveSaver({
+    path,
+    build: () => {
+      builds++;
+      return { value, pad: "x".repeat(8192) };
+    },
+    gapMs: 0,
+    retryMs: 5,
+    log: (line) => logs.push(line),
+  });
+  try {
+    disk.fill();
+    value = 1;
+    saver.markDirty();
+    await until("three failed writes", () => builds >= 3);
+    assert.equal(logs.length, 1, logs.join("\n"));
+    assert.match(logs[0]!, /^Cannot save the live state: No space.* \(tried again until it works\)$/);
+    disk.free();
+    await until(
+      "the state written once there is room",
+      async () => ((await readJsonIfThere(path)) as { value: number } | undefined)?.value === 1,
+    );
+    await until("the log says so", () => logs.length === 2);
+    assert.equal(logs[1], "The live state is saved again");
+  } finally {
+    await saver.close();
+    await disk.close();
   }
 });
