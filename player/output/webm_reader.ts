@@ -41,8 +41,8 @@ export type WebmEvent =
   | { kind: "info"; start: number; end: number; timecodeScale: number; element: Uint8Array }
   /** The video tracks (TrackType 1), by number. */
   | { kind: "tracks"; video: number[] }
-  /** A block (a frame of a track) at `ms` from the start. */
-  | { kind: "block"; track: number; ms: number };
+  /** A block (a frame of a track) at `ms` from the start; its last byte is before `end`. */
+  | { kind: "block"; track: number; ms: number; end: number };
 
 /** An element's header at `at` of `bytes`, or null when `bytes` ends first. */
 export function readHeader(
@@ -115,6 +115,8 @@ export class WebmReader {
   #skip = 0;
   #scale = 1_000_000;
   #clusterTime = 0;
+  /** Where the last BlockGroup read ends (its Block is whole in a file only then). */
+  #groupEnd = 0;
   /** Set when the stream is not EBML as expected: the rest is passed over. */
   #isLost = false;
 
@@ -151,6 +153,7 @@ export class WebmReader {
       this.#consume(h.length);
       return true;
     }
+    if (h.id === BLOCK_GROUP && !h.isUnknown) this.#groupEnd = this.#base + h.length + h.size;
     if (h.id === CLUSTER || h.id === BLOCK_GROUP || (h.isUnknown && !WHOLE.has(h.id))) {
       this.#consume(h.length);
       return true;
@@ -175,7 +178,14 @@ export class WebmReader {
       if (track && track.length + 2 <= data.length) {
         const relative = new DataView(data.buffer, data.byteOffset + track.length, 2).getInt16(0);
         const ms = ((this.#clusterTime + relative) * this.#scale) / 1_000_000;
-        events.push({ kind: "block", track: track.value, ms });
+        // A Block plays once its BlockGroup is whole (its other children follow it).
+        const end = this.#base + h.length + h.size;
+        events.push({
+          kind: "block",
+          track: track.value,
+          ms,
+          end: h.id === BLOCK ? Math.max(end, this.#groupEnd) : end,
+        });
       }
     }
     this.#consume(h.length);

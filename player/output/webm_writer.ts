@@ -9,11 +9,19 @@
  * that plays up to about its last second, and says how long it is.
  *
  * It counts as the chunks stream through: bytes, video frames (blocks of
- * the video track) and seconds (the time of the last block).
+ * the video track) and seconds (the time of the last block), a block only
+ * once its last byte is in the file: a stream cut anywhere (its browser
+ * killed, a full disk) leaves a header whose duration is the last whole
+ * block's time, what a player plays of it. A write that fails (a full disk)
+ * keeps what fit, and the duration is put in place for it, which needs no
+ * new space (`isDurationStale` says when even that failed).
  * @module
  */
 import { Buffer } from "node:buffer";
-import { infoWithDuration, WebmReader } from "./webm_reader.ts";
+import { infoWithDuration, type WebmEvent, WebmReader } from "./webm_reader.ts";
+
+/** The Info as the reader found it. */
+type InfoEvent = Extract<WebmEvent, { kind: "info" }>;
 
 /**
  * The file a recording goes into: writes, seeks and flushes, no reads
@@ -60,6 +68,11 @@ export class WebmFileWriter {
   #scale = 1_000_000;
   #segmentSize: { at: number; length: number } | null = null;
   #videoTracks = new Set<number>();
+  /** Blocks read whose last byte is not in the file yet: counted once it is. */
+  #pending: { end: number; ms: number; isVideo: boolean }[] = [];
+  /** File bytes less stream bytes, once the head is written (the Info's Duration added). */
+  #shift: number | null = null;
+  #isDurationStale = false;
   #bytes = 0;
   #lastMs = 0;
   #durationMs = -1;
@@ -79,33 +92,67 @@ export class WebmFileWriter {
     return { bytes: this.#bytes, seconds: this.#lastMs / 1000, videoFrames: this.#videoFrames };
   }
 
-  /** Writes the next bytes of the stream, then the duration they reach, flushing when due. */
+  /** Whether the header's duration may say more than the file holds (a write failed, and so did putting it in place). */
+  get isDurationStale(): boolean {
+    return this.#isDurationStale;
+  }
+
+  /**
+   * Writes the next bytes of the stream, then the duration they reach, flushing when due.
+   * @throws what the file throws (a full disk): what fit is written, its duration in place
+   */
   write(chunk: Uint8Array): void {
-    let isWritten = false;
+    let info: InfoEvent | null = null;
     for (const event of this.#reader.push(chunk)) {
       if (event.kind === "segment") {
         this.#segmentSize = { at: event.sizeAt, length: event.sizeLength };
       } else if (event.kind === "tracks") this.#videoTracks = new Set(event.video);
       else if (event.kind === "block") {
-        if (this.#videoTracks.has(event.track)) this.#videoFrames++;
-        this.#lastMs = Math.max(this.#lastMs, event.ms);
+        const isVideo = this.#videoTracks.has(event.track);
+        this.#pending.push({ end: event.end, ms: event.ms, isVideo });
       } else if (event.kind === "info" && this.#head) {
         this.#scale = event.timecodeScale;
-        this.#writeHead(chunk, event);
-        isWritten = true;
+        info = event;
       }
     }
-    if (isWritten) {
-      // The head went out with this chunk.
-    } else if (!this.#head) this.#append(chunk);
+    try {
+      this.#writeChunk(chunk, info);
+    } catch (error) {
+      this.#settle();
+      try {
+        this.#writeDuration();
+      } catch {
+        this.#isDurationStale = true;
+      }
+      throw error;
+    }
+    this.#settle();
+    this.#writeDuration();
+    if (this.#now() - this.#syncedAt >= SYNC_EVERY_MS) this.flush();
+  }
+
+  #writeChunk(chunk: Uint8Array, info: InfoEvent | null): void {
+    if (info) this.#writeHead(chunk, info);
+    else if (!this.#head) this.#append(chunk);
     else {
       this.#head.push(chunk);
       this.#headBytes += chunk.length;
       // Not the WebM expected: written as it comes, without a duration.
       if (this.#reader.isLost || this.#headBytes > MAX_HEADER) this.#writeHeadAsIs();
     }
-    this.#writeDuration();
-    if (this.#now() - this.#syncedAt >= SYNC_EVERY_MS) this.flush();
+  }
+
+  /** Counts the blocks whose last byte is in the file now. */
+  #settle(): void {
+    if (this.#shift === null || this.#pending.length === 0) return;
+    const inFile = this.#bytes - this.#shift;
+    let i = 0;
+    for (; i < this.#pending.length && this.#pending[i]!.end <= inFile; i++) {
+      const block = this.#pending[i]!;
+      if (block.isVideo) this.#videoFrames++;
+      this.#lastMs = Math.max(this.#lastMs, block.ms);
+    }
+    this.#pending.splice(0, i);
   }
 
   /** Flushes what was written to disk now. */
@@ -116,22 +163,27 @@ export class WebmFileWriter {
     this.#file.syncDataSync();
   }
 
-  /** Writes what is held, the last duration, flushes, and closes the file. */
+  /** Writes what is held, the last duration, flushes, and closes the file (even when that fails). */
   close(): void {
-    if (this.#head) this.#writeHeadAsIs();
-    this.#writeDuration();
-    this.flush();
-    this.#file.close();
+    try {
+      if (this.#head) this.#writeHeadAsIs();
+      this.#settle();
+      this.#writeDuration();
+      this.flush();
+    } finally {
+      this.#file.close();
+    }
   }
 
   /**
    * The head (the chunks so far, `chunk` last) with the Info given a Duration, and the
    * Segment's size made unknown (its length may change; MediaRecorder's already is).
    */
-  #writeHead(chunk: Uint8Array, info: { start: number; end: number; element: Uint8Array }) {
+  #writeHead(chunk: Uint8Array, info: InfoEvent) {
     const stream = Buffer.concat([...this.#head!, chunk]);
     this.#head = null;
     const { bytes, durationAt } = infoWithDuration(info.element);
+    this.#shift = bytes.length - (info.end - info.start);
     const before = stream.slice(0, info.start);
     const size = this.#segmentSize;
     if (size && size.at + size.length <= info.start) {
@@ -148,14 +200,19 @@ export class WebmFileWriter {
   #writeHeadAsIs(): void {
     const head = this.#head ?? [];
     this.#head = null;
+    this.#shift = 0;
     this.#append(Buffer.concat(head));
   }
 
   #append(bytes: Uint8Array): void {
     let at = 0;
-    while (at < bytes.length) at += this.#file.writeSync(bytes.subarray(at));
-    this.#bytes += bytes.length;
-    this.#isDirty = true;
+    while (at < bytes.length) {
+      const n = this.#file.writeSync(bytes.subarray(at));
+      // Counted as it goes: a write that fails partway keeps what went before.
+      at += n;
+      this.#bytes += n;
+      this.#isDirty = true;
+    }
   }
 
   /** Writes the duration the blocks reached into its place in the Info, if it moved. */

@@ -204,3 +204,82 @@ Deno.test("WebmFileWriter writes a stream it cannot read as it comes, without a 
   assert.deepEqual(file.bytes, junk);
   assert.deepEqual(writer.figures, { bytes: 64, seconds: 0, videoFrames: 0 });
 });
+
+/** A `MemoryFile` on a disk of `capacity` bytes: what does not fit fails as a full disk does. */
+class FullFile extends MemoryFile {
+  constructor(readonly capacity: number) {
+    super();
+  }
+  override writeSync(bytes: Uint8Array): number {
+    const room = Math.max(this.capacity, this.bytes.length) - this.at;
+    if (room <= 0) {
+      throw Object.assign(new Error("No space left on device (os error 28)"), { code: "ENOSPC" });
+    }
+    return super.writeSync(bytes.subarray(0, room));
+  }
+}
+
+/** The time of the last packet ffprobe reads (any track), seconds. */
+async function lastPacket(bytes: Uint8Array): Promise<number> {
+  const path = await Deno.makeTempFile({ suffix: ".webm" });
+  try {
+    await Deno.writeFile(path, bytes);
+    const out = await new Deno.Command("ffprobe", {
+      args: ["-v", "error", "-show_entries", "packet=pts_time", "-of", "json", path],
+      stdout: "piped",
+    }).output();
+    const packets = JSON.parse(new TextDecoder().decode(out.stdout)).packets as {
+      pts_time: string;
+    }[];
+    return Math.max(...packets.map((p) => Number(p.pts_time)));
+  } finally {
+    await Deno.remove(path);
+  }
+}
+
+Deno.test("WebmFileWriter cut inside a block (its browser killed): the duration is the last whole block's", () => {
+  const { head, clusters } = synthetic();
+  // A third cluster: one video frame of 40 bytes at 2 s.
+  const frame = el([0xa3], [0x82, 0, 0, 0x80, ...new Array(40).fill(7)]);
+  const stream = [...head, ...clusters.flat(), ...cluster(2000, [frame])];
+  const file = new MemoryFile();
+  const writer = new WebmFileWriter(file);
+  // The stream ends 10 bytes into that frame's data: it does not play.
+  writer.write(new Uint8Array(stream.slice(0, -30)));
+  assert.deepEqual(writer.figures, { bytes: file.bytes.length, seconds: 1.04, videoFrames: 4 });
+  assert.equal(durationOf(file.bytes), 1040);
+  writer.write(new Uint8Array(stream.slice(-30)));
+  assert.deepEqual(writer.figures, { bytes: file.bytes.length, seconds: 2, videoFrames: 5 });
+  assert.equal(durationOf(file.bytes), 2000);
+});
+
+Deno.test({
+  ...needs("ffmpeg"),
+  name: "WebmFileWriter on a disk that fills: what fits is written, its duration in place, ffprobe reads it",
+  async fn() {
+    const sample = await Deno.readFile(SAMPLE);
+    for (const capacity of [9_000, 17_777]) {
+      const file = new FullFile(capacity);
+      const writer = new WebmFileWriter(file);
+      let error: unknown = null;
+      for (let at = 0; at < sample.length && !error; at += 333) {
+        try {
+          writer.write(sample.slice(at, at + 333));
+        } catch (e) {
+          error = e;
+        }
+      }
+      assert.match(String(error), /No space left/);
+      assert.equal(file.bytes.length, capacity, "what fit was written");
+      assert.equal(writer.isDurationStale, false);
+      writer.close();
+      assert.ok(file.isClosed);
+      const { duration, videoFrames } = await ffprobe(file.bytes);
+      assert.equal(duration, writer.figures.seconds, `at ${capacity} bytes`);
+      assert.ok(videoFrames >= writer.figures.videoFrames, `${videoFrames} frames read`);
+      const played = await lastPacket(file.bytes);
+      // The header says what plays: the last whole frame (~40 ms apart in the sample).
+      assert.ok(Math.abs(duration - played) < 0.05, `header ${duration} s, plays ${played} s`);
+    }
+  },
+});
