@@ -11,6 +11,7 @@
 import type { Recording } from "../../protocol/state.ts";
 import type { ToPage } from "../../protocol/output.ts";
 import { type RecordingFile, WebmFileWriter } from "./webm_writer.ts";
+import { isDiskFull } from "../../protocol/disk_full.ts";
 
 /** The figures of a recording (`appState.recording` less its state and file). */
 export type RecordingFigures = Pick<
@@ -52,6 +53,21 @@ export interface RecordingOptions {
   wallNow?: () => number;
   /** Calls `fn` every `ms` until the returned function is called. */
   every?: (ms: number, fn: () => void) => () => void;
+}
+
+/**
+ * Why a recording's file could not be written, for `appState.recording.error`: a full disk
+ * names the folder whose disk is full and what to free.
+ * @example
+ * ```ts
+ * writeFailure("/data/recordings/r.webm", enospc);
+ * // "the disk of /data/recordings is full: free space on it (old recordings, unused media)"
+ * ```
+ */
+export function writeFailure(path: string, error: unknown): string {
+  if (!isDiskFull(error)) return `cannot write ${path}: ${(error as Error).message}`;
+  const dir = path.slice(0, Math.max(0, path.lastIndexOf("/"))) || ".";
+  return `the disk of ${dir} is full: free space on it (old recordings, unused media)`;
 }
 
 function openFile(path: string): RecordingFile {
@@ -125,9 +141,16 @@ export class OutputRecording {
       this.#writer.write(bytes);
     } catch (error) {
       // A full disk, a file gone: the recording ends with what was written.
-      const why = `cannot write ${this.#options.path}: ${(error as Error).message}`;
-      this.#options.log("warn", `Output: the recording ended: ${why}`);
-      this.#options.lost(this.#end({ early: `The recording ended: ${why}`, empty: why }));
+      const why = writeFailure(this.#options.path, error);
+      const { seconds } = this.#writer.figures;
+      const kept = this.#writer.isDurationStale
+        ? "; the file keeps what was written until then, but its header's duration could not be corrected"
+        : `; the file keeps the ${seconds.toFixed(1)} s written until then`;
+      this.#options.log("warn", `Output: the recording ${this.#options.path} ended: ${why}`);
+      this.#options.lost(this.#end({
+        early: `The recording failed at ${seconds.toFixed(1)} s: ${why}${kept}`,
+        empty: why,
+      }));
       return;
     }
     if (this.#writer.figures.videoFrames === frames) return;

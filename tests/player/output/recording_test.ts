@@ -74,14 +74,18 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** A file that cannot be read, in memory. */
-function memoryFile(): RecordingFile & { bytes: () => number; isClosed: () => boolean } {
+/** A file that cannot be read, in memory, on a disk of `room` bytes (then full, as Deno says it). */
+function memoryFile(room = Infinity): RecordingFile & { bytes: () => number; isClosed: () => boolean } {
   let length = 0, at = 0, isClosed = false;
   return {
     writeSync(bytes) {
-      at += bytes.length;
+      const n = Math.min(bytes.length, Math.max(room, length) - at);
+      if (n <= 0) {
+        throw Object.assign(new Error("No space left on device (os error 28)"), { code: "ENOSPC" });
+      }
+      at += n;
       length = Math.max(length, at);
-      return bytes.length;
+      return n;
     },
     seekSync(offset, whence) {
       at = whence === Deno.SeekMode.End ? length + offset : offset;
@@ -97,19 +101,14 @@ function memoryFile(): RecordingFile & { bytes: () => number; isClosed: () => bo
 }
 
 /** An `OutputRecording` on a stand-in page, a manual clock and a manual ticker. */
-function recording(options: { isPageOpen?: boolean; isDiskFull?: boolean } = {}) {
+function recording(options: { isPageOpen?: boolean; isDiskFull?: boolean; room?: number } = {}) {
   let now = 0;
   const sent: ToPage[] = [];
   const logs: string[] = [];
   const changes: RecordingFigures[] = [];
   const removed: string[] = [];
   const lost: RecordingOutcome[] = [];
-  const file = memoryFile();
-  if (options.isDiskFull) {
-    file.writeSync = () => {
-      throw new Error("No space left on device (os error 28)");
-    };
-  }
+  const file = memoryFile(options.isDiskFull ? 0 : options.room);
   let isPageOpen = options.isPageOpen ?? true;
   let answer: (() => void) | null = null;
   const settings: RecordingOptions = {
@@ -251,9 +250,28 @@ Deno.test("OutputRecording: a file it cannot write ends the recording, said, not
   assert.equal(t.lost.length, 1);
   assert.equal(
     t.lost[0]!.error,
-    "Nothing was recorded: cannot write /data/recordings/r.webm: No space left on device (os error 28)",
+    "Nothing was recorded: the disk of /data/recordings is full: free space on it (old recordings, unused media)",
   );
-  assert.match(t.logs[0]!, /^warn: Output: the recording ended: cannot write/);
+  assert.match(t.logs[0]!, /^warn: Output: the recording \/data\/recordings\/r.webm ended: the disk/);
   t.r.chunk(new Uint8Array(8));
   assert.equal(t.lost.length, 1, "once");
+});
+
+Deno.test("OutputRecording: a disk that fills ends it with what fit, its error says the disk is full", async () => {
+  const t = recording({ room: 17_777 });
+  const sample = await Deno.readFile(SAMPLE);
+  for (let at = 0; at < sample.length; at += 333) t.r.chunk(sample.slice(at, at + 333));
+  assert.equal(t.lost.length, 1);
+  const outcome = t.lost[0]!;
+  assert.equal(outcome.isFileKept, true);
+  assert.equal(outcome.bytes, 17_777);
+  assert.equal(outcome.seconds, 0.864, "the last whole frame's time");
+  assert.equal(
+    outcome.error,
+    "The recording failed at 0.9 s: the disk of /data/recordings is full: free space on it " +
+      "(old recordings, unused media); the file keeps the 0.9 s written until then",
+  );
+  assert.deepEqual(t.removed, []);
+  assert.equal(t.file.isClosed(), true);
+  assert.equal(await t.r.stop(), outcome, "a stop then answers the same outcome");
 });
