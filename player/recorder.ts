@@ -9,7 +9,7 @@
  * @module
  */
 import { NO_RECORDING, type Recording, type StateUpdate } from "../protocol/state.ts";
-import type { RecordingFigures, RecordingOutcome } from "./output/recording.ts";
+import { type RecordingFigures, type RecordingOutcome, writeFailure } from "./output/recording.ts";
 
 /** Records the real output into a file (`output/output.ts`, `output/recording.ts`). */
 export interface VideoSink {
@@ -75,13 +75,15 @@ export class Recorder {
       const file = this.state.file;
       if (this.#sink) return this.#stopVideo().then((outcome) => stoppedMessage(file, outcome));
       this.stop();
-      return `Recording stopped: ${file}`;
+      // Its last line may not fit either: then it failed, and says why.
+      return this.state.error ? `Recording failed: ${this.state.error}` : `Recording stopped: ${file}`;
     }
     if (mode === "next-trigger") {
       this.state = { ...NO_RECORDING, state: "armed" };
       return "Recording armed; it starts on the next Clip trigger";
     }
     this.#start("now");
+    if (this.state.error) return `Recording failed: ${this.state.error}`;
     return `Recording started: ${this.state.file}`;
   }
 
@@ -159,7 +161,7 @@ export class Recorder {
     if (this.#sink) this.stop();
     if (!this.#file) return;
     this.#write({ ms: Math.round(this.elapsedMs()), event: "recording-suspended" });
-    this.#file.close();
+    this.#file?.close();
     this.#file = null;
   }
 
@@ -181,7 +183,7 @@ export class Recorder {
     }
     if (!this.#file) return;
     this.#write({ ms: Math.round(this.#now() - this.#startedAt), event: "recording-stopped" });
-    this.#file.close();
+    this.#file?.close();
     this.#file = null;
     this.state = { ...this.state, state: "idle" };
   }
@@ -235,10 +237,11 @@ export class Recorder {
         })
       ).catch((error) => {
         // The file cannot be opened (a full disk, no permission): nothing records.
-        this.#log(`Cannot record into ${name}.webm: ${error.message}`);
+        const why = writeFailure(path, error);
+        this.#log(`Cannot record into ${name}.webm: ${why}`);
         if (take !== this.#take || !this.#sink) return;
         this.#sink = null;
-        this.state = { ...this.state, state: "idle", file: null, error: error.message };
+        this.state = { ...this.state, state: "idle", file: null, error: `Nothing was recorded: ${why}` };
         this.#changed();
       });
       this.#sink = sink;
@@ -252,8 +255,29 @@ export class Recorder {
     this.#write({ ms: 0, event: "recording-started", trigger, at: wall.toISOString() });
   }
 
+  /**
+   * Appends one line. A line that cannot be written (a full disk) ends the recording there:
+   * idle, its error says why, the file keeps the lines before.
+   */
   #write(line: Record<string, unknown>): void {
-    this.#file!.writeSync(this.#encoder.encode(JSON.stringify(line) + "\n"));
+    const bytes = this.#encoder.encode(JSON.stringify(line) + "\n");
+    try {
+      let at = 0;
+      while (at < bytes.length) at += this.#file!.writeSync(bytes.subarray(at));
+    } catch (error) {
+      const ms = this.#now() - this.#startedAt;
+      this.#file?.close();
+      this.#file = null;
+      const why = writeFailure(`${this.#dataDir}/${this.state.file}`, error);
+      this.#log(`The recording ${this.state.file} failed: ${why}`);
+      this.state = {
+        ...this.state,
+        state: "idle",
+        error: `The recording failed at ${(ms / 1000).toFixed(1)} s: ${why}; ` +
+          "the file keeps what was written until then",
+      };
+      this.#changed();
+    }
   }
 }
 
@@ -261,6 +285,8 @@ export class Recorder {
 function stoppedMessage(file: string | null, state: RecordingOutcome | null): string {
   if (!state) return `Recording stopped: ${file}`;
   if (!state.isFileKept) return `Recording failed: ${state.error}; ${file} was not kept`;
+  // It ended before the stop (a full disk): the stop does not say it went well.
+  if (state.error) return `Recording failed: ${state.error}; ${file} keeps ${state.seconds.toFixed(1)} s`;
   return `Recording stopped: ${file} (${state.seconds.toFixed(1)} s, ${sizeText(state.bytes)}, ` +
     `${state.videoFrames} video frames of ${state.framesDrawn} drawn, ${state.framesMissed} missed)`;
 }

@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { Recorder, type VideoSink } from "../../player/recorder.ts";
 import type { RecordingFigures, RecordingOutcome } from "../../player/output/recording.ts";
+import type { StateUpdate } from "../../protocol/state.ts";
+import { mountTmpfs } from "../_helpers/tmpfs.ts";
 
 const FIGURES: RecordingFigures = {
   bytes: 1_400_000,
@@ -66,6 +68,25 @@ Deno.test("Recorder: the stop answers with what the file holds, once it is writt
   }
 });
 
+Deno.test("Recorder: a stop that finds the recording ended by a full disk answers failed, with why", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const sink = new StandInSink();
+    const recorder = new Recorder(dir, () => 0, { video: () => sink });
+    await recorder.toggle("now");
+    const file = recorder.state.file;
+    await recorder.finished();
+    const stopping = recorder.toggle("now");
+    await Promise.resolve();
+    const error = "The recording failed at 12.3 s: the disk of /data/recordings is full: free space";
+    sink.finish({ ...FIGURES, error, isFileKept: true });
+    assert.equal(await stopping, `Recording failed: ${error}; ${file} keeps 12.3 s`);
+    assert.equal(recorder.state.error, error);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("Recorder: a recording started while the last one ends starts after it", async () => {
   const dir = await Deno.makeTempDir();
   try {
@@ -97,5 +118,50 @@ Deno.test("Recorder: a recording started while the last one ends starts after it
     assert.equal(recorder.state.error, null);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** An update of `bytes` characters, as the recorder logs one line of. */
+function update(bytes: number): StateUpdate {
+  return {
+    updateType: "playstate",
+    projectId: "show",
+    data: { event: "clip-started", note: "x".repeat(bytes) },
+  } as unknown as StateUpdate;
+}
+
+Deno.test("Recorder (no output) on a disk that fills: the recording fails, says the disk is full, and never answers stopped", async () => {
+  const disk = await mountTmpfs("256k");
+  const logs: string[] = [];
+  let changes = 0;
+  const recorder = new Recorder(disk.dir, () => 0, {
+    log: (m) => logs.push(m),
+    changed: () => changes++,
+  });
+  try {
+    assert.match(String(recorder.toggle("now")), /^Recording started: recordings\/recording-.*\.jsonl$/);
+    disk.fill();
+    // The file's last page takes a few lines more; then the disk is full.
+    for (let i = 0; i < 100 && recorder.state.state === "recording"; i++) recorder.log(update(1000));
+    assert.equal(recorder.state.state, "idle");
+    assert.match(
+      recorder.state.error!,
+      new RegExp(`^The recording failed at 0.0 s: the disk of ${disk.dir}/recordings is full: free space`),
+    );
+    assert.equal(changes, 1);
+    assert.equal(logs.length, 1);
+    // A toggle now starts one, which cannot be written either: it says so.
+    assert.match(String(recorder.toggle("now")), /^Recording failed: .* is full: free space/);
+    assert.equal(recorder.state.state, "idle");
+
+    // A restarted player resuming it on that disk: idle, failed, said; not "Recording stopped".
+    const again = new Recorder(disk.dir, () => 0, { log: (m) => logs.push(m) });
+    again.resume({ state: "recording", file: recorder.state.file, startedAt: null, ms: 5000 }, 0);
+    assert.equal(again.state.state, "idle");
+    assert.match(again.state.error!, /^The recording failed at 5.0 s: the disk of .* is full/);
+    again.suspend();
+  } finally {
+    recorder.suspend();
+    await disk.close();
   }
 });
