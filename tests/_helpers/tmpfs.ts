@@ -22,9 +22,10 @@ async function run(command: string, args: string[]): Promise<string | null> {
   return out.success ? null : new TextDecoder().decode(out.stderr).trim();
 }
 
-/** Mounts a tmpfs of `size` (`2m`, `512k`) on a new temp folder. */
-export async function mountTmpfs(size = "2m"): Promise<Tmpfs> {
-  const dir = await Deno.makeTempDir({ prefix: "cueport-tmpfs-" });
+/** Mounts a tmpfs of `size` (`2m`, `512k`) on `at` (made if missing) or a new temp folder. */
+export async function mountTmpfs(size = "2m", at?: string): Promise<Tmpfs> {
+  if (at) await Deno.mkdir(at, { recursive: true });
+  const dir = at ?? await Deno.makeTempDir({ prefix: "cueport-tmpfs-" });
   const refused = await run("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir]);
   if (refused !== null) {
     await Deno.remove(dir);

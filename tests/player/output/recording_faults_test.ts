@@ -1,0 +1,155 @@
+/**
+ * Faults around a real recording (the service and its player process, a
+ * headless output): a recordings folder on a small tmpfs that fills, and a
+ * browser killed mid-recording. Each leaves a file ffprobe reads whose header
+ * says what plays, and a state that says what became of the recording; the
+ * player stays up. It waits on the recording's own figures, never for time.
+ */
+import assert from "node:assert/strict";
+import { needs } from "../../_helpers/peers.ts";
+import { type ServiceProcess, startServiceProcess } from "../../_helpers/service_process.ts";
+import { mountTmpfs } from "../../_helpers/tmpfs.ts";
+import { until } from "../../_helpers/until.ts";
+import type { Recording } from "../../../protocol/state.ts";
+
+/** The ids of the processes whose parent is `pid`, with their command lines (`ps`). */
+async function childrenOf(pid: number): Promise<{ pid: number; args: string }[]> {
+  const out = await new Deno.Command("ps", { args: ["-o", "pid=,args=", "--ppid", String(pid)] })
+    .output();
+  return new TextDecoder().decode(out.stdout).split("\n").filter((l) => l.trim()).map((l) => {
+    const [id, ...args] = l.trim().split(/\s+/);
+    return { pid: Number(id), args: args.join(" ") };
+  });
+}
+
+async function descendantsOf(pid: number): Promise<{ pid: number; args: string }[]> {
+  const direct = await childrenOf(pid);
+  return [...direct, ...(await Promise.all(direct.map((c) => descendantsOf(c.pid)))).flat()];
+}
+
+/** The header's duration, and the time of the last packet ffprobe reads, seconds. */
+async function probe(path: string): Promise<{ duration: number; lastPacket: number }> {
+  const out = await new Deno.Command("ffprobe", {
+    args: [
+      ...["-v", "error", "-show_entries", "format=duration:packet=pts_time"],
+      ...["-of", "json", path],
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const json = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.ok(json.format, `ffprobe cannot read ${path}: ${new TextDecoder().decode(out.stderr)}`);
+  const packets = json.packets as { pts_time: string }[];
+  return {
+    duration: Number(json.format.duration),
+    lastPacket: Math.max(...packets.map((p) => Number(p.pts_time))),
+  };
+}
+
+/** The recording's state; null while the player is down (503). */
+async function recordingOf(service: ServiceProcess): Promise<Recording | null> {
+  const { status, body } = await service.get("/api/v1/app-state");
+  return status === 200 ? body.recording as Recording : null;
+}
+
+async function toggle(service: ServiceProcess): Promise<{ status: number; message: string }> {
+  const answer = await fetch(`http://127.0.0.1:${service.ready.ports.http}/api/v1/action`, {
+    method: "POST",
+    body: JSON.stringify({ name: "RECORD_TOGGLE" }),
+  });
+  const body = await answer.json();
+  return { status: answer.status, message: body.message ?? JSON.stringify(body) };
+}
+
+/** The player process of the service. */
+async function playerOf(service: ServiceProcess): Promise<number> {
+  const player = (await childrenOf(service.child.pid)).find((c) => /player/.test(c.args));
+  assert.ok(player, "the player process");
+  return player.pid;
+}
+
+// One frame of the recording at its slowest (the output draws 8 frames a second at load).
+const FRAME_S = 0.125;
+
+Deno.test({
+  ...needs("chromium", "ffmpeg"),
+  name: "A recordings folder whose disk fills: the recording fails saying so, the file plays, the player stays up",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const service = await startServiceProcess(["--output", "headless", "--virtual-clock"]);
+    // Small: the demo's picture records at a few tens of kB a second.
+    const disk = await mountTmpfs("192k", `${service.dataDir}/recordings`);
+    try {
+      const player = await playerOf(service);
+      const started = await toggle(service);
+      assert.equal(started.status, 200, started.message);
+      // A busy machine loads the page slowly: the bound is for a hang, not for speed.
+      let ended: Recording | null = null;
+      await until("the recording to end on the full disk", async () => {
+        ended = await recordingOf(service);
+        return ended !== null && ended.state === "idle" && ended.error !== null;
+      }, 240_000);
+      const recording = ended! as Recording;
+      assert.match(
+        recording.error!,
+        new RegExp(`^The recording failed at [0-9.]+ s: the disk of ${disk.dir} is full: free space`),
+        service.stderr().slice(-4000),
+      );
+      assert.equal(await playerOf(service), player, "the player stayed up");
+      assert.ok(recording.file, "the file is kept");
+      const { duration, lastPacket } = await probe(`${service.dataDir}/${recording.file}`);
+      assert.ok(recording.videoFrames > 0);
+      assert.equal(duration, recording.seconds, "the header says what was counted");
+      assert.ok(Math.abs(duration - lastPacket) <= FRAME_S, `header ${duration} s, plays ${lastPacket} s`);
+      // The next toggle starts one on the full disk, which fails and says so.
+      const again = await toggle(service);
+      assert.equal(again.status, 200, again.message);
+      assert.doesNotMatch(again.message, /Recording stopped/);
+    } finally {
+      await service.stop();
+      await disk.close();
+    }
+  },
+});
+
+Deno.test({
+  ...needs("chromium", "ffmpeg"),
+  name: "A browser killed mid-recording: the header says exactly what plays",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const service = await startServiceProcess(["--output", "headless", "--virtual-clock"]);
+    try {
+      const started = await toggle(service);
+      assert.equal(started.status, 200, started.message);
+      let seen: Recording | null = null;
+      await until("the recording to hold 2 s of pictures", async () => {
+        seen = await recordingOf(service);
+        return seen !== null && seen.seconds >= 2 && seen.videoFrames >= 10;
+      }, 240_000);
+      const file = (seen! as Recording).file!;
+      const browsers = (await descendantsOf(await playerOf(service)))
+        .filter((p) => /chrom/i.test(p.args));
+      assert.ok(browsers.length > 0, "the browser's processes");
+      for (const { pid } of browsers) {
+        try {
+          Deno.kill(pid, "SIGKILL");
+        } catch {
+          // gone with its parent
+        }
+      }
+      await until("the recording to end with its browser", async () => {
+        const now = await recordingOf(service);
+        return now !== null && now.state === "idle";
+      }, 240_000);
+      const ended = (await recordingOf(service))!;
+      assert.match(ended.error ?? "", /browser went away/);
+      const { duration, lastPacket } = await probe(`${service.dataDir}/${file}`);
+      assert.equal(duration, ended.seconds, "the header says what was counted");
+      assert.ok(Math.abs(duration - lastPacket) <= FRAME_S, `header ${duration} s, plays ${lastPacket} s`);
+    } finally {
+      await service.stop();
+    }
+  },
+});
