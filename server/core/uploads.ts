@@ -6,6 +6,7 @@
  * @module
  */
 import { CueportError } from "./errors.ts";
+import { diskFullMessage, isDiskFull } from "../../protocol/disk_full.ts";
 
 /** Options of `stageUpload`. */
 export interface StageOptions {
@@ -50,6 +51,11 @@ export async function stageUpload(
   } catch (error) {
     file.close();
     await Deno.remove(path).catch(() => {});
+    if (isDiskFull(error)) {
+      // The staging folder is `<data dir>/uploads`: the data dir's disk is the full one.
+      const dataDir = options.dir.slice(0, Math.max(0, options.dir.lastIndexOf("/"))) || ".";
+      throw new CueportError("DISK_FULL", diskFullMessage(dataDir, "the upload"));
+    }
     throw error;
   } finally {
     try {
