@@ -76,7 +76,9 @@ export class Recorder {
       if (this.#sink) return this.#stopVideo().then((outcome) => stoppedMessage(file, outcome));
       this.stop();
       // Its last line may not fit either: then it failed, and says why.
-      return this.state.error ? `Recording failed: ${this.state.error}` : `Recording stopped: ${file}`;
+      return this.state.error
+        ? `Recording failed: ${this.state.error}`
+        : `Recording stopped: ${file}`;
     }
     if (mode === "next-trigger") {
       this.state = { ...NO_RECORDING, state: "armed" };
@@ -241,7 +243,12 @@ export class Recorder {
         this.#log(`Cannot record into ${name}.webm: ${why}`);
         if (take !== this.#take || !this.#sink) return;
         this.#sink = null;
-        this.state = { ...this.state, state: "idle", file: null, error: `Nothing was recorded: ${why}` };
+        this.state = {
+          ...this.state,
+          state: "idle",
+          file: null,
+          error: `Nothing was recorded: ${why}`,
+        };
         this.#changed();
       });
       this.#sink = sink;
@@ -286,7 +293,9 @@ function stoppedMessage(file: string | null, state: RecordingOutcome | null): st
   if (!state) return `Recording stopped: ${file}`;
   if (!state.isFileKept) return `Recording failed: ${state.error}; ${file} was not kept`;
   // It ended before the stop (a full disk): the stop does not say it went well.
-  if (state.error) return `Recording failed: ${state.error}; ${file} keeps ${state.seconds.toFixed(1)} s`;
+  if (state.error) {
+    return `Recording failed: ${state.error}; ${file} keeps ${state.seconds.toFixed(1)} s`;
+  }
   return `Recording stopped: ${file} (${state.seconds.toFixed(1)} s, ${sizeText(state.bytes)}, ` +
     `${state.videoFrames} video frames of ${state.framesDrawn} drawn, ${state.framesMissed} missed)`;
 }

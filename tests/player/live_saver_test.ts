@@ -108,7 +108,10 @@ Deno.test("LiveSaver on a full disk: tries again until the state is written, one
     saver.markDirty();
     await until("three failed writes", () => builds >= 3);
     assert.equal(logs.length, 1, logs.join("\n"));
-    assert.match(logs[0]!, /^Cannot save the live state: No space.* \(tried again until it works\)$/);
+    assert.match(
+      logs[0]!,
+      /^Cannot save the live state: No space.* \(tried again until it works\)$/,
+    );
     disk.free();
     await until(
       "the state written once there is room",

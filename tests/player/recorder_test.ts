@@ -78,7 +78,8 @@ Deno.test("Recorder: a stop that finds the recording ended by a full disk answer
     await recorder.finished();
     const stopping = recorder.toggle("now");
     await Promise.resolve();
-    const error = "The recording failed at 12.3 s: the disk of /data/recordings is full: free space";
+    const error =
+      "The recording failed at 12.3 s: the disk of /data/recordings is full: free space";
     sink.finish({ ...FIGURES, error, isFileKept: true });
     assert.equal(await stopping, `Recording failed: ${error}; ${file} keeps 12.3 s`);
     assert.equal(recorder.state.error, error);
@@ -139,14 +140,21 @@ Deno.test("Recorder (no output) on a disk that fills: the recording fails, says 
     changed: () => changes++,
   });
   try {
-    assert.match(String(recorder.toggle("now")), /^Recording started: recordings\/recording-.*\.jsonl$/);
+    assert.match(
+      String(recorder.toggle("now")),
+      /^Recording started: recordings\/recording-.*\.jsonl$/,
+    );
     disk.fill();
     // The file's last page takes a few lines more; then the disk is full.
-    for (let i = 0; i < 100 && recorder.state.state === "recording"; i++) recorder.log(update(1000));
+    for (let i = 0; i < 100 && recorder.state.state === "recording"; i++) {
+      recorder.log(update(1000));
+    }
     assert.equal(recorder.state.state, "idle");
     assert.match(
       recorder.state.error!,
-      new RegExp(`^The recording failed at 0.0 s: the disk of ${disk.dir}/recordings is full: free space`),
+      new RegExp(
+        `^The recording failed at 0.0 s: the disk of ${disk.dir}/recordings is full: free space`,
+      ),
     );
     assert.equal(changes, 1);
     assert.equal(logs.length, 1);

@@ -4,10 +4,15 @@ import { diskFullMessage, isDiskFull } from "../../protocol/disk_full.ts";
 import { mountTmpfs } from "../_helpers/tmpfs.ts";
 
 Deno.test("isDiskFull() knows Deno's ENOSPC and quota errors, and nothing else", () => {
-  const full = Object.assign(new Error("No space left on device (os error 28)"), { code: "ENOSPC" });
+  const full = Object.assign(new Error("No space left on device (os error 28)"), {
+    code: "ENOSPC",
+  });
   assert.equal(isDiskFull(full), true);
   assert.equal(isDiskFull(new Error("Disk quota exceeded (os error 122): write 'x'")), true);
-  assert.equal(isDiskFull(new Deno.errors.PermissionDenied("Permission denied (os error 13)")), false);
+  assert.equal(
+    isDiskFull(new Deno.errors.PermissionDenied("Permission denied (os error 13)")),
+    false,
+  );
   assert.equal(isDiskFull("No space left on device (os error 28)"), false);
 });
 

@@ -44,7 +44,10 @@ Deno.test("A full data dir disk: edits, presets and imports answer 507 DISK_FULL
       assert.equal(svc.service.supervisor.pid, pid, "the player was not restarted");
 
       disk.free();
-      const again = await svc.post("/api/v1/edit", { name: "song.add", params: { title: "Later" } });
+      const again = await svc.post("/api/v1/edit", {
+        name: "song.add",
+        params: { title: "Later" },
+      });
       assert.equal(again.status, 200, JSON.stringify(again.body));
       const saved = JSON.parse(await Deno.readTextFile(`${disk.dir}/projects/show/project.json`));
       const onDisk = saved.songs.map((s: { title: string }) => s.title);

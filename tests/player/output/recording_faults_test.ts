@@ -73,7 +73,8 @@ const FRAME_S = 0.125;
 
 Deno.test({
   ...needs("chromium", "ffmpeg"),
-  name: "A recordings folder whose disk fills: the recording fails saying so, the file plays, the player stays up",
+  name:
+    "A recordings folder whose disk fills: the recording fails saying so, the file plays, the player stays up",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
@@ -93,7 +94,9 @@ Deno.test({
       const recording = ended! as Recording;
       assert.match(
         recording.error!,
-        new RegExp(`^The recording failed at [0-9.]+ s: the disk of ${disk.dir} is full: free space`),
+        new RegExp(
+          `^The recording failed at [0-9.]+ s: the disk of ${disk.dir} is full: free space`,
+        ),
         service.stderr().slice(-4000),
       );
       assert.equal(await playerOf(service), player, "the player stayed up");
@@ -101,7 +104,10 @@ Deno.test({
       const { duration, lastPacket } = await probe(`${service.dataDir}/${recording.file}`);
       assert.ok(recording.videoFrames > 0);
       assert.equal(duration, recording.seconds, "the header says what was counted");
-      assert.ok(Math.abs(duration - lastPacket) <= FRAME_S, `header ${duration} s, plays ${lastPacket} s`);
+      assert.ok(
+        Math.abs(duration - lastPacket) <= FRAME_S,
+        `header ${duration} s, plays ${lastPacket} s`,
+      );
       // The next toggle starts one on the full disk, which fails and says so.
       const again = await toggle(service);
       assert.equal(again.status, 200, again.message);
@@ -147,7 +153,10 @@ Deno.test({
       assert.match(ended.error ?? "", /browser went away/);
       const { duration, lastPacket } = await probe(`${service.dataDir}/${file}`);
       assert.equal(duration, ended.seconds, "the header says what was counted");
-      assert.ok(Math.abs(duration - lastPacket) <= FRAME_S, `header ${duration} s, plays ${lastPacket} s`);
+      assert.ok(
+        Math.abs(duration - lastPacket) <= FRAME_S,
+        `header ${duration} s, plays ${lastPacket} s`,
+      );
     } finally {
       await service.stop();
     }

@@ -75,7 +75,9 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /** A file that cannot be read, in memory, on a disk of `room` bytes (then full, as Deno says it). */
-function memoryFile(room = Infinity): RecordingFile & { bytes: () => number; isClosed: () => boolean } {
+function memoryFile(
+  room = Infinity,
+): RecordingFile & { bytes: () => number; isClosed: () => boolean } {
   let length = 0, at = 0, isClosed = false;
   return {
     writeSync(bytes) {
@@ -252,7 +254,10 @@ Deno.test("OutputRecording: a file it cannot write ends the recording, said, not
     t.lost[0]!.error,
     "Nothing was recorded: the disk of /data/recordings is full: free space on it (old recordings, unused media)",
   );
-  assert.match(t.logs[0]!, /^warn: Output: the recording \/data\/recordings\/r.webm ended: the disk/);
+  assert.match(
+    t.logs[0]!,
+    /^warn: Output: the recording \/data\/recordings\/r.webm ended: the disk/,
+  );
   t.r.chunk(new Uint8Array(8));
   assert.equal(t.lost.length, 1, "once");
 });

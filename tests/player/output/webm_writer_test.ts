@@ -255,7 +255,8 @@ Deno.test("WebmFileWriter cut inside a block (its browser killed): the duration 
 
 Deno.test({
   ...needs("ffmpeg"),
-  name: "WebmFileWriter on a disk that fills: what fits is written, its duration in place, ffprobe reads it",
+  name:
+    "WebmFileWriter on a disk that fills: what fits is written, its duration in place, ffprobe reads it",
   async fn() {
     const sample = await Deno.readFile(SAMPLE);
     for (const capacity of [9_000, 17_777]) {

@@ -16,7 +16,10 @@ Deno.test("stageUpload() on a full data dir disk: 507 DISK_FULL naming the data 
     assert.ok(error instanceof CueportError, String(error));
     assert.equal(error.code, "DISK_FULL");
     assert.equal(error.status, 507);
-    assert.match(error.message, new RegExp(`^Cannot write the upload: the disk of the data dir ${disk.dir} is full`));
+    assert.match(
+      error.message,
+      new RegExp(`^Cannot write the upload: the disk of the data dir ${disk.dir} is full`),
+    );
     assert.deepEqual([...Deno.readDirSync(dir)], [], "the partial upload is gone");
   } finally {
     await disk.close();
