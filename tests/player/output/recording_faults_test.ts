@@ -10,41 +10,8 @@ import { needs } from "../../_helpers/peers.ts";
 import { type ServiceProcess, startServiceProcess } from "../../_helpers/service_process.ts";
 import { mountTmpfs } from "../../_helpers/tmpfs.ts";
 import { until } from "../../_helpers/until.ts";
+import { childrenOf, descendantsOf, probeRecording as probe } from "../../_helpers/recorded.ts";
 import type { Recording } from "../../../protocol/state.ts";
-
-/** The ids of the processes whose parent is `pid`, with their command lines (`ps`). */
-async function childrenOf(pid: number): Promise<{ pid: number; args: string }[]> {
-  const out = await new Deno.Command("ps", { args: ["-o", "pid=,args=", "--ppid", String(pid)] })
-    .output();
-  return new TextDecoder().decode(out.stdout).split("\n").filter((l) => l.trim()).map((l) => {
-    const [id, ...args] = l.trim().split(/\s+/);
-    return { pid: Number(id), args: args.join(" ") };
-  });
-}
-
-async function descendantsOf(pid: number): Promise<{ pid: number; args: string }[]> {
-  const direct = await childrenOf(pid);
-  return [...direct, ...(await Promise.all(direct.map((c) => descendantsOf(c.pid)))).flat()];
-}
-
-/** The header's duration, and the time of the last packet ffprobe reads, seconds. */
-async function probe(path: string): Promise<{ duration: number; lastPacket: number }> {
-  const out = await new Deno.Command("ffprobe", {
-    args: [
-      ...["-v", "error", "-show_entries", "format=duration:packet=pts_time"],
-      ...["-of", "json", path],
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const json = JSON.parse(new TextDecoder().decode(out.stdout));
-  assert.ok(json.format, `ffprobe cannot read ${path}: ${new TextDecoder().decode(out.stderr)}`);
-  const packets = json.packets as { pts_time: string }[];
-  return {
-    duration: Number(json.format.duration),
-    lastPacket: Math.max(...packets.map((p) => Number(p.pts_time))),
-  };
-}
 
 /** The recording's state; null while the player is down (503). */
 async function recordingOf(service: ServiceProcess): Promise<Recording | null> {

@@ -8,46 +8,8 @@ import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
 import { startServiceProcess } from "../../_helpers/service_process.ts";
 import { until } from "../../_helpers/until.ts";
+import { childrenOf, descendantsOf, probeRecording as probe } from "../../_helpers/recorded.ts";
 import type { Recording } from "../../../protocol/state.ts";
-
-/** The ids of the processes whose parent is `pid` (`ps`: the tests may not read /proc). */
-async function childrenOf(pid: number): Promise<number[]> {
-  const out = await new Deno.Command("ps", { args: ["-o", "pid=", "--ppid", String(pid)] })
-    .output();
-  return new TextDecoder().decode(out.stdout).split("\n").filter((l) => l.trim()).map(Number);
-}
-
-async function descendantsOf(pid: number): Promise<number[]> {
-  const direct = await childrenOf(pid);
-  return [...direct, ...(await Promise.all(direct.map(descendantsOf))).flat()];
-}
-
-async function command(pid: number): Promise<string> {
-  const out = await new Deno.Command("ps", { args: ["-o", "args=", "-p", String(pid)] }).output();
-  return new TextDecoder().decode(out.stdout);
-}
-
-/** What ffprobe reads: the header's duration, and the time of the last packet, seconds. */
-async function probe(
-  path: string,
-): Promise<{ duration: number; lastPacket: number; video: number }> {
-  const out = await new Deno.Command("ffprobe", {
-    args: [
-      ...["-v", "error", "-show_entries", "format=duration:packet=pts_time,codec_type"],
-      ...["-of", "json", path],
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.ok(out.success, new TextDecoder().decode(out.stderr));
-  const json = JSON.parse(new TextDecoder().decode(out.stdout));
-  const packets = json.packets as { pts_time: string; codec_type: string }[];
-  return {
-    duration: Number(json.format.duration),
-    lastPacket: Math.max(...packets.map((p) => Number(p.pts_time))),
-    video: packets.filter((p) => p.codec_type === "video").length,
-  };
-}
 
 Deno.test({
   ...needs("chromium", "ffmpeg"),
@@ -78,9 +40,9 @@ Deno.test({
       const before = seen! as Recording;
       const player = (await childrenOf(service.child.pid)).find(() => true);
       assert.ok(player, "the player process");
-      assert.match(await command(player), /player/);
-      doomed = await descendantsOf(player);
-      Deno.kill(player, "SIGKILL");
+      assert.match(player.args, /player/);
+      doomed = (await descendantsOf(player.pid)).map((p) => p.pid);
+      Deno.kill(player.pid, "SIGKILL");
       // The browser the player started goes too (a crash takes what it supervised).
       for (const pid of doomed) {
         try {
