@@ -21,8 +21,8 @@ export function isDiskFull(error: unknown): boolean {
 }
 
 /**
- * The sentence a full disk is answered with: `dir` is the data dir (or the
- * folder written), `what` what could not be written.
+ * The sentence a full disk is answered with: `dir` is the data dir (null
+ * where the writer does not know it), `what` what could not be written.
  * @example
  * ```ts
  * diskFullMessage("/var/lib/cueport", "the Project");
@@ -30,8 +30,8 @@ export function isDiskFull(error: unknown): boolean {
  * //  on it (old recordings in recordings/, unused media) and try again"
  * ```
  */
-export function diskFullMessage(dir: string, what?: string): string {
+export function diskFullMessage(dir: string | null, what?: string): string {
   const head = what ? `Cannot write ${what}: the` : "The";
-  return `${head} disk of the data dir ${dir} is full: free space on it ` +
+  return `${head} disk of the data dir${dir === null ? "" : ` ${dir}`} is full: free space on it ` +
     `(old recordings in recordings/, unused media) and try again`;
 }

@@ -4,6 +4,8 @@
  * @module
  */
 
+import { diskFullMessage, isDiskFull } from "../../protocol/disk_full.ts";
+
 /** Stable error codes (the spec's WebSocket error types, plus a few of ours). */
 export const ErrorCode = {
   INVALID_MESSAGE: 400,
@@ -89,13 +91,14 @@ export interface WireError {
 
 /**
  * Any thrown value as the service's error: a `CueportError` as it is,
- * anything else as SERVER_ERROR that leaks neither its message nor its
- * stack. Every transport maps errors through this, then to its wire.
+ * a full disk as DISK_FULL, anything else as SERVER_ERROR that leaks
+ * neither its message nor its stack. Every transport maps errors through this, then to its wire.
  */
 export function asCueportError(error: unknown): CueportError {
-  return error instanceof CueportError
-    ? error
-    : new CueportError("SERVER_ERROR", "Internal server error");
+  if (error instanceof CueportError) return error;
+  // A write of the service's own (a device paired, a key rotated) on a full disk.
+  if (isDiskFull(error)) return new CueportError("DISK_FULL", diskFullMessage(null));
+  return new CueportError("SERVER_ERROR", "Internal server error");
 }
 
 /**

@@ -85,3 +85,19 @@ Deno.test("fromPlayerError(): a player's fault is SERVER_ERROR without its text,
   assert.equal(unexpectedOf(fromPlayerError(full)), null);
   assert.equal(unexpectedOf(fromPlayerError(new RpcError(RpcErrorCode.NOT_FOUND, "No x"))), null);
 });
+
+Deno.test("A full disk is 507 DISK_FULL: the player's -32007 with its message, a write of the service's own", () => {
+  const message = "The disk of the data dir /srv/cueport is full: free space on it";
+  const fromPlayer = fromPlayerError(new RpcError(RpcErrorCode.DISK_FULL, message));
+  assert.equal(fromPlayer.code, "DISK_FULL");
+  assert.equal(fromPlayer.status, 507);
+  assert.equal(fromPlayer.message, message);
+  const enospc = Object.assign(new Error("No space left on device (os error 28)"), {
+    code: "ENOSPC",
+  });
+  assert.deepEqual(errorBody(enospc), {
+    code: "DISK_FULL",
+    message: "The disk of the data dir is full: free space on it (old recordings in recordings/, " +
+      "unused media) and try again",
+  });
+});
