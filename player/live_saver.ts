@@ -82,6 +82,7 @@ export class LiveSaver {
         skipFsync: true,
       });
     } catch (error) {
+      this.#isFailing = false; // the last write: it is not tried again
       this.#report(error);
     }
   }
