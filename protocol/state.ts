@@ -92,7 +92,7 @@ export const Recording = z.strictObject({
     "Since when (ISO time) no picture reached the recording in progress, once that lasted 2 s; null while pictures come",
   ),
   error: z.string().nullable().describe(
-    "Why the last recording failed (nothing was recorded, the player stopped), or null",
+    "Why the last recording failed or ended early (nothing was recorded, its browser went away, the player stopped, the disk of its folder filled: named, with what to free), or null",
   ),
 });
 
