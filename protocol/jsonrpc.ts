@@ -74,7 +74,7 @@ export const RpcErrorCode = {
 
 /**
  * The `data` of an INTERNAL_ERROR the player sends on purpose, its message
- * written for the user (a full disk under an import); any other
+ * written for the user (an import stopped or whose copy failed); any other
  * INTERNAL_ERROR is a fault whose text the service logs and never sends.
  */
 export const DELIBERATE: { readonly isDeliberate: true } = { isDeliberate: true };

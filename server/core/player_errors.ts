@@ -30,7 +30,7 @@ export interface PlayerRequestKind {
  * A failure of a request to the player as the service's error: a
  * `CueportError` as it is; a player error by its code (the player's message
  * kept: it says what to fix); a failure the player reports on purpose
- * (INTERNAL_ERROR marked `isDeliberate`, e.g. a full disk under an import)
+ * (INTERNAL_ERROR marked `isDeliberate`, e.g. an import stopped)
  * SERVER_ERROR with its message; anything else, the player's faults
  * included, SERVER_ERROR "Internal server error", its text kept for the log
  * only (`unexpectedOf`).

@@ -11,8 +11,8 @@ export interface Tmpfs {
   dir: string;
   /** Writes a filler until the disk is full (ENOSPC); returns the bytes it took. */
   fill(): number;
-  /** Removes the filler: the space is free again. */
-  free(): void;
+  /** Gives back `bytes` of the filler's space (default: all of it, the filler removed). */
+  free(bytes?: number): void;
   /** Unmounts and removes the folder. */
   close(): Promise<void>;
 }
@@ -50,8 +50,14 @@ export async function mountTmpfs(size = "2m", at?: string): Promise<Tmpfs> {
       }
       return bytes;
     },
-    free() {
-      Deno.removeSync(filler);
+    free(bytes) {
+      if (bytes === undefined) return Deno.removeSync(filler);
+      const file = Deno.openSync(filler, { write: true });
+      try {
+        file.truncateSync(Math.max(0, file.statSync().size - bytes));
+      } finally {
+        file.close();
+      }
     },
     async close() {
       // A file still open (a player that died) keeps it busy: then a lazy unmount.

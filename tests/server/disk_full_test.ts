@@ -29,6 +29,8 @@ Deno.test("A full data dir disk: edits, presets and imports answer 507 DISK_FULL
       });
       assert.equal(preset.status, 507, JSON.stringify(preset.body));
       assert.equal(preset.body.error.code, "DISK_FULL");
+      // Room for part of the file: its copy is what finds the disk full.
+      disk.free(64 * 1024);
       await Deno.writeFile(`${media}/big.wav`, encodeWav(new Float32Array(1 << 19), 48_000));
       const imported = await svc.post("/api/v1/edit", {
         name: "file.import",
@@ -36,6 +38,8 @@ Deno.test("A full data dir disk: edits, presets and imports answer 507 DISK_FULL
       });
       assert.equal(imported.status, 507, JSON.stringify(imported.body));
       assert.equal(imported.body.error.code, "DISK_FULL");
+      const copies = [...Deno.readDirSync(`${disk.dir}/projects/show/media`)].map((e) => e.name);
+      assert.deepEqual(copies, [], "the partial copy is gone");
 
       // What reads say is what was acknowledged, and the player stayed up.
       const titles = (await svc.get("/api/v1/projects/show/songs")).body.songs

@@ -1,8 +1,9 @@
 /**
  * The import's own refusals (player/edits/file_import.ts): a copy that fails
- * on the show machine (a full disk, a name taken by a folder) is sent on
- * purpose, marked so that the service passes its message on instead of
- * hiding it as a fault (docs/player-protocol.md).
+ * on the show machine (a name taken by a folder) is sent on purpose, marked
+ * so that the service passes its message on instead of hiding it as a fault
+ * (docs/player-protocol.md); a full disk is passed on as what it is, which
+ * the player answers DISK_FULL.
  */
 import assert from "node:assert/strict";
 import { measureImport, stageImport } from "../../../player/edits/file_import.ts";
@@ -10,6 +11,8 @@ import { Refusal } from "../../../player/errors.ts";
 import { partialName } from "../../../player/media/copy.ts";
 import { wavHeader } from "../../../player/media/encode.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
+import { isDiskFull } from "../../../protocol/disk_full.ts";
+import { mountTmpfs } from "../../_helpers/tmpfs.ts";
 
 Deno.test("an import whose copy fails on the show machine is a deliberate INTERNAL_ERROR naming the file", async () => {
   const dir = await Deno.makeTempDir();
@@ -29,6 +32,31 @@ Deno.test("an import whose copy fails on the show machine is a deliberate INTERN
     assert.match(refused.message, /^Cannot import ".*a\.wav": /);
     assert.deepEqual(refused.data, { isDeliberate: true });
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("an import whose copy finds the disk full fails as a full disk (DISK_FULL), its partial copy gone", async () => {
+  const dir = await Deno.makeTempDir();
+  const disk = await mountTmpfs("512k");
+  try {
+    const source = `${dir}/a.wav`;
+    await Deno.writeFile(source, wavHeader(1 << 20, 48_000));
+    await Deno.truncate(source, (1 << 20) + 44);
+    const mediaDir = `${disk.dir}/media`;
+    await Deno.mkdir(mediaDir);
+    const measured = await measureImport(source, "a.wav");
+    const failed = await stageImport(measured, {
+      mediaDir,
+      jobId: "import-0000abcd",
+      isMove: false,
+    })
+      .then(() => null, (error) => error);
+    assert.ok(isDiskFull(failed), String(failed));
+    assert.ok(!(failed instanceof Refusal), "not hidden as a deliberate INTERNAL_ERROR");
+    assert.deepEqual([...Deno.readDirSync(mediaDir)], []);
+  } finally {
+    await disk.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
