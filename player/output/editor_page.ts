@@ -24,7 +24,6 @@ import {
   FromEditor,
   type ToEditor,
 } from "../../protocol/editor_page.ts";
-import { CLOSE_POLICY } from "../../protocol/socket_bounds.ts";
 import type { Preset } from "../../protocol/model.ts";
 import type { RenderState, ShaderPass } from "../../protocol/output.ts";
 import type { EditorState } from "../../protocol/state.ts";
@@ -34,7 +33,7 @@ import { drawsIsf, type IsfPrograms } from "./isf_programs.ts";
 import { PagePrograms } from "./page_programs.ts";
 import { shaderPass } from "./render_state.ts";
 import { BUILT_IN_PROGRAMS } from "./shaders.ts";
-import { MessageGuard } from "./socket_guard.ts";
+import { MessageGuard, parseMessage, type Violation } from "./socket_guard.ts";
 import type { SocketFaultLog } from "./socket_log.ts";
 
 /** The preview's width at most (pixels): a second full-size picture would halve software GL. */
@@ -207,23 +206,10 @@ export class EditorPage {
   }
 
   /** Handles one message within bounds; what is wrong with it, or null. */
-  #onMessage(data: string): { code: number; kind: string; reason: string } | null {
-    let json: unknown;
-    try {
-      json = JSON.parse(data);
-    } catch {
-      return { code: CLOSE_POLICY, kind: "not valid", reason: "a text message that is not JSON" };
-    }
-    const parsed = FromEditor.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return {
-        code: CLOSE_POLICY,
-        kind: "not valid",
-        reason: `not an editor message (${issue?.path.join(".") || "message"}: ${issue?.message})`,
-      };
-    }
-    this.#dispatch(parsed.data);
+  #onMessage(data: string): Violation | null {
+    const parsed = parseMessage(FromEditor, data, "an editor message");
+    if ("violation" in parsed) return parsed.violation;
+    this.#dispatch(parsed.message);
     return null;
   }
 

@@ -9,8 +9,7 @@
  * @module
  */
 import { FromPage, PAGE_SOCKET_BOUNDS, PAGE_TAKEN, type ToPage } from "../../protocol/output.ts";
-import { CLOSE_POLICY } from "../../protocol/socket_bounds.ts";
-import { MessageGuard } from "./socket_guard.ts";
+import { MessageGuard, parseMessage, type Violation } from "./socket_guard.ts";
 import type { SocketFaultLog } from "./socket_log.ts";
 
 /** Reports in a row with no frame drawn, after the page said its GL is lost, that confirm it. */
@@ -111,31 +110,14 @@ export class PageSocket {
   }
 
   /** Handles one message within bounds; what is wrong with it, or null. */
-  #handle(
-    data: unknown,
-    connection: number,
-  ): { code: number; kind: string; reason: string } | null {
+  #handle(data: unknown, connection: number): Violation | null {
     if (data instanceof ArrayBuffer) {
       this.#host.chunk(new Uint8Array(data), connection);
       return null;
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(data as string);
-    } catch {
-      return { code: CLOSE_POLICY, kind: "not valid", reason: "a text message that is not JSON" };
-    }
-    const parsed = FromPage.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.join(".") || "message";
-      return {
-        code: CLOSE_POLICY,
-        kind: "not valid",
-        reason: `not a page message (${where}: ${issue?.message ?? "invalid"})`,
-      };
-    }
-    this.#dispatch(parsed.data);
+    const parsed = parseMessage(FromPage, data as string, "a page message");
+    if ("violation" in parsed) return parsed.violation;
+    this.#dispatch(parsed.message);
     return null;
   }
 

@@ -6,6 +6,7 @@
  * never parsed.
  * @module
  */
+import type { z } from "zod";
 import { CLOSE_POLICY, CLOSE_TOO_BIG, type SocketBounds } from "../../protocol/socket_bounds.ts";
 
 /** Why a page's socket is closed: the WebSocket code, the kind counted, what it sent. */
@@ -89,4 +90,32 @@ export class MessageGuard {
     }
     return null;
   }
+}
+
+/**
+ * `data` (a text message within bounds) as a message of `schema`, or why the socket must
+ * close: not JSON, or not of the schema (`what` names the messages expected, and the first
+ * problem's field is said).
+ */
+export function parseMessage<T>(
+  schema: z.ZodType<T>,
+  data: string,
+  what: string,
+): { message: T } | { violation: Violation } {
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return { violation: notValid("a text message that is not JSON") };
+  }
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return { message: parsed.data };
+  const issue = parsed.error.issues[0];
+  return {
+    violation: notValid(`not ${what} (${issue?.path.join(".") || "message"}: ${issue?.message})`),
+  };
+}
+
+function notValid(reason: string): Violation {
+  return { code: CLOSE_POLICY, kind: "not valid", reason };
 }
