@@ -64,3 +64,34 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  ...needs("chromium"),
+  name: "Output: a local program cannot take the editor from its page",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const p = await openOutputPlayer();
+    try {
+      await p.run("OPEN_EDITOR", { kind: "effect", presetID: "fx-blur" });
+      await untilOutput(
+        p.output,
+        "the editor to show",
+        () => p.app.appState.editor?.shown === true,
+      );
+      const origin = new URL(p.output.url).origin;
+      const stranger = await openClient(`${p.output.url}editor-ws`, { origin });
+      if (stranger.isOpen) stranger.socket.send(JSON.stringify({ type: "hello", gl: "webgl2" }));
+      stranger.socket.close();
+      await stranger.closed;
+      // The editor's page still has it: the next state reaches it (its preview draws it).
+      await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
+      await p.output.frame();
+      assert.equal(stranger.isOpen, false, "refused");
+      assert.equal(p.app.appState.editor?.shown, true);
+      assert.equal(p.output.stats.browserStarts, 1);
+    } finally {
+      await p.close();
+    }
+  },
+});
