@@ -237,9 +237,10 @@ export const PAGE_TAKEN = 4002;
  * The output page's socket bounds (`socket_bounds.ts`). The longest text is the `frame` answer,
  * a PNG data URL of the display-size picture: 32 Mi code units hold a 2560x1440 picture of
  * noise (14.7 MB of pixels, 19.7 MB as base64), and any real 4K one (a 3840x2160 picture of
- * pure noise, 44 MB as base64, is refused). The largest binary is a recording chunk, every
- * 500 ms (`record-start`): 8 MiB is about 50 times the chunks Chromium's MediaRecorder sends
- * at its default 2.5 Mb/s (`docs/output.md` has the measured figures). A page sends a report
+ * pure noise, 44 MB as base64, is refused). The largest binary is a recording chunk, asked
+ * every 500 ms (`record-start`), later on a busy machine: headless Chromium recording a
+ * 1920x1080 canvas of noise (VP8 and Opus, its default bit rate) at load 24 on 2 cores sent
+ * 465 KB in one chunk for 8 s; 8 MiB holds 25 s at 2.5 Mb/s. A page sends a report
  * and a ping a second, two chunks, and at load a fault or compile error per Clip or program:
  * 200 messages a second and bursts of 2000 are ten times that.
  */
