@@ -444,6 +444,12 @@ export class PlayerApp implements AppServices {
             this.changeAppState("editor-shown", { editor: { ...editor, shown: true } });
           }
         },
+        hidden: () => {
+          const editor = this.#appState.editor;
+          if (editor?.shown) {
+            this.changeAppState("editor-hidden", { editor: { ...editor, shown: false } });
+          }
+        },
         closed: () => {
           if (this.#appState.editor) this.changeAppState("editor-closed", { editor: null });
         },

@@ -9,6 +9,8 @@
 import { z } from "zod";
 import { Preset } from "./model.ts";
 import type { ToPage } from "./output.ts";
+import { MAX_PRESET_CODE } from "./edits/presets.ts";
+import type { SocketBounds } from "./socket_bounds.ts";
 
 /** Page to player (text frames). */
 export const FromEditor = z.discriminatedUnion("type", [
@@ -43,6 +45,32 @@ export const FromEditor = z.discriminatedUnion("type", [
 ]);
 /** Page to player. */
 export type FromEditor = z.infer<typeof FromEditor>;
+
+/**
+ * The editor page's socket bounds (`socket_bounds.ts`). The longest message is an `edit`: the
+ * code and its `base`, each at most `MAX_PRESET_CODE` characters, each character at most 6 in
+ * JSON (`\u0000`). A person types and drags controls: 100 messages a second (a control dragged
+ * at 60 fps, pings), bursts of 300.
+ */
+export const EDITOR_SOCKET_BOUNDS: SocketBounds = {
+  maxTextChars: 2 * 6 * MAX_PRESET_CODE + 4096,
+  maxBinaryBytes: 0,
+  messagesPerSecond: 100,
+  burstMessages: 300,
+  bytesPerSecond: 8 * 2 ** 20,
+  burstBytes: 2 * (2 * 6 * MAX_PRESET_CODE + 4096),
+};
+
+/**
+ * The editor page's edits run one at a time, in order; at most this many wait (the one
+ * running included). One more is answered refused at once: a flood is refused, not queued.
+ */
+export const EDITOR_EDITS_WAITING = 4;
+
+/** The close code of an editor page while another has the editor (it says so, and stays). */
+export const EDITOR_TAKEN = 4000;
+/** The close code of a page whose editor closed (it says so rather than reload). */
+export const EDITOR_CLOSED = 4001;
 
 /** A problem of a refused edit, at its line and column in the code (1-based). */
 export const EditorProblem = z.object({

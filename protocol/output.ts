@@ -7,6 +7,7 @@
  * @module
  */
 import { z } from "zod";
+import type { SocketBounds } from "./socket_bounds.ts";
 
 /** How the player shows its output (the `output` setting). */
 export const OutputMode = z.enum(["auto", "window", "fullscreen", "headless", "none"]);
@@ -228,6 +229,29 @@ export const FromPage = z.discriminatedUnion("type", [
 ]);
 /** Page to player. */
 export type FromPage = z.infer<typeof FromPage>;
+
+/** The close code of an output page while another is connected (the first keeps the output). */
+export const PAGE_TAKEN = 4002;
+
+/**
+ * The output page's socket bounds (`socket_bounds.ts`). The longest text is the `frame` answer,
+ * a PNG data URL of the display-size picture: 32 Mi code units hold a 2560x1440 picture of
+ * noise (14.7 MB of pixels, 19.7 MB as base64), and any real 4K one (a 3840x2160 picture of
+ * pure noise, 44 MB as base64, is refused). The largest binary is a recording chunk, asked
+ * every 500 ms (`record-start`), later on a busy machine: headless Chromium recording a
+ * 1920x1080 canvas of noise (VP8 and Opus, its default bit rate) at load 24 on 2 cores sent
+ * 465 KB in one chunk for 8 s; 8 MiB holds 25 s at 2.5 Mb/s. A page sends a report
+ * and a ping a second, two chunks, and at load a fault or compile error per Clip or program:
+ * 200 messages a second and bursts of 2000 are ten times that.
+ */
+export const PAGE_SOCKET_BOUNDS: SocketBounds = {
+  maxTextChars: 32 * 2 ** 20,
+  maxBinaryBytes: 8 * 2 ** 20,
+  messagesPerSecond: 200,
+  burstMessages: 2000,
+  bytesPerSecond: 16 * 2 ** 20,
+  burstBytes: 64 * 2 ** 20,
+};
 
 /**
  * How the output draws, as the player counts it (the `heartbeat` answer, `GET /health`): figures

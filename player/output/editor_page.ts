@@ -8,10 +8,22 @@
  * DEFAULT changed (isf) or of the parameters (other types), undo and redo
  * are `project.undo` and `project.redo`; all run through the player's one
  * edit path (`Editor`: validation, history, revision, the same updates).
+ *
+ * One page at a time: a second page while one is connected is closed with `EDITOR_TAKEN` and
+ * the first keeps the editor. Each message is within `EDITOR_SOCKET_BOUNDS` and of the page's
+ * schema, or the page is closed (1009, 1008: `socket_guard.ts`); its edits run one at a time,
+ * at most `EDITOR_EDITS_WAITING` waiting, the next refused at once.
  * @module
  */
 import type { EditApplyParams, EditApplyResult, EditRequest } from "../../protocol/edits/mod.ts";
-import { FromEditor, type ToEditor } from "../../protocol/editor_page.ts";
+import {
+  EDITOR_CLOSED,
+  EDITOR_EDITS_WAITING,
+  EDITOR_SOCKET_BOUNDS,
+  EDITOR_TAKEN,
+  FromEditor,
+  type ToEditor,
+} from "../../protocol/editor_page.ts";
 import type { Preset } from "../../protocol/model.ts";
 import type { RenderState, ShaderPass } from "../../protocol/output.ts";
 import type { EditorState } from "../../protocol/state.ts";
@@ -21,13 +33,11 @@ import { drawsIsf, type IsfPrograms } from "./isf_programs.ts";
 import { PagePrograms } from "./page_programs.ts";
 import { shaderPass } from "./render_state.ts";
 import { BUILT_IN_PROGRAMS } from "./shaders.ts";
+import { MessageGuard, parseMessage, type Violation } from "./socket_guard.ts";
+import type { SocketFaultLog } from "./socket_log.ts";
 
 /** The preview's width at most (pixels): a second full-size picture would halve software GL. */
 export const PREVIEW_WIDTH = 480;
-/** The close code of a page another one replaced (it stays closed rather than reload). */
-export const REPLACED = 4000;
-/** The close code of a page whose editor closed (it says so rather than reload). */
-export const EDITOR_CLOSED = 4001;
 /** The preview pass's id: a program its GL refuses gives way to the last that compiled. */
 const PREVIEW_ID = "editor-preview";
 
@@ -46,6 +56,8 @@ export interface EditorHooks {
   state(): EditorState | null;
   /** The editor's page loaded in its window. */
   shown(): void;
+  /** The page that showed the editor is no longer connected (reloading, crashed, closed). */
+  hidden?(): void;
   /** The editor's window went away (closed by the user, or with the browser). */
   closed(): void;
   /**
@@ -61,38 +73,68 @@ export class EditorPage {
   readonly #programs: PagePrograms;
   readonly #now: () => number;
   readonly #refresh: () => void;
+  readonly #monotonic: () => number;
+  readonly #faults: SocketFaultLog | null;
   #socket: WebSocket | null = null;
+  /** The page's edits: the last one's end, and how many wait (the one running included). */
+  #edits: Promise<void> = Promise.resolve();
+  #waiting = 0;
   /** The preset and time last sent, so that an unchanged one is not sent again. */
   #sent: { preset: Preset; updatedAt: string | null; openedAt: string } | null = null;
 
   /**
    * `programs` are the output's (shared: a program is made once); `refresh` asks for a
-   * push of the state now (a page connected).
+   * push of the state now (a page connected); `now` is the player's clock (for `pong`),
+   * `monotonic` the rate bound's (performance.now); `faults` counts the pages closed.
    */
   constructor(
-    options: { hooks: EditorHooks; programs: IsfPrograms; now: () => number; refresh: () => void },
+    options: {
+      hooks: EditorHooks;
+      programs: IsfPrograms;
+      now: () => number;
+      refresh: () => void;
+      monotonic?: () => number;
+      faults?: SocketFaultLog;
+    },
   ) {
     this.#hooks = options.hooks;
     this.#programs = new PagePrograms(options.programs);
     this.#now = options.now;
     this.#refresh = options.refresh;
+    this.#monotonic = options.monotonic ?? (() => performance.now());
+    this.#faults = options.faults ?? null;
   }
 
-  /** A page connected to the editor's socket (a reload replaces the one before). */
+  /** A page connected to the editor's socket: it has the editor, unless another page has. */
   connected(socket: WebSocket): void {
-    const previous = this.#socket;
+    const current = this.#socket;
+    if (current && current.readyState <= WebSocket.OPEN) {
+      // The page connected keeps the editor; the newcomer says another window has it.
+      socket.onopen = () => socket.close(EDITOR_TAKEN, "another editor page has the editor");
+      this.#faults?.note("second page", "a second editor page's socket, closed");
+      return;
+    }
     this.#socket = socket;
-    // The page it replaces (a second copy of the editor's address) is told not to come back.
-    if (previous && previous !== socket) previous.close(REPLACED, "another editor page connected");
+    const guard = new MessageGuard(EDITOR_SOCKET_BOUNDS, this.#monotonic);
+    let isClosing = false;
     socket.onopen = () => {
       this.#programs.pageConnected();
       this.#sent = null;
       this.#send({ type: "programs", programs: [...BUILT_IN_PROGRAMS] });
       this.#refresh();
     };
-    socket.onmessage = (event) => void this.#onMessage(String(event.data));
+    socket.onmessage = (event) => {
+      if (isClosing) return;
+      const violation = guard.check(event.data) ?? this.#onMessage(event.data as string);
+      if (!violation) return;
+      isClosing = true;
+      this.#faults?.note(violation.kind, `the editor page's socket: ${violation.reason}`);
+      socket.close(violation.code, violation.kind);
+    };
     socket.onclose = () => {
-      if (this.#socket === socket) this.#socket = null;
+      if (this.#socket !== socket) return;
+      this.#socket = null;
+      this.#hooks.hidden?.();
     };
   }
 
@@ -163,13 +205,15 @@ export class EditorPage {
     };
   }
 
-  async #onMessage(data: string): Promise<void> {
-    let message: FromEditor;
-    try {
-      message = FromEditor.parse(JSON.parse(data));
-    } catch {
-      return; // the page is ours: nothing else comes from it
-    }
+  /** Handles one message within bounds; what is wrong with it, or null. */
+  #onMessage(data: string): Violation | null {
+    const parsed = parseMessage(FromEditor, data, "an editor message");
+    if ("violation" in parsed) return parsed.violation;
+    this.#dispatch(parsed.message);
+    return null;
+  }
+
+  #dispatch(message: FromEditor): void {
     switch (message.type) {
       case "hello":
         this.#hooks.shown();
@@ -188,8 +232,26 @@ export class EditorPage {
         });
         break;
       default:
-        await this.#edit(message);
+        this.#queueEdit(message);
     }
+  }
+
+  /** The edit runs after those before it; refused at once when too many wait. */
+  #queueEdit(message: Extract<FromEditor, { type: "edit" | "param" | "history" }>): void {
+    if (this.#waiting >= EDITOR_EDITS_WAITING) {
+      this.#send({
+        type: "edited",
+        id: message.id,
+        ok: false,
+        message:
+          `Too many edits wait (${EDITOR_EDITS_WAITING}): wait for their answers, then apply again`,
+        problems: [],
+      });
+      return;
+    }
+    this.#waiting++;
+    this.#edits = this.#edits.then(() => this.#edit(message)).catch(() => {})
+      .finally(() => this.#waiting--);
   }
 
   /** Runs the page's edit and answers it: done, or refused with its problems. */

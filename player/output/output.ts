@@ -6,7 +6,7 @@
  * @module
  */
 import {
-  FromPage,
+  type FromPage,
   type OutputMode,
   type OutputStats,
   type RenderState,
@@ -17,7 +17,7 @@ import { PagePrograms } from "./page_programs.ts";
 import type { Clock } from "../clock.ts";
 import { findBrowser, hasDisplay } from "./browser.ts";
 import { buildRenderState, type RenderSource } from "./render_state.ts";
-import { type MediaPath, type OutputServer, serveOutput } from "./server.ts";
+import { type MediaPath, type OutputServer, pageSecretScript, serveOutput } from "./server.ts";
 import { BUILT_IN_PROGRAMS } from "./shaders.ts";
 import { BrowserSupervisor } from "./supervisor.ts";
 import { OutputRecording, type RecordingFigures, type RecordingOutcome } from "./recording.ts";
@@ -26,6 +26,9 @@ import { PageHealth } from "./page_health.ts";
 import { OutputWindow } from "./window_state.ts";
 import { type EditorHooks, EditorPage } from "./editor_page.ts";
 import { EditorWindow } from "./editor_window.ts";
+import { PageSocket, type PageSocketHost } from "./page_socket.ts";
+import { SocketFaultLog } from "./socket_log.ts";
+import { PageSecretBridge } from "./page_secret_bridge.ts";
 
 /** Where the output's messages go. */
 export type OutputLog = (level: "info" | "warn" | "error", message: string) => void;
@@ -97,7 +100,12 @@ export class Output {
   readonly #window: OutputWindow;
   readonly #editorWindow: EditorWindow;
   readonly #editorPage: EditorPage;
-  #socket: WebSocket | null = null;
+  readonly #page: PageSocket;
+  /** Sockets closed or refused, said in one line a minute at most. */
+  readonly #socketFaults: SocketFaultLog;
+  readonly #bridge: PageSecretBridge;
+  /** The script that gives the browser's pages the secret of now (`initScript`). */
+  #secretScript: string;
   /** The preset programs of the page (`programs.pushes`: each one's first state, for the bench). */
   readonly programs: PagePrograms = new PagePrograms();
   #seq = 0;
@@ -105,6 +113,8 @@ export class Output {
   #idleSince: number | null = null;
   /** The recording being written (`recording.ts`). */
   #recording: OutputRecording | null = null;
+  /** The page connection that records it (`PageSocket.connection`), null until one does. */
+  #recordingOwner: number | null = null;
   /** The states sent (sequence and player clock), newest last (at most 1024). */
   readonly pushes: { seq: number; at: number }[] = [];
   /** The page's frame reports, newest last (at most 600: ten minutes). */
@@ -122,18 +132,18 @@ export class Output {
   constructor(options: OutputOptions, browser: string, mode: "window" | "fullscreen" | "headless") {
     this.#options = options;
     this.#frameBudgetMs = options.frameBudgetMs ?? null;
-    this.#server = serveOutput({
-      media: options.media,
-      connected: (socket) => this.#connected(socket),
-      editorConnected: (socket) => this.#editorPage.connected(socket),
-      isEditorOpen: () => !!options.editor?.state(),
-      requested: () => this.#health.progress(),
-    });
+    this.#socketFaults = new SocketFaultLog(
+      (message) => options.log("warn", message),
+      () => performance.now(),
+    );
+    this.#page = new PageSocket(this.#pageHost(), { faults: this.#socketFaults });
+    this.#server = this.#serve(options);
+    this.#secretScript = pageSecretScript(this.#server.rotateSecret());
     this.#requests = new PageRequests((message) => this.#send(message), {
       lastProgressAt: () => this.#health.lastProgressAt,
     });
     const display = options.source()?.project.display ?? { width: 1280, height: 720 };
-    this.#supervisor = new BrowserSupervisor({
+    const supervised = {
       program: browser,
       mode,
       url: this.#server.url,
@@ -141,6 +151,13 @@ export class Output {
       height: display.height,
       log: options.log,
       onStart: () => this.#health.browserStarted(),
+      // Each browser start: a new secret, the old one refused from now on.
+      initScript: () => this.#secretScript = pageSecretScript(this.#server.rotateSecret()),
+    };
+    this.#supervisor = new BrowserSupervisor(supervised);
+    this.#bridge = new PageSecretBridge({
+      url: this.#server.url,
+      profileDir: () => this.#supervisor.profileDir,
     });
     this.#health = new PageHealth(this.#supervisor, { log: options.log });
     this.#window = new OutputWindow(this.#supervisor, {
@@ -160,9 +177,25 @@ export class Output {
       programs: this.programs.programs,
       now: () => options.clock.now(),
       refresh: () => this.changed(),
+      faults: this.#socketFaults,
     });
     this.#supervisor.start();
     options.log("info", `Output: ${mode} in ${browser}`);
+  }
+
+  /** The page server, its sockets handed to the page's and the editor's. */
+  #serve(options: OutputOptions): OutputServer {
+    return serveOutput({
+      media: options.media,
+      connected: (socket) => this.#page.connected(socket),
+      editorConnected: (socket) => this.#editorPage.connected(socket),
+      isEditorOpen: () => !!options.editor?.state(),
+      requested: () => this.#health.progress(),
+      refused: (reason) => {
+        this.#socketFaults.note("refused", reason);
+        this.#bridge.deliver(this.#secretScript);
+      },
+    });
   }
 
   /** The browser's process id while it runs (tests kill it). */
@@ -209,6 +242,11 @@ export class Output {
       browserStarts: this.#supervisor.starts,
       pageLoads: this.#health.pageLoads,
     };
+  }
+
+  /** Page sockets closed or refused since the output started, by kind (`socket_log.ts`). */
+  get socketFaults(): ReadonlyMap<string, number> {
+    return this.#socketFaults.totals;
   }
 
   /**
@@ -258,7 +296,7 @@ export class Output {
     const recording: OutputRecording = new OutputRecording({
       path,
       page: {
-        isOpen: () => this.#socket?.readyState === WebSocket.OPEN,
+        isOpen: () => this.#page.isOpen,
         send: (message) => this.#send(message),
         request: (build) => this.#request(build),
       },
@@ -270,6 +308,8 @@ export class Output {
       },
     });
     this.#recording = recording;
+    // Started in the page connected now, if one is (`OutputRecording` asks it at once).
+    this.#recordingOwner = this.#page.connection;
   }
 
   /** Ends the recording once the page's last chunk is written: what it holds. */
@@ -292,8 +332,9 @@ export class Output {
     this.#window.close();
     this.#editorWindow.close();
     this.#editorPage.close();
+    this.#bridge.close();
     await this.#supervisor.close();
-    this.#socket?.close();
+    this.#page.close();
     await this.#server.close();
   }
 
@@ -307,7 +348,7 @@ export class Output {
   #pushState(): void {
     this.#editorWindow.follow(this.#options.editor?.state()?.openedAt ?? null);
     const state = this.#buildState();
-    if (state && this.#socket) this.#sendState(state);
+    if (state && this.#page.isOpen) this.#sendState(state);
     this.#editorPage.push(state);
   }
 
@@ -338,70 +379,62 @@ export class Output {
     this.#window.follow(state.fullScreen);
   }
 
-  #connected(socket: WebSocket): void {
-    const previous = this.#socket;
-    this.#socket = socket;
-    if (previous && previous !== socket) previous.close();
-    socket.binaryType = "arraybuffer";
-    socket.onopen = () => {
-      this.programs.pageConnected();
-      this.#send({ type: "scale", frameBudgetMs: this.#frameBudgetMs });
-      this.#send({ type: "programs", programs: [...BUILT_IN_PROGRAMS] });
-      this.#pushState();
-      this.#requests.resend();
-      this.#recording?.pageOpened();
-    };
-    socket.onmessage = (event) => this.#onMessage(event.data);
-    socket.onclose = () => {
-      if (this.#socket === socket) this.#socket = null;
-    };
-  }
-
-  #onMessage(data: unknown): void {
-    this.#health.progress();
-    if (data instanceof ArrayBuffer) {
-      this.#recording?.chunk(new Uint8Array(data));
-      return;
-    }
-    let message: FromPage;
-    try {
-      message = FromPage.parse(JSON.parse(String(data)));
-    } catch (error) {
-      // The page is ours: a message it cannot have sent is a bug, logged and ignored.
-      this.#options.log("error", `Output: a message from the page is not valid: ${error}`);
-      return;
-    }
-    const now = this.#options.clock.now();
-    switch (message.type) {
-      case "hello":
-        if (this.#health.hello(message.gl)) {
+  /** What the page's messages do here (`page_socket.ts` checks them first). */
+  #pageHost(): PageSocketHost {
+    return {
+      opened: (connection) => {
+        this.programs.pageConnected();
+        this.#send({ type: "scale", frameBudgetMs: this.#frameBudgetMs });
+        this.#send({ type: "programs", programs: [...BUILT_IN_PROGRAMS] });
+        this.#pushState();
+        this.#requests.resend();
+        this.#recordingPageOpened(connection);
+      },
+      progress: () => this.#health.progress(),
+      hello: (gl) => {
+        if (this.#health.hello(gl)) {
           this.#window.pageLoaded(this.#options.source()?.appState.fullScreen);
         }
-        break;
-      case "ping":
-        this.#send({ type: "pong", t0: message.t0, now });
-        break;
-      case "report":
-        this.reports.push({ ...message, receivedAt: now });
+      },
+      now: () => this.#options.clock.now(),
+      report: (message) => {
+        this.reports.push({ ...message, receivedAt: this.#options.clock.now() });
         this.#framesDrawn += message.frames;
         this.#recording?.report(message.frames, message.dropped);
         if (this.reports.length > 600) this.reports.shift();
         this.#health.report(message, this.#options.source()?.project.display.fps ?? 30);
         this.#scaleReported(message.renderScale, message.scaleReason);
-        break;
-      case "fault":
-        this.#fault(message.clipId, message.message);
-        break;
-      case "compile-error":
-        this.#fault("", this.programs.refused(message.program, message.log));
+      },
+      fault: (clipId, message) => this.#fault(clipId, message),
+      compileError: (program, log) => {
+        this.#fault("", this.programs.refused(program, log));
         this.changed();
-        break;
-      case "gl-lost":
-        this.#health.glLost();
-        break;
-      default:
-        this.#requests.settle(message.id, message);
+      },
+      // Only the page that records writes its file: another's bytes are not the recording's.
+      chunk: (bytes, connection) => {
+        if (connection === this.#recordingOwner) this.#recording?.chunk(bytes);
+      },
+      settle: (id, message) => this.#requests.settle(id, message),
+      glFails: () => this.#health.glLost(),
+    };
+  }
+
+  /**
+   * A page connected: a recording waiting for one starts in it; one that another page recorded
+   * ended with that page (gone: a page is connected only once the one before closed).
+   */
+  #recordingPageOpened(connection: number): void {
+    const recording = this.#recording;
+    if (!recording) return;
+    const owner = this.#recordingOwner;
+    if (owner !== null && owner !== connection) {
+      this.#options.log(
+        "warn",
+        `Output: the page that recorded (socket #${owner}) is gone; page socket #${connection} connected`,
+      );
     }
+    this.#recordingOwner = owner ?? connection;
+    recording.pageOpened();
   }
 
   /** Says a new render scale once: one log line, and `scaleChanged` (`appState.output`). */
@@ -434,6 +467,6 @@ export class Output {
   }
 
   #send(message: ToPage): void {
-    if (this.#socket?.readyState === WebSocket.OPEN) this.#socket.send(JSON.stringify(message));
+    this.#page.send(message);
   }
 }

@@ -112,10 +112,8 @@ export class PageHealth {
     this.#stuckRestarts = 0;
     this.progress();
     this.#supervisor.pageLoaded();
-    if (gl === "unavailable") {
-      this.glLost();
-      return false;
-    }
+    // A page without WebGL2 says so; its reports say whether it draws (`page_socket.ts`).
+    if (gl === "unavailable") return false;
     const exitedAt = this.#supervisor.exitedAt;
     if (exitedAt === null) {
       this.#log("info", `Output page connected (${gl})`);
@@ -127,7 +125,10 @@ export class PageHealth {
     return true;
   }
 
-  /** The page says its GPU gives no working WebGL2: the browser starts again with software GL. */
+  /**
+   * The page has no working WebGL2, as it said and its reports show (`page_socket.ts`: a page's
+   * word alone restarts nothing): the browser starts again with software GL.
+   */
   glLost(): void {
     if (this.#supervisor.isSoftwareGl) {
       // Only a page of the software-GL browser says so of it (the old one may still talk).
@@ -139,7 +140,7 @@ export class PageHealth {
     this.#loadsBeforeSoftwareGl = this.pageLoads;
     this.#log(
       "warn",
-      "Output: the page says the GPU gives no working WebGL2; starting the browser with software GL",
+      "Output: the page says the GPU gives no working WebGL2 and draws no frame; starting the browser with software GL",
     );
     this.#supervisor.isSoftwareGl = true;
     this.#supervisor.restart();

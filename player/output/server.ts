@@ -3,10 +3,14 @@
  * path (an unguessable token), serving the page, its scripts, the Project's
  * media (with byte ranges) and one WebSocket to the page; and the editor
  * window's page (`editor.html`, on the same modules) with its own WebSocket, taken only while
- * an editor is open. Both sockets take only the server's own origin. All its files are
- * text imports, which `deno compile` embeds.
+ * an editor is open. Both sockets take only the server's own origin, and only a page that
+ * offers the secret of the browser running now as its subprotocol (`cueport.<secret>`,
+ * `rotateSecret`): a local program that knows the address, or sets any Origin, is refused at
+ * the upgrade. All its files are text imports, which `deno compile` embeds.
  * @module
  */
+import { timingSafeEqual } from "node:crypto";
+import { PAGE_SECRET_PROTOCOL_PREFIX } from "../../protocol/socket_bounds.ts";
 import indexHtml from "./page/index.html" with { type: "text" };
 import pageJs from "./page/page.js" with { type: "text" };
 import glJs from "./page/gl.js" with { type: "text" };
@@ -19,6 +23,7 @@ import renderScaleJs from "./page/render_scale.js" with { type: "text" };
 import editorHtml from "./page/editor.html" with { type: "text" };
 import editorJs from "./page/editor.js" with { type: "text" };
 import editorUiJs from "./page/editor_ui.js" with { type: "text" };
+import socketSecretJs from "./page/socket_secret.js" with { type: "text" };
 import { assetType, fileResponse } from "./media_response.ts";
 
 const ASSETS: Record<string, string> = {
@@ -34,6 +39,7 @@ const ASSETS: Record<string, string> = {
   "editor.html": editorHtml,
   "editor.js": editorJs,
   "editor_ui.js": editorUiJs,
+  "socket_secret.js": socketSecretJs,
 };
 
 /** A media file the page may load: where it is and its type. */
@@ -54,46 +60,107 @@ export interface OutputServerHost {
   isEditorOpen(): boolean;
   /** A request came (the page loading its files: a sign the browser makes progress). */
   requested?(): void;
+  /** A socket was refused at the upgrade: why (the host logs it, at most once a minute). */
+  refused?(reason: string): void;
 }
 
 /** The running server. */
 export interface OutputServer {
   /** The page's address: `http://127.0.0.1:<port>/<token>/`. */
   url: string;
+  /**
+   * A new random secret, from now on the only one a socket is opened with (sockets opened
+   * before stay): made at each browser start, handed to its pages as
+   * `globalThis.cueportPageSecret` (`pageSecretScript`).
+   */
+  rotateSecret(): string;
   close(): Promise<void>;
+}
+
+/** The script that gives a page `secret`: run before the page's own (`initScript`). */
+export function pageSecretScript(secret: string): string {
+  return `globalThis.cueportPageSecret = ${JSON.stringify(secret)};`;
+}
+
+/** A new secret: 32 random bytes, as hex (a subprotocol token). */
+function newSecret(): string {
+  return Array.from(
+    crypto.getRandomValues(new Uint8Array(32)),
+    (b) => b.toString(16).padStart(2, "0"),
+  )
+    .join("");
+}
+
+/**
+ * The subprotocol `request` offers that names `secret`, compared in constant time; null when
+ * none does.
+ */
+function offeredSecret(request: Request, secret: string): string | null {
+  const expected = new TextEncoder().encode(PAGE_SECRET_PROTOCOL_PREFIX + secret);
+  const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",");
+  let match: string | null = null;
+  for (const protocol of offered.map((p) => p.trim())) {
+    const bytes = new TextEncoder().encode(protocol);
+    // Every offer is compared, whichever matched, so the time says nothing of the secret.
+    if (bytes.length === expected.length && timingSafeEqual(bytes, expected)) match = protocol;
+  }
+  return match;
+}
+
+/**
+ * Opens the page's (`ws`) or the editor's (`editor-ws`) socket: only for the server's own pages
+ * (not another page of a browser, nor a name rebound to the loopback) offering the secret of
+ * now; the editor's only while one is open.
+ */
+function upgrade(
+  request: Request,
+  path: "ws" | "editor-ws",
+  context: { host: OutputServerHost; port: number; secret: string },
+): Response {
+  const { host } = context;
+  if (request.headers.get("upgrade") !== "websocket") {
+    return new Response("WebSocket only", { status: 426 });
+  }
+  const origin = `http://127.0.0.1:${context.port}`;
+  const isOwn = request.headers.get("origin") === origin &&
+    request.headers.get("host") === origin.slice("http://".length);
+  const protocol = offeredSecret(request, context.secret);
+  const refusal = !isOwn
+    ? "another origin"
+    : protocol === null
+    ? "no secret, or not the one of the browser running now"
+    : path === "editor-ws" && !host.isEditorOpen()
+    ? "no editor open"
+    : null;
+  if (refusal !== null || protocol === null) {
+    // An editor page of a closed editor retries: that is not a fault to say.
+    if (refusal !== "no editor open") host.refused?.(`the ${path} socket refused: ${refusal}`);
+    return new Response("Forbidden", { status: 403 });
+  }
+  const { socket, response } = Deno.upgradeWebSocket(request, { protocol });
+  if (path === "ws") host.connected(socket);
+  else host.editorConnected(socket);
+  return response;
 }
 
 /** Starts the server on 127.0.0.1, port 0. */
 export function serveOutput(host: OutputServerHost): OutputServer {
   const token = crypto.randomUUID().replaceAll("-", "");
+  let secret = newSecret();
   const prefix = `/${token}/`;
   const controller = new AbortController();
-  const server = Deno.serve({
+  const server: Deno.HttpServer<Deno.NetAddr> = Deno.serve({
     hostname: "127.0.0.1",
     port: 0,
     signal: controller.signal,
     onListen: () => {},
-  }, (request) => {
+  }, (request): Response | Promise<Response> => {
     const path = new URL(request.url).pathname;
     if (!path.startsWith(prefix)) return new Response("Not found", { status: 404 });
     host.requested?.();
     const rest = path.slice(prefix.length);
     if (rest === "ws" || rest === "editor-ws") {
-      if (request.headers.get("upgrade") !== "websocket") {
-        return new Response("WebSocket only", { status: 426 });
-      }
-      // Only the server's own pages (not another page of a browser, nor a name rebound to the
-      // loopback); the editor's only while one is open.
-      const origin = `http://127.0.0.1:${server.addr.port}`;
-      const isOwn = request.headers.get("origin") === origin &&
-        request.headers.get("host") === origin.slice("http://".length);
-      if (!isOwn || (rest === "editor-ws" && !host.isEditorOpen())) {
-        return new Response("Forbidden", { status: 403 });
-      }
-      const { socket, response } = Deno.upgradeWebSocket(request);
-      if (rest === "ws") host.connected(socket);
-      else host.editorConnected(socket);
-      return response;
+      return upgrade(request, rest, { host, port: server.addr.port, secret });
     }
     const media = /^media\/([A-Za-z0-9_-]+)\/([A-Za-z0-9_-]+)$/.exec(rest);
     if (media) {
@@ -109,6 +176,10 @@ export function serveOutput(host: OutputServerHost): OutputServer {
   });
   return {
     url: `http://127.0.0.1:${server.addr.port}${prefix}`,
+    rotateSecret() {
+      secret = newSecret();
+      return secret;
+    },
     async close() {
       controller.abort();
       await server.finished;

@@ -10,7 +10,10 @@ const Kind = z.enum(["effect", "visualizer"]).describe("Preset kind");
 const Parameters = z.array(PresetParameter).max(64).describe(
   'Exposed parameters: name, type (number, boolean, color, enum), range, default. For type "isf" they come from the header\'s INPUTS: leave them out (given, they must be exactly those)',
 );
-const Code = z.string().max(200_000).describe(
+/** The longest preset code, in characters (the editor's socket bound follows it). */
+export const MAX_PRESET_CODE = 200_000;
+
+const Code = z.string().max(MAX_PRESET_CODE).describe(
   'The preset\'s source. For type "isf", an ISF 2.0 shader (a /*{JSON header}*/ then GLSL), checked before it is written; other types keep it as text',
 );
 

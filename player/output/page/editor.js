@@ -6,6 +6,7 @@ import { onPong, playerNow, setReading } from "./clock.js";
 import { createCompositor } from "./compositor.js";
 import { createLayers, media } from "./layers.js";
 import { analyser, setLevel, syncSong } from "./sound.js";
+import { secretProtocols } from "./socket_secret.js";
 import {
   codeAnswered,
   setPreviewNote,
@@ -124,7 +125,7 @@ let retryMs = 1000;
 
 function connect() {
   let isOpen = false;
-  socket = new WebSocket(`ws://${location.host}${base}editor-ws`);
+  socket = new WebSocket(`ws://${location.host}${base}editor-ws`, secretProtocols());
   socket.onopen = () => {
     isOpen = true;
     retryMs = 1000;
@@ -135,13 +136,16 @@ function connect() {
     const message = JSON.parse(event.data);
     HANDLERS[message.type]?.(message);
   };
-  // A page another editor page replaced (code 4000), or whose editor closed (4001), stays as
-  // it is. The player went away (it restarts with the service): reload once it is back. A
-  // socket refused (no editor open, or no player yet) is tried again later and later.
+  // A page while another has the editor (code 4000), or whose editor closed (4001), stays as
+  // it is; one closed for what it sent (1008, 1009: a bug of this page) says so. The player
+  // went away (it restarts with the service): reload once it is back. A socket refused (no
+  // editor open, no player yet, not this browser's secret yet) is tried again later and later.
   socket.onclose = (event) => {
     if (event.code === 4000) setStatus("refused", "The editor is open in another window");
     else if (event.code === 4001) setStatus("refused", "The editor was closed");
-    else if (isOpen) setTimeout(() => location.reload(), 1000);
+    else if (event.code === 1008 || event.code === 1009) {
+      setStatus("refused", `The player closed this page's connection: ${event.reason}`);
+    } else if (isOpen) setTimeout(() => location.reload(), 1000);
     else {
       setStatus("refused", "The editor is closed");
       setTimeout(connect, retryMs);

@@ -5,6 +5,7 @@ import { clockOffset, onPong, playerNow, setReading } from "./clock.js";
 import { createCompositor } from "./compositor.js";
 import { createLayers, media } from "./layers.js";
 import { createScaleController } from "./render_scale.js";
+import { secretProtocols } from "./socket_secret.js";
 import {
   analyser,
   measureLevel,
@@ -77,7 +78,8 @@ let lastFrameAt = 0;
 let judgedFrom = null;
 function frame(now) {
   requestAnimationFrame(frame);
-  if (!state || !gl) return;
+  // A lost context draws nothing: its frames are not counted (the player judges GL by them).
+  if (!state || !gl || gl.isContextLost()) return;
   const period = 1000 / state.display.fps;
   if (now - lastFrameAt < period - 2) return;
   if (lastFrameAt > 0 && now - lastFrameAt > period * 1.5) {
@@ -207,7 +209,7 @@ function rendererName() {
 }
 
 function connect() {
-  socket = new WebSocket(`ws://${location.host}${base}ws`);
+  socket = new WebSocket(`ws://${location.host}${base}ws`, secretProtocols());
   socket.onopen = () => {
     send({ type: "hello", userAgent: navigator.userAgent, gl: rendererName() });
     send({ type: "ping", t0: performance.now() });

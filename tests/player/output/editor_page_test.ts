@@ -10,7 +10,15 @@ import type { EditApplyParams, EditApplyResult } from "../../../protocol/edits/m
 import type { Preset } from "../../../protocol/model.ts";
 import type { RenderState } from "../../../protocol/output.ts";
 import type { EditorState } from "../../../protocol/state.ts";
-import { EDITOR_CLOSED, EditorPage, REPLACED } from "../../../player/output/editor_page.ts";
+import { EditorPage } from "../../../player/output/editor_page.ts";
+import {
+  EDITOR_CLOSED,
+  EDITOR_EDITS_WAITING,
+  EDITOR_SOCKET_BOUNDS,
+  EDITOR_TAKEN,
+} from "../../../protocol/editor_page.ts";
+import { CLOSE_POLICY, CLOSE_TOO_BIG } from "../../../protocol/socket_bounds.ts";
+import { SocketFaultLog } from "../../../player/output/socket_log.ts";
 import { IsfPrograms } from "../../../player/output/isf_programs.ts";
 import { isfHeaderParameters } from "../../../player/isf/mod.ts";
 import { Refusal } from "../../../player/errors.ts";
@@ -55,7 +63,7 @@ function renderState(): RenderState {
 }
 
 /** A session on a fake socket: what it sent, the edits it ran. */
-function session(preset: Preset, refuse?: Refusal) {
+function session(preset: Preset, refuse?: Refusal, options: { hold?: boolean } = {}) {
   let isOpen = true;
   const sent: Json[] = [];
   const edits: EditApplyParams[] = [];
@@ -66,6 +74,10 @@ function session(preset: Preset, refuse?: Refusal) {
     close: (...args: unknown[]) => closed.push(args),
   } as unknown as WebSocket & { onmessage: (e: { data: string }) => void; onopen: () => void };
   let shown = 0;
+  let hidden = 0;
+  /** Edits held (`options.hold`): each resolves when the test says. */
+  const held: (() => void)[] = [];
+  const lines: string[] = [];
   let state: EditorState = {
     kind: preset.kind,
     presetId: preset.id,
@@ -78,6 +90,7 @@ function session(preset: Preset, refuse?: Refusal) {
     hooks: {
       state: () => isOpen ? state : null,
       shown: () => shown++,
+      hidden: () => hidden++,
       closed: () => {},
       edit: (build) => {
         let params: EditApplyParams;
@@ -88,19 +101,23 @@ function session(preset: Preset, refuse?: Refusal) {
         }
         edits.push(params);
         if (refuse) return Promise.reject(refuse);
-        return Promise.resolve({ revision: 7, edits: [{ message: "done" }] } as EditApplyResult);
+        const result = { revision: 7, edits: [{ message: "done" }] } as EditApplyResult;
+        if (options.hold) return new Promise((resolve) => held.push(() => resolve(result)));
+        return Promise.resolve(result);
       },
     },
     programs: new IsfPrograms(),
     now: () => 42,
     refresh: () => {},
+    monotonic: () => 0,
+    faults: new SocketFaultLog((line) => lines.push(line), () => 0),
   });
   page.connected(socket);
   socket.onopen();
+  /** Sends `m` (text as it is, anything else as JSON); its answer comes in a later task. */
   const message = async (m: Json) => {
-    socket.onmessage({ data: JSON.stringify(m) });
-    // The edit's answer comes after the (resolved) edit's turn.
-    for (let i = 0; i < 5; i++) await Promise.resolve();
+    socket.onmessage({ data: typeof m === "string" ? m : JSON.stringify(m) });
+    await new Promise((resolve) => setTimeout(resolve, 0));
   };
   return {
     page,
@@ -108,6 +125,10 @@ function session(preset: Preset, refuse?: Refusal) {
     edits,
     message,
     shownCount: () => shown,
+    hiddenCount: () => hidden,
+    held,
+    lines,
+    socket,
     firstClosed: () => closed,
     closeEditor: () => isOpen = false,
     /** The editor closed and opened again at `openedAt` (one burst: the page stays). */
@@ -228,17 +249,65 @@ Deno.test("EditorPage: the preview is the output's state, smaller, silent, with 
   assert.equal(s.sent.filter((m) => m.type === "editor").length, 1);
 });
 
-Deno.test("EditorPage: a second page replaces the first, which is told not to come back", () => {
+Deno.test("EditorPage: a second page is closed while the first has the editor, which keeps it", async () => {
   const s = session(isfPreset);
   const closed: unknown[] = [];
   const second = {
-    readyState: WebSocket.OPEN,
+    readyState: WebSocket.CONNECTING,
     send() {},
     close: (...args: unknown[]) => closed.push(args),
-  } as unknown as WebSocket;
+  } as unknown as WebSocket & { onopen: () => void };
   s.page.connected(second);
-  assert.deepEqual(s.firstClosed(), [[REPLACED, "another editor page connected"]]);
-  assert.deepEqual(closed, []);
+  second.onopen();
+  assert.deepEqual(closed, [[EDITOR_TAKEN, "another editor page has the editor"]]);
+  assert.deepEqual(s.firstClosed(), []);
+  await s.message({ type: "edit", id: 1, code: "new code", base: INVERT });
+  assert.equal(s.edits.length, 1, "the first page's edits still run");
+  assert.equal(s.lines.length, 1);
+});
+
+Deno.test("EditorPage: shown only while its page is connected", async () => {
+  const s = session(isfPreset);
+  await s.message({ type: "hello", gl: "webgl2" });
+  assert.deepEqual([s.shownCount(), s.hiddenCount()], [1, 0]);
+  (s.socket as unknown as { onclose: () => void }).onclose();
+  assert.equal(s.hiddenCount(), 1);
+});
+
+Deno.test("EditorPage: 3000 edits: a few wait their turn, the rest refused at once, then it is closed", async () => {
+  const s = session(isfPreset, undefined, { hold: true });
+  for (let id = 1; id <= 3000; id++) {
+    s.socket.onmessage({ data: JSON.stringify({ type: "history", id, direction: "undo" }) });
+  }
+  await s.message({ type: "ping", t0: 0 }); // ignored: closed
+  assert.equal(s.edits.length, 1, "one runs at a time");
+  const refused = s.sent.filter((m) => m.type === "edited" && !m.ok);
+  assert.equal(refused.length, EDITOR_SOCKET_BOUNDS.burstMessages - EDITOR_EDITS_WAITING);
+  assert.match(refused[0].message, /^Too many edits wait \(4\): wait for their answers/);
+  assert.deepEqual(s.firstClosed(), [[CLOSE_POLICY, "too fast"]]);
+  while (s.held.length > 0) {
+    s.held.shift()!();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  assert.equal(s.edits.length, EDITOR_EDITS_WAITING, "the waiting ones ran, in order");
+  const done = s.sent.filter((m) => m.type === "edited" && m.ok).map((m) => m.id);
+  assert.deepEqual(done, [1, 2, 3, 4]);
+  assert.equal(s.lines.length, 1, s.lines.join("\n"));
+});
+
+Deno.test("EditorPage: garbage or a message past its size closes the page (1008, 1009)", async () => {
+  const garbage = session(isfPreset);
+  await garbage.message("not json");
+  await garbage.message({ type: "edit", id: 1, code: "x", base: INVERT });
+  assert.deepEqual(garbage.firstClosed(), [[CLOSE_POLICY, "not valid"]]);
+  assert.deepEqual(garbage.edits, [], "nothing after it is handled");
+  const forged = session(isfPreset);
+  await forged.message({ type: "edit", id: "1", code: 2 });
+  assert.deepEqual(forged.firstClosed(), [[CLOSE_POLICY, "not valid"]]);
+  const large = session(isfPreset);
+  await large.message("x".repeat(EDITOR_SOCKET_BOUNDS.maxTextChars + 1));
+  assert.deepEqual(large.firstClosed(), [[CLOSE_TOO_BIG, "too large"]]);
+  assert.match(large.lines[0]!, /the editor page's socket: a text message of \d+ characters/);
 });
 
 Deno.test("EditorPage: a multi-pass preset's targets are sized for the preview", () => {

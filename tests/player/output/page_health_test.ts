@@ -70,6 +70,9 @@ const report = (frames: number, driftMs: number, visibility = "visible") => ({
 Deno.test("PageHealth: a page without WebGL2 starts the browser again with software GL, once", () => {
   const { s, lines, health } = watched();
   assert.equal(health.hello("unavailable"), false);
+  // What the page says restarts nothing: its reports must show it (`page_socket.ts`).
+  assert.deepEqual([s.isSoftwareGl, s.restarts], [false, 0]);
+  health.glLost();
   assert.deepEqual([s.isSoftwareGl, s.restarts], [true, 1]);
   health.glLost(); // the old page, still talking: no error
   assert.equal(lines.filter((l) => l.startsWith("error")).length, 0);

@@ -1,13 +1,14 @@
 /**
  * The output's own server: the editor's socket is refused unless an editor is
  * open, and both sockets only to a page of the server's own origin (Origin and
- * Host: another page of the browser, or a DNS-rebound name, is not the page).
+ * Host: another page of the browser, or a DNS-rebound name, is not the page) that
+ * offers the secret of now as its subprotocol, which the answer names.
  */
 import assert from "node:assert/strict";
 import { serveOutput } from "../../../player/output/server.ts";
 
-/** Opens a socket to `url` with `headers`; resolves with whether it opened. */
-async function opens(url: string, headers: Record<string, string>): Promise<boolean> {
+/** Opens a socket to `url` with `headers`; resolves with its answer's head. */
+async function answer(url: string, headers: Record<string, string>): Promise<string> {
   const target = new URL(url);
   const connection = await Deno.connect({ hostname: target.hostname, port: Number(target.port) });
   try {
@@ -19,16 +20,22 @@ async function opens(url: string, headers: Record<string, string>): Promise<bool
       "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
       "Sec-WebSocket-Version: 13",
       ...(headers.Origin ? [`Origin: ${headers.Origin}`] : []),
+      ...(headers.Protocol ? [`Sec-WebSocket-Protocol: ${headers.Protocol}`] : []),
       "",
       "",
     ].join("\r\n");
     await connection.write(new TextEncoder().encode(request));
     const buffer = new Uint8Array(256);
     const read = await connection.read(buffer);
-    return new TextDecoder().decode(buffer.subarray(0, read ?? 0)).startsWith("HTTP/1.1 101");
+    return new TextDecoder().decode(buffer.subarray(0, read ?? 0));
   } finally {
     connection.close();
   }
+}
+
+/** Whether a socket to `url` with `headers` opens. */
+async function opens(url: string, headers: Record<string, string>): Promise<boolean> {
+  return (await answer(url, headers)).startsWith("HTTP/1.1 101");
 }
 
 Deno.test("Output server: the editor's socket only while an editor is open, from its origin", async () => {
@@ -46,22 +53,67 @@ Deno.test("Output server: the editor's socket only while an editor is open, from
     },
     isEditorOpen: () => isOpen,
   });
+  const Protocol = `cueport.${server.rotateSecret()}`;
   try {
     const origin = new URL(server.url).origin;
     const editor = `${server.url}editor-ws`;
-    assert.equal(await opens(editor, { Origin: origin }), false, "no editor open");
+    assert.equal(await opens(editor, { Origin: origin, Protocol }), false, "no editor open");
     isOpen = true;
-    assert.equal(await opens(editor, { Origin: origin }), true, "an editor open");
-    assert.equal(await opens(editor, {}), false, "no Origin");
-    assert.equal(await opens(editor, { Origin: "http://127.0.0.1:1" }), false, "another origin");
+    assert.equal(await opens(editor, { Origin: origin, Protocol }), true, "an editor open");
+    assert.equal(await opens(editor, { Protocol }), false, "no Origin");
     assert.equal(
-      await opens(editor, { Origin: origin, Host: "rebound.example:80" }),
+      await opens(editor, { Origin: "http://127.0.0.1:1", Protocol }),
+      false,
+      "another origin",
+    );
+    assert.equal(
+      await opens(editor, { Origin: origin, Host: "rebound.example:80", Protocol }),
       false,
       "another Host",
     );
-    assert.equal(await opens(`${server.url}ws`, { Origin: "http://evil.example" }), false);
-    assert.equal(await opens(`${server.url}ws`, { Origin: origin }), true, "the output page");
+    assert.equal(
+      await opens(`${server.url}ws`, { Origin: "http://evil.example", Protocol }),
+      false,
+    );
+    assert.equal(
+      await opens(`${server.url}ws`, { Origin: origin, Protocol }),
+      true,
+      "the output page",
+    );
     assert.deepEqual(sockets, ["editor", "page"]);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("Output server: a socket opens only with the secret of now, named in the answer", async () => {
+  const refusals: string[] = [];
+  const server = serveOutput({
+    media: () => null,
+    connected: (socket) => socket.onopen = () => socket.close(),
+    editorConnected: (socket) => socket.onopen = () => socket.close(),
+    isEditorOpen: () => true,
+    refused: (reason) => refusals.push(reason),
+  });
+  try {
+    const Origin = new URL(server.url).origin;
+    const first = server.rotateSecret();
+    assert.match(first, /^[0-9a-f]{64}$/);
+    for (const path of ["ws", "editor-ws"]) {
+      const url = `${server.url}${path}`;
+      assert.equal(await opens(url, { Origin }), false, "no secret");
+      assert.equal(await opens(url, { Origin, Protocol: "cueport.guess" }), false, "a guess");
+      const head = await answer(url, { Origin, Protocol: `chat, cueport.${first}` });
+      assert.match(head, /^HTTP\/1\.1 101/);
+      assert.match(head, new RegExp(`sec-websocket-protocol: cueport\\.${first}\r\n`, "i"));
+    }
+    const second = server.rotateSecret();
+    assert.notEqual(second, first);
+    const url = `${server.url}ws`;
+    assert.equal(await opens(url, { Origin, Protocol: `cueport.${first}` }), false, "the old one");
+    assert.equal(await opens(url, { Origin, Protocol: `cueport.${second}` }), true);
+    assert.equal(refusals.length, 5);
+    assert.match(refusals[0]!, /^the ws socket refused: no secret/);
   } finally {
     await server.close();
   }

@@ -1,0 +1,167 @@
+/**
+ * The output page's socket on the player's side: one page at a time (a second is closed with
+ * `PAGE_TAKEN` while the first is connected), each message within the socket's bounds
+ * (`PAGE_SOCKET_BOUNDS`: size, rate) and of the page's schema (`FromPage`), or the page is
+ * closed (1009, 1008) and the fault counted in one log line a minute at most. What the page
+ * says is a report, never an order: a page that says its WebGL2 is lost is believed only once
+ * its reports show it draws nothing (`GL_LOST_REPORTS` in a row), and only then does the
+ * browser start again with software GL.
+ * @module
+ */
+import { FromPage, PAGE_SOCKET_BOUNDS, PAGE_TAKEN, type ToPage } from "../../protocol/output.ts";
+import { MessageGuard, parseMessage, type Violation } from "./socket_guard.ts";
+import type { SocketFaultLog } from "./socket_log.ts";
+
+/** Reports in a row with no frame drawn, after the page said its GL is lost, that confirm it. */
+export const GL_LOST_REPORTS = 3;
+
+/** A frame report of the page. */
+export type Report = Extract<FromPage, { type: "report" }>;
+
+/** What the page's messages do, on the output's side (`output.ts`). */
+export interface PageSocketHost {
+  /** A page connected (`connection`: its number, counted from 1). */
+  opened(connection: number): void;
+  /** Any message, any connection: a sign of life. */
+  progress(): void;
+  hello(gl: string): void;
+  /** The player's clock, for `pong`. */
+  now(): number;
+  report(report: Report): void;
+  fault(clipId: string, message: string): void;
+  compileError(program: string, log: string): void;
+  /** A recording chunk (binary) from `connection`. */
+  chunk(bytes: Uint8Array, connection: number): void;
+  /** The answer to a request (`frame`, `level`, `recorded`). */
+  settle(id: number, message: FromPage): void;
+  /** The page's GL is lost, as it said and its reports show: start with software GL. */
+  glFails(): void;
+}
+
+/** The output page's socket: the one connected, its messages checked and handled. */
+export class PageSocket {
+  readonly #host: PageSocketHost;
+  readonly #faults: SocketFaultLog;
+  readonly #now: () => number;
+  #socket: WebSocket | null = null;
+  #connection = 0;
+  /** Reports with no frame since the page said its GL is lost (null: it did not say so). */
+  #glLostReports: number | null = null;
+
+  /** `now`: monotonic ms, for the rate bound (tests give a virtual clock). */
+  constructor(host: PageSocketHost, options: { faults: SocketFaultLog; now?: () => number }) {
+    this.#host = host;
+    this.#faults = options.faults;
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** The number of the page connected now (counted from 1), or null. */
+  get connection(): number | null {
+    return this.isOpen ? this.#connection : null;
+  }
+
+  /** Whether a page is connected. */
+  get isOpen(): boolean {
+    return this.#socket?.readyState === WebSocket.OPEN;
+  }
+
+  /** Sends `message` to the page connected, if any. */
+  send(message: ToPage): void {
+    if (this.isOpen) this.#socket!.send(JSON.stringify(message));
+  }
+
+  /** A socket was opened (past the secret): the page, unless one is connected already. */
+  connected(socket: WebSocket): void {
+    const current = this.#socket;
+    if (current && current.readyState <= WebSocket.OPEN) {
+      // The page connected keeps the output (and the recording it started).
+      socket.onopen = () => socket.close(PAGE_TAKEN, "another output page is connected");
+      this.#faults.note("second page", "a second output page's socket, closed");
+      return;
+    }
+    const connection = ++this.#connection;
+    this.#socket = socket;
+    this.#glLostReports = null;
+    socket.binaryType = "arraybuffer";
+    const guard = new MessageGuard(PAGE_SOCKET_BOUNDS, this.#now);
+    let isClosing = false;
+    socket.onopen = () => this.#host.opened(connection);
+    socket.onmessage = (event) => {
+      if (isClosing) return;
+      this.#host.progress();
+      const violation = guard.check(event.data) ?? this.#handle(event.data, connection);
+      if (!violation) return;
+      isClosing = true;
+      this.#faults.note(
+        violation.kind,
+        `the output page's socket #${connection}: ${violation.reason}`,
+      );
+      socket.close(violation.code, violation.kind);
+    };
+    socket.onclose = () => {
+      if (this.#socket === socket) this.#socket = null;
+    };
+  }
+
+  /** Closes the page's socket (the output stops). */
+  close(): void {
+    this.#socket?.close();
+    this.#socket = null;
+  }
+
+  /** Handles one message within bounds; what is wrong with it, or null. */
+  #handle(data: unknown, connection: number): Violation | null {
+    if (data instanceof ArrayBuffer) {
+      this.#host.chunk(new Uint8Array(data), connection);
+      return null;
+    }
+    const parsed = parseMessage(FromPage, data as string, "a page message");
+    if ("violation" in parsed) return parsed.violation;
+    this.#dispatch(parsed.message);
+    return null;
+  }
+
+  #dispatch(message: FromPage): void {
+    switch (message.type) {
+      case "hello":
+        // A page without WebGL2 says so in its hello: its reports will say whether it draws.
+        this.#glLostReports = message.gl === "unavailable" ? 0 : null;
+        this.#host.hello(message.gl);
+        break;
+      case "ping":
+        this.send({ type: "pong", t0: message.t0, now: this.#host.now() });
+        break;
+      case "report":
+        this.#host.report(message);
+        this.#judgeGl(message);
+        break;
+      case "fault":
+        this.#host.fault(message.clipId, message.message);
+        break;
+      case "compile-error":
+        this.#host.compileError(message.program, message.log);
+        break;
+      case "gl-lost":
+        this.#glLostReports ??= 0;
+        break;
+      default:
+        this.#host.settle(message.id, message);
+    }
+  }
+
+  /**
+   * A page that said its GL is lost and then reports no frame drawn, visible,
+   * `GL_LOST_REPORTS` times in a row: its GL is lost. A frame drawn says it is not.
+   */
+  #judgeGl(report: Report): void {
+    if (this.#glLostReports === null) return;
+    if (report.frames > 0) {
+      this.#glLostReports = null;
+      return;
+    }
+    if (report.visibility !== "visible") return;
+    if (++this.#glLostReports < GL_LOST_REPORTS) return;
+    this.#glLostReports = null;
+    this.#host.glFails();
+  }
+}
