@@ -450,6 +450,12 @@ export class PlayerApp implements AppServices {
         edit: (build) => this.applyBuiltEdits(build),
       },
       ...(output?.frameBudgetMs ? { frameBudgetMs: output.frameBudgetMs } : {}),
+      quarantine: (presetId, reason) => {
+        const quarantine = { at: new Date().toISOString(), reason };
+        this.#editor.setQuarantine(presetId, quarantine).catch((error) =>
+          log?.("error", `Cannot write the quarantine of preset "${presetId}": ${error.message}`)
+        );
+      },
       scaleChanged: (drawing) => this.changeAppState("output-scale-changed", { output: drawing }),
       // The recorder reports its state itself (`changed`).
       recordingLost: (outcome) => this.#recorder.lost(outcome),

@@ -142,6 +142,11 @@ export const Preset = z.object({
   builtIn: z.boolean(),
   parameters: z.array(PresetParameter),
   code: z.string().default(""),
+  /**
+   * Set by the player when this preset's shader stopped the output's frames (`at`: ISO time,
+   * `reason`: what was seen); a quarantined preset is not drawn. Cleared by an edit of `code`.
+   */
+  quarantine: z.object({ at: z.string(), reason: z.string() }).nullable().default(null),
 });
 
 /** One mapping of a Control onto a Target. */

@@ -37,6 +37,7 @@ import { type ParsedEdit, parseEdits } from "./parse.ts";
 import { PROJECT_HANDLERS } from "./project_edits.ts";
 import { SONG_HANDLERS } from "./song_edits.ts";
 import { checkIsfCodeBeside } from "./preset_rules.ts";
+import { keepQuarantines } from "./preset_quarantine.ts";
 
 const HANDLERS: Record<string, EditHandler> = {
   ...CLIP_HANDLERS,
@@ -316,6 +317,34 @@ export class Editor {
     return project;
   }
 
+  /**
+   * Sets (or clears) the quarantine of user preset `presetId`, in its turn: the output's
+   * verdict, not an edit (no history entry, no revision), written to disk and reported as
+   * a preset change. False when no such user preset exists.
+   */
+  setQuarantine(presetId: string, quarantine: Preset["quarantine"]): Promise<boolean> {
+    return this.#inTurn(async () => {
+      const presets = this.#host.userPresets();
+      const i = presets.findIndex((p) => p.id === presetId);
+      if (i < 0) return false;
+      const preset = { ...presets[i]!, quarantine };
+      const after = presets.with(i, preset);
+      await this.#host.store.saveUserPresets(after);
+      this.#host.setUserPresets(after);
+      this.#host.emit({
+        updateType: "presets",
+        projectId: null,
+        data: {
+          event: "presets-changed",
+          changed: [presetId],
+          presets: [...this.#host.builtInPresets, ...after],
+        },
+      });
+      this.#host.presetsChanged({ presets: { [presetId]: preset } });
+      return true;
+    });
+  }
+
   /** Runs `work` once the commits before it have settled. */
   #inTurn<T>(work: () => Promise<T>): Promise<T> {
     const result = this.#turn.then(work);
@@ -414,7 +443,10 @@ export class Editor {
     const patch = direction === "undo" ? entry.backward : entry.forward;
     const after = {
       project: applyPatch(engine.project, patch),
-      presets: applyPresetPatch(this.#host.userPresets(), patch),
+      presets: keepQuarantines(
+        this.#host.userPresets(),
+        applyPresetPatch(this.#host.userPresets(), patch),
+      ),
     };
     const message = `${direction === "undo" ? "Undid" : "Redid"} ${entry.edits.join(", ")}`;
     return await this.#commit(

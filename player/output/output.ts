@@ -23,6 +23,7 @@ import { BrowserSupervisor } from "./supervisor.ts";
 import { OutputRecording, type RecordingFigures, type RecordingOutcome } from "./recording.ts";
 import { PageRequests } from "./page_requests.ts";
 import { PageHealth } from "./page_health.ts";
+import { OutputQuarantine } from "./quarantine.ts";
 import { OutputWindow } from "./window_state.ts";
 import { type EditorHooks, EditorPage } from "./editor_page.ts";
 import { EditorWindow } from "./editor_window.ts";
@@ -48,6 +49,8 @@ export interface OutputOptions {
   frameBudgetMs?: number;
   /** A recording ended because the browser that recorded it went away. */
   recordingLost?: (outcome: RecordingOutcome) => void;
+  /** A preset's shader stopped the picture: the player quarantines it (`quarantine.ts`). */
+  quarantine?: (presetId: string, reason: string) => void;
   /** The preset editor (`appState.editor`): its window follows it; absent, none opens. */
   editor?: EditorHooks;
 }
@@ -94,6 +97,7 @@ export class Output {
   readonly #supervisor: BrowserSupervisor;
   readonly #requests: PageRequests;
   readonly #health: PageHealth;
+  readonly #quarantine: OutputQuarantine;
   readonly #window: OutputWindow;
   readonly #editorWindow: EditorWindow;
   readonly #editorPage: EditorPage;
@@ -140,9 +144,19 @@ export class Output {
       width: display.width,
       height: display.height,
       log: options.log,
-      onStart: () => this.#health.browserStarted(),
+      onStart: () => {
+        this.#health.browserStarted();
+        this.#quarantine.browserStarted();
+      },
     });
     this.#health = new PageHealth(this.#supervisor, { log: options.log });
+    this.#quarantine = new OutputQuarantine({
+      programs: this.programs.programs,
+      quarantine: (presetId, reason) => options.quarantine?.(presetId, reason),
+      restart: () => this.#supervisor.restart(),
+      pid: () => this.#supervisor.pid,
+      log: options.log,
+    });
     this.#window = new OutputWindow(this.#supervisor, {
       url: this.#server.url,
       mode,
@@ -286,6 +300,7 @@ export class Output {
   /** Stops the browser and the server; pending requests fail. */
   async close(): Promise<void> {
     this.#health.close();
+    this.#quarantine.close();
     this.#requests.rejectAll(new Error("The output closed"));
     this.#recording?.close();
     this.#recording = null;
@@ -329,6 +344,7 @@ export class Output {
   #sendState(state: RenderState): void {
     const now = state.clock.now;
     const { programs, drop } = this.programs.prepare(state, now);
+    this.#quarantine.statePushed(state);
     if (programs.length > 0 || drop.length > 0) {
       this.#send({ type: "programs", programs, ...(drop.length > 0 ? { drop } : {}) });
     }
@@ -359,6 +375,7 @@ export class Output {
 
   #onMessage(data: unknown): void {
     this.#health.progress();
+    this.#quarantine.message();
     if (data instanceof ArrayBuffer) {
       this.#recording?.chunk(new Uint8Array(data));
       return;
@@ -374,6 +391,7 @@ export class Output {
     const now = this.#options.clock.now();
     switch (message.type) {
       case "hello":
+        this.#quarantine.pageLoaded();
         if (this.#health.hello(message.gl)) {
           this.#window.pageLoaded(this.#options.source()?.appState.fullScreen);
         }
@@ -387,6 +405,7 @@ export class Output {
         this.#recording?.report(message.frames, message.dropped);
         if (this.reports.length > 600) this.reports.shift();
         this.#health.report(message, this.#options.source()?.project.display.fps ?? 30);
+        this.#quarantine.report(message.frames, message.visibility);
         this.#scaleReported(message.renderScale, message.scaleReason);
         break;
       case "fault":

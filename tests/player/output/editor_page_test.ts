@@ -26,6 +26,7 @@ const isfPreset: Preset = {
   name: "Invert",
   type: "isf",
   builtIn: false,
+  quarantine: null,
   parameters: isfHeaderParameters(INVERT),
   code: INVERT,
 };
@@ -36,6 +37,7 @@ const glowPreset: Preset = {
   name: "Glow",
   type: "glow",
   builtIn: false,
+  quarantine: null,
   parameters: [{ name: "size", type: "number", min: 0, max: 10, default: 2 }],
   code: "",
 };
