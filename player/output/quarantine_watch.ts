@@ -139,6 +139,5 @@ export class QuarantineWatch {
   #reset(): void {
     this.#zeroReports = 0;
     this.#silentCpuMs = 0;
-    this.#hasMessage = false;
   }
 }

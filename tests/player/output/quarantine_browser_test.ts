@@ -49,13 +49,11 @@ Deno.test({
           const preset = { kind: "effect", name, type: "isf", code };
           const presetID = (await edit(p, "preset.add", preset)).created.presetID;
           const effectID = (await edit(p, "effect.add", { presetID })).created.effectID;
-          const onAt = performance.now();
           await edit(p, "clip.update", { clipID: "green", options: { effects: [effectID] } });
           const quarantined = () => p.app.presets().find((x) => x.id === presetID)?.quarantine;
           await untilOutput(p.output, `${name} quarantined`, () => !!quarantined());
           const drawnAt = p.output.stats.framesDrawn;
           await untilOutput(p.output, "frames again", () => p.output.stats.framesDrawn > drawnAt);
-          console.log(`FIG ${name}: frames again ${Math.round(performance.now() - onAt)} ms after`);
           assert(
             p.logs.some((l) => l.includes("quarantined") && l.includes(presetID)),
             p.logs.join("\n"),
@@ -69,7 +67,6 @@ Deno.test({
       const play = p.app.snapshot().playstates[0]!.clips.find((c) => c.clipID === "green");
       assert.equal(play?.state, "playing", "the Clip plays on");
       assert(p.clock.now() > clockAtStart, "the show's clock moved on");
-      console.log(p.logs.join("\n"));
     } finally {
       await p.close();
     }
