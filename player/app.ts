@@ -195,6 +195,15 @@ export class PlayerApp implements AppServices {
     };
   }
 
+  /**
+   * Quarantines user preset `presetId` (its shader stopped the output's frames): written to
+   * `presets.json` and reported, left out of the render state until an edit of its code.
+   * False when it is no user preset.
+   */
+  quarantinePreset(presetId: string, reason: string): Promise<boolean> {
+    return this.#editor.setQuarantine(presetId, { at: new Date().toISOString(), reason });
+  }
+
   /** Runs one normalized action against its project (or the active one). */
   runAction(action: NormalizedAction): Promise<ActionOutcome> {
     try {
@@ -451,8 +460,7 @@ export class PlayerApp implements AppServices {
       },
       ...(output?.frameBudgetMs ? { frameBudgetMs: output.frameBudgetMs } : {}),
       quarantine: (presetId, reason) => {
-        const quarantine = { at: new Date().toISOString(), reason };
-        this.#editor.setQuarantine(presetId, quarantine).catch((error) =>
+        this.quarantinePreset(presetId, reason).catch((error) =>
           log?.("error", `Cannot write the quarantine of preset "${presetId}": ${error.message}`)
         );
       },
