@@ -49,6 +49,8 @@ export interface PlayerOptions {
   positionIntervalMs?: number;
   /** Undo steps kept per Project. Default: the `historyLimit` setting's. */
   historyLimit?: number;
+  /** The output's texture budget for all Effects and Visualizers, MB (`outputTextureBudgetMb`). */
+  textureBudgetMb?: number;
   /** Where problems go (stderr in the bundled player). */
   log?: (level: "info" | "warn" | "error", message: string) => void;
   /**
@@ -135,6 +137,8 @@ export class PlayerApp implements AppServices {
       emit: (update) => this.#emit(update),
       presetsChanged: (patch) => this.#followEditor(patch),
       historyLimit: options.historyLimit ?? SETTING_DEFAULTS.historyLimit,
+      textureBudgetBytes: (options.textureBudgetMb ?? SETTING_DEFAULTS.outputTextureBudgetMb) *
+        2 ** 20,
       log: (message) => this.#options.log?.("warn", message),
     });
   }

@@ -38,6 +38,7 @@ import { PROJECT_HANDLERS } from "./project_edits.ts";
 import { SONG_HANDLERS } from "./song_edits.ts";
 import { checkIsfCodeBeside } from "./preset_rules.ts";
 import { keepQuarantines } from "./preset_quarantine.ts";
+import { refuseOverBudget } from "../output/texture_budget.ts";
 
 const HANDLERS: Record<string, EditHandler> = {
   ...CLIP_HANDLERS,
@@ -82,6 +83,8 @@ export interface EditorHost {
   /** Called after the user presets changed (the open editor follows them). */
   presetsChanged(patch: ProjectPatch): void;
   historyLimit: number;
+  /** The output's texture budget for all Effects and Visualizers, bytes (`texture_budget.ts`). */
+  textureBudgetBytes: number;
   log(message: string): void;
 }
 
@@ -474,6 +477,12 @@ export class Editor {
     step: { edits: string[]; outcomes: EditOutcome[]; key: string | undefined },
   ): Promise<EditApplyResult> {
     if (patch.presets) this.#refuseBrokenLinks(after);
+    const all = (presets: readonly Preset[]) => [...this.#host.builtInPresets, ...presets];
+    refuseOverBudget(
+      { project: engine.project, presets: all(this.#host.userPresets()) },
+      { project: after.project, presets: all(after.presets) },
+      this.#host.textureBudgetBytes,
+    );
     const project = { ...after.project, revision: engine.project.revision + 1 };
     const history = await this.#history(project.id, engine.project.revision);
     const next = { ...nextHistory(history), projectRevision: project.revision };
