@@ -96,7 +96,10 @@ export class OutputQuarantine {
     if (!verdict) return;
     const { log } = this.#options;
     if (verdict.action === "restart") {
-      log("warn", `Output: ${verdict.reason} (its GL is stuck in the draw); starting the browser again`);
+      log(
+        "warn",
+        `Output: ${verdict.reason} (its GL is stuck in the draw); starting the browser again`,
+      );
       this.#options.restart();
       return;
     }

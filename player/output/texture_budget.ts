@@ -43,7 +43,9 @@ export function itemTextureBytes(
   const values: Record<string, PresetParameter["default"]> = {};
   for (const p of preset.parameters) values[p.name] = item.params[p.name] ?? p.default;
   const scalars: Record<string, number> = {};
-  for (const u of isfUniforms(isf, values)) if (typeof u.value === "number") scalars[u.name] = u.value;
+  for (const u of isfUniforms(isf, values)) {
+    if (typeof u.value === "number") scalars[u.name] = u.value;
+  }
   const sizes = passSizes(isf.header, { values: scalars, ...size });
   let bytes = 0;
   for (const [i, pass] of isf.passes.entries()) {

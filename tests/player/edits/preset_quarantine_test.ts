@@ -62,7 +62,11 @@ Deno.test("Editor: only an edit of a quarantined preset's code clears it; undo a
     assert.equal(quarantine(), null, "new code clears it");
 
     await edit("project.undo");
-    assert.equal(quarantine()?.reason, "stalled", "undoing the code edit brings the old code back, quarantined");
+    assert.equal(
+      quarantine()?.reason,
+      "stalled",
+      "undoing the code edit brings the old code back, quarantined",
+    );
     await edit("project.redo");
     assert.equal(quarantine(), null);
     await edit("project.undo");

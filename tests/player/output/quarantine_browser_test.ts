@@ -28,8 +28,9 @@ const TEN_MILLION = looping(
 
 // deno-lint-ignore no-explicit-any
 async function edit(p: OutputPlayer, name: string, params: unknown): Promise<any> {
-  const result = await p.app.applyEdits({ projectId: null, edits: [{ name, params }] } as
-    EditApplyParams);
+  const result = await p.app.applyEdits(
+    { projectId: null, edits: [{ name, params }] } as EditApplyParams,
+  );
   return result.edits[0];
 }
 
@@ -59,8 +60,10 @@ Deno.test({
             p.logs.join("\n"),
           );
           const stored = JSON.parse(await Deno.readTextFile(`${p.dataDir}/presets.json`));
-          assert.equal(stored.find((x: { id: string }) => x.id === presetID).quarantine.reason,
-            quarantined()!.reason);
+          assert.equal(
+            stored.find((x: { id: string }) => x.id === presetID).quarantine.reason,
+            quarantined()!.reason,
+          );
           assert.deepEqual(await p.centre(), [0, 255, 0], "the Effect drawn as if off");
         });
       }

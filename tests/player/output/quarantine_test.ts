@@ -123,7 +123,10 @@ Deno.test("OutputQuarantine: a page silent while its browser burns CPU is stalle
   t.seconds(STALL_CPU_MS / 100 - 1, null, 100);
   assert.deepEqual(t.quarantined, []);
   t.second(null, 100);
-  assert.match(t.quarantined[0]!, /^B: the page sent nothing while its browser used 3\.0 s of CPU$/);
+  assert.match(
+    t.quarantined[0]!,
+    /^B: the page sent nothing while its browser used 3\.0 s of CPU$/,
+  );
   t.seconds(RECOVER_CPU_MS / 500, null, 500);
   assert.equal(t.restarts, 1);
 });

@@ -35,12 +35,23 @@ function preset(code: string): Preset {
     quarantine: null,
   };
 }
-const effect = { id: "fx1", name: "E", type: "isf", presetId: "fx-user-1", enabled: true, params: {} };
+const effect = {
+  id: "fx1",
+  name: "E",
+  type: "isf",
+  presetId: "fx-user-1",
+  enabled: true,
+  params: {},
+};
 
 Deno.test("itemTextureBytes() counts each pass target at its real byte size", () => {
   assert.equal(itemTextureBytes(effect, preset(INVERT), FULL_HD), 0, "no passes, no targets");
   assert.equal(itemTextureBytes(effect, preset(FLOAT_TARGET), FULL_HD), FLOAT_BYTES);
-  assert.equal(itemTextureBytes(effect, preset(HOLD), FULL_HD), 1920 * 1080 * 4 * 2, "persistent: two");
+  assert.equal(
+    itemTextureBytes(effect, preset(HOLD), FULL_HD),
+    1920 * 1080 * 4 * 2,
+    "persistent: two",
+  );
   assert.ok(itemTextureBytes(effect, preset(TWO_PASS_BLUR), FULL_HD) > 0);
   const quarantine = { at: "2026-11-29T09:00:00.000Z", reason: "stalled" };
   assert.equal(itemTextureBytes(effect, { ...preset(FLOAT_TARGET), quarantine }, FULL_HD), 0);
@@ -61,7 +72,11 @@ async function open(mb: number) {
       assert.ok(error instanceof Refusal, String(error));
       assert.equal(error.code, RpcErrorCode.ACTION_REFUSED, error.message);
       assert.equal(error.code, RpcErrorCode.ACTION_REFUSED);
-      assert.deepEqual(error.data, { reason: "TEXTURE_BUDGET", budgetBytes: mb * MB, wouldUseBytes });
+      assert.deepEqual(error.data, {
+        reason: "TEXTURE_BUDGET",
+        budgetBytes: mb * MB,
+        wouldUseBytes,
+      });
       assert.match(error.message, /over the output's budget of \d+ MB: remove an Effect/);
       assert.match(error.message, /raise the outputTextureBudgetMb setting$/);
       return true;
@@ -106,7 +121,11 @@ Deno.test("Editor refuses a preset's code changed, the display grown or a Clip l
     const clips = app.snapshot().projects[0]!.clips;
     await edit("clip.update", { clipID: clips[0]!.id, options: { effects: [a] } });
     await edit("clip.update", { clipID: clips[1]!.id, options: { effects: [a] } });
-    await refused("clip.update", { clipID: clips[2]!.id, options: { effects: [a] } }, 3 * FLOAT_BYTES);
+    await refused(
+      "clip.update",
+      { clipID: clips[2]!.id, options: { effects: [a] } },
+      3 * FLOAT_BYTES,
+    );
   } finally {
     await app.close();
   }
@@ -120,11 +139,21 @@ Deno.test("Editor lets an edit that adds no textures pass a budget the Project i
     await edit("effect.add", { presetID });
     await edit("effect.add", { presetID });
     await app.close();
-    const lower = await PlayerApp.open({ dataDir: app.store.dataDir, clock: new VirtualClock(), textureBudgetMb: 16 });
+    const lower = await PlayerApp.open({
+      dataDir: app.store.dataDir,
+      clock: new VirtualClock(),
+      textureBudgetMb: 16,
+    });
     try {
       const ids = lower.snapshot().projects[0]!.effects.map((e) => e.id);
-      await lower.applyEdits({ projectId: null, edits: [{ name: "effect.remove", params: { effectID: ids.at(-1)! } }] });
-      await lower.applyEdits({ projectId: null, edits: [{ name: "project.rename", params: { name: "Still over" } }] });
+      await lower.applyEdits({
+        projectId: null,
+        edits: [{ name: "effect.remove", params: { effectID: ids.at(-1)! } }],
+      });
+      await lower.applyEdits({
+        projectId: null,
+        edits: [{ name: "project.rename", params: { name: "Still over" } }],
+      });
     } finally {
       await lower.close();
     }
