@@ -230,6 +230,14 @@ Deno.test("EditorPage: the preview is the output's state, smaller, silent, with 
   assert.equal(s.sent.filter((m) => m.type === "editor").length, 1);
 });
 
+Deno.test("EditorPage: the preview leaves out a quarantined preset (its shader stopped the output)", () => {
+  const quarantine = { at: "2026-11-29T09:00:00.000Z", reason: "stalled" };
+  const s = session({ ...isfPreset, quarantine });
+  s.page.push(renderState());
+  const { state } = s.sent.find((m) => m.type === "state");
+  assert.deepEqual(state.visualizers, []);
+});
+
 Deno.test("EditorPage: a second page replaces the first, which is told not to come back", () => {
   const s = session(isfPreset);
   const closed: unknown[] = [];
