@@ -15,7 +15,7 @@
  */
 
 /** Reports in a row with no frame drawn (the page is alive, its GL is not) that make a stall. */
-export const STALL_REPORTS = 4;
+export const STALL_REPORTS = 3;
 /** CPU time the browser uses while its page sends nothing and draws nothing that makes a stall, ms. */
 export const STALL_CPU_MS = 3000;
 /** The same, once the suspect is off the output, before the browser is started again. */
