@@ -322,8 +322,9 @@ export class Editor {
 
   /**
    * Sets (or clears) the quarantine of user preset `presetId`, in its turn: the output's
-   * verdict, not an edit (no history entry, no revision), written to disk and reported as
-   * a preset change. False when no such user preset exists.
+   * verdict, not an edit (no history entry, no revision), reported as a preset change and
+   * held at once, then written to disk. False when no such user preset exists.
+   * @throws what the write throws (the quarantine holds all the same)
    */
   setQuarantine(presetId: string, quarantine: Preset["quarantine"]): Promise<boolean> {
     return this.#inTurn(async () => {
@@ -332,7 +333,8 @@ export class Editor {
       if (i < 0) return false;
       const preset = { ...presets[i]!, quarantine };
       const after = presets.with(i, preset);
-      await this.#host.store.saveUserPresets(after);
+      // Held before it is written: a write that fails (a full disk) must not keep the shader
+      // that stopped the output on it; it is then on disk with the next preset write.
       this.#host.setUserPresets(after);
       this.#host.emit({
         updateType: "presets",
@@ -344,6 +346,7 @@ export class Editor {
         },
       });
       this.#host.presetsChanged({ presets: { [presetId]: preset } });
+      await this.#host.store.saveUserPresets(after);
       return true;
     });
   }

@@ -79,3 +79,19 @@ Deno.test("Editor: only an edit of a quarantined preset's code clears it; undo a
     await app.close();
   }
 });
+
+Deno.test("PlayerApp.quarantinePreset() holds the quarantine when presets.json cannot be written", async () => {
+  const { app, edit } = await open(await fixtureDataDir());
+  try {
+    const presetID = (await edit("preset.add", PRESET)).created!.presetID!;
+    app.store.hooks.beforeRename = () => {
+      throw new Error("No space left on device (os error 28)");
+    };
+    await assert.rejects(app.quarantinePreset(presetID, "stalled"), /No space left/);
+    app.store.hooks = {};
+    const preset = app.presets().find((p) => p.id === presetID);
+    assert.equal(preset?.quarantine?.reason, "stalled", "off the output all the same");
+  } finally {
+    await app.close();
+  }
+});
