@@ -344,7 +344,7 @@ export class Output {
   #sendState(state: RenderState): void {
     const now = state.clock.now;
     const { programs, drop } = this.programs.prepare(state, now);
-    this.#quarantine.statePushed(state);
+    this.#quarantine.statePushed(state, this.#options.editor?.state()?.preset ?? null);
     if (programs.length > 0 || drop.length > 0) {
       this.#send({ type: "programs", programs, ...(drop.length > 0 ? { drop } : {}) });
     }

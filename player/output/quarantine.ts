@@ -8,7 +8,8 @@
  * @module
  */
 import type { RenderState } from "../../protocol/output.ts";
-import type { IsfPrograms } from "./isf_programs.ts";
+import type { Preset } from "../../protocol/model.ts";
+import { drawsIsf, type IsfPrograms } from "./isf_programs.ts";
 import { processTreeCpuMs } from "./process_cpu.ts";
 import { QuarantineWatch } from "./quarantine_watch.ts";
 
@@ -60,8 +61,11 @@ export class OutputQuarantine {
     this.#watch.pageLoaded();
   }
 
-  /** A state went to the page: the presets it draws are noted (a change is a suspect). */
-  statePushed(state: RenderState): void {
+  /**
+   * A state went to the page: the presets it draws are noted (a change is a suspect), and the
+   * preset the editor window previews (`preview`): its page shares the output's GPU process.
+   */
+  statePushed(state: RenderState, preview: Preset | null = null): void {
     const presets = new Map<string, string>();
     this.#names = new Map();
     for (const pass of [...state.layers.flatMap((l) => l.effects), ...state.visualizers]) {
@@ -69,6 +73,13 @@ export class OutputQuarantine {
       if (!entry) continue;
       presets.set(entry.presetId, pass.program);
       this.#names.set(entry.presetId, entry.presetName);
+    }
+    const previewed = preview && !preview.quarantine && drawsIsf(preview)
+      ? this.#options.programs.of(preview)
+      : null;
+    if (preview && previewed) {
+      presets.set(preview.id, previewed.wire.name);
+      this.#names.set(preview.id, preview.name);
     }
     this.#watch.statePushed(presets);
   }

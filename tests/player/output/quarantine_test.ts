@@ -7,6 +7,7 @@
  * On injected timers and a stand-in CPU reader: no time passes.
  */
 import assert from "node:assert/strict";
+import type { Preset } from "../../../protocol/model.ts";
 import type { RenderState } from "../../../protocol/output.ts";
 import type { IsfPrograms } from "../../../player/output/isf_programs.ts";
 import { OutputQuarantine } from "../../../player/output/quarantine.ts";
@@ -23,6 +24,7 @@ const programs = {
     const [, presetId] = /^isf-(\w+)-\d+$/.exec(name) ?? [];
     return presetId ? { presetId, presetName: `Preset ${presetId}` } : null;
   },
+  of: (preset: Preset) => ({ wire: { name: `isf-${preset.id}-1` } }),
 } as unknown as IsfPrograms;
 
 /** A state drawing `programs` as Effects of one layer. */
@@ -178,4 +180,15 @@ Deno.test("OutputQuarantine quarantines nothing when no preset is drawn", () => 
   t.seconds(20, null, 1000);
   assert.deepEqual(t.quarantined, []);
   assert.equal(t.restarts, 0, "the browser's health sees to a page stalled without a shader");
+});
+
+Deno.test("OutputQuarantine blames the preset the editor window previews when it is the newest (same GPU process)", () => {
+  const t = quarantine();
+  t.drawing("isf-A-1");
+  const previewed = { id: "E", name: "Edited", type: "isf", builtIn: false, quarantine: null };
+  t.q.statePushed(state("isf-A-1"), previewed as unknown as Preset);
+  t.seconds(STALL_REPORTS, 0);
+  assert.equal(t.quarantined.length, 1);
+  assert.match(t.quarantined[0]!, /^E: /);
+  assert.match(t.lines.at(-1)!, /preset "Edited" \(E\) quarantined/);
 });
