@@ -49,6 +49,8 @@ export interface PlayerOptions {
   positionIntervalMs?: number;
   /** Undo steps kept per Project. Default: the `historyLimit` setting's. */
   historyLimit?: number;
+  /** The output's texture budget for all Effects and Visualizers, MB (`outputTextureBudgetMb`). */
+  textureBudgetMb?: number;
   /** Where problems go (stderr in the bundled player). */
   log?: (level: "info" | "warn" | "error", message: string) => void;
   /**
@@ -135,6 +137,8 @@ export class PlayerApp implements AppServices {
       emit: (update) => this.#emit(update),
       presetsChanged: (patch) => this.#followEditor(patch),
       historyLimit: options.historyLimit ?? SETTING_DEFAULTS.historyLimit,
+      textureBudgetBytes: (options.textureBudgetMb ?? SETTING_DEFAULTS.outputTextureBudgetMb) *
+        2 ** 20,
       log: (message) => this.#options.log?.("warn", message),
     });
   }
@@ -193,6 +197,15 @@ export class PlayerApp implements AppServices {
       presets: [...this.presets()],
       cameras: this.#cameras,
     };
+  }
+
+  /**
+   * Quarantines user preset `presetId` (its shader stopped the output's frames): written to
+   * `presets.json` and reported, left out of the render state until an edit of its code.
+   * False when it is no user preset.
+   */
+  quarantinePreset(presetId: string, reason: string): Promise<boolean> {
+    return this.#editor.setQuarantine(presetId, { at: new Date().toISOString(), reason });
   }
 
   /** Runs one normalized action against its project (or the active one). */
@@ -456,6 +469,11 @@ export class PlayerApp implements AppServices {
         edit: (build) => this.applyBuiltEdits(build),
       },
       ...(output?.frameBudgetMs ? { frameBudgetMs: output.frameBudgetMs } : {}),
+      quarantine: (presetId, reason) => {
+        this.quarantinePreset(presetId, reason).catch((error) =>
+          log?.("error", `Cannot write the quarantine of preset "${presetId}": ${error.message}`)
+        );
+      },
       scaleChanged: (drawing) => this.changeAppState("output-scale-changed", { output: drawing }),
       // The recorder reports its state itself (`changed`).
       recordingLost: (outcome) => this.#recorder.lost(outcome),

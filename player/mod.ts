@@ -40,6 +40,8 @@ export interface StartPlayerOptions {
   plan?: PlayerSettingValues["plan"];
   positionIntervalMs?: number;
   historyLimit?: number;
+  /** The output's texture budget, MB (`outputTextureBudgetMb`). */
+  textureBudgetMb?: number;
   approval?: PlayerSettingValues["approval"];
   /** The ffmpeg command that captures camera devices; null (or absent): none. */
   ffmpeg?: string | null;
@@ -66,6 +68,7 @@ export async function startPlayer(options: StartPlayerOptions): Promise<RunningP
     plan: options.plan ?? SETTING_DEFAULTS.plan,
     positionIntervalMs: options.positionIntervalMs ?? SETTING_DEFAULTS.positionIntervalMs,
     historyLimit: options.historyLimit ?? SETTING_DEFAULTS.historyLimit,
+    textureBudgetMb: options.textureBudgetMb ?? SETTING_DEFAULTS.outputTextureBudgetMb,
     ffmpeg: options.ffmpeg ?? null,
     output: options.output ?? { mode: "none", browser: null },
     log: options.log ?? ((level, message) => console.error(`[player] ${level}: ${message}`)),
@@ -177,6 +180,7 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
     plan: settings.plan,
     positionIntervalMs: settings.positionIntervalMs,
     historyLimit: settings.historyLimit,
+    textureBudgetMb: settings.outputTextureBudgetMb,
     ffmpeg: settings.ffmpeg === "off" ? null : settings.ffmpeg,
     approval: settings.approval,
     output: {

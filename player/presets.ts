@@ -24,7 +24,16 @@ function builtIn(
   type: string,
   code: string,
 ): Preset {
-  return { id, kind, name, type, builtIn: true, code, parameters: isfHeaderParameters(code) };
+  return {
+    id,
+    kind,
+    name,
+    type,
+    builtIn: true,
+    code,
+    parameters: isfHeaderParameters(code),
+    quarantine: null,
+  };
 }
 
 /** Presets that ship with the player; they cannot be changed or removed. */

@@ -132,6 +132,14 @@ export const PresetParameter = z.object({
   default: ParamValue,
 });
 
+/** Why and when a preset's shader was taken off the output (`docs/output.md`). */
+export const PresetQuarantine = z.object({
+  /** ISO time. */
+  at: z.string(),
+  /** What the output saw. */
+  reason: z.string(),
+});
+
 /** An Effect or Visualizer preset in the preset store (shared by all Projects). */
 export const Preset = z.object({
   id: Id,
@@ -142,6 +150,11 @@ export const Preset = z.object({
   builtIn: z.boolean(),
   parameters: z.array(PresetParameter),
   code: z.string().default(""),
+  /**
+   * Set by the player when this preset's shader stopped the output's frames (`at`: ISO time,
+   * `reason`: what was seen); a quarantined preset is not drawn. Cleared by an edit of `code`.
+   */
+  quarantine: PresetQuarantine.nullable().default(null),
 });
 
 /** One mapping of a Control onto a Target. */

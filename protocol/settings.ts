@@ -248,6 +248,14 @@ export const SETTINGS = {
     help: "undo steps kept per Project (default 100)",
     doc: "100; undo steps kept per Project",
   },
+  outputTextureBudgetMb: {
+    schema: z.coerce.number().int().min(16).max(65_536).default(256),
+    flag: "output-texture-budget-mb",
+    value: "MB",
+    help: "texture budget of all Effects and Visualizers on the output (default 256)",
+    doc:
+      "256; MB of textures and render targets all Effects and Visualizers of a Project may take on the output together; an edit that would pass it is refused (`docs/output.md`)",
+  },
   ffmpeg: {
     schema: z.string().min(1).default("ffmpeg"),
     flag: "ffmpeg",
@@ -551,6 +559,7 @@ export const PLAYER_SETTINGS = [
   "positionIntervalMs",
   "approval",
   "historyLimit",
+  "outputTextureBudgetMb",
   "virtualClock",
   "ffmpeg",
   "output",

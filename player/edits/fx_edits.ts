@@ -13,6 +13,7 @@ import {
   newId,
 } from "./draft.ts";
 import { importName, readShaderFile } from "./preset_import.ts";
+import { quarantineAfterEdit } from "./preset_quarantine.ts";
 import { checkIsfPreset, isfProblemTexts, paramProblems, presetProblems } from "./preset_rules.ts";
 
 type Kind = "effect" | "visualizer";
@@ -180,6 +181,7 @@ export const FX_HANDLERS: Record<string, EditHandler> = {
       p.parameters,
     );
     refuseProblems("Invalid preset", presetProblems(next, all(d)));
+    next.quarantine = quarantineAfterEdit(preset, next);
     d.presets[d.presets.indexOf(preset)] = next;
     return `The ${p.kind} preset "${preset.id}" updated`;
   },

@@ -37,6 +37,8 @@ import { type ParsedEdit, parseEdits } from "./parse.ts";
 import { PROJECT_HANDLERS } from "./project_edits.ts";
 import { SONG_HANDLERS } from "./song_edits.ts";
 import { checkIsfCodeBeside } from "./preset_rules.ts";
+import { keepQuarantines } from "./preset_quarantine.ts";
+import { refuseOverBudget } from "../output/texture_budget.ts";
 
 const HANDLERS: Record<string, EditHandler> = {
   ...CLIP_HANDLERS,
@@ -81,6 +83,8 @@ export interface EditorHost {
   /** Called after the user presets changed (the open editor follows them). */
   presetsChanged(patch: ProjectPatch): void;
   historyLimit: number;
+  /** The output's texture budget for all Effects and Visualizers, bytes (`texture_budget.ts`). */
+  textureBudgetBytes: number;
   log(message: string): void;
 }
 
@@ -316,6 +320,37 @@ export class Editor {
     return project;
   }
 
+  /**
+   * Sets (or clears) the quarantine of user preset `presetId`, in its turn: the output's
+   * verdict, not an edit (no history entry, no revision), reported as a preset change and
+   * held at once, then written to disk. False when no such user preset exists.
+   * @throws what the write throws (the quarantine holds all the same)
+   */
+  setQuarantine(presetId: string, quarantine: Preset["quarantine"]): Promise<boolean> {
+    return this.#inTurn(async () => {
+      const presets = this.#host.userPresets();
+      const i = presets.findIndex((p) => p.id === presetId);
+      if (i < 0) return false;
+      const preset = { ...presets[i]!, quarantine };
+      const after = presets.with(i, preset);
+      // Held before it is written: a write that fails (a full disk) must not keep the shader
+      // that stopped the output on it; it is then on disk with the next preset write.
+      this.#host.setUserPresets(after);
+      this.#host.emit({
+        updateType: "presets",
+        projectId: null,
+        data: {
+          event: "presets-changed",
+          changed: [presetId],
+          presets: [...this.#host.builtInPresets, ...after],
+        },
+      });
+      this.#host.presetsChanged({ presets: { [presetId]: preset } });
+      await this.#host.store.saveUserPresets(after);
+      return true;
+    });
+  }
+
   /** Runs `work` once the commits before it have settled. */
   #inTurn<T>(work: () => Promise<T>): Promise<T> {
     const result = this.#turn.then(work);
@@ -414,7 +449,10 @@ export class Editor {
     const patch = direction === "undo" ? entry.backward : entry.forward;
     const after = {
       project: applyPatch(engine.project, patch),
-      presets: applyPresetPatch(this.#host.userPresets(), patch),
+      presets: keepQuarantines(
+        this.#host.userPresets(),
+        applyPresetPatch(this.#host.userPresets(), patch),
+      ),
     };
     const message = `${direction === "undo" ? "Undid" : "Redid"} ${entry.edits.join(", ")}`;
     return await this.#commit(
@@ -442,6 +480,12 @@ export class Editor {
     step: { edits: string[]; outcomes: EditOutcome[]; key: string | undefined },
   ): Promise<EditApplyResult> {
     if (patch.presets) this.#refuseBrokenLinks(after);
+    const all = (presets: readonly Preset[]) => [...this.#host.builtInPresets, ...presets];
+    refuseOverBudget(
+      { project: engine.project, presets: all(this.#host.userPresets()) },
+      { project: after.project, presets: all(after.presets) },
+      this.#host.textureBudgetBytes,
+    );
     const project = { ...after.project, revision: engine.project.revision + 1 };
     const history = await this.#history(project.id, engine.project.revision);
     const next = { ...nextHistory(history), projectRevision: project.revision };

@@ -185,7 +185,9 @@ export class EditorPage {
     // The preset as a Visualizer of its own over the picture: its defaults, and for ISF
     // PASSES its targets' sizes at the preview's size (`shaderPass`, as the output's).
     const item = { id: PREVIEW_ID, name: preset.name, engine: preset.type, presetId: preset.id };
-    const passes = drawsIsf(preset)
+    // A quarantined preset (its shader stopped the output) is not previewed until its code changes:
+    // the editor's page shares the output's GPU process.
+    const passes = drawsIsf(preset) && !preset.quarantine
       ? [
         shaderPass({ ...item, enabled: true, params: {} }, {
           presets: [preset],

@@ -23,6 +23,7 @@ import { BrowserSupervisor } from "./supervisor.ts";
 import { OutputRecording, type RecordingFigures, type RecordingOutcome } from "./recording.ts";
 import { PageRequests } from "./page_requests.ts";
 import { PageHealth } from "./page_health.ts";
+import { OutputQuarantine } from "./quarantine.ts";
 import { OutputWindow } from "./window_state.ts";
 import { type EditorHooks, EditorPage } from "./editor_page.ts";
 import { EditorWindow } from "./editor_window.ts";
@@ -51,6 +52,8 @@ export interface OutputOptions {
   frameBudgetMs?: number;
   /** A recording ended because the browser that recorded it went away. */
   recordingLost?: (outcome: RecordingOutcome) => void;
+  /** A preset's shader stopped the picture: the player quarantines it (`quarantine.ts`). */
+  quarantine?: (presetId: string, reason: string) => void;
   /** The preset editor (`appState.editor`): its window follows it; absent, none opens. */
   editor?: EditorHooks;
 }
@@ -97,6 +100,7 @@ export class Output {
   readonly #supervisor: BrowserSupervisor;
   readonly #requests: PageRequests;
   readonly #health: PageHealth;
+  readonly #quarantine: OutputQuarantine;
   readonly #window: OutputWindow;
   readonly #editorWindow: EditorWindow;
   readonly #editorPage: EditorPage;
@@ -142,15 +146,18 @@ export class Output {
     this.#requests = new PageRequests((message) => this.#send(message), {
       lastProgressAt: () => this.#health.lastProgressAt,
     });
-    const display = options.source()?.project.display ?? { width: 1280, height: 720 };
+    const { width, height } = options.source()?.project.display ?? { width: 1280, height: 720 };
     const supervised = {
       program: browser,
       mode,
       url: this.#server.url,
-      width: display.width,
-      height: display.height,
+      width,
+      height,
       log: options.log,
-      onStart: () => this.#health.browserStarted(),
+      onStart: () => {
+        this.#health.browserStarted();
+        this.#quarantine.browserStarted();
+      },
       // Each browser start: a new secret, the old one refused from now on.
       initScript: () => this.#secretScript = pageSecretScript(this.#server.rotateSecret()),
     };
@@ -160,6 +167,7 @@ export class Output {
       profileDir: () => this.#supervisor.profileDir,
     });
     this.#health = new PageHealth(this.#supervisor, { log: options.log });
+    this.#quarantine = this.#stallWatch(options);
     this.#window = new OutputWindow(this.#supervisor, {
       url: this.#server.url,
       mode,
@@ -326,6 +334,7 @@ export class Output {
   /** Stops the browser and the server; pending requests fail. */
   async close(): Promise<void> {
     this.#health.close();
+    this.#quarantine.close();
     this.#requests.rejectAll(new Error("The output closed"));
     this.#recording?.close();
     this.#recording = null;
@@ -370,6 +379,7 @@ export class Output {
   #sendState(state: RenderState): void {
     const now = state.clock.now;
     const { programs, drop } = this.programs.prepare(state, now);
+    this.#quarantine.statePushed(state, this.#options.editor?.state()?.preset ?? null);
     if (programs.length > 0 || drop.length > 0) {
       this.#send({ type: "programs", programs, ...(drop.length > 0 ? { drop } : {}) });
     }
@@ -377,6 +387,17 @@ export class Output {
     this.pushes.push({ seq: state.seq, at: now });
     if (this.pushes.length > 1024) this.pushes.shift();
     this.#window.follow(state.fullScreen);
+  }
+
+  /** The watch that quarantines a preset whose shader stopped the page's frames. */
+  #stallWatch(options: OutputOptions): OutputQuarantine {
+    return new OutputQuarantine({
+      programs: this.programs.programs,
+      quarantine: (id, reason) => options.quarantine?.(id, reason),
+      restart: () => this.#supervisor.restart(),
+      pid: () => this.#supervisor.pid,
+      log: options.log,
+    });
   }
 
   /** What the page's messages do here (`page_socket.ts` checks them first). */
@@ -390,8 +411,12 @@ export class Output {
         this.#requests.resend();
         this.#recordingPageOpened(connection);
       },
-      progress: () => this.#health.progress(),
+      progress: () => {
+        this.#health.progress();
+        this.#quarantine.message();
+      },
       hello: (gl) => {
+        this.#quarantine.pageLoaded();
         if (this.#health.hello(gl)) {
           this.#window.pageLoaded(this.#options.source()?.appState.fullScreen);
         }
@@ -403,6 +428,7 @@ export class Output {
         this.#recording?.report(message.frames, message.dropped);
         if (this.reports.length > 600) this.reports.shift();
         this.#health.report(message, this.#options.source()?.project.display.fps ?? 30);
+        this.#quarantine.report(message.frames, message.visibility);
         this.#scaleReported(message.renderScale, message.scaleReason);
       },
       fault: (clipId, message) => this.#fault(clipId, message),

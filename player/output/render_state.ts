@@ -41,6 +41,14 @@ export function mediaPath(projectId: string, fileId: string): string {
   return `media/${projectId}/${fileId}`;
 }
 
+/**
+ * Whether an Effect or Visualizer is drawn: it is on, and its preset is not quarantined (a
+ * shader that stopped the output's frames, `quarantine.ts`): then it is drawn as if off.
+ */
+export function isDrawn(item: Effect | Visualizer, presets: readonly Preset[]): boolean {
+  return item.enabled && !presets.find((p) => p.id === item.presetId)?.quarantine;
+}
+
 /** A camera Clip names its device as `camera:<deviceId>` in its name (`camera:default`). */
 export function cameraOf(clip: Clip): string | null {
   const m = /^camera:(\S+)$/.exec(clip.name.trim());
@@ -156,7 +164,7 @@ function layerOf(
   const f = o.filters;
   const effects = o.effects
     .map((id) => project.effects.find((e) => e.id === id))
-    .filter((e): e is Effect => !!e && e.enabled)
+    .filter((e): e is Effect => !!e && isDrawn(e, presets))
     .map((e) =>
       shaderPass(e, {
         presets,
@@ -257,7 +265,7 @@ export function buildRenderState(
     layers,
     song,
     visualizers: song
-      ? project.visualizers.filter((v) => v.enabled).map((v) =>
+      ? project.visualizers.filter((v) => isDrawn(v, source.presets)).map((v) =>
         shaderPass(v, {
           presets: source.presets,
           live: visualizerLive(source, v.id),

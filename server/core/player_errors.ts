@@ -40,7 +40,7 @@ export function fromPlayerError(error: unknown, kind: PlayerRequestKind = {}): C
   if (!(error instanceof RpcError)) return playerFault(error);
   if (error.code === RpcErrorCode.INVALID_CODE) return invalidCode(error, kind.edit?.isBatch);
   if (error.code === RpcErrorCode.ACTION_REFUSED && kind.edit) {
-    return new CueportError("EDIT_REFUSED", error.message);
+    return new CueportError("EDIT_REFUSED", error.message, budgetDetails(error.data));
   }
   if (error.code === RpcErrorCode.METHOD_NOT_FOUND) {
     return new CueportError(
@@ -74,4 +74,11 @@ function invalidCode(error: RpcError, isBatch = false): CueportError {
     error.message.replace(`Invalid ${field}`, `Invalid ${path}`),
     { field: path, problems: Array.isArray(data.problems) ? data.problems : [] },
   );
+}
+
+/** A texture budget refusal's details (`player/output/texture_budget.ts`), else none. */
+function budgetDetails(data: unknown): Record<string, unknown> | undefined {
+  const d = data as Record<string, unknown> | null | undefined;
+  if (d?.reason !== "TEXTURE_BUDGET") return undefined;
+  return { reason: d.reason, budgetBytes: d.budgetBytes, wouldUseBytes: d.wouldUseBytes };
 }

@@ -16,6 +16,7 @@ import {
   FileKind,
   LaunchMode,
   PresetParameter,
+  PresetQuarantine,
   Retrigger,
 } from "../../protocol/model.ts";
 import type {
@@ -142,6 +143,9 @@ export const PresetView = z.strictObject({
   builtIn: z.boolean(),
   parameters: z.array(exact(PresetParameter)),
   code: z.string(),
+  quarantine: exact(PresetQuarantine).nullable().describe(
+    "Set when its shader stopped the output's frames: not drawn until its code is edited",
+  ),
 });
 
 /** A Control's settings. */
@@ -323,6 +327,7 @@ export function presetView(p: Preset): PresetView {
     builtIn: p.builtIn,
     parameters: p.parameters,
     code: p.code,
+    quarantine: p.quarantine,
   };
 }
 

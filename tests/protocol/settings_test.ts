@@ -81,6 +81,7 @@ Deno.test("settings: the bundled player given only its data dir has every defaul
     positionIntervalMs: 0,
     approval: "wait",
     historyLimit: 7,
+    outputTextureBudgetMb: 512,
     virtualClock: true,
     ffmpeg: "off",
     output: "headless",

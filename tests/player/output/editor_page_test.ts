@@ -34,6 +34,7 @@ const isfPreset: Preset = {
   name: "Invert",
   type: "isf",
   builtIn: false,
+  quarantine: null,
   parameters: isfHeaderParameters(INVERT),
   code: INVERT,
 };
@@ -44,6 +45,7 @@ const glowPreset: Preset = {
   name: "Glow",
   type: "glow",
   builtIn: false,
+  quarantine: null,
   parameters: [{ name: "size", type: "number", min: 0, max: 10, default: 2 }],
   code: "",
 };
@@ -247,6 +249,14 @@ Deno.test("EditorPage: the preview is the output's state, smaller, silent, with 
   // The same preset again: not sent again.
   s.page.push(renderState());
   assert.equal(s.sent.filter((m) => m.type === "editor").length, 1);
+});
+
+Deno.test("EditorPage: the preview leaves out a quarantined preset (its shader stopped the output)", () => {
+  const quarantine = { at: "2026-11-29T09:00:00.000Z", reason: "stalled" };
+  const s = session({ ...isfPreset, quarantine });
+  s.page.push(renderState());
+  const { state } = s.sent.find((m) => m.type === "state");
+  assert.deepEqual(state.visualizers, []);
 });
 
 Deno.test("EditorPage: a second page is closed while the first has the editor, which keeps it", async () => {

@@ -13,6 +13,7 @@ const invert: Preset = {
   name: "Invert",
   type: "isf",
   builtIn: false,
+  quarantine: null,
   code: INVERT,
   parameters: isfHeaderParameters(INVERT),
 };

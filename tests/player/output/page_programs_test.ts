@@ -11,6 +11,7 @@ const preset = (code: string): Preset => ({
   name: "Invert",
   type: "isf",
   builtIn: false,
+  quarantine: null,
   code,
   parameters: isfHeaderParameters(code),
 });

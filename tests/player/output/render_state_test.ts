@@ -47,13 +47,14 @@ function build(clips: PlayState["clips"], options: {
   live?: { controls: Record<string, number>; params: Record<string, Record<string, number>> };
   song?: PlayState["song"];
   muted?: boolean;
+  presets?: typeof BUILT_IN_PRESETS;
 } = {}) {
   return buildRenderState({
     project: outputProject(),
     playState: playState(clips, options.song ?? null),
     live: options.live ?? { controls: {}, params: {} },
     appState: { ...appState, muted: options.muted ?? false },
-    presets: BUILT_IN_PRESETS,
+    presets: options.presets ?? BUILT_IN_PRESETS,
     cameras: [],
   }, { seq: 7, clock: { now: 1500, rate: 1 }, idleSince: 400 });
 }
@@ -109,6 +110,20 @@ Deno.test("buildRenderState() plays the Song's audio with its visualizers; muted
   assert.deepEqual(state.visualizers, [{ program: "bars", uniforms: { bands: 64, style: 0 } }]);
   assert.equal(state.level, 0);
   assert.deepEqual(build([play("red")], { song: { ...song, state: "stopped" } }).song, null);
+});
+
+Deno.test("buildRenderState() draws the Effects and Visualizers of a quarantined preset as if off", () => {
+  const quarantine = { at: "2026-11-29T09:00:00.000Z", reason: "the page drew no frame" };
+  const presets = BUILT_IN_PRESETS.map((p) =>
+    p.id === "fx-kaleidoscope" || p.id === "viz-spectrum" ? { ...p, quarantine } : p
+  );
+  const drawn = build([play("quad")], { song });
+  assert.equal(drawn.layers[0]!.effects.length, 1);
+  assert.equal(drawn.visualizers.length, 1);
+  const off = build([play("quad")], { song, presets });
+  assert.deepEqual(off.layers[0]!.effects, []);
+  assert.deepEqual(off.visualizers, []);
+  assert.equal(off.layers[0]!.clipId, "quad", "the Clip itself still plays");
 });
 
 Deno.test("shaderPass() turns colours into RGB and enums into their index", () => {

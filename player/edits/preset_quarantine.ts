@@ -1,0 +1,27 @@
+/**
+ * The quarantine of user presets (`Preset.quarantine`): set by the player when
+ * a preset's shader stopped the output's frames (not an edit: no history, no
+ * revision), cleared only by an edit of the preset's `code`. Undo and redo
+ * restore presets as history holds them: a preset they bring back with the
+ * code that is quarantined now stays quarantined, so no step puts that shader
+ * back on the output.
+ * @module
+ */
+import type { Preset } from "../../protocol/model.ts";
+
+/** The quarantine after `before` became `after` by an edit: gone when the code changed. */
+export function quarantineAfterEdit(before: Preset, after: Preset): Preset["quarantine"] {
+  return after.code === before.code ? before.quarantine : null;
+}
+
+/**
+ * The presets an undo or redo makes (`after`), each one that has the code a quarantined
+ * preset of `now` has keeping that quarantine.
+ */
+export function keepQuarantines(now: readonly Preset[], after: Preset[]): Preset[] {
+  const held = new Map(now.filter((p) => p.quarantine).map((p) => [p.id, p]));
+  return after.map((p) => {
+    const q = held.get(p.id);
+    return q && q.code === p.code && !p.quarantine ? { ...p, quarantine: q.quarantine } : p;
+  });
+}

@@ -1,0 +1,194 @@
+/**
+ * The output's shader quarantine decides from progress, not speed: a page whose reports keep
+ * coming without frames, or that is silent while its browser burns CPU, after a shader change,
+ * gets the preset changed last quarantined (logged with its id and name), then its browser
+ * started again if it still draws nothing; a heavy shader drawing one frame a second, a
+ * browser starting, a page loading, a hidden page and a frozen machine are never judged.
+ * On injected timers and a stand-in CPU reader: no time passes.
+ */
+import assert from "node:assert/strict";
+import type { Preset } from "../../../protocol/model.ts";
+import type { RenderState } from "../../../protocol/output.ts";
+import type { IsfPrograms } from "../../../player/output/isf_programs.ts";
+import { OutputQuarantine } from "../../../player/output/quarantine.ts";
+import {
+  RECOVER_CPU_MS,
+  RECOVER_REPORTS,
+  STALL_CPU_MS,
+  STALL_REPORTS,
+} from "../../../player/output/quarantine_watch.ts";
+
+/** Programs named `isf-<presetId>-<version>`, each of its preset "Preset <id>". */
+const programs = {
+  named: (name: string) => {
+    const [, presetId] = /^isf-(\w+)-\d+$/.exec(name) ?? [];
+    return presetId ? { presetId, presetName: `Preset ${presetId}` } : null;
+  },
+  of: (preset: Preset) => ({ wire: { name: `isf-${preset.id}-1` } }),
+} as unknown as IsfPrograms;
+
+/** A state drawing `programs` as Effects of one layer. */
+function state(...names: string[]): RenderState {
+  const effects = names.map((program) => ({ program, uniforms: {} }));
+  return { layers: [{ effects }], visualizers: [] } as unknown as RenderState;
+}
+
+/** A quarantine whose timer runs only by `tick`, the browser's CPU time set by the test. */
+function quarantine() {
+  const lines: string[] = [];
+  const quarantined: string[] = [];
+  let restarts = 0;
+  let tickFn = () => {};
+  const cpu = { ms: 0 as number | null };
+  const q = new OutputQuarantine({
+    programs,
+    quarantine: (presetId, reason) => void quarantined.push(`${presetId}: ${reason}`),
+    restart: () => void restarts++,
+    pid: () => 4242,
+    log: (level, message) => lines.push(`${level}: ${message}`),
+    setInterval: (fn) => {
+      tickFn = fn;
+      return 1;
+    },
+    clearInterval: () => {},
+    cpuMs: () => cpu.ms,
+  });
+  /** One second: the page reports `frames` (null: sends nothing), the browser uses `cpuMs`. */
+  const second = (frames: number | null, cpuMs = 300, visibility = "visible") => {
+    if (frames !== null) q.report(frames, visibility);
+    if (cpu.ms !== null) cpu.ms += cpuMs;
+    tickFn();
+  };
+  const seconds = (n: number, frames: number | null, cpuMs?: number) => {
+    for (let i = 0; i < n; i++) second(frames, cpuMs);
+  };
+  /** A started browser whose page loaded and draws `names`, 30 frames a second. */
+  const drawing = (...names: string[]) => {
+    q.browserStarted();
+    q.pageLoaded();
+    q.statePushed(state(...names));
+    seconds(3, 30);
+  };
+  return {
+    q,
+    lines,
+    quarantined,
+    cpu,
+    second,
+    seconds,
+    drawing,
+    get restarts() {
+      return restarts;
+    },
+  };
+}
+
+Deno.test("OutputQuarantine quarantines the preset whose shader left the page reporting no frames", () => {
+  const t = quarantine();
+  t.drawing("isf-A-1");
+  t.q.statePushed(state("isf-A-1", "isf-B-1"));
+  t.seconds(STALL_REPORTS - 1, 0);
+  assert.deepEqual(t.quarantined, [], "not before the bound");
+  t.second(0);
+  assert.equal(t.quarantined.length, 1);
+  assert.equal(t.quarantined[0], `B: the page drew no frame in ${STALL_REPORTS} reports in a row`);
+  assert.match(t.lines.at(-1)!, /^error: Output: preset "Preset B" \(B\) quarantined: /);
+  // The preset is off the output (the player redraws without it); the page recovers.
+  t.q.statePushed(state("isf-A-1"));
+  t.seconds(10, 30);
+  assert.equal(t.restarts, 0);
+  assert.equal(t.quarantined.length, 1);
+});
+
+Deno.test("OutputQuarantine starts the browser again when the page still draws nothing once the preset is off", () => {
+  const t = quarantine();
+  t.drawing();
+  t.q.statePushed(state("isf-B-1"));
+  t.seconds(STALL_REPORTS, 0);
+  t.q.statePushed(state());
+  t.seconds(RECOVER_REPORTS - 1, 0);
+  assert.equal(t.restarts, 0, "not before the recovery bound");
+  t.second(0);
+  assert.equal(t.restarts, 1);
+  assert.match(t.lines.at(-1)!, /stuck in the draw\); starting the browser again$/);
+  assert.equal(t.quarantined.length, 1, "one quarantine");
+  // The new browser is starting: silence and CPU are its start, not a stall.
+  t.seconds(30, null, 900);
+  assert.equal(t.restarts, 1);
+});
+
+Deno.test("OutputQuarantine: a page silent while its browser burns CPU is stalled; the bound is CPU time, not wall time", () => {
+  const t = quarantine();
+  t.drawing("isf-A-1");
+  t.q.statePushed(state("isf-A-1", "isf-B-1"));
+  // On a busy machine the browser gets 100 ms of CPU a second: 29 s of silence are not enough.
+  t.seconds(STALL_CPU_MS / 100 - 1, null, 100);
+  assert.deepEqual(t.quarantined, []);
+  t.second(null, 100);
+  assert.match(
+    t.quarantined[0]!,
+    /^B: the page sent nothing while its browser used 3\.0 s of CPU$/,
+  );
+  t.seconds(RECOVER_CPU_MS / 500, null, 500);
+  assert.equal(t.restarts, 1);
+});
+
+Deno.test("OutputQuarantine never judges a heavy shader drawing one frame a second on a busy machine", () => {
+  const t = quarantine();
+  t.drawing("isf-A-1");
+  t.q.statePushed(state("isf-A-1", "isf-H-1"));
+  for (let i = 0; i < 600; i++) {
+    // A report a second with one frame; a second in two the report is late (no message).
+    t.second(i % 2 === 0 ? 1 : null, 1000);
+  }
+  assert.deepEqual(t.quarantined, []);
+  assert.equal(t.restarts, 0);
+});
+
+Deno.test("OutputQuarantine never judges a starting browser, a loading page, a hidden page or a frozen machine", () => {
+  const t = quarantine();
+  t.q.browserStarted();
+  t.seconds(60, null, 1000);
+  t.q.pageLoaded();
+  t.seconds(60, 0, 1000);
+  assert.deepEqual(t.quarantined, [], "a page with no state yet draws nothing by right");
+  t.q.statePushed(state("isf-B-1"));
+  for (let i = 0; i < 60; i++) t.second(0, 1000, "hidden");
+  assert.deepEqual(t.quarantined, [], "a hidden page gets no animation frames");
+  t.seconds(60, null, 0);
+  assert.deepEqual(t.quarantined, [], "no message and no CPU: frozen, not the shader's doing");
+  t.cpu.ms = null;
+  t.seconds(60, null);
+  assert.deepEqual(t.quarantined, [], "CPU unknown: no evidence");
+  assert.equal(t.restarts, 0);
+});
+
+Deno.test("OutputQuarantine blames the preset changed last: added to the state, or its code changed", () => {
+  const t = quarantine();
+  t.drawing("isf-A-1");
+  t.q.statePushed(state("isf-A-1", "isf-B-1"));
+  t.seconds(3, 30);
+  t.q.statePushed(state("isf-A-2", "isf-B-1"));
+  t.seconds(STALL_REPORTS, 0);
+  assert.match(t.quarantined[0]!, /^A: /, "A's code changed after B went on");
+});
+
+Deno.test("OutputQuarantine quarantines nothing when no preset is drawn", () => {
+  const t = quarantine();
+  t.drawing();
+  t.seconds(20, 0);
+  t.seconds(20, null, 1000);
+  assert.deepEqual(t.quarantined, []);
+  assert.equal(t.restarts, 0, "the browser's health sees to a page stalled without a shader");
+});
+
+Deno.test("OutputQuarantine blames the preset the editor window previews when it is the newest (same GPU process)", () => {
+  const t = quarantine();
+  t.drawing("isf-A-1");
+  const previewed = { id: "E", name: "Edited", type: "isf", builtIn: false, quarantine: null };
+  t.q.statePushed(state("isf-A-1"), previewed as unknown as Preset);
+  t.seconds(STALL_REPORTS, 0);
+  assert.equal(t.quarantined.length, 1);
+  assert.match(t.quarantined[0]!, /^E: /);
+  assert.match(t.lines.at(-1)!, /preset "Edited" \(E\) quarantined/);
+});
