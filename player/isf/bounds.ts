@@ -51,6 +51,15 @@ export const ISF_CHECK_BOUNDS: IsfCheckBounds = {
  */
 export const MAX_EXPRESSION_LENGTH = 256;
 
+/**
+ * The iterations one invocation of a preset's shader (one pixel of one pass) may run, all
+ * its loops together: the check caps every loop with it (`loop_cap.ts`). Past it, each loop
+ * stops at its next iteration and the pixel is what the shader drew so far. Of the ISF-Files
+ * shaders, the most a pixel loops is FIXME: this is several times that, and an endless loop
+ * at 1280x720 costs at most LOOP_CAP iterations a pixel.
+ */
+export const LOOP_CAP = 4096;
+
 /** What is said of each bound when a check reaches it: what it is, and what to change. */
 const WHAT: Record<keyof IsfCheckBounds, (bound: number) => string> = {
   codeCharacters: (b) => `the code is over ${b} characters: make it shorter`,
