@@ -52,6 +52,14 @@ export const ISF_CHECK_BOUNDS: IsfCheckBounds = {
 export const MAX_EXPRESSION_LENGTH = 256;
 
 /**
+ * The heap one check may take, MB: its process (`check_stdio.ts`) looks at its heap with
+ * each progress report and ends itself past this, a refusal that says the code is too large
+ * to check; V8's own limit, at twice this, ends it where the look cannot (`check_child.ts`).
+ * FIXME figures.
+ */
+export const ISF_CHECK_HEAP_MB = 256;
+
+/**
  * The iterations one invocation of a preset's shader (one pixel of one pass) may run, all
  * its loops together: the check caps every loop with it (`loop_cap.ts`). Past it, each loop
  * stops at its next iteration and the pixel is what the shader drew so far. Of the ISF-Files
