@@ -161,6 +161,8 @@ export class Output {
       now: () => options.clock.now(),
       refresh: () => this.changed(),
     });
+    // A preset's program is drawn once its bounded check ended (`isf_programs.ts`).
+    this.programs.programs.onChecked = () => this.changed();
     this.#supervisor.start();
     options.log("info", `Output: ${mode} in ${browser}`);
   }

@@ -12,7 +12,7 @@ import type { RenderState } from "../../../protocol/output.ts";
 import type { EditorState } from "../../../protocol/state.ts";
 import { EDITOR_CLOSED, EditorPage, REPLACED } from "../../../player/output/editor_page.ts";
 import { IsfPrograms } from "../../../player/output/isf_programs.ts";
-import { isfHeaderParameters } from "../../../player/isf/mod.ts";
+import { isfHeaderParameters, parseIsf } from "../../../player/isf/mod.ts";
 import { Refusal } from "../../../player/errors.ts";
 import { INVERT } from "../isf/_shaders.ts";
 import { TWO_PASS_BLUR } from "../isf/_passes_shaders.ts";
@@ -91,7 +91,7 @@ function session(preset: Preset, refuse?: Refusal) {
         return Promise.resolve({ revision: 7, edits: [{ message: "done" }] } as EditApplyResult);
       },
     },
-    programs: new IsfPrograms(),
+    programs: new IsfPrograms(parseIsf),
     now: () => 42,
     refresh: () => {},
   });
