@@ -70,7 +70,10 @@ export function loopCaps(
       problems.push(unplaced(text, lineOffset, offsetOf(loop)));
       continue;
     }
-    insertions.push({ ...first, text: isCompound ? ` ${LOOP_GUARD.trimEnd()}` : `{ ${LOOP_GUARD}` });
+    insertions.push({
+      ...first,
+      text: isCompound ? ` ${LOOP_GUARD.trimEnd()}` : `{ ${LOOP_GUARD}`,
+    });
     if (last) insertions.push({ ...last, text: " }" });
   }
   return problems.length > 0 ? problems : insertions;

@@ -10,7 +10,13 @@
  */
 import type { Preset } from "../../protocol/model.ts";
 import type { ShaderProgram } from "../../protocol/output.ts";
-import { ISF_CHECKS, type IsfKind, type IsfProgram, type IsfResult, isfUniforms } from "../isf/mod.ts";
+import {
+  ISF_CHECKS,
+  type IsfKind,
+  type IsfProgram,
+  type IsfResult,
+  isfUniforms,
+} from "../isf/mod.ts";
 
 /** A preset's program: what the page compiles, and the ISF program it came from. */
 export interface IsfEntry {

@@ -4,7 +4,9 @@
  * @module
  */
 const lines: string[] = [];
-for (let work = 1024; work <= 10 * 1024; work += 1024) lines.push(JSON.stringify({ progress: work }));
+for (let work = 1024; work <= 10 * 1024; work += 1024) {
+  lines.push(JSON.stringify({ progress: work }));
+}
 const result = { ok: false, problems: [{ line: 1, column: 1, message: "slow" }] };
 lines.push(JSON.stringify({ result, heapMb: 1 }));
 await Deno.stdin.readable.getReader().read();

@@ -35,10 +35,12 @@ Deno.test("parseIsf() caps the endless for(;;) and while(true), and a 10^7 loop"
   ];
   for (const loop of cases) {
     const p = program(withMain(loop));
-    for (const [source, offset] of [[p.fragment, p.lineOffset], [
-      p.lifted!.fragment,
-      p.lifted!.lineOffset,
-    ]] as const) {
+    for (
+      const [source, offset] of [[p.fragment, p.lineOffset], [
+        p.lifted!.fragment,
+        p.lifted!.lineOffset,
+      ]] as const
+    ) {
       const line = userLines(source, offset).find((l) => l.includes("c.r += 0.001"))!;
       assert.ok(line.includes(`{ ${LOOP_GUARD}c.r += 0.001; }`), line);
       assert.ok(source.includes(`int ${LOOP_COUNTER} = 0;`), "the counter is declared");
@@ -80,7 +82,10 @@ Deno.test("parseIsf() caps single-statement bodies, nested loops and loops of ca
 });
 
 Deno.test("parseIsf() caps a loop written by a macro around its header, and names one it cannot", () => {
-  const header = withMain("  LOOP(8) { c.r += 0.1; }", "#define LOOP(n) for (int k = 0; k < n; k++)\n");
+  const header = withMain(
+    "  LOOP(8) { c.r += 0.1; }",
+    "#define LOOP(n) for (int k = 0; k < n; k++)\n",
+  );
   const p = program(header);
   const line = userLines(p.fragment, p.lineOffset).find((l) => l.includes("LOOP(8)"))!;
   assert.equal(line, `  LOOP(8) { ${LOOP_GUARD}c.r += 0.1; }`);

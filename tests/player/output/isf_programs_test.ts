@@ -153,7 +153,10 @@ Deno.test("IsfPrograms draws a preset once its check ended, with the check's cap
   });
   let heard = 0;
   programs.onChecked = () => heard++;
-  const looping = { ...invert, code: INVERT.replace("  gl_FragColor", "  for (;;) {}\n  gl_FragColor") };
+  const looping = {
+    ...invert,
+    code: INVERT.replace("  gl_FragColor", "  for (;;) {}\n  gl_FragColor"),
+  };
   assert.equal(programs.of(looping), null, "not drawn before its check ended");
   assert.equal(programs.of(looping), null, "one check a code");
   assert.equal(checks.length, 1);

@@ -54,7 +54,12 @@ Deno.test({
       }).then((r) => r.body?.cancel());
       assert(near(await centre(), [255, 0, 0]), "red before the effect");
       for (const loop of ["for (;;) { n += 1.0; }", "while (true) n += 1.0;"]) {
-        const preset = { kind: "effect", name: `Endless ${loop.slice(0, 5)}`, type: "isf", code: endless(loop) };
+        const preset = {
+          kind: "effect",
+          name: `Endless ${loop.slice(0, 5)}`,
+          type: "isf",
+          code: endless(loop),
+        };
         const presetID = (await edit("preset.add", preset)).edits[0].created.presetID;
         const effectID = (await edit("effect.add", { presetID })).edits[0].created.effectID;
         await edit("clip.update", { clipID: "red", options: { effects: [effectID] } });
