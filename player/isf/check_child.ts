@@ -98,7 +98,8 @@ export class CheckerProcess {
       while ((end = buffered.indexOf("\n")) >= 0) {
         const line = buffered.slice(0, end);
         buffered = buffered.slice(end + 1);
-        this.#onMessage(JSON.parse(line) as CheckerMessage);
+        const message = parsed(line);
+        if (message) this.#onMessage(message);
       }
     }
   }
@@ -106,6 +107,16 @@ export class CheckerProcess {
 
 /** The exit code of a checker that ended itself past its ceiling (`check_stdio.ts`). */
 export const OVER_CEILING_CODE = 75;
+
+/** A line of the checker's stdout as a message, or null for any other line (not its own). */
+function parsed(line: string): CheckerMessage | null {
+  try {
+    const value = JSON.parse(line);
+    return typeof value === "object" && value !== null ? value as CheckerMessage : null;
+  } catch {
+    return null;
+  }
+}
 
 async function tail(stream: ReadableStream<Uint8Array>): Promise<string> {
   let text = "";
