@@ -20,7 +20,11 @@ if (!isServe) {
   const log = createLogger("info");
   reportRefusedPermissions((line) => log("error", line));
 }
-if (command === "player") {
+if (command === "isf-check") {
+  // One ISF check's own process (the player starts it: player/isf/check_child.ts).
+  const { runIsfCheckStdio } = await import("./player/isf/check_stdio.ts");
+  await runIsfCheckStdio();
+} else if (command === "player") {
   // The player's modules are loaded by the player only.
   const { runPlayerStdio } = await import("./player/mod.ts");
   await runPlayerStdio(rest);

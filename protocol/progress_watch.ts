@@ -5,7 +5,7 @@
  * clock, is given up on. A busy machine slows the reports, never stops them;
  * two looks in a row (with the event loop run between them) keep a thread
  * that was itself held up from taking reports it has not read yet for
- * silence. The ISF check's worker (`player/isf/apart.ts`) and the picture
+ * silence. The ISF check's process (`player/isf/apart.ts`) and the picture
  * workers (`server/media/pool.ts`) are watched so.
  * @module
  */

@@ -1,36 +1,42 @@
 /**
  * `parseIsf` off the player's thread, so a live show's clock never waits on
- * a check. A check is bounded by its work (`bounds.ts`), never by time: its
- * worker is not ended for being slow. Only a worker that reports no progress
+ * a check, and out of the player's process, so that what a check takes of
+ * memory is returned when it ends (`check_child.ts`). A check is bounded by
+ * its work (`bounds.ts`) and its memory (ISF_CHECK_HEAP_MB), never by time:
+ * its process is not ended for being slow. Only one that reports no progress
  * at all (a fault of the checker, not of the code) is given up on, and that
  * is not a verdict: `IsfCheckStalled`, which the edit answers as retryable.
  * @module
  */
 import { type Clock, MonotonicClock } from "../clock.ts";
-import type { IsfCheckBounds } from "./bounds.ts";
+import { ISF_CHECK_HEAP_MB, type IsfCheckBounds } from "./bounds.ts";
+import { checkerCommand, CheckerProcess } from "./check_child.ts";
 import type { IsfKind, IsfResult } from "./parse.ts";
+import type { IsfProblem } from "./problems.ts";
 import { ProgressWatch } from "../../protocol/progress_watch.ts";
 
 /**
- * How often a check's watch looks for progress, ms; a worker that reported
+ * How often a check's watch looks for progress, ms; a check that reported
  * none over two looks in a row (30 to 60 s of no work at all) is given up
- * on. A worker reports every 1024 units of work: about 0.2 s apart at a
- * load average of 30 (docs/presets.md, "Bounds"); loading it takes about
- * 50 ms on a quiet machine, seconds on a busy one.
+ * on. A check reports every 1024 units of work: about 0.2 s apart at a
+ * load average of 30 (docs/presets.md, "Bounds"); starting its process and
+ * loading the check takes about 0.9 s at a load average of 13, seconds more
+ * on a busier machine.
  */
 export const ISF_CHECK_STALL_MS = 30_000;
 
-/** A check whose worker made no progress: no verdict on the code, send it again. */
+/**
+ * A check that gave no verdict: its process made no progress, or ended without answering
+ * for another cause than its memory. Not a verdict on the code: send it again.
+ */
 export class IsfCheckStalled extends Error {
   /** Stable: `CHECK_STALLED`. */
   readonly code = "CHECK_STALLED";
 
-  /** The error for a worker silent over two looks `periodMs` apart. */
-  constructor(periodMs: number) {
+  /** The error for a check silent over two looks `periodMs` apart, or lost for `why`. */
+  constructor(periodMs: number, why = `its check made no progress for ${periodMs / 1000} s`) {
     super(
-      `The code could not be checked: its check made no progress for ${
-        periodMs / 1000
-      } s (a fault of the checker, not a verdict on the code): send it again`,
+      `The code could not be checked: ${why} (a fault of the checker, not a verdict on the code): send it again`,
     );
     this.name = "IsfCheckStalled";
   }
@@ -44,49 +50,60 @@ export interface IsfApartOptions {
   readonly bounds?: Partial<IsfCheckBounds>;
   /** The watch's period, ms (ISF_CHECK_STALL_MS). */
   readonly stallMs?: number;
-  /** The worker's module (`worker.ts`; a test's stand-in). */
-  readonly workerUrl?: string;
-  /** Hears each progress report of the worker (its work so far). */
+  /** The heap's ceiling, MB, in place of ISF_CHECK_HEAP_MB (a test's tiny one). */
+  readonly heapMb?: number;
+  /** The checker's command line (`checkerCommand()`; a test's stand-in). */
+  readonly command?: readonly string[];
+  /** Hears each progress report of the check (its work so far). */
   readonly onProgress?: (work: number) => void;
 }
 
-type WorkerMessage = { ready: true } | { progress: number } | { result: IsfResult };
+/** The refusal of code whose check passed its memory ceiling: the same at any load. */
+export function tooLargeProblem(): IsfProblem {
+  return {
+    line: 1,
+    column: 1,
+    message:
+      `the code is too large to check: its check needs over ${ISF_CHECK_HEAP_MB} MB of memory: make it shorter or simpler`,
+  };
+}
 
 /**
- * `parseIsf(code, kind)` on a worker (`worker.ts`) that ends after its
- * answer; a check that fails on the worker is one problem.
- * @throws {IsfCheckStalled} when the worker reported no progress over two looks of its watch
+ * `parseIsf(code, kind)` in a process of its own (`check_child.ts`) that ends after its
+ * answer; a check that passes its memory ceiling is one problem (`tooLargeProblem`).
+ * @throws {IsfCheckStalled} when the process reported no progress over two looks of its
+ *   watch, or ended without an answer for another cause than its memory
  */
 export async function parseIsfApart(
   code: string,
   kind: IsfKind,
   options: IsfApartOptions = {},
 ): Promise<IsfResult> {
-  const url = options.workerUrl ?? new URL("./worker.ts", import.meta.url).href;
   const stallMs = options.stallMs ?? ISF_CHECK_STALL_MS;
-  const worker = new Worker(url, { type: "module" });
+  const checker = new CheckerProcess(options.command ?? checkerCommand());
   const answer = Promise.withResolvers<IsfResult>();
   const watch = new ProgressWatch(
     options.clock ?? new MonotonicClock(),
     stallMs,
     () => answer.reject(new IsfCheckStalled(stallMs)),
   );
-  worker.onmessage = ({ data }: MessageEvent<WorkerMessage>) => {
+  const request = { code, kind, bounds: options.bounds ?? {}, heapMb: options.heapMb };
+  void checker.send(request, (message) => {
     watch.progress();
-    if ("result" in data) return answer.resolve(data.result);
-    if ("progress" in data) return options.onProgress?.(data.progress);
-    worker.postMessage({ code, kind, bounds: options.bounds ?? {} });
-  };
-  // A check that throws on its worker refuses the code (a 422, never a 500), saying why.
-  worker.onerror = (event) => {
-    event.preventDefault();
-    const message = `the code could not be checked: ${event.message}`;
-    answer.resolve({ ok: false, problems: [{ line: 1, column: 1, message }] });
-  };
+    if ("result" in message) return answer.resolve(message.result as IsfResult);
+    if ("progress" in message) return options.onProgress?.(message.progress);
+    answer.resolve({ ok: false, problems: [tooLargeProblem()] });
+  });
+  void checker.ended.then(({ isOutOfMemory, stderr }) => {
+    if (isOutOfMemory) return answer.resolve({ ok: false, problems: [tooLargeProblem()] });
+    const why = stderr.trim().split("\n").at(-1) || "no reason given";
+    answer.reject(new IsfCheckStalled(stallMs, `its check ended without an answer (${why})`));
+  });
   try {
     return await answer.promise;
   } finally {
     watch.stop();
-    worker.terminate();
+    checker.end();
+    await checker.ended;
   }
 }

@@ -51,6 +51,24 @@ export const ISF_CHECK_BOUNDS: IsfCheckBounds = {
  */
 export const MAX_EXPRESSION_LENGTH = 256;
 
+/**
+ * The heap one check may take, MB: its process (`check_stdio.ts`) looks at its heap with
+ * each progress report and ends itself past this, a refusal that says the code is too large
+ * to check; V8's own limit, at twice this, ends it where the look cannot (`check_child.ts`).
+ * Of ISF-Files the most a check's heap reached at a look is 91 MB (MultiFrame 3x3; the
+ * checker's modules take 12 MB), measured with a collection before each shader.
+ */
+export const ISF_CHECK_HEAP_MB = 256;
+
+/**
+ * The iterations one invocation of a preset's shader (one pixel of one pass) may run, all
+ * its loops together: the check caps every loop with it (`loop_cap.ts`). Past it, each loop
+ * stops at its next iteration and the pixel is what the shader drew so far. Of the 321
+ * ISF-Files shaders the most a pixel loops is 512 (Auto Colors Histogram; 360 for a loop
+ * bounded by an input at its MAX; `tools/isf_loop_census.ts`): this is eight times that.
+ */
+export const LOOP_CAP = 4096;
+
 /** What is said of each bound when a check reaches it: what it is, and what to change. */
 const WHAT: Record<keyof IsfCheckBounds, (bound: number) => string> = {
   codeCharacters: (b) => `the code is over ${b} characters: make it shorter`,

@@ -28,10 +28,14 @@ interface Started {
   untaken: number;
 }
 
+/** How many finished checks are kept for the output (`checked`), newest last. */
+const DONE_KEPT = 16;
+
 /** Checks started ahead of their turn, by code and kind. */
 export class IsfCheckMemo {
   readonly #check: (code: string, kind: IsfKind) => Promise<IsfResult>;
   readonly #started = new Map<string, Started>();
+  readonly #done = new Map<string, IsfResult>();
   #running = 0;
   readonly #waiting: Array<() => void> = [];
 
@@ -46,7 +50,12 @@ export class IsfCheckMemo {
       await new Promise<void>((resolve) => this.#waiting.push(resolve));
     } else this.#running++;
     try {
-      return await this.#check(code, kind);
+      const result = await this.#check(code, kind);
+      const id = `${kind}\u0000${code}`;
+      this.#done.delete(id);
+      this.#done.set(id, result);
+      while (this.#done.size > DONE_KEPT) this.#done.delete(this.#done.keys().next().value!);
+      return result;
     } finally {
       const next = this.#waiting.shift();
       if (next) next(); // its place passes on
@@ -67,6 +76,19 @@ export class IsfCheckMemo {
     else this.#started.set(id, { result: this.#run(code, kind), untaken: 1 });
     while (this.#started.size > KEPT) this.#started.delete(this.#started.keys().next().value!);
     return this.#started.get(id)!.result.then(() => {}, () => {});
+  }
+
+  /**
+   * The result of checking `code` as `kind` for the output, which draws its capped sources
+   * (`loop_cap.ts`): a check that ended lately (at once) or is under way (an edit's), else a
+   * new one. It takes no edit's start.
+   */
+  checked(code: string, kind: IsfKind): IsfResult | Promise<IsfResult> {
+    const id = `${kind}\u0000${code}`;
+    const done = this.#done.get(id);
+    // At once when it ended: the output draws an edit's code in the state that follows it.
+    if (done) return structuredClone(done);
+    return (this.#started.get(id)?.result ?? this.#run(code, kind)).then((r) => structuredClone(r));
   }
 
   /**

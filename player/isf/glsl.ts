@@ -20,6 +20,7 @@ import type { IsfInput } from "./header.ts";
 import { uniformType } from "./parameters.ts";
 import { type IsfProblem, problemAt } from "./problems.ts";
 import { expandImageFunctions } from "./image_functions.ts";
+import { LOOP_COUNTER } from "./loop_cap.ts";
 
 /** Names the ISF runtime declares; an input may not take one. */
 export const ISF_BUILT_INS: readonly string[] = [
@@ -31,6 +32,7 @@ export const ISF_BUILT_INS: readonly string[] = [
   "DATE",
   "isf_FragNormCoord",
   "vv_FragNormCoord",
+  LOOP_COUNTER,
 ];
 
 /** The default vertex shader: a full-frame quad from `position` (-1..1). */
@@ -103,6 +105,8 @@ export function fragmentSource(
     "uniform int PASSINDEX;",
     "uniform int FRAMEINDEX;",
     "uniform vec4 DATE;",
+    // Each invocation's own, from 0: the iterations its loops ran (`loop_cap.ts`).
+    `int ${LOOP_COUNTER} = 0;`,
     isIn ? "in vec2 isf_FragNormCoord;" : "varying vec2 isf_FragNormCoord;",
     "#define vv_FragNormCoord isf_FragNormCoord",
     ...inputs.filter((i) => uniformType(i) !== "sampler2D").map((i) =>

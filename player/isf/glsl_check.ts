@@ -15,6 +15,7 @@
  */
 import { boundProblem, WorkBoundReached, type WorkBudget } from "./bounds.ts";
 import { countedParse, countedPreprocess, countTokens, type GlslProgram } from "./glsl_counted.ts";
+import { type CodeInsertion, loopCaps } from "./loop_cap.ts";
 import type { IsfProblem } from "./problems.ts";
 
 /**
@@ -34,15 +35,39 @@ interface At {
   readonly column: number;
 }
 
+/** What the check of a fragment source found. */
+export interface GlslCheck {
+  /** Problems at the user's lines (none: the code passed). */
+  readonly problems: IsfProblem[];
+  /** What caps every loop of the code (`loop_cap.ts`), in the user's lines and columns. */
+  readonly loopCaps: CodeInsertion[];
+}
+
+/**
+ * Checks `fragment` (whose user line 1 is line `lineOffset + 1`): its problems at the
+ * user's lines, its work counted on `budget` (a bound reached is one problem), and what
+ * caps its loops.
+ */
+export function checkGlsl(fragment: string, lineOffset: number, budget: WorkBudget): GlslCheck {
+  const found = glslProblems(fragment, lineOffset, budget);
+  if (Array.isArray(found)) return { problems: found, loopCaps: [] };
+  const caps = loopCaps(found.program, found.text, fragment, lineOffset);
+  const isProblems = caps.length > 0 && "message" in caps[0]!;
+  return isProblems
+    ? { problems: caps as IsfProblem[], loopCaps: [] }
+    : { problems: [], loopCaps: caps as CodeInsertion[] };
+}
+
 /**
  * Problems of `fragment` (whose user line 1 is line `lineOffset + 1`), at the
- * user's lines; its work counted on `budget` (a bound reached is one problem).
+ * user's lines, or the parsed program and its text when there are none; its
+ * work counted on `budget` (a bound reached is one problem).
  */
-export function glslProblems(
+function glslProblems(
   fragment: string,
   lineOffset: number,
   budget: WorkBudget,
-): IsfProblem[] {
+): IsfProblem[] | { program: GlslProgram; text: string } {
   const marked = markLines(fragment);
   let text: string;
   try {
@@ -64,8 +89,9 @@ export function glslProblems(
     if (error instanceof WorkBoundReached || error instanceof RangeError) return [cut(error)];
     return [placed(lines, lineOffset, locationOf(error), `GLSL syntax: ${syntaxMessage(error)}`)];
   }
-  return [...foreignVaryings(program), ...undeclaredNames(program)]
+  const problems = [...foreignVaryings(program), ...undeclaredNames(program)]
     .map(({ at, message }) => placed(lines, lineOffset, at, message));
+  return problems.length > 0 ? problems : { program, text };
 }
 
 /**

@@ -7,8 +7,8 @@
  * checks their GLSL without a GPU (syntax and undeclared names,
  * `glsl_check.ts`); compiling them (and mapping the GL log back with
  * `mapCompileLog`) is the renderer's part. A check is bounded by its work
- * (`bounds.ts`), never by time; `parseIsfApart` runs it on a worker, as the
- * preset edits do.
+ * and memory (`bounds.ts`), never by time; `parseIsfApart` runs it in a
+ * process of its own, as the preset edits do.
  *
  * Own code rather than npm `interactive-shader-format`: that package's
  * parser (2.9.0, 2017) knows no `audio`/`audioFFT` inputs, expands the
@@ -32,8 +32,9 @@ export {
   type IsfApartOptions,
   IsfCheckStalled,
   parseIsfApart,
+  tooLargeProblem,
 } from "./apart.ts";
-export { ISF_CHECK_BOUNDS, type IsfCheckBounds } from "./bounds.ts";
+export { ISF_CHECK_BOUNDS, ISF_CHECK_HEAP_MB, type IsfCheckBounds, LOOP_CAP } from "./bounds.ts";
 export { describeProblem, type IsfProblem } from "./problems.ts";
 export { mapCompileLog } from "./glsl.ts";
 export type { UniformValue } from "./parameters.ts";

@@ -13,7 +13,8 @@ import {
   ISF_VERTEX_SHADER,
   ISF_VERTEX_SHADER_300,
 } from "./glsl.ts";
-import { glslProblems } from "./glsl_check.ts";
+import { checkGlsl } from "./glsl_check.ts";
+import { withInsertions } from "./loop_cap.ts";
 import { boundProblem, type IsfCheckBounds, WorkBoundReached, WorkBudget } from "./bounds.ts";
 import { inputParameters, inputProblem, inputUniform, type UniformValue } from "./parameters.ts";
 import { describeProblem, type IsfProblem, problemAt } from "./problems.ts";
@@ -61,7 +62,8 @@ export interface IsfCheckOptions {
 /**
  * Checks ISF `code` for a preset of `kind`, its work bounded by
  * ISF_CHECK_BOUNDS (`bounds.ts`): a check that reaches a bound is one problem
- * that names it, the same on any machine at any load.
+ * that names it, the same on any machine at any load. The program's sources
+ * have every loop capped (`loop_cap.ts`): these are what the output draws.
  * @example
  * ```ts
  * const result = parseIsf(code, "effect");
@@ -79,14 +81,25 @@ export function parseIsf(code: string, kind: IsfKind, options: IsfCheckOptions =
   }
   const result = prepareIsf(code, kind);
   if (!result.ok) return result;
-  const glsl = glslProblems(result.program.fragment, result.program.lineOffset, budget);
-  return glsl.length > 0 ? { ok: false, problems: glsl } : result;
+  const { fragment, lineOffset, lifted } = result.program;
+  const glsl = checkGlsl(fragment, lineOffset, budget);
+  if (glsl.problems.length > 0) return { ok: false, problems: glsl.problems };
+  const caps = glsl.loopCaps;
+  return {
+    ok: true,
+    program: {
+      ...result.program,
+      fragment: withInsertions(fragment, lineOffset, caps),
+      lifted: lifted &&
+        { ...lifted, fragment: withInsertions(lifted.fragment, lifted.lineOffset, caps) },
+    },
+  };
 }
 
 /**
  * `parseIsf` without its GLSL parse: the header's checks and the sources, in
- * well under a millisecond. For code an edit already checked (a preset's), as
- * the output builds the programs it draws; the GL compiler has the last word.
+ * well under a millisecond, for what needs the header only. Its sources'
+ * loops are not capped: the output draws `parseIsf`'s.
  */
 export function prepareIsf(code: string, kind: IsfKind): IsfResult {
   const split = splitHeader(code);

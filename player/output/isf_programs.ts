@@ -1,14 +1,22 @@
 /**
  * The output's programs of ISF presets: a preset's code made into the
- * sources the page compiles (`prepareIsf`, the header's checks without the
- * GLSL parse its edit already passed), named by a hash of those sources so
- * that the page gets each program once, and a new one whenever the code
- * changes. Kept by code, the last 64.
+ * sources the page compiles, those of its bounded check (`parseIsf`, in a
+ * process of its own: every loop capped, `loop_cap.ts`), named by a hash of
+ * those sources so that the page gets each program once, and a new one
+ * whenever the code changes. A preset is drawn once its check ended (an edit's
+ * check is taken when there is one): until then, and when its code does not
+ * check, its Effect draws nothing. Kept by code, the last 64.
  * @module
  */
 import type { Preset } from "../../protocol/model.ts";
 import type { ShaderProgram } from "../../protocol/output.ts";
-import { type IsfProgram, isfUniforms, prepareIsf } from "../isf/mod.ts";
+import {
+  ISF_CHECKS,
+  type IsfKind,
+  type IsfProgram,
+  type IsfResult,
+  isfUniforms,
+} from "../isf/mod.ts";
 
 /** A preset's program: what the page compiles, and the ISF program it came from. */
 export interface IsfEntry {
@@ -20,6 +28,9 @@ export interface IsfEntry {
   readonly presetId: string;
   readonly presetKind: Preset["kind"];
 }
+
+/** How a preset's code is checked for the output: at once (tests) or apart. */
+export type IsfChecker = (code: string, kind: IsfKind) => IsfResult | Promise<IsfResult>;
 
 const LIMIT = 64;
 
@@ -47,35 +58,71 @@ export function hashText(text: string): string {
 
 /** The programs of the presets the output draws, by code. */
 export class IsfPrograms {
-  readonly #byCode = new Map<string, IsfEntry | null>();
+  readonly #check: IsfChecker;
+  readonly #byCode = new Map<string, IsfEntry | null | Promise<void>>();
   readonly #byName = new Map<string, IsfEntry>();
+  /** Hears each check `of` started that ended with a program: the state is built again. */
+  onChecked: () => void = () => {};
 
-  /** The program of an isf `preset`, or null when its code does not make one. */
+  /** `check` checks a preset's code (the player's bounded check apart, `ISF_CHECKS`, by default). */
+  constructor(check: IsfChecker = (code, kind) => ISF_CHECKS.checked(code, kind)) {
+    this.#check = check;
+  }
+
+  /**
+   * The program of an isf `preset`, or null when its code does not make one or its check
+   * has not ended yet (it is started here; `onChecked` hears it end).
+   */
   of(preset: Preset): IsfEntry | null {
     const key = `${preset.kind}\n${preset.code}`;
-    let entry = this.#byCode.get(key);
-    if (entry === undefined) {
-      entry = build(preset);
-      if (this.#byCode.size >= LIMIT) {
-        const oldest = this.#byCode.keys().next().value!;
-        const gone = this.#byCode.get(oldest);
-        this.#byCode.delete(oldest);
-        if (gone) this.#byName.delete(gone.wire.name);
-      }
-      if (entry) this.#byName.set(entry.wire.name, entry);
-    } else this.#byCode.delete(key);
-    this.#byCode.set(key, entry);
-    return entry;
+    const known = this.#byCode.get(key);
+    if (known instanceof Promise) return null;
+    if (known !== undefined) {
+      this.#keep(key, known);
+      return known;
+    }
+    const checked = this.#check(preset.code, preset.kind);
+    if (!(checked instanceof Promise)) return this.#keep(key, build(preset, checked));
+    const pending: Promise<void> = checked.then((result) => {
+      if (this.#byCode.get(key) !== pending) return;
+      const entry = this.#keep(key, build(preset, result));
+      if (entry) this.onChecked();
+    }, () => {
+      // No verdict (its checker stalled): checked again when next drawn.
+      if (this.#byCode.get(key) === pending) this.#byCode.delete(key);
+    });
+    this.#keep(key, pending);
+    return null;
+  }
+
+  /** The program of `preset` once its check ended. */
+  async ready(preset: Preset): Promise<IsfEntry | null> {
+    this.of(preset);
+    await this.#byCode.get(`${preset.kind}\n${preset.code}`);
+    return this.of(preset);
   }
 
   /** A program made earlier, by its name (`isf-<hash>`). */
   named(name: string): IsfEntry | null {
     return this.#byName.get(name) ?? null;
   }
+
+  /** Keeps `entry` for `key`, newest last, the oldest dropped past LIMIT. */
+  #keep<T extends IsfEntry | null | Promise<void>>(key: string, entry: T): T {
+    this.#byCode.delete(key);
+    if (this.#byCode.size >= LIMIT) {
+      const oldest = this.#byCode.keys().next().value!;
+      const gone = this.#byCode.get(oldest);
+      this.#byCode.delete(oldest);
+      if (gone && !(gone instanceof Promise)) this.#byName.delete(gone.wire.name);
+    }
+    this.#byCode.set(key, entry);
+    if (entry && !(entry instanceof Promise)) this.#byName.set(entry.wire.name, entry);
+    return entry;
+  }
 }
 
-function build(preset: Preset): IsfEntry | null {
-  const result = prepareIsf(preset.code, preset.kind);
+function build(preset: Preset, result: IsfResult): IsfEntry | null {
   if (!result.ok) return null;
   const isf = result.program;
   const types = new Map(isf.header.INPUTS.map((i) => [i.NAME, i.TYPE]));

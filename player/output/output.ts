@@ -187,6 +187,8 @@ export class Output {
       refresh: () => this.changed(),
       faults: this.#socketFaults,
     });
+    // A preset's program is drawn once its bounded check ended (`isf_programs.ts`).
+    this.programs.programs.onChecked = () => this.changed();
     this.#supervisor.start();
     options.log("info", `Output: ${mode} in ${browser}`);
   }

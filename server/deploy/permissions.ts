@@ -99,8 +99,6 @@ const COMPILE_INCLUDES = [
   "server/media/render/worker.ts",
   "--include",
   "server/net/udp_port_worker.ts",
-  "--include",
-  "player/isf/worker.ts",
 ];
 
 /** The flags of `deno test`: the service's, and the environment the tests' peers read. */

@@ -299,7 +299,7 @@ Deno.test("player answers actions read after a shader edit while its code is che
     const before = p.seen.length;
     const code = INVERT;
     const preset = { kind: "effect", name: "Inv", type: "isf", code };
-    // One burst: a check on a worker takes at least its worker's start, so the action read
+    // One burst: a check in its process takes at least that process's start, so the action read
     // after it is answered first; the edit read after the check waits for it (edits in order).
     const [validate, added, control, renamed] = await Promise.all([
       p.call("edit.apply", {

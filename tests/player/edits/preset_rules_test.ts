@@ -30,7 +30,12 @@ Deno.test("checkIsfPreset() answers a check that made no progress as retryable U
   const check = checkIsfPreset(preset, undefined, {
     clock,
     stallMs: 1000,
-    workerUrl: new URL("../isf/_silent_worker.ts", import.meta.url).href,
+    command: [
+      Deno.execPath(),
+      "run",
+      "--quiet",
+      new URL("../isf/_silent_checker.ts", import.meta.url).pathname,
+    ],
   });
   clock.advance(2000);
   const error = await check.then(() => null, (e) => e);

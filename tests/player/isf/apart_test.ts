@@ -1,17 +1,22 @@
 /**
- * `parseIsfApart` answers what `parseIsf` answers, on a worker, whatever the
- * time it takes: under a stalled clock (time never passes) a check still
- * answers its verdict; a slow worker that reports progress is never ended;
- * only a worker that makes no progress at all is given up on, and that is
- * `IsfCheckStalled` (retryable), never a verdict on the code.
+ * `parseIsfApart` answers what `parseIsf` answers, in a process of its own,
+ * whatever the time it takes: under a stalled clock (time never passes) a check
+ * still answers its verdict; a slow check that reports progress is never ended;
+ * only one that makes no progress at all is given up on, and that is
+ * `IsfCheckStalled` (retryable), never a verdict on the code. A check past its
+ * memory ceiling (its own look, or V8's limit) is a refusal: too large to check.
  */
 import assert from "node:assert/strict";
 import { VirtualClock } from "../../../player/clock.ts";
-import { IsfCheckStalled, parseIsfApart } from "../../../player/isf/apart.ts";
+import { IsfCheckStalled, parseIsfApart, tooLargeProblem } from "../../../player/isf/apart.ts";
 import { parseIsf } from "../../../player/isf/mod.ts";
 import { INVERT } from "./_shaders.ts";
 
-const STAND_INS = new URL("./", import.meta.url);
+/** The command line of a stand-in for the checker's process. */
+function standIn(name: string, ...flags: string[]): string[] {
+  const path = new URL(name, import.meta.url).pathname;
+  return [Deno.execPath(), "run", "--quiet", ...flags, path];
+}
 const BROKEN_LCD = await Deno.readTextFile(
   new URL("../../../tools/reliability/isf_corpus/Broken LCD.fs", import.meta.url),
 );
@@ -42,25 +47,25 @@ Deno.test("parseIsfApart() cuts a check by its work budget, the same as parseIsf
   assert.match(JSON.stringify(result), /the check stopped at its bound: parsing the code/);
 });
 
-Deno.test("parseIsfApart() never ends a slow worker that makes progress", async () => {
+Deno.test("parseIsfApart() never ends a slow check that makes progress", async () => {
   const clock = new VirtualClock();
   // A full period of the watch passes at each of its ten reports: ten periods in all.
   const result = await parseIsfApart(INVERT, "effect", {
     clock,
     stallMs: 1000,
-    workerUrl: new URL("_slow_worker.ts", STAND_INS).href,
+    command: standIn("_slow_checker.ts"),
     onProgress: () => clock.advance(1000),
   });
   assert.deepEqual(result, { ok: false, problems: [{ line: 1, column: 1, message: "slow" }] });
   assert.equal(clock.now(), 10_000);
 });
 
-Deno.test("parseIsfApart() gives up on a worker that makes no progress: retryable, not a verdict", async () => {
+Deno.test("parseIsfApart() gives up on a check that makes no progress: retryable, not a verdict", async () => {
   const clock = new VirtualClock();
   const check = parseIsfApart(INVERT, "effect", {
     clock,
     stallMs: 1000,
-    workerUrl: new URL("_silent_worker.ts", STAND_INS).href,
+    command: standIn("_silent_checker.ts"),
   });
   clock.advance(1000);
   clock.advance(1000);
@@ -70,8 +75,19 @@ Deno.test("parseIsfApart() gives up on a worker that makes no progress: retryabl
   assert.match(error.message, /no progress for 1 s .*not a verdict on the code.*send it again/);
 });
 
-Deno.test("parseIsfApart() answers a check that fails on its worker as a problem, not a rejection", async () => {
-  // Not code at all: parseIsf throws on the worker (a check that fails, whatever the cause).
+Deno.test("parseIsfApart() refuses code whose check passes its memory ceiling: too large to check", async () => {
+  const clock = new VirtualClock();
+  const tooLarge = { ok: false, problems: [tooLargeProblem()] };
+  // Its own look at its heap, at a progress report (a tiny ceiling: 1 MB).
+  assert.deepEqual(await parseIsfApart(BROKEN_LCD, "effect", { clock, heapMb: 1 }), tooLarge);
+  // V8's limit, where memory grows between two looks.
+  const greedy = standIn("_greedy_checker.ts", "--v8-flags=--max-old-space-size=32");
+  assert.deepEqual(await parseIsfApart(INVERT, "effect", { clock, command: greedy }), tooLarge);
+  assert.match(tooLargeProblem().message, /^the code is too large to check: .* over 256 MB/);
+});
+
+Deno.test("parseIsfApart() answers a check that fails in its process as a problem, not a rejection", async () => {
+  // Not code at all: parseIsf throws in the checker (a check that fails, whatever the cause).
   const result = await parseIsfApart(42 as unknown as string, "effect");
   assert.equal(result.ok, false);
   const [problem, ...more] = result.ok ? [] : result.problems;

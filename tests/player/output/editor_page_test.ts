@@ -20,7 +20,7 @@ import {
 import { CLOSE_POLICY, CLOSE_TOO_BIG } from "../../../protocol/socket_bounds.ts";
 import { SocketFaultLog } from "../../../player/output/socket_log.ts";
 import { IsfPrograms } from "../../../player/output/isf_programs.ts";
-import { isfHeaderParameters } from "../../../player/isf/mod.ts";
+import { isfHeaderParameters, parseIsf } from "../../../player/isf/mod.ts";
 import { Refusal } from "../../../player/errors.ts";
 import { INVERT } from "../isf/_shaders.ts";
 import { TWO_PASS_BLUR } from "../isf/_passes_shaders.ts";
@@ -108,7 +108,7 @@ function session(preset: Preset, refuse?: Refusal, options: { hold?: boolean } =
         return Promise.resolve(result);
       },
     },
-    programs: new IsfPrograms(),
+    programs: new IsfPrograms(parseIsf),
     now: () => 42,
     refresh: () => {},
     monotonic: () => 0,

@@ -110,7 +110,7 @@ Deno.test({
     const codeInPage = async () => (await control(page!, "#code"))[1];
     const editorState = async () => (await get("/api/v1/app-state")).editor;
     try {
-      // The ISF check's worker loaded once (on a cold cache Deno type-checks it first, which
+      // The ISF check's modules loaded once (on a cold cache Deno type-checks it first, which
       // took longer than the service's 5 s for the player's answer to the first preset.add).
       await parseIsfApart(INVERT, "effect");
       const added = await mcp.call("app_preset_edit", {

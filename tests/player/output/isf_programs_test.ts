@@ -3,7 +3,8 @@ import { drawsIsf, IsfPrograms } from "../../../player/output/isf_programs.ts";
 import { shaderPass } from "../../../player/output/render_state.ts";
 import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
 import type { Preset } from "../../../protocol/model.ts";
-import { isfHeaderParameters } from "../../../player/isf/mod.ts";
+import { isfHeaderParameters, type IsfResult, parseIsf } from "../../../player/isf/mod.ts";
+import { LOOP_GUARD } from "../../../player/isf/loop_cap.ts";
 import { INVERT } from "../isf/_shaders.ts";
 import { INVERT_300, SIZES } from "../isf/_passes_shaders.ts";
 
@@ -34,7 +35,7 @@ Deno.test("isf presets and the built-in ones are drawn by their code; other type
 });
 
 Deno.test("IsfPrograms names a program by its sources: the same code once, new code anew", () => {
-  const programs = new IsfPrograms();
+  const programs = new IsfPrograms(parseIsf);
   const first = programs.of(invert)!;
   assert.match(first.wire.name, /^isf-[0-9a-f]+$/);
   assert.equal(programs.of({ ...invert, name: "Renamed" })!.wire.name, first.wire.name);
@@ -48,7 +49,7 @@ Deno.test("IsfPrograms names a program by its sources: the same code once, new c
 });
 
 Deno.test("IsfPrograms keeps the last 64 programs", () => {
-  const programs = new IsfPrograms();
+  const programs = new IsfPrograms(parseIsf);
   const variant = (i: number) => ({ ...invert, code: INVERT.replace("c.a)", `c.a * ${i}.0)`) });
   const oldest = programs.of(variant(0))!.wire.name;
   for (let i = 1; i <= 64; i++) programs.of(variant(i));
@@ -57,7 +58,7 @@ Deno.test("IsfPrograms keeps the last 64 programs", () => {
 });
 
 Deno.test("shaderPass() with programs gives an isf preset's uniforms: live, own, default", () => {
-  const programs = new IsfPrograms();
+  const programs = new IsfPrograms(parseIsf);
   const presets = [...BUILT_IN_PRESETS, invert];
   const own = shaderPass(effect(invert.id, { amount: 0.25 }), { presets, programs });
   assert.deepEqual(own, {
@@ -71,7 +72,7 @@ Deno.test("shaderPass() with programs gives an isf preset's uniforms: live, own,
 });
 
 Deno.test("shaderPass() with programs draws built-ins by their code, live enums and booleans mapped", () => {
-  const programs = new IsfPrograms();
+  const programs = new IsfPrograms(parseIsf);
   const bars = shaderPass(
     { id: "v", name: "v", engine: "bars", presetId: "viz-spectrum", enabled: true, params: {} },
     { presets: BUILT_IN_PRESETS, live: { "v.style": 1, "v.bands": 12 }, programs },
@@ -106,7 +107,7 @@ Deno.test("shaderPass() with programs draws built-ins by their code, live enums 
 });
 
 Deno.test("an ISF program with PASSES carries them, and its pass the sizes of its targets", () => {
-  const programs = new IsfPrograms();
+  const programs = new IsfPrograms(parseIsf);
   const preset: Preset = {
     ...invert,
     id: "fx-user-2",
@@ -133,7 +134,7 @@ Deno.test("an ISF program with PASSES carries them, and its pass the sizes of it
 });
 
 Deno.test("an ES 1.00 program carries its ES 3.00 fallback; an ES 3.00 one has none", () => {
-  const programs = new IsfPrograms();
+  const programs = new IsfPrograms(parseIsf);
   const entry = programs.of(invert)!;
   assert.deepEqual(entry.wire.fallback, {
     source: entry.isf.lifted!.fragment,
@@ -143,4 +144,36 @@ Deno.test("an ES 1.00 program carries its ES 3.00 fallback; an ES 3.00 one has n
   assert.equal(es3.wire.fallback, undefined);
   assert.equal(es3.wire.vertex, es3.isf.vertex);
   assert.match(es3.wire.vertex!, /^#version 300 es/);
+});
+
+Deno.test("IsfPrograms draws a preset once its check ended, with the check's capped loops", async () => {
+  const checks: Array<PromiseWithResolvers<IsfResult>> = [];
+  const programs = new IsfPrograms(() => {
+    checks.push(Promise.withResolvers<IsfResult>());
+    return checks.at(-1)!.promise;
+  });
+  let heard = 0;
+  programs.onChecked = () => heard++;
+  const looping = {
+    ...invert,
+    code: INVERT.replace("  gl_FragColor", "  for (;;) {}\n  gl_FragColor"),
+  };
+  assert.equal(programs.of(looping), null, "not drawn before its check ended");
+  assert.equal(programs.of(looping), null, "one check a code");
+  assert.equal(checks.length, 1);
+  checks[0]!.resolve(parseIsf(looping.code, "effect"));
+  const entry = await programs.ready(looping);
+  assert.equal(heard, 1, "the state is built again");
+  assert.equal(programs.of(looping), entry);
+  assert.ok(entry!.wire.source.includes(`for (;;) {${" " + LOOP_GUARD.trimEnd()}}`));
+  assert.ok(entry!.wire.fallback!.source.includes(LOOP_GUARD.trimEnd()), "and its fallback");
+  // A check without a verdict (its checker stalled) is started again when next drawn.
+  const other = { ...invert, code: INVERT.replace("c.a)", "c.a * 0.5)") };
+  assert.equal(programs.of(other), null);
+  checks[1]!.reject(new Error("stalled"));
+  await programs.ready(other).catch(() => {});
+  assert.equal(programs.of(other), null);
+  assert.equal(checks.length, 3, "checked again");
+  checks[2]!.resolve(parseIsf(other.code, "effect"));
+  assert.ok(await programs.ready(other));
 });

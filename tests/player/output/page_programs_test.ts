@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { PAGE_KEEPS, PagePrograms } from "../../../player/output/page_programs.ts";
-import { isfHeaderParameters } from "../../../player/isf/mod.ts";
+import { IsfPrograms } from "../../../player/output/isf_programs.ts";
+import { isfHeaderParameters, parseIsf } from "../../../player/isf/mod.ts";
 import type { Preset } from "../../../protocol/model.ts";
 import type { RenderState } from "../../../protocol/output.ts";
 import { INVERT } from "../isf/_shaders.ts";
@@ -47,7 +48,7 @@ function stateWith(program: string, seq: number): RenderState {
 }
 
 Deno.test("PagePrograms sends each program once a page, before its first state", () => {
-  const page = new PagePrograms();
+  const page = new PagePrograms(new IsfPrograms(parseIsf));
   const name = page.programs.of(preset(INVERT))!.wire.name;
   assert.deepEqual(page.prepare(stateWith(name, 1), 10).programs.map((p) => p.name), [name]);
   assert.deepEqual(page.prepare(stateWith(name, 2), 20).programs, []);
@@ -57,7 +58,7 @@ Deno.test("PagePrograms sends each program once a page, before its first state",
 });
 
 Deno.test("PagePrograms draws a refused program's Effect with its last working one", () => {
-  const page = new PagePrograms();
+  const page = new PagePrograms(new IsfPrograms(parseIsf));
   const good = page.programs.of(preset(INVERT))!.wire.name;
   const broken = INVERT.replace("gl_FragColor = vec4(", "gl_FragColor = vec3(");
   const bad = page.programs.of(preset(broken))!.wire.name;
@@ -76,7 +77,7 @@ Deno.test("PagePrograms draws a refused program's Effect with its last working o
 });
 
 Deno.test("PagePrograms has the page delete programs past PAGE_KEEPS that nothing draws", () => {
-  const page = new PagePrograms();
+  const page = new PagePrograms(new IsfPrograms(parseIsf));
   const names: string[] = [];
   let drop: string[] = [];
   for (let i = 0; i <= PAGE_KEEPS + 1; i++) {

@@ -1,0 +1,127 @@
+/**
+ * One ISF check's process: the player's own program with the `isf-check`
+ * subcommand (`main.ts`), started for one check and ended after its answer, so
+ * that all it took of memory goes back to the system. Under `deno run` it gets
+ * no permissions at all and V8's heap limit (`--max-old-space-size`) at twice
+ * ISF_CHECK_HEAP_MB; the compiled binary cannot be given V8 flags at its start
+ * (denort reads none from DENO_V8_FLAGS: deno's cli/rt/run.rs), so there the
+ * check's own look at its heap (`check_stdio.ts`) is the ceiling.
+ * @module
+ */
+import { fileURLToPath } from "node:url";
+import { ISF_CHECK_HEAP_MB } from "./bounds.ts";
+
+/** The command line of the player's checker: this executable, or `deno run main.ts`. */
+export function checkerCommand(): string[] {
+  if (Deno.build.standalone) return [Deno.execPath(), "isf-check"];
+  return [
+    Deno.execPath(),
+    "run",
+    "--quiet",
+    "--no-prompt",
+    `--v8-flags=--max-old-space-size=${2 * ISF_CHECK_HEAP_MB}`,
+    "--config",
+    fileURLToPath(new URL("../../deno.json", import.meta.url)),
+    fileURLToPath(new URL("../../main.ts", import.meta.url)),
+    "isf-check",
+  ];
+}
+
+/** A message of the checker: `check_stdio.ts` writes them. */
+export type CheckerMessage =
+  | { progress: number }
+  | { result: unknown; heapMb: number }
+  | { overCeiling: true };
+
+/** How a checker process ended, once it has. */
+export interface CheckerEnd {
+  /** Whether V8 ended it for its heap limit, or it ended itself past its ceiling. */
+  readonly isOutOfMemory: boolean;
+  /** The last of what it wrote on stderr. */
+  readonly stderr: string;
+}
+
+/** How much of the checker's stderr is kept (the end says why it ended). */
+const STDERR_KEPT = 4096;
+
+/** A checker process: `send` one request, hear its messages, `end` it. */
+export class CheckerProcess {
+  readonly #child: Deno.ChildProcess;
+  #onMessage: (message: CheckerMessage) => void = () => {};
+  /** Resolves once the process ended and its pipes are read to their end. */
+  readonly ended: Promise<CheckerEnd>;
+
+  /** Starts `command` (program, then its arguments). */
+  constructor(command: readonly string[]) {
+    const [program, ...args] = command;
+    this.#child = new Deno.Command(program!, {
+      args,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      env: { RUST_BACKTRACE: "0" },
+    }).spawn();
+    this.ended = Promise.all([this.#readMessages(), tail(this.#child.stderr), this.#child.status])
+      .then(([, stderr, status]) => ({
+        isOutOfMemory: status.code === OVER_CEILING_CODE ||
+          /out of memory|heap limit/i.test(stderr),
+        stderr,
+      }));
+  }
+
+  /** Sends one request; `onMessage` hears each message of its check. */
+  async send(request: unknown, onMessage: (message: CheckerMessage) => void): Promise<void> {
+    this.#onMessage = onMessage;
+    const writer = this.#child.stdin.getWriter();
+    try {
+      await writer.write(new TextEncoder().encode(JSON.stringify(request) + "\n"));
+      await writer.close();
+    } catch {
+      // It ended before reading: `ended` says why.
+    }
+  }
+
+  /** Ends the process (done, or given up on). */
+  end(): void {
+    try {
+      this.#child.kill("SIGKILL");
+    } catch {
+      // Already ended.
+    }
+  }
+
+  async #readMessages(): Promise<void> {
+    let buffered = "";
+    for await (const chunk of this.#child.stdout.pipeThrough(new TextDecoderStream())) {
+      buffered += chunk;
+      let end: number;
+      while ((end = buffered.indexOf("\n")) >= 0) {
+        const line = buffered.slice(0, end);
+        buffered = buffered.slice(end + 1);
+        const message = parsed(line);
+        if (message) this.#onMessage(message);
+      }
+    }
+  }
+}
+
+/** The exit code of a checker that ended itself past its ceiling (`check_stdio.ts`). */
+export const OVER_CEILING_CODE = 75;
+
+/** A line of the checker's stdout as a message, or null for any other line (not its own). */
+function parsed(line: string): CheckerMessage | null {
+  try {
+    const value = JSON.parse(line);
+    return typeof value === "object" && value !== null ? value as CheckerMessage : null;
+  } catch {
+    return null;
+  }
+}
+
+async function tail(stream: ReadableStream<Uint8Array>): Promise<string> {
+  let text = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    text = (text + chunk).slice(-STDERR_KEPT);
+  }
+  return text;
+}
