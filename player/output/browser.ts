@@ -78,27 +78,24 @@ export function hasDisplay(os: typeof Deno.build.os = Deno.build.os): boolean {
 }
 
 /**
- * Whether this process runs as root, where Chromium refuses to start with
- * its sandbox: the owner of a directory it just made (`dir`). Deno refuses
- * `/proc/self` and `Deno.uid()` without more permissions than the player has.
+ * The page a browser starts on: nothing secret (the command line is anyone's to read in `ps`);
+ * the player navigates it to the output's page over the pipe (`page_setup.ts`).
  */
-export function isRoot(dir: string): boolean {
-  try {
-    return Deno.build.os !== "windows" && Deno.statSync(dir).uid === 0;
-  } catch {
-    return false;
-  }
-}
+export const START_PAGE = "about:blank";
 
-/** The browser's arguments for `mode`, showing `url` with the profile in `profileDir`. */
+/**
+ * The browser's arguments for `mode`, with the profile in `profileDir`: its DevTools on the
+ * pipe (`browser_process.ts`), no port, the sandbox on unless `isSandboxOff`, and the start
+ * page `START_PAGE` (never the output's address, which is navigated to over the pipe).
+ */
 export function browserArgs(
   mode: BrowserMode,
-  url: string,
   options: {
     profileDir: string;
     width: number;
     height: number;
-    isRoot?: boolean;
+    /** The sandbox cannot run on this machine (`supervisor.ts` says why, once). */
+    isSandboxOff?: boolean;
     /** Software GL even with a screen: the GPU gave the page no WebGL2. */
     isSoftwareGl?: boolean;
   },
@@ -126,11 +123,10 @@ export function browserArgs(
     mode === "headless"
       ? "--window-size=640,360"
       : `--window-size=${Math.max(640, options.width)},${Math.max(360, options.height)}`,
-    // The player sets the window's state (full screen) through DevTools, on the loopback.
-    "--remote-debugging-address=127.0.0.1",
-    "--remote-debugging-port=0",
-    // Chromium runs as root only without its sandbox (a show machine should not run as root).
-    ...(options.isRoot || mode === "headless" ? ["--no-sandbox"] : []),
+    // The player drives the browser through DevTools on fds 3 and 4: no port to reach it by.
+    "--remote-debugging-pipe",
+    // Never as root (`browser_user.ts`); off only where the sandbox cannot run.
+    ...(options.isSandboxOff ? ["--no-sandbox"] : []),
     // Software GL (SwiftShader) draws WebGL2 without a GPU.
     ...(options.isSoftwareGl || mode === "headless"
       ? ["--use-gl=angle", "--use-angle=swiftshader"]
@@ -144,9 +140,9 @@ export function browserArgs(
       "--headless=new",
       "--use-fake-ui-for-media-stream",
       "--use-fake-device-for-media-stream",
-      url,
+      START_PAGE,
     ];
   }
   const show = mode === "fullscreen" ? ["--kiosk", "--start-fullscreen"] : [];
-  return [...common, "--use-fake-ui-for-media-stream", ...show, `--app=${url}`];
+  return [...common, "--use-fake-ui-for-media-stream", ...show, `--app=${START_PAGE}`];
 }

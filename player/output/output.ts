@@ -26,6 +26,7 @@ import { PageHealth } from "./page_health.ts";
 import { OutputWindow } from "./window_state.ts";
 import { type EditorHooks, EditorPage } from "./editor_page.ts";
 import { EditorWindow } from "./editor_window.ts";
+import type { DevTools } from "./devtools.ts";
 
 /** Where the output's messages go. */
 export type OutputLog = (level: "info" | "warn" | "error", message: string) => void;
@@ -180,9 +181,14 @@ export class Output {
     return this.#editorWindow.url;
   }
 
-  /** The profile of the browser running now: its DevTools port is in `DevToolsActivePort`. */
+  /** The profile of the browser running now (tests count the processes that name it). */
   get browserProfileDir(): string | null {
     return this.#supervisor.profileDir;
+  }
+
+  /** DevTools of the browser running now, over its pipe (tests look at its windows). */
+  get browserDevTools(): DevTools | null {
+    return this.#supervisor.devtools;
   }
 
   /** When the browser or its page last showed progress (performance.now): tests wait on it. */

@@ -1,11 +1,11 @@
 /**
- * The output window's full-screen state, set through the browser's DevTools
- * (a page may not go full screen without a click; the browser's window may).
+ * The output window's full-screen state, set through the browser's DevTools on
+ * its pipe (a page may not go full screen without a click; the browser's window may).
  * Headless has no screen to fill, and leaving full screen there hides the
  * page: the page only shows the state then.
  * @module
  */
-import { DevTools } from "./devtools.ts";
+import type { DevTools } from "./devtools.ts";
 import type { BrowserSupervisor } from "./supervisor.ts";
 
 /** The window of the supervised browser. */
@@ -14,8 +14,6 @@ export class OutputWindow {
   readonly #url: string;
   readonly #mode: "window" | "fullscreen" | "headless";
   readonly #log: (message: string) => void;
-  /** DevTools of the browser running now. */
-  #devtools: { profile: string; client: Promise<DevTools> } | null = null;
   /** The show's full-screen flag last followed; null: none yet for this browser. */
   #wanted: boolean | null = null;
   #change: Promise<void> = Promise.resolve();
@@ -59,13 +57,13 @@ export class OutputWindow {
   /** The state of the browser's window (`normal`, `fullscreen`...), through DevTools. */
   async state(): Promise<string> {
     await this.#change;
-    // A browser started again meanwhile (a crash, software GL) answers on its new port.
+    // A browser started again meanwhile (a crash, software GL) answers on its new pipe.
     for (let attempt = 1;; attempt++) {
-      const profile = this.#supervisor.profileDir;
+      const devtools = this.#supervisor.devtools;
       try {
         return await (await this.#browserDevTools()).windowState(this.#url);
       } catch (error) {
-        if (attempt >= 3 || (profile !== null && this.#supervisor.profileDir === profile)) {
+        if (attempt >= 3 || (devtools !== null && this.#supervisor.devtools === devtools)) {
           throw error;
         }
         await new Promise((resolve) => setTimeout(resolve, 500));
@@ -74,23 +72,12 @@ export class OutputWindow {
     }
   }
 
-  close(): void {
-    this.#devtools?.client.then((c) => c.close(), () => {});
-    this.#devtools = null;
-  }
+  /** Nothing to release: the pipe is the supervisor's. */
+  close(): void {}
 
   #browserDevTools(): Promise<DevTools> {
-    const profile = this.#supervisor.profileDir;
-    if (!profile) return Promise.reject(new Error("the browser is not running"));
-    if (this.#devtools?.profile !== profile) {
-      this.close();
-      const devtools = { profile, client: DevTools.connect(profile) };
-      this.#devtools = devtools;
-      // A connection that failed is not kept: the next call tries again.
-      devtools.client.catch(() => {
-        if (this.#devtools === devtools) this.#devtools = null;
-      });
-    }
-    return this.#devtools.client;
+    const devtools = this.#supervisor.devtools;
+    if (!devtools) return Promise.reject(new Error("the browser is not running"));
+    return Promise.resolve(devtools);
   }
 }
