@@ -123,7 +123,9 @@ function keepLastLines(child: ChildProcess): string[] {
   child.stderr?.on("data", (chunk: Uint8Array) => {
     // Chromium talks of D-Bus at every start on a machine without a session bus: noise.
     const said = decoder.decode(chunk, { stream: true }).split("\n")
-      .filter((l) => l.trim() && !/dbus|zygote|unexpected operator/i.test(l));
+      .filter((l) =>
+        l.trim() && (/sandbox/i.test(l) || !/dbus|zygote|unexpected operator/i.test(l))
+      );
     lines.push(...said);
     lines.splice(0, Math.max(0, lines.length - 3));
   });

@@ -16,8 +16,6 @@ import type { BrowserSupervisor } from "./supervisor.ts";
 
 /** How long an open waits for a browser being started (a relaunch) to be reachable. */
 const BROWSER_WAIT_MS = 10_000;
-/** How long a new window may take to be made (a loaded machine, software GL). */
-const CREATE_WAIT_MS = 15_000;
 /**
  * How long after the output's window went away it is opened again, if the browser still runs
  * then: a user quitting the whole browser closes the output's window first.
@@ -114,11 +112,10 @@ export class EditorWindow {
     }
     // A window of its own (in kiosk, made normal beside the output's): DevTools opens it with
     // a tab strip, where an app window would need a second browser started on the profile.
-    const { targetId } = await devtools.send<{ targetId: string }>(
-      "Target.createTarget",
-      { url: this.#url, newWindow: true, ...EDITOR_SIZE },
-      { timeoutMs: CREATE_WAIT_MS },
-    );
+    const targetId = await this.#supervisor.openPage(this.#url, {
+      newWindow: true,
+      ...EDITOR_SIZE,
+    });
     this.#targetId ??= targetId;
     if (this.#supervisor.mode !== "headless") await beside(devtools, targetId);
   }
@@ -148,9 +145,7 @@ export class EditorWindow {
     this.#log("Output: its window was closed; opening it again");
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        await devtools.send("Target.createTarget", { url: this.#outputUrl, newWindow: true }, {
-          timeoutMs: CREATE_WAIT_MS,
-        });
+        await this.#supervisor.openPage(this.#outputUrl, { newWindow: true });
         return;
       } catch {
         // A browser exiting meanwhile (or started since) is not touched.

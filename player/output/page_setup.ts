@@ -2,13 +2,17 @@
  * Each page of a browser the player starts gets the start script before its
  * own scripts run (`SupervisorOptions.initScript`: the sockets' per-start
  * secret), and the output's page is navigated to over the pipe, so its
- * address is never on a command line. The browser auto-attaches to every new
- * page and holds it until it is given the script (`waitForDebuggerOnStart`);
- * the page the browser started on (`START_PAGE`) is attached, given the
- * script, then navigated.
+ * address is never on a command line. The page the browser started on
+ * (`START_PAGE`), and each page the player opens (`openPage`: the editor's
+ * window), is attached, given the script, then navigated: a script given to a
+ * page already made runs from its next document on (measured: a target made
+ * at its address and held at its start by the auto-attach ran its first
+ * document without it). Pages a page opens are auto-attached and held until
+ * they are given it.
  * @module
  */
 import type { DevTools } from "./devtools.ts";
+import { START_PAGE } from "./browser.ts";
 
 /** A target as DevTools describes it. */
 interface TargetInfo {
@@ -41,6 +45,25 @@ export async function giveScriptToPages(devtools: DevTools, script: string | nul
   }, { timeoutMs: START_WAIT_MS });
 }
 
+/**
+ * A new page (a window of its own with `newWindow`, its size in `bounds`) made on `START_PAGE`,
+ * given `script`, navigated to `url`: its target id.
+ */
+export async function openPage(
+  devtools: DevTools,
+  url: string,
+  options: { script: string | null; newWindow?: boolean; width?: number; height?: number },
+): Promise<string> {
+  const { script, ...where } = options;
+  const { targetId } = await devtools.send<{ targetId: string }>(
+    "Target.createTarget",
+    { url: START_PAGE, ...where },
+    { timeoutMs: START_WAIT_MS },
+  );
+  await navigate(devtools, targetId, url, script);
+  return targetId;
+}
+
 /** The first page of a browser just started, given `script`, navigated to `url`. */
 export async function showPage(
   devtools: DevTools,
@@ -53,14 +76,21 @@ export async function showPage(
     { timeoutMs: START_WAIT_MS },
   );
   const page = targetInfos.find((t) => t.type === "page");
-  if (!page) {
-    // No start page (none yet, or closed): a page of its own, attached at its start.
-    await devtools.send("Target.createTarget", { url }, { timeoutMs: START_WAIT_MS });
-    return;
-  }
+  // No start page (none yet, or closed): a page of its own.
+  if (!page) await openPage(devtools, url, { script });
+  else await navigate(devtools, page.targetId, url, script);
+}
+
+/** The page `targetId`, given `script`, navigated to `url`. */
+async function navigate(
+  devtools: DevTools,
+  targetId: string,
+  url: string,
+  script: string | null,
+): Promise<void> {
   const { sessionId } = await devtools.send<{ sessionId: string }>(
     "Target.attachToTarget",
-    { targetId: page.targetId, flatten: true },
+    { targetId, flatten: true },
     { timeoutMs: START_WAIT_MS },
   );
   await prepare(devtools, sessionId, script);
@@ -71,6 +101,8 @@ export async function showPage(
 /** The page of `sessionId` gets `script` for each document it loads from now on. */
 async function prepare(devtools: DevTools, sessionId: string, script: string | null) {
   if (script === null) return;
+  // Without the Page domain on, the script is not kept across a navigation to another site.
+  await devtools.send("Page.enable", {}, { sessionId, timeoutMs: START_WAIT_MS });
   await devtools.send("Page.addScriptToEvaluateOnNewDocument", { source: script }, {
     sessionId,
     timeoutMs: START_WAIT_MS,

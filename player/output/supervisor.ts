@@ -11,7 +11,7 @@ import { browserArgs, type BrowserMode } from "./browser.ts";
 import { browserEnv, launchBrowser, type LaunchedBrowser } from "./browser_process.ts";
 import { type BrowserRunner, browserRunner } from "./browser_user.ts";
 import type { DevTools } from "./devtools.ts";
-import { giveScriptToPages, showPage } from "./page_setup.ts";
+import { giveScriptToPages, openPage, showPage } from "./page_setup.ts";
 import { type Profile, ProfileDirs } from "./profiles.ts";
 
 /** Options of `BrowserSupervisor`. */
@@ -62,6 +62,8 @@ export class BrowserSupervisor {
   /** Stale profiles being removed (of players killed before): `close` waits for it. */
   #sweep: Promise<void>;
   #isRefusalSaid = false;
+  /** The start script of the browser running now (`initScript`, asked at its start). */
+  #script: string | null = null;
   /** Start the browser with software GL (the GPU gave the page no WebGL2). */
   isSoftwareGl = false;
   /** The sandbox cannot run on this machine: the browser starts without it (said once). */
@@ -122,6 +124,18 @@ export class BrowserSupervisor {
     return this.devtools;
   }
 
+  /**
+   * Opens `url` in a new page of the browser running now (a window of its own with
+   * `newWindow`), given the start script before its own scripts: its target id.
+   */
+  async openPage(
+    url: string,
+    where: { newWindow?: boolean; width?: number; height?: number } = {},
+  ): Promise<string> {
+    const devtools = await this.whenRunning(10_000);
+    return await openPage(devtools, url, { script: this.#script, ...where });
+  }
+
   /** Starts the browser. */
   start(): void {
     if (this.#isClosed) return;
@@ -166,10 +180,12 @@ export class BrowserSupervisor {
     this.starts++;
     this.#options.onStart?.();
     const script = this.#options.initScript?.() ?? null;
+    this.#script = script;
     giveScriptToPages(browser.devtools, script)
       .then(() => showPage(browser.devtools, this.#options.url, script))
       .catch((error) => {
-        if (this.#browser !== browser) return; // gone meanwhile: its exit is said
+        // Gone meanwhile: its exit is said.
+        if (this.#browser !== browser || browser.devtools.isClosed) return;
         this.#options.log("warn", `Output: the browser did not show the page: ${error.message}`);
       });
     this.#exitHandled = browser.exited.then((exit) => this.#exited(browser, profile, exit));
