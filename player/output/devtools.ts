@@ -10,6 +10,17 @@
  * @module
  */
 
+/** Ids of the requests of `DevTools.channel` connections start here. */
+const CHANNEL_IDS = 1_000_000_000;
+
+/** A connection beside the player's over the same pipe (puppeteer's `ConnectionTransport`). */
+export interface DevToolsChannel {
+  send(message: string): void;
+  close(): void;
+  onmessage?: (message: string) => void;
+  onclose?: () => void;
+}
+
 /** Where an event came from: the browser (no session) or one attached target's session. */
 export type EventHandler = (params: Record<string, unknown>, sessionId: string | null) => void;
 
@@ -23,6 +34,8 @@ export class DevTools {
   #partial = "";
   #decoder = new TextDecoder();
   #isClosed = false;
+  /** Connections beside the player's own (`channel`): their ids, shifted, to the channel. */
+  #channels = new Set<DevToolsChannel>();
   /** Told once when the connection ends (the browser exited, or `close`). */
   onClose: () => void = () => {};
 
@@ -108,12 +121,33 @@ export class DevTools {
     return bounds.windowState;
   }
 
+  /**
+   * A second connection over the same pipe, shaped as puppeteer's `ConnectionTransport`
+   * (tests and benches drive the browser's pages with `puppeteer.connect({ transport })`):
+   * its requests get ids of their own, its answers come back to it alone, events to both.
+   */
+  channel(): DevToolsChannel {
+    const channel: DevToolsChannel = {
+      send: (text) => {
+        const message = JSON.parse(text);
+        this.#write(JSON.stringify({ ...message, id: message.id + CHANNEL_IDS }) + "\0");
+      },
+      close: () => {
+        this.#channels.delete(channel);
+        channel.onclose?.();
+      },
+    };
+    this.#channels.add(channel);
+    return channel;
+  }
+
   /** The pipe ended (the browser exited): every pending request fails, `onClose` is told. */
   closed(): void {
     if (this.#isClosed) return;
     this.#isClosed = true;
     for (const p of this.#pending.values()) p.reject(new Error("The browser closed"));
     this.#pending.clear();
+    for (const channel of this.#channels) channel.close();
     this.onClose();
   }
 
@@ -123,6 +157,14 @@ export class DevTools {
       message = JSON.parse(text);
     } catch {
       return; // not JSON: not the protocol's
+    }
+    if (typeof message.id === "number" && message.id >= CHANNEL_IDS) {
+      const answer = JSON.stringify({ ...message, id: message.id - CHANNEL_IDS });
+      for (const channel of this.#channels) channel.onmessage?.(answer);
+      return;
+    }
+    if (typeof message.method === "string") {
+      for (const channel of this.#channels) channel.onmessage?.(text);
     }
     if (typeof message.method === "string") {
       for (const handler of this.#events.get(message.method) ?? []) {
