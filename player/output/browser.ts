@@ -77,21 +77,32 @@ export function hasDisplay(os: typeof Deno.build.os = Deno.build.os): boolean {
   return !!(env("DISPLAY") || env("WAYLAND_DISPLAY"));
 }
 
-/**
- * The page a browser starts on: nothing secret (the command line is anyone's to read in `ps`);
- * the player navigates it to the output's page over the pipe (`page_setup.ts`).
- */
+/** The page a headless browser, and each page the player opens, starts on. */
 export const START_PAGE = "about:blank";
 
 /**
+ * The address an app window starts on: the page server's root, `<origin>/`, which holds no
+ * secret (the command line is anyone's to read in `ps`; the port alone is no secret on a
+ * loopback anyone may scan); the player navigates it to the page over the pipe
+ * (`page_setup.ts`). Not `about:blank`: `--app=about:blank` opens a tabbed window (143 px of
+ * browser bars above the page under Xvfb, against none for `--app=<origin>/` navigated in it).
+ */
+export function appStart(pageUrl: string): string {
+  return `${new URL(pageUrl).origin}/`;
+}
+
+/**
  * The browser's arguments for `mode`, with the profile in `profileDir`: its DevTools on the
- * pipe (`browser_process.ts`), no port, the sandbox on unless `isSandboxOff`, and the start
- * page `START_PAGE` (never the output's address, which is navigated to over the pipe).
+ * pipe (`browser_process.ts`), no port, the sandbox on unless `isSandboxOff`, and its start
+ * page: `START_PAGE` headless, `appStart(pageUrl)` in a window, never the page's address
+ * (navigated to over the pipe).
  */
 export function browserArgs(
   mode: BrowserMode,
   options: {
     profileDir: string;
+    /** The output page's address: only its origin is on the command line. */
+    pageUrl: string;
     width: number;
     height: number;
     /** The sandbox cannot run on this machine (`supervisor.ts` says why, once). */
@@ -144,5 +155,10 @@ export function browserArgs(
     ];
   }
   const show = mode === "fullscreen" ? ["--kiosk", "--start-fullscreen"] : [];
-  return [...common, "--use-fake-ui-for-media-stream", ...show, `--app=${START_PAGE}`];
+  return [
+    ...common,
+    "--use-fake-ui-for-media-stream",
+    ...show,
+    `--app=${appStart(options.pageUrl)}`,
+  ];
 }

@@ -158,6 +158,7 @@ export class BrowserSupervisor {
     try {
       const args = browserArgs(mode, {
         profileDir: profile.path,
+        pageUrl: this.#options.url,
         width,
         height,
         isSandboxOff: this.isSandboxOff,

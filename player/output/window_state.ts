@@ -35,16 +35,20 @@ export class OutputWindow {
   /**
    * The show's full-screen flag: the window follows each change. A new browser starts as
    * the mode says (a window, or kiosk for `fullscreen`); a window goes full screen at once
-   * when the flag is set, kiosk stays full screen until the flag changes.
+   * when the flag is set (a window of kiosk opened again too), kiosk stays full screen until
+   * the flag changes.
    */
   follow(isFullScreen: boolean): void {
     if (this.#mode === "headless" || isFullScreen === this.#wanted) return;
     const isFirst = this.#wanted === null;
     this.#wanted = isFullScreen;
-    if (isFirst && (this.#mode === "fullscreen" || !isFullScreen)) return;
+    if (isFirst && !isFullScreen && this.#mode === "window") return;
+    // Kiosk starts full screen; its window opened again (`editor_window.ts`) does not: the
+    // first flag of a page makes its window full screen in kiosk, whatever the flag says.
+    const isFull = isFullScreen || (isFirst && this.#mode === "fullscreen");
     this.#change = this.#change
       .then(() => this.#browserDevTools())
-      .then((devtools) => devtools.setFullScreen(this.#url, isFullScreen))
+      .then((devtools) => devtools.setFullScreen(this.#url, isFull))
       .catch((error) => this.#log(`Output: full screen: ${error.message}`));
   }
 

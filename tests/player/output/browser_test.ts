@@ -63,9 +63,11 @@ Deno.test("hasDisplay() needs DISPLAY or WAYLAND_DISPLAY on Linux only", async (
 });
 
 Deno.test("browserArgs() opens an app window, kiosk for full screen, or headless with software GL", () => {
-  const options = { profileDir: "/tmp/p", width: 1920, height: 1080 };
+  const pageUrl = "http://127.0.0.1:4321/0123abcd/";
+  const options = { profileDir: "/tmp/p", pageUrl, width: 1920, height: 1080 };
   const window = browserArgs("window", options);
-  assert.ok(window.includes("--app=about:blank"), "the page's address is navigated over the pipe");
+  // The page's address (its secret path) is navigated to over the pipe.
+  assert.ok(window.includes("--app=http://127.0.0.1:4321/"), "the server's root");
   assert.ok(window.includes("--user-data-dir=/tmp/p"));
   assert.ok(browserArgs("fullscreen", options).includes("--kiosk"));
   const headless = browserArgs("headless", options);
@@ -76,7 +78,7 @@ Deno.test("browserArgs() opens an app window, kiosk for full screen, or headless
     assert.ok(args.includes("--remote-debugging-pipe"), "DevTools on the pipe");
     assert.ok(!args.some((a) => a.startsWith("--remote-debugging-port")), "no port");
     assert.ok(!args.includes("--no-sandbox"), "the sandbox on, headless too");
-    assert.ok(!args.some((a) => a.includes("127.0.0.1")), "no address of the page");
+    assert.ok(!args.some((a) => a.includes("0123abcd")), "no address of the page");
   }
   assert.ok(browserArgs("window", { ...options, isSandboxOff: true }).includes("--no-sandbox"));
   assert.ok(

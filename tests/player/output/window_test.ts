@@ -129,7 +129,7 @@ Deno.test({
       const first = await p.centre();
       assert(near(first, [255, 0, 0]), `centre ${first}`);
       assert.equal(await p.output.windowState(), "normal");
-      // Started on about:blank and navigated over the pipe, the output stays an app window.
+      // Started on the server's root and navigated over the pipe, the output stays an app window.
       const devtools = p.output.browserDevTools!;
       const { targetInfos } = await devtools.send<{ targetInfos: TargetInfo[] }>(
         "Target.getTargets",
