@@ -135,13 +135,13 @@ export class EditorWindow {
     clearTimeout(this.#reopenTimer);
     this.#reopenTimer = setTimeout(() => {
       this.#work = this.#work
-        .then(() => isStillWanted() ? this.#reopenOutput(devtools, isStillWanted) : undefined)
+        .then(() => isStillWanted() ? this.#reopenOutput(isStillWanted) : undefined)
         .catch((error) => this.#log(`Output: opening its window again: ${error.message}`));
     }, REOPEN_DELAY_MS);
   }
 
   /** Opens the output's window again; a window that did not open is tried once more. */
-  async #reopenOutput(devtools: DevTools, isStillWanted: () => boolean): Promise<void> {
+  async #reopenOutput(isStillWanted: () => boolean): Promise<void> {
     this.#log("Output: its window was closed; opening it again");
     for (let attempt = 0; attempt < 2; attempt++) {
       try {

@@ -87,9 +87,7 @@ setInterval(() => {}, 1000);`;
     assert.equal(await profiles.removeStale(), 1);
     assert.equal(await exists(path), false);
     assert.equal(await exists(`${path}.lock`), false);
-    await until("nothing else left", async () => {
-      return [...Deno.readDirSync(dir.parent)].length === 0;
-    });
+    await until("nothing else left", () => [...Deno.readDirSync(dir.parent)].length === 0);
   } finally {
     try {
       child.kill("SIGKILL");
