@@ -93,21 +93,31 @@ async function playerOf(servicePid: number): Promise<number> {
   return pid;
 }
 
+/** The processes whose command line names `profile`. */
+async function named(profile: string): Promise<Proc[]> {
+  return (await processes()).filter((p) => p.args.includes(profile));
+}
+
+/** The player of the service `servicePid` and its browser's profile, once its pages run. */
+async function runningBrowser(servicePid: number): Promise<{ player: number; profile: string }> {
+  const player = await playerOf(servicePid);
+  const profile = await browserProfile(player);
+  await until("the browser's helpers", async () => {
+    return (await named(profile)).some((p) => /--type=renderer/.test(p.args));
+  }, 120_000);
+  return { player, profile };
+}
+
 Deno.test({
-  ...needs("chromium", "ps", "curl"),
+  ...needs("chromium", "ps"),
   name: "The output browser: no DevTools port, no address or token on a command line, not root",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
     const service = await startServiceProcess(["--output", "headless", "--virtual-clock"]);
     try {
-      const player = await playerOf(service.child.pid);
-      const profile = await browserProfile(player);
-      let browser: Proc[] = [];
-      await until("the browser's helpers", async () => {
-        browser = (await processes()).filter((p) => p.args.includes(profile));
-        return browser.some((p) => /--type=renderer/.test(p.args));
-      }, 120_000);
+      const { profile } = await runningBrowser(service.child.pid);
+      const browser = await named(profile);
       for (const p of browser) {
         assert.ok(!p.args.includes("--no-sandbox"), `sandboxed: ${p.args}`);
         assert.ok(!/--remote-debugging-(port|address)/.test(p.args), `no port: ${p.args}`);
@@ -146,16 +156,11 @@ Deno.test({
   async fn() {
     const service = await startServiceProcess(["--output", "headless", "--virtual-clock"]);
     try {
-      const player = await playerOf(service.child.pid);
-      const profile = await browserProfile(player);
-      const named = async () => (await processes()).filter((p) => p.args.includes(profile));
-      await until("the browser's helpers", async () => {
-        return (await named()).some((p) => /--type=renderer/.test(p.args));
-      }, 120_000);
+      const { player, profile } = await runningBrowser(service.child.pid);
       Deno.kill(player, "SIGKILL");
       // Chromium ends when its pipe closes: measured 0.3 s; the bound is for a hang.
       await until("no process naming the killed player's profile", async () => {
-        return (await named()).length === 0;
+        return (await named(profile)).length === 0;
       }, 30_000);
       // The service starts the player again; its supervisor removes the stale profile.
       const next = await playerOf(service.child.pid);
