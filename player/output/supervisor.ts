@@ -43,6 +43,21 @@ const RETRY_MS = 30_000;
 /** What Chromium says when it finds no sandbox it can use (user namespaces, or setuid helper). */
 const NO_SANDBOX = /No usable sandbox|Failed to move to new namespace/i;
 
+/**
+ * This account's profiles folder; where it is taken (another account made it first in a shared
+ * temp folder), a private one of this start, said once (its stale profiles are not found).
+ */
+function profileDirs(log: SupervisorOptions["log"]): ProfileDirs {
+  try {
+    return ProfileDirs.forThisAccount();
+  } catch (error) {
+    const dir = Deno.makeTempDirSync({ prefix: "cueport-output-" });
+    Deno.chmodSync(dir, 0o711); // the browser's account passes through to its profile
+    log("error", `Output: ${(error as Error).message}; using ${dir} for now`);
+    return new ProfileDirs(`${dir}/profiles`, Deno.statSync(dir).uid ?? 0);
+  }
+}
+
 /** One supervised browser. */
 export class BrowserSupervisor {
   #options: SupervisorOptions;
@@ -75,7 +90,7 @@ export class BrowserSupervisor {
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
-    this.#profiles = options.profiles ?? ProfileDirs.forThisAccount();
+    this.#profiles = options.profiles ?? profileDirs(options.log);
     this.#runner = options.runner ?? browserRunner(this.#profiles.uid === 0);
     this.#sweep = this.#profiles.removeStale().then(
       (n) => n > 0 && options.log("info", `Output: removed ${n} stale browser profile(s)`),
