@@ -66,10 +66,8 @@ try {
 
   await call("/api/v1/action", { name: "OPEN_EDITOR", params: ["effect", presetID] });
   await until("the editor", async () => (await call("/api/v1/app-state")).editor?.shown === true);
-  const [port, path] = (await Deno.readTextFile(`${s.output.browserProfileDir}/DevToolsActivePort`))
-    .split("\n");
   const browser = await puppeteer.connect({
-    browserWSEndpoint: `ws://127.0.0.1:${port}${path}`,
+    transport: s.output.browserDevTools!.channel(),
     defaultViewport: null,
   });
   const target = await browser.waitForTarget((t) => t.url() === s.output.editorUrl);

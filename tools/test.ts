@@ -9,6 +9,7 @@
  * @module
  */
 import { testFlags } from "../server/deploy/permissions.ts";
+import { ensureOutputAccount } from "../server/deploy/output_account.ts";
 import { missingPeers, type Peer, peerProblem, which } from "./peers.ts";
 
 /** `deno test` options that take the next argument as their value. */
@@ -91,6 +92,13 @@ if (import.meta.main) {
   }
   if (missing.length > 0) console.error(missingLine(missing, required));
   if (Deno.env.get("CUEPORT_TEST_INSTALL") !== "0") await installCompanion();
+  // The tests run as root here: the output's browser then runs as its own system user.
+  if (
+    Deno.build.os === "linux" && Deno.uid() === 0 && Deno.env.get("CUEPORT_TEST_INSTALL") !== "0"
+  ) {
+    const problem = await ensureOutputAccount();
+    if (problem) console.error(`tests: the output browser's user: ${problem}`);
+  }
 
   const child = new Deno.Command(Deno.execPath(), { args: denoTestArgs(Deno.args) }).spawn();
   const forward = () => child.kill("SIGTERM");

@@ -77,28 +77,36 @@ export function hasDisplay(os: typeof Deno.build.os = Deno.build.os): boolean {
   return !!(env("DISPLAY") || env("WAYLAND_DISPLAY"));
 }
 
+/** The page a headless browser, and each page the player opens, starts on. */
+export const START_PAGE = "about:blank";
+
 /**
- * Whether this process runs as root, where Chromium refuses to start with
- * its sandbox: the owner of a directory it just made (`dir`). Deno refuses
- * `/proc/self` and `Deno.uid()` without more permissions than the player has.
+ * The address an app window starts on: the page server's root, `<origin>/`, which holds no
+ * secret (the command line is anyone's to read in `ps`; the port alone is no secret on a
+ * loopback anyone may scan); the player navigates it to the page over the pipe
+ * (`page_setup.ts`). Not `about:blank`: `--app=about:blank` opens a tabbed window (143 px of
+ * browser bars above the page under Xvfb, against none for `--app=<origin>/` navigated in it).
  */
-export function isRoot(dir: string): boolean {
-  try {
-    return Deno.build.os !== "windows" && Deno.statSync(dir).uid === 0;
-  } catch {
-    return false;
-  }
+export function appStart(pageUrl: string): string {
+  return `${new URL(pageUrl).origin}/`;
 }
 
-/** The browser's arguments for `mode`, showing `url` with the profile in `profileDir`. */
+/**
+ * The browser's arguments for `mode`, with the profile in `profileDir`: its DevTools on the
+ * pipe (`browser_process.ts`), no port, the sandbox on unless `isSandboxOff`, and its start
+ * page: `START_PAGE` headless, `appStart(pageUrl)` in a window, never the page's address
+ * (navigated to over the pipe).
+ */
 export function browserArgs(
   mode: BrowserMode,
-  url: string,
   options: {
     profileDir: string;
+    /** The output page's address: only its origin is on the command line. */
+    pageUrl: string;
     width: number;
     height: number;
-    isRoot?: boolean;
+    /** The sandbox cannot run on this machine (`supervisor.ts` says why, once). */
+    isSandboxOff?: boolean;
     /** Software GL even with a screen: the GPU gave the page no WebGL2. */
     isSoftwareGl?: boolean;
   },
@@ -126,11 +134,10 @@ export function browserArgs(
     mode === "headless"
       ? "--window-size=640,360"
       : `--window-size=${Math.max(640, options.width)},${Math.max(360, options.height)}`,
-    // The player sets the window's state (full screen) through DevTools, on the loopback.
-    "--remote-debugging-address=127.0.0.1",
-    "--remote-debugging-port=0",
-    // Chromium runs as root only without its sandbox (a show machine should not run as root).
-    ...(options.isRoot || mode === "headless" ? ["--no-sandbox"] : []),
+    // The player drives the browser through DevTools on fds 3 and 4: no port to reach it by.
+    "--remote-debugging-pipe",
+    // Never as root (`browser_user.ts`); off only where the sandbox cannot run.
+    ...(options.isSandboxOff ? ["--no-sandbox"] : []),
     // Software GL (SwiftShader) draws WebGL2 without a GPU.
     ...(options.isSoftwareGl || mode === "headless"
       ? ["--use-gl=angle", "--use-angle=swiftshader"]
@@ -144,9 +151,14 @@ export function browserArgs(
       "--headless=new",
       "--use-fake-ui-for-media-stream",
       "--use-fake-device-for-media-stream",
-      url,
+      START_PAGE,
     ];
   }
   const show = mode === "fullscreen" ? ["--kiosk", "--start-fullscreen"] : [];
-  return [...common, "--use-fake-ui-for-media-stream", ...show, `--app=${url}`];
+  return [
+    ...common,
+    "--use-fake-ui-for-media-stream",
+    ...show,
+    `--app=${appStart(options.pageUrl)}`,
+  ];
 }

@@ -1,82 +1,89 @@
 /**
- * The few DevTools-protocol calls the player makes to its own browser: the
- * window's state (full screen and back: a page may not go full screen
- * without a click, the browser's window may), and the editor window (a new
- * target opened and closed, its end seen by the target events). The browser listens on a
- * loopback port it picks and names in `DevToolsActivePort` in its profile.
+ * The DevTools-protocol connection of the player to its own browser, over
+ * the pipe the browser was started with (`--remote-debugging-pipe`: the
+ * player writes on the browser's fd 3 and reads its fd 4, one JSON message
+ * after another, each ended by a NUL byte, as puppeteer does). No port
+ * exists: no other program of the machine can reach the browser this way.
+ * The player sets the window's state (a page may not go full screen without a
+ * click, the browser's window may), opens and closes the editor's window, and
+ * gives each page its start script (`page_setup.ts`).
  * @module
  */
 
-/** A connection to the browser's DevTools endpoint. */
+/** Ids of the requests of `DevTools.channel` connections start here. */
+const CHANNEL_IDS = 1_000_000_000;
+
+/** A connection beside the player's over the same pipe (puppeteer's `ConnectionTransport`). */
+export interface DevToolsChannel {
+  send(message: string): void;
+  close(): void;
+  onmessage?: (message: string) => void;
+  onclose?: () => void;
+}
+
+/** Where an event came from: the browser (no session) or one attached target's session. */
+export type EventHandler = (params: Record<string, unknown>, sessionId: string | null) => void;
+
+/** A connection to the browser's DevTools endpoint, over its pipe. */
 export class DevTools {
-  #socket: WebSocket;
+  readonly #write: (message: string) => void;
   #nextId = 1;
   #pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
-  #events = new Map<string, (params: Record<string, unknown>) => void>();
+  #events = new Map<string, Set<EventHandler>>();
+  /** Bytes of a message not yet ended by its NUL. */
+  #partial = "";
+  #decoder = new TextDecoder();
+  #isClosed = false;
+  /** Connections beside the player's own (`channel`): their ids, shifted, to the channel. */
+  #channels = new Set<DevToolsChannel>();
   /** Told once when the connection ends (the browser exited, or `close`). */
   onClose: () => void = () => {};
 
-  private constructor(socket: WebSocket) {
-    this.#socket = socket;
-    socket.onmessage = (event) => {
-      const message = JSON.parse(String(event.data));
-      if (typeof message.method === "string") {
-        this.#events.get(message.method)?.(message.params ?? {});
-        return;
-      }
-      const pending = this.#pending.get(message.id);
-      if (!pending) return;
-      this.#pending.delete(message.id);
-      if (message.error) pending.reject(new Error(message.error.message));
-      else pending.resolve(message.result);
-    };
-    socket.onclose = () => {
-      for (const p of this.#pending.values()) p.reject(new Error("The browser closed"));
-      this.#pending.clear();
-      this.onClose();
-    };
+  /** A connection that writes each message (NUL-ended) with `write`; `receive` feeds it. */
+  constructor(write: (message: string) => void) {
+    this.#write = write;
   }
 
-  /** Calls `handler` with the params of each event `method` (one handler an event). */
-  on(method: string, handler: (params: Record<string, unknown>) => void): void {
-    this.#events.set(method, handler);
+  /** Whether the pipe has ended. */
+  get isClosed(): boolean {
+    return this.#isClosed;
   }
 
-  /** Connects to the browser whose profile is `profileDir`, waiting up to `timeoutMs` for it. */
-  static async connect(profileDir: string, timeoutMs = 10_000): Promise<DevTools> {
-    const end = performance.now() + timeoutMs;
-    const endpoint = await activePort(profileDir, timeoutMs);
-    // A browser on its way out (killed, or being replaced with software GL) may refuse the
-    // connection or take it and never answer: try again, each try bounded, until the deadline.
-    for (;;) {
-      const socket = new WebSocket(endpoint);
-      const isOpen = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), 2000);
-        socket.onopen = () => {
-          clearTimeout(timer);
-          resolve(true);
-        };
-        socket.onerror = () => {
-          clearTimeout(timer);
-          resolve(false);
-        };
-      });
-      if (isOpen) return new DevTools(socket);
-      socket.close();
-      if (performance.now() >= end) throw new Error(`Cannot reach the browser at ${endpoint}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  /** Bytes read from the browser's pipe: each NUL-ended message is handled. */
+  receive(bytes: Uint8Array): void {
+    const messages = (this.#partial + this.#decoder.decode(bytes, { stream: true })).split("\0");
+    this.#partial = messages.pop() ?? "";
+    for (const text of messages) this.#handle(text);
   }
 
-  /** Sends one command; resolves with its result, rejects when none comes within `timeoutMs`. */
-  send<T>(method: string, params: Record<string, unknown> = {}, timeoutMs = 5000): Promise<T> {
+  /**
+   * Calls `handler` with the params of each event `method` (of the browser, or of a session
+   * when the handler is given one); returns what removes it.
+   */
+  on(method: string, handler: EventHandler): () => void {
+    const handlers = this.#events.get(method) ?? new Set();
+    handlers.add(handler);
+    this.#events.set(method, handlers);
+    return () => handlers.delete(handler);
+  }
+
+  /**
+   * Sends one command (to the browser, or to the target attached as `sessionId`); resolves with
+   * its result, rejects when none comes within `timeoutMs` or the pipe ends.
+   */
+  send<T>(
+    method: string,
+    params: Record<string, unknown> = {},
+    options: { timeoutMs?: number; sessionId?: string } = {},
+  ): Promise<T> {
+    if (this.#isClosed) return Promise.reject(new Error("The browser closed"));
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
       // Every request ends: a browser on its way out may never answer.
       const timer = setTimeout(() => {
         this.#pending.delete(id);
         reject(new Error(`The browser did not answer ${method}`));
-      }, timeoutMs);
+      }, options.timeoutMs ?? 5000);
       this.#pending.set(id, {
         resolve: (v) => {
           clearTimeout(timer);
@@ -87,7 +94,13 @@ export class DevTools {
           reject(e);
         },
       });
-      this.#socket.send(JSON.stringify({ id, method, params }));
+      const session = options.sessionId ? { sessionId: options.sessionId } : {};
+      try {
+        this.#write(JSON.stringify({ id, method, params, ...session }) + "\0");
+      } catch (error) {
+        this.#pending.get(id)?.reject(new Error(`The browser's pipe is closed: ${error}`));
+        this.#pending.delete(id);
+      }
     });
   }
 
@@ -108,8 +121,62 @@ export class DevTools {
     return bounds.windowState;
   }
 
-  close(): void {
-    this.#socket.close();
+  /**
+   * A second connection over the same pipe, shaped as puppeteer's `ConnectionTransport`
+   * (tests and benches drive the browser's pages with `puppeteer.connect({ transport })`):
+   * its requests get ids of their own, its answers come back to it alone, events to both.
+   */
+  channel(): DevToolsChannel {
+    const channel: DevToolsChannel = {
+      send: (text) => {
+        const message = JSON.parse(text);
+        this.#write(JSON.stringify({ ...message, id: message.id + CHANNEL_IDS }) + "\0");
+      },
+      close: () => {
+        this.#channels.delete(channel);
+        channel.onclose?.();
+      },
+    };
+    this.#channels.add(channel);
+    return channel;
+  }
+
+  /** The pipe ended (the browser exited): every pending request fails, `onClose` is told. */
+  closed(): void {
+    if (this.#isClosed) return;
+    this.#isClosed = true;
+    for (const p of this.#pending.values()) p.reject(new Error("The browser closed"));
+    this.#pending.clear();
+    for (const channel of this.#channels) channel.close();
+    this.onClose();
+  }
+
+  #handle(text: string): void {
+    let message;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return; // not JSON: not the protocol's
+    }
+    if (typeof message.id === "number" && message.id >= CHANNEL_IDS) {
+      const answer = JSON.stringify({ ...message, id: message.id - CHANNEL_IDS });
+      for (const channel of this.#channels) channel.onmessage?.(answer);
+      return;
+    }
+    if (typeof message.method === "string") {
+      for (const channel of this.#channels) channel.onmessage?.(text);
+    }
+    if (typeof message.method === "string") {
+      for (const handler of this.#events.get(message.method) ?? []) {
+        handler(message.params ?? {}, message.sessionId ?? null);
+      }
+      return;
+    }
+    const pending = this.#pending.get(message.id);
+    if (!pending) return;
+    this.#pending.delete(message.id);
+    if (message.error) pending.reject(new Error(message.error.message));
+    else pending.resolve(message.result);
   }
 
   async #targetOf(url: string): Promise<string> {
@@ -137,21 +204,4 @@ export function pageAt<T extends { url: string }>(targets: readonly T[], url: st
   return targets.find((t) =>
     t.url === url || (t.url.startsWith(url) && /^[?#]/.test(t.url.slice(url.length)))
   ) ?? null;
-}
-
-/** The browser's DevTools WebSocket address, once it has written it. */
-async function activePort(profileDir: string, timeoutMs: number): Promise<string> {
-  const end = performance.now() + timeoutMs;
-  while (performance.now() < end) {
-    try {
-      const [port, path] = (await Deno.readTextFile(`${profileDir}/DevToolsActivePort`)).split(
-        "\n",
-      );
-      if (port && path) return `ws://127.0.0.1:${port}${path}`;
-    } catch {
-      // not written yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("The browser did not open its DevTools port");
 }

@@ -1,6 +1,8 @@
 /**
  * The editor window's place in the output's browser: a second target (a new
- * window; a page of its own in headless) opened through DevTools when the
+ * window; a page of its own in headless) opened through DevTools (over the
+ * browser's pipe, `Target.createTarget`; it gets the pages' start script
+ * like every page, `page_setup.ts`) when the
  * show's state opens the editor (each `OPEN_EDITOR` brings it to the front,
  * or opens it again), closed when the state closes it. The target is known
  * by its address from the browser's target events, not only by the answer
@@ -9,13 +11,11 @@
  * (`closed`), so that the state follows.
  * @module
  */
-import { DevTools, pageAt } from "./devtools.ts";
+import { type DevTools, pageAt } from "./devtools.ts";
 import type { BrowserSupervisor } from "./supervisor.ts";
 
 /** How long an open waits for a browser being started (a relaunch) to be reachable. */
 const BROWSER_WAIT_MS = 10_000;
-/** How long a new window may take to be made (a loaded machine, software GL). */
-const CREATE_WAIT_MS = 15_000;
 /**
  * How long after the output's window went away it is opened again, if the browser still runs
  * then: a user quitting the whole browser closes the output's window first.
@@ -38,7 +38,7 @@ export class EditorWindow {
   readonly #outputUrl: string;
   readonly #closed: () => void;
   readonly #log: (message: string) => void;
-  #devtools: { profile: string; client: DevTools } | null = null;
+  #devtools: { client: DevTools; off: (() => void)[] } | null = null;
   #targetId: string | null = null;
   /** The output page's target in the browser running now. */
   #outputId: string | null = null;
@@ -94,7 +94,12 @@ export class EditorWindow {
     this.#wanted = null;
     this.#targetId = null;
     clearTimeout(this.#reopenTimer);
-    this.#devtools?.client.close();
+    this.#forget();
+  }
+
+  /** Stops listening to the browser's events. */
+  #forget(): void {
+    for (const off of this.#devtools?.off ?? []) off();
     this.#devtools = null;
   }
 
@@ -105,37 +110,14 @@ export class EditorWindow {
       await devtools.send("Target.activateTarget", { targetId: this.#targetId });
       return;
     }
-    if (this.#supervisor.mode === "headless") {
-      const { targetId } = await devtools.send<{ targetId: string }>(
-        "Target.createTarget",
-        { url: this.#url, newWindow: true, ...EDITOR_SIZE },
-        CREATE_WAIT_MS,
-      );
-      this.#targetId = targetId;
-      return;
-    }
-    // An app window (no tab strip, no address bar with the secret path to browse from), which
-    // DevTools cannot make: its targets open in a tabbed window.
-    if (!await this.#supervisor.openAppWindow(this.#url)) {
-      throw new Error("the browser did not open the editor's window");
-    }
-    const targetId = await this.#seen(devtools);
+    // A window of its own (in kiosk, made normal beside the output's): DevTools opens it with
+    // a tab strip, where an app window would need a second browser started on the profile.
+    const targetId = await this.#supervisor.openPage(this.#url, {
+      newWindow: true,
+      ...EDITOR_SIZE,
+    });
     this.#targetId ??= targetId;
-    await beside(devtools, targetId);
-  }
-
-  /** The editor's target once the browser made it. */
-  async #seen(devtools: DevTools): Promise<string> {
-    const end = performance.now() + CREATE_WAIT_MS;
-    for (;;) {
-      const { targetInfos } = await devtools.send<{ targetInfos: TargetInfo[] }>(
-        "Target.getTargets",
-      );
-      const target = targetInfos.find((t) => this.#isEditor(t));
-      if (target) return target.targetId;
-      if (performance.now() >= end) throw new Error("the editor's window did not open");
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    if (this.#supervisor.mode !== "headless") await beside(devtools, targetId);
   }
 
   /**
@@ -153,22 +135,22 @@ export class EditorWindow {
     clearTimeout(this.#reopenTimer);
     this.#reopenTimer = setTimeout(() => {
       this.#work = this.#work
-        .then(() => isStillWanted() ? this.#reopenOutput(devtools, isStillWanted) : undefined)
+        .then(() => isStillWanted() ? this.#reopenOutput(isStillWanted) : undefined)
         .catch((error) => this.#log(`Output: opening its window again: ${error.message}`));
     }, REOPEN_DELAY_MS);
   }
 
   /** Opens the output's window again; a window that did not open is tried once more. */
-  async #reopenOutput(devtools: DevTools, isStillWanted: () => boolean): Promise<void> {
+  async #reopenOutput(isStillWanted: () => boolean): Promise<void> {
     this.#log("Output: its window was closed; opening it again");
-    if (this.#supervisor.mode === "headless") {
-      await devtools.send("Target.createTarget", { url: this.#outputUrl }, CREATE_WAIT_MS);
-      return;
-    }
     for (let attempt = 0; attempt < 2; attempt++) {
-      if (await this.#supervisor.openAppWindow(this.#outputUrl)) return;
-      // A browser exiting meanwhile (or started since) is not touched.
-      if (!isStillWanted()) return;
+      try {
+        await this.#supervisor.openPage(this.#outputUrl, { newWindow: true });
+        return;
+      } catch {
+        // A browser exiting meanwhile (or started since) is not touched.
+        if (!isStillWanted()) return;
+      }
     }
     // The show is not left dark.
     this.#supervisor.restart();
@@ -199,18 +181,10 @@ export class EditorWindow {
 
   /** DevTools of the browser running now, watching the targets' ends. */
   async #connect(): Promise<DevTools> {
-    const end = performance.now() + BROWSER_WAIT_MS;
-    let profile = this.#supervisor.profileDir;
-    while (!profile && performance.now() < end) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      profile = this.#supervisor.profileDir;
-    }
-    if (!profile) throw new Error("the browser is not running");
-    if (this.#devtools?.profile === profile) return this.#devtools.client;
-    this.#devtools?.client.close();
-    this.#devtools = null;
-    const client = await DevTools.connect(profile, BROWSER_WAIT_MS);
-    const devtools = { profile, client };
+    const client = await this.#supervisor.whenRunning(BROWSER_WAIT_MS);
+    if (this.#devtools?.client === client) return client;
+    this.#forget();
+    const devtools: { client: DevTools; off: (() => void)[] } = { client, off: [] };
     this.#devtools = devtools;
     // The editor's target as the browser names it: known at once, even when the answer to
     // its creation is late; a reload keeps it.
@@ -219,21 +193,23 @@ export class EditorWindow {
       if (this.#wanted !== null && this.#isEditor(info)) this.#targetId = info.targetId;
       if (info.type === "page" && pageAt([info], this.#outputUrl)) this.#outputId = info.targetId;
     };
-    client.on("Target.targetCreated", seen);
-    client.on("Target.targetInfoChanged", seen);
-    client.on("Target.targetDestroyed", (params) => {
-      if (params.targetId === this.#targetId) this.#gone();
-      if (params.targetId !== this.#outputId) return;
-      this.#outputId = null;
-      if (this.#targetId !== null) this.#outputGone(client);
-    });
-    // The editor's page crashed: its window (which would show a crashed tab) is closed.
-    client.on("Target.targetCrashed", (params) => {
-      if (params.targetId !== this.#targetId) return;
-      const targetId = this.#targetId;
-      this.#gone();
-      client.send("Target.closeTarget", { targetId }).catch(() => {});
-    });
+    devtools.off.push(
+      client.on("Target.targetCreated", seen),
+      client.on("Target.targetInfoChanged", seen),
+      client.on("Target.targetDestroyed", (params) => {
+        if (params.targetId === this.#targetId) this.#gone();
+        if (params.targetId !== this.#outputId) return;
+        this.#outputId = null;
+        if (this.#targetId !== null) this.#outputGone(client);
+      }),
+      // The editor's page crashed: its window (which would show a crashed tab) is closed.
+      client.on("Target.targetCrashed", (params) => {
+        if (params.targetId !== this.#targetId) return;
+        const targetId = this.#targetId;
+        this.#gone();
+        client.send("Target.closeTarget", { targetId }).catch(() => {});
+      }),
+    );
     client.onClose = () => {
       if (this.#devtools !== devtools) return;
       this.#devtools = null;

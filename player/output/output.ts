@@ -29,7 +29,7 @@ import { type EditorHooks, EditorPage } from "./editor_page.ts";
 import { EditorWindow } from "./editor_window.ts";
 import { PageSocket, type PageSocketHost } from "./page_socket.ts";
 import { SocketFaultLog } from "./socket_log.ts";
-import { PageSecretBridge } from "./page_secret_bridge.ts";
+import type { DevTools } from "./devtools.ts";
 
 /** Where the output's messages go. */
 export type OutputLog = (level: "info" | "warn" | "error", message: string) => void;
@@ -107,9 +107,6 @@ export class Output {
   readonly #page: PageSocket;
   /** Sockets closed or refused, said in one line a minute at most. */
   readonly #socketFaults: SocketFaultLog;
-  readonly #bridge: PageSecretBridge;
-  /** The script that gives the browser's pages the secret of now (`initScript`). */
-  #secretScript: string;
   /** The preset programs of the page (`programs.pushes`: each one's first state, for the bench). */
   readonly programs: PagePrograms = new PagePrograms();
   #seq = 0;
@@ -142,7 +139,6 @@ export class Output {
     );
     this.#page = new PageSocket(this.#pageHost(), { faults: this.#socketFaults });
     this.#server = this.#serve(options);
-    this.#secretScript = pageSecretScript(this.#server.rotateSecret());
     this.#requests = new PageRequests((message) => this.#send(message), {
       lastProgressAt: () => this.#health.lastProgressAt,
     });
@@ -159,13 +155,9 @@ export class Output {
         this.#quarantine.browserStarted();
       },
       // Each browser start: a new secret, the old one refused from now on.
-      initScript: () => this.#secretScript = pageSecretScript(this.#server.rotateSecret()),
+      initScript: () => pageSecretScript(this.#server.rotateSecret()),
     };
     this.#supervisor = new BrowserSupervisor(supervised);
-    this.#bridge = new PageSecretBridge({
-      url: this.#server.url,
-      profileDir: () => this.#supervisor.profileDir,
-    });
     this.#health = new PageHealth(this.#supervisor, { log: options.log });
     this.#quarantine = this.#stallWatch(options);
     this.#window = new OutputWindow(this.#supervisor, {
@@ -201,10 +193,7 @@ export class Output {
       editorConnected: (socket) => this.#editorPage.connected(socket),
       isEditorOpen: () => !!options.editor?.state(),
       requested: () => this.#health.progress(),
-      refused: (reason) => {
-        this.#socketFaults.note("refused", reason);
-        this.#bridge.deliver(this.#secretScript);
-      },
+      refused: (reason) => this.#socketFaults.note("refused", reason),
     });
   }
 
@@ -223,9 +212,14 @@ export class Output {
     return this.#editorWindow.url;
   }
 
-  /** The profile of the browser running now: its DevTools port is in `DevToolsActivePort`. */
+  /** The profile of the browser running now (tests count the processes that name it). */
   get browserProfileDir(): string | null {
     return this.#supervisor.profileDir;
+  }
+
+  /** DevTools of the browser running now, over its pipe (tests look at its windows). */
+  get browserDevTools(): DevTools | null {
+    return this.#supervisor.devtools;
   }
 
   /** When the browser or its page last showed progress (performance.now): tests wait on it. */
@@ -343,7 +337,6 @@ export class Output {
     this.#window.close();
     this.#editorWindow.close();
     this.#editorPage.close();
-    this.#bridge.close();
     await this.#supervisor.close();
     this.#page.close();
     await this.#server.close();

@@ -1,11 +1,18 @@
 /**
  * Keeps the output's browser running: a child process of the player with a
- * fresh profile each launch; when it exits unasked (killed, crashed) it is
- * started again at once, later ones after a short backoff that never exceeds
- * two seconds. The show never waits for it.
+ * fresh profile each launch, driven over its DevTools pipe; when it exits
+ * unasked (killed, crashed) it is started again at once, later ones after a
+ * short backoff that never exceeds two seconds. The show never waits for it.
+ * It never runs as root (`browser_user.ts`), keeps its sandbox on where the
+ * sandbox can run, and ends with the player (its pipe closes).
  * @module
  */
-import { browserArgs, type BrowserMode, isRoot } from "./browser.ts";
+import { browserArgs, type BrowserMode } from "./browser.ts";
+import { browserEnv, launchBrowser, type LaunchedBrowser } from "./browser_process.ts";
+import { type BrowserRunner, browserRunner } from "./browser_user.ts";
+import type { DevTools } from "./devtools.ts";
+import { giveScriptToPages, openPage, showPage } from "./page_setup.ts";
+import { type Profile, ProfileDirs } from "./profiles.ts";
 
 /** Options of `BrowserSupervisor`. */
 export interface SupervisorOptions {
@@ -17,6 +24,15 @@ export interface SupervisorOptions {
   log: (level: "info" | "warn" | "error", message: string) => void;
   /** Told after each start of the browser. */
   onStart?: () => void;
+  /**
+   * JavaScript each page of the browser runs before its own scripts (the sockets' per-start
+   * secret); asked at each browser start.
+   */
+  initScript?: () => string;
+  /** Where the profiles go (tests); default: `ProfileDirs.forThisAccount()`. */
+  profiles?: ProfileDirs;
+  /** Who runs the browser (tests); default: `browserRunner` for this account. */
+  runner?: BrowserRunner;
 }
 
 /** Backoff after an unasked exit, by how many came in a row within 10 s. */
@@ -24,14 +40,31 @@ const BACKOFF_MS = [0, 250, 500, 1000, 2000];
 /** Exits in a row without the page loading, after which it is tried every `RETRY_MS` only. */
 const GIVE_UP_AFTER = 5;
 const RETRY_MS = 30_000;
-/** How long the browser started to hand an address to the running one may take to exit. */
-const HAND_OFF_MS = 10_000;
+/** What Chromium says when it finds no sandbox it can use (user namespaces, or setuid helper). */
+const NO_SANDBOX = /No usable sandbox|Failed to move to new namespace/i;
+
+/**
+ * This account's profiles folder; where it is taken (another account made it first in a shared
+ * temp folder), a private one of this start, said once (its stale profiles are not found).
+ */
+function profileDirs(log: SupervisorOptions["log"]): ProfileDirs {
+  try {
+    return ProfileDirs.forThisAccount();
+  } catch (error) {
+    const dir = Deno.makeTempDirSync({ prefix: "cueport-output-" });
+    Deno.chmodSync(dir, 0o711); // the browser's account passes through to its profile
+    log("error", `Output: ${(error as Error).message}; using ${dir} for now`);
+    return new ProfileDirs(`${dir}/profiles`, Deno.statSync(dir).uid ?? 0);
+  }
+}
 
 /** One supervised browser. */
 export class BrowserSupervisor {
   #options: SupervisorOptions;
-  #child: Deno.ChildProcess | null = null;
-  #profile: string | null = null;
+  readonly #profiles: ProfileDirs;
+  readonly #runner: BrowserRunner;
+  #browser: LaunchedBrowser | null = null;
+  #profile: Profile | null = null;
   #isClosed = false;
   #exits: number[] = [];
   /** Exits since the page last loaded: a browser that never shows it is not started every 2 s. */
@@ -39,24 +72,45 @@ export class BrowserSupervisor {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The exit of the browser running now, handled (its profile queued for removal). */
   #exitHandled: Promise<void> = Promise.resolve();
-  /** Browsers started to hand an address to the running one, until they exit. */
-  #handoffs = new Set<Deno.ChildProcess>();
   /** Profiles being removed; `close` waits for them. */
   #removals: Promise<void> = Promise.resolve();
+  /** Stale profiles being removed (of players killed before): `close` waits for it. */
+  #sweep: Promise<void>;
+  #isRefusalSaid = false;
+  /** The start script of the browser running now (`initScript`, asked at its start). */
+  #script: string | null = null;
   /** Start the browser with software GL (the GPU gave the page no WebGL2). */
   isSoftwareGl = false;
+  /** The sandbox cannot run on this machine: the browser starts without it (said once). */
+  isSandboxOff = false;
   /** When the browser last exited unasked (performance.now), until the page is back. */
   exitedAt: number | null = null;
-  /** Browser launches, the first included (handoffs not counted). */
+  /** Browser launches, the first included. */
   starts = 0;
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
+    this.#profiles = options.profiles ?? profileDirs(options.log);
+    this.#runner = options.runner ?? browserRunner(this.#profiles.uid === 0);
+    this.#sweep = this.#profiles.removeStale().then(
+      (n) => n > 0 && options.log("info", `Output: removed ${n} stale browser profile(s)`),
+      (error) => options.log("warn", `Output: cannot remove stale browser profiles: ${error}`),
+    ).then(() => {});
   }
 
-  /** The profile of the browser running now (its DevTools port is named there). */
+  /** The profile of the browser running now. */
   get profileDir(): string | null {
-    return this.#child ? this.#profile : null;
+    return this.#browser ? this.#profile?.path ?? null : null;
+  }
+
+  /** The folder of all profiles of this account's players. */
+  get profilesDir(): string {
+    return this.#profiles.parent;
+  }
+
+  /** The account the browser runs as, null: the player's own (or none: refused). */
+  get account(): string | null {
+    return this.#runner.kind === "user" ? this.#runner.account.name : null;
   }
 
   /** How the browser shows its pages. */
@@ -66,27 +120,63 @@ export class BrowserSupervisor {
 
   /** The browser's process id, while one runs. */
   get pid(): number | null {
-    return this.#child?.pid ?? null;
+    return this.#browser?.pid ?? null;
   }
 
-  /** How many browsers started to hand an address over still run. */
-  get handoffs(): number {
-    return this.#handoffs.size;
+  /** DevTools of the browser running now (its pipe), or null. */
+  get devtools(): DevTools | null {
+    const devtools = this.#browser?.devtools;
+    return devtools && !devtools.isClosed ? devtools : null;
+  }
+
+  /** DevTools of the browser running now, waiting up to `timeoutMs` for one being started. */
+  async whenRunning(timeoutMs: number): Promise<DevTools> {
+    const end = performance.now() + timeoutMs;
+    while (!this.devtools && !this.#isClosed && performance.now() < end) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    if (!this.devtools) throw new Error("the browser is not running");
+    return this.devtools;
+  }
+
+  /**
+   * Opens `url` in a new page of the browser running now (a window of its own with
+   * `newWindow`), given the start script before its own scripts: its target id.
+   */
+  async openPage(
+    url: string,
+    where: { newWindow?: boolean; width?: number; height?: number } = {},
+  ): Promise<string> {
+    const devtools = await this.whenRunning(10_000);
+    return await openPage(devtools, url, { script: this.#script, ...where });
   }
 
   /** Starts the browser. */
   start(): void {
     if (this.#isClosed) return;
-    const profile = Deno.makeTempDirSync({ prefix: "cueport-output-" });
-    this.#profile = profile;
-    const { program, mode, url, width, height } = this.#options;
-    let child: Deno.ChildProcess;
+    const runner = this.#runner;
+    if (runner.kind === "refused") {
+      if (!this.#isRefusalSaid) this.#options.log("error", `Output: no browser: ${runner.reason}`);
+      this.#isRefusalSaid = true;
+      return;
+    }
+    const account = runner.kind === "user" ? runner.account : null;
+    const { program, mode, width, height } = this.#options;
+    let browser: LaunchedBrowser;
+    let profile: Profile;
     try {
-      const args = browserArgs(mode, url, {
-        profileDir: profile,
+      profile = this.#profiles.create(account);
+    } catch (error) {
+      this.#options.log("error", `Output: cannot make the browser's profile: ${error}`);
+      return;
+    }
+    try {
+      const args = browserArgs(mode, {
+        profileDir: profile.path,
+        pageUrl: this.#options.url,
         width,
         height,
-        isRoot: isRoot(profile),
+        isSandboxOff: this.isSandboxOff,
         isSoftwareGl: this.isSoftwareGl,
       });
       // Not under `nice`: on a machine kept busy by other programs a niced browser got a few
@@ -94,59 +184,27 @@ export class BrowserSupervisor {
       // beside `stress-ng --cpu 4`, against 10.3 without; its page's hello 6 s after start
       // against 5). The output is the show; it lowers its render scale instead
       // (`page/render_scale.js`).
-      child = spawn(program, args);
+      const env = browserEnv(profile.path, account !== null);
+      browser = launchBrowser(program, { args, env, account });
     } catch (error) {
       this.#options.log("error", `Cannot start the output browser ${program}: ${error}`);
-      this.#removeProfile(profile);
+      void profile.release();
       return;
     }
-    this.#child = child;
+    this.#browser = browser;
+    this.#profile = profile;
     this.starts++;
     this.#options.onStart?.();
-    const lastLines = keepLastLines(child.stderr);
-    this.#exitHandled = child.status.then(async (status) =>
-      this.#exited(child, profile, status, await lastLines)
-    );
-  }
-
-  /**
-   * Opens `url` in an app window (no tab strip, no address bar) of the browser running now:
-   * the browser started again on the same profile hands the address to the running one and
-   * exits (Chromium's one process a profile). False in headless (no windows), when no browser
-   * runs, and when the one started did not hand off (it is stopped: it would be a browser of
-   * its own).
-   */
-  async openAppWindow(url: string): Promise<boolean> {
-    const profile = this.profileDir;
-    if (!profile || this.#options.mode === "headless" || this.#isClosed) return false;
-    const args = [`--user-data-dir=${profile}`, ...(isRoot(profile) ? ["--no-sandbox"] : [])];
-    const child = new Deno.Command(this.#options.program, {
-      args: [...args, `--app=${url}`],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-    this.#handoffs.add(child);
-    let isLate = false;
-    const timer = setTimeout(() => {
-      isLate = true;
-      kill(child);
-    }, HAND_OFF_MS);
-    const status = await child.status;
-    clearTimeout(timer);
-    this.#handoffs.delete(child);
-    if (!status.success && !this.#isClosed) {
-      const how = isLate
-        ? `still running after ${HAND_OFF_MS / 1000} s: stopped`
-        : status.signal
-        ? `signal ${status.signal}`
-        : `code ${status.code}`;
-      this.#options.log(
-        "warn",
-        `The output browser started to open ${url} did not hand it to the running one (${how})`,
-      );
-    }
-    return status.success;
+    const script = this.#options.initScript?.() ?? null;
+    this.#script = script;
+    giveScriptToPages(browser.devtools, script)
+      .then(() => showPage(browser.devtools, this.#options.url, script))
+      .catch((error) => {
+        // Gone meanwhile: its exit is said.
+        if (this.#browser !== browser || browser.devtools.isClosed) return;
+        this.#options.log("warn", `Output: the browser did not show the page: ${error.message}`);
+      });
+    this.#exitHandled = browser.exited.then((exit) => this.#exited(browser, profile, exit));
   }
 
   /** The page of the browser running now loaded: the browser works. */
@@ -157,49 +215,39 @@ export class BrowserSupervisor {
   /** Starts the browser again now (it is killed; its exit starts the next one at once). */
   restart(): void {
     this.#exits = [];
-    try {
-      this.#child?.kill("SIGKILL");
-    } catch {
-      // already gone: its exit starts the next
-    }
+    this.#browser?.kill("SIGKILL");
   }
 
   /** Stops the browser and removes its profile. */
   async close(): Promise<void> {
     this.#isClosed = true;
     clearTimeout(this.#timer);
-    // A handoff under way would become a browser of its own once this one exits.
-    const handoffs = [...this.#handoffs];
-    for (const handoff of handoffs) kill(handoff);
-    await Promise.all(handoffs.map((handoff) => handoff.status));
-    const child = this.#child;
-    if (!child) return;
-    try {
-      child.kill("SIGTERM");
-    } catch {
-      // already gone
+    const browser = this.#browser;
+    if (browser) {
+      browser.kill("SIGTERM");
+      const timeout = setTimeout(() => browser.kill("SIGKILL"), 3000);
+      await this.#exitHandled;
+      clearTimeout(timeout);
     }
-    const timeout = setTimeout(() => {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // gone meanwhile
-      }
-    }, 3000);
-    await this.#exitHandled;
-    clearTimeout(timeout);
+    await this.#profile?.release();
     await this.#removals;
+    await this.#sweep;
   }
 
   #exited(
-    child: Deno.ChildProcess,
-    profile: string,
-    status: Deno.CommandStatus,
-    lastLines: string[],
+    browser: LaunchedBrowser,
+    profile: Profile,
+    exit: { code: number | null; signal: string | null; lastLines: string[] },
   ): void {
-    if (this.#child === child) this.#child = null;
-    this.#removeProfile(profile);
+    if (this.#browser === browser) this.#browser = null;
+    // Removed beside the next start: its helpers may hold files a moment after it exits.
+    this.#removals = this.#removals.then(() => profile.release());
     if (this.#isClosed) return;
+    if (!this.isSandboxOff && exit.lastLines.some((l) => NO_SANDBOX.test(l))) {
+      this.#sandboxUnusable(exit.lastLines);
+      this.start();
+      return;
+    }
     const now = performance.now();
     this.exitedAt = now;
     this.#exits = [...this.#exits.filter((t) => now - t < 10_000), now];
@@ -210,8 +258,8 @@ export class BrowserSupervisor {
       : BACKOFF_MS[Math.min(this.#exits.length - 1, BACKOFF_MS.length - 1)]!;
     // Said for each exit until it keeps failing; then once, and at each try after.
     if (this.#exitsWithoutPage <= GIVE_UP_AFTER || this.#exitsWithoutPage % 10 === 0) {
-      const how = status.signal ? `signal ${status.signal}` : `code ${status.code}`;
-      const said = lastLines.length > 0 ? `; it said: ${lastLines.join(" | ")}` : "";
+      const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
+      const said = exit.lastLines.length > 0 ? `; it said: ${exit.lastLines.join(" | ")}` : "";
       const next = isGivingUp
         ? `it exited ${this.#exitsWithoutPage} times without showing the page: trying again every ${
           RETRY_MS / 1000
@@ -222,50 +270,21 @@ export class BrowserSupervisor {
     this.#timer = setTimeout(() => this.start(), delay);
   }
 
-  #removeProfile(profile: string): void {
-    this.#removals = this.#removals.then(() => removeSoon(profile));
+  /**
+   * The browser found no sandbox it can use (user namespaces off, or forbidden to the service):
+   * it runs without one from now on, as an account that is never root, and the log says so once,
+   * with what to change (docs/security.md).
+   */
+  #sandboxUnusable(lastLines: string[]): void {
+    this.isSandboxOff = true;
+    const who = this.account ?? "the player's own account";
+    this.#options.log(
+      "error",
+      `Output: the browser's sandbox cannot run on this machine (it said: ${
+        lastLines.join(" | ")
+      }); the browser runs without it, as ${who}. Allow unprivileged user namespaces ` +
+        "(sysctl kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0) " +
+        "to have it back (docs/security.md)",
+    );
   }
-}
-
-/** Starts the browser with its stderr piped (its last lines go into the log when it exits). */
-function spawn(program: string, args: string[]): Deno.ChildProcess {
-  return new Deno.Command(program, { args, stdin: "null", stdout: "null", stderr: "piped" })
-    .spawn();
-}
-
-/** Kills a child process (SIGKILL) unless it is gone. */
-function kill(child: Deno.ChildProcess): void {
-  try {
-    child.kill("SIGKILL");
-  } catch {
-    // exited meanwhile
-  }
-}
-
-/** Removes a profile dir; Chromium's helpers may hold files a moment after it exits. */
-async function removeSoon(profile: string): Promise<void> {
-  for (let attempt = 0; attempt < 10; attempt++) {
-    try {
-      await Deno.remove(profile, { recursive: true });
-      return;
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
-/** Reads a browser's stderr to its end, keeping only its last three lines (for the log). */
-async function keepLastLines(stream: ReadableStream<Uint8Array>): Promise<string[]> {
-  let lines: string[] = [];
-  try {
-    for await (const text of stream.pipeThrough(new TextDecoderStream())) {
-      // Chromium talks of D-Bus at every start on a machine without a session bus: noise.
-      const said = text.split("\n").filter((l) => l.trim() && !/dbus|zygote/i.test(l));
-      lines = [...lines, ...said].slice(-3);
-    }
-  } catch {
-    // the stream ends with the process
-  }
-  return lines;
 }

@@ -38,6 +38,11 @@ export const SERVICE_ENV: readonly string[] = [
   "PROGRAMFILES",
   "PROGRAMFILES(X86)",
   "LOCALAPPDATA",
+  // The browser's screen when it runs as the player's own account (player/output/browser_process.ts),
+  // and node:child_process's coverage switch, which it reads at each spawn of the browser (the
+  // only way Deno hands a child the fds of its DevTools pipe).
+  "XAUTHORITY",
+  "NODE_V8_COVERAGE",
 ];
 
 /**
@@ -56,7 +61,6 @@ export const TEST_PEER_ENV: readonly string[] = [
   "SHELL",
   "TERM",
   "USER",
-  "NODE_V8_COVERAGE",
   // puppeteer-core, the web remote's browser tests.
   "PUPPETEER_*",
 ];

@@ -4,6 +4,7 @@
  * enabled and started; removed again; or asked how it is.
  * @module
  */
+import { outputAccountCommand } from "./output_account.ts";
 import { parseArgs } from "node:util";
 import { SERVICE_FLAGS } from "./permissions.ts";
 import { systemdUnit, UNIT_NAME, unitPath } from "./systemd_unit.ts";
@@ -110,7 +111,14 @@ function env(name: string): string | null {
 /** What `install` and `uninstall` do on this platform. */
 export function serviceSteps(
   action: "install" | "uninstall",
-  options: { isUser: boolean; command: string[]; home: string; runAs?: string | null },
+  options: {
+    isUser: boolean;
+    command: string[];
+    home: string;
+    runAs?: string | null;
+    /** The passwd file's text (tests); default: /etc/passwd. */
+    readPasswd?: () => string;
+  },
   os: typeof Deno.build.os = Deno.build.os,
 ): Step[] {
   const { isUser, command, home } = options;
@@ -125,7 +133,10 @@ export function serviceSteps(
       ];
     }
     const tools = ["ffmpeg", "renice", "ps"].map(findTool).filter((t): t is string => t !== null);
+    // The output browser's user, for a player run as root (the unit's own user is dynamic).
+    const account = isUser ? null : outputAccountCommand(options.readPasswd);
     return [
+      ...(account ? [{ kind: "run" as const, command: account }] : []),
       { kind: "mkdir", path: path.slice(0, path.lastIndexOf("/")) },
       { kind: "write", path, text: systemdUnit({ command, isUser, tools }) },
       { kind: "run", command: systemctl("daemon-reload") },

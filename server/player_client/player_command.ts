@@ -18,8 +18,10 @@ export const PLAYER_PERMISSIONS: readonly string[] = [
   "--allow-run",
   // The output's page server, on the loopback only (player/output/server.ts).
   "--allow-net=127.0.0.1",
-  // Where the output's browser is, and whether there is a screen (player/output/browser.ts).
-  "--allow-env=PATH,DISPLAY,WAYLAND_DISPLAY,PROGRAMFILES,PROGRAMFILES(X86),LOCALAPPDATA",
+  // Where the output's browser is, and whether there is a screen (player/output/browser.ts); the
+  // screen's key, and node:child_process's coverage switch read at each spawn of the browser
+  // (player/output/browser_process.ts).
+  "--allow-env=PATH,DISPLAY,WAYLAND_DISPLAY,PROGRAMFILES,PROGRAMFILES(X86),LOCALAPPDATA,XAUTHORITY,NODE_V8_COVERAGE",
   "--v8-flags=--max-semi-space-size=8",
 ];
 

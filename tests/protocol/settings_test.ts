@@ -120,8 +120,6 @@ Deno.test("settings: the README's table and --help say each setting's default as
 const NOT_SETTINGS: ReadonlyArray<readonly [path: string, hit: string]> = [
   // The log before the settings are read: main.ts loads no settings (nor zod) before the player starts.
   ["server/log.ts", 'format: LogFormat = "text"'],
-  // The deadline of a DevTools connection of the output's browser, not a request's head.
-  ["player/output/devtools.ts", "timeoutMs = 10_000"],
   // The deadline of a DevTools command to the output's browser, not a player request's.
   ["player/output/devtools.ts", "timeoutMs = 5000"],
   // A WebSocket request's head (a handshake), not a request's body.

@@ -63,18 +63,26 @@ Deno.test("hasDisplay() needs DISPLAY or WAYLAND_DISPLAY on Linux only", async (
 });
 
 Deno.test("browserArgs() opens an app window, kiosk for full screen, or headless with software GL", () => {
-  const options = { profileDir: "/tmp/p", width: 1920, height: 1080 };
-  const window = browserArgs("window", "http://127.0.0.1:1/t/", options);
-  assert.ok(window.includes("--app=http://127.0.0.1:1/t/"));
+  const pageUrl = "http://127.0.0.1:4321/0123abcd/";
+  const options = { profileDir: "/tmp/p", pageUrl, width: 1920, height: 1080 };
+  const window = browserArgs("window", options);
+  // The page's address (its secret path) is navigated to over the pipe.
+  assert.ok(window.includes("--app=http://127.0.0.1:4321/"), "the server's root");
   assert.ok(window.includes("--user-data-dir=/tmp/p"));
-  assert.ok(!window.includes("--no-sandbox"), "sandboxed unless root");
-  assert.ok(browserArgs("fullscreen", "u", options).includes("--kiosk"));
-  const headless = browserArgs("headless", "u", options);
+  assert.ok(browserArgs("fullscreen", options).includes("--kiosk"));
+  const headless = browserArgs("headless", options);
   assert.ok(headless.includes("--headless=new"));
   assert.ok(headless.includes("--use-angle=swiftshader"));
-  assert.ok(browserArgs("window", "u", { ...options, isRoot: true }).includes("--no-sandbox"));
+  assert.equal(headless.at(-1), "about:blank");
+  for (const args of [window, headless]) {
+    assert.ok(args.includes("--remote-debugging-pipe"), "DevTools on the pipe");
+    assert.ok(!args.some((a) => a.startsWith("--remote-debugging-port")), "no port");
+    assert.ok(!args.includes("--no-sandbox"), "the sandbox on, headless too");
+    assert.ok(!args.some((a) => a.includes("0123abcd")), "no address of the page");
+  }
+  assert.ok(browserArgs("window", { ...options, isSandboxOff: true }).includes("--no-sandbox"));
   assert.ok(
-    browserArgs("window", "u", { ...options, width: 160, height: 90 }).includes(
+    browserArgs("window", { ...options, width: 160, height: 90 }).includes(
       "--window-size=640,360",
     ),
     "headless Chromium draws a smaller window once a second",

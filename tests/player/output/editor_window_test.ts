@@ -6,7 +6,7 @@
  * `GET /api/v1/presets`, undoable; a refused one shows its line and writes
  * nothing; closing the page clears the state. One service in this process
  * with its player and a headless output (one browser), driven here with
- * puppeteer-core over that browser's own DevTools endpoint.
+ * puppeteer-core over that browser's own DevTools pipe (`DevTools.channel`).
  */
 import assert from "node:assert/strict";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
@@ -32,19 +32,13 @@ const TINTED = INVERT
   .replace("c.a);", "c.a) * tint;");
 
 async function connectBrowser(output: Output): Promise<Browser> {
-  const profileDir = output.browserProfileDir!;
-  let endpoint = "";
-  await untilOutput(output, "the output browser's DevTools port", async () => {
-    try {
-      const [port, path] = (await Deno.readTextFile(`${profileDir}/DevToolsActivePort`))
-        .split("\n");
-      endpoint = `ws://127.0.0.1:${port}${path}`;
-      return !!port && !!path;
-    } catch {
-      return false;
-    }
+  let devtools = output.browserDevTools;
+  await untilOutput(output, "the output browser's DevTools", () => {
+    devtools = output.browserDevTools;
+    return devtools !== null;
   });
-  return await puppeteer.connect({ browserWSEndpoint: endpoint, defaultViewport: null });
+  // No port: puppeteer drives the pages over the browser's own pipe, beside the player.
+  return await puppeteer.connect({ transport: devtools!.channel(), defaultViewport: null });
 }
 
 /** Waits until the page's code box shows `code`. */

@@ -121,12 +121,29 @@ Deno.test("service install --dry-run prints the unit and the commands, changes n
 });
 
 Deno.test("service steps per platform: systemd on Linux, launchd on macOS", () => {
-  const options = { isUser: false, command: ["/usr/local/bin/cueport"], home: "/h", runAs: "show" };
+  const options = {
+    isUser: false,
+    command: ["/usr/local/bin/cueport"],
+    home: "/h",
+    runAs: "show",
+    readPasswd: () => "root:x:0:0::/root:/bin/sh\ncueport-output:x:998:998::/nonexistent:/x\n",
+  };
   const linux = serviceSteps("install", options, "linux");
   assert.deepEqual(linux.filter((s) => s.kind === "run").map((s) => s.command.join(" ")), [
     "systemctl daemon-reload",
     "systemctl enable --now cueport.service",
   ]);
+  // The output browser's user is made when it is missing (a player run as root starts it so).
+  const fresh = serviceSteps(
+    "install",
+    { ...options, readPasswd: () => "root:x:0:0::/:/x\n" },
+    "linux",
+  );
+  assert.equal(
+    fresh.find((s) => s.kind === "run")?.command.join(" "),
+    "useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin " +
+      "cueport-output",
+  );
   const mac = serviceSteps("install", options, "darwin");
   const runs = mac.filter((s) => s.kind === "run").map((s) => s.command.join(" "));
   assert.ok(

@@ -1,0 +1,134 @@
+/**
+ * Starts the output's browser with its DevTools on a pipe: the browser's
+ * fd 3 (what it reads) and fd 4 (what it writes), as `--remote-debugging-pipe`
+ * wants. `Deno.Command` hands a child only stdin, stdout and stderr; Deno's
+ * `node:child_process` hands it more (`stdio` with five entries: a socket
+ * pair each, measured under Deno 2.9.6), and can start it as another user
+ * (`uid`, `gid`, the supplementary groups cleared: measured). When the
+ * player ends, even by SIGKILL, its ends of the pipe close and Chromium
+ * exits with all its helpers (0 processes of its profile left 0.3 s after a
+ * `kill -9` of the player, headless, sandboxed, as uid 65534).
+ * @module
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+import { DevTools } from "./devtools.ts";
+
+/** An account the browser runs as (`browser_user.ts`). */
+export interface BrowserAccount {
+  name: string;
+  uid: number;
+  gid: number;
+}
+
+/** How a browser exited. */
+export interface BrowserExit {
+  code: number | null;
+  signal: string | null;
+}
+
+/** A browser started by `launchBrowser`. */
+export interface LaunchedBrowser {
+  pid: number | null;
+  /** Its DevTools, over the pipe. */
+  devtools: DevTools;
+  /** Resolves when it has exited, with its last three lines on stderr. */
+  exited: Promise<BrowserExit & { lastLines: string[] }>;
+  /** Sends it a signal unless it is gone. */
+  kill(signal: "SIGTERM" | "SIGKILL"): void;
+}
+
+function env(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined; // not granted: as if unset
+  }
+}
+
+/**
+ * The browser's environment: nothing of the player's but the screen and the PATH (its
+ * helpers), with HOME and the XDG folders in its profile so that it writes nowhere else.
+ * XAUTHORITY is passed on only to a browser of the player's own account (another could not
+ * read the file; `docs/output.md` says how to let it onto the screen).
+ */
+export function browserEnv(profileDir: string, isOtherUser: boolean): Record<string, string> {
+  const passed = ["PATH", "DISPLAY", "WAYLAND_DISPLAY", ...(isOtherUser ? [] : ["XAUTHORITY"])];
+  const out: Record<string, string> = {
+    HOME: profileDir,
+    XDG_CONFIG_HOME: `${profileDir}/.config`,
+    XDG_CACHE_HOME: `${profileDir}/.cache`,
+  };
+  for (const name of passed) {
+    const value = env(name);
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+/** Starts `program` with `args`, its DevTools on the pipe, as `account` when given. */
+export function launchBrowser(
+  program: string,
+  options: { args: string[]; env: Record<string, string>; account: BrowserAccount | null },
+): LaunchedBrowser {
+  const child = spawn(program, options.args, {
+    stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
+    env: options.env,
+    ...(options.account ? { uid: options.account.uid, gid: options.account.gid } : {}),
+  });
+  const toBrowser = child.stdio[3] as Writable;
+  const fromBrowser = child.stdio[4] as Readable;
+  const devtools = new DevTools((message) => toBrowser.write(message));
+  toBrowser.on("error", () => devtools.closed());
+  fromBrowser.on("data", (chunk: Uint8Array) => devtools.receive(chunk));
+  fromBrowser.on("close", () => devtools.closed());
+  fromBrowser.on("error", () => devtools.closed());
+  const lastLines = keepLastLines(child);
+  const exited = new Promise<BrowserExit>((resolve) => {
+    // Its last lines may come after its exit: they are waited for a moment (a helper that
+    // kept stderr open would hold 'close' back).
+    child.on("exit", (code, signal) => {
+      const timer = setTimeout(() => resolve({ code, signal }), 1000);
+      child.on("close", () => {
+        clearTimeout(timer);
+        resolve({ code, signal });
+      });
+    });
+    child.on("error", (error) => {
+      lastLines.push(String(error));
+      resolve({ code: null, signal: null });
+    });
+  }).then((exit) => {
+    devtools.closed();
+    return { ...exit, lastLines: lastLines.slice(-3) };
+  });
+  return {
+    pid: child.pid ?? null,
+    devtools,
+    exited,
+    kill: (signal) => {
+      try {
+        child.kill(signal);
+      } catch {
+        // gone meanwhile
+      }
+    },
+  };
+}
+
+/** Keeps the browser's last lines on stderr (for the log when it exits). */
+function keepLastLines(child: ChildProcess): string[] {
+  const lines: string[] = [];
+  const decoder = new TextDecoder();
+  child.stderr?.on("data", (chunk: Uint8Array) => {
+    // Chromium talks of D-Bus at every start on a machine without a session bus: noise.
+    const said = decoder.decode(chunk, { stream: true }).split("\n")
+      .filter((l) =>
+        l.trim() && (/sandbox/i.test(l) || !/dbus|zygote|unexpected operator/i.test(l))
+      );
+    lines.push(...said);
+    lines.splice(0, Math.max(0, lines.length - 3));
+  });
+  child.stderr?.on("error", () => {});
+  return lines;
+}

@@ -1,0 +1,112 @@
+/**
+ * The browser's profiles: one made fresh for each launch, mode 0700 and owned
+ * by the account the browser runs as, under one parent folder the player owns
+ * (`<temp>/cueport-output.<uid>`, mode 0711: another account can pass through
+ * it to its own profile, and list nothing). Each profile has a lock file
+ * beside it that its player holds locked while the profile lives: the kernel
+ * drops the lock when the player ends, even by SIGKILL, so a profile whose lock
+ * can be taken is stale, and the next start removes it (a profile is about 2.4
+ * MB; a player killed again and again would fill the disk with them).
+ * @module
+ */
+import type { BrowserAccount } from "./browser_process.ts";
+
+/** A profile in use: `release` removes it. */
+export interface Profile {
+  path: string;
+  release(): Promise<void>;
+}
+
+/** The profiles of the browsers of the players of one account. */
+export class ProfileDirs {
+  readonly parent: string;
+  /** The account of this player (the owner of the folder). */
+  readonly uid: number;
+
+  /** Profiles under `parent`, made (mode 0711) unless it is there, owned by `uid`. */
+  constructor(parent: string, uid: number) {
+    this.parent = parent;
+    this.uid = uid;
+    try {
+      Deno.mkdirSync(parent, { mode: 0o711 });
+      Deno.chmodSync(parent, 0o711); // the umask aside
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    }
+    const info = Deno.lstatSync(parent);
+    // A folder another account made in its place (in a shared /tmp) is not used.
+    if (!info.isDirectory || info.uid !== uid || ((info.mode ?? 0) & 0o022) !== 0) {
+      throw new Error(
+        `The folder of the browser's profiles ${parent} is not this account's own: remove it`,
+      );
+    }
+  }
+
+  /** The parent folder of this account's profiles in the system's temp folder. */
+  static forThisAccount(): ProfileDirs {
+    const probe = Deno.makeTempDirSync({ prefix: "cueport-probe-" });
+    const uid = Deno.statSync(probe).uid ?? 0;
+    Deno.removeSync(probe);
+    const temp = probe.slice(0, probe.lastIndexOf("/"));
+    return new ProfileDirs(`${temp}/cueport-output.${uid}`, uid);
+  }
+
+  /** Removes the profiles whose player is gone (their lock is free); how many. */
+  async removeStale(): Promise<number> {
+    let removed = 0;
+    for (const entry of [...Deno.readDirSync(this.parent)]) {
+      if (!entry.name.endsWith(".lock")) continue;
+      const name = entry.name.slice(0, -".lock".length);
+      const lock = await openLock(`${this.parent}/${entry.name}`);
+      if (!lock || !lock.tryLockSync(true)) {
+        lock?.close();
+        continue; // its player lives
+      }
+      await removeTree(`${this.parent}/${name}`);
+      await Deno.remove(`${this.parent}/${entry.name}`).catch(() => {});
+      lock.close();
+      removed++;
+    }
+    return removed;
+  }
+
+  /** A new profile, owned by `account` (null: this account), mode 0700, locked. */
+  create(account: BrowserAccount | null): Profile {
+    const path = Deno.makeTempDirSync({ dir: this.parent, prefix: "profile-" });
+    const lock = Deno.openSync(`${path}.lock`, { write: true, create: true, mode: 0o600 });
+    lock.lockSync(true);
+    if (account) Deno.chownSync(path, account.uid, account.gid);
+    Deno.chmodSync(path, 0o700);
+    let removal: Promise<void> | null = null;
+    return {
+      path,
+      release: () =>
+        removal ??= (async () => {
+          await removeTree(path);
+          await Deno.remove(`${path}.lock`).catch(() => {});
+          lock.close();
+        })(),
+    };
+  }
+}
+
+async function openLock(path: string): Promise<Deno.FsFile | null> {
+  try {
+    return await Deno.open(path, { write: true });
+  } catch {
+    return null;
+  }
+}
+
+/** Removes a folder; Chromium's helpers may hold files a moment after it exits. */
+async function removeTree(path: string): Promise<void> {
+  for (let attempt = 0; attempt < 30; attempt++) {
+    try {
+      await Deno.remove(path, { recursive: true });
+      return;
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The browser's profiles: fresh, 0700, owned by the browser's account, under
+ * one parent of the player's; removed when released, and when their player
+ * died (a real process killed with SIGKILL: its lock is free) at the next start.
+ */
+import assert from "node:assert/strict";
+import { ProfileDirs } from "../../../player/output/profiles.ts";
+import { until } from "../../_helpers/until.ts";
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A parent for the profiles of this test, and the account's uid. */
+async function parentDir(): Promise<{ parent: string; uid: number; remove(): Promise<void> }> {
+  const root = await Deno.makeTempDir({ prefix: "cueport-profiles-" });
+  const uid = (await Deno.stat(root)).uid!;
+  return {
+    parent: `${root}/parent`,
+    uid,
+    remove: () => Deno.remove(root, { recursive: true }),
+  };
+}
+
+Deno.test("ProfileDirs: a fresh 0700 profile under a 0711 parent, removed when released", async () => {
+  const dir = await parentDir();
+  try {
+    const profiles = new ProfileDirs(dir.parent, dir.uid);
+    assert.equal((await Deno.stat(dir.parent)).mode! & 0o777, 0o711);
+    const a = profiles.create(null);
+    const b = profiles.create(null);
+    assert.notEqual(a.path, b.path);
+    assert.equal((await Deno.stat(a.path)).mode! & 0o777, 0o700);
+    assert.equal(await profiles.removeStale(), 0, "a profile in use is not stale");
+    await a.release();
+    assert.equal(await exists(a.path), false);
+    assert.equal(await exists(`${a.path}.lock`), false);
+    assert.equal(await exists(b.path), true);
+    await b.release();
+  } finally {
+    await dir.remove();
+  }
+});
+
+Deno.test("ProfileDirs refuses a parent that is not its account's own or that others may write", async () => {
+  const dir = await parentDir();
+  try {
+    await Deno.mkdir(dir.parent, { mode: 0o777 });
+    await Deno.chmod(dir.parent, 0o777);
+    assert.throws(() => new ProfileDirs(dir.parent, dir.uid), /is not this account's own/);
+    assert.throws(() => new ProfileDirs(`${dir.parent}x`, dir.uid + 1), /not this account's own/);
+  } finally {
+    await dir.remove();
+  }
+});
+
+Deno.test("ProfileDirs.removeStale removes the profile of a player killed with SIGKILL", async () => {
+  const dir = await parentDir();
+  const module = new URL("../../../player/output/profiles.ts", import.meta.url).href;
+  // A stand-in player: makes a profile, says where, and waits to be killed.
+  const code = `import { ProfileDirs } from "${module}";
+const profile = new ProfileDirs(${JSON.stringify(dir.parent)}, ${dir.uid}).create(null);
+await Deno.writeTextFile(profile.path + "/file", "x".repeat(4096));
+console.log(profile.path);
+setInterval(() => {}, 1000);`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--quiet", code],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  try {
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let out = "";
+    while (!out.includes("\n")) out += (await reader.read()).value ?? "";
+    const path = out.trim();
+    const profiles = new ProfileDirs(dir.parent, dir.uid);
+    assert.equal(await profiles.removeStale(), 0, "its player lives");
+    assert.equal(await exists(path), true);
+    child.kill("SIGKILL");
+    await child.status;
+    await reader.cancel();
+    assert.equal(await profiles.removeStale(), 1);
+    assert.equal(await exists(path), false);
+    assert.equal(await exists(`${path}.lock`), false);
+    await until("nothing else left", () => [...Deno.readDirSync(dir.parent)].length === 0);
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // gone
+    }
+    await dir.remove();
+  }
+});
