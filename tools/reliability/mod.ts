@@ -30,6 +30,8 @@ import { oscPatterns } from "./osc_patterns.ts";
 import { udpReflection } from "./udp_reflection.ts";
 import { mcpStreams } from "./mcp_streams.ts";
 import { load } from "./load.ts";
+import { shaderHang } from "./shader_hang.ts";
+import { checkMemory } from "./check_memory.ts";
 
 export { killAll } from "./_children.ts";
 export { formatTable, missedTargets, TARGETS } from "./_report.ts";
@@ -58,6 +60,8 @@ export const PROBES: readonly Probe[] = [
   udpReflection,
   mcpStreams,
   load,
+  shaderHang,
+  checkMemory,
 ];
 
 /** What to run. */
