@@ -32,6 +32,8 @@ import { mcpStreams } from "./mcp_streams.ts";
 import { load } from "./load.ts";
 import { shaderHang } from "./shader_hang.ts";
 import { checkMemory } from "./check_memory.ts";
+import { textureBudget } from "./texture_budget.ts";
+import { browserOrphans } from "./browser_orphans.ts";
 
 export { killAll } from "./_children.ts";
 export { formatTable, missedTargets, TARGETS } from "./_report.ts";
@@ -62,6 +64,8 @@ export const PROBES: readonly Probe[] = [
   load,
   shaderHang,
   checkMemory,
+  textureBudget,
+  browserOrphans,
 ];
 
 /** What to run. */
