@@ -10,7 +10,7 @@
 import type { ServiceRun } from "./_harness.ts";
 import { isRunning } from "./_proc.ts";
 import { sleep, withShow } from "./_output_show.ts";
-import { browserProcesses, profileDirs, type ProcessRow } from "./_process_tree.ts";
+import { browserProcesses, type ProcessRow, profileDirs } from "./_process_tree.ts";
 import type { Probe, ProbeContext } from "./_types.ts";
 
 const KILLS = 3;
@@ -33,7 +33,9 @@ async function run(context: ProbeContext): Promise<void> {
     let kills = 0;
     for (let k = 0; k < KILLS; k++) {
       const before = await browserUp(svc);
-      if (before === null) throw new Error(`No browser under the player within ${BACK_WITHIN_MS / 1000} s`);
+      if (before === null) {
+        throw new Error(`No browser under the player within ${BACK_WITHIN_MS / 1000} s`);
+      }
       for (const dir of profileDirs(before.rows)) deadDirs.add(dir);
       svc.expectPlayerExits(1);
       Deno.kill(before.player, "SIGKILL");
@@ -43,7 +45,11 @@ async function run(context: ProbeContext): Promise<void> {
       const alive: ProcessRow[] = [];
       for (const row of before.rows) if (await isRunning(row.pid)) alive.push(row);
       left += alive.length;
-      tally.note(`kill ${k + 1}: ${alive.length} of ${before.rows.length} browser processes of the dead player left after 5 s`);
+      tally.note(
+        `kill ${
+          k + 1
+        }: ${alive.length} of ${before.rows.length} browser processes of the dead player left after 5 s`,
+      );
       for (const row of alive) {
         try {
           Deno.kill(row.pid, "SIGKILL"); // the probe's own orphans, by pid
@@ -55,11 +61,21 @@ async function run(context: ProbeContext): Promise<void> {
     if ((await browserUp(svc)) === null) tally.shortfall("no browser after the last restart");
     const stale = [];
     for (const dir of deadDirs) if (await exists(dir)) stale.push(dir);
-    tally.note(`profile dirs of dead browsers: ${deadDirs.size}, left after the next start: ${stale.length}`);
-    if (deadDirs.size === 0) tally.note("no browser named its profile dir (--user-data-dir) on its command line");
+    tally.note(
+      `profile dirs of dead browsers: ${deadDirs.size}, left after the next start: ${stale.length}`,
+    );
+    if (deadDirs.size === 0) {
+      tally.note("no browser named its profile dir (--user-data-dir) on its command line");
+    }
     for (const dir of stale) await Deno.remove(dir, { recursive: true }).catch(() => {});
-    if (left > 0) tally.shortfall(`${left} browser process(es) of dead players left 5 s after ${kills} kills (target 0)`);
-    if (stale.length > 0) tally.shortfall(`${stale.length} stale profile dir(s) after the next start (target 0)`);
+    if (left > 0) {
+      tally.shortfall(
+        `${left} browser process(es) of dead players left 5 s after ${kills} kills (target 0)`,
+      );
+    }
+    if (stale.length > 0) {
+      tally.shortfall(`${stale.length} stale profile dir(s) after the next start (target 0)`);
+    }
   });
 }
 

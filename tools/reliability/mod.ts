@@ -34,6 +34,7 @@ import { shaderHang } from "./shader_hang.ts";
 import { checkMemory } from "./check_memory.ts";
 import { textureBudget } from "./texture_budget.ts";
 import { browserOrphans } from "./browser_orphans.ts";
+import { pageForgery } from "./page_forgery.ts";
 
 export { killAll } from "./_children.ts";
 export { formatTable, missedTargets, TARGETS } from "./_report.ts";
@@ -66,6 +67,7 @@ export const PROBES: readonly Probe[] = [
   checkMemory,
   textureBudget,
   browserOrphans,
+  pageForgery,
 ];
 
 /** What to run. */

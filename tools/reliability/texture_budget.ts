@@ -31,8 +31,14 @@ export const LARGEST_PRESET: string = (() => {
     })),
     {},
   ];
-  const header = JSON.stringify({ INPUTS: [{ NAME: "inputImage", TYPE: "image" }], PASSES: passes });
-  const reads = Array.from({ length: TARGETS_COUNT }, (_, i) => `IMG_NORM_PIXEL(t${i}, isf_FragNormCoord)`)
+  const header = JSON.stringify({
+    INPUTS: [{ NAME: "inputImage", TYPE: "image" }],
+    PASSES: passes,
+  });
+  const reads = Array.from(
+    { length: TARGETS_COUNT },
+    (_, i) => `IMG_NORM_PIXEL(t${i}, isf_FragNormCoord)`,
+  )
     .join(" + ");
   return `/*${header}*/
 void main() {
@@ -73,7 +79,9 @@ async function run(context: ProbeContext): Promise<void> {
       const peak = await sampler.stop();
       tally.note(`the browser's processes: ${peak} MB at most (summed RSS)`);
       if (peak >= BROWSER_UNDER_MB) {
-        tally.shortfall(`the browser's processes reached ${peak} MB (target under ${BROWSER_UNDER_MB})`);
+        tally.shortfall(
+          `the browser's processes reached ${peak} MB (target under ${BROWSER_UNDER_MB})`,
+        );
       }
     }
   });
@@ -81,7 +89,12 @@ async function run(context: ProbeContext): Promise<void> {
 
 /** Adds the preset and the six Effects, each put on the Clip; judges the refusals. */
 async function addEffects(device: RemoteDevice, sampler: BrowserRss, tally: Tally): Promise<void> {
-  const add = await device.edit("preset.add", { kind: "effect", name: "Probe largest", type: "isf", code: LARGEST_PRESET });
+  const add = await device.edit("preset.add", {
+    kind: "effect",
+    name: "Probe largest",
+    type: "isf",
+    code: LARGEST_PRESET,
+  });
   tally.inputs++;
   const presetId = RemoteDevice.created(add, "presetID");
   if (presetId === null) throw new Error(`The largest preset was refused: ${answerWords(add)}`);
@@ -103,7 +116,9 @@ async function addEffects(device: RemoteDevice, sampler: BrowserRss, tally: Tall
     tally.inputs++;
     budgetRefusal = refusal(put);
     if (put.status === 200) onClip.push(effectId);
-    else if (budgetRefusal === null) tally.note(`clip.update with ${i + 1} Effects: ${answerWords(put)}`);
+    else if (budgetRefusal === null) {
+      tally.note(`clip.update with ${i + 1} Effects: ${answerWords(put)}`);
+    }
     await sleep(SETTLE_MS);
   }
   tally.note(
@@ -112,14 +127,19 @@ async function addEffects(device: RemoteDevice, sampler: BrowserRss, tally: Tall
   );
   if (sampler.isOver) tally.note(`the browser passed ${TAKE_OFF_OVER_MB} MB: Effects taken off`);
   if (budgetRefusal === null) {
-    tally.shortfall(`${onClip.length} Effects of the largest preset taken, none refused with TEXTURE_BUDGET`);
+    tally.shortfall(
+      `${onClip.length} Effects of the largest preset taken, none refused with TEXTURE_BUDGET`,
+    );
   }
 }
 
 /** `the Nth edit refused: ...` when `answer` is the budget's refusal, else null. */
 function refusal(answer: JsonAnswer): string | null {
   const error = answer.body?.error as { code?: string; details?: { reason?: string } } | undefined;
-  if (answer.status === 400 && error?.code === "EDIT_REFUSED" && error.details?.reason === "TEXTURE_BUDGET") {
+  if (
+    answer.status === 400 && error?.code === "EDIT_REFUSED" &&
+    error.details?.reason === "TEXTURE_BUDGET"
+  ) {
     return `refused at the budget: ${JSON.stringify(error.details)}`;
   }
   return null;
