@@ -35,6 +35,7 @@ import { checkMemory } from "./check_memory.ts";
 import { textureBudget } from "./texture_budget.ts";
 import { browserOrphans } from "./browser_orphans.ts";
 import { pageForgery } from "./page_forgery.ts";
+import { otherAccount } from "./other_account.ts";
 
 export { killAll } from "./_children.ts";
 export { formatTable, missedTargets, TARGETS } from "./_report.ts";
@@ -67,6 +68,7 @@ export const PROBES: readonly Probe[] = [
   checkMemory,
   textureBudget,
   browserOrphans,
+  otherAccount,
   pageForgery,
 ];
 
