@@ -36,6 +36,7 @@ import { textureBudget } from "./texture_budget.ts";
 import { browserOrphans } from "./browser_orphans.ts";
 import { pageForgery } from "./page_forgery.ts";
 import { otherAccount } from "./other_account.ts";
+import { diskFull } from "./disk_full.ts";
 
 export { killAll } from "./_children.ts";
 export { formatTable, missedTargets, TARGETS } from "./_report.ts";
@@ -70,6 +71,7 @@ export const PROBES: readonly Probe[] = [
   browserOrphans,
   otherAccount,
   pageForgery,
+  diskFull,
 ];
 
 /** What to run. */
