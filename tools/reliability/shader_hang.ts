@@ -5,7 +5,10 @@
  * 10 s (`/health` `output.framesDrawn` grows; no span without a new frame of
  * 10 s or more in the 20 s watched, and drawing at the end), the preset must be
  * quarantined (`preset.quarantine` non-null), and the show's clock must never
- * stop (the playing Clip's position moves at every half-second sample). An
+ * stop (the playing Clip's position moves at every half-second sample). A
+ * preset refused at the edit (`INVALID_SHADER`: a loop without a constant
+ * bound) is noted, not missed; a shader whose frames never stopped for 3 s
+ * needs no quarantine (its loop's bound held). An
  * output still frozen after the Effect is taken off is said, and the next
  * shader gets a freshly started service.
  * @module
@@ -51,10 +54,18 @@ void main() {
   },
 ];
 
-/** How long each shader is watched once on the Clip. */
+/** How long each shader is watched once on the Clip, at most. */
 const WATCH_MS = 20_000;
+/** The watch may end early (quarantined, drawing again) from this long after the edit. */
+const SETTLED_AFTER_MS = 8000;
 /** The output must draw again within this. */
 const DRAWS_AGAIN_WITHIN_MS = 10_000;
+
+/**
+ * A span without a new frame this long is the output stopped: the preset must then be
+ * quarantined. Shorter (a loop bounded at the edit), there is nothing to quarantine.
+ */
+const FROZE_MS = 3000;
 
 /** The `shader_hang` probe. */
 export const shaderHang: Probe = {
@@ -98,7 +109,11 @@ async function oneShader(
   tally.inputs++;
   const presetId = RemoteDevice.created(add, "presetID");
   if (presetId === null) {
-    tally.shortfall(`the ${shader.name} preset was not added: ${answerWords(add)}`);
+    // Refusing a loop without a constant bound (as GLSL ES 1.00 does) is one way to bound it.
+    const error = add.body?.error as { code?: string } | undefined;
+    if (add.status === 422 && error?.code === "INVALID_SHADER") {
+      tally.note(`the ${shader.name} preset was refused at the edit: ${answerWords(add)}`);
+    } else tally.shortfall(`the ${shader.name} preset was not added: ${answerWords(add)}`);
     return false;
   }
   const effect = await device.edit("effect.add", { presetID: presetId });
@@ -114,7 +129,7 @@ async function oneShader(
   });
   tally.inputs++;
   if (put.status !== 200) tally.note(`${shader.name}: clip.update answered ${answerWords(put)}`);
-  await sleep(WATCH_MS);
+  await watchUntilSettled(svc.ports.http, device, presetId);
   const seen = await watch.stop();
   const preset = await device.request("GET", `/api/v1/presets/effect/${presetId}`);
   const quarantine = preset.body?.quarantine;
@@ -133,7 +148,12 @@ async function oneShader(
         } (target: draws again within 10 s)`,
     );
   }
-  if (quarantine === null || quarantine === undefined) {
+  const isQuarantined = quarantine !== null && quarantine !== undefined;
+  if (!isQuarantined && seen.longestFreezeMs < FROZE_MS) {
+    tally.note(
+      `${shader.name}: the frames never stopped (the loop's bound held): nothing to quarantine`,
+    );
+  } else if (!isQuarantined) {
     tally.shortfall(
       `${shader.name}: the preset was not quarantined (preset.quarantine ${
         quarantine === null ? "null" : "absent"
@@ -147,6 +167,25 @@ async function oneShader(
   }
   await device.edit("clip.update", { clipID: PLAYING_CLIP, options: { effects: [] } });
   return !(await framesGrowWithin(svc.ports.http, 15_000));
+}
+
+/**
+ * Waits out the watch: 20 s, or less once the preset is quarantined and the output has drawn
+ * again (at least 8 s after the edit, so a freeze that comes late is still seen).
+ */
+async function watchUntilSettled(
+  port: number,
+  device: RemoteDevice,
+  presetId: string,
+): Promise<void> {
+  const started = performance.now();
+  while (performance.now() - started < WATCH_MS) {
+    await sleep(1000);
+    if (performance.now() - started < SETTLED_AFTER_MS) continue;
+    const preset = await device.request("GET", `/api/v1/presets/effect/${presetId}`);
+    const isQuarantined = preset.body?.quarantine !== null && preset.body?.quarantine !== undefined;
+    if (isQuarantined && (await framesGrowWithin(port, 1500))) return;
+  }
 }
 
 /** A clean restart of the service, its first frame and the Clip playing again. */
