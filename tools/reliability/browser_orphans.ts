@@ -60,7 +60,9 @@ async function run(context: ProbeContext): Promise<void> {
     }
     if ((await browserUp(svc)) === null) tally.shortfall("no browser after the last restart");
     const stale = [];
-    for (const dir of deadDirs) if (await exists(dir)) stale.push(dir);
+    for (const dir of deadDirs) {
+      if (await Deno.stat(dir).then(() => true, () => false)) stale.push(dir);
+    }
     tally.note(
       `profile dirs of dead browsers: ${deadDirs.size}, left after the next start: ${stale.length}`,
     );
@@ -92,13 +94,4 @@ async function browserUp(svc: ServiceRun): Promise<{ player: number; rows: Proce
     await sleep(250);
   }
   return null;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -79,10 +79,11 @@ async function run(context: ProbeContext): Promise<void> {
   const { tally } = context;
   await withShow(tally, async (svc) => {
     let device = await RemoteDevice.pair(svc.ports.http);
-    for (const shader of HANG_SHADERS) {
+    for (const [i, shader] of HANG_SHADERS.entries()) {
       context.log(`shader_hang: the ${shader.name} shader on ${PLAYING_CLIP}`);
-      const isFrozen = await oneShader(svc, device, shader, tally);
-      if (isFrozen) {
+      await oneShader(svc, device, shader, tally);
+      if (i === HANG_SHADERS.length - 1) break;
+      if (!(await framesGrowWithin(svc.ports.http, 15_000))) {
         tally.note(
           `the output still drew nothing 15 s after the ${shader.name} Effect was taken off: service restarted`,
         );
@@ -93,13 +94,13 @@ async function run(context: ProbeContext): Promise<void> {
   });
 }
 
-/** Puts one shader on the Clip and judges; returns whether the output stays frozen after. */
+/** Puts one shader on the Clip, judges, and takes it off. */
 async function oneShader(
   svc: ServiceRun,
   device: RemoteDevice,
   shader: { name: string; code: string },
   tally: Tally,
-): Promise<boolean> {
+): Promise<void> {
   const add = await device.edit("preset.add", {
     kind: "effect",
     name: `Probe ${shader.name}`,
@@ -114,13 +115,13 @@ async function oneShader(
     if (add.status === 422 && error?.code === "INVALID_SHADER") {
       tally.note(`the ${shader.name} preset was refused at the edit: ${answerWords(add)}`);
     } else tally.shortfall(`the ${shader.name} preset was not added: ${answerWords(add)}`);
-    return false;
+    return;
   }
   const effect = await device.edit("effect.add", { presetID: presetId });
   const effectId = RemoteDevice.created(effect, "effectID");
   if (effectId === null) {
     tally.shortfall(`no Effect of the ${shader.name} preset: ${answerWords(effect)}`);
-    return false;
+    return;
   }
   const watch = new ShowWatch(svc.ports.http);
   const put = await device.edit("clip.update", {
@@ -166,7 +167,6 @@ async function oneShader(
     );
   }
   await device.edit("clip.update", { clipID: PLAYING_CLIP, options: { effects: [] } });
-  return !(await framesGrowWithin(svc.ports.http, 15_000));
 }
 
 /**

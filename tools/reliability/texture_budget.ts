@@ -56,7 +56,7 @@ const EFFECTS = 6;
 const BROWSER_UNDER_MB = 1024;
 const TAKE_OFF_OVER_MB = 3072;
 /** Time for the output to draw each state before the next edit. */
-const SETTLE_MS = 3000;
+const SETTLE_MS = 2000;
 
 /** The `texture_budget` probe. */
 export const textureBudget: Probe = {
