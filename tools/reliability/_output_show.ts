@@ -18,6 +18,7 @@ import { NotRun } from "./_types.ts";
 export const PLAYING_CLIP = "clip-aurora";
 const FIRST_FRAME_WITHIN_MS = 60_000;
 
+/** Resolves after `ms` (the probes wait on the real clock: they watch a real service). */
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
