@@ -67,7 +67,9 @@ async function run(context: ProbeContext): Promise<void> {
       `profile dirs of dead browsers: ${deadDirs.size}, left after the next start: ${stale.length}`,
     );
     if (deadDirs.size === 0) {
-      tally.note("no browser named its profile dir (--user-data-dir) on its command line");
+      tally.shortfall(
+        "no browser named its profile dir (--user-data-dir): stale profiles not checked",
+      );
     }
     for (const dir of stale) await Deno.remove(dir, { recursive: true }).catch(() => {});
     if (left > 0) {

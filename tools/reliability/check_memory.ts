@@ -103,6 +103,13 @@ function judge(
   },
 ): void {
   tally.note(`answers: ${[...seen.verdicts].map(([k, n]) => `${n}x ${k}`).join(", ")}`);
+  const unanswered = [...seen.verdicts].filter(([k]) => !/: 200 /.test(k)).reduce(
+    (n, [, c]) => n + c,
+    0,
+  );
+  if (unanswered > 0) {
+    tally.shortfall(`${unanswered} preset.validate not answered 200: those checks were not made`);
+  }
   tally.note(
     `player RSS: ${seen.start} MB before, ${
       seen.end ?? "-"

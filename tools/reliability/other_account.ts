@@ -136,6 +136,7 @@ function judge(attack: Attack, token: string, tally: Tally): void {
       `DevTools ports of other programs' browsers on this machine (left be): ${attack.otherDevtools.length}`,
     );
   }
+  if (attack.ports === 0) tally.shortfall(`uid ${NOBODY} saw no listening port: it could not look`);
   if (attack.uid !== NOBODY) {
     tally.shortfall(`the attacker ran as uid ${attack.uid}, not ${NOBODY}`);
   }

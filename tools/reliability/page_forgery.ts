@@ -44,6 +44,9 @@ async function run(context: ProbeContext): Promise<void> {
     const player = await svc.playerPid();
     if (player === null) throw new Error("No player process");
     const targets = await outputSocketTargets(player);
+    if (targets.length === 0) {
+      tally.shortfall("no listening port of the player or its browser found: nothing was attacked");
+    }
     const open = await admitted(targets);
     tally.note(
       `${targets.length} socket address(es) tried on ${

@@ -129,7 +129,11 @@ async function oneShader(
     options: { effects: [effectId] },
   });
   tally.inputs++;
-  if (put.status !== 200) tally.note(`${shader.name}: clip.update answered ${answerWords(put)}`);
+  if (put.status !== 200) {
+    await watch.stop();
+    tally.shortfall(`${shader.name}: the Effect was not put on the Clip: ${answerWords(put)}`);
+    return;
+  }
   await watchUntilSettled(svc.ports.http, device, presetId);
   const seen = await watch.stop();
   const preset = await device.request("GET", `/api/v1/presets/effect/${presetId}`);
