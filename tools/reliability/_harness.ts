@@ -16,7 +16,10 @@ export const ANSWER_WITHIN_MS = 5000;
 const WATCH_EVERY_MS = 1000;
 
 /** Settings of the watched service. */
-export type RunOptions = Omit<ServiceOptions, "dataDir">;
+export type RunOptions = Omit<ServiceOptions, "dataDir"> & {
+  /** Runs on the fresh data dir before the service first starts there (a mount over it). */
+  prepare?: (dataDir: string) => Promise<void>;
+};
 
 /** A watched service for the length of one probe. */
 export class ServiceRun {
@@ -51,6 +54,7 @@ export class ServiceRun {
   static async start(tally: Tally, options: RunOptions = {}): Promise<ServiceRun> {
     const dir = await tempDir("cueport-reliability-");
     try {
+      await options.prepare?.(dir.path);
       const svc = await ServiceProcess.start({ ...options, dataDir: dir.path });
       return new ServiceRun(tally, options, dir, svc);
     } catch (error) {

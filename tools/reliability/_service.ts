@@ -51,13 +51,13 @@ export class ServiceProcess {
   /** Resolves with the exit status, whoever ended the process. */
   readonly exited: Promise<Deno.CommandStatus>;
   #child: Deno.ChildProcess;
-  #stderr: { text: string };
+  #stderr: { text: string; lines: number };
   #isRunning = true;
 
   private constructor(
     child: Deno.ChildProcess,
     ready: ReadyLine,
-    stderr: { text: string },
+    stderr: { text: string; lines: number },
   ) {
     this.#child = child;
     this.ready = ready;
@@ -97,9 +97,10 @@ export class ServiceProcess {
       env: { RUST_BACKTRACE: "0" },
     }).spawn();
     track(child);
-    const stderr = { text: "" };
+    const stderr = { text: "", lines: 0 };
     void (async () => {
       for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
+        stderr.lines += chunk.split("\n").length - 1;
         stderr.text = (stderr.text + chunk).slice(-STDERR_TAIL);
       }
     })().catch(() => {});
@@ -129,6 +130,11 @@ export class ServiceProcess {
   stderrTail(): string {
     // deno-lint-ignore no-control-regex
     return this.#stderr.text.replace(/\x1b\[[0-9;]*m/g, "");
+  }
+
+  /** Lines the service has logged (stderr) since it started, all of them counted. */
+  get stderrLines(): number {
+    return this.#stderr.lines;
   }
 
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */

@@ -9,11 +9,15 @@ import { PeakMemory } from "./_proc.ts";
 import { TARGETS } from "./_report.ts";
 import type { ProbeResult } from "./_types.ts";
 
-/** The 5xx answers the docs promise, by code: the player is (re)starting, a budget is full. */
+/**
+ * The 5xx answers the docs promise, by code: the player is (re)starting, a budget is full, the
+ * data dir's disk is full (issue 40).
+ */
 const DOCUMENTED_5XX: ReadonlyMap<string, number> = new Map([
   ["NOT_READY", 503],
   ["TOO_MANY_CONNECTIONS", 503],
   ["TIMEOUT", 504],
+  ["DISK_FULL", 507],
 ]);
 
 const EXAMPLES = 3;

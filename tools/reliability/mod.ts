@@ -30,6 +30,13 @@ import { oscPatterns } from "./osc_patterns.ts";
 import { udpReflection } from "./udp_reflection.ts";
 import { mcpStreams } from "./mcp_streams.ts";
 import { load } from "./load.ts";
+import { shaderHang } from "./shader_hang.ts";
+import { checkMemory } from "./check_memory.ts";
+import { textureBudget } from "./texture_budget.ts";
+import { browserOrphans } from "./browser_orphans.ts";
+import { pageForgery } from "./page_forgery.ts";
+import { otherAccount } from "./other_account.ts";
+import { diskFull } from "./disk_full.ts";
 
 export { killAll } from "./_children.ts";
 export { formatTable, missedTargets, TARGETS } from "./_report.ts";
@@ -58,6 +65,13 @@ export const PROBES: readonly Probe[] = [
   udpReflection,
   mcpStreams,
   load,
+  shaderHang,
+  checkMemory,
+  textureBudget,
+  browserOrphans,
+  otherAccount,
+  pageForgery,
+  diskFull,
 ];
 
 /** What to run. */

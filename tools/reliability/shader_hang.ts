@@ -1,0 +1,203 @@
+/**
+ * Probe `shader_hang` (issue 40): a paired device (127.0.0.2) adds an Effect
+ * preset whose shader loops forever, then one that loops 10^7 times, each put
+ * on the playing Clip over HTTP. For each: the output must draw again within
+ * 10 s (`/health` `output.framesDrawn` grows; no span without a new frame of
+ * 10 s or more in the 20 s watched, and drawing at the end), the preset must be
+ * quarantined (`preset.quarantine` non-null), and the show's clock must never
+ * stop (the playing Clip's position moves at every half-second sample). A
+ * preset refused at the edit (`INVALID_SHADER`: a loop without a constant
+ * bound) is noted, not missed; a shader whose frames never stopped for 3 s
+ * needs no quarantine (its loop's bound held). An
+ * output still frozen after the Effect is taken off is said, and the next
+ * shader gets a freshly started service.
+ * @module
+ */
+import type { ServiceRun } from "./_harness.ts";
+import {
+  framesGrowWithin,
+  framesWithin,
+  PLAYING_CLIP,
+  ShowWatch,
+  sleep,
+  withShow,
+} from "./_output_show.ts";
+import { postAction } from "./_load_recording.ts";
+import { waitReady } from "./_edit_load.ts";
+import { answerWords, RemoteDevice } from "./_remote_device.ts";
+import type { Probe, ProbeContext } from "./_types.ts";
+import type { Tally } from "./_tally.ts";
+
+const HEADER = '/*{"INPUTS":[{"NAME":"inputImage","TYPE":"image"}]}*/';
+
+/** The shaders: one that never ends (its loop's test always holds), one of 10^7 iterations. */
+export const HANG_SHADERS: readonly { name: string; code: string }[] = [
+  {
+    name: "endless loop",
+    code: `${HEADER}
+void main() {
+  float x = TIME;
+  while (x >= 0.0) { x += 1.0; }
+  gl_FragColor = IMG_THIS_PIXEL(inputImage) + vec4(x);
+}
+`,
+  },
+  {
+    name: "10^7 iterations",
+    code: `${HEADER}
+void main() {
+  float x = TIME;
+  for (int i = 0; i < 10000000; i++) { x = fract(x * 1.0001 + 0.5); }
+  gl_FragColor = IMG_THIS_PIXEL(inputImage) * x;
+}
+`,
+  },
+];
+
+/** How long each shader is watched once on the Clip, at most. */
+const WATCH_MS = 20_000;
+/** The watch may end early (quarantined, drawing again) from this long after the edit. */
+const SETTLED_AFTER_MS = 8000;
+/** The output must draw again within this. */
+const DRAWS_AGAIN_WITHIN_MS = 10_000;
+
+/**
+ * A span without a new frame this long is the output stopped: the preset must then be
+ * quarantined. Shorter (a loop bounded at the edit), there is nothing to quarantine.
+ */
+const FROZE_MS = 3000;
+
+/** The `shader_hang` probe. */
+export const shaderHang: Probe = {
+  name: "shader_hang",
+  summary:
+    "an endless-loop and a 10^7-iteration Effect shader on the playing Clip from a paired device: output draws again within 10 s, preset quarantined, clock never stops",
+  run,
+};
+
+async function run(context: ProbeContext): Promise<void> {
+  const { tally } = context;
+  await withShow(tally, async (svc) => {
+    let device = await RemoteDevice.pair(svc.ports.http);
+    for (const [i, shader] of HANG_SHADERS.entries()) {
+      context.log(`shader_hang: the ${shader.name} shader on ${PLAYING_CLIP}`);
+      await oneShader(svc, device, shader, tally);
+      if (i === HANG_SHADERS.length - 1) break;
+      if (!(await framesGrowWithin(svc.ports.http, 15_000))) {
+        tally.note(
+          `the output still drew nothing 15 s after the ${shader.name} Effect was taken off: service restarted`,
+        );
+        await restartShow(svc);
+        device = await RemoteDevice.pair(svc.ports.http); // the restarted service's new port
+      }
+    }
+  });
+}
+
+/** Puts one shader on the Clip, judges, and takes it off. */
+async function oneShader(
+  svc: ServiceRun,
+  device: RemoteDevice,
+  shader: { name: string; code: string },
+  tally: Tally,
+): Promise<void> {
+  const add = await device.edit("preset.add", {
+    kind: "effect",
+    name: `Probe ${shader.name}`,
+    type: "isf",
+    code: shader.code,
+  });
+  tally.inputs++;
+  const presetId = RemoteDevice.created(add, "presetID");
+  if (presetId === null) {
+    // Refusing a loop without a constant bound (as GLSL ES 1.00 does) is one way to bound it.
+    const error = add.body?.error as { code?: string } | undefined;
+    if (add.status === 422 && error?.code === "INVALID_SHADER") {
+      tally.note(`the ${shader.name} preset was refused at the edit: ${answerWords(add)}`);
+    } else tally.shortfall(`the ${shader.name} preset was not added: ${answerWords(add)}`);
+    return;
+  }
+  const effect = await device.edit("effect.add", { presetID: presetId });
+  const effectId = RemoteDevice.created(effect, "effectID");
+  if (effectId === null) {
+    tally.shortfall(`no Effect of the ${shader.name} preset: ${answerWords(effect)}`);
+    return;
+  }
+  const watch = new ShowWatch(svc.ports.http);
+  const put = await device.edit("clip.update", {
+    clipID: PLAYING_CLIP,
+    options: { effects: [effectId] },
+  });
+  tally.inputs++;
+  if (put.status !== 200) {
+    await watch.stop();
+    tally.shortfall(`${shader.name}: the Effect was not put on the Clip: ${answerWords(put)}`);
+    return;
+  }
+  await watchUntilSettled(svc.ports.http, device, presetId);
+  const seen = await watch.stop();
+  const preset = await device.request("GET", `/api/v1/presets/effect/${presetId}`);
+  const quarantine = preset.body?.quarantine;
+  tally.note(
+    `${shader.name}: longest span without a new frame ${
+      (seen.longestFreezeMs / 1000).toFixed(1)
+    } s, ` +
+      `drawing at the end: ${seen.isDrawingAtEnd}, clock stopped at ${seen.clockStops} of ${seen.samples} samples, ` +
+      `preset.quarantine ${JSON.stringify(quarantine ?? "absent")}`,
+  );
+  if (seen.longestFreezeMs >= DRAWS_AGAIN_WITHIN_MS || !seen.isDrawingAtEnd) {
+    tally.shortfall(
+      `${shader.name}: the output drew nothing for ${(seen.longestFreezeMs / 1000).toFixed(1)} s` +
+        `${
+          seen.isDrawingAtEnd ? "" : " and was not drawing at the end"
+        } (target: draws again within 10 s)`,
+    );
+  }
+  const isQuarantined = quarantine !== null && quarantine !== undefined;
+  if (!isQuarantined && seen.longestFreezeMs < FROZE_MS) {
+    tally.note(
+      `${shader.name}: the frames never stopped (the loop's bound held): nothing to quarantine`,
+    );
+  } else if (!isQuarantined) {
+    tally.shortfall(
+      `${shader.name}: the preset was not quarantined (preset.quarantine ${
+        quarantine === null ? "null" : "absent"
+      })`,
+    );
+  }
+  if (seen.clockStops > 0) {
+    tally.shortfall(
+      `${shader.name}: the show's clock stopped (${PLAYING_CLIP} not moving at ${seen.clockStops} samples)`,
+    );
+  }
+  await device.edit("clip.update", { clipID: PLAYING_CLIP, options: { effects: [] } });
+}
+
+/**
+ * Waits out the watch: 20 s, or less once the preset is quarantined and the output has drawn
+ * again (at least 8 s after the edit, so a freeze that comes late is still seen).
+ */
+async function watchUntilSettled(
+  port: number,
+  device: RemoteDevice,
+  presetId: string,
+): Promise<void> {
+  const started = performance.now();
+  while (performance.now() - started < WATCH_MS) {
+    await sleep(1000);
+    if (performance.now() - started < SETTLED_AFTER_MS) continue;
+    const preset = await device.request("GET", `/api/v1/presets/effect/${presetId}`);
+    const isQuarantined = preset.body?.quarantine !== null && preset.body?.quarantine !== undefined;
+    if (isQuarantined && (await framesGrowWithin(port, 1500))) return;
+  }
+}
+
+/** A clean restart of the service, its first frame and the Clip playing again. */
+async function restartShow(svc: ServiceRun): Promise<void> {
+  await svc.restart();
+  if (!(await waitReady(svc))) throw new Error("The player was not ready within 30 s of a restart");
+  if ((await framesWithin(svc.ports.http, 60_000)) === null) {
+    throw new Error("No frame drawn within 60 s of a restart");
+  }
+  await postAction(svc.ports.http, "PLAY_CLIP_IN", [PLAYING_CLIP]);
+}
