@@ -11,6 +11,7 @@
 import type { Preset } from "../../protocol/model.ts";
 import type { ShaderProgram } from "../../protocol/output.ts";
 import {
+  describeProblem,
   ISF_CHECKS,
   type IsfKind,
   type IsfProgram,
@@ -63,6 +64,11 @@ export class IsfPrograms {
   readonly #byName = new Map<string, IsfEntry>();
   /** Hears each check `of` started that ended with a program: the state is built again. */
   onChecked: () => void = () => {};
+  /**
+   * Hears, once per code, a preset the output would draw whose code does not pass its checks
+   * (stored before a rule it breaks, such as a loop a macro writes): its Effect draws nothing.
+   */
+  onRefused: (preset: Preset, problem: string) => void = () => {};
 
   /** `check` checks a preset's code (the player's bounded check apart, `ISF_CHECKS`, by default). */
   constructor(check: IsfChecker = (code, kind) => ISF_CHECKS.checked(code, kind)) {
@@ -82,10 +88,10 @@ export class IsfPrograms {
       return known;
     }
     const checked = this.#check(preset.code, preset.kind);
-    if (!(checked instanceof Promise)) return this.#keep(key, build(preset, checked));
+    if (!(checked instanceof Promise)) return this.#keep(key, this.#build(preset, checked));
     const pending: Promise<void> = checked.then((result) => {
       if (this.#byCode.get(key) !== pending) return;
-      const entry = this.#keep(key, build(preset, result));
+      const entry = this.#keep(key, this.#build(preset, result));
       if (entry) this.onChecked();
     }, () => {
       // No verdict (its checker stalled): checked again when next drawn.
@@ -105,6 +111,15 @@ export class IsfPrograms {
   /** A program made earlier, by its name (`isf-<hash>`). */
   named(name: string): IsfEntry | null {
     return this.#byName.get(name) ?? null;
+  }
+
+  /** The entry of a checked preset; one that does not pass is said to `onRefused`. */
+  #build(preset: Preset, result: IsfResult): IsfEntry | null {
+    if (!result.ok) {
+      const first = result.problems[0];
+      this.onRefused(preset, first ? describeProblem(first) : "it does not pass its checks");
+    }
+    return build(preset, result);
   }
 
   /** Keeps `entry` for `key`, newest last, the oldest dropped past LIMIT. */

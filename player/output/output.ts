@@ -179,10 +179,22 @@ export class Output {
       refresh: () => this.changed(),
       faults: this.#socketFaults,
     });
-    // A preset's program is drawn once its bounded check ended (`isf_programs.ts`).
-    this.programs.programs.onChecked = () => this.changed();
+    this.#hearChecks(options);
     this.#supervisor.start();
     options.log("info", `Output: ${mode} in ${browser}`);
+  }
+
+  /**
+   * A preset's program is drawn once its bounded check ended (`isf_programs.ts`); a stored
+   * preset whose code no longer passes draws nothing, said once per code.
+   */
+  #hearChecks(options: OutputOptions): void {
+    this.programs.programs.onChecked = () => this.changed();
+    this.programs.programs.onRefused = (preset, problem) =>
+      options.log(
+        "warn",
+        `Output: preset "${preset.name}" (${preset.id}) does not pass its checks (${problem}): its Effect or Visualizer draws nothing until its code is edited`,
+      );
   }
 
   /** The page server, its sockets handed to the page's and the editor's. */

@@ -177,3 +177,16 @@ Deno.test("IsfPrograms draws a preset once its check ended, with the check's cap
   checks[2]!.resolve(parseIsf(other.code, "effect"));
   assert.ok(await programs.ready(other));
 });
+
+Deno.test("IsfPrograms says once per code a stored preset whose code no longer passes its checks", () => {
+  const heard: string[] = [];
+  const programs = new IsfPrograms(parseIsf);
+  programs.onRefused = (preset, problem) => heard.push(`${preset.id}: ${problem}`);
+  const broken = { ...invert, id: "broken", code: "void main() { gl_FragColor = vec4(1.0) }" };
+  assert.equal(programs.of(broken), null);
+  assert.equal(programs.of(broken), null, "asked again: known, not said again");
+  assert.equal(heard.length, 1, heard.join("\n"));
+  assert.match(heard[0]!, /^broken: /);
+  assert.notEqual(programs.of(invert), null);
+  assert.equal(heard.length, 1, "a preset that passes is not said");
+});
