@@ -143,6 +143,10 @@ function upgrade(
   return response;
 }
 
+/** The root's page: black, nothing else (the window's first page, before the player's). */
+export const BLANK =
+  '<!doctype html><title>Cueport</title><body style="margin:0;background:#000"></body>';
+
 /** Starts the server on 127.0.0.1, port 0. */
 export function serveOutput(host: OutputServerHost): OutputServer {
   const token = crypto.randomUUID().replaceAll("-", "");
@@ -156,6 +160,9 @@ export function serveOutput(host: OutputServerHost): OutputServer {
     onListen: () => {},
   }, (request): Response | Promise<Response> => {
     const path = new URL(request.url).pathname;
+    // The window's browser starts on the root (its address holds no secret) and is navigated
+    // over its pipe: black until then, as the show's screen is.
+    if (path === "/") return new Response(BLANK, { headers: { "content-type": "text/html" } });
     if (!path.startsWith(prefix)) return new Response("Not found", { status: 404 });
     host.requested?.();
     const rest = path.slice(prefix.length);

@@ -118,3 +118,25 @@ Deno.test("Output server: a socket opens only with the secret of now, named in t
     await server.close();
   }
 });
+
+Deno.test("Output server: the root is a black page (the window's first), naming nothing", async () => {
+  const server = serveOutput({
+    media: () => null,
+    connected: () => {},
+    editorConnected: () => {},
+    isEditorOpen: () => false,
+  });
+  try {
+    const root = new URL(server.url).origin + "/";
+    const response = await fetch(root);
+    const body = await response.text();
+    assert.equal(response.status, 200);
+    assert.match(body, /background:#000/);
+    assert(!body.includes(new URL(server.url).pathname.slice(1, -1)), "no secret path");
+    const other = await fetch(new URL(server.url).origin + "/elsewhere");
+    assert.equal(other.status, 404);
+    await other.body?.cancel();
+  } finally {
+    await server.close();
+  }
+});
