@@ -20,16 +20,36 @@
 import type { Effect, Preset, PresetParameter, Project, Visualizer } from "../../protocol/model.ts";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { Refusal } from "../errors.ts";
-import { isfUniforms, passSizes } from "../isf/mod.ts";
-import { drawsIsf, IsfPrograms } from "./isf_programs.ts";
+import { passSizes } from "../isf/mod.ts";
+import { type IsfHeader, parseHeader, splitHeader } from "../isf/header.ts";
+import { passSpecs } from "../isf/passes.ts";
+import { inputUniform } from "../isf/parameters.ts";
+import { drawsIsf } from "./isf_programs.ts";
 
 /** Bytes a texel of an 8-bit target takes (RGBA8). */
 export const BYTES_PER_TEXEL = 4;
 /** Bytes a texel of a float target takes (RGBA32F). */
 export const BYTES_PER_FLOAT_TEXEL = 16;
 
-/** The programs the budget reads the passes of (by code, cached). */
-const PROGRAMS = new IsfPrograms();
+/** Headers read, by code: the last `HEADERS_KEPT`. */
+const HEADERS = new Map<string, IsfHeader | null>();
+const HEADERS_KEPT = 64;
+
+/**
+ * The ISF header of `code`, or null: all the budget reads (passes, their sizes, the inputs
+ * their expressions name). Read here, at once and bounded by the header's JSON, not by the
+ * code's full check, which runs apart and may not have ended when an edit is weighed.
+ */
+function headerOf(code: string): IsfHeader | null {
+  const known = HEADERS.get(code);
+  if (known !== undefined) return known;
+  const split = splitHeader(code);
+  const parsed = "json" in split ? parseHeader(code, split) : null;
+  const header = parsed && !Array.isArray(parsed) ? parsed : null;
+  if (HEADERS.size >= HEADERS_KEPT) HEADERS.delete(HEADERS.keys().next().value!);
+  HEADERS.set(code, header);
+  return header;
+}
 
 /** The bytes the targets of `item` drawn with `preset` take at a render of `size`. */
 export function itemTextureBytes(
@@ -38,17 +58,17 @@ export function itemTextureBytes(
   size: { width: number; height: number },
 ): number {
   if (!preset || preset.quarantine || !drawsIsf(preset)) return 0;
-  const isf = PROGRAMS.of(preset)?.isf;
-  if (!isf || isf.passes.length === 0) return 0;
+  const header = headerOf(preset.code);
+  if (!header || header.PASSES.length === 0) return 0;
   const values: Record<string, PresetParameter["default"]> = {};
   for (const p of preset.parameters) values[p.name] = item.params[p.name] ?? p.default;
   const scalars: Record<string, number> = {};
-  for (const u of isfUniforms(isf, values)) {
+  for (const u of header.INPUTS.flatMap((input) => inputUniform(input, values) ?? [])) {
     if (typeof u.value === "number") scalars[u.name] = u.value;
   }
-  const sizes = passSizes(isf.header, { values: scalars, ...size });
+  const sizes = passSizes(header, { values: scalars, ...size });
   let bytes = 0;
-  for (const [i, pass] of isf.passes.entries()) {
+  for (const [i, pass] of passSpecs(header).entries()) {
     if (!pass.target) continue;
     const [w, h] = sizes[i]!;
     const texel = pass.float ? BYTES_PER_FLOAT_TEXEL : BYTES_PER_TEXEL;
