@@ -21,7 +21,16 @@ export const OUTPUT_ACCOUNT_COMMAND: readonly string[] = [
   OUTPUT_ACCOUNT,
 ];
 
+/** The fields of the line of the passwd file's text that names the user `name`, or null. */
+export function passwdEntry(passwd: string, name: string): string[] | null {
+  for (const line of passwd.split("\n")) {
+    const fields = line.split(":");
+    if (fields[0] === name && fields.length > 1) return fields;
+  }
+  return null;
+}
+
 /** Whether the passwd file's text names the account. */
 export function hasOutputAccount(passwd: string): boolean {
-  return passwd.split("\n").some((line) => line.startsWith(`${OUTPUT_ACCOUNT}:`));
+  return passwdEntry(passwd, OUTPUT_ACCOUNT) !== null;
 }

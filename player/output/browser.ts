@@ -5,6 +5,7 @@
  * (full screen) or headless, as a child process of the player.
  * @module
  */
+import { env } from "./browser_process.ts";
 
 /** How the browser shows the page. */
 export type BrowserMode = "window" | "fullscreen" | "headless";
@@ -31,14 +32,6 @@ const WINDOWS_APPS = [
   "Chromium\\Application\\chrome.exe",
   "Microsoft\\Edge\\Application\\msedge.exe",
 ];
-
-function env(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined; // not granted: as if unset
-  }
-}
 
 function isFile(path: string): boolean {
   try {

@@ -38,7 +38,8 @@ export interface LaunchedBrowser {
   kill(signal: "SIGTERM" | "SIGKILL"): void;
 }
 
-function env(name: string): string | undefined {
+/** The environment variable `name`, or undefined when unset or not granted. */
+export function env(name: string): string | undefined {
   try {
     return Deno.env.get(name);
   } catch {

@@ -8,7 +8,7 @@
  * @module
  */
 import type { BrowserAccount } from "./browser_process.ts";
-import { OUTPUT_ACCOUNT, OUTPUT_ACCOUNT_COMMAND } from "../../protocol/output_account.ts";
+import { OUTPUT_ACCOUNT, OUTPUT_ACCOUNT_COMMAND, passwdEntry } from "../../protocol/output_account.ts";
 
 /** The system user the browser runs as when the player runs as root. */
 export const BROWSER_USER = OUTPUT_ACCOUNT;
@@ -21,13 +21,10 @@ export type BrowserRunner =
 
 /** The account `name` in a passwd file's text, or null. */
 export function accountIn(passwd: string, name: string): BrowserAccount | null {
-  for (const line of passwd.split("\n")) {
-    const [user, , uid, gid] = line.split(":");
-    if (user !== name || uid === undefined || gid === undefined) continue;
-    const account = { name, uid: Number(uid), gid: Number(gid) };
-    return Number.isInteger(account.uid) && Number.isInteger(account.gid) ? account : null;
-  }
-  return null;
+  const [, , uid, gid] = passwdEntry(passwd, name) ?? [];
+  if (uid === undefined || gid === undefined) return null;
+  const account = { name, uid: Number(uid), gid: Number(gid) };
+  return Number.isInteger(account.uid) && Number.isInteger(account.gid) ? account : null;
 }
 
 /** Who runs the browser, for a player that runs as root (`isRoot`) or not. */
