@@ -351,6 +351,7 @@ export class Output {
     this.#editorPage.close();
     await this.#supervisor.close();
     this.#page.close();
+    this.#socketFaults.close();
     await this.#server.close();
   }
 

@@ -112,7 +112,7 @@ function session(preset: Preset, refuse?: Refusal, options: { hold?: boolean } =
     now: () => 42,
     refresh: () => {},
     monotonic: () => 0,
-    faults: new SocketFaultLog((line) => lines.push(line), () => 0),
+    faults: new SocketFaultLog((line) => lines.push(line), () => 0, () => () => {}),
   });
   page.connected(socket);
   socket.onopen();
