@@ -205,7 +205,8 @@ export class Output {
       editorConnected: (socket) => this.#editorPage.connected(socket),
       isEditorOpen: () => !!options.editor?.state(),
       requested: () => this.#health.progress(),
-      refused: (reason) => this.#socketFaults.note("refused", reason),
+      isTaken: (path) => path === "ws" ? this.#page.isTaken : this.#editorPage.isTaken,
+      refused: (kind, reason) => this.#socketFaults.note(kind, reason),
     });
   }
 

@@ -1,6 +1,6 @@
 /**
- * The output page's socket on the player's side: one page at a time (a second is closed with
- * `PAGE_TAKEN` while the first is connected), each message within the socket's bounds
+ * The output page's socket on the player's side: one page at a time (a second is refused at
+ * the upgrade, or closed with `PAGE_TAKEN` when both upgraded at once: `socket_guard.ts`), each message within the socket's bounds
  * (`PAGE_SOCKET_BOUNDS`: size, rate) and of the page's schema (`FromPage`), or the page is
  * closed (1009, 1008) and the fault counted in one log line a minute at most. What the page
  * says is a report, never an order: a page that says its WebGL2 is lost is believed only once
@@ -9,7 +9,7 @@
  * @module
  */
 import { FromPage, PAGE_SOCKET_BOUNDS, PAGE_TAKEN, type ToPage } from "../../protocol/output.ts";
-import { MessageGuard, parseMessage, type Violation } from "./socket_guard.ts";
+import { OnePageSocket, parseMessage, type Violation } from "./socket_guard.ts";
 import type { SocketFaultLog } from "./socket_log.ts";
 
 /** Reports in a row with no frame drawn, after the page said its GL is lost, that confirm it. */
@@ -24,11 +24,15 @@ export interface PageSocketHost {
   opened(connection: number): void;
   /** Any message, any connection: a sign of life. */
   progress(): void;
+  /** The page said hello, and what GL it has (`gl`; `unavailable`: no WebGL2). */
   hello(gl: string): void;
   /** The player's clock, for `pong`. */
   now(): number;
+  /** A frame report of the page. */
   report(report: Report): void;
+  /** A clip the page could not play (`clipId`), and why. */
   fault(clipId: string, message: string): void;
+  /** A program the page's GL refused, and its log. */
   compileError(program: string, log: string): void;
   /** A recording chunk (binary) from `connection`. */
   chunk(bytes: Uint8Array, connection: number): void;
@@ -41,9 +45,7 @@ export interface PageSocketHost {
 /** The output page's socket: the one connected, its messages checked and handled. */
 export class PageSocket {
   readonly #host: PageSocketHost;
-  readonly #faults: SocketFaultLog;
-  readonly #now: () => number;
-  #socket: WebSocket | null = null;
+  readonly #socket: OnePageSocket;
   #connection = 0;
   /** Reports with no frame since the page said its GL is lost (null: it did not say so). */
   #glLostReports: number | null = null;
@@ -51,8 +53,17 @@ export class PageSocket {
   /** `now`: monotonic ms, for the rate bound (tests give a virtual clock). */
   constructor(host: PageSocketHost, options: { faults: SocketFaultLog; now?: () => number }) {
     this.#host = host;
-    this.#faults = options.faults;
-    this.#now = options.now ?? (() => performance.now());
+    this.#socket = new OnePageSocket({
+      bounds: PAGE_SOCKET_BOUNDS,
+      now: options.now ?? (() => performance.now()),
+      faults: options.faults,
+      // The page connected keeps the output (and the recording it started).
+      taken: {
+        code: PAGE_TAKEN,
+        reason: "another output page is connected",
+        what: "a second output page's socket, closed",
+      },
+    });
   }
 
   /** The number of the page connected now (counted from 1), or null. */
@@ -62,51 +73,37 @@ export class PageSocket {
 
   /** Whether a page is connected. */
   get isOpen(): boolean {
-    return this.#socket?.readyState === WebSocket.OPEN;
+    return this.#socket.isOpen;
+  }
+
+  /** Whether a page is connected or connecting: another is refused at the upgrade. */
+  get isTaken(): boolean {
+    return this.#socket.isTaken;
   }
 
   /** Sends `message` to the page connected, if any. */
   send(message: ToPage): void {
-    if (this.isOpen) this.#socket!.send(JSON.stringify(message));
+    this.#socket.send(message);
   }
 
   /** A socket was opened (past the secret): the page, unless one is connected already. */
   connected(socket: WebSocket): void {
-    const current = this.#socket;
-    if (current && current.readyState <= WebSocket.OPEN) {
-      // The page connected keeps the output (and the recording it started).
-      socket.onopen = () => socket.close(PAGE_TAKEN, "another output page is connected");
-      this.#faults.note("second page", "a second output page's socket, closed");
-      return;
-    }
-    const connection = ++this.#connection;
-    this.#socket = socket;
-    this.#glLostReports = null;
-    socket.binaryType = "arraybuffer";
-    const guard = new MessageGuard(PAGE_SOCKET_BOUNDS, this.#now);
-    let isClosing = false;
-    socket.onopen = () => this.#host.opened(connection);
-    socket.onmessage = (event) => {
-      if (isClosing) return;
-      this.#host.progress();
-      const violation = guard.check(event.data) ?? this.#handle(event.data, connection);
-      if (!violation) return;
-      isClosing = true;
-      this.#faults.note(
-        violation.kind,
-        `the output page's socket #${connection}: ${violation.reason}`,
-      );
-      socket.close(violation.code, violation.kind);
-    };
-    socket.onclose = () => {
-      if (this.#socket === socket) this.#socket = null;
-    };
+    this.#socket.accept(socket, () => {
+      const connection = ++this.#connection;
+      this.#glLostReports = null;
+      socket.binaryType = "arraybuffer";
+      return {
+        name: `the output page's socket #${connection}`,
+        opened: () => this.#host.opened(connection),
+        received: () => this.#host.progress(),
+        message: (data) => this.#handle(data, connection),
+      };
+    });
   }
 
   /** Closes the page's socket (the output stops). */
   close(): void {
-    this.#socket?.close();
-    this.#socket = null;
+    this.#socket.close();
   }
 
   /** Handles one message within bounds; what is wrong with it, or null. */
@@ -121,6 +118,7 @@ export class PageSocket {
     return null;
   }
 
+  /** Does what a page's message says (within bounds, of its schema). */
   #dispatch(message: FromPage): void {
     switch (message.type) {
       case "hello":

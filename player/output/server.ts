@@ -58,11 +58,22 @@ export interface OutputServerHost {
   editorConnected(socket: WebSocket): void;
   /** Whether an editor is open: its socket is refused otherwise. */
   isEditorOpen(): boolean;
+  /**
+   * Whether a page has the socket of `path` (connecting or connected): a second is refused at
+   * the upgrade (absent: never).
+   */
+  isTaken?(path: "ws" | "editor-ws"): boolean;
   /** A request came (the page loading its files: a sign the browser makes progress). */
   requested?(): void;
-  /** A socket was refused at the upgrade: why (the host logs it, at most once a minute). */
-  refused?(reason: string): void;
+  /**
+   * A socket was refused at the upgrade: the kind counted (`refused`, `second page`) and why
+   * (the host logs it, at most once a minute).
+   */
+  refused?(kind: RefusalKind, reason: string): void;
 }
+
+/** How the socket-fault log counts a socket refused at the upgrade. */
+export type RefusalKind = "refused" | "second page";
 
 /** The running server. */
 export interface OutputServer {
@@ -74,6 +85,7 @@ export interface OutputServer {
    * `globalThis.cueportPageSecret` (`pageSecretScript`).
    */
   rotateSecret(): string;
+  /** Stops serving; resolves once the server is closed. */
   close(): Promise<void>;
 }
 
@@ -110,7 +122,7 @@ function offeredSecret(request: Request, secret: string): string | null {
 /**
  * Opens the page's (`ws`) or the editor's (`editor-ws`) socket: only for the server's own pages
  * (not another page of a browser, nor a name rebound to the loopback) offering the secret of
- * now; the editor's only while one is open.
+ * now; the editor's only while one is open; neither while a page has it.
  */
 function upgrade(
   request: Request,
@@ -131,11 +143,16 @@ function upgrade(
     ? "no secret, or not the one of the browser running now"
     : path === "editor-ws" && !host.isEditorOpen()
     ? "no editor open"
+    : host.isTaken?.(path)
+    ? "another page has it"
     : null;
   if (refusal !== null || protocol === null) {
     // An editor page of a closed editor retries: that is not a fault to say.
-    if (refusal !== "no editor open") host.refused?.(`the ${path} socket refused: ${refusal}`);
-    return new Response("Forbidden", { status: 403 });
+    if (refusal !== "no editor open") {
+      const kind = refusal === "another page has it" ? "second page" : "refused";
+      host.refused?.(kind, `the ${path} socket refused: ${refusal}`);
+    }
+    return new Response(`Forbidden: ${refusal}`, { status: 403 });
   }
   const { socket, response } = Deno.upgradeWebSocket(request, { protocol });
   if (path === "ws") host.connected(socket);

@@ -1,18 +1,23 @@
 /**
- * The bounds of a page's socket (`protocol/socket_bounds.ts`) applied to each message as it
- * comes: its size, then a token bucket of messages and one of bytes, so a page that floods is
- * closed however it floods (many small messages, or few large ones). The schema is checked by
- * the socket's handler (`page_socket.ts`, `editor_page.ts`): a message past these bounds is
- * never parsed.
+ * A page's socket, one page at a time (`OnePageSocket`, the output's and the editor's), with the
+ * bounds of its socket (`protocol/socket_bounds.ts`) applied to each message as it comes: its
+ * size, then a token bucket of messages and one of bytes, so a page that floods is closed
+ * however it floods (many small messages, or few large ones). The schema is checked by the
+ * socket's handler (`page_socket.ts`, `editor_page.ts`, with `parseMessage`): a message past
+ * these bounds is never parsed.
  * @module
  */
 import type { z } from "zod";
 import { CLOSE_POLICY, CLOSE_TOO_BIG, type SocketBounds } from "../../protocol/socket_bounds.ts";
+import type { SocketFaultLog } from "./socket_log.ts";
 
 /** Why a page's socket is closed: the WebSocket code, the kind counted, what it sent. */
 export interface Violation {
+  /** The close code. */
   code: typeof CLOSE_POLICY | typeof CLOSE_TOO_BIG;
+  /** The kind the socket-fault log counts it as. */
   kind: "too large" | "too fast" | "not valid";
+  /** What the page sent, for the log line. */
   reason: string;
 }
 
@@ -118,4 +123,111 @@ export function parseMessage<T>(
 
 function notValid(reason: string): Violation {
   return { code: CLOSE_POLICY, kind: "not valid", reason };
+}
+
+/** What a page's socket does with its page, once it is the one connected (`OnePageSocket`). */
+export interface PageHandlers {
+  /** Names the socket in the fault's line (`the output page's socket #2`). */
+  name: string;
+  /** The socket opened. */
+  opened(): void;
+  /** Any message came, before it is checked (a sign of life). */
+  received?(): void;
+  /** Handles one message within bounds; what is wrong with it, or null. */
+  message(data: string | ArrayBuffer): Violation | null;
+  /** The socket closed while it was the one connected. */
+  closed?(): void;
+}
+
+/** How a page is told another has the socket: its close code, reason, and the fault's line. */
+export interface Taken {
+  /** The close code (`PAGE_TAKEN`, `EDITOR_TAKEN`). */
+  code: number;
+  /** The close reason the page is given. */
+  reason: string;
+  /** The socket-fault log's words for it. */
+  what: string;
+}
+
+/**
+ * One page's socket at a time, each of its messages within `bounds` (`MessageGuard`) and then
+ * handled, or the page closed and the fault counted. A second page is refused at the upgrade
+ * (`server.ts`, `isTaken`); one that upgrades at the same time as the first is closed with
+ * `taken`'s code once open, and the first keeps the socket.
+ */
+export class OnePageSocket {
+  readonly #bounds: SocketBounds;
+  readonly #now: () => number;
+  readonly #faults: SocketFaultLog | null;
+  readonly #taken: Taken;
+  #socket: WebSocket | null = null;
+
+  /** `now`: monotonic ms (the rate bound's); `faults` counts the pages closed. */
+  constructor(
+    options: {
+      bounds: SocketBounds;
+      now: () => number;
+      faults: SocketFaultLog | null;
+      taken: Taken;
+    },
+  ) {
+    this.#bounds = options.bounds;
+    this.#now = options.now;
+    this.#faults = options.faults;
+    this.#taken = options.taken;
+  }
+
+  /** Whether a page has the socket (connecting or connected): another is refused. */
+  get isTaken(): boolean {
+    return !!this.#socket && this.#socket.readyState <= WebSocket.OPEN;
+  }
+
+  /** Whether a page is connected. */
+  get isOpen(): boolean {
+    return this.#socket?.readyState === WebSocket.OPEN;
+  }
+
+  /**
+   * `socket` is the page's, with the handlers `start` makes (asked only then), unless a page
+   * has it already: then `socket` is closed once open, and false returned.
+   */
+  accept(socket: WebSocket, start: () => PageHandlers): boolean {
+    if (this.isTaken) {
+      const { code, reason, what } = this.#taken;
+      socket.onopen = () => socket.close(code, reason);
+      this.#faults?.note("second page", what);
+      return false;
+    }
+    this.#socket = socket;
+    const handlers = start();
+    const guard = new MessageGuard(this.#bounds, this.#now);
+    let isClosing = false;
+    socket.onopen = () => handlers.opened();
+    socket.onmessage = (event) => {
+      if (isClosing) return;
+      handlers.received?.();
+      const violation = guard.check(event.data) ?? handlers.message(event.data);
+      if (!violation) return;
+      isClosing = true;
+      this.#faults?.note(violation.kind, `${handlers.name}: ${violation.reason}`);
+      socket.close(violation.code, violation.kind);
+    };
+    socket.onclose = () => {
+      if (this.#socket !== socket) return;
+      this.#socket = null;
+      handlers.closed?.();
+    };
+    return true;
+  }
+
+  /** Sends `message` (as JSON) to the page connected, if any. */
+  send(message: unknown): void {
+    if (this.isOpen) this.#socket!.send(JSON.stringify(message));
+  }
+
+  /** Closes the page's socket, if any (with `code` and `reason` when given). */
+  close(code?: number, reason?: string): void {
+    this.#socket?.close(code, reason);
+    this.#socket = null;
+  }
 }

@@ -136,10 +136,11 @@ function connect() {
     const message = JSON.parse(event.data);
     HANDLERS[message.type]?.(message);
   };
-  // A page while another has the editor (code 4000), or whose editor closed (4001), stays as
-  // it is; one closed for what it sent (1008, 1009: a bug of this page) says so. The player
-  // went away (it restarts with the service): reload once it is back. A socket refused (no
-  // editor open, no player yet, not this browser's secret yet) is tried again later and later.
+  // A page while another has the editor (code 4000: both connected at once), or whose editor
+  // closed (4001), stays as it is; one closed for what it sent (1008, 1009: a bug of this page)
+  // says so. The player went away (it restarts with the service): reload once it is back. A
+  // socket refused (no editor open, another page has it, no player yet, not this browser's
+  // secret yet) is tried again later and later.
   socket.onclose = (event) => {
     if (event.code === 4000) setStatus("refused", "The editor is open in another window");
     else if (event.code === 4001) setStatus("refused", "The editor was closed");
@@ -147,7 +148,7 @@ function connect() {
       setStatus("refused", `The player closed this page's connection: ${event.reason}`);
     } else if (isOpen) setTimeout(() => location.reload(), 1000);
     else {
-      setStatus("refused", "The editor is closed");
+      setStatus("refused", "The editor is closed, or open in another window");
       setTimeout(connect, retryMs);
       retryMs = Math.min(retryMs * 2, 30_000);
     }

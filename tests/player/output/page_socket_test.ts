@@ -13,8 +13,11 @@ import { PAGE_SOCKET_BOUNDS, PAGE_TAKEN } from "../../../protocol/output.ts";
 import { CLOSE_POLICY, CLOSE_TOO_BIG } from "../../../protocol/socket_bounds.ts";
 import { type Client, openClient } from "./_socket_client.ts";
 
-/** A server with a `PageSocket` as the output wires it, a virtual clock, what happened. */
-function pageServer() {
+/**
+ * A server with a `PageSocket` as the output wires it, a virtual clock, what happened;
+ * `isRace`: the server does not ask whether a page has the socket (two pages upgrading at once).
+ */
+function pageServer(options: { isRace?: boolean } = {}) {
   let now = 0;
   const lines: string[] = [];
   const seen = {
@@ -52,7 +55,8 @@ function pageServer() {
     },
     editorConnected: (socket) => socket.close(),
     isEditorOpen: () => false,
-    refused: (reason) => faults.note("refused", reason),
+    isTaken: (path) => !options.isRace && path === "ws" && page.isTaken,
+    refused: (kind, reason) => faults.note(kind, reason),
   });
   const secret = server.rotateSecret();
   const origin = new URL(server.url).origin;
@@ -60,6 +64,7 @@ function pageServer() {
   return {
     page,
     server,
+    faults,
     secret,
     lines,
     seen,
@@ -201,8 +206,27 @@ Deno.test("PageSocket: a flood of valid messages is closed 1008, a message past 
   }
 });
 
-Deno.test("PageSocket: a second page is closed while the first is connected, which keeps the output", async () => {
+Deno.test("PageSocket: a second page is refused at the upgrade while the first is connected, which keeps the output", async () => {
   const s = pageServer();
+  try {
+    const first = await s.open();
+    const second = await s.open();
+    assert.equal(second.isOpen, false);
+    await sendAndSync(first, { type: "hello", userAgent: "test", gl: "webgl2" });
+    assert.deepEqual([s.seen.opened, s.seen.hellos], [[1], 1]);
+    assert.deepEqual(Object.fromEntries(s.faults.totals), { "second page": 1 });
+    assert.match(s.lines[0]!, /\(second page 1\), the last: the ws socket refused: another page/);
+    first.socket.close();
+    await first.closed;
+    while (s.page.isTaken) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal((await s.open()).isOpen, true, "once the first is gone");
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("PageSocket: a second page that upgraded with the first is closed once open, the first keeps the output", async () => {
+  const s = pageServer({ isRace: true });
   try {
     const first = await s.open();
     first.socket.send(new Uint8Array([1, 2, 3]));

@@ -93,7 +93,7 @@ Deno.test("Output server: a socket opens only with the secret of now, named in t
     connected: (socket) => socket.onopen = () => socket.close(),
     editorConnected: (socket) => socket.onopen = () => socket.close(),
     isEditorOpen: () => true,
-    refused: (reason) => refusals.push(reason),
+    refused: (_kind, reason) => refusals.push(reason),
   });
   try {
     const Origin = new URL(server.url).origin;
@@ -114,6 +114,36 @@ Deno.test("Output server: a socket opens only with the secret of now, named in t
     assert.equal(await opens(url, { Origin, Protocol: `cueport.${second}` }), true);
     assert.equal(refusals.length, 5);
     assert.match(refusals[0]!, /^the ws socket refused: no secret/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("Output server: a second page is refused at the upgrade, 403 with why, counted as a second page", async () => {
+  const taken = new Set<string>();
+  const refusals: string[] = [];
+  const server = serveOutput({
+    media: () => null,
+    connected: (socket) => socket.onopen = () => socket.close(),
+    editorConnected: (socket) => socket.onopen = () => socket.close(),
+    isEditorOpen: () => true,
+    isTaken: (path) => taken.has(path),
+    refused: (kind, reason) => refusals.push(`${kind}: ${reason}`),
+  });
+  try {
+    const Origin = new URL(server.url).origin;
+    const Protocol = `cueport.${server.rotateSecret()}`;
+    taken.add("ws");
+    assert.match(await answer(`${server.url}ws`, { Origin, Protocol }), /^HTTP\/1\.1 403/);
+    assert.equal(await opens(`${server.url}editor-ws`, { Origin, Protocol }), true, "not taken");
+    taken.add("editor-ws");
+    const head = await answer(`${server.url}editor-ws`, { Origin, Protocol });
+    assert.match(head, /^HTTP\/1\.1 403/);
+    assert.match(head, /Forbidden: another page has it/);
+    assert.deepEqual(refusals, [
+      "second page: the ws socket refused: another page has it",
+      "second page: the editor-ws socket refused: another page has it",
+    ]);
   } finally {
     await server.close();
   }
