@@ -30,5 +30,6 @@ export const CLOSE_TOO_BIG = 1009;
 /**
  * The WebSocket subprotocol a page offers: `cueport.<secret>`, the secret the player gives its
  * browser's pages at each browser start (`globalThis.cueportPageSecret`), never in an address.
+ * The pages get the prefix with it (`globalThis.cueportPageSecretPrefix`, `pageSecretScript`).
  */
 export const PAGE_SECRET_PROTOCOL_PREFIX = "cueport.";

@@ -89,9 +89,13 @@ export interface OutputServer {
   close(): Promise<void>;
 }
 
-/** The script that gives a page `secret`: run before the page's own (`initScript`). */
+/**
+ * The script that gives a page `secret` and the subprotocol's prefix (`page/socket_secret.js`
+ * makes the subprotocol of both): run before the page's own (`initScript`).
+ */
 export function pageSecretScript(secret: string): string {
-  return `globalThis.cueportPageSecret = ${JSON.stringify(secret)};`;
+  return `globalThis.cueportPageSecret = ${JSON.stringify(secret)};\n` +
+    `globalThis.cueportPageSecretPrefix = ${JSON.stringify(PAGE_SECRET_PROTOCOL_PREFIX)};`;
 }
 
 /** A new secret: 32 random bytes, as hex (a subprotocol token). */

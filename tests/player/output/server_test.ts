@@ -5,7 +5,9 @@
  * offers the secret of now as its subprotocol, which the answer names.
  */
 import assert from "node:assert/strict";
-import { serveOutput } from "../../../player/output/server.ts";
+import { pageSecretScript, serveOutput } from "../../../player/output/server.ts";
+import { secretProtocols } from "../../../player/output/page/socket_secret.js";
+import { PAGE_SECRET_PROTOCOL_PREFIX } from "../../../protocol/socket_bounds.ts";
 
 /** Opens a socket to `url` with `headers`; resolves with its answer's head. */
 async function answer(url: string, headers: Record<string, string>): Promise<string> {
@@ -168,5 +170,17 @@ Deno.test("Output server: the root is a black page (the window's first), naming 
     await other.body?.cancel();
   } finally {
     await server.close();
+  }
+});
+
+Deno.test("Output server: the page's start script gives it the secret and the prefix it offers them with", () => {
+  const page = globalThis as Record<string, unknown>;
+  try {
+    assert.deepEqual(secretProtocols(), [], "no secret given: none offered");
+    new Function(pageSecretScript("ab12"))();
+    assert.deepEqual(secretProtocols(), [`${PAGE_SECRET_PROTOCOL_PREFIX}ab12`]);
+  } finally {
+    delete page.cueportPageSecret;
+    delete page.cueportPageSecretPrefix;
   }
 });
