@@ -14,11 +14,13 @@ export interface SocketBounds {
   maxTextChars: number;
   /** The largest binary message, bytes; 0: the socket takes none. */
   maxBinaryBytes: number;
-  /** Messages a second, sustained, and the burst taken at once. */
+  /** Messages a second, sustained. */
   messagesPerSecond: number;
+  /** Messages taken at once (the bucket's capacity). */
   burstMessages: number;
-  /** Bytes (text counted in code units) a second, sustained, and the burst. */
+  /** Bytes (text counted in code units) a second, sustained. */
   bytesPerSecond: number;
+  /** Bytes taken at once (the bucket's capacity). */
   burstBytes: number;
 }
 

@@ -16,19 +16,25 @@ import { DevTools } from "./devtools.ts";
 
 /** An account the browser runs as (`browser_user.ts`). */
 export interface BrowserAccount {
+  /** Its user name. */
   name: string;
+  /** Its user id. */
   uid: number;
+  /** Its primary group id. */
   gid: number;
 }
 
 /** How a browser exited. */
 export interface BrowserExit {
+  /** Its exit code, or null when a signal ended it. */
   code: number | null;
+  /** The signal that ended it, or null. */
   signal: string | null;
 }
 
 /** A browser started by `launchBrowser`. */
 export interface LaunchedBrowser {
+  /** Its process id, or null when it did not start. */
   pid: number | null;
   /** Its DevTools, over the pipe. */
   devtools: DevTools;

@@ -44,7 +44,9 @@ const ASSETS: Record<string, string> = {
 
 /** A media file the page may load: where it is and its type. */
 export interface MediaPath {
+  /** The file's path. */
   path: string;
+  /** Its MIME type, sent as its content type. */
   mimeType: string;
 }
 
