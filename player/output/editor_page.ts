@@ -35,7 +35,7 @@ import { previewState } from "./editor_preview.ts";
 import type { IsfPrograms } from "./isf_programs.ts";
 import { PagePrograms } from "./page_programs.ts";
 import { BUILT_IN_PROGRAMS } from "./shaders.ts";
-import { OnePageSocket, parseMessage, type Violation } from "./socket_guard.ts";
+import { OnePageSocket } from "./socket_guard.ts";
 import type { SocketFaultLog } from "./socket_log.ts";
 
 /** What the editor page needs of the player. */
@@ -115,7 +115,9 @@ export class EditorPage {
         this.#send({ type: "programs", programs: [...BUILT_IN_PROGRAMS] });
         this.#refresh();
       },
-      message: (data) => this.#onMessage(data as string),
+      schema: FromEditor,
+      what: "an editor message",
+      dispatch: (message) => this.#dispatch(message),
       closed: () => this.#hooks.hidden?.(),
     }));
   }
@@ -149,14 +151,6 @@ export class EditorPage {
   /** Closes the page's socket (the output stops). */
   close(): void {
     this.#socket.close();
-  }
-
-  /** Handles one message within bounds; what is wrong with it, or null. */
-  #onMessage(data: string): Violation | null {
-    const parsed = parseMessage(FromEditor, data, "an editor message");
-    if ("violation" in parsed) return parsed.violation;
-    this.#dispatch(parsed.message);
-    return null;
   }
 
   /** Does what a page's message says (within bounds, of its schema). */

@@ -9,7 +9,7 @@
  * @module
  */
 import { FromPage, PAGE_SOCKET_BOUNDS, PAGE_TAKEN, type ToPage } from "../../protocol/output.ts";
-import { OnePageSocket, parseMessage, type Violation } from "./socket_guard.ts";
+import { OnePageSocket } from "./socket_guard.ts";
 import type { SocketFaultLog } from "./socket_log.ts";
 
 /** Reports in a row with no frame drawn, after the page said its GL is lost, that confirm it. */
@@ -96,7 +96,10 @@ export class PageSocket {
         name: `the output page's socket #${connection}`,
         opened: () => this.#host.opened(connection),
         received: () => this.#host.progress(),
-        message: (data) => this.#handle(data, connection),
+        schema: FromPage,
+        what: "a page message",
+        dispatch: (message) => this.#dispatch(message),
+        binary: (data) => this.#host.chunk(new Uint8Array(data), connection),
       };
     });
   }
@@ -104,18 +107,6 @@ export class PageSocket {
   /** Closes the page's socket (the output stops). */
   close(): void {
     this.#socket.close();
-  }
-
-  /** Handles one message within bounds; what is wrong with it, or null. */
-  #handle(data: unknown, connection: number): Violation | null {
-    if (data instanceof ArrayBuffer) {
-      this.#host.chunk(new Uint8Array(data), connection);
-      return null;
-    }
-    const parsed = parseMessage(FromPage, data as string, "a page message");
-    if ("violation" in parsed) return parsed.violation;
-    this.#dispatch(parsed.message);
-    return null;
   }
 
   /** Does what a page's message says (within bounds, of its schema). */

@@ -2,8 +2,8 @@
  * A page's socket, one page at a time (`OnePageSocket`, the output's and the editor's), with the
  * bounds of its socket (`protocol/socket_bounds.ts`) applied to each message as it comes: its
  * size, then a token bucket of messages and one of bytes, so a page that floods is closed
- * however it floods (many small messages, or few large ones). The schema is checked by the
- * socket's handler (`page_socket.ts`, `editor_page.ts`, with `parseMessage`): a message past
+ * however it floods (many small messages, or few large ones), then its schema (`parseMessage`,
+ * with the schema of the socket's handlers: `page_socket.ts`, `editor_page.ts`): a message past
  * these bounds is never parsed.
  * @module
  */
@@ -121,20 +121,40 @@ export function parseMessage<T>(
   };
 }
 
+/** Hands `data` (within bounds) to `handlers`; what is wrong with it, or null. */
+function handle<T>(handlers: PageHandlers<T>, data: string | ArrayBuffer): Violation | null {
+  if (data instanceof ArrayBuffer) {
+    if (!handlers.binary) return notValid("a binary message");
+    handlers.binary(data);
+    return null;
+  }
+  const parsed = parseMessage(handlers.schema, data, handlers.what);
+  if ("violation" in parsed) return parsed.violation;
+  handlers.dispatch(parsed.message);
+  return null;
+}
+
+/** A violation of the schema: closed with `CLOSE_POLICY`. */
 function notValid(reason: string): Violation {
   return { code: CLOSE_POLICY, kind: "not valid", reason };
 }
 
 /** What a page's socket does with its page, once it is the one connected (`OnePageSocket`). */
-export interface PageHandlers {
+export interface PageHandlers<T> {
   /** Names the socket in the fault's line (`the output page's socket #2`). */
   name: string;
+  /** The schema of the page's text messages. */
+  schema: z.ZodType<T>;
+  /** Names the messages of `schema` in the fault's line (`a page message`). */
+  what: string;
   /** The socket opened. */
   opened(): void;
   /** Any message came, before it is checked (a sign of life). */
   received?(): void;
-  /** Handles one message within bounds; what is wrong with it, or null. */
-  message(data: string | ArrayBuffer): Violation | null;
+  /** A text message within bounds and of `schema`. */
+  dispatch(message: T): void;
+  /** A binary message within bounds (absent: the socket takes none, the page is closed). */
+  binary?(data: ArrayBuffer): void;
   /** The socket closed while it was the one connected. */
   closed?(): void;
 }
@@ -191,7 +211,7 @@ export class OnePageSocket {
    * `socket` is the page's, with the handlers `start` makes (asked only then), unless a page
    * has it already: then `socket` is closed once open, and false returned.
    */
-  accept(socket: WebSocket, start: () => PageHandlers): boolean {
+  accept<T>(socket: WebSocket, start: () => PageHandlers<T>): boolean {
     if (this.isTaken) {
       const { code, reason, what } = this.#taken;
       socket.onopen = () => socket.close(code, reason);
@@ -206,7 +226,7 @@ export class OnePageSocket {
     socket.onmessage = (event) => {
       if (isClosing) return;
       handlers.received?.();
-      const violation = guard.check(event.data) ?? handlers.message(event.data);
+      const violation = guard.check(event.data) ?? handle(handlers, event.data);
       if (!violation) return;
       isClosing = true;
       this.#faults?.note(violation.kind, `${handlers.name}: ${violation.reason}`);

@@ -5,7 +5,11 @@
  * offers the secret of now as its subprotocol, which the answer names.
  */
 import assert from "node:assert/strict";
-import { pageSecretScript, serveOutput } from "../../../player/output/server.ts";
+import {
+  type OutputServerHost,
+  pageSecretScript,
+  serveOutput,
+} from "../../../player/output/server.ts";
 import { secretProtocols } from "../../../player/output/page/socket_secret.js";
 import { PAGE_SECRET_PROTOCOL_PREFIX } from "../../../protocol/socket_bounds.ts";
 
@@ -38,6 +42,17 @@ async function answer(url: string, headers: Record<string, string>): Promise<str
 /** Whether a socket to `url` with `headers` opens. */
 async function opens(url: string, headers: Record<string, string>): Promise<boolean> {
   return (await answer(url, headers)).startsWith("HTTP/1.1 101");
+}
+
+/** A server with an editor open whose sockets close once open, with `host`'s other hooks. */
+function serveClosing(host: Pick<OutputServerHost, "isTaken" | "refused">) {
+  return serveOutput({
+    media: () => null,
+    connected: (socket) => socket.onopen = () => socket.close(),
+    editorConnected: (socket) => socket.onopen = () => socket.close(),
+    isEditorOpen: () => true,
+    ...host,
+  });
 }
 
 Deno.test("Output server: the editor's socket only while an editor is open, from its origin", async () => {
@@ -90,13 +105,7 @@ Deno.test("Output server: the editor's socket only while an editor is open, from
 
 Deno.test("Output server: a socket opens only with the secret of now, named in the answer", async () => {
   const refusals: string[] = [];
-  const server = serveOutput({
-    media: () => null,
-    connected: (socket) => socket.onopen = () => socket.close(),
-    editorConnected: (socket) => socket.onopen = () => socket.close(),
-    isEditorOpen: () => true,
-    refused: (_kind, reason) => refusals.push(reason),
-  });
+  const server = serveClosing({ refused: (_kind, reason) => refusals.push(reason) });
   try {
     const Origin = new URL(server.url).origin;
     const first = server.rotateSecret();
@@ -124,11 +133,7 @@ Deno.test("Output server: a socket opens only with the secret of now, named in t
 Deno.test("Output server: a second page is refused at the upgrade, 403 with why, counted as a second page", async () => {
   const taken = new Set<string>();
   const refusals: string[] = [];
-  const server = serveOutput({
-    media: () => null,
-    connected: (socket) => socket.onopen = () => socket.close(),
-    editorConnected: (socket) => socket.onopen = () => socket.close(),
-    isEditorOpen: () => true,
+  const server = serveClosing({
     isTaken: (path) => taken.has(path),
     refused: (kind, reason) => refusals.push(`${kind}: ${reason}`),
   });
