@@ -1,8 +1,9 @@
 /**
  * The output page's socket on the player's side: one page at a time (a second is refused at
- * the upgrade, or closed with `PAGE_TAKEN` when both upgraded at once: `socket_guard.ts`), each message within the socket's bounds
- * (`PAGE_SOCKET_BOUNDS`: size, rate) and of the page's schema (`FromPage`), or the page is
- * closed (1009, 1008) and the fault counted in one log line a minute at most. What the page
+ * the upgrade, or closed with `PAGE_TAKEN` when both upgraded at once: `socket_guard.ts`), each
+ * message within the socket's bounds (`PAGE_SOCKET_BOUNDS`: size, rate) and of the page's
+ * schema (`FromPage`), or the page is closed (1009, 1008) and the fault counted in one log line
+ * a minute at most. What the page
  * says is a report, never an order: a page that says its WebGL2 is lost is believed only once
  * its reports show it draws nothing (`GL_LOST_REPORTS` in a row), and only then does the
  * browser start again with software GL.
