@@ -133,6 +133,29 @@ Deno.test("an ISF program with PASSES carries them, and its pass the sizes of it
   assert.equal(programs.of(invert)!.wire.passes, undefined, "one pass: no passes");
 });
 
+Deno.test("a live value of an ISF input is held to its MIN and MAX, in its uniform and its targets' sizes", () => {
+  const programs = new IsfPrograms(parseIsf);
+  const preset: Preset = {
+    ...invert,
+    id: "fx-user-2",
+    code: SIZES,
+    parameters: isfHeaderParameters(SIZES),
+  };
+  const size = { width: 160, height: 90 };
+  const at = (scale: number) =>
+    shaderPass(effect(preset.id), {
+      presets: [preset],
+      live: { "e1.scale": scale },
+      programs,
+      size,
+    });
+  // $scale is 1 to 16: a live 0.25 (SET_PARAM, a Control) would make the target 640 wide.
+  assert.deepEqual(at(0.25).uniforms.scale, 1);
+  assert.deepEqual(at(0.25).sizes![0], [160, 1], "at MIN");
+  assert.deepEqual(at(100).uniforms.scale, 16);
+  assert.deepEqual(at(100).sizes![0], [10, 1], "at MAX");
+});
+
 Deno.test("an ES 1.00 program carries its ES 3.00 fallback; an ES 3.00 one has none", () => {
   const programs = new IsfPrograms(parseIsf);
   const entry = programs.of(invert)!;
