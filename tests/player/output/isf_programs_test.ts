@@ -106,14 +106,17 @@ Deno.test("shaderPass() with programs draws built-ins by their code, live enums 
   assert.deepEqual(shift.uniforms, { hue: 0, tint: [1, 128 / 255, 0, 1] }, "a vec4 colour");
 });
 
+/** A user preset of SIZES: a target "floor($WIDTH / $scale)" wide, $scale 1 to 16. */
+const sizes: Preset = {
+  ...invert,
+  id: "fx-user-2",
+  code: SIZES,
+  parameters: isfHeaderParameters(SIZES),
+};
+
 Deno.test("an ISF program with PASSES carries them, and its pass the sizes of its targets", () => {
   const programs = new IsfPrograms(parseIsf);
-  const preset: Preset = {
-    ...invert,
-    id: "fx-user-2",
-    code: SIZES,
-    parameters: isfHeaderParameters(SIZES),
-  };
+  const preset = sizes;
   const entry = programs.of(preset)!;
   assert.deepEqual(entry.wire.passes, [
     { target: "small", persistent: false, float: false },
@@ -135,12 +138,7 @@ Deno.test("an ISF program with PASSES carries them, and its pass the sizes of it
 
 Deno.test("a live value of an ISF input is held to its MIN and MAX, in its uniform and its targets' sizes", () => {
   const programs = new IsfPrograms(parseIsf);
-  const preset: Preset = {
-    ...invert,
-    id: "fx-user-2",
-    code: SIZES,
-    parameters: isfHeaderParameters(SIZES),
-  };
+  const preset = sizes;
   const size = { width: 160, height: 90 };
   const at = (scale: number) =>
     shaderPass(effect(preset.id), {
