@@ -469,8 +469,8 @@ export class Editor {
 
   /**
    * Writes presets and project (both or neither: `ProjectStore.saveEdit`), then
-   * history, then makes them current and reports. The result is known before the write, so a retry key
-   * is saved with it in the project file.
+   * history, then makes them current and reports. The result is known before
+   * the write, so a retry key is saved with it in the project file.
    */
   async #commit(
     engine: ProjectEngine,
