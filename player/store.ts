@@ -14,7 +14,9 @@ import {
 } from "../protocol/model.ts";
 import {
   type AtomicWriteHooks,
+  jsonText,
   removeStaleTemps,
+  writeFilesAtomic,
   writeJsonAtomic,
 } from "../protocol/atomic_write.ts";
 import { createDemoProject } from "./demo.ts";
@@ -125,8 +127,23 @@ export class ProjectStore {
 
   /** Writes a project document atomically, with the retry keys of its edits in the same file. */
   saveProject(project: ProjectDoc, appliedKeys?: readonly AppliedKey[]): Promise<void> {
+    return this.saveEdit(project, appliedKeys);
+  }
+
+  /**
+   * Writes an edit's project document and, when the edit changed them, the
+   * user presets: both temp files first, then both renames, so a full disk
+   * changes neither file (`writeFilesAtomic`).
+   */
+  saveEdit(
+    project: ProjectDoc,
+    appliedKeys: readonly AppliedKey[] | undefined,
+    presets?: Preset[],
+  ): Promise<void> {
     const doc = appliedKeys?.length ? { ...project, appliedKeys } : project;
-    return writeJsonAtomic(`${this.projectDir(project.id)}/project.json`, doc, this.hooks);
+    const files = [{ path: `${this.projectDir(project.id)}/project.json`, data: jsonText(doc) }];
+    if (presets) files.unshift({ path: `${this.dataDir}/presets.json`, data: jsonText(presets) });
+    return writeFilesAtomic(files, this.hooks);
   }
 
   /** The player's saved settings, defaults where missing or unreadable. */

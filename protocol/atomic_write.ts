@@ -1,7 +1,8 @@
 /**
  * Crash-safe file writes, used by the player (projects) and the server (auth
  * data): write a temp file beside the target, fsync it,
- * rename it over the target, fsync the folder. A crash at any point leaves
+ * rename it over the target, fsync the folder (`writeFilesAtomic`: all the
+ * temps first, then the renames). A crash at any point leaves
  * either the old or the new file, never a half-written one. With
  * `skipFsync`, the same holds for a killed process but not for a power cut.
  * @module
@@ -9,7 +10,7 @@
 
 /** Hooks for tests to simulate a crash between the steps, and the file mode. */
 export interface AtomicWriteHooks {
-  /** Called after the temp file is written and synced, before the rename. */
+  /** Called for each temp file once all are written and synced, before the first rename. */
   beforeRename?: (tempPath: string) => void;
   /** Permission bits of the new file (default 0o644; 0o600 for secrets). */
   mode?: number;
@@ -35,27 +36,61 @@ export async function writeFileAtomic(
   data: Uint8Array | string,
   hooks: AtomicWriteHooks = {},
 ): Promise<void> {
-  const dir = dirname(path);
-  await Deno.mkdir(dir, { recursive: true });
+  await writeFilesAtomic([{ path, data }], hooks);
+}
+
+/** One file of `writeFilesAtomic`. */
+export interface FileWrite {
+  path: string;
+  data: Uint8Array | string;
+}
+
+/**
+ * Writes several files in two phases: every temp file is written and synced
+ * first, then each is renamed over its target (a rename takes no new space).
+ * A temp that cannot be written (a full disk) removes them all and throws with
+ * no target changed. A crash between the renames can leave some targets new
+ * and the others old, each of them whole.
+ */
+export async function writeFilesAtomic(
+  files: readonly FileWrite[],
+  hooks: AtomicWriteHooks = {},
+): Promise<void> {
+  const temps: string[] = [];
+  try {
+    for (const { path, data } of files) temps.push(await writeTemp(path, data, hooks));
+    for (const temp of temps) hooks.beforeRename?.(temp);
+    for (const [i, temp] of temps.entries()) await Deno.rename(temp, files[i]!.path);
+  } catch (error) {
+    // A full disk fails a write: the temps go too, so they hold no space.
+    for (const temp of temps) await Deno.remove(temp).catch(() => {});
+    throw error;
+  }
+  if (hooks.skipFsync) return;
+  for (const dir of new Set(files.map((f) => dirname(f.path)))) await syncDir(dir);
+}
+
+/** Writes and syncs a temp file beside `path`; on a failure, removes it and throws. */
+async function writeTemp(
+  path: string,
+  data: Uint8Array | string,
+  hooks: AtomicWriteHooks,
+): Promise<string> {
+  await Deno.mkdir(dirname(path), { recursive: true });
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
   const file = await Deno.open(temp, { write: true, createNew: true, mode: hooks.mode ?? 0o644 });
   try {
-    try {
-      let written = 0;
-      while (written < bytes.length) written += await file.write(bytes.subarray(written));
-      if (!hooks.skipFsync) await file.sync();
-    } finally {
-      file.close();
-    }
-    hooks.beforeRename?.(temp);
-    await Deno.rename(temp, path);
+    let written = 0;
+    while (written < bytes.length) written += await file.write(bytes.subarray(written));
+    if (!hooks.skipFsync) await file.sync();
   } catch (error) {
-    // A full disk fails the write: its part-written temp goes too, so it holds no space.
+    file.close();
     await Deno.remove(temp).catch(() => {});
     throw error;
   }
-  if (!hooks.skipFsync) await syncDir(dir);
+  file.close();
+  return temp;
 }
 
 /**
@@ -99,7 +134,12 @@ export function writeJsonAtomic(
   value: unknown,
   hooks: AtomicWriteHooks = {},
 ): Promise<void> {
-  return writeFileAtomic(path, JSON.stringify(value, null, 2) + "\n", hooks);
+  return writeFileAtomic(path, jsonText(value), hooks);
+}
+
+/** The text `writeJsonAtomic` writes: two-space indented JSON and a newline. */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value, null, 2) + "\n";
 }
 
 async function syncDir(dir: string): Promise<void> {

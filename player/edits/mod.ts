@@ -468,9 +468,9 @@ export class Editor {
   }
 
   /**
-   * Writes presets, project and history, in that order, then makes them
-   * current and reports. The result is known before the write, so a retry key
-   * is saved with it in the project file.
+   * Writes presets and project (both or neither: `ProjectStore.saveEdit`), then
+   * history, then makes them current and reports. The result is known before
+   * the write, so a retry key is saved with it in the project file.
    */
   async #commit(
     engine: ProjectEngine,
@@ -492,13 +492,7 @@ export class Editor {
     const result = this.#result(project.id, project.revision, step.outcomes, patch, next);
     let keys = this.#appliedKeys.get(project.id);
     if (step.key !== undefined) keys = withAppliedKey(keys ?? [], step.key, result);
-    if (patch.presets) await this.#host.store.saveUserPresets(after.presets);
-    try {
-      await this.#host.store.saveProject(project, keys);
-    } catch (error) {
-      if (patch.presets) await this.#restorePresets();
-      throw error;
-    }
+    await this.#host.store.saveEdit(project, keys, patch.presets ? after.presets : undefined);
     if (keys) this.#appliedKeys.set(project.id, keys);
     // The edit is on disk now: a history that cannot be written costs undo, not the edit.
     await this.#saveHistory(project.id, next);
@@ -513,22 +507,6 @@ export class Editor {
       );
     }
     return result;
-  }
-
-  /**
-   * The Project could not be written after the presets were (a full disk): the presets file
-   * goes back to the presets the player holds, so a restart does not bring back an edit that
-   * was refused. A failure of that is logged: the presets file then holds the refused edit.
-   */
-  async #restorePresets(): Promise<void> {
-    try {
-      await this.#host.store.saveUserPresets([...this.#host.userPresets()]);
-    } catch (error) {
-      this.#host.log(
-        `Cannot put presets.json back after a refused edit (${(error as Error).message}): ` +
-          "it holds presets the player does not show until it restarts",
-      );
-    }
   }
 
   /**

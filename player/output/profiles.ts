@@ -6,7 +6,9 @@
  * beside it that its player holds locked while the profile lives: the kernel
  * drops the lock when the player ends, even by SIGKILL, so a profile whose lock
  * can be taken is stale, and the next start removes it (a profile is about 2.4
- * MB; a player killed again and again would fill the disk with them).
+ * MB; a player killed again and again would fill the disk with them). The lock
+ * is taken before its `.lock` name and the folder exist, so a player starting
+ * at the same moment never finds a new profile's lock free.
  * @module
  */
 import type { BrowserAccount } from "./browser_process.ts";
@@ -51,30 +53,43 @@ export class ProfileDirs {
     return new ProfileDirs(`${temp}/cueport-output.${uid}`, uid);
   }
 
-  /** Removes the profiles whose player is gone (their lock is free); how many. */
-  async removeStale(): Promise<number> {
+  /**
+   * Removes the profiles whose player is gone (their lock is free), and what a
+   * crash during `create` left: a `.lock.new` whose lock is free, a profile
+   * folder with no lock at all; each of these only when older than
+   * `ORPHAN_AGE_MS`, so one a player is making now is not touched. How many.
+   */
+  async removeStale(now = Date.now()): Promise<number> {
     let removed = 0;
     for (const entry of [...Deno.readDirSync(this.parent)]) {
-      if (!entry.name.endsWith(".lock")) continue;
-      const name = entry.name.slice(0, -".lock".length);
-      const lock = await openLock(`${this.parent}/${entry.name}`);
-      if (!lock || !lock.tryLockSync(true)) {
-        lock?.close();
-        continue; // its player lives
+      const path = `${this.parent}/${entry.name}`;
+      if (entry.name.endsWith(".lock")) {
+        if (await removeIfFree(path, path.slice(0, -".lock".length))) removed++;
+      } else if (entry.name.endsWith(".lock.new")) {
+        if (!await isOld(path, now)) continue;
+        if (await removeIfFree(path, path.slice(0, -".lock.new".length))) removed++;
+      } else if (entry.isDirectory && entry.name.startsWith(PREFIX)) {
+        if (await exists(`${path}.lock`) || await exists(`${path}.lock.new`)) continue;
+        if (!await isOld(path, now)) continue;
+        await removeTree(path);
+        removed++;
       }
-      await removeTree(`${this.parent}/${name}`);
-      await Deno.remove(`${this.parent}/${entry.name}`).catch(() => {});
-      lock.close();
-      removed++;
     }
     return removed;
   }
 
-  /** A new profile, owned by `account` (null: this account), mode 0700, locked. */
+  /**
+   * A new profile, owned by `account` (null: this account), mode 0700, locked.
+   * Its lock is taken under a name the sweep leaves alone while young
+   * (`.lock.new`), then renamed to `.lock` (the lock goes with the file), and
+   * the folder made after: a `.lock` another player's sweep sees is held.
+   */
   create(account: BrowserAccount | null): Profile {
-    const path = Deno.makeTempDirSync({ dir: this.parent, prefix: "profile-" });
-    const lock = Deno.openSync(`${path}.lock`, { write: true, create: true, mode: 0o600 });
+    const path = `${this.parent}/${PREFIX}${crypto.randomUUID().slice(0, 13)}`;
+    const lock = Deno.openSync(`${path}.lock.new`, { write: true, createNew: true, mode: 0o600 });
     lock.lockSync(true);
+    Deno.renameSync(`${path}.lock.new`, `${path}.lock`);
+    Deno.mkdirSync(path, { mode: 0o700 });
     if (account) Deno.chownSync(path, account.uid, account.gid);
     Deno.chmodSync(path, 0o700);
     let removal: Promise<void> | null = null;
@@ -88,6 +103,36 @@ export class ProfileDirs {
         })(),
     };
   }
+}
+
+/** The start of every profile folder's name. */
+const PREFIX = "profile-";
+/**
+ * Age after which a `.lock.new` or a folder without a lock is what a crash
+ * left: a player makes them and takes its lock within milliseconds.
+ */
+export const ORPHAN_AGE_MS = 60_000;
+
+/** Removes `folder` then `lockPath` if the lock is free (its player is gone); whether it did. */
+async function removeIfFree(lockPath: string, folder: string): Promise<boolean> {
+  const lock = await openLock(lockPath);
+  if (!lock || !lock.tryLockSync(true)) {
+    lock?.close();
+    return false; // its player lives
+  }
+  await removeTree(folder);
+  await Deno.remove(lockPath).catch(() => {});
+  lock.close();
+  return true;
+}
+
+async function isOld(path: string, now: number): Promise<boolean> {
+  const mtime = (await Deno.lstat(path).catch(() => null))?.mtime;
+  return mtime !== null && mtime !== undefined && now - mtime.getTime() > ORPHAN_AGE_MS;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.lstat(path).then(() => true, () => false);
 }
 
 async function openLock(path: string): Promise<Deno.FsFile | null> {

@@ -112,7 +112,8 @@ export function shaderPass(item: Effect | Visualizer, from: PassSource): ShaderP
  * The pass of an Effect or Visualizer drawn by its preset's ISF program: each
  * parameter's live value, else its own, else the preset's default, as the
  * uniforms ISF declares for the inputs (`isfUniforms`). A live value is a
- * number: an enum's is the index of its option, a boolean's is on above 0.5.
+ * number: an enum's is the index of its option, a boolean's is on above 0.5,
+ * a number's is held to the input's MIN and MAX.
  */
 function isfPass(
   item: Effect | Visualizer,
@@ -147,7 +148,9 @@ function fromLive(value: number, parameter: PresetParameter): PresetParameter["d
     const options = parameter.options ?? [];
     return options[Math.min(options.length - 1, Math.max(0, Math.round(value)))] ?? value;
   }
-  return value;
+  // A Control or SET_PARAM is not held to the input's range: the shader (and a target's
+  // size, `texture_budget.ts`) gets no value outside its MIN and MAX.
+  return Math.min(parameter.max ?? Infinity, Math.max(parameter.min ?? -Infinity, value));
 }
 
 function layerOf(

@@ -8,7 +8,8 @@
  *
  * What is counted is what the page allocates at the display's size (the
  * render scale only lowers it): each ISF pass with a `TARGET` at its size
- * (`passSizes`, at the item's parameter values), twice for a `PERSISTENT` one,
+ * (`passSizes`; where it names inputs, the largest over their ranges, which
+ * bound their live values: `widestPassSizes`), twice for a `PERSISTENT` one,
  * at 16 bytes a texel for a `FLOAT` one (RGBA32F, the page's format where the
  * GL filters it; RGBA16F elsewhere takes half) and 4 for the others (RGBA8).
  * An Effect counts once for each Clip that lists it (the page keeps targets per
@@ -20,11 +21,11 @@
 import type { Effect, Preset, PresetParameter, Project, Visualizer } from "../../protocol/model.ts";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { Refusal } from "../errors.ts";
-import { passSizes } from "../isf/mod.ts";
 import { type IsfHeader, parseHeader, splitHeader } from "../isf/header.ts";
 import { passSpecs } from "../isf/passes.ts";
 import { inputUniform } from "../isf/parameters.ts";
 import { drawsIsf } from "./isf_programs.ts";
+import { widestPassSizes } from "./widest_sizes.ts";
 
 /** Bytes a texel of an 8-bit target takes (RGBA8). */
 export const BYTES_PER_TEXEL = 4;
@@ -66,7 +67,7 @@ export function itemTextureBytes(
   for (const u of header.INPUTS.flatMap((input) => inputUniform(input, values) ?? [])) {
     if (typeof u.value === "number") scalars[u.name] = u.value;
   }
-  const sizes = passSizes(header, { values: scalars, ...size });
+  const sizes = widestPassSizes(header, scalars, size);
   let bytes = 0;
   for (const [i, pass] of passSpecs(header).entries()) {
     if (!pass.target) continue;

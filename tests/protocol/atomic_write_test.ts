@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { removeStaleTemps, writeJsonAtomic } from "../../protocol/atomic_write.ts";
+import {
+  removeStaleTemps,
+  writeFilesAtomic,
+  writeJsonAtomic,
+} from "../../protocol/atomic_write.ts";
+import { isDiskFull } from "../../protocol/disk_full.ts";
+import { mountTmpfs } from "../_helpers/tmpfs.ts";
 import { ProjectStore } from "../../player/store.ts";
 import { fixtureDataDir, fixtureProject } from "../_helpers/fixture.ts";
 
@@ -96,5 +102,29 @@ Deno.test("ProjectStore.loadProjects() reports a corrupt project and keeps the o
     assert.match(problems[0]!, /Cannot load project "broken"/);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("writeFilesAtomic() on a disk with room for the first temp only changes no file and leaves no temp", async () => {
+  const disk = await mountTmpfs("1m");
+  try {
+    const [a, b] = [`${disk.dir}/a.json`, `${disk.dir}/b.json`];
+    await writeFilesAtomic([{ path: a, data: "old a" }, { path: b, data: "old b" }]);
+    disk.fill();
+    disk.free(4096); // one page: the first temp fits, the second (8 KB) does not
+    const failed = await writeFilesAtomic([
+      { path: a, data: "new a" },
+      { path: b, data: "x".repeat(8192) },
+    ]).then(() => null, (error) => error);
+    assert.ok(isDiskFull(failed), String(failed));
+    assert.equal(await Deno.readTextFile(a), "old a");
+    assert.equal(await Deno.readTextFile(b), "old b");
+    const names = [...Deno.readDirSync(disk.dir)].map((e) => e.name).sort();
+    assert.deepEqual(names, [".filler", "a.json", "b.json"]);
+    disk.free();
+    await writeFilesAtomic([{ path: a, data: "new a" }, { path: b, data: "new b" }]);
+    assert.equal(await Deno.readTextFile(a) + await Deno.readTextFile(b), "new anew b");
+  } finally {
+    await disk.close();
   }
 });

@@ -2,7 +2,10 @@ import assert from "node:assert/strict";
 import { PlayerApp } from "../../../player/app.ts";
 import { VirtualClock } from "../../../player/clock.ts";
 import { Project } from "../../../protocol/model.ts";
-import { openFixture } from "../../_helpers/fixture.ts";
+import { isDiskFull } from "../../../protocol/disk_full.ts";
+import { writeJsonAtomic } from "../../../protocol/atomic_write.ts";
+import { fixtureProject, openFixture } from "../../_helpers/fixture.ts";
+import { mountTmpfs } from "../../_helpers/tmpfs.ts";
 
 const readProject = async (dataDir: string) =>
   Project.parse(JSON.parse(await Deno.readTextFile(`${dataDir}/projects/show/project.json`)));
@@ -120,7 +123,7 @@ Deno.test("Editor: an edit's retry key is saved with the Project; a restarted pl
   }
 });
 
-Deno.test("Editor: a full disk under the project after the presets were written puts the presets back", async () => {
+Deno.test("Editor: a full disk at the Project's temp, after the presets' temp was written, changes neither file", async () => {
   const f = await openFixture();
   try {
     const presetsFile = `${f.dataDir}/presets.json`;
@@ -146,5 +149,35 @@ Deno.test("Editor: a full disk under the project after the presets were written 
     await again.close();
   } finally {
     await f.close();
+  }
+});
+
+Deno.test("Editor: a real full disk with room for presets.json's temp but not the Project's keeps the refused preset nowhere", async () => {
+  const disk = await mountTmpfs("1m");
+  try {
+    await writeJsonAtomic(`${disk.dir}/projects/show/project.json`, fixtureProject());
+    const app = await PlayerApp.open({ dataDir: disk.dir, clock: new VirtualClock() });
+    const project = await Deno.stat(`${disk.dir}/projects/show/project.json`);
+    assert.ok(project.size > 4096, "the Project's temp takes more than the one page left");
+    disk.fill();
+    disk.free(4096); // one tmpfs page: room for the presets' temp (one preset), not the Project's
+    const refused = await app.applyEdits({
+      projectId: null,
+      edits: [{ name: "preset.add", params: { kind: "effect", name: "Glow", type: "glow" } }],
+    }).then(() => null, (error) => error);
+    assert.ok(isDiskFull(refused), String(refused));
+    assert.ok(!app.snapshot().presets.some((p) => p.name === "Glow"));
+    await app.close();
+    disk.free();
+    const names = [...Deno.readDirSync(disk.dir)].map((e) => e.name);
+    assert.ok(!names.some((n) => n.endsWith(".tmp")), names.join());
+    const again = await PlayerApp.open({ dataDir: disk.dir, clock: new VirtualClock() });
+    assert.ok(
+      !again.snapshot().presets.some((p) => p.name === "Glow"),
+      "Glow back after a restart",
+    );
+    await again.close();
+  } finally {
+    await disk.close();
   }
 });

@@ -106,14 +106,17 @@ Deno.test("shaderPass() with programs draws built-ins by their code, live enums 
   assert.deepEqual(shift.uniforms, { hue: 0, tint: [1, 128 / 255, 0, 1] }, "a vec4 colour");
 });
 
+/** A user preset of SIZES: a target "floor($WIDTH / $scale)" wide, $scale 1 to 16. */
+const sizes: Preset = {
+  ...invert,
+  id: "fx-user-2",
+  code: SIZES,
+  parameters: isfHeaderParameters(SIZES),
+};
+
 Deno.test("an ISF program with PASSES carries them, and its pass the sizes of its targets", () => {
   const programs = new IsfPrograms(parseIsf);
-  const preset: Preset = {
-    ...invert,
-    id: "fx-user-2",
-    code: SIZES,
-    parameters: isfHeaderParameters(SIZES),
-  };
+  const preset = sizes;
   const entry = programs.of(preset)!;
   assert.deepEqual(entry.wire.passes, [
     { target: "small", persistent: false, float: false },
@@ -131,6 +134,24 @@ Deno.test("an ISF program with PASSES carries them, and its pass the sizes of it
   assert.deepEqual(pass.sizes, [[20, 1], [160, 90], [160, 90]], "the live $scale");
   assert.equal(shaderPass(effect(preset.id), { presets: [preset], programs }).sizes, undefined);
   assert.equal(programs.of(invert)!.wire.passes, undefined, "one pass: no passes");
+});
+
+Deno.test("a live value of an ISF input is held to its MIN and MAX, in its uniform and its targets' sizes", () => {
+  const programs = new IsfPrograms(parseIsf);
+  const preset = sizes;
+  const size = { width: 160, height: 90 };
+  const at = (scale: number) =>
+    shaderPass(effect(preset.id), {
+      presets: [preset],
+      live: { "e1.scale": scale },
+      programs,
+      size,
+    });
+  // $scale is 1 to 16: a live 0.25 (SET_PARAM, a Control) would make the target 640 wide.
+  assert.deepEqual(at(0.25).uniforms.scale, 1);
+  assert.deepEqual(at(0.25).sizes![0], [160, 1], "at MIN");
+  assert.deepEqual(at(100).uniforms.scale, 16);
+  assert.deepEqual(at(100).sizes![0], [10, 1], "at MAX");
 });
 
 Deno.test("an ES 1.00 program carries its ES 3.00 fallback; an ES 3.00 one has none", () => {

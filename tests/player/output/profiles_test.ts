@@ -1,10 +1,12 @@
 /**
  * The browser's profiles: fresh, 0700, owned by the browser's account, under
  * one parent of the player's; removed when released, and when their player
- * died (a real process killed with SIGKILL: its lock is free) at the next start.
+ * died (a real process killed with SIGKILL: its lock is free) at the next start;
+ * never while being made, even by a player sweeping at that moment; what a
+ * crash while making one left is removed once old.
  */
 import assert from "node:assert/strict";
-import { ProfileDirs } from "../../../player/output/profiles.ts";
+import { ORPHAN_AGE_MS, ProfileDirs } from "../../../player/output/profiles.ts";
 import { until } from "../../_helpers/until.ts";
 
 async function exists(path: string): Promise<boolean> {
@@ -94,6 +96,79 @@ setInterval(() => {}, 1000);`;
     } catch {
       // gone
     }
+    await dir.remove();
+  }
+});
+
+/** Runs `removeStale` of `parent` in another process (another player starting), and waits. */
+function sweepElsewhere(parent: string, uid: number): number {
+  const module = new URL("../../../player/output/profiles.ts", import.meta.url).href;
+  const code = `import { ProfileDirs } from "${module}";
+console.log(await new ProfileDirs(${JSON.stringify(parent)}, ${uid}).removeStale());`;
+  const out = new Deno.Command(Deno.execPath(), { args: ["eval", "--quiet", code] }).outputSync();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  return Number(new TextDecoder().decode(out.stdout));
+}
+
+Deno.test("ProfileDirs.create: a player sweeping between any two of its steps removes nothing of it", async () => {
+  const dir = await parentDir();
+  const profiles = new ProfileDirs(dir.parent, dir.uid);
+  // Each file system step of create() is followed by another process's sweep.
+  const steps = ["openSync", "renameSync", "mkdirSync", "makeTempDirSync"] as const;
+  const originals = steps.map((name) => [name, Deno[name]] as const);
+  const swept: number[] = [];
+  for (const [name, original] of originals) {
+    // deno-lint-ignore no-explicit-any
+    (Deno as any)[name] = (...args: unknown[]) => {
+      // deno-lint-ignore no-explicit-any
+      const result = (original as any)(...args);
+      swept.push(sweepElsewhere(dir.parent, dir.uid));
+      return result;
+    };
+  }
+  try {
+    const profile = (() => {
+      try {
+        return profiles.create(null);
+      } finally {
+        // deno-lint-ignore no-explicit-any
+        for (const [name, original] of originals) (Deno as any)[name] = original;
+      }
+    })();
+    assert.ok(swept.length >= 2, `${swept.length} sweeps`);
+    assert.deepEqual(swept.filter((n) => n > 0), [], "a sweep removed something");
+    assert.equal(await exists(profile.path), true);
+    assert.equal(await exists(`${profile.path}.lock`), true);
+    assert.equal(sweepElsewhere(dir.parent, dir.uid), 0, "its lock is held");
+    await profile.release();
+  } finally {
+    await dir.remove();
+  }
+});
+
+Deno.test("ProfileDirs.removeStale removes a folder without a lock and a free .lock.new once older than a minute, not before", async () => {
+  const dir = await parentDir();
+  try {
+    const profiles = new ProfileDirs(dir.parent, dir.uid);
+    const live = profiles.create(null);
+    // What a player that died while making a profile left: a folder alone (an older player
+    // made it before its lock), a lock file never renamed, its folder not yet made.
+    const bare = `${dir.parent}/profile-bare`;
+    await Deno.mkdir(bare);
+    await Deno.writeTextFile(`${bare}/file`, "x");
+    const unnamed = `${dir.parent}/profile-unnamed.lock.new`;
+    await Deno.writeTextFile(unnamed, "");
+    const now = Date.now();
+    assert.equal(await profiles.removeStale(now), 0, "young: perhaps being made now");
+    assert.equal(await exists(bare), true);
+    assert.equal(await exists(unnamed), true);
+    const later = now + ORPHAN_AGE_MS + 1_000;
+    assert.equal(await profiles.removeStale(later), 2);
+    assert.equal(await exists(bare), false);
+    assert.equal(await exists(unnamed), false);
+    assert.equal(await exists(live.path), true, "a profile in use stays, however old");
+    await live.release();
+  } finally {
     await dir.remove();
   }
 });

@@ -13,7 +13,7 @@ import { itemTextureBytes } from "../../../player/output/texture_budget.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
 import type { Preset } from "../../../protocol/model.ts";
 import { fixtureDataDir } from "../../_helpers/fixture.ts";
-import { FLOAT_TARGET, HOLD, TWO_PASS_BLUR } from "../isf/_passes_shaders.ts";
+import { FLOAT_TARGET, HOLD, SIZES, TWO_PASS_BLUR } from "../isf/_passes_shaders.ts";
 import { INVERT } from "../isf/_shaders.ts";
 
 const FULL_HD = { width: 1920, height: 1080 };
@@ -55,6 +55,19 @@ Deno.test("itemTextureBytes() counts each pass target at its real byte size", ()
   assert.ok(itemTextureBytes(effect, preset(TWO_PASS_BLUR), FULL_HD) > 0);
   const quarantine = { at: "2026-11-29T09:00:00.000Z", reason: "stalled" };
   assert.equal(itemTextureBytes(effect, { ...preset(FLOAT_TARGET), quarantine }, FULL_HD), 0);
+});
+
+Deno.test("itemTextureBytes() counts a target sized by an input at the largest its range allows", () => {
+  const full = 1920 * 1080 * 4;
+  // SIZES: a target "floor($WIDTH / $scale)" x 1, $scale 1 to 16 (a Control may set it live).
+  for (const scale of [4, 16]) {
+    const item = { ...effect, params: { scale } };
+    assert.equal(itemTextureBytes(item, preset(SIZES), FULL_HD), 1920 * 4 + full, `at ${scale}`);
+  }
+  // No range: the most a side can take, twice the render's.
+  const unbounded = SIZES.replace(', "MIN": 1, "MAX": 16', "");
+  assert.notEqual(unbounded, SIZES);
+  assert.equal(itemTextureBytes(effect, preset(unbounded), FULL_HD), 2 * 1920 * 4 + full);
 });
 
 /** A player on the fixture Project (1920 x 1080) with a budget of `mb`. */
