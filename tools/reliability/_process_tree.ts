@@ -70,11 +70,16 @@ export function profileDirs(rows: readonly ProcessRow[]): string[] {
   return [...new Set(dirs)];
 }
 
-/** Summed VmRSS of `pids`, MB (those that exited count 0). */
-export async function summedRssMb(pids: readonly number[]): Promise<number> {
+/**
+ * Summed proportional set size (PSS) of `pids`, MB (those that exited count 0): what they take
+ * of the machine's memory together. Summed RSS counts each page shared by Chromium's processes
+ * (its code, shared memory between the GPU process and the renderer) once per process; PSS
+ * shares each page among the processes that map it.
+ */
+export async function summedPssMb(pids: readonly number[]): Promise<number> {
   if (pids.length === 0) return 0;
   const text = await shell(
-    'for p in "$@"; do grep -s VmRSS /proc/$p/status; done',
+    'for p in "$@"; do grep -s "^Pss:" /proc/$p/smaps_rollup; done',
     pids.map(String),
   );
   const kb = text.split("\n").reduce(

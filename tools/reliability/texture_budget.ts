@@ -5,14 +5,14 @@
  * 664 MB of float texels), then six Effects of it, put on the playing Clip one
  * after another. One of those edits must be refused at the output's texture
  * budget (`EDIT_REFUSED`, `details.reason` `TEXTURE_BUDGET`), and the browser's
- * processes (summed RSS, sampled every half second) must stay under 1 GB. A
+ * processes (summed PSS, sampled every half second) must stay under 1 GB. A
  * browser past 3 GB has the Effects taken off at once (the machine is not the
  * subject).
  * @module
  */
 import type { ServiceRun } from "./_harness.ts";
 import { PLAYING_CLIP, sleep, withShow } from "./_output_show.ts";
-import { browserProcesses, summedRssMb } from "./_process_tree.ts";
+import { browserProcesses, summedPssMb } from "./_process_tree.ts";
 import { answerWords, type JsonAnswer, RemoteDevice } from "./_remote_device.ts";
 import type { Probe, ProbeContext } from "./_types.ts";
 import type { Tally } from "./_tally.ts";
@@ -77,7 +77,7 @@ async function run(context: ProbeContext): Promise<void> {
     } finally {
       await device.edit("clip.update", { clipID: PLAYING_CLIP, options: { effects: [] } });
       const peak = await sampler.stop();
-      tally.note(`the browser's processes: ${peak} MB at most (summed RSS)`);
+      tally.note(`the browser's processes: ${peak} MB at most (summed PSS)`);
       if (peak >= BROWSER_UNDER_MB) {
         tally.shortfall(
           `the browser's processes reached ${peak} MB (target under ${BROWSER_UNDER_MB})`,
@@ -145,7 +145,7 @@ function refusal(answer: JsonAnswer): string | null {
   return null;
 }
 
-/** The summed RSS of the player's browser processes every half second; its peak. */
+/** The summed PSS of the player's browser processes every half second; its peak. */
 class BrowserRss {
   #peak = 0;
   #isRunning = true;
@@ -157,7 +157,7 @@ class BrowserRss {
         const player = await svc.playerPid();
         if (player !== null) {
           const rows = await browserProcesses(player);
-          this.#peak = Math.max(this.#peak, await summedRssMb(rows.map((r) => r.pid)));
+          this.#peak = Math.max(this.#peak, await summedPssMb(rows.map((r) => r.pid)));
         }
         await sleep(500);
       }
