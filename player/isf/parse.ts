@@ -19,6 +19,7 @@ import { boundProblem, type IsfCheckBounds, WorkBoundReached, WorkBudget } from 
 import { inputParameters, inputProblem, inputUniform, type UniformValue } from "./parameters.ts";
 import { describeProblem, type IsfProblem, problemAt } from "./problems.ts";
 import { type IsfPassSpec, passProblems, passSpecs } from "./passes.ts";
+import { isReservedName, reservedNameProblems } from "./reserved_names.ts";
 
 /** A preset's kind, which decides what its shader must take. */
 export type IsfKind = "effect" | "visualizer";
@@ -112,7 +113,9 @@ export function prepareIsf(code: string, kind: IsfKind): IsfResult {
   const names = new Set<string>();
   for (const [i, input] of header.INPUTS.entries()) {
     const problem = inputProblem(input) ??
-      (ISF_BUILT_INS.includes(input.NAME) ? `"${input.NAME}" is a name ISF declares` : null) ??
+      (ISF_BUILT_INS.includes(input.NAME) || isReservedName(input.NAME)
+        ? `"${input.NAME}" is a name ISF declares`
+        : null) ??
       (names.has(input.NAME) ? `"${input.NAME}" is declared twice` : null) ??
       (input.TYPE === "image" && input.NAME !== "inputImage"
         ? `image inputs other than inputImage are not supported (the layer's picture is inputImage)`
@@ -126,6 +129,11 @@ export function prepareIsf(code: string, kind: IsfKind): IsfResult {
   const kindProblem = kindMismatch(header, kind);
   if (kindProblem) problems.push(at(["INPUTS"], kindProblem));
   if (problems.length > 0) return { ok: false, problems };
+  const reserved = reservedNameProblems(
+    code.slice(0, split.end).replace(/[^\n]/g, " ") +
+      code.slice(split.end),
+  );
+  if (reserved.length > 0) return { ok: false, problems: reserved };
   const samplers = [
     ...header.INPUTS.filter((i) => ["image", "audio", "audioFFT"].includes(i.TYPE)).map((i) =>
       i.NAME
