@@ -72,7 +72,8 @@ export function tooLargeProblem(): IsfProblem {
  * `parseIsf(code, kind)` in a process of its own (`check_child.ts`) that ends after its
  * answer; a check that passes its memory ceiling is one problem (`tooLargeProblem`).
  * @throws {IsfCheckStalled} when the process reported no progress over two looks of its
- *   watch, or ended without an answer for another cause than its memory
+ *   watch, ended without an answer for another cause than its memory, or answered a
+ *   message of no kind the checker writes
  */
 export async function parseIsfApart(
   code: string,
@@ -92,7 +93,12 @@ export async function parseIsfApart(
     watch.progress();
     if ("result" in message) return answer.resolve(message.result as IsfResult);
     if ("progress" in message) return options.onProgress?.(message.progress);
-    answer.resolve({ ok: false, problems: [tooLargeProblem()] });
+    if ("overCeiling" in message && message.overCeiling === true) {
+      return answer.resolve({ ok: false, problems: [tooLargeProblem()] });
+    }
+    // Not a message of the protocol: the checker's fault, no verdict.
+    const said = JSON.stringify(message).slice(0, 80);
+    answer.reject(new IsfCheckStalled(stallMs, `its check answered what no check says (${said})`));
   });
   void checker.ended.then(({ isOutOfMemory, stderr }) => {
     if (isOutOfMemory) return answer.resolve({ ok: false, problems: [tooLargeProblem()] });
