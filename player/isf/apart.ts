@@ -11,7 +11,7 @@
 import { type Clock, MonotonicClock } from "../clock.ts";
 import { ISF_CHECK_HEAP_MB, type IsfCheckBounds } from "./bounds.ts";
 import { checkerCommand, CheckerProcess } from "./check_child.ts";
-import type { IsfKind, IsfResult } from "./parse.ts";
+import { codeLengthRefusal, type IsfKind, type IsfResult } from "./parse.ts";
 import type { IsfProblem } from "./problems.ts";
 import { ProgressWatch } from "../../protocol/progress_watch.ts";
 
@@ -70,7 +70,7 @@ export function tooLargeProblem(): IsfProblem {
 
 /**
  * `parseIsf(code, kind)` in a process of its own (`check_child.ts`) that ends after its
- * answer; a check that passes its memory ceiling is one problem (`tooLargeProblem`).
+ * answer (code over `codeCharacters` is refused before one starts, as the check would); a check that passes its memory ceiling is one problem (`tooLargeProblem`).
  * @throws {IsfCheckStalled} when the process reported no progress over two looks of its
  *   watch, ended without an answer for another cause than its memory, or answered a
  *   message of no kind the checker writes
@@ -80,6 +80,9 @@ export async function parseIsfApart(
   kind: IsfKind,
   options: IsfApartOptions = {},
 ): Promise<IsfResult> {
+  // Refused here, as the check would: no process is started for code too long to check.
+  const tooLong = codeLengthRefusal(code, options.bounds);
+  if (tooLong) return tooLong;
   const stallMs = options.stallMs ?? ISF_CHECK_STALL_MS;
   const checker = new CheckerProcess(options.command ?? checkerCommand());
   const answer = Promise.withResolvers<IsfResult>();

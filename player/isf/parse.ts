@@ -15,7 +15,13 @@ import {
 } from "./glsl.ts";
 import { checkGlsl } from "./glsl_check.ts";
 import { withInsertions } from "./loop_cap.ts";
-import { boundProblem, type IsfCheckBounds, WorkBoundReached, WorkBudget } from "./bounds.ts";
+import {
+  boundProblem,
+  ISF_CHECK_BOUNDS,
+  type IsfCheckBounds,
+  WorkBoundReached,
+  WorkBudget,
+} from "./bounds.ts";
 import { inputParameters, inputProblem, inputUniform, type UniformValue } from "./parameters.ts";
 import { describeProblem, type IsfProblem, problemAt } from "./problems.ts";
 import { type IsfPassSpec, passProblems, passSpecs } from "./passes.ts";
@@ -73,13 +79,8 @@ export interface IsfCheckOptions {
  */
 export function parseIsf(code: string, kind: IsfKind, options: IsfCheckOptions = {}): IsfResult {
   const budget = new WorkBudget(options.bounds, options.onProgress);
-  const { codeCharacters } = budget.bounds;
-  if (code.length > codeCharacters) {
-    return {
-      ok: false,
-      problems: [boundProblem(new WorkBoundReached("codeCharacters", codeCharacters))],
-    };
-  }
+  const tooLong = codeLengthRefusal(code, budget.bounds);
+  if (tooLong) return tooLong;
   const result = prepareIsf(code, kind);
   if (!result.ok) return result;
   const { fragment, lineOffset, lifted } = result.program;
@@ -94,6 +95,22 @@ export function parseIsf(code: string, kind: IsfKind, options: IsfCheckOptions =
       lifted: lifted &&
         { ...lifted, fragment: withInsertions(lifted.fragment, lifted.lineOffset, caps) },
     },
+  };
+}
+
+/**
+ * The refusal of code over the `codeCharacters` bound (the one bound measured without a
+ * parse: the player answers it before it starts a check's process), or null.
+ */
+export function codeLengthRefusal(
+  code: string,
+  bounds: Partial<IsfCheckBounds> = {},
+): IsfResult | null {
+  const { codeCharacters } = { ...ISF_CHECK_BOUNDS, ...bounds };
+  if (!(code.length > codeCharacters)) return null;
+  return {
+    ok: false,
+    problems: [boundProblem(new WorkBoundReached("codeCharacters", codeCharacters))],
   };
 }
 

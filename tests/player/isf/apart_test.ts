@@ -123,3 +123,15 @@ Deno.test("parseIsfApart() takes a message of no kind it knows as the checker's 
   assert.ok(answer instanceof IsfCheckStalled, JSON.stringify(answer));
   assert.match(answer.message, /not a verdict on the code/);
 });
+
+Deno.test("parseIsfApart() refuses code over codeCharacters in the player, with no process started", async () => {
+  const long = INVERT + `\n// ${"x".repeat(200_000)}`;
+  // A checker that cannot start: a check that started one would be CHECK_STALLED.
+  const command = ["/nonexistent/cueport-checker"];
+  const answer = await parseIsfApart(long, "effect", { command }).then((r) => r, (e) => e);
+  assert.deepEqual(answer, parseIsf(long, "effect"));
+  const small = await parseIsfApart(INVERT, "effect", { command, bounds: { codeCharacters: 10 } })
+    .then((r) => r, (e) => e);
+  assert.deepEqual(small, parseIsf(INVERT, "effect", { bounds: { codeCharacters: 10 } }));
+  assert.match(JSON.stringify(small), /over 10 characters: make it shorter/);
+});
