@@ -30,8 +30,8 @@ export const ISF_CHECK_STALL_MS = 30_000;
  * for another cause than its memory. Not a verdict on the code: send it again.
  */
 export class IsfCheckStalled extends Error {
-  /** Stable: `CHECK_STALLED`. */
-  readonly code = "CHECK_STALLED";
+  /** Stable: `CHECK_STALLED` (`CHECKS_BUSY` for `IsfChecksBusy`). */
+  readonly code: "CHECK_STALLED" | "CHECKS_BUSY" = "CHECK_STALLED";
 
   /** The error for a check silent over two looks `periodMs` apart, or lost for `why`. */
   constructor(periodMs: number, why = `its check made no progress for ${periodMs / 1000} s`) {
@@ -39,6 +39,23 @@ export class IsfCheckStalled extends Error {
       `The code could not be checked: ${why} (a fault of the checker, not a verdict on the code): send it again`,
     );
     this.name = "IsfCheckStalled";
+  }
+}
+
+/**
+ * A check refused before it ran: ISF_CHECKS_WAITING checks already wait for a place. Not a
+ * verdict on the code, answered as its parent is (retryable): send it again.
+ */
+export class IsfChecksBusy extends IsfCheckStalled {
+  /** Stable: `CHECKS_BUSY`. */
+  override readonly code = "CHECKS_BUSY";
+
+  /** The error for a check refused with `waiting` checks already waiting. */
+  constructor(waiting: number) {
+    super(0);
+    this.message =
+      `The code could not be checked now: ${waiting} checks already wait their turn (ISF_CHECKS_WAITING), not a verdict on the code: send it again`;
+    this.name = "IsfChecksBusy";
   }
 }
 
