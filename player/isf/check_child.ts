@@ -28,9 +28,10 @@ export function checkerCommand(): string[] {
 }
 
 /**
- * The variables of the player's environment its checker is given, when set: where `deno run`
- * finds its cache (the compiled binary needs none); nothing else of the player's environment
- * (its secrets, its settings) reaches the check.
+ * The variables of the player's environment its checker is given, when set and the player may
+ * read them: where `deno run` finds its cache (without them it finds it from the user's home,
+ * and the compiled binary needs none); nothing else of the player's environment (its secrets,
+ * its settings) reaches the check.
  */
 export const CHECKER_ENV: readonly string[] = [
   "HOME",
@@ -53,6 +54,8 @@ export const CHECKER_ENV_SET: Readonly<Record<string, string>> = {
 function checkerEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of CHECKER_ENV) {
+    // The player may read only some variables (`--allow-env=...`): the others are not passed.
+    if (Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") continue;
     const value = Deno.env.get(name);
     if (value !== undefined) env[name] = value;
   }
