@@ -88,3 +88,12 @@ Deno.test("parseIsf() refuses the counter's name pasted by a macro (##)", () => 
     `#define CAT(a, b) a##b\nvoid main() {\n  float CAT(is, f_loopIterations) = -1e20;\n  vec4 c = vec4(0.0);\n  ${ENDLESS}\n  gl_FragColor = c;\n}`;
   assert.equal(parseIsf(HEADER + code, "effect").ok, false);
 });
+
+Deno.test("parseIsf() refuses the counter's name split by a line continuation, at its first line", () => {
+  const code =
+    `#define X is\\\nf_loopIterations\nvoid main() {\n  float X = -1e20;\n  vec4 c = vec4(0.0);\n  ${ENDLESS}\n  gl_FragColor = c;\n}`;
+  const result = parseIsf(HEADER + code, "effect");
+  assert.equal(result.ok, false);
+  const said = result.ok ? "" : result.problems.map(describeProblem).join("; ");
+  assert.match(said, /^line 2, column 11: 'isf_loopIterations' is reserved by the loop cap/);
+});
