@@ -11,7 +11,7 @@
 import { type Clock, MonotonicClock } from "../clock.ts";
 import { ISF_CHECK_HEAP_MB, type IsfCheckBounds } from "./bounds.ts";
 import { checkerCommand, CheckerProcess } from "./check_child.ts";
-import type { IsfKind, IsfResult } from "./parse.ts";
+import { codeLengthRefusal, type IsfKind, type IsfResult } from "./parse.ts";
 import type { IsfProblem } from "./problems.ts";
 import { ProgressWatch } from "../../protocol/progress_watch.ts";
 
@@ -30,8 +30,8 @@ export const ISF_CHECK_STALL_MS = 30_000;
  * for another cause than its memory. Not a verdict on the code: send it again.
  */
 export class IsfCheckStalled extends Error {
-  /** Stable: `CHECK_STALLED`. */
-  readonly code = "CHECK_STALLED";
+  /** Stable: `CHECK_STALLED` (`CHECKS_BUSY` for `IsfChecksBusy`). */
+  readonly code: "CHECK_STALLED" | "CHECKS_BUSY" = "CHECK_STALLED";
 
   /** The error for a check silent over two looks `periodMs` apart, or lost for `why`. */
   constructor(periodMs: number, why = `its check made no progress for ${periodMs / 1000} s`) {
@@ -39,6 +39,23 @@ export class IsfCheckStalled extends Error {
       `The code could not be checked: ${why} (a fault of the checker, not a verdict on the code): send it again`,
     );
     this.name = "IsfCheckStalled";
+  }
+}
+
+/**
+ * A check refused before it ran: ISF_CHECKS_WAITING checks already wait for a place. Not a
+ * verdict on the code, answered as its parent is (retryable): send it again.
+ */
+export class IsfChecksBusy extends IsfCheckStalled {
+  /** Stable: `CHECKS_BUSY`. */
+  override readonly code = "CHECKS_BUSY";
+
+  /** The error for a check refused with `waiting` checks already waiting. */
+  constructor(waiting: number) {
+    super(0);
+    this.message =
+      `The code could not be checked now: ${waiting} checks already wait their turn (ISF_CHECKS_WAITING), not a verdict on the code: send it again`;
+    this.name = "IsfChecksBusy";
   }
 }
 
@@ -70,15 +87,19 @@ export function tooLargeProblem(): IsfProblem {
 
 /**
  * `parseIsf(code, kind)` in a process of its own (`check_child.ts`) that ends after its
- * answer; a check that passes its memory ceiling is one problem (`tooLargeProblem`).
+ * answer (code over `codeCharacters` is refused before one starts, as the check would); a check that passes its memory ceiling is one problem (`tooLargeProblem`).
  * @throws {IsfCheckStalled} when the process reported no progress over two looks of its
- *   watch, or ended without an answer for another cause than its memory
+ *   watch, ended without an answer for another cause than its memory, or answered a
+ *   message of no kind the checker writes
  */
 export async function parseIsfApart(
   code: string,
   kind: IsfKind,
   options: IsfApartOptions = {},
 ): Promise<IsfResult> {
+  // Refused here, as the check would: no process is started for code too long to check.
+  const tooLong = codeLengthRefusal(code, options.bounds);
+  if (tooLong) return tooLong;
   const stallMs = options.stallMs ?? ISF_CHECK_STALL_MS;
   const checker = new CheckerProcess(options.command ?? checkerCommand());
   const answer = Promise.withResolvers<IsfResult>();
@@ -92,7 +113,12 @@ export async function parseIsfApart(
     watch.progress();
     if ("result" in message) return answer.resolve(message.result as IsfResult);
     if ("progress" in message) return options.onProgress?.(message.progress);
-    answer.resolve({ ok: false, problems: [tooLargeProblem()] });
+    if ("overCeiling" in message && message.overCeiling === true) {
+      return answer.resolve({ ok: false, problems: [tooLargeProblem()] });
+    }
+    // Not a message of the protocol: the checker's fault, no verdict.
+    const said = JSON.stringify(message).slice(0, 80);
+    answer.reject(new IsfCheckStalled(stallMs, `its check answered what no check says (${said})`));
   });
   void checker.ended.then(({ isOutOfMemory, stderr }) => {
     if (isOutOfMemory) return answer.resolve({ ok: false, problems: [tooLargeProblem()] });

@@ -69,6 +69,15 @@ export const ISF_CHECK_HEAP_MB = 256;
  */
 export const LOOP_CAP = 4096;
 
+/**
+ * The edits' ISF checks that may wait for a place (ISF_CHECKS_AT_ONCE run at once,
+ * `check_memo.ts`): one more is refused at once, retryable (`IsfChecksBusy`), so a flood of
+ * `preset.validate` cannot pile up requests and their code without bound. At about 1 s a
+ * check on a busy machine (docs/presets.md, "Bounds"), two at once, the last of 32 waits
+ * some 16 s; 32 codes of at most `codeCharacters` hold at most 4 MB.
+ */
+export const ISF_CHECKS_WAITING = 32;
+
 /** What is said of each bound when a check reaches it: what it is, and what to change. */
 const WHAT: Record<keyof IsfCheckBounds, (bound: number) => string> = {
   codeCharacters: (b) => `the code is over ${b} characters: make it shorter`,

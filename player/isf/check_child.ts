@@ -27,6 +27,41 @@ export function checkerCommand(): string[] {
   ];
 }
 
+/**
+ * The variables of the player's environment its checker is given, when set and the player may
+ * read them: where `deno run` finds its cache (without them it finds it from the user's home,
+ * and the compiled binary needs none); nothing else of the player's environment (its secrets,
+ * its settings) reaches the check.
+ */
+export const CHECKER_ENV: readonly string[] = [
+  "HOME",
+  "DENO_DIR",
+  "XDG_CACHE_HOME",
+  "TMPDIR",
+  "USERPROFILE",
+  "LOCALAPPDATA",
+  "SystemRoot",
+];
+
+/** The variables the checker's environment always has. */
+export const CHECKER_ENV_SET: Readonly<Record<string, string>> = {
+  RUST_BACKTRACE: "0",
+  NO_COLOR: "1",
+  DENO_NO_UPDATE_CHECK: "1",
+};
+
+/** The checker's whole environment: CHECKER_ENV's variables of the player's, and CHECKER_ENV_SET. */
+function checkerEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of CHECKER_ENV) {
+    // The player may read only some variables (`--allow-env=...`): the others are not passed.
+    if (Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") continue;
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return { ...env, ...CHECKER_ENV_SET };
+}
+
 /** A message of the checker: `check_stdio.ts` writes them. */
 export type CheckerMessage =
   | { progress: number }
@@ -59,7 +94,8 @@ export class CheckerProcess {
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
-      env: { RUST_BACKTRACE: "0" },
+      clearEnv: true,
+      env: checkerEnv(),
     }).spawn();
     this.ended = Promise.all([this.#readMessages(), tail(this.#child.stderr), this.#child.status])
       .then(([, stderr, status]) => ({

@@ -4,11 +4,13 @@
  * applies it takes that check's result here instead of checking again while every action
  * waits. A result is taken once per start: nothing is answered from an older request's check
  * (each request's verdict is its own check's; a check is deterministic, `bounds.ts`, so it
- * is the same verdict either way).
+ * is the same verdict either way). At most ISF_CHECKS_WAITING edits' checks wait for a place:
+ * one more is refused at once (`IsfChecksBusy`, retryable), so a flood holds no more.
  * @module
  */
-import { parseIsfApart } from "./apart.ts";
-import type { IsfKind, IsfResult } from "./parse.ts";
+import { IsfChecksBusy, parseIsfApart } from "./apart.ts";
+import { ISF_CHECKS_WAITING } from "./bounds.ts";
+import { codeLengthRefusal, type IsfKind, type IsfResult } from "./parse.ts";
 
 /**
  * How many started checks are kept for their turn at most: a check whose edit was refused
@@ -44,9 +46,19 @@ export class IsfCheckMemo {
     this.#check = run;
   }
 
-  /** Checks `code` once fewer than `ISF_CHECKS_AT_ONCE` run, in the order asked. */
-  async #run(code: string, kind: IsfKind): Promise<IsfResult> {
+  /**
+   * Checks `code` once fewer than `ISF_CHECKS_AT_ONCE` run, in the order asked; an edit's
+   * (`isBounded`) is refused at once when ISF_CHECKS_WAITING already wait, the output's waits.
+   * @throws {IsfChecksBusy} for an edit's check past ISF_CHECKS_WAITING waiting
+   */
+  async #run(code: string, kind: IsfKind, isBounded = true): Promise<IsfResult> {
+    // Code too long to check takes no place: its refusal needs no check (`parseIsfApart`'s).
+    const tooLong = codeLengthRefusal(code);
+    if (tooLong) return tooLong;
     if (this.#running >= ISF_CHECKS_AT_ONCE) {
+      if (isBounded && this.#waiting.length >= ISF_CHECKS_WAITING) {
+        throw new IsfChecksBusy(this.#waiting.length);
+      }
       await new Promise<void>((resolve) => this.#waiting.push(resolve));
     } else this.#running++;
     try {
@@ -88,7 +100,8 @@ export class IsfCheckMemo {
     const done = this.#done.get(id);
     // At once when it ended: the output draws an edit's code in the state that follows it.
     if (done) return structuredClone(done);
-    return (this.#started.get(id)?.result ?? this.#run(code, kind)).then((r) => structuredClone(r));
+    const result = this.#started.get(id)?.result ?? this.#run(code, kind, false);
+    return result.then((r) => structuredClone(r));
   }
 
   /**

@@ -15,10 +15,17 @@ import {
 } from "./glsl.ts";
 import { checkGlsl } from "./glsl_check.ts";
 import { withInsertions } from "./loop_cap.ts";
-import { boundProblem, type IsfCheckBounds, WorkBoundReached, WorkBudget } from "./bounds.ts";
+import {
+  boundProblem,
+  ISF_CHECK_BOUNDS,
+  type IsfCheckBounds,
+  WorkBoundReached,
+  WorkBudget,
+} from "./bounds.ts";
 import { inputParameters, inputProblem, inputUniform, type UniformValue } from "./parameters.ts";
 import { describeProblem, type IsfProblem, problemAt } from "./problems.ts";
 import { type IsfPassSpec, passProblems, passSpecs } from "./passes.ts";
+import { isReservedName, reservedNameProblems } from "./reserved_names.ts";
 
 /** A preset's kind, which decides what its shader must take. */
 export type IsfKind = "effect" | "visualizer";
@@ -72,13 +79,8 @@ export interface IsfCheckOptions {
  */
 export function parseIsf(code: string, kind: IsfKind, options: IsfCheckOptions = {}): IsfResult {
   const budget = new WorkBudget(options.bounds, options.onProgress);
-  const { codeCharacters } = budget.bounds;
-  if (code.length > codeCharacters) {
-    return {
-      ok: false,
-      problems: [boundProblem(new WorkBoundReached("codeCharacters", codeCharacters))],
-    };
-  }
+  const tooLong = codeLengthRefusal(code, budget.bounds);
+  if (tooLong) return tooLong;
   const result = prepareIsf(code, kind);
   if (!result.ok) return result;
   const { fragment, lineOffset, lifted } = result.program;
@@ -93,6 +95,22 @@ export function parseIsf(code: string, kind: IsfKind, options: IsfCheckOptions =
       lifted: lifted &&
         { ...lifted, fragment: withInsertions(lifted.fragment, lifted.lineOffset, caps) },
     },
+  };
+}
+
+/**
+ * The refusal of code over the `codeCharacters` bound (the one bound measured without a
+ * parse: the player answers it before it starts a check's process), or null.
+ */
+export function codeLengthRefusal(
+  code: string,
+  bounds: Partial<IsfCheckBounds> = {},
+): IsfResult | null {
+  const { codeCharacters } = { ...ISF_CHECK_BOUNDS, ...bounds };
+  if (!(code.length > codeCharacters)) return null;
+  return {
+    ok: false,
+    problems: [boundProblem(new WorkBoundReached("codeCharacters", codeCharacters))],
   };
 }
 
@@ -112,7 +130,9 @@ export function prepareIsf(code: string, kind: IsfKind): IsfResult {
   const names = new Set<string>();
   for (const [i, input] of header.INPUTS.entries()) {
     const problem = inputProblem(input) ??
-      (ISF_BUILT_INS.includes(input.NAME) ? `"${input.NAME}" is a name ISF declares` : null) ??
+      (ISF_BUILT_INS.includes(input.NAME) || isReservedName(input.NAME)
+        ? `"${input.NAME}" is a name ISF declares`
+        : null) ??
       (names.has(input.NAME) ? `"${input.NAME}" is declared twice` : null) ??
       (input.TYPE === "image" && input.NAME !== "inputImage"
         ? `image inputs other than inputImage are not supported (the layer's picture is inputImage)`
@@ -126,6 +146,11 @@ export function prepareIsf(code: string, kind: IsfKind): IsfResult {
   const kindProblem = kindMismatch(header, kind);
   if (kindProblem) problems.push(at(["INPUTS"], kindProblem));
   if (problems.length > 0) return { ok: false, problems };
+  const reserved = reservedNameProblems(
+    code.slice(0, split.end).replace(/[^\n]/g, " ") +
+      code.slice(split.end),
+  );
+  if (reserved.length > 0) return { ok: false, problems: reserved };
   const samplers = [
     ...header.INPUTS.filter((i) => ["image", "audio", "audioFFT"].includes(i.TYPE)).map((i) =>
       i.NAME

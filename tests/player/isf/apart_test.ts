@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { VirtualClock } from "../../../player/clock.ts";
 import { IsfCheckStalled, parseIsfApart, tooLargeProblem } from "../../../player/isf/apart.ts";
+import { CHECKER_ENV, CHECKER_ENV_SET } from "../../../player/isf/check_child.ts";
 import { parseIsf } from "../../../player/isf/mod.ts";
 import { INVERT } from "./_shaders.ts";
 
@@ -94,4 +95,43 @@ Deno.test("parseIsfApart() answers a check that fails in its process as a proble
   assert.equal(more.length, 0);
   assert.equal(problem!.line, 1);
   assert.match(problem!.message, /^the code could not be checked: /);
+});
+
+Deno.test("parseIsfApart() gives its process none of the player's environment but what it needs", async () => {
+  Deno.env.set("CUEPORT_TEST_SECRET", "not for the checker");
+  try {
+    const command = standIn("_env_checker.ts", "--allow-env");
+    const result = await parseIsfApart(INVERT, "effect", { command }) as unknown as {
+      env: string[];
+    };
+    assert.ok(!result.env.includes("CUEPORT_TEST_SECRET"), result.env.join(", "));
+    // Deno sets these two in its own process (its Node shim's), whatever it was given.
+    const denoOwn = ["DENO_NODE_SHIM_ACTIVE", "PATH"];
+    const allowed = new Set([...CHECKER_ENV, ...Object.keys(CHECKER_ENV_SET), ...denoOwn]);
+    assert.deepEqual(result.env.filter((name) => !allowed.has(name)), []);
+    assert.ok(result.env.includes("RUST_BACKTRACE"));
+  } finally {
+    Deno.env.delete("CUEPORT_TEST_SECRET");
+  }
+});
+
+Deno.test("parseIsfApart() takes a message of no kind it knows as the checker's fault, not as over the ceiling", async () => {
+  // A clock that never moves: no stall, only the message and the end of the process.
+  const clock = new VirtualClock();
+  const command = standIn("_stray_checker.ts");
+  const answer = await parseIsfApart(INVERT, "effect", { clock, command }).then((r) => r, (e) => e);
+  assert.ok(answer instanceof IsfCheckStalled, JSON.stringify(answer));
+  assert.match(answer.message, /not a verdict on the code/);
+});
+
+Deno.test("parseIsfApart() refuses code over codeCharacters in the player, with no process started", async () => {
+  const long = INVERT + `\n// ${"x".repeat(200_000)}`;
+  // A checker that cannot start: a check that started one would be CHECK_STALLED.
+  const command = ["/nonexistent/cueport-checker"];
+  const answer = await parseIsfApart(long, "effect", { command }).then((r) => r, (e) => e);
+  assert.deepEqual(answer, parseIsf(long, "effect"));
+  const small = await parseIsfApart(INVERT, "effect", { command, bounds: { codeCharacters: 10 } })
+    .then((r) => r, (e) => e);
+  assert.deepEqual(small, parseIsf(INVERT, "effect", { bounds: { codeCharacters: 10 } }));
+  assert.match(JSON.stringify(small), /over 10 characters: make it shorter/);
 });

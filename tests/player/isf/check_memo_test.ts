@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { ISF_CHECKS_AT_ONCE, IsfCheckMemo } from "../../../player/isf/check_memo.ts";
+import { IsfChecksBusy, IsfCheckStalled } from "../../../player/isf/apart.ts";
+import { ISF_CHECK_BOUNDS, ISF_CHECKS_WAITING } from "../../../player/isf/bounds.ts";
 import type { IsfKind, IsfResult } from "../../../player/isf/parse.ts";
 
 /** A memo whose checks are counted and answer what the test says, when it says. */
@@ -68,4 +70,40 @@ Deno.test("IsfCheckMemo runs at most ISF_CHECKS_AT_ONCE checks at once, the othe
   answer();
   answer();
   await Promise.all(taken);
+});
+
+Deno.test("IsfCheckMemo refuses a check at once, retryable, when ISF_CHECKS_WAITING already wait", async () => {
+  const { memo, runs, answer } = counted();
+  const flush = async () => {
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+  };
+  const queued = ISF_CHECKS_AT_ONCE + ISF_CHECKS_WAITING;
+  const taken = Array.from({ length: queued }, (_, i) => memo.take(`code ${i}`, "effect"));
+  const refused = await memo.take("one too many", "effect").then(() => null, (e) => e);
+  assert.ok(refused instanceof IsfChecksBusy, String(refused));
+  assert.ok(refused instanceof IsfCheckStalled, "answered as the retryable UNAVAILABLE");
+  assert.equal(refused.code, "CHECKS_BUSY");
+  assert.match(
+    refused.message,
+    new RegExp(`${ISF_CHECKS_WAITING} checks .*ISF_CHECKS_WAITING.*send it again`),
+  );
+  // The output's own check is not refused by a flood of edits': it waits its turn.
+  const drawn = memo.checked("drawn", "visualizer");
+  await flush();
+  assert.deepEqual(runs.length, ISF_CHECKS_AT_ONCE);
+  for (let i = 0; i <= queued; i++) answer(), await flush();
+  await Promise.all([...taken, drawn]);
+  assert.equal(runs.at(-1), "visualizer:drawn");
+  // Once the queue has room again, a check is taken.
+  const later = memo.take("later", "effect");
+  answer();
+  assert.deepEqual(await later, { ok: false, problems: [] });
+});
+
+Deno.test("IsfCheckMemo refuses code over codeCharacters without a check nor a place in the queue", async () => {
+  const { memo, runs } = counted();
+  const result = await memo.take("x".repeat(ISF_CHECK_BOUNDS.codeCharacters + 1), "effect");
+  assert.equal(result.ok, false);
+  assert.match(JSON.stringify(result), /over 65536 characters/);
+  assert.deepEqual(runs, []);
 });
