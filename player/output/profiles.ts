@@ -6,7 +6,8 @@
  * beside it that its player holds locked while the profile lives: the kernel
  * drops the lock when the player ends, even by SIGKILL, so a profile whose lock
  * can be taken is stale, and the next start removes it (a profile is about 2.4
- * MB; a player killed again and again would fill the disk with them). The lock
+ * MB; a player killed again and again would fill the disk with them), killing
+ * first any process still running on it. The lock
  * is taken before its `.lock` name and the folder exist, so a player starting
  * at the same moment never finds a new profile's lock free.
  * @module
@@ -120,10 +121,34 @@ async function removeIfFree(lockPath: string, folder: string): Promise<boolean> 
     lock?.close();
     return false; // its player lives
   }
+  await killUsersOf(folder);
   await removeTree(folder);
   await Deno.remove(lockPath).catch(() => {});
   lock.close();
   return true;
+}
+
+/**
+ * Kills what still runs on the stale profile `folder` (the processes whose command line names it
+ * as their `--user-data-dir`, by `pkill`: Deno reads another process's command line only with
+ * every permission): a browser whose player died ends with its pipe, and this is the backstop
+ * for one that did not (killed while it started, say). Without `pkill` (not Linux, no procps),
+ * nothing. Resolves with whether `pkill` found one.
+ */
+export async function killUsersOf(folder: string): Promise<boolean> {
+  if (Deno.build.os === "windows") return false;
+  const pattern = `--user-data-dir=${folder.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}( |$)`;
+  try {
+    const { code } = await new Deno.Command("pkill", {
+      args: ["-KILL", "-f", "--", pattern],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return code === 0;
+  } catch {
+    return false; // no pkill here
+  }
 }
 
 async function isOld(path: string, now: number): Promise<boolean> {

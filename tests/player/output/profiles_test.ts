@@ -172,3 +172,41 @@ Deno.test("ProfileDirs.removeStale removes a folder without a lock and a free .l
     await dir.remove();
   }
 });
+
+Deno.test("ProfileDirs.removeStale kills a process still running on a stale profile", async () => {
+  const dir = await parentDir();
+  // A stale profile (its lock free) and a process naming it as its --user-data-dir ($0 of sh).
+  const profile = new ProfileDirs(dir.parent, dir.uid).create(null);
+  const path = profile.path;
+  const flag = `--user-data-dir=${path}`;
+  const left = new Deno.Command("sh", {
+    args: ["-c", "while :; do sleep 1; done", flag],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  try {
+    // Seen by its command line (Deno reads another process's only with every permission).
+    const seen = async () =>
+      (await new Deno.Command("pgrep", { args: ["-f", "--", flag], stdout: "null" }).output())
+        .success;
+    await until("the stand-in runs", seen);
+    // The player that made it is gone: its lock is free for the next player.
+    await Deno.remove(`${path}.lock`);
+    const lock = await Deno.open(`${path}.lock`, { write: true, create: true });
+    lock.close();
+    const removed = await new ProfileDirs(dir.parent, dir.uid).removeStale();
+    assert.equal(removed, 1);
+    await until("the process on the profile gone", async () => !(await seen()));
+    assert.equal((await left.status).signal, "SIGKILL", "killed");
+    assert.equal(await exists(path), false);
+  } finally {
+    try {
+      left.kill("SIGKILL");
+    } catch {
+      // killed by the sweep
+    }
+    await left.status;
+    await profile.release(); // this test's own lock on the first .lock
+    await dir.remove();
+  }
+});
