@@ -423,7 +423,7 @@ export class Output {
         this.#quarantine.message();
       },
       hello: (gl) => {
-        this.#quarantine.pageLoaded();
+        this.#quarantine.pageLoaded(gl);
         if (this.#health.hello(gl)) {
           this.#window.pageLoaded(this.#options.source()?.appState.fullScreen);
         }
@@ -435,7 +435,7 @@ export class Output {
         this.#recording?.report(message.frames, message.dropped);
         if (this.reports.length > 600) this.reports.shift();
         this.#health.report(message, this.#options.source()?.project.display.fps ?? 30);
-        this.#quarantine.report(message.frames, message.visibility);
+        this.#quarantine.report(message);
         this.#scaleReported(message.renderScale, message.scaleReason);
       },
       fault: (clipId, message) => this.#fault(clipId, message),
