@@ -448,7 +448,8 @@ export class Output {
         if (connection === this.#recordingOwner) this.#recording?.chunk(bytes);
       },
       settle: (id, message) => this.#requests.settle(id, message),
-      glFails: () => this.#health.glLost(),
+      // A shader suspected of the stall explains a lost GL: the quarantine sees to it.
+      glFails: () => this.#health.glLost(this.#quarantine.isSuspecting),
     };
   }
 
