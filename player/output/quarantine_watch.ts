@@ -71,6 +71,8 @@ export class QuarantineWatch {
   #hasMessage = false;
   /** The preset just taken off the output, while the page has not drawn since. */
   #pending: string | null = null;
+  /** The browser was started again for a suspect's stall, and its new page has not said hello. */
+  #isRecovering = false;
   /** The presets the last state drew, with their program and when each changed (a count). */
   #onOutput = new Map<string, { program: string; change: number }>();
   #changes = 0;
@@ -96,6 +98,7 @@ export class QuarantineWatch {
   pageLoaded(gl = "webgl2"): void {
     // A page without WebGL2 draws nothing whatever its presets: the GL rule sees to it.
     this.#hasPage = gl !== "unavailable";
+    this.#isRecovering = false;
     this.#hasState = false;
     this.#isHidden = false;
     this.#reset();
@@ -126,10 +129,12 @@ export class QuarantineWatch {
   }
 
   /**
-   * Whether a shader is suspected of the page's trouble now: one taken off the output while the
-   * page has not drawn since, or one that changed after the last frame known drawn.
+   * Whether a shader is suspected of the page's trouble now: one that changed after the last
+   * frame known drawn, one taken off the output while the page has not drawn since, or one whose
+   * stall started the browser again while its new page has not said hello.
    */
   get isSuspecting(): boolean {
+    if (this.#isRecovering) return true;
     return this.#isJudged() && (this.#pending !== null || this.#suspect() !== null);
   }
 
@@ -217,6 +222,7 @@ export class QuarantineWatch {
     if (this.#pending) {
       this.#pending = null;
       this.#hasPage = false;
+      this.#isRecovering = true;
       this.#reset();
       return { action: "restart", reason: `${seen} after the preset went off the output` };
     }

@@ -313,3 +313,20 @@ Deno.test("OutputQuarantine.isSuspecting: from a change not drawn past until the
   t.second(30);
   assert.equal(t.q.isSuspecting, false);
 });
+
+Deno.test("OutputQuarantine.isSuspecting: from the restart for a suspect's stall until the new page says hello", () => {
+  const t = quarantine();
+  t.drawing("isf-A-1");
+  t.q.statePushed(state("isf-A-1", "isf-B-1"));
+  t.seconds(STALL_REPORTS, 0);
+  t.q.statePushed(state("isf-A-1"));
+  t.seconds(RECOVER_REPORTS, 0);
+  assert.equal(t.restarts, 1);
+  // The old page's GL claim, confirmed by the very report that restarted it: the shader's.
+  assert.equal(t.q.isSuspecting, true);
+  t.q.browserStarted();
+  assert.equal(t.q.isSuspecting, true);
+  t.q.pageLoaded("ANGLE");
+  t.q.statePushed(state("isf-A-1"));
+  assert.equal(t.q.isSuspecting, false, "the new page losing its GL is the GPU's");
+});
