@@ -17,9 +17,11 @@
  * a state to draw is.
  *
  * Only a suspect is blamed: a preset new on the output (or drawn with a new
- * program) after the last frame known drawn. A frame is known drawn once a
- * later report with frames comes from a page already past it (the first
- * report after a change may count frames the GPU never finished). A stall with
+ * program) after the last state known drawn: one the page drew frames of in
+ * `KNOWN_DRAWN_REPORTS` reports in a row (the first reports after a change may
+ * count frames drawn before its program compiled, or one the GPU never
+ * finished; a heavy shader whose frames come between reports of none is not
+ * known to finish). A stall with
  * no suspect (a GPU, the machine, a video) blames no preset: `page_health.ts`
  * judges that page by its progress. Pure logic (no timers): `quarantine.ts`
  * feeds it.
@@ -42,6 +44,13 @@ export const RECOVER_REPORTS = 2;
 export const RECOVER_CPU_MS_PER_CORE = 1500;
 /** The same in silent looks where the CPU time is unknown. */
 export const RECOVER_SILENT_CHECKS = 3;
+/**
+ * Reports in a row with frames, from a page drawing a state, after which the presets it drew are
+ * known drawn (no suspects of a later stall): a page draws a new state at once, but a preset's
+ * program compiles in the background meanwhile (its Effect drawn as if off until then; seen
+ * here: 10 frames, then 1, then one every 7 s), so the first reports prove little.
+ */
+export const KNOWN_DRAWN_REPORTS = 10;
 /** States remembered with their change count, for the page's reports to name (bounded). */
 const MAX_PUSHES = 256;
 
@@ -78,8 +87,8 @@ export class QuarantineWatch {
   #changes = 0;
   /** The states pushed (seq) with the change count of each, oldest first. */
   #pushes: { seq: number; change: number }[] = [];
-  /** The change count drawn in a report with frames, not yet known finished. */
-  #candidate = 0;
+  /** The change counts of the states named by the last reports, all with frames, oldest first. */
+  #drawing: number[] = [];
   /** The change count of the last frame known drawn: no preset changed up to it is a suspect. */
   #drawn = 0;
 
@@ -101,6 +110,7 @@ export class QuarantineWatch {
     this.#isRecovering = false;
     this.#hasState = false;
     this.#isHidden = false;
+    this.#drawing = [];
     this.#reset();
   }
 
@@ -143,6 +153,7 @@ export class QuarantineWatch {
     this.message();
     this.#isHidden = !isVisible;
     if (frames > 0) this.#drew(seq);
+    else this.#drawing = [];
     if (frames > 0 || !isVisible || !this.#isJudged()) {
       // Drawing (or hidden, which draws nothing by right): whatever was taken off helped.
       if (frames > 0) this.#pending = null;
@@ -190,19 +201,18 @@ export class QuarantineWatch {
 
   /**
    * A report with frames from a page that last drew state `seq`: the state named by the report
-   * with frames before it is known drawn (the page went on drawing after it).
+   * `KNOWN_DRAWN_REPORTS` - 1 before it is known drawn when every report since had frames.
    */
   #drew(seq: number): void {
-    this.#drawn = Math.max(this.#drawn, this.#candidate);
     let change: number | null = null;
     while (this.#pushes[0] && this.#pushes[0].seq <= seq) {
       change = this.#pushes.shift()!.change;
     }
-    if (change !== null) {
-      this.#candidate = Math.max(this.#candidate, change);
-      // The state drawn now stays named, for the reports that come from it.
-      this.#pushes.unshift({ seq, change });
-    }
+    // The state drawn now stays named, for the reports that come from it.
+    if (change !== null) this.#pushes.unshift({ seq, change });
+    this.#drawing.push(change ?? this.#drawing.at(-1) ?? this.#drawn);
+    if (this.#drawing.length < KNOWN_DRAWN_REPORTS) return;
+    this.#drawn = Math.max(this.#drawn, this.#drawing.shift()!);
   }
 
   #isJudged(): boolean {

@@ -12,6 +12,7 @@ import type { RenderState } from "../../../protocol/output.ts";
 import type { IsfPrograms } from "../../../player/output/isf_programs.ts";
 import { OutputQuarantine } from "../../../player/output/quarantine.ts";
 import {
+  KNOWN_DRAWN_REPORTS,
   RECOVER_CPU_MS_PER_CORE,
   RECOVER_REPORTS,
   RECOVER_SILENT_CHECKS,
@@ -74,7 +75,7 @@ function quarantine(cores = 1) {
     q.browserStarted();
     q.pageLoaded("ANGLE");
     q.statePushed(state(...names));
-    seconds(3, 30);
+    seconds(KNOWN_DRAWN_REPORTS, 30);
   };
   return {
     q,
@@ -164,7 +165,7 @@ Deno.test("OutputQuarantine never judges a starting browser, a loading page, a h
   assert.deepEqual(t.quarantined, [], "a hidden page gets no animation frames");
   t.seconds(60, null, 0);
   assert.deepEqual(t.quarantined, [], "no message and no CPU: frozen, not the shader's doing");
-  t.seconds(2, 30);
+  t.seconds(KNOWN_DRAWN_REPORTS, 30);
   t.cpu.ms = null;
   t.seconds(60, null);
   assert.deepEqual(t.quarantined, [], "CPU unknown and B drawn since: no suspect");
@@ -219,22 +220,32 @@ Deno.test("OutputQuarantine blames no preset for a stall long after the last cha
   assert.equal(t.q.isSuspecting, false);
 });
 
-Deno.test("OutputQuarantine: frames counted in the report right after a change do not clear it (the GPU may not have finished them)", () => {
+Deno.test("OutputQuarantine: frames counted in the first reports after a change do not clear it (drawn before its program compiled)", () => {
   const t = quarantine();
   t.drawing("isf-A-1");
   t.q.statePushed(state("isf-A-1", "isf-B-1"));
-  // The page drew B's first frame (and the GL hung on it), then nothing.
-  t.second(2);
+  // The page drew (B's program compiling meanwhile, or its first frame unfinished), then nothing.
+  t.seconds(KNOWN_DRAWN_REPORTS - 1, 2);
   assert.equal(t.q.isSuspecting, true);
   t.seconds(STALL_REPORTS, 0);
   assert.match(t.quarantined[0] ?? "", /^B: /);
+});
+
+Deno.test("OutputQuarantine: a heavy shader whose frames come between reports of none stays a suspect", () => {
+  const t = quarantine();
+  t.drawing("isf-A-1");
+  t.q.statePushed(state("isf-A-1", "isf-H-1"));
+  for (let i = 0; i < 10; i++) t.seconds(1, 1), t.seconds(STALL_REPORTS - 1, 0);
+  assert.equal(t.q.isSuspecting, true);
+  t.seconds(STALL_REPORTS, 0);
+  assert.match(t.quarantined[0] ?? "", /^H: /);
 });
 
 Deno.test("OutputQuarantine: a change the page drew on past is no suspect of a later stall", () => {
   const t = quarantine();
   t.drawing("isf-A-1");
   t.q.statePushed(state("isf-A-1", "isf-B-1"));
-  t.seconds(2, 1);
+  t.seconds(KNOWN_DRAWN_REPORTS, 1);
   assert.equal(t.q.isSuspecting, false);
   t.seconds(STALL_REPORTS * 3, 0);
   assert.deepEqual(t.quarantined, []);
@@ -267,7 +278,7 @@ Deno.test("OutputQuarantine: CPU time unknown (outside Linux), a page silent aft
   t.drawing("isf-A-1");
   t.seconds(STALL_SILENT_CHECKS * 2, null);
   assert.deepEqual(t.quarantined, [], "no suspect: silence alone blames no preset");
-  t.seconds(2, 30);
+  t.seconds(KNOWN_DRAWN_REPORTS, 30);
   t.q.statePushed(state("isf-A-1", "isf-B-1"));
   t.seconds(STALL_SILENT_CHECKS - 1, null);
   assert.deepEqual(t.quarantined, [], "not before the bound");
@@ -303,7 +314,7 @@ Deno.test("OutputQuarantine judges no page without WebGL2 (the GL rule sees to i
 Deno.test("OutputQuarantine.isSuspecting: from a change not drawn past until the page draws again once the suspect is off", () => {
   const t = quarantine();
   t.drawing("isf-A-1");
-  t.seconds(2, 30);
+  t.seconds(KNOWN_DRAWN_REPORTS, 30);
   assert.equal(t.q.isSuspecting, false);
   t.q.statePushed(state("isf-A-1", "isf-B-1"));
   assert.equal(t.q.isSuspecting, true, "B is not drawn yet");
