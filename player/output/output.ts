@@ -425,7 +425,7 @@ export class Output {
         this.#quarantine.message();
       },
       hello: (gl) => {
-        this.#quarantine.pageLoaded();
+        this.#quarantine.pageLoaded(gl);
         if (this.#health.hello(gl)) {
           this.#window.pageLoaded(this.#options.source()?.appState.fullScreen);
         }
@@ -437,7 +437,7 @@ export class Output {
         this.#recording?.report(message.frames, message.dropped);
         if (this.reports.length > 600) this.reports.shift();
         this.#health.report(message, this.#options.source()?.project.display.fps ?? 30);
-        this.#quarantine.report(message.frames, message.visibility);
+        this.#quarantine.report(message);
         this.#scaleReported(message.renderScale, message.scaleReason);
       },
       fault: (clipId, message) => this.#fault(clipId, message),
@@ -450,7 +450,8 @@ export class Output {
         if (connection === this.#recordingOwner) this.#recording?.chunk(bytes);
       },
       settle: (id, message) => this.#requests.settle(id, message),
-      glFails: () => this.#health.glLost(),
+      // A shader suspected of the stall explains a lost GL: the quarantine sees to it.
+      glFails: () => this.#health.glLost(this.#quarantine.isSuspecting),
     };
   }
 

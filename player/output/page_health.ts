@@ -127,9 +127,19 @@ export class PageHealth {
 
   /**
    * The page has no working WebGL2, as it said and its reports show (`page_socket.ts`: a page's
-   * word alone restarts nothing): the browser starts again with software GL.
+   * word alone restarts nothing): the browser starts again with software GL. Not while a shader
+   * is suspected of the stall (`isShaderSuspected`, `quarantine.ts`): a GPU's watchdog resets
+   * the context of a draw that hangs, and the quarantine takes the shader off and starts the
+   * browser again, with the GPU; only a GL lost again with no shader to blame is the GPU's.
    */
-  glLost(): void {
+  glLost(isShaderSuspected = false): void {
+    if (isShaderSuspected) {
+      this.#log(
+        "info",
+        "Output: the page's WebGL2 is lost while a shader is suspected of the stall: not the GPU's fault, no software GL",
+      );
+      return;
+    }
     if (this.#supervisor.isSoftwareGl) {
       // Only a page of the software-GL browser says so of it (the old one may still talk).
       if (this.pageLoads > this.#loadsBeforeSoftwareGl) {

@@ -12,6 +12,7 @@ import type { Preset } from "../../protocol/model.ts";
 import { drawsIsf, type IsfPrograms } from "./isf_programs.ts";
 import { processTreeCpuMs } from "./process_cpu.ts";
 import { QuarantineWatch } from "./quarantine_watch.ts";
+import type { Report } from "./page_socket.ts";
 
 /** How often the browser's CPU time is looked at while the page is silent, ms. */
 export const QUARANTINE_TICK_MS = 1000;
@@ -31,12 +32,18 @@ export interface OutputQuarantineOptions {
   clearInterval?: (id: number) => void;
   /** CPU ms the browser (`pid`) and its processes used, or null when unknown. */
   cpuMs?: (pid: number) => number | null;
+  /**
+   * The cores the browser may use (the CPU bound is per core); by default the player's
+   * (`navigator.hardwareConcurrency`: its affinity and cgroup quota, which the browser, its
+   * child, shares).
+   */
+  cores?: number;
 }
 
 /** The quarantine of one output (see the module). */
 export class OutputQuarantine {
   readonly #options: OutputQuarantineOptions;
-  readonly #watch = new QuarantineWatch();
+  readonly #watch: QuarantineWatch;
   readonly #cpuMs: (pid: number) => number | null;
   readonly #clearInterval: (id: number) => void;
   readonly #timer: number;
@@ -45,6 +52,7 @@ export class OutputQuarantine {
 
   constructor(options: OutputQuarantineOptions) {
     this.#options = options;
+    this.#watch = new QuarantineWatch(options.cores ?? navigator.hardwareConcurrency);
     this.#cpuMs = options.cpuMs ?? processTreeCpuMs;
     this.#clearInterval = options.clearInterval ?? ((id) => clearInterval(id));
     const every = options.setInterval ?? ((fn, ms) => setInterval(fn, ms) as unknown as number);
@@ -56,9 +64,18 @@ export class OutputQuarantine {
     this.#watch.browserStarted();
   }
 
-  /** The page said hello. */
-  pageLoaded(): void {
-    this.#watch.pageLoaded();
+  /** The page said hello with its renderer (`unavailable`: no WebGL2, not judged). */
+  pageLoaded(gl: string): void {
+    this.#watch.pageLoaded(gl);
+  }
+
+  /**
+   * Whether a shader is suspected of the page's trouble now (one changed since the last frame
+   * known drawn, or one just taken off): a GL the page says is lost is then the shader's doing
+   * (a GPU's watchdog resets the context of a draw that hangs), not the GPU's.
+   */
+  get isSuspecting(): boolean {
+    return this.#watch.isSuspecting;
   }
 
   /**
@@ -81,7 +98,7 @@ export class OutputQuarantine {
       presets.set(preview.id, previewed.wire.name);
       this.#names.set(preview.id, preview.name);
     }
-    this.#watch.statePushed(presets);
+    this.#watch.statePushed(presets, state.seq);
   }
 
   /** The page sent a message. */
@@ -90,8 +107,8 @@ export class OutputQuarantine {
   }
 
   /** The page's frame report. */
-  report(frames: number, visibility: string): void {
-    this.#act(this.#watch.report(frames, visibility === "visible"));
+  report({ frames, visibility, seq }: Pick<Report, "frames" | "visibility" | "seq">): void {
+    this.#act(this.#watch.report({ frames, isVisible: visibility === "visible", seq }));
   }
 
   close(): void {

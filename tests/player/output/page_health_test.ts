@@ -85,6 +85,18 @@ Deno.test("PageHealth: a page without WebGL2 starts the browser again with softw
   health.close();
 });
 
+Deno.test("PageHealth: a GL lost while a shader is suspected of the stall is not the GPU's: no software GL", () => {
+  const { s, lines, health } = watched();
+  assert.equal(health.hello("ANGLE (NVIDIA)"), true);
+  health.glLost(true);
+  assert.deepEqual([s.isSoftwareGl, s.restarts], [false, 0]);
+  assert.match(lines.at(-1)!, /^info: .*while a shader is suspected of the stall/);
+  // Lost again with no shader to blame: the GPU's, software GL.
+  health.glLost(false);
+  assert.deepEqual([s.isSoftwareGl, s.restarts], [true, 1]);
+  health.close();
+});
+
 Deno.test("PageHealth: a relaunch's recovery time is logged when the new page says hello", () => {
   const { s, lines, health } = watched();
   s.exitedAt = performance.now() - 500;

@@ -12,10 +12,13 @@ import type { RenderState } from "../../../protocol/output.ts";
 import type { IsfPrograms } from "../../../player/output/isf_programs.ts";
 import { OutputQuarantine } from "../../../player/output/quarantine.ts";
 import {
-  RECOVER_CPU_MS,
+  KNOWN_DRAWN_REPORTS,
+  RECOVER_CPU_MS_PER_CORE,
   RECOVER_REPORTS,
-  STALL_CPU_MS,
+  RECOVER_SILENT_CHECKS,
+  STALL_CPU_MS_PER_CORE,
   STALL_REPORTS,
+  STALL_SILENT_CHECKS,
 } from "../../../player/output/quarantine_watch.ts";
 
 /** Programs named `isf-<presetId>-<version>`, each of its preset "Preset <id>". */
@@ -27,14 +30,18 @@ const programs = {
   of: (preset: Preset) => ({ wire: { name: `isf-${preset.id}-1` } }),
 } as unknown as IsfPrograms;
 
-/** A state drawing `programs` as Effects of one layer. */
+let seq = 0;
+/** A state drawing `programs` as Effects of one layer (each a new seq). */
 function state(...names: string[]): RenderState {
   const effects = names.map((program) => ({ program, uniforms: {} }));
-  return { layers: [{ effects }], visualizers: [] } as unknown as RenderState;
+  return { seq: ++seq, layers: [{ effects }], visualizers: [] } as unknown as RenderState;
 }
 
-/** A quarantine whose timer runs only by `tick`, the browser's CPU time set by the test. */
-function quarantine() {
+/**
+ * A quarantine whose timer runs only by `tick`, the browser's CPU time set by the test, its
+ * browser on `cores` cores. The page reports the last state pushed as the one it draws.
+ */
+function quarantine(cores = 1) {
   const lines: string[] = [];
   const quarantined: string[] = [];
   let restarts = 0;
@@ -52,10 +59,11 @@ function quarantine() {
     },
     clearInterval: () => {},
     cpuMs: () => cpu.ms,
+    cores,
   });
   /** One second: the page reports `frames` (null: sends nothing), the browser uses `cpuMs`. */
   const second = (frames: number | null, cpuMs = 300, visibility = "visible") => {
-    if (frames !== null) q.report(frames, visibility);
+    if (frames !== null) q.report({ frames, visibility, seq });
     if (cpu.ms !== null) cpu.ms += cpuMs;
     tickFn();
   };
@@ -65,9 +73,9 @@ function quarantine() {
   /** A started browser whose page loaded and draws `names`, 30 frames a second. */
   const drawing = (...names: string[]) => {
     q.browserStarted();
-    q.pageLoaded();
+    q.pageLoaded("ANGLE");
     q.statePushed(state(...names));
-    seconds(3, 30);
+    seconds(KNOWN_DRAWN_REPORTS, 30);
   };
   return {
     q,
@@ -122,14 +130,14 @@ Deno.test("OutputQuarantine: a page silent while its browser burns CPU is stalle
   t.drawing("isf-A-1");
   t.q.statePushed(state("isf-A-1", "isf-B-1"));
   // On a busy machine the browser gets 100 ms of CPU a second: 29 s of silence are not enough.
-  t.seconds(STALL_CPU_MS / 100 - 1, null, 100);
+  t.seconds(STALL_CPU_MS_PER_CORE / 100 - 1, null, 100);
   assert.deepEqual(t.quarantined, []);
   t.second(null, 100);
   assert.match(
     t.quarantined[0]!,
-    /^B: the page sent nothing while its browser used 3\.0 s of CPU$/,
+    /^B: the page sent nothing while its browser used 3\.0 s of CPU \(1 cores\)$/,
   );
-  t.seconds(RECOVER_CPU_MS / 500, null, 500);
+  t.seconds(RECOVER_CPU_MS_PER_CORE / 500, null, 500);
   assert.equal(t.restarts, 1);
 });
 
@@ -149,7 +157,7 @@ Deno.test("OutputQuarantine never judges a starting browser, a loading page, a h
   const t = quarantine();
   t.q.browserStarted();
   t.seconds(60, null, 1000);
-  t.q.pageLoaded();
+  t.q.pageLoaded("ANGLE");
   t.seconds(60, 0, 1000);
   assert.deepEqual(t.quarantined, [], "a page with no state yet draws nothing by right");
   t.q.statePushed(state("isf-B-1"));
@@ -157,9 +165,10 @@ Deno.test("OutputQuarantine never judges a starting browser, a loading page, a h
   assert.deepEqual(t.quarantined, [], "a hidden page gets no animation frames");
   t.seconds(60, null, 0);
   assert.deepEqual(t.quarantined, [], "no message and no CPU: frozen, not the shader's doing");
+  t.seconds(KNOWN_DRAWN_REPORTS, 30);
   t.cpu.ms = null;
   t.seconds(60, null);
-  assert.deepEqual(t.quarantined, [], "CPU unknown: no evidence");
+  assert.deepEqual(t.quarantined, [], "CPU unknown and B drawn since: no suspect");
   assert.equal(t.restarts, 0);
 });
 
@@ -191,4 +200,144 @@ Deno.test("OutputQuarantine blames the preset the editor window previews when it
   assert.equal(t.quarantined.length, 1);
   assert.match(t.quarantined[0]!, /^E: /);
   assert.match(t.lines.at(-1)!, /preset "Edited" \(E\) quarantined/);
+});
+
+Deno.test("OutputQuarantine blames no preset for a stall long after the last change, and none after the restart", () => {
+  // The reviewer's run: ten minutes of drawing, then a stall no preset caused (a GPU, a video).
+  const t = quarantine();
+  t.drawing("isf-A-1", "isf-B-1");
+  t.seconds(600, 30);
+  t.seconds(STALL_REPORTS * 4, 0);
+  t.seconds(30, null, 1000);
+  assert.deepEqual(t.quarantined, [], "B changed before frames the page drew for minutes");
+  // The browser started again (its health, a crash): the next preset in line is no suspect.
+  t.q.browserStarted();
+  t.q.pageLoaded("ANGLE");
+  t.q.statePushed(state("isf-A-1"));
+  t.seconds(STALL_REPORTS * 4, 0);
+  assert.deepEqual(t.quarantined, []);
+  assert.equal(t.restarts, 0);
+  assert.equal(t.q.isSuspecting, false);
+});
+
+Deno.test("OutputQuarantine: frames counted in the first reports after a change do not clear it (drawn before its program compiled)", () => {
+  const t = quarantine();
+  t.drawing("isf-A-1");
+  t.q.statePushed(state("isf-A-1", "isf-B-1"));
+  // The page drew (B's program compiling meanwhile, or its first frame unfinished), then nothing.
+  t.seconds(KNOWN_DRAWN_REPORTS - 1, 2);
+  assert.equal(t.q.isSuspecting, true);
+  t.seconds(STALL_REPORTS, 0);
+  assert.match(t.quarantined[0] ?? "", /^B: /);
+});
+
+Deno.test("OutputQuarantine: a heavy shader whose frames come between reports of none stays a suspect", () => {
+  const t = quarantine();
+  t.drawing("isf-A-1");
+  t.q.statePushed(state("isf-A-1", "isf-H-1"));
+  for (let i = 0; i < 10; i++) t.seconds(1, 1), t.seconds(STALL_REPORTS - 1, 0);
+  assert.equal(t.q.isSuspecting, true);
+  t.seconds(STALL_REPORTS, 0);
+  assert.match(t.quarantined[0] ?? "", /^H: /);
+});
+
+Deno.test("OutputQuarantine: a change the page drew on past is no suspect of a later stall", () => {
+  const t = quarantine();
+  t.drawing("isf-A-1");
+  t.q.statePushed(state("isf-A-1", "isf-B-1"));
+  t.seconds(KNOWN_DRAWN_REPORTS, 1);
+  assert.equal(t.q.isSuspecting, false);
+  t.seconds(STALL_REPORTS * 3, 0);
+  assert.deepEqual(t.quarantined, []);
+  // A new change after the last frame drawn is the one suspect.
+  t.q.statePushed(state("isf-A-1", "isf-B-1", "isf-C-1"));
+  t.seconds(STALL_REPORTS, 0);
+  assert.deepEqual(t.quarantined.map((line) => line[0]), ["C"]);
+});
+
+Deno.test("OutputQuarantine: the CPU bound is per core the browser may use (software GL draws on all)", () => {
+  const t = quarantine(2);
+  t.drawing("isf-A-1");
+  t.q.statePushed(state("isf-A-1", "isf-H-1"));
+  // A heavy shader: a 1.5 s frame on both cores is 3 s of CPU, then a report with a frame.
+  for (let i = 0; i < 60; i++) {
+    t.second(null, 2000);
+    t.second(1, 1000);
+  }
+  assert.deepEqual(t.quarantined, []);
+  t.q.statePushed(state("isf-A-1", "isf-H-1", "isf-E-1"));
+  t.seconds(2 * STALL_CPU_MS_PER_CORE / 2000 - 1, null, 2000);
+  assert.deepEqual(t.quarantined, []);
+  t.second(null, 2000);
+  assert.match(t.quarantined[0]!, /^E: .* 6\.0 s of CPU \(2 cores\)$/);
+});
+
+Deno.test("OutputQuarantine: CPU time unknown (outside Linux), a page silent after a suspect's change is stalled", () => {
+  const t = quarantine();
+  t.cpu.ms = null;
+  t.drawing("isf-A-1");
+  t.seconds(STALL_SILENT_CHECKS * 2, null);
+  assert.deepEqual(t.quarantined, [], "no suspect: silence alone blames no preset");
+  t.seconds(KNOWN_DRAWN_REPORTS, 30);
+  t.q.statePushed(state("isf-A-1", "isf-B-1"));
+  t.seconds(STALL_SILENT_CHECKS - 1, null);
+  assert.deepEqual(t.quarantined, [], "not before the bound");
+  t.second(null);
+  assert.equal(
+    t.quarantined[0],
+    `B: the page sent nothing in ${STALL_SILENT_CHECKS} looks in a row`,
+  );
+  t.seconds(RECOVER_SILENT_CHECKS, null);
+  assert.equal(t.restarts, 1);
+});
+
+Deno.test("OutputQuarantine: a hidden page's silence is no stall (its timers may run once a minute)", () => {
+  const t = quarantine();
+  t.cpu.ms = null;
+  t.drawing("isf-A-1");
+  t.q.statePushed(state("isf-A-1", "isf-B-1"));
+  t.second(0, 300, "hidden");
+  t.seconds(STALL_SILENT_CHECKS * 10, null);
+  assert.deepEqual(t.quarantined, []);
+});
+
+Deno.test("OutputQuarantine judges no page without WebGL2 (the GL rule sees to it), and says no shader is suspected", () => {
+  const t = quarantine();
+  t.q.browserStarted();
+  t.q.pageLoaded("unavailable");
+  t.q.statePushed(state("isf-A-1", "isf-B-1"));
+  t.seconds(STALL_REPORTS * 3, 0);
+  assert.deepEqual(t.quarantined, []);
+  assert.equal(t.q.isSuspecting, false);
+});
+
+Deno.test("OutputQuarantine.isSuspecting: from a change not drawn past until the page draws again once the suspect is off", () => {
+  const t = quarantine();
+  t.drawing("isf-A-1");
+  t.seconds(KNOWN_DRAWN_REPORTS, 30);
+  assert.equal(t.q.isSuspecting, false);
+  t.q.statePushed(state("isf-A-1", "isf-B-1"));
+  assert.equal(t.q.isSuspecting, true, "B is not drawn yet");
+  t.seconds(STALL_REPORTS, 0);
+  t.q.statePushed(state("isf-A-1"));
+  assert.equal(t.q.isSuspecting, true, "B is off, the page has not drawn since");
+  t.second(30);
+  assert.equal(t.q.isSuspecting, false);
+});
+
+Deno.test("OutputQuarantine.isSuspecting: from the restart for a suspect's stall until the new page says hello", () => {
+  const t = quarantine();
+  t.drawing("isf-A-1");
+  t.q.statePushed(state("isf-A-1", "isf-B-1"));
+  t.seconds(STALL_REPORTS, 0);
+  t.q.statePushed(state("isf-A-1"));
+  t.seconds(RECOVER_REPORTS, 0);
+  assert.equal(t.restarts, 1);
+  // The old page's GL claim, confirmed by the very report that restarted it: the shader's.
+  assert.equal(t.q.isSuspecting, true);
+  t.q.browserStarted();
+  assert.equal(t.q.isSuspecting, true);
+  t.q.pageLoaded("ANGLE");
+  t.q.statePushed(state("isf-A-1"));
+  assert.equal(t.q.isSuspecting, false, "the new page losing its GL is the GPU's");
 });
