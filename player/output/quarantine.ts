@@ -138,5 +138,8 @@ export class OutputQuarantine {
         "it stays off the output until its code is edited",
     );
     this.#options.quarantine(verdict.presetId, verdict.reason);
+    if (!verdict.restart) return;
+    log("warn", "Output: the page is stuck in the preset's draw; starting the browser again");
+    this.#options.restart();
   }
 }

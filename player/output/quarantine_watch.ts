@@ -56,7 +56,16 @@ const MAX_PUSHES = 256;
 
 /** What to do about a stall. */
 export type StallVerdict =
-  | { action: "quarantine"; presetId: string; reason: string }
+  | {
+    action: "quarantine";
+    presetId: string;
+    reason: string;
+    /**
+     * The page was silent (its main thread waits on GL stuck in the draw): it cannot take the
+     * state without the preset, so its browser is started again at once.
+     */
+    restart: boolean;
+  }
   | { action: "restart"; reason: string };
 
 /** A frame report as the watch reads it: frames drawn, visibility, the state seq last drawn. */
@@ -163,7 +172,10 @@ export class QuarantineWatch {
     this.#zeroReports++;
     const bound = this.#pending ? RECOVER_REPORTS : STALL_REPORTS;
     if (this.#zeroReports < bound) return null;
-    return this.#verdict(`the page drew no frame in ${this.#zeroReports} reports in a row`);
+    return this.#verdict(
+      `the page drew no frame in ${this.#zeroReports} reports in a row`,
+      false,
+    );
   }
 
   /**
@@ -187,6 +199,7 @@ export class QuarantineWatch {
     const s = (this.#silentCpuMs / 1000).toFixed(1);
     return this.#verdict(
       `the page sent nothing while its browser used ${s} s of CPU (${this.#cores} cores)`,
+      true,
     );
   }
 
@@ -196,7 +209,7 @@ export class QuarantineWatch {
     this.#silentChecks++;
     const bound = this.#pending ? RECOVER_SILENT_CHECKS : STALL_SILENT_CHECKS;
     if (this.#silentChecks < bound) return null;
-    return this.#verdict(`the page sent nothing in ${this.#silentChecks} looks in a row`);
+    return this.#verdict(`the page sent nothing in ${this.#silentChecks} looks in a row`, true);
   }
 
   /**
@@ -228,12 +241,10 @@ export class QuarantineWatch {
     return suspect?.[0] ?? null;
   }
 
-  #verdict(seen: string): StallVerdict | null {
+  /** The verdict of a stall seen so (`isSilent`: the page sent nothing at all). */
+  #verdict(seen: string, isSilent: boolean): StallVerdict | null {
     if (this.#pending) {
-      this.#pending = null;
-      this.#hasPage = false;
-      this.#isRecovering = true;
-      this.#reset();
+      this.#restarting();
       return { action: "restart", reason: `${seen} after the preset went off the output` };
     }
     // No suspect: no shader of a user's to blame (the browser's health sees to the rest).
@@ -242,7 +253,16 @@ export class QuarantineWatch {
     if (!suspect) return null;
     this.#pending = suspect;
     this.#onOutput.delete(suspect);
-    return { action: "quarantine", presetId: suspect, reason: seen };
+    if (isSilent) this.#restarting();
+    return { action: "quarantine", presetId: suspect, reason: seen, restart: isSilent };
+  }
+
+  /** The browser is started again: its next page is judged once it says hello. */
+  #restarting(): void {
+    this.#pending = null;
+    this.#hasPage = false;
+    this.#isRecovering = true;
+    this.#reset();
   }
 
   #reset(): void {

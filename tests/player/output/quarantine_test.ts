@@ -137,8 +137,13 @@ Deno.test("OutputQuarantine: a page silent while its browser burns CPU is stalle
     t.quarantined[0]!,
     /^B: the page sent nothing while its browser used 3\.0 s of CPU \(1 cores\)$/,
   );
-  t.seconds(RECOVER_CPU_MS_PER_CORE / 500, null, 500);
+  // A silent page cannot take the state without B: its browser is started again at once.
   assert.equal(t.restarts, 1);
+  assert.match(t.lines.at(-1)!, /stuck in the preset's draw; starting the browser again$/);
+  // The new browser starting burns CPU in silence: not a stall, not another restart.
+  t.seconds(RECOVER_CPU_MS_PER_CORE / 500 + 10, null, 500);
+  assert.equal(t.restarts, 1);
+  assert.equal(t.quarantined.length, 1);
 });
 
 Deno.test("OutputQuarantine never judges a heavy shader drawing one frame a second on a busy machine", () => {
