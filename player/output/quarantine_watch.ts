@@ -9,8 +9,9 @@
  * (`STALL_REPORTS` of them in a row), or when it sends nothing at all while its
  * browser burns `STALL_CPU_MS_PER_CORE` of CPU for each core it may use (its
  * main thread waits on GL stuck in a draw; software GL draws on every core),
- * or, where the browser's CPU time is unknown, when it sends nothing for
- * `STALL_SILENT_CHECKS` looks in a row. On a busy machine the first two stretch
+ * or when it sends nothing for `STALL_SILENT_CHECKS` looks in a row (where the
+ * CPU time is known, looks in which its browser used some: a stopped browser is
+ * not judged), whichever comes first. On a busy machine the first two stretch
  * with the browser's share of the CPU; a page drawing one frame in a report is
  * drawing, however slowly. A browser starting, a page loading and a page
  * without WebGL2 are not judged: only a page that said hello with a GL and got
@@ -36,8 +37,8 @@ export const STALL_REPORTS = 3;
  * a page silent for 3 s while its browser used both.
  */
 export const STALL_CPU_MS_PER_CORE = 3000;
-/** Looks in a row (about a second apart) with no message at all that make a stall, where the browser's CPU time is unknown. */
-export const STALL_SILENT_CHECKS = 6;
+/** Looks in a row (about a second apart) with no message at all that make a stall (where the CPU time is known, looks in which the browser used some). */
+export const STALL_SILENT_CHECKS = 5;
 /** Reports with no frame, once the suspect is off the output, before the browser is started again. */
 export const RECOVER_REPORTS = 2;
 /** The same in CPU time for each core, ms. */
@@ -193,7 +194,13 @@ export class QuarantineWatch {
       return null;
     }
     if (cpuMs === null) return this.#silentCheck();
-    if (last !== null && cpuMs > last) this.#silentCpuMs += cpuMs - last;
+    const used = last !== null && cpuMs > last ? cpuMs - last : 0;
+    this.#silentCpuMs += used;
+    // A silent page whose browser works (not a browser that is stopped) is also judged by its
+    // silent looks: on a busy machine the browser's share of the CPU stretches the CPU bound
+    // past the picture's 10 s (6 s of CPU took 10 s beside `stress-ng --cpu 4`).
+    const silent = used > 0 ? this.#silentCheck() : null;
+    if (silent) return silent;
     const bound = (this.#pending ? RECOVER_CPU_MS_PER_CORE : STALL_CPU_MS_PER_CORE) * this.#cores;
     if (this.#silentCpuMs < bound) return null;
     const s = (this.#silentCpuMs / 1000).toFixed(1);
@@ -203,7 +210,10 @@ export class QuarantineWatch {
     );
   }
 
-  /** CPU time unknown (outside Linux): silence after a suspect's change is the evidence. */
+  /**
+   * Silence after a suspect's change is the evidence: `STALL_SILENT_CHECKS` looks in a row (where
+   * the CPU time is known, only looks in which the browser used some).
+   */
   #silentCheck(): StallVerdict | null {
     if (!this.isSuspecting) return null;
     this.#silentChecks++;

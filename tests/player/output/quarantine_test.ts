@@ -125,14 +125,14 @@ Deno.test("OutputQuarantine starts the browser again when the page still draws n
   assert.equal(t.restarts, 1);
 });
 
-Deno.test("OutputQuarantine: a page silent while its browser burns CPU is stalled; the bound is CPU time, not wall time", () => {
+Deno.test("OutputQuarantine: a page silent while its browser burns CPU is stalled at the CPU bound, before its silent looks", () => {
   const t = quarantine();
   t.drawing("isf-A-1");
   t.q.statePushed(state("isf-A-1", "isf-B-1"));
-  // On a busy machine the browser gets 100 ms of CPU a second: 29 s of silence are not enough.
-  t.seconds(STALL_CPU_MS_PER_CORE / 100 - 1, null, 100);
+  // A quiet machine: the stuck draw takes the browser's core, 1 s of CPU a second.
+  t.seconds(STALL_CPU_MS_PER_CORE / 1000 - 1, null, 1000);
   assert.deepEqual(t.quarantined, []);
-  t.second(null, 100);
+  t.second(null, 1000);
   assert.match(
     t.quarantined[0]!,
     /^B: the page sent nothing while its browser used 3\.0 s of CPU \(1 cores\)$/,
@@ -345,4 +345,19 @@ Deno.test("OutputQuarantine.isSuspecting: from the restart for a suspect's stall
   t.q.pageLoaded("ANGLE");
   t.q.statePushed(state("isf-A-1"));
   assert.equal(t.q.isSuspecting, false, "the new page losing its GL is the GPU's");
+});
+
+Deno.test("OutputQuarantine: a page silent for STALL_SILENT_CHECKS looks while its browser works is stalled, however little CPU it gets", () => {
+  const t = quarantine(2);
+  t.drawing("isf-A-1");
+  t.q.statePushed(state("isf-A-1", "isf-B-1"));
+  // A busy machine: the browser gets 200 ms of CPU a second, far from 6 s of CPU.
+  t.seconds(STALL_SILENT_CHECKS - 1, null, 200);
+  assert.deepEqual(t.quarantined, [], "not before the bound");
+  t.second(null, 200);
+  assert.equal(
+    t.quarantined[0],
+    `B: the page sent nothing in ${STALL_SILENT_CHECKS} looks in a row`,
+  );
+  assert.equal(t.restarts, 1, "silent: started again at once");
 });
