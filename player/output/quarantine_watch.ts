@@ -92,6 +92,8 @@ export class QuarantineWatch {
   #pending: string | null = null;
   /** The browser was started again for a suspect's stall, and its new page has not said hello. */
   #isRecovering = false;
+  /** The page's GL is software (SwiftShader, llvmpipe): its stuck draw holds the CPU. */
+  #isSoftwareGl = false;
   /** The presets the last state drew, with their program and when each changed (a count). */
   #onOutput = new Map<string, { program: string; change: number }>();
   #changes = 0;
@@ -117,6 +119,7 @@ export class QuarantineWatch {
   pageLoaded(gl = "webgl2"): void {
     // A page without WebGL2 draws nothing whatever its presets: the GL rule sees to it.
     this.#hasPage = gl !== "unavailable";
+    this.#isSoftwareGl = /swiftshader|llvmpipe|software/i.test(gl);
     this.#isRecovering = false;
     this.#hasState = false;
     this.#isHidden = false;
@@ -263,8 +266,10 @@ export class QuarantineWatch {
     if (!suspect) return null;
     this.#pending = suspect;
     this.#onOutput.delete(suspect);
-    if (isSilent) this.#restarting();
-    return { action: "quarantine", presetId: suspect, reason: seen, restart: isSilent };
+    // Software GL draws on the CPU: a draw it is stuck in ends when it ends, whatever state comes.
+    const restart = isSilent || this.#isSoftwareGl;
+    if (restart) this.#restarting();
+    return { action: "quarantine", presetId: suspect, reason: seen, restart };
   }
 
   /** The browser is started again: its next page is judged once it says hello. */

@@ -361,3 +361,15 @@ Deno.test("OutputQuarantine: a page silent for STALL_SILENT_CHECKS looks while i
   );
   assert.equal(t.restarts, 1, "silent: started again at once");
 });
+
+Deno.test("OutputQuarantine: on software GL a stall of reports restarts the browser with the quarantine (its stuck draw holds the CPU)", () => {
+  const t = quarantine();
+  t.q.browserStarted();
+  t.q.pageLoaded("ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero)), SwiftShader driver)");
+  t.q.statePushed(state("isf-A-1"));
+  t.seconds(KNOWN_DRAWN_REPORTS, 30);
+  t.q.statePushed(state("isf-A-1", "isf-B-1"));
+  t.seconds(STALL_REPORTS, 0);
+  assert.match(t.quarantined[0]!, /^B: the page drew no frame/);
+  assert.equal(t.restarts, 1, "at once, not after RECOVER_REPORTS more");
+});
