@@ -14,6 +14,7 @@ import type {
 } from "../protocol/methods.ts";
 import { type Preset, type Project } from "../protocol/model.ts";
 import type { AppState, Camera, Snapshot, StateUpdate } from "../protocol/state.ts";
+import type { DataProblem, LibraryEntry } from "../protocol/library.ts";
 import { type AppServices, runAction } from "./actions/mod.ts";
 import { CameraFrames } from "./camera_frames.ts";
 import { listCameras } from "./cameras.ts";
@@ -100,6 +101,10 @@ export class PlayerApp implements AppServices {
   #actionKeys = new ActionKeys();
   #cameraFrames: CameraFrames;
   #output: Output | null = null;
+  /** The files of the data dir found damaged at start (`protocol/library.ts`). */
+  #problems: DataProblem[] = [];
+  /** The library's Projects that are not open (closed, damaged, deleted). */
+  #notOpen: LibraryEntry[] = [];
 
   private constructor(options: PlayerOptions) {
     this.#options = options;
@@ -196,7 +201,22 @@ export class PlayerApp implements AppServices {
       appState: this.#appState,
       presets: [...this.presets()],
       cameras: this.#cameras,
+      library: this.library(),
+      problems: this.#problems,
     };
+  }
+
+  /** Every Project of the library: the open ones, then those that are not, by name. */
+  library(): LibraryEntry[] {
+    const open = [...this.#engines.values()].map(({ project }): LibraryEntry => ({
+      projectId: project.id,
+      name: project.name,
+      state: "open",
+      songCount: project.songs.length,
+      clipCount: project.clips.length,
+      problem: this.#problems.find((p) => p.projectId === project.id) ?? null,
+    }));
+    return [...open, ...this.#notOpen];
   }
 
   /**

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { ClipState, Direction, Preset, Project } from "./model.ts";
 import { exact } from "./exact.ts";
+import { DataProblem, LibraryEntry } from "./library.ts";
 
 /** One Clip that is playing or paused. Stopped Clips are absent. */
 export const ClipPlay = z.strictObject({
@@ -171,6 +172,10 @@ export const Snapshot = z.strictObject({
   appState: AppState,
   presets: z.array(exact(Preset)),
   cameras: z.array(Camera),
+  /** Every Project on disk with its state (open ones included); `protocol/library.ts`. */
+  library: z.array(LibraryEntry).default([]),
+  /** The files of the data dir found damaged at start (`protocol/library.ts`). */
+  problems: z.array(DataProblem).default([]),
 });
 
 /** The whole state as clients get it in a `full` update: the snapshot with each play state as clients see it. */

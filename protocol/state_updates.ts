@@ -9,7 +9,8 @@
  * @module
  */
 import { z } from "zod";
-import { Clip, ClipState, CueAction, Direction, Preset, Song } from "./model.ts";
+import { Clip, ClipState, CueAction, Direction, Preset, Project, Song } from "./model.ts";
+import { LibraryEntry } from "./library.ts";
 import { exact } from "./exact.ts";
 import { AppState, ImportProgress, PlayStateView, SnapshotView } from "./state.ts";
 
@@ -137,11 +138,31 @@ export const PresetsUpdate = updateOf(
   }),
 );
 
-/** A `project` update: an edit's patch, or the progress of an import or upload. */
+/**
+ * A `project` update: an edit's patch, the progress of an import or upload, or a change of the
+ * library (a Project opened, created, duplicated, imported or restored; closed or deleted; the
+ * active Project chosen), each with the library after it. `projectId` is null only for
+ * `active-project-changed` when no Project is active any more.
+ */
 export const ProjectUpdate = updateOf(
   "project",
-  z.string(),
+  z.string().nullable(),
   z.discriminatedUnion("event", [
+    z.strictObject({
+      event: z.literal("project-opened"),
+      reason: z.enum(["created", "duplicated", "imported", "restored", "opened"]),
+      project: exact(Project),
+      library: z.array(LibraryEntry),
+    }),
+    z.strictObject({
+      event: z.literal("project-closed"),
+      reason: z.enum(["closed", "deleted", "replaced"]),
+      library: z.array(LibraryEntry),
+    }),
+    z.strictObject({
+      event: z.literal("active-project-changed"),
+      activeProjectId: z.string().nullable(),
+    }),
     z.strictObject({
       event: z.literal("project-edited"),
       revision: Revision,

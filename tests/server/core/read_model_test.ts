@@ -21,6 +21,8 @@ function snapshot(): Snapshot {
       clips: [],
     }],
     live: { show: { controls: {}, params: {} } },
+    library: [],
+    problems: [],
     appState: {
       fullScreen: false,
       muted: false,
