@@ -228,6 +228,32 @@ export class PlayerApp implements AppServices {
     return this.#editor.setQuarantine(presetId, { at: new Date().toISOString(), reason });
   }
 
+  /**
+   * Opens the Project whose folder `projects/<id>` was just put in place (created,
+   * duplicated, imported, restored or reopened): loads it, gives it an engine, and tells
+   * every client (`project-opened` with the library after it).
+   * @throws {Refusal} when a Project of that id is open already
+   * @throws {Error} when its file cannot be read (`ProjectStore.readProject`)
+   */
+  async adoptProject(
+    id: string,
+    reason: "created" | "duplicated" | "imported" | "restored" | "opened",
+  ): Promise<Project> {
+    if (this.#engines.has(id)) throw new Refusal(`Project "${id}" is open already`);
+    const { project: doc, appliedKeys } = await this.store.readProject(id);
+    if (this.#engines.has(id)) throw new Refusal(`Project "${id}" is open already`);
+    const project = ensureControls(doc);
+    this.#editor.addAppliedKeys(id, appliedKeys);
+    this.#engines.set(id, this.#createEngine(project));
+    this.#notOpen = this.#notOpen.filter((e) => e.projectId !== id);
+    this.#emit({
+      updateType: "project",
+      projectId: id,
+      data: { event: "project-opened", reason, project, library: this.library() },
+    });
+    return project;
+  }
+
   /** Runs one normalized action against its project (or the active one). */
   runAction(action: NormalizedAction): Promise<ActionOutcome> {
     try {

@@ -87,12 +87,9 @@ export class ProjectStore {
       const dir = `${root}/${entry.name}`;
       await removeStaleTemps(dir);
       try {
-        const raw = await readJson(`${dir}/project.json`);
-        if (raw === undefined) throw new Error("project.json is missing");
-        const project = Project.parse(raw);
-        if (project.id !== entry.name) throw new Error(`id "${project.id}" does not match folder`);
-        projects.push(project);
-        appliedKeys.set(project.id, readAppliedKeys(raw));
+        const read = await this.readProject(entry.name);
+        projects.push(read.project);
+        appliedKeys.set(read.project.id, read.appliedKeys);
       } catch (error) {
         problems.push(`Cannot load project "${entry.name}": ${(error as Error).message}`);
       }
@@ -104,6 +101,18 @@ export class ProjectStore {
     }
     projects.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
     return { projects, problems, appliedKeys };
+  }
+
+  /**
+   * Reads the Project of folder `projects/<id>`, checked against the model.
+   * @throws {Error} naming what is wrong (missing, not JSON, not a Project, another id)
+   */
+  async readProject(id: string): Promise<{ project: ProjectDoc; appliedKeys: AppliedKey[] }> {
+    const raw = await readJson(`${this.projectDir(id)}/project.json`);
+    if (raw === undefined) throw new Error("project.json is missing");
+    const project = Project.parse(raw);
+    if (project.id !== id) throw new Error(`id "${project.id}" does not match folder`);
+    return { project, appliedKeys: readAppliedKeys(raw) };
   }
 
   /**

@@ -138,6 +138,12 @@ export class Editor {
     this.#appliedKeys = new Map(keys);
   }
 
+  /** The retry keys of a Project opened after start (`PlayerApp.adoptProject`); its history is read when first used. */
+  addAppliedKeys(projectId: string, keys: AppliedKey[]): void {
+    this.#appliedKeys.set(projectId, keys);
+    this.#histories.delete(projectId);
+  }
+
   /** Undo and redo depths of a Project. */
   async depth(projectId: string, revision: number): Promise<{ undo: number; redo: number }> {
     const h = await this.#history(projectId, revision);
