@@ -244,12 +244,20 @@ export class PlayerApp implements AppServices {
     if (this.#engines.has(id)) throw new Refusal(`Project "${id}" is open already`);
     const project = ensureControls(doc);
     this.#editor.addAppliedKeys(id, appliedKeys);
-    this.#engines.set(id, this.#createEngine(project));
+    const engine = this.#createEngine(project);
+    this.#engines.set(id, engine);
     this.#notOpen = this.#notOpen.filter((e) => e.projectId !== id);
     this.#emit({
       updateType: "project",
       projectId: id,
-      data: { event: "project-opened", reason, project, library: this.library() },
+      data: {
+        event: "project-opened",
+        reason,
+        project,
+        playstate: engine.playState(),
+        live: engine.live,
+        library: this.library(),
+      },
     });
     return project;
   }

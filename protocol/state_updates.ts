@@ -152,6 +152,7 @@ export const ProjectUpdate = updateOf(
       event: z.literal("project-opened"),
       reason: z.enum(["created", "duplicated", "imported", "restored", "opened"]),
       project: exact(Project),
+      playstate: PlayStateView,
       library: z.array(LibraryEntry),
     }),
     z.strictObject({

@@ -38,6 +38,12 @@ export function clientUpdate(model: ReadModel, update: StateUpdate): StateUpdate
     const playstate = clientPlayState(model, data.playstate as PlayState, model.playerNow());
     return { ...update, data: { ...data, playstate } };
   }
+  if (update.updateType === "project" && data.event === "project-opened") {
+    // The player's live values of the Project are in the client's play state (`controls`).
+    const { live: _live, ...rest } = data;
+    const playstate = clientPlayState(model, data.playstate as PlayState, model.playerNow());
+    return { ...update, data: { ...rest, playstate } };
+  }
   if (update.updateType === "full" && data.state) {
     return { ...update, data: { ...data, state: snapshotView(model) } };
   }

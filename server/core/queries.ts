@@ -45,17 +45,35 @@ export class Queries {
     this.#isReady = isReady;
   }
 
-  /** Every open Project. */
-  projects(): ProjectListItemView[] {
+  /**
+   * Every open Project and every damaged one, in the player's order; with `all`, the closed
+   * and deleted ones of the library too.
+   */
+  projects(all = false): ProjectListItemView[] {
     this.#ready();
     const active = this.#model.activeProjectId;
-    return this.#model.projects().map((p) => ({
+    const library = this.#model.library;
+    const open = this.#model.projects().map((p): ProjectListItemView => ({
       projectId: p.id,
       name: p.name,
       songCount: p.songs.length,
       clipCount: p.clips.length,
       active: p.id === active,
+      state: "open",
+      problem: library.find((e) => e.projectId === p.id)?.problem ?? null,
     }));
+    const others = library
+      .filter((e) => e.state !== "open" && (all || e.state === "damaged"))
+      .map(({ projectId, name, state, songCount, clipCount, problem }) => ({
+        projectId,
+        name,
+        songCount,
+        clipCount,
+        active: false,
+        state,
+        problem,
+      }));
+    return [...open, ...others];
   }
 
   /** One Project in full; the same object until the project changes. */

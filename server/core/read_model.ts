@@ -14,6 +14,7 @@ import type {
 } from "../../protocol/state.ts";
 import { playStateAt } from "../../protocol/positions.ts";
 import { applyPatch, type ProjectPatch } from "../../protocol/patch.ts";
+import type { DataProblem, LibraryEntry } from "../../protocol/library.ts";
 import { ImportJobs, type ImportJobView } from "./imports.ts";
 
 interface ProjectEntry {
@@ -122,8 +123,15 @@ export class ReadModel {
           }
         }
         if (data.event === "active-project-changed") {
-          s.activeProjectId = data.activeProjectId as string;
+          s.activeProjectId = data.activeProjectId as string | null;
         }
+        if (data.event === "project-opened") this.#opened(data);
+        if (data.event === "project-closed" && pid) {
+          this.#projects.delete(pid);
+          this.#playstates.delete(pid);
+          this.#live.delete(pid);
+        }
+        if (data.library) s.library = data.library as LibraryEntry[];
         return;
       case "playstate":
         if (!pid) return;
@@ -217,6 +225,27 @@ export class ReadModel {
       playstates: [...this.#playstates.values()],
       live: Object.fromEntries(this.#live),
     };
+  }
+
+  /** A Project opened after start: its document, play state and live values. */
+  #opened(data: Record<string, unknown>): void {
+    const project = data.project as Project;
+    this.#putProject(project);
+    if (data.playstate) this.#playstates.set(project.id, data.playstate as PlayState);
+    this.#live.set(
+      project.id,
+      (data.live as LiveValues | undefined) ?? { controls: {}, params: {} },
+    );
+  }
+
+  /** Every Project on disk with its state (`protocol/library.ts`). */
+  get library(): readonly LibraryEntry[] {
+    return this.#snapshot?.library ?? [];
+  }
+
+  /** The files of the data dir the player found damaged at start. */
+  get problems(): readonly DataProblem[] {
+    return this.#snapshot?.problems ?? [];
   }
 
   #liveOf(projectId: string): LiveValues {

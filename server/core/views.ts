@@ -30,6 +30,7 @@ import type {
 } from "../../protocol/model.ts";
 import { AppState, Camera, type PlayState, PlayStateView } from "../../protocol/state.ts";
 import { exact } from "../../protocol/exact.ts";
+import { DataProblem, ProjectState } from "../../protocol/library.ts";
 
 const ParamValue = z.union([z.number(), z.string(), z.boolean()]);
 
@@ -40,6 +41,12 @@ export const ProjectListItemView = z.strictObject({
   songCount: z.number().int(),
   clipCount: z.number().int(),
   active: z.boolean(),
+  state: ProjectState.describe(
+    "open; closed, deleted (listed with ?all=true); damaged (its file could not be read)",
+  ),
+  problem: DataProblem.nullable().describe(
+    "What was wrong with its file at start, when it was damaged (recovered or not)",
+  ),
 });
 
 /** A media file. */

@@ -50,12 +50,18 @@ const NoInput = z.strictObject({});
 export const QUERY_OPERATIONS: readonly AnyOperation[] = [
   defineOperation({
     name: "projects",
-    summary: "Every open Project: id, name, song count, active flag",
+    summary:
+      "Every open Project (and every damaged one): id, name, counts, active flag, state; all=true adds the closed and deleted ones",
     tag: "projects",
     kind: "query",
-    input: NoInput,
+    input: z.strictObject({
+      all: z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")])
+        .optional().describe(
+          "true: list the closed and deleted Projects of the library too",
+        ),
+    }),
     output: list("projects", ProjectListItemView),
-    run: ({ core }) => ({ projects: core.queries.projects() }),
+    run: ({ core }, input) => ({ projects: core.queries.projects(input.all === true) }),
   }),
   defineOperation({
     name: "project",

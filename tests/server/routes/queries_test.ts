@@ -16,6 +16,8 @@ Deno.test("HTTP query routes answer from the read model with the spec's field na
             songCount: 3,
             clipCount: 8,
             active: true,
+            state: "open",
+            problem: null,
           }],
         });
       },
