@@ -5,8 +5,11 @@
  * temps first, then the renames). A crash at any point leaves
  * either the old or the new file, never a half-written one. With
  * `skipFsync`, the same holds for a killed process but not for a power cut.
+ * With `keep`, the previous versions are kept beside the target
+ * (`kept_copies.ts`), and the target is never missing meanwhile.
  * @module
  */
+import { prepareKeep, prepareKeepSync, rotateKept, rotateKeptSync } from "./kept_copies.ts";
 
 /** Hooks for tests to simulate a crash between the steps, and the file mode. */
 export interface AtomicWriteHooks {
@@ -23,6 +26,11 @@ export interface AtomicWriteHooks {
    * write costs milliseconds of disk time for nothing.
    */
   skipFsync?: boolean;
+  /**
+   * Keeps this many previous versions of each target (`<path>.1` newest), hard
+   * links made before the renames (`kept_copies.ts`); 0 or absent: none.
+   */
+  keep?: number;
 }
 
 function dirname(path: string): string {
@@ -57,13 +65,21 @@ export async function writeFilesAtomic(
   hooks: AtomicWriteHooks = {},
 ): Promise<void> {
   const temps: string[] = [];
+  const kept: (string | null)[] = [];
+  const keep = hooks.keep ?? 0;
   try {
     for (const { path, data } of files) temps.push(await writeTemp(path, data, hooks));
+    if (keep > 0) for (const { path } of files) kept.push(await prepareKeep(path));
     for (const temp of temps) hooks.beforeRename?.(temp);
-    for (const [i, temp] of temps.entries()) await Deno.rename(temp, files[i]!.path);
+    for (const [i, temp] of temps.entries()) {
+      const path = files[i]!.path;
+      const old = kept[i];
+      if (old) await rotateKept(path, old, keep);
+      await Deno.rename(temp, path);
+    }
   } catch (error) {
     // A full disk fails a write: the temps go too, so they hold no space.
-    for (const temp of temps) await Deno.remove(temp).catch(() => {});
+    for (const temp of [...temps, ...kept]) if (temp) await Deno.remove(temp).catch(() => {});
     throw error;
   }
   if (hooks.skipFsync) return;
@@ -107,6 +123,7 @@ export function writeFileAtomicSync(
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
   const file = Deno.openSync(temp, { write: true, createNew: true, mode: hooks.mode ?? 0o644 });
+  let kept: string | null = null;
   try {
     try {
       let written = 0;
@@ -115,13 +132,17 @@ export function writeFileAtomicSync(
     } finally {
       file.close();
     }
+    if ((hooks.keep ?? 0) > 0) kept = prepareKeepSync(path);
     hooks.beforeRename?.(temp);
+    if (kept) rotateKeptSync(path, kept, hooks.keep!);
     Deno.renameSync(temp, path);
   } catch (error) {
-    try {
-      Deno.removeSync(temp);
-    } catch {
-      // already gone
+    for (const name of kept ? [temp, kept] : [temp]) {
+      try {
+        Deno.removeSync(name);
+      } catch {
+        // already gone
+      }
     }
     throw error;
   }
