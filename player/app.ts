@@ -32,6 +32,10 @@ import type { ProjectPatch } from "../protocol/patch.ts";
 import { removeStaleTemps, writeFileAtomic } from "../protocol/atomic_write.ts";
 import { LiveSaver } from "./live_saver.ts";
 import { captureLiveState, LIVE_STATE_FILE, restoreLiveState } from "./live_state.ts";
+import { type ProjectLive, restoreEngine } from "./engine/live_snapshot.ts";
+import { KEEP_LIVE_GENERATIONS } from "../protocol/kept_copies.ts";
+import { checkHistory } from "./edits/history.ts";
+import { damagedEntry, damagedRefusal, damageLine } from "./damage.ts";
 import { ActionKeys } from "./action_keys.ts";
 import type { OutputMode } from "../protocol/output.ts";
 import { type PlayerSettingValues, SETTING_DEFAULTS } from "../protocol/settings.ts";
@@ -105,6 +109,13 @@ export class PlayerApp implements AppServices {
   #problems: DataProblem[] = [];
   /** The library's Projects that are not open (closed, damaged, deleted). */
   #notOpen: LibraryEntry[] = [];
+  /**
+   * The Projects' entries of the last live state read or written: those of Projects not
+   * open are written again from here (never dropped), and restored when one is opened.
+   */
+  #lastLive: Record<string, ProjectLive> = {};
+  /** The active Project the settings named, when it was found damaged (its refusals name it). */
+  #wantedActive: string | null = null;
 
   private constructor(options: PlayerOptions) {
     this.#options = options;
@@ -122,12 +133,22 @@ export class PlayerApp implements AppServices {
     });
     this.#liveSaver = new LiveSaver({
       path: `${options.dataDir}/${LIVE_STATE_FILE}`,
-      build: () =>
-        captureLiveState(this.#engines, this.#recorder, this.#wallNow() ?? Date.now(), {
-          output: { volume: this.#appState.volume, muted: this.#appState.muted },
-          actionKeys: this.#actionKeys.toJSON(),
-        }),
+      build: () => {
+        const state = captureLiveState(
+          this.#engines,
+          this.#recorder,
+          this.#wallNow() ?? Date.now(),
+          {
+            output: { volume: this.#appState.volume, muted: this.#appState.muted },
+            actionKeys: this.#actionKeys.toJSON(),
+            carried: this.#carriedLive(),
+          },
+        );
+        this.#lastLive = state.projects;
+        return state;
+      },
       gapMs: LIVE_SAVE_GAP_MS,
+      keep: KEEP_LIVE_GENERATIONS,
       log: (message) => options.log?.("error", message),
     });
     this.#editor = new Editor({
@@ -240,12 +261,16 @@ export class PlayerApp implements AppServices {
     reason: "created" | "duplicated" | "imported" | "restored" | "opened",
   ): Promise<Project> {
     if (this.#engines.has(id)) throw new Refusal(`Project "${id}" is open already`);
-    const { project: doc, appliedKeys } = await this.store.readProject(id);
+    const { project: doc, appliedKeys, problem } = await this.store.readProject(id);
     if (this.#engines.has(id)) throw new Refusal(`Project "${id}" is open already`);
+    if (problem) this.#noteProblems([problem]);
     const project = ensureControls(doc);
     this.#editor.addAppliedKeys(id, appliedKeys);
     const engine = this.#createEngine(project);
     this.#engines.set(id, engine);
+    // Its live state, carried while it was not open (`live_state.ts`); no time passed for it.
+    const live = this.#lastLive[id];
+    if (live) restoreEngine(engine, live, 0);
     this.#notOpen = this.#notOpen.filter((e) => e.projectId !== id);
     this.#emit({
       updateType: "project",
@@ -286,6 +311,9 @@ export class PlayerApp implements AppServices {
     }
     const projectId = action.projectId ?? this.#activeProjectId;
     const engine = projectId ? this.#engines.get(projectId) : undefined;
+    if (!engine) {
+      this.#refuseDamaged(action.projectId ?? this.#activeProjectId ?? this.#wantedActive);
+    }
     if (action.projectId && !engine) {
       throw new Refusal(`Project "${action.projectId}" does not exist`, RpcErrorCode.NOT_FOUND);
     }
@@ -536,10 +564,14 @@ export class PlayerApp implements AppServices {
 
   async #load(): Promise<void> {
     const { projects, problems, appliedKeys } = await this.store.loadProjects();
-    for (const problem of problems) this.#options.log?.("warn", problem);
     this.#editor.setAppliedKeys(appliedKeys);
-    const settings = await this.store.loadSettings();
-    this.#userPresets = await this.store.loadUserPresets();
+    const { value: settings, problem: settingsProblem } = await this.store.loadSettings();
+    const presets = await this.store.loadUserPresets();
+    this.#userPresets = presets.value;
+    const histories = await Promise.all(
+      projects.map((p) => checkHistory(this.store.dataDir, p.id)),
+    );
+    this.#noteProblems([...problems, settingsProblem, presets.problem, ...histories]);
     this.#cameras = await listCameras();
     for (const doc of projects) {
       const project = ensureControls(doc);
@@ -548,6 +580,8 @@ export class PlayerApp implements AppServices {
     this.#activeProjectId = settings.activeProjectId && this.#engines.has(settings.activeProjectId)
       ? settings.activeProjectId
       : projects[0]?.id ?? null;
+    const wanted = settings.activeProjectId;
+    this.#wantedActive = wanted && this.#isDamaged(wanted) ? wanted : null;
     this.#appState = {
       fullScreen: settings.fullScreen,
       muted: settings.muted,
@@ -576,6 +610,7 @@ export class PlayerApp implements AppServices {
   #engineOf(projectId: string | null): ProjectEngine {
     const id = projectId ?? this.#activeProjectId;
     const engine = id ? this.#engines.get(id) : undefined;
+    if (!engine) this.#refuseDamaged(id ?? this.#wantedActive);
     if (!engine) {
       throw new Refusal(
         id ? `Project "${id}" does not exist` : "No Project is open",
@@ -610,14 +645,58 @@ export class PlayerApp implements AppServices {
     return this.clock instanceof VirtualClock ? null : Date.now();
   }
 
+  /**
+   * Logs each problem (one line), keeps it for the snapshot, and lists each Project that
+   * could not be loaded as damaged. Problems are kept until the player restarts.
+   */
+  #noteProblems(found: readonly (DataProblem | null)[]): void {
+    for (const problem of found) {
+      if (!problem) continue;
+      this.#options.log?.("warn", damageLine(problem));
+      this.#problems.push(problem);
+      const { projectId } = problem;
+      if (projectId === null || problem.recoveredFrom !== null) continue;
+      if (!problem.file.endsWith("/project.json")) continue;
+      this.#notOpen = this.#notOpen.filter((e) => e.projectId !== projectId);
+      this.#notOpen.push(damagedEntry({ ...problem, projectId }));
+    }
+  }
+
+  #isDamaged(projectId: string): boolean {
+    return this.#notOpen.some((e) => e.projectId === projectId && e.state === "damaged");
+  }
+
+  /** @throws {Refusal} naming the file and its problem when `projectId` is a damaged Project */
+  #refuseDamaged(projectId: string | null): void {
+    const entry = this.#notOpen.find((e) => e.projectId === projectId && e.state === "damaged");
+    if (entry) throw damagedRefusal(entry);
+  }
+
+  /** The live state entries of the Projects of the library that are not open, as last known. */
+  #carriedLive(): Record<string, ProjectLive> {
+    const carried: Record<string, ProjectLive> = {};
+    for (const { projectId } of this.#notOpen) {
+      const live = this.#lastLive[projectId];
+      if (live && !this.#engines.has(projectId)) carried[projectId] = live;
+    }
+    return carried;
+  }
+
   /** Resumes the show a previous run saved, before anything is served. */
   async #restoreLive(): Promise<void> {
-    const app = await restoreLiveState(`${this.store.dataDir}/${LIVE_STATE_FILE}`, {
-      engines: this.#engines,
-      recorder: this.#recorder,
-      wallNow: this.#wallNow(),
-      ...(this.#options.log ? { log: this.#options.log } : {}),
-    });
+    const { app, carried, problem } = await restoreLiveState(
+      `${this.store.dataDir}/${LIVE_STATE_FILE}`,
+      {
+        engines: this.#engines,
+        recorder: this.#recorder,
+        wallNow: this.#wallNow(),
+        dataDir: this.store.dataDir,
+        notOpen: new Set(this.#notOpen.map((e) => e.projectId)),
+        ...(this.#options.log ? { log: this.#options.log } : {}),
+      },
+    );
+    this.#noteProblems([problem]);
+    this.#lastLive = carried;
     this.#actionKeys.load(app?.actionKeys ?? []);
     this.#appState = { ...this.#appState, ...app?.output, recording: this.#recorder.state };
   }

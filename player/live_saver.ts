@@ -24,6 +24,8 @@ export interface LiveSaverOptions {
   log?: (message: string) => void;
   /** Wait before a failed write is tried again, ms (default 1000). */
   retryMs?: number;
+  /** Previous versions kept beside the file (`protocol/kept_copies.ts`); default none. */
+  keep?: number;
 }
 
 /**
@@ -80,6 +82,7 @@ export class LiveSaver {
     try {
       writeFileAtomicSync(this.#options.path, JSON.stringify(this.#options.build()), {
         skipFsync: true,
+        keep: this.#options.keep ?? 0,
       });
     } catch (error) {
       this.#isFailing = false; // the last write: it is not tried again
@@ -111,7 +114,8 @@ export class LiveSaver {
       this.#report(error);
       return;
     }
-    this.#writing = writeFileAtomic(this.#options.path, text, { skipFsync: true })
+    const hooks = { skipFsync: true, keep: this.#options.keep ?? 0 };
+    this.#writing = writeFileAtomic(this.#options.path, text, hooks)
       .then(() => {
         if (!this.#isFailing) return;
         this.#isFailing = false;

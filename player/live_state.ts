@@ -8,9 +8,17 @@
  * so the file holds each position as it was when saved plus the wall time
  * of the save (`savedAt`, `Date.now()`): a restarted player moves what
  * played on by the wall time that passed, as a band plays on through a crash.
+ *
+ * The file keeps `KEEP_LIVE_GENERATIONS` previous versions; a damaged one is
+ * served from the newest good copy (`protocol/recover_file.ts`). The entries
+ * of Projects in the library that are not open (damaged, closed) are carried
+ * from write to write, never dropped because their file could not be read.
  * @module
  */
 import { z } from "zod";
+import { KEEP_LIVE_GENERATIONS } from "../protocol/kept_copies.ts";
+import type { DataProblem } from "../protocol/library.ts";
+import { jsonParser, readRecovering } from "../protocol/recover_file.ts";
 import { captureEngine, ProjectLive, restoreEngine } from "./engine/live_snapshot.ts";
 import type { ProjectEngine } from "./engine/project_engine.ts";
 import type { Recorder } from "./recorder.ts";
@@ -53,34 +61,16 @@ export const LiveState = z.object({
 /** The whole file. */
 export type LiveState = z.infer<typeof LiveState>;
 
-/**
- * Reads the live state; null when there is none.
- * @throws {Error} when the file cannot be read or is not a live state of this version
- */
-export async function readLiveState(path: string): Promise<LiveState | null> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
-    throw error;
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`not JSON: ${(error as Error).message}`);
-  }
-  const parsed = LiveState.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  throw new Error(`${issue.path.join(".") || "the file"}: ${issue.message}`);
-}
-
 /** What the app adds to the show state of its engines. */
 export interface AppLive {
   output: { volume: number; muted: boolean };
   actionKeys: ActionKey[];
+}
+
+/** What `captureLiveState` writes besides the engines. */
+export interface AppLiveToSave extends AppLive {
+  /** Entries of Projects that are not open, carried as they were (see the module). */
+  carried?: Readonly<Record<string, ProjectLive>>;
 }
 
 /** The live state of `engines`, `recorder` and the app at the current clock reading. */
@@ -88,13 +78,14 @@ export function captureLiveState(
   engines: ReadonlyMap<string, ProjectEngine>,
   recorder: Recorder,
   savedAt: number,
-  app: AppLive,
+  app: AppLiveToSave,
 ): LiveState {
+  const open = Object.fromEntries([...engines].map(([id, e]) => [id, captureEngine(e)]));
   return {
     version: LIVE_STATE_VERSION,
     savedAt,
     recording: { ...recorder.state, ms: recorder.elapsedMs() },
-    projects: Object.fromEntries([...engines].map(([id, e]) => [id, captureEngine(e)])),
+    projects: { ...app.carried, ...open },
     output: app.output,
     actionKeys: app.actionKeys,
   };
@@ -107,32 +98,43 @@ export interface RestoreTarget {
   recorder: Recorder;
   /** Wall time now, ms since the epoch; null when no time is to pass (a virtual clock). */
   wallNow: number | null;
+  /** The data dir (a problem names the file relative to it). */
+  dataDir: string;
+  /** Projects of the library that are not open: their entries are carried, not skipped. */
+  notOpen: ReadonlySet<string>;
   log?: (level: "info" | "warn", message: string) => void;
 }
 
+/** What `restoreLiveState` found. */
+export interface RestoredLive {
+  /** What the app itself restores (output, action keys); null when nothing was saved. */
+  app: Partial<AppLive> | null;
+  /** The entries of the Projects of `RestoreTarget.notOpen`, to carry on. */
+  carried: Record<string, ProjectLive>;
+  /** Set when `live.json` was damaged (served from a kept copy, or not at all). */
+  problem: DataProblem | null;
+}
+
 /**
- * Resumes the show saved at `path`: each Project still there gets its show
- * state back (what no longer exists is skipped and logged), the recording
- * goes on. A missing file is a first start; one that cannot be used is
- * logged and ignored: it never stops the player from starting. Returns what
- * the app itself restores (output, action keys), or null when nothing was saved.
+ * Resumes the show saved at `path`: each Project open gets its show state
+ * back, those not open keep theirs (`carried`), what no longer exists is
+ * skipped and logged; the recording goes on. A missing file is a first start;
+ * a damaged one is served from its newest good kept copy, or ignored (moved
+ * aside): it never stops the player from starting (`problem` says which).
  */
 export async function restoreLiveState(
   path: string,
   target: RestoreTarget,
-): Promise<Partial<AppLive> | null> {
+): Promise<RestoredLive> {
   const { log } = target;
-  let saved: LiveState | null;
-  try {
-    saved = await readLiveState(path);
-  } catch (error) {
-    log?.(
-      "warn",
-      `Cannot restore the live state from ${LIVE_STATE_FILE}: ${(error as Error).message}`,
-    );
-    return null;
-  }
-  if (!saved) return null;
+  const read = await readRecovering(path, {
+    dataDir: target.dataDir,
+    parse: jsonParser(LiveState),
+    keep: KEEP_LIVE_GENERATIONS,
+  });
+  const saved = read.value;
+  const carried: Record<string, ProjectLive> = {};
+  if (!saved) return { app: null, carried, problem: read.problem };
   const elapsedMs = target.wallNow === null ? 0 : Math.max(0, target.wallNow - saved.savedAt);
   try {
     target.recorder.resume(saved.recording, elapsedMs);
@@ -145,7 +147,8 @@ export async function restoreLiveState(
   const skipped: string[] = [];
   for (const [id, project] of Object.entries(saved.projects)) {
     const engine = target.engines.get(id);
-    if (!engine) skipped.push(`Project "${id}"`);
+    if (target.notOpen.has(id)) carried[id] = project;
+    else if (!engine) skipped.push(`Project "${id}"`);
     else {skipped.push(
         ...restoreEngine(engine, project, elapsedMs).map((s) => `${s} in Project "${id}"`),
       );}
@@ -153,5 +156,6 @@ export async function restoreLiveState(
   if (skipped.length > 0) {
     log?.("info", `Live state not restored (no longer there): ${skipped.join(", ")}`);
   }
-  return { actionKeys: saved.actionKeys, ...(saved.output ? { output: saved.output } : {}) };
+  const app = { actionKeys: saved.actionKeys, ...(saved.output ? { output: saved.output } : {}) };
+  return { app, carried, problem: read.problem };
 }

@@ -2,8 +2,10 @@
  * Projects and settings on disk. Layout under the data dir:
  * `projects/<id>/project.json` with `projects/<id>/media/`, `presets.json`
  * (user presets), `player.json` (active project, app state) and
- * `recordings/`. Every write goes through `writeJsonAtomic`. The app keeps
- * `live.json` there too (`live_state.ts`).
+ * `recordings/`. Every write goes through `writeJsonAtomic` and keeps the
+ * previous versions (`protocol/kept_copies.ts`); every read recovers a
+ * damaged file from them (`protocol/recover_file.ts`) and says so in a
+ * `DataProblem`. The app keeps `live.json` there too (`live_state.ts`).
  * @module
  */
 import {
@@ -19,6 +21,9 @@ import {
   writeFilesAtomic,
   writeJsonAtomic,
 } from "../protocol/atomic_write.ts";
+import { KEEP_GENERATIONS } from "../protocol/kept_copies.ts";
+import { jsonParser, readRecovering } from "../protocol/recover_file.ts";
+import type { DataProblem } from "../protocol/library.ts";
 import { createDemoProject } from "./demo.ts";
 import { type AppliedKey, readAppliedKeys } from "./edits/applied_keys.ts";
 import { removePartials } from "./media/copy.ts";
@@ -37,19 +42,54 @@ export type PlayerSettings = z.infer<typeof PlayerSettings>;
 /** Result of loading every project. */
 export interface LoadResult {
   projects: ProjectDoc[];
-  /** One line per project folder that could not be loaded. */
-  problems: string[];
+  /**
+   * The damaged project files: recovered from a kept copy (`recoveredFrom` set; the
+   * Project is in `projects`) or not (the Project is not loaded: listed damaged).
+   */
+  problems: DataProblem[];
   /** The retry keys each Project's edits were applied with (`edits/applied_keys.ts`). */
   appliedKeys: Map<string, AppliedKey[]>;
 }
 
-async function readJson(path: string): Promise<unknown | undefined> {
-  try {
-    return JSON.parse(await Deno.readTextFile(path));
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
+/** One Project read from its folder (`ProjectStore.readProject`). */
+export interface ProjectRead {
+  project: ProjectDoc;
+  appliedKeys: AppliedKey[];
+  /** Set when `project.json` was damaged and this is its newest good kept copy. */
+  problem: DataProblem | null;
+}
+
+/** A Project folder whose `project.json` is damaged with no good kept copy. */
+export class DamagedProjectError extends Error {
+  /** What is wrong; its `keptAs` is the file itself, left in place for the operator. */
+  readonly problem: DataProblem;
+
+  /** The error of `problem`. */
+  constructor(problem: DataProblem) {
+    super(`${problem.file} is damaged (${problem.problem}) and no kept copy is good`);
+    this.problem = problem;
   }
+}
+
+/** A settings file read: the value (defaults when none was good) and its problem. */
+export interface SettingsRead<T> {
+  value: T;
+  problem: DataProblem | null;
+}
+
+/** Parses a `project.json` of folder `id`: the Project and the retry keys saved with it. */
+function projectParser(id: string): (text: string) => Omit<ProjectRead, "problem"> {
+  const parse = jsonParser(z.unknown());
+  return (text) => {
+    const raw = parse(text);
+    const parsed = Project.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new Error(`${issue.path.join(".") || "the file"}: ${issue.message}`);
+    }
+    if (parsed.data.id !== id) throw new Error(`id "${parsed.data.id}" does not match folder`);
+    return { project: parsed.data, appliedKeys: readAppliedKeys(raw) };
+  };
 }
 
 /** Reads and writes the player's files under one data dir. */
@@ -78,7 +118,7 @@ export class ProjectStore {
     const root = `${this.dataDir}/projects`;
     await Deno.mkdir(root, { recursive: true });
     const projects: ProjectDoc[] = [];
-    const problems: string[] = [];
+    const problems: DataProblem[] = [];
     const appliedKeys = new Map<string, AppliedKey[]>();
     let folders = 0;
     for await (const entry of Deno.readDir(root)) {
@@ -90,8 +130,9 @@ export class ProjectStore {
         const read = await this.readProject(entry.name);
         projects.push(read.project);
         appliedKeys.set(read.project.id, read.appliedKeys);
+        if (read.problem) problems.push(read.problem);
       } catch (error) {
-        problems.push(`Cannot load project "${entry.name}": ${(error as Error).message}`);
+        problems.push(this.#unreadable(entry.name, error));
       }
     }
     if (folders === 0) {
@@ -104,15 +145,35 @@ export class ProjectStore {
   }
 
   /**
-   * Reads the Project of folder `projects/<id>`, checked against the model.
-   * @throws {Error} naming what is wrong (missing, not JSON, not a Project, another id)
+   * Reads the Project of folder `projects/<id>`, checked against the model; a
+   * damaged `project.json` is served from its newest good kept copy (`problem` says so).
+   * @throws {DamagedProjectError} when it is damaged and no kept copy is good (the file stays)
+   * @throws {Error} when `project.json` is missing or cannot be read
    */
-  async readProject(id: string): Promise<{ project: ProjectDoc; appliedKeys: AppliedKey[] }> {
-    const raw = await readJson(`${this.projectDir(id)}/project.json`);
-    if (raw === undefined) throw new Error("project.json is missing");
-    const project = Project.parse(raw);
-    if (project.id !== id) throw new Error(`id "${project.id}" does not match folder`);
-    return { project, appliedKeys: readAppliedKeys(raw) };
+  async readProject(id: string): Promise<ProjectRead> {
+    const path = `${this.projectDir(id)}/project.json`;
+    const read = await readRecovering(path, {
+      dataDir: this.dataDir,
+      parse: projectParser(id),
+      projectId: id,
+      isLeftInPlace: true,
+    });
+    if (read.value) return { ...read.value, problem: read.problem };
+    if (read.problem) throw new DamagedProjectError(read.problem);
+    throw new Error(`projects/${id}/project.json is missing`);
+  }
+
+  /** The problem of a Project folder that could not be read at all. */
+  #unreadable(id: string, error: unknown): DataProblem {
+    if (error instanceof DamagedProjectError) return error.problem;
+    return {
+      file: `projects/${id}/project.json`,
+      problem: (error as Error).message,
+      recoveredFrom: null,
+      keptAs: null,
+      projectId: id,
+      at: new Date().toISOString(),
+    };
   }
 
   /**
@@ -152,29 +213,46 @@ export class ProjectStore {
     const doc = appliedKeys?.length ? { ...project, appliedKeys } : project;
     const files = [{ path: `${this.projectDir(project.id)}/project.json`, data: jsonText(doc) }];
     if (presets) files.unshift({ path: `${this.dataDir}/presets.json`, data: jsonText(presets) });
-    return writeFilesAtomic(files, this.hooks);
+    return writeFilesAtomic(files, this.#keeping());
   }
 
-  /** The player's saved settings, defaults where missing or unreadable. */
-  async loadSettings(): Promise<PlayerSettings> {
-    const parsed = PlayerSettings.safeParse((await readJson(`${this.dataDir}/player.json`)) ?? {});
-    return parsed.success ? parsed.data : PlayerSettings.parse({});
+  /** The hooks of a write that keeps the previous versions. */
+  #keeping(): AtomicWriteHooks {
+    return { ...this.hooks, keep: KEEP_GENERATIONS };
+  }
+
+  /**
+   * The player's saved settings (`player.json`): defaults where missing; a damaged file
+   * is served from its newest good kept copy, or the defaults (the file moved aside).
+   */
+  async loadSettings(): Promise<SettingsRead<PlayerSettings>> {
+    const read = await readRecovering(`${this.dataDir}/player.json`, {
+      dataDir: this.dataDir,
+      parse: jsonParser(PlayerSettings),
+    });
+    return { value: read.value ?? PlayerSettings.parse({}), problem: read.problem };
   }
 
   /** Saves the player's settings. */
   saveSettings(settings: PlayerSettings): Promise<void> {
-    return writeJsonAtomic(`${this.dataDir}/player.json`, settings, this.hooks);
+    return writeJsonAtomic(`${this.dataDir}/player.json`, settings, this.#keeping());
   }
 
-  /** User presets (built-ins are not stored). */
-  async loadUserPresets(): Promise<Preset[]> {
-    const raw = await readJson(`${this.dataDir}/presets.json`);
-    const parsed = z.array(PresetSchema).safeParse(raw ?? []);
-    return parsed.success ? parsed.data : [];
+  /**
+   * User presets (built-ins are not stored): none where missing; a damaged `presets.json`
+   * is served from its newest good kept copy, or none (the file moved aside, never
+   * overwritten by the next preset write).
+   */
+  async loadUserPresets(): Promise<SettingsRead<Preset[]>> {
+    const read = await readRecovering(`${this.dataDir}/presets.json`, {
+      dataDir: this.dataDir,
+      parse: jsonParser(z.array(PresetSchema)),
+    });
+    return { value: read.value ?? [], problem: read.problem };
   }
 
   /** Saves user presets. */
   saveUserPresets(presets: Preset[]): Promise<void> {
-    return writeJsonAtomic(`${this.dataDir}/presets.json`, presets, this.hooks);
+    return writeJsonAtomic(`${this.dataDir}/presets.json`, presets, this.#keeping());
   }
 }

@@ -69,7 +69,7 @@ export async function writeFilesAtomic(
   const keep = hooks.keep ?? 0;
   try {
     for (const { path, data } of files) temps.push(await writeTemp(path, data, hooks));
-    if (keep > 0) for (const { path } of files) kept.push(await prepareKeep(path));
+    if (keep > 0) { for (const { path } of files) kept.push(await prepareKeep(path)); }
     for (const temp of temps) hooks.beforeRename?.(temp);
     for (const [i, temp] of temps.entries()) {
       const path = files[i]!.path;

@@ -74,6 +74,19 @@ async function readText(path: string): Promise<string | null> {
   }
 }
 
+/** `path`, or `path-2`, `path-3` ... when taken: a damaged file kept is never replaced. */
+async function freeName(path: string): Promise<string> {
+  for (let n = 1;; n++) {
+    const name = n === 1 ? path : `${path}-${n}`;
+    try {
+      await Deno.lstat(name);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return name;
+      throw error;
+    }
+  }
+}
+
 /** The newest kept copy of `path` that parses, with its path and text. */
 async function newestGood<T>(
   path: string,
@@ -116,11 +129,12 @@ export async function readRecovering<T>(
   const at = options.now?.() ?? new Date();
   let keptAs: string | null = null;
   if (text !== null && (good !== null || !options.isLeftInPlace)) {
-    keptAs = damagedPath(path, at);
+    keptAs = await freeName(damagedPath(path, at));
     await Deno.rename(path, keptAs);
   } else if (text !== null) keptAs = path;
   if (good !== null) await writeFileAtomic(path, good.text, { mode: options.mode ?? 0o644 });
-  const relative = (p: string) => p.startsWith(`${options.dataDir}/`) ? p.slice(options.dataDir.length + 1) : p;
+  const relative = (p: string) =>
+    p.startsWith(`${options.dataDir}/`) ? p.slice(options.dataDir.length + 1) : p;
   return {
     value: good?.value ?? null,
     problem: {

@@ -70,6 +70,7 @@ export async function serve(args: string[], earlyPlayer?: Deno.ChildProcess): Pr
   if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", () => void stop("SIGTERM"));
   const playerReady = await service.supervisor.waitReady(15_000);
   if (!playerReady) log("warn", "Player not ready after 15 s; the API answers 503 until it is");
+  const problems = service.problems().length;
   console.log(JSON.stringify({
     event: "ready",
     ports: service.ports,
@@ -77,6 +78,8 @@ export async function serve(args: string[], earlyPlayer?: Deno.ChildProcess): Pr
     pid: Deno.pid,
     dataDir: settings.dataDir,
     playerReady,
+    // Files of the data dir found damaged (one log line each; `cueport status` lists them).
+    ...(problems > 0 ? { problems } : {}),
   }));
   await systemd?.ready(playerReady ? "Ready" : "Ready; the player is not ready yet");
   // Started through `deno task` or npx: gone with the launcher a script or a terminal stops.

@@ -20,7 +20,8 @@ import {
 } from "./player_client/mod.ts";
 import { machineHosts } from "./auth/hosts.ts";
 import { RateLimiter, type RateMeter } from "./auth/rate_limit.ts";
-import { type AuthService, openAuth } from "./auth/service.ts";
+import { authDamageLine, type AuthService, openAuth } from "./auth/service.ts";
+import type { DataProblem } from "../protocol/library.ts";
 import type { SocketServer } from "./socket/mod.ts";
 import { LazyMcpEndpoint, mcpMounts } from "./mcp/lazy.ts";
 import { type ConnectionServer, UdpPort } from "./net/mod.ts";
@@ -60,6 +61,11 @@ export interface RunningService {
   discovery: Discovery | null;
   /** The MCP endpoint on the HTTP port. */
   mcp: LazyMcpEndpoint;
+  /**
+   * The files of the data dir found damaged: the player's (from its snapshot) and the
+   * service's own (device registry, signing key, operator credential).
+   */
+  problems(): DataProblem[];
   /** Stops the listeners and the player; resolves when all is closed. */
   shutdown(): Promise<void>;
 }
@@ -193,7 +199,7 @@ async function start(
   if (discovery) started.push(() => discovery.stop());
   return runningService({
     ...main,
-    ...{ ports, core, supervisor, oscQuery, discovery, mcp, media, v5, lock },
+    ...{ ports, core, supervisor, oscQuery, discovery, mcp, media, v5, lock, auth },
   });
 }
 
@@ -362,6 +368,7 @@ async function openServices(
       log: (m) => log("warn", m),
     },
   );
+  for (const problem of auth.problems) log("warn", authDamageLine(problem));
   auth.codes.onissue = (otp, expiresAt) =>
     void supervisor.request(Method.PAIRING_SHOW, {
       otp,
@@ -402,6 +409,7 @@ async function openServices(
 
 /** What `runningService` stops, in order. */
 interface RunningParts {
+  auth: AuthService;
   ports: RunningService["ports"];
   core: Core;
   supervisor: PlayerSupervisor;
@@ -431,6 +439,7 @@ function runningService(p: RunningParts): RunningService {
     oscQuery: oscQuery?.server ?? null,
     discovery,
     mcp,
+    problems: () => [...core.model.problems, ...p.auth.problems],
     async shutdown() {
       await discovery?.stop(); // goodbyes first, while the ports still answer
       sockets.close();

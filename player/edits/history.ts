@@ -1,11 +1,18 @@
 /**
  * The undo/redo history of one Project, bounded and kept on disk beside the
- * project (`history.json`). It records the project revision it belongs to;
- * a history that does not match the project on load (a crash between the
- * two writes) is dropped rather than trusted.
+ * project (`history.json`, with kept copies). It records the project revision
+ * it belongs to; a history that does not match the project on load (a crash
+ * between the two writes) is dropped rather than trusted. A history that does
+ * not parse or does not match its shape is dropped too, moved aside for the
+ * operator and reported as a `DataProblem` (`checkHistory`, at start): an
+ * older kept copy is of an older revision, so it cannot stand in.
  * @module
  */
+import { z } from "zod";
 import { writeJsonAtomic } from "../../protocol/atomic_write.ts";
+import { KEEP_GENERATIONS } from "../../protocol/kept_copies.ts";
+import { jsonParser, readRecovering } from "../../protocol/recover_file.ts";
+import type { DataProblem } from "../../protocol/library.ts";
 import type { ProjectPatch } from "../../protocol/patch.ts";
 
 /** One undoable step: an edit or a batch. */
@@ -26,6 +33,22 @@ export interface History {
   redo: HistoryEntry[];
 }
 
+const Entry = z.object({
+  edits: z.array(z.string()),
+  at: z.string(),
+  forward: z.record(z.string(), z.unknown()),
+  backward: z.record(z.string(), z.unknown()),
+});
+
+/** The shape a `history.json` must have to be used (the patches are checked when applied). */
+const HistoryFile = z.object({
+  projectRevision: z.number().int(),
+  undo: z.array(Entry),
+  redo: z.array(Entry).default([]),
+});
+
+const parseHistory = jsonParser(HistoryFile);
+
 /** Reads a project's history; an empty one when missing, unreadable or stale. */
 export async function loadHistory(
   dir: string,
@@ -35,21 +58,39 @@ export async function loadHistory(
   const empty: History = { projectRevision, undo: [], redo: [] };
   let raw: History;
   try {
-    raw = JSON.parse(await Deno.readTextFile(`${dir}/history.json`));
+    raw = parseHistory(await Deno.readTextFile(`${dir}/history.json`)) as History;
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) log?.(`Cannot read history: ${error}`);
     return empty;
   }
-  if (raw?.projectRevision !== projectRevision || !Array.isArray(raw.undo)) {
+  if (raw.projectRevision !== projectRevision) {
     log?.(
-      `History of revision ${raw?.projectRevision} does not match project revision ${projectRevision}: dropped`,
+      `History of revision ${raw.projectRevision} does not match project revision ${projectRevision}: dropped`,
     );
     return empty;
   }
-  return { projectRevision, undo: raw.undo, redo: Array.isArray(raw.redo) ? raw.redo : [] };
+  return raw;
 }
 
-/** Writes a project's history atomically. */
+/**
+ * At start: a `history.json` of `projects/<projectId>` that does not parse or
+ * does not match its shape is moved aside (`history.json.damaged-<stamp>`) and
+ * reported; the Project then starts with no history. Null when it is fine or missing.
+ */
+export async function checkHistory(
+  dataDir: string,
+  projectId: string,
+): Promise<DataProblem | null> {
+  const read = await readRecovering(`${dataDir}/projects/${projectId}/history.json`, {
+    dataDir,
+    parse: parseHistory,
+    projectId,
+    keep: 0,
+  });
+  return read.problem;
+}
+
+/** Writes a project's history atomically, keeping the previous versions. */
 export function saveHistory(dir: string, history: History): Promise<void> {
-  return writeJsonAtomic(`${dir}/history.json`, history);
+  return writeJsonAtomic(`${dir}/history.json`, history, { keep: KEEP_GENERATIONS });
 }

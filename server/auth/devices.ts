@@ -1,11 +1,29 @@
 /**
- * Paired devices, in `<dataDir>/auth/devices.json` (owner-only). A token is
- * valid only while its device is listed with the same token id, so revoking
- * a device stops its token at once.
+ * Paired devices, in `<dataDir>/auth/devices.json` (owner-only, with kept
+ * copies). A token is valid only while its device is listed with the same
+ * token id, so revoking a device stops its token at once. A damaged file is
+ * served from its newest good copy; with none, the registry starts empty (the
+ * devices pair again) and the damaged file is kept aside for the operator.
  * @module
  */
+import { z } from "zod";
 import { writeJsonAtomic } from "../../protocol/atomic_write.ts";
-import type { Scope } from "./tokens.ts";
+import { KEEP_GENERATIONS } from "../../protocol/kept_copies.ts";
+import type { DataProblem } from "../../protocol/library.ts";
+import { jsonParser, readRecovering } from "../../protocol/recover_file.ts";
+import { ALL_SCOPES, type Scope } from "./tokens.ts";
+
+/** The file's shape: a device entry the registry can use, or the file is refused. */
+const DevicesFile = z.array(z.object({
+  deviceId: z.string(),
+  name: z.string(),
+  scopes: z.array(z.enum(ALL_SCOPES as [Scope, ...Scope[]])),
+  tokenId: z.string(),
+  pairedAt: z.string(),
+  address: z.string(),
+  origin: z.enum(["pairing", "approval", "osc"]).optional(),
+  lastUsedAt: z.string().optional(),
+}));
 
 /** One paired device. */
 export interface Device {
@@ -45,21 +63,23 @@ export class DeviceRegistry {
   #next: Promise<void> | null = null;
   /** Told when a device is revoked (open connections close). */
   onrevoke: (deviceId: string) => void = () => {};
+  /** Set when `devices.json` was found damaged at open. */
+  problem: DataProblem | null = null;
 
   private constructor(path: string) {
     this.#path = path;
   }
 
-  /** Loads the registry from the data dir. */
+  /** Loads the registry from the data dir, recovering a damaged file (see the module). */
   static async open(dataDir: string): Promise<DeviceRegistry> {
     const registry = new DeviceRegistry(`${dataDir}/auth/devices.json`);
-    try {
-      for (const d of JSON.parse(await Deno.readTextFile(registry.#path)) as Device[]) {
-        registry.#devices.set(d.deviceId, d);
-      }
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    }
+    const read = await readRecovering(registry.#path, {
+      dataDir,
+      parse: jsonParser(DevicesFile),
+      mode: 0o600,
+    });
+    for (const d of read.value ?? []) registry.#devices.set(d.deviceId, d as Device);
+    registry.problem = read.problem;
     return registry;
   }
 
@@ -129,7 +149,7 @@ export class DeviceRegistry {
   #save(): Promise<void> {
     this.#next ??= this.#saving.catch(() => {}).then(() => {
       this.#next = null;
-      return writeJsonAtomic(this.#path, this.list(), { mode: 0o600 });
+      return writeJsonAtomic(this.#path, this.list(), { mode: 0o600, keep: KEEP_GENERATIONS });
     });
     this.#saving = this.#next;
     return this.#next;

@@ -7,6 +7,8 @@
  * @module
  */
 import { writeFileAtomic } from "../../protocol/atomic_write.ts";
+import type { DataProblem } from "../../protocol/library.ts";
+import { readRecovering } from "../../protocol/recover_file.ts";
 
 /** Where the operator credential is, relative to the data dir. */
 export const OPERATOR_TOKEN_FILE = "auth/operator-token";
@@ -14,17 +16,28 @@ export const OPERATOR_TOKEN_FILE = "auth/operator-token";
 /** Prefix that tells the operator credential from a device token at a glance. */
 export const OPERATOR_PREFIX = "cueport-operator-";
 
-/** Loads the operator credential, creating it (owner-only) on first start. */
-export async function loadOperatorToken(dataDir: string): Promise<string> {
-  const path = `${dataDir}/${OPERATOR_TOKEN_FILE}`;
-  try {
-    const stored = (await Deno.readTextFile(path)).trim();
-    if (stored.startsWith(OPERATOR_PREFIX) && stored.length > OPERATOR_PREFIX.length + 32) {
-      return stored;
-    }
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
+/** The credential of the file's text; throws saying what is wrong. */
+function parseToken(text: string): string {
+  const stored = text.trim();
+  if (stored.startsWith(OPERATOR_PREFIX) && stored.length > OPERATOR_PREFIX.length + 32) {
+    return stored;
   }
+  throw new Error(`not an operator credential (${OPERATOR_PREFIX}... of 64 hex digits)`);
+}
+
+/**
+ * Loads the operator credential, creating it (owner-only) on first start. A damaged one
+ * is moved aside and a new one made (the operator commands read it from the file each
+ * time, so nothing else changes); its problem is pushed to `problems`.
+ */
+export async function loadOperatorToken(
+  dataDir: string,
+  problems?: DataProblem[],
+): Promise<string> {
+  const path = `${dataDir}/${OPERATOR_TOKEN_FILE}`;
+  const read = await readRecovering(path, { dataDir, parse: parseToken, keep: 0, mode: 0o600 });
+  if (read.value) return read.value;
+  if (read.problem) problems?.push(read.problem);
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   const token = OPERATOR_PREFIX +
     Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");

@@ -4,6 +4,8 @@
  * @module
  */
 import { removeStaleTemps } from "../../protocol/atomic_write.ts";
+import type { DataProblem } from "../../protocol/library.ts";
+import { problemLine } from "../../protocol/recover_file.ts";
 import { Approvals, type AskPlayer } from "./approvals.ts";
 import { DeviceRegistry } from "./devices.ts";
 import { loadSigningKey } from "./keys.ts";
@@ -26,6 +28,8 @@ export interface AuthService {
   settings: AuthSettings;
   /** Makes a new signing key and forgets every device: all tokens stop working, their sockets close. */
   rotateKey(): Promise<void>;
+  /** The auth files found damaged at open (device registry, signing key, operator credential). */
+  problems: DataProblem[];
 }
 
 /** Opens (creating on first start) the installation's auth data. */
@@ -38,9 +42,13 @@ export async function openAuth(
   // Temp files of writes a crash interrupted (the targets themselves are whole).
   await removeStaleTemps(`${dataDir}/auth`);
   const approvals = new Approvals(options.askPlayer);
-  const key = await loadSigningKey(dataDir);
+  const problems: DataProblem[] = [];
+  const key = await loadSigningKey(dataDir, { problems });
   const devices = await DeviceRegistry.open(dataDir);
-  const operatorToken = await loadOperatorToken(dataDir);
+  // A new key (the old one damaged): every token of the old one is void, the devices pair again.
+  if (problems.length > 0) await devices.clear();
+  if (devices.problem) problems.push(devices.problem);
+  const operatorToken = await loadOperatorToken(dataDir, problems);
   const codes = new PairingCodes({ log });
   const authenticator = new TokenAuthenticator({
     key,
@@ -55,5 +63,15 @@ export async function openAuth(
     await devices.clear();
     log("Signing key rotated: every device token is revoked");
   };
-  return { authenticator, approvals, devices, codes, settings, rotateKey };
+  return { authenticator, approvals, devices, codes, settings, rotateKey, problems };
+}
+
+/** The one log line of an auth file found damaged: which, what is wrong, what is served instead. */
+export function authDamageLine(problem: DataProblem): string {
+  const fallback = problem.file.endsWith("devices.json")
+    ? "the device registry starts empty; every device pairs again"
+    : problem.file.endsWith("signing-key.json")
+    ? "a new signing key; every device token stops working and the devices pair again"
+    : "a new operator credential (the operator commands read it from the file)";
+  return problemLine(problem, fallback);
 }

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { ErrorCode } from "./errors.ts";
 import { OutputStats } from "../../protocol/output.ts";
+import { DataProblem } from "../../protocol/library.ts";
 
 /** What `POST /api/v1/action` answers: the normalized request and what the player did. */
 export const ActionResultView = z.strictObject({
@@ -32,7 +33,9 @@ export const ErrorBody = z.strictObject({
 
 /** `GET /health`. */
 export const HealthView = z.strictObject({
-  status: z.enum(["ok", "starting"]),
+  status: z.enum(["ok", "starting", "degraded"]).describe(
+    "ok; starting (the player is not ready yet); degraded (ready, but files of the data dir were found damaged: see problems)",
+  ),
   ready: z.boolean().describe("The player is up and the API answers"),
   version: z.string(),
   uptimeSeconds: z.number().int(),
@@ -42,6 +45,9 @@ export const HealthView = z.strictObject({
   ),
   output: OutputStats.nullable().describe(
     "How the output draws, from the player's last heartbeat (about a second old); null when no output runs or the player is down",
+  ),
+  problems: z.array(DataProblem).describe(
+    "Files of the data dir found damaged since the service started (the player's and the service's): which, what is wrong, the copy served instead, where the damaged file is kept",
   ),
 });
 

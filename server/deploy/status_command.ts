@@ -6,11 +6,12 @@
  */
 import { parseArgs } from "node:util";
 import { call, findTarget } from "./operator_target.ts";
+import type { DataProblem } from "../../protocol/library.ts";
 
 /** Usage of `cueport status`. */
 export const STATUS_USAGE = `Usage: cueport status [--data-dir DIR] [--http-port N] [--json]
   Asks the running service: health, ports, the player, connected clients, paired devices,
-  clients waiting for approval, uptime. Exits 0 when the service answers with its player ready, 1 when it does
+  clients waiting for approval, uptime, and each file of the data dir found damaged. Exits 0 when the service answers with its player ready, 1 when it does
   not answer, 3 when it answers but its player is not ready.
   --data-dir DIR   the service's data dir (default: CUEPORT_DATA_DIR, the usual place, or
                    the data dir of an installed service)
@@ -30,6 +31,8 @@ export interface StatusReport {
   pairedDevices: number | null;
   waitingApprovals: number | null;
   dataDir: string | null;
+  /** The files of the data dir found damaged (`/health`). */
+  problems: DataProblem[];
 }
 
 /** Runs `cueport status`; returns the exit code. */
@@ -75,6 +78,7 @@ export async function runStatusCommand(
       pairedDevices: devices?.devices?.length ?? null,
       waitingApprovals: approvals?.approvals?.length ?? null,
       dataDir: target.dataDir,
+      problems: health.problems ?? [],
     };
   } catch (error) {
     print(`cueport status: ${(error as Error).message}`);
@@ -99,7 +103,15 @@ function describe(r: StatusReport): string[] {
       count(r.waitingApprovals)
     }`,
     ...(r.dataDir ? [`Data dir: ${r.dataDir}`] : []),
+    ...r.problems.map(problemStatusLine),
   ];
+}
+
+/** One line of a damaged file: which, what is wrong, what is served, where it is kept. */
+export function problemStatusLine(p: DataProblem): string {
+  const served = p.recoveredFrom ? `served ${p.recoveredFrom}` : "no good copy";
+  const kept = p.keptAs ? `, kept as ${p.keptAs}` : "";
+  return `Damaged: ${p.file}: ${p.problem} (${served}${kept})`;
 }
 
 /** `3 s`, `5 min 2 s`, `2 h 5 min`, `3 d 4 h`. */

@@ -422,7 +422,11 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
     authenticator: options.auth.authenticator,
     isLocalhostExempt: options.auth.settings.localhostAuthExempt,
   });
-  const facts = { version: options.version, startedAt: options.startedAt };
+  const facts = {
+    version: options.version,
+    startedAt: options.startedAt,
+    problems: () => options.auth.problems,
+  };
   const app = new Hono();
   // The one HTTP mapping of this engine: 6.0's, or the dialect's (5.0.0 statuses).
   const errorForm = dialect?.error ?? httpError;

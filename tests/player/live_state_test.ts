@@ -84,7 +84,7 @@ Deno.test("PlayerApp.open() continues what played by the wall time the player wa
   }
 });
 
-Deno.test("PlayerApp.open() logs and ignores a live.json it cannot use", async () => {
+Deno.test("PlayerApp.open() logs, reports and moves aside a live.json it cannot use, with no good copy", async () => {
   const dataDir = await fixtureDataDir();
   try {
     for (
@@ -101,7 +101,14 @@ Deno.test("PlayerApp.open() logs and ignores a live.json it cannot use", async (
         assert.equal(showOf(app).song?.state, "stopped");
         assert.deepEqual(showOf(app).clips, []);
         assert.equal(logs.length, 1, logs.join("\n"));
-        assert.match(logs[0]!, /^warn: Cannot restore the live state from live\.json: /);
+        assert.match(
+          logs[0]!,
+          /^warn: Damaged file live\.json: .+; no good copy: the show starts stopped.+; the damaged file is kept as live\.json\.damaged-/,
+        );
+        const [problem] = app.snapshot().problems;
+        assert.equal(problem?.file, "live.json");
+        assert.equal(problem?.recoveredFrom, null);
+        assert.equal(await Deno.readTextFile(`${dataDir}/${problem!.keptAs}`), text);
       } finally {
         await app.close();
       }

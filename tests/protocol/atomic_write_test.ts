@@ -99,7 +99,9 @@ Deno.test("ProjectStore.loadProjects() reports a corrupt project and keeps the o
     const { projects, problems } = await new ProjectStore(dir).loadProjects();
     assert.deepEqual(projects.map((p) => p.id), ["show"]);
     assert.equal(problems.length, 1);
-    assert.match(problems[0]!, /Cannot load project "broken"/);
+    assert.equal(problems[0]!.file, "projects/broken/project.json");
+    assert.match(problems[0]!.problem, /^not JSON: /);
+    assert.equal(problems[0]!.recoveredFrom, null);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

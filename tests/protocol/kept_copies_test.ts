@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { writeFilesAtomic, writeFileAtomicSync } from "../../protocol/atomic_write.ts";
+import { writeFileAtomicSync, writeFilesAtomic } from "../../protocol/atomic_write.ts";
 import { prepareKeep, rotateKept } from "../../protocol/kept_copies.ts";
 import { isDiskFull } from "../../protocol/disk_full.ts";
 import { mountTmpfs } from "../_helpers/tmpfs.ts";
@@ -19,7 +19,12 @@ Deno.test("writeFilesAtomic() with keep rotates the previous versions into .1 ..
     assert.equal(await Deno.readTextFile(`${path}.1`), "v4");
     assert.equal(await Deno.readTextFile(`${path}.2`), "v3");
     assert.equal(await Deno.readTextFile(`${path}.3`), "v2");
-    assert.deepEqual(names(dir), ["project.json", "project.json.1", "project.json.2", "project.json.3"]);
+    assert.deepEqual(names(dir), [
+      "project.json",
+      "project.json.1",
+      "project.json.2",
+      "project.json.3",
+    ]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -21,14 +21,16 @@ export const healthOperation: AnyOperation = defineOperation({
   run: ({ core, facts: maybe }) => {
     const facts = given(maybe, "service facts");
     const health = core.playerHealth;
+    const problems = [...core.model.problems, ...(facts.problems?.() ?? [])];
     return {
-      status: core.isReady ? "ok" : "starting",
+      status: !core.isReady ? "starting" : problems.length > 0 ? "degraded" : "ok",
       ready: core.isReady,
       version: facts.version,
       uptimeSeconds: Math.round((performance.now() - facts.startedAt) / 1000),
       player: core.playerInfo?.player ?? null,
       playerRestarts: health.restarts,
       output: health.output,
+      problems,
     };
   },
 });

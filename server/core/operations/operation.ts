@@ -4,6 +4,7 @@
  * its handler). A transport keeps only its wire mapping.
  * @module
  */
+import type { DataProblem } from "../../../protocol/library.ts";
 import type { z } from "zod";
 import type { SecurityService } from "./security_service.ts";
 import type { SessionService } from "./session_service.ts";
@@ -56,6 +57,8 @@ export interface ServiceFacts {
   version: string;
   /** `performance.now()` at start. */
   startedAt: number;
+  /** The service's own files found damaged at start (the device registry, the signing key). */
+  problems?: () => readonly DataProblem[];
 }
 
 /** What a handler gets besides its input: the core, auth, and who asks. */
