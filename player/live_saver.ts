@@ -71,7 +71,8 @@ export class LiveSaver {
   /**
    * Writes the final state; later changes are not saved. The write is
    * synchronous (after a write in flight, if any), so a closing player is
-   * done within the task that closes it.
+   * done within the task that closes it. With `keep`, it is written twice, so
+   * its newest kept copy holds the final state as well.
    */
   async close(): Promise<void> {
     const wasClosed = this.#isClosed;
@@ -80,10 +81,12 @@ export class LiveSaver {
     while (this.#writing !== null) await this.#writing;
     if (wasClosed) return;
     try {
-      writeFileAtomicSync(this.#options.path, JSON.stringify(this.#options.build()), {
-        skipFsync: true,
-        keep: this.#options.keep ?? 0,
-      });
+      const text = JSON.stringify(this.#options.build());
+      const hooks = { skipFsync: true, keep: this.#options.keep ?? 0 };
+      writeFileAtomicSync(this.#options.path, text, hooks);
+      // Twice with kept copies: the newest copy is then the final state too, so a file
+      // damaged while the player was stopped loses nothing (one more write, at close only).
+      if (hooks.keep > 0) writeFileAtomicSync(this.#options.path, text, hooks);
     } catch (error) {
       this.#isFailing = false; // the last write: it is not tried again
       this.#report(error);

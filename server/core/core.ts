@@ -13,6 +13,7 @@ import {
 } from "../../protocol/methods.ts";
 import { type ActionRequest, normalizeAction } from "./action_rules.ts";
 import { IdempotencyStore, type RetryKey } from "./idempotency.ts";
+import { projectMissing } from "./project_missing.ts";
 import { CueportError } from "./errors.ts";
 import { type EditResult, normalizeEdits } from "./edits.ts";
 import { fromPlayerError } from "./player_errors.ts";
@@ -181,9 +182,7 @@ export class Core {
       action = normalizeAction(request);
       this.requireReady();
       if (action.projectId !== null && !this.model.project(action.projectId)) {
-        throw new CueportError("NOT_FOUND", `Project "${action.projectId}" does not exist`, {
-          field: "projectID",
-        });
+        throw projectMissing(this.model.library, action.projectId);
       }
     } catch (error) {
       return Promise.reject(error);
@@ -232,9 +231,7 @@ export class Core {
     const { projectId, edits } = normalizeEdits(body, options);
     this.requireReady();
     if (projectId !== null && !this.model.project(projectId)) {
-      throw new CueportError("NOT_FOUND", `Project "${projectId}" does not exist`, {
-        field: "projectID",
-      });
+      throw projectMissing(this.model.library, projectId);
     }
     const params: EditApplyParams = { projectId, edits };
     if (options.isUpload) params.isUpload = true;
@@ -267,9 +264,7 @@ export class Core {
     this.requireReady();
     const projectId = options.projectId ?? this.model.activeProjectId;
     if (projectId === null || !this.model.project(projectId)) {
-      throw new CueportError("NOT_FOUND", `Project "${projectId}" does not exist`, {
-        field: "projectID",
-      });
+      throw projectMissing(this.model.library, projectId);
     }
     const uploadId = crypto.randomUUID();
     const expected = options.expectedBytes;

@@ -4,6 +4,7 @@
  * player is down and NOT_FOUND naming what is missing.
  * @module
  */
+import { projectMissing } from "./project_missing.ts";
 import type { Project } from "../../protocol/model.ts";
 import type { AppState, Camera } from "../../protocol/state.ts";
 import { CueportError } from "./errors.ts";
@@ -255,7 +256,7 @@ export class Queries {
   #project(projectId: string): Project {
     this.#ready();
     const p = this.#model.project(projectId);
-    if (!p) throw new CueportError("NOT_FOUND", `Project "${projectId}" does not exist`);
+    if (!p) throw projectMissing(this.#model.library, projectId);
     return p;
   }
 }
