@@ -37,6 +37,7 @@ import { browserOrphans } from "./browser_orphans.ts";
 import { pageForgery } from "./page_forgery.ts";
 import { otherAccount } from "./other_account.ts";
 import { diskFull } from "./disk_full.ts";
+import { dataDamage } from "./data_damage.ts";
 
 export { killAll } from "./_children.ts";
 export { formatTable, missedTargets, TARGETS } from "./_report.ts";
@@ -72,6 +73,7 @@ export const PROBES: readonly Probe[] = [
   otherAccount,
   pageForgery,
   diskFull,
+  dataDamage,
 ];
 
 /** What to run. */
