@@ -15,7 +15,13 @@
 /** Generations kept of the files saved now and then (project, presets, settings, devices). */
 export const KEEP_GENERATIONS = 3;
 
-/** Generations kept of `live.json`, written up to 10 times a second. */
+/**
+ * Generations kept of `live.json`, written up to 10 times a second. Cost per write (2 KB,
+ * no fsync, best of 8 rounds of 500 awaited writes on ext4, the busy 2-core VM, two runs):
+ * 344-432 us without kept copies, 420-713 us with 2 (a link and two more renames): at 10
+ * writes a second, under 7 ms a second, mostly in the kernel. Its newest copy is then
+ * one write (100 ms of a show) older than the file.
+ */
 export const KEEP_LIVE_GENERATIONS = 2;
 
 /** The path of kept generation `n` (1 = newest) of `path`. */

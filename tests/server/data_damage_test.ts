@@ -160,13 +160,13 @@ Deno.test("A service on a damaged auth/devices.json starts with an empty registr
       assert.match(health.problems[0].problem, /deviceId/);
       assert.match(health.problems[0].keptAs, /^auth\/devices\.json\.damaged-/);
       assert.deepEqual(svc.service.problems().map((p) => p.file), ["auth/devices.json"]);
-    const lines: string[] = [];
-    await runStatusCommand(["--data-dir", dataDir], (l) => lines.push(l));
-    assert.match(lines[0]!, /: degraded, up /);
-    assert.match(
-      lines.at(-1)!,
-      /^Damaged: auth\/devices\.json: 0\.deviceId: .+ \(no good copy, kept as auth\/devices\.json\.damaged-/,
-    );
+      const lines: string[] = [];
+      await runStatusCommand(["--data-dir", dataDir], (l) => lines.push(l));
+      assert.match(lines[0]!, /: degraded, up /);
+      assert.match(
+        lines.at(-1)!,
+        /^Damaged: auth\/devices\.json: 0\.deviceId: .+ \(no good copy, kept as auth\/devices\.json\.damaged-/,
+      );
       await assertLiveKept(svc);
     });
   }));

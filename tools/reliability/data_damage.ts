@@ -7,8 +7,8 @@
  * JSON type, empty): a copy of the dir, the file corrupted, a start. Every
  * time the service must start, name the file (its log and `/health`
  * `problems`), serve the newest good copy where one exists (`recoveredFrom`;
- * the demo open with its Songs), and keep the live state (the selected Song
- * and Control A as before). A short run takes 6 cases, a full one every file
+ * the demo open with its Songs, a user preset), and keep the live state (the
+ * selected Song and Control A as before). A short run takes 6 cases, a full one every file
  * x every corruption that applies (bounded in count, never in wall time).
  * @module
  */
@@ -92,7 +92,13 @@ async function prepare(dataDir: string): Promise<void> {
       await must(port, "/api/v1/edit", { name: "song.add", params: { title } });
     }
     for (const name of ["Probe one", "Probe two"]) {
-      const preset = { kind: "effect", name, type: "shader", code: "void main() {}", parameters: [] };
+      const preset = {
+        kind: "effect",
+        name,
+        type: "shader",
+        code: "void main() {}",
+        parameters: [],
+      };
       await must(port, "/api/v1/edit", { name: "preset.add", params: preset });
     }
     await RemoteDevice.pair(port);
@@ -170,7 +176,7 @@ async function copyDir(from: string, to: string): Promise<void> {
 /** The judgement of one started service on a damaged `file`. */
 async function judge(svc: ServiceProcess, file: string, where: string, tally: Tally) {
   const port = svc.ready.ports.http;
-  const health = await get(port, "/health");
+  const health: Record<string, unknown> = await get(port, "/health").catch(() => ({}));
   const problems = (health.problems ?? []) as { file: string; recoveredFrom: string | null }[];
   const problem = problems.find((p) => p.file === file);
   const misses: string[] = [];
@@ -183,7 +189,7 @@ async function judge(svc: ServiceProcess, file: string, where: string, tally: Ta
       misses.push("the ready line has no problems count");
     }
   }
-  misses.push(...await showKept(port));
+  misses.push(...await showKept(port).catch((e) => [`the show unreadable: ${e.message}`]));
   for (const miss of misses) tally.shortfall(`${where}: ${miss}`);
   if (misses.length > 0) return "missed";
   if (!problem) return "accepted";
@@ -193,8 +199,9 @@ async function judge(svc: ServiceProcess, file: string, where: string, tally: Ta
 /** What of the show is not as before: the demo open with its Songs, the Song selected, Control A. */
 async function showKept(port: number): Promise<string[]> {
   const { projects } = await get(port, "/api/v1/projects") as {
-    projects: { projectId: string; state: string; songCount: number }[];
+    projects?: { projectId: string; state: string; songCount: number }[];
   };
+  if (!projects) return ["GET /api/v1/projects answered no list (the player not ready?)"];
   const demo = projects.find((p) => p.projectId === "demo");
   if (demo?.state !== "open") return [`the demo is ${demo?.state ?? "not listed"}`];
   const misses: string[] = [];
@@ -207,6 +214,8 @@ async function showKept(port: number): Promise<string[]> {
     misses.push(`the selected Song is ${playstate.activeSongID}`);
   }
   if (playstate.controls?.A !== 0.25) misses.push(`Control A is ${playstate.controls?.A}`);
+  const { presets } = await get(port, "/api/v1/presets") as { presets?: { builtIn: boolean }[] };
+  if (!presets?.some((p) => !p.builtIn)) misses.push("no user preset");
   return misses;
 }
 
