@@ -270,7 +270,7 @@ export class PlayerApp implements AppServices {
     this.#engines.set(id, engine);
     // Its live state, carried while it was not open (`live_state.ts`); no time passed for it.
     const live = this.#lastLive[id];
-    if (live) restoreEngine(engine, live, 0);
+    if (live && (reason === "opened" || reason === "restored")) restoreEngine(engine, live, 0);
     this.#notOpen = this.#notOpen.filter((e) => e.projectId !== id);
     this.#emit({
       updateType: "project",
@@ -651,7 +651,9 @@ export class PlayerApp implements AppServices {
    */
   #noteProblems(found: readonly (DataProblem | null)[]): void {
     for (const problem of found) {
-      if (!problem) continue;
+      // A Project left damaged in place is found again by a reload: told once.
+      const isKnown = (p: DataProblem) => p.file === problem?.file && p.keptAs === problem.keptAs;
+      if (!problem || this.#problems.some(isKnown)) continue;
       this.#options.log?.("warn", damageLine(problem));
       this.#problems.push(problem);
       const { projectId } = problem;
