@@ -15,6 +15,8 @@ export interface ReadyLine {
   pid: number;
   dataDir: string;
   playerReady: boolean;
+  /** Files of the data dir found damaged, when there are any. */
+  problems?: number;
 }
 
 /** A running service process. */
@@ -34,13 +36,13 @@ const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 /**
  * Starts `main.ts` with `args` plus free ports and a temp data dir;
- * `openFilesLimit` runs it under that `ulimit -n`.
+ * `openFilesLimit` runs it under that `ulimit -n`; `dataDir` starts it on that dir (removed by `stop`).
  */
 export async function startServiceProcess(
   args: string[] = [],
-  options: { openFilesLimit?: number } = {},
+  options: { openFilesLimit?: number; dataDir?: string } = {},
 ): Promise<ServiceProcess> {
-  const dataDir = await Deno.makeTempDir({ prefix: "cueport-svc-" });
+  const dataDir = options.dataDir ?? await Deno.makeTempDir({ prefix: "cueport-svc-" });
   const limit = options.openFilesLimit;
   const [program, ...prefix] = limit === undefined
     ? [Deno.execPath()]

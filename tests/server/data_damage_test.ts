@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { startTestService, type TestService } from "../_helpers/service.ts";
 import { runStatusCommand } from "../../server/deploy/status_command.ts";
+import { startServiceProcess } from "../_helpers/service_process.ts";
 
 /** A demo data dir with kept copies: two edits, a Song selected, a Control moved, a preset. */
 async function preparedDataDir(): Promise<string> {
@@ -170,3 +171,25 @@ Deno.test("A service on a damaged auth/devices.json starts with an empty registr
       await assertLiveKept(svc);
     });
   }));
+
+Deno.test({
+  name:
+    "main.ts serve on a damaged file: the ready line counts the problems, one log line names the file",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    const dataDir = await preparedDataDir();
+    await Deno.writeTextFile(`${dataDir}/auth/devices.json`, "[");
+    const svc = await startServiceProcess([], { dataDir }); // stop() removes the dir
+    try {
+      assert.equal(svc.ready.problems, 1);
+      const lines = svc.stderr().split("\n").filter((l) => l.includes("auth/devices.json"));
+      assert.equal(lines.length, 1, svc.stderr());
+      assert.match(
+        lines[0]!,
+        /Damaged file auth\/devices\.json: not JSON: .+; no good copy: the device registry starts empty; every device pairs again; the damaged file is kept as auth\/devices\.json\.damaged-/,
+      );
+    } finally {
+      await svc.stop();
+    }
+  },
+});
