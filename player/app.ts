@@ -20,7 +20,7 @@ import { CameraFrames } from "./camera_frames.ts";
 import { listCameras } from "./cameras.ts";
 import { type Clock, VirtualClock } from "./clock.ts";
 import { ProjectEngine } from "./engine/project_engine.ts";
-import { Refusal } from "./errors.ts";
+import { quoted, Refusal } from "./errors.ts";
 import { BUILT_IN_PRESETS } from "./presets.ts";
 import { Recorder } from "./recorder.ts";
 import { type PlayerSettings, ProjectStore } from "./store.ts";
@@ -79,6 +79,14 @@ export interface PlayerOptions {
  * core.
  */
 const LIVE_SAVE_GAP_MS = 100;
+
+/** What makes a Project that is not open selectable (`PlayerApp.selectProject`'s refusal). */
+const NOT_OPEN_REMEDY: Record<LibraryEntry["state"], string> = {
+  open: "",
+  closed: "open it first with the edit project.open",
+  damaged: "its file cannot be read; repair or replace it (docs/projects.md)",
+  deleted: "restore it first with the edit project.restore",
+};
 
 /** The application. */
 export class PlayerApp implements AppServices {
@@ -636,5 +644,36 @@ export class PlayerApp implements AppServices {
       };
       return this.store.saveSettings(settings);
     }).catch((error) => this.#options.log?.("error", `Cannot save settings: ${error.message}`));
+  }
+
+  /**
+   * Makes open Project `id` the active one: actions and queries without a `projectID` go
+   * to it. Saved in `player.json` and reported (`active-project-changed`); a Project that
+   * is active already is answered unchanged. `PROJECT_SELECT` runs it.
+   * @throws {Refusal} NOT_FOUND when no Project of that id is open; ACTION_REFUSED with the
+   *   reason for one that is closed, damaged or deleted
+   */
+  selectProject(id: string): ActionOutcome {
+    if (id === this.#activeProjectId) {
+      return { applied: false, message: `Project ${quoted(id)} is the active Project already` };
+    }
+    if (!this.#engines.has(id)) {
+      const entry = this.#notOpen.find((e) => e.projectId === id);
+      if (!entry) {
+        throw new Refusal(`Project ${quoted(id)} does not exist`, RpcErrorCode.NOT_FOUND);
+      }
+      throw new Refusal(
+        `Project ${quoted(id)} is ${entry.state}: ${NOT_OPEN_REMEDY[entry.state]}` +
+          (entry.problem ? ` (${entry.problem.file}: ${entry.problem.problem})` : ""),
+      );
+    }
+    this.#activeProjectId = id;
+    this.#saveSettings();
+    this.#emit({
+      updateType: "project",
+      projectId: id,
+      data: { event: "active-project-changed", activeProjectId: id },
+    });
+    return { applied: true, message: `Project ${quoted(id)} is the active Project` };
   }
 }

@@ -25,6 +25,13 @@ export interface AppServices {
     engine: ProjectEngine,
     change: (project: Project) => { project: Project; updates: StateUpdate[] } | null,
   ): Promise<boolean>;
+  /**
+   * Makes open Project `projectId` the active one (saved in `player.json`, reported as
+   * `active-project-changed`); unchanged when it is already.
+   * @throws {Refusal} NOT_FOUND when no such Project is open; ACTION_REFUSED naming why
+   *   for one that is closed, damaged or deleted
+   */
+  selectProject(projectId: string): ActionOutcome;
   /** Starts recording, arms it, or stops it, per the spec's state table. */
   toggleRecording(mode: "now" | "next-trigger"): string | Promise<string>;
 }

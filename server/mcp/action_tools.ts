@@ -38,6 +38,7 @@ const KIND_SCHEMAS: Record<ParamKind, () => z.ZodType> = {
   direction: () => z.enum(["forward", "backward"]),
   recordMode: () => z.enum(["now", "next-trigger"]),
   presetKind: () => z.enum(["effect", "visualizer"]),
+  projectId: () => z.string().min(1),
 };
 
 /** The fields of the input that are not action params. */
@@ -129,7 +130,8 @@ function actionGroupTool(spec: {
   const shape: Record<string, z.ZodType> = {
     action: z.enum(spec.names as [string, ...string[]]).describe("The action to run"),
     ...paramShape(specs),
-    projectId: ProjectId,
+    // An action about the application (PROJECT_SELECT) has no target Project.
+    ...(specs.every((s) => s.isAppWide) ? {} : { projectId: ProjectId }),
   };
   if (spec.withBase) {
     shape.base = z.union([z.literal(0), z.literal(1)]).optional()
@@ -225,6 +227,16 @@ export function actionTools(): AnyTool[] {
         "Application-wide switches: full screen, mute, recording of the output (now or on the next Clip trigger; a second toggle stops), master output level 0.0-1.0, and PANIC, which reloads every output window (the show blinks: use it only when the output is stuck). Check the result with app_get_app_state.",
       example: '{"action": "MUTE_TOGGLE"}; {"action": "OUTPUT_LEVEL_IN", "level": 0.8}',
       isDestructive: true,
+      withBase: false,
+    }),
+    actionGroupTool({
+      name: "app_project_select",
+      title: "Choose the active Project",
+      names: ["PROJECT_SELECT"],
+      intro:
+        "Make an open Project the active one (app_get_projects lists them, with the active one marked): actions, queries and tools called without a projectId then go to it, on every transport. The choice is saved and survives a restart. A closed Project must be opened first (app_project_edit, edit project.open); selecting the active one again changes nothing.",
+      example: '{"action": "PROJECT_SELECT", "projectID": "show-b"}',
+      isDestructive: false,
       withBase: false,
     }),
     actionGroupTool({
