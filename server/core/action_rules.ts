@@ -179,7 +179,7 @@ export function normalizeAction(request: ActionRequest): NormalizedAction {
     }
     throw bad("name", `unknown action "${name}"${didYouMean(name, ACTIONS_BY_NAME.keys())}`, name);
   }
-  if (spec.isAppWide && projectID != null) throw appWideTarget(name, projectID);
+  if (spec.isAppWide && typeof projectID === "string") throw appWideTarget(name, projectID);
   if (rawParams.length > spec.params.length) {
     throw bad(
       "params",
