@@ -130,8 +130,7 @@ function actionGroupTool(spec: {
   const shape: Record<string, z.ZodType> = {
     action: z.enum(spec.names as [string, ...string[]]).describe("The action to run"),
     ...paramShape(specs),
-    // An action about the application (PROJECT_SELECT) has no target Project.
-    ...(specs.every((s) => s.isAppWide) ? {} : { projectId: ProjectId }),
+    projectId: ProjectId,
   };
   if (spec.withBase) {
     shape.base = z.union([z.literal(0), z.literal(1)]).optional()
@@ -202,6 +201,37 @@ function controlTool(): McpTool<Record<string, unknown>> {
   };
 }
 
+/**
+ * `app_project_select`: the action PROJECT_SELECT, its Project spelled `projectId` as in every
+ * tool (docs/api.md, "One spelling per name"). It is the Project to make active, not a target:
+ * the action runs on no one Project, so the tool has no target field.
+ */
+function projectSelectTool(): McpTool<{ projectId: string }> {
+  return {
+    name: "app_project_select",
+    description:
+      'Choose the active Project: make an open Project (app_get_projects lists them, the active one marked) the one that actions, queries and tools called without a projectId go to, on every transport; saved across restarts. Nothing is stopped: what plays in the Project left plays on. A closed Project must be opened first (app_project_edit, edit project.open); choosing the active one again changes nothing (applied false). Example: {"projectId": "tour-2027"}',
+    annotations: changeAnnotations("Choose the active Project", false),
+    operation: action,
+    reaches: [action],
+    input: z.strictObject({
+      projectId: z.string().min(1).describe("The open Project to make active"),
+    }),
+    output: ActionResultView,
+    call: async (input, ctx) => {
+      const body = { name: "PROJECT_SELECT", params: [input.projectId] };
+      try {
+        return { structured: await ctx.run(action, body) as Record<string, unknown> };
+      } catch (error) {
+        throw withWireField(
+          error,
+          (f) => f.startsWith("params[0]") ? { field: "projectId" } : undefined,
+        );
+      }
+    },
+  };
+}
+
 const byGroup = (...groups: string[]) =>
   ACTIONS.filter((a) => groups.includes(a.group)).map((a) => a.name);
 
@@ -230,16 +260,6 @@ export function actionTools(): AnyTool[] {
       withBase: false,
     }),
     actionGroupTool({
-      name: "app_project_select",
-      title: "Choose the active Project",
-      names: ["PROJECT_SELECT"],
-      intro:
-        "Make an open Project the active one (app_get_projects lists them, with the active one marked): actions, queries and tools called without a projectId then go to it, on every transport. The choice is saved and survives a restart. A closed Project must be opened first (app_project_edit, edit project.open); selecting the active one again changes nothing.",
-      example: '{"action": "PROJECT_SELECT", "projectID": "show-b"}',
-      isDestructive: false,
-      withBase: false,
-    }),
-    actionGroupTool({
       name: "app_open_editor",
       title: "Open a preset editor",
       names: ["OPEN_EDITOR"],
@@ -250,5 +270,6 @@ export function actionTools(): AnyTool[] {
       withBase: false,
     }),
     controlTool(),
+    projectSelectTool(),
   ];
 }

@@ -108,7 +108,7 @@ Deno.test("PROJECT_SELECT refusals: an unknown id is 404 naming it, a target pro
   });
 });
 
-Deno.test("PROJECT_SELECT over WebSocket and MCP: app_project_select takes the Project as its param, no target", async () => {
+Deno.test("PROJECT_SELECT over WebSocket and MCP: app_project_select takes the Project to make active as projectId", async () => {
   await withTwoProjects(async (svc) => {
     const ws = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
     const mcp = await connectMcp(svc.base);
@@ -122,22 +122,17 @@ Deno.test("PROJECT_SELECT over WebSocket and MCP: app_project_select takes the P
       assert.equal(answer.data.projectId, "second", JSON.stringify(answer));
       assert.deepEqual(await activeFlags(svc), { show: false, second: true });
 
-      const called = await mcp.call("app_project_select", {
-        action: "PROJECT_SELECT",
-        projectID: "show",
-      });
+      const called = await mcp.call("app_project_select", { projectId: "show" });
       assert.equal(called.structuredContent.projectId, "show");
       assert.deepEqual(await activeFlags(svc), { show: true, second: false });
       const playing = await mcp.call("app_playback", { action: "PLAY_IN" });
       assert.equal(playing.structuredContent.projectId, "show");
       assert.equal(await transport(svc, "show"), "playing");
 
-      const wrong = await mcp.callError("app_project_select", {
-        action: "PROJECT_SELECT",
-        projectID: "second",
-        projectId: "show",
-      });
-      assert.match(JSON.stringify(wrong), /projectId/);
+      const unknown = await mcp.callError("app_project_select", { projectId: "nope" });
+      assert.equal(unknown.code, "NOT_FOUND", JSON.stringify(unknown));
+      const wrong = await mcp.callError("app_project_select", { projectID: "second" });
+      assert.deepEqual([wrong.code, wrong.details.field], ["INVALID_MESSAGE", "projectId"]);
       assert.deepEqual(await activeFlags(svc), { show: true, second: false });
     } finally {
       await mcp.close();
