@@ -262,6 +262,49 @@ export class PlayerApp implements AppServices {
     return project;
   }
 
+  /**
+   * Takes an open Project out of play (closed, deleted, or about to be replaced by an import
+   * of the same id): disposes its engine, forgets its history and retry keys, lists it as
+   * `closed` or `deleted` (a replaced one is about to be adopted again), and tells every client
+   * (`project-closed` with the library after it). When it was the active one, the first open
+   * Project (or none) becomes active and `active-project-changed` says so; a replaced one
+   * stays active, as its successor takes its id. The caller moves its folder.
+   * @throws {Refusal} NOT_FOUND when no Project of that id is open
+   */
+  removeProject(id: string, reason: "closed" | "deleted" | "replaced"): void {
+    const engine = this.#engines.get(id);
+    if (!engine) throw new Refusal(`Project "${id}" is not open`, RpcErrorCode.NOT_FOUND);
+    engine.dispose();
+    this.#engines.delete(id);
+    this.#editor.forget(id);
+    this.#notOpen = this.#notOpen.filter((e) => e.projectId !== id);
+    if (reason !== "replaced") {
+      const { project } = engine;
+      this.#notOpen.push({
+        projectId: id,
+        name: project.name,
+        state: reason,
+        songCount: project.songs.length,
+        clipCount: project.clips.length,
+        problem: null,
+      });
+    }
+    this.#emit({
+      updateType: "project",
+      projectId: id,
+      data: { event: "project-closed", reason, library: this.library() },
+    });
+    if (this.#activeProjectId === id && reason !== "replaced") {
+      this.#activeProjectId = this.#engines.keys().next().value ?? null;
+      this.#emit({
+        updateType: "project",
+        projectId: this.#activeProjectId,
+        data: { event: "active-project-changed", activeProjectId: this.#activeProjectId },
+      });
+    }
+    this.#saveSettings();
+  }
+
   /** Runs one normalized action against its project (or the active one). */
   runAction(action: NormalizedAction): Promise<ActionOutcome> {
     try {
@@ -633,6 +676,7 @@ export class PlayerApp implements AppServices {
         fullScreen: this.#appState.fullScreen,
         muted: this.#appState.muted,
         volume: this.#appState.volume,
+        closedProjectIds: this.#notOpen.filter((e) => e.state === "closed").map((e) => e.projectId),
       };
       return this.store.saveSettings(settings);
     }).catch((error) => this.#options.log?.("error", `Cannot save settings: ${error.message}`));

@@ -30,6 +30,8 @@ export const PlayerSettings = z.object({
   fullScreen: z.boolean().default(false),
   muted: z.boolean().default(false),
   volume: z.number().min(0).max(1).default(1),
+  /** The Projects closed with `project.close`: on disk and in the library, not loaded. */
+  closedProjectIds: z.array(z.string()).default([]),
 });
 /** Settings the player keeps between runs. */
 export type PlayerSettings = z.infer<typeof PlayerSettings>;

@@ -144,6 +144,12 @@ export class Editor {
     this.#histories.delete(projectId);
   }
 
+  /** Forgets a Project that went (closed, deleted or replaced): its history and retry keys. */
+  forget(projectId: string): void {
+    this.#appliedKeys.delete(projectId);
+    this.#histories.delete(projectId);
+  }
+
   /** Undo and redo depths of a Project. */
   async depth(projectId: string, revision: number): Promise<{ undo: number; redo: number }> {
     const h = await this.#history(projectId, revision);
