@@ -289,9 +289,9 @@ export function editTools(maxUploadBytes: () => number): AnyTool[] {
       title: "Edit the Project",
       edits: inGroup("project", "controls"),
       intro:
-        "Undo and redo (a batch is one step), rename the Project, set display options (width, height, fps, background color), the timeline zoom and the Background Clips, and set Controls A-Z (name, clamping, Targets).",
+        "Undo and redo (a batch is one step), rename the Project, set display options (width, height, fps, background color), the timeline zoom and the Background Clips, and set Controls A-Z (name, clamping, Targets). Also the Projects themselves: create, duplicate, delete (projectId required), restore, close (projectId required) and open, each alone in its call.",
       example:
-        '{"edits": [{"name": "project.undo", "params": {}}]}; {"edits": [{"name": "project.set_display", "params": {"width": 1280, "height": 720}}]}',
+        '{"edits": [{"name": "project.undo", "params": {}}]}; {"edits": [{"name": "project.set_display", "params": {"width": 1280, "height": 720}}]}; {"edits": [{"name": "project.create", "params": {"name": "Summer Tour"}}]}',
       isDestructive: false,
     }),
     editGroupTool({
