@@ -187,6 +187,7 @@ Deno.test("PlayerApp.open() makes the demo on the first start only, not when eve
     assert.deepEqual(app.library(), []);
     const made = await app.applyEdits(edit("project.create", { name: "First" }));
     assert.equal(made.projectId, "first");
+    assert.equal(app.snapshot().activeProjectId, "first", "the only Project is the active one");
     await app.close();
   } finally {
     await Deno.remove(dataDir, { recursive: true });
