@@ -5,6 +5,7 @@ import { Refusal } from "../../../player/errors.ts";
 import { writeJsonAtomic } from "../../../protocol/atomic_write.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
 import type { StateUpdate } from "../../../protocol/state.ts";
+import type { EditApplyParams } from "../../../protocol/edits/mod.ts";
 import { fixtureDataDir, fixtureProject } from "../../_helpers/fixture.ts";
 
 /** The fixture data dir with a second Project, "second", beside "show". */
@@ -83,6 +84,36 @@ Deno.test("PROJECT_SELECT of no open Project is refused NOT_FOUND naming it; the
     assert.equal(error.message, 'Project "nope" does not exist');
     assert.equal(app.snapshot().activeProjectId, "show");
     assert.deepEqual(updates, []);
+  } finally {
+    await app.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("PROJECT_SELECT of a closed or deleted Project is refused with the reason and what to send", async () => {
+  const dataDir = await twoProjects();
+  const { app, run } = await open(dataDir);
+  const edit = (name: string, projectId: string) =>
+    app.applyEdits({ projectId, edits: [{ name, params: {} }] } as EditApplyParams);
+  try {
+    await edit("project.close", "second");
+    const closed = await run("PROJECT_SELECT", { projectID: "second" }).catch((e) => e);
+    assert.ok(closed instanceof Refusal);
+    assert.equal(closed.code, RpcErrorCode.ACTION_REFUSED);
+    assert.equal(
+      closed.message,
+      'Project "second" is closed: open it first with the edit project.open',
+    );
+    await app.applyEdits(
+      {
+        projectId: null,
+        edits: [{ name: "project.open", params: { projectID: "second" } }],
+      } as EditApplyParams,
+    );
+    await edit("project.delete", "second");
+    const deleted = await run("PROJECT_SELECT", { projectID: "second" }).catch((e) => e);
+    assert.match(deleted.message, /^Project "second" is deleted: restore it first/);
+    assert.equal(app.snapshot().activeProjectId, "show");
   } finally {
     await app.close();
     await Deno.remove(dataDir, { recursive: true });
