@@ -4,23 +4,15 @@
  * apart, opens one and creates one (the lifecycle edits); a damaged show is marked.
  */
 import assert from "node:assert/strict";
-import type { HTTPRequest, Page } from "puppeteer-core";
-import { launchBrowser, remoteProxies, SHOW_HOST } from "../../_helpers/browser.ts";
+import type { HTTPRequest } from "puppeteer-core";
+import { launchBrowser, newPhone, remoteProxies, SHOW_HOST } from "../../_helpers/browser.ts";
 import { fixtureProject } from "../../_helpers/fixture.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { remoteRequest } from "../../_helpers/remote.ts";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
 import { until } from "../../_helpers/until.ts";
 
-const PHONE = { width: 390, height: 844, deviceScaleFactor: 1, isMobile: true, hasTouch: true };
 const SECOND = { ...fixtureProject(), id: "second", name: "Second Show" };
-
-async function newPhone(browser: import("puppeteer-core").Browser): Promise<Page> {
-  const page = await browser.newPage();
-  await page.setViewport(PHONE);
-  page.on("pageerror", (error) => console.error("page error:", error));
-  return page;
-}
 
 /** A service with the fixture's "show" (active) and "second". */
 async function twoShows(overrides: Parameters<typeof startTestService>[0] = {}) {
