@@ -20,7 +20,7 @@ import { CameraFrames } from "./camera_frames.ts";
 import { listCameras } from "./cameras.ts";
 import { type Clock, VirtualClock } from "./clock.ts";
 import { ProjectEngine } from "./engine/project_engine.ts";
-import { Refusal } from "./errors.ts";
+import { quoted, Refusal } from "./errors.ts";
 import { BUILT_IN_PRESETS } from "./presets.ts";
 import { Recorder } from "./recorder.ts";
 import { type PlayerSettings, ProjectStore } from "./store.ts";
@@ -31,7 +31,12 @@ import type { EditApplyParams, EditApplyResult } from "../protocol/edits/mod.ts"
 import type { ProjectPatch } from "../protocol/patch.ts";
 import { removeStaleTemps, writeFileAtomic } from "../protocol/atomic_write.ts";
 import { LiveSaver } from "./live_saver.ts";
-import { captureLiveState, LIVE_STATE_FILE, restoreLiveState } from "./live_state.ts";
+import {
+  captureLiveState,
+  LIVE_STATE_FILE,
+  type LiveState,
+  restoreLiveState,
+} from "./live_state.ts";
 import { type ProjectLive, restoreEngine } from "./engine/live_snapshot.ts";
 import { KEEP_LIVE_GENERATIONS } from "../protocol/kept_copies.ts";
 import { checkHistory } from "./edits/history.ts";
@@ -40,6 +45,9 @@ import { ActionKeys } from "./action_keys.ts";
 import type { OutputMode } from "../protocol/output.ts";
 import { type PlayerSettingValues, SETTING_DEFAULTS } from "../protocol/settings.ts";
 import { type Output, startOutput } from "./output/mod.ts";
+import { Lifecycle } from "./library/lifecycle.ts";
+import { cleanLibraryFolders } from "./library/folders.ts";
+import { notOpenHint } from "../protocol/edits/project.ts";
 
 /** Player name and version reported in the handshake and snapshot. */
 export const PLAYER_INFO = { name: "cueport-player", version: "0.1.0" } as const;
@@ -84,6 +92,14 @@ export interface PlayerOptions {
  */
 const LIVE_SAVE_GAP_MS = 100;
 
+/** What makes a Project that is not open selectable (`PlayerApp.selectProject`'s refusal). */
+const NOT_OPEN_REMEDY: Record<LibraryEntry["state"], string> = {
+  open: "",
+  closed: "open it first with the edit project.open",
+  damaged: "its file cannot be read; repair or replace it (docs/projects.md)",
+  deleted: "restore it first with the edit project.restore",
+};
+
 /** The application. */
 export class PlayerApp implements AppServices {
   readonly store: ProjectStore;
@@ -116,6 +132,7 @@ export class PlayerApp implements AppServices {
   #lastLive: Record<string, ProjectLive> = {};
   /** The active Project the settings named, when it was found damaged (its refusals name it). */
   #wantedActive: string | null = null;
+  #lifecycle: Lifecycle;
 
   private constructor(options: PlayerOptions) {
     this.#options = options;
@@ -133,20 +150,7 @@ export class PlayerApp implements AppServices {
     });
     this.#liveSaver = new LiveSaver({
       path: `${options.dataDir}/${LIVE_STATE_FILE}`,
-      build: () => {
-        const state = captureLiveState(
-          this.#engines,
-          this.#recorder,
-          this.#wallNow() ?? Date.now(),
-          {
-            output: { volume: this.#appState.volume, muted: this.#appState.muted },
-            actionKeys: this.#actionKeys.toJSON(),
-            carried: this.#carriedLive(),
-          },
-        );
-        this.#lastLive = state.projects;
-        return state;
-      },
+      build: () => this.#captureLive(),
       gapMs: LIVE_SAVE_GAP_MS,
       keep: KEEP_LIVE_GENERATIONS,
       log: (message) => options.log?.("error", message),
@@ -166,6 +170,19 @@ export class PlayerApp implements AppServices {
       textureBudgetBytes: (options.textureBudgetMb ?? SETTING_DEFAULTS.outputTextureBudgetMb) *
         2 ** 20,
       log: (message) => this.#options.log?.("warn", message),
+      lifecycle: ({ spec, params }, projectId) => this.#lifecycle.run(spec.name, params, projectId),
+    });
+    this.#lifecycle = new Lifecycle({
+      store: this.store,
+      engine: (id) => this.#engineOf(id),
+      library: () => this.library(),
+      adopt: (id, reason) => this.adoptProject(id, reason),
+      remove: (id, reason) => this.removeProject(id, reason),
+      forget: (id) => {
+        this.#notOpen = this.#notOpen.filter((e) => e.projectId !== id);
+      },
+      settingsSaved: () => this.#settingsWrite,
+      depth: (id, revision) => this.#editor.depth(id, revision),
     });
   }
 
@@ -177,6 +194,13 @@ export class PlayerApp implements AppServices {
    */
   static async open(options: PlayerOptions): Promise<PlayerApp> {
     const app = new PlayerApp(options);
+    const folders = await cleanLibraryFolders(options.dataDir);
+    if (folders > 0) {
+      options.log?.(
+        "info",
+        `Removed ${folders} folder(s): the trash, and Projects never put in place`,
+      );
+    }
     const removed = await app.store.removePartialImports();
     if (removed > 0) {
       options.log?.("info", `Removed ${removed} partial import(s) an interrupted copy left`);
@@ -252,7 +276,8 @@ export class PlayerApp implements AppServices {
   /**
    * Opens the Project whose folder `projects/<id>` was just put in place (created,
    * duplicated, imported, restored or reopened): loads it, gives it an engine, and tells
-   * every client (`project-opened` with the library after it).
+   * every client (`project-opened` with the library after it). When no Project was active,
+   * it becomes the active one (`active-project-changed`).
    * @throws {Refusal} when a Project of that id is open already
    * @throws {Error} when its file cannot be read (`ProjectStore.readProject`)
    */
@@ -271,7 +296,9 @@ export class PlayerApp implements AppServices {
     // Its live state, carried while it was not open (`live_state.ts`); no time passed for it.
     const live = this.#lastLive[id];
     if (live && (reason === "opened" || reason === "restored")) restoreEngine(engine, live, 0);
+    const wasClosed = this.#notOpen.some((e) => e.projectId === id && e.state === "closed");
     this.#notOpen = this.#notOpen.filter((e) => e.projectId !== id);
+    if (wasClosed) this.#saveSettings();
     this.#emit({
       updateType: "project",
       projectId: id,
@@ -284,7 +311,47 @@ export class PlayerApp implements AppServices {
         library: this.library(),
       },
     });
+    if (this.#activeProjectId === null) this.#moveActive(id);
     return project;
+  }
+
+  /**
+   * Takes an open Project out of play (closed, deleted, or about to be replaced by an import
+   * of the same id): disposes its engine, forgets its history and retry keys, lists it as
+   * `closed` or `deleted` (a replaced one is about to be adopted again), and tells every client
+   * (`project-closed` with the library after it). When it was the active one, the first open
+   * Project (or none) becomes active and `active-project-changed` says so; a replaced one
+   * stays active, as its successor takes its id. The caller moves its folder.
+   * @throws {Refusal} NOT_FOUND when no Project of that id is open
+   */
+  removeProject(id: string, reason: "closed" | "deleted" | "replaced"): void {
+    const engine = this.#engines.get(id);
+    if (!engine) throw new Refusal(`Project "${id}" is not open`, RpcErrorCode.NOT_FOUND);
+    engine.dispose();
+    this.#engines.delete(id);
+    this.#editor.forget(id);
+    this.#notOpen = this.#notOpen.filter((e) => e.projectId !== id);
+    if (reason !== "replaced") this.#notOpen.push(notOpenEntry(engine.project, reason));
+    this.#emit({
+      updateType: "project",
+      projectId: id,
+      data: { event: "project-closed", reason, library: this.library() },
+    });
+    if (this.#activeProjectId === id && reason !== "replaced") {
+      this.#moveActive(this.#engines.keys().next().value ?? null);
+    }
+    this.#saveSettings();
+  }
+
+  /** Makes `id` the active Project (null: none) and tells every client. */
+  #moveActive(id: string | null): void {
+    this.#activeProjectId = id;
+    this.#emit({
+      updateType: "project",
+      projectId: id,
+      data: { event: "active-project-changed", activeProjectId: id },
+    });
+    this.#saveSettings();
   }
 
   /** Runs one normalized action against its project (or the active one). */
@@ -311,12 +378,7 @@ export class PlayerApp implements AppServices {
     }
     const projectId = action.projectId ?? this.#activeProjectId;
     const engine = projectId ? this.#engines.get(projectId) : undefined;
-    if (!engine) {
-      this.#refuseDamaged(action.projectId ?? this.#activeProjectId ?? this.#wantedActive);
-    }
-    if (action.projectId && !engine) {
-      throw new Refusal(`Project "${action.projectId}" does not exist`, RpcErrorCode.NOT_FOUND);
-    }
+    if (action.projectId && !engine) this.#engineOf(action.projectId);
     const outcome = runAction(action, engine, this);
     if (idempotencyKey === undefined) return outcome;
     // Kept with the live state it changed: both are in the next write of live.json.
@@ -573,13 +635,13 @@ export class PlayerApp implements AppServices {
     );
     this.#noteProblems([...problems, settingsProblem, presets.problem, ...histories]);
     this.#cameras = await listCameras();
-    for (const doc of projects) {
+    for (const doc of this.#leaveClosed(projects, settings.closedProjectIds)) {
       const project = ensureControls(doc);
       this.#engines.set(project.id, this.#createEngine(project));
     }
     this.#activeProjectId = settings.activeProjectId && this.#engines.has(settings.activeProjectId)
       ? settings.activeProjectId
-      : projects[0]?.id ?? null;
+      : this.#engines.keys().next().value ?? null;
     const wanted = settings.activeProjectId;
     this.#wantedActive = wanted && this.#isDamaged(wanted) ? wanted : null;
     this.#appState = {
@@ -592,6 +654,16 @@ export class PlayerApp implements AppServices {
       lastReloadAt: null,
       output: { renderScale: 1, reason: null },
     };
+  }
+
+  /** The Projects to open: those closed (`project.close`) are listed, not loaded. */
+  #leaveClosed(projects: Project[], closedIds: readonly string[]): Project[] {
+    const closed = new Set(closedIds);
+    this.#notOpen = this.#notOpen.filter((e) => e.state !== "closed");
+    for (const project of projects.filter((p) => closed.has(p.id))) {
+      this.#notOpen.push(notOpenEntry(project, "closed"));
+    }
+    return projects.filter((p) => !closed.has(p.id));
   }
 
   #createEngine(project: Project): ProjectEngine {
@@ -610,14 +682,13 @@ export class PlayerApp implements AppServices {
   #engineOf(projectId: string | null): ProjectEngine {
     const id = projectId ?? this.#activeProjectId;
     const engine = id ? this.#engines.get(id) : undefined;
-    if (!engine) this.#refuseDamaged(id ?? this.#wantedActive);
-    if (!engine) {
-      throw new Refusal(
-        id ? `Project "${id}" does not exist` : "No Project is open",
-        RpcErrorCode.NOT_FOUND,
-      );
-    }
-    return engine;
+    if (engine) return engine;
+    this.#refuseDamaged(id ?? this.#wantedActive);
+    const state = this.#notOpen.find((e) => e.projectId === id)?.state;
+    throw new Refusal(
+      id ? notOpenHint(id, state) ?? `Project "${id}" does not exist` : "No Project is open",
+      RpcErrorCode.NOT_FOUND,
+    );
   }
 
   /** An open editor shows the preset as it is now, or closes when it is removed. */
@@ -668,10 +739,27 @@ export class PlayerApp implements AppServices {
     return this.#notOpen.some((e) => e.projectId === projectId && e.state === "damaged");
   }
 
+  /** The refusal of an action that needs a Project while none is open (`ActionContext.engine`). */
+  noProjectRefusal(): Refusal {
+    const entry = this.#notOpen.find((e) => e.projectId === this.#wantedActive);
+    return entry?.state === "damaged" ? damagedRefusal(entry) : new Refusal("No Project is open");
+  }
+
   /** @throws {Refusal} naming the file and its problem when `projectId` is a damaged Project */
   #refuseDamaged(projectId: string | null): void {
     const entry = this.#notOpen.find((e) => e.projectId === projectId && e.state === "damaged");
     if (entry) throw damagedRefusal(entry);
+  }
+
+  /** The live state to write now, the entries of Projects not open carried over. */
+  #captureLive(): LiveState {
+    const state = captureLiveState(this.#engines, this.#recorder, this.#wallNow() ?? Date.now(), {
+      output: { volume: this.#appState.volume, muted: this.#appState.muted },
+      actionKeys: this.#actionKeys.toJSON(),
+      carried: this.#carriedLive(),
+    });
+    this.#lastLive = state.projects;
+    return state;
   }
 
   /** The live state entries of the Projects of the library that are not open, as last known. */
@@ -714,8 +802,47 @@ export class PlayerApp implements AppServices {
         fullScreen: this.#appState.fullScreen,
         muted: this.#appState.muted,
         volume: this.#appState.volume,
+        closedProjectIds: this.#notOpen.filter((e) => e.state === "closed").map((e) => e.projectId),
       };
       return this.store.saveSettings(settings);
     }).catch((error) => this.#options.log?.("error", `Cannot save settings: ${error.message}`));
   }
+
+  /**
+   * Makes open Project `id` the active one: actions and queries without a `projectID` go
+   * to it. Saved in `player.json` and reported (`active-project-changed`); a Project that
+   * is active already is answered unchanged. `PROJECT_SELECT` runs it.
+   * @throws {Refusal} NOT_FOUND when no Project of that id is open; ACTION_REFUSED with the
+   *   reason for one that is closed, damaged or deleted
+   */
+  selectProject(id: string): ActionOutcome {
+    if (id === this.#activeProjectId) {
+      return { applied: false, message: `Project ${quoted(id)} is the active Project already` };
+    }
+    if (!this.#engines.has(id)) {
+      const entry = this.#notOpen.find((e) => e.projectId === id);
+      if (!entry) {
+        throw new Refusal(`Project ${quoted(id)} does not exist`, RpcErrorCode.NOT_FOUND);
+      }
+      throw new Refusal(
+        `Project ${quoted(id)} is ${entry.state}: ${NOT_OPEN_REMEDY[entry.state]}` +
+          (entry.problem ? ` (${entry.problem.file}: ${entry.problem.problem})` : ""),
+      );
+    }
+    this.#moveActive(id);
+    return { applied: true, message: `Project ${quoted(id)} is the active Project` };
+  }
+}
+
+/** The library's entry of a Project that is not open. */
+function notOpenEntry(project: Project, state: "closed" | "deleted"): LibraryEntry {
+  const { id: projectId, name, songs, clips } = project;
+  return {
+    projectId,
+    name,
+    state,
+    songCount: songs.length,
+    clipCount: clips.length,
+    problem: null,
+  };
 }

@@ -20,7 +20,8 @@ export type ParamKind =
   | "text"
   | "direction"
   | "recordMode"
-  | "presetKind";
+  | "presetKind"
+  | "projectId";
 
 /** One declared parameter of an action. */
 export interface ParamSpec {
@@ -36,6 +37,11 @@ export interface ActionSpec {
   group: "playback" | "navigation" | "seek" | "control" | "system";
   description: string;
   params: readonly ParamSpec[];
+  /**
+   * True for an action about the application, not one Project (`PROJECT_SELECT`): the
+   * body's top-level `projectID` (the target Project) is refused for it, and tools omit it.
+   */
+  isAppWide?: boolean;
   /** `"6.0"` for the actions the 5.0.0 interface did not have (spec section 9); absent: since 5.0.0. */
   since?: "6.0";
 }
@@ -57,6 +63,7 @@ export const PARAM_SCHEMAS: Record<ParamKind, z.ZodType> = {
   direction: z.enum(["forward", "backward"]),
   recordMode: z.enum(["now", "next-trigger"]),
   presetKind: z.enum(["effect", "visualizer"]),
+  projectId: z.string().min(1),
 };
 
 function p(name: string, kind: ParamKind, description: string): ParamSpec {
@@ -251,6 +258,14 @@ export const ACTIONS: readonly ActionSpec[] = [
     since: "6.0",
     description: "Toggle recording",
     params: [opt("mode", "recordMode", "now (default) or next-trigger")],
+  },
+  {
+    name: "PROJECT_SELECT",
+    group: "system",
+    since: "6.0",
+    isAppWide: true,
+    description: "Make an open Project the active one",
+    params: [p("projectID", "projectId", "Id of the open Project to make active")],
   },
   { name: "PANIC", group: "system", description: "Reload every window", params: [] },
   {

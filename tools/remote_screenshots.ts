@@ -101,7 +101,11 @@ try {
   await page.click("#tab-system");
   await page.waitForSelector('[data-recording="recording"]');
   await shot(page, "remote-output.png");
+  // A second show, closed, so the picker shows both lists.
+  await call("/api/v1/edit", { name: "project.create", params: { name: "Summer Tour" } });
+  await call("/api/v1/edit", { name: "project.close", params: {}, projectID: "summer-tour" });
   await page.click("#tab-setlist");
+  await page.waitForSelector('[data-shows="closed"] [data-show="summer-tour"]');
   await shot(page, "remote-setlist.png");
   await page.click("#tab-show");
   await thumbnailsDrawn(page);

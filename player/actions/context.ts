@@ -25,6 +25,18 @@ export interface AppServices {
     engine: ProjectEngine,
     change: (project: Project) => { project: Project; updates: StateUpdate[] } | null,
   ): Promise<boolean>;
+  /**
+   * Makes open Project `projectId` the active one (saved in `player.json`, reported as
+   * `active-project-changed`); unchanged when it is already.
+   * @throws {Refusal} NOT_FOUND when no such Project is open; ACTION_REFUSED naming why
+   *   for one that is closed, damaged or deleted
+   */
+  selectProject(projectId: string): ActionOutcome;
+  /**
+   * The refusal of an action that needs a Project while none is open: it names the damaged
+   * Project the settings made active, when that is why none is.
+   */
+  noProjectRefusal(): Refusal;
   /** Starts recording, arms it, or stops it, per the spec's state table. */
   toggleRecording(mode: "now" | "next-trigger"): string | Promise<string>;
 }
@@ -55,7 +67,7 @@ export class ActionRun implements ActionContext {
   }
 
   get engine(): ProjectEngine {
-    if (!this.#engine) throw new Refusal("No Project is open");
+    if (!this.#engine) throw this.app.noProjectRefusal();
     return this.#engine;
   }
 

@@ -1,5 +1,6 @@
 /**
- * System actions: output level, mute, full screen, recording, panic, editor.
+ * System actions: output level, mute, full screen, recording, the active Project, panic,
+ * editor.
  * @module
  */
 import { Refusal } from "../errors.ts";
@@ -29,6 +30,7 @@ export const systemActions: Record<string, ActionHandler> = {
     // Stopping a video recording answers once its last chunk is written.
     return typeof message === "string" ? done(message) : message.then(done);
   },
+  PROJECT_SELECT: (ctx) => ctx.app.selectProject(str(ctx, "projectID")),
   PANIC: ({ app }) => {
     app.changeAppState("windows-reloaded", {
       windowReloads: app.appState.windowReloads + 1,

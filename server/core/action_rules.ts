@@ -87,6 +87,7 @@ function parseNumber(text: string): number | null {
 /** Parses one string by kind; returns the value or a message saying what is wrong. */
 const PARSERS: Record<ParamKind, (s: string) => string | number | boolean | { error: string }> = {
   clipId: (s) => s.trim() || { error: "must not be empty" },
+  projectId: (s) => s.trim() || { error: "must not be empty" },
   songId: (s) => s.trim() || { error: "must not be empty" },
   text: (s) => s.trim() || { error: "must not be empty" },
   index: (s) => (/^\s*-?\d+\s*$/.test(s) ? Number(s) : { error: `must be an integer, got "${s}"` }),
@@ -178,6 +179,7 @@ export function normalizeAction(request: ActionRequest): NormalizedAction {
     }
     throw bad("name", `unknown action "${name}"${didYouMean(name, ACTIONS_BY_NAME.keys())}`, name);
   }
+  if (spec.isAppWide && typeof projectID === "string") throw appWideTarget(name, projectID);
   if (rawParams.length > spec.params.length) {
     throw bad(
       "params",
@@ -212,6 +214,20 @@ function envelopeError(issue: z.core.$ZodIssue, request: Record<string, unknown>
   }
   const field = String(key ?? "body");
   return bad(field, issue.message, request[field]);
+}
+
+/**
+ * The refusal of a target Project on an action about the application: the top-level
+ * `projectID` says where an action runs, and `{"name": "PROJECT_SELECT", "projectID": "b"}`
+ * would otherwise read as selecting "b".
+ */
+function appWideTarget(name: string, projectID: string): CueportError {
+  return bad(
+    "projectID",
+    `${name} runs on no one Project, so it takes no target projectID: give the Project in ` +
+      `params, as {"name": "${name}", "params": [${JSON.stringify(projectID.slice(0, 80))}]}`,
+    projectID,
+  );
 }
 
 /**

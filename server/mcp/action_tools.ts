@@ -38,6 +38,7 @@ const KIND_SCHEMAS: Record<ParamKind, () => z.ZodType> = {
   direction: () => z.enum(["forward", "backward"]),
   recordMode: () => z.enum(["now", "next-trigger"]),
   presetKind: () => z.enum(["effect", "visualizer"]),
+  projectId: () => z.string().min(1),
 };
 
 /** The fields of the input that are not action params. */
@@ -200,6 +201,37 @@ function controlTool(): McpTool<Record<string, unknown>> {
   };
 }
 
+/**
+ * `app_project_select`: the action PROJECT_SELECT, its Project spelled `projectId` as in every
+ * tool (docs/api.md, "One spelling per name"). It is the Project to make active, not a target:
+ * the action runs on no one Project, so the tool has no target field.
+ */
+function projectSelectTool(): McpTool<{ projectId: string }> {
+  return {
+    name: "app_project_select",
+    description:
+      'Choose the active Project: make an open Project (app_get_projects lists them, the active one marked) the one that actions, queries and tools called without a projectId go to, on every transport; saved across restarts. Nothing is stopped: what plays in the Project left plays on. A closed Project must be opened first (app_project_edit, edit project.open); choosing the active one again changes nothing (applied false). Example: {"projectId": "tour-2027"}',
+    annotations: changeAnnotations("Choose the active Project", false),
+    operation: action,
+    reaches: [action],
+    input: z.strictObject({
+      projectId: z.string().min(1).describe("The open Project to make active"),
+    }),
+    output: ActionResultView,
+    call: async (input, ctx) => {
+      const body = { name: "PROJECT_SELECT", params: [input.projectId] };
+      try {
+        return { structured: await ctx.run(action, body) as Record<string, unknown> };
+      } catch (error) {
+        throw withWireField(
+          error,
+          (f) => f.startsWith("params[0]") ? { field: "projectId" } : undefined,
+        );
+      }
+    },
+  };
+}
+
 const byGroup = (...groups: string[]) =>
   ACTIONS.filter((a) => groups.includes(a.group)).map((a) => a.name);
 
@@ -238,5 +270,6 @@ export function actionTools(): AnyTool[] {
       withBase: false,
     }),
     controlTool(),
+    projectSelectTool(),
   ];
 }

@@ -65,7 +65,7 @@ export interface SessionDeps {
 
 /** What the model reads when it connects. */
 const INSTRUCTIONS =
-  "This server controls a show playback application: Projects of Songs and Clips, played on a clock, with Controls A-Z, Effects, Visualizers and presets. Read with the app_get_* tools (start with app_get_projects or app_get_active_project), run the show with app_playback, app_system, app_control and app_open_editor, and change Projects with the *_edit tools (each change is one undo step: app_project_edit project.undo reverts it). Positions are zero-based. Errors carry a code and a hint of what to call next.";
+  "This server controls a show playback application: Projects of Songs and Clips, played on a clock, with Controls A-Z, Effects, Visualizers and presets. Read with the app_get_* tools (start with app_get_projects or app_get_active_project), run the show with app_playback, app_system, app_control and app_open_editor, choose the active Project with app_project_select, and change Projects with the *_edit tools (each change is one undo step: app_project_edit project.undo reverts it). Positions are zero-based. Errors carry a code and a hint of what to call next.";
 
 const projectsOperation = operationNamed("projects");
 

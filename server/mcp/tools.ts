@@ -40,6 +40,7 @@ export const TOOL_NAMES: readonly string[] = [
   "app_system",
   "app_open_editor",
   "app_control",
+  "app_project_select",
 ];
 
 /**

@@ -52,13 +52,14 @@ const NOUNS = new Set([
   "record",
   "mute",
   "editor",
+  "project",
 ]);
 /** Words of a name that qualify the thing and come right after it (`/clip/index/{n}`). */
 const QUALIFIERS = new Set(["all", "index"]);
 /** Words that add nothing to an address: `set` (`/control/A`), `by` and `id` (the id is in it). */
 const DROPPED = new Set(["in", "set", "by", "id"]);
 /** The noun whose id a param kind is, when the id goes into the address. */
-const ID_OF: Record<string, string> = { clipId: "clip", songId: "song" };
+const ID_OF: Record<string, string> = { clipId: "clip", songId: "song", projectId: "project" };
 
 function words(name: string): string[] {
   return name.toLowerCase().split("_").filter((w) => !DROPPED.has(w));

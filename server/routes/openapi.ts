@@ -57,6 +57,7 @@ const WIRE_KIND: Record<ParamKind, JsonSchema> = {
   direction: { type: "string", enum: ["forward", "backward"] },
   recordMode: { type: "string", enum: ["now", "next-trigger"] },
   presetKind: { type: "string", enum: ["effect", "visualizer"] },
+  projectId: { type: ["string", "number"], description: "Project id" },
 };
 
 /** One schema per catalog action: its name and its positional params. */
@@ -68,6 +69,8 @@ function actionSchema(): JsonSchema {
       description: a.description,
       properties: {
         name: { const: a.name },
+        // The target Project: an action about the application (PROJECT_SELECT) takes none.
+        ...(a.isAppWide ? { projectID: false } : {}),
         params: {
           type: "array",
           // JSON Schema wants a non-empty prefixItems: an action without params has none.

@@ -6,7 +6,7 @@
  * the service from a non-local address under one host name (`show-pc.test`).
  */
 import net from "node:net";
-import puppeteer, { type Browser } from "puppeteer-core";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { findPeer } from "../../tools/peers.ts";
 
 /**
@@ -19,6 +19,23 @@ export const CHROMIUM = findPeer("chromium") ?? "/usr/bin/chromium";
 /** The name the browser uses for the show machine (resolved to the proxy). */
 export const SHOW_HOST = "show-pc.test";
 const PROXY_ADDRESS = "127.0.0.5";
+
+/** A 390x844 phone with touch, as the remote's browser tests hold it. */
+export const PHONE = {
+  width: 390,
+  height: 844,
+  deviceScaleFactor: 1,
+  isMobile: true,
+  hasTouch: true,
+};
+
+/** A new page of `browser` as a phone (`PHONE`) that prints the errors of its page. */
+export async function newPhone(browser: Browser): Promise<Page> {
+  const page = await browser.newPage();
+  await page.setViewport(PHONE);
+  page.on("pageerror", (error) => console.error("page error:", error));
+  return page;
+}
 
 /** A started browser with its own empty profile; `close()` removes it. */
 export interface TestBrowser {

@@ -108,12 +108,14 @@ Deno.test("PlayerApp.open() serves presets.json and player.json from kept copies
       fullScreen: false,
       muted: true,
       volume: 0.5,
+      closedProjectIds: [],
     });
     await store.saveSettings({
       activeProjectId: "show",
       fullScreen: false,
       muted: true,
       volume: 0.4,
+      closedProjectIds: [],
     });
     await Deno.writeTextFile(`${dir}/player.json`, '{"volume": "loud"}');
     await Deno.writeTextFile(`${dir}/presets.json`, "[1,");

@@ -48,6 +48,8 @@ function paramValue(kind: ParamKind, rng: Rng): string | number | boolean {
       return rng.pick(["now", "next-trigger"]);
     case "presetKind":
       return rng.pick(["effect", "visualizer"]);
+    case "projectId":
+      return "demo"; // the active one: PROJECT_SELECT answers unchanged
   }
 }
 

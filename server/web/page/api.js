@@ -99,6 +99,11 @@ export function edit(name, params = {}) {
   return api("POST", "/api/v1/edit", { name, params });
 }
 
+/** The library: every Project on disk with its state, the active one marked (GET /api/v1/projects?all=true). */
+export async function library() {
+  return (await api("GET", "/api/v1/projects?all=true")).projects;
+}
+
 const thumbs = new Map();
 
 /**

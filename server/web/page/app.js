@@ -13,6 +13,7 @@ import {
   scopesOf,
 } from "./api.js";
 import { Live, notify, store, subscribe } from "./live.js";
+import { Shows } from "./shows.js";
 import {
   ClipGrid,
   ConnectionBadge,
@@ -62,11 +63,39 @@ function doEdit(name, params) {
   return edit(name, params).catch(failed);
 }
 
+/** Makes an open show the active one. */
+function selectShow(projectId) {
+  return run("PROJECT_SELECT", [projectId]);
+}
+
+/** Opens a closed show, then makes it the active one. */
+async function openShow(projectId) {
+  try {
+    await edit("project.open", { projectID: projectId });
+  } catch (error) {
+    failed(error);
+    return;
+  }
+  await selectShow(projectId);
+}
+
+/** Creates an empty show; true when it was (it then shows in the list: a tap makes it active). */
+async function createShow(name) {
+  try {
+    await edit("project.create", { name });
+    return true;
+  } catch (error) {
+    failed(error);
+    return false;
+  }
+}
+
 const TABS = [
   { id: "show", label: "Show" },
   { id: "controls", label: "Controls" },
   { id: "system", label: "Output" },
-  { id: "setlist", label: "Set list", scope: "edit" },
+  // The shows (any device that may act) and the Songs' order (`edit` only).
+  { id: "setlist", label: "Set list", scopes: ["control", "edit"] },
 ];
 
 function Remote({ scopes }) {
@@ -82,7 +111,8 @@ function Remote({ scopes }) {
     }
   });
   const canControl = scopes.includes("control");
-  const tabs = TABS.filter((t) => !t.scope || scopes.includes(t.scope));
+  const canEdit = scopes.includes("edit");
+  const tabs = TABS.filter((t) => !t.scopes || t.scopes.some((s) => scopes.includes(s)));
   const song = project?.songs.find((s) => s.songID === playstate?.activeSongID);
   return html`
     <div class="remote">
@@ -117,8 +147,11 @@ function Remote({ scopes }) {
             html`<${Controls} project=${project} playstate=${playstate} canControl=${canControl} run=${run} />`}
           ${tab === "system" &&
             html`<${System} appState=${appState} canControl=${canControl} run=${run} />`}
-          ${project && tab === "setlist" &&
-            html`<${SetList} project=${project} doEdit=${doEdit} />`}
+          ${tab === "setlist" && html`
+            <${Shows} library=${store.library} canControl=${canControl} canEdit=${canEdit}
+              select=${selectShow} open=${openShow} create=${createShow} />
+            ${project && canEdit && html`<${SetList} project=${project} doEdit=${doEdit} />`}
+          `}
         </main>
       <footer class="bottom">
         <${Transport} playstate=${playstate} canControl=${canControl} run=${run} />

@@ -2,7 +2,7 @@
 // (docs/websocket.md), reconnected after a drop and resynced from a `full` update, and the
 // store the screens render from.
 
-import { ApiError, savedToken } from "./api.js";
+import { ApiError, library, savedToken } from "./api.js";
 
 const LOCAL_TOKEN_KEY = "cueport.remote.localToken";
 
@@ -14,6 +14,8 @@ export const store = {
   project: null,
   playstate: null,
   appState: null,
+  /** The Projects on disk (the set list's picker), each with `state`, `active` and `problem`. */
+  library: null,
   /** performance.now() when `playstate` arrived: positions run on from there. */
   receivedAt: 0,
   /** The last error to show, with a serial so the same message shows again. */
@@ -73,6 +75,7 @@ export class Live {
   #isStopped = false;
   #onRevoked;
   #queryTimer = 0;
+  #libraryTimer = 0;
 
   /**
    * @param {string} url ws://host:port/v1
@@ -213,6 +216,17 @@ export class Live {
     });
   }
 
+  /** Reads the library again (after a `full`, or any change of a Project: opened, closed, made active, edited). */
+  async refreshLibrary() {
+    changed({ library: await library() });
+  }
+
+  /** One read of the library for a burst of changes of it. */
+  #refreshLibrarySoon() {
+    clearTimeout(this.#libraryTimer);
+    this.#libraryTimer = setTimeout(() => this.refreshLibrary().catch(() => {}), 30);
+  }
+
   /** One refresh for a burst of project changes. */
   #refreshSoon() {
     clearTimeout(this.#queryTimer);
@@ -225,6 +239,7 @@ export class Live {
     switch (update.updateType) {
       case "full":
         this.#refreshSoon();
+        this.#refreshLibrarySoon();
         break;
       case "playstate":
         if (update.projectId !== activeId) {
@@ -252,6 +267,8 @@ export class Live {
         // Edits, imports and Project switches: what the screens show is read again.
         if (data.event === "import-progress" || data.event === "upload-progress") break;
         if (data.event === "param-changed") break;
+        // The library's names and counts change with edits too: read it with the Project.
+        if (update.updateType === "project") this.#refreshLibrarySoon();
         this.#refreshSoon();
         break;
     }

@@ -296,6 +296,7 @@ export function SetList({ project, doEdit }) {
   const songs = [...project.songs].sort((a, b) => a.position - b.position);
   return html`
     <section class="setlist" aria-label="Set list">
+      <h2>Songs of this show</h2>
       <div class="row">
         <button class="big" data-edit="undo" ...${goProps(() =>
           doEdit("project.undo", {})

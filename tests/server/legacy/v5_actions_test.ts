@@ -55,6 +55,7 @@ Deno.test("v5NameOf() gives the spec's class-style names by one rule", () => {
 Deno.test("V5_ACTIONS: every catalog action 5.0.0 had, by a unique name; none of 6.0's", () => {
   const sixOnly = ACTIONS.filter((a) => a.since === "6.0").map((a) => a.name).sort();
   assert.deepEqual(sixOnly, [
+    "PROJECT_SELECT",
     "RECORD_TOGGLE",
     "RELEASE_CLIP_BY_INDEX_IN",
     "RELEASE_CLIP_IN",

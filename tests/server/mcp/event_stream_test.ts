@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { TOOL_NAMES } from "../../../server/mcp/tools.ts";
 import type { Project } from "../../../protocol/model.ts";
 import { boundEventStream, NotReadingError } from "../../../server/mcp/event_stream.ts";
 import { fixtureProject } from "../../_helpers/fixture.ts";
@@ -166,7 +167,7 @@ Deno.test("MCP GET stream that does not read is closed past its budget; the sess
     assert.ok(streams[0]!.received < sent * 0.8, `${streams[0]!.received} bytes of ${sent}`);
     // The session still answers, and its client may open its stream again.
     const list = await session.request({ jsonrpc: "2.0", id: 2, method: "tools/list" });
-    assert.equal(list.body.result.tools.length, 28);
+    assert.equal(list.body.result.tools.length, TOOL_NAMES.length);
     streams.push(await RawStream.open(svc.base, session.id));
     streams[1]!.resume();
     await until("the new stream's answer", () => /\r\n\r\n/.test(streams[1]!.head));

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { TOOL_NAMES } from "../../../server/mcp/tools.ts";
 import { connectMcp } from "../../_helpers/mcp_client.ts";
 import { remoteRequest } from "../../_helpers/remote.ts";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
@@ -61,7 +62,7 @@ Deno.test("MCP scopes: view+control may run actions but not edits; a path import
     });
     assert.equal(refused.code, "INSUFFICIENT_SCOPE");
 
-    assert.equal((await editor.client.listTools()).tools.length, 28);
+    assert.equal((await editor.client.listTools()).tools.length, TOOL_NAMES.length);
     const local = await editor.callError("app_file_edit", { path: "/etc/hostname" });
     assert.equal(local.code, "LOCAL_ONLY");
     assert.match(local.hint, /contentBase64/);

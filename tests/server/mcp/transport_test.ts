@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { TOOL_NAMES } from "../../../server/mcp/tools.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   ResourceListChangedNotificationSchema,
@@ -211,7 +212,7 @@ Deno.test("MCP sessions are bounded: the least recently used one is closed for a
       () => clients[0]!.client.listTools(),
       (e: Error & { code?: number }) => e.code === 404,
     );
-    assert.equal((await clients[2]!.client.listTools()).tools.length, 28);
+    assert.equal((await clients[2]!.client.listTools()).tools.length, TOOL_NAMES.length);
   } finally {
     for (const c of clients) await c.close();
     await svc.stop();

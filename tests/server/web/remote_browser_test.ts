@@ -5,20 +5,11 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
-import { launchBrowser, remoteProxies, SHOW_HOST } from "../../_helpers/browser.ts";
+import { launchBrowser, newPhone, remoteProxies, SHOW_HOST } from "../../_helpers/browser.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { remoteRequest } from "../../_helpers/remote.ts";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
 import { until } from "../../_helpers/until.ts";
-
-const PHONE = { width: 390, height: 844, deviceScaleFactor: 1, isMobile: true, hasTouch: true };
-
-async function newPhone(browser: import("puppeteer-core").Browser): Promise<Page> {
-  const page = await browser.newPage();
-  await page.setViewport(PHONE);
-  page.on("pageerror", (error) => console.error("page error:", error));
-  return page;
-}
 
 async function pairingCode(svc: TestService): Promise<string> {
   return (await svc.post("/api/v1/pair/code", {})).body.otp;
