@@ -36,6 +36,8 @@ import { ActionKeys } from "./action_keys.ts";
 import type { OutputMode } from "../protocol/output.ts";
 import { type PlayerSettingValues, SETTING_DEFAULTS } from "../protocol/settings.ts";
 import { type Output, startOutput } from "./output/mod.ts";
+import { removeImportStaging } from "./show/mod.ts";
+import { mergePendingPresets } from "./show/pending_presets.ts";
 
 /** Player name and version reported in the handshake and snapshot. */
 export const PLAYER_INFO = { name: "cueport-player", version: "0.1.0" } as const;
@@ -163,6 +165,8 @@ export class PlayerApp implements AppServices {
     // live.json, player.json and presets.json are written here; projects clean their own folder.
     const temps = await removeStaleTemps(options.dataDir);
     if (temps > 0) options.log?.("info", `Removed ${temps} temp file(s) interrupted writes left`);
+    const staged = await removeImportStaging(options.dataDir);
+    if (staged > 0) options.log?.("info", `Removed ${staged} show import(s) a stop interrupted`);
     await app.#load();
     await app.#restoreLive();
     app.#startOutput();
@@ -243,6 +247,12 @@ export class PlayerApp implements AppServices {
     const { project: doc, appliedKeys } = await this.store.readProject(id);
     if (this.#engines.has(id)) throw new Refusal(`Project "${id}" is open already`);
     const project = ensureControls(doc);
+    const before = new Set(this.#userPresets.map((p) => p.id));
+    if (await this.#mergePendingPresets(id)) {
+      const changed = this.#userPresets.map((p) => p.id).filter((presetId) => !before.has(presetId));
+      const data = { event: "presets-changed", changed, presets: [...this.presets()] };
+      if (changed.length > 0) this.#emit({ updateType: "presets", projectId: null, data });
+    }
     this.#editor.addAppliedKeys(id, appliedKeys);
     const engine = this.#createEngine(project);
     this.#engines.set(id, engine);
@@ -542,6 +552,7 @@ export class PlayerApp implements AppServices {
     this.#userPresets = await this.store.loadUserPresets();
     this.#cameras = await listCameras();
     for (const doc of projects) {
+      await this.#mergePendingPresets(doc.id);
       const project = ensureControls(doc);
       this.#engines.set(project.id, this.#createEngine(project));
     }
@@ -558,6 +569,13 @@ export class PlayerApp implements AppServices {
       lastReloadAt: null,
       output: { renderScale: 1, reason: null },
     };
+  }
+
+  /** Adds the presets an import of Project `id` left pending (`show/pending_presets.ts`). */
+  async #mergePendingPresets(id: string): Promise<boolean> {
+    const merged = await mergePendingPresets(this.store, id, this.#userPresets, BUILT_IN_PRESETS);
+    if (merged) this.#userPresets = merged;
+    return merged !== null;
   }
 
   #createEngine(project: Project): ProjectEngine {
