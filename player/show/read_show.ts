@@ -54,7 +54,13 @@ export async function readShow(path: string): Promise<CheckedShow> {
   try {
     zip = await openZip(path);
   } catch (error) {
-    throw showRefusal(`not a whole zip file (${(error as Error).message})`);
+    if (error instanceof Deno.errors.NotFound) {
+      throw new Refusal(`No show file at "${path}"`, RpcErrorCode.NOT_FOUND);
+    }
+    const message = (error as Error).message;
+    // zip.js refuses a path that climbs out itself, before `checkEntries` would.
+    if (/unsafe/i.test(message)) throw showRefusal(`an entry's path is unsafe (${message})`);
+    throw showRefusal(`not a whole zip file (${message})`);
   }
   try {
     const files = checkEntries(zip.entries);

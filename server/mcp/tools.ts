@@ -4,6 +4,7 @@
  * the same zod declarations HTTP checks with).
  * @module
  */
+import { showTools } from "./show_tools.ts";
 import type { AnyOperation } from "../core/mod.ts";
 import { actionTools } from "./action_tools.ts";
 import { editTools } from "./edit_tools.ts";
@@ -80,6 +81,7 @@ export class ToolTable {
       ...queryTools(),
       ...editTools(() => options.maxUploadBytes),
       ...actionTools(),
+      ...showTools(),
     ];
     this.byName = new Map(this.tools.map((t) => [t.name, t]));
   }

@@ -14,9 +14,10 @@ import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
  * `idleMs` for the client's next byte. Time the server spends elsewhere
  * (writing to disk, the import) does not count. One timer per upload, not
  * one per chunk: when it fires early (bytes came since) it is re-armed for
- * the time left; `close` clears it and cancels what is left unread.
+ * the time left; `close` clears it and cancels what is left unread. Shared
+ * with the show file's import (`show_routes.ts`).
  */
-function idleLimited(
+export function idleLimited(
   body: ReadableStream<Uint8Array>,
   idleMs: number,
 ): { body: ReadableStream<Uint8Array>; close(): void } {
