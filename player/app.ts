@@ -36,7 +36,7 @@ import { ActionKeys } from "./action_keys.ts";
 import type { OutputMode } from "../protocol/output.ts";
 import { type PlayerSettingValues, SETTING_DEFAULTS } from "../protocol/settings.ts";
 import { type Output, startOutput } from "./output/mod.ts";
-import { removeImportStaging } from "./show/mod.ts";
+import { removeImportStaging } from "./show/import.ts";
 import { mergePendingPresets } from "./show/pending_presets.ts";
 
 /** Player name and version reported in the handshake and snapshot. */
