@@ -36,8 +36,11 @@ import { ActionKeys } from "./action_keys.ts";
 import type { OutputMode } from "../protocol/output.ts";
 import { type PlayerSettingValues, SETTING_DEFAULTS } from "../protocol/settings.ts";
 import { type Output, startOutput } from "./output/mod.ts";
-import { removeImportStaging } from "./show/import.ts";
+import { recoverImportFolders } from "./show/import.ts";
 import { mergePendingPresets } from "./show/pending_presets.ts";
+import { Lifecycle } from "./library/lifecycle.ts";
+import { cleanLibraryFolders } from "./library/folders.ts";
+import { notOpenHint } from "../protocol/edits/project.ts";
 
 /** Player name and version reported in the handshake and snapshot. */
 export const PLAYER_INFO = { name: "cueport-player", version: "0.1.0" } as const;
@@ -107,6 +110,7 @@ export class PlayerApp implements AppServices {
   #problems: DataProblem[] = [];
   /** The library's Projects that are not open (closed, damaged, deleted). */
   #notOpen: LibraryEntry[] = [];
+  #lifecycle: Lifecycle;
 
   private constructor(options: PlayerOptions) {
     this.#options = options;
@@ -147,6 +151,19 @@ export class PlayerApp implements AppServices {
       textureBudgetBytes: (options.textureBudgetMb ?? SETTING_DEFAULTS.outputTextureBudgetMb) *
         2 ** 20,
       log: (message) => this.#options.log?.("warn", message),
+      lifecycle: ({ spec, params }, projectId) => this.#lifecycle.run(spec.name, params, projectId),
+    });
+    this.#lifecycle = new Lifecycle({
+      store: this.store,
+      engine: (id) => this.#engineOf(id),
+      library: () => this.library(),
+      adopt: (id, reason) => this.adoptProject(id, reason),
+      remove: (id, reason) => this.removeProject(id, reason),
+      forget: (id) => {
+        this.#notOpen = this.#notOpen.filter((e) => e.projectId !== id);
+      },
+      settingsSaved: () => this.#settingsWrite,
+      depth: (id, revision) => this.#editor.depth(id, revision),
     });
   }
 
@@ -158,6 +175,13 @@ export class PlayerApp implements AppServices {
    */
   static async open(options: PlayerOptions): Promise<PlayerApp> {
     const app = new PlayerApp(options);
+    const folders = await cleanLibraryFolders(options.dataDir);
+    if (folders > 0) {
+      options.log?.(
+        "info",
+        `Removed ${folders} folder(s): the trash, and Projects never put in place`,
+      );
+    }
     const removed = await app.store.removePartialImports();
     if (removed > 0) {
       options.log?.("info", `Removed ${removed} partial import(s) an interrupted copy left`);
@@ -165,8 +189,8 @@ export class PlayerApp implements AppServices {
     // live.json, player.json and presets.json are written here; projects clean their own folder.
     const temps = await removeStaleTemps(options.dataDir);
     if (temps > 0) options.log?.("info", `Removed ${temps} temp file(s) interrupted writes left`);
-    const staged = await removeImportStaging(options.dataDir);
-    if (staged > 0) options.log?.("info", `Removed ${staged} show import(s) a stop interrupted`);
+    const staged = await recoverImportFolders(options.dataDir);
+    if (staged > 0) options.log?.("info", `Undid ${staged} show import(s) a stop interrupted`);
     await app.#load();
     await app.#restoreLive();
     app.#startOutput();
@@ -256,7 +280,9 @@ export class PlayerApp implements AppServices {
     this.#editor.addAppliedKeys(id, appliedKeys);
     const engine = this.#createEngine(project);
     this.#engines.set(id, engine);
+    const wasClosed = this.#notOpen.some((e) => e.projectId === id && e.state === "closed");
     this.#notOpen = this.#notOpen.filter((e) => e.projectId !== id);
+    if (wasClosed) this.#saveSettings();
     this.#emit({
       updateType: "project",
       projectId: id,
@@ -270,6 +296,39 @@ export class PlayerApp implements AppServices {
       },
     });
     return project;
+  }
+
+  /**
+   * Takes an open Project out of play (closed, deleted, or about to be replaced by an import
+   * of the same id): disposes its engine, forgets its history and retry keys, lists it as
+   * `closed` or `deleted` (a replaced one is about to be adopted again), and tells every client
+   * (`project-closed` with the library after it). When it was the active one, the first open
+   * Project (or none) becomes active and `active-project-changed` says so; a replaced one
+   * stays active, as its successor takes its id. The caller moves its folder.
+   * @throws {Refusal} NOT_FOUND when no Project of that id is open
+   */
+  removeProject(id: string, reason: "closed" | "deleted" | "replaced"): void {
+    const engine = this.#engines.get(id);
+    if (!engine) throw new Refusal(`Project "${id}" is not open`, RpcErrorCode.NOT_FOUND);
+    engine.dispose();
+    this.#engines.delete(id);
+    this.#editor.forget(id);
+    this.#notOpen = this.#notOpen.filter((e) => e.projectId !== id);
+    if (reason !== "replaced") this.#notOpen.push(notOpenEntry(engine.project, reason));
+    this.#emit({
+      updateType: "project",
+      projectId: id,
+      data: { event: "project-closed", reason, library: this.library() },
+    });
+    if (this.#activeProjectId === id && reason !== "replaced") {
+      this.#activeProjectId = this.#engines.keys().next().value ?? null;
+      this.#emit({
+        updateType: "project",
+        projectId: this.#activeProjectId,
+        data: { event: "active-project-changed", activeProjectId: this.#activeProjectId },
+      });
+    }
+    this.#saveSettings();
   }
 
   /** Runs one normalized action against its project (or the active one). */
@@ -296,9 +355,7 @@ export class PlayerApp implements AppServices {
     }
     const projectId = action.projectId ?? this.#activeProjectId;
     const engine = projectId ? this.#engines.get(projectId) : undefined;
-    if (action.projectId && !engine) {
-      throw new Refusal(`Project "${action.projectId}" does not exist`, RpcErrorCode.NOT_FOUND);
-    }
+    if (action.projectId && !engine) this.#engineOf(action.projectId);
     const outcome = runAction(action, engine, this);
     if (idempotencyKey === undefined) return outcome;
     // Kept with the live state it changed: both are in the next write of live.json.
@@ -551,14 +608,14 @@ export class PlayerApp implements AppServices {
     const settings = await this.store.loadSettings();
     this.#userPresets = await this.store.loadUserPresets();
     this.#cameras = await listCameras();
-    for (const doc of projects) {
-      await this.#mergePendingPresets(doc.id);
+    for (const doc of projects) await this.#mergePendingPresets(doc.id);
+    for (const doc of this.#leaveClosed(projects, settings.closedProjectIds)) {
       const project = ensureControls(doc);
       this.#engines.set(project.id, this.#createEngine(project));
     }
     this.#activeProjectId = settings.activeProjectId && this.#engines.has(settings.activeProjectId)
       ? settings.activeProjectId
-      : projects[0]?.id ?? null;
+      : this.#engines.keys().next().value ?? null;
     this.#appState = {
       fullScreen: settings.fullScreen,
       muted: settings.muted,
@@ -578,6 +635,16 @@ export class PlayerApp implements AppServices {
     return merged !== null;
   }
 
+  /** The Projects to open: those closed (`project.close`) are listed, not loaded. */
+  #leaveClosed(projects: Project[], closedIds: readonly string[]): Project[] {
+    const closed = new Set(closedIds);
+    this.#notOpen = this.#notOpen.filter((e) => e.state !== "closed");
+    for (const project of projects.filter((p) => closed.has(p.id))) {
+      this.#notOpen.push(notOpenEntry(project, "closed"));
+    }
+    return projects.filter((p) => !closed.has(p.id));
+  }
+
   #createEngine(project: Project): ProjectEngine {
     return new ProjectEngine(project, {
       clock: this.clock,
@@ -594,13 +661,12 @@ export class PlayerApp implements AppServices {
   #engineOf(projectId: string | null): ProjectEngine {
     const id = projectId ?? this.#activeProjectId;
     const engine = id ? this.#engines.get(id) : undefined;
-    if (!engine) {
-      throw new Refusal(
-        id ? `Project "${id}" does not exist` : "No Project is open",
-        RpcErrorCode.NOT_FOUND,
-      );
-    }
-    return engine;
+    if (engine) return engine;
+    const state = this.#notOpen.find((e) => e.projectId === id)?.state;
+    throw new Refusal(
+      id ? notOpenHint(id, state) ?? `Project "${id}" does not exist` : "No Project is open",
+      RpcErrorCode.NOT_FOUND,
+    );
   }
 
   /** An open editor shows the preset as it is now, or closes when it is removed. */
@@ -651,8 +717,22 @@ export class PlayerApp implements AppServices {
         fullScreen: this.#appState.fullScreen,
         muted: this.#appState.muted,
         volume: this.#appState.volume,
+        closedProjectIds: this.#notOpen.filter((e) => e.state === "closed").map((e) => e.projectId),
       };
       return this.store.saveSettings(settings);
     }).catch((error) => this.#options.log?.("error", `Cannot save settings: ${error.message}`));
   }
+}
+
+/** The library's entry of a Project that is not open. */
+function notOpenEntry(project: Project, state: "closed" | "deleted"): LibraryEntry {
+  const { id: projectId, name, songs, clips } = project;
+  return {
+    projectId,
+    name,
+    state,
+    songCount: songs.length,
+    clipCount: clips.length,
+    problem: null,
+  };
 }

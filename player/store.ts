@@ -30,6 +30,8 @@ export const PlayerSettings = z.object({
   fullScreen: z.boolean().default(false),
   muted: z.boolean().default(false),
   volume: z.number().min(0).max(1).default(1),
+  /** The Projects closed with `project.close`: on disk and in the library, not loaded. */
+  closedProjectIds: z.array(z.string()).default([]),
 });
 /** Settings the player keeps between runs. */
 export type PlayerSettings = z.infer<typeof PlayerSettings>;
@@ -73,17 +75,19 @@ export class ProjectStore {
     return `${this.projectDir(projectId)}/${relative}`;
   }
 
-  /** Loads every project; creates the demo project when there are none at all. */
+  /**
+   * Loads every project; creates the demo project on the very first start (no `projects/`
+   * folder yet), not whenever none is left (an operator may have deleted them all).
+   */
   async loadProjects(): Promise<LoadResult> {
     const root = `${this.dataDir}/projects`;
+    const isFirstStart = await Deno.stat(root).then(() => false, () => true);
     await Deno.mkdir(root, { recursive: true });
     const projects: ProjectDoc[] = [];
     const problems: string[] = [];
     const appliedKeys = new Map<string, AppliedKey[]>();
-    let folders = 0;
     for await (const entry of Deno.readDir(root)) {
-      if (!entry.isDirectory) continue;
-      folders++;
+      if (!entry.isDirectory || entry.name.startsWith(".")) continue; // staging: `library/folders.ts`
       const dir = `${root}/${entry.name}`;
       await removeStaleTemps(dir);
       try {
@@ -94,7 +98,7 @@ export class ProjectStore {
         problems.push(`Cannot load project "${entry.name}": ${(error as Error).message}`);
       }
     }
-    if (folders === 0) {
+    if (isFirstStart) {
       const demo = await createDemoProject(this.projectDir("demo"));
       await this.saveProject(demo);
       projects.push(demo);

@@ -46,6 +46,12 @@ const EXAMPLES: Record<string, unknown> = {
   "project.set_background_clips": { clipIDs: ["clip-starfield", "clip-sunset"] },
   "project.undo": {},
   "project.redo": {},
+  "project.create": { name: "Summer Tour B-Sides" },
+  "project.duplicate": {},
+  "project.delete": {},
+  "project.restore": { projectID: "$projectId" },
+  "project.close": {},
+  "project.open": { projectID: "$projectId" },
   "effect.add": { presetID: "fx-kaleidoscope", params: { segments: 8 } },
   "effect.update": { effectID: "effect-blur", params: { radius: 12 }, enabled: false },
   "effect.copy": { effectID: "effect-shift", name: "Hue Drift 2" },
@@ -75,6 +81,12 @@ const EXAMPLES: Record<string, unknown> = {
     targets: [{ target: "clip:clip-strobe/speed", min: 0.5, max: 4, curve: "exponential" }],
   },
   "file.import": { path: "/home/show/media/intro.png", name: "Intro.png" },
+};
+
+/** The `projectID` of the body (the batch's Project) of the examples that must name it. */
+const BODY_PROJECT: Record<string, string> = {
+  "project.delete": "$projectId",
+  "project.close": "$projectId",
 };
 
 /** A path the file.import example names; the doc test puts a real file there. */
@@ -168,9 +180,9 @@ if (import.meta.main) {
       group = spec.group;
       sections.push(`## ${group[0]!.toUpperCase()}${group.slice(1)}`, "");
     }
-    let text = JSON.stringify(EXAMPLES[spec.name]);
+    let text = JSON.stringify({ params: EXAMPLES[spec.name], projectID: BODY_PROJECT[spec.name] });
     for (const [token, id] of created) text = text.replaceAll(token, id);
-    const command = curl({ name: spec.name, params: JSON.parse(text) });
+    const command = curl({ name: spec.name, ...JSON.parse(text) });
     const answer = await run(command);
     sectionAnswers.push(answer);
     for (const [key, id] of Object.entries(answer.edits?.[0]?.created ?? {})) {

@@ -13,6 +13,7 @@ import {
   type EditOutcome,
   EDITS_BY_NAME,
 } from "../../protocol/edits/mod.ts";
+import { LIFECYCLE_EDITS } from "../../protocol/edits/project.ts";
 import { type Preset, Project } from "../../protocol/model.ts";
 import {
   applyPatch,
@@ -54,9 +55,25 @@ const HANDLERS: Record<string, EditHandler> = {
 };
 
 for (const name of EDITS_BY_NAME.keys()) {
-  if (name !== "project.undo" && name !== "project.redo" && !HANDLERS[name]) {
+  const isElsewhere = name === "project.undo" || name === "project.redo" ||
+    LIFECYCLE_EDITS.has(name);
+  if (!isElsewhere && !HANDLERS[name]) {
     throw new Error(`Edit "${name}" has no handler`);
   }
+}
+
+/**
+ * The batch's lifecycle edit (`project.create` ...), or null when it has none.
+ * @throws {Refusal} when one comes with other edits: each runs alone
+ */
+function lifecycleEdit(parsed: readonly ParsedEdit[]): ParsedEdit | null {
+  const found = parsed.find((e) => LIFECYCLE_EDITS.has(e.spec.name));
+  if (found && parsed.length > 1) {
+    throw new Refusal(
+      `${found.spec.name} cannot be part of a batch: send it alone, then the edits of the Project`,
+    );
+  }
+  return found ?? null;
 }
 
 /** Runs one edit's handler; a refusal naming a field (`data.field`) gets the edit's index as `data.edit`. */
@@ -86,6 +103,8 @@ export interface EditorHost {
   /** The output's texture budget for all Effects and Visualizers, bytes (`texture_budget.ts`). */
   textureBudgetBytes: number;
   log(message: string): void;
+  /** Runs a lifecycle edit (`player/library/lifecycle.ts`) in the editor's turn; `projectId` is the batch's. */
+  lifecycle(edit: ParsedEdit, projectId: string | null): Promise<EditApplyResult>;
 }
 
 /** Options of one batch. */
@@ -144,6 +163,12 @@ export class Editor {
     this.#histories.delete(projectId);
   }
 
+  /** Forgets a Project that went (closed, deleted or replaced): its history and retry keys. */
+  forget(projectId: string): void {
+    this.#appliedKeys.delete(projectId);
+    this.#histories.delete(projectId);
+  }
+
   /** Undo and redo depths of a Project. */
   async depth(projectId: string, revision: number): Promise<{ undo: number; redo: number }> {
     const h = await this.#history(projectId, revision);
@@ -170,8 +195,19 @@ export class Editor {
     params: EditApplyParams,
     options: EditOptions = {},
   ): Promise<EditApplyResult> | Beside<EditApplyResult> {
-    const engine = this.#host.engine(params.projectId);
     const parsed = parseEdits(params);
+    const lifecycle = lifecycleEdit(parsed);
+    if (lifecycle) return this.#inTurn(() => this.#host.lifecycle(lifecycle, params.projectId));
+    return this.#start(params, parsed, options);
+  }
+
+  /** `start` for a batch of edits of one Project. */
+  #start(
+    params: EditApplyParams,
+    parsed: ParsedEdit[],
+    options: EditOptions,
+  ): Promise<EditApplyResult> | Beside<EditApplyResult> {
+    const engine = this.#host.engine(params.projectId);
     const key = params.idempotencyKey;
     const again = key === undefined ? null : this.#again(engine, key);
     if (again) return again;
@@ -287,6 +323,9 @@ export class Editor {
       const params = build();
       const engine = this.#host.engine(params.projectId);
       const parsed = parseEdits(params);
+      if (lifecycleEdit(parsed)) {
+        throw new Refusal("A built batch cannot create, open or close Projects");
+      }
       const first = parsed[0]!.spec.name;
       if (first === "project.undo" || first === "project.redo") {
         return this.#step(engine, first === "project.undo" ? "undo" : "redo", undefined);

@@ -18,6 +18,8 @@ import { extractEntry } from "./zip_file.ts";
 
 /** The prefix of an import's staging folder under `projects/`. */
 export const STAGING_PREFIX = ".import-";
+/** The prefix under `projects/` of a Project's folder set aside while an import replaces it. */
+export const REPLACED_PREFIX = ".replaced-";
 /** The file of a Project's folder that holds the presets its import adds, until merged. */
 export const PENDING_PRESETS = "presets.pending.json";
 
@@ -99,8 +101,10 @@ export async function stageShow(
 
 /**
  * Commits a staged show in the order: chooses its id (renamed when taken, or
- * the old Project removed with `replace`), renames the folder into place and
- * adopts it. On a failure before the rename the staging folder is removed.
+ * with `replace` the old Project taken out of play and its folder set aside
+ * as `.replaced-<id>.<n>`), renames the staging folder into place, moves the
+ * old folder to the trash (emptied at the next start) and adopts the new one.
+ * A kill between the two renames is undone at start (`recoverImportFolders`).
  */
 export async function commitShow(
   staged: StagedShow,
@@ -108,30 +112,50 @@ export async function commitShow(
   replace: boolean,
 ): Promise<ShowImportResult> {
   const wanted = staged.project.id;
+  const projects = `${host.dataDir}/projects`;
   let id = wanted;
-  let replaced = false;
+  let aside: string | null = null;
+  const replaced = replace && host.hasProject(wanted);
   try {
-    if (replace && host.hasProject(wanted)) {
+    if (replaced) {
+      aside = `${projects}/${REPLACED_PREFIX}${wanted}.${crypto.randomUUID().slice(0, 8)}`;
+      if (!exists(`${projects}/${wanted}`)) aside = null;
+      else await Deno.rename(`${projects}/${wanted}`, aside);
       await host.removeProject(wanted);
-      replaced = true;
     }
-    id = freeId(wanted, (candidate) => host.hasProject(candidate) || exists(host, candidate));
+    if (!replaced) {
+      id = freeId(wanted, (other) => host.hasProject(other) || exists(`${projects}/${other}`));
+    }
     if (id !== wanted) {
       await writeSynced(`${staged.staging}/project.json`, jsonText({ ...staged.project, id }));
     }
-    await Deno.rename(staged.staging, `${host.dataDir}/projects/${id}`);
+    await Deno.rename(staged.staging, `${projects}/${id}`);
   } catch (error) {
     await Deno.remove(staged.staging, { recursive: true }).catch(() => {});
+    if (aside) await Deno.rename(aside, `${projects}/${wanted}`).catch(() => {});
     throw error;
   }
+  if (aside) await toTrash(host.dataDir, aside);
   await host.adoptProject(id);
-  return { ...staged.result, projectId: id, renamedFrom: id === wanted ? null : wanted, replaced };
+  return {
+    ...staged.result,
+    projectId: id,
+    renamedFrom: id === wanted ? null : wanted,
+    replaced,
+  };
 }
 
-/** Whether a folder `projects/<id>` is on disk (a Project the library does not list yet). */
-function exists(host: ShowImportHost, id: string): boolean {
+/** Moves a replaced Project's folder to the trash, which the next start empties. */
+async function toTrash(dataDir: string, aside: string): Promise<void> {
+  await Deno.mkdir(`${dataDir}/trash`, { recursive: true });
+  const name = aside.slice(aside.lastIndexOf("/") + 1 + REPLACED_PREFIX.length);
+  await Deno.rename(aside, `${dataDir}/trash/${name}.replaced`);
+}
+
+/** Whether a path is on disk (a Project folder the library does not list yet). */
+function exists(path: string): boolean {
   try {
-    Deno.statSync(`${host.dataDir}/projects/${id}`);
+    Deno.statSync(path);
     return true;
   } catch {
     return false;
@@ -146,17 +170,32 @@ async function writeSynced(path: string, text: string): Promise<void> {
   await file.sync();
 }
 
-/** Removes the staging folders of imports a kill interrupted (at start, before loading). */
-export async function removeImportStaging(dataDir: string): Promise<number> {
-  let removed = 0;
+/**
+ * Undoes what a kill left of imports (at start, before loading): staging
+ * folders are removed; a replaced Project's folder set aside comes back when
+ * its successor was not put in place, else it is removed.
+ * @returns how many folders it removed or put back
+ */
+export async function recoverImportFolders(dataDir: string): Promise<number> {
+  const projects = `${dataDir}/projects`;
+  let count = 0;
+  let entries: Deno.DirEntry[];
   try {
-    for await (const entry of Deno.readDir(`${dataDir}/projects`)) {
-      if (!entry.name.startsWith(STAGING_PREFIX)) continue;
-      await Deno.remove(`${dataDir}/projects/${entry.name}`, { recursive: true });
-      removed++;
-    }
+    entries = await Array.fromAsync(Deno.readDir(projects));
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    if (error instanceof Deno.errors.NotFound) return 0;
+    throw error;
   }
-  return removed;
+  for (const { name } of entries) {
+    if (name.startsWith(STAGING_PREFIX)) {
+      await Deno.remove(`${projects}/${name}`, { recursive: true });
+      count++;
+    } else if (name.startsWith(REPLACED_PREFIX)) {
+      const id = name.slice(REPLACED_PREFIX.length, name.lastIndexOf("."));
+      if (exists(`${projects}/${id}`)) await Deno.remove(`${projects}/${name}`, { recursive: true });
+      else await Deno.rename(`${projects}/${name}`, `${projects}/${id}`);
+      count++;
+    }
+  }
+  return count;
 }

@@ -8,10 +8,9 @@ import type { ShowImportResult } from "../../protocol/methods.ts";
 import type { StateUpdate } from "../../protocol/state.ts";
 import type { PlayerApp } from "../app.ts";
 import { Beside } from "../beside.ts";
-import { Refusal } from "../errors.ts";
 import { commitShow, type ShowImportHost, stageShow } from "./import.ts";
 
-export { PENDING_PRESETS, removeImportStaging, STAGING_PREFIX } from "./import.ts";
+export { PENDING_PRESETS, recoverImportFolders, STAGING_PREFIX } from "./import.ts";
 
 /** Least time between two progress reports of an import, ms. */
 const REPORT_MS = 100;
@@ -22,8 +21,13 @@ function hostOf(app: PlayerApp): ShowImportHost {
     dataDir: app.store.dataDir,
     presets: () => app.presets(),
     hasProject: (id) => app.library().some((entry) => entry.projectId === id),
-    removeProject: () =>
-      Promise.reject(new Refusal("Replacing a Project is not available in this build")),
+    removeProject: (id) => {
+      // Open: out of play (its engine stops); closed or damaged: only listed, nothing to stop.
+      if (app.library().some((e) => e.projectId === id && e.state === "open")) {
+        app.removeProject(id, "replaced");
+      }
+      return Promise.resolve();
+    },
     adoptProject: (id) => app.adoptProject(id, "imported"),
   };
 }

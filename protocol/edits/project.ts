@@ -1,6 +1,17 @@
-/** Project edits: undo, redo, name, display options, Background Clips, zoom. @module */
+/**
+ * Project edits: undo, redo, name, display options, Background Clips, zoom; and the
+ * lifecycle of Projects (create, duplicate, delete, restore, open, close), each alone in its
+ * batch and recorded in no history.
+ * @module
+ */
 import { z } from "zod";
+import { Id } from "../model.ts";
 import { ClipRef, edit, type EditSpec, Name } from "./_common.ts";
+
+const ProjectRef = Id.describe("Id of a Project of the library (GET /api/v1/projects?all=true)");
+
+/** The lifecycle edits (`player/library/`): declared once, below. */
+const LIFECYCLE_SPECS = lifecycleEdits();
 
 /** The Project edits. */
 export const PROJECT_EDITS: EditSpec[] = [
@@ -27,4 +38,56 @@ export const PROJECT_EDITS: EditSpec[] = [
       clipIDs: z.array(ClipRef).max(64).describe("Clip ids in order; [] clears them"),
     },
   ),
+  ...LIFECYCLE_SPECS,
 ];
+
+function lifecycleEdits(): EditSpec[] {
+  return [
+    edit("project.create", "project", "Create a Project (empty, or from the demo)", {
+      name: Name.describe("Name of the new Project"),
+      template: z.enum(["empty", "demo"]).default("empty")
+        .describe("empty: no Songs or Clips, the 26 Controls; demo: the demo show with its media"),
+      projectID: Id.optional().describe(
+        "Id wanted for it; omitted: made from the name (-2, -3 ... when taken)",
+      ),
+    }),
+    edit("project.duplicate", "project", "Copy the batch's Project under a new id", {
+      name: Name.optional().describe('Name of the copy; omitted: "<name> (copy)"'),
+    }),
+    edit(
+      "project.delete",
+      "project",
+      "Move the batch's Project (named in projectID) to the trash",
+      {
+        force: z.boolean().default(false).describe(
+          "Stop what of it plays first, instead of refusing",
+        ),
+      },
+    ),
+    edit("project.restore", "project", "Bring the newest deleted Project of an id back, open", {
+      projectID: ProjectRef,
+    }),
+    edit("project.close", "project", "Close the batch's Project (named in projectID)", {}),
+    edit("project.open", "project", "Open a closed Project", { projectID: ProjectRef }),
+  ];
+}
+
+/** The lifecycle edits: each runs alone in its batch, outside every Project's history. */
+export const LIFECYCLE_EDITS: ReadonlySet<string> = new Set(LIFECYCLE_SPECS.map((e) => e.name));
+
+/**
+ * What to send to reach a Project of the library that is not open, or null when it is open or
+ * unknown: shared by the service's early check and the player's.
+ */
+export function notOpenHint(id: string, state: string | undefined): string | null {
+  if (state === "deleted") {
+    return `Project "${id}" is deleted: send project.restore {"projectID": "${id}"} to bring it back`;
+  }
+  if (state === "closed") {
+    return `Project "${id}" is closed: send project.open {"projectID": "${id}"} to open it`;
+  }
+  if (state === "damaged") {
+    return `Project "${id}" is damaged and was not loaded: GET /api/v1/projects?all=true says why`;
+  }
+  return null;
+}

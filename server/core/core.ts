@@ -4,6 +4,7 @@
  * player's updates and publishes those updates on the event bus.
  * @module
  */
+import { notOpenHint } from "../../protocol/edits/project.ts";
 import type { ActionParams, NormalizedAction } from "../../protocol/actions.ts";
 import {
   type CameraFrameResult,
@@ -234,7 +235,9 @@ export class Core {
     const { projectId, edits } = normalizeEdits(body, options);
     this.requireReady();
     if (projectId !== null && !this.model.project(projectId)) {
-      throw new CueportError("NOT_FOUND", `Project "${projectId}" does not exist`, {
+      const state = this.model.library.find((e) => e.projectId === projectId)?.state;
+      const hint = notOpenHint(projectId, state);
+      throw new CueportError("NOT_FOUND", hint ?? `Project "${projectId}" does not exist`, {
         field: "projectID",
       });
     }

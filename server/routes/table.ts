@@ -37,7 +37,12 @@ function thumbnailRoutes(): RouteSpec[] {
 export function routeTable(): RouteSpec[] {
   return [
     route("GET", "/health", "health"),
-    route("GET", "/api/v1/projects", "projects"),
+    route("GET", "/api/v1/projects", "projects", {
+      query: z.object({
+        all: z.enum(["true", "false"]).optional()
+          .describe("true: list the closed and deleted Projects of the library too"),
+      }),
+    }),
     route("GET", "/api/v1/projects/:projectId", "project"),
     route("GET", "/api/v1/projects/:projectId/summary", "summary"),
     route("GET", "/api/v1/projects/:projectId/playstate", "playstate"),

@@ -105,6 +105,19 @@ Deno.test("show file: export the demo, import it on an empty service, the same P
         "projects/demo-3",
       ]);
     });
+    await t.step("?replace=true replaces demo in place; its old folder goes to the trash", async () => {
+      const answer = await importShow(to, zip, "?replace=true");
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.deepEqual([answer.body.projectId, answer.body.replaced], ["demo", true]);
+      assert.deepEqual((await fingerprint(to, "demo")).media, (await fingerprint(from, "demo")).media);
+      assert.deepEqual(await leftovers(to), [
+        "projects/demo",
+        "projects/demo-2",
+        "projects/demo-3",
+      ]);
+      const listed = (await to.get("/api/v1/projects")).body.projects;
+      assert.equal(listed.filter((p: { projectId: string }) => p.projectId === "demo").length, 1);
+    });
     await t.step("an unknown Project is 404 JSON, not a zip", async () => {
       const res = await exportShow(from, "nope");
       assert.equal(res.status, 404);
