@@ -273,7 +273,9 @@ export class PlayerApp implements AppServices {
     const project = ensureControls(doc);
     const before = new Set(this.#userPresets.map((p) => p.id));
     if (await this.#mergePendingPresets(id)) {
-      const changed = this.#userPresets.map((p) => p.id).filter((presetId) => !before.has(presetId));
+      const changed = this.#userPresets.map((p) => p.id).filter((presetId) =>
+        !before.has(presetId)
+      );
       const data = { event: "presets-changed", changed, presets: [...this.presets()] };
       if (changed.length > 0) this.#emit({ updateType: "presets", projectId: null, data });
     }

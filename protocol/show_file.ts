@@ -63,7 +63,9 @@ export function unsafePathReason(path: string): string | null {
   if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return "it is absolute";
   if (path.includes("\\") || path.includes("\0")) return "it holds a backslash or NUL";
   const parts = path.split("/");
-  if (parts.some((p) => p === "" || p === "." || p === "..")) return "it holds an empty, . or .. part";
+  if (parts.some((p) => p === "" || p === "." || p === "..")) {
+    return "it holds an empty, . or .. part";
+  }
   return null;
 }
 

@@ -52,7 +52,9 @@ export function planPresets(
   if (renamed.length === 0) return { project, toAdd, renamed };
   const to = new Map(renamed.map((r) => [r.from, r.to]));
   const follow = <T extends { presetId: string | null }>(item: T): T =>
-    item.presetId !== null && to.has(item.presetId) ? { ...item, presetId: to.get(item.presetId)! } : item;
+    item.presetId !== null && to.has(item.presetId)
+      ? { ...item, presetId: to.get(item.presetId)! }
+      : item;
   return {
     project: {
       ...project,

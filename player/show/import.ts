@@ -80,7 +80,9 @@ export async function stageShow(
       checkMeasure(expected.path, measured, expected);
     }
     await writeSynced(`${staging}/project.json`, jsonText(plan.project));
-    if (plan.toAdd.length > 0) await writeSynced(`${staging}/${PENDING_PRESETS}`, jsonText(plan.toAdd));
+    if (plan.toAdd.length > 0) {
+      await writeSynced(`${staging}/${PENDING_PRESETS}`, jsonText(plan.toAdd));
+    }
     return {
       staging,
       project: plan.project,
@@ -192,8 +194,9 @@ export async function recoverImportFolders(dataDir: string): Promise<number> {
       count++;
     } else if (name.startsWith(REPLACED_PREFIX)) {
       const id = name.slice(REPLACED_PREFIX.length, name.lastIndexOf("."));
-      if (exists(`${projects}/${id}`)) await Deno.remove(`${projects}/${name}`, { recursive: true });
-      else await Deno.rename(`${projects}/${name}`, `${projects}/${id}`);
+      if (exists(`${projects}/${id}`)) {
+        await Deno.remove(`${projects}/${name}`, { recursive: true });
+      } else await Deno.rename(`${projects}/${name}`, `${projects}/${id}`);
       count++;
     }
   }

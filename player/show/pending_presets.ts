@@ -8,7 +8,7 @@
  * @module
  */
 import { z } from "zod";
-import { Preset as PresetSchema, type Preset } from "../../protocol/model.ts";
+import { type Preset, Preset as PresetSchema } from "../../protocol/model.ts";
 import type { ProjectStore } from "../store.ts";
 import { PENDING_PRESETS } from "./import.ts";
 

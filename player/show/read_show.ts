@@ -121,7 +121,9 @@ function checkListed(files: Map<string, FileEntry>, expected: Map<string, Manife
     }
   }
   for (const path of expected.keys()) {
-    if (!files.has(path)) throw showRefusal(`entry "${path}" is in the manifest but not in the zip`);
+    if (!files.has(path)) {
+      throw showRefusal(`entry "${path}" is in the manifest but not in the zip`);
+    }
   }
 }
 
@@ -147,7 +149,9 @@ export function checkMeasure(
   listed: ManifestEntry,
 ): void {
   if (measured.size !== listed.size) {
-    throw showRefusal(`entry "${path}" has ${measured.size} bytes, the manifest says ${listed.size}`);
+    throw showRefusal(
+      `entry "${path}" has ${measured.size} bytes, the manifest says ${listed.size}`,
+    );
   }
   if (measured.sha256 !== listed.sha256) {
     throw showRefusal(
@@ -196,7 +200,9 @@ function mediaOf(
   for (const file of project.files) {
     const unsafe = unsafePathReason(file.path);
     if (unsafe || !file.path.startsWith("media/")) {
-      throw showRefusal(`project.json: file "${file.id}" has path "${file.path}", not under media/`);
+      throw showRefusal(
+        `project.json: file "${file.id}" has path "${file.path}", not under media/`,
+      );
     }
     const entry = files.get(file.path);
     const listed = expected.get(file.path);

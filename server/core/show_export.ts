@@ -84,7 +84,11 @@ export async function writeShow(
       version: SHOW_VERSION,
       createdAt: new Date().toISOString(),
       cueportVersion: source.version,
-      project: { id: source.project.id, name: source.project.name, revision: source.project.revision },
+      project: {
+        id: source.project.id,
+        name: source.project.name,
+        revision: source.project.revision,
+      },
       entries,
     };
     await zip.add(MANIFEST_ENTRY, new Uint8ArrayReader(jsonBytes(manifest)));
@@ -104,7 +108,11 @@ async function writeEntries(zip: ZipWriter<unknown>, source: ShowSource): Promis
   const addJson = async (path: string, value: unknown) => {
     const data = jsonBytes(value);
     await zip.add(path, new Uint8ArrayReader(data));
-    entries.push({ path, size: data.length, sha256: createHash("sha256").update(data).digest("hex") });
+    entries.push({
+      path,
+      size: data.length,
+      sha256: createHash("sha256").update(data).digest("hex"),
+    });
   };
   await addJson(PROJECT_ENTRY, source.project);
   await addJson(PRESETS_ENTRY, presetsOf(source.project, source.presets));

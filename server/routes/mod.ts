@@ -13,9 +13,9 @@ import {
   type InvokeOptions,
   isStableAnswer,
   type MediaAnswer,
-  ShowDownload,
   type MediaSource,
   Policy,
+  ShowDownload,
   stableAnswer,
   unexpectedOf,
 } from "../core/mod.ts";

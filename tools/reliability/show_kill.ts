@@ -117,10 +117,14 @@ async function checkAfter(run: ServiceRun, tally: Tally, before: string[], kill:
       const project = JSON.parse(await Deno.readTextFile(`${dir}/project.json`));
       for (const file of project.files as { path: string; size: number }[]) {
         const { size } = await Deno.stat(`${dir}/${file.path}`);
-        if (size !== file.size) tally.shortfall(`after ${kill}: ${id}/${file.path} is ${size} bytes`);
+        if (size !== file.size) {
+          tally.shortfall(`after ${kill}: ${id}/${file.path} is ${size} bytes`);
+        }
       }
     } catch (error) {
-      tally.shortfall(`after ${kill}: Project folder "${id}" is partial: ${(error as Error).message}`);
+      tally.shortfall(
+        `after ${kill}: Project folder "${id}" is partial: ${(error as Error).message}`,
+      );
     }
   }
   const now = await library(run);
@@ -145,7 +149,9 @@ async function run(context: ProbeContext): Promise<void> {
       await run.kill();
       if (!(await waitReady(run))) throw new Error(`The service was not ready after kill ${k + 1}`);
       const added = await checkAfter(run, tally, before, `kill ${k + 1} (${point})`);
-      outcomes.push(`${point}${isReached ? "" : " (missed: done first)"}${added.length ? " +1" : ""}`);
+      outcomes.push(
+        `${point}${isReached ? "" : " (missed: done first)"}${added.length ? " +1" : ""}`,
+      );
       before = [...before, ...added].sort();
     }
     const last = await fetch(`${base(run)}/api/v1/projects/import`, {

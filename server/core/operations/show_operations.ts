@@ -85,13 +85,23 @@ async function exportToPath(core: Core, projectId: string, path: string) {
     await using synced = await Deno.open(temp, { read: true });
     await synced.sync();
     await Deno.rename(temp, path);
-    return { ok: true as const, projectId: source.project.id, name: source.project.name, path, bytes };
+    return {
+      ok: true as const,
+      projectId: source.project.id,
+      name: source.project.name,
+      path,
+      bytes,
+    };
   } catch (error) {
     await Deno.remove(temp).catch(() => {});
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) {
-      throw new CueportError("INVALID_MESSAGE", `Invalid path: cannot write "${path}": ${error.message}`, {
-        field: "path",
-      });
+      throw new CueportError(
+        "INVALID_MESSAGE",
+        `Invalid path: cannot write "${path}": ${error.message}`,
+        {
+          field: "path",
+        },
+      );
     }
     throw error;
   }
@@ -105,7 +115,11 @@ async function importUpload(core: Core, input: ShowUploadInput) {
     maxBytes: input.maxBytes,
   });
   try {
-    const result = await core.importShow({ path: staged.path, replace: input.isReplace, isUpload: true });
+    const result = await core.importShow({
+      path: staged.path,
+      replace: input.isReplace,
+      isUpload: true,
+    });
     return { ok: true as const, ...result };
   } finally {
     await Deno.remove(staged.path).catch(() => {});
@@ -113,7 +127,9 @@ async function importUpload(core: Core, input: ShowUploadInput) {
 }
 
 const Replace = z.boolean().default(false)
-  .describe("Replace the Project of the same id (it goes as a delete does); default: a clashing id is renamed");
+  .describe(
+    "Replace the Project of the same id (it goes as a delete does); default: a clashing id is renamed",
+  );
 
 /** Every show file operation. */
 export const SHOW_OPERATIONS: readonly AnyOperation[] = [
@@ -134,7 +150,8 @@ export const SHOW_OPERATIONS: readonly AnyOperation[] = [
   defineOperation({
     name: "projectExportFile",
     since: "6.0",
-    summary: "Write a Project's show file to a path on the show machine (atomically: temp, then rename)",
+    summary:
+      "Write a Project's show file to a path on the show machine (atomically: temp, then rename)",
     tag: "projects",
     kind: "edit",
     transports: ["mcp"],
@@ -142,7 +159,9 @@ export const SHOW_OPERATIONS: readonly AnyOperation[] = [
     isLocalOnly: true,
     input: z.strictObject({
       projectID: z.string().min(1).describe("The Project to export"),
-      path: z.string().min(1).max(4096).describe("Absolute path of the zip to write, e.g. /home/show/Tour.cueport.zip"),
+      path: z.string().min(1).max(4096).describe(
+        "Absolute path of the zip to write, e.g. /home/show/Tour.cueport.zip",
+      ),
     }),
     output: z.strictObject({
       ok: z.literal(true),
@@ -181,7 +200,9 @@ export const SHOW_OPERATIONS: readonly AnyOperation[] = [
     scope: "edit",
     isLocalOnly: true,
     input: z.strictObject({
-      path: z.string().min(1).max(4096).describe("Absolute path of a .cueport.zip on the show machine"),
+      path: z.string().min(1).max(4096).describe(
+        "Absolute path of a .cueport.zip on the show machine",
+      ),
       replace: Replace,
     }),
     output: ShowImportView,

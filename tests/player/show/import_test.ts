@@ -1,16 +1,11 @@
 import assert from "node:assert/strict";
-import { Uint8ArrayReader, Uint8ArrayWriter, ZipWriter } from "@zip.js/zip.js";
 import { PlayerApp } from "../../../player/app.ts";
 import { VirtualClock } from "../../../player/clock.ts";
 import { importShow } from "../../../player/show/mod.ts";
 import { stageShow } from "../../../player/show/import.ts";
 import { type Preset, Project } from "../../../protocol/model.ts";
 import { fixtureDataDir } from "../../_helpers/fixture.ts";
-
-async function sha256(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+import { buildShowFile } from "../../_helpers/show_files.ts";
 
 const MEDIA = new Uint8Array([1, 2, 3, 4, 5]);
 
@@ -45,25 +40,7 @@ async function tourShow(preset: Preset): Promise<Uint8Array> {
     }],
     effects: [{ id: "fx1", name: "Glow", type: "isf", presetId: "glow" }],
   });
-  const entries = new Map<string, Uint8Array>([
-    ["project.json", new TextEncoder().encode(JSON.stringify(project))],
-    ["presets.json", new TextEncoder().encode(JSON.stringify([preset]))],
-    ["media/a.png", MEDIA],
-  ]);
-  const manifest = {
-    format: "cueport-show",
-    version: 1,
-    createdAt: new Date().toISOString(),
-    cueportVersion: "test",
-    project: { id: "tour", name: "Tour", revision: 0 },
-    entries: await Promise.all(
-      [...entries].map(async ([path, data]) => ({ path, size: data.length, sha256: await sha256(data) })),
-    ),
-  };
-  entries.set("manifest.json", new TextEncoder().encode(JSON.stringify(manifest)));
-  const writer = new ZipWriter(new Uint8ArrayWriter());
-  for (const [path, data] of entries) await writer.add(path, new Uint8ArrayReader(data));
-  return await writer.close();
+  return await buildShowFile(project, [preset], { "media/a.png": MEDIA });
 }
 
 async function open(dataDir: string): Promise<PlayerApp> {
@@ -84,13 +61,23 @@ Deno.test("show.import: a preset of another content under a taken id is renamed,
     const project = app.snapshot().projects.find((p) => p.id === "tour")!;
     assert.equal(project.effects[0]!.presetId, "glow-2");
     const stored = JSON.parse(await Deno.readTextFile(`${dataDir}/presets.json`));
-    assert.deepEqual(stored.map((p: Preset) => [p.id, p.code]), [["glow", "// mine"], ["glow-2", "// theirs"]]);
-    assert.equal(await Deno.stat(`${dataDir}/projects/tour/presets.pending.json`).catch(() => null), null);
+    assert.deepEqual(stored.map((p: Preset) => [p.id, p.code]), [["glow", "// mine"], [
+      "glow-2",
+      "// theirs",
+    ]]);
+    assert.equal(
+      await Deno.stat(`${dataDir}/projects/tour/presets.pending.json`).catch(() => null),
+      null,
+    );
 
     await Deno.writeFile(file, await tourShow(glow("// mine")));
     const second = await importShow(app, { path: file, replace: false }, NO_PROGRESS).settle();
     assert.equal(second.projectId, "tour-2");
-    assert.deepEqual([second.presetsAdded, second.presetsRenamed], [[], []], "the same preset is reused");
+    assert.deepEqual(
+      [second.presetsAdded, second.presetsRenamed],
+      [[], []],
+      "the same preset is reused",
+    );
     const again = app.snapshot().projects.find((p) => p.id === "tour-2")!;
     assert.equal(again.effects[0]!.presetId, "glow");
   } finally {
@@ -126,8 +113,14 @@ Deno.test("show.import: a start after a kill removes the staging, merges presets
     assert.deepEqual(names.sort(), ["show", "tour"]);
     assert.ok(!names.includes(killedEarly.staging.split("/").pop()!));
     assert.deepEqual(app.snapshot().projects.map((p) => p.id).sort(), ["show", "tour"]);
-    assert.ok(app.presets().some((p) => p.id === "glow" && p.code === "// theirs"), "merged at start");
-    assert.equal(await Deno.stat(`${dataDir}/projects/tour/presets.pending.json`).catch(() => null), null);
+    assert.ok(
+      app.presets().some((p) => p.id === "glow" && p.code === "// theirs"),
+      "merged at start",
+    );
+    assert.equal(
+      await Deno.stat(`${dataDir}/projects/tour/presets.pending.json`).catch(() => null),
+      null,
+    );
   } finally {
     await app.close();
     await Deno.remove(dataDir, { recursive: true });

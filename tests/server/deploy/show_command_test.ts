@@ -35,7 +35,10 @@ Deno.test("cueport show export NAME FILE and show import FILE carry a Project be
     }
 
     assert.equal(await show(from, "export", "No Such Show", `${dir}/x.zip`), 1);
-    assert.match(lines[0]!, /^cueport show export: No open Project has the id or name "No Such Show"/);
+    assert.match(
+      lines[0]!,
+      /^cueport show export: No open Project has the id or name "No Such Show"/,
+    );
     assert.equal(lines.length, 1);
     lines.length = 0;
     await Deno.writeTextFile(`${dir}/not.zip`, "not a zip");

@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
-import { Uint8ArrayReader, Uint8ArrayWriter, ZipReader, ZipWriter } from "@zip.js/zip.js";
+import { Uint8ArrayReader, Uint8ArrayWriter, ZipReader } from "@zip.js/zip.js";
+import { sha256Hex, zipOf } from "../../_helpers/show_files.ts";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
-
-/** The sha256 of bytes, hex. */
-async function sha256(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /** Every entry of a zip in memory, by path. */
 async function unzip(bytes: Uint8Array): Promise<Map<string, Uint8Array>> {
@@ -17,13 +12,6 @@ async function unzip(bytes: Uint8Array): Promise<Map<string, Uint8Array>> {
   }
   await reader.close();
   return out;
-}
-
-/** A zip of `entries`, in their order. */
-async function rezip(entries: Map<string, Uint8Array>): Promise<Uint8Array> {
-  const writer = new ZipWriter(new Uint8ArrayWriter());
-  for (const [path, data] of entries) await writer.add(path, new Uint8ArrayReader(data));
-  return await writer.close();
 }
 
 async function exportShow(svc: TestService, projectId: string): Promise<Response> {
@@ -54,7 +42,7 @@ async function fingerprint(svc: TestService, projectId: string) {
   const project = (await svc.get(`/api/v1/projects/${projectId}`)).body;
   const media: Record<string, string> = {};
   for await (const e of Deno.readDir(`${svc.dataDir}/projects/${projectId}/media`)) {
-    media[e.name] = await sha256(
+    media[e.name] = await sha256Hex(
       await Deno.readFile(`${svc.dataDir}/projects/${projectId}/media/${e.name}`),
     );
   }
@@ -68,7 +56,10 @@ Deno.test("show file: export the demo, import it on an empty service, the same P
     const res = await exportShow(from, "demo");
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("content-type"), "application/zip");
-    assert.match(res.headers.get("content-disposition")!, /^attachment; filename=".+\.cueport\.zip"$/);
+    assert.match(
+      res.headers.get("content-disposition")!,
+      /^attachment; filename=".+\.cueport\.zip"$/,
+    );
     const zip = new Uint8Array(await res.arrayBuffer());
     const entries = await unzip(zip);
     await t.step("the manifest lists every other entry with its size and sha256", async () => {
@@ -80,7 +71,7 @@ Deno.test("show file: export the demo, import it on an empty service, the same P
       assert.deepEqual(listed, [...entries.keys()].filter((p) => p !== "manifest.json").sort());
       for (const e of manifest.entries) {
         assert.equal(e.size, entries.get(e.path)!.length, e.path);
-        assert.equal(e.sha256, await sha256(entries.get(e.path)!), e.path);
+        assert.equal(e.sha256, await sha256Hex(entries.get(e.path)!), e.path);
       }
       assert.ok(listed.some((p: string) => p.startsWith("media/")), "the media are in it");
     });
@@ -105,19 +96,25 @@ Deno.test("show file: export the demo, import it on an empty service, the same P
         "projects/demo-3",
       ]);
     });
-    await t.step("?replace=true replaces demo in place; its old folder goes to the trash", async () => {
-      const answer = await importShow(to, zip, "?replace=true");
-      assert.equal(answer.status, 200, JSON.stringify(answer.body));
-      assert.deepEqual([answer.body.projectId, answer.body.replaced], ["demo", true]);
-      assert.deepEqual((await fingerprint(to, "demo")).media, (await fingerprint(from, "demo")).media);
-      assert.deepEqual(await leftovers(to), [
-        "projects/demo",
-        "projects/demo-2",
-        "projects/demo-3",
-      ]);
-      const listed = (await to.get("/api/v1/projects")).body.projects;
-      assert.equal(listed.filter((p: { projectId: string }) => p.projectId === "demo").length, 1);
-    });
+    await t.step(
+      "?replace=true replaces demo in place; its old folder goes to the trash",
+      async () => {
+        const answer = await importShow(to, zip, "?replace=true");
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        assert.deepEqual([answer.body.projectId, answer.body.replaced], ["demo", true]);
+        assert.deepEqual(
+          (await fingerprint(to, "demo")).media,
+          (await fingerprint(from, "demo")).media,
+        );
+        assert.deepEqual(await leftovers(to), [
+          "projects/demo",
+          "projects/demo-2",
+          "projects/demo-3",
+        ]);
+        const listed = (await to.get("/api/v1/projects")).body.projects;
+        assert.equal(listed.filter((p: { projectId: string }) => p.projectId === "demo").length, 1);
+      },
+    );
     await t.step("an unknown Project is 404 JSON, not a zip", async () => {
       const res = await exportShow(from, "nope");
       assert.equal(res.status, 404);
@@ -142,7 +139,10 @@ Deno.test("show file: a truncated or tampered file is refused with the reason an
       assert.equal(answer.body.error.code, "INVALID_SHOW_FILE");
       assert.match(answer.body.error.message, reason);
       assert.deepEqual(await leftovers(svc), before);
-      assert.equal(await Deno.readTextFile(`${svc.dataDir}/presets.json`).catch(() => ""), presetsBefore);
+      assert.equal(
+        await Deno.readTextFile(`${svc.dataDir}/presets.json`).catch(() => ""),
+        presetsBefore,
+      );
     };
     await t.step("truncated: not a whole zip", async () => {
       await refused(zip.subarray(0, Math.floor(zip.length / 2)), /not a whole zip file/);
@@ -160,12 +160,15 @@ Deno.test("show file: a truncated or tampered file is refused with the reason an
       manifest.entries[0].sha256 = "0".repeat(64);
       const lied = new Map(entries);
       lied.set("manifest.json", new TextEncoder().encode(JSON.stringify(manifest)));
-      await refused(await rezip(lied), /entry "project.json" has sha256 [0-9a-f]+, the manifest says 0+/);
+      await refused(
+        await zipOf(lied),
+        /entry "project.json" has sha256 [0-9a-f]+, the manifest says 0+/,
+      );
     });
     await t.step("an entry whose path climbs out (zip-slip)", async () => {
       const evil = new Map(entries);
       evil.set("media/../../evil.txt", new Uint8Array([1]));
-      await refused(await rezip(evil), /is unsafe/);
+      await refused(await zipOf(evil), /is unsafe/);
     });
   } finally {
     await svc.stop();
