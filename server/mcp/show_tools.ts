@@ -33,7 +33,7 @@ export function showTools(): AnyTool[] {
     operationTool({
       name: "app_project_export",
       description:
-        'Write a Project as a show file (a zip: project.json, presets.json, its media and a manifest of sizes and sha256) to a path on the show machine, for a backup or another machine; only a client on the show machine may. The file appears whole or not at all. Example: {"projectID": "demo", "path": "/home/show/Demo.cueport.zip"}',
+        'Write a Project as a show file (a zip: project.json, presets.json, its media and a manifest of sizes and sha256) to a path on the show machine, for a backup or another machine; only a client on the show machine may. The file appears whole or not at all. Example: {"projectId": "demo", "path": "/home/show/Demo.cueport.zip"}',
       annotations: changeAnnotations("Export a show file", false),
     }, "projectExportFile"),
     operationTool({

@@ -41,6 +41,8 @@ export const TOOL_NAMES: readonly string[] = [
   "app_system",
   "app_open_editor",
   "app_control",
+  "app_project_export",
+  "app_project_import",
 ];
 
 /**

@@ -158,7 +158,7 @@ export const SHOW_OPERATIONS: readonly AnyOperation[] = [
     scope: "edit",
     isLocalOnly: true,
     input: z.strictObject({
-      projectID: z.string().min(1).describe("The Project to export"),
+      projectId: z.string().min(1).describe("The Project to export"),
       path: z.string().min(1).max(4096).describe(
         "Absolute path of the zip to write, e.g. /home/show/Tour.cueport.zip",
       ),
@@ -170,7 +170,7 @@ export const SHOW_OPERATIONS: readonly AnyOperation[] = [
       path: z.string(),
       bytes: z.number().int(),
     }),
-    run: ({ core }, input) => exportToPath(core, input.projectID, input.path),
+    run: ({ core }, input) => exportToPath(core, input.projectId, input.path),
   }),
   defineOperation({
     name: "projectImport",

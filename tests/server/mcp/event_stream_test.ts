@@ -166,7 +166,7 @@ Deno.test("MCP GET stream that does not read is closed past its budget; the sess
     assert.ok(streams[0]!.received < sent * 0.8, `${streams[0]!.received} bytes of ${sent}`);
     // The session still answers, and its client may open its stream again.
     const list = await session.request({ jsonrpc: "2.0", id: 2, method: "tools/list" });
-    assert.equal(list.body.result.tools.length, 28);
+    assert.equal(list.body.result.tools.length, 30);
     streams.push(await RawStream.open(svc.base, session.id));
     streams[1]!.resume();
     await until("the new stream's answer", () => /\r\n\r\n/.test(streams[1]!.head));

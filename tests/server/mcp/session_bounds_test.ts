@@ -33,7 +33,7 @@ Deno.test("MCP sessions per device: a view-only device's ninth is refused (429),
     assert.match(refused.body.error.message, /at most 8 MCP sessions/);
     assert.equal(svc.service.mcp.sessionCount, 9);
     // The operator's session was never closed for them.
-    assert.equal((await operator.client.listTools()).tools.length, 28);
+    assert.equal((await operator.client.listTools()).tools.length, 30);
     // Another device has a bound of its own.
     const other = await pairRemote(svc, ["view"], "Other");
     assert.equal(
@@ -55,7 +55,7 @@ Deno.test("MCP sessions: remote devices fill a pool of their own; local sessions
       const answer = await initialize(svc.base, { token, localAddress: address });
       assert.equal(answer.status, i < 2 ? 200 : 429, `device ${i}`);
     }
-    assert.equal((await operator.client.listTools()).tools.length, 28);
+    assert.equal((await operator.client.listTools()).tools.length, 30);
   } finally {
     await operator.close();
     await svc.stop();

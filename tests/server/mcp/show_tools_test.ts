@@ -8,7 +8,7 @@ Deno.test("app_project_export writes a show file by path; app_project_import bri
   const dir = await Deno.makeTempDir({ prefix: "cueport-show-" });
   try {
     const path = `${dir}/Demo.cueport.zip`;
-    const exported = await mcp.call("app_project_export", { projectID: "demo", path });
+    const exported = await mcp.call("app_project_export", { projectId: "demo", path });
     assert.ok(!exported.isError, JSON.stringify(exported.content));
     assert.equal(exported.structuredContent.path, path);
     assert.equal(exported.structuredContent.bytes, (await Deno.stat(path)).size);
@@ -25,7 +25,7 @@ Deno.test("app_project_export writes a show file by path; app_project_import bri
 
     const missing = await mcp.callError("app_project_import", { path: `${dir}/none.zip` });
     assert.equal(missing.code, "NOT_FOUND");
-    const badPath = await mcp.callError("app_project_export", { projectID: "demo", path: "x.zip" });
+    const badPath = await mcp.callError("app_project_export", { projectId: "demo", path: "x.zip" });
     assert.equal(badPath.details.field, "path");
   } finally {
     await mcp.close();

@@ -211,7 +211,7 @@ Deno.test("MCP sessions are bounded: the least recently used one is closed for a
       () => clients[0]!.client.listTools(),
       (e: Error & { code?: number }) => e.code === 404,
     );
-    assert.equal((await clients[2]!.client.listTools()).tools.length, 28);
+    assert.equal((await clients[2]!.client.listTools()).tools.length, 30);
   } finally {
     for (const c of clients) await c.close();
     await svc.stop();
