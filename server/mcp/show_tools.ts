@@ -5,27 +5,8 @@
  * operations).
  * @module
  */
-import type { z } from "zod";
 import { operationNamed } from "../core/mod.ts";
-import { type AnyTool, changeAnnotations, type McpTool } from "./tool.ts";
-
-/** A tool that runs one operation with its input as it is. */
-function operationTool(
-  spec: Pick<McpTool, "name" | "description" | "annotations">,
-  operationName: string,
-): McpTool {
-  const operation = operationNamed(operationName);
-  return {
-    ...spec,
-    operation,
-    reaches: [operation],
-    input: operation.input as z.ZodObject,
-    output: operation.output,
-    call: async (input, ctx) => ({
-      structured: await ctx.run(operation, input) as Record<string, unknown>,
-    }),
-  };
-}
+import { type AnyTool, changeAnnotations, operationTool } from "./tool.ts";
 
 /** `app_project_export` and `app_project_import`. */
 export function showTools(): AnyTool[] {
@@ -35,12 +16,12 @@ export function showTools(): AnyTool[] {
       description:
         'Write a Project as a show file (a zip: project.json, presets.json, its media and a manifest of sizes and sha256) to a path on the show machine, for a backup or another machine; only a client on the show machine may. The file appears whole or not at all. Example: {"projectId": "demo", "path": "/home/show/Demo.cueport.zip"}',
       annotations: changeAnnotations("Export a show file", false),
-    }, "projectExportFile"),
+    }, operationNamed("projectExportFile")),
     operationTool({
       name: "app_project_import",
       description:
         'Import a show file from a path on the show machine as a new Project (checked whole first: a truncated or changed file is refused with the reason and leaves nothing). A Project id that is taken gets -2, -3...; replace: true replaces the Project of that id instead. Only a client on the show machine may. Example: {"path": "/home/show/Demo.cueport.zip"}',
       annotations: changeAnnotations("Import a show file", false),
-    }, "projectImportFile"),
+    }, operationNamed("projectImportFile")),
   ];
 }

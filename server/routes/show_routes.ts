@@ -7,13 +7,8 @@
  * @module
  */
 import type { z } from "zod";
-import {
-  CueportError,
-  operationNamed,
-  type ShowDownload,
-  type ShowUploadInput,
-} from "../core/mod.ts";
-import { idleLimited } from "./edit_routes.ts";
+import { operationNamed, type ShowDownload, type ShowUploadInput } from "../core/mod.ts";
+import { announcedBody, idleLimited } from "./edit_routes.ts";
 import { route, type RouteSpec, type RouteWire } from "./route.ts";
 import { SHOW_MEDIA_TYPE } from "../../protocol/show_file.ts";
 
@@ -44,18 +39,7 @@ async function upload(
   options: ShowRoutesOptions,
 ): Promise<unknown> {
   const maxBytes = options.maxUploadBytes;
-  const length = Number(request.headers.get("content-length") ?? NaN);
-  if (length > maxBytes) {
-    throw new CueportError(
-      "PAYLOAD_TOO_LARGE",
-      `Upload too large: ${length} bytes, over ${maxBytes} (setting maxUploadBytes)`,
-      { limit: maxBytes },
-    );
-  }
-  if (!request.body) {
-    throw new CueportError("INVALID_MESSAGE", "Invalid body: empty", { field: "body" });
-  }
-  const body = idleLimited(request.body, options.uploadIdleTimeoutMs);
+  const body = idleLimited(announcedBody(request, maxBytes).body, options.uploadIdleTimeoutMs);
   try {
     const input: ShowUploadInput = {
       chunks: body.body,
