@@ -57,13 +57,30 @@ function sourceOf(core: Core, projectId: string) {
   };
 }
 
-/** Starts the export of `projectId` into a stream; a reader that goes away stops it. */
-function exportStream(core: Core, projectId: string, signal?: AbortSignal): ShowDownload {
-  const source = sourceOf(core, projectId);
+/**
+ * Starts the export of `projectId` into a stream; a reader that goes away stops it.
+ * Every media file is located first, so one missing from disk is a 404 naming it,
+ * not an answer cut short.
+ */
+async function exportStream(
+  core: Core,
+  projectId: string,
+  signal?: AbortSignal,
+): Promise<ShowDownload> {
+  const source = await locatedSource(core, projectId);
   const pipe = new TransformStream<Uint8Array, Uint8Array>();
   // A failure mid-way aborts the stream: the client sees a cut answer, never a whole-looking one.
   writeShow(source, pipe.writable, signal).catch(() => {});
   return new ShowDownload(pipe.readable, showFileName(source.project.name));
+}
+
+/** `sourceOf`, with every media file located now (NOT_FOUND names one gone from disk). */
+async function locatedSource(core: Core, projectId: string) {
+  const source = sourceOf(core, projectId);
+  const files = source.project.files;
+  const located = await Promise.all(files.map((f) => source.locate(f.id)));
+  const byId = new Map(files.map((f, i) => [f.id, located[i]!]));
+  return { ...source, locate: (fileId: string) => Promise.resolve(byId.get(fileId)!) };
 }
 
 /**
@@ -76,7 +93,7 @@ async function exportToPath(core: Core, projectId: string, path: string) {
       field: "path",
     });
   }
-  const source = sourceOf(core, projectId);
+  const source = await locatedSource(core, projectId);
   const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.partial`;
   try {
     const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o644 });

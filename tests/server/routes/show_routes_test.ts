@@ -120,6 +120,17 @@ Deno.test("show file: export the demo, import it on an empty service, the same P
       assert.equal(res.status, 404);
       assert.equal((await res.json()).error.code, "NOT_FOUND");
     });
+    await t.step(
+      "a media file gone from disk is a 404 naming it, before any byte of zip",
+      async () => {
+        const [name] = (await Array.fromAsync(Deno.readDir(`${from.dataDir}/projects/demo/media`)))
+          .map((e) => e.name);
+        await Deno.remove(`${from.dataDir}/projects/demo/media/${name}`);
+        const res = await exportShow(from, "demo");
+        assert.equal(res.status, 404);
+        assert.match((await res.json()).error.message, /is missing from disk/);
+      },
+    );
   } finally {
     await from.stop();
     await to.stop();
