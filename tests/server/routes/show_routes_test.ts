@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { Uint8ArrayReader, Uint8ArrayWriter, ZipReader } from "@zip.js/zip.js";
 import { sha256Hex, zipOf } from "../../_helpers/show_files.ts";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
+import { remoteRequest } from "../../_helpers/remote.ts";
 
 /** Every entry of a zip in memory, by path. */
 async function unzip(bytes: Uint8Array): Promise<Map<string, Uint8Array>> {
@@ -193,3 +194,26 @@ function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
   }
   throw new Error("needle not found");
 }
+
+Deno.test("show file routes need the edit scope: a view and control device is refused both", async () => {
+  const svc = await startTestService({}, { demo: true });
+  const port = svc.service.ports.http;
+  try {
+    const otp = (await svc.post("/api/v1/pair/code", {})).body.otp;
+    const paired = await remoteRequest(port, "POST", "/api/v1/pair", {
+      body: { otp, scopes: ["view", "control"] },
+    });
+    const headers = { authorization: `Bearer ${paired.body.token}` };
+    const exported = await remoteRequest(port, "GET", "/api/v1/projects/demo/export", { headers });
+    assert.equal(exported.status, 403);
+    assert.equal(exported.body.error.code, "INSUFFICIENT_SCOPE");
+    const imported = await remoteRequest(port, "POST", "/api/v1/projects/import", {
+      headers,
+      body: {},
+    });
+    assert.equal(imported.status, 403);
+    assert.equal(imported.body.error.code, "INSUFFICIENT_SCOPE");
+  } finally {
+    await svc.stop();
+  }
+});
