@@ -259,7 +259,8 @@ export class PlayerApp implements AppServices {
   /**
    * Opens the Project whose folder `projects/<id>` was just put in place (created,
    * duplicated, imported, restored or reopened): loads it, gives it an engine, and tells
-   * every client (`project-opened` with the library after it).
+   * every client (`project-opened` with the library after it). When no Project was active,
+   * it becomes the active one (`active-project-changed`).
    * @throws {Refusal} when a Project of that id is open already
    * @throws {Error} when its file cannot be read (`ProjectStore.readProject`)
    */
@@ -297,6 +298,7 @@ export class PlayerApp implements AppServices {
         library: this.library(),
       },
     });
+    if (this.#activeProjectId === null) this.#moveActive(id);
     return project;
   }
 
@@ -323,13 +325,19 @@ export class PlayerApp implements AppServices {
       data: { event: "project-closed", reason, library: this.library() },
     });
     if (this.#activeProjectId === id && reason !== "replaced") {
-      this.#activeProjectId = this.#engines.keys().next().value ?? null;
-      this.#emit({
-        updateType: "project",
-        projectId: this.#activeProjectId,
-        data: { event: "active-project-changed", activeProjectId: this.#activeProjectId },
-      });
+      this.#moveActive(this.#engines.keys().next().value ?? null);
     }
+    this.#saveSettings();
+  }
+
+  /** Makes `id` the active Project (null: none) and tells every client. */
+  #moveActive(id: string | null): void {
+    this.#activeProjectId = id;
+    this.#emit({
+      updateType: "project",
+      projectId: id,
+      data: { event: "active-project-changed", activeProjectId: id },
+    });
     this.#saveSettings();
   }
 

@@ -81,8 +81,7 @@ export class ProjectStore {
    */
   async loadProjects(): Promise<LoadResult> {
     const root = `${this.dataDir}/projects`;
-    const isFirstStart = await Deno.stat(root).then(() => false, () => true);
-    await Deno.mkdir(root, { recursive: true });
+    if (await Deno.stat(root).then(() => false, () => true)) await this.#placeDemo();
     const projects: ProjectDoc[] = [];
     const problems: string[] = [];
     const appliedKeys = new Map<string, AppliedKey[]>();
@@ -98,13 +97,20 @@ export class ProjectStore {
         problems.push(`Cannot load project "${entry.name}": ${(error as Error).message}`);
       }
     }
-    if (isFirstStart) {
-      const demo = await createDemoProject(this.projectDir("demo"));
-      await this.saveProject(demo);
-      projects.push(demo);
-    }
     projects.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
     return { projects, problems, appliedKeys };
+  }
+
+  /**
+   * Builds `projects/` with the demo in it beside the data dir's files and renames it into
+   * place at once: a start killed meanwhile is a first start again, never one with half a demo.
+   */
+  async #placeDemo(): Promise<void> {
+    const staging = `${this.dataDir}/.new-projects`;
+    await Deno.remove(staging, { recursive: true }).catch(() => {});
+    const demo = await createDemoProject(`${staging}/demo`);
+    await writeJsonAtomic(`${staging}/demo/project.json`, demo, this.hooks);
+    await Deno.rename(staging, `${this.dataDir}/projects`);
   }
 
   /**

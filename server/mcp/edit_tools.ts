@@ -25,17 +25,30 @@ const ProjectId = z.string().min(1).optional().describe(
 
 type Kind = "effect" | "visualizer";
 
-/** An edit as a tool takes it: its params schema, the kind filled in for preset edits of a kind tool. */
+/**
+ * An edit as a tool takes it: its params schema, the kind filled in for preset edits of a kind
+ * tool, and a Project it names spelled `projectId` as in every tool's input (docs/api.md, "One
+ * spelling per name"; `call` sends it on as the edit's `projectID`).
+ */
 function itemOf(spec: EditSpec, kind?: Kind): z.ZodObject {
-  const params = kind && "kind" in spec.params.shape
+  let params = kind && "kind" in spec.params.shape
     ? spec.params.extend({
       kind: z.literal(kind).default(kind).describe(`Always ${kind} here`),
     })
     : spec.params;
+  const named = spec.params.shape.projectID;
+  if (named) params = params.omit({ projectID: true }).extend({ projectId: named });
   return z.strictObject({
     name: z.literal(spec.name),
     params: params.describe(spec.summary),
   });
+}
+
+/** An edit's params as the catalog spells them: a Project it names is `projectID` there. */
+function editSpelling(name: string, params: Record<string, unknown>): Record<string, unknown> {
+  if (!EDITS_BY_NAME.get(name)?.params.shape.projectID || !("projectId" in params)) return params;
+  const { projectId, ...rest } = params;
+  return { ...rest, projectID: projectId };
 }
 
 const EditItem = z.strictObject({
@@ -101,7 +114,8 @@ function editGroupTool(spec: {
       const body: Record<string, unknown> = {
         edits: edits.map((e) => {
           const isKindless = spec.kind && e.name.startsWith("preset.") && !("kind" in e.params);
-          return { name: e.name, params: isKindless ? { ...e.params, kind: spec.kind } : e.params };
+          const params = isKindless ? { ...e.params, kind: spec.kind } : e.params;
+          return { name: e.name, params: editSpelling(e.name, params) };
         }),
       };
       if (projectId !== undefined) body.projectID = projectId;
@@ -289,9 +303,9 @@ export function editTools(maxUploadBytes: () => number): AnyTool[] {
       title: "Edit the Project",
       edits: inGroup("project", "controls"),
       intro:
-        "Undo and redo (a batch is one step), rename the Project, set display options (width, height, fps, background color), the timeline zoom and the Background Clips, and set Controls A-Z (name, clamping, Targets).",
+        "Undo and redo (a batch is one step), rename the Project, set display options (width, height, fps, background color), the timeline zoom and the Background Clips, and set Controls A-Z (name, clamping, Targets). Also the Projects themselves: create, duplicate, delete (projectId required), restore, close (projectId required) and open, each alone in its call.",
       example:
-        '{"edits": [{"name": "project.undo", "params": {}}]}; {"edits": [{"name": "project.set_display", "params": {"width": 1280, "height": 720}}]}',
+        '{"edits": [{"name": "project.undo", "params": {}}]}; {"edits": [{"name": "project.set_display", "params": {"width": 1280, "height": 720}}]}; {"edits": [{"name": "project.create", "params": {"name": "Summer Tour"}}]}',
       isDestructive: false,
     }),
     editGroupTool({

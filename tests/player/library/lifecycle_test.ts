@@ -178,6 +178,8 @@ Deno.test("project.close and project.open: closed ones stay closed over a restar
 Deno.test("PlayerApp.open() makes the demo on the first start only, not when every Project was deleted", async () => {
   const dataDir = await Deno.makeTempDir({ prefix: "cueport-lifecycle-" });
   try {
+    // A first start killed while it built the demo: the next start is a first start again.
+    await Deno.mkdir(`${dataDir}/.new-projects/demo/media`, { recursive: true });
     let app = await PlayerApp.open({ dataDir, clock: new VirtualClock() });
     assert.deepEqual(app.snapshot().projects.map((p) => p.id), ["demo"]);
     await app.applyEdits(edit("project.delete", {}, "demo"));
@@ -187,6 +189,7 @@ Deno.test("PlayerApp.open() makes the demo on the first start only, not when eve
     assert.deepEqual(app.library(), []);
     const made = await app.applyEdits(edit("project.create", { name: "First" }));
     assert.equal(made.projectId, "first");
+    assert.equal(app.snapshot().activeProjectId, "first", "the only Project is the active one");
     await app.close();
   } finally {
     await Deno.remove(dataDir, { recursive: true });

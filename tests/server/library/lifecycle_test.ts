@@ -84,7 +84,7 @@ Deno.test("the Project lifecycle over HTTP, MCP and the WebSocket", async (t) =>
 
     await t.step("restore over MCP: the data equal", async () => {
       const result = await mcp.call("app_project_edit", {
-        edits: [{ name: "project.restore", params: { projectID: "gig-b" } }],
+        edits: [{ name: "project.restore", params: { projectId: "gig-b" } }],
       });
       assert.ok(!result.isError, JSON.stringify(result.content));
       assert.equal(result.structuredContent.projectId, "gig-b");
@@ -100,7 +100,7 @@ Deno.test("the Project lifecycle over HTTP, MCP and the WebSocket", async (t) =>
       assert.equal((await library()).tour, "closed");
       assert.equal((await svc.get("/api/v1/projects/tour")).status, 404);
       const opened = await mcp.call("app_project_edit", {
-        edits: [{ name: "project.open", params: { projectID: "tour" } }],
+        edits: [{ name: "project.open", params: { projectId: "tour" } }],
       });
       assert.ok(!opened.isError, JSON.stringify(opened.content));
       assert.equal((await library()).tour, "open");
