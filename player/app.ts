@@ -45,6 +45,8 @@ import { ActionKeys } from "./action_keys.ts";
 import type { OutputMode } from "../protocol/output.ts";
 import { type PlayerSettingValues, SETTING_DEFAULTS } from "../protocol/settings.ts";
 import { type Output, startOutput } from "./output/mod.ts";
+import { recoverImportFolders } from "./show/import.ts";
+import { mergePendingPresets } from "./show/pending_presets.ts";
 import { Lifecycle } from "./library/lifecycle.ts";
 import { cleanLibraryFolders } from "./library/folders.ts";
 import { notOpenHint } from "../protocol/edits/project.ts";
@@ -208,6 +210,8 @@ export class PlayerApp implements AppServices {
     // live.json, player.json and presets.json are written here; projects clean their own folder.
     const temps = await removeStaleTemps(options.dataDir);
     if (temps > 0) options.log?.("info", `Removed ${temps} temp file(s) interrupted writes left`);
+    const staged = await recoverImportFolders(options.dataDir);
+    if (staged > 0) options.log?.("info", `Undid ${staged} show import(s) a stop interrupted`);
     await app.#load();
     await app.#restoreLive();
     app.#startOutput();
@@ -290,6 +294,14 @@ export class PlayerApp implements AppServices {
     if (this.#engines.has(id)) throw new Refusal(`Project "${id}" is open already`);
     if (problem) this.#noteProblems([problem]);
     const project = ensureControls(doc);
+    const before = new Set(this.#userPresets.map((p) => p.id));
+    if (await this.#mergePendingPresets(id)) {
+      const changed = this.#userPresets.map((p) => p.id).filter((presetId) =>
+        !before.has(presetId)
+      );
+      const data = { event: "presets-changed", changed, presets: [...this.presets()] };
+      if (changed.length > 0) this.#emit({ updateType: "presets", projectId: null, data });
+    }
     this.#editor.addAppliedKeys(id, appliedKeys);
     const engine = this.#createEngine(project);
     this.#engines.set(id, engine);
@@ -635,6 +647,7 @@ export class PlayerApp implements AppServices {
     );
     this.#noteProblems([...problems, settingsProblem, presets.problem, ...histories]);
     this.#cameras = await listCameras();
+    for (const doc of projects) await this.#mergePendingPresets(doc.id);
     for (const doc of this.#leaveClosed(projects, settings.closedProjectIds)) {
       const project = ensureControls(doc);
       this.#engines.set(project.id, this.#createEngine(project));
@@ -654,6 +667,13 @@ export class PlayerApp implements AppServices {
       lastReloadAt: null,
       output: { renderScale: 1, reason: null },
     };
+  }
+
+  /** Adds the presets an import of Project `id` left pending (`show/pending_presets.ts`). */
+  async #mergePendingPresets(id: string): Promise<boolean> {
+    const merged = await mergePendingPresets(this.store, id, this.#userPresets, BUILT_IN_PRESETS);
+    if (merged) this.#userPresets = merged;
+    return merged !== null;
   }
 
   /** The Projects to open: those closed (`project.close`) are listed, not loaded. */

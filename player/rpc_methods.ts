@@ -25,6 +25,7 @@ import type { VirtualClock } from "./clock.ts";
 import { parseParams } from "./rpc_params.ts";
 import { SETTING_DEFAULTS } from "../protocol/settings.ts";
 import { Beside } from "./beside.ts";
+import { importShow } from "./show/mod.ts";
 
 /** Options of the methods (those of `servePlayer`). */
 export interface MethodOptions {
@@ -165,6 +166,11 @@ export function playerMethods(
       parseParams(Method.HEARTBEAT, params);
       const result: HeartbeatResult = { ...session.figures(), output: app.output?.stats ?? null };
       return result;
+    },
+    [Method.SHOW_IMPORT]: (params, context) => {
+      const p = parseParams(Method.SHOW_IMPORT, params);
+      // Checks and extraction run beside the order; the rename and the adoption join it.
+      return importShow(app, p, { progress: context.progress, signal: context.signal });
     },
     [Method.PAIRING_SHOW]: (params) => {
       const p = parseParams(Method.PAIRING_SHOW, params);

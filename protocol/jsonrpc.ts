@@ -70,6 +70,11 @@ export const RpcErrorCode = {
    * of the call was kept, and the message says what to free.
    */
   DISK_FULL: -32007,
+  /**
+   * Since 1.6: a show file (`show.import`) that is not whole or not what its manifest
+   * says; the message names the entry and what mismatched, and nothing of it was kept.
+   */
+  INVALID_SHOW_FILE: -32008,
 } as const;
 
 /**

@@ -25,9 +25,10 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * and the `editor-shown` update (the editor window on the show machine shows the editor), and
  * `editor-closed` when that window goes away; 1.5 added `heartbeat`, answered at once beside the
  * order, with the player's progress figures, the recording's figures in `appState.recording`
- * and `appState.output` with its `output-scale-changed` update (docs/player-protocol.md).
+ * and `appState.output` with its `output-scale-changed` update (docs/player-protocol.md);
+ * 1.6 added `show.import` (a show file becomes a Project) and the error -32008.
  */
-export const PLAYER_PROTOCOL_VERSION = "1.5";
+export const PLAYER_PROTOCOL_VERSION = "1.6";
 
 /** Method names, server to player. */
 export const Method = {
@@ -48,6 +49,8 @@ export const Method = {
   OUTPUT_FRAME: "output.frame",
   /** Since 1.5: answered at once, beside the order. */
   HEARTBEAT: "heartbeat",
+  /** Since 1.6: checked and extracted beside the order, committed in it. */
+  SHOW_IMPORT: "show.import",
 } as const;
 
 /** A method of the protocol. */
@@ -163,6 +166,31 @@ export const HeartbeatResult = z.object({
   output: z.object(OutputStats.shape).nullable().default(null),
 });
 
+/** `show.import` params: a show file (`protocol/show_file.ts`) on this machine to import. */
+export const ShowImportParams = z.object({
+  /** Absolute path of the zip; the player reads it and never changes it. */
+  path: z.string().min(1),
+  /** Replace the Project of the same id (it goes as a delete does); else a clashing id is renamed. */
+  replace: z.boolean().default(false),
+  /** The service staged the file from an upload: the messages speak of the upload, not the path. */
+  isUpload: z.boolean().default(false),
+});
+
+/** `show.import` result: the Project the show file became. */
+export const ShowImportResult = z.object({
+  projectId: z.string(),
+  name: z.string(),
+  /** The id the show file gave, when it was taken and this one was chosen; else null. */
+  renamedFrom: z.string().nullable(),
+  /** Whether a Project of that id was replaced. */
+  replaced: z.boolean(),
+  /** The user presets added, and those whose id clashed: `{from, to}`. */
+  presetsAdded: z.array(z.string()),
+  presetsRenamed: z.array(z.object({ from: z.string(), to: z.string() })),
+  /** The bytes of the media extracted. */
+  mediaBytes: z.number().int().nonnegative(),
+});
+
 /** `approval.request` params: a local client asks to connect without credentials. */
 export const ApprovalRequestParams = z.object({
   requestId: z.string(),
@@ -209,6 +237,7 @@ export const METHODS = {
   [Method.OUTPUT_FRAME]: { params: NoParams, result: OutputFrameResult, checked: true },
   // Small, once a second: checked, so the figures /health shows are the declared ones.
   [Method.HEARTBEAT]: { params: NoParams, result: HeartbeatResult, checked: true },
+  [Method.SHOW_IMPORT]: { params: ShowImportParams, result: ShowImportResult, checked: true },
 } as const satisfies Record<MethodName, MethodSchemas>;
 
 /** The params of `method` as the service sends them (fields with a default may be left out). */
@@ -264,6 +293,8 @@ export type CameraFrameParams = z.infer<typeof CameraFrameParams>;
 export type CameraFrameResult = z.infer<typeof CameraFrameResult>;
 export type OutputFrameResult = z.infer<typeof OutputFrameResult>;
 export type HeartbeatResult = z.infer<typeof HeartbeatResult>;
+export type ShowImportParams = z.infer<typeof ShowImportParams>;
+export type ShowImportResult = z.infer<typeof ShowImportResult>;
 export type ApprovalRequestParams = z.infer<typeof ApprovalRequestParams>;
 export type ApprovalRequestResult = z.infer<typeof ApprovalRequestResult>;
 export type PairingShowParams = z.infer<typeof PairingShowParams>;

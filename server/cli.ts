@@ -10,6 +10,7 @@ import { call, findTarget, type Target } from "./deploy/operator_target.ts";
 import { runStatusCommand } from "./deploy/status_command.ts";
 import { runServiceCommand } from "./deploy/service_command.ts";
 import { runConfigCommand } from "./deploy/config_check.ts";
+import { runShowCommand } from "./deploy/show_command.ts";
 import { SETTING_DEFAULTS } from "../protocol/settings.ts";
 
 /** Commands of their own modules, with their own options: each runs and returns its exit code. */
@@ -20,6 +21,7 @@ const DEPLOY_COMMANDS: Record<
   status: runStatusCommand,
   service: runServiceCommand,
   config: runConfigCommand,
+  show: runShowCommand,
 };
 
 /** The operator commands `runCli` knows. */
@@ -47,6 +49,8 @@ export const CLI_USAGE =
   rotate-key        new signing key: every paired device must pair again
   mcp               an MCP server on stdio that forwards to the running service's /mcp
                     (for AI assistants that start a command; docs/mcp.md)
+  show export NAME FILE, show import FILE [--replace]
+                    a Project to a show file (a zip with its media) and back (docs/projects.md)
   --data-dir DIR     the service's data dir (default: CUEPORT_DATA_DIR or the usual place);
                     the commands read the service's port and the operator credential there
   --http-port N     the running service's HTTP port (default: the one the service wrote in

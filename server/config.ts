@@ -39,6 +39,8 @@ const COMMANDS = `       cueport player [options]     (the bundled player; start
        cueport service install | uninstall | status [--user] [--dry-run]
                                     (a systemd unit or a launchd job; cueport service --help)
        cueport config check [FILE] | path   (checks a config file; where it is by default)
+       cueport show export NAME FILE | show import FILE [--replace]
+                                    (a Project to a show file and back; docs/projects.md)
        cueport --version`;
 
 const D = SETTING_DEFAULTS;

@@ -10,6 +10,8 @@ import {
   type EditApplyParams,
   type MediaLocateResult,
   Method,
+  type MethodParams,
+  type ShowImportResult,
 } from "../../protocol/methods.ts";
 import { type ActionRequest, normalizeAction } from "./action_rules.ts";
 import { IdempotencyStore, type RetryKey } from "./idempotency.ts";
@@ -341,6 +343,22 @@ export class Core {
         throw fromPlayerError(e);
       },
     );
+  }
+
+  /** Where uploads are staged (`CoreOptions.stagingDir`); a temp folder when none was given. */
+  async stagingFolder(): Promise<string> {
+    return this.#stagingDir ?? await Deno.makeTempDir({ prefix: "cueport-upload-" });
+  }
+
+  /**
+   * Imports a show file on this machine through the player (`show.import`, docs/projects.md).
+   * @throws {CueportError} NOT_READY, INVALID_SHOW_FILE (what is wrong, nothing kept), DISK_FULL
+   */
+  importShow(params: MethodParams<typeof Method.SHOW_IMPORT>): Promise<ShowImportResult> {
+    this.requireReady();
+    return this.#player.request(Method.SHOW_IMPORT, params).catch((e) => {
+      throw fromPlayerError(e);
+    });
   }
 
   /**

@@ -30,6 +30,8 @@ export const ErrorCode = {
   IDEMPOTENCY_KEY_REUSED: 422,
   /** A preset's shader code that does not pass its checks; `details.problems` at lines and columns. */
   INVALID_SHADER: 422,
+  /** A show file that is not whole or not what its manifest says (docs/projects.md); nothing was kept. */
+  INVALID_SHOW_FILE: 422,
   RATE_LIMITED: 429,
   ACTION_FAILED: 500,
   SERVER_ERROR: 500,

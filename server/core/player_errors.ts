@@ -18,6 +18,7 @@ const CODES: ReadonlyMap<number, ErrorCodeName> = new Map<number, ErrorCodeName>
   [RpcErrorCode.UNSUPPORTED_MEDIA, "UNSUPPORTED_MEDIA"],
   [RpcErrorCode.CORRUPT_MEDIA, "CORRUPT_MEDIA"],
   [RpcErrorCode.DISK_FULL, "DISK_FULL"],
+  [RpcErrorCode.INVALID_SHOW_FILE, "INVALID_SHOW_FILE"],
 ]);
 
 /** What `fromPlayerError` knows of the request that failed. */

@@ -78,7 +78,21 @@ export async function call(
   body?: unknown,
   // deno-lint-ignore no-explicit-any
 ): Promise<any> {
-  let res: Response;
+  const res = await send(target, path, {
+    method,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const answer = await res.json();
+  if (!res.ok) throw new Error(answer?.error?.message ?? `HTTP ${res.status}`);
+  return answer;
+}
+
+/**
+ * Sends a request to the running service with the operator credential, as
+ * `call` does, and answers the response as it is (a streamed body: `cueport show`).
+ * @throws {Error} saying what to do when no service runs there or it cannot be reached
+ */
+export async function send(target: Target, path: string, init: RequestInit): Promise<Response> {
   const port = target.port;
   if (!target.portGiven && !target.running?.ports) {
     throw new Error(
@@ -88,16 +102,11 @@ export async function call(
           `or name its data dir with --data-dir (or its port with --http-port)`,
     );
   }
+  const headers = new Headers(init.headers);
+  if (target.token) headers.set("authorization", `Bearer ${target.token}`);
   try {
-    res = await fetch(`http://127.0.0.1:${port}${path}`, {
-      method,
-      headers: target.token ? { authorization: `Bearer ${target.token}` } : {},
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    return await fetch(`http://127.0.0.1:${port}${path}`, { ...init, headers });
   } catch {
     throw new Error(`Cannot reach Cueport on port ${port}: is the service running?`);
   }
-  const answer = await res.json();
-  if (!res.ok) throw new Error(answer?.error?.message ?? `HTTP ${res.status}`);
-  return answer;
 }

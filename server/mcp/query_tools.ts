@@ -13,7 +13,13 @@ import {
   operationNamed,
   PresetView,
 } from "../core/mod.ts";
-import { type AnyTool, type McpTool, readAnnotations, type ToolContext } from "./tool.ts";
+import {
+  type AnyTool,
+  type McpTool,
+  operationTool,
+  readAnnotations,
+  type ToolContext,
+} from "./tool.ts";
 
 /** A query tool that answers exactly what its operation answers. */
 function queryTool(
@@ -22,19 +28,10 @@ function queryTool(
   title: string,
   description: string,
 ): AnyTool {
-  const operation = operationNamed(operationName);
-  return {
-    name,
-    description,
-    annotations: readAnnotations(title),
-    operation,
-    reaches: [operation],
-    input: operation.input as z.ZodObject,
-    output: operation.output,
-    call: async (input, ctx) => ({
-      structured: await ctx.run(operation, input) as Record<string, unknown>,
-    }),
-  };
+  return operationTool(
+    { name, description, annotations: readAnnotations(title) },
+    operationNamed(operationName),
+  );
 }
 
 /** How many thumbnails one answer carries at most (the rest: call app_get_clip). */

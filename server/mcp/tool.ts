@@ -98,6 +98,26 @@ export function changeAnnotations(title: string, isDestructive: boolean): ToolAn
   };
 }
 
+/**
+ * A tool that runs one operation of the catalog with its input as it is and
+ * answers exactly what the operation answers (query tools, the show file's tools).
+ */
+export function operationTool(
+  spec: Pick<McpTool, "name" | "description" | "annotations">,
+  operation: AnyOperation,
+): AnyTool {
+  return {
+    ...spec,
+    operation,
+    reaches: [operation],
+    input: operation.input as z.ZodObject,
+    output: operation.output,
+    call: async (input, ctx) => ({
+      structured: await ctx.run(operation, input) as Record<string, unknown>,
+    }),
+  };
+}
+
 /** A tool's input checked as it declares. */
 export function checkToolInput<I>(tool: McpTool<I>, raw: unknown): I {
   const input = renameFields(raw ?? {}, tool.renamed);

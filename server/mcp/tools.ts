@@ -4,6 +4,7 @@
  * the same zod declarations HTTP checks with).
  * @module
  */
+import { showTools } from "./show_tools.ts";
 import type { AnyOperation } from "../core/mod.ts";
 import { actionTools } from "./action_tools.ts";
 import { editTools } from "./edit_tools.ts";
@@ -41,6 +42,8 @@ export const TOOL_NAMES: readonly string[] = [
   "app_open_editor",
   "app_control",
   "app_project_select",
+  "app_project_export",
+  "app_project_import",
 ];
 
 /**
@@ -81,6 +84,7 @@ export class ToolTable {
       ...queryTools(),
       ...editTools(() => options.maxUploadBytes),
       ...actionTools(),
+      ...showTools(),
     ];
     this.byName = new Map(this.tools.map((t) => [t.name, t]));
   }

@@ -14,9 +14,10 @@ import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
  * `idleMs` for the client's next byte. Time the server spends elsewhere
  * (writing to disk, the import) does not count. One timer per upload, not
  * one per chunk: when it fires early (bytes came since) it is re-armed for
- * the time left; `close` clears it and cancels what is left unread.
+ * the time left; `close` clears it and cancels what is left unread. Shared
+ * with the show file's import (`show_routes.ts`).
  */
-function idleLimited(
+export function idleLimited(
   body: ReadableStream<Uint8Array>,
   idleMs: number,
 ): { body: ReadableStream<Uint8Array>; close(): void } {
@@ -69,6 +70,29 @@ function idleLimited(
   return { body: limited, close };
 }
 
+/**
+ * An upload's body, refused before a byte is read when its announced length is over
+ * `maxBytes` (413) or it has none; shared with the show file's import (`show_routes.ts`).
+ * @throws {CueportError} PAYLOAD_TOO_LARGE, INVALID_MESSAGE
+ */
+export function announcedBody(
+  request: Request,
+  maxBytes: number,
+): { body: ReadableStream<Uint8Array>; length: number } {
+  const length = Number(request.headers.get("content-length") ?? NaN);
+  if (length > maxBytes) {
+    throw new CueportError(
+      "PAYLOAD_TOO_LARGE",
+      `Upload too large: ${length} bytes, over ${maxBytes} (setting maxUploadBytes)`,
+      { limit: maxBytes },
+    );
+  }
+  if (!request.body) {
+    throw new CueportError("INVALID_MESSAGE", "Invalid body: empty", { field: "body" });
+  }
+  return { body: request.body, length };
+}
+
 /** Decodes an upload (multipart or raw) and runs the upload operation on its bytes. */
 async function upload(
   request: Request,
@@ -82,17 +106,7 @@ async function upload(
   } = options;
   // A malformed multipart type is refused before a byte of the body is read.
   const boundary = multipartBoundary(request.headers.get("content-type"));
-  const length = Number(request.headers.get("content-length") ?? NaN);
-  if (length > maxBytes) {
-    throw new CueportError(
-      "PAYLOAD_TOO_LARGE",
-      `Upload too large: ${length} bytes, over ${maxBytes} (setting maxUploadBytes)`,
-      { limit: maxBytes },
-    );
-  }
-  if (!request.body) {
-    throw new CueportError("INVALID_MESSAGE", "Invalid body: empty", { field: "body" });
-  }
+  const { body: raw, length } = announcedBody(request, maxBytes);
   let name = wire.query.name;
   if (!boundary && !name) {
     throw new CueportError(
@@ -101,7 +115,7 @@ async function upload(
       { field: "name" },
     );
   }
-  const body = idleLimited(request.body, idleMs);
+  const body = idleLimited(raw, idleMs);
   try {
     let chunks: AsyncIterable<Uint8Array> = body.body;
     if (boundary) {

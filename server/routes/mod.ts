@@ -15,6 +15,7 @@ import {
   type MediaAnswer,
   type MediaSource,
   Policy,
+  ShowDownload,
   stableAnswer,
   unexpectedOf,
 } from "../core/mod.ts";
@@ -28,6 +29,7 @@ import { openApiDocument } from "./openapi.ts";
 import { route, type RouteSpec, type RouteWire } from "./route.ts";
 import { routeTable } from "./table.ts";
 import { honoPath, mediaResponse, suffixesOf, withoutSuffixes } from "./media_answers.ts";
+import { downloadResponse, showRoutes } from "./show_routes.ts";
 import { editRoutes } from "./edit_routes.ts";
 import { isNestedDeeper } from "../../protocol/json_depth.ts";
 import { didYouMean } from "../../protocol/suggest.ts";
@@ -100,6 +102,10 @@ export function allRoutes(
   const routes = [
     ...routeTable(),
     ...editRoutes({
+      maxUploadBytes: options.maxUploadBytes ?? SETTING_DEFAULTS.maxUploadBytes,
+      uploadIdleTimeoutMs: options.uploadIdleTimeoutMs ?? SETTING_DEFAULTS.uploadIdleTimeoutMs,
+    }),
+    ...showRoutes({
       maxUploadBytes: options.maxUploadBytes ?? SETTING_DEFAULTS.maxUploadBytes,
       uploadIdleTimeoutMs: options.uploadIdleTimeoutMs ?? SETTING_DEFAULTS.uploadIdleTimeoutMs,
     }),
@@ -551,6 +557,11 @@ function runMedia(
   const tag = c.req.header("if-none-match");
   if (tag !== undefined) Object.assign(input, { ifNoneMatch: tag });
   // A picture in memory comes back at once: no promise on the hot path.
-  const answer = runAs(input) as MediaAnswer | Promise<MediaAnswer>;
-  return answer instanceof Promise ? answer.then(mediaResponse) : mediaResponse(answer);
+  const answer = runAs(input) as MediaAnswer | ShowDownload | Promise<MediaAnswer | ShowDownload>;
+  return answer instanceof Promise ? answer.then(mediaOrDownload) : mediaOrDownload(answer);
+}
+
+/** A media operation's answer on the wire: a show file streams, a picture is bytes. */
+function mediaOrDownload(answer: MediaAnswer | ShowDownload): Response {
+  return answer instanceof ShowDownload ? downloadResponse(answer) : mediaResponse(answer);
 }

@@ -13,6 +13,8 @@ import {
 import { z } from "zod";
 import { startPlayer, VirtualClock } from "../../player/mod.ts";
 import { fixtureDataDir } from "../_helpers/fixture.ts";
+import { buildShowFile } from "../_helpers/show_files.ts";
+import { Project } from "../../protocol/model.ts";
 
 type Answer = { id: RpcId | null; result?: unknown; error?: { code: number; message: string } };
 
@@ -210,6 +212,14 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
   { method: Method.MEDIA_LOCATE, params: { projectId: null }, field: "params.fileId" },
   { method: Method.MEDIA_LOCATE, params: { projectId: 5, fileId: "f" }, field: "params.projectId" },
   { method: Method.MEDIA_LOCATE, params: { fileId: "" }, field: "params.fileId" },
+  // show.import
+  { method: Method.SHOW_IMPORT, params: {}, field: "params.path" },
+  { method: Method.SHOW_IMPORT, params: { path: 5 }, field: "params.path" },
+  {
+    method: Method.SHOW_IMPORT,
+    params: { path: "/x.zip", replace: "yes" },
+    field: "params.replace",
+  },
   // camera.frame
   { method: Method.CAMERA_FRAME, params: {}, field: "params.cameraId" },
   { method: Method.CAMERA_FRAME, params: { cameraId: 7 }, field: "params.cameraId" },
@@ -334,6 +344,8 @@ const SAMPLES: Record<MethodName, unknown> = {
   [Method.CAMERA_FRAME]: { cameraId: "test-pattern" },
   [Method.OUTPUT_FRAME]: undefined,
   [Method.PROJECTS_RELOAD]: undefined,
+  // Its path is set to a show file in the player's data dir before the samples run.
+  [Method.SHOW_IMPORT]: { path: "/set/below.cueport.zip", replace: false },
   // Last: the session ends.
   [Method.SHUTDOWN]: undefined,
 };
@@ -423,6 +435,12 @@ Deno.test("player: every method has a schema in protocol/methods.ts, and the pla
     // Each sample: params accepted, and a result of the declared shape (or a documented refusal).
     await Deno.mkdir(`${p.dataDir}/projects/show/media`, { recursive: true });
     await Deno.writeFile(`${p.dataDir}/projects/show/media/one.wav`, new Uint8Array(44));
+    const show = `${p.dataDir}/sample.cueport.zip`;
+    await Deno.writeFile(
+      show,
+      await buildShowFile(Project.parse({ id: "sample", name: "Sample" })),
+    );
+    SAMPLES[Method.SHOW_IMPORT] = { path: show, replace: false };
     assert.deepEqual(await unfitAnswers(p), [], "every answer fits its method's result schema");
     // And what it sent meanwhile (updates of the action, the edit, the reload) fits too.
     assert.ok(p.notifications.length > 0, "the samples made updates");

@@ -16,6 +16,7 @@ import { oscFuzz } from "./osc_fuzz.ts";
 import { playerFuzz } from "./player_fuzz.ts";
 import { playerKill } from "./player_kill.ts";
 import { serviceKill } from "./service_kill.ts";
+import { showKill } from "./show_kill.ts";
 import { exhaustion } from "./exhaustion.ts";
 import { slowWsClient } from "./slow_ws_client.ts";
 import { oversizedBodies } from "./oversized_bodies.ts";
@@ -52,6 +53,7 @@ export const PROBES: readonly Probe[] = [
   playerFuzz,
   playerKill,
   serviceKill,
+  showKill,
   exhaustion,
   slowWsClient,
   oversizedBodies,

@@ -12,6 +12,7 @@ import { SECURITY_OPERATIONS } from "./security.ts";
 import { MEDIA_OPERATIONS } from "./media_operations.ts";
 import { SESSION_OPERATIONS } from "./session.ts";
 import { DESCRIBE_OPERATIONS } from "./describe.ts";
+import { SHOW_OPERATIONS } from "./show_operations.ts";
 
 export * from "./operation.ts";
 export { transportsOf } from "./carriers.ts";
@@ -19,6 +20,7 @@ export { EditResultView, type UploadInput } from "./edits.ts";
 export * from "./media.ts";
 export type * from "./security_service.ts";
 export * from "./session_service.ts";
+export { ShowDownload, type ShowUploadInput } from "./show_operations.ts";
 
 /** Every operation. */
 export const OPERATIONS: readonly AnyOperation[] = [
@@ -29,6 +31,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   refreshOperation,
   ...EDIT_OPERATIONS,
   ...MEDIA_OPERATIONS,
+  ...SHOW_OPERATIONS,
   ...SESSION_OPERATIONS,
   ...DESCRIBE_OPERATIONS,
 ];

@@ -1,0 +1,204 @@
+/**
+ * `show.import`: a show file becomes a Project, all or nothing. The slow part
+ * (checks, then extraction into `projects/.import-<uuid>/`, each media file
+ * measured against the manifest as it is written) runs beside the order; the
+ * commit is one rename of that folder to `projects/<id>/`, then the app adopts
+ * it. The presets to add wait in `projects/<id>/presets.pending.json` until the
+ * app merges them (at adoption, or at the next start), so a kill at any point
+ * leaves either no Project or a whole one, and a start removes what a kill left
+ * in `.import-*`.
+ * @module
+ */
+import type { ShowImportParams, ShowImportResult } from "../../protocol/methods.ts";
+import type { Preset, Project } from "../../protocol/model.ts";
+import { jsonText } from "../../protocol/atomic_write.ts";
+import { checkMeasure, readBroken, readShow } from "./read_show.ts";
+import { freeId, planPresets } from "./ids.ts";
+import { extractEntry } from "./zip_file.ts";
+
+/** The prefix of an import's staging folder under `projects/`. */
+export const STAGING_PREFIX = ".import-";
+/** The prefix under `projects/` of a Project's folder set aside while an import replaces it. */
+export const REPLACED_PREFIX = ".replaced-";
+/** The file of a Project's folder that holds the presets its import adds, until merged. */
+export const PENDING_PRESETS = "presets.pending.json";
+
+/** What an import needs of the app. */
+export interface ShowImportHost {
+  /** The data dir (`projects/` is under it). */
+  dataDir: string;
+  /** Every preset here, built-in and user. */
+  presets(): readonly Preset[];
+  /** Whether a Project of the library has this id (open, closed, damaged or deleted). */
+  hasProject(id: string): boolean;
+  /** Takes the Project `id` away as a delete does (`replace`). */
+  removeProject(id: string): Promise<void>;
+  /** Opens the Project just put in place. */
+  adoptProject(id: string): Promise<Project>;
+}
+
+/** A show extracted into its staging folder, waiting for its commit. */
+export interface StagedShow {
+  staging: string;
+  project: Project;
+  result: Omit<ShowImportResult, "projectId" | "renamedFrom" | "replaced">;
+}
+
+/** Options of `stageShow`. */
+export interface StageShowOptions {
+  signal?: AbortSignal;
+  /** Bytes of media extracted so far, and in all. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * Checks the show file and extracts it into a new staging folder.
+ * @throws {Refusal} INVALID_SHOW_FILE naming the entry and what is wrong (the folder is removed)
+ */
+export async function stageShow(
+  params: Pick<ShowImportParams, "path">,
+  host: ShowImportHost,
+  options: StageShowOptions = {},
+): Promise<StagedShow> {
+  const show = await readShow(params.path);
+  const staging = `${host.dataDir}/projects/${STAGING_PREFIX}${crypto.randomUUID()}`;
+  try {
+    const plan = planPresets(show.presets, host.presets(), show.project);
+    await Deno.mkdir(`${staging}/media`, { recursive: true });
+    const total = show.media.reduce((sum, m) => sum + m.expected.size, 0);
+    let done = 0;
+    options.onProgress?.(0, total);
+    for (const { entry, expected } of show.media) {
+      const to = `${staging}/${expected.path}`;
+      await Deno.mkdir(to.slice(0, to.lastIndexOf("/")), { recursive: true });
+      const measured = await readBroken(expected.path, () =>
+        extractEntry(entry, to, {
+          maxBytes: expected.size,
+          ...(options.signal ? { signal: options.signal } : {}),
+          onBytes: (n) => options.onProgress?.(done += n, total),
+        }));
+      checkMeasure(expected.path, measured, expected);
+    }
+    await writeSynced(`${staging}/project.json`, jsonText(plan.project));
+    if (plan.toAdd.length > 0) {
+      await writeSynced(`${staging}/${PENDING_PRESETS}`, jsonText(plan.toAdd));
+    }
+    return {
+      staging,
+      project: plan.project,
+      result: {
+        name: plan.project.name,
+        presetsAdded: plan.toAdd.map((p) => p.id),
+        presetsRenamed: plan.renamed,
+        mediaBytes: total,
+      },
+    };
+  } catch (error) {
+    await Deno.remove(staging, { recursive: true }).catch(() => {});
+    throw error;
+  } finally {
+    await show.zip.close();
+  }
+}
+
+/**
+ * Commits a staged show in the order: chooses its id (renamed when taken, or
+ * with `replace` the old Project taken out of play and its folder set aside
+ * as `.replaced-<id>.<n>`), renames the staging folder into place, moves the
+ * old folder to the trash (emptied at the next start) and adopts the new one.
+ * A kill between the two renames is undone at start (`recoverImportFolders`).
+ */
+export async function commitShow(
+  staged: StagedShow,
+  host: ShowImportHost,
+  replace: boolean,
+): Promise<ShowImportResult> {
+  const wanted = staged.project.id;
+  const projects = `${host.dataDir}/projects`;
+  let id = wanted;
+  let aside: string | null = null;
+  const replaced = replace && host.hasProject(wanted);
+  try {
+    if (replaced) {
+      aside = `${projects}/${REPLACED_PREFIX}${wanted}.${crypto.randomUUID().slice(0, 8)}`;
+      if (!exists(`${projects}/${wanted}`)) aside = null;
+      else await Deno.rename(`${projects}/${wanted}`, aside);
+      await host.removeProject(wanted);
+    }
+    if (!replaced) {
+      id = freeId(wanted, (other) => host.hasProject(other) || exists(`${projects}/${other}`));
+    }
+    if (id !== wanted) {
+      await writeSynced(`${staged.staging}/project.json`, jsonText({ ...staged.project, id }));
+    }
+    await Deno.rename(staged.staging, `${projects}/${id}`);
+  } catch (error) {
+    await Deno.remove(staged.staging, { recursive: true }).catch(() => {});
+    if (aside) await Deno.rename(aside, `${projects}/${wanted}`).catch(() => {});
+    throw error;
+  }
+  if (aside) await toTrash(host.dataDir, aside);
+  await host.adoptProject(id);
+  return {
+    ...staged.result,
+    projectId: id,
+    renamedFrom: id === wanted ? null : wanted,
+    replaced,
+  };
+}
+
+/** Moves a replaced Project's folder to the trash, which the next start empties. */
+async function toTrash(dataDir: string, aside: string): Promise<void> {
+  await Deno.mkdir(`${dataDir}/trash`, { recursive: true });
+  const name = aside.slice(aside.lastIndexOf("/") + 1 + REPLACED_PREFIX.length);
+  await Deno.rename(aside, `${dataDir}/trash/${name}.replaced`);
+}
+
+/** Whether a path is on disk (a Project folder the library does not list yet). */
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function writeSynced(path: string, text: string): Promise<void> {
+  await using file = await Deno.open(path, { write: true, create: true, truncate: true });
+  const bytes = new TextEncoder().encode(text);
+  let written = 0;
+  while (written < bytes.length) written += await file.write(bytes.subarray(written));
+  await file.sync();
+}
+
+/**
+ * Undoes what a kill left of imports (at start, before loading): staging
+ * folders are removed; a replaced Project's folder set aside comes back when
+ * its successor was not put in place, else it is removed.
+ * @returns how many folders it removed or put back
+ */
+export async function recoverImportFolders(dataDir: string): Promise<number> {
+  const projects = `${dataDir}/projects`;
+  let count = 0;
+  let entries: Deno.DirEntry[];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(projects));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return 0;
+    throw error;
+  }
+  for (const { name } of entries) {
+    if (name.startsWith(STAGING_PREFIX)) {
+      await Deno.remove(`${projects}/${name}`, { recursive: true });
+      count++;
+    } else if (name.startsWith(REPLACED_PREFIX)) {
+      const id = name.slice(REPLACED_PREFIX.length, name.lastIndexOf("."));
+      if (exists(`${projects}/${id}`)) {
+        await Deno.remove(`${projects}/${name}`, { recursive: true });
+      } else await Deno.rename(`${projects}/${name}`, `${projects}/${id}`);
+      count++;
+    }
+  }
+  return count;
+}

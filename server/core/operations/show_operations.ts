@@ -1,0 +1,228 @@
+/**
+ * The show file's operations (docs/projects.md, "The show file"): export a
+ * Project as a zip, streamed to an HTTP client or written to a path on the
+ * show machine (MCP), and import one, uploaded over HTTP or from a path (MCP).
+ *
+ * Scope `edit` for all four: a show file carries every media file and every
+ * preset's code of a Project whole, more than a `view` device (a wall remote,
+ * a stage display) reads, which sees names and thumbnails; and what is
+ * exported is meant to be imported, which is an edit.
+ * @module
+ */
+import { z } from "zod";
+import { ShowImportResult } from "../../../protocol/methods.ts";
+import { SHOW_MEDIA_TYPE, showFileName } from "../../../protocol/show_file.ts";
+import { VERSION } from "../../version.ts";
+import type { Core } from "../core.ts";
+import { CueportError } from "../errors.ts";
+import { writeShow } from "../show_export.ts";
+import { stageUpload } from "../uploads.ts";
+import { type AnyOperation, defineOperation } from "./operation.ts";
+
+/** A show file as it is written: the bytes of an HTTP answer, and its name. */
+export class ShowDownload {
+  /** Builds the answer. */
+  constructor(
+    readonly body: ReadableStream<Uint8Array>,
+    readonly fileName: string,
+    readonly contentType: string = SHOW_MEDIA_TYPE,
+  ) {}
+}
+
+/** The answer of an import: the player's `show.import` result, and `ok`. */
+export const ShowImportView = z.strictObject({ ok: z.literal(true), ...ShowImportResult.shape });
+
+/** What the import route hands its operation: the zip's bytes as they arrive. */
+export interface ShowUploadInput {
+  chunks: AsyncIterable<Uint8Array>;
+  /** `?replace=true` came. */
+  isReplace: boolean;
+  maxBytes: number;
+}
+
+/** The Project `projectId` and what an export reads of it. */
+function sourceOf(core: Core, projectId: string) {
+  core.requireReady();
+  const project = core.model.project(projectId);
+  if (!project) {
+    throw new CueportError("NOT_FOUND", `Project "${projectId}" does not exist`, {
+      field: "projectID",
+    });
+  }
+  return {
+    project,
+    presets: core.model.presets,
+    locate: (fileId: string) => core.locateFile(project.id, fileId),
+    version: VERSION,
+  };
+}
+
+/**
+ * Starts the export of `projectId` into a stream; a reader that goes away stops it.
+ * Every media file is located first, so one missing from disk is a 404 naming it,
+ * not an answer cut short.
+ */
+async function exportStream(
+  core: Core,
+  projectId: string,
+  signal?: AbortSignal,
+): Promise<ShowDownload> {
+  const source = await locatedSource(core, projectId);
+  const pipe = new TransformStream<Uint8Array, Uint8Array>();
+  // A failure mid-way aborts the stream: the client sees a cut answer, never a whole-looking one.
+  writeShow(source, pipe.writable, signal).catch(() => {});
+  return new ShowDownload(pipe.readable, showFileName(source.project.name));
+}
+
+/** `sourceOf`, with every media file located now (NOT_FOUND names one gone from disk). */
+async function locatedSource(core: Core, projectId: string) {
+  const source = sourceOf(core, projectId);
+  const files = source.project.files;
+  const located = await Promise.all(files.map((f) => source.locate(f.id)));
+  const byId = new Map(files.map((f, i) => [f.id, located[i]!]));
+  return { ...source, locate: (fileId: string) => Promise.resolve(byId.get(fileId)!) };
+}
+
+/**
+ * Writes the show file of `projectId` to `path` on this machine: a temp file
+ * beside it, synced, then renamed, so `path` is a whole show file or untouched.
+ */
+async function exportToPath(core: Core, projectId: string, path: string) {
+  if (!path.startsWith("/")) {
+    throw new CueportError("INVALID_MESSAGE", `Invalid path: "${path}" is not absolute`, {
+      field: "path",
+    });
+  }
+  const source = await locatedSource(core, projectId);
+  const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.partial`;
+  try {
+    const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o644 });
+    const bytes = await writeShow(source, file.writable);
+    // The stream closed the file; sync through a second handle before the rename.
+    await using synced = await Deno.open(temp, { read: true });
+    await synced.sync();
+    await Deno.rename(temp, path);
+    return {
+      ok: true as const,
+      projectId: source.project.id,
+      name: source.project.name,
+      path,
+      bytes,
+    };
+  } catch (error) {
+    await Deno.remove(temp).catch(() => {});
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) {
+      throw new CueportError(
+        "INVALID_MESSAGE",
+        `Invalid path: cannot write "${path}": ${error.message}`,
+        {
+          field: "path",
+        },
+      );
+    }
+    throw error;
+  }
+}
+
+/** Stages an uploaded show file, imports it, and removes the staged file whatever happens. */
+async function importUpload(core: Core, input: ShowUploadInput) {
+  core.requireReady();
+  const staged = await stageUpload(input.chunks, {
+    dir: await core.stagingFolder(),
+    maxBytes: input.maxBytes,
+  });
+  try {
+    const result = await core.importShow({
+      path: staged.path,
+      replace: input.isReplace,
+      isUpload: true,
+    });
+    return { ok: true as const, ...result };
+  } finally {
+    await Deno.remove(staged.path).catch(() => {});
+  }
+}
+
+const Replace = z.boolean().default(false)
+  .describe(
+    "Replace the Project of the same id (it goes as a delete does); default: a clashing id is renamed",
+  );
+
+/** Every show file operation. */
+export const SHOW_OPERATIONS: readonly AnyOperation[] = [
+  defineOperation({
+    name: "projectExport",
+    since: "6.0",
+    summary:
+      "A Project as a show file: a zip with its project.json, presets.json, media and a manifest of sizes and sha256, streamed",
+    tag: "projects",
+    kind: "media",
+    transports: ["http"],
+    scope: "edit",
+    input: z.strictObject({ projectId: z.string().min(1) }),
+    output: z.instanceof(ShowDownload),
+    produces: [SHOW_MEDIA_TYPE],
+    run: ({ core, signal }, input) => exportStream(core, input.projectId, signal),
+  }),
+  defineOperation({
+    name: "projectExportFile",
+    since: "6.0",
+    summary:
+      "Write a Project's show file to a path on the show machine (atomically: temp, then rename)",
+    tag: "projects",
+    kind: "edit",
+    transports: ["mcp"],
+    scope: "edit",
+    isLocalOnly: true,
+    input: z.strictObject({
+      projectId: z.string().min(1).describe("The Project to export"),
+      path: z.string().min(1).max(4096).describe(
+        "Absolute path of the zip to write, e.g. /home/show/Tour.cueport.zip",
+      ),
+    }),
+    output: z.strictObject({
+      ok: z.literal(true),
+      projectId: z.string(),
+      name: z.string(),
+      path: z.string(),
+      bytes: z.number().int(),
+    }),
+    run: ({ core }, input) => exportToPath(core, input.projectId, input.path),
+  }),
+  defineOperation({
+    name: "projectImport",
+    since: "6.0",
+    summary:
+      "Import a show file (raw application/zip body): checked whole before anything lands; a clashing id is renamed unless ?replace=true",
+    tag: "projects",
+    kind: "edit",
+    transports: ["http"],
+    scope: "edit",
+    // The query as documented; the handler gets the stream the route reads (`parse`).
+    input: z.strictObject({
+      replace: z.enum(["true", "false"]).optional()
+        .describe("true: replace the Project of the same id; default: a clashing id is renamed"),
+    }) as unknown as z.ZodType<ShowUploadInput>,
+    parse: (raw) => raw as ShowUploadInput,
+    output: ShowImportView,
+    run: ({ core }, input: ShowUploadInput) => importUpload(core, input),
+  }),
+  defineOperation({
+    name: "projectImportFile",
+    since: "6.0",
+    summary: "Import a show file from a path on the show machine",
+    tag: "projects",
+    kind: "edit",
+    transports: ["mcp"],
+    scope: "edit",
+    isLocalOnly: true,
+    input: z.strictObject({
+      path: z.string().min(1).max(4096).describe(
+        "Absolute path of a .cueport.zip on the show machine",
+      ),
+      replace: Replace,
+    }),
+    output: ShowImportView,
+    run: async ({ core }, input) => ({ ok: true as const, ...await core.importShow(input) }),
+  }),
+];

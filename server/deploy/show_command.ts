@@ -1,0 +1,123 @@
+/**
+ * `cueport show export NAME FILE` and `cueport show import FILE [--replace]`:
+ * a Project to a show file and back (docs/projects.md, "The show file"),
+ * through the running service's API with the operator credential, streamed
+ * both ways. One line on success, one line of error.
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { call, findTarget, send, type Target } from "./operator_target.ts";
+
+/** Usage of `cueport show`. */
+export const SHOW_USAGE = `Usage: cueport show export NAME FILE | show import FILE [--replace]
+  export NAME FILE   writes the Project NAME (its id, or its name) as a show file: a zip with
+                     its project.json, presets.json, media and a manifest (FILE appears whole
+                     or not at all)
+  import FILE        imports a show file as a new Project; a taken id gets -2, -3...
+  --replace          with import: replace the Project of the same id instead
+  --data-dir DIR     the service's data dir (default: CUEPORT_DATA_DIR, the usual place, or
+                     an installed service's); the port and operator credential are read there
+  --http-port N      the running service's HTTP port (default: the one in its data dir)`;
+
+/** The id of the open Project whose id, else whose name, is `name`. */
+async function projectIdOf(target: Target, name: string): Promise<string> {
+  const { projects } = await call(target, "GET", "/api/v1/projects") as {
+    projects: { projectId: string; name: string }[];
+  };
+  if (projects.some((p) => p.projectId === name)) return name;
+  const named = projects.filter((p) => p.name === name);
+  if (named.length === 1) return named[0]!.projectId;
+  const ids = projects.map((p) => p.projectId).join(", ") || "none";
+  throw new Error(
+    named.length === 0
+      ? `No open Project has the id or name "${name}" (open: ${ids})`
+      : `${named.length} Projects are named "${name}": give the id (${
+        named.map((p) => p.projectId).join(", ")
+      })`,
+  );
+}
+
+/** The error message of a failed answer. */
+async function failure(res: Response): Promise<Error> {
+  const answer = await res.json().catch(() => null);
+  return new Error(answer?.error?.message ?? `HTTP ${res.status}`);
+}
+
+async function exportShow(target: Target, name: string, file: string): Promise<string> {
+  const projectId = await projectIdOf(target, name);
+  const res = await send(target, `/api/v1/projects/${encodeURIComponent(projectId)}/export`, {});
+  if (!res.ok || !res.body) throw await failure(res);
+  const temp = `${file}.${crypto.randomUUID().slice(0, 8)}.partial`;
+  try {
+    const out = await Deno.open(temp, { write: true, createNew: true });
+    await res.body.pipeTo(out.writable);
+    await using synced = await Deno.open(temp, { read: true });
+    await synced.sync();
+    await Deno.rename(temp, file);
+  } catch (error) {
+    await Deno.remove(temp).catch(() => {});
+    throw error;
+  }
+  const { size } = await Deno.stat(file);
+  return `Exported ${projectId} to ${file} (${size} bytes)`;
+}
+
+async function importShow(target: Target, file: string, isReplace: boolean): Promise<string> {
+  const source = await Deno.open(file, { read: true });
+  const { size } = await source.stat();
+  const res = await send(target, `/api/v1/projects/import${isReplace ? "?replace=true" : ""}`, {
+    method: "POST",
+    headers: { "content-type": "application/zip", "content-length": String(size) },
+    body: source.readable,
+  });
+  if (!res.ok) throw await failure(res);
+  const answer = await res.json();
+  const renamed = answer.renamedFrom ? ` (renamed from ${answer.renamedFrom})` : "";
+  const replaced = answer.replaced ? " (replaced)" : "";
+  return `Imported ${answer.projectId} "${answer.name}"${renamed}${replaced} (${size} bytes)`;
+}
+
+/** Runs `cueport show`; returns the exit code. */
+export async function runShowCommand(
+  args: string[],
+  print: (line: string) => void = console.log,
+): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: {
+        "data-dir": { type: "string" },
+        "http-port": { type: "string" },
+        replace: { type: "boolean" },
+        help: { type: "boolean" },
+      },
+      allowPositionals: true,
+    });
+  } catch (error) {
+    print(`cueport show: ${(error as Error).message}\n\n${SHOW_USAGE}`);
+    return 2;
+  }
+  const { values, positionals: [verb, ...rest] } = parsed;
+  if (values.help) {
+    print(SHOW_USAGE);
+    return 0;
+  }
+  const isExport = verb === "export" && rest.length === 2;
+  if (!isExport && !(verb === "import" && rest.length === 1)) {
+    print(SHOW_USAGE);
+    return 2;
+  }
+  try {
+    const target = await findTarget(values);
+    print(
+      isExport
+        ? await exportShow(target, rest[0]!, rest[1]!)
+        : await importShow(target, rest[0]!, values.replace === true),
+    );
+    return 0;
+  } catch (error) {
+    print(`cueport show ${verb}: ${(error as Error).message}`);
+    return 1;
+  }
+}

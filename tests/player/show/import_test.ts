@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import { PlayerApp } from "../../../player/app.ts";
+import { VirtualClock } from "../../../player/clock.ts";
+import { importShow } from "../../../player/show/mod.ts";
+import { stageShow } from "../../../player/show/import.ts";
+import { type Preset, Project } from "../../../protocol/model.ts";
+import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { buildShowFile } from "../../_helpers/show_files.ts";
+
+const MEDIA = new Uint8Array([1, 2, 3, 4, 5]);
+
+function glow(code: string): Preset {
+  return {
+    id: "glow",
+    kind: "effect",
+    name: "Glow",
+    type: "isf",
+    builtIn: false,
+    parameters: [],
+    code,
+    quarantine: null,
+  };
+}
+
+/** A show file of Project "tour" with one media file and the preset `preset`. */
+async function tourShow(preset: Preset): Promise<Uint8Array> {
+  const project = Project.parse({
+    id: "tour",
+    name: "Tour",
+    files: [{
+      id: "f1",
+      kind: "image",
+      name: "a.png",
+      path: "media/a.png",
+      mimeType: "image/png",
+      size: MEDIA.length,
+      width: 1,
+      height: 1,
+      duration: null,
+    }],
+    effects: [{ id: "fx1", name: "Glow", type: "isf", presetId: "glow" }],
+  });
+  return await buildShowFile(project, [preset], { "media/a.png": MEDIA });
+}
+
+async function open(dataDir: string): Promise<PlayerApp> {
+  return await PlayerApp.open({ dataDir, clock: new VirtualClock(), positionIntervalMs: 0 });
+}
+
+const NO_PROGRESS = { progress: () => {}, signal: new AbortController().signal };
+
+Deno.test("show.import: a preset of another content under a taken id is renamed, the Project follows; an identical one is reused", async () => {
+  const dataDir = await fixtureDataDir();
+  await Deno.writeTextFile(`${dataDir}/presets.json`, JSON.stringify([glow("// mine")]));
+  const app = await open(dataDir);
+  try {
+    const file = `${dataDir}/tour.cueport.zip`;
+    await Deno.writeFile(file, await tourShow(glow("// theirs")));
+    const first = await importShow(app, { path: file, replace: false }, NO_PROGRESS).settle();
+    assert.deepEqual(first.presetsRenamed, [{ from: "glow", to: "glow-2" }]);
+    const project = app.snapshot().projects.find((p) => p.id === "tour")!;
+    assert.equal(project.effects[0]!.presetId, "glow-2");
+    const stored = JSON.parse(await Deno.readTextFile(`${dataDir}/presets.json`));
+    assert.deepEqual(stored.map((p: Preset) => [p.id, p.code]), [["glow", "// mine"], [
+      "glow-2",
+      "// theirs",
+    ]]);
+    assert.equal(
+      await Deno.stat(`${dataDir}/projects/tour/presets.pending.json`).catch(() => null),
+      null,
+    );
+
+    await Deno.writeFile(file, await tourShow(glow("// mine")));
+    const second = await importShow(app, { path: file, replace: false }, NO_PROGRESS).settle();
+    assert.equal(second.projectId, "tour-2");
+    assert.deepEqual(
+      [second.presetsAdded, second.presetsRenamed],
+      [[], []],
+      "the same preset is reused",
+    );
+    const again = app.snapshot().projects.find((p) => p.id === "tour-2")!;
+    assert.equal(again.effects[0]!.presetId, "glow");
+  } finally {
+    await app.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("show.import: a start after a kill removes the staging, merges presets left pending, and puts back a Project set aside", async () => {
+  const dataDir = await fixtureDataDir();
+  let app = await open(dataDir);
+  try {
+    const file = `${dataDir}/tour.cueport.zip`;
+    await Deno.writeFile(file, await tourShow(glow("// theirs")));
+    const host = {
+      dataDir,
+      presets: () => app.presets(),
+      hasProject: () => false,
+      removeProject: () => Promise.resolve(),
+      adoptProject: () => Promise.reject(new Error("killed before")),
+    };
+    // Killed mid-extract: the staging is all there is.
+    const killedEarly = await stageShow({ path: file }, host);
+    // Killed after the rename, before the adoption: the folder and its pending presets.
+    const killedLate = await stageShow({ path: file }, host);
+    await Deno.rename(killedLate.staging, `${dataDir}/projects/tour`);
+    // Killed while a replace had set the fixture's Project aside.
+    await Deno.rename(`${dataDir}/projects/show`, `${dataDir}/projects/.replaced-show.0a1b2c3d`);
+    await app.close();
+
+    app = await open(dataDir);
+    const names = (await Array.fromAsync(Deno.readDir(`${dataDir}/projects`))).map((e) => e.name);
+    assert.deepEqual(names.sort(), ["show", "tour"]);
+    assert.ok(!names.includes(killedEarly.staging.split("/").pop()!));
+    assert.deepEqual(app.snapshot().projects.map((p) => p.id).sort(), ["show", "tour"]);
+    assert.ok(
+      app.presets().some((p) => p.id === "glow" && p.code === "// theirs"),
+      "merged at start",
+    );
+    assert.equal(
+      await Deno.stat(`${dataDir}/projects/tour/presets.pending.json`).catch(() => null),
+      null,
+    );
+  } finally {
+    await app.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
