@@ -53,6 +53,8 @@ const inputs = (clipId: string): Record<string, Record<string, unknown>[]> => ({
   app_open_editor: [{ action: "OPEN_EDITOR", kind: "effect", presetID: "fx-none" }],
   app_control: [{ action: "SET_CONTROL", controlID: "A", value: 0.5 }, { action: "list" }],
   app_project_select: [{ projectId: "show" }],
+  app_project_export: [{ projectId: "show", path: "/nonexistent/show.cueport.zip" }],
+  app_project_import: [{ path: "/nonexistent/show.cueport.zip" }],
 });
 
 /** Adds a Clip with a picture to s1: its id. */

@@ -62,7 +62,10 @@ Deno.test("MCP scopes: view+control may run actions but not edits; a path import
     });
     assert.equal(refused.code, "INSUFFICIENT_SCOPE");
 
-    assert.equal((await editor.client.listTools()).tools.length, TOOL_NAMES.length);
+    // A remote device gets every tool but the two that name paths on the show machine.
+    const remote = (await editor.client.listTools()).tools.map((t) => t.name).sort();
+    const pathOnly = ["app_project_export", "app_project_import"];
+    assert.deepEqual(remote, TOOL_NAMES.filter((n) => !pathOnly.includes(n)).sort());
     const local = await editor.callError("app_file_edit", { path: "/etc/hostname" });
     assert.equal(local.code, "LOCAL_ONLY");
     assert.match(local.hint, /contentBase64/);
