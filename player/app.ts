@@ -327,6 +327,11 @@ export class PlayerApp implements AppServices {
     return project;
   }
 
+  /** Puts a replaced Project's folder in the trash (`project.restore` brings it back). */
+  keepInTrash(id: string, folder: string): Promise<void> {
+    return this.#lifecycle.keepInTrash(id, folder);
+  }
+
   /**
    * Takes an open Project out of play (closed, deleted, or about to be replaced by an import
    * of the same id): disposes its engine, forgets its history and retry keys, lists it as

@@ -194,6 +194,16 @@ export class Lifecycle {
     }
   }
 
+  /**
+   * Puts the folder of Project `id` (already out of play) in the trash, as a delete does, so
+   * `project.restore` brings it back until the next start: an import's `replace`.
+   */
+  async keepInTrash(id: string, folder: string): Promise<void> {
+    const dir = await this.#trashDir(id);
+    await Deno.rename(folder, dir);
+    this.#trash.push({ id, dir });
+  }
+
   async #trashDir(id: string): Promise<string> {
     const root = `${this.#host.store.dataDir}/trash`;
     await Deno.mkdir(root, { recursive: true });

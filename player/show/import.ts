@@ -33,6 +33,8 @@ export interface ShowImportHost {
   hasProject(id: string): boolean;
   /** Takes the Project `id` away as a delete does (`replace`). */
   removeProject(id: string): Promise<void>;
+  /** Puts the folder a replaced Project `id` left in the trash, restorable until the next start. */
+  trash(id: string, folder: string): Promise<void>;
   /** Opens the Project just put in place. */
   adoptProject(id: string): Promise<Project>;
 }
@@ -105,7 +107,8 @@ export async function stageShow(
  * Commits a staged show in the order: chooses its id (renamed when taken, or
  * with `replace` the old Project taken out of play and its folder set aside
  * as `.replaced-<id>.<n>`), renames the staging folder into place, moves the
- * old folder to the trash (emptied at the next start) and adopts the new one.
+ * old folder to the trash (`project.restore` brings it back until the next start) and
+ * adopts the new one.
  * A kill between the two renames is undone at start (`recoverImportFolders`).
  */
 export async function commitShow(
@@ -137,7 +140,7 @@ export async function commitShow(
     if (aside) await Deno.rename(aside, `${projects}/${wanted}`).catch(() => {});
     throw error;
   }
-  if (aside) await toTrash(host.dataDir, aside);
+  if (aside) await host.trash(wanted, aside);
   await host.adoptProject(id);
   return {
     ...staged.result,
@@ -145,13 +148,6 @@ export async function commitShow(
     renamedFrom: id === wanted ? null : wanted,
     replaced,
   };
-}
-
-/** Moves a replaced Project's folder to the trash, which the next start empties. */
-async function toTrash(dataDir: string, aside: string): Promise<void> {
-  await Deno.mkdir(`${dataDir}/trash`, { recursive: true });
-  const name = aside.slice(aside.lastIndexOf("/") + 1 + REPLACED_PREFIX.length);
-  await Deno.rename(aside, `${dataDir}/trash/${name}.replaced`);
 }
 
 /** Whether a path is on disk (a Project folder the library does not list yet). */

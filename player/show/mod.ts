@@ -28,6 +28,7 @@ function hostOf(app: PlayerApp): ShowImportHost {
       }
       return Promise.resolve();
     },
+    trash: (id, folder) => app.keepInTrash(id, folder),
     adoptProject: (id) => app.adoptProject(id, "imported"),
   };
 }

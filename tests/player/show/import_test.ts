@@ -97,6 +97,7 @@ Deno.test("show.import: a start after a kill removes the staging, merges presets
       presets: () => app.presets(),
       hasProject: () => false,
       removeProject: () => Promise.resolve(),
+      trash: () => Promise.resolve(),
       adoptProject: () => Promise.reject(new Error("killed before")),
     };
     // Killed mid-extract: the staging is all there is.

@@ -114,6 +114,18 @@ Deno.test("show file: export the demo, import it on an empty service, the same P
         ]);
         const listed = (await to.get("/api/v1/projects")).body.projects;
         assert.equal(listed.filter((p: { projectId: string }) => p.projectId === "demo").length, 1);
+        // The replaced Project is in the trash like a deleted one: restored under a free id.
+        const restored = await to.post("/api/v1/edit", {
+          name: "project.restore",
+          params: { projectID: "demo" },
+        });
+        assert.equal(restored.status, 200, JSON.stringify(restored.body));
+        assert.equal(restored.body.projectId, "demo-4");
+        await to.post("/api/v1/edit", {
+          name: "project.delete",
+          projectID: "demo-4",
+          params: { force: true },
+        });
       },
     );
     await t.step("an unknown Project is 404 JSON, not a zip", async () => {
