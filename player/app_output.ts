@@ -1,0 +1,129 @@
+/**
+ * The output window of the application (`output/`): what it draws (the active Project as
+ * it plays now) and what the window tells the app (the editor page shown, hidden or
+ * closed, its edits, a preset to quarantine, a smaller drawing, a recording lost).
+ * @module
+ */
+import type { EditApplyParams, EditApplyResult } from "../protocol/edits/mod.ts";
+import { RpcErrorCode } from "../protocol/jsonrpc.ts";
+import type { OutputFrameResult } from "../protocol/methods.ts";
+import type { Preset } from "../protocol/model.ts";
+import { writeFileAtomic } from "../protocol/atomic_write.ts";
+import { Refusal } from "./errors.ts";
+import type { OutputMode } from "../protocol/output.ts";
+import type { AppState, Camera } from "../protocol/state.ts";
+import { type Clock, VirtualClock } from "./clock.ts";
+import type { OpenProjects } from "./library/open_projects.ts";
+import { type Output, startOutput } from "./output/mod.ts";
+import type { Recorder } from "./recorder.ts";
+import type { ProjectStore } from "./store.ts";
+
+/** What the output needs from the application (`PlayerApp`). */
+export interface AppOutputHost {
+  readonly clock: Clock;
+  readonly store: ProjectStore;
+  readonly appState: AppState;
+  presets(): readonly Preset[];
+  changeAppState(event: string, change: Partial<AppState>): void;
+  applyBuiltEdits(build: () => EditApplyParams): Promise<EditApplyResult>;
+  quarantinePreset(presetId: string, reason: string): Promise<boolean>;
+}
+
+/** The application's parts the output reads, and how it was asked to show (`PlayerOptions`). */
+export interface AppOutputParts {
+  projects: OpenProjects;
+  cameras: () => Camera[];
+  recorder: Recorder;
+  output:
+    | { mode: OutputMode; browser: string | null; frameBudgetMs?: number }
+    | undefined;
+  log: ((level: "info" | "warn" | "error", message: string) => void) | undefined;
+}
+
+/** Starts the output of `app` (null when the show is not shown, mode `none`). */
+export function startAppOutput(app: AppOutputHost, parts: AppOutputParts): Output | null {
+  const { projects, output, log } = parts;
+  return startOutput({
+    mode: output?.mode ?? "none",
+    browser: output?.browser ?? null,
+    clock: app.clock,
+    clockRate: app.clock instanceof VirtualClock ? 0 : 1,
+    source: () => {
+      const engine = projects.get(null);
+      if (!engine) return null;
+      return {
+        project: engine.project,
+        playState: engine.playState(),
+        live: engine.live,
+        appState: app.appState,
+        presets: app.presets(),
+        cameras: parts.cameras(),
+      };
+    },
+    media: (projectId, fileId) => {
+      const file = projects.engines.get(projectId)?.project.files.find((f) => f.id === fileId);
+      return file
+        ? { path: app.store.filePath(projectId, file.path), mimeType: file.mimeType }
+        : null;
+    },
+    log: (level, message) => log?.(level, message),
+    editor: editorHooks(app),
+    ...(output?.frameBudgetMs ? { frameBudgetMs: output.frameBudgetMs } : {}),
+    quarantine: (presetId, reason) => {
+      app.quarantinePreset(presetId, reason).catch((error) =>
+        log?.("error", `Cannot write the quarantine of preset "${presetId}": ${error.message}`)
+      );
+    },
+    scaleChanged: (drawing) => app.changeAppState("output-scale-changed", { output: drawing }),
+    // The recorder reports its state itself (`changed`).
+    recordingLost: (outcome) => parts.recorder.lost(outcome),
+  });
+}
+
+/**
+ * The output's picture now, as a PNG file under `cache/output/` of `dataDir` (`output.frame`).
+ * @throws {Refusal} UNAVAILABLE when no output runs
+ */
+export async function saveOutputFrame(
+  output: Output | null,
+  clock: Clock,
+  dataDir: string,
+): Promise<OutputFrameResult> {
+  if (!output) {
+    throw new Refusal(
+      "No output runs (the output setting is none, or no display or browser was found)",
+      RpcErrorCode.UNAVAILABLE,
+    );
+  }
+  const at = clock.now();
+  const png = await output.frame();
+  const dir = `${dataDir}/cache/output`;
+  await Deno.mkdir(dir, { recursive: true });
+  const path = `${dir}/frame.png`;
+  await writeFileAtomic(path, png);
+  const view = new DataView(png.buffer, png.byteOffset);
+  return { path, at, width: view.getUint32(16), height: view.getUint32(20) };
+}
+
+/** What the editor page tells the app: its window shown, hidden or closed, and its edits. */
+function editorHooks(app: AppOutputHost) {
+  return {
+    state: () => app.appState.editor,
+    shown: () => {
+      const editor = app.appState.editor;
+      if (editor && !editor.shown) {
+        app.changeAppState("editor-shown", { editor: { ...editor, shown: true } });
+      }
+    },
+    hidden: () => {
+      const editor = app.appState.editor;
+      if (editor?.shown) {
+        app.changeAppState("editor-hidden", { editor: { ...editor, shown: false } });
+      }
+    },
+    closed: () => {
+      if (app.appState.editor) app.changeAppState("editor-closed", { editor: null });
+    },
+    edit: (build: () => EditApplyParams) => app.applyBuiltEdits(build),
+  };
+}
