@@ -5,6 +5,8 @@
  * schemas are strict, so an unknown or missing field fails here.
  */
 import assert from "node:assert/strict";
+import { ShowDownload } from "../../server/core/operations/show_operations.ts";
+import { SHOW_MEDIA_TYPE } from "../../protocol/show_file.ts";
 import type { z } from "zod";
 import { allRoutes } from "../../server/routes/mod.ts";
 import type { RouteSpec } from "../../server/routes/route.ts";
@@ -115,6 +117,15 @@ const INPUTS: Record<
       ],
     },
   }),
+  "POST /api/v1/projects/import": async (svc, ids) => {
+    // A show file of the fixture's own Project: imported under a new id beside it.
+    const exported = await fetch(`${svc.base}/api/v1/projects/${ids.projectId}/export`);
+    assert.equal(exported.status, 200);
+    return {
+      path: "/api/v1/projects/import",
+      raw: new Uint8Array(await exported.arrayBuffer()),
+    };
+  },
   "POST /api/v1/files/upload": () => ({
     path: "/api/v1/files/upload?name=still.jpg",
     raw: new Uint8Array(jpeg(64, 48)),
@@ -162,6 +173,13 @@ async function send(svc: TestService, route: RouteSpec, call: Call): Promise<unk
     assert.equal(res.status, 200, `${route.method} ${call.path}`);
     assert.ok(produces.includes(res.headers.get("content-type") ?? ""), call.path);
     assert.ok(bytes.byteLength > 0, call.path);
+    if (res.headers.get("content-type") === SHOW_MEDIA_TYPE) {
+      // A show file: a zip (its local header's signature), sent as it is written.
+      assert.deepEqual([...new Uint8Array(bytes, 0, 2)], [0x50, 0x4b], call.path);
+      const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1];
+      assert.ok(name?.endsWith(".cueport.zip"), call.path);
+      return new ShowDownload(new Blob([bytes]).stream(), name!);
+    }
     return res.headers.get("etag") === null ? null : new MediaImage(
       new Uint8Array(bytes),
       res.headers.get("content-type") as "image/png",

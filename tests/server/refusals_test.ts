@@ -279,9 +279,21 @@ Deno.test("every operation, on every transport that carries it, is refused as do
       for (const [operation, transport] of walked) {
         if (!operation.isLocalOnly) continue;
         const where = `${operation.name} on ${transport}`;
+        if (transport === "mcp") {
+          // A tool that names a path on the show machine (the show file's): a remote session
+          // calling it is refused by the same Policy.invoke.
+          const tool = MCP_TOOLS.get(operation);
+          assert.ok(tool, `${where}: no tool carries it`);
+          const refused = await (await assistantWith("all")).callError(tool.name, {
+            projectId: "show",
+            path: "/tmp/refused.cueport.zip",
+          });
+          assert.equal(refused.code, "LOCAL_ONLY", `${where} (${tool.name})`);
+          continue;
+        }
         assert.ok(
           transport.startsWith("http"),
-          `${where}: only HTTP carries local-only operations`,
+          `${where}: only HTTP and MCP carry local-only operations`,
         );
         const isV5 = transport === "http-5.0.0";
         const route = routeOf(isV5 ? v5 : routes, operation);
