@@ -109,6 +109,8 @@ export class PlayerApp implements AppServices {
       library: () => this.library(),
       adopt: (id, reason) => this.adoptProject(id, reason),
       remove: (id, reason) => this.removeProject(id, reason),
+      deleteNotOpen: (id) => this.#projects.deleteNotOpen(id),
+      importing: (id) => this.#editor.importsInto(id),
       forget: (id) => this.#projects.notOpen.forget(id),
       settingsSaved: () => this.#settings.saved(),
       depth: (id, revision) => this.#editor.depth(id, revision),
@@ -201,6 +203,15 @@ export class PlayerApp implements AppServices {
     reason: "created" | "duplicated" | "imported" | "restored" | "opened",
   ): Promise<Project> {
     return this.#projects.adopt(id, reason);
+  }
+
+  /**
+   * Whether imports copy files into Project `id` now (from their start to their commit):
+   * its folder must stay in place meanwhile, so a delete, a close or a show import's
+   * `replace` of it waits for them.
+   */
+  isImporting(id: string): boolean {
+    return this.#editor.importsInto(id) > 0;
   }
 
   /** Puts a replaced Project's folder in the trash (`project.restore` brings it back). */

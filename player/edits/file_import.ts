@@ -96,7 +96,7 @@ export async function stageImport(
   options: StageOptions,
 ): Promise<StagedImport> {
   const { path, info } = measured;
-  await Deno.mkdir(options.mediaDir, { recursive: true });
+  await makeMediaDir(options.mediaDir);
   const partialPath = `${options.mediaDir}/${partialName(options.jobId)}`;
   const staged = { jobId: options.jobId, name: measured.name, mediaDir: options.mediaDir };
   if (options.isMove) {
@@ -132,6 +132,24 @@ export async function stageImport(
     );
   }
   return { ...staged, partialPath, info };
+}
+
+/**
+ * Creates a Project's `media/` folder, never its Project folder: one that is gone (deleted
+ * while the import was measured) is not made again as a partial Project.
+ * @throws {Refusal} NOT_FOUND when the Project folder is gone
+ */
+async function makeMediaDir(mediaDir: string): Promise<void> {
+  try {
+    await Deno.mkdir(mediaDir);
+  } catch (error) {
+    if (error instanceof Deno.errors.AlreadyExists) return;
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    const folder = mediaDir.slice(0, mediaDir.lastIndexOf("/"));
+    throw missing(
+      `Cannot import into ${folder}: the Project's folder is gone (deleted or replaced meanwhile)`,
+    );
+  }
 }
 
 /**

@@ -133,6 +133,8 @@ export class Editor {
   /** Keys of imports still copying beside the order, with the outcome of their commit. */
   #copying = new Map<string, Promise<EditApplyResult>>();
   #importing = 0;
+  /** Per Project, how many batches copy files into it (from their start to their commit). */
+  #importsInto = new Map<string, number>();
   /**
    * Commits take turns: the player's request order runs one at a time already, but the
    * editor window's edits (`output/editor_page.ts`) come from beside it, and a commit
@@ -167,6 +169,11 @@ export class Editor {
   forget(projectId: string): void {
     this.#appliedKeys.delete(projectId);
     this.#histories.delete(projectId);
+  }
+
+  /** How many files batches are importing into Project `projectId` (copying, or waiting to commit). */
+  importsInto(projectId: string): number {
+    return this.#importsInto.get(projectId) ?? 0;
   }
 
   /** Undo and redo depths of a Project. */
@@ -242,6 +249,7 @@ export class Editor {
     }).finally(() => this.#importing--);
     const committed = Promise.withResolvers<EditApplyResult>();
     committed.promise.catch(() => {}); // only retries that come meanwhile read it
+    this.#countImports(projectId, imports.length, committed.promise);
     if (key !== undefined) {
       this.#copying.set(key, committed.promise);
       committed.promise.finally(() => this.#copying.delete(key)).catch(() => {});
@@ -265,6 +273,17 @@ export class Editor {
         throw error;
       }
     }));
+  }
+
+  /** Counts `files` imported into Project `projectId` until `done` settles. */
+  #countImports(projectId: string, files: number, done: Promise<unknown>): void {
+    const add = (n: number) => {
+      const count = this.importsInto(projectId) + n;
+      if (count > 0) this.#importsInto.set(projectId, count);
+      else this.#importsInto.delete(projectId);
+    };
+    add(files);
+    done.finally(() => add(-files)).catch(() => {});
   }
 
   /**

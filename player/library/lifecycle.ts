@@ -14,9 +14,10 @@ import { Project } from "../../protocol/model.ts";
 import { stopAll } from "../actions/playback.ts";
 import { createDemoProject } from "../demo.ts";
 import type { ProjectEngine } from "../engine/project_engine.ts";
+import { damagedRefusal } from "../damage.ts";
 import { Refusal } from "../errors.ts";
 import { ensureControls } from "../project_defaults.ts";
-import type { ProjectStore } from "../store.ts";
+import { DamagedProjectError, type ProjectStore } from "../store.ts";
 import { dropStaging, linkMedia, makeStaging, writeProjectIn } from "./folders.ts";
 import { freeId, projectSlug } from "./ids.ts";
 
@@ -30,6 +31,10 @@ export interface LifecycleHost {
   adopt(id: string, reason: "created" | "duplicated" | "restored" | "opened"): Promise<Project>;
   /** `PlayerApp.removeProject`. */
   remove(id: string, reason: "closed" | "deleted"): void;
+  /** Lists a closed or damaged Project as deleted (its folder is in the trash) and tells every client. */
+  deleteNotOpen(id: string): void;
+  /** How many files imports are copying into Project `id` (`Editor.importsInto`). */
+  importing(id: string): number;
   /** Drops the library's entry of a Project that is not open (a deleted one restored elsewhere). */
   forget(id: string): void;
   /** Resolves once the settings (which Projects are closed) are on disk. */
@@ -120,22 +125,43 @@ export class Lifecycle {
   }
 
   async #delete(id: string, isForced: boolean): Promise<EditApplyResult> {
-    const engine = this.#host.engine(id);
-    const isBusy = engine.isPlaying() || engine.isPaused();
-    if (isBusy && !isForced) {
-      throw new Refusal(
-        `Project "${id}" is playing: stop it first, or send project.delete with "force": true`,
-      );
+    const state = this.#stateOf(id);
+    if (state === "closed" || state === "damaged") {
+      await this.#toTrash(id, this.#host.store.projectDir(id));
+      this.#host.deleteNotOpen(id);
+    } else {
+      const engine = this.#openEngine(id, "project.delete");
+      const isBusy = engine.isPlaying() || engine.isPaused();
+      if (isBusy && !isForced) {
+        throw new Refusal(
+          `Project "${id}" is playing: stop it first, or send project.delete with "force": true`,
+        );
+      }
+      if (isBusy) stopAll(engine);
+      await this.#toTrash(id, this.#host.store.projectDir(id));
+      this.#host.remove(id, "deleted");
     }
-    if (isBusy) stopAll(engine);
-    const dir = await this.#trashDir(id);
-    await Deno.rename(this.#host.store.projectDir(id), dir);
-    this.#trash.push({ id, dir });
-    this.#host.remove(id, "deleted");
     await this.#host.settingsSaved();
     const message = `Project "${id}" deleted: project.restore {"projectID": "${id}"} brings it ` +
-      "back until the service restarts (the trash is emptied at each start)";
+      "back until the service restarts (the trash is emptied at each start of the service)";
     return this.#gone("project.delete", id, message);
+  }
+
+  /** The state of Project `id` in the library, or undefined when it has none. */
+  #stateOf(id: string): LibraryEntry["state"] | undefined {
+    return this.#host.library().find((e) => e.projectId === id)?.state;
+  }
+
+  /** The engine of open Project `id`, refused while imports copy into it. */
+  #openEngine(id: string, name: string): ProjectEngine {
+    const engine = this.#host.engine(id);
+    const files = this.#host.importing(id);
+    if (files > 0) {
+      throw new Refusal(
+        `Project "${id}" is receiving imported files: wait for the import of ${files} file(s) to finish, or cancel it, then send ${name} again`,
+      );
+    }
+    return engine;
   }
 
   async #restore(id: string): Promise<EditApplyResult> {
@@ -162,7 +188,7 @@ export class Lifecycle {
 
   async #open(id: string): Promise<EditApplyResult> {
     const entry = this.#host.library().find((e) => e.projectId === id);
-    if (entry?.state !== "closed") {
+    if (entry?.state !== "closed" && entry?.state !== "damaged") {
       const why = entry?.state === "open"
         ? `Project "${id}" is open already`
         : notOpenHint(id, entry?.state) ?? `Project "${id}" does not exist`;
@@ -170,13 +196,24 @@ export class Lifecycle {
         field: "projectID",
       });
     }
-    await this.#host.adopt(id, "opened");
+    try {
+      await this.#host.adopt(id, "opened");
+    } catch (error) {
+      // Still damaged: it stays listed so, and the refusal names the file and the problem.
+      if (error instanceof DamagedProjectError) {
+        throw damagedRefusal({ ...entry, problem: error.problem });
+      }
+      throw error;
+    }
     await this.#host.settingsSaved();
     return await this.#answer("project.open", id, `Project "${id}" opened`, false);
   }
 
   async #close(id: string): Promise<EditApplyResult> {
-    this.#host.engine(id);
+    if (this.#stateOf(id) === "closed") {
+      return this.#gone("project.close", id, `Project "${id}" is closed already`);
+    }
+    this.#openEngine(id, "project.close");
     this.#host.remove(id, "closed");
     await this.#host.settingsSaved();
     return this.#gone("project.close", id, `Project "${id}" closed: project.open opens it again`);
@@ -199,6 +236,11 @@ export class Lifecycle {
    * `project.restore` brings it back until the next start: an import's `replace`.
    */
   async keepInTrash(id: string, folder: string): Promise<void> {
+    await this.#toTrash(id, folder);
+  }
+
+  /** Moves `folder` (Project `id`'s) into the trash with one rename. */
+  async #toTrash(id: string, folder: string): Promise<void> {
     const dir = await this.#trashDir(id);
     await Deno.rename(folder, dir);
     this.#trash.push({ id, dir });

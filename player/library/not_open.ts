@@ -77,6 +77,14 @@ export class NotOpenProjects {
     });
   }
 
+  /** Lists closed or damaged Project `id` as deleted (its folder went to the trash). */
+  markDeleted(id: string): void {
+    const entry = this.#entries.find((e) => e.projectId === id);
+    if (!entry) return;
+    this.forget(id);
+    this.#entries.push({ ...entry, state: "deleted", problem: null });
+  }
+
   /** The Projects to open: those closed (`project.close`) are listed, not loaded. */
   leaveClosed(projects: Project[], closedIds: readonly string[]): Project[] {
     const closed = new Set(closedIds);

@@ -162,6 +162,17 @@ export class OpenProjects {
     this.#host.saveSettings();
   }
 
+  /** Lists closed or damaged Project `id` as deleted and tells every client (`project-closed`). */
+  deleteNotOpen(id: string): void {
+    this.notOpen.markDeleted(id);
+    this.#host.emit({
+      updateType: "project",
+      projectId: id,
+      data: { event: "project-closed", reason: "deleted", library: this.library() },
+    });
+    this.#host.saveSettings();
+  }
+
   /** See `PlayerApp.selectProject`. */
   select(id: string): ActionOutcome {
     if (id === this.#activeId) {

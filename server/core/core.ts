@@ -16,6 +16,7 @@ import {
 import { type ActionRequest, normalizeAction } from "./action_rules.ts";
 import { IdempotencyStore, type RetryKey } from "./idempotency.ts";
 import { projectMissing } from "./project_missing.ts";
+import { LIFECYCLE_EDITS } from "../../protocol/edits/project.ts";
 import { CueportError } from "./errors.ts";
 import { type EditResult, normalizeEdits } from "./edits.ts";
 import { fromPlayerError } from "./player_errors.ts";
@@ -232,7 +233,10 @@ export class Core {
   ): Promise<EditResult> {
     const { projectId, edits } = normalizeEdits(body, options);
     this.requireReady();
-    if (projectId !== null && !this.model.project(projectId)) {
+    // A lifecycle edit may name a Project that is not open (project.delete of a closed one):
+    // the player answers it.
+    const isLifecycle = edits.some((e) => LIFECYCLE_EDITS.has(e.name));
+    if (projectId !== null && !isLifecycle && !this.model.project(projectId)) {
       throw projectMissing(this.model.library, projectId);
     }
     const params: EditApplyParams = { projectId, edits };

@@ -60,3 +60,25 @@ Deno.test("an import whose copy finds the disk full fails as a full disk (DISK_F
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("an import into a Project whose folder is gone fails and never makes the folder again", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const source = `${dir}/a.wav`;
+    await Deno.writeFile(source, wavHeader(4096, 48_000));
+    const measured = await measureImport(source, "a.wav");
+    const mediaDir = `${dir}/projects/gone/media`; // deleted while the import was measured
+    const refused = await stageImport(measured, {
+      mediaDir,
+      jobId: "import-0000abce",
+      isMove: false,
+    })
+      .then(() => null, (error) => error);
+    assert.ok(refused instanceof Refusal, String(refused));
+    assert.equal(refused.code, RpcErrorCode.NOT_FOUND);
+    assert.match(refused.message, /projects\/gone: the Project's folder is gone/);
+    await assert.rejects(Deno.stat(`${dir}/projects/gone`), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
