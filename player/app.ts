@@ -125,7 +125,9 @@ export class PlayerApp implements AppServices {
    */
   static async open(options: PlayerOptions): Promise<PlayerApp> {
     const app = new PlayerApp(options);
-    await tidyDataDir(app.store, (message) => options.log?.("info", message));
+    const info = (message: string) => options.log?.("info", message);
+    await tidyDataDir(app.store, info, options.serviceStartedAt);
+    await app.#lifecycle.loadTrash();
     await app.#load();
     const output = await app.#live.restore();
     app.#appState = { ...app.#appState, ...output, recording: app.#recorder.state };

@@ -47,6 +47,8 @@ export interface StartPlayerOptions {
   ffmpeg?: string | null;
   /** How the show is shown (`docs/output.md`); absent: `none`. */
   output?: PlayerOptions["output"];
+  /** When the service started, ms since the epoch (`PlayerOptions.serviceStartedAt`). */
+  serviceStartedAt?: number;
   /** Where the player's messages go; absent: stderr, as `[player] <level>: <message>`. */
   log?: (level: "info" | "warn" | "error", message: string) => void;
   onShutdown?: () => void;
@@ -71,6 +73,9 @@ export async function startPlayer(options: StartPlayerOptions): Promise<RunningP
     textureBudgetMb: options.textureBudgetMb ?? SETTING_DEFAULTS.outputTextureBudgetMb,
     ffmpeg: options.ffmpeg ?? null,
     output: options.output ?? { mode: "none", browser: null },
+    ...(options.serviceStartedAt !== undefined
+      ? { serviceStartedAt: options.serviceStartedAt }
+      : {}),
     log: options.log ?? ((level, message) => console.error(`[player] ${level}: ${message}`)),
   });
   const serveOptions = {
@@ -89,6 +94,7 @@ export const PLAYER_USAGE = [
   "Usage: cueport player [options]",
   "Runs the bundled player on stdin/stdout (newline-delimited JSON-RPC 2.0).",
   "  --flags-on-stdin         alone: the flags come as the first line of stdin, a JSON array",
+  "  --service-started-at MS  when the service started: the trash keeps what was deleted since",
   ...PLAYER_SPECS.map(([name, spec]) =>
     `${`  --${spec.flag}${isSwitch(spec) ? "" : ` ${spec.value}`}`.padEnd(26)} ${
       name === "dataDir" ? "projects, media and settings (required)" : spec.help
@@ -102,7 +108,9 @@ const PlayerSettings = z.object(
 ) as unknown as z.ZodType<PlayerSettingValues>;
 
 /** What the player's command line asks: its usage, or to run with these settings. */
-export type PlayerFlags = { help: true } | { help: false; settings: PlayerSettingValues };
+export type PlayerFlags =
+  | { help: true }
+  | { help: false; settings: PlayerSettingValues; serviceStartedAt?: number };
 
 /**
  * The player's settings from its flags, checked by the settings' schemas;
@@ -110,7 +118,10 @@ export type PlayerFlags = { help: true } | { help: false; settings: PlayerSettin
  * @throws {Error} naming the bad flag (with the usage, for a flag it does not know)
  */
 export function readPlayerFlags(args: string[]): PlayerFlags {
-  const options: Record<string, { type: "string" | "boolean" }> = { help: { type: "boolean" } };
+  const options: Record<string, { type: "string" | "boolean" }> = {
+    help: { type: "boolean" },
+    "service-started-at": { type: "string" },
+  };
   for (const [, spec] of PLAYER_SPECS) {
     options[spec.flag] = { type: isSwitch(spec) ? "boolean" : "string" };
   }
@@ -127,10 +138,22 @@ export function readPlayerFlags(args: string[]): PlayerFlags {
     ),
   );
   const parsed = PlayerSettings.safeParse(raw);
-  if (parsed.success) return { help: false, settings: parsed.data };
+  if (parsed.success) {
+    return { help: false, settings: parsed.data, ...startedAt(values["service-started-at"]) };
+  }
   const issue = parsed.error.issues[0]!;
   const name = String(issue.path[0]) as SettingName;
   throw new Error(`invalid --${SETTINGS[name].flag}: ${settingIssueMessage(issue)}`);
+}
+
+/** The `--service-started-at` flag's value, checked. @throws {Error} naming the flag */
+function startedAt(value: unknown): { serviceStartedAt?: number } {
+  if (value === undefined) return {};
+  const ms = Number(value);
+  if (typeof value === "string" && /^\d+$/.test(value) && Number.isSafeInteger(ms)) {
+    return { serviceStartedAt: ms };
+  }
+  throw new Error(`invalid --service-started-at: ${value} is no time in ms since the epoch`);
 }
 
 /**
@@ -167,7 +190,7 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
     console.log(PLAYER_USAGE);
     Deno.exit(0);
   }
-  const { settings } = read;
+  const { settings, serviceStartedAt } = read;
   // The service owns the player's life (shutdown, or stdin closing). A Ctrl-C in a
   // terminal reaches the whole process group; the player lets the service stop it.
   Deno.addSignalListener("SIGINT", () => {});
@@ -183,6 +206,7 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
     textureBudgetMb: settings.outputTextureBudgetMb,
     ffmpeg: settings.ffmpeg === "off" ? null : settings.ffmpeg,
     approval: settings.approval,
+    ...(serviceStartedAt !== undefined ? { serviceStartedAt } : {}),
     output: {
       mode: settings.output,
       browser: settings.outputBrowser === "auto" ? null : settings.outputBrowser,

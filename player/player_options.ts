@@ -27,6 +27,12 @@ export interface PlayerOptions {
    * Default `Date.now`; on a `VirtualClock` no time passes unless one is given.
    */
   wallNow?: () => number;
+  /**
+   * When the service started (ms since the epoch; `--service-started-at`): the trash keeps
+   * the Projects deleted since, so a restarted player still restores them. Absent: the
+   * trash is emptied at open (a player on its own, a service's first start).
+   */
+  serviceStartedAt?: number;
   /** The ffmpeg command that captures camera devices; null or absent: none. */
   ffmpeg?: string | null;
   /** How the show is shown (`docs/output.md`); absent: `none`. */

@@ -18,11 +18,11 @@ import {
 } from "./deploy/launcher_watch.ts";
 import {
   adoptEarlyPlayer,
+  bundledPlayerFlags,
   launchedEarly,
   playerCommandOf,
   processLauncher,
 } from "./player_client/spawn.ts";
-import { playerFlags } from "../protocol/settings.ts";
 import { VERSION } from "./version.ts";
 
 // A permission this build lacks: one log line naming the flag, not a stack trace.
@@ -112,11 +112,13 @@ async function settingsOrExit(args: string[]): Promise<Awaited<ReturnType<typeof
 async function startWithPlayer(settings: Settings, earlyPlayer?: Deno.ChildProcess) {
   const lock = await InstanceLock.acquire(settings.dataDir, VERSION);
   const logLine = (line: string) => log("info", `player: ${line}`);
-  const launcher = processLauncher(playerCommandOf(settings), logLine);
+  // Every player of this service run (restarts too) is told when it started: the trash stays.
+  const startedAt = Date.now();
+  const launcher = processLauncher(playerCommandOf(settings, startedAt), logLine);
   const isBundled = settings.playerCommand.length === 0;
   if (!isBundled) earlyPlayer?.kill(); // the settings name a player of their own
   const first = earlyPlayer && isBundled
-    ? adoptEarlyPlayer(earlyPlayer, playerFlags(settings), logLine)
+    ? adoptEarlyPlayer(earlyPlayer, bundledPlayerFlags(settings, startedAt), logLine)
     : launcher.launch();
   const { startService } = await import("./service.ts");
   return await startService(settings, log, { lock, launcher: launchedEarly(first, launcher) });

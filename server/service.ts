@@ -100,7 +100,9 @@ export interface EarlyStart {
 
 /** The player of the settings, its stderr lines logged. */
 export function playerLauncher(settings: Settings, log: Logger): PlayerLauncher {
-  return processLauncher(playerCommandOf(settings), (line) => log("info", `player: ${line}`));
+  // Every player of this launcher (restarts too) is told when the service started.
+  const command = playerCommandOf(settings, Date.now());
+  return processLauncher(command, (line) => log("info", `player: ${line}`));
 }
 
 /** Where a port that cannot be bound is changed. */

@@ -1,8 +1,8 @@
 /**
  * The folders of the library's lifecycle on disk: a new Project is built under
  * `projects/.new-<uuid>/` and renamed into place (a kill leaves no partial Project: the stale
- * staging is removed at the next start); a deleted one waits in `trash/<id>.<n>/`, which
- * the next start empties.
+ * staging is removed at the next start); a deleted one waits in `trash/<id>.<ms>/` (`ms`: when
+ * it was deleted, ms since the epoch) until the service's next start (`cleanLibraryFolders`).
  * @module
  */
 import { jsonText, writeFileAtomic } from "../../protocol/atomic_write.ts";
@@ -58,10 +58,11 @@ export async function linkMedia(
 
 /**
  * Removes at start what an interrupted run left: staging folders of Projects that were never
- * put in place, and the trash (deleted Projects can be restored until the service restarts).
+ * put in place, and the trash deleted before `keepSince` (the service's start, ms since the
+ * epoch: a player restarted by the service keeps what was deleted since; absent, all of it).
  * @returns how many folders it removed
  */
-export async function cleanLibraryFolders(dataDir: string): Promise<number> {
+export async function cleanLibraryFolders(dataDir: string, keepSince?: number): Promise<number> {
   let removed = 0;
   const remove = async (path: string) => {
     await Deno.remove(path, { recursive: true });
@@ -73,9 +74,38 @@ export async function cleanLibraryFolders(dataDir: string): Promise<number> {
     }
   }
   for (const entry of await list(`${dataDir}/trash`)) {
-    await remove(`${dataDir}/trash/${entry.name}`);
+    const deletedAt = trashName(entry.name)?.deletedAt ?? 0;
+    if (keepSince === undefined || deletedAt < keepSince) {
+      await remove(`${dataDir}/trash/${entry.name}`);
+    }
   }
   return removed;
+}
+
+/** A folder of the trash, `<id>.<ms>`. */
+export interface TrashFolder {
+  id: string;
+  /** When it was deleted, ms since the epoch. */
+  deletedAt: number;
+  dir: string;
+}
+
+/** The Projects in `trash/`, oldest first (a restarted player restores them). */
+export async function listTrash(dataDir: string): Promise<TrashFolder[]> {
+  const found: TrashFolder[] = [];
+  for (const entry of await list(`${dataDir}/trash`)) {
+    const name = trashName(entry.name);
+    if (entry.isDirectory && name) found.push({ ...name, dir: `${dataDir}/trash/${entry.name}` });
+  }
+  return found.sort((a, b) => a.deletedAt - b.deletedAt);
+}
+
+/** The id and time of a trash folder's name `<id>.<ms>` (ids have no dot), or null. */
+function trashName(name: string): { id: string; deletedAt: number } | null {
+  const dot = name.lastIndexOf(".");
+  const ms = name.slice(dot + 1);
+  if (dot <= 0 || !/^\d+$/.test(ms)) return null;
+  return { id: name.slice(0, dot), deletedAt: Number(ms) };
 }
 
 async function list(dir: string): Promise<Deno.DirEntry[]> {

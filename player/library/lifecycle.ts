@@ -2,7 +2,7 @@
  * The lifecycle of the library's Projects, as edits (`protocol/edits/project.ts`): create,
  * duplicate, delete, restore, open and close. Each runs alone, in the editor's turn, and is
  * recorded in no Project's history. A new folder is built under `projects/.new-<uuid>/` and
- * put in place with one rename; a deleted one moves to `trash/<id>.<n>/` with one rename, so
+ * put in place with one rename; a deleted one moves to `trash/<id>.<ms>/` with one rename, so
  * a kill at any point leaves the old state or the new one (`folders.ts`).
  * @module
  */
@@ -18,7 +18,7 @@ import { damagedRefusal } from "../damage.ts";
 import { Refusal } from "../errors.ts";
 import { ensureControls } from "../project_defaults.ts";
 import { DamagedProjectError, type ProjectStore } from "../store.ts";
-import { dropStaging, linkMedia, makeStaging, writeProjectIn } from "./folders.ts";
+import { dropStaging, linkMedia, listTrash, makeStaging, writeProjectIn } from "./folders.ts";
 import { freeId, projectSlug } from "./ids.ts";
 
 /** What the lifecycle needs from the application (`PlayerApp`). */
@@ -52,9 +52,8 @@ interface TrashItem {
 /** Runs the lifecycle edits. */
 export class Lifecycle {
   #host: LifecycleHost;
-  /** Deleted Projects, oldest first; the folder is emptied at the next start. */
+  /** Deleted Projects, oldest first; the folder is emptied at the service's next start. */
   #trash: TrashItem[] = [];
-  #trashed = 0;
 
   /** The lifecycle over `host`. */
   constructor(host: LifecycleHost) {
@@ -168,7 +167,7 @@ export class Lifecycle {
     const index = this.#trash.findLastIndex((t) => t.id === id);
     if (index < 0) {
       throw new Refusal(
-        `No deleted Project "${id}" is in the trash (it is emptied at each start)`,
+        `No deleted Project "${id}" is in the trash (it is emptied at each start of the service)`,
         RpcErrorCode.NOT_FOUND,
         { field: "projectID" },
       );
@@ -239,6 +238,11 @@ export class Lifecycle {
     await this.#toTrash(id, folder);
   }
 
+  /** Reads the trash a restarted player finds (`tidyDataDir` left what this service run deleted). */
+  async loadTrash(): Promise<void> {
+    this.#trash = (await listTrash(this.#host.store.dataDir)).map(({ id, dir }) => ({ id, dir }));
+  }
+
   /** Moves `folder` (Project `id`'s) into the trash with one rename. */
   async #toTrash(id: string, folder: string): Promise<void> {
     const dir = await this.#trashDir(id);
@@ -249,8 +253,9 @@ export class Lifecycle {
   async #trashDir(id: string): Promise<string> {
     const root = `${this.#host.store.dataDir}/trash`;
     await Deno.mkdir(root, { recursive: true });
-    for (;;) {
-      const dir = `${root}/${id}.${++this.#trashed}`;
+    // Named with the time of the delete: the service's next start empties what is older.
+    for (let ms = Date.now();; ms++) {
+      const dir = `${root}/${id}.${ms}`;
       if (!(await exists(dir))) return dir;
     }
   }

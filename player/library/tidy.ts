@@ -9,14 +9,20 @@ import { recoverImportFolders } from "../show/import.ts";
 import type { ProjectStore } from "../store.ts";
 import { cleanLibraryFolders } from "./folders.ts";
 
-/** Tidies `store`'s data dir; `info` hears one line for each kind of thing removed. */
+/**
+ * Tidies `store`'s data dir; `info` hears one line for each kind of thing removed. The trash
+ * deleted before `keepTrashSince` goes (the service's start; absent: all of it).
+ */
 export async function tidyDataDir(
   store: ProjectStore,
   info: (message: string) => void,
+  keepTrashSince?: number,
 ): Promise<void> {
-  const folders = await cleanLibraryFolders(store.dataDir);
+  const folders = await cleanLibraryFolders(store.dataDir, keepTrashSince);
   if (folders > 0) {
-    info(`Removed ${folders} folder(s): the trash, and Projects never put in place`);
+    info(
+      `Removed ${folders} folder(s): the trash of the last run, and Projects never put in place`,
+    );
   }
   const removed = await store.removePartialImports();
   if (removed > 0) info(`Removed ${removed} partial import(s) an interrupted copy left`);

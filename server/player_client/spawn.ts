@@ -26,9 +26,27 @@ export interface PlayerLauncher {
 /** Options for the bundled player's command line (`protocol/settings.ts`, `PLAYER_SETTINGS`). */
 export type BundledPlayerOptions = PlayerFlagValues;
 
-/** The command line that starts the bundled player. */
-export function bundledPlayerCommand(options: BundledPlayerOptions): string[] {
-  return [...bundledPlayerPrefix(), ...playerFlags(options)];
+/**
+ * The command line that starts the bundled player; `serviceStartedAt` (ms since the epoch)
+ * tells it when the service started (`--service-started-at`: the trash keeps what was
+ * deleted since, so a player restarted after a crash still restores it).
+ */
+export function bundledPlayerCommand(
+  options: BundledPlayerOptions,
+  serviceStartedAt?: number,
+): string[] {
+  return [...bundledPlayerPrefix(), ...bundledPlayerFlags(options, serviceStartedAt)];
+}
+
+/** The bundled player's flags (`bundledPlayerCommand`). */
+export function bundledPlayerFlags(
+  options: BundledPlayerOptions,
+  serviceStartedAt?: number,
+): string[] {
+  const started = serviceStartedAt === undefined
+    ? []
+    : ["--service-started-at", String(serviceStartedAt)];
+  return [...playerFlags(options), ...started];
 }
 
 /**
@@ -103,11 +121,17 @@ export interface PlayerStartSettings extends BundledPlayerOptions {
   playerCommand: readonly string[];
 }
 
-/** The command line of the player the settings name. */
-export function playerCommandOf(settings: PlayerStartSettings): readonly string[] {
+/**
+ * The command line of the player the settings name; the bundled one is told when the
+ * service started (`bundledPlayerCommand`), a player of the user's is run as given.
+ */
+export function playerCommandOf(
+  settings: PlayerStartSettings,
+  serviceStartedAt?: number,
+): readonly string[] {
   return settings.playerCommand.length > 0
     ? settings.playerCommand
-    : bundledPlayerCommand(settings);
+    : bundledPlayerCommand(settings, serviceStartedAt);
 }
 
 /**

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { fixtureDataDir } from "../_helpers/fixture.ts";
+import { readPlayerFlags } from "../../player/mod.ts";
+import { bundledPlayerFlags } from "../../server/player_client/spawn.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const PLAYER = [Deno.execPath(), "run", "--allow-read", "--allow-write", MAIN, "player"];
@@ -225,4 +227,17 @@ Deno.test({
     assert.equal(code, 2);
     assert.match(new TextDecoder().decode(stderr), /flags line must be a JSON array of strings/);
   },
+});
+
+Deno.test("--service-started-at, which the service gives each player it spawns, reaches the player's options", () => {
+  const flags = bundledPlayerFlags({ dataDir: "/tmp/x" }, 1_780_000_000_123);
+  assert.deepEqual(flags.slice(-2), ["--service-started-at", "1780000000123"]);
+  const read = readPlayerFlags(flags);
+  assert.ok(!read.help);
+  assert.equal(read.serviceStartedAt, 1_780_000_000_123);
+  assert.deepEqual(Object.keys(readPlayerFlags(["--data-dir", "/x"])), ["help", "settings"]);
+  assert.throws(
+    () => readPlayerFlags(["--data-dir", "/x", "--service-started-at", "soon"]),
+    /invalid --service-started-at: soon/,
+  );
 });

@@ -14,6 +14,10 @@ async function exists(path: string): Promise<boolean> {
   return await Deno.stat(path).then(() => true, () => false);
 }
 
+async function trashNames(dataDir: string): Promise<string[]> {
+  return (await Array.fromAsync(Deno.readDir(`${dataDir}/trash`))).map((e) => e.name).sort();
+}
+
 Deno.test("project.create makes an empty Project under an id from its name, -2 when taken", async () => {
   const f = await openFixture();
   try {
@@ -99,7 +103,9 @@ Deno.test("project.delete: refused while playing, forced; undo refused naming re
     f.updates.length = 0;
     const gone = await f.app.applyEdits(edit("project.delete", { force: true }, "show"));
     assert.match(gone.edits[0]!.message, /project\.restore .* until the service restarts/);
-    assert.ok(await exists(`${f.dataDir}/trash/show.1/project.json`));
+    const [trashed] = await trashNames(f.dataDir);
+    assert.match(trashed!, /^show\.\d{13}$/, "named with the time of the delete");
+    assert.ok(await exists(`${f.dataDir}/trash/${trashed}/project.json`));
     assert.equal(await exists(`${f.dataDir}/projects/show`), false);
     const events = f.events().filter((e) => e.startsWith("project:"));
     assert.deepEqual(events, ["project:project-closed", "project:active-project-changed"]);
@@ -160,7 +166,7 @@ Deno.test("project.close and project.open: closed ones stay closed over a restar
       ["spare", "open"],
       ["show", "closed"],
     ]);
-    assert.equal(await exists(`${f.dataDir}/trash/gone.1`), false);
+    assert.deepEqual(await trashNames(f.dataDir), []);
     assert.equal(await exists(`${f.dataDir}/projects/.new-stale`), false);
     await assert.rejects(
       app.applyEdits(edit("project.open", { projectID: "spare" })),
@@ -193,5 +199,25 @@ Deno.test("PlayerApp.open() makes the demo on the first start only, not when eve
     await app.close();
   } finally {
     await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("a player restarted within the service run keeps the trash deleted since the service started", async () => {
+  const f = await openFixture();
+  let app: PlayerApp | null = null;
+  try {
+    await f.app.applyEdits(edit("project.create", { name: "Gone", projectID: "gone" }));
+    await Deno.mkdir(`${f.dataDir}/trash/old.1000`, { recursive: true }); // a run long past
+    const serviceStartedAt = Date.now();
+    await f.app.applyEdits(edit("project.delete", {}, "gone"));
+    await f.app.close();
+    app = await PlayerApp.open({ dataDir: f.dataDir, clock: new VirtualClock(), serviceStartedAt });
+    assert.deepEqual((await trashNames(f.dataDir)).map((n) => n.split(".")[0]), ["gone"]);
+    const restored = await app.applyEdits(edit("project.restore", { projectID: "gone" }));
+    assert.equal(restored.projectId, "gone");
+    assert.deepEqual(await trashNames(f.dataDir), []);
+  } finally {
+    await app?.close();
+    await f.close().catch(() => Deno.remove(f.dataDir, { recursive: true }));
   }
 });
