@@ -6,23 +6,12 @@
  */
 import type { DataProblem, LibraryEntry } from "../protocol/library.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
-import { problemLine } from "../protocol/recover_file.ts";
+import { playerProblemLine } from "../protocol/recover_file.ts";
 import { Refusal } from "./errors.ts";
-
-/** What is served, by file name, when no kept copy of a damaged file was good. */
-const FALLBACKS: Record<string, string> = {
-  "project.json": "the Project is listed damaged and not loaded; repair or replace the file, " +
-    "then open it (project.open)",
-  "history.json": "the Project starts with no undo history",
-  "player.json": "the default settings",
-  "presets.json": "no user presets (the built-in ones remain)",
-  "live.json": "the show starts stopped, as on a first start",
-};
 
 /** The one log line of `problem`: the file, what is wrong, what is served instead. */
 export function damageLine(problem: DataProblem): string {
-  const name = problem.file.slice(problem.file.lastIndexOf("/") + 1);
-  return problemLine(problem, FALLBACKS[name] ?? "none");
+  return playerProblemLine(problem);
 }
 
 /** The library entry of a Project whose `project.json` had no good copy. */

@@ -22,7 +22,7 @@ import {
   writeJsonAtomic,
 } from "../protocol/atomic_write.ts";
 import { KEEP_GENERATIONS } from "../protocol/kept_copies.ts";
-import { jsonParser, readRecovering } from "../protocol/recover_file.ts";
+import { jsonParser, oneLine, readRecovering } from "../protocol/recover_file.ts";
 import type { DataProblem } from "../protocol/library.ts";
 import { createDemoProject } from "./demo.ts";
 import { type AppliedKey, readAppliedKeys } from "./edits/applied_keys.ts";
@@ -178,7 +178,7 @@ export class ProjectStore {
     if (error instanceof DamagedProjectError) return error.problem;
     return {
       file: `projects/${id}/project.json`,
-      problem: (error as Error).message,
+      problem: oneLine((error as Error).message),
       recoveredFrom: null,
       keptAs: null,
       projectId: id,

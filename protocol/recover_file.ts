@@ -64,6 +64,14 @@ export function jsonParser<S extends z.ZodType>(schema: S): (text: string) => z.
   };
 }
 
+/**
+ * `message` on one line: a parser's message may quote the file's lines (JSON.parse does), and
+ * a problem is one log line, one `/health` field, one line of `cueport status`.
+ */
+export function oneLine(message: string): string {
+  return message.replace(/\s*[\r\n]+\s*/g, " ").trim();
+}
+
 /** The file's text, or null when it does not exist. */
 async function readText(path: string): Promise<string | null> {
   try {
@@ -121,7 +129,7 @@ export async function readRecovering<T>(
     try {
       return { value: options.parse(text), problem: null };
     } catch (error) {
-      problem = (error as Error).message;
+      problem = oneLine((error as Error).message);
     }
   }
   const good = await newestGood(path, options);
@@ -160,4 +168,23 @@ export function problemLine(problem: DataProblem, fallback: string): string {
     ? `; the damaged file is kept as ${problem.keptAs}`
     : "";
   return `Damaged file ${problem.file}: ${problem.problem}; ${served}${kept}`;
+}
+
+/** What the player serves, by file name, when no kept copy of a damaged file was good. */
+const PLAYER_FALLBACKS: Record<string, string> = {
+  "project.json": "the Project is listed damaged and not loaded; repair or replace the file, " +
+    "then open it (project.open)",
+  "history.json": "the Project starts with no undo history",
+  "player.json": "the default settings",
+  "presets.json": "no user presets (the built-in ones remain)",
+  "live.json": "the show starts stopped, as on a first start",
+};
+
+/**
+ * The one log line of a problem the player found (its snapshot's `problems`): the player
+ * writes it, and the service logs it at warn from the snapshot.
+ */
+export function playerProblemLine(problem: DataProblem): string {
+  const name = problem.file.slice(problem.file.lastIndexOf("/") + 1);
+  return problemLine(problem, PLAYER_FALLBACKS[name] ?? "none");
 }

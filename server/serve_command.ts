@@ -19,6 +19,7 @@ import {
 import {
   adoptEarlyPlayer,
   bundledPlayerFlags,
+  forwardPlayerLines,
   launchedEarly,
   playerCommandOf,
   processLauncher,
@@ -111,7 +112,7 @@ async function settingsOrExit(args: string[]): Promise<Awaited<ReturnType<typeof
  */
 async function startWithPlayer(settings: Settings, earlyPlayer?: Deno.ChildProcess) {
   const lock = await InstanceLock.acquire(settings.dataDir, VERSION);
-  const logLine = (line: string) => log("info", `player: ${line}`);
+  const logLine = forwardPlayerLines(log);
   // Every player of this service run (restarts too) is told when it started: the trash stays.
   const startedAt = Date.now();
   const launcher = processLauncher(playerCommandOf(settings, startedAt), logLine);

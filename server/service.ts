@@ -8,10 +8,12 @@ import { Core } from "./core/mod.ts";
 import { clearStaging } from "./core/uploads.ts";
 import type { Settings } from "./config.ts";
 import type { Logger } from "./log.ts";
+import { playerProblemLine } from "../protocol/recover_file.ts";
 import { OscQueryServer, OscServer } from "./osc/mod.ts";
 import { receiveBufferAdvice, receiveBufferBytes } from "./osc/receive_buffer.ts";
 import { MediaService } from "./media/mod.ts";
 import {
+  forwardPlayerLines,
   playerCommandOf,
   type PlayerLauncher,
   PlayerSupervisor,
@@ -102,7 +104,7 @@ export interface EarlyStart {
 export function playerLauncher(settings: Settings, log: Logger): PlayerLauncher {
   // Every player of this launcher (restarts too) is told when the service started.
   const command = playerCommandOf(settings, Date.now());
-  return processLauncher(command, (line) => log("info", `player: ${line}`));
+  return processLauncher(command, forwardPlayerLines(log));
 }
 
 /** Where a port that cannot be bound is changed. */
@@ -341,6 +343,8 @@ async function openCore(
   supervisor.onready = (snapshot, info) => {
     readyHandler(snapshot, info);
     log("info", `Player ready: ${info.player.name} ${info.player.version} (pid ${supervisor.pid})`);
+    // The player's damaged files, at warn, once per player start (its own lines are not forwarded).
+    for (const problem of snapshot.problems) log("warn", playerProblemLine(problem));
   };
   return { supervisor, core };
 }

@@ -115,6 +115,19 @@ async function pipeLines(stream: ReadableStream<Uint8Array>, log: (line: string)
   if (rest.trim()) log(rest);
 }
 
+/**
+ * The service's handler of the player's stderr lines: each logged at info as `player: <line>`,
+ * but for the player's damaged-file lines, which the service logs itself at warn from the
+ * ready snapshot (`service.ts`): one line per problem.
+ */
+export function forwardPlayerLines(
+  log: (level: "info", message: string) => void,
+): (line: string) => void {
+  return (line) => {
+    if (!/^\[player\] warn: Damaged file /.test(line)) log("info", `player: ${line}`);
+  };
+}
+
 /** The settings that say how the player is started. */
 export interface PlayerStartSettings extends BundledPlayerOptions {
   /** A player of the user's (program and arguments); empty: the bundled one. */

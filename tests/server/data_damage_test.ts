@@ -193,3 +193,32 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "main.ts serve --log-level warn on a project.json with no good copy: one warn line names the file, on one line",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    const dataDir = await preparedDataDir();
+    for (let n = 1; n <= 3; n++) {
+      await Deno.remove(`${dataDir}/projects/demo/project.json.${n}`).catch(() => {});
+    }
+    await flipByte(`${dataDir}/projects/demo/project.json`); // JSON.parse quotes the lines around
+    const svc = await startServiceProcess(["--log-level", "warn"], { dataDir });
+    try {
+      assert.equal(svc.ready.problems, 1);
+      const lines = svc.stderr().split("\n").filter((l) =>
+        l.includes("projects/demo/project.json")
+      );
+      assert.equal(lines.length, 1, svc.stderr());
+      assert.match(
+        lines[0]!,
+        /^\S+ WARN  Damaged file projects\/demo\/project\.json: not JSON: .+; no good copy: the Project is listed damaged and not loaded/,
+      );
+      const health = (await svc.get("/health")).body as { problems: Array<{ problem: string }> };
+      assert.doesNotMatch(health.problems[0]!.problem, /\n/);
+    } finally {
+      await svc.stop();
+    }
+  },
+});
