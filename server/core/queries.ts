@@ -47,8 +47,9 @@ export class Queries {
   }
 
   /**
-   * Every open Project and every damaged one, in the player's order; with `all`, the closed
-   * and deleted ones of the library too.
+   * Every open Project and every damaged one; with `all`, the closed and deleted ones of the
+   * library too. Open ones first, then the others, each by name then id (as the player's store
+   * reads them at start): the same order before and after a restart.
    */
   projects(all = false): ProjectListItemView[] {
     this.#ready();
@@ -74,7 +75,7 @@ export class Queries {
         state,
         problem,
       }));
-    return [...open, ...others];
+    return [...open.sort(byNameThenId), ...others.sort(byNameThenId)];
   }
 
   /** One Project in full; the same object until the project changes. */
@@ -259,4 +260,12 @@ export class Queries {
     if (!p) throw projectMissing(this.#model.library, projectId);
     return p;
   }
+}
+
+/** The order of the Project list: by name, then id. */
+function byNameThenId(
+  a: { name: string; projectId: string },
+  b: { name: string; projectId: string },
+): number {
+  return a.name.localeCompare(b.name) || a.projectId.localeCompare(b.projectId);
 }

@@ -119,8 +119,25 @@ function editGroupTool(spec: {
         }),
       };
       if (projectId !== undefined) body.projectID = projectId;
-      return { structured: await ctx.run(edit, body) as Record<string, unknown> };
+      return { structured: mcpSpelling(await ctx.run(edit, body) as Record<string, unknown>) };
     },
+  };
+}
+
+/**
+ * An edit's answer with the params its messages quote in MCP's spelling: `project.restore
+ * {"projectID": ...}` is `{"projectId": ...}` here, as the tools' input spells it.
+ */
+function mcpSpelling(result: Record<string, unknown>): Record<string, unknown> {
+  const edits = result.edits;
+  if (!Array.isArray(edits)) return result;
+  return {
+    ...result,
+    edits: edits.map((e: { message?: unknown }) =>
+      typeof e.message === "string"
+        ? { ...e, message: e.message.replaceAll('{"projectID": ', '{"projectId": ') }
+        : e
+    ),
   };
 }
 

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
 import { until } from "../../_helpers/until.ts";
 import { wavHeader } from "../../../player/media/encode.ts";
+import { connectMcp } from "../../_helpers/mcp_client.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -142,3 +143,24 @@ async function exists(path: string): Promise<boolean> {
     return false;
   }
 }
+
+Deno.test("project.delete over MCP says how to restore in MCP's spelling (projectId)", async () => {
+  const svc = await withProjects();
+  const mcp = await connectMcp(svc.base);
+  try {
+    const deleted = await mcp.call("app_project_edit", {
+      projectId: "tour",
+      edits: [{ name: "project.delete", params: {} }],
+    });
+    assert.ok(!deleted.isError, JSON.stringify(deleted.content));
+    const { message } = deleted.structuredContent.edits[0];
+    assert.match(message, /project\.restore \{"projectId": "tour"\} brings it back/);
+    const restored = await mcp.call("app_project_edit", {
+      edits: [{ name: "project.restore", params: JSON.parse(message.match(/\{.*?\}/)![0]) }],
+    });
+    assert.ok(!restored.isError, JSON.stringify(restored.content));
+  } finally {
+    await mcp.close();
+    await svc.stop();
+  }
+});
