@@ -213,7 +213,7 @@ Deno.test({
       assert.equal(lines.length, 1, svc.stderr());
       assert.match(
         lines[0]!,
-        /^\S+ WARN  Damaged file projects\/demo\/project\.json: not JSON: .+; no good copy: the Project is listed damaged and not loaded/,
+        /^\S+ WARN {2}Damaged file projects\/demo\/project\.json: not JSON: .+; no good copy: the Project is listed damaged and not loaded/,
       );
       const health = (await svc.get("/health")).body as { problems: Array<{ problem: string }> };
       assert.doesNotMatch(health.problems[0]!.problem, /\n/);
