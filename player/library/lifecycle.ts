@@ -178,7 +178,17 @@ export class Lifecycle {
     else await this.#build(target, (staging) => renamed(dir, staging, target));
     this.#trash.splice(index, 1);
     if (!this.#trash.some((t) => t.id === id)) this.#host.forget(id);
-    await this.#host.adopt(target, "restored");
+    try {
+      await this.#host.adopt(target, "restored");
+    } catch (error) {
+      // A damaged Project deleted comes back as it went: listed damaged, for the operator.
+      if (!(error instanceof DamagedProjectError)) throw error;
+      const { file, problem } = error.problem;
+      const why = `${file}: ${problem}`;
+      const message = `Project "${target}" restored, still damaged (${why}): repair or ` +
+        "replace the file, then open it (project.open)";
+      return this.#gone("project.restore", target, message);
+    }
     const message = target === id
       ? `Project "${id}" restored`
       : `Project "${id}" restored as "${target}" (its id was taken meanwhile)`;

@@ -104,11 +104,13 @@ export class NotOpenProjects {
    */
   noteProblems(found: readonly (DataProblem | null)[]): void {
     for (const problem of found) {
-      // A Project left damaged in place is found again by a reload: told once.
-      const isKnown = (p: DataProblem) => p.file === problem?.file && p.keptAs === problem.keptAs;
-      if (!problem || this.#problems.some(isKnown)) continue;
-      this.#warn(damageLine(problem));
-      this.#problems.push(problem);
+      if (!problem) continue;
+      // A Project left damaged in place is found again by a reload or an open: told once.
+      const isKnown = (p: DataProblem) => p.file === problem.file && p.keptAs === problem.keptAs;
+      if (!this.#problems.some(isKnown)) {
+        this.#warn(damageLine(problem));
+        this.#problems.push(problem);
+      }
       const { projectId } = problem;
       if (projectId === null || problem.recoveredFrom !== null) continue;
       if (!problem.file.endsWith("/project.json")) continue;

@@ -13,7 +13,7 @@ import type { ProjectEngine } from "../engine/project_engine.ts";
 import { quoted, Refusal } from "../errors.ts";
 import { ensureControls } from "../project_defaults.ts";
 import type { AppliedKey } from "../edits/applied_keys.ts";
-import type { ProjectStore } from "../store.ts";
+import { DamagedProjectError, type ProjectStore } from "../store.ts";
 import { NotOpenProjects } from "./not_open.ts";
 
 /** What the open Projects need from the application (`PlayerApp`). */
@@ -113,7 +113,7 @@ export class OpenProjects {
     reason: "created" | "duplicated" | "imported" | "restored" | "opened",
   ): Promise<Project> {
     if (this.engines.has(id)) throw new Refusal(`Project "${id}" is open already`);
-    const { project: doc, appliedKeys, problem } = await this.#host.store.readProject(id);
+    const { project: doc, appliedKeys, problem } = await this.#readProject(id);
     if (this.engines.has(id)) throw new Refusal(`Project "${id}" is open already`);
     if (problem) this.notOpen.noteProblems([problem]);
     const project = ensureControls(doc);
@@ -140,6 +140,16 @@ export class OpenProjects {
     });
     if (this.#activeId === null) this.#moveActive(id);
     return project;
+  }
+
+  /** Reads Project `id`'s folder; one that does not read is listed damaged (a restore of one). */
+  async #readProject(id: string): ReturnType<ProjectStore["readProject"]> {
+    try {
+      return await this.#host.store.readProject(id);
+    } catch (error) {
+      if (error instanceof DamagedProjectError) this.notOpen.noteProblems([error.problem]);
+      throw error;
+    }
   }
 
   /** See `PlayerApp.removeProject`. */

@@ -71,6 +71,12 @@ Deno.test("a damaged Project is opened once repaired, or deleted; a closed one d
     assert.equal(gone.status, 200, JSON.stringify(gone.body));
     assert.equal((await states(svc)).gig, "deleted");
     assert.ok(!(await exists(`${dataDir}/projects/gig`)));
+    const back = await edit(svc, "project.restore", { projectID: "gig" });
+    assert.equal(back.status, 200, JSON.stringify(back.body));
+    assert.match(
+      back.body.edits[0].message,
+      /restored, still damaged \(projects\/gig\/project\.json: not JSON/,
+    );
   } finally {
     await svc.stop();
   }
