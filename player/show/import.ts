@@ -15,6 +15,7 @@ import { jsonText } from "../../protocol/atomic_write.ts";
 import { checkMeasure, readBroken, readShow } from "./read_show.ts";
 import { freeId, planPresets } from "./ids.ts";
 import { extractEntry } from "./zip_file.ts";
+import { Refusal } from "../errors.ts";
 
 /** The prefix of an import's staging folder under `projects/`. */
 export const STAGING_PREFIX = ".import-";
@@ -31,6 +32,8 @@ export interface ShowImportHost {
   presets(): readonly Preset[];
   /** Whether a Project of the library has this id (open, closed, damaged or deleted). */
   hasProject(id: string): boolean;
+  /** Whether any Clip or the Song of the open Project `id` plays or is paused. */
+  isBusy(id: string): boolean;
   /** Takes the Project `id` away as a delete does (`replace`). */
   removeProject(id: string): Promise<void>;
   /** Puts the folder a replaced Project `id` left in the trash, restorable until the next start. */
@@ -105,7 +108,8 @@ export async function stageShow(
 
 /**
  * Commits a staged show in the order: chooses its id (renamed when taken, or
- * with `replace` the old Project taken out of play and its folder set aside
+ * with `replace` the old Project, refused while it plays or is paused unless
+ * `force`, taken out of play and its folder set aside
  * as `.replaced-<id>.<n>`), renames the staging folder into place, moves the
  * old folder to the trash (`project.restore` brings it back until the next start) and
  * adopts the new one.
@@ -114,14 +118,19 @@ export async function stageShow(
 export async function commitShow(
   staged: StagedShow,
   host: ShowImportHost,
-  replace: boolean,
+  options: { replace: boolean; force?: boolean },
 ): Promise<ShowImportResult> {
   const wanted = staged.project.id;
   const projects = `${host.dataDir}/projects`;
   let id = wanted;
   let aside: string | null = null;
-  const replaced = replace && host.hasProject(wanted);
+  const replaced = options.replace && host.hasProject(wanted);
   try {
+    if (replaced && !options.force && host.isBusy(wanted)) {
+      throw new Refusal(
+        `Project "${wanted}" is playing: stop it first, or send show.import with "force": true`,
+      );
+    }
     if (replaced) {
       aside = `${projects}/${REPLACED_PREFIX}${wanted}.${crypto.randomUUID().slice(0, 8)}`;
       if (!exists(`${projects}/${wanted}`)) aside = null;

@@ -15,6 +15,7 @@ import { SHOW_MEDIA_TYPE, showFileName } from "../../../protocol/show_file.ts";
 import { VERSION } from "../../version.ts";
 import type { Core } from "../core.ts";
 import { CueportError } from "../errors.ts";
+import { projectMissing } from "../project_missing.ts";
 import { writeShow } from "../show_export.ts";
 import { stageUpload } from "../uploads.ts";
 import { type AnyOperation, defineOperation } from "./operation.ts";
@@ -37,6 +38,8 @@ export interface ShowUploadInput {
   chunks: AsyncIterable<Uint8Array>;
   /** `?replace=true` came. */
   isReplace: boolean;
+  /** `?force=true` came: replace even while the Project plays. */
+  isForced: boolean;
   maxBytes: number;
 }
 
@@ -44,11 +47,8 @@ export interface ShowUploadInput {
 function sourceOf(core: Core, projectId: string) {
   core.requireReady();
   const project = core.model.project(projectId);
-  if (!project) {
-    throw new CueportError("NOT_FOUND", `Project "${projectId}" does not exist`, {
-      field: "projectID",
-    });
-  }
+  // Closed: say to open it; damaged: its file and problem (as GET /api/v1/projects/:id does).
+  if (!project) throw projectMissing(core.model.library, projectId);
   return {
     project,
     presets: core.model.presets,
@@ -124,6 +124,19 @@ async function exportToPath(core: Core, projectId: string, path: string) {
   }
 }
 
+/**
+ * The player's `show.import`, its refusals (a replace of a Project that plays)
+ * EDIT_REFUSED as those of `project.delete`: an import is an edit.
+ */
+async function importShow(core: Core, params: Parameters<Core["importShow"]>[0]) {
+  try {
+    return { ok: true as const, ...await core.importShow(params) };
+  } catch (error) {
+    if (!(error instanceof CueportError) || error.code !== "ACTION_FAILED") throw error;
+    throw new CueportError("EDIT_REFUSED", error.message, error.details);
+  }
+}
+
 /** Stages an uploaded show file, imports it, and removes the staged file whatever happens. */
 async function importUpload(core: Core, input: ShowUploadInput) {
   core.requireReady();
@@ -132,12 +145,12 @@ async function importUpload(core: Core, input: ShowUploadInput) {
     maxBytes: input.maxBytes,
   });
   try {
-    const result = await core.importShow({
+    return await importShow(core, {
       path: staged.path,
       replace: input.isReplace,
+      force: input.isForced,
       isUpload: true,
     });
-    return { ok: true as const, ...result };
   } finally {
     await Deno.remove(staged.path).catch(() => {});
   }
@@ -146,6 +159,10 @@ async function importUpload(core: Core, input: ShowUploadInput) {
 const Replace = z.boolean().default(false)
   .describe(
     "Replace the Project of the same id (it goes as a delete does); default: a clashing id is renamed",
+  );
+const Force = z.boolean().default(false)
+  .describe(
+    "With replace: replace it even while any of its Clips or its Song plays or is paused (it stops); default: refused",
   );
 
 /** Every show file operation. */
@@ -193,7 +210,7 @@ export const SHOW_OPERATIONS: readonly AnyOperation[] = [
     name: "projectImport",
     since: "6.0",
     summary:
-      "Import a show file (raw application/zip body): checked whole before anything lands; a clashing id is renamed unless ?replace=true",
+      "Import a show file (raw application/zip body): checked whole before anything lands; a clashing id is renamed unless ?replace=true (refused while that Project plays unless ?force=true)",
     tag: "projects",
     kind: "edit",
     transports: ["http"],
@@ -202,6 +219,10 @@ export const SHOW_OPERATIONS: readonly AnyOperation[] = [
     input: z.strictObject({
       replace: z.enum(["true", "false"]).optional()
         .describe("true: replace the Project of the same id; default: a clashing id is renamed"),
+      force: z.enum(["true", "false"]).optional()
+        .describe(
+          "true: with replace, replace it even while it plays or is paused (it stops); default: refused",
+        ),
     }) as unknown as z.ZodType<ShowUploadInput>,
     parse: (raw) => raw as ShowUploadInput,
     output: ShowImportView,
@@ -221,8 +242,9 @@ export const SHOW_OPERATIONS: readonly AnyOperation[] = [
         "Absolute path of a .cueport.zip on the show machine",
       ),
       replace: Replace,
+      force: Force,
     }),
     output: ShowImportView,
-    run: async ({ core }, input) => ({ ok: true as const, ...await core.importShow(input) }),
+    run: ({ core }, input) => importShow(core, input),
   }),
 ];

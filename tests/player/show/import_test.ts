@@ -4,7 +4,7 @@ import { VirtualClock } from "../../../player/clock.ts";
 import { importShow } from "../../../player/show/mod.ts";
 import { stageShow } from "../../../player/show/import.ts";
 import { type Preset, Project } from "../../../protocol/model.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { fixtureDataDir, fixtureProject, openFixture } from "../../_helpers/fixture.ts";
 import { buildShowFile } from "../../_helpers/show_files.ts";
 
 const MEDIA = new Uint8Array([1, 2, 3, 4, 5]);
@@ -96,6 +96,7 @@ Deno.test("show.import: a start after a kill removes the staging, merges presets
       dataDir,
       presets: () => app.presets(),
       hasProject: () => false,
+      isBusy: () => false,
       removeProject: () => Promise.resolve(),
       trash: () => Promise.resolve(),
       adoptProject: () => Promise.reject(new Error("killed before")),
@@ -125,5 +126,30 @@ Deno.test("show.import: a start after a kill removes the staging, merges presets
   } finally {
     await app.close();
     await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("show.import with replace: refused while the Project plays unless force, then stops and replaces it", async () => {
+  const f = await openFixture();
+  try {
+    const file = `${f.dataDir}/show.cueport.zip`;
+    const project = { ...fixtureProject(), name: "Imported" };
+    const media = Object.fromEntries(project.files.map((m) => [m.path, MEDIA]));
+    await Deno.writeFile(file, await buildShowFile(project, [], media));
+    await f.run("PLAY_IN");
+    const params = { path: file, replace: true };
+    await assert.rejects(
+      importShow(f.app, params, NO_PROGRESS).settle(),
+      /Project "show" is playing: stop it first, or send show\.import with "force": true/,
+    );
+    assert.equal(f.app.snapshot().projects.find((p) => p.id === "show")!.name, "Fixture Show");
+    const staged = (await Array.fromAsync(Deno.readDir(`${f.dataDir}/projects`))).map((e) => e.name);
+    assert.deepEqual(staged, ["show"], "nothing staged is left");
+    const forced = await importShow(f.app, { ...params, force: true }, NO_PROGRESS).settle();
+    assert.deepEqual([forced.projectId, forced.replaced], ["show", true]);
+    assert.equal(f.app.snapshot().projects.find((p) => p.id === "show")!.name, "Imported");
+    assert.deepEqual(f.state().clips, [], "it stopped");
+  } finally {
+    await f.close();
   }
 });
