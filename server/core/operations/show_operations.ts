@@ -11,7 +11,11 @@
  */
 import { z } from "zod";
 import { ShowImportResult } from "../../../protocol/methods.ts";
-import { SHOW_MEDIA_TYPE, showFileName } from "../../../protocol/show_file.ts";
+import {
+  SHOW_MEDIA_TYPE,
+  showFileName,
+  writeShowFileWhole,
+} from "../../../protocol/show_file.ts";
 import { VERSION } from "../../version.ts";
 import type { Core } from "../core.ts";
 import { CueportError } from "../errors.ts";
@@ -85,7 +89,8 @@ async function locatedSource(core: Core, projectId: string) {
 
 /**
  * Writes the show file of `projectId` to `path` on this machine: a temp file
- * beside it, synced, then renamed, so `path` is a whole show file or untouched.
+ * beside it (`<path>.partial`, one a killed export left removed), synced, then
+ * renamed, so `path` is a whole show file or untouched.
  */
 async function exportToPath(core: Core, projectId: string, path: string) {
   if (!path.startsWith("/")) {
@@ -94,14 +99,8 @@ async function exportToPath(core: Core, projectId: string, path: string) {
     });
   }
   const source = await locatedSource(core, projectId);
-  const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.partial`;
   try {
-    const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o644 });
-    const bytes = await writeShow(source, file.writable);
-    // The stream closed the file; sync through a second handle before the rename.
-    await using synced = await Deno.open(temp, { read: true });
-    await synced.sync();
-    await Deno.rename(temp, path);
+    const bytes = await writeShowFileWhole(path, (out) => writeShow(source, out));
     return {
       ok: true as const,
       projectId: source.project.id,
@@ -110,7 +109,6 @@ async function exportToPath(core: Core, projectId: string, path: string) {
       bytes,
     };
   } catch (error) {
-    await Deno.remove(temp).catch(() => {});
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) {
       throw new CueportError(
         "INVALID_MESSAGE",
