@@ -75,6 +75,13 @@ export function showFileName(name: string): string {
   return `${base.replace(/^\.+/, "") || "show"}${SHOW_EXTENSION}`;
 }
 
+/**
+ * Largest JSON entry (manifest, project, presets) an import reads, bytes: each
+ * is held in memory, and inflated only up to the smaller of this and the size
+ * the manifest and the zip declare.
+ */
+export const MAX_SHOW_JSON_BYTES = 64 * 1024 * 1024;
+
 /** The suffix of the temp file a show file is written to beside its target, then renamed. */
 export const PARTIAL_SUFFIX = ".partial";
 
