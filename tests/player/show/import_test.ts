@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { PlayerApp } from "../../../player/app.ts";
 import { VirtualClock } from "../../../player/clock.ts";
 import { importShow } from "../../../player/show/mod.ts";
-import { stageShow } from "../../../player/show/import.ts";
+import { commitShow, stageShow } from "../../../player/show/import.ts";
+import { mergePendingPresets } from "../../../player/show/pending_presets.ts";
 import { type Preset, Project } from "../../../protocol/model.ts";
 import { fixtureDataDir, fixtureProject, openFixture } from "../../_helpers/fixture.ts";
 import { buildShowFile } from "../../_helpers/show_files.ts";
@@ -104,8 +105,10 @@ Deno.test("show.import: a start after a kill removes the staging, merges presets
     // Killed mid-extract: the staging is all there is.
     const killedEarly = await stageShow({ path: file }, host);
     // Killed after the rename, before the adoption: the folder and its pending presets.
-    const killedLate = await stageShow({ path: file }, host);
-    await Deno.rename(killedLate.staging, `${dataDir}/projects/tour`);
+    await assert.rejects(
+      commitShow(await stageShow({ path: file }, host), host, { replace: false }),
+      /killed before/,
+    );
     // Killed while a replace had set the fixture's Project aside.
     await Deno.rename(`${dataDir}/projects/show`, `${dataDir}/projects/.replaced-show.0a1b2c3d`);
     await app.close();
@@ -151,5 +154,75 @@ Deno.test("show.import with replace: refused while the Project plays unless forc
     assert.deepEqual(f.state().clips, [], "it stopped");
   } finally {
     await f.close();
+  }
+});
+
+Deno.test("show.import: two imports staged at once that bring one preset id of other contents: the second is renamed at its commit", async () => {
+  const dataDir = await fixtureDataDir();
+  const app = await open(dataDir);
+  try {
+    const [a, b] = [`${dataDir}/a.cueport.zip`, `${dataDir}/b.cueport.zip`];
+    await Deno.writeFile(a, await tourShow(glow("// a")));
+    await Deno.writeFile(b, await tourShow(glow("// b")));
+    const first = importShow(app, { path: a, replace: false }, NO_PROGRESS);
+    const second = importShow(app, { path: b, replace: false }, NO_PROGRESS);
+    const [commitFirst, commitSecond] = [await first.ready, await second.ready];
+    assert.deepEqual((await commitFirst()).presetsAdded, ["glow"]);
+    const later = await commitSecond();
+    assert.equal(later.projectId, "tour-2");
+    assert.deepEqual([later.presetsAdded, later.presetsRenamed], [["glow-2"], [{
+      from: "glow",
+      to: "glow-2",
+    }]]);
+    const project = app.snapshot().projects.find((p) => p.id === "tour-2")!;
+    assert.equal(project.effects[0]!.presetId, "glow-2");
+    assert.deepEqual(
+      app.presets().filter((p) => !p.builtIn).map((p) => [p.id, p.code]),
+      [["glow", "// a"], ["glow-2", "// b"]],
+    );
+  } finally {
+    await app.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("mergePendingPresets: a pending preset whose id is known with other content is refused and logged; an unreadable file is logged and kept aside", async () => {
+  const dataDir = await fixtureDataDir();
+  const app = await open(dataDir);
+  const lines: string[] = [];
+  const pending = `${dataDir}/projects/show/presets.pending.json`;
+  try {
+    const other = { ...glow("// theirs"), id: "other" };
+    await Deno.writeTextFile(pending, JSON.stringify([glow("// theirs"), other]));
+    const merged = await mergePendingPresets(app.store, "show", [glow("// mine")], [], (l) =>
+      lines.push(l));
+    assert.deepEqual(merged!.map((p) => [p.id, p.code]), [["glow", "// mine"], [
+      "other",
+      "// theirs",
+    ]]);
+    assert.deepEqual(lines, [
+      'Project "show": pending preset "glow" not added: a preset of other content has its id ' +
+      "(kept in projects/show/presets.pending.refused.json)",
+    ]);
+    const refused = JSON.parse(
+      await Deno.readTextFile(`${dataDir}/projects/show/presets.pending.refused.json`),
+    );
+    assert.deepEqual(refused.map((p: Preset) => p.code), ["// theirs"]);
+    lines.length = 0;
+
+    await Deno.writeTextFile(pending, "{ cut sh");
+    assert.deepEqual(await mergePendingPresets(app.store, "show", [], [], (l) => lines.push(l)), []);
+    assert.equal(lines.length, 1);
+    assert.match(
+      lines[0]!,
+      /^Project "show": presets\.pending\.json cannot be read \(.+\); kept as projects\/show\/presets\.pending\.unreadable\.json$/,
+    );
+    assert.equal(
+      await Deno.readTextFile(`${dataDir}/projects/show/presets.pending.unreadable.json`),
+      "{ cut sh",
+    );
+  } finally {
+    await app.close();
+    await Deno.remove(dataDir, { recursive: true });
   }
 });
