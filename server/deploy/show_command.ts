@@ -10,7 +10,8 @@ import { call, findTarget, send, type Target } from "./operator_target.ts";
 import { writeShowFileWhole } from "../../protocol/show_file.ts";
 
 /** Usage of `cueport show`. */
-export const SHOW_USAGE = `Usage: cueport show export NAME FILE | show import FILE [--replace [--force]]
+export const SHOW_USAGE =
+  `Usage: cueport show export NAME FILE | show import FILE [--replace [--force]]
   export NAME FILE   writes the open Project NAME (its id, or its name) as a show file: a zip
                      with its project.json, presets.json, media and a manifest (FILE appears
                      whole or not at all: it is written as FILE.partial, then renamed; a stale

@@ -11,11 +11,7 @@
  */
 import { z } from "zod";
 import { ShowImportResult } from "../../../protocol/methods.ts";
-import {
-  SHOW_MEDIA_TYPE,
-  showFileName,
-  writeShowFileWhole,
-} from "../../../protocol/show_file.ts";
+import { SHOW_MEDIA_TYPE, showFileName, writeShowFileWhole } from "../../../protocol/show_file.ts";
 import { VERSION } from "../../version.ts";
 import type { Core } from "../core.ts";
 import { CueportError } from "../errors.ts";

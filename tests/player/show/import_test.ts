@@ -146,7 +146,9 @@ Deno.test("show.import with replace: refused while the Project plays unless forc
       /Project "show" is playing: stop it first, or send show\.import with "force": true/,
     );
     assert.equal(f.app.snapshot().projects.find((p) => p.id === "show")!.name, "Fixture Show");
-    const staged = (await Array.fromAsync(Deno.readDir(`${f.dataDir}/projects`))).map((e) => e.name);
+    const staged = (await Array.fromAsync(Deno.readDir(`${f.dataDir}/projects`))).map((e) =>
+      e.name
+    );
     assert.deepEqual(staged, ["show"], "nothing staged is left");
     const forced = await importShow(f.app, { ...params, force: true }, NO_PROGRESS).settle();
     assert.deepEqual([forced.projectId, forced.replaced], ["show", true]);
@@ -194,8 +196,13 @@ Deno.test("mergePendingPresets: a pending preset whose id is known with other co
   try {
     const other = { ...glow("// theirs"), id: "other" };
     await Deno.writeTextFile(pending, JSON.stringify([glow("// theirs"), other]));
-    const merged = await mergePendingPresets(app.store, "show", [glow("// mine")], [], (l) =>
-      lines.push(l));
+    const merged = await mergePendingPresets(
+      app.store,
+      "show",
+      [glow("// mine")],
+      [],
+      (l) => lines.push(l),
+    );
     assert.deepEqual(merged!.map((p) => [p.id, p.code]), [["glow", "// mine"], [
       "other",
       "// theirs",
@@ -211,7 +218,10 @@ Deno.test("mergePendingPresets: a pending preset whose id is known with other co
     lines.length = 0;
 
     await Deno.writeTextFile(pending, "{ cut sh");
-    assert.deepEqual(await mergePendingPresets(app.store, "show", [], [], (l) => lines.push(l)), []);
+    assert.deepEqual(
+      await mergePendingPresets(app.store, "show", [], [], (l) => lines.push(l)),
+      [],
+    );
     assert.equal(lines.length, 1);
     assert.match(
       lines[0]!,
