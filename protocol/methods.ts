@@ -172,6 +172,11 @@ export const ShowImportParams = z.object({
   path: z.string().min(1),
   /** Replace the Project of the same id (it goes as a delete does); else a clashing id is renamed. */
   replace: z.boolean().default(false),
+  /**
+   * With `replace`: replace the Project even while any of its Clips or its Song plays or is
+   * paused (it stops); else that is refused, as `project.delete` is.
+   */
+  force: z.boolean().default(false),
   /** The service staged the file from an upload: the messages speak of the upload, not the path. */
   isUpload: z.boolean().default(false),
 });

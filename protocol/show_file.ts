@@ -74,3 +74,41 @@ export function showFileName(name: string): string {
   const base = name.normalize("NFKD").replace(/[^A-Za-z0-9 ._-]+/g, "").trim().slice(0, 100);
   return `${base.replace(/^\.+/, "") || "show"}${SHOW_EXTENSION}`;
 }
+
+/**
+ * Largest JSON entry (manifest, project, presets) an import reads, bytes: each
+ * is held in memory, and inflated only up to the smaller of this and the size
+ * the manifest and the zip declare.
+ */
+export const MAX_SHOW_JSON_BYTES = 64 * 1024 * 1024;
+
+/** The suffix of the temp file a show file is written to beside its target, then renamed. */
+export const PARTIAL_SUFFIX = ".partial";
+
+/**
+ * Writes a show file to `path` whole or not at all (the CLI's and MCP's
+ * export): `write` fills `<path>.partial`, which is synced, then renamed over
+ * `path`. The temp's name is fixed, so one a killed export left is removed by
+ * the next export to the same path; two exports to one path at once: the one
+ * whose temp was replaced fails, the other's file stands.
+ * @returns what `write` returned
+ */
+export async function writeShowFileWhole<T>(
+  path: string,
+  write: (out: WritableStream<Uint8Array>) => Promise<T>,
+): Promise<T> {
+  const temp = `${path}${PARTIAL_SUFFIX}`;
+  await Deno.remove(temp).catch(() => {});
+  try {
+    const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o644 });
+    const result = await write(file.writable);
+    // The stream closed the file; sync through a second handle before the rename.
+    await using synced = await Deno.open(temp, { read: true });
+    await synced.sync();
+    await Deno.rename(temp, path);
+    return result;
+  } catch (error) {
+    await Deno.remove(temp).catch(() => {});
+    throw error;
+  }
+}

@@ -18,7 +18,7 @@ export function freeId(base: string, isTaken: (id: string) => boolean): string {
 }
 
 /** What makes two presets the same preset (not their quarantine: that is this machine's verdict). */
-function contentOf(preset: Preset): string {
+export function contentOf(preset: Preset): string {
   const { kind, name, type, parameters, code } = preset;
   return JSON.stringify({ kind, name, type, parameters, code });
 }

@@ -1,8 +1,10 @@
 /**
  * `show.import`: a show file becomes a Project, all or nothing. The slow part
- * (checks, then extraction into `projects/.import-<uuid>/`, each media file
+ * (checks, then extraction of the media into `projects/.import-<uuid>/`, each
  * measured against the manifest as it is written) runs beside the order; the
- * commit is one rename of that folder to `projects/<id>/`, then the app adopts
+ * commit, in the order, plans the presets against those here then (so two
+ * imports staged at once cannot give one id to two presets), writes
+ * `project.json`, renames that folder to `projects/<id>/`, then the app adopts
  * it. The presets to add wait in `projects/<id>/presets.pending.json` until the
  * app merges them (at adoption, or at the next start), so a kill at any point
  * leaves either no Project or a whole one, and a start removes what a kill left
@@ -13,8 +15,9 @@ import type { ShowImportParams, ShowImportResult } from "../../protocol/methods.
 import type { Preset, Project } from "../../protocol/model.ts";
 import { jsonText } from "../../protocol/atomic_write.ts";
 import { checkMeasure, readBroken, readShow } from "./read_show.ts";
-import { freeId, planPresets } from "./ids.ts";
+import { freeId, planPresets, type PresetPlan } from "./ids.ts";
 import { extractEntry } from "./zip_file.ts";
+import { Refusal } from "../errors.ts";
 
 /** The prefix of an import's staging folder under `projects/`. */
 export const STAGING_PREFIX = ".import-";
@@ -31,6 +34,8 @@ export interface ShowImportHost {
   presets(): readonly Preset[];
   /** Whether a Project of the library has this id (open, closed, damaged or deleted). */
   hasProject(id: string): boolean;
+  /** Whether any Clip or the Song of the open Project `id` plays or is paused. */
+  isBusy(id: string): boolean;
   /** Takes the Project `id` away as a delete does (`replace`). */
   removeProject(id: string): Promise<void>;
   /** Puts the folder a replaced Project `id` left in the trash, restorable until the next start. */
@@ -39,11 +44,16 @@ export interface ShowImportHost {
   adoptProject(id: string): Promise<Project>;
 }
 
-/** A show extracted into its staging folder, waiting for its commit. */
+/**
+ * A show whose media are extracted into its staging folder, waiting for its
+ * commit, which plans its presets and writes its `project.json`.
+ */
 export interface StagedShow {
   staging: string;
+  /** The Project and the presets as the show file gives them. */
   project: Project;
-  result: Omit<ShowImportResult, "projectId" | "renamedFrom" | "replaced">;
+  presets: Preset[];
+  mediaBytes: number;
 }
 
 /** Options of `stageShow`. */
@@ -65,7 +75,6 @@ export async function stageShow(
   const show = await readShow(params.path);
   const staging = `${host.dataDir}/projects/${STAGING_PREFIX}${crypto.randomUUID()}`;
   try {
-    const plan = planPresets(show.presets, host.presets(), show.project);
     await Deno.mkdir(`${staging}/media`, { recursive: true });
     const total = show.media.reduce((sum, m) => sum + m.expected.size, 0);
     let done = 0;
@@ -81,20 +90,7 @@ export async function stageShow(
         }));
       checkMeasure(expected.path, measured, expected);
     }
-    await writeSynced(`${staging}/project.json`, jsonText(plan.project));
-    if (plan.toAdd.length > 0) {
-      await writeSynced(`${staging}/${PENDING_PRESETS}`, jsonText(plan.toAdd));
-    }
-    return {
-      staging,
-      project: plan.project,
-      result: {
-        name: plan.project.name,
-        presetsAdded: plan.toAdd.map((p) => p.id),
-        presetsRenamed: plan.renamed,
-        mediaBytes: total,
-      },
-    };
+    return { staging, project: show.project, presets: show.presets, mediaBytes: total };
   } catch (error) {
     await Deno.remove(staging, { recursive: true }).catch(() => {});
     throw error;
@@ -105,7 +101,8 @@ export async function stageShow(
 
 /**
  * Commits a staged show in the order: chooses its id (renamed when taken, or
- * with `replace` the old Project taken out of play and its folder set aside
+ * with `replace` the old Project, refused while it plays or is paused unless
+ * `force`, taken out of play and its folder set aside
  * as `.replaced-<id>.<n>`), renames the staging folder into place, moves the
  * old folder to the trash (`project.restore` brings it back until the next start) and
  * adopts the new one.
@@ -114,14 +111,20 @@ export async function stageShow(
 export async function commitShow(
   staged: StagedShow,
   host: ShowImportHost,
-  replace: boolean,
+  options: { replace: boolean; force?: boolean },
 ): Promise<ShowImportResult> {
   const wanted = staged.project.id;
   const projects = `${host.dataDir}/projects`;
   let id = wanted;
   let aside: string | null = null;
-  const replaced = replace && host.hasProject(wanted);
+  let plan: PresetPlan;
+  const replaced = options.replace && host.hasProject(wanted);
   try {
+    if (replaced && !options.force && host.isBusy(wanted)) {
+      throw new Refusal(
+        `Project "${wanted}" is playing: stop it first, or send show.import with "force": true`,
+      );
+    }
     if (replaced) {
       aside = `${projects}/${REPLACED_PREFIX}${wanted}.${crypto.randomUUID().slice(0, 8)}`;
       if (!exists(`${projects}/${wanted}`)) aside = null;
@@ -131,9 +134,7 @@ export async function commitShow(
     if (!replaced) {
       id = freeId(wanted, (other) => host.hasProject(other) || exists(`${projects}/${other}`));
     }
-    if (id !== wanted) {
-      await writeSynced(`${staged.staging}/project.json`, jsonText({ ...staged.project, id }));
-    }
+    plan = await writePlan(staged, host, id);
     await Deno.rename(staged.staging, `${projects}/${id}`);
   } catch (error) {
     await Deno.remove(staged.staging, { recursive: true }).catch(() => {});
@@ -143,11 +144,28 @@ export async function commitShow(
   if (aside) await host.trash(wanted, aside);
   await host.adoptProject(id);
   return {
-    ...staged.result,
+    name: plan.project.name,
+    presetsAdded: plan.toAdd.map((p) => p.id),
+    presetsRenamed: plan.renamed,
+    mediaBytes: staged.mediaBytes,
     projectId: id,
     renamedFrom: id === wanted ? null : wanted,
     replaced,
   };
+}
+
+/**
+ * Plans the show's presets against those here now (in the order, so an import
+ * committed meanwhile counts) and writes the staged `project.json`, under id
+ * `id`, and the presets to add (`PENDING_PRESETS`), both synced.
+ */
+async function writePlan(staged: StagedShow, host: ShowImportHost, id: string) {
+  const plan = planPresets(staged.presets, host.presets(), { ...staged.project, id });
+  await writeSynced(`${staged.staging}/project.json`, jsonText(plan.project));
+  if (plan.toAdd.length > 0) {
+    await writeSynced(`${staged.staging}/${PENDING_PRESETS}`, jsonText(plan.toAdd));
+  }
+  return plan;
 }
 
 /** Whether a path is on disk (a Project folder the library does not list yet). */

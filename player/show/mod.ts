@@ -21,6 +21,11 @@ function hostOf(app: PlayerApp): ShowImportHost {
     dataDir: app.store.dataDir,
     presets: () => app.presets(),
     hasProject: (id) => app.library().some((entry) => entry.projectId === id),
+    // A play state lists only the Clips that play or are paused.
+    isBusy: (id) =>
+      app.snapshot().playstates.some((ps) =>
+        ps.projectId === id && (ps.clips.length > 0 || (ps.song?.state ?? "stopped") !== "stopped")
+      ),
     removeProject: (id) => {
       // Open: out of play (its engine stops); closed or damaged: only listed, nothing to stop.
       if (app.library().some((e) => e.projectId === id && e.state === "open")) {
@@ -45,7 +50,7 @@ export interface ImportShowOptions {
  */
 export function importShow(
   app: PlayerApp,
-  params: { path: string; replace: boolean },
+  params: { path: string; replace: boolean; force?: boolean },
   options: ImportShowOptions,
 ): Beside<ShowImportResult> {
   const host = hostOf(app);
@@ -58,5 +63,5 @@ export function importShow(
     options.progress({ updateType: "project", projectId: null, data }, done, total);
   };
   const staged = stageShow(params, host, { signal: options.signal, onProgress });
-  return new Beside(staged.then((show) => () => commitShow(show, host, params.replace)));
+  return new Beside(staged.then((show) => () => commitShow(show, host, params)));
 }

@@ -15,15 +15,15 @@ import {
   Manifest,
   MANIFEST_ENTRY,
   type ManifestEntry,
+  MAX_SHOW_JSON_BYTES,
   PRESETS_ENTRY,
   PROJECT_ENTRY,
   unsafePathReason,
 } from "../../protocol/show_file.ts";
 import { Refusal } from "../errors.ts";
-import { isLink, type OpenZip, openZip, readEntry } from "./zip_file.ts";
+import { EntryTooLarge, isLink, type OpenZip, openZip, readEntry } from "./zip_file.ts";
 
-/** Largest JSON entry read into memory (manifest, project, presets), bytes. */
-const MAX_JSON_BYTES = 64 * 1024 * 1024;
+const MAX_JSON_BYTES = MAX_SHOW_JSON_BYTES;
 
 /** A refusal of a show file: INVALID_SHOW_FILE, the reason after `Invalid show file: `. */
 export function showRefusal(reason: string): Refusal {
@@ -104,7 +104,7 @@ async function readManifest(files: Map<string, FileEntry>): Promise<Manifest> {
   if (entry.uncompressedSize > MAX_JSON_BYTES) {
     throw showRefusal(`${MANIFEST_ENTRY} is over ${MAX_JSON_BYTES} bytes`);
   }
-  const { bytes } = await readBroken(MANIFEST_ENTRY, () => readEntry(entry));
+  const { bytes } = await readJson(MANIFEST_ENTRY, entry, entry.uncompressedSize);
   return parseJson(MANIFEST_ENTRY, bytes, Manifest);
 }
 
@@ -137,9 +137,28 @@ async function readJsonEntry(
   const listed = expected.get(path);
   if (!entry || !listed) throw showRefusal(`${path} is missing`);
   if (listed.size > MAX_JSON_BYTES) throw showRefusal(`${path} is over ${MAX_JSON_BYTES} bytes`);
-  const read = await readBroken(path, () => readEntry(entry));
+  const read = await readJson(path, entry, Math.min(listed.size, entry.uncompressedSize));
   checkMeasure(path, read, listed);
   return read.bytes;
+}
+
+/**
+ * A JSON entry inflated up to `declared` bytes (and `MAX_SHOW_JSON_BYTES`),
+ * refused as soon as it inflates past them: a small zip cannot fill the memory.
+ */
+async function readJson(path: string, entry: FileEntry, declared: number) {
+  const cap = Math.min(declared, MAX_JSON_BYTES);
+  return await readBroken(path, async () => {
+    try {
+      return await readEntry(entry, cap);
+    } catch (error) {
+      if (!(error instanceof EntryTooLarge)) throw error;
+      throw showRefusal(
+        `entry "${path}" ${error.message} (the size the manifest and the zip declare; ` +
+          `a JSON entry is at most ${MAX_JSON_BYTES} bytes)`,
+      );
+    }
+  });
 }
 
 /** Size and sha256 as the manifest says, else a refusal naming the entry. */

@@ -74,11 +74,47 @@ export interface Measured {
   sha256: string;
 }
 
-/** The bytes of a small entry (JSON), with their measure. */
-export async function readEntry(entry: FileEntry): Promise<{ bytes: Uint8Array } & Measured> {
-  const bytes = new Uint8Array(await entry.arrayBuffer());
+/** An entry that inflates past the bytes it may have (a zip bomb, or a lying size). */
+export class EntryTooLarge extends Error {
+  /** Builds it for the cap `maxBytes`. */
+  constructor(readonly maxBytes: number) {
+    super(`inflates past ${maxBytes} bytes`);
+    this.name = "EntryTooLarge";
+  }
+}
+
+/**
+ * The bytes of a small entry (JSON), with their measure, inflated as a stream
+ * that stops once more than `maxBytes` came: a zip bomb is refused before it
+ * is held whole. `onBytes` counts every chunk inflated.
+ * @throws {EntryTooLarge} past `maxBytes`
+ */
+export async function readEntry(
+  entry: FileEntry,
+  maxBytes: number,
+  onBytes?: (n: number) => void,
+): Promise<{ bytes: Uint8Array } & Measured> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const sink = new WritableStream<Uint8Array>({
+    write(chunk) {
+      onBytes?.(chunk.length);
+      size += chunk.length;
+      if (size > maxBytes) throw new EntryTooLarge(maxBytes);
+      chunks.push(chunk.slice());
+    },
+  });
+  try {
+    await entry.getData(sink);
+  } catch (error) {
+    // zip.js may wrap the sink's error; the cap is what it is about.
+    if (size > maxBytes) throw new EntryTooLarge(maxBytes);
+    throw error;
+  }
+  const bytes = new Uint8Array(size);
+  chunks.reduce((at, chunk) => (bytes.set(chunk, at), at + chunk.length), 0);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  return { bytes, size: bytes.length, sha256 };
+  return { bytes, size, sha256 };
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * `cueport show export NAME FILE` and `cueport show import FILE [--replace]`:
+ * `cueport show export NAME FILE` and `cueport show import FILE [--replace [--force]]`:
  * a Project to a show file and back (docs/projects.md, "The show file"),
  * through the running service's API with the operator credential, streamed
  * both ways. One line on success, one line of error.
@@ -7,27 +7,35 @@
  */
 import { parseArgs } from "node:util";
 import { call, findTarget, send, type Target } from "./operator_target.ts";
+import { writeShowFileWhole } from "../../protocol/show_file.ts";
 
 /** Usage of `cueport show`. */
-export const SHOW_USAGE = `Usage: cueport show export NAME FILE | show import FILE [--replace]
-  export NAME FILE   writes the Project NAME (its id, or its name) as a show file: a zip with
-                     its project.json, presets.json, media and a manifest (FILE appears whole
-                     or not at all)
+export const SHOW_USAGE =
+  `Usage: cueport show export NAME FILE | show import FILE [--replace [--force]]
+  export NAME FILE   writes the open Project NAME (its id, or its name) as a show file: a zip
+                     with its project.json, presets.json, media and a manifest (FILE appears
+                     whole or not at all: it is written as FILE.partial, then renamed; a stale
+                     FILE.partial a killed export left is removed by the next)
   import FILE        imports a show file as a new Project; a taken id gets -2, -3...
   --replace          with import: replace the Project of the same id instead
+  --force            with --replace: even while that Project plays or is paused (it stops)
   --data-dir DIR     the service's data dir (default: CUEPORT_DATA_DIR, the usual place, or
                      an installed service's); the port and operator credential are read there
   --http-port N      the running service's HTTP port (default: the one in its data dir)`;
 
-/** The id of the open Project whose id, else whose name, is `name`. */
+/**
+ * The id of the Project whose id, else whose name, is `name`. One that is not
+ * open (closed, damaged, deleted) is named too: the export's refusal says why.
+ */
 async function projectIdOf(target: Target, name: string): Promise<string> {
-  const { projects } = await call(target, "GET", "/api/v1/projects") as {
-    projects: { projectId: string; name: string }[];
+  const { projects } = await call(target, "GET", "/api/v1/projects?all=true") as {
+    projects: { projectId: string; name: string; state: string }[];
   };
   if (projects.some((p) => p.projectId === name)) return name;
   const named = projects.filter((p) => p.name === name);
   if (named.length === 1) return named[0]!.projectId;
-  const ids = projects.map((p) => p.projectId).join(", ") || "none";
+  const open = projects.filter((p) => p.state === "open");
+  const ids = open.map((p) => p.projectId).join(", ") || "none";
   throw new Error(
     named.length === 0
       ? `No open Project has the id or name "${name}" (open: ${ids})`
@@ -47,25 +55,20 @@ async function exportShow(target: Target, name: string, file: string): Promise<s
   const projectId = await projectIdOf(target, name);
   const res = await send(target, `/api/v1/projects/${encodeURIComponent(projectId)}/export`, {});
   if (!res.ok || !res.body) throw await failure(res);
-  const temp = `${file}.${crypto.randomUUID().slice(0, 8)}.partial`;
-  try {
-    const out = await Deno.open(temp, { write: true, createNew: true });
-    await res.body.pipeTo(out.writable);
-    await using synced = await Deno.open(temp, { read: true });
-    await synced.sync();
-    await Deno.rename(temp, file);
-  } catch (error) {
-    await Deno.remove(temp).catch(() => {});
-    throw error;
-  }
+  await writeShowFileWhole(file, (out) => res.body!.pipeTo(out));
   const { size } = await Deno.stat(file);
   return `Exported ${projectId} to ${file} (${size} bytes)`;
 }
 
-async function importShow(target: Target, file: string, isReplace: boolean): Promise<string> {
+async function importShow(
+  target: Target,
+  file: string,
+  options: { replace?: boolean; force?: boolean },
+): Promise<string> {
   const source = await Deno.open(file, { read: true });
   const { size } = await source.stat();
-  const res = await send(target, `/api/v1/projects/import${isReplace ? "?replace=true" : ""}`, {
+  const query = options.replace ? `?replace=true${options.force ? "&force=true" : ""}` : "";
+  const res = await send(target, `/api/v1/projects/import${query}`, {
     method: "POST",
     headers: { "content-type": "application/zip", "content-length": String(size) },
     body: source.readable,
@@ -90,6 +93,7 @@ export async function runShowCommand(
         "data-dir": { type: "string" },
         "http-port": { type: "string" },
         replace: { type: "boolean" },
+        force: { type: "boolean" },
         help: { type: "boolean" },
       },
       allowPositionals: true,
@@ -113,7 +117,7 @@ export async function runShowCommand(
     print(
       isExport
         ? await exportShow(target, rest[0]!, rest[1]!)
-        : await importShow(target, rest[0]!, values.replace === true),
+        : await importShow(target, rest[0]!, values),
     );
     return 0;
   } catch (error) {

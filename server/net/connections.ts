@@ -361,11 +361,9 @@ export class ConnectionServer {
     connection.lastActive = this.now;
     if (response === null) return response;
     if (response.status === 101) connection.isUpgraded = true;
-    // The type first: reading `body` turns a string body into a stream, which changes how Deno
+    // The status first: reading `body` turns a string body into a stream, which changes how Deno
     // sends it (refusals that close the connection then did not reach their clients).
-    else if (
-      response.headers.get("content-type") === "text/event-stream" && response.body !== null
-    ) {
+    else if (response.status < 400 && response.body !== null) {
       return this.#streaming(connection, response) as T;
     } else if (response.status >= 400 && response.headers.get("connection") === "close") {
       // A refused body the client may still be sending: Deno would read it to its end. Close
@@ -376,9 +374,11 @@ export class ConnectionServer {
   }
 
   /**
-   * An event stream (MCP's GET /mcp) is an answer still being sent: the
-   * connection is busy, not idle, until the stream ends (its own keep-alive
-   * comments keep it in check, as pings do a WebSocket). A stream that
+   * An answer with a body (an event stream, MCP's GET /mcp; a show file's
+   * zip, streamed as it is written) is still being sent: the connection is
+   * busy, not idle, until the body ends, however long a slow client takes (an
+   * event stream's keep-alive comments keep it in check, as pings do a
+   * WebSocket; a client that stops reading stalls it in TCP). A body that
    * fails (MCP ends one whose client does not read) or is cancelled ends its
    * connection at once: the HTTP engine would otherwise wait to write what
    * it holds to a client that does not read, and notice the failure only

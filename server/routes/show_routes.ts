@@ -44,6 +44,7 @@ async function upload(
     const input: ShowUploadInput = {
       chunks: body.body,
       isReplace: wire.query.replace === "true",
+      isForced: wire.query.force === "true",
       maxBytes,
     };
     return await run(input);

@@ -11,10 +11,11 @@
  */
 import { z } from "zod";
 import { ShowImportResult } from "../../../protocol/methods.ts";
-import { SHOW_MEDIA_TYPE, showFileName } from "../../../protocol/show_file.ts";
+import { SHOW_MEDIA_TYPE, showFileName, writeShowFileWhole } from "../../../protocol/show_file.ts";
 import { VERSION } from "../../version.ts";
 import type { Core } from "../core.ts";
 import { CueportError } from "../errors.ts";
+import { projectMissing } from "../project_missing.ts";
 import { writeShow } from "../show_export.ts";
 import { stageUpload } from "../uploads.ts";
 import { type AnyOperation, defineOperation } from "./operation.ts";
@@ -37,6 +38,8 @@ export interface ShowUploadInput {
   chunks: AsyncIterable<Uint8Array>;
   /** `?replace=true` came. */
   isReplace: boolean;
+  /** `?force=true` came: replace even while the Project plays. */
+  isForced: boolean;
   maxBytes: number;
 }
 
@@ -44,11 +47,8 @@ export interface ShowUploadInput {
 function sourceOf(core: Core, projectId: string) {
   core.requireReady();
   const project = core.model.project(projectId);
-  if (!project) {
-    throw new CueportError("NOT_FOUND", `Project "${projectId}" does not exist`, {
-      field: "projectID",
-    });
-  }
+  // Closed: say to open it; damaged: its file and problem (as GET /api/v1/projects/:id does).
+  if (!project) throw projectMissing(core.model.library, projectId);
   return {
     project,
     presets: core.model.presets,
@@ -85,7 +85,8 @@ async function locatedSource(core: Core, projectId: string) {
 
 /**
  * Writes the show file of `projectId` to `path` on this machine: a temp file
- * beside it, synced, then renamed, so `path` is a whole show file or untouched.
+ * beside it (`<path>.partial`, one a killed export left removed), synced, then
+ * renamed, so `path` is a whole show file or untouched.
  */
 async function exportToPath(core: Core, projectId: string, path: string) {
   if (!path.startsWith("/")) {
@@ -94,14 +95,8 @@ async function exportToPath(core: Core, projectId: string, path: string) {
     });
   }
   const source = await locatedSource(core, projectId);
-  const temp = `${path}.${crypto.randomUUID().slice(0, 8)}.partial`;
   try {
-    const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o644 });
-    const bytes = await writeShow(source, file.writable);
-    // The stream closed the file; sync through a second handle before the rename.
-    await using synced = await Deno.open(temp, { read: true });
-    await synced.sync();
-    await Deno.rename(temp, path);
+    const bytes = await writeShowFileWhole(path, (out) => writeShow(source, out));
     return {
       ok: true as const,
       projectId: source.project.id,
@@ -110,7 +105,6 @@ async function exportToPath(core: Core, projectId: string, path: string) {
       bytes,
     };
   } catch (error) {
-    await Deno.remove(temp).catch(() => {});
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.PermissionDenied) {
       throw new CueportError(
         "INVALID_MESSAGE",
@@ -124,6 +118,19 @@ async function exportToPath(core: Core, projectId: string, path: string) {
   }
 }
 
+/**
+ * The player's `show.import`, its refusals (a replace of a Project that plays)
+ * EDIT_REFUSED as those of `project.delete`: an import is an edit.
+ */
+async function importShow(core: Core, params: Parameters<Core["importShow"]>[0]) {
+  try {
+    return { ok: true as const, ...await core.importShow(params) };
+  } catch (error) {
+    if (!(error instanceof CueportError) || error.code !== "ACTION_FAILED") throw error;
+    throw new CueportError("EDIT_REFUSED", error.message, error.details);
+  }
+}
+
 /** Stages an uploaded show file, imports it, and removes the staged file whatever happens. */
 async function importUpload(core: Core, input: ShowUploadInput) {
   core.requireReady();
@@ -132,12 +139,12 @@ async function importUpload(core: Core, input: ShowUploadInput) {
     maxBytes: input.maxBytes,
   });
   try {
-    const result = await core.importShow({
+    return await importShow(core, {
       path: staged.path,
       replace: input.isReplace,
+      force: input.isForced,
       isUpload: true,
     });
-    return { ok: true as const, ...result };
   } finally {
     await Deno.remove(staged.path).catch(() => {});
   }
@@ -146,6 +153,10 @@ async function importUpload(core: Core, input: ShowUploadInput) {
 const Replace = z.boolean().default(false)
   .describe(
     "Replace the Project of the same id (it goes as a delete does); default: a clashing id is renamed",
+  );
+const Force = z.boolean().default(false)
+  .describe(
+    "With replace: replace it even while any of its Clips or its Song plays or is paused (it stops); default: refused",
   );
 
 /** Every show file operation. */
@@ -193,7 +204,7 @@ export const SHOW_OPERATIONS: readonly AnyOperation[] = [
     name: "projectImport",
     since: "6.0",
     summary:
-      "Import a show file (raw application/zip body): checked whole before anything lands; a clashing id is renamed unless ?replace=true",
+      "Import a show file (raw application/zip body): checked whole before anything lands; a clashing id is renamed unless ?replace=true (refused while that Project plays unless ?force=true)",
     tag: "projects",
     kind: "edit",
     transports: ["http"],
@@ -202,6 +213,10 @@ export const SHOW_OPERATIONS: readonly AnyOperation[] = [
     input: z.strictObject({
       replace: z.enum(["true", "false"]).optional()
         .describe("true: replace the Project of the same id; default: a clashing id is renamed"),
+      force: z.enum(["true", "false"]).optional()
+        .describe(
+          "true: with replace, replace it even while it plays or is paused (it stops); default: refused",
+        ),
     }) as unknown as z.ZodType<ShowUploadInput>,
     parse: (raw) => raw as ShowUploadInput,
     output: ShowImportView,
@@ -221,8 +236,9 @@ export const SHOW_OPERATIONS: readonly AnyOperation[] = [
         "Absolute path of a .cueport.zip on the show machine",
       ),
       replace: Replace,
+      force: Force,
     }),
     output: ShowImportView,
-    run: async ({ core }, input) => ({ ok: true as const, ...await core.importShow(input) }),
+    run: ({ core }, input) => importShow(core, input),
   }),
 ];

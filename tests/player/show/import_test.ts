@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { PlayerApp } from "../../../player/app.ts";
 import { VirtualClock } from "../../../player/clock.ts";
 import { importShow } from "../../../player/show/mod.ts";
-import { stageShow } from "../../../player/show/import.ts";
+import { commitShow, stageShow } from "../../../player/show/import.ts";
+import { mergePendingPresets } from "../../../player/show/pending_presets.ts";
 import { type Preset, Project } from "../../../protocol/model.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { fixtureDataDir, fixtureProject, openFixture } from "../../_helpers/fixture.ts";
 import { buildShowFile } from "../../_helpers/show_files.ts";
 
 const MEDIA = new Uint8Array([1, 2, 3, 4, 5]);
@@ -96,6 +97,7 @@ Deno.test("show.import: a start after a kill removes the staging, merges presets
       dataDir,
       presets: () => app.presets(),
       hasProject: () => false,
+      isBusy: () => false,
       removeProject: () => Promise.resolve(),
       trash: () => Promise.resolve(),
       adoptProject: () => Promise.reject(new Error("killed before")),
@@ -103,8 +105,10 @@ Deno.test("show.import: a start after a kill removes the staging, merges presets
     // Killed mid-extract: the staging is all there is.
     const killedEarly = await stageShow({ path: file }, host);
     // Killed after the rename, before the adoption: the folder and its pending presets.
-    const killedLate = await stageShow({ path: file }, host);
-    await Deno.rename(killedLate.staging, `${dataDir}/projects/tour`);
+    await assert.rejects(
+      commitShow(await stageShow({ path: file }, host), host, { replace: false }),
+      /killed before/,
+    );
     // Killed while a replace had set the fixture's Project aside.
     await Deno.rename(`${dataDir}/projects/show`, `${dataDir}/projects/.replaced-show.0a1b2c3d`);
     await app.close();
@@ -121,6 +125,111 @@ Deno.test("show.import: a start after a kill removes the staging, merges presets
     assert.equal(
       await Deno.stat(`${dataDir}/projects/tour/presets.pending.json`).catch(() => null),
       null,
+    );
+  } finally {
+    await app.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("show.import with replace: refused while the Project plays unless force, then stops and replaces it", async () => {
+  const f = await openFixture();
+  try {
+    const file = `${f.dataDir}/show.cueport.zip`;
+    const project = { ...fixtureProject(), name: "Imported" };
+    const media = Object.fromEntries(project.files.map((m) => [m.path, MEDIA]));
+    await Deno.writeFile(file, await buildShowFile(project, [], media));
+    await f.run("PLAY_IN");
+    const params = { path: file, replace: true };
+    await assert.rejects(
+      importShow(f.app, params, NO_PROGRESS).settle(),
+      /Project "show" is playing: stop it first, or send show\.import with "force": true/,
+    );
+    assert.equal(f.app.snapshot().projects.find((p) => p.id === "show")!.name, "Fixture Show");
+    const staged = (await Array.fromAsync(Deno.readDir(`${f.dataDir}/projects`))).map((e) =>
+      e.name
+    );
+    assert.deepEqual(staged, ["show"], "nothing staged is left");
+    const forced = await importShow(f.app, { ...params, force: true }, NO_PROGRESS).settle();
+    assert.deepEqual([forced.projectId, forced.replaced], ["show", true]);
+    assert.equal(f.app.snapshot().projects.find((p) => p.id === "show")!.name, "Imported");
+    assert.deepEqual(f.state().clips, [], "it stopped");
+  } finally {
+    await f.close();
+  }
+});
+
+Deno.test("show.import: two imports staged at once that bring one preset id of other contents: the second is renamed at its commit", async () => {
+  const dataDir = await fixtureDataDir();
+  const app = await open(dataDir);
+  try {
+    const [a, b] = [`${dataDir}/a.cueport.zip`, `${dataDir}/b.cueport.zip`];
+    await Deno.writeFile(a, await tourShow(glow("// a")));
+    await Deno.writeFile(b, await tourShow(glow("// b")));
+    const first = importShow(app, { path: a, replace: false }, NO_PROGRESS);
+    const second = importShow(app, { path: b, replace: false }, NO_PROGRESS);
+    const [commitFirst, commitSecond] = [await first.ready, await second.ready];
+    assert.deepEqual((await commitFirst()).presetsAdded, ["glow"]);
+    const later = await commitSecond();
+    assert.equal(later.projectId, "tour-2");
+    assert.deepEqual([later.presetsAdded, later.presetsRenamed], [["glow-2"], [{
+      from: "glow",
+      to: "glow-2",
+    }]]);
+    const project = app.snapshot().projects.find((p) => p.id === "tour-2")!;
+    assert.equal(project.effects[0]!.presetId, "glow-2");
+    assert.deepEqual(
+      app.presets().filter((p) => !p.builtIn).map((p) => [p.id, p.code]),
+      [["glow", "// a"], ["glow-2", "// b"]],
+    );
+  } finally {
+    await app.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("mergePendingPresets: a pending preset whose id is known with other content is refused and logged; an unreadable file is logged and kept aside", async () => {
+  const dataDir = await fixtureDataDir();
+  const app = await open(dataDir);
+  const lines: string[] = [];
+  const pending = `${dataDir}/projects/show/presets.pending.json`;
+  try {
+    const other = { ...glow("// theirs"), id: "other" };
+    await Deno.writeTextFile(pending, JSON.stringify([glow("// theirs"), other]));
+    const merged = await mergePendingPresets(
+      app.store,
+      "show",
+      [glow("// mine")],
+      [],
+      (l) => lines.push(l),
+    );
+    assert.deepEqual(merged!.map((p) => [p.id, p.code]), [["glow", "// mine"], [
+      "other",
+      "// theirs",
+    ]]);
+    assert.deepEqual(lines, [
+      'Project "show": pending preset "glow" not added: a preset of other content has its id ' +
+      "(kept in projects/show/presets.pending.refused.json)",
+    ]);
+    const refused = JSON.parse(
+      await Deno.readTextFile(`${dataDir}/projects/show/presets.pending.refused.json`),
+    );
+    assert.deepEqual(refused.map((p: Preset) => p.code), ["// theirs"]);
+    lines.length = 0;
+
+    await Deno.writeTextFile(pending, "{ cut sh");
+    assert.deepEqual(
+      await mergePendingPresets(app.store, "show", [], [], (l) => lines.push(l)),
+      [],
+    );
+    assert.equal(lines.length, 1);
+    assert.match(
+      lines[0]!,
+      /^Project "show": presets\.pending\.json cannot be read \(.+\); kept as projects\/show\/presets\.pending\.unreadable\.json$/,
+    );
+    assert.equal(
+      await Deno.readTextFile(`${dataDir}/projects/show/presets.pending.unreadable.json`),
+      "{ cut sh",
     );
   } finally {
     await app.close();

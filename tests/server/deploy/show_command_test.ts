@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { startTestService } from "../../_helpers/service.ts";
+import { fixtureDataDir } from "../../_helpers/fixture.ts";
 import { runCli } from "../../../server/cli.ts";
 import { SHOW_USAGE } from "../../../server/deploy/show_command.ts";
 
@@ -18,6 +19,8 @@ Deno.test("cueport show export NAME FILE and show import FILE carry a Project be
     runCli("show", [...args, "--http-port", String(svc.service.ports.http)], print);
   try {
     const file = `${dir}/Demo.cueport.zip`;
+    // What an export killed mid-way left: the next export to the same file removes it.
+    await Deno.writeTextFile(`${file}.partial`, "cut short");
     assert.equal(await show(from, "export", "Demo Show", file), 0, lines.join("\n"));
     const size = (await Deno.stat(file)).size;
     assert.deepEqual(lines, [`Exported demo to ${file} (${size} bytes)`]);
@@ -34,12 +37,30 @@ Deno.test("cueport show export NAME FILE and show import FILE carry a Project be
       );
     }
 
-    assert.equal(await show(from, "export", "No Such Show", `${dir}/x.zip`), 1);
-    assert.match(
-      lines[0]!,
-      /^cueport show export: No open Project has the id or name "No Such Show"/,
-    );
-    assert.equal(lines.length, 1);
+    const play = await to.post("/api/v1/action", { name: "PLAY_IN", projectID: "demo" });
+    assert.equal(play.status, 200, JSON.stringify(play.body));
+    assert.equal(await show(to, "import", file, "--replace"), 1);
+    assert.match(lines[0]!, /^cueport show import: Project "demo" is playing: stop it first/);
+    lines.length = 0;
+    assert.equal(await show(to, "import", file, "--replace", "--force"), 0, lines.join("\n"));
+    assert.deepEqual(lines, [`Imported demo "Demo Show" (replaced) (${size} bytes)`]);
+    lines.length = 0;
+
+    const closed = await to.post("/api/v1/edit", {
+      name: "project.close",
+      projectID: "demo-2",
+      params: {},
+    });
+    assert.equal(closed.status, 200, JSON.stringify(closed.body));
+    assert.equal(await show(to, "export", "No Such Show", `${dir}/x.zip`), 1);
+    assert.deepEqual(lines, [
+      `cueport show export: No open Project has the id or name "No Such Show" (open: demo)`,
+    ]);
+    lines.length = 0;
+    assert.equal(await show(to, "export", "demo-2", `${dir}/x.zip`), 1);
+    assert.deepEqual(lines, [
+      `cueport show export: Project "demo-2" is closed: send project.open {"projectID": "demo-2"} to open it`,
+    ]);
     lines.length = 0;
     await Deno.writeTextFile(`${dir}/not.zip`, "not a zip");
     assert.equal(await show(to, "import", `${dir}/not.zip`), 1);
@@ -54,5 +75,29 @@ Deno.test("cueport show export NAME FILE and show import FILE carry a Project be
     await from.stop();
     await to.stop();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("cueport show export: a damaged Project is not listed as open, and its export says what is wrong", async () => {
+  const dataDir = await fixtureDataDir();
+  await Deno.mkdir(`${dataDir}/projects/broken`);
+  await Deno.writeTextFile(`${dataDir}/projects/broken/project.json`, "{ not json");
+  const svc = await startTestService({}, { dataDir });
+  const lines: string[] = [];
+  const show = (...args: string[]) =>
+    runCli("show", [...args, "--http-port", String(svc.service.ports.http)], (l) => lines.push(l));
+  try {
+    assert.equal(await show("export", "No Such Show", `${dataDir}/x.zip`), 1);
+    assert.deepEqual(lines, [
+      `cueport show export: No open Project has the id or name "No Such Show" (open: show)`,
+    ]);
+    lines.length = 0;
+    assert.equal(await show("export", "broken", `${dataDir}/x.zip`), 1);
+    assert.match(
+      lines[0]!,
+      /^cueport show export: Project "broken" is damaged \(projects\/broken\/project\.json: .+\); repair or replace the file, then open it$/,
+    );
+  } finally {
+    await svc.stop();
   }
 });

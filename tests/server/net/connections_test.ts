@@ -172,16 +172,16 @@ Deno.test("ConnectionServer closes a keep-alive connection idle past its timeout
  * A server whose `/events` answers an event stream (its controller is `events()`), any other
  * path "done"; and a client that opened the stream.
  */
-async function eventStream(limits: Partial<ConnectionLimits>) {
+async function eventStream(limits: Partial<ConnectionLimits>, type = "text/event-stream") {
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   const server = start(limits, (req) => {
     if (new URL(req.url).pathname !== "/events") return new Response("done");
     const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
-    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    return new Response(body, { headers: { "content-type": type } });
   });
   const stream = new Raw(server.port);
   stream.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n");
-  await stream.waitFor("text/event-stream");
+  await stream.waitFor(type);
   return { server, stream, events: () => controller! };
 }
 
@@ -201,6 +201,28 @@ Deno.test("ConnectionServer keeps a connection while its event stream is sent, a
     await stream.waitFor("still here");
     events().close();
     await stream.closed; // idle once the stream ended: the sweep closes it
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("ConnectionServer keeps a connection while any streamed answer (a show file's zip) is sent past the keep-alive timeout, and gets all of it", async () => {
+  const { server, stream, events } = await eventStream(
+    { headerTimeoutMs: 100, keepAliveTimeoutMs: 100 },
+    "application/zip",
+  );
+  try {
+    // Once the sweep has closed an idle connection opened later, the zip's is past the deadline.
+    const idle = new Raw(server.port);
+    idle.send(GET);
+    await idle.waitFor("done");
+    await idle.closed;
+    events().enqueue(new TextEncoder().encode("zip part two"));
+    await stream.waitFor("zip part two");
+    events().enqueue(new TextEncoder().encode("zip end"));
+    events().close();
+    await stream.waitFor("zip end");
+    await stream.closed; // idle once the answer ended: the sweep closes it
   } finally {
     await server.close();
   }

@@ -98,9 +98,18 @@ Deno.test("show file: export the demo, import it on an empty service, the same P
       ]);
     });
     await t.step(
-      "?replace=true replaces demo in place; its old folder goes to the trash",
+      "?replace=true replaces demo in place, while it plays only with force; its old folder goes to the trash",
       async () => {
-        const answer = await importShow(to, zip, "?replace=true");
+        const play = await to.post("/api/v1/action", { name: "PLAY_IN", projectID: "demo" });
+        assert.equal(play.status, 200, JSON.stringify(play.body));
+        const refused = await importShow(to, zip, "?replace=true");
+        assert.equal(refused.status, 400, JSON.stringify(refused.body));
+        assert.equal(refused.body.error.code, "EDIT_REFUSED");
+        assert.match(
+          refused.body.error.message,
+          /Project "demo" is playing: stop it first, or send show\.import with "force": true/,
+        );
+        const answer = await importShow(to, zip, "?replace=true&force=true");
         assert.equal(answer.status, 200, JSON.stringify(answer.body));
         assert.deepEqual([answer.body.projectId, answer.body.replaced], ["demo", true]);
         assert.deepEqual(
@@ -132,6 +141,20 @@ Deno.test("show file: export the demo, import it on an empty service, the same P
       const res = await exportShow(from, "nope");
       assert.equal(res.status, 404);
       assert.equal((await res.json()).error.code, "NOT_FOUND");
+    });
+    await t.step("a closed Project is 404 saying to open it", async () => {
+      const closed = await to.post("/api/v1/edit", {
+        name: "project.close",
+        projectID: "demo-3",
+        params: {},
+      });
+      assert.equal(closed.status, 200, JSON.stringify(closed.body));
+      const res = await exportShow(to, "demo-3");
+      assert.equal(res.status, 404);
+      assert.match(
+        (await res.json()).error.message,
+        /Project "demo-3" is closed: send project.open \{"projectID": "demo-3"\}/,
+      );
     });
     await t.step(
       "a media file gone from disk is a 404 naming it, before any byte of zip",
