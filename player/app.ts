@@ -455,7 +455,13 @@ export class PlayerApp implements AppServices {
 
   /** Adds the presets an import of Project `id` left pending (`show/pending_presets.ts`). */
   async #mergePendingPresets(id: string): Promise<boolean> {
-    const merged = await mergePendingPresets(this.store, id, this.#userPresets, BUILT_IN_PRESETS);
+    const merged = await mergePendingPresets(
+      this.store,
+      id,
+      this.#userPresets,
+      BUILT_IN_PRESETS,
+      (message) => this.#options.log?.("warn", message),
+    );
     if (merged) this.#userPresets = merged;
     return merged !== null;
   }

@@ -17,6 +17,13 @@ import { normalizeAddress } from "./address.ts";
 import { type ServeOnConnection, serveOnConnection } from "./serve_connection.ts";
 import { serveWebSocketConnection } from "./serve_websocket.ts";
 
+/**
+ * The answers sent as they are made, for as long as a slow client takes to read them: an event
+ * stream (MCP's GET /mcp) and a show file's zip. Every other answer is a string or bytes in
+ * memory, sent with its length (its body is never read here: that would make it a stream).
+ */
+const STREAMED_TYPES: ReadonlySet<string> = new Set(["text/event-stream", "application/zip"]);
+
 /** The connection a request came on, as handlers see it. */
 export interface Peer {
   /** The client's address in plain form (IPv4-mapped IPv6 is given as IPv4). */
@@ -361,9 +368,11 @@ export class ConnectionServer {
     connection.lastActive = this.now;
     if (response === null) return response;
     if (response.status === 101) connection.isUpgraded = true;
-    // The status first: reading `body` turns a string body into a stream, which changes how Deno
+    // The type first: reading `body` turns a string body into a stream, which changes how Deno
     // sends it (refusals that close the connection then did not reach their clients).
-    else if (response.status < 400 && response.body !== null) {
+    else if (
+      STREAMED_TYPES.has(response.headers.get("content-type") ?? "") && response.body !== null
+    ) {
       return this.#streaming(connection, response) as T;
     } else if (response.status >= 400 && response.headers.get("connection") === "close") {
       // A refused body the client may still be sending: Deno would read it to its end. Close
