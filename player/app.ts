@@ -12,7 +12,7 @@ import type {
   MediaLocateResult,
   OutputFrameResult,
 } from "../protocol/methods.ts";
-import { type Preset, type Project } from "../protocol/model.ts";
+import { type Preset, Project } from "../protocol/model.ts";
 import type { AppState, Camera, Snapshot, StateUpdate } from "../protocol/state.ts";
 import type { LibraryEntry } from "../protocol/library.ts";
 import { type AppServices, runAction } from "./actions/mod.ts";
@@ -127,8 +127,9 @@ export class PlayerApp implements AppServices {
     const app = new PlayerApp(options);
     const info = (message: string) => options.log?.("info", message);
     await tidyDataDir(app.store, info, options.serviceStartedAt);
-    await app.#lifecycle.loadTrash();
+    const trash = await app.#lifecycle.loadTrash();
     await app.#load();
+    await app.#listDeleted(trash);
     const output = await app.#live.restore();
     app.#appState = { ...app.#appState, ...output, recording: app.#recorder.state };
     app.#output = startAppOutput(app, {
@@ -243,6 +244,24 @@ export class PlayerApp implements AppServices {
    */
   selectProject(id: string): ActionOutcome {
     return this.#projects.select(id);
+  }
+
+  /**
+   * Lists the Projects of the trash a restarted player found as deleted (restorable), as they
+   * were listed before the restart; one whose id is in the library otherwise is left out.
+   */
+  async #listDeleted(trash: readonly { id: string; dir: string }[]): Promise<void> {
+    for (const { id, dir } of trash) {
+      const listed = this.#projects.get(id) ||
+        this.#projects.notOpen.entries.some((e) => e.projectId === id);
+      if (listed) continue;
+      try {
+        const project = Project.parse(JSON.parse(await Deno.readTextFile(`${dir}/project.json`)));
+        this.#projects.notOpen.list({ ...project, id }, "deleted");
+      } catch {
+        // A damaged Project deleted: restorable all the same (`project.restore` says how it reads).
+      }
+    }
   }
 
   /** The refusal of an action that needs a Project while none is open (`ActionContext.engine`). */

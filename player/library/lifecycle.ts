@@ -44,7 +44,7 @@ export interface LifecycleHost {
 }
 
 /** A deleted Project in the trash. */
-interface TrashItem {
+export interface TrashItem {
   id: string;
   dir: string;
 }
@@ -248,9 +248,13 @@ export class Lifecycle {
     await this.#toTrash(id, folder);
   }
 
-  /** Reads the trash a restarted player finds (`tidyDataDir` left what this service run deleted). */
-  async loadTrash(): Promise<void> {
+  /**
+   * Reads the trash a restarted player finds (`tidyDataDir` left what this service run
+   * deleted): the folders `project.restore` can bring back, newest last.
+   */
+  async loadTrash(): Promise<readonly TrashItem[]> {
     this.#trash = (await listTrash(this.#host.store.dataDir)).map(({ id, dir }) => ({ id, dir }));
+    return this.#trash;
   }
 
   /** Moves `folder` (Project `id`'s) into the trash with one rename. */

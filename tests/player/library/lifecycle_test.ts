@@ -213,6 +213,11 @@ Deno.test("a player restarted within the service run keeps the trash deleted sin
     await f.app.close();
     app = await PlayerApp.open({ dataDir: f.dataDir, clock: new VirtualClock(), serviceStartedAt });
     assert.deepEqual((await trashNames(f.dataDir)).map((n) => n.split(".")[0]), ["gone"]);
+    assert.deepEqual(
+      app.library().filter((e) => e.projectId === "gone").map((e) => [e.name, e.state]),
+      [["Gone", "deleted"]],
+      "listed deleted as before the restart",
+    );
     const restored = await app.applyEdits(edit("project.restore", { projectID: "gone" }));
     assert.equal(restored.projectId, "gone");
     assert.deepEqual(await trashNames(f.dataDir), []);
