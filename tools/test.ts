@@ -4,13 +4,16 @@
  * Ubuntu as root it installs the missing ones with apt-get, elsewhere it prints
  * one line naming them and how to install them, and their tests are skipped
  * (`CUEPORT_TEST_PEERS=required`, as CI sets it, makes them fail instead;
- * `CUEPORT_TEST_INSTALL=0` installs nothing). Then it runs `deno test` with the
+ * `CUEPORT_TEST_INSTALL=0` installs nothing). It builds the Companion module
+ * when it is missing or stale (`tools/companion_build.ts`); where it cannot, one
+ * line says why and its tests are skipped (or fail, when required). Then it runs `deno test` with the
  * service's permission set on the files given, or on `tests/` when none is.
  * @module
  */
 import { testFlags } from "../server/deploy/permissions.ts";
 import { ensureOutputAccount } from "../server/deploy/output_account.ts";
-import { missingPeers, type Peer, peerProblem, which } from "./peers.ts";
+import { COMPANION_UNBUILT_ENV, missingPeers, type Peer, peerProblem, which } from "./peers.ts";
+import { ensureCompanionBuiltInChild } from "./companion_build.ts";
 
 /** `deno test` options that take the next argument as their value. */
 const VALUED = new Set(["--filter", "--junit-path", "--reporter", "--coverage", "--config", "-c"]);
@@ -57,31 +60,13 @@ export function missingLine(peers: readonly Peer[], required: boolean): string {
     `(Debian/Ubuntu) or your system's package manager`;
 }
 
-/** The Companion module's folder (its tests run the package `npm run build` makes from it). */
-const COMPANION_DIR = new URL("../integrations/companion/", import.meta.url).pathname;
-
-/**
- * Installs the Companion module's dependencies from its lock file (`npm ci`) when they are not
- * there, so its tests can build it; one line says so. Nothing when Node is missing or unfit (the
- * peers line names it) or they are installed already; a failure is one line (its tests then say
- * how to build it).
- */
-async function installCompanion(): Promise<void> {
-  if (peerProblem("node")) return;
-  try {
-    Deno.statSync(`${COMPANION_DIR}node_modules`);
-    return;
-  } catch { /* not installed yet */ }
-  console.error("tests: installing the Companion module's dependencies (npm ci, once)");
-  const out = await new Deno.Command("npm", {
-    args: ["ci", "--no-audit", "--no-fund", "--loglevel=error"],
-    cwd: COMPANION_DIR,
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (out.success) return;
-  const last = new TextDecoder().decode(out.stderr).trim().split("\n").at(-1) ?? "";
-  console.error(`tests: npm ci in integrations/companion failed: ${last}`);
+/** One line saying the Companion module cannot be built, and what happens to its tests. */
+export function companionLine(problem: string, required: boolean): string {
+  const outcome = required
+    ? "its tests fail (CUEPORT_TEST_PEERS=required)"
+    : "its tests are skipped";
+  return `tests: the Companion module is not built (${problem}): ${outcome}; ` +
+    "it needs node and npm (see the table of peers)";
 }
 
 if (import.meta.main) {
@@ -91,7 +76,12 @@ if (import.meta.main) {
     if (await aptInstall(missing)) missing = missingPeers();
   }
   if (missing.length > 0) console.error(missingLine(missing, required));
-  if (Deno.env.get("CUEPORT_TEST_INSTALL") !== "0") await installCompanion();
+  const env: Record<string, string> = {};
+  if (Deno.env.get("CUEPORT_TEST_INSTALL") !== "0" && !peerProblem("node")) {
+    const problem = await ensureCompanionBuiltInChild();
+    if (problem) console.error(companionLine(problem, required));
+    if (problem) env[COMPANION_UNBUILT_ENV] = problem;
+  }
   // The tests run as root here: the output's browser then runs as its own system user.
   if (
     Deno.build.os === "linux" && Deno.uid() === 0 && Deno.env.get("CUEPORT_TEST_INSTALL") !== "0"
@@ -100,7 +90,7 @@ if (import.meta.main) {
     if (problem) console.error(`tests: the output browser's user: ${problem}`);
   }
 
-  const child = new Deno.Command(Deno.execPath(), { args: denoTestArgs(Deno.args) }).spawn();
+  const child = new Deno.Command(Deno.execPath(), { args: denoTestArgs(Deno.args), env }).spawn();
   const forward = () => child.kill("SIGTERM");
   if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", forward);
   const { code } = await child.status;
