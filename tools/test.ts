@@ -66,7 +66,7 @@ export function companionLine(problem: string, required: boolean): string {
     ? "its tests fail (CUEPORT_TEST_PEERS=required)"
     : "its tests are skipped";
   return `tests: the Companion module is not built (${problem}): ${outcome}; ` +
-    "it needs node and npm (see the table of peers)";
+    "build it with `cd integrations/companion && npm ci && npm run build`";
 }
 
 if (import.meta.main) {
