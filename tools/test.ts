@@ -6,8 +6,9 @@
  * (`CUEPORT_TEST_PEERS=required`, as CI sets it, makes them fail instead;
  * `CUEPORT_TEST_INSTALL=0` installs nothing). It builds the Companion module
  * when it is missing or stale (`tools/companion_build.ts`); where it cannot, one
- * line says why and its tests are skipped (or fail, when required). Then it runs `deno test` with the
- * service's permission set on the files given, or on `tests/` when none is.
+ * line says why and its tests are skipped (or fail, when required). Then it
+ * runs `deno test` with the service's permission set on the files given, or on
+ * `tests/` when none is.
  * @module
  */
 import { testFlags } from "../server/deploy/permissions.ts";
