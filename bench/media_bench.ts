@@ -8,7 +8,8 @@
  * load is wrk's when installed, else the built-in generator (`load.ts`).
  * @module
  */
-import { firstLine, startCueport } from "./_cueport.ts";
+import { startCueport } from "./_cueport.ts";
+import { firstLine } from "../tools/first_line.ts";
 import { missingPeer } from "./_peers.ts";
 import { which } from "../tools/peers.ts";
 import { createDemoProject } from "../player/demo.ts";
