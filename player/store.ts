@@ -25,7 +25,7 @@ import { KEEP_GENERATIONS } from "../protocol/kept_copies.ts";
 import { jsonParser, oneLine, readRecovering } from "../protocol/recover_file.ts";
 import type { DataProblem } from "../protocol/library.ts";
 import { createDemoProject } from "./demo.ts";
-import { type AppliedKey, readAppliedKeys } from "./edits/applied_keys.ts";
+import { type AppliedKey, readAppliedKeys } from "./applied_keys.ts";
 import { removePartials } from "./media/copy.ts";
 import { z } from "zod";
 
@@ -49,7 +49,7 @@ export interface LoadResult {
    * Project is in `projects`) or not (the Project is not loaded: listed damaged).
    */
   problems: DataProblem[];
-  /** The retry keys each Project's edits were applied with (`edits/applied_keys.ts`). */
+  /** The retry keys each Project's edits were applied with (`applied_keys.ts`). */
   appliedKeys: Map<string, AppliedKey[]>;
 }
 
