@@ -54,6 +54,20 @@ Deno.test("architecture: player/ and protocol/ import nothing from server/", asy
   assert.deepEqual(found, []);
 });
 
+Deno.test("architecture: lib/ holds the helpers both sides use and imports nothing of either side", async () => {
+  const files = [];
+  for await (const file of sourceFiles("lib")) files.push(file);
+  assert.ok(files.length > 0, "the helpers live in lib/, protocol/ only for the wire");
+  const found = await violations(["lib", "protocol"], (from, to) => {
+    if (from.startsWith("lib/") && (to.startsWith("player/") || to.startsWith("server/"))) {
+      return "a helper of both sides knows neither (it may use the wire's types in protocol/)";
+    }
+    if (from.startsWith("protocol/") && to.startsWith("lib/")) return "protocol/ is the bottom";
+    return null;
+  });
+  assert.deepEqual(found, []);
+});
+
 Deno.test("architecture: protocol/ imports nothing from player/", async () => {
   assert.deepEqual(
     await violations(
@@ -82,7 +96,7 @@ Deno.test("architecture: no transport imports another; the core imports no trans
 
 Deno.test("architecture: nothing imports main.ts or tests/", async () => {
   const found = await violations(
-    ["server", "player", "protocol"],
+    ["server", "player", "protocol", "lib"],
     (_f, to) =>
       to === "main.ts" || to.startsWith("tests/") ? "main.ts composes, tests are leaves" : null,
   );
@@ -101,7 +115,7 @@ Deno.test("architecture: the checker sees a violation when there is one", async 
 // ---- The import graph: circles, barrels, and the facts docs/architecture.md states ----
 
 /** The folders whose files make up the program. */
-const PROGRAM = ["server", "protocol", "player"];
+const PROGRAM = ["server", "protocol", "lib", "player"];
 
 /** Every file of the program with the files it imports (`import type` too: a dependency all the same). */
 async function importGraph(): Promise<Map<string, string[]>> {
@@ -115,7 +129,7 @@ async function importGraph(): Promise<Map<string, string[]>> {
 /**
  * The unit of the folder graph a file belongs to: a folder of `server/`
  * (`server/core`), a file directly in `server/` (`server/cli.ts`), `protocol`,
- * `player`, `main.ts`.
+ * `lib`, `player`, `main.ts`.
  */
 function unitOf(file: string): string {
   const parts = file.split("/");
