@@ -13,7 +13,7 @@ import { firstLine } from "../tools/first_line.ts";
 import { missingPeer } from "./_peers.ts";
 import { which } from "../tools/peers.ts";
 import { createDemoProject } from "../player/demo.ts";
-import { writeJsonAtomic } from "../protocol/atomic_write.ts";
+import { writeJsonAtomic } from "../lib/atomic_write.ts";
 import { wavHeader } from "../player/media/encode.ts";
 
 const here = (path: string) => new URL(path, import.meta.url).pathname;
