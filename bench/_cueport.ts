@@ -1,21 +1,9 @@
 /** Starting Cueport as its own process for the benchmarks, and reading its ready line. */
+import { firstLine } from "../tools/first_line.ts";
 import { SERVICE_FLAGS } from "../tools/reliability/_service.ts";
 
 /** As shipped: the start task's permissions and V8 flags (the compiled binary embeds them). */
 const PERMS = SERVICE_FLAGS;
-
-/** The first line a process prints. */
-export async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`exited before printing: ${text}`);
-    text += value;
-  }
-  reader.releaseLock();
-  return text.slice(0, text.indexOf("\n"));
-}
 
 /** A running Cueport on loopback with free ports. */
 export interface BenchService {

@@ -12,7 +12,7 @@ import { startCueport } from "./_cueport.ts";
 import { missingPeer } from "./_peers.ts";
 import { summary } from "./_stats.ts";
 import { createDemoProject } from "../player/demo.ts";
-import { writeJsonAtomic } from "../protocol/atomic_write.ts";
+import { writeJsonAtomic } from "../lib/atomic_write.ts";
 
 const here = (path: string) => new URL(path, import.meta.url).pathname;
 const CHANGES = 100;

@@ -6,9 +6,10 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { firstLine, startCueport } from "./_cueport.ts";
+import { startCueport } from "./_cueport.ts";
+import { firstLine } from "../tools/first_line.ts";
 import { createDemoProject } from "../player/demo.ts";
-import { writeJsonAtomic } from "../protocol/atomic_write.ts";
+import { writeJsonAtomic } from "../lib/atomic_write.ts";
 import { bigProject } from "./big_project.ts";
 
 const { values } = parseArgs({

@@ -8,11 +8,12 @@
  * load is wrk's when installed, else the built-in generator (`load.ts`).
  * @module
  */
-import { firstLine, startCueport } from "./_cueport.ts";
+import { startCueport } from "./_cueport.ts";
+import { firstLine } from "../tools/first_line.ts";
 import { missingPeer } from "./_peers.ts";
 import { which } from "../tools/peers.ts";
 import { createDemoProject } from "../player/demo.ts";
-import { writeJsonAtomic } from "../protocol/atomic_write.ts";
+import { writeJsonAtomic } from "../lib/atomic_write.ts";
 import { wavHeader } from "../player/media/encode.ts";
 
 const here = (path: string) => new URL(path, import.meta.url).pathname;

@@ -20,8 +20,8 @@
 import { MonotonicClock } from "../player/mod.ts";
 import { openOutputService } from "../tests/_helpers/output.ts";
 import { Project } from "../protocol/model.ts";
-import { encodePng } from "../protocol/png.ts";
-import { writeJsonAtomic } from "../protocol/atomic_write.ts";
+import { encodePng } from "../lib/png.ts";
+import { writeJsonAtomic } from "../lib/atomic_write.ts";
 import { startCueport } from "./_cueport.ts";
 import { missingPeer } from "./_peers.ts";
 

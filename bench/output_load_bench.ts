@@ -13,7 +13,7 @@
 import { PlayerApp } from "../player/app.ts";
 import { MonotonicClock } from "../player/clock.ts";
 import { createDemoProject } from "../player/demo.ts";
-import { writeJsonAtomic } from "../protocol/atomic_write.ts";
+import { writeJsonAtomic } from "../lib/atomic_write.ts";
 import type { NormalizedAction } from "../protocol/actions.ts";
 import { findBrowser } from "../player/output/browser.ts";
 import { processTreeCpuMs } from "../player/output/process_cpu.ts";

@@ -13,7 +13,7 @@
  */
 import { parseArgs } from "node:util";
 import { SERVICE_FLAGS } from "../server/deploy/permissions.ts";
-import { writeJsonAtomic } from "../protocol/atomic_write.ts";
+import { writeJsonAtomic } from "../lib/atomic_write.ts";
 import { bigProject } from "./big_project.ts";
 import { missingPeer, rssMb } from "./_peers.ts";
 

@@ -26,7 +26,7 @@ import { Recorder } from "./recorder.ts";
 import { type PlayerSettings, ProjectStore } from "./store.ts";
 import { type EditOptions, Editor } from "./edits/mod.ts";
 import type { Beside } from "./beside.ts";
-import type { AppliedKey } from "./edits/applied_keys.ts";
+import type { AppliedKey } from "./applied_keys.ts";
 import type { EditApplyParams, EditApplyResult } from "../protocol/edits/mod.ts";
 import type { ProjectPatch } from "../protocol/patch.ts";
 import { LiveKeeper } from "./live_keeper.ts";

@@ -8,7 +8,7 @@ import type { EditApplyParams, EditApplyResult } from "../protocol/edits/mod.ts"
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
 import type { OutputFrameResult } from "../protocol/methods.ts";
 import type { Preset } from "../protocol/model.ts";
-import { writeFileAtomic } from "../protocol/atomic_write.ts";
+import { writeFileAtomic } from "../lib/atomic_write.ts";
 import { Refusal } from "./errors.ts";
 import type { OutputMode } from "../protocol/output.ts";
 import type { AppState, Camera } from "../protocol/state.ts";

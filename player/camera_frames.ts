@@ -6,7 +6,7 @@
  * file renamed over the last) under `<dataDir>/cache/cameras/`.
  * @module
  */
-import { writeFileAtomic } from "../protocol/atomic_write.ts";
+import { writeFileAtomic } from "../lib/atomic_write.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
 import type { CameraFrameResult } from "../protocol/methods.ts";
 import type { Camera } from "../protocol/state.ts";

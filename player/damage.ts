@@ -1,12 +1,12 @@
 /**
  * What the player does with the files of its data dir found damaged at
- * start (`protocol/recover_file.ts`): one log line each, a library entry for
+ * start (`lib/recover_file.ts`): one log line each, a library entry for
  * a Project that could not be loaded, and the refusal of what names it.
  * @module
  */
 import type { DataProblem, LibraryEntry } from "../protocol/library.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
-import { playerProblemLine } from "../protocol/recover_file.ts";
+import { playerProblemLine } from "../lib/recover_file.ts";
 import { Refusal } from "./errors.ts";
 
 /** The one log line of `problem`: the file, what is wrong, what is served instead. */

@@ -6,7 +6,7 @@
  */
 import { CONTROL_IDS, type Project } from "../protocol/model.ts";
 import { Project as ProjectSchema } from "../protocol/model.ts";
-import { writeFileAtomic } from "../protocol/atomic_write.ts";
+import { writeFileAtomic } from "../lib/atomic_write.ts";
 import { encodePng, encodeWav } from "./media/encode.ts";
 import { memorySource, probeMedia } from "./media/probe.ts";
 

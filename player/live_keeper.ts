@@ -4,7 +4,7 @@
  * retry keys of the actions applied are kept with it.
  * @module
  */
-import { KEEP_LIVE_GENERATIONS } from "../protocol/kept_copies.ts";
+import { KEEP_LIVE_GENERATIONS } from "../lib/kept_copies.ts";
 import { ActionKeys } from "./action_keys.ts";
 import { type Clock, VirtualClock } from "./clock.ts";
 import type { OpenProjects } from "./library/open_projects.ts";

@@ -10,7 +10,7 @@
  * work again: the state is not lost and the log is not flooded.
  * @module
  */
-import { writeFileAtomic, writeFileAtomicSync } from "../protocol/atomic_write.ts";
+import { writeFileAtomic, writeFileAtomicSync } from "../lib/atomic_write.ts";
 
 /** Options of a `LiveSaver`. */
 export interface LiveSaverOptions {
@@ -24,7 +24,7 @@ export interface LiveSaverOptions {
   log?: (message: string) => void;
   /** Wait before a failed write is tried again, ms (default 1000). */
   retryMs?: number;
-  /** Previous versions kept beside the file (`protocol/kept_copies.ts`); default none. */
+  /** Previous versions kept beside the file (`lib/kept_copies.ts`); default none. */
   keep?: number;
 }
 

@@ -10,15 +10,15 @@
  * played on by the wall time that passed, as a band plays on through a crash.
  *
  * The file keeps `KEEP_LIVE_GENERATIONS` previous versions; a damaged one is
- * served from the newest good copy (`protocol/recover_file.ts`). The entries
+ * served from the newest good copy (`lib/recover_file.ts`). The entries
  * of Projects in the library that are not open (damaged, closed) are carried
  * from write to write, never dropped because their file could not be read.
  * @module
  */
 import { z } from "zod";
-import { KEEP_LIVE_GENERATIONS } from "../protocol/kept_copies.ts";
+import { KEEP_LIVE_GENERATIONS } from "../lib/kept_copies.ts";
 import type { DataProblem } from "../protocol/library.ts";
-import { jsonParser, readRecovering } from "../protocol/recover_file.ts";
+import { jsonParser, readRecovering } from "../lib/recover_file.ts";
 import { captureEngine, ProjectLive, restoreEngine } from "./engine/live_snapshot.ts";
 import type { ProjectEngine } from "./engine/project_engine.ts";
 import type { Recorder } from "./recorder.ts";

@@ -14,7 +14,7 @@
  */
 import { RpcError, RpcErrorCode, type RpcMessage, toRpcMessage } from "../protocol/jsonrpc.ts";
 import type { BytePipe, Transport } from "../protocol/transport.ts";
-import { isNestedDeeper } from "../protocol/json_depth.ts";
+import { isNestedDeeper } from "../lib/json_depth.ts";
 
 /** The longest request line the player reads (bytes, newline excluded); a longer one is refused. */
 export const MAX_REQUEST_LINE_BYTES = 16 * 1024 * 1024;

@@ -3,8 +3,8 @@
  * `projects/<id>/project.json` with `projects/<id>/media/`, `presets.json`
  * (user presets), `player.json` (active project, app state) and
  * `recordings/`. Every write goes through `writeJsonAtomic` and keeps the
- * previous versions (`protocol/kept_copies.ts`); every read recovers a
- * damaged file from them (`protocol/recover_file.ts`) and says so in a
+ * previous versions (`lib/kept_copies.ts`); every read recovers a
+ * damaged file from them (`lib/recover_file.ts`) and says so in a
  * `DataProblem`. The app keeps `live.json` there too (`live_state.ts`).
  * @module
  */
@@ -20,12 +20,12 @@ import {
   removeStaleTemps,
   writeFilesAtomic,
   writeJsonAtomic,
-} from "../protocol/atomic_write.ts";
-import { KEEP_GENERATIONS } from "../protocol/kept_copies.ts";
-import { jsonParser, oneLine, readRecovering } from "../protocol/recover_file.ts";
+} from "../lib/atomic_write.ts";
+import { KEEP_GENERATIONS } from "../lib/kept_copies.ts";
+import { jsonParser, oneLine, readRecovering } from "../lib/recover_file.ts";
 import type { DataProblem } from "../protocol/library.ts";
 import { createDemoProject } from "./demo.ts";
-import { type AppliedKey, readAppliedKeys } from "./edits/applied_keys.ts";
+import { type AppliedKey, readAppliedKeys } from "./applied_keys.ts";
 import { removePartials } from "./media/copy.ts";
 import { z } from "zod";
 
@@ -49,7 +49,7 @@ export interface LoadResult {
    * Project is in `projects`) or not (the Project is not loaded: listed damaged).
    */
   problems: DataProblem[];
-  /** The retry keys each Project's edits were applied with (`edits/applied_keys.ts`). */
+  /** The retry keys each Project's edits were applied with (`applied_keys.ts`). */
   appliedKeys: Map<string, AppliedKey[]>;
 }
 

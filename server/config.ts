@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { didYouMean } from "../protocol/suggest.ts";
+import { didYouMean } from "../lib/suggest.ts";
 import {
   envName,
   isSwitch,

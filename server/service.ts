@@ -8,7 +8,7 @@ import { Core } from "./core/mod.ts";
 import { clearStaging } from "./core/uploads.ts";
 import type { Settings } from "./config.ts";
 import type { Logger } from "./log.ts";
-import { playerProblemLine } from "../protocol/recover_file.ts";
+import { playerProblemLine } from "../lib/recover_file.ts";
 import { OscQueryServer, OscServer } from "./osc/mod.ts";
 import { receiveBufferAdvice, receiveBufferBytes } from "./osc/receive_buffer.ts";
 import { MediaService } from "./media/mod.ts";

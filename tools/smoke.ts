@@ -7,7 +7,7 @@
  * failure. The release workflow runs it on every compiled binary.
  * @module
  */
-import { firstLine } from "../bench/_cueport.ts";
+import { firstLine } from "./first_line.ts";
 
 const READY_WITHIN_MS = 30_000;
 

@@ -9,9 +9,9 @@
  * @module
  */
 import { z } from "zod";
-import { writeJsonAtomic } from "../../protocol/atomic_write.ts";
-import { KEEP_GENERATIONS } from "../../protocol/kept_copies.ts";
-import { jsonParser, readRecovering } from "../../protocol/recover_file.ts";
+import { writeJsonAtomic } from "../../lib/atomic_write.ts";
+import { KEEP_GENERATIONS } from "../../lib/kept_copies.ts";
+import { jsonParser, readRecovering } from "../../lib/recover_file.ts";
 import type { DataProblem } from "../../protocol/library.ts";
 import type { ProjectPatch } from "../../protocol/patch.ts";
 

@@ -33,7 +33,7 @@ import { failJobs, type ImportJob, importUpdate, stageImports } from "./import_j
 import { FX_HANDLERS } from "./fx_edits.ts";
 import { type History, type HistoryEntry, loadHistory, saveHistory } from "./history.ts";
 import { orphanedMedia } from "./orphans.ts";
-import { type AppliedKey, withAppliedKey } from "./applied_keys.ts";
+import { type AppliedKey, withAppliedKey } from "../applied_keys.ts";
 import { type ParsedEdit, parseEdits } from "./parse.ts";
 import { PROJECT_HANDLERS } from "./project_edits.ts";
 import { SONG_HANDLERS } from "./song_edits.ts";

@@ -5,7 +5,7 @@
  * it was deleted, ms since the epoch) until the service's next start (`cleanLibraryFolders`).
  * @module
  */
-import { jsonText, writeFileAtomic } from "../../protocol/atomic_write.ts";
+import { jsonText, writeFileAtomic } from "../../lib/atomic_write.ts";
 import type { Project } from "../../protocol/model.ts";
 
 /** A fresh staging folder under `projects/` (its name cannot be a Project id: ids have no dot). */

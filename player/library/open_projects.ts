@@ -12,7 +12,7 @@ import { type ProjectLive, restoreEngine } from "../engine/live_snapshot.ts";
 import type { ProjectEngine } from "../engine/project_engine.ts";
 import { quoted, Refusal } from "../errors.ts";
 import { ensureControls } from "../project_defaults.ts";
-import type { AppliedKey } from "../edits/applied_keys.ts";
+import type { AppliedKey } from "../applied_keys.ts";
 import { DamagedProjectError, type ProjectStore } from "../store.ts";
 import { NotOpenProjects } from "./not_open.ts";
 

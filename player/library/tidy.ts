@@ -4,7 +4,7 @@
  * temp files of writes, and show imports a stop interrupted.
  * @module
  */
-import { removeStaleTemps } from "../../protocol/atomic_write.ts";
+import { removeStaleTemps } from "../../lib/atomic_write.ts";
 import { recoverImportFolders } from "../show/import.ts";
 import type { ProjectStore } from "../store.ts";
 import { cleanLibraryFolders } from "./folders.ts";

@@ -3,7 +3,7 @@
  * PNG from RGBA pixels and 16-bit PCM WAV from samples.
  * @module
  */
-export { encodePng } from "../../protocol/png.ts";
+export { encodePng } from "../../lib/png.ts";
 
 /**
  * The 44-byte header of a mono 16-bit PCM WAV file whose sample data, `dataBytes`

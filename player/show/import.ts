@@ -13,7 +13,7 @@
  */
 import type { ShowImportParams, ShowImportResult } from "../../protocol/methods.ts";
 import type { Preset, Project } from "../../protocol/model.ts";
-import { jsonText } from "../../protocol/atomic_write.ts";
+import { jsonText } from "../../lib/atomic_write.ts";
 import { checkMeasure, readBroken, readShow } from "./read_show.ts";
 import { freeId, planPresets, type PresetPlan } from "./ids.ts";
 import { extractEntry } from "./zip_file.ts";

@@ -7,10 +7,10 @@
  * @module
  */
 import { z } from "zod";
-import { writeJsonAtomic } from "../../protocol/atomic_write.ts";
-import { KEEP_GENERATIONS } from "../../protocol/kept_copies.ts";
+import { writeJsonAtomic } from "../../lib/atomic_write.ts";
+import { KEEP_GENERATIONS } from "../../lib/kept_copies.ts";
 import type { DataProblem } from "../../protocol/library.ts";
-import { jsonParser, readRecovering } from "../../protocol/recover_file.ts";
+import { jsonParser, readRecovering } from "../../lib/recover_file.ts";
 import { ALL_SCOPES, type Scope } from "./tokens.ts";
 
 /** The file's shape: a device entry the registry can use, or the file is refused. */

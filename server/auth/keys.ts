@@ -9,9 +9,9 @@
  * @module
  */
 import { z } from "zod";
-import { writeJsonAtomic } from "../../protocol/atomic_write.ts";
+import { writeJsonAtomic } from "../../lib/atomic_write.ts";
 import type { DataProblem } from "../../protocol/library.ts";
-import { jsonParser, readRecovering } from "../../protocol/recover_file.ts";
+import { jsonParser, readRecovering } from "../../lib/recover_file.ts";
 
 const KeyFile = z.object({ key: z.string() });
 

@@ -6,9 +6,9 @@
  * accepted from local addresses only.
  * @module
  */
-import { writeFileAtomic } from "../../protocol/atomic_write.ts";
+import { writeFileAtomic } from "../../lib/atomic_write.ts";
 import type { DataProblem } from "../../protocol/library.ts";
-import { readRecovering } from "../../protocol/recover_file.ts";
+import { readRecovering } from "../../lib/recover_file.ts";
 
 /** Where the operator credential is, relative to the data dir. */
 export const OPERATOR_TOKEN_FILE = "auth/operator-token";

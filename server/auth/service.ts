@@ -3,9 +3,9 @@
  * key, device registry, one-time codes and the authenticator.
  * @module
  */
-import { removeStaleTemps } from "../../protocol/atomic_write.ts";
+import { removeStaleTemps } from "../../lib/atomic_write.ts";
 import type { DataProblem } from "../../protocol/library.ts";
-import { problemLine } from "../../protocol/recover_file.ts";
+import { problemLine } from "../../lib/recover_file.ts";
 import { Approvals, type AskPlayer } from "./approvals.ts";
 import { DeviceRegistry } from "./devices.ts";
 import { loadSigningKey } from "./keys.ts";

@@ -5,7 +5,7 @@
  * Control letters case-insensitive, the Target syntax.
  * @module
  */
-import { didYouMean } from "../../protocol/suggest.ts";
+import { didYouMean } from "../../lib/suggest.ts";
 import { V5_ACTIONS } from "../../protocol/v5_names.ts";
 import {
   type ActionParams,

@@ -6,7 +6,7 @@
  * @module
  */
 import type { z } from "zod";
-import { didYouMean } from "../../protocol/suggest.ts";
+import { didYouMean } from "../../lib/suggest.ts";
 import { CueportError } from "./errors.ts";
 
 /** A schema's definition, as far as this module reads it. */

@@ -5,7 +5,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { didYouMean } from "../../protocol/suggest.ts";
+import { didYouMean } from "../../lib/suggest.ts";
 import { settingIssueMessage, SETTINGS, type SettingSpec } from "../../protocol/settings.ts";
 import { defaultConfigPath } from "../config.ts";
 

@@ -15,7 +15,7 @@ import {
   type ActionSpec,
   type ParamKind,
 } from "../../protocol/actions.ts";
-import { didYouMean } from "../../protocol/suggest.ts";
+import { didYouMean } from "../../lib/suggest.ts";
 import { V5_ACTIONS, v5NameOf } from "../../protocol/v5_names.ts";
 import { CueportError } from "../core/mod.ts";
 

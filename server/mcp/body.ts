@@ -6,7 +6,7 @@
  * does (JSON-RPC error, HTTP status: `errors.ts`).
  * @module
  */
-import { isNestedDeeper } from "../../protocol/json_depth.ts";
+import { isNestedDeeper } from "../../lib/json_depth.ts";
 import { readBoundedText } from "../net/mod.ts";
 import { rpcErrorResponse } from "./errors.ts";
 

@@ -8,7 +8,7 @@
  * asked for it has left.
  * @module
  */
-import { writeFileAtomic } from "../../protocol/atomic_write.ts";
+import { writeFileAtomic } from "../../lib/atomic_write.ts";
 import { CueportError, type MediaOrigin } from "../core/mod.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 

@@ -4,7 +4,7 @@
  * or `/ping`), so a desk that was switched off stops costing anything.
  * @module
  */
-import { didYouMean } from "../../protocol/suggest.ts";
+import { didYouMean } from "../../lib/suggest.ts";
 import { UpdateType } from "../../protocol/state.ts";
 import { CueportError } from "../core/mod.ts";
 import type { DatagramSocket } from "../net/mod.ts";

@@ -7,7 +7,7 @@ import type { NormalizedAction } from "../../protocol/actions.ts";
 import type { StateUpdate } from "../../protocol/state.ts";
 import { PlayerApp } from "../../player/app.ts";
 import { VirtualClock } from "../../player/clock.ts";
-import { writeJsonAtomic } from "../../protocol/atomic_write.ts";
+import { writeJsonAtomic } from "../../lib/atomic_write.ts";
 
 const clip = (id: string, duration: number, extra: Record<string, unknown> = {}) => ({
   id,

@@ -4,8 +4,8 @@
  * whose brightness is its time, a tone), and readers of its pixels and sound.
  */
 import { Project } from "../../protocol/model.ts";
-import { encodePng } from "../../protocol/png.ts";
-import { writeJsonAtomic } from "../../protocol/atomic_write.ts";
+import { encodePng } from "../../lib/png.ts";
+import { writeJsonAtomic } from "../../lib/atomic_write.ts";
 import type { NormalizedAction } from "../../protocol/actions.ts";
 import { PlayerApp } from "../../player/app.ts";
 import { type Clock, MonotonicClock, VirtualClock } from "../../player/clock.ts";

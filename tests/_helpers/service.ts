@@ -7,7 +7,7 @@ import { Settings } from "../../server/config.ts";
 import { createLogger } from "../../server/log.ts";
 import { type RunningService, startService } from "../../server/service.ts";
 import { fixtureDataDir } from "./fixture.ts";
-import { writeJsonAtomic } from "../../protocol/atomic_write.ts";
+import { writeJsonAtomic } from "../../lib/atomic_write.ts";
 import type { Project } from "../../protocol/model.ts";
 
 /** A JSON answer. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { writeFileAtomic, writeFileAtomicSync } from "../../protocol/atomic_write.ts";
+import { writeFileAtomic, writeFileAtomicSync } from "../../lib/atomic_write.ts";
 import { diskFullMessage, isDiskFull } from "../../protocol/disk_full.ts";
 import { mountTmpfs } from "../_helpers/tmpfs.ts";
 

@@ -135,7 +135,7 @@ function isExcepted(path: string, hit: string): boolean {
 
 /** The program's source files (the settings' own table aside). */
 async function* sources(): AsyncGenerator<string> {
-  for (const dir of ["server", "player", "protocol"]) {
+  for (const dir of ["server", "player", "protocol", "lib"]) {
     for await (const path of walk(dir)) {
       if (path !== "protocol/settings.ts") yield path;
     }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { encodeWav } from "../../player/media/encode.ts";
-import { writeJsonAtomic } from "../../protocol/atomic_write.ts";
+import { writeJsonAtomic } from "../../lib/atomic_write.ts";
 import { fixtureProject } from "../_helpers/fixture.ts";
 import { startTestService } from "../_helpers/service.ts";
 import { mountTmpfs } from "../_helpers/tmpfs.ts";

@@ -44,7 +44,7 @@ export function ignoresRule(comment: string): boolean {
 }
 
 /** The folders and files of the program the rule applies to, relative to the repository. */
-export const CHECKED: readonly string[] = ["main.ts", "server/", "player/", "protocol/"];
+export const CHECKED: readonly string[] = ["main.ts", "server/", "player/", "protocol/", "lib/"];
 
 /** Whether a file (absolute, or relative to the repository) is one the rule checks. */
 export function isChecked(filename: string): boolean {

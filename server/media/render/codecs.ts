@@ -3,14 +3,14 @@
  * (the JPEG one scales by 1/2, 1/4 or 1/8 while decoding, which makes big
  * JPEGs fast), mozjpeg from `@jsquash/jpeg` for encoding and as a second JPEG
  * decoder, jpeg-js (pure JavaScript) for encoding large pictures, and
- * `protocol/png.ts` (node:zlib) for PNG encoding. None needs `--allow-ffi`.
+ * `lib/png.ts` (node:zlib) for PNG encoding. None needs `--allow-ffi`.
  * Measurements behind the choice: docs/media.md.
  * @module
  */
 import mozjpegDecode, { init as initMozjpegDecode } from "@jsquash/jpeg/decode.js";
 import mozjpegEncode, { init as initMozjpegEncode } from "@jsquash/jpeg/encode.js";
 import jpegJs from "jpeg-js";
-import { encodePng as encodePngPixels } from "../../../protocol/png.ts";
+import { encodePng as encodePngPixels } from "../../../lib/png.ts";
 import { compileDecoders, decodeJpeg, decodePng as decodePngSamples } from "./imagescript.ts";
 import { pixelBuffer, type Raster } from "./raster.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { PlayerApp } from "../../../player/app.ts";
 import { VirtualClock } from "../../../player/clock.ts";
 import { Refusal } from "../../../player/errors.ts";
-import { writeJsonAtomic } from "../../../protocol/atomic_write.ts";
+import { writeJsonAtomic } from "../../../lib/atomic_write.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
 import type { StateUpdate } from "../../../protocol/state.ts";
 import type { EditApplyParams } from "../../../protocol/edits/mod.ts";

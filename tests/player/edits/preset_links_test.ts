@@ -3,7 +3,7 @@ import { PlayerApp } from "../../../player/app.ts";
 import { VirtualClock } from "../../../player/clock.ts";
 import { Refusal } from "../../../player/errors.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
-import { writeJsonAtomic } from "../../../protocol/atomic_write.ts";
+import { writeJsonAtomic } from "../../../lib/atomic_write.ts";
 import { fixtureDataDir, fixtureProject } from "../../_helpers/fixture.ts";
 
 const PRESET = {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { openFixture } from "../../_helpers/fixture.ts";
-import { writeJsonAtomic } from "../../../protocol/atomic_write.ts";
+import { writeJsonAtomic } from "../../../lib/atomic_write.ts";
 import { fixtureProject } from "../../_helpers/fixture.ts";
 
 Deno.test("PlayerApp.removeProject() disposes, lists it closed, moves the active and says so", async () => {

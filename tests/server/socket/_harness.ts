@@ -13,7 +13,7 @@ import { PlayerSupervisor } from "../../../server/player_client/mod.ts";
 import { type SocketLimits, SocketServer } from "../../../server/socket/mod.ts";
 import { fixtureDataDir } from "../../_helpers/fixture.ts";
 import { inProcessLauncher } from "../../_helpers/in_process.ts";
-import { writeJsonAtomic } from "../../../protocol/atomic_write.ts";
+import { writeJsonAtomic } from "../../../lib/atomic_write.ts";
 import type { Project } from "../../../protocol/model.ts";
 
 /** The service defaults (server/config.ts), for the limits a test leaves out. */

@@ -12,7 +12,7 @@
 import type { z } from "zod";
 import { writeFileAtomic } from "./atomic_write.ts";
 import { damagedPath, KEEP_GENERATIONS, keptPath } from "./kept_copies.ts";
-import type { DataProblem } from "./library.ts";
+import type { DataProblem } from "../protocol/library.ts";
 
 /** How `readRecovering` reads one file. */
 export interface RecoverOptions<T> {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { isNestedDeeper } from "../../protocol/json_depth.ts";
+import { isNestedDeeper } from "../../lib/json_depth.ts";
 
 Deno.test("isNestedDeeper() counts arrays and objects, not brackets inside strings", () => {
   assert.equal(isNestedDeeper('{"a": [[1]]}', 3), false);

@@ -1,9 +1,5 @@
 import assert from "node:assert/strict";
-import {
-  removeStaleTemps,
-  writeFilesAtomic,
-  writeJsonAtomic,
-} from "../../protocol/atomic_write.ts";
+import { removeStaleTemps, writeFilesAtomic, writeJsonAtomic } from "../../lib/atomic_write.ts";
 import { isDiskFull } from "../../protocol/disk_full.ts";
 import { mountTmpfs } from "../_helpers/tmpfs.ts";
 import { ProjectStore } from "../../player/store.ts";

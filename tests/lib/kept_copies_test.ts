@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { writeFileAtomicSync, writeFilesAtomic } from "../../protocol/atomic_write.ts";
-import { prepareKeep, rotateKept } from "../../protocol/kept_copies.ts";
+import { writeFileAtomicSync, writeFilesAtomic } from "../../lib/atomic_write.ts";
+import { prepareKeep, rotateKept } from "../../lib/kept_copies.ts";
 import { isDiskFull } from "../../protocol/disk_full.ts";
 import { mountTmpfs } from "../_helpers/tmpfs.ts";
 

@@ -2,11 +2,13 @@
  * The retry keys a Project's edits were applied with (`idempotencyKey` of
  * `edit.apply`): kept in `project.json` beside the Project, in the same atomic
  * write as the change, so a player restarted after a crash still knows which
- * keys it applied and answers a retry with the first result.
+ * keys it applied and answers a retry with the first result. Beside the store,
+ * which reads them with the Project, and below the editor, which adds them: so
+ * the store imports nothing of `edits/`.
  * @module
  */
 import { z } from "zod";
-import type { EditApplyResult } from "../../protocol/edits/mod.ts";
+import type { EditApplyResult } from "../protocol/edits/mod.ts";
 
 /** One applied key and the result it got. */
 export interface AppliedKey {

@@ -1,5 +1,5 @@
 // Rewrites a project document in a loop until killed; prints each revision written.
-import { writeJsonAtomic } from "../../protocol/atomic_write.ts";
+import { writeJsonAtomic } from "../../lib/atomic_write.ts";
 import { fixtureProject } from "../_helpers/fixture.ts";
 
 const path = Deno.args[0]!;
