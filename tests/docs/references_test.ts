@@ -101,7 +101,7 @@ export function pathExists(path: string): boolean {
   return star === last ? globMatches(dir, segments[last]!) : exists(dir);
 }
 
-/** One reference a doc makes: where, what it says, and whether it names a repository path. */
+/** One reference a doc makes: the doc, its line and what it names. */
 interface Reference {
   doc: string;
   line: number;
@@ -117,8 +117,7 @@ export function namedPaths(text: string, roots: ReadonlySet<string>): Omit<Refer
   const pattern = new RegExp(`(?<![\\w./:@~-])(${PATH})`, "g");
   text.split("\n").forEach((content, i) => {
     for (const match of content.matchAll(pattern)) {
-      let path = match[1]!.replace(/[.,:;]+$/, "").replace(/:\d+(?:-\d+)?$/, "");
-      path = path.replace(/,$/, "");
+      const path = match[1]!.replace(/[.,:;]+$/, "").replace(/:\d+(?:-\d+)?$/, "");
       const first = path.split("/")[0]!;
       if (NOT_PATHS.has(path) || MADE_BY_RUNS.some((dir) => path.startsWith(dir))) continue;
       if (!roots.has(first) || (!path.includes("/") && !/\.\w+$/.test(path))) continue;
