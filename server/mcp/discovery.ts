@@ -14,6 +14,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
+import { TOOL_NAMES } from "./tools.ts";
 
 /** The server card's schema (SEP-2127 draft, experimental-ext-server-card). */
 export const SERVER_CARD_SCHEMA =
@@ -54,7 +55,8 @@ export function discoveryDocument(host: string, version: string): Record<string,
         "Clients on the show machine need no token while localhostAuthExempt is on; others pair first",
     },
     _meta: {
-      "local.app/tools": "28 tools named app_*; tools/list shows those the token's scopes allow",
+      "local.app/tools":
+        `${TOOL_NAMES.length} tools named app_*; tools/list shows those the token's scopes allow`,
       "local.app/docs": `http://${host}/api/v1/info`,
     },
   };

@@ -192,6 +192,10 @@ Deno.test("MCP discovery document: the server card and the SEP-1649 fields, no s
     assert.ok(doc.description.length <= 100);
     assert.equal(doc.capabilities.resources.subscribe, true);
     assert.equal(doc.transports[0].url, `${svc.base}/mcp`);
+    assert.match(
+      doc._meta["local.app/tools"],
+      new RegExp(`^${TOOL_NAMES.length} tools named app_\\*`),
+    );
     const card = await svc.get("/.well-known/mcp/server-card.json");
     assert.equal(card.headers.get("content-type"), "application/mcp-server-card+json");
     assert.deepEqual(card.body, doc);
