@@ -1,10 +1,6 @@
 import assert from "node:assert/strict";
 import { ACTIONS } from "../../../protocol/actions.ts";
-import {
-  BASE_SHIFTED_ACTIONS,
-  CueportError,
-  normalizeAction,
-} from "../../../server/core/mod.ts";
+import { BASE_SHIFTED_ACTIONS, CueportError, normalizeAction } from "../../../server/core/mod.ts";
 
 /** Specification (`api-6.0.md`, Actions, rule 4): the actions velocity applies to. */
 const SPEC_VELOCITY_ACTIONS = new Set([
