@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import {
+  type Figure,
   formatTable,
   missedTargets,
   type ProbeResult,
   PROBES,
 } from "../../tools/reliability/mod.ts";
 import { Tally } from "../../tools/reliability/_tally.ts";
+import { floodShortfalls } from "../../tools/reliability/mdns_flood.ts";
 import { type Ip, jsonOf, removeNamespaces } from "../../tools/reliability/_netns.ts";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -47,6 +49,7 @@ function row(overrides: Partial<ProbeResult> = {}): ProbeResult {
     localP99Ms: 12.5,
     seconds: 1,
     notes: [],
+    figures: [],
     error: null,
     ...overrides,
   };
@@ -95,6 +98,67 @@ Deno.test("missedTargets() holds a probe to its own peak RSS target where it has
   assert.deepEqual(missedTargets(row(heavy)), ["service peak RSS 450 MB (target < 300)"]);
   assert.deepEqual(missedTargets(row({ ...heavy, maxRssMb: 400 })), [
     "service peak RSS 450 MB (target < 400)",
+  ]);
+});
+
+Deno.test("missedTargets(): a figure the probe must report and did not is missed, never ok", () => {
+  const figures: Figure[] = ["serviceRss", "playerRss", "localServed", "acked"];
+  assert.deepEqual(missedTargets(row({ figures, localServed: true, acked: 4, lost: 0 })), []);
+  assert.deepEqual(
+    missedTargets(row({
+      figures,
+      peakRssMb: { service: null, player: null },
+      localServed: null,
+      acked: null,
+    })),
+    [
+      "the service's peak RSS not measured",
+      "the player's peak RSS not measured",
+      "whether local clients were served not measured",
+      "acknowledged edits not measured",
+    ],
+  );
+  // A kill probe's "0 of 0 lost": nothing acknowledged, so nothing tested.
+  assert.deepEqual(missedTargets(row({ figures: ["acked"], acked: 0, lost: 0 })), [
+    "0 edits acknowledged: nothing was tested",
+  ]);
+  // Not required: null stays "does not apply".
+  assert.deepEqual(missedTargets(row({ localServed: null, acked: null })), []);
+  const table = formatTable([
+    row({ figures: ["playerRss"], peakRssMb: { service: 1, player: null } }),
+  ], {
+    seed: 7,
+    mode: "short",
+  });
+  assert.match(table, /^example .* MISSED$/m);
+  assert.match(table, /MISSED the player's peak RSS not measured/);
+});
+
+Deno.test("the probes that check a figure require it: RSS, local clients served, acknowledged edits", () => {
+  const figures = (name: string) => PROBES.find((p) => p.name === name)?.figures;
+  for (const name of ["player_kill", "service_kill"]) {
+    assert.deepEqual(figures(name), ["serviceRss", "playerRss", "acked"], name);
+  }
+  for (const name of ["exhaustion", "slow_ws_client", "ws_fuzz", "mcp_streams", "mdns_flood"]) {
+    assert.deepEqual(figures(name), ["serviceRss", "playerRss", "localServed"], name);
+  }
+});
+
+Deno.test("floodShortfalls(): an amplification of 0 with an address never answered is missed", () => {
+  const answered = { sent: 300, queries: 10, received: 100, answers: 3 };
+  assert.deepEqual(floodShortfalls([answered, answered]), []);
+  const silent = { sent: 300, queries: 10, received: 0, answers: 0 };
+  assert.deepEqual(floodShortfalls([silent, silent]), [
+    "2 of 2 addresses got no answer: nothing shows their queries arrived",
+  ]);
+  assert.deepEqual(floodShortfalls([answered, silent]), [
+    "1 of 2 addresses got no answer: nothing shows their queries arrived",
+  ]);
+  assert.deepEqual(floodShortfalls([]), [
+    "0 of 0 addresses got no answer: nothing shows their queries arrived",
+  ]);
+  assert.deepEqual(floodShortfalls([{ ...answered, received: 900 }]), [
+    "mDNS answers amplify a flood 3.00x (at most 1x)",
   ]);
 });
 

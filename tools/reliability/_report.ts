@@ -2,7 +2,7 @@
  * The targets of the issue, checked per row, and the one table.
  * @module
  */
-import type { Mode, ProbeResult } from "./_types.ts";
+import type { Figure, Mode, ProbeResult } from "./_result.ts";
 
 /** The numbers to reach (issue: "Numbers to reach"). */
 export const TARGETS = {
@@ -15,6 +15,31 @@ export const TARGETS = {
   /** Peak resident memory of the service and of its player, MB. */
   maxRssMb: 300,
 } as const;
+
+/** What a required figure is called in a missed target, and its value in a row. */
+const FIGURES: Record<Figure, { name: string; of: (r: ProbeResult) => unknown }> = {
+  serviceRss: { name: "the service's peak RSS", of: (r) => r.peakRssMb.service },
+  playerRss: { name: "the player's peak RSS", of: (r) => r.peakRssMb.player },
+  localServed: { name: "whether local clients were served", of: (r) => r.localServed },
+  acked: { name: "acknowledged edits", of: (r) => r.acked },
+};
+
+/**
+ * The required figures a row lacks (`ProbeResult.figures`): each one null (not measured), and
+ * `acked` of 0 (nothing acknowledged, so nothing could be lost: the probe tested nothing).
+ */
+export function missingFigures(result: ProbeResult): string[] {
+  const missed: string[] = [];
+  for (const figure of result.figures ?? []) {
+    const value = FIGURES[figure].of(result);
+    if (value === null || value === undefined) {
+      missed.push(`${FIGURES[figure].name} not measured`);
+    } else if (figure === "acked" && value === 0) {
+      missed.push("0 edits acknowledged: nothing was tested");
+    }
+  }
+  return missed;
+}
 
 /** The targets a row misses, each said with its measurement; empty when all are met. */
 export function missedTargets(result: ProbeResult): string[] {
@@ -38,6 +63,7 @@ export function missedTargets(result: ProbeResult): string[] {
     }
   }
   if (result.localServed === false) missed.push("local clients not served throughout");
+  if (result.notRun === undefined) missed.push(...missingFigures(result));
   missed.push(...result.shortfalls);
   if (result.inputs < result.requiredInputs) {
     missed.push(`${result.inputs} inputs (target ${result.requiredInputs})`);

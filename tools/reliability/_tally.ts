@@ -7,7 +7,7 @@
 import { ErrorCode } from "../../server/core/errors.ts";
 import { PeakMemory } from "./_proc.ts";
 import { TARGETS } from "./_report.ts";
-import type { ProbeResult } from "./_types.ts";
+import type { ProbeResult } from "./_result.ts";
 
 /**
  * The 5xx answers the docs promise, by code: the player is (re)starting, a budget is full, the
@@ -158,6 +158,7 @@ export class Tally {
       localP99Ms: percentile(this.localMs, 0.99),
       seconds,
       notes,
+      figures: [],
       error: null,
     };
   }

@@ -22,6 +22,7 @@ const BATCH = 100;
 export const exhaustion: Probe = {
   name: "exhaustion",
   summary: `idle half-sent connections under --nofile=${OPEN_FILES}; local clients must be served`,
+  figures: ["serviceRss", "playerRss", "localServed"],
   run,
 };
 

@@ -43,6 +43,7 @@ export const mcpStreams: Probe = {
   name: "mcp_streams",
   summary:
     "30 MCP sessions whose GET streams never read during edits, then a view-only device opening 40 sessions; the operator's must keep working",
+  figures: ["serviceRss", "playerRss", "localServed"],
   run,
 };
 

@@ -41,8 +41,8 @@ import { diskFull } from "./disk_full.ts";
 import { dataDamage } from "./data_damage.ts";
 
 export { killAll } from "./_children.ts";
-export { formatTable, missedTargets, TARGETS } from "./_report.ts";
-export type { Mode, Probe, ProbeContext, ProbeResult } from "./_types.ts";
+export { formatTable, missedTargets, missingFigures, TARGETS } from "./_report.ts";
+export type { Figure, Mode, Probe, ProbeContext, ProbeResult } from "./_types.ts";
 export { NotRun } from "./_types.ts";
 
 /** Every probe, in the order a run takes them. */
@@ -129,6 +129,7 @@ export async function runProbes(options: SuiteOptions): Promise<ProbeResult[]> {
     const result = {
       ...tally.result(probe.name, Math.round((performance.now() - started) / 1000)),
       ...(probe.maxRssMb !== undefined ? { maxRssMb: probe.maxRssMb } : {}),
+      figures: [...(probe.figures ?? [])],
       ...(notRun !== null ? { notRun } : {}),
       error,
     };

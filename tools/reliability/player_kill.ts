@@ -21,6 +21,7 @@ export const playerKill: Probe = {
   name: "player_kill",
   summary:
     "SIGKILL the player every 2 s under keyed, retried edits; none acknowledged lost, none applied twice",
+  figures: ["serviceRss", "playerRss", "acked"],
   run,
 };
 
@@ -48,7 +49,9 @@ async function run(context: ProbeContext): Promise<void> {
       Deno.kill(pid, "SIGKILL");
       lastKill = performance.now();
       done++;
-      if (!(await waitReady(run))) tally.note(`the player was not back 30 s after kill ${k + 1}`);
+      if (!(await waitReady(run))) {
+        tally.shortfall(`the player was not back 30 s after kill ${k + 1}`);
+      }
     }
     await new Promise((r) => setTimeout(r, 500)); // edits after the last restart
     await load.stop();

@@ -26,6 +26,7 @@ export const serviceKill: Probe = {
   name: "service_kill",
   summary:
     "SIGKILL the service and its player under keyed edits, restart on the same data dir; files whole, nothing lost",
+  figures: ["serviceRss", "playerRss", "acked"],
   run,
 };
 

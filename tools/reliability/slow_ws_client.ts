@@ -17,6 +17,7 @@ const FRAMES_PER_WRITE = 2000;
 export const slowWsClient: Probe = {
   name: "slow_ws_client",
   summary: "a remote WebSocket client floods messages and never reads; others must be served",
+  figures: ["serviceRss", "playerRss", "localServed"],
   run,
 };
 

@@ -29,6 +29,7 @@ const BATCH_BYTES = { local: 1024 * 1024, remote: 32 * 1024 };
 export const wsFuzz: Probe = {
   name: "ws_fuzz",
   summary: "fuzzed messages on open sessions, malformed frames, mutated upgrades",
+  figures: ["serviceRss", "playerRss", "localServed"],
   run,
 };
 
