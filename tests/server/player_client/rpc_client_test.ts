@@ -7,21 +7,29 @@ import { CueportError } from "../../../server/core/errors.ts";
 function peer() {
   const [clientSide, playerSide] = memoryTransportPair();
   const received: RpcMessage[] = [];
-  playerSide.onmessage = (m) => received.push(m);
+  let wake = () => {};
+  playerSide.onmessage = (m) => {
+    received.push(m);
+    wake();
+  };
+  /** Resolves once the player has received `n` messages: each message wakes it, no clock. */
+  const receivedAtLeast = async (n: number) => {
+    while (received.length < n) await new Promise<void>((resolve) => wake = resolve);
+  };
   void playerSide.start();
   let now = 0;
   const client = new RpcClient(clientSide, { now: () => now });
   const setNow = (ms: number) => (now = ms);
   void client.start();
-  return { client, playerSide, received, setNow };
+  return { client, playerSide, received, receivedAtLeast, setNow };
 }
 
 Deno.test("RpcClient.request() has no deadline: an answer that comes late is the answer", async () => {
-  const { client, playerSide, received, setNow } = peer();
+  const { client, playerSide, received, receivedAtLeast, setNow } = peer();
   const answers: Array<[string, number]> = [];
   client.onanswer = (method, ms) => answers.push([method, ms]);
   const reply = client.request("edit.apply", {});
-  await until(() => received.length > 0);
+  await receivedAtLeast(1);
   setNow(3_600_000); // an hour on the client's clock
   await playerSide.send({ jsonrpc: "2.0", id: (received[0] as { id: number }).id, result: 7 });
   assert.equal(await reply, 7);
@@ -48,12 +56,12 @@ Deno.test("RpcClient rejects every pending request when the pipe closes mid-requ
 });
 
 Deno.test("RpcClient delivers notifications before the response that follows them", async () => {
-  const { client, playerSide, received } = peer();
+  const { client, playerSide, received, receivedAtLeast } = peer();
   const order: string[] = [];
   client.onnotification = (method) => order.push(`notification ${method}`);
   const reply = client.request("action.run", {}, { onResponse: () => order.push("response read") })
     .then(() => order.push("request resolved"));
-  await until(() => received.length > 0); // the request goes out with the next batch
+  await receivedAtLeast(1); // the request goes out with the next batch
   const id = (received[0] as { id: number }).id;
   await playerSide.send({ jsonrpc: "2.0", method: "state.update", params: { updates: [] } });
   await playerSide.send({ jsonrpc: "2.0", id, result: { applied: true } });
@@ -63,9 +71,9 @@ Deno.test("RpcClient delivers notifications before the response that follows the
 });
 
 Deno.test("RpcClient turns an error response into an RpcError with code and message", async () => {
-  const { client, playerSide, received } = peer();
+  const { client, playerSide, received, receivedAtLeast } = peer();
   const reply = client.request("action.run", {}).catch((e) => e);
-  await until(() => received.length > 0); // the request goes out with the next batch
+  await receivedAtLeast(1); // the request goes out with the next batch
   const id = (received[0] as { id: number }).id;
   await playerSide.send({
     jsonrpc: "2.0",
@@ -78,23 +86,14 @@ Deno.test("RpcClient turns an error response into an RpcError with code and mess
   await client.close();
 });
 
-/** Polls `condition` every few ms, for at most `ms`. */
-async function until(condition: () => boolean, ms = 5000): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error("Condition not met in time");
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
-
 Deno.test("RpcClient: request.progress is progress of the request it names; a heartbeat's answer is a message, not progress", async () => {
-  const { client, playerSide, received, setNow } = peer();
+  const { client, playerSide, received, receivedAtLeast, setNow } = peer();
   const reports: Array<[number, number | null]> = [];
   const busy = client.request("edit.apply", {}, {
     onProgress: (progress, total) => reports.push([progress, total]),
   });
   const beat = client.request("heartbeat");
-  await until(() => received.length === 2);
+  await receivedAtLeast(2);
   const [id, beatId] = received.map((m) => (m as { id: number }).id);
   setNow(1000);
   await playerSide.send({ jsonrpc: "2.0", id: beatId!, result: {} });
@@ -115,9 +114,9 @@ Deno.test("RpcClient: request.progress is progress of the request it names; a he
 });
 
 Deno.test("RpcClient.abandon() answers what was pending NOT_READY, saying the player was declared hung", async () => {
-  const { client, received } = peer();
+  const { client, receivedAtLeast } = peer();
   const pending = client.request("edit.apply", {}).catch((e: CueportError) => e);
-  await until(() => received.length === 1);
+  await receivedAtLeast(1);
   await client.abandon("was declared hung");
   const error = await pending as CueportError;
   assert.equal(error.code, "NOT_READY");
