@@ -48,17 +48,30 @@ Deno.test("LiveSaver writes off the caller's path, one write at a time, the late
 Deno.test("LiveSaver.close() writes the final state and nothing after it", async () => {
   const dir = await Deno.makeTempDir();
   const path = `${dir}/live.json`;
-  let value = "first";
-  const saver = new LiveSaver({ path, build: () => ({ value }), gapMs: 60_000 });
+  let value = "first", builds = 0;
+  const build = () => (builds++, { value });
+  const saver = new LiveSaver({ path, build, gapMs: 60_000 });
   try {
     saver.markDirty(); // written at once: nothing was written for a minute
     value = "second";
     saver.markDirty(); // would wait out the gap
     await saver.close();
     assert.deepEqual(await readJsonIfThere(path), { value: "second" });
+    const buildsAtClose = builds;
     value = "late";
-    saver.markDirty();
-    await new Promise((r) => setTimeout(r, 50));
+    // A later write could only come from a timer markDirty() arms (a sleep would not see one
+    // armed for the 60 s gap): it must arm none, and build nothing now.
+    const armed: unknown[] = [];
+    const realSetTimeout = globalThis.setTimeout;
+    globalThis.setTimeout = ((...args: unknown[]) =>
+      armed.push(args)) as unknown as typeof setTimeout;
+    try {
+      saver.markDirty();
+    } finally {
+      globalThis.setTimeout = realSetTimeout;
+    }
+    assert.deepEqual(armed, [], "a change after close() arms no write");
+    assert.equal(builds, buildsAtClose, "nor builds the state");
     assert.deepEqual(await readJsonIfThere(path), { value: "second" });
   } finally {
     await Deno.remove(dir, { recursive: true });
