@@ -172,16 +172,23 @@ Deno.test("SocketClient closes a client that has not authenticated by the deadli
 
 Deno.test("SocketClient lets an auth being decided at the deadline finish; a refusal then closes", async () => {
   const gate = Promise.withResolvers<void>();
-  const h = await startSocketServer({ authTimeoutMs: 100 }, {
-    authenticator: testAuthenticator(gate.promise),
+  const inner = testAuthenticator(gate.promise);
+  let asked = 0;
+  const h = await startSocketServer({ authTimeoutMs: 1000 }, {
+    authenticator: { ...inner, authenticate: (c) => (asked++, inner.authenticate(c)) },
   });
   const good = await RawSocket.open("127.0.0.1", h.port, { localAddress: "127.0.0.2" });
   const bad = await RawSocket.open("127.0.0.1", h.port, { localAddress: "127.0.0.2" });
+  // Connected last, with the same deadline: once it is closed for it, the others' passed too.
+  const silent = await RawSocket.open("127.0.0.1", h.port, { localAddress: "127.0.0.2" });
+  const timeouts = () => h.logs.filter((l) => l.includes("closed: 1008 Authentication timeout"));
   try {
     good.send({ type: "auth", id: "g", payload: { token: "good" } });
     bad.send({ type: "auth", id: "b", payload: { token: "bad" } });
-    await new Promise((resolve) => setTimeout(resolve, 200)); // past the 100 ms deadline
-    assert.equal(h.sockets.clientCount, 2, "both wait for their answer");
+    await until(() => asked === 2, "both auths to be asked");
+    await until(() => silent.closeCode !== null, "the silent client's close at its deadline");
+    assert.equal(timeouts().length, 1, `only the silent client: ${timeouts().join("; ")}`);
+    assert.deepEqual([good.closeCode, bad.closeCode], [null, null], "both wait for their answer");
     gate.resolve();
     await until(() => bad.closeCode !== null, "the refused client's close");
     assert.equal(bad.closeCode, 1008);
@@ -193,6 +200,7 @@ Deno.test("SocketClient lets an auth being decided at the deadline finish; a ref
   } finally {
     good.destroy();
     bad.destroy();
+    silent.destroy();
     await h.stop();
   }
 });
