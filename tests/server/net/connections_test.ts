@@ -34,6 +34,15 @@ function start(
   });
 }
 
+/**
+ * Resolves once the server's keep-alive sweep has run with its clock (`server.now`, set at
+ * each sweep) `ms` past where it is now: the sweeps had their chance, however busy the machine.
+ */
+async function sweptPast(server: ConnectionServer, ms: number): Promise<void> {
+  const from = server.now;
+  await until(`the sweep's clock ${ms} ms on`, () => server.now - from >= ms);
+}
+
 /** A raw TCP client: everything it receives, and when the server closes it. */
 class Raw {
   received = "";
@@ -133,7 +142,7 @@ Deno.test("ConnectionServer closes a connection that does not finish its headers
     slow.send("GET / HTTP/1.1\r\nHost: x\r\n"); // never ends the headers
     await slow.closed;
     assert.equal(slow.received, "");
-    while (server.counts.open > 0) await new Promise((r) => setTimeout(r, 10));
+    await until("the slot to be freed", () => server.counts.open === 0);
     assert.deepEqual(server.counts, { open: 0, remote: 0 });
   } finally {
     await server.close();
@@ -158,8 +167,11 @@ Deno.test("ConnectionServer closes a keep-alive connection idle past its timeout
 
     const working = new Raw(server.port);
     working.send("GET /busy HTTP/1.1\r\nHost: x\r\n\r\n");
-    // Several sweeps pass while the handler works: the connection stays.
-    await new Promise((r) => setTimeout(r, 350));
+    // Several sweeps pass while the handler works, by the sweep's own clock: the connection stays.
+    let isClosed = false;
+    void working.closed.then(() => isClosed = true);
+    await sweptPast(server, 350);
+    assert.equal(isClosed, false, "the busy connection was closed");
     release();
     await working.waitFor("done");
     working.destroy();
@@ -352,8 +364,7 @@ Deno.test("ConnectionServer with isWebSocket carries a WebSocket both ways, coun
     const ws = new WebSocket(`ws://127.0.0.1:${server.port}/`);
     await new Promise((resolve) => (ws.onopen = resolve));
     // Past the keep-alive deadline: an upgraded connection is not swept.
-    const start = server.now;
-    while (server.now - start < 300) await new Promise((r) => setTimeout(r, 20));
+    await sweptPast(server, 300);
     ws.send("hello");
     const echo = await new Promise((resolve) => (ws.onmessage = (e) => resolve(e.data)));
     assert.equal(echo, "127.0.0.1 says hello");
