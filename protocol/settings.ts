@@ -3,7 +3,7 @@
  * default), its flag, the help line and the README's default column. The
  * service's settings, flags, environment variables, config-file keys and
  * `--help` (`server/config.ts`), the bundled player's flags (`player/mod.ts`)
- * and the README's configuration table (`tools/settings_doc.ts`) all come
+ * and the settings table of docs/settings.md (`tools/settings_doc.ts`) all come
  * from this table.
  * @module
  */

@@ -13,7 +13,7 @@ import { settingsRows } from "../../tools/settings_doc.ts";
 const SPECS = Object.entries(SETTINGS) as Array<[string, SettingSpec]>;
 const DEFAULTS = Object.entries(SETTING_DEFAULTS) as Array<[string, unknown]>;
 
-/** A default as the README and `--help` write it: `on` for an on|off switch, a list with commas. */
+/** A default as docs/settings.md and `--help` write it: `on` for an on|off switch, a list with commas. */
 function written(spec: SettingSpec, value: unknown): string[] {
   if (Array.isArray(value)) return value.length === 0 ? ["none", "empty"] : [value.join(",")];
   if (typeof value === "boolean" && spec.value === "on|off") return [value ? "on" : "off"];
@@ -92,16 +92,18 @@ Deno.test("settings: the bundled player given only its data dir has every defaul
   assert.throws(() => readPlayerFlags(["--data-dir", "/x", "--plan", "gold"]), /invalid --plan/);
 });
 
-Deno.test("settings: the README's table and --help say each setting's default as its schema gives it", () => {
+Deno.test("settings: docs/settings.md's table and --help say each setting's default as its schema gives it", () => {
   const readme = new Map(settingsRows().map((row) => [row[0]!.replaceAll("`", ""), row[3]!]));
   const wrong: string[] = [];
   for (const [name, value] of DEFAULTS) {
     const spec = SETTINGS[name as keyof typeof SETTINGS] as SettingSpec;
     const forms = written(spec, value);
-    // The README's column starts with the default, perhaps in backticks.
+    // The doc's column starts with the default, perhaps in backticks.
     const doc = readme.get(name)!;
     const first = /^`([^`]*)`/.exec(doc)?.[1] ?? doc.split(/[\s:;(]/)[0]!;
-    if (!forms.includes(first)) wrong.push(`README ${name}: "${first}", not ${forms.join("|")}`);
+    if (!forms.includes(first)) {
+      wrong.push(`docs/settings.md ${name}: "${first}", not ${forms.join("|")}`);
+    }
     // --help names it, unless it is nothing (an empty list, a switch off).
     const isNothing = forms[0] === "none" || value === false;
     if (!isNothing && !forms.some((form) => asWord(form).test(spec.help))) {
