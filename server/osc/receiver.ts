@@ -186,7 +186,7 @@ export class Receiver {
     }
     // A pattern costs what its calls would cost sent one by one.
     if (!this.#charge(peer, address, matches.length - 1)) return;
-    this.#o.dispatch.run({ ...message, matches });
+    this.#o.dispatch.run({ address, matches, values: message.values, peer, grant: message.grant });
   }
 
   /**
