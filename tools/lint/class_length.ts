@@ -19,10 +19,9 @@ import {
   type FunctionNode,
   ignoresRule,
   isChecked,
-  lineIndex,
-  LONG_MARKER,
   MAX_BODY_LINES,
   MIN_REASON_CHARS,
+  readLongFile,
   reasonOn,
 } from "./function_length.ts";
 
@@ -50,26 +49,15 @@ interface Weak {
 const rule: Deno.lint.Rule = {
   create(ctx) {
     if (!isChecked(ctx.filename)) return {};
-    const text = ctx.sourceCode.text;
-    const lines = text.split(/\r?\n/);
-    const lineOf = lineIndex(text);
-    /** The `// long:` comments, by line; those above a class are this rule's to judge. */
-    const markers = new Map<number, Deno.lint.LineComment>();
-    for (const comment of ctx.sourceCode.getAllComments()) {
-      // An ignore naming no rule is reported by the function rule already.
-      if (
-        /\S/.test(comment.value.replace(/^\s*deno-lint-ignore(-file)?/, "")) &&
-        ignoresRule(comment.value, RULE_NAME)
-      ) {
-        ctx.report({
-          range: comment.range,
-          message: `Do not ignore ${RULE_NAME}: a long class says why in a "// long:" comment.`,
-          hint: "Remove the ignore comment; excuse the class with a reason on the line above it.",
-        });
-      }
-      if (comment.type !== "Line" || !LONG_MARKER.test(`//${comment.value}`)) continue;
-      markers.set(lineOf(comment.range[0]), comment);
-    }
+    // `markers`: the `// long:` comments, by line; those above a class are this rule's to judge.
+    const { lines, lineOf, markers } = readLongFile(ctx, {
+      name: RULE_NAME,
+      kind: "class",
+      // An ignore naming no rule is the function rule's to report.
+      ignores: (comment) =>
+        /\S/.test(comment.replace(/^\s*deno-lint-ignore(-file)?/, "")) &&
+        ignoresRule(comment, RULE_NAME),
+    });
     const aboveClass = new Set<number>();
     const excused = new Set<number>();
     const aboveLongFunction = new Set<number>();

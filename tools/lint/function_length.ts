@@ -61,7 +61,7 @@ export type FunctionNode =
   | Deno.lint.ArrowFunctionExpression;
 
 /** Line numbers (0-based) of offsets in a text. */
-export function lineIndex(text: string): (offset: number) => number {
+function lineIndex(text: string): (offset: number) => number {
   const starts = [0];
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
   return (offset) => {
@@ -93,26 +93,53 @@ export function reasonOn(lines: readonly string[], line: number): string {
   return LONG_MARKER.exec(lines[line] ?? "")?.[1]?.trim() ?? "";
 }
 
+/** A linted file as the length rules read it. */
+export interface LongFile {
+  /** Its lines, CRLF read as LF. */
+  lines: string[];
+  /** The line (0-based) of an offset. */
+  lineOf: (offset: number) => number;
+  /** Its `// long:` comments, by line. */
+  markers: Map<number, Deno.lint.LineComment>;
+}
+
+/**
+ * The file being linted, with its `// long:` comments. Reports each comment
+ * that would silence the rule (`ignores` its text) as it goes: a long `kind`
+ * says why instead.
+ */
+export function readLongFile(
+  ctx: Deno.lint.RuleContext,
+  rule: { name: string; kind: string; ignores: (comment: string) => boolean },
+): LongFile {
+  const text = ctx.sourceCode.text;
+  const lineOf = lineIndex(text);
+  const markers = new Map<number, Deno.lint.LineComment>();
+  for (const comment of ctx.sourceCode.getAllComments()) {
+    if (rule.ignores(comment.value)) {
+      ctx.report({
+        range: comment.range,
+        message:
+          `Do not ignore ${rule.name}: a long ${rule.kind} says why in a "// long:" comment.`,
+        hint:
+          `Remove the ignore comment; excuse the ${rule.kind} with a reason on the line above it.`,
+      });
+    }
+    if (comment.type !== "Line" || !LONG_MARKER.test(`//${comment.value}`)) continue;
+    markers.set(lineOf(comment.range[0]), comment);
+  }
+  return { lines: text.split(/\r?\n/), lineOf, markers };
+}
+
 const rule: Deno.lint.Rule = {
   create(ctx) {
     if (!isChecked(ctx.filename)) return {};
-    const text = ctx.sourceCode.text;
-    const lines = text.split(/\r?\n/);
-    const lineOf = lineIndex(text);
-    /** The `// long:` comments not yet found above a long function, by line. */
-    const markers = new Map<number, Deno.lint.LineComment>();
-    for (const comment of ctx.sourceCode.getAllComments()) {
-      if (ignoresRule(comment.value)) {
-        ctx.report({
-          range: comment.range,
-          message: `Do not ignore ${RULE_NAME}: a long function says why in a "// long:" comment.`,
-          hint:
-            "Remove the ignore comment; excuse the function with a reason on the line above it.",
-        });
-      }
-      if (comment.type !== "Line" || !LONG_MARKER.test(`//${comment.value}`)) continue;
-      markers.set(lineOf(comment.range[0]), comment);
-    }
+    // `markers`: the `// long:` comments not yet found above a long function, by line.
+    const { lines, lineOf, markers } = readLongFile(ctx, {
+      name: RULE_NAME,
+      kind: "function",
+      ignores: (comment) => ignoresRule(comment),
+    });
     const check = (node: FunctionNode) => {
       const count = bodyLines(node, lineOf);
       if (count <= MAX_BODY_LINES) return;
