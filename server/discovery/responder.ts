@@ -2,18 +2,17 @@
  * The mDNS responder (RFC 6762) that `multicast-dns` lacks: probing before
  * announcing, renaming on a conflict (`Cueport - show (2)`), announcements,
  * answers to multicast, QU and legacy unicast queries, goodbyes on stop, and
- * interfaces followed as they come and go.
+ * interfaces followed as they come and go. Its parts: `answers.ts` (the
+ * answers to queries), `links.ts` (a socket per interface, as they come and
+ * go; `copies.ts`, one packet seen on every socket), `records.ts` (what is
+ * advertised).
  * @module
  */
 import packet from "dns-packet";
-import {
-  type AdvertInterface,
-  inSubnet,
-  type InterfaceLister,
-  interfacesKey,
-} from "./interfaces.ts";
-import { IngressBudget, KeyedBuckets, MDNS_LIMITS } from "./budget.ts";
-import { Link, MDNS_PORT, type MdnsPacket, type Sender } from "./link.ts";
+import type { AdvertInterface, InterfaceLister } from "./interfaces.ts";
+import { type Link, type MdnsPacket, type Sender } from "./link.ts";
+import { QueryAnswers, response, sameRecord } from "./answers.ts";
+import { Links, type ResponderLog } from "./links.ts";
 import {
   compareBytes,
   fqdnOf,
@@ -59,41 +58,42 @@ interface Advert {
   generation: number;
 }
 
-/** What the responder tells the log. */
-export type ResponderLog = (level: "debug" | "info" | "warn", message: string) => void;
+export type { ResponderLog } from "./links.ts";
 
-/** Legacy unicast answers carry TTLs of at most 10 s (RFC 6762 s.6.7). */
-const LEGACY_TTL = 10;
-/** Copies of one packet (one per socket of port 5353) arrive within this, ms. */
-const DUPLICATE_MS = 50;
 /** Give up renaming after this many conflicts in a row. */
 const MAX_ATTEMPTS = 100;
 
 /** Advertises one service set until stopped. */
 export class Responder {
-  #links = new Map<string, Link>();
-  #budget = new IngressBudget();
-  #unicastAnswers = new KeyedBuckets(
-    MDNS_LIMITS.unicastAnswers.ratePerSecond,
-    MDNS_LIMITS.unicastAnswers.burst,
-  );
-  /** When each record was last multicast on each link (`link id|record`), ms. */
-  #multicastAt = new Map<string, number>();
-  /** Packets just handled (a multicast one reaches every link's socket), with when. */
-  #seen = new Map<string, number>();
+  #links: Links;
+  #answers = new QueryAnswers((link, message, ms) => {
+    void this.#sleep(ms).then(() => {
+      if (!this.#stopped && this.#links.isOpen(link)) void link.send(message);
+    });
+  });
   #adverts: Advert[];
   #timers = new Set<ReturnType<typeof setTimeout>>();
   #stopped = false;
-  #interfacesKey = "";
   #poll: ReturnType<typeof setInterval> | undefined;
 
   private constructor(
     private set: ServiceSet,
     instances: ServiceInstance[],
-    private listInterfaces: InterfaceLister,
+    listInterfaces: InterfaceLister,
     private log: ResponderLog,
     private timings: ResponderTimings,
   ) {
+    this.#links = new Links({
+      listInterfaces,
+      log,
+      onPacket: (message, from, link) => this.#onPacket(message, from, link),
+      onOpen: (link) => {
+        // Names already won are announced on the new interface at once.
+        const won = this.#adverts.filter((a) => a.state === "announced");
+        if (won.length > 0) void this.#announce(won, [link]);
+      },
+      isStopped: () => this.#stopped,
+    });
     this.#adverts = instances.map((instance) => ({
       instance,
       attempt: 1,
@@ -139,47 +139,13 @@ export class Responder {
 
   /** The interfaces served now. */
   get interfaces(): AdvertInterface[] {
-    return [...this.#links.values()].map((l) => l.iface);
+    return this.#links.list().map((l) => l.iface);
   }
 
   /** Reads the interface list again: opens sockets on new interfaces, closes those of gone ones. */
   async refreshInterfaces(): Promise<void> {
     if (this.#stopped) return;
-    let list: AdvertInterface[];
-    try {
-      list = this.listInterfaces();
-    } catch (error) {
-      this.log("warn", `mDNS: cannot list the network interfaces: ${(error as Error).message}`);
-      return;
-    }
-    const key = interfacesKey(list);
-    if (key === this.#interfacesKey) return;
-    this.#interfacesKey = key;
-    const wanted = new Map(list.map((i) => [`${i.name} ${interfacesKey([i])}`, i]));
-    for (const [id, link] of this.#links) {
-      if (wanted.has(id)) continue;
-      this.#links.delete(id);
-      this.log("info", `mDNS: interface ${link.iface.name} (${link.iface.address}) is gone`);
-      await link.close();
-    }
-    for (const [id, iface] of wanted) {
-      if (this.#links.has(id) || this.#stopped) continue;
-      try {
-        const link = await Link.open(iface, this.#budget);
-        if (this.#stopped) {
-          await link.close();
-          return;
-        }
-        link.onpacket = (p, from, l, isLocal) => this.#route(p, from, l, isLocal);
-        this.#links.set(id, link);
-        this.log("debug", `mDNS: advertising on ${iface.name} (${iface.addresses.join(", ")})`);
-        // Names already won are announced on the new interface at once.
-        const won = this.#adverts.filter((a) => a.state === "announced");
-        if (won.length > 0) void this.#announce(won, [link]);
-      } catch (error) {
-        this.log("warn", cannotOpen(iface, error as Error & { code?: string }));
-      }
-    }
+    await this.#links.refresh();
   }
 
   /** Sends goodbyes (TTL 0) for every announced record and closes the sockets. */
@@ -189,13 +155,12 @@ export class Responder {
     clearInterval(this.#poll);
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
-    const links = [...this.#links.values()];
     const gone = this.#adverts.filter((a) => a.state === "announced");
     if (gone.length > 0) {
-      await Promise.all(links.map((link) => link.send(goodbye(this.#serviceRecords(gone)))));
+      const bye = goodbye(this.#serviceRecords(gone));
+      await Promise.all(this.#links.list().map((link) => link.send(bye)));
     }
-    await Promise.all(links.map((link) => link.close()));
-    this.#links.clear();
+    await this.#links.close();
   }
 
   #sleep(ms: number): Promise<void> {
@@ -230,7 +195,7 @@ export class Responder {
         authorities: unique,
         additionals: [],
       };
-      await Promise.all(this.#linkList().map((link) => link.send(probe)));
+      await Promise.all(this.#links.list().map((link) => link.send(probe)));
       await this.#sleep(this.timings.probeMs);
     }
     if (!this.#current(advert, generation)) return;
@@ -242,7 +207,7 @@ export class Responder {
       );
     }
     this.log("debug", `mDNS: advertising ${fqdnOf(advert.label, advert.instance.type)}`);
-    await this.#announce([advert], this.#linkList(), generation);
+    await this.#announce([advert], this.#links.list(), generation);
   }
 
   /** Sends unsolicited responses, `announcements` times with doubling gaps (RFC 6762 s.8.3). */
@@ -252,7 +217,7 @@ export class Responder {
       if (this.#stopped) return;
       if (generation !== undefined && !this.#current(adverts[0]!, generation)) return;
       await Promise.all(links.map((link) => {
-        if (!this.#isOpen(link)) return;
+        if (!this.#links.isOpen(link)) return;
         const answers = [
           ...this.#serviceRecords(adverts),
           ...hostRecords(
@@ -265,14 +230,6 @@ export class Responder {
       if (i + 1 < this.timings.announcements) await this.#sleep(gap);
       gap *= 2;
     }
-  }
-
-  #isOpen(link: Link): boolean {
-    return [...this.#links.values()].includes(link);
-  }
-
-  #linkList(): Link[] {
-    return [...this.#links.values()];
   }
 
   #records(advert: Advert): { shared: MdnsRecord[]; unique: MdnsRecord[] } {
@@ -293,36 +250,7 @@ export class Responder {
 
   /** Packets decoded and refused before decoding since the start (a flood shows here). */
   get dropped(): number {
-    return this.#budget.dropped;
-  }
-
-  /**
-   * Hands a packet to the link of its source's subnet, once: a unicast query to port 5353
-   * reaches one socket whatever its source (RFC 6762 s.5.5), a multicast one every socket.
-   * A source in no link's subnet is not answered.
-   */
-  #route(message: MdnsPacket, from: Sender, received: Link, isLocal: boolean): void {
-    const link = isLocal ? received : this.#linkList().find((l) => inSubnet(from.address, l.iface));
-    if (!link) return;
-    if (this.#links.size > 1 && this.#isCopy(message, from, link)) return;
-    this.#onPacket(message, from, link);
-  }
-
-  /**
-   * Whether the packet was just handled on `link`: the copies of one multicast packet arrive
-   * together, one per socket; a repeat (a probe, 250 ms later) is a packet of its own.
-   */
-  #isCopy(message: MdnsPacket, from: Sender, link: Link): boolean {
-    const now = performance.now();
-    const key = `${link.iface.name}|${from.address}|${from.port}|${JSON.stringify(message)}`;
-    const before = this.#seen.get(key);
-    if (before !== undefined && now - before < DUPLICATE_MS) return true;
-    if (this.#seen.size >= 256) {
-      for (const [k, at] of this.#seen) if (now - at >= DUPLICATE_MS) this.#seen.delete(k);
-      if (this.#seen.size >= 256) this.#seen.clear();
-    }
-    this.#seen.set(key, now);
-    return false;
+    return this.#links.dropped;
   }
 
   #onPacket(message: MdnsPacket, from: Sender, link: Link): void {
@@ -358,7 +286,7 @@ export class Responder {
       // Our old records are withdrawn before the new name is probed.
       const records = this.#records(advert);
       const bye = goodbye([records.shared[0]!, ...records.unique]);
-      for (const link of this.#linkList()) void link.send(bye);
+      for (const link of this.#links.list()) void link.send(bye);
     }
     advert.attempt++;
     advert.label = labelOf(advert.instance.baseName, advert.attempt);
@@ -371,68 +299,10 @@ export class Responder {
     const questions = query.questions ?? [];
     if (questions.length === 0) return;
     this.#tieBreak(query);
-    const legacy = from.port !== MDNS_PORT;
-    const isProbe = (query.authorities ?? []).length > 0;
     const announced = this.#adverts.filter((a) => a.state === "announced");
     if (announced.length === 0) return;
     const hosts = hostRecords(this.set.hostname, link.iface.addresses);
-    const all = [...this.#serviceRecords(announced), ...hosts];
-    const { answers, unicastOnly } = answersTo(questions, all);
-    // Known-answer suppression (RFC 6762 s.7.1): the querier already holds these.
-    const known = query.answers ?? [];
-    const fresh = answers.filter((record) =>
-      !known.some((k) => sameRecord(k, record) && k.ttl >= record.ttl / 2)
-    );
-    if (fresh.length === 0) return;
-    const additionals = additionalsFor(fresh, all);
-    const toSender = legacy || (unicastOnly && !isProbe);
-    if (toSender && !this.#unicastAnswers.take(from.address, performance.now())) return;
-    if (legacy) {
-      // A legacy resolver (RFC 6762 s.6.7): same id, the questions repeated, short TTLs, no cache flush.
-      const short = (r: MdnsRecord): MdnsRecord => ({
-        ...r,
-        ttl: Math.min(r.ttl, LEGACY_TTL),
-        flush: false,
-      });
-      void link.send({
-        ...response(fresh.map(short), additionals.map(short)),
-        id: query.id,
-        questions: questions.map((q) => ({ ...q, class: "IN" })),
-      }, from);
-      return;
-    }
-    if (unicastOnly && !isProbe) {
-      void link.send(response(fresh, additionals), from);
-      return;
-    }
-    // A record goes to the group at most once a second per link, 250 ms to defend a name
-    // (RFC 6762 s.6.2): a query flood gets no more multicast than a quiet network.
-    const due = this.#multicastDue(link, fresh, isProbe);
-    if (due.length === 0) return;
-    const message = response(due, additionalsFor(due, all));
-    // Shared answers wait 20-120 ms (RFC 6762 s.6); a defence of a unique name goes at once.
-    const shared = due.some((r) => r.type === "PTR");
-    if (!shared || isProbe) {
-      void link.send(message);
-      return;
-    }
-    void this.#sleep(20 + Math.random() * 100).then(() => {
-      if (!this.#stopped && this.#isOpen(link)) void link.send(message);
-    });
-  }
-
-  /** The records of `records` not multicast on `link` within the gap; marks them sent now. */
-  #multicastDue(link: Link, records: MdnsRecord[], isProbe: boolean): MdnsRecord[] {
-    const now = performance.now();
-    const gap = isProbe ? MDNS_LIMITS.probeDefenceGapMs : MDNS_LIMITS.multicastGapMs;
-    if (this.#multicastAt.size >= 4096) this.#multicastAt.clear();
-    return records.filter((record) => {
-      const key = `${link.iface.name}|${record.type}|${record.name}|${JSON.stringify(record.data)}`;
-      const last = this.#multicastAt.get(key);
-      if (last !== undefined && now - last < gap) return false;
-      this.#multicastAt.set(key, now);
-      return true;
-    });
+    this.#answers.answer(query, from, link, [...this.#serviceRecords(announced), ...hosts]);
   }
 
   /** A probe for a name we are probing too: the lexicographically later data wins (s.8.2). */
@@ -455,51 +325,8 @@ export class Responder {
   }
 }
 
-/** Whether a decoded question class has the QU bit (dns-packet reports it as UNKNOWN_32769). */
-function isQu(klass: string): boolean {
-  const m = /^UNKNOWN_(\d+)$/.exec(klass);
-  return m !== null && (Number(m[1]) & 0x8000) !== 0;
-}
-
-function response(answers: MdnsRecord[], additionals: MdnsRecord[]) {
-  return {
-    type: "response" as const,
-    flags: packet.AUTHORITATIVE_ANSWER,
-    questions: [],
-    answers,
-    authorities: [],
-    additionals,
-  };
-}
-
 function goodbye(records: MdnsRecord[]) {
   return response(records.map((r) => ({ ...r, ttl: 0 })), []);
-}
-
-function sameRecord(a: MdnsRecord, b: MdnsRecord): boolean {
-  return sameName(a.name, b.name) && a.type === b.type && sameData(a, b);
-}
-
-/** RFC 6763 s.12: a PTR brings its SRV, TXT and addresses; an SRV its addresses. */
-function additionalsFor(answers: MdnsRecord[], all: MdnsRecord[]): MdnsRecord[] {
-  const out: MdnsRecord[] = [];
-  const add = (r: MdnsRecord) => {
-    if (!answers.some((a) => sameRecord(a, r)) && !out.some((o) => sameRecord(o, r))) out.push(r);
-  };
-  for (const answer of answers) {
-    if (answer.type === "PTR") {
-      for (const r of all) {
-        if (sameName(r.name, String(answer.data)) && (r.type === "SRV" || r.type === "TXT")) add(r);
-      }
-    }
-  }
-  for (const r of [...answers, ...out]) {
-    if (r.type !== "SRV") continue;
-    for (const a of all) {
-      if ((a.type === "A" || a.type === "AAAA") && sameName(a.name, r.data.target)) add(a);
-    }
-  }
-  return out;
 }
 
 /** RFC 6762 s.8.2: records sorted by class, type and data, then compared one by one. */
@@ -518,40 +345,4 @@ function compareRecordSets(ours: MdnsRecord[], theirs: MdnsRecord[]): number {
 
 function typeCode(type: string): number {
   return ({ A: 1, PTR: 12, TXT: 16, AAAA: 28, SRV: 33 } as Record<string, number>)[type] ?? 0;
-}
-
-function cannotOpen(iface: AdvertInterface, error: Error & { code?: string }): string {
-  const where = `${iface.name} (${iface.address})`;
-  if (error.code === "EADDRINUSE" || error instanceof Deno.errors.AddrInUse) {
-    return `mDNS: not advertising on ${where}: UDP port 5353 is held by another responder that ` +
-      `does not share it (no SO_REUSEADDR). Let that responder (Avahi, Bonjour) share the port, ` +
-      `or turn discovery off with --mdns off`;
-  }
-  if (error.code === "EACCES" || error instanceof Deno.errors.PermissionDenied) {
-    return `mDNS: not advertising on ${where}: binding UDP port 5353 needs privileges this ` +
-      `process does not have`;
-  }
-  return `mDNS: not advertising on ${where}: ${error.message}`;
-}
-
-/**
- * The records of `all` that answer `questions`, each once, and whether every
- * question asked for a unicast answer (QU).
- */
-function answersTo(
-  questions: NonNullable<MdnsPacket["questions"]>,
-  all: readonly MdnsRecord[],
-): { answers: MdnsRecord[]; unicastOnly: boolean } {
-  const answers: MdnsRecord[] = [];
-  let unicastOnly = true;
-  for (const q of questions) {
-    const wantsUnicast = isQu(q.class);
-    if (!wantsUnicast) unicastOnly = false;
-    for (const record of all) {
-      if (!sameName(record.name, q.name)) continue;
-      if (q.type !== "ANY" && q.type !== record.type) continue;
-      if (!answers.some((a) => sameRecord(a, record))) answers.push(record);
-    }
-  }
-  return { answers, unicastOnly };
 }

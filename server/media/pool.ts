@@ -1,9 +1,9 @@
 /**
  * Workers that make the pictures (`render/worker.ts`), off the service's
- * event loop. The queue is bounded and fair: each client (an address) has
- * its own line, at most `maxQueuedPerClient` long, the lines take turns, and
- * all of them hold at most `maxQueued` jobs; past either bound a job is
- * refused at once with `RATE_LIMITED`. A job whose request is abandoned (its
+ * event loop. The queue is bounded and fair (`pool_queue.ts`): each client (an
+ * address) has its own line, at most `maxQueuedPerClient` long, the lines take
+ * turns, and all of them hold at most `maxQueued` jobs; past either bound a
+ * job is refused at once with `RATE_LIMITED`. A job whose request is abandoned (its
  * `signal` aborts) leaves the queue, or, running, ends its worker. A worker is
  * never ended for being slow: while it runs a job it reports progress each
  * second, and only one that reported none over two looks `stallMs` apart
@@ -25,17 +25,7 @@ import {
 } from "../../protocol/progress_watch.ts";
 import type { Rendered, RenderJob } from "./render/mod.ts";
 import type { WorkerProgress, WorkerReady, WorkerResponse } from "./render/worker.ts";
-
-interface Job {
-  id: number;
-  job: RenderJob;
-  client: string;
-  isLocal: boolean;
-  resolve(rendered: Rendered): void;
-  reject(error: Error): void;
-  /** Stops listening to the request's signal. */
-  detach(): void;
-}
+import { abandoned, type Job, JobQueue } from "./pool_queue.ts";
 
 /** Options of the pool. */
 export interface RenderPoolOptions {
@@ -82,14 +72,6 @@ export interface RenderRequest {
 const ERROR_CODES = new Set(["CORRUPT_MEDIA", "UNSUPPORTED_MEDIA", "UNAVAILABLE"]);
 /** How long `close()` waits for workers still compiling their codecs, ms. */
 const RETIRE_WAIT_MS = 10_000;
-
-/** The error of a job whose request was abandoned (nobody reads it). */
-function abandoned(): CueportError {
-  return new CueportError(
-    "REQUEST_TIMEOUT",
-    "The request was abandoned before its picture was made",
-  );
-}
 
 /** A worker and the job it runs. */
 class Slot {
@@ -162,12 +144,7 @@ function isLight(job: RenderJob): boolean {
 
 /** Runs render jobs on a few workers, started on first use. */
 export class RenderPool {
-  /** Waiting jobs by client. */
-  #lines = new Map<string, Job[]>();
-  /** When each client was last served (a counter), oldest first. */
-  #served = new Map<string, number>();
-  #turn = 0;
-  #waiting = 0;
+  #queue: JobQueue;
   #slots: Slot[];
   #nextId = 1;
   #o: Required<Omit<RenderPoolOptions, "size" | "localLane">>;
@@ -193,11 +170,12 @@ export class RenderPool {
       memory: options.memory ?? (() => Deno.memoryUsage().rss),
       drainMs: options.drainMs ?? 5000,
     };
+    this.#queue = new JobQueue(this.#o);
   }
 
   /** Jobs waiting for a worker. */
   get waiting(): number {
-    return this.#waiting;
+    return this.#queue.waiting;
   }
 
   /** Workers ended while they compiled their codecs, not yet gone. */
@@ -228,25 +206,8 @@ export class RenderPool {
     }
     const { client = "", signal } = request;
     if (signal?.aborted) return Promise.reject(abandoned());
-    const line = this.#lines.get(client) ?? [];
-    if (line.length >= this.#o.maxQueuedPerClient) {
-      return Promise.reject(
-        new CueportError(
-          "RATE_LIMITED",
-          `Too many pictures waiting for "${client}": at most ${this.#o.maxQueuedPerClient}`,
-          { retryAfterSeconds: 1 },
-        ),
-      );
-    }
-    if (this.#waiting >= this.#o.maxQueued && this.#slots.every((s) => s.job || s.isLane)) {
-      return Promise.reject(
-        new CueportError(
-          "RATE_LIMITED",
-          `Too many pictures waiting: at most ${this.#o.maxQueued}`,
-          { retryAfterSeconds: 1 },
-        ),
-      );
-    }
+    const refusal = this.#queue.refusal(client, () => this.#slots.every((s) => s.job || s.isLane));
+    if (refusal) return Promise.reject(refusal);
     return new Promise((resolve, reject) => {
       const onAbort = () => this.#abandon(entry);
       const entry: Job = {
@@ -259,9 +220,7 @@ export class RenderPool {
         detach: () => signal?.removeEventListener("abort", onAbort),
       };
       signal?.addEventListener("abort", onAbort, { once: true });
-      line.push(entry);
-      this.#lines.set(client, line);
-      this.#waiting++;
+      this.#queue.push(entry);
       this.#pump();
     });
   }
@@ -269,14 +228,7 @@ export class RenderPool {
   /** Ends every worker; waiting jobs are refused. */
   close(): Promise<void> {
     this.#isClosed = true;
-    for (const line of this.#lines.values()) {
-      for (const job of line) {
-        job.detach();
-        job.reject(new CueportError("NOT_READY", "The service is stopping"));
-      }
-    }
-    this.#lines.clear();
-    this.#waiting = 0;
+    this.#queue.clear(() => new CueportError("NOT_READY", "The service is stopping"));
     for (const slot of this.#slots) {
       clearTimeout(slot.drainTimer);
       this.#end(slot, "The service is stopping");
@@ -304,48 +256,8 @@ export class RenderPool {
     return true;
   }
 
-  /** Takes `job` (from `#next`) out of its line, and counts its client's turn. */
-  #take(job: Job): void {
-    const { client } = job;
-    const line = this.#lines.get(client)!;
-    line.splice(line.indexOf(job), 1);
-    if (line.length === 0) this.#lines.delete(client);
-    this.#waiting--;
-    this.#served.delete(client);
-    this.#served.set(client, this.#turn++);
-    // Only the order matters: forget the clients served longest ago.
-    if (this.#served.size > 1024) this.#served.delete(this.#served.keys().next().value!);
-  }
-
-  /**
-   * The job `slot` runs next: of the lines that hold a job it accepts, the
-   * one whose client was served least recently (never served first), so
-   * clients take turns; local clients before remote ones, so the operator's
-   * own screen waits for one job at most (none with the local lane); in that
-   * line, the first job the slot accepts.
-   */
-  #next(slot: Slot): Job | undefined {
-    let next: Job | undefined;
-    let nextServed = Infinity;
-    for (const [client, line] of this.#lines) {
-      const job = slot.isLane ? line.find((j) => slot.accepts(j)) : line[0];
-      if (!job) continue;
-      const served = (this.#served.get(client) ?? -1) - (job.isLocal ? 2 ** 40 : 0);
-      if (served < nextServed) [next, nextServed] = [job, served];
-    }
-    return next;
-  }
-
   #abandon(job: Job): void {
-    const line = this.#lines.get(job.client);
-    const at = line?.indexOf(job) ?? -1;
-    if (line && at >= 0) {
-      line.splice(at, 1);
-      if (line.length === 0) this.#lines.delete(job.client);
-      this.#waiting--;
-      job.reject(abandoned());
-      return;
-    }
+    if (this.#queue.remove(job)) return job.reject(abandoned());
     const slot = this.#slots.find((s) => s.job === job);
     if (slot) this.#end(slot, null);
   }
@@ -359,7 +271,9 @@ export class RenderPool {
       // `drainMs`.
       const isNeeded = !slot.isLane ||
         !this.#slots.some((s) => !s.isLane && !s.job && s.isReady && s.drain === null);
-      const next = this.#waiting > 0 && isNeeded ? this.#next(slot) ?? null : null;
+      const next = this.#queue.waiting > 0 && isNeeded
+        ? this.#queue.next((j) => slot.accepts(j)) ?? null
+        : null;
       // A worker due for replacement (it held a large picture) first makes the small pictures
       // waiting, with its codecs compiled (the operator's thumbnail waits for no fresh worker);
       // it is replaced once idle, or before a large picture.
@@ -370,7 +284,7 @@ export class RenderPool {
       if (!slot.isReady) continue; // its `ready` pumps again; a job waits in its line meanwhile
       if (isLarge(next.job) && !this.#isDrained(slot)) continue; // its timer pumps again
       const job = next;
-      this.#take(job);
+      this.#queue.take(job);
       slot.job = job;
       slot.jobs++;
       // The memory a large picture's worker is to give back down to (a small job after it, on

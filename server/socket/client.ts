@@ -1,40 +1,33 @@
 /**
- * One WebSocket connection: the greeting, the auth gate and its deadline,
- * its filters, its rate limit, its budget of unsent bytes, and delivery of
- * state updates with its own sequence numbers and lag handling. Its parts:
- * `reading.ts` (a frame to a checked message), `dispatch.ts` (what a message
- * runs), `outgoing.ts` (unsent bytes), `held.ts` (messages kept unread),
- * `answer_queue.ts` (answers in message order).
+ * One WebSocket connection and its budget: the greeting, its rate limit, its
+ * budget of unsent bytes, and delivery of state updates with its own sequence
+ * numbers and lag handling. Its parts: `session.ts` (the auth gate and its
+ * deadline, the filter, what a message runs), `reading.ts` (a frame to a
+ * checked message), `dispatch.ts` (what a message runs), `outgoing.ts`
+ * (unsent bytes), `held.ts` (messages kept unread), `answer_queue.ts`
+ * (answers in message order).
  * @module
  */
 import type { StateUpdate } from "../../protocol/state.ts";
-import { type Authenticator, type Grant, isLocalAddress } from "../auth/mod.ts";
-import type {
-  Caller,
-  ConnectInput,
-  InvokeContext,
-  InvokeOptions,
-  Policy,
-  SessionService,
-} from "../core/mod.ts";
+import type { Authenticator } from "../auth/mod.ts";
+import type { Policy } from "../core/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
 import {
-  type AnyOperation,
   type Core,
-  CueportError,
+  type CueportError,
   snapshotView,
   unexpectedOf,
   type UpdateBatch,
 } from "../core/mod.ts";
 import { ServerWebSocket } from "../net/mod.ts";
 import type { WsDialect } from "../net/dialect.ts";
-import { type ClientMessage, type CloseReason, CloseReasons } from "./messages.ts";
+import { type CloseReason, CloseReasons } from "./messages.ts";
 import { v6Dialect } from "./dialect.ts";
 import { Outgoing } from "./outgoing.ts";
 import { readMessage } from "./reading.ts";
 import { HeldMessages } from "./held.ts";
 import { AnswerQueue } from "./answer_queue.ts";
-import { CONNECT, dispatch, type Runner } from "./dispatch.ts";
+import { ClientSession } from "./session.ts";
 
 export { socketOperations } from "./dispatch.ts";
 
@@ -73,11 +66,6 @@ const encoder = new TextEncoder();
  */
 const ANSWER_BYTES = 128;
 
-type Filter = { updateTypes?: Set<string>; projectIds?: Set<string>; positions: boolean };
-
-/** What a message came to: its data, or what it threw (whatever that is, falsy included). */
-type Outcome = { isFailed: false; data: unknown } | { isFailed: true; error: unknown };
-
 /** What a `SocketClient` is built with. */
 export interface SocketClientOptions {
   id: string;
@@ -114,32 +102,22 @@ export interface SocketClientOptions {
  * waiting messages pass the budget too, or that stays over it for
  * `lagCloseMs`, is closed: memory per client stays under twice the budget
  * plus the largest single message. Before authentication the budget is small
- * and nothing waits: over it the client is closed at once.
+ * and nothing waits: over it the client is closed at once. Who it is and what
+ * it hears is its session's (`ClientSession`).
  */
 export class SocketClient {
   readonly id: string;
   readonly address: string;
   #ws: ServerWebSocket;
   #core: Core;
-  #auth: Authenticator;
   #limits: SocketLimits;
   #watch: () => void;
   #forget: () => void;
   #log: ((message: string) => void) | undefined;
   #logFault: ((message: string) => void) | undefined;
-  #isAuthenticated = false;
-  /** The paired device behind this connection, if any. */
-  deviceId: string | null = null;
-  /** Who this client is, for the policy; its grant once authenticated. */
-  #caller: Caller;
-  #policy: Policy;
-  /** What its operations run with. */
-  /** What the connection's operations get besides the core and the caller. */
-  #context: InvokeContext;
-  /** The caller before it authenticated: no grant yet (`connect` needs none). */
-  #connecting: Caller;
+  /** Who it is (its auth and deadline), what it hears, how its messages run. */
+  #session: ClientSession;
   #seq = 0;
-  #filter: Filter | null = null;
   /** Null for a local client: it is never limited. */
   #rateLimit: RateMeter;
   #lagSince: number | null = null;
@@ -155,10 +133,6 @@ export class SocketClient {
   #held = new HeldMessages();
   /** Since when an answer or a message has been waiting for room; null while none waits. */
   #waitingSince: number | null = null;
-  #authTimer: ReturnType<typeof setTimeout> | undefined;
-  #authsRunning = 0;
-  /** The deadline passed while an auth was being decided: close unless it succeeds. */
-  #isAuthOverdue = false;
   #isClosing = false;
   /** What its socket holds unsent. */
   #out: Outgoing;
@@ -171,12 +145,6 @@ export class SocketClient {
     this.id = options.id;
     this.address = options.address;
     this.#core = options.core;
-    this.#auth = options.auth;
-    this.#policy = options.policy;
-    const isLocal = isLocalAddress(options.address);
-    this.#caller = { address: options.address, isLocal, grant: { device: "", scopes: [] } };
-    this.#connecting = { address: options.address, isLocal };
-    this.#context = { session: this.#session };
     this.#limits = options.limits;
     this.#watch = options.watch;
     this.#forget = options.forget;
@@ -184,13 +152,31 @@ export class SocketClient {
     this.#logFault = options.logFault;
     this.#rateLimit = options.rateLimit; // a local client is not metered (rate_limit.ts)
     this.#dialect = options.dialect ?? v6Dialect(options.version);
-    this.#authTimer = setTimeout(() => this.#onAuthDeadline(), options.limits.authTimeoutMs);
+    this.#session = new ClientSession({
+      address: options.address,
+      core: options.core,
+      auth: options.auth,
+      policy: options.policy,
+      dialect: this.#dialect,
+      authTimeoutMs: options.limits.authTimeoutMs,
+      sendFull: (event) => {
+        this.#sendFull(event);
+        return this.#seq;
+      },
+      onAuthTimeout: () => this.#closeFor(CloseReasons.authTimeout),
+      isClosing: () => this.#isClosing,
+    });
     ws.onopen = () => {
       const greeting = this.#dialect.greeting(this.id);
       if (greeting !== null) this.#send(greeting);
     };
     ws.onmessage = (event) => this.#onMessage(event.data, event.size);
     ws.onclose = () => this.#dispose();
+  }
+
+  /** The paired device behind this connection, if any. */
+  get deviceId(): string | null {
+    return this.#session.deviceId;
   }
 
   /** Whether this client has fallen behind and waits for a resync. */
@@ -215,12 +201,11 @@ export class SocketClient {
 
   /** Delivers one bus batch: filtered, numbered, skipped while lagging. */
   deliver(shared: SharedBatch): void {
-    if (!this.#isAuthenticated || this.#ws.readyState !== ServerWebSocket.OPEN) return;
-    const updates = this.#filter
-      ? shared.batch.updates.filter((u) => this.#accepts(u))
-      : shared.batch.updates;
+    const session = this.#session;
+    if (!session.isAuthenticated || this.#ws.readyState !== ServerWebSocket.OPEN) return;
+    const updates = session.select(shared.batch.updates);
     if (updates.length === 0) return;
-    const json = this.#filter ? this.#dialect.updatesJson(updates) : shared.payloadJson();
+    const json = session.isFiltered ? this.#dialect.updatesJson(updates) : shared.payloadJson();
     if (json === null) return; // the dialect sends none of them
     this.#seq++; // counted even when skipped, so the client sees the gap
     if (
@@ -233,7 +218,7 @@ export class SocketClient {
       return;
     }
     const prefix = this.#dialect.eventPrefix(this.#seq);
-    if (this.#filter) return this.#send(prefix + json + this.#dialect.eventSuffix);
+    if (session.isFiltered) return this.#send(prefix + json + this.#dialect.eventSuffix);
     // Unfiltered, the payload's bytes are those of every other client: only the seq is this one's.
     this.#out.sendParts(
       [encoder.encode(prefix), shared.payloadBytes()],
@@ -277,15 +262,6 @@ export class SocketClient {
     }
   }
 
-  #accepts(u: StateUpdate): boolean {
-    const f = this.#filter!;
-    if (u.updateType === "full") return true;
-    if (!f.positions && u.data.event === "positions") return false;
-    if (f.updateTypes && !f.updateTypes.has(u.updateType)) return false;
-    if (f.projectIds && u.projectId !== null && !f.projectIds.has(u.projectId)) return false;
-    return true;
-  }
-
   #sendFull(event: string): void {
     const full: StateUpdate = {
       updateType: "full",
@@ -298,7 +274,7 @@ export class SocketClient {
 
   /** The budget of unsent bytes: small until the client has authenticated. */
   #budget(): number {
-    return this.#isAuthenticated
+    return this.#session.isAuthenticated
       ? this.#limits.maxBufferedBytes
       : this.#limits.unauthenticatedMaxBufferedBytes;
   }
@@ -331,19 +307,11 @@ export class SocketClient {
   #dispose(): void {
     if (!this.#isClosing) this.#forget();
     this.#isClosing = true;
-    clearTimeout(this.#authTimer);
+    this.#session.stop();
     this.#held.clear();
     this.#waitingSince = null;
     this.#lagSince = null;
     this.#answers.wake();
-  }
-
-  #onAuthDeadline(): void {
-    this.#authTimer = undefined;
-    if (this.#isAuthenticated || this.#isClosing) return;
-    // An approval may be waiting for the operator (local clients only): its answer decides.
-    if (this.#authsRunning > 0) this.#isAuthOverdue = true;
-    else this.#closeFor(CloseReasons.authTimeout);
   }
 
   /** The refusal when this client is over its address's budget, else null. */
@@ -359,7 +327,7 @@ export class SocketClient {
   /** `size` is the message's length in bytes, as it came over the network. */
   #onMessage(data: unknown, size: number): void {
     if (this.#isClosing) return;
-    if (!this.#isAuthenticated && size > this.#limits.maxMessageBytes) {
+    if (!this.#session.isAuthenticated && size > this.#limits.maxMessageBytes) {
       return this.#closeFor(CloseReasons.tooBig);
     }
     const cost = size + ANSWER_BYTES;
@@ -374,7 +342,7 @@ export class SocketClient {
    * the messages waiting for answers pass the budget too, the client is closed.
    */
   #hold(data: unknown, cost: number): void {
-    if (!this.#isAuthenticated) return this.#closeFor(CloseReasons.notReading);
+    if (!this.#session.isAuthenticated) return this.#closeFor(CloseReasons.notReading);
     this.#held.push(data, cost);
     if (this.#answers.owedBytes + this.#held.bytes > this.#limits.maxBufferedBytes) {
       return this.#closeFor(CloseReasons.notReading);
@@ -408,11 +376,12 @@ export class SocketClient {
     // pipelined); everything else runs after the messages before it, so a query sees
     // the actions sent ahead of it. Either way, answers go out in message order, and
     // only while the client has room: over its budget they wait for it to read.
-    const early = this.#isAuthenticated && message.type === "action"
-      ? this.#outcome(message)
+    const session = this.#session;
+    const early = session.isAuthenticated && message.type === "action"
+      ? session.outcome(message)
       : null;
     this.#answers.push(cost, async (paid) => {
-      const outcome = this.#isClosing ? null : await (early ?? this.#outcome(message));
+      const outcome = this.#isClosing ? null : await (early ?? session.outcome(message));
       paid();
       if (outcome?.isFailed) {
         const fault = unexpectedOf(outcome.error);
@@ -421,96 +390,7 @@ export class SocketClient {
       } else if (outcome) {
         this.#send(this.#dialect.answer(id, message.type, outcome.data, this.id));
       }
-      if (this.#isAuthOverdue && !this.#isAuthenticated && this.#authsRunning === 0) {
-        this.#closeFor(CloseReasons.authTimeout);
-      }
+      if (session.isOverdue) this.#closeFor(CloseReasons.authTimeout);
     });
   }
-
-  /** Runs a message; never throws. */
-  /**
-   * What a message comes to: its data, or what it threw (`isFailed`, since an
-   * operation may throw a falsy value: that is a failure too).
-   */
-  async #outcome(message: ClientMessage): Promise<Outcome> {
-    if (!this.#isAuthenticated && message.type !== "auth") {
-      return {
-        isFailed: true,
-        error: new CueportError(
-          "AUTHENTICATION_FAILED",
-          'Authenticate first: send {"type": "auth", "payload": {...}}',
-        ),
-      };
-    }
-    try {
-      return { isFailed: false, data: await dispatch(message, this.#runner) };
-    } catch (error) {
-      return { isFailed: true, error };
-    }
-  }
-
-  /** Runs `operation` through the one path (`Policy.invoke`) for this connection. */
-  #invoke(operation: AnyOperation, input: unknown, options: InvokeOptions = {}): unknown {
-    return this.#policy.invoke(operation, this.#caller, input, {
-      ...options,
-      context: this.#context,
-    });
-  }
-
-  /** What this connection does for the session operations (`connect`, `subscribe`, `full`). */
-  #session: SessionService = {
-    connect: (credentials) => this.#connect(credentials),
-    subscribe: (p) => {
-      this.#filter = {
-        positions: p.positions ?? true,
-        ...(p.updateTypes ? { updateTypes: new Set(p.updateTypes) } : {}),
-        ...(p.projectIds ? { projectIds: new Set(p.projectIds) } : {}),
-      };
-      return {
-        subscribed: {
-          updateTypes: p.updateTypes ?? "all",
-          projectIds: p.projectIds ?? "all",
-          positions: this.#filter.positions,
-        },
-      };
-    },
-    sendFull: () => {
-      this.#sendFull("requested");
-      return { seq: this.#seq };
-    },
-  };
-
-  /** The `auth` message: authenticates the connection (an approval may keep it waiting). */
-  async #connect(credentials: ConnectInput): Promise<{ authenticated: true; token?: string }> {
-    this.#authsRunning++;
-    let grant: Grant;
-    try {
-      grant = await this.#auth.authenticate({
-        address: this.address,
-        ...credentials,
-        isInteractive: true,
-        wire: "websocket",
-        lifetimeSeconds: this.#dialect.tokenLifetimeSeconds,
-      });
-    } finally {
-      this.#authsRunning--;
-    }
-    if (this.#isClosing) throw new CueportError("AUTHENTICATION_FAILED", "Connection closed");
-    this.#isAuthenticated = true;
-    this.#isAuthOverdue = false;
-    clearTimeout(this.#authTimer);
-    this.#caller.grant = grant;
-    this.deviceId = grant.deviceId ?? null;
-    if (!this.#caller.isLocal) this.#dialect.seen?.(this.address);
-    return grant.token ? { authenticated: true, token: grant.token } : { authenticated: true };
-  }
-
-  /** What this connection's messages run with (`dispatch.ts`). */
-  #runner: Runner = {
-    connect: (input, options) =>
-      this.#policy.invoke(CONNECT, this.#connecting, input, { ...options, context: this.#context }),
-    invoke: (operation, input, options) => this.#invoke(operation, input, options),
-    dialect: () => this.#dialect,
-    core: () => this.#core,
-  };
 }

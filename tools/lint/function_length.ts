@@ -19,7 +19,7 @@ export const MAX_BODY_LINES = 60;
 export const LONG_MARKER = /^\s*\/\/ long: (.*)$/;
 
 /** The shortest reason taken (`// long: table` says too little). */
-const MIN_REASON_CHARS = 12;
+export const MIN_REASON_CHARS = 12;
 
 /**
  * The repository, with forward slashes (`/C:/x/` on Windows read as `C:/x/`),
@@ -33,14 +33,15 @@ const ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathname)
 const RULE_NAME = "cueport/function-length";
 
 /**
- * An ignore comment that would silence this rule: `deno-lint-ignore` or
- * `deno-lint-ignore-file` naming it or naming no rule (which ignores all).
+ * An ignore comment that would silence a rule (this one unless named):
+ * `deno-lint-ignore` or `deno-lint-ignore-file` naming it or naming no rule
+ * (which ignores all).
  */
-export function ignoresRule(comment: string): boolean {
+export function ignoresRule(comment: string, rule: string = RULE_NAME): boolean {
   const ignore = /^\s*deno-lint-ignore(?:-file)?(?:\s+(.*))?$/.exec(comment);
   if (!ignore) return false;
   const names = (ignore[1] ?? "").split(/\s+/).filter((n) => n);
-  return names.length === 0 || names.includes(RULE_NAME);
+  return names.length === 0 || names.includes(rule);
 }
 
 /** The folders and files of the program the rule applies to, relative to the repository. */
@@ -53,7 +54,8 @@ export function isChecked(filename: string): boolean {
   return CHECKED.some((c) => c.endsWith("/") ? path.startsWith(c) : path === c);
 }
 
-type FunctionNode =
+/** A node the rule measures: a function, method or arrow. */
+export type FunctionNode =
   | Deno.lint.FunctionDeclaration
   | Deno.lint.FunctionExpression
   | Deno.lint.ArrowFunctionExpression;
@@ -78,7 +80,7 @@ function lineIndex(text: string): (offset: number) => number {
  * The lines of a function's body: those between its braces, or those of an
  * arrow's expression.
  */
-function bodyLines(node: FunctionNode, lineOf: (offset: number) => number): number {
+export function bodyLines(node: FunctionNode, lineOf: (offset: number) => number): number {
   const body = node.body;
   if (!body) return 0;
   const first = lineOf(body.range[0]);
@@ -86,31 +88,63 @@ function bodyLines(node: FunctionNode, lineOf: (offset: number) => number): numb
   return body.type === "BlockStatement" ? Math.max(0, last - first - 1) : last - first + 1;
 }
 
+/** The reason of a `// long:` comment on a line (0-based) of a file's lines, or "". */
+export function reasonOn(lines: readonly string[], line: number): string {
+  return LONG_MARKER.exec(lines[line] ?? "")?.[1]?.trim() ?? "";
+}
+
+/** A linted file as the length rules read it. */
+export interface LongFile {
+  /** Its lines, CRLF read as LF. */
+  lines: string[];
+  /** The line (0-based) of an offset. */
+  lineOf: (offset: number) => number;
+  /** Its `// long:` comments, by line. */
+  markers: Map<number, Deno.lint.LineComment>;
+}
+
+/**
+ * The file being linted, with its `// long:` comments. Reports each comment
+ * that would silence the rule (`ignores` its text) as it goes: a long `kind`
+ * says why instead.
+ */
+export function readLongFile(
+  ctx: Deno.lint.RuleContext,
+  rule: { name: string; kind: string; ignores: (comment: string) => boolean },
+): LongFile {
+  const text = ctx.sourceCode.text;
+  const lineOf = lineIndex(text);
+  const markers = new Map<number, Deno.lint.LineComment>();
+  for (const comment of ctx.sourceCode.getAllComments()) {
+    if (rule.ignores(comment.value)) {
+      ctx.report({
+        range: comment.range,
+        message:
+          `Do not ignore ${rule.name}: a long ${rule.kind} says why in a "// long:" comment.`,
+        hint:
+          `Remove the ignore comment; excuse the ${rule.kind} with a reason on the line above it.`,
+      });
+    }
+    if (comment.type !== "Line" || !LONG_MARKER.test(`//${comment.value}`)) continue;
+    markers.set(lineOf(comment.range[0]), comment);
+  }
+  return { lines: text.split(/\r?\n/), lineOf, markers };
+}
+
 const rule: Deno.lint.Rule = {
   create(ctx) {
     if (!isChecked(ctx.filename)) return {};
-    const text = ctx.sourceCode.text;
-    const lines = text.split(/\r?\n/);
-    const lineOf = lineIndex(text);
-    /** The `// long:` comments not yet found above a long function, by line. */
-    const markers = new Map<number, Deno.lint.LineComment>();
-    for (const comment of ctx.sourceCode.getAllComments()) {
-      if (ignoresRule(comment.value)) {
-        ctx.report({
-          range: comment.range,
-          message: `Do not ignore ${RULE_NAME}: a long function says why in a "// long:" comment.`,
-          hint:
-            "Remove the ignore comment; excuse the function with a reason on the line above it.",
-        });
-      }
-      if (comment.type !== "Line" || !LONG_MARKER.test(`//${comment.value}`)) continue;
-      markers.set(lineOf(comment.range[0]), comment);
-    }
+    // `markers`: the `// long:` comments not yet found above a long function, by line.
+    const { lines, lineOf, markers } = readLongFile(ctx, {
+      name: RULE_NAME,
+      kind: "function",
+      ignores: (comment) => ignoresRule(comment),
+    });
     const check = (node: FunctionNode) => {
       const count = bodyLines(node, lineOf);
       if (count <= MAX_BODY_LINES) return;
       const above = lineOf(node.range[0]) - 1;
-      const reason = LONG_MARKER.exec(lines[above] ?? "")?.[1]?.trim() ?? "";
+      const reason = reasonOn(lines, above);
       if (markers.has(above)) markers.delete(above);
       if (reason.length >= MIN_REASON_CHARS) return;
       ctx.report({
@@ -122,7 +156,11 @@ const rule: Deno.lint.Rule = {
           `"// long: <reason>" comment on the line above it (docs/architecture.md).`,
       });
     };
+    /** A comment above a class is the class rule's to judge (tools/lint/class_length.ts). */
+    const leaveToClassRule = (node: Deno.lint.Node) => markers.delete(lineOf(node.range[0]) - 1);
     return {
+      ClassDeclaration: leaveToClassRule,
+      ClassExpression: leaveToClassRule,
       FunctionDeclaration: check,
       FunctionExpression: check,
       ArrowFunctionExpression: check,

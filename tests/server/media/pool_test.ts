@@ -210,15 +210,23 @@ Deno.test("RenderPool survives jobs abandoned while a fresh worker still compile
   const dir = await tempDir();
   try {
     const job = await silence(dir, "job", 1);
-    for (let i = 0; i < 24; i++) {
-      const pool = new RenderPool({ localLane: false }); // one worker's compiling, 24 times
-      const abandon = new AbortController();
-      const asked = pool.render(job, { client: "a", signal: abandon.signal }).catch((e) => e);
-      await new Promise((r) => setTimeout(r, 20 + (i * 7) % 150));
-      abandon.abort(); // before the worker is ready: terminating it then aborted the process
-      await asked;
+    const pool = new RenderPool({ localLane: false }); // one worker, started by the first job
+    try {
+      // Each job is abandoned before the worker has compiled its codecs (it cannot have said
+      // `ready`: no event ran since render() started it). Terminating a worker then aborted the
+      // process: the job leaves the queue, and the worker is left to compile.
+      for (let i = 0; i < 3; i++) {
+        const abandon = new AbortController();
+        const asked = pool.render(job, { client: "a", signal: abandon.signal }).catch((e) => e);
+        abandon.abort();
+        assert.equal(((await asked) as CueportError).code, "REQUEST_TIMEOUT");
+      }
+      assert.equal(pool.waiting, 0, "the abandoned jobs left the queue");
+      assert.deepEqual([pool.workersStarted, pool.retiring], [1, 0], "no worker was ended");
       const made = await pool.render(job).catch((e) => e);
       assert.equal((made as { width: number }).width, 64, String(made));
+      assert.equal(pool.workersStarted, 1, "the worker that compiled meanwhile made the picture");
+    } finally {
       await pool.close();
     }
   } finally {
