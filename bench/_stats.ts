@@ -17,7 +17,7 @@ export function summary(xs: readonly number[]): { p50: number; p99: number } {
   };
 }
 
-/** One round of a paired comparison: the baseline's figure and the measured row's, run back to back. */
+/** One round of a paired comparison: the baseline's figure and the measured row's, back to back. */
 export interface Pair {
   readonly baseline: number;
   readonly measured: number;

@@ -2,9 +2,9 @@
  * `deno task bench`: Cueport and a bare Deno.serve baseline (`baseline.ts`), started side by side
  * in one run on loopback, driven by the same load (wrk when installed, else bench/load.ts). Each
  * Cueport row names the baseline rows it is compared with, each doing the same work on the same
- * bytes at the same connection count (docs/load.md, "Baselines"); in every round a row's baselines
- * and the row run back to back, and each ratio is the median of the per-round ratios, with their
- * range. Results are also written as JSON under bench/results/.
+ * bytes at the same connection count (docs/load.md, "Baselines and paired ratios"); in every
+ * round a row's baselines and the row run back to back, and each ratio is the median of the
+ * per-round ratios, with their range. Results are also written as JSON under bench/results/.
  * @module
  */
 import { parseArgs } from "node:util";

@@ -3,7 +3,8 @@
  * (`app_control` SET_CONTROL) beside `POST /api/v1/action` (SET_CONTROL) in
  * the same run, one request at a time from one client, in interleaved rounds
  * (the median of each round's p50 and p99; the ratio to the action paired per round: each
- * round's p50 over the action's p50 of that round, their median and range). The tool call is measured twice:
+ * round's p50 over the action's p50 of that round, their median and range). The tool call is
+ * measured twice:
  * as raw HTTP (what the service costs) and through the MCP SDK's client
  * (what an assistant sees, its own parsing and output validation included).
  * Target: the tool call's p50 at most 3 times the action's.

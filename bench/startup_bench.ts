@@ -4,9 +4,10 @@
  * ready, against a bare `deno run` of a hello-world `Deno.serve` in the same
  * run (its listening line), interleaved rounds, medians; for a first start
  * (empty data dir: the demo project is made) and a restart (existing data dir).
- * Every start binds 127.0.0.1 only, with a free port for every listener and mDNS off (`LOOPBACK_ARGS`
- * of `_cueport.ts`), so it measures the same listeners as shipped without taking the default ports
- * or advertising on the network. RSS (`ps -o rss=`, procps): the service and its player idle on the demo project, and
+ * Every start binds 127.0.0.1 only, with a free port for every listener and mDNS off
+ * (`LOOPBACK_ARGS` of `_cueport.ts`), so it measures the same listeners as shipped without taking
+ * the default ports or advertising on the network.
+ * RSS (`ps -o rss=`, procps): the service and its player idle on the demo project, and
  * with the generated 10,000-Clip project open. `--rounds N` (default 7);
  * `--binary PATH` measures a compiled binary as well. Targets (issue 22): ready
  * under 400 ms, each RSS under 120 MB. Results also go to

@@ -41,8 +41,9 @@ function internalServe(): unknown {
 }
 
 /**
- * The start-up self-check: why this Deno cannot serve Cueport's HTTP ports, in one line naming its
- * version, or null when it can (the internal is there, with the five arguments it was verified with).
+ * The start-up self-check: why this Deno cannot serve Cueport's HTTP ports, in one line naming
+ * its version, or null when it can (the internal is there, with the five arguments it was
+ * verified with).
  */
 export function serveOnConnectionProblem(): string | null {
   const serve = internalServe();
