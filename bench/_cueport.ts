@@ -5,6 +5,17 @@ import { SERVICE_FLAGS } from "../tools/reliability/_service.ts";
 /** As shipped: the start task's permissions and V8 flags (the compiled binary embeds them). */
 const PERMS = SERVICE_FLAGS;
 
+/**
+ * The settings that keep a benched Cueport to itself: bound to 127.0.0.1 only, a free port for
+ * every listener (the 5.0.0 ports included), and no mDNS advertising or discovery, so a bench
+ * neither collides with a Cueport already running nor announces itself on the network.
+ */
+export const LOOPBACK_ARGS: readonly string[] = [
+  ...["--host", "127.0.0.1", "--mdns", "off"],
+  ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0", "--osc-query-port", "0"],
+  ...["--legacy-http-port", "0", "--legacy-ws-port", "0"],
+];
+
 /** A running Cueport on loopback with free ports. */
 export interface BenchService {
   ports: { http: number; ws: number; osc: number };
@@ -52,9 +63,8 @@ export async function startCueport(
       "run",
       ...PERMS,
       new URL("../main.ts", import.meta.url).pathname,
-      ...["--data-dir", dataDir, "--host", "127.0.0.1", "--log-level", "warn"],
-      ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0", "--osc-query-port", "0"],
-      ...["--legacy-http-port", "off", "--legacy-ws-port", "off"],
+      ...["--data-dir", dataDir, "--log-level", "warn"],
+      ...LOOPBACK_ARGS,
       // No output window unless the bench asks for one: a browser would share the CPU it measures.
       ...(args.includes("--output") ? [] : ["--output", "none"]),
       ...args,

@@ -1,14 +1,23 @@
-// The bare baseline: Deno.serve and nothing else. `/` answers a small JSON
-// body; `/file` answers the text of the file named by the first argument (the
-// bench passes the demo project's JSON, for a same-payload comparison). Both
-// are strings, the fastest body Deno.serve sends; `/image` answers bytes. A POST reads its JSON body
-// first (the same-work baseline of the action). A POST to `/relay` also
-// forwards that body to a bare child process over stdio (baseline_child.ts)
-// and answers the child's reply: the limit of Cueport's design (a service in
-// front of a player process), with none of Cueport's own work.
-const file = Deno.args[0] ? await Deno.readTextFile(Deno.args[0]) : "";
-// `/image` answers the bytes of the file named by the second argument (a thumbnail), as a JPEG.
-const image = Deno.args[1] ? await Deno.readFile(Deno.args[1]) : new Uint8Array();
+// The bare baseline: Deno.serve and nothing else. Its first argument names a JSON file of the GET
+// answers to serve, `{ "/path": { "file": "...", "type": "content-type" } }`: each path answers
+// that file's bytes with that content type, the very bytes and type Cueport answered for the row
+// the baseline stands beside (http_bench.ts, media_bench.ts), read into memory once. Text types
+// are sent as a string, the fastest body Deno.serve sends; others as bytes. Any other GET answers
+// a small JSON body. A POST reads its JSON body first (the same-work baseline of the action). A
+// POST to `/relay` also forwards that body to a bare child process over stdio (baseline_child.ts)
+// and answers the child's reply: the limit of Cueport's design (a service in front of a player
+// process), with none of Cueport's own work.
+const manifest: Record<string, { file: string; type: string }> = Deno.args[0]
+  ? JSON.parse(await Deno.readTextFile(Deno.args[0]))
+  : {};
+const answers = new Map<string, { body: string | Uint8Array<ArrayBuffer>; type: string }>();
+for (const [path, { file, type }] of Object.entries(manifest)) {
+  const isText = /json|text/.test(type);
+  answers.set(path, {
+    body: isText ? await Deno.readTextFile(file) : await Deno.readFile(file),
+    type,
+  });
+}
 const small = JSON.stringify({ fullScreen: false, muted: false, volume: 1 });
 const headers = { "content-type": "application/json" };
 const child = new Deno.Command(Deno.execPath(), {
@@ -52,7 +61,7 @@ Deno.serve({
     if (new URL(req.url).pathname === "/relay") return new Response(await relay(body), { headers });
     return new Response(JSON.stringify({ ok: true, name: body.name }), { headers });
   }
-  const path = new URL(req.url).pathname;
-  if (path === "/image") return new Response(image, { headers: { "content-type": "image/jpeg" } });
-  return new Response(path === "/file" ? file : small, { headers });
+  const answer = answers.get(new URL(req.url).pathname);
+  if (answer) return new Response(answer.body, { headers: { "content-type": answer.type } });
+  return new Response(small, { headers });
 });

@@ -1,13 +1,16 @@
 /**
- * `deno task bench`: a bare Deno.serve baseline and Cueport, started side by
- * side in one run on loopback, driven by the same load (wrk when installed,
- * else bench/load.ts), reported as ratios to the baseline. Results are also
- * written as JSON under bench/results/.
+ * `deno task bench`: Cueport and a bare Deno.serve baseline (`baseline.ts`), started side by side
+ * in one run on loopback, driven by the same load (wrk when installed, else bench/load.ts). Each
+ * Cueport row names the baseline rows it is compared with, each doing the same work on the same
+ * bytes at the same connection count (docs/load.md, "Baselines and paired ratios"); in every
+ * round a row's baselines and the row run back to back, and each ratio is the median of the
+ * per-round ratios, with their range. Results are also written as JSON under bench/results/.
  * @module
  */
 import { parseArgs } from "node:util";
 import { startCueport } from "./_cueport.ts";
-import { firstLine } from "../tools/first_line.ts";
+import { capture, type Captured, startBaseline } from "./_baseline.ts";
+import { formatRatio, type PairedRatio, pairedRatio } from "./_stats.ts";
 import { createDemoProject } from "../player/demo.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";
 import { bigProject } from "./big_project.ts";
@@ -103,6 +106,194 @@ async function builtIn(
   return { rps: r.rps, p50: r.p50, p99: r.p99, errors: r.errors, connections };
 }
 
+/** One load: what is requested, and how hard. */
+interface Scenario {
+  name: string;
+  url: string;
+  method?: string;
+  body?: string;
+  connections: number;
+}
+
+/** A Cueport row and what it is compared with: each baseline row, and what the ratio says. */
+interface Compared extends Scenario {
+  against: Array<{ ratio: string; baseline: Scenario }>;
+}
+
+/** The paths of the GET rows, under `/api/v1/`. */
+const GETS = ["app-state", "projects/demo", "projects/big"] as const;
+
+/** The Cueport rows, each with its baseline rows: same work, same bytes, same connections. */
+function comparedRows(api: string, bare: string, answers: Record<string, Captured>): Compared[] {
+  const sizes = GETS.map((p) => answers[`/api/v1/${p}`]!.bytes.length.toLocaleString("en"));
+  const get = (path: string, what: string, connections: number) => ({
+    name: `GET /api/v1/${path}`,
+    url: `${api}/api/v1/${path}`,
+    connections,
+    against: [{
+      ratio: "to the same bytes",
+      baseline: {
+        name: `bare Deno.serve, the same bytes as ${what}`,
+        url: `${bare}/api/v1/${path}`,
+        connections,
+      },
+    }],
+  });
+  const action = JSON.stringify({ name: "SET_CONTROL", params: ["A", 0.5] });
+  const post = (name: string, url: string) => ({
+    name,
+    url,
+    method: "POST",
+    body: action,
+    connections: CONNECTIONS,
+  });
+  return [
+    get("app-state", `app-state (${sizes[0]} B)`, CONNECTIONS),
+    get("projects/demo", `the demo project (${sizes[1]} B)`, CONNECTIONS),
+    get("projects/big", `the 10,000-Clip project (${sizes[2]} B)`, 4),
+    {
+      ...post("POST /api/v1/action SET_CONTROL", `${api}/api/v1/action`),
+      against: [
+        {
+          ratio: "to the same work (read the JSON body, answer)",
+          baseline: post("bare Deno.serve, POST reading a JSON body", `${bare}/`),
+        },
+        {
+          ratio: "to the design's limit",
+          baseline: post(
+            "bare Deno.serve, POST relayed to a bare child over stdio (the design's limit)",
+            `${bare}/relay`,
+          ),
+        },
+      ],
+    },
+  ];
+}
+
+/** What Cueport answers each GET row, by path: the bytes its baseline will send. */
+async function captureGets(api: string): Promise<Record<string, Captured>> {
+  const answers: Record<string, Captured> = {};
+  for (const path of GETS) answers[`/api/v1/${path}`] = await capture(`${api}/api/v1/${path}`);
+  return answers;
+}
+
+const load = hasWrk() ? wrk : builtIn;
+
+/** One run of `s`; with the CPU Cueport and its player spent per request when `cpu` reads it. */
+async function runOnce(
+  s: Scenario,
+  cpu: (() => { service: number; player: number } | null) | null,
+): Promise<Result> {
+  const before = cpu?.();
+  const run = await load(s.url, s.method ?? "GET", s.body ?? "", s.connections);
+  const after = cpu?.();
+  const requests = run.rps * SECONDS;
+  const cpuUs = before && after
+    ? {
+      service: (after.service - before.service) / requests,
+      player: (after.player - before.player) / requests,
+    }
+    : undefined;
+  return { name: s.name, ...run, ...(cpuUs ? { cpuUs } : {}) };
+}
+
+/** The median of each figure of one row's runs (one a round), errors summed. */
+function medianRow(runs: Result[]): Result {
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const cpu = runs.every((r) => r.cpuUs)
+    ? {
+      cpuUs: {
+        service: median(runs.map((r) => r.cpuUs!.service)),
+        player: median(runs.map((r) => r.cpuUs!.player)),
+      },
+    }
+    : {};
+  return {
+    ...runs[0]!,
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    ...cpu,
+  };
+}
+
+/** Every round runs each row's baselines and then the row, back to back; each run, by name. */
+async function runRounds(
+  rows: Compared[],
+  cpu: () => { service: number; player: number } | null,
+): Promise<Map<string, Result[]>> {
+  const runs = new Map<string, Result[]>();
+  const record = (r: Result) => runs.set(r.name, [...(runs.get(r.name) ?? []), r]);
+  for (const row of rows) {
+    // Warm up (JIT, caches) with a short run of the same load.
+    for (const s of [...row.against.map((a) => a.baseline), row]) {
+      await load(s.url, s.method ?? "GET", s.body ?? "", s.connections, 1);
+    }
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const row of rows) {
+      for (const { baseline } of row.against) record(await runOnce(baseline, null));
+      record(await runOnce(row, cpu));
+    }
+  }
+  return runs;
+}
+
+/** One comparison: a Cueport row, its baseline row, and the ratio paired per round. */
+interface RatioRow {
+  row: string;
+  baseline: string;
+  ratio: string;
+  paired: PairedRatio;
+}
+
+/** The paired ratios of every comparison: each round's row req/s over its baseline's. */
+function ratios(rows: Compared[], runs: Map<string, Result[]>): RatioRow[] {
+  return rows.flatMap((row) =>
+    row.against.map(({ ratio, baseline }) => {
+      const base = runs.get(baseline.name)!;
+      const paired = pairedRatio(
+        runs.get(row.name)!.map((r, i) => ({ baseline: base[i]!.rps, measured: r.rps })),
+      );
+      return { row: row.name, baseline: baseline.name, ratio, paired };
+    })
+  );
+}
+
+/** Prints the runs (medians over the rounds) and the paired ratios, as Markdown tables. */
+function print(rows: Compared[], runs: Map<string, Result[]>, table: RatioRow[]): void {
+  console.log(
+    `\nCueport HTTP benchmark (${
+      load === wrk ? "wrk" : "built-in load generator"
+    }, ${ROUNDS} rounds of ${SECONDS} s, loopback; each row's baselines run just before it)\n`,
+  );
+  console.log(
+    "| row | compared with | conns | req/s | p50 ms | p99 ms | CPU us/request (service + player) | errors |",
+  );
+  console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+  for (const row of rows) {
+    for (const s of [...row.against.map((a) => a.baseline), row]) {
+      const r = medianRow(runs.get(s.name)!);
+      const names = s === row ? row.against.map((a) => a.baseline.name).join("; ") : "";
+      const cpu = r.cpuUs ? `${r.cpuUs.service.toFixed(0)} + ${r.cpuUs.player.toFixed(0)}` : "";
+      console.log(
+        `| ${s.name} | ${names} | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${
+          r.p99.toFixed(2)
+        } | ${cpu} | ${r.errors} |`,
+      );
+    }
+  }
+  console.log(
+    `\nRatios, paired per round (req/s of the row over its baseline's in the same round): ` +
+      `median of ${ROUNDS} rounds (min-max)\n`,
+  );
+  console.log("| row | ratio | baseline row | median (min-max) |\n| --- | --- | --- | ---: |");
+  for (const t of table) {
+    console.log(`| ${t.row} | ${t.ratio} | ${t.baseline} | ${formatRatio(t.paired)} |`);
+  }
+}
+
 const dataDir = await Deno.makeTempDir({ prefix: "cueport-bench-" });
 await writeJsonAtomic(
   `${dataDir}/projects/demo/project.json`,
@@ -111,130 +302,20 @@ await writeJsonAtomic(
 await writeJsonAtomic(`${dataDir}/projects/big/project.json`, bigProject());
 
 const cueport = await startCueport(dataDir);
-const ready = { ports: cueport.ports };
-const api = `http://127.0.0.1:${ready.ports.http}`;
-const demoBody = await Deno.makeTempFile({ suffix: ".json" });
-await Deno.writeFile(
-  demoBody,
-  new Uint8Array(await (await fetch(`${api}/api/v1/projects/demo`)).arrayBuffer()),
-);
-const baseline = new Deno.Command(Deno.execPath(), {
-  args: ["run", "--allow-net", "--allow-read", "--allow-run", here("./baseline.ts"), demoBody],
-  stdout: "piped",
-}).spawn();
-const baselineUrl = `http://127.0.0.1:${JSON.parse(await firstLine(baseline.stdout)).port}`;
-
-const load = hasWrk() ? wrk : builtIn;
-const scenarios: Array<
-  { name: string; url: string; method?: string; body?: string; connections?: number }
-> = [
-  { name: "baseline Deno.serve", url: `${baselineUrl}/` },
-  { name: "baseline Deno.serve, demo-sized body", url: `${baselineUrl}/file` },
-  {
-    name: "baseline Deno.serve, POST reading a JSON body",
-    url: `${baselineUrl}/`,
-    method: "POST",
-    body: JSON.stringify({ name: "SET_CONTROL", params: ["A", 0.5] }),
-  },
-  {
-    name: "baseline Deno.serve, POST relayed to a child process over stdio (the design's limit)",
-    url: `${baselineUrl}/relay`,
-    method: "POST",
-    body: JSON.stringify({ name: "SET_CONTROL", params: ["A", 0.5] }),
-  },
-  { name: "GET /api/v1/app-state", url: `${api}/api/v1/app-state` },
-  { name: "GET /api/v1/projects/demo", url: `${api}/api/v1/projects/demo` },
-  {
-    name: "GET /api/v1/projects/big (10,000 clips)",
-    url: `${api}/api/v1/projects/big`,
-    connections: 4,
-  },
-  {
-    name: "POST /api/v1/action SET_CONTROL",
-    url: `${api}/api/v1/action`,
-    method: "POST",
-    body: JSON.stringify({ name: "SET_CONTROL", params: ["A", 0.5] }),
-  },
-];
-
-// Rounds interleave every scenario, so drift on a shared machine hits baseline and
-// scenarios alike; each figure is the median over the rounds.
-const samples: Result[][] = scenarios.map(() => []);
-const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-let results: Result[] = [];
+const api = `http://127.0.0.1:${cueport.ports.http}`;
+const answers = await captureGets(api);
+const bare = await startBaseline(answers);
+const rows = comparedRows(api, bare.url, answers);
+let runs: Map<string, Result[]>;
 try {
-  for (const s of scenarios) {
-    // Warm up (JIT, caches) with a short run of the same load.
-    await load(s.url, s.method ?? "GET", s.body ?? "", s.connections ?? CONNECTIONS, 1);
-  }
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, s] of scenarios.entries()) {
-      const before = cueport.cpu();
-      const run = await load(s.url, s.method ?? "GET", s.body ?? "", s.connections ?? CONNECTIONS);
-      const after = cueport.cpu();
-      const requests = run.rps * SECONDS;
-      const cpuUs = before && after && !s.name.startsWith("baseline")
-        ? {
-          service: (after.service - before.service) / requests,
-          player: (after.player - before.player) / requests,
-        }
-        : undefined;
-      samples[i]!.push({ name: s.name, ...run, ...(cpuUs ? { cpuUs } : {}) });
-    }
-  }
-  results = samples.map((runs) => ({
-    ...runs[0]!,
-    rps: median(runs.map((r) => r.rps)),
-    p50: median(runs.map((r) => r.p50)),
-    p99: median(runs.map((r) => r.p99)),
-    errors: runs.reduce((n, r) => n + r.errors, 0),
-    ...(runs[0]!.cpuUs
-      ? {
-        cpuUs: {
-          service: median(runs.map((r) => r.cpuUs!.service)),
-          player: median(runs.map((r) => r.cpuUs!.player)),
-        },
-      }
-      : {}),
-  }));
+  runs = await runRounds(rows, () => cueport.cpu());
 } finally {
-  baseline.kill();
-  await Promise.all([baseline.status, cueport.stop()]);
+  await Promise.all([bare.stop(), cueport.stop()]);
   await Deno.remove(dataDir, { recursive: true });
-  await Deno.remove(demoBody);
 }
+const table = ratios(rows, runs);
+print(rows, runs, table);
 
-const base = results[0]!.rps;
-const sameBody = results[1]!.rps;
-const samePost = results[2]!.rps;
-const designLimit = results[3]!.rps;
-const rows = results.map((r) => ({
-  ...r,
-  ratio: r.rps / base,
-  ...(r.name.includes("projects/demo") ? { ratioSameWork: r.rps / sameBody } : {}),
-  ...(r.name.startsWith("POST /api") ? { ratioSameWork: r.rps / samePost } : {}),
-  ...(r.name.startsWith("POST /api") ? { ratioDesignLimit: r.rps / designLimit } : {}),
-}));
-console.log(
-  `\nCueport HTTP benchmark (${
-    load === wrk ? "wrk" : "built-in load generator"
-  }, median of ${ROUNDS} rounds of ${SECONDS} s, loopback)\n`,
-);
-console.log(
-  "| scenario | conns | req/s | p50 ms | p99 ms | ratio to baseline | ratio to same-work baseline | ratio to the design's limit | CPU us/request (service + player) | errors |",
-);
-console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-for (const r of rows) {
-  console.log(
-    `| ${r.name} | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${
-      r.p99.toFixed(2)
-    } | ${r.ratio.toFixed(2)} | ${r.ratioSameWork?.toFixed(2) ?? ""} | ${
-      r.ratioDesignLimit?.toFixed(2) ?? ""
-    } | ${
-      r.cpuUs ? `${r.cpuUs.service.toFixed(0)} + ${r.cpuUs.player.toFixed(0)}` : ""
-    } | ${r.errors} |`,
-  );
-}
 await Deno.mkdir(here("./results"), { recursive: true });
 const file = here(`./results/http-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
 await Deno.writeTextFile(
@@ -244,7 +325,9 @@ await Deno.writeTextFile(
       at: new Date().toISOString(),
       tool: load === wrk ? "wrk" : "built-in",
       seconds: SECONDS,
-      results: rows,
+      rounds: ROUNDS,
+      runs: Object.fromEntries(runs),
+      ratios: table,
     },
     null,
     2,

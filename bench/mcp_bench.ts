@@ -2,7 +2,9 @@
  * The MCP part of `deno task bench`: the round trip of one `tools/call`
  * (`app_control` SET_CONTROL) beside `POST /api/v1/action` (SET_CONTROL) in
  * the same run, one request at a time from one client, in interleaved rounds
- * (the median of each round's p50 and p99). The tool call is measured twice:
+ * (the median of each round's p50 and p99; the ratio to the action paired per round: each
+ * round's p50 over the action's p50 of that round, their median and range). The tool call is
+ * measured twice:
  * as raw HTTP (what the service costs) and through the MCP SDK's client
  * (what an assistant sees, its own parsing and output validation included).
  * Target: the tool call's p50 at most 3 times the action's.
@@ -13,6 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startCueport } from "./_cueport.ts";
+import { formatRatio, pairedRatio } from "./_stats.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -140,22 +143,27 @@ try {
 const row = (name: string) => ({
   p50: median(results[name]!.p50),
   p99: median(results[name]!.p99),
+  // Paired per round: this round's p50 over the action's p50 of the same round.
+  ratio: pairedRatio(
+    results[name]!.p50.map((p50, i) => ({ baseline: results.action!.p50[i]!, measured: p50 })),
+  ),
 });
-const action = row("action");
 const rows = [
-  { name: "POST /api/v1/action SET_CONTROL", ...action, ratio: 1 },
+  { name: "POST /api/v1/action SET_CONTROL", ...row("action") },
   { name: "MCP tools/call app_control (raw HTTP)", ...row("toolRaw") },
   { name: "MCP tools/call app_control (SDK client)", ...row("toolSdk") },
-].map((r) => ({ ...r, ratio: r.p50 / action.p50 }));
+];
 
 console.log(
-  `\nCueport MCP benchmark (loopback, one request at a time, median of ${ROUNDS} rounds of ${REQUESTS})\n`,
+  `\nCueport MCP benchmark (loopback, one request at a time, ${ROUNDS} rounds of ${REQUESTS}; ` +
+    "figures: median over the rounds; ratio: each round's p50 over the action's p50 of the same " +
+    "round, median (min-max))\n",
 );
 console.log("| request | p50 ms | p99 ms | p50 / action p50 | target |");
 console.log("| --- | --- | --- | --- | --- |");
 for (const r of rows) {
   console.log(
-    `| ${r.name} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${r.ratio.toFixed(2)} | ${
+    `| ${r.name} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${formatRatio(r.ratio)} | ${
       r.name.startsWith("MCP") ? "<= 3" : ""
     } |`,
   );

@@ -9,7 +9,8 @@
  * @module
  */
 import { startCueport } from "./_cueport.ts";
-import { firstLine } from "../tools/first_line.ts";
+import { type Baseline, capture, startBaseline } from "./_baseline.ts";
+import { formatRatio, type Pair, pairedRatio } from "./_stats.ts";
 import { missingPeer } from "./_peers.ts";
 import { which } from "../tools/peers.ts";
 import { createDemoProject } from "../player/demo.ts";
@@ -130,7 +131,7 @@ async function actionLatencies(until: Promise<unknown> | null, count = 400): Pro
 }
 
 const rows: string[][] = [];
-let baseline: Deno.ChildProcess | undefined;
+let baseline: Baseline | undefined;
 
 /** The cold and the cached thumbnail; the files made for the action's row. */
 async function thumbnailRows(ids: string[]): Promise<void> {
@@ -150,38 +151,26 @@ async function thumbnailRows(ids: string[]): Promise<void> {
   ]);
 
   const cachedUrl = `${api}/thumbnails/demo/${ids[0]}.jpg?size=256`;
-  const thumb = await timed(cachedUrl);
-  const thumbFile = `${work}/thumb.jpg`;
-  await Deno.writeFile(thumbFile, thumb.bytes);
-  baseline = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      "--allow-read",
-      "--allow-run",
-      here("./baseline.ts"),
-      "",
-      thumbFile,
-    ],
-    stdout: "piped",
-  }).spawn();
-  const baseUrl = `http://127.0.0.1:${JSON.parse(await firstLine(baseline.stdout)).port}/image`;
+  const thumb = await capture(cachedUrl);
+  baseline = await startBaseline({ "/image": thumb });
+  const baseUrl = `${baseline.url}/image`;
   await load(baseUrl, 1);
   await load(cachedUrl, 1);
-  const ratios: number[] = [];
+  // Paired per round: the baseline and Cueport back to back, the ratio of that round.
+  const pairs: Pair[] = [];
   let last = { base: { rps: 0, p99: "" }, ours: { rps: 0, p99: "" } };
   for (let round = 0; round < 3; round++) {
     const base = await load(baseUrl);
     const ours = await load(cachedUrl);
-    ratios.push(ours.rps / base.rps);
+    pairs.push({ baseline: base.rps, measured: ours.rps });
     last = { base, ours };
   }
   rows.push([
     `cached thumbnail (${thumb.bytes.length} bytes), ${
       LOAD_TOOL === "wrk" ? "wrk" : "built-in load"
     } c32, 3 rounds`,
-    `ratio to the baseline serving the same bytes: median ${
-      percentile(ratios, 0.5).toFixed(2)
+    `ratio to the baseline serving the same bytes (bare Deno.serve), paired per round: median (min-max) ${
+      formatRatio(pairedRatio(pairs))
     } (last round ${last.ours.rps.toFixed(0)} vs ${last.base.rps.toFixed(0)} req/s)`,
     ">= 0.5",
   ]);
@@ -232,8 +221,7 @@ try {
 
   if (!noFfmpeg) await busyRow(ids);
 } finally {
-  baseline?.kill();
-  await baseline?.status;
+  await baseline?.stop();
   await cueport.stop();
   await Deno.remove(dataDir, { recursive: true });
   await Deno.remove(work, { recursive: true });

@@ -4,6 +4,9 @@
  * ready, against a bare `deno run` of a hello-world `Deno.serve` in the same
  * run (its listening line), interleaved rounds, medians; for a first start
  * (empty data dir: the demo project is made) and a restart (existing data dir).
+ * Every start binds 127.0.0.1 only, with a free port for every listener and mDNS off
+ * (`LOOPBACK_ARGS` of `_cueport.ts`), so it measures the same listeners as shipped without taking
+ * the default ports or advertising on the network.
  * RSS (`ps -o rss=`, procps): the service and its player idle on the demo project, and
  * with the generated 10,000-Clip project open. `--rounds N` (default 7);
  * `--binary PATH` measures a compiled binary as well. Targets (issue 22): ready
@@ -16,6 +19,7 @@ import { SERVICE_FLAGS } from "../server/deploy/permissions.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";
 import { bigProject } from "./big_project.ts";
 import { missingPeer, rssMb } from "./_peers.ts";
+import { LOOPBACK_ARGS } from "./_cueport.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -23,7 +27,8 @@ const { values } = parseArgs({
 });
 const ROUNDS = Number(values.rounds ?? 7);
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
-const PORTS = ["--http-port", "0", "--ws-port", "0", "--osc-port", "0", "--osc-query-port", "0"];
+/** Loopback only, a free port for every listener (the 5.0.0 ones too), no mDNS: `_cueport.ts`. */
+const PORTS = LOOPBACK_ARGS;
 
 const HELLO = `const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: ({ port }) =>
   console.log(JSON.stringify({ event: "ready", port })) }, () => new Response("hello"));

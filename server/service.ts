@@ -26,7 +26,7 @@ import { authDamageLine, type AuthService, openAuth } from "./auth/service.ts";
 import type { DataProblem } from "../protocol/library.ts";
 import type { SocketServer } from "./socket/mod.ts";
 import { LazyMcpEndpoint, mcpMounts } from "./mcp/lazy.ts";
-import { type ConnectionServer, UdpPort } from "./net/mod.ts";
+import { type ConnectionServer, serveOnConnectionProblem, UdpPort } from "./net/mod.ts";
 import {
   httpHandlerOf,
   type Listen,
@@ -84,6 +84,9 @@ export async function startService(
   const lock = early?.lock ?? await InstanceLock.acquire(settings.dataDir, VERSION);
   const started: Array<() => Promise<void> | void> = [() => lock.release()];
   try {
+    // The HTTP ports run on a private call of Deno (server/net/serve_connection.ts): checked first.
+    const runtimeProblem = serveOnConnectionProblem();
+    if (runtimeProblem !== null) throw new StartupError(runtimeProblem);
     const launcher = early?.launcher ?? playerLauncher(settings, log);
     return await start(settings, log, { lock, launcher, playerClock: early?.playerClock }, started);
   } catch (error) {

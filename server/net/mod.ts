@@ -12,6 +12,7 @@ export {
   type Peer,
   type PeerHandler,
 } from "./connections.ts";
+export { serveOnConnectionProblem } from "./serve_connection.ts";
 export { type DatagramSocket, UdpPort } from "./udp_port.ts";
 export { readBoundedText } from "./bounded_body.ts";
 export { errorAnswer, httpError, type HttpErrorOptions } from "./http_error.ts";

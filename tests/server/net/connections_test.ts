@@ -251,10 +251,12 @@ Deno.test("ConnectionServer closes a connection at once when its event stream fa
     // More than the socket buffers hold: the engine is left with bytes it cannot write.
     const chunk = new TextEncoder().encode(`data: ${"x".repeat(64 * 1024)}\n\n`);
     for (let i = 0; i < 256; i++) events().enqueue(chunk);
-    // The engine takes what it can: the socket buffers full, it waits to write.
+    // The engine takes what it can: the socket buffers full, it waits to write. It has stopped
+    // once a stretch of the server's own clock (its sweeps, which run on the same event loop as
+    // the engine) passes without it taking a chunk: a busy machine slows both alike.
     await until("the engine to stop taking", async () => {
       const before = events().desiredSize;
-      await new Promise((r) => setTimeout(r, 100));
+      await sweptPast(server, 100);
       return events().desiredSize === before;
     });
     events().error(new Error("its client does not read")); // as the MCP stream budget does

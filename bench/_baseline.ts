@@ -1,0 +1,59 @@
+/**
+ * The bare baseline (`baseline.ts`) started beside Cueport, answering the very bytes Cueport
+ * answered: a bench fetches each answer once from Cueport (`capture`), then the baseline serves
+ * them (`startBaseline`), so a row and its baseline send the same bytes with the same type.
+ * @module
+ */
+import { firstLine } from "../tools/first_line.ts";
+
+/** An answer captured from Cueport: its bytes and its content type. */
+export interface Captured {
+  readonly bytes: Uint8Array;
+  readonly type: string;
+}
+
+/** A running bare baseline. */
+export interface Baseline {
+  /** Its origin, `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** The answer to one GET of `url` (it must be a 200), as the baseline will send it. */
+export async function capture(url: string): Promise<Captured> {
+  const res = await fetch(url);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  if (!res.ok) throw new Error(`${url} answered ${res.status}`);
+  return { bytes, type: res.headers.get("content-type") ?? "application/octet-stream" };
+}
+
+/** Starts `baseline.ts` answering each path of `answers` (`/file`) with its captured bytes. */
+export async function startBaseline(answers: Record<string, Captured>): Promise<Baseline> {
+  const dir = await Deno.makeTempDir({ prefix: "cueport-baseline-" });
+  const manifest: Record<string, { file: string; type: string }> = {};
+  for (const [i, [path, { bytes, type }]] of Object.entries(answers).entries()) {
+    const file = `${dir}/${i}`;
+    await Deno.writeFile(file, bytes);
+    manifest[path] = { file, type };
+  }
+  await Deno.writeTextFile(`${dir}/manifest.json`, JSON.stringify(manifest));
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...["--allow-net=127.0.0.1", "--allow-read", "--allow-run"],
+      new URL("./baseline.ts", import.meta.url).pathname,
+      `${dir}/manifest.json`,
+    ],
+    stdout: "piped",
+  }).spawn();
+  const { port } = JSON.parse(await firstLine(child.stdout));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      child.kill();
+      await child.status;
+      await child.stdout.cancel().catch(() => {});
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
