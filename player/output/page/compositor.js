@@ -92,21 +92,6 @@ function isNeutral(f) {
 }
 
 /**
- * Whether a built-in Effect's pass changes nothing (a blur of radius 0, a shift of no hue).
- * @param {ShaderPass} p
- */
-export function isIdentity(p) {
-  const u = p.uniforms;
-  if (p.program === "blur") return u.radius === 0;
-  if (p.program === "color-shift") {
-    const tint = u.tint;
-    return (u.hue ?? 0) === 0 &&
-      (tint === undefined || (Array.isArray(tint) && tint.every((v) => v === 1)));
-  }
-  return false;
-}
-
-/**
  * The layers that show something, bottom first, with their pictures: not those at opacity 0,
  * nor those under an opaque one (a video or camera at full opacity with no Effect covers the
  * whole picture: its texels have alpha 1 and every pass draws the full frame).
@@ -350,9 +335,8 @@ export class Compositor {
     const gl = this.gl;
     const targets = this.#targets;
     if (!targets) return;
-    // Neutral filters and Effects that change nothing cost nothing: a full-screen pass less
-    // each on software GL.
-    const effects = layer.effects.filter((e) => !isIdentity(e));
+    // Neutral filters cost nothing: a full-screen pass less on software GL.
+    const effects = layer.effects;
     const f = layer.filters;
     const passes = isNeutral(f) ? effects : [{ program: "layer", uniforms: f }, ...effects];
     const result = this.#runPasses(passes, source, chain);
