@@ -25,60 +25,60 @@ const PREVIEW_FPS = 10;
 
 /** The editor page: its socket to the player, the controls, and the preview. */
 class EditorPage {
-  base = location.pathname.replace(/[^/]*$/, "");
-  canvas = /** @type {HTMLCanvasElement} */ (document.getElementById("preview"));
-  ui = new EditorUi();
-  clock = new PlayerClock();
-  sound = new Sound(this.clock);
-  compositor = Compositor.create(this.canvas);
-  layers = this.compositor
-    ? new Layers(this.compositor.gl, {
-      base: this.base,
-      clock: this.clock,
-      sound: this.sound,
+  #base = location.pathname.replace(/[^/]*$/, "");
+  #canvas = /** @type {HTMLCanvasElement} */ (document.getElementById("preview"));
+  #ui = new EditorUi();
+  #clock = new PlayerClock();
+  #sound = new Sound(this.#clock);
+  #compositor = Compositor.create(this.#canvas);
+  #layers = this.#compositor
+    ? new Layers(this.#compositor.gl, {
+      base: this.#base,
+      clock: this.#clock,
+      sound: this.#sound,
       report: () => {},
     })
     : null;
   /** @type {WebSocket | null} */
-  socket = null;
+  #socket = null;
   /** @type {RenderState | null} */
-  state = null;
-  nextId = 1;
+  #state = null;
+  #nextId = 1;
   /** The code of each edit of the code sent and not answered yet, by its id. @type {Map<number, string>} */
-  applying = new Map();
-  lastFrameAt = 0;
+  #applying = new Map();
+  #lastFrameAt = 0;
   /** The preview's frames drawn (`bench/editor_bench.ts` reads them). */
-  previewFrames = 0;
+  #previewFrames = 0;
   /** Waits before trying again to connect after a refusal (doubling, at most 30 s). */
-  retryMs = 1000;
+  #retryMs = 1000;
 
   /** @param {FromEditor} message */
-  send(message) {
-    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  #send(message) {
+    if (this.#socket?.readyState === WebSocket.OPEN) this.#socket.send(JSON.stringify(message));
   }
 
   /**
    * Sends an edit (`edit`, `param`, `history`); its answer shows in the status line.
    * @param {Edit} message
    */
-  sendEdit(message) {
-    const id = this.nextId++;
-    this.ui.setStatus("busy", "Checking...");
-    if (message.type === "edit") this.applying.set(id, message.code);
-    this.send({ ...message, id });
+  #sendEdit(message) {
+    const id = this.#nextId++;
+    this.#ui.setStatus("busy", "Checking...");
+    if (message.type === "edit") this.#applying.set(id, message.code);
+    this.#send({ ...message, id });
   }
 
   /** @param {Extract<ToEditor, {type: "edited"}>} answer */
-  onEdited(answer) {
-    const applied = this.applying.get(answer.id);
-    this.applying.delete(answer.id);
-    if (applied !== undefined) this.ui.codeAnswered(applied, answer.ok);
+  #onEdited(answer) {
+    const applied = this.#applying.get(answer.id);
+    this.#applying.delete(answer.id);
+    if (applied !== undefined) this.#ui.codeAnswered(applied, answer.ok);
     if (answer.ok) {
-      this.ui.setStatus("done", `${answer.message} (revision ${answer.revision})`);
-      this.ui.showProblems([]);
+      this.#ui.setStatus("done", `${answer.message} (revision ${answer.revision})`);
+      this.#ui.showProblems([]);
     } else {
-      this.ui.setStatus("refused", `Refused: ${answer.message}`);
-      this.ui.showProblems(answer.problems, answer.message);
+      this.#ui.setStatus("refused", `Refused: ${answer.message}`);
+      this.#ui.showProblems(answer.problems, answer.message);
     }
   }
 
@@ -86,8 +86,8 @@ class EditorPage {
    * @param {ShaderProgram[]} programs
    * @param {string[]} drop
    */
-  onPrograms(programs, drop = []) {
-    const compositor = this.compositor;
+  #onPrograms(programs, drop = []) {
+    const compositor = this.#compositor;
     if (!compositor) return;
     for (const name of drop) compositor.dropProgram(name);
     for (const p of programs) {
@@ -96,43 +96,43 @@ class EditorPage {
       } catch (error) {
         if (compositor.gl.isContextLost()) return;
         const log = error instanceof Error ? error.message : String(error);
-        this.send({ type: "compile-error", program: p.name, log });
+        this.#send({ type: "compile-error", program: p.name, log });
       }
     }
   }
 
   /** @param {RenderState} next */
-  onState(next) {
-    this.state = next;
-    this.clock.setReading(next.clock);
-    this.layers?.sync(next.layers, this.clock.now(), 1 / next.display.fps);
+  #onState(next) {
+    this.#state = next;
+    this.#clock.setReading(next.clock);
+    this.#layers?.sync(next.layers, this.#clock.now(), 1 / next.display.fps);
   }
 
   /** @param {number} now */
-  frame(now) {
-    requestAnimationFrame((t) => this.frame(t));
-    const { state, layers, compositor } = this;
+  #frame(now) {
+    requestAnimationFrame((t) => this.#frame(t));
+    const state = this.#state, layers = this.#layers, compositor = this.#compositor;
     // A hidden window (minimized, or behind another on a screen that says so) draws nothing.
     if (!state || !layers || !compositor || document.visibilityState === "hidden") return;
     const period = 1000 / Math.min(state.display.fps, PREVIEW_FPS);
-    if (now - this.lastFrameAt < period - 2) return;
-    this.lastFrameAt = now;
-    const clock = this.clock.now(now);
-    this.sound.syncSong(state.song, this.base, clock, period / 1000);
+    if (now - this.#lastFrameAt < period - 2) return;
+    this.#lastFrameAt = now;
+    const clock = this.#clock.now(now);
+    this.#sound.syncSong(state.song, this.#base, clock, period / 1000);
     layers.sync(state.layers, clock, period / 1000);
     const textureOf = (/** @type {string} */ clipId) => layers.textureOf(clipId);
-    compositor.draw(state, clock, textureOf, this.sound.analyser);
+    compositor.draw(state, clock, textureOf, this.#sound.analyser);
     document.body.dataset.drawnSeq = String(state.seq);
-    document.body.dataset.previewFrames = String(++this.previewFrames);
+    document.body.dataset.previewFrames = String(++this.#previewFrames);
   }
 
   /** @param {Extract<ToEditor, {type: "editor"}>} message */
-  onEditor({ preset, openedAt }) {
-    this.ui.showPreset(preset, (edit) => this.sendEdit(edit));
+  #onEditor({ preset, openedAt }) {
+    this.#ui.showPreset(preset, (edit) => this.#sendEdit(edit));
     // An editor opened again while this page stayed is shown once this page shows it.
-    this.send({ type: "shown", openedAt });
+    this.#send({ type: "shown", openedAt });
     const isDrawn = preset.type === "isf" || preset.builtIn;
-    this.ui.setPreviewNote(
+    this.#ui.setPreviewNote(
       isDrawn ? "" : `No preview: a preset of type "${preset.type}" has no shader code to draw`,
     );
   }
@@ -141,35 +141,35 @@ class EditorPage {
    * What each message from the player does.
    * @param {ToEditor} message
    */
-  onMessage(message) {
+  #onMessage(message) {
     switch (message.type) {
       case "editor":
-        return this.onEditor(message);
+        return this.#onEditor(message);
       case "edited":
-        return this.onEdited(message);
+        return this.#onEdited(message);
       case "preview-refused":
-        return this.ui.setPreviewNote(message.message);
+        return this.#ui.setPreviewNote(message.message);
       case "programs":
-        return this.onPrograms(message.programs, message.drop);
+        return this.#onPrograms(message.programs, message.drop);
       case "state":
-        return this.onState(message.state);
+        return this.#onState(message.state);
       case "pong":
-        return this.clock.onPong(message.t0, message.now);
+        return this.#clock.onPong(message.t0, message.now);
     }
   }
 
-  connect() {
+  #connect() {
     let isOpen = false;
-    const socket = new WebSocket(`ws://${location.host}${this.base}editor-ws`, secretProtocols());
-    this.socket = socket;
+    const socket = new WebSocket(`ws://${location.host}${this.#base}editor-ws`, secretProtocols());
+    this.#socket = socket;
     socket.onopen = () => {
       isOpen = true;
-      this.retryMs = 1000;
-      this.send({ type: "hello", gl: this.compositor ? "webgl2" : "unavailable" });
-      this.send({ type: "ping", t0: performance.now() });
+      this.#retryMs = 1000;
+      this.#send({ type: "hello", gl: this.#compositor ? "webgl2" : "unavailable" });
+      this.#send({ type: "ping", t0: performance.now() });
     };
-    socket.onmessage = (event) => this.onMessage(JSON.parse(event.data));
-    socket.onclose = (event) => this.closed(event, isOpen);
+    socket.onmessage = (event) => this.#onMessage(JSON.parse(event.data));
+    socket.onclose = (event) => this.#closed(event, isOpen);
   }
 
   /**
@@ -181,8 +181,8 @@ class EditorPage {
    * @param {CloseEvent} event
    * @param {boolean} wasOpen
    */
-  closed(event, wasOpen) {
-    const ui = this.ui;
+  #closed(event, wasOpen) {
+    const ui = this.#ui;
     if (event.code === 4000) ui.setStatus("refused", "The editor is open in another window");
     else if (event.code === 4001) ui.setStatus("refused", "The editor was closed");
     else if (event.code === 1008 || event.code === 1009) {
@@ -190,21 +190,21 @@ class EditorPage {
     } else if (wasOpen) setTimeout(() => location.reload(), 1000);
     else {
       ui.setStatus("refused", "The editor is closed, or open in another window");
-      setTimeout(() => this.connect(), this.retryMs);
-      this.retryMs = Math.min(this.retryMs * 2, 30_000);
+      setTimeout(() => this.#connect(), this.#retryMs);
+      this.#retryMs = Math.min(this.#retryMs * 2, 30_000);
     }
   }
 
   /** Starts the page: silent, its controls wired, its socket, its frames. */
   start() {
-    this.sound.setLevel(0);
-    if (!this.compositor) {
-      this.ui.setPreviewNote("No preview: this browser gives the page no WebGL2");
+    this.#sound.setLevel(0);
+    if (!this.#compositor) {
+      this.#ui.setPreviewNote("No preview: this browser gives the page no WebGL2");
     }
-    this.ui.wire((edit) => this.sendEdit(edit));
-    setInterval(() => this.send({ type: "ping", t0: performance.now() }), 1000);
-    this.connect();
-    requestAnimationFrame((t) => this.frame(t));
+    this.#ui.wire((edit) => this.#sendEdit(edit));
+    setInterval(() => this.#send({ type: "ping", t0: performance.now() }), 1000);
+    this.#connect();
+    requestAnimationFrame((t) => this.#frame(t));
   }
 }
 
