@@ -34,12 +34,24 @@ void main() {
  * A program as the compositor keeps it: compiled, with its ISF samplers and passes (null: none).
  * @typedef {Compiled & {samplers: Samplers | null, passes: PassesProgram["passes"] | null}} Program
  */
-/** A layer's picture, or null before it has one. @typedef {(clipId: string) => WebGLTexture | null} TextureOf */
-/** The render's targets: two to draw passes in turn, one to blend the layers in. @typedef {{width: number, height: number, a: Target, b: Target, out: Target}} Targets */
+/**
+ * A layer's picture, or null before it has one.
+ * @typedef {(clipId: string) => WebGLTexture | null} TextureOf
+ */
+/**
+ * The render's targets: two to draw passes in turn, one to blend the layers in.
+ * @typedef {{width: number, height: number, a: Target, b: Target, out: Target}} Targets
+ */
 /**
  * How a chain of passes is drawn: `time` and `size` the render's, `extra` textures for every
  * pass, `owner` the chain's (a layer's Clip), whose ISF targets are its own.
- * @typedef {{time: number, size: Size, scale: number, extra?: Record<string, WebGLTexture>, owner?: string}} Chain
+ * @typedef {{
+ *   time: number,
+ *   size: Size,
+ *   scale: number,
+ *   extra?: Record<string, WebGLTexture>,
+ *   owner?: string,
+ * }} Chain
  */
 
 /**

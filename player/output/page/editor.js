@@ -44,7 +44,10 @@ class EditorPage {
   /** @type {RenderState | null} */
   #state = null;
   #nextId = 1;
-  /** The code of each edit of the code sent and not answered yet, by its id. @type {Map<number, string>} */
+  /**
+   * The code of each edit of the code sent and not answered yet, by its id.
+   * @type {Map<number, string>}
+   */
   #applying = new Map();
   #lastFrameAt = 0;
   /** The preview's frames drawn (`bench/editor_bench.ts` reads them). */

@@ -6,10 +6,16 @@
 /** @typedef {import("../../../protocol/model.ts").Preset} Preset */
 /** @typedef {import("../../../protocol/model.ts").PresetParameter} PresetParameter */
 /** @typedef {import("../../../protocol/editor_page.ts").FromEditor} FromEditor */
-/** @typedef {Extract<import("../../../protocol/editor_page.ts").ToEditor, {type: "edited"}>["problems"][number]} Problem */
+/** @typedef {import("../../../protocol/editor_page.ts").ToEditor} ToEditor */
+/**
+ * A problem of a refused edit.
+ * @typedef {Extract<ToEditor, {type: "edited"}>["problems"][number]} Problem
+ */
 /**
  * An edit as the controls give it: an `edit`, `param` or `history` message without its id.
- * @typedef {FromEditor extends infer M ? M extends {id: number} ? Omit<M, "id"> : never : never} Edit
+ * @typedef {FromEditor extends infer M
+ *   ? M extends {id: number} ? Omit<M, "id"> : never
+ *   : never} Edit
  */
 /** @typedef {(edit: Edit) => void} SendEdit */
 
@@ -36,7 +42,10 @@ export class EditorUi {
   #base = "";
   /** @type {Set<number>} */
   #errorLines = new Set();
-  /** The code of the page's last edit sent and not answered yet: the next is typed over it. @type {string | null} */
+  /**
+   * The code of the page's last edit sent and not answered yet: the next is typed over it.
+   * @type {string | null}
+   */
   #pending = null;
 
   /** Whether the code in the box is not the preset's (typed, not applied). */

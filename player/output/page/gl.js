@@ -10,10 +10,16 @@
  *   locations: Map<string, {location: WebGLUniformLocation | null, type: number}>,
  * }} Compiled
  */
-/** A texture with a framebuffer drawing into it. @typedef {{texture: WebGLTexture, fb: WebGLFramebuffer, width: number, height: number}} Target */
+/**
+ * A texture with a framebuffer drawing into it.
+ * @typedef {{texture: WebGLTexture, fb: WebGLFramebuffer, width: number, height: number}} Target
+ */
 /** Texels other than 8-bit RGBA. @typedef {{internal: number, type: number}} TexelFormat */
 /** @typedef {{width: number, height: number}} Size */
-/** A uniform's value: numbers, booleans, arrays of numbers. @typedef {number | boolean | number[]} UniformValue */
+/**
+ * A uniform's value: numbers, booleans, arrays of numbers.
+ * @typedef {number | boolean | number[]} UniformValue
+ */
 
 /**
  * `value`, or the error that `what` could not be made (a lost context makes nothing).

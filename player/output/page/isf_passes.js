@@ -14,10 +14,20 @@ import { pass, target, texture } from "./gl.js";
 /** @typedef {import("./gl.js").Compiled} Compiled */
 /** @typedef {import("./gl.js").Size} Size */
 /** @typedef {import("./gl.js").UniformValue} UniformValue */
-/** @typedef {NonNullable<import("../../../protocol/output.ts").ShaderProgram["passes"]>[number]} PassSpec */
+/** @typedef {import("../../../protocol/output.ts").ShaderProgram} ShaderProgram */
+/** One pass of an ISF program. @typedef {NonNullable<ShaderProgram["passes"]>[number]} PassSpec */
 /** @typedef {import("../../../protocol/output.ts").ShaderPass} ShaderPass */
-/** A program with ISF `PASSES`, as the compositor keeps it. @typedef {Compiled & {passes: PassSpec[]}} PassesProgram */
-/** ISF's built-in values and samplers for one program. @typedef {{values: Record<string, UniformValue>, textures: Record<string, WebGLTexture>}} Bindings */
+/**
+ * A program with ISF `PASSES`, as the compositor keeps it.
+ * @typedef {Compiled & {passes: PassSpec[]}} PassesProgram
+ */
+/**
+ * ISF's built-in values and samplers for one program.
+ * @typedef {{
+ *   values: Record<string, UniformValue>,
+ *   textures: Record<string, WebGLTexture>,
+ * }} Bindings
+ */
 /**
  * One pass target of one owner: a persistent one reads last frame's texture while it draws the
  * other, one that is not has one texture (read and write); `drawn` is the frame it was drawn in.

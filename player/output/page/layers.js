@@ -56,7 +56,12 @@ export class Layers {
    * `report(clipId, message)` is told once per file that cannot be shown; `sound` takes the
    * layers' sound, `clock` keeps their media on the player's clock.
    * @param {WebGL2RenderingContext} gl
-   * @param {{base: string, clock: PlayerClock, sound: Sound, report: (clipId: string, message: string) => void}} options
+   * @param {{
+   *   base: string,
+   *   clock: PlayerClock,
+   *   sound: Sound,
+   *   report: (clipId: string, message: string) => void,
+   * }} options
    */
   constructor(gl, { base, clock, sound, report }) {
     this.#gl = gl;

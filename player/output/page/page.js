@@ -38,7 +38,10 @@ class OutputPage {
   #drawnSeq = -1;
   /** @type {{frames: number, dropped: number, driftMs: number, firstFrames: FirstFrames}} */
   #stats = { frames: 0, dropped: 0, driftMs: 0, firstFrames: [] };
-  /** The player's frame budget (`scale`; null: the display's frame period). @type {number | null} */
+  /**
+   * The player's frame budget (`scale`; null: the display's frame period).
+   * @type {number | null}
+   */
   #frameBudgetMs = null;
   /** @type {ScaleController | null} */
   #scaler = null;
@@ -46,7 +49,10 @@ class OutputPage {
   /** @type {string | null} */
   #scaleReason = null;
   #lastFrameAt = 0;
-  /** Page time from which frames are judged for the render scale (3 s after the first). @type {number | null} */
+  /**
+   * Page time from which frames are judged for the render scale (3 s after the first).
+   * @type {number | null}
+   */
   #judgedFrom = null;
   /** @type {number | null} */
   #panic = null;

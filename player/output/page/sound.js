@@ -100,7 +100,10 @@ export class Recorder {
   #sound;
   /** @type {MediaRecorder | null} */
   #recorder = null;
-  /** The recorder each `stop` waits for, and what it resolves. @type {Map<MediaRecorder, (done: Recorded) => void>} */
+  /**
+   * The recorder each `stop` waits for, and what it resolves.
+   * @type {Map<MediaRecorder, (done: Recorded) => void>}
+   */
   #whenStopped = new Map();
   /** @type {Promise<unknown>} */
   #chunks = Promise.resolve();
