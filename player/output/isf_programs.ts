@@ -5,7 +5,9 @@
  * those sources so that the page gets each program once, and a new one
  * whenever the code changes. A preset is drawn once its check ended (an edit's
  * check is taken when there is one): until then, and when its code does not
- * check, its Effect draws nothing. Kept by code, the last 64.
+ * check, its Effect draws nothing. The built-in presets' code, the player's
+ * own, is checked in this process, at once and once, so that a built-in Effect
+ * draws from the first state that has it. Kept by code, the last 64.
  * @module
  */
 import type { Preset } from "../../protocol/model.ts";
@@ -17,7 +19,9 @@ import {
   type IsfProgram,
   type IsfResult,
   isfUniforms,
+  parseIsf,
 } from "../isf/mod.ts";
+import { BUILT_IN_PRESETS } from "../presets.ts";
 
 /** A preset's program: what the page compiles, and the ISF program it came from. */
 export interface IsfEntry {
@@ -34,6 +38,30 @@ export interface IsfEntry {
 export type IsfChecker = (code: string, kind: IsfKind) => IsfResult | Promise<IsfResult>;
 
 const LIMIT = 64;
+
+/** The code of the built-in presets, by kind (`${kind}\n${code}`). */
+const BUILT_IN_CODE = new Set(BUILT_IN_PRESETS.map((p) => `${p.kind}\n${p.code}`));
+/** The checks of the built-in presets' code, made once in this process. */
+const builtInChecks = new Map<string, IsfResult>();
+
+/**
+ * The check of a preset whose code is a built-in's, made here at once; null for any other code.
+ * The code is the player's own: the bounded check apart (a process started for it) is for code
+ * from outside, and until it ended a built-in Effect drew nothing, or a GLSL twin of its code
+ * shipped to every page. Its cost is paid once, when an Effect or Visualizer of that type is
+ * first drawn (`parseIsf` of each built-in took 23 to 233 ms at load 11 on 2 cores).
+ */
+function builtInCheck(preset: Preset): IsfResult | null {
+  const key = `${preset.kind}\n${preset.code}`;
+  if (!BUILT_IN_CODE.has(key)) return null;
+  let result = builtInChecks.get(key);
+  if (!result) {
+    result = parseIsf(preset.code, preset.kind);
+    builtInChecks.set(key, result);
+  }
+  // Each caller its own copy, as ISF_CHECKS gives them.
+  return structuredClone(result);
+}
 
 /**
  * Whether the output draws `preset` by compiling its code: every isf preset,
@@ -87,7 +115,7 @@ export class IsfPrograms {
       this.#keep(key, known);
       return known;
     }
-    const checked = this.#check(preset.code, preset.kind);
+    const checked = builtInCheck(preset) ?? this.#check(preset.code, preset.kind);
     if (!(checked instanceof Promise)) return this.#keep(key, this.#build(preset, checked));
     const pending: Promise<void> = checked.then((result) => {
       if (this.#byCode.get(key) !== pending) return;

@@ -1,76 +1,20 @@
+// @ts-check
 // The editor window's page: the preset open in the editor (editor_ui.js) and a live preview
 // of it over the output's picture, drawn by the output page's own modules (compositor, layers,
 // clock, sound: silent here) from the state the player sends. Its edits go to the player,
 // which runs them as every client's edits (protocol/editor_page.ts).
-import { onPong, playerNow, setReading } from "./clock.js";
-import { createCompositor } from "./compositor.js";
-import { createLayers, media } from "./layers.js";
-import { analyser, setLevel, syncSong } from "./sound.js";
+import { PlayerClock } from "./clock.js";
+import { Compositor } from "./compositor.js";
+import { EditorUi } from "./editor_ui.js";
+import { Layers } from "./layers.js";
 import { secretProtocols } from "./socket_secret.js";
-import {
-  codeAnswered,
-  setPreviewNote,
-  setStatus,
-  showPreset,
-  showProblems,
-  wire,
-} from "./editor_ui.js";
+import { Sound } from "./sound.js";
 
-const base = location.pathname.replace(/[^/]*$/, "");
-const canvas = document.getElementById("preview");
-const compositor = createCompositor(canvas);
-const gl = compositor?.gl ?? null;
-const layers = gl ? createLayers(gl, base, () => {}) : null;
-setLevel(0);
-
-let socket = null;
-let state = null;
-let nextId = 1;
-/** The code of each edit of the code sent and not answered yet, by its id. */
-const applying = new Map();
-
-function send(message) {
-  if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
-}
-
-/** Sends an edit (`edit`, `param`, `history`); its answer shows in the status line. */
-function sendEdit(message) {
-  const id = nextId++;
-  setStatus("busy", "Checking...");
-  if (message.type === "edit") applying.set(id, message.code);
-  send({ ...message, id });
-}
-
-function onEdited(answer) {
-  const applied = applying.get(answer.id);
-  applying.delete(answer.id);
-  if (applied !== undefined) codeAnswered(applied, answer.ok);
-  if (answer.ok) {
-    setStatus("done", `${answer.message} (revision ${answer.revision})`);
-    showProblems([]);
-  } else {
-    setStatus("refused", `Refused: ${answer.message}`);
-    showProblems(answer.problems, answer.message);
-  }
-}
-
-function onPrograms(programs, drop = []) {
-  for (const name of gl ? drop : []) compositor.dropProgram(name);
-  for (const p of gl ? programs : []) {
-    try {
-      compositor.addProgram(p);
-    } catch (error) {
-      if (gl.isContextLost()) return;
-      send({ type: "compile-error", program: p.name, log: error.message });
-    }
-  }
-}
-
-function onState(next) {
-  state = next;
-  setReading(next.clock);
-  if (gl) layers.sync(state.layers, playerNow(), 1 / state.display.fps);
-}
+/** @typedef {import("../../../protocol/output.ts").RenderState} RenderState */
+/** @typedef {import("../../../protocol/output.ts").ShaderProgram} ShaderProgram */
+/** @typedef {import("../../../protocol/editor_page.ts").ToEditor} ToEditor */
+/** @typedef {import("../../../protocol/editor_page.ts").FromEditor} FromEditor */
+/** @typedef {import("./editor_ui.js").Edit} Edit */
 
 /**
  * The preview's frames a second at most: it draws the show's picture a second time in the same
@@ -79,84 +23,192 @@ function onState(next) {
  */
 const PREVIEW_FPS = 10;
 
-let lastFrameAt = 0;
-/** The preview's frames drawn (`bench/editor_bench.ts` reads them). */
-let previewFrames = 0;
-function frame(now) {
-  requestAnimationFrame(frame);
-  // A hidden window (minimized, or behind another on a screen that says so) draws nothing.
-  if (!state || !gl || document.visibilityState === "hidden") return;
-  const period = 1000 / Math.min(state.display.fps, PREVIEW_FPS);
-  if (now - lastFrameAt < period - 2) return;
-  lastFrameAt = now;
-  const clock = playerNow(now);
-  syncSong(state.song, base, clock, period / 1000);
-  layers.sync(state.layers, clock, period / 1000);
-  compositor.draw(state, clock, (clipId) => {
-    const entry = media.get(clipId);
-    return entry?.isUploaded ? entry.texture : null;
-  }, analyser);
-  document.body.dataset.drawnSeq = String(state.seq);
-  document.body.dataset.previewFrames = String(++previewFrames);
-}
+/** The editor page: its socket to the player, the controls, and the preview. */
+class EditorPage {
+  #base = location.pathname.replace(/[^/]*$/, "");
+  #canvas = /** @type {HTMLCanvasElement} */ (document.getElementById("preview"));
+  #ui = new EditorUi();
+  #clock = new PlayerClock();
+  #sound = new Sound(this.#clock);
+  #compositor = Compositor.create(this.#canvas);
+  #layers = this.#compositor
+    ? new Layers(this.#compositor.gl, {
+      base: this.#base,
+      clock: this.#clock,
+      sound: this.#sound,
+      report: () => {},
+    })
+    : null;
+  /** @type {WebSocket | null} */
+  #socket = null;
+  /** @type {RenderState | null} */
+  #state = null;
+  #nextId = 1;
+  /**
+   * The code of each edit of the code sent and not answered yet, by its id.
+   * @type {Map<number, string>}
+   */
+  #applying = new Map();
+  #lastFrameAt = 0;
+  /** The preview's frames drawn (`bench/editor_bench.ts` reads them). */
+  #previewFrames = 0;
+  /** Waits before trying again to connect after a refusal (doubling, at most 30 s). */
+  #retryMs = 1000;
 
-function onEditor({ preset, openedAt }) {
-  showPreset(preset, sendEdit);
-  // An editor opened again while this page stayed is shown once this page shows it.
-  send({ type: "shown", openedAt });
-  const isDrawn = preset.type === "isf" || preset.builtIn;
-  setPreviewNote(
-    isDrawn ? "" : `No preview: a preset of type "${preset.type}" has no shader code to draw`,
-  );
-}
+  /** @param {FromEditor} message */
+  #send(message) {
+    if (this.#socket?.readyState === WebSocket.OPEN) this.#socket.send(JSON.stringify(message));
+  }
 
-/** What each message from the player does. */
-const HANDLERS = {
-  editor: onEditor,
-  edited: onEdited,
-  "preview-refused": (m) => setPreviewNote(m.message),
-  programs: (m) => onPrograms(m.programs, m.drop),
-  state: (m) => onState(m.state),
-  pong: (m) => onPong(m.t0, m.now),
-};
+  /**
+   * Sends an edit (`edit`, `param`, `history`); its answer shows in the status line.
+   * @param {Edit} message
+   */
+  #sendEdit(message) {
+    const id = this.#nextId++;
+    this.#ui.setStatus("busy", "Checking...");
+    if (message.type === "edit") this.#applying.set(id, message.code);
+    this.#send({ ...message, id });
+  }
 
-/** Waits before trying again to connect after a refusal (doubling, at most 30 s). */
-let retryMs = 1000;
-
-function connect() {
-  let isOpen = false;
-  socket = new WebSocket(`ws://${location.host}${base}editor-ws`, secretProtocols());
-  socket.onopen = () => {
-    isOpen = true;
-    retryMs = 1000;
-    send({ type: "hello", gl: gl ? "webgl2" : "unavailable" });
-    send({ type: "ping", t0: performance.now() });
-  };
-  socket.onmessage = (event) => {
-    const message = JSON.parse(event.data);
-    HANDLERS[message.type]?.(message);
-  };
-  // A page while another has the editor (code 4000: both connected at once), or whose editor
-  // closed (4001), stays as it is; one closed for what it sent (1008, 1009: a bug of this page)
-  // says so. The player went away (it restarts with the service): reload once it is back. A
-  // socket refused (no editor open, another page has it, no player yet, not this browser's
-  // secret yet) is tried again later and later.
-  socket.onclose = (event) => {
-    if (event.code === 4000) setStatus("refused", "The editor is open in another window");
-    else if (event.code === 4001) setStatus("refused", "The editor was closed");
-    else if (event.code === 1008 || event.code === 1009) {
-      setStatus("refused", `The player closed this page's connection: ${event.reason}`);
-    } else if (isOpen) setTimeout(() => location.reload(), 1000);
-    else {
-      setStatus("refused", "The editor is closed, or open in another window");
-      setTimeout(connect, retryMs);
-      retryMs = Math.min(retryMs * 2, 30_000);
+  /** @param {Extract<ToEditor, {type: "edited"}>} answer */
+  #onEdited(answer) {
+    const applied = this.#applying.get(answer.id);
+    this.#applying.delete(answer.id);
+    if (applied !== undefined) this.#ui.codeAnswered(applied, answer.ok);
+    if (answer.ok) {
+      this.#ui.setStatus("done", `${answer.message} (revision ${answer.revision})`);
+      this.#ui.showProblems([]);
+    } else {
+      this.#ui.setStatus("refused", `Refused: ${answer.message}`);
+      this.#ui.showProblems(answer.problems, answer.message);
     }
-  };
+  }
+
+  /**
+   * @param {ShaderProgram[]} programs
+   * @param {string[]} drop
+   */
+  #onPrograms(programs, drop = []) {
+    const compositor = this.#compositor;
+    if (!compositor) return;
+    for (const name of drop) compositor.dropProgram(name);
+    for (const p of programs) {
+      try {
+        compositor.addProgram(p);
+      } catch (error) {
+        if (compositor.gl.isContextLost()) return;
+        const log = error instanceof Error ? error.message : String(error);
+        this.#send({ type: "compile-error", program: p.name, log });
+      }
+    }
+  }
+
+  /** @param {RenderState} next */
+  #onState(next) {
+    this.#state = next;
+    this.#clock.setReading(next.clock);
+    this.#layers?.sync(next.layers, this.#clock.now(), 1 / next.display.fps);
+  }
+
+  /** @param {number} now */
+  #frame(now) {
+    requestAnimationFrame((t) => this.#frame(t));
+    const state = this.#state, layers = this.#layers, compositor = this.#compositor;
+    // A hidden window (minimized, or behind another on a screen that says so) draws nothing.
+    if (!state || !layers || !compositor || document.visibilityState === "hidden") return;
+    const period = 1000 / Math.min(state.display.fps, PREVIEW_FPS);
+    if (now - this.#lastFrameAt < period - 2) return;
+    this.#lastFrameAt = now;
+    const clock = this.#clock.now(now);
+    this.#sound.syncSong(state.song, this.#base, clock, period / 1000);
+    layers.sync(state.layers, clock, period / 1000);
+    const textureOf = (/** @type {string} */ clipId) => layers.textureOf(clipId);
+    compositor.draw(state, clock, textureOf, this.#sound.analyser);
+    document.body.dataset.drawnSeq = String(state.seq);
+    document.body.dataset.previewFrames = String(++this.#previewFrames);
+  }
+
+  /** @param {Extract<ToEditor, {type: "editor"}>} message */
+  #onEditor({ preset, openedAt }) {
+    this.#ui.showPreset(preset, (edit) => this.#sendEdit(edit));
+    // An editor opened again while this page stayed is shown once this page shows it.
+    this.#send({ type: "shown", openedAt });
+    const isDrawn = preset.type === "isf" || preset.builtIn;
+    this.#ui.setPreviewNote(
+      isDrawn ? "" : `No preview: a preset of type "${preset.type}" has no shader code to draw`,
+    );
+  }
+
+  /**
+   * What each message from the player does.
+   * @param {ToEditor} message
+   */
+  #onMessage(message) {
+    switch (message.type) {
+      case "editor":
+        return this.#onEditor(message);
+      case "edited":
+        return this.#onEdited(message);
+      case "preview-refused":
+        return this.#ui.setPreviewNote(message.message);
+      case "programs":
+        return this.#onPrograms(message.programs, message.drop);
+      case "state":
+        return this.#onState(message.state);
+      case "pong":
+        return this.#clock.onPong(message.t0, message.now);
+    }
+  }
+
+  #connect() {
+    let isOpen = false;
+    const socket = new WebSocket(`ws://${location.host}${this.#base}editor-ws`, secretProtocols());
+    this.#socket = socket;
+    socket.onopen = () => {
+      isOpen = true;
+      this.#retryMs = 1000;
+      this.#send({ type: "hello", gl: this.#compositor ? "webgl2" : "unavailable" });
+      this.#send({ type: "ping", t0: performance.now() });
+    };
+    socket.onmessage = (event) => this.#onMessage(JSON.parse(event.data));
+    socket.onclose = (event) => this.#closed(event, isOpen);
+  }
+
+  /**
+   * A page while another has the editor (code 4000: both connected at once), or whose editor
+   * closed (4001), stays as it is; one closed for what it sent (1008, 1009: a bug of this page)
+   * says so. The player went away (it restarts with the service): reload once it is back. A
+   * socket refused (no editor open, another page has it, no player yet, not this browser's
+   * secret yet) is tried again later and later.
+   * @param {CloseEvent} event
+   * @param {boolean} wasOpen
+   */
+  #closed(event, wasOpen) {
+    const ui = this.#ui;
+    if (event.code === 4000) ui.setStatus("refused", "The editor is open in another window");
+    else if (event.code === 4001) ui.setStatus("refused", "The editor was closed");
+    else if (event.code === 1008 || event.code === 1009) {
+      ui.setStatus("refused", `The player closed this page's connection: ${event.reason}`);
+    } else if (wasOpen) setTimeout(() => location.reload(), 1000);
+    else {
+      ui.setStatus("refused", "The editor is closed, or open in another window");
+      setTimeout(() => this.#connect(), this.#retryMs);
+      this.#retryMs = Math.min(this.#retryMs * 2, 30_000);
+    }
+  }
+
+  /** Starts the page: silent, its controls wired, its socket, its frames. */
+  start() {
+    this.#sound.setLevel(0);
+    if (!this.#compositor) {
+      this.#ui.setPreviewNote("No preview: this browser gives the page no WebGL2");
+    }
+    this.#ui.wire((edit) => this.#sendEdit(edit));
+    setInterval(() => this.#send({ type: "ping", t0: performance.now() }), 1000);
+    this.#connect();
+    requestAnimationFrame((t) => this.#frame(t));
+  }
 }
 
-if (!gl) setPreviewNote("No preview: this browser gives the page no WebGL2");
-wire(sendEdit);
-setInterval(() => send({ type: "ping", t0: performance.now() }), 1000);
-connect();
-requestAnimationFrame(frame);
+new EditorPage().start();

@@ -1,6 +1,37 @@
+// @ts-check
 // The output's WebGL2 helper: one fixed vertex shader drawing a full-screen quad,
 // programs compiled from self-contained fragment sources, textures and render targets.
 // Small on purpose: the page is served as plain modules from inside the binary.
+
+/**
+ * A linked program and its active uniforms by name.
+ * @typedef {{
+ *   program: WebGLProgram,
+ *   locations: Map<string, {location: WebGLUniformLocation | null, type: number}>,
+ * }} Compiled
+ */
+/**
+ * A texture with a framebuffer drawing into it.
+ * @typedef {{texture: WebGLTexture, fb: WebGLFramebuffer, width: number, height: number}} Target
+ */
+/** Texels other than 8-bit RGBA. @typedef {{internal: number, type: number}} TexelFormat */
+/** @typedef {{width: number, height: number}} Size */
+/**
+ * A uniform's value: numbers, booleans, arrays of numbers.
+ * @typedef {number | boolean | number[]} UniformValue
+ */
+
+/**
+ * `value`, or the error that `what` could not be made (a lost context makes nothing).
+ * @template T
+ * @param {T | null} value
+ * @param {string} what
+ * @returns {T}
+ */
+function made(value, what) {
+  if (value === null) throw new Error(`WebGL made no ${what}`);
+  return value;
+}
 
 const VERTEX = `#version 300 es
 in vec2 a_pos;
@@ -12,26 +43,33 @@ void main() { v_uv = a_pos * 0.5 + 0.5; gl_Position = vec4(a_pos, 0.0, 1.0); }
  * Compiles `source` as a fragment shader with `vertex` (by default the fixed one, whose
  * attribute is `a_pos`; an ISF program's is `position`); throws the log on error.
  */
+/**
+ * @param {WebGL2RenderingContext} gl
+ * @param {string} source
+ * @returns {Compiled}
+ */
 export function compile(gl, source, vertex = VERTEX) {
+  /** @type {(type: number, text: string) => WebGLShader} */
   const shader = (type, text) => {
-    const s = gl.createShader(type);
+    const s = made(gl.createShader(type), "shader");
     gl.shaderSource(s, text);
     gl.compileShader(s);
-    if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) throw new Error(gl.getShaderInfoLog(s));
+    if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) throw new Error(gl.getShaderInfoLog(s) ?? "");
     return s;
   };
-  const program = gl.createProgram();
+  const program = made(gl.createProgram(), "program");
   gl.attachShader(program, shader(gl.VERTEX_SHADER, vertex));
   gl.attachShader(program, shader(gl.FRAGMENT_SHADER, source));
   gl.bindAttribLocation(program, 0, vertex === VERTEX ? "a_pos" : "position");
   gl.linkProgram(program);
   if (!gl.getProgramParameter(program, gl.LINK_STATUS)) {
-    throw new Error(gl.getProgramInfoLog(program));
+    throw new Error(gl.getProgramInfoLog(program) ?? "");
   }
   const locations = new Map();
   const count = gl.getProgramParameter(program, gl.ACTIVE_UNIFORMS);
   for (let i = 0; i < count; i++) {
     const info = gl.getActiveUniform(program, i);
+    if (!info) continue;
     locations.set(info.name, {
       location: gl.getUniformLocation(program, info.name),
       type: info.type,
@@ -40,7 +78,10 @@ export function compile(gl, source, vertex = VERTEX) {
   return { program, locations };
 }
 
-/** The quad every pass draws. */
+/**
+ * The quad every pass draws.
+ * @param {WebGL2RenderingContext} gl
+ */
 export function quad(gl) {
   const vao = gl.createVertexArray();
   gl.bindVertexArray(vao);
@@ -55,9 +96,12 @@ export function quad(gl) {
 /**
  * An RGBA texture, linear and clamped, of 8-bit texels unless `format` says
  * (`{internal, type}`: `gl.RGBA16F`, `gl.HALF_FLOAT`).
+ * @param {WebGL2RenderingContext} gl
+ * @param {TexelFormat | null} format
+ * @returns {WebGLTexture}
  */
 export function texture(gl, width = 1, height = 1, format = null) {
-  const t = gl.createTexture();
+  const t = made(gl.createTexture(), "texture");
   gl.bindTexture(gl.TEXTURE_2D, t);
   gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
   gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
@@ -78,7 +122,12 @@ export function texture(gl, width = 1, height = 1, format = null) {
   return t;
 }
 
-/** Uploads a picture (image, video frame, canvas) into `t`, its top row at the top. */
+/**
+ * Uploads a picture (image, video frame, canvas) into `t`, its top row at the top.
+ * @param {WebGL2RenderingContext} gl
+ * @param {WebGLTexture} t
+ * @param {TexImageSource} source
+ */
 export function upload(gl, t, source) {
   gl.bindTexture(gl.TEXTURE_2D, t);
   gl.pixelStorei(gl.UNPACK_FLIP_Y_WEBGL, true);
@@ -86,16 +135,28 @@ export function upload(gl, t, source) {
   gl.pixelStorei(gl.UNPACK_FLIP_Y_WEBGL, false);
 }
 
-/** Uploads one row of bytes (0-255) as a 1-pixel-high texture (spectrum, waveform). */
+/**
+ * Uploads one row of bytes (0-255) as a 1-pixel-high texture (spectrum, waveform).
+ * @param {WebGL2RenderingContext} gl
+ * @param {WebGLTexture} t
+ * @param {Uint8Array} bytes
+ */
 export function uploadRow(gl, t, bytes) {
   gl.bindTexture(gl.TEXTURE_2D, t);
   gl.texImage2D(gl.TEXTURE_2D, 0, gl.R8, bytes.length, 1, 0, gl.RED, gl.UNSIGNED_BYTE, bytes);
 }
 
-/** A texture (of `format`, as `texture` takes it) with a framebuffer drawing into it. */
+/**
+ * A texture (of `format`, as `texture` takes it) with a framebuffer drawing into it.
+ * @param {WebGL2RenderingContext} gl
+ * @param {number} width
+ * @param {number} height
+ * @param {TexelFormat | null} format
+ * @returns {Target}
+ */
 export function target(gl, width, height, format = null) {
   const t = texture(gl, width, height, format);
-  const fb = gl.createFramebuffer();
+  const fb = made(gl.createFramebuffer(), "framebuffer");
   gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
   gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, t, 0);
   gl.bindFramebuffer(gl.FRAMEBUFFER, null);
@@ -105,6 +166,12 @@ export function target(gl, width, height, format = null) {
 /**
  * Draws one pass of `compiled` into `dest` (a target, or null: the canvas), with
  * `textures` bound by uniform name and `values` set by name (numbers, booleans, arrays).
+ * @param {WebGL2RenderingContext} gl
+ * @param {Compiled} compiled
+ * @param {Target | null} dest
+ * @param {Record<string, WebGLTexture>} textures
+ * @param {Record<string, UniformValue>} values
+ * @param {Size} size
  */
 export function pass(gl, compiled, dest, textures, values, size) {
   gl.bindFramebuffer(gl.FRAMEBUFFER, dest ? dest.fb : null);
@@ -125,8 +192,14 @@ export function pass(gl, compiled, dest, textures, values, size) {
   gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
 }
 
-/** Sets a uniform by its declared type: numbers, booleans and arrays (short ones padded). */
+/**
+ * Sets a uniform by its declared type: numbers, booleans and arrays (short ones padded).
+ * @param {WebGL2RenderingContext} gl
+ * @param {{location: WebGLUniformLocation | null, type: number}} u
+ * @param {UniformValue} value
+ */
 function setUniform(gl, u, value) {
+  /** @type {(n: number) => number[]} */
   const v = (n) =>
     Array.from({ length: n }, (_, i) => Number(Array.isArray(value) ? value[i] ?? 0 : value));
   switch (u.type) {

@@ -1,3 +1,4 @@
+// @ts-check
 // ISF's PASSES on the output: each pass of a program renders into its TARGET, a texture
 // that later passes (and, for a PERSISTENT target, the next frames) read by name; the last
 // pass's picture is the program's. Targets belong to one Effect or Visualizer in one chain
@@ -8,9 +9,44 @@
 // is drawn); their sizes are the player's (`passSizes`: bounded per side and per program).
 import { pass, target, texture } from "./gl.js";
 
+/** @typedef {import("./gl.js").Target} Target */
+/** @typedef {import("./gl.js").TexelFormat} TexelFormat */
+/** @typedef {import("./gl.js").Compiled} Compiled */
+/** @typedef {import("./gl.js").Size} Size */
+/** @typedef {import("./gl.js").UniformValue} UniformValue */
+/** @typedef {import("../../../protocol/output.ts").ShaderProgram} ShaderProgram */
+/** One pass of an ISF program. @typedef {NonNullable<ShaderProgram["passes"]>[number]} PassSpec */
+/** @typedef {import("../../../protocol/output.ts").ShaderPass} ShaderPass */
+/**
+ * A program with ISF `PASSES`, as the compositor keeps it.
+ * @typedef {Compiled & {passes: PassSpec[]}} PassesProgram
+ */
+/**
+ * ISF's built-in values and samplers for one program.
+ * @typedef {{
+ *   values: Record<string, UniformValue>,
+ *   textures: Record<string, WebGLTexture>,
+ * }} Bindings
+ */
+/**
+ * One pass target of one owner: a persistent one reads last frame's texture while it draws the
+ * other, one that is not has one texture (read and write); `drawn` is the frame it was drawn in.
+ * @typedef {{
+ *   read: Target,
+ *   write: Target,
+ *   width: number,
+ *   height: number,
+ *   isFloat: boolean,
+ *   persistent: boolean,
+ *   drawn: number,
+ * }} Buffer
+ */
+
 /**
  * Float texels where the GL can render them: 32-bit when it can also filter them,
  * else 16-bit; null where it cannot (the targets then stay 8-bit).
+ * @param {WebGL2RenderingContext} gl
+ * @returns {TexelFormat | null}
  */
 function floatFormat(gl) {
   if (!gl.getExtension("EXT_color_buffer_float")) return null;
@@ -20,30 +56,98 @@ function floatFormat(gl) {
 }
 
 /** The targets of ISF programs' passes, and the drawing of a program through its passes. */
-// long: the passes' closure, like a class: their targets and the short functions over them
-export function createIsfPasses(gl) {
-  const float = floatFormat(gl);
-  const maxSide = gl.getParameter(gl.MAX_TEXTURE_SIZE);
+export class IsfPasses {
+  #gl;
+  #float;
+  /** @type {number} */
+  #maxSide;
   /** Sampled in place of the target a pass draws (a texture cannot be read while drawn). */
-  const empty = texture(gl);
-  /**
-   * `${owner}\n${target}` -> {read, write, width, height, isFloat, persistent, drawn: frame
-   * index}; a persistent target reads last frame's texture while it draws the other, one
-   * that is not has one texture (read and write).
-   */
-  const buffers = new Map();
-  let frame = 0;
+  #empty;
+  /** `${owner}\n${target}` -> its buffer. @type {Map<string, Buffer>} */
+  #buffers = new Map();
+  #frame = 0;
 
-  function release(buffer) {
+  /** @param {WebGL2RenderingContext} gl */
+  constructor(gl) {
+    this.#gl = gl;
+    this.#float = floatFormat(gl);
+    this.#maxSide = gl.getParameter(gl.MAX_TEXTURE_SIZE);
+    this.#empty = texture(gl);
+  }
+
+  /**
+   * Draws `compiled` (a program with `passes`) for the state's pass `p` (with the
+   * `owner` of its targets): each pass into its target (or into `out` for a pass
+   * without one), with `bindings` (the program's inputs and ISF's built-ins, `size`
+   * the render's, `scale` its render scale). Answers the texture of its picture.
+   * @param {PassesProgram} compiled
+   * @param {ShaderPass & {owner: string}} p
+   * @param {{bindings: Bindings, out: Target, size: Size, scale?: number}} options
+   * @returns {WebGLTexture}
+   */
+  run(compiled, p, { bindings, out, size, scale = 1 }) {
+    const specs = compiled.passes;
+    // A render scale below 1 draws the player's target sizes that much smaller too.
+    /** @type {(s: number[]) => number[]} */
+    const scaled = (s) => s.map((side) => Math.max(1, Math.round(side * scale)));
+    const own = specs.map((spec, i) => {
+      if (!spec.target) return null;
+      const sized = p.sizes?.[i];
+      return this.#buffer(p.owner, spec, sized ? scaled(sized) : [size.width, size.height]);
+    });
+    // Every target by name, once: a pass updates only its own.
+    const textures = { ...bindings.textures };
+    const values = { ...bindings.values, ...p.uniforms };
+    for (const [j, b] of own.entries()) {
+      const name = specs[j]?.target;
+      if (!b || !name) continue;
+      textures[name] = b.read.texture;
+      values[`_${name}_imgSize`] = [b.width, b.height];
+    }
+    let picture = out.texture;
+    for (const [i, b] of own.entries()) {
+      const name = specs[i]?.target ?? "";
+      const passSize = b ? { width: b.width, height: b.height } : size;
+      values.PASSINDEX = i;
+      values.RENDERSIZE = [passSize.width, passSize.height];
+      // Drawn this frame, cleared before: reading it in its own pass gives nothing.
+      if (b && !b.persistent) textures[name] = this.#empty;
+      pass(this.#gl, compiled, b ? b.write : out, textures, values, passSize);
+      if (b) {
+        [b.read, b.write] = [b.write, b.read];
+        textures[name] = b.read.texture;
+      }
+      picture = b ? b.read.texture : out.texture;
+    }
+    return picture;
+  }
+
+  /** Ends a frame: deletes the targets no pass drew in it. */
+  endFrame() {
+    for (const [key, b] of this.#buffers) {
+      if (b.drawn === this.#frame) continue;
+      this.#release(b);
+      this.#buffers.delete(key);
+    }
+    this.#frame++;
+  }
+
+  /** @param {Buffer} buffer */
+  #release(buffer) {
     const sides = buffer.read === buffer.write ? [buffer.read] : [buffer.read, buffer.write];
     for (const side of sides) {
-      gl.deleteFramebuffer(side.fb);
-      gl.deleteTexture(side.texture);
+      this.#gl.deleteFramebuffer(side.fb);
+      this.#gl.deleteTexture(side.texture);
     }
   }
 
-  /** Draws `from`'s picture into `to`'s (scaled, linear): a resized persistent target. */
-  function copy(from, to) {
+  /**
+   * Draws `from`'s picture into `to`'s (scaled, linear): a resized persistent target.
+   * @param {Buffer} from
+   * @param {Buffer} to
+   */
+  #copy(from, to) {
+    const gl = this.#gl;
     gl.bindFramebuffer(gl.READ_FRAMEBUFFER, from.read.fb);
     gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, to.read.fb);
     const [fw, fh, tw, th] = [from.width, from.height, to.width, to.height];
@@ -52,19 +156,26 @@ export function createIsfPasses(gl) {
     gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, null);
   }
 
-  function clear(side) {
+  /** @param {Target} side */
+  #clear(side) {
+    const gl = this.#gl;
     gl.bindFramebuffer(gl.FRAMEBUFFER, side.fb);
     gl.clearColor(0, 0, 0, 0);
     gl.clear(gl.COLOR_BUFFER_BIT);
   }
 
-  /** The buffer of `spec` owned by `owner`, at `[width, height]`: made anew when they change. */
-  function buffer(owner, spec, [width, height]) {
+  /**
+   * The buffer of `spec` owned by `owner`, at `[width, height]`: made anew when they change.
+   * @param {string} owner
+   * @param {PassSpec} spec
+   * @param {number[]} sides
+   */
+  #buffer(owner, spec, [width = 1, height = 1]) {
     const key = `${owner}\n${spec.target}`;
-    const w = Math.min(width, maxSide), h = Math.min(height, maxSide);
-    const isFloat = spec.float && float !== null;
+    const w = Math.min(width, this.#maxSide), h = Math.min(height, this.#maxSide);
+    const isFloat = spec.float && this.#float !== null;
     const persistent = spec.persistent;
-    let b = buffers.get(key);
+    let b = this.#buffers.get(key);
     const isSame = b && b.width === w && b.height === h && b.isFloat === isFloat &&
       b.persistent === persistent;
     let old = null;
@@ -73,71 +184,19 @@ export function createIsfPasses(gl) {
       b = undefined;
     }
     if (!b) {
-      const format = isFloat ? float : null;
-      const read = target(gl, w, h, format);
-      const write = persistent ? target(gl, w, h, format) : read;
-      b = { read, write, width: w, height: h, isFloat, persistent, drawn: frame };
-      clear(b.read);
+      const format = isFloat ? this.#float : null;
+      const read = target(this.#gl, w, h, format);
+      const write = persistent ? target(this.#gl, w, h, format) : read;
+      b = { read, write, width: w, height: h, isFloat, persistent, drawn: this.#frame };
+      this.#clear(b.read);
       // A persistent target only resized (the render scale changed) keeps its picture.
-      if (old?.persistent && persistent && old.isFloat === isFloat) copy(old, b);
-      buffers.set(key, b);
+      if (old?.persistent && persistent && old.isFloat === isFloat) this.#copy(old, b);
+      this.#buffers.set(key, b);
     }
-    if (old) release(old);
+    if (old) this.#release(old);
     // A target that does not persist starts every frame empty.
-    if (!persistent) clear(b.read);
-    b.drawn = frame;
+    if (!persistent) this.#clear(b.read);
+    b.drawn = this.#frame;
     return b;
   }
-
-  return {
-    /**
-     * Draws `compiled` (a program with `passes`) for the state's pass `p` (with the
-     * `owner` of its targets): each pass into its target (or into `out` for a pass
-     * without one), with `bindings` (the program's inputs and ISF's built-ins, `size`
-     * the render's, `scale` its render scale). Answers the texture of its picture.
-     */
-    run(compiled, p, { bindings, out, size, scale = 1 }) {
-      const specs = compiled.passes;
-      // A render scale below 1 draws the player's target sizes that much smaller too.
-      const scaled = (s) => s.map((side) => Math.max(1, Math.round(side * scale)));
-      const own = specs.map((spec, i) =>
-        spec.target
-          ? buffer(p.owner, spec, p.sizes?.[i] ? scaled(p.sizes[i]) : [size.width, size.height])
-          : null
-      );
-      // Every target by name, once: a pass updates only its own.
-      const textures = { ...bindings.textures };
-      const values = { ...bindings.values, ...p.uniforms };
-      for (const [j, b] of own.entries()) {
-        if (!b) continue;
-        textures[specs[j].target] = b.read.texture;
-        values[`_${specs[j].target}_imgSize`] = [b.width, b.height];
-      }
-      let picture = null;
-      for (const [i, b] of own.entries()) {
-        const name = specs[i].target;
-        const passSize = b ? { width: b.width, height: b.height } : size;
-        values.PASSINDEX = i;
-        values.RENDERSIZE = [passSize.width, passSize.height];
-        // Drawn this frame, cleared before: reading it in its own pass gives nothing.
-        if (b && !b.persistent) textures[name] = empty;
-        pass(gl, compiled, b ? b.write : out, textures, values, passSize);
-        if (b) {
-          [b.read, b.write] = [b.write, b.read];
-          textures[name] = b.read.texture;
-        }
-        picture = b ? b.read.texture : out.texture;
-      }
-      return picture;
-    },
-    /** Ends a frame: deletes the targets no pass drew in it. */
-    endFrame() {
-      for (const [key, b] of buffers) {
-        if (b.drawn === frame) continue;
-        release(b);
-        buffers.delete(key);
-      }
-      frame++;
-    },
-  };
 }

@@ -1,19 +1,36 @@
+// @ts-check
 // The media of the layers: an image, a video or an audio element, or a camera, per playing
 // Clip, each with its texture and (for sound) its gain into the master; kept on the clock.
-import { follow, isRealtime, positionOf } from "./clock.js";
+import { positionOf } from "./clock.js";
 import { texture, upload } from "./gl.js";
-import { audio, master } from "./sound.js";
 
-/** The media by Clip id. */
-export const media = new Map();
-const faults = new Set();
+/** @typedef {import("../../../protocol/output.ts").RenderLayer} RenderLayer */
+/** @typedef {import("./clock.js").PlayerClock} PlayerClock */
+/** @typedef {import("./sound.js").Sound} Sound */
+/**
+ * A Clip's media: its element, its texture, its gain into the master.
+ * @typedef {{
+ *   key: string,
+ *   clipId: string,
+ *   texture: WebGLTexture,
+ *   el: HTMLImageElement | HTMLMediaElement | null,
+ *   gain: GainNode | null,
+ *   isUploaded: boolean,
+ *   failed: boolean,
+ *   presented: number | null,
+ * }} Media
+ */
 
-/** The Clip's card: its name on grey, shown when its media cannot be. */
+/**
+ * The Clip's card: its name on grey, shown when its media cannot be.
+ * @param {string} name
+ */
 function card(name) {
   const c = document.createElement("canvas");
   c.width = 640;
   c.height = 360;
   const g = c.getContext("2d");
+  if (!g) return c;
   g.fillStyle = "#30343c";
   g.fillRect(0, 0, c.width, c.height);
   g.fillStyle = "#e8e8e8";
@@ -23,135 +40,191 @@ function card(name) {
   return c;
 }
 
-/**
- * The layers' media for `gl`, its files under `base`; `report(clipId, message)` is told
- * once per file that cannot be shown.
- */
-// long: the layers' closure, like a class: their media and the short functions over them
-export function createLayers(gl, base, report) {
-  function fault(layer, message) {
-    const entry = media.get(layer.clipId);
-    if (entry) {
-      entry.failed = true;
-      upload(gl, entry.texture, card(layer.name));
-      entry.isUploaded = true;
-    }
-    const key = `${layer.clipId} ${layer.source}`;
-    if (faults.has(key)) return;
-    faults.add(key);
-    report(layer.clipId, message);
+/** The layers' media for one GL context, their files under one base. */
+export class Layers {
+  /** The media by Clip id. @type {Map<string, Media>} */
+  #media = new Map();
+  /** Files said to `report` already. */
+  #faults = new Set();
+  #gl;
+  #base;
+  #report;
+  #clock;
+  #sound;
+
+  /**
+   * `report(clipId, message)` is told once per file that cannot be shown; `sound` takes the
+   * layers' sound, `clock` keeps their media on the player's clock.
+   * @param {WebGL2RenderingContext} gl
+   * @param {{
+   *   base: string,
+   *   clock: PlayerClock,
+   *   sound: Sound,
+   *   report: (clipId: string, message: string) => void,
+   * }} options
+   */
+  constructor(gl, { base, clock, sound, report }) {
+    this.#gl = gl;
+    this.#base = base;
+    this.#clock = clock;
+    this.#sound = sound;
+    this.#report = report;
   }
 
-  function mediaOf(layer) {
-    const key = `${layer.kind} ${layer.source}`;
-    let entry = media.get(layer.clipId);
-    if (entry && entry.key === key) return entry;
-    if (entry) drop(layer.clipId);
-    entry = {
-      key,
-      clipId: layer.clipId,
-      texture: texture(gl),
-      el: null,
-      gain: null,
-      isUploaded: false,
-      failed: false,
-      presented: null,
-    };
-    media.set(layer.clipId, entry);
-    if (layer.kind === "image") {
-      const img = new Image();
-      img.onload = () => {
-        upload(gl, entry.texture, img);
-        entry.isUploaded = true;
-      };
-      img.onerror = () => fault(layer, "the browser cannot decode the image");
-      img.src = base + layer.source;
-      entry.el = img;
-    } else if (layer.kind === "video" || layer.kind === "audio" || layer.kind === "camera") {
-      entry.el = mediaElement(layer, entry);
-    } else {
-      upload(gl, entry.texture, card(layer.name));
-      entry.isUploaded = true;
-    }
-    return entry;
-  }
-
-  function mediaElement(layer, entry) {
-    const el = document.createElement(layer.kind === "audio" ? "audio" : "video");
-    el.preload = "auto";
-    el.playsInline = true;
-    el.onerror = () => fault(layer, `the browser cannot decode the ${layer.kind}`);
-    if (layer.kind === "camera") {
-      el.muted = true;
-      openCamera(layer).then((stream) => {
-        el.srcObject = stream;
-        el.play().catch(() => {});
-      }, (error) => fault(layer, `the camera cannot be opened: ${error.message}`));
-      return el;
-    }
-    el.src = base + layer.source;
-    if (layer.kind === "video") watchFrames(el, entry);
-    entry.gain = audio.createGain();
-    audio.createMediaElementSource(el).connect(entry.gain);
-    entry.gain.connect(master);
-    return el;
-  }
-
-  function drop(clipId) {
-    const entry = media.get(clipId);
-    if (!entry) return;
-    if (entry.el instanceof HTMLMediaElement) {
-      entry.el.pause();
-      entry.el.srcObject?.getTracks().forEach((t) => t.stop());
-      entry.el.removeAttribute("src");
-      entry.el.load();
-    }
-    entry.gain?.disconnect();
-    gl.deleteTexture(entry.texture);
-    media.delete(clipId);
+  /**
+   * A layer's picture, or null before it has one.
+   * @param {string} clipId
+   */
+  textureOf(clipId) {
+    const entry = this.#media.get(clipId);
+    return entry?.isUploaded ? entry.texture : null;
   }
 
   /**
    * Follows the clock with every layer's media and uploads their pictures; drops the media
    * of Clips no longer playing. Returns whether every layer shows its frame, and the
    * largest drift (ms).
+   * @param {RenderLayer[]} layers
+   * @param {number} clock
+   * @param {number} frameSeconds
    */
-  function sync(layers, clock, frameSeconds) {
+  sync(layers, clock, frameSeconds) {
     let isReady = true;
     let drift = 0;
     for (const layer of layers) {
-      const entry = mediaOf(layer);
-      if (entry.failed || !(entry.el instanceof HTMLMediaElement)) {
+      const entry = this.#mediaOf(layer);
+      const el = entry.el;
+      if (entry.failed || !(el instanceof HTMLMediaElement)) {
         isReady &&= entry.isUploaded || entry.failed;
         continue;
       }
       if (entry.gain) entry.gain.gain.value = layer.volume;
       if (layer.kind === "camera") {
-        isReady &&= entry.el.readyState >= 2;
+        isReady &&= el.readyState >= 2;
       } else {
-        drift = Math.max(drift, follow(entry.el, layer, clock, frameSeconds));
-        const shown = layer.kind === "video" ? entry.presented : entry.el.currentTime;
-        const isSettled = isRealtime() ||
+        drift = Math.max(drift, this.#clock.follow(el, layer, clock, frameSeconds));
+        const shown = layer.kind === "video" ? entry.presented : el.currentTime;
+        const isSettled = this.#clock.isRealtime ||
           (shown !== null && Math.abs(shown - positionOf(layer, clock)) <= frameSeconds);
-        isReady &&= entry.el.readyState >= 2 && !entry.el.seeking && isSettled;
+        isReady &&= el.readyState >= 2 && !el.seeking && isSettled;
       }
-      if (layer.kind !== "audio" && entry.el.readyState >= 2) {
-        upload(gl, entry.texture, entry.el);
+      // A video or a camera (an audio layer's element is no picture).
+      if (el instanceof HTMLVideoElement && el.readyState >= 2) {
+        upload(this.#gl, entry.texture, el);
         entry.isUploaded = true;
       }
     }
     const playing = new Set(layers.map((l) => l.clipId));
-    for (const id of [...media.keys()]) if (!playing.has(id)) drop(id);
+    for (const id of [...this.#media.keys()]) if (!playing.has(id)) this.#drop(id);
     return { isReady, drift };
   }
 
-  return { sync };
+  /**
+   * @param {RenderLayer} layer
+   * @param {string} message
+   */
+  #fault(layer, message) {
+    const entry = this.#media.get(layer.clipId);
+    if (entry) {
+      entry.failed = true;
+      upload(this.#gl, entry.texture, card(layer.name));
+      entry.isUploaded = true;
+    }
+    const key = `${layer.clipId} ${layer.source}`;
+    if (this.#faults.has(key)) return;
+    this.#faults.add(key);
+    this.#report(layer.clipId, message);
+  }
+
+  /**
+   * @param {RenderLayer} layer
+   * @returns {Media}
+   */
+  #mediaOf(layer) {
+    const key = `${layer.kind} ${layer.source}`;
+    const known = this.#media.get(layer.clipId);
+    if (known && known.key === key) return known;
+    if (known) this.#drop(layer.clipId);
+    /** @type {Media} */
+    const entry = {
+      key,
+      clipId: layer.clipId,
+      texture: texture(this.#gl),
+      el: null,
+      gain: null,
+      isUploaded: false,
+      failed: false,
+      presented: null,
+    };
+    this.#media.set(layer.clipId, entry);
+    if (layer.kind === "image") {
+      const img = new Image();
+      img.onload = () => {
+        upload(this.#gl, entry.texture, img);
+        entry.isUploaded = true;
+      };
+      img.onerror = () => this.#fault(layer, "the browser cannot decode the image");
+      img.src = this.#base + layer.source;
+      entry.el = img;
+    } else if (layer.kind === "video" || layer.kind === "audio" || layer.kind === "camera") {
+      entry.el = this.#mediaElement(layer, entry);
+    } else {
+      upload(this.#gl, entry.texture, card(layer.name));
+      entry.isUploaded = true;
+    }
+    return entry;
+  }
+
+  /**
+   * @param {RenderLayer} layer
+   * @param {Media} entry
+   */
+  #mediaElement(layer, entry) {
+    const el = document.createElement(layer.kind === "audio" ? "audio" : "video");
+    el.preload = "auto";
+    if (el instanceof HTMLVideoElement) el.playsInline = true;
+    el.onerror = () => this.#fault(layer, `the browser cannot decode the ${layer.kind}`);
+    if (layer.kind === "camera") {
+      el.muted = true;
+      openCamera(layer).then((stream) => {
+        el.srcObject = stream;
+        el.play().catch(() => {});
+      }, (error) => this.#fault(layer, `the camera cannot be opened: ${error.message}`));
+      return el;
+    }
+    el.src = this.#base + layer.source;
+    if (el instanceof HTMLVideoElement) {
+      watchFrames(el, entry, () => this.#media.get(entry.clipId) === entry);
+    }
+    const { audio, master } = this.#sound;
+    entry.gain = audio.createGain();
+    audio.createMediaElementSource(el).connect(entry.gain);
+    entry.gain.connect(master);
+    return el;
+  }
+
+  /** @param {string} clipId */
+  #drop(clipId) {
+    const entry = this.#media.get(clipId);
+    if (!entry) return;
+    if (entry.el instanceof HTMLMediaElement) {
+      entry.el.pause();
+      const source = entry.el.srcObject;
+      if (source instanceof MediaStream) source.getTracks().forEach((t) => t.stop());
+      entry.el.removeAttribute("src");
+      entry.el.load();
+    }
+    entry.gain?.disconnect();
+    this.#gl.deleteTexture(entry.texture);
+    this.#media.delete(clipId);
+  }
 }
 
 /**
  * The camera a layer names: `default` (or the player's synthetic `test-pattern`, which
  * the browser has not) the default camera; otherwise the device whose id or label is the
  * player's (the player knows Linux device names and labels, the browser its own ids).
+ * @param {RenderLayer} layer
  */
 async function openCamera(layer) {
   if (layer.source === "default" || layer.source === "test-pattern") {
@@ -165,11 +238,18 @@ async function openCamera(layer) {
   return navigator.mediaDevices.getUserMedia({ video: { deviceId: { exact: device.deviceId } } });
 }
 
-/** Notes the media time of each frame the video presents: a seek is done when it shows. */
-function watchFrames(el, entry) {
+/**
+ * Notes the media time of each frame the video presents (a seek is done when it shows) while
+ * `isCurrent()`.
+ * @param {HTMLVideoElement} el
+ * @param {Media} entry
+ * @param {() => boolean} isCurrent
+ */
+function watchFrames(el, entry, isCurrent) {
+  /** @type {VideoFrameRequestCallback} */
   const onFrame = (_now, meta) => {
     entry.presented = meta.mediaTime;
-    if (media.get(entry.clipId) === entry) el.requestVideoFrameCallback(onFrame);
+    if (isCurrent()) el.requestVideoFrameCallback(onFrame);
   };
   el.requestVideoFrameCallback(onFrame);
 }

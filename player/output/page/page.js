@@ -1,248 +1,301 @@
+// @ts-check
 // The output page: draws the render state the player pushes (protocol/output.ts) with
 // WebGL2 and plays its sound with WebAudio. It keeps no show logic and no clock of its
 // own (clock.js); it answers the player's requests (a picture, a sound level, a recording).
-import { clockOffset, onPong, playerNow, setReading } from "./clock.js";
-import { createCompositor } from "./compositor.js";
-import { createLayers, media } from "./layers.js";
-import { createScaleController } from "./render_scale.js";
+import { PlayerClock } from "./clock.js";
+import { Compositor } from "./compositor.js";
+import { Layers } from "./layers.js";
+import { ScaleController } from "./render_scale.js";
 import { secretProtocols } from "./socket_secret.js";
-import {
-  analyser,
-  measureLevel,
-  setLevel,
-  startRecording,
-  stopRecording,
-  syncSong,
-} from "./sound.js";
+import { Recorder, Sound } from "./sound.js";
 
-const base = location.pathname.replace(/[^/]*$/, "");
-const canvas = document.getElementById("out");
-const compositor = createCompositor(canvas);
-const gl = compositor?.gl ?? null;
-const layers = gl
-  ? createLayers(gl, base, (clipId, message) => send({ type: "fault", clipId, message }))
-  : null;
-if (gl) canvas.addEventListener("webglcontextlost", () => send({ type: "gl-lost" }));
+/** @typedef {import("../../../protocol/output.ts").RenderState} RenderState */
+/** @typedef {import("../../../protocol/output.ts").ShaderProgram} ShaderProgram */
+/** @typedef {import("../../../protocol/output.ts").ToPage} ToPage */
+/** @typedef {import("../../../protocol/output.ts").FromPage} FromPage */
+/** @typedef {Extract<FromPage, {type: "report"}>["firstFrames"]} FirstFrames */
 
-let socket = null;
-let state = null;
-let drawnSeq = -1;
-const stats = { frames: 0, dropped: 0, driftMs: 0, firstFrames: [] };
-/** The player's frame budget (`scale`; null: the display's frame period) and its controller. */
-let frameBudgetMs = null;
-let scaler = null;
-let scalerFps = 0;
-let scaleReason = null;
+/** The output page: its socket to the player, the state it draws, and what draws it. */
+class OutputPage {
+  #base = location.pathname.replace(/[^/]*$/, "");
+  #canvas = /** @type {HTMLCanvasElement} */ (document.getElementById("out"));
+  #clock = new PlayerClock();
+  #sound = new Sound(this.#clock);
+  #recorder = new Recorder(this.#sound);
+  #compositor = Compositor.create(this.#canvas);
+  #layers = this.#compositor
+    ? new Layers(this.#compositor.gl, {
+      base: this.#base,
+      clock: this.#clock,
+      sound: this.#sound,
+      report: (clipId, message) => this.#send({ type: "fault", clipId, message }),
+    })
+    : null;
+  /** @type {WebSocket | null} */
+  #socket = null;
+  /** @type {RenderState | null} */
+  #state = null;
+  #drawnSeq = -1;
+  /** @type {{frames: number, dropped: number, driftMs: number, firstFrames: FirstFrames}} */
+  #stats = { frames: 0, dropped: 0, driftMs: 0, firstFrames: [] };
+  /**
+   * The player's frame budget (`scale`; null: the display's frame period).
+   * @type {number | null}
+   */
+  #frameBudgetMs = null;
+  /** @type {ScaleController | null} */
+  #scaler = null;
+  #scalerFps = 0;
+  /** @type {string | null} */
+  #scaleReason = null;
+  #lastFrameAt = 0;
+  /**
+   * Page time from which frames are judged for the render scale (3 s after the first).
+   * @type {number | null}
+   */
+  #judgedFrom = null;
+  /** @type {number | null} */
+  #panic = null;
 
-/** The render scale controller for the display's rate (a new one when the rate changes). */
-function scaleController() {
-  const fps = state?.display.fps ?? 30;
-  if (!scaler || scalerFps !== fps) {
-    scaler = createScaleController({ fps, budgetMs: frameBudgetMs });
-    scalerFps = fps;
-    scaleReason = null;
+  /** The render scale controller for the display's rate (a new one when the rate changes). */
+  #scaleController() {
+    const fps = this.#state?.display.fps ?? 30;
+    if (!this.#scaler || this.#scalerFps !== fps) {
+      this.#scaler = new ScaleController({ fps, budgetMs: this.#frameBudgetMs });
+      this.#scalerFps = fps;
+      this.#scaleReason = null;
+    }
+    return this.#scaler;
   }
-  return scaler;
-}
 
-/** Follows the clock with the sound and the layers' media; true when every layer is ready. */
-function sync(clock) {
-  const period = 1 / state.display.fps;
-  syncSong(state.song, base, clock, period);
-  const { isReady, drift } = layers.sync(state.layers, clock, period);
-  stats.driftMs = Math.max(stats.driftMs, drift);
-  return isReady;
-}
-
-/**
- * Draws the state at `clock` at the render scale, into a canvas of that scale or, for a picture
- * asked for (`isFull`), of the display's size. A recording records the canvas as it is: at a
- * lowered scale its frames are smaller, which keeps the encoder's cost down with the drawing's.
- */
-function draw(clock, isFull = false) {
-  const scale = scaleController().scale;
-  const textureOf = (clipId) => {
-    const entry = media.get(clipId);
-    return entry?.isUploaded ? entry.texture : null;
-  };
-  compositor.draw(state, clock, textureOf, analyser, scale, isFull ? 1 : scale);
-  if (drawnSeq !== state.seq) {
-    drawnSeq = state.seq;
-    stats.firstFrames.push({ seq: state.seq, clock });
-    if (stats.firstFrames.length > 256) stats.firstFrames.shift();
+  /**
+   * Follows the clock with the sound and the layers' media; true when every layer is ready.
+   * @param {number} clock
+   */
+  #sync(clock) {
+    const state = this.#state, layers = this.#layers;
+    if (!state || !layers) return false;
+    const period = 1 / state.display.fps;
+    this.#sound.syncSong(state.song, this.#base, clock, period);
+    const { isReady, drift } = layers.sync(state.layers, clock, period);
+    this.#stats.driftMs = Math.max(this.#stats.driftMs, drift);
+    return isReady;
   }
-}
 
-let lastFrameAt = 0;
-/** Page time from which frames are judged for the render scale (3 s after the first). */
-let judgedFrom = null;
-function frame(now) {
-  requestAnimationFrame(frame);
-  // A lost context draws nothing: its frames are not counted (the player judges GL by them).
-  if (!state || !gl || gl.isContextLost()) return;
-  const period = 1000 / state.display.fps;
-  if (now - lastFrameAt < period - 2) return;
-  if (lastFrameAt > 0 && now - lastFrameAt > period * 1.5) {
-    stats.dropped += Math.round((now - lastFrameAt) / period) - 1;
-  }
-  // The time since the frame before is what the render scale follows (not after a pause,
-  // nor in the page's first seconds, when its media load and its programs compile).
-  judgedFrom ??= now + 3000;
-  if (lastFrameAt > 0 && now > judgedFrom) scaleController().frame(now - lastFrameAt);
-  lastFrameAt = now;
-  const clock = playerNow(now);
-  sync(clock);
-  draw(clock);
-  stats.frames++;
-}
-
-// A hidden page gets no animation frames: the time it was hidden is no frame's.
-document.addEventListener("visibilitychange", () => lastFrameAt = 0);
-
-// ---- requests from the player ---------------------------------------------------------
-
-/** Waits until every layer shows its frame; false when `deadlineMs` passed first. */
-async function whenReady(deadlineMs) {
-  const end = performance.now() + deadlineMs;
-  while (performance.now() < end) {
-    if (sync(playerNow())) return true;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return false;
-}
-
-async function answerFrame(id) {
-  // Without working GL the player starts another browser, which answers instead.
-  if (!gl || gl.isContextLost()) {
-    send({ type: "gl-lost" });
-    return;
-  }
-  let isComplete = false;
-  if (state) {
-    isComplete = await whenReady(5000);
-    // The picture at the display's size, drawn at the render scale of now.
-    draw(playerNow(), true);
-  }
-  send({
-    type: "frame",
-    id,
-    png: canvas.toDataURL("image/png"),
-    seq: drawnSeq,
-    isComplete,
-    visibility: document.visibilityState,
-    fullScreen: document.body.dataset.fullscreen === "true",
-  });
-}
-
-let panic = null;
-function onState(next) {
-  if (panic !== null && next.panic !== panic) {
-    // PANIC reloads the window: silent at once, then a fresh page takes up the show.
-    setLevel(0);
-    socket.onclose = null;
-    location.reload();
-    return;
-  }
-  panic = next.panic;
-  state = next;
-  setReading(next.clock);
-  setLevel(next.level);
-  // The window is the player's to size (DevTools); the page shows what the state says.
-  document.body.dataset.fullscreen = String(next.fullScreen);
-  // Seeks, pauses and sound follow at once, not at the next animation frame (which a
-  // covered window may not get soon).
-  if (gl) sync(playerNow());
-}
-
-function onPrograms(programs, drop = []) {
-  for (const name of gl ? drop : []) compositor.dropProgram(name);
-  for (const p of gl ? programs : []) {
-    try {
-      compositor.addProgram(p);
-    } catch (error) {
-      if (gl.isContextLost()) return;
-      if (p.vertex) send({ type: "compile-error", program: p.name, log: error.message });
-      else send({ type: "fault", clipId: "", message: `shader ${p.name}: ${error.message}` });
+  /**
+   * Draws the state at `clock` at the render scale, into a canvas of that scale or, for a
+   * picture asked for (`isFull`), of the display's size. A recording records the canvas as it
+   * is: at a lowered scale its frames are smaller, which keeps the encoder's cost down with
+   * the drawing's.
+   * @param {number} clock
+   */
+  #draw(clock, isFull = false) {
+    const state = this.#state, layers = this.#layers, compositor = this.#compositor;
+    if (!state || !layers || !compositor) return;
+    const scale = this.#scaleController().scale;
+    const textureOf = (/** @type {string} */ clipId) => layers.textureOf(clipId);
+    const analyser = this.#sound.analyser;
+    compositor.draw(state, clock, textureOf, analyser, scale, isFull ? 1 : scale);
+    if (this.#drawnSeq !== state.seq) {
+      this.#drawnSeq = state.seq;
+      this.#stats.firstFrames.push({ seq: state.seq, clock });
+      if (this.#stats.firstFrames.length > 256) this.#stats.firstFrames.shift();
     }
   }
-}
 
-function onMessage(message) {
-  switch (message.type) {
-    case "programs":
-      onPrograms(message.programs, message.drop);
-      break;
-    case "state":
-      onState(message.state);
-      break;
-    case "pong":
-      onPong(message.t0, message.now);
-      break;
-    case "scale":
-      frameBudgetMs = message.frameBudgetMs;
-      scaler = null;
-      break;
-    case "frame":
-      answerFrame(message.id);
-      break;
-    case "level":
-      measureLevel(message.ms).then((rms) => send({ type: "level", id: message.id, rms }));
-      break;
-    case "record-start":
-      startRecording(canvas, state?.display.fps ?? 30, (bytes) => socket?.send(bytes));
-      break;
-    case "record-stop":
-      stopRecording().then((done) => send({ type: "recorded", id: message.id, ...done }));
-      break;
+  /**
+   * An animation frame at page time `now`: drawn when a display frame is due.
+   * @param {number} now
+   */
+  #frame(now) {
+    requestAnimationFrame((t) => this.#frame(t));
+    const gl = this.#compositor?.gl;
+    // A lost context draws nothing: its frames are not counted (the player judges GL by them).
+    if (!this.#state || !gl || gl.isContextLost()) return;
+    const period = 1000 / this.#state.display.fps;
+    const since = now - this.#lastFrameAt;
+    if (since < period - 2) return;
+    if (this.#lastFrameAt > 0 && since > period * 1.5) {
+      this.#stats.dropped += Math.round(since / period) - 1;
+    }
+    // The time since the frame before is what the render scale follows (not after a pause,
+    // nor in the page's first seconds, when its media load and its programs compile).
+    this.#judgedFrom ??= now + 3000;
+    if (this.#lastFrameAt > 0 && now > this.#judgedFrom) this.#scaleController().frame(since);
+    this.#lastFrameAt = now;
+    const clock = this.#clock.now(now);
+    this.#sync(clock);
+    this.#draw(clock);
+    this.#stats.frames++;
+  }
+
+  /**
+   * Waits until every layer shows its frame; false when `deadlineMs` passed first.
+   * @param {number} deadlineMs
+   */
+  async #whenReady(deadlineMs) {
+    const end = performance.now() + deadlineMs;
+    while (performance.now() < end) {
+      if (this.#sync(this.#clock.now())) return true;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return false;
+  }
+
+  /** @param {number} id */
+  async #answerFrame(id) {
+    // Without working GL the player starts another browser, which answers instead.
+    const gl = this.#compositor?.gl;
+    if (!gl || gl.isContextLost()) {
+      this.#send({ type: "gl-lost" });
+      return;
+    }
+    let isComplete = false;
+    if (this.#state) {
+      isComplete = await this.#whenReady(5000);
+      // The picture at the display's size, drawn at the render scale of now.
+      this.#draw(this.#clock.now(), true);
+    }
+    this.#send({
+      type: "frame",
+      id,
+      png: this.#canvas.toDataURL("image/png"),
+      seq: this.#drawnSeq,
+      isComplete,
+      visibility: document.visibilityState,
+      fullScreen: document.body.dataset.fullscreen === "true",
+    });
+  }
+
+  /** @param {RenderState} next */
+  #onState(next) {
+    if (this.#panic !== null && next.panic !== this.#panic) {
+      // PANIC reloads the window: silent at once, then a fresh page takes up the show.
+      this.#sound.setLevel(0);
+      if (this.#socket) this.#socket.onclose = null;
+      location.reload();
+      return;
+    }
+    this.#panic = next.panic;
+    this.#state = next;
+    this.#clock.setReading(next.clock);
+    this.#sound.setLevel(next.level);
+    // The window is the player's to size (DevTools); the page shows what the state says.
+    document.body.dataset.fullscreen = String(next.fullScreen);
+    // Seeks, pauses and sound follow at once, not at the next animation frame (which a
+    // covered window may not get soon).
+    if (this.#compositor) this.#sync(this.#clock.now());
+  }
+
+  /**
+   * @param {ShaderProgram[]} programs
+   * @param {string[]} drop
+   */
+  #onPrograms(programs, drop = []) {
+    const compositor = this.#compositor;
+    if (!compositor) return;
+    for (const name of drop) compositor.dropProgram(name);
+    for (const p of programs) {
+      try {
+        compositor.addProgram(p);
+      } catch (error) {
+        if (compositor.gl.isContextLost()) return;
+        const log = error instanceof Error ? error.message : String(error);
+        if (p.vertex) this.#send({ type: "compile-error", program: p.name, log });
+        else this.#send({ type: "fault", clipId: "", message: `shader ${p.name}: ${log}` });
+      }
+    }
+  }
+
+  /** @param {ToPage} message */
+  #onMessage(message) {
+    switch (message.type) {
+      case "programs":
+        return this.#onPrograms(message.programs, message.drop);
+      case "state":
+        return this.#onState(message.state);
+      case "pong":
+        return this.#clock.onPong(message.t0, message.now);
+      case "scale":
+        this.#frameBudgetMs = message.frameBudgetMs;
+        this.#scaler = null;
+        return;
+      case "frame":
+        return void this.#answerFrame(message.id);
+      case "level":
+        return void this.#sound.measureLevel(message.ms)
+          .then((rms) => this.#send({ type: "level", id: message.id, rms }));
+      case "record-start": {
+        const fps = this.#state?.display.fps ?? 30;
+        return this.#recorder.start(this.#canvas, fps, (bytes) => this.#socket?.send(bytes));
+      }
+      case "record-stop":
+        return void this.#recorder.stop()
+          .then((done) => this.#send({ type: "recorded", id: message.id, ...done }));
+    }
+  }
+
+  /** @param {FromPage} message */
+  #send(message) {
+    if (this.#socket?.readyState === WebSocket.OPEN) this.#socket.send(JSON.stringify(message));
+  }
+
+  #rendererName() {
+    // A context lost before the socket opened could not say so then.
+    const gl = this.#compositor?.gl;
+    if (!gl || gl.isContextLost()) return "unavailable";
+    const info = gl.getExtension("WEBGL_debug_renderer_info");
+    return String(info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : "webgl2");
+  }
+
+  #connect() {
+    const socket = new WebSocket(`ws://${location.host}${this.#base}ws`, secretProtocols());
+    this.#socket = socket;
+    socket.onopen = () => {
+      this.#send({ type: "hello", userAgent: navigator.userAgent, gl: this.#rendererName() });
+      this.#send({ type: "ping", t0: performance.now() });
+    };
+    socket.onmessage = (event) => this.#onMessage(JSON.parse(event.data));
+    // The player went away (it restarts with the service): reload once it is back.
+    socket.onclose = () => setTimeout(() => location.reload(), 1000);
+  }
+
+  /** A second ends: a ping, the render scale judged, and the second's report. */
+  #second() {
+    this.#send({ type: "ping", t0: performance.now() });
+    // A second of drawing ends: the scale follows it (a hidden page's seconds are not judged).
+    const { scale, reason } = document.visibilityState === "visible"
+      ? this.#scaleController().second()
+      : { scale: this.#scaleController().scale, reason: this.#scaleReason };
+    this.#scaleReason = reason;
+    const stats = this.#stats;
+    this.#send({
+      type: "report",
+      seq: this.#drawnSeq,
+      frames: stats.frames,
+      dropped: stats.dropped,
+      offset: this.#clock.offset,
+      driftMs: stats.driftMs,
+      firstFrames: stats.firstFrames,
+      visibility: document.visibilityState,
+      renderScale: scale,
+      scaleReason: this.#scaleReason,
+    });
+    this.#stats = { frames: 0, dropped: 0, driftMs: 0, firstFrames: [] };
+  }
+
+  /** Starts the page: its socket, its frames, its seconds. */
+  start() {
+    const gl = this.#compositor?.gl;
+    if (gl) {
+      this.#canvas.addEventListener("webglcontextlost", () => this.#send({ type: "gl-lost" }));
+    }
+    // A hidden page gets no animation frames: the time it was hidden is no frame's.
+    document.addEventListener("visibilitychange", () => this.#lastFrameAt = 0);
+    setInterval(() => this.#second(), 1000);
+    this.#connect();
+    requestAnimationFrame((t) => this.#frame(t));
   }
 }
 
-function send(message) {
-  if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
-}
-
-function rendererName() {
-  // A context lost before the socket opened could not say so then.
-  if (!gl || gl.isContextLost()) return "unavailable";
-  const info = gl.getExtension("WEBGL_debug_renderer_info");
-  return String(info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : "webgl2");
-}
-
-function connect() {
-  socket = new WebSocket(`ws://${location.host}${base}ws`, secretProtocols());
-  socket.onopen = () => {
-    send({ type: "hello", userAgent: navigator.userAgent, gl: rendererName() });
-    send({ type: "ping", t0: performance.now() });
-  };
-  socket.onmessage = (event) => onMessage(JSON.parse(event.data));
-  // The player went away (it restarts with the service): reload once it is back.
-  socket.onclose = () => setTimeout(() => location.reload(), 1000);
-}
-
-setInterval(() => {
-  send({ type: "ping", t0: performance.now() });
-  // A second of drawing ends: the scale follows it (a hidden page's seconds are not judged).
-  const { scale, reason } = document.visibilityState === "visible"
-    ? scaleController().second()
-    : { scale: scaleController().scale, reason: scaleReason };
-  scaleReason = reason;
-  send({
-    type: "report",
-    seq: drawnSeq,
-    frames: stats.frames,
-    dropped: stats.dropped,
-    offset: clockOffset(),
-    driftMs: stats.driftMs,
-    firstFrames: stats.firstFrames,
-    visibility: document.visibilityState,
-    renderScale: scale,
-    scaleReason,
-  });
-  stats.frames = 0;
-  stats.dropped = 0;
-  stats.driftMs = 0;
-  stats.firstFrames = [];
-}, 1000);
-
-connect();
-requestAnimationFrame(frame);
+new OutputPage().start();

@@ -1,3 +1,4 @@
+// @ts-check
 // The output's render scale: when the page cannot draw the display's frames a second (a
 // busy machine, software GL at 1080p), it draws a smaller picture (fewer pixels for every
 // pass) scaled up to the canvas, and steps back up when it keeps up again. Pure: fed the
@@ -17,6 +18,8 @@ const SLOW = 1.2;
 /** A second keeps up when a frame took at most this many budgets on average. */
 const KEEPS_UP = 1.05;
 
+/** @typedef {{scale: number, reason: string | null, isChanged: boolean}} ScaleAnswer */
+
 /**
  * A controller for a display of `fps` frames a second, each frame given `budgetMs` (by default
  * the display's frame period; a tiny one makes every second slow, for tests). `frame(ms)` is
@@ -24,75 +27,107 @@ const KEEPS_UP = 1.05;
  * drawing and answers `{scale, reason, isChanged}`: the scale to draw at from now on and why
  * it is below 1 (null at 1).
  * @example
- * const scale = createScaleController({ fps: 30 });
+ * const scale = new ScaleController({ fps: 30 });
  * scale.frame(250); // a frame 250 ms after the one before
  * const { scale: s, isChanged } = scale.second();
- * @param {{fps: number, budgetMs?: number | null}} options
  */
-// long: the controller's closure, like a class: its counters and the two calls over them
-export function createScaleController({ fps, budgetMs = null }) {
-  const budget = budgetMs ?? 1000 / fps;
-  let step = 0;
-  let reason = null;
-  let frames = 0;
-  let totalMs = 0;
-  let slowSeconds = 0;
-  let goodSeconds = 0;
-  let upAfter = UP_AFTER;
+export class ScaleController {
+  #fps;
+  #budget;
+  #step = 0;
+  /** @type {string | null} */
+  #reason = null;
+  #frames = 0;
+  #totalMs = 0;
+  #slowSeconds = 0;
+  #goodSeconds = 0;
+  #upAfter = UP_AFTER;
   /** Whether the last change was a step up (a slow second soon after means it was too soon). */
-  let isTryingUp = false;
+  #isTryingUp = false;
 
-  /** @type {(i: number) => number} */
-  const at = (i) => RENDER_SCALES[i] ?? 1;
-
-  function change(to, why) {
-    step = to;
-    reason = at(step) === 1 ? null : why;
-    slowSeconds = 0;
-    goodSeconds = 0;
-    return { scale: at(step), reason, isChanged: true };
+  /** @param {{fps: number, budgetMs?: number | null}} options */
+  constructor({ fps, budgetMs = null }) {
+    this.#fps = fps;
+    this.#budget = budgetMs ?? 1000 / fps;
   }
 
-  return {
-    /** A frame was drawn `ms` after the one before (the first frame after a pause: not told). */
-    frame(ms) {
-      frames++;
-      totalMs += ms;
-    },
-    /** The scale drawn at now. */
-    get scale() {
-      return at(step);
-    },
-    /** Ends a second: `{scale, reason, isChanged}`. A second without frames is not judged. */
-    second() {
-      const n = frames, mean = frames > 0 ? totalMs / frames : 0;
-      frames = 0;
-      totalMs = 0;
-      const same = { scale: at(step), reason, isChanged: false };
-      if (n === 0) return same;
-      const perSecond = Math.round(10_000 / mean) / 10;
-      const drew = `${perSecond} frames a second of ${fps} at scale ${at(step)}`;
-      if (mean > budget * SLOW) {
-        goodSeconds = 0;
-        if (isTryingUp) upAfter = Math.min(upAfter * 2, UP_AFTER_MAX);
-        isTryingUp = false;
-        if (++slowSeconds < DOWN_AFTER || step === RENDER_SCALES.length - 1) return same;
-        return change(step + 1, `the page drew ${drew}`);
-      }
-      slowSeconds = 0;
-      if (mean > budget * KEEPS_UP) {
-        goodSeconds = 0;
-        return same;
-      }
-      goodSeconds++;
-      // A step up that held for long was right: the next one is tried as soon as the first.
-      if (isTryingUp && goodSeconds >= UP_AFTER_MAX) {
-        isTryingUp = false;
-        upAfter = UP_AFTER;
-      }
-      if (goodSeconds < upAfter || step === 0) return same;
-      isTryingUp = true;
-      return change(step - 1, `the page drew ${drew}: one step back up`);
-    },
-  };
+  /**
+   * A frame was drawn `ms` after the one before (the first frame after a pause: not told).
+   * @param {number} ms
+   */
+  frame(ms) {
+    this.#frames++;
+    this.#totalMs += ms;
+  }
+
+  /** The scale drawn at now. */
+  get scale() {
+    return at(this.#step);
+  }
+
+  /**
+   * Ends a second: `{scale, reason, isChanged}`. A second without frames is not judged.
+   * @returns {ScaleAnswer}
+   */
+  second() {
+    const n = this.#frames, mean = n > 0 ? this.#totalMs / n : 0;
+    this.#frames = 0;
+    this.#totalMs = 0;
+    const same = { scale: this.scale, reason: this.#reason, isChanged: false };
+    if (n === 0) return same;
+    const perSecond = Math.round(10_000 / mean) / 10;
+    const drew = `${perSecond} frames a second of ${this.#fps} at scale ${this.scale}`;
+    if (mean > this.#budget * SLOW) {
+      this.#goodSeconds = 0;
+      if (this.#isTryingUp) this.#upAfter = Math.min(this.#upAfter * 2, UP_AFTER_MAX);
+      this.#isTryingUp = false;
+      const isLowest = this.#step === RENDER_SCALES.length - 1;
+      if (++this.#slowSeconds < DOWN_AFTER || isLowest) return same;
+      return this.#change(this.#step + 1, `the page drew ${drew}`);
+    }
+    this.#slowSeconds = 0;
+    if (mean > this.#budget * KEEPS_UP) {
+      this.#goodSeconds = 0;
+      return same;
+    }
+    this.#goodSeconds++;
+    // A step up that held for long was right: the next one is tried as soon as the first.
+    if (this.#isTryingUp && this.#goodSeconds >= UP_AFTER_MAX) {
+      this.#isTryingUp = false;
+      this.#upAfter = UP_AFTER;
+    }
+    if (this.#goodSeconds < this.#upAfter || this.#step === 0) return same;
+    this.#isTryingUp = true;
+    return this.#change(this.#step - 1, `the page drew ${drew}: one step back up`);
+  }
+
+  /**
+   * Draws at step `to` from now on, for the reason `why`.
+   * @param {number} to
+   * @param {string} why
+   * @returns {ScaleAnswer}
+   */
+  #change(to, why) {
+    this.#step = to;
+    this.#reason = at(to) === 1 ? null : why;
+    this.#slowSeconds = 0;
+    this.#goodSeconds = 0;
+    return { scale: at(to), reason: this.#reason, isChanged: true };
+  }
+}
+
+/**
+ * The scale of step `i`.
+ * @param {number} i
+ */
+function at(i) {
+  return RENDER_SCALES[i] ?? 1;
+}
+
+/**
+ * A `ScaleController` (the name its tests and older callers know).
+ * @param {{fps: number, budgetMs?: number | null}} options
+ */
+export function createScaleController(options) {
+  return new ScaleController(options);
 }

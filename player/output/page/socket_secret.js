@@ -1,3 +1,4 @@
+// @ts-check
 // The pages' socket secret: the player gives its browser's pages a secret at each browser start
 // (`globalThis.cueportPageSecret`, set before any page script runs, with the subprotocol's
 // prefix, `globalThis.cueportPageSecretPrefix`: protocol/socket_bounds.ts); a page offers it as
@@ -5,6 +6,7 @@
 
 /** The subprotocols to offer: `<prefix><secret>`, read at each connection (a new one may come). */
 export function secretProtocols() {
-  const { cueportPageSecret: secret, cueportPageSecretPrefix: prefix } = globalThis;
+  const given = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (globalThis));
+  const { cueportPageSecret: secret, cueportPageSecretPrefix: prefix } = given;
   return typeof secret === "string" && typeof prefix === "string" ? [prefix + secret] : [];
 }

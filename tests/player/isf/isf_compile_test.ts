@@ -12,7 +12,7 @@ import { EVERY_INPUT, INVERT } from "./_shaders.ts";
 import { HOLD, INVERT_300, LOOP_BOUND, SIZES, TWO_PASS_BLUR } from "./_passes_shaders.ts";
 import { audioRow, type PageUniform, picture, render, renderSources, SIZE } from "./_render.ts";
 import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
-import { BUILT_IN_PROGRAMS } from "../../../player/output/shaders.ts";
+import { TWIN_PROGRAMS } from "./_built_in_twins.ts";
 import { shaderPass } from "../../../player/output/render_state.ts";
 import type { Preset } from "../../../protocol/model.ts";
 
@@ -202,7 +202,7 @@ function outputPass(preset: Preset, params: Record<string, number | string | boo
     ? { id: "e", name: "e", type: preset.type, presetId: preset.id, enabled: true, params }
     : { id: "v", name: "v", engine: preset.type, presetId: preset.id, enabled: true, params };
   const pass = shaderPass(item, { presets: BUILT_IN_PRESETS });
-  const program = BUILT_IN_PROGRAMS.find((p) => p.name === pass.program)!;
+  const program = TWIN_PROGRAMS.find((p) => p.name === pass.program)!;
   const uniforms: PageUniform[] = [
     { name: "u_resolution", type: "vec2", value: [SIZE, SIZE] },
     ...program.uniforms.map((u) => {

@@ -199,6 +199,19 @@ Deno.test("IsfPrograms draws a preset once its check ended, with the check's cap
   assert.ok(await programs.ready(other));
 });
 
+Deno.test("IsfPrograms draws a built-in preset's code at once, checked here, not apart", () => {
+  let asked = 0;
+  const programs = new IsfPrograms(() => {
+    asked++;
+    return new Promise<IsfResult>(() => {});
+  });
+  for (const preset of BUILT_IN_PRESETS) assert.ok(programs.of(preset), preset.id);
+  assert.equal(asked, 0, "no check apart");
+  const claimed = { ...invert, builtIn: true };
+  assert.equal(programs.of(claimed), null, "other code said built in: checked apart");
+  assert.equal(asked, 1);
+});
+
 Deno.test("IsfPrograms says once per code a stored preset whose code no longer passes its checks", () => {
   const heard: string[] = [];
   const programs = new IsfPrograms(parseIsf);
