@@ -137,14 +137,17 @@ function unitOf(file: string): string {
   return parts[0]!;
 }
 
-/** The graph between units: each unit with the others its files import, sorted. */
-function unitGraph(graph: Map<string, string[]>): Map<string, string[]> {
+/** The graph between units (`unitOf`, or `unit`): each unit with the others its files import, sorted. */
+function unitGraph(
+  graph: Map<string, string[]>,
+  unit: (file: string) => string = unitOf,
+): Map<string, string[]> {
   const units = new Map<string, Set<string>>();
   for (const [file, targets] of graph) {
-    const from = unitOf(file);
+    const from = unit(file);
     const set = units.get(from) ?? new Set<string>();
     units.set(from, set);
-    for (const target of targets) if (unitOf(target) !== from) set.add(unitOf(target));
+    for (const target of targets) if (unit(target) !== from) set.add(unit(target));
   }
   return new Map(
     [...units].sort(([a], [b]) => a.localeCompare(b)).map(([u, s]) => [u, [...s].sort()]),
@@ -194,47 +197,6 @@ Deno.test("architecture: no circles, between files or between folders", async ()
   assert.ok(graph.size > 100, "the checker reads the program");
   assert.deepEqual(circles(graph), [], "files");
   assert.deepEqual(circles(unitGraph(graph)), [], "folders");
-});
-
-/**
- * The unit of the player's graph a file belongs to: a folder of `player/` (`player/show`) is
- * one, a file directly in `player/` (`player/app.ts`) is one by itself. The program's folder
- * graph sees `player` as one unit, so a folder of it that imports the application which
- * imports the folder back (`player/show/mod.ts` -> `player/app.ts` -> `player/show/`) passes
- * there unseen.
- */
-function playerUnitOf(file: string): string {
-  const parts = file.split("/");
-  return parts.length > 2 ? `player/${parts[1]}` : file;
-}
-
-/** The graph between the player's units (`playerUnitOf`), its imports of player/ only. */
-function playerGraph(graph: Map<string, string[]>): Map<string, string[]> {
-  const units = new Map<string, Set<string>>();
-  for (const [file, targets] of graph) {
-    if (!file.startsWith("player/")) continue;
-    const from = playerUnitOf(file);
-    const set = units.get(from) ?? new Set<string>();
-    units.set(from, set);
-    for (const target of targets) {
-      if (target.startsWith("player/") && playerUnitOf(target) !== from) {
-        set.add(playerUnitOf(target));
-      }
-    }
-  }
-  return new Map([...units].map(([unit, set]) => [unit, [...set]]));
-}
-
-Deno.test("architecture: no circles in player/ between its folders and its top files", async () => {
-  const graph = await importGraph();
-  const units = playerGraph(graph);
-  assert.ok(units.has("player/show") && units.has("player/app.ts"), "the checker reads player/");
-  // The checker sees a folder that imports the application back.
-  const looped = new Map(units);
-  looped.set("player/show", [...units.get("player/show")!, "player/app.ts"]);
-  looped.set("player/app.ts", [...units.get("player/app.ts")!, "player/show"]);
-  assert.ok(circles(looped).length > 0, "a circle through player/app.ts is seen");
-  assert.deepEqual(circles(units), [], "player/: a folder depends on an interface, not the app");
 });
 
 Deno.test("architecture: the core talks to auth through its own interface; cli.ts and deploy/ do not import each other", async () => {
@@ -340,10 +302,46 @@ Deno.test("architecture: the store is below the editor: player/edits/ imports th
         : null,
   );
   assert.deepEqual(found, []);
+  const graph = await importGraph();
   assert.ok(
-    (await importsOf("player/edits/mod.ts")).includes("player/store.ts"),
+    [...graph].some(([from, targets]) =>
+      from.startsWith("player/edits/") && targets.includes("player/store.ts")
+    ),
     "the editor still uses the store (else this rule is moot)",
   );
+});
+
+/**
+ * The unit of the player's graph a file of `player/` belongs to: a folder
+ * (`player/edits`) or a file directly in `player/` (`player/store.ts`), as
+ * `unitOf` splits `server/`.
+ */
+function playerUnitOf(file: string): string {
+  const parts = file.split("/");
+  return parts.length > 2 ? `player/${parts[1]}` : file;
+}
+
+/**
+ * Imports between the player's units that close a circle known and owned
+ * elsewhere, each with its reason: the test reads the graph without them, and
+ * checks each is still there, so none outlives its fix.
+ */
+const PLAYER_EDGES_KNOWN: Record<string, string> = {};
+
+Deno.test("architecture: no circles between the player's folders and files", async () => {
+  const graph = await importGraph();
+  const player = new Map(
+    [...graph].filter(([file]) => file.startsWith("player/"))
+      .map(([file, targets]) => [file, targets.filter((t) => t.startsWith("player/"))]),
+  );
+  const units = unitGraph(player, playerUnitOf);
+  assert.ok(units.has("player/edits") && units.has("player/store.ts"), "the checker reads player/");
+  for (const edge of Object.keys(PLAYER_EDGES_KNOWN)) {
+    const [from, to] = edge.split(" -> ") as [string, string];
+    assert.ok(units.get(from)?.includes(to), `${edge} is gone: drop it from PLAYER_EDGES_KNOWN`);
+    units.set(from, units.get(from)!.filter((t) => t !== to));
+  }
+  assert.deepEqual(circles(units), [], "player units");
 });
 
 // ---- 5.0.0 in one folder ----
