@@ -4,6 +4,7 @@
  * retry keys of the actions applied are kept with it.
  * @module
  */
+import type { ActionOutcome } from "../protocol/methods.ts";
 import { KEEP_LIVE_GENERATIONS } from "../lib/kept_copies.ts";
 import { ActionKeys } from "./action_keys.ts";
 import { type Clock, VirtualClock } from "./clock.ts";
@@ -62,6 +63,27 @@ export class LiveKeeper {
   /** Notes a change: the live state is written soon. */
   markDirty(): void {
     this.#saver.markDirty();
+  }
+
+  /**
+   * Runs an action once per retry key: a key seen before answers the outcome kept for it,
+   * a new one keeps `run`'s outcome with the live state it changed (both are in the next
+   * write of `live.json`). Without a key, `run` runs.
+   */
+  runOnce(
+    key: string | undefined,
+    run: () => ActionOutcome | Promise<ActionOutcome>,
+  ): ActionOutcome | Promise<ActionOutcome> {
+    if (key === undefined) return run();
+    const known = this.actionKeys.get(key);
+    if (known) return { ...known };
+    const outcome = run();
+    const keep = (o: ActionOutcome) => {
+      this.actionKeys.set(key, o);
+      this.markDirty();
+      return o;
+    };
+    return outcome instanceof Promise ? outcome.then(keep) : keep(outcome);
   }
 
   /** Writes the live state now and waits for it. */

@@ -107,7 +107,14 @@ export class OpenProjects {
     if (clear) this.engines.clear();
   }
 
-  /** See `PlayerApp.adoptProject`. */
+  /**
+   * Opens the Project whose folder `projects/<id>` was just put in place (created,
+   * duplicated, imported, restored or reopened): loads it, gives it an engine, and tells
+   * every client (`project-opened` with the library after it). When no Project was active,
+   * it becomes the active one (`active-project-changed`).
+   * @throws {Refusal} when a Project of that id is open already
+   * @throws {Error} when its file cannot be read (`ProjectStore.readProject`)
+   */
   async adopt(
     id: string,
     reason: "created" | "duplicated" | "imported" | "restored" | "opened",
@@ -152,7 +159,15 @@ export class OpenProjects {
     }
   }
 
-  /** See `PlayerApp.removeProject`. */
+  /**
+   * Takes an open Project out of play (closed, deleted, or about to be replaced by an import
+   * of the same id): disposes its engine, forgets its history and retry keys, lists it as
+   * `closed` or `deleted` (a replaced one is about to be adopted again), and tells every client
+   * (`project-closed` with the library after it). When it was the active one, the first open
+   * Project (or none) becomes active and `active-project-changed` says so; a replaced one
+   * stays active, as its successor takes its id. The caller moves its folder.
+   * @throws {Refusal} NOT_FOUND when no Project of that id is open
+   */
   remove(id: string, reason: "closed" | "deleted" | "replaced"): void {
     const engine = this.engines.get(id);
     if (!engine) throw new Refusal(`Project "${id}" is not open`, RpcErrorCode.NOT_FOUND);
@@ -183,7 +198,13 @@ export class OpenProjects {
     this.#host.saveSettings();
   }
 
-  /** See `PlayerApp.selectProject`. */
+  /**
+   * Makes open Project `id` the active one: actions and queries without a `projectID` go
+   * to it. Saved in `player.json` and reported (`active-project-changed`); a Project that
+   * is active already is answered unchanged. `PROJECT_SELECT` runs it.
+   * @throws {Refusal} NOT_FOUND when no Project of that id is open; ACTION_REFUSED with the
+   *   reason for one that is closed, damaged or deleted
+   */
   select(id: string): ActionOutcome {
     if (id === this.#activeId) {
       return { applied: false, message: `Project ${quoted(id)} is the active Project already` };
@@ -193,7 +214,10 @@ export class OpenProjects {
     return { applied: true, message: `Project ${quoted(id)} is the active Project` };
   }
 
-  /** See `PlayerApp.locateFile`. */
+  /**
+   * Where a Project's file is on disk, as it is now (`media.locate`).
+   * @throws {Refusal} NOT_FOUND for an unknown Project or file, or a file gone from disk
+   */
   async locateFile(projectId: string | null, fileId: string): Promise<MediaLocateResult> {
     const project = this.get(projectId)?.project;
     if (!project) {

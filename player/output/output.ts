@@ -5,31 +5,26 @@
  * frame reports, and asks it for pictures, sound levels and recordings.
  * @module
  */
-import {
-  type FromPage,
-  type OutputMode,
-  type OutputStats,
-  type RenderState,
-  type ToPage,
-} from "../../protocol/output.ts";
+import type { OutputMode, OutputStats, RenderState, ToPage } from "../../protocol/output.ts";
 import type { OutputDrawing } from "../../protocol/state.ts";
 import { PagePrograms } from "./page_programs.ts";
 import type { Clock } from "../clock.ts";
 import { findBrowser, hasDisplay } from "./browser.ts";
-import { buildRenderState, type RenderSource } from "./render_state.ts";
+import type { RenderSource } from "./render_state.ts";
+import { RenderStates } from "./render_states.ts";
 import { type MediaPath, type OutputServer, pageSecretScript, serveOutput } from "./server.ts";
 import { BUILT_IN_PROGRAMS } from "./shaders.ts";
-import { BrowserSupervisor } from "./supervisor.ts";
-import { OutputRecording, type RecordingFigures, type RecordingOutcome } from "./recording.ts";
+import type { RecordingFigures, RecordingOutcome } from "./recording.ts";
 import { PageRequests } from "./page_requests.ts";
-import { PageHealth } from "./page_health.ts";
-import { OutputQuarantine } from "./quarantine.ts";
-import { OutputWindow } from "./window_state.ts";
 import { type EditorHooks, EditorPage } from "./editor_page.ts";
-import { EditorWindow } from "./editor_window.ts";
 import { PageSocket, type PageSocketHost } from "./page_socket.ts";
 import { SocketFaultLog } from "./socket_log.ts";
 import type { DevTools } from "./devtools.ts";
+import { OutputBrowser } from "./output_browser.ts";
+import { FrameReports, type PageReport } from "./frame_reports.ts";
+import { RecordingSlot } from "./recording_slot.ts";
+
+export type { PageReport } from "./frame_reports.ts";
 
 /** Where the output's messages go. */
 export type OutputLog = (level: "info" | "warn" | "error", message: string) => void;
@@ -66,9 +61,6 @@ const NO_EDITOR: EditorHooks = {
   edit: () => Promise.reject(new Error("No editor")),
 };
 
-/** A frame report of the page, with the player clock it arrived at. */
-export type PageReport = Extract<FromPage, { type: "report" }> & { receivedAt: number };
-
 /**
  * Starts the output `options.mode` asks for; null (with one INFO line) when
  * it is `none` or `auto` finds no display or no browser.
@@ -93,40 +85,26 @@ export function startOutput(options: OutputOptions): Output | null {
   return new Output(options, browser, mode === "auto" ? "window" : mode);
 }
 
-/** A running output. */
+/**
+ * A running output: the loopback page server and its sockets (the output page's and the
+ * editor's), the browser (`output_browser.ts`), the render state pushed to the page, and what
+ * the page reports (`frame_reports.ts`) and records (`recording_slot.ts`).
+ */
 export class Output {
   readonly #options: OutputOptions;
   readonly #server: OutputServer;
-  readonly #supervisor: BrowserSupervisor;
+  readonly #browser: OutputBrowser;
   readonly #requests: PageRequests;
-  readonly #health: PageHealth;
-  readonly #quarantine: OutputQuarantine;
-  readonly #window: OutputWindow;
-  readonly #editorWindow: EditorWindow;
   readonly #editorPage: EditorPage;
   readonly #page: PageSocket;
   /** Sockets closed or refused, said in one line a minute at most. */
   readonly #socketFaults: SocketFaultLog;
   /** The preset programs of the page (`programs.pushes`: each one's first state, for the bench). */
   readonly programs: PagePrograms = new PagePrograms();
-  #seq = 0;
-  #isPushQueued = false;
-  #idleSince: number | null = null;
-  /** The recording being written (`recording.ts`). */
-  #recording: OutputRecording | null = null;
-  /** The page connection that records it (`PageSocket.connection`), null until one does. */
-  #recordingOwner: number | null = null;
-  /** The states sent (sequence and player clock), newest last (at most 1024). */
-  readonly pushes: { seq: number; at: number }[] = [];
-  /** The page's frame reports, newest last (at most 600: ten minutes). */
-  readonly reports: PageReport[] = [];
-  /** Frames the pages reported drawn, every report summed. */
-  #framesDrawn = 0;
-  /** The scale the page last reported drawing at, and the frame budget it is given. */
-  #renderScale = 1;
+  readonly #states: RenderStates;
+  readonly #recording: RecordingSlot;
+  readonly #reports: FrameReports;
   #frameBudgetMs: number | null;
-  /** Files the page could not decode, logged once each. */
-  readonly faults: string[] = [];
   /** Whether the page showed the full-screen state at its last picture (`frame`). */
   pageFullScreen = false;
 
@@ -137,40 +115,34 @@ export class Output {
       (message) => options.log("warn", message),
       () => performance.now(),
     );
+    this.#reports = new FrameReports(options);
+    this.#states = new RenderStates({
+      source: () => options.source(),
+      clock: options.clock,
+      clockRate: options.clockRate,
+      programs: this.programs.programs,
+      push: () => this.#pushState(),
+    });
     this.#page = new PageSocket(this.#pageHost(), { faults: this.#socketFaults });
     this.#server = this.#serve(options);
     this.#requests = new PageRequests((message) => this.#send(message), {
-      lastProgressAt: () => this.#health.lastProgressAt,
+      lastProgressAt: () => this.#browser.health.lastProgressAt,
     });
+    this.#recording = this.#recordingSlot(options);
     const { width, height } = options.source()?.project.display ?? { width: 1280, height: 720 };
-    const supervised = {
+    const editor = options.editor ?? NO_EDITOR;
+    this.#browser = new OutputBrowser({
       program: browser,
       mode,
       url: this.#server.url,
       width,
       height,
       log: options.log,
-      onStart: () => {
-        this.#health.browserStarted();
-        this.#quarantine.browserStarted();
-      },
       // Each browser start: a new secret, the old one refused from now on.
       initScript: () => pageSecretScript(this.#server.rotateSecret()),
-    };
-    this.#supervisor = new BrowserSupervisor(supervised);
-    this.#health = new PageHealth(this.#supervisor, { log: options.log });
-    this.#quarantine = this.#stallWatch(options);
-    this.#window = new OutputWindow(this.#supervisor, {
-      url: this.#server.url,
-      mode,
-      log: (message) => options.log("warn", message),
-    });
-    const editor = options.editor ?? NO_EDITOR;
-    this.#editorWindow = new EditorWindow(this.#supervisor, {
-      url: `${this.#server.url}editor.html`,
-      outputUrl: this.#server.url,
-      closed: () => editor.closed(),
-      log: (message) => options.log("warn", message),
+      programs: this.programs.programs,
+      quarantine: (id, reason) => options.quarantine?.(id, reason),
+      editorClosed: () => editor.closed(),
     });
     this.#editorPage = new EditorPage({
       hooks: editor,
@@ -179,22 +151,9 @@ export class Output {
       refresh: () => this.changed(),
       faults: this.#socketFaults,
     });
-    this.#hearChecks(options);
-    this.#supervisor.start();
+    this.programs.hearChecks({ changed: () => this.changed(), log: options.log });
+    this.#browser.start();
     options.log("info", `Output: ${mode} in ${browser}`);
-  }
-
-  /**
-   * A preset's program is drawn once its bounded check ended (`isf_programs.ts`); a stored
-   * preset whose code no longer passes draws nothing, said once per code.
-   */
-  #hearChecks(options: OutputOptions): void {
-    this.programs.programs.onChecked = () => this.changed();
-    this.programs.programs.onRefused = (preset, problem) =>
-      options.log(
-        "warn",
-        `Output: preset "${preset.name}" (${preset.id}) does not pass its checks (${problem}): its Effect or Visualizer draws nothing until its code is edited`,
-      );
   }
 
   /** The page server, its sockets handed to the page's and the editor's. */
@@ -204,15 +163,29 @@ export class Output {
       connected: (socket) => this.#page.connected(socket),
       editorConnected: (socket) => this.#editorPage.connected(socket),
       isEditorOpen: () => !!options.editor?.state(),
-      requested: () => this.#health.progress(),
+      requested: () => this.#browser.health.progress(),
       isTaken: (path) => path === "ws" ? this.#page.isTaken : this.#editorPage.isTaken,
       refused: (kind, reason) => this.#socketFaults.note(kind, reason),
     });
   }
 
+  /** The recording, written from the page connected now. */
+  #recordingSlot(options: OutputOptions): RecordingSlot {
+    return new RecordingSlot({
+      page: {
+        isOpen: () => this.#page.isOpen,
+        connection: () => this.#page.connection,
+        send: (message) => this.#send(message),
+        request: (build) => this.#request(build),
+      },
+      log: options.log,
+      ...(options.recordingLost ? { lost: options.recordingLost } : {}),
+    });
+  }
+
   /** The browser's process id while it runs (tests kill it). */
   get browserPid(): number | null {
-    return this.#supervisor.pid;
+    return this.#browser.supervisor.pid;
   }
 
   /** The page's address (loopback, with its secret path). */
@@ -222,42 +195,57 @@ export class Output {
 
   /** The editor window's page address (loopback, with the same secret path). */
   get editorUrl(): string {
-    return this.#editorWindow.url;
+    return this.#browser.editorWindow.url;
   }
 
   /** The profile of the browser running now (tests count the processes that name it). */
   get browserProfileDir(): string | null {
-    return this.#supervisor.profileDir;
+    return this.#browser.supervisor.profileDir;
   }
 
   /** DevTools of the browser running now, over its pipe (tests look at its windows). */
   get browserDevTools(): DevTools | null {
-    return this.#supervisor.devtools;
+    return this.#browser.supervisor.devtools;
   }
 
   /** When the browser or its page last showed progress (performance.now): tests wait on it. */
   get lastProgressAt(): number {
-    return this.#health.lastProgressAt;
+    return this.#browser.health.lastProgressAt;
   }
 
   /** How many times a page said hello (a browser start, a reload). */
   get pageLoads(): number {
-    return this.#health.pageLoads;
+    return this.#browser.health.pageLoads;
   }
 
   /** The last recovery after the browser exited, ms from exit to the page's hello. */
   get lastRecoveryMs(): number | null {
-    return this.#health.lastRecoveryMs;
+    return this.#browser.health.lastRecoveryMs;
+  }
+
+  /** The page's frame reports, newest last (at most 600: ten minutes). */
+  get reports(): readonly PageReport[] {
+    return this.#reports.reports;
+  }
+
+  /** The states sent (sequence and player clock), newest last (at most 1024). */
+  get pushes(): readonly { seq: number; at: number }[] {
+    return this.#states.pushes;
+  }
+
+  /** Files the page could not decode, logged once each. */
+  get faults(): readonly string[] {
+    return this.#reports.faults;
   }
 
   /** How the output draws: frames, the scale it draws at, browser launches (`OutputStats`). */
   get stats(): OutputStats {
     return {
-      framesDrawn: this.#framesDrawn,
-      framesPerSecond: this.reports.at(-1)?.frames ?? 0,
-      renderScale: this.#renderScale,
-      browserStarts: this.#supervisor.starts,
-      pageLoads: this.#health.pageLoads,
+      framesDrawn: this.#reports.framesDrawn,
+      framesPerSecond: this.#reports.reports.at(-1)?.frames ?? 0,
+      renderScale: this.#reports.renderScale,
+      browserStarts: this.#browser.supervisor.starts,
+      pageLoads: this.#browser.health.pageLoads,
     };
   }
 
@@ -277,9 +265,7 @@ export class Output {
 
   /** The show changed: the page gets the new state once this burst of changes is over. */
   changed(): void {
-    if (this.#isPushQueued) return;
-    this.#isPushQueued = true;
-    queueMicrotask(() => this.#flushState());
+    this.#states.changed();
   }
 
   /** The picture as the page draws it now, once every layer shows its frame: PNG bytes. */
@@ -305,108 +291,47 @@ export class Output {
 
   /** The state of the browser's window (`normal`, `fullscreen`...), through DevTools. */
   windowState(): Promise<string> {
-    return this.#window.state();
+    return this.#browser.window.state();
   }
 
   /** Starts recording the page's picture and sound into `path` (WebM, `recording.ts`). */
   startRecording(path: string, changed: (figures: RecordingFigures) => void): void {
-    const recording: OutputRecording = new OutputRecording({
-      path,
-      page: {
-        isOpen: () => this.#page.isOpen,
-        send: (message) => this.#send(message),
-        request: (build) => this.#request(build),
-      },
-      log: this.#options.log,
-      changed,
-      lost: (outcome) => {
-        if (this.#recording === recording) this.#recording = null;
-        this.#options.recordingLost?.(outcome);
-      },
-    });
-    this.#recording = recording;
-    // Started in the page connected now, if one is (`OutputRecording` asks it at once).
-    this.#recordingOwner = this.#page.connection;
+    this.#recording.start(path, changed);
   }
 
   /** Ends the recording once the page's last chunk is written: what it holds. */
-  async stopRecording(): Promise<RecordingOutcome | null> {
-    const recording = this.#recording;
-    if (!recording) return null;
-    try {
-      return await recording.stop();
-    } finally {
-      if (this.#recording === recording) this.#recording = null;
-    }
+  stopRecording(): Promise<RecordingOutcome | null> {
+    return this.#recording.stop();
   }
 
   /** Stops the browser and the server; pending requests fail. */
   async close(): Promise<void> {
-    this.#health.close();
-    this.#quarantine.close();
     this.#requests.rejectAll(new Error("The output closed"));
-    this.#recording?.close();
-    this.#recording = null;
-    this.#window.close();
-    this.#editorWindow.close();
+    this.#recording.close();
     this.#editorPage.close();
-    await this.#supervisor.close();
+    await this.#browser.close();
     this.#page.close();
     this.#socketFaults.close();
     await this.#server.close();
   }
 
-  /** Sends the queued state now: a request to the page must see every change made before it. */
-  #flushState(): void {
-    if (!this.#isPushQueued) return;
-    this.#isPushQueued = false;
-    this.#pushState();
-  }
-
   #pushState(): void {
-    this.#editorWindow.follow(this.#options.editor?.state()?.openedAt ?? null);
-    const state = this.#buildState();
+    this.#browser.editorWindow.follow(this.#options.editor?.state()?.openedAt ?? null);
+    const state = this.#states.build();
     if (state && this.#page.isOpen) this.#sendState(state);
     this.#editorPage.push(state);
-  }
-
-  /** The render state now, or null when no Project is open. */
-  #buildState(): RenderState | null {
-    const source = this.#options.source();
-    if (!source) return null;
-    const now = this.#options.clock.now();
-    const isIdle = source.playState.clips.length === 0;
-    if (!isIdle) this.#idleSince = null;
-    else this.#idleSince ??= now;
-    return buildRenderState({ ...source, programs: this.programs.programs }, {
-      seq: ++this.#seq,
-      clock: { now, rate: this.#options.clockRate },
-      idleSince: this.#idleSince ?? now,
-    });
   }
 
   #sendState(state: RenderState): void {
     const now = state.clock.now;
     const { programs, drop } = this.programs.prepare(state, now);
-    this.#quarantine.statePushed(state, this.#options.editor?.state()?.preset ?? null);
+    this.#browser.quarantine.statePushed(state, this.#options.editor?.state()?.preset ?? null);
     if (programs.length > 0 || drop.length > 0) {
       this.#send({ type: "programs", programs, ...(drop.length > 0 ? { drop } : {}) });
     }
     this.#send({ type: "state", state });
-    this.pushes.push({ seq: state.seq, at: now });
-    if (this.pushes.length > 1024) this.pushes.shift();
-    this.#window.follow(state.fullScreen);
-  }
-
-  /** The watch that quarantines a preset whose shader stopped the page's frames. */
-  #stallWatch(options: OutputOptions): OutputQuarantine {
-    return new OutputQuarantine({
-      programs: this.programs.programs,
-      quarantine: (id, reason) => options.quarantine?.(id, reason),
-      restart: () => this.#supervisor.restart(),
-      pid: () => this.#supervisor.pid,
-      log: options.log,
-    });
+    this.#states.sent(state);
+    this.#browser.window.follow(state.fullScreen);
   }
 
   /** What the page's messages do here (`page_socket.ts` checks them first). */
@@ -418,87 +343,41 @@ export class Output {
         this.#send({ type: "programs", programs: [...BUILT_IN_PROGRAMS] });
         this.#pushState();
         this.#requests.resend();
-        this.#recordingPageOpened(connection);
+        this.#recording.pageOpened(connection);
       },
       progress: () => {
-        this.#health.progress();
-        this.#quarantine.message();
+        this.#browser.health.progress();
+        this.#browser.quarantine.message();
       },
       hello: (gl) => {
-        this.#quarantine.pageLoaded(gl);
-        if (this.#health.hello(gl)) {
-          this.#window.pageLoaded(this.#options.source()?.appState.fullScreen);
+        this.#browser.quarantine.pageLoaded(gl);
+        if (this.#browser.health.hello(gl)) {
+          this.#browser.window.pageLoaded(this.#options.source()?.appState.fullScreen);
         }
       },
       now: () => this.#options.clock.now(),
       report: (message) => {
-        this.reports.push({ ...message, receivedAt: this.#options.clock.now() });
-        this.#framesDrawn += message.frames;
-        this.#recording?.report(message.frames, message.dropped);
-        if (this.reports.length > 600) this.reports.shift();
-        this.#health.report(message, this.#options.source()?.project.display.fps ?? 30);
-        this.#quarantine.report(message);
-        this.#scaleReported(message.renderScale, message.scaleReason);
+        this.#reports.take(message, this.#options.clock.now());
+        this.#recording.report(message.frames, message.dropped);
+        this.#browser.health.report(message, this.#options.source()?.project.display.fps ?? 30);
+        this.#browser.quarantine.report(message);
+        this.#reports.scale(message.renderScale, message.scaleReason);
       },
-      fault: (clipId, message) => this.#fault(clipId, message),
+      fault: (clipId, message) => this.#reports.fault(clipId, message),
       compileError: (program, log) => {
-        this.#fault("", this.programs.refused(program, log));
+        this.#reports.fault("", this.programs.refused(program, log));
         this.changed();
       },
       // Only the page that records writes its file: another's bytes are not the recording's.
-      chunk: (bytes, connection) => {
-        if (connection === this.#recordingOwner) this.#recording?.chunk(bytes);
-      },
+      chunk: (bytes, connection) => this.#recording.chunk(bytes, connection),
       settle: (id, message) => this.#requests.settle(id, message),
       // A shader suspected of the stall explains a lost GL: the quarantine sees to it.
-      glFails: () => this.#health.glLost(this.#quarantine.isSuspecting),
+      glFails: () => this.#browser.health.glLost(this.#browser.quarantine.isSuspecting),
     };
   }
 
-  /**
-   * A page connected: a recording waiting for one starts in it; one that another page recorded
-   * ended with that page (gone: a page is connected only once the one before closed).
-   */
-  #recordingPageOpened(connection: number): void {
-    const recording = this.#recording;
-    if (!recording) return;
-    const owner = this.#recordingOwner;
-    if (owner !== null && owner !== connection) {
-      this.#options.log(
-        "warn",
-        `Output: the page that recorded (socket #${owner}) is gone; page socket #${connection} connected`,
-      );
-    }
-    this.#recordingOwner = owner ?? connection;
-    recording.pageOpened();
-  }
-
-  /** Says a new render scale once: one log line, and `scaleChanged` (`appState.output`). */
-  #scaleReported(renderScale: number, reason: string | null): void {
-    if (renderScale === this.#renderScale) return;
-    const from = this.#renderScale;
-    this.#renderScale = renderScale;
-    this.#options.log(
-      renderScale < from ? "warn" : "info",
-      `Output: drawing at scale ${renderScale} (was ${from})${reason ? `: ${reason}` : ""}`,
-    );
-    this.#options.scaleChanged?.({ renderScale, reason });
-  }
-
-  /** Once per file and reason, whatever the page's reloads. */
-  #fault(clipId: string, message: string): void {
-    const key = `${clipId}: ${message}`;
-    if (this.faults.includes(key)) return;
-    if (this.faults.length >= 256) this.faults.shift();
-    this.faults.push(key);
-    this.#options.log(
-      "warn",
-      clipId ? `Output: Clip "${clipId}" shows its card: ${message}` : `Output: ${message}`,
-    );
-  }
-
   #request<T>(build: (id: number) => ToPage): Promise<T> {
-    this.#flushState();
+    this.#states.flush();
     return this.#requests.request<T>(build);
   }
 

@@ -29,6 +29,23 @@ export class PagePrograms {
     this.programs = programs;
   }
 
+  /**
+   * A preset's program is drawn once its bounded check ended (`isf_programs.ts`): `changed`
+   * pushes the state again. A stored preset whose code no longer passes draws nothing, said
+   * once per code.
+   */
+  hearChecks(options: {
+    changed(): void;
+    log(level: "warn", message: string): void;
+  }): void {
+    this.programs.onChecked = () => options.changed();
+    this.programs.onRefused = (preset, problem) =>
+      options.log(
+        "warn",
+        `Output: preset "${preset.name}" (${preset.id}) does not pass its checks (${problem}): its Effect or Visualizer draws nothing until its code is edited`,
+      );
+  }
+
   /** A new page connected: it has none of the preset programs. */
   pageConnected(): void {
     this.#sent.clear();

@@ -4,9 +4,10 @@
  * reports its bytes; its commit (the rename, and the adoption) joins the order.
  * @module
  */
+import type { LibraryEntry } from "../../protocol/library.ts";
 import type { ShowImportResult } from "../../protocol/methods.ts";
-import type { StateUpdate } from "../../protocol/state.ts";
-import type { PlayerApp } from "../app.ts";
+import type { Preset, Project } from "../../protocol/model.ts";
+import type { Snapshot, StateUpdate } from "../../protocol/state.ts";
 import { Beside } from "../beside.ts";
 import { commitShow, type ShowImportHost, stageShow } from "./import.ts";
 
@@ -15,8 +16,22 @@ export { PENDING_PRESETS, recoverImportFolders, STAGING_PREFIX } from "./import.
 /** Least time between two progress reports of an import, ms. */
 const REPORT_MS = 100;
 
+/**
+ * What `show.import` needs of the application (`PlayerApp` is one): the show code depends on
+ * this, not on the app, which depends on the show code.
+ */
+export interface ShowApp {
+  readonly store: { readonly dataDir: string };
+  presets(): readonly Preset[];
+  library(): LibraryEntry[];
+  snapshot(): Pick<Snapshot, "playstates">;
+  removeProject(id: string, reason: "replaced"): void;
+  keepInTrash(id: string, folder: string): Promise<void>;
+  adoptProject(id: string, reason: "imported"): Promise<Project>;
+}
+
 /** What `show.import` needs of the app. */
-function hostOf(app: PlayerApp): ShowImportHost {
+function hostOf(app: ShowApp): ShowImportHost {
   return {
     dataDir: app.store.dataDir,
     presets: () => app.presets(),
@@ -49,7 +64,7 @@ export interface ImportShowOptions {
  * beside the order, committed in it.
  */
 export function importShow(
-  app: PlayerApp,
+  app: ShowApp,
   params: { path: string; replace: boolean; force?: boolean },
   options: ImportShowOptions,
 ): Beside<ShowImportResult> {
