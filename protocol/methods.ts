@@ -14,6 +14,7 @@ import { RpcError } from "./jsonrpc.ts";
 import { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
 import { Snapshot, StateUpdate } from "./state.ts";
 import { OutputStats } from "./output.ts";
+import { velocitySchema } from "./action_rules.ts";
 
 export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
 
@@ -100,8 +101,8 @@ export const ActionRunParams = z.object({
   // An object here; its fields are checked against the action's catalog entry.
   params: z.looseObject({}).default({}),
   projectId: ProjectId,
-  /** 0-127; present only for the velocity actions. Absent means full velocity. */
-  velocity: z.number().int().min(0).max(127).optional(),
+  /** `VELOCITY`'s range; present only for the velocity actions. Absent means full velocity. */
+  velocity: velocitySchema().optional(),
   idempotencyKey: IdempotencyKey.optional(),
 });
 

@@ -2,7 +2,13 @@
  * Every action handler of the catalog, and the one entry that runs them.
  * @module
  */
-import { ACTIONS, type NormalizedAction, normalizedParamsSchema } from "../../protocol/actions.ts";
+import {
+  type ActionParams,
+  ACTIONS,
+  type NormalizedAction,
+  normalizedParamsSchema,
+} from "../../protocol/actions.ts";
+import { VELOCITY } from "../../protocol/action_rules.ts";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import type { ActionOutcome } from "../../protocol/methods.ts";
 import { quoted, Refusal } from "../errors.ts";
@@ -26,11 +32,21 @@ for (const spec of ACTIONS) {
   if (!HANDLERS[spec.name]) throw new Error(`Action "${spec.name}" has no handler`);
 }
 
+/** Each action's declared defaults of its optional params (`protocol/actions.ts`). */
+const DEFAULTS: ReadonlyMap<string, ActionParams> = new Map(
+  ACTIONS.map((spec) => [
+    spec.name,
+    Object.fromEntries(
+      spec.params.flatMap((p) => p.default === undefined ? [] : [[p.name, p.default]]),
+    ),
+  ]),
+);
+
 /**
  * Validates normalized params against the catalog and runs the action on
- * `engine` (the target Project's; none when no Project is open). A
- * synchronous action is answered without a promise; one that writes the
- * Project answers with one.
+ * `engine` (the target Project's; none when no Project is open), its optional
+ * params defaulted as declared and velocity full when absent. A synchronous
+ * action is answered without a promise; one that writes the Project answers with one.
  * @throws {Refusal} when the rules refuse it; INVALID_PARAMS for bad params
  */
 export function runAction(
@@ -50,9 +66,10 @@ export function runAction(
       RpcErrorCode.INVALID_PARAMS,
     );
   }
+  const params = { ...DEFAULTS.get(name), ...parsed.data };
   let outcome: ActionOutcome | Promise<ActionOutcome>;
   try {
-    outcome = handler(new ActionRun(engine, app, parsed.data, action.velocity ?? 127));
+    outcome = handler(new ActionRun(engine, app, params, action.velocity ?? VELOCITY.default));
   } catch (error) {
     engine?.settle();
     throw error;
