@@ -134,17 +134,21 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 /**
  * Velocity literals left, each with its reason (`file: line text`). The remote page is
  * browser code served as it is: it cannot import `protocol/`, so the test below holds its
- * bound to `VELOCITY` instead. The engine's are its owner's, until they derive from
- * `VELOCITY` too.
+ * bound to `VELOCITY` instead. The engine's default of a voice moves with the engine's
+ * split (`project_engine.ts`, then `clip_voices.ts`): matched by its text in `player/engine/`
+ * until it reads `VELOCITY.default` too.
  */
 const LEFT: ReadonlySet<string> = new Set([
   "server/web/page/gestures.js: /** A MIDI-like velocity (1-127) from touch pressure, or undefined where the device has none. */",
   "server/web/page/gestures.js: return Math.max(1, Math.min(127, Math.round(pressure * 127)));",
-  "player/engine/voice.ts: /** Level factor for a trigger velocity (0-127) under a sensitivity (0-1). */",
-  "player/engine/voice.ts: return 1 - sensitivity * (1 - velocity / 127);",
-  "player/engine/project_engine.ts: const velocity = options.velocity ?? 127;",
-  "player/engine/live_snapshot.ts: velocity: z.number().int().min(0).max(127),",
+  "player/engine/: const velocity = options.velocity ?? 127;",
 ]);
+
+/** Whether a hit is one of `LEFT` (by file, or by text within `player/engine/`). */
+function isLeft(file: string, text: string): boolean {
+  const engine = file.startsWith("player/engine/") && LEFT.has(`player/engine/: ${text}`);
+  return engine || LEFT.has(`${file}: ${text}`);
+}
 
 Deno.test("the remote page's velocity from touch pressure stays within VELOCITY", async () => {
   const page = await Deno.readTextFile(`${ROOT}server/web/page/gestures.js`);
@@ -163,8 +167,8 @@ Deno.test("no second declaration of the velocity range: no 127 in server/, playe
         const lines = (await Deno.readTextFile(path)).split("\n");
         lines.forEach((line) => {
           if (!/\b127\b/.test(line) || NOT_VELOCITY.some((r) => r.test(line))) return;
-          const hit = `${path.slice(ROOT.length)}: ${line.trim()}`;
-          if (!LEFT.has(hit)) found.push(hit);
+          const file = path.slice(ROOT.length);
+          if (!isLeft(file, line.trim())) found.push(`${file}: ${line.trim()}`);
         });
       }
     }
