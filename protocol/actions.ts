@@ -1,11 +1,23 @@
 /**
- * The action catalog of spec section 4.3, declared once. The server's core derives
- * wire parsing (string coercion, `base`, velocity) from it; the player derives
- * its typed validation from it; later transports derive their schemas from it.
+ * The action catalog of spec section 4.3, declared once, with which actions take
+ * velocity and `base` (the rules' numbers are in `protocol/action_rules.ts`). The
+ * server's core derives wire parsing (string coercion, `base`, velocity) from it;
+ * the player its params' defaults; the transports their schemas.
  * @module
  */
 import { z } from "zod";
 import type { ActionRunParams } from "./methods.ts";
+import {
+  CONTROL_NORMALIZED,
+  DIRECTIONS,
+  FRACTION,
+  INDEX_MIN,
+  PRESET_KINDS,
+  RECORD_MODES,
+  TARGET_PATTERN,
+} from "./action_rules.ts";
+
+export { TARGET_PATTERN } from "./action_rules.ts";
 
 /** The kinds of action parameter; each has one normalized form. */
 export type ParamKind =
@@ -29,6 +41,8 @@ export interface ParamSpec {
   kind: ParamKind;
   isOptional: boolean;
   description: string;
+  /** What an optional param means when it is left out (the player applies it). */
+  default?: boolean | string;
 }
 
 /** One declared action. */
@@ -42,35 +56,43 @@ export interface ActionSpec {
    * body's top-level `projectID` (the target Project) is refused for it, and tools omit it.
    */
   isAppWide?: boolean;
+  /** Rule 4: velocity feeds the Clip's Velocity Sensitivity; other actions ignore it. */
+  takesVelocity?: true;
+  /** Rule 5: `base` 1 subtracts one from the first param (a position); others ignore it. */
+  isBaseShifted?: true;
   /** `"6.0"` for the actions the 5.0.0 interface did not have (spec section 9); absent: since 5.0.0. */
   since?: "6.0";
 }
-
-/** Target syntax: `clip:<clipId>/<parameter>`. */
-export const TARGET_PATTERN = /^clip:([A-Za-z0-9_-]{1,64})\/([A-Za-z][A-Za-z0-9_.-]{0,63})$/;
 
 /** The normalized (already parsed) form of each parameter kind. */
 export const PARAM_SCHEMAS: Record<ParamKind, z.ZodType> = {
   clipId: z.string().min(1),
   songId: z.string().min(1),
-  index: z.number().int().min(0),
-  fraction: z.number().min(0).max(1),
+  index: z.number().int().min(INDEX_MIN),
+  fraction: z.number().min(FRACTION.min).max(FRACTION.max),
   boolean: z.boolean(),
-  control: z.string().regex(/^[A-Z]$/),
+  control: z.string().regex(CONTROL_NORMALIZED),
   target: z.string().regex(TARGET_PATTERN),
   number: z.number().refine(Number.isFinite, "Must be a finite number"),
   text: z.string().min(1),
-  direction: z.enum(["forward", "backward"]),
-  recordMode: z.enum(["now", "next-trigger"]),
-  presetKind: z.enum(["effect", "visualizer"]),
+  direction: z.enum(DIRECTIONS),
+  recordMode: z.enum(RECORD_MODES),
+  presetKind: z.enum(PRESET_KINDS),
   projectId: z.string().min(1),
 };
 
 function p(name: string, kind: ParamKind, description: string): ParamSpec {
   return { name, kind, isOptional: false, description };
 }
-function opt(name: string, kind: ParamKind, description: string): ParamSpec {
-  return { name, kind, isOptional: true, description };
+function opt(
+  name: string,
+  kind: ParamKind,
+  description: string,
+  fallback?: boolean | string,
+): ParamSpec {
+  const spec: ParamSpec = { name, kind, isOptional: true, description };
+  if (fallback !== undefined) spec.default = fallback;
+  return spec;
 }
 
 const CLIP_OPT = opt("clipID", "clipId", "Clip id; omitted means the selected Clip");
@@ -79,11 +101,13 @@ const STOP_PLAYING = opt(
   "stopPlaying",
   "boolean",
   "Stop what plays before selecting (default true)",
+  true,
 );
 const BACKGROUND = opt(
   "maybePlayBackground",
   "boolean",
   "Start the background Clip when nothing else plays",
+  false,
 );
 
 /** Every action of the 6.0 catalog, in the spec's order. */
@@ -104,25 +128,35 @@ export const ACTIONS: readonly ActionSpec[] = [
     description: "Toggle pause/resume",
     params: [],
   },
-  { name: "PLAY_CLIP_IN", group: "playback", description: "Play a Clip by id", params: [CLIP_OPT] },
+  {
+    name: "PLAY_CLIP_IN",
+    group: "playback",
+    takesVelocity: true,
+    description: "Play a Clip by id",
+    params: [CLIP_OPT],
+  },
   {
     name: "PLAY_CLIP_BY_INDEX_IN",
     group: "playback",
+    takesVelocity: true,
+    isBaseShifted: true,
     description: "Play a Clip by position",
     params: [p("index", "index", "Clip position in the Song"), SONG_OPT],
   },
   {
     name: "TRIGGER_CLIP_IN",
     group: "playback",
+    takesVelocity: true,
     description: "Trigger a Clip, respecting its launch mode and retrigger behavior",
     params: [
       p("clipID", "clipId", "Clip id"),
-      opt("activateSong", "boolean", "Also make the Clip's Song the active Song"),
+      opt("activateSong", "boolean", "Also make the Clip's Song the active Song", false),
     ],
   },
   {
     name: "RESTART_CLIP_IN",
     group: "playback",
+    takesVelocity: true,
     description: "Restart a Clip from the beginning",
     params: [CLIP_OPT],
   },
@@ -136,6 +170,7 @@ export const ACTIONS: readonly ActionSpec[] = [
   {
     name: "RELEASE_CLIP_BY_INDEX_IN",
     group: "playback",
+    isBaseShifted: true,
     since: "6.0",
     description: "Release a held Clip by position (Gate mode only)",
     params: [p("index", "index", "Clip position in the Song"), SONG_OPT],
@@ -156,25 +191,25 @@ export const ACTIONS: readonly ActionSpec[] = [
     name: "NEXT_CLIP_IN",
     group: "navigation",
     description: "Next Clip",
-    params: [opt("anySong", "boolean", "Cross into the next Song at the end")],
+    params: [opt("anySong", "boolean", "Cross into the next Song at the end", false)],
   },
   {
     name: "PREV_CLIP_IN",
     group: "navigation",
     description: "Previous Clip",
-    params: [opt("anySong", "boolean", "Cross into the previous Song at the start")],
+    params: [opt("anySong", "boolean", "Cross into the previous Song at the start", false)],
   },
   {
     name: "NEXT_SONG_IN",
     group: "navigation",
     description: "Next Song",
-    params: [opt("noStop", "boolean", "Leave playback running")],
+    params: [opt("noStop", "boolean", "Leave playback running", false)],
   },
   {
     name: "PREV_SONG_IN",
     group: "navigation",
     description: "Previous Song",
-    params: [opt("noStop", "boolean", "Leave playback running")],
+    params: [opt("noStop", "boolean", "Leave playback running", false)],
   },
   {
     name: "PLAY_NEXT_SONG_IN",
@@ -185,6 +220,7 @@ export const ACTIONS: readonly ActionSpec[] = [
   {
     name: "SONG_SELECT_IN",
     group: "navigation",
+    isBaseShifted: true,
     description: "Select a Song by position",
     params: [p("index", "index", "Song position"), STOP_PLAYING],
   },
@@ -257,7 +293,7 @@ export const ACTIONS: readonly ActionSpec[] = [
     group: "system",
     since: "6.0",
     description: "Toggle recording",
-    params: [opt("mode", "recordMode", "now (default) or next-trigger")],
+    params: [opt("mode", "recordMode", "now (default) or next-trigger", "now")],
   },
   {
     name: "PROJECT_SELECT",
@@ -284,14 +320,24 @@ export const ACTIONS_BY_NAME: ReadonlyMap<string, ActionSpec> = new Map(
   ACTIONS.map((a) => [a.name, a]),
 );
 
+/** Rule 4: the actions whose velocity feeds Velocity Sensitivity (`takesVelocity`). */
+export const VELOCITY_ACTIONS: ReadonlySet<string> = new Set(
+  ACTIONS.filter((a) => a.takesVelocity).map((a) => a.name),
+);
+
+/** Rule 5: the actions whose first param `base` 1 shifts (`isBaseShifted`), and no others. */
+export const BASE_SHIFTED_ACTIONS: ReadonlySet<string> = new Set(
+  ACTIONS.filter((a) => a.isBaseShifted).map((a) => a.name),
+);
+
 /** Parsed parameter values by name; optional ones may be absent. */
 export type ActionParams = Record<string, string | number | boolean>;
 
 /**
  * An action as it crosses to the player: parsed, base-shifted, typed; the
  * params of `action.run` (`protocol/methods.ts`) without the retry key, its
- * params checked against the catalog. `projectId` null means the active
- * Project; `velocity` (0-127) is present only for the velocity actions.
+ * params checked against the catalog by the service. `projectId` null means the
+ * active Project; `velocity` (`VELOCITY`'s range) is present only for the velocity actions.
  */
 export type NormalizedAction =
   & Omit<ActionRunParams, "idempotencyKey" | "params">
@@ -300,7 +346,8 @@ export type NormalizedAction =
 const schemaCache = new Map<string, z.ZodType>();
 
 /**
- * The schema of an action's normalized params, derived from its declaration.
+ * The schema of an action's normalized params, derived from its declaration: what
+ * the service's check hands the player (tests hold `normalizeAction` to it).
  * @throws {RangeError} for an unknown action name
  */
 export function normalizedParamsSchema(name: string): z.ZodType<ActionParams> {

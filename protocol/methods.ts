@@ -14,6 +14,7 @@ import { RpcError } from "./jsonrpc.ts";
 import { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
 import { Snapshot, StateUpdate } from "./state.ts";
 import { OutputStats } from "./output.ts";
+import { velocitySchema } from "./action_rules.ts";
 
 export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
 
@@ -93,15 +94,16 @@ export const InitializeResult = z.object({
 /**
  * `action.run` params: an action of the catalog, named, base-shifted and
  * typed by the service (`NormalizedAction`), with its retry key. Its own
- * params are checked against the action's catalog entry by the player.
+ * params were checked against the action's catalog entry by the service
+ * (`normalizedParamsSchema` says their shape); the player takes them as they are.
  */
 export const ActionRunParams = z.object({
   name: z.string(),
-  // An object here; its fields are checked against the action's catalog entry.
+  // An object here; the service checked its fields against the action's catalog entry.
   params: z.looseObject({}).default({}),
   projectId: ProjectId,
-  /** 0-127; present only for the velocity actions. Absent means full velocity. */
-  velocity: z.number().int().min(0).max(127).optional(),
+  /** `VELOCITY`'s range; present only for the velocity actions. Absent means full velocity. */
+  velocity: velocitySchema().optional(),
   idempotencyKey: IdempotencyKey.optional(),
 });
 

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { ClipState, Direction, Preset, Project } from "./model.ts";
 import { exact } from "./exact.ts";
 import { DataProblem, LibraryEntry } from "./library.ts";
+import { VELOCITY_RANGE, velocitySchema } from "./action_rules.ts";
 
 /** One Clip that is playing or paused. Stopped Clips are absent. */
 export const ClipPlay = z.strictObject({
@@ -24,7 +25,7 @@ export const ClipPlay = z.strictObject({
   speed: z.number().describe(
     "Playback speed factor; positions move at this many seconds per second",
   ),
-  velocity: z.number().int().min(0).max(127).describe("Trigger velocity 0-127"),
+  velocity: velocitySchema().describe(`Trigger velocity ${VELOCITY_RANGE}`),
   gain: z.number().describe(
     "Level factor from velocity and the Clip's Velocity Sensitivity, 0.0-1.0",
   ),

@@ -48,7 +48,7 @@ export interface ActionContext {
   readonly hasEngine: boolean;
   app: AppServices;
   params: ActionParams;
-  /** 0-127; 127 when the request carried none. */
+  /** In `VELOCITY`'s range; its default (full) when the request carried none. */
   velocity: number;
 }
 
@@ -99,8 +99,7 @@ export function num(ctx: ActionContext, name: string): number {
   return ctx.params[name] as number;
 }
 
-/** An optional boolean param with its default. */
-export function flag(ctx: ActionContext, name: string, fallback: boolean): boolean {
-  const value = ctx.params[name];
-  return typeof value === "boolean" ? value : fallback;
+/** A boolean param (an optional one defaulted as the catalog declares it). */
+export function flag(ctx: ActionContext, name: string): boolean {
+  return ctx.params[name] === true;
 }

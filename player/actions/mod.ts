@@ -1,8 +1,11 @@
 /**
- * Every action handler of the catalog, and the one entry that runs them.
+ * Every action handler of the catalog, and the one entry that runs them. The
+ * service checked the action against the rules (`server/core/action_rules.ts`):
+ * here only the show's state refuses it (no such Clip, no Project open).
  * @module
  */
-import { ACTIONS, type NormalizedAction, normalizedParamsSchema } from "../../protocol/actions.ts";
+import { type ActionParams, ACTIONS, type NormalizedAction } from "../../protocol/actions.ts";
+import { VELOCITY } from "../../protocol/action_rules.ts";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import type { ActionOutcome } from "../../protocol/methods.ts";
 import { quoted, Refusal } from "../errors.ts";
@@ -26,12 +29,23 @@ for (const spec of ACTIONS) {
   if (!HANDLERS[spec.name]) throw new Error(`Action "${spec.name}" has no handler`);
 }
 
+/** Each action's declared defaults of its optional params (`protocol/actions.ts`). */
+const DEFAULTS: ReadonlyMap<string, ActionParams> = new Map(
+  ACTIONS.map((spec) => [
+    spec.name,
+    Object.fromEntries(
+      spec.params.flatMap((p) => p.default === undefined ? [] : [[p.name, p.default]]),
+    ),
+  ]),
+);
+
 /**
- * Validates normalized params against the catalog and runs the action on
- * `engine` (the target Project's; none when no Project is open). A
+ * Runs an action the service checked (`NormalizedAction`: named, typed, in
+ * range) on `engine` (the target Project's; none when no Project is open),
+ * its optional params defaulted as declared and velocity full when absent. A
  * synchronous action is answered without a promise; one that writes the
  * Project answers with one.
- * @throws {Refusal} when the rules refuse it; INVALID_PARAMS for bad params
+ * @throws {Refusal} when the show's state refuses it; METHOD_NOT_FOUND for no such action
  */
 export function runAction(
   action: Pick<NormalizedAction, "name" | "params" | "velocity">,
@@ -42,17 +56,10 @@ export function runAction(
   // Own members only: "toString" is no action.
   const handler = Object.hasOwn(HANDLERS, name) ? HANDLERS[name] : undefined;
   if (!handler) throw new Refusal(`Unknown action ${quoted(name)}`, RpcErrorCode.METHOD_NOT_FOUND);
-  const parsed = normalizedParamsSchema(name).safeParse(action.params ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Refusal(
-      `Invalid params for ${name}: ${issue.path.join(".") || "params"}: ${issue.message}`,
-      RpcErrorCode.INVALID_PARAMS,
-    );
-  }
+  const params = { ...DEFAULTS.get(name), ...action.params };
   let outcome: ActionOutcome | Promise<ActionOutcome>;
   try {
-    outcome = handler(new ActionRun(engine, app, parsed.data, action.velocity ?? 127));
+    outcome = handler(new ActionRun(engine, app, params, action.velocity ?? VELOCITY.default));
   } catch (error) {
     engine?.settle();
     throw error;

@@ -16,7 +16,7 @@ function step(ctx: ActionContext, delta: 1 | -1) {
   const selected = engine.selection;
   const index = selected ? song.clips.indexOf(selected) : -1;
   let target = song.clips[index + delta < 0 && index === -1 ? 0 : index + delta];
-  if (!target && flag(ctx, "anySong", false)) target = clipInNeighbourSong(engine, delta);
+  if (!target && flag(ctx, "anySong")) target = clipInNeighbourSong(engine, delta);
   if (!target) {
     throw new Refusal(
       delta > 0
@@ -67,8 +67,8 @@ function songAt(engine: ProjectEngine, index: number): Song {
 export const navigationActions: Record<string, ActionHandler> = {
   NEXT_CLIP_IN: (ctx) => step(ctx, 1),
   PREV_CLIP_IN: (ctx) => step(ctx, -1),
-  NEXT_SONG_IN: (ctx) => select(ctx, neighbour(ctx.engine, 1), flag(ctx, "noStop", false)),
-  PREV_SONG_IN: (ctx) => select(ctx, neighbour(ctx.engine, -1), flag(ctx, "noStop", false)),
+  NEXT_SONG_IN: (ctx) => select(ctx, neighbour(ctx.engine, 1), flag(ctx, "noStop")),
+  PREV_SONG_IN: (ctx) => select(ctx, neighbour(ctx.engine, -1), flag(ctx, "noStop")),
   PLAY_NEXT_SONG_IN: (ctx) => {
     const song = neighbour(ctx.engine, 1);
     select(ctx, song, false);
@@ -76,19 +76,19 @@ export const navigationActions: Record<string, ActionHandler> = {
     return done(`Song "${song.id}" selected and playing`);
   },
   SONG_SELECT_IN: (ctx) =>
-    select(ctx, songAt(ctx.engine, ctx.params.index as number), !flag(ctx, "stopPlaying", true)),
+    select(ctx, songAt(ctx.engine, ctx.params.index as number), !flag(ctx, "stopPlaying")),
   SONG_SELECT_BY_ID: (ctx) =>
-    select(ctx, ctx.engine.song(str(ctx, "songID")), !flag(ctx, "stopPlaying", true)),
+    select(ctx, ctx.engine.song(str(ctx, "songID")), !flag(ctx, "stopPlaying")),
   SONG_SELECT_PGM_ID: (ctx) => {
     const pgmId = str(ctx, "pgmId");
     const song = ctx.engine.project.songs.find((s) => s.pgmId === pgmId);
     if (!song) throw new Refusal(`No Song has Program Identifier "${pgmId}"`);
-    return select(ctx, song, !flag(ctx, "stopPlaying", true));
+    return select(ctx, song, !flag(ctx, "stopPlaying"));
   },
   SONG_SELECT_PERCENT_IN: (ctx) => {
     const count = ctx.engine.project.songs.length;
     if (count === 0) throw new Refusal("The Project has no Songs");
     const index = Math.min(count - 1, Math.floor((ctx.params.percent as number) * count));
-    return select(ctx, songAt(ctx.engine, index), !flag(ctx, "stopPlaying", true));
+    return select(ctx, songAt(ctx.engine, index), !flag(ctx, "stopPlaying"));
   },
 };

@@ -85,7 +85,7 @@ function resumeAll(engine: ProjectEngine): number {
 }
 
 function maybeBackground(ctx: ActionContext): string {
-  if (!flag(ctx, "maybePlayBackground", false)) return "";
+  if (!flag(ctx, "maybePlayBackground")) return "";
   const { engine } = ctx;
   if (engine.voices().length > 0) return "; other Clips still play, no background";
   const bg = engine.backgroundClipId();
@@ -117,7 +117,7 @@ function trigger(ctx: ActionContext) {
   const { engine } = ctx;
   const clipId = str(ctx, "clipID");
   const clip = engine.clip(clipId);
-  if (flag(ctx, "activateSong", false)) engine.selectClip(clipId);
+  if (flag(ctx, "activateSong")) engine.selectClip(clipId);
   else follow(engine, clipId);
   const voice = engine.voice(clipId);
   if (!voice) {

@@ -3,6 +3,7 @@
  * editor.
  * @module
  */
+import type { RECORD_MODES } from "../../protocol/action_rules.ts";
 import { Refusal } from "../errors.ts";
 import { type ActionHandler, done, str, unchanged } from "./context.ts";
 
@@ -25,7 +26,7 @@ export const systemActions: Record<string, ActionHandler> = {
     return done(fullScreen ? "Full screen on" : "Full screen off");
   },
   RECORD_TOGGLE: ({ app, params }) => {
-    const mode = (params.mode as "now" | "next-trigger" | undefined) ?? "now";
+    const mode = params.mode as (typeof RECORD_MODES)[number];
     const message = app.toggleRecording(mode);
     // Stopping a video recording answers once its last chunk is written.
     return typeof message === "string" ? done(message) : message.then(done);

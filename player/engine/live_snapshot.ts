@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { ClipState, CONTROL_IDS, Direction } from "../../protocol/model.ts";
 import type { LiveValues } from "../../protocol/state.ts";
+import { velocitySchema } from "../../protocol/action_rules.ts";
 import type { AdoptedState, ProjectEngine } from "./project_engine.ts";
 
 /** One playing or paused Clip. */
@@ -20,7 +21,7 @@ export const VoiceLive = z.object({
   direction: Direction,
   loop: z.boolean(),
   speed: z.number(),
-  velocity: z.number().int().min(0).max(127),
+  velocity: velocitySchema(),
   gain: z.number(),
   held: z.boolean(),
 });

@@ -6,6 +6,7 @@
  */
 import type { Direction } from "../../protocol/model.ts";
 import { advancePosition } from "../../protocol/positions.ts";
+import { VELOCITY } from "../../protocol/action_rules.ts";
 
 /** A playing or paused Clip. */
 export interface Voice {
@@ -57,7 +58,7 @@ export function startPosition(direction: Direction, duration: number): number {
   return direction === "forward" ? 0 : duration;
 }
 
-/** Level factor for a trigger velocity (0-127) under a sensitivity (0-1). */
+/** Level factor for a trigger velocity (`VELOCITY`'s range) under a sensitivity (0-1). */
 export function velocityGain(velocity: number, sensitivity: number): number {
-  return 1 - sensitivity * (1 - velocity / 127);
+  return 1 - sensitivity * (1 - velocity / VELOCITY.max);
 }

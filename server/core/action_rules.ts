@@ -1,8 +1,10 @@
 /**
- * The wire rules of actions (spec section 4.3), in one place for every transport:
- * params coerced to strings then parsed by kind, `base` 1 shifting exactly
- * three actions, velocity 0-127 for exactly four, fractions 0.0-1.0,
- * Control letters case-insensitive, the Target syntax.
+ * The one check of an action (spec section 4.3), at the service's edge, for every
+ * transport: params coerced to strings then parsed by kind, `base` 1 shifting the
+ * positional actions, velocity kept for the velocity actions, fractions in range,
+ * Control letters case-insensitive, the Target syntax. The rules' numbers and which
+ * actions they apply to are declared in `protocol/` (`action_rules.ts`, `actions.ts`);
+ * the player checks only what the show's state decides.
  * @module
  */
 import { didYouMean } from "../../lib/suggest.ts";
@@ -10,29 +12,34 @@ import { V5_ACTIONS } from "../../protocol/v5_names.ts";
 import {
   type ActionParams,
   ACTIONS_BY_NAME,
+  BASE_SHIFTED_ACTIONS,
   type NormalizedAction,
   type ParamKind,
   type ParamSpec,
-  TARGET_PATTERN,
+  VELOCITY_ACTIONS,
 } from "../../protocol/actions.ts";
+import {
+  BASE,
+  baseSchema,
+  DIRECTIONS,
+  FRACTION,
+  FRACTION_RANGE,
+  INDEX_MIN,
+  PRESET_KINDS,
+  RECORD_MODES,
+  TARGET_PATTERN,
+  VELOCITY,
+  VELOCITY_RANGE,
+  velocitySchema,
+} from "../../protocol/action_rules.ts";
 import { z } from "zod";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 import { CueportError } from "./errors.ts";
 
-/** Rule 5: `base` 1 subtracts one from the first parameter of these, and no others. */
-export const BASE_SHIFTED_ACTIONS: ReadonlySet<string> = new Set([
-  "PLAY_CLIP_BY_INDEX_IN",
-  "RELEASE_CLIP_BY_INDEX_IN",
-  "SONG_SELECT_IN",
-]);
+// Declared on the catalog's actions; kept here too for the core's importers.
+export { BASE_SHIFTED_ACTIONS, VELOCITY_ACTIONS } from "../../protocol/actions.ts";
 
-/** Rule 4: velocity feeds Velocity Sensitivity for these; others ignore it. */
-export const VELOCITY_ACTIONS: ReadonlySet<string> = new Set([
-  "TRIGGER_CLIP_IN",
-  "PLAY_CLIP_IN",
-  "PLAY_CLIP_BY_INDEX_IN",
-  "RESTART_CLIP_IN",
-]);
+const VELOCITY_ERROR = `must be an integer from ${VELOCITY.min} to ${VELOCITY.max}`;
 
 /** The body of an action (HTTP `POST /api/v1/action`; the same fields over every transport). */
 export const ActionBody = z.strictObject({
@@ -48,15 +55,16 @@ export const ActionBody = z.strictObject({
   projectID: z.string({ error: "must be a non-empty string" })
     .min(1, { error: "must be a non-empty string" })
     .nullable().optional().describe("Target Project; omitted means the active one"),
-  base: z.union([z.literal(0), z.literal(1)], { error: "must be 0 or 1" }).optional()
-    .describe("1 counts positions from 1 for the three positional actions"),
-  velocity: z.number({ error: "must be an integer from 0 to 127" })
-    .int({ error: "must be an integer from 0 to 127" })
-    .min(0, { error: "must be an integer from 0 to 127" })
-    .max(127, { error: "must be an integer from 0 to 127" })
-    .nullable().optional().describe(
-      "0-127 for the four velocity actions; omitted is full velocity",
+  base: baseSchema(`must be ${BASE.values.join(" or ")}`).optional()
+    .describe(
+      `${BASE.shifted} counts positions from ${BASE.shifted} for the ` +
+        `${count(BASE_SHIFTED_ACTIONS)} positional actions`,
     ),
+  velocity: velocitySchema(VELOCITY_ERROR).nullable().optional().describe(
+    `${VELOCITY_RANGE} for the ${
+      count(VELOCITY_ACTIONS)
+    } velocity actions; omitted is full velocity`,
+  ),
 });
 
 /** An action as any transport hands it to the core (validated by `ActionBody`). */
@@ -93,9 +101,9 @@ const PARSERS: Record<ParamKind, (s: string) => string | number | boolean | { er
   index: (s) => (/^\s*-?\d+\s*$/.test(s) ? Number(s) : { error: `must be an integer, got "${s}"` }),
   fraction: (s) => {
     const n = parseNumber(s);
-    return n !== null && n >= 0 && n <= 1
+    return n !== null && n >= FRACTION.min && n <= FRACTION.max
       ? n
-      : { error: `must be a number from 0.0 to 1.0, got "${s}"` };
+      : { error: `must be a number from ${FRACTION_RANGE}, got "${s}"` };
   },
   number: (s) => parseNumber(s) ?? { error: `must be a number, got "${s}"` },
   boolean: (s) => {
@@ -118,23 +126,21 @@ const PARSERS: Record<ParamKind, (s: string) => string | number | boolean | { er
   direction: (s) => {
     const w = s.trim().toLowerCase();
     if (w === "reverse") return "backward"; // the 5.0.0 spelling
-    return w === "forward" || w === "backward"
-      ? w
-      : { error: `must be forward or backward, got "${s}"` };
+    return oneOf(DIRECTIONS, w, s);
   },
-  recordMode: (s) => {
-    const w = s.trim().toLowerCase();
-    return w === "now" || w === "next-trigger"
-      ? w
-      : { error: `must be now or next-trigger, got "${s}"` };
-  },
-  presetKind: (s) => {
-    const w = s.trim().toLowerCase();
-    return w === "effect" || w === "visualizer"
-      ? w
-      : { error: `must be effect or visualizer, got "${s}"` };
-  },
+  recordMode: (s) => oneOf(RECORD_MODES, s.trim().toLowerCase(), s),
+  presetKind: (s) => oneOf(PRESET_KINDS, s.trim().toLowerCase(), s),
 };
+
+/** `word` if it is one of `values`, else the message naming them (`got` the value sent). */
+function oneOf(values: readonly string[], word: string, got: string): string | { error: string } {
+  return values.includes(word) ? word : { error: `must be ${values.join(" or ")}, got "${got}"` };
+}
+
+/** How many actions a rule applies to, in words, as the docs say it ("three"). */
+function count(actions: ReadonlySet<string>): string {
+  return ["no", "one", "two", "three", "four", "five", "six"][actions.size] ?? String(actions.size);
+}
 
 function parseParam(spec: ParamSpec, position: number, raw: unknown, shift: number) {
   const field = `params[${position}] (${spec.name})`;
@@ -146,8 +152,13 @@ function parseParam(spec: ParamSpec, position: number, raw: unknown, shift: numb
   if (typeof parsed === "object") throw bad(field, parsed.error, raw);
   if (spec.kind !== "index") return parsed;
   const index = (parsed as number) - shift;
-  if (index < 0) {
-    throw bad(field, shift ? "must be 1 or more when base is 1" : "must be 0 or more", raw);
+  if (index < INDEX_MIN) {
+    const least = INDEX_MIN + shift;
+    throw bad(
+      field,
+      `must be ${least} or more${shift ? ` when base is ${BASE.shifted}` : ""}`,
+      raw,
+    );
   }
   return index;
 }
@@ -165,7 +176,7 @@ export function normalizeAction(request: ActionRequest): NormalizedAction {
   if ("action" in request && !("name" in request)) throw foreignBody(request.action);
   const checked = ActionBody.safeParse(request);
   if (!checked.success) throw envelopeError(checked.error.issues[0]!, request);
-  const { name, params: rawParams = [], projectID, base = 0, velocity } = checked.data;
+  const { name, params: rawParams = [], projectID, base = BASE.default, velocity } = checked.data;
   const spec = ACTIONS_BY_NAME.get(name);
   if (!spec) {
     const v5 = V5_ACTIONS.get(name);
@@ -193,7 +204,7 @@ export function normalizeAction(request: ActionRequest): NormalizedAction {
       if (!p.isOptional) throw bad(`params[${i}] (${p.name})`, "is required");
       return;
     }
-    const shift = i === 0 && base === 1 && BASE_SHIFTED_ACTIONS.has(name) ? 1 : 0;
+    const shift = i === 0 && base === BASE.shifted && BASE_SHIFTED_ACTIONS.has(name) ? 1 : 0;
     params[p.name] = parseParam(p, i, raw, shift);
   });
   const normalized: NormalizedAction = { name, params, projectId: projectID ?? null };

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { ErrorCode } from "./errors.ts";
 import { OutputStats } from "../../protocol/output.ts";
 import { DataProblem } from "../../protocol/library.ts";
+import { velocitySchema } from "../../protocol/action_rules.ts";
 
 /** What `POST /api/v1/action` answers: the normalized request and what the player did. */
 export const ActionResultView = z.strictObject({
@@ -15,9 +16,7 @@ export const ActionResultView = z.strictObject({
   projectId: z.string().nullable().describe("The Project it ran against"),
   params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
     .describe("Parsed params by name, after coercion and the base shift"),
-  velocity: z.number().int().min(0).max(127).optional().describe(
-    "Present for the four velocity actions",
-  ),
+  velocity: velocitySchema().optional().describe("Present for the four velocity actions"),
   applied: z.boolean().describe("false: the state already was as asked"),
   message: z.string().describe("What was done"),
 });

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { velocitySchema } from "../../protocol/action_rules.ts";
 import {
   ClipOptions,
   ClipState,
@@ -82,7 +83,7 @@ export const ClipStateView = z.strictObject({
   state: ClipState,
   position: z.number().nullable(),
   held: z.boolean(),
-  velocity: z.number().int().min(0).max(127).nullable(),
+  velocity: velocitySchema().nullable(),
   gain: z.number().nullable(),
   live: z.record(z.string(), z.number()).describe("Parameters written by Controls and SET_PARAM"),
 });

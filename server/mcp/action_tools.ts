@@ -10,15 +10,27 @@ import {
   ACTIONS,
   ACTIONS_BY_NAME,
   type ActionSpec,
+  BASE_SHIFTED_ACTIONS,
   type ParamKind,
+  VELOCITY_ACTIONS,
 } from "../../protocol/actions.ts";
 import {
+  BASE,
+  baseSchema,
+  CONTROL_LETTER,
+  DIRECTIONS,
+  FRACTION,
+  INDEX_MIN,
+  PRESET_KINDS,
+  RECORD_MODES,
+  VELOCITY_RANGE,
+  velocitySchema,
+} from "../../protocol/action_rules.ts";
+import {
   ActionResultView,
-  BASE_SHIFTED_ACTIONS,
   ControlView,
   CueportError,
   operationNamed,
-  VELOCITY_ACTIONS,
   type WireField,
   withWireField,
 } from "../core/mod.ts";
@@ -29,15 +41,15 @@ const KIND_SCHEMAS: Record<ParamKind, () => z.ZodType> = {
   clipId: () => z.string().min(1),
   songId: () => z.string().min(1),
   text: () => z.string().min(1),
-  index: () => z.number().int().min(0),
-  fraction: () => z.number().min(0).max(1),
+  index: () => z.number().int().min(INDEX_MIN),
+  fraction: () => z.number().min(FRACTION.min).max(FRACTION.max),
   boolean: () => z.boolean(),
-  control: () => z.string().regex(/^[A-Za-z]$/, "Must be one letter A-Z"),
+  control: () => z.string().regex(CONTROL_LETTER, "Must be one letter A-Z"),
   target: () => z.string().min(1),
   number: () => z.number(),
-  direction: () => z.enum(["forward", "backward"]),
-  recordMode: () => z.enum(["now", "next-trigger"]),
-  presetKind: () => z.enum(["effect", "visualizer"]),
+  direction: () => z.enum(DIRECTIONS),
+  recordMode: () => z.enum(RECORD_MODES),
+  presetKind: () => z.enum(PRESET_KINDS),
   projectId: () => z.string().min(1),
 };
 
@@ -133,10 +145,12 @@ function actionGroupTool(spec: {
     projectId: ProjectId,
   };
   if (spec.withBase) {
-    shape.base = z.union([z.literal(0), z.literal(1)]).optional()
-      .describe(`1 counts positions from 1 (for ${shifted.join(", ")}); default 0`);
-    shape.velocity = z.number().int().min(0).max(127).optional()
-      .describe(`0-127 (for ${velocity.join(", ")}); omitted is full velocity`);
+    shape.base = baseSchema().optional().describe(
+      `${BASE.shifted} counts positions from ${BASE.shifted} (for ${shifted.join(", ")}); ` +
+        `default ${BASE.default}`,
+    );
+    shape.velocity = velocitySchema().optional()
+      .describe(`${VELOCITY_RANGE} (for ${velocity.join(", ")}); omitted is full velocity`);
   }
   return {
     name: spec.name,
@@ -175,7 +189,7 @@ function controlTool(): McpTool<Record<string, unknown>> {
     reaches: [action, project, playstate],
     input: z.strictObject({
       action: z.enum(["list", "SET_CONTROL", "SET_PARAM"]),
-      controlID: z.string().regex(/^[A-Za-z]$/, "Must be one letter A-Z").optional()
+      controlID: z.string().regex(CONTROL_LETTER, "Must be one letter A-Z").optional()
         .describe("Control letter A-Z (SET_CONTROL)"),
       targetID: z.string().min(1).optional().describe("clip:<clipID>/<parameter> (SET_PARAM)"),
       value: z.number().optional().describe("The value to send (SET_CONTROL, SET_PARAM)"),

@@ -1,13 +1,18 @@
 /**
  * Generates `integrations/companion/src/catalog.json`: the module's table of actions and
- * button edits, derived from the one declaration of the catalog (`protocol/actions.ts`, the
- * velocity and `base` rules of `server/core/action_rules.ts`, the edit catalog). Run
+ * button edits, derived from the one declaration of the catalog (`protocol/actions.ts` with
+ * which actions take velocity and `base`, the edit catalog): it imports only `protocol/`. Run
  * `deno task companion:catalog`; `tests/integrations/companion/catalog_test.ts` fails when the
  * committed file is not what this produces.
  * @module
  */
-import { ACTIONS, PARAM_SCHEMAS, type ParamKind } from "../../../protocol/actions.ts";
-import { BASE_SHIFTED_ACTIONS, VELOCITY_ACTIONS } from "../../../server/core/action_rules.ts";
+import {
+  ACTIONS,
+  BASE_SHIFTED_ACTIONS,
+  PARAM_SCHEMAS,
+  type ParamKind,
+  VELOCITY_ACTIONS,
+} from "../../../protocol/actions.ts";
 import { EDITS } from "../../../protocol/edits/mod.ts";
 
 /** One parameter as the module offers it: `kind` picks the Companion input. */

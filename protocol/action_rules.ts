@@ -1,0 +1,59 @@
+/**
+ * The rules of actions (spec section 4.3) that more than one place checks or
+ * describes, each declared once: the velocity range and its default, `base`,
+ * the ranges of the parameter kinds. Which actions take velocity or `base` is
+ * declared on each action of the catalog (`protocol/actions.ts`). The service's
+ * check (`server/core/action_rules.ts`), the MCP tools, the views, the player's
+ * defaults and the Companion generator derive from these; none repeats a number.
+ * @module
+ */
+import { z } from "zod";
+
+/** A trigger's velocity: MIDI's 0-127; a request without one plays at full velocity. */
+export const VELOCITY = { min: 0, max: 127, default: 127 } as const;
+
+/** The velocity range as the docs and messages write it: `0-127`. */
+export const VELOCITY_RANGE = `${VELOCITY.min}-${VELOCITY.max}`;
+
+/** The check of a velocity: an integer of the range (`message` for each refusal, when given). */
+export function velocitySchema(message?: string): z.ZodNumber {
+  const error = message === undefined ? {} : { error: message };
+  return z.number(error).int(error).min(VELOCITY.min, error).max(VELOCITY.max, error);
+}
+
+/**
+ * `base`: 0 counts positions from 0 (the default); 1 counts them from 1 and
+ * shifts the first param of the positional actions down by one.
+ */
+export const BASE = { values: [0, 1], default: 0, shifted: 1 } as const;
+
+/** The check of a `base` (`message` for a refusal, when given). */
+export function baseSchema(message?: string): z.ZodType<0 | 1> {
+  const error = message === undefined ? {} : { error: message };
+  return z.union([z.literal(BASE.values[0]), z.literal(BASE.values[1])], error);
+}
+
+/** A `fraction` param (a position through a Clip, a Song, the list; a level): 0.0 to 1.0. */
+export const FRACTION = { min: 0, max: 1 } as const;
+
+/** The fraction range as messages write it: `0.0 to 1.0`. */
+export const FRACTION_RANGE = `${FRACTION.min.toFixed(1)} to ${FRACTION.max.toFixed(1)}`;
+
+/** An `index` param (a position, after the `base` shift): an integer from 0. */
+export const INDEX_MIN = 0;
+
+/** A `control` param on the wire: one letter, either case (the service upper-cases it). */
+export const CONTROL_LETTER = /^[A-Za-z]$/;
+
+/** A `control` param as it crosses to the player: one upper-case letter. */
+export const CONTROL_NORMALIZED = /^[A-Z]$/;
+
+/** Target syntax: `clip:<clipId>/<parameter>`. */
+export const TARGET_PATTERN = /^clip:([A-Za-z0-9_-]{1,64})\/([A-Za-z][A-Za-z0-9_.-]{0,63})$/;
+
+/** The values of the enumerated kinds, in their normalized spelling. */
+export const DIRECTIONS = ["forward", "backward"] as const;
+/** `RECORD_TOGGLE`'s modes. */
+export const RECORD_MODES = ["now", "next-trigger"] as const;
+/** `OPEN_EDITOR`'s kinds. */
+export const PRESET_KINDS = ["effect", "visualizer"] as const;

@@ -1,0 +1,178 @@
+/**
+ * The action rules are declared once (`protocol/action_rules.ts`, the flags of
+ * `protocol/actions.ts`); every place that checks or describes them derives from
+ * that: the HTTP check and its OpenAPI document, the MCP tools, the player
+ * protocol, the views, the Companion catalog. Found by walking what each one
+ * describes, so a new place that describes velocity or `base` is checked too.
+ */
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { BASE, FRACTION, VELOCITY, VELOCITY_RANGE } from "../../protocol/action_rules.ts";
+import {
+  ACTIONS,
+  BASE_SHIFTED_ACTIONS,
+  normalizedParamsSchema,
+  VELOCITY_ACTIONS,
+} from "../../protocol/actions.ts";
+import { METHODS } from "../../protocol/methods.ts";
+import { allRoutes } from "../../server/routes/mod.ts";
+import { openApiDocument } from "../../server/routes/openapi.ts";
+import { ToolTable } from "../../server/mcp/tools.ts";
+import { buildCatalog } from "../../integrations/companion/deno/catalog.ts";
+import { normalizeAction } from "../../server/core/mod.ts";
+
+type Json = Record<string, unknown>;
+
+/** Every `{property name, schema}` of a JSON Schema tree named `name`, with where it was found. */
+function propertiesNamed(root: unknown, name: string, where: string): Array<[string, Json]> {
+  const found: Array<[string, Json]> = [];
+  const walk = (node: unknown, path: string) => {
+    if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${path}[${i}]`));
+    if (typeof node !== "object" || node === null) return;
+    const props = (node as Json).properties as Json | undefined;
+    if (props && typeof props[name] === "object") found.push([path, props[name] as Json]);
+    for (const [key, value] of Object.entries(node)) walk(value, `${path}.${key}`);
+  };
+  walk(root, where);
+  return found;
+}
+
+/** The numeric bounds a schema (or the non-null branch of its union) declares. */
+function bounds(schema: Json): { min: unknown; max: unknown } {
+  const branches = (schema.anyOf as Json[] | undefined) ?? [schema];
+  const numeric = branches.find((b) => b.type === "integer" || b.type === "number") ?? {};
+  return { min: numeric.minimum, max: numeric.maximum };
+}
+
+/** The values a schema allows when it is a union of constants (`base`). */
+function constants(schema: Json): unknown[] {
+  const branches = (schema.anyOf as Json[] | undefined) ?? [schema];
+  return branches.flatMap((b) => ("const" in b ? [b.const] : (b.enum as unknown[]) ?? []));
+}
+
+/** Everything the service and the player describe: the OpenAPI document, the tools, the methods. */
+function described(): Array<[string, unknown]> {
+  const routes = allRoutes({
+    version: "x",
+    startedAt: 0,
+    ports: () => ({ http: 0, ws: 0, osc: 0 }),
+    clients: () => ({ websocket: 0, mcp: 0, osc: 0 }),
+  });
+  const tools = new ToolTable({ maxUploadBytes: 1 });
+  const toJson = (s: z.ZodType) => z.toJSONSchema(s, { io: "input", unrepresentable: "any" });
+  return [
+    ["openapi", openApiDocument.build(routes, "x")],
+    ...tools.tools.map((t) => [`mcp ${t.name}`, tools.listing(t)] as [string, unknown]),
+    ...Object.entries(METHODS).flatMap(([m, s]) => [
+      [`${m} params`, toJson(s.params)] as [string, unknown],
+      [`${m} result`, toJson(s.result)] as [string, unknown],
+    ]),
+  ];
+}
+
+Deno.test("VELOCITY: every described velocity has the protocol's range", () => {
+  const found = described().flatMap(([where, doc]) => propertiesNamed(doc, "velocity", where));
+  const wrong = found.filter(([, s]) => {
+    const { min, max } = bounds(s);
+    return min !== VELOCITY.min || max !== VELOCITY.max;
+  });
+  assert.deepEqual(wrong, []);
+  // The action body, its result, the play states, the MCP tools, action.run and state.get at least.
+  assert.ok(found.length >= 8, `${found.length} velocities described`);
+  const ranges = found.flatMap(([, s]) => /\b\d+-\d+\b/.exec(String(s.description ?? "")) ?? []);
+  assert.ok(ranges.length >= 3, `${ranges.length} ranges written out`);
+  assert.deepEqual(ranges.filter((r) => r !== VELOCITY_RANGE), []);
+});
+
+Deno.test("BASE: every described base allows the protocol's values", () => {
+  const found = described().flatMap(([where, doc]) => propertiesNamed(doc, "base", where));
+  assert.ok(found.length >= 2, `${found.length} bases described`);
+  const wrong = found.filter(([, s]) =>
+    JSON.stringify(constants(s)) !== JSON.stringify(BASE.values)
+  );
+  assert.deepEqual(wrong, []);
+});
+
+Deno.test("FRACTION: every fraction param is described and checked with the protocol's range", () => {
+  const fractions = new Set(
+    ACTIONS.flatMap((a) => a.params.filter((p) => p.kind === "fraction").map((p) => p.name)),
+  );
+  const tools = new ToolTable({ maxUploadBytes: 1 });
+  const found = tools.tools.flatMap((t) =>
+    [...fractions].flatMap((name) => propertiesNamed(tools.listing(t), name, t.name))
+  );
+  assert.ok(found.length >= 2, `${found.length} fraction inputs`);
+  assert.deepEqual(found.filter(([, s]) => bounds(s).min !== FRACTION.min), []);
+  assert.deepEqual(found.filter(([, s]) => bounds(s).max !== FRACTION.max), []);
+  const seek = normalizedParamsSchema("SEEK_CLIP_IN");
+  assert.ok(seek.safeParse({ clipID: "c", percent: FRACTION.max }).success);
+  assert.ok(!seek.safeParse({ clipID: "c", percent: FRACTION.max + 0.01 }).success);
+});
+
+Deno.test("the catalog's velocity and base flags reach the HTTP check and the Companion catalog", () => {
+  const catalog = new Map(buildCatalog().actions.map((a) => [a.name, a]));
+  for (const spec of ACTIONS) {
+    const entry = catalog.get(spec.name)!;
+    assert.equal(entry.velocity, VELOCITY_ACTIONS.has(spec.name), spec.name);
+    assert.equal(entry.baseShifted, BASE_SHIFTED_ACTIONS.has(spec.name), spec.name);
+  }
+  for (const name of VELOCITY_ACTIONS) {
+    const first = ACTIONS.find((a) => a.name === name)!.params[0]!;
+    const params = first.isOptional ? [] : [first.kind === "index" ? 0 : "c1"];
+    const edge = normalizeAction({ name, params, velocity: VELOCITY.max });
+    assert.equal(edge.velocity, VELOCITY.max, name);
+    assert.throws(() => normalizeAction({ name, params, velocity: VELOCITY.max + 1 }), name);
+  }
+});
+
+/** Where a number 127 is not the velocity: a loopback address, a WebSocket length code. */
+const NOT_VELOCITY = [/127\.0\.0\.1|"127\."/, /header\[1\] = 127;/];
+
+/** The repository's root. */
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/**
+ * Velocity literals left, each with its reason (`file: line text`). The remote page is
+ * browser code served as it is: it cannot import `protocol/`, so the test below holds its
+ * bound to `VELOCITY` instead. The engine's default of a voice moves with the engine's
+ * split (`project_engine.ts`, then `clip_voices.ts`): matched by its text in `player/engine/`
+ * until it reads `VELOCITY.default` too.
+ */
+const LEFT: ReadonlySet<string> = new Set([
+  "server/web/page/gestures.js: /** A MIDI-like velocity (1-127) from touch pressure, or undefined where the device has none. */",
+  "server/web/page/gestures.js: return Math.max(1, Math.min(127, Math.round(pressure * 127)));",
+  "player/engine/: const velocity = options.velocity ?? 127;",
+]);
+
+/** Whether a hit is one of `LEFT` (by file, or by text within `player/engine/`). */
+function isLeft(file: string, text: string): boolean {
+  const engine = file.startsWith("player/engine/") && LEFT.has(`player/engine/: ${text}`);
+  return engine || LEFT.has(`${file}: ${text}`);
+}
+
+Deno.test("the remote page's velocity from touch pressure stays within VELOCITY", async () => {
+  const page = await Deno.readTextFile(`${ROOT}server/web/page/gestures.js`);
+  const bound = /Math\.min\((\d+), Math\.round\(pressure \* (\d+)\)\)/.exec(page);
+  assert.ok(bound, "the page still scales pressure to a velocity");
+  assert.deepEqual([Number(bound[1]), Number(bound[2])], [VELOCITY.max, VELOCITY.max]);
+});
+
+Deno.test("no second declaration of the velocity range: no 127 in server/, player/ or the Companion generator", async () => {
+  const found: string[] = [];
+  const walk = async (dir: string) => {
+    for await (const entry of Deno.readDir(dir)) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory) await walk(path);
+      else if (/\.(ts|js)$/.test(entry.name)) {
+        const lines = (await Deno.readTextFile(path)).split("\n");
+        lines.forEach((line) => {
+          if (!/\b127\b/.test(line) || NOT_VELOCITY.some((r) => r.test(line))) return;
+          const file = path.slice(ROOT.length);
+          if (!isLeft(file, line.trim())) found.push(`${file}: ${line.trim()}`);
+        });
+      }
+    }
+  };
+  for (const dir of ["server", "player", "integrations/companion/deno"]) await walk(ROOT + dir);
+  assert.deepEqual(found, [], "declare it in protocol/action_rules.ts and derive it");
+});
