@@ -100,7 +100,7 @@ export function playerMethods(
     },
     [Method.ACTION_RUN]: (params) => {
       const p = parseParams(Method.ACTION_RUN, params);
-      // The service checked the action's params against the rules; the show's state decides the rest.
+      // The action's own params are checked against its catalog entry by `runAction`.
       const action: NormalizedAction = {
         name: p.name,
         params: p.params as ActionParams,

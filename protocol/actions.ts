@@ -336,8 +336,8 @@ export type ActionParams = Record<string, string | number | boolean>;
 /**
  * An action as it crosses to the player: parsed, base-shifted, typed; the
  * params of `action.run` (`protocol/methods.ts`) without the retry key, its
- * params checked against the catalog by the service. `projectId` null means the
- * active Project; `velocity` (`VELOCITY`'s range) is present only for the velocity actions.
+ * params checked against the catalog. `projectId` null means the active
+ * Project; `velocity` (0-127) is present only for the velocity actions.
  */
 export type NormalizedAction =
   & Omit<ActionRunParams, "idempotencyKey" | "params">
@@ -346,8 +346,7 @@ export type NormalizedAction =
 const schemaCache = new Map<string, z.ZodType>();
 
 /**
- * The schema of an action's normalized params, derived from its declaration: what
- * the service's check hands the player (tests hold `normalizeAction` to it).
+ * The schema of an action's normalized params, derived from its declaration.
  * @throws {RangeError} for an unknown action name
  */
 export function normalizedParamsSchema(name: string): z.ZodType<ActionParams> {

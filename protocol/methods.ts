@@ -94,12 +94,11 @@ export const InitializeResult = z.object({
 /**
  * `action.run` params: an action of the catalog, named, base-shifted and
  * typed by the service (`NormalizedAction`), with its retry key. Its own
- * params were checked against the action's catalog entry by the service
- * (`normalizedParamsSchema` says their shape); the player takes them as they are.
+ * params are checked against the action's catalog entry by the player.
  */
 export const ActionRunParams = z.object({
   name: z.string(),
-  // An object here; the service checked its fields against the action's catalog entry.
+  // An object here; its fields are checked against the action's catalog entry.
   params: z.looseObject({}).default({}),
   projectId: ProjectId,
   /** `VELOCITY`'s range; present only for the velocity actions. Absent means full velocity. */

@@ -1,10 +1,18 @@
 /**
  * Every action handler of the catalog, and the one entry that runs them. The
- * service checked the action against the rules (`server/core/action_rules.ts`):
- * here only the show's state refuses it (no such Clip, no Project open).
+ * service checked the action at its edge (`server/core/action_rules.ts`); the
+ * player checks the params once more, against the same declaration
+ * (`normalizedParamsSchema`), because it writes what it is sent to disk and any
+ * program may speak the player protocol (`docs/player-protocol.md`): a
+ * malformed `action.run` is refused with INVALID_PARAMS, never saved.
  * @module
  */
-import { type ActionParams, ACTIONS, type NormalizedAction } from "../../protocol/actions.ts";
+import {
+  type ActionParams,
+  ACTIONS,
+  type NormalizedAction,
+  normalizedParamsSchema,
+} from "../../protocol/actions.ts";
 import { VELOCITY } from "../../protocol/action_rules.ts";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import type { ActionOutcome } from "../../protocol/methods.ts";
@@ -40,12 +48,11 @@ const DEFAULTS: ReadonlyMap<string, ActionParams> = new Map(
 );
 
 /**
- * Runs an action the service checked (`NormalizedAction`: named, typed, in
- * range) on `engine` (the target Project's; none when no Project is open),
- * its optional params defaulted as declared and velocity full when absent. A
- * synchronous action is answered without a promise; one that writes the
- * Project answers with one.
- * @throws {Refusal} when the show's state refuses it; METHOD_NOT_FOUND for no such action
+ * Validates normalized params against the catalog and runs the action on
+ * `engine` (the target Project's; none when no Project is open), its optional
+ * params defaulted as declared and velocity full when absent. A synchronous
+ * action is answered without a promise; one that writes the Project answers with one.
+ * @throws {Refusal} when the rules refuse it; INVALID_PARAMS for bad params
  */
 export function runAction(
   action: Pick<NormalizedAction, "name" | "params" | "velocity">,
@@ -56,7 +63,15 @@ export function runAction(
   // Own members only: "toString" is no action.
   const handler = Object.hasOwn(HANDLERS, name) ? HANDLERS[name] : undefined;
   if (!handler) throw new Refusal(`Unknown action ${quoted(name)}`, RpcErrorCode.METHOD_NOT_FOUND);
-  const params = { ...DEFAULTS.get(name), ...action.params };
+  const parsed = normalizedParamsSchema(name).safeParse(action.params ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Refusal(
+      `Invalid params for ${name}: ${issue.path.join(".") || "params"}: ${issue.message}`,
+      RpcErrorCode.INVALID_PARAMS,
+    );
+  }
+  const params = { ...DEFAULTS.get(name), ...parsed.data };
   let outcome: ActionOutcome | Promise<ActionOutcome>;
   try {
     outcome = handler(new ActionRun(engine, app, params, action.velocity ?? VELOCITY.default));

@@ -124,7 +124,16 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
     params: { name: "PLAY_CLIP_IN", params: {}, projectId: null, velocity: 300 },
     field: "params.velocity",
   },
-  // An action's own params are the service's one check (tests/server/routes/action_refusals_test.ts).
+  {
+    method: Method.ACTION_RUN,
+    params: { name: "SET_CONTROL", params: { controlID: 1, value: 0.5 }, projectId: null },
+    field: "controlID",
+  },
+  {
+    method: Method.ACTION_RUN,
+    params: { name: "SET_CONTROL", params: { controlID: "A" }, projectId: null },
+    field: "value",
+  },
   // edit.apply
   { method: Method.EDIT_APPLY, params: {}, field: "params.edits" },
   { method: Method.EDIT_APPLY, params: { projectId: null }, field: "params.edits" },

@@ -91,9 +91,13 @@ Deno.test("PANIC reloads windows; OPEN_EDITOR opens an existing preset of the ri
   }
 });
 
-Deno.test("runAction refuses unknown actions and unknown projects (the service checked the params)", async () => {
+Deno.test("runAction refuses invalid normalized params and unknown projects", async () => {
   const f = await openFixture();
   try {
+    await assert.rejects(
+      f.run("SEEK_CLIP_IN", { clipID: "c1", percent: 2 }),
+      /Invalid params for SEEK_CLIP_IN: percent/,
+    );
     await assert.rejects(f.run("NOPE"), /Unknown action "NOPE"/);
     await assert.rejects(
       f.app.runAction({ name: "PLAY_IN", params: {}, projectId: "ghost" }),
