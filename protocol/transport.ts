@@ -83,6 +83,12 @@ export interface LineTransportOptions {
   label?: string;
   /** A check of a whole line before it is parsed: the refusal, or null to parse it (the player's depth bound). */
   precheck?: (line: string) => RpcError | null;
+  /**
+   * The largest buffer of a line that spanned reads kept for the next one, in
+   * bytes (default 1 MiB: the service lets a snapshot's go; the player keeps
+   * up to its longest line, see `#partial`).
+   */
+  retainBytes?: number;
 }
 
 /**
@@ -113,10 +119,12 @@ export class LineTransport implements Transport {
   #maxLineBytes: number;
   #label: string;
   #precheck: ((line: string) => RpcError | null) | undefined;
+  #retainBytes: number;
   /**
    * The start of a line that spans reads, in `#partial[0, #partialLength)`.
-   * The buffer is kept for the next such line (at most `maxLineBytes`): one
-   * let go after each long line was garbage V8 freed late, 70 MB more at peak.
+   * The buffer is kept for the next such line (up to `retainBytes`): in the
+   * player, one let go after each long line was garbage V8 freed late, 70 MB
+   * more at peak under a flood of long lines.
    */
   #partial = new Uint8Array(0);
   #partialLength = 0;
@@ -131,6 +139,7 @@ export class LineTransport implements Transport {
     this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
     this.#label = options.label ?? "Line";
     this.#precheck = options.precheck;
+    this.#retainBytes = options.retainBytes ?? 1024 * 1024;
   }
 
   /** Encodes the message as one line and writes it. */
@@ -240,6 +249,7 @@ export class LineTransport implements Transport {
     }
     const line = this.#decoder.decode(this.#partial.subarray(0, this.#partialLength));
     this.#partialLength = 0;
+    if (this.#partial.length > this.#retainBytes) this.#partial = new Uint8Array(0);
     this.#dispatch(line);
   }
 

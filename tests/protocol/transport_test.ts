@@ -89,3 +89,22 @@ Deno.test("LineTransport refuses a line over its limit without quoting it and re
     [-32600, "Line too long: over 100 bytes"],
   ]);
 });
+
+Deno.test("LineTransport reads lines over the buffer it keeps, one after another, each whole", async () => {
+  // Over `retainBytes` (2 KiB here): the buffer of each is let go, and the next grows its own.
+  const lines = [5_000, 70_000, 3_000].map((n, i) =>
+    JSON.stringify({ jsonrpc: "2.0", id: i, result: String(i).repeat(n) })
+  );
+  const bytes = new TextEncoder().encode(lines.join("\n") + "\n");
+  const readable = new ReadableStream<Uint8Array>({
+    start(c) {
+      for (let at = 0; at < bytes.length; at += 1_000) c.enqueue(bytes.slice(at, at + 1_000));
+      c.close();
+    },
+  });
+  const t = new LineTransport(streamPipe(readable, new WritableStream()), { retainBytes: 2048 });
+  const got: RpcMessage[] = [];
+  t.onmessage = (m) => got.push(m);
+  await t.start();
+  assert.deepEqual(got.map((m) => JSON.stringify(m)), lines);
+});
