@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { LineTransport, streamPipe } from "../../protocol/transport.ts";
-import type { RpcMessage } from "../../protocol/jsonrpc.ts";
+import type { RpcError, RpcMessage } from "../../protocol/jsonrpc.ts";
 
 Deno.test("LineTransport splits messages across and within chunks, and reports bad lines", async () => {
   const enc = new TextEncoder();
@@ -30,7 +30,7 @@ Deno.test("LineTransport splits messages across and within chunks, and reports b
   await t.start();
   assert.deepEqual(got, [{ jsonrpc: "2.0", method: "a" }, { jsonrpc: "2.0", id: 1, result: 3 }]);
   assert.equal(errors.length, 2);
-  assert.match(errors[0]!, /Bad JSON line/);
+  assert.match(errors[0]!, /^Line is not JSON: /);
   assert.match(errors[1]!, /not a JSON-RPC 2.0 object/);
   assert.equal(closed, 1);
   await t.send({ jsonrpc: "2.0", id: 2, result: null }); // the write side outlives the read side
@@ -64,4 +64,47 @@ Deno.test("LineTransport reads a byte stream into a reused buffer without mixing
   t.onmessage = (m) => got.push(m);
   await t.start();
   assert.deepEqual(got.map((m) => "result" in m ? m.result : null), [1, 2, 3].map((i) => big + i));
+});
+
+Deno.test("LineTransport refuses a line over its limit without quoting it and reads on after its newline", async () => {
+  const line = (id: number, text = "") =>
+    JSON.stringify({ jsonrpc: "2.0", id, result: text }) + "\n";
+  const long = line(9, "a".repeat(500));
+  const enc = new TextEncoder();
+  const chunks = [line(1) + long.slice(0, 50), long.slice(50, 300), long.slice(300) + line(2)];
+  const readable = new ReadableStream<Uint8Array>({
+    start(c) {
+      for (const chunk of chunks) c.enqueue(enc.encode(chunk));
+      c.close();
+    },
+  });
+  const t = new LineTransport(streamPipe(readable, new WritableStream()), { maxLineBytes: 100 });
+  const got: RpcMessage[] = [];
+  const errors: Error[] = [];
+  t.onmessage = (m) => got.push(m);
+  t.onerror = (e) => errors.push(e);
+  await t.start();
+  assert.deepEqual(got.map((m) => "id" in m && m.id), [1, 2]);
+  assert.deepEqual(errors.map((e) => [(e as RpcError).code, e.message]), [
+    [-32600, "Line too long: over 100 bytes"],
+  ]);
+});
+
+Deno.test("LineTransport reads lines over the buffer it keeps, one after another, each whole", async () => {
+  // Over `retainBytes` (2 KiB here): the buffer of each is let go, and the next grows its own.
+  const lines = [5_000, 70_000, 3_000].map((n, i) =>
+    JSON.stringify({ jsonrpc: "2.0", id: i, result: String(i).repeat(n) })
+  );
+  const bytes = new TextEncoder().encode(lines.join("\n") + "\n");
+  const readable = new ReadableStream<Uint8Array>({
+    start(c) {
+      for (let at = 0; at < bytes.length; at += 1_000) c.enqueue(bytes.slice(at, at + 1_000));
+      c.close();
+    },
+  });
+  const t = new LineTransport(streamPipe(readable, new WritableStream()), { retainBytes: 2048 });
+  const got: RpcMessage[] = [];
+  t.onmessage = (m) => got.push(m);
+  await t.start();
+  assert.deepEqual(got.map((m) => JSON.stringify(m)), lines);
 });
