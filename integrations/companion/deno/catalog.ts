@@ -2,7 +2,7 @@
  * Generates `integrations/companion/src/catalog.json`: the module's table of actions and
  * button edits, derived from the one declaration of the catalog (`protocol/actions.ts` with
  * which actions take velocity and `base`, the edit catalog): it imports only `protocol/`. Run
- * `deno task companion:catalog`; `tests/integrations/companion/catalog_test.ts` fails when the
+ * `deno task companion:catalog`; `tests/integrations/companion/module_test.ts` fails when the
  * committed file is not what this produces.
  * @module
  */
