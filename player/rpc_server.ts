@@ -32,7 +32,7 @@ import type { Transport } from "../protocol/transport.ts";
 import type { PlayerApp } from "./app.ts";
 import { Beside, type OrderedStep } from "./beside.ts";
 import { quoted, Refusal } from "./errors.ts";
-import { diskFullMessage, isDiskFull } from "../protocol/disk_full.ts";
+import { diskFullMessage, isDiskFull } from "../lib/disk_full.ts";
 import {
   type MethodOptions,
   type OrderFigures,

@@ -66,7 +66,7 @@ export const RpcErrorCode = {
    */
   INVALID_CODE: -32006,
   /**
-   * A write found the disk of the data dir full (`protocol/disk_full.ts`); nothing
+   * A write found the disk of the data dir full (`lib/disk_full.ts`); nothing
    * of the call was kept, and the message says what to free.
    */
   DISK_FULL: -32007,

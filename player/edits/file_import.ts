@@ -11,7 +11,7 @@
  */
 import type { MediaFile } from "../../protocol/model.ts";
 import { DELIBERATE, RpcErrorCode } from "../../protocol/jsonrpc.ts";
-import { isDiskFull } from "../../protocol/disk_full.ts";
+import { isDiskFull } from "../../lib/disk_full.ts";
 import { sanitizeFileName } from "../../protocol/file_names.ts";
 import { Refusal } from "../errors.ts";
 import { copyFile, partialName, SourceChangedError, syncDir } from "../media/copy.ts";

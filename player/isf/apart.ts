@@ -13,7 +13,7 @@ import { ISF_CHECK_HEAP_MB, type IsfCheckBounds } from "./bounds.ts";
 import { checkerCommand, CheckerProcess } from "./check_child.ts";
 import { codeLengthRefusal, type IsfKind, type IsfResult } from "./parse.ts";
 import type { IsfProblem } from "./problems.ts";
-import { ProgressWatch } from "../../protocol/progress_watch.ts";
+import { ProgressWatch } from "../../lib/progress_watch.ts";
 
 /**
  * How often a check's watch looks for progress, ms; a check that reported

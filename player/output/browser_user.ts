@@ -8,11 +8,7 @@
  * @module
  */
 import type { BrowserAccount } from "./browser_process.ts";
-import {
-  OUTPUT_ACCOUNT,
-  OUTPUT_ACCOUNT_COMMAND,
-  passwdEntry,
-} from "../../protocol/output_account.ts";
+import { OUTPUT_ACCOUNT, OUTPUT_ACCOUNT_COMMAND, passwdEntry } from "../../lib/output_account.ts";
 
 /** The system user the browser runs as when the player runs as root. */
 export const BROWSER_USER = OUTPUT_ACCOUNT;

@@ -11,7 +11,7 @@
 import type { Recording } from "../../protocol/state.ts";
 import type { ToPage } from "../../protocol/output.ts";
 import { type RecordingFile, WebmFileWriter } from "./webm_writer.ts";
-import { isDiskFull } from "../../protocol/disk_full.ts";
+import { isDiskFull } from "../../lib/disk_full.ts";
 
 /** The figures of a recording (`appState.recording` less its state and file). */
 export type RecordingFigures = Pick<

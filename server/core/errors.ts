@@ -4,7 +4,7 @@
  * @module
  */
 
-import { diskFullMessage, isDiskFull } from "../../protocol/disk_full.ts";
+import { diskFullMessage, isDiskFull } from "../../lib/disk_full.ts";
 
 /** Stable error codes (the spec's WebSocket error types, plus a few of ours). */
 export const ErrorCode = {

@@ -6,7 +6,7 @@
  * @module
  */
 import { CueportError } from "./errors.ts";
-import { diskFullMessage, isDiskFull } from "../../protocol/disk_full.ts";
+import { diskFullMessage, isDiskFull } from "../../lib/disk_full.ts";
 
 /** Options of `stageUpload`. */
 export interface StageOptions {

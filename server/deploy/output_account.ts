@@ -1,10 +1,10 @@
 /**
- * The install makes the output browser's system user (`protocol/output_account.ts`)
+ * The install makes the output browser's system user (`lib/output_account.ts`)
  * on Linux when it runs as root: a player that runs as root starts its
  * browser as that user, never as root (`player/output/browser_user.ts`).
  * @module
  */
-import { hasOutputAccount, OUTPUT_ACCOUNT_COMMAND } from "../../protocol/output_account.ts";
+import { hasOutputAccount, OUTPUT_ACCOUNT_COMMAND } from "../../lib/output_account.ts";
 
 /** The command that makes the account, or null when it is there already. */
 export function outputAccountCommand(

@@ -7,7 +7,7 @@
  * `signal` aborts) leaves the queue, or, running, ends its worker. A worker is
  * never ended for being slow: while it runs a job it reports progress each
  * second, and only one that reported none over two looks `stallMs` apart
- * (`protocol/progress_watch.ts`) is ended, as is a worker that dies; the next large
+ * (`lib/progress_watch.ts`) is ended, as is a worker that dies; the next large
  * picture waits for the ended worker's memory to come back (at most 5 s); a worker
  * that decoded a large picture is replaced after it (WASM memory only grows,
  * and a fresh worker gives it back). One more worker, the local lane, makes
@@ -18,11 +18,7 @@
  * @module
  */
 import { CueportError } from "../core/mod.ts";
-import {
-  MONOTONIC_TIMER_CLOCK,
-  ProgressWatch,
-  type TimerClock,
-} from "../../protocol/progress_watch.ts";
+import { MONOTONIC_TIMER_CLOCK, ProgressWatch, type TimerClock } from "../../lib/progress_watch.ts";
 import type { Rendered, RenderJob } from "./render/mod.ts";
 import type { WorkerProgress, WorkerReady, WorkerResponse } from "./render/worker.ts";
 import { abandoned, type Job, JobQueue } from "./pool_queue.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { removeStaleTemps, writeFilesAtomic, writeJsonAtomic } from "../../lib/atomic_write.ts";
-import { isDiskFull } from "../../protocol/disk_full.ts";
+import { isDiskFull } from "../../lib/disk_full.ts";
 import { mountTmpfs } from "../_helpers/tmpfs.ts";
 import { ProjectStore } from "../../player/store.ts";
 import { fixtureDataDir, fixtureProject } from "../_helpers/fixture.ts";

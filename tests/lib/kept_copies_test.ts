@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { writeFileAtomicSync, writeFilesAtomic } from "../../lib/atomic_write.ts";
 import { prepareKeep, rotateKept } from "../../lib/kept_copies.ts";
-import { isDiskFull } from "../../protocol/disk_full.ts";
+import { isDiskFull } from "../../lib/disk_full.ts";
 import { mountTmpfs } from "../_helpers/tmpfs.ts";
 
 function names(dir: string): string[] {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { PlayerApp } from "../../../player/app.ts";
 import { VirtualClock } from "../../../player/clock.ts";
 import { Project } from "../../../protocol/model.ts";
-import { isDiskFull } from "../../../protocol/disk_full.ts";
+import { isDiskFull } from "../../../lib/disk_full.ts";
 import { writeJsonAtomic } from "../../../lib/atomic_write.ts";
 import { fixtureProject, openFixture } from "../../_helpers/fixture.ts";
 import { mountTmpfs } from "../../_helpers/tmpfs.ts";

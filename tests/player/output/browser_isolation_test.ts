@@ -11,7 +11,7 @@ import { needs } from "../../_helpers/peers.ts";
 import { startServiceProcess } from "../../_helpers/service_process.ts";
 import { until } from "../../_helpers/until.ts";
 import { OPERATOR_TOKEN_FILE } from "../../../server/auth/operator.ts";
-import { OUTPUT_ACCOUNT } from "../../../protocol/output_account.ts";
+import { OUTPUT_ACCOUNT } from "../../../lib/output_account.ts";
 
 /** One process as `ps` shows it. */
 interface Proc {

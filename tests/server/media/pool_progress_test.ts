@@ -2,7 +2,7 @@
  * The picture pool ends a worker only for making no progress, never for being
  * slow: on a virtual clock, a stand-in worker that makes none is ended after
  * two looks of its watch; the real worker reports progress while a job runs.
- * (`tests/protocol/progress_watch_test.ts`: a worker that reports is watched
+ * (`tests/lib/progress_watch_test.ts`: a worker that reports is watched
  * on for as long as it works.)
  */
 import assert from "node:assert/strict";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { writeFileAtomic, writeFileAtomicSync } from "../../lib/atomic_write.ts";
-import { diskFullMessage, isDiskFull } from "../../protocol/disk_full.ts";
+import { diskFullMessage, isDiskFull } from "../../lib/disk_full.ts";
 import { mountTmpfs } from "../_helpers/tmpfs.ts";
 
 Deno.test("isDiskFull() knows Deno's ENOSPC and quota errors, and nothing else", () => {

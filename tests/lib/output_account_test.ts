@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { accountIn } from "../../player/output/browser_user.ts";
-import { hasOutputAccount, OUTPUT_ACCOUNT, passwdEntry } from "../../protocol/output_account.ts";
+import { hasOutputAccount, OUTPUT_ACCOUNT, passwdEntry } from "../../lib/output_account.ts";
 
 const PASSWD = [
   "root:x:0:0:root:/root:/bin/bash",

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { VirtualClock } from "../../player/clock.ts";
-import { ProgressWatch } from "../../protocol/progress_watch.ts";
+import { ProgressWatch } from "../../lib/progress_watch.ts";
 
 Deno.test("ProgressWatch never gives up on a worker that reports, however slowly", () => {
   const clock = new VirtualClock();
