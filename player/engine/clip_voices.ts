@@ -5,6 +5,7 @@
  * next voice ends (`endTimes`).
  * @module
  */
+import { VELOCITY } from "../../protocol/action_rules.ts";
 import type { ClipPlay } from "../../protocol/state.ts";
 import type { Clock } from "../clock.ts";
 import type { EngineEvents } from "./engine_events.ts";
@@ -193,7 +194,7 @@ export class ClipVoices {
   /** Creates the voice of a Clip in `state`, replacing any it had. */
   #put(clipId: string, state: Voice["state"], options: StartOptions): void {
     const clip = this.#host.index.clip(clipId);
-    const velocity = options.velocity ?? 127;
+    const velocity = options.velocity ?? VELOCITY.default;
     this.#voices.set(clipId, {
       clipId,
       songId: this.#host.index.songOfClip(clipId),

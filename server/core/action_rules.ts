@@ -1,10 +1,11 @@
 /**
- * The one check of an action (spec section 4.3), at the service's edge, for every
+ * The check of an action's rules (spec section 4.3), at the service's edge, for every
  * transport: params coerced to strings then parsed by kind, `base` 1 shifting the
  * positional actions, velocity kept for the velocity actions, fractions in range,
  * Control letters case-insensitive, the Target syntax. The rules' numbers and which
  * actions they apply to are declared in `protocol/` (`action_rules.ts`, `actions.ts`);
- * the player checks only what the show's state decides.
+ * the player checks the params once more against the same declaration, as it writes
+ * what it is sent to disk (`player/actions/mod.ts`), and what the show's state decides.
  * @module
  */
 import { didYouMean } from "../../lib/suggest.ts";

@@ -134,20 +134,16 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 /**
  * Velocity literals left, each with its reason (`file: line text`). The remote page is
  * browser code served as it is: it cannot import `protocol/`, so the test below holds its
- * bound to `VELOCITY` instead. The engine's default of a voice moves with the engine's
- * split (`project_engine.ts`, then `clip_voices.ts`): matched by its text in `player/engine/`
- * until it reads `VELOCITY.default` too.
+ * bound to `VELOCITY` instead.
  */
 const LEFT: ReadonlySet<string> = new Set([
   "server/web/page/gestures.js: /** A MIDI-like velocity (1-127) from touch pressure, or undefined where the device has none. */",
   "server/web/page/gestures.js: return Math.max(1, Math.min(127, Math.round(pressure * 127)));",
-  "player/engine/: const velocity = options.velocity ?? 127;",
 ]);
 
-/** Whether a hit is one of `LEFT` (by file, or by text within `player/engine/`). */
+/** Whether a hit is one of `LEFT`. */
 function isLeft(file: string, text: string): boolean {
-  const engine = file.startsWith("player/engine/") && LEFT.has(`player/engine/: ${text}`);
-  return engine || LEFT.has(`${file}: ${text}`);
+  return LEFT.has(`${file}: ${text}`);
 }
 
 Deno.test("the remote page's velocity from touch pressure stays within VELOCITY", async () => {

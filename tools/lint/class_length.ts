@@ -29,7 +29,7 @@ import {
 export const MAX_CLASS_LINES = 300;
 
 /** This rule's name, as an ignore comment would name it. */
-const RULE_NAME = "cueport-class/length";
+export const CLASS_RULE_NAME = "cueport-class/length";
 
 /** A reason that says why a class is long: a few words, and more than "like a class". */
 function convinces(reason: string): boolean {
@@ -51,12 +51,12 @@ const rule: Deno.lint.Rule = {
     if (!isChecked(ctx.filename)) return {};
     // `markers`: the `// long:` comments, by line; those above a class are this rule's to judge.
     const { lines, lineOf, markers } = readLongFile(ctx, {
-      name: RULE_NAME,
+      name: CLASS_RULE_NAME,
       kind: "class",
       // An ignore naming no rule is the function rule's to report.
       ignores: (comment) =>
         /\S/.test(comment.replace(/^\s*deno-lint-ignore(-file)?/, "")) &&
-        ignoresRule(comment, RULE_NAME),
+        ignoresRule(comment, CLASS_RULE_NAME),
     });
     const aboveClass = new Set<number>();
     const excused = new Set<number>();

@@ -30,7 +30,7 @@ const ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathname)
   .replace(/^\/([A-Za-z]:)/, "$1");
 
 /** This rule's name, as an ignore comment would name it. */
-const RULE_NAME = "cueport/function-length";
+export const RULE_NAME = "cueport/function-length";
 
 /**
  * An ignore comment that would silence a rule (this one unless named):

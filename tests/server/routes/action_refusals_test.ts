@@ -1,9 +1,10 @@
 /**
- * An action is checked once, at the service's edge (`server/core/action_rules.ts`); the
- * player refuses only what the show's state decides. Every refusal still reaches an HTTP
- * caller with its status, code and field: the rules' refusals from the service (one of each
- * param kind, `base`, velocity, the envelope), the state's from the player. And what the
- * service hands the player is always of the action's declared schema, which the player trusts.
+ * An action's rules are checked at the service's edge (`server/core/action_rules.ts`); the
+ * player checks the params again against the same declaration and refuses what the show's
+ * state decides. Every refusal reaches an HTTP caller with its status, code and field: the
+ * rules' refusals from the service (one of each param kind, `base`, velocity, the envelope),
+ * the state's from the player. And what the service hands the player is always of the
+ * action's declared schema.
  */
 import assert from "node:assert/strict";
 import { startTestService } from "../../_helpers/service.ts";

@@ -4,11 +4,13 @@
  * here, and its place in deno.json.
  */
 import assert from "node:assert/strict";
+import { CLASS_RULE_NAME } from "../../../tools/lint/class_length.ts";
 import plugin, {
   CHECKED,
   ignoresRule,
   isChecked,
   MAX_BODY_LINES,
+  RULE_NAME,
 } from "../../../tools/lint/function_length.ts";
 
 /** The repository, decoded as Deno names a linted file (a space stays a space). */
@@ -178,7 +180,10 @@ async function* programFiles(path: string): AsyncGenerator<string> {
   }
 }
 
-Deno.test("function length: no file of the program ignores the rule file-wide (`deno lint` would hide it)", async () => {
+/** Both house rules: an ignore of either, file-wide, would hide it from `deno lint`. */
+const RULES = [RULE_NAME, CLASS_RULE_NAME];
+
+Deno.test("function and class length: no file of the program ignores either rule file-wide (`deno lint` would hide it)", async () => {
   const found: string[] = [];
   for (const path of CHECKED) {
     for await (const file of programFiles(path)) {
@@ -188,10 +193,12 @@ Deno.test("function length: no file of the program ignores the rule file-wide (`
           /\/\/\s*deno-lint-ignore-file[^\r\n]*|\/\*\s*deno-lint-ignore-file[^*]*/g,
         )
       ) {
-        if (ignoresRule(comment.replace(/^\/[/*]/, ""))) found.push(`${file}: ${comment}`);
+        const text = comment.replace(/^\/[/*]/, "");
+        if (RULES.some((rule) => ignoresRule(text, rule))) found.push(`${file}: ${comment}`);
       }
     }
   }
   assert.deepEqual(found, []);
   assert.ok(ignoresRule(" deno-lint-ignore-file") && !ignoresRule(" deno-lint-ignore-file no-var"));
+  assert.ok(ignoresRule(` deno-lint-ignore-file ${CLASS_RULE_NAME}`, CLASS_RULE_NAME));
 });
