@@ -48,8 +48,9 @@ const builtInChecks = new Map<string, IsfResult>();
  * The check of a preset whose code is a built-in's, made here at once; null for any other code.
  * The code is the player's own: the bounded check apart (a process started for it) is for code
  * from outside, and until it ended a built-in Effect drew nothing, or a GLSL twin of its code
- * shipped to every page. Its cost is paid once, when an Effect or Visualizer of that type is
- * first drawn (`parseIsf` of each built-in took 23 to 233 ms at load 11 on 2 cores).
+ * shipped to every page. Its cost is paid once (`parseIsf` of each built-in took 23 to 233 ms at
+ * load 11 on 2 cores): ahead, while the output's browser starts (`warmBuiltInChecks`), or when an
+ * Effect or Visualizer of that type is first drawn, if that comes first.
  */
 function builtInCheck(preset: Preset): IsfResult | null {
   const key = `${preset.kind}\n${preset.code}`;
@@ -61,6 +62,20 @@ function builtInCheck(preset: Preset): IsfResult | null {
   }
   // Each caller its own copy, as ISF_CHECKS gives them.
   return structuredClone(result);
+}
+
+/**
+ * Checks every built-in preset's code ahead, one per turn of the event loop, so that the cost
+ * is paid while the output's browser starts rather than when a show first draws an Effect;
+ * `turn` waits for the next turn (a macrotask, so requests and heartbeats are answered between).
+ */
+export async function warmBuiltInChecks(
+  turn: () => Promise<void> = () => new Promise((resolve) => setTimeout(resolve, 0)),
+): Promise<void> {
+  for (const preset of BUILT_IN_PRESETS) {
+    await turn();
+    builtInCheck(preset);
+  }
 }
 
 /**

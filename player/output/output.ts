@@ -8,6 +8,7 @@
 import type { OutputMode, OutputStats, RenderState, ToPage } from "../../protocol/output.ts";
 import type { OutputDrawing } from "../../protocol/state.ts";
 import { PagePrograms } from "./page_programs.ts";
+import { warmBuiltInChecks } from "./isf_programs.ts";
 import type { Clock } from "../clock.ts";
 import { findBrowser, hasDisplay } from "./browser.ts";
 import type { RenderSource } from "./render_state.ts";
@@ -153,6 +154,7 @@ export class Output {
     });
     this.programs.hearChecks({ changed: () => this.changed(), log: options.log });
     this.#browser.start();
+    void warmBuiltInChecks();
     options.log("info", `Output: ${mode} in ${browser}`);
   }
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { drawsIsf, IsfPrograms } from "../../../player/output/isf_programs.ts";
+import { drawsIsf, IsfPrograms, warmBuiltInChecks } from "../../../player/output/isf_programs.ts";
 import { shaderPass } from "../../../player/output/render_state.ts";
 import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
 import type { Preset } from "../../../protocol/model.ts";
@@ -210,6 +210,15 @@ Deno.test("IsfPrograms draws a built-in preset's code at once, checked here, not
   const claimed = { ...invert, builtIn: true };
   assert.equal(programs.of(claimed), null, "other code said built in: checked apart");
   assert.equal(asked, 1);
+});
+
+Deno.test("warmBuiltInChecks checks each built-in ahead, one per turn of the event loop", async () => {
+  let turns = 0;
+  await warmBuiltInChecks(() => {
+    turns++;
+    return Promise.resolve();
+  });
+  assert.equal(turns, BUILT_IN_PRESETS.length, "a turn before each built-in's check");
 });
 
 Deno.test("IsfPrograms says once per code a stored preset whose code no longer passes its checks", () => {
