@@ -257,9 +257,10 @@ if (import.meta.main) {
       ].join("\n"),
     );
   const answers = [...sectionAnswers, batchAnswer, uploadAnswer, rawAnswer, refusedAnswer];
-  await Deno.writeTextFile(
-    new URL("../docs/edits.md", import.meta.url),
-    await withStableIds(doc, answers),
-  );
+  const path = new URL("../docs/edits.md", import.meta.url);
+  await Deno.writeTextFile(path, await withStableIds(doc, answers));
+  // Aligned as `deno fmt --check` wants it, so a rerun with nothing changed changes nothing.
+  const fmt = await new Deno.Command(Deno.execPath(), { args: ["fmt", path.pathname] }).output();
+  if (!fmt.success) throw new Error(new TextDecoder().decode(fmt.stderr));
   console.log("docs/edits.md written");
 }
