@@ -45,11 +45,13 @@ export interface CoreOptions {
   stagingDir?: string;
 }
 
-/** The core. */
+/** The core: the one face the operations call; its parts (above) do the work. */
 export class Core {
+  /** The player's state as the server knows it, kept from the player's updates. */
   readonly model: ReadModel = new ReadModel();
   /** Every read of the API, from the read model. */
   readonly queries: Queries = new Queries(this.model, () => this.isReady);
+  /** Where the player's updates go out to clients. */
   readonly bus: EventBus;
   /** Keys of safe retries (`idempotency.ts`), kept across player restarts. */
   readonly idempotency: IdempotencyStore = new IdempotencyStore();
