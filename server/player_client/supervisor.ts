@@ -107,6 +107,7 @@ export class PlayerSupervisor implements PlayerConnection {
   #info: InitializeResult | null = null;
   #isReady = false;
   #isStopping = false;
+  #killedAtStop = false;
   #restarts = 0;
   #heartbeats = 0;
   #loop: Promise<void> | null = null;
@@ -147,6 +148,14 @@ export class PlayerSupervisor implements PlayerConnection {
   /** How the output draws, from the last heartbeat answer; null without one or without output. */
   get output(): OutputStats | null {
     return this.heartbeat?.output ?? null;
+  }
+
+  /**
+   * True when `stop()` had to kill the player: it did not end within the grace
+   * after the shutdown request. A fact to check where a duration would only hint.
+   */
+  get killedAtStop(): boolean {
+    return this.#killedAtStop;
   }
 
   /** Process id of the current player, when it is a process. */
@@ -196,7 +205,10 @@ export class PlayerSupervisor implements PlayerConnection {
     if (this.#client && launched) {
       // The one wall-clock bound left: the service is ending, and a player that does not go
       // within the grace is killed.
-      const timer = setTimeout(() => launched.kill(), graceMs);
+      const timer = setTimeout(() => {
+        this.#killedAtStop = true;
+        launched.kill();
+      }, graceMs);
       await typedRequest(this.#client, Method.SHUTDOWN, undefined, {}).catch(() => {});
       await launched.exited.catch(() => {});
       clearTimeout(timer);

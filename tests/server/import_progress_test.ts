@@ -175,10 +175,9 @@ Deno.test("An import interrupted by a killed player or a stopped service leaves 
         const importing = svc.post("/api/v1/edit", { name: "file.import", params: { path } })
           .catch((error) => ({ status: 0, body: String(error) }));
         await copying(svc);
-        const started = performance.now();
         await svc.service.shutdown();
-        const stopMs = performance.now() - started;
-        assert.ok(stopMs < 2500, `stopped in ${stopMs.toFixed(0)} ms, without the kill grace`);
+        // The player ended mid-copy on the shutdown request: the supervisor did not have to kill it.
+        assert.equal(svc.service.supervisor.killedAtStop, false, "the player was killed at stop");
         assert.notEqual((await importing).status, 200);
         assert.deepEqual(await listDir(media), before, "the partial copy was removed");
       } finally {

@@ -1,0 +1,79 @@
+/**
+ * The core's actions: each request normalized by the action rules, checked
+ * against the read model, sent to the player and answered with what it did.
+ * This is the hottest path of the service.
+ * @module
+ */
+import type { ActionParams, NormalizedAction } from "../../protocol/actions.ts";
+import { Method } from "../../protocol/methods.ts";
+import { type ActionRequest, normalizeAction } from "./action_rules.ts";
+import type { IdempotencyStore, RetryKey } from "./idempotency.ts";
+import type { PlayerLink } from "./player_link.ts";
+import { fromPlayerError } from "./player_errors.ts";
+import { projectMissing } from "./project_missing.ts";
+import { runOnce } from "./retries.ts";
+
+/** What an action did: the normalized request and the player's account. */
+export interface ActionResult {
+  action: string;
+  projectId: string | null;
+  params: ActionParams;
+  velocity?: number;
+  applied: boolean;
+  message: string;
+}
+
+/** Runs actions from any transport (`Core.runAction`). */
+export class ActionRunner {
+  #link: PlayerLink;
+  #idempotency: IdempotencyStore;
+
+  /** Actions go to the player of `link`; retries are kept in `idempotency`. */
+  constructor(link: PlayerLink, idempotency: IdempotencyStore) {
+    this.#link = link;
+    this.#idempotency = idempotency;
+  }
+
+  /**
+   * Runs one action, once per retry key when there is one.
+   * @throws {CueportError} INVALID_MESSAGE, NOT_READY, NOT_FOUND (project), ACTION_FAILED (refused)
+   */
+  run(request: ActionRequest, retry?: RetryKey): Promise<ActionResult> {
+    if (!retry) return this.#run(request);
+    return runOnce(
+      this.#idempotency,
+      retry,
+      `action ${JSON.stringify(request)}`,
+      (key) => this.#run(request, key),
+    );
+  }
+
+  #run(request: ActionRequest, idempotencyKey?: string): Promise<ActionResult> {
+    const model = this.#link.model;
+    let action: NormalizedAction;
+    try {
+      action = normalizeAction(request);
+      this.#link.requireReady();
+      if (action.projectId !== null && !model.project(action.projectId)) {
+        throw projectMissing(model.library, action.projectId);
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // One promise step per action (no async function): this is the hottest path.
+    const params = idempotencyKey === undefined ? action : { ...action, idempotencyKey };
+    return this.#link.player.request(Method.ACTION_RUN, params).then((outcome) => {
+      const result: ActionResult = {
+        action: action.name,
+        projectId: action.projectId ?? model.activeProjectId,
+        params: action.params,
+        applied: outcome.applied,
+        message: outcome.message,
+      };
+      if (action.velocity !== undefined) result.velocity = action.velocity;
+      return result;
+    }, (error) => {
+      throw fromPlayerError(error);
+    });
+  }
+}

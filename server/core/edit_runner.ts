@@ -1,0 +1,90 @@
+/**
+ * The core's edits: one edit or an atomic batch, validated against the
+ * catalog (`edits.ts`), checked against the read model and applied by the
+ * player, once per retry key when there is one.
+ * @module
+ */
+import { type EditApplyParams, Method } from "../../protocol/methods.ts";
+import { LIFECYCLE_EDITS } from "../../protocol/edits/project.ts";
+import { type EditResult, normalizeEdits } from "./edits.ts";
+import type { IdempotencyStore, RetryKey } from "./idempotency.ts";
+import type { PlayerLink } from "./player_link.ts";
+import { fromPlayerError } from "./player_errors.ts";
+import { projectMissing } from "./project_missing.ts";
+import { runOnce } from "./retries.ts";
+
+/**
+ * How long a player that reports no progress (protocol 1.0) may send nothing
+ * while it imports files, ms. Such a player copies in order, without
+ * heartbeats, so nothing else tells it busy from hung.
+ */
+const SILENT_IMPORT_QUIET_MS = 10 * 60_000;
+
+/** Options of `EditRunner.run` (and `Core.runEdit`). */
+export interface EditOptions {
+  /** The client is on this machine (local-only edits name its paths). */
+  isLocal: boolean;
+  /** The edit imports a file the service staged from an upload. */
+  isUpload?: boolean;
+  retry?: RetryKey;
+}
+
+/** Applies edits from any transport (`Core.runEdit`). */
+export class EditRunner {
+  #link: PlayerLink;
+  #idempotency: IdempotencyStore;
+
+  /** Edits go to the player of `link`; retries are kept in `idempotency`. */
+  constructor(link: PlayerLink, idempotency: IdempotencyStore) {
+    this.#link = link;
+    this.#idempotency = idempotency;
+  }
+
+  /**
+   * Applies one edit or an atomic batch (body of `POST /api/v1/edit`).
+   * @throws {CueportError} INVALID_MESSAGE, LOCAL_ONLY, NOT_READY, NOT_FOUND, EDIT_REFUSED,
+   * UNSUPPORTED_MEDIA, CORRUPT_MEDIA
+   */
+  run(body: unknown, options: EditOptions): Promise<EditResult> {
+    const { retry, ...rest } = options;
+    if (!retry) return this.#run(body, rest);
+    return runOnce(
+      this.#idempotency,
+      retry,
+      `edit ${JSON.stringify(body)}`,
+      (key) => this.#run(body, rest, key),
+    );
+  }
+
+  async #run(
+    body: unknown,
+    options: { isLocal: boolean; isUpload?: boolean },
+    idempotencyKey?: string,
+  ): Promise<EditResult> {
+    const { projectId, edits } = normalizeEdits(body, options);
+    const { model, player } = this.#link;
+    this.#link.requireReady();
+    // A lifecycle edit may name a Project that is not open (project.delete of a closed one):
+    // the player answers it.
+    const isLifecycle = edits.some((e) => LIFECYCLE_EDITS.has(e.name));
+    if (projectId !== null && !isLifecycle && !model.project(projectId)) {
+      throw projectMissing(model.library, projectId);
+    }
+    const params: EditApplyParams = { projectId, edits };
+    if (options.isUpload) params.isUpload = true;
+    if (idempotencyKey !== undefined) params.idempotencyKey = idempotencyKey;
+    const isSilentImport = edits.some((e) => e.name === "file.import") &&
+      player.info?.capabilities.progress !== true;
+    try {
+      const result = await player.request(
+        Method.EDIT_APPLY,
+        params,
+        isSilentImport ? { quietMs: SILENT_IMPORT_QUIET_MS } : {},
+      );
+      return { ok: true, ...result };
+    } catch (error) {
+      const isBatch = typeof body === "object" && body !== null && "edits" in body;
+      throw fromPlayerError(error, { edit: { isBatch } });
+    }
+  }
+}

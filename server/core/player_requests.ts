@@ -1,0 +1,83 @@
+/**
+ * The core's requests that go to the player as they are: reload, show
+ * import, file location, camera frames and the virtual clock. Each maps the
+ * player's refusal to a `CueportError`.
+ * @module
+ */
+import {
+  type CameraFrameResult,
+  type MediaLocateResult,
+  Method,
+  type MethodParams,
+  type ShowImportResult,
+} from "../../protocol/methods.ts";
+import { CueportError } from "./errors.ts";
+import type { PlayerLink } from "./player_link.ts";
+import { fromPlayerError } from "./player_errors.ts";
+
+/** Requests passed to the player (`Core.reload`, `Core.importShow`, ...). */
+export class PlayerRequests {
+  #link: PlayerLink;
+
+  /** Requests go to the player of `link`. */
+  constructor(link: PlayerLink) {
+    this.#link = link;
+  }
+
+  /** Reloads projects and media from disk; clients get a `full` update. */
+  async reload(): Promise<void> {
+    this.#link.requireReady();
+    await this.#link.player.request(Method.PROJECTS_RELOAD, undefined).catch(
+      (e) => {
+        throw fromPlayerError(e);
+      },
+    );
+  }
+
+  /**
+   * Imports a show file on this machine through the player (`show.import`, docs/projects.md).
+   * @throws {CueportError} NOT_READY, INVALID_SHOW_FILE (what is wrong, nothing kept), DISK_FULL
+   */
+  importShow(params: MethodParams<typeof Method.SHOW_IMPORT>): Promise<ShowImportResult> {
+    this.#link.requireReady();
+    return this.#link.player.request(Method.SHOW_IMPORT, params).catch((e) => {
+      throw fromPlayerError(e);
+    });
+  }
+
+  /**
+   * Where a Project's file is on disk, from the player (`media.locate`).
+   * @throws {CueportError} NOT_READY, NOT_FOUND, UNAVAILABLE (a player without it)
+   */
+  locateFile(projectId: string, fileId: string): Promise<MediaLocateResult> {
+    return this.#link.player.request(Method.MEDIA_LOCATE, { projectId, fileId })
+      .catch((e) => {
+        throw fromPlayerError(e);
+      });
+  }
+
+  /**
+   * A picture a camera just took, from the player (`camera.frame`); captures
+   * may take seconds.
+   * @throws {CueportError} NOT_READY, NOT_FOUND, UNAVAILABLE (no ffmpeg), ACTION_FAILED (the capture failed)
+   */
+  cameraFrame(cameraId: string): Promise<CameraFrameResult> {
+    return this.#link.player.request(Method.CAMERA_FRAME, { cameraId }).catch((e) => {
+      throw fromPlayerError(e);
+    });
+  }
+
+  /** Moves a virtual player clock (only when the service runs with one). */
+  async advanceClock(ms: number): Promise<number> {
+    this.#link.requireReady();
+    if (!this.#link.player.info?.capabilities.virtualClock) {
+      throw new CueportError("NOT_FOUND", "The player does not run on a virtual clock");
+    }
+    const result = await this.#link.player.request(Method.CLOCK_ADVANCE, { ms })
+      .catch((e) => {
+        throw fromPlayerError(e);
+      });
+    this.#link.model.setClock(result.now);
+    return result.now;
+  }
+}
