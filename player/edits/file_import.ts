@@ -12,7 +12,7 @@
 import type { MediaFile } from "../../protocol/model.ts";
 import { DELIBERATE, RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { isDiskFull } from "../../lib/disk_full.ts";
-import { sanitizeFileName } from "../../protocol/file_names.ts";
+import { sanitizeFileName } from "../../lib/file_names.ts";
 import { Refusal } from "../errors.ts";
 import { copyFile, partialName, SourceChangedError, syncDir } from "../media/copy.ts";
 import { fileSource, MediaError, type MediaInfo, probeMedia } from "../media/probe.ts";

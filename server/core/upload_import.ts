@@ -4,7 +4,7 @@
  * edit (`file.import`, or `preset.import` for an ISF shader).
  * @module
  */
-import { sanitizeFileName } from "../../protocol/file_names.ts";
+import { sanitizeFileName } from "../../lib/file_names.ts";
 import type { StateUpdate } from "../../protocol/state.ts";
 import type { EditRunner } from "./edit_runner.ts";
 import type { EditResult } from "./edits.ts";
