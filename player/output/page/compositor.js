@@ -195,6 +195,26 @@ export class Compositor {
   }
 
   /**
+   * Takes the player's programs message: drops those named in `drop`, compiles each of
+   * `programs`, and tells `refused` each one GL refused (nothing once the context is lost:
+   * they are all sent again with the new one).
+   * @param {ShaderProgram[]} programs
+   * @param {string[]} drop
+   * @param {(program: ShaderProgram, log: string) => void} refused
+   */
+  takePrograms(programs, drop, refused) {
+    for (const name of drop) this.dropProgram(name);
+    for (const p of programs) {
+      try {
+        this.addProgram(p);
+      } catch (error) {
+        if (this.gl.isContextLost()) return;
+        refused(p, error instanceof Error ? error.message : String(error));
+      }
+    }
+  }
+
+  /**
    * Draws `state` at `clock`; `textureOf(clipId)` is a layer's picture or null. `scale`
    * (`render_scale.js`) draws every pass that much smaller, and the canvas is the display's
    * size times `canvasScale` (the browser scales it to the window: a canvas at the display's

@@ -90,18 +90,9 @@ class EditorPage {
    * @param {string[]} drop
    */
   #onPrograms(programs, drop = []) {
-    const compositor = this.#compositor;
-    if (!compositor) return;
-    for (const name of drop) compositor.dropProgram(name);
-    for (const p of programs) {
-      try {
-        compositor.addProgram(p);
-      } catch (error) {
-        if (compositor.gl.isContextLost()) return;
-        const log = error instanceof Error ? error.message : String(error);
-        this.#send({ type: "compile-error", program: p.name, log });
-      }
-    }
+    this.#compositor?.takePrograms(programs, drop, (p, log) => {
+      this.#send({ type: "compile-error", program: p.name, log });
+    });
   }
 
   /** @param {RenderState} next */

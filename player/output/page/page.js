@@ -192,19 +192,10 @@ class OutputPage {
    * @param {string[]} drop
    */
   #onPrograms(programs, drop = []) {
-    const compositor = this.#compositor;
-    if (!compositor) return;
-    for (const name of drop) compositor.dropProgram(name);
-    for (const p of programs) {
-      try {
-        compositor.addProgram(p);
-      } catch (error) {
-        if (compositor.gl.isContextLost()) return;
-        const log = error instanceof Error ? error.message : String(error);
-        if (p.vertex) this.#send({ type: "compile-error", program: p.name, log });
-        else this.#send({ type: "fault", clipId: "", message: `shader ${p.name}: ${log}` });
-      }
-    }
+    this.#compositor?.takePrograms(programs, drop, (p, log) => {
+      if (p.vertex) this.#send({ type: "compile-error", program: p.name, log });
+      else this.#send({ type: "fault", clipId: "", message: `shader ${p.name}: ${log}` });
+    });
   }
 
   /** @param {ToPage} message */
