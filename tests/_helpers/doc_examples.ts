@@ -46,3 +46,106 @@ export function shapeDiff(actual: unknown, expected: unknown, path = "$"): strin
     ? []
     : [`${path}: ${typeof actual} != documented ${typeof expected}`];
 }
+
+/**
+ * A value of the documented answers that legitimately differs from run to run, named once by the
+ * key that holds it (at any depth) or by its path (`*` stands for one key or index), with why.
+ * Such a value may be null on either side, and is otherwise compared by its kind (an object's keys
+ * and items still are); every other value must be the documented one.
+ */
+export interface Varying {
+  key?: string;
+  path?: string;
+  reason: string;
+}
+
+/** The values that vary between runs, for every doc's examples. */
+export const VARYING: readonly Varying[] = [
+  { key: "uptimeSeconds", reason: "seconds since this service started" },
+  { path: "$.output", reason: "how a running output draws: null where none runs, as in tests" },
+  {
+    path: "$.output.framesDrawn",
+    reason: "frames drawn since the player started: a running count",
+  },
+  { path: "$.output.framesPerSecond", reason: "measured by the page over its last second" },
+  {
+    path: "$.ports.*",
+    reason: "a test service takes free ports, and the 5.0.0 ones (null) if asked",
+  },
+  { key: "etag", reason: "names the picture's bytes, cached per run" },
+];
+
+/** The item that ends a documented array to say the answer has more items after those shown. */
+export const MORE = "...";
+
+/** Whether `path` is one of `varying`. */
+function varies(path: string, varying: readonly Varying[]): boolean {
+  const key = /\.([^.[\]]+)$/.exec(path)?.[1];
+  return varying.some((v) =>
+    v.key !== undefined
+      ? v.key === key
+      : new RegExp(`^${v.path!.replace(/[.[\]$]/g, "\\$&").replaceAll("*", "[^.\\[\\]]+")}$`)
+        .test(path)
+  );
+}
+
+/** The JSON kind of a value: null, array, object, string, number or boolean. */
+function kind(value: unknown): string {
+  return value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
+}
+
+/** Whether a documented string, where each `...` (and the blanks around it) elides text, matches. */
+function sameText(actual: string, expected: string): boolean {
+  if (!expected.includes("...")) return actual === expected;
+  const parts = expected.split(/\s*\.\.\.\s*/).map((p) => p.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&"));
+  return new RegExp(`^${parts.join("[\\s\\S]*")}$`).test(actual);
+}
+
+/** Differences between an answer and the documented array `expected`, item by item. */
+function arrayDiff(
+  actual: unknown[],
+  expected: unknown[],
+  path: string,
+  varying: readonly Varying[],
+) {
+  const more = expected.at(-1) === MORE;
+  const shown = more ? expected.slice(0, -1) : expected;
+  const count = more ? actual.length > shown.length : actual.length === shown.length;
+  const problems = count ? [] : [
+    `${path}: ${actual.length} items, documented ${shown.length}${more ? " and more" : ""}`,
+  ];
+  return problems.concat(
+    shown.flatMap((item, i) => answerDiff(actual[i], item, `${path}[${i}]`, varying)),
+  );
+}
+
+/**
+ * Differences between a live answer and the documented one: every key, every array item and every
+ * value, except the values of `varying` (compared by kind). A documented array ending in `"..."`
+ * ({@link MORE}) shows the first items of a longer one; `...` in a documented string elides text.
+ */
+export function answerDiff(
+  actual: unknown,
+  expected: unknown,
+  path = "$",
+  varying: readonly Varying[] = VARYING,
+): string[] {
+  if (varies(path, varying) && (actual === null || expected === null)) return [];
+  if (kind(actual) !== kind(expected)) {
+    return [`${path}: ${JSON.stringify(actual)} != documented ${JSON.stringify(expected)}`];
+  }
+  if (Array.isArray(expected)) return arrayDiff(actual as unknown[], expected, path, varying);
+  if (kind(expected) === "object") {
+    const a = actual as Record<string, unknown>, e = expected as Record<string, unknown>;
+    const keys = (o: object) => Object.keys(o).sort().join();
+    if (keys(a) !== keys(e)) return [`${path}: keys ${keys(a)} != documented ${keys(e)}`];
+    return Object.keys(e).flatMap((k) => answerDiff(a[k], e[k], `${path}.${k}`, varying));
+  }
+  if (varies(path, varying)) return [];
+  const same = typeof expected === "string"
+    ? sameText(actual as string, expected)
+    : actual === expected;
+  return same
+    ? []
+    : [`${path}: ${JSON.stringify(actual)} != documented ${JSON.stringify(expected)}`];
+}
