@@ -78,6 +78,35 @@ export const VARYING: readonly Varying[] = [
 /** The item that ends a documented array to say the answer has more items after those shown. */
 export const MORE = "...";
 
+/**
+ * What a documented string does not show as is: `...` (with the blanks around it) elides text; an
+ * id minted at run time, its kind and 8 hex digits (`song-53831921`, as `newId` makes them), stands
+ * for the live id paired with it.
+ */
+const STAND_INS = /(\s*\.\.\.\s*|\b[a-z]+-[0-9a-f]{8}\b)/;
+
+/**
+ * The ids a doc shows for what its examples created, paired with the ones this run minted: the
+ * first time a documented id meets a live one (at the same place of an answer), and from then on
+ * always that one, both ways.
+ */
+export class MintedIds {
+  #live = new Map<string, string>();
+  /** `text` (a command) with each documented id paired so far replaced by this run's. */
+  toLive(text: string): string {
+    for (const [documented, live] of this.#live) text = text.replaceAll(documented, live);
+    return text;
+  }
+  /** Pairs a documented id with a live one: false if either is paired with another already. */
+  pair(documented: string, live: string): boolean {
+    const known = this.#live.get(documented);
+    if (known !== undefined) return known === live;
+    if ([...this.#live.values()].includes(live)) return false;
+    this.#live.set(documented, live);
+    return true;
+  }
+}
+
 /** Whether `path` is one of `varying`. */
 function varies(path: string, varying: readonly Varying[]): boolean {
   const key = /\.([^.[\]]+)$/.exec(path)?.[1];
@@ -94,58 +123,56 @@ function kind(value: unknown): string {
   return value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
 }
 
-/** Whether a documented string, where each `...` (and the blanks around it) elides text, matches. */
-function sameText(actual: string, expected: string): boolean {
-  if (!expected.includes("...")) return actual === expected;
-  const parts = expected.split(/\s*\.\.\.\s*/).map((p) => p.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&"));
-  return new RegExp(`^${parts.join("[\\s\\S]*")}$`).test(actual);
+/** Whether a live string is the documented one, with its {@link STAND_INS}. */
+function sameText(actual: string, expected: string, ids: MintedIds): boolean {
+  const minted: string[] = [];
+  const source = expected.split(STAND_INS).map((part, i) => {
+    if (i % 2 === 0) return part.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&");
+    if (part.trim() === "...") return "[\\s\\S]*";
+    minted.push(part);
+    return `(${part.slice(0, part.lastIndexOf("-"))}-[0-9a-f]{8})`;
+  }).join("");
+  const match = new RegExp(`^${source}$`).exec(actual);
+  return match !== null && minted.every((documented, i) => ids.pair(documented, match[i + 1]!));
 }
 
 /** Differences between an answer and the documented array `expected`, item by item. */
-function arrayDiff(
-  actual: unknown[],
-  expected: unknown[],
-  path: string,
-  varying: readonly Varying[],
-) {
+function arrayDiff(actual: unknown[], expected: unknown[], path: string, ids: MintedIds) {
   const more = expected.at(-1) === MORE;
   const shown = more ? expected.slice(0, -1) : expected;
   const count = more ? actual.length > shown.length : actual.length === shown.length;
   const problems = count ? [] : [
     `${path}: ${actual.length} items, documented ${shown.length}${more ? " and more" : ""}`,
   ];
-  return problems.concat(
-    shown.flatMap((item, i) => answerDiff(actual[i], item, `${path}[${i}]`, varying)),
-  );
+  return problems.concat(shown.flatMap((item, i) => diff(actual[i], item, `${path}[${i}]`, ids)));
 }
 
-/**
- * Differences between a live answer and the documented one: every key, every array item and every
- * value, except the values of `varying` (compared by kind). A documented array ending in `"..."`
- * ({@link MORE}) shows the first items of a longer one; `...` in a documented string elides text.
- */
-export function answerDiff(
-  actual: unknown,
-  expected: unknown,
-  path = "$",
-  varying: readonly Varying[] = VARYING,
-): string[] {
-  if (varies(path, varying) && (actual === null || expected === null)) return [];
-  if (kind(actual) !== kind(expected)) {
-    return [`${path}: ${JSON.stringify(actual)} != documented ${JSON.stringify(expected)}`];
-  }
-  if (Array.isArray(expected)) return arrayDiff(actual as unknown[], expected, path, varying);
+/** Differences between the live value at `path` and the documented one. */
+function diff(actual: unknown, expected: unknown, path: string, ids: MintedIds): string[] {
+  const varying = varies(path, VARYING);
+  if (varying && (actual === null || expected === null)) return [];
+  const problem = [`${path}: ${JSON.stringify(actual)} != documented ${JSON.stringify(expected)}`];
+  if (kind(actual) !== kind(expected)) return problem;
+  if (Array.isArray(expected)) return arrayDiff(actual as unknown[], expected, path, ids);
   if (kind(expected) === "object") {
     const a = actual as Record<string, unknown>, e = expected as Record<string, unknown>;
     const keys = (o: object) => Object.keys(o).sort().join();
     if (keys(a) !== keys(e)) return [`${path}: keys ${keys(a)} != documented ${keys(e)}`];
-    return Object.keys(e).flatMap((k) => answerDiff(a[k], e[k], `${path}.${k}`, varying));
+    return Object.keys(e).flatMap((k) => diff(a[k], e[k], `${path}.${k}`, ids));
   }
-  if (varies(path, varying)) return [];
+  if (varying) return [];
   const same = typeof expected === "string"
-    ? sameText(actual as string, expected)
+    ? sameText(actual as string, expected, ids)
     : actual === expected;
-  return same
-    ? []
-    : [`${path}: ${JSON.stringify(actual)} != documented ${JSON.stringify(expected)}`];
+  return same ? [] : problem;
+}
+
+/**
+ * Differences between a live answer and the documented one: every key, every array item and every
+ * value, except the {@link VARYING} ones (compared by kind) and the minted ids (paired in `ids`). A
+ * documented array ending in `"..."` ({@link MORE}) shows the first items of a longer one; `...` in
+ * a documented string elides text.
+ */
+export function answerDiff(actual: unknown, expected: unknown, ids = new MintedIds()): string[] {
+  return diff(actual, expected, "$", ids);
 }
