@@ -23,30 +23,6 @@ export function examples(markdown: string): Example[] {
   return found;
 }
 
-/** Differences in structure: keys of objects, element shape of arrays, kind of values (null matches any). */
-export function shapeDiff(actual: unknown, expected: unknown, path = "$"): string[] {
-  if (actual === null || expected === null) return [];
-  if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) return [`${path}: expected an array`];
-    return expected.length && actual.length ? shapeDiff(actual[0], expected[0], `${path}[0]`) : [];
-  }
-  if (typeof expected === "object") {
-    if (typeof actual !== "object" || Array.isArray(actual)) return [`${path}: expected an object`];
-    const a = Object.keys(actual as object).sort(), e = Object.keys(expected as object).sort();
-    if (a.join() !== e.join()) return [`${path}: keys ${a.join(",")} != documented ${e.join(",")}`];
-    return e.flatMap((k) =>
-      shapeDiff(
-        (actual as Record<string, unknown>)[k],
-        (expected as Record<string, unknown>)[k],
-        `${path}.${k}`,
-      )
-    );
-  }
-  return typeof actual === typeof expected
-    ? []
-    : [`${path}: ${typeof actual} != documented ${typeof expected}`];
-}
-
 /**
  * A value of the documented answers that legitimately differs from run to run, named once by the
  * key that holds it (at any depth) or by its path (`*` stands for one key or index), with why.
@@ -73,6 +49,7 @@ export const VARYING: readonly Varying[] = [
     reason: "a test service takes free ports, and the 5.0.0 ones (null) if asked",
   },
   { key: "etag", reason: "names the picture's bytes, cached per run" },
+  { key: "openedAt", reason: "when the editor window was opened: a time of the run" },
 ];
 
 /** The item that ends a documented array to say the answer has more items after those shown. */
