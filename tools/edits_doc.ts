@@ -172,6 +172,22 @@ if (import.meta.main) {
     `curl -s -X POST http://localhost:17736/api/v1/edit \\\n  -H 'Content-Type: application/json' \\\n  -d '${
       JSON.stringify(body)
     }'`;
+  // In the doc's order (the template's examples, then each edit's), so that a reader running
+  // them in order, and the doc test, see the answers shown.
+  const refused = curl({ name: "clip.move", params: { clipID: "clip-sunset", position: 9 } });
+  const refusedAnswer = await run(refused);
+  const batch = curl({
+    edits: [
+      { name: "song.add", params: { title: "Second Encore" } },
+      { name: "clip.move", params: { clipID: "clip-sunset", position: 0 } },
+    ],
+  });
+  const batchAnswer = await run(batch);
+  const upload = `curl -s -F 'file=@intro.png' http://localhost:17736/api/v1/files/upload`;
+  const uploadAnswer = await run(upload);
+  const raw =
+    `curl -s --data-binary @tone.wav 'http://localhost:17736/api/v1/files/upload?name=Tone.wav&projectID=demo'`;
+  const rawAnswer = await run(raw);
   const sections: string[] = [];
   const sectionAnswers: unknown[] = [];
   let group = "";
@@ -205,20 +221,6 @@ if (import.meta.main) {
       "",
     );
   }
-  const batch = curl({
-    edits: [
-      { name: "song.add", params: { title: "Second Encore" } },
-      { name: "clip.move", params: { clipID: "clip-sunset", position: 0 } },
-    ],
-  });
-  const batchAnswer = await run(batch);
-  const upload = `curl -s -F 'file=@intro.png' http://localhost:17736/api/v1/files/upload`;
-  const uploadAnswer = await run(upload);
-  const raw =
-    `curl -s --data-binary @tone.wav 'http://localhost:17736/api/v1/files/upload?name=Tone.wav&projectID=demo'`;
-  const rawAnswer = await run(raw);
-  const refused = curl({ name: "clip.move", params: { clipID: "clip-sunset", position: 9 } });
-  const refusedAnswer = await run(refused);
   await svc.stop();
   await Deno.remove(work, { recursive: true });
   const template = await Deno.readTextFile(new URL("./edits_doc.md", import.meta.url));
@@ -256,7 +258,7 @@ if (import.meta.main) {
         "```",
       ].join("\n"),
     );
-  const answers = [...sectionAnswers, batchAnswer, uploadAnswer, rawAnswer, refusedAnswer];
+  const answers = [refusedAnswer, batchAnswer, uploadAnswer, rawAnswer, ...sectionAnswers];
   const path = new URL("../docs/edits.md", import.meta.url);
   await Deno.writeTextFile(path, await withStableIds(doc, answers));
   // Aligned as `deno fmt --check` wants it, so a rerun with nothing changed changes nothing.

@@ -23,26 +23,133 @@ export function examples(markdown: string): Example[] {
   return found;
 }
 
-/** Differences in structure: keys of objects, element shape of arrays, kind of values (null matches any). */
-export function shapeDiff(actual: unknown, expected: unknown, path = "$"): string[] {
-  if (actual === null || expected === null) return [];
-  if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) return [`${path}: expected an array`];
-    return expected.length && actual.length ? shapeDiff(actual[0], expected[0], `${path}[0]`) : [];
+/**
+ * A value of the documented answers that legitimately differs from run to run, named once by the
+ * key that holds it (at any depth) or by its path (`*` stands for one key or index), with why.
+ * Such a value may be null on either side, and is otherwise compared by its kind (an object's keys
+ * and items still are); every other value must be the documented one.
+ */
+export interface Varying {
+  key?: string;
+  path?: string;
+  reason: string;
+}
+
+/** The values that vary between runs, for every doc's examples. */
+export const VARYING: readonly Varying[] = [
+  { key: "uptimeSeconds", reason: "seconds since this service started" },
+  { path: "$.output", reason: "how a running output draws: null where none runs, as in tests" },
+  {
+    path: "$.output.framesDrawn",
+    reason: "frames drawn since the player started: a running count",
+  },
+  { path: "$.output.framesPerSecond", reason: "measured by the page over its last second" },
+  {
+    path: "$.ports.*",
+    reason: "a test service takes free ports, and the 5.0.0 ones (null) if asked",
+  },
+  { key: "etag", reason: "names the picture's bytes, cached per run" },
+  { key: "openedAt", reason: "when the editor window was opened: a time of the run" },
+];
+
+/** The item that ends a documented array to say the answer has more items after those shown. */
+export const MORE = "...";
+
+/**
+ * What a documented string does not show as is: `...` (with the blanks around it) elides text; an
+ * id minted at run time, its kind and 8 hex digits (`song-53831921`, as `newId` makes them), stands
+ * for the live id paired with it.
+ */
+const STAND_INS = /(\s*\.\.\.\s*|\b[a-z]+-[0-9a-f]{8}\b)/;
+
+/**
+ * The ids a doc shows for what its examples created, paired with the ones this run minted: the
+ * first time a documented id meets a live one (at the same place of an answer), and from then on
+ * always that one, both ways.
+ */
+export class MintedIds {
+  #live = new Map<string, string>();
+  /** `text` (a command) with each documented id paired so far replaced by this run's. */
+  toLive(text: string): string {
+    for (const [documented, live] of this.#live) text = text.replaceAll(documented, live);
+    return text;
   }
-  if (typeof expected === "object") {
-    if (typeof actual !== "object" || Array.isArray(actual)) return [`${path}: expected an object`];
-    const a = Object.keys(actual as object).sort(), e = Object.keys(expected as object).sort();
-    if (a.join() !== e.join()) return [`${path}: keys ${a.join(",")} != documented ${e.join(",")}`];
-    return e.flatMap((k) =>
-      shapeDiff(
-        (actual as Record<string, unknown>)[k],
-        (expected as Record<string, unknown>)[k],
-        `${path}.${k}`,
-      )
-    );
+  /** Pairs a documented id with a live one: false if either is paired with another already. */
+  pair(documented: string, live: string): boolean {
+    const known = this.#live.get(documented);
+    if (known !== undefined) return known === live;
+    if ([...this.#live.values()].includes(live)) return false;
+    this.#live.set(documented, live);
+    return true;
   }
-  return typeof actual === typeof expected
-    ? []
-    : [`${path}: ${typeof actual} != documented ${typeof expected}`];
+}
+
+/** Whether `path` is one of `varying`. */
+function varies(path: string, varying: readonly Varying[]): boolean {
+  const key = /\.([^.[\]]+)$/.exec(path)?.[1];
+  return varying.some((v) =>
+    v.key !== undefined
+      ? v.key === key
+      : new RegExp(`^${v.path!.replace(/[.[\]$]/g, "\\$&").replaceAll("*", "[^.\\[\\]]+")}$`)
+        .test(path)
+  );
+}
+
+/** The JSON kind of a value: null, array, object, string, number or boolean. */
+function kind(value: unknown): string {
+  return value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
+}
+
+/** Whether a live string is the documented one, with its {@link STAND_INS}. */
+function sameText(actual: string, expected: string, ids: MintedIds): boolean {
+  const minted: string[] = [];
+  const source = expected.split(STAND_INS).map((part, i) => {
+    if (i % 2 === 0) return part.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&");
+    if (part.trim() === "...") return "[\\s\\S]*";
+    minted.push(part);
+    return `(${part.slice(0, part.lastIndexOf("-"))}-[0-9a-f]{8})`;
+  }).join("");
+  const match = new RegExp(`^${source}$`).exec(actual);
+  return match !== null && minted.every((documented, i) => ids.pair(documented, match[i + 1]!));
+}
+
+/** Differences between an answer and the documented array `expected`, item by item. */
+function arrayDiff(actual: unknown[], expected: unknown[], path: string, ids: MintedIds) {
+  const more = expected.at(-1) === MORE;
+  const shown = more ? expected.slice(0, -1) : expected;
+  const count = more ? actual.length > shown.length : actual.length === shown.length;
+  const problems = count ? [] : [
+    `${path}: ${actual.length} items, documented ${shown.length}${more ? " and more" : ""}`,
+  ];
+  return problems.concat(shown.flatMap((item, i) => diff(actual[i], item, `${path}[${i}]`, ids)));
+}
+
+/** Differences between the live value at `path` and the documented one. */
+function diff(actual: unknown, expected: unknown, path: string, ids: MintedIds): string[] {
+  const varying = varies(path, VARYING);
+  if (varying && (actual === null || expected === null)) return [];
+  const problem = [`${path}: ${JSON.stringify(actual)} != documented ${JSON.stringify(expected)}`];
+  if (kind(actual) !== kind(expected)) return problem;
+  if (Array.isArray(expected)) return arrayDiff(actual as unknown[], expected, path, ids);
+  if (kind(expected) === "object") {
+    const a = actual as Record<string, unknown>, e = expected as Record<string, unknown>;
+    const keys = (o: object) => Object.keys(o).sort().join();
+    if (keys(a) !== keys(e)) return [`${path}: keys ${keys(a)} != documented ${keys(e)}`];
+    return Object.keys(e).flatMap((k) => diff(a[k], e[k], `${path}.${k}`, ids));
+  }
+  if (varying) return [];
+  const same = typeof expected === "string"
+    ? sameText(actual as string, expected, ids)
+    : actual === expected;
+  return same ? [] : problem;
+}
+
+/**
+ * Differences between a live answer and the documented one: every key, every array item and every
+ * value, except the {@link VARYING} ones (compared by kind) and the minted ids (paired in `ids`). A
+ * documented array ending in `"..."` ({@link MORE}) shows the first items of a longer one; `...` in
+ * a documented string elides text.
+ */
+export function answerDiff(actual: unknown, expected: unknown, ids = new MintedIds()): string[] {
+  return diff(actual, expected, "$", ids);
 }

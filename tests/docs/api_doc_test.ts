@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { startTestService } from "../_helpers/service.ts";
-import { examples, shapeDiff } from "../_helpers/doc_examples.ts";
+import { answerDiff, examples } from "../_helpers/doc_examples.ts";
 import { ErrorCode } from "../../server/core/errors.ts";
 import { needs } from "../_helpers/peers.ts";
 
@@ -12,6 +12,7 @@ Deno.test({
     const list = examples(doc);
     assert.ok(list.length >= 20, `found ${list.length} examples`);
     const svc = await startTestService({}, { demo: true });
+    const problems: string[] = [];
     try {
       for (const { command, expected } of list) {
         const line = command.replaceAll("http://localhost:17736", svc.base);
@@ -22,8 +23,10 @@ Deno.test({
         }).output();
         assert.equal(out.code, 0, `${command}: ${new TextDecoder().decode(out.stderr)}`);
         const answer = JSON.parse(new TextDecoder().decode(out.stdout));
-        if (expected !== undefined) assert.deepEqual(shapeDiff(answer, expected), [], command);
+        if (expected === undefined) continue;
+        problems.push(...answerDiff(answer, expected).map((diff) => `${command}\n  ${diff}`));
       }
+      assert.deepEqual(problems, []);
     } finally {
       await svc.stop();
     }

@@ -2,15 +2,9 @@ import assert from "node:assert/strict";
 import { EDITS } from "../../protocol/edits/mod.ts";
 import { encodePng, encodeWav } from "../../player/media/encode.ts";
 import { IMPORT_EXAMPLE_PATH, SHADER_EXAMPLE, SHADER_EXAMPLE_PATH } from "../../tools/edits_doc.ts";
-import { examples, shapeDiff } from "../_helpers/doc_examples.ts";
+import { answerDiff, examples, MintedIds } from "../_helpers/doc_examples.ts";
 import { startTestService } from "../_helpers/service.ts";
 import { needs } from "../_helpers/peers.ts";
-
-// deno-lint-ignore no-explicit-any
-function createdIds(answer: any): string[] {
-  // deno-lint-ignore no-explicit-any
-  return (answer?.edits ?? []).flatMap((e: any) => Object.values(e.created ?? {}) as string[]);
-}
 
 Deno.test({
   name: "docs/edits.md: every edit has an example, and every example answers as documented",
@@ -26,23 +20,23 @@ Deno.test({
     await Deno.writeFile(`${work}/tone.wav`, encodeWav(new Float32Array(4410), 44100));
     await Deno.writeTextFile(`${work}/Invert.fs`, SHADER_EXAMPLE);
     // Ids the doc shows for created items stand for the ones this run creates.
-    const ids = new Map<string, string>();
+    const ids = new MintedIds();
+    const problems: string[] = [];
     try {
       for (const { command, expected } of list) {
-        let line = command.replaceAll("http://localhost:17736", svc.base)
-          .replaceAll(IMPORT_EXAMPLE_PATH, `${work}/intro.png`)
-          .replaceAll(SHADER_EXAMPLE_PATH, `${work}/Invert.fs`);
-        for (const [from, to] of ids) line = line.replaceAll(from, to);
+        const line = ids.toLive(
+          command.replaceAll("http://localhost:17736", svc.base)
+            .replaceAll(IMPORT_EXAMPLE_PATH, `${work}/intro.png`)
+            .replaceAll(SHADER_EXAMPLE_PATH, `${work}/Invert.fs`),
+        );
         const out = await new Deno.Command("sh", { args: ["-c", line], cwd: work, stdout: "piped" })
           .output();
         assert.equal(out.code, 0, command);
         const answer = JSON.parse(new TextDecoder().decode(out.stdout));
         if (expected === undefined) continue;
-        assert.deepEqual(shapeDiff(answer, expected), [], command);
-        assert.equal("error" in answer, "error" in (expected as object), command);
-        const documented = createdIds(expected), actual = createdIds(answer);
-        documented.forEach((id, i) => ids.set(id, actual[i]!));
+        problems.push(...answerDiff(answer, expected, ids).map((diff) => `${command}\n  ${diff}`));
       }
+      assert.deepEqual(problems, []);
     } finally {
       await svc.stop();
       await Deno.remove(work, { recursive: true });
