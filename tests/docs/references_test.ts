@@ -20,7 +20,7 @@ const NOT_CHECKED_OUT = new Set([".git", "dist", "coverage", "node_modules"]);
 const NOT_PATHS = new Set(["tools/list", "tools/call"]);
 
 /** Folders a run makes (in .gitignore): paths under them are not in a fresh checkout. */
-const MADE_BY_RUNS = ["bench/results/", ".ci/out/"];
+const MADE_BY_RUNS = ["bench/results/", ".ci/out/", "integrations/companion/pkg/"];
 
 /** File names the docs write alone that are not repository files: the data dir's, other programs'. */
 const NOT_REPO_FILES = new Set([
