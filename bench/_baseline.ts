@@ -5,6 +5,7 @@
  * @module
  */
 import { firstLine } from "../tools/first_line.ts";
+import { cpuMicros } from "./_cueport.ts";
 
 /** An answer captured from Cueport: its bytes and its content type. */
 export interface Captured {
@@ -16,6 +17,12 @@ export interface Captured {
 export interface Baseline {
   /** Its origin, `http://127.0.0.1:<port>`. */
   readonly url: string;
+  /**
+   * CPU time (us) used so far by the bare server and by the bare child it relays POSTs to, read
+   * as Cueport's service and player are (so the design's limit has a CPU figure too); null where
+   * /proc is missing.
+   */
+  cpu(): { service: number; player: number } | null;
   stop(): Promise<void>;
 }
 
@@ -46,9 +53,14 @@ export async function startBaseline(answers: Record<string, Captured>): Promise<
     ],
     stdout: "piped",
   }).spawn();
-  const { port } = JSON.parse(await firstLine(child.stdout));
+  const { port, childPid } = JSON.parse(await firstLine(child.stdout));
   return {
     url: `http://127.0.0.1:${port}`,
+    cpu() {
+      const server = cpuMicros(child.pid);
+      const relay = cpuMicros(childPid);
+      return server === null || relay === null ? null : { service: server, player: relay };
+    },
     async stop() {
       child.kill();
       await child.status;

@@ -28,7 +28,7 @@ export interface BenchService {
  * User + system CPU of a process in us, from /proc (Linux). Read through `cat`:
  * Deno wants --allow-all to read another process's /proc entry itself.
  */
-function cpuMicros(pid: number): number | null {
+export function cpuMicros(pid: number): number | null {
   try {
     const out = new Deno.Command("cat", { args: [`/proc/${pid}/stat`], stderr: "null" })
       .outputSync();

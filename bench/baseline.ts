@@ -54,7 +54,7 @@ const relay = (body: { name?: unknown }) =>
 Deno.serve({
   hostname: "127.0.0.1",
   port: 0,
-  onListen: ({ port }) => console.log(JSON.stringify({ port })),
+  onListen: ({ port }) => console.log(JSON.stringify({ port, childPid: child.pid })),
 }, async (req) => {
   if (req.method === "POST") {
     const body = JSON.parse(await req.text());

@@ -218,10 +218,13 @@ function medianRow(runs: Result[]): Result {
   };
 }
 
+/** CPU time (us) so far of a row's two processes: Cueport's service and player, or a bare server and its child. */
+type CpuReader = () => { service: number; player: number } | null;
+
 /** Every round runs each row's baselines and then the row, back to back; each run, by name. */
 async function runRounds(
   rows: Compared[],
-  cpu: () => { service: number; player: number } | null,
+  cpu: { cueport: CpuReader; baseline: CpuReader },
 ): Promise<Map<string, Result[]>> {
   const runs = new Map<string, Result[]>();
   const record = (r: Result) => runs.set(r.name, [...(runs.get(r.name) ?? []), r]);
@@ -233,8 +236,8 @@ async function runRounds(
   }
   for (let round = 0; round < ROUNDS; round++) {
     for (const row of rows) {
-      for (const { baseline } of row.against) record(await runOnce(baseline, null));
-      record(await runOnce(row, cpu));
+      for (const { baseline } of row.against) record(await runOnce(baseline, cpu.baseline));
+      record(await runOnce(row, cpu.cueport));
     }
   }
   return runs;
@@ -269,7 +272,7 @@ function print(rows: Compared[], runs: Map<string, Result[]>, table: RatioRow[])
     }, ${ROUNDS} rounds of ${SECONDS} s, loopback; each row's baselines run just before it)\n`,
   );
   console.log(
-    "| row | compared with | conns | req/s | p50 ms | p99 ms | CPU us/request (service + player) | errors |",
+    "| row | compared with | conns | req/s | p50 ms | p99 ms | CPU us/request (service + player; a baseline: bare server + bare child) | errors |",
   );
   console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const row of rows) {
@@ -308,7 +311,7 @@ const bare = await startBaseline(answers);
 const rows = comparedRows(api, bare.url, answers);
 let runs: Map<string, Result[]>;
 try {
-  runs = await runRounds(rows, () => cueport.cpu());
+  runs = await runRounds(rows, { cueport: () => cueport.cpu(), baseline: () => bare.cpu() });
 } finally {
   await Promise.all([bare.stop(), cueport.stop()]);
   await Deno.remove(dataDir, { recursive: true });
