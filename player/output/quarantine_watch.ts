@@ -18,8 +18,8 @@
  * makes it stuck. On a busy machine the first two stretch
  * with the browser's share of the CPU; a page drawing one frame in a report is
  * drawing, however slowly. A browser starting, a page loading and a page
- * without WebGL2 are not judged: only a page that said hello with a GL and got
- * a state to draw is.
+ * without WebGL2 are not judged, nor a page gone (its socket closed): only a
+ * page that said hello with a GL and got a state to draw is.
  *
  * Only a suspect is blamed: a preset new on the output (or drawn with a new
  * program) after the last state known drawn: one the page drew frames of in
@@ -116,6 +116,17 @@ export class QuarantineWatch {
 
   /** A browser started: nothing is judged until its page says hello. */
   browserStarted(): void {
+    this.#hasPage = false;
+    this.#pending = null;
+    this.#reset();
+  }
+
+  /**
+   * The page's socket is closed (its window closed while the editor's keeps the browser, a
+   * reload): nothing is judged until a page says hello again. The browser works on meanwhile
+   * (another page, a window opening) while no page can send anything: no silence of a page.
+   */
+  pageGone(): void {
     this.#hasPage = false;
     this.#pending = null;
     this.#reset();

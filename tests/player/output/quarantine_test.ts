@@ -47,6 +47,7 @@ function quarantine(cores = 1) {
   let restarts = 0;
   let tickFn = () => {};
   const cpu = { ms: 0 as number | null };
+  const page = { isOpen: true };
   const q = new OutputQuarantine({
     programs,
     quarantine: (presetId, reason) => void quarantined.push(`${presetId}: ${reason}`),
@@ -59,6 +60,7 @@ function quarantine(cores = 1) {
     },
     clearInterval: () => {},
     cpuMs: () => cpu.ms,
+    isPageOpen: () => page.isOpen,
     cores,
   });
   /** One second: the page reports `frames` (null: sends nothing), the browser uses `cpuMs`. */
@@ -82,6 +84,7 @@ function quarantine(cores = 1) {
     lines,
     quarantined,
     cpu,
+    page,
     second,
     seconds,
     drawing,
@@ -403,4 +406,28 @@ Deno.test("OutputQuarantine: a page loaded again that never draws its first fram
   t.second(null, 1000);
   assert.match(t.quarantined[0] ?? "", /^B: .* 6\.0 s of CPU \(2 cores\)$/);
   assert.equal(t.restarts, 1);
+});
+
+Deno.test("OutputQuarantine: a page gone (its window closed, the editor's keeping the browser) is not judged until a page says hello again", () => {
+  const t = quarantine(2);
+  t.drawing("isf-A-1");
+  const previewed = { id: "E", name: "Edited", type: "isf", builtIn: false, quarantine: null };
+  t.q.statePushed(state("isf-A-1"), previewed as unknown as Preset);
+  t.seconds(2, 30);
+  // The output's window closed: its socket is closed, the browser works on (the editor's
+  // page, the window opened again), on a busy machine and on a quiet one.
+  t.page.isOpen = false;
+  t.seconds(STALL_SILENT_CHECKS * 4, null, 200);
+  t.seconds(STALL_CPU_MS_PER_CORE / 1000 * 4, null, 1000);
+  assert.deepEqual(t.quarantined, [], "no page: nothing to judge");
+  assert.equal(t.restarts, 0);
+  assert.equal(t.q.isSuspecting, false);
+  // The new page says hello and draws: judged again.
+  t.page.isOpen = true;
+  t.q.pageLoaded("ANGLE");
+  t.q.statePushed(state("isf-A-1"), previewed as unknown as Preset);
+  t.second(30);
+  t.q.statePushed(state("isf-A-1", "isf-B-1"), previewed as unknown as Preset);
+  t.seconds(STALL_SILENT_CHECKS, null, 200);
+  assert.match(t.quarantined[0] ?? "", /^B: the page sent nothing in 5 looks in a row$/);
 });
