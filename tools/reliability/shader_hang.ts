@@ -29,6 +29,7 @@ import {
   withShow,
 } from "./_output_show.ts";
 import { postAction } from "./_load_recording.ts";
+import { framesDrawnOf, healthNow } from "./_load_sampler.ts";
 import { waitReady } from "./_edit_load.ts";
 import { answerWords, RemoteDevice } from "./_remote_device.ts";
 import type { Probe, ProbeContext } from "./_types.ts";
@@ -171,8 +172,9 @@ function judge(
       `preset.quarantine ${JSON.stringify(quarantine ?? "absent")}`,
   );
   if (!seen.isDrawingAtEnd) {
-    const gaveUp = `${NO_PROGRESS_MS / 1000} s with nothing new`;
-    tally.shortfall(`${name}: the output drew nothing for ${freezeS} s, not again after ${gaveUp}`);
+    tally.shortfall(
+      `${name}: the output was not drawing at the end (after ${freezeS} s without a new frame)`,
+    );
   }
   const isQuarantined = quarantine !== null && quarantine !== undefined;
   if (!isQuarantined && seen.longestFreezeMs < FROZE_MS) {
@@ -205,19 +207,38 @@ async function watchUntilSettled(
   const started = performance.now();
   let progressAt = started;
   let last = { isQuarantined: false, starts: await browserStarts(port) };
+  let drawingLooks = 0;
   while (performance.now() - progressAt < NO_PROGRESS_MS) {
     await sleep(1000);
     const preset = await device.request("GET", `/api/v1/presets/effect/${presetId}`);
     const isQuarantined = preset.body?.quarantine !== null && preset.body?.quarantine !== undefined;
     const starts = await browserStarts(port);
-    const isDrawing = await framesGrowWithin(port, 1500);
+    const isDrawing = await drawsWithin(port, 1500);
+    drawingLooks = isDrawing ? drawingLooks + 1 : 0;
     if (isDrawing || isQuarantined !== last.isQuarantined || starts !== last.starts) {
       progressAt = performance.now();
     }
     last = { isQuarantined, starts };
     const since = performance.now() - started;
-    if (isDrawing && since >= (isQuarantined ? SETTLED_AFTER_MS : WATCH_MS)) return;
+    // Two looks in a row: the watch's last samples are all of a page drawing (a new one's count).
+    if (drawingLooks >= 2 && since >= (isQuarantined ? SETTLED_AFTER_MS : WATCH_MS)) return;
   }
+}
+
+/**
+ * Whether `output.framesDrawn` grows within `ms` from a count read now: a browser starting
+ * again may have none yet (not drawing) or count from 0 again (counted from there).
+ */
+async function drawsWithin(port: number, ms: number): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  let last = framesDrawnOf(await healthNow(port));
+  while (performance.now() < deadline) {
+    await sleep(500);
+    const now = framesDrawnOf(await healthNow(port));
+    if (now !== null && last !== null && now > last) return true;
+    last = now;
+  }
+  return false;
 }
 
 /** A clean restart of the service, its first frame and the Clip playing again. */
