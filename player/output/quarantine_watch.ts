@@ -221,7 +221,7 @@ export class QuarantineWatch {
     // A silent page whose browser works (not a browser that is stopped) is also judged by its
     // silent looks: on a busy machine the browser's share of the CPU stretches the CPU bound
     // past the picture's 10 s (6 s of CPU took 10 s beside `stress-ng --cpu 4`). Not a page
-    // that has yet to draw its first frame: compiling its programs there took longer still.
+    // that has yet to draw its first frame: it compiles its programs, as slow as the machine.
     const silent = used > 0 && this.#hasDrawn ? this.#silentCheck() : null;
     if (silent) return silent;
     const bound = (this.#pending ? RECOVER_CPU_MS_PER_CORE : STALL_CPU_MS_PER_CORE) * this.#cores;
