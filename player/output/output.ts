@@ -144,6 +144,7 @@ export class Output {
       programs: this.programs.programs,
       quarantine: (id, reason) => options.quarantine?.(id, reason),
       editorClosed: () => editor.closed(),
+      isPageOpen: () => this.#page.isOpen,
     });
     this.#editorPage = new EditorPage({
       hooks: editor,

@@ -23,6 +23,8 @@ export interface OutputBrowserOptions
   quarantine(presetId: string, reason: string): void;
   /** The editor's window was closed (by its user). */
   editorClosed(): void;
+  /** Whether the output's page is connected (its socket open): the quarantine judges only then. */
+  isPageOpen(): boolean;
 }
 
 /** The output's browser, its watches and its windows. */
@@ -59,6 +61,7 @@ export class OutputBrowser {
       quarantine: (id, reason) => options.quarantine(id, reason),
       restart: () => this.supervisor.restart(),
       pid: () => this.supervisor.pid,
+      isPageOpen: () => options.isPageOpen(),
       log,
     });
     this.window = new OutputWindow(this.supervisor, { url, mode, log: warn });

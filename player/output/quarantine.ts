@@ -33,6 +33,11 @@ export interface OutputQuarantineOptions {
   /** CPU ms the browser (`pid`) and its processes used, or null when unknown. */
   cpuMs?: (pid: number) => number | null;
   /**
+   * Whether the output's page is connected now (its socket open); by default always. A page
+   * gone (its window closed, a reload) is not judged until a page says hello again.
+   */
+  isPageOpen?: () => boolean;
+  /**
    * The cores the browser may use (the CPU bound is per core); by default the player's
    * (`navigator.hardwareConcurrency`: its affinity and cgroup quota, which the browser, its
    * child, shares).
@@ -116,6 +121,7 @@ export class OutputQuarantine {
   }
 
   #tick(): void {
+    if (this.#options.isPageOpen?.() === false) this.#watch.pageGone();
     const pid = this.#options.pid();
     this.#act(this.#watch.tick(pid === null ? null : this.#cpuMs(pid)));
   }

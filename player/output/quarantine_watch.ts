@@ -11,11 +11,15 @@
  * main thread waits on GL stuck in a draw; software GL draws on every core),
  * or when it sends nothing for `STALL_SILENT_CHECKS` looks in a row (where the
  * CPU time is known, looks in which its browser used some: a stopped browser is
- * not judged), whichever comes first. On a busy machine the first two stretch
+ * not judged), whichever comes first. A page loaded (again) that has not drawn
+ * its first frame yet is not judged by its looks where the CPU time is known:
+ * it compiles its programs and draws its first frames, silent for as long as
+ * its share of a busy machine takes, and only the CPU it burns (the work done)
+ * makes it stuck. On a busy machine the first two stretch
  * with the browser's share of the CPU; a page drawing one frame in a report is
  * drawing, however slowly. A browser starting, a page loading and a page
- * without WebGL2 are not judged: only a page that said hello with a GL and got
- * a state to draw is.
+ * without WebGL2 are not judged, nor a page gone (its socket closed): only a
+ * page that said hello with a GL and got a state to draw is.
  *
  * Only a suspect is blamed: a preset new on the output (or drawn with a new
  * program) after the last state known drawn: one the page drew frames of in
@@ -88,6 +92,8 @@ export class QuarantineWatch {
   #silentChecks = 0;
   #lastCpuMs: number | null = null;
   #hasMessage = false;
+  /** The page drew a frame since it said hello (before, it compiles: its looks are not judged). */
+  #hasDrawn = false;
   /** The preset just taken off the output, while the page has not drawn since. */
   #pending: string | null = null;
   /** The browser was started again for a suspect's stall, and its new page has not said hello. */
@@ -115,6 +121,17 @@ export class QuarantineWatch {
     this.#reset();
   }
 
+  /**
+   * The page's socket is closed (its window closed while the editor's keeps the browser, a
+   * reload): nothing is judged until a page says hello again. The browser works on meanwhile
+   * (another page, a window opening) while no page can send anything: no silence of a page.
+   */
+  pageGone(): void {
+    this.#hasPage = false;
+    this.#pending = null;
+    this.#reset();
+  }
+
   /** The page said hello with its renderer (a browser start, a reload): judged once it has a state. */
   pageLoaded(gl = "webgl2"): void {
     // A page without WebGL2 draws nothing whatever its presets: the GL rule sees to it.
@@ -123,6 +140,7 @@ export class QuarantineWatch {
     this.#isRecovering = false;
     this.#hasState = false;
     this.#isHidden = false;
+    this.#hasDrawn = false;
     this.#drawing = [];
     this.#reset();
   }
@@ -165,6 +183,7 @@ export class QuarantineWatch {
   report({ frames, isVisible, seq }: WatchedReport): StallVerdict | null {
     this.message();
     this.#isHidden = !isVisible;
+    if (frames > 0) this.#hasDrawn = true;
     if (frames > 0) this.#drew(seq);
     else this.#drawing = [];
     if (frames > 0 || !isVisible || !this.#isJudged()) {
@@ -201,8 +220,9 @@ export class QuarantineWatch {
     this.#silentCpuMs += used;
     // A silent page whose browser works (not a browser that is stopped) is also judged by its
     // silent looks: on a busy machine the browser's share of the CPU stretches the CPU bound
-    // past the picture's 10 s (6 s of CPU took 10 s beside `stress-ng --cpu 4`).
-    const silent = used > 0 ? this.#silentCheck() : null;
+    // past the picture's 10 s (6 s of CPU took 10 s beside `stress-ng --cpu 4`). Not a page
+    // that has yet to draw its first frame: it compiles its programs, as slow as the machine.
+    const silent = used > 0 && this.#hasDrawn ? this.#silentCheck() : null;
     if (silent) return silent;
     const bound = (this.#pending ? RECOVER_CPU_MS_PER_CORE : STALL_CPU_MS_PER_CORE) * this.#cores;
     if (this.#silentCpuMs < bound) return null;

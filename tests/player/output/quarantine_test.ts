@@ -47,6 +47,7 @@ function quarantine(cores = 1) {
   let restarts = 0;
   let tickFn = () => {};
   const cpu = { ms: 0 as number | null };
+  const page = { isOpen: true };
   const q = new OutputQuarantine({
     programs,
     quarantine: (presetId, reason) => void quarantined.push(`${presetId}: ${reason}`),
@@ -59,6 +60,7 @@ function quarantine(cores = 1) {
     },
     clearInterval: () => {},
     cpuMs: () => cpu.ms,
+    isPageOpen: () => page.isOpen,
     cores,
   });
   /** One second: the page reports `frames` (null: sends nothing), the browser uses `cpuMs`. */
@@ -82,6 +84,7 @@ function quarantine(cores = 1) {
     lines,
     quarantined,
     cpu,
+    page,
     second,
     seconds,
     drawing,
@@ -372,4 +375,59 @@ Deno.test("OutputQuarantine: on software GL a stall of reports restarts the brow
   t.seconds(STALL_REPORTS, 0);
   assert.match(t.quarantined[0]!, /^B: the page drew no frame/);
   assert.equal(t.restarts, 1, "at once, not after RECOVER_REPORTS more");
+});
+
+Deno.test("OutputQuarantine: a page loaded again, silent while it compiles on a busy machine, is judged by its CPU, not its looks, until its first frame", () => {
+  const t = quarantine(2);
+  t.drawing("isf-A-1");
+  const previewed = { id: "E", name: "Edited", type: "isf", builtIn: false, quarantine: null };
+  t.q.statePushed(state("isf-A-1"), previewed as unknown as Preset);
+  t.seconds(2, 30);
+  // The output's window closed and came back: its page loads again in the same browser and
+  // compiles its programs, the browser getting 200 ms of CPU a second beside stress-ng.
+  t.q.pageLoaded("ANGLE (SwiftShader Device (Subzero))");
+  t.q.statePushed(state("isf-A-1"), previewed as unknown as Preset);
+  t.seconds(STALL_SILENT_CHECKS * 4, null, 200);
+  assert.deepEqual(t.quarantined, [], "slow is not dead: 4 s of CPU, under the 6 s bound");
+  t.second(30);
+  // Drawing: a silent page whose browser works is judged by its looks again.
+  t.q.statePushed(state("isf-A-1", "isf-B-1"), previewed as unknown as Preset);
+  t.seconds(STALL_SILENT_CHECKS, null, 200);
+  assert.match(t.quarantined[0] ?? "", /^B: the page sent nothing in 5 looks in a row$/);
+});
+
+Deno.test("OutputQuarantine: a page loaded again that never draws its first frame is stalled at the CPU bound", () => {
+  const t = quarantine(2);
+  t.drawing("isf-A-1");
+  t.q.pageLoaded("ANGLE (SwiftShader Device (Subzero))");
+  t.q.statePushed(state("isf-A-1", "isf-B-1"));
+  t.seconds(2 * STALL_CPU_MS_PER_CORE / 1000 - 1, null, 1000);
+  assert.deepEqual(t.quarantined, []);
+  t.second(null, 1000);
+  assert.match(t.quarantined[0] ?? "", /^B: .* 6\.0 s of CPU \(2 cores\)$/);
+  assert.equal(t.restarts, 1);
+});
+
+Deno.test("OutputQuarantine: a page gone (its window closed, the editor's keeping the browser) is not judged until a page says hello again", () => {
+  const t = quarantine(2);
+  t.drawing("isf-A-1");
+  const previewed = { id: "E", name: "Edited", type: "isf", builtIn: false, quarantine: null };
+  t.q.statePushed(state("isf-A-1"), previewed as unknown as Preset);
+  t.seconds(2, 30);
+  // The output's window closed: its socket is closed, the browser works on (the editor's
+  // page, the window opened again), on a busy machine and on a quiet one.
+  t.page.isOpen = false;
+  t.seconds(STALL_SILENT_CHECKS * 4, null, 200);
+  t.seconds(STALL_CPU_MS_PER_CORE / 1000 * 4, null, 1000);
+  assert.deepEqual(t.quarantined, [], "no page: nothing to judge");
+  assert.equal(t.restarts, 0);
+  assert.equal(t.q.isSuspecting, false);
+  // The new page says hello and draws: judged again.
+  t.page.isOpen = true;
+  t.q.pageLoaded("ANGLE");
+  t.q.statePushed(state("isf-A-1"), previewed as unknown as Preset);
+  t.second(30);
+  t.q.statePushed(state("isf-A-1", "isf-B-1"), previewed as unknown as Preset);
+  t.seconds(STALL_SILENT_CHECKS, null, 200);
+  assert.match(t.quarantined[0] ?? "", /^B: the page sent nothing in 5 looks in a row$/);
 });
