@@ -175,6 +175,22 @@ export const ToPage = z.discriminatedUnion("type", [
 /** Player to page. */
 export type ToPage = z.infer<typeof ToPage>;
 
+/**
+ * The GL objects a page's context holds, by kind (`player/output/page/gl.js` counts its create
+ * and delete calls): flat over a long night when nothing leaks.
+ */
+export const GlObjects = z.strictObject({
+  programs: z.number().int(),
+  shaders: z.number().int(),
+  textures: z.number().int(),
+  framebuffers: z.number().int(),
+  renderbuffers: z.number().int(),
+  buffers: z.number().int(),
+  vertexArrays: z.number().int(),
+});
+/** The GL objects a page's context holds, by kind. */
+export type GlObjects = z.infer<typeof GlObjects>;
+
 /** Page to player (text frames; recording chunks come as binary frames). */
 export const FromPage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("hello"), userAgent: z.string(), gl: z.string() }),
@@ -197,6 +213,10 @@ export const FromPage = z.discriminatedUnion("type", [
     renderScale: z.number().positive(),
     /** Why the scale is below 1 (the frames a second it drew), null at 1. */
     scaleReason: z.string().nullable(),
+    /** The page's live GL objects by kind; null without WebGL2 (absent: an older page). */
+    glObjects: GlObjects.nullable().optional(),
+    /** ISF's FRAMEINDEX and TIMEDELTA (s) of the last frame drawn; null before any. */
+    isf: z.object({ index: z.number().int(), timeDelta: z.number() }).nullable().optional(),
   }),
   /** `isComplete` false: a layer did not show its frame within 5 s (drawn as it was). */
   z.object({
@@ -265,6 +285,9 @@ export const OutputStats = z.strictObject({
   ),
   browserStarts: z.number().int().describe("Browser launches, the first included"),
   pageLoads: z.number().int().describe("Times a page said hello (a browser start, a reload)"),
+  glObjects: GlObjects.nullable().optional().describe(
+    "The output page's live GL objects by kind, as its last report said (null: none yet)",
+  ),
 });
 /** How the output draws. */
 export type OutputStats = z.infer<typeof OutputStats>;

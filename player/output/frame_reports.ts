@@ -4,6 +4,7 @@
  * decode (said once each, whatever the page's reloads).
  * @module
  */
+import type { GlObjects } from "../../protocol/output.ts";
 import type { OutputDrawing } from "../../protocol/state.ts";
 import type { Report } from "./page_socket.ts";
 
@@ -34,6 +35,8 @@ export class FrameReports {
   #framesDrawn = 0;
   /** The scale the page last reported drawing at. */
   #renderScale = 1;
+  /** The page's live GL objects, as its last report said. */
+  #glObjects: GlObjects | null = null;
 
   /** No report yet; the page draws at scale 1. */
   constructor(options: FrameReportsOptions) {
@@ -50,9 +53,15 @@ export class FrameReports {
     return this.#renderScale;
   }
 
+  /** The page's live GL objects by kind, as its last report said (null: none yet). */
+  get glObjects(): GlObjects | null {
+    return this.#glObjects;
+  }
+
   /** Keeps a report that arrived at `receivedAt` (player clock). */
   take(report: Report, receivedAt: number): void {
     this.reports.push({ ...report, receivedAt });
+    if (report.glObjects) this.#glObjects = report.glObjects;
     this.#framesDrawn += report.frames;
     if (this.reports.length > REPORTS_KEPT) this.reports.shift();
   }

@@ -249,6 +249,7 @@ export class Output {
       renderScale: this.#reports.renderScale,
       browserStarts: this.#browser.supervisor.starts,
       pageLoads: this.#browser.health.pageLoads,
+      glObjects: this.#reports.glObjects,
     };
   }
 

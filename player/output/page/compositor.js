@@ -1,7 +1,7 @@
 // @ts-check
 // The picture: each layer through its passes (filters, Effects), blended in order over the
 // background colour with its opacity, then the visualizers, then the display's zoom.
-import { compile, pass, quad, target, texture, uploadRow } from "./gl.js";
+import { compile, countObjects, pass, quad, target, texture, uploadRow } from "./gl.js";
 import { IsfPasses } from "./isf_passes.js";
 
 const COMPOSITE = `#version 300 es
@@ -151,6 +151,7 @@ export class Compositor {
       antialias: false,
     });
     if (!gl) return null;
+    countObjects(gl);
     try {
       const internal = { composite: compile(gl, COMPOSITE), present: compile(gl, PRESENT) };
       quad(gl);
@@ -172,6 +173,16 @@ export class Compositor {
     this.#internal = internal;
     this.#isfPasses = new IsfPasses(gl);
     this.#spectrum = { texture: texture(gl), wave: texture(gl), bins: 1 };
+  }
+
+  /** The context's live GL objects by kind, now (a copy). */
+  get objects() {
+    return { ...countObjects(this.gl) };
+  }
+
+  /** ISF's FRAMEINDEX and TIMEDELTA of the last frame drawn (the page reports them). */
+  get lastFrame() {
+    return { index: this.#frameIndex, timeDelta: 1 / 30 };
   }
 
   /**

@@ -50,6 +50,8 @@ class EditorPage {
    */
   #applying = new Map();
   #lastFrameAt = 0;
+  /** The programs the player sent this page (compiled, or refused). */
+  #programsTaken = 0;
   /** The preview's frames drawn (`bench/editor_bench.ts` reads them). */
   #previewFrames = 0;
   /** Waits before trying again to connect after a refusal (doubling, at most 30 s). */
@@ -90,9 +92,11 @@ class EditorPage {
    * @param {string[]} drop
    */
   #onPrograms(programs, drop = []) {
+    this.#programsTaken += programs.length;
     this.#compositor?.takePrograms(programs, drop, (p, log) => {
       this.#send({ type: "compile-error", program: p.name, log });
     });
+    this.#showObjects();
   }
 
   /** @param {RenderState} next */
@@ -118,6 +122,16 @@ class EditorPage {
     compositor.draw(state, clock, textureOf, this.#sound.analyser);
     document.body.dataset.drawnSeq = String(state.seq);
     document.body.dataset.previewFrames = String(++this.#previewFrames);
+  }
+
+  /**
+   * The page's live GL objects by kind, and the programs it was sent, in its DOM
+   * (`data-gl-objects`, `data-programs-taken`): what a soak test reads over DevTools.
+   */
+  #showObjects() {
+    const objects = this.#compositor?.objects;
+    if (objects) document.body.dataset.glObjects = JSON.stringify(objects);
+    document.body.dataset.programsTaken = String(this.#programsTaken);
   }
 
   /** @param {Extract<ToEditor, {type: "editor"}>} message */
@@ -196,7 +210,10 @@ class EditorPage {
       this.#ui.setPreviewNote("No preview: this browser gives the page no WebGL2");
     }
     this.#ui.wire((edit) => this.#sendEdit(edit));
-    setInterval(() => this.#send({ type: "ping", t0: performance.now() }), 1000);
+    setInterval(() => {
+      this.#send({ type: "ping", t0: performance.now() });
+      this.#showObjects();
+    }, 1000);
     this.#connect();
     requestAnimationFrame((t) => this.#frame(t));
   }

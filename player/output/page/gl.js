@@ -22,6 +22,87 @@
  */
 
 /**
+ * The GL objects a context holds now, by kind (`countObjects`).
+ * @typedef {{
+ *   programs: number,
+ *   shaders: number,
+ *   textures: number,
+ *   framebuffers: number,
+ *   renderbuffers: number,
+ *   buffers: number,
+ *   vertexArrays: number,
+ * }} GlObjects
+ */
+
+/** The kinds counted: `gl.create<Kind>` and `gl.delete<Kind>`, and their count's name. */
+const KINDS = /** @type {const} */ ([
+  ["Program", "programs"],
+  ["Shader", "shaders"],
+  ["Texture", "textures"],
+  ["Framebuffer", "framebuffers"],
+  ["Renderbuffer", "renderbuffers"],
+  ["Buffer", "buffers"],
+  ["VertexArray", "vertexArrays"],
+]);
+/** The counts of each context counted. @type {WeakMap<WebGL2RenderingContext, GlObjects>} */
+const COUNTS = new WeakMap();
+
+/**
+ * The live GL objects of `gl` by kind, counted from now on: its create and delete calls are
+ * wrapped once (every module's, `layers.js` and `isf_passes.js` too), an object deleted twice
+ * counted once. The counts are live (the same object, kept up to date); the page reports them.
+ * @param {WebGL2RenderingContext} gl
+ * @returns {GlObjects}
+ */
+export function countObjects(gl) {
+  const known = COUNTS.get(gl);
+  if (known) return known;
+  /** @type {GlObjects} */
+  const counts = {
+    programs: 0,
+    shaders: 0,
+    textures: 0,
+    framebuffers: 0,
+    renderbuffers: 0,
+    buffers: 0,
+    vertexArrays: 0,
+  };
+  const live = new WeakSet();
+  const methods = /** @type {Record<string, (...args: unknown[]) => unknown>} */ (
+    /** @type {unknown} */ (gl)
+  );
+  for (const [kind, key] of KINDS) {
+    const create = methods[`create${kind}`]?.bind(gl);
+    const remove = methods[`delete${kind}`]?.bind(gl);
+    if (!create || !remove) continue;
+    methods[`create${kind}`] = (...args) => {
+      const made = create(...args);
+      if (made && typeof made === "object") {
+        live.add(made);
+        counts[key]++;
+      }
+      return made;
+    };
+    methods[`delete${kind}`] = (object) => {
+      if (object && typeof object === "object" && live.delete(object)) counts[key]--;
+      return remove(object);
+    };
+  }
+  COUNTS.set(gl, counts);
+  return counts;
+}
+
+/**
+ * Forgets every object of `gl`: a lost context's objects are gone with it.
+ * @param {WebGL2RenderingContext} gl
+ */
+export function forgetObjects(gl) {
+  const counts = COUNTS.get(gl);
+  if (!counts) return;
+  for (const [, key] of KINDS) counts[key] = 0;
+}
+
+/**
  * `value`, or the error that `what` could not be made (a lost context makes nothing).
  * @template T
  * @param {T | null} value

@@ -271,6 +271,8 @@ class OutputPage {
       visibility: document.visibilityState,
       renderScale: scale,
       scaleReason: this.#scaleReason,
+      glObjects: this.#compositor?.objects ?? null,
+      isf: this.#compositor?.lastFrame ?? null,
     });
     this.#stats = { frames: 0, dropped: 0, driftMs: 0, firstFrames: [] };
   }
