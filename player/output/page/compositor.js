@@ -1,8 +1,20 @@
 // @ts-check
 // The picture: each layer through its passes (filters, Effects), blended in order over the
 // background colour with its opacity, then the visualizers, then the display's zoom.
-import { compile, countObjects, pass, quad, target, texture, uploadRow } from "./gl.js";
+import {
+  compile,
+  countObjects,
+  deleteProgram,
+  pass,
+  quad,
+  resizeTarget,
+  setPair,
+  target,
+  texture,
+  uploadRow,
+} from "./gl.js";
 import { IsfPasses } from "./isf_passes.js";
+import { frameTimes, nextFrame } from "./render_scale.js";
 
 const COMPOSITE = `#version 300 es
 precision highp float;
@@ -27,12 +39,18 @@ void main() {
 /** @typedef {import("./gl.js").Size} Size */
 /** @typedef {import("./gl.js").Target} Target */
 /** @typedef {import("./gl.js").UniformValue} UniformValue */
+/** @typedef {import("./gl.js").GlObjects} GlObjects */
 /** @typedef {import("./isf_passes.js").Bindings} Bindings */
 /** @typedef {import("./isf_passes.js").PassesProgram} PassesProgram */
 /** @typedef {NonNullable<ShaderProgram["samplers"]>} Samplers */
 /**
- * A program as the compositor keeps it: compiled, with its ISF samplers and passes (null: none).
- * @typedef {Compiled & {samplers: Samplers | null, passes: PassesProgram["passes"] | null}} Program
+ * A program as the compositor keeps it: compiled, with its ISF samplers and passes (null: none),
+ * and (an ISF program) the records of its built-ins and samplers, made once and set each frame.
+ * @typedef {Compiled & {
+ *   samplers: Samplers | null,
+ *   passes: PassesProgram["passes"] | null,
+ *   bindings: Bindings | null,
+ * }} Program
  */
 /**
  * A layer's picture, or null before it has one.
@@ -43,25 +61,37 @@ void main() {
  * @typedef {{width: number, height: number, a: Target, b: Target, out: Target}} Targets
  */
 /**
- * How a chain of passes is drawn: `time` and `size` the render's, `extra` textures for every
- * pass, `owner` the chain's (a layer's Clip), whose ISF targets are its own.
- * @typedef {{
- *   time: number,
- *   size: Size,
- *   scale: number,
- *   extra?: Record<string, WebGLTexture>,
- *   owner?: string,
- * }} Chain
+ * How a chain of passes is drawn: `time` and `size` the render's, `owner` the chain's (a layer's
+ * Clip, "" the visualizers'), whose ISF targets are its own. One record, set for each chain.
+ * @typedef {{time: number, size: Size, scale: number, owner: string}} Chain
  */
 
 /**
- * ISF's DATE: year, month (1-12), day, seconds into the day.
- * @returns {number[]}
+ * ISF's DATE into `into`: year, month (1-12), day, seconds into the day (`at` reused).
+ * @param {Date} at
+ * @param {number[]} into
  */
-function dateNow() {
-  const d = new Date();
-  const seconds = d.getHours() * 3600 + d.getMinutes() * 60 + d.getSeconds();
-  return [d.getFullYear(), d.getMonth() + 1, d.getDate(), seconds + d.getMilliseconds() / 1000];
+function dateNow(at, into) {
+  at.setTime(Date.now());
+  const seconds = at.getHours() * 3600 + at.getMinutes() * 60 + at.getSeconds();
+  into[0] = at.getFullYear();
+  into[1] = at.getMonth() + 1;
+  into[2] = at.getDate();
+  into[3] = seconds + at.getMilliseconds() / 1000;
+}
+
+/**
+ * The records an ISF program's passes are drawn with, made once: ISF's built-ins, and for each
+ * sampler its texture and `_<name>_imgSize` (set each frame, `Compositor#isfBindings`).
+ * @param {Samplers} samplers
+ * @returns {Bindings}
+ */
+function bindingsOf(samplers) {
+  /** @type {Record<string, UniformValue>} */
+  const values = { TIME: 0, TIMEDELTA: 0, RENDERSIZE: [1, 1], FRAMEINDEX: 0, DATE: [0, 0, 0, 0] };
+  for (const s of samplers) values[`_${s.name}_imgSize`] = [1, 1];
+  const keys = new Map(samplers.map((s) => [s.name, `_${s.name}_imgSize`]));
+  return { values, textures: {}, keys };
 }
 
 /**
@@ -106,13 +136,14 @@ function isNeutral(f) {
 /**
  * The layers that show something, bottom first, with their pictures: not those at opacity 0,
  * nor those under an opaque one (a video or camera at full opacity with no Effect covers the
- * whole picture: its texels have alpha 1 and every pass draws the full frame).
+ * whole picture: its texels have alpha 1 and every pass draws the full frame). Into `shown`
+ * (emptied first), a list the caller keeps.
  * @param {RenderLayer[]} layers
  * @param {TextureOf} textureOf
+ * @param {{layer: RenderLayer, source: WebGLTexture}[]} shown
  */
-export function visibleLayers(layers, textureOf) {
-  /** @type {{layer: RenderLayer, source: WebGLTexture}[]} */
-  const shown = [];
+export function visibleLayers(layers, textureOf, shown = []) {
+  shown.length = 0;
   for (const layer of layers) {
     const source = layer.kind === "audio" ? null : textureOf(layer.clipId);
     if (!source || layer.opacity <= 0) continue;
@@ -124,19 +155,119 @@ export function visibleLayers(layers, textureOf) {
   return shown;
 }
 
+/**
+ * What a frame of a compositor sets and reads, made once: a frame allocates none of it.
+ */
+function frameScratch() {
+  return {
+    date: new Date(),
+    dateValues: [0, 0, 0, 0],
+    size: { width: 1, height: 1 },
+    canvasSize: { width: 1, height: 1 },
+    /** @type {Chain} */
+    chain: { time: 0, size: { width: 1, height: 1 }, scale: 1, owner: "" },
+    /** @type {Record<string, WebGLTexture>} */
+    image: {},
+    present: { zoom: 1, background: [0, 0, 0] },
+    opacity: { opacity: 1 },
+    /** @type {Record<string, UniformValue>} */
+    plain: { u_resolution: [1, 1], u_time: 0 },
+    /** @type {Record<string, WebGLTexture>} */
+    plainTextures: {},
+    /** Each Effect's occurrences in the chain drawn. @type {Map<string, number>} */
+    seen: new Map(),
+    /** @type {{layer: RenderLayer, source: WebGLTexture}[]} */
+    shown: [],
+    bins: new Uint8Array(0),
+    /** A layer's filters as a pass. @type {ShaderPass} */
+    filter: { program: "layer", uniforms: {} },
+    /** A layer's passes. @type {ShaderPass[]} */
+    passes: [],
+  };
+}
+
+/** The programs of a compositor by name: compiled, replaced, dropped, each deleted with its shaders. */
+class Programs {
+  #gl;
+  /** @type {Map<string, Program>} */
+  #byName = new Map();
+
+  /** @param {WebGL2RenderingContext} gl */
+  constructor(gl) {
+    this.#gl = gl;
+  }
+
+  /**
+   * The program named `name`, or undefined.
+   * @param {string} name
+   */
+  get(name) {
+    return this.#byName.get(name);
+  }
+
+  /**
+   * Compiles a program (its `fallback` sources when GL refuses `source`), or takes it as
+   * `compiled` already; throws the log of `source` when neither compiles (having deleted what
+   * it made). One of the same name is replaced, and deleted.
+   * @param {ShaderProgram} program
+   */
+  add(program, compiled = compileProgram(this.#gl, program)) {
+    const passes = program.passes?.length ? program.passes : null;
+    const samplers = program.samplers ?? null;
+    const old = this.#byName.get(program.name);
+    if (old && old.program !== compiled.program) deleteProgram(this.#gl, old.program);
+    const bindings = samplers ? bindingsOf(samplers) : null;
+    this.#byName.set(program.name, { ...compiled, samplers, passes, bindings });
+  }
+
+  /**
+   * Deletes a program the player no longer draws, and its shaders.
+   * @param {string} name
+   */
+  drop(name) {
+    const compiled = this.#byName.get(name);
+    if (compiled) deleteProgram(this.#gl, compiled.program);
+    this.#byName.delete(name);
+  }
+
+  /**
+   * Takes the player's programs message: drops those named in `drop`, compiles each of
+   * `programs`, and tells `refused` each one GL refused (nothing once the context is lost:
+   * they are all sent again with the new one).
+   * @param {ShaderProgram[]} programs
+   * @param {string[]} drop
+   * @param {(program: ShaderProgram, log: string) => void} refused
+   */
+  take(programs, drop, refused) {
+    for (const name of drop) this.drop(name);
+    for (const p of programs) {
+      try {
+        this.add(p);
+      } catch (error) {
+        if (this.#gl.isContextLost()) return;
+        refused(p, error instanceof Error ? error.message : String(error));
+      }
+    }
+  }
+}
+
 /** The picture of a render state, drawn with WebGL2 on a canvas. */
 export class Compositor {
   /** The canvas's context. @type {WebGL2RenderingContext} */
   gl;
   #canvas;
   #internal;
-  /** @type {Map<string, Program>} */
-  #programs = new Map();
+  /** The context's live GL objects by kind (`countObjects`: kept up to date). */
+  #objects;
+  #programs;
   #isfPasses;
   #spectrum;
-  #frameIndex = -1;
+  /** ISF's FRAMEINDEX and TIMEDELTA of the frame drawn (`nextFrame`). */
+  #times = frameTimes();
   /** @type {Targets | null} */
   #targets = null;
+  /** What a frame sets and reads, made once (a frame allocates none of it). */
+  #frame = frameScratch();
 
   /**
    * A compositor on `canvas`, or null without a WebGL2 that compiles (no context, or a GPU
@@ -171,58 +302,28 @@ export class Compositor {
     this.#canvas = canvas;
     this.gl = gl;
     this.#internal = internal;
+    this.#objects = countObjects(gl);
+    this.#programs = new Programs(gl);
     this.#isfPasses = new IsfPasses(gl);
     this.#spectrum = { texture: texture(gl), wave: texture(gl), bins: 1 };
+    const textures = this.#frame.plainTextures;
+    textures.u_spectrum = this.#spectrum.texture;
+    textures.u_wave = this.#spectrum.wave;
   }
 
-  /** The context's live GL objects by kind, now (a copy). */
+  /** The context's live GL objects by kind, now (a copy). @returns {GlObjects} */
   get objects() {
-    return { ...countObjects(this.gl) };
-  }
-
-  /** ISF's FRAMEINDEX and TIMEDELTA of the last frame drawn (the page reports them). */
-  get lastFrame() {
-    return { index: this.#frameIndex, timeDelta: 1 / 30 };
+    return { ...this.#objects };
   }
 
   /**
-   * Compiles a program (its `fallback` sources when GL refuses `source`), or takes it as
-   * `compiled` already; throws the log of `source` when neither compiles.
-   * @param {ShaderProgram} program
-   */
-  addProgram(program, compiled = compileProgram(this.gl, program)) {
-    const passes = program.passes?.length ? program.passes : null;
-    this.#programs.set(program.name, { ...compiled, samplers: program.samplers ?? null, passes });
-  }
-
-  /**
-   * Deletes a program the player no longer draws.
-   * @param {string} name
-   */
-  dropProgram(name) {
-    const compiled = this.#programs.get(name);
-    if (compiled) this.gl.deleteProgram(compiled.program);
-    this.#programs.delete(name);
-  }
-
-  /**
-   * Takes the player's programs message: drops those named in `drop`, compiles each of
-   * `programs`, and tells `refused` each one GL refused (nothing once the context is lost:
-   * they are all sent again with the new one).
+   * Takes the player's programs message (`Programs.take`).
    * @param {ShaderProgram[]} programs
    * @param {string[]} drop
    * @param {(program: ShaderProgram, log: string) => void} refused
    */
   takePrograms(programs, drop, refused) {
-    for (const name of drop) this.dropProgram(name);
-    for (const p of programs) {
-      try {
-        this.addProgram(p);
-      } catch (error) {
-        if (this.gl.isContextLost()) return;
-        refused(p, error instanceof Error ? error.message : String(error));
-      }
-    }
+    this.#programs.take(programs, drop, refused);
   }
 
   /**
@@ -239,36 +340,46 @@ export class Compositor {
   draw(state, clock, textureOf, analyser, scale = 1, canvasScale = 1) {
     const gl = this.gl;
     const { display } = state;
-    /** @type {(k: number) => Size} */
-    const scaled = (k) => ({
-      width: Math.max(1, Math.round(display.width * k)),
-      height: Math.max(1, Math.round(display.height * k)),
-    });
-    const size = scaled(scale);
-    const canvasSize = scaled(canvasScale);
+    const frame = this.#frame;
+    const size = scaledSize(display, scale, frame.size);
+    const canvasSize = scaledSize(display, canvasScale, frame.canvasSize);
     const targets = this.#ensureTargets(canvasSize, size);
     const [r, g, b] = parseColor(display.backgroundColor);
-    this.#frameIndex++;
+    nextFrame(this.#times, clock, display.fps);
     this.#uploadAudio(analyser);
     gl.bindFramebuffer(gl.FRAMEBUFFER, targets.out.fb);
     gl.viewport(0, 0, size.width, size.height);
     gl.clearColor(r, g, b, 1);
     gl.clear(gl.COLOR_BUFFER_BIT);
-    for (const { layer, source } of visibleLayers(state.layers, textureOf)) {
-      this.#drawLayer(layer, source, { time: clock, size, scale, owner: layer.clipId });
+    const chain = frame.chain;
+    chain.time = clock;
+    chain.size = size;
+    chain.scale = scale;
+    for (const { layer, source } of visibleLayers(state.layers, textureOf, frame.shown)) {
+      chain.owner = layer.clipId;
+      this.#drawLayer(layer, source, chain);
     }
     let picture = targets.out.texture;
     if (state.visualizers.length > 0) {
-      const extra = { u_spectrum: this.#spectrum.texture, u_wave: this.#spectrum.wave };
-      picture = this.#runPasses(state.visualizers, picture, { time: clock, size, scale, extra });
+      chain.owner = "";
+      picture = this.#runPasses(state.visualizers, picture, chain);
     }
-    const framing = { zoom: display.zoom, background: [r, g, b] };
-    pass(gl, this.#internal.present, null, { u_image: picture }, framing, canvasSize);
+    const present = frame.present;
+    present.zoom = display.zoom;
+    present.background[0] = r, present.background[1] = g, present.background[2] = b;
+    frame.image.u_image = picture;
+    pass(gl, this.#internal.present, null, frame.image, present, canvasSize);
     this.#isfPasses.endFrame();
   }
 
+  /** ISF's TIMEDELTA and FRAMEINDEX of the last frame drawn (the page reports them). */
+  get lastFrame() {
+    return { index: this.#times.index, timeDelta: this.#times.timeDelta };
+  }
+
   /**
-   * The canvas at `canvasSize`, the targets at the size drawn (a render scale's).
+   * The canvas at `canvasSize`, the targets at the size drawn (a render scale's): kept at the
+   * same size, their storage made again in place at another (`resizeTarget`).
    * @param {Size} canvasSize
    * @param {Size} size
    * @returns {Targets}
@@ -277,49 +388,47 @@ export class Compositor {
     const canvas = this.#canvas;
     if (canvas.width !== canvasSize.width) canvas.width = canvasSize.width;
     if (canvas.height !== canvasSize.height) canvas.height = canvasSize.height;
-    const old = this.#targets;
-    if (old && old.width === width && old.height === height) return old;
-    for (const t of old ? [old.a, old.b, old.out] : []) {
-      this.gl.deleteFramebuffer(t.fb);
-      this.gl.deleteTexture(t.texture);
-    }
     const gl = this.gl;
-    this.#targets = {
-      width,
-      height,
-      a: target(gl, width, height),
-      b: target(gl, width, height),
-      out: target(gl, width, height),
-    };
-    return this.#targets;
+    const old = this.#targets;
+    if (!old) {
+      const [a, b, out] = [1, 2, 3].map(() => target(gl, width, height));
+      if (!a || !b || !out) throw new Error("WebGL made no target");
+      this.#targets = { width, height, a, b, out };
+      return this.#targets;
+    }
+    if (old.width === width && old.height === height) return old;
+    for (const t of [old.a, old.b, old.out]) resizeTarget(gl, t, width, height);
+    old.width = width;
+    old.height = height;
+    return old;
   }
 
   /**
-   * What an ISF program is given beside its inputs: ISF's built-ins and its samplers.
+   * An ISF program's bindings for this frame, set in place: ISF's built-ins and its samplers.
+   * @param {Bindings} bindings
    * @param {Samplers} samplers
    * @param {WebGLTexture} input
-   * @param {number} time
-   * @param {Size} size
+   * @param {Chain} chain
    * @returns {Bindings}
    */
-  #isfBindings(samplers, input, time, size) {
+  #isfBindings(bindings, samplers, input, { time, size }) {
     const spectrum = this.#spectrum;
-    /** @type {Record<string, UniformValue>} */
-    const values = {
-      TIME: time / 1000,
-      TIMEDELTA: 1 / 30,
-      RENDERSIZE: [size.width, size.height],
-      FRAMEINDEX: this.#frameIndex,
-      DATE: dateNow(),
-    };
-    /** @type {Record<string, WebGLTexture>} */
-    const textures = {};
+    const { values, textures, keys } = bindings;
+    values.TIME = time / 1000;
+    values.TIMEDELTA = this.#times.timeDelta;
+    values.FRAMEINDEX = this.#times.index;
+    setPair(values, "RENDERSIZE", size.width, size.height);
+    const date = /** @type {number[]} */ (values.DATE);
+    for (let i = 0; i < 4; i++) date[i] = this.#frame.dateValues[i] ?? 0;
     for (const s of samplers) {
       const isImage = s.type === "image";
       textures[s.name] = isImage ? input : s.type === "audio" ? spectrum.wave : spectrum.texture;
-      values[`_${s.name}_imgSize`] = isImage ? [size.width, size.height] : [spectrum.bins, 1];
+      const key = keys.get(s.name) ?? `_${s.name}_imgSize`;
+      if (isImage) setPair(values, key, size.width, size.height);
+      else setPair(values, key, spectrum.bins, 1);
     }
-    return { values, textures };
+    textures.u_image = input;
+    return bindings;
   }
 
   /**
@@ -328,44 +437,55 @@ export class Compositor {
    * @param {WebGLTexture} source
    * @param {Chain} chain
    */
-  #runPasses(passes, source, { time, size, scale, extra = {}, owner = "" }) {
+  #runPasses(passes, source, chain) {
     const targets = this.#targets;
     if (!targets) return source;
     let input = source;
     let flip = targets.a;
     // An Effect's targets are its own by its id and its occurrence in the chain, not by its
     // index: a filter pass put before it, or an earlier Effect turned off, keeps them.
-    const seen = new Map();
+    const seen = this.#frame.seen;
+    seen.clear();
     for (const p of passes) {
       const compiled = this.#programs.get(p.program);
       if (!compiled) continue;
-      const isf = compiled.samplers
-        ? this.#isfBindings(compiled.samplers, input, time, size)
-        : null;
+      const { samplers, bindings } = compiled;
+      const isf = samplers && bindings ? this.#isfBindings(bindings, samplers, input, chain) : null;
       if (isf && compiled.passes) {
         // ISF's PASSES: the picture is the last pass's, in its target or in `flip`.
         const id = p.id ?? p.program;
         const n = seen.get(id) ?? 0;
         seen.set(id, n + 1);
-        const own = `${owner}/${id}/${n}`;
-        const options = { bindings: isf, out: flip, size, scale };
+        const own = `${chain.owner}/${id}/${n}`;
         const program = /** @type {PassesProgram} */ (compiled);
-        input = this.#isfPasses.run(program, { ...p, owner: own }, options);
+        input = this.#isfPasses.run(program, p, own, isf, flip, chain);
         if (input !== flip.texture) continue;
-      } else {
-        const values = {
-          u_resolution: [size.width, size.height],
-          u_time: time / 1000,
-          ...isf?.values,
-          ...p.uniforms,
-        };
-        const textures = { u_image: input, ...extra, ...isf?.textures };
-        pass(this.gl, compiled, flip, textures, values, size);
+      } else if (isf) {
+        pass(this.gl, compiled, flip, isf.textures, isf.values, chain.size, p.uniforms ?? null);
         input = flip.texture;
+      } else {
+        input = this.#plainPass(compiled, p, input, flip, chain);
       }
       flip = flip === targets.a ? targets.b : targets.a;
     }
     return input;
+  }
+
+  /**
+   * A pass of a program that is not ISF's (the layer's filters): into `dest`; its texture.
+   * @param {Program} compiled
+   * @param {ShaderPass} p
+   * @param {WebGLTexture} input
+   * @param {Target} dest
+   * @param {Chain} chain
+   */
+  #plainPass(compiled, p, input, dest, { time, size }) {
+    const { plain, plainTextures } = this.#frame;
+    setPair(plain, "u_resolution", size.width, size.height);
+    plain.u_time = time / 1000;
+    plainTextures.u_image = input;
+    pass(this.gl, compiled, dest, plainTextures, plain, size, p.uniforms ?? null);
+    return dest.texture;
   }
 
   /**
@@ -379,28 +499,52 @@ export class Compositor {
     const targets = this.#targets;
     if (!targets) return;
     // Neutral filters cost nothing: a full-screen pass less on software GL.
-    const effects = layer.effects;
-    const f = layer.filters;
-    const passes = isNeutral(f) ? effects : [{ program: "layer", uniforms: f }, ...effects];
+    const { filter, passes } = this.#frame;
+    passes.length = 0;
+    if (!isNeutral(layer.filters)) {
+      filter.uniforms = layer.filters;
+      passes.push(filter);
+    }
+    for (const effect of layer.effects) passes.push(effect);
     const result = this.#runPasses(passes, source, chain);
     gl.enable(gl.BLEND);
     gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
-    const opacity = { opacity: layer.opacity };
-    pass(gl, this.#internal.composite, targets.out, { u_image: result }, opacity, chain.size);
+    const { image, opacity } = this.#frame;
+    opacity.opacity = layer.opacity;
+    image.u_image = result;
+    pass(gl, this.#internal.composite, targets.out, image, opacity, chain.size);
     gl.disable(gl.BLEND);
   }
 
   /**
-   * The Song's spectrum and waveform as 1-pixel-high textures, for this frame.
+   * The Song's spectrum and waveform as 1-pixel-high textures, for this frame (into one array,
+   * made again only when the analyser's bins change), and the frame's DATE.
    * @param {AnalyserNode} analyser
    */
   #uploadAudio(analyser) {
     const spectrum = this.#spectrum;
-    const bins = new Uint8Array(analyser.frequencyBinCount);
+    const frame = this.#frame;
+    if (frame.bins.length !== analyser.frequencyBinCount) {
+      frame.bins = new Uint8Array(analyser.frequencyBinCount);
+    }
+    const bins = frame.bins;
     analyser.getByteFrequencyData(bins);
     uploadRow(this.gl, spectrum.texture, bins);
     analyser.getByteTimeDomainData(bins);
     uploadRow(this.gl, spectrum.wave, bins);
     spectrum.bins = bins.length;
+    dateNow(frame.date, frame.dateValues);
   }
+}
+
+/**
+ * The display's size times `k` (at least a pixel a side), into `into`.
+ * @param {Size} display
+ * @param {number} k
+ * @param {Size} into
+ */
+function scaledSize(display, k, into) {
+  into.width = Math.max(1, Math.round(display.width * k));
+  into.height = Math.max(1, Math.round(display.height * k));
+  return into;
 }

@@ -56,6 +56,8 @@ class EditorPage {
   #previewFrames = 0;
   /** Waits before trying again to connect after a refusal (doubling, at most 30 s). */
   #retryMs = 1000;
+  /** A layer's picture (made once: a frame makes no closure). */
+  #textureOf = (/** @type {string} */ clipId) => this.#layers?.textureOf(clipId) ?? null;
 
   /** @param {FromEditor} message */
   #send(message) {
@@ -118,8 +120,7 @@ class EditorPage {
     const clock = this.#clock.now(now);
     this.#sound.syncSong(state.song, this.#base, clock, period / 1000);
     layers.sync(state.layers, clock, period / 1000);
-    const textureOf = (/** @type {string} */ clipId) => layers.textureOf(clipId);
-    compositor.draw(state, clock, textureOf, this.#sound.analyser);
+    compositor.draw(state, clock, this.#textureOf, this.#sound.analyser);
     document.body.dataset.drawnSeq = String(state.seq);
     document.body.dataset.previewFrames = String(++this.#previewFrames);
   }

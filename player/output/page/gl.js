@@ -4,23 +4,30 @@
 // Small on purpose: the page is served as plain modules from inside the binary.
 
 /**
- * A linked program and its active uniforms by name.
- * @typedef {{
- *   program: WebGLProgram,
- *   locations: Map<string, {location: WebGLUniformLocation | null, type: number}>,
- * }} Compiled
+ * A uniform's location and declared type, with the array its vector values are copied into
+ * (allocated once with the program: a frame allocates nothing to set them).
+ * @typedef {{location: WebGLUniformLocation | null, type: number, data: Float32Array | null}} Uniform
  */
 /**
- * A texture with a framebuffer drawing into it.
- * @typedef {{texture: WebGLTexture, fb: WebGLFramebuffer, width: number, height: number}} Target
+ * A linked program and its active uniforms by name.
+ * @typedef {{program: WebGLProgram, locations: Map<string, Uniform>}} Compiled
+ */
+/**
+ * A texture with a framebuffer drawing into it (`format` its texels, null: 8-bit RGBA).
+ * @typedef {{
+ *   texture: WebGLTexture,
+ *   fb: WebGLFramebuffer,
+ *   width: number,
+ *   height: number,
+ *   format?: TexelFormat | null,
+ * }} Target
  */
 /** Texels other than 8-bit RGBA. @typedef {{internal: number, type: number}} TexelFormat */
 /** @typedef {{width: number, height: number}} Size */
 /**
  * A uniform's value: numbers, booleans, arrays of numbers.
- * @typedef {number | boolean | number[]} UniformValue
+ * @typedef {number | boolean | ArrayLike<number>} UniformValue
  */
-
 /**
  * The GL objects a context holds now, by kind (`countObjects`).
  * @typedef {{
@@ -121,42 +128,83 @@ void main() { v_uv = a_pos * 0.5 + 0.5; gl_Position = vec4(a_pos, 0.0, 1.0); }
 `;
 
 /**
- * Compiles `source` as a fragment shader with `vertex` (by default the fixed one, whose
- * attribute is `a_pos`; an ISF program's is `position`); throws the log on error.
- */
-/**
+ * Deletes `program` and the shaders attached to it, as twgl.js's `deleteProgramAndShaders`
+ * (src/programs.js) does after a failed compile or link: deleting a program alone leaves its
+ * shaders, two objects a refused edit.
  * @param {WebGL2RenderingContext} gl
- * @param {string} source
- * @returns {Compiled}
+ * @param {WebGLProgram} program
  */
-export function compile(gl, source, vertex = VERTEX) {
-  /** @type {(type: number, text: string) => WebGLShader} */
-  const shader = (type, text) => {
-    const s = made(gl.createShader(type), "shader");
-    gl.shaderSource(s, text);
-    gl.compileShader(s);
-    if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) throw new Error(gl.getShaderInfoLog(s) ?? "");
-    return s;
-  };
-  const program = made(gl.createProgram(), "program");
-  gl.attachShader(program, shader(gl.VERTEX_SHADER, vertex));
-  gl.attachShader(program, shader(gl.FRAGMENT_SHADER, source));
-  gl.bindAttribLocation(program, 0, vertex === VERTEX ? "a_pos" : "position");
-  gl.linkProgram(program);
-  if (!gl.getProgramParameter(program, gl.LINK_STATUS)) {
-    throw new Error(gl.getProgramInfoLog(program) ?? "");
+export function deleteProgram(gl, program) {
+  for (const shader of gl.getAttachedShaders(program) ?? []) gl.deleteShader(shader);
+  gl.deleteProgram(program);
+}
+
+/**
+ * A shader of `type` from `text`, attached to `program` before it is judged (so that
+ * `deleteProgram` finds it when it is refused); throws its log when it does not compile.
+ * @param {WebGL2RenderingContext} gl
+ * @param {WebGLProgram} program
+ * @param {number} type
+ * @param {string} text
+ */
+function attachShader(gl, program, type, text) {
+  const shader = made(gl.createShader(type), "shader");
+  gl.attachShader(program, shader);
+  gl.shaderSource(shader, text);
+  gl.compileShader(shader);
+  if (!gl.getShaderParameter(shader, gl.COMPILE_STATUS)) {
+    throw new Error(gl.getShaderInfoLog(shader) ?? "");
   }
+}
+
+/** Floats a vector uniform's type takes: FLOAT_VEC2, FLOAT_VEC3, FLOAT_VEC4 (GL's enums). */
+const VECTOR_SIDES = new Map([[0x8b50, 2], [0x8b51, 3], [0x8b52, 4]]);
+
+/**
+ * The active uniforms of a linked `program`, each with its array for vector values.
+ * @param {WebGL2RenderingContext} gl
+ * @param {WebGLProgram} program
+ * @returns {Map<string, Uniform>}
+ */
+function uniformsOf(gl, program) {
   const locations = new Map();
   const count = gl.getProgramParameter(program, gl.ACTIVE_UNIFORMS);
   for (let i = 0; i < count; i++) {
     const info = gl.getActiveUniform(program, i);
     if (!info) continue;
+    const sides = VECTOR_SIDES.get(info.type) ?? 0;
     locations.set(info.name, {
       location: gl.getUniformLocation(program, info.name),
       type: info.type,
+      data: sides > 0 ? new Float32Array(sides) : null,
     });
   }
-  return { program, locations };
+  return locations;
+}
+
+/**
+ * Compiles `source` as a fragment shader with `vertex` (by default the fixed one, whose
+ * attribute is `a_pos`; an ISF program's is `position`); throws the log on error, having
+ * deleted the program and its shaders (a refused program leaves no GL object behind).
+ * @param {WebGL2RenderingContext} gl
+ * @param {string} source
+ * @returns {Compiled}
+ */
+export function compile(gl, source, vertex = VERTEX) {
+  const program = made(gl.createProgram(), "program");
+  try {
+    attachShader(gl, program, gl.VERTEX_SHADER, vertex);
+    attachShader(gl, program, gl.FRAGMENT_SHADER, source);
+    gl.bindAttribLocation(program, 0, vertex === VERTEX ? "a_pos" : "position");
+    gl.linkProgram(program);
+    if (!gl.getProgramParameter(program, gl.LINK_STATUS)) {
+      throw new Error(gl.getProgramInfoLog(program) ?? "");
+    }
+    return { program, locations: uniformsOf(gl, program) };
+  } catch (error) {
+    deleteProgram(gl, program);
+    throw error;
+  }
 }
 
 /**
@@ -241,59 +289,109 @@ export function target(gl, width, height, format = null) {
   gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
   gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, t, 0);
   gl.bindFramebuffer(gl.FRAMEBUFFER, null);
-  return { texture: t, fb, width, height };
+  return { texture: t, fb, width, height, format };
+}
+
+/**
+ * `t` at a new size, its texture's storage made again in place (its objects kept), as twgl.js's
+ * `resizeFramebufferInfo` (src/framebuffers.js) does: a resize makes no GL object.
+ * @param {WebGL2RenderingContext} gl
+ * @param {Target} t
+ * @param {number} width
+ * @param {number} height
+ */
+export function resizeTarget(gl, t, width, height) {
+  const format = t.format ?? null;
+  gl.bindTexture(gl.TEXTURE_2D, t.texture);
+  const internal = format?.internal ?? gl.RGBA;
+  const type = format?.type ?? gl.UNSIGNED_BYTE;
+  gl.texImage2D(gl.TEXTURE_2D, 0, internal, width, height, 0, gl.RGBA, type, null);
+  t.width = width;
+  t.height = height;
+}
+
+/**
+ * Deletes a target's framebuffer and texture.
+ * @param {WebGL2RenderingContext} gl
+ * @param {Target} t
+ */
+export function deleteTarget(gl, t) {
+  gl.deleteFramebuffer(t.fb);
+  gl.deleteTexture(t.texture);
 }
 
 /**
  * Draws one pass of `compiled` into `dest` (a target, or null: the canvas), with
- * `textures` bound by uniform name and `values` set by name (numbers, booleans, arrays).
+ * `textures` bound by uniform name and `values`, then `more` (a pass's own), set by name
+ * (numbers, booleans, arrays). Allocates nothing: `for...in` over the records, and vector
+ * values copied into each uniform's own array.
  * @param {WebGL2RenderingContext} gl
  * @param {Compiled} compiled
  * @param {Target | null} dest
  * @param {Record<string, WebGLTexture>} textures
  * @param {Record<string, UniformValue>} values
  * @param {Size} size
+ * @param {Record<string, UniformValue> | null} more
  */
-export function pass(gl, compiled, dest, textures, values, size) {
+export function pass(gl, compiled, dest, textures, values, size, more = null) {
   gl.bindFramebuffer(gl.FRAMEBUFFER, dest ? dest.fb : null);
   gl.viewport(0, 0, size.width, size.height);
   gl.useProgram(compiled.program);
+  const locations = compiled.locations;
   let unit = 0;
-  for (const [name, t] of Object.entries(textures)) {
-    const u = compiled.locations.get(name);
-    if (!u) continue;
+  for (const name in textures) {
+    const u = locations.get(name);
+    const t = textures[name];
+    if (!u || !t) continue;
     gl.activeTexture(gl.TEXTURE0 + unit);
     gl.bindTexture(gl.TEXTURE_2D, t);
     gl.uniform1i(u.location, unit++);
   }
-  for (const [name, value] of Object.entries(values)) {
-    const u = compiled.locations.get(name);
-    if (u) setUniform(gl, u, value);
+  for (const name in values) {
+    const u = locations.get(name);
+    const value = values[name];
+    if (u && value !== undefined) setUniform(gl, u, value);
+  }
+  for (const name in more) {
+    const u = locations.get(name);
+    const value = more[name];
+    if (u && value !== undefined) setUniform(gl, u, value);
   }
   gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
 }
 
 /**
- * Sets a uniform by its declared type: numbers, booleans and arrays (short ones padded).
+ * Sets a uniform by its declared type: numbers, booleans and arrays (short ones padded), a
+ * vector through its own array.
  * @param {WebGL2RenderingContext} gl
- * @param {{location: WebGLUniformLocation | null, type: number}} u
+ * @param {Uniform} u
  * @param {UniformValue} value
  */
 function setUniform(gl, u, value) {
-  /** @type {(n: number) => number[]} */
-  const v = (n) =>
-    Array.from({ length: n }, (_, i) => Number(Array.isArray(value) ? value[i] ?? 0 : value));
-  switch (u.type) {
-    case gl.FLOAT_VEC2:
-      return gl.uniform2fv(u.location, v(2));
-    case gl.FLOAT_VEC3:
-      return gl.uniform3fv(u.location, v(3));
-    case gl.FLOAT_VEC4:
-      return gl.uniform4fv(u.location, v(4));
-    case gl.INT:
-    case gl.BOOL:
-      return gl.uniform1i(u.location, Math.round(Number(value)));
-    default:
-      return gl.uniform1f(u.location, Number(value));
+  const data = u.data;
+  if (data) {
+    const isList = typeof value === "object";
+    for (let i = 0; i < data.length; i++) data[i] = Number(isList ? value[i] ?? 0 : value);
+    if (data.length === 2) return gl.uniform2fv(u.location, data);
+    if (data.length === 3) return gl.uniform3fv(u.location, data);
+    return gl.uniform4fv(u.location, data);
   }
+  const n = Number(typeof value === "object" ? value[0] ?? 0 : value);
+  if (u.type === gl.INT || u.type === gl.BOOL) return gl.uniform1i(u.location, Math.round(n));
+  return gl.uniform1f(u.location, n);
+}
+
+/**
+ * Sets `[a, b]` into the array `values[key]` (made once).
+ * @param {Record<string, UniformValue>} values
+ * @param {string} key
+ * @param {number} a
+ * @param {number} b
+ */
+export function setPair(values, key, a, b) {
+  const pair = values[key];
+  if (Array.isArray(pair)) {
+    pair[0] = a;
+    pair[1] = b;
+  } else values[key] = [a, b];
 }

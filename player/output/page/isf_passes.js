@@ -7,7 +7,7 @@
 // on before it leaves them be; a target no pass drew in a frame is deleted. A target that is
 // not PERSISTENT is one texture, a persistent one two (last frame's is read while the other
 // is drawn); their sizes are the player's (`passSizes`: bounded per side and per program).
-import { pass, target, texture } from "./gl.js";
+import { deleteTarget, pass, setPair, target, texture } from "./gl.js";
 
 /** @typedef {import("./gl.js").Target} Target */
 /** @typedef {import("./gl.js").TexelFormat} TexelFormat */
@@ -22,10 +22,12 @@ import { pass, target, texture } from "./gl.js";
  * @typedef {Compiled & {passes: PassSpec[]}} PassesProgram
  */
 /**
- * ISF's built-in values and samplers for one program.
+ * ISF's built-in values and samplers for one program, made once with it and set each frame;
+ * `keys` the names of its `_<name>_imgSize` values by sampler or target (made once).
  * @typedef {{
  *   values: Record<string, UniformValue>,
  *   textures: Record<string, WebGLTexture>,
+ *   keys: Map<string, string>,
  * }} Bindings
  */
 /**
@@ -66,6 +68,10 @@ export class IsfPasses {
   /** `${owner}\n${target}` -> its buffer. @type {Map<string, Buffer>} */
   #buffers = new Map();
   #frame = 0;
+  /** The buffers of the passes of the program drawn (null: drawn into `out`), reused. */
+  /** @type {(Buffer | null)[]} */
+  #own = [];
+  #passSize = { width: 1, height: 1 };
 
   /** @param {WebGL2RenderingContext} gl */
   constructor(gl) {
@@ -76,45 +82,52 @@ export class IsfPasses {
   }
 
   /**
-   * Draws `compiled` (a program with `passes`) for the state's pass `p` (with the
-   * `owner` of its targets): each pass into its target (or into `out` for a pass
-   * without one), with `bindings` (the program's inputs and ISF's built-ins, `size`
-   * the render's, `scale` its render scale). Answers the texture of its picture.
+   * Draws `compiled` (a program with `passes`) for the state's pass `p`, its targets those of
+   * `owner`: each pass into its target (or into `out` for a pass without one), with `bindings`
+   * (the program's inputs and ISF's built-ins, set in place: a frame allocates no record),
+   * `size` the render's, `scale` its render scale. Answers the texture of its picture.
    * @param {PassesProgram} compiled
-   * @param {ShaderPass & {owner: string}} p
-   * @param {{bindings: Bindings, out: Target, size: Size, scale?: number}} options
+   * @param {ShaderPass} p
+   * @param {string} owner
+   * @param {Bindings} bindings
+   * @param {Target} out
+   * @param {{size: Size, scale: number}} chain
    * @returns {WebGLTexture}
    */
-  run(compiled, p, { bindings, out, size, scale = 1 }) {
+  run(compiled, p, owner, bindings, out, { size, scale }) {
     const specs = compiled.passes;
-    // A render scale below 1 draws the player's target sizes that much smaller too.
-    /** @type {(s: number[]) => number[]} */
-    const scaled = (s) => s.map((side) => Math.max(1, Math.round(side * scale)));
-    const own = specs.map((spec, i) => {
-      if (!spec.target) return null;
-      const sized = p.sizes?.[i];
-      return this.#buffer(p.owner, spec, sized ? scaled(sized) : [size.width, size.height]);
-    });
+    const own = this.#own;
+    own.length = 0;
+    const { textures, values, keys } = bindings;
     // Every target by name, once: a pass updates only its own.
-    const textures = { ...bindings.textures };
-    const values = { ...bindings.values, ...p.uniforms };
-    for (const [j, b] of own.entries()) {
-      const name = specs[j]?.target;
-      if (!b || !name) continue;
-      textures[name] = b.read.texture;
-      values[`_${name}_imgSize`] = [b.width, b.height];
+    for (let i = 0; i < specs.length; i++) {
+      const spec = /** @type {PassSpec} */ (specs[i]);
+      const sized = p.sizes?.[i];
+      // A render scale below 1 draws the player's target sizes that much smaller too.
+      const w = sized ? Math.max(1, Math.round((sized[0] ?? 1) * scale)) : size.width;
+      const h = sized ? Math.max(1, Math.round((sized[1] ?? 1) * scale)) : size.height;
+      const b = spec.target ? this.#buffer(owner, spec, w, h) : null;
+      own.push(b);
+      if (!b || !spec.target) continue;
+      textures[spec.target] = b.read.texture;
+      setPair(values, imgSizeKey(keys, spec.target), b.width, b.height);
     }
     let picture = out.texture;
-    for (const [i, b] of own.entries()) {
+    const passSize = this.#passSize;
+    for (let i = 0; i < own.length; i++) {
+      const b = own[i] ?? null;
       const name = specs[i]?.target ?? "";
-      const passSize = b ? { width: b.width, height: b.height } : size;
+      passSize.width = b ? b.width : size.width;
+      passSize.height = b ? b.height : size.height;
       values.PASSINDEX = i;
-      values.RENDERSIZE = [passSize.width, passSize.height];
+      setPair(values, "RENDERSIZE", passSize.width, passSize.height);
       // Drawn this frame, cleared before: reading it in its own pass gives nothing.
       if (b && !b.persistent) textures[name] = this.#empty;
-      pass(this.#gl, compiled, b ? b.write : out, textures, values, passSize);
+      pass(this.#gl, compiled, b ? b.write : out, textures, values, passSize, p.uniforms ?? null);
       if (b) {
-        [b.read, b.write] = [b.write, b.read];
+        const drawn = b.write;
+        b.write = b.read;
+        b.read = drawn;
         textures[name] = b.read.texture;
       }
       picture = b ? b.read.texture : out.texture;
@@ -135,10 +148,7 @@ export class IsfPasses {
   /** @param {Buffer} buffer */
   #release(buffer) {
     const sides = buffer.read === buffer.write ? [buffer.read] : [buffer.read, buffer.write];
-    for (const side of sides) {
-      this.#gl.deleteFramebuffer(side.fb);
-      this.#gl.deleteTexture(side.texture);
-    }
+    for (const side of sides) deleteTarget(this.#gl, side);
   }
 
   /**
@@ -168,9 +178,10 @@ export class IsfPasses {
    * The buffer of `spec` owned by `owner`, at `[width, height]`: made anew when they change.
    * @param {string} owner
    * @param {PassSpec} spec
-   * @param {number[]} sides
+   * @param {number} width
+   * @param {number} height
    */
-  #buffer(owner, spec, [width = 1, height = 1]) {
+  #buffer(owner, spec, width, height) {
     const key = `${owner}\n${spec.target}`;
     const w = Math.min(width, this.#maxSide), h = Math.min(height, this.#maxSide);
     const isFloat = spec.float && this.#float !== null;
@@ -199,4 +210,18 @@ export class IsfPasses {
     b.drawn = this.#frame;
     return b;
   }
+}
+
+/**
+ * The name of `name`'s `_<name>_imgSize` value, made once per program.
+ * @param {Map<string, string>} keys
+ * @param {string} name
+ */
+function imgSizeKey(keys, name) {
+  let key = keys.get(name);
+  if (key === undefined) {
+    key = `_${name}_imgSize`;
+    keys.set(name, key);
+  }
+  return key;
 }

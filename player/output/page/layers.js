@@ -114,8 +114,8 @@ export class Layers {
         entry.isUploaded = true;
       }
     }
-    const playing = new Set(layers.map((l) => l.clipId));
-    for (const id of [...this.#media.keys()]) if (!playing.has(id)) this.#drop(id);
+    // A Map deleted from while it is walked goes on with the next entry: no copy a frame.
+    for (const id of this.#media.keys()) if (!isPlaying(layers, id)) this.#drop(id);
     return { isReady, drift };
   }
 
@@ -218,6 +218,16 @@ export class Layers {
     this.#gl.deleteTexture(entry.texture);
     this.#media.delete(clipId);
   }
+}
+
+/**
+ * Whether a layer of `layers` plays the Clip `clipId` (a loop: a frame allocates nothing).
+ * @param {RenderLayer[]} layers
+ * @param {string} clipId
+ */
+function isPlaying(layers, clipId) {
+  for (const layer of layers) if (layer.clipId === clipId) return true;
+  return false;
 }
 
 /**

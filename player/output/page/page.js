@@ -4,6 +4,7 @@
 // own (clock.js); it answers the player's requests (a picture, a sound level, a recording).
 import { PlayerClock } from "./clock.js";
 import { Compositor } from "./compositor.js";
+import { forgetObjects } from "./gl.js";
 import { Layers } from "./layers.js";
 import { ScaleController } from "./render_scale.js";
 import { secretProtocols } from "./socket_secret.js";
@@ -56,6 +57,8 @@ class OutputPage {
   #judgedFrom = null;
   /** @type {number | null} */
   #panic = null;
+  /** A layer's picture (made once: a frame makes no closure). */
+  #textureOf = (/** @type {string} */ clipId) => this.#layers?.textureOf(clipId) ?? null;
 
   /** The render scale controller for the display's rate (a new one when the rate changes). */
   #scaleController() {
@@ -93,9 +96,8 @@ class OutputPage {
     const state = this.#state, layers = this.#layers, compositor = this.#compositor;
     if (!state || !layers || !compositor) return;
     const scale = this.#scaleController().scale;
-    const textureOf = (/** @type {string} */ clipId) => layers.textureOf(clipId);
     const analyser = this.#sound.analyser;
-    compositor.draw(state, clock, textureOf, analyser, scale, isFull ? 1 : scale);
+    compositor.draw(state, clock, this.#textureOf, analyser, scale, isFull ? 1 : scale);
     if (this.#drawnSeq !== state.seq) {
       this.#drawnSeq = state.seq;
       this.#stats.firstFrames.push({ seq: state.seq, clock });
@@ -281,7 +283,11 @@ class OutputPage {
   start() {
     const gl = this.#compositor?.gl;
     if (gl) {
-      this.#canvas.addEventListener("webglcontextlost", () => this.#send({ type: "gl-lost" }));
+      this.#canvas.addEventListener("webglcontextlost", () => {
+        // The context's objects are gone with it: none is live (the player starts a new page).
+        forgetObjects(gl);
+        this.#send({ type: "gl-lost" });
+      });
     }
     // A hidden page gets no animation frames: the time it was hidden is no frame's.
     document.addEventListener("visibilitychange", () => this.#lastFrameAt = 0);

@@ -3,7 +3,8 @@
 // busy machine, software GL at 1080p), it draws a smaller picture (fewer pixels for every
 // pass) scaled up to the canvas, and steps back up when it keeps up again. Pure: fed the
 // time between frames drawn and asked once a second, so it is tested without a browser
-// (tests/player/output/render_scale_test.ts) and the page imports it as it is.
+// (tests/player/output/render_scale_test.ts) and the page imports it as it is. Beside it, ISF's
+// TIMEDELTA and FRAMEINDEX from the frames drawn (`nextFrame`), pure for the same reason.
 
 /** The scales, largest first: each step draws about half the pixels of the one before. */
 export const RENDER_SCALES = [1, 0.75, 0.5, 0.35];
@@ -130,4 +131,30 @@ function at(i) {
  */
 export function createScaleController(options) {
   return new ScaleController(options);
+}
+
+/**
+ * ISF's FRAMEINDEX (`index`: the frames drawn before this one) and TIMEDELTA (s), and the clock
+ * of the last frame drawn (ms; null before the first).
+ * @returns {{index: number, timeDelta: number, lastClock: number | null}}
+ */
+export function frameTimes() {
+  return { index: -1, timeDelta: 0, lastClock: null };
+}
+
+/**
+ * A frame is drawn at `clock` (ms): FRAMEINDEX counts the frames drawn before it, and TIMEDELTA
+ * is the time since the last one drawn, by their clocks (ISF's spec: "the time (in seconds) that
+ * have elapsed since the last frame was rendered"): a frame late or skipped is the longer, a
+ * held virtual clock gives 0. The first is one display frame (`fps`), not the spec's 0, so that
+ * a shader dividing by it or easing with it starts as it goes on.
+ * @param {ReturnType<typeof frameTimes>} times
+ * @param {number} clock
+ * @param {number} fps
+ */
+export function nextFrame(times, clock, fps) {
+  const last = times.lastClock;
+  times.timeDelta = last === null ? 1 / fps : Math.max(0, clock - last) / 1000;
+  times.lastClock = clock;
+  times.index++;
 }

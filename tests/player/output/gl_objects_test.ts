@@ -1,0 +1,145 @@
+/**
+ * An output that runs all night holds no more GL objects at dawn than at dusk: code the GL
+ * compiler refuses, sent again and again through the layer path (an Effect on the Clip shown)
+ * and the editor's check path (the editor page's preview), leaves the count of the pages' live
+ * GL objects (`player/output/page/gl.js` counts them; the output page reports them, the editor
+ * page shows them in its DOM) where it was; a resize cycle leaves it where it was; ISF's
+ * TIMEDELTA is the time between frames drawn (a held virtual clock: 0), not a fixed 1/30.
+ * One service in this process, its player too (on a virtual clock), a headless output: one
+ * browser, its editor page read with puppeteer-core over the browser's own DevTools pipe.
+ */
+import assert from "node:assert/strict";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { VirtualClock } from "../../../player/mod.ts";
+import type { GlObjects } from "../../../protocol/output.ts";
+import { needs } from "../../_helpers/peers.ts";
+import { decodePng, pixel } from "../../_helpers/images.ts";
+import { openOutputService, outputDataDir, untilOutput } from "../../_helpers/output.ts";
+import { INVERT } from "../isf/_shaders.ts";
+
+/** Refused code: a type error the edit's check lets through and GL does not (`n` makes it new). */
+const broken = (n: number) =>
+  INVERT.replace("gl_FragColor = vec4(", "gl_FragColor = vec3(") + `\n// ${n}\n`;
+
+Deno.test({
+  ...needs("chromium", "ffmpeg"),
+  name: "The output's GL objects stay flat over refused code and resizes; TIMEDELTA follows frames",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn(t) {
+    const dataDir = await outputDataDir();
+    const logs: string[] = [];
+    const s = await openOutputService(dataDir, {
+      clock: new VirtualClock(),
+      log: (level, message) => logs.push(`${level}: ${message}`),
+    });
+    const post = async (path: string, name: string, params: unknown) => {
+      const res = await fetch(s.base + path, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name, params }),
+      });
+      const body = await res.json();
+      assert.equal(res.status, 200, JSON.stringify(body));
+      return body;
+    };
+    const edit = async (name: string, params: unknown) =>
+      (await post("/api/v1/edit", name, params)).edits[0];
+    /** The output page's objects, from a report sent after this call. */
+    const outputObjects = async (): Promise<GlObjects> => {
+      const after = s.output.reports.length;
+      let objects: GlObjects | null = null;
+      await untilOutput(s.output, "a report of the page's GL objects", () => {
+        objects = s.output.reports.slice(after).findLast((r) => r.glObjects)?.glObjects ?? null;
+        return objects !== null && s.output.reports.length > after + 1;
+      });
+      return objects!;
+    };
+    let browser: Browser | null = null;
+    let editor: Page | null = null;
+    const editorData = async (): Promise<{ objects: GlObjects; taken: number }> => {
+      const text = await editor!.evaluate(
+        "JSON.stringify([document.body.dataset.glObjects, document.body.dataset.programsTaken])",
+      );
+      const [objects, taken] = JSON.parse(String(text));
+      return { objects: JSON.parse(objects ?? "null"), taken: Number(taken ?? 0) };
+    };
+    try {
+      const preset = { kind: "effect", name: "Invert", type: "isf", code: INVERT };
+      const { presetID } = (await edit("preset.add", preset)).created;
+      const { effectID } = (await edit("effect.add", { presetID })).created;
+      await edit("clip.update", { clipID: "red", options: { effects: [effectID] } });
+      await post("/api/v1/action", "TRIGGER_CLIP_IN", ["red"]);
+      await post("/api/v1/action", "OPEN_EDITOR", ["effect", presetID]);
+      await untilOutput(s.output, "the editor's page", () => s.output.browserDevTools !== null);
+      browser = await puppeteer.connect({
+        transport: s.output.browserDevTools!.channel(),
+        defaultViewport: null,
+      });
+      const target = await browser.waitForTarget((t) => t.url() === s.output.editorUrl);
+      editor = (await target.page())!;
+      await editor.waitForFunction("document.body.dataset.glObjects !== undefined");
+
+      await t.step("refused code, sent N times, leaves the pages' GL objects flat", async () => {
+        const N = 4;
+        /** Refused code `n`, then the good code again (the pages have it: nothing compiled). */
+        const cycle = async (n: number) => {
+          const taken = (await editorData()).taken;
+          await edit("preset.update", { kind: "effect", presetID, code: broken(n) });
+          // A picture asked for is drawn after the programs sent before it.
+          await s.output.frame();
+          await untilOutput(
+            s.output,
+            `refusal ${n} in the editor`,
+            async () => (await editorData()).taken > taken,
+          );
+          await edit("preset.update", { kind: "effect", presetID, code: INVERT });
+          await s.output.frame();
+        };
+        // A first refusal: what a first one makes once (the preview's targets) is made.
+        await cycle(0);
+        const before = { output: await outputObjects(), editor: (await editorData()).objects };
+        for (let n = 1; n <= N; n++) await cycle(n);
+        const after = { output: await outputObjects(), editor: (await editorData()).objects };
+        const refused = logs.filter((l) => l.includes("does not compile"));
+        assert(refused.length > 0, "the output's GL refused the code");
+        assert.deepEqual(
+          after,
+          before,
+          `${N} refused programs: ${JSON.stringify({ before, after })}`,
+        );
+        assert.equal(after.output.shaders, 2 * after.output.programs, "two shaders a program");
+      });
+
+      await t.step("a resize cycle leaves the output's GL objects flat", async () => {
+        const before = await outputObjects();
+        for (const [width, height] of [[192, 108], [320, 180], [160, 90]]) {
+          await edit("project.set_display", { width, height });
+          const picture = decodePng(await s.output.frame());
+          assert.equal(picture.width, width);
+        }
+        const after = await outputObjects();
+        assert.deepEqual(after, before);
+      });
+
+      await t.step("TIMEDELTA is the time between frames drawn: 0 on a held clock", async () => {
+        const code = INVERT.replace(
+          "gl_FragColor = vec4(mix(c.rgb, 1.0 - c.rgb, amount), c.a);",
+          "gl_FragColor = vec4(TIMEDELTA * 10.0, 0.5, 0.0, 1.0) + c * 0.0 * amount;",
+        );
+        await edit("preset.update", { kind: "effect", presetID, code });
+        const picture = decodePng(await s.output.frame());
+        const [r, g] = pixel(picture, picture.width / 2, picture.height / 2);
+        assert(Math.abs(g! - 128) <= 2, `the shader draws: green ${g}`);
+        // A fixed 1/30 would be 85.
+        assert(r! <= 2, `TIMEDELTA ${r! / 2550} s on a clock held still`);
+        const isf = s.output.reports.findLast((r) => r.isf)?.isf;
+        assert(isf && isf.index > 0 && isf.timeDelta === 0, JSON.stringify(isf));
+      });
+    } finally {
+      await browser?.disconnect();
+      await s.stop();
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  },
+});
