@@ -39,6 +39,7 @@ import { pageForgery } from "./page_forgery.ts";
 import { otherAccount } from "./other_account.ts";
 import { diskFull } from "./disk_full.ts";
 import { dataDamage } from "./data_damage.ts";
+import { glSoak } from "./gl_soak.ts";
 
 export { killAll } from "./_children.ts";
 export { formatTable, missedTargets, missingFigures, TARGETS } from "./_report.ts";
@@ -76,6 +77,7 @@ export const PROBES: readonly Probe[] = [
   pageForgery,
   diskFull,
   dataDamage,
+  glSoak,
 ];
 
 /** What to run. */

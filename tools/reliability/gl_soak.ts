@@ -1,0 +1,220 @@
+/**
+ * Probe `gl_soak` (issue 43): a night of editing and resizing, compressed. A service with a
+ * headless output plays the demo Clip with an Effect of a user ISF preset on it, and the
+ * preset's editor open (the editor page draws its preview in the output's browser). For
+ * `SOAK_MS` (short: a third), a paired device (127.0.0.2) sends the preset's code every 100 ms
+ * (or as soon as the last edit is answered, when that takes longer), in turn code the output's
+ * GL refuses (a type error, new each time) and the good code, and changes the
+ * display's size every few seconds (`project.set_display`, through `SIZES`). Read after a
+ * warm-up and at the end: the RSS of the browser's GPU process (`--type=gpu-process`) and of
+ * its renderers (`--type=renderer`, summed: the output page and the editor page), and the
+ * output page's live GL objects (`/health` `output.glObjects`, the page's own count). It fails
+ * when a figure is missing, when nothing was exercised, or when the end is above the start by
+ * more than the bounds below.
+ * @module
+ */
+import type { ServiceRun } from "./_harness.ts";
+import { postAction } from "./_load_recording.ts";
+import { healthNow } from "./_load_sampler.ts";
+import { PLAYING_CLIP, sleep, withShow } from "./_output_show.ts";
+import { browserProcesses, type ProcessRow, shell } from "./_process_tree.ts";
+import { answerWords, RemoteDevice } from "./_remote_device.ts";
+import type { Probe, ProbeContext } from "./_types.ts";
+import type { Tally } from "./_tally.ts";
+
+/** The good code: an inverting Effect. */
+const GOOD = `/*{
+  "CATEGORIES": ["Color"],
+  "INPUTS": [
+    { "NAME": "inputImage", "TYPE": "image" },
+    { "NAME": "amount", "TYPE": "float", "DEFAULT": 1.0, "MIN": 0.0, "MAX": 1.0 }
+  ]
+}*/
+void main() {
+  vec4 c = IMG_THIS_PIXEL(inputImage);
+  gl_FragColor = vec4(mix(c.rgb, 1.0 - c.rgb, amount), c.a);
+}
+`;
+/** Code the edit's check takes and the output's GL refuses (a vec3 for gl_FragColor), new each `n`. */
+const broken = (n: number) =>
+  GOOD.replace("gl_FragColor = vec4(", "gl_FragColor = vec3(") +
+  `// ${n}\n`;
+
+/** How long the soak runs after its warm-up, ms (short mode: a third of it). */
+const SOAK_MS = 180_000;
+const WARM_UP_MS = 20_000;
+const EDIT_EVERY_MS = 100;
+const RESIZE_EVERY_MS = 4_000;
+/** Time for the output to draw the settled show before a sample (a report a second). */
+const SETTLE_MS = 4_000;
+/** The least work that exercises anything: edits sent, resizes made. */
+const LEAST_EDITS = 20;
+const LEAST_RESIZES = 3;
+/** The display sizes the soak goes through, in turn. */
+const SIZES: readonly [number, number][] = [[1280, 720], [960, 540], [1920, 1080], [640, 360]];
+/** The growth allowed from the start to the end: GPU process, renderers (MB), GL objects. */
+const GPU_GROWTH_MB = 64;
+const RENDERER_GROWTH_MB = 64;
+/** Live GL objects: the page keeps up to 32 preset programs (`PAGE_KEEPS`), their shaders. */
+const OBJECTS_GROWTH = 8;
+
+/** The `gl_soak` probe. */
+export const glSoak: Probe = {
+  name: "gl_soak",
+  summary:
+    "the editor open, refused and good code every 100 ms and a resize every 4 s for 3 min: the GPU process's and renderers' RSS and the page's GL objects stay flat",
+  run,
+};
+
+/** What is read at the start and at the end. */
+interface Sample {
+  gpuMb: number | null;
+  rendererMb: number | null;
+  objects: Record<string, number> | null;
+}
+
+async function run(context: ProbeContext): Promise<void> {
+  const { tally, mode } = context;
+  const soakMs = mode === "short" ? SOAK_MS / 3 : SOAK_MS;
+  await withShow(tally, async (svc) => {
+    const device = await RemoteDevice.pair(svc.ports.http);
+    const presetId = await openEditorOnEffect(svc, device);
+    const counts = { edits: 0, refusedEdits: 0, resizes: 0 };
+    // The warm-up: the same work, so that what a first edit or size makes once is made.
+    await exercise(device, presetId, WARM_UP_MS, counts);
+    const start = await settled(svc, device, presetId);
+    await exercise(device, presetId, soakMs, counts);
+    const end = await settled(svc, device, presetId);
+    tally.inputs += counts.edits + counts.resizes;
+    judge(tally, start, end, counts, soakMs);
+  });
+}
+
+/** Adds the preset, its Effect on the playing Clip, and opens its editor; answers its id. */
+async function openEditorOnEffect(svc: ServiceRun, device: RemoteDevice): Promise<string> {
+  const add = await device.edit("preset.add", {
+    kind: "effect",
+    name: "Soak invert",
+    type: "isf",
+    code: GOOD,
+  });
+  const presetId = RemoteDevice.created(add, "presetID");
+  if (presetId === null) throw new Error(`preset.add: ${answerWords(add)}`);
+  const effect = await device.edit("effect.add", { presetID: presetId });
+  const effectId = RemoteDevice.created(effect, "effectID");
+  if (effectId === null) throw new Error(`effect.add: ${answerWords(effect)}`);
+  const put = await device.edit("clip.update", {
+    clipID: PLAYING_CLIP,
+    options: { effects: [effectId] },
+  });
+  if (put.status !== 200) throw new Error(`clip.update: ${answerWords(put)}`);
+  const opened = await postAction(svc.ports.http, "OPEN_EDITOR", ["effect", presetId]);
+  if (opened.status !== 200) throw new Error(`OPEN_EDITOR answered ${opened.status}`);
+  return presetId;
+}
+
+/**
+ * For `ms`: the preset's code every EDIT_EVERY_MS, refused and good in turn, and the display's
+ * size every RESIZE_EVERY_MS; counted into `counts`.
+ */
+async function exercise(
+  device: RemoteDevice,
+  presetId: string,
+  ms: number,
+  counts: { edits: number; refusedEdits: number; resizes: number },
+): Promise<void> {
+  const end = performance.now() + ms;
+  let nextResize = performance.now() + RESIZE_EVERY_MS;
+  while (performance.now() < end) {
+    const started = performance.now();
+    const isBroken = counts.edits % 2 === 0;
+    const code = isBroken ? broken(counts.edits) : GOOD;
+    const answer = await device.edit("preset.update", { kind: "effect", presetID: presetId, code });
+    counts.edits++;
+    if (answer.status !== 200) counts.refusedEdits++;
+    if (performance.now() >= nextResize) {
+      const [width, height] = SIZES[counts.resizes % SIZES.length]!;
+      const resized = await device.edit("project.set_display", { width, height });
+      if (resized.status === 200) counts.resizes++;
+      nextResize = performance.now() + RESIZE_EVERY_MS;
+    }
+    const wait = EDIT_EVERY_MS - (performance.now() - started);
+    if (wait > 0) await sleep(wait);
+  }
+}
+
+/** The figures once the good code and the first size have been drawn a few seconds. */
+async function settled(svc: ServiceRun, device: RemoteDevice, presetId: string): Promise<Sample> {
+  await device.edit("preset.update", { kind: "effect", presetID: presetId, code: GOOD });
+  const [width, height] = SIZES[0]!;
+  await device.edit("project.set_display", { width, height });
+  await sleep(SETTLE_MS);
+  return await sample(svc);
+}
+
+/** The RSS (MB) of the browser's processes whose command line has `--type=<type>`, summed. */
+async function rssOf(rows: readonly ProcessRow[], type: string): Promise<number | null> {
+  const pids = rows.filter((r) => r.args.includes(`--type=${type}`)).map((r) => String(r.pid));
+  if (pids.length === 0) return null;
+  const text = await shell(
+    'for p in "$@"; do grep -s "^VmRSS:" /proc/$p/status; done',
+    pids,
+  );
+  const kb = [...text.matchAll(/VmRSS:\s+(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+  return kb > 0 ? Math.round(kb / 1024) : null;
+}
+
+/** The figures now: the GPU process's and renderers' RSS, the output page's GL objects. */
+async function sample(svc: ServiceRun): Promise<Sample> {
+  const player = await svc.playerPid();
+  const rows = player === null ? [] : await browserProcesses(player);
+  const health = await healthNow(svc.ports.http) as
+    | { output?: { glObjects?: Record<string, number> | null } }
+    | null;
+  return {
+    gpuMb: await rssOf(rows, "gpu-process"),
+    rendererMb: await rssOf(rows, "renderer"),
+    objects: health?.output?.glObjects ?? null,
+  };
+}
+
+/** The sum of the GL objects of every kind, or null. */
+function totalOf(objects: Record<string, number> | null): number | null {
+  return objects ? Object.values(objects).reduce((a, b) => a + b, 0) : null;
+}
+
+/** Notes the figures; a shortfall for each missing figure, each bound passed, no work done. */
+function judge(
+  tally: Tally,
+  start: Sample,
+  end: Sample,
+  counts: { edits: number; refusedEdits: number; resizes: number },
+  soakMs: number,
+): void {
+  tally.note(
+    `${counts.edits} code edits (${
+      Math.ceil(counts.edits / 2)
+    } refused by GL, ${counts.refusedEdits} refused by the edit) and ${counts.resizes} resizes in ${
+      soakMs / 1000
+    } s after a ${WARM_UP_MS / 1000} s warm-up`,
+  );
+  const figures: [string, number | null, number | null, number][] = [
+    ["GPU process RSS (MB)", start.gpuMb, end.gpuMb, GPU_GROWTH_MB],
+    ["renderers' RSS (MB)", start.rendererMb, end.rendererMb, RENDERER_GROWTH_MB],
+    ["the output page's GL objects", totalOf(start.objects), totalOf(end.objects), OBJECTS_GROWTH],
+  ];
+  for (const [what, from, to, bound] of figures) {
+    if (from === null || to === null) {
+      tally.shortfall(`${what}: not measured (start ${from}, end ${to})`);
+      continue;
+    }
+    tally.note(`${what}: ${from} after the warm-up, ${to} at the end (bound: +${bound})`);
+    if (to - from > bound) tally.shortfall(`${what} grew from ${from} to ${to} (bound +${bound})`);
+  }
+  tally.note(
+    `GL objects by kind: ${JSON.stringify(start.objects)} -> ${JSON.stringify(end.objects)}`,
+  );
+  if (counts.edits < LEAST_EDITS || counts.resizes < LEAST_RESIZES) {
+    tally.shortfall(`too little exercised: ${counts.edits} edits, ${counts.resizes} resizes`);
+  }
+}
