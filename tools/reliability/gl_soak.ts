@@ -191,12 +191,12 @@ function judge(
   counts: { edits: number; refusedEdits: number; resizes: number },
   soakMs: number,
 ): void {
+  const sent = `${counts.edits} code edits (${Math.ceil(counts.edits / 2)} of code GL refuses, ` +
+    `${counts.refusedEdits} refused by the edit)`;
   tally.note(
-    `${counts.edits} code edits (${
-      Math.ceil(counts.edits / 2)
-    } refused by GL, ${counts.refusedEdits} refused by the edit) and ${counts.resizes} resizes in ${
-      soakMs / 1000
-    } s after a ${WARM_UP_MS / 1000} s warm-up`,
+    `${sent} and ${counts.resizes} resizes in ${soakMs / 1000} s after a ${
+      WARM_UP_MS / 1000
+    } s warm-up`,
   );
   const figures: [string, number | null, number | null, number][] = [
     ["GPU process RSS (MB)", start.gpuMb, end.gpuMb, GPU_GROWTH_MB],
