@@ -58,6 +58,8 @@ class EditorPage {
   #retryMs = 1000;
   /** A layer's picture (made once: a frame makes no closure). */
   #textureOf = (/** @type {string} */ clipId) => this.#layers?.textureOf(clipId) ?? null;
+  /** The animation frame callback (made once, as `#textureOf`). */
+  #onFrame = (/** @type {number} */ t) => this.#frame(t);
 
   /** @param {FromEditor} message */
   #send(message) {
@@ -110,7 +112,7 @@ class EditorPage {
 
   /** @param {number} now */
   #frame(now) {
-    requestAnimationFrame((t) => this.#frame(t));
+    requestAnimationFrame(this.#onFrame);
     const state = this.#state, layers = this.#layers, compositor = this.#compositor;
     // A hidden window (minimized, or behind another on a screen that says so) draws nothing.
     if (!state || !layers || !compositor || document.visibilityState === "hidden") return;
@@ -216,7 +218,7 @@ class EditorPage {
       this.#showObjects();
     }, 1000);
     this.#connect();
-    requestAnimationFrame((t) => this.#frame(t));
+    requestAnimationFrame(this.#onFrame);
   }
 }
 

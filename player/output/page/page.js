@@ -59,6 +59,8 @@ class OutputPage {
   #panic = null;
   /** A layer's picture (made once: a frame makes no closure). */
   #textureOf = (/** @type {string} */ clipId) => this.#layers?.textureOf(clipId) ?? null;
+  /** The animation frame callback (made once, as `#textureOf`). */
+  #onFrame = (/** @type {number} */ t) => this.#frame(t);
 
   /** The render scale controller for the display's rate (a new one when the rate changes). */
   #scaleController() {
@@ -110,7 +112,7 @@ class OutputPage {
    * @param {number} now
    */
   #frame(now) {
-    requestAnimationFrame((t) => this.#frame(t));
+    requestAnimationFrame(this.#onFrame);
     const gl = this.#compositor?.gl;
     // A lost context draws nothing: its frames are not counted (the player judges GL by them).
     if (!this.#state || !gl || gl.isContextLost()) return;
@@ -293,7 +295,7 @@ class OutputPage {
     document.addEventListener("visibilitychange", () => this.#lastFrameAt = 0);
     setInterval(() => this.#second(), 1000);
     this.#connect();
-    requestAnimationFrame((t) => this.#frame(t));
+    requestAnimationFrame(this.#onFrame);
   }
 }
 
