@@ -2,7 +2,7 @@
  * Watching the output page: its loads (and how long a relaunch took), a GPU
  * that gives it no working WebGL2 (the page says so: the browser starts again
  * with software GL), a browser or page that makes no progress for a long
- * time, and a machine that cannot keep up.
+ * time, a machine that cannot keep up, and a page whose GL objects keep growing.
  *
  * Slow is not dead: a browser that starts slowly on a busy machine (its CPU
  * time grows, the page's files are asked for, its socket connects) and a page
@@ -11,7 +11,7 @@
  * restart in a row waits twice as long before the next.
  * @module
  */
-import type { FromPage } from "../../protocol/output.ts";
+import type { FromPage, GlObjects } from "../../protocol/output.ts";
 import { processTreeCpuMs } from "./process_cpu.ts";
 
 /** How long a browser and its page may show no progress at all before it is started again. */
@@ -23,6 +23,12 @@ export const NO_PROGRESS_MAX_MS = 600_000;
  * timers, and so its reports, only once a minute (Chromium's intensive wake-up throttling).
  */
 export const HIDDEN_BOUND_MS = 300_000;
+/**
+ * GL objects a page may hold beyond those of its first report before the log says so, once per
+ * page: a show's media and ISF targets are a few hundred; a leak of a refused program a
+ * keystroke passes this in an evening of editing (`docs/output.md`, "All night").
+ */
+export const GL_OBJECTS_GROWTH_WARN = 1024;
 /** How often progress is looked at (the browser's CPU time read). */
 export const CHECK_MS = 5000;
 
@@ -67,6 +73,10 @@ export class PageHealth {
   #cpu: number | null = null;
   /** Whether the page last said it is hidden (a browser may wake its timers once a minute). */
   #isHidden = false;
+  /** The GL objects of the page's first report that had them (null: none yet), and whether
+   * their growth was said. */
+  #glObjectsAtStart: number | null = null;
+  #hasToldGlGrowth = false;
   /** Restarts in a row for want of progress (the next waits twice as long). */
   #stuckRestarts = 0;
   /** When the browser or its page last showed progress (`now()`). */
@@ -108,6 +118,8 @@ export class PageHealth {
   /** A page said hello with its renderer; false when it has no working WebGL2. */
   hello(gl: string): boolean {
     this.pageLoads++;
+    this.#glObjectsAtStart = null;
+    this.#hasToldGlGrowth = false;
     this.#hasPage = true;
     this.#stuckRestarts = 0;
     this.progress();
@@ -162,6 +174,7 @@ export class PageHealth {
    */
   report(report: Extract<FromPage, { type: "report" }>, fps: number): void {
     this.progress();
+    if (report.glObjects) this.#watchGlObjects(report.glObjects);
     this.#isHidden = report.visibility !== "visible";
     const isLate = report.driftMs > 3000 / fps;
     const isSlow = report.frames + report.dropped > 0 && report.frames < fps / 2;
@@ -172,6 +185,22 @@ export class PageHealth {
       "warn",
       `Output: the page drew ${report.frames} frames in the last second (display ${fps} fps), ` +
         `${Math.round(report.driftMs)} ms off the clock at most: the machine cannot keep up`,
+    );
+  }
+
+  /** Says once per page when its GL objects grew past `GL_OBJECTS_GROWTH_WARN` over its first. */
+  #watchGlObjects(objects: GlObjects): void {
+    const total = Object.values(objects).reduce((a, b) => a + b, 0);
+    this.#glObjectsAtStart ??= total;
+    const growth = total - this.#glObjectsAtStart;
+    if (this.#hasToldGlGrowth || growth < GL_OBJECTS_GROWTH_WARN) return;
+    this.#hasToldGlGrowth = true;
+    const kinds = Object.entries(objects).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
+    this.#log(
+      "warn",
+      `Output: the page holds ${total} GL objects, ${growth} more than when it started (${
+        kinds.join(", ")
+      }): a leak, or a show that grew; /health output.glObjects follows them`,
     );
   }
 

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import {
   CHECK_MS,
+  GL_OBJECTS_GROWTH_WARN,
   HIDDEN_BOUND_MS,
   NO_PROGRESS_MS,
   PageHealth,
@@ -116,6 +117,38 @@ Deno.test("PageHealth: a machine that cannot keep up is said at most once a minu
   assert.deepEqual(lines, [
     "warn: Output: the page drew 4 frames in the last second (display 30 fps), 5 ms off the clock at most: the machine cannot keep up",
   ]);
+  health.close();
+});
+
+Deno.test("PageHealth: GL objects grown past the bound over the page's first report are said once per page", () => {
+  const { lines, health } = watched();
+  const objects = (textures: number) => ({
+    programs: 4,
+    shaders: 8,
+    textures,
+    framebuffers: 3,
+    renderbuffers: 0,
+    buffers: 1,
+    vertexArrays: 1,
+  });
+  const withObjects = (textures: number) => ({ ...report(30, 5), glObjects: objects(textures) });
+  health.hello("webgl2");
+  health.report(withObjects(7), 30);
+  health.report(withObjects(7 + GL_OBJECTS_GROWTH_WARN - 1), 30);
+  assert.deepEqual(lines.filter((l) => l.includes("GL objects")), [], "under the bound");
+  health.report(withObjects(7 + GL_OBJECTS_GROWTH_WARN), 30);
+  health.report(withObjects(7 + 2 * GL_OBJECTS_GROWTH_WARN), 30);
+  const told = lines.filter((l) => l.includes("GL objects"));
+  assert.equal(told.length, 1, told.join("\n"));
+  assert.match(
+    told[0]!,
+    /^warn: Output: the page holds 1048 GL objects, 1024 more than when it started \(4 programs, 8 shaders, 1031 textures, 3 framebuffers, 1 buffers, 1 vertexArrays\)/,
+  );
+  // A new page starts again from its own first report.
+  health.hello("webgl2");
+  health.report(withObjects(2000), 30);
+  health.report(withObjects(2000 + GL_OBJECTS_GROWTH_WARN), 30);
+  assert.equal(lines.filter((l) => l.includes("GL objects")).length, 2);
   health.close();
 });
 
