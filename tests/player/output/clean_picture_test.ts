@@ -123,14 +123,14 @@ function recordScreen(display: string, dir: string): { stop(): Promise<void> } {
     stdout: "null",
     stderr: "null",
   }).spawn();
-  return {
-    async stop() {
-      const writer = child.stdin.getWriter();
-      await writer.write(new TextEncoder().encode("q")).catch(() => {});
-      await writer.close().catch(() => {});
-      await child.status;
-    },
+  let stopped: Promise<void> | null = null;
+  const stop = async () => {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode("q")).catch(() => {});
+    await writer.close().catch(() => {});
+    await child.status;
   };
+  return { stop: () => stopped ??= stop() };
 }
 
 /**
