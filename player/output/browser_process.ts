@@ -86,7 +86,10 @@ export const GTK_STYLE = "window, .background { background-color: #000000; }\n";
  * `env`, in its profile: `browserEnv`), owned by `account` when given. Nothing without the
  * folder in `env` (a browser on macOS or Windows reads no GTK style, and finds none).
  */
-export function writeBrowserStyle(env: Record<string, string>, account: BrowserAccount | null) {
+export function writeBrowserStyle(
+  env: Record<string, string>,
+  account: BrowserAccount | null,
+): void {
   const config = env.XDG_CONFIG_HOME;
   if (!config) return;
   for (const dir of [config, `${config}/gtk-3.0`, `${config}/gtk-4.0`]) {
