@@ -25,7 +25,7 @@ async function run(program: string, args: string[], display: string): Promise<Ui
 }
 
 const xvfb = new Deno.Command("Xvfb", {
-  args: ["-displayfd", "1", "-screen", "0", "1940x1100x24", "-nolisten", "tcp"],
+  args: ["-displayfd", "1", "-screen", "0", "1940x1100x24", "-nolisten", "tcp", "-noreset"],
   stdout: "piped",
   stderr: "null",
 }).spawn();

@@ -18,18 +18,15 @@ const SCREEN = { width: 1280, height: 720 };
 /** Where the pointer rests before the output opens: on any window at the top left corner. */
 const POINTER = [320, 180] as const;
 
-/** Starts Xvfb on a display number it picks itself (`-displayfd`: it says which once ready). */
+/**
+ * Starts Xvfb on a display number it picks itself (`-displayfd`: it says which once ready).
+ * `-noreset`: the pointer stays where `xdotool` put it (by default the server resets when its
+ * last client leaves, and the pointer goes back to the screen's centre).
+ */
 async function startXvfb(): Promise<{ display: string; stop(): Promise<void> }> {
+  const size = `${SCREEN.width}x${SCREEN.height}x24`;
   const child = new Deno.Command("Xvfb", {
-    args: [
-      "-displayfd",
-      "1",
-      "-screen",
-      "0",
-      `${SCREEN.width}x${SCREEN.height}x24`,
-      "-nolisten",
-      "tcp",
-    ],
+    args: ["-displayfd", "1", "-screen", "0", size, "-nolisten", "tcp", "-noreset"],
     stdout: "piped",
     stderr: "null",
   }).spawn();
