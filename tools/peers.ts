@@ -117,6 +117,12 @@ export const PEERS: readonly Peer[] = [
     debian: "stress-ng",
     why: "busy processes, more than cores, for the reliability probe `load`",
   },
+  {
+    name: "xdotool",
+    commands: ["xdotool"],
+    debian: "xdotool",
+    why: "moves the pointer onto the output window in the clean-picture test",
+  },
 ];
 
 /** The names of the peers, as tests name what they need. */
@@ -131,7 +137,8 @@ export type PeerName =
   | "Xvfb"
   | "node"
   | "ip"
-  | "stress-ng";
+  | "stress-ng"
+  | "xdotool";
 
 /** Where a command is on PATH, or undefined (needs read access to PATH's folders). */
 export function which(command: string): string | undefined {

@@ -119,6 +119,15 @@ export function browserArgs(
     "--disable-renderer-backgrounding",
     "--disable-backgrounding-occluded-windows",
     "--password-store=basic",
+    // Nothing but the show: no bar across the picture. Chromium puts its startup info bars
+    // (the warning "You are using an unsupported command-line flag" of `--no-sandbox` and
+    // `--use-fake-ui-for-media-stream`, Google API keys missing, the default-browser prompt)
+    // over the first window unless `--test-type` is given or in kiosk
+    // (`chrome/browser/ui/startup/infobar_utils.cc`); the flag changes nothing else a show
+    // uses (ChromeDriver passes it to every browser it starts). `--disable-infobars` no
+    // longer exists. Without `--enable-automation` (never passed) there is no "controlled by
+    // automated test software" bar.
+    "--test-type",
     // Without a GPU (a VM, a virtual display), WebGL falls back to software GL.
     "--enable-unsafe-swiftshader",
     // Headless: nobody sees the window, and the browser's copy of the canvas into it costs by

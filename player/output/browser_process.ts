@@ -73,11 +73,49 @@ export function browserEnv(profileDir: string, isOtherUser: boolean): Record<str
   return out;
 }
 
-/** Starts `program` with `args`, its DevTools on the pipe, as `account` when given. */
+/**
+ * The GTK style of the browser's windows: black. Chromium on Linux gives a new X window the
+ * background of GTK's theme until its first frame (Adwaita's #f6f5f4: 0.25 to 0.9 s of a light
+ * grey window on the show's screen under Xvfb, measured with `ffmpeg -f x11grab` at 20 frames
+ * a second); with this style the window is black from its first paint (`docs/output.md`).
+ */
+export const GTK_STYLE = "window, .background { background-color: #000000; }\n";
+
+/**
+ * Writes `GTK_STYLE` for GTK 3 and 4 into the browser's config folder (`XDG_CONFIG_HOME` of
+ * `env`, in its profile: `browserEnv`), owned by `account` when given. Nothing without the
+ * folder in `env` (a browser on macOS or Windows reads no GTK style, and finds none).
+ */
+export function writeBrowserStyle(
+  env: Record<string, string>,
+  account: BrowserAccount | null,
+): void {
+  const config = env.XDG_CONFIG_HOME;
+  if (!config) return;
+  for (const dir of [config, `${config}/gtk-3.0`, `${config}/gtk-4.0`]) {
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (account) Deno.chownSync(dir, account.uid, account.gid);
+  }
+  for (const version of ["gtk-3.0", "gtk-4.0"]) {
+    const path = `${config}/${version}/gtk.css`;
+    Deno.writeTextFileSync(path, GTK_STYLE, { mode: 0o600 });
+    if (account) Deno.chownSync(path, account.uid, account.gid);
+  }
+}
+
+/**
+ * Starts `program` with `args`, its DevTools on the pipe, as `account` when given, its GTK
+ * style written first (`writeBrowserStyle`; a failure there leaves the first paint grey).
+ */
 export function launchBrowser(
   program: string,
   options: { args: string[]; env: Record<string, string>; account: BrowserAccount | null },
 ): LaunchedBrowser {
+  try {
+    writeBrowserStyle(options.env, options.account);
+  } catch {
+    // A grey first paint rather than no show.
+  }
   const child = spawn(program, options.args, {
     stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
     env: options.env,

@@ -166,9 +166,13 @@ function upgrade(
   return response;
 }
 
-/** The root's page: black, nothing else (the window's first page, before the player's). */
+/**
+ * The root's page: black, nothing else, no pointer (the window's first page, before the
+ * player's; `docs/output.md`, "A clean picture").
+ */
 export const BLANK =
-  '<!doctype html><title>Cueport</title><body style="margin:0;background:#000"></body>';
+  '<!doctype html><meta name="color-scheme" content="dark"><title>Cueport</title>' +
+  "<style>html{background:#000;cursor:none;overflow:hidden}body{margin:0}</style>";
 
 /** Starts the server on 127.0.0.1, port 0. */
 export function serveOutput(host: OutputServerHost): OutputServer {

@@ -12,6 +12,7 @@ import { browserEnv, launchBrowser, type LaunchedBrowser } from "./browser_proce
 import { type BrowserRunner, browserRunner } from "./browser_user.ts";
 import type { DevTools } from "./devtools.ts";
 import { giveScriptToPages, openPage, showPage } from "./page_setup.ts";
+import { hidePointer } from "./pointer.ts";
 import { type Profile, ProfileDirs } from "./profiles.ts";
 
 /** Options of `BrowserSupervisor`. */
@@ -210,6 +211,11 @@ export class BrowserSupervisor {
   /** The page of the browser running now loaded: the browser works. */
   pageLoaded(): void {
     this.#exitsWithoutPage = 0;
+    // A pointer resting on a window keeps the browser's arrow until the page says none.
+    const devtools = this.#browser?.devtools;
+    if (devtools && this.#options.mode !== "headless") {
+      hidePointer(devtools, this.#options.url).catch(() => {}); // gone meanwhile
+    }
   }
 
   /** Starts the browser again now (it is killed; its exit starts the next one at once). */
