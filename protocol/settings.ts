@@ -280,6 +280,14 @@ export const SETTINGS = {
     doc:
       "`auto`: the first Chromium, Chrome or Edge on the `PATH` or where their installers put them; or a path (`docs/output.md`)",
   },
+  outputDisplay: {
+    schema: z.string().default(""),
+    flag: "output-display",
+    value: "NAME|N",
+    help: "the display of the output: a name or index (cueport displays lists them; default the primary)",
+    doc:
+      "empty: the primary display; a display's name (`HDMI-1`) or index (`1`) as `cueport displays` lists them. Given, it is the output's display at each start; `OUTPUT_DISPLAY` changes it until the next (`docs/output.md`, \"Displays\")",
+  },
   maxImagePixels: {
     schema: positiveInt().default(40_000_000),
     flag: "max-image-pixels",
@@ -564,6 +572,7 @@ export const PLAYER_SETTINGS = [
   "ffmpeg",
   "output",
   "outputBrowser",
+  "outputDisplay",
 ] as const satisfies readonly SettingName[];
 
 /** A setting the bundled player takes as a flag. */

@@ -20,7 +20,8 @@ import { PageRequests } from "./page_requests.ts";
 import { type EditorHooks, EditorPage } from "./editor_page.ts";
 import { PageSocket, type PageSocketHost } from "./page_socket.ts";
 import { SocketFaultLog } from "./socket_log.ts";
-import type { DevTools } from "./devtools.ts";
+import type { DevTools, WindowBounds } from "./devtools.ts";
+import type { OutputDisplays } from "../../protocol/displays.ts";
 import { OutputBrowser } from "./output_browser.ts";
 import { FrameReports, type PageReport } from "./frame_reports.ts";
 import { RecordingSlot } from "./recording_slot.ts";
@@ -297,6 +298,16 @@ export class Output {
     return this.#browser.window.state();
   }
 
+  /** The output window's rectangle on the desktop and its state, through DevTools. */
+  windowBounds(): Promise<WindowBounds> {
+    return this.#browser.window.bounds();
+  }
+
+  /** The machine's displays and the one the window is on (`output.displays`). */
+  displays(): Promise<OutputDisplays> {
+    return this.#browser.window.displays();
+  }
+
   /** Starts recording the page's picture and sound into `path` (WebM, `recording.ts`). */
   startRecording(path: string, changed: (figures: RecordingFigures) => void): void {
     this.#recording.start(path, changed);
@@ -334,6 +345,7 @@ export class Output {
     }
     this.#send({ type: "state", state });
     this.#states.sent(state);
+    this.#browser.window.choose(this.#options.source()?.appState.outputDisplay ?? null);
     this.#browser.window.follow(state.fullScreen);
   }
 

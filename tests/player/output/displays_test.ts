@@ -1,0 +1,171 @@
+/**
+ * The output on the display the show chooses, under Xvfb with two screens: one X screen of
+ * 2560x720 split into two RandR monitors with `xrandr --setmonitor` (`LEFT` and `RIGHT`, 1280x720
+ * each; Xvfb runs with `-noreset`, else it forgets them when xrandr, its only client, exits).
+ * The window's rectangle is read through DevTools (`Browser.getWindowBounds`): the window opens
+ * on the chosen display, full screen there with the display's very rectangle (no band beside
+ * it), moves when `OUTPUT_DISPLAY` changes it, and a display added after the start gets the
+ * output that was waiting for it.
+ */
+import assert from "node:assert/strict";
+import { needs } from "../../_helpers/peers.ts";
+import { openOutputPlayer, type OutputPlayer } from "../../_helpers/output.ts";
+import { chooseDisplay, parseMonitors } from "../../../player/output/displays.ts";
+
+const TWO = `Monitors: 2
+ 0: +*HDMI-1 1920/527x1080/296+0+0  HDMI-1
+ 1: +DP-2 1280/338x720/190+1920+-40  DP-2
+`;
+
+Deno.test("parseMonitors() reads xrandr's monitors: name, rectangle, the primary marked *", () => {
+  const displays = parseMonitors(TWO);
+  assert.deepEqual(displays, [
+    {
+      index: 0,
+      name: "HDMI-1",
+      left: 0,
+      top: 0,
+      width: 1920,
+      height: 1080,
+      isPrimary: true,
+      scaleFactor: null,
+    },
+    {
+      index: 1,
+      name: "DP-2",
+      left: 1920,
+      top: -40,
+      width: 1280,
+      height: 720,
+      isPrimary: false,
+      scaleFactor: null,
+    },
+  ]);
+  // None marked: the one at the desktop's corner is the primary.
+  const unmarked = parseMonitors(" 0: R 800/1x600/1+800+0\n 1: L 800/1x600/1+0+0  screen");
+  assert.deepEqual(unmarked.map((d) => d.isPrimary), [false, true]);
+  assert.deepEqual(parseMonitors("Monitors: 0\n"), []);
+});
+
+Deno.test("chooseDisplay() takes a name, an index, primary or null; null for none", () => {
+  const displays = parseMonitors(TWO);
+  assert.equal(chooseDisplay(displays, "DP-2")?.index, 1);
+  assert.equal(chooseDisplay(displays, "1")?.name, "DP-2");
+  assert.equal(chooseDisplay(displays, null)?.name, "HDMI-1");
+  assert.equal(chooseDisplay(displays, "primary")?.name, "HDMI-1");
+  assert.equal(chooseDisplay(displays, "VGA-1"), null);
+  assert.equal(chooseDisplay(displays, "2"), null);
+  assert.equal(chooseDisplay([], null), null);
+});
+
+/** Runs `xrandr` on `display`; fails with what it said. */
+async function xrandr(display: string, ...args: string[]): Promise<string> {
+  const { success, stdout, stderr } = await new Deno.Command("xrandr", {
+    args: ["-display", display, ...args],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(success ? stdout : stderr);
+  if (!success) throw new Error(`xrandr ${args.join(" ")}: ${text}`);
+  return text;
+}
+
+/** Xvfb, 2560x720, on a display number it picks (`-displayfd`), kept from resetting. */
+async function startWideXvfb(): Promise<{ display: string; stop(): Promise<void> }> {
+  const child = new Deno.Command("Xvfb", {
+    args: ["-displayfd", "1", "-screen", "0", "2560x720x24", "-nolisten", "tcp", "-noreset"],
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("Xvfb exited before it had a display");
+    text += value;
+  }
+  return {
+    display: `:${text.trim()}`,
+    async stop() {
+      child.kill("SIGTERM");
+      await reader.cancel().catch(() => {});
+      await child.status;
+    },
+  };
+}
+
+const LEFT = { left: 0, top: 0, width: 1280, height: 720 };
+const RIGHT = { left: 1280, top: 0, width: 1280, height: 720 };
+
+/**
+ * How many times the window is asked before a wait fails: a cap that only bounds a hang (the
+ * browser moves the window within a few polls; `untilOutput` alone would wait on a page that
+ * keeps drawing forever).
+ */
+const WINDOW_POLLS = 600;
+
+/** Waits until the output window has `rect` and `state` (polled: the browser moves it). */
+async function untilWindow(
+  p: OutputPlayer,
+  what: string,
+  rect: typeof LEFT,
+  state: string,
+): Promise<void> {
+  const wanted = JSON.stringify({ ...rect, windowState: state });
+  let last = "";
+  for (let poll = 0; poll < WINDOW_POLLS; poll++) {
+    const b = await p.output.windowBounds().catch((e) => ({ error: `${e}` }));
+    last = JSON.stringify(b);
+    if (last === wanted) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${what}: the window is ${last}, not ${wanted}`);
+}
+
+Deno.test({
+  ...needs("chromium", "ffmpeg", "Xvfb", "xrandr"),
+  name: "The output opens on the chosen display, full screen there, and follows OUTPUT_DISPLAY",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const xvfb = await startWideXvfb();
+    const previous = Deno.env.get("DISPLAY");
+    Deno.env.set("DISPLAY", xvfb.display);
+    // Only LEFT at the start: the chosen RIGHT is plugged in later.
+    await xrandr(xvfb.display, "--setmonitor", "LEFT", "1280/338x720/190+0+0", "screen");
+    const p = await openOutputPlayer({ mode: "window", display: "RIGHT" });
+    try {
+      await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
+      // RIGHT is not there: the output waits on the primary, LEFT.
+      await untilWindow(p, "the window on LEFT, the primary", LEFT, "normal");
+      await p.run("FULLSCREEN_TOGGLE");
+      await untilWindow(p, "full screen on LEFT", LEFT, "fullscreen");
+      // The projector is plugged in: the output goes to it, full screen there.
+      await xrandr(xvfb.display, "--setmonitor", "RIGHT", "1280/338x720/190+1280+0", "none");
+      await untilWindow(p, "full screen on RIGHT, plugged in later", RIGHT, "fullscreen");
+      const listed = await p.app.displays();
+      assert.deepEqual(listed.displays.map((d) => [d.name, d.left, d.width, d.isPrimary]), [
+        ["LEFT", 0, 1280, true],
+        ["RIGHT", 1280, 1280, false],
+      ]);
+      assert.equal(listed.source, "xrandr");
+      assert.equal(listed.choice, "RIGHT");
+      assert.equal(listed.current, 1);
+      // The action moves it, by index; the choice is saved with the settings.
+      await p.run("OUTPUT_DISPLAY", { display: "0" });
+      await untilWindow(p, "full screen on display 0", LEFT, "fullscreen");
+      assert.equal(p.app.appState.outputDisplay, "0");
+      await p.run("FULLSCREEN_TOGGLE");
+      await untilWindow(p, "a window on display 0", LEFT, "normal");
+      await p.run("OUTPUT_DISPLAY", { display: "RIGHT" });
+      await untilWindow(p, "a window on RIGHT", RIGHT, "normal");
+    } catch (error) {
+      throw new Error(`${error}; the player said: ${p.logs.join("\n")}`);
+    } finally {
+      await p.close();
+      if (previous === undefined) Deno.env.delete("DISPLAY");
+      else Deno.env.set("DISPLAY", previous);
+      await xvfb.stop();
+    }
+  },
+});
