@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
 import { openOutputPlayer, type OutputPlayer } from "../../_helpers/output.ts";
 import { chooseDisplay, parseMonitors } from "../../../player/output/displays.ts";
+import { addMonitor, startWideXvfb } from "../../_helpers/displays.ts";
 
 const TWO = `Monitors: 2
  0: +*HDMI-1 1920/527x1080/296+0+0  HDMI-1
@@ -58,42 +59,6 @@ Deno.test("chooseDisplay() takes a name, an index, primary or null; null for non
   assert.equal(chooseDisplay([], null), null);
 });
 
-/** Runs `xrandr` on `display`; fails with what it said. */
-async function xrandr(display: string, ...args: string[]): Promise<string> {
-  const { success, stdout, stderr } = await new Deno.Command("xrandr", {
-    args: ["-display", display, ...args],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(success ? stdout : stderr);
-  if (!success) throw new Error(`xrandr ${args.join(" ")}: ${text}`);
-  return text;
-}
-
-/** Xvfb, 2560x720, on a display number it picks (`-displayfd`), kept from resetting. */
-async function startWideXvfb(): Promise<{ display: string; stop(): Promise<void> }> {
-  const child = new Deno.Command("Xvfb", {
-    args: ["-displayfd", "1", "-screen", "0", "2560x720x24", "-nolisten", "tcp", "-noreset"],
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("Xvfb exited before it had a display");
-    text += value;
-  }
-  return {
-    display: `:${text.trim()}`,
-    async stop() {
-      child.kill("SIGTERM");
-      await reader.cancel().catch(() => {});
-      await child.status;
-    },
-  };
-}
-
 const LEFT = { left: 0, top: 0, width: 1280, height: 720 };
 const RIGHT = { left: 1280, top: 0, width: 1280, height: 720 };
 
@@ -132,7 +97,7 @@ Deno.test({
     const previous = Deno.env.get("DISPLAY");
     Deno.env.set("DISPLAY", xvfb.display);
     // Only LEFT at the start: the chosen RIGHT is plugged in later.
-    await xrandr(xvfb.display, "--setmonitor", "LEFT", "1280/338x720/190+0+0", "screen");
+    await addMonitor(xvfb.display, "LEFT", 0, "screen");
     const p = await openOutputPlayer({ mode: "window", display: "RIGHT" });
     try {
       await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
@@ -141,7 +106,7 @@ Deno.test({
       await p.run("FULLSCREEN_TOGGLE");
       await untilWindow(p, "full screen on LEFT", LEFT, "fullscreen");
       // The projector is plugged in: the output goes to it, full screen there.
-      await xrandr(xvfb.display, "--setmonitor", "RIGHT", "1280/338x720/190+1280+0", "none");
+      await addMonitor(xvfb.display, "RIGHT", 1280);
       await untilWindow(p, "full screen on RIGHT, plugged in later", RIGHT, "fullscreen");
       const listed = await p.app.displays();
       assert.deepEqual(listed.displays.map((d) => [d.name, d.left, d.width, d.isPrimary]), [

@@ -1,0 +1,47 @@
+/**
+ * Two displays on one Xvfb for the tests: one X screen of 2560x720 that `xrandr --setmonitor`
+ * splits into RandR monitors. Xvfb runs with `-noreset`: without it the server resets when its
+ * last client (xrandr itself) leaves, and forgets the monitors. Chromium's own display list does
+ * not see them (it reads RandR outputs; Xvfb has one), `xrandr --listmonitors` does.
+ */
+
+/** Runs `xrandr` on `display`; fails with what it said. */
+export async function xrandr(display: string, ...args: string[]): Promise<string> {
+  const { success, stdout, stderr } = await new Deno.Command("xrandr", {
+    args: ["-display", display, ...args],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(success ? stdout : stderr);
+  if (!success) throw new Error(`xrandr ${args.join(" ")}: ${text}`);
+  return text;
+}
+
+/** Xvfb, 2560x720, on a display number it picks (`-displayfd`), kept from resetting. */
+export async function startWideXvfb(): Promise<{ display: string; stop(): Promise<void> }> {
+  const child = new Deno.Command("Xvfb", {
+    args: ["-displayfd", "1", "-screen", "0", "2560x720x24", "-nolisten", "tcp", "-noreset"],
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("Xvfb exited before it had a display");
+    text += value;
+  }
+  return {
+    display: `:${text.trim()}`,
+    async stop() {
+      child.kill("SIGTERM");
+      await reader.cancel().catch(() => {});
+      await child.status;
+    },
+  };
+}
+
+/** The monitor `name` at `left`, 1280x720, on `output` (`none`: a monitor of its own). */
+export function addMonitor(display: string, name: string, left: number, output = "none") {
+  return xrandr(display, "--setmonitor", name, `1280/338x720/190+${left}+0`, output);
+}
