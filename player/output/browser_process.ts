@@ -73,12 +73,19 @@ export function browserEnv(profileDir: string, isOtherUser: boolean): Record<str
   return out;
 }
 
+/** Whether the browser's arguments start it headless (no window, so no bubble to hide). */
+function isHeadless(args: readonly string[]): boolean {
+  return args.some((a) => a.startsWith("--headless"));
+}
+
 /** Starts `program` with `args`, its DevTools on the pipe, as `account` when given. */
 export function launchBrowser(
   program: string,
   options: { args: string[]; env: Record<string, string>; account: BrowserAccount | null },
 ): LaunchedBrowser {
-  const child = spawn(program, options.args, {
+  // displays (issue 43): app mode, so a full-screen output shows no "press and hold Esc" bubble.
+  const args = isHeadless(options.args) ? options.args : [...options.args, "--force-app-mode"];
+  const child = spawn(program, args, {
     stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
     env: options.env,
     ...(options.account ? { uid: options.account.uid, gid: options.account.gid } : {}),

@@ -45,3 +45,22 @@ export async function startWideXvfb(): Promise<{ display: string; stop(): Promis
 export function addMonitor(display: string, name: string, left: number, output = "none") {
   return xrandr(display, "--setmonitor", name, `1280/338x720/190+${left}+0`, output);
 }
+
+/** The X screen's picture in the rectangle at `left`,`top` (ffmpeg's x11grab), as a PNG. */
+export async function grabScreen(
+  display: string,
+  rect: { left: number; top: number; width: number; height: number },
+): Promise<Uint8Array> {
+  const { success, stdout, stderr } = await new Deno.Command("ffmpeg", {
+    args: [
+      ...["-loglevel", "error", "-f", "x11grab"],
+      ...["-video_size", `${rect.width}x${rect.height}`],
+      ...["-i", `${display}+${rect.left},${rect.top}`],
+      ...["-frames:v", "1", "-f", "image2", "-c:v", "png", "pipe:1"],
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!success) throw new Error(`ffmpeg x11grab: ${new TextDecoder().decode(stderr)}`);
+  return stdout;
+}

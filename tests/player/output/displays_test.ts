@@ -9,9 +9,10 @@
  */
 import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
-import { openOutputPlayer, type OutputPlayer } from "../../_helpers/output.ts";
+import { near, openOutputPlayer, type OutputPlayer } from "../../_helpers/output.ts";
 import { chooseDisplay, parseMonitors } from "../../../player/output/displays.ts";
-import { addMonitor, startWideXvfb } from "../../_helpers/displays.ts";
+import { addMonitor, grabScreen, startWideXvfb } from "../../_helpers/displays.ts";
+import { decodePng, pixel, type Pixels } from "../../_helpers/images.ts";
 
 const TWO = `Monitors: 2
  0: +*HDMI-1 1920/527x1080/296+0+0  HDMI-1
@@ -59,6 +60,21 @@ Deno.test("chooseDisplay() takes a name, an index, primary or null; null for non
   assert.equal(chooseDisplay([], null), null);
 });
 
+/** Whether the pixel at `x`,`y` is the red Clip's. */
+function isRed(picture: Pixels, x: number, y: number): boolean {
+  return near(pixel(picture, x, y).slice(0, 3), [255, 0, 0]);
+}
+
+/** The screen's LEFT monitor once `ready` says so (grabbed again and again: the page repaints). */
+async function untilScreen(display: string, ready: (p: Pixels) => boolean): Promise<Pixels> {
+  for (let grab = 0; grab < WINDOW_POLLS; grab++) {
+    const picture = decodePng(await grabScreen(display, LEFT));
+    if (ready(picture)) return picture;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error("The screen never showed the page");
+}
+
 const LEFT = { left: 0, top: 0, width: 1280, height: 720 };
 const RIGHT = { left: 1280, top: 0, width: 1280, height: 720 };
 
@@ -105,6 +121,14 @@ Deno.test({
       await untilWindow(p, "the window on LEFT, the primary", LEFT, "normal");
       await p.run("FULLSCREEN_TOGGLE");
       await untilWindow(p, "full screen on LEFT", LEFT, "fullscreen");
+      // No bubble of the browser's over the show: where Chromium's "To exit full screen, press
+      // and hold Esc" showed (centred, 44 to 95 px from the top; it hides by itself seconds
+      // later), the page's red. (The band is the window's rectangle, above: the page itself
+      // pillarboxes a 16:9 picture in a window that a browser's bar makes wider than that.)
+      const screen = await untilScreen(xvfb.display, (s) => isRed(s, 640, 400));
+      const where = [[640, 80], [560, 70], [720, 90]];
+      const bad = where.filter(([x, y]) => !isRed(screen, x!, y!));
+      assert.deepEqual(bad, [], `not the show's red: ${bad.map(([x, y]) => pixel(screen, x!, y!))}`);
       // The projector is plugged in: the output goes to it, full screen there.
       await addMonitor(xvfb.display, "RIGHT", 1280);
       await untilWindow(p, "full screen on RIGHT, plugged in later", RIGHT, "fullscreen");
