@@ -82,7 +82,9 @@ export class PlayerApp implements AppServices {
     const output = await app.#live.restore();
     app.#parts.status.resume({ ...output, recording: app.#parts.recording.recorder.state });
     // The `outputDisplay` setting, given, chooses the display at each start (docs/output.md).
-    if (options.output?.display) app.#parts.status.resume({ outputDisplay: options.output.display });
+    if (options.output?.display) {
+      app.#parts.status.resume({ outputDisplay: options.output.display });
+    }
     app.#output = startAppOutput(app, {
       projects: app.#projects,
       cameras: () => app.#parts.media.cameras,
@@ -237,7 +239,7 @@ export class PlayerApp implements AppServices {
    * without one (`none`, `headless`) the list alone, on no display.
    */
   async displays(): Promise<OutputDisplays> {
-    if (this.#output) return await this.#output.displays();
+    if (this.#output) return await this.#output.window.displays();
     const list = await listDisplays();
     return { ...list, choice: this.appState.outputDisplay, current: null };
   }

@@ -284,7 +284,8 @@ export const SETTINGS = {
     schema: z.string().default(""),
     flag: "output-display",
     value: "NAME|N",
-    help: "the display of the output: a name or index (cueport displays lists them; default the primary)",
+    help:
+      "the display of the output: a name or index (cueport displays lists them; default the primary)",
     doc:
       "empty: the primary display; a display's name (`HDMI-1`) or index (`1`) as `cueport displays` lists them. Given, it is the output's display at each start; `OUTPUT_DISPLAY` changes it until the next (`docs/output.md`, \"Displays\")",
   },

@@ -20,8 +20,8 @@ import { PageRequests } from "./page_requests.ts";
 import { type EditorHooks, EditorPage } from "./editor_page.ts";
 import { PageSocket, type PageSocketHost } from "./page_socket.ts";
 import { SocketFaultLog } from "./socket_log.ts";
-import type { DevTools, WindowBounds } from "./devtools.ts";
-import type { OutputDisplays } from "../../protocol/displays.ts";
+import type { DevTools } from "./devtools.ts";
+import type { OutputWindow } from "./window_state.ts";
 import { OutputBrowser } from "./output_browser.ts";
 import { FrameReports, type PageReport } from "./frame_reports.ts";
 import { RecordingSlot } from "./recording_slot.ts";
@@ -293,19 +293,9 @@ export class Output {
     return rms;
   }
 
-  /** The state of the browser's window (`normal`, `fullscreen`...), through DevTools. */
-  windowState(): Promise<string> {
-    return this.#browser.window.state();
-  }
-
-  /** The output window's rectangle on the desktop and its state, through DevTools. */
-  windowBounds(): Promise<WindowBounds> {
-    return this.#browser.window.bounds();
-  }
-
-  /** The machine's displays and the one the window is on (`output.displays`). */
-  displays(): Promise<OutputDisplays> {
-    return this.#browser.window.displays();
+  /** The output's window: its display, its full-screen state (`window_state.ts`). */
+  get window(): OutputWindow {
+    return this.#browser.window;
   }
 
   /** Starts recording the page's picture and sound into `path` (WebM, `recording.ts`). */
@@ -345,8 +335,7 @@ export class Output {
     }
     this.#send({ type: "state", state });
     this.#states.sent(state);
-    this.#browser.window.choose(this.#options.source()?.appState.outputDisplay ?? null);
-    this.#browser.window.follow(state.fullScreen);
+    this.#browser.window.follow(state.fullScreen, this.#options.source()?.appState.outputDisplay);
   }
 
   /** What the page's messages do here (`page_socket.ts` checks them first). */

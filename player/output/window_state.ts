@@ -62,12 +62,14 @@ export class OutputWindow {
   }
 
   /**
-   * The show's full-screen flag: the window follows each change. A new browser starts as
+   * The show's full-screen flag, and its display when given (`choose`): the window follows
+   * each change. A new browser starts as
    * the mode says (a window, or kiosk for `fullscreen`); a window goes full screen at once
    * when the flag is set (a window of kiosk opened again too), kiosk stays full screen until
    * the flag changes.
    */
-  follow(isFullScreen: boolean): void {
+  follow(isFullScreen: boolean, display?: string | null): void {
+    if (display !== undefined) this.choose(display);
     if (this.#mode === "headless" || isFullScreen === this.#wanted) return;
     const isFirst = this.#wanted === null;
     this.#wanted = isFullScreen;

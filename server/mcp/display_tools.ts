@@ -13,7 +13,7 @@ export function displayTools(): AnyTool[] {
       {
         name: "app_get_displays",
         description:
-          "List the show machine's displays (name, index, rectangle, primary), the display the output is to be on (`choice`: a name or index; null the primary) and the index of the one its window is on (`current`). Put the output on another with the action OUTPUT_DISPLAY, e.g. {\"display\": \"HDMI-1\"} or {\"display\": \"1\"}. Example: {}",
+          'List the show machine\'s displays (name, index, rectangle, primary), the display the output is to be on (`choice`: a name or index; null the primary) and the index of the one its window is on (`current`). Put the output on another with the action OUTPUT_DISPLAY, e.g. {"display": "HDMI-1"} or {"display": "1"}. Example: {}',
         annotations: readAnnotations("List Displays"),
       },
       operationNamed("displays"),

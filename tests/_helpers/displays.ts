@@ -42,7 +42,12 @@ export async function startWideXvfb(): Promise<{ display: string; stop(): Promis
 }
 
 /** The monitor `name` at `left`, 1280x720, on `output` (`none`: a monitor of its own). */
-export function addMonitor(display: string, name: string, left: number, output = "none") {
+export function addMonitor(
+  display: string,
+  name: string,
+  left: number,
+  output = "none",
+): Promise<string> {
   return xrandr(display, "--setmonitor", name, `1280/338x720/190+${left}+0`, output);
 }
 

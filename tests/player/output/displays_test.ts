@@ -95,7 +95,7 @@ async function untilWindow(
   const wanted = JSON.stringify({ ...rect, windowState: state });
   let last = "";
   for (let poll = 0; poll < WINDOW_POLLS; poll++) {
-    const b = await p.output.windowBounds().catch((e) => ({ error: `${e}` }));
+    const b = await p.output.window.bounds().catch((e) => ({ error: `${e}` }));
     last = JSON.stringify(b);
     if (last === wanted) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -128,7 +128,11 @@ Deno.test({
       const screen = await untilScreen(xvfb.display, (s) => isRed(s, 640, 400));
       const where = [[640, 80], [560, 70], [720, 90]];
       const bad = where.filter(([x, y]) => !isRed(screen, x!, y!));
-      assert.deepEqual(bad, [], `not the show's red: ${bad.map(([x, y]) => pixel(screen, x!, y!))}`);
+      assert.deepEqual(
+        bad,
+        [],
+        `not the show's red: ${bad.map(([x, y]) => pixel(screen, x!, y!))}`,
+      );
       // The projector is plugged in: the output goes to it, full screen there.
       await addMonitor(xvfb.display, "RIGHT", 1280);
       await untilWindow(p, "full screen on RIGHT, plugged in later", RIGHT, "fullscreen");
