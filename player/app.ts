@@ -30,6 +30,7 @@ import type { Refusal } from "./errors.ts";
 import type { OpenProjects } from "./library/open_projects.ts";
 import { tidyDataDir } from "./library/tidy.ts";
 import type { LiveKeeper } from "./live_keeper.ts";
+import { PRIMARY_DISPLAY } from "../protocol/action_rules.ts";
 import type { OutputDisplays } from "../protocol/displays.ts";
 import { listDisplays } from "./output/displays.ts";
 import type { Output } from "./output/mod.ts";
@@ -82,9 +83,8 @@ export class PlayerApp implements AppServices {
     const output = await app.#live.restore();
     app.#parts.status.resume({ ...output, recording: app.#parts.recording.recorder.state });
     // The `outputDisplay` setting, given, chooses the display at each start (docs/output.md).
-    if (options.output?.display) {
-      app.#parts.status.resume({ outputDisplay: options.output.display });
-    }
+    const display = options.output?.display ?? PRIMARY_DISPLAY;
+    if (display !== PRIMARY_DISPLAY) app.#parts.status.resume({ outputDisplay: display });
     app.#output = startAppOutput(app, {
       projects: app.#projects,
       cameras: () => app.#parts.media.cameras,

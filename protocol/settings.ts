@@ -281,13 +281,13 @@ export const SETTINGS = {
       "`auto`: the first Chromium, Chrome or Edge on the `PATH` or where their installers put them; or a path (`docs/output.md`)",
   },
   outputDisplay: {
-    schema: z.string().default(""),
+    schema: z.string().min(1).default("primary"),
     flag: "output-display",
     value: "NAME|N",
     help:
-      "the display of the output: a name or index (cueport displays lists them; default the primary)",
+      "the display of the output at start: a name or index (cueport displays lists them); default primary: the primary, or the last OUTPUT_DISPLAY's",
     doc:
-      "empty: the primary display; a display's name (`HDMI-1`) or index (`1`) as `cueport displays` lists them. Given, it is the output's display at each start; `OUTPUT_DISPLAY` changes it until the next (`docs/output.md`, \"Displays\")",
+      "`primary`: the primary display, or the one the last `OUTPUT_DISPLAY` chose (saved); a display's name (`HDMI-1`) or index (`1`) as `cueport displays` lists them: the output's display at each start, until an `OUTPUT_DISPLAY` (`docs/output.md`, \"Displays\")",
   },
   maxImagePixels: {
     schema: positiveInt().default(40_000_000),

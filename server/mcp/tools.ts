@@ -45,6 +45,7 @@ export const TOOL_NAMES: readonly string[] = [
   "app_project_select",
   "app_project_export",
   "app_project_import",
+  "app_get_displays",
 ];
 
 /**

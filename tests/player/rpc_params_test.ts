@@ -81,6 +81,7 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
     Method.APPROVAL_REQUEST,
     Method.PAIRING_SHOW,
     Method.OUTPUT_FRAME,
+    Method.OUTPUT_DISPLAYS,
     Method.HEARTBEAT,
   ].flatMap((method) => NOT_OBJECTS.map((params) => ({ method, params, field: "params" }))),
   // initialize
