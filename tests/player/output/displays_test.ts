@@ -162,3 +162,29 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  ...needs("chromium", "ffmpeg", "Xvfb", "xrandr"),
+  name: "Kiosk with outputDisplay 1: the output starts full screen on the second display",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const xvfb = await startWideXvfb();
+    const previous = Deno.env.get("DISPLAY");
+    Deno.env.set("DISPLAY", xvfb.display);
+    await addMonitor(xvfb.display, "LEFT", 0, "screen");
+    await addMonitor(xvfb.display, "RIGHT", 1280);
+    const p = await openOutputPlayer({ mode: "fullscreen", display: "1" });
+    try {
+      assert.equal(p.app.appState.outputDisplay, "1", "the setting, at the start");
+      await untilWindow(p, "kiosk full screen on display 1", RIGHT, "fullscreen");
+    } catch (error) {
+      throw new Error(`${error}; the player said: ${p.logs.join("\n")}`);
+    } finally {
+      await p.close();
+      if (previous === undefined) Deno.env.delete("DISPLAY");
+      else Deno.env.set("DISPLAY", previous);
+      await xvfb.stop();
+    }
+  },
+});
