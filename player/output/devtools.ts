@@ -113,13 +113,6 @@ export class DevTools {
     });
   }
 
-  /** The window showing `url`: full screen, or back to normal. */
-  async setFullScreen(url: string, isFullScreen: boolean): Promise<void> {
-    const windowId = await this.#windowOf(url);
-    const windowState = isFullScreen ? "fullscreen" : "normal";
-    await this.send("Browser.setWindowBounds", { windowId, bounds: { windowState } });
-  }
-
   /** The state of the window showing `url` (`normal`, `fullscreen`...). */
   async windowState(url: string): Promise<string> {
     return (await this.windowBounds(url)).bounds.windowState;

@@ -10,6 +10,7 @@
  */
 import type { Display, OutputDisplays } from "../../protocol/displays.ts";
 import { PRIMARY_DISPLAY } from "../../protocol/action_rules.ts";
+import { env } from "./browser_process.ts";
 
 /** The displays found, where from, and why none when none. */
 export type DisplayList = Pick<OutputDisplays, "displays" | "source" | "reason">;
@@ -34,12 +35,9 @@ export function parseMonitors(text: string): Display[] {
       isMarked: m[2] === "*",
     }];
   });
-  const primary = Math.max(
-    0,
-    found.findIndex((d) => d.isMarked) >= 0
-      ? found.findIndex((d) => d.isMarked)
-      : found.findIndex((d) => d.left === 0 && d.top === 0),
-  );
+  const marked = found.findIndex((d) => d.isMarked);
+  const corner = found.findIndex((d) => d.left === 0 && d.top === 0);
+  const primary = marked >= 0 ? marked : Math.max(0, corner);
   return found.map(({ isMarked: _, ...d }, index) => ({
     index,
     ...d,
@@ -59,15 +57,6 @@ export function chooseDisplay(
   const byName = displays.find((d) => d.name === choice);
   if (byName) return byName;
   return /^\d+$/.test(choice) ? displays[Number(choice)] ?? null : null;
-}
-
-/** The environment variable `name`, or undefined when unset or not granted. */
-function env(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The displays of the X11 display in `DISPLAY` now (`xrandr --listmonitors`). */

@@ -26,8 +26,6 @@ export interface OutputWindowOptions {
   url: string;
   mode: "window" | "fullscreen" | "headless";
   log: (message: string) => void;
-  /** Lists the displays (tests give their own); default `listDisplays`. */
-  list?: () => Promise<DisplayList>;
 }
 
 /** The window of the supervised browser. */
@@ -36,7 +34,6 @@ export class OutputWindow {
   readonly #url: string;
   readonly #mode: "window" | "fullscreen" | "headless";
   readonly #log: (message: string) => void;
-  readonly #list: () => Promise<DisplayList>;
   /** The show's full-screen flag last followed; null: none yet for this browser. */
   #wanted: boolean | null = null;
   /** Whether the window is to be full screen (kiosk's first page is, whatever the flag). */
@@ -54,7 +51,6 @@ export class OutputWindow {
     this.#url = options.url;
     this.#mode = options.mode;
     this.#log = options.log;
-    this.#list = options.list ?? listDisplays;
     if (this.#mode !== "headless") {
       this.#refresh();
       this.#poll = setInterval(() => this.#refresh(), DISPLAY_POLL_MS);
@@ -96,7 +92,7 @@ export class OutputWindow {
   /** The displays now (listed again), the one asked for and the one the window is on. */
   async displays(): Promise<OutputDisplays> {
     if (this.#mode !== "headless") await this.#refresh();
-    else this.#displays = await this.#list();
+    else this.#displays = await listDisplays();
     await this.#change;
     return { ...this.#displays, choice: this.#choice, current: this.#current?.index ?? null };
   }
@@ -131,7 +127,7 @@ export class OutputWindow {
 
   /** Lists the displays; a change moves the window when its display's rectangle changed. */
   async #refresh(): Promise<void> {
-    const list = await this.#list().catch((error) => ({
+    const list = await listDisplays().catch((error) => ({
       displays: [],
       source: "none" as const,
       reason: `${error.message}`,
