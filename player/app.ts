@@ -30,6 +30,9 @@ import type { Refusal } from "./errors.ts";
 import type { OpenProjects } from "./library/open_projects.ts";
 import { tidyDataDir } from "./library/tidy.ts";
 import type { LiveKeeper } from "./live_keeper.ts";
+import { PRIMARY_DISPLAY } from "../protocol/action_rules.ts";
+import type { OutputDisplays } from "../protocol/displays.ts";
+import { listDisplays } from "./output/displays.ts";
 import type { Output } from "./output/mod.ts";
 import type { PlayerOptions } from "./player_options.ts";
 import type { ProjectStore } from "./store.ts";
@@ -79,6 +82,9 @@ export class PlayerApp implements AppServices {
     await listDeleted(app.#projects, trash);
     const output = await app.#live.restore();
     app.#parts.status.resume({ ...output, recording: app.#parts.recording.recorder.state });
+    // The `outputDisplay` setting, given, chooses the display at each start (docs/output.md).
+    const display = options.output?.display ?? PRIMARY_DISPLAY;
+    if (display !== PRIMARY_DISPLAY) app.#parts.status.resume({ outputDisplay: display });
     app.#output = startAppOutput(app, {
       projects: app.#projects,
       cameras: () => app.#parts.media.cameras,
@@ -226,6 +232,16 @@ export class PlayerApp implements AppServices {
   /** The output's picture now, as a PNG file (`output.frame`); see `AppMedia.outputFrame`. */
   outputFrame(): Promise<OutputFrameResult> {
     return this.#parts.media.outputFrame();
+  }
+
+  /**
+   * The machine's displays and the output's (`output.displays`): the output's window answers;
+   * without one (`none`, `headless`) the list alone, on no display.
+   */
+  async displays(): Promise<OutputDisplays> {
+    if (this.#output) return await this.#output.window.displays();
+    const list = await listDisplays();
+    return { ...list, choice: this.appState.outputDisplay, current: null };
   }
 
   /** Re-reads projects, presets and cameras from disk; playback stops. */

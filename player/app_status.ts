@@ -47,6 +47,7 @@ export class AppStatus {
       windowReloads: 0,
       lastReloadAt: null,
       output: { renderScale: 1, reason: null },
+      outputDisplay: settings.outputDisplay,
     };
   }
 
@@ -87,7 +88,7 @@ export class AppStatus {
 
   /** The settings to write now (`player.json`), with the library's part of them. */
   settings(library: Pick<PlayerSettings, "activeProjectId" | "closedProjectIds">): PlayerSettings {
-    const { fullScreen, muted, volume } = this.#state;
-    return { ...library, fullScreen, muted, volume };
+    const { fullScreen, muted, volume, outputDisplay } = this.#state;
+    return { ...library, fullScreen, muted, volume, outputDisplay };
   }
 }

@@ -210,6 +210,7 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
     output: {
       mode: settings.output,
       browser: settings.outputBrowser === "auto" ? null : settings.outputBrowser,
+      display: settings.outputDisplay,
     },
   });
   await running.done;

@@ -41,5 +41,7 @@ export interface PlayerOptions {
     browser: string | null;
     /** The time a frame may take before the page draws smaller (tests); absent: the frame period. */
     frameBudgetMs?: number;
+    /** The `outputDisplay` setting: the output's display at start; `primary` or absent: as saved. */
+    display?: string;
   };
 }

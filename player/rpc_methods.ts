@@ -162,6 +162,11 @@ export function playerMethods(
       // The page answers once every layer shows its frame: beside the order.
       return new Beside(app.outputFrame().then((r) => () => r));
     },
+    [Method.OUTPUT_DISPLAYS]: (params) => {
+      parseParams(Method.OUTPUT_DISPLAYS, params);
+      // One `xrandr` run and the window's last move: beside the order.
+      return new Beside(app.displays().then((r) => () => r));
+    },
     [Method.HEARTBEAT]: (params) => {
       parseParams(Method.HEARTBEAT, params);
       const result: HeartbeatResult = { ...session.figures(), output: app.output?.stats ?? null };

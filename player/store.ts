@@ -33,6 +33,8 @@ import { z } from "zod";
 export const PlayerSettings = z.object({
   activeProjectId: z.string().nullable().default(null),
   fullScreen: z.boolean().default(false),
+  /** The output's display (`OUTPUT_DISPLAY`): a name or index; null the primary. */
+  outputDisplay: z.string().nullable().default(null),
   muted: z.boolean().default(false),
   volume: z.number().min(0).max(1).default(1),
   /** The Projects closed with `project.close`: on disk and in the library, not loaded. */

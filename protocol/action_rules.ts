@@ -55,5 +55,8 @@ export const TARGET_PATTERN = /^clip:([A-Za-z0-9_-]{1,64})\/([A-Za-z][A-Za-z0-9_
 export const DIRECTIONS = ["forward", "backward"] as const;
 /** `RECORD_TOGGLE`'s modes. */
 export const RECORD_MODES = ["now", "next-trigger"] as const;
+/** `OUTPUT_DISPLAY`'s word for the primary display (what an empty `outputDisplay` means). */
+export const PRIMARY_DISPLAY = "primary";
+
 /** `OPEN_EDITOR`'s kinds. */
 export const PRESET_KINDS = ["effect", "visualizer"] as const;

@@ -13,6 +13,7 @@ import {
   FRACTION,
   INDEX_MIN,
   PRESET_KINDS,
+  PRIMARY_DISPLAY,
   RECORD_MODES,
   TARGET_PATTERN,
 } from "./action_rules.ts";
@@ -288,6 +289,20 @@ export const ACTIONS: readonly ActionSpec[] = [
   },
   { name: "MUTE_TOGGLE", group: "system", description: "Toggle mute", params: [] },
   { name: "FULLSCREEN_TOGGLE", group: "system", description: "Toggle full screen", params: [] },
+  {
+    name: "OUTPUT_DISPLAY",
+    group: "system",
+    since: "6.0",
+    isAppWide: true,
+    description: "Put the output on a display (window and full screen), kept across restarts",
+    params: [
+      p(
+        "display",
+        "text",
+        `A display's name or index (GET /api/v1/output/displays lists them), or ${PRIMARY_DISPLAY}`,
+      ),
+    ],
+  },
   {
     name: "RECORD_TOGGLE",
     group: "system",

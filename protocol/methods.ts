@@ -14,6 +14,7 @@ import { RpcError } from "./jsonrpc.ts";
 import { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
 import { Snapshot, StateUpdate } from "./state.ts";
 import { OutputStats } from "./output.ts";
+import { OutputDisplays } from "./displays.ts";
 import { velocitySchema } from "./action_rules.ts";
 
 export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
@@ -27,9 +28,10 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * `editor-closed` when that window goes away; 1.5 added `heartbeat`, answered at once beside the
  * order, with the player's progress figures, the recording's figures in `appState.recording`
  * and `appState.output` with its `output-scale-changed` update (docs/player-protocol.md);
- * 1.6 added `show.import` (a show file becomes a Project) and the error -32008.
+ * 1.6 added `show.import` (a show file becomes a Project) and the error -32008; 1.7 added
+ * `output.displays` (the machine's displays) and `outputDisplay` in `appState`.
  */
-export const PLAYER_PROTOCOL_VERSION = "1.6";
+export const PLAYER_PROTOCOL_VERSION = "1.7";
 
 /** Method names, server to player. */
 export const Method = {
@@ -52,6 +54,8 @@ export const Method = {
   HEARTBEAT: "heartbeat",
   /** Since 1.6: checked and extracted beside the order, committed in it. */
   SHOW_IMPORT: "show.import",
+  /** Since 1.7. */
+  OUTPUT_DISPLAYS: "output.displays",
 } as const;
 
 /** A method of the protocol. */
@@ -244,6 +248,7 @@ export const METHODS = {
   // Small, once a second: checked, so the figures /health shows are the declared ones.
   [Method.HEARTBEAT]: { params: NoParams, result: HeartbeatResult, checked: true },
   [Method.SHOW_IMPORT]: { params: ShowImportParams, result: ShowImportResult, checked: true },
+  [Method.OUTPUT_DISPLAYS]: { params: NoParams, result: OutputDisplays, checked: true },
 } as const satisfies Record<MethodName, MethodSchemas>;
 
 /** The params of `method` as the service sends them (fields with a default may be left out). */

@@ -280,6 +280,15 @@ export const SETTINGS = {
     doc:
       "`auto`: the first Chromium, Chrome or Edge on the `PATH` or where their installers put them; or a path (`docs/output.md`)",
   },
+  outputDisplay: {
+    schema: z.string().min(1).default("primary"),
+    flag: "output-display",
+    value: "NAME|N",
+    help:
+      "the display of the output at start: a name or index (cueport displays lists them); default primary: the primary, or the last OUTPUT_DISPLAY's",
+    doc:
+      "`primary`: the primary display, or the one the last `OUTPUT_DISPLAY` chose (saved); a display's name (`HDMI-1`) or index (`1`) as `cueport displays` lists them: the output's display at each start, until an `OUTPUT_DISPLAY` (`docs/output.md`, \"Displays\")",
+  },
   maxImagePixels: {
     schema: positiveInt().default(40_000_000),
     flag: "max-image-pixels",
@@ -564,6 +573,7 @@ export const PLAYER_SETTINGS = [
   "ffmpeg",
   "output",
   "outputBrowser",
+  "outputDisplay",
 ] as const satisfies readonly SettingName[];
 
 /** A setting the bundled player takes as a flag. */

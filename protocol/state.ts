@@ -149,6 +149,9 @@ export const AppState = z.strictObject({
   windowReloads: z.number().int().describe("How many times PANIC reloaded the windows"),
   lastReloadAt: z.string().nullable(),
   output: OutputDrawing,
+  outputDisplay: z.string().nullable().describe(
+    "The display the output is on, by name or index (`OUTPUT_DISPLAY`, or the `outputDisplay` setting at start); null: the primary",
+  ),
 });
 
 /** A video input device. */

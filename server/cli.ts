@@ -1,7 +1,7 @@
 /**
  * Operator commands that talk to the running service over its local-only
  * API (`CLI_USAGE` lists them): pairing codes, devices, approvals, key
- * rotation. They find the service and its operator credential in its data dir.
+ * rotation, the displays. They find the service and its operator credential in its data dir.
  * @module
  */
 import { parseArgs } from "node:util";
@@ -12,6 +12,7 @@ import { runServiceCommand } from "./deploy/service_command.ts";
 import { runConfigCommand } from "./deploy/config_check.ts";
 import { runShowCommand } from "./deploy/show_command.ts";
 import { SETTING_DEFAULTS } from "../protocol/settings.ts";
+import type { OutputDisplays } from "../protocol/displays.ts";
 
 /** Commands of their own modules, with their own options: each runs and returns its exit code. */
 const DEPLOY_COMMANDS: Record<
@@ -33,13 +34,14 @@ export const CLI_COMMANDS: readonly string[] = [
   "approve",
   "deny",
   "rotate-key",
+  "displays",
   "mcp",
   ...Object.keys(DEPLOY_COMMANDS),
 ];
 
 /** Usage of the operator commands. */
 export const CLI_USAGE =
-  `Usage: cueport pair | devices | revoke <deviceId> | approvals | approve <id> | deny <id> | rotate-key | mcp [--http-port N]
+  `Usage: cueport pair | devices | revoke <deviceId> | approvals | approve <id> | deny <id> | rotate-key | displays | mcp [--http-port N]
   pair              print a one-time pairing code (valid 5 minutes) for a new device, the
                     web remote's URL on each LAN address and a QR code to scan
   devices           list paired devices
@@ -47,6 +49,8 @@ export const CLI_USAGE =
   approvals         list local clients waiting for approval (with --approval wait)
   approve ID, deny ID   decide a waiting approval
   rotate-key        new signing key: every paired device must pair again
+  displays          list the show machine's displays and the output's (OUTPUT_DISPLAY
+                    or --output-display chooses it; docs/output.md)
   mcp               an MCP server on stdio that forwards to the running service's /mcp
                     (for AI assistants that start a command; docs/mcp.md)
   show export NAME FILE, show import FILE [--replace]
@@ -83,6 +87,10 @@ ${TARGET_OPTIONS}`,
 ${TARGET_OPTIONS}`,
   "rotate-key": `Usage: cueport rotate-key [--data-dir DIR] [--http-port N]
   A new signing key: every paired device is revoked and must pair again.
+${TARGET_OPTIONS}`,
+  displays: `Usage: cueport displays [--data-dir DIR] [--http-port N]
+  Lists the show machine's displays (index, name, rectangle, primary) and the output's: the
+  one chosen (OUTPUT_DISPLAY, or the outputDisplay setting) and the one its window is on.
 ${TARGET_OPTIONS}`,
   mcp: `Usage: cueport mcp [--data-dir DIR] [--http-port N]
   An MCP server on stdio that forwards to the running service's /mcp, with the operator
@@ -124,6 +132,20 @@ async function decide(
   return 0;
 }
 
+/** The lines `cueport displays` prints for an answer of `GET /api/v1/output/displays`. */
+export function displayLines(answer: OutputDisplays): string[] {
+  if (answer.displays.length === 0) return [`No displays listed: ${answer.reason ?? "none"}`];
+  const lines = answer.displays.map((d) =>
+    [
+      `${d.index}  ${d.name}  ${d.width}x${d.height}+${d.left}+${d.top}`,
+      d.isPrimary ? "  primary" : "",
+      d.index === answer.current ? "  <- the output" : "",
+    ].join("")
+  );
+  const chosen = answer.choice === null ? "the primary" : `"${answer.choice}"`;
+  return [...lines, `The output's display: ${chosen}`];
+}
+
 /** The operator commands over the running service's API, by name: each returns its exit code. */
 const OPERATOR_COMMANDS: Record<string, (c: OperatorCall) => Promise<number>> = {
   async pair({ target, print }) {
@@ -145,6 +167,11 @@ const OPERATOR_COMMANDS: Record<string, (c: OperatorCall) => Promise<number>> = 
     return 0;
   },
   revoke,
+  async displays({ target, print }) {
+    const answer = await call(target, "GET", "/api/v1/output/displays");
+    for (const line of displayLines(answer as OutputDisplays)) print(line);
+    return 0;
+  },
   async "rotate-key"({ target, print }) {
     const { revoked } = await call(target, "POST", "/api/v1/auth/rotate-key");
     print(`Signing key rotated; ${revoked} device(s) revoked`);

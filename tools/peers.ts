@@ -97,6 +97,12 @@ export const PEERS: readonly Peer[] = [
     why: "a virtual screen for the output's window test",
   },
   {
+    name: "xrandr",
+    commands: ["xrandr"],
+    debian: "x11-xserver-utils",
+    why: "the output's displays (X11 monitors), and two of them on one Xvfb in its test",
+  },
+  {
     name: "node",
     commands: ["node"],
     debian: "nodejs",
@@ -135,6 +141,7 @@ export type PeerName =
   | "systemd-analyze"
   | "chromium"
   | "Xvfb"
+  | "xrandr"
   | "node"
   | "ip"
   | "stress-ng"

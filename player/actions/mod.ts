@@ -23,6 +23,7 @@ import { navigationActions } from "./navigation.ts";
 import { playbackActions } from "./playback.ts";
 import { seekControlActions } from "./seek_control.ts";
 import { systemActions } from "./system.ts";
+import { displayActions } from "./display.ts";
 
 export type { ActionContext, AppServices } from "./context.ts";
 
@@ -31,6 +32,7 @@ const HANDLERS: Record<string, ActionHandler> = {
   ...navigationActions,
   ...seekControlActions,
   ...systemActions,
+  ...displayActions,
 };
 
 for (const spec of ACTIONS) {

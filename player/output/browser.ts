@@ -160,6 +160,10 @@ export function browserArgs(
   return [
     ...common,
     "--use-fake-ui-for-media-stream",
+    // App mode: Chromium shows no "To exit full screen, press and hold Esc" bubble over a
+    // window it makes full screen only then (`IsRunningInAppMode()`, `--kiosk` or this flag:
+    // `exclusive_access_manager.cc`, `app_mode_utils.cc`; docs/output.md "Displays").
+    "--force-app-mode",
     ...show,
     `--app=${appStart(options.pageUrl)}`,
   ];

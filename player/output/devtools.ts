@@ -21,6 +21,15 @@ export interface DevToolsChannel {
   onclose?: () => void;
 }
 
+/** A browser window's rectangle on the desktop (pixels) and its state (`normal`, `fullscreen`...). */
+export interface WindowBounds {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+  windowState: string;
+}
+
 /** Where an event came from: the browser (no session) or one attached target's session. */
 export type EventHandler = (params: Record<string, unknown>, sessionId: string | null) => void;
 
@@ -104,21 +113,29 @@ export class DevTools {
     });
   }
 
-  /** The window showing `url`: full screen, or back to normal. */
-  async setFullScreen(url: string, isFullScreen: boolean): Promise<void> {
-    const windowId = await this.#windowOf(url);
-    const windowState = isFullScreen ? "fullscreen" : "normal";
-    await this.send("Browser.setWindowBounds", { windowId, bounds: { windowState } });
-  }
-
   /** The state of the window showing `url` (`normal`, `fullscreen`...). */
   async windowState(url: string): Promise<string> {
+    return (await this.windowBounds(url)).bounds.windowState;
+  }
+
+  /** The window showing `url`: its id, its rectangle on the desktop and its state. */
+  async windowBounds(url: string): Promise<{ windowId: number; bounds: WindowBounds }> {
     const windowId = await this.#windowOf(url);
-    const { bounds } = await this.send<{ bounds: { windowState: string } }>(
-      "Browser.getWindowBounds",
-      { windowId },
-    );
-    return bounds.windowState;
+    const { bounds } = await this.send<{ bounds: WindowBounds }>("Browser.getWindowBounds", {
+      windowId,
+    });
+    return { windowId, bounds };
+  }
+
+  /**
+   * Sets a window's rectangle or its state: one or the other, as DevTools takes them (a
+   * full-screen window must be made `normal` before it can move).
+   */
+  async setWindowBounds(
+    windowId: number,
+    bounds: Omit<WindowBounds, "windowState"> | Pick<WindowBounds, "windowState">,
+  ): Promise<void> {
+    await this.send("Browser.setWindowBounds", { windowId, bounds });
   }
 
   /**

@@ -21,6 +21,7 @@ import { type EditorHooks, EditorPage } from "./editor_page.ts";
 import { PageSocket, type PageSocketHost } from "./page_socket.ts";
 import { SocketFaultLog } from "./socket_log.ts";
 import type { DevTools } from "./devtools.ts";
+import type { OutputWindow } from "./window_state.ts";
 import { OutputBrowser } from "./output_browser.ts";
 import { FrameReports, type PageReport } from "./frame_reports.ts";
 import { RecordingSlot } from "./recording_slot.ts";
@@ -293,9 +294,9 @@ export class Output {
     return rms;
   }
 
-  /** The state of the browser's window (`normal`, `fullscreen`...), through DevTools. */
-  windowState(): Promise<string> {
-    return this.#browser.window.state();
+  /** The output's window: its display, its full-screen state (`window_state.ts`). */
+  get window(): OutputWindow {
+    return this.#browser.window;
   }
 
   /** Starts recording the page's picture and sound into `path` (WebM, `recording.ts`). */
@@ -335,7 +336,7 @@ export class Output {
     }
     this.#send({ type: "state", state });
     this.#states.sent(state);
-    this.#browser.window.follow(state.fullScreen);
+    this.#browser.window.follow(state.fullScreen, this.#options.source()?.appState.outputDisplay);
   }
 
   /** What the page's messages do here (`page_socket.ts` checks them first). */

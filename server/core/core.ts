@@ -30,6 +30,7 @@ import { PlayerRequests } from "./player_requests.ts";
 import { Queries } from "./queries.ts";
 import { ReadModel } from "./read_model.ts";
 import { UploadImporter, type UploadOptions } from "./upload_import.ts";
+import type { OutputDisplays } from "../../protocol/displays.ts";
 import type { OutputStats } from "../../protocol/output.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 export type { ActionResult } from "./action_runner.ts";
@@ -177,6 +178,14 @@ export class Core {
    */
   cameraFrame(cameraId: string): Promise<CameraFrameResult> {
     return this.#requests.cameraFrame(cameraId);
+  }
+
+  /**
+   * The machine's displays and the output's, from the player (`output.displays`).
+   * @throws {CueportError} NOT_READY, UNAVAILABLE (a player without it)
+   */
+  displays(): Promise<OutputDisplays> {
+    return this.#requests.displays();
   }
 
   /** Moves a virtual player clock (only when the service runs with one). */

@@ -11,6 +11,7 @@ import {
   type MethodParams,
   type ShowImportResult,
 } from "../../protocol/methods.ts";
+import type { OutputDisplays } from "../../protocol/displays.ts";
 import { CueportError } from "./errors.ts";
 import type { PlayerLink } from "./player_link.ts";
 import { fromPlayerError } from "./player_errors.ts";
@@ -63,6 +64,16 @@ export class PlayerRequests {
    */
   cameraFrame(cameraId: string): Promise<CameraFrameResult> {
     return this.#link.player.request(Method.CAMERA_FRAME, { cameraId }).catch((e) => {
+      throw fromPlayerError(e);
+    });
+  }
+
+  /**
+   * The machine's displays and the output's, from the player (`output.displays`, 1.7).
+   * @throws {CueportError} NOT_READY, UNAVAILABLE (a player without it)
+   */
+  displays(): Promise<OutputDisplays> {
+    return this.#link.player.request(Method.OUTPUT_DISPLAYS, {}).catch((e) => {
       throw fromPlayerError(e);
     });
   }

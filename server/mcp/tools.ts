@@ -9,6 +9,7 @@ import type { AnyOperation } from "../core/mod.ts";
 import { actionTools } from "./action_tools.ts";
 import { editTools } from "./edit_tools.ts";
 import { queryTools } from "./query_tools.ts";
+import { displayTools } from "./display_tools.ts";
 import { type AnyTool, jsonSchemaOf, type ToolAnnotations } from "./tool.ts";
 
 /** The tool names of the spec, in its order (a test compares the live list with it). */
@@ -44,6 +45,7 @@ export const TOOL_NAMES: readonly string[] = [
   "app_project_select",
   "app_project_export",
   "app_project_import",
+  "app_get_displays",
 ];
 
 /**
@@ -85,6 +87,7 @@ export class ToolTable {
       ...editTools(() => options.maxUploadBytes),
       ...actionTools(),
       ...showTools(),
+      ...displayTools(),
     ];
     this.byName = new Map(this.tools.map((t) => [t.name, t]));
   }

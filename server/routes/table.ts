@@ -67,6 +67,7 @@ export function routeTable(): RouteSpec[] {
       input: ({ params }) => ({ kind: params.kind, presetId: params.id }),
     }),
     route("GET", "/api/v1/cameras", "cameras"),
+    route("GET", "/api/v1/output/displays", "displays"),
     ...thumbnailRoutes(),
     route("GET", "/waveforms/:projectId/:fileId.png", "waveform", {
       query: WaveformInput.pick({ width: true, height: true }),

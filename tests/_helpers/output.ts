@@ -230,6 +230,8 @@ export async function openOutputPlayer(
     mode?: "headless" | "window" | "fullscreen";
     /** The time a frame may take before the page draws smaller (tiny: it always does); absent: held at 1. */
     frameBudgetMs?: number;
+    /** The `outputDisplay` setting (a display's name or index); absent: the primary. */
+    display?: string;
   } = {},
 ): Promise<OutputPlayer> {
   const dataDir = await outputDataDir();
@@ -243,6 +245,7 @@ export async function openOutputPlayer(
       mode: options.mode ?? "headless",
       browser: CHROMIUM,
       frameBudgetMs: options.frameBudgetMs ?? HOLD_SCALE_BUDGET_MS,
+      ...(options.display ? { display: options.display } : {}),
     },
     log: (level, message) => logs.push(`${level}: ${message}`),
   });

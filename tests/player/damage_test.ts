@@ -106,6 +106,7 @@ Deno.test("PlayerApp.open() serves presets.json and player.json from kept copies
     await store.saveSettings({
       activeProjectId: "show",
       fullScreen: false,
+      outputDisplay: null,
       muted: true,
       volume: 0.5,
       closedProjectIds: [],
@@ -113,6 +114,7 @@ Deno.test("PlayerApp.open() serves presets.json and player.json from kept copies
     await store.saveSettings({
       activeProjectId: "show",
       fullScreen: false,
+      outputDisplay: null,
       muted: true,
       volume: 0.4,
       closedProjectIds: [],

@@ -81,6 +81,7 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
     Method.APPROVAL_REQUEST,
     Method.PAIRING_SHOW,
     Method.OUTPUT_FRAME,
+    Method.OUTPUT_DISPLAYS,
     Method.HEARTBEAT,
   ].flatMap((method) => NOT_OBJECTS.map((params) => ({ method, params, field: "params" }))),
   // initialize
@@ -343,6 +344,7 @@ const SAMPLES: Record<MethodName, unknown> = {
   [Method.MEDIA_LOCATE]: { projectId: "show", fileId: "f-audio" },
   [Method.CAMERA_FRAME]: { cameraId: "test-pattern" },
   [Method.OUTPUT_FRAME]: undefined,
+  [Method.OUTPUT_DISPLAYS]: undefined,
   [Method.PROJECTS_RELOAD]: undefined,
   // Its path is set to a show file in the player's data dir before the samples run.
   [Method.SHOW_IMPORT]: { path: "/set/below.cueport.zip", replace: false },

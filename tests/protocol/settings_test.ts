@@ -86,6 +86,7 @@ Deno.test("settings: the bundled player given only its data dir has every defaul
     ffmpeg: "off",
     output: "headless",
     outputBrowser: "/usr/bin/chromium",
+    outputDisplay: "HDMI-1",
   } as const;
   assert.deepEqual(Object.keys(given).sort(), [...PLAYER_SETTINGS].sort(), "every player setting");
   assert.deepEqual(readPlayerFlags(playerFlags(given)), { help: false, settings: given });

@@ -13,6 +13,7 @@ import { MEDIA_OPERATIONS } from "./media_operations.ts";
 import { SESSION_OPERATIONS } from "./session.ts";
 import { DESCRIBE_OPERATIONS } from "./describe.ts";
 import { SHOW_OPERATIONS } from "./show_operations.ts";
+import { displaysOperation } from "./displays.ts";
 
 export * from "./operation.ts";
 export { transportsOf } from "./carriers.ts";
@@ -34,6 +35,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...SHOW_OPERATIONS,
   ...SESSION_OPERATIONS,
   ...DESCRIBE_OPERATIONS,
+  displaysOperation,
 ];
 
 const BY_NAME: ReadonlyMap<string, AnyOperation> = new Map(OPERATIONS.map((o) => [o.name, o]));

@@ -13,6 +13,7 @@ const appState = {
   windowReloads: 0,
   lastReloadAt: null,
   output: { renderScale: 1, reason: null },
+  outputDisplay: null,
 };
 
 function playState(clips: PlayState["clips"], song: PlayState["song"] = null): PlayState {

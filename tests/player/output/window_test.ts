@@ -100,18 +100,18 @@ Deno.test({
     onXvfb("fullscreen", async (p) => {
       await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
       assert(near(await p.centre(), [255, 0, 0]), "the output draws");
-      assert.equal(await p.output.windowState(), "fullscreen");
+      assert.equal(await p.output.window.state(), "fullscreen");
       await p.run("OPEN_EDITOR", { kind: "effect", presetID: "fx-blur" });
       await untilOutput(p.output, "the editor window", () => p.app.appState.editor?.shown === true);
       const devtools = p.output.browserDevTools!;
       assert.equal(await devtools.windowState(p.output.editorUrl), "normal", "the editor's");
-      assert.equal(await p.output.windowState(), "fullscreen", "the output's");
+      assert.equal(await p.output.window.state(), "fullscreen", "the output's");
       // The output's window closed while the editor keeps the browser running: it comes back.
       const loads = p.output.pageLoads;
       await closeOutputWindow(devtools, p.output.url);
       await untilOutput(p.output, "the output page again", () => p.output.pageLoads > loads);
       await untilOutput(p.output, "the output in full screen", async () => {
-        return await p.output.windowState().catch(() => "gone") === "fullscreen";
+        return await p.output.window.state().catch(() => "gone") === "fullscreen";
       });
       assert(near(await p.centre(), [255, 0, 0]), "the output draws again");
       assert.equal(p.app.appState.editor?.shown, true, "the editor stays open");
@@ -128,13 +128,12 @@ Deno.test({
       await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
       const first = await p.centre();
       assert(near(first, [255, 0, 0]), `centre ${first}`);
-      assert.equal(await p.output.windowState(), "normal");
+      assert.equal(await p.output.window.state(), "normal");
       const devtools = p.output.browserDevTools!;
       await p.run("OPEN_EDITOR", { kind: "effect", presetID: "fx-blur" });
       await untilOutput(p.output, "the editor window", () => p.app.appState.editor?.shown === true);
       // Started on the server's root and navigated over the pipe, the output stays an app
-      // window: no tab strip or address bar as the editor's window (a DevTools one) has (the
-      // first window may carry Chromium's bar about a command-line flag: 56 px against 143).
+      // window: no tab strip or address bar as the editor's window (a DevTools one) has.
       const { targetInfos } = await devtools.send<{ targetInfos: TargetInfo[] }>(
         "Target.getTargets",
       );
@@ -145,7 +144,7 @@ Deno.test({
       );
       assert.ok(output < editor, `the output's bars ${output} px, the editor's ${editor} px`);
       await p.run("FULLSCREEN_TOGGLE");
-      assert.equal(await p.output.windowState(), "fullscreen");
+      assert.equal(await p.output.window.state(), "fullscreen");
       assert.equal(await devtools.windowState(p.output.editorUrl), "normal", "the editor's");
       const full = await p.centre();
       assert(near(full, [255, 0, 0]), `centre in full screen ${full}`);
@@ -157,10 +156,10 @@ Deno.test({
       // The new browser may itself be replaced (software GL when its GPU gives no WebGL2), so
       // the window is asked until the browser that stays is full screen.
       await untilOutput(p.output, "the new browser's window in full screen", async () => {
-        return await p.output.windowState().catch(() => "gone") === "fullscreen";
+        return await p.output.window.state().catch(() => "gone") === "fullscreen";
       });
       await p.run("FULLSCREEN_TOGGLE");
-      assert.equal(await p.output.windowState(), "normal");
+      assert.equal(await p.output.window.state(), "normal");
       await p.run("STOP_IN");
       const last = await p.centre();
       assert(near(last, [0, 255, 0]), `the page still draws: ${last}`);

@@ -32,6 +32,7 @@ function snapshot(): Snapshot {
       windowReloads: 0,
       lastReloadAt: null,
       output: { renderScale: 1, reason: null },
+      outputDisplay: null,
     },
     presets: [...BUILT_IN_PRESETS],
     cameras: [],

@@ -69,6 +69,7 @@ function validParams(spec: ActionSpec): unknown[] {
 Deno.test("V5_ACTIONS: every catalog action 5.0.0 had, by a unique name; none of 6.0's", () => {
   const sixOnly = ACTIONS.filter((a) => a.since === "6.0").map((a) => a.name).sort();
   assert.deepEqual(sixOnly, [
+    "OUTPUT_DISPLAY",
     "PROJECT_SELECT",
     "RECORD_TOGGLE",
     "RELEASE_CLIP_BY_INDEX_IN",

@@ -30,6 +30,7 @@ const inputs = (clipId: string): Record<string, Record<string, unknown>[]> => ({
   app_get_active_project: [{}],
   app_get_playstate: [{ projectId: "show" }],
   app_get_app_state: [{}],
+  app_get_displays: [{}],
   app_get_songs: [{ projectId: "show" }],
   app_get_song: [{ songID: "s1" }],
   app_get_clips: [{ ids: [clipId] }],

@@ -1,0 +1,85 @@
+/**
+ * The machine's displays, from X11's RandR monitors (`xrandr --listmonitors`): the list a
+ * desktop's window manager places full-screen windows by, and the one a monitor split with
+ * `xrandr --setmonitor` shows in. The supervised browser's own list (the Window Management
+ * API, `getScreenDetails()`) was tried first and not kept: Chromium builds it from RandR
+ * outputs alone, so under Xvfb (one output) it saw one 2560x720 screen where RandR had two
+ * monitors (measured, Chromium 156; `docs/output.md`, "Displays"). Both give the desktop's
+ * pixels, the coordinates DevTools' `Browser.setWindowBounds` takes at scale 1.
+ * @module
+ */
+import type { Display, OutputDisplays } from "../../protocol/displays.ts";
+import { PRIMARY_DISPLAY } from "../../protocol/action_rules.ts";
+import { env } from "./browser_process.ts";
+
+/** The displays found, where from, and why none when none. */
+export type DisplayList = Pick<OutputDisplays, "displays" | "source" | "reason">;
+
+/** ` 1: +*HDMI-1 1920/527x1080/296+1920+0  HDMI-1` (a negative place prints as `+-40`). */
+const MONITOR = /^\s*(\d+):\s+\+?(\*?)(\S+)\s+(\d+)\/\d+x(\d+)\/\d+\+(-?\d+)\+(-?\d+)/;
+
+/**
+ * The monitors of `xrandr --listmonitors` output; the primary is the one marked `*`, else the
+ * one at the desktop's corner (0,0), else the first.
+ */
+export function parseMonitors(text: string): Display[] {
+  const found = text.split("\n").flatMap((line) => {
+    const m = MONITOR.exec(line);
+    if (!m) return [];
+    return [{
+      name: m[3]!,
+      width: Number(m[4]),
+      height: Number(m[5]),
+      left: Number(m[6]),
+      top: Number(m[7]),
+      isMarked: m[2] === "*",
+    }];
+  });
+  const marked = found.findIndex((d) => d.isMarked);
+  const corner = found.findIndex((d) => d.left === 0 && d.top === 0);
+  const primary = marked >= 0 ? marked : Math.max(0, corner);
+  return found.map(({ isMarked: _, ...d }, index) => ({
+    index,
+    ...d,
+    isPrimary: index === primary,
+    scaleFactor: null,
+  }));
+}
+
+/** The display `choice` names (a name, an index, `primary` or null), or null when none is. */
+export function chooseDisplay(
+  displays: readonly Display[],
+  choice: string | null,
+): Display | null {
+  if (choice === null || choice === "" || choice === PRIMARY_DISPLAY) {
+    return displays.find((d) => d.isPrimary) ?? displays[0] ?? null;
+  }
+  const byName = displays.find((d) => d.name === choice);
+  if (byName) return byName;
+  return /^\d+$/.test(choice) ? displays[Number(choice)] ?? null : null;
+}
+
+/** The displays of the X11 display in `DISPLAY` now (`xrandr --listmonitors`). */
+export async function listDisplays(): Promise<DisplayList> {
+  if (!env("DISPLAY")) {
+    const reason = env("WAYLAND_DISPLAY")
+      ? "Wayland without X11: the compositor places windows, DISPLAY is unset"
+      : "no X11 display: DISPLAY is unset";
+    return { displays: [], source: "none", reason };
+  }
+  try {
+    const { success, stdout, stderr } = await new Deno.Command("xrandr", {
+      args: ["--listmonitors"],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(success ? stdout : stderr).trim();
+    if (!success) return { displays: [], source: "none", reason: `xrandr failed: ${text}` };
+    return { displays: parseMonitors(text), source: "xrandr", reason: null };
+  } catch (error) {
+    const reason = error instanceof Deno.errors.NotFound
+      ? "xrandr is not installed (Debian: x11-xserver-utils)"
+      : `xrandr cannot run: ${(error as Error).message}`;
+    return { displays: [], source: "none", reason };
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * The output on the display the show chooses, under Xvfb with two screens: one X screen of
+ * 2560x720 split into two RandR monitors with `xrandr --setmonitor` (`LEFT` and `RIGHT`, 1280x720
+ * each; Xvfb runs with `-noreset`, else it forgets them when xrandr, its only client, exits).
+ * The window's rectangle is read through DevTools (`Browser.getWindowBounds`): the window opens
+ * on the chosen display, full screen there with the display's very rectangle (no band beside
+ * it), moves when `OUTPUT_DISPLAY` changes it, and a display added after the start gets the
+ * output that was waiting for it.
+ */
+import assert from "node:assert/strict";
+import { needs } from "../../_helpers/peers.ts";
+import { near, openOutputPlayer, type OutputPlayer } from "../../_helpers/output.ts";
+import { chooseDisplay, parseMonitors } from "../../../player/output/displays.ts";
+import { addMonitor, grabScreen, startWideXvfb } from "../../_helpers/displays.ts";
+import { decodePng, pixel, type Pixels } from "../../_helpers/images.ts";
+
+const TWO = `Monitors: 2
+ 0: +*HDMI-1 1920/527x1080/296+0+0  HDMI-1
+ 1: +DP-2 1280/338x720/190+1920+-40  DP-2
+`;
+
+Deno.test("parseMonitors() reads xrandr's monitors: name, rectangle, the primary marked *", () => {
+  const displays = parseMonitors(TWO);
+  assert.deepEqual(displays, [
+    {
+      index: 0,
+      name: "HDMI-1",
+      left: 0,
+      top: 0,
+      width: 1920,
+      height: 1080,
+      isPrimary: true,
+      scaleFactor: null,
+    },
+    {
+      index: 1,
+      name: "DP-2",
+      left: 1920,
+      top: -40,
+      width: 1280,
+      height: 720,
+      isPrimary: false,
+      scaleFactor: null,
+    },
+  ]);
+  // None marked: the one at the desktop's corner is the primary.
+  const unmarked = parseMonitors(" 0: R 800/1x600/1+800+0\n 1: L 800/1x600/1+0+0  screen");
+  assert.deepEqual(unmarked.map((d) => d.isPrimary), [false, true]);
+  assert.deepEqual(parseMonitors("Monitors: 0\n"), []);
+});
+
+Deno.test("chooseDisplay() takes a name, an index, primary or null; null for none", () => {
+  const displays = parseMonitors(TWO);
+  assert.equal(chooseDisplay(displays, "DP-2")?.index, 1);
+  assert.equal(chooseDisplay(displays, "1")?.name, "DP-2");
+  assert.equal(chooseDisplay(displays, null)?.name, "HDMI-1");
+  assert.equal(chooseDisplay(displays, "primary")?.name, "HDMI-1");
+  assert.equal(chooseDisplay(displays, "VGA-1"), null);
+  assert.equal(chooseDisplay(displays, "2"), null);
+  assert.equal(chooseDisplay([], null), null);
+});
+
+/** Whether the pixel at `x`,`y` is the red Clip's. */
+function isRed(picture: Pixels, x: number, y: number): boolean {
+  return near(pixel(picture, x, y).slice(0, 3), [255, 0, 0]);
+}
+
+/** The screen's LEFT monitor once `ready` says so (grabbed again and again: the page repaints). */
+async function untilScreen(display: string, ready: (p: Pixels) => boolean): Promise<Pixels> {
+  for (let grab = 0; grab < WINDOW_POLLS; grab++) {
+    const picture = decodePng(await grabScreen(display, LEFT));
+    if (ready(picture)) return picture;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error("The screen never showed the page");
+}
+
+const LEFT = { left: 0, top: 0, width: 1280, height: 720 };
+const RIGHT = { left: 1280, top: 0, width: 1280, height: 720 };
+
+/**
+ * How many times the window is asked before a wait fails: a cap that only bounds a hang (the
+ * browser moves the window within a few polls; `untilOutput` alone would wait on a page that
+ * keeps drawing forever).
+ */
+const WINDOW_POLLS = 600;
+
+/** Waits until the output window has `rect` and `state` (polled: the browser moves it). */
+async function untilWindow(
+  p: OutputPlayer,
+  what: string,
+  rect: typeof LEFT,
+  state: string,
+): Promise<void> {
+  const wanted = JSON.stringify({ ...rect, windowState: state });
+  let last = "";
+  for (let poll = 0; poll < WINDOW_POLLS; poll++) {
+    const b = await p.output.window.bounds().catch((e) => ({ error: `${e}` }));
+    last = JSON.stringify(b);
+    if (last === wanted) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${what}: the window is ${last}, not ${wanted}`);
+}
+
+Deno.test({
+  ...needs("chromium", "ffmpeg", "Xvfb", "xrandr"),
+  name: "The output opens on the chosen display, full screen there, and follows OUTPUT_DISPLAY",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const xvfb = await startWideXvfb();
+    const previous = Deno.env.get("DISPLAY");
+    Deno.env.set("DISPLAY", xvfb.display);
+    // Only LEFT at the start: the chosen RIGHT is plugged in later.
+    await addMonitor(xvfb.display, "LEFT", 0, "screen");
+    const p = await openOutputPlayer({ mode: "window", display: "RIGHT" });
+    try {
+      await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
+      // RIGHT is not there: the output waits on the primary, LEFT.
+      await untilWindow(p, "the window on LEFT, the primary", LEFT, "normal");
+      await p.run("FULLSCREEN_TOGGLE");
+      await untilWindow(p, "full screen on LEFT", LEFT, "fullscreen");
+      // No bubble of the browser's over the show: where Chromium's "To exit full screen, press
+      // and hold Esc" showed (centred, 44 to 95 px from the top; it hides by itself seconds
+      // later), the page's red. (The band is the window's rectangle, above: the page itself
+      // pillarboxes a 16:9 picture in a window that a browser's bar makes wider than that.)
+      const screen = await untilScreen(xvfb.display, (s) => isRed(s, 640, 400));
+      const where = [[640, 80], [560, 70], [720, 90]];
+      const bad = where.filter(([x, y]) => !isRed(screen, x!, y!));
+      assert.deepEqual(
+        bad,
+        [],
+        `not the show's red: ${bad.map(([x, y]) => pixel(screen, x!, y!))}`,
+      );
+      // The projector is plugged in: the output goes to it, full screen there.
+      await addMonitor(xvfb.display, "RIGHT", 1280);
+      await untilWindow(p, "full screen on RIGHT, plugged in later", RIGHT, "fullscreen");
+      const listed = await p.app.displays();
+      assert.deepEqual(listed.displays.map((d) => [d.name, d.left, d.width, d.isPrimary]), [
+        ["LEFT", 0, 1280, true],
+        ["RIGHT", 1280, 1280, false],
+      ]);
+      assert.equal(listed.source, "xrandr");
+      assert.equal(listed.choice, "RIGHT");
+      assert.equal(listed.current, 1);
+      // The action moves it, by index; the choice is saved with the settings.
+      await p.run("OUTPUT_DISPLAY", { display: "0" });
+      await untilWindow(p, "full screen on display 0", LEFT, "fullscreen");
+      assert.equal(p.app.appState.outputDisplay, "0");
+      await p.run("FULLSCREEN_TOGGLE");
+      await untilWindow(p, "a window on display 0", LEFT, "normal");
+      await p.run("OUTPUT_DISPLAY", { display: "RIGHT" });
+      await untilWindow(p, "a window on RIGHT", RIGHT, "normal");
+    } catch (error) {
+      throw new Error(`${error}; the player said: ${p.logs.join("\n")}`);
+    } finally {
+      await p.close();
+      if (previous === undefined) Deno.env.delete("DISPLAY");
+      else Deno.env.set("DISPLAY", previous);
+      await xvfb.stop();
+    }
+  },
+});
+
+Deno.test({
+  ...needs("chromium", "ffmpeg", "Xvfb", "xrandr"),
+  name: "Kiosk with outputDisplay 1: the output starts full screen on the second display",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const xvfb = await startWideXvfb();
+    const previous = Deno.env.get("DISPLAY");
+    Deno.env.set("DISPLAY", xvfb.display);
+    await addMonitor(xvfb.display, "LEFT", 0, "screen");
+    await addMonitor(xvfb.display, "RIGHT", 1280);
+    const p = await openOutputPlayer({ mode: "fullscreen", display: "1" });
+    try {
+      assert.equal(p.app.appState.outputDisplay, "1", "the setting, at the start");
+      await untilWindow(p, "kiosk full screen on display 1", RIGHT, "fullscreen");
+    } catch (error) {
+      throw new Error(`${error}; the player said: ${p.logs.join("\n")}`);
+    } finally {
+      await p.close();
+      if (previous === undefined) Deno.env.delete("DISPLAY");
+      else Deno.env.set("DISPLAY", previous);
+      await xvfb.stop();
+    }
+  },
+});
