@@ -228,9 +228,10 @@ export function checkActionBody(request: Record<string, unknown>): z.infer<typeo
   const { name, params, projectID, base, velocity } = request;
   let isValid = typeof name === "string" && name.length > 0 &&
     (params === undefined || (Array.isArray(params) && params.every(isParam))) &&
-    (projectID == null || (typeof projectID === "string" && projectID.length > 0)) &&
+    (projectID === undefined || projectID === null ||
+      (typeof projectID === "string" && projectID.length > 0)) &&
     (base === undefined || (BASE.values as readonly unknown[]).includes(base)) &&
-    (velocity == null ||
+    (velocity === undefined || velocity === null ||
       (Number.isSafeInteger(velocity) && (velocity as number) >= VELOCITY.min &&
         (velocity as number) <= VELOCITY.max));
   for (const key in request) if (!BODY_FIELDS.has(key)) isValid = false;

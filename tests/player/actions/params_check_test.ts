@@ -6,7 +6,20 @@ import { parseActionRun, parseParams } from "../../../player/rpc_params.ts";
 
 /** Values of every JSON type and then some, near each kind's edges. */
 const VALUES: unknown[] = [
-  ...["", "a", "A", "Z", "z", "AB", " A", "A ", "é", "clip:c1/opacity", "clip:c1/1x", "clip:/x"],
+  ...[
+    "",
+    "a",
+    "A",
+    "Z",
+    "z",
+    "AB",
+    " A",
+    "A ",
+    "\u00e9",
+    "clip:c1/opacity",
+    "clip:c1/1x",
+    "clip:/x",
+  ],
   ...["forward", "backward", "reverse", "now", "next-trigger", "effect", "visualizer", "1"],
   ...[0, -0, 1, -1, 0.5, 1.5, 2, 127, 128, 1e300, 2 ** 53, 2 ** 53 + 2, NaN, Infinity, -Infinity],
   ...[true, false, null, undefined, [], {}, ["A"], { a: 1 }, new Date(0)],
