@@ -44,11 +44,29 @@ let nextId = 0;
     }
   }
 })();
+// The requests of one turn of the event loop go to the child in one write, as Cueport's service
+// sends them (server/player_client/rpc_client.ts): one write per request cost the child a read and
+// a wake-up each.
+let queued = "";
+let isWriting = false;
+const flush = () => {
+  if (isWriting || queued === "") return;
+  const text = queued;
+  queued = "";
+  isWriting = true;
+  void toChild.write(encoder.encode(text)).then(() => {
+    isWriting = false;
+    flush();
+  });
+};
+const turn = new MessageChannel();
+turn.port1.onmessage = flush;
 const relay = (body: { name?: unknown }) =>
   new Promise<string>((resolve) => {
     const id = nextId++;
     waiting.set(id, resolve);
-    void toChild.write(encoder.encode(JSON.stringify({ id, name: body.name }) + "\n"));
+    if (queued === "") turn.port2.postMessage(0);
+    queued += JSON.stringify({ id, name: body.name }) + "\n";
   });
 
 Deno.serve({

@@ -1,10 +1,17 @@
 // The bare child of the relay baseline (baseline.ts, `/relay`): reads one JSON
 // request per line on stdin and answers each with one JSON line on stdout, in
-// order. What a player at the very least does, and nothing more.
-const encoder = new TextEncoder();
+// order. What a player at the very least does, and nothing more, done as cheaply
+// as Deno allows, so the design's limit is a fair one: stdin read as a `node:net`
+// socket polled on the event loop (`Deno.stdin` is served on Deno's blocking
+// thread pool, two thread switches per read: player/stdio_pipe.ts), the answers
+// to one read written together with one synchronous write.
+import { Socket } from "node:net";
+
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 let pending = "";
-for await (const chunk of Deno.stdin.readable) {
+const input = new Socket({ fd: 0, readable: true, writable: false });
+input.on("data", (chunk: Uint8Array) => {
   pending += decoder.decode(chunk, { stream: true });
   let out = "";
   let end: number;
@@ -13,5 +20,9 @@ for await (const chunk of Deno.stdin.readable) {
     pending = pending.slice(end + 1);
     out += JSON.stringify({ id: request.id, result: { applied: true, name: request.name } }) + "\n";
   }
-  if (out) await Deno.stdout.write(encoder.encode(out));
-}
+  if (!out) return;
+  const bytes = encoder.encode(out);
+  let offset = 0;
+  while (offset < bytes.length) offset += Deno.stdout.writeSync(bytes.subarray(offset));
+});
+input.on("end", () => Deno.exit(0));

@@ -33,6 +33,8 @@ interface Result {
   cpuUs?: { service: number; player: number };
   name: string;
   rps: number;
+  /** Requests answered in the run (the CPU per request divides by it). */
+  requests: number;
   p50: number;
   p99: number;
   errors: number;
@@ -80,7 +82,8 @@ async function wrk(
     return m ? toMs(m[1]!, m[2]!) : NaN;
   };
   const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  return { rps, p50: p("50"), p99: p("99"), errors, connections };
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? rps * seconds);
+  return { rps, requests, p50: p("50"), p99: p("99"), errors, connections };
 }
 
 async function builtIn(
@@ -103,7 +106,14 @@ async function builtIn(
     ],
   }).output();
   const r = JSON.parse(new TextDecoder().decode(out.stdout));
-  return { rps: r.rps, p50: r.p50, p99: r.p99, errors: r.errors, connections };
+  return {
+    rps: r.rps,
+    requests: r.requests,
+    p50: r.p50,
+    p99: r.p99,
+    errors: r.errors,
+    connections,
+  };
 }
 
 /** One load: what is requested, and how hard. */
@@ -187,7 +197,8 @@ async function runOnce(
   const before = cpu?.();
   const run = await load(s.url, s.method ?? "GET", s.body ?? "", s.connections);
   const after = cpu?.();
-  const requests = run.rps * SECONDS;
+  // The requests counted, not req/s x seconds: the run ends when its last answers are in.
+  const requests = run.requests;
   const cpuUs = before && after
     ? {
       service: (after.service - before.service) / requests,

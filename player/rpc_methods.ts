@@ -22,7 +22,7 @@ import {
 import type { StateUpdate } from "../protocol/state.ts";
 import { PLAYER_INFO, type PlayerApp } from "./app.ts";
 import type { VirtualClock } from "./clock.ts";
-import { parseParams } from "./rpc_params.ts";
+import { parseActionRun, parseParams } from "./rpc_params.ts";
 import { SETTING_DEFAULTS } from "../protocol/settings.ts";
 import { Beside } from "./beside.ts";
 import { importShow } from "./show/mod.ts";
@@ -99,7 +99,7 @@ export function playerMethods(
       return app.snapshot();
     },
     [Method.ACTION_RUN]: (params) => {
-      const p = parseParams(Method.ACTION_RUN, params);
+      const p = parseActionRun(params);
       // The action's own params are checked against its catalog entry by `runAction`.
       const action: NormalizedAction = {
         name: p.name,

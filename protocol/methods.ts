@@ -69,7 +69,9 @@ export const EmptyResult = z.object({});
 /** A Project id as the service sends it: null (or absent) means the active Project. */
 const ProjectId = z.string().min(1).nullable().default(null);
 /** A retry key (protocol 1.2, docs/player-protocol.md "Retry keys"). */
-const IdempotencyKey = z.string().max(512);
+/** The longest retry key, in UTF-16 code units. */
+export const MAX_IDEMPOTENCY_KEY = 512;
+const IdempotencyKey = z.string().max(MAX_IDEMPOTENCY_KEY);
 /** A name and version, of the service or the player. */
 const Peer = z.object({ name: z.string(), version: z.string() });
 

@@ -2,9 +2,10 @@
  * Every action handler of the catalog, and the one entry that runs them. The
  * service checked the action at its edge (`server/core/action_rules.ts`); the
  * player checks the params once more, against the same declaration
- * (`normalizedParamsSchema`), because it writes what it is sent to disk and any
- * program may speak the player protocol (`docs/player-protocol.md`): a
- * malformed `action.run` is refused with INVALID_PARAMS, never saved.
+ * (`normalizedParamsSchema`, compiled for the valid case in `params_check.ts`),
+ * because it writes what it is sent to disk and any program may speak the player
+ * protocol (`docs/player-protocol.md`): a malformed `action.run` is refused with
+ * INVALID_PARAMS, never saved.
  * @module
  */
 import {
@@ -18,6 +19,7 @@ import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import type { ActionOutcome } from "../../protocol/methods.ts";
 import { quoted, Refusal } from "../errors.ts";
 import { type ActionHandler, ActionRun, type AppServices } from "./context.ts";
+import { hasValidParams } from "./params_check.ts";
 import type { ProjectEngine } from "../engine/project_engine.ts";
 import { navigationActions } from "./navigation.ts";
 import { playbackActions } from "./playback.ts";
@@ -50,6 +52,23 @@ const DEFAULTS: ReadonlyMap<string, ActionParams> = new Map(
 );
 
 /**
+ * The params of the action `name` as the catalog accepts them: the compiled check says yes
+ * at once for valid ones (`params_check.ts`); anything else is parsed by the catalog's schema,
+ * which words the refusal.
+ * @throws {Refusal} INVALID_PARAMS naming the first bad param
+ */
+function checkedParams(name: string, raw: unknown): ActionParams {
+  if (hasValidParams(name, raw)) return raw;
+  const parsed = normalizedParamsSchema(name).safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new Refusal(
+    `Invalid params for ${name}: ${issue.path.join(".") || "params"}: ${issue.message}`,
+    RpcErrorCode.INVALID_PARAMS,
+  );
+}
+
+/**
  * Validates normalized params against the catalog and runs the action on
  * `engine` (the target Project's; none when no Project is open), its optional
  * params defaulted as declared and velocity full when absent. A synchronous
@@ -65,15 +84,7 @@ export function runAction(
   // Own members only: "toString" is no action.
   const handler = Object.hasOwn(HANDLERS, name) ? HANDLERS[name] : undefined;
   if (!handler) throw new Refusal(`Unknown action ${quoted(name)}`, RpcErrorCode.METHOD_NOT_FOUND);
-  const parsed = normalizedParamsSchema(name).safeParse(action.params ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Refusal(
-      `Invalid params for ${name}: ${issue.path.join(".") || "params"}: ${issue.message}`,
-      RpcErrorCode.INVALID_PARAMS,
-    );
-  }
-  const params = { ...DEFAULTS.get(name), ...parsed.data };
+  const params = { ...DEFAULTS.get(name), ...checkedParams(name, action.params ?? {}) };
   let outcome: ActionOutcome | Promise<ActionOutcome>;
   try {
     outcome = handler(new ActionRun(engine, app, params, action.velocity ?? VELOCITY.default));

@@ -15,6 +15,7 @@ import {
 } from "../../protocol/jsonrpc.ts";
 import { Method, Notification, RequestProgressParams } from "../../protocol/methods.ts";
 import type { Transport } from "../../protocol/transport.ts";
+import { setImmediate } from "node:timers";
 import { CueportError } from "../core/errors.ts";
 import { notificationOf } from "./results.ts";
 
@@ -151,28 +152,25 @@ export class RpcClient {
     const message: RpcMessage = params === undefined
       ? { jsonrpc: "2.0", id, method }
       : { jsonrpc: "2.0", id, method, params };
-    if (this.#queue.push({ id, message, pending }) === 1) this.#channel.port2.postMessage(0);
+    if (this.#queue.push({ id, message, pending }) === 1) setImmediate(this.#flushTurn);
     return promise;
   }
 
   /**
-   * Requests issued in one turn of the event loop are written together: a
-   * message posted on this channel runs once the current tasks are done (no
-   * timer clamp), so a burst of HTTP requests reaches the player in one write
-   * and it answers them in one write.
+   * Requests issued in one turn of the event loop are written together: an
+   * immediate runs once the callbacks of this turn's I/O are done (no timer
+   * clamp), so a burst of HTTP requests reaches the player in one write and it
+   * answers them in one write. Not a MessageChannel's message: 1.5 us of CPU a
+   * turn against 0.85 (measured, issue 42), once per batch on the action path.
    */
   #queue: Array<{ id: number; message: RpcMessage; pending: Pending }> = [];
-  #channel = (() => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => this.#flushQueue();
-    return channel;
-  })();
+  #flushTurn = () => this.#flushQueue();
 
   /** A write to the player is under way: requests meanwhile wait for it and go in the next. */
   #isWriting = false;
 
   #flushQueue(): void {
-    if (this.#isWriting || this.#queue.length === 0) return;
+    if (this.#isClosed || this.#isWriting || this.#queue.length === 0) return;
     const batch = this.#queue;
     this.#queue = [];
     // One clock read per batch.
@@ -258,7 +256,6 @@ export class RpcClient {
   #closed(): void {
     if (this.#isClosed) return;
     this.#isClosed = true;
-    this.#channel.port1.close();
     for (const id of [...this.#pending.keys()]) {
       this.#settle(id, (p) => p.reject(unknownOutcome(p.method, this.#downReason)));
     }

@@ -11,7 +11,7 @@ Deno.test("serve_connection: the private per-connection server was verified on t
     `Deno ${Deno.version.deno} is not ${VERIFIED_DENO}, the version serve_connection.ts was ` +
       "verified on. Re-verify serveHttpOnConnection (its five arguments, that the abort listener " +
       "closes the connection, that `finished` settles): tests/server/net/, then `deno task " +
-      "reliability --only connections,slowloris,descriptors` and bench/http_bench.ts; then set " +
+      "reliability --only exhaustion,stalled_bodies` and bench/http_bench.ts; then set " +
       "VERIFIED_DENO (and pin the new Deno where 2.9.6 is pinned). docs/load.md, " +
       '"No public API keeps the budgets", says why the call is there.',
   );
