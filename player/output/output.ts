@@ -271,11 +271,27 @@ export class Output {
     this.#states.changed();
   }
 
-  /** The picture as the page draws it now, once every layer shows its frame: PNG bytes. */
-  async frame(): Promise<Uint8Array> {
+  /**
+   * The picture as the page draws it now, once every layer shows its frame: PNG bytes at the
+   * display's size; with `size` (the longer side) or `format` `jpeg`, the page scales and
+   * encodes it so itself (a preview: no full-size PNG crosses the socket).
+   */
+  async frame(
+    asked: {
+      size?: number | undefined;
+      format?: "png" | "jpeg" | undefined;
+      quality?: number | undefined;
+    } = {},
+  ): Promise<Uint8Array> {
     const { png, isComplete, visibility, fullScreen } = await this.#request<
       { png: string; isComplete: boolean; visibility: string; fullScreen: boolean }
-    >((id) => ({ type: "frame", id }));
+    >((id) => ({
+      type: "frame",
+      id,
+      ...(asked.size !== undefined ? { size: asked.size } : {}),
+      ...(asked.format ? { format: asked.format } : {}),
+      ...(asked.quality !== undefined ? { quality: asked.quality / 100 } : {}),
+    }));
     this.pageFullScreen = fullScreen;
     if (!isComplete) {
       this.#options.log(
