@@ -35,8 +35,9 @@ export interface OutputFramesOptions {
 }
 
 interface Shot {
-  /** When the picture came, or null while it is taken. */
-  doneAt: number | null;
+  /** When the picture was asked of the player: its age. */
+  takenAt: number;
+  isDone: boolean;
   picture: Promise<{ picture: OutputPicture; etag: string }>;
 }
 
@@ -79,11 +80,13 @@ export class OutputFrames {
   #shot(variant: string, input: OutputFrameInput, request?: MediaRequest): Shot {
     const now = this.#o.now();
     const last = this.#shots.get(variant);
-    if (last && (last.doneAt === null || now - last.doneAt < this.#o.reuseMs)) return last;
+    // By the picture's age, not the answer's: a client polling every 250 ms gets a new one.
+    if (last && (!last.isDone || now - last.takenAt < this.#o.reuseMs)) return last;
     // Shared: the capture runs for whoever waits, not under the first caller's signal.
     const shared = request ? { client: request.client, isLocal: request.isLocal } : undefined;
     const shot: Shot = {
-      doneAt: null,
+      takenAt: now,
+      isDone: false,
       picture: this.#o.capture(input, shared).then((picture) => ({
         picture,
         etag: `"${createHash("sha256").update(picture.bytes).digest("hex").slice(0, 32)}"`,
@@ -91,7 +94,7 @@ export class OutputFrames {
     };
     // A failed capture is not reused: the next request asks again.
     shot.picture.then(
-      () => (shot.doneAt = this.#o.now()),
+      () => (shot.isDone = true),
       () => {
         if (this.#shots.get(variant) === shot) this.#shots.delete(variant);
       },

@@ -3,6 +3,7 @@
 // WebGL2 and plays its sound with WebAudio. It keeps no show logic and no clock of its
 // own (clock.js); it answers the player's requests (a picture, a sound level, a recording).
 import { PlayerClock } from "./clock.js";
+import { Previews } from "./previews.js";
 import { Compositor } from "./compositor.js";
 import { Layers } from "./layers.js";
 import { ScaleController } from "./render_scale.js";
@@ -19,8 +20,7 @@ import { Recorder, Sound } from "./sound.js";
 class OutputPage {
   #base = location.pathname.replace(/[^/]*$/, "");
   #canvas = /** @type {HTMLCanvasElement} */ (document.getElementById("out"));
-  /** @type {HTMLCanvasElement | null} The previews' canvas (`#picture`), made at the first. */
-  #small = null;
+  #previews = new Previews(this.#canvas);
   #clock = new PlayerClock();
   #sound = new Sound(this.#clock);
   #recorder = new Recorder(this.#sound);
@@ -129,6 +129,7 @@ class OutputPage {
     this.#sync(clock);
     this.#draw(clock);
     this.#stats.frames++;
+    this.#previews.drawn();
   }
 
   /**
@@ -145,25 +146,6 @@ class OutputPage {
   }
 
   /**
-   * The picture drawn now as a data URL: the canvas as a PNG, or scaled so its longer side is
-   * `size` and encoded as asked (a preview: a small JPEG costs the page far less than a PNG).
-   * @param {{ size?: number | undefined, format?: "png" | "jpeg" | undefined, quality?: number | undefined }} asked
-   */
-  #picture({ size, format, quality }) {
-    const type = format === "jpeg" ? "image/jpeg" : "image/png";
-    if (size === undefined && type === "image/png") return this.#canvas.toDataURL(type);
-    const { width, height } = this.#canvas;
-    const scale = size === undefined ? 1 : size / Math.max(width, height);
-    const small = (this.#small ??= document.createElement("canvas"));
-    small.width = Math.max(1, Math.round(width * scale));
-    small.height = Math.max(1, Math.round(height * scale));
-    const ctx = /** @type {CanvasRenderingContext2D} */ (small.getContext("2d"));
-    ctx.imageSmoothingQuality = "high";
-    ctx.drawImage(this.#canvas, 0, 0, small.width, small.height);
-    return small.toDataURL(type, quality);
-  }
-
-  /**
    * @param {number} id
    * @param {{ size?: number | undefined, format?: "png" | "jpeg" | undefined, quality?: number | undefined }} asked
    */
@@ -174,16 +156,20 @@ class OutputPage {
       this.#send({ type: "gl-lost" });
       return;
     }
-    let isComplete = false;
+    let isComplete = false, png = "";
     if (this.#state) {
       isComplete = await this.#whenReady(5000);
-      // The picture at the display's size, drawn at the render scale of now.
-      this.#draw(this.#clock.now(), true);
+      if (asked.size !== undefined) {
+        png = await this.#previews.next(asked, () => this.#draw(this.#clock.now()));
+      } else {
+        // The picture at the display's size, drawn at the render scale of now.
+        this.#draw(this.#clock.now(), true);
+      }
     }
     this.#send({
       type: "frame",
       id,
-      png: this.#picture(asked),
+      png: png || this.#previews.picture(asked),
       seq: this.#drawnSeq,
       isComplete,
       visibility: document.visibilityState,
