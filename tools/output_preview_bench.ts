@@ -5,7 +5,9 @@
  * asking `GET /api/v1/output/frame.jpg?size=320` 4 times a second (then 4 clients asking the
  * full-size `.png`, the picture without the page's scaling). For each: the output's frames a
  * second over the window (`framesDrawn` of `/health`), its render scale at the end, the
- * answers a second, their median time, and `uptime`'s 1-minute load.
+ * answers a second, their median time, the CPU time a second of the service's processes
+ * (service, player and browser, from `/proc`: what previews take from the output on a busy
+ * machine, which the load changes less than frames a second), and `uptime`'s 1-minute load.
  *
  * `deno run -A tools/output_preview_bench.ts [width height [seconds]]` (default 1280 720 20).
  * docs/output.md ("Preview") has the figures of this machine.
@@ -13,6 +15,7 @@
  */
 import { createDemoProject } from "../player/demo.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";
+import { processTreeCpuMs } from "../player/output/process_cpu.ts";
 import { ServiceProcess } from "./reliability/_service.ts";
 
 const [width = 1280, height = 720, seconds = 20] = Deno.args.map(Number);
@@ -41,10 +44,16 @@ async function poll(
 }
 
 /** The output's figures over `seconds` while `clients` poll `path`. */
-async function run(base: string, clients: number, path: string): Promise<string> {
+async function run(
+  base: string,
+  pid: number,
+  clients: number,
+  path: string,
+): Promise<string> {
   const health = async () => (await (await fetch(`${base}/health`)).json()) as Health;
   await sleep(3000); // the clients of the row before are gone; the scale settles
   const before = (await health()).output!;
+  const cpuBefore = processTreeCpuMs(pid) ?? 0;
   const start = performance.now();
   const until = start + seconds * 1000;
   const seen = { times: [] as number[] };
@@ -53,13 +62,14 @@ async function run(base: string, clients: number, path: string): Promise<string>
   if (clients === 0) await sleep(until - performance.now());
   const after = (await health()).output!;
   const elapsed = (performance.now() - start) / 1000;
+  const cpu = ((processTreeCpuMs(pid) ?? 0) - cpuBefore) / elapsed;
   const fps = (after.framesDrawn - before.framesDrawn) / elapsed;
   times.sort((a, b) => a - b);
   const median = times.length ? `${times[Math.floor(times.length / 2)]!.toFixed(0)} ms` : "-";
   const rate = (n: number) => (n / elapsed).toFixed(1);
   return `| ${clients} | ${clients ? path : "-"} | ${fps.toFixed(1)} | ${after.renderScale} | ${
     rate(times.length)
-  } | ${median} | ${await load()} |`;
+  } | ${median} | ${cpu.toFixed(0)} | ${await load()} |`;
 }
 
 const dataDir = await Deno.makeTempDir({ prefix: "cueport-preview-bench-" });
@@ -88,9 +98,9 @@ try {
   await sleep(6000);
   console.log(`Output ${width}x${height}, headless, ${seconds} s a row, clients at 4 fps each`);
   console.log(
-    "| Clients | Picture | Output frames/s | Scale | Answers/s | Median | Load |",
+    "| Clients | Picture | Output frames/s | Scale | Answers/s | Median | CPU ms/s | Load |",
   );
-  console.log("| --- | --- | --- | --- | --- | --- | --- |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
   const jpeg = "/api/v1/output/frame.jpg?size=320&quality=80";
   for (
     const [clients, path] of [[0, jpeg], [1, jpeg], [4, jpeg], [
@@ -98,7 +108,7 @@ try {
       "/api/v1/output/frame.png",
     ]] as const
   ) {
-    console.log(await run(base, clients, path));
+    console.log(await run(base, service.pid, clients, path));
   }
 } finally {
   await service.stop();
