@@ -83,7 +83,7 @@ export function startAppOutput(app: AppOutputHost, parts: AppOutputParts): Outpu
 
 /**
  * The output's picture now, as a file under `cache/output/` of `dataDir` (`output.frame`): a
- * PNG at the display's size, or the size and format asked (1.7), which the page makes itself.
+ * PNG at the display's size, or the size and format asked (1.8), which the page makes itself.
  * Each size and format has its own file, so captures of two never read each other's.
  * @throws {Refusal} UNAVAILABLE when no output runs
  */

@@ -28,10 +28,10 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * order, with the player's progress figures, the recording's figures in `appState.recording`
  * and `appState.output` with its `output-scale-changed` update (docs/player-protocol.md);
  * 1.6 added `show.import` (a show file becomes a Project) and the error -32008;
- * 1.7 added `output.frame` params `size`, `format` and `quality` (a smaller picture the
+ * 1.8 added `output.frame` params `size`, `format` and `quality` (a smaller picture the
  * output's page encodes itself, for previews) and the result's `format`.
  */
-export const PLAYER_PROTOCOL_VERSION = "1.7";
+export const PLAYER_PROTOCOL_VERSION = "1.8";
 
 /** Method names, server to player. */
 export const Method = {
@@ -140,8 +140,8 @@ export const CameraFrameResult = z.object({
 });
 
 /**
- * `output.frame` params (1.7): the picture's longer side in pixels (absent: the output's
- * size), its format (absent: PNG) and JPEG quality (absent: 85). A 1.3 player ignores
+ * `output.frame` params (1.8): the picture's longer side in pixels (absent: the output's
+ * size), its format (absent: PNG) and JPEG quality (absent: 85). A 1.7 player ignores
  * them and answers a full-size PNG: the service reads the result's `format`.
  */
 export const OutputFrameParams = z.object({
@@ -149,7 +149,7 @@ export const OutputFrameParams = z.object({
   format: z.enum(["png", "jpeg"]).optional(),
   quality: z.number().int().min(1).max(100).optional(),
 }).optional();
-/** What an `output.frame` request asks for (1.7). */
+/** What an `output.frame` request asks for (1.8). */
 export type OutputFrameAsk = NonNullable<z.output<typeof OutputFrameParams>>;
 
 /**
@@ -162,7 +162,7 @@ export const OutputFrameResult = z.object({
   at: z.number(),
   width: z.number().int().positive(),
   height: z.number().int().positive(),
-  /** The file's format (1.7); absent: PNG. */
+  /** The file's format (1.8); absent: PNG. */
   format: z.enum(["png", "jpeg"]).optional(),
 });
 

@@ -70,7 +70,7 @@ export class PlayerRequests {
 
   /**
    * The output's picture now, from the player (`output.frame`), in the size and
-   * format asked when the player can (1.7), else a full-size PNG (`format` absent).
+   * format asked when the player can (1.8), else a full-size PNG (`format` absent).
    * @throws {CueportError} NOT_READY, UNAVAILABLE (no output runs: the output setting)
    */
   outputFrame(params: MethodParams<typeof Method.OUTPUT_FRAME>): Promise<OutputFrameResult> {

@@ -348,7 +348,7 @@ export class MediaService implements MediaSource {
 }
 
 /**
- * The output's picture as asked: the player's file as it is when it is already that (a 1.7
+ * The output's picture as asked: the player's file as it is when it is already that (a 1.8
  * player encodes it so), else scaled and encoded on the render pool.
  */
 async function captureOutput(

@@ -1,5 +1,5 @@
 // @ts-check
-// The output's pictures for previews (`output.frame` with a size, player protocol 1.7): the
+// The output's pictures for previews (`output.frame` with a size, player protocol 1.8): the
 // canvas scaled into a small 2D canvas and encoded there (a 320-pixel JPEG instead of a
 // full-size PNG), taken right after a frame the page draws anyway.
 

@@ -1,6 +1,6 @@
 /**
  * An output-frame job: the output's picture as the player saved it (a PNG at the output's
- * size, from a player before protocol 1.7, or a picture of another size or format than
+ * size, from a player before protocol 1.8, or a picture of another size or format than
  * asked), scaled so its longer side is the size asked (its shape kept, nothing cut) and
  * encoded as JPEG or PNG.
  * @module
