@@ -172,20 +172,20 @@ export class Core {
   }
 
   /**
+   * The output's picture now, from the player (`output.frame`); see `PlayerRequests.outputFrame`.
+   * @throws {CueportError} NOT_READY, UNAVAILABLE (no output runs: the output setting)
+   */
+  outputFrame(params: MethodParams<typeof Method.OUTPUT_FRAME>): Promise<OutputFrameResult> {
+    return this.#requests.outputFrame(params);
+  }
+
+  /**
    * A picture a camera just took, from the player (`camera.frame`); captures
    * may take seconds.
    * @throws {CueportError} NOT_READY, NOT_FOUND, UNAVAILABLE (no ffmpeg), ACTION_FAILED (the capture failed)
    */
   cameraFrame(cameraId: string): Promise<CameraFrameResult> {
     return this.#requests.cameraFrame(cameraId);
-  }
-
-  /**
-   * The output's picture now, from the player (`output.frame`); see `PlayerRequests.outputFrame`.
-   * @throws {CueportError} NOT_READY, UNAVAILABLE (no output runs: the output setting)
-   */
-  outputFrame(params: MethodParams<typeof Method.OUTPUT_FRAME>): Promise<OutputFrameResult> {
-    return this.#requests.outputFrame(params);
   }
 
   /** Moves a virtual player clock (only when the service runs with one). */

@@ -58,17 +58,6 @@ export class PlayerRequests {
   }
 
   /**
-   * A picture a camera just took, from the player (`camera.frame`); captures
-   * may take seconds.
-   * @throws {CueportError} NOT_READY, NOT_FOUND, UNAVAILABLE (no ffmpeg), ACTION_FAILED (the capture failed)
-   */
-  cameraFrame(cameraId: string): Promise<CameraFrameResult> {
-    return this.#link.player.request(Method.CAMERA_FRAME, { cameraId }).catch((e) => {
-      throw fromPlayerError(e);
-    });
-  }
-
-  /**
    * The output's picture now, from the player (`output.frame`), in the size and
    * format asked when the player can (1.8), else a full-size PNG (`format` absent).
    * @throws {CueportError} NOT_READY, UNAVAILABLE (no output runs: the output setting)
@@ -76,6 +65,17 @@ export class PlayerRequests {
   outputFrame(params: MethodParams<typeof Method.OUTPUT_FRAME>): Promise<OutputFrameResult> {
     this.#link.requireReady();
     return this.#link.player.request(Method.OUTPUT_FRAME, params).catch((e) => {
+      throw fromPlayerError(e);
+    });
+  }
+
+  /**
+   * A picture a camera just took, from the player (`camera.frame`); captures
+   * may take seconds.
+   * @throws {CueportError} NOT_READY, NOT_FOUND, UNAVAILABLE (no ffmpeg), ACTION_FAILED (the capture failed)
+   */
+  cameraFrame(cameraId: string): Promise<CameraFrameResult> {
+    return this.#link.player.request(Method.CAMERA_FRAME, { cameraId }).catch((e) => {
       throw fromPlayerError(e);
     });
   }

@@ -29,6 +29,7 @@ export const TOOL_NAMES: readonly string[] = [
   "app_get_presets",
   "app_get_preset",
   "app_get_preset_controls",
+  "app_get_output_frame",
   "app_clip_edit",
   "app_song_edit",
   "app_project_edit",
@@ -45,7 +46,6 @@ export const TOOL_NAMES: readonly string[] = [
   "app_project_select",
   "app_project_export",
   "app_project_import",
-  "app_get_output_frame",
 ];
 
 /**
@@ -84,10 +84,10 @@ export class ToolTable {
   constructor(options: { maxUploadBytes: number }) {
     this.tools = [
       ...queryTools(),
+      outputFrameTool(),
       ...editTools(() => options.maxUploadBytes),
       ...actionTools(),
       ...showTools(),
-      outputFrameTool(),
     ];
     this.byName = new Map(this.tools.map((t) => [t.name, t]));
   }
