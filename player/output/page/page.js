@@ -147,7 +147,7 @@ class OutputPage {
 
   /**
    * @param {number} id
-   * @param {{ size?: number | undefined, format?: "png" | "jpeg" | undefined, quality?: number | undefined }} asked
+   * @param {import("./previews.js").Asked} asked
    */
   async #answerFrame(id, asked) {
     // Without working GL the player starts another browser, which answers instead.

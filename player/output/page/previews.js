@@ -3,7 +3,14 @@
 // canvas scaled into a small 2D canvas and encoded there (a 320-pixel JPEG instead of a
 // full-size PNG), taken right after a frame the page draws anyway.
 
-/** @typedef {{ size?: number | undefined, format?: "png" | "jpeg" | undefined, quality?: number | undefined }} Asked */
+/**
+ * What a picture is asked as: its longer side, its format, its JPEG quality (0 to 1).
+ * @typedef {{
+ *   size?: number | undefined,
+ *   format?: "png" | "jpeg" | undefined,
+ *   quality?: number | undefined,
+ * }} Asked
+ */
 
 /** Scales and encodes the output canvas's picture; holds the previews waiting for a frame. */
 export class Previews {

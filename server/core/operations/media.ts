@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 
-/** What a picture shows: the image itself, a video frame, a generated card, a camera, a waveform, the output. */
+/** What a picture shows: an image, a video frame, a generated card, a camera, a waveform, the output. */
 export type MediaOrigin = "image" | "video-frame" | "card" | "camera" | "waveform" | "output";
 
 /** An image answer: its bytes, type and validator. */

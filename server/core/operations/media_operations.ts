@@ -1,8 +1,9 @@
 /**
  * The media operations: a Clip file's thumbnail, an audio file's waveform,
- * a camera's live thumbnail and the output's picture now. They answer images, not JSON, so only transports
- * that carry bytes serve them (HTTP; MCP as image content). The pictures are
- * made and cached by the service's media module (`MediaSource`, `media.ts`).
+ * a camera's live thumbnail and the output's picture now. They answer images,
+ * not JSON, so only transports that carry bytes serve them (HTTP; MCP as image
+ * content). The pictures are made and cached by the service's media module
+ * (`MediaSource`, `media.ts`).
  * @module
  */
 import {
