@@ -64,7 +64,7 @@ export class OutputFrames {
       input.format === "jpeg" ? input.quality : ""
     }`;
     const release = request && !request.isLocal
-      ? this.#o.variants.admit(request.client, "output", variant)
+      ? this.#o.variants.admit(request.client, "output", variant, "the output's picture")
       : () => {};
     try {
       const { picture, etag } = await this.#shot(variant, input, request).picture;

@@ -83,7 +83,11 @@ Deno.test("OutputFrames.frame() holds a remote client to the variant limits; loc
   });
   const remote = { client: "device:d1", isLocal: false };
   const waiting = [16, 32].map((size) => frames.frame({ ...JPEG, size }, remote));
-  await assert.rejects(frames.frame({ ...JPEG, size: 48 }, remote), { code: "RATE_LIMITED" });
+  await assert.rejects(frames.frame({ ...JPEG, size: 48 }, remote), {
+    code: "RATE_LIMITED",
+    message:
+      "Too many variants of the output's picture being made for this client: at most 2 at once",
+  });
   const local = frames.frame({ ...JPEG, size: 48 }, { client: "127.0.0.1", isLocal: true });
   player.finish(1);
   player.finish(2);
