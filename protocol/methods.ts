@@ -29,9 +29,11 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * order, with the player's progress figures, the recording's figures in `appState.recording`
  * and `appState.output` with its `output-scale-changed` update (docs/player-protocol.md);
  * 1.6 added `show.import` (a show file becomes a Project) and the error -32008; 1.7 added
- * `output.displays` (the machine's displays) and `outputDisplay` in `appState`.
+ * `output.displays` (the machine's displays) and `outputDisplay` in `appState`;
+ * 1.8 added `output.frame` params `size`, `format` and `quality` (a smaller picture the
+ * output's page encodes itself, for previews) and the result's `format`.
  */
-export const PLAYER_PROTOCOL_VERSION = "1.7";
+export const PLAYER_PROTOCOL_VERSION = "1.8";
 
 /** Method names, server to player. */
 export const Method = {
@@ -144,6 +146,19 @@ export const CameraFrameResult = z.object({
 });
 
 /**
+ * `output.frame` params (1.8): the picture's longer side in pixels (absent: the output's
+ * size), its format (absent: PNG) and JPEG quality (absent: 85). A 1.7 player ignores
+ * them and answers a full-size PNG: the service reads the result's `format`.
+ */
+export const OutputFrameParams = z.object({
+  size: z.number().int().min(16).max(8192).optional(),
+  format: z.enum(["png", "jpeg"]).optional(),
+  quality: z.number().int().min(1).max(100).optional(),
+}).optional();
+/** What an `output.frame` request asks for (1.8). */
+export type OutputFrameAsk = NonNullable<z.output<typeof OutputFrameParams>>;
+
+/**
  * `output.frame` result (1.3): the picture the output shows now, once every
  * layer shows its frame, in a PNG file the service may read (replaced whole).
  */
@@ -153,6 +168,8 @@ export const OutputFrameResult = z.object({
   at: z.number(),
   width: z.number().int().positive(),
   height: z.number().int().positive(),
+  /** The file's format (1.8); absent: PNG. */
+  format: z.enum(["png", "jpeg"]).optional(),
 });
 
 /**
@@ -246,7 +263,11 @@ export const METHODS = {
   [Method.PAIRING_SHOW]: { params: PairingShowParams, result: EmptyResult, checked: false },
   [Method.MEDIA_LOCATE]: { params: MediaLocateParams, result: MediaLocateResult, checked: true },
   [Method.CAMERA_FRAME]: { params: CameraFrameParams, result: CameraFrameResult, checked: true },
-  [Method.OUTPUT_FRAME]: { params: NoParams, result: OutputFrameResult, checked: true },
+  [Method.OUTPUT_FRAME]: {
+    params: OutputFrameParams,
+    result: OutputFrameResult,
+    checked: true,
+  },
   // Small, once a second: checked, so the figures /health shows are the declared ones.
   [Method.HEARTBEAT]: { params: NoParams, result: HeartbeatResult, checked: true },
   [Method.SHOW_IMPORT]: { params: ShowImportParams, result: ShowImportResult, checked: true },

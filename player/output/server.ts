@@ -24,6 +24,7 @@ import editorHtml from "./page/editor.html" with { type: "text" };
 import editorJs from "./page/editor.js" with { type: "text" };
 import editorUiJs from "./page/editor_ui.js" with { type: "text" };
 import socketSecretJs from "./page/socket_secret.js" with { type: "text" };
+import previewsJs from "./page/previews.js" with { type: "text" };
 import { assetType, fileResponse } from "./media_response.ts";
 
 const ASSETS: Record<string, string> = {
@@ -40,6 +41,7 @@ const ASSETS: Record<string, string> = {
   "editor.js": editorJs,
   "editor_ui.js": editorUiJs,
   "socket_secret.js": socketSecretJs,
+  "previews.js": previewsJs,
 };
 
 /** A media file the page may load: where it is and its type. */

@@ -8,6 +8,7 @@ import { showTools } from "./show_tools.ts";
 import type { AnyOperation } from "../core/mod.ts";
 import { actionTools } from "./action_tools.ts";
 import { editTools } from "./edit_tools.ts";
+import { outputFrameTool } from "./output_tools.ts";
 import { queryTools } from "./query_tools.ts";
 import { displayTools } from "./display_tools.ts";
 import { type AnyTool, jsonSchemaOf, type ToolAnnotations } from "./tool.ts";
@@ -29,6 +30,7 @@ export const TOOL_NAMES: readonly string[] = [
   "app_get_presets",
   "app_get_preset",
   "app_get_preset_controls",
+  "app_get_output_frame",
   "app_clip_edit",
   "app_song_edit",
   "app_project_edit",
@@ -84,6 +86,7 @@ export class ToolTable {
   constructor(options: { maxUploadBytes: number }) {
     this.tools = [
       ...queryTools(),
+      outputFrameTool(),
       ...editTools(() => options.maxUploadBytes),
       ...actionTools(),
       ...showTools(),

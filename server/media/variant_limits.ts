@@ -47,10 +47,11 @@ export class VariantLimits {
 
   /**
    * Counts `variant` of `file` for `client` while it is made; call the
-   * returned function when it is done (made, failed or abandoned).
+   * returned function when it is done (made, failed or abandoned). `label` names
+   * the picture in the refusal (default: `file "<file>"`).
    * @throws {CueportError} RATE_LIMITED with `retryAfterSeconds`
    */
-  admit(client: string, file: string, variant: string): () => void {
+  admit(client: string, file: string, variant: string, label = `file "${file}"`): () => void {
     const id = `${client}|${file}`;
     const now = this.#o.now();
     const track = this.#tracks.get(id) ?? { windowStart: now, variants: new Set(), inFlight: 0 };
@@ -66,14 +67,14 @@ export class VariantLimits {
     if (track.inFlight >= this.#o.inFlight) {
       throw new CueportError(
         "RATE_LIMITED",
-        `Too many variants of file "${file}" being made for this client: at most ${this.#o.inFlight} at once`,
+        `Too many variants of ${label} being made for this client: at most ${this.#o.inFlight} at once`,
         { retryAfterSeconds: 1 },
       );
     }
     if (!track.variants.has(variant) && track.variants.size >= this.#o.perMinute) {
       throw new CueportError(
         "RATE_LIMITED",
-        `Too many variants of file "${file}" for this client: at most ${this.#o.perMinute} a minute`,
+        `Too many variants of ${label} for this client: at most ${this.#o.perMinute} a minute`,
         { retryAfterSeconds: Math.max(1, Math.ceil((track.windowStart + MINUTE_MS - now) / 1000)) },
       );
     }

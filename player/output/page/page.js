@@ -3,6 +3,7 @@
 // WebGL2 and plays its sound with WebAudio. It keeps no show logic and no clock of its
 // own (clock.js); it answers the player's requests (a picture, a sound level, a recording).
 import { PlayerClock } from "./clock.js";
+import { Previews } from "./previews.js";
 import { Compositor } from "./compositor.js";
 import { forgetObjects } from "./gl.js";
 import { Layers } from "./layers.js";
@@ -20,6 +21,7 @@ import { Recorder, Sound } from "./sound.js";
 class OutputPage {
   #base = location.pathname.replace(/[^/]*$/, "");
   #canvas = /** @type {HTMLCanvasElement} */ (document.getElementById("out"));
+  #previews = new Previews(this.#canvas);
   #clock = new PlayerClock();
   #sound = new Sound(this.#clock);
   #recorder = new Recorder(this.#sound);
@@ -131,6 +133,7 @@ class OutputPage {
     this.#sync(clock);
     this.#draw(clock);
     this.#stats.frames++;
+    this.#previews.drawn();
   }
 
   /**
@@ -146,24 +149,31 @@ class OutputPage {
     return false;
   }
 
-  /** @param {number} id */
-  async #answerFrame(id) {
+  /**
+   * @param {number} id
+   * @param {import("./previews.js").Asked} asked
+   */
+  async #answerFrame(id, asked) {
     // Without working GL the player starts another browser, which answers instead.
     const gl = this.#compositor?.gl;
     if (!gl || gl.isContextLost()) {
       this.#send({ type: "gl-lost" });
       return;
     }
-    let isComplete = false;
+    let isComplete = false, png = "";
     if (this.#state) {
       isComplete = await this.#whenReady(5000);
-      // The picture at the display's size, drawn at the render scale of now.
-      this.#draw(this.#clock.now(), true);
+      if (asked.size !== undefined) {
+        png = await this.#previews.next(asked, () => this.#draw(this.#clock.now()));
+      } else {
+        // The picture at the display's size, drawn at the render scale of now.
+        this.#draw(this.#clock.now(), true);
+      }
     }
     this.#send({
       type: "frame",
       id,
-      png: this.#canvas.toDataURL("image/png"),
+      png: png || this.#previews.picture(asked),
       seq: this.#drawnSeq,
       isComplete,
       visibility: document.visibilityState,
@@ -216,7 +226,7 @@ class OutputPage {
         this.#scaler = null;
         return;
       case "frame":
-        return void this.#answerFrame(message.id);
+        return void this.#answerFrame(message.id, message);
       case "level":
         return void this.#sound.measureLevel(message.ms)
           .then((rms) => this.#send({ type: "level", id: message.id, rms }));
