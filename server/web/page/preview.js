@@ -43,7 +43,8 @@ function startPreview(box) {
     setTimer: (fn, ms) => setTimeout(fn, ms),
     clearTimer: (timer) => clearTimeout(timer),
   });
-  const onVisibility = () => (document.visibilityState === "visible" ? loop.resume() : loop.pause());
+  const onVisibility =
+    () => (document.visibilityState === "visible" ? loop.resume() : loop.pause());
   document.addEventListener("visibilitychange", onVisibility);
   loop.resume();
   return () => {
@@ -59,8 +60,10 @@ function startPreview(box) {
 export function Preview() {
   const box = useRef(null);
   useEffect(() => startPreview(box.current), []);
-  return html`<figure class="preview" ref=${box}>
-    <img class="preview-picture" alt="The output now" decoding="async" />
-    <figcaption role="status"></figcaption>
-  </figure>`;
+  return html`
+    <figure class="preview" ref=${box}>
+      <img class="preview-picture" alt="The output now" decoding="async" />
+      <figcaption role="status"></figcaption>
+    </figure>
+  `;
 }
