@@ -138,6 +138,17 @@ export const CameraFrameResult = z.object({
 });
 
 /**
+ * `output.frame` params (1.7): the picture's longer side in pixels (absent: the output's
+ * size), its format (absent: PNG) and JPEG quality (absent: 85). A 1.3 player ignores
+ * them and answers a full-size PNG: the service reads the result's `format`.
+ */
+export const OutputFrameParams = z.object({
+  size: z.number().int().min(16).max(8192).optional(),
+  format: z.enum(["png", "jpeg"]).optional(),
+  quality: z.number().int().min(1).max(100).optional(),
+}).optional();
+
+/**
  * `output.frame` result (1.3): the picture the output shows now, once every
  * layer shows its frame, in a PNG file the service may read (replaced whole).
  */
@@ -147,6 +158,8 @@ export const OutputFrameResult = z.object({
   at: z.number(),
   width: z.number().int().positive(),
   height: z.number().int().positive(),
+  /** The file's format (1.7); absent: PNG. */
+  format: z.enum(["png", "jpeg"]).optional(),
 });
 
 /**
@@ -240,7 +253,11 @@ export const METHODS = {
   [Method.PAIRING_SHOW]: { params: PairingShowParams, result: EmptyResult, checked: false },
   [Method.MEDIA_LOCATE]: { params: MediaLocateParams, result: MediaLocateResult, checked: true },
   [Method.CAMERA_FRAME]: { params: CameraFrameParams, result: CameraFrameResult, checked: true },
-  [Method.OUTPUT_FRAME]: { params: NoParams, result: OutputFrameResult, checked: true },
+  [Method.OUTPUT_FRAME]: {
+    params: OutputFrameParams,
+    result: OutputFrameResult,
+    checked: true,
+  },
   // Small, once a second: checked, so the figures /health shows are the declared ones.
   [Method.HEARTBEAT]: { params: NoParams, result: HeartbeatResult, checked: true },
   [Method.SHOW_IMPORT]: { params: ShowImportParams, result: ShowImportResult, checked: true },

@@ -15,6 +15,7 @@ import type {
   MediaLocateResult,
   Method,
   MethodParams,
+  OutputFrameResult,
   ShowImportResult,
 } from "../../protocol/methods.ts";
 import type { ActionRequest } from "./action_rules.ts";
@@ -177,6 +178,14 @@ export class Core {
    */
   cameraFrame(cameraId: string): Promise<CameraFrameResult> {
     return this.#requests.cameraFrame(cameraId);
+  }
+
+  /**
+   * The output's picture now, from the player (`output.frame`); see `PlayerRequests.outputFrame`.
+   * @throws {CueportError} NOT_READY, UNAVAILABLE (no output runs: the output setting)
+   */
+  outputFrame(params: MethodParams<typeof Method.OUTPUT_FRAME>): Promise<OutputFrameResult> {
+    return this.#requests.outputFrame(params);
   }
 
   /** Moves a virtual player clock (only when the service runs with one). */

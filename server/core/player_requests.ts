@@ -9,6 +9,7 @@ import {
   type MediaLocateResult,
   Method,
   type MethodParams,
+  type OutputFrameResult,
   type ShowImportResult,
 } from "../../protocol/methods.ts";
 import { CueportError } from "./errors.ts";
@@ -63,6 +64,18 @@ export class PlayerRequests {
    */
   cameraFrame(cameraId: string): Promise<CameraFrameResult> {
     return this.#link.player.request(Method.CAMERA_FRAME, { cameraId }).catch((e) => {
+      throw fromPlayerError(e);
+    });
+  }
+
+  /**
+   * The output's picture now, from the player (`output.frame`), in the size and
+   * format asked when the player can (1.7), else a full-size PNG (`format` absent).
+   * @throws {CueportError} NOT_READY, UNAVAILABLE (no output runs: the output setting)
+   */
+  outputFrame(params: MethodParams<typeof Method.OUTPUT_FRAME>): Promise<OutputFrameResult> {
+    this.#link.requireReady();
+    return this.#link.player.request(Method.OUTPUT_FRAME, params).catch((e) => {
       throw fromPlayerError(e);
     });
   }

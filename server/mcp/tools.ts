@@ -8,6 +8,7 @@ import { showTools } from "./show_tools.ts";
 import type { AnyOperation } from "../core/mod.ts";
 import { actionTools } from "./action_tools.ts";
 import { editTools } from "./edit_tools.ts";
+import { outputFrameTool } from "./output_tools.ts";
 import { queryTools } from "./query_tools.ts";
 import { type AnyTool, jsonSchemaOf, type ToolAnnotations } from "./tool.ts";
 
@@ -44,6 +45,7 @@ export const TOOL_NAMES: readonly string[] = [
   "app_project_select",
   "app_project_export",
   "app_project_import",
+  "app_get_output_frame",
 ];
 
 /**
@@ -85,6 +87,7 @@ export class ToolTable {
       ...editTools(() => options.maxUploadBytes),
       ...actionTools(),
       ...showTools(),
+      outputFrameTool(),
     ];
     this.byName = new Map(this.tools.map((t) => [t.name, t]));
   }

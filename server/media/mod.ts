@@ -21,12 +21,14 @@ import {
   MediaNotModified,
   type MediaRequest,
   type MediaSource,
+  type OutputFrameInput,
   type ThumbnailInput,
   type WaveformInput,
 } from "../core/mod.ts";
 import type { MediaFile } from "../../protocol/model.ts";
 import { CameraFeeds, type Frame } from "./camera_feeds.ts";
 import { ContentKeys } from "./content_key.ts";
+import { matches, OutputFrames, type OutputPicture } from "./output_frames.ts";
 import { type Picture, PictureCache } from "./picture_cache.ts";
 import { RenderPool } from "./pool.ts";
 import type { RenderJob, SourceFile } from "./render/mod.ts";
@@ -88,6 +90,7 @@ export class MediaService implements MediaSource {
   /** The last check of each request's file, by request. */
   #known = new Map<string, Known>();
   #cameras: CameraFeeds;
+  #outputs: OutputFrames;
 
   /** Builds the service; workers start with the first picture. */
   constructor(core: Core, options: MediaServiceOptions) {
@@ -105,6 +108,15 @@ export class MediaService implements MediaSource {
       ...options.cameras,
       ...(options.log ? { log: options.log } : {}),
     });
+    this.#outputs = new OutputFrames({
+      capture: (input, request) => this.#captureOutput(input, request),
+      variants: this.#variants,
+    });
+  }
+
+  /** The output's picture now, shared by the clients that poll it (`output_frames.ts`). */
+  outputFrame(input: OutputFrameInput, request?: MediaRequest): Promise<MediaAnswer> {
+    return this.#outputs.frame(input, request);
   }
 
   /** A thumbnail of a Project's file. */
@@ -307,6 +319,11 @@ export class MediaService implements MediaSource {
     };
   }
 
+  #captureOutput(input: OutputFrameInput, request?: MediaRequest): Promise<OutputPicture> {
+    const turn = { client: request?.client ?? "", isLocal: request?.isLocal ?? true };
+    return captureOutput(this.#core, input, (job) => this.#render(job, turn), this.#maxPixels);
+  }
+
   async #captureCamera(cameraId: string): Promise<Frame> {
     const taken = await this.#core.cameraFrame(cameraId);
     const picture = await this.#render({
@@ -330,13 +347,50 @@ export class MediaService implements MediaSource {
   }
 }
 
+/**
+ * The output's picture as asked: the player's file as it is when it is already that (a 1.7
+ * player encodes it so), else scaled and encoded on the render pool.
+ */
+async function captureOutput(
+  core: Core,
+  input: OutputFrameInput,
+  render: (job: RenderJob) => Promise<Picture>,
+  maxPixels: number,
+): Promise<OutputPicture> {
+  const { size, format, quality } = input;
+  const taken = await core.outputFrame({
+    ...(size !== undefined ? { size } : {}),
+    format,
+    quality,
+  });
+  const takenFormat = taken.format ?? "png";
+  if (
+    takenFormat === format && (size === undefined || Math.max(taken.width, taken.height) === size)
+  ) {
+    const bytes = await Deno.readFile(taken.path);
+    return { bytes, contentType: format === "png" ? "image/png" : "image/jpeg" };
+  }
+  const source = {
+    path: taken.path,
+    kind: "image" as const,
+    name: "output",
+    mimeType: takenFormat === "png" ? "image/png" : "image/jpeg",
+    duration: null,
+    pixels: taken.width * taken.height,
+  };
+  const job = {
+    type: "output-frame" as const,
+    source,
+    size: size ?? null,
+    format,
+    quality,
+    maxPixels,
+  };
+  const picture = await render(job);
+  return { bytes: picture.bytes, contentType: picture.contentType };
+}
+
 /** A file's width x height as the catalog knows it, or null. */
 function pixelsOf(file: MediaFile): number | null {
   return file.width !== null && file.height !== null ? file.width * file.height : null;
-}
-
-/** Whether an If-None-Match header names `etag` (a list, weak forms and `*` included). */
-function matches(header: string, etag: string): boolean {
-  if (header.trim() === "*") return true;
-  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
 }

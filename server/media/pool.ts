@@ -118,7 +118,7 @@ const DRAIN_POLL_MS = 50;
  * size (other sizes decode a JPEG scaled, and a waveform's raster is small).
  */
 function isLarge(job: RenderJob): boolean {
-  return job.type === "thumbnail" && job.size === null;
+  return job.type !== "waveform" && job.size === null;
 }
 
 /** The most pixels of a picture the local lane may decode whole: a 4K still. */

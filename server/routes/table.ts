@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { ThumbnailInput, WaveformInput } from "../core/mod.ts";
+import { OutputFrameInput, ThumbnailInput, WaveformInput } from "../core/mod.ts";
 import { route, type RouteSpec } from "./route.ts";
 
 /** `?ids=a, b,,c` as `["a", "b", "c"]`. */
@@ -28,6 +28,21 @@ function thumbnailRoutes(): RouteSpec[] {
     route("GET", `/thumbnails/:projectId/:fileId.${extension}`, "thumbnail", {
       query,
       input: ({ params, query }) => ({ format, ...query, ...params }),
+      produces: format === "png" ? ["image/png", "image/jpeg"] : ["image/jpeg", "image/png"],
+    })
+  );
+}
+
+/**
+ * `/api/v1/output/frame.jpg`, `.jpeg` and `.png`: the output's picture now (a preview),
+ * the format chosen as a thumbnail's is.
+ */
+function outputFrameRoutes(): RouteSpec[] {
+  const query = OutputFrameInput.pick({ size: true, format: true, quality: true });
+  return THUMBNAIL_EXTENSIONS.map(([extension, format]) =>
+    route("GET", `/api/v1/output/frame.${extension}`, "outputFrame", {
+      query,
+      input: ({ query }) => ({ format, ...query }),
       produces: format === "png" ? ["image/png", "image/jpeg"] : ["image/jpeg", "image/png"],
     })
   );
@@ -72,6 +87,7 @@ export function routeTable(): RouteSpec[] {
       query: WaveformInput.pick({ width: true, height: true }),
     }),
     route("GET", "/camera-thumbnails/:cameraId.jpg", "cameraThumbnail"),
+    ...outputFrameRoutes(),
     route("GET", "/api/v1/imports", "imports"),
     route("POST", "/api/v1/action", "action"),
     route("POST", "/api/v1/pair/code", "pairCode"),

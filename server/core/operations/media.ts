@@ -8,8 +8,8 @@
  */
 import { z } from "zod";
 
-/** What a picture shows: the image itself, a video frame, a generated card, a camera, a waveform. */
-export type MediaOrigin = "image" | "video-frame" | "card" | "camera" | "waveform";
+/** What a picture shows: the image itself, a video frame, a generated card, a camera, a waveform, the output. */
+export type MediaOrigin = "image" | "video-frame" | "card" | "camera" | "waveform" | "output";
 
 /** An image answer: its bytes, type and validator. */
 export class MediaImage {
@@ -85,6 +85,24 @@ export const CameraThumbnailInput = z.strictObject({
 /** A camera thumbnail request. */
 export type CameraThumbnailInput = z.output<typeof CameraThumbnailInput>;
 
+/**
+ * Input of `outputFrame`: the picture the output shows now. `size`, `format` and
+ * `quality` are the thumbnail's fields (one declaration, the same rules); only `size`
+ * reads differently: the output's picture keeps its shape, it is not cut square.
+ */
+export const OutputFrameInput = z.strictObject({
+  size: ThumbnailInput.shape.size.describe(
+    "The longer side of the picture, 16 to 512, the output's aspect ratio kept; omitted: the output's size",
+  ),
+  format: ThumbnailInput.shape.format.describe(
+    "The answer's format; default: the path's extension's (.jpg and .jpeg JPEG, .png PNG). Given, it wins over the extension",
+  ),
+  quality: ThumbnailInput.shape.quality,
+  ifNoneMatch: IfNoneMatch,
+});
+/** An output frame request. */
+export type OutputFrameInput = z.output<typeof OutputFrameInput>;
+
 /** Who asks for a picture: the media module's queue takes turns by client and drops abandoned work. */
 export interface MediaRequest {
   /** The caller: its paired device (`device:<id>`, from whichever address), else its address. */
@@ -103,4 +121,6 @@ export interface MediaSource {
   waveform(input: WaveformInput, request?: MediaRequest): MediaAnswer | Promise<MediaAnswer>;
   /** @throws {CueportError} NOT_FOUND, NOT_READY, UNAVAILABLE (no ffmpeg for a device) */
   cameraThumbnail(input: CameraThumbnailInput): Promise<MediaAnswer>;
+  /** @throws {CueportError} NOT_READY, UNAVAILABLE (no output runs), RATE_LIMITED */
+  outputFrame(input: OutputFrameInput, request?: MediaRequest): Promise<MediaAnswer>;
 }

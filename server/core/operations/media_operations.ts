@@ -1,6 +1,6 @@
 /**
- * The media operations: a Clip file's thumbnail, an audio file's waveform and
- * a camera's live thumbnail. They answer images, not JSON, so only transports
+ * The media operations: a Clip file's thumbnail, an audio file's waveform,
+ * a camera's live thumbnail and the output's picture now. They answer images, not JSON, so only transports
  * that carry bytes serve them (HTTP; MCP as image content). The pictures are
  * made and cached by the service's media module (`MediaSource`, `media.ts`).
  * @module
@@ -11,6 +11,7 @@ import {
   MediaAnswerSchema,
   type MediaRequest,
   type MediaSource,
+  OutputFrameInput,
   ThumbnailInput,
   WaveformInput,
 } from "./media.ts";
@@ -24,6 +25,7 @@ function defineMedia<I>(spec: {
   summary: string;
   input: z.ZodType<I>;
   produces: readonly string[];
+  since?: "6.0";
   run(source: MediaSource, input: I, request: MediaRequest): MediaAnswer | Promise<MediaAnswer>;
 }): Operation<I, MediaAnswer | Promise<MediaAnswer>> {
   return {
@@ -37,6 +39,7 @@ function defineMedia<I>(spec: {
     scope: "view",
     needsApiAccess: true,
     isLocalOnly: false,
+    ...(spec.since ? { since: spec.since } : {}),
     run: (ctx, input) =>
       spec.run(media(ctx), input, {
         client: ctx.deviceId !== undefined ? `device:${ctx.deviceId}` : ctx.address,
@@ -69,5 +72,14 @@ export const MEDIA_OPERATIONS: readonly AnyOperation[] = [
     input: CameraThumbnailInput,
     produces: ["image/jpeg"],
     run: (source, input) => source.cameraThumbnail(input),
+  }),
+  defineMedia({
+    name: "outputFrame",
+    summary:
+      "The picture the output shows now (what the audience sees), a few times a second at most: captures are shared and reused for 200 ms",
+    input: OutputFrameInput,
+    produces: ["image/jpeg", "image/png"],
+    since: "6.0",
+    run: (source, input, request) => source.outputFrame(input, request),
   }),
 ];

@@ -1,9 +1,11 @@
 /**
  * Rendering media files into image bytes, inside a worker: square thumbnails
  * (images, video frames through ffmpeg, or generated cards, with a play or
- * pause overlay) and waveform PNGs. See docs/media.md.
+ * pause overlay), waveform PNGs and the output's picture scaled (`output_frame.ts`).
+ * See docs/media.md.
  * @module
  */
+import { renderOutputFrame } from "./output_frame.ts";
 import { renderThumbnail } from "./thumbnail.ts";
 import type { Rendered, RenderJob } from "./types.ts";
 import { renderWaveform } from "./waveform.ts";
@@ -24,5 +26,12 @@ export type { Rendered, RenderJob, SourceFile } from "./types.ts";
  * ```
  */
 export function render(job: RenderJob): Promise<Rendered> {
-  return job.type === "thumbnail" ? renderThumbnail(job) : renderWaveform(job);
+  switch (job.type) {
+    case "thumbnail":
+      return renderThumbnail(job);
+    case "waveform":
+      return renderWaveform(job);
+    case "output-frame":
+      return renderOutputFrame(job);
+  }
 }

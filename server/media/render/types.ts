@@ -22,7 +22,7 @@ export interface SourceFile {
   pixels?: number | null;
 }
 
-/** One picture to make: a square thumbnail or a waveform. */
+/** One picture to make: a square thumbnail, a waveform or the output's picture. */
 export type RenderJob =
   | {
     type: "thumbnail";
@@ -50,6 +50,18 @@ export type RenderJob =
     height: number;
     /** Path or command name of ffmpeg; null means ffmpeg is not used. */
     ffmpeg: string | null;
+  }
+  | {
+    type: "output-frame";
+    /** The picture the player saved (`output.frame`): PNG or JPEG. */
+    source: SourceFile;
+    /** 16..512, the longer side (the shape kept); null keeps the picture's size. */
+    size: number | null;
+    format: "jpeg" | "png";
+    /** JPEG quality 1..100 (ignored for PNG). */
+    quality: number;
+    /** Pictures of more pixels are refused (the setting `maxImagePixels`). */
+    maxPixels: number;
   };
 
 /** An encoded picture. */
@@ -58,8 +70,8 @@ export interface Rendered {
   contentType: "image/jpeg" | "image/png";
   width: number;
   height: number;
-  /** What the picture shows: the image itself, a frame of the video, or a generated card. */
-  origin: "image" | "video-frame" | "card";
+  /** What the picture shows: the image itself, a frame of the video, a generated card, the output. */
+  origin: "image" | "video-frame" | "card" | "output";
 }
 
 /** Thrown for what cannot be rendered at all (a thumbnail never throws for a bad file: it gets a card). */

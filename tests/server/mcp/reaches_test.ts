@@ -55,6 +55,7 @@ const inputs = (clipId: string): Record<string, Record<string, unknown>[]> => ({
   app_project_select: [{ projectId: "show" }],
   app_project_export: [{ projectId: "show", path: "/nonexistent/show.cueport.zip" }],
   app_project_import: [{ path: "/nonexistent/show.cueport.zip" }],
+  app_get_output_frame: [{ size: 64 }],
 });
 
 /** Adds a Clip with a picture to s1: its id. */
