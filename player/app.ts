@@ -12,6 +12,7 @@ import type {
   ActionOutcome,
   CameraFrameResult,
   MediaLocateResult,
+  OutputFrameAsk,
   OutputFrameResult,
 } from "../protocol/methods.ts";
 import type { Preset, Project } from "../protocol/model.ts";
@@ -223,9 +224,9 @@ export class PlayerApp implements AppServices {
     return this.#parts.media.cameraFrame(cameraId);
   }
 
-  /** The output's picture now, as a PNG file (`output.frame`); see `AppMedia.outputFrame`. */
-  outputFrame(): Promise<OutputFrameResult> {
-    return this.#parts.media.outputFrame();
+  /** The output's picture now, as a file (`output.frame`); see `AppMedia.outputFrame`. */
+  outputFrame(asked: OutputFrameAsk = {}): Promise<OutputFrameResult> {
+    return this.#parts.media.outputFrame(asked);
   }
 
   /** Re-reads projects, presets and cameras from disk; playback stops. */

@@ -4,7 +4,7 @@
  * @module
  */
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
-import type { CameraFrameResult, OutputFrameResult } from "../protocol/methods.ts";
+import type { CameraFrameResult, OutputFrameAsk, OutputFrameResult } from "../protocol/methods.ts";
 import type { Camera } from "../protocol/state.ts";
 import { saveOutputFrame } from "./app_output.ts";
 import { CameraFrames } from "./camera_frames.ts";
@@ -59,11 +59,12 @@ export class AppMedia {
   }
 
   /**
-   * The output's picture now, as a PNG file under `cache/output/` (`output.frame`).
+   * The output's picture now, as a file under `cache/output/` (`output.frame`): a PNG at the
+   * display's size, or the size and format asked.
    * @throws {Refusal} UNAVAILABLE when no output runs
    */
-  outputFrame(): Promise<OutputFrameResult> {
+  outputFrame(asked: OutputFrameAsk = {}): Promise<OutputFrameResult> {
     const { output, clock, dataDir } = this.#options;
-    return saveOutputFrame(output(), clock, dataDir);
+    return saveOutputFrame(output(), clock, dataDir, asked);
   }
 }

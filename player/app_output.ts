@@ -6,8 +6,9 @@
  */
 import type { EditApplyParams, EditApplyResult } from "../protocol/edits/mod.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
-import type { OutputFrameResult } from "../protocol/methods.ts";
+import type { OutputFrameAsk, OutputFrameResult } from "../protocol/methods.ts";
 import type { Preset } from "../protocol/model.ts";
+import { imageSize } from "image-size";
 import { writeFileAtomic } from "../lib/atomic_write.ts";
 import { Refusal } from "./errors.ts";
 import type { OutputMode } from "../protocol/output.ts";
@@ -81,13 +82,16 @@ export function startAppOutput(app: AppOutputHost, parts: AppOutputParts): Outpu
 }
 
 /**
- * The output's picture now, as a PNG file under `cache/output/` of `dataDir` (`output.frame`).
+ * The output's picture now, as a file under `cache/output/` of `dataDir` (`output.frame`): a
+ * PNG at the display's size, or the size and format asked (1.7), which the page makes itself.
+ * Each size and format has its own file, so captures of two never read each other's.
  * @throws {Refusal} UNAVAILABLE when no output runs
  */
 export async function saveOutputFrame(
   output: Output | null,
   clock: Clock,
   dataDir: string,
+  asked: OutputFrameAsk = {},
 ): Promise<OutputFrameResult> {
   if (!output) {
     throw new Refusal(
@@ -96,13 +100,16 @@ export async function saveOutputFrame(
     );
   }
   const at = clock.now();
-  const png = await output.frame();
+  const bytes = await output.frame(asked);
   const dir = `${dataDir}/cache/output`;
   await Deno.mkdir(dir, { recursive: true });
-  const path = `${dir}/frame.png`;
-  await writeFileAtomic(path, png);
-  const view = new DataView(png.buffer, png.byteOffset);
-  return { path, at, width: view.getUint32(16), height: view.getUint32(20) };
+  const size = imageSize(bytes);
+  const format = size.type === "jpg" ? "jpeg" : "png";
+  const path = asked.size === undefined && asked.format === undefined
+    ? `${dir}/frame.png`
+    : `${dir}/frame-${asked.size ?? "full"}.${format === "jpeg" ? "jpg" : "png"}`;
+  await writeFileAtomic(path, bytes);
+  return { path, at, width: size.width ?? 1, height: size.height ?? 1, format };
 }
 
 /** What the editor page tells the app: its window shown, hidden or closed, and its edits. */

@@ -158,9 +158,9 @@ export function playerMethods(
       return new Beside(app.cameraFrame(p.cameraId).then((r) => () => r));
     },
     [Method.OUTPUT_FRAME]: (params) => {
-      parseParams(Method.OUTPUT_FRAME, params);
+      const p = parseParams(Method.OUTPUT_FRAME, params);
       // The page answers once every layer shows its frame: beside the order.
-      return new Beside(app.outputFrame().then((r) => () => r));
+      return new Beside(app.outputFrame(p ?? {}).then((r) => () => r));
     },
     [Method.HEARTBEAT]: (params) => {
       parseParams(Method.HEARTBEAT, params);

@@ -27,9 +27,11 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * `editor-closed` when that window goes away; 1.5 added `heartbeat`, answered at once beside the
  * order, with the player's progress figures, the recording's figures in `appState.recording`
  * and `appState.output` with its `output-scale-changed` update (docs/player-protocol.md);
- * 1.6 added `show.import` (a show file becomes a Project) and the error -32008.
+ * 1.6 added `show.import` (a show file becomes a Project) and the error -32008;
+ * 1.7 added `output.frame` params `size`, `format` and `quality` (a smaller picture the
+ * output's page encodes itself, for previews) and the result's `format`.
  */
-export const PLAYER_PROTOCOL_VERSION = "1.6";
+export const PLAYER_PROTOCOL_VERSION = "1.7";
 
 /** Method names, server to player. */
 export const Method = {
@@ -147,6 +149,8 @@ export const OutputFrameParams = z.object({
   format: z.enum(["png", "jpeg"]).optional(),
   quality: z.number().int().min(1).max(100).optional(),
 }).optional();
+/** What an `output.frame` request asks for (1.7). */
+export type OutputFrameAsk = NonNullable<z.output<typeof OutputFrameParams>>;
 
 /**
  * `output.frame` result (1.3): the picture the output shows now, once every

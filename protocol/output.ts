@@ -155,8 +155,18 @@ export const ToPage = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("state"), state: RenderState }),
   z.object({ type: z.literal("pong"), t0: z.number(), now: z.number() }),
-  /** Draw the newest state once every layer is ready, answer with a PNG. */
-  z.object({ type: z.literal("frame"), id: z.number().int() }),
+  /**
+   * Draw the newest state once every layer is ready, answer with a PNG; with `size` (the
+   * longer side, px) or `format` `jpeg`, a picture of that size and format (a preview).
+   */
+  z.object({
+    type: z.literal("frame"),
+    id: z.number().int(),
+    size: z.number().int().positive().optional(),
+    format: z.enum(["png", "jpeg"]).optional(),
+    /** JPEG quality, 0 to 1. */
+    quality: z.number().min(0).max(1).optional(),
+  }),
   /**
    * Record the canvas and the master sound (MediaRecorder, WebM) and send it as binary frames,
    * in order, every half second; a recording still running in the page is stopped first.
@@ -202,6 +212,7 @@ export const FromPage = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("frame"),
     id: z.number().int(),
+    /** A data URL of the picture: PNG, or JPEG when asked. */
     png: z.string(),
     seq: z.number(),
     isComplete: z.boolean(),

@@ -87,6 +87,27 @@ export function startOutput(options: OutputOptions): Output | null {
 }
 
 /**
+ * A picture asked of the page: `size` its longer side (absent: the display's size), `format`
+ * (absent: PNG), JPEG `quality` 1 to 100. A preview: no full-size PNG crosses the socket.
+ */
+export interface FrameAsk {
+  size?: number | undefined;
+  format?: "png" | "jpeg" | undefined;
+  quality?: number | undefined;
+}
+
+/** The page's `frame` message for `asked`. */
+function frameRequest(id: number, asked: FrameAsk): ToPage {
+  return {
+    type: "frame",
+    id,
+    ...(asked.size !== undefined ? { size: asked.size } : {}),
+    ...(asked.format ? { format: asked.format } : {}),
+    ...(asked.quality !== undefined ? { quality: asked.quality / 100 } : {}),
+  };
+}
+
+/**
  * A running output: the loopback page server and its sockets (the output page's and the
  * editor's), the browser (`output_browser.ts`), the render state pushed to the page, and what
  * the page reports (`frame_reports.ts`) and records (`recording_slot.ts`).
@@ -271,11 +292,14 @@ export class Output {
     this.#states.changed();
   }
 
-  /** The picture as the page draws it now, once every layer shows its frame: PNG bytes. */
-  async frame(): Promise<Uint8Array> {
+  /**
+   * The picture as the page draws it now, once every layer shows its frame: a PNG at the
+   * display's size, or the size and format asked, scaled and encoded by the page (`FrameAsk`).
+   */
+  async frame(asked: FrameAsk = {}): Promise<Uint8Array> {
     const { png, isComplete, visibility, fullScreen } = await this.#request<
       { png: string; isComplete: boolean; visibility: string; fullScreen: boolean }
-    >((id) => ({ type: "frame", id }));
+    >((id) => frameRequest(id, asked));
     this.pageFullScreen = fullScreen;
     if (!isComplete) {
       this.#options.log(

@@ -19,6 +19,8 @@ import { Recorder, Sound } from "./sound.js";
 class OutputPage {
   #base = location.pathname.replace(/[^/]*$/, "");
   #canvas = /** @type {HTMLCanvasElement} */ (document.getElementById("out"));
+  /** @type {HTMLCanvasElement | null} The previews' canvas (`#picture`), made at the first. */
+  #small = null;
   #clock = new PlayerClock();
   #sound = new Sound(this.#clock);
   #recorder = new Recorder(this.#sound);
@@ -142,8 +144,30 @@ class OutputPage {
     return false;
   }
 
-  /** @param {number} id */
-  async #answerFrame(id) {
+  /**
+   * The picture drawn now as a data URL: the canvas as a PNG, or scaled so its longer side is
+   * `size` and encoded as asked (a preview: a small JPEG costs the page far less than a PNG).
+   * @param {{ size?: number | undefined, format?: "png" | "jpeg" | undefined, quality?: number | undefined }} asked
+   */
+  #picture({ size, format, quality }) {
+    const type = format === "jpeg" ? "image/jpeg" : "image/png";
+    if (size === undefined && type === "image/png") return this.#canvas.toDataURL(type);
+    const { width, height } = this.#canvas;
+    const scale = size === undefined ? 1 : size / Math.max(width, height);
+    const small = (this.#small ??= document.createElement("canvas"));
+    small.width = Math.max(1, Math.round(width * scale));
+    small.height = Math.max(1, Math.round(height * scale));
+    const ctx = /** @type {CanvasRenderingContext2D} */ (small.getContext("2d"));
+    ctx.imageSmoothingQuality = "high";
+    ctx.drawImage(this.#canvas, 0, 0, small.width, small.height);
+    return small.toDataURL(type, quality);
+  }
+
+  /**
+   * @param {number} id
+   * @param {{ size?: number | undefined, format?: "png" | "jpeg" | undefined, quality?: number | undefined }} asked
+   */
+  async #answerFrame(id, asked) {
     // Without working GL the player starts another browser, which answers instead.
     const gl = this.#compositor?.gl;
     if (!gl || gl.isContextLost()) {
@@ -159,7 +183,7 @@ class OutputPage {
     this.#send({
       type: "frame",
       id,
-      png: this.#canvas.toDataURL("image/png"),
+      png: this.#picture(asked),
       seq: this.#drawnSeq,
       isComplete,
       visibility: document.visibilityState,
@@ -212,7 +236,7 @@ class OutputPage {
         this.#scaler = null;
         return;
       case "frame":
-        return void this.#answerFrame(message.id);
+        return void this.#answerFrame(message.id, message);
       case "level":
         return void this.#sound.measureLevel(message.ms)
           .then((rms) => this.#send({ type: "level", id: message.id, rms }));
