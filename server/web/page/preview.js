@@ -17,6 +17,7 @@ function startPreview(box) {
   const img = box.querySelector("img");
   const caption = box.querySelector("figcaption");
   let url = null;
+  let isGone = false;
   box.dataset.preview = "waiting";
   const loop = new PreviewLoop({
     fetchFrame: (signal) => outputFrame(sizeFor(box), signal),
@@ -26,9 +27,11 @@ function startPreview(box) {
       try {
         await img.decode();
       } finally {
-        // The picture on screen holds its pixels: the blob it came from can go.
+        // The picture on screen holds its pixels: the blob it came from can go (and this one too
+        // when the tab closed while it was decoded).
         if (url) URL.revokeObjectURL(url);
-        url = next;
+        url = isGone ? null : next;
+        if (isGone) URL.revokeObjectURL(next);
       }
       box.dataset.preview = "live";
       caption.textContent = "";
@@ -48,6 +51,7 @@ function startPreview(box) {
   document.addEventListener("visibilitychange", onVisibility);
   loop.resume();
   return () => {
+    isGone = true;
     loop.stop();
     document.removeEventListener("visibilitychange", onVisibility);
     img.removeAttribute("src");
