@@ -3,7 +3,8 @@
  * headless Chromium (Debian's `chromium`) from a real service on the demo
  * project, on a virtual clock so every run shows the same moment. The
  * service runs with `localhostAuthExempt` off, so this local browser pairs
- * like a phone (the pairing screen is the first picture). The phones are
+ * like a phone (the pairing screen is the first picture), and with a headless
+ * output (the Output screen's preview shows it). The phones are
  * emulated as phones (touch, the viewport meta obeyed) at the sizes of
  * `tests/server/web/remote_layout_test.ts`; one picture shows a tablet.
  * @module
@@ -27,6 +28,8 @@ const settings = Settings.parse({
   virtualClock: true,
   localhostAuthExempt: false,
   logLevel: "error",
+  // A headless output: the Output screen's preview shows the show's picture.
+  output: "headless",
 });
 const service = await startService(settings, createLogger("error"));
 await service.supervisor.waitReady(20_000);
@@ -100,6 +103,7 @@ try {
   await shot(page, "remote-controls.png");
   await page.click("#tab-system");
   await page.waitForSelector('[data-recording="recording"]');
+  await page.waitForSelector('.preview[data-preview="live"]', { timeout: 120_000 });
   await shot(page, "remote-output.png");
   // A second show, closed, so the picker shows both lists.
   await call("/api/v1/edit", { name: "project.create", params: { name: "Summer Tour" } });

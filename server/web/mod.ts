@@ -14,6 +14,8 @@ import liveJs from "./page/live.js" with { type: "text" };
 import viewsJs from "./page/views.js" with { type: "text" };
 import showsJs from "./page/shows.js" with { type: "text" };
 import gesturesJs from "./page/gestures.js" with { type: "text" };
+import previewJs from "./page/preview.js" with { type: "text" };
+import previewLoopJs from "./page/preview_loop.js" with { type: "text" };
 import preactJs from "htm/preact/standalone" with { type: "text" };
 
 export { lanAddresses, remoteUrls } from "./urls.ts";
@@ -38,6 +40,8 @@ const SOURCES: Record<string, { type: string; text: string }> = {
   "/remote/views.js": { type: JS, text: viewsJs },
   "/remote/shows.js": { type: JS, text: showsJs },
   "/remote/gestures.js": { type: JS, text: gesturesJs },
+  "/remote/preview.js": { type: JS, text: previewJs },
+  "/remote/preview_loop.js": { type: JS, text: previewLoopJs },
   "/remote/preact.js": { type: JS, text: preactJs },
 };
 

@@ -124,6 +124,14 @@ async function runFeedbacks(filter) {
 	if (values.length) send('updateFeedbackValues', { values })
 }
 
+/** A feedback taken off its key: its definition's `unsubscribe` runs, as in Companion. */
+function unsubscribeFeedback(id) {
+	const fb = feedbackInstances.get(id)
+	feedbackInstances.delete(id)
+	const def = fb && feedbacks[fb.feedbackId]
+	if (def?.unsubscribe) void Promise.resolve(def.unsubscribe({ ...fb, type: def.type }, { type: 'feedback' }))
+}
+
 function context(connectionId) {
 	return {
 		_isInstanceContext: true,
@@ -203,7 +211,7 @@ const handlers = {
 			if (fb) {
 				feedbackInstances.set(id, fb)
 				changed.push(id)
-			} else feedbackInstances.delete(id)
+			} else unsubscribeFeedback(id)
 		}
 		await runFeedbacks((fb) => changed.includes(fb.id))
 	},

@@ -1,7 +1,8 @@
 /**
  * Feedbacks: Clip playing/paused/armed, Song active, recording, muted, full screen, connection;
  * the Clip's thumbnail with its play state drawn over it (advanced, a PNG of the key's size); a
- * Control's value as a bar (advanced).
+ * Control's value as a bar (advanced); the output's live picture (advanced, polled only while a
+ * key shows it).
  */
 import {
 	combineRgb,
@@ -9,7 +10,8 @@ import {
 	type SomeCompanionFeedbackInputField,
 } from '@companion-module/base'
 import { clipChoices, controlChoices, songChoices, text } from './choices.js'
-import { barKey, type KeyState, STATE_COLOURS } from './images.js'
+import { barKey, type KeyState, previewKey, STATE_COLOURS } from './images.js'
+import { type OutputPreview, PREVIEW_INTERVAL } from './preview.js'
 import type { ShowState } from './state.js'
 
 /** What the feedbacks need from the module. */
@@ -26,6 +28,8 @@ export interface FeedbackHost {
 		height: number,
 		state: KeyState,
 	): Promise<Buffer | null>
+	/** The output's picture, polled while some key shows it. */
+	preview: OutputPreview
 }
 
 /** The key state of a Clip: playing, paused, armed (selected: plays on PLAY_IN) or stopped. */
@@ -144,6 +148,31 @@ export function feedbackDefinitions(host: FeedbackHost): CompanionFeedbackDefini
 				const key = await host.thumbnailKey(clipID, picture, width, height, state)
 				return key ? { png64: key.toString('base64') } : {}
 			},
+		},
+		output_preview: {
+			type: 'advanced',
+			name: "Output preview (the audience's picture)",
+			description:
+				'What the output shows now, fitted on the key and drawn again at the interval; fetched from Cueport only while a key shows it',
+			options: [
+				{
+					type: 'number',
+					id: 'interval',
+					label: 'Refresh every (ms)',
+					default: PREVIEW_INTERVAL.default,
+					min: PREVIEW_INTERVAL.min,
+					max: PREVIEW_INTERVAL.max,
+				},
+			],
+			callback: (feedback) => {
+				const width = feedback.image?.width ?? 72
+				const height = feedback.image?.height ?? 72
+				const interval = Number(feedback.options.interval ?? PREVIEW_INTERVAL.default)
+				const { picture, refusal } = host.preview.use(feedback.id, interval, width, height)
+				if (picture) return { png64: previewKey(picture, width, height).toString('base64') }
+				return refusal ? { text: 'NO PREVIEW', color: WHITE } : {}
+			},
+			unsubscribe: (feedback) => host.preview.release(feedback.id),
 		},
 		control_bar: {
 			type: 'advanced',

@@ -94,3 +94,29 @@ export function barKey(value: number, width: number, height: number, rgb: readon
 export function pngSize(png: Buffer): { width: number; height: number } {
 	return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) }
 }
+
+/**
+ * The output's picture fitted whole on a key of `width` x `height` (scaled, its shape kept, black
+ * around it), nearest pixel: a key is small, and a preview is drawn about once a second.
+ */
+export function previewKey(picture: PNG, width: number, height: number): Buffer {
+	const key = blank(width, height)
+	const scale = Math.min(width / picture.width, height / picture.height)
+	const w = Math.max(1, Math.round(picture.width * scale))
+	const h = Math.max(1, Math.round(picture.height * scale))
+	const x0 = Math.floor((width - w) / 2)
+	const y0 = Math.floor((height - h) / 2)
+	for (let y = 0; y < h; y++) {
+		const sy = Math.min(picture.height - 1, Math.floor((y + 0.5) / scale))
+		for (let x = 0; x < w; x++) {
+			const sx = Math.min(picture.width - 1, Math.floor((x + 0.5) / scale))
+			const from = (sy * picture.width + sx) * 4
+			const to = ((y0 + y) * width + x0 + x) * 4
+			key.data[to] = picture.data[from]
+			key.data[to + 1] = picture.data[from + 1]
+			key.data[to + 2] = picture.data[from + 2]
+			key.data[to + 3] = 255
+		}
+	}
+	return PNG.sync.write(key)
+}

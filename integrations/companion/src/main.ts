@@ -12,6 +12,7 @@ import { presetDefinitions } from './presets.js'
 import { type Changes, ShowState, type Update } from './state.js'
 import { variableDefinitions, variableValues } from './variables.js'
 import { ThumbnailCache } from './thumbnails.js'
+import { OutputPreview } from './preview.js'
 
 type Types = {
 	config: CueportConfig
@@ -42,6 +43,11 @@ export default class CueportInstance extends InstanceBase<Types> {
 	readonly #thumbnails = new ThumbnailCache(64)
 	readonly #keys = new ThumbnailCache(128)
 	readonly #sentVariables = new Map<string, unknown>()
+	readonly #preview = new OutputPreview({
+		fetchFrame: async (size) => this.#outputFrame(size),
+		redraw: (ids) => this.checkFeedbacksById(...ids),
+		log: (level, message) => this.log(level, message),
+	})
 
 	async init(config: CueportConfig, _isFirstInit: boolean, secrets: CueportSecrets): Promise<void> {
 		this.setVariableDefinitions(variableDefinitions())
@@ -51,6 +57,7 @@ export default class CueportInstance extends InstanceBase<Types> {
 
 	async destroy(): Promise<void> {
 		if (this.#clock) clearInterval(this.#clock)
+		this.#preview.stop()
 		this.#connection?.stop()
 		this.#connection = null
 	}
@@ -192,6 +199,7 @@ export default class CueportInstance extends InstanceBase<Types> {
 					this.#keys.get(`${clipID} ${width}x${height} ${state} ${picture?.length ?? 0}`, async () =>
 						thumbnailKey(picture, width, height, state),
 					),
+				preview: this.#preview,
 			}),
 		)
 		const { structure, presets } = presetDefinitions(this.state, this.label)
@@ -231,6 +239,15 @@ export default class CueportInstance extends InstanceBase<Types> {
 			}
 			return res.body
 		})
+	}
+
+	/** The output's picture now (`GET /api/v1/output/frame.png`); throws with the service's reason. */
+	async #outputFrame(size: number): Promise<Buffer> {
+		const connection = this.#connection
+		if (!connection) throw new Error('not connected')
+		const res = await connection.request('GET', `/api/v1/output/frame.png?size=${size}`)
+		if (res.status === 200 && Buffer.isBuffer(res.body)) return res.body
+		throw new Error(res.body?.error?.message ?? `HTTP ${res.status}`)
 	}
 
 	#onRecordingClock(): void {

@@ -1,6 +1,7 @@
 /**
  * Presets a user drags onto a page: the Clip triggers of the active Song (thumbnail and play state
- * on the key), transport, Controls (a dial on Stream Deck+), song navigation.
+ * on the key), transport (with the output's live picture), Controls (a dial on Stream Deck+), song
+ * navigation.
  */
 import {
 	combineRgb,
@@ -10,6 +11,7 @@ import {
 } from '@companion-module/base'
 import { editActionId } from './actions.js'
 import { STATE_COLOURS } from './images.js'
+import { PREVIEW_INTERVAL } from './preview.js'
 import type { ShowState } from './state.js'
 
 const WHITE = combineRgb(255, 255, 255)
@@ -85,6 +87,15 @@ export function presetDefinitions(
 		),
 		undo: button('Undo the last edit', 'UNDO', [{ actionId: editActionId('project.undo'), options: {} }]),
 		redo: button('Redo', 'REDO', [{ actionId: editActionId('project.redo'), options: {} }]),
+		preview: {
+			...button(
+				'Output preview',
+				'OUTPUT',
+				[],
+				[{ feedbackId: 'output_preview', options: { interval: PREVIEW_INTERVAL.default } }],
+			),
+			style: { text: 'OUTPUT', size: '7', color: WHITE, bgcolor: BLACK, alignment: 'center:bottom' },
+		},
 		connection: button(
 			'Connection',
 			`${v('project_name')}`,

@@ -127,3 +127,32 @@ export function thumbnailUrl(projectId, fileId, size) {
   }
   return url;
 }
+
+/**
+ * The output's picture now (GET /api/v1/output/frame.jpg, `size` px), as a Blob, fetched with
+ * the kept token as the other calls are; rejects with ApiError (the API's code and message: with
+ * no output running, the setting to change).
+ */
+export async function outputFrame(size, signal) {
+  const headers = {};
+  const token = savedToken();
+  if (token) headers.authorization = `Bearer ${token}`;
+  let res;
+  try {
+    res = await fetch(`/api/v1/output/frame.jpg?size=${size}&quality=70`, {
+      headers,
+      signal,
+      cache: "no-store",
+    });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    throw new ApiError(0, "CONNECTION_FAILED", "The show machine cannot be reached");
+  }
+  if (res.ok) return await res.blob();
+  const answer = await res.json().catch(() => null);
+  throw new ApiError(
+    res.status,
+    answer?.error?.code ?? "SERVER_ERROR",
+    answer?.error?.message ?? `HTTP ${res.status}`,
+  );
+}

@@ -3,6 +3,7 @@
 import { html, useEffect, useRef, useState } from "./preact.js";
 import { downProps, goProps, holdProps } from "./gestures.js";
 import { thumbnailUrl } from "./api.js";
+import { Preview } from "./preview.js";
 
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ".split("");
 
@@ -260,11 +261,12 @@ export function Controls({ project, playstate, canControl, run }) {
   </section>`;
 }
 
-/** Output level, mute, full screen and recording. */
+/** The output's live picture, output level, mute, full screen and recording. */
 export function System({ appState, canControl, run }) {
   const recording = appState?.recording?.state ?? "idle";
   return html`
     <section class="system" aria-label="Output and recording">
+      <${Preview} />
       <${Fader} id="output-level" label="Output level" value=${appState?.volume}
         disabled=${!canControl} onChange=${(v) => run("OUTPUT_LEVEL_IN", [v])} />
       <div class="row">

@@ -1,0 +1,73 @@
+// The live preview of the Output tab: the output's picture from GET /api/v1/output/frame.jpg at a
+// few frames a second, one request at a time, paused while the tab or the page is hidden, backing
+// off on errors and saying why (docs/remote.md, "Output").
+
+import { html, useEffect, useRef } from "./preact.js";
+import { outputFrame } from "./api.js";
+import { PreviewLoop } from "./preview_loop.js";
+
+/** The picture's size: the box's width in device pixels, within the route's 16-512. */
+function sizeFor(box) {
+  const px = Math.round((box.clientWidth || 320) * (globalThis.devicePixelRatio || 1));
+  return Math.min(512, Math.max(16, px));
+}
+
+/** Starts the loop on the figure `box`; returns its stop (which frees the picture's blob URL). */
+function startPreview(box) {
+  const img = box.querySelector("img");
+  const caption = box.querySelector("figcaption");
+  let url = null;
+  let isGone = false;
+  box.dataset.preview = "waiting";
+  const loop = new PreviewLoop({
+    fetchFrame: (signal) => outputFrame(sizeFor(box), signal),
+    async show(blob) {
+      const next = URL.createObjectURL(blob);
+      img.src = next;
+      try {
+        await img.decode();
+      } finally {
+        // The picture on screen holds its pixels: the blob it came from can go (and this one too
+        // when the tab closed while it was decoded).
+        if (url) URL.revokeObjectURL(url);
+        url = isGone ? null : next;
+        if (isGone) URL.revokeObjectURL(next);
+      }
+      box.dataset.preview = "live";
+      caption.textContent = "";
+    },
+    fail(error) {
+      box.dataset.preview = "refused";
+      box.dataset.code = error.code ?? "";
+      caption.textContent = `No preview: ${error.message}`;
+    },
+    isVisible: () => document.visibilityState === "visible",
+    now: () => performance.now(),
+    setTimer: (fn, ms) => setTimeout(fn, ms),
+    clearTimer: (timer) => clearTimeout(timer),
+  });
+  const onVisibility =
+    () => (document.visibilityState === "visible" ? loop.resume() : loop.pause());
+  document.addEventListener("visibilitychange", onVisibility);
+  loop.resume();
+  return () => {
+    isGone = true;
+    loop.stop();
+    document.removeEventListener("visibilitychange", onVisibility);
+    img.removeAttribute("src");
+    if (url) URL.revokeObjectURL(url);
+    url = null;
+  };
+}
+
+/** The output's picture, live while the Output tab shows (it is unmounted with the tab). */
+export function Preview() {
+  const box = useRef(null);
+  useEffect(() => startPreview(box.current), []);
+  return html`
+    <figure class="preview" ref=${box}>
+      <img class="preview-picture" alt="The output now" decoding="async" />
+      <figcaption role="status"></figcaption>
+    </figure>
+  `;
+}

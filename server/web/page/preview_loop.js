@@ -1,0 +1,80 @@
+// The pacing of the Output tab's live preview, apart from the page so tests run it on a virtual
+// clock: one request at a time, a few a second, paused while hidden, backing off on refusals.
+
+/** Time from one request's start to the next's: about 3 pictures a second. */
+export const PERIOD_MS = 333;
+/** The least wait after a picture, however slow it came: the output's capture is never back to back. */
+export const MIN_GAP_MS = 150;
+/** The first wait after a refusal, doubled with each one after it up to `MAX_BACKOFF_MS`. */
+export const FIRST_BACKOFF_MS = 1000;
+/** The longest wait between tries while the preview is refused. */
+export const MAX_BACKOFF_MS = 10_000;
+
+/** How long to wait before the next request: `elapsed` ms the last one took, `failures` in a row. */
+export function nextDelay(elapsed, failures) {
+  if (failures > 0) return Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (failures - 1));
+  return Math.max(PERIOD_MS - elapsed, MIN_GAP_MS);
+}
+
+/**
+ * Fetches pictures one at a time and hands each to `show` (which resolves once it is on screen),
+ * while `isVisible()`; `fail(error)` on a refusal. `resume()` after a hidden page shows again,
+ * `stop()` for good (aborts the request under way). The clock and the timer are injected
+ * (tests), as `{ now, setTimer, clearTimer }`.
+ */
+export class PreviewLoop {
+  #deps;
+  #timer = null;
+  #request = null;
+  #failures = 0;
+  #isStopped = false;
+
+  /** `deps`: `{ fetchFrame(signal), show(blob), fail(error), isVisible(), now, setTimer, clearTimer }`. */
+  constructor(deps) {
+    this.#deps = deps;
+  }
+
+  /** Starts (or, after a pause, resumes) at once, unless a request is already under way. */
+  resume() {
+    if (this.#isStopped || this.#request) return;
+    this.#deps.clearTimer(this.#timer);
+    this.#timer = null;
+    this.#tick();
+  }
+
+  /** Pauses: the request under way is dropped, no next one is planned until `resume()`. */
+  pause() {
+    this.#deps.clearTimer(this.#timer);
+    this.#timer = null;
+    this.#request?.abort();
+    this.#request = null;
+  }
+
+  /** Stops for good. */
+  stop() {
+    this.#isStopped = true;
+    this.pause();
+  }
+
+  async #tick() {
+    this.#timer = null;
+    if (this.#isStopped || !this.#deps.isVisible()) return;
+    const request = new AbortController();
+    this.#request = request;
+    const started = this.#deps.now();
+    try {
+      const blob = await this.#deps.fetchFrame(request.signal);
+      if (request.signal.aborted) return;
+      await this.#deps.show(blob);
+      this.#failures = 0;
+    } catch (error) {
+      if (request.signal.aborted) return;
+      this.#failures++;
+      this.#deps.fail(error);
+    }
+    if (request.signal.aborted || this.#request !== request) return;
+    this.#request = null;
+    const delay = nextDelay(this.#deps.now() - started, this.#failures);
+    this.#timer = this.#deps.setTimer(() => this.#tick(), delay);
+  }
+}
