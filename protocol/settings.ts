@@ -8,6 +8,7 @@
  * @module
  */
 import { z } from "zod";
+import { PRIMARY_DISPLAY } from "./action_rules.ts";
 
 /** One setting. */
 export interface SettingSpec {
@@ -281,7 +282,7 @@ export const SETTINGS = {
       "`auto`: the first Chromium, Chrome or Edge on the `PATH` or where their installers put them; or a path (`docs/output.md`)",
   },
   outputDisplay: {
-    schema: z.string().min(1).default("primary"),
+    schema: z.string().min(1).default(PRIMARY_DISPLAY),
     flag: "output-display",
     value: "NAME|N",
     help:
