@@ -179,3 +179,25 @@ Deno.test("OSC: a bundle runs in order; a future timetag runs at that time on th
     }
   });
 });
+
+Deno.test("OSC: /output/display chooses the output's display (a desk's float index read as its number, a name, primary); /get/displays answers the list", async () => {
+  await withService(async (svc, port) => {
+    const peer = OscPeer.open(port);
+    const chosen = async () => (await svc.get("/api/v1/app-state")).body.outputDisplay;
+    try {
+      const byFloat = await peer.ask("/output/display", [{ type: "float", value: 1 }]);
+      assert.equal(byFloat.status, "ok", JSON.stringify(byFloat));
+      assert.equal(await chosen(), "1");
+      assert.equal((await peer.ask("/output/display", ["RIGHT"])).status, "ok");
+      assert.equal(await chosen(), "RIGHT");
+      assert.equal((await peer.ask("/action/OUTPUT_DISPLAY", ["primary"])).status, "ok");
+      assert.equal(await chosen(), null);
+      await peer.send("/get/displays");
+      const listed = (await peer.reply("/get/displays")).data;
+      assert.ok(Array.isArray(listed.displays), JSON.stringify(listed));
+      assert.equal(listed.choice, null);
+    } finally {
+      await peer.close();
+    }
+  });
+});
