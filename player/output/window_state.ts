@@ -38,6 +38,14 @@ export interface OutputWindowOptions {
   log: (message: string) => void;
   /** The display the show asks for now, read when a browser starts (`startRect`). */
   asked?: () => string | null | undefined;
+  /** How the displays are listed (tests); default: `listDisplays`, `listDisplaysSync`. */
+  lister?: DisplayLister;
+}
+
+/** Lists the displays, waited for once at the start, and then in the background. */
+export interface DisplayLister {
+  list(): Promise<DisplayList>;
+  listSync(): DisplayList;
 }
 
 /** The window of the supervised browser. */
@@ -47,6 +55,7 @@ export class OutputWindow {
   readonly #mode: "window" | "fullscreen" | "headless";
   readonly #log: (message: string) => void;
   readonly #asked: () => string | null | undefined;
+  readonly #lister: DisplayLister;
   /** The show's full-screen flag last followed; null: none yet for this browser. */
   #wanted: boolean | null = null;
   /** Whether the window is to be full screen (kiosk's first page is, whatever the flag). */
@@ -65,9 +74,10 @@ export class OutputWindow {
     this.#mode = options.mode;
     this.#log = options.log;
     this.#asked = options.asked ?? (() => undefined);
+    this.#lister = options.lister ?? { list: listDisplays, listSync: listDisplaysSync };
     if (this.#mode !== "headless") {
       // Listed before the first browser starts: it opens on its display (`startRect`).
-      this.#displays = listDisplaysSync();
+      this.#displays = this.#lister.listSync();
       this.#poll = setInterval(() => this.#refresh(), DISPLAY_POLL_MS);
     }
   }
@@ -124,7 +134,7 @@ export class OutputWindow {
   /** The displays now (listed again), the one asked for and the one the window is on. */
   async displays(): Promise<OutputDisplays> {
     if (this.#mode !== "headless") await this.#refresh();
-    else this.#displays = await listDisplays();
+    else this.#displays = await this.#lister.list();
     await this.#change;
     return { ...this.#displays, choice: this.#choice, current: this.#current?.index ?? null };
   }
@@ -159,7 +169,7 @@ export class OutputWindow {
 
   /** Lists the displays; a change moves the window when its display's rectangle changed. */
   async #refresh(): Promise<void> {
-    const list = await listDisplays().catch((error) => ({
+    const list = await this.#lister.list().catch((error) => ({
       displays: [],
       source: "none" as const,
       reason: `${error.message}`,
