@@ -84,6 +84,36 @@ export function appStart(pageUrl: string): string {
   return `${new URL(pageUrl).origin}/`;
 }
 
+/** A window's rectangle on the desktop. */
+export interface WindowRect {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/** The window's size, and its place when its display's rectangle is known. */
+function windowArgs(
+  mode: BrowserMode,
+  options: { width: number; height: number; window?: WindowRect | null },
+): string[] {
+  // Headless: nobody sees the window, and the browser's copy of the canvas into it costs by
+  // its size (64 against 34 ms of CPU a 1080p frame of the demo show at render scale 0.35).
+  // Pictures and recordings are the canvas's, at the display's size.
+  if (mode === "headless") return ["--window-size=640,360"];
+  const rect = options.window;
+  if (!rect) {
+    return [`--window-size=${Math.max(640, options.width)},${Math.max(360, options.height)}`];
+  }
+  // On its display from the first paint: a window moved or resized there after it opened
+  // showed a light page until its next frame (seconds when its GPU had failed, under Xvfb;
+  // docs/output.md "A clean picture").
+  return [
+    `--window-size=${rect.width},${rect.height}`,
+    `--window-position=${rect.left},${rect.top}`,
+  ];
+}
+
 /**
  * The browser's arguments for `mode`, with the profile in `profileDir`: its DevTools on the
  * pipe (`browser_process.ts`), no port, the sandbox on unless `isSandboxOff`, and its start
@@ -102,6 +132,8 @@ export function browserArgs(
     isSandboxOff?: boolean;
     /** Software GL even with a screen: the GPU gave the page no WebGL2. */
     isSoftwareGl?: boolean;
+    /** Where the window opens: its display's rectangle (`window_state.ts`); none headless. */
+    window?: WindowRect | null;
   },
 ): string[] {
   const common = [
@@ -130,12 +162,7 @@ export function browserArgs(
     "--test-type",
     // Without a GPU (a VM, a virtual display), WebGL falls back to software GL.
     "--enable-unsafe-swiftshader",
-    // Headless: nobody sees the window, and the browser's copy of the canvas into it costs by
-    // its size (64 against 34 ms of CPU a 1080p frame of the demo show at render scale 0.35).
-    // Pictures and recordings are the canvas's, at the display's size.
-    mode === "headless"
-      ? "--window-size=640,360"
-      : `--window-size=${Math.max(640, options.width)},${Math.max(360, options.height)}`,
+    ...windowArgs(mode, options),
     // The player drives the browser through DevTools on fds 3 and 4: no port to reach it by.
     "--remote-debugging-pipe",
     // Never as root (`browser_user.ts`); off only where the sandbox cannot run.

@@ -59,27 +59,73 @@ export function chooseDisplay(
   return /^\d+$/.test(choice) ? displays[Number(choice)] ?? null : null;
 }
 
+/**
+ * Whether a window at `bounds` fills `display`: its corner there, its size the display's or a
+ * pixel short. Chromium on X11 keeps a window a pixel short of its screen's width and height
+ * (asked for 1280x720 on a 1280x720 screen it is 1279x719: measured under Xvfb, Chromium
+ * 156); taken for another rectangle, the window was moved again at each check, out of full
+ * screen and back, a light frame each time (`window_state.ts`).
+ */
+export function fillsDisplay(
+  bounds: Pick<Display, "left" | "top" | "width" | "height">,
+  display: Pick<Display, "left" | "top" | "width" | "height">,
+): boolean {
+  const isNear = (got: number, want: number) => got === want || got === want - 1;
+  return bounds.left === display.left && bounds.top === display.top &&
+    isNear(bounds.width, display.width) && isNear(bounds.height, display.height);
+}
+
+/** Why there is no X11 display to list, or null when `DISPLAY` is set. */
+function noX11(): DisplayList | null {
+  if (env("DISPLAY")) return null;
+  const reason = env("WAYLAND_DISPLAY")
+    ? "Wayland without X11: the compositor places windows, DISPLAY is unset"
+    : "no X11 display: DISPLAY is unset";
+  return { displays: [], source: "none", reason };
+}
+
+const XRANDR: Deno.CommandOptions = {
+  args: ["--listmonitors"],
+  stdout: "piped",
+  stderr: "piped",
+};
+
+/** The list from xrandr's output. */
+function fromXrandr(out: Deno.CommandOutput): DisplayList {
+  const text = new TextDecoder().decode(out.success ? out.stdout : out.stderr).trim();
+  if (!out.success) return { displays: [], source: "none", reason: `xrandr failed: ${text}` };
+  return { displays: parseMonitors(text), source: "xrandr", reason: null };
+}
+
+/** No list: xrandr did not run. */
+function notRun(error: unknown): DisplayList {
+  const reason = error instanceof Deno.errors.NotFound
+    ? "xrandr is not installed (Debian: x11-xserver-utils)"
+    : `xrandr cannot run: ${(error as Error).message}`;
+  return { displays: [], source: "none", reason };
+}
+
 /** The displays of the X11 display in `DISPLAY` now (`xrandr --listmonitors`). */
 export async function listDisplays(): Promise<DisplayList> {
-  if (!env("DISPLAY")) {
-    const reason = env("WAYLAND_DISPLAY")
-      ? "Wayland without X11: the compositor places windows, DISPLAY is unset"
-      : "no X11 display: DISPLAY is unset";
-    return { displays: [], source: "none", reason };
-  }
+  const none = noX11();
+  if (none) return none;
   try {
-    const { success, stdout, stderr } = await new Deno.Command("xrandr", {
-      args: ["--listmonitors"],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(success ? stdout : stderr).trim();
-    if (!success) return { displays: [], source: "none", reason: `xrandr failed: ${text}` };
-    return { displays: parseMonitors(text), source: "xrandr", reason: null };
+    return fromXrandr(await new Deno.Command("xrandr", XRANDR).output());
   } catch (error) {
-    const reason = error instanceof Deno.errors.NotFound
-      ? "xrandr is not installed (Debian: x11-xserver-utils)"
-      : `xrandr cannot run: ${(error as Error).message}`;
-    return { displays: [], source: "none", reason };
+    return notRun(error);
+  }
+}
+
+/**
+ * `listDisplays`, waited for (a few ms): once, when the output starts, so that its first
+ * browser opens on its display (`window_state.ts`).
+ */
+export function listDisplaysSync(): DisplayList {
+  const none = noX11();
+  if (none) return none;
+  try {
+    return fromXrandr(new Deno.Command("xrandr", XRANDR).outputSync());
+  } catch (error) {
+    return notRun(error);
   }
 }

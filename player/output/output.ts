@@ -167,6 +167,7 @@ export class Output {
       quarantine: (id, reason) => options.quarantine?.(id, reason),
       editorClosed: () => editor.closed(),
       isPageOpen: () => this.#page.isOpen,
+      outputDisplay: () => options.source()?.appState.outputDisplay,
     });
     this.#editorPage = new EditorPage({
       hooks: editor,

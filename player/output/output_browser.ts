@@ -25,6 +25,8 @@ export interface OutputBrowserOptions
   editorClosed(): void;
   /** Whether the output's page is connected (its socket open): the quarantine judges only then. */
   isPageOpen(): boolean;
+  /** The display asked for now (`appState.outputDisplay`): a new browser opens on it. */
+  outputDisplay?: () => string | null | undefined;
 }
 
 /** The output's browser, its watches and its windows. */
@@ -54,6 +56,8 @@ export class OutputBrowser {
       },
       // Each browser start: a new secret, the old one refused from now on.
       initScript: () => options.initScript(),
+      // On its display from the first paint (the window is made below, before any start).
+      windowRect: () => this.window.startRect(),
     });
     this.health = new PageHealth(this.supervisor, { log });
     this.quarantine = new OutputQuarantine({
@@ -64,7 +68,12 @@ export class OutputBrowser {
       isPageOpen: () => options.isPageOpen(),
       log,
     });
-    this.window = new OutputWindow(this.supervisor, { url, mode, log: warn });
+    this.window = new OutputWindow(this.supervisor, {
+      url,
+      mode,
+      log: warn,
+      ...(options.outputDisplay ? { asked: options.outputDisplay } : {}),
+    });
     this.editorWindow = new EditorWindow(this.supervisor, {
       url: `${url}editor.html`,
       outputUrl: url,

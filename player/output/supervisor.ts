@@ -7,7 +7,7 @@
  * sandbox can run, and ends with the player (its pipe closes).
  * @module
  */
-import { browserArgs, type BrowserMode } from "./browser.ts";
+import { browserArgs, type BrowserMode, type WindowRect } from "./browser.ts";
 import { browserEnv, launchBrowser, type LaunchedBrowser } from "./browser_process.ts";
 import { type BrowserRunner, browserRunner } from "./browser_user.ts";
 import type { DevTools } from "./devtools.ts";
@@ -30,6 +30,8 @@ export interface SupervisorOptions {
    * secret); asked at each browser start.
    */
   initScript?: () => string;
+  /** The rectangle the window opens on, asked at each browser start (`window_state.ts`). */
+  windowRect?: () => WindowRect | null;
   /** Where the profiles go (tests); default: `ProfileDirs.forThisAccount()`. */
   profiles?: ProfileDirs;
   /** Who runs the browser (tests); default: `browserRunner` for this account. */
@@ -179,6 +181,7 @@ export class BrowserSupervisor {
         height,
         isSandboxOff: this.isSandboxOff,
         isSoftwareGl: this.isSoftwareGl,
+        window: this.#options.windowRect?.() ?? null,
       });
       // Not under `nice`: on a machine kept busy by other programs a niced browser got a few
       // percent of a core (3.2-5.7 frames a second of the demo show at 1080p and scale 0.35

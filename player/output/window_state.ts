@@ -1,18 +1,28 @@
 /**
  * The output window's display and full-screen state, set through the browser's DevTools on
- * its pipe (a page may not go full screen without a click; the browser's window may). The
- * window is put on the chosen display (`appState.outputDisplay`: a name, an index, null the
- * primary) by moving it to that display's rectangle, normal state first, and then made full
- * screen there: without a window manager a full-screen window keeps the rectangle it had, so
- * a window left where the browser opened it showed a black band beside it. The displays are
+ * its pipe (a page may not go full screen without a click; the browser's window may). Each
+ * browser opens on the chosen display's rectangle (`appState.outputDisplay`: a name, an index,
+ * null the primary; `startRect`, listed before the start), so its first paint is there. The
+ * window moves only when it is not on that display (the choice or the display changed): to the
+ * display's rectangle, normal state first, then full screen there (without a window manager
+ * a full-screen window keeps the rectangle it had). A window already on it is left as it is:
+ * each pass through a normal window repainted it, a light page for seconds on a browser whose
+ * GPU had failed (`docs/output.md`, "A clean picture"). The displays are
  * listed again every `DISPLAY_POLL_MS`: a projector plugged in later gets the output.
  * Headless has no screen to fill, and leaving full screen there hides the page: the page
  * only shows the state then.
  * @module
  */
 import type { Display, OutputDisplays } from "../../protocol/displays.ts";
+import type { WindowRect } from "./browser.ts";
 import type { DevTools, WindowBounds } from "./devtools.ts";
-import { chooseDisplay, type DisplayList, listDisplays } from "./displays.ts";
+import {
+  chooseDisplay,
+  type DisplayList,
+  fillsDisplay,
+  listDisplays,
+  listDisplaysSync,
+} from "./displays.ts";
 import type { BrowserSupervisor } from "./supervisor.ts";
 
 /**
@@ -26,6 +36,16 @@ export interface OutputWindowOptions {
   url: string;
   mode: "window" | "fullscreen" | "headless";
   log: (message: string) => void;
+  /** The display the show asks for now, read when a browser starts (`startRect`). */
+  asked?: () => string | null | undefined;
+  /** How the displays are listed (tests); default: `listDisplays`, `listDisplaysSync`. */
+  lister?: DisplayLister;
+}
+
+/** Lists the displays, waited for once at the start, and then in the background. */
+export interface DisplayLister {
+  list(): Promise<DisplayList>;
+  listSync(): DisplayList;
 }
 
 /** The window of the supervised browser. */
@@ -34,6 +54,8 @@ export class OutputWindow {
   readonly #url: string;
   readonly #mode: "window" | "fullscreen" | "headless";
   readonly #log: (message: string) => void;
+  readonly #asked: () => string | null | undefined;
+  readonly #lister: DisplayLister;
   /** The show's full-screen flag last followed; null: none yet for this browser. */
   #wanted: boolean | null = null;
   /** Whether the window is to be full screen (kiosk's first page is, whatever the flag). */
@@ -51,8 +73,11 @@ export class OutputWindow {
     this.#url = options.url;
     this.#mode = options.mode;
     this.#log = options.log;
+    this.#asked = options.asked ?? (() => undefined);
+    this.#lister = options.lister ?? { list: listDisplays, listSync: listDisplaysSync };
     if (this.#mode !== "headless") {
-      this.#refresh();
+      // Listed before the first browser starts: it opens on its display (`startRect`).
+      this.#displays = this.#lister.listSync();
       this.#poll = setInterval(() => this.#refresh(), DISPLAY_POLL_MS);
     }
   }
@@ -82,6 +107,23 @@ export class OutputWindow {
     if (this.#wanted !== null) this.#place();
   }
 
+  /**
+   * The rectangle a new browser's window opens on (`--window-position`, `--window-size`):
+   * the chosen display's, so that its first paint is there and no move follows (a window
+   * moved or resized before its first frame showed a light page for seconds under Xvfb);
+   * null headless or with no display listed.
+   */
+  startRect(): WindowRect | null {
+    if (this.#mode === "headless") return null;
+    // The new browser's page places its window (`pageLoaded`): the choice alone is taken here.
+    const asked = this.#asked();
+    if (asked !== undefined) this.#choice = asked;
+    const target = this.#target();
+    if (!target) return null;
+    const { left, top, width, height } = target;
+    return { left, top, width, height };
+  }
+
   /** A page loaded, maybe in a new browser: its window is as the mode says. */
   pageLoaded(isFullScreen: boolean | undefined): void {
     this.#wanted = null;
@@ -92,7 +134,7 @@ export class OutputWindow {
   /** The displays now (listed again), the one asked for and the one the window is on. */
   async displays(): Promise<OutputDisplays> {
     if (this.#mode !== "headless") await this.#refresh();
-    else this.#displays = await listDisplays();
+    else this.#displays = await this.#lister.list();
     await this.#change;
     return { ...this.#displays, choice: this.#choice, current: this.#current?.index ?? null };
   }
@@ -127,7 +169,7 @@ export class OutputWindow {
 
   /** Lists the displays; a change moves the window when its display's rectangle changed. */
   async #refresh(): Promise<void> {
-    const list = await listDisplays().catch((error) => ({
+    const list = await this.#lister.list().catch((error) => ({
       displays: [],
       source: "none" as const,
       reason: `${error.message}`,
@@ -151,7 +193,7 @@ export class OutputWindow {
     const isFull = this.#isFull;
     const { windowId, bounds } = await devtools.windowBounds(this.#url);
     let state = bounds.windowState;
-    if (target && !isSameRect(target, bounds)) {
+    if (target && !fillsDisplay(bounds, target)) {
       // DevTools moves only a normal window; one that leaves full screen comes back where it was.
       if (state !== "normal") await devtools.setWindowBounds(windowId, { windowState: "normal" });
       const { left, top, width, height } = target;

@@ -10,7 +10,8 @@
 import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
 import { near, openOutputPlayer, type OutputPlayer } from "../../_helpers/output.ts";
-import { chooseDisplay, parseMonitors } from "../../../player/output/displays.ts";
+import { chooseDisplay, fillsDisplay, parseMonitors } from "../../../player/output/displays.ts";
+import { browserArgs } from "../../../player/output/browser.ts";
 import { addMonitor, grabScreen, startWideXvfb } from "../../_helpers/displays.ts";
 import { decodePng, pixel, type Pixels } from "../../_helpers/images.ts";
 
@@ -58,6 +59,27 @@ Deno.test("chooseDisplay() takes a name, an index, primary or null; null for non
   assert.equal(chooseDisplay(displays, "VGA-1"), null);
   assert.equal(chooseDisplay(displays, "2"), null);
   assert.equal(chooseDisplay([], null), null);
+});
+
+Deno.test("fillsDisplay(): the display's rectangle, or a pixel short as Chromium keeps it", () => {
+  const display = { left: 1920, top: 0, width: 1280, height: 720 };
+  assert.ok(fillsDisplay(display, display));
+  assert.ok(fillsDisplay({ ...display, width: 1279, height: 719 }, display), "X11's window");
+  assert.ok(!fillsDisplay({ ...display, left: 0 }, display), "another display");
+  assert.ok(!fillsDisplay({ ...display, width: 640, height: 360 }, display), "a small window");
+});
+
+Deno.test("browserArgs() opens the window on its display's rectangle, none headless", () => {
+  const window = { left: 1920, top: -40, width: 1280, height: 720 };
+  const options = { profileDir: "/p", pageUrl: "http://127.0.0.1:1/s/", width: 1920, height: 1080 };
+  for (const mode of ["window", "fullscreen"] as const) {
+    const args = browserArgs(mode, { ...options, window });
+    assert.ok(args.includes("--window-position=1920,-40"), mode);
+    assert.ok(args.includes("--window-size=1280,720"), mode);
+  }
+  const headless = browserArgs("headless", { ...options, window });
+  assert.ok(!headless.some((a) => a.startsWith("--window-position")), "headless: none");
+  assert.ok(headless.includes("--window-size=640,360"));
 });
 
 /** Whether the pixel at `x`,`y` is the red Clip's. */

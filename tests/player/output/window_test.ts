@@ -11,7 +11,63 @@
 import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
 import { near, openOutputPlayer, type OutputPlayer, untilOutput } from "../../_helpers/output.ts";
-import { type DevTools, pageAt } from "../../../player/output/devtools.ts";
+import { type DevTools, pageAt, type WindowBounds } from "../../../player/output/devtools.ts";
+import { OutputWindow } from "../../../player/output/window_state.ts";
+import type { BrowserSupervisor } from "../../../player/output/supervisor.ts";
+import type { Display } from "../../../protocol/displays.ts";
+
+/** A display of 1280x720 at `left`. */
+function display(index: number, left: number): Display {
+  const size = { width: 1280, height: 720, scaleFactor: null };
+  return { index, name: `D${index}`, left, top: 0, ...size, isPrimary: index === 0 };
+}
+
+Deno.test("OutputWindow: opens on its display, left alone there, moved when the display changes", async () => {
+  const list = {
+    displays: [display(0, 0), display(1, 1280)],
+    source: "xrandr" as const,
+    reason: null,
+  };
+  // Full screen as kiosk opens it, a pixel short of its display as Chromium keeps it on X11.
+  let bounds: WindowBounds = {
+    left: 0,
+    top: 0,
+    width: 1279,
+    height: 719,
+    windowState: "fullscreen",
+  };
+  const calls: Partial<WindowBounds>[] = [];
+  const devtools = {
+    windowBounds: () => Promise.resolve({ windowId: 1, bounds }),
+    setWindowBounds: (_id: number, asked: Partial<WindowBounds>) => {
+      calls.push(asked);
+      bounds = { ...bounds, ...asked };
+      return Promise.resolve();
+    },
+  };
+  const window = new OutputWindow({ devtools } as unknown as BrowserSupervisor, {
+    url: "http://127.0.0.1:1/s/",
+    mode: "fullscreen",
+    log: (message) => assert.fail(message),
+    lister: { list: () => Promise.resolve(list), listSync: () => list },
+    asked: () => null,
+  });
+  try {
+    assert.deepEqual(window.startRect(), { left: 0, top: 0, width: 1280, height: 720 });
+    window.pageLoaded(true);
+    assert.equal((await window.displays()).current, 0);
+    assert.deepEqual(calls, [], "on its display already: not made normal, not moved");
+    window.choose("1");
+    assert.equal((await window.displays()).current, 1);
+    assert.deepEqual(calls, [
+      { windowState: "normal" },
+      { left: 1280, top: 0, width: 1280, height: 720 },
+      { windowState: "fullscreen" },
+    ]);
+  } finally {
+    window.close();
+  }
+});
 
 /** Starts Xvfb on a display number it picks itself (`-displayfd`: it says which once ready). */
 async function startXvfb(): Promise<{ display: string; stop(): Promise<void> }> {
