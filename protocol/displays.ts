@@ -40,7 +40,7 @@ export const OutputDisplays = z.strictObject({
     "The display the output is to be on: a name or an index as `outputDisplay` says (the setting, or the last `OUTPUT_DISPLAY`); null: the primary",
   ),
   current: z.number().int().min(0).nullable().describe(
-    "The index of the display the output's window was put on; null: none yet (no window, or the chosen display is not connected)",
+    "The index of the display the output's window was put on (the primary while the chosen one is not connected); null: none yet (no output window)",
   ),
 });
 /** `output.displays` result. */

@@ -105,27 +105,40 @@ function notRun(error: unknown): DisplayList {
   return { displays: [], source: "none", reason };
 }
 
-/** The displays of the X11 display in `DISPLAY` now (`xrandr --listmonitors`). */
-export async function listDisplays(): Promise<DisplayList> {
+/**
+ * How long one `xrandr` may take (a few ms when X answers). A server that hangs must not hold
+ * the output, the display list or a request that asked for it: the list says why instead.
+ */
+export const XRANDR_TIMEOUT_MS = 3000;
+
+/** The listing under way, shared by every caller: one `xrandr` at a time, whoever asks. */
+let listing: Promise<DisplayList> | null = null;
+
+/**
+ * The displays of the X11 display in `DISPLAY` now (`xrandr --listmonitors`). Callers while a
+ * listing runs share it (a flood of requests, the poll beside them: one process at a time,
+ * answers in order), and a listing that takes over `XRANDR_TIMEOUT_MS` is stopped.
+ */
+export function listDisplays(timeoutMs = XRANDR_TIMEOUT_MS): Promise<DisplayList> {
   const none = noX11();
-  if (none) return none;
+  if (none) return Promise.resolve(none);
+  listing ??= runXrandr(timeoutMs).finally(() => listing = null);
+  return listing;
+}
+
+async function runXrandr(timeoutMs: number): Promise<DisplayList> {
+  const signal = AbortSignal.timeout(timeoutMs);
   try {
-    return fromXrandr(await new Deno.Command("xrandr", XRANDR).output());
+    const out = await new Deno.Command("xrandr", { ...XRANDR, signal }).output();
+    if (signal.aborted) return timedOut(timeoutMs);
+    return fromXrandr(out);
   } catch (error) {
-    return notRun(error);
+    return signal.aborted ? timedOut(timeoutMs) : notRun(error);
   }
 }
 
-/**
- * `listDisplays`, waited for (a few ms): once, when the output starts, so that its first
- * browser opens on its display (`window_state.ts`).
- */
-export function listDisplaysSync(): DisplayList {
-  const none = noX11();
-  if (none) return none;
-  try {
-    return fromXrandr(new Deno.Command("xrandr", XRANDR).outputSync());
-  } catch (error) {
-    return notRun(error);
-  }
+/** No list: xrandr did not answer in time. */
+function timedOut(timeoutMs: number): DisplayList {
+  const reason = `xrandr did not answer within ${timeoutMs} ms (is the X server hung?)`;
+  return { displays: [], source: "none", reason };
 }

@@ -82,9 +82,9 @@ export class OutputBrowser {
     });
   }
 
-  /** Starts the browser. */
+  /** Starts the browser once the displays are listed: it opens on its display. */
   start(): void {
-    this.supervisor.start();
+    void this.window.listed().then(() => this.supervisor.start());
   }
 
   /** Stops the watches, forgets the windows and stops the browser. */

@@ -16,13 +16,7 @@
 import type { Display, OutputDisplays } from "../../protocol/displays.ts";
 import type { WindowRect } from "./browser.ts";
 import type { DevTools, WindowBounds } from "./devtools.ts";
-import {
-  chooseDisplay,
-  type DisplayList,
-  fillsDisplay,
-  listDisplays,
-  listDisplaysSync,
-} from "./displays.ts";
+import { chooseDisplay, type DisplayList, fillsDisplay, listDisplays } from "./displays.ts";
 import type { BrowserSupervisor } from "./supervisor.ts";
 
 /**
@@ -38,14 +32,13 @@ export interface OutputWindowOptions {
   log: (message: string) => void;
   /** The display the show asks for now, read when a browser starts (`startRect`). */
   asked?: () => string | null | undefined;
-  /** How the displays are listed (tests); default: `listDisplays`, `listDisplaysSync`. */
+  /** How the displays are listed (tests); default: `listDisplays`. */
   lister?: DisplayLister;
 }
 
 /** Lists the displays, waited for once at the start, and then in the background. */
 export interface DisplayLister {
   list(): Promise<DisplayList>;
-  listSync(): DisplayList;
 }
 
 /** The window of the supervised browser. */
@@ -67,6 +60,8 @@ export class OutputWindow {
   #current: Display | null = null;
   #change: Promise<void> = Promise.resolve();
   #poll: ReturnType<typeof setInterval> | undefined;
+  /** The first listing: the first browser starts after it (`listed`). */
+  readonly #listed: Promise<void>;
 
   constructor(supervisor: BrowserSupervisor, options: OutputWindowOptions) {
     this.#supervisor = supervisor;
@@ -74,12 +69,21 @@ export class OutputWindow {
     this.#mode = options.mode;
     this.#log = options.log;
     this.#asked = options.asked ?? (() => undefined);
-    this.#lister = options.lister ?? { list: listDisplays, listSync: listDisplaysSync };
+    this.#lister = options.lister ?? { list: listDisplays };
+    this.#listed = Promise.resolve();
     if (this.#mode !== "headless") {
       // Listed before the first browser starts: it opens on its display (`startRect`).
-      this.#displays = this.#lister.listSync();
+      this.#listed = this.#refresh();
       this.#poll = setInterval(() => this.#refresh(), DISPLAY_POLL_MS);
     }
+  }
+
+  /**
+   * Settles once the displays were first listed (or could not be: the list says why, within
+   * `XRANDR_TIMEOUT_MS`): the first browser starts then, on its display (`startRect`).
+   */
+  listed(): Promise<void> {
+    return this.#listed;
   }
 
   /**

@@ -10,7 +10,12 @@
 import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
 import { near, openOutputPlayer, type OutputPlayer } from "../../_helpers/output.ts";
-import { chooseDisplay, fillsDisplay, parseMonitors } from "../../../player/output/displays.ts";
+import {
+  chooseDisplay,
+  fillsDisplay,
+  listDisplays,
+  parseMonitors,
+} from "../../../player/output/displays.ts";
 import { browserArgs } from "../../../player/output/browser.ts";
 import { addMonitor, grabScreen, startWideXvfb } from "../../_helpers/displays.ts";
 import { decodePng, pixel, type Pixels } from "../../_helpers/images.ts";
@@ -143,6 +148,8 @@ Deno.test({
       await untilWindow(p, "the window on LEFT, the primary", LEFT, "normal");
       await p.run("FULLSCREEN_TOGGLE");
       await untilWindow(p, "full screen on LEFT", LEFT, "fullscreen");
+      const waiting = await p.app.displays();
+      assert.deepEqual([waiting.choice, waiting.current], ["RIGHT", 0], "chosen RIGHT, on LEFT");
       // No bubble of the browser's over the show: where Chromium's "To exit full screen, press
       // and hold Esc" showed (centred, 44 to 95 px from the top; it hides by itself seconds
       // later), the page's red. (The band is the window's rectangle, above: the page itself
@@ -209,4 +216,35 @@ Deno.test({
       await xvfb.stop();
     }
   },
+});
+
+Deno.test("listDisplays(): one xrandr at a time whoever asks, and a hung one stopped with the reason", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cueport-xrandr-" });
+  const saved = { PATH: Deno.env.get("PATH"), DISPLAY: Deno.env.get("DISPLAY") };
+  // An X server that never answers: the fake xrandr notes each start and hangs.
+  await Deno.writeTextFile(
+    `${dir}/xrandr`,
+    `#!/bin/sh\necho started >> "${dir}/runs"\nexec sleep 600\n`,
+  );
+  await Deno.chmod(`${dir}/xrandr`, 0o755);
+  Deno.env.set("PATH", `${dir}:${saved.PATH ?? ""}`);
+  Deno.env.set("DISPLAY", ":98");
+  try {
+    const lists = await Promise.all(Array.from({ length: 8 }, () => listDisplays(300)));
+    const runs = (await Deno.readTextFile(`${dir}/runs`)).trim().split("\n");
+    assert.equal(runs.length, 1, "eight callers, one xrandr");
+    for (const list of lists) {
+      assert.deepEqual(list.displays, []);
+      assert.equal(list.source, "none");
+      assert.match(list.reason!, /did not answer within 300 ms/);
+    }
+    await listDisplays(300);
+    assert.equal((await Deno.readTextFile(`${dir}/runs`)).trim().split("\n").length, 2);
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) Deno.env.delete(key);
+      else Deno.env.set(key, value);
+    }
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -49,10 +49,11 @@ Deno.test("OutputWindow: opens on its display, left alone there, moved when the 
     url: "http://127.0.0.1:1/s/",
     mode: "fullscreen",
     log: (message) => assert.fail(message),
-    lister: { list: () => Promise.resolve(list), listSync: () => list },
+    lister: { list: () => Promise.resolve(list) },
     asked: () => null,
   });
   try {
+    await window.listed();
     assert.deepEqual(window.startRect(), { left: 0, top: 0, width: 1280, height: 720 });
     window.pageLoaded(true);
     assert.equal((await window.displays()).current, 0);
