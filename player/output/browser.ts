@@ -115,6 +115,35 @@ function windowArgs(
 }
 
 /**
+ * The arguments every output browser gets whatever its mode: nothing of the browser's own
+ * (no first-run page, prompt, update, sync, translation or info bar) and no throttling.
+ */
+const SHOW_ONLY_ARGS: readonly string[] = [
+  "--no-first-run",
+  "--no-default-browser-check",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-translate",
+  "--disable-features=HttpsUpgrades,Translate,MediaRouter",
+  // The show plays without a click; throttling would slow a hidden or covered output.
+  "--autoplay-policy=no-user-gesture-required",
+  "--disable-background-timer-throttling",
+  "--disable-renderer-backgrounding",
+  "--disable-backgrounding-occluded-windows",
+  "--password-store=basic",
+  // Nothing but the show: no bar across the picture. Chromium puts its startup info bars
+  // (the warning "You are using an unsupported command-line flag" of `--no-sandbox` and
+  // `--use-fake-ui-for-media-stream`, Google API keys missing, the default-browser prompt)
+  // over the first window unless `--test-type` is given or in kiosk
+  // (`chrome/browser/ui/startup/infobar_utils.cc`); the flag changes nothing else a show
+  // uses (ChromeDriver passes it to every browser it starts). `--disable-infobars` no
+  // longer exists. Without `--enable-automation` (never passed) there is no "controlled by
+  // automated test software" bar.
+  "--test-type",
+];
+
+/**
  * The browser's arguments for `mode`, with the profile in `profileDir`: its DevTools on the
  * pipe (`browser_process.ts`), no port, the sandbox on unless `isSandboxOff`, and its start
  * page: `START_PAGE` headless, `appStart(pageUrl)` in a window, never the page's address
@@ -138,28 +167,7 @@ export function browserArgs(
 ): string[] {
   const common = [
     `--user-data-dir=${options.profileDir}`,
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-translate",
-    "--disable-features=HttpsUpgrades,Translate,MediaRouter",
-    // The show plays without a click; throttling would slow a hidden or covered output.
-    "--autoplay-policy=no-user-gesture-required",
-    "--disable-background-timer-throttling",
-    "--disable-renderer-backgrounding",
-    "--disable-backgrounding-occluded-windows",
-    "--password-store=basic",
-    // Nothing but the show: no bar across the picture. Chromium puts its startup info bars
-    // (the warning "You are using an unsupported command-line flag" of `--no-sandbox` and
-    // `--use-fake-ui-for-media-stream`, Google API keys missing, the default-browser prompt)
-    // over the first window unless `--test-type` is given or in kiosk
-    // (`chrome/browser/ui/startup/infobar_utils.cc`); the flag changes nothing else a show
-    // uses (ChromeDriver passes it to every browser it starts). `--disable-infobars` no
-    // longer exists. Without `--enable-automation` (never passed) there is no "controlled by
-    // automated test software" bar.
-    "--test-type",
+    ...SHOW_ONLY_ARGS,
     // Without a GPU (a VM, a virtual display), WebGL falls back to software GL.
     "--enable-unsafe-swiftshader",
     ...windowArgs(mode, options),

@@ -239,11 +239,6 @@ export class Output {
     return this.#browser.health.lastProgressAt;
   }
 
-  /** How many times a page said hello (a browser start, a reload). */
-  get pageLoads(): number {
-    return this.#browser.health.pageLoads;
-  }
-
   /** The last recovery after the browser exited, ms from exit to the page's hello. */
   get lastRecoveryMs(): number | null {
     return this.#browser.health.lastRecoveryMs;

@@ -342,10 +342,14 @@ Deno.test({
         "the output page closed with the editor open comes back (headless)",
         async () => {
           await reopen("effect", "fx-blur");
-          const loads = s.output.pageLoads;
+          const loads = s.output.stats.pageLoads;
           const output = browser!.targets().find((t) => t.url() === s.output.url)!;
           await (await output.page())!.close();
-          await untilOutput(s.output, "the output page again", () => s.output.pageLoads > loads);
+          await untilOutput(
+            s.output,
+            "the output page again",
+            () => s.output.stats.pageLoads > loads,
+          );
           assert.equal((await editorState())?.shown, true, "the editor stays open");
         },
       );

@@ -138,9 +138,13 @@ Deno.test({
       await t.step("PANIC reloads the page, which takes up the show", async () => {
         await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
         await p.frame();
-        const loads = p.output.pageLoads;
+        const loads = p.output.stats.pageLoads;
         await p.run("PANIC");
-        await untilOutput(p.output, "the page to load again", () => p.output.pageLoads > loads);
+        await untilOutput(
+          p.output,
+          "the page to load again",
+          () => p.output.stats.pageLoads > loads,
+        );
         const { rgb, text } = await centre();
         assert(near(rgb, [255, 0, 0]), text);
         await p.run("STOP_IN");

@@ -18,7 +18,7 @@ Deno.test({
   async fn() {
     const p = await openOutputPlayer();
     try {
-      await untilOutput(p.output, "the page's hello", () => p.output.pageLoads >= 1);
+      await untilOutput(p.output, "the page's hello", () => p.output.stats.pageLoads >= 1);
       await p.run("TRIGGER_CLIP_IN", { clipID: "red" });
       await p.run("RECORD_TOGGLE", { mode: "now" });
       await untilOutput(

@@ -149,9 +149,9 @@ Deno.test({
         await p.run("RECORD_TOGGLE");
         const file = p.app.appState.recording.file!;
         await p.output.level(1500);
-        const loads = p.output.pageLoads;
+        const loads = p.output.stats.pageLoads;
         Deno.kill(p.output.browserPid!, "SIGKILL");
-        await untilOutput(p.output, "the new page", () => p.output.pageLoads > loads);
+        await untilOutput(p.output, "the new page", () => p.output.stats.pageLoads > loads);
         await untilOutput(
           p.output,
           "the recording to end",

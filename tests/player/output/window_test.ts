@@ -164,9 +164,9 @@ Deno.test({
       assert.equal(await devtools.windowState(p.output.editorUrl), "normal", "the editor's");
       assert.equal(await p.output.window.state(), "fullscreen", "the output's");
       // The output's window closed while the editor keeps the browser running: it comes back.
-      const loads = p.output.pageLoads;
+      const loads = p.output.stats.pageLoads;
       await closeOutputWindow(devtools, p.output.url);
-      await untilOutput(p.output, "the output page again", () => p.output.pageLoads > loads);
+      await untilOutput(p.output, "the output page again", () => p.output.stats.pageLoads > loads);
       await untilOutput(p.output, "the output in full screen", async () => {
         return await p.output.window.state().catch(() => "gone") === "fullscreen";
       });
@@ -207,13 +207,16 @@ Deno.test({
       assert(near(full, [255, 0, 0]), `centre in full screen ${full}`);
       // A crashed browser comes back full screen: the flag is the show's, not the window's.
       const pid = p.output.browserPid!;
-      const loads = p.output.pageLoads;
+      const loads = p.output.stats.pageLoads;
       Deno.kill(pid, "SIGKILL");
-      await untilOutput(p.output, "the page of the new browser", () => p.output.pageLoads > loads);
+      await untilOutput(p.output, "the page of the new browser", () =>
+        p.output.stats.pageLoads > loads);
       // The new browser may itself be replaced (software GL when its GPU gives no WebGL2), so
       // the window is asked until the browser that stays is full screen.
       await untilOutput(p.output, "the new browser's window in full screen", async () => {
-        return await p.output.window.state().catch(() => "gone") === "fullscreen";
+        return await p.output.window.state().catch(() =>
+          "gone"
+        ) === "fullscreen";
       });
       await p.run("FULLSCREEN_TOGGLE");
       assert.equal(await p.output.window.state(), "normal");
