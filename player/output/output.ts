@@ -272,6 +272,7 @@ export class Output {
       browserStarts: this.#browser.supervisor.starts,
       pageLoads: this.#browser.health.pageLoads,
       glObjects: this.#reports.glObjects,
+      editor: this.#editorPage.stats,
     };
   }
 
