@@ -79,7 +79,7 @@ interface Counts {
 export const glSoak: Probe = {
   name: "gl_soak",
   summary:
-    "the editor open, refused and good code every 100 ms and a resize every 4 s for 3 min: the GPU process's and renderers' RSS and the page's GL objects stay flat",
+    "the editor open, refused and good code every 100 ms and a resize every 4 s for 3 min: the GPU process's and renderers' RSS and both pages' GL objects stay flat, the editor page's GL refuses the refused code",
   run,
 };
 
