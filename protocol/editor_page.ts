@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { Preset } from "./model.ts";
-import type { ToPage } from "./output.ts";
+import { EditorPageStats, type ToPage } from "./output.ts";
 import { MAX_PRESET_CODE } from "./edits/presets.ts";
 import type { SocketBounds } from "./socket_bounds.ts";
 
@@ -42,6 +42,8 @@ export const FromEditor = z.discriminatedUnion("type", [
   z.object({ type: z.literal("shown"), openedAt: z.string() }),
   /** The preview's GL refused a program (code no output page checked). */
   z.object({ type: z.literal("compile-error"), program: z.string(), log: z.string() }),
+  /** Every second: the page's live GL objects and the programs its GL refused so far. */
+  z.object({ type: z.literal("report"), ...EditorPageStats.shape }),
 ]);
 /** Page to player. */
 export type FromEditor = z.infer<typeof FromEditor>;

@@ -285,6 +285,21 @@ export const PAGE_SOCKET_BOUNDS: SocketBounds = {
 };
 
 /**
+ * The editor page's own figures (it draws its preview in the output's browser, and its GL
+ * compiles each program the edits make): what its last report said.
+ */
+export const EditorPageStats = z.strictObject({
+  glObjects: GlObjects.nullable().describe(
+    "The editor page's live GL objects by kind (null: the page has no WebGL2)",
+  ),
+  compileErrors: z.number().int().min(0).describe(
+    "Programs the editor page's GL refused (did not compile or link) since it loaded",
+  ),
+});
+/** The editor page's own figures. */
+export type EditorPageStats = z.infer<typeof EditorPageStats>;
+
+/**
  * How the output draws, as the player counts it (the `heartbeat` answer, `GET /health`): figures
  * of progress, not of speed, so a slow output is told from a stopped one.
  */
@@ -298,6 +313,9 @@ export const OutputStats = z.strictObject({
   pageLoads: z.number().int().describe("Times a page said hello (a browser start, a reload)"),
   glObjects: GlObjects.nullable().optional().describe(
     "The output page's live GL objects by kind, as its last report said (null: none yet)",
+  ),
+  editor: EditorPageStats.nullable().optional().describe(
+    "The editor page's figures, as its last report said (null: no editor page reported yet)",
   ),
 });
 /** How the output draws. */

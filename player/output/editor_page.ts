@@ -27,7 +27,7 @@ import {
   type ToEditor,
 } from "../../protocol/editor_page.ts";
 import type { Preset } from "../../protocol/model.ts";
-import type { RenderState } from "../../protocol/output.ts";
+import type { EditorPageStats, RenderState } from "../../protocol/output.ts";
 import type { EditorState } from "../../protocol/state.ts";
 import { Refusal } from "../errors.ts";
 import { type EditMessage, editOf } from "./editor_edits.ts";
@@ -67,6 +67,8 @@ export class EditorPage {
   #waiting = 0;
   /** The preset and time last sent, so that an unchanged one is not sent again. */
   #sent: { preset: Preset; updatedAt: string | null; openedAt: string } | null = null;
+  /** The page's figures, as its last report said (kept once it goes: the last known). */
+  #stats: EditorPageStats | null = null;
 
   /**
    * `programs` are the output's (shared: a program is made once); `refresh` asks for a
@@ -103,6 +105,11 @@ export class EditorPage {
   /** Whether a page has the editor's socket (connecting or connected): another is refused. */
   get isTaken(): boolean {
     return this.#socket.isTaken;
+  }
+
+  /** The editor page's live GL objects and GL refusals, as its last report said (`/health`). */
+  get stats(): EditorPageStats | null {
+    return this.#stats;
   }
 
   /** A page connected to the editor's socket: it has the editor, unless another page has. */
@@ -165,6 +172,9 @@ export class EditorPage {
         break;
       case "ping":
         this.#send({ type: "pong", t0: message.t0, now: this.#now() });
+        break;
+      case "report":
+        this.#stats = { glObjects: message.glObjects, compileErrors: message.compileErrors };
         break;
       case "compile-error":
         this.#send({

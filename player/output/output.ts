@@ -268,6 +268,7 @@ export class Output {
       browserStarts: this.#browser.supervisor.starts,
       pageLoads: this.#browser.health.pageLoads,
       glObjects: this.#reports.glObjects,
+      editor: this.#editorPage.stats,
     };
   }
 
@@ -276,10 +277,7 @@ export class Output {
     return this.#socketFaults.totals;
   }
 
-  /**
-   * The time a frame may take before the page draws at a lower scale, ms (null: the display's
-   * frame period): told to the page now and to every page that connects.
-   */
+  /** A frame's time before the page draws smaller, ms (null: a frame period); to every page. */
   setFrameBudget(ms: number | null): void {
     this.#frameBudgetMs = ms;
     this.#send({ type: "scale", frameBudgetMs: ms });

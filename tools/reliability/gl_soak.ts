@@ -7,10 +7,14 @@
  * GL refuses (a type error, new each time) and the good code, and changes the
  * display's size every few seconds (`project.set_display`, through `SIZES`). Read after a
  * warm-up and at the end: the RSS of the browser's GPU process (`--type=gpu-process`) and of
- * its renderers (`--type=renderer`, summed: the output page and the editor page), and the
- * output page's live GL objects (`/health` `output.glObjects`, the page's own count). It fails
- * when a figure is missing, when nothing was exercised, or when the end is above the start by
- * more than the bounds below.
+ * its renderers (`--type=renderer`, summed: the output page and the editor page), the
+ * output page's live GL objects (`/health` `output.glObjects`, the page's own count) and the
+ * editor page's (`output.editor.glObjects`) with the programs its GL refused
+ * (`output.editor.compileErrors`). It fails when a figure is missing, when nothing was
+ * exercised, when the end is above the start by more than the bounds below, when the edit
+ * check refused an edit (the refused code never reached GL), or when the editor page's GL did
+ * not refuse about as many programs as refused code was sent (the page's own count, not one
+ * assumed: code that stopped reaching GL would leak nothing and prove nothing).
  * @module
  */
 import type { ServiceRun } from "./_harness.ts";
@@ -57,12 +61,25 @@ const GPU_GROWTH_MB = 64;
 const RENDERER_GROWTH_MB = 64;
 /** Live GL objects: the page keeps up to 32 preset programs (`PAGE_KEEPS`), their shaders. */
 const OBJECTS_GROWTH = 8;
+/**
+ * The share of the refused code sent that the editor page's GL must be seen refusing: a program
+ * replaced before the page took it (two edits within one state push) is never compiled.
+ */
+const LEAST_REFUSED_SHARE = 0.8;
+
+/** The work done: edits sent (refused code among them), refused by the edit check, resizes. */
+interface Counts {
+  edits: number;
+  brokenEdits: number;
+  refusedEdits: number;
+  resizes: number;
+}
 
 /** The `gl_soak` probe. */
 export const glSoak: Probe = {
   name: "gl_soak",
   summary:
-    "the editor open, refused and good code every 100 ms and a resize every 4 s for 3 min: the GPU process's and renderers' RSS and the page's GL objects stay flat",
+    "the editor open, refused and good code every 100 ms and a resize every 4 s for 3 min: the GPU process's and renderers' RSS and both pages' GL objects stay flat, the editor page's GL refuses the refused code",
   run,
 };
 
@@ -71,6 +88,8 @@ interface Sample {
   gpuMb: number | null;
   rendererMb: number | null;
   objects: Record<string, number> | null;
+  /** The editor page's own figures (`/health` `output.editor`), null when it reported none. */
+  editor: { glObjects: Record<string, number> | null; compileErrors: number } | null;
 }
 
 async function run(context: ProbeContext): Promise<void> {
@@ -79,14 +98,16 @@ async function run(context: ProbeContext): Promise<void> {
   await withShow(tally, async (svc) => {
     const device = await RemoteDevice.pair(svc.ports.http);
     const presetId = await openEditorOnEffect(svc, device);
-    const counts = { edits: 0, refusedEdits: 0, resizes: 0 };
+    const counts: Counts = { edits: 0, brokenEdits: 0, refusedEdits: 0, resizes: 0 };
     // The warm-up: the same work, so that what a first edit or size makes once is made.
     await exercise(device, presetId, WARM_UP_MS, counts);
     const start = await settled(svc, device, presetId);
+    const atStart = { ...counts };
     await exercise(device, presetId, soakMs, counts);
     const end = await settled(svc, device, presetId);
     tally.inputs += counts.edits + counts.resizes;
-    judge(tally, start, end, counts, soakMs);
+    judge(tally, start, end, soakMs);
+    judgeWork(tally, start, end, atStart, counts, soakMs);
   });
 }
 
@@ -121,7 +142,7 @@ async function exercise(
   device: RemoteDevice,
   presetId: string,
   ms: number,
-  counts: { edits: number; refusedEdits: number; resizes: number },
+  counts: Counts,
 ): Promise<void> {
   const end = performance.now() + ms;
   let nextResize = performance.now() + RESIZE_EVERY_MS;
@@ -131,6 +152,7 @@ async function exercise(
     const code = isBroken ? broken(counts.edits) : GOOD;
     const answer = await device.edit("preset.update", { kind: "effect", presetID: presetId, code });
     counts.edits++;
+    if (isBroken) counts.brokenEdits++;
     if (answer.status !== 200) counts.refusedEdits++;
     if (performance.now() >= nextResize) {
       const [width, height] = SIZES[counts.resizes % SIZES.length]!;
@@ -169,12 +191,13 @@ async function sample(svc: ServiceRun): Promise<Sample> {
   const player = await svc.playerPid();
   const rows = player === null ? [] : await browserProcesses(player);
   const health = await healthNow(svc.ports.http) as
-    | { output?: { glObjects?: Record<string, number> | null } }
+    | { output?: { glObjects?: Record<string, number> | null; editor?: Sample["editor"] } }
     | null;
   return {
     gpuMb: await rssOf(rows, "gpu-process"),
     rendererMb: await rssOf(rows, "renderer"),
     objects: health?.output?.glObjects ?? null,
+    editor: health?.output?.editor ?? null,
   };
 }
 
@@ -183,25 +206,18 @@ function totalOf(objects: Record<string, number> | null): number | null {
   return objects ? Object.values(objects).reduce((a, b) => a + b, 0) : null;
 }
 
-/** Notes the figures; a shortfall for each missing figure, each bound passed, no work done. */
-function judge(
-  tally: Tally,
-  start: Sample,
-  end: Sample,
-  counts: { edits: number; refusedEdits: number; resizes: number },
-  soakMs: number,
-): void {
-  const sent = `${counts.edits} code edits (${Math.ceil(counts.edits / 2)} of code GL refuses, ` +
-    `${counts.refusedEdits} refused by the edit)`;
-  tally.note(
-    `${sent} and ${counts.resizes} resizes in ${soakMs / 1000} s after a ${
-      WARM_UP_MS / 1000
-    } s warm-up`,
-  );
+/** Notes the figures; a shortfall for each missing figure and each bound passed. */
+function judge(tally: Tally, start: Sample, end: Sample, soakMs: number): void {
   const figures: [string, number | null, number | null, number][] = [
     ["GPU process RSS (MB)", start.gpuMb, end.gpuMb, GPU_GROWTH_MB],
     ["renderers' RSS (MB)", start.rendererMb, end.rendererMb, RENDERER_GROWTH_MB],
     ["the output page's GL objects", totalOf(start.objects), totalOf(end.objects), OBJECTS_GROWTH],
+    [
+      "the editor page's GL objects",
+      totalOf(start.editor?.glObjects ?? null),
+      totalOf(end.editor?.glObjects ?? null),
+      OBJECTS_GROWTH,
+    ],
   ];
   for (const [what, from, to, bound] of figures) {
     if (from === null || to === null) {
@@ -212,8 +228,47 @@ function judge(
     if (to - from > bound) tally.shortfall(`${what} grew from ${from} to ${to} (bound +${bound})`);
   }
   tally.note(
-    `GL objects by kind: ${JSON.stringify(start.objects)} -> ${JSON.stringify(end.objects)}`,
+    `GL objects by kind, output: ${JSON.stringify(start.objects)} -> ${
+      JSON.stringify(end.objects)
+    }; editor: ${JSON.stringify(start.editor?.glObjects)} -> ${
+      JSON.stringify(end.editor?.glObjects)
+    } (soak ${soakMs / 1000} s)`,
   );
+}
+
+/**
+ * Notes the work done and the rate reached; a shortfall for too little, for an edit refused
+ * by the edit check, and for refused code the editor page's GL was not seen refusing.
+ */
+function judgeWork(
+  tally: Tally,
+  start: Sample,
+  end: Sample,
+  atStart: Counts,
+  counts: Counts,
+  soakMs: number,
+): void {
+  const edits = counts.edits - atStart.edits;
+  const broken = counts.brokenEdits - atStart.brokenEdits;
+  const glRefused = start.editor && end.editor
+    ? end.editor.compileErrors - start.editor.compileErrors
+    : null;
+  tally.note(
+    `${edits} code edits in ${soakMs / 1000} s after a ${WARM_UP_MS / 1000} s warm-up (${
+      (edits / (soakMs / 1000)).toFixed(1)
+    } a second, asked: ${1000 / EDIT_EVERY_MS}), ${broken} of refused code: the editor page's ` +
+      `GL refused ${glRefused} programs; ${counts.refusedEdits} edits refused by the edit ` +
+      `check; ${counts.resizes} resizes in all`,
+  );
+  if (counts.refusedEdits > 0) {
+    tally.shortfall(`${counts.refusedEdits} edits refused by the edit check: GL never saw them`);
+  }
+  if (glRefused === null) tally.shortfall("the editor page's GL refusals: not measured");
+  else if (glRefused < Math.floor(broken * LEAST_REFUSED_SHARE)) {
+    tally.shortfall(
+      `the editor page's GL refused ${glRefused} programs of ${broken} of refused code sent`,
+    );
+  }
   if (counts.edits < LEAST_EDITS || counts.resizes < LEAST_RESIZES) {
     tally.shortfall(`too little exercised: ${counts.edits} edits, ${counts.resizes} resizes`);
   }

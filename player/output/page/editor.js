@@ -52,6 +52,8 @@ class EditorPage {
   #lastFrameAt = 0;
   /** The programs the player sent this page (compiled, or refused). */
   #programsTaken = 0;
+  /** The programs this page's GL refused (did not compile or link). */
+  #compileErrors = 0;
   /** The preview's frames drawn (`bench/editor_bench.ts` reads them). */
   #previewFrames = 0;
   /** Waits before trying again to connect after a refusal (doubling, at most 30 s). */
@@ -98,6 +100,7 @@ class EditorPage {
   #onPrograms(programs, drop = []) {
     this.#programsTaken += programs.length;
     this.#compositor?.takePrograms(programs, drop, (p, log) => {
+      this.#compileErrors++;
       this.#send({ type: "compile-error", program: p.name, log });
     });
     this.#showObjects();
@@ -128,13 +131,22 @@ class EditorPage {
   }
 
   /**
-   * The page's live GL objects by kind, and the programs it was sent, in its DOM
-   * (`data-gl-objects`, `data-programs-taken`): what a soak test reads over DevTools.
+   * The page's live GL objects by kind, the programs it was sent and those its GL refused, in
+   * its DOM (`data-gl-objects`, `data-programs-taken`, `data-compile-errors`: what a test reads
+   * over DevTools) and, every second, to the player (`/health` `output.editor`).
    */
-  #showObjects() {
-    const objects = this.#compositor?.objects;
+  #showObjects(isReport = false) {
+    const objects = this.#compositor?.objects ?? null;
     if (objects) document.body.dataset.glObjects = JSON.stringify(objects);
     document.body.dataset.programsTaken = String(this.#programsTaken);
+    document.body.dataset.compileErrors = String(this.#compileErrors);
+    if (isReport) {
+      this.#send({
+        type: "report",
+        glObjects: objects,
+        compileErrors: this.#compileErrors,
+      });
+    }
   }
 
   /** @param {Extract<ToEditor, {type: "editor"}>} message */
@@ -215,7 +227,7 @@ class EditorPage {
     this.#ui.wire((edit) => this.#sendEdit(edit));
     setInterval(() => {
       this.#send({ type: "ping", t0: performance.now() });
-      this.#showObjects();
+      this.#showObjects(true);
     }, 1000);
     this.#connect();
     requestAnimationFrame(this.#onFrame);

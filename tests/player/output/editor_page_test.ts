@@ -353,3 +353,24 @@ Deno.test("EditorPage: a multi-pass preset's targets are sized for the preview",
   assert.deepEqual(state.layers[0].effects[0].sizes, [[120, 68], [480, 270]]);
   assert.deepEqual(output.layers[0]!.effects[0]!.sizes, [[480, 270], [1920, 1080]]);
 });
+
+Deno.test("EditorPage: its page's report is its stats (/health output.editor), a bad one closes it", async () => {
+  const s = session(isfPreset);
+  assert.equal(s.page.stats, null, "none before a report");
+  const glObjects = {
+    programs: 3,
+    shaders: 6,
+    textures: 4,
+    framebuffers: 2,
+    renderbuffers: 0,
+    buffers: 1,
+    vertexArrays: 1,
+  };
+  await s.message({ type: "report", glObjects, compileErrors: 5 });
+  assert.deepEqual(s.page.stats, { glObjects, compileErrors: 5 });
+  await s.message({ type: "report", glObjects: null, compileErrors: 6 });
+  assert.deepEqual(s.page.stats, { glObjects: null, compileErrors: 6 }, "no WebGL2: null");
+  await s.message({ type: "report", glObjects, compileErrors: -1 });
+  assert.equal(s.firstClosed().length, 1, "a report out of its schema closes the page");
+  assert.deepEqual(s.page.stats, { glObjects: null, compileErrors: 6 }, "the last known stays");
+});
