@@ -17,10 +17,15 @@ export async function xrandr(display: string, ...args: string[]): Promise<string
   return text;
 }
 
-/** Xvfb, 2560x720, on a display number it picks (`-displayfd`), kept from resetting. */
-export async function startWideXvfb(): Promise<{ display: string; stop(): Promise<void> }> {
+/**
+ * Xvfb with one screen of `size` (`WxHxD`), on a display number it picks (`-displayfd`: it
+ * says which once ready), kept from resetting when its last client leaves (`-noreset`).
+ */
+export async function startXvfb(
+  size = "1280x720x24",
+): Promise<{ display: string; stop(): Promise<void> }> {
   const child = new Deno.Command("Xvfb", {
-    args: ["-displayfd", "1", "-screen", "0", "2560x720x24", "-nolisten", "tcp", "-noreset"],
+    args: ["-displayfd", "1", "-screen", "0", size, "-nolisten", "tcp", "-noreset"],
     stdout: "piped",
     stderr: "null",
   }).spawn();
@@ -39,6 +44,11 @@ export async function startWideXvfb(): Promise<{ display: string; stop(): Promis
       await child.status;
     },
   };
+}
+
+/** Xvfb, 2560x720: room for two 1280x720 monitors (`addMonitor`). */
+export function startWideXvfb(): Promise<{ display: string; stop(): Promise<void> }> {
+  return startXvfb("2560x720x24");
 }
 
 /** The monitor `name` at `left`, 1280x720, on `output` (`none`: a monitor of its own). */

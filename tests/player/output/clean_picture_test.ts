@@ -12,40 +12,12 @@ import { needs } from "../../_helpers/peers.ts";
 import { near, openOutputPlayer, type OutputPlayer, untilOutput } from "../../_helpers/output.ts";
 import { decodePng, pixel, type Pixels } from "../../_helpers/images.ts";
 import { pageAt } from "../../../player/output/devtools.ts";
+import { startXvfb } from "../../_helpers/displays.ts";
 
 const RED = [255, 0, 0];
 const SCREEN = { width: 1280, height: 720 };
 /** Where the pointer rests before the output opens: on any window at the top left corner. */
 const POINTER = [320, 180] as const;
-
-/**
- * Starts Xvfb on a display number it picks itself (`-displayfd`: it says which once ready).
- * `-noreset`: the pointer stays where `xdotool` put it (by default the server resets when its
- * last client leaves, and the pointer goes back to the screen's centre).
- */
-async function startXvfb(): Promise<{ display: string; stop(): Promise<void> }> {
-  const size = `${SCREEN.width}x${SCREEN.height}x24`;
-  const child = new Deno.Command("Xvfb", {
-    args: ["-displayfd", "1", "-screen", "0", size, "-nolisten", "tcp", "-noreset"],
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("Xvfb exited before it had a display");
-    text += value;
-  }
-  return {
-    display: `:${text.trim()}`,
-    async stop() {
-      child.kill("SIGTERM");
-      await reader.cancel().catch(() => {});
-      await child.status;
-    },
-  };
-}
 
 /** Runs `program` with `args` on `display`; its stdout, or an error with its stderr. */
 async function run(program: string, args: string[], display: string): Promise<Uint8Array> {
@@ -161,7 +133,7 @@ async function onXvfb(
     stopRecording: () => Promise<string | null>,
   ) => Promise<void>,
 ): Promise<void> {
-  const xvfb = await startXvfb();
+  const xvfb = await startXvfb(`${SCREEN.width}x${SCREEN.height}x24`);
   const previous = Deno.env.get("DISPLAY");
   Deno.env.set("DISPLAY", xvfb.display);
   const dir = await Deno.makeTempDir({ prefix: "cueport-clean-" });

@@ -15,6 +15,7 @@ import { type DevTools, pageAt, type WindowBounds } from "../../../player/output
 import { OutputWindow } from "../../../player/output/window_state.ts";
 import type { BrowserSupervisor } from "../../../player/output/supervisor.ts";
 import type { Display } from "../../../protocol/displays.ts";
+import { startXvfb } from "../../_helpers/displays.ts";
 
 /** A display of 1280x720 at `left`. */
 function display(index: number, left: number): Display {
@@ -69,30 +70,6 @@ Deno.test("OutputWindow: opens on its display, left alone there, moved when the 
     window.close();
   }
 });
-
-/** Starts Xvfb on a display number it picks itself (`-displayfd`: it says which once ready). */
-async function startXvfb(): Promise<{ display: string; stop(): Promise<void> }> {
-  const child = new Deno.Command("Xvfb", {
-    args: ["-displayfd", "1", "-screen", "0", "1280x720x24", "-nolisten", "tcp"],
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("Xvfb exited before it had a display");
-    text += value;
-  }
-  return {
-    display: `:${text.trim()}`,
-    async stop() {
-      child.kill("SIGTERM");
-      await reader.cancel().catch(() => {});
-      await child.status;
-    },
-  };
-}
 
 /** Runs `body` on a player whose output is in `mode` on a fresh Xvfb display. */
 async function onXvfb(
