@@ -18,9 +18,17 @@ function startPreview(box) {
   const caption = box.querySelector("figcaption");
   let url = null;
   let isGone = false;
+  /** The picture shown's ETag and size: the same one again answers 304, not its bytes. */
+  let shown = { etag: null, size: 0 };
   box.dataset.preview = "waiting";
   const loop = new PreviewLoop({
-    fetchFrame: (signal) => outputFrame(sizeFor(box), signal),
+    async fetchFrame(signal) {
+      const size = sizeFor(box);
+      const picture = await outputFrame(size, signal, size === shown.size ? shown.etag : null);
+      if (picture === null) return null;
+      shown = { etag: picture.etag, size };
+      return picture.blob;
+    },
     async show(blob) {
       const next = URL.createObjectURL(blob);
       img.src = next;
