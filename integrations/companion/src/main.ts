@@ -14,6 +14,7 @@ import { variableDefinitions, variableValues } from './variables.js'
 import { ThumbnailCache } from './thumbnails.js'
 import { OutputPreview } from './preview.js'
 import { PNG } from 'pngjs'
+import { CATALOG } from './catalog.js'
 
 type Types = {
 	config: CueportConfig
@@ -46,6 +47,7 @@ export default class CueportInstance extends InstanceBase<Types> {
 	readonly #sentVariables = new Map<string, unknown>()
 	readonly #preview = new OutputPreview({
 		fetchFrame: async (size) => PNG.sync.read(await this.#outputFrame(size)),
+		sizes: CATALOG.pictureSize,
 		redraw: (ids) => this.checkFeedbacksById(...ids),
 		log: (level, message) => this.log(level, message),
 	})

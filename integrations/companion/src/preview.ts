@@ -11,6 +11,8 @@
 export interface PreviewHost<P> {
 	/** The output's picture, decoded, whose longer side is `size` px; throws with the service's reason. */
 	fetchFrame(size: number): Promise<P>
+	/** The range of `size` the service takes (the catalog's `pictureSize`). */
+	sizes: { min: number; max: number }
 	/** Runs the feedbacks of these ids again (Companion's `checkFeedbacksById`). */
 	redraw(ids: string[]): void
 	log(level: 'debug' | 'info' | 'warn', message: string): void
@@ -94,7 +96,8 @@ export class OutputPreview<P> {
 		this.#timer = null
 		if (this.#keys.size === 0 || this.#isClosed) return
 		this.#isFetching = true
-		const size = Math.min(512, Math.max(16, Math.round(Math.max(...[...this.#keys.values()].map((k) => k.size)))))
+		const { min, max } = this.#host.sizes
+		const size = Math.min(max, Math.max(min, Math.round(Math.max(...[...this.#keys.values()].map((k) => k.size)))))
 		try {
 			this.#picture = await this.#host.fetchFrame(size)
 			if (this.#refusal) this.#host.log('info', 'Output preview: pictures again')

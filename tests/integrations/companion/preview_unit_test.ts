@@ -16,6 +16,7 @@ function fakeHost() {
         return new Promise<string>((resolve) => pending.push(resolve));
       },
       fetches: [] as number[],
+      sizes: { min: 16, max: 512 },
       redraw: () => {},
       log: () => {},
     },
