@@ -81,10 +81,16 @@ export function startAppOutput(app: AppOutputHost, parts: AppOutputParts): Outpu
   });
 }
 
+/** The capture files kept in each directory: the service reads one just after its answer. */
+const KEPT_FRAMES = 8;
+/** The files written in each directory, oldest first, and the count of them (for the names). */
+const written = new Map<string, Promise<{ paths: string[]; count: number }>>();
+
 /**
  * The output's picture now, as a file under `cache/output/` of `dataDir` (`output.frame`): a
  * PNG at the display's size, or the size and format asked (1.8), which the page makes itself.
- * Each size and format has its own file, so captures of two never read each other's.
+ * Each request has its own file (`frame-<n>-<size>.<ext>`), so two captures at once never read
+ * each other's; the oldest beyond the last `KEPT_FRAMES` are removed.
  * @throws {Refusal} UNAVAILABLE when no output runs
  */
 export async function saveOutputFrame(
@@ -102,14 +108,38 @@ export async function saveOutputFrame(
   const at = clock.now();
   const bytes = await output.frame(asked);
   const dir = `${dataDir}/cache/output`;
-  await Deno.mkdir(dir, { recursive: true });
   const size = imageSize(bytes);
   const format = size.type === "jpg" ? "jpeg" : "png";
-  const path = asked.size === undefined && asked.format === undefined
-    ? `${dir}/frame.png`
-    : `${dir}/frame-${asked.size ?? "full"}.${format === "jpeg" ? "jpg" : "png"}`;
+  const files = await filesOf(dir);
+  const path = `${dir}/frame-${++files.count}-${asked.size ?? "full"}.${
+    format === "jpeg" ? "jpg" : "png"
+  }`;
   await writeFileAtomic(path, bytes);
+  files.paths.push(path);
+  for (const old of files.paths.splice(0, Math.max(0, files.paths.length - KEPT_FRAMES))) {
+    await Deno.remove(old).catch(() => {});
+  }
   return { path, at, width: size.width ?? 1, height: size.height ?? 1, format };
+}
+
+/** The files of `dir`, made and emptied of an earlier run's captures at its first use. */
+function filesOf(dir: string): Promise<{ paths: string[]; count: number }> {
+  let files = written.get(dir);
+  if (!files) {
+    files = (async () => {
+      await Deno.mkdir(dir, { recursive: true });
+      for await (const entry of Deno.readDir(dir)) {
+        if (entry.isFile && entry.name.startsWith("frame")) {
+          await Deno.remove(`${dir}/${entry.name}`).catch(() => {});
+        }
+      }
+      return { paths: [], count: 0 };
+    })();
+    written.set(dir, files);
+    // A failure is not kept: the next capture tries again.
+    files.catch(() => written.delete(dir));
+  }
+  return files;
 }
 
 /** What the editor page tells the app: its window shown, hidden or closed, and its edits. */

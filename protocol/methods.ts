@@ -16,6 +16,7 @@ import { Snapshot, StateUpdate } from "./state.ts";
 import { OutputStats } from "./output.ts";
 import { OutputDisplays } from "./displays.ts";
 import { velocitySchema } from "./action_rules.ts";
+import { PICTURE_FORMATS } from "./pictures.ts";
 
 export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
 
@@ -152,7 +153,7 @@ export const CameraFrameResult = z.object({
  */
 export const OutputFrameParams = z.object({
   size: z.number().int().min(16).max(8192).optional(),
-  format: z.enum(["png", "jpeg"]).optional(),
+  format: z.enum(PICTURE_FORMATS).optional(),
   quality: z.number().int().min(1).max(100).optional(),
 }).optional();
 /** What an `output.frame` request asks for (1.8). */
@@ -169,7 +170,7 @@ export const OutputFrameResult = z.object({
   width: z.number().int().positive(),
   height: z.number().int().positive(),
   /** The file's format (1.8); absent: PNG. */
-  format: z.enum(["png", "jpeg"]).optional(),
+  format: z.enum(PICTURE_FORMATS).optional(),
 });
 
 /**

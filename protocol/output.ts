@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import type { SocketBounds } from "./socket_bounds.ts";
+import { PICTURE_FORMATS } from "./pictures.ts";
 
 /** How the player shows its output (the `output` setting). */
 export const OutputMode = z.enum(["auto", "window", "fullscreen", "headless", "none"]);
@@ -163,7 +164,7 @@ export const ToPage = z.discriminatedUnion("type", [
     type: z.literal("frame"),
     id: z.number().int(),
     size: z.number().int().positive().optional(),
-    format: z.enum(["png", "jpeg"]).optional(),
+    format: z.enum(PICTURE_FORMATS).optional(),
     /** JPEG quality, 0 to 1. */
     quality: z.number().min(0).max(1).optional(),
   }),

@@ -25,6 +25,7 @@ import type { OutputWindow } from "./window_state.ts";
 import { OutputBrowser } from "./output_browser.ts";
 import { FrameReports, type PageReport } from "./frame_reports.ts";
 import { RecordingSlot } from "./recording_slot.ts";
+import type { PictureFormat } from "../../protocol/pictures.ts";
 
 export type { PageReport } from "./frame_reports.ts";
 
@@ -93,7 +94,7 @@ export function startOutput(options: OutputOptions): Output | null {
  */
 export interface FrameAsk {
   size?: number | undefined;
-  format?: "png" | "jpeg" | undefined;
+  format?: PictureFormat | undefined;
   quality?: number | undefined;
 }
 

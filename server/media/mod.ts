@@ -110,6 +110,7 @@ export class MediaService implements MediaSource {
     });
     this.#outputs = new OutputFrames({
       capture: (input, request) => this.#captureOutput(input, request),
+      derive: (from, input, request) => this.#deriveOutput(from, input, request),
       variants: this.#variants,
     });
   }
@@ -322,6 +323,31 @@ export class MediaService implements MediaSource {
   #captureOutput(input: OutputFrameInput, request?: MediaRequest): Promise<OutputPicture> {
     const turn = { client: request?.client ?? "", isLocal: request?.isLocal ?? true };
     return captureOutput(this.#core, input, (job) => this.#render(job, turn), this.#maxPixels);
+  }
+
+  /** Another variant of a capture of the output, made on the render pool from its bytes. */
+  async #deriveOutput(
+    from: OutputPicture,
+    input: OutputFrameInput,
+    request?: MediaRequest,
+  ): Promise<OutputPicture> {
+    const turn = { client: request?.client ?? "", isLocal: request?.isLocal ?? true };
+    const picture = await this.#render({
+      type: "output-frame",
+      source: {
+        path: "",
+        kind: "image",
+        name: "output",
+        mimeType: from.contentType,
+        duration: null,
+      },
+      bytes: from.bytes,
+      size: input.size ?? null,
+      format: input.format,
+      quality: input.quality,
+      maxPixels: this.#maxPixels,
+    }, turn);
+    return { bytes: picture.bytes, contentType: picture.contentType };
   }
 
   async #captureCamera(cameraId: string): Promise<Frame> {

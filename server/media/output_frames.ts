@@ -1,10 +1,14 @@
 /**
  * The output's picture for previews (`outputFrame`): several clients polling a few times a
- * second cost the output one capture per interval, not one per request. Requests for the
- * same size, format and quality share a capture under way and reuse a finished one for
- * `reuseMs`; a remote client may have at most a few different variants taken at once and in
- * a minute (`VariantLimits`, as thumbnails). A picture is answered with a strong ETag of its
- * bytes, so a client that sends it back gets 304 while the output shows the same picture.
+ * second cost the output at most one capture per `reuseMs`, whatever sizes, formats and
+ * qualities they ask. A capture is taken at the largest picture asked in the last
+ * `recentMs` and every other variant is scaled and encoded from it on the render pool
+ * (`derive`), once per capture. A finished capture is answered again for `reuseMs`, then
+ * dropped with its variants at the next request. A remote client's picture without a size
+ * is at most `REMOTE_OUTPUT_SIDE` on its longer side (a full-size draw costs the output most)
+ * and it may have at most a few different variants taken at once and in a minute
+ * (`VariantLimits`, as thumbnails). A picture is answered with a strong ETag of its bytes, so
+ * a client that sends it back gets 304 while the output shows the same picture.
  * @module
  */
 import { createHash } from "node:crypto";
@@ -27,32 +31,65 @@ export interface OutputPicture {
 export interface OutputFramesOptions {
   /** Takes the output's picture as asked (the player's `output.frame`, re-encoded if needed). */
   capture(input: OutputFrameInput, request: MediaRequest | undefined): Promise<OutputPicture>;
+  /** Scales and encodes a capture to another variant (on the render pool). */
+  derive(
+    from: OutputPicture,
+    input: OutputFrameInput,
+    request: MediaRequest | undefined,
+  ): Promise<OutputPicture>;
   /** The remote clients' budget of variants. */
   variants: VariantLimits;
   /** How long a finished capture is answered again (default 200 ms: 5 captures a second). */
   reuseMs?: number;
+  /** How long a variant asked counts for the size of the next captures (default 2 s). */
+  recentMs?: number;
   now?: () => number;
+}
+
+interface Answer {
+  picture: OutputPicture;
+  etag: string;
 }
 
 interface Shot {
   /** When the picture was asked of the player: its age. */
   takenAt: number;
   isDone: boolean;
-  picture: Promise<{ picture: OutputPicture; etag: string }>;
+  /** What the player was asked for. */
+  ask: OutputFrameInput;
+  picture: Promise<OutputPicture>;
+  /** The variants answered from this capture, made once each. */
+  variants: Map<string, Promise<Answer>>;
 }
 
 /** The default time a capture is reused: previews at up to 5 fps share one. */
 export const OUTPUT_FRAME_REUSE_MS = 200;
+/** The longer side of a remote client's picture asked without a size, at most. */
+export const REMOTE_OUTPUT_SIDE = 1280;
+/** Variants remembered for the size of the next capture, at most. */
+const MAX_RECENT = 64;
 
 /** Shares the output's pictures among the clients that poll it. */
 export class OutputFrames {
   #o: Required<OutputFramesOptions>;
-  /** The newest capture of each variant (a few variants at most: size x format x quality). */
-  #shots = new Map<string, Shot>();
+  /** The newest capture; older ones are dropped with their variants. */
+  #shot: Shot | null = null;
+  /** The variants asked lately and when: the next capture is the largest of them. */
+  #recent = new Map<string, { input: OutputFrameInput; at: number }>();
 
   /** Builds the previews; nothing is captured before the first request. */
   constructor(options: OutputFramesOptions) {
-    this.#o = { reuseMs: OUTPUT_FRAME_REUSE_MS, now: () => performance.now(), ...options };
+    this.#o = {
+      reuseMs: OUTPUT_FRAME_REUSE_MS,
+      recentMs: 2000,
+      now: () => performance.now(),
+      ...options,
+    };
+  }
+
+  /** How many captures and variants are held now (for tests and diagnostics). */
+  get held(): { captures: number; variants: number } {
+    return { captures: this.#shot ? 1 : 0, variants: this.#shot?.variants.size ?? 0 };
   }
 
   /**
@@ -60,14 +97,16 @@ export class OutputFrames {
    * @throws {CueportError} NOT_READY, UNAVAILABLE (no output runs), RATE_LIMITED
    */
   async frame(input: OutputFrameInput, request?: MediaRequest): Promise<MediaAnswer> {
-    const variant = `${input.size ?? "output"}|${input.format}|${
-      input.format === "jpeg" ? input.quality : ""
-    }`;
-    const release = request && !request.isLocal
+    const isRemote = request !== undefined && !request.isLocal;
+    const wanted = isRemote && input.size === undefined
+      ? { ...input, size: REMOTE_OUTPUT_SIDE }
+      : input;
+    const variant = keyOf(wanted);
+    const release = isRemote
       ? this.#o.variants.admit(request.client, "output", variant, "the output's picture")
       : () => {};
     try {
-      const { picture, etag } = await this.#shot(variant, input, request).picture;
+      const { picture, etag } = await this.#answer(variant, wanted, request);
       if (input.ifNoneMatch !== undefined && matches(input.ifNoneMatch, etag)) {
         return new MediaNotModified(etag);
       }
@@ -77,34 +116,82 @@ export class OutputFrames {
     }
   }
 
-  #shot(variant: string, input: OutputFrameInput, request?: MediaRequest): Shot {
+  #answer(variant: string, input: OutputFrameInput, request?: MediaRequest): Promise<Answer> {
     const now = this.#o.now();
-    const last = this.#shots.get(variant);
+    this.#remember(variant, input, now);
+    // Shared: the work runs for whoever waits, not under the first caller's signal.
+    const shared = request ? { client: request.client, isLocal: request.isLocal } : undefined;
+    const shot = this.#current(now, shared);
+    const known = shot.variants.get(variant);
+    if (known) return known;
+    const answer = shot.picture
+      .then((picture) =>
+        keyOf(shot.ask) === variant ? picture : this.#o.derive(picture, input, shared)
+      )
+      .then((picture) => ({ picture, etag: etagOf(picture.bytes) }));
+    shot.variants.set(variant, answer);
+    // A failed variant is not reused: the next request makes it again.
+    answer.catch(() => {
+      if (shot.variants.get(variant) === answer) shot.variants.delete(variant);
+    });
+    return answer;
+  }
+
+  /** The capture to answer from: the newest while under way or young, else a new one. */
+  #current(now: number, request: MediaRequest | undefined): Shot {
+    const last = this.#shot;
     // By the picture's age, not the answer's: a client polling every 250 ms gets a new one.
     if (last && (!last.isDone || now - last.takenAt < this.#o.reuseMs)) return last;
-    // Shared: the capture runs for whoever waits, not under the first caller's signal.
-    const shared = request ? { client: request.client, isLocal: request.isLocal } : undefined;
+    const ask = this.#largest();
     const shot: Shot = {
       takenAt: now,
       isDone: false,
-      picture: this.#o.capture(input, shared).then((picture) => ({
-        picture,
-        etag: `"${createHash("sha256").update(picture.bytes).digest("hex").slice(0, 32)}"`,
-      })),
+      ask,
+      picture: this.#o.capture(ask, request),
+      variants: new Map(),
     };
     // A failed capture is not reused: the next request asks again.
     shot.picture.then(
       () => (shot.isDone = true),
       () => {
-        if (this.#shots.get(variant) === shot) this.#shots.delete(variant);
+        if (this.#shot === shot) this.#shot = null;
       },
     );
-    if (this.#shots.size >= 64 && !this.#shots.has(variant)) {
-      this.#shots.delete(this.#shots.keys().next().value!);
-    }
-    this.#shots.set(variant, shot);
+    this.#shot = shot;
     return shot;
   }
+
+  #remember(variant: string, input: OutputFrameInput, now: number): void {
+    for (const [key, { at }] of this.#recent) {
+      if (now - at >= this.#o.recentMs) this.#recent.delete(key);
+    }
+    this.#recent.delete(variant);
+    if (this.#recent.size >= MAX_RECENT) this.#recent.delete(this.#recent.keys().next().value!);
+    this.#recent.set(variant, { input, at: now });
+  }
+
+  /** The largest variant asked lately (full size wins), JPEG at the best quality asked. */
+  #largest(): OutputFrameInput {
+    const asked = [...this.#recent.values()].map((r) => r.input);
+    const side = (i: OutputFrameInput) => i.size ?? Infinity;
+    const largest = asked.reduce((a, b) =>
+      side(b) > side(a) || (side(b) === side(a) && b.format === "png") ? b : a
+    );
+    const quality = Math.max(...asked.map((i) => (i.format === "jpeg" ? i.quality : 0)));
+    const { ifNoneMatch: _, ...ask } = largest;
+    return ask.format === "jpeg" ? { ...ask, quality } : ask;
+  }
+}
+
+/** A variant's name: size, format and (JPEG) quality. */
+function keyOf(input: OutputFrameInput): string {
+  return `${input.size ?? "output"}|${input.format}|${
+    input.format === "jpeg" ? input.quality : ""
+  }`;
+}
+
+function etagOf(bytes: Uint8Array): string {
+  return `"${createHash("sha256").update(bytes).digest("hex").slice(0, 32)}"`;
 }
 
 /** Whether an If-None-Match header names `etag` (a list, weak forms and `*` included). */

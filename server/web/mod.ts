@@ -17,8 +17,20 @@ import gesturesJs from "./page/gestures.js" with { type: "text" };
 import previewJs from "./page/preview.js" with { type: "text" };
 import previewLoopJs from "./page/preview_loop.js" with { type: "text" };
 import preactJs from "htm/preact/standalone" with { type: "text" };
+import { PICTURE_SIZE } from "../../protocol/pictures.ts";
 
 export { lanAddresses, remoteUrls } from "./urls.ts";
+
+/** The page's module of the picture sizes the API takes, written from `protocol/pictures.ts`. */
+function picturesJs(): string {
+  return [
+    "// The range of a picture's size (a thumbnail's side, a preview's longer side) that the API",
+    "// takes, in pixels: written by the service from its one declaration (protocol/pictures.ts),",
+    "// so the page asks for no size the API would refuse.",
+    `export const PICTURE_SIZE = ${JSON.stringify(PICTURE_SIZE)};`,
+    "",
+  ].join("\n");
+}
 
 /** One asset: its bytes, plain and compressed, and its tag. */
 interface Asset {
@@ -42,6 +54,9 @@ const SOURCES: Record<string, { type: string; text: string }> = {
   "/remote/gestures.js": { type: JS, text: gesturesJs },
   "/remote/preview.js": { type: JS, text: previewJs },
   "/remote/preview_loop.js": { type: JS, text: previewLoopJs },
+  // The picture sizes the API takes, from their one declaration (`protocol/pictures.ts`).
+  "/remote/pictures.js": { type: JS, text: picturesJs() },
+
   "/remote/preact.js": { type: JS, text: preactJs },
 };
 

@@ -14,6 +14,7 @@ import {
   VELOCITY_ACTIONS,
 } from "../../../protocol/actions.ts";
 import { EDITS } from "../../../protocol/edits/mod.ts";
+import { PICTURE_SIZE } from "../../../protocol/pictures.ts";
 
 /** One parameter as the module offers it: `kind` picks the Companion input. */
 export interface CatalogParam {
@@ -39,6 +40,8 @@ export interface CatalogAction {
 export interface Catalog {
   actions: CatalogAction[];
   edits: { name: string; summary: string }[];
+  /** The range of a picture's size the service takes (the output preview's `size`). */
+  pictureSize: { min: number; max: number };
 }
 
 /** Edits that make sense on a button: no parameters, one press. */
@@ -70,6 +73,7 @@ export function buildCatalog(): Catalog {
       name: e.name,
       summary: e.summary,
     })),
+    pictureSize: { ...PICTURE_SIZE },
   };
 }
 

@@ -30,4 +30,9 @@ export interface CatalogEdit {
 }
 
 /** The generated table. */
-export const CATALOG: { actions: CatalogAction[]; edits: CatalogEdit[] } = data
+export const CATALOG: {
+	actions: CatalogAction[]
+	edits: CatalogEdit[]
+	/** The range of a picture's size the service takes (`protocol/pictures.ts`). */
+	pictureSize: { min: number; max: number }
+} = data

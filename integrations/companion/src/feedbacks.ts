@@ -12,6 +12,7 @@ import {
 import { clipChoices, controlChoices, songChoices, text } from './choices.js'
 import { barKey, type KeyState, previewKey, STATE_COLOURS } from './images.js'
 import { type OutputPreview, PREVIEW_INTERVAL } from './preview.js'
+import type { PNG } from 'pngjs'
 import type { ShowState } from './state.js'
 
 /** What the feedbacks need from the module. */
@@ -29,7 +30,7 @@ export interface FeedbackHost {
 		state: KeyState,
 	): Promise<Buffer | null>
 	/** The output's picture, polled while some key shows it. */
-	preview: OutputPreview
+	preview: OutputPreview<PNG>
 }
 
 /** The key state of a Clip: playing, paused, armed (selected: plays on PLAY_IN) or stopped. */

@@ -13,6 +13,8 @@ import { type Changes, ShowState, type Update } from './state.js'
 import { variableDefinitions, variableValues } from './variables.js'
 import { ThumbnailCache } from './thumbnails.js'
 import { OutputPreview } from './preview.js'
+import { PNG } from 'pngjs'
+import { CATALOG } from './catalog.js'
 
 type Types = {
 	config: CueportConfig
@@ -44,7 +46,8 @@ export default class CueportInstance extends InstanceBase<Types> {
 	readonly #keys = new ThumbnailCache(128)
 	readonly #sentVariables = new Map<string, unknown>()
 	readonly #preview = new OutputPreview({
-		fetchFrame: async (size) => this.#outputFrame(size),
+		fetchFrame: async (size) => PNG.sync.read(await this.#outputFrame(size)),
+		sizes: CATALOG.pictureSize,
 		redraw: (ids) => this.checkFeedbacksById(...ids),
 		log: (level, message) => this.log(level, message),
 	})
@@ -57,7 +60,7 @@ export default class CueportInstance extends InstanceBase<Types> {
 
 	async destroy(): Promise<void> {
 		if (this.#clock) clearInterval(this.#clock)
-		this.#preview.stop()
+		this.#preview.close()
 		this.#connection?.stop()
 		this.#connection = null
 	}

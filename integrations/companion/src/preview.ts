@@ -3,13 +3,16 @@
  * (`GET /api/v1/output/frame.png`), fetched only while some key shows the `output_preview`
  * feedback, at the shortest interval those keys ask for; each key is drawn again at its own
  * interval. Refusals (no output runs) back off and clear the picture, so no key shows a stale one.
+ * Once stopped (`stop`, the module destroyed) nothing is fetched again, even by a fetch in flight.
+ * It imports nothing, so the service's tests run it as it is.
  */
-import { PNG } from 'pngjs'
 
-/** What the preview needs from the module. */
-export interface PreviewHost {
-	/** The output's picture as a PNG whose longer side is `size` px; throws with the service's reason. */
-	fetchFrame(size: number): Promise<Buffer>
+/** What the preview needs from the module; `P` is the decoded picture (pngjs's `PNG`). */
+export interface PreviewHost<P> {
+	/** The output's picture, decoded, whose longer side is `size` px; throws with the service's reason. */
+	fetchFrame(size: number): Promise<P>
+	/** The range of `size` the service takes (the catalog's `pictureSize`). */
+	sizes: { min: number; max: number }
 	/** Runs the feedbacks of these ids again (Companion's `checkFeedbacksById`). */
 	redraw(ids: string[]): void
 	log(level: 'debug' | 'info' | 'warn', message: string): void
@@ -27,32 +30,33 @@ interface Key {
 }
 
 /** What a key shows now: the last picture (decoded), or why there is none. */
-export interface PreviewPicture {
-	picture: PNG | null
+export interface PreviewPicture<P> {
+	picture: P | null
 	refusal: string | null
 }
 
 /** The polling of the output's picture for the keys that show it. */
-export class OutputPreview {
-	readonly #host: PreviewHost
+export class OutputPreview<P> {
+	readonly #host: PreviewHost<P>
 	readonly #keys = new Map<string, Key>()
-	#picture: PNG | null = null
+	#picture: P | null = null
 	#refusal: string | null = null
-	#timer: NodeJS.Timeout | null = null
+	#timer: ReturnType<typeof setTimeout> | null = null
 	#isFetching = false
+	#isClosed = false
 	#failures = 0
 
-	constructor(host: PreviewHost) {
+	constructor(host: PreviewHost<P>) {
 		this.#host = host
 	}
 
 	/** Called by a key's feedback: keeps the key (`id`) in the set and starts polling if idle. */
-	use(id: string, everyMs: number, width: number, height: number): PreviewPicture {
+	use(id: string, everyMs: number, width: number, height: number): PreviewPicture<P> {
 		const interval = Math.min(PREVIEW_INTERVAL.max, Math.max(PREVIEW_INTERVAL.min, everyMs || PREVIEW_INTERVAL.default))
 		// A key drawn without a picture or a reason is drawn again as soon as one comes.
 		const drawnAt = this.#picture || this.#refusal ? Date.now() : 0
 		this.#keys.set(id, { everyMs: interval, size: Math.max(width, height), drawnAt })
-		if (!this.#timer && !this.#isFetching) void this.#fetch()
+		if (!this.#timer && !this.#isFetching && !this.#isClosed) void this.#fetch()
 		return { picture: this.#picture, refusal: this.#refusal }
 	}
 
@@ -68,7 +72,12 @@ export class OutputPreview {
 		return this.#keys.size
 	}
 
-	/** Stops polling and forgets the picture. */
+	/** Whether a fetch is under way or due (for tests). */
+	get isPolling(): boolean {
+		return this.#isFetching || this.#timer !== null
+	}
+
+	/** Stops polling and forgets the picture (the last key gone; `use` starts it again). */
 	stop(): void {
 		if (this.#timer) clearTimeout(this.#timer)
 		this.#timer = null
@@ -76,13 +85,21 @@ export class OutputPreview {
 		this.#failures = 0
 	}
 
+	/** Stops for good (the module destroyed): forgets the keys; a fetch in flight sets no timer. */
+	close(): void {
+		this.#isClosed = true
+		this.#keys.clear()
+		this.stop()
+	}
+
 	async #fetch(): Promise<void> {
 		this.#timer = null
-		if (this.#keys.size === 0) return
+		if (this.#keys.size === 0 || this.#isClosed) return
 		this.#isFetching = true
-		const size = Math.min(512, Math.max(16, Math.round(Math.max(...[...this.#keys.values()].map((k) => k.size)))))
+		const { min, max } = this.#host.sizes
+		const size = Math.min(max, Math.max(min, Math.round(Math.max(...[...this.#keys.values()].map((k) => k.size)))))
 		try {
-			this.#picture = PNG.sync.read(await this.#host.fetchFrame(size))
+			this.#picture = await this.#host.fetchFrame(size)
 			if (this.#refusal) this.#host.log('info', 'Output preview: pictures again')
 			this.#refusal = null
 			this.#failures = 0
@@ -95,7 +112,7 @@ export class OutputPreview {
 		} finally {
 			this.#isFetching = false
 		}
-		if (this.#keys.size === 0) return this.stop()
+		if (this.#keys.size === 0 || this.#isClosed) return this.stop()
 		this.#redrawDue()
 		const every = Math.min(...[...this.#keys.values()].map((k) => k.everyMs))
 		const wait = this.#failures > 0 ? Math.min(MAX_BACKOFF_MS, every * 2 ** (this.#failures - 1)) : every

@@ -7,7 +7,7 @@
  * What a picture is asked as: its longer side, its format, its JPEG quality (0 to 1).
  * @typedef {{
  *   size?: number | undefined,
- *   format?: "png" | "jpeg" | undefined,
+ *   format?: import("../../../protocol/pictures.ts").PictureFormat | undefined,
  *   quality?: number | undefined,
  * }} Asked
  */

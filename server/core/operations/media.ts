@@ -7,6 +7,7 @@
  * @module
  */
 import { z } from "zod";
+import { PICTURE_FORMATS, PICTURE_SIZE } from "../../../protocol/pictures.ts";
 
 /** What a picture shows: an image, a video frame, a generated card, a camera, a waveform, the output. */
 export type MediaOrigin = "image" | "video-frame" | "card" | "camera" | "waveform" | "output";
@@ -52,11 +53,11 @@ const wholeNumber = (min: number, max: number, name: string) =>
 export const ThumbnailInput = z.strictObject({
   projectId: z.string().min(1),
   fileId: z.string().min(1),
-  size: wholeNumber(16, 512, "size").optional()
+  size: wholeNumber(PICTURE_SIZE.min, PICTURE_SIZE.max, "size").optional()
     .describe("Width and height of a square picture, 16 to 512; omitted: the original size"),
   overlay: z.enum(["play", "pause", "none"]).default("none")
     .describe("A play or pause symbol drawn over the centre"),
-  format: z.enum(["jpeg", "png"]).default("jpeg")
+  format: z.enum(PICTURE_FORMATS).default("jpeg")
     .describe(
       "The answer's format; default: the path's extension's (.jpg and .jpeg JPEG, .png PNG). Given, it wins over the extension; Content-Type follows it",
     ),

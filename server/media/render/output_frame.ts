@@ -23,7 +23,7 @@ export function fitSize(width: number, height: number, size: number): [number, n
  * @throws {RenderError} CORRUPT_MEDIA over `maxPixels`; an Error for an undecodable file
  */
 export async function renderOutputFrame(job: OutputFrameJob): Promise<Rendered> {
-  const bytes = await readImageFile(job.source.path, job.maxPixels);
+  const bytes = job.bytes ?? await readImageFile(job.source.path, job.maxPixels);
   let raster = await decodeImage(bytes, job.size, job.maxPixels);
   if (job.size !== null) {
     const [w, h] = fitSize(raster.width, raster.height, job.size);

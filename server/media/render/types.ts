@@ -55,7 +55,9 @@ export type RenderJob =
     type: "output-frame";
     /** The picture the player saved (`output.frame`): PNG or JPEG. */
     source: SourceFile;
-    /** 16..512, the longer side (the shape kept); null keeps the picture's size. */
+    /** The picture's bytes when the service holds them already (then `source.path` is unread). */
+    bytes?: Uint8Array;
+    /** The longer side (the shape kept); null keeps the picture's size. */
     size: number | null;
     format: "jpeg" | "png";
     /** JPEG quality 1..100 (ignored for PNG). */

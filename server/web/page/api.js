@@ -3,12 +3,13 @@
 
 const TOKEN_KEY = "cueport.remote.token";
 
-/** A failed API call, with the API's error code and message. */
+/** A failed API call, with the API's error code and message (and `retryAfterMs` on a 429). */
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, retryAfterMs = undefined) {
     super(message);
     this.status = status;
     this.code = code;
+    if (retryAfterMs !== undefined) this.retryAfterMs = retryAfterMs;
   }
 }
 
@@ -129,14 +130,17 @@ export function thumbnailUrl(projectId, fileId, size) {
 }
 
 /**
- * The output's picture now (GET /api/v1/output/frame.jpg, `size` px), as a Blob, fetched with
- * the kept token as the other calls are; rejects with ApiError (the API's code and message: with
- * no output running, the setting to change).
+ * The output's picture now (GET /api/v1/output/frame.jpg, `size` px) as `{ blob, etag }`, fetched
+ * with the kept token as the other calls are; with the `etag` of the picture shown, null while
+ * the output shows the same (304). Rejects with ApiError (the API's code and message: with no
+ * output running, the setting to change; on a 429 the `Retry-After` as `retryAfterMs`).
  */
-export async function outputFrame(size, signal) {
+export async function outputFrame(size, signal, etag = null) {
   const headers = {};
   const token = savedToken();
   if (token) headers.authorization = `Bearer ${token}`;
+  // The browser keeps no copy (no-store): the page sends the ETag itself.
+  if (etag) headers["if-none-match"] = etag;
   let res;
   try {
     res = await fetch(`/api/v1/output/frame.jpg?size=${size}&quality=70`, {
@@ -148,11 +152,14 @@ export async function outputFrame(size, signal) {
     if (signal?.aborted) throw error;
     throw new ApiError(0, "CONNECTION_FAILED", "The show machine cannot be reached");
   }
-  if (res.ok) return await res.blob();
+  if (res.status === 304) return null;
+  if (res.ok) return { blob: await res.blob(), etag: res.headers.get("etag") };
   const answer = await res.json().catch(() => null);
+  const retryAfter = Number(res.headers.get("retry-after"));
   throw new ApiError(
     res.status,
     answer?.error?.code ?? "SERVER_ERROR",
     answer?.error?.message ?? `HTTP ${res.status}`,
+    res.status === 429 && retryAfter > 0 ? retryAfter * 1000 : undefined,
   );
 }

@@ -5,11 +5,12 @@
 import { html, useEffect, useRef } from "./preact.js";
 import { outputFrame } from "./api.js";
 import { PreviewLoop } from "./preview_loop.js";
+import { PICTURE_SIZE } from "./pictures.js";
 
-/** The picture's size: the box's width in device pixels, within the route's 16-512. */
+/** The picture's size: the box's width in device pixels, within the route's range (16-512). */
 function sizeFor(box) {
   const px = Math.round((box.clientWidth || 320) * (globalThis.devicePixelRatio || 1));
-  return Math.min(512, Math.max(16, px));
+  return Math.min(PICTURE_SIZE.max, Math.max(PICTURE_SIZE.min, px));
 }
 
 /** Starts the loop on the figure `box`; returns its stop (which frees the picture's blob URL). */
@@ -18,9 +19,17 @@ function startPreview(box) {
   const caption = box.querySelector("figcaption");
   let url = null;
   let isGone = false;
+  /** The picture shown's ETag and size: the same one again answers 304, not its bytes. */
+  let shown = { etag: null, size: 0 };
   box.dataset.preview = "waiting";
   const loop = new PreviewLoop({
-    fetchFrame: (signal) => outputFrame(sizeFor(box), signal),
+    async fetchFrame(signal) {
+      const size = sizeFor(box);
+      const picture = await outputFrame(size, signal, size === shown.size ? shown.etag : null);
+      if (picture === null) return null;
+      shown = { etag: picture.etag, size };
+      return picture.blob;
+    },
     async show(blob) {
       const next = URL.createObjectURL(blob);
       img.src = next;

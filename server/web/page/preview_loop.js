@@ -1,5 +1,6 @@
 // The pacing of the Output tab's live preview, apart from the page so tests run it on a virtual
-// clock: one request at a time, a few a second, paused while hidden, backing off on refusals.
+// clock: one request at a time, a few a second, paused while hidden, backing off on refusals (at
+// least as long as a 429's Retry-After asks).
 
 /** Time from one request's start to the next's: about 3 pictures a second. */
 export const PERIOD_MS = 333;
@@ -10,15 +11,21 @@ export const FIRST_BACKOFF_MS = 1000;
 /** The longest wait between tries while the preview is refused. */
 export const MAX_BACKOFF_MS = 10_000;
 
-/** How long to wait before the next request: `elapsed` ms the last one took, `failures` in a row. */
-export function nextDelay(elapsed, failures) {
-  if (failures > 0) return Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (failures - 1));
+/**
+ * How long to wait before the next request: `elapsed` ms the last one took, `failures` in a row,
+ * and the wait the service asked for (`Retry-After`, ms) if it did.
+ */
+export function nextDelay(elapsed, failures, retryAfterMs = 0) {
+  if (failures > 0) {
+    return Math.max(retryAfterMs, Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (failures - 1)));
+  }
   return Math.max(PERIOD_MS - elapsed, MIN_GAP_MS);
 }
 
 /**
  * Fetches pictures one at a time and hands each to `show` (which resolves once it is on screen),
- * while `isVisible()`; `fail(error)` on a refusal. `resume()` after a hidden page shows again,
+ * while `isVisible()`; a fetch answering null (304, the same picture) shows nothing; `fail(error)`
+ * on a refusal (`error.retryAfterMs`, when the service said, is the least wait). `resume()` after a hidden page shows again,
  * `stop()` for good (aborts the request under way). The clock and the timer are injected
  * (tests), as `{ now, setTimer, clearTimer }`.
  */
@@ -62,19 +69,21 @@ export class PreviewLoop {
     const request = new AbortController();
     this.#request = request;
     const started = this.#deps.now();
+    let retryAfterMs = 0;
     try {
       const blob = await this.#deps.fetchFrame(request.signal);
       if (request.signal.aborted) return;
-      await this.#deps.show(blob);
+      if (blob !== null) await this.#deps.show(blob);
       this.#failures = 0;
     } catch (error) {
       if (request.signal.aborted) return;
       this.#failures++;
+      retryAfterMs = error?.retryAfterMs ?? 0;
       this.#deps.fail(error);
     }
     if (request.signal.aborted || this.#request !== request) return;
     this.#request = null;
-    const delay = nextDelay(this.#deps.now() - started, this.#failures);
+    const delay = nextDelay(this.#deps.now() - started, this.#failures, retryAfterMs);
     this.#timer = this.#deps.setTimer(() => this.#tick(), delay);
   }
 }

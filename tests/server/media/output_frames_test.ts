@@ -1,20 +1,37 @@
 import assert from "node:assert/strict";
 import { MediaImage, MediaNotModified, type OutputFrameInput } from "../../../server/core/mod.ts";
-import { OutputFrames, type OutputPicture } from "../../../server/media/output_frames.ts";
+import {
+  OutputFrames,
+  type OutputPicture,
+  REMOTE_OUTPUT_SIDE,
+} from "../../../server/media/output_frames.ts";
 import { VariantLimits } from "../../../server/media/variant_limits.ts";
 
 /** A capture the test ends by hand, counting the captures asked of the player. */
 function fakeCapture() {
   const pending: Array<{ resolve(p: OutputPicture): void; reject(e: Error): void }> = [];
   let captures = 0;
+  const asks: OutputFrameInput[] = [];
+  const derived: OutputFrameInput[] = [];
   return {
     get captures() {
       return captures;
     },
     pending,
-    capture: () => {
+    asks,
+    derived,
+    capture: (input: OutputFrameInput) => {
       captures++;
+      asks.push(input);
       return new Promise<OutputPicture>((resolve, reject) => pending.push({ resolve, reject }));
+    },
+    /** A variant of a capture: its first byte and the size asked. */
+    derive: (from: OutputPicture, input: OutputFrameInput) => {
+      derived.push(input);
+      return Promise.resolve<OutputPicture>({
+        bytes: new Uint8Array([from.bytes[0]!, input.size ?? 0]),
+        contentType: input.format === "png" ? "image/png" : "image/jpeg",
+      });
     },
     /** Ends the oldest capture with a picture of `byte`. */
     finish(byte: number) {
@@ -31,6 +48,7 @@ Deno.test("OutputFrames.frame() shares one capture among concurrent requests and
   const player = fakeCapture();
   const frames = new OutputFrames({
     capture: player.capture,
+    derive: player.derive,
     variants: new VariantLimits(),
     now: () => now,
   });
@@ -47,23 +65,30 @@ Deno.test("OutputFrames.frame() shares one capture among concurrent requests and
   assert.equal(player.captures, 2, "200 ms old: taken again");
   player.finish(8);
   assert.equal(((await next) as MediaImage).bytes[0], 8);
-  // Another variant is another capture.
-  const png = frames.frame({ format: "png", quality: 85 });
-  assert.equal(player.captures, 3);
-  player.finish(9);
-  await png;
+  // Another variant is made from the same capture.
+  const png = (await frames.frame({ format: "png", quality: 85 })) as MediaImage;
+  assert.equal(player.captures, 2);
+  assert.deepEqual([...png.bytes], [8, 0]);
 });
 
 Deno.test("OutputFrames.frame() answers 304 for the picture's ETag, and does not keep a failed capture", async () => {
   const player = fakeCapture();
-  const frames = new OutputFrames({ capture: player.capture, variants: new VariantLimits() });
+  const frames = new OutputFrames({
+    capture: player.capture,
+    derive: player.derive,
+    variants: new VariantLimits(),
+  });
   const first = frames.frame(JPEG);
   player.finish(1);
   const image = (await first) as MediaImage;
   const again = await frames.frame({ ...JPEG, ifNoneMatch: image.etag });
   assert.ok(again instanceof MediaNotModified);
 
-  const failing = new OutputFrames({ capture: player.capture, variants: new VariantLimits() });
+  const failing = new OutputFrames({
+    capture: player.capture,
+    derive: player.derive,
+    variants: new VariantLimits(),
+  });
   const refused = failing.frame(JPEG);
   player.pending.shift()!.reject(new Error("No output runs"));
   await assert.rejects(refused, /No output runs/);
@@ -79,6 +104,7 @@ Deno.test("OutputFrames.frame() holds a remote client to the variant limits; loc
   const player = fakeCapture();
   const frames = new OutputFrames({
     capture: player.capture,
+    derive: player.derive,
     variants: new VariantLimits({ inFlight: 2, perMinute: 20 }),
   });
   const remote = { client: "device:d1", isLocal: false };
@@ -90,7 +116,86 @@ Deno.test("OutputFrames.frame() holds a remote client to the variant limits; loc
   });
   const local = frames.frame({ ...JPEG, size: 48 }, { client: "127.0.0.1", isLocal: true });
   player.finish(1);
-  player.finish(2);
-  player.finish(3);
   await Promise.all([...waiting, local]);
+  assert.equal(player.captures, 1, "one capture, the others made from it");
+});
+
+Deno.test("OutputFrames.frame() takes at most one capture per 200 ms for any mix of sizes, formats and qualities", async () => {
+  let now = 0;
+  const player = fakeCapture();
+  const frames = new OutputFrames({
+    capture: player.capture,
+    derive: player.derive,
+    variants: new VariantLimits({ inFlight: 2, perMinute: 1000 }),
+    now: () => now,
+  });
+  // A remote's phone (box x DPR at q70), a tablet, Companion (PNG), MCP (512 q85), and one
+  // device cycling through sizes to keep the output capturing.
+  const clients: Array<{ at: number; input: () => OutputFrameInput; client: string }> = [
+    { at: 0, input: () => ({ size: 390, format: "jpeg", quality: 70 }), client: "device:phone" },
+    { at: 30, input: () => ({ size: 480, format: "jpeg", quality: 70 }), client: "device:tab" },
+    { at: 60, input: () => ({ size: 72, format: "png", quality: 85 }), client: "127.0.0.1" },
+    { at: 90, input: () => ({ size: 512, format: "jpeg", quality: 85 }), client: "127.0.0.1" },
+  ];
+  let cycle = 16;
+  clients.push({
+    at: 120,
+    input: () => ({ size: cycle = cycle >= 512 ? 16 : cycle + 1, format: "jpeg", quality: 50 }),
+    client: "device:cycler",
+  });
+  const seconds = 10;
+  for (let t = 0; t < seconds * 1000; t += 10) {
+    now = t;
+    for (const c of clients) {
+      if ((t - c.at) % 50 !== 0 || t < c.at) continue; // each client 20 times a second
+      const answer = frames.frame(c.input(), {
+        client: c.client,
+        isLocal: !c.client.startsWith("device"),
+      });
+      while (player.pending.length) player.finish(t % 256);
+      await answer;
+    }
+  }
+  assert.ok(player.captures <= seconds * 5, `${player.captures} captures in ${seconds} s`);
+  // The captures are of the largest asked lately, in JPEG at the best quality asked.
+  assert.deepEqual(player.asks.at(-1), { size: 512, format: "jpeg", quality: 85 });
+});
+
+Deno.test("OutputFrames drops a stale capture and its variants at the next request", async () => {
+  let now = 0;
+  const player = fakeCapture();
+  const frames = new OutputFrames({
+    capture: player.capture,
+    derive: player.derive,
+    variants: new VariantLimits(),
+    now: () => now,
+  });
+  const first = frames.frame({ format: "png", quality: 85 });
+  player.finish(1);
+  await first;
+  for (let size = 16; size < 80; size++) await frames.frame({ ...JPEG, size });
+  assert.deepEqual(frames.held, { captures: 1, variants: 65 });
+  now += 200;
+  const next = frames.frame(JPEG);
+  player.finish(2);
+  await next;
+  assert.deepEqual(frames.held, { captures: 1, variants: 1 }, "the stale ones are gone");
+});
+
+Deno.test("OutputFrames.frame() bounds a remote client's full-size picture; a local one gets the output's size", async () => {
+  const player = fakeCapture();
+  const frames = new OutputFrames({
+    capture: player.capture,
+    derive: player.derive,
+    variants: new VariantLimits(),
+  });
+  const remote = frames.frame({ format: "png", quality: 85 }, {
+    client: "device:d",
+    isLocal: false,
+  });
+  player.finish(1);
+  await remote;
+  assert.equal(player.asks[0]?.size, REMOTE_OUTPUT_SIDE);
+  const local = (await frames.frame({ format: "png", quality: 85 })) as MediaImage;
+  assert.deepEqual([...local.bytes], [1, 0], "made from the capture under way");
 });

@@ -139,7 +139,8 @@ Deno.test({
         const rgb = await centreByFfmpeg(bytes);
         assert.ok(near(rgb, [255, 0, 0], 24), `centre ${rgb}`);
         // The page made it at that size (player protocol 1.8): no full-size PNG to re-encode.
-        await Deno.stat(`${dataDir}/cache/output/frame-64.jpg`);
+        const files = [...Deno.readDirSync(`${dataDir}/cache/output`)].map((e) => e.name);
+        assert.ok(files.some((name) => name.endsWith("-64.jpg")), files.join(" "));
       });
 
       await t.step(".png answers a PNG of the output's size", async () => {

@@ -15,7 +15,7 @@ import {
 
 /** A loop whose requests, timer and clock the test holds. */
 function harness() {
-  const requests: { signal: AbortSignal; answer: PromiseWithResolvers<string> }[] = [];
+  const requests: { signal: AbortSignal; answer: PromiseWithResolvers<string | null> }[] = [];
   const timers: { fn: () => void; ms: number; isCleared: boolean }[] = [];
   const shown: string[] = [];
   const failures: string[] = [];
@@ -23,7 +23,7 @@ function harness() {
   let isVisible = true;
   const loop = new PreviewLoop({
     fetchFrame(signal: AbortSignal) {
-      const answer = Promise.withResolvers<string>();
+      const answer = Promise.withResolvers<string | null>();
       requests.push({ signal, answer });
       return answer.promise;
     },
@@ -100,6 +100,35 @@ Deno.test("PreviewLoop: refusals back off and say why; a picture brings the pace
   h.fire();
   h.requests[2]!.answer.resolve("picture");
   await h.settle();
+  assert.equal(h.timers.at(-1)!.ms, PERIOD_MS);
+  h.loop.stop();
+});
+
+Deno.test("PreviewLoop: a 429's Retry-After is honoured when longer than the backoff", async () => {
+  const h = harness();
+  h.loop.resume();
+  h.requests[0]!.answer.reject(
+    Object.assign(new Error("Too many variants"), { code: "RATE_LIMITED", retryAfterMs: 7000 }),
+  );
+  await h.settle();
+  assert.equal(h.timers.at(-1)!.ms, 7000, "waits as the service asked");
+  h.fire();
+  h.requests[1]!.answer.reject(Object.assign(new Error("busy"), { retryAfterMs: 10 }));
+  await h.settle();
+  assert.equal(h.timers.at(-1)!.ms, FIRST_BACKOFF_MS * 2, "a shorter Retry-After: the backoff");
+  h.loop.stop();
+});
+
+Deno.test("PreviewLoop: a picture not modified (304, null) shows nothing and keeps the pace", async () => {
+  const h = harness();
+  h.loop.resume();
+  h.requests[0]!.answer.resolve("picture");
+  await h.settle();
+  h.fire();
+  h.requests[1]!.answer.resolve(null);
+  await h.settle();
+  assert.deepEqual(h.shown, ["picture"]);
+  assert.deepEqual(h.failures, []);
   assert.equal(h.timers.at(-1)!.ms, PERIOD_MS);
   h.loop.stop();
 });
