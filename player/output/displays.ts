@@ -117,7 +117,8 @@ let listing: Promise<DisplayList> | null = null;
 /**
  * The displays of the X11 display in `DISPLAY` now (`xrandr --listmonitors`). Callers while a
  * listing runs share it (a flood of requests, the poll beside them: one process at a time,
- * answers in order), and a listing that takes over `XRANDR_TIMEOUT_MS` is stopped.
+ * answers in order) and its time limit, the first caller's (`XRANDR_TIMEOUT_MS` but in tests);
+ * a listing over its limit is stopped.
  */
 export function listDisplays(timeoutMs = XRANDR_TIMEOUT_MS): Promise<DisplayList> {
   const none = noX11();
@@ -130,7 +131,8 @@ async function runXrandr(timeoutMs: number): Promise<DisplayList> {
   const signal = AbortSignal.timeout(timeoutMs);
   try {
     const out = await new Deno.Command("xrandr", { ...XRANDR, signal }).output();
-    if (signal.aborted) return timedOut(timeoutMs);
+    // A list that came just as the limit passed is still the list.
+    if (!out.success && signal.aborted) return timedOut(timeoutMs);
     return fromXrandr(out);
   } catch (error) {
     return signal.aborted ? timedOut(timeoutMs) : notRun(error);
