@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { MediaImage, MediaNotModified, type OutputFrameInput } from "../../../server/core/mod.ts";
+import { MediaImage, MediaNotModified, OutputFrameInput } from "../../../server/core/mod.ts";
 import {
   MAX_VARIANTS,
   OutputFrames,
@@ -247,4 +247,10 @@ Deno.test("OutputFrames.frame() never enlarges: 512 asked while 390 captures run
   player.finish(3);
   assert.deepEqual([...((await again) as MediaImage).bytes], [...new Uint8Array([3, 390])]);
   assert.equal(player.captures, 3);
+});
+
+Deno.test("OutputFrameInput's size says what an omitted size gives a remote client (the 1280 bound)", () => {
+  const said = OutputFrameInput.shape.size.description ?? "";
+  assert.match(said, new RegExp(`\\b${REMOTE_OUTPUT_SIDE}\\b`));
+  assert.match(said, /local/);
 });
