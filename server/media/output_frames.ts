@@ -1,10 +1,14 @@
 /**
  * The output's picture for previews (`outputFrame`): several clients polling a few times a
- * second cost the output at most one capture per `reuseMs`, whatever sizes, formats and
- * qualities they ask. A capture is taken at the largest picture asked in the last
- * `recentMs` and every other variant is scaled and encoded from it on the render pool
- * (`derive`), once per capture. A finished capture is answered again for `reuseMs`, then
- * dropped with its variants at the next request. A remote client's picture without a size
+ * second cost the output at most one capture per `reuseMs`, plus one when a larger picture
+ * than the last capture is asked, whatever formats and qualities they ask, and never more
+ * than one capture at once. A capture is taken at the largest picture asked in the last
+ * `recentMs` and every smaller variant is scaled and encoded from it on the render pool
+ * (`derive`), once per capture (at most `MAX_VARIANTS` kept; more are made and not kept). A
+ * variant is never made larger than the capture it comes from: a larger one (or one without
+ * a size, the output's) waits for the next capture, taken at the largest asked as soon as
+ * the one under way ends. A finished capture is answered again for `reuseMs`, then dropped
+ * with its variants at the next request. A remote client's picture without a size
  * is at most `REMOTE_OUTPUT_SIDE` on its longer side (a full-size draw costs the output most)
  * and it may have at most a few different variants taken at once and in a minute
  * (`VariantLimits`, as thumbnails). A picture is answered with a strong ETag of its bytes, so
@@ -55,8 +59,10 @@ interface Shot {
   /** When the picture was asked of the player: its age. */
   takenAt: number;
   isDone: boolean;
-  /** What the player was asked for. */
-  ask: OutputFrameInput;
+  /** What the player was asked for; null while the shot waits for the one under way. */
+  ask: OutputFrameInput | null;
+  /** The variants waiting for this shot before it started (it is taken to cover them). */
+  waiting: OutputFrameInput[];
   picture: Promise<OutputPicture>;
   /** The variants answered from this capture, made once each. */
   variants: Map<string, Promise<Answer>>;
@@ -68,12 +74,16 @@ export const OUTPUT_FRAME_REUSE_MS = 200;
 export const REMOTE_OUTPUT_SIDE = 1280;
 /** Variants remembered for the size of the next capture, at most. */
 const MAX_RECENT = 64;
+/** Variants kept per capture, at most: more are made for their caller and not kept. */
+export const MAX_VARIANTS = 64;
 
 /** Shares the output's pictures among the clients that poll it. */
 export class OutputFrames {
   #o: Required<OutputFramesOptions>;
   /** The newest capture; older ones are dropped with their variants. */
   #shot: Shot | null = null;
+  /** The capture to take when `#shot` ends, for a larger picture than it. */
+  #next: Shot | null = null;
   /** The variants asked lately and when: the next capture is the largest of them. */
   #recent = new Map<string, { input: OutputFrameInput; at: number }>();
 
@@ -121,14 +131,15 @@ export class OutputFrames {
     this.#remember(variant, input, now);
     // Shared: the work runs for whoever waits, not under the first caller's signal.
     const shared = request ? { client: request.client, isLocal: request.isLocal } : undefined;
-    const shot = this.#current(now, shared);
+    const shot = this.#current(now, input, shared);
     const known = shot.variants.get(variant);
     if (known) return known;
     const answer = shot.picture
       .then((picture) =>
-        keyOf(shot.ask) === variant ? picture : this.#o.derive(picture, input, shared)
+        keyOf(shot.ask!) === variant ? picture : this.#o.derive(picture, input, shared)
       )
       .then((picture) => ({ picture, etag: etagOf(picture.bytes) }));
+    if (shot.variants.size >= MAX_VARIANTS) return answer;
     shot.variants.set(variant, answer);
     // A failed variant is not reused: the next request makes it again.
     answer.catch(() => {
@@ -137,28 +148,51 @@ export class OutputFrames {
     return answer;
   }
 
-  /** The capture to answer from: the newest while under way or young, else a new one. */
-  #current(now: number, request: MediaRequest | undefined): Shot {
+  /**
+   * The capture to answer `input` from: the newest while under way or young if it is at
+   * least as large, else the next one (after the one under way, which stays the only one).
+   */
+  #current(now: number, input: OutputFrameInput, request: MediaRequest | undefined): Shot {
     const last = this.#shot;
     // By the picture's age, not the answer's: a client polling every 250 ms gets a new one.
-    if (last && (!last.isDone || now - last.takenAt < this.#o.reuseMs)) return last;
+    const isFresh = last !== null && (!last.isDone || now - last.takenAt < this.#o.reuseMs);
+    if (isFresh && covers(last.ask, input)) return last;
+    if (isFresh && !last.isDone) {
+      this.#next ??= this.#after(last, request);
+      this.#next.waiting.push(input);
+      return this.#next;
+    }
     const ask = this.#largest();
+    const shot: Shot = { ...blank(now), ask, picture: this.#o.capture(ask, request) };
+    this.#taken(shot, shot.picture);
+    return shot;
+  }
+
+  /** A shot taken when `last` ends, at the largest asked by then. */
+  #after(last: Shot, request: MediaRequest | undefined): Shot {
     const shot: Shot = {
-      takenAt: now,
-      isDone: false,
-      ask,
-      picture: this.#o.capture(ask, request),
-      variants: new Map(),
+      ...blank(this.#o.now()),
+      picture: last.picture.then(() => {}, () => {}).then(() => {
+        if (this.#next === shot) this.#next = null;
+        shot.ask = this.#largest(shot.waiting);
+        shot.takenAt = this.#o.now();
+        const picture = this.#o.capture(shot.ask, request);
+        this.#taken(shot, picture);
+        return picture;
+      }),
     };
-    // A failed capture is not reused: the next request asks again.
-    shot.picture.then(
+    return shot;
+  }
+
+  /** `shot`'s capture is asked: it is the newest, done when its picture is (dropped if not). */
+  #taken(shot: Shot, picture: Promise<OutputPicture>): void {
+    this.#shot = shot;
+    picture.then(
       () => (shot.isDone = true),
       () => {
         if (this.#shot === shot) this.#shot = null;
       },
     );
-    this.#shot = shot;
-    return shot;
   }
 
   #remember(variant: string, input: OutputFrameInput, now: number): void {
@@ -170,9 +204,12 @@ export class OutputFrames {
     this.#recent.set(variant, { input, at: now });
   }
 
-  /** The largest variant asked lately (full size wins), JPEG at the best quality asked. */
-  #largest(): OutputFrameInput {
-    const asked = [...this.#recent.values()].map((r) => r.input);
+  /**
+   * The largest variant asked lately or `waiting` (full size wins), JPEG at the best quality
+   * asked.
+   */
+  #largest(waiting: OutputFrameInput[] = []): OutputFrameInput {
+    const asked = [...this.#recent.values()].map((r) => r.input).concat(waiting);
     const side = (i: OutputFrameInput) => i.size ?? Infinity;
     const largest = asked.reduce((a, b) =>
       side(b) > side(a) || (side(b) === side(a) && b.format === "png") ? b : a
@@ -181,6 +218,17 @@ export class OutputFrames {
     const { ifNoneMatch: _, ...ask } = largest;
     return ask.format === "jpeg" ? { ...ask, quality } : ask;
   }
+}
+
+/** A shot not yet asked of the player. */
+function blank(now: number): Omit<Shot, "picture"> {
+  return { takenAt: now, isDone: false, ask: null, waiting: [], variants: new Map() };
+}
+
+/** Whether a capture taken as `ask` (null: not started, taken to cover) is as large as `input`. */
+function covers(ask: OutputFrameInput | null, input: OutputFrameInput): boolean {
+  if (ask === null || ask.size === undefined) return true;
+  return input.size !== undefined && input.size <= ask.size;
 }
 
 /** A variant's name: size, format and (JPEG) quality. */

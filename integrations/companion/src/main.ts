@@ -232,7 +232,8 @@ export default class CueportInstance extends InstanceBase<Types> {
 		const project = this.state.project?.projectId
 		const connection = this.#connection
 		if (!clip?.fileId || !project || !connection) return null
-		const px = Math.min(512, Math.max(16, Math.round(size)))
+		const { min, max } = CATALOG.pictureSize
+		const px = Math.min(max, Math.max(min, Math.round(size)))
 		const path = `/thumbnails/${encodeURIComponent(project)}/${encodeURIComponent(clip.fileId)}.png?size=${px}&overlay=${overlay}&format=png`
 		return this.#thumbnails.get(path, async () => {
 			const res = await connection.request('GET', path)

@@ -93,7 +93,7 @@ export type CameraThumbnailInput = z.output<typeof CameraThumbnailInput>;
  */
 export const OutputFrameInput = z.strictObject({
   size: ThumbnailInput.shape.size.describe(
-    "The longer side of the picture, 16 to 512, the output's aspect ratio kept; omitted: the output's size",
+    "The longer side of the picture, 16 to 512, the output's aspect ratio kept; omitted: the output's size for a local caller, at most 1280 for a remote one (a paired device)",
   ),
   format: ThumbnailInput.shape.format.describe(
     "The answer's format; default: the path's extension's (.jpg and .jpeg JPEG, .png PNG). Given, it wins over the extension",

@@ -22,6 +22,11 @@ function startPreview(box) {
   /** The picture shown's ETag and size: the same one again answers 304, not its bytes. */
   let shown = { etag: null, size: 0 };
   box.dataset.preview = "waiting";
+  /** The picture on screen is the output's now: no refusal said. */
+  const live = () => {
+    box.dataset.preview = "live";
+    caption.textContent = "";
+  };
   const loop = new PreviewLoop({
     async fetchFrame(signal) {
       const size = sizeFor(box);
@@ -42,9 +47,10 @@ function startPreview(box) {
         url = isGone ? null : next;
         if (isGone) URL.revokeObjectURL(next);
       }
-      box.dataset.preview = "live";
-      caption.textContent = "";
+      live();
     },
+    // A 304 after a refusal: the show is still and the picture shown is still the output's.
+    recover: live,
     fail(error) {
       box.dataset.preview = "refused";
       box.dataset.code = error.code ?? "";

@@ -25,7 +25,9 @@ export function nextDelay(elapsed, failures, retryAfterMs = 0) {
 /**
  * Fetches pictures one at a time and hands each to `show` (which resolves once it is on screen),
  * while `isVisible()`; a fetch answering null (304, the same picture) shows nothing; `fail(error)`
- * on a refusal (`error.retryAfterMs`, when the service said, is the least wait). `resume()` after a hidden page shows again,
+ * on a refusal (`error.retryAfterMs`, when the service said, is the least wait); `recover()` when a
+ * null answer follows refusals (the picture on screen is the output's again: clear the refusal, as
+ * `show` does). `resume()` after a hidden page shows again,
  * `stop()` for good (aborts the request under way). The clock and the timer are injected
  * (tests), as `{ now, setTimer, clearTimer }`.
  */
@@ -36,7 +38,10 @@ export class PreviewLoop {
   #failures = 0;
   #isStopped = false;
 
-  /** `deps`: `{ fetchFrame(signal), show(blob), fail(error), isVisible(), now, setTimer, clearTimer }`. */
+  /**
+   * `deps`: `{ fetchFrame(signal), show(blob), fail(error), recover(), isVisible(), now, setTimer,
+   * clearTimer }`.
+   */
   constructor(deps) {
     this.#deps = deps;
   }
@@ -74,6 +79,7 @@ export class PreviewLoop {
       const blob = await this.#deps.fetchFrame(request.signal);
       if (request.signal.aborted) return;
       if (blob !== null) await this.#deps.show(blob);
+      else if (this.#failures > 0) this.#deps.recover();
       this.#failures = 0;
     } catch (error) {
       if (request.signal.aborted) return;

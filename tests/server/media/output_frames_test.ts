@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { MediaImage, MediaNotModified, type OutputFrameInput } from "../../../server/core/mod.ts";
+import { MediaImage, MediaNotModified, OutputFrameInput } from "../../../server/core/mod.ts";
 import {
+  MAX_VARIANTS,
   OutputFrames,
   type OutputPicture,
   REMOTE_OUTPUT_SIDE,
@@ -65,10 +66,10 @@ Deno.test("OutputFrames.frame() shares one capture among concurrent requests and
   assert.equal(player.captures, 2, "200 ms old: taken again");
   player.finish(8);
   assert.equal(((await next) as MediaImage).bytes[0], 8);
-  // Another variant is made from the same capture.
-  const png = (await frames.frame({ format: "png", quality: 85 })) as MediaImage;
+  // A smaller variant is made from the same capture.
+  const png = (await frames.frame({ size: 100, format: "png", quality: 85 })) as MediaImage;
   assert.equal(player.captures, 2);
-  assert.deepEqual([...png.bytes], [8, 0]);
+  assert.deepEqual([...png.bytes], [8, 100]);
 });
 
 Deno.test("OutputFrames.frame() answers 304 for the picture's ETag, and does not keep a failed capture", async () => {
@@ -116,8 +117,11 @@ Deno.test("OutputFrames.frame() holds a remote client to the variant limits; loc
   });
   const local = frames.frame({ ...JPEG, size: 48 }, { client: "127.0.0.1", isLocal: true });
   player.finish(1);
+  await tick();
+  player.finish(2);
   await Promise.all([...waiting, local]);
-  assert.equal(player.captures, 1, "one capture, the others made from it");
+  assert.equal(player.captures, 2, "16 taken first; 32 and 48 from one capture after it");
+  assert.equal(player.asks[1]?.size, 48);
 });
 
 Deno.test("OutputFrames.frame() takes at most one capture per 200 ms for any mix of sizes, formats and qualities", async () => {
@@ -156,7 +160,8 @@ Deno.test("OutputFrames.frame() takes at most one capture per 200 ms for any mix
       await answer;
     }
   }
-  assert.ok(player.captures <= seconds * 5, `${player.captures} captures in ${seconds} s`);
+  // Plus one each time a larger size than the last capture's is asked (480, then 512).
+  assert.ok(player.captures <= seconds * 5 + 2, `${player.captures} captures in ${seconds} s`);
   // The captures are of the largest asked lately, in JPEG at the best quality asked.
   assert.deepEqual(player.asks.at(-1), { size: 512, format: "jpeg", quality: 85 });
 });
@@ -173,8 +178,12 @@ Deno.test("OutputFrames drops a stale capture and its variants at the next reque
   const first = frames.frame({ format: "png", quality: 85 });
   player.finish(1);
   await first;
-  for (let size = 16; size < 80; size++) await frames.frame({ ...JPEG, size });
-  assert.deepEqual(frames.held, { captures: 1, variants: 65 });
+  for (let size = 16; size < 80; size++) {
+    const made = (await frames.frame({ ...JPEG, size })) as MediaImage;
+    assert.deepEqual([...made.bytes], [1, size], "past the cap, still made");
+  }
+  assert.deepEqual(frames.held, { captures: 1, variants: MAX_VARIANTS }, "at most 64 kept");
+  assert.equal(player.captures, 1);
   now += 200;
   const next = frames.frame(JPEG);
   player.finish(2);
@@ -196,6 +205,52 @@ Deno.test("OutputFrames.frame() bounds a remote client's full-size picture; a lo
   player.finish(1);
   await remote;
   assert.equal(player.asks[0]?.size, REMOTE_OUTPUT_SIDE);
-  const local = (await frames.frame({ format: "png", quality: 85 })) as MediaImage;
-  assert.deepEqual([...local.bytes], [1, 0], "made from the capture under way");
+  const local = frames.frame({ format: "png", quality: 85 });
+  assert.equal(player.captures, 2, "the 1280 capture is young, but smaller: a new one");
+  assert.deepEqual(player.asks[1], { format: "png", quality: 85 }, "at the output's size");
+  player.finish(2);
+  assert.deepEqual([...((await local) as MediaImage).bytes], [2], "the capture itself");
+});
+
+Deno.test("OutputFrames.frame() never enlarges: 512 asked while 390 captures run waits for a 512 capture", async () => {
+  let now = 0;
+  const player = fakeCapture();
+  const frames = new OutputFrames({
+    capture: player.capture,
+    derive: player.derive,
+    variants: new VariantLimits(),
+    now: () => now,
+  });
+  const phone = { size: 390, format: "jpeg", quality: 70 } as const;
+  const mcp = { size: 512, format: "jpeg", quality: 85 } as const;
+  const first = frames.frame(phone, { client: "device:phone", isLocal: false });
+  now += 10;
+  const large = frames.frame(mcp);
+  const large2 = frames.frame(mcp);
+  assert.equal(player.captures, 1, "one capture at a time: the 512 one waits");
+  player.finish(1);
+  assert.deepEqual([...((await first) as MediaImage).bytes], [1], "the phone's capture");
+  await tick();
+  assert.equal(player.captures, 2, "taken as soon as the 390 one ends");
+  assert.deepEqual(player.asks[1], mcp, "at the largest asked");
+  player.finish(2);
+  assert.deepEqual([...((await large) as MediaImage).bytes], [2], "the capture itself");
+  assert.deepEqual([...((await large2) as MediaImage).bytes], [2]);
+  assert.ok(player.derived.every((d) => d.size! <= 390), "nothing enlarged");
+  // Later small requests come from the large capture, and the next capture is the largest.
+  now += 50;
+  const small = await frames.frame(phone, { client: "device:phone", isLocal: false });
+  assert.deepEqual([...(small as MediaImage).bytes], [...new Uint8Array([2, 390])]);
+  now += 200;
+  const again = frames.frame(phone, { client: "device:phone", isLocal: false });
+  assert.deepEqual(player.asks[2], mcp, "512 was asked in the last 2 s");
+  player.finish(3);
+  assert.deepEqual([...((await again) as MediaImage).bytes], [...new Uint8Array([3, 390])]);
+  assert.equal(player.captures, 3);
+});
+
+Deno.test("OutputFrameInput's size says what an omitted size gives a remote client (the 1280 bound)", () => {
+  const said = OutputFrameInput.shape.size.description ?? "";
+  assert.match(said, new RegExp(`\\b${REMOTE_OUTPUT_SIDE}\\b`));
+  assert.match(said, /local/);
 });

@@ -19,6 +19,7 @@ function harness() {
   const timers: { fn: () => void; ms: number; isCleared: boolean }[] = [];
   const shown: string[] = [];
   const failures: string[] = [];
+  let recoveries = 0;
   let now = 0;
   let isVisible = true;
   const loop = new PreviewLoop({
@@ -29,6 +30,7 @@ function harness() {
     },
     show: (blob: string) => void shown.push(blob),
     fail: (error: Error) => void failures.push(error.message),
+    recover: () => void recoveries++,
     isVisible: () => isVisible,
     now: () => now,
     setTimer(fn: () => void, ms: number) {
@@ -48,6 +50,9 @@ function harness() {
     timers,
     shown,
     failures,
+    get recoveries() {
+      return recoveries;
+    },
     settle,
     advance: (ms: number) => void (now += ms),
     setVisible: (v: boolean) => void (isVisible = v),
@@ -130,6 +135,28 @@ Deno.test("PreviewLoop: a picture not modified (304, null) shows nothing and kee
   assert.deepEqual(h.shown, ["picture"]);
   assert.deepEqual(h.failures, []);
   assert.equal(h.timers.at(-1)!.ms, PERIOD_MS);
+  h.loop.stop();
+});
+
+Deno.test("PreviewLoop: a 304 after a refusal clears the refusal (the picture shown is the output's)", async () => {
+  const h = harness();
+  h.loop.resume();
+  h.requests[0]!.answer.resolve("picture");
+  await h.settle();
+  h.fire();
+  h.requests[1]!.answer.reject(new Error("Too many variants"));
+  await h.settle();
+  assert.equal(h.recoveries, 0);
+  h.fire();
+  h.requests[2]!.answer.resolve(null); // the show is still: the same picture, 304
+  await h.settle();
+  assert.deepEqual(h.shown, ["picture"]);
+  assert.equal(h.recoveries, 1, "the refusal is cleared though nothing new is shown");
+  assert.equal(h.timers.at(-1)!.ms, PERIOD_MS, "back to pace");
+  h.fire();
+  h.requests[3]!.answer.resolve(null);
+  await h.settle();
+  assert.equal(h.recoveries, 1, "a 304 with no refusal before it clears nothing");
   h.loop.stop();
 });
 
