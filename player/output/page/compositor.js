@@ -13,7 +13,7 @@ import {
   texture,
   uploadRow,
 } from "./gl.js";
-import { IsfPasses } from "./isf_passes.js";
+import { IsfPasses, JoinedKeys } from "./isf_passes.js";
 import { frameTimes, nextFrame } from "./render_scale.js";
 
 const COMPOSITE = `#version 300 es
@@ -95,15 +95,15 @@ function bindingsOf(samplers) {
 }
 
 /**
- * `#rrggbb` as three 0-1 numbers (black when it is not one).
+ * `#rrggbb` as three 0-1 numbers into `into` (black when it is not one). Called when the colour
+ * changes, not a frame (its match is an array).
  * @param {string} text
- * @returns {[number, number, number]}
+ * @param {number[]} into
  */
-function parseColor(text) {
+function parseColor(text, into) {
   const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(text);
-  /** @type {(i: number) => number} */
-  const at = (i) => parseInt(m?.[i] ?? "0", 16) / 255;
-  return [at(1), at(2), at(3)];
+  for (let i = 0; i < 3; i++) into[i] = parseInt(m?.[i + 1] ?? "0", 16) / 255;
+  return into;
 }
 
 /**
@@ -134,25 +134,33 @@ function isNeutral(f) {
 }
 
 /**
- * The layers that show something, bottom first, with their pictures: not those at opacity 0,
- * nor those under an opaque one (a video or camera at full opacity with no Effect covers the
- * whole picture: its texels have alpha 1 and every pass draws the full frame). Into `shown`
- * (emptied first), a list the caller keeps.
+ * A layer's picture when it shows something (not an audio layer's, not at opacity 0), or null.
+ * @param {RenderLayer} layer
+ * @param {TextureOf} textureOf
+ */
+function shownPicture(layer, textureOf) {
+  if (layer.kind === "audio" || layer.opacity <= 0) return null;
+  return textureOf(layer.clipId);
+}
+
+/**
+ * Where the layers drawn begin (bottom first): the layers under an opaque one that shows are not
+ * drawn (a video or camera at full opacity with no Effect covers the whole picture: its texels
+ * have alpha 1 and every pass draws the full frame); from there each one `shownPicture` gives is.
+ * An index, not a list of records: a frame allocates none.
  * @param {RenderLayer[]} layers
  * @param {TextureOf} textureOf
- * @param {{layer: RenderLayer, source: WebGLTexture}[]} shown
  */
-export function visibleLayers(layers, textureOf, shown = []) {
-  shown.length = 0;
-  for (const layer of layers) {
-    const source = layer.kind === "audio" ? null : textureOf(layer.clipId);
-    if (!source || layer.opacity <= 0) continue;
+export function firstShownLayer(layers, textureOf) {
+  let first = 0;
+  for (let i = 0; i < layers.length; i++) {
+    const layer = /** @type {RenderLayer} */ (layers[i]);
+    if (!shownPicture(layer, textureOf)) continue;
     const isOpaque = (layer.kind === "video" || layer.kind === "camera") && layer.opacity >= 1 &&
       layer.effects.length === 0;
-    if (isOpaque) shown.length = 0;
-    shown.push({ layer, source });
+    if (isOpaque) first = i;
   }
-  return shown;
+  return first;
 }
 
 /**
@@ -174,14 +182,18 @@ function frameScratch() {
     plain: { u_resolution: [1, 1], u_time: 0 },
     /** @type {Record<string, WebGLTexture>} */
     plainTextures: {},
-    /** Each Effect's occurrences in the chain drawn. @type {Map<string, number>} */
+    /** Each Effect's occurrences in the chain numbered `chains` (`occurrence`). */
+    /** @type {Map<string, {chain: number, n: number}>} */
     seen: new Map(),
-    /** @type {{layer: RenderLayer, source: WebGLTexture}[]} */
-    shown: [],
+    chains: 0,
+    /** The background colour's text and its three 0-1 numbers (parsed when it changes). */
+    colorText: "",
+    color: [0, 0, 0],
     bins: new Uint8Array(0),
     /** A layer's filters as a pass. @type {ShaderPass} */
     filter: { program: "layer", uniforms: {} },
-    /** A layer's passes. @type {ShaderPass[]} */
+    /** A layer's passes, the first `#drawLayer` sets of them (never emptied: V8 drops the
+     * store of an array whose length is set to 0). @type {ShaderPass[]} */
     passes: [],
   };
 }
@@ -268,6 +280,8 @@ export class Compositor {
   #targets = null;
   /** What a frame sets and reads, made once (a frame allocates none of it). */
   #frame = frameScratch();
+  /** ISF targets' owners' keys (`<layer>/<id>/<n>`), made once; forgotten as targets go. */
+  #ownerKeys = new JoinedKeys("/");
 
   /**
    * A compositor on `canvas`, or null without a WebGL2 that compiles (no context, or a GPU
@@ -344,7 +358,11 @@ export class Compositor {
     const size = scaledSize(display, scale, frame.size);
     const canvasSize = scaledSize(display, canvasScale, frame.canvasSize);
     const targets = this.#ensureTargets(canvasSize, size);
-    const [r, g, b] = parseColor(display.backgroundColor);
+    if (frame.colorText !== display.backgroundColor) {
+      frame.colorText = display.backgroundColor;
+      parseColor(frame.colorText, frame.color);
+    }
+    const r = frame.color[0] ?? 0, g = frame.color[1] ?? 0, b = frame.color[2] ?? 0;
     nextFrame(this.#times, clock, display.fps);
     this.#uploadAudio(analyser);
     gl.bindFramebuffer(gl.FRAMEBUFFER, targets.out.fb);
@@ -355,7 +373,12 @@ export class Compositor {
     chain.time = clock;
     chain.size = size;
     chain.scale = scale;
-    for (const { layer, source } of visibleLayers(state.layers, textureOf, frame.shown)) {
+    const layers = state.layers;
+    // Indexed loops here and below: an array's `for...of` makes an iterator.
+    for (let i = firstShownLayer(layers, textureOf); i < layers.length; i++) {
+      const layer = /** @type {RenderLayer} */ (layers[i]);
+      const source = shownPicture(layer, textureOf);
+      if (!source) continue;
       chain.owner = layer.clipId;
       this.#drawLayer(layer, source, chain);
     }
@@ -369,7 +392,8 @@ export class Compositor {
     present.background[0] = r, present.background[1] = g, present.background[2] = b;
     frame.image.u_image = picture;
     pass(gl, this.#internal.present, null, frame.image, present, canvasSize);
-    this.#isfPasses.endFrame();
+    // Targets deleted (a change): their keys and counts go, those drawn are made again.
+    if (this.#isfPasses.endFrame()) this.#ownerKeys.clear(), frame.seen.clear();
   }
 
   /** ISF's TIMEDELTA and FRAMEINDEX of the last frame drawn (the page reports them). */
@@ -390,12 +414,7 @@ export class Compositor {
     if (canvas.height !== canvasSize.height) canvas.height = canvasSize.height;
     const gl = this.gl;
     const old = this.#targets;
-    if (!old) {
-      const [a, b, out] = [1, 2, 3].map(() => target(gl, width, height));
-      if (!a || !b || !out) throw new Error("WebGL made no target");
-      this.#targets = { width, height, a, b, out };
-      return this.#targets;
-    }
+    if (!old) return (this.#targets = makeTargets(gl, width, height));
     if (old.width === width && old.height === height) return old;
     for (const t of [old.a, old.b, old.out]) resizeTarget(gl, t, width, height);
     old.width = width;
@@ -420,7 +439,8 @@ export class Compositor {
     setPair(values, "RENDERSIZE", size.width, size.height);
     const date = /** @type {number[]} */ (values.DATE);
     for (let i = 0; i < 4; i++) date[i] = this.#frame.dateValues[i] ?? 0;
-    for (const s of samplers) {
+    for (let i = 0; i < samplers.length; i++) {
+      const s = /** @type {Samplers[number]} */ (samplers[i]);
       const isImage = s.type === "image";
       textures[s.name] = isImage ? input : s.type === "audio" ? spectrum.wave : spectrum.texture;
       const key = keys.get(s.name) ?? `_${s.name}_imgSize`;
@@ -432,21 +452,23 @@ export class Compositor {
   }
 
   /**
-   * Draws `passes` over `source` (a chain: `chain` says how); answers its picture.
+   * Draws the first `count` of `passes` over `source` (a chain: `chain` says how); answers its
+   * picture.
    * @param {ShaderPass[]} passes
    * @param {WebGLTexture} source
    * @param {Chain} chain
    */
-  #runPasses(passes, source, chain) {
+  #runPasses(passes, source, chain, count = passes.length) {
     const targets = this.#targets;
     if (!targets) return source;
     let input = source;
     let flip = targets.a;
     // An Effect's targets are its own by its id and its occurrence in the chain, not by its
     // index: a filter pass put before it, or an earlier Effect turned off, keeps them.
-    const seen = this.#frame.seen;
-    seen.clear();
-    for (const p of passes) {
+    const seen = this.#frame.seen, chainNo = ++this.#frame.chains;
+    const ownerKeys = this.#ownerKeys;
+    for (let i = 0; i < count; i++) {
+      const p = /** @type {ShaderPass} */ (passes[i]);
       const compiled = this.#programs.get(p.program);
       if (!compiled) continue;
       const { samplers, bindings } = compiled;
@@ -454,9 +476,8 @@ export class Compositor {
       if (isf && compiled.passes) {
         // ISF's PASSES: the picture is the last pass's, in its target or in `flip`.
         const id = p.id ?? p.program;
-        const n = seen.get(id) ?? 0;
-        seen.set(id, n + 1);
-        const own = `${chain.owner}/${id}/${n}`;
+        const n = occurrence(seen, id, chainNo);
+        const own = ownerKeys.join(ownerKeys.join(chain.owner, id), n);
         const program = /** @type {PassesProgram} */ (compiled);
         input = this.#isfPasses.run(program, p, own, isf, flip, chain);
         if (input !== flip.texture) continue;
@@ -500,13 +521,16 @@ export class Compositor {
     if (!targets) return;
     // Neutral filters cost nothing: a full-screen pass less on software GL.
     const { filter, passes } = this.#frame;
-    passes.length = 0;
+    let count = 0;
     if (!isNeutral(layer.filters)) {
       filter.uniforms = layer.filters;
-      passes.push(filter);
+      passes[count++] = filter;
     }
-    for (const effect of layer.effects) passes.push(effect);
-    const result = this.#runPasses(passes, source, chain);
+    const effects = layer.effects;
+    for (let i = 0; i < effects.length; i++) {
+      passes[count++] = /** @type {ShaderPass} */ (effects[i]);
+    }
+    const result = this.#runPasses(passes, source, chain, count);
     gl.enable(gl.BLEND);
     gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
     const { image, opacity } = this.#frame;
@@ -535,6 +559,40 @@ export class Compositor {
     spectrum.bins = bins.length;
     dateNow(frame.date, frame.dateValues);
   }
+}
+
+/**
+ * The render's targets, made once (out of `#ensureTargets`: a closure there would make its
+ * scope a frame).
+ * @param {WebGL2RenderingContext} gl
+ * @param {number} width
+ * @param {number} height
+ * @returns {Targets}
+ */
+function makeTargets(gl, width, height) {
+  const [a, b, out] = [1, 2, 3].map(() => target(gl, width, height));
+  if (!a || !b || !out) throw new Error("WebGL made no target");
+  return { width, height, a, b, out };
+}
+
+/**
+ * The occurrence of Effect `id` in the chain numbered `chainNo` (0 for its first), counted in
+ * `seen`: a record an id made once, reset by the chain's number (clearing a Map makes a table).
+ * @param {Map<string, {chain: number, n: number}>} seen
+ * @param {string} id
+ * @param {number} chainNo
+ */
+function occurrence(seen, id, chainNo) {
+  let counted = seen.get(id);
+  if (!counted) {
+    counted = { chain: chainNo, n: 0 };
+    seen.set(id, counted);
+  }
+  if (counted.chain !== chainNo) {
+    counted.chain = chainNo;
+    counted.n = 0;
+  }
+  return counted.n++;
 }
 
 /**

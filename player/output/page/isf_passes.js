@@ -67,9 +67,23 @@ export class IsfPasses {
   #empty;
   /** `${owner}\n${target}` -> its buffer. @type {Map<string, Buffer>} */
   #buffers = new Map();
+  /** Those keys, made once each (forgotten when a buffer is deleted: a change). */
+  #keys = new JoinedKeys("\n");
   #frame = 0;
-  /** The buffers of the passes of the program drawn (null: drawn into `out`), reused. */
-  /** @type {(Buffer | null)[]} */
+  /** Whether the frame ending deleted a buffer (`#sweep`'s). */
+  #isSwept = false;
+  /** Deletes a buffer no pass drew this frame (made once: a `forEach`'s, a frame's none). */
+  #sweep = (/** @type {Buffer} */ b, /** @type {string} */ key) => {
+    if (b.drawn === this.#frame) return;
+    this.#release(b);
+    this.#buffers.delete(key);
+    this.#isSwept = true;
+  };
+  /**
+   * The buffers of the passes of the program drawn (null: drawn into `out`), its first
+   * `specs.length` (never emptied: V8 drops the store of an array whose length is set to 0).
+   * @type {(Buffer | null)[]}
+   */
   #own = [];
   #passSize = { width: 1, height: 1 };
 
@@ -97,7 +111,6 @@ export class IsfPasses {
   run(compiled, p, owner, bindings, out, { size, scale }) {
     const specs = compiled.passes;
     const own = this.#own;
-    own.length = 0;
     const { textures, values, keys } = bindings;
     // Every target by name, once: a pass updates only its own.
     for (let i = 0; i < specs.length; i++) {
@@ -107,14 +120,14 @@ export class IsfPasses {
       const w = sized ? Math.max(1, Math.round((sized[0] ?? 1) * scale)) : size.width;
       const h = sized ? Math.max(1, Math.round((sized[1] ?? 1) * scale)) : size.height;
       const b = spec.target ? this.#buffer(owner, spec, w, h) : null;
-      own.push(b);
+      own[i] = b;
       if (!b || !spec.target) continue;
       textures[spec.target] = b.read.texture;
       setPair(values, imgSizeKey(keys, spec.target), b.width, b.height);
     }
     let picture = out.texture;
     const passSize = this.#passSize;
-    for (let i = 0; i < own.length; i++) {
+    for (let i = 0; i < specs.length; i++) {
       const b = own[i] ?? null;
       const name = specs[i]?.target ?? "";
       passSize.width = b ? b.width : size.width;
@@ -135,14 +148,17 @@ export class IsfPasses {
     return picture;
   }
 
-  /** Ends a frame: deletes the targets no pass drew in it. */
+  /**
+   * Ends a frame: deletes the targets no pass drew in it; answers whether it deleted one (the
+   * keys of their owners can go: they are made again for the owners still drawn).
+   */
   endFrame() {
-    for (const [key, b] of this.#buffers) {
-      if (b.drawn === this.#frame) continue;
-      this.#release(b);
-      this.#buffers.delete(key);
-    }
+    // A Map deleted from while `forEach` walks it goes on with the next entry.
+    this.#isSwept = false;
+    this.#buffers.forEach(this.#sweep);
+    if (this.#isSwept) this.#keys.clear();
     this.#frame++;
+    return this.#isSwept;
   }
 
   /** @param {Buffer} buffer */
@@ -182,7 +198,7 @@ export class IsfPasses {
    * @param {number} height
    */
   #buffer(owner, spec, width, height) {
-    const key = `${owner}\n${spec.target}`;
+    const key = this.#keys.join(owner, spec.target ?? "");
     const w = Math.min(width, this.#maxSide), h = Math.min(height, this.#maxSide);
     const isFloat = spec.float && this.#float !== null;
     const persistent = spec.persistent;
@@ -224,4 +240,43 @@ function imgSizeKey(keys, name) {
     keys.set(name, key);
   }
   return key;
+}
+
+/**
+ * Keys joined from two parts (`<first><separator><second>`), each made once and kept until
+ * `clear()`: a frame that asks for the same keys builds no string.
+ */
+export class JoinedKeys {
+  #separator;
+  /** @type {Map<string, Map<string | number, string>>} */
+  #byFirst = new Map();
+
+  /** @param {string} separator */
+  constructor(separator) {
+    this.#separator = separator;
+  }
+
+  /**
+   * `first`, the separator and `second` as one string (the same string each time).
+   * @param {string} first
+   * @param {string | number} second
+   */
+  join(first, second) {
+    let seconds = this.#byFirst.get(first);
+    if (!seconds) {
+      seconds = new Map();
+      this.#byFirst.set(first, seconds);
+    }
+    let key = seconds.get(second);
+    if (key === undefined) {
+      key = `${first}${this.#separator}${second}`;
+      seconds.set(second, key);
+    }
+    return key;
+  }
+
+  /** Forgets every key (a change: the owners still drawn make theirs again). */
+  clear() {
+    this.#byFirst.clear();
+  }
 }

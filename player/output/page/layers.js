@@ -8,9 +8,11 @@ import { texture, upload } from "./gl.js";
 /** @typedef {import("./clock.js").PlayerClock} PlayerClock */
 /** @typedef {import("./sound.js").Sound} Sound */
 /**
- * A Clip's media: its element, its texture, its gain into the master.
+ * A Clip's media: what it shows (`kind`, `source`: a change makes it anew), its element, its
+ * texture, its gain into the master.
  * @typedef {{
- *   key: string,
+ *   kind: RenderLayer["kind"],
+ *   source: string | null,
  *   clipId: string,
  *   texture: WebGLTexture,
  *   el: HTMLImageElement | HTMLMediaElement | null,
@@ -40,10 +42,24 @@ function card(name) {
   return c;
 }
 
+/**
+ * What `Layers#sync` answers: one record per `Layers`, set in place each frame (read it before
+ * the next call).
+ * @typedef {{isReady: boolean, drift: number}} Synced
+ */
+
 /** The layers' media for one GL context, their files under one base. */
 export class Layers {
   /** The media by Clip id. @type {Map<string, Media>} */
   #media = new Map();
+  /** `sync`'s answer, reused. @type {Synced} */
+  #synced = { isReady: true, drift: 0 };
+  /** The layers of the `sync` under way (for `#dropStopped`). @type {RenderLayer[]} */
+  #syncing = [];
+  /** Drops a Clip's media when no layer of `#syncing` plays it (made once: a `forEach`'s). */
+  #dropStopped = (/** @type {Media} */ _entry, /** @type {string} */ id) => {
+    if (!isPlaying(this.#syncing, id)) this.#drop(id);
+  };
   /** Files said to `report` already. */
   #faults = new Set();
   #gl;
@@ -82,16 +98,19 @@ export class Layers {
 
   /**
    * Follows the clock with every layer's media and uploads their pictures; drops the media
-   * of Clips no longer playing. Returns whether every layer shows its frame, and the
-   * largest drift (ms).
+   * of Clips no longer playing. Answers whether every layer shows its frame, and the
+   * largest drift (ms), in one record reused by every call (a frame allocates none).
    * @param {RenderLayer[]} layers
    * @param {number} clock
    * @param {number} frameSeconds
+   * @returns {Synced}
    */
   sync(layers, clock, frameSeconds) {
     let isReady = true;
     let drift = 0;
-    for (const layer of layers) {
+    // Indexed loops: an array's `for...of` makes an iterator (unless the optimizer removes it).
+    for (let i = 0; i < layers.length; i++) {
+      const layer = /** @type {RenderLayer} */ (layers[i]);
       const entry = this.#mediaOf(layer);
       const el = entry.el;
       if (entry.failed || !(el instanceof HTMLMediaElement)) {
@@ -114,9 +133,14 @@ export class Layers {
         entry.isUploaded = true;
       }
     }
-    // A Map deleted from while it is walked goes on with the next entry: no copy a frame.
-    for (const id of this.#media.keys()) if (!isPlaying(layers, id)) this.#drop(id);
-    return { isReady, drift };
+    // A Map deleted from while `forEach` walks it goes on with the next entry: no copy, no
+    // iterator, no closure a frame.
+    this.#syncing = layers;
+    this.#media.forEach(this.#dropStopped);
+    const synced = this.#synced;
+    synced.isReady = isReady;
+    synced.drift = drift;
+    return synced;
   }
 
   /**
@@ -141,13 +165,25 @@ export class Layers {
    * @returns {Media}
    */
   #mediaOf(layer) {
-    const key = `${layer.kind} ${layer.source}`;
+    // Compared field by field: a key string built here would be a string a layer a frame.
     const known = this.#media.get(layer.clipId);
-    if (known && known.key === key) return known;
+    if (known && known.kind === layer.kind && known.source === layer.source) return known;
+    return this.#newMedia(layer, known);
+  }
+
+  /**
+   * A layer's media made anew (out of `#mediaOf`: its closures would make a scope a frame
+   * there), replacing `known`.
+   * @param {RenderLayer} layer
+   * @param {Media | undefined} known
+   * @returns {Media}
+   */
+  #newMedia(layer, known) {
     if (known) this.#drop(layer.clipId);
     /** @type {Media} */
     const entry = {
-      key,
+      kind: layer.kind,
+      source: layer.source,
       clipId: layer.clipId,
       texture: texture(this.#gl),
       el: null,
@@ -226,7 +262,7 @@ export class Layers {
  * @param {string} clipId
  */
 function isPlaying(layers, clipId) {
-  for (const layer of layers) if (layer.clipId === clipId) return true;
+  for (let i = 0; i < layers.length; i++) if (layers[i]?.clipId === clipId) return true;
   return false;
 }
 

@@ -84,6 +84,7 @@ class OutputPage {
     if (!state || !layers) return false;
     const period = 1 / state.display.fps;
     this.#sound.syncSong(state.song, this.#base, clock, period);
+    // `sync` answers one record it reuses: read here, before the next call.
     const { isReady, drift } = layers.sync(state.layers, clock, period);
     this.#stats.driftMs = Math.max(this.#stats.driftMs, drift);
     return isReady;
@@ -103,6 +104,7 @@ class OutputPage {
     const analyser = this.#sound.analyser;
     compositor.draw(state, clock, this.#textureOf, analyser, scale, isFull ? 1 : scale);
     if (this.#drawnSeq !== state.seq) {
+      // A new state's first frame (a change, not every frame) makes its record.
       this.#drawnSeq = state.seq;
       this.#stats.firstFrames.push({ seq: state.seq, clock });
       if (this.#stats.firstFrames.length > 256) this.#stats.firstFrames.shift();

@@ -20,6 +20,12 @@ export class Sound {
   #songGain = this.audio.createGain();
   /** @type {{el: HTMLAudioElement, source: string} | null} */
   #song = null;
+  /**
+   * The Song as the clock follows it (never looped, bounded by its file), set in place each
+   * frame: a frame allocates no record.
+   * @type {import("./clock.js").Timed}
+   */
+  #timed = { position: 0, at: 0, rate: 0, loop: false, duration: Infinity };
   #clock;
 
   /** @param {PlayerClock} clock the clock the Song follows */
@@ -66,7 +72,11 @@ export class Sound {
       this.#song = { el, source: wanted.source };
     }
     this.#songGain.gain.value = wanted.volume;
-    const item = { ...wanted, loop: false, duration: this.#song.el.duration || Infinity };
+    const item = this.#timed;
+    item.position = wanted.position;
+    item.at = wanted.at;
+    item.rate = wanted.rate;
+    item.duration = this.#song.el.duration || Infinity;
     this.#clock.follow(this.#song.el, item, clock, frameSeconds);
   }
 

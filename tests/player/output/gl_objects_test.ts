@@ -5,6 +5,7 @@
  * GL objects (`player/output/page/gl.js` counts them; the output page reports them, the editor
  * page shows them in its DOM) where it was; a resize cycle leaves it where it was; ISF's
  * TIMEDELTA is the time between frames drawn (a held virtual clock: 0), not a fixed 1/30.
+ * An animation frame allocates nothing but boxed numbers (a heap profile sampling every byte).
  * One service in this process, its player too (on a virtual clock), a headless output: one
  * browser, its editor page read with puppeteer-core over the browser's own DevTools pipe.
  */
@@ -16,6 +17,7 @@ import { needs } from "../../_helpers/peers.ts";
 import { decodePng, pixel } from "../../_helpers/images.ts";
 import { openOutputService, outputDataDir, untilOutput } from "../../_helpers/output.ts";
 import { INVERT } from "../isf/_shaders.ts";
+import { HOLD } from "../isf/_passes_shaders.ts";
 
 /** Refused code: a type error the edit's check lets through and GL does not (`n` makes it new). */
 const broken = (n: number) =>
@@ -136,6 +138,34 @@ Deno.test({
         const isf = s.output.reports.findLast((r) => r.isf)?.isf;
         assert(isf && isf.index > 0 && isf.timeDelta === 0, JSON.stringify(isf));
       });
+
+      await t.step("a frame allocates nothing on the draw path (sampled heap)", async () => {
+        // An Effect with ISF PASSES (a persistent target): its keys and targets made, then kept.
+        await edit("preset.update", { kind: "effect", presetID, code: HOLD });
+        await s.output.frame();
+        const settled = s.output.reports.length;
+        await untilOutput(s.output, "a report", () => s.output.reports.length > settled + 1);
+        const target = await browser!.waitForTarget((t) => t.url() === s.output.url);
+        const cdp = await (await target.page())!.createCDPSession();
+        await cdp.send("HeapProfiler.enable");
+        const sampling = { includeObjectsCollectedByMajorGC: true };
+        await cdp.send("HeapProfiler.startSampling", {
+          ...sampling,
+          samplingInterval: 1,
+          includeObjectsCollectedByMinorGC: true,
+        });
+        const from = s.output.reports.length;
+        await untilOutput(s.output, "3 reports", () => s.output.reports.length > from + 3);
+        const { profile } = await cdp.send("HeapProfiler.stopSampling");
+        const frames = s.output.reports.slice(from + 1).reduce((n, r) => n + r.frames, 0);
+        assert(frames > 0, "the page drew frames while sampled");
+        // A boxed number (V8's HeapNumber, 12 bytes with pointer compression) is what code not
+        // yet optimized makes of a double; once optimized, doubles stay unboxed. Nothing else is
+        // made a frame (what V8 makes once, its tables, its code's feedback, is not a frame's).
+        const all = Object.entries(framePathAllocations(profile));
+        const made = all.filter(([where, n]) => !where.endsWith(" 12") && n >= frames / 2);
+        assert.deepEqual(made, [], `sampled over ${frames} frames: ${JSON.stringify(all)}`);
+      });
     } finally {
       await browser?.disconnect();
       await s.stop();
@@ -143,3 +173,33 @@ Deno.test({
     }
   },
 });
+
+type ProfileNode = {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children: ProfileNode[];
+};
+
+/**
+ * The sampled allocations under the output page's animation frame (`#frame` in page.js), by
+ * function (`name file:line`) and size: `{"<where> <size>": count}`.
+ */
+function framePathAllocations(
+  profile: { head: ProfileNode; samples: { size: number; nodeId: number }[] },
+): Record<string, number> {
+  const under = new Map<number, string>();
+  const walk = (node: ProfileNode, isUnder: boolean) => {
+    const f = node.callFrame;
+    const inFrame = isUnder || (f.functionName === "#frame" && f.url.endsWith("page.js"));
+    const file = f.url.slice(f.url.lastIndexOf("/") + 1);
+    if (inFrame) under.set(node.id, `${f.functionName} ${file}:${f.lineNumber + 1}`);
+    for (const child of node.children) walk(child, inFrame);
+  };
+  walk(profile.head, false);
+  const made: Record<string, number> = {};
+  for (const { size, nodeId } of profile.samples) {
+    const where = under.get(nodeId);
+    if (where) made[`${where} ${size}`] = (made[`${where} ${size}`] ?? 0) + 1;
+  }
+  return made;
+}
