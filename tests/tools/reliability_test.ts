@@ -302,6 +302,6 @@ for (const probe of PROBES) {
     if (r.localServed !== null) {
       assert.equal(r.localServed, true, `local clients not served${context}`);
     }
-    assert.deepEqual(missedTargets(r), []);
+    assert.deepEqual(missedTargets(r), [], `missed targets${context}`);
   });
 }

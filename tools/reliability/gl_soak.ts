@@ -131,7 +131,31 @@ async function openEditorOnEffect(svc: ServiceRun, device: RemoteDevice): Promis
   if (put.status !== 200) throw new Error(`clip.update: ${answerWords(put)}`);
   const opened = await postAction(svc.ports.http, "OPEN_EDITOR", ["effect", presetId]);
   if (opened.status !== 200) throw new Error(`OPEN_EDITOR answered ${opened.status}`);
+  await editorReported(svc);
   return presetId;
+}
+
+/** How long the editor page may take to load and send its first report (a busy machine). */
+const EDITOR_REPORT_WAIT_MS = 120_000;
+
+/**
+ * Waits until the editor page's first report reached the player (`/health` `output.editor`):
+ * its figures are what the soak judges. A page that never reports fails the probe here, with
+ * the editor's state, rather than as figures "not measured" at the end.
+ */
+async function editorReported(svc: ServiceRun): Promise<void> {
+  const until = performance.now() + EDITOR_REPORT_WAIT_MS;
+  let last: unknown = null;
+  while (performance.now() < until) {
+    const health = await healthNow(svc.ports.http) as { output?: { editor?: unknown } } | null;
+    last = health?.output ?? null;
+    if (health?.output?.editor) return;
+    await sleep(500);
+  }
+  throw new Error(
+    `the editor page sent no report in ${EDITOR_REPORT_WAIT_MS / 1000} s after OPEN_EDITOR ` +
+      `(/health output: ${JSON.stringify(last)?.slice(0, 400)})`,
+  );
 }
 
 /**
