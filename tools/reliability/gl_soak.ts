@@ -25,20 +25,10 @@ import { browserProcesses, type ProcessRow, shell } from "./_process_tree.ts";
 import { answerWords, RemoteDevice } from "./_remote_device.ts";
 import type { Probe, ProbeContext } from "./_types.ts";
 import type { Tally } from "./_tally.ts";
+import { INVERT } from "../../tests/player/isf/_shaders.ts";
 
-/** The good code: an inverting Effect. */
-const GOOD = `/*{
-  "CATEGORIES": ["Color"],
-  "INPUTS": [
-    { "NAME": "inputImage", "TYPE": "image" },
-    { "NAME": "amount", "TYPE": "float", "DEFAULT": 1.0, "MIN": 0.0, "MAX": 1.0 }
-  ]
-}*/
-void main() {
-  vec4 c = IMG_THIS_PIXEL(inputImage);
-  gl_FragColor = vec4(mix(c.rgb, 1.0 - c.rgb, amount), c.a);
-}
-`;
+/** The good code: an inverting Effect (the tests' own). */
+const GOOD = INVERT;
 /** Code the edit's check takes and the output's GL refuses (a vec3 for gl_FragColor), new each `n`. */
 const broken = (n: number) =>
   GOOD.replace("gl_FragColor = vec4(", "gl_FragColor = vec3(") +
