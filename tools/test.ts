@@ -15,16 +15,19 @@ import { testFlags } from "../server/deploy/permissions.ts";
 import { ensureOutputAccount } from "../server/deploy/output_account.ts";
 import { COMPANION_UNBUILT_ENV, missingPeers, type Peer, peerProblem, which } from "./peers.ts";
 import { ensureCompanionBuiltInChild } from "./companion_build.ts";
+import { junitPathOf, mergeJunit, testGroups } from "./test_groups.ts";
 
 /** `deno test` options that take the next argument as their value. */
 const VALUED = new Set(["--filter", "--junit-path", "--reporter", "--coverage", "--config", "-c"]);
 
 /** The arguments for `deno test`: the flags, then `args`, with `tests/` when no file is named. */
 export function denoTestArgs(args: readonly string[]): string[] {
-  const namesFile = args.some((arg, i) =>
-    !arg.startsWith("-") && !(i > 0 && VALUED.has(args[i - 1] ?? ""))
-  );
-  return ["test", ...testFlags(), ...args, ...(namesFile ? [] : ["tests/"])];
+  return ["test", ...testFlags(), ...args, ...(namesFile(args) ? [] : ["tests/"])];
+}
+
+/** Whether `args` name a file or folder to test (an argument that is no option or option value). */
+export function namesFile(args: readonly string[]): boolean {
+  return args.some((arg, i) => !arg.startsWith("-") && !(i > 0 && VALUED.has(args[i - 1] ?? "")));
 }
 
 /** Installs `peers` with apt-get when this is Debian or Ubuntu and we are root; true if it ran. */
@@ -91,9 +94,51 @@ if (import.meta.main) {
     if (problem) console.error(`tests: the output browser's user: ${problem}`);
   }
 
-  const child = new Deno.Command(Deno.execPath(), { args: denoTestArgs(Deno.args), env }).spawn();
+  Deno.exit(await runTests(Deno.args, env));
+}
+
+/**
+ * Runs `deno test` on `args`: one process when files are named, else the
+ * groups of `test_groups.ts` side by side, the second one's output held and
+ * printed when it ends, their JUnit reports merged. The exit code is 0 only
+ * when every process passed.
+ */
+async function runTests(args: readonly string[], env: Record<string, string>): Promise<number> {
+  const groups = namesFile(args) ? [{ name: "files", args: [...args] }] : testGroups(args);
+  if (groups.length === 1) return await runGroup(groups[0]!.args, env, false);
+  const codes = await Promise.all(groups.map((g, i) => runGroup(g.args, env, i > 0, g.name)));
+  const junit = junitPathOf(args);
+  if (junit !== null) {
+    const paths = groups.map((g) => `${junit}.${g.name}.xml`);
+    const reports = await Promise.all(paths.map((p) => Deno.readTextFile(p).catch(() => "")));
+    const whole = reports.filter((r) => r.includes("<testsuites"));
+    if (whole.length === reports.length) await Deno.writeTextFile(junit, mergeJunit(whole));
+    else console.error(`tests: a group wrote no JUnit report; ${junit} is not written`);
+    for (const p of paths) await Deno.remove(p).catch(() => {});
+  }
+  return codes.find((c) => c !== 0) ?? 0;
+}
+
+/** One `deno test` process on `args` (after its flags); `held` keeps its output until it ends. */
+async function runGroup(
+  args: readonly string[],
+  env: Record<string, string>,
+  held: boolean,
+  name = "suite",
+): Promise<number> {
+  const output = held ? "piped" : "inherit";
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["test", ...testFlags(), ...args],
+    env,
+    stdout: output,
+    stderr: output,
+  }).spawn();
   const forward = () => child.kill("SIGTERM");
   if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", forward);
-  const { code } = await child.status;
-  Deno.exit(code);
+  if (!held) return (await child.status).code;
+  const { code, stdout, stderr } = await child.output();
+  console.log(`\n== ${name} (${args.at(-1)}, run beside the suite)`);
+  await Deno.stdout.write(stdout);
+  await Deno.stderr.write(stderr);
+  return code;
 }

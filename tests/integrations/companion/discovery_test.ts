@@ -9,6 +9,7 @@ import dnssd from "dnssd";
 import { startTestService } from "../../_helpers/service.ts";
 import { until } from "../../_helpers/until.ts";
 import { needs } from "../../_helpers/peers.ts";
+import { mdnsTest } from "../../_helpers/mdns_port.ts";
 import { COMPANION_DIR, ModuleHost } from "../../../integrations/companion/deno/host.ts";
 
 interface Found {
@@ -18,7 +19,7 @@ interface Found {
   txt: Record<string, string>;
 }
 
-Deno.test(
+mdnsTest(
   "the manifest's bonjour query finds the service, and the module connects to what it found",
   needs("node"),
   async () => {

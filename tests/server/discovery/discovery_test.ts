@@ -11,6 +11,7 @@ import { openEar, queryBytes, recordsOf } from "../../_helpers/mdns.ts";
 import { hostLabel, startDiscovery } from "../../../server/discovery/mod.ts";
 import type { AdvertInterface } from "../../../server/discovery/mod.ts";
 import { needs } from "../../_helpers/peers.ts";
+import { mdnsTest } from "../../_helpers/mdns_port.ts";
 
 const HOST = hostLabel();
 
@@ -29,7 +30,7 @@ async function advertising(serviceName: string): Promise<TestService> {
   return t;
 }
 
-Deno.test(
+mdnsTest(
   "discovery: mdns-scan lists both services under the default names",
   needs("mdns-scan"),
   async () => {
@@ -80,110 +81,119 @@ function browse(type: string) {
   return { up, down, stop: () => browser.stop() };
 }
 
-Deno.test("discovery: a second library's browser resolves both, with TXT and ports, and sees the goodbyes", async () => {
-  const t = await advertising("Browsed");
-  // The browsers start after the announcements: they are answered their queries.
-  const app = browse("app"), http = browse("http"), oscQuery = browse("oscjson");
-  let stopped = false;
-  try {
-    const { ports } = t.service;
-    await until(
-      "both services resolved",
-      () => app.up.has(`Browsed - ${HOST}`) && http.up.has(`Browsed HTTP - ${HOST}`),
-    );
-    const ws = app.up.get(`Browsed - ${HOST}`)!, web = http.up.get(`Browsed HTTP - ${HOST}`)!;
-    await until("OSCQuery resolved", () => oscQuery.up.has(`Browsed OSCQuery - ${HOST}`));
-    assert.equal(oscQuery.up.get(`Browsed OSCQuery - ${HOST}`)!.port, ports.oscQuery);
-    assert.equal(ws.port, ports.ws);
-    assert.equal(web.port, ports.http);
-    assert.deepEqual(ws.addresses, ["127.0.0.1"]);
-    for (const found of [ws, web]) {
-      assert.deepEqual(found.txt, {
-        txtvers: "1",
-        api: "6.0",
-        version: "0.1.0",
-        hostname: HOST,
-        platform: Deno.build.os,
-        wsPort: String(ports.ws),
-        httpPort: String(ports.http),
-        oscPort: String(ports.osc),
-        oscqPort: String(ports.oscQuery),
-        wsPath: "/v1",
-      });
+mdnsTest(
+  "discovery: a second library's browser resolves both, with TXT and ports, and sees the goodbyes",
+  async () => {
+    const t = await advertising("Browsed");
+    // The browsers start after the announcements: they are answered their queries.
+    const app = browse("app"), http = browse("http"), oscQuery = browse("oscjson");
+    let stopped = false;
+    try {
+      const { ports } = t.service;
+      await until(
+        "both services resolved",
+        () => app.up.has(`Browsed - ${HOST}`) && http.up.has(`Browsed HTTP - ${HOST}`),
+      );
+      const ws = app.up.get(`Browsed - ${HOST}`)!, web = http.up.get(`Browsed HTTP - ${HOST}`)!;
+      await until("OSCQuery resolved", () => oscQuery.up.has(`Browsed OSCQuery - ${HOST}`));
+      assert.equal(oscQuery.up.get(`Browsed OSCQuery - ${HOST}`)!.port, ports.oscQuery);
+      assert.equal(ws.port, ports.ws);
+      assert.equal(web.port, ports.http);
+      assert.deepEqual(ws.addresses, ["127.0.0.1"]);
+      for (const found of [ws, web]) {
+        assert.deepEqual(found.txt, {
+          txtvers: "1",
+          api: "6.0",
+          version: "0.1.0",
+          hostname: HOST,
+          platform: Deno.build.os,
+          wsPort: String(ports.ws),
+          httpPort: String(ports.http),
+          oscPort: String(ports.osc),
+          oscqPort: String(ports.oscQuery),
+          wsPath: "/v1",
+        });
+      }
+      // A clean stop: goodbyes (TTL 0) drop both at once, long before their TTLs run out.
+      await t.stop();
+      stopped = true;
+      await until(
+        "both services gone",
+        () => app.down.has(`Browsed - ${HOST}`) && http.down.has(`Browsed HTTP - ${HOST}`),
+      );
+    } finally {
+      app.stop();
+      http.stop();
+      oscQuery.stop();
+      if (!stopped) await t.stop();
     }
-    // A clean stop: goodbyes (TTL 0) drop both at once, long before their TTLs run out.
-    await t.stop();
-    stopped = true;
-    await until(
-      "both services gone",
-      () => app.down.has(`Browsed - ${HOST}`) && http.down.has(`Browsed HTTP - ${HOST}`),
-    );
-  } finally {
-    app.stop();
-    http.stop();
-    oscQuery.stop();
-    if (!stopped) await t.stop();
-  }
-});
+  },
+);
 
-Deno.test("discovery: a clean stop multicasts goodbyes (TTL 0) for every service record", async () => {
-  const ear = await openEar({ port: 5353, join: true });
-  try {
-    const t = await advertising("Bye");
-    await t.stop();
-    const fqdn = `Bye - ${HOST}._app._tcp.local`;
-    await until("a goodbye", () =>
-      ear.heard.some(({ message }) =>
-        message.type === "response" &&
+mdnsTest(
+  "discovery: a clean stop multicasts goodbyes (TTL 0) for every service record",
+  async () => {
+    const ear = await openEar({ port: 5353, join: true });
+    try {
+      const t = await advertising("Bye");
+      await t.stop();
+      const fqdn = `Bye - ${HOST}._app._tcp.local`;
+      await until("a goodbye", () =>
+        ear.heard.some(({ message }) =>
+          message.type === "response" &&
+          recordsOf(message).some((r) => r.type === "PTR" && r.data === fqdn && r.ttl === 0)
+        ));
+      const goodbye = ear.heard.find(({ message }) =>
         recordsOf(message).some((r) => r.type === "PTR" && r.data === fqdn && r.ttl === 0)
-      ));
-    const goodbye = ear.heard.find(({ message }) =>
-      recordsOf(message).some((r) => r.type === "PTR" && r.data === fqdn && r.ttl === 0)
-    )!;
-    const records = recordsOf(goodbye.message);
-    assert.ok(records.every((r) => r.ttl === 0), "every record of a goodbye has TTL 0");
-    assert.ok(records.some((r) => r.type === "SRV" && r.name === fqdn));
-    assert.ok(
-      records.some((r) => r.type === "PTR" && r.data === `Bye HTTP - ${HOST}._http._tcp.local`),
-    );
-  } finally {
-    await ear.close();
-  }
-});
+      )!;
+      const records = recordsOf(goodbye.message);
+      assert.ok(records.every((r) => r.ttl === 0), "every record of a goodbye has TTL 0");
+      assert.ok(records.some((r) => r.type === "SRV" && r.name === fqdn));
+      assert.ok(
+        records.some((r) => r.type === "PTR" && r.data === `Bye HTTP - ${HOST}._http._tcp.local`),
+      );
+    } finally {
+      await ear.close();
+    }
+  },
+);
 
-Deno.test("discovery: a legacy unicast query from another port is answered to that port", async () => {
-  const t = await advertising("Unicast");
-  // Bound after the service: the unicast datagram to 5353 reaches the service's socket.
-  const asker = await openEar({ port: 0, join: false });
-  try {
-    await asker.send(
-      queryBytes(4242, [{ name: "_app._tcp.local", type: "PTR" }]),
-      5353,
-      "127.0.0.1",
-    );
-    await until("a unicast answer", () => asker.heard.length > 0);
-    const { message, from } = asker.heard[0]!;
-    assert.equal(from.port, 5353);
-    assert.equal(message.type, "response");
-    assert.equal(message.id, 4242, "the query's id is kept");
-    assert.deepEqual(message.questions.map((q: { name: string }) => q.name), ["_app._tcp.local"]);
-    const fqdn = `Unicast - ${HOST}._app._tcp.local`;
-    assert.ok(
-      message.answers.some((r: { type: string; data: string }) =>
-        r.type === "PTR" && r.data === fqdn
-      ),
-    );
-    const srv = recordsOf(message).find((r) => r.type === "SRV" && r.name === fqdn);
-    assert.equal(srv?.data.port, t.service.ports.ws);
-    assert.ok(recordsOf(message).some((r) => r.type === "A" && r.data === "127.0.0.1"));
-    assert.ok(recordsOf(message).every((r) => r.ttl <= 10 && !r.flush), "legacy TTLs are short");
-  } finally {
-    await asker.close();
-    await t.stop();
-  }
-});
+mdnsTest(
+  "discovery: a legacy unicast query from another port is answered to that port",
+  async () => {
+    const t = await advertising("Unicast");
+    // Bound after the service: the unicast datagram to 5353 reaches the service's socket.
+    const asker = await openEar({ port: 0, join: false });
+    try {
+      await asker.send(
+        queryBytes(4242, [{ name: "_app._tcp.local", type: "PTR" }]),
+        5353,
+        "127.0.0.1",
+      );
+      await until("a unicast answer", () => asker.heard.length > 0);
+      const { message, from } = asker.heard[0]!;
+      assert.equal(from.port, 5353);
+      assert.equal(message.type, "response");
+      assert.equal(message.id, 4242, "the query's id is kept");
+      assert.deepEqual(message.questions.map((q: { name: string }) => q.name), ["_app._tcp.local"]);
+      const fqdn = `Unicast - ${HOST}._app._tcp.local`;
+      assert.ok(
+        message.answers.some((r: { type: string; data: string }) =>
+          r.type === "PTR" && r.data === fqdn
+        ),
+      );
+      const srv = recordsOf(message).find((r) => r.type === "SRV" && r.name === fqdn);
+      assert.equal(srv?.data.port, t.service.ports.ws);
+      assert.ok(recordsOf(message).some((r) => r.type === "A" && r.data === "127.0.0.1"));
+      assert.ok(recordsOf(message).every((r) => r.ttl <= 10 && !r.flush), "legacy TTLs are short");
+    } finally {
+      await asker.close();
+      await t.stop();
+    }
+  },
+);
 
-Deno.test("discovery: a QU query is answered by unicast, a QM query by multicast", async () => {
+mdnsTest("discovery: a QU query is answered by unicast, a QM query by multicast", async () => {
   const t = await advertising("Qu");
   const fqdn = `Qu - ${HOST}._app._tcp.local`;
   const srvOf = (heard: typeof bystander.heard) =>
@@ -211,7 +221,7 @@ Deno.test("discovery: a QU query is answered by unicast, a QM query by multicast
   }
 });
 
-Deno.test("discovery: two instances with the same name end up with two names", async () => {
+mdnsTest("discovery: two instances with the same name end up with two names", async () => {
   const first = await advertising("Twin");
   let second: TestService | undefined;
   try {
@@ -232,7 +242,7 @@ Deno.test("discovery: two instances with the same name end up with two names", a
   }
 });
 
-Deno.test("discovery: interfaces that come and go are followed", async () => {
+mdnsTest("discovery: interfaces that come and go are followed", async () => {
   const ear = await openEar({ port: 5353, join: true });
   let interfaces: AdvertInterface[] = [];
   const discovery = await responderOn("Roaming", () => interfaces);
@@ -287,56 +297,62 @@ async function responderOn(serviceName: string, list: () => AdvertInterface[]) {
   return discovery;
 }
 
-Deno.test("discovery: a unicast query is answered whichever interface's socket receives it (RFC 6762 s.5.5)", async () => {
-  // Two interfaces on the loopback: the wide one holds the asker's subnet, the narrow one (a
-  // single address) does not; a unicast datagram to 5353 reaches one socket only, which one
-  // depends on the order they were bound: both orders are tried.
-  const wide = { ...LOOPBACK, name: "wide" };
-  const narrow = { ...wide, name: "narrow", netmask: "255.255.255.255" };
-  for (const order of [[wide, narrow], [narrow, wide]]) {
-    const discovery = await responderOn("Routed", () => order);
-    const askers = await Promise.all(
-      Array.from({ length: 4 }, () => openEar({ port: 0, join: false, address: "127.0.0.2" })),
-    );
-    try {
-      for (const [i, asker] of askers.entries()) {
-        const query = queryBytes(100 + i, [{ name: "_app._tcp.local", type: "PTR" }]);
-        await asker.send(query, 5353, "127.0.0.1");
-      }
-      await until(
-        `every asker answered (${order[0]!.name} first)`,
-        () => askers.every((a) => a.heard.length > 0),
-        5000,
+mdnsTest(
+  "discovery: a unicast query is answered whichever interface's socket receives it (RFC 6762 s.5.5)",
+  async () => {
+    // Two interfaces on the loopback: the wide one holds the asker's subnet, the narrow one (a
+    // single address) does not; a unicast datagram to 5353 reaches one socket only, which one
+    // depends on the order they were bound: both orders are tried.
+    const wide = { ...LOOPBACK, name: "wide" };
+    const narrow = { ...wide, name: "narrow", netmask: "255.255.255.255" };
+    for (const order of [[wide, narrow], [narrow, wide]]) {
+      const discovery = await responderOn("Routed", () => order);
+      const askers = await Promise.all(
+        Array.from({ length: 4 }, () => openEar({ port: 0, join: false, address: "127.0.0.2" })),
       );
-      for (const asker of askers) {
-        assert.equal(asker.heard.length, 1, "answered once, not once per socket");
-        assert.ok(
-          asker.heard[0]!.message.answers.some((r: { data: string }) =>
-            r.data === `Routed - ${HOST}._app._tcp.local`
-          ),
+      try {
+        for (const [i, asker] of askers.entries()) {
+          const query = queryBytes(100 + i, [{ name: "_app._tcp.local", type: "PTR" }]);
+          await asker.send(query, 5353, "127.0.0.1");
+        }
+        await until(
+          `every asker answered (${order[0]!.name} first)`,
+          () => askers.every((a) => a.heard.length > 0),
+          5000,
         );
+        for (const asker of askers) {
+          assert.equal(asker.heard.length, 1, "answered once, not once per socket");
+          assert.ok(
+            asker.heard[0]!.message.answers.some((r: { data: string }) =>
+              r.data === `Routed - ${HOST}._app._tcp.local`
+            ),
+          );
+        }
+      } finally {
+        await Promise.all(askers.map((a) => a.close()));
+        await discovery.stop();
       }
+    }
+  },
+);
+
+mdnsTest(
+  "discovery: unicast answers are limited per source; another source is still answered",
+  async () => {
+    const discovery = await responderOn("Limited", () => [LOOPBACK]);
+    const flooder = await openEar({ port: 0, join: false, address: "127.0.0.3" });
+    const other = await openEar({ port: 0, join: false, address: "127.0.0.4" });
+    try {
+      const query = (id: number) => queryBytes(id, [{ name: "_app._tcp.local", type: "PTR" }]);
+      for (let i = 0; i < 200; i++) await flooder.send(query(i), 5353, "127.0.0.1");
+      await other.send(query(9999), 5353, "127.0.0.1");
+      await until("the other source answered", () => other.heard.length > 0);
+      // The flood's answers stay within the burst (10) and what the rate refills meanwhile.
+      assert.ok(flooder.heard.length >= 1 && flooder.heard.length <= 20, `${flooder.heard.length}`);
     } finally {
-      await Promise.all(askers.map((a) => a.close()));
+      await flooder.close();
+      await other.close();
       await discovery.stop();
     }
-  }
-});
-
-Deno.test("discovery: unicast answers are limited per source; another source is still answered", async () => {
-  const discovery = await responderOn("Limited", () => [LOOPBACK]);
-  const flooder = await openEar({ port: 0, join: false, address: "127.0.0.3" });
-  const other = await openEar({ port: 0, join: false, address: "127.0.0.4" });
-  try {
-    const query = (id: number) => queryBytes(id, [{ name: "_app._tcp.local", type: "PTR" }]);
-    for (let i = 0; i < 200; i++) await flooder.send(query(i), 5353, "127.0.0.1");
-    await other.send(query(9999), 5353, "127.0.0.1");
-    await until("the other source answered", () => other.heard.length > 0);
-    // The flood's answers stay within the burst (10) and what the rate refills meanwhile.
-    assert.ok(flooder.heard.length >= 1 && flooder.heard.length <= 20, `${flooder.heard.length}`);
-  } finally {
-    await flooder.close();
-    await other.close();
-    await discovery.stop();
-  }
-});
+  },
+);

@@ -1,0 +1,38 @@
+import assert from "node:assert/strict";
+import { BESIDE, junitPathOf, mergeJunit, testGroups } from "../../tools/test_groups.ts";
+
+Deno.test("testGroups() runs the reliability probes beside the rest, each with its own JUnit report", () => {
+  assert.deepEqual(testGroups(["--junit-path=out/j.xml"]), [
+    { name: "suite", args: ["--junit-path=out/j.xml.suite.xml", `--ignore=${BESIDE}`, "tests/"] },
+    { name: "reliability", args: ["--junit-path=out/j.xml.reliability.xml", BESIDE] },
+  ]);
+  assert.deepEqual(testGroups(["--junit-path", "j.xml", "--fail-fast"]).map((g) => g.args), [
+    ["--fail-fast", "--junit-path=j.xml.suite.xml", `--ignore=${BESIDE}`, "tests/"],
+    ["--fail-fast", "--junit-path=j.xml.reliability.xml", BESIDE],
+  ]);
+  assert.deepEqual(testGroups([]).map((g) => g.args), [[`--ignore=${BESIDE}`, "tests/"], [BESIDE]]);
+  assert.deepEqual(testGroups(["--filter", "OSC"]), [
+    { name: "suite", args: ["--filter", "OSC", "tests/"] },
+  ]);
+  assert.equal(junitPathOf(["--junit-path", "a.xml"]), "a.xml");
+  assert.equal(junitPathOf(["--fail-fast"]), null);
+});
+
+const report = (tests: number, failures: number, time: string, body: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="deno test" tests="${tests}" ` +
+  `failures="${failures}" errors="0" time="${time}">\n${body}\n</testsuites>\n`;
+
+Deno.test("mergeJunit() sums the counts, keeps the longest time and every testsuite", () => {
+  const a = report(3, 1, "600.5", '    <testsuite name="./a_test.ts" tests="3"></testsuite>');
+  const b = report(2, 0, "350.25", '    <testsuite name="./b_test.ts" tests="2"></testsuite>');
+  const merged = mergeJunit([a, b]);
+  assert.match(
+    merged,
+    /<testsuites name="deno test" tests="5" failures="1" errors="0" time="600.500">/,
+  );
+  assert.equal(merged.match(/<testsuite /g)?.length, 2);
+  assert.ok(merged.indexOf("a_test") < merged.indexOf("b_test"));
+  assert.ok(merged.trimEnd().endsWith("</testsuites>"));
+  assert.equal(merged.match(/<testsuites/g)?.length, 1);
+  assert.throws(() => mergeJunit(["not xml"]), /report 1 has no <testsuites>/);
+});

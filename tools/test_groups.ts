@@ -1,0 +1,85 @@
+/**
+ * The README's test command runs the suite as two `deno test` processes side
+ * by side when no file is named: `tests/tools/reliability_test.ts` (its
+ * probes attack real services and mostly wait on them: about 6 of the suite's
+ * 16 minutes here) beside everything else. The probes must hold on a busy
+ * machine anyway; the suite then takes about as long as its larger half. Each
+ * process writes its own JUnit report, merged into the one asked for.
+ * @module
+ */
+
+/** The test file that runs beside the rest. */
+export const BESIDE = "tests/tools/reliability_test.ts";
+
+/** One `deno test` process: its name and its arguments after `deno test`'s flags. */
+export interface TestGroup {
+  name: string;
+  args: string[];
+}
+
+/** The JUnit path in `args` (`--junit-path=x` or `--junit-path x`), and `args` without it. */
+function takeJunit(args: readonly string[]): { path: string | null; rest: string[] } {
+  const rest: string[] = [];
+  let path: string | null = null;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg.startsWith("--junit-path=")) path = arg.slice("--junit-path=".length);
+    else if (arg === "--junit-path") path = args[++i] ?? null;
+    else rest.push(arg);
+  }
+  return { path, rest };
+}
+
+/**
+ * The processes to run for `args` (the options of the test command, no file
+ * named): the suite without `BESIDE`, and `BESIDE` alone, each with its own
+ * JUnit path next to the asked one (`<path>.<name>.xml`). With `--filter` the suite runs as one
+ * process, as a filter is for a quick look.
+ */
+export function testGroups(args: readonly string[]): TestGroup[] {
+  const { path, rest } = takeJunit(args);
+  if (rest.includes("--filter") || rest.some((a) => a.startsWith("--filter="))) {
+    return [{ name: "suite", args: [...args, "tests/"] }];
+  }
+  const junit = (name: string) => (path === null ? [] : [`--junit-path=${path}.${name}.xml`]);
+  return [
+    {
+      name: "suite",
+      args: [...rest, ...junit("suite"), `--ignore=${BESIDE}`, "tests/"],
+    },
+    {
+      name: "reliability",
+      args: [...rest, ...junit("reliability"), BESIDE],
+    },
+  ];
+}
+
+/** The JUnit path asked for in `args`, or null. */
+export function junitPathOf(args: readonly string[]): string | null {
+  return takeJunit(args).path;
+}
+
+const TOTALS = /<testsuites\b([^>]*)>/;
+
+/**
+ * One JUnit report of several `deno test` reports: the counts summed, the time
+ * the longest one's (they ran side by side), every `<testsuite>` kept.
+ * @throws {Error} when a report has no `<testsuites>` element
+ */
+export function mergeJunit(reports: readonly string[]): string {
+  const sums = { tests: 0, failures: 0, errors: 0 };
+  let time = 0;
+  const bodies = reports.map((report, i) => {
+    const head = TOTALS.exec(report);
+    if (!head) throw new Error(`JUnit report ${i + 1} has no <testsuites> element`);
+    const attr = (name: string) => Number(new RegExp(` ${name}="([0-9.]+)"`).exec(head[1]!)?.[1]);
+    for (const key of ["tests", "failures", "errors"] as const) sums[key] += attr(key) || 0;
+    time = Math.max(time, attr("time") || 0);
+    const start = head.index + head[0].length;
+    return report.slice(start, report.lastIndexOf("</testsuites>")).replace(/^\n|\n\s*$/g, "");
+  });
+  return `<?xml version="1.0" encoding="UTF-8"?>\n` +
+    `<testsuites name="deno test" tests="${sums.tests}" failures="${sums.failures}" ` +
+    `errors="${sums.errors}" time="${time.toFixed(3)}">\n` +
+    bodies.filter((b) => b !== "").join("\n") + "\n</testsuites>\n";
+}
