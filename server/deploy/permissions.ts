@@ -116,14 +116,14 @@ export function testFlags(): string[] {
 /**
  * The tasks of deno.json that run or build the service, as written from the lists above.
  * `test` runs `tools/test.ts`, which finds the tests' peers and runs `deno test` with
- * `testFlags()`.
+ * `testFlags()` (it writes the JUnit report the suite's processes make into one).
  */
 export function serviceTasks(): Record<"start" | "test" | "compile", string> {
   // Quoted for deno task's shell, which would expand the `*` of `CUEPORT_*` as a file pattern.
   const flags = SERVICE_FLAGS.map((flag) => flag.includes("*") ? `'${flag}'` : flag).join(" ");
   return {
     start: `deno run ${flags} main.ts`,
-    test: "deno run --allow-run --allow-read --allow-env --allow-sys=uid tools/test.ts",
+    test: "deno run --allow-run --allow-read --allow-write --allow-env --allow-sys=uid tools/test.ts",
     compile: `deno compile ${flags} ${COMPILE_INCLUDES.join(" ")} --output dist/cueport main.ts`,
   };
 }

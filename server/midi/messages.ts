@@ -2,7 +2,7 @@
  * MIDI 1.0 messages as the MIDI transport sees them, whatever carried them
  * (an RTP-MIDI session, a local port): one object per message. Channels are
  * 1-16, as musicians and every map in `docs/midi.md` count them; data bytes
- * are 0-127. A note on with velocity 0 is a note off (MIDI 1.0 running-status
+ * are 7-bit. A note on with velocity 0 is a note off (MIDI 1.0 running-status
  * habit), so decoders hand it over as `noteOff`.
  * @module
  */
