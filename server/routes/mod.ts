@@ -28,7 +28,13 @@ import { type ClientCounts, infoView, type ServicePorts } from "./info.ts";
 import { openApiDocument } from "./openapi.ts";
 import { route, type RouteSpec, type RouteWire } from "./route.ts";
 import { routeTable } from "./table.ts";
-import { mediaResponse, suffixesOf, suffixGroups, withoutSuffixes } from "./media_answers.ts";
+import {
+  mediaResponse,
+  suffixesOf,
+  type SuffixGroup,
+  suffixGroups,
+  withoutSuffixes,
+} from "./media_answers.ts";
 import { downloadResponse, showRoutes } from "./show_routes.ts";
 import { editRoutes } from "./edit_routes.ts";
 import { isNestedDeeper } from "../../lib/json_depth.ts";
@@ -451,23 +457,7 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
     });
   }
   const shared: RouteShared = { options, policy, facts, encode, limit, unauthenticatedLimit };
-  for (const group of suffixGroups(routes)) {
-    const handlers = group.members.map((route) => routeHandler(route, shared));
-    app.on(
-      group.method,
-      group.path,
-      handlers.length === 1 ? handlers[0]! : (c: Context) => {
-        // The group's pattern admits only its members' extensions: one of them ends the path.
-        const params = c.req.param();
-        const at = group.members.findIndex((route) =>
-          Object.entries(suffixesOf(route.path) ?? {}).every(([name, ext]) =>
-            params[name]?.endsWith(ext)
-          )
-        );
-        return handlers[Math.max(at, 0)]!(c);
-      },
-    );
-  }
+  for (const group of suffixGroups(routes)) onGroup(app, group, shared);
   const patterns = pathPatterns(routes);
   app.notFound((c) => {
     if (dialect) throw dialect.notFound(c.req.method, c.req.path);
@@ -496,6 +486,27 @@ interface RouteShared {
   /** The body limits after and before authentication. */
   limit: number;
   unauthenticatedLimit: number;
+}
+
+/**
+ * Registers the routes of one group (`suffixGroups`) as one Hono path: one route's handler, or,
+ * for routes that differ only in an extension, the handler of the route the path ends as.
+ */
+function onGroup(app: Hono, group: SuffixGroup<RouteSpec>, shared: RouteShared): void {
+  const handlers = group.members.map((route) => routeHandler(route, shared));
+  if (handlers.length === 1) {
+    app.on(group.method, group.path, handlers[0]!);
+    return;
+  }
+  const suffixes = group.members.map((route) => Object.entries(suffixesOf(route.path) ?? {}));
+  app.on(group.method, group.path, (c: Context) => {
+    const params = c.req.param();
+    const at = suffixes.findIndex((list) =>
+      list.every(([name, ext]) => params[name]?.endsWith(ext))
+    );
+    // The group's pattern admits only its members' extensions: one of them ends the path.
+    return handlers[Math.max(at, 0)]!(c);
+  });
 }
 
 /**
