@@ -1,8 +1,8 @@
 /**
  * Paired before/after of the action's CPU: `POST /api/v1/action` `SET_CONTROL` on two checkouts
  * of Cueport (each started by its own `bench/_cueport.ts`) and on the design's limit (this
- * checkout's bare relay, `bench/_baseline.ts`), the three run back to back in each round, the order
- * reversed every other round. Prints each round's CPU per request (service + player) and the
+ * checkout's bare relay, `bench/_baseline.ts`), the three run back to back in each round, each
+ * in each place in turn (`ORDERS`). Prints each round's CPU per request (service + player) and the
  * per-round differences (docs/load.md, "Where the action's CPU goes").
  *
  * `deno run -A bench/action_pair_bench.ts --before /work/main --rounds 7`
@@ -72,6 +72,9 @@ async function run(row: Row): Promise<{ service: number; player: number }> {
   };
 }
 
+/** The orders the rows run in, one a round in turn: each row takes each place as often. */
+const ORDERS = [[0, 1, 2], [2, 1, 0], [1, 2, 0], [0, 2, 1], [2, 0, 1], [1, 0, 2]];
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const after = await start(here(".."));
@@ -96,7 +99,9 @@ const results = new Map<string, Array<{ service: number; player: number }>>();
 try {
   for (const row of rows) await load(row.url, "1"); // warm up
   for (let round = 0; round < Number(values.rounds); round++) {
-    const order = round % 2 ? [...rows].reverse() : rows;
+    const order = ORDERS[round % ORDERS.length]!.filter((i) => i < rows.length).map((i) =>
+      rows[i]!
+    );
     for (const row of order) {
       const r = await run(row);
       results.set(row.name, [...(results.get(row.name) ?? []), r]);
