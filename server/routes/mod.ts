@@ -28,7 +28,13 @@ import { type ClientCounts, infoView, type ServicePorts } from "./info.ts";
 import { openApiDocument } from "./openapi.ts";
 import { route, type RouteSpec, type RouteWire } from "./route.ts";
 import { routeTable } from "./table.ts";
-import { honoPath, mediaResponse, suffixesOf, withoutSuffixes } from "./media_answers.ts";
+import {
+  mediaResponse,
+  suffixesOf,
+  type SuffixGroup,
+  suffixGroups,
+  withoutSuffixes,
+} from "./media_answers.ts";
 import { downloadResponse, showRoutes } from "./show_routes.ts";
 import { editRoutes } from "./edit_routes.ts";
 import { isNestedDeeper } from "../../lib/json_depth.ts";
@@ -451,7 +457,7 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
     });
   }
   const shared: RouteShared = { options, policy, facts, encode, limit, unauthenticatedLimit };
-  for (const route of routes) onRoute(app, route, shared);
+  for (const group of suffixGroups(routes)) onGroup(app, group, shared);
   const patterns = pathPatterns(routes);
   app.notFound((c) => {
     if (dialect) throw dialect.notFound(c.req.method, c.req.path);
@@ -483,11 +489,35 @@ interface RouteShared {
 }
 
 /**
- * Registers one route: its handler authorizes the caller, reads what the
+ * Registers the routes of one group (`suffixGroups`) as one Hono path: one route's handler, or,
+ * for routes that differ only in an extension, the handler of the route the path ends as.
+ */
+function onGroup(app: Hono, group: SuffixGroup<RouteSpec>, shared: RouteShared): void {
+  const handlers = group.members.map((route) => routeHandler(route, shared));
+  if (handlers.length === 1) {
+    app.on(group.method, group.path, handlers[0]!);
+    return;
+  }
+  const suffixes = group.members.map((route) => Object.entries(suffixesOf(route.path) ?? {}));
+  app.on(group.method, group.path, (c: Context) => {
+    const params = c.req.param();
+    const at = suffixes.findIndex((list) =>
+      list.every(([name, ext]) => params[name]?.endsWith(ext))
+    );
+    // The group's pattern admits only its members' extensions: one of them ends the path.
+    return handlers[Math.max(at, 0)]!(c);
+  });
+}
+
+/**
+ * The handler of one route: it authorizes the caller, reads what the
  * route takes (path, query, body within the grant's limit) and runs the
  * operation through the policy, without a promise for a synchronous read.
  */
-function onRoute(app: Hono, route: RouteSpec, shared: RouteShared): void {
+function routeHandler(
+  route: RouteSpec,
+  shared: RouteShared,
+): (c: Context) => Response | Promise<Response> {
   const { options, policy, facts, encode, limit, unauthenticatedLimit } = shared;
   const dialect = options.dialect;
   const operation = route.operation;
@@ -536,11 +566,11 @@ function onRoute(app: Hono, route: RouteSpec, shared: RouteShared): void {
     const result = runAs(rawInput(route, wire, false));
     return result instanceof Promise ? result.then(respond) : respond(result);
   };
-  app.on(route.method, honoPath(route.path), (c: Context): Response | Promise<Response> => {
+  return (c: Context): Response | Promise<Response> => {
     const caller = new HttpCaller((c.env as HttpEnv | undefined)?.address ?? "127.0.0.1", c);
     const grant = policy.authorize(caller, operation, route.label);
     return grant instanceof Promise ? grant.then((g) => run(c, caller, g)) : run(c, caller, grant);
-  });
+  };
 }
 
 /** Runs a media operation: a picture (or 304 for `If-None-Match`), made only while its client waits. */

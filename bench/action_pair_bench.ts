@@ -1,0 +1,132 @@
+/**
+ * Paired before/after of the action's CPU: `POST /api/v1/action` `SET_CONTROL` on two checkouts
+ * of Cueport (each started by its own `bench/_cueport.ts`) and on the design's limit (this
+ * checkout's bare relay, `bench/_baseline.ts`), the three run back to back in each round, each
+ * in each place in turn (`ORDERS`). Prints each round's CPU per request (service + player) and the
+ * per-round differences (docs/load.md, "Where the action's CPU goes").
+ *
+ * `deno run -A bench/action_pair_bench.ts --before /work/main --rounds 7`
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { startBaseline } from "./_baseline.ts";
+import type { BenchService } from "./_cueport.ts";
+import { createDemoProject } from "../player/demo.ts";
+import { writeJsonAtomic } from "../lib/atomic_write.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    before: { type: "string" },
+    seconds: { type: "string", default: "3" },
+    connections: { type: "string", default: "32" },
+    rounds: { type: "string", default: "7" },
+  },
+});
+const here = (path: string) => new URL(path, import.meta.url).pathname;
+const BODY = JSON.stringify({ name: "SET_CONTROL", params: ["A", 0.5] });
+
+/** A Cueport of the checkout at `root`, on a fresh data dir holding the demo project. */
+async function start(root: string): Promise<{ service: BenchService; dataDir: string }> {
+  const dataDir = await Deno.makeTempDir({ prefix: "cueport-pair-" });
+  await writeJsonAtomic(
+    `${dataDir}/projects/demo/project.json`,
+    await createDemoProject(`${dataDir}/projects/demo`),
+  );
+  const { startCueport } = await import(`${root}/bench/_cueport.ts`);
+  return { service: await startCueport(dataDir), dataDir };
+}
+
+/** `seconds` of the action load on `url`; the requests answered. */
+async function load(url: string, seconds: string): Promise<number> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net",
+      here("./load.ts"),
+      url,
+      "POST",
+      BODY,
+      values.connections!,
+      seconds,
+    ],
+  }).output();
+  return JSON.parse(new TextDecoder().decode(out.stdout)).requests;
+}
+
+type Cpu = () => { service: number; player: number } | null;
+interface Row {
+  name: string;
+  url: string;
+  cpu: Cpu;
+}
+
+/** One run: CPU us a request of both processes. */
+async function run(row: Row): Promise<{ service: number; player: number }> {
+  const before = row.cpu()!;
+  const requests = await load(row.url, values.seconds!);
+  const after = row.cpu()!;
+  return {
+    service: (after.service - before.service) / requests,
+    player: (after.player - before.player) / requests,
+  };
+}
+
+/** The orders the rows run in, one a round in turn: each row takes each place as often. */
+const ORDERS = [[0, 1, 2], [2, 1, 0], [1, 2, 0], [0, 2, 1], [2, 0, 1], [1, 0, 2]];
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const after = await start(here(".."));
+const before = values.before ? await start(values.before) : null;
+const bare = await startBaseline({});
+const rows: Row[] = [
+  ...(before
+    ? [{
+      name: "before",
+      url: `http://127.0.0.1:${before.service.ports.http}/api/v1/action`,
+      cpu: before.service.cpu,
+    }]
+    : []),
+  {
+    name: "after",
+    url: `http://127.0.0.1:${after.service.ports.http}/api/v1/action`,
+    cpu: after.service.cpu,
+  },
+  { name: "limit", url: `${bare.url}/relay`, cpu: bare.cpu },
+];
+const results = new Map<string, Array<{ service: number; player: number }>>();
+try {
+  for (const row of rows) await load(row.url, "1"); // warm up
+  for (let round = 0; round < Number(values.rounds); round++) {
+    const order = ORDERS[round % ORDERS.length]!.filter((i) => i < rows.length).map((i) =>
+      rows[i]!
+    );
+    for (const row of order) {
+      const r = await run(row);
+      results.set(row.name, [...(results.get(row.name) ?? []), r]);
+    }
+  }
+} finally {
+  await Promise.all([bare.stop(), after.service.stop(), before?.service.stop()]);
+  for (const s of [after, before]) if (s) await Deno.remove(s.dataDir, { recursive: true });
+}
+console.log("| row | service (median) | player (median) | each round's total |");
+console.log("| --- | ---: | ---: | --- |");
+for (const [name, rs] of results) {
+  console.log(
+    `| ${name} | ${median(rs.map((r) => r.service)).toFixed(1)} | ${
+      median(rs.map((r) => r.player)).toFixed(1)
+    } | ${rs.map((r) => (r.service + r.player).toFixed(0)).join(", ")} |`,
+  );
+}
+if (before) {
+  const b = results.get("before")!, a = results.get("after")!;
+  const d = (f: (r: { service: number; player: number }) => number) =>
+    median(a.map((r, i) => f(r) - f(b[i]!))).toFixed(1);
+  console.log(
+    `\nafter - before, paired per round (median): service ${d((r) => r.service)}, player ${
+      d((r) => r.player)
+    }, total ${d((r) => r.service + r.player)}`,
+  );
+}
