@@ -127,3 +127,106 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  ...peerIgnore(),
+  name: "rtp: an invitation admit refuses is answered NO, and no session opens",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const asked: string[] = [];
+    const { network, events } = session({
+      admit: (address, name) => {
+        asked.push(`${address} ${name}`);
+        return false;
+      },
+    });
+    const peer = await MidiPeer.start("stranger");
+    try {
+      await peer.command({ cmd: "invite", host: "127.0.0.1", port: network.port });
+      const refused = await events.waitFor((e) => e.type === "refused", "the refusal");
+      assert.deepEqual(refused, { type: "refused", address: "127.0.0.1", name: "stranger" });
+      await peer.log.waitFor(
+        (e) => e.event === "control" && e.command === "invitation_rejected",
+        "the peer told NO",
+      );
+      assert.deepEqual(asked, ["127.0.0.1 stranger"]);
+      assert.deepEqual(network.participants(), []);
+      assert.equal(events.events.some(joined), false);
+    } finally {
+      await peer.stop(false);
+      await network.close();
+    }
+  },
+});
+
+Deno.test({
+  ...peerIgnore(),
+  name: "rtp: a peer that restarts and invites again replaces its old participant",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const { network, events, received } = session();
+    const first = await MidiPeer.start("drummer");
+    let second: MidiPeer | null = null;
+    try {
+      await first.command({ cmd: "invite", host: "127.0.0.1", port: network.port });
+      await events.waitFor(joined, "the first run joining");
+      await first.stop(false); // a crash: no BY
+      second = await MidiPeer.start("drummer", first.port);
+      const mark = events.events.length;
+      await second.command({ cmd: "invite", host: "127.0.0.1", port: network.port });
+      const left = await events.waitFor((e) => e.type === "left", "the old one leaving", mark);
+      assert.equal(left.type === "left" && left.reason, "replaced");
+      assert.equal(left.type === "left" && left.participant.ssrc, first.ssrc);
+      const join = await events.waitFor(joined, "the second run joining", mark);
+      assert.equal(join.type === "joined" && join.participant.ssrc, second.ssrc);
+      assert.deepEqual(network.participants().map((p) => p.ssrc), [second.ssrc]);
+      await events.waitFor((e) => e.type === "synced", "its clock sync", mark);
+      const from = received.events.length;
+      await second.command({ cmd: "send", bytes: [0x90, 40, 64] });
+      const [note] = await messages(received, from, 1);
+      assert.deepEqual(note, { type: "noteOn", channel: 1, note: 40, velocity: 64 });
+    } finally {
+      await second?.stop();
+      await network.close();
+    }
+  },
+});
+
+Deno.test({
+  ...peerIgnore(),
+  name: "rtp: a host we invited that stops answering is dropped and invited again until it is back",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    let now = 1_000_000;
+    const { network, events } = session({
+      tickMs: 0,
+      now: () => now,
+      timeoutMs: 30_000,
+      backoff: { firstMs: 1000, maxMs: 4000 },
+    });
+    const first = await MidiPeer.start("host");
+    let second: MidiPeer | null = null;
+    try {
+      network.invite("127.0.0.1", first.port);
+      await events.waitFor(joined, "joining the host");
+      await first.stop(false); // gone without BY
+      now += 31_000;
+      network.tick();
+      const left = await events.waitFor((e) => e.type === "left", "the silent host dropped");
+      assert.equal(left.type === "left" && left.reason, "timeout");
+      second = await MidiPeer.start("host", first.port);
+      const mark = events.events.length;
+      now += 4_000; // the invitation's backoff passed
+      network.tick();
+      const join = await events.waitFor(joined, "the host back", mark);
+      assert.equal(join.type === "joined" && join.participant.ssrc, second.ssrc);
+      assert.equal(join.type === "joined" && join.participant.initiator, "us");
+    } finally {
+      await second?.stop();
+      await network.close();
+    }
+  },
+});
