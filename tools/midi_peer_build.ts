@@ -42,7 +42,9 @@ export async function ensureMidiPeerInstalled(
   if (await midiPeerInstalled(dir)) return null;
   const node = peerProblem("node");
   if (node) return node;
-  say("installing the network MIDI test peer (npm ci in tools/midi_peer; kept until its lock changes)");
+  say(
+    "installing the network MIDI test peer (npm ci in tools/midi_peer; kept until its lock changes)",
+  );
   const args = ["ci", "--no-audit", "--no-fund", "--loglevel=error"];
   const out = await new Deno.Command("npm", { args, cwd: dir, stdout: "null", stderr: "piped" })
     .output();

@@ -6,7 +6,7 @@
  * in the service's own limit.
  * @module
  */
-import { type RateMeter, RateLimiter } from "../../auth/rate_limit.ts";
+import { RateLimiter, type RateMeter } from "../../auth/rate_limit.ts";
 
 /** The budget of each sender address. */
 export interface EdgeBudget {

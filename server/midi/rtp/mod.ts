@@ -4,11 +4,7 @@
  * "Network MIDI".
  * @module
  */
-export {
-  type RtpMidiEvent,
-  RtpMidiNetwork,
-  type RtpMidiOptions,
-} from "./network.ts";
+export { type RtpMidiEvent, RtpMidiNetwork, type RtpMidiOptions } from "./network.ts";
 export type { ParticipantInfo } from "./participant.ts";
 export type { EdgeBudget } from "./edge.ts";
 export type { Backoff } from "./invitations.ts";

@@ -156,7 +156,13 @@ export class RtpMidiNetwork implements MidiEndpoint {
       for (const p of this.#participants.all()) {
         if (!p.open) continue;
         const { sequence, journal } = p.sender.next(chunk);
-        const bytes = encodePacket({ sequence, timestamp, ssrc: this.ssrc, messages: chunk, journal });
+        const bytes = encodePacket({
+          sequence,
+          timestamp,
+          ssrc: this.ssrc,
+          messages: chunk,
+          journal,
+        });
         this.#sockets.send("data", bytes, p.address, p.dataPort!);
       }
     }
@@ -175,7 +181,12 @@ export class RtpMidiNetwork implements MidiEndpoint {
       }
       if (p.initiator === "us" && p.open && now >= p.nextSyncAt) {
         p.nextSyncAt = now + (this.#o.syncIntervalMs ?? 10_000);
-        this.#sockets.send("data", encodeControl(clockStart(this.ssrc, now)), p.address, p.dataPort!);
+        this.#sockets.send(
+          "data",
+          encodeControl(clockStart(this.ssrc, now)),
+          p.address,
+          p.dataPort!,
+        );
       }
       this.#feedback(p);
     }

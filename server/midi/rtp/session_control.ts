@@ -167,7 +167,12 @@ export class SessionControl {
   }
 
   #invite(i: Invitation): void {
-    const packet = { command: "IN" as const, token: i.token, ssrc: this.#c.ssrc, name: this.#c.name };
+    const packet = {
+      command: "IN" as const,
+      token: i.token,
+      ssrc: this.#c.ssrc,
+      name: this.#c.name,
+    };
     if (i.stage === "control") this.#c.send("control", packet, i.host, i.port);
     else this.#c.send("data", packet, i.host, i.port + 1);
   }
