@@ -40,10 +40,13 @@ function start({ port, name }) {
     const journal = packet.journal
       ? {
         checkpoint: packet.journal.checkPointPacketSequenceNumber,
+        // rtpmidi parses each channel journal's header; its table of chapters it loses (it
+        // keeps an empty object), so the table of contents is given as the octet itself.
         channels: packet.journal.channelJournals.map((c) => ({
           channel: c.channel,
-          chapters: Object.keys(c.presentChapters).filter((k) => c.presentChapters[k]),
+          length: c.length,
         })),
+        bytes: Array.from(packet.payload.subarray(packet.journalOffset)),
       }
       : null;
     say({ event: "packet", sequence: packet.sequenceNumber, journal });

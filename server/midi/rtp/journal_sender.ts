@@ -37,6 +37,7 @@ export class JournalSender {
   /** Extended sequence number of the first packet not acknowledged. */
   #checkpoint: number;
   #channels = new Map<number, ChannelHistory>();
+  #acked = false;
 
   /** Starts numbering after `initial` (random by default, as RTP asks). */
   constructor(initial = Math.floor(Math.random() * 0x10000)) {
@@ -82,12 +83,18 @@ export class JournalSender {
     return journal;
   }
 
+  /** The last sequence number the participant acknowledged, or null before any. */
+  get acknowledged(): number | null {
+    return this.#acked ? (this.#checkpoint - 1) & 0xffff : null;
+  }
+
   /** The participant received up to `sequence`: what that covers leaves the journal. */
   acknowledge(sequence: number): void {
     const behind = (this.#last - sequence) & 0xffff;
     const acked = this.#last - behind;
     if (acked < this.#checkpoint - 1 || acked > this.#last) return; // old or unknown
     this.#checkpoint = acked + 1;
+    this.#acked = true;
     for (const [channel, history] of this.#channels) {
       if (history.program && history.program.at <= acked) delete history.program;
       for (const map of [history.controllers, history.notes]) {

@@ -22,6 +22,8 @@ export interface ParticipantInfo {
   initiator: "us" | "peer";
   /** Half the last clock sync's round trip, or null before one completed. */
   latencyMs: number | null;
+  /** The last sequence number of ours it acknowledged (receiver feedback), or null. */
+  acknowledged: number | null;
   /** RTP-MIDI packets received, lost (gaps in sequence numbers), messages recovered. */
   received: number;
   lost: number;
@@ -83,6 +85,7 @@ export class Participant {
       dataPort: this.dataPort,
       initiator: this.initiator,
       latencyMs: this.latencyMs,
+      acknowledged: this.sender.acknowledged,
       received: this.received,
       lost: this.lost,
       recovered: this.recovered,

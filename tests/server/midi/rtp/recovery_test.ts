@@ -1,0 +1,146 @@
+/**
+ * Packets lost on purpose between two sessions and recovered through the
+ * journal, on real UDP (a relay drops chosen RTP-MIDI packets); and the
+ * journal as npm `rtpmidi` reads it, trimmed by its receiver feedback.
+ * `rtpmidi` sends no journal of its own (its packets never set `J`), so
+ * recovery is tested in the direction where a journal exists: ours.
+ */
+import assert from "node:assert/strict";
+import type { MidiMessage } from "../../../../server/midi/messages.ts";
+import { type RtpMidiEvent, RtpMidiNetwork } from "../../../../server/midi/rtp/mod.ts";
+import { EventLog } from "./_events.ts";
+import { MidiPeer, type PeerEvent, peerIgnore } from "./_peer.ts";
+import { Relay } from "./_relay.ts";
+
+function session(name: string) {
+  const events = new EventLog<RtpMidiEvent>();
+  const received = new EventLog<MidiMessage>();
+  const network = new RtpMidiNetwork({
+    port: 0,
+    hosts: ["127.0.0.1"],
+    name,
+    onEvent: (e) => events.push(e),
+  });
+  network.onMessages((messages) => messages.forEach((m) => received.push(m)));
+  network.start();
+  return { network, events, received };
+}
+
+const cc = (controller: number, value: number): MidiMessage => ({
+  type: "controlChange",
+  channel: 1,
+  controller,
+  value,
+});
+
+Deno.test({
+  name: "rtp: packets dropped between two sessions are recovered from the journal, once",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const receiver = session("receiver");
+    const sender = session("sender");
+    const relay = new Relay(receiver.network.port);
+    try {
+      sender.network.invite("127.0.0.1", relay.port);
+      await sender.events.waitFor((e) => e.type === "joined", "the session through the relay");
+      await receiver.events.waitFor((e) => e.type === "joined", "the receiver's side");
+      sender.network.send([{ type: "noteOn", channel: 1, note: 60, velocity: 100 }, cc(7, 1)]);
+      let seen = 0;
+      await receiver.received.waitFor(() => ++seen === 2, "the first packet");
+
+      relay.dropNext = 4;
+      sender.network.send([cc(7, 50)]);
+      sender.network.send([{ type: "programChange", channel: 1, program: 9 }]);
+      sender.network.send([{ type: "noteOff", channel: 1, note: 60, velocity: 0 }]);
+      sender.network.send([cc(7, 80)]);
+      sender.network.send([cc(10, 5)]);
+      const recovered = await receiver.events.waitFor(
+        (e) => e.type === "recovered",
+        "the recovery",
+      );
+      assert.equal(relay.dropped.length, 4);
+      assert.equal(recovered.type === "recovered" && recovered.lost, 4);
+      seen = 0;
+      const mark = 2;
+      await receiver.received.waitFor(() => ++seen === 4, "the recovered and the next", mark);
+      assert.deepEqual(receiver.received.events.slice(mark), [
+        { type: "programChange", channel: 1, program: 9 },
+        cc(7, 80), // the last value, not 50
+        { type: "noteOff", channel: 1, note: 60, velocity: 0 },
+        cc(10, 5),
+      ]);
+      sender.network.send([cc(11, 1)]);
+      await receiver.received.waitFor((m) => m.type === "controlChange" && m.controller === 11, "");
+      assert.equal(receiver.received.events.length, 7); // nothing recovered twice
+      const [joined] = receiver.network.participants();
+      assert.deepEqual([joined!.lost, joined!.recovered], [4, 3]);
+    } finally {
+      relay.close();
+      await sender.network.close();
+      await receiver.network.close();
+    }
+  },
+});
+
+/** The journal headers as rtpmidi parsed them. */
+function journalHeaders(packet: PeerEvent) {
+  const { checkpoint, channels } = packet.journal as { checkpoint: number; channels: unknown[] };
+  return { checkpoint, channels };
+}
+
+/** The table of contents of the channel journal `at` octets after the journal header. */
+function toc(packet: PeerEvent, at: number): number {
+  return (packet.journal as { bytes: number[] }).bytes[3 + at + 2]!;
+}
+
+Deno.test({
+  ...peerIgnore(),
+  name: "rtp: rtpmidi reads our journal, and its receiver feedback trims it",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const { network, events } = session("Cueport");
+    const peer = await MidiPeer.start("reader");
+    const packet = (from: number) =>
+      peer.log.waitFor((e) => e.event === "packet", "a packet at the peer", from);
+    try {
+      await peer.command({ cmd: "invite", host: "127.0.0.1", port: network.port });
+      await events.waitFor((e) => e.type === "joined", "the peer joining");
+      let from = peer.log.events.length;
+      network.send([cc(7, 1)]);
+      const first = await packet(from);
+      assert.equal(first.journal, null); // nothing before it
+      from = peer.log.events.length;
+      network.send([{ type: "programChange", channel: 2, program: 3 }]);
+      const second: PeerEvent = await packet(from);
+      // rtpmidi finds the journal behind the commands and reads its header and channel headers
+      // (it counts channels from 0); one chapter C of one log is 3 + 1 + 2 octets.
+      assert.deepEqual(journalHeaders(second), {
+        checkpoint: first.sequence,
+        channels: [{ channel: 0, length: 6 }],
+      });
+      assert.equal(toc(second, 0), 0x40); // chapter C
+      from = peer.log.events.length;
+      network.send([cc(8, 2)]);
+      const third = await packet(from);
+      assert.deepEqual(journalHeaders(third), {
+        checkpoint: first.sequence,
+        channels: [{ channel: 0, length: 6 }, { channel: 1, length: 6 }],
+      });
+      assert.deepEqual([toc(third, 0), toc(third, 6)], [0x40, 0x80]); // chapters C, then P
+      // The peer acknowledges all three: the next packet needs no journal.
+      await peer.command({ cmd: "feedback" });
+      for (let i = 0; network.participants()[0]!.acknowledged !== third.sequence; i++) {
+        assert.ok(i < 3000, "the feedback never arrived");
+        await new Promise((resolve) => setTimeout(resolve, 10)); // a poll of state, capped
+      }
+      from = peer.log.events.length;
+      network.send([cc(9, 3)]);
+      assert.equal((await packet(from)).journal, null);
+    } finally {
+      await peer.stop();
+      await network.close();
+    }
+  },
+});
