@@ -38,7 +38,7 @@ export interface ServiceSet {
 
 /** One advertised service instance: `<instance>.<type>.local`. */
 export interface ServiceInstance {
-  /** `_app._tcp`, `_http._tcp` or `_oscjson._tcp`. */
+  /** `_app._tcp`, `_http._tcp`, `_oscjson._tcp` or `_apple-midi._udp`. */
   type: string;
   /** The instance name without the conflict suffix (`Cueport - show`). */
   baseName: string;
@@ -60,6 +60,14 @@ export function instancesOf(serviceName: string, set: ServiceSet): ServiceInstan
       type: "_oscjson._tcp",
       baseName: `${serviceName} OSCQuery - ${set.hostname}`,
       port: set.ports.oscQuery,
+    });
+  }
+  if (set.ports.appleMidi !== undefined) {
+    // What macOS Audio MIDI Setup, rtpMIDI and rtpmidid list as a session to join.
+    list.push({
+      type: "_apple-midi._udp",
+      baseName: `${serviceName} - ${set.hostname}`,
+      port: set.ports.appleMidi,
     });
   }
   return list;

@@ -57,7 +57,10 @@ export class Relay {
       this.dropped.push((data[2]! << 8) | data[3]!);
       return true;
     };
-    this.#legs = [new Leg(this.port, target, () => false), new Leg(this.port + 1, target + 1, drop)];
+    this.#legs = [
+      new Leg(this.port, target, () => false),
+      new Leg(this.port + 1, target + 1, drop),
+    ];
   }
 
   /** Stops relaying. */

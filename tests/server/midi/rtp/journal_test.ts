@@ -15,17 +15,31 @@ import { JournalSender } from "../../../../server/midi/rtp/journal_sender.ts";
  */
 const RFC_LAYOUT = Uint8Array.from([
   // S=0 Y=0 A=1 H=0 TOTCHAN=0 | checkpoint packet seqnum 0x0102
-  0b0010_0000, 0x01, 0x02,
+  0b0010_0000,
+  0x01,
+  0x02,
   // channel journal: S=0 CHAN=2 (channel 3) H=0 LENGTH=17 | TOC: P C . . N . . .
-  0b0_0010_0_00, 17, 0b1100_1000,
+  0b0_0010_0_00,
+  17,
+  0b1100_1000,
   // chapter P: S=0 PROGRAM=42 | B=0 BANK-MSB=0 | X=0 BANK-LSB=0
-  42, 0, 0,
+  42,
+  0,
+  0,
   // chapter C: S=0 LEN=1 (two logs) | S=0 NUMBER=7, A=0 VALUE=99 | S=0 NUMBER=64, A=0 VALUE=0
-  1, 7, 99, 64, 0,
+  1,
+  7,
+  99,
+  64,
+  0,
   // chapter N: B=0 LEN=1 | LOW=7 HIGH=8 | note log: S=0 NOTENUM=60, Y=1 VELOCITY=64
-  1, 0x78, 60, 0x80 | 64,
+  1,
+  0x78,
+  60,
+  0x80 | 64,
   // OFFBITS for notes 56-63 and 64-71: note 62 and note 64 ended
-  0b0000_0010, 0b1000_0000,
+  0b0000_0010,
+  0b1000_0000,
 ]);
 
 const RFC_JOURNAL: Journal = {
@@ -47,19 +61,36 @@ Deno.test("journal: RFC 6295's layout of chapters P, C and N decodes, and encode
 Deno.test("journal: the system journal and chapters M and W are skipped by their lengths", () => {
   const bytes = Uint8Array.from([
     // S=1 Y=1 A=1 TOTCHAN=1 | checkpoint 7
-    0b1110_0001, 0, 7,
+    0b1110_0001,
+    0,
+    7,
     // system journal: S D V Q F X = 0, LENGTH=4 (header + 2 octets of chapters)
-    0, 4, 0xaa, 0xbb,
+    0,
+    4,
+    0xaa,
+    0xbb,
     // channel 1: LENGTH=3+4+2+2, TOC: M W N
-    0, 11, 0b0011_1000,
+    0,
+    11,
+    0b0011_1000,
     // chapter M: LENGTH=4, 2 octets of it skipped
-    0, 4, 0x11, 0x22,
+    0,
+    4,
+    0x11,
+    0x22,
     // chapter W: 2 octets
-    0x40, 0x40,
+    0x40,
+    0x40,
     // chapter N: LEN=0, LOW=15 HIGH=0: no note logs, no OFFBITS
-    0, 0xf0,
+    0,
+    0xf0,
     // channel 16: LENGTH=3+3, TOC: P
-    0b0_1111_0_00, 6, 0x80, 0x80 | 1, 0, 0,
+    0b0_1111_0_00,
+    6,
+    0x80,
+    0x80 | 1,
+    0,
+    0,
   ]);
   assert.deepEqual(decodeJournal(bytes), {
     checkpoint: 7,
