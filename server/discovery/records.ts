@@ -31,7 +31,14 @@ export interface ServiceSet {
   /** The host label (`show`), whose `.local` name the SRV records point to. */
   hostname: string;
   /** The ports that are advertised; `oscQuery` only when the OSCQuery server runs. */
-  ports: { http: number; ws: number; osc: number; oscQuery?: number | undefined };
+  ports: {
+    http: number;
+    ws: number;
+    osc: number;
+    oscQuery?: number | undefined;
+    /** The network MIDI session's control port (`_apple-midi._udp`), when it runs. */
+    appleMidi?: number | undefined;
+  };
   /** TXT keys and values (each key at most 9 characters). */
   txt: Record<string, string>;
 }
