@@ -2,7 +2,7 @@
  * AppleMIDI clock synchronization (`CK`): the initiator sends count 0 with
  * its time, the other side answers count 1 with its own, the initiator ends
  * with count 2; each side learns the round trip. Times are 64-bit counts of
- * 100 µs (the session's 10 kHz clock).
+ * 100 us (the session's 10 kHz clock).
  * @module
  */
 import type { ClockPacket } from "./control.ts";

@@ -4,7 +4,7 @@
  * delta time of 1-4 octets (the first too when `Z` is set). Channel commands
  * may use running status; system real-time bytes may appear anywhere, also
  * inside a system exclusive; a system exclusive may be cut into segments
- * across packets (`F0 … F0`, `F7 … F0`, `F7 … F7`, cancelled by `F4`), which a
+ * across packets (`F0 ... F0`, `F7 ... F0`, `F7 ... F7`, cancelled by `F4`), which a
  * `SysexSegments` per sender joins. Decoding never throws: it stops at the
  * first octet no command can be made of and keeps what came before.
  * @module

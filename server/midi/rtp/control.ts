@@ -3,7 +3,7 @@
  * session participant exchanges on its control and data ports, each starting
  * with `FF FF` and a two-letter command. `IN` invites, `OK` accepts, `NO`
  * refuses, `BY` ends; `CK` synchronizes clocks (three packets, counts 0-2,
- * 64-bit timestamps in 100 µs units); `RS` is receiver feedback (the last
+ * 64-bit timestamps in 100 us units); `RS` is receiver feedback (the last
  * sequence number received, so the sender may trim its journal).
  * @module
  */
@@ -20,7 +20,7 @@ export interface InvitationPacket {
   name: string;
 }
 
-/** A clock synchronization packet (`CK`): `count` 0, 1 or 2, timestamps in 100 µs units. */
+/** A clock synchronization packet (`CK`): `count` 0, 1 or 2, timestamps in 100 us units. */
 export interface ClockPacket {
   command: "CK";
   ssrc: number;

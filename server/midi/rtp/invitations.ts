@@ -1,7 +1,7 @@
 /**
  * The hosts Cueport invites (the `invite` option, `invite(host, port)`):
  * each is invited on its control port, then on its data port, and invited
- * again with backoff (1 s, 2 s, 4 s… up to a maximum) until it answers. A
+ * again with backoff (1 s, 2 s, 4 s... up to a maximum) until it answers. A
  * host stays a target for the session's life: when it leaves (it says `BY`,
  * or stops answering clock sync, or restarts), it is invited again, so a
  * session survives the host's restart. Only a refusal (`NO`) ends it.

@@ -1,5 +1,5 @@
 /**
- * The receiving side of the recovery journal (RFC 6295 ch. 4, RFC 4696 §6),
+ * The receiving side of the recovery journal (RFC 6295 ch. 4, RFC 4696 s.6),
  * one per participant: it follows the sequence numbers, drops late and
  * repeated packets, and keeps the state the received messages set (each
  * channel's program, controller values, sounding notes). When packets were

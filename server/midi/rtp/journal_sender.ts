@@ -1,5 +1,5 @@
 /**
- * The sending side of the recovery journal (RFC 4696 §4-5), one per
+ * The sending side of the recovery journal (RFC 4696 s.4-5), one per
  * participant: it numbers the packets sent to it and keeps, per channel, the
  * last program, each controller's last value and each note's last state,
  * with the packet that set them. Each packet carries the journal of what

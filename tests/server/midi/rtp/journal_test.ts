@@ -10,7 +10,7 @@ import { JournalSender } from "../../../../server/midi/rtp/journal_sender.ts";
 
 /**
  * A journal laid out field by field after RFC 6295's figures: the journal
- * header (§5), one channel journal (§5.2) on channel 3 with chapters P
+ * header (s.5), one channel journal (s.5.2) on channel 3 with chapters P
  * (A.2), C (A.3) and N (A.6).
  */
 const RFC_LAYOUT = Uint8Array.from([
