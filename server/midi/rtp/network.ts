@@ -18,22 +18,10 @@ import { decodeControl, encodeControl, isControlPacket } from "./control.ts";
 import { DatagramMeter, type EdgeBudget } from "./edge.ts";
 import { type Backoff, Invitations } from "./invitations.ts";
 import { decodePacket, encodePacket, ssrcOf } from "./packet.ts";
+import type { RtpMidiEvent } from "./events.ts";
 import { type Participant, type ParticipantInfo, Participants } from "./participant.ts";
 import { SessionControl } from "./session_control.ts";
 import { type PortKind, SessionSockets } from "./sockets.ts";
-
-/** Something that happened in the session, for the log and the tests. */
-export type RtpMidiEvent =
-  | { type: "joined"; participant: ParticipantInfo }
-  | {
-    type: "left";
-    participant: ParticipantInfo;
-    reason: "bye" | "timeout" | "replaced";
-  }
-  | { type: "refused"; address: string; name: string }
-  | { type: "declined"; host: string; port: number }
-  | { type: "synced"; participant: ParticipantInfo }
-  | { type: "recovered"; participant: ParticipantInfo; lost: number; messages: MidiMessage[] };
 
 /** How the session is set up. */
 export interface RtpMidiOptions {

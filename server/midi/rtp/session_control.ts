@@ -13,7 +13,7 @@
 import { clockStart, clockStep } from "./clock.ts";
 import type { ClockPacket, ControlPacket, InvitationPacket } from "./control.ts";
 import type { Invitation, Invitations } from "./invitations.ts";
-import type { RtpMidiEvent } from "./network.ts";
+import type { RtpMidiEvent } from "./events.ts";
 import { Participant, type Participants } from "./participant.ts";
 import type { PortKind } from "./sockets.ts";
 
