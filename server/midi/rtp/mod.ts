@@ -4,7 +4,8 @@
  * "Network MIDI".
  * @module
  */
-export { type RtpMidiEvent, RtpMidiNetwork, type RtpMidiOptions } from "./network.ts";
+export { RtpMidiNetwork, type RtpMidiOptions } from "./network.ts";
+export type { RtpMidiEvent } from "./events.ts";
 export type { ParticipantInfo } from "./participant.ts";
 export type { EdgeBudget } from "./edge.ts";
 export type { Backoff } from "./invitations.ts";

@@ -87,6 +87,9 @@ Deno.test({
       const want = SHOW.flatMap((s) => s.bytes);
       await peer.log.waitFor(() => peer.bytesSince(from).length >= want.length, "our messages");
       assert.deepEqual(peer.bytesSince(from), want);
+      // Closing says goodbye: the peer ends its stream.
+      await network.close();
+      await peer.log.waitFor((e) => e.event === "left", "the peer told BY");
     } finally {
       await peer.stop();
       await network.close();
