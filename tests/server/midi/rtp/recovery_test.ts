@@ -144,3 +144,29 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "rtp: 1,000 CCs, each in its own packet, arrive in order with none lost",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const receiver = session("receiver");
+    const sender = session("sender");
+    try {
+      sender.network.invite("127.0.0.1", receiver.network.port);
+      await receiver.events.waitFor((e) => e.type === "joined", "the session");
+      await sender.events.waitFor((e) => e.type === "joined", "the sender's side");
+      for (let batch = 0; batch < 20; batch++) { // 50 packets, then wait for them: paced by progress
+        for (let i = 0; i < 50; i++) sender.network.send([cc(batch % 16, i)]);
+        let seen = 0;
+        await receiver.received.waitFor(() => ++seen === 50, "a batch", batch * 50);
+      }
+      assert.equal(receiver.received.events.length, 1000);
+      assert.deepEqual(receiver.received.events.slice(50, 53), [cc(1, 0), cc(1, 1), cc(1, 2)]);
+      assert.deepEqual(receiver.network.participants()[0]!.lost, 0);
+    } finally {
+      await sender.network.close();
+      await receiver.network.close();
+    }
+  },
+});
