@@ -2,8 +2,9 @@
  * The network edge of the MIDI session ports, as OSC's: every datagram is
  * metered per sender address before anything reads it, in datagrams and in
  * bytes (token buckets of `server/auth/rate_limit.ts`); one over either
- * budget is dropped unread. Local senders pass unless told otherwise, as
- * in the service's own limit.
+ * budget (or, when given, over the service's shared budget) is dropped
+ * unread. Local senders pass unless told otherwise, as in the service's own
+ * limit.
  * @module
  */
 import { RateLimiter, type RateMeter } from "../../auth/rate_limit.ts";
@@ -18,6 +19,11 @@ export interface EdgeBudget {
   burstSeconds?: number;
   /** Whether local senders (127.0.0.1, ::1) pass unmetered (default true). */
   exemptsLocal?: boolean;
+  /**
+   * The service's shared budget (`RateLimiter.meter`), taken once a datagram besides the
+   * session's own, so an address that floods one transport is slowed on all of them.
+   */
+  shared?: RateMeter;
   now?: () => number;
 }
 
@@ -25,6 +31,7 @@ export interface EdgeBudget {
 export class DatagramMeter {
   #count: RateMeter;
   #bytes: RateMeter;
+  #shared: RateMeter | undefined;
   /** Datagrams dropped for being over budget, since start. */
   dropped = 0;
 
@@ -41,6 +48,7 @@ export class DatagramMeter {
       .meter("datagrams", perSecond);
     this.#bytes = new RateLimiter({ ratePerSecond: bytes, burst: bytes * burst, ...common })
       .meter("bytes", bytes);
+    this.#shared = budget.shared;
   }
 
   /** Whether a datagram of `size` bytes from `address` may be read. */
@@ -48,6 +56,7 @@ export class DatagramMeter {
     try {
       this.#count.take(address);
       this.#bytes.take(address, size);
+      this.#shared?.take(address);
       return true;
     } catch {
       this.dropped++;

@@ -7,6 +7,7 @@ import type { MidiMessage } from "../../../../server/midi/messages.ts";
 import { encodeControl } from "../../../../server/midi/rtp/control.ts";
 import { encodePacket } from "../../../../server/midi/rtp/packet.ts";
 import { type RtpMidiEvent, RtpMidiNetwork } from "../../../../server/midi/rtp/mod.ts";
+import { RateLimiter } from "../../../../server/auth/rate_limit.ts";
 import { EventLog } from "./_events.ts";
 
 /** A raw UDP socket on loopback and the datagrams it receives. */
@@ -62,6 +63,42 @@ Deno.test({
       assert.equal(network.overBudget, 15);
       let answers = 0;
       await raw.received.waitFor(() => ++answers === 10, "ten NOs");
+    } finally {
+      raw.socket.close();
+      await network.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "rtp edge: the service's shared budget is taken too",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    let admitted = 0;
+    const shared = new RateLimiter({
+      ratePerSecond: 3,
+      burst: 3,
+      exemptsLocal: false,
+      now: () => 0,
+    })
+      .meter("datagrams", 3);
+    const network = new RtpMidiNetwork({
+      port: 0,
+      hosts: ["127.0.0.1"],
+      tickMs: 0,
+      budget: { shared },
+      admit: () => {
+        admitted++;
+        return false;
+      },
+    });
+    network.start();
+    const raw = rawSocket();
+    try {
+      for (let token = 1; token <= 8; token++) await raw.send(invitation(token), network.port);
+      await until(() => admitted + network.overBudget === 8, "read all 8");
+      assert.deepEqual([admitted, network.overBudget], [3, 5]);
     } finally {
       raw.socket.close();
       await network.close();
