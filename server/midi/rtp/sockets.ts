@@ -76,9 +76,9 @@ export class SessionSockets {
       let received: [Uint8Array, Deno.Addr];
       try {
         received = await socket.receive();
-      } catch {
-        if (this.#closed) return;
-        continue; // an ICMP error of an earlier send (Linux reports it here)
+      } catch (error) {
+        if (this.#closed || error instanceof Deno.errors.BadResource) return;
+        continue; // an ICMP error of an earlier send (Linux may report it here)
       }
       const [data, addr] = received;
       const { hostname, port } = addr as Deno.NetAddr;
