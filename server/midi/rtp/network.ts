@@ -140,7 +140,11 @@ export class RtpMidiNetwork implements MidiEndpoint {
   send(messages: readonly MidiMessage[]): void {
     if (!this.#sockets || messages.length === 0) return;
     const timestamp = Number(ticksAt(this.#now()) & 0xffffffffn);
-    for (const chunk of chunks(messages)) {
+    const runs = chunks(messages);
+    if (runs.skipped > 0) {
+      this.#o.log?.("warn", `MIDI session: ${runs.skipped} system exclusive too long to send`);
+    }
+    for (const chunk of runs.chunks) {
       for (const p of this.#participants.all()) {
         if (!p.open) continue;
         const { sequence, journal } = p.sender.next(chunk);
@@ -245,14 +249,21 @@ export class RtpMidiNetwork implements MidiEndpoint {
   }
 }
 
-/** `messages` in runs that fit a packet's command section; a message too long for one is left out. */
-function chunks(messages: readonly MidiMessage[]): MidiMessage[][] {
+/**
+ * `messages` in runs that fit a packet's command section; a system exclusive too long for one
+ * (over 4,000 octets: sending it in segments is not done) is left out and counted.
+ */
+function chunks(messages: readonly MidiMessage[]): { chunks: MidiMessage[][]; skipped: number } {
   const out: MidiMessage[][] = [];
   let current: MidiMessage[] = [];
   let size = 0;
+  let skipped = 0;
   for (const message of messages) {
     const length = commandSize(message);
-    if (length > 4000) continue; // a system exclusive longer than a packet: not sent
+    if (length > 4000) {
+      skipped++;
+      continue;
+    }
     if (size + length > MAX_SECTION && current.length > 0) {
       out.push(current);
       current = [];
@@ -262,5 +273,5 @@ function chunks(messages: readonly MidiMessage[]): MidiMessage[][] {
     size += length;
   }
   if (current.length > 0) out.push(current);
-  return out;
+  return { chunks: out, skipped };
 }

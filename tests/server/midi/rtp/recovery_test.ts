@@ -170,3 +170,36 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "rtp: many messages in one send go in several packets; an over-long sysex is left out",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const receiver = session("receiver");
+    const warnings: string[] = [];
+    const events = new EventLog<RtpMidiEvent>();
+    const sender = new RtpMidiNetwork({
+      port: 0,
+      hosts: ["127.0.0.1"],
+      log: (_level, message) => warnings.push(message),
+      onEvent: (e) => events.push(e),
+    });
+    sender.start();
+    try {
+      sender.invite("127.0.0.1", receiver.network.port);
+      await events.waitFor((e) => e.type === "joined", "the session");
+      const many: MidiMessage[] = Array.from({ length: 600 }, (_, i) => cc(i % 120, i % 128));
+      const sysex: MidiMessage = { type: "sysex", data: Uint8Array.from({ length: 600 }, () => 1) };
+      sender.send([...many, { type: "sysex", data: new Uint8Array(5000) }, sysex]);
+      let seen = 0;
+      await receiver.received.waitFor(() => ++seen === 601, "every message");
+      assert.deepEqual(receiver.received.events, [...many, sysex]);
+      assert.ok(receiver.network.participants()[0]!.received > 1);
+      assert.deepEqual(warnings, ["MIDI session: 1 system exclusive too long to send"]);
+    } finally {
+      await sender.close();
+      await receiver.network.close();
+    }
+  },
+});
