@@ -12,11 +12,11 @@
  * `tests/` when none is.
  * @module
  */
+import { ensureMidiPeerInChild } from "./midi_peer_build.ts";
 import { testFlags } from "../server/deploy/permissions.ts";
 import { ensureOutputAccount } from "../server/deploy/output_account.ts";
 import { COMPANION_UNBUILT_ENV, missingPeers, type Peer, peerProblem, which } from "./peers.ts";
 import { ensureCompanionBuiltInChild } from "./companion_build.ts";
-import { ensureMidiPeerInChild } from "./midi_peer_build.ts";
 
 /** `deno test` options that take the next argument as their value. */
 const VALUED = new Set(["--filter", "--junit-path", "--reporter", "--coverage", "--config", "-c"]);

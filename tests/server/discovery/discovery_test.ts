@@ -340,34 +340,3 @@ Deno.test("discovery: unicast answers are limited per source; another source is 
     await discovery.stop();
   }
 });
-
-Deno.test("discovery: the network MIDI session is advertised as _apple-midi._udp, when given", async () => {
-  const discovery = await startDiscovery({
-    serviceName: "Midi",
-    ports: { http: 2001, ws: 2002, osc: 2003, appleMidi: 5004 },
-    hosts: ["127.0.0.1"],
-    apiVersion: "6.0",
-    appVersion: "0.1.0",
-    wsPath: "/v1",
-    log: () => {},
-    interfaces: () => [LOOPBACK],
-    timings: { interfacePollMs: 60_000 },
-  });
-  const found = new Map<string, Found>();
-  const browser = new dnssd.Browser(dnssd.udp("apple-midi"), {
-    interface: "127.0.0.1",
-    resolve: true,
-  });
-  browser.on("serviceUp", (s: Found) => found.set(s.name, s));
-  browser.on("error", () => {});
-  try {
-    await until("the names won", () => discovery.announced);
-    browser.start();
-    await until("the MIDI session resolved", () => found.has(`Midi - ${HOST}`));
-    assert.equal(found.get(`Midi - ${HOST}`)!.port, 5004);
-    assert.equal(discovery.names["_apple-midi._udp"], `Midi - ${HOST}`);
-  } finally {
-    browser.stop();
-    await discovery.stop();
-  }
-});
