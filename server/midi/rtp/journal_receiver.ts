@@ -34,11 +34,17 @@ export class JournalReceiver {
   #expected: number | null = null;
   #channels = new Map<number, ChannelState>();
 
+  /** How many packets were lost before `sequence` (0 in order), or -1 when it is late or repeated. */
+  gapBefore(sequence: number): number {
+    if (this.#expected === null) return 0;
+    const gap = (sequence - this.#expected) & 0xffff;
+    return gap >= 0x8000 ? -1 : gap;
+  }
+
   /** Accounts for the packet numbered `sequence` carrying `journal` (null when it had none). */
   arrive(sequence: number, journal: Journal | null): Arrival {
-    const expected = this.#expected;
-    const gap = expected === null ? 0 : (sequence - expected) & 0xffff;
-    if (gap >= 0x8000) return { fresh: false, lost: 0, recovered: [] };
+    const gap = this.gapBefore(sequence);
+    if (gap < 0) return { fresh: false, lost: 0, recovered: [] };
     this.#expected = (sequence + 1) & 0xffff;
     const recovered = gap > 0 && journal ? this.recover(journal) : [];
     return { fresh: true, lost: gap, recovered };

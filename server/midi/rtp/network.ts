@@ -17,7 +17,7 @@ import { clockStart, ticksAt } from "./clock.ts";
 import { decodeControl, encodeControl, isControlPacket } from "./control.ts";
 import { DatagramMeter, type EdgeBudget } from "./edge.ts";
 import { type Backoff, Invitations } from "./invitations.ts";
-import { decodePacket, encodePacket, ssrcOf } from "./packet.ts";
+import { decodePacket, encodePacket, sequenceOf, ssrcOf } from "./packet.ts";
 import type { RtpMidiEvent } from "./events.ts";
 import { type Participant, type ParticipantInfo, Participants } from "./participant.ts";
 import { SessionControl } from "./session_control.ts";
@@ -208,6 +208,9 @@ export class RtpMidiNetwork implements MidiEndpoint {
     const ssrc = ssrcOf(data);
     const p = ssrc === null ? undefined : this.#participants.of(ssrc, address);
     if (!p || !p.open) return; // nothing from outside the session is acted on
+    const gap = p.receiver.gapBefore(sequenceOf(data));
+    if (gap < 0) return; // late or repeated
+    if (gap > 0) p.sysex.data = null; // a system exclusive under way lost a segment: dropped
     const packet = decodePacket(data, p.sysex);
     if (!packet) return;
     p.lastHeard = this.#now();

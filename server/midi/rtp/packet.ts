@@ -29,6 +29,11 @@ export function ssrcOf(data: Uint8Array): number | null {
   return new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(8);
 }
 
+/** The sequence number of an RTP packet whose SSRC `ssrcOf` could read. */
+export function sequenceOf(data: Uint8Array): number {
+  return (data[2]! << 8) | data[3]!;
+}
+
 /** The packet `data` holds, or null when it is no RTP-MIDI packet. */
 export function decodePacket(data: Uint8Array, sysex: SysexSegments): RtpMidiPacket | null {
   if (data.length < 13 || data[0]! >> 6 !== 2) return null;

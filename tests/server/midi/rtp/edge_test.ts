@@ -155,6 +155,29 @@ Deno.test({
       await raw.send(rtp(0x1234, 3), network.port + 1);
       await until(() => got.length > 0, "the packet in session delivered");
       assert.deepEqual(got, [{ type: "noteOn", channel: 1, note: 1, velocity: 1 }]);
+      // A system exclusive whose middle segment was lost is dropped, not delivered with a hole.
+      const segment = (sequence: number, bytes: number[]) =>
+        Uint8Array.from([
+          0x80,
+          0x61,
+          0,
+          sequence,
+          0,
+          0,
+          0,
+          0,
+          0,
+          0,
+          0x12,
+          0x34,
+          bytes.length,
+          ...bytes,
+        ]);
+      await raw.send(segment(4, [0xf0, 1, 2, 0xf0]), network.port + 1);
+      await raw.send(segment(6, [0xf7, 5, 0xf7]), network.port + 1); // 5 was lost
+      await raw.send(segment(7, [0xf0, 9, 0xf7]), network.port + 1);
+      await until(() => got.length > 1, "the whole one after");
+      assert.deepEqual(got.slice(1), [{ type: "sysex", data: Uint8Array.from([9]) }]);
       assert.deepEqual(faults, []);
     } finally {
       raw.socket.close();
