@@ -44,6 +44,8 @@ export class Relay {
   readonly port = freePortPair();
   /** How many RTP-MIDI packets to the target to drop next. */
   dropNext = 0;
+  /** Also drops the RTP-MIDI packets this says to. */
+  dropWhen: (packet: Uint8Array) => boolean = () => false;
   /** The sequence numbers of the packets dropped. */
   readonly dropped: number[] = [];
   #legs: Leg[];
@@ -52,9 +54,11 @@ export class Relay {
   constructor(target: number) {
     const drop = (data: Uint8Array) => {
       const isRtp = data.length >= 12 && data[0]! >> 6 === 2 && data[1] !== 0xff;
-      if (!isRtp || this.dropNext === 0) return false;
-      this.dropNext--;
-      this.dropped.push((data[2]! << 8) | data[3]!);
+      if (!isRtp) return false;
+      const sequence = (data[2]! << 8) | data[3]!;
+      if (this.dropNext === 0 && !this.dropWhen(data)) return false;
+      if (this.dropNext > 0) this.dropNext--;
+      this.dropped.push(sequence);
       return true;
     };
     this.#legs = [
