@@ -155,19 +155,50 @@ class ListReader {
 }
 
 /**
- * The command section of `messages` (delta times 0, running status for
+ * One segment of a system exclusive too long for one packet, as sent: its
+ * octets with their framing (`F0 ... F0`, `F7 ... F0`, `F7 ... F7`).
+ */
+export interface SysexSegment {
+  type: "sysexSegment";
+  bytes: Uint8Array;
+}
+
+/** What a packet's command section carries when sent. */
+export type OutgoingCommand = MidiMessage | SysexSegment;
+
+/** The octets of a system exclusive segment's data at most (its framing aside). */
+export const SEGMENT_DATA = 960;
+
+/** The segments of a system exclusive of `data`, each to go in a packet of its own. */
+export function sysexSegments(data: Uint8Array): SysexSegment[] {
+  const out: SysexSegment[] = [];
+  for (let at = 0; at < data.length || at === 0; at += SEGMENT_DATA) {
+    const body = data.subarray(at, at + SEGMENT_DATA);
+    const last = at + SEGMENT_DATA >= data.length;
+    const bytes = [
+      at === 0 ? 0xf0 : 0xf7,
+      ...Array.from(body, (b) => b & 0x7f),
+      last ? 0xf7 : 0xf0,
+    ];
+    out.push({ type: "sysexSegment", bytes: Uint8Array.from(bytes) });
+  }
+  return out;
+}
+
+/**
+ * The command section of `commands` (delta times 0, running status for
  * repeated channel statuses), with `J` set when a journal will follow.
  * @throws {RangeError} when the section would pass 4095 octets (split the messages first)
  */
 export function encodeCommands(
-  messages: readonly MidiMessage[],
+  commands: readonly OutgoingCommand[],
   journal: boolean,
 ): Uint8Array<ArrayBuffer> {
   const list: number[] = [];
   let running = 0;
-  messages.forEach((message, i) => {
+  commands.forEach((command, i) => {
     if (i > 0) list.push(0); // delta time 0
-    const bytes = encodeMessage(message);
+    const bytes = command.type === "sysexSegment" ? command.bytes : encodeMessage(command);
     const status = bytes[0]!;
     const start = status < 0xf0 && status === running ? 1 : 0;
     for (let k = start; k < bytes.length; k++) list.push(bytes[k]!);

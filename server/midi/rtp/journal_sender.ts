@@ -9,6 +9,7 @@
  * @module
  */
 import type { MidiMessage } from "../messages.ts";
+import type { OutgoingCommand } from "./commands.ts";
 import { encodeJournal, type Journal } from "./journal.ts";
 
 interface Entry {
@@ -46,7 +47,7 @@ export class JournalSender {
   }
 
   /** The next packet's sequence number and journal; `messages` are recorded as its content. */
-  next(messages: readonly MidiMessage[]): OutgoingPacket {
+  next(messages: readonly OutgoingCommand[]): OutgoingPacket {
     const journal = encodeJournal(this.journal());
     this.#last++;
     for (const message of messages) this.#record(message, this.#last);
@@ -106,8 +107,9 @@ export class JournalSender {
     }
   }
 
-  #record(message: MidiMessage, at: number): void {
-    if (!("channel" in message)) return;
+  #record(command: OutgoingCommand, at: number): void {
+    if (command.type === "sysexSegment" || !("channel" in command)) return;
+    const message: MidiMessage = command;
     let history = this.#channels.get(message.channel);
     if (!history) {
       history = { controllers: new Map(), notes: new Map() };

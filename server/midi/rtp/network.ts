@@ -12,7 +12,7 @@
  */
 import { isLocalAddress } from "../../auth/credentials.ts";
 import type { MidiEndpoint, MidiMessage, MidiSource } from "../messages.ts";
-import { commandSize } from "./commands.ts";
+import { commandSize, MAX_SYSEX, type OutgoingCommand, sysexSegments } from "./commands.ts";
 import { clockStart, ticksAt } from "./clock.ts";
 import { decodeControl, encodeControl, isControlPacket } from "./control.ts";
 import { DatagramMeter, type EdgeBudget } from "./edge.ts";
@@ -253,28 +253,36 @@ export class RtpMidiNetwork implements MidiEndpoint {
 }
 
 /**
- * `messages` in runs that fit a packet's command section; a system exclusive too long for one
- * (over 4,000 octets: sending it in segments is not done) is left out and counted.
+ * `messages` in runs that fit a packet's command section; a system exclusive
+ * too long for one goes in segments, a packet each; one over `MAX_SYSEX` is
+ * left out and counted.
  */
-function chunks(messages: readonly MidiMessage[]): { chunks: MidiMessage[][]; skipped: number } {
-  const out: MidiMessage[][] = [];
-  let current: MidiMessage[] = [];
+function chunks(
+  messages: readonly MidiMessage[],
+): { chunks: OutgoingCommand[][]; skipped: number } {
+  const out: OutgoingCommand[][] = [];
+  let current: OutgoingCommand[] = [];
   let size = 0;
   let skipped = 0;
+  const flush = () => {
+    if (current.length > 0) out.push(current);
+    current = [];
+    size = 0;
+  };
   for (const message of messages) {
     const length = commandSize(message);
-    if (length > 4000) {
-      skipped++;
+    if (message.type === "sysex" && length > MAX_SECTION) {
+      if (message.data.length > MAX_SYSEX) skipped++;
+      else {
+        flush();
+        for (const segment of sysexSegments(message.data)) out.push([segment]);
+      }
       continue;
     }
-    if (size + length > MAX_SECTION && current.length > 0) {
-      out.push(current);
-      current = [];
-      size = 0;
-    }
+    if (size + length > MAX_SECTION) flush();
     current.push(message);
     size += length;
   }
-  if (current.length > 0) out.push(current);
+  flush();
   return { chunks: out, skipped };
 }

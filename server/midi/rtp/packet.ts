@@ -7,7 +7,12 @@
  * @module
  */
 import type { MidiMessage } from "../messages.ts";
-import { decodeCommands, encodeCommands, type SysexSegments } from "./commands.ts";
+import {
+  decodeCommands,
+  encodeCommands,
+  type OutgoingCommand,
+  type SysexSegments,
+} from "./commands.ts";
 import { decodeJournal, type Journal } from "./journal.ts";
 
 /** The RTP payload type of RTP-MIDI in AppleMIDI sessions. */
@@ -64,7 +69,7 @@ export interface PacketFields {
   sequence: number;
   timestamp: number;
   ssrc: number;
-  messages: readonly MidiMessage[];
+  messages: readonly OutgoingCommand[];
   journal: Uint8Array | null;
 }
 

@@ -4,6 +4,7 @@ import {
   decodeCommands,
   encodeCommands,
   type SysexSegments,
+  sysexSegments,
 } from "../../../../server/midi/rtp/commands.ts";
 import { decodeControl, encodeControl } from "../../../../server/midi/rtp/control.ts";
 import { decodePacket, encodePacket } from "../../../../server/midi/rtp/packet.ts";
@@ -61,6 +62,18 @@ Deno.test("commands: a system exclusive in segments across packets, and cancelle
   decodeCommands(Uint8Array.from([3, 0xf0, 9, 0xf0]), sysex);
   decodeCommands(Uint8Array.from([2, 0xf7, 0xf4]), sysex); // cancelled
   assert.deepEqual(decodeCommands(Uint8Array.from([3, 0xf7, 5, 0xf7]), sysex)!.messages, []);
+});
+
+Deno.test("commands: a long system exclusive sent in segments joins back whole", () => {
+  const data = Uint8Array.from({ length: 2000 }, (_, i) => i % 128);
+  const segments = sysexSegments(data);
+  assert.equal(segments.length, 3);
+  assert.deepEqual([segments[0]!.bytes[0], segments[0]!.bytes.at(-1)], [0xf0, 0xf0]);
+  assert.deepEqual([segments[1]!.bytes[0], segments[1]!.bytes.at(-1)], [0xf7, 0xf0]);
+  assert.deepEqual([segments[2]!.bytes[0], segments[2]!.bytes.at(-1)], [0xf7, 0xf7]);
+  const sysex = fresh();
+  const got = segments.flatMap((s) => decodeCommands(encodeCommands([s], false), sysex)!.messages);
+  assert.deepEqual(got, [{ type: "sysex", data }]);
 });
 
 Deno.test("packet: RTP header fields, the journal flag, and round trips", () => {

@@ -172,7 +172,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "rtp: many messages in one send go in several packets; an over-long sysex is left out",
+  name: "rtp: many messages in one send go in several packets; a long sysex in segments",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
@@ -191,11 +191,16 @@ Deno.test({
       await events.waitFor((e) => e.type === "joined", "the session");
       const many: MidiMessage[] = Array.from({ length: 600 }, (_, i) => cc(i % 120, i % 128));
       const sysex: MidiMessage = { type: "sysex", data: Uint8Array.from({ length: 600 }, () => 1) };
-      sender.send([...many, { type: "sysex", data: new Uint8Array(5000) }, sysex]);
+      const long: MidiMessage = {
+        type: "sysex",
+        data: Uint8Array.from({ length: 5000 }, (_, i) => i % 128),
+      };
+      const tooLong: MidiMessage = { type: "sysex", data: new Uint8Array(70_000) };
+      sender.send([...many, long, tooLong, sysex, cc(1, 1)]);
       let seen = 0;
-      await receiver.received.waitFor(() => ++seen === 601, "every message");
-      assert.deepEqual(receiver.received.events, [...many, sysex]);
-      assert.ok(receiver.network.participants()[0]!.received > 1);
+      await receiver.received.waitFor(() => ++seen === 603, "every message");
+      assert.deepEqual(receiver.received.events, [...many, long, sysex, cc(1, 1)]);
+      assert.ok(receiver.network.participants()[0]!.received >= 2 + 6); // 5000 octets: 6 segments
       assert.deepEqual(warnings, ["MIDI session: 1 system exclusive too long to send"]);
     } finally {
       await sender.close();
