@@ -106,9 +106,9 @@ export const PEERS: readonly Peer[] = [
     name: "node",
     commands: ["node"],
     debian: "nodejs",
-    why: `runs the Companion module as Companion does; node >= ${
+    why: `runs the Companion module, and rtpmidi (MIDI peer); node >= ${
       NODE_MIN.join(".")
-    } with npm (bookworm's nodejs is 18: use nodejs.org's)`,
+    } with npm (bookworm's is 18: use nodejs.org's)`,
     unfit: nodeUnfit,
   },
   {

@@ -6,11 +6,13 @@
  * (`CUEPORT_TEST_PEERS=required`, as CI sets it, makes them fail instead;
  * `CUEPORT_TEST_INSTALL=0` installs nothing). It builds the Companion module
  * when it is missing or stale (`tools/companion_build.ts`); where it cannot, one
- * line says why and its tests are skipped (or fail, when required). Then it
+ * line says why and its tests are skipped (or fail, when required); likewise it installs the
+ * network MIDI test peer (`tools/midi_peer_build.ts`). Then it
  * runs `deno test` with the service's permission set on the files given, or on
  * `tests/` when none is.
  * @module
  */
+import { ensureMidiPeerInChild } from "./midi_peer_build.ts";
 import { testFlags } from "../server/deploy/permissions.ts";
 import { ensureOutputAccount } from "../server/deploy/output_account.ts";
 import { COMPANION_UNBUILT_ENV, missingPeers, type Peer, peerProblem, which } from "./peers.ts";
@@ -73,6 +75,15 @@ export function companionLine(problem: string, required: boolean): string {
     "build it with `cd integrations/companion && npm ci && npm run build`";
 }
 
+/** One line saying the network MIDI test peer cannot be installed, and what happens to its tests. */
+export function midiPeerLine(problem: string, required: boolean): string {
+  const outcome = required
+    ? "its tests fail (CUEPORT_TEST_PEERS=required)"
+    : "its tests are skipped";
+  return `tests: the network MIDI peer is not installed (${problem}): ${outcome}; ` +
+    "install it with `cd tools/midi_peer && npm ci`";
+}
+
 if (import.meta.main) {
   const required = Deno.env.get("CUEPORT_TEST_PEERS") === "required";
   let missing = missingPeers();
@@ -85,6 +96,8 @@ if (import.meta.main) {
     const problem = await ensureCompanionBuiltInChild();
     if (problem) console.error(companionLine(problem, required));
     if (problem) env[COMPANION_UNBUILT_ENV] = problem;
+    const midiPeer = await ensureMidiPeerInChild();
+    if (midiPeer) console.error(midiPeerLine(midiPeer, required));
   }
   // The tests run as root here: the output's browser then runs as its own system user.
   if (

@@ -1,7 +1,8 @@
 /**
  * Discovery: the service advertises itself by mDNS/DNS-SD (`_app._tcp` on the
  * WebSocket port, `_http._tcp` on the HTTP port, `_oscjson._tcp` when the
- * OSCQuery server runs). Not a transport: it only advertises, and runs no
+ * OSCQuery server runs, `_apple-midi._udp` on the network MIDI session's
+ * control port when it runs). Not a transport: it only advertises, and runs no
  * operation. `server/service.ts` starts it once the ports are bound.
  * @module
  */
@@ -19,8 +20,11 @@ export interface DiscoveryOptions {
   serviceName: string;
   /** The host label; default: this machine's hostname up to its first dot. */
   hostname?: string;
-  /** The bound ports; `oscQuery` is advertised as `_oscjson._tcp` when present. */
-  ports: { http: number; ws: number; osc: number; oscQuery?: number | undefined };
+  /**
+   * The bound ports; `oscQuery` is advertised as `_oscjson._tcp` and `appleMidi` (the network
+   * MIDI session's control port) as `_apple-midi._udp` when present.
+   */
+  ports: ServiceSet["ports"];
   /** The `host` setting: which interfaces to advertise on (`systemInterfaces`). */
   hosts: string[];
   apiVersion: string;

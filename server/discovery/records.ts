@@ -31,14 +31,21 @@ export interface ServiceSet {
   /** The host label (`show`), whose `.local` name the SRV records point to. */
   hostname: string;
   /** The ports that are advertised; `oscQuery` only when the OSCQuery server runs. */
-  ports: { http: number; ws: number; osc: number; oscQuery?: number | undefined };
+  ports: {
+    http: number;
+    ws: number;
+    osc: number;
+    oscQuery?: number | undefined;
+    /** The network MIDI session's control port (`_apple-midi._udp`), when it runs. */
+    appleMidi?: number | undefined;
+  };
   /** TXT keys and values (each key at most 9 characters). */
   txt: Record<string, string>;
 }
 
 /** One advertised service instance: `<instance>.<type>.local`. */
 export interface ServiceInstance {
-  /** `_app._tcp`, `_http._tcp` or `_oscjson._tcp`. */
+  /** `_app._tcp`, `_http._tcp`, `_oscjson._tcp` or `_apple-midi._udp`. */
   type: string;
   /** The instance name without the conflict suffix (`Cueport - show`). */
   baseName: string;
@@ -60,6 +67,14 @@ export function instancesOf(serviceName: string, set: ServiceSet): ServiceInstan
       type: "_oscjson._tcp",
       baseName: `${serviceName} OSCQuery - ${set.hostname}`,
       port: set.ports.oscQuery,
+    });
+  }
+  if (set.ports.appleMidi !== undefined) {
+    // What macOS Audio MIDI Setup, rtpMIDI and rtpmidid list as a session to join.
+    list.push({
+      type: "_apple-midi._udp",
+      baseName: `${serviceName} - ${set.hostname}`,
+      port: set.ports.appleMidi,
     });
   }
   return list;

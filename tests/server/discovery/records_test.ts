@@ -42,6 +42,12 @@ Deno.test("records: instance names, the OSCQuery one only with its port, conflic
     baseName: "Cueport OSCQuery - show",
     port: 4,
   });
+  const withMidi = instancesOf("Cueport", { ...set, ports: { ...set.ports, appleMidi: 5004 } });
+  assert.deepEqual(withMidi[2], {
+    type: "_apple-midi._udp",
+    baseName: "Cueport - show",
+    port: 5004,
+  });
   assert.equal(labelOf("Cueport - show", 1), "Cueport - show");
   assert.equal(labelOf("Cueport - show", 2), "Cueport - show (2)");
   assert.equal(labelOf("x".repeat(63), 3).length, 63);

@@ -1,0 +1,140 @@
+/**
+ * A session participant: the peer at the other end of one AppleMIDI session
+ * (its SSRC, name, address and ports, who invited whom), its journals both
+ * ways, its clock and what was seen of it. `Participants` holds them by SSRC
+ * and finds the one a packet belongs to: a packet counts only when its SSRC
+ * and its sender's address both match a participant in session.
+ * @module
+ */
+import type { SysexSegments } from "./commands.ts";
+import { JournalReceiver } from "./journal_receiver.ts";
+import { JournalSender } from "./journal_sender.ts";
+
+/** What the operator and the tests see of a participant. */
+export interface ParticipantInfo {
+  ssrc: number;
+  name: string;
+  address: string;
+  controlPort: number;
+  /** Null until the data port's invitation is accepted. */
+  dataPort: number | null;
+  /** `us` when Cueport invited it, `peer` when it invited Cueport. */
+  initiator: "us" | "peer";
+  /** Half the last clock sync's round trip, or null before one completed. */
+  latencyMs: number | null;
+  /** The last sequence number of ours it acknowledged (receiver feedback), or null. */
+  acknowledged: number | null;
+  /** RTP-MIDI packets received, lost (gaps in sequence numbers), messages recovered. */
+  received: number;
+  lost: number;
+  recovered: number;
+}
+
+/** One participant's state. */
+export class Participant {
+  readonly ssrc: number;
+  readonly name: string;
+  readonly address: string;
+  readonly controlPort: number;
+  readonly token: number;
+  readonly initiator: "us" | "peer";
+  dataPort: number | null = null;
+  /** When a datagram of it was last read (ms, the network's clock). */
+  lastHeard: number;
+  /** When our next clock sync to it is due (initiator side). */
+  nextSyncAt = 0;
+  /** The sequence number last acknowledged to it by receiver feedback. */
+  feedbackSent: number | null = null;
+  latencyMs: number | null = null;
+  received = 0;
+  lost = 0;
+  recovered = 0;
+  readonly sender = new JournalSender();
+  readonly receiver = new JournalReceiver();
+  readonly sysex: SysexSegments = { data: null };
+
+  /** Builds a participant heard of at `now`. */
+  constructor(
+    fields: Pick<
+      Participant,
+      "ssrc" | "name" | "address" | "controlPort" | "token" | "initiator"
+    >,
+    now: number,
+  ) {
+    this.ssrc = fields.ssrc;
+    this.name = fields.name;
+    this.address = fields.address;
+    this.controlPort = fields.controlPort;
+    this.token = fields.token;
+    this.initiator = fields.initiator;
+    this.lastHeard = now;
+  }
+
+  /** Whether both ports are in session (MIDI flows). */
+  get open(): boolean {
+    return this.dataPort !== null;
+  }
+
+  /** A copy of what is shown of it. */
+  info(): ParticipantInfo {
+    return {
+      ssrc: this.ssrc,
+      name: this.name,
+      address: this.address,
+      controlPort: this.controlPort,
+      dataPort: this.dataPort,
+      initiator: this.initiator,
+      latencyMs: this.latencyMs,
+      acknowledged: this.sender.acknowledged,
+      received: this.received,
+      lost: this.lost,
+      recovered: this.recovered,
+    };
+  }
+}
+
+/** The participants of a session, by SSRC. */
+export class Participants {
+  #bySsrc = new Map<number, Participant>();
+  /** At most this many at once; a further invitation is refused. */
+  readonly max: number;
+
+  /** Builds an empty set holding at most `max`. */
+  constructor(max = 64) {
+    this.max = max;
+  }
+
+  /** The participant a packet of `ssrc` from `address` belongs to, if any. */
+  of(ssrc: number, address: string): Participant | undefined {
+    const found = this.#bySsrc.get(ssrc);
+    return found && found.address === address ? found : undefined;
+  }
+
+  /** The participant whose control port is `address:port`, if any. */
+  at(address: string, controlPort: number): Participant | undefined {
+    for (const p of this.#bySsrc.values()) {
+      if (p.address === address && p.controlPort === controlPort) return p;
+    }
+    return undefined;
+  }
+
+  /** Adds `participant`; a participant with its SSRC is replaced. */
+  add(participant: Participant): void {
+    this.#bySsrc.set(participant.ssrc, participant);
+  }
+
+  /** Removes `participant` (if it is still the one of its SSRC). */
+  remove(participant: Participant): void {
+    if (this.#bySsrc.get(participant.ssrc) === participant) this.#bySsrc.delete(participant.ssrc);
+  }
+
+  /** How many there are. */
+  get size(): number {
+    return this.#bySsrc.size;
+  }
+
+  /** Every participant. */
+  all(): Participant[] {
+    return [...this.#bySsrc.values()];
+  }
+}
