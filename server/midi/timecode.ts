@@ -1,0 +1,208 @@
+/**
+ * The MIDI Timecode (MTC) reader: quarter frames (`F1 0nnn dddd`, eight
+ * pieces per time, one full time every two frames, forwards or backwards)
+ * and the full-frame message (`F0 7F <dev> 01 01 hh mm ss ff F7`, a locate)
+ * become timecode samples the player's chase follows (`timecode` operation,
+ * docs/midi.md "Timecode"). Nothing past this file knows MIDI: a sample is
+ * seconds since 00:00:00:00, the frame rate and the receive time.
+ * @module
+ */
+import type { MidiMessage, MidiSource } from "./messages.ts";
+
+/** Frame rates of MTC, by the two rate bits of the hours byte (29.97 is drop-frame). */
+export const MTC_RATES = [24, 25, 29.97, 30] as const;
+/** One of `MTC_RATES`. */
+export type MtcRate = (typeof MTC_RATES)[number];
+
+/**
+ * One reading of the code: `seconds` since 00:00:00:00 at receive time `at`
+ * (ms, the reader's clock); `motion` says how the code moves: `forward` and
+ * `backward` from quarter frames, `locate` from a full frame (the code
+ * stands there), `stopped` when no quarter frame came for `stopAfterMs`.
+ */
+export interface TimecodeSample {
+  seconds: number;
+  rate: MtcRate;
+  at: number;
+  motion: "forward" | "backward" | "locate" | "stopped";
+}
+
+/** The clock the reader counts silence on (the player's `Clock` has this shape). */
+export interface ReaderClock {
+  now(): number;
+  setTimer(at: number, fn: () => void): unknown;
+  clearTimer(id: unknown): void;
+}
+
+/** Options of `TimecodeReader`. */
+export interface TimecodeReaderOptions {
+  clock: ReaderClock;
+  /** Receives each sample, at most one per two frames of running code, and each locate and stop. */
+  send(sample: TimecodeSample, from: MidiSource): void;
+  /** Silence after the last quarter frame that means the code stopped, ms (default 250). */
+  stopAfterMs?: number;
+}
+
+/** Seconds of `hh:mm:ss:ff` at `rate`; drop-frame (29.97) skips frames 0 and 1 of most minutes. */
+export function timecodeSeconds(
+  time: { hours: number; minutes: number; seconds: number; frames: number },
+  rate: MtcRate,
+): number {
+  if (rate !== 29.97) {
+    return time.hours * 3600 + time.minutes * 60 + time.seconds + time.frames / rate;
+  }
+  const totalMinutes = time.hours * 60 + time.minutes;
+  const dropped = 2 * (totalMinutes - Math.floor(totalMinutes / 10));
+  const frameNumber = (totalMinutes * 60 + time.seconds) * 30 + time.frames - dropped;
+  return frameNumber * 1001 / 30_000;
+}
+
+/** `hh:mm:ss:ff` (`;` before the frames at drop-frame) of `seconds` at `rate`, for the state and logs. */
+export function formatTimecode(seconds: number, rate: MtcRate): string {
+  const nominal = Math.round(rate);
+  // The frame under way (29.97 counts exactly 30000/1001 frames a second).
+  let frames = Math.floor(seconds * (rate === 29.97 ? 30_000 / 1001 : rate) + 1e-6);
+  if (rate === 29.97) {
+    // SMPTE drop-frame: add back the two numbers skipped in each minute but every tenth.
+    const per10 = 17_982, perMinute = 1798;
+    const tens = Math.floor(frames / per10), rest = frames % per10;
+    frames += 18 * tens + (rest > 1 ? 2 * Math.floor((rest - 2) / perMinute) : 0);
+  }
+  const ff = frames % nominal, total = Math.floor(frames / nominal);
+  const two = (n: number) => String(n).padStart(2, "0");
+  const sep = rate === 29.97 ? ";" : ":";
+  return `${two(Math.floor(total / 3600))}:${two(Math.floor(total / 60) % 60)}:${two(total % 60)}${sep}${
+    two(ff)
+  }`;
+}
+
+/**
+ * The MTC reader of one carrier. `feed` takes the messages as they arrive;
+ * everything else is ignored. A full time is complete after eight pieces in
+ * a row: piece 7 forwards (its time is two frames old then, so two frames
+ * are added) or piece 0 backwards (the time of piece 0, as sent).
+ *
+ * @example
+ * ```ts
+ * const reader = new TimecodeReader({ clock, send: (s) => console.log(s.seconds) });
+ * reader.feed([{ type: "quarterFrame", piece: 0, value: 0 }, ...], source);
+ * ```
+ */
+export class TimecodeReader {
+  #options: TimecodeReaderOptions;
+  #nibbles = new Array<number>(8).fill(0);
+  /** Bit n set: piece n was seen in the current run of pieces. */
+  #seen = 0;
+  #last = -1;
+  #direction: 1 | -1 = 1;
+  #timer: unknown = null;
+  #isRunning = false;
+  #lastSample: TimecodeSample | null = null;
+  #source: MidiSource | null = null;
+
+  /** Reads nothing yet. */
+  constructor(options: TimecodeReaderOptions) {
+    this.#options = options;
+  }
+
+  /** The last sample sent, if any. */
+  get lastSample(): TimecodeSample | null {
+    return this.#lastSample;
+  }
+
+  /** Reads the MTC among `messages` (quarter frames and full-frame sysex), received now from `from`. */
+  feed(messages: readonly MidiMessage[], from: MidiSource): void {
+    for (const message of messages) {
+      if (message.type === "quarterFrame") this.#quarterFrame(message.piece, message.value, from);
+      else if (message.type === "sysex") this.#fullFrame(message.data, from);
+    }
+  }
+
+  /** Cancels the silence timer; the reader is no longer used. */
+  close(): void {
+    if (this.#timer !== null) this.#options.clock.clearTimer(this.#timer);
+    this.#timer = null;
+  }
+
+  #quarterFrame(piece: number, value: number, from: MidiSource): void {
+    if (!(piece >= 0 && piece <= 7) || !(value >= 0 && value <= 15)) return;
+    const now = this.#options.clock.now();
+    this.#source = from;
+    this.#isRunning = true;
+    this.#armStop(now);
+    const step = (piece - this.#last + 8) % 8;
+    if (this.#last < 0 || (step !== 1 && step !== 7)) {
+      this.#seen = 0; // a gap: start a new run
+    } else {
+      const direction = step === 1 ? 1 : -1;
+      // The piece before belongs to the run in the new direction.
+      if (direction !== this.#direction) this.#seen = 1 << this.#last;
+      this.#direction = direction;
+    }
+    this.#last = piece;
+    // A run starts at piece 0 forwards, at piece 7 backwards.
+    if (piece === (this.#direction === 1 ? 0 : 7)) this.#seen = 0;
+    this.#nibbles[piece] = value;
+    this.#seen |= 1 << piece;
+    if (this.#seen === 0xff && piece === (this.#direction === 1 ? 7 : 0)) this.#complete(now, from);
+  }
+
+  #complete(now: number, from: MidiSource): void {
+    const n = this.#nibbles;
+    const rate = MTC_RATES[(n[7]! >> 1) & 3]!;
+    const time = {
+      frames: n[0]! | ((n[1]! & 1) << 4),
+      seconds: n[2]! | ((n[3]! & 3) << 4),
+      minutes: n[4]! | ((n[5]! & 3) << 4),
+      hours: n[6]! | ((n[7]! & 1) << 4),
+    };
+    this.#seen = 0;
+    if (time.frames >= Math.round(rate) || time.seconds > 59 || time.minutes > 59) return;
+    const forward = this.#direction === 1;
+    // Forwards, the eight pieces took two frames to send: the code is two frames on by now.
+    const seconds = timecodeSeconds(time, rate) + (forward ? 2 / rate : 0);
+    this.#emit({ seconds, rate, at: now, motion: forward ? "forward" : "backward" }, from);
+  }
+
+  #fullFrame(data: Uint8Array, from: MidiSource): void {
+    // 7F <device> 01 01 hh mm ss ff: a universal real-time MTC full message.
+    if (data.length !== 8 || data[0] !== 0x7f || data[2] !== 0x01 || data[3] !== 0x01) return;
+    const hh = data[4]!, rate = MTC_RATES[(hh >> 5) & 3]!;
+    const time = { hours: hh & 0x1f, minutes: data[5]!, seconds: data[6]!, frames: data[7]! };
+    if (time.hours > 23 || time.minutes > 59 || time.seconds > 59) return;
+    if (time.frames >= Math.round(rate)) return;
+    this.#seen = 0;
+    this.#last = -1;
+    const now = this.#options.clock.now();
+    this.#emit({ seconds: timecodeSeconds(time, rate), rate, at: now, motion: "locate" }, from);
+  }
+
+  #emit(sample: TimecodeSample, from: MidiSource): void {
+    const last = this.#lastSample;
+    // A sender that floods quarter frames or full frames is read at most once a frame.
+    if (sample.motion !== "stopped" && last && last.motion !== "stopped") {
+      if (sample.at - last.at < 1000 / sample.rate) return;
+    }
+    this.#lastSample = sample;
+    this.#options.send(sample, from);
+  }
+
+  #armStop(now: number): void {
+    const { clock } = this.#options;
+    if (this.#timer !== null) clock.clearTimer(this.#timer);
+    this.#timer = clock.setTimer(now + (this.#options.stopAfterMs ?? 250), () => {
+      this.#timer = null;
+      this.#stopped();
+    });
+  }
+
+  #stopped(): void {
+    this.#seen = 0;
+    this.#last = -1;
+    const last = this.#lastSample;
+    if (!this.#isRunning || !last || !this.#source) return;
+    this.#isRunning = false;
+    const now = this.#options.clock.now();
+    this.#emit({ seconds: last.seconds, rate: last.rate, at: now, motion: "stopped" }, this.#source);
+  }
+}
