@@ -12,6 +12,7 @@ import { FX_EDITS } from "./fx.ts";
 import { PRESET_EDITS } from "./presets.ts";
 import { PROJECT_EDITS } from "./project.ts";
 import { SONG_EDITS } from "./songs.ts";
+import { TIMECODE_EDITS } from "./timecode.ts";
 import type { EditSpec } from "./_common.ts";
 
 export type { EditGroup, EditSpec } from "./_common.ts";
@@ -33,6 +34,7 @@ export const EDITS: readonly EditSpec[] = [
   ...PRESET_EDITS,
   ...CONTROL_EDITS,
   ...FILE_EDITS,
+  ...TIMECODE_EDITS,
 ];
 
 /** Edits by name. */

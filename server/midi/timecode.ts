@@ -7,12 +7,13 @@
  * seconds since 00:00:00:00, the frame rate and the receive time.
  * @module
  */
+import { FRAME_RATES, type FrameRate, timecodeSeconds } from "../../protocol/timecode.ts";
 import type { MidiMessage, MidiSource } from "./messages.ts";
 
 /** Frame rates of MTC, by the two rate bits of the hours byte (29.97 is drop-frame). */
-export const MTC_RATES = [24, 25, 29.97, 30] as const;
+export const MTC_RATES: readonly FrameRate[] = FRAME_RATES;
 /** One of `MTC_RATES`. */
-export type MtcRate = (typeof MTC_RATES)[number];
+export type MtcRate = FrameRate;
 
 /**
  * One reading of the code: `seconds` since 00:00:00:00 at receive time `at`
@@ -41,39 +42,6 @@ export interface TimecodeReaderOptions {
   send(sample: TimecodeSample, from: MidiSource): void;
   /** Silence after the last quarter frame that means the code stopped, ms (default 250). */
   stopAfterMs?: number;
-}
-
-/** Seconds of `hh:mm:ss:ff` at `rate`; drop-frame (29.97) skips frames 0 and 1 of most minutes. */
-export function timecodeSeconds(
-  time: { hours: number; minutes: number; seconds: number; frames: number },
-  rate: MtcRate,
-): number {
-  if (rate !== 29.97) {
-    return time.hours * 3600 + time.minutes * 60 + time.seconds + time.frames / rate;
-  }
-  const totalMinutes = time.hours * 60 + time.minutes;
-  const dropped = 2 * (totalMinutes - Math.floor(totalMinutes / 10));
-  const frameNumber = (totalMinutes * 60 + time.seconds) * 30 + time.frames - dropped;
-  return frameNumber * 1001 / 30_000;
-}
-
-/** `hh:mm:ss:ff` (`;` before the frames at drop-frame) of `seconds` at `rate`, for the state and logs. */
-export function formatTimecode(seconds: number, rate: MtcRate): string {
-  const nominal = Math.round(rate);
-  // The frame under way (29.97 counts exactly 30000/1001 frames a second).
-  let frames = Math.floor(seconds * (rate === 29.97 ? 30_000 / 1001 : rate) + 1e-6);
-  if (rate === 29.97) {
-    // SMPTE drop-frame: add back the two numbers skipped in each minute but every tenth.
-    const per10 = 17_982, perMinute = 1798;
-    const tens = Math.floor(frames / per10), rest = frames % per10;
-    frames += 18 * tens + (rest > 1 ? 2 * Math.floor((rest - 2) / perMinute) : 0);
-  }
-  const ff = frames % nominal, total = Math.floor(frames / nominal);
-  const two = (n: number) => String(n).padStart(2, "0");
-  const sep = rate === 29.97 ? ";" : ":";
-  return `${two(Math.floor(total / 3600))}:${two(Math.floor(total / 60) % 60)}:${two(total % 60)}${sep}${
-    two(ff)
-  }`;
 }
 
 /**
@@ -203,6 +171,9 @@ export class TimecodeReader {
     if (!this.#isRunning || !last || !this.#source) return;
     this.#isRunning = false;
     const now = this.#options.clock.now();
-    this.#emit({ seconds: last.seconds, rate: last.rate, at: now, motion: "stopped" }, this.#source);
+    this.#emit(
+      { seconds: last.seconds, rate: last.rate, at: now, motion: "stopped" },
+      this.#source,
+    );
   }
 }

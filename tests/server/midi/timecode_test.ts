@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
 import type { MidiMessage, MidiSource } from "../../../server/midi/messages.ts";
 import {
-  formatTimecode,
   type MtcRate,
   TimecodeReader,
   type TimecodeSample,
-  timecodeSeconds,
 } from "../../../server/midi/timecode.ts";
+import { formatTimecode, timecodeSeconds, timecodeToSeconds } from "../../../protocol/timecode.ts";
 import { VirtualClock } from "../../../player/clock.ts";
 
 const SOURCE: MidiSource = { kind: "rtp", address: "10.0.0.2:5004", name: "DAW" };
@@ -64,6 +63,13 @@ Deno.test("timecodeSeconds() counts frames at each rate, drop-frame skipping 2 a
   assert.equal(timecodeSeconds(T(0, 1, 0, 2), 29.97), 1800 * 1001 / 30000);
   // 00:10:00;00 is frame 17982: the tenth minute drops nothing.
   assert.equal(timecodeSeconds(T(0, 10, 0, 0), 29.97), 17982 * 1001 / 30000);
+});
+
+Deno.test("timecodeToSeconds() reads hh:mm:ss:ff and refuses frames past the rate", () => {
+  assert.equal(timecodeToSeconds("01:02:00:00", 25), 3720);
+  assert.equal(timecodeToSeconds("00:00:01:12", 24), 1.5);
+  assert.throws(() => timecodeToSeconds("00:00:00:25", 25), /frames go 00-24/);
+  assert.throws(() => timecodeToSeconds("1:02:00:00", 25), /not a timecode/);
 });
 
 Deno.test("formatTimecode() writes hh:mm:ss:ff, and ; before drop-frame frames", () => {
