@@ -81,8 +81,8 @@ export class Chase {
   #state: TimecodeState;
   #lateTimer: TimerId | null = null;
   #stopTimer: TimerId | null = null;
-  /** The Song position the last running sample meant, and when it came. */
-  #last: { position: number; at: number } | null = null;
+  /** The Song and position the last running sample meant. */
+  #last: { songId: string; position: number } | null = null;
   #reportedAt = -Infinity;
 
   /** Nothing received yet. */
@@ -144,7 +144,7 @@ export class Chase {
     }
     if (sample.motion !== "forward") return this.#locate(position, transport);
     const now = this.#host.clock.now();
-    this.#last = { position, at: now };
+    this.#last = { songId: settings.songId, position };
     this.#arm(now, sample.rate, settings);
     const isPast = transport.duration !== null && position >= transport.duration;
     if (position < 0 || isPast) {
@@ -189,11 +189,13 @@ export class Chase {
     });
   }
 
-  /** The freewheel ran out: the Song pauses where the code last was. */
+  /** The freewheel ran out: the Song pauses where the code last was (not another one since selected). */
   #codeStopped(): void {
     const last = this.#last;
     this.#last = null;
-    if (last && this.#host.transport()?.state === "playing") this.#pauseAt(last.position);
+    const settings = this.#host.settings();
+    const isSame = last !== null && settings?.songId === last.songId && settings.chase;
+    if (isSame && this.#host.transport()?.state === "playing") this.#pauseAt(last.position);
     this.#set({ ...this.#state, status: "waiting" });
   }
 

@@ -127,6 +127,17 @@ Deno.test("Chase pauses the Song at the code's last position once the freewheel 
   assert.equal(reports.at(-1)?.status, "waiting");
 });
 
+Deno.test("Chase leaves a Song selected during the freewheel alone when it runs out", () => {
+  const { run, song, clock, code, engine } = setup({ freewheel: 0.5 });
+  code(HOUR);
+  run(HOUR, 400);
+  engine.selectSong("s2", { keepPlaying: false });
+  engine.playSong();
+  clock.advance(1000);
+  assert.equal(song().songId, "s2");
+  assert.equal(song().state, "playing");
+});
+
 Deno.test("Chase takes a Song's own offset over the Project's", () => {
   const { code, song, clock, engine } = setup({}, { s2: "01:02:00:00" });
   engine.selectSong("s2", { keepPlaying: false });
