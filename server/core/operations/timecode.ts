@@ -14,7 +14,7 @@ import {
   timecodeToSeconds,
 } from "../../../protocol/timecode.ts";
 import { CueportError } from "../errors.ts";
-import { type AnyOperation, defineOperation } from "./operation.ts";
+import { type AnyOperation, defineOperation, parseInput } from "./operation.ts";
 
 /** What a sender gives: the code as seconds or as `hh:mm:ss:ff` (one of them), its rate and motion. */
 export const TimecodeInput = z.strictObject({
@@ -27,7 +27,20 @@ export const TimecodeInput = z.strictObject({
   ),
 });
 
-/** `timecode`: `POST /api/v1/timecode`; the MIDI transport runs it for each MTC sample. */
+/** `raw` with `seconds` and `rate` given as numeric text read as numbers. */
+function withNumbers(raw: unknown): unknown {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
+  const out: Record<string, unknown> = { ...raw };
+  for (const key of ["seconds", "rate"]) {
+    const value = out[key];
+    if (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))) {
+      out[key] = Number(value);
+    }
+  }
+  return out;
+}
+
+/** `timecode`: `POST /api/v1/timecode`, OSC `/timecode`; the MIDI transport runs it for each MTC sample. */
 export const timecodeOperation: AnyOperation = defineOperation({
   name: "timecode",
   since: "6.0",
@@ -36,8 +49,10 @@ export const timecodeOperation: AnyOperation = defineOperation({
   tag: "playback",
   kind: "action",
   scope: "control",
-  transports: ["http"],
+  transports: ["http", "osc"],
   input: TimecodeInput,
+  // OSC hands every argument over as text (`/timecode 25 3602.5`): numbers are read from it.
+  parse: (raw) => parseInput(TimecodeInput, withNumbers(raw)),
   output: TimecodeState,
   run: ({ core, address }, input: z.output<typeof TimecodeInput>) => {
     const { seconds, timecode, rate, motion } = input;

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { startTestService } from "../../_helpers/service.ts";
+import { OscPeer } from "../osc/_peer.ts";
 
 const HOUR = 3600;
 
@@ -84,6 +85,33 @@ Deno.test("POST /api/v1/timecode and the timecode edits refuse bad values, namin
     assert.notEqual(late.status, 200);
     assert.match(JSON.stringify(late.body), /Invalid offset.*frames go 00-24/);
   } finally {
+    await svc.stop();
+  }
+});
+
+Deno.test("OSC /timecode hands the show a sample, its numbers read from any argument type", async () => {
+  const svc = await startTestService();
+  const peer = OscPeer.open(svc.service.ports.osc);
+  try {
+    await svc.post("/api/v1/edit", {
+      edits: [{ name: "project.set_timecode", params: { chase: true, offset: "01:00:00:00" } }],
+    });
+    const locked = await peer.ask("/timecode", [
+      { type: "integer", value: 25 },
+      { type: "float", value: HOUR + 4 },
+    ]);
+    assert.equal(locked.status, "ok", JSON.stringify(locked));
+    assert.equal(locked.data.status, "locked");
+    assert.equal(locked.data.position, 4);
+    assert.equal(locked.data.source, "127.0.0.1");
+    const named = await peer.ask("/timecode", ["25", "timecode=01:00:09:00", "motion=locate"]);
+    assert.equal(named.data.status, "waiting", JSON.stringify(named));
+    assert.equal((await svc.get("/api/v1/projects/show/playstate")).body.song.position, 9);
+    const bad = await peer.ask("/timecode", ["24.5", "1"]);
+    assert.equal(bad.status, "error");
+    assert.equal(bad.data.details.field, "rate");
+  } finally {
+    await peer.close();
     await svc.stop();
   }
 });
