@@ -28,6 +28,16 @@ export interface TimecodeSample {
   motion: "forward" | "backward" | "locate" | "stopped";
 }
 
+/**
+ * The input of the `timecode` operation for `sample` (`server/core/operations/timecode.ts`):
+ * what the MIDI transport hands `Policy.invoke` for each sample the reader sends.
+ */
+export function timecodeInput(
+  sample: TimecodeSample,
+): { seconds: number; rate: MtcRate; motion: TimecodeSample["motion"] } {
+  return { seconds: sample.seconds, rate: sample.rate, motion: sample.motion };
+}
+
 /** The clock the reader counts silence on (the player's `Clock` has this shape). */
 export interface ReaderClock {
   now(): number;
@@ -128,7 +138,8 @@ export class TimecodeReader {
     if (time.frames >= Math.round(rate) || time.seconds > 59 || time.minutes > 59) return;
     const forward = this.#direction === 1;
     // Forwards, the eight pieces took two frames to send: the code is two frames on by now.
-    const seconds = timecodeSeconds(time, rate) + (forward ? 2 / rate : 0);
+    const frame = rate === 29.97 ? 1001 / 30_000 : 1 / rate; // 29.97 is exactly 30000/1001
+    const seconds = timecodeSeconds(time, rate) + (forward ? 2 * frame : 0);
     this.#emit({ seconds, rate, at: now, motion: forward ? "forward" : "backward" }, from);
   }
 

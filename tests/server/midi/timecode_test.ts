@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { MidiMessage, MidiSource } from "../../../server/midi/messages.ts";
 import {
   type MtcRate,
+  timecodeInput,
   TimecodeReader,
   type TimecodeSample,
 } from "../../../server/midi/timecode.ts";
@@ -90,6 +91,18 @@ for (const rate of [24, 25, 30] as const) {
     assert.ok(Math.abs(s.at - (1000 + 2000 / rate)) < 1e-9);
   });
 }
+
+Deno.test("TimecodeReader reads 29.97 drop-frame quarter frames, two frames on", () => {
+  const { samples, play } = setup();
+  play(pieces(T(0, 1, 0, 2), 29.97), 29.97);
+  assert.equal(samples[0]!.rate, 29.97);
+  assert.ok(Math.abs(samples[0]!.seconds - (1800 + 2) * 1001 / 30000) < 1e-9);
+  assert.deepEqual(timecodeInput(samples[0]!), {
+    seconds: samples[0]!.seconds,
+    rate: 29.97,
+    motion: "forward",
+  });
+});
 
 Deno.test("TimecodeReader waits for a whole run: a start mid-sequence gives nothing until piece 7 after 0", () => {
   const { samples, play } = setup();
