@@ -20,6 +20,7 @@ import {
   timecodeToSeconds,
 } from "../../protocol/timecode.ts";
 import type { Clock, TimerId } from "../clock.ts";
+import { Refusal } from "../errors.ts";
 import type { SongTransport } from "./song_transport.ts";
 
 /** The chase settings of the active Song, resolved from the Song and its Project. */
@@ -34,17 +35,30 @@ export interface ChaseSettings {
   freewheel: number;
 }
 
-/** The chase settings of Song `songId` of `project` (its own, else the Project's); null: no Song. */
+/**
+ * The chase settings of Song `songId` of `project` (its own, else the Project's); null: no Song.
+ * @throws {Refusal} when the offset names a frame past the rate (a `project.json` edited by hand:
+ * the edits refuse it)
+ */
 export function chaseSettings(project: Project, songId: string | null): ChaseSettings | null {
   const song = project.songs.find((s) => s.id === songId);
   if (!song) return null;
   const own = project.timecode ?? TIMECODE_DEFAULTS;
+  const offset = song.timecode?.offset ?? own.offset;
+  let seconds: number;
+  try {
+    seconds = timecodeToSeconds(offset, own.frameRate);
+  } catch (error) {
+    const edit = song.timecode?.offset
+      ? `song.set_timecode of "${song.id}"`
+      : "project.set_timecode";
+    throw new Refusal(`Cannot chase: ${(error as Error).message}; set the offset with ${edit}`);
+  }
   return {
     projectId: project.id,
     songId: song.id,
     chase: song.timecode?.chase ?? own.chase,
-    // The edits keep every offset a frame of the Project's rate.
-    offset: timecodeToSeconds(song.timecode?.offset ?? own.offset, own.frameRate),
+    offset: seconds,
     freewheel: own.freewheel,
   };
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { VirtualClock } from "../../../player/clock.ts";
 import { ProjectEngine } from "../../../player/engine/project_engine.ts";
+import { chaseSettings } from "../../../player/engine/chase.ts";
 import type { StateUpdate } from "../../../protocol/state.ts";
 import type { ProjectTimecode, TimecodeState } from "../../../protocol/timecode.ts";
 import { fixtureProject } from "../../_helpers/fixture.ts";
@@ -178,4 +179,16 @@ Deno.test("Chase: a locate (full frame) moves the stopped Song there, paused", (
   assert.equal(code(HOUR + 7, "locate").status, "waiting");
   assert.notEqual(song().state, "playing");
   assert.equal(song().position(clock.now()), 7);
+});
+
+Deno.test("chaseSettings() refuses an offset past the rate (project.json edited by hand), naming the edit", () => {
+  const project = fixtureProject();
+  project.timecode = { chase: true, frameRate: 24, offset: "01:00:00:00", freewheel: 1 };
+  project.songs[0]!.timecode = { chase: null, offset: "01:00:00:24" };
+  assert.throws(
+    () => chaseSettings(project, "s1"),
+    /frames go 00-23; set the offset with song.set_timecode of "s1"/,
+  );
+  assert.equal(chaseSettings(project, "s2")?.offset, 3600);
+  assert.equal(chaseSettings(project, null), null);
 });
