@@ -188,18 +188,21 @@ function buildTable(): OscAddress[] {
       description: operation.summary,
     });
   }
-  for (const operation of OPERATIONS) {
-    if (operation.kind === "session" || !operation.transports?.includes("osc")) continue;
-    table.push({
-      path: `/${operation.name}`,
-      segments: [{ literal: operation.name }],
-      kind: "operation",
-      operation,
-      args: queryArgs(operation),
-      description: operation.summary,
-    });
-  }
-  return table;
+  return [...table, ...operationAddresses()];
+}
+
+/** `/<name>` of each operation that names OSC among its transports, but the session ones (`/timecode`). */
+function operationAddresses(): OscAddress[] {
+  return OPERATIONS.filter((o) => o.kind !== "session" && o.transports?.includes("osc")).map((
+    operation,
+  ) => ({
+    path: `/${operation.name}`,
+    segments: [{ literal: operation.name }],
+    kind: "operation",
+    operation,
+    args: queryArgs(operation),
+    description: operation.summary,
+  }));
 }
 
 /** The address table: readable action addresses, `/action/<NAME>`, `/action`, `/get/<query>`. */
