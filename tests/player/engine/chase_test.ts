@@ -192,3 +192,22 @@ Deno.test("chaseSettings() refuses an offset past the rate (project.json edited 
   assert.equal(chaseSettings(project, "s2")?.offset, 3600);
   assert.equal(chaseSettings(project, null), null);
 });
+
+Deno.test("Chase tells its state on a change of status, else at most once a second", () => {
+  const { code, run, reports } = setup();
+  code(HOUR);
+  run(HOUR, 2400); // 30 samples, all locked
+  assert.deepEqual(reports.map((r) => r.status), ["locked", "locked", "locked"]);
+  assert.deepEqual(reports.map((r) => r.timecode), ["01:00:00:00", "01:00:01:01", "01:00:02:02"]);
+});
+
+Deno.test("Chase: code running backwards holds the Song paused at the position named", () => {
+  const { code, run, song, clock, engine } = setup();
+  code(HOUR + 6);
+  run(HOUR + 6, 400);
+  clock.advance(80);
+  const state = engine.timecode({ seconds: HOUR + 5, rate: 25, motion: "backward", source: "" });
+  assert.equal(state.status, "waiting");
+  assert.equal(song().state, "paused");
+  assert.equal(song().position(clock.now()), 5);
+});

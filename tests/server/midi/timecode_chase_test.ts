@@ -74,6 +74,24 @@ Deno.test("POST /api/v1/timecode and the timecode edits refuse bad values, namin
     const frames = await svc.post("/api/v1/timecode", { timecode: "00:00:01:27", rate: 25 });
     assert.equal(frames.status, 400);
     assert.match(frames.body.error.message, /frames go 00-24/);
+    const set = await svc.post("/api/v1/edit", {
+      edits: [{ name: "project.set_timecode", params: { chase: true, frameRate: 30 } }],
+    });
+    assert.equal(set.status, 200);
+    const read = async () => (await svc.get("/api/v1/projects/show")).body.timecode;
+    assert.deepEqual(await read(), {
+      chase: true,
+      frameRate: 30,
+      offset: "00:00:00:00",
+      freewheel: 1.5,
+    });
+    await svc.post("/api/v1/edit", { edits: [{ name: "project.undo", params: {} }] });
+    assert.equal((await read()).chase, false, "the read model follows the undo");
+    await svc.post("/api/v1/edit", {
+      edits: [{ name: "song.set_timecode", params: { songID: "s2", chase: false } }],
+    });
+    const s2 = (await svc.get("/api/v1/projects/show/songs/s2")).body;
+    assert.deepEqual(s2.timecode, { chase: false, offset: null });
     const offset = await svc.post("/api/v1/edit", {
       edits: [{ name: "project.set_timecode", params: { offset: "1:00:00:00" } }],
     });
