@@ -45,6 +45,13 @@ export interface ReaderClock {
   clearTimer(id: unknown): void;
 }
 
+/** Real time for the reader: `performance.now()` and `setTimeout` (tests inject a virtual clock). */
+export const SYSTEM_READER_CLOCK: ReaderClock = {
+  now: () => performance.now(),
+  setTimer: (at, fn) => setTimeout(fn, Math.max(0, at - performance.now())),
+  clearTimer: (id) => clearTimeout(id as number),
+};
+
 /** Options of `TimecodeReader`. */
 export interface TimecodeReaderOptions {
   clock: ReaderClock;
@@ -62,8 +69,12 @@ export interface TimecodeReaderOptions {
  *
  * @example
  * ```ts
- * const reader = new TimecodeReader({ clock, send: (s) => console.log(s.seconds) });
- * reader.feed([{ type: "quarterFrame", piece: 0, value: 0 }, ...], source);
+ * // The MIDI transport: each sample runs the `timecode` operation as the sender.
+ * const reader = new TimecodeReader({
+ *   clock: SYSTEM_READER_CLOCK,
+ *   send: (sample, from) => policy.invoke(timecodeOperation, callerOf(from), timecodeInput(sample)),
+ * });
+ * endpoint.onMessages((messages, from) => reader.feed(messages, from));
  * ```
  */
 export class TimecodeReader {
