@@ -210,7 +210,7 @@ export class Chase {
     const settings = this.#host.settings();
     const isSame = last !== null && settings?.songId === last.songId && settings.chase;
     if (isSame && this.#host.transport()?.state === "playing") this.#pauseAt(last.position);
-    this.#set({ ...this.#state, status: "waiting" });
+    this.#set({ ...this.#state, status: settings?.chase ? "waiting" : "off" });
   }
 
   #pauseAt(position: number): void {

@@ -139,6 +139,16 @@ Deno.test("Chase leaves a Song selected during the freewheel alone when it runs 
   assert.equal(song().state, "playing");
 });
 
+Deno.test("Chase turned off by an edit while the code runs leaves the Song playing, status off", () => {
+  const { run, song, clock, code, engine, reports } = setup({ freewheel: 0.5 });
+  code(HOUR);
+  run(HOUR, 400);
+  engine.setProject({ ...engine.project, timecode: { ...engine.project.timecode!, chase: false } });
+  clock.advance(1000);
+  assert.equal(song().state, "playing");
+  assert.equal(reports.at(-1)?.status, "off");
+});
+
 Deno.test("Chase takes a Song's own offset over the Project's", () => {
   const { code, song, clock, engine } = setup({}, { s2: "01:02:00:00" });
   engine.selectSong("s2", { keepPlaying: false });
