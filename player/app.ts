@@ -36,6 +36,7 @@ import type { OutputDisplays } from "../protocol/displays.ts";
 import { listDisplays } from "./output/displays.ts";
 import type { Output } from "./output/mod.ts";
 import type { PlayerOptions } from "./player_options.ts";
+import type { TimecodeSampleParams, TimecodeState } from "../protocol/timecode.ts";
 import type { ProjectStore } from "./store.ts";
 
 export { PLAYER_INFO } from "./app_snapshot.ts";
@@ -165,6 +166,17 @@ export class PlayerApp implements AppServices {
   /** Makes open Project `id` the active one (`PROJECT_SELECT`); see `OpenProjects.select`. */
   selectProject(id: string): ActionOutcome {
     return this.#projects.select(id);
+  }
+
+  /**
+   * Follows one sample of incoming timecode with the active Project's active Song
+   * (`engine/chase.ts`); answers how it chases.
+   * @throws {Refusal} when no Project is open
+   */
+  timecode(sample: TimecodeSampleParams): TimecodeState {
+    const engine = this.#projects.get(null);
+    if (!engine) throw this.noProjectRefusal();
+    return engine.timecode(sample);
   }
 
   /** The refusal of an action that needs a Project while none is open (`ActionContext.engine`). */

@@ -108,6 +108,8 @@ function createProjects(
         emit,
         onClipStarted: () => parts.recording.clipStarted(),
         positionIntervalMs: options.positionIntervalMs ?? SETTING_DEFAULTS.positionIntervalMs,
+        onTimecode: (timecode) =>
+          parts.status.change("timecode-changed", { timecode }, { isUnsaved: true }),
       }),
     // Readies a Project opened after start: its pending presets (said), its retry keys.
     beforeOpen: async (id, appliedKeys) => {

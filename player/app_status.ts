@@ -7,6 +7,7 @@
 import type { ProjectPatch } from "../protocol/patch.ts";
 import type { AppState, StateUpdate } from "../protocol/state.ts";
 import type { PlayerSettings } from "./store.ts";
+import { NO_TIMECODE } from "../protocol/timecode.ts";
 
 /** Where a change of the app state goes (`PlayerApp`). */
 export interface AppStatusHost {
@@ -19,6 +20,8 @@ export interface AppStatusHost {
 export interface ChangeOptions {
   /** Tell a `volume` update too (the level or mute changed). */
   isVolume?: boolean;
+  /** Nothing to save (the chase's state, told up to once a second). */
+  isUnsaved?: boolean;
 }
 
 /** The app state: read by actions, the snapshot and the output; changed and told here. */
@@ -48,6 +51,7 @@ export class AppStatus {
       lastReloadAt: null,
       output: { renderScale: 1, reason: null },
       outputDisplay: settings.outputDisplay,
+      timecode: NO_TIMECODE,
     };
   }
 
@@ -71,7 +75,7 @@ export class AppStatus {
       projectId: null,
       data: { event, appState: this.#state },
     });
-    this.#host.save();
+    if (!options.isUnsaved) this.#host.save();
   }
 
   /** An open editor shows the preset as it is now, or closes when it is removed. */

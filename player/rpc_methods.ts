@@ -177,6 +177,9 @@ export function playerMethods(
       // Checks and extraction run beside the order; the rename and the adoption join it.
       return importShow(app, p, { progress: context.progress, signal: context.signal });
     },
+    [Method.TIMECODE_SAMPLE]: (params) => {
+      return app.timecode(parseParams(Method.TIMECODE_SAMPLE, params));
+    },
     [Method.PAIRING_SHOW]: (params) => {
       const p = parseParams(Method.PAIRING_SHOW, params);
       console.error(`[player] pairing code ${p.otp}, valid until ${p.expiresAt}`);

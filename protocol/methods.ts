@@ -17,6 +17,7 @@ import { OutputStats } from "./output.ts";
 import { OutputDisplays } from "./displays.ts";
 import { velocitySchema } from "./action_rules.ts";
 import { PICTURE_FORMATS } from "./pictures.ts";
+import { TimecodeSampleParams, TimecodeState } from "./timecode.ts";
 
 export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
 
@@ -32,9 +33,10 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * 1.6 added `show.import` (a show file becomes a Project) and the error -32008; 1.7 added
  * `output.displays` (the machine's displays) and `outputDisplay` in `appState`;
  * 1.8 added `output.frame` params `size`, `format` and `quality` (a smaller picture the
- * output's page encodes itself, for previews) and the result's `format`.
+ * output's page encodes itself, for previews) and the result's `format`;
+ * 1.9 added `timecode.sample` (the active Song chases timecode) and `timecode` in `appState`.
  */
-export const PLAYER_PROTOCOL_VERSION = "1.8";
+export const PLAYER_PROTOCOL_VERSION = "1.9";
 
 /** Method names, server to player. */
 export const Method = {
@@ -59,6 +61,8 @@ export const Method = {
   SHOW_IMPORT: "show.import",
   /** Since 1.7. */
   OUTPUT_DISPLAYS: "output.displays",
+  /** Since 1.9. */
+  TIMECODE_SAMPLE: "timecode.sample",
 } as const;
 
 /** A method of the protocol. */
@@ -273,6 +277,8 @@ export const METHODS = {
   [Method.HEARTBEAT]: { params: NoParams, result: HeartbeatResult, checked: true },
   [Method.SHOW_IMPORT]: { params: ShowImportParams, result: ShowImportResult, checked: true },
   [Method.OUTPUT_DISPLAYS]: { params: NoParams, result: OutputDisplays, checked: true },
+  // Up to 15 a second while code runs: read as it is.
+  [Method.TIMECODE_SAMPLE]: { params: TimecodeSampleParams, result: TimecodeState, checked: false },
 } as const satisfies Record<MethodName, MethodSchemas>;
 
 /** The params of `method` as the service sends them (fields with a default may be left out). */

@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { ProjectTimecode, SongTimecode } from "./timecode.ts";
 
 /** Stable, URL-safe ids: letters, digits, `_` and `-`. */
 export const Id = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "Must be 1-64 URL-safe characters");
@@ -98,6 +99,8 @@ export const Song = z.object({
   backgroundClipID: Id.nullable().default(null),
   timeline: z.array(Cue).default([]),
   lyrics: z.array(Lyric).default([]),
+  /** Timecode chase of this Song (`protocol/timecode.ts`); absent: the Project's settings. */
+  timecode: SongTimecode.optional(),
 });
 
 const ParamValue = z.union([z.number(), z.string(), z.boolean()]);
@@ -199,6 +202,8 @@ export const Project = z.object({
   backgroundClips: z.array(Id).default([]),
   controls: z.array(Control).default([]),
   display: Display.prefault({}),
+  /** Timecode chase settings (`protocol/timecode.ts`); absent: `TIMECODE_DEFAULTS`. */
+  timecode: ProjectTimecode.optional(),
 });
 
 /** Derived types. */

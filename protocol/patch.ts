@@ -8,6 +8,7 @@
  * @module
  */
 import type { Clip, Preset, Project, Song } from "./model.ts";
+import { TIMECODE_DEFAULTS } from "./timecode.ts";
 
 /** Top-level Project fields a patch may replace whole. */
 export const PATCH_FIELDS = [
@@ -18,6 +19,7 @@ export const PATCH_FIELDS = [
   "backgroundClips",
   "controls",
   "display",
+  "timecode",
 ] as const;
 
 /** One of the fields a patch may replace. */
@@ -83,7 +85,9 @@ export function diffProject(
   if (songs.order) patch.songOrder = songs.order;
   const fields: Record<string, unknown> = {};
   for (const field of PATCH_FIELDS) {
-    if (!same(before.project[field], after.project[field])) fields[field] = after.project[field];
+    if (same(before.project[field], after.project[field])) continue;
+    // A field gone absent goes as its defaults (the same meaning): JSON carries no undefined.
+    fields[field] = after.project[field] ?? (field === "timecode" ? TIMECODE_DEFAULTS : undefined);
   }
   if (Object.keys(fields).length > 0) patch.fields = fields as NonNullable<ProjectPatch["fields"]>;
   const presets = diffItems(before.presets, after.presets);

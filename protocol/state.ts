@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { ClipState, Direction, Preset, Project } from "./model.ts";
 import { exact } from "./exact.ts";
+import { TimecodeState } from "./timecode.ts";
 import { DataProblem, LibraryEntry } from "./library.ts";
 import { VELOCITY_RANGE, velocitySchema } from "./action_rules.ts";
 
@@ -152,6 +153,8 @@ export const AppState = z.strictObject({
   outputDisplay: z.string().nullable().describe(
     "The display the output is on, by name or index (`OUTPUT_DISPLAY`, or the `outputDisplay` setting at start); null: the primary",
   ),
+  /** How the active Song chases timecode (protocol 1.9; absent from an older player). */
+  timecode: TimecodeState.optional(),
 });
 
 /** A video input device. */

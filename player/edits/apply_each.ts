@@ -15,12 +15,14 @@ import { FX_HANDLERS } from "./fx_edits.ts";
 import type { ParsedEdit } from "./parse.ts";
 import { PROJECT_HANDLERS } from "./project_edits.ts";
 import { SONG_HANDLERS } from "./song_edits.ts";
+import { TIMECODE_HANDLERS } from "./timecode_edits.ts";
 
 const HANDLERS: Record<string, EditHandler> = {
   ...CLIP_HANDLERS,
   ...SONG_HANDLERS,
   ...PROJECT_HANDLERS,
   ...FX_HANDLERS,
+  ...TIMECODE_HANDLERS,
   "file.import": async (d, p) => {
     const file = await d.importFile(p.path, p.name);
     d.project.files.push(file);

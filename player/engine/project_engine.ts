@@ -17,6 +17,8 @@ import { ProjectIndex } from "./project_index.ts";
 import { SongDeck } from "./song_deck.ts";
 import type { SongTransport } from "./song_transport.ts";
 import type { Voice } from "./voice.ts";
+import type { TimecodeSampleParams, TimecodeState } from "../../protocol/timecode.ts";
+import { Chase, chaseSettings } from "./chase.ts";
 
 export type { StartOptions } from "./clip_voices.ts";
 
@@ -29,6 +31,8 @@ export interface EngineHost {
   onClipStarted(projectId: string, clipId: string): void;
   /** Interval of `positions` reports while anything plays; 0 disables them. */
   positionIntervalMs: number;
+  /** Told how the active Song chases timecode, when that changes (`chase.ts`). */
+  onTimecode?(state: TimecodeState): void;
 }
 
 /** A saved show state for `ProjectEngine.adopt`, its ids checked against the Project. */
@@ -52,6 +56,7 @@ export class ProjectEngine {
   #live: LiveValues = { controls: {}, params: {} };
   #events: EngineEvents;
   #host: EngineHost;
+  #chase: Chase | null = null;
 
   /** Builds the engine for `project`, its first Song selected and nothing playing. */
   constructor(project: Project, host: EngineHost) {
@@ -286,9 +291,27 @@ export class ProjectEngine {
     this.#live = state.live;
   }
 
-  /** Cancels the timer; the engine is no longer used. */
+  /** Follows one sample of incoming timecode with the active Song (`chase.ts`). */
+  timecode(sample: TimecodeSampleParams): TimecodeState {
+    const clock = this.#host.clock;
+    this.#chase ??= new Chase({
+      clock,
+      settings: () => chaseSettings(this.project, this.activeSongId),
+      transport: () => this.songTransport,
+      play: () => this.playSong(),
+      pause: () => this.pauseSong(),
+      seek: (seconds) => this.seekSong(seconds),
+      reanchor: (seconds) => this.songTransport?.reanchor(seconds, clock.now()),
+      settle: () => this.settle(),
+      report: (state) => this.#host.onTimecode?.(state),
+    });
+    return this.#chase.sample(sample);
+  }
+
+  /** Cancels the timers; the engine is no longer used. */
   dispose(): void {
     this.#timer.cancel();
+    this.#chase?.dispose();
   }
 
   /** Processes whatever is due now and sets the timer for the next thing. */

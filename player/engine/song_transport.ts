@@ -69,6 +69,16 @@ export class SongTransport {
   }
 
   /**
+   * Moves to `seconds` as a small correction (a chase's drift): the cue
+   * cursor stays, so a cue passed does not fire again after a step back, and
+   * one stepped over fires at the next `due`.
+   */
+  reanchor(seconds: number, now: number): void {
+    this.#anchorPos = seconds;
+    this.#anchorTime = now;
+  }
+
+  /**
    * Puts back a saved state: `position` held at clock time `anchorTime` (a
    * past time when the Song played on while the player was down); the cue and
    * lyric cursors follow from the position, as after a seek.

@@ -12,6 +12,7 @@ import { FX_EDITS } from "./fx.ts";
 import { PRESET_EDITS } from "./presets.ts";
 import { PROJECT_EDITS } from "./project.ts";
 import { SONG_EDITS } from "./songs.ts";
+import { PROJECT_TIMECODE_EDITS, SONG_TIMECODE_EDITS } from "./timecode.ts";
 import type { EditSpec } from "./_common.ts";
 
 export type { EditGroup, EditSpec } from "./_common.ts";
@@ -28,7 +29,9 @@ export {
 export const EDITS: readonly EditSpec[] = [
   ...CLIP_EDITS,
   ...SONG_EDITS,
+  ...SONG_TIMECODE_EDITS,
   ...PROJECT_EDITS,
+  ...PROJECT_TIMECODE_EDITS,
   ...FX_EDITS,
   ...PRESET_EDITS,
   ...CONTROL_EDITS,

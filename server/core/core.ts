@@ -32,6 +32,7 @@ import { Queries } from "./queries.ts";
 import { ReadModel } from "./read_model.ts";
 import { UploadImporter, type UploadOptions } from "./upload_import.ts";
 import type { OutputDisplays } from "../../protocol/displays.ts";
+import type { TimecodeState } from "../../protocol/timecode.ts";
 import type { OutputStats } from "../../protocol/output.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 export type { ActionResult } from "./action_runner.ts";
@@ -195,6 +196,14 @@ export class Core {
    */
   displays(): Promise<OutputDisplays> {
     return this.#requests.displays();
+  }
+
+  /**
+   * Hands the player one sample of incoming timecode; see `PlayerRequests.timecode`.
+   * @throws {CueportError} NOT_READY, NOT_FOUND (no Project open), UNAVAILABLE
+   */
+  timecode(sample: MethodParams<typeof Method.TIMECODE_SAMPLE>): Promise<TimecodeState> {
+    return this.#requests.timecode(sample);
   }
 
   /** Moves a virtual player clock (only when the service runs with one). */

@@ -13,6 +13,7 @@ import {
   type ShowImportResult,
 } from "../../protocol/methods.ts";
 import type { OutputDisplays } from "../../protocol/displays.ts";
+import type { TimecodeState } from "../../protocol/timecode.ts";
 import { CueportError } from "./errors.ts";
 import type { PlayerLink } from "./player_link.ts";
 import { fromPlayerError } from "./player_errors.ts";
@@ -87,6 +88,18 @@ export class PlayerRequests {
    */
   displays(): Promise<OutputDisplays> {
     return this.#link.player.request(Method.OUTPUT_DISPLAYS, {}).catch((e) => {
+      throw fromPlayerError(e);
+    });
+  }
+
+  /**
+   * Hands the player one sample of incoming timecode (`timecode.sample`, 1.9); answers how
+   * the active Song chases it.
+   * @throws {CueportError} NOT_READY, NOT_FOUND (no Project open), UNAVAILABLE (a player without it)
+   */
+  timecode(sample: MethodParams<typeof Method.TIMECODE_SAMPLE>): Promise<TimecodeState> {
+    this.#link.requireReady();
+    return this.#link.player.request(Method.TIMECODE_SAMPLE, sample).catch((e) => {
       throw fromPlayerError(e);
     });
   }

@@ -31,6 +31,7 @@ import type {
 } from "../../protocol/model.ts";
 import { AppState, Camera, type PlayState, PlayStateView } from "../../protocol/state.ts";
 import { exact } from "../../protocol/exact.ts";
+import { ProjectTimecode, SongTimecode, TIMECODE_DEFAULTS } from "../../protocol/timecode.ts";
 import { DataProblem, ProjectState } from "../../protocol/library.ts";
 
 const ParamValue = z.union([z.number(), z.string(), z.boolean()]);
@@ -115,6 +116,8 @@ export const SongView = z.strictObject({
   backgroundClipID: z.string().nullable(),
   timeline: z.array(CueView),
   lyrics: z.array(LyricView),
+  /** The Song's own timecode settings, when it has them (docs/midi.md, "Timecode"). */
+  timecode: exact(SongTimecode).optional(),
 });
 
 /** One Song with its Clips in full. */
@@ -175,6 +178,8 @@ export const ProjectView = z.strictObject({
   backgroundClips: z.array(z.string()),
   controls: z.array(ControlView),
   display: exact(Display),
+  /** How the active Song chases timecode (the defaults when the Project never set it). */
+  timecode: exact(ProjectTimecode),
 });
 
 /** Names and counts only. */
@@ -296,6 +301,7 @@ export function songView(
       clipID: q.clipID,
     })),
     lyrics: s.lyrics,
+    ...(s.timecode ? { timecode: s.timecode } : {}),
   };
 }
 
@@ -365,6 +371,7 @@ export function projectView(p: Project, isActive: boolean): ProjectView {
     backgroundClips: p.backgroundClips,
     controls: p.controls.map(({ id, ...rest }) => ({ controlID: id, ...rest })),
     display: p.display,
+    timecode: p.timecode ?? TIMECODE_DEFAULTS,
   };
 }
 

@@ -7,7 +7,7 @@
  * @module
  */
 import { ACTIONS, type ActionSpec, type ParamSpec } from "../../protocol/actions.ts";
-import { type AnyOperation, operationNamed, operationsOfKind } from "../core/mod.ts";
+import { type AnyOperation, operationNamed, OPERATIONS, operationsOfKind } from "../core/mod.ts";
 
 /** One part of an address: a fixed word, or a param taken from the address. */
 export type Segment =
@@ -31,8 +31,12 @@ export interface OscAddress {
   /** As documented: `/clip/{clipID}/trigger`. */
   path: string;
   segments: readonly Segment[];
-  /** `action`: a readable or `/action/<NAME>` address; `generic`: `/action <NAME>`; `query`: `/get/...`. */
-  kind: "action" | "generic" | "query";
+  /**
+   * `action`: a readable or `/action/<NAME>` address; `generic`: `/action <NAME>`; `query`:
+   * `/get/...`; `operation`: `/<name>`, an operation that names OSC among its `transports`,
+   * its arguments taken as a query's (`/timecode`).
+   */
+  kind: "action" | "generic" | "query" | "operation";
   operation: AnyOperation;
   /** The action, for action addresses. */
   action?: ActionSpec;
@@ -184,7 +188,21 @@ function buildTable(): OscAddress[] {
       description: operation.summary,
     });
   }
-  return table;
+  return [...table, ...operationAddresses()];
+}
+
+/** `/<name>` of each operation that names OSC among its transports, but the session ones (`/timecode`). */
+function operationAddresses(): OscAddress[] {
+  return OPERATIONS.filter((o) => o.kind !== "session" && o.transports?.includes("osc")).map((
+    operation,
+  ) => ({
+    path: `/${operation.name}`,
+    segments: [{ literal: operation.name }],
+    kind: "operation",
+    operation,
+    args: queryArgs(operation),
+    description: operation.summary,
+  }));
 }
 
 /** The address table: readable action addresses, `/action/<NAME>`, `/action`, `/get/<query>`. */

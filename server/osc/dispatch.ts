@@ -100,10 +100,11 @@ export class Dispatch {
   /** What the calls of one row in a message share: its options, and who runs them. */
   #row(entry: OscAddress, values: OscValue[], peer: Peer, grant: Grant): Row {
     const isQuery = entry.kind === "query";
+    const isNamed = isQuery || entry.kind === "operation"; // arguments by position or name=value
     const caller: Caller = { address: peer.address, isLocal: peer.isLocal, grant };
     const row: Row = { entry, reply: isQuery ? true : null, split: null, failure: null, caller };
     try {
-      row.split = splitOptions(values, isQuery ? queryOptions(entry) : ACTION_OPTIONS);
+      row.split = splitOptions(values, isNamed ? queryOptions(entry) : ACTION_OPTIONS);
       if (row.split.options.reply !== null) row.reply = row.split.options.reply;
     } catch (error) {
       row.failure = { error };
@@ -117,7 +118,7 @@ export class Dispatch {
     try {
       if (row.split === null) throw row.failure!.error; // its options were refused
       const { values, named } = row.split;
-      const input = entry.kind === "query"
+      const input = entry.kind === "query" || entry.kind === "operation"
         ? queryInput(entry, values, named)
         : actionInput(entry, match.fromPath, values, named);
       // The one path: authorized (the plan, the scope) and checked, run when the coalescer says.

@@ -99,5 +99,6 @@ export function routeTable(): RouteSpec[] {
     route("GET", "/api/v1/approvals", "approvals"),
     route("POST", "/api/v1/approvals/:requestId", "decideApproval"),
     route("POST", "/api/v1/refresh", "refresh"),
+    route("POST", "/api/v1/timecode", "timecode"),
   ];
 }

@@ -224,6 +224,22 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
   // camera.frame
   { method: Method.CAMERA_FRAME, params: {}, field: "params.cameraId" },
   { method: Method.CAMERA_FRAME, params: { cameraId: 7 }, field: "params.cameraId" },
+  // timecode.sample
+  {
+    method: Method.TIMECODE_SAMPLE,
+    params: { seconds: -1, rate: 25, motion: "forward" },
+    field: "params.seconds",
+  },
+  {
+    method: Method.TIMECODE_SAMPLE,
+    params: { seconds: 1, rate: 23.976, motion: "forward" },
+    field: "params.rate",
+  },
+  {
+    method: Method.TIMECODE_SAMPLE,
+    params: { seconds: 1, rate: 25, motion: "sideways" },
+    field: "params.motion",
+  },
 ];
 
 Deno.test("player answers hostile params of every method with -32602 naming the field, and keeps serving", async () => {
@@ -346,6 +362,7 @@ const SAMPLES: Record<MethodName, unknown> = {
   [Method.OUTPUT_FRAME]: undefined,
   [Method.OUTPUT_DISPLAYS]: undefined,
   [Method.PROJECTS_RELOAD]: undefined,
+  [Method.TIMECODE_SAMPLE]: { seconds: 3600, rate: 25, motion: "forward", source: "t" },
   // Its path is set to a show file in the player's data dir before the samples run.
   [Method.SHOW_IMPORT]: { path: "/set/below.cueport.zip", replace: false },
   // Last: the session ends.

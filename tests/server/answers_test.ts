@@ -82,6 +82,10 @@ const INPUTS: Record<
     body: { name: "TRIGGER_CLIP_IN", params: ["clip-rings"], velocity: 90 },
   }),
   "POST /api/v1/pair/code": () => ({ path: "/api/v1/pair/code", body: {} }),
+  "POST /api/v1/timecode": () => ({
+    path: "/api/v1/timecode",
+    body: { timecode: "01:00:02:00", rate: 25 },
+  }),
   "POST /api/v1/pair": async (svc) => {
     const { otp } = (await svc.post("/api/v1/pair/code", {})).body;
     return { path: "/api/v1/pair", body: { otp, deviceName: "Pairing" } };

@@ -14,6 +14,7 @@ import { SESSION_OPERATIONS } from "./session.ts";
 import { DESCRIBE_OPERATIONS } from "./describe.ts";
 import { SHOW_OPERATIONS } from "./show_operations.ts";
 import { displaysOperation } from "./displays.ts";
+import { timecodeOperation } from "./timecode.ts";
 
 export * from "./operation.ts";
 export { transportsOf } from "./carriers.ts";
@@ -36,6 +37,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...SESSION_OPERATIONS,
   ...DESCRIBE_OPERATIONS,
   displaysOperation,
+  timecodeOperation,
 ];
 
 const BY_NAME: ReadonlyMap<string, AnyOperation> = new Map(OPERATIONS.map((o) => [o.name, o]));
