@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { MidiMap } from "./midi.ts";
 
 /** Stable, URL-safe ids: letters, digits, `_` and `-`. */
 export const Id = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "Must be 1-64 URL-safe characters");
@@ -199,6 +200,8 @@ export const Project = z.object({
   backgroundClips: z.array(Id).default([]),
   controls: z.array(Control).default([]),
   display: Display.prefault({}),
+  /** The Project's MIDI map (`protocol/midi.ts`, docs/midi.md). */
+  midi: MidiMap.prefault({}),
 });
 
 /** Derived types. */

@@ -25,6 +25,10 @@ export const PROJECT_HANDLERS: Record<string, EditHandler> = {
     d.project.backgroundClips = ids;
     return `Background Clips set: ${ids.length}`;
   },
+  "project.set_midi": (d, p) => {
+    Object.assign(d.project.midi, defined(p));
+    return `MIDI map set: ${Object.keys(defined(p)).join(", ") || "nothing"}`;
+  },
   "control.update": (d, p) => {
     const id = String(p.controlID).toUpperCase();
     const control = d.project.controls.find((c) => c.id === id)!;
