@@ -24,6 +24,7 @@ import {
   type Caller,
   type Core,
   type MediaSource,
+  type MidiService,
   operationNamed,
   unexpectedOf,
 } from "../core/mod.ts";
@@ -54,6 +55,8 @@ export interface SessionDeps {
   policy: Policy;
   tools: ToolTable;
   media?: MediaSource | undefined;
+  /** The MIDI transport, for the MIDI tool. */
+  midi?: MidiService | undefined;
   /** The HTTP budget: a `tools/call` beyond the first of one request takes its own. */
   rateLimit: RateMeter;
   version: string;
@@ -171,11 +174,11 @@ export class McpSession {
 
   /** Runs operations for `caller`: authorized by the one policy, input checked, run. */
   #context(caller: RequestCaller, where: string): ToolContext {
-    const { core, media, policy } = this.#deps;
+    const { core, media, midi, policy } = this.#deps;
     const who = whoIs(caller);
     return {
       run: async (operation: AnyOperation, raw: unknown) =>
-        await policy.invoke(operation, who, raw, { where, context: { media } }),
+        await policy.invoke(operation, who, raw, { where, context: { media, midi } }),
       activeProjectId: () => core.model.activeProjectId,
     };
   }

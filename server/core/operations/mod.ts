@@ -14,6 +14,7 @@ import { SESSION_OPERATIONS } from "./session.ts";
 import { DESCRIBE_OPERATIONS } from "./describe.ts";
 import { SHOW_OPERATIONS } from "./show_operations.ts";
 import { displaysOperation } from "./displays.ts";
+import { MIDI_OPERATIONS } from "./midi.ts";
 
 export * from "./operation.ts";
 export { transportsOf } from "./carriers.ts";
@@ -21,6 +22,7 @@ export { EditResultView, type UploadInput } from "./edits.ts";
 export * from "./media.ts";
 export type * from "./security_service.ts";
 export * from "./session_service.ts";
+export type * from "./midi_service.ts";
 export { ShowDownload, type ShowUploadInput } from "./show_operations.ts";
 
 /** Every operation. */
@@ -36,6 +38,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...SESSION_OPERATIONS,
   ...DESCRIBE_OPERATIONS,
   displaysOperation,
+  ...MIDI_OPERATIONS,
 ];
 
 const BY_NAME: ReadonlyMap<string, AnyOperation> = new Map(OPERATIONS.map((o) => [o.name, o]));
