@@ -18,6 +18,7 @@ export const PATCH_FIELDS = [
   "backgroundClips",
   "controls",
   "display",
+  "midi",
 ] as const;
 
 /** One of the fields a patch may replace. */
