@@ -173,6 +173,7 @@ async function start(
     osc: 0,
     legacyHttp: null,
     legacyWs: null,
+    midi: null, // the network MIDI session's port, once one is plugged in (`midiEndpoints`)
   };
   const services = await openServices(settings, log, core, supervisor, started);
   // Counted when asked: no request is served before the 6.0 ports' parts exist but `v5`, set last.
