@@ -21,7 +21,7 @@ const LearnInput = z.strictObject({
     .describe("For a control change: append its value (param, default) or run at 64 (trigger)"),
   min: z.number().finite().optional().describe("Value of CC 0 (default 0)"),
   max: z.number().finite().optional().describe("Value of CC 127 (default 1)"),
-  projectID: z.string().min(1).optional().describe("The Project whose map gets it; the active one"),
+  projectId: z.string().min(1).optional().describe("The Project whose map gets it; the active one"),
 });
 
 const Source = z.strictObject({
@@ -105,7 +105,7 @@ export const MIDI_OPERATIONS: readonly AnyOperation[] = [
       const outcome = await midiOf(ctx).learn(input, ctx.signal);
       if (!outcome.learned) return outcome;
       const { binding } = outcome;
-      const pid = input.projectID ?? ctx.core.model.activeProjectId;
+      const pid = input.projectId ?? ctx.core.model.activeProjectId;
       const project = pid ? ctx.core.model.project(pid) : undefined;
       const same = (b: z.infer<typeof MidiBinding>) =>
         b.kind === binding.kind && b.channel === binding.channel && b.number === binding.number;

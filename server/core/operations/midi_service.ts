@@ -13,7 +13,7 @@ export interface MidiLearnInput {
   value?: "param" | "trigger" | undefined;
   min?: number | undefined;
   max?: number | undefined;
-  projectID?: string | undefined;
+  projectId?: string | undefined;
 }
 
 /** How a learn ended. */
