@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import type { MidiMessage } from "../../../server/midi/messages.ts";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
 import { until } from "../../_helpers/until.ts";
+import { runCli } from "../../../server/cli.ts";
 import { LOCAL_DAW, MemoryEndpoint, REMOTE_PAD } from "./_memory_endpoint.ts";
 
 const PLAYSTATE = "/api/v1/projects/show/playstate";
@@ -195,10 +196,16 @@ Deno.test("MIDI: a source from the LAN is refused and listed, then approved as a
     const [request] = status.pending;
     assert.equal(request.address, REMOTE_PAD.address);
     assert.equal(request.name, "Pad");
-    const approved = await svc.post(`/api/v1/midi/approvals/${request.requestId}`, {});
-    assert.equal(approved.status, 200, JSON.stringify(approved.body));
+    // The operator lists and approves it with `cueport midi`.
+    const lines: string[] = [];
+    const target = ["--data-dir", svc.dataDir];
+    assert.equal(await runCli("midi", target, (l) => lines.push(l)), 0, lines.join("\n"));
+    assert.match(lines.join("\n"), new RegExp(`waiting +${request.requestId} +Pad +from 192`));
+    const approve = ["approve", request.requestId, ...target];
+    assert.equal(await runCli("midi", approve, (l) => lines.push(l)), 0, lines.join("\n"));
+    const deviceId = /as (\S+)$/.exec(lines.at(-1)!)![1];
     const devices = (await svc.get("/api/v1/devices")).body.devices;
-    const device = devices.find((d: { deviceId: string }) => d.deviceId === approved.body.deviceId);
+    const device = devices.find((d: { deviceId: string }) => d.deviceId === deviceId);
     assert.equal(device.origin, "midi");
     assert.equal(device.address, REMOTE_PAD.address);
     endpoint.deliver([cc(1, 127)], REMOTE_PAD);
