@@ -9,6 +9,12 @@
  */
 import { z } from "zod";
 
+/** The largest data byte of a MIDI 1.0 message: a note, a velocity, a 7-bit controller value. */
+export const DATA_MAX = 0x7f;
+
+/** The largest 14-bit value (a control change pair, MSB and LSB). */
+export const DATA14_MAX = 0x3fff;
+
 /** The first note of the Clip pads: note 36 (C1) plays the active Song's Clip at index 0. */
 export const CLIP_BASE_NOTE = 36;
 

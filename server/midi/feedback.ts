@@ -13,6 +13,7 @@ import {
   CLIP_BASE_NOTE,
   CLIP_NOTES,
   CONTROL_BASE_CC,
+  DATA_MAX,
   FEEDBACK_SCHEMES,
   type PadState,
 } from "../../protocol/midi.ts";
@@ -44,7 +45,7 @@ function wanted(model: ReadModel): Map<string, number> {
     for (const [i, letter] of CONTROL_IDS.entries()) {
       const value = controls[letter];
       if (value === undefined) continue;
-      const cc = Math.round(Math.min(1, Math.max(0, value)) * 127);
+      const cc = Math.round(Math.min(1, Math.max(0, value)) * DATA_MAX);
       out.set(`cc|${map.channel}|${CONTROL_BASE_CC + i}`, cc);
     }
   }

@@ -10,6 +10,8 @@ import {
   CLIP_BASE_NOTE,
   CLIP_NOTES,
   CONTROL_BASE_CC,
+  DATA14_MAX,
+  DATA_MAX,
   DEFAULT_MIDI_MAP,
   LSB_OFFSET,
   type MidiBinding,
@@ -72,8 +74,8 @@ export function bindingCall(binding: MidiBinding, message: MidiMessage): MidiCal
     call.velocity = message.velocity;
   }
   if (message.type === "controlChange") {
-    if ((binding.value ?? "param") === "trigger") return message.value >= 64 ? call : null;
-    call.params.push(binding.min + (binding.max - binding.min) * message.value / 127);
+    if ((binding.value ?? "param") === "trigger") return message.value > DATA_MAX / 2 ? call : null;
+    call.params.push(binding.min + (binding.max - binding.min) * message.value / DATA_MAX);
   }
   if (message.type === "programChange" && binding.number === null) {
     call.params.push(message.program);
@@ -141,11 +143,14 @@ export class MidiMapper {
     this.#coarse.set(key, pair);
     if (isFine) {
       pair.isPaired = true;
-      return { name: "SET_CONTROL", params: [letter, (pair.msb * 128 + m.value) / 16383] };
+      return {
+        name: "SET_CONTROL",
+        params: [letter, (pair.msb * (DATA_MAX + 1) + m.value) / DATA14_MAX],
+      };
     }
     pair.msb = m.value;
     // A paired controller's coarse value waits for its fine value, which follows it.
-    return pair.isPaired ? null : { name: "SET_CONTROL", params: [letter, m.value / 127] };
+    return pair.isPaired ? null : { name: "SET_CONTROL", params: [letter, m.value / DATA_MAX] };
   }
 }
 

@@ -20,7 +20,7 @@ const LearnInput = z.strictObject({
   value: z.enum(["param", "trigger"]).optional()
     .describe("For a control change: append its value (param, default) or run at 64 (trigger)"),
   min: z.number().finite().optional().describe("Value of CC 0 (default 0)"),
-  max: z.number().finite().optional().describe("Value of CC 127 (default 1)"),
+  max: z.number().finite().optional().describe("Value of the top CC value (default 1)"),
   projectId: z.string().min(1).optional().describe("The Project whose map gets it; the active one"),
 });
 
