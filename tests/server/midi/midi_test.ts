@@ -120,6 +120,15 @@ Deno.test("MIDI: the default map's rows run their actions; a Project's own map a
         assert.equal(await clipPlay(svc, "c1"), undefined, "note 36 played nothing");
       },
     );
+    await t.step("a binding of no action of the catalog is refused by name", async () => {
+      const answer = await svc.post("/api/v1/edit", {
+        name: "project.set_midi",
+        params: { bindings: [{ kind: "start", action: "PLAY_IT" }] },
+        projectID: "show",
+      });
+      assert.equal(answer.body.error?.code, "EDIT_REFUSED", JSON.stringify(answer.body));
+      assert.match(answer.body.error.message, /bindings\.0\.action: no action "PLAY_IT"/);
+    });
     await t.step("learn: the next message is bound, the edit applied and undoable", async () => {
       const learning = svc.post("/api/v1/midi/learn", { action: "SET_CONTROL", params: ["D"] });
       await until("learning", async () => (await svc.get("/api/v1/midi")).body.learning !== null);
