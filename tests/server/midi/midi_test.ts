@@ -78,6 +78,20 @@ Deno.test("MIDI: the default map's rows run their actions; a Project's own map a
         await until("B full", async () => (await playstate(svc)).controls.B === 1);
       },
     );
+    await t.step(
+      "1,000 CCs over 10 Controls in one burst: each Control ends at its last value",
+      async () => {
+        const burst = Array.from({ length: 1000 }, (_, i) => cc(11 + (i % 10), (i * 7) % 128));
+        endpoint.deliver(burst);
+        const last = new Map(
+          burst.map((m) => m.type === "controlChange" ? [m.controller, m.value] : [0, 0]),
+        );
+        await until("every last value", async () => {
+          const controls = (await playstate(svc)).controls;
+          return [...last].every(([n, v]) => controls[String.fromCharCode(64 + n)] === v / 127);
+        });
+      },
+    );
     await t.step("program change selects the Song by pgmId (1-based by default)", async () => {
       endpoint.deliver([{ type: "programChange", channel: 1, program: 19 }]); // pgmId 20
       await until("s2", async () => (await playstate(svc)).activeSongID === "s2");
