@@ -267,7 +267,7 @@ async function bindMainPorts(o: MainPortsOptions) {
     websocket: sockets.clientCount + o.v5Sockets(),
     mcp: mcp.sessionCount,
     osc: oscServer.subscriberCount,
-    midi: o.services.midi.status().participants.length,
+    midi: o.services.midi.participantCount,
   });
   const parts: ListenerParts = {
     core,

@@ -117,6 +117,11 @@ export class MidiServer implements MidiService {
     if (this.#o.feedback !== false) this.#sendFull();
   }
 
+  /** Participants connected now, over every endpoint (`/api/v1/info`). */
+  get participantCount(): number {
+    return this.#endpoints.reduce((n, e) => n + (e.participants?.().length ?? 0), 0);
+  }
+
   /** The admission rule (pending requests, decisions). */
   get admission(): MidiAdmission {
     return this.#o.admission;
@@ -136,9 +141,14 @@ export class MidiServer implements MidiService {
       if (CHATTER.has(message.type) || isTimecode(message)) continue;
       this.counts.received++;
       this.#last = { message, from, at: new Date().toISOString() };
-      if (this.#learn.offer(message, from)) continue;
-      for (const call of this.#mapper.calls(message, this.#context())) {
-        this.#run(call, from, grant);
+      try {
+        if (this.#learn.offer(message, from)) continue;
+        for (const call of this.#mapper.calls(message, this.#context())) {
+          this.#run(call, from, grant);
+        }
+      } catch (error) {
+        // A message no rule foresaw fails alone: the endpoint's loop never sees it.
+        this.#fail(message.type, error);
       }
     }
   }
