@@ -173,12 +173,12 @@ export class McpSession {
   }
 
   /** Runs operations for `caller`: authorized by the one policy, input checked, run. */
-  #context(caller: RequestCaller, where: string): ToolContext {
+  #context(caller: RequestCaller, where: string, signal?: AbortSignal): ToolContext {
     const { core, media, midi, policy } = this.#deps;
     const who = whoIs(caller);
     return {
       run: async (operation: AnyOperation, raw: unknown) =>
-        await policy.invoke(operation, who, raw, { where, context: { media, midi } }),
+        await policy.invoke(operation, who, raw, { where, context: { media, midi, signal } }),
       activeProjectId: () => core.model.activeProjectId,
     };
   }
@@ -204,7 +204,8 @@ export class McpSession {
         // A local client is not metered (server/auth/rate_limit.ts).
         if (++caller.calls > 1) rateLimit.take(caller.address);
         const where = `The tool ${name}`;
-        const ctx = this.#context(caller, where);
+        // The call's signal: a tool that waits (MIDI learn) ends when the client cancels it.
+        const ctx = this.#context(caller, where, extra.signal);
         // The tool runs under its operation's authorization, through the one path: the scope
         // first (a refused tool says so, whatever its input), then its input, then its call,
         // whose operations go through `Policy.invoke` each (`#context`).

@@ -9,6 +9,7 @@ import type { MidiMessage } from "../../../server/midi/messages.ts";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
 import { until } from "../../_helpers/until.ts";
 import { runCli } from "../../../server/cli.ts";
+import { connectMcp } from "../../_helpers/mcp_client.ts";
 import { LOCAL_DAW, MemoryEndpoint, REMOTE_PAD } from "./_memory_endpoint.ts";
 
 const PLAYSTATE = "/api/v1/projects/show/playstate";
@@ -245,6 +246,42 @@ Deno.test("MIDI: a source from the LAN is refused and listed, then approved as a
     const unknown = await svc.post("/api/v1/midi/approvals/midi-nope", {});
     assert.equal(unknown.body.error.code, "NOT_FOUND");
   } finally {
+    await svc.stop();
+  }
+});
+
+Deno.test("MIDI over MCP: app_midi_learn binds the next message; cancelling the call ends the learn", async () => {
+  const svc = await startTestService();
+  const endpoint = new MemoryEndpoint();
+  svc.service.midi.attach(endpoint);
+  const mcp = await connectMcp(svc.base);
+  try {
+    const learning = mcp.call("app_midi_learn", { action: "NEXT_SONG_IN" });
+    await until("learning", async () => (await svc.get("/api/v1/midi")).body.learning !== null);
+    endpoint.deliver([{ type: "programChange", channel: 4, program: 9 }]);
+    const answer = await learning;
+    assert.equal(answer.isError, undefined, answer.content[0]?.text ?? "");
+    const learned = answer.structuredContent as { learned: boolean; binding: { kind: string } };
+    assert.equal(learned.learned, true);
+    assert.equal(learned.binding.kind, "programChange");
+    const status = await mcp.call("app_get_midi");
+    const map = (status.structuredContent as { map: { bindings: unknown[] } }).map;
+    assert.equal(map.bindings.length, 1);
+
+    const abort = new AbortController();
+    const cancelled = mcp.client.callTool(
+      { name: "app_midi_learn", arguments: { action: "PLAY_IN" } },
+      undefined,
+      {
+        signal: abort.signal,
+      },
+    ).catch(() => "cancelled");
+    await until("learning", async () => (await svc.get("/api/v1/midi")).body.learning !== null);
+    abort.abort();
+    assert.equal(await cancelled, "cancelled");
+    await until("not learning", async () => (await svc.get("/api/v1/midi")).body.learning === null);
+  } finally {
+    await mcp.close();
     await svc.stop();
   }
 });
