@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { ProjectTimecode, SongTimecode } from "./timecode.ts";
+import { MidiMap } from "./midi.ts";
 
 /** Stable, URL-safe ids: letters, digits, `_` and `-`. */
 export const Id = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "Must be 1-64 URL-safe characters");
@@ -204,6 +205,8 @@ export const Project = z.object({
   display: Display.prefault({}),
   /** Timecode chase settings (`protocol/timecode.ts`); absent: `TIMECODE_DEFAULTS`. */
   timecode: ProjectTimecode.optional(),
+  /** The Project's MIDI map (`protocol/midi.ts`, docs/midi.md). */
+  midi: MidiMap.prefault({}),
 });
 
 /** Derived types. */

@@ -20,6 +20,7 @@ export const PATCH_FIELDS = [
   "controls",
   "display",
   "timecode",
+  "midi",
 ] as const;
 
 /** One of the fields a patch may replace. */

@@ -130,6 +130,47 @@ export const SETTINGS = {
     doc:
       "32768 bytes a second (a burst of twice that) the OSC port may send one remote address: replies, feedback, refusals (`docs/osc.md`)",
   },
+  midiPort: {
+    schema: z.union([z.literal("off").transform(() => 0), Port]).default(5004),
+    flag: "midi-port",
+    value: "N|off",
+    help: "network MIDI (RTP-MIDI) session port (default 5004; 0 or off: no network MIDI)",
+    doc:
+      "5004: the RTP-MIDI session's control port (data on the next); 0 or `off` turns network MIDI off (`docs/midi.md`)",
+  },
+  midiName: {
+    schema: z.string().max(64).default("Cueport"),
+    flag: "midi-name",
+    value: "NAME",
+    help: "the network MIDI session's name, as DAWs list it (Cueport)",
+    doc: "`Cueport`: the network MIDI session's name, as Audio MIDI Setup and rtpMIDI list it",
+  },
+  midiAllow: {
+    schema: list().default([]),
+    flag: "midi-allow",
+    value: "LIST",
+    help: "addresses or subnets whose MIDI is taken without approval, comma-separated",
+    doc:
+      "none; comma-separated addresses or subnets (`192.168.1.0/24`) whose MIDI is taken without approval (view and control); others are approved once (`cueport midi approve`)",
+  },
+  midiInvite: {
+    schema: list().default([]),
+    flag: "midi-invite",
+    value: "LIST",
+    help: "hosts (host or host:port) the MIDI session invites at start, comma-separated",
+    doc: "none; comma-separated `host` or `host:port` (5004) the network MIDI session invites",
+  },
+  midiFeedback: {
+    schema: z.union([
+      z.boolean(),
+      z.enum(["on", "off", "true", "false"]).transform((v) => v === "on" || v === "true"),
+    ]).default(true),
+    flag: "midi-feedback",
+    value: "on|off",
+    help: "send Clip states and Control values back as MIDI (default on)",
+    doc:
+      "`on`: Clip states as notes and Control values as CCs go back to every participant (pad LEDs); `off` sends nothing",
+  },
   legacyHttpPort: {
     schema: OptionalPort.default(51736),
     flag: "legacy-http-port",

@@ -36,12 +36,13 @@ export const CLI_COMMANDS: readonly string[] = [
   "rotate-key",
   "displays",
   "mcp",
+  "midi",
   ...Object.keys(DEPLOY_COMMANDS),
 ];
 
 /** Usage of the operator commands. */
 export const CLI_USAGE =
-  `Usage: cueport pair | devices | revoke <deviceId> | approvals | approve <id> | deny <id> | rotate-key | displays | mcp [--http-port N]
+  `Usage: cueport pair | devices | revoke <deviceId> | approvals | approve <id> | deny <id> | rotate-key | displays | mcp | midi [approve|deny <id>] [--http-port N]
   pair              print a one-time pairing code (valid 5 minutes) for a new device, the
                     web remote's URL on each LAN address and a QR code to scan
   devices           list paired devices
@@ -51,6 +52,8 @@ export const CLI_USAGE =
   rotate-key        new signing key: every paired device must pair again
   displays          list the show machine's displays and the output's (OUTPUT_DISPLAY
                     or --output-display chooses it; docs/output.md)
+  midi              MIDI participants and the sources waiting for approval; midi approve ID
+                    or midi deny ID decides one (docs/midi.md)
   mcp               an MCP server on stdio that forwards to the running service's /mcp
                     (for AI assistants that start a command; docs/mcp.md)
   show export NAME FILE, show import FILE [--replace]
@@ -92,6 +95,10 @@ ${TARGET_OPTIONS}`,
   Lists the show machine's displays (index, name, rectangle, primary) and the output's: the
   one chosen (OUTPUT_DISPLAY, or the outputDisplay setting) and the one its window is on.
 ${TARGET_OPTIONS}`,
+  midi: `Usage: cueport midi [approve ID | deny ID] [--data-dir DIR] [--http-port N]
+  Lists the MIDI participants and the sources refused until approved; approve ID makes one
+  a device bound to its address, deny ID forgets it (docs/midi.md).
+${TARGET_OPTIONS}`,
   mcp: `Usage: cueport mcp [--data-dir DIR] [--http-port N]
   An MCP server on stdio that forwards to the running service's /mcp, with the operator
   credential of the data dir: for AI assistants that start a command (docs/mcp.md).
@@ -129,6 +136,32 @@ async function decide(
   }
   await call(target, "POST", `/api/v1/approvals/${encodeURIComponent(requestId)}`, { approve });
   print(`${approve ? "Approved" : "Denied"} ${requestId}`);
+  return 0;
+}
+
+/** `cueport midi`: the participants and waiting sources, or `approve|deny ID`. */
+async function midi({ target, positionals, print }: OperatorCall): Promise<number> {
+  const [verb, requestId] = positionals;
+  if (verb === "approve" || verb === "deny") {
+    if (!requestId) {
+      print(COMMAND_USAGE.midi!);
+      return 2;
+    }
+    const path = `/api/v1/midi/approvals/${encodeURIComponent(requestId)}`;
+    const { deviceId } = await call(target, "POST", path, { approve: verb === "approve" });
+    print(verb === "approve" ? `Approved ${requestId} as ${deviceId}` : `Denied ${requestId}`);
+    return 0;
+  }
+  if (verb !== undefined) {
+    print(COMMAND_USAGE.midi!);
+    return 2;
+  }
+  const { participants, pending } = await call(target, "GET", "/api/v1/midi");
+  if (participants.length === 0) print("No MIDI participant is connected");
+  for (const p of participants) print(`connected  ${p.name}  ${p.kind} ${p.address}`);
+  for (const r of pending) {
+    print(`waiting    ${r.requestId}  ${r.name}  from ${r.address}  since ${r.requestedAt}`);
+  }
   return 0;
 }
 
@@ -196,6 +229,7 @@ const OPERATOR_COMMANDS: Record<string, (c: OperatorCall) => Promise<number>> = 
     });
     return 0;
   },
+  midi,
   approve: (c) => decide(c, true),
   deny: (c) => decide(c, false),
 };

@@ -35,6 +35,7 @@ const COMMANDS = `       cueport player [options]     (the bundled player; start
        cueport pair | devices | revoke DEVICE_ID | approvals | approve ID | deny ID | rotate-key
                                     (operator commands; cueport pair --help)
        cueport mcp                  (an MCP server on stdio forwarding to /mcp; docs/mcp.md)
+       cueport midi [approve|deny ID]   (MIDI participants, sources waiting; docs/midi.md)
        cueport status               (asks the running service: health, ports, player, clients)
        cueport service install | uninstall | status [--user] [--dry-run]
                                     (a systemd unit or a launchd job; cueport service --help)

@@ -9,7 +9,7 @@
  */
 import type { Settings } from "./config.ts";
 import type { Logger } from "./log.ts";
-import type { Core, MediaSource } from "./core/mod.ts";
+import type { Core, MediaSource, MidiService } from "./core/mod.ts";
 import type { AuthService } from "./auth/service.ts";
 import type { RateLimiter } from "./auth/rate_limit.ts";
 import { isLocalAddress } from "./auth/mod.ts";
@@ -27,6 +27,8 @@ export interface ListenerParts {
   hosts: ReadonlySet<string>;
   rateLimiter: RateLimiter;
   media: MediaSource;
+  /** The MIDI transport, for the MIDI routes. */
+  midi?: MidiService;
   version: string;
   startedAt: number;
   /** The clients connected now (`/api/v1/info`). */
@@ -74,6 +76,7 @@ export function httpHandlerOf(
   return createHttpHandler(parts.core, {
     ...port,
     media: parts.media,
+    ...(parts.midi ? { midi: parts.midi } : {}),
     auth: parts.auth,
     hosts: parts.hosts,
     version: parts.version,

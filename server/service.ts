@@ -10,6 +10,7 @@ import type { Settings } from "./config.ts";
 import type { Logger } from "./log.ts";
 import { playerProblemLine } from "../lib/recover_file.ts";
 import { OscQueryServer, OscServer } from "./osc/mod.ts";
+import { type MidiPort, type MidiServer, openMidi } from "./midi/mod.ts";
 import { receiveBufferAdvice, receiveBufferBytes } from "./osc/receive_buffer.ts";
 import { MediaService } from "./media/mod.ts";
 import {
@@ -63,6 +64,8 @@ export interface RunningService {
   discovery: Discovery | null;
   /** The MCP endpoint on the HTTP port. */
   mcp: LazyMcpEndpoint;
+  /** The MIDI transport (docs/midi.md): its endpoints are attached to it. */
+  midi: MidiServer;
   /**
    * The files of the data dir found damaged: the player's (from its snapshot) and the
    * service's own (device registry, signing key, operator credential).
@@ -170,6 +173,7 @@ async function start(
     osc: 0,
     legacyHttp: null,
     legacyWs: null,
+    midi: null, // the network MIDI session's port, once one is plugged in (`midiEndpoints`)
   };
   const services = await openServices(settings, log, core, supervisor, started);
   // Counted when asked: no request is served before the 6.0 ports' parts exist but `v5`, set last.
@@ -178,7 +182,8 @@ async function start(
     ...{ settings, log, core, services, ports, startedAt, started, oscOpening },
     v5Sockets: () => v5Sockets(),
   });
-  const { auth, media, mcp } = services;
+  const { auth, media, mcp, midi } = services;
+  for (const endpoint of midiEndpoints(settings, midi)) midi.attach(endpoint);
   const { listen, oscServer } = main;
   const oscQuery = bindOscQuery({ ...services, settings, core, ports, log, listen, oscServer });
   if (oscQuery) {
@@ -194,6 +199,7 @@ async function start(
     main.sockets.closeDevice(deviceId);
     oscServer.closeDevice(deviceId);
     oscQuery?.server.closeDevice(deviceId);
+    // MIDI asks the registry for each source: a revoked MIDI device is refused from its next message.
     v5.sockets?.closeDevice(deviceId);
   };
   // The handshake once every port is bound: a port in use stops the start before it (main.ts
@@ -206,8 +212,17 @@ async function start(
   if (discovery) started.push(() => discovery.stop());
   return runningService({
     ...main,
-    ...{ ports, core, supervisor, oscQuery, discovery, mcp, media, v5, lock, auth },
+    ...{ ports, core, supervisor, oscQuery, discovery, mcp, media, v5, lock, auth, midi },
   });
+}
+
+/**
+ * The MIDI endpoints (docs/midi.md): the network session on `midiPort`
+ * (RTP-MIDI, `server/midi/rtp/`) when it is not 0, admitting its
+ * participants by `midi.admission.admit`. None yet: the session plugs in here.
+ */
+function midiEndpoints(_settings: Settings, _midi: MidiServer): MidiPort[] {
+  return [];
 }
 
 /** The OSC port's worker, started now beside the rest; a failure to bind is told when awaited. */
@@ -252,6 +267,7 @@ async function bindMainPorts(o: MainPortsOptions) {
     websocket: sockets.clientCount + o.v5Sockets(),
     mcp: mcp.sessionCount,
     osc: oscServer.subscriberCount,
+    midi: o.services.midi.participantCount,
   });
   const parts: ListenerParts = {
     core,
@@ -261,6 +277,7 @@ async function bindMainPorts(o: MainPortsOptions) {
     hosts,
     rateLimiter,
     media,
+    midi: o.services.midi,
     version: VERSION,
     startedAt: o.startedAt,
     clients,
@@ -398,10 +415,21 @@ async function openServices(
   });
   started.push(() => media.close());
   const httpMeter = rateLimiter.meter("requests", settings.httpRatePerSecond);
+  const midi = openMidi(core, {
+    devices: auth.devices,
+    authenticator: auth.authenticator,
+    isLocalhostExempt: settings.localhostAuthExempt,
+    allow: settings.midiAllow,
+    feedback: settings.midiFeedback,
+    log: (m) => log("info", m),
+    logFault: (m) => log("error", m),
+  });
+  started.push(() => midi.close());
   const mcp = new LazyMcpEndpoint({
     core,
     auth,
     media,
+    midi,
     version: VERSION,
     rateLimit: httpMeter,
     maxBodyBytes: settings.maxBodyBytes,
@@ -413,7 +441,7 @@ async function openServices(
     log: (m) => log("error", m),
   });
   started.push(() => mcp.close());
-  return { auth, hosts, rateLimiter, media, httpMeter, mcp };
+  return { auth, hosts, rateLimiter, media, httpMeter, mcp, midi };
 }
 
 /** What `runningService` stops, in order. */
@@ -430,6 +458,7 @@ interface RunningParts {
   discovery: Discovery | null;
   mcp: LazyMcpEndpoint;
   media: MediaService;
+  midi: MidiServer;
   http: ConnectionServer;
   ws: ConnectionServer;
   v5: { close(): Promise<void> };
@@ -448,11 +477,13 @@ function runningService(p: RunningParts): RunningService {
     oscQuery: oscQuery?.server ?? null,
     discovery,
     mcp,
+    midi: p.midi,
     problems: () => [...core.model.problems, ...p.auth.problems],
     async shutdown() {
       await discovery?.stop(); // goodbyes first, while the ports still answer
       sockets.close();
       mcp.close();
+      p.midi.close();
       const mediaClosed = media.close();
       oscServer.close();
       const oscClosed = osc.close();

@@ -1,8 +1,11 @@
 /** Handlers of the Project and Control edits (undo and redo live in the editor). @module */
-import { TARGET_PATTERN } from "../../protocol/actions.ts";
+import { ACTIONS, TARGET_PATTERN } from "../../protocol/actions.ts";
 import { isClipParameter, PARAMETER_HINT } from "../engine/controls.ts";
 import { Refusal } from "../errors.ts";
 import { defined, type EditHandler, findClip } from "./draft.ts";
+
+/** The action names a MIDI binding may run. */
+const ACTION_NAMES: ReadonlySet<string> = new Set(ACTIONS.map((a) => a.name));
 
 /** Project and Control edit handlers by name. */
 export const PROJECT_HANDLERS: Record<string, EditHandler> = {
@@ -24,6 +27,17 @@ export const PROJECT_HANDLERS: Record<string, EditHandler> = {
     if (new Set(ids).size !== ids.length) throw new Refusal("A Clip appears twice in clipIDs");
     d.project.backgroundClips = ids;
     return `Background Clips set: ${ids.length}`;
+  },
+  "project.set_midi": (d, p) => {
+    for (const [i, b] of ((p.bindings ?? []) as Array<{ action: string }>).entries()) {
+      if (!ACTION_NAMES.has(b.action)) {
+        throw new Refusal(
+          `Invalid bindings.${i}.action: no action "${b.action}"; GET /api/v1/actions lists them`,
+        );
+      }
+    }
+    Object.assign(d.project.midi, defined(p));
+    return `MIDI map set: ${Object.keys(defined(p)).join(", ") || "nothing"}`;
   },
   "control.update": (d, p) => {
     const id = String(p.controlID).toUpperCase();

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { Id } from "../model.ts";
+import { MidiBinding, MidiMap } from "../midi.ts";
 import { ClipRef, edit, type EditSpec, Name } from "./_common.ts";
 
 const ProjectRef = Id.describe("Id of a Project of the library (GET /api/v1/projects?all=true)");
@@ -38,6 +39,14 @@ export const PROJECT_EDITS: EditSpec[] = [
       clipIDs: z.array(ClipRef).max(64).describe("Clip ids in order; [] clears them"),
     },
   ),
+  edit("project.set_midi", "project", "Change the Project's MIDI map (docs/midi.md)", {
+    useDefault: MidiMap.shape.useDefault.removeDefault().optional(),
+    channel: MidiMap.shape.channel.removeDefault().optional(),
+    programBase: MidiMap.shape.programBase.removeDefault().optional(),
+    feedback: MidiMap.shape.feedback.removeDefault().optional(),
+    bindings: z.array(MidiBinding).max(512).optional()
+      .describe("Every binding, replacing the list; [] clears it"),
+  }),
   ...LIFECYCLE_SPECS,
 ];
 

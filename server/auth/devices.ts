@@ -21,7 +21,7 @@ const DevicesFile = z.array(z.object({
   tokenId: z.string(),
   pairedAt: z.string(),
   address: z.string(),
-  origin: z.enum(["pairing", "approval", "osc"]).optional(),
+  origin: z.enum(["pairing", "approval", "osc", "midi"]).optional(),
   lastUsedAt: z.string().optional(),
 }));
 
@@ -35,9 +35,10 @@ export interface Device {
   address: string;
   /**
    * How it got its token: a one-time code, the approval of a local client, or
-   * `/connect` on the OSC port (an OSC sender, known by its address).
+   * `/connect` on the OSC port (an OSC sender, known by its address), or the
+   * operator's approval of a MIDI participant (known by its address, no token).
    */
-  origin?: "pairing" | "approval" | "osc";
+  origin?: "pairing" | "approval" | "osc" | "midi";
   /** When its token was last accepted (kept in memory, written with the next change). */
   lastUsedAt?: string;
 }

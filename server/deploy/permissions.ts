@@ -123,7 +123,8 @@ export function serviceTasks(): Record<"start" | "test" | "compile", string> {
   const flags = SERVICE_FLAGS.map((flag) => flag.includes("*") ? `'${flag}'` : flag).join(" ");
   return {
     start: `deno run ${flags} main.ts`,
-    test: "deno run --allow-run --allow-read --allow-write --allow-env --allow-sys=uid tools/test.ts",
+    test:
+      "deno run --allow-run --allow-read --allow-write --allow-env --allow-sys=uid tools/test.ts",
     compile: `deno compile ${flags} ${COMPILE_INCLUDES.join(" ")} --output dist/cueport main.ts`,
   };
 }

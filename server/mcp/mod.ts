@@ -13,7 +13,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
-import { type Core, type MediaSource, unexpectedOf } from "../core/mod.ts";
+import { type Core, type MediaSource, type MidiService, unexpectedOf } from "../core/mod.ts";
 import { Policy } from "../core/mod.ts";
 import { isLocalAddress } from "../auth/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
@@ -35,6 +35,8 @@ export interface McpOptions {
   core: Core;
   auth: AuthService;
   media?: MediaSource | undefined;
+  /** The MIDI transport, for the MIDI tool. */
+  midi?: MidiService | undefined;
   version: string;
   /** The HTTP budget (a `tools/call` beyond the first of one request takes from it too). */
   rateLimit: RateMeter;
@@ -262,6 +264,7 @@ export class McpEndpoint {
         policy: this.#policy,
         tools: this.#tools,
         media: this.#o.media,
+        midi: this.#o.midi,
         rateLimit: this.#o.rateLimit,
         version: this.#o.version,
         feed: this.#feed,

@@ -24,6 +24,7 @@ import {
   type Caller,
   type Core,
   type MediaSource,
+  type MidiService,
   operationNamed,
   unexpectedOf,
 } from "../core/mod.ts";
@@ -54,6 +55,8 @@ export interface SessionDeps {
   policy: Policy;
   tools: ToolTable;
   media?: MediaSource | undefined;
+  /** The MIDI transport, for the MIDI tool. */
+  midi?: MidiService | undefined;
   /** The HTTP budget: a `tools/call` beyond the first of one request takes its own. */
   rateLimit: RateMeter;
   version: string;
@@ -170,12 +173,12 @@ export class McpSession {
   }
 
   /** Runs operations for `caller`: authorized by the one policy, input checked, run. */
-  #context(caller: RequestCaller, where: string): ToolContext {
-    const { core, media, policy } = this.#deps;
+  #context(caller: RequestCaller, where: string, signal?: AbortSignal): ToolContext {
+    const { core, media, midi, policy } = this.#deps;
     const who = whoIs(caller);
     return {
       run: async (operation: AnyOperation, raw: unknown) =>
-        await policy.invoke(operation, who, raw, { where, context: { media } }),
+        await policy.invoke(operation, who, raw, { where, context: { media, midi, signal } }),
       activeProjectId: () => core.model.activeProjectId,
     };
   }
@@ -201,7 +204,8 @@ export class McpSession {
         // A local client is not metered (server/auth/rate_limit.ts).
         if (++caller.calls > 1) rateLimit.take(caller.address);
         const where = `The tool ${name}`;
-        const ctx = this.#context(caller, where);
+        // The call's signal: a tool that waits (MIDI learn) ends when the client cancels it.
+        const ctx = this.#context(caller, where, extra.signal);
         // The tool runs under its operation's authorization, through the one path: the scope
         // first (a refused tool says so, whatever its input), then its input, then its call,
         // whose operations go through `Policy.invoke` each (`#context`).

@@ -11,6 +11,7 @@ import { editTools } from "./edit_tools.ts";
 import { outputFrameTool } from "./output_tools.ts";
 import { queryTools } from "./query_tools.ts";
 import { displayTools } from "./display_tools.ts";
+import { midiTools } from "./midi_tools.ts";
 import { type AnyTool, jsonSchemaOf, type ToolAnnotations } from "./tool.ts";
 
 /** The tool names of the spec, in its order (a test compares the live list with it). */
@@ -48,6 +49,8 @@ export const TOOL_NAMES: readonly string[] = [
   "app_project_export",
   "app_project_import",
   "app_get_displays",
+  "app_get_midi",
+  "app_midi_learn",
 ];
 
 /**
@@ -91,6 +94,7 @@ export class ToolTable {
       ...actionTools(),
       ...showTools(),
       ...displayTools(),
+      ...midiTools(),
     ];
     this.byName = new Map(this.tools.map((t) => [t.name, t]));
   }

@@ -16,6 +16,8 @@ export interface ServicePorts {
   /** The 5.0.0 ports (docs/compat.md); null while off or skipped. */
   legacyHttp?: number | null;
   legacyWs?: number | null;
+  /** The network MIDI session's port (docs/midi.md); null while off. */
+  midi?: number | null;
 }
 
 /** The clients connected now, as `/api/v1/info` counts them (`cueport status` shows them). */
@@ -26,6 +28,8 @@ export interface ClientCounts {
   mcp: number;
   /** OSC senders subscribed to feedback (OSC has no connections: a lease is the nearest). */
   osc: number;
+  /** MIDI participants connected (network sessions, local ports). */
+  midi?: number;
 }
 
 /** The API version this service implements. */
@@ -52,12 +56,15 @@ export const infoView = {
         .describe("The 5.0.0 HTTP port (docs/compat.md); null while off"),
       legacyWs: z.number().int().nullable().optional()
         .describe("The 5.0.0 WebSocket port; null while off"),
+      midi: z.number().int().nullable().optional()
+        .describe("The network MIDI (RTP-MIDI) session port (docs/midi.md); null while off"),
     }),
     websocket: z.string().describe("WebSocket path on the ws port"),
     clients: z.strictObject({
       websocket: z.number().int().describe("WebSocket sessions, on the 6.0 and the 5.0.0 port"),
       mcp: z.number().int().describe("MCP sessions"),
       osc: z.number().int().describe("OSC senders subscribed to feedback"),
+      midi: z.number().int().optional().describe("MIDI participants connected"),
     }).describe("The clients connected now"),
     endpoints: z.array(Endpoint),
   }),

@@ -14,6 +14,7 @@ import {
   isStableAnswer,
   type MediaAnswer,
   type MediaSource,
+  type MidiService,
   Policy,
   ShowDownload,
   stableAnswer,
@@ -92,6 +93,8 @@ export interface HttpAppOptions {
   auth: AuthService;
   /** Makes the pictures of the media routes. */
   media?: MediaSource;
+  /** The MIDI transport, for the MIDI routes (`/api/v1/midi`). */
+  midi?: MidiService;
   /** Another interface version served by this engine (the 5.0.0 one, `server/legacy`). */
   dialect?: HttpDialect;
   /** Handlers served beside the routes (`/mcp`, `/.well-known/mcp.json`). */
@@ -532,6 +535,7 @@ function routeHandler(
       auth: options.auth,
       facts,
       media: options.media,
+      midi: options.midi,
       describe: route.describe,
     };
     if (dialect?.tokenLifetimeSeconds !== undefined) {

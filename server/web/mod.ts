@@ -13,6 +13,7 @@ import apiJs from "./page/api.js" with { type: "text" };
 import liveJs from "./page/live.js" with { type: "text" };
 import viewsJs from "./page/views.js" with { type: "text" };
 import showsJs from "./page/shows.js" with { type: "text" };
+import midiJs from "./page/midi.js" with { type: "text" };
 import gesturesJs from "./page/gestures.js" with { type: "text" };
 import previewJs from "./page/preview.js" with { type: "text" };
 import previewLoopJs from "./page/preview_loop.js" with { type: "text" };
@@ -51,6 +52,7 @@ const SOURCES: Record<string, { type: string; text: string }> = {
   "/remote/live.js": { type: JS, text: liveJs },
   "/remote/views.js": { type: JS, text: viewsJs },
   "/remote/shows.js": { type: JS, text: showsJs },
+  "/remote/midi.js": { type: JS, text: midiJs },
   "/remote/gestures.js": { type: JS, text: gesturesJs },
   "/remote/preview.js": { type: JS, text: previewJs },
   "/remote/preview_loop.js": { type: JS, text: previewLoopJs },

@@ -15,6 +15,7 @@ import { DESCRIBE_OPERATIONS } from "./describe.ts";
 import { SHOW_OPERATIONS } from "./show_operations.ts";
 import { displaysOperation } from "./displays.ts";
 import { timecodeOperation } from "./timecode.ts";
+import { MIDI_OPERATIONS } from "./midi.ts";
 
 export * from "./operation.ts";
 export { transportsOf } from "./carriers.ts";
@@ -22,6 +23,7 @@ export { EditResultView, type UploadInput } from "./edits.ts";
 export * from "./media.ts";
 export type * from "./security_service.ts";
 export * from "./session_service.ts";
+export type * from "./midi_service.ts";
 export { ShowDownload, type ShowUploadInput } from "./show_operations.ts";
 
 /** Every operation. */
@@ -38,6 +40,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...DESCRIBE_OPERATIONS,
   displaysOperation,
   timecodeOperation,
+  ...MIDI_OPERATIONS,
 ];
 
 const BY_NAME: ReadonlyMap<string, AnyOperation> = new Map(OPERATIONS.map((o) => [o.name, o]));

@@ -13,6 +13,7 @@ import { CueportError } from "../errors.ts";
 import { inputError } from "../input_errors.ts";
 import type { RetryKey } from "../idempotency.ts";
 import type { MediaSource } from "./media.ts";
+import type { MidiService } from "./midi_service.ts";
 
 /** The scopes a device may be paired with: read, run actions, edit Projects. */
 export const SCOPES = ["view", "control", "edit"] as const;
@@ -78,6 +79,8 @@ export interface OperationContext {
   oscQuery?: ((deviceId: string | undefined) => unknown) | undefined;
   /** An OSC sender's lease of the state's changes, for `oscSubscribe` (`server/osc/`). */
   oscFeedback?: ((filter: readonly unknown[]) => unknown) | undefined;
+  /** The MIDI transport, for the MIDI operations (`midi.ts`). */
+  midi?: MidiService | undefined;
   /** The caller's address, from the socket. */
   address: string;
   /** The paired device the caller acts as (its grant's), when it is one. */

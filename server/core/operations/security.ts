@@ -24,8 +24,8 @@ const DeviceView = z.strictObject({
   scopes: z.array(Scope),
   pairedAt: z.string(),
   address: z.string(),
-  origin: z.enum(["pairing", "approval", "osc"]).optional().describe(
-    "How it got its token: a one-time code, the approval of a local client, or OSC /connect (bound to its address)",
+  origin: z.enum(["pairing", "approval", "osc", "midi"]).optional().describe(
+    "How it got its token: a one-time code, the approval of a local client, OSC /connect (bound to its address), or an approved MIDI participant (bound to its address, no token)",
   ),
   lastUsedAt: z.string().optional().describe("When its token was last accepted"),
 });

@@ -17,7 +17,7 @@ export interface PairedDevice {
   tokenId: string;
   pairedAt: string;
   address: string;
-  origin?: "pairing" | "approval" | "osc";
+  origin?: "pairing" | "approval" | "osc" | "midi";
   lastUsedAt?: string;
 }
 

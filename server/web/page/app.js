@@ -14,6 +14,7 @@ import {
 } from "./api.js";
 import { Live, notify, store, subscribe } from "./live.js";
 import { Shows } from "./shows.js";
+import { Midi } from "./midi.js";
 import {
   ClipGrid,
   ConnectionBadge,
@@ -96,7 +97,27 @@ const TABS = [
   { id: "system", label: "Output" },
   // The shows (any device that may act) and the Songs' order (`edit` only).
   { id: "setlist", label: "Set list", scopes: ["control", "edit"] },
+  // MIDI learn writes the Project's map (`edit`).
+  { id: "midi", label: "MIDI", scopes: ["edit"] },
 ];
+
+/** The top bar: the show's name, the Song now (PGM id, title, state), view-only, the connection. */
+function Header({ project, playstate, canControl }) {
+  const song = project?.songs.find((s) => s.songID === playstate?.activeSongID);
+  return html`
+    <header class="top">
+        <span class="project-name">${project?.name ?? "..."}</span>
+        <span class="now" aria-live="polite" data-song-title=${song?.title ?? ""}>
+          <span class="pgm-badge" aria-label="PGM id">${song?.pgmId ?? "-"}</span>
+          <span class="now-title">${song?.title ?? ""}</span>
+          <span class="now-state" data-song-state=${playstate?.song?.state ??
+            ""}>${playstate?.song?.state ?? ""}</span>
+        </span>
+        ${!canControl && html`<span class="view-only">View only</span>`}
+        <${ConnectionBadge} conn=${store.conn} note=${store.connNote} />
+      </header>
+  `;
+}
 
 function Remote({ scopes }) {
   const [, setTick] = useState(0);
@@ -113,20 +134,9 @@ function Remote({ scopes }) {
   const canControl = scopes.includes("control");
   const canEdit = scopes.includes("edit");
   const tabs = TABS.filter((t) => !t.scopes || t.scopes.some((s) => scopes.includes(s)));
-  const song = project?.songs.find((s) => s.songID === playstate?.activeSongID);
   return html`
     <div class="remote">
-      <header class="top">
-          <span class="project-name">${project?.name ?? "..."}</span>
-          <span class="now" aria-live="polite" data-song-title=${song?.title ?? ""}>
-            <span class="pgm-badge" aria-label="PGM id">${song?.pgmId ?? "-"}</span>
-            <span class="now-title">${song?.title ?? ""}</span>
-            <span class="now-state" data-song-state=${playstate?.song?.state ??
-              ""}>${playstate?.song?.state ?? ""}</span>
-          </span>
-          ${!canControl && html`<span class="view-only">View only</span>`}
-          <${ConnectionBadge} conn=${store.conn} note=${store.connNote} />
-        </header>
+      <${Header} project=${project} playstate=${playstate} canControl=${canControl} />
       <nav class="tabs" role="tablist" aria-label="Screens">
           ${tabs.map((t) =>
             html`
@@ -152,6 +162,7 @@ function Remote({ scopes }) {
               select=${selectShow} open=${openShow} create=${createShow} />
             ${project && canEdit && html`<${SetList} project=${project} doEdit=${doEdit} />`}
           `}
+          ${project && tab === "midi" && html`<${Midi} project=${project} fail=${failed} />`}
         </main>
       <footer class="bottom">
         <${Transport} playstate=${playstate} canControl=${canControl} run=${run} />

@@ -78,7 +78,7 @@ Deno.test("cueport status asks the running service", async () => {
     await osc.close();
     const report = JSON.parse(json[0]!);
     assert.equal(report.ready, true);
-    assert.deepEqual(report.clients, { websocket: 1, mcp: 0, osc: 1 });
+    assert.deepEqual(report.clients, { websocket: 1, mcp: 0, osc: 1, midi: 0 });
     assert.deepEqual(report.ports, svc.service.ports);
   } finally {
     await svc.stop();

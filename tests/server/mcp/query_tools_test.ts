@@ -12,7 +12,7 @@ Deno.test("MCP tools/list: exactly the spec's tools, with object schemas, annota
   try {
     const { tools } = await mcp.client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOL_NAMES].sort());
-    assert.equal(tools.length, 33);
+    assert.equal(tools.length, 35);
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, "object", tool.name);
       assert.equal(tool.outputSchema?.type, "object", tool.name);

@@ -57,6 +57,9 @@ const inputs = (clipId: string): Record<string, Record<string, unknown>[]> => ({
   app_project_export: [{ projectId: "show", path: "/nonexistent/show.cueport.zip" }],
   app_project_import: [{ path: "/nonexistent/show.cueport.zip" }],
   app_get_output_frame: [{ size: 64 }],
+  app_get_midi: [{}],
+  // Refused by its input (a learn would wait for a message): asked of the policy all the same.
+  app_midi_learn: [{ action: "not an action" }],
 });
 
 /** Adds a Clip with a picture to s1: its id. */
