@@ -61,10 +61,13 @@ export class MidiPeer {
     this.#reading = this.#read();
   }
 
-  /** Starts a peer session named `name` on `port` (a free pair when not given). */
-  static async start(name = "peer", port = freePortPair()): Promise<MidiPeer> {
+  /**
+   * Starts a peer session named `name` on `port` (a free pair when not given),
+   * bound to `address` alone when given (a participant from elsewhere: 127.0.0.2).
+   */
+  static async start(name = "peer", port = freePortPair(), address?: string): Promise<MidiPeer> {
     const peer = new MidiPeer(port);
-    await peer.command({ cmd: "start", port, name });
+    await peer.command({ cmd: "start", port, name, ...(address ? { address } : {}) });
     const ready = await peer.log.waitFor((e) => e.event === "ready", "the peer ready");
     peer.ssrc = ready.ssrc as number;
     return peer;
