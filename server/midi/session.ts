@@ -9,8 +9,7 @@
  */
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
-import type { MidiMessage, MidiSource } from "./messages.ts";
-import type { MidiPort } from "./mod.ts";
+import type { MidiEndpoint, MidiMessage, MidiSource } from "./messages.ts";
 import { type RtpMidiEvent, RtpMidiNetwork, type RtpMidiOptions } from "./rtp/mod.ts";
 
 /** What the service opens its network MIDI session with. */
@@ -54,8 +53,8 @@ export function inviteTarget(entry: string): { host: string; port: number } {
   return { host, port: number };
 }
 
-/** An `RtpMidiNetwork` as a `MidiPort` of the transport. */
-export class MidiSession implements MidiPort {
+/** An `RtpMidiNetwork` as a `MidiPort` of the transport (`mod.ts`): joins told, participants. */
+export class MidiSession implements MidiEndpoint {
   readonly network: RtpMidiNetwork;
   #joined: ((source: MidiSource) => void) | null = null;
 
