@@ -474,23 +474,7 @@ async function openServices(
   });
   started.push(() => media.close());
   const httpMeter = rateLimiter.meter("requests", settings.httpRatePerSecond);
-  // MTC read from every MIDI source: each sample runs the `timecode` operation as its sender.
-  const timecode = new TimecodeReader({
-    clock: SYSTEM_READER_CLOCK,
-    send: (sample, from) => midi.timecode(sample, from),
-  });
-  started.push(() => timecode.close());
-  const midi = openMidi(core, {
-    devices: auth.devices,
-    authenticator: auth.authenticator,
-    isLocalhostExempt: settings.localhostAuthExempt,
-    allow: settings.midiAllow,
-    feedback: settings.midiFeedback,
-    timecode,
-    log: (m) => log("info", m),
-    logFault: (m) => log("error", m),
-  });
-  started.push(() => midi.close());
+  const { midi, timecode } = openMidiTransport(settings, log, core, auth, started);
   const mcp = new LazyMcpEndpoint({
     core,
     auth,
@@ -508,6 +492,37 @@ async function openServices(
   });
   started.push(() => mcp.close());
   return { auth, hosts, rateLimiter, media, httpMeter, mcp, midi, timecode };
+}
+
+/**
+ * The MIDI transport over the one policy (`server/midi/`), with the MTC
+ * reader of every MIDI source: each sample runs the `timecode` operation as
+ * the source that sent it. Its endpoints are attached once the ports are bound.
+ */
+function openMidiTransport(
+  settings: Settings,
+  log: Logger,
+  core: Core,
+  auth: AuthService,
+  started: Array<() => Promise<void> | void>,
+): { midi: MidiServer; timecode: TimecodeReader } {
+  const timecode = new TimecodeReader({
+    clock: SYSTEM_READER_CLOCK,
+    send: (sample, from) => midi.timecode(sample, from),
+  });
+  started.push(() => timecode.close());
+  const midi = openMidi(core, {
+    devices: auth.devices,
+    authenticator: auth.authenticator,
+    isLocalhostExempt: settings.localhostAuthExempt,
+    allow: settings.midiAllow,
+    feedback: settings.midiFeedback,
+    timecode,
+    log: (m) => log("info", m),
+    logFault: (m) => log("error", m),
+  });
+  started.push(() => midi.close());
+  return { midi, timecode };
 }
 
 /** What `runningService` stops, in order. */
