@@ -251,7 +251,8 @@ function openMidiSession(
       invite: settings.midiInvite,
       shared: rateLimiter.meter("datagrams", settings.oscRatePerSecond),
       onEvent: (event) => {
-        if (event.type === "joined" || event.type === "left" || event.type === "refused") {
+        // A refusal is told by the admission, with the request to approve.
+        if (event.type === "joined" || event.type === "left") {
           log("info", `MIDI session: ${midiEventLine(event)}`);
         }
       },
@@ -269,19 +270,11 @@ function openMidiSession(
   }
 }
 
-/** One line of a session event for the log. */
-function midiEventLine(event: RtpMidiEvent): string {
-  switch (event.type) {
-    case "joined":
-    case "left": {
-      const p = event.participant;
-      return `${p.name} (${p.address}:${p.controlPort}) ${event.type}`;
-    }
-    case "refused":
-      return `${event.name} (${event.address}) refused: approve it (GET /api/v1/midi)`;
-    default:
-      return event.type;
-  }
+/** One line of a participant's joining or leaving, for the log. */
+function midiEventLine(event: RtpMidiEvent & { type: "joined" | "left" }): string {
+  const p = event.participant;
+  const why = event.type === "left" ? ` (${event.reason})` : "";
+  return `${p.name} (${p.address}:${p.controlPort}) ${event.type}${why}`;
 }
 
 /** The OSC port's worker, started now beside the rest; a failure to bind is told when awaited. */

@@ -5,7 +5,7 @@
  * (`midiInvite`) and one the peer opens; notes, a Gate's release, a program
  * change, a CC and MTC run the show; feedback reaches the peers; a
  * participant from elsewhere on the LAN (127.0.0.2) is refused, listed,
- * approved, then accepted. Journal recovery is tested between Cueport's own
+ * approved, then accepted; stopping says goodbye. Journal recovery is tested between Cueport's own
  * sessions (`rtp/recovery_test.ts`): `rtpmidi` sends no journal.
  */
 import assert from "node:assert/strict";
@@ -62,6 +62,7 @@ Deno.test({
     const svc = await startMidiService({ midiInvite: [`127.0.0.1:${daw.port}`] });
     const pad = await MidiPeer.start("Pad");
     let lan: MidiPeer | null = null;
+    let stopped = false;
     try {
       await t.step("Cueport invites the midiInvite host; a peer invites Cueport", async () => {
         const port = svc.service.ports.midi!;
@@ -168,11 +169,19 @@ Deno.test({
         await send(lan, [0xb0, 2, 127]); // CC 2: Control B, under its approved device
         await until("B at 1", async () => (await playstate(svc)).controls.B === 1);
       });
+
+      await t.step("the service stopping says goodbye to every participant", async () => {
+        const from = [daw, pad].map((p) => p.log.events.length);
+        stopped = true;
+        await svc.stop();
+        await daw.log.waitFor((e) => e.event === "left", "the DAW told BY", from[0]);
+        await pad.log.waitFor((e) => e.event === "left", "the pad told BY", from[1]);
+      });
     } finally {
       await (lan as MidiPeer | null)?.stop(false);
       await pad.stop(false);
       await daw.stop(false);
-      await svc.stop();
+      if (!stopped) await svc.stop();
     }
   },
 });
