@@ -3,18 +3,25 @@
  * `server/service.ts`): midiInvite's entries, the session seen as the
  * transport's port (participants in session, the joined hook, the admission
  * asked with the source), and a service whose MIDI port is taken or whose
- * midiInvite is wrong. Against the real peer: `network_test.ts`.
+ * midiInvite is wrong; recovery through the journal into the service, from
+ * a Cueport session through a relay that drops packets (`rtpmidi` sends no
+ * journal). Against the real peer: `network_test.ts`.
  */
 import assert from "node:assert/strict";
 import { SETTING_DEFAULTS } from "../../../protocol/settings.ts";
-import type { MidiSource } from "../../../server/midi/messages.ts";
+import type { MidiMessage, MidiSource } from "../../../server/midi/messages.ts";
+import { type RtpMidiEvent, RtpMidiNetwork } from "../../../server/midi/rtp/mod.ts";
 import { inviteTarget, MidiSession } from "../../../server/midi/session.ts";
 import { SessionSockets } from "../../../server/midi/rtp/sockets.ts";
 import { StartupError } from "../../../server/startup.ts";
 import { fixtureDataDir } from "../../_helpers/fixture.ts";
-import { freeMidiPort } from "../../_helpers/midi.ts";
+import { freeMidiPort, startMidiService } from "../../_helpers/midi.ts";
 import { startTestService } from "../../_helpers/service.ts";
+import { until } from "../../_helpers/until.ts";
 import { EventLog } from "./rtp/_events.ts";
+import { Relay } from "./rtp/_relay.ts";
+
+const PLAYSTATE = "/api/v1/projects/show/playstate";
 
 Deno.test("midiInvite: host, host:port, [v6]:port and bare v6; a bad port is refused", () => {
   const port = SETTING_DEFAULTS.midiPort;
@@ -80,4 +87,51 @@ Deno.test("service: a taken MIDI port leaves network MIDI off, the rest runs; a 
   } finally {
     await Deno.remove(dataDir, { recursive: true });
   }
+});
+
+Deno.test({
+  name:
+    "service: packets a Cueport desk sends the service and the network loses are recovered from the journal: the fader ends where it was left, the Song selected",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const svc = await startMidiService();
+    const relay = new Relay(svc.service.ports.midi!);
+    const joined = new EventLog<RtpMidiEvent>();
+    const desk = new RtpMidiNetwork({
+      port: 0,
+      hosts: ["127.0.0.1"],
+      name: "Desk",
+      onEvent: (e) => joined.push(e),
+    });
+    desk.start();
+    const cc = (controller: number, value: number): MidiMessage => ({
+      type: "controlChange",
+      channel: 1,
+      controller,
+      value,
+    });
+    const controls = async () => (await svc.get(PLAYSTATE)).body.controls;
+    try {
+      desk.invite("127.0.0.1", relay.port);
+      await joined.waitFor((e) => e.type === "joined", "the desk's session through the relay");
+      desk.send([cc(1, 10)]);
+      await until("A at 10", async () => (await controls()).A === 10 / 127);
+      relay.dropNext = 2;
+      desk.send([cc(1, 90)]); // lost
+      desk.send([{ type: "programChange", channel: 1, program: 19 }]); // lost: pgmId 20, s2
+      desk.send([cc(2, 127)]);
+      await until("B at 1", async () => (await controls()).B === 1);
+      assert.equal(relay.dropped.length, 2);
+      await until("A recovered", async () => (await controls()).A === 90 / 127);
+      const state = (await svc.get(PLAYSTATE)).body;
+      assert.equal(state.activeSongID, "s2", "the lost program change recovered");
+      const [participant] = (await svc.get("/api/v1/midi")).body.participants;
+      assert.deepEqual(participant, { kind: "rtp", address: "127.0.0.1", name: "Desk" });
+    } finally {
+      await desk.close();
+      relay.close();
+      await svc.stop();
+    }
+  },
 });
