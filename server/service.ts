@@ -11,7 +11,7 @@ import type { Logger } from "./log.ts";
 import { playerProblemLine } from "../lib/recover_file.ts";
 import { OscQueryServer, OscServer } from "./osc/mod.ts";
 import { type MidiServer, openMidi } from "./midi/mod.ts";
-import { MidiSession } from "./midi/session.ts";
+import { inviteTarget, MidiSession } from "./midi/session.ts";
 import type { RtpMidiEvent } from "./midi/rtp/mod.ts";
 import { SYSTEM_READER_CLOCK, TimecodeReader } from "./midi/timecode.ts";
 import { receiveBufferAdvice, receiveBufferBytes } from "./osc/receive_buffer.ts";
@@ -259,11 +259,13 @@ function openMidiSession(
       log,
     });
   try {
+    settings.midiInvite.forEach(inviteTarget);
+  } catch (error) {
+    throw new StartupError(`${(error as Error).message}: fix ${settingHint("midiInvite")}`);
+  }
+  try {
     return open();
   } catch (error) {
-    if (error instanceof Error && error.message.startsWith("midiInvite")) {
-      throw new StartupError(`${error.message}: fix ${settingHint("midiInvite")}`);
-    }
     // Like OSCQuery's, an extra: the show starts without it (rtpmidid, say, holds 5004).
     log("warn", optionalPortLine("MIDI", settings.midiPort, error, "midiPort"));
     return null;
