@@ -8,6 +8,7 @@
  * never throws: a journal cut short or inconsistent decodes as null.
  * @module
  */
+import { DATA_MAX } from "../../../protocol/midi.ts";
 
 /** A note the journal says sounds: its last note on. */
 export interface NoteLog {
@@ -152,7 +153,8 @@ function encodeChannel(c: ChannelJournal): number[] | null {
 }
 
 function encodeNotes(notes: NonNullable<ChannelJournal["notes"]>): number[] {
-  const on = notes.on.filter((n) => n.velocity > 0).slice(0, 127);
+  // LEN is a 7-bit field: at most DATA_MAX note logs.
+  const on = notes.on.filter((n) => n.velocity > 0).slice(0, DATA_MAX);
   const logs = on.flatMap((n) => [n.note & 0x7f, (n.play ? 0x80 : 0) | (n.velocity & 0x7f)]);
   if (notes.off.length === 0) return [on.length, 0xf0, ...logs]; // LOW 15, HIGH 0: no OFFBITS
   const low = Math.min(...notes.off) >> 3, high = Math.max(...notes.off) >> 3;
