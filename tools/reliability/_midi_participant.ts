@@ -31,18 +31,27 @@ function bind(address: string): Promise<dgram.Socket> {
 export class MidiParticipant {
   readonly ssrc: number;
   readonly name: string;
+  /** The address its sockets are bound to. */
+  readonly address: string;
   /** The control packets received, oldest first (both ports). */
   readonly heard: Array<{ kind: MidiPortKind; packet: ControlPacket }> = [];
   /** RTP datagrams received on the data port (Cueport's feedback). */
   rtpReceived = 0;
   #sockets: Record<MidiPortKind, dgram.Socket>;
-  #port: number;
+  /** Cueport's control port. */
+  readonly port: number;
   #sequence: number;
   #waiters = new Set<() => void>();
 
-  private constructor(sockets: Record<MidiPortKind, dgram.Socket>, port: number, name: string) {
+  private constructor(
+    sockets: Record<MidiPortKind, dgram.Socket>,
+    port: number,
+    name: string,
+    address: string,
+  ) {
     this.#sockets = sockets;
-    this.#port = port;
+    this.address = address;
+    this.port = port;
     this.name = name;
     this.ssrc = crypto.getRandomValues(new Uint32Array(1))[0]!;
     this.#sequence = crypto.getRandomValues(new Uint16Array(1))[0]!;
@@ -59,7 +68,7 @@ export class MidiParticipant {
       control.close();
       throw error;
     });
-    return new MidiParticipant({ control, data }, port, name);
+    return new MidiParticipant({ control, data }, port, name, address);
   }
 
   /** Invites Cueport on its control port, then its data port; how it answered. */
@@ -97,7 +106,7 @@ export class MidiParticipant {
 
   /** Sends `bytes` as they are to Cueport's `kind` port. */
   sendRaw(kind: MidiPortKind, bytes: Uint8Array): Promise<void> {
-    const port = kind === "control" ? this.#port : this.#port + 1;
+    const port = kind === "control" ? this.port : this.port + 1;
     return new Promise((resolve) => {
       try {
         this.#sockets[kind].send(bytes, port, "127.0.0.1", () => resolve());
