@@ -6,6 +6,7 @@
  * @module
  */
 import { ensureCompanionBuilt } from "../tools/companion_build.ts";
+import { ensureMidiPeerInstalled } from "../tools/midi_peer_build.ts";
 
 /** One part of the bench: a script of `bench/`, its permissions, and what it needs first. */
 export interface Part {
@@ -34,6 +35,11 @@ export const PARTS: readonly Part[] = [
   { file: "output_bench.ts", flags: FULL },
   { file: "editor_bench.ts", flags: FULL },
   { file: "isf_bench.ts", flags: ["--allow-read", "--allow-env"] },
+  {
+    file: "midi_bench.ts",
+    flags: FULL,
+    ready: () => ensureMidiPeerInstalled((line) => console.log(`  ${line}`)),
+  },
 ];
 
 /** What became of one part. */
