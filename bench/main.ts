@@ -7,6 +7,7 @@
  */
 import { ensureCompanionBuilt } from "../tools/companion_build.ts";
 import { ensureMidiPeerInstalled } from "../tools/midi_peer_build.ts";
+import { missingPeer } from "./_peers.ts";
 
 /** One part of the bench: a script of `bench/`, its permissions, and what it needs first. */
 export interface Part {
@@ -38,7 +39,9 @@ export const PARTS: readonly Part[] = [
   {
     file: "midi_bench.ts",
     flags: FULL,
-    ready: () => ensureMidiPeerInstalled((line) => console.log(`  ${line}`)),
+    // Node runs the npm rtpmidi peer (`tools/midi_peer/`), installed on first use.
+    ready: async () =>
+      missingPeer("node") ?? await ensureMidiPeerInstalled((line) => console.log(`  ${line}`)),
   },
 ];
 

@@ -181,8 +181,9 @@ function lastValues(count: number): Record<string, number> {
   return out;
 }
 
-async function received(rig: Rig): Promise<number> {
-  return (await (await fetch(`${rig.http}/midi`)).json()).counts.received;
+/** The MIDI transport's counts: messages received, values coalesced before the player. */
+async function counts(rig: Rig): Promise<{ received: number; dropped: number }> {
+  return (await (await fetch(`${rig.http}/midi`)).json()).counts;
 }
 
 /** CPU (us) of service and player over `run`, or null without /proc. */
@@ -220,7 +221,8 @@ function oscSecond(rig: Rig, first: number): Promise<number> {
 
 /** Part 2: SECONDS seconds of CCs at RATE, each second paired with one over OSC. */
 async function streamRows(rig: Rig): Promise<Row[]> {
-  const before = await received(rig);
+  const before = await counts(rig);
+  const packetsBefore = rig.arrivals.length;
   const pairs: Array<{ baseline: number; measured: number }> = [];
   let seconds = 0;
   for (let s = 0; s < SECONDS; s++) {
@@ -231,9 +233,11 @@ async function streamRows(rig: Rig): Promise<Row[]> {
   await midiSecond(rig, SECONDS * RATE).then(() => {}); // MIDI last: the Controls end on MIDI's values
   const total = (SECONDS + 1) * RATE;
   const want = lastValues(total);
-  let got = 0, controls: Record<string, number> = {};
+  let got = 0, coalesced = 0, controls: Record<string, number> = {};
   for (const deadline = performance.now() + 10_000; performance.now() < deadline;) {
-    got = (await received(rig)) - before;
+    const now = await counts(rig);
+    got = now.received - before.received;
+    coalesced = now.dropped - before.dropped;
     const active = (await (await fetch(`${rig.http}/projects`)).json()).projects
       .find((p: { active: boolean }) => p.active).projectId;
     controls = (await (await fetch(`${rig.http}/projects/${active}/playstate`)).json()).controls;
@@ -241,14 +245,18 @@ async function streamRows(rig: Rig): Promise<Row[]> {
     if (got === total && right) break;
     await new Promise((r) => setTimeout(r, 50));
   }
+  const packets = rig.arrivals.length - packetsBefore;
   const wrong = Object.entries(want).filter(([l, v]) => controls[l] !== v / 127).map(([l]) => l);
   const cpu = pairs.length > 0
     ? `; CPU a message, MIDI / OSC per second ${formatRatio(pairedRatio(pairs))}`
     : "";
   return [{
     name: `CCs from the rtpmidi peer, ${RATE}/s for ${SECONDS + 1} s, Controls A-Z`,
-    value: `sent ${total} in ${(seconds + 1).toFixed(1)} s of MIDI; received ${got} ` +
-      `(${total - got} lost); last value ${
+    value:
+      `sent ${total} (in ${packets} RTP-MIDI packets; OSC: a datagram each) in ${
+        (seconds + 1).toFixed(1)
+      } s of MIDI; received ${got} ` +
+      `(${total - got} lost), ${coalesced} coalesced per Control before the player; last value ${
         wrong.length === 0 ? "right on all 26 Controls" : `WRONG on ${wrong.join("")}`
       }${cpu}`,
     target: `${RATE}/s, none lost, every Control's last value right`,
