@@ -264,8 +264,13 @@ async function streamRows(rig: Rig): Promise<Row[]> {
 }
 
 async function open(dataDir: string): Promise<Rig> {
-  const cueport = await startCueport(dataDir, ["--midi-port", String(freePortPair())]);
-  const midiPort = (cueport.ports as { midi?: number | null }).midi;
+  let cueport = await startCueport(dataDir, ["--midi-port", String(freePortPair())]);
+  let midiPort = (cueport.ports as { midi?: number | null }).midi;
+  if (!midiPort) { // another program took the free pair between its choice and the bind
+    await cueport.stop();
+    cueport = await startCueport(dataDir, ["--midi-port", String(freePortPair())]);
+    midiPort = (cueport.ports as { midi?: number | null }).midi;
+  }
   if (!midiPort) throw new Error("Cueport bound no MIDI session (its port pair was taken)");
   const token = await readOperatorToken(dataDir);
   if (token === null) throw new Error(`no operator credential in ${dataDir}`);

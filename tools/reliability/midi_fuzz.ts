@@ -78,14 +78,24 @@ async function midiStatus(http: number): Promise<MidiStatus | null> {
   }
 }
 
+/** The control port of the service's MIDI session (its ready line's `ports.midi`), or null. */
+function midiPortOf(service: ServiceRun): number | null {
+  return (service.service.ready.ports as { midi?: number | null }).midi ?? null;
+}
+
 async function run(context: ProbeContext): Promise<void> {
   const { tally } = context;
   const limits = LIMITS[context.mode];
   tally.requiredInputs = context.mode === "full" ? 100_000 : 0;
-  const args = ["--midi-port", String(freePortPair()), "--midi-allow", "127.0.0.3"];
-  await withService(tally, { args }, async (service) => {
-    const port = (service.service.ready.ports as { midi?: number | null }).midi;
-    if (!port) throw new Error("the service bound no MIDI session (its port pair was taken)");
+  const args = () => ["--midi-port", String(freePortPair()), "--midi-allow", "127.0.0.3"];
+  await withService(tally, { args: args() }, async (service) => {
+    let port = midiPortOf(service);
+    // Another program may take the free pair between its choice and the bind: a new one.
+    for (let tries = 1; port === null && tries < 3; tries++) {
+      await service.restart({ args: args() });
+      port = midiPortOf(service);
+    }
+    if (port === null) throw new Error("the service bound no MIDI session (port pairs taken)");
     const senders: Senders = {
       members: [
         await MidiParticipant.open("127.0.0.1", port, "fuzz local"),
