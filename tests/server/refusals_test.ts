@@ -9,8 +9,8 @@
  * `action` operation its map names (and MTC the `timecode` operation), under
  * the grant of its source's address. Its rows are walked last: a participant
  * from the LAN that nobody approved is answered NO and nothing it sends runs;
- * one approved with `view` alone has every action of the default map refused
- * INSUFFICIENT_SCOPE (the actions need `control`); under a plan without API
+ * one approved with `view` alone has every action of the default map and the
+ * timecode refused INSUFFICIENT_SCOPE (both need `control`); under a plan without API
  * access even a participant on this machine is refused API_ACCESS_DENIED.
  * No MIDI operation is local-only. The participant is the probes' own
  * AppleMIDI client (`tools/reliability/_midi_participant.ts`).
@@ -421,7 +421,7 @@ Deno.test("every operation, on every transport that carries it, is refused as do
   });
 });
 
-/** A message of each row of the default map (docs/midi.md), with the action it runs. */
+/** A message of each row of the default map (docs/midi.md) and of timecode, with what it runs. */
 const MIDI_ROWS: ReadonlyArray<[MidiMessage, string]> = [
   [{ type: "noteOn", channel: 1, note: 36, velocity: 64 }, "PLAY_CLIP_BY_INDEX_IN"],
   [{ type: "noteOff", channel: 1, note: 37, velocity: 0 }, "RELEASE_CLIP_BY_INDEX_IN"],
@@ -434,6 +434,8 @@ const MIDI_ROWS: ReadonlyArray<[MidiMessage, string]> = [
   [{ type: "start" }, "PLAY_IN"],
   [{ type: "stop" }, "STOP_IN"],
   [{ type: "continue" }, "RESUME_IN"],
+  // An MTC full frame, 01:00:00:00 at 25 fps: the reader's locate runs the `timecode` operation.
+  [{ type: "sysex", data: Uint8Array.from([0x7f, 0x7f, 1, 1, 0x21, 0, 0, 0]) }, "timecode"],
 ];
 
 /** What the show looks like to a refusal, read in the service (a free plan refuses HTTP too). */
@@ -497,7 +499,7 @@ Deno.test({
       });
 
       await t.step(
-        "approved with `view` alone: every default-map action refused INSUFFICIENT_SCOPE",
+        "approved with `view` alone: every default-map action and timecode refused INSUFFICIENT_SCOPE",
         async () => {
           const { pending } = (await svc.get("/api/v1/midi")).body;
           const approved = await svc.post(`/api/v1/midi/approvals/${pending[0].requestId}`, {
