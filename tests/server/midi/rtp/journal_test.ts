@@ -180,3 +180,28 @@ Deno.test("journal receiver: a gap with a journal recovers what was lost, exactl
   wrap.arrive(0xffff, null);
   assert.equal(wrap.arrive(1, null).lost, 1);
 });
+
+Deno.test("journal: chapter N's note log count at its limits (RFC 6295 A.6)", () => {
+  const sounding = (count: number) =>
+    Array.from({ length: count }, (_, note) => ({ note, velocity: 1 + (note % 100), play: true }));
+  const chapterN = (count: number) => {
+    const bytes = encodeJournal({
+      checkpoint: 1,
+      channels: [{ channel: 1, notes: { on: sounding(count), off: [] } }],
+    })!;
+    return [bytes[6]!, bytes[7]!];
+  };
+  // 127 logs and no OFFBITS: LEN=127 with LOW=15 HIGH=1, since LOW=15 HIGH=0 would mean 128 logs.
+  assert.deepEqual(chapterN(127), [127, 0xf1]);
+  assert.deepEqual(chapterN(1), [1, 0xf1]);
+  // 128 logs: LEN=127, LOW=15, HIGH=0.
+  assert.deepEqual(chapterN(128), [127, 0xf0]);
+  for (const count of [1, 127, 128]) {
+    const journal: Journal = {
+      checkpoint: 1,
+      channels: [{ channel: 1, notes: { on: sounding(count), off: [] } }],
+    };
+    assert.equal(decodeJournal(encodeJournal(journal)!)!.channels[0]!.notes!.on.length, count);
+    assert.deepEqual(decodeJournal(encodeJournal(journal)!), journal);
+  }
+});
