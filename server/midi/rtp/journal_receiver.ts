@@ -22,7 +22,7 @@ interface ChannelState {
 /** What one received packet means for the stream. */
 export interface Arrival {
   /** False for a late or repeated packet: its messages are not delivered. */
-  fresh: boolean;
+  isFresh: boolean;
   /** Packets lost just before this one. */
   lost: number;
   /** Messages recovered from its journal, to deliver before its own. */
@@ -44,10 +44,10 @@ export class JournalReceiver {
   /** Accounts for the packet numbered `sequence` carrying `journal` (null when it had none). */
   arrive(sequence: number, journal: Journal | null): Arrival {
     const gap = this.gapBefore(sequence);
-    if (gap < 0) return { fresh: false, lost: 0, recovered: [] };
+    if (gap < 0) return { isFresh: false, lost: 0, recovered: [] };
     this.#expected = (sequence + 1) & 0xffff;
     const recovered = gap > 0 && journal ? this.recover(journal) : [];
-    return { fresh: true, lost: gap, recovered };
+    return { isFresh: true, lost: gap, recovered };
   }
 
   /** The last sequence number received, or null before the first. */

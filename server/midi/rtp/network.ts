@@ -122,7 +122,7 @@ export class RtpMidiNetwork implements MidiEndpoint {
 
   /** Invites `host` (its control `port`) now, and again with backoff until it answers. */
   invite(host: string, port: number): void {
-    this.#invitations.add(host, port, this.#now());
+    this.#invitations.add(host, port, { now: this.#now() });
     this.tick();
   }
 
@@ -146,7 +146,7 @@ export class RtpMidiNetwork implements MidiEndpoint {
     }
     for (const chunk of runs.chunks) {
       for (const p of this.#participants.all()) {
-        if (!p.open) continue;
+        if (!p.isOpen) continue;
         const { sequence, journal } = p.sender.next(chunk);
         const bytes = encodePacket({
           sequence,
@@ -165,13 +165,13 @@ export class RtpMidiNetwork implements MidiEndpoint {
     if (!this.#sockets) return;
     const now = this.#now();
     this.#control.inviteDue(now);
-    const timeoutMs = this.#o.timeoutMs ?? 30_000;
+    const timeoutMs = this.#o.timeoutMs ?? 61_000;
     for (const p of this.#participants.all()) {
       if (now - p.lastHeard > timeoutMs) {
         this.#control.drop(p, "timeout");
         continue;
       }
-      if (p.initiator === "us" && p.open && now >= p.nextSyncAt) {
+      if (p.initiator === "us" && p.isOpen && now >= p.nextSyncAt) {
         p.nextSyncAt = now + (this.#o.syncIntervalMs ?? 10_000);
         this.#sockets.send(
           "data",
@@ -207,7 +207,7 @@ export class RtpMidiNetwork implements MidiEndpoint {
   #rtp(data: Uint8Array, address: string): void {
     const ssrc = ssrcOf(data);
     const p = ssrc === null ? undefined : this.#participants.of(ssrc, address);
-    if (!p || !p.open) return; // nothing from outside the session is acted on
+    if (!p || !p.isOpen) return; // nothing from outside the session is acted on
     const gap = p.receiver.gapBefore(sequenceOf(data));
     if (gap < 0) return; // late or repeated
     if (gap > 0) p.sysex.data = null; // a system exclusive under way lost a segment: dropped
@@ -215,7 +215,7 @@ export class RtpMidiNetwork implements MidiEndpoint {
     if (!packet) return;
     p.lastHeard = this.#now();
     const arrival = p.receiver.arrive(packet.sequence, packet.journal);
-    if (!arrival.fresh) return;
+    if (!arrival.isFresh) return;
     p.received++;
     p.lost += arrival.lost;
     p.recovered += arrival.recovered.length;
@@ -237,7 +237,7 @@ export class RtpMidiNetwork implements MidiEndpoint {
   /** Receiver feedback: tells `p` how far we have received, when that moved on. */
   #feedback(p: Participant): void {
     const last = p.receiver.last;
-    if (last === null || last === p.feedbackSent || !p.open) return;
+    if (last === null || last === p.feedbackSent || !p.isOpen) return;
     p.feedbackSent = last;
     const rs = encodeControl({ command: "RS", ssrc: this.ssrc, sequence: last });
     this.#sockets?.send("control", rs, p.address, p.controlPort);

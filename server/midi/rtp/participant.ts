@@ -3,7 +3,9 @@
  * (its SSRC, name, address and ports, who invited whom), its journals both
  * ways, its clock and what was seen of it. `Participants` holds them by SSRC
  * and finds the one a packet belongs to: a packet counts only when its SSRC
- * and its sender's address both match a participant in session.
+ * and its sender's address both match a participant in session. A peer that
+ * invited us is pending (held apart, a few at most) until it proved its
+ * address by echoing our clock sync.
  * @module
  */
 import type { SysexSegments } from "./commands.ts";
@@ -43,6 +45,8 @@ export class Participant {
   lastHeard: number;
   /** When our next clock sync to it is due (initiator side). */
   nextSyncAt = 0;
+  /** The random timestamp of the clock sync it must echo to open (a peer's invitation), or null. */
+  challenge: bigint | null = null;
   /** The sequence number last acknowledged to it by receiver feedback. */
   feedbackSent: number | null = null;
   latencyMs: number | null = null;
@@ -71,7 +75,7 @@ export class Participant {
   }
 
   /** Whether both ports are in session (MIDI flows). */
-  get open(): boolean {
+  get isOpen(): boolean {
     return this.dataPort !== null;
   }
 
@@ -93,9 +97,13 @@ export class Participant {
   }
 }
 
-/** The participants of a session, by SSRC. */
+/** How many peers may be pending at once; past it, the oldest is forgotten. */
+const MAX_PENDING = 8;
+
+/** The participants of a session, by SSRC, and the pending ones. */
 export class Participants {
   #bySsrc = new Map<number, Participant>();
+  #pending: Participant[] = [];
   /** At most this many at once; a further invitation is refused. */
   readonly max: number;
 
@@ -128,7 +136,24 @@ export class Participants {
     if (this.#bySsrc.get(participant.ssrc) === participant) this.#bySsrc.delete(participant.ssrc);
   }
 
-  /** How many there are. */
+  /** Holds `participant` apart until it proves its address (one of its SSRC and address is replaced). */
+  pend(participant: Participant): void {
+    this.unpend(this.pendingOf(participant.ssrc, participant.address));
+    this.#pending.push(participant);
+    if (this.#pending.length > MAX_PENDING) this.#pending.shift();
+  }
+
+  /** The pending participant of `ssrc` at `address`, if any. */
+  pendingOf(ssrc: number, address: string): Participant | undefined {
+    return this.#pending.find((p) => p.ssrc === ssrc && p.address === address);
+  }
+
+  /** Forgets the pending `participant`. */
+  unpend(participant: Participant | undefined): void {
+    this.#pending = this.#pending.filter((p) => p !== participant);
+  }
+
+  /** How many there are (in session, pending ones aside). */
   get size(): number {
     return this.#bySsrc.size;
   }

@@ -148,7 +148,7 @@ Deno.test("journal sender: codes the history since the checkpoint, trimmed by fe
 Deno.test("journal receiver: a gap with a journal recovers what was lost, exactly once", () => {
   const receiver = new JournalReceiver();
   const arrive = (sequence: number, journal: Journal | null) => receiver.arrive(sequence, journal);
-  assert.deepEqual(arrive(10, null), { fresh: true, lost: 0, recovered: [] });
+  assert.deepEqual(arrive(10, null), { isFresh: true, lost: 0, recovered: [] });
   receiver.observe([
     { type: "noteOn", channel: 3, note: 62, velocity: 90 },
     { type: "noteOn", channel: 3, note: 64, velocity: 90 },
@@ -165,13 +165,13 @@ Deno.test("journal receiver: a gap with a journal recovers what was lost, exactl
     { type: "noteOn", channel: 3, note: 60, velocity: 64 },
   ]);
   // Packet 15 after another loss carries the same history: nothing twice.
-  assert.deepEqual(arrive(15, RFC_JOURNAL), { fresh: true, lost: 1, recovered: [] });
+  assert.deepEqual(arrive(15, RFC_JOURNAL), { isFresh: true, lost: 1, recovered: [] });
   // A late or repeated packet is not delivered.
-  assert.deepEqual(arrive(14, RFC_JOURNAL), { fresh: false, lost: 0, recovered: [] });
-  assert.deepEqual(arrive(15, null).fresh, false);
+  assert.deepEqual(arrive(14, RFC_JOURNAL), { isFresh: false, lost: 0, recovered: [] });
+  assert.deepEqual(arrive(15, null).isFresh, false);
   // No loss: the journal is not read.
   assert.deepEqual(arrive(16, { checkpoint: 0, channels: [{ channel: 1, program: 1 }] }), {
-    fresh: true,
+    isFresh: true,
     lost: 0,
     recovered: [],
   });
