@@ -14,7 +14,7 @@ export interface NoteLog {
   note: number;
   velocity: number;
   /** The sender recommends playing it on recovery (the `Y` bit). */
-  play: boolean;
+  isPlayable: boolean;
 }
 
 /** One channel's chapters. */
@@ -110,7 +110,7 @@ function decodeNotes(bytes: Uint8Array, at: number): ChannelJournal["notes"] | n
   for (let i = 0; i < logs; i++) {
     const note = bytes[at + 2 + 2 * i]! & 0x7f, v = bytes[at + 3 + 2 * i]!;
     if ((v & 0x7f) === 0) continue; // velocity 0 is reserved
-    on.push({ note, velocity: v & 0x7f, play: (v & 0x80) !== 0 });
+    on.push({ note, velocity: v & 0x7f, isPlayable: (v & 0x80) !== 0 });
   }
   const off: number[] = [];
   const base = at + 2 + 2 * logs;
@@ -155,7 +155,7 @@ function encodeChannel(c: ChannelJournal): number[] | null {
 
 function encodeNotes(notes: NonNullable<ChannelJournal["notes"]>): number[] {
   const on = notes.on.filter((n) => n.velocity > 0).slice(0, 128);
-  const logs = on.flatMap((n) => [n.note & 0x7f, (n.play ? 0x80 : 0) | (n.velocity & 0x7f)]);
+  const logs = on.flatMap((n) => [n.note & 0x7f, (n.isPlayable ? 0x80 : 0) | (n.velocity & 0x7f)]);
   // No OFFBITS: LOW 15, HIGH 1, except for 128 logs (LEN 127, LOW 15, HIGH 0: RFC 6295 A.6).
   if (notes.off.length === 0) {
     return on.length === 128 ? [127, 0xf0, ...logs] : [on.length, 0xf1, ...logs];
