@@ -86,8 +86,7 @@ export class RtpMidiNetwork implements MidiEndpoint {
       participants: this.#participants,
       invitations: this.#invitations,
       admit: options.admit ?? ((address) => isLocalAddress(address)),
-      send: (kind, packet, address, port) =>
-        this.#sockets?.send(kind, encodeControl(packet), address, port),
+      send: (packet, to) => this.#sockets?.send(encodeControl(packet), to),
       emit: (event) => this.#emit(event),
       syncIntervalMs: options.syncIntervalMs ?? 10_000,
     });
@@ -155,7 +154,7 @@ export class RtpMidiNetwork implements MidiEndpoint {
           messages: chunk,
           journal,
         });
-        this.#sockets.send("data", bytes, p.address, p.dataPort!);
+        this.#sockets.send(bytes, { kind: "data", address: p.address, port: p.dataPort! });
       }
     }
   }
@@ -174,10 +173,8 @@ export class RtpMidiNetwork implements MidiEndpoint {
       if (p.initiator === "us" && p.isOpen && now >= p.nextSyncAt) {
         p.nextSyncAt = now + (this.#o.syncIntervalMs ?? 10_000);
         this.#sockets.send(
-          "data",
           encodeControl(clockStart(this.ssrc, now)),
-          p.address,
-          p.dataPort!,
+          { kind: "data", address: p.address, port: p.dataPort! },
         );
       }
       this.#feedback(p);
@@ -198,7 +195,7 @@ export class RtpMidiNetwork implements MidiEndpoint {
     if (!this.#meter.allow(address, data.length)) return;
     if (isControlPacket(data)) {
       const packet = decodeControl(data);
-      if (packet) this.#control.handle(kind, packet, address, port);
+      if (packet) this.#control.handle(packet, { kind, address, port });
       return;
     }
     if (kind === "data") this.#rtp(data, address);
@@ -240,7 +237,7 @@ export class RtpMidiNetwork implements MidiEndpoint {
     if (last === null || last === p.feedbackSent || !p.isOpen) return;
     p.feedbackSent = last;
     const rs = encodeControl({ command: "RS", ssrc: this.ssrc, sequence: last });
-    this.#sockets?.send("control", rs, p.address, p.controlPort);
+    this.#sockets?.send(rs, { kind: "control", address: p.address, port: p.controlPort });
   }
 
   #emit(event: RtpMidiEvent): void {

@@ -24,7 +24,7 @@ import type { ClockPacket, ControlPacket, InvitationPacket } from "./control.ts"
 import type { Invitation, Invitations } from "./invitations.ts";
 import type { RtpMidiEvent } from "./events.ts";
 import { Participant, type Participants } from "./participant.ts";
-import type { PortKind } from "./sockets.ts";
+import type { PeerPort, PortKind, SessionRoute } from "./sockets.ts";
 
 /** What the protocol handling needs of the session. */
 export interface SessionControlContext {
@@ -34,15 +34,9 @@ export interface SessionControlContext {
   participants: Participants;
   invitations: Invitations;
   admit: (address: string, name: string) => boolean;
-  send: (kind: PortKind, packet: ControlPacket, address: string, port: number) => void;
+  send: (packet: ControlPacket, to: SessionRoute) => void;
   emit: (event: RtpMidiEvent) => void;
   syncIntervalMs: number;
-}
-
-/** Where a packet came from, or goes. */
-export interface PeerPort {
-  address: string;
-  port: number;
 }
 
 /** Answers a second to one address (`OK`, `NO`, the proof's `CK`), and at once. */
@@ -68,8 +62,9 @@ export class SessionControl {
     context.invitations.onResolved = () => this.inviteDue(context.now());
   }
 
-  /** Acts on `packet`, read on the `kind` port from `address:port`. */
-  handle(kind: PortKind, packet: ControlPacket, address: string, port: number): void {
+  /** Acts on `packet`, read on our `from.kind` port from `from.address:from.port`. */
+  handle(packet: ControlPacket, route: SessionRoute): void {
+    const { kind, address, port } = route;
     const from = { address, port };
     switch (packet.command) {
       case "IN":
@@ -100,7 +95,7 @@ export class SessionControl {
     } catch {
       return; // over budget: a flood of forged requests is not reflected
     }
-    this.#c.send(kind, packet, to.address, to.port);
+    this.#c.send(packet, { kind, ...to });
   }
 
   #reply(kind: PortKind, answer: { command: "OK" | "NO"; token: number; to: PeerPort }): void {
@@ -200,7 +195,7 @@ export class SessionControl {
     p.dataPort = port;
     participants.add(p);
     p.nextSyncAt = now + this.#c.syncIntervalMs;
-    this.#c.send("data", clockStart(this.#c.ssrc, now), address, port);
+    this.#c.send(clockStart(this.#c.ssrc, now), { kind: "data", address, port });
     this.#c.emit({ type: "joined", participant: p.info() });
   }
 
@@ -237,7 +232,7 @@ export class SessionControl {
       return;
     }
     p.lastHeard = this.#c.now();
-    if (step.reply) this.#c.send(kind, step.reply, from.address, from.port);
+    if (step.reply) this.#c.send(step.reply, { kind, ...from });
     if (step.latencyMs !== null) {
       p.latencyMs = step.latencyMs;
       this.#c.emit({ type: "synced", participant: p.info() });
@@ -257,8 +252,9 @@ export class SessionControl {
       name: this.#c.name,
     };
     if (i.address === null) return;
-    if (i.stage === "control") this.#c.send("control", packet, i.address, i.port);
-    else this.#c.send("data", packet, i.address, i.port + 1);
+    const { address } = i;
+    if (i.stage === "control") this.#c.send(packet, { kind: "control", address, port: i.port });
+    else this.#c.send(packet, { kind: "data", address, port: i.port + 1 });
   }
 
   /**
@@ -282,6 +278,6 @@ export class SessionControl {
   /** Says `BY` to `p` on its control port. */
   bye(p: Participant): void {
     const packet = { command: "BY" as const, token: p.token, ssrc: this.#c.ssrc, name: "" };
-    this.#c.send("control", packet, p.address, p.controlPort);
+    this.#c.send(packet, { kind: "control", address: p.address, port: p.controlPort });
   }
 }

@@ -39,7 +39,7 @@ export class RawPeer {
 
   /** Sends `packet` from its `kind` port to 127.0.0.1:`port`. */
   send(kind: PortKind, packet: ControlPacket, port: number): void {
-    this.#sockets.send(kind, encodeControl(packet), "127.0.0.1", port);
+    this.#sockets.send(encodeControl(packet), { kind, address: "127.0.0.1", port });
   }
 
   /** The next control packet from index `from` that `match` accepts. */
