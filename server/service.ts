@@ -10,7 +10,10 @@ import type { Settings } from "./config.ts";
 import type { Logger } from "./log.ts";
 import { playerProblemLine } from "../lib/recover_file.ts";
 import { OscQueryServer, OscServer } from "./osc/mod.ts";
-import { type MidiPort, type MidiServer, openMidi } from "./midi/mod.ts";
+import { type MidiServer, openMidi } from "./midi/mod.ts";
+import { inviteTarget, MidiSession } from "./midi/session.ts";
+import type { RtpMidiEvent } from "./midi/rtp/mod.ts";
+import { SYSTEM_READER_CLOCK, TimecodeReader } from "./midi/timecode.ts";
 import { receiveBufferAdvice, receiveBufferBytes } from "./osc/receive_buffer.ts";
 import { MediaService } from "./media/mod.ts";
 import {
@@ -66,6 +69,8 @@ export interface RunningService {
   mcp: LazyMcpEndpoint;
   /** The MIDI transport (docs/midi.md): its endpoints are attached to it. */
   midi: MidiServer;
+  /** The network MIDI session (`midiPort`); null while off. */
+  midiSession: MidiSession | null;
   /**
    * The files of the data dir found damaged: the player's (from its snapshot) and the
    * service's own (device registry, signing key, operator credential).
@@ -173,7 +178,7 @@ async function start(
     osc: 0,
     legacyHttp: null,
     legacyWs: null,
-    midi: null, // the network MIDI session's port, once one is plugged in (`midiEndpoints`)
+    midi: null, // the network MIDI session's control port, once bound (`openMidiSession`)
   };
   const services = await openServices(settings, log, core, supervisor, started);
   // Counted when asked: no request is served before the 6.0 ports' parts exist but `v5`, set last.
@@ -183,7 +188,12 @@ async function start(
     v5Sockets: () => v5Sockets(),
   });
   const { auth, media, mcp, midi } = services;
-  for (const endpoint of midiEndpoints(settings, midi)) midi.attach(endpoint);
+  const midiSession = openMidiSession(settings, services, log);
+  if (midiSession) {
+    started.push(() => midiSession.close());
+    midi.attach(midiSession);
+    ports.midi = midiSession.port;
+  }
   const { listen, oscServer } = main;
   const oscQuery = bindOscQuery({ ...services, settings, core, ports, log, listen, oscServer });
   if (oscQuery) {
@@ -213,16 +223,60 @@ async function start(
   return runningService({
     ...main,
     ...{ ports, core, supervisor, oscQuery, discovery, mcp, media, v5, lock, auth, midi },
+    ...{ midiSession, timecode: services.timecode },
   });
 }
 
 /**
- * The MIDI endpoints (docs/midi.md): the network session on `midiPort`
- * (RTP-MIDI, `server/midi/rtp/`) when it is not 0, admitting its
- * participants by `midi.admission.admit`. None yet: the session plugs in here.
+ * The network MIDI session (docs/midi.md) on `midiPort` and the next port,
+ * unless it is 0 (off): RTP-MIDI (`server/midi/rtp/`) named `midiName`,
+ * admitting participants by `midi.admission.admit`, its datagrams taken from
+ * the shared budget at the OSC port's rate, inviting the `midiInvite` hosts;
+ * null when off or when its ports cannot be bound (logged as one line).
+ * @throws {StartupError} for a bad midiInvite entry
  */
-function midiEndpoints(_settings: Settings, _midi: MidiServer): MidiPort[] {
-  return [];
+function openMidiSession(
+  settings: Settings,
+  services: Pick<Services, "midi" | "rateLimiter">,
+  log: Logger,
+): MidiSession | null {
+  if (settings.midiPort === 0) return null;
+  const { midi, rateLimiter } = services;
+  const open = () =>
+    new MidiSession({
+      port: settings.midiPort,
+      hosts: settings.host,
+      name: settings.midiName,
+      admit: (source) => midi.admission.admit(source),
+      invite: settings.midiInvite,
+      shared: rateLimiter.meter("datagrams", settings.oscRatePerSecond),
+      onEvent: (event) => {
+        // A refusal is told by the admission, with the request to approve.
+        if (event.type === "joined" || event.type === "left") {
+          log("info", `MIDI session: ${midiEventLine(event)}`);
+        }
+      },
+      log,
+    });
+  try {
+    settings.midiInvite.forEach(inviteTarget);
+  } catch (error) {
+    throw new StartupError(`${(error as Error).message}: fix ${settingHint("midiInvite")}`);
+  }
+  try {
+    return open();
+  } catch (error) {
+    // Like OSCQuery's, an extra: the show starts without it (rtpmidid, say, holds 5004).
+    log("warn", optionalPortLine("MIDI", settings.midiPort, error, "midiPort"));
+    return null;
+  }
+}
+
+/** One line of a participant's joining or leaving, for the log. */
+function midiEventLine(event: RtpMidiEvent & { type: "joined" | "left" }): string {
+  const p = event.participant;
+  const why = event.type === "left" ? ` (${event.reason})` : "";
+  return `${p.name} (${p.address}:${p.controlPort}) ${event.type}${why}`;
 }
 
 /** The OSC port's worker, started now beside the rest; a failure to bind is told when awaited. */
@@ -415,16 +469,7 @@ async function openServices(
   });
   started.push(() => media.close());
   const httpMeter = rateLimiter.meter("requests", settings.httpRatePerSecond);
-  const midi = openMidi(core, {
-    devices: auth.devices,
-    authenticator: auth.authenticator,
-    isLocalhostExempt: settings.localhostAuthExempt,
-    allow: settings.midiAllow,
-    feedback: settings.midiFeedback,
-    log: (m) => log("info", m),
-    logFault: (m) => log("error", m),
-  });
-  started.push(() => midi.close());
+  const { midi, timecode } = openMidiTransport(settings, log, core, auth, started);
   const mcp = new LazyMcpEndpoint({
     core,
     auth,
@@ -441,7 +486,38 @@ async function openServices(
     log: (m) => log("error", m),
   });
   started.push(() => mcp.close());
-  return { auth, hosts, rateLimiter, media, httpMeter, mcp, midi };
+  return { auth, hosts, rateLimiter, media, httpMeter, mcp, midi, timecode };
+}
+
+/**
+ * The MIDI transport over the one policy (`server/midi/`), with the MTC
+ * reader of every MIDI source: each sample runs the `timecode` operation as
+ * the source that sent it. Its endpoints are attached once the ports are bound.
+ */
+function openMidiTransport(
+  settings: Settings,
+  log: Logger,
+  core: Core,
+  auth: AuthService,
+  started: Array<() => Promise<void> | void>,
+): { midi: MidiServer; timecode: TimecodeReader } {
+  const timecode = new TimecodeReader({
+    clock: SYSTEM_READER_CLOCK,
+    send: (sample, from) => midi.timecode(sample, from),
+  });
+  started.push(() => timecode.close());
+  const midi = openMidi(core, {
+    devices: auth.devices,
+    authenticator: auth.authenticator,
+    isLocalhostExempt: settings.localhostAuthExempt,
+    allow: settings.midiAllow,
+    feedback: settings.midiFeedback,
+    timecode,
+    log: (m) => log("info", m),
+    logFault: (m) => log("error", m),
+  });
+  started.push(() => midi.close());
+  return { midi, timecode };
 }
 
 /** What `runningService` stops, in order. */
@@ -459,6 +535,8 @@ interface RunningParts {
   mcp: LazyMcpEndpoint;
   media: MediaService;
   midi: MidiServer;
+  midiSession: MidiSession | null;
+  timecode: TimecodeReader;
   http: ConnectionServer;
   ws: ConnectionServer;
   v5: { close(): Promise<void> };
@@ -478,12 +556,15 @@ function runningService(p: RunningParts): RunningService {
     discovery,
     mcp,
     midi: p.midi,
+    midiSession: p.midiSession,
     problems: () => [...core.model.problems, ...p.auth.problems],
     async shutdown() {
       await discovery?.stop(); // goodbyes first, while the ports still answer
       sockets.close();
       mcp.close();
       p.midi.close();
+      p.timecode.close();
+      const midiClosed = p.midiSession?.close();
       const mediaClosed = media.close();
       oscServer.close();
       const oscClosed = osc.close();
@@ -495,6 +576,7 @@ function runningService(p: RunningParts): RunningService {
         oscQuery?.close(),
         p.v5.close(),
         mediaClosed,
+        midiClosed,
       ]);
       await supervisor.stop();
       core.close();
@@ -570,7 +652,8 @@ function advertise(
 ): Promise<Discovery> {
   return startDiscovery({
     serviceName: settings.serviceName,
-    ports,
+    // The network MIDI session's control port as `_apple-midi._udp`, when it runs.
+    ports: { ...ports, appleMidi: ports.midi ?? undefined },
     hosts: settings.host,
     apiVersion: API_VERSION,
     appVersion: VERSION,

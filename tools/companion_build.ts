@@ -9,6 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import { peerProblem } from "./peers.ts";
+import { buildInChild, buildMain } from "./_build_child.ts";
 
 /** The Companion module's folder. */
 export const COMPANION_DIR = new URL("../integrations/companion/", import.meta.url).pathname;
@@ -110,31 +111,11 @@ export async function ensureCompanionBuilt(
 }
 
 /**
- * `ensureCompanionBuilt` in a child Deno that may write in the module's folder (the test task may
- * not write): its line goes to our stderr; why it cannot be used, or null.
+ * `ensureCompanionBuilt` in a child Deno that may write in the module's folder only (its build
+ * writes nowhere else): its line goes to our stderr; why it cannot be used, or null.
  */
-export async function ensureCompanionBuiltInChild(): Promise<string | null> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      `--allow-write=${COMPANION_DIR}`,
-      "--allow-run",
-      "--allow-env",
-      "--allow-sys",
-      new URL(import.meta.url).pathname,
-    ],
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  if (out.success) return null;
-  return new TextDecoder().decode(out.stdout).trim() || `tools/companion_build.ts exit ${out.code}`;
+export function ensureCompanionBuiltInChild(): Promise<string | null> {
+  return buildInChild(import.meta.url, COMPANION_DIR);
 }
 
-if (import.meta.main) {
-  const problem = await ensureCompanionBuilt((line) => console.error(line));
-  if (problem) {
-    console.log(problem);
-    Deno.exit(1);
-  }
-}
+if (import.meta.main) await buildMain(ensureCompanionBuilt);

@@ -9,6 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import { peerProblem } from "./peers.ts";
+import { buildInChild, buildMain } from "./_build_child.ts";
 
 /** The peer's folder. */
 export const MIDI_PEER_DIR = new URL("./midi_peer/", import.meta.url).pathname;
@@ -57,31 +58,11 @@ export async function ensureMidiPeerInstalled(
 }
 
 /**
- * `ensureMidiPeerInstalled` in a child Deno that may write in the peer's folder (the test task
- * may not write): its line goes to our stderr; why it cannot be used, or null.
+ * `ensureMidiPeerInstalled` in a child Deno that may write in the peer's folder only (its install
+ * writes nowhere else): its line goes to our stderr; why it cannot be used, or null.
  */
-export async function ensureMidiPeerInChild(): Promise<string | null> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      `--allow-write=${MIDI_PEER_DIR}`,
-      "--allow-run",
-      "--allow-env",
-      "--allow-sys",
-      new URL(import.meta.url).pathname,
-    ],
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  if (out.success) return null;
-  return new TextDecoder().decode(out.stdout).trim() || `tools/midi_peer_build.ts exit ${out.code}`;
+export function ensureMidiPeerInChild(): Promise<string | null> {
+  return buildInChild(import.meta.url, MIDI_PEER_DIR);
 }
 
-if (import.meta.main) {
-  const problem = await ensureMidiPeerInstalled((line) => console.error(line));
-  if (problem) {
-    console.log(problem);
-    Deno.exit(1);
-  }
-}
+if (import.meta.main) await buildMain(ensureMidiPeerInstalled);

@@ -7,6 +7,7 @@
  * message), never throwing.
  * @module
  */
+import { DATA14_MAX, DATA_MAX } from "../../protocol/midi.ts";
 import type { ChannelMessage, MidiMessage, SystemMessage } from "./messages.ts";
 
 const CHANNEL_KINDS = [
@@ -122,8 +123,8 @@ const STATUS_OF_SYSTEM: Record<string, number> = Object.fromEntries(
   Object.entries(SYSTEM_BY_STATUS).map(([status, type]) => [type, Number(status)]),
 );
 
-const d7 = (n: number) => Math.max(0, Math.min(127, Math.trunc(n)));
-const d14 = (n: number) => Math.max(0, Math.min(16383, Math.trunc(n)));
+const d7 = (n: number) => Math.max(0, Math.min(DATA_MAX, Math.trunc(n)));
+const d14 = (n: number) => Math.max(0, Math.min(DATA14_MAX, Math.trunc(n)));
 const ch = (channel: number) => (Math.max(1, Math.min(16, Math.trunc(channel))) - 1) & 0x0f;
 
 /** The bytes of one message, with its status byte (values out of range are clamped). */

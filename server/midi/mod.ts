@@ -28,6 +28,7 @@ import { type LearnRequest, MidiLearn } from "./learn.ts";
 import { type MapContext, mapOf, MidiMapper } from "./map.ts";
 import type { MidiEndpoint, MidiMessage, MidiSource } from "./messages.ts";
 import { MidiCalls, valueKey } from "./values.ts";
+import { timecodeInput, type TimecodeSample } from "./timecode.ts";
 
 export { isLocalSource, MidiAdmission, type MidiRequest } from "./admit.ts";
 export { LEARN_CAP_MS, type LearnOutcome, type LearnRequest } from "./learn.ts";
@@ -71,6 +72,7 @@ export interface LastMessage {
 }
 
 const ACTION = operationNamed("action");
+const TIMECODE = operationNamed("timecode");
 
 /** Messages that run nothing and are not shown as the last message. */
 const CHATTER = new Set(["clock", "activeSensing"]);
@@ -151,6 +153,21 @@ export class MidiServer implements MidiService {
         this.#fail(message.type, error);
       }
     }
+  }
+
+  /**
+   * Runs a sample of the timecode reader through the one policy, as the
+   * source that sent the code (the `timecode` operation; its failure is
+   * counted as a call's).
+   */
+  timecode(sample: TimecodeSample, from: MidiSource): void {
+    const grant = this.#o.admission.grantOf(from);
+    if (grant === null) return; // `receive` refused its messages already
+    const caller = { address: from.address, isLocal: isLocalSource(from), grant };
+    const input = timecodeInput(sample);
+    Promise.resolve()
+      .then(() => this.#o.policy.invoke(TIMECODE, caller, input, { where: "MIDI timecode" }))
+      .catch((error) => this.#fail("timecode", error));
   }
 
   /**

@@ -51,6 +51,8 @@ export function testSettings(dataDir: string, overrides: Partial<Settings> = {})
     // Off unless a test asks (0): parallel test services never race for 51736/51734.
     legacyHttpPort: "off",
     legacyWsPort: "off",
+    // Off unless a test asks (`freeMidiPort()`): parallel test services never race for 5004/5005.
+    midiPort: 0,
     virtualClock: true,
     positionIntervalMs: 0,
     logLevel: "error",

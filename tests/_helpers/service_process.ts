@@ -69,6 +69,9 @@ export async function startServiceProcess(
       "0",
       "--legacy-ws-port",
       "0",
+      // Off unless a test asks: parallel services never race for 5004/5005.
+      "--midi-port",
+      "off",
       // Only the discovery tests advertise: another advert on the loopback would rename theirs.
       "--mdns",
       "off",

@@ -129,6 +129,8 @@ const NOT_SETTINGS: ReadonlyArray<readonly [path: string, hit: string]> = [
   ["server/net/serve_websocket.ts", "const MAX_HEAD_BYTES = 16 * 1024;"],
   // The WebSocket's ping of a silent client, not an upload's idle deadline.
   ["server/socket/mod.ts", "const IDLE_TIMEOUT_MS = 30_000;"],
+  // An AppleMIDI participant's silence before it is dropped (no setting), not the player's.
+  ["server/midi/rtp/network.ts", "const PARTICIPANT_TIMEOUT_MS = 30_000;"],
 ];
 
 /** Whether `hit` in `path` is one of the NOT_SETTINGS. */

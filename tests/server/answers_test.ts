@@ -4,6 +4,7 @@
  * cannot be forgotten) and the WebSocket's answers and state updates. The
  * schemas are strict, so an unknown or missing field fails here.
  */
+import { until } from "../_helpers/until.ts";
 import assert from "node:assert/strict";
 import { ShowDownload } from "../../server/core/operations/show_operations.ts";
 import { SHOW_MEDIA_TYPE } from "../../protocol/show_file.ts";
@@ -82,6 +83,23 @@ const INPUTS: Record<
     body: { name: "TRIGGER_CLIP_IN", params: ["clip-rings"], velocity: 90 },
   }),
   "POST /api/v1/pair/code": () => ({ path: "/api/v1/pair/code", body: {} }),
+  "POST /api/v1/midi/learn": (svc) => {
+    // The learn waits for a message: a controller moves once it waits.
+    const midi = svc.service.midi;
+    const from = { kind: "local", address: "Answers pad", name: "Answers pad" } as const;
+    void until("the learn waiting", () => midi.status().learning !== null).then(() =>
+      midi.receive([{ type: "controlChange", channel: 1, controller: 21, value: 64 }], from)
+    );
+    return { path: "/api/v1/midi/learn", body: { action: "SET_CONTROL", params: ["A"] } };
+  },
+  "POST /api/v1/midi/learn/cancel": () => ({ path: "/api/v1/midi/learn/cancel", body: {} }),
+  "POST /api/v1/midi/approvals/:requestId": (svc) => {
+    // A source from the network is refused and listed for the operator.
+    const from = { kind: "rtp", address: "192.0.2.7", name: "Answers desk" } as const;
+    svc.service.midi.receive([{ type: "start" }], from);
+    const { requestId } = svc.service.midi.status().pending[0]!;
+    return { path: `/api/v1/midi/approvals/${requestId}`, body: { approve: true } };
+  },
   "POST /api/v1/timecode": () => ({
     path: "/api/v1/timecode",
     body: { timecode: "01:00:02:00", rate: 25 },

@@ -3,11 +3,13 @@
 // what happens by JSON lines on stdout.
 //
 // Commands (one JSON object a line):
-//   {"cmd":"start","port":5006,"name":"peer"}  open a session (control port, data port + 1)
+//   {"cmd":"start","port":5006,"name":"peer"}  open a session (control port, data port + 1);
+//     "address":"127.0.0.2" binds that address only (a participant from elsewhere on the LAN)
 //   {"cmd":"invite","host":"127.0.0.1","port":5004}  invite a session
 //   {"cmd":"send","bytes":[144,60,64]}  send MIDI bytes to every stream
 //   {"cmd":"sync"}  start a clock sync from this side on every stream
 //   {"cmd":"feedback"}  send receiver feedback (RS) on every stream now
+//   {"cmd":"whenSynced"}  say "synced" once every stream can send (rtpmidi sends no MIDI before)
 //   {"cmd":"end"}  say BY to every stream and close the ports
 // Events: ready, joined, left, message (bytes), packet (sequence, journal
 // header as rtpmidi parses it), control (command, ssrc), ended, error.
@@ -29,8 +31,15 @@ function streamInfo(stream) {
   return { name: stream.name, ssrc: stream.ssrc, address: rinfo.address, port: rinfo.port };
 }
 
-function start({ port, name }) {
+function start({ port, name, address }) {
   session = new rtpmidi.Session(port, name, name);
+  if (address) {
+    // rtpmidi binds every address: its two sockets are bound to this one instead.
+    for (const socket of [session.controlChannel, session.messageChannel]) {
+      const bind = socket.bind.bind(socket);
+      socket.bind = (p) => bind(p, address);
+    }
+  }
   session.on("ready", () => say({ event: "ready", port, ssrc: session.ssrc }));
   session.on("error", (error) => say({ event: "error", message: String(error) }));
   session.on("streamAdded", ({ stream }) => say({ event: "joined", ...streamInfo(stream) }));
@@ -55,6 +64,15 @@ function start({ port, name }) {
   session.start();
 }
 
+function whenSynced() {
+  const canSend = (s) => s.latency !== null && s.timeDifference !== null;
+  const timer = setInterval(() => {
+    if (session.streams.length === 0 || !session.streams.every(canSend)) return;
+    clearInterval(timer);
+    say({ event: "synced", streams: session.streams.length });
+  }, 20);
+}
+
 function run(command) {
   switch (command.cmd) {
     case "start":
@@ -68,6 +86,8 @@ function run(command) {
       return session.streams.forEach((s) => s.rinfo2 && s.sendSynchronization());
     case "feedback":
       return session.streams.forEach((s) => s.rinfo1 && s.sendReceiverFeedback());
+    case "whenSynced":
+      return whenSynced();
     case "end":
       return session.end(() => say({ event: "ended" }));
     default:

@@ -8,6 +8,7 @@
  * never throws: a journal cut short or inconsistent decodes as null.
  * @module
  */
+import { DATA_MAX } from "../../../protocol/midi.ts";
 
 /** A note the journal says sounds: its last note on. */
 export interface NoteLog {
@@ -154,7 +155,7 @@ function encodeChannel(c: ChannelJournal): number[] | null {
 }
 
 function encodeNotes(notes: NonNullable<ChannelJournal["notes"]>): number[] {
-  const on = notes.on.filter((n) => n.velocity > 0).slice(0, 128);
+  const on = notes.on.filter((n) => n.velocity > 0).slice(0, DATA_MAX + 1); // LEN 127 can say 128
   const logs = on.flatMap((n) => [n.note & 0x7f, (n.isPlayable ? 0x80 : 0) | (n.velocity & 0x7f)]);
   // No OFFBITS: LOW 15, HIGH 1, except for 128 logs (LEN 127, LOW 15, HIGH 0: RFC 6295 A.6).
   if (notes.off.length === 0) {

@@ -10,6 +10,7 @@
  * `session_control.ts`; the timers run in `tick()`.
  * @module
  */
+import { SETTING_DEFAULTS } from "../../../protocol/settings.ts";
 import { isLocalAddress } from "../../auth/credentials.ts";
 import type { MidiEndpoint, MidiMessage, MidiSource } from "../messages.ts";
 import { commandSize, MAX_SYSEX, type OutgoingCommand, sysexSegments } from "./commands.ts";
@@ -25,7 +26,7 @@ import { type PortKind, SessionSockets } from "./sockets.ts";
 
 /** How the session is set up. */
 export interface RtpMidiOptions {
-  /** The control port (default 5004; the data port is the next). 0 picks a free even one. */
+  /** The control port (default the setting midiPort's; the data port is the next). 0 picks a free even one. */
   port?: number;
   /** The addresses to bind (default `0.0.0.0`). */
   hosts?: readonly string[];
@@ -41,7 +42,7 @@ export interface RtpMidiOptions {
   backoff?: Backoff;
   /** Clock sync with the hosts Cueport invited, every this many ms (default 10,000). */
   syncIntervalMs?: number;
-  /** A participant not heard of for this long is dropped (default 30,000 ms). */
+  /** A participant not heard of for this long is dropped (default `PARTICIPANT_TIMEOUT_MS`). */
   timeoutMs?: number;
   /** How often the timers run (default 500 ms); 0 runs none: the caller calls `tick()`. */
   tickMs?: number;
@@ -52,6 +53,12 @@ export interface RtpMidiOptions {
   onEvent?: (event: RtpMidiEvent) => void;
   log?: (level: "debug" | "info" | "warn", message: string) => void;
 }
+
+/**
+ * A participant silent this long (ms) is dropped: past Apple's contract of a
+ * clock sync at least every 60 s (peers that sync every 10 s miss six).
+ */
+export const PARTICIPANT_TIMEOUT_MS = 61_000;
 
 /** The most command octets in one packet; more messages go in further packets. */
 const MAX_SECTION = 1000;
@@ -95,7 +102,11 @@ export class RtpMidiNetwork implements MidiEndpoint {
   /** Binds the ports, starts the timers and invites the hosts of the options. */
   start(): void {
     const log = (m: string) => this.#o.log?.("warn", m);
-    this.#sockets = SessionSockets.open(this.#o.hosts ?? ["0.0.0.0"], this.#o.port ?? 5004, log);
+    this.#sockets = SessionSockets.open(
+      this.#o.hosts ?? ["0.0.0.0"],
+      this.#o.port ?? SETTING_DEFAULTS.midiPort,
+      log,
+    );
     this.#serving = this.#sockets.serve((kind, data, address, port) => {
       try {
         this.#datagram(kind, data, address, port);
@@ -164,7 +175,7 @@ export class RtpMidiNetwork implements MidiEndpoint {
     if (!this.#sockets) return;
     const now = this.#now();
     this.#control.inviteDue(now);
-    const timeoutMs = this.#o.timeoutMs ?? 61_000;
+    const timeoutMs = this.#o.timeoutMs ?? PARTICIPANT_TIMEOUT_MS;
     for (const p of this.#participants.all()) {
       if (now - p.lastHeard > timeoutMs) {
         this.#control.drop(p, "timeout");

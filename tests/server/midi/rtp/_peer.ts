@@ -7,7 +7,7 @@
 import { findPeer } from "../../../../tools/peers.ts";
 import { MIDI_PEER_DIR } from "../../../../tools/midi_peer_build.ts";
 import { PEERS_REQUIRED } from "../../../_helpers/peers.ts";
-import { SessionSockets } from "../../../../server/midi/rtp/sockets.ts";
+import { freeMidiPort } from "../../../_helpers/midi.ts";
 import { EventLog } from "./_events.ts";
 
 /** An event of the peer. */
@@ -33,12 +33,7 @@ export function peerIgnore(): { ignore: boolean } {
 }
 
 /** A free even UDP port whose next one is free too, on loopback. */
-export function freePortPair(): number {
-  const sockets = SessionSockets.open(["127.0.0.1"], 0, () => {});
-  const port = sockets.port;
-  sockets.close();
-  return port;
-}
+export const freePortPair: () => number = freeMidiPort;
 
 /** A running `rtpmidi` session. */
 export class MidiPeer {
@@ -61,10 +56,13 @@ export class MidiPeer {
     this.#reading = this.#read();
   }
 
-  /** Starts a peer session named `name` on `port` (a free pair when not given). */
-  static async start(name = "peer", port = freePortPair()): Promise<MidiPeer> {
+  /**
+   * Starts a peer session named `name` on `port` (a free pair when not given),
+   * bound to `address` alone when given (a participant from elsewhere: 127.0.0.2).
+   */
+  static async start(name = "peer", port = freePortPair(), address?: string): Promise<MidiPeer> {
     const peer = new MidiPeer(port);
-    await peer.command({ cmd: "start", port, name });
+    await peer.command({ cmd: "start", port, name, ...(address ? { address } : {}) });
     const ready = await peer.log.waitFor((e) => e.event === "ready", "the peer ready");
     peer.ssrc = ready.ssrc as number;
     return peer;
