@@ -95,6 +95,7 @@ export class RtpMidiNetwork implements MidiEndpoint {
       admit: options.admit ?? ((address) => isLocalAddress(address)),
       send: (packet, to) => this.#sockets?.send(encodeControl(packet), to),
       emit: (event) => this.#emit(event),
+      opened: (p) => p.takeEarly().forEach((data) => this.#rtp(data, p.address)),
       syncIntervalMs: options.syncIntervalMs ?? 10_000,
     });
   }
@@ -215,7 +216,10 @@ export class RtpMidiNetwork implements MidiEndpoint {
   #rtp(data: Uint8Array, address: string): void {
     const ssrc = ssrcOf(data);
     const p = ssrc === null ? undefined : this.#participants.of(ssrc, address);
-    if (!p || !p.isOpen) return; // nothing from outside the session is acted on
+    if (!p || !p.isOpen) { // nothing from outside the session is acted on (a pending peer's is held)
+      if (ssrc !== null) this.#participants.pendingOf(ssrc, address)?.hold(data);
+      return;
+    }
     const gap = p.receiver.gapBefore(sequenceOf(data));
     if (gap < 0) return; // late or repeated
     if (gap > 0) p.sysex.data = null; // a system exclusive under way lost a segment: dropped

@@ -12,6 +12,9 @@ import type { SysexSegments } from "./commands.ts";
 import { JournalReceiver } from "./journal_receiver.ts";
 import { JournalSender } from "./journal_sender.ts";
 
+/** How many packets a pending participant's are held until it opens. */
+const MAX_EARLY = 64;
+
 /** What the operator and the tests see of a participant. */
 export interface ParticipantInfo {
   ssrc: number;
@@ -56,6 +59,8 @@ export class Participant {
   readonly sender = new JournalSender();
   readonly receiver = new JournalReceiver();
   readonly sysex: SysexSegments = { data: null };
+  /** RTP-MIDI packets it sent while pending, delivered once it opens. */
+  #early: Uint8Array[] = [];
 
   /** Builds a participant heard of at `now`. */
   constructor(
@@ -77,6 +82,16 @@ export class Participant {
   /** Whether both ports are in session (MIDI flows). */
   get isOpen(): boolean {
     return this.dataPort !== null;
+  }
+
+  /** Holds a packet it sent while pending (after its data port's invitation; a few at most). */
+  hold(data: Uint8Array): void {
+    if (this.dataPort !== null && this.#early.length < MAX_EARLY) this.#early.push(data.slice());
+  }
+
+  /** The packets held while pending, in order; they are no longer held. */
+  takeEarly(): Uint8Array[] {
+    return this.#early.splice(0);
   }
 
   /** A copy of what is shown of it. */

@@ -36,6 +36,8 @@ export interface SessionControlContext {
   admit: (address: string, name: string) => boolean;
   send: (packet: ControlPacket, to: SessionRoute) => void;
   emit: (event: RtpMidiEvent) => void;
+  /** `p` opened: the packets it sent while pending are read now. */
+  opened?: (p: Participant) => void;
   syncIntervalMs: number;
 }
 
@@ -166,6 +168,7 @@ export class SessionControl {
     p.lastHeard = this.#c.now();
     participants.add(p);
     this.#c.emit({ type: "joined", participant: p.info() });
+    this.#c.opened?.(p);
   }
 
   #accepted(kind: PortKind, packet: InvitationPacket, from: PeerPort): void {

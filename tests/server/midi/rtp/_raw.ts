@@ -47,6 +47,12 @@ export class RawPeer {
     return this.log.waitFor(match, what, from);
   }
 
+  /** Sends raw `bytes` (an RTP-MIDI packet) from its `kind` port to 127.0.0.1:`port` + 1 for data. */
+  sendBytes(kind: PortKind, bytes: Uint8Array<ArrayBuffer>, port: number): void {
+    const to = kind === "data" ? port + 1 : port;
+    this.#sockets.send(bytes, { kind, address: "127.0.0.1", port: to });
+  }
+
   /** Closes the pair. */
   async close(): Promise<void> {
     this.#sockets.close();

@@ -8,7 +8,9 @@
  */
 import assert from "node:assert/strict";
 import type { ClockPacket, InvitationPacket } from "../../../../server/midi/rtp/control.ts";
+import type { MidiMessage } from "../../../../server/midi/messages.ts";
 import { type RtpMidiEvent, RtpMidiNetwork } from "../../../../server/midi/rtp/mod.ts";
+import { encodePacket } from "../../../../server/midi/rtp/packet.ts";
 import { ANSWERS_PER_SECOND } from "../../../../server/midi/rtp/session_control.ts";
 import { EventLog } from "./_events.ts";
 import { RawPeer, type RawRead } from "./_raw.ts";
@@ -223,6 +225,41 @@ Deno.test({
       network.tick();
       const left = await events.waitFor((e) => e.type === "left", "the silent peer dropped");
       assert.equal(left.type === "left" && left.reason, "timeout");
+    } finally {
+      await close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "rtp admission: MIDI a peer sends before its echo is held, delivered once it opens, never if it does not",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const { events, network, raw, close } = setUp();
+    const got = new EventLog<MidiMessage>();
+    network.onMessages((messages) => messages.forEach((m) => got.push(m)));
+    const note = (ssrc: number, sequence: number, n: number) =>
+      encodePacket({
+        sequence,
+        timestamp: 0,
+        ssrc,
+        messages: [{ type: "noteOn", channel: 1, note: n, velocity: 100 }],
+        journal: null,
+      });
+    try {
+      const ck = await inviteBothPorts(raw, network.port, 0x6666, 1);
+      raw.sendBytes("data", note(0x6666, 1, 60), network.port);
+      raw.sendBytes("data", note(0x6666, 2, 61), network.port);
+      // A forger's: it never echoes, so its note is never read.
+      await inviteBothPorts(raw, network.port, 0x7777, 2);
+      raw.sendBytes("data", note(0x7777, 1, 99), network.port);
+      echo(raw, network.port, 0x6666, ck);
+      await events.waitFor((e) => e.type === "joined", "the peer joining");
+      raw.sendBytes("data", note(0x6666, 3, 62), network.port);
+      await got.waitFor((m) => m.type === "noteOn" && m.note === 62, "its note after opening");
+      assert.deepEqual(got.events.map((m) => m.type === "noteOn" && m.note), [60, 61, 62]);
     } finally {
       await close();
     }

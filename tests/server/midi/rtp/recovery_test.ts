@@ -189,8 +189,6 @@ Deno.test({
     try {
       sender.invite("127.0.0.1", receiver.network.port);
       await events.waitFor((e) => e.type === "joined", "the session");
-      // The receiver opens once our echo of its clock sync proved our address.
-      await receiver.events.waitFor((e) => e.type === "joined", "the receiver's side open");
       const many: MidiMessage[] = Array.from({ length: 600 }, (_, i) => cc(i % 120, i % 128));
       const sysex: MidiMessage = { type: "sysex", data: Uint8Array.from({ length: 600 }, () => 1) };
       const long: MidiMessage = {
