@@ -162,7 +162,10 @@ function randomJournal(rng: Rng): Uint8Array<ArrayBuffer> | null {
       channel: rng.range(1, 16),
       program: rng.int(128),
       controllers: [{ controller: rng.int(120), value: rng.int(128) }],
-      notes: { on: [{ note: rng.int(128), velocity: rng.range(1, 127), play: true }], off: [] },
+      notes: {
+        on: [{ note: rng.int(128), velocity: rng.range(1, 127), isPlayable: true }],
+        off: [],
+      },
     });
   }
   return encodeJournal(journal);
