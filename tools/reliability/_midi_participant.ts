@@ -3,14 +3,15 @@
  * and benches' that need one without Node): two UDP sockets on one address
  * (control and data), an invitation (`IN` on both ports, answered `OK` or
  * `NO`), then RTP-MIDI packets made with Cueport's codec
- * (`server/midi/rtp/`), or any bytes on either port. It answers nothing on
- * its own: no clock sync, no journal; Cueport reads a participant's MIDI
- * without either.
+ * (`server/midi/rtp/`), or any bytes on either port. Of its own it only
+ * answers clock sync (Cueport opens a session it was invited to once its sync
+ * is answered); it keeps no journal.
  * @module
  */
 import dgram from "node:dgram";
 import { type ControlPacket, decodeControl, encodeControl } from "../../server/midi/rtp/control.ts";
 import { encodePacket, type PacketFields } from "../../server/midi/rtp/packet.ts";
+import { clockStep } from "../../server/midi/rtp/clock.ts";
 import type { MidiMessage } from "../../server/midi/messages.ts";
 
 /** One of a session's two ports. */
@@ -125,6 +126,12 @@ export class MidiParticipant {
 
   #receive(kind: MidiPortKind, data: Uint8Array): void {
     const packet = decodeControl(data);
+    // Cueport opens a session it was invited to once its clock sync is answered (the echo of its
+    // random timestamp proves the address), as every AppleMIDI peer answers one.
+    if (packet?.command === "CK" && packet.count === 0) {
+      const { reply } = clockStep(packet, this.ssrc, performance.now());
+      if (reply) void this.sendRaw(kind, encodeControl(reply));
+    }
     if (packet) this.heard.push({ kind, packet });
     else if (kind === "data") this.rtpReceived++;
     for (const wake of this.#waiters) wake();
