@@ -143,7 +143,7 @@ export class MidiServer implements MidiService {
       this.#last = { message, from, at: new Date().toISOString() };
       try {
         if (this.#learn.offer(message, from)) continue;
-        for (const call of this.#mapper.calls(message, this.#context())) {
+        for (const call of this.#mapper.calls(message, this.#context(), from)) {
           this.#run(call, from, grant);
         }
       } catch (error) {

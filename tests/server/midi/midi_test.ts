@@ -75,7 +75,7 @@ Deno.test("MIDI: the default map's rows run their actions; a Project's own map a
           return controls.A === 1 && controls.B !== undefined && controls.B !== 0;
         });
         assert.equal((await playstate(svc)).controls.B, 8192 / 16383);
-        endpoint.deliver([cc(2, 127), cc(34, 127)]); // paired now: the MSB waits for its LSB
+        endpoint.deliver([cc(2, 127), cc(34, 127)]); // paired now: the MSB moves, its LSB refines
         await until("B full", async () => (await playstate(svc)).controls.B === 1);
       },
     );
