@@ -11,6 +11,7 @@
 import type { BindingKind, MidiBinding } from "../../protocol/midi.ts";
 import { CueportError } from "../core/mod.ts";
 import type { MidiMessage, MidiSource } from "./messages.ts";
+import { type ReaderClock, SYSTEM_READER_CLOCK } from "./timecode.ts";
 
 /** The longest a learn waits for a message: 10 minutes. */
 export const LEARN_CAP_MS = 10 * 60_000;
@@ -70,10 +71,15 @@ export function bindingOf(request: LearnRequest, message: MidiMessage): MidiBind
 export class MidiLearn {
   #waiting: Waiting | null = null;
   #capMs: number;
+  #clock: ReaderClock;
 
-  /** `capMs` bounds a learn nobody ends (default `LEARN_CAP_MS`). */
-  constructor(options: { capMs?: number } = {}) {
+  /**
+   * `capMs` bounds a learn nobody ends (default `LEARN_CAP_MS`), counted on
+   * `clock` (default real time; tests give a virtual clock).
+   */
+  constructor(options: { capMs?: number; clock?: ReaderClock } = {}) {
     this.#capMs = options.capMs ?? LEARN_CAP_MS;
+    this.#clock = options.clock ?? SYSTEM_READER_CLOCK;
   }
 
   /** Whether a learn waits. */
@@ -94,16 +100,17 @@ export class MidiLearn {
   wait(request: LearnRequest, signal?: AbortSignal): Promise<LearnOutcome> {
     this.#end({ learned: false, reason: "replaced" });
     const { promise, resolve, reject } = Promise.withResolvers<LearnOutcome>();
-    const timer = setTimeout(() => {
+    const clock = this.#clock;
+    const timer = clock.setTimer(clock.now() + this.#capMs, () => {
       waiting.fail(
         new CueportError(
           "TIMEOUT",
           `No MIDI message came within ${this.#capMs / 60_000} minutes: send one while learning`,
         ),
       );
-    }, this.#capMs);
+    });
     const done = () => {
-      clearTimeout(timer);
+      clock.clearTimer(timer);
       signal?.removeEventListener("abort", onAbort);
       if (this.#waiting === waiting) this.#waiting = null;
     };
