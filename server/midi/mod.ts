@@ -137,12 +137,14 @@ export class MidiServer implements MidiService {
     }
     const timecode = messages.filter(isTimecode);
     if (timecode.length > 0) this.#o.timecode?.feed(timecode, from);
+    // A learn binds only what its source may run: the action needs control (a viewer is not taken).
+    const mayLearn = this.#o.policy.permits(grant, ACTION, isLocalSource(from));
     for (const message of messages) {
       if (CHATTER.has(message.type) || isTimecode(message)) continue;
       this.counts.received++;
       this.#last = { message, from, at: new Date().toISOString() };
       try {
-        if (this.#learn.offer(message, from)) continue;
+        if (mayLearn && this.#learn.offer(message, from)) continue;
         for (const call of this.#mapper.calls(message, this.#context(), from)) {
           this.#run(call, from, grant);
         }
