@@ -55,8 +55,8 @@ export interface MidiServerOptions {
   policy: Policy;
   /** Who may send (also the network session's `admit`). */
   admission: MidiAdmission;
-  /** Send feedback (setting midiFeedback; default true). */
-  feedback?: boolean;
+  /** Who gets feedback (setting midiFeedback: names, addresses, `all`; default none). */
+  feedback?: readonly string[];
   /** Where quarter frames and MTC full frames go. */
   timecode?: TimecodeSink | undefined;
   /** Where faults are logged with their stack; the service logs them at error. */
@@ -103,8 +103,9 @@ export class MidiServer implements MidiService {
   constructor(core: Core, options: MidiServerOptions) {
     this.#core = core;
     this.#o = options;
-    this.#feedback = new MidiFeedback(core.model);
-    this.#unsubscribe = options.feedback === false
+    const grantOf = (s: MidiSource) => options.admission.grantOf(s);
+    this.#feedback = new MidiFeedback(core.model, { targets: options.feedback ?? [], grantOf });
+    this.#unsubscribe = !this.#feedback.isOn
       ? () => {}
       : core.bus.subscribe((batch) => this.#onBatch(batch));
   }
@@ -113,8 +114,8 @@ export class MidiServer implements MidiService {
   attach(endpoint: MidiPort): void {
     this.#endpoints.push(endpoint);
     endpoint.onMessages((messages, from) => this.receive(messages, from));
-    endpoint.onJoined?.(() => this.#sendFull());
-    if (this.#o.feedback !== false) this.#sendFull();
+    endpoint.onJoined?.((s) => this.#feedback.deliver(endpoint, this.#feedback.full(), s));
+    this.#feedback.deliver(endpoint, this.#feedback.full());
   }
 
   /** Participants connected now, over every endpoint (`/api/v1/info`). */
@@ -248,13 +249,7 @@ export class MidiServer implements MidiService {
     );
     if (!relevant) return;
     const changes = this.#feedback.changes();
-    if (changes.length > 0) { for (const e of this.#endpoints) e.send(changes); }
-  }
-
-  #sendFull(): void {
-    if (this.#o.feedback === false) return;
-    const all = this.#feedback.full();
-    if (all.length > 0) { for (const e of this.#endpoints) e.send(all); }
+    for (const e of this.#endpoints) this.#feedback.deliver(e, changes);
   }
 }
 
@@ -289,7 +284,7 @@ export interface OpenMidiOptions {
   /** Setting midiAllow. */
   allow: readonly string[];
   /** Setting midiFeedback. */
-  feedback: boolean;
+  feedback: readonly string[];
   timecode?: TimecodeSink | undefined;
   /** Where refusals and approvals are told (info). */
   log?: (message: string) => void;

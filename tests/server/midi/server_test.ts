@@ -150,7 +150,7 @@ function serverOver(core: Core, timecode?: { feed: (m: readonly MidiMessage[]) =
   });
   const devices = { list: () => [] } as unknown as DeviceRegistry;
   const admission = new MidiAdmission({ devices, policy, allow: ["10.0.0.0/8"] });
-  return new MidiServer(core, { policy, admission, timecode, feedback: false });
+  return new MidiServer(core, { policy, admission, timecode, feedback: [] });
 }
 
 Deno.test("server: a CC stream is coalesced per Control: one call at the player, the last value next", async () => {
@@ -214,7 +214,7 @@ Deno.test("server: a learn binds only a source that may control; a view-only one
   const device = { origin: "midi", address: viewer.address, name: "Viewer", deviceId: "dev-v" };
   const devices = { list: () => [{ ...device, scopes: ["view"] }] } as unknown as DeviceRegistry;
   const admission = new MidiAdmission({ devices, policy, allow: [] });
-  const server = new MidiServer(core, { policy, admission, feedback: false });
+  const server = new MidiServer(core, { policy, admission, feedback: [] });
   const endpoint = new MemoryEndpoint();
   server.attach(endpoint);
   const learned = server.learn({ action: "PLAY_IN", params: [] });
