@@ -7,7 +7,12 @@
  * seconds since 00:00:00:00, the frame rate and the receive time.
  * @module
  */
-import { FRAME_RATES, type FrameRate, timecodeSeconds } from "../../protocol/timecode.ts";
+import {
+  FRAME_RATES,
+  type FrameRate,
+  MAX_SAMPLE_AGE_MS,
+  timecodeSeconds,
+} from "../../protocol/timecode.ts";
 import type { MidiMessage, MidiSource } from "./messages.ts";
 
 /** Frame rates of MTC, by the two rate bits of the hours byte (29.97 is drop-frame). */
@@ -30,12 +35,17 @@ export interface TimecodeSample {
 
 /**
  * The input of the `timecode` operation for `sample` (`server/core/operations/timecode.ts`):
- * what the MIDI transport hands `Policy.invoke` for each sample the reader sends.
+ * what the MIDI transport hands `Policy.invoke` for each sample the reader sends, just
+ * before it sends it. `age` is how long ago the code was read (`now` less `sample.at`, on
+ * the reader's clock: the real one unless given), so the chase counts the time the sample
+ * waited on its way.
  */
 export function timecodeInput(
   sample: TimecodeSample,
-): { seconds: number; rate: MtcRate; motion: TimecodeSample["motion"] } {
-  return { seconds: sample.seconds, rate: sample.rate, motion: sample.motion };
+  now: number = SYSTEM_READER_CLOCK.now(),
+): { seconds: number; rate: MtcRate; motion: TimecodeSample["motion"]; age: number } {
+  const age = Math.min(MAX_SAMPLE_AGE_MS, Math.max(0, now - sample.at));
+  return { seconds: sample.seconds, rate: sample.rate, motion: sample.motion, age };
 }
 
 /** The clock the reader counts silence on (the player's `Clock` has this shape). */

@@ -97,10 +97,11 @@ Deno.test("TimecodeReader reads 29.97 drop-frame quarter frames, two frames on",
   play(pieces(T(0, 1, 0, 2), 29.97), 29.97);
   assert.equal(samples[0]!.rate, 29.97);
   assert.ok(Math.abs(samples[0]!.seconds - (1800 + 2) * 1001 / 30000) < 1e-9);
-  assert.deepEqual(timecodeInput(samples[0]!), {
+  assert.deepEqual(timecodeInput(samples[0]!, samples[0]!.at + 35), {
     seconds: samples[0]!.seconds,
     rate: 29.97,
     motion: "forward",
+    age: 35,
   });
 });
 
