@@ -72,7 +72,7 @@ Deno.test({
   ignore: needs("curl").ignore,
   async fn() {
     const list = examples(await Deno.readTextFile(DOC));
-    assert.equal(list.length, 4);
+    assert.equal(list.length, 2);
     const svc = await startTestService({}, { demo: true });
     const problems: string[] = [];
     try {
