@@ -8,7 +8,7 @@
  * bounds a learn nobody ends.
  * @module
  */
-import type { BindingKind, MidiBinding } from "../../protocol/midi.ts";
+import type { BindingKind, MidiBinding, MidiLearnRequest } from "../../protocol/midi.ts";
 import { CueportError } from "../core/mod.ts";
 import type { MidiMessage, MidiSource } from "./messages.ts";
 import { type ReaderClock, SYSTEM_READER_CLOCK } from "./timecode.ts";
@@ -16,15 +16,8 @@ import { type ReaderClock, SYSTEM_READER_CLOCK } from "./timecode.ts";
 /** The longest a learn waits for a message: 10 minutes. */
 export const LEARN_CAP_MS = 10 * 60_000;
 
-/** What a client asks to learn. */
-export interface LearnRequest {
-  action: string;
-  params: Array<string | number | boolean>;
-  /** For a control change: `param` (its value appended, scaled) or `trigger`. */
-  value?: "param" | "trigger" | undefined;
-  min?: number | undefined;
-  max?: number | undefined;
-}
+/** What a client asks to learn (`protocol/midi.ts`; a learn ignores `projectId`). */
+export type LearnRequest = MidiLearnRequest;
 
 /** How a learn ended. */
 export type LearnOutcome =

@@ -22,9 +22,10 @@ import {
 import type { DeviceRegistry } from "../auth/devices.ts";
 import type { TokenCheck } from "../core/mod.ts";
 import type { UpdateBatch } from "../core/mod.ts";
-import { isLocalSource, MidiAdmission, type MidiRequest } from "./admit.ts";
+import type { MidiStatusFields } from "../../protocol/midi.ts";
+import { isLocalSource, MidiAdmission } from "./admit.ts";
 import { MidiFeedback } from "./feedback.ts";
-import { type LearnRequest, MidiLearn } from "./learn.ts";
+import { MidiLearn } from "./learn.ts";
 import { type MapContext, mapOf, MidiMapper } from "./map.ts";
 import type { MidiEndpoint, MidiMessage, MidiSource } from "./messages.ts";
 import { MidiCalls, valueKey } from "./values.ts";
@@ -253,17 +254,9 @@ export class MidiServer implements MidiService {
   }
 }
 
-/** What `GET /api/v1/midi` answers (`server/core/operations/midi.ts` declares its schema). */
-export interface MidiStatus {
-  endpoints: number;
+/** What `GET /api/v1/midi` answers: `protocol/midi.ts`'s `MidiStatusFields`, and the participants. */
+export interface MidiStatus extends MidiStatusFields {
   participants: MidiSource[];
-  pending: MidiRequest[];
-  projectId: string | null;
-  map: unknown;
-  learning: LearnRequest | null;
-  lastMessage: Record<string, unknown> | null;
-  counts: { received: number; refused: number; failed: number; dropped: number };
-  lastError: { action: string; code: string; message: string } | null;
 }
 
 /** A message as JSON shows it (sysex bytes as hex). */

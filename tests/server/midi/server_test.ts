@@ -14,6 +14,7 @@ import { MidiMapper } from "../../../server/midi/map.ts";
 import type { MidiMessage } from "../../../server/midi/messages.ts";
 import { isTimecode, MidiAdmission, MidiServer } from "../../../server/midi/mod.ts";
 import { VirtualClock } from "../../../player/clock.ts";
+import { MidiStatusView } from "../../../server/core/operations/midi.ts";
 import { fixtureProject } from "../../_helpers/fixture.ts";
 import { LOCAL_DAW, MemoryEndpoint, REMOTE_PAD } from "./_memory_endpoint.ts";
 
@@ -220,6 +221,11 @@ Deno.test("server: a learn binds only a source that may control; a view-only one
   const learned = server.learn({ action: "PLAY_IN", params: [] });
   endpoint.deliver([{ type: "noteOn", channel: 1, note: 60, velocity: 1 }], viewer);
   assert.notEqual(server.status().learning, null, "still learning");
+  // The status is what its one schema says (protocol/midi.ts, and the participants).
+  assert.deepEqual(MidiStatusView.parse(server.status()).learning, {
+    action: "PLAY_IN",
+    params: [],
+  });
   endpoint.deliver([{ type: "noteOn", channel: 1, note: 61, velocity: 1 }], LOCAL_DAW);
   const outcome = await learned;
   assert.ok(outcome.learned);
