@@ -84,6 +84,11 @@ export function isNamed(targets: readonly string[], source: MidiSource): boolean
   );
 }
 
+/** Whether two sources are the same participant (one machine may have several in a session). */
+function isSame(a: MidiSource, b: MidiSource): boolean {
+  return a.kind === b.kind && a.address === b.address && a.name === b.name;
+}
+
 /** A carrier feedback goes out on: an endpoint and, when it has them, its participants. */
 export type FeedbackPort = MidiEndpoint & { participants?(): readonly MidiSource[] };
 
@@ -150,6 +155,6 @@ export class MidiFeedback {
     const to = (only ? [only] : present).filter((p) => this.isTarget(p));
     if (to.length === 0) return;
     if (port.sendTo) port.sendTo(messages, to);
-    else if (present.every((p) => to.some((t) => t.address === p.address))) port.send(messages);
+    else if (present.every((p) => to.some((t) => isSame(t, p)))) port.send(messages);
   }
 }

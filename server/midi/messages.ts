@@ -58,7 +58,7 @@ export interface MidiEndpoint {
   /** Sends `messages` to every connected participant, in order. */
   send(messages: readonly MidiMessage[]): void;
   /**
-   * Sends `messages` only to the participants `to` (matched by address), in
+   * Sends `messages` only to the participants `to` (matched by address and name), in
    * order; others get nothing. Optional: a carrier without it is sent
    * feedback only when every participant it has is a target.
    */

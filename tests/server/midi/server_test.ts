@@ -9,6 +9,7 @@ import { DEFAULT_MIDI_MAP, MidiMap } from "../../../protocol/midi.ts";
 import type { Project } from "../../../protocol/model.ts";
 import { type Core, Policy } from "../../../server/core/mod.ts";
 import type { DeviceRegistry } from "../../../server/auth/devices.ts";
+import { MidiFeedback } from "../../../server/midi/feedback.ts";
 import { MidiLearn } from "../../../server/midi/learn.ts";
 import { MidiMapper } from "../../../server/midi/map.ts";
 import type { MidiMessage } from "../../../server/midi/messages.ts";
@@ -231,4 +232,29 @@ Deno.test("server: a learn binds only a source that may control; a view-only one
   assert.ok(outcome.learned);
   assert.equal(outcome.binding.number, 61);
   server.close();
+});
+
+Deno.test("feedback: a carrier without sendTo is sent nothing unless every participant is a target", () => {
+  const project = fixtureProject();
+  const model = {
+    activeProjectId: project.id,
+    project: () => project,
+    playstate: () => ({ activeSongID: project.songs[0]!.id, clips: [] }),
+    live: () => ({ controls: {} }),
+  } as unknown as Core["model"];
+  // Two participants on one machine: the DAW and a pad, told apart by name.
+  const pad = { kind: "rtp" as const, address: "127.0.0.1", name: "Pad" };
+  const sent: MidiMessage[][] = [];
+  let present = [LOCAL_DAW, pad];
+  const port = { onMessages: () => {}, send: (m: readonly MidiMessage[]) => sent.push([...m]) };
+  const feedback = new MidiFeedback(model, {
+    targets: ["Pad"],
+    grantOf: () => ({ device: "local" }),
+  });
+  const withParticipants = { ...port, participants: () => present };
+  feedback.deliver(withParticipants, feedback.full());
+  assert.equal(sent.length, 0, "the DAW beside the pad would get it too");
+  present = [pad];
+  feedback.deliver(withParticipants, feedback.full());
+  assert.equal(sent.length, 1, "the pad alone: send() reaches only it");
 });
