@@ -168,9 +168,10 @@ export class MidiServer implements MidiService {
     const grant = this.#o.admission.grantOf(from);
     if (grant === null) return; // `receive` refused its messages already
     const caller = { address: from.address, isLocal: isLocalSource(from), grant };
-    const input = timecodeInput(sample);
+    const where = "MIDI timecode";
+    // The sample's age is measured here, just before it is handed over.
     Promise.resolve()
-      .then(() => this.#o.policy.invoke(TIMECODE, caller, input, { where: "MIDI timecode" }))
+      .then(() => this.#o.policy.invoke(TIMECODE, caller, timecodeInput(sample), { where }))
       .catch((error) => this.#fail("timecode", error));
   }
 

@@ -99,6 +99,11 @@ export class MidiSession implements MidiEndpoint {
     this.network.send(messages);
   }
 
+  /** Sends `messages` only to the participants `to` (feedback's targets). */
+  sendTo(messages: readonly MidiMessage[], to: readonly MidiSource[]): void {
+    this.network.sendTo(messages, to);
+  }
+
   /** Sets the one handler told when a participant joins. */
   onJoined(handler: (source: MidiSource) => void): void {
     this.#joined = handler;

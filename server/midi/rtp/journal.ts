@@ -8,7 +8,8 @@
  * never throws: a journal cut short or inconsistent decodes as null.
  * @module
  */
-import { DATA_MAX } from "../../../protocol/midi.ts";
+/** Chapter N holds a log for each of the 128 notes at most (RFC 6295 A.6). */
+const NOTE_LOGS_MAX = 128;
 
 /** A note the journal says sounds: its last note on. */
 export interface NoteLog {
@@ -102,9 +103,9 @@ function decodeChannel(bytes: Uint8Array): ChannelJournal | null {
 function decodeNotes(bytes: Uint8Array, at: number): ChannelJournal["notes"] | null {
   if (at + 2 > bytes.length) return null;
   const low = bytes[at + 1]! >> 4, high = bytes[at + 1]! & 0x0f;
-  // LEN=127 with LOW=15 HIGH=0 is the one way to say 128 note logs.
+  // LEN at its top (0x7f) with LOW=15 HIGH=0 is the one way to say 128 note logs.
   const logs = (bytes[at]! & 0x7f) +
-    ((bytes[at]! & 0x7f) === 127 && low === 15 && high === 0 ? 1 : 0);
+    ((bytes[at]! & 0x7f) === 0x7f && low === 15 && high === 0 ? 1 : 0);
   const octets = low <= high ? high - low + 1 : 0;
   if (at + 2 + 2 * logs + octets > bytes.length) return null;
   const on: NoteLog[] = [];
@@ -155,11 +156,11 @@ function encodeChannel(c: ChannelJournal): number[] | null {
 }
 
 function encodeNotes(notes: NonNullable<ChannelJournal["notes"]>): number[] {
-  const on = notes.on.filter((n) => n.velocity > 0).slice(0, DATA_MAX + 1); // LEN 127 can say 128
+  const on = notes.on.filter((n) => n.velocity > 0).slice(0, NOTE_LOGS_MAX); // LEN at its top says 128
   const logs = on.flatMap((n) => [n.note & 0x7f, (n.isPlayable ? 0x80 : 0) | (n.velocity & 0x7f)]);
-  // No OFFBITS: LOW 15, HIGH 1, except for 128 logs (LEN 127, LOW 15, HIGH 0: RFC 6295 A.6).
+  // No OFFBITS: LOW 15, HIGH 1, except for 128 logs (LEN 0x7f, LOW 15, HIGH 0: RFC 6295 A.6).
   if (notes.off.length === 0) {
-    return on.length === 128 ? [127, 0xf0, ...logs] : [on.length, 0xf1, ...logs];
+    return on.length === NOTE_LOGS_MAX ? [0x7f, 0xf0, ...logs] : [on.length, 0xf1, ...logs];
   }
   const low = Math.min(...notes.off) >> 3, high = Math.max(...notes.off) >> 3;
   const bits = new Array<number>(high - low + 1).fill(0);

@@ -12,7 +12,7 @@
  * off for a note that ended, a note on for one that began, and a note off
  * then on for a note released and pressed again (its note log is newer than
  * the note on we hold: ours came before the journal's checkpoint). A
- * controller changed and changed back (127 then 0) is recovered as its
+ * controller changed and changed back (full then 0) is recovered as its
  * latest value only: chapter C's value tool holds no more. A journal whose
  * checkpoint comes after the first lost packet does not cover the loss and
  * is not read. The state then holds what was recovered, so nothing is

@@ -149,6 +149,14 @@ export class RtpMidiNetwork implements MidiEndpoint {
 
   /** Sends `messages` to every participant in session, each with its sequence and journal. */
   send(messages: readonly MidiMessage[]): void {
+    this.sendTo(messages);
+  }
+
+  /** Sends `messages` to the participants in session named in `to` by address and name (all: every one). */
+  sendTo(
+    messages: readonly MidiMessage[],
+    to?: readonly { address: string; name: string }[],
+  ): void {
     if (!this.#sockets || messages.length === 0) return;
     const timestamp = Number(ticksAt(this.#now()) & 0xffffffffn);
     const runs = chunks(messages);
@@ -157,7 +165,9 @@ export class RtpMidiNetwork implements MidiEndpoint {
     }
     for (const chunk of runs.chunks) {
       for (const p of this.#participants.all()) {
-        if (!p.isOpen) continue;
+        if (!p.isOpen || (to && !to.some((t) => t.address === p.address && t.name === p.name))) {
+          continue;
+        }
         const { sequence, journal } = p.sender.next(chunk);
         const bytes = encodePacket({
           sequence,
