@@ -169,9 +169,13 @@ export class MidiServer implements MidiService {
     if (grant === null) return; // `receive` refused its messages already
     const caller = { address: from.address, isLocal: isLocalSource(from), grant };
     const where = "MIDI timecode";
-    // The sample's age is measured here, just before it is handed over.
+    // The sample's age is measured here, just before it is handed over, on real time: a player
+    // on a virtual clock (tests) has no real time to correct by, so its samples are of age 0.
+    const measured = () => this.#core.model.isClockVirtual ? sample.at : undefined;
     Promise.resolve()
-      .then(() => this.#o.policy.invoke(TIMECODE, caller, timecodeInput(sample), { where }))
+      .then(() =>
+        this.#o.policy.invoke(TIMECODE, caller, timecodeInput(sample, measured()), { where })
+      )
       .catch((error) => this.#fail("timecode", error));
   }
 
