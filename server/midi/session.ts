@@ -77,7 +77,7 @@ export class MidiSession implements MidiEndpoint {
       budget: { ...o.rtp?.budget, ...(o.shared ? { shared: o.shared } : {}) },
       onEvent: (event) => {
         if (event.type === "joined" || event.type === "left") {
-          const { ssrc, address, name } = event.participant;
+          const { ssrc, address } = event.participant;
           const key = `${ssrc}@${address}`;
           if (event.type === "left") this.#joinedAt.delete(key);
           else this.#joinedAt.set(key, new Date().toISOString());
