@@ -129,7 +129,11 @@ Deno.test({
       assert.equal(state.activeSongID, "s2", "the lost program change recovered");
       const [participant] = (await svc.get("/api/v1/midi")).body.participants;
       const { kind, address, name } = participant;
-      assert.deepEqual({ kind, address, name }, { kind: "rtp", address: "127.0.0.1", name: "Desk" });
+      assert.deepEqual({ kind, address, name }, {
+        kind: "rtp",
+        address: "127.0.0.1",
+        name: "Desk",
+      });
     } finally {
       await desk.close();
       relay.close();

@@ -12,7 +12,8 @@ import { RawPeer } from "./_raw.ts";
 
 Deno.test({
   ...peerIgnore(),
-  name: "rtp: a forged BY (the peer's SSRC, another token) leaves the session; rtpmidi's own BY ends it",
+  name:
+    "rtp: a forged BY (the peer's SSRC, another token) leaves the session; rtpmidi's own BY ends it",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
