@@ -8,11 +8,13 @@ import assert from "node:assert/strict";
 import { MidiStatusView } from "../../../server/core/operations/midi.ts";
 import type { MidiMessage } from "../../../server/midi/messages.ts";
 import { type RtpMidiEvent, RtpMidiNetwork } from "../../../server/midi/rtp/mod.ts";
+import type { ClockPacket } from "../../../server/midi/rtp/control.ts";
+import { encodePacket } from "../../../server/midi/rtp/packet.ts";
 import { MidiSession } from "../../../server/midi/session.ts";
 import { startMidiService } from "../../_helpers/midi.ts";
 import { until } from "../../_helpers/until.ts";
 import { EventLog } from "./rtp/_events.ts";
-import { RawPeer } from "./rtp/_raw.ts";
+import { RawPeer, type RawRead } from "./rtp/_raw.ts";
 import { Relay } from "./rtp/_relay.ts";
 
 const PLAYSTATE = "/api/v1/projects/show/playstate";
@@ -100,6 +102,58 @@ Deno.test({
         raw.send("control", { command: "RS", ssrc: 1, sequence: i }, session.port);
       }
       await until("8 over budget", () => session.overBudget === 8);
+    } finally {
+      await raw.close();
+      await session.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "MidiSession: a packet that comes after a later one, or twice, is counted late; the gap it left, lost",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const session = new MidiSession({
+      port: 0,
+      hosts: ["127.0.0.1"],
+      name: "Cueport",
+      admit: () => true,
+      invite: [],
+      rtp: { tickMs: 0 },
+    });
+    const got = new EventLog<MidiMessage>();
+    session.onMessages((messages) => messages.forEach((m) => got.push(m)));
+    const raw = new RawPeer();
+    const ssrc = 0x4242;
+    const note = (sequence: number) =>
+      encodePacket({
+        sequence,
+        timestamp: 0,
+        ssrc,
+        messages: [{ type: "noteOn", channel: 1, note: 60 + sequence, velocity: 100 }],
+        journal: null,
+      });
+    const is = (kind: string, command: string) => (r: RawRead) =>
+      r.kind === kind && r.packet.command === command;
+    try {
+      const invitation = { command: "IN" as const, token: 7, ssrc, name: "raw" };
+      raw.send("control", invitation, session.port);
+      await raw.next(is("control", "OK"), "the control OK");
+      raw.send("data", invitation, session.port + 1);
+      const ck = (await raw.next(is("data", "CK"), "the clock sync to echo")).packet as ClockPacket;
+      const timestamps = [ck.timestamps[0], 5n, 0n] as [bigint, bigint, bigint];
+      raw.send("data", { command: "CK", ssrc, count: 1, timestamps }, session.port + 1);
+      await until("the raw peer in session", () => session.participants().length === 1);
+      for (const sequence of [1, 3, 2, 3, 4]) raw.sendBytes("data", note(sequence), session.port);
+      await got.waitFor((m) => m.type === "noteOn" && m.note === 64, "the last note");
+      const [p] = session.participants();
+      assert.deepEqual(
+        { received: p!.received, lost: p!.lost, recovered: p!.recovered, late: p!.late },
+        { received: 3, lost: 1, recovered: 0, late: 2 },
+      );
+      assert.equal(p!.initiator, "peer");
     } finally {
       await raw.close();
       await session.close();
