@@ -1,7 +1,7 @@
 /**
  * `BY` ends a session only with the session's token: npm `rtpmidi` (like
  * Apple's peers) sends back the invitation's token in its `BY`, so its
- * goodbye ends the session; a `BY` forged with the participant's SSRC and
+ * goodbye ends the session, opened from either side; a `BY` forged with the participant's SSRC and
  * address but another token changes nothing.
  */
 import assert from "node:assert/strict";
@@ -45,6 +45,35 @@ Deno.test({
       assert.equal(left.type === "left" && left.participant.ssrc, peer.ssrc);
     } finally {
       await raw.close();
+      await peer.stop(false);
+      await network.close();
+    }
+  },
+});
+
+Deno.test({
+  ...peerIgnore(),
+  name: "rtp: rtpmidi invited by us says BY with our token: the session ends",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const events = new EventLog<RtpMidiEvent>();
+    const network = new RtpMidiNetwork({
+      port: 0,
+      hosts: ["127.0.0.1"],
+      name: "Cueport test",
+      onEvent: (e) => events.push(e),
+    });
+    network.start();
+    const peer = await MidiPeer.start("peer invited");
+    try {
+      network.invite("127.0.0.1", peer.port);
+      await events.waitFor((e) => e.type === "joined", "joining the peer");
+      await peer.log.waitFor((e) => e.event === "joined", "the peer's stream");
+      await peer.stop(true);
+      const left = await events.waitFor((e) => e.type === "left", "the peer's goodbye");
+      assert.equal(left.type === "left" && left.reason, "bye");
+    } finally {
       await peer.stop(false);
       await network.close();
     }
