@@ -1,8 +1,8 @@
 /**
  * `BY` ends a session only with the session's token: npm `rtpmidi` (like
  * Apple's peers) sends back the invitation's token in its `BY`, so its
- * goodbye ends the session, opened from either side; a `BY` forged with the participant's SSRC and
- * address but another token changes nothing.
+ * goodbye ends the session, opened from either side; a `BY` forged with
+ * the participant's SSRC and address but another token changes nothing.
  */
 import assert from "node:assert/strict";
 import { type RtpMidiEvent, RtpMidiNetwork } from "../../../../server/midi/rtp/mod.ts";
