@@ -156,7 +156,8 @@ export const MidiPendingRequest = z.strictObject({
 /**
  * A MIDI source connected now, as `GET /api/v1/midi` lists it: `kind`,
  * `address` and `name` name it (feedback's targets match them); a network
- * session's participant also has its counters (docs/midi.md, "Status").
+ * session's participant also has its counters (docs/midi.md, "What the
+ * operator sees").
  */
 export const MidiParticipant = z.strictObject({
   kind: z.enum(["rtp", "local"]).describe("rtp: a network session's participant; local: a port"),

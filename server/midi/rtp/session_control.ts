@@ -14,8 +14,8 @@
  * Our own invitations are followed through `OK` on both ports; a `NO` has
  * them tried again (`invitations.ts`); `BY` ends a session when it carries
  * the session's token (the invitation's, which peers send back) from the
- * participant's SSRC and address: a forged one without it changes nothing. Clock sync is
- * answered on the port it came from; receiver feedback (`RS`) trims the
+ * participant's SSRC and address: a forged one without it changes nothing.
+ * Clock sync is answered on the port it came from; receiver feedback (`RS`) trims the
  * journal we send. Nothing from a sender outside the session is acted on: a
  * packet counts when its SSRC and address match.
  * @module
