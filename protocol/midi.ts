@@ -153,6 +153,31 @@ export const MidiPendingRequest = z.strictObject({
   requestedAt: z.string(),
 });
 
+/**
+ * A MIDI source connected now, as `GET /api/v1/midi` lists it: `kind`,
+ * `address` and `name` name it (feedback's targets match them); a network
+ * session's participant also has its counters (docs/midi.md, "What the
+ * operator sees").
+ */
+export const MidiParticipant = z.strictObject({
+  kind: z.enum(["rtp", "local"]).describe("rtp: a network session's participant; local: a port"),
+  address: z.string().describe("The participant's address (rtp) or the port's name (local)"),
+  name: z.string().describe("Its session name or the port's name"),
+  ssrc: z.number().int().optional().describe("rtp: its RTP synchronization source"),
+  initiator: z.enum(["us", "peer"]).optional()
+    .describe("rtp: us when Cueport invited it (midiInvite), peer when it invited Cueport"),
+  joinedAt: z.string().optional().describe("rtp: when its session opened (ISO 8601)"),
+  latencyMs: z.number().nullable().optional()
+    .describe("rtp: half the last clock sync's round trip (ms); null before one completed"),
+  received: z.number().int().optional().describe("rtp: RTP-MIDI packets received in order"),
+  lost: z.number().int().optional()
+    .describe("rtp: packets missing (gaps in its sequence numbers)"),
+  recovered: z.number().int().optional()
+    .describe("rtp: messages rebuilt from the recovery journal of the packets after a gap"),
+  late: z.number().int().optional()
+    .describe("rtp: packets that came after a later one, or twice: dropped, not acted on"),
+});
+
 /** A MIDI message as JSON shows it. */
 const MidiMessageView = z.record(z.string(), z.unknown())
   .describe("A MIDI message: type, channel 1-16, its numbers; `from` and `at`");
@@ -202,6 +227,7 @@ export type MidiMap = z.infer<typeof MidiMap>;
 export type MidiLearnRequest = z.infer<typeof MidiLearnRequest>;
 export type MidiPendingRequest = z.infer<typeof MidiPendingRequest>;
 export type MidiStatusFields = z.infer<typeof MidiStatusFields>;
+export type MidiParticipant = z.infer<typeof MidiParticipant>;
 export type MidiLearnAnswer = z.infer<typeof MidiLearnAnswer>;
 
 /** The map of a Project that has none of its own. */

@@ -22,7 +22,7 @@ import {
 import type { DeviceRegistry } from "../auth/devices.ts";
 import type { TokenCheck } from "../core/mod.ts";
 import type { UpdateBatch } from "../core/mod.ts";
-import type { MidiStatusFields } from "../../protocol/midi.ts";
+import type { MidiParticipant, MidiStatusFields } from "../../protocol/midi.ts";
 import { isLocalSource, MidiAdmission } from "./admit.ts";
 import { MidiFeedback } from "./feedback.ts";
 import { MidiLearn } from "./learn.ts";
@@ -42,8 +42,10 @@ export { LEARN_CAP_MS, type LearnOutcome, type LearnRequest } from "./learn.ts";
 export interface MidiPort extends MidiEndpoint {
   /** Sets the one handler told when a participant joins. */
   onJoined?(handler: (source: MidiSource) => void): void;
-  /** The participants connected now. */
-  participants?(): readonly MidiSource[];
+  /** The participants connected now (a network session's with their counters). */
+  participants?(): readonly MidiParticipant[];
+  /** Datagrams dropped as over their sender's budget (a network session). */
+  readonly overBudget?: number;
 }
 
 /** What reads timecode (the MTC reader, `server/midi/timecode.ts`). */
@@ -215,6 +217,7 @@ export class MidiServer implements MidiService {
     return {
       endpoints: this.#endpoints.length,
       participants: participants.map((p) => ({ ...p })),
+      overBudget: this.#endpoints.reduce((n, e) => n + (e.overBudget ?? 0), 0),
       pending: this.#o.admission.pending(),
       projectId: pid,
       map: mapOf(pid ? this.#core.model.project(pid) : undefined),
@@ -278,7 +281,8 @@ export class MidiServer implements MidiService {
 
 /** What `GET /api/v1/midi` answers: `protocol/midi.ts`'s `MidiStatusFields`, and the participants. */
 export interface MidiStatus extends MidiStatusFields {
-  participants: MidiSource[];
+  participants: MidiParticipant[];
+  overBudget: number;
 }
 
 /** A message as JSON shows it (sysex bytes as hex). */

@@ -7,6 +7,7 @@
  * a hook told when one joins).
  * @module
  */
+import type { MidiParticipant } from "../../protocol/midi.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
 import type { MidiEndpoint, MidiMessage, MidiSource } from "./messages.ts";
@@ -57,6 +58,8 @@ export function inviteTarget(entry: string): { host: string; port: number } {
 export class MidiSession implements MidiEndpoint {
   readonly network: RtpMidiNetwork;
   #joined: ((source: MidiSource) => void) | null = null;
+  /** When each participant in session joined (ISO 8601), by `ssrc@address`. */
+  #joinedAt = new Map<string, string>();
 
   /**
    * Builds and starts the session: binds its ports, invites the hosts.
@@ -73,6 +76,12 @@ export class MidiSession implements MidiEndpoint {
       invite,
       budget: { ...o.rtp?.budget, ...(o.shared ? { shared: o.shared } : {}) },
       onEvent: (event) => {
+        if (event.type === "joined" || event.type === "left") {
+          const { ssrc, address } = event.participant;
+          const key = `${ssrc}@${address}`;
+          if (event.type === "left") this.#joinedAt.delete(key);
+          else this.#joinedAt.set(key, new Date().toISOString());
+        }
         o.onEvent?.(event);
         if (event.type === "joined") {
           const { address, name } = event.participant;
@@ -109,10 +118,27 @@ export class MidiSession implements MidiEndpoint {
     this.#joined = handler;
   }
 
-  /** The participants in session (both ports open). */
-  participants(): MidiSource[] {
+  /** The participants in session (both ports open), with their counters. */
+  participants(): MidiParticipant[] {
     return this.network.participants().filter((p) => p.dataPort !== null)
-      .map(({ address, name }) => ({ kind: "rtp", address, name }));
+      .map((p) => ({
+        kind: "rtp",
+        address: p.address,
+        name: p.name,
+        ssrc: p.ssrc,
+        initiator: p.initiator,
+        joinedAt: this.#joinedAt.get(`${p.ssrc}@${p.address}`) ?? new Date().toISOString(),
+        latencyMs: p.latencyMs,
+        received: p.received,
+        lost: p.lost,
+        recovered: p.recovered,
+        late: p.late,
+      }));
+  }
+
+  /** Datagrams the session dropped as over their sender's budget. */
+  get overBudget(): number {
+    return this.network.overBudget;
   }
 
   /** Says goodbye to every participant and closes the ports. */

@@ -10,21 +10,19 @@ import {
   MidiBinding,
   MidiLearnAnswer,
   MidiLearnRequest,
+  MidiParticipant,
   MidiStatusFields,
 } from "../../../protocol/midi.ts";
 import type { EditResult } from "../edits.ts";
 import type { MidiLearnInput, MidiService } from "./midi_service.ts";
 import { type AnyOperation, defineOperation, given, SCOPES } from "./operation.ts";
 
-const Source = z.strictObject({
-  kind: z.enum(["rtp", "local"]),
-  address: z.string(),
-  name: z.string(),
-});
-
-/** `GET /api/v1/midi`: `protocol/midi.ts`'s fields and the participants. */
+/** `GET /api/v1/midi`: `protocol/midi.ts`'s fields, the participants and the network's refusals. */
 export const MidiStatusView = MidiStatusFields.extend({
-  participants: z.array(Source).describe("Who is connected now"),
+  participants: z.array(MidiParticipant).describe("Who is connected now, with their counters"),
+  overBudget: z.number().int().describe(
+    "Datagrams the network session dropped as over their sender's rate budget (since it started)",
+  ),
 });
 
 const midiOf = (ctx: { midi?: MidiService | undefined }) => given(ctx.midi, "MIDI transport");

@@ -231,7 +231,10 @@ export class RtpMidiNetwork implements MidiEndpoint {
       return;
     }
     const gap = p.receiver.gapBefore(sequenceOf(data));
-    if (gap < 0) return; // late or repeated
+    if (gap < 0) { // late or repeated
+      p.late++;
+      return;
+    }
     if (gap > 0) p.sysex.data = null; // a system exclusive under way lost a segment: dropped
     const packet = decodePacket(data, p.sysex);
     if (!packet) return;

@@ -33,6 +33,8 @@ export interface ParticipantInfo {
   received: number;
   lost: number;
   recovered: number;
+  /** RTP-MIDI packets that came after a later one (or twice): not acted on. */
+  late: number;
 }
 
 /** One participant's state. */
@@ -56,6 +58,7 @@ export class Participant {
   received = 0;
   lost = 0;
   recovered = 0;
+  late = 0;
   readonly sender = new JournalSender();
   readonly receiver = new JournalReceiver();
   readonly sysex: SysexSegments = { data: null };
@@ -108,6 +111,7 @@ export class Participant {
       received: this.received,
       lost: this.lost,
       recovered: this.recovered,
+      late: this.late,
     };
   }
 }

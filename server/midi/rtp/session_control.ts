@@ -12,8 +12,10 @@
  * A data-port invitation nobody answered on the control port gets no answer.
  * Answers (`OK`, `NO`, the proof's `CK`) to one address are budgeted.
  * Our own invitations are followed through `OK` on both ports; a `NO` has
- * them tried again (`invitations.ts`); `BY` ends a session. Clock sync is
- * answered on the port it came from; receiver feedback (`RS`) trims the
+ * them tried again (`invitations.ts`); `BY` ends a session when it carries
+ * the session's token (the invitation's, which peers send back) from the
+ * participant's SSRC and address: a forged one without it changes nothing.
+ * Clock sync is answered on the port it came from; receiver feedback (`RS`) trims the
  * journal we send. Nothing from a sender outside the session is acted on: a
  * packet counts when its SSRC and address match.
  * @module
@@ -209,11 +211,12 @@ export class SessionControl {
     this.#c.emit({ type: "declined", host: invitation.host, port: invitation.port });
   }
 
+  /** A `BY` counts only with the session's token: peers (npm `rtpmidi`, Apple's) send it back. */
   #bye(packet: InvitationPacket, address: string): void {
     const pending = this.#c.participants.pendingOf(packet.ssrc, address);
-    if (pending) this.#c.participants.unpend(pending);
+    if (pending?.token === packet.token) this.#c.participants.unpend(pending);
     const p = this.#c.participants.of(packet.ssrc, address);
-    if (p) this.drop(p, "bye", { sayBye: false });
+    if (p?.token === packet.token) this.drop(p, "bye", { sayBye: false });
   }
 
   #clock(kind: PortKind, packet: ClockPacket, from: PeerPort): void {

@@ -35,6 +35,13 @@ function messageText(m) {
   }`;
 }
 
+/** A participant as the operator reads it: `Desk (lost 2, recovered 2, 1.2 ms)` for a network one. */
+function participantText(p) {
+  if (p.kind !== "rtp" || p.lost === undefined) return p.name;
+  const latency = p.latencyMs === null ? "" : `, ${p.latencyMs.toFixed(1)} ms`;
+  return `${p.name} (lost ${p.lost}, recovered ${p.recovered}${latency})`;
+}
+
 /** A binding as one line. */
 function bindingText(b) {
   const ch = b.channel === null ? "any channel" : `ch${b.channel}`;
@@ -86,7 +93,7 @@ export function Midi({ project, fail }) {
     <section class="midi" aria-label="MIDI">
       <p class="note" data-midi="participants">${participants.length === 0
         ? "No MIDI device connected"
-        : participants.map((p) => p.name).join(", ")}</p>
+        : participants.map(participantText).join(", ")}</p>
       <p class="note" data-midi="last">Last message: ${messageText(status?.lastMessage)}</p>
       <div class="row">
         <select aria-label="Action to learn" disabled=${learning}
