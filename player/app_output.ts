@@ -6,7 +6,11 @@
  */
 import type { EditApplyParams, EditApplyResult } from "../protocol/edits/mod.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
-import type { OutputFrameAsk, OutputFrameResult } from "../protocol/methods.ts";
+import type {
+  MidiLocalParams,
+  OutputFrameAsk,
+  OutputFrameResult,
+} from "../protocol/methods.ts";
 import type { Preset } from "../protocol/model.ts";
 import { imageSize } from "image-size";
 import { writeFileAtomic } from "../lib/atomic_write.ts";
@@ -28,6 +32,8 @@ export interface AppOutputHost {
   changeAppState(event: string, change: Partial<AppState>): void;
   applyBuiltEdits(build: () => EditApplyParams): Promise<EditApplyResult>;
   quarantinePreset(presetId: string, reason: string): Promise<boolean>;
+  /** The output's local MIDI ports and their input, for the service (`midi.local`). */
+  onMidi(event: MidiLocalParams): void;
 }
 
 /** The application's parts the output reads, and how it was asked to show (`PlayerOptions`). */
@@ -75,6 +81,7 @@ export function startAppOutput(app: AppOutputHost, parts: AppOutputParts): Outpu
         log?.("error", `Cannot write the quarantine of preset "${presetId}": ${error.message}`)
       );
     },
+    midi: (event) => app.onMidi(event),
     scaleChanged: (drawing) => app.changeAppState("output-scale-changed", { output: drawing }),
     // The recorder reports its state itself (`changed`).
     recordingLost: (outcome) => parts.recorder.lost(outcome),

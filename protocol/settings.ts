@@ -171,6 +171,24 @@ export const SETTINGS = {
     doc:
       "`on`: Clip states as notes and Control values as CCs go back to every participant (pad LEDs); `off` sends nothing",
   },
+  midiLocal: {
+    schema: z.preprocess(
+      (v) =>
+        v === "on" || v === "true"
+          ? true
+          : v === "off" || v === "false"
+          ? false
+          : typeof v === "string"
+          ? v.split(",").map((s) => s.trim()).filter(Boolean)
+          : v,
+      z.union([z.boolean(), z.array(z.string().min(1)).min(1)]),
+    ).default(true),
+    flag: "midi-local",
+    value: "on|off|LIST",
+    help: "local MIDI ports through the output's browser: on, off, or port names, comma-separated",
+    doc:
+      "`on`: every MIDI port of the show machine the output's browser lists (Web MIDI) is read and gets feedback; `off`: none; port names, comma-separated: those only. No output running, no local ports (docs/midi.md)",
+  },
   legacyHttpPort: {
     schema: OptionalPort.default(51736),
     flag: "legacy-http-port",

@@ -25,6 +25,7 @@ import type { OutputWindow } from "./window_state.ts";
 import { OutputBrowser } from "./output_browser.ts";
 import { FrameReports, type PageReport } from "./frame_reports.ts";
 import { RecordingSlot } from "./recording_slot.ts";
+import { type MidiLocalEvent, MidiPorts } from "./midi_ports.ts";
 import type { PictureFormat } from "../../protocol/pictures.ts";
 
 export type { PageReport } from "./frame_reports.ts";
@@ -54,6 +55,8 @@ export interface OutputOptions {
   quarantine?: (presetId: string, reason: string) => void;
   /** The preset editor (`appState.editor`): its window follows it; absent, none opens. */
   editor?: EditorHooks;
+  /** The page's local MIDI ports and their input, for the service (`midi_ports.ts`). */
+  midi?: (event: MidiLocalEvent) => void;
 }
 
 /** No editor: its state is always closed. */
@@ -131,6 +134,8 @@ export class Output {
   #frameBudgetMs: number | null;
   /** Whether the page showed the full-screen state at its last picture (`frame`). */
   pageFullScreen = false;
+  /** The page's local MIDI ports (Web MIDI): what they receive goes to `options.midi`. */
+  readonly midi: MidiPorts;
 
   constructor(options: OutputOptions, browser: string, mode: "window" | "fullscreen" | "headless") {
     this.#options = options;
@@ -140,6 +145,7 @@ export class Output {
       () => performance.now(),
     );
     this.#reports = new FrameReports(options);
+    this.midi = new MidiPorts((event) => options.midi?.(event), (message) => this.#send(message));
     this.#states = new RenderStates({
       source: () => options.source(),
       clock: options.clock,
@@ -331,6 +337,7 @@ export class Output {
   /** Stops the browser and the server; pending requests fail. */
   async close(): Promise<void> {
     this.#requests.rejectAll(new Error("The output closed"));
+    this.midi.pageGone();
     this.#recording.close();
     this.#editorPage.close();
     await this.#browser.close();
@@ -397,6 +404,8 @@ export class Output {
       settle: (id, message) => this.#requests.settle(id, message),
       // A shader suspected of the stall explains a lost GL: the quarantine sees to it.
       glFails: () => this.#browser.health.glLost(this.#browser.quarantine.isSuspecting),
+      midi: (message) => this.midi.take(message),
+      closed: () => this.midi.pageGone(),
     };
   }
 
