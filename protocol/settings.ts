@@ -184,8 +184,9 @@ export const SETTINGS = {
       z.union([z.boolean(), z.array(z.string().min(1)).min(1)]),
     ).default(true),
     flag: "midi-local",
-    value: "on|off|LIST",
-    help: "local MIDI ports through the output's browser: on, off, or port names, comma-separated",
+    value: "on|off",
+    help:
+      "local MIDI ports through the output's browser (default on; off, or port names, comma-separated)",
     doc:
       "`on`: every MIDI port of the show machine the output's browser lists (Web MIDI) is read and gets feedback; `off`: none; port names, comma-separated: those only. No output running, no local ports (docs/midi.md)",
   },
