@@ -9,10 +9,10 @@ import type { NormalizedAction } from "../protocol/actions.ts";
 import type { EditApplyParams, EditApplyResult } from "../protocol/edits/mod.ts";
 import type { LibraryEntry } from "../protocol/library.ts";
 import type {
-  MidiLocalParams,
   ActionOutcome,
   CameraFrameResult,
   MediaLocateResult,
+  MidiLocalParams,
   OutputFrameAsk,
   OutputFrameResult,
 } from "../protocol/methods.ts";

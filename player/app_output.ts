@@ -6,11 +6,7 @@
  */
 import type { EditApplyParams, EditApplyResult } from "../protocol/edits/mod.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
-import type {
-  MidiLocalParams,
-  OutputFrameAsk,
-  OutputFrameResult,
-} from "../protocol/methods.ts";
+import type { MidiLocalParams, OutputFrameAsk, OutputFrameResult } from "../protocol/methods.ts";
 import type { Preset } from "../protocol/model.ts";
 import { imageSize } from "image-size";
 import { writeFileAtomic } from "../lib/atomic_write.ts";

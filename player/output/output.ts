@@ -135,7 +135,7 @@ export class Output {
   /** Whether the page showed the full-screen state at its last picture (`frame`). */
   pageFullScreen = false;
   /** The page's local MIDI ports (Web MIDI): what they receive goes to `options.midi`. */
-  readonly midi: MidiPorts;
+  readonly midi = new MidiPorts((e) => this.#options.midi?.(e), (m) => this.#send(m));
 
   constructor(options: OutputOptions, browser: string, mode: "window" | "fullscreen" | "headless") {
     this.#options = options;
@@ -145,7 +145,6 @@ export class Output {
       () => performance.now(),
     );
     this.#reports = new FrameReports(options);
-    this.midi = new MidiPorts((event) => options.midi?.(event), (message) => this.#send(message));
     this.#states = new RenderStates({
       source: () => options.source(),
       clock: options.clock,

@@ -10,8 +10,7 @@
 import { MIDI_BATCH_MAX } from "../../protocol/output.ts";
 import type { MidiLocalParams, MidiSendParams } from "../../protocol/methods.ts";
 import { decodeMessages, encodeMessage } from "./bytes.ts";
-import type { MidiMessage, MidiSource } from "./messages.ts";
-import type { MidiPort } from "./mod.ts";
+import type { MidiEndpoint, MidiMessage, MidiSource } from "./messages.ts";
 
 /** Options of `LocalMidi`. */
 export interface LocalMidiOptions {
@@ -23,8 +22,8 @@ export interface LocalMidiOptions {
 
 type Handler = (messages: readonly MidiMessage[], from: MidiSource) => void;
 
-/** The output's local MIDI ports as one endpoint of the MIDI transport. */
-export class LocalMidi implements MidiPort {
+/** The output's local MIDI ports as one endpoint of the MIDI transport (a `MidiPort`: `mod.ts`). */
+export class LocalMidi implements MidiEndpoint {
   readonly #o: LocalMidiOptions;
   #handler: Handler = () => {};
   #joined: (source: MidiSource) => void = () => {};

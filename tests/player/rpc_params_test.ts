@@ -3,10 +3,10 @@ import { memoryTransportPair } from "../../protocol/transport.ts";
 import type { RpcId, RpcMessage } from "../../protocol/jsonrpc.ts";
 import {
   LogParams,
-  MidiLocalParams,
   Method,
   type MethodName,
   METHODS,
+  MidiLocalParams,
   Notification,
   RequestProgressParams,
   StateUpdateParams,
