@@ -38,7 +38,7 @@ export interface AppOutputParts {
   cameras: () => Camera[];
   recorder: Recorder;
   output:
-    | { mode: OutputMode; browser: string | null; frameBudgetMs?: number }
+    | { mode: OutputMode; browser: string | null; frameBudgetMs?: number; midi?: boolean }
     | undefined;
   log: ((level: "info" | "warn" | "error", message: string) => void) | undefined;
 }
@@ -78,6 +78,7 @@ export function startAppOutput(app: AppOutputHost, parts: AppOutputParts): Outpu
       );
     },
     midi: (event) => app.onMidi(event),
+    midiPorts: output?.midi ?? true,
     scaleChanged: (drawing) => app.changeAppState("output-scale-changed", { output: drawing }),
     // The recorder reports its state itself (`changed`).
     recordingLost: (outcome) => parts.recorder.lost(outcome),

@@ -201,6 +201,11 @@ export const ToPage = z.discriminatedUnion("type", [
    * null: the display's frame period. Sent when the page connects (tests send a tiny one).
    */
   z.object({ type: z.literal("scale"), frameBudgetMs: z.number().positive().nullable() }),
+  /**
+   * Whether the page opens the machine's MIDI ports (Web MIDI), sent when it connects: false
+   * (setting midiLocal `off`) leaves them to other programs (a WinMM port has one user).
+   */
+  z.object({ type: z.literal("midi"), open: z.boolean() }),
   /** Play MIDI messages on the output ports named (`port` null: every output port). */
   z.object({
     type: z.literal("midi-send"),

@@ -635,6 +635,7 @@ export const PLAYER_SETTINGS = [
   "output",
   "outputBrowser",
   "outputDisplay",
+  "midiLocal",
 ] as const satisfies readonly SettingName[];
 
 /** A setting the bundled player takes as a flag. */

@@ -49,6 +49,16 @@ export class MidiPorts {
     this.#tell(this.current());
   }
 
+  /** A page connected: it opens the machine's MIDI ports when `open` (setting midiLocal not off). */
+  pageOpened(open: boolean): void {
+    this.#send({ type: "midi", open });
+  }
+
+  /** What the page socket tells here (`PageSocketHost`'s `midi` and `closed`). */
+  pageHost(): { midi(message: PageMidi): void; closed(): void } {
+    return { midi: (message) => this.take(message), closed: () => this.pageGone() };
+  }
+
   /** The page went away (closed, reloading, the output stopped): no ports until it says. */
   pageGone(): void {
     const had = this.#ports.inputs.length + this.#ports.outputs.length > 0;

@@ -57,6 +57,8 @@ export interface OutputOptions {
   editor?: EditorHooks;
   /** The page's local MIDI ports and their input, for the service (`midi_ports.ts`). */
   midi?: (event: MidiLocalEvent) => void;
+  /** Whether the page opens the machine's MIDI ports (setting midiLocal not off; absent: true). */
+  midiPorts?: boolean;
 }
 
 /** No editor: its state is always closed. */
@@ -370,6 +372,7 @@ export class Output {
       opened: (connection) => {
         this.programs.pageConnected();
         this.#send({ type: "scale", frameBudgetMs: this.#frameBudgetMs });
+        this.midi.pageOpened(this.#options.midiPorts ?? true);
         this.#send({ type: "programs", programs: [...BUILT_IN_PROGRAMS] });
         this.#pushState();
         this.#requests.resend();
@@ -403,8 +406,7 @@ export class Output {
       settle: (id, message) => this.#requests.settle(id, message),
       // A shader suspected of the stall explains a lost GL: the quarantine sees to it.
       glFails: () => this.#browser.health.glLost(this.#browser.quarantine.isSuspecting),
-      midi: (message) => this.midi.take(message),
-      closed: () => this.midi.pageGone(),
+      ...this.midi.pageHost(),
     };
   }
 

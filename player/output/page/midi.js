@@ -28,14 +28,17 @@ export class PageMidi {
   #batch = [];
   /** @type {ReturnType<typeof setTimeout> | null} */
   #timer = null;
+  #isStarted = false;
 
   /** @param {(message: FromPage) => void} send the page socket's */
   constructor(send) {
     this.#send = send;
   }
 
-  /** Asks for Web MIDI once; the ports are said now and at each change. */
+  /** Asks for Web MIDI once (the player said so); the ports are said then and at each change. */
   start() {
+    if (this.#isStarted) return;
+    this.#isStarted = true;
     if (typeof navigator.requestMIDIAccess !== "function") {
       this.#error = "this browser has no Web MIDI";
       return this.sayPorts();
@@ -50,8 +53,9 @@ export class PageMidi {
     });
   }
 
-  /** Says the ports listed now (the socket connected, or they changed). */
+  /** Says the ports listed now (the socket connected, or they changed); nothing before `start`. */
   sayPorts() {
+    if (!this.#isStarted) return;
     const names = (/** @type {Iterable<MIDIPort>} */ ports) =>
       [...ports].filter((p) => p.state === "connected").map((p) => String(p.name ?? p.id))
         .slice(0, PORTS_MAX);

@@ -242,6 +242,8 @@ class OutputPage {
       case "record-stop":
         return void this.#recorder.stop()
           .then((done) => this.#send({ type: "recorded", id: message.id, ...done }));
+      case "midi":
+        return message.open ? this.#midi.start() : undefined;
       case "midi-send":
         return this.#midi.play(message.messages);
     }
@@ -313,7 +315,6 @@ class OutputPage {
     document.addEventListener("visibilitychange", () => this.#lastFrameAt = 0);
     setInterval(() => this.#second(), 1000);
     this.#connect();
-    this.#midi.start();
     requestAnimationFrame(this.#onFrame);
   }
 }

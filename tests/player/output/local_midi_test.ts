@@ -10,6 +10,8 @@ import assert from "node:assert/strict";
 import { DEFAULT_MIDI_MAP, FEEDBACK_SCHEMES } from "../../../protocol/midi.ts";
 import { VirtualClock } from "../../../player/mod.ts";
 import type { Output } from "../../../player/output/mod.ts";
+import { type MidiLocalEvent, MidiPorts } from "../../../player/output/midi_ports.ts";
+import type { ToPage } from "../../../protocol/output.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { openOutputService, outputDataDir } from "../../_helpers/output.ts";
 import { until } from "../../_helpers/until.ts";
@@ -126,4 +128,29 @@ Deno.test({
       await Deno.remove(dataDir, { recursive: true });
     }
   },
+});
+
+Deno.test("local MIDI: the player relays the page's ports and input, and opens none when off", () => {
+  const told: MidiLocalEvent[] = [];
+  const toPage: ToPage[] = [];
+  const ports = new MidiPorts((event) => told.push(event), (message) => toPage.push(message));
+  ports.pageOpened(false);
+  assert.deepEqual(toPage, [{ type: "midi", open: false }], "midiLocal off: the page asks nothing");
+  ports.send([{ port: null, data: [0x90, 36, 127] }]);
+  assert.equal(toPage.length, 1, "no output port listed: nothing sent");
+  const host = ports.pageHost();
+  host.midi({ type: "midi-ports", inputs: ["Pad"], outputs: ["Pad"], error: null });
+  host.midi({ type: "midi-in", messages: [{ port: "Pad", data: [0x90, 36, 64] }] });
+  ports.send([{ port: "Pad", data: [0x90, 36, 127] }]);
+  assert.deepEqual(toPage[1], {
+    type: "midi-send",
+    messages: [{ port: "Pad", data: [0x90, 36, 127] }],
+  });
+  host.closed();
+  assert.deepEqual(told, [
+    { type: "ports", inputs: ["Pad"], outputs: ["Pad"], error: null },
+    { type: "input", messages: [{ port: "Pad", data: [0x90, 36, 64] }] },
+    { type: "ports", inputs: [], outputs: [], error: null },
+  ]);
+  assert.deepEqual(ports.current(), { type: "ports", inputs: [], outputs: [], error: null });
 });
