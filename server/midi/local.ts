@@ -20,6 +20,13 @@ export interface LocalMidiOptions {
   send(params: MidiSendParams): Promise<unknown>;
 }
 
+/** The local ports taken now, and why there are none (`GET /api/v1/midi`'s `local`). */
+export interface LocalPorts {
+  inputs: string[];
+  outputs: string[];
+  error: string | null;
+}
+
 type Handler = (messages: readonly MidiMessage[], from: MidiSource) => void;
 
 /** The output's local MIDI ports as one endpoint of the MIDI transport (a `MidiPort`: `mod.ts`). */
@@ -51,6 +58,11 @@ export class LocalMidi implements MidiEndpoint {
   participants(): readonly MidiSource[] {
     const names = [...new Set([...this.#inputs, ...this.#outputs])];
     return names.map((name) => ({ kind: "local", address: name, name }));
+  }
+
+  /** The ports taken now, and why there are none. */
+  localPorts(): LocalPorts {
+    return { inputs: [...this.#inputs], outputs: [...this.#outputs], error: this.error };
   }
 
   /** What the player said: the ports now, or input on them. */

@@ -27,6 +27,7 @@ import { MidiFeedback } from "./feedback.ts";
 import { type LearnRequest, MidiLearn } from "./learn.ts";
 import { type MapContext, mapOf, MidiMapper } from "./map.ts";
 import type { MidiEndpoint, MidiMessage, MidiSource } from "./messages.ts";
+import type { LocalPorts } from "./local.ts";
 import { MidiCalls, valueKey } from "./values.ts";
 import { timecodeInput, type TimecodeSample } from "./timecode.ts";
 
@@ -43,6 +44,8 @@ export interface MidiPort extends MidiEndpoint {
   onJoined?(handler: (source: MidiSource) => void): void;
   /** The participants connected now. */
   participants?(): readonly MidiSource[];
+  /** The output's local ports, for the status (`local.ts`). */
+  localPorts?(): LocalPorts;
 }
 
 /** What reads timecode (the MTC reader, `server/midi/timecode.ts`). */
@@ -213,6 +216,7 @@ export class MidiServer implements MidiService {
       lastMessage: this.#last ? jsonMessage(this.#last) : null,
       counts: { ...this.counts, dropped: this.#calls.dropped },
       lastError: this.lastError,
+      local: this.#endpoints.find((e) => e.localPorts)?.localPorts?.() ?? null,
     };
   }
 
@@ -284,6 +288,8 @@ export interface MidiStatus {
   lastMessage: Record<string, unknown> | null;
   counts: { received: number; refused: number; failed: number; dropped: number };
   lastError: { action: string; code: string; message: string } | null;
+  /** The output's local MIDI ports; null: setting midiLocal off. */
+  local: LocalPorts | null;
 }
 
 /** A message as JSON shows it (sysex bytes as hex). */

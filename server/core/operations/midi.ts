@@ -57,6 +57,15 @@ export const MidiStatusView = z.strictObject({
   }),
   lastError: z.strictObject({ action: z.string(), code: z.string(), message: z.string() })
     .nullable(),
+  local: z.strictObject({
+    inputs: z.array(z.string()).describe("Input ports read (Web MIDI names)"),
+    outputs: z.array(z.string()).describe("Output ports that get feedback"),
+    error: z.string().nullable().describe(
+      "Why there are none: no output running (no output, no local ports), no Web MIDI",
+    ),
+  }).nullable().describe(
+    "The show machine's MIDI ports through the output's browser (docs/midi.md, Local ports); null: midiLocal off",
+  ),
 });
 
 const LearnView = z.union([

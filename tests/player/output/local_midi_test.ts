@@ -108,6 +108,8 @@ Deno.test({
       assert.deepEqual(await page("cueportMidiTest.asked"), { sysex: false }, "no sysex asked");
       await page(`cueportMidiTest.plug("Pad")`);
       await until("the port listed", async () => (await names()).includes("local:Pad"), 60_000);
+      const { local } = await get("/api/v1/midi");
+      assert.deepEqual(local, { inputs: ["Pad"], outputs: ["Pad"], error: null });
 
       await page(`cueportMidiTest.play("Pad", [0x90, 36, 64])`); // index 0 of the Song: red
       const clip = async () =>
@@ -123,6 +125,7 @@ Deno.test({
 
       await page(`cueportMidiTest.unplug("Pad")`);
       await until("the port gone", async () => !(await names()).includes("local:Pad"), 60_000);
+      assert.deepEqual((await get("/api/v1/midi")).local, { inputs: [], outputs: [], error: null });
     } finally {
       await stop();
       await Deno.remove(dataDir, { recursive: true });

@@ -22,6 +22,7 @@ function open(ports: true | string[]) {
 Deno.test("local MIDI: the ports listed are sources of kind local; input is decoded per port", () => {
   const { local, got, joined } = open(true);
   assert.deepEqual(local.participants(), [], "no output, no ports");
+  assert.deepEqual(local.localPorts(), { inputs: [], outputs: [], error: "no output running" });
   local.take({ type: "ports", inputs: ["Pad", "Keys"], outputs: ["Pad"], error: null });
   assert.deepEqual(joined, ["Pad", "Keys"]);
   assert.deepEqual(local.participants().map((p) => `${p.kind}:${p.name}`), [
@@ -44,7 +45,7 @@ Deno.test("local MIDI: the ports listed are sources of kind local; input is deco
   assert.equal(got[0]!.from.kind, "local");
   local.take({ type: "ports", inputs: [], outputs: [], error: "the player is down" });
   assert.deepEqual(local.participants(), []);
-  assert.equal(local.error, "the player is down");
+  assert.deepEqual(local.localPorts(), { inputs: [], outputs: [], error: "the player is down" });
 });
 
 Deno.test("local MIDI: midiLocal names the ports taken; feedback goes to them, no sysex", () => {
