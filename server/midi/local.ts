@@ -81,7 +81,17 @@ export class LocalMidi implements MidiEndpoint {
   /** Sends `messages` to the output ports taken (system exclusive left out: not granted). */
   send(messages: readonly MidiMessage[]): void {
     if (this.#outputs.length === 0) return;
-    const targets: Array<string | null> = this.#o.ports === true ? [null] : this.#outputs;
+    this.#sendOn(messages, this.#o.ports === true ? [null] : this.#outputs);
+  }
+
+  /** Sends `messages` to the output ports named as the local sources `to` (a pad's own port). */
+  sendTo(messages: readonly MidiMessage[], to: readonly MidiSource[]): void {
+    const names = new Set(to.filter((s) => s.kind === "local").map((s) => s.name));
+    const ports = this.#outputs.filter((name) => names.has(name));
+    if (ports.length > 0) this.#sendOn(messages, ports);
+  }
+
+  #sendOn(messages: readonly MidiMessage[], targets: ReadonlyArray<string | null>): void {
     const out: MidiSendParams["messages"] = [];
     for (const message of messages) {
       if (message.type === "sysex") continue;

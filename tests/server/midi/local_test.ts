@@ -61,6 +61,15 @@ Deno.test("local MIDI: midiLocal names the ports taken; feedback goes to them, n
     { type: "sysex", data: new Uint8Array([0x7e, 1]) },
   ]);
   assert.deepEqual(sent, [{ messages: [{ port: "Pad", data: [0x90, 36, 127] }] }]);
+  local.sendTo([{ type: "controlChange", channel: 1, controller: 1, value: 2 }], [
+    { kind: "local", address: "Keys", name: "Keys" },
+    { kind: "rtp", address: "10.0.0.5:5004", name: "Pad" },
+  ]);
+  assert.equal(sent.length, 1, "no local port of those names taken: nothing sent");
+  local.sendTo([{ type: "controlChange", channel: 1, controller: 1, value: 2 }], [
+    { kind: "local", address: "Pad", name: "Pad" },
+  ]);
+  assert.deepEqual(sent[1], { messages: [{ port: "Pad", data: [0xb0, 1, 2] }] });
 });
 
 Deno.test("local MIDI: the midiLocal setting takes on, off and port names", () => {
