@@ -6,6 +6,8 @@
  * @module
  */
 import { ensureCompanionBuilt } from "../tools/companion_build.ts";
+import { ensureMidiPeerInstalled } from "../tools/midi_peer_build.ts";
+import { missingPeer } from "./_peers.ts";
 
 /** One part of the bench: a script of `bench/`, its permissions, and what it needs first. */
 export interface Part {
@@ -34,6 +36,13 @@ export const PARTS: readonly Part[] = [
   { file: "output_bench.ts", flags: FULL },
   { file: "editor_bench.ts", flags: FULL },
   { file: "isf_bench.ts", flags: ["--allow-read", "--allow-env"] },
+  {
+    file: "midi_bench.ts",
+    flags: FULL,
+    // Node runs the npm rtpmidi peer (`tools/midi_peer/`), installed on first use.
+    ready: async () =>
+      missingPeer("node") ?? await ensureMidiPeerInstalled((line) => console.log(`  ${line}`)),
+  },
 ];
 
 /** What became of one part. */

@@ -89,6 +89,9 @@ export type BindingKind = (typeof BINDING_KINDS)[number];
 
 const ParamValue = z.union([z.string(), z.number(), z.boolean()]);
 
+/** An action of the catalog, by name. */
+const ActionName = z.string().regex(/^[A-Z][A-Z0-9_]*$/, "must be an action name such as PLAY_IN");
+
 /** One binding of a Project's map: a message -> an action with params. */
 export const MidiBinding = z.strictObject({
   channel: z.number().int().min(1).max(16).nullable().default(null)
@@ -97,8 +100,7 @@ export const MidiBinding = z.strictObject({
   number: z.number().int().min(0).max(127).nullable().default(null).describe(
     "Note, controller or program number 0-127; null: any (start, stop, continue have none)",
   ),
-  action: z.string().regex(/^[A-Z][A-Z0-9_]*$/, "must be an action name such as PLAY_IN")
-    .describe("Action of the catalog (GET /api/v1/actions)"),
+  action: ActionName.describe("Action of the catalog (GET /api/v1/actions)"),
   params: z.array(ParamValue).max(8).default([]).describe("The action's params, in order"),
   value: z.enum(["param", "trigger"]).optional().describe(
     "What a control change does: `param` appends its value (scaled min-max) to params " +
@@ -125,9 +127,82 @@ export const MidiMap = z.strictObject({
   bindings: z.array(MidiBinding).max(512).default([]),
 });
 
+/**
+ * What a client asks to learn (`midiLearn`, `POST /api/v1/midi/learn`): the
+ * binding's action and params, and for a control change how its value is read.
+ */
+export const MidiLearnRequest = z.strictObject({
+  action: ActionName.describe("The action the next message runs (GET /api/v1/actions lists them)"),
+  params: MidiBinding.shape.params.describe(
+    "Its params, in order (a control change appends its value)",
+  ),
+  value: MidiBinding.shape.value.describe(
+    "For a control change: append its value (param, default) or run at 64 (trigger)",
+  ),
+  min: z.number().finite().optional().describe("Value of CC 0 (default 0)"),
+  max: z.number().finite().optional().describe("Value of the top CC value (default 1)"),
+  projectId: z.string().min(1).optional().describe("The Project whose map gets it; the active one"),
+});
+
+/** A MIDI source refused until the operator approves it. */
+export const MidiPendingRequest = z.strictObject({
+  requestId: z.string(),
+  address: z.string(),
+  /** The name the source gave (its session name). */
+  name: z.string(),
+  requestedAt: z.string(),
+});
+
+/** A MIDI message as JSON shows it. */
+const MidiMessageView = z.record(z.string(), z.unknown())
+  .describe("A MIDI message: type, channel 1-16, its numbers; `from` and `at`");
+
+/**
+ * `GET /api/v1/midi` but its participants (`server/core/operations/midi.ts`
+ * adds them, as the MIDI transport reports them).
+ */
+export const MidiStatusFields = z.strictObject({
+  endpoints: z.number().int().describe("MIDI carriers attached (network session, local ports)"),
+  pending: z.array(MidiPendingRequest).describe(
+    "Sources refused until the operator approves them (POST /api/v1/midi/approvals/:id)",
+  ),
+  projectId: z.string().nullable().describe("The active Project, whose map is in effect"),
+  map: MidiMap.describe("The map in effect: the Project's (docs/midi.md)"),
+  learning: MidiLearnRequest.nullable().describe("What a waiting learn binds"),
+  lastMessage: MidiMessageView.nullable(),
+  counts: z.strictObject({
+    received: z.number().int(),
+    refused: z.number().int().describe("Messages of sources not admitted"),
+    failed: z.number().int().describe("Calls the policy or the player refused"),
+    dropped: z.number().int().describe("Values replaced before they ran, calls past the cap"),
+  }),
+  lastError: z.strictObject({ action: z.string(), code: z.string(), message: z.string() })
+    .nullable(),
+});
+
+/** How a learn ended (`midiLearn`'s answer). */
+export const MidiLearnAnswer = z.union([
+  z.strictObject({
+    learned: z.literal(true),
+    binding: MidiBinding,
+    message: MidiMessageView,
+    revision: z.number().int().optional().describe("The Project's revision after the edit"),
+  }),
+  z.strictObject({
+    learned: z.literal(false),
+    reason: z.enum(["cancelled", "replaced"]).describe(
+      "cancelled: POST /api/v1/midi/learn/cancel or the request closed; replaced: another learn",
+    ),
+  }),
+]);
+
 /** Derived types. */
 export type MidiBinding = z.infer<typeof MidiBinding>;
 export type MidiMap = z.infer<typeof MidiMap>;
+export type MidiLearnRequest = z.infer<typeof MidiLearnRequest>;
+export type MidiPendingRequest = z.infer<typeof MidiPendingRequest>;
+export type MidiStatusFields = z.infer<typeof MidiStatusFields>;
+export type MidiLearnAnswer = z.infer<typeof MidiLearnAnswer>;
 
 /** The map of a Project that has none of its own. */
 export const DEFAULT_MIDI_MAP: MidiMap = MidiMap.parse({});

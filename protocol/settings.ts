@@ -33,6 +33,12 @@ const list = (min = 0) =>
     (v) => typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v,
     z.array(z.string().min(1)).min(min),
   );
+/** A switch given to a list setting: on is `["all"]`, off the empty list; anything else as given. */
+function onOffAsList(v: unknown): unknown {
+  if (v === true || v === "on" || v === "true") return ["all"];
+  if (v === false || v === "off" || v === "false") return [];
+  return v;
+}
 const booleanText = () =>
   z.union([
     z.boolean(),
@@ -161,15 +167,13 @@ export const SETTINGS = {
     doc: "none; comma-separated `host` or `host:port` (5004) the network MIDI session invites",
   },
   midiFeedback: {
-    schema: z.union([
-      z.boolean(),
-      z.enum(["on", "off", "true", "false"]).transform((v) => v === "on" || v === "true"),
-    ]).default(true),
+    // `on`/`off` of 6.0's first builds read as `all`/none.
+    schema: z.preprocess(onOffAsList, list()).default([]),
     flag: "midi-feedback",
-    value: "on|off",
-    help: "send Clip states and Control values back as MIDI (default on)",
+    value: "LIST",
+    help: "MIDI participants (session names or addresses, or all) sent feedback, comma-separated",
     doc:
-      "`on`: Clip states as notes and Control values as CCs go back to every participant (pad LEDs); `off` sends nothing",
+      "none; comma-separated session names or addresses of the MIDI participants sent Clip states as notes and Control values as CCs (pad LEDs, motor faders), `all` for every one; a DAW left out is not sent notes it would record (`docs/midi.md`)",
   },
   midiLocal: {
     schema: z.preprocess(

@@ -100,6 +100,9 @@ export function formatTimecode(seconds: number, rate: FrameRate): string {
   }${sep}${two(ff)}`;
 }
 
+/** The oldest a sample may be, ms: older code says nothing of where the show is now. */
+export const MAX_SAMPLE_AGE_MS = 10_000;
+
 /** `timecode.sample` params: one reading of the code, as the service received it. */
 export const TimecodeSampleParams = z.object({
   /** Seconds since 00:00:00:00 the code said, already including the transport's delay (MTC's two frames). */
@@ -109,6 +112,11 @@ export const TimecodeSampleParams = z.object({
   motion: z.enum(["forward", "backward", "locate", "stopped"]),
   /** Who sent it (a MIDI session participant, an OSC sender), for the state. */
   source: z.string().max(200).default(""),
+  /**
+   * How long ago the code was read, ms, measured by the service just before
+   * it sends the sample: running code has moved on by this much (absent: 0).
+   */
+  age: z.number().min(0).max(MAX_SAMPLE_AGE_MS).optional(),
 });
 
 /** How the active Song follows the code (`appState.timecode.status`). */
@@ -124,7 +132,7 @@ export const TimecodeState = z.strictObject({
   timecode: z.string().nullable().describe('The last code received, "hh:mm:ss:ff"; null: none yet'),
   rate: FrameRateSchema.nullable(),
   position: z.number().nullable().describe(
-    "The Song position the last code meant (code less the Song's offset), seconds",
+    "The Song position the last code meant (code less the Song's offset; running code moved on by its age), seconds",
   ),
   source: z.string().describe("Who sent the last code"),
 });

@@ -118,10 +118,16 @@ export class Chase {
     return this.#state;
   }
 
-  /** Follows one sample of code; answers the state after it. */
+  /**
+   * Follows one sample of code; answers the state after it. Running code
+   * has moved on by the sample's age (the time since it was read), so a
+   * sample that waited on its way does not set the Song back.
+   */
   sample(sample: TimecodeSampleParams): TimecodeState {
     const settings = this.#host.settings();
-    const position = settings ? sample.seconds - settings.offset : null;
+    const moved = ((sample.age ?? 0) / 1000) *
+      (sample.motion === "forward" ? 1 : sample.motion === "backward" ? -1 : 0);
+    const position = settings ? sample.seconds + moved - settings.offset : null;
     const base = {
       projectId: settings?.projectId ?? null,
       songID: settings?.songId ?? null,
@@ -159,7 +165,8 @@ export class Chase {
     if (sample.motion !== "forward") return this.#locate(position, transport);
     const now = this.#host.clock.now();
     this.#last = { songId: settings.songId, position };
-    this.#arm(now, sample.rate, settings);
+    // The dropout is counted from when the code was read.
+    this.#arm(now - (sample.age ?? 0), sample.rate, settings);
     const isPast = transport.duration !== null && position >= transport.duration;
     if (position < 0 || isPast) {
       // Before the Song's start (a pre-roll), or after its end: the Song waits.

@@ -10,6 +10,7 @@
  * asks `admit` before it accepts an invitation.
  * @module
  */
+import type { MidiPendingRequest } from "../../protocol/midi.ts";
 import type { Grant } from "../auth/mod.ts";
 import { isLocalAddress } from "../auth/mod.ts";
 import type { DeviceRegistry } from "../auth/devices.ts";
@@ -18,14 +19,8 @@ import type { Scope } from "../auth/tokens.ts";
 import { CueportError, type Policy } from "../core/mod.ts";
 import type { MidiSource } from "./messages.ts";
 
-/** A source waiting for the operator's approval. */
-export interface MidiRequest {
-  requestId: string;
-  address: string;
-  /** The name the source gave (its session name). */
-  name: string;
-  requestedAt: string;
-}
+/** A source waiting for the operator's approval (`protocol/midi.ts`). */
+export type MidiRequest = MidiPendingRequest;
 
 /** What decides who may send MIDI. */
 export interface MidiAdmissionOptions {

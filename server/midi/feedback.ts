@@ -6,7 +6,10 @@
  * (`FEEDBACK_SCHEMES`); each Control sends its value as the CC that drives
  * it. The wanted state is computed from the read model and compared with
  * what was sent, so only changes go out, and a pad whose Clip left the Song
- * goes dark.
+ * goes dark. Feedback goes only to the participants the setting
+ * `midiFeedback` names (by session name or address; `all` for every one;
+ * empty, the default, for none) that are admitted now: a DAW in the session
+ * is not sent notes it would record, and a revoked device gets nothing more.
  * @module
  */
 import {
@@ -18,9 +21,10 @@ import {
   type PadState,
 } from "../../protocol/midi.ts";
 import { CONTROL_IDS } from "../../protocol/model.ts";
+import type { Grant } from "../auth/mod.ts";
 import type { ReadModel } from "../core/mod.ts";
 import { mapOf } from "./map.ts";
-import type { MidiMessage } from "./messages.ts";
+import type { MidiEndpoint, MidiMessage, MidiSource } from "./messages.ts";
 
 /** The actions whose note binding names a Clip whose state its pad shows. */
 const CLIP_ACTIONS = new Set(["PLAY_CLIP_IN", "TRIGGER_CLIP_IN", "RESTART_CLIP_IN"]);
@@ -69,14 +73,48 @@ function messageOf(key: string, value: number): MidiMessage {
     : { type: "noteOn", channel: ch, note: n, velocity: value };
 }
 
-/** The feedback sent, and what changed since. */
+/** The `midiFeedback` entry that names every participant. */
+export const ALL_PARTICIPANTS = "all";
+
+/** Whether a `midiFeedback` list names `source`: `all`, its address, or its name (any case). */
+export function isNamed(targets: readonly string[], source: MidiSource): boolean {
+  const name = source.name.toLowerCase();
+  return targets.some((t) =>
+    t === ALL_PARTICIPANTS || t === source.address || t.toLowerCase() === name
+  );
+}
+
+/** Whether two sources are the same participant (one machine may have several in a session). */
+function isSame(a: MidiSource, b: MidiSource): boolean {
+  return a.kind === b.kind && a.address === b.address && a.name === b.name;
+}
+
+/** A carrier feedback goes out on: an endpoint and, when it has them, its participants. */
+export type FeedbackPort = MidiEndpoint & { participants?(): readonly MidiSource[] };
+
+/** Options of `MidiFeedback`. */
+export interface MidiFeedbackOptions {
+  /** Setting midiFeedback: participant names or addresses, `all`; empty sends nothing. */
+  targets: readonly string[];
+  /** The grant a source has now (the admission's), null when it is not (or no longer) admitted. */
+  grantOf(source: MidiSource): Grant | null;
+}
+
+/** The feedback sent, what changed since, and who gets it. */
 export class MidiFeedback {
   #model: ReadModel;
+  #o: MidiFeedbackOptions;
   #sent = new Map<string, number>();
 
   /** Builds the feedback over the read model; nothing is sent until asked. */
-  constructor(model: ReadModel) {
+  constructor(model: ReadModel, options: MidiFeedbackOptions) {
     this.#model = model;
+    this.#o = options;
+  }
+
+  /** Whether feedback goes to anyone (midiFeedback names someone). */
+  get isOn(): boolean {
+    return this.#o.targets.length > 0;
   }
 
   /** The messages that bring participants from what was sent to the state now. */
@@ -94,9 +132,29 @@ export class MidiFeedback {
     return out;
   }
 
-  /** Every value of the state now (a participant joined). */
+  /** Every value of the state now (a participant joined); the others' state is not touched. */
   full(): MidiMessage[] {
-    this.#sent = wanted(this.#model);
-    return [...this.#sent].map(([key, value]) => messageOf(key, value));
+    return [...wanted(this.#model)].map(([key, value]) => messageOf(key, value));
+  }
+
+  /** Whether `source` gets feedback: named by midiFeedback, admitted now, allowed to view. */
+  isTarget(source: MidiSource): boolean {
+    if (!isNamed(this.#o.targets, source)) return false;
+    const grant = this.#o.grantOf(source);
+    return grant !== null && (!grant.scopes || grant.scopes.includes("view"));
+  }
+
+  /**
+   * Sends `messages` on `port` to its targets (`only`: to that participant if
+   * it is one). A port without `sendTo` is sent them only when every
+   * participant it has is a target: feedback never reaches one not chosen.
+   */
+  deliver(port: FeedbackPort, messages: readonly MidiMessage[], only?: MidiSource): void {
+    if (messages.length === 0 || !this.isOn) return;
+    const present = port.participants?.() ?? [];
+    const to = (only ? [only] : present).filter((p) => this.isTarget(p));
+    if (to.length === 0) return;
+    if (port.sendTo) port.sendTo(messages, to);
+    else if (present.every((p) => to.some((t) => isSame(t, p)))) port.send(messages);
   }
 }

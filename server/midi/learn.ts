@@ -8,22 +8,16 @@
  * bounds a learn nobody ends.
  * @module
  */
-import type { BindingKind, MidiBinding } from "../../protocol/midi.ts";
+import type { BindingKind, MidiBinding, MidiLearnRequest } from "../../protocol/midi.ts";
 import { CueportError } from "../core/mod.ts";
 import type { MidiMessage, MidiSource } from "./messages.ts";
+import { type ReaderClock, SYSTEM_READER_CLOCK } from "./timecode.ts";
 
 /** The longest a learn waits for a message: 10 minutes. */
 export const LEARN_CAP_MS = 10 * 60_000;
 
-/** What a client asks to learn. */
-export interface LearnRequest {
-  action: string;
-  params: Array<string | number | boolean>;
-  /** For a control change: `param` (its value appended, scaled) or `trigger`. */
-  value?: "param" | "trigger" | undefined;
-  min?: number | undefined;
-  max?: number | undefined;
-}
+/** What a client asks to learn (`protocol/midi.ts`; a learn ignores `projectId`). */
+export type LearnRequest = MidiLearnRequest;
 
 /** How a learn ended. */
 export type LearnOutcome =
@@ -70,10 +64,15 @@ export function bindingOf(request: LearnRequest, message: MidiMessage): MidiBind
 export class MidiLearn {
   #waiting: Waiting | null = null;
   #capMs: number;
+  #clock: ReaderClock;
 
-  /** `capMs` bounds a learn nobody ends (default `LEARN_CAP_MS`). */
-  constructor(options: { capMs?: number } = {}) {
+  /**
+   * `capMs` bounds a learn nobody ends (default `LEARN_CAP_MS`), counted on
+   * `clock` (default real time; tests give a virtual clock).
+   */
+  constructor(options: { capMs?: number; clock?: ReaderClock } = {}) {
     this.#capMs = options.capMs ?? LEARN_CAP_MS;
+    this.#clock = options.clock ?? SYSTEM_READER_CLOCK;
   }
 
   /** Whether a learn waits. */
@@ -94,16 +93,17 @@ export class MidiLearn {
   wait(request: LearnRequest, signal?: AbortSignal): Promise<LearnOutcome> {
     this.#end({ learned: false, reason: "replaced" });
     const { promise, resolve, reject } = Promise.withResolvers<LearnOutcome>();
-    const timer = setTimeout(() => {
+    const clock = this.#clock;
+    const timer = clock.setTimer(clock.now() + this.#capMs, () => {
       waiting.fail(
         new CueportError(
           "TIMEOUT",
           `No MIDI message came within ${this.#capMs / 60_000} minutes: send one while learning`,
         ),
       );
-    }, this.#capMs);
+    });
     const done = () => {
-      clearTimeout(timer);
+      clock.clearTimer(timer);
       signal?.removeEventListener("abort", onAbort);
       if (this.#waiting === waiting) this.#waiting = null;
     };

@@ -20,7 +20,7 @@ import {
   TRANSPORT_ACTIONS,
 } from "../../protocol/midi.ts";
 import { CONTROL_IDS, type Project } from "../../protocol/model.ts";
-import type { ChannelMessage, MidiMessage } from "./messages.ts";
+import type { ChannelMessage, MidiMessage, MidiSource } from "./messages.ts";
 
 /** An action to run: the body of the catalog's `action`. */
 export interface MidiCall {
@@ -85,26 +85,36 @@ export function bindingCall(binding: MidiBinding, message: MidiMessage): MidiCal
 
 /**
  * Reads MIDI through a Project's map. It keeps the coarse values of 14-bit
- * control pairs: a controller that sends the fine value (CC n + 32) after
- * the coarse one (CC n) is read with 14 bits from then on.
+ * control pairs, per source and channel: a controller that sends the fine
+ * value (CC n + 32) is read with 14 bits from then on. As MIDI 1.0 says, a
+ * coarse value (MSB) takes effect at once, its fine value reading 0, and the
+ * fine value (LSB) that follows refines it.
  */
 export class MidiMapper {
-  /** Coarse values by `channel|controller`, and whether a fine value followed. */
+  /** Coarse values by `source|channel|controller`, and whether a fine value came. */
   #coarse = new Map<string, { msb: number; isPaired: boolean }>();
 
-  /** The calls a message runs under the context's map (none: it is not mapped). */
-  calls(message: MidiMessage, ctx: MapContext): MidiCall[] {
+  /**
+   * The calls a message from `from` runs under the context's map (none: it is
+   * not mapped); `from` keys the 14-bit pairs (one sender's pair is its own).
+   */
+  calls(message: MidiMessage, ctx: MapContext, from?: MidiSource): MidiCall[] {
     const map = mapOf(ctx.project);
     const bound = map.bindings.filter((b) => matches(b, message));
     if (bound.length > 0) {
       return bound.map((b) => bindingCall(b, message)).filter((c): c is MidiCall => c !== null);
     }
     if (!map.useDefault) return [];
-    const call = this.#defaultCall(message, map, ctx);
+    const call = this.#defaultCall(message, map, ctx, from);
     return call ? [call] : [];
   }
 
-  #defaultCall(message: MidiMessage, map: MidiMap, ctx: MapContext): MidiCall | null {
+  #defaultCall(
+    message: MidiMessage,
+    map: MidiMap,
+    ctx: MapContext,
+    from: MidiSource | undefined,
+  ): MidiCall | null {
     switch (message.type) {
       case "start":
       case "stop":
@@ -117,40 +127,39 @@ export class MidiMapper {
       case "noteOn":
       case "noteOff":
       case "controlChange":
-        return message.channel === map.channel ? this.#channelCall(message, ctx) : null;
+        return message.channel === map.channel ? this.#channelCall(message, ctx, from) : null;
       default:
         return null;
     }
   }
 
-  #channelCall(message: ChannelMessage, ctx: MapContext): MidiCall | null {
+  #channelCall(message: ChannelMessage, ctx: MapContext, from?: MidiSource): MidiCall | null {
     if (message.type === "noteOn") return noteOnCall(message.note, message.velocity);
     if (message.type === "noteOff") return noteOffCall(message.note, ctx);
-    if (message.type === "controlChange") return this.#controlCall(message);
+    if (message.type === "controlChange") return this.#controlCall(message, from);
     return null;
   }
 
   /** CC 1-26 drive Controls A-Z (7-bit), with CC 33-58 as their fine values (14-bit). */
-  #controlCall(m: { channel: number; controller: number; value: number }): MidiCall | null {
+  #controlCall(
+    m: { channel: number; controller: number; value: number },
+    from: MidiSource | undefined,
+  ): MidiCall | null {
     const isFine = m.controller >= CONTROL_BASE_CC + LSB_OFFSET &&
       m.controller < CONTROL_BASE_CC + LSB_OFFSET + CONTROL_IDS.length;
     const msbNumber = isFine ? m.controller - LSB_OFFSET : m.controller;
     const index = msbNumber - CONTROL_BASE_CC;
     const letter = CONTROL_IDS[index];
     if (index < 0 || letter === undefined) return null;
-    const key = `${m.channel}|${msbNumber}`;
+    const key = `${from?.kind ?? ""}|${from?.address ?? ""}|${m.channel}|${msbNumber}`;
     const pair = this.#coarse.get(key) ?? { msb: 0, isPaired: false };
     this.#coarse.set(key, pair);
-    if (isFine) {
-      pair.isPaired = true;
-      return {
-        name: "SET_CONTROL",
-        params: [letter, (pair.msb * (DATA_MAX + 1) + m.value) / DATA14_MAX],
-      };
-    }
-    pair.msb = m.value;
-    // A paired controller's coarse value waits for its fine value, which follows it.
-    return pair.isPaired ? null : { name: "SET_CONTROL", params: [letter, m.value / DATA_MAX] };
+    if (isFine) pair.isPaired = true;
+    else pair.msb = m.value;
+    const value = !pair.isPaired
+      ? m.value / DATA_MAX
+      : (pair.msb * (DATA_MAX + 1) + (isFine ? m.value : 0)) / DATA14_MAX;
+    return { name: "SET_CONTROL", params: [letter, value] };
   }
 }
 

@@ -50,11 +50,17 @@ export interface MidiSource {
 /**
  * What the MIDI transport needs of a carrier of messages (a network session
  * manager, a local port): messages in with their source, messages out to
- * every connected participant.
+ * every connected participant or, with `sendTo`, to chosen ones.
  */
 export interface MidiEndpoint {
   /** Sets the one handler of incoming messages (replaces an earlier one). */
   onMessages(handler: (messages: readonly MidiMessage[], from: MidiSource) => void): void;
   /** Sends `messages` to every connected participant, in order. */
   send(messages: readonly MidiMessage[]): void;
+  /**
+   * Sends `messages` only to the participants `to` (matched by address and name), in
+   * order; others get nothing. Optional: a carrier without it is sent
+   * feedback only when every participant it has is a target.
+   */
+  sendTo?(messages: readonly MidiMessage[], to: readonly MidiSource[]): void;
 }

@@ -22,9 +22,10 @@ import {
 import type { DeviceRegistry } from "../auth/devices.ts";
 import type { TokenCheck } from "../core/mod.ts";
 import type { UpdateBatch } from "../core/mod.ts";
-import { isLocalSource, MidiAdmission, type MidiRequest } from "./admit.ts";
+import type { MidiStatusFields } from "../../protocol/midi.ts";
+import { isLocalSource, MidiAdmission } from "./admit.ts";
 import { MidiFeedback } from "./feedback.ts";
-import { type LearnRequest, MidiLearn } from "./learn.ts";
+import { MidiLearn } from "./learn.ts";
 import { type MapContext, mapOf, MidiMapper } from "./map.ts";
 import type { MidiEndpoint, MidiMessage, MidiSource } from "./messages.ts";
 import type { LocalPorts } from "./local.ts";
@@ -59,8 +60,8 @@ export interface MidiServerOptions {
   policy: Policy;
   /** Who may send (also the network session's `admit`). */
   admission: MidiAdmission;
-  /** Send feedback (setting midiFeedback; default true). */
-  feedback?: boolean;
+  /** Who gets feedback (setting midiFeedback: names, addresses, `all`; default none). */
+  feedback?: readonly string[];
   /** Where quarter frames and MTC full frames go. */
   timecode?: TimecodeSink | undefined;
   /** Where faults are logged with their stack; the service logs them at error. */
@@ -108,8 +109,9 @@ export class MidiServer implements MidiService {
   constructor(core: Core, options: MidiServerOptions) {
     this.#core = core;
     this.#o = options;
-    this.#feedback = new MidiFeedback(core.model);
-    this.#unsubscribe = options.feedback === false
+    const grantOf = (s: MidiSource) => options.admission.grantOf(s);
+    this.#feedback = new MidiFeedback(core.model, { targets: options.feedback ?? [], grantOf });
+    this.#unsubscribe = !this.#feedback.isOn
       ? () => {}
       : core.bus.subscribe((batch) => this.#onBatch(batch));
   }
@@ -118,8 +120,8 @@ export class MidiServer implements MidiService {
   attach(endpoint: MidiPort): void {
     this.#endpoints.push(endpoint);
     endpoint.onMessages((messages, from) => this.receive(messages, from));
-    endpoint.onJoined?.(() => this.#sendFull());
-    if (this.#o.feedback !== false) this.#sendFull();
+    endpoint.onJoined?.((s) => this.#feedback.deliver(endpoint, this.#feedback.full(), s));
+    this.#feedback.deliver(endpoint, this.#feedback.full());
   }
 
   /** Participants connected now, over every endpoint (`/api/v1/info`). */
@@ -142,13 +144,15 @@ export class MidiServer implements MidiService {
     }
     const timecode = messages.filter(isTimecode);
     if (timecode.length > 0) this.#o.timecode?.feed(timecode, from);
+    // A learn binds only what its source may run: the action needs control (a viewer is not taken).
+    const mayLearn = this.#o.policy.permits(grant, ACTION, isLocalSource(from));
     for (const message of messages) {
       if (CHATTER.has(message.type) || isTimecode(message)) continue;
       this.counts.received++;
       this.#last = { message, from, at: new Date().toISOString() };
       try {
-        if (this.#learn.offer(message, from)) continue;
-        for (const call of this.#mapper.calls(message, this.#context())) {
+        if (mayLearn && this.#learn.offer(message, from)) continue;
+        for (const call of this.#mapper.calls(message, this.#context(), from)) {
           this.#run(call, from, grant);
         }
       } catch (error) {
@@ -267,27 +271,13 @@ export class MidiServer implements MidiService {
     );
     if (!relevant) return;
     const changes = this.#feedback.changes();
-    if (changes.length > 0) { for (const e of this.#endpoints) e.send(changes); }
-  }
-
-  #sendFull(): void {
-    if (this.#o.feedback === false) return;
-    const all = this.#feedback.full();
-    if (all.length > 0) { for (const e of this.#endpoints) e.send(all); }
+    for (const e of this.#endpoints) this.#feedback.deliver(e, changes);
   }
 }
 
-/** What `GET /api/v1/midi` answers (`server/core/operations/midi.ts` declares its schema). */
-export interface MidiStatus {
-  endpoints: number;
+/** What `GET /api/v1/midi` answers: `protocol/midi.ts`'s `MidiStatusFields`, and the participants. */
+export interface MidiStatus extends MidiStatusFields {
   participants: MidiSource[];
-  pending: MidiRequest[];
-  projectId: string | null;
-  map: unknown;
-  learning: LearnRequest | null;
-  lastMessage: Record<string, unknown> | null;
-  counts: { received: number; refused: number; failed: number; dropped: number };
-  lastError: { action: string; code: string; message: string } | null;
   /** The output's local MIDI ports; null: setting midiLocal off. */
   local: LocalPorts | null;
 }
@@ -310,7 +300,7 @@ export interface OpenMidiOptions {
   /** Setting midiAllow. */
   allow: readonly string[];
   /** Setting midiFeedback. */
-  feedback: boolean;
+  feedback: readonly string[];
   timecode?: TimecodeSink | undefined;
   /** Where refusals and approvals are told (info). */
   log?: (message: string) => void;

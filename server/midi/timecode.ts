@@ -7,7 +7,12 @@
  * seconds since 00:00:00:00, the frame rate and the receive time.
  * @module
  */
-import { FRAME_RATES, type FrameRate, timecodeSeconds } from "../../protocol/timecode.ts";
+import {
+  FRAME_RATES,
+  type FrameRate,
+  MAX_SAMPLE_AGE_MS,
+  timecodeSeconds,
+} from "../../protocol/timecode.ts";
 import type { MidiMessage, MidiSource } from "./messages.ts";
 
 /** Frame rates of MTC, by the two rate bits of the hours byte (29.97 is drop-frame). */
@@ -30,12 +35,17 @@ export interface TimecodeSample {
 
 /**
  * The input of the `timecode` operation for `sample` (`server/core/operations/timecode.ts`):
- * what the MIDI transport hands `Policy.invoke` for each sample the reader sends.
+ * what the MIDI transport hands `Policy.invoke` for each sample the reader sends, just
+ * before it sends it. `age` is how long ago the code was read (`now` less `sample.at`, on
+ * the reader's clock: the real one unless given), so the chase counts the time the sample
+ * waited on its way.
  */
 export function timecodeInput(
   sample: TimecodeSample,
-): { seconds: number; rate: MtcRate; motion: TimecodeSample["motion"] } {
-  return { seconds: sample.seconds, rate: sample.rate, motion: sample.motion };
+  now: number = SYSTEM_READER_CLOCK.now(),
+): { seconds: number; rate: MtcRate; motion: TimecodeSample["motion"]; age: number } {
+  const age = Math.min(MAX_SAMPLE_AGE_MS, Math.max(0, now - sample.at));
+  return { seconds: sample.seconds, rate: sample.rate, motion: sample.motion, age };
 }
 
 /** The clock the reader counts silence on (the player's `Clock` has this shape). */
@@ -55,7 +65,7 @@ export const SYSTEM_READER_CLOCK: ReaderClock = {
 /** Options of `TimecodeReader`. */
 export interface TimecodeReaderOptions {
   clock: ReaderClock;
-  /** Receives each sample, at most one per two frames of running code, and each locate and stop. */
+  /** Receives each sample: at most one a frame of running code, every locate, jump and stop. */
   send(sample: TimecodeSample, from: MidiSource): void;
   /** Silence after the last quarter frame that means the code stopped, ms (default 250). */
   stopAfterMs?: number;
@@ -147,6 +157,7 @@ export class TimecodeReader {
     };
     this.#seen = 0;
     if (time.frames >= Math.round(rate) || time.seconds > 59 || time.minutes > 59) return;
+    if (time.hours > 23) return; // hours 24-31 fit the five bits, but no clock shows them
     const forward = this.#direction === 1;
     // Forwards, the eight pieces took two frames to send: the code is two frames on by now.
     const frame = rate === 29.97 ? 1001 / 30_000 : 1 / rate; // 29.97 is exactly 30000/1001
@@ -168,11 +179,7 @@ export class TimecodeReader {
   }
 
   #emit(sample: TimecodeSample, from: MidiSource): void {
-    const last = this.#lastSample;
-    // A sender that floods quarter frames or full frames is read at most once a frame.
-    if (sample.motion !== "stopped" && last && last.motion !== "stopped") {
-      if (sample.at - last.at < 1000 / sample.rate) return;
-    }
+    if (isFlood(sample, this.#lastSample)) return;
     this.#lastSample = sample;
     this.#options.send(sample, from);
   }
@@ -198,4 +205,19 @@ export class TimecodeReader {
       this.#source,
     );
   }
+}
+
+/**
+ * Whether `sample` only repeats `last` too soon: a sender that floods quarter
+ * frames is read at most once a frame. Only running code of the same motion
+ * that lands where `last` said it would (within two frames) is held back; a
+ * locate, a stop, a change of direction and a jump always pass.
+ */
+function isFlood(sample: TimecodeSample, last: TimecodeSample | null): boolean {
+  if (!last || last.motion !== sample.motion) return false;
+  if (sample.motion !== "forward" && sample.motion !== "backward") return false;
+  const elapsed = (sample.at - last.at) / 1000;
+  if (elapsed >= 1 / sample.rate) return false;
+  const expected = last.seconds + (sample.motion === "forward" ? elapsed : -elapsed);
+  return Math.abs(sample.seconds - expected) <= 2 / sample.rate;
 }

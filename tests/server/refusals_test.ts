@@ -4,6 +4,16 @@
  * address where it is local-only, and under a plan without API access, and
  * gets the one documented refusal of that transport. A transport that ran an
  * operation without the policy would answer something else and fail here.
+ *
+ * MIDI is no transport of the catalog (`transportsOf`): a message runs the
+ * `action` operation its map names (and MTC the `timecode` operation), under
+ * the grant of its source's address. Its rows are walked last: a participant
+ * from the LAN that nobody approved is answered NO and nothing it sends runs;
+ * one approved with `view` alone has every action of the default map and the
+ * timecode refused INSUFFICIENT_SCOPE (both need `control`); under a plan without API
+ * access even a participant on this machine is refused API_ACCESS_DENIED.
+ * No MIDI operation is local-only. The participant is the probes' own
+ * AppleMIDI client (`tools/reliability/_midi_participant.ts`).
  */
 import assert from "node:assert/strict";
 import {
@@ -25,6 +35,9 @@ import { NOT_CARRIED, ToolTable } from "../../server/mcp/tools.ts";
 import { until } from "../_helpers/until.ts";
 import { ADDRESSES, OWN_ADDRESSES } from "../../server/osc/mod.ts";
 import { OscPeer } from "./osc/_peer.ts";
+import type { MidiMessage } from "../../server/midi/messages.ts";
+import { MidiParticipant } from "../../tools/reliability/_midi_participant.ts";
+import { startMidiService } from "../_helpers/midi.ts";
 
 /** The transports this walk drives; the others are listed, so that none is skipped unseen. */
 const WALKED: readonly Transport[] = [
@@ -406,4 +419,116 @@ Deno.test("every operation, on every transport that carries it, is refused as do
       await free.stop();
     }
   });
+});
+
+/** A message of each row of the default map (docs/midi.md) and of timecode, with what it runs. */
+const MIDI_ROWS: ReadonlyArray<[MidiMessage, string]> = [
+  [{ type: "noteOn", channel: 1, note: 36, velocity: 64 }, "PLAY_CLIP_BY_INDEX_IN"],
+  [{ type: "noteOff", channel: 1, note: 37, velocity: 0 }, "RELEASE_CLIP_BY_INDEX_IN"],
+  [{ type: "noteOn", channel: 1, note: 125, velocity: 100 }, "PREV_SONG_IN"],
+  [{ type: "noteOn", channel: 1, note: 126, velocity: 100 }, "NEXT_SONG_IN"],
+  [{ type: "noteOn", channel: 1, note: 127, velocity: 100 }, "STOP_ALL_CLIPS_IN"],
+  [{ type: "controlChange", channel: 1, controller: 1, value: 127 }, "SET_CONTROL"],
+  [{ type: "programChange", channel: 1, program: 19 }, "SONG_SELECT_PGM_ID"],
+  [{ type: "songSelect", song: 1 }, "SONG_SELECT_IN"],
+  [{ type: "start" }, "PLAY_IN"],
+  [{ type: "stop" }, "STOP_IN"],
+  [{ type: "continue" }, "RESUME_IN"],
+  // An MTC full frame, 01:00:00:00 at 25 fps: the reader's locate runs the `timecode` operation.
+  [{ type: "sysex", data: Uint8Array.from([0x7f, 0x7f, 1, 1, 0x21, 0, 0, 0]) }, "timecode"],
+];
+
+/** What the show looks like to a refusal, read in the service (a free plan refuses HTTP too). */
+function showOf(svc: TestService): string {
+  // deno-lint-ignore no-explicit-any
+  const play: any = svc.service.core.model.playstate("show");
+  // deno-lint-ignore no-explicit-any
+  const clips = play.clips.map((c: any) => [c.clipID, c.state, c.held ?? null]);
+  return JSON.stringify({ song: play.activeSongID, clips, controls: play.controls });
+}
+
+/** The MIDI transport's counts and last error (`GET /api/v1/midi`), read in the service. */
+const midiStatus = (svc: TestService) => svc.service.midi.status();
+
+/** Sends each row's message from `peer` and expects the action refused with `code`. */
+async function midiRefusals(svc: TestService, peer: MidiParticipant, code: string): Promise<void> {
+  const before = showOf(svc);
+  for (const [message, action] of MIDI_ROWS) {
+    const { failed } = midiStatus(svc).counts;
+    await peer.send([message]);
+    await until(`${message.type} refused`, () => midiStatus(svc).counts.failed > failed);
+    const status = midiStatus(svc);
+    assert.equal(status.counts.failed, failed + 1, `${message.type}: one call, refused`);
+    assert.deepEqual(
+      { action: status.lastError?.action, code: status.lastError?.code },
+      { action, code },
+      `${message.type} on midi`,
+    );
+  }
+  assert.equal(showOf(svc), before, "nothing ran");
+}
+
+Deno.test({
+  name:
+    "MIDI: an unpaired LAN participant is answered NO; `view` alone and a plan without API access are refused",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn(t) {
+    const svc = await startMidiService();
+    const port = svc.service.ports.midi!;
+    assert.ok(port > 0, "the MIDI session is bound");
+    const lan = await MidiParticipant.open("127.0.0.2", port, "Stage pad");
+    try {
+      await t.step("unpaired from the LAN: NO, listed for approval, nothing runs", async () => {
+        const before = showOf(svc);
+        assert.equal(await lan.join(), "NO");
+        const status = (await svc.get("/api/v1/midi")).body;
+        assert.deepEqual(status.participants, []);
+        assert.deepEqual(status.pending.map((p: { address: string }) => p.address), [
+          "127.0.0.2",
+        ]);
+        assert.equal(status.pending[0].name, "Stage pad");
+        // Packets sent anyway, from outside the session, are dropped unread.
+        for (const [message] of MIDI_ROWS) await lan.send([message]);
+        await lan.send([{ type: "controlChange", channel: 1, controller: 2, value: 1 }]);
+        assert.equal(await lan.join(), "NO", "asked again: still NO"); // the packets went first
+        const { counts } = (await svc.get("/api/v1/midi")).body;
+        assert.deepEqual(counts, { received: 0, refused: 0, failed: 0, dropped: 0 });
+        assert.equal((await svc.get("/api/v1/midi")).body.pending.length, 1, "listed once");
+        assert.equal(showOf(svc), before, "nothing ran");
+      });
+
+      await t.step(
+        "approved with `view` alone: every default-map action and timecode refused INSUFFICIENT_SCOPE",
+        async () => {
+          const { pending } = (await svc.get("/api/v1/midi")).body;
+          const approved = await svc.post(`/api/v1/midi/approvals/${pending[0].requestId}`, {
+            approve: true,
+            scopes: ["view"],
+          });
+          assert.equal(approved.status, 200, JSON.stringify(approved.body));
+          assert.equal(await lan.join(), "OK");
+          await midiRefusals(svc, lan, "INSUFFICIENT_SCOPE");
+        },
+      );
+    } finally {
+      await lan.close();
+      await svc.stop();
+    }
+
+    await t.step(
+      "a plan without API access: a participant on this machine refused API_ACCESS_DENIED",
+      async () => {
+        const free = await startMidiService({ plan: "free" });
+        const local = await MidiParticipant.open("127.0.0.1", free.service.ports.midi!, "DAW");
+        try {
+          assert.equal(await local.join(), "OK");
+          await midiRefusals(free, local, "API_ACCESS_DENIED");
+        } finally {
+          await local.close();
+          await free.stop();
+        }
+      },
+    );
+  },
 });

@@ -78,6 +78,9 @@ export class ServiceProcess {
       ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0", "--osc-query-port", "0"],
       ...["--legacy-http-port", "off", "--legacy-ws-port", "off"],
       ...["--log-level", "warn", "--mdns", "off", "--output", "none"],
+      // Never the fixed 5004/5005 of network MIDI (rtpmidid, parallel runs): a probe that
+      // fuzzes MIDI gives a free pair in `args`, whose `--midi-port` comes last and wins.
+      ...["--midi-port", "off"],
       ...(options.args ?? []),
     ];
     // `exec` keeps the pid: the ready line's pid is the process we watch and signal.

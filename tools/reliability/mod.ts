@@ -13,6 +13,7 @@ import { type Mode, NotRun, type Probe, type ProbeResult } from "./_types.ts";
 import { httpFuzz } from "./http_fuzz.ts";
 import { wsFuzz } from "./ws_fuzz.ts";
 import { oscFuzz } from "./osc_fuzz.ts";
+import { midiFuzz } from "./midi_fuzz.ts";
 import { playerFuzz } from "./player_fuzz.ts";
 import { playerKill } from "./player_kill.ts";
 import { serviceKill } from "./service_kill.ts";
@@ -51,6 +52,7 @@ export const PROBES: readonly Probe[] = [
   httpFuzz,
   wsFuzz,
   oscFuzz,
+  midiFuzz,
   playerFuzz,
   playerKill,
   serviceKill,

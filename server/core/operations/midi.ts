@@ -6,23 +6,15 @@
  * @module
  */
 import { z } from "zod";
-import { MidiBinding, MidiMap } from "../../../protocol/midi.ts";
+import {
+  MidiBinding,
+  MidiLearnAnswer,
+  MidiLearnRequest,
+  MidiStatusFields,
+} from "../../../protocol/midi.ts";
 import type { EditResult } from "../edits.ts";
 import type { MidiLearnInput, MidiService } from "./midi_service.ts";
 import { type AnyOperation, defineOperation, given, SCOPES } from "./operation.ts";
-
-/** What a client asks to learn. */
-const LearnInput = z.strictObject({
-  action: z.string().regex(/^[A-Z][A-Z0-9_]*$/, "must be an action name such as PLAY_IN")
-    .describe("The action the next message runs (GET /api/v1/actions lists them)"),
-  params: z.array(z.union([z.string(), z.number(), z.boolean()])).max(8).default([])
-    .describe("Its params, in order (a control change appends its value)"),
-  value: z.enum(["param", "trigger"]).optional()
-    .describe("For a control change: append its value (param, default) or run at 64 (trigger)"),
-  min: z.number().finite().optional().describe("Value of CC 0 (default 0)"),
-  max: z.number().finite().optional().describe("Value of the top CC value (default 1)"),
-  projectId: z.string().min(1).optional().describe("The Project whose map gets it; the active one"),
-});
 
 const Source = z.strictObject({
   kind: z.enum(["rtp", "local"]),
@@ -30,33 +22,9 @@ const Source = z.strictObject({
   name: z.string(),
 });
 
-const Message = z.record(z.string(), z.unknown())
-  .describe("A MIDI message: type, channel 1-16, its numbers; `from` and `at`");
-
-/** `GET /api/v1/midi`. */
-export const MidiStatusView = z.strictObject({
-  endpoints: z.number().int().describe("MIDI carriers attached (network session, local ports)"),
+/** `GET /api/v1/midi`: `protocol/midi.ts`'s fields and the participants. */
+export const MidiStatusView = MidiStatusFields.extend({
   participants: z.array(Source).describe("Who is connected now"),
-  pending: z.array(z.strictObject({
-    requestId: z.string(),
-    address: z.string(),
-    name: z.string(),
-    requestedAt: z.string(),
-  })).describe(
-    "Sources refused until the operator approves them (POST /api/v1/midi/approvals/:id)",
-  ),
-  projectId: z.string().nullable().describe("The active Project, whose map is in effect"),
-  map: MidiMap.describe("The map in effect: the Project's (docs/midi.md)"),
-  learning: z.record(z.string(), z.unknown()).nullable().describe("What a waiting learn binds"),
-  lastMessage: Message.nullable(),
-  counts: z.strictObject({
-    received: z.number().int(),
-    refused: z.number().int().describe("Messages of sources not admitted"),
-    failed: z.number().int().describe("Calls the policy or the player refused"),
-    dropped: z.number().int().describe("Values replaced before they ran, calls past the cap"),
-  }),
-  lastError: z.strictObject({ action: z.string(), code: z.string(), message: z.string() })
-    .nullable(),
   local: z.strictObject({
     inputs: z.array(z.string()).describe("Input ports read (Web MIDI names)"),
     outputs: z.array(z.string()).describe("Output ports that get feedback"),
@@ -67,21 +35,6 @@ export const MidiStatusView = z.strictObject({
     "The show machine's MIDI ports through the output's browser (docs/midi.md, Local ports); null: midiLocal off",
   ),
 });
-
-const LearnView = z.union([
-  z.strictObject({
-    learned: z.literal(true),
-    binding: MidiBinding,
-    message: Message,
-    revision: z.number().int().optional().describe("The Project's revision after the edit"),
-  }),
-  z.strictObject({
-    learned: z.literal(false),
-    reason: z.enum(["cancelled", "replaced"]).describe(
-      "cancelled: POST /api/v1/midi/learn/cancel or the request closed; replaced: another learn",
-    ),
-  }),
-]);
 
 const midiOf = (ctx: { midi?: MidiService | undefined }) => given(ctx.midi, "MIDI transport");
 
@@ -108,8 +61,8 @@ export const MIDI_OPERATIONS: readonly AnyOperation[] = [
     kind: "service",
     transports: ["http", "mcp"],
     scope: "edit",
-    input: LearnInput,
-    output: LearnView,
+    input: MidiLearnRequest,
+    output: MidiLearnAnswer,
     run: async (ctx, input: MidiLearnInput) => {
       const outcome = await midiOf(ctx).learn(input, ctx.signal);
       if (!outcome.learned) return outcome;

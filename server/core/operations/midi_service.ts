@@ -4,22 +4,13 @@
  * never imports a transport.
  * @module
  */
-import type { MidiBinding } from "../../../protocol/midi.ts";
+import type { MidiLearnAnswer, MidiLearnRequest } from "../../../protocol/midi.ts";
 
-/** What a client asks to learn (`midiLearn`'s input). */
-export interface MidiLearnInput {
-  action: string;
-  params: Array<string | number | boolean>;
-  value?: "param" | "trigger" | undefined;
-  min?: number | undefined;
-  max?: number | undefined;
-  projectId?: string | undefined;
-}
+/** What a client asks to learn (`midiLearn`'s input, `protocol/midi.ts`). */
+export type MidiLearnInput = MidiLearnRequest;
 
-/** How a learn ended. */
-export type MidiLearnAnswer =
-  | { learned: true; binding: MidiBinding; message: Record<string, unknown> }
-  | { learned: false; reason: "cancelled" | "replaced" };
+/** How a learn ended (`protocol/midi.ts`; the operation adds the revision). */
+export type { MidiLearnAnswer };
 
 /** The MIDI transport, as the MIDI operations use it. */
 export interface MidiService {

@@ -25,13 +25,16 @@ export const TimecodeInput = z.strictObject({
   motion: TimecodeSampleParams.shape.motion.default("forward").describe(
     "forward: the code runs (the default); backward; locate: it stands there; stopped: it stopped",
   ),
+  age: TimecodeSampleParams.shape.age.describe(
+    "How long ago the code was read, ms (default 0): a sender that queued it says so, and the chase counts it",
+  ),
 });
 
-/** `raw` with `seconds` and `rate` given as numeric text read as numbers. */
+/** `raw` with `seconds`, `rate` and `age` given as numeric text read as numbers. */
 function withNumbers(raw: unknown): unknown {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
   const out: Record<string, unknown> = { ...raw };
-  for (const key of ["seconds", "rate"]) {
+  for (const key of ["seconds", "rate", "age"]) {
     const value = out[key];
     if (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))) {
       out[key] = Number(value);
@@ -55,7 +58,7 @@ export const timecodeOperation: AnyOperation = defineOperation({
   parse: (raw) => parseInput(TimecodeInput, withNumbers(raw)),
   output: TimecodeState,
   run: ({ core, address }, input: z.output<typeof TimecodeInput>) => {
-    const { seconds, timecode, rate, motion } = input;
+    const { seconds, timecode, rate, motion, age } = input;
     if ((seconds === undefined) === (timecode === undefined)) {
       throw new CueportError(
         "INVALID_MESSAGE",
@@ -75,6 +78,7 @@ export const timecodeOperation: AnyOperation = defineOperation({
         });
       }
     }
-    return core.timecode({ seconds: at!, rate, motion, source: address });
+    const sample = { seconds: at!, rate, motion, source: address };
+    return core.timecode(age === undefined ? sample : { ...sample, age });
   },
 });

@@ -27,7 +27,7 @@ export interface CommandSection {
   /** Each message's delta time (RTP timestamp units after the packet's timestamp). */
   deltas: number[];
   /** Whether a recovery journal follows the section. */
-  journal: boolean;
+  hasJournal: boolean;
   /** Where the section ends in the payload (the journal starts there). */
   end: number;
 }
@@ -44,10 +44,11 @@ export function decodeCommands(payload: Uint8Array, sysex: SysexSegments): Comma
   const out: CommandSection = {
     messages: [],
     deltas: [],
-    journal: (header & 0x40) !== 0,
+    hasJournal: (header & 0x40) !== 0,
     end,
   };
-  new ListReader(payload.subarray(0, end), start, (header & 0x20) !== 0, sysex, out).read();
+  const firstHasDelta = (header & 0x20) !== 0;
+  new ListReader(payload.subarray(0, end), start, { firstHasDelta, sysex, out }).read();
   return out;
 }
 
@@ -56,21 +57,27 @@ class ListReader {
   #at: number;
   #running = 0;
   #time = 0;
+  #bytes: Uint8Array;
+  #firstHasDelta: boolean;
+  #sysex: SysexSegments;
+  #out: CommandSection;
 
   constructor(
-    private bytes: Uint8Array,
+    bytes: Uint8Array,
     start: number,
-    private firstHasDelta: boolean,
-    private sysex: SysexSegments,
-    private out: CommandSection,
+    list: { firstHasDelta: boolean; sysex: SysexSegments; out: CommandSection },
   ) {
     this.#at = start;
+    this.#bytes = bytes;
+    this.#firstHasDelta = list.firstHasDelta;
+    this.#sysex = list.sysex;
+    this.#out = list.out;
   }
 
   read(): void {
     let first = true;
-    while (this.#at < this.bytes.length) {
-      if (!first || this.firstHasDelta) {
+    while (this.#at < this.#bytes.length) {
+      if (!first || this.#firstHasDelta) {
         if (!this.#readDelta()) return;
       }
       first = false;
@@ -81,7 +88,7 @@ class ListReader {
   #readDelta(): boolean {
     let value = 0;
     for (let i = 0; i < 4; i++) {
-      const byte = this.bytes[this.#at++];
+      const byte = this.#bytes[this.#at++];
       if (byte === undefined) return false;
       value = (value << 7) | (byte & 0x7f);
       if ((byte & 0x80) === 0) {
@@ -94,12 +101,12 @@ class ListReader {
 
   #emit(message: MidiMessage | null): void {
     if (!message) return;
-    this.out.messages.push(message);
-    this.out.deltas.push(this.#time);
+    this.#out.messages.push(message);
+    this.#out.deltas.push(this.#time);
   }
 
   #command(): boolean {
-    let status = this.bytes[this.#at]!;
+    let status = this.#bytes[this.#at]!;
     if (status < 0x80) {
       if (this.#running === 0) return false;
       status = this.#running;
@@ -109,7 +116,7 @@ class ListReader {
     if (status === 0xf0 || status === 0xf7) return this.#sysexSegment(status);
     const length = dataLength(status);
     if (length === null || length < 0) return false;
-    const data = this.bytes.subarray(this.#at, this.#at + length);
+    const data = this.#bytes.subarray(this.#at, this.#at + length);
     if (data.length < length || data.some((b) => b >= 0x80)) return false;
     this.#at += length;
     if (status < 0xf0) this.#running = status;
@@ -123,7 +130,7 @@ class ListReader {
     this.#running = 0;
     const body: number[] = [];
     for (;;) {
-      const byte = this.bytes[this.#at++];
+      const byte = this.#bytes[this.#at++];
       if (byte === undefined) return false;
       if (byte < 0x80) body.push(byte);
       else if (isRealtime(byte)) this.#emit(messageOf(byte, []));
@@ -135,7 +142,7 @@ class ListReader {
   }
 
   #joinSegment(opener: number, body: number[], closer: number): void {
-    const segments = this.sysex;
+    const segments = this.#sysex;
     if (closer === 0xf4) { // cancelled
       segments.data = null;
       return;
@@ -192,7 +199,7 @@ export function sysexSegments(data: Uint8Array): SysexSegment[] {
  */
 export function encodeCommands(
   commands: readonly OutgoingCommand[],
-  journal: boolean,
+  options: { hasJournal: boolean },
 ): Uint8Array<ArrayBuffer> {
   const list: number[] = [];
   let running = 0;
@@ -206,7 +213,7 @@ export function encodeCommands(
     else if (!isRealtime(status)) running = 0;
   });
   if (list.length > 0x0fff) throw new RangeError("A command section holds at most 4095 octets");
-  const j = journal ? 0x40 : 0;
+  const j = options.hasJournal ? 0x40 : 0;
   const header = list.length > 15
     ? [0x80 | j | (list.length >> 8), list.length & 0xff]
     : [j | list.length];

@@ -15,7 +15,7 @@ export interface NoteLog {
   note: number;
   velocity: number;
   /** The sender recommends playing it on recovery (the `Y` bit). */
-  play: boolean;
+  isPlayable: boolean;
 }
 
 /** One channel's chapters. */
@@ -101,15 +101,17 @@ function decodeChannel(bytes: Uint8Array): ChannelJournal | null {
 
 function decodeNotes(bytes: Uint8Array, at: number): ChannelJournal["notes"] | null {
   if (at + 2 > bytes.length) return null;
-  const logs = bytes[at]! & 0x7f;
   const low = bytes[at + 1]! >> 4, high = bytes[at + 1]! & 0x0f;
+  // LEN=127 with LOW=15 HIGH=0 is the one way to say 128 note logs.
+  const logs = (bytes[at]! & 0x7f) +
+    ((bytes[at]! & 0x7f) === 127 && low === 15 && high === 0 ? 1 : 0);
   const octets = low <= high ? high - low + 1 : 0;
   if (at + 2 + 2 * logs + octets > bytes.length) return null;
   const on: NoteLog[] = [];
   for (let i = 0; i < logs; i++) {
     const note = bytes[at + 2 + 2 * i]! & 0x7f, v = bytes[at + 3 + 2 * i]!;
     if ((v & 0x7f) === 0) continue; // velocity 0 is reserved
-    on.push({ note, velocity: v & 0x7f, play: (v & 0x80) !== 0 });
+    on.push({ note, velocity: v & 0x7f, isPlayable: (v & 0x80) !== 0 });
   }
   const off: number[] = [];
   const base = at + 2 + 2 * logs;
@@ -153,10 +155,12 @@ function encodeChannel(c: ChannelJournal): number[] | null {
 }
 
 function encodeNotes(notes: NonNullable<ChannelJournal["notes"]>): number[] {
-  // LEN is a 7-bit field: at most DATA_MAX note logs.
-  const on = notes.on.filter((n) => n.velocity > 0).slice(0, DATA_MAX);
-  const logs = on.flatMap((n) => [n.note & 0x7f, (n.play ? 0x80 : 0) | (n.velocity & 0x7f)]);
-  if (notes.off.length === 0) return [on.length, 0xf0, ...logs]; // LOW 15, HIGH 0: no OFFBITS
+  const on = notes.on.filter((n) => n.velocity > 0).slice(0, DATA_MAX + 1); // LEN 127 can say 128
+  const logs = on.flatMap((n) => [n.note & 0x7f, (n.isPlayable ? 0x80 : 0) | (n.velocity & 0x7f)]);
+  // No OFFBITS: LOW 15, HIGH 1, except for 128 logs (LEN 127, LOW 15, HIGH 0: RFC 6295 A.6).
+  if (notes.off.length === 0) {
+    return on.length === 128 ? [127, 0xf0, ...logs] : [on.length, 0xf1, ...logs];
+  }
   const low = Math.min(...notes.off) >> 3, high = Math.max(...notes.off) >> 3;
   const bits = new Array<number>(high - low + 1).fill(0);
   for (const note of notes.off) bits[(note >> 3) - low]! |= 0x80 >> (note & 7);

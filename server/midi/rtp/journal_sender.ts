@@ -73,7 +73,7 @@ export class JournalSender {
               on: notes.filter(([, e]) => e.value > 0).map(([note, e]) => ({
                 note,
                 velocity: e.value,
-                play: true,
+                isPlayable: true,
               })),
               off: notes.filter(([, e]) => e.value === 0).map(([note]) => note),
             },

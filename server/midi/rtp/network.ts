@@ -55,10 +55,10 @@ export interface RtpMidiOptions {
 }
 
 /**
- * A participant silent this long (ms) is dropped: three clock syncs of the
- * peers that run them every 10 s, as Apple's and rtpMIDI do.
+ * A participant silent this long (ms) is dropped: past Apple's contract of a
+ * clock sync at least every 60 s (peers that sync every 10 s miss six).
  */
-export const PARTICIPANT_TIMEOUT_MS = 30_000;
+export const PARTICIPANT_TIMEOUT_MS = 61_000;
 
 /** The most command octets in one packet; more messages go in further packets. */
 const MAX_SECTION = 1000;
@@ -93,9 +93,9 @@ export class RtpMidiNetwork implements MidiEndpoint {
       participants: this.#participants,
       invitations: this.#invitations,
       admit: options.admit ?? ((address) => isLocalAddress(address)),
-      send: (kind, packet, address, port) =>
-        this.#sockets?.send(kind, encodeControl(packet), address, port),
+      send: (packet, to) => this.#sockets?.send(encodeControl(packet), to),
       emit: (event) => this.#emit(event),
+      opened: (p) => p.takeEarly().forEach((data) => this.#rtp(data, p.address)),
       syncIntervalMs: options.syncIntervalMs ?? 10_000,
     });
   }
@@ -133,7 +133,7 @@ export class RtpMidiNetwork implements MidiEndpoint {
 
   /** Invites `host` (its control `port`) now, and again with backoff until it answers. */
   invite(host: string, port: number): void {
-    this.#invitations.add(host, port, this.#now());
+    this.#invitations.add(host, port, { now: this.#now() });
     this.tick();
   }
 
@@ -157,7 +157,7 @@ export class RtpMidiNetwork implements MidiEndpoint {
     }
     for (const chunk of runs.chunks) {
       for (const p of this.#participants.all()) {
-        if (!p.open) continue;
+        if (!p.isOpen) continue;
         const { sequence, journal } = p.sender.next(chunk);
         const bytes = encodePacket({
           sequence,
@@ -166,7 +166,7 @@ export class RtpMidiNetwork implements MidiEndpoint {
           messages: chunk,
           journal,
         });
-        this.#sockets.send("data", bytes, p.address, p.dataPort!);
+        this.#sockets.send(bytes, { kind: "data", address: p.address, port: p.dataPort! });
       }
     }
   }
@@ -182,13 +182,11 @@ export class RtpMidiNetwork implements MidiEndpoint {
         this.#control.drop(p, "timeout");
         continue;
       }
-      if (p.initiator === "us" && p.open && now >= p.nextSyncAt) {
+      if (p.initiator === "us" && p.isOpen && now >= p.nextSyncAt) {
         p.nextSyncAt = now + (this.#o.syncIntervalMs ?? 10_000);
         this.#sockets.send(
-          "data",
           encodeControl(clockStart(this.ssrc, now)),
-          p.address,
-          p.dataPort!,
+          { kind: "data", address: p.address, port: p.dataPort! },
         );
       }
       this.#feedback(p);
@@ -209,7 +207,7 @@ export class RtpMidiNetwork implements MidiEndpoint {
     if (!this.#meter.allow(address, data.length)) return;
     if (isControlPacket(data)) {
       const packet = decodeControl(data);
-      if (packet) this.#control.handle(kind, packet, address, port);
+      if (packet) this.#control.handle(packet, { kind, address, port });
       return;
     }
     if (kind === "data") this.#rtp(data, address);
@@ -218,7 +216,10 @@ export class RtpMidiNetwork implements MidiEndpoint {
   #rtp(data: Uint8Array, address: string): void {
     const ssrc = ssrcOf(data);
     const p = ssrc === null ? undefined : this.#participants.of(ssrc, address);
-    if (!p || !p.open) return; // nothing from outside the session is acted on
+    if (!p || !p.isOpen) { // nothing from outside the session is acted on (a pending peer's is held)
+      if (ssrc !== null) this.#participants.pendingOf(ssrc, address)?.hold(data);
+      return;
+    }
     const gap = p.receiver.gapBefore(sequenceOf(data));
     if (gap < 0) return; // late or repeated
     if (gap > 0) p.sysex.data = null; // a system exclusive under way lost a segment: dropped
@@ -226,7 +227,7 @@ export class RtpMidiNetwork implements MidiEndpoint {
     if (!packet) return;
     p.lastHeard = this.#now();
     const arrival = p.receiver.arrive(packet.sequence, packet.journal);
-    if (!arrival.fresh) return;
+    if (!arrival.isFresh) return;
     p.received++;
     p.lost += arrival.lost;
     p.recovered += arrival.recovered.length;
@@ -248,10 +249,10 @@ export class RtpMidiNetwork implements MidiEndpoint {
   /** Receiver feedback: tells `p` how far we have received, when that moved on. */
   #feedback(p: Participant): void {
     const last = p.receiver.last;
-    if (last === null || last === p.feedbackSent || !p.open) return;
+    if (last === null || last === p.feedbackSent || !p.isOpen) return;
     p.feedbackSent = last;
     const rs = encodeControl({ command: "RS", ssrc: this.ssrc, sequence: last });
-    this.#sockets?.send("control", rs, p.address, p.controlPort);
+    this.#sockets?.send(rs, { kind: "control", address: p.address, port: p.controlPort });
   }
 
   #emit(event: RtpMidiEvent): void {

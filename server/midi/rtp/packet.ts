@@ -60,7 +60,7 @@ export function decodePacket(data: Uint8Array, sysex: SysexSegments): RtpMidiPac
     timestamp: view.getUint32(4),
     ssrc: view.getUint32(8),
     messages: section.messages,
-    journal: section.journal ? decodeJournal(payload.subarray(section.end)) : null,
+    journal: section.hasJournal ? decodeJournal(payload.subarray(section.end)) : null,
   };
 }
 
@@ -75,7 +75,7 @@ export interface PacketFields {
 
 /** The bytes of an RTP-MIDI packet. */
 export function encodePacket(fields: PacketFields): Uint8Array<ArrayBuffer> {
-  const section = encodeCommands(fields.messages, fields.journal !== null);
+  const section = encodeCommands(fields.messages, { hasJournal: fields.journal !== null });
   const out = new Uint8Array(12 + section.length + (fields.journal?.length ?? 0));
   const view = new DataView(out.buffer);
   out[0] = 0x80;

@@ -3,12 +3,17 @@
  * (its SSRC, name, address and ports, who invited whom), its journals both
  * ways, its clock and what was seen of it. `Participants` holds them by SSRC
  * and finds the one a packet belongs to: a packet counts only when its SSRC
- * and its sender's address both match a participant in session.
+ * and its sender's address both match a participant in session. A peer that
+ * invited us is pending (held apart, a few at most) until it proved its
+ * address by echoing our clock sync.
  * @module
  */
 import type { SysexSegments } from "./commands.ts";
 import { JournalReceiver } from "./journal_receiver.ts";
 import { JournalSender } from "./journal_sender.ts";
+
+/** How many packets a pending participant's are held until it opens. */
+const MAX_EARLY = 64;
 
 /** What the operator and the tests see of a participant. */
 export interface ParticipantInfo {
@@ -43,6 +48,8 @@ export class Participant {
   lastHeard: number;
   /** When our next clock sync to it is due (initiator side). */
   nextSyncAt = 0;
+  /** The random timestamp of the clock sync it must echo to open (a peer's invitation), or null. */
+  challenge: bigint | null = null;
   /** The sequence number last acknowledged to it by receiver feedback. */
   feedbackSent: number | null = null;
   latencyMs: number | null = null;
@@ -52,6 +59,8 @@ export class Participant {
   readonly sender = new JournalSender();
   readonly receiver = new JournalReceiver();
   readonly sysex: SysexSegments = { data: null };
+  /** RTP-MIDI packets it sent while pending, delivered once it opens. */
+  #early: Uint8Array[] = [];
 
   /** Builds a participant heard of at `now`. */
   constructor(
@@ -71,8 +80,18 @@ export class Participant {
   }
 
   /** Whether both ports are in session (MIDI flows). */
-  get open(): boolean {
+  get isOpen(): boolean {
     return this.dataPort !== null;
+  }
+
+  /** Holds a packet it sent while pending (after its data port's invitation; a few at most). */
+  hold(data: Uint8Array): void {
+    if (this.dataPort !== null && this.#early.length < MAX_EARLY) this.#early.push(data.slice());
+  }
+
+  /** The packets held while pending, in order; they are no longer held. */
+  takeEarly(): Uint8Array[] {
+    return this.#early.splice(0);
   }
 
   /** A copy of what is shown of it. */
@@ -93,9 +112,13 @@ export class Participant {
   }
 }
 
-/** The participants of a session, by SSRC. */
+/** How many peers may be pending at once; past it, the oldest is forgotten. */
+const MAX_PENDING = 8;
+
+/** The participants of a session, by SSRC, and the pending ones. */
 export class Participants {
   #bySsrc = new Map<number, Participant>();
+  #pending: Participant[] = [];
   /** At most this many at once; a further invitation is refused. */
   readonly max: number;
 
@@ -128,7 +151,24 @@ export class Participants {
     if (this.#bySsrc.get(participant.ssrc) === participant) this.#bySsrc.delete(participant.ssrc);
   }
 
-  /** How many there are. */
+  /** Holds `participant` apart until it proves its address (one of its SSRC and address is replaced). */
+  pend(participant: Participant): void {
+    this.unpend(this.pendingOf(participant.ssrc, participant.address));
+    this.#pending.push(participant);
+    if (this.#pending.length > MAX_PENDING) this.#pending.shift();
+  }
+
+  /** The pending participant of `ssrc` at `address`, if any. */
+  pendingOf(ssrc: number, address: string): Participant | undefined {
+    return this.#pending.find((p) => p.ssrc === ssrc && p.address === address);
+  }
+
+  /** Forgets the pending `participant`. */
+  unpend(participant: Participant | undefined): void {
+    this.#pending = this.#pending.filter((p) => p !== participant);
+  }
+
+  /** How many there are (in session, pending ones aside). */
   get size(): number {
     return this.#bySsrc.size;
   }

@@ -12,6 +12,17 @@ import { normalizeAddress } from "../../net/address.ts";
 /** Which of the two ports. */
 export type PortKind = "control" | "data";
 
+/** A peer's port: where a datagram goes, or came from. */
+export interface PeerPort {
+  address: string;
+  port: number;
+}
+
+/** A peer's port and which of ours a datagram leaves from (or came to). */
+export interface SessionRoute extends PeerPort {
+  kind: PortKind;
+}
+
 /** Called for each datagram read. */
 export type SessionDatagramHandler = (
   kind: PortKind,
@@ -86,9 +97,10 @@ export class SessionSockets {
     }
   }
 
-  /** Sends `bytes` from the `kind` port to `address:port`; failures are dropped (UDP). */
-  send(kind: PortKind, bytes: Uint8Array<ArrayBuffer>, address: string, port: number): void {
+  /** Sends `bytes` from our `to.kind` port to `to.address:to.port`; failures are dropped (UDP). */
+  send(bytes: Uint8Array<ArrayBuffer>, to: SessionRoute): void {
     if (this.#closed) return;
+    const { kind, address, port } = to;
     const sockets = kind === "control" ? this.#control : this.#data;
     const v6 = address.includes(":");
     const socket = sockets.find((s) => ((s.addr as Deno.NetAddr).hostname.includes(":")) === v6) ??

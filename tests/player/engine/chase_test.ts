@@ -3,7 +3,11 @@ import { VirtualClock } from "../../../player/clock.ts";
 import { ProjectEngine } from "../../../player/engine/project_engine.ts";
 import { chaseSettings } from "../../../player/engine/chase.ts";
 import type { StateUpdate } from "../../../protocol/state.ts";
-import type { ProjectTimecode, TimecodeState } from "../../../protocol/timecode.ts";
+import {
+  formatTimecode,
+  type ProjectTimecode,
+  type TimecodeState,
+} from "../../../protocol/timecode.ts";
 import { fixtureProject } from "../../_helpers/fixture.ts";
 
 const FRAME = 1 / 25;
@@ -220,4 +224,30 @@ Deno.test("Chase: code running backwards holds the Song paused at the position n
   assert.equal(state.status, "waiting");
   assert.equal(song().state, "paused");
   assert.equal(song().position(clock.now()), 5);
+});
+
+Deno.test("Chase counts a sample's age: one that waited does not set the running Song back", () => {
+  const { run, song, clock, code, engine, events } = setup();
+  code(HOUR);
+  const at = run(HOUR, 400);
+  clock.advance(200);
+  const before = song().position(clock.now());
+  assert.ok(Math.abs(before - (at + 0.2 - HOUR)) < 1e-9);
+  // Read 120 ms ago, when the code said at + 0.08: it is at + 0.2 now, where the Song is.
+  const state = engine.timecode({
+    seconds: at + 0.08,
+    rate: 25,
+    motion: "forward",
+    source: "test",
+    age: 120,
+  });
+  assert.equal(state.status, "locked");
+  assert.equal(song().position(clock.now()), before, "not re-anchored backwards");
+  assert.ok(Math.abs(state.position! - (at + 0.2 - HOUR)) < 1e-9, `${state.position}`);
+  assert.equal(state.timecode, formatTimecode(at + 0.08, 25), "the code as read");
+  const seeks = events("song-seeked").length;
+  // A locate stands where it says, whatever its age.
+  engine.timecode({ seconds: HOUR + 7, rate: 25, motion: "locate", source: "test", age: 500 });
+  assert.equal(song().position(clock.now()), 7);
+  assert.equal(events("song-seeked").length, seeks + 1);
 });

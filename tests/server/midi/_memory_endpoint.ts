@@ -9,6 +9,9 @@ import type { MidiPort } from "../../../server/midi/mod.ts";
 /** A participant on this machine (exempt under localhostAuthExempt). */
 export const LOCAL_DAW: MidiSource = { kind: "rtp", address: "127.0.0.1", name: "Test DAW" };
 
+/** A pad controller on a port of this machine (exempt under localhostAuthExempt). */
+export const LOCAL_PAD: MidiSource = { kind: "local", address: "Launchpad X", name: "Launchpad X" };
+
 /** A participant from the LAN, neither paired nor allowed. */
 export const REMOTE_PAD: MidiSource = { kind: "rtp", address: "192.168.7.20", name: "Pad" };
 
@@ -19,6 +22,8 @@ export class MemoryEndpoint implements MidiPort {
   #participants: MidiSource[] = [];
   /** Every message sent, in order. */
   sent: MidiMessage[] = [];
+  /** What each participant received, by address (`send`: all of them; `sendTo`: those named). */
+  received = new Map<string, MidiMessage[]>();
 
   onMessages(handler: (messages: readonly MidiMessage[], from: MidiSource) => void): void {
     this.#handler = handler;
@@ -33,7 +38,17 @@ export class MemoryEndpoint implements MidiPort {
   }
 
   send(messages: readonly MidiMessage[]): void {
+    this.sendTo(messages, this.#participants);
+  }
+
+  sendTo(messages: readonly MidiMessage[], to: readonly MidiSource[]): void {
     this.sent.push(...messages);
+    for (const p of to) this.received.set(p.address, [...this.receivedBy(p), ...messages]);
+  }
+
+  /** What `source` received. */
+  receivedBy(source: MidiSource): MidiMessage[] {
+    return this.received.get(source.address) ?? [];
   }
 
   /** Hands messages to the transport, as from `from`. */

@@ -10,7 +10,7 @@ import { startTestService, type TestService } from "../../_helpers/service.ts";
 import { until } from "../../_helpers/until.ts";
 import { runCli } from "../../../server/cli.ts";
 import { connectMcp } from "../../_helpers/mcp_client.ts";
-import { LOCAL_DAW, MemoryEndpoint, REMOTE_PAD } from "./_memory_endpoint.ts";
+import { LOCAL_DAW, LOCAL_PAD, MemoryEndpoint, REMOTE_PAD } from "./_memory_endpoint.ts";
 
 const PLAYSTATE = "/api/v1/projects/show/playstate";
 
@@ -75,7 +75,7 @@ Deno.test("MIDI: the default map's rows run their actions; a Project's own map a
           return controls.A === 1 && controls.B !== undefined && controls.B !== 0;
         });
         assert.equal((await playstate(svc)).controls.B, 8192 / 16383);
-        endpoint.deliver([cc(2, 127), cc(34, 127)]); // paired now: the MSB waits for its LSB
+        endpoint.deliver([cc(2, 127), cc(34, 127)]); // paired now: the MSB moves, its LSB refines
         await until("B full", async () => (await playstate(svc)).controls.B === 1);
       },
     );
@@ -185,34 +185,87 @@ Deno.test("MIDI: the default map's rows run their actions; a Project's own map a
 });
 
 Deno.test("MIDI: feedback lights a Clip's pad when it starts, and all pads when a participant joins", async () => {
-  const svc = await startTestService();
+  const svc = await startTestService({ midiFeedback: ["all"] });
   const endpoint = new MemoryEndpoint();
   svc.service.midi.attach(endpoint);
   try {
+    endpoint.join(LOCAL_DAW);
     const played = await svc.post("/api/v1/action", { name: "PLAY_CLIP_IN", params: ["c3"] });
     assert.equal(played.status, 200, JSON.stringify(played.body));
     // c3 is index 2 of s1: note 38 on channel 1, green (21) in the Launchpad scheme.
     await until(
       "c3's pad green",
-      () => endpoint.sent.some((m) => m.type === "noteOn" && m.note === 38 && m.velocity === 21),
+      () =>
+        endpoint.receivedBy(LOCAL_DAW).some((m) =>
+          m.type === "noteOn" && m.note === 38 && m.velocity === 21
+        ),
     );
-    endpoint.sent = [];
-    endpoint.join(LOCAL_DAW);
-    const pads = endpoint.sent.filter((m) => m.type === "noteOn").map((m) =>
+    const before = endpoint.receivedBy(LOCAL_DAW).length;
+    endpoint.join(LOCAL_PAD);
+    const pads = endpoint.receivedBy(LOCAL_PAD).filter((m) => m.type === "noteOn").map((m) =>
       m.type === "noteOn" ? [m.note, m.velocity] : []
     );
     assert.deepEqual(pads, [[36, 9], [37, 9], [38, 21], [39, 9]]);
-    assert.equal((await svc.get("/api/v1/info")).body.clients.midi, 1);
+    assert.equal(
+      endpoint.receivedBy(LOCAL_DAW).length,
+      before,
+      "the full state goes to who joined",
+    );
+    assert.equal((await svc.get("/api/v1/info")).body.clients.midi, 2);
   } finally {
     await svc.stop();
   }
 });
 
+Deno.test("MIDI: feedback goes only to the participants midiFeedback names; by default to none", async (t) => {
+  await t.step("default: none", async () => {
+    const svc = await startTestService();
+    const endpoint = new MemoryEndpoint();
+    svc.service.midi.attach(endpoint);
+    try {
+      endpoint.join(LOCAL_DAW);
+      endpoint.join(LOCAL_PAD);
+      assert.deepEqual(endpoint.sent, [], "a join sends nothing");
+    } finally {
+      await svc.stop();
+    }
+  });
+  await t.step("the pad by name: the DAW beside it gets nothing", async () => {
+    const svc = await startTestService({ midiFeedback: ["launchpad x"] });
+    const endpoint = new MemoryEndpoint();
+    svc.service.midi.attach(endpoint);
+    try {
+      endpoint.join(LOCAL_DAW);
+      endpoint.join(LOCAL_PAD);
+      assert.ok(endpoint.receivedBy(LOCAL_PAD).length > 0, "the pad's full state");
+      await svc.post("/api/v1/action", { name: "PLAY_CLIP_IN", params: ["c3"] });
+      await until(
+        "c3's pad green",
+        () =>
+          endpoint.receivedBy(LOCAL_PAD).some((m) =>
+            m.type === "noteOn" && m.note === 38 && m.velocity === 21
+          ),
+      );
+      assert.deepEqual(endpoint.receivedBy(LOCAL_DAW), [], "no notes or CCs into the DAW");
+    } finally {
+      await svc.stop();
+    }
+  });
+});
+
 Deno.test("MIDI: a source from the LAN is refused and listed, then approved as a device, then revoked", async () => {
-  const svc = await startTestService();
+  const svc = await startTestService({ midiFeedback: ["Pad", LOCAL_DAW.address] });
   const endpoint = new MemoryEndpoint();
   svc.service.midi.attach(endpoint);
+  /** Whether `source` was sent Control A's value `value` (CC 1). */
+  const hasA = (source: typeof LOCAL_DAW, value: number) =>
+    endpoint.receivedBy(source).some((m) =>
+      m.type === "controlChange" && m.controller === 1 && m.value === value
+    );
   try {
+    endpoint.join(REMOTE_PAD);
+    endpoint.join(LOCAL_DAW);
+    assert.deepEqual(endpoint.receivedBy(REMOTE_PAD), [], "no feedback before approval");
     endpoint.deliver([cc(1, 127)], REMOTE_PAD);
     const status = (await svc.get("/api/v1/midi")).body;
     assert.equal(status.counts.refused, 1);
@@ -234,6 +287,7 @@ Deno.test("MIDI: a source from the LAN is refused and listed, then approved as a
     assert.equal(device.address, REMOTE_PAD.address);
     endpoint.deliver([cc(1, 127)], REMOTE_PAD);
     await until("A = 1", async () => (await playstate(svc)).controls.A === 1);
+    await until("the approved pad's feedback", () => hasA(REMOTE_PAD, 127));
     const revoked = await fetch(`${svc.base}/api/v1/devices/${device.deviceId}`, {
       method: "DELETE",
     });
@@ -243,6 +297,9 @@ Deno.test("MIDI: a source from the LAN is refused and listed, then approved as a
     const after = (await svc.get("/api/v1/midi")).body;
     assert.equal(after.counts.refused, 2);
     assert.equal((await playstate(svc)).controls.A, 1);
+    await svc.post("/api/v1/action", { name: "SET_CONTROL", params: ["A", 0.5] });
+    await until("the DAW's feedback of A = 0.5", () => hasA(LOCAL_DAW, 64));
+    assert.equal(hasA(REMOTE_PAD, 64), false, "no feedback after revoke");
     const unknown = await svc.post("/api/v1/midi/approvals/midi-nope", {});
     assert.equal(unknown.body.error.code, "NOT_FOUND");
   } finally {

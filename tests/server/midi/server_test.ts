@@ -9,10 +9,13 @@ import { DEFAULT_MIDI_MAP, MidiMap } from "../../../protocol/midi.ts";
 import type { Project } from "../../../protocol/model.ts";
 import { type Core, Policy } from "../../../server/core/mod.ts";
 import type { DeviceRegistry } from "../../../server/auth/devices.ts";
+import { MidiFeedback } from "../../../server/midi/feedback.ts";
 import { MidiLearn } from "../../../server/midi/learn.ts";
 import { MidiMapper } from "../../../server/midi/map.ts";
 import type { MidiMessage } from "../../../server/midi/messages.ts";
 import { isTimecode, MidiAdmission, MidiServer } from "../../../server/midi/mod.ts";
+import { VirtualClock } from "../../../player/clock.ts";
+import { MidiStatusView } from "../../../server/core/operations/midi.ts";
 import { fixtureProject } from "../../_helpers/fixture.ts";
 import { LOCAL_DAW, MemoryEndpoint, REMOTE_PAD } from "./_memory_endpoint.ts";
 
@@ -67,14 +70,14 @@ Deno.test("map: program numbers match pgmIds as numbers; note off releases Gate 
   assert.deepEqual(off(37), [{ name: "RELEASE_CLIP_BY_INDEX_IN", params: [1] }]);
 });
 
-Deno.test("map: a 14-bit pair's coarse value waits for its fine value once one was seen", () => {
+Deno.test("map: a 14-bit pair's coarse value takes effect, its fine value refines it", () => {
   const mapper = new MidiMapper();
   const ctx = { project: undefined, songClips: [] };
   const cc = (controller: number, value: number) =>
     mapper.calls({ type: "controlChange", channel: 1, controller, value }, ctx);
   assert.deepEqual(cc(3, 127), [{ name: "SET_CONTROL", params: ["C", 1] }]);
   assert.deepEqual(cc(35, 127), [{ name: "SET_CONTROL", params: ["C", 1] }]);
-  assert.deepEqual(cc(3, 0), []);
+  assert.deepEqual(cc(3, 0), [{ name: "SET_CONTROL", params: ["C", 0] }]);
   assert.deepEqual(cc(35, 1), [{ name: "SET_CONTROL", params: ["C", 1 / 16383] }]);
   assert.deepEqual(cc(4, 64), [{ name: "SET_CONTROL", params: ["D", 64 / 127] }], "D is 7-bit");
   assert.deepEqual(cc(27, 64), [], "CC 27 drives nothing");
@@ -82,7 +85,8 @@ Deno.test("map: a 14-bit pair's coarse value waits for its fine value once one w
 });
 
 Deno.test("learn: the next bindable message answers; a new learn replaces; the signal cancels; the cap ends it", async () => {
-  const learn = new MidiLearn({ capMs: 50 });
+  const clock = new VirtualClock(0);
+  const learn = new MidiLearn({ capMs: 60_000, clock });
   const first = learn.wait({ action: "PLAY_IN", params: [] });
   const second = learn.wait({ action: "SET_CONTROL", params: ["A"], value: "param", max: 2 });
   assert.deepEqual(await first, { learned: false, reason: "replaced" });
@@ -108,7 +112,17 @@ Deno.test("learn: the next bindable message answers; a new learn replaces; the s
   const third = learn.wait({ action: "PLAY_IN", params: [] }, abort.signal);
   abort.abort();
   assert.deepEqual(await third, { learned: false, reason: "cancelled" });
-  await assert.rejects(learn.wait({ action: "PLAY_IN", params: [] }), { code: "TIMEOUT" });
+  const capped = learn.wait({ action: "PLAY_IN", params: [] });
+  let isSettled = false;
+  capped.catch(() => {}).finally(() => isSettled = true);
+  clock.advance(59_999);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(isSettled, false, "the cap has not run out");
+  assert.equal(learn.isLearning, true);
+  clock.advance(1);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(isSettled, true, "the cap ran out on the clock given");
+  await assert.rejects(capped, { code: "TIMEOUT" });
   assert.equal(learn.isLearning, false);
 });
 
@@ -138,7 +152,7 @@ function serverOver(core: Core, timecode?: { feed: (m: readonly MidiMessage[]) =
   });
   const devices = { list: () => [] } as unknown as DeviceRegistry;
   const admission = new MidiAdmission({ devices, policy, allow: ["10.0.0.0/8"] });
-  return new MidiServer(core, { policy, admission, timecode, feedback: false });
+  return new MidiServer(core, { policy, admission, timecode, feedback: [] });
 }
 
 Deno.test("server: a CC stream is coalesced per Control: one call at the player, the last value next", async () => {
@@ -189,4 +203,58 @@ Deno.test("server: timecode goes to the reader given, and runs nothing; an unkno
   assert.equal(server.admission.admit(REMOTE_PAD), false);
   assert.equal(server.admission.pending().length, 1, "listed once per address");
   server.close();
+});
+
+Deno.test("server: a learn binds only a source that may control; a view-only one is not taken", async () => {
+  const { core } = stubCore();
+  const policy = new Policy({
+    core,
+    authenticator: { authenticate: () => Promise.reject(new Error("no tokens here")) },
+    isLocalhostExempt: true,
+  });
+  const viewer = { kind: "rtp" as const, address: "192.168.7.30", name: "Viewer" };
+  const device = { origin: "midi", address: viewer.address, name: "Viewer", deviceId: "dev-v" };
+  const devices = { list: () => [{ ...device, scopes: ["view"] }] } as unknown as DeviceRegistry;
+  const admission = new MidiAdmission({ devices, policy, allow: [] });
+  const server = new MidiServer(core, { policy, admission, feedback: [] });
+  const endpoint = new MemoryEndpoint();
+  server.attach(endpoint);
+  const learned = server.learn({ action: "PLAY_IN", params: [] });
+  endpoint.deliver([{ type: "noteOn", channel: 1, note: 60, velocity: 1 }], viewer);
+  assert.notEqual(server.status().learning, null, "still learning");
+  // The status is what its one schema says (protocol/midi.ts, and the participants).
+  assert.deepEqual(MidiStatusView.parse(server.status()).learning, {
+    action: "PLAY_IN",
+    params: [],
+  });
+  endpoint.deliver([{ type: "noteOn", channel: 1, note: 61, velocity: 1 }], LOCAL_DAW);
+  const outcome = await learned;
+  assert.ok(outcome.learned);
+  assert.equal(outcome.binding.number, 61);
+  server.close();
+});
+
+Deno.test("feedback: a carrier without sendTo is sent nothing unless every participant is a target", () => {
+  const project = fixtureProject();
+  const model = {
+    activeProjectId: project.id,
+    project: () => project,
+    playstate: () => ({ activeSongID: project.songs[0]!.id, clips: [] }),
+    live: () => ({ controls: {} }),
+  } as unknown as Core["model"];
+  // Two participants on one machine: the DAW and a pad, told apart by name.
+  const pad = { kind: "rtp" as const, address: "127.0.0.1", name: "Pad" };
+  const sent: MidiMessage[][] = [];
+  let present = [LOCAL_DAW, pad];
+  const port = { onMessages: () => {}, send: (m: readonly MidiMessage[]) => sent.push([...m]) };
+  const feedback = new MidiFeedback(model, {
+    targets: ["Pad"],
+    grantOf: () => ({ device: "local" }),
+  });
+  const withParticipants = { ...port, participants: () => present };
+  feedback.deliver(withParticipants, feedback.full());
+  assert.equal(sent.length, 0, "the DAW beside the pad would get it too");
+  present = [pad];
+  feedback.deliver(withParticipants, feedback.full());
+  assert.equal(sent.length, 1, "the pad alone: send() reaches only it");
 });

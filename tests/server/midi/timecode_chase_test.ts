@@ -48,10 +48,17 @@ Deno.test("POST /api/v1/timecode: the Song chases the code, follows a jump, stop
     await code(HOUR + 12);
     assert.equal((await song()).position, 12, "a jump seeks at once");
 
+    // A sample read 80 ms ago (it says age): the code is 80 ms on, where the Song is.
+    await svc.advance(80);
+    const aged = await svc.post("/api/v1/timecode", { seconds: HOUR + 12, rate: 25, age: 80 });
+    assert.equal(aged.status, 200, JSON.stringify(aged.body));
+    assert.ok(Math.abs(aged.body.position - 12.08) < 1e-6, `${aged.body.position}`);
+    assert.ok(Math.abs((await song()).position - 12.08) < 1e-6, "not set back to 12");
+
     await svc.advance(500);
     const stopped = await song();
     assert.equal(stopped.state, "paused", "paused once the freewheel ran out");
-    assert.equal(stopped.position, 12);
+    assert.ok(Math.abs(stopped.position - 12.08) < 1e-6, `${stopped.position}`);
     assert.equal((await svc.get("/api/v1/app-state")).body.timecode.status, "waiting");
   } finally {
     await svc.stop();

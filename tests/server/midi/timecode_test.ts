@@ -97,10 +97,11 @@ Deno.test("TimecodeReader reads 29.97 drop-frame quarter frames, two frames on",
   play(pieces(T(0, 1, 0, 2), 29.97), 29.97);
   assert.equal(samples[0]!.rate, 29.97);
   assert.ok(Math.abs(samples[0]!.seconds - (1800 + 2) * 1001 / 30000) < 1e-9);
-  assert.deepEqual(timecodeInput(samples[0]!), {
+  assert.deepEqual(timecodeInput(samples[0]!, samples[0]!.at + 35), {
     seconds: samples[0]!.seconds,
     rate: 29.97,
     motion: "forward",
+    age: 35,
   });
 });
 
@@ -131,9 +132,44 @@ Deno.test("TimecodeReader drops a run with a missing piece", () => {
 Deno.test("TimecodeReader reads a full frame as a locate at that very frame", () => {
   const { samples, reader } = setup();
   reader.feed([fullFrame(T(1, 2, 0, 0), 25)], SOURCE);
-  reader.feed([fullFrame(T(0, 0, 1, 15), 30)], SOURCE); // within a frame: bounded away
-  assert.equal(samples.length, 1);
-  assert.deepEqual(samples[0], { seconds: 3720, rate: 25, at: 1000, motion: "locate" });
+  assert.deepEqual(samples, [{ seconds: 3720, rate: 25, at: 1000, motion: "locate" }]);
+});
+
+Deno.test("TimecodeReader passes every locate, even within a frame of another sample", () => {
+  const { samples, reader, play, clock } = setup();
+  reader.feed([fullFrame(T(1, 2, 0, 0), 25)], SOURCE);
+  reader.feed([fullFrame(T(0, 0, 1, 15), 30)], SOURCE); // within a frame: a locate all the same
+  play(pieces(T(0, 0, 5, 0), 25), 25);
+  clock.advance(1);
+  reader.feed([fullFrame(T(0, 10, 0, 0), 25)], SOURCE); // 1 ms after running code
+  assert.deepEqual(samples.map((s) => [s.motion, s.seconds]), [
+    ["locate", 3720],
+    ["locate", 1.5],
+    ["forward", 5 + 2 / 25],
+    ["locate", 600],
+  ]);
+});
+
+Deno.test("TimecodeReader passes a jump of running code within a frame", () => {
+  const { samples, reader, clock } = setup();
+  const flood = (time: Time) => {
+    for (const m of pieces(time, 25)) {
+      clock.advance(1); // eight pieces in 8 ms
+      reader.feed([m], SOURCE);
+    }
+  };
+  flood(T(0, 0, 1, 0));
+  flood(T(0, 0, 1, 2)); // the same motion, no jump: within a frame, read away
+  flood(T(0, 20, 0, 0)); // a jump: passes
+  assert.deepEqual(samples.map((s) => s.seconds), [1 + 2 / 25, 1200 + 2 / 25]);
+});
+
+Deno.test("TimecodeReader refuses quarter-frame hours past 23, as the full frame does", () => {
+  const { samples, play, reader } = setup();
+  play(pieces(T(24, 0, 0, 0), 25), 25);
+  play(pieces(T(31, 0, 0, 0), 25), 25);
+  reader.feed([fullFrame(T(24, 0, 0, 0), 25)], SOURCE);
+  assert.equal(samples.length, 0);
 });
 
 Deno.test("TimecodeReader ignores other sysex and out-of-range times", () => {
@@ -157,8 +193,12 @@ Deno.test("TimecodeReader bounds a flood: pieces faster than real time give one 
     clock.advance(1); // 8 pieces in 8 ms: 10 times too fast at 25 fps
     reader.feed(pieces(T(0, 0, 1, 0), 25).slice(i % 8, i % 8 + 1), SOURCE);
   }
-  // 100 ms of flood at 25 fps: at most one sample per 40 ms frame.
-  assert.ok(samples.length <= 3, `${samples.length}`);
+  // 100 ms of flood at 25 fps, a time complete every 8 ms: one sample per 40 ms frame.
+  assert.deepEqual(samples.map((s) => [s.at, s.motion]), [
+    [1008, "forward"],
+    [1048, "forward"],
+    [1088, "forward"],
+  ]);
 });
 
 Deno.test("TimecodeReader says stopped once no quarter frame came for stopAfterMs", () => {

@@ -4,7 +4,11 @@
  */
 import assert from "node:assert/strict";
 import type { MidiMessage } from "../../../../server/midi/messages.ts";
-import { encodeControl } from "../../../../server/midi/rtp/control.ts";
+import {
+  type ClockPacket,
+  decodeControl,
+  encodeControl,
+} from "../../../../server/midi/rtp/control.ts";
 import { encodePacket } from "../../../../server/midi/rtp/packet.ts";
 import { type RtpMidiEvent, RtpMidiNetwork } from "../../../../server/midi/rtp/mod.ts";
 import { RateLimiter } from "../../../../server/auth/rate_limit.ts";
@@ -149,8 +153,17 @@ Deno.test({
       await raw.send(invitation(77), network.port);
       await raw.received.waitFor(() => true, "the OK on the control port");
       await raw.send(rtp(0x1234, 2), network.port + 1);
-      // Now its data port: the session opens, and its next packet counts.
+      // Now its data port, and its echo of our clock sync: the session opens, its next packet counts.
+      const mark = raw.received.events.length;
       await raw.send(invitation(77), network.port + 1);
+      const ck = await raw.received.waitFor(
+        (d) => decodeControl(d)?.command === "CK",
+        "our CK",
+        mark,
+      );
+      const t1 = (decodeControl(ck) as ClockPacket).timestamps[0];
+      const echo = { command: "CK" as const, ssrc: 0x1234, count: 1, timestamps: [t1, 0n, 0n] };
+      await raw.send(encodeControl(echo as ClockPacket), network.port + 1);
       await events.waitFor((e) => e.type === "joined", "the raw participant joining");
       await raw.send(rtp(0x1234, 3), network.port + 1);
       await until(() => got.length > 0, "the packet in session delivered");

@@ -48,7 +48,7 @@ const RFC_JOURNAL: Journal = {
     channel: 3,
     program: 42,
     controllers: [{ controller: 7, value: 99 }, { controller: 64, value: 0 }],
-    notes: { on: [{ note: 60, velocity: 64, play: true }], off: [62, 64] },
+    notes: { on: [{ note: 60, velocity: 64, isPlayable: true }], off: [62, 64] },
   }],
 };
 
@@ -122,7 +122,7 @@ Deno.test("journal sender: codes the history since the checkpoint, trimmed by fe
     channels: [{
       channel: 1,
       program: 4,
-      notes: { on: [{ note: 60, velocity: 100, play: true }], off: [] },
+      notes: { on: [{ note: 60, velocity: 100, isPlayable: true }], off: [] },
     }],
   });
   const third = sender.next([
@@ -148,14 +148,15 @@ Deno.test("journal sender: codes the history since the checkpoint, trimmed by fe
 Deno.test("journal receiver: a gap with a journal recovers what was lost, exactly once", () => {
   const receiver = new JournalReceiver();
   const arrive = (sequence: number, journal: Journal | null) => receiver.arrive(sequence, journal);
-  assert.deepEqual(arrive(10, null), { fresh: true, lost: 0, recovered: [] });
+  assert.deepEqual(arrive(10, null), { isFresh: true, lost: 0, recovered: [] });
   receiver.observe([
     { type: "noteOn", channel: 3, note: 62, velocity: 90 },
     { type: "noteOn", channel: 3, note: 64, velocity: 90 },
     { type: "controlChange", channel: 3, controller: 64, value: 0 },
   ]);
-  // Packets 11 and 12 were lost; 13 carries RFC_JOURNAL.
-  const gap = arrive(13, RFC_JOURNAL);
+  // Packets 11 and 12 were lost; 13 carries RFC_JOURNAL's chapters, its history from packet 10.
+  const history = { ...RFC_JOURNAL, checkpoint: 10 };
+  const gap = arrive(13, history);
   assert.equal(gap.lost, 2);
   assert.deepEqual(gap.recovered, [
     { type: "programChange", channel: 3, program: 42 },
@@ -165,13 +166,13 @@ Deno.test("journal receiver: a gap with a journal recovers what was lost, exactl
     { type: "noteOn", channel: 3, note: 60, velocity: 64 },
   ]);
   // Packet 15 after another loss carries the same history: nothing twice.
-  assert.deepEqual(arrive(15, RFC_JOURNAL), { fresh: true, lost: 1, recovered: [] });
+  assert.deepEqual(arrive(15, history), { isFresh: true, lost: 1, recovered: [] });
   // A late or repeated packet is not delivered.
-  assert.deepEqual(arrive(14, RFC_JOURNAL), { fresh: false, lost: 0, recovered: [] });
-  assert.deepEqual(arrive(15, null).fresh, false);
+  assert.deepEqual(arrive(14, history), { isFresh: false, lost: 0, recovered: [] });
+  assert.deepEqual(arrive(15, null).isFresh, false);
   // No loss: the journal is not read.
   assert.deepEqual(arrive(16, { checkpoint: 0, channels: [{ channel: 1, program: 1 }] }), {
-    fresh: true,
+    isFresh: true,
     lost: 0,
     recovered: [],
   });
@@ -179,4 +180,82 @@ Deno.test("journal receiver: a gap with a journal recovers what was lost, exactl
   const wrap = new JournalReceiver();
   wrap.arrive(0xffff, null);
   assert.equal(wrap.arrive(1, null).lost, 1);
+});
+
+Deno.test("journal: chapter N's note log count at its limits (RFC 6295 A.6)", () => {
+  const sounding = (count: number) =>
+    Array.from(
+      { length: count },
+      (_, note) => ({ note, velocity: 1 + (note % 100), isPlayable: true }),
+    );
+  const chapterN = (count: number) => {
+    const bytes = encodeJournal({
+      checkpoint: 1,
+      channels: [{ channel: 1, notes: { on: sounding(count), off: [] } }],
+    })!;
+    return [bytes[6]!, bytes[7]!];
+  };
+  // 127 logs and no OFFBITS: LEN=127 with LOW=15 HIGH=1, since LOW=15 HIGH=0 would mean 128 logs.
+  assert.deepEqual(chapterN(127), [127, 0xf1]);
+  assert.deepEqual(chapterN(1), [1, 0xf1]);
+  // 128 logs: LEN=127, LOW=15, HIGH=0.
+  assert.deepEqual(chapterN(128), [127, 0xf0]);
+  for (const count of [1, 127, 128]) {
+    const journal: Journal = {
+      checkpoint: 1,
+      channels: [{ channel: 1, notes: { on: sounding(count), off: [] } }],
+    };
+    assert.equal(decodeJournal(encodeJournal(journal)!)!.channels[0]!.notes!.on.length, count);
+    assert.deepEqual(decodeJournal(encodeJournal(journal)!), journal);
+  }
+});
+
+Deno.test("journal receiver: a re-press lost with its release is played again (off, then on)", () => {
+  const receiver = new JournalReceiver();
+  receiver.arrive(100, null);
+  receiver.observe([
+    { type: "noteOn", channel: 1, note: 60, velocity: 90 },
+    { type: "controlChange", channel: 1, controller: 20, value: 0 },
+  ]);
+  receiver.arrive(101, null); // nothing in it; feedback then trims the sender's history to 102
+  // Lost: 102 (note off 60, CC 20 = 127) and 103 (note on 60, CC 20 = 0). 104's journal, checkpoint 102:
+  const journal: Journal = {
+    checkpoint: 102,
+    channels: [{
+      channel: 1,
+      controllers: [{ controller: 20, value: 0 }],
+      notes: { on: [{ note: 60, velocity: 70, isPlayable: true }], off: [] },
+    }],
+  };
+  assert.deepEqual(receiver.arrive(104, journal).recovered, [
+    // Chapter C keeps only the latest value: the 127 between is beyond what it can tell.
+    { type: "controlChange", channel: 1, controller: 20, value: 0 },
+    { type: "noteOff", channel: 1, note: 60, velocity: 0 },
+    { type: "noteOn", channel: 1, note: 60, velocity: 70 },
+  ]);
+  // The same history again after another loss: the note on held now is 104's, nothing twice.
+  assert.deepEqual(receiver.arrive(106, journal).recovered, []);
+  // A note on we hold from inside the history may be the log's own: left alone.
+  const held = new JournalReceiver();
+  held.arrive(102, null);
+  held.observe([{ type: "noteOn", channel: 1, note: 60, velocity: 70 }]);
+  assert.deepEqual(held.arrive(104, journal).recovered, [
+    { type: "controlChange", channel: 1, controller: 20, value: 0 },
+  ]);
+});
+
+Deno.test("journal receiver: resyncs after consecutive packets out of the window; a checkpoint after the loss is not read", () => {
+  const receiver = new JournalReceiver();
+  receiver.arrive(10, null);
+  // The sender restarted its numbering: one packet far off is dropped, the next in its run resyncs.
+  assert.deepEqual(receiver.arrive(40_000, null), { isFresh: false, lost: 0, recovered: [] });
+  assert.deepEqual(receiver.arrive(40_001, null), { isFresh: true, lost: 0, recovered: [] });
+  assert.equal(receiver.last, 40_001);
+  assert.deepEqual(receiver.arrive(40_002, null).isFresh, true);
+  // A single stray one far off does not move the stream.
+  assert.equal(receiver.arrive(9_000, null).isFresh, false);
+  assert.equal(receiver.arrive(40_003, null).lost, 0);
+  // Packets 40,004 to 40,005 lost, but the journal's history starts at 40,005: it does not cover 40,004.
+  const late: Journal = { checkpoint: 40_005, channels: [{ channel: 1, program: 9 }] };
+  assert.deepEqual(receiver.arrive(40_006, late), { isFresh: true, lost: 2, recovered: [] });
 });

@@ -22,13 +22,13 @@ Deno.test("commands: RFC 6295's header forms, delta times and running status", (
     { type: "noteOff", channel: 1, note: 60, velocity: 0 },
   ]);
   assert.deepEqual(got.deltas, [0, 0, 129]);
-  assert.equal(got.journal, false);
+  assert.equal(got.hasJournal, false);
   // Z=1: the first command has a delta time too; B=1: a 12-bit length.
   const long = Uint8Array.from([0xa0, 3, 0x05, 0xc0, 3, 0xee]); // 0xee: past LEN
   const z = decodeCommands(long, fresh())!;
   assert.deepEqual(z.messages, [{ type: "programChange", channel: 1, program: 3 }]);
   assert.deepEqual(z.deltas, [5]);
-  assert.equal(z.journal, false);
+  assert.equal(z.hasJournal, false);
 });
 
 Deno.test("commands: encoding round-trips, with running status and the long header", () => {
@@ -40,14 +40,14 @@ Deno.test("commands: encoding round-trips, with running status and the long head
     { type: "sysex", data: Uint8Array.from([1, 2, 3]) },
     { type: "noteOn", channel: 2, note: 5, velocity: 6 },
   ];
-  const bytes = encodeCommands(messages, true);
+  const bytes = encodeCommands(messages, { hasJournal: true });
   assert.equal(bytes[0]! & 0x80, 0x80); // more than 15 octets: B
   assert.equal(bytes[0]! & 0x40, 0x40); // J
   // The second CC leaves its status out (running status).
   assert.deepEqual([...bytes.subarray(2, 9)], [0xb0, 1, 1, 0, 2, 2, 0]);
   const got = decodeCommands(bytes, fresh())!;
   assert.deepEqual(got.messages, messages);
-  assert.equal(got.journal, true);
+  assert.equal(got.hasJournal, true);
   assert.equal(got.end, bytes.length);
 });
 
@@ -72,7 +72,9 @@ Deno.test("commands: a long system exclusive sent in segments joins back whole",
   assert.deepEqual([segments[1]!.bytes[0], segments[1]!.bytes.at(-1)], [0xf7, 0xf0]);
   assert.deepEqual([segments[2]!.bytes[0], segments[2]!.bytes.at(-1)], [0xf7, 0xf7]);
   const sysex = fresh();
-  const got = segments.flatMap((s) => decodeCommands(encodeCommands([s], false), sysex)!.messages);
+  const got = segments.flatMap((s) =>
+    decodeCommands(encodeCommands([s], { hasJournal: false }), sysex)!.messages
+  );
   assert.deepEqual(got, [{ type: "sysex", data }]);
 });
 
