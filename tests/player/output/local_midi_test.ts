@@ -88,7 +88,10 @@ Deno.test({
   sanitizeResources: false,
   async fn() {
     const dataDir = await outputDataDir();
-    const { output, base, stop } = await openOutputService(dataDir, { clock: new VirtualClock() });
+    const { output, base, stop } = await openOutputService(dataDir, {
+      clock: new VirtualClock(),
+      settings: { midiFeedback: ["Pad"] }, // the pad's LEDs, by its port's name
+    });
     const get = async (path: string) => await (await fetch(`${base}${path}`)).json();
     const names = async () =>
       // deno-lint-ignore no-explicit-any
