@@ -12,6 +12,7 @@ import type {
   ActionOutcome,
   CameraFrameResult,
   MediaLocateResult,
+  MidiLocalParams,
   OutputFrameAsk,
   OutputFrameResult,
 } from "../protocol/methods.ts";
@@ -49,6 +50,8 @@ export class PlayerApp implements AppServices {
   readonly clock: Clock;
   /** Receives every update; set by whoever publishes them. */
   onUpdate: (update: StateUpdate) => void = () => {};
+  /** Told the output's local MIDI ports and their input (`midi.local`; `rpc_server.ts`). */
+  onMidi: (event: MidiLocalParams) => void = () => {};
   #options: PlayerOptions;
   /** The parts, wired to each other (`app_parts.ts`). */
   #parts: AppParts;

@@ -6,7 +6,7 @@
  */
 import type { EditApplyParams, EditApplyResult } from "../protocol/edits/mod.ts";
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
-import type { OutputFrameAsk, OutputFrameResult } from "../protocol/methods.ts";
+import type { MidiLocalParams, OutputFrameAsk, OutputFrameResult } from "../protocol/methods.ts";
 import type { Preset } from "../protocol/model.ts";
 import { imageSize } from "image-size";
 import { writeFileAtomic } from "../lib/atomic_write.ts";
@@ -28,6 +28,8 @@ export interface AppOutputHost {
   changeAppState(event: string, change: Partial<AppState>): void;
   applyBuiltEdits(build: () => EditApplyParams): Promise<EditApplyResult>;
   quarantinePreset(presetId: string, reason: string): Promise<boolean>;
+  /** The output's local MIDI ports and their input, for the service (`midi.local`). */
+  onMidi(event: MidiLocalParams): void;
 }
 
 /** The application's parts the output reads, and how it was asked to show (`PlayerOptions`). */
@@ -36,7 +38,7 @@ export interface AppOutputParts {
   cameras: () => Camera[];
   recorder: Recorder;
   output:
-    | { mode: OutputMode; browser: string | null; frameBudgetMs?: number }
+    | { mode: OutputMode; browser: string | null; frameBudgetMs?: number; midi?: boolean }
     | undefined;
   log: ((level: "info" | "warn" | "error", message: string) => void) | undefined;
 }
@@ -75,6 +77,8 @@ export function startAppOutput(app: AppOutputHost, parts: AppOutputParts): Outpu
         log?.("error", `Cannot write the quarantine of preset "${presetId}": ${error.message}`)
       );
     },
+    midi: (event) => app.onMidi(event),
+    midiPorts: output?.midi ?? true,
     scaleChanged: (drawing) => app.changeAppState("output-scale-changed", { output: drawing }),
     // The recorder reports its state itself (`changed`).
     recordingLost: (outcome) => parts.recorder.lost(outcome),

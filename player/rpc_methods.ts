@@ -180,6 +180,11 @@ export function playerMethods(
     [Method.TIMECODE_SAMPLE]: (params) => {
       return app.timecode(parseParams(Method.TIMECODE_SAMPLE, params));
     },
+    [Method.MIDI_SEND]: (params) => {
+      const { messages } = parseParams(Method.MIDI_SEND, params);
+      app.output?.midi.send(messages); // no output: no ports, nothing sent
+      return {};
+    },
     [Method.PAIRING_SHOW]: (params) => {
       const p = parseParams(Method.PAIRING_SHOW, params);
       console.error(`[player] pairing code ${p.otp}, valid until ${p.expiresAt}`);

@@ -22,6 +22,7 @@ import {
 } from "../protocol/jsonrpc.ts";
 import {
   Method,
+  type MidiLocalParams,
   Notification,
   type RequestProgressParams,
   type StateUpdateParams,
@@ -103,6 +104,8 @@ class PlayerServer {
   /** Answers ready to write, in order. */
   #outgoing: RpcMessage[] = [];
   #isUpdateFlushQueued = false;
+  /** Whether the output's local MIDI ports were said since `initialize` (`#flush`). */
+  #isMidiSaid = false;
   #isAnswerFlushQueued = false;
 
   constructor(app: PlayerApp, transport: Transport, options: ServeOptions) {
@@ -115,6 +118,7 @@ class PlayerServer {
   /** Serves until the transport closes; requests read before then are still answered. */
   serve(): Promise<void> {
     this.#app.onUpdate = (update) => this.#onUpdate(update);
+    this.#app.onMidi = (event) => this.#onMidi(event);
     this.#transport.onmessage = (message) => {
       if (!isRequest(message)) return; // the server sends no notifications or responses
       if (message.method === Method.HEARTBEAT) return this.#heartbeat(message);
@@ -147,6 +151,13 @@ class PlayerServer {
     return { jsonrpc: "2.0", method: Notification.STATE_UPDATE, params };
   }
 
+  /** Local MIDI is news, not state: it goes out at once (the ports once initialized: `#flush`). */
+  #onMidi(params: MidiLocalParams): void {
+    if (!this.#session.isInitialized || !this.#isMidiSaid) return;
+    void this.#transport.send({ jsonrpc: "2.0", method: Notification.MIDI_LOCAL, params })
+      .catch(() => {});
+  }
+
   /** Clock-driven updates (clip ends, cues, positions) go out per microtask when idle. */
   #onUpdate(update: StateUpdate): void {
     this.#updates.push(update);
@@ -165,6 +176,13 @@ class PlayerServer {
     if (this.#session.isInitialized && this.#updates.length > 0) {
       batch.unshift(this.#notification(coalesceUpdates(this.#updates)));
       this.#updates = [];
+    }
+    if (this.#session.isInitialized && !this.#isMidiSaid) {
+      // After `initialize`'s answer: the local MIDI ports the output lists now, none without it.
+      this.#isMidiSaid = true;
+      const params = this.#app.output?.midi.current() ??
+        { type: "ports", inputs: [], outputs: [], error: "no output running" };
+      batch.push({ jsonrpc: "2.0", method: Notification.MIDI_LOCAL, params });
     }
     if (batch.length === 0) return Promise.resolve();
     return this.#transport.sendMany(batch).catch(() => {});

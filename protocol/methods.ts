@@ -13,7 +13,7 @@ import { z } from "zod";
 import { RpcError } from "./jsonrpc.ts";
 import { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
 import { Snapshot, StateUpdate } from "./state.ts";
-import { OutputStats } from "./output.ts";
+import { LocalMidiMessage, MIDI_BATCH_MAX, MIDI_PORTS_MAX, OutputStats } from "./output.ts";
 import { OutputDisplays } from "./displays.ts";
 import { velocitySchema } from "./action_rules.ts";
 import { PICTURE_FORMATS } from "./pictures.ts";
@@ -34,9 +34,11 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * `output.displays` (the machine's displays) and `outputDisplay` in `appState`;
  * 1.8 added `output.frame` params `size`, `format` and `quality` (a smaller picture the
  * output's page encodes itself, for previews) and the result's `format`;
- * 1.9 added `timecode.sample` (the active Song chases timecode) and `timecode` in `appState`.
+ * 1.9 added `timecode.sample` (the active Song chases timecode) and `timecode` in `appState`;
+ * 1.10 added `midi.send` and the `midi.local` notification (local MIDI ports, through the
+ * output's browser).
  */
-export const PLAYER_PROTOCOL_VERSION = "1.9";
+export const PLAYER_PROTOCOL_VERSION = "1.10";
 
 /** Method names, server to player. */
 export const Method = {
@@ -63,6 +65,8 @@ export const Method = {
   OUTPUT_DISPLAYS: "output.displays",
   /** Since 1.9. */
   TIMECODE_SAMPLE: "timecode.sample",
+  /** Since 1.10. */
+  MIDI_SEND: "midi.send",
 } as const;
 
 /** A method of the protocol. */
@@ -238,6 +242,15 @@ export const ApprovalRequestResult = z.object({ decision: z.enum(["approve", "de
 /** `pairing.show` params: a one-time code the application may show on screen. */
 export const PairingShowParams = z.object({ otp: z.string(), expiresAt: z.string() });
 
+/**
+ * `midi.send` params (since 1.10): MIDI messages (bytes) for the output's local ports by name
+ * (null: every output port). Without an output, or with its page away, nothing is sent.
+ */
+export const MidiSendParams = z.object({
+  messages: z.array(LocalMidiMessage.extend({ port: z.string().max(256).nullable() }))
+    .max(MIDI_BATCH_MAX),
+});
+
 /** One method: its params, its result, and whether the service checks the result it reads. */
 export interface MethodSchemas {
   params: z.ZodType;
@@ -279,6 +292,8 @@ export const METHODS = {
   [Method.OUTPUT_DISPLAYS]: { params: NoParams, result: OutputDisplays, checked: true },
   // Up to 15 a second while code runs: read as it is.
   [Method.TIMECODE_SAMPLE]: { params: TimecodeSampleParams, result: TimecodeState, checked: false },
+  // Feedback to pads, as often as Clips change: read as it is.
+  [Method.MIDI_SEND]: { params: MidiSendParams, result: EmptyResult, checked: false },
 } as const satisfies Record<MethodName, MethodSchemas>;
 
 /** The params of `method` as the service sends them (fields with a default may be left out). */
@@ -294,6 +309,8 @@ export const Notification = {
   LOG: "log",
   /** Since 1.1: a long request is advancing; the service extends its deadline. */
   REQUEST_PROGRESS: "request.progress",
+  /** Since 1.10: the output's local MIDI ports changed, or their input. */
+  MIDI_LOCAL: "midi.local",
 } as const;
 
 /** `state.update` notification params (read unchecked by the service: the hot path). */
@@ -314,6 +331,21 @@ export const RequestProgressParams = z.object({
   progress: z.number(),
   total: z.number().nullable().default(null),
 });
+
+/**
+ * `midi.local` notification params (since 1.10): the local MIDI ports the output's page lists
+ * now (`ports`; empty lists when the output or its page went away, `error` why none), or
+ * messages received on its input ports (`input`), bytes and port names as Web MIDI gives them.
+ */
+export const MidiLocalParams = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("ports"),
+    inputs: z.array(z.string()).max(MIDI_PORTS_MAX),
+    outputs: z.array(z.string()).max(MIDI_PORTS_MAX),
+    error: z.string().nullable(),
+  }),
+  z.object({ type: z.literal("input"), messages: z.array(LocalMidiMessage).max(MIDI_BATCH_MAX) }),
+]);
 
 /** `log` notification params. */
 export const LogParams = z.object({
@@ -342,6 +374,8 @@ export type PairingShowParams = z.infer<typeof PairingShowParams>;
 export type StateUpdateParams = z.infer<typeof StateUpdateParams>;
 export type RequestProgressParams = z.infer<typeof RequestProgressParams>;
 export type LogParams = z.infer<typeof LogParams>;
+export type MidiSendParams = z.infer<typeof MidiSendParams>;
+export type MidiLocalParams = z.infer<typeof MidiLocalParams>;
 
 /**
  * `value` parsed by `schema`, or an RpcError of `code` naming the first bad

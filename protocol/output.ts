@@ -146,6 +146,25 @@ export const ShaderProgram = z.object({
 /** A fragment shader. */
 export type ShaderProgram = z.infer<typeof ShaderProgram>;
 
+/**
+ * The most MIDI messages in one `midi-in` or `midi-send`: a page batches its ports' input
+ * every 10 ms (`page/midi.js`), so 1,000 messages a second arrive as 100 page messages.
+ */
+export const MIDI_BATCH_MAX = 1024;
+/** The most local MIDI ports of each direction a page lists. */
+export const MIDI_PORTS_MAX = 256;
+
+/**
+ * One MIDI message of a local port (Web MIDI, no system exclusive: 1 to 3 bytes) and the
+ * port's name; to the page, a null port sends to every output port.
+ */
+export const LocalMidiMessage = z.object({
+  port: z.string().max(256),
+  data: z.array(z.number().int().min(0).max(255)).min(1).max(3),
+});
+/** One MIDI message of a local port. */
+export type LocalMidiMessage = z.infer<typeof LocalMidiMessage>;
+
 /** Player to page. */
 export const ToPage = z.discriminatedUnion("type", [
   /** Programs to compile, and (`drop`) preset programs the page may delete. */
@@ -182,6 +201,17 @@ export const ToPage = z.discriminatedUnion("type", [
    * null: the display's frame period. Sent when the page connects (tests send a tiny one).
    */
   z.object({ type: z.literal("scale"), frameBudgetMs: z.number().positive().nullable() }),
+  /**
+   * Whether the page opens the machine's MIDI ports (Web MIDI), sent when it connects: false
+   * (setting midiLocal `off`) leaves them to other programs (a WinMM port has one user).
+   */
+  z.object({ type: z.literal("midi"), open: z.boolean() }),
+  /** Play MIDI messages on the output ports named (`port` null: every output port). */
+  z.object({
+    type: z.literal("midi-send"),
+    messages: z.array(LocalMidiMessage.extend({ port: z.string().max(256).nullable() }))
+      .max(MIDI_BATCH_MAX),
+  }),
 ]);
 /** Player to page. */
 export type ToPage = z.infer<typeof ToPage>;
@@ -258,6 +288,21 @@ export const FromPage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("fault"), clipId: z.string(), message: z.string() }),
   /** The page's WebGL2 context is lost (a GPU that fails): the player tries software GL. */
   z.object({ type: z.literal("gl-lost") }),
+  /**
+   * The MIDI ports of the machine as the page's Web MIDI lists them (names), said when the page
+   * connects and at each change; `error` says why there are none (no Web MIDI, refused).
+   */
+  z.object({
+    type: z.literal("midi-ports"),
+    inputs: z.array(z.string().max(256)).max(MIDI_PORTS_MAX),
+    outputs: z.array(z.string().max(256)).max(MIDI_PORTS_MAX),
+    error: z.string().max(1024).nullable(),
+  }),
+  /** MIDI messages received on the input ports, in order (batched every 10 ms at most). */
+  z.object({
+    type: z.literal("midi-in"),
+    messages: z.array(LocalMidiMessage).min(1).max(MIDI_BATCH_MAX),
+  }),
 ]);
 /** Page to player. */
 export type FromPage = z.infer<typeof FromPage>;
@@ -274,7 +319,8 @@ export const PAGE_TAKEN = 4002;
  * 1920x1080 canvas of noise (VP8 and Opus, its default bit rate) at load 24 on 2 cores sent
  * 465 KB in one chunk for 8 s; 8 MiB holds 25 s at 2.5 Mb/s. A page sends a report
  * and a ping a second, two chunks, and at load a fault or compile error per Clip or program:
- * 200 messages a second and bursts of 2000 are ten times that.
+ * 200 messages a second and bursts of 2000 are ten times that. Local MIDI input comes in
+ * batches every 10 ms at most (`midi-in`): 100 messages a second however fast the ports play.
  */
 export const PAGE_SOCKET_BOUNDS: SocketBounds = {
   maxTextChars: 32 * 2 ** 20,

@@ -175,6 +175,25 @@ export const SETTINGS = {
     doc:
       "none; comma-separated session names or addresses of the MIDI participants sent Clip states as notes and Control values as CCs (pad LEDs, motor faders), `all` for every one; a DAW left out is not sent notes it would record (`docs/midi.md`)",
   },
+  midiLocal: {
+    schema: z.preprocess(
+      (v) =>
+        v === "on" || v === "true"
+          ? true
+          : v === "off" || v === "false"
+          ? false
+          : typeof v === "string"
+          ? v.split(",").map((s) => s.trim()).filter(Boolean)
+          : v,
+      z.union([z.boolean(), z.array(z.string().min(1)).min(1)]),
+    ).default(true),
+    flag: "midi-local",
+    value: "on|off",
+    help:
+      "local MIDI ports through the output's browser (default on; off, or port names, comma-separated)",
+    doc:
+      "`on`: every MIDI port of the show machine the output's browser lists (Web MIDI) is read and gets feedback; `off`: none; port names, comma-separated: those only. No output running, no local ports (docs/midi.md)",
+  },
   legacyHttpPort: {
     schema: OptionalPort.default(51736),
     flag: "legacy-http-port",
@@ -620,6 +639,7 @@ export const PLAYER_SETTINGS = [
   "output",
   "outputBrowser",
   "outputDisplay",
+  "midiLocal",
 ] as const satisfies readonly SettingName[];
 
 /** A setting the bundled player takes as a flag. */

@@ -12,6 +12,7 @@ import { playerProblemLine } from "../lib/recover_file.ts";
 import { OscQueryServer, OscServer } from "./osc/mod.ts";
 import { type MidiServer, openMidi } from "./midi/mod.ts";
 import { inviteTarget, MidiSession } from "./midi/session.ts";
+import { LocalMidi } from "./midi/local.ts";
 import type { RtpMidiEvent } from "./midi/rtp/mod.ts";
 import { SYSTEM_READER_CLOCK, TimecodeReader } from "./midi/timecode.ts";
 import { receiveBufferAdvice, receiveBufferBytes } from "./osc/receive_buffer.ts";
@@ -470,6 +471,7 @@ async function openServices(
   started.push(() => media.close());
   const httpMeter = rateLimiter.meter("requests", settings.httpRatePerSecond);
   const { midi, timecode } = openMidiTransport(settings, log, core, auth, started);
+  attachLocalMidi(settings.midiLocal, supervisor, midi);
   const mcp = new LazyMcpEndpoint({
     core,
     auth,
@@ -518,6 +520,24 @@ function openMidiTransport(
   });
   started.push(() => midi.close());
   return { midi, timecode };
+}
+
+/**
+ * The output's local MIDI ports (`server/midi/local.ts`, setting midiLocal): what the player
+ * relays from its output's Web MIDI, and feedback sent back through it. Off: none attached.
+ */
+function attachLocalMidi(
+  setting: Settings["midiLocal"],
+  supervisor: PlayerSupervisor,
+  midi: MidiServer,
+): void {
+  if (setting === false) return;
+  const local = new LocalMidi({
+    ports: setting,
+    send: (params) => supervisor.request(Method.MIDI_SEND, params),
+  });
+  supervisor.onmidi = (params) => local.take(params);
+  midi.attach(local);
 }
 
 /** What `runningService` stops, in order. */

@@ -25,6 +25,7 @@ import type { OutputWindow } from "./window_state.ts";
 import { OutputBrowser } from "./output_browser.ts";
 import { FrameReports, type PageReport } from "./frame_reports.ts";
 import { RecordingSlot } from "./recording_slot.ts";
+import { type MidiLocalEvent, MidiPorts } from "./midi_ports.ts";
 import type { PictureFormat } from "../../protocol/pictures.ts";
 
 export type { PageReport } from "./frame_reports.ts";
@@ -54,6 +55,10 @@ export interface OutputOptions {
   quarantine?: (presetId: string, reason: string) => void;
   /** The preset editor (`appState.editor`): its window follows it; absent, none opens. */
   editor?: EditorHooks;
+  /** The page's local MIDI ports and their input, for the service (`midi_ports.ts`). */
+  midi?: (event: MidiLocalEvent) => void;
+  /** Whether the page opens the machine's MIDI ports (setting midiLocal not off; absent: true). */
+  midiPorts?: boolean;
 }
 
 /** No editor: its state is always closed. */
@@ -131,6 +136,8 @@ export class Output {
   #frameBudgetMs: number | null;
   /** Whether the page showed the full-screen state at its last picture (`frame`). */
   pageFullScreen = false;
+  /** The page's local MIDI ports (Web MIDI): what they receive goes to `options.midi`. */
+  readonly midi = new MidiPorts((e) => this.#options.midi?.(e), (m) => this.#send(m));
 
   constructor(options: OutputOptions, browser: string, mode: "window" | "fullscreen" | "headless") {
     this.#options = options;
@@ -331,6 +338,7 @@ export class Output {
   /** Stops the browser and the server; pending requests fail. */
   async close(): Promise<void> {
     this.#requests.rejectAll(new Error("The output closed"));
+    this.midi.pageGone();
     this.#recording.close();
     this.#editorPage.close();
     await this.#browser.close();
@@ -364,6 +372,7 @@ export class Output {
       opened: (connection) => {
         this.programs.pageConnected();
         this.#send({ type: "scale", frameBudgetMs: this.#frameBudgetMs });
+        this.midi.pageOpened(this.#options.midiPorts ?? true);
         this.#send({ type: "programs", programs: [...BUILT_IN_PROGRAMS] });
         this.#pushState();
         this.#requests.resend();
@@ -397,6 +406,7 @@ export class Output {
       settle: (id, message) => this.#requests.settle(id, message),
       // A shader suspected of the stall explains a lost GL: the quarantine sees to it.
       glFails: () => this.#browser.health.glLost(this.#browser.quarantine.isSuspecting),
+      ...this.midi.pageHost(),
     };
   }
 

@@ -12,6 +12,7 @@
 import { FromPage, PAGE_SOCKET_BOUNDS, PAGE_TAKEN, type ToPage } from "../../protocol/output.ts";
 import { OnePageSocket } from "./socket_guard.ts";
 import type { SocketFaultLog } from "./socket_log.ts";
+import type { PageMidi } from "./midi_ports.ts";
 
 /** Reports in a row with no frame drawn, after the page said its GL is lost, that confirm it. */
 export const GL_LOST_REPORTS = 3;
@@ -41,6 +42,10 @@ export interface PageSocketHost {
   settle(id: number, message: FromPage): void;
   /** The page's GL is lost, as it said and its reports show: start with software GL. */
   glFails(): void;
+  /** The page's local MIDI ports, or input on them (`midi_ports.ts`). */
+  midi?(message: PageMidi): void;
+  /** The page connected went away (its socket closed). */
+  closed?(): void;
 }
 
 /** The output page's socket: the one connected, its messages checked and handled. */
@@ -101,6 +106,7 @@ export class PageSocket {
         what: "a page message",
         dispatch: (message) => this.#dispatch(message),
         binary: (data) => this.#host.chunk(new Uint8Array(data), connection),
+        closed: () => this.#host.closed?.(),
       };
     });
   }
@@ -133,6 +139,10 @@ export class PageSocket {
         break;
       case "gl-lost":
         this.#glLostReports ??= 0;
+        break;
+      case "midi-ports":
+      case "midi-in":
+        this.#host.midi?.(message);
         break;
       default:
         this.#host.settle(message.id, message);

@@ -25,6 +25,7 @@ import editorJs from "./page/editor.js" with { type: "text" };
 import editorUiJs from "./page/editor_ui.js" with { type: "text" };
 import socketSecretJs from "./page/socket_secret.js" with { type: "text" };
 import previewsJs from "./page/previews.js" with { type: "text" };
+import midiJs from "./page/midi.js" with { type: "text" };
 import { assetType, fileResponse } from "./media_response.ts";
 
 const ASSETS: Record<string, string> = {
@@ -42,6 +43,7 @@ const ASSETS: Record<string, string> = {
   "editor_ui.js": editorUiJs,
   "socket_secret.js": socketSecretJs,
   "previews.js": previewsJs,
+  "midi.js": midiJs,
 };
 
 /** A media file the page may load: where it is and its type. */

@@ -7,6 +7,7 @@
  * sandbox can run, and ends with the player (its pipe closes).
  * @module
  */
+import { grantMidi } from "./midi_ports.ts";
 import { browserArgs, type BrowserMode, type WindowRect } from "./browser.ts";
 import { browserEnv, launchBrowser, type LaunchedBrowser } from "./browser_process.ts";
 import { type BrowserRunner, browserRunner } from "./browser_user.ts";
@@ -202,6 +203,7 @@ export class BrowserSupervisor {
     const script = this.#options.initScript?.() ?? null;
     this.#script = script;
     giveScriptToPages(browser.devtools, script)
+      .then(() => grantMidi(browser.devtools, this.#options.url))
       .then(() => showPage(browser.devtools, this.#options.url, script))
       .catch((error) => {
         // Gone meanwhile: its exit is said.

@@ -28,6 +28,7 @@ import { MidiFeedback } from "./feedback.ts";
 import { MidiLearn } from "./learn.ts";
 import { type MapContext, mapOf, MidiMapper } from "./map.ts";
 import type { MidiEndpoint, MidiMessage, MidiSource } from "./messages.ts";
+import type { LocalPorts } from "./local.ts";
 import { MidiCalls, valueKey } from "./values.ts";
 import { timecodeInput, type TimecodeSample } from "./timecode.ts";
 
@@ -46,6 +47,8 @@ export interface MidiPort extends MidiEndpoint {
   participants?(): readonly MidiParticipant[];
   /** Datagrams dropped as over their sender's budget (a network session). */
   readonly overBudget?: number;
+  /** The output's local ports, for the status (`local.ts`). */
+  localPorts?(): LocalPorts;
 }
 
 /** What reads timecode (the MTC reader, `server/midi/timecode.ts`). */
@@ -225,6 +228,7 @@ export class MidiServer implements MidiService {
       lastMessage: this.#last ? jsonMessage(this.#last) : null,
       counts: { ...this.counts, dropped: this.#calls.dropped },
       lastError: this.lastError,
+      local: this.#endpoints.find((e) => e.localPorts)?.localPorts?.() ?? null,
     };
   }
 
@@ -283,6 +287,8 @@ export class MidiServer implements MidiService {
 export interface MidiStatus extends MidiStatusFields {
   participants: MidiParticipant[];
   overBudget: number;
+  /** The output's local MIDI ports; null: setting midiLocal off. */
+  local: LocalPorts | null;
 }
 
 /** A message as JSON shows it (sysex bytes as hex). */

@@ -16,6 +16,7 @@ import {
   type MethodParams,
   type MethodResult,
   METHODS,
+  MidiLocalParams,
   Notification,
   PLAYER_PROTOCOL_VERSION,
   type StateUpdateParams,
@@ -98,6 +99,8 @@ export class PlayerSupervisor implements PlayerConnection {
   onready: (snapshot: Snapshot, info: InitializeResult) => void = () => {};
   onupdates: (updates: StateUpdate[], now: number) => void = () => {};
   ondown: (reason: string) => void = () => {};
+  /** The player's local MIDI ports and their input (`midi.local`); none while it is down. */
+  onmidi: (params: MidiLocalParams) => void = () => {};
   #launcher: PlayerLauncher;
   #options: SupervisorOptions;
   #clock: WatchClock;
@@ -225,6 +228,7 @@ export class PlayerSupervisor implements PlayerConnection {
       this.#isReady = false;
       if (this.#isStopping) break;
       this.ondown(life.reason);
+      this.onmidi({ type: "ports", inputs: [], outputs: [], error: "the player is down" });
       if (!life.isHung && life.readyMs >= (this.#options.backoff?.resetAfterMs ?? 10_000)) {
         delay = initialMs;
       }
@@ -323,6 +327,10 @@ export class PlayerSupervisor implements PlayerConnection {
       if (method === Notification.LOG) {
         const p = notificationOf(LogParams, params);
         this.#log("info", `player: ${p?.message ?? "(a log notification not of the protocol)"}`);
+      }
+      if (method === Notification.MIDI_LOCAL) {
+        const p = notificationOf(MidiLocalParams, params);
+        if (p) this.onmidi(p);
       }
       if (method !== Notification.STATE_UPDATE) return;
       const batch = params as StateUpdateParams;

@@ -14,6 +14,7 @@ import { decodePng, pixel, type Pixels } from "./images.ts";
 import { CHROMIUM } from "./browser.ts";
 import { untilProgress } from "./until.ts";
 import { testSettings } from "./service.ts";
+import type { Settings } from "../../server/config.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 import { createLogger } from "../../server/log.ts";
 import { startService } from "../../server/service.ts";
@@ -303,7 +304,12 @@ export interface OutputService {
  */
 export async function openOutputService(
   dataDir: string,
-  options: { clock: Clock; log?: (level: string, message: string) => void },
+  options: {
+    clock: Clock;
+    log?: (level: string, message: string) => void;
+    /** Settings of the service beside these (`midiFeedback`, say). */
+    settings?: Partial<Settings>;
+  },
 ): Promise<OutputService> {
   const players: RunningPlayer[] = [];
   const launcher: PlayerLauncher = {
@@ -333,6 +339,7 @@ export async function openOutputService(
     virtualClock: options.clock instanceof VirtualClock,
     positionIntervalMs: SETTING_DEFAULTS.positionIntervalMs,
     output: SETTING_DEFAULTS.output,
+    ...options.settings,
   });
   const lock = await InstanceLock.acquire(dataDir, VERSION);
   const service = await startService(settings, createLogger("error"), { lock, launcher });

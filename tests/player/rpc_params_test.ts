@@ -6,6 +6,7 @@ import {
   Method,
   type MethodName,
   METHODS,
+  MidiLocalParams,
   Notification,
   RequestProgressParams,
   StateUpdateParams,
@@ -240,6 +241,13 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
     params: { seconds: 1, rate: 25, motion: "sideways" },
     field: "params.motion",
   },
+  // midi.send
+  { method: Method.MIDI_SEND, params: {}, field: "params.messages" },
+  {
+    method: Method.MIDI_SEND,
+    params: { messages: [{ port: null, data: [0x90, 36, 256] }] },
+    field: "params.messages.0.data.2",
+  },
 ];
 
 Deno.test("player answers hostile params of every method with -32602 naming the field, and keeps serving", async () => {
@@ -363,6 +371,7 @@ const SAMPLES: Record<MethodName, unknown> = {
   [Method.OUTPUT_DISPLAYS]: undefined,
   [Method.PROJECTS_RELOAD]: undefined,
   [Method.TIMECODE_SAMPLE]: { seconds: 3600, rate: 25, motion: "forward", source: "t" },
+  [Method.MIDI_SEND]: { messages: [{ port: null, data: [0x90, 36, 127] }] },
   // Its path is set to a show file in the player's data dir before the samples run.
   [Method.SHOW_IMPORT]: { path: "/set/below.cueport.zip", replace: false },
   // Last: the session ends.
@@ -441,6 +450,7 @@ const NOTIFICATIONS: Record<string, z.ZodType> = {
   [Notification.STATE_UPDATE]: StateUpdateParams,
   [Notification.REQUEST_PROGRESS]: RequestProgressParams,
   [Notification.LOG]: LogParams,
+  [Notification.MIDI_LOCAL]: MidiLocalParams,
 };
 
 Deno.test("player: every method has a schema in protocol/methods.ts, and the player refuses what it refuses and answers what it declares", async () => {

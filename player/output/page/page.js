@@ -7,6 +7,7 @@ import { Previews } from "./previews.js";
 import { Compositor } from "./compositor.js";
 import { forgetObjects } from "./gl.js";
 import { Layers } from "./layers.js";
+import { PageMidi } from "./midi.js";
 import { ScaleController } from "./render_scale.js";
 import { secretProtocols } from "./socket_secret.js";
 import { Recorder, Sound } from "./sound.js";
@@ -36,6 +37,8 @@ class OutputPage {
     : null;
   /** @type {WebSocket | null} */
   #socket = null;
+  /** The machine's MIDI ports through Web MIDI (`midi.js`). */
+  #midi = new PageMidi((message) => this.#send(message));
   /** @type {RenderState | null} */
   #state = null;
   #drawnSeq = -1;
@@ -239,6 +242,10 @@ class OutputPage {
       case "record-stop":
         return void this.#recorder.stop()
           .then((done) => this.#send({ type: "recorded", id: message.id, ...done }));
+      case "midi":
+        return message.open ? this.#midi.start() : undefined;
+      case "midi-send":
+        return this.#midi.play(message.messages);
     }
   }
 
@@ -261,6 +268,7 @@ class OutputPage {
     socket.onopen = () => {
       this.#send({ type: "hello", userAgent: navigator.userAgent, gl: this.#rendererName() });
       this.#send({ type: "ping", t0: performance.now() });
+      this.#midi.sayPorts();
     };
     socket.onmessage = (event) => this.#onMessage(JSON.parse(event.data));
     // The player went away (it restarts with the service): reload once it is back.

@@ -23,6 +23,15 @@ export const MidiStatusView = MidiStatusFields.extend({
   overBudget: z.number().int().describe(
     "Datagrams the network session dropped as over their sender's rate budget (since it started)",
   ),
+  local: z.strictObject({
+    inputs: z.array(z.string()).describe("Input ports read (Web MIDI names)"),
+    outputs: z.array(z.string()).describe("Output ports that get feedback"),
+    error: z.string().nullable().describe(
+      "Why there are none: no output running (no output, no local ports), no Web MIDI",
+    ),
+  }).nullable().describe(
+    "The show machine's MIDI ports through the output's browser (docs/midi.md, Local ports); null: midiLocal off",
+  ),
 });
 
 const midiOf = (ctx: { midi?: MidiService | undefined }) => given(ctx.midi, "MIDI transport");

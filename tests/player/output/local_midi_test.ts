@@ -1,0 +1,162 @@
+/**
+ * Local MIDI ports end to end (docs/midi.md, "Local ports"): a service in this process, its
+ * player in this process with a headless output, the output page's Web MIDI replaced before
+ * the page loads by a stand-in of the Web MIDI shape this test drives (this machine has no
+ * ALSA, so Chromium's platform layer is not exercised): a port appears and is listed by
+ * `GET /api/v1/midi`, its note on plays the Clip with its velocity (the play state says so),
+ * the feedback note reaches the port's `send`, and the port unplugged disappears. One browser.
+ */
+import assert from "node:assert/strict";
+import { DEFAULT_MIDI_MAP, FEEDBACK_SCHEMES } from "../../../protocol/midi.ts";
+import { VirtualClock } from "../../../player/mod.ts";
+import type { Output } from "../../../player/output/mod.ts";
+import { type MidiLocalEvent, MidiPorts } from "../../../player/output/midi_ports.ts";
+import type { ToPage } from "../../../protocol/output.ts";
+import { needs } from "../../_helpers/peers.ts";
+import { openOutputService, outputDataDir } from "../../_helpers/output.ts";
+import { until } from "../../_helpers/until.ts";
+
+/**
+ * Web MIDI as the page sees it (`MIDIAccess`: maps of ports, `onstatechange`; ports with
+ * `name`, `state`, `onmidimessage`, `send`), driven through `globalThis.cueportMidiTest`.
+ */
+const STAND_IN = `(() => {
+  const inputs = new Map(), outputs = new Map();
+  let access = null;
+  const port = (type, name) => ({
+    id: type + ":" + name, name, type, state: "connected", connection: "open",
+    onmidimessage: null,
+    send(data) { test.sent.push({ port: name, data: [...data] }); },
+  });
+  const test = {
+    asked: null,
+    sent: [],
+    plug(name) {
+      inputs.set(name, port("input", name));
+      outputs.set(name, port("output", name));
+      access?.onstatechange?.({ port: inputs.get(name) });
+    },
+    unplug(name) {
+      const input = inputs.get(name);
+      input.state = "disconnected";
+      inputs.delete(name);
+      outputs.delete(name);
+      access?.onstatechange?.({ port: input });
+    },
+    play(name, bytes) { inputs.get(name).onmidimessage?.({ data: new Uint8Array(bytes) }); },
+  };
+  globalThis.cueportMidiTest = test;
+  Object.defineProperty(navigator, "requestMIDIAccess", {
+    configurable: true,
+    value: (options) => {
+      test.asked = options ?? null;
+      access = { inputs, outputs, sysexEnabled: false, onstatechange: null };
+      return Promise.resolve(access);
+    },
+  });
+})();`;
+
+/** The output page's DevTools session, given the stand-in, reloaded: evaluates in the page. */
+async function standIn(output: Output): Promise<(expression: string) => Promise<unknown>> {
+  await until("the page shown", () => output.reports.length > 0, 120_000);
+  const devtools = output.browserDevTools!;
+  const { targetInfos } = await devtools.send<{ targetInfos: { targetId: string; url: string }[] }>(
+    "Target.getTargets",
+  );
+  const page = targetInfos.find((t) => t.url.startsWith(output.url))!;
+  const { sessionId } = await devtools.send<{ sessionId: string }>("Target.attachToTarget", {
+    targetId: page.targetId,
+    flatten: true,
+  });
+  await devtools.send("Page.enable", {}, { sessionId });
+  await devtools.send("Page.addScriptToEvaluateOnNewDocument", { source: STAND_IN }, { sessionId });
+  await devtools.send("Page.reload", {}, { sessionId });
+  return async (expression) => {
+    const { result } = await devtools.send<{ result: { value?: unknown } }>(
+      "Runtime.evaluate",
+      { expression, returnByValue: true, awaitPromise: true },
+      { sessionId, timeoutMs: 30_000 },
+    );
+    return result.value;
+  };
+}
+
+Deno.test({
+  ...needs("chromium", "ffmpeg"),
+  name: "local MIDI: a Web MIDI port of the output page plays a Clip, gets feedback, unplugs",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const dataDir = await outputDataDir();
+    const { output, base, stop } = await openOutputService(dataDir, {
+      clock: new VirtualClock(),
+      settings: { midiFeedback: ["Pad"] }, // the pad's LEDs, by its port's name
+    });
+    const get = async (path: string) => await (await fetch(`${base}${path}`)).json();
+    const names = async () =>
+      // deno-lint-ignore no-explicit-any
+      (await get("/api/v1/midi")).participants.map((p: any) => `${p.kind}:${p.name}`);
+    try {
+      const res = await fetch(`${base}/api/v1/action`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "SONG_SELECT_BY_ID", params: ["song"] }),
+      });
+      assert.equal(res.status, 200, await res.text());
+      const page = await standIn(output);
+      // The reloaded page runs the stand-in (a bound on a loaded machine's reload, not a limit).
+      await until("the stand-in asked", async () => {
+        return (await page("globalThis.cueportMidiTest?.asked ?? null").catch(() => null)) !== null;
+      }, 120_000);
+      assert.deepEqual(await page("cueportMidiTest.asked"), { sysex: false }, "no sysex asked");
+      await page(`cueportMidiTest.plug("Pad")`);
+      await until("the port listed", async () => (await names()).includes("local:Pad"), 60_000);
+      const { local } = await get("/api/v1/midi");
+      assert.deepEqual(local, { inputs: ["Pad"], outputs: ["Pad"], error: null });
+
+      await page(`cueportMidiTest.play("Pad", [0x90, 36, 64])`); // index 0 of the Song: red
+      const clip = async () =>
+        // deno-lint-ignore no-explicit-any
+        (await get("/api/v1/projects/out/playstate")).clips.find((c: any) => c.clipID === "red");
+      await until("red plays", async () => (await clip())?.state === "playing", 60_000);
+      assert.equal((await clip()).velocity, 64);
+      const lit = [0x90, 36, FEEDBACK_SCHEMES[DEFAULT_MIDI_MAP.feedback]!.playing!];
+      await until("the pad told red plays", async () => {
+        const sent = await page("cueportMidiTest.sent") as { port: string; data: number[] }[];
+        return sent.some((s) => s.port === "Pad" && s.data.join() === lit.join());
+      }, 60_000);
+
+      await page(`cueportMidiTest.unplug("Pad")`);
+      await until("the port gone", async () => !(await names()).includes("local:Pad"), 60_000);
+      assert.deepEqual((await get("/api/v1/midi")).local, { inputs: [], outputs: [], error: null });
+    } finally {
+      await stop();
+      await Deno.remove(dataDir, { recursive: true });
+    }
+  },
+});
+
+Deno.test("local MIDI: the player relays the page's ports and input, and opens none when off", () => {
+  const told: MidiLocalEvent[] = [];
+  const toPage: ToPage[] = [];
+  const ports = new MidiPorts((event) => told.push(event), (message) => toPage.push(message));
+  ports.pageOpened(false);
+  assert.deepEqual(toPage, [{ type: "midi", open: false }], "midiLocal off: the page asks nothing");
+  ports.send([{ port: null, data: [0x90, 36, 127] }]);
+  assert.equal(toPage.length, 1, "no output port listed: nothing sent");
+  const host = ports.pageHost();
+  host.midi({ type: "midi-ports", inputs: ["Pad"], outputs: ["Pad"], error: null });
+  host.midi({ type: "midi-in", messages: [{ port: "Pad", data: [0x90, 36, 64] }] });
+  ports.send([{ port: "Pad", data: [0x90, 36, 127] }]);
+  assert.deepEqual(toPage[1], {
+    type: "midi-send",
+    messages: [{ port: "Pad", data: [0x90, 36, 127] }],
+  });
+  host.closed();
+  assert.deepEqual(told, [
+    { type: "ports", inputs: ["Pad"], outputs: ["Pad"], error: null },
+    { type: "input", messages: [{ port: "Pad", data: [0x90, 36, 64] }] },
+    { type: "ports", inputs: [], outputs: [], error: null },
+  ]);
+  assert.deepEqual(ports.current(), { type: "ports", inputs: [], outputs: [], error: null });
+});

@@ -1,0 +1,85 @@
+/**
+ * The local MIDI endpoint (`server/midi/local.ts`) alone: the ports the player lists, taken
+ * whole or by the names of `midiLocal`; input decoded per port; feedback encoded for the
+ * output ports, system exclusive left out; and the setting's forms.
+ */
+import assert from "node:assert/strict";
+import { LocalMidi } from "../../../server/midi/local.ts";
+import type { MidiMessage, MidiSource } from "../../../server/midi/messages.ts";
+import type { MidiSendParams } from "../../../protocol/methods.ts";
+import { SETTINGS } from "../../../protocol/settings.ts";
+
+function open(ports: true | string[]) {
+  const sent: MidiSendParams[] = [];
+  const got: Array<{ messages: readonly MidiMessage[]; from: MidiSource }> = [];
+  const joined: string[] = [];
+  const local = new LocalMidi({ ports, send: (p) => Promise.resolve(sent.push(p)) });
+  local.onMessages((messages, from) => got.push({ messages, from }));
+  local.onJoined((source) => joined.push(source.name));
+  return { local, sent, got, joined };
+}
+
+Deno.test("local MIDI: the ports listed are sources of kind local; input is decoded per port", () => {
+  const { local, got, joined } = open(true);
+  assert.deepEqual(local.participants(), [], "no output, no ports");
+  assert.deepEqual(local.localPorts(), { inputs: [], outputs: [], error: "no output running" });
+  local.take({ type: "ports", inputs: ["Pad", "Keys"], outputs: ["Pad"], error: null });
+  assert.deepEqual(joined, ["Pad", "Keys"]);
+  assert.deepEqual(local.participants().map((p) => `${p.kind}:${p.name}`), [
+    "local:Pad",
+    "local:Keys",
+  ]);
+  local.take({
+    type: "input",
+    messages: [
+      { port: "Pad", data: [0x90, 36, 64] },
+      { port: "Pad", data: [0xb0, 1, 2] },
+      { port: "Keys", data: [0x80, 40, 0] },
+      { port: "Gone", data: [0x90, 1, 1] },
+    ],
+  });
+  assert.deepEqual(got.map((g) => [g.from.name, g.messages.map((m) => m.type)]), [
+    ["Pad", ["noteOn", "controlChange"]],
+    ["Keys", ["noteOff"]],
+  ]);
+  assert.equal(got[0]!.from.kind, "local");
+  local.take({ type: "ports", inputs: [], outputs: [], error: "the player is down" });
+  assert.deepEqual(local.participants(), []);
+  assert.deepEqual(local.localPorts(), { inputs: [], outputs: [], error: "the player is down" });
+});
+
+Deno.test("local MIDI: midiLocal names the ports taken; feedback goes to them, no sysex", () => {
+  const { local, sent, got } = open(["Pad"]);
+  local.send([{ type: "noteOn", channel: 1, note: 36, velocity: 127 }]);
+  assert.equal(sent.length, 0, "no output port, nothing sent");
+  local.take({ type: "ports", inputs: ["Pad", "Keys"], outputs: ["Pad", "Keys"], error: null });
+  assert.deepEqual(local.participants().map((p) => p.name), ["Pad"]);
+  local.take({ type: "input", messages: [{ port: "Keys", data: [0x90, 36, 64] }] });
+  assert.equal(got.length, 0, "a port not named is not read");
+  local.send([
+    { type: "noteOn", channel: 1, note: 36, velocity: 127 },
+    { type: "sysex", data: new Uint8Array([0x7e, 1]) },
+  ]);
+  assert.deepEqual(sent, [{ messages: [{ port: "Pad", data: [0x90, 36, 127] }] }]);
+  local.sendTo([{ type: "controlChange", channel: 1, controller: 1, value: 2 }], [
+    { kind: "local", address: "Keys", name: "Keys" },
+    { kind: "rtp", address: "10.0.0.5:5004", name: "Pad" },
+  ]);
+  assert.equal(sent.length, 1, "no local port of those names taken: nothing sent");
+  local.sendTo([{ type: "controlChange", channel: 1, controller: 1, value: 2 }], [
+    { kind: "local", address: "Pad", name: "Pad" },
+  ]);
+  assert.deepEqual(sent[1], { messages: [{ port: "Pad", data: [0xb0, 1, 2] }] });
+});
+
+Deno.test("local MIDI: the midiLocal setting takes on, off and port names", () => {
+  const schema = SETTINGS.midiLocal.schema;
+  assert.equal(schema.parse(undefined), true);
+  assert.equal(schema.parse("off"), false);
+  assert.equal(schema.parse("on"), true);
+  assert.deepEqual(schema.parse("Launchpad X, IAC Driver Bus 1"), [
+    "Launchpad X",
+    "IAC Driver Bus 1",
+  ]);
+  assert.ok(!schema.safeParse(7).success);
+});
