@@ -84,7 +84,7 @@ export function parseIsf(code: string, kind: IsfKind, options: IsfCheckOptions =
   const result = prepareIsf(code, kind);
   if (!result.ok) return result;
   const { fragment, lineOffset, lifted } = result.program;
-  const glsl = checkGlsl(fragment, lineOffset, budget);
+  const glsl = checkGlsl(fragment, lineOffset, budget, code);
   if (glsl.problems.length > 0) return { ok: false, problems: glsl.problems };
   const caps = glsl.loopCaps;
   return {

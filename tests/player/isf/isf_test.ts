@@ -187,3 +187,26 @@ Deno.test("parseIsf() refuses code nested past its bound, before the parser runs
     message: "the check stopped at its bound: brackets nest over 128 deep: nest less",
   });
 });
+
+Deno.test("parseIsf() refuses a missing ';' at the end of the line that lacks it", () => {
+  const code = [
+    "/*{",
+    '  "ISFVSN": "2",',
+    '  "INPUTS": [',
+    '    { "NAME": "inputImage", "TYPE": "image" }',
+    "  ]",
+    "}*/",
+    "",
+    "// The next statement lacks its ';'.",
+    "void main() {",
+    "  vec4 c = IMG_THIS_PIXEL(inputImage) + undeclaredThing  // no ';'",
+    "  gl_FragColor = c;",
+    "}",
+  ].join("\n");
+  const [problem, ...rest] = problems(code);
+  assert.deepEqual(rest, []);
+  // As TypeScript reports it: at the end of line 10, not at line 11's first token.
+  assert.equal(problem?.line, 10, JSON.stringify(problem));
+  assert.equal(problem?.column, code.split("\n")[9]!.indexOf("  //") + 1);
+  assert.match(problem?.message ?? "", /^GLSL syntax: ';' expected at the end of the line/);
+});
