@@ -95,7 +95,12 @@ function glslProblems(
     if (error instanceof WorkBoundReached || error instanceof RangeError) return [cut(error)];
     const lineEnd = missingSemicolon(text, error);
     if (lineEnd) {
-      const problem = placed(lines, lineOffset, lineEnd, "GLSL syntax: ';' expected at the end of the line");
+      const problem = placed(
+        lines,
+        lineOffset,
+        lineEnd,
+        "GLSL syntax: ';' expected at the end of the line",
+      );
       // The column from the line as written (an IMG_* call rewritten there is longer).
       const line = written.split("\n")[problem.line - 1] ?? "";
       return [{ ...problem, column: line.replace(/\/\/.*$/, "").trimEnd().length + 1 }];

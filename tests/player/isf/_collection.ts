@@ -70,7 +70,8 @@ export function refusalTable(refused: ReadonlyMap<string, string>): string {
 }
 
 /** The markers around the generated part of `docs/presets.md`. */
-export const TABLE_START = "<!-- isf-collection-table: written by tests/player/isf/collection_test.ts -->";
+export const TABLE_START =
+  "<!-- isf-collection-table: written by tests/player/isf/collection_test.ts -->";
 /** See `TABLE_START`. */
 export const TABLE_END = "<!-- /isf-collection-table -->";
 

@@ -5,8 +5,8 @@
  * (raised by each feature that takes more of the collection), and every refusal is the one the
  * table of `docs/presets.md` ("The ISF collection") lists under its cause.
  *
- * The table is written from this test's verdicts by running it with `ISF_COLLECTION_WRITE=1`
- * (then `deno fmt docs/presets.md`).
+ * The table is written from this test's verdicts by
+ * `deno task test tests/player/isf/collection_test.ts -- --write` (then `deno fmt docs/presets.md`).
  * @module
  */
 import assert from "node:assert/strict";
@@ -44,7 +44,10 @@ Deno.test("the ISF collection: validated and added on a player, its refusals tho
         continue;
       }
       // An accepted file is taken by the edit that writes it too.
-      const added = await app.applyEdits({ projectId: null, edits: [{ name: "preset.add", params }] });
+      const added = await app.applyEdits({
+        projectId: null,
+        edits: [{ name: "preset.add", params }],
+      });
       assert.ok(added.edits[0]?.created?.presetID, name);
     }
   } finally {
@@ -56,7 +59,7 @@ Deno.test("the ISF collection: validated and added on a player, its refusals tho
   assert.ok(accepted >= ACCEPTED_FLOOR, `${accepted} accepted, below the floor ${ACCEPTED_FLOOR}`);
   const table = refusalTable(refused);
   const doc = await Deno.readTextFile(DOC);
-  if (Deno.env.get("ISF_COLLECTION_WRITE") === "1") {
+  if (Deno.args.includes("--write")) {
     await Deno.writeTextFile(DOC, withTable(doc, table));
   }
   const listed = tableIn(await Deno.readTextFile(DOC));
