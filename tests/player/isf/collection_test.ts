@@ -16,7 +16,7 @@ import { fixtureDataDir } from "../../_helpers/fixture.ts";
 import { loadCollection, refusalTable, tableIn, withTable } from "./_collection.ts";
 
 /** Files of the 321 accepted today; the target is 305. */
-const ACCEPTED_FLOOR = 160;
+const ACCEPTED_FLOOR = 162;
 
 const DOC = new URL("../../../docs/presets.md", import.meta.url);
 

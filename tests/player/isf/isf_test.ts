@@ -73,10 +73,11 @@ Deno.test("parseIsf() refuses a header field of the wrong type at its line", () 
   assert(first?.message.startsWith("INPUTS.1.DEFAULT"), String(first?.message));
 });
 
-Deno.test("parseIsf() refuses a DEFAULT out of range, an unknown image and a missing header", () => {
-  const outOfRange = problems(INVERT.replace('"DEFAULT": 1.0', '"DEFAULT": 3.0'));
+Deno.test("parseIsf() refuses MIN above MAX, an unknown image and a missing header", () => {
+  // A DEFAULT out of range is clamped (leniency_test.ts); a range upside down is refused.
+  const outOfRange = problems(INVERT.replace('"MIN": 0.0', '"MIN": 2.0'));
   assert(
-    outOfRange[0]?.message.includes("DEFAULT 3 is above MAX 1"),
+    outOfRange[0]?.message.includes("MIN 2 is above MAX 1"),
     String(outOfRange[0]?.message),
   );
   const unknown = problems(INVERT.replace("IMG_THIS_PIXEL(inputImage)", "IMG_THIS_PIXEL(other)"));
