@@ -38,7 +38,7 @@ const CAUSES: ReadonlyArray<readonly [cause: string, pattern: RegExp]> = [
   ],
   ["No `inputImage` (a generator)", /an effect's shader takes the layer's picture/],
   ["A varying set by its own vertex shader (`.vs`)", /a varying set by the shader's own vertex/],
-  ["`DEFAULT`, `MIN` and `MAX` out of order", /INPUTS\.\d+: (DEFAULT|MIN) .* is (above|below)/],
+  ["`MIN` above `MAX`", /INPUTS\.\d+: MIN .* is above MAX/],
   ["An `IMG_*` call on an `IMPORTED` image", /IMG_\w+: ".*" is not an image or audio input/],
 ];
 
