@@ -5,11 +5,15 @@
  * GPU); the header alone beside it, to show the GLSL parser's share. The GL
  * compile in the renderer comes with phase 2.
  *
+ * Then the ISF community's collection (`tests/fixtures/isf_files/`, 321 `.fs`): each file checked
+ * once by `parseIsf` as `preset.validate` checks it (without the process it runs in), the median
+ * and the longest, and the count accepted.
+ *
  * `deno run --allow-read bench/isf_bench.ts [--runs 200]`
  * @module
  */
 import { parseArgs } from "node:util";
-import { isfHeaderParameters, parseIsf, passSizes } from "../player/isf/mod.ts";
+import { isfHeaderParameters, isfKindOf, parseIsf, passSizes } from "../player/isf/mod.ts";
 import { BUILT_IN_PRESETS } from "../player/presets.ts";
 
 const { values } = parseArgs({
@@ -68,4 +72,22 @@ console.log(
   `2-pass (docs)    passSizes ${us(sizes.p50)} / ${
     us(sizes.p99)
   } (each render state; 1000 calls timed)`,
+);
+
+// The collection: one check a file, as an edit checks it (in its process: not counted here).
+const collection = new URL("../tests/fixtures/isf_files/", import.meta.url);
+const names = [...Deno.readDirSync(collection)].map((e) => e.name).filter((n) => n.endsWith(".fs"));
+const perFile: Array<{ name: string; ms: number }> = [];
+let accepted = 0;
+for (const name of names.sort()) {
+  const code = Deno.readTextFileSync(new URL(encodeURIComponent(name), collection));
+  const t = performance.now();
+  if (parseIsf(code, isfKindOf(code)).ok) accepted++;
+  perFile.push({ name, ms: performance.now() - t });
+}
+const slowest = perFile.reduce((a, b) => (b.ms > a.ms ? b : a));
+console.log(
+  `ISF-Files (${perFile.length} .fs, ${accepted} accepted): validation median ${
+    ms(pct(perFile.map((f) => f.ms), 0.5))
+  }, max ${ms(slowest.ms)} (${slowest.name})`,
 );

@@ -2,7 +2,7 @@
 import { type Preset, Preset as PresetSchema, type PresetParameter } from "../../protocol/model.ts";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { Refusal } from "../errors.ts";
-import { ISF_PRESET_TYPE } from "../../protocol/edits/presets.ts";
+import { ISF_PRESET_TYPE, type PresetValidateResult } from "../../protocol/edits/presets.ts";
 import { describeProblem, isfKindOf } from "../isf/mod.ts";
 import {
   type EditDraft,
@@ -14,7 +14,13 @@ import {
 } from "./draft.ts";
 import { importName, readShaderFile } from "./preset_import.ts";
 import { quarantineAfterEdit } from "./preset_quarantine.ts";
-import { checkIsfPreset, isfProblemTexts, paramProblems, presetProblems } from "./preset_rules.ts";
+import {
+  checkIsfPreset,
+  isfProblemTexts,
+  isfWarningTexts,
+  paramProblems,
+  presetProblems,
+} from "./preset_rules.ts";
 
 type Kind = "effect" | "visualizer";
 
@@ -34,9 +40,11 @@ async function withCheckedCode(
   preset: Preset,
   given: PresetParameter[] | undefined,
   codeField = "params.code",
+  warnings: string[] = [],
 ): Promise<Preset> {
   const check = await checkIsfPreset(preset, given);
   if (!check) return preset;
+  warnings.push(...isfWarningTexts(check));
   const problems = check.codeProblems;
   if (problems.length > 0) {
     const named = problems.slice(0, MESSAGE_PROBLEMS).map(describeProblem).join("; ");
@@ -151,11 +159,13 @@ async function addPreset(d: EditDraft, p: EditParams, codeField?: string): Promi
     (x) => all(d).some((o) => o.id === x),
   );
   const parsed = PresetSchema.parse({ parameters: [], ...p, id, builtIn: false });
-  const preset = await withCheckedCode(parsed, p.parameters, codeField);
+  const warnings: string[] = [];
+  const preset = await withCheckedCode(parsed, p.parameters, codeField, warnings);
   refuseProblems("Invalid preset", presetProblems(preset, all(d)));
   d.presets.push(preset);
   d.created.presetID = id;
-  return `The ${p.kind} preset "${id}" added`;
+  const heard = warnings.length > 0 ? ` (warning: ${warnings.join("; ")})` : "";
+  return `The ${p.kind} preset "${id}" added${heard}`;
 }
 
 /** Effect, Visualizer and preset edit handlers by name. */
@@ -200,7 +210,9 @@ export const FX_HANDLERS: Record<string, EditHandler> = {
       ...(check ? isfProblemTexts(check) : []),
       ...presetProblems({ ...preset, parameters: check?.parameters ?? preset.parameters }, all(d)),
     ];
-    d.result = { valid: problems.length === 0, problems };
+    const warnings = isfWarningTexts(check);
+    const result: PresetValidateResult = { valid: problems.length === 0, problems };
+    d.result = warnings.length > 0 ? { ...result, warnings } : result;
     return problems.length === 0
       ? "The preset is valid"
       : `The preset has ${problems.length} problem(s)`;

@@ -105,6 +105,8 @@ export interface IsfCheck {
   readonly codeProblems: IsfProblem[];
   /** Given parameters that are not the header's (null when none were given, or they are). */
   readonly parametersProblem: string | null;
+  /** What the code had taken but changed (a DEFAULT clamped), at lines and columns of the code. */
+  readonly warnings?: IsfProblem[];
 }
 
 /**
@@ -141,7 +143,12 @@ export async function checkIsfPreset(
     : `an isf preset's parameters come from its header's INPUTS (${
       parameters.map((p) => p.name).join(", ") || "none"
     }): leave them out, or give exactly those`;
-  return { parameters, codeProblems: [], parametersProblem };
+  return { parameters, codeProblems: [], parametersProblem, warnings: result.program.warnings };
+}
+
+/** The warnings of an `IsfCheck` as `preset.validate` lists them (`code: line 11, ...`). */
+export function isfWarningTexts(check: IsfCheck | null): string[] {
+  return (check?.warnings ?? []).map((p) => `code: ${describeProblem(p)}`);
 }
 
 /** The edits whose params carry code the bounded ISF check reads. */

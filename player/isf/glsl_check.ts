@@ -44,12 +44,17 @@ export interface GlslCheck {
 }
 
 /**
- * Checks `fragment` (whose user line 1 is line `lineOffset + 1`): its problems at the
- * user's lines, its work counted on `budget` (a bound reached is one problem), and what
- * caps its loops.
+ * Checks `fragment` (whose user line 1 is line `lineOffset + 1`; `written`, the code as the
+ * user wrote it, when there is one): its problems at the user's lines, its work counted on
+ * `budget` (a bound reached is one problem), and what caps its loops.
  */
-export function checkGlsl(fragment: string, lineOffset: number, budget: WorkBudget): GlslCheck {
-  const found = glslProblems(fragment, lineOffset, budget);
+export function checkGlsl(
+  fragment: string,
+  lineOffset: number,
+  budget: WorkBudget,
+  written?: string,
+): GlslCheck {
+  const found = glslProblems(fragment, lineOffset, budget, written);
   if (Array.isArray(found)) return { problems: found, loopCaps: [] };
   const caps = loopCaps(found.program, found.text, fragment, lineOffset);
   const isProblems = caps.length > 0 && "message" in caps[0]!;
@@ -67,6 +72,7 @@ function glslProblems(
   fragment: string,
   lineOffset: number,
   budget: WorkBudget,
+  written = fragment.split("\n").slice(lineOffset).join("\n"),
 ): IsfProblem[] | { program: GlslProgram; text: string } {
   const marked = markLines(fragment);
   let text: string;
@@ -87,6 +93,18 @@ function glslProblems(
       return [placed(lines, lineOffset, offsetAt(text, error.offset), error.message)];
     }
     if (error instanceof WorkBoundReached || error instanceof RangeError) return [cut(error)];
+    const lineEnd = missingSemicolon(text, error);
+    if (lineEnd) {
+      const problem = placed(
+        lines,
+        lineOffset,
+        lineEnd,
+        "GLSL syntax: ';' expected at the end of the line",
+      );
+      // The column from the line as written (an IMG_* call rewritten there is longer).
+      const line = written.split("\n")[problem.line - 1] ?? "";
+      return [{ ...problem, column: line.replace(/\/\/.*$/, "").trimEnd().length + 1 }];
+    }
     return [placed(lines, lineOffset, locationOf(error), `GLSL syntax: ${syntaxMessage(error)}`)];
   }
   const problems = [...foreignVaryings(program), ...undeclaredNames(program)]
@@ -234,6 +252,33 @@ function locationOf(error: unknown): At | null {
 
 function firstLine(error: unknown): string {
   return String((error as Error)?.message ?? error).split("\n")[0]!.replace(/^Error: /, "");
+}
+
+/**
+ * Where a `;` is missing, as TypeScript reports it: when the parser expected one at the first
+ * token of a line, the end of the code before it (comments and blanks skipped), on its line;
+ * null when the parser expected no `;` or the code before is on the same line.
+ */
+function missingSemicolon(text: string, error: unknown): At | null {
+  const { expected, location } = error as {
+    expected?: Array<{ type?: string; text?: string }>;
+    location?: { start?: { offset?: number; line?: number } };
+  };
+  const offset = location?.start?.offset;
+  if (offset === undefined || !expected?.some((e) => e.type === "literal" && e.text === ";")) {
+    return null;
+  }
+  let before = text.slice(0, offset);
+  for (let last = ""; last !== before;) {
+    last = before;
+    before = before.trimEnd();
+    if (before.endsWith("*/")) before = before.slice(0, before.lastIndexOf("/*"));
+    const lineStart = before.lastIndexOf("\n") + 1;
+    const comment = before.indexOf("//", lineStart);
+    if (comment >= 0) before = before.slice(0, comment);
+  }
+  const end = offsetAt(text, before.length);
+  return end.line < (location?.start?.line ?? 0) ? end : null;
 }
 
 /** Peggy's "Expected ... but x found." in sentence case, without the ASCII art. */

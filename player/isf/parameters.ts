@@ -52,7 +52,7 @@ export function inputProblem(input: IsfInput): string | null {
       if (!isNum(MIN, true) || !isNum(MAX, true) || !isNum(DEFAULT, true)) {
         return `a float input's MIN, MAX and DEFAULT must be numbers`;
       }
-      return rangeProblem(MIN, MAX, DEFAULT);
+      return rangeProblem(MIN, MAX);
     case "long":
       if (input.VALUES) {
         if (input.VALUES.length === 0) return "VALUES must not be empty";
@@ -67,7 +67,7 @@ export function inputProblem(input: IsfInput): string | null {
       if (!isNum(MIN, true) || !isNum(MAX, true) || !isNum(DEFAULT, true)) {
         return "a long input needs VALUES, or numbers for MIN, MAX and DEFAULT";
       }
-      return rangeProblem(MIN, MAX, DEFAULT);
+      return rangeProblem(MIN, MAX);
     case "bool":
     case "event":
       return DEFAULT === undefined || typeof DEFAULT === "boolean" || DEFAULT === 0 ||
@@ -162,7 +162,7 @@ function numberParameter(
 ): PresetParameter {
   const lo = typeof min === "number" ? min : undefined;
   const hi = typeof max === "number" ? max : undefined;
-  const value = typeof fallback === "number" ? fallback : lo ?? zero;
+  const value = typeof fallback === "number" ? clampDefault(fallback, lo, hi) : lo ?? zero;
   return {
     name,
     type: "number",
@@ -172,15 +172,32 @@ function numberParameter(
   };
 }
 
-function rangeProblem(min?: number, max?: number, value?: number): string | null {
-  if (min !== undefined && max !== undefined && min > max) return `MIN ${min} is above MAX ${max}`;
-  if (value !== undefined && min !== undefined && value < min) {
-    return `DEFAULT ${value} is below MIN ${min}`;
-  }
-  if (value !== undefined && max !== undefined && value > max) {
-    return `DEFAULT ${value} is above MAX ${max}`;
-  }
-  return null;
+function rangeProblem(min?: number, max?: number): string | null {
+  return min !== undefined && max !== undefined && min > max
+    ? `MIN ${min} is above MAX ${max}`
+    : null;
+}
+
+/**
+ * What is taken of one input's declaration but changed, as other ISF hosts change it (null when
+ * nothing is): a number's `DEFAULT` outside `MIN` and `MAX` is clamped into them.
+ */
+export function inputWarning(input: IsfInput): string | null {
+  const { MIN, MAX, DEFAULT, TYPE, VALUES } = input;
+  if ((TYPE !== "float" && TYPE !== "long") || VALUES || typeof DEFAULT !== "number") return null;
+  const min = typeof MIN === "number" ? MIN : undefined;
+  const max = typeof MAX === "number" ? MAX : undefined;
+  const clamped = clampDefault(DEFAULT, min, max);
+  if (clamped === DEFAULT) return null;
+  const side = clamped === min ? `below MIN ${min}` : `above MAX ${max}`;
+  return `DEFAULT ${DEFAULT} is ${side}: clamped to ${clamped}, as other ISF hosts do`;
+}
+
+/** `value` within `min` and `max` (either may be absent; MIN above MAX is refused first). */
+function clampDefault(value: number, min?: number, max?: number): number {
+  if (min !== undefined && value < min) return min;
+  if (max !== undefined && value > max) return max;
+  return value;
 }
 
 function isNum(value: unknown, isOptional: boolean): value is number | undefined {

@@ -22,7 +22,13 @@ import {
   WorkBoundReached,
   WorkBudget,
 } from "./bounds.ts";
-import { inputParameters, inputProblem, inputUniform, type UniformValue } from "./parameters.ts";
+import {
+  inputParameters,
+  inputProblem,
+  inputUniform,
+  inputWarning,
+  type UniformValue,
+} from "./parameters.ts";
 import { describeProblem, type IsfProblem, problemAt } from "./problems.ts";
 import { type IsfPassSpec, passProblems, passSpecs } from "./passes.ts";
 import { isReservedName, reservedNameProblems } from "./reserved_names.ts";
@@ -35,6 +41,8 @@ export interface IsfProgram {
   readonly header: IsfHeader;
   /** The preset parameters its inputs expose, in header order. */
   readonly parameters: PresetParameter[];
+  /** What was taken but changed, as other ISF hosts change it (a DEFAULT clamped), at its line. */
+  readonly warnings: IsfProblem[];
   /** Picture inputs and pass targets, bound as textures. */
   readonly samplers: string[];
   readonly fragment: string;
@@ -84,7 +92,7 @@ export function parseIsf(code: string, kind: IsfKind, options: IsfCheckOptions =
   const result = prepareIsf(code, kind);
   if (!result.ok) return result;
   const { fragment, lineOffset, lifted } = result.program;
-  const glsl = checkGlsl(fragment, lineOffset, budget);
+  const glsl = checkGlsl(fragment, lineOffset, budget, code);
   if (glsl.problems.length > 0) return { ok: false, problems: glsl.problems };
   const caps = glsl.loopCaps;
   return {
@@ -112,6 +120,17 @@ export function codeLengthRefusal(
     ok: false,
     problems: [boundProblem(new WorkBoundReached("codeCharacters", codeCharacters))],
   };
+}
+
+/** What of the header's inputs is taken but changed (`inputWarning`), where `at` places it. */
+function inputWarnings(
+  header: IsfHeader,
+  at: (path: (string | number)[], message: string) => IsfProblem,
+): IsfProblem[] {
+  return header.INPUTS.flatMap((input, i) => {
+    const warning = inputWarning(input);
+    return warning ? [at(["INPUTS", i], `INPUTS.${i}: ${warning}`)] : [];
+  });
 }
 
 /**
@@ -164,6 +183,7 @@ export function prepareIsf(code: string, kind: IsfKind): IsfResult {
     program: {
       header,
       parameters: header.INPUTS.flatMap(inputParameters),
+      warnings: inputWarnings(header, at),
       samplers,
       fragment: fragment.source,
       vertex: fragment.version === "300 es" ? ISF_VERTEX_SHADER_300 : ISF_VERTEX_SHADER,

@@ -69,3 +69,17 @@ export const PRESET_EDITS: EditSpec[] = [
     ...PresetInput.shape,
   }, { isHistoryControl: true }),
 ];
+
+/**
+ * The answer of `preset.validate` (the edit's `result`): `valid` when `problems` is empty, each
+ * problem `<field>: ...` (`code: line 8, column 5: ...`); `warnings`, when there are any, what the
+ * code had taken but changed, as other ISF hosts change it (`... DEFAULT 5 is above MAX 1: clamped
+ * to 1, as other ISF hosts do`). `preset.add` ends its message with the same warnings.
+ */
+export const PresetValidateResult = z.object({
+  valid: z.boolean(),
+  problems: z.array(z.string()),
+  warnings: z.array(z.string()).optional(),
+});
+/** See the schema. */
+export type PresetValidateResult = z.infer<typeof PresetValidateResult>;

@@ -89,10 +89,10 @@ Deno.test("preset.add refuses bad isf code at its line and column; nothing is wr
       edits(app, ["preset.add", { ...ADD, code: notJson }]),
       shaderRefusal(0, 4, /not valid JSON/),
     );
-    const outOfRange = INVERT.replace('"DEFAULT": 1.0', '"DEFAULT": 3.0');
+    const outOfRange = INVERT.replace('"MIN": 0.0', '"MIN": 2.0');
     await assert.rejects(
       edits(app, ["song.add", { title: "Fine" }], ["preset.add", { ...ADD, code: outOfRange }]),
-      shaderRefusal(1, 8, /DEFAULT 3 is above MAX 1/),
+      shaderRefusal(1, 8, /MIN 2 is above MAX 1/),
     );
     await assert.rejects(
       edits(app, ["preset.add", { ...ADD, kind: "visualizer" }]),
@@ -202,7 +202,7 @@ Deno.test("preset.import refuses a missing file, one that is not text and bad co
     );
     await Deno.writeTextFile(
       `${dataDir}/broken.fs`,
-      INVERT.replace('"DEFAULT": 1.0', '"DEFAULT": 3.0'),
+      INVERT.replace('"MIN": 0.0', '"MIN": 2.0'),
     );
     await assert.rejects(
       edits(app, ["preset.import", { path: `${dataDir}/broken.fs` }]),
@@ -212,7 +212,7 @@ Deno.test("preset.import refuses a missing file, one that is not text and bad co
         assert.equal(error.data?.field, "params.path");
         assert.match(
           error.message,
-          /^Invalid params\.path: line 8, column \d+: INPUTS\.1: DEFAULT 3/,
+          /^Invalid params\.path: line 8, column \d+: INPUTS\.1: MIN 2/,
         );
         return true;
       },

@@ -73,10 +73,11 @@ Deno.test("parseIsf() refuses a header field of the wrong type at its line", () 
   assert(first?.message.startsWith("INPUTS.1.DEFAULT"), String(first?.message));
 });
 
-Deno.test("parseIsf() refuses a DEFAULT out of range, an unknown image and a missing header", () => {
-  const outOfRange = problems(INVERT.replace('"DEFAULT": 1.0', '"DEFAULT": 3.0'));
+Deno.test("parseIsf() refuses MIN above MAX, an unknown image and a missing header", () => {
+  // A DEFAULT out of range is clamped (leniency_test.ts); a range upside down is refused.
+  const outOfRange = problems(INVERT.replace('"MIN": 0.0', '"MIN": 2.0'));
   assert(
-    outOfRange[0]?.message.includes("DEFAULT 3 is above MAX 1"),
+    outOfRange[0]?.message.includes("MIN 2 is above MAX 1"),
     String(outOfRange[0]?.message),
   );
   const unknown = problems(INVERT.replace("IMG_THIS_PIXEL(inputImage)", "IMG_THIS_PIXEL(other)"));
@@ -186,4 +187,27 @@ Deno.test("parseIsf() refuses code nested past its bound, before the parser runs
     column,
     message: "the check stopped at its bound: brackets nest over 128 deep: nest less",
   });
+});
+
+Deno.test("parseIsf() refuses a missing ';' at the end of the line that lacks it", () => {
+  const code = [
+    "/*{",
+    '  "ISFVSN": "2",',
+    '  "INPUTS": [',
+    '    { "NAME": "inputImage", "TYPE": "image" }',
+    "  ]",
+    "}*/",
+    "",
+    "// The next statement lacks its ';'.",
+    "void main() {",
+    "  vec4 c = IMG_THIS_PIXEL(inputImage) + undeclaredThing  // no ';'",
+    "  gl_FragColor = c;",
+    "}",
+  ].join("\n");
+  const [problem, ...rest] = problems(code);
+  assert.deepEqual(rest, []);
+  // As TypeScript reports it: at the end of line 10, not at line 11's first token.
+  assert.equal(problem?.line, 10, JSON.stringify(problem));
+  assert.equal(problem?.column, code.split("\n")[9]!.indexOf("  //") + 1);
+  assert.match(problem?.message ?? "", /^GLSL syntax: ';' expected at the end of the line/);
 });
