@@ -1,6 +1,8 @@
 // @ts-check
 // The picture: each layer through its passes (filters, Effects), blended in order over the
-// background colour with its opacity, then the visualizers, then the display's zoom.
+// background colour with its opacity, then the visualizers, then the display's zoom. During a
+// crossing (`state.transition`) two such pictures, the outgoing and the incoming, are mixed by
+// the transition's program (`startImage`, `endImage`, `progress`) before the visualizers.
 import {
   compile,
   countObjects,
@@ -34,6 +36,7 @@ void main() {
 /** @typedef {import("../../../protocol/output.ts").RenderState} RenderState */
 /** @typedef {import("../../../protocol/output.ts").RenderLayer} RenderLayer */
 /** @typedef {import("../../../protocol/output.ts").ShaderPass} ShaderPass */
+/** @typedef {import("../../../protocol/output.ts").RenderTransition} RenderTransition */
 /** @typedef {import("../../../protocol/output.ts").ShaderProgram} ShaderProgram */
 /** @typedef {import("./gl.js").Compiled} Compiled */
 /** @typedef {import("./gl.js").Size} Size */
@@ -278,6 +281,8 @@ export class Compositor {
   #times = frameTimes();
   /** @type {Targets | null} */
   #targets = null;
+  /** A crossing's targets, made on the first one. @type {{from: Target, mix: Target} | null} */
+  #cross = null;
   /** What a frame sets and reads, made once (a frame allocates none of it). */
   #frame = frameScratch();
   /** ISF targets' owners' keys (`<layer>/<id>/<n>`), made once; forgotten as targets go. */
@@ -365,24 +370,18 @@ export class Compositor {
     const r = frame.color[0] ?? 0, g = frame.color[1] ?? 0, b = frame.color[2] ?? 0;
     nextFrame(this.#times, clock, display.fps);
     this.#uploadAudio(analyser);
-    gl.bindFramebuffer(gl.FRAMEBUFFER, targets.out.fb);
-    gl.viewport(0, 0, size.width, size.height);
-    gl.clearColor(r, g, b, 1);
-    gl.clear(gl.COLOR_BUFFER_BIT);
     const chain = frame.chain;
     chain.time = clock;
     chain.size = size;
     chain.scale = scale;
-    const layers = state.layers;
-    // Indexed loops here and below: an array's `for...of` makes an iterator.
-    for (let i = firstShownLayer(layers, textureOf); i < layers.length; i++) {
-      const layer = /** @type {RenderLayer} */ (layers[i]);
-      const source = shownPicture(layer, textureOf);
-      if (!source) continue;
-      chain.owner = layer.clipId;
-      this.#drawLayer(layer, source, chain);
-    }
+    const crossing = this.#crossing(state.transition, clock);
+    this.#drawStack(state.layers, textureOf, chain, targets.out, crossing?.outgoing ?? null);
     let picture = targets.out.texture;
+    if (crossing) {
+      const start = this.#crossTargets(size);
+      this.#drawStack(state.layers, textureOf, chain, start.from, crossing.incoming);
+      picture = this.#mix(crossing, start, picture, chain);
+    }
     if (state.visualizers.length > 0) {
       chain.owner = "";
       picture = this.#runPasses(state.visualizers, picture, chain);
@@ -394,6 +393,85 @@ export class Compositor {
     pass(gl, this.#internal.present, null, frame.image, present, canvasSize);
     // Targets deleted (a change): their keys and counts go, those drawn are made again.
     if (this.#isfPasses.endFrame()) this.#ownerKeys.clear(), frame.seen.clear();
+  }
+
+  /**
+   * Clears `dest` to the background colour and draws the layers but those `skip` names into it
+   * (skip null: all, from the first shown: `firstShownLayer`).
+   * @param {RenderLayer[]} layers
+   * @param {TextureOf} textureOf
+   * @param {Chain} chain
+   * @param {Target} dest
+   * @param {string[] | null} skip
+   */
+  #drawStack(layers, textureOf, chain, dest, skip) {
+    const gl = this.gl;
+    const color = this.#frame.color;
+    gl.bindFramebuffer(gl.FRAMEBUFFER, dest.fb);
+    gl.viewport(0, 0, chain.size.width, chain.size.height);
+    gl.clearColor(color[0] ?? 0, color[1] ?? 0, color[2] ?? 0, 1);
+    gl.clear(gl.COLOR_BUFFER_BIT);
+    // Indexed loops here and below: an array's `for...of` makes an iterator.
+    for (let i = skip ? 0 : firstShownLayer(layers, textureOf); i < layers.length; i++) {
+      const layer = /** @type {RenderLayer} */ (layers[i]);
+      if (skip && skip.includes(layer.clipId)) continue;
+      const source = shownPicture(layer, textureOf);
+      if (!source) continue;
+      chain.owner = layer.clipId;
+      this.#drawLayer(layer, source, chain, dest);
+    }
+  }
+
+  /**
+   * The crossing to draw at `clock` (its program compiled, progress under 1), its `progress`
+   * uniform set; else null (the incoming picture alone).
+   * @param {RenderTransition | undefined} transition
+   * @param {number} clock
+   */
+  #crossing(transition, clock) {
+    if (!transition) return null;
+    const progress = Math.min(1, Math.max(0, (clock - transition.start) / (transition.duration * 1000)));
+    if (progress >= 1 || !this.#programs.get(transition.pass.program)?.samplers) return null;
+    transition.pass.uniforms.progress = progress;
+    return transition;
+  }
+
+  /**
+   * The targets of a crossing (the outgoing picture, the mix), made on the first one, at `size`.
+   * @param {Size} size
+   */
+  #crossTargets({ width, height }) {
+    const gl = this.gl;
+    if (!this.#cross) {
+      const from = target(gl, width, height), mix = target(gl, width, height);
+      if (!from || !mix) throw new Error("WebGL made no target");
+      this.#cross = { from, mix };
+    } else if (this.#cross.from.width !== width || this.#cross.from.height !== height) {
+      resizeTarget(gl, this.#cross.from, width, height);
+      resizeTarget(gl, this.#cross.mix, width, height);
+    }
+    return this.#cross;
+  }
+
+  /**
+   * Mixes the outgoing picture (`start.from`) and the incoming one through the crossing's
+   * program, into `start.mix`; its texture.
+   * @param {RenderTransition} crossing
+   * @param {{from: Target, mix: Target}} start
+   * @param {WebGLTexture} incoming
+   * @param {Chain} chain
+   */
+  #mix(crossing, start, incoming, chain) {
+    const compiled = /** @type {Program} */ (this.#programs.get(crossing.pass.program));
+    const { samplers, bindings } = compiled;
+    if (!samplers || !bindings) return incoming;
+    chain.owner = "";
+    const isf = this.#isfBindings(bindings, samplers, incoming, chain);
+    isf.textures.startImage = start.from.texture;
+    isf.textures.endImage = incoming;
+    const p = crossing.pass;
+    pass(this.gl, compiled, start.mix, isf.textures, isf.values, chain.size, p.uniforms ?? null);
+    return start.mix.texture;
   }
 
   /** ISF's TIMEDELTA and FRAMEINDEX of the last frame drawn (the page reports them). */
@@ -510,12 +588,13 @@ export class Compositor {
   }
 
   /**
-   * Draws a layer through its filters and Effects, blended over the picture at its opacity.
+   * Draws a layer through its filters and Effects, blended over `dest` at its opacity.
    * @param {RenderLayer} layer
    * @param {WebGLTexture} source
    * @param {Chain} chain
+   * @param {Target} dest
    */
-  #drawLayer(layer, source, chain) {
+  #drawLayer(layer, source, chain, dest) {
     const gl = this.gl;
     const targets = this.#targets;
     if (!targets) return;
@@ -536,7 +615,7 @@ export class Compositor {
     const { image, opacity } = this.#frame;
     opacity.opacity = layer.opacity;
     image.u_image = result;
-    pass(gl, this.#internal.composite, targets.out, image, opacity, chain.size);
+    pass(gl, this.#internal.composite, dest, image, opacity, chain.size);
     gl.disable(gl.BLEND);
   }
 
