@@ -34,5 +34,9 @@ export function checkedTransition(
       { field: `${field}.params.${name}` },
     );
   }
-  return { presetId: transition.presetId, duration: transition.duration, params: transition.params };
+  return {
+    presetId: transition.presetId,
+    duration: transition.duration,
+    params: transition.params,
+  };
 }

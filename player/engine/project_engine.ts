@@ -181,15 +181,19 @@ export class ProjectEngine {
    * Clips and a transition applies, they cross to what it started (`crossings.ts`).
    */
   cross<T>(cause: CrossingCause, run: () => T): T {
-    const result = cross({
-      project: this.project,
-      now: () => this.#host.clock.now(),
-      activeSongId: () => this.activeSongId,
-      voices: () => this.#voices.all(),
-      hasVoice: (clipId) => this.#voices.get(clipId) !== undefined,
-      crossings: this.#crossings,
-      began: (view) => this.#events.transitionChanged("transition-started", view),
-    }, cause, run);
+    const result = cross(
+      {
+        project: this.project,
+        now: () => this.#host.clock.now(),
+        activeSongId: () => this.activeSongId,
+        voices: () => this.#voices.all(),
+        hasVoice: (clipId) => this.#voices.get(clipId) !== undefined,
+        crossings: this.#crossings,
+        began: (view) => this.#events.transitionChanged("transition-started", view),
+      },
+      cause,
+      run,
+    );
     this.#timer.schedule();
     return result;
   }

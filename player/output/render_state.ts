@@ -265,7 +265,9 @@ function crossingOf(
     size: source.project.display,
   });
   pass.uniforms.progress = c.progress;
-  const outgoing = new Map(c.outgoing.filter((p) => !plays.has(p.clipID)).map((p) => [p.clipID, p]));
+  const outgoing = new Map(
+    c.outgoing.filter((p) => !plays.has(p.clipID)).map((p) => [p.clipID, p]),
+  );
   const render = {
     pass,
     start: c.start,

@@ -55,7 +55,9 @@ export const Name = z.string().trim().min(1).max(200);
 
 /** A transition an edit sets (`protocol/model.ts` Transition); null: a cut. */
 export const TransitionInput = z.strictObject({
-  presetId: Id.describe('Id of a transition preset (kind "transition"; built-ins tr-dissolve, tr-wipe)'),
+  presetId: Id.describe(
+    'Id of a transition preset (kind "transition"; built-ins tr-dissolve, tr-wipe)',
+  ),
   duration: z.number().positive().max(60).describe("Seconds, up to 60"),
   params: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).default({})
     .describe("The preset's parameters by name (progress is the player's); omitted: defaults"),

@@ -33,7 +33,7 @@ function replaceC1ByC2(engine: ProjectEngine) {
 Deno.test("a Clip replacing another crosses through its transition: progress 0 -> 1 on the clock", () => {
   const project = fixtureProject();
   project.clips.find((c) => c.id === "c2")!.options.transition = DISSOLVE;
-  const { clock, engine, updates, events } = engineWith(project);
+  const { clock, engine, events } = engineWith(project);
   engine.startClip("c1");
   clock.advance(3000);
   replaceC1ByC2(engine);
@@ -151,9 +151,7 @@ Deno.test("NEXT_CLIP_IN, a Song change and STOP_ALL_CLIPS_IN cross through the P
       }],
     });
     const started = () =>
-      f.updates.flatMap((u) =>
-        u.data.event === "transition-started" ? [String(u.data.cause)] : []
-      );
+      f.updates.flatMap((u) => u.data.event === "transition-started" ? [String(u.data.cause)] : []);
     await f.run("PLAY_CLIP_IN", { clipID: "c1" });
     await f.run("NEXT_CLIP_IN");
     assert.equal(f.clipState("c1"), "stopped");
