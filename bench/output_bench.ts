@@ -11,6 +11,9 @@
  *   and p99 in ms over 50 edits.
  * - A 60 s video with 3 more layers and 2 Effects at 1280x720, 30 fps: its
  *   largest drift against the player's clock, and the frames dropped.
+ * - The cost of a transition: frames a second drawn with the video and a layer showing, and
+ *   with the same two crossing out through a dissolve (both pictures and the mix each frame),
+ *   paired per round (3 rounds of 3 s each).
  * - The action's p99 over HTTP with the output running and without (the
  *   service as shipped, its player a subprocess, `--output headless|none`).
  *
@@ -239,6 +242,42 @@ async function longRun(run: Awaited<ReturnType<typeof inProcessService>>) {
   };
 }
 
+/** Frames a second the page drew over `seconds` from now (its per-second reports). */
+async function fpsOver(
+  output: Awaited<ReturnType<typeof inProcessService>>["output"],
+  seconds = 3,
+) {
+  const from = output.reports.length;
+  await sleep((seconds + 1) * 1000);
+  const reports = output.reports.slice(from + 1, from + 1 + seconds);
+  return reports.reduce((n, r) => n + r.frames, 0) / Math.max(1, reports.length);
+}
+
+/**
+ * The cost of a transition on the frame rate, paired per round: the video and the red layer
+ * showing, then the same two crossing out (`STOP_ALL_CLIPS_IN`) through a 60 s dissolve.
+ */
+async function transitionCost(run: Awaited<ReturnType<typeof inProcessService>>) {
+  const { output, action, edit } = run;
+  const rounds: { without: number; with: number }[] = [];
+  for (let i = 0; i < 3; i++) {
+    await edit("project.set_transition", { transition: null });
+    await action("STOP_ALL_CLIPS_IN");
+    for (const clip of ["video", "red"]) await action("TRIGGER_CLIP_IN", [clip]);
+    const without = await fpsOver(output);
+    await edit("project.set_transition", { transition: { presetId: "tr-dissolve", duration: 60 } });
+    await action("STOP_ALL_CLIPS_IN");
+    rounds.push({ without, with: await fpsOver(output) });
+  }
+  await edit("project.set_transition", { transition: null });
+  const median = (xs: number[]) => percentile(xs, 0.5);
+  return {
+    without: median(rounds.map((r) => r.without)),
+    with: median(rounds.map((r) => r.with)),
+    costPercent: median(rounds.map((r) => (1 - r.with / r.without) * 100)),
+  };
+}
+
 /** p99 of an HTTP action (ms) on the service as shipped, with `--output mode`. */
 async function actionP99(dataDir: string, mode: "none" | "headless") {
   const cueport = await startCueport(dataDir, ["--output", mode]);
@@ -271,10 +310,11 @@ async function main() {
   const dataDir = await benchDataDir();
   try {
     const run = await inProcessService(dataDir);
-    let trigger, long, presetEdit;
+    let trigger, long, presetEdit, transition;
     try {
       trigger = await triggerToFrame(run);
       presetEdit = await presetEditToFrame(run);
+      transition = await transitionCost(run);
       long = await longRun(run);
     } finally {
       await run.stop();
@@ -297,6 +337,11 @@ async function main() {
       `  60 s video + 3 layers + 2 Effects: drift max ${f(long.driftMaxMs)} ms ` +
         `(p50 of the per-second maxima ${f(long.driftP50Ms)} ms; goal < ${f(FRAME_MS)} ms), ` +
         `${f(long.droppedPerMinute)} frames dropped a minute (${f(long.fps)} fps drawn)`,
+    );
+    console.log(
+      `  a transition running (dissolve of the video and a layer): ${f(transition.with)} fps ` +
+        `drawn, ${f(transition.without)} fps without it (${f(transition.costPercent, 0)}% fewer, ` +
+        `median of 3 rounds paired)`,
     );
     console.log(
       `  HTTP action: p99 ${f(withOutput.p99, 2)} ms with the output, ${f(without.p99, 2)} ms ` +

@@ -57,6 +57,7 @@ export function startAppOutput(app: AppOutputHost, parts: AppOutputParts): Outpu
       return {
         project: engine.project,
         playState: engine.playState(),
+        crossing: engine.crossing(),
         live: engine.live,
         appState: app.appState,
         presets: app.presets(),

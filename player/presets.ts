@@ -1,5 +1,5 @@
 /**
- * The built-in Effect and Visualizer presets. User presets live in the data
+ * The built-in Effect, Visualizer and transition presets. User presets live in the data
  * dir (`presets.json`) and are listed after these. Each one's `code` is its
  * shader in ISF (`player/isf/built_in_shaders.ts`) and its parameters are
  * those its header declares; its `type` stays the name of the output's
@@ -11,9 +11,11 @@ import type { Preset } from "../protocol/model.ts";
 import {
   BLUR_SHADER,
   COLOR_SHIFT_SHADER,
+  DISSOLVE_SHADER,
   KALEIDOSCOPE_SHADER,
   OSCILLOSCOPE_SHADER,
   SPECTRUM_BARS_SHADER,
+  WIPE_SHADER,
 } from "./isf/built_in_shaders.ts";
 import { isfHeaderParameters } from "./isf/mod.ts";
 
@@ -43,4 +45,6 @@ export const BUILT_IN_PRESETS: readonly Preset[] = [
   builtIn("fx-kaleidoscope", "effect", "Kaleidoscope", "kaleidoscope", KALEIDOSCOPE_SHADER),
   builtIn("viz-spectrum", "visualizer", "Spectrum Bars", "bars", SPECTRUM_BARS_SHADER),
   builtIn("viz-scope", "visualizer", "Oscilloscope", "scope", OSCILLOSCOPE_SHADER),
+  builtIn("tr-dissolve", "transition", "Dissolve", "dissolve", DISSOLVE_SHADER),
+  builtIn("tr-wipe", "transition", "Wipe", "wipe", WIPE_SHADER),
 ];

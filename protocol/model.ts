@@ -50,6 +50,23 @@ export const Filters = z.object({
   blur: z.number().default(0),
 });
 
+/** Kinds of preset: an Effect's, a Visualizer's, or a transition's (`docs/presets.md`). */
+export const PresetKind = z.enum(["effect", "visualizer", "transition"]);
+
+/** The longest transition, in seconds. */
+export const MAX_TRANSITION_SECONDS = 60;
+
+/**
+ * A crossing from the outgoing picture to the incoming one through a transition preset (an ISF
+ * shader reading `startImage`, `endImage` and `progress`) over `duration` seconds.
+ */
+export const Transition = z.object({
+  presetId: Id,
+  duration: z.number().positive().max(MAX_TRANSITION_SECONDS),
+  /** The preset's parameters, by name (absent: its defaults). */
+  params: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).default({}),
+});
+
 /** Render and playback options of a Clip. */
 export const ClipOptions = z.object({
   opacity: z.number().default(1),
@@ -58,6 +75,8 @@ export const ClipOptions = z.object({
   filters: Filters.prefault({}),
   /** Effect ids of the Project applied to this Clip, in order. */
   effects: z.array(Id).default([]),
+  /** The transition this Clip enters through when it replaces another; absent or null: its Song's. */
+  transition: Transition.nullable().optional(),
 });
 
 /** A Clip: one piece of media with its playback settings. */
@@ -102,6 +121,8 @@ export const Song = z.object({
   lyrics: z.array(Lyric).default([]),
   /** Timecode chase of this Song (`protocol/timecode.ts`); absent: the Project's settings. */
   timecode: SongTimecode.optional(),
+  /** The transition into this Song and between its Clips; absent or null: the Project's. */
+  transition: Transition.nullable().optional(),
 });
 
 const ParamValue = z.union([z.number(), z.string(), z.boolean()]);
@@ -144,10 +165,10 @@ export const PresetQuarantine = z.object({
   reason: z.string(),
 });
 
-/** An Effect or Visualizer preset in the preset store (shared by all Projects). */
+/** An Effect, Visualizer or transition preset in the preset store (shared by all Projects). */
 export const Preset = z.object({
   id: Id,
-  kind: z.enum(["effect", "visualizer"]),
+  kind: PresetKind,
   name: z.string(),
   /** The Effect type or Visualizer engine it instantiates. */
   type: z.string(),
@@ -207,6 +228,8 @@ export const Project = z.object({
   timecode: ProjectTimecode.optional(),
   /** The Project's MIDI map (`protocol/midi.ts`, docs/midi.md). */
   midi: MidiMap.prefault({}),
+  /** The default transition of Clip replacements, Song changes and STOP_ALL; absent or null: a cut. */
+  transition: Transition.nullable().optional(),
 });
 
 /** Derived types. */
@@ -227,6 +250,8 @@ export type Effect = z.infer<typeof Effect>;
 export type Visualizer = z.infer<typeof Visualizer>;
 export type PresetParameter = z.infer<typeof PresetParameter>;
 export type Preset = z.infer<typeof Preset>;
+export type PresetKind = z.infer<typeof PresetKind>;
+export type Transition = z.infer<typeof Transition>;
 export type ControlTarget = z.infer<typeof ControlTarget>;
 export type Control = z.infer<typeof Control>;
 export type Display = z.infer<typeof Display>;

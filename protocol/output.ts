@@ -73,6 +73,28 @@ export const RenderLayer = z.object({
 /** One layer. */
 export type RenderLayer = z.infer<typeof RenderLayer>;
 
+/**
+ * A crossing through a transition preset: the page draws the outgoing picture (every layer but
+ * `incoming`) and the incoming one (every layer but `outgoing`) and mixes them with `pass`, an
+ * ISF program reading `startImage`, `endImage` and `progress`. Progress is
+ * `(clock - start) / (duration * 1000)` held to 0..1 (`progress` is its value at the state's
+ * clock); at 1 the page draws the incoming picture alone.
+ */
+export const RenderTransition = z.object({
+  pass: ShaderPass,
+  /** Player clock, ms. */
+  start: z.number(),
+  /** Seconds. */
+  duration: z.number().positive(),
+  progress: z.number().min(0).max(1),
+  /** Clip ids of layers drawn only in the outgoing picture. */
+  outgoing: z.array(z.string()),
+  /** Clip ids of layers drawn only in the incoming picture. */
+  incoming: z.array(z.string()),
+});
+/** A crossing. */
+export type RenderTransition = z.infer<typeof RenderTransition>;
+
 /** The player's clock as the page maps it: `now` held at the moment of sending, moving at `rate`. */
 export const OutputClock = z.object({
   now: z.number(),
@@ -102,6 +124,8 @@ export const RenderState = z.object({
     volume: z.number(),
   }).nullable(),
   visualizers: z.array(ShaderPass),
+  /** The crossing under way, if any (absent: none). */
+  transition: RenderTransition.optional(),
   /** Master level 0-1 after mute. */
   level: z.number(),
   fullScreen: z.boolean(),

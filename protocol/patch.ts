@@ -21,6 +21,7 @@ export const PATCH_FIELDS = [
   "display",
   "timecode",
   "midi",
+  "transition",
 ] as const;
 
 /** One of the fields a patch may replace. */
@@ -88,7 +89,8 @@ export function diffProject(
   for (const field of PATCH_FIELDS) {
     if (same(before.project[field], after.project[field])) continue;
     // A field gone absent goes as its defaults (the same meaning): JSON carries no undefined.
-    fields[field] = after.project[field] ?? (field === "timecode" ? TIMECODE_DEFAULTS : undefined);
+    fields[field] = after.project[field] ??
+      (field === "timecode" ? TIMECODE_DEFAULTS : field === "transition" ? null : undefined);
   }
   if (Object.keys(fields).length > 0) patch.fields = fields as NonNullable<ProjectPatch["fields"]>;
   const presets = diffItems(before.presets, after.presets);

@@ -115,7 +115,7 @@ export const NO_RECORDING: Recording = {
 
 /** The editor window state set by OPEN_EDITOR. */
 export const EditorState = z.strictObject({
-  kind: z.enum(["effect", "visualizer"]),
+  kind: z.enum(["effect", "visualizer", "transition"]),
   presetId: z.string(),
   openedAt: z.string(),
   preset: exact(Preset).describe("The preset as the editor shows it: edits to it show here"),

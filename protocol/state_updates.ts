@@ -26,6 +26,13 @@ function withPlayState<S extends z.ZodRawShape>(event: string, shape: S) {
 
 const Revision = z.number().int();
 
+/** A crossing through a transition preset (docs/presets.md "Transitions"). */
+const CROSSING = {
+  cause: z.enum(["clip", "song", "stop-all"]),
+  presetId: z.string(),
+  duration: z.number(),
+};
+
 /** A `full` update: the whole state (`player-ready`, `reloaded`, `requested`, `resync`). */
 export const FullUpdate = updateOf(
   "full",
@@ -82,6 +89,8 @@ export const PlaystateUpdate = updateOf(
       action: CueAction,
     }),
     withPlayState("positions", {}),
+    withPlayState("transition-started", CROSSING),
+    withPlayState("transition-ended", CROSSING),
     z.strictObject({
       event: z.literal("control-changed"),
       controlID: z.string(),

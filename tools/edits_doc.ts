@@ -45,6 +45,7 @@ const EXAMPLES: Record<string, unknown> = {
   "project.set_display": { width: 1280, height: 720, fps: 60 },
   "project.set_zoom": { zoom: 1.5 },
   "project.set_background_clips": { clipIDs: ["clip-starfield", "clip-sunset"] },
+  "project.set_transition": { transition: { presetId: "tr-dissolve", duration: 2 } },
   "project.undo": {},
   "project.redo": {},
   "project.create": { name: "Summer Tour B-Sides" },

@@ -24,11 +24,13 @@ function step(ctx: ActionContext, delta: 1 | -1) {
         : `Already at the first Clip of Song "${song.id}"`,
     );
   }
-  if (selected && engine.voice(selected)?.state === "playing") {
-    engine.stopClip(selected, "navigated");
-  }
-  engine.selectClip(target);
-  engine.startClip(target, { reason: "navigated" });
+  engine.cross("clip", () => {
+    if (selected && engine.voice(selected)?.state === "playing") {
+      engine.stopClip(selected, "navigated");
+    }
+    engine.selectClip(target);
+    engine.startClip(target, { reason: "navigated" });
+  });
   return done(`Clip "${target}" selected and playing`);
 }
 
@@ -42,8 +44,10 @@ function clipInNeighbourSong(engine: ProjectEngine, delta: 1 | -1): string | und
 }
 
 function select(ctx: ActionContext, song: Song, keepPlaying: boolean) {
-  if (!keepPlaying) stopAll(ctx.engine);
-  ctx.engine.selectSong(song.id, { keepPlaying });
+  ctx.engine.cross("song", () => {
+    if (!keepPlaying) stopAll(ctx.engine);
+    ctx.engine.selectSong(song.id, { keepPlaying });
+  });
   return done(`Song "${song.id}" selected`);
 }
 

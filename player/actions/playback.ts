@@ -215,8 +215,10 @@ export const playbackActions: Record<string, ActionHandler> = {
   STOP_CLIP_IN: (ctx) => stopOne(ctx, str(ctx, "clipID")),
   STOP_ALL_CLIPS_IN: (ctx) => {
     let count = 0;
-    for (const v of ctx.engine.voices()) if (ctx.engine.stopClip(v.clipId)) count++;
-    const suffix = maybeBackground(ctx);
+    const suffix = ctx.engine.cross("stop-all", () => {
+      for (const v of ctx.engine.voices()) if (ctx.engine.stopClip(v.clipId)) count++;
+      return maybeBackground(ctx);
+    });
     return count > 0 || suffix.includes("playing")
       ? done(`Stopped ${count} Clip(s)${suffix}`)
       : unchanged(`No Clip was playing${suffix}`);

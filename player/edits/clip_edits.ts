@@ -1,6 +1,7 @@
 /** Handlers of the Clip edits. @module */
 import { Clip } from "../../protocol/model.ts";
 import { Refusal } from "../errors.ts";
+import { checkedTransition } from "./transition_edits.ts";
 import {
   defined,
   type EditDraft,
@@ -102,6 +103,13 @@ export const CLIP_HANDLERS: Record<string, EditHandler> = {
       if (!d.project.effects.some((e) => e.id === id)) {
         throw missing(`Effect "${id}" does not exist`);
       }
+    }
+    if (p.options?.transition !== undefined) {
+      p.options.transition = checkedTransition(
+        p.options.transition,
+        "options.transition",
+        d.presets,
+      );
     }
     const { filters, ...options } = p.options ?? {};
     Object.assign(clip, pick(p, ["name", "fileId", "duration", ...SETTINGS]));

@@ -165,7 +165,7 @@ export function checkIsfCodeBeside(edits: readonly ParsedEdit[]): Promise<void> 
     const { code, kind, type } = params;
     const isIsf = type === ISF_PRESET_TYPE || (type === undefined && spec.name === "preset.update");
     if (!CODE_EDITS.has(spec.name) || typeof code !== "string" || !isIsf) return [];
-    if (kind !== "effect" && kind !== "visualizer") return [];
+    if (kind !== "effect" && kind !== "visualizer" && kind !== "transition") return [];
     return [ISF_CHECKS.start(code, kind)];
   });
   return checks.length === 0 ? null : Promise.all(checks).then(() => {});

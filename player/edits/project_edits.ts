@@ -3,6 +3,7 @@ import { ACTIONS, TARGET_PATTERN } from "../../protocol/actions.ts";
 import { isClipParameter, PARAMETER_HINT } from "../engine/controls.ts";
 import { Refusal } from "../errors.ts";
 import { defined, type EditHandler, findClip } from "./draft.ts";
+import { checkedTransition } from "./transition_edits.ts";
 
 /** The action names a MIDI binding may run. */
 const ACTION_NAMES: ReadonlySet<string> = new Set(ACTIONS.map((a) => a.name));
@@ -16,6 +17,12 @@ export const PROJECT_HANDLERS: Record<string, EditHandler> = {
   "project.set_display": (d, p) => {
     Object.assign(d.project.display, defined(p));
     return `Display options set: ${Object.keys(defined(p)).join(", ") || "nothing"}`;
+  },
+  "project.set_transition": (d, p) => {
+    d.project.transition = checkedTransition(p.transition, "transition", d.presets);
+    return d.project.transition
+      ? `Default transition set: ${d.project.transition.presetId}, ${d.project.transition.duration} s`
+      : "Default transition cleared: a cut";
   },
   "project.set_zoom": (d, p) => {
     d.project.display.zoom = p.zoom;

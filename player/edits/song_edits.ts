@@ -2,6 +2,7 @@
 import { type Cue, Song } from "../../protocol/model.ts";
 import { Refusal } from "../errors.ts";
 import { deleteClip } from "./clip_edits.ts";
+import { checkedTransition } from "./transition_edits.ts";
 import {
   type EditDraft,
   type EditHandler,
@@ -101,6 +102,9 @@ export const SONG_HANDLERS: Record<string, EditHandler> = {
     if (p.audioFileId !== undefined) song.audioFileId = p.audioFileId;
     if (p.audioVolume !== undefined) song.audio.volume = p.audioVolume;
     if (p.backgroundClipID !== undefined) song.backgroundClipID = p.backgroundClipID;
+    if (p.transition !== undefined) {
+      song.transition = checkedTransition(p.transition, "transition", d.presets);
+    }
     const fields = Object.keys(p).filter((k) => k !== "songID");
     return `Song "${song.id}" updated: ${fields.join(", ") || "nothing"}`;
   },

@@ -22,8 +22,10 @@ export const CLIP_PARAMETERS: readonly string[] = [
  * Whether `parameter` can be written on `clip`: one of `CLIP_PARAMETERS`;
  * `<effectId>.<name>`, a parameter of an Effect in the Clip's chain; or
  * `<visualizerId>.<name>`, a parameter of a Visualizer of the Project (drawn
- * over the whole output, so reached through any Clip). The parameter is its
- * preset's or its own. The output applies it (`docs/output.md`).
+ * over the whole output, so reached through any Clip); or `transition.<name>`, a
+ * parameter of the transition the Clip enters through (its own, its Song's or the
+ * Project's: the crossing drawn takes it). The parameter is its preset's or its own. The
+ * output applies it (`docs/output.md`).
  */
 export function isClipParameter(
   project: Project,
@@ -36,6 +38,7 @@ export function isClipParameter(
   if (dot < 0) return false;
   const id = parameter.slice(0, dot);
   const name = parameter.slice(dot + 1);
+  if (id === "transition") return isTransitionParameter(project, clip, name, presets);
   const effect = clip.options.effects.includes(id)
     ? project.effects.find((e) => e.id === id)
     : undefined;
@@ -47,10 +50,23 @@ export function isClipParameter(
   return name in item.params || !!preset?.parameters.some((p) => p.name === name);
 }
 
+function isTransitionParameter(
+  project: Project,
+  clip: Clip,
+  name: string,
+  presets: readonly Preset[],
+): boolean {
+  const song = project.songs.find((s) => s.clips.includes(clip.id));
+  const transition = clip.options.transition ?? song?.transition ?? project.transition;
+  if (!transition) return false;
+  const preset = presets.find((p) => p.id === transition.presetId);
+  return name in transition.params || !!preset?.parameters.some((p) => p.name === name);
+}
+
 /** The words of the refusal of an unknown parameter. */
 export const PARAMETER_HINT = `${
   CLIP_PARAMETERS.join(", ")
-}, <effectId>.<parameter> of an Effect of the Clip, or <visualizerId>.<parameter>`;
+}, <effectId>.<parameter> of an Effect of the Clip, <visualizerId>.<parameter>, or transition.<parameter> of the Clip's transition`;
 
 /** Splits `clip:<clipId>/<parameter>`; null when the syntax is wrong. */
 export function parseTarget(target: string): { clipId: string; parameter: string } | null {

@@ -62,6 +62,19 @@ export class EngineEvents {
     this.playstate({ event: "selection-changed", songID: songId, clipID: clipId });
   }
 
+  /** A crossing through a transition preset began or ended (`crossings.ts`). */
+  transitionChanged(
+    event: "transition-started" | "transition-ended",
+    crossing: { cause: string; transition: { presetId: string; duration: number } },
+  ): void {
+    this.playstate({
+      event,
+      cause: crossing.cause,
+      presetId: crossing.transition.presetId,
+      duration: crossing.transition.duration,
+    });
+  }
+
   /** A Control took `value`. */
   controlChanged(controlId: string, value: number): void {
     this.#sink.emit({

@@ -1,12 +1,13 @@
 /**
  * The one clock timer of an engine, always set to the next thing that can
- * happen (a Clip end, a cue, a lyric, a Song end or a position report), and
- * what happens when it fires: ended Clips stop, the Song's cues fire, its
+ * happen (a Clip end, a crossing's end, a cue, a lyric, a Song end or a position report), and
+ * what happens when it fires: ended Clips stop, a crossing ends, the Song's cues fire, its
  * lyric line and end are reported, and positions are reported at intervals.
  * @module
  */
 import type { Clock, TimerId } from "../clock.ts";
 import type { ClipVoices } from "./clip_voices.ts";
+import type { Crossings } from "./crossings.ts";
 import type { EngineEvents } from "./engine_events.ts";
 import type { ProjectIndex } from "./project_index.ts";
 import type { SongDeck } from "./song_deck.ts";
@@ -20,6 +21,7 @@ export interface TimerHost {
   index: ProjectIndex;
   voices: ClipVoices;
   deck: SongDeck;
+  crossings: Crossings;
   events: EngineEvents;
   /** Whether any Clip or the Song is playing. */
   isPlaying(): boolean;
@@ -61,6 +63,8 @@ export class EngineTimer {
     const times = this.#host.voices.endTimes();
     const songNext = this.#host.deck.transport?.nextEventTime();
     if (songNext !== null && songNext !== undefined) times.push(songNext);
+    const crossingEnd = this.#host.crossings.endTime();
+    if (crossingEnd !== null) times.push(crossingEnd);
     if (positionIntervalMs > 0 && this.#host.isPlaying()) {
       times.push(Math.max(this.#lastReport + positionIntervalMs, clock.now()));
     }
@@ -76,6 +80,8 @@ export class EngineTimer {
     const positionIntervalMs = this.#host.positionIntervalMs();
     const now = this.#host.clock.now();
     this.#host.voices.endDue(now);
+    const crossed = this.#host.crossings.endDue(now);
+    if (crossed) this.#host.events.transitionChanged("transition-ended", crossed);
     const song = this.#host.deck.transport;
     for (const event of song?.due(now) ?? []) this.#onSongEvent(song!, event);
     if (

@@ -19,6 +19,7 @@ import type { SongTransport } from "./song_transport.ts";
 import type { Voice } from "./voice.ts";
 import type { TimecodeSampleParams, TimecodeState } from "../../protocol/timecode.ts";
 import { Chase, chaseSettings } from "./chase.ts";
+import { cross, type CrossingCause, Crossings, type CrossingView } from "./crossings.ts";
 
 export type { StartOptions } from "./clip_voices.ts";
 
@@ -57,6 +58,7 @@ export class ProjectEngine {
   #events: EngineEvents;
   #host: EngineHost;
   #chase: Chase | null = null;
+  #crossings = new Crossings();
 
   /** Builds the engine for `project`, its first Song selected and nothing playing. */
   constructor(project: Project, host: EngineHost) {
@@ -82,6 +84,7 @@ export class ProjectEngine {
       index,
       voices: this.#voices,
       deck: this.#deck,
+      crossings: this.#crossings,
       events,
       isPlaying: () => this.isPlaying(),
     });
@@ -172,6 +175,33 @@ export class ProjectEngine {
   }
 
   // ---- clip primitives ------------------------------------------------------
+
+  /**
+   * Runs `run` (a Clip replacing another, a Song change, `STOP_ALL_CLIPS_IN`); when it stopped
+   * Clips and a transition applies, they cross to what it started (`crossings.ts`).
+   */
+  cross<T>(cause: CrossingCause, run: () => T): T {
+    const result = cross(
+      {
+        project: this.project,
+        now: () => this.#host.clock.now(),
+        activeSongId: () => this.activeSongId,
+        voices: () => this.#voices.all(),
+        hasVoice: (clipId) => this.#voices.get(clipId) !== undefined,
+        crossings: this.#crossings,
+        began: (view) => this.#events.transitionChanged("transition-started", view),
+      },
+      cause,
+      run,
+    );
+    this.#timer.schedule();
+    return result;
+  }
+
+  /** The crossing under way now, or null. */
+  crossing(): CrossingView | null {
+    return this.#crossings.view(this.#host.clock.now());
+  }
 
   /** Starts a Clip (from its start, or `from`); replaces a voice it had. */
   startClip(clipId: string, options: StartOptions = {}): void {

@@ -134,3 +134,46 @@ void main() {
   gl_FragColor = mix(under, vec4(1.0, 0.9, 0.2, 1.0), line);
 }
 `;
+
+/** `tr-dissolve`: the outgoing picture fades into the incoming one (ISF-Files' Dissolve.fs). */
+export const DISSOLVE_SHADER = `/*{
+  "DESCRIPTION": "Fades the outgoing picture into the incoming one",
+  "CREDIT": "Cueport",
+  "ISFVSN": "2",
+  "CATEGORIES": ["Dissolve"],
+  "INPUTS": [
+    { "NAME": "startImage", "TYPE": "image" },
+    { "NAME": "endImage", "TYPE": "image" },
+    { "NAME": "progress", "TYPE": "float", "MIN": 0, "MAX": 1, "DEFAULT": 0 }
+  ]
+}*/
+void main() {
+  gl_FragColor = mix(IMG_THIS_NORM_PIXEL(startImage), IMG_THIS_NORM_PIXEL(endImage), progress);
+}
+`;
+
+/** `tr-wipe`: the incoming picture wipes over the outgoing one along `angle`, its edge `softness` wide. */
+export const WIPE_SHADER = `/*{
+  "DESCRIPTION": "The incoming picture wipes over the outgoing one",
+  "CREDIT": "Cueport",
+  "ISFVSN": "2",
+  "CATEGORIES": ["Wipe"],
+  "INPUTS": [
+    { "NAME": "startImage", "TYPE": "image" },
+    { "NAME": "endImage", "TYPE": "image" },
+    { "NAME": "progress", "TYPE": "float", "MIN": 0, "MAX": 1, "DEFAULT": 0 },
+    { "NAME": "angle", "TYPE": "float", "MIN": 0, "MAX": 360, "DEFAULT": 0 },
+    { "NAME": "softness", "TYPE": "float", "MIN": 0, "MAX": 0.5, "DEFAULT": 0.05 }
+  ]
+}*/
+void main() {
+  float a = radians(angle);
+  vec2 direction = vec2(cos(a), sin(a));
+  vec2 centered = isf_FragNormCoord - 0.5;
+  // 0 at the edge the wipe starts from, 1 at the far edge.
+  float along = dot(centered, direction) / (abs(direction.x) + abs(direction.y)) + 0.5;
+  float edge = progress * (1.0 + softness) - softness;
+  float t = 1.0 - smoothstep(edge, edge + softness, along);
+  gl_FragColor = mix(IMG_THIS_NORM_PIXEL(startImage), IMG_THIS_NORM_PIXEL(endImage), t);
+}
+`;

@@ -34,7 +34,10 @@ import { type IsfPassSpec, passProblems, passSpecs } from "./passes.ts";
 import { isReservedName, reservedNameProblems } from "./reserved_names.ts";
 
 /** A preset's kind, which decides what its shader must take. */
-export type IsfKind = "effect" | "visualizer";
+export type IsfKind = "effect" | "visualizer" | "transition";
+
+/** The image inputs of a transition: the outgoing picture and the incoming one. */
+export const TRANSITION_IMAGES: readonly string[] = ["startImage", "endImage"];
 
 /** A checked ISF shader, ready for a renderer to compile. */
 export interface IsfProgram {
@@ -153,8 +156,10 @@ export function prepareIsf(code: string, kind: IsfKind): IsfResult {
         ? `"${input.NAME}" is a name ISF declares`
         : null) ??
       (names.has(input.NAME) ? `"${input.NAME}" is declared twice` : null) ??
-      (input.TYPE === "image" && input.NAME !== "inputImage"
-        ? `image inputs other than inputImage are not supported (the layer's picture is inputImage)`
+      (input.TYPE === "image" && !imageAllowed(input.NAME, kind)
+        ? `image inputs other than inputImage are not supported (the layer's picture is inputImage${
+          kind === "transition" ? "; a transition's are startImage and endImage" : ""
+        })`
         : null);
     if (problem) problems.push(at(["INPUTS", i], `INPUTS.${i}: ${problem}`));
     names.add(input.NAME);
@@ -213,7 +218,8 @@ export function isfHeaderParameters(code: string): PresetParameter[] {
 }
 
 /**
- * The kind a shader is written for: a visualizer when its header declares an
+ * The kind a shader is written for: a transition when its header follows ISF's transition
+ * rule (`startImage`, `endImage`, `progress`), a visualizer when its header declares an
  * audio input, else an effect (also when the header cannot be read: the
  * checks of `parseIsf` then name the problem).
  */
@@ -221,6 +227,7 @@ export function isfKindOf(code: string): IsfKind {
   const split = splitHeader(code);
   const header = "json" in split ? parseHeader(code, split) : [];
   if (Array.isArray(header)) return "effect";
+  if (isTransitionHeader(header)) return "transition";
   const isAudio = header.INPUTS.some((i) => i.TYPE === "audio" || i.TYPE === "audioFFT");
   return isAudio ? "visualizer" : "effect";
 }
@@ -233,8 +240,23 @@ export function isfUniforms(
   return program.header.INPUTS.flatMap((input) => inputUniform(input, values) ?? []);
 }
 
+/** An image input `name` a shader of `kind` may declare. */
+function imageAllowed(name: string, kind: IsfKind): boolean {
+  return name === "inputImage" || (kind === "transition" && TRANSITION_IMAGES.includes(name));
+}
+
+/** ISF's transition rule: image inputs `startImage` and `endImage`, a float `progress`. */
+function isTransitionHeader(header: IsfHeader): boolean {
+  const has = (name: string, type: string) =>
+    header.INPUTS.some((i) => i.NAME === name && i.TYPE === type);
+  return has("startImage", "image") && has("endImage", "image") && has("progress", "float");
+}
+
 function kindMismatch(header: IsfHeader, kind: IsfKind): string | null {
   const types = new Set(header.INPUTS.map((i) => i.TYPE));
+  if (kind === "transition" && !isTransitionHeader(header)) {
+    return `a transition's shader takes two pictures and a progress: declare {"NAME": "startImage", "TYPE": "image"}, {"NAME": "endImage", "TYPE": "image"} and {"NAME": "progress", "TYPE": "float"}`;
+  }
   if (kind === "effect" && !header.INPUTS.some((i) => i.NAME === "inputImage")) {
     return `an effect's shader takes the layer's picture: declare {"NAME": "inputImage", "TYPE": "image"}`;
   }

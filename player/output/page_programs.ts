@@ -58,6 +58,7 @@ export class PagePrograms {
    */
   prepare(state: RenderState, at: number): { programs: ShaderProgram[]; drop: string[] } {
     const passes = [...state.layers.flatMap((l) => l.effects), ...state.visualizers];
+    if (state.transition) passes.push(state.transition.pass);
     for (const pass of passes) this.#keepWorking(pass);
     const programs: ShaderProgram[] = [];
     for (const { program } of passes) {

@@ -11,9 +11,15 @@ import type {
   Preset,
   PresetParameter,
   Project,
+  Transition,
   Visualizer,
 } from "../../protocol/model.ts";
-import type { RenderLayer, RenderState, ShaderPass } from "../../protocol/output.ts";
+import type {
+  RenderLayer,
+  RenderState,
+  RenderTransition,
+  ShaderPass,
+} from "../../protocol/output.ts";
 import { isfUniforms, passSizes } from "../isf/mod.ts";
 import { drawsIsf, type IsfEntry, type IsfPrograms } from "./isf_programs.ts";
 import type { AppState, Camera, ClipPlay, LiveValues, PlayState } from "../../protocol/state.ts";
@@ -28,6 +34,19 @@ export interface RenderSource {
   cameras: readonly Camera[];
   /** The programs of isf presets; without it, their Effects draw nothing. */
   programs?: IsfPrograms;
+  /** The crossing under way (`ProjectEngine.crossing`), if any. */
+  crossing?: Crossing | null;
+}
+
+/** A crossing under way as the engine tells it (`player/engine/crossings.ts`). */
+export interface Crossing {
+  transition: Transition;
+  /** Player clock, ms. */
+  start: number;
+  progress: number;
+  /** The outgoing Clips as they would play now. */
+  outgoing: ClipPlay[];
+  incoming: string[];
 }
 
 /** The player's clock as the page follows it. */
@@ -215,6 +234,51 @@ function visualizerLive(source: RenderSource, id: string): Record<string, number
   return live;
 }
 
+/**
+ * The crossing to draw: its pass (the transition preset's program, its parameters: its own,
+ * else live values written as `transition.<param>` through any Clip, else the preset's
+ * defaults; `progress` now) and its outgoing Clips that play no more. Null when none is under
+ * way or its preset is not a transition preset (a cut).
+ */
+function crossingOf(
+  source: RenderSource,
+  plays: ReadonlyMap<string, ClipPlay>,
+): { render: RenderTransition; outgoing: Map<string, ClipPlay> } | null {
+  const c = source.crossing;
+  if (!c || c.progress >= 1) return null;
+  const preset = source.presets.find((p) =>
+    p.id === c.transition.presetId && p.kind === "transition" && !p.quarantine
+  );
+  if (!preset) return null;
+  const item: Effect = {
+    id: "transition",
+    name: preset.name,
+    type: preset.type,
+    presetId: preset.id,
+    enabled: true,
+    params: c.transition.params,
+  };
+  const pass = shaderPass(item, {
+    presets: source.presets,
+    live: visualizerLive(source, "transition"),
+    programs: source.programs,
+    size: source.project.display,
+  });
+  pass.uniforms.progress = c.progress;
+  const outgoing = new Map(
+    c.outgoing.filter((p) => !plays.has(p.clipID)).map((p) => [p.clipID, p]),
+  );
+  const render = {
+    pass,
+    start: c.start,
+    duration: c.transition.duration,
+    progress: c.progress,
+    outgoing: [],
+    incoming: c.incoming.filter((id) => plays.has(id)),
+  };
+  return { render, outgoing };
+}
+
 /** The background Clip of the active Song, else the Project's first; null when none. */
 function backgroundClip(source: RenderSource): Clip | null {
   const song = source.project.songs.find((s) => s.id === source.playState.activeSongID);
@@ -232,12 +296,18 @@ export function buildRenderState(
 ): RenderState {
   const { project, playState, appState } = source;
   const plays = new Map(playState.clips.map((c) => [c.clipID, c]));
+  const crossing = crossingOf(source, plays);
   const layers: RenderLayer[] = [];
   for (const clip of project.clips) {
-    const play = plays.get(clip.id);
+    const play = plays.get(clip.id) ?? crossing?.outgoing.get(clip.id);
     if (play) layers.push(layerOf(source, clip, play, playState.at));
   }
-  const background = layers.length === 0 ? backgroundClip(source) : null;
+  const background = layers.length === (crossing?.outgoing.size ?? 0)
+    ? backgroundClip(source)
+    : null;
+  if (background && crossing?.outgoing.has(background.id)) crossing.outgoing.delete(background.id);
+  if (background && crossing) crossing.render.incoming.push(background.id);
+  if (crossing) crossing.render.outgoing = [...crossing.outgoing.keys()];
   if (background) {
     const play = {
       position: 0,
@@ -277,6 +347,7 @@ export function buildRenderState(
         })
       )
       : [],
+    ...(crossing ? { transition: crossing.render } : {}),
     level: appState.muted ? 0 : appState.volume,
     fullScreen: appState.fullScreen,
     panic: appState.windowReloads,

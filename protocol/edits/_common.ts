@@ -53,5 +53,15 @@ export const FileRef = Id.describe("Id of a media file of the Project");
 /** A free-text name. */
 export const Name = z.string().trim().min(1).max(200);
 
+/** A transition an edit sets (`protocol/model.ts` Transition); null: a cut. */
+export const TransitionInput = z.strictObject({
+  presetId: Id.describe(
+    'Id of a transition preset (kind "transition"; built-ins tr-dissolve, tr-wipe)',
+  ),
+  duration: z.number().positive().max(60).describe("Seconds, up to 60"),
+  params: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).default({})
+    .describe("The preset's parameters by name (progress is the player's); omitted: defaults"),
+}).nullable();
+
 /** A value of an Effect, Visualizer or preset parameter. */
 export const ParamValue = z.union([z.number(), z.string(), z.boolean()]);

@@ -1,7 +1,16 @@
 /** Clip edits: add, move, duplicate, delete, update. @module */
 import { z } from "zod";
 import { Direction, Id, LaunchMode, Retrigger } from "../model.ts";
-import { ClipRef, edit, type EditSpec, FileRef, Name, Position, SongRef } from "./_common.ts";
+import {
+  ClipRef,
+  edit,
+  type EditSpec,
+  FileRef,
+  Name,
+  Position,
+  SongRef,
+  TransitionInput,
+} from "./_common.ts";
 
 const FiltersUpdate = z.strictObject({
   brightness: z.number().min(-1).max(1).optional().describe("-1 to 1; 0 is neutral"),
@@ -18,6 +27,9 @@ const OptionsUpdate = z.strictObject({
   filters: FiltersUpdate.optional(),
   effects: z.array(Id).max(32).optional().describe(
     "Effect ids of the Project applied to the Clip, in order (replaces the list)",
+  ),
+  transition: TransitionInput.optional().describe(
+    "How the Clip enters when it replaces another (NEXT_CLIP_IN, PREV_CLIP_IN); null: its Song's",
   ),
 }).describe("Options to change; others keep their values");
 

@@ -1,12 +1,12 @@
 /** User preset edits (the preset store shared by all Projects). @module */
 import { z } from "zod";
-import { Id, PresetParameter } from "../model.ts";
+import { Id, PresetKind, PresetParameter } from "../model.ts";
 import { edit, type EditSpec, Name } from "./_common.ts";
 
 /** The `type` of a preset whose `code` is an ISF 2.0 shader (docs/presets.md). */
 export const ISF_PRESET_TYPE = "isf";
 
-const Kind = z.enum(["effect", "visualizer"]).describe("Preset kind");
+const Kind = PresetKind.describe("Preset kind");
 const Parameters = z.array(PresetParameter).max(64).describe(
   'Exposed parameters: name, type (number, boolean, color, enum), range, default. For type "isf" they come from the header\'s INPUTS: leave them out (given, they must be exactly those)',
 );
@@ -57,7 +57,7 @@ export const PRESET_EDITS: EditSpec[] = [
         "Absolute path of the .fs file on the show machine",
       ),
       kind: Kind.optional().describe(
-        "Defaults to visualizer when the header declares an audio or audioFFT input, else effect",
+        "Defaults to transition when the header declares startImage, endImage and progress, to visualizer when it declares an audio or audioFFT input, else effect",
       ),
       name: Name.optional().describe(
         'Defaults to the file\'s name without .fs; a name taken gets " (2)", " (3)"...',

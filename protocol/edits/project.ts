@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { Id } from "../model.ts";
 import { MidiBinding, MidiMap } from "../midi.ts";
-import { ClipRef, edit, type EditSpec, Name } from "./_common.ts";
+import { ClipRef, edit, type EditSpec, Name, TransitionInput } from "./_common.ts";
 
 const ProjectRef = Id.describe("Id of a Project of the library (GET /api/v1/projects?all=true)");
 
@@ -47,6 +47,16 @@ export const PROJECT_EDITS: EditSpec[] = [
     bindings: z.array(MidiBinding).max(512).optional()
       .describe("Every binding, replacing the list; [] clears it"),
   }),
+  edit(
+    "project.set_transition",
+    "project",
+    "Set the Project's default transition (Clip replacements, Song changes, STOP_ALL_CLIPS_IN)",
+    {
+      transition: TransitionInput.describe(
+        "The transition a crossing goes through when neither its Clip nor its Song sets one; null: a cut",
+      ),
+    },
+  ),
   ...LIFECYCLE_SPECS,
 ];
 

@@ -1,7 +1,16 @@
 /** Song edits: add, move, duplicate, delete, update, timeline, lyrics. @module */
 import { z } from "zod";
 import { CueAction, Id } from "../model.ts";
-import { ClipRef, edit, type EditSpec, FileRef, Name, Position, SongRef } from "./_common.ts";
+import {
+  ClipRef,
+  edit,
+  type EditSpec,
+  FileRef,
+  Name,
+  Position,
+  SongRef,
+  TransitionInput,
+} from "./_common.ts";
 
 const Seconds = z.number().min(0).max(86_400).describe("Seconds from the start of the Song");
 
@@ -27,16 +36,24 @@ export const SONG_EDITS: EditSpec[] = [
     keepClips: z.boolean().default(false)
       .describe("Keep its Clips in the Project (without a Song) instead of deleting them"),
   }),
-  edit("song.update", "songs", "Change a Song's title, Program Identifier, audio or Background", {
-    songID: SongRef,
-    title: Name.optional(),
-    pgmId: z.string().trim().min(1).max(32).nullable().optional()
-      .describe("Program Identifier; null clears it"),
-    audioFileId: FileRef.nullable().optional().describe("Audio file; null removes the audio"),
-    audioVolume: z.number().min(0).max(1).optional().describe("Audio level, 0.0 to 1.0"),
-    backgroundClipID: ClipRef.nullable().optional()
-      .describe("Background Clip of this Song; null uses the Project's default"),
-  }),
+  edit(
+    "song.update",
+    "songs",
+    "Change a Song's title, Program Identifier, audio, Background or transition",
+    {
+      songID: SongRef,
+      title: Name.optional(),
+      pgmId: z.string().trim().min(1).max(32).nullable().optional()
+        .describe("Program Identifier; null clears it"),
+      audioFileId: FileRef.nullable().optional().describe("Audio file; null removes the audio"),
+      audioVolume: z.number().min(0).max(1).optional().describe("Audio level, 0.0 to 1.0"),
+      backgroundClipID: ClipRef.nullable().optional()
+        .describe("Background Clip of this Song; null uses the Project's default"),
+      transition: TransitionInput.optional().describe(
+        "How the show crosses into this Song, between its Clips and at STOP_ALL_CLIPS_IN in it; null: the Project's",
+      ),
+    },
+  ),
   edit("song.set_timeline", "songs", "Replace a Song's timeline of cues", {
     songID: SongRef,
     cues: z.array(z.strictObject({

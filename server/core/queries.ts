@@ -210,10 +210,10 @@ export class Queries {
 
   /** One preset by kind and id. */
   preset(kind: string, presetId: string): PresetView {
-    if (kind !== "effect" && kind !== "visualizer") {
+    if (kind !== "effect" && kind !== "visualizer" && kind !== "transition") {
       throw new CueportError(
         "INVALID_MESSAGE",
-        `Invalid kind: must be effect or visualizer, got "${kind}"`,
+        `Invalid kind: must be effect, visualizer or transition, got "${kind}"`,
         {
           field: "kind",
           value: kind,

@@ -148,7 +148,7 @@ export const VisualizerView = z.strictObject({
 /** A preset. */
 export const PresetView = z.strictObject({
   presetId: z.string(),
-  kind: z.enum(["effect", "visualizer"]),
+  kind: z.enum(["effect", "visualizer", "transition"]),
   name: z.string(),
   type: z.string().describe("Effect type or Visualizer engine"),
   builtIn: z.boolean(),

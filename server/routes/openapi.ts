@@ -189,7 +189,7 @@ function parametersOf(route: RouteSpec): JsonSchema[] {
     in: "path",
     required: true,
     schema: m[1] === "kind"
-      ? { type: "string", enum: ["effect", "visualizer"] }
+      ? { type: "string", enum: ["effect", "visualizer", "transition"] }
       : { type: "string" },
   }));
   const queryParams = Object.entries(route.query?.shape ?? {}).map(([name, schema]) => ({

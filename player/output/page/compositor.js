@@ -1,6 +1,8 @@
 // @ts-check
 // The picture: each layer through its passes (filters, Effects), blended in order over the
-// background colour with its opacity, then the visualizers, then the display's zoom.
+// background colour with its opacity, then the visualizers, then the display's zoom. During a
+// crossing (`state.transition`) two such pictures, the outgoing and the incoming, are mixed by
+// the transition's program (`startImage`, `endImage`, `progress`) before the visualizers.
 import {
   compile,
   countObjects,
@@ -34,6 +36,7 @@ void main() {
 /** @typedef {import("../../../protocol/output.ts").RenderState} RenderState */
 /** @typedef {import("../../../protocol/output.ts").RenderLayer} RenderLayer */
 /** @typedef {import("../../../protocol/output.ts").ShaderPass} ShaderPass */
+/** @typedef {import("../../../protocol/output.ts").RenderTransition} RenderTransition */
 /** @typedef {import("../../../protocol/output.ts").ShaderProgram} ShaderProgram */
 /** @typedef {import("./gl.js").Compiled} Compiled */
 /** @typedef {import("./gl.js").Size} Size */
@@ -278,6 +281,7 @@ export class Compositor {
   #times = frameTimes();
   /** @type {Targets | null} */
   #targets = null;
+  #crossings = new CrossTargets();
   /** What a frame sets and reads, made once (a frame allocates none of it). */
   #frame = frameScratch();
   /** ISF targets' owners' keys (`<layer>/<id>/<n>`), made once; forgotten as targets go. */
@@ -358,42 +362,59 @@ export class Compositor {
     const size = scaledSize(display, scale, frame.size);
     const canvasSize = scaledSize(display, canvasScale, frame.canvasSize);
     const targets = this.#ensureTargets(canvasSize, size);
-    if (frame.colorText !== display.backgroundColor) {
-      frame.colorText = display.backgroundColor;
-      parseColor(frame.colorText, frame.color);
-    }
-    const r = frame.color[0] ?? 0, g = frame.color[1] ?? 0, b = frame.color[2] ?? 0;
+    setBackground(frame, display.backgroundColor);
     nextFrame(this.#times, clock, display.fps);
-    this.#uploadAudio(analyser);
-    gl.bindFramebuffer(gl.FRAMEBUFFER, targets.out.fb);
-    gl.viewport(0, 0, size.width, size.height);
-    gl.clearColor(r, g, b, 1);
-    gl.clear(gl.COLOR_BUFFER_BIT);
+    uploadAudio(gl, this.#spectrum, frame, analyser);
     const chain = frame.chain;
     chain.time = clock;
     chain.size = size;
     chain.scale = scale;
-    const layers = state.layers;
-    // Indexed loops here and below: an array's `for...of` makes an iterator.
-    for (let i = firstShownLayer(layers, textureOf); i < layers.length; i++) {
-      const layer = /** @type {RenderLayer} */ (layers[i]);
-      const source = shownPicture(layer, textureOf);
-      if (!source) continue;
-      chain.owner = layer.clipId;
-      this.#drawLayer(layer, source, chain);
-    }
+    const crossing = crossingAt(state.transition, clock, this.#programs);
+    const skip = crossing?.outgoing ?? null;
+    drawStack(gl, frame.color, state.layers, textureOf, chain, targets.out, skip, this.#drawLayer);
     let picture = targets.out.texture;
+    if (crossing) picture = this.#cross(crossing, state.layers, textureOf, chain, picture);
     if (state.visualizers.length > 0) {
       chain.owner = "";
       picture = this.#runPasses(state.visualizers, picture, chain);
     }
     const present = frame.present;
     present.zoom = display.zoom;
-    present.background[0] = r, present.background[1] = g, present.background[2] = b;
     frame.image.u_image = picture;
     pass(gl, this.#internal.present, null, frame.image, present, canvasSize);
     // Targets deleted (a change): their keys and counts go, those drawn are made again.
     if (this.#isfPasses.endFrame()) this.#ownerKeys.clear(), frame.seen.clear();
+  }
+
+  /**
+   * Draws the outgoing picture of `crossing` and mixes it with the `incoming` one through its
+   * program (`startImage`, `endImage`, `progress`); the mix's texture.
+   * @param {RenderTransition} crossing
+   * @param {RenderLayer[]} layers
+   * @param {TextureOf} textureOf
+   * @param {Chain} chain
+   * @param {WebGLTexture} incoming
+   */
+  #cross(crossing, layers, textureOf, chain, incoming) {
+    const { from, mix } = this.#crossings.targets(this.gl, chain.size);
+    drawStack(
+      this.gl,
+      this.#frame.color,
+      layers,
+      textureOf,
+      chain,
+      from,
+      crossing.incoming,
+      this.#drawLayer,
+    );
+    const compiled = /** @type {Program} */ (this.#programs.get(crossing.pass.program));
+    const { samplers, bindings } = compiled;
+    if (!samplers || !bindings) return incoming;
+    const { textures, values } = this.#isfBindings(bindings, samplers, incoming, chain);
+    textures.startImage = from.texture;
+    textures.endImage = incoming;
+    pass(this.gl, compiled, mix, textures, values, chain.size, crossing.pass.uniforms);
+    return mix.texture;
   }
 
   /** ISF's TIMEDELTA and FRAMEINDEX of the last frame drawn (the page reports them). */
@@ -510,12 +531,18 @@ export class Compositor {
   }
 
   /**
-   * Draws a layer through its filters and Effects, blended over the picture at its opacity.
+   * Draws a layer through its filters and Effects, blended over `dest` at its opacity.
    * @param {RenderLayer} layer
    * @param {WebGLTexture} source
    * @param {Chain} chain
+   * @param {Target} dest
    */
-  #drawLayer(layer, source, chain) {
+  #drawLayer = (
+    /** @type {RenderLayer} */ layer,
+    /** @type {WebGLTexture} */ source,
+    /** @type {Chain} */ chain,
+    /** @type {Target} */ dest,
+  ) => {
     const gl = this.gl;
     const targets = this.#targets;
     if (!targets) return;
@@ -536,28 +563,112 @@ export class Compositor {
     const { image, opacity } = this.#frame;
     opacity.opacity = layer.opacity;
     image.u_image = result;
-    pass(gl, this.#internal.composite, targets.out, image, opacity, chain.size);
+    pass(gl, this.#internal.composite, dest, image, opacity, chain.size);
     gl.disable(gl.BLEND);
+  };
+}
+
+/**
+ * The background colour `text` as three 0-1 numbers in `frame` (parsed when it changes), and
+ * the present pass's.
+ * @param {ReturnType<typeof frameScratch>} frame
+ * @param {string} text
+ */
+function setBackground(frame, text) {
+  if (frame.colorText !== text) {
+    frame.colorText = text;
+    parseColor(text, frame.color);
   }
+  const bg = frame.present.background, c = frame.color;
+  bg[0] = c[0] ?? 0, bg[1] = c[1] ?? 0, bg[2] = c[2] ?? 0;
+}
+
+/**
+ * Clears `dest` to the background `color` and draws the layers but those `skip` names into it
+ * (skip null: all, from the first shown: `firstShownLayer`) with `drawLayer`.
+ * @param {WebGL2RenderingContext} gl
+ * @param {number[]} color
+ * @param {RenderLayer[]} layers
+ * @param {TextureOf} textureOf
+ * @param {Chain} chain
+ * @param {Target} dest
+ * @param {string[] | null} skip
+ * @param {(layer: RenderLayer, source: WebGLTexture, chain: Chain, dest: Target) => void} drawLayer
+ */
+function drawStack(gl, color, layers, textureOf, chain, dest, skip, drawLayer) {
+  gl.bindFramebuffer(gl.FRAMEBUFFER, dest.fb);
+  gl.viewport(0, 0, chain.size.width, chain.size.height);
+  gl.clearColor(color[0] ?? 0, color[1] ?? 0, color[2] ?? 0, 1);
+  gl.clear(gl.COLOR_BUFFER_BIT);
+  // Indexed loops: an array's `for...of` makes an iterator.
+  for (let i = skip ? 0 : firstShownLayer(layers, textureOf); i < layers.length; i++) {
+    const layer = /** @type {RenderLayer} */ (layers[i]);
+    if (skip && skip.includes(layer.clipId)) continue;
+    const source = shownPicture(layer, textureOf);
+    if (!source) continue;
+    chain.owner = layer.clipId;
+    drawLayer(layer, source, chain, dest);
+  }
+}
+
+/**
+ * The Song's spectrum and waveform as 1-pixel-high textures, for this frame (into one array,
+ * made again only when the analyser's bins change), and the frame's DATE.
+ * @param {WebGL2RenderingContext} gl
+ * @param {{texture: WebGLTexture, wave: WebGLTexture, bins: number}} spectrum
+ * @param {ReturnType<typeof frameScratch>} frame
+ * @param {AnalyserNode} analyser
+ */
+function uploadAudio(gl, spectrum, frame, analyser) {
+  if (frame.bins.length !== analyser.frequencyBinCount) {
+    frame.bins = new Uint8Array(analyser.frequencyBinCount);
+  }
+  const bins = frame.bins;
+  analyser.getByteFrequencyData(bins);
+  uploadRow(gl, spectrum.texture, bins);
+  analyser.getByteTimeDomainData(bins);
+  uploadRow(gl, spectrum.wave, bins);
+  spectrum.bins = bins.length;
+  dateNow(frame.date, frame.dateValues);
+}
+
+/**
+ * The crossing to draw at `clock` (its program compiled, progress under 1), its `progress`
+ * uniform set; else null (the incoming picture alone).
+ * @param {RenderTransition | undefined} transition
+ * @param {number} clock
+ * @param {Programs} programs
+ */
+function crossingAt(transition, clock, programs) {
+  if (!transition) return null;
+  const progress = (clock - transition.start) / (transition.duration * 1000);
+  if (progress >= 1 || !programs.get(transition.pass.program)?.samplers) return null;
+  transition.pass.uniforms.progress = Math.max(0, progress);
+  return transition;
+}
+
+/** A crossing's targets (its outgoing picture, its mix), made on the first crossing drawn. */
+class CrossTargets {
+  /** @type {{from: Target, mix: Target} | null} */
+  #targets = null;
 
   /**
-   * The Song's spectrum and waveform as 1-pixel-high textures, for this frame (into one array,
-   * made again only when the analyser's bins change), and the frame's DATE.
-   * @param {AnalyserNode} analyser
+   * The targets at `size`.
+   * @param {WebGL2RenderingContext} gl
+   * @param {Size} size
    */
-  #uploadAudio(analyser) {
-    const spectrum = this.#spectrum;
-    const frame = this.#frame;
-    if (frame.bins.length !== analyser.frequencyBinCount) {
-      frame.bins = new Uint8Array(analyser.frequencyBinCount);
+  targets(gl, { width, height }) {
+    if (!this.#targets) {
+      const from = target(gl, width, height), mix = target(gl, width, height);
+      if (!from || !mix) throw new Error("WebGL made no target");
+      this.#targets = { from, mix };
     }
-    const bins = frame.bins;
-    analyser.getByteFrequencyData(bins);
-    uploadRow(this.gl, spectrum.texture, bins);
-    analyser.getByteTimeDomainData(bins);
-    uploadRow(this.gl, spectrum.wave, bins);
-    spectrum.bins = bins.length;
-    dateNow(frame.date, frame.dateValues);
+    const { from, mix } = this.#targets;
+    if (from.width !== width || from.height !== height) {
+      resizeTarget(gl, from, width, height);
+      resizeTarget(gl, mix, width, height);
+    }
+    return this.#targets;
   }
 }
 

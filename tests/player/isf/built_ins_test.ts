@@ -62,5 +62,21 @@ Deno.test("the built-in presets keep the ids, types and parameters Projects refe
       type: "scope",
       parameters: [{ name: "thickness", type: "number", min: 1, max: 10, default: 2 }],
     },
+    {
+      id: "tr-dissolve",
+      kind: "transition",
+      type: "dissolve",
+      parameters: [{ name: "progress", type: "number", min: 0, max: 1, default: 0 }],
+    },
+    {
+      id: "tr-wipe",
+      kind: "transition",
+      type: "wipe",
+      parameters: [
+        { name: "progress", type: "number", min: 0, max: 1, default: 0 },
+        { name: "angle", type: "number", min: 0, max: 360, default: 0 },
+        { name: "softness", type: "number", min: 0, max: 0.5, default: 0.05 },
+      ],
+    },
   ]);
 });
