@@ -17,7 +17,7 @@ import { testFlags } from "../server/deploy/permissions.ts";
 import { ensureOutputAccount } from "../server/deploy/output_account.ts";
 import { COMPANION_UNBUILT_ENV, missingPeers, type Peer, peerProblem, which } from "./peers.ts";
 import { ensureCompanionBuiltInChild } from "./companion_build.ts";
-import { junitPathOf, mergeJunit, testGroups } from "./test_groups.ts";
+import { junitPathOf, mergeJunit, PART_ENV, type TestGroup, testGroups } from "./test_groups.ts";
 
 /** `deno test` options that take the next argument as their value. */
 const VALUED = new Set(["--filter", "--junit-path", "--reporter", "--coverage", "--config", "-c"]);
@@ -119,7 +119,12 @@ if (import.meta.main) {
 async function runTests(args: readonly string[], env: Record<string, string>): Promise<number> {
   const groups = namesFile(args) ? [{ name: "files", args: [...args] }] : testGroups(args);
   if (groups.length === 1) return await runGroup(groups[0]!.args, env, false);
-  const codes = await Promise.all(groups.map((g, i) => runGroup(g.args, env, i > 0, g.name)));
+  const envOf = (g: TestGroup) => g.part ? { ...env, [PART_ENV]: g.part } : env;
+  const side = groups.filter((g) => !g.isAfter);
+  const codes = await Promise.all(side.map((g, i) => runGroup(g.args, envOf(g), i > 0, g.name)));
+  for (const g of groups.filter((g) => g.isAfter)) {
+    codes.push(await runGroup(g.args, envOf(g), false, g.name));
+  }
   const junit = junitPathOf(args);
   if (junit !== null) {
     const paths = groups.map((g) => `${junit}.${g.name}.xml`);

@@ -3,18 +3,38 @@
  * by side when no file is named: `tests/tools/reliability_test.ts` (its
  * probes attack real services and mostly wait on them: about 6 of the suite's
  * 16 minutes here) beside everything else. The probes must hold on a busy
- * machine anyway; the suite then takes about as long as its larger half. Each
- * process writes its own JUnit report, merged into the one asked for.
+ * machine anyway; the suite then takes about as long as its larger half. Two
+ * probes measure the machine itself (`ALONE_PROBES`: the output's frame rate
+ * under stress-ng, the browser's memory over a soak): they run after both, as
+ * a third process. Each process writes its own JUnit report, merged into the
+ * one asked for.
  * @module
  */
 
 /** The test file that runs beside the rest. */
 export const BESIDE = "tests/tools/reliability_test.ts";
 
-/** One `deno test` process: its name and its arguments after `deno test`'s flags. */
+/** The probes that run after the rest, alone: what they measure is the machine's to give. */
+export const ALONE_PROBES: readonly string[] = ["load", "gl_soak"];
+
+/** Which probes `reliability_test.ts` runs: set by the test command for its two processes. */
+export const PART_ENV = "CUEPORT_RELIABILITY_PART";
+
+/** Whether `reliability_test.ts` runs probe `name` in the part `part` (unset: every probe). */
+export function runsProbe(name: string, part: string | undefined): boolean {
+  if (part === "beside") return !ALONE_PROBES.includes(name);
+  if (part === "alone") return ALONE_PROBES.includes(name);
+  return true;
+}
+
+/** One `deno test` process: its name, its arguments after `deno test`'s flags, its part. */
 export interface TestGroup {
   name: string;
   args: string[];
+  /** The value of `PART_ENV` for it, if any. */
+  part?: "beside" | "alone";
+  /** It runs once the others have ended. */
+  isAfter?: boolean;
 }
 
 /** The JUnit path in `args` (`--junit-path=x` or `--junit-path x`), and `args` without it. */
@@ -32,8 +52,9 @@ function takeJunit(args: readonly string[]): { path: string | null; rest: string
 
 /**
  * The processes to run for `args` (the options of the test command, no file
- * named): the suite without `BESIDE`, and `BESIDE` alone, each with its own
- * JUnit path next to the asked one (`<path>.<name>.xml`). With `--filter` the suite runs as one
+ * named): the suite without `BESIDE`, and `BESIDE` beside it without the
+ * `ALONE_PROBES`, which run after both; each with its own JUnit path next to
+ * the asked one (`<path>.<name>.xml`). With `--filter` the suite runs as one
  * process, as a filter is for a quick look.
  */
 export function testGroups(args: readonly string[]): TestGroup[] {
@@ -47,9 +68,12 @@ export function testGroups(args: readonly string[]): TestGroup[] {
       name: "suite",
       args: [...rest, ...junit("suite"), `--ignore=${BESIDE}`, "tests/"],
     },
+    { name: "reliability", args: [...rest, ...junit("reliability"), BESIDE], part: "beside" },
     {
-      name: "reliability",
-      args: [...rest, ...junit("reliability"), BESIDE],
+      name: "alone",
+      args: [...rest, ...junit("alone"), BESIDE],
+      part: "alone",
+      isAfter: true,
     },
   ];
 }

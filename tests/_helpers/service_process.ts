@@ -11,7 +11,7 @@ import { SERVICE_FLAGS } from "../../tools/reliability/_service.ts";
 /** The ready line. */
 export interface ReadyLine {
   event: "ready";
-  ports: { http: number; ws: number; osc: number };
+  ports: { http: number; ws: number; osc: number; midi: number | null };
   pid: number;
   dataDir: string;
   playerReady: boolean;

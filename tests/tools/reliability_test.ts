@@ -10,6 +10,7 @@ import { Tally } from "../../tools/reliability/_tally.ts";
 import { floodShortfalls } from "../../tools/reliability/mdns_flood.ts";
 import { type Ip, jsonOf, removeNamespaces } from "../../tools/reliability/_netns.ts";
 import { withMdnsPort } from "../_helpers/mdns_port.ts";
+import { PART_ENV, runsProbe } from "../../tools/test_groups.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const SEED = 1;
@@ -270,7 +271,7 @@ Deno.test("deno task reliability --only load without stress-ng is NOT RUN with t
 });
 
 // One test per probe: CI shows which target each one misses, with the measurements.
-for (const probe of PROBES) {
+for (const probe of PROBES.filter((p) => runsProbe(p.name, Deno.env.get(PART_ENV)))) {
   Deno.test(`deno task reliability --short --only ${probe.name}: ${probe.summary}`, async () => {
     const args = ["--short", "--seed", String(SEED), "--only", probe.name, "--json"];
     // The flood shares UDP 5353 with the discovery tests, which run beside it.

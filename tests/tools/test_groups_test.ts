@@ -1,16 +1,39 @@
 import assert from "node:assert/strict";
-import { BESIDE, junitPathOf, mergeJunit, testGroups } from "../../tools/test_groups.ts";
+import {
+  ALONE_PROBES,
+  BESIDE,
+  junitPathOf,
+  mergeJunit,
+  runsProbe,
+  testGroups,
+} from "../../tools/test_groups.ts";
+import { PROBES } from "../../tools/reliability/mod.ts";
 
 Deno.test("testGroups() runs the reliability probes beside the rest, each with its own JUnit report", () => {
   assert.deepEqual(testGroups(["--junit-path=out/j.xml"]), [
     { name: "suite", args: ["--junit-path=out/j.xml.suite.xml", `--ignore=${BESIDE}`, "tests/"] },
-    { name: "reliability", args: ["--junit-path=out/j.xml.reliability.xml", BESIDE] },
+    {
+      name: "reliability",
+      args: ["--junit-path=out/j.xml.reliability.xml", BESIDE],
+      part: "beside",
+    },
+    {
+      name: "alone",
+      args: ["--junit-path=out/j.xml.alone.xml", BESIDE],
+      part: "alone",
+      isAfter: true,
+    },
   ]);
   assert.deepEqual(testGroups(["--junit-path", "j.xml", "--fail-fast"]).map((g) => g.args), [
     ["--fail-fast", "--junit-path=j.xml.suite.xml", `--ignore=${BESIDE}`, "tests/"],
     ["--fail-fast", "--junit-path=j.xml.reliability.xml", BESIDE],
+    ["--fail-fast", "--junit-path=j.xml.alone.xml", BESIDE],
   ]);
-  assert.deepEqual(testGroups([]).map((g) => g.args), [[`--ignore=${BESIDE}`, "tests/"], [BESIDE]]);
+  assert.deepEqual(testGroups([]).map((g) => g.args), [
+    [`--ignore=${BESIDE}`, "tests/"],
+    [BESIDE],
+    [BESIDE],
+  ]);
   assert.deepEqual(testGroups(["--filter", "OSC"]), [
     { name: "suite", args: ["--filter", "OSC", "tests/"] },
   ]);
@@ -35,4 +58,15 @@ Deno.test("mergeJunit() sums the counts, keeps the longest time and every testsu
   assert.ok(merged.trimEnd().endsWith("</testsuites>"));
   assert.equal(merged.match(/<testsuites/g)?.length, 1);
   assert.throws(() => mergeJunit(["not xml"]), /report 1 has no <testsuites>/);
+});
+
+Deno.test("runsProbe(): the two parts run every probe once; unset runs them all", () => {
+  const names = PROBES.map((p) => p.name);
+  for (const name of ALONE_PROBES) assert.ok(names.includes(name), `${name} is a probe`);
+  for (const name of names) {
+    assert.equal(runsProbe(name, "beside") !== runsProbe(name, "alone"), true, name);
+    assert.equal(runsProbe(name, undefined), true);
+  }
+  assert.equal(runsProbe("load", "beside"), false);
+  assert.equal(runsProbe("load", "alone"), true);
 });
