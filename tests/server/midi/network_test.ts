@@ -3,10 +3,11 @@
  * the fixture's Project `show`) with its RTP-MIDI session on a free port pair,
  * against npm `rtpmidi` peers (`tools/midi_peer/`): a session Cueport opens
  * (`midiInvite`) and one the peer opens; notes, a Gate's release, a program
- * change, a CC and MTC run the show (a lock, a jump, a locate, a dropout, a stop);
- * feedback reaches the peers; a participant from elsewhere on the LAN
- * (127.0.0.2) is refused, listed, approved, then accepted; stopping says goodbye. Journal recovery is tested between Cueport's own
- * sessions (`rtp/recovery_test.ts`): `rtpmidi` sends no journal.
+ * change, a CC and MTC run the show (a lock, a jump, a locate, a dropout, a
+ * stop); feedback reaches the peers; a participant from elsewhere on the LAN
+ * (127.0.0.2) is refused, listed, approved, then accepted; stopping says
+ * goodbye. Journal recovery is tested between Cueport's own sessions
+ * (`rtp/recovery_test.ts`): `rtpmidi` sends no journal.
  */
 import assert from "node:assert/strict";
 import { DEFAULT_MIDI_MAP, FEEDBACK_SCHEMES } from "../../../protocol/midi.ts";
