@@ -14,7 +14,8 @@ import { type MidiServer, openMidi } from "./midi/mod.ts";
 import { inviteTarget, MidiSession } from "./midi/session.ts";
 import { LocalMidi } from "./midi/local.ts";
 import type { RtpMidiEvent } from "./midi/rtp/mod.ts";
-import { SYSTEM_READER_CLOCK, TimecodeReader } from "./midi/timecode.ts";
+import { TimecodeReader } from "./midi/timecode.ts";
+import { PlayerReaderClock } from "./midi/reader_clock.ts";
 import { receiveBufferAdvice, receiveBufferBytes } from "./osc/receive_buffer.ts";
 import { MediaService } from "./media/mod.ts";
 import {
@@ -503,11 +504,16 @@ function openMidiTransport(
   auth: AuthService,
   started: Array<() => Promise<void> | void>,
 ): { midi: MidiServer; timecode: TimecodeReader } {
+  // The reader counts on the player's clock when it is virtual (tests), real time otherwise.
+  const clock = new PlayerReaderClock(core.model);
   const timecode = new TimecodeReader({
-    clock: SYSTEM_READER_CLOCK,
+    clock,
     send: (sample, from) => midi.timecode(sample, from),
   });
-  started.push(() => timecode.close());
+  started.push(() => {
+    timecode.close();
+    clock.close();
+  });
   const midi = openMidi(core, {
     devices: auth.devices,
     authenticator: auth.authenticator,

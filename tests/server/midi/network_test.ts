@@ -3,10 +3,11 @@
  * the fixture's Project `show`) with its RTP-MIDI session on a free port pair,
  * against npm `rtpmidi` peers (`tools/midi_peer/`): a session Cueport opens
  * (`midiInvite`) and one the peer opens; notes, a Gate's release, a program
- * change, a CC and MTC run the show; feedback reaches the peers; a
- * participant from elsewhere on the LAN (127.0.0.2) is refused, listed,
- * approved, then accepted; stopping says goodbye. Journal recovery is tested between Cueport's own
- * sessions (`rtp/recovery_test.ts`): `rtpmidi` sends no journal.
+ * change, a CC and MTC run the show (a lock, a jump, a locate, a dropout, a
+ * stop); feedback reaches the peers; a participant from elsewhere on the LAN
+ * (127.0.0.2) is refused, listed, approved, then accepted; stopping says
+ * goodbye. Journal recovery is tested between Cueport's own sessions
+ * (`rtp/recovery_test.ts`): `rtpmidi` sends no journal.
  */
 import assert from "node:assert/strict";
 import { DEFAULT_MIDI_MAP, FEEDBACK_SCHEMES } from "../../../protocol/midi.ts";
@@ -45,11 +46,68 @@ async function send(peer: MidiPeer, ...messages: number[][]): Promise<void> {
   for (const bytes of messages) await peer.command({ cmd: "send", bytes });
 }
 
+/** The RTP-MIDI packets Cueport received from the participant `name`. */
+async function packets(svc: TestService, name: string): Promise<number> {
+  const { participants } = (await svc.get("/api/v1/midi")).body;
+  return participants.find((p: { name: string }) => p.name === name)?.received ?? 0;
+}
+
+/**
+ * Sends `messages` from `peer` one packet each, each once Cueport read the one before: the
+ * reader took them all when this answers. (`rtpmidi` writes the messages it is given at once
+ * in one packet, a quarter frame after another with running status, which MIDI forbids for
+ * system common messages and Cueport does not read.)
+ */
+async function delivered(
+  svc: TestService,
+  peer: MidiPeer,
+  name: string,
+  ...messages: number[][]
+): Promise<void> {
+  for (const bytes of messages) {
+    const before = await packets(svc, name);
+    await send(peer, bytes);
+    await until("the packet read", async () => await packets(svc, name) > before);
+  }
+}
+
 /** Waits until every stream of `peer` can send (rtpmidi sends nothing before its clock sync). */
 async function synced(peer: MidiPeer): Promise<void> {
   const from = peer.log.events.length;
   await peer.command({ cmd: "whenSynced" });
   await peer.log.waitFor((e) => e.event === "synced", "the peer synced", from);
+}
+
+/**
+ * Sends running code from `from` (seconds of code, 25 fps), two frames a step, the player's clock
+ * moved 80 ms after each, until the Song chases it: locked, playing, within two frames of the code
+ * (the reader adds the two frames the eight pieces took) for `minSteps` steps. Once locked, every
+ * step must read locked and near: a time the reader dropped or a stop it saw in the player's
+ * running code would show as freewheeling.
+ */
+async function chase(
+  svc: TestService,
+  peer: MidiPeer,
+  from: number,
+  minSteps = 8,
+  // deno-lint-ignore no-explicit-any
+): Promise<{ code: number; steps: number; state: any }> {
+  let code = from;
+  let lockedAt = -1;
+  for (let steps = 0;; steps++) {
+    await delivered(svc, peer, "Pad", ...quarterFrames(code));
+    const state = (await svc.get("/api/v1/app-state")).body.timecode;
+    const song = (await playstate(svc)).song;
+    const near = Math.abs(song?.position - (code + 2 / 25 - HOUR)) <= 2 / 25;
+    const isLocked = state.status === "locked" && song?.state === "playing" && near;
+    const what = `step ${steps} from ${from}: ${state.status}, ${song?.state} at ${song?.position}`;
+    if (lockedAt >= 0) assert.ok(isLocked, `the lock was lost at ${what}`);
+    else if (isLocked) lockedAt = steps;
+    if (lockedAt >= 0 && steps - lockedAt >= minSteps) return { code, steps, state };
+    assert.ok(steps < 100, `not locked after 100 steps: ${what}`);
+    await svc.advance(80);
+    code += 0.08;
+  }
 }
 
 Deno.test({
@@ -67,6 +125,7 @@ Deno.test({
     const pad = await MidiPeer.start("Pad");
     let lan: MidiPeer | null = null;
     let stopped = false;
+    let lastCode = 0;
     try {
       await t.step("Cueport invites the midiInvite host; a peer invites Cueport", async () => {
         const port = svc.service.ports.midi!;
@@ -121,28 +180,54 @@ Deno.test({
           }],
         });
         assert.equal(edit.status, 200, JSON.stringify(edit.body));
-        // Running code from 01:00:02:00, two frames a step, the player's clock moved with it;
-        // the reader takes one time a frame of its (real) clock, so some steps add nothing.
-        let code = HOUR + 2;
-        let steps = 0;
-        // deno-lint-ignore no-explicit-any
-        let state: any = null;
-        await until("the Song chasing the code", async () => {
-          await send(pad, ...quarterFrames(code));
-          state = (await svc.get("/api/v1/app-state")).body.timecode;
-          const song = (await playstate(svc)).song;
-          const near = song && Math.abs(song.position - (code + 2 / 25 - HOUR)) <= 2 / 25;
-          if (state.status === "locked" && song?.state === "playing" && near && steps >= 8) {
-            return true;
-          }
-          await svc.advance(80);
-          code += 0.08;
-          steps++;
-          return false;
-        }, 60_000);
+        const { state } = await chase(svc, pad, HOUR + 2);
         assert.equal(state.songID, "s1");
         assert.equal(state.source, "127.0.0.1");
       });
+
+      await t.step("a jump of the code seeks the Song there", async () => {
+        const before = (await playstate(svc)).song.position;
+        const { steps } = await chase(svc, pad, HOUR + 10);
+        // Played through, the Song would be only steps * 80 ms on.
+        const song = (await playstate(svc)).song;
+        assert.ok(song.position - before > 5, `${before} -> ${song.position} in ${steps} steps`);
+      });
+
+      await t.step(
+        "a full-frame locate stands the Song at the code; code running from it plays",
+        async () => {
+          await send(pad, [0xf0, 0x7f, 0x7f, 0x01, 0x01, (RATE_25 << 5) | 1, 0, 14, 0, 0xf7]);
+          await until("paused at 14 s", async () => {
+            const state = (await svc.get("/api/v1/app-state")).body.timecode;
+            const song = (await playstate(svc)).song;
+            return state.status === "waiting" && song?.state === "paused" && song.position === 14;
+          });
+          lastCode = (await chase(svc, pad, HOUR + 14)).code;
+        },
+      );
+
+      await t.step(
+        "a 1 s dropout freewheels; the code stopped pauses the Song after it",
+        async () => {
+          const last = lastCode + 2 / 25 - HOUR; // where the last time read put the Song
+          await svc.advance(1000); // no code for 1 s: past the dropout, within the 1.5 s freewheel
+          // deno-lint-ignore no-explicit-any
+          let song: any = null;
+          await until("freewheeling, the Song playing on", async () => {
+            const state = (await svc.get("/api/v1/app-state")).body.timecode;
+            song = (await playstate(svc)).song;
+            return state.status === "freewheeling" && song?.state === "playing";
+          });
+          assert.ok(Math.abs(song.position - (last + 1)) <= 2 / 25, `${song.position}`);
+          await svc.advance(1000); // the freewheel ran out
+          await until("paused where the code stopped", async () => {
+            const state = (await svc.get("/api/v1/app-state")).body.timecode;
+            song = (await playstate(svc)).song;
+            return state.status === "waiting" && song?.state === "paused";
+          });
+          assert.ok(Math.abs(song.position - last) <= 2 / 25, `${song.position} vs ${last}`);
+        },
+      );
 
       await t.step("a program change selects the Song by pgmId", async () => {
         await send(daw, [0xc0, 19]); // program 19 (20 as devices show it): pgmId 20, Song s2
