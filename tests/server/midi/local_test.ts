@@ -4,6 +4,8 @@
  * output ports, system exclusive left out; and the setting's forms.
  */
 import assert from "node:assert/strict";
+import type { DeviceRegistry } from "../../../server/auth/devices.ts";
+import { MidiAdmission } from "../../../server/midi/admit.ts";
 import { LocalMidi } from "../../../server/midi/local.ts";
 import type { MidiMessage, MidiSource } from "../../../server/midi/messages.ts";
 import type { MidiSendParams } from "../../../protocol/methods.ts";
@@ -82,4 +84,44 @@ Deno.test("local MIDI: the midiLocal setting takes on, off and port names", () =
     "IAC Driver Bus 1",
   ]);
   assert.ok(!schema.safeParse(7).success);
+});
+
+Deno.test("local MIDI: a local port never takes a network device's grant, nor a midiAllow subnet", async () => {
+  const added: Array<Record<string, unknown>> = [];
+  const stored = [
+    {
+      origin: "midi",
+      address: "10.0.0.5",
+      name: "Approved pad",
+      deviceId: "dev-n",
+      scopes: ["control"],
+    },
+  ];
+  const devices = {
+    list: () => [...stored, ...added],
+    add: (d: Record<string, unknown>) => Promise.resolve(void added.push(d)),
+    revoke: () => Promise.resolve(),
+  } as unknown as DeviceRegistry;
+  const exemptOff = { exempted: () => null };
+  const admission = new MidiAdmission({ devices, policy: exemptOff, allow: ["10.1.0.0/16"] });
+  const port = (name: string) => ({ kind: "local" as const, address: name, name });
+  assert.equal(admission.grantOf(port("10.0.0.5")), null, "a port named as a device's IP");
+  assert.equal(admission.grantOf(port("10.1.2.3")), null, "a port named inside midiAllow");
+  assert.equal(
+    admission.grantOf({ kind: "rtp", address: "10.0.0.5", name: "x" })?.deviceId,
+    "dev-n",
+  );
+  assert.ok(admission.grantOf({ kind: "rtp", address: "10.1.2.3", name: "x" }), "subnet: rtp only");
+  // Approved, the port's device is stored as local:<name> and lets the port in.
+  assert.equal(admission.admit(port("10.0.0.5")), false);
+  const [request] = admission.pending();
+  assert.equal(request!.address, "local:10.0.0.5");
+  await admission.decide(request!.requestId, true);
+  assert.equal(added[0]!.address, "local:10.0.0.5");
+  assert.ok(admission.grantOf(port("10.0.0.5")), "approved as local:<name>");
+  // Exempt as local under the policy's localhost rule.
+  const grant = { device: "localhost", scopes: ["view", "control"] } as const;
+  const exemptOn = { exempted: ({ isLocal }: { isLocal: boolean }) => (isLocal ? grant : null) };
+  const local = new MidiAdmission({ devices, policy: exemptOn, allow: [] });
+  assert.equal(local.grantOf(port("Pad")), grant);
 });
