@@ -125,3 +125,31 @@ Deno.test("local MIDI: a local port never takes a network device's grant, nor a 
   const local = new MidiAdmission({ devices, policy: exemptOn, allow: [] });
   assert.equal(local.grantOf(port("Pad")), grant);
 });
+
+Deno.test("local MIDI: a port unplugged while its notes sound releases them (a Gate Clip stops)", () => {
+  const { local, got } = open(true);
+  local.take({ type: "ports", inputs: ["Pad", "Keys"], outputs: [], error: null });
+  local.take({
+    type: "input",
+    messages: [
+      { port: "Pad", data: [0x90, 36, 100] },
+      { port: "Pad", data: [0x91, 38, 100] },
+      { port: "Pad", data: [0x90, 40, 100] },
+      { port: "Pad", data: [0x90, 40, 0] }, // released already: a note on of velocity 0
+      { port: "Keys", data: [0x90, 60, 100] },
+    ],
+  });
+  got.length = 0;
+  local.take({ type: "ports", inputs: ["Keys"], outputs: [], error: null });
+  assert.deepEqual(got, [{
+    messages: [
+      { type: "noteOff", channel: 1, note: 36, velocity: 0 },
+      { type: "noteOff", channel: 2, note: 38, velocity: 0 },
+    ],
+    from: { kind: "local", address: "Pad", name: "Pad" },
+  }]);
+  local.take({ type: "ports", inputs: [], outputs: [], error: "the player is down" });
+  assert.deepEqual(got[1]!.messages, [{ type: "noteOff", channel: 1, note: 60, velocity: 0 }]);
+  local.take({ type: "ports", inputs: ["Pad"], outputs: [], error: null });
+  assert.equal(got.length, 2, "back again: nothing held, nothing released");
+});
