@@ -49,9 +49,13 @@ export class MidiPorts {
     this.#tell(this.current());
   }
 
-  /** A page connected: it opens the machine's MIDI ports when `open` (setting midiLocal not off). */
-  pageOpened(open: boolean): void {
-    this.#send({ type: "midi", open });
+  /**
+   * A page connected: it opens the machine's MIDI ports when `open` (setting midiLocal not off),
+   * only the ports of the names given when it is a list.
+   */
+  pageOpened(open: boolean | readonly string[]): void {
+    if (typeof open === "boolean") this.#send({ type: "midi", open });
+    else this.#send({ type: "midi", open: true, ports: [...open] });
   }
 
   /** What the page socket tells here (`PageSocketHost`'s `midi` and `closed`). */
