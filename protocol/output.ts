@@ -179,12 +179,22 @@ export const MIDI_BATCH_MAX = 1024;
 export const MIDI_PORTS_MAX = 256;
 
 /**
- * One MIDI message of a local port (Web MIDI, no system exclusive: 1 to 3 bytes) and the
- * port's name; to the page, a null port sends to every output port.
+ * Whether `data` is an MTC full frame, the one system exclusive a local port forwards:
+ * `F0 7F <device> 01 01 hh mm ss ff F7`, data bytes under 0x80.
+ */
+export function isMtcFullFrame(data: readonly number[]): boolean {
+  return data.length === 10 && data[0] === 0xf0 && data[1] === 0x7f && data[3] === 0x01 &&
+    data[4] === 0x01 && data[9] === 0xf7 && data.slice(1, 9).every((b) => b < 0x80);
+}
+
+/**
+ * One MIDI message of a local port (1 to 3 bytes, or an MTC full frame: the only system
+ * exclusive taken) and the port's name; to the page, a null port sends to every output port.
  */
 export const LocalMidiMessage = z.object({
   port: z.string().max(256),
-  data: z.array(z.number().int().min(0).max(255)).min(1).max(3),
+  data: z.array(z.number().int().min(0).max(255)).min(1).max(10)
+    .refine((d) => d.length <= 3 || isMtcFullFrame(d), "1 to 3 bytes, or an MTC full frame"),
 });
 /** One MIDI message of a local port. */
 export type LocalMidiMessage = z.infer<typeof LocalMidiMessage>;

@@ -5,11 +5,23 @@
 // direction ("Pad", "Pad (2)"; "MIDI port" when it has none); what the inputs taken receive goes
 // to the player in batches every 20 ms at most (`midi-in`, within the socket's bounds; clock `F8`
 // and active sensing `FE` are dropped here, the service ignores them), and what the player sends
-// is played on the output ports it names (`midi-send`). No system exclusive: `sysex` is not
-// asked (the player grants the `midi` permission only), so a message is 1 to 3 bytes.
+// is played on the output ports it names (`midi-send`). System exclusive is asked (the player
+// grants `midiSysex`) for one message only: the MTC full frame (`F0 7F xx 01 01 hh mm ss ff F7`)
+// is forwarded, every other sysex dropped, and none is ever sent. Refused, the page asks again
+// without it. A message is 1 to 3 bytes, or that full frame.
 
 /** @typedef {import("../../../protocol/output.ts").FromPage} FromPage */
 /** @typedef {Extract<import("../../../protocol/output.ts").ToPage, {type: "midi-send"}>} MidiSend */
+
+/**
+ * Whether `data` is an MTC full frame, `F0 7F <device> 01 01 hh mm ss ff F7` (as
+ * `protocol/output.ts`'s `isMtcFullFrame`, which the player checks again).
+ * @param {number[]} data
+ */
+function isMtcFullFrame(data) {
+  return data.length === 10 && data[0] === 0xf0 && data[1] === 0x7f && data[3] === 0x01 &&
+    data[4] === 0x01 && data[9] === 0xf7 && data.slice(1, 9).every((b) => b < 0x80);
+}
 
 /**
  * How long input waits to go out with the next, ms: 50 page messages a second at most, a quarter
@@ -58,7 +70,8 @@ export class PageMidi {
       this.#error = "this browser has no Web MIDI";
       return this.sayPorts();
     }
-    navigator.requestMIDIAccess({ sysex: false }).then((access) => {
+    const ask = (/** @type {boolean} */ sysex) => navigator.requestMIDIAccess({ sysex });
+    ask(true).catch(() => ask(false)).then((access) => {
       this.#access = access;
       access.onstatechange = () => this.#listen();
       this.#listen();
@@ -121,7 +134,7 @@ export class PageMidi {
     const outputs = this.#taken("output", this.#access.outputs.values());
     for (const { port, data } of messages) {
       for (const output of outputs) {
-        if (port !== null && this.#nameOf(output) !== port) continue;
+        if ((port !== null && this.#nameOf(output) !== port) || data[0] === 0xf0) continue;
         try {
           output.send(data);
         } catch { /* a port unplugged meanwhile: its statechange follows */ }
@@ -135,8 +148,8 @@ export class PageMidi {
       const port = this.#nameOf(input);
       input.onmidimessage = (event) => {
         const bytes = /** @type {MIDIMessageEvent} */ (event).data;
-        if (!bytes || bytes.length < 1 || bytes.length > 3 || IGNORED.has(bytes[0] ?? 0)) return;
-        this.#queue(port, [...bytes]);
+        if (!bytes || bytes.length < 1 || IGNORED.has(bytes[0] ?? 0)) return;
+        if (bytes.length <= 3 || isMtcFullFrame([...bytes])) this.#queue(port, [...bytes]);
       };
     }
     this.sayPorts();

@@ -117,7 +117,7 @@ Deno.test({
       await until("the stand-in asked", async () => {
         return (await page("globalThis.cueportMidiTest?.asked ?? null").catch(() => null)) !== null;
       }, 120_000);
-      assert.deepEqual(await page("cueportMidiTest.asked"), { sysex: false }, "no sysex asked");
+      assert.deepEqual(await page("cueportMidiTest.asked"), { sysex: true }, "sysex: MTC frames");
       await page(`cueportMidiTest.plug("Pad")`);
       await until("the port listed", async () => (await names()).includes("local:Pad"), 60_000);
       const { local } = await get("/api/v1/midi");
@@ -135,7 +135,7 @@ Deno.test({
         return sent.some((s) => s.port === "Pad" && s.data.join() === lit.join());
       }, 60_000);
 
-      // Clock and active sensing stay in the page: only the note reaches the player.
+      // Clock, active sensing and sysex other than an MTC full frame stay in the page.
       const relayed: string[] = [];
       const take = output.midi.take.bind(output.midi);
       output.midi.take = (message) => {
@@ -145,9 +145,11 @@ Deno.test({
         take(message);
       };
       await page(`for (let i = 0; i < 500; i++) cueportMidiTest.play("Pad", [i % 2 ? 0xf8 : 0xfe]);
+        cueportMidiTest.play("Pad", [0xf0, 0x7e, 0x7f, 0x06, 0x01, 0xf7]);
+        cueportMidiTest.play("Pad", [0xf0, 0x7f, 0x7f, 0x01, 0x01, 0x21, 2, 3, 4, 0xf7]);
         cueportMidiTest.play("Pad", [0x80, 36, 0])`);
-      await until("the note off relayed", () => relayed.length > 0, 60_000);
-      assert.deepEqual(relayed, ["Pad 128,36,0"], "no clock, no active sensing relayed");
+      await until("the note off relayed", () => relayed.length > 1, 60_000);
+      assert.deepEqual(relayed, ["Pad 240,127,127,1,1,33,2,3,4,247", "Pad 128,36,0"]);
 
       await page(`cueportMidiTest.unplug("Pad")`);
       await until("the port gone", async () => !(await names()).includes("local:Pad"), 60_000);

@@ -9,6 +9,7 @@ import { MidiAdmission } from "../../../server/midi/admit.ts";
 import { LocalMidi } from "../../../server/midi/local.ts";
 import type { MidiMessage, MidiSource } from "../../../server/midi/messages.ts";
 import type { MidiSendParams } from "../../../protocol/methods.ts";
+import { LocalMidiMessage } from "../../../protocol/output.ts";
 import { SETTINGS } from "../../../protocol/settings.ts";
 
 function open(ports: true | string[]) {
@@ -152,4 +153,17 @@ Deno.test("local MIDI: a port unplugged while its notes sound releases them (a G
   assert.deepEqual(got[1]!.messages, [{ type: "noteOff", channel: 1, note: 60, velocity: 0 }]);
   local.take({ type: "ports", inputs: ["Pad"], outputs: [], error: null });
   assert.equal(got.length, 2, "back again: nothing held, nothing released");
+});
+
+Deno.test("local MIDI: an MTC full frame is the one system exclusive a port forwards", () => {
+  const frame = [0xf0, 0x7f, 0x7f, 0x01, 0x01, 0x21, 2, 3, 4, 0xf7];
+  assert.ok(LocalMidiMessage.safeParse({ port: "Pad", data: frame }).success);
+  const identity = [0xf0, 0x7e, 0x7f, 0x06, 0x01, 0xf7];
+  assert.ok(!LocalMidiMessage.safeParse({ port: "Pad", data: identity }).success, "other sysex");
+  const long = [0xf0, 0x7f, 0x7f, 0x01, 0x02, 0x21, 2, 3, 4, 0xf7]; // user bits, not a frame
+  assert.ok(!LocalMidiMessage.safeParse({ port: "Pad", data: long }).success);
+  const { local, got } = open(true);
+  local.take({ type: "ports", inputs: ["Pad"], outputs: [], error: null });
+  local.take({ type: "input", messages: [{ port: "Pad", data: frame }] });
+  assert.deepEqual(got[0]!.messages, [{ type: "sysex", data: Uint8Array.from(frame.slice(1, 9)) }]);
 });
