@@ -38,7 +38,12 @@ export interface AppOutputParts {
   cameras: () => Camera[];
   recorder: Recorder;
   output:
-    | { mode: OutputMode; browser: string | null; frameBudgetMs?: number; midi?: boolean }
+    | {
+      mode: OutputMode;
+      browser: string | null;
+      frameBudgetMs?: number;
+      midi?: boolean | readonly string[];
+    }
     | undefined;
   log: ((level: "info" | "warn" | "error", message: string) => void) | undefined;
 }

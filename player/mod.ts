@@ -211,7 +211,7 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
       mode: settings.output,
       browser: settings.outputBrowser === "auto" ? null : settings.outputBrowser,
       display: settings.outputDisplay,
-      midi: settings.midiLocal !== false,
+      midi: settings.midiLocal,
     },
   });
   await running.done;

@@ -43,7 +43,7 @@ export interface PlayerOptions {
     frameBudgetMs?: number;
     /** The `outputDisplay` setting: the output's display at start; `primary` or absent: as saved. */
     display?: string;
-    /** The `midiLocal` setting not `off`: the page opens the machine's MIDI ports; absent: true. */
-    midi?: boolean;
+    /** The `midiLocal` setting: the page opens every MIDI port (true), none, or those named. */
+    midi?: boolean | readonly string[];
   };
 }

@@ -166,7 +166,8 @@ export const MidiParticipant = z.strictObject({
   ssrc: z.number().int().optional().describe("rtp: its RTP synchronization source"),
   initiator: z.enum(["us", "peer"]).optional()
     .describe("rtp: us when Cueport invited it (midiInvite), peer when it invited Cueport"),
-  joinedAt: z.string().optional().describe("rtp: when its session opened (ISO 8601)"),
+  joinedAt: z.string().nullable().optional()
+    .describe("rtp: when its session opened (ISO 8601); null when not known"),
   latencyMs: z.number().nullable().optional()
     .describe("rtp: half the last clock sync's round trip (ms); null before one completed"),
   received: z.number().int().optional().describe("rtp: RTP-MIDI packets received in order"),
@@ -175,7 +176,9 @@ export const MidiParticipant = z.strictObject({
   recovered: z.number().int().optional()
     .describe("rtp: messages rebuilt from the recovery journal of the packets after a gap"),
   late: z.number().int().optional()
-    .describe("rtp: packets that came after a later one, or twice: dropped, not acted on"),
+    .describe(
+      "rtp: packets dropped as out of order: after a later one or repeated (not told apart)",
+    ),
 });
 
 /** A MIDI message as JSON shows it. */

@@ -172,19 +172,29 @@ export type ShaderProgram = z.infer<typeof ShaderProgram>;
 
 /**
  * The most MIDI messages in one `midi-in` or `midi-send`: a page batches its ports' input
- * every 10 ms (`page/midi.js`), so 1,000 messages a second arrive as 100 page messages.
+ * every 20 ms (`page/midi.js`), so 1,000 messages a second arrive as 50 page messages.
  */
 export const MIDI_BATCH_MAX = 1024;
 /** The most local MIDI ports of each direction a page lists. */
 export const MIDI_PORTS_MAX = 256;
 
 /**
- * One MIDI message of a local port (Web MIDI, no system exclusive: 1 to 3 bytes) and the
- * port's name; to the page, a null port sends to every output port.
+ * Whether `data` is an MTC full frame, the one system exclusive a local port forwards:
+ * `F0 7F <device> 01 01 hh mm ss ff F7`, data bytes under 0x80.
+ */
+export function isMtcFullFrame(data: readonly number[]): boolean {
+  return data.length === 10 && data[0] === 0xf0 && data[1] === 0x7f && data[3] === 0x01 &&
+    data[4] === 0x01 && data[9] === 0xf7 && data.slice(1, 9).every((b) => b < 0x80);
+}
+
+/**
+ * One MIDI message of a local port (1 to 3 bytes, or an MTC full frame: the only system
+ * exclusive taken) and the port's name; to the page, a null port sends to every output port.
  */
 export const LocalMidiMessage = z.object({
   port: z.string().max(256),
-  data: z.array(z.number().int().min(0).max(255)).min(1).max(3),
+  data: z.array(z.number().int().min(0).max(255)).min(1).max(10)
+    .refine((d) => d.length <= 3 || isMtcFullFrame(d), "1 to 3 bytes, or an MTC full frame"),
 });
 /** One MIDI message of a local port. */
 export type LocalMidiMessage = z.infer<typeof LocalMidiMessage>;
@@ -227,9 +237,14 @@ export const ToPage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("scale"), frameBudgetMs: z.number().positive().nullable() }),
   /**
    * Whether the page opens the machine's MIDI ports (Web MIDI), sent when it connects: false
-   * (setting midiLocal `off`) leaves them to other programs (a WinMM port has one user).
+   * (setting midiLocal `off`) leaves them to other programs (a WinMM port has one user);
+   * `ports` (midiLocal's names) opens and reads only the ports of those names, absent: every one.
    */
-  z.object({ type: z.literal("midi"), open: z.boolean() }),
+  z.object({
+    type: z.literal("midi"),
+    open: z.boolean(),
+    ports: z.array(z.string().max(256)).max(MIDI_PORTS_MAX).optional(),
+  }),
   /** Play MIDI messages on the output ports named (`port` null: every output port). */
   z.object({
     type: z.literal("midi-send"),
@@ -344,7 +359,11 @@ export const PAGE_TAKEN = 4002;
  * 465 KB in one chunk for 8 s; 8 MiB holds 25 s at 2.5 Mb/s. A page sends a report
  * and a ping a second, two chunks, and at load a fault or compile error per Clip or program:
  * 200 messages a second and bursts of 2000 are ten times that. Local MIDI input comes in
- * batches every 10 ms at most (`midi-in`): 100 messages a second however fast the ports play.
+ * batches every 20 ms at most (`midi-in`): 50 messages a second however fast the ports play, a
+ * quarter of `messagesPerSecond`, leaving 150 to the page's own; MIDI clock and active sensing
+ * never reach the socket (the page drops them). A full batch (`MIDI_BATCH_MAX` messages of 3
+ * bytes, port names of a few characters) is about 40 KB of JSON: 2 MB a second at 50 batches, an
+ * eighth of `bytesPerSecond`.
  */
 export const PAGE_SOCKET_BOUNDS: SocketBounds = {
   maxTextChars: 32 * 2 ** 20,

@@ -49,9 +49,13 @@ export class MidiPorts {
     this.#tell(this.current());
   }
 
-  /** A page connected: it opens the machine's MIDI ports when `open` (setting midiLocal not off). */
-  pageOpened(open: boolean): void {
-    this.#send({ type: "midi", open });
+  /**
+   * A page connected: it opens the machine's MIDI ports when `open` (setting midiLocal not off),
+   * only the ports of the names given when it is a list.
+   */
+  pageOpened(open: boolean | readonly string[]): void {
+    if (typeof open === "boolean") this.#send({ type: "midi", open });
+    else this.#send({ type: "midi", open: true, ports: [...open] });
   }
 
   /** What the page socket tells here (`PageSocketHost`'s `midi` and `closed`). */
@@ -74,13 +78,15 @@ export class MidiPorts {
 }
 
 /**
- * Lets the output's pages (`url`'s origin) use Web MIDI without a prompt: the `midi`
- * permission, not `midiSysex` (system exclusive is neither read nor sent). A browser that
- * refuses says so in the page's `midi-ports` error; the page shows either way.
+ * Lets the output's pages (`url`'s origin) use Web MIDI without a prompt: `midi`, then
+ * `midiSysex` apart (the page forwards MTC full frames only and sends no system exclusive; a
+ * browser that refuses it leaves the page without full frames, not without MIDI). A browser
+ * that refuses both says so in the page's `midi-ports` error; the page shows either way.
  */
 export async function grantMidi(devtools: DevTools, url: string): Promise<void> {
-  await devtools.send("Browser.grantPermissions", {
-    permissions: ["midi"],
-    origin: new URL(url).origin,
-  }).catch(() => {});
+  const origin = new URL(url).origin;
+  for (const permission of ["midi", "midiSysex"]) {
+    await devtools.send("Browser.grantPermissions", { permissions: [permission], origin })
+      .catch(() => {});
+  }
 }

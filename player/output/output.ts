@@ -57,8 +57,8 @@ export interface OutputOptions {
   editor?: EditorHooks;
   /** The page's local MIDI ports and their input, for the service (`midi_ports.ts`). */
   midi?: (event: MidiLocalEvent) => void;
-  /** Whether the page opens the machine's MIDI ports (setting midiLocal not off; absent: true). */
-  midiPorts?: boolean;
+  /** The MIDI ports the page opens (setting midiLocal): every one, none, or those named. */
+  midiPorts?: boolean | readonly string[];
 }
 
 /** No editor: its state is always closed. */

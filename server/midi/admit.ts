@@ -3,9 +3,10 @@
  * known by its address, as an OSC sender is: a source on this machine (a
  * local port, a session participant on 127.0.0.1/::1) is local, exempt under
  * the policy's rule (`Policy.exempted`); addresses and subnets of the setting
- * `midiAllow` are let in; any other is refused and listed as a request the
+ * `midiAllow` let network participants in (never a local port, whatever its name); any other is refused and listed as a request the
  * operator approves (`cueport midi approve`, `POST /api/v1/midi/approvals/:id`),
- * which registers a device of origin `midi` bound to its address in the one
+ * which registers a device of origin `midi` bound to its address (`local:<port name>` for a
+ * local port: `sourceKey`) in the one
  * device registry, listed and revoked like every device. The network session
  * asks `admit` before it accepts an invitation.
  * @module
@@ -44,6 +45,15 @@ export function isLocalSource(source: MidiSource): boolean {
   return source.kind === "local" || isLocalAddress(source.address);
 }
 
+/**
+ * What a source's approval is stored under: a participant's address, or `local:<name>` for a
+ * local port, so a port named like a network device's address never takes its grant (a
+ * network address never starts with `local:`).
+ */
+export function sourceKey(source: MidiSource): string {
+  return source.kind === "local" ? `local:${source.name}` : source.address;
+}
+
 /** The sources let in, and those waiting for approval. */
 export class MidiAdmission {
   #o: MidiAdmissionOptions;
@@ -63,11 +73,10 @@ export class MidiAdmission {
   grantOf(source: MidiSource): Grant | null {
     const exempt = this.#o.policy.exempted({ isLocal: isLocalSource(source) });
     if (exempt) return exempt;
-    const device = this.#o.devices.list().find((d) =>
-      d.origin === "midi" && d.address === source.address
-    );
+    const key = sourceKey(source);
+    const device = this.#o.devices.list().find((d) => d.origin === "midi" && d.address === key);
     if (device) return { device: device.name, deviceId: device.deviceId, scopes: device.scopes };
-    if (inSubnet(source.address, this.#subnets)) {
+    if (source.kind === "rtp" && inSubnet(source.address, this.#subnets)) {
       return { device: `midiAllow ${source.address}`, scopes: ALLOWED_SCOPES };
     }
     return null;
@@ -79,7 +88,8 @@ export class MidiAdmission {
    */
   admit(source: MidiSource): boolean {
     if (this.grantOf(source) !== null) return true;
-    const known = [...this.#requests.values()].find((r) => r.address === source.address);
+    const address = sourceKey(source);
+    const known = [...this.#requests.values()].find((r) => r.address === address);
     if (known) return false;
     if (this.#requests.size >= MAX_MIDI_REQUESTS) {
       this.#requests.delete(this.#requests.keys().next().value!);
@@ -88,12 +98,12 @@ export class MidiAdmission {
     const name = source.name.slice(0, 100) || `MIDI ${source.address}`;
     this.#requests.set(requestId, {
       requestId,
-      address: source.address,
+      address,
       name,
       requestedAt: new Date().toISOString(),
     });
     this.#o.log?.(
-      `MIDI from ${source.address} (${name}) refused: approve it with cueport midi approve ${requestId}`,
+      `MIDI from ${address} (${name}) refused: approve it with cueport midi approve ${requestId}`,
     );
     return false;
   }

@@ -4,7 +4,8 @@
  * WinMM, ALSA), relayed by the player (`midi.local`, bytes and port names) and read here
  * (`bytes.ts`). Each input port is a source of kind `local` named by the port, admitted as on
  * this machine; feedback goes to the output ports (`midi.send`). The setting `midiLocal` takes
- * every port (`true`) or the ports named. No output running, no ports.
+ * every port (`true`) or the ports named. No output running, no ports. A port that leaves with
+ * notes sounding releases them (note offs), so a Gate Clip it held stops.
  * @module
  */
 import { MIDI_BATCH_MAX } from "../../protocol/output.ts";
@@ -36,6 +37,8 @@ export class LocalMidi implements MidiEndpoint {
   #joined: (source: MidiSource) => void = () => {};
   #inputs: string[] = [];
   #outputs: string[] = [];
+  /** The notes sounding on each input port ("channel note"), released if the port leaves. */
+  #held = new Map<string, Set<string>>();
   /** Why no port is listed (no output running, no Web MIDI), as the player said. */
   error: string | null = "no output running";
 
@@ -113,10 +116,35 @@ export class LocalMidi implements MidiEndpoint {
     for (const name of this.#inputs) {
       if (!before.has(name)) this.#joined({ kind: "local", address: name, name });
     }
+    for (const name of before) if (!this.#inputs.includes(name)) this.#release(name);
+  }
+
+  /** A port gone while its notes sound: note offs for them, so a Gate Clip it held stops. */
+  #release(port: string): void {
+    const held = this.#held.get(port);
+    this.#held.delete(port);
+    if (!held || held.size === 0) return;
+    const messages: MidiMessage[] = [...held].map((key) => {
+      const [channel, note] = key.split(" ").map(Number) as [number, number];
+      return { type: "noteOff", channel, note, velocity: 0 };
+    });
+    this.#deliver({ port, messages });
+  }
+
+  /** Keeps the notes sounding on `port` (a note on of velocity 0 decodes as a note off). */
+  #hold(port: string, messages: readonly MidiMessage[]): void {
+    for (const m of messages) {
+      if (m.type !== "noteOn" && m.type !== "noteOff") continue;
+      const held = this.#held.get(port) ?? new Set<string>();
+      this.#held.set(port, held);
+      if (m.type === "noteOn") held.add(`${m.channel} ${m.note}`);
+      else held.delete(`${m.channel} ${m.note}`);
+    }
   }
 
   #deliver(run: { port: string; messages: MidiMessage[] }): void {
     if (run.messages.length === 0) return;
+    this.#hold(run.port, run.messages);
     this.#handler(run.messages, { kind: "local", address: run.port, name: run.port });
   }
 }

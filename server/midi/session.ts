@@ -127,7 +127,7 @@ export class MidiSession implements MidiEndpoint {
         name: p.name,
         ssrc: p.ssrc,
         initiator: p.initiator,
-        joinedAt: this.#joinedAt.get(`${p.ssrc}@${p.address}`) ?? new Date().toISOString(),
+        joinedAt: this.#joinedAt.get(`${p.ssrc}@${p.address}`) ?? null,
         latencyMs: p.latencyMs,
         received: p.received,
         lost: p.lost,

@@ -243,7 +243,7 @@ class OutputPage {
         return void this.#recorder.stop()
           .then((done) => this.#send({ type: "recorded", id: message.id, ...done }));
       case "midi":
-        return message.open ? this.#midi.start() : undefined;
+        return message.open ? this.#midi.start(message.ports ?? null) : undefined;
       case "midi-send":
         return this.#midi.play(message.messages);
     }

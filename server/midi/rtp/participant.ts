@@ -33,7 +33,7 @@ export interface ParticipantInfo {
   received: number;
   lost: number;
   recovered: number;
-  /** RTP-MIDI packets that came after a later one (or twice): not acted on. */
+  /** RTP-MIDI packets that came after a later one or repeated (not told apart): not acted on. */
   late: number;
 }
 

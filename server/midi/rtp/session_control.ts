@@ -211,7 +211,7 @@ export class SessionControl {
     this.#c.emit({ type: "declined", host: invitation.host, port: invitation.port });
   }
 
-  /** A `BY` counts only with the session's token: peers (npm `rtpmidi`, Apple's) send it back. */
+  /** A `BY` counts only with the session's token: npm `rtpmidi` and Cueport send it back. */
   #bye(packet: InvitationPacket, address: string): void {
     const pending = this.#c.participants.pendingOf(packet.ssrc, address);
     if (pending?.token === packet.token) this.#c.participants.unpend(pending);

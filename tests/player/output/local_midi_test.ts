@@ -4,7 +4,9 @@
  * the page loads by a stand-in of the Web MIDI shape this test drives (this machine has no
  * ALSA, so Chromium's platform layer is not exercised): a port appears and is listed by
  * `GET /api/v1/midi`, its note on plays the Clip with its velocity (the play state says so),
- * the feedback note reaches the port's `send`, and the port unplugged disappears. One browser.
+ * the feedback note reaches the port's `send`, clock and active sensing stay in the page, the
+ * port unplugged disappears; ports are told apart by id ("Pad", "Pad (2)", "MIDI port" for one
+ * with no name) and one midiLocal does not name is not opened. One browser.
  */
 import assert from "node:assert/strict";
 import { DEFAULT_MIDI_MAP, FEEDBACK_SCHEMES } from "../../../protocol/midi.ts";
@@ -23,27 +25,28 @@ import { until } from "../../_helpers/until.ts";
 const STAND_IN = `(() => {
   const inputs = new Map(), outputs = new Map();
   let access = null;
-  const port = (type, name) => ({
-    id: type + ":" + name, name, type, state: "connected", connection: "open",
+  const port = (type, id, name) => ({
+    id: type + ":" + id, name, type, state: "connected", connection: "open",
     onmidimessage: null,
-    send(data) { test.sent.push({ port: name, data: [...data] }); },
+    send(data) { test.sent.push({ port: id, data: [...data] }); },
   });
   const test = {
     asked: null,
     sent: [],
-    plug(name) {
-      inputs.set(name, port("input", name));
-      outputs.set(name, port("output", name));
-      access?.onstatechange?.({ port: inputs.get(name) });
+    plug(name, id = name) {
+      inputs.set(id, port("input", id, name));
+      outputs.set(id, port("output", id, name));
+      access?.onstatechange?.({ port: inputs.get(id) });
     },
-    unplug(name) {
-      const input = inputs.get(name);
+    unplug(id) {
+      const input = inputs.get(id);
       input.state = "disconnected";
-      inputs.delete(name);
-      outputs.delete(name);
+      inputs.delete(id);
+      outputs.delete(id);
       access?.onstatechange?.({ port: input });
     },
-    play(name, bytes) { inputs.get(name).onmidimessage?.({ data: new Uint8Array(bytes) }); },
+    opened(id) { return inputs.get(id).onmidimessage !== null; },
+    play(id, bytes) { inputs.get(id).onmidimessage?.({ data: new Uint8Array(bytes) }); },
   };
   globalThis.cueportMidiTest = test;
   Object.defineProperty(navigator, "requestMIDIAccess", {
@@ -55,6 +58,9 @@ const STAND_IN = `(() => {
     },
   });
 })();`;
+
+/** The setting midiLocal of this test: two ports of one name, and one with no name. */
+const TAKEN = ["Pad", "Pad (2)", "MIDI port"];
 
 /** The output page's DevTools session, given the stand-in, reloaded: evaluates in the page. */
 async function standIn(output: Output): Promise<(expression: string) => Promise<unknown>> {
@@ -70,6 +76,9 @@ async function standIn(output: Output): Promise<(expression: string) => Promise<
   });
   await devtools.send("Page.enable", {}, { sessionId });
   await devtools.send("Page.addScriptToEvaluateOnNewDocument", { source: STAND_IN }, { sessionId });
+  // The reloaded page is told midiLocal's names, as the player's setting would (TAKEN).
+  const opened = output.midi.pageOpened.bind(output.midi);
+  output.midi.pageOpened = () => opened(TAKEN);
   await devtools.send("Page.reload", {}, { sessionId });
   return async (expression) => {
     const { result } = await devtools.send<{ result: { value?: unknown } }>(
@@ -90,7 +99,7 @@ Deno.test({
     const dataDir = await outputDataDir();
     const { output, base, stop } = await openOutputService(dataDir, {
       clock: new VirtualClock(),
-      settings: { midiFeedback: ["Pad"] }, // the pad's LEDs, by its port's name
+      settings: { midiFeedback: ["Pad"], midiLocal: TAKEN }, // the pad's LEDs, by its port's name
     });
     const get = async (path: string) => await (await fetch(`${base}${path}`)).json();
     const names = async () =>
@@ -108,7 +117,7 @@ Deno.test({
       await until("the stand-in asked", async () => {
         return (await page("globalThis.cueportMidiTest?.asked ?? null").catch(() => null)) !== null;
       }, 120_000);
-      assert.deepEqual(await page("cueportMidiTest.asked"), { sysex: false }, "no sysex asked");
+      assert.deepEqual(await page("cueportMidiTest.asked"), { sysex: true }, "sysex: MTC frames");
       await page(`cueportMidiTest.plug("Pad")`);
       await until("the port listed", async () => (await names()).includes("local:Pad"), 60_000);
       const { local } = await get("/api/v1/midi");
@@ -126,9 +135,35 @@ Deno.test({
         return sent.some((s) => s.port === "Pad" && s.data.join() === lit.join());
       }, 60_000);
 
+      // Clock, active sensing and sysex other than an MTC full frame stay in the page.
+      const relayed: string[] = [];
+      const take = output.midi.take.bind(output.midi);
+      output.midi.take = (message) => {
+        if (message.type === "midi-in") {
+          relayed.push(...message.messages.map((m) => `${m.port} ${m.data}`));
+        }
+        take(message);
+      };
+      await page(`for (let i = 0; i < 500; i++) cueportMidiTest.play("Pad", [i % 2 ? 0xf8 : 0xfe]);
+        cueportMidiTest.play("Pad", [0xf0, 0x7e, 0x7f, 0x06, 0x01, 0xf7]);
+        cueportMidiTest.play("Pad", [0xf0, 0x7f, 0x7f, 0x01, 0x01, 0x21, 2, 3, 4, 0xf7]);
+        cueportMidiTest.play("Pad", [0x80, 36, 0])`);
+      await until("the note off relayed", () => relayed.length > 1, 60_000);
+      assert.deepEqual(relayed, ["Pad 240,127,127,1,1,33,2,3,4,247", "Pad 128,36,0"]);
+
       await page(`cueportMidiTest.unplug("Pad")`);
       await until("the port gone", async () => !(await names()).includes("local:Pad"), 60_000);
       assert.deepEqual((await get("/api/v1/midi")).local, { inputs: [], outputs: [], error: null });
+
+      // Ports are known by id: two of one name are told apart, one with no name is named; a
+      // port midiLocal does not name is neither listed nor opened.
+      await page(`cueportMidiTest.plug("Keys"); cueportMidiTest.plug("Pad", "a");
+        cueportMidiTest.plug("Pad", "b"); cueportMidiTest.plug("", "c")`);
+      await until("three ports listed", async () => (await names()).length === 3, 60_000);
+      assert.deepEqual((await get("/api/v1/midi")).local.inputs, TAKEN);
+      assert.equal(await page(`cueportMidiTest.opened("Keys")`), false, "Keys not opened");
+      await page(`cueportMidiTest.play("b", [0x90, 37, 9])`);
+      await until("the second pad's note", () => relayed.includes("Pad (2) 144,37,9"), 60_000);
     } finally {
       await stop();
       await Deno.remove(dataDir, { recursive: true });
@@ -142,6 +177,8 @@ Deno.test("local MIDI: the player relays the page's ports and input, and opens n
   const ports = new MidiPorts((event) => told.push(event), (message) => toPage.push(message));
   ports.pageOpened(false);
   assert.deepEqual(toPage, [{ type: "midi", open: false }], "midiLocal off: the page asks nothing");
+  ports.pageOpened(["Pad"]);
+  assert.deepEqual(toPage.pop(), { type: "midi", open: true, ports: ["Pad"] }, "names: those only");
   ports.send([{ port: null, data: [0x90, 36, 127] }]);
   assert.equal(toPage.length, 1, "no output port listed: nothing sent");
   const host = ports.pageHost();

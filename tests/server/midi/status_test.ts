@@ -5,6 +5,7 @@
  * invited whom; and the datagrams the session refused as over budget.
  */
 import assert from "node:assert/strict";
+import { MidiParticipant } from "../../../protocol/midi.ts";
 import { MidiStatusView } from "../../../server/core/operations/midi.ts";
 import type { MidiMessage } from "../../../server/midi/messages.ts";
 import { type RtpMidiEvent, RtpMidiNetwork } from "../../../server/midi/rtp/mod.ts";
@@ -159,4 +160,9 @@ Deno.test({
       await session.close();
     }
   },
+});
+
+Deno.test("status: a participant whose session start is unknown shows joinedAt null, not now", () => {
+  const p = { kind: "rtp", address: "192.168.1.20", name: "Studio Mac", joinedAt: null };
+  assert.equal(MidiParticipant.parse(p).joinedAt, null);
 });
