@@ -117,7 +117,8 @@ if (import.meta.main) {
  * when every process passed.
  */
 async function runTests(args: readonly string[], env: Record<string, string>): Promise<number> {
-  const groups = namesFile(args) ? [{ name: "files", args: [...args] }] : testGroups(args);
+  const server = [...Deno.readDirSync("tests/server")].map((e) => e.name);
+  const groups = namesFile(args) ? [{ name: "files", args: [...args] }] : testGroups(args, server);
   if (groups.length === 1) return await runGroup(groups[0]!.args, env, false);
   const envOf = (g: TestGroup) => g.part ? { ...env, [PART_ENV]: g.part } : env;
   const side = groups.filter((g) => !g.isAfter);

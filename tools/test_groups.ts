@@ -2,8 +2,9 @@
  * The README's test command runs the suite as two `deno test` processes side
  * by side when no file is named: `tests/tools/reliability_test.ts` (its
  * probes attack real services and mostly wait on them: about 6 of the suite's
- * 16 minutes here) beside everything else. The probes must hold on a busy
- * machine anyway; the suite then takes about as long as its larger half. Two
+ * 16 minutes here) with the service's tests but the web remote's
+ * (`besideServerTests`), beside everything else. The probes must hold on a
+ * busy machine anyway; the suite then takes about as long as its larger half. Two
  * probes measure the machine itself (`ALONE_PROBES`: the output's frame rate
  * under stress-ng, the browser's memory over a soak): they run after both, as
  * a third process. Each process writes its own JUnit report, merged into the
@@ -11,7 +12,7 @@
  * @module
  */
 
-/** The test file that runs beside the rest. */
+/** The test file of the probes, which runs beside the rest. */
 export const BESIDE = "tests/tools/reliability_test.ts";
 
 /** The probes that run after the rest, alone: what they measure is the machine's to give. */
@@ -57,18 +58,26 @@ function takeJunit(args: readonly string[]): { path: string | null; rest: string
  * the asked one (`<path>.<name>.xml`). With `--filter` the suite runs as one
  * process, as a filter is for a quick look.
  */
-export function testGroups(args: readonly string[]): TestGroup[] {
+export function testGroups(
+  args: readonly string[],
+  serverEntries: readonly string[] = [],
+): TestGroup[] {
   const { path, rest } = takeJunit(args);
   if (rest.includes("--filter") || rest.some((a) => a.startsWith("--filter="))) {
     return [{ name: "suite", args: [...args, "tests/"] }];
   }
   const junit = (name: string) => (path === null ? [] : [`--junit-path=${path}.${name}.xml`]);
+  const beside = [BESIDE, ...besideServerTests(serverEntries)];
   return [
     {
       name: "suite",
-      args: [...rest, ...junit("suite"), `--ignore=${BESIDE}`, "tests/"],
+      args: [...rest, ...junit("suite"), `--ignore=${beside.join(",")}`, "tests/"],
     },
-    { name: "reliability", args: [...rest, ...junit("reliability"), BESIDE], part: "beside" },
+    {
+      name: "reliability",
+      args: [...rest, ...junit("reliability"), ...beside],
+      part: "beside",
+    },
     {
       name: "alone",
       args: [...rest, ...junit("alone"), BESIDE],
@@ -76,6 +85,16 @@ export function testGroups(args: readonly string[]): TestGroup[] {
       isAfter: true,
     },
   ];
+}
+
+/**
+ * The service's tests that run beside the suite with the probes, from the
+ * entries of `tests/server/`: all but the web remote's (its browser tests stay
+ * with the output's), so that the two processes take about as long (measured
+ * at 23:00 on 2026-11-29: the probes 318 s and these 316 s beside 580 s).
+ */
+export function besideServerTests(serverEntries: readonly string[]): string[] {
+  return serverEntries.filter((e) => e !== "web").sort().map((e) => `tests/server/${e}`);
 }
 
 /** The JUnit path asked for in `args`, or null. */

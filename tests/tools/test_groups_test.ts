@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   ALONE_PROBES,
   BESIDE,
+  besideServerTests,
   junitPathOf,
   mergeJunit,
   runsProbe,
@@ -69,4 +70,13 @@ Deno.test("runsProbe(): the two parts run every probe once; unset runs them all"
   }
   assert.equal(runsProbe("load", "beside"), false);
   assert.equal(runsProbe("load", "alone"), true);
+});
+
+Deno.test("testGroups() runs the service's tests but the web remote's with the probes", () => {
+  const [suite, beside, alone] = testGroups([], ["web", "routes", "midi", "ports_test.ts"]);
+  const moved = ["tests/server/midi", "tests/server/ports_test.ts", "tests/server/routes"];
+  assert.deepEqual(beside!.args, [BESIDE, ...moved]);
+  assert.deepEqual(suite!.args, [`--ignore=${[BESIDE, ...moved].join(",")}`, "tests/"]);
+  assert.deepEqual(alone!.args, [BESIDE]);
+  assert.deepEqual(besideServerTests(["web"]), []);
 });
