@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { VirtualClock } from "../../../player/clock.ts";
+import { navigationActions } from "../../../player/actions/navigation.ts";
 import { ProjectEngine } from "../../../player/engine/project_engine.ts";
 import { buildRenderState } from "../../../player/output/render_state.ts";
 import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
@@ -209,4 +210,18 @@ Deno.test("a transition edit names a preset that is not a transition's: refused 
   } finally {
     await f.close();
   }
+});
+
+Deno.test("PLAY_NEXT_SONG_IN crosses: the new Song's Clips are the incoming picture", () => {
+  const project = fixtureProject();
+  project.transition = DISSOLVE;
+  project.songs[1]!.timeline = [{ id: "q5", time: 0, action: "play", clipID: "c5" }];
+  const { engine } = engineWith(project);
+  engine.startClip("c1");
+  const ctx = { engine, hasEngine: true, app: {} as never, params: {}, velocity: 1 };
+  navigationActions.PLAY_NEXT_SONG_IN!(ctx);
+  const crossing = engine.crossing()!;
+  assert.deepEqual([crossing.cause, crossing.outgoing.map((p) => p.clipID)], ["song", ["c1"]]);
+  assert.deepEqual(crossing.incoming, ["c5"], "the Song's cue at 0 s starts in the crossing");
+  engine.dispose();
 });
