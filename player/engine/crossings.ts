@@ -3,7 +3,8 @@
  * transition preset over its duration, on the engine's clock. The outgoing voices leave the
  * play state at once (their Clips are stopped, as with a cut) but keep drawing, kept here,
  * until progress reaches 1; then the crossing ends. One crossing at a time: a new one cuts
- * the one under way.
+ * the one under way, which ends then (`transition-ended`), its outgoing voices with it (they
+ * are not carried into the new crossing: its outgoing picture is what played when it began).
  * @module
  */
 import type { Project, Transition } from "../../protocol/model.ts";
@@ -56,9 +57,11 @@ export function transitionFor(
 export class Crossings {
   #current: Crossing | null = null;
 
-  /** Begins a crossing at `now` (cutting one under way). */
-  begin(crossing: Crossing): void {
+  /** Begins a crossing at `now`; answers the one under way it cut, if any. */
+  begin(crossing: Crossing): Crossing | null {
+    const cut = this.#current;
     this.#current = { ...crossing, outgoing: crossing.outgoing.map((v) => ({ ...v })) };
+    return cut;
   }
 
   /** Clock time at which the crossing under way ends, or null. */
@@ -121,6 +124,8 @@ export interface CrossHost {
   crossings: Crossings;
   /** Told that a crossing began. */
   began(view: CrossingView): void;
+  /** Told that a crossing ended (here: cut by a new one). */
+  ended(crossing: { cause: CrossingCause; transition: Transition }): void;
 }
 
 /**
@@ -136,7 +141,8 @@ export function cross<T>(host: CrossHost, cause: CrossingCause, run: () => T): T
   const incoming = host.voices().filter((v) => !had.has(v.clipId)).map((v) => v.clipId);
   const transition = transitionFor(host.project, cause, host.activeSongId(), incoming[0]);
   if (!transition || outgoing.length === 0) return result;
-  host.crossings.begin({ cause, transition, start: now, outgoing, incoming });
+  const cut = host.crossings.begin({ cause, transition, start: now, outgoing, incoming });
+  if (cut) host.ended(cut);
   host.began(host.crossings.view(now)!);
   return result;
 }

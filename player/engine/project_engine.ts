@@ -190,6 +190,7 @@ export class ProjectEngine {
         hasVoice: (clipId) => this.#voices.get(clipId) !== undefined,
         crossings: this.#crossings,
         began: (view) => this.#events.transitionChanged("transition-started", view),
+        ended: (cut) => this.#events.transitionChanged("transition-ended", cut),
       },
       cause,
       run,
@@ -341,6 +342,7 @@ export class ProjectEngine {
   /** Cancels the timers; the engine is no longer used. */
   dispose(): void {
     this.#timer.cancel();
+    this.#crossings.cut();
     this.#chase?.dispose();
   }
 

@@ -225,3 +225,27 @@ Deno.test("PLAY_NEXT_SONG_IN crosses: the new Song's Clips are the incoming pict
   assert.deepEqual(crossing.incoming, ["c5"], "the Song's cue at 0 s starts in the crossing");
   engine.dispose();
 });
+
+Deno.test("a Song change mid-crossing cuts it: it ends then, its outgoing Clip with it", () => {
+  const project = fixtureProject();
+  project.transition = DISSOLVE;
+  const { clock, engine, events } = engineWith(project);
+  engine.startClip("c1");
+  replaceC1ByC2(engine);
+  clock.advance(500);
+  engine.cross("song", () => {
+    engine.stopClip("c2");
+    engine.selectSong("s2", { keepPlaying: false });
+  });
+  const crossing = engine.crossing()!;
+  assert.deepEqual([crossing.cause, crossing.outgoing.map((p) => p.clipID)], ["song", ["c2"]]);
+  clock.advance(2000);
+  assert.equal(engine.crossing(), null);
+  assert.deepEqual(events().filter((e) => e.includes("transition")), [
+    "0:transition-started",
+    "500:transition-ended",
+    "500:transition-started",
+    "2500:transition-ended",
+  ]);
+  engine.dispose();
+});
