@@ -155,7 +155,7 @@ const all = (d: EditDraft) => [...d.builtInPresets, ...d.presets];
 /** Adds a user preset; `codeField` names where its code came from in a refusal. */
 async function addPreset(d: EditDraft, p: EditParams, codeField?: string): Promise<string> {
   const id = newId(
-    p.kind === "effect" ? "fx-user" : "viz-user",
+    p.kind === "effect" ? "fx-user" : p.kind === "transition" ? "tr-user" : "viz-user",
     (x) => all(d).some((o) => o.id === x),
   );
   const parsed = PresetSchema.parse({ parameters: [], ...p, id, builtIn: false });

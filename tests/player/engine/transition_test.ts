@@ -188,7 +188,7 @@ Deno.test("a transition edit names a preset that is not a transition's: refused 
         options: { transition: { presetId: "fx-blur", duration: 1 } },
       }),
       (e: Error & { data?: { field?: string } }) =>
-        /options\.transition\.presetId: preset "fx-blur" is a effect preset/.test(e.message) &&
+        /options\.transition\.presetId: preset "fx-blur" is an effect preset/.test(e.message) &&
         e.data?.field === "options.transition.presetId",
     );
     await assert.rejects(
@@ -201,6 +201,14 @@ Deno.test("a transition edit names a preset that is not a transition's: refused 
         transition: { presetId: "tr-dissolve", duration: 1, params: { angle: 3 } },
       }),
       /transition\.params\.angle: preset "tr-dissolve" has no parameter "angle"/,
+    );
+    await assert.rejects(
+      apply("song.update", {
+        songID: "s1",
+        transition: { presetId: "tr-wipe", duration: 1, params: { angle: "left" } },
+      }),
+      (e: Error & { data?: { field?: string } }) =>
+        /transition\.params: .*angle/.test(e.message) && e.data?.field === "transition.params",
     );
     await apply("song.update", { songID: "s1", transition: DISSOLVE });
     const song = () => f.app.snapshot().projects[0]!.songs.find((s) => s.id === "s1")!;
