@@ -257,3 +257,25 @@ Deno.test("a Song change mid-crossing cuts it: it ends then, its outgoing Clip w
   ]);
   engine.dispose();
 });
+
+Deno.test("a crossing whose outgoing picture is only the background Clip is not drawn: one layer", () => {
+  const project = fixtureProject();
+  project.transition = DISSOLVE;
+  const { clock, engine } = engineWith(project);
+  engine.startClip("cbg");
+  engine.cross("stop-all", () => engine.stopClip("cbg"));
+  assert.ok(engine.crossing(), "the engine crosses");
+  clock.advance(500);
+  const state = buildRenderState({
+    project,
+    playState: engine.playState(),
+    live: engine.live,
+    appState,
+    presets: BUILT_IN_PRESETS,
+    cameras: [],
+    crossing: engine.crossing(),
+  }, { seq: 1, clock: { now: clock.now(), rate: 0 }, idleSince: 0 });
+  assert.deepEqual(state.layers.map((l) => l.clipId), ["cbg"]);
+  assert.equal(state.transition, undefined);
+  engine.dispose();
+});
