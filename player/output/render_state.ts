@@ -40,6 +40,8 @@ export interface RenderSource {
 
 /** A crossing under way as the engine tells it (`player/engine/crossings.ts`). */
 export interface Crossing {
+  /** What began it; a `stop-all` crossing (the panic note's) silences its outgoing Clips. */
+  cause?: string;
   transition: Transition;
   /** Player clock, ms. */
   start: number;
@@ -265,8 +267,11 @@ function crossingOf(
     size: source.project.display,
   });
   pass.uniforms.progress = c.progress;
+  // STOP_ALL_CLIPS_IN (the panic note) stops the sound at once: only the picture crosses.
+  const silent = c.cause === "stop-all";
   const outgoing = new Map(
-    c.outgoing.filter((p) => !plays.has(p.clipID)).map((p) => [p.clipID, p]),
+    c.outgoing.filter((p) => !plays.has(p.clipID))
+      .map((p) => [p.clipID, silent ? { ...p, gain: 0 } : p]),
   );
   const render = {
     pass,

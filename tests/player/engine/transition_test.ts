@@ -279,3 +279,35 @@ Deno.test("a crossing whose outgoing picture is only the background Clip is not 
   assert.equal(state.transition, undefined);
   engine.dispose();
 });
+
+Deno.test("STOP_ALL_CLIPS_IN (the panic note) crosses the picture only: the outgoing sound stops at once", () => {
+  const project = fixtureProject();
+  project.transition = { ...DISSOLVE, duration: 60 };
+  const { clock, engine } = engineWith(project);
+  engine.startClip("c1");
+  const render = () =>
+    buildRenderState({
+      project,
+      playState: engine.playState(),
+      live: engine.live,
+      appState,
+      presets: BUILT_IN_PRESETS,
+      cameras: [],
+      crossing: engine.crossing(),
+    }, { seq: 1, clock: { now: clock.now(), rate: 0 }, idleSince: 0 });
+  const before = render().layers.find((l) => l.clipId === "c1")!.volume;
+  assert.ok(before > 0);
+  engine.cross("stop-all", () => engine.stopClip("c1"));
+  clock.advance(100);
+  const state = render();
+  assert.deepEqual(state.transition?.outgoing, ["c1"], "the picture crosses");
+  assert.equal(state.layers.find((l) => l.clipId === "c1")!.volume, 0, "its sound is stopped");
+  engine.startClip("c2");
+  engine.cross("clip", () => {
+    engine.stopClip("c2");
+    engine.startClip("c3");
+  });
+  const replaced = render().layers.find((l) => l.clipId === "c2")!;
+  assert.ok(replaced.volume > 0, "a replaced Clip's sound plays to the crossing's end");
+  engine.dispose();
+});
