@@ -13,6 +13,7 @@ import {
   newId,
 } from "./draft.ts";
 import { importName, readShaderFile } from "./preset_import.ts";
+import { unlinkTransitions } from "./preset_links.ts";
 import { quarantineAfterEdit } from "./preset_quarantine.ts";
 import {
   checkIsfPreset,
@@ -201,6 +202,7 @@ export const FX_HANDLERS: Record<string, EditHandler> = {
     for (const item of [...d.project.effects, ...d.project.visualizers]) {
       if (item.presetId === preset.id) item.presetId = null;
     }
+    unlinkTransitions(d.project, preset.id);
     return `The ${p.kind} preset "${preset.id}" removed`;
   },
   "preset.validate": async (d, p) => {
