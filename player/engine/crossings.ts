@@ -7,12 +7,11 @@
  * are not carried into the new crossing: its outgoing picture is what played when it began).
  * @module
  */
-import type { Project, Transition } from "../../protocol/model.ts";
+import type { CrossingCause, Project, Transition } from "../../protocol/model.ts";
 import type { ClipPlay } from "../../protocol/state.ts";
 import { positionAt, type Voice } from "./voice.ts";
 
-/** What starts a crossing. */
-export type CrossingCause = "clip" | "song" | "stop-all";
+export type { CrossingCause };
 
 /** A crossing under way, as the render state reads it (`ProjectEngine.crossing`). */
 export interface CrossingView {
