@@ -119,12 +119,12 @@ export interface CrossHost {
   now(): number;
   activeSongId(): string | null;
   voices(): Voice[];
-  hasVoice(clipId: string): boolean;
   crossings: Crossings;
-  /** Told that a crossing began. */
-  began(view: CrossingView): void;
-  /** Told that a crossing ended (here: cut by a new one). */
-  ended(crossing: { cause: CrossingCause; transition: Transition }): void;
+  /** Told that a crossing began, or ended (here: cut by a new one). */
+  told(
+    event: "transition-started" | "transition-ended",
+    crossing: { cause: CrossingCause; transition: Transition },
+  ): void;
 }
 
 /**
@@ -135,13 +135,14 @@ export function cross<T>(host: CrossHost, cause: CrossingCause, run: () => T): T
   const before = host.voices().map((v) => ({ ...v }));
   const result = run();
   const now = host.now();
-  const outgoing = before.filter((v) => !host.hasVoice(v.clipId));
+  const after = new Set(host.voices().map((v) => v.clipId));
+  const outgoing = before.filter((v) => !after.has(v.clipId));
   const had = new Set(before.map((v) => v.clipId));
-  const incoming = host.voices().filter((v) => !had.has(v.clipId)).map((v) => v.clipId);
+  const incoming = [...after].filter((id) => !had.has(id));
   const transition = transitionFor(host.project, cause, host.activeSongId(), incoming[0]);
   if (!transition || outgoing.length === 0) return result;
   const cut = host.crossings.begin({ cause, transition, start: now, outgoing, incoming });
-  if (cut) host.ended(cut);
-  host.began(host.crossings.view(now)!);
+  if (cut) host.told("transition-ended", cut);
+  host.told("transition-started", host.crossings.view(now)!);
   return result;
 }
