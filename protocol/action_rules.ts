@@ -58,5 +58,8 @@ export const RECORD_MODES = ["now", "next-trigger"] as const;
 /** `OUTPUT_DISPLAY`'s word for the primary display (what an empty `outputDisplay` means). */
 export const PRIMARY_DISPLAY = "primary";
 
-/** `OPEN_EDITOR`'s kinds. */
+/**
+ * `OPEN_EDITOR`'s kinds: `protocol/model.ts` PresetKind but `transition` (the editor's preview
+ * draws one picture; docs/presets.md "The editor window").
+ */
 export const PRESET_KINDS = ["effect", "visualizer"] as const;

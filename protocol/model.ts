@@ -67,6 +67,11 @@ export const Transition = z.object({
   params: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).default({}),
 });
 
+/** What starts a crossing: a Clip replacing another, a Song change, `STOP_ALL_CLIPS_IN`. */
+export const CrossingCause = z.enum(["clip", "song", "stop-all"]);
+/** What starts a crossing. */
+export type CrossingCause = z.infer<typeof CrossingCause>;
+
 /** Render and playback options of a Clip. */
 export const ClipOptions = z.object({
   opacity: z.number().default(1),

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { ClipState, Direction, Preset, Project } from "./model.ts";
+import { ClipState, Direction, Preset, PresetKind, Project } from "./model.ts";
 import { exact } from "./exact.ts";
 import { TimecodeState } from "./timecode.ts";
 import { DataProblem, LibraryEntry } from "./library.ts";
@@ -115,7 +115,7 @@ export const NO_RECORDING: Recording = {
 
 /** The editor window state set by OPEN_EDITOR. */
 export const EditorState = z.strictObject({
-  kind: z.enum(["effect", "visualizer", "transition"]),
+  kind: PresetKind,
   presetId: z.string(),
   openedAt: z.string(),
   preset: exact(Preset).describe("The preset as the editor shows it: edits to it show here"),

@@ -9,7 +9,16 @@
  * @module
  */
 import { z } from "zod";
-import { Clip, ClipState, CueAction, Direction, Preset, Project, Song } from "./model.ts";
+import {
+  Clip,
+  ClipState,
+  CrossingCause,
+  CueAction,
+  Direction,
+  Preset,
+  Project,
+  Song,
+} from "./model.ts";
 import { LibraryEntry } from "./library.ts";
 import { exact } from "./exact.ts";
 import { AppState, ImportProgress, PlayStateView, SnapshotView } from "./state.ts";
@@ -28,7 +37,7 @@ const Revision = z.number().int();
 
 /** A crossing through a transition preset (docs/presets.md "Transitions"). */
 const CROSSING = {
-  cause: z.enum(["clip", "song", "stop-all"]),
+  cause: CrossingCause,
   presetId: z.string(),
   duration: z.number(),
 };

@@ -43,10 +43,12 @@ function clipInNeighbourSong(engine: ProjectEngine, delta: 1 | -1): string | und
   return undefined;
 }
 
-function select(ctx: ActionContext, song: Song, keepPlaying: boolean) {
+/** Selects `song`; `then` (playing it) runs inside the crossing, so what it starts is incoming. */
+function select(ctx: ActionContext, song: Song, keepPlaying: boolean, then?: () => void) {
   ctx.engine.cross("song", () => {
     if (!keepPlaying) stopAll(ctx.engine);
     ctx.engine.selectSong(song.id, { keepPlaying });
+    then?.();
   });
   return done(`Song "${song.id}" selected`);
 }
@@ -75,8 +77,10 @@ export const navigationActions: Record<string, ActionHandler> = {
   PREV_SONG_IN: (ctx) => select(ctx, neighbour(ctx.engine, -1), flag(ctx, "noStop")),
   PLAY_NEXT_SONG_IN: (ctx) => {
     const song = neighbour(ctx.engine, 1);
-    select(ctx, song, false);
-    playAll(ctx.engine);
+    select(ctx, song, false, () => {
+      playAll(ctx.engine);
+      ctx.engine.settle(); // its cues at 0 s start their Clips in the crossing
+    });
     return done(`Song "${song.id}" selected and playing`);
   },
   SONG_SELECT_IN: (ctx) =>

@@ -45,7 +45,11 @@ export const systemActions: Record<string, ActionHandler> = {
     const preset = ctx.app.presets().find((p) => p.id === presetId);
     if (!preset) throw new Refusal(`Preset "${presetId}" does not exist`);
     if (preset.kind !== kind) {
-      throw new Refusal(`Preset "${presetId}" is a ${preset.kind} preset, not ${kind}`);
+      throw new Refusal(
+        `Preset "${presetId}" is ${
+          preset.kind === "effect" ? "an" : "a"
+        } ${preset.kind} preset, not ${kind}`,
+      );
     }
     // The window shows it once its page loads (`shown`); an editor open on another preset
     // shows this one in the same window.

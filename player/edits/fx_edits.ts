@@ -13,6 +13,7 @@ import {
   newId,
 } from "./draft.ts";
 import { importName, readShaderFile } from "./preset_import.ts";
+import { unlinkTransitions } from "./preset_links.ts";
 import { quarantineAfterEdit } from "./preset_quarantine.ts";
 import {
   checkIsfPreset,
@@ -155,7 +156,7 @@ const all = (d: EditDraft) => [...d.builtInPresets, ...d.presets];
 /** Adds a user preset; `codeField` names where its code came from in a refusal. */
 async function addPreset(d: EditDraft, p: EditParams, codeField?: string): Promise<string> {
   const id = newId(
-    p.kind === "effect" ? "fx-user" : "viz-user",
+    p.kind === "effect" ? "fx-user" : p.kind === "transition" ? "tr-user" : "viz-user",
     (x) => all(d).some((o) => o.id === x),
   );
   const parsed = PresetSchema.parse({ parameters: [], ...p, id, builtIn: false });
@@ -201,6 +202,7 @@ export const FX_HANDLERS: Record<string, EditHandler> = {
     for (const item of [...d.project.effects, ...d.project.visualizers]) {
       if (item.presetId === preset.id) item.presetId = null;
     }
+    unlinkTransitions(d.project, preset.id);
     return `The ${p.kind} preset "${preset.id}" removed`;
   },
   "preset.validate": async (d, p) => {

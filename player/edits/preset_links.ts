@@ -1,9 +1,9 @@
 /**
- * The rule that a step never takes away a preset an Effect or Visualizer of
- * an open Project still links.
+ * The rule that a step never takes away a preset an Effect, a Visualizer or a transition (a
+ * Clip's, a Song's, the Project's) of an open Project still links.
  * @module
  */
-import type { Preset, Project } from "../../protocol/model.ts";
+import type { Preset, Project, Transition } from "../../protocol/model.ts";
 import { Refusal } from "../errors.ts";
 
 /**
@@ -20,15 +20,47 @@ export function refuseBrokenLinks(
   const known = new Set([...open.builtInPresets, ...after.presets].map((p) => p.id));
   for (const each of open.projects()) {
     const project = each.id === after.project.id ? after.project : each;
-    const links = [
-      ...project.effects.map((item) => ({ item, what: "Effect" })),
-      ...project.visualizers.map((item) => ({ item, what: "Visualizer" })),
-    ];
-    const broken = links.find(({ item }) => item.presetId !== null && !known.has(item.presetId));
+    const broken = presetLinks(project).find((l) => l.presetId !== null && !known.has(l.presetId));
     if (broken) {
       throw new Refusal(
-        `Preset "${broken.item.presetId}" is used by ${broken.what} "${broken.item.id}" of Project "${project.id}": remove that ${broken.what} first`,
+        `Preset "${broken.presetId}" is used by ${broken.what} of Project "${project.id}": ${broken.fix} first`,
       );
     }
   }
+}
+
+/** Each link of `project` to a preset: what links it, and what the user changes to unlink it. */
+function presetLinks(
+  project: Project,
+): { presetId: string | null; what: string; fix: string }[] {
+  const transition = (what: string, t: Transition | null | undefined) =>
+    t ? [{ presetId: t.presetId, what, fix: `set that transition to null (a cut)` }] : [];
+  return [
+    ...project.effects.map((e) => ({
+      presetId: e.presetId,
+      what: `Effect "${e.id}"`,
+      fix: "remove that Effect",
+    })),
+    ...project.visualizers.map((v) => ({
+      presetId: v.presetId,
+      what: `Visualizer "${v.id}"`,
+      fix: "remove that Visualizer",
+    })),
+    ...project.clips.flatMap((c) =>
+      transition(`the transition of Clip "${c.id}"`, c.options.transition)
+    ),
+    ...project.songs.flatMap((s) => transition(`the transition of Song "${s.id}"`, s.transition)),
+    ...transition("the Project's default transition", project.transition),
+  ];
+}
+
+/** Sets to null (a cut) every transition of `project` through preset `presetId`. */
+export function unlinkTransitions(project: Project, presetId: string): void {
+  for (const clip of project.clips) {
+    if (clip.options.transition?.presetId === presetId) clip.options.transition = null;
+  }
+  for (const song of project.songs) {
+    if (song.transition?.presetId === presetId) song.transition = null;
+  }
+  if (project.transition?.presetId === presetId) project.transition = null;
 }

@@ -3,6 +3,12 @@ import type { Preset, Transition } from "../../protocol/model.ts";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { Refusal } from "../errors.ts";
 import { BUILT_IN_PRESETS } from "../presets.ts";
+import { paramProblems } from "./preset_rules.ts";
+
+/** `kind` with its indefinite article: "an effect", "a visualizer". */
+function withArticle(kind: string): string {
+  return `${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`;
+}
 
 /**
  * `transition` (given at `field`) when its preset is a transition preset of the store and its
@@ -16,7 +22,7 @@ export function checkedTransition(
   if (!transition) return null;
   const preset = [...BUILT_IN_PRESETS, ...userPresets].find((p) => p.id === transition.presetId);
   if (preset?.kind !== "transition") {
-    const what = preset ? `is a ${preset.kind} preset` : "does not exist";
+    const what = preset ? `is ${withArticle(preset.kind)} preset` : "does not exist";
     throw new Refusal(
       `Invalid ${field}.presetId: preset "${transition.presetId}" ${what}; GET /api/v1/presets lists the transition presets (kind "transition"), tr-dissolve among them`,
       RpcErrorCode.INVALID_PARAMS,
@@ -32,6 +38,14 @@ export function checkedTransition(
       }; progress is the player's)`,
       RpcErrorCode.INVALID_PARAMS,
       { field: `${field}.params.${name}` },
+    );
+  }
+  const problems = paramProblems(preset, transition.params);
+  if (problems.length > 0) {
+    throw new Refusal(
+      `Invalid ${field}.params: ${problems.join("; ")}`,
+      RpcErrorCode.INVALID_PARAMS,
+      { field: `${field}.params` },
     );
   }
   return {

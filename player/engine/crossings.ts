@@ -3,15 +3,15 @@
  * transition preset over its duration, on the engine's clock. The outgoing voices leave the
  * play state at once (their Clips are stopped, as with a cut) but keep drawing, kept here,
  * until progress reaches 1; then the crossing ends. One crossing at a time: a new one cuts
- * the one under way.
+ * the one under way, which ends then (`transition-ended`), its outgoing voices with it (they
+ * are not carried into the new crossing: its outgoing picture is what played when it began).
  * @module
  */
-import type { Project, Transition } from "../../protocol/model.ts";
+import type { CrossingCause, Project, Transition } from "../../protocol/model.ts";
 import type { ClipPlay } from "../../protocol/state.ts";
 import { positionAt, type Voice } from "./voice.ts";
 
-/** What starts a crossing. */
-export type CrossingCause = "clip" | "song" | "stop-all";
+export type { CrossingCause };
 
 /** A crossing under way, as the render state reads it (`ProjectEngine.crossing`). */
 export interface CrossingView {
@@ -56,9 +56,11 @@ export function transitionFor(
 export class Crossings {
   #current: Crossing | null = null;
 
-  /** Begins a crossing at `now` (cutting one under way). */
-  begin(crossing: Crossing): void {
+  /** Begins a crossing at `now`; answers the one under way it cut, if any. */
+  begin(crossing: Crossing): Crossing | null {
+    const cut = this.#current;
     this.#current = { ...crossing, outgoing: crossing.outgoing.map((v) => ({ ...v })) };
+    return cut;
   }
 
   /** Clock time at which the crossing under way ends, or null. */
@@ -117,10 +119,12 @@ export interface CrossHost {
   now(): number;
   activeSongId(): string | null;
   voices(): Voice[];
-  hasVoice(clipId: string): boolean;
   crossings: Crossings;
-  /** Told that a crossing began. */
-  began(view: CrossingView): void;
+  /** Told that a crossing began, or ended (here: cut by a new one). */
+  told(
+    event: "transition-started" | "transition-ended",
+    crossing: { cause: CrossingCause; transition: Transition },
+  ): void;
 }
 
 /**
@@ -131,12 +135,14 @@ export function cross<T>(host: CrossHost, cause: CrossingCause, run: () => T): T
   const before = host.voices().map((v) => ({ ...v }));
   const result = run();
   const now = host.now();
-  const outgoing = before.filter((v) => !host.hasVoice(v.clipId));
+  const after = new Set(host.voices().map((v) => v.clipId));
+  const outgoing = before.filter((v) => !after.has(v.clipId));
   const had = new Set(before.map((v) => v.clipId));
-  const incoming = host.voices().filter((v) => !had.has(v.clipId)).map((v) => v.clipId);
+  const incoming = [...after].filter((id) => !had.has(id));
   const transition = transitionFor(host.project, cause, host.activeSongId(), incoming[0]);
   if (!transition || outgoing.length === 0) return result;
-  host.crossings.begin({ cause, transition, start: now, outgoing, incoming });
-  host.began(host.crossings.view(now)!);
+  const cut = host.crossings.begin({ cause, transition, start: now, outgoing, incoming });
+  if (cut) host.told("transition-ended", cut);
+  host.told("transition-started", host.crossings.view(now)!);
   return result;
 }

@@ -187,9 +187,8 @@ export class ProjectEngine {
         now: () => this.#host.clock.now(),
         activeSongId: () => this.activeSongId,
         voices: () => this.#voices.all(),
-        hasVoice: (clipId) => this.#voices.get(clipId) !== undefined,
         crossings: this.#crossings,
-        began: (view) => this.#events.transitionChanged("transition-started", view),
+        told: (event, crossing) => this.#events.transitionChanged(event, crossing),
       },
       cause,
       run,
@@ -341,6 +340,7 @@ export class ProjectEngine {
   /** Cancels the timers; the engine is no longer used. */
   dispose(): void {
     this.#timer.cancel();
+    this.#crossings.cut();
     this.#chase?.dispose();
   }
 

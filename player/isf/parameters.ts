@@ -189,7 +189,7 @@ export function inputWarning(input: IsfInput): string | null {
   const max = typeof MAX === "number" ? MAX : undefined;
   const clamped = clampDefault(DEFAULT, min, max);
   if (clamped === DEFAULT) return null;
-  const side = clamped === min ? `below MIN ${min}` : `above MAX ${max}`;
+  const side = DEFAULT < clamped ? `below MIN ${min}` : `above MAX ${max}`;
   return `DEFAULT ${DEFAULT} is ${side}: clamped to ${clamped}, as other ISF hosts do`;
 }
 

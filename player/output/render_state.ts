@@ -40,6 +40,8 @@ export interface RenderSource {
 
 /** A crossing under way as the engine tells it (`player/engine/crossings.ts`). */
 export interface Crossing {
+  /** What began it; a `stop-all` crossing (the panic note's) silences its outgoing Clips. */
+  cause?: string;
   transition: Transition;
   /** Player clock, ms. */
   start: number;
@@ -265,8 +267,11 @@ function crossingOf(
     size: source.project.display,
   });
   pass.uniforms.progress = c.progress;
+  // STOP_ALL_CLIPS_IN (the panic note) stops the sound at once: only the picture crosses.
+  const silent = c.cause === "stop-all";
   const outgoing = new Map(
-    c.outgoing.filter((p) => !plays.has(p.clipID)).map((p) => [p.clipID, p]),
+    c.outgoing.filter((p) => !plays.has(p.clipID))
+      .map((p) => [p.clipID, silent ? { ...p, gain: 0 } : p]),
   );
   const render = {
     pass,
@@ -296,18 +301,19 @@ export function buildRenderState(
 ): RenderState {
   const { project, playState, appState } = source;
   const plays = new Map(playState.clips.map((c) => [c.clipID, c]));
-  const crossing = crossingOf(source, plays);
+  let crossing = crossingOf(source, plays);
+  const nothingPlays = playState.clips.length === 0;
+  const background = nothingPlays ? backgroundClip(source) : null;
+  // The background Clip is drawn once: as the incoming picture, not also as an outgoing one.
+  if (background) crossing?.outgoing.delete(background.id);
+  if (crossing?.outgoing.size === 0) crossing = null;
+  if (background && crossing) crossing.render.incoming.push(background.id);
+  if (crossing) crossing.render.outgoing = [...crossing.outgoing.keys()];
   const layers: RenderLayer[] = [];
   for (const clip of project.clips) {
     const play = plays.get(clip.id) ?? crossing?.outgoing.get(clip.id);
     if (play) layers.push(layerOf(source, clip, play, playState.at));
   }
-  const background = layers.length === (crossing?.outgoing.size ?? 0)
-    ? backgroundClip(source)
-    : null;
-  if (background && crossing?.outgoing.has(background.id)) crossing.outgoing.delete(background.id);
-  if (background && crossing) crossing.render.incoming.push(background.id);
-  if (crossing) crossing.render.outgoing = [...crossing.outgoing.keys()];
   if (background) {
     const play = {
       position: 0,

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { Id } from "../model.ts";
+import { Id, MAX_TRANSITION_SECONDS, Transition } from "../model.ts";
 
 /** The groups of the catalog (the MCP edit tools follow them). */
 export type EditGroup =
@@ -55,11 +55,11 @@ export const Name = z.string().trim().min(1).max(200);
 
 /** A transition an edit sets (`protocol/model.ts` Transition); null: a cut. */
 export const TransitionInput = z.strictObject({
-  presetId: Id.describe(
+  presetId: Transition.shape.presetId.describe(
     'Id of a transition preset (kind "transition"; built-ins tr-dissolve, tr-wipe)',
   ),
-  duration: z.number().positive().max(60).describe("Seconds, up to 60"),
-  params: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).default({})
+  duration: Transition.shape.duration.describe(`Seconds, up to ${MAX_TRANSITION_SECONDS}`),
+  params: Transition.shape.params
     .describe("The preset's parameters by name (progress is the player's); omitted: defaults"),
 }).nullable();
 

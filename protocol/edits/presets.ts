@@ -42,7 +42,7 @@ export const PRESET_EDITS: EditSpec[] = [
   edit(
     "preset.remove",
     "presets",
-    "Remove a user preset; this Project's Effects and Visualizers using it keep their values, unlinked. Refused while another Project uses it",
+    "Remove a user preset; this Project's Effects and Visualizers using it keep their values, unlinked; its transitions through it become null (a cut). Refused while another Project uses it",
     {
       kind: Kind,
       presetID: Id.describe("Id of a user preset"),

@@ -16,6 +16,7 @@ import {
   Display,
   FileKind,
   LaunchMode,
+  PresetKind,
   PresetParameter,
   PresetQuarantine,
   Retrigger,
@@ -148,7 +149,7 @@ export const VisualizerView = z.strictObject({
 /** A preset. */
 export const PresetView = z.strictObject({
   presetId: z.string(),
-  kind: z.enum(["effect", "visualizer", "transition"]),
+  kind: PresetKind,
   name: z.string(),
   type: z.string().describe("Effect type or Visualizer engine"),
   builtIn: z.boolean(),

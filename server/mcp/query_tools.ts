@@ -155,7 +155,7 @@ function songTool(): McpTool<{ projectId?: string; songID: string; thumbnails: b
 
 const PresetControlsView = z.strictObject({
   presetId: z.string(),
-  kind: z.enum(["effect", "visualizer", "transition"]),
+  kind: PresetView.shape.kind,
   name: z.string(),
   parameters: PresetView.shape.parameters,
 });

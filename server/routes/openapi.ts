@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { ACTIONS, type ParamKind } from "../../protocol/actions.ts";
+import { PresetKind } from "../../protocol/model.ts";
 import { ErrorBody } from "../core/mod.ts";
 import { API_VERSION } from "./info.ts";
 import type { RouteSpec } from "./route.ts";
@@ -188,9 +189,7 @@ function parametersOf(route: RouteSpec): JsonSchema[] {
     name: m[1],
     in: "path",
     required: true,
-    schema: m[1] === "kind"
-      ? { type: "string", enum: ["effect", "visualizer", "transition"] }
-      : { type: "string" },
+    schema: m[1] === "kind" ? { type: "string", enum: PresetKind.options } : { type: "string" },
   }));
   const queryParams = Object.entries(route.query?.shape ?? {}).map(([name, schema]) => ({
     name,

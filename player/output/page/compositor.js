@@ -370,7 +370,7 @@ export class Compositor {
     chain.size = size;
     chain.scale = scale;
     const crossing = crossingAt(state.transition, clock, this.#programs);
-    const skip = crossing?.outgoing ?? null;
+    const skip = state.transition?.outgoing ?? null; // at progress 1 too: the incoming alone
     drawStack(gl, frame.color, state.layers, textureOf, chain, targets.out, skip, this.#drawLayer);
     let picture = targets.out.texture;
     if (crossing) picture = this.#cross(crossing, state.layers, textureOf, chain, picture);

@@ -64,3 +64,59 @@ Deno.test("Editor: a preset another Project uses cannot be taken away, by remove
     await Deno.remove(dataDir, { recursive: true });
   }
 });
+
+const TRANSITION_FS = `/*{
+  "INPUTS": [
+    {"NAME": "startImage", "TYPE": "image"},
+    {"NAME": "endImage", "TYPE": "image"},
+    {"NAME": "progress", "TYPE": "float", "MIN": 0.0, "MAX": 1.0, "DEFAULT": 0.0}
+  ]
+}*/
+void main() {
+  gl_FragColor = mix(IMG_THIS_NORM_PIXEL(startImage), IMG_THIS_NORM_PIXEL(endImage), progress);
+}
+`;
+
+Deno.test("Editor: a transition preset another Project uses cannot be taken away; its own Project's cut", async () => {
+  const dataDir = await fixtureDataDir();
+  await writeJsonAtomic(`${dataDir}/projects/tour/project.json`, {
+    ...fixtureProject(),
+    id: "tour",
+    name: "Tour",
+  });
+  const app = await PlayerApp.open({ dataDir, clock: new VirtualClock() });
+  const edit = (projectId: string, name: string, params: Record<string, unknown> = {}) =>
+    app.applyEdits({ projectId, edits: [{ name, params }] });
+  try {
+    const presetID = (await edit("show", "preset.add", {
+      kind: "transition",
+      name: "Mix",
+      type: "isf",
+      code: TRANSITION_FS,
+    })).edits[0]!.created!.presetID!;
+    const transition = { presetId: presetID, duration: 1 };
+    await edit("tour", "song.update", { songID: "s2", transition });
+    await assert.rejects(
+      edit("show", "preset.remove", { kind: "transition", presetID }),
+      new RegExp(`Preset "${presetID}" is used by the transition of Song "s2" of Project "tour"`),
+    );
+    await edit("tour", "song.update", { songID: "s2", transition: null });
+    await edit("show", "project.set_transition", { transition });
+    await edit("show", "clip.update", { clipID: "c2", options: { transition } });
+    await edit("show", "song.update", { songID: "s1", transition });
+    await edit("show", "preset.remove", { kind: "transition", presetID });
+    const show = app.snapshot().projects.find((p) => p.id === "show")!;
+    assert.deepEqual(
+      [
+        show.transition ?? null,
+        show.clips.find((c) => c.id === "c2")!.options.transition ?? null,
+        show.songs.find((s) => s.id === "s1")!.transition ?? null,
+      ],
+      [null, null, null],
+      "unlinked: a cut",
+    );
+  } finally {
+    await app.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});

@@ -64,6 +64,7 @@ Deno.test("GET /api/v1/presets lists the transition presets; preset.add takes on
     });
     assert.equal(added.status, 200, JSON.stringify(added.body));
     const id = added.body.edits[0].created.presetID;
+    assert.match(id, /^tr-user-/);
     const one = await svc.get(`/api/v1/presets/transition/${id}`);
     assert.equal(one.status, 200, JSON.stringify(one.body));
     assert.equal(one.body.kind, "transition");

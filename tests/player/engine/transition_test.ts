@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { VirtualClock } from "../../../player/clock.ts";
+import { navigationActions } from "../../../player/actions/navigation.ts";
 import { ProjectEngine } from "../../../player/engine/project_engine.ts";
 import { buildRenderState } from "../../../player/output/render_state.ts";
 import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
@@ -187,7 +188,7 @@ Deno.test("a transition edit names a preset that is not a transition's: refused 
         options: { transition: { presetId: "fx-blur", duration: 1 } },
       }),
       (e: Error & { data?: { field?: string } }) =>
-        /options\.transition\.presetId: preset "fx-blur" is a effect preset/.test(e.message) &&
+        /options\.transition\.presetId: preset "fx-blur" is an effect preset/.test(e.message) &&
         e.data?.field === "options.transition.presetId",
     );
     await assert.rejects(
@@ -201,6 +202,14 @@ Deno.test("a transition edit names a preset that is not a transition's: refused 
       }),
       /transition\.params\.angle: preset "tr-dissolve" has no parameter "angle"/,
     );
+    await assert.rejects(
+      apply("song.update", {
+        songID: "s1",
+        transition: { presetId: "tr-wipe", duration: 1, params: { angle: "left" } },
+      }),
+      (e: Error & { data?: { field?: string } }) =>
+        /transition\.params: .*angle/.test(e.message) && e.data?.field === "transition.params",
+    );
     await apply("song.update", { songID: "s1", transition: DISSOLVE });
     const song = () => f.app.snapshot().projects[0]!.songs.find((s) => s.id === "s1")!;
     assert.deepEqual(song().transition, DISSOLVE);
@@ -209,4 +218,96 @@ Deno.test("a transition edit names a preset that is not a transition's: refused 
   } finally {
     await f.close();
   }
+});
+
+Deno.test("PLAY_NEXT_SONG_IN crosses: the new Song's Clips are the incoming picture", () => {
+  const project = fixtureProject();
+  project.transition = DISSOLVE;
+  project.songs[1]!.timeline = [{ id: "q5", time: 0, action: "play", clipID: "c5" }];
+  const { engine } = engineWith(project);
+  engine.startClip("c1");
+  const ctx = { engine, hasEngine: true, app: {} as never, params: {}, velocity: 1 };
+  navigationActions.PLAY_NEXT_SONG_IN!(ctx);
+  const crossing = engine.crossing()!;
+  assert.deepEqual([crossing.cause, crossing.outgoing.map((p) => p.clipID)], ["song", ["c1"]]);
+  assert.deepEqual(crossing.incoming, ["c5"], "the Song's cue at 0 s starts in the crossing");
+  engine.dispose();
+});
+
+Deno.test("a Song change mid-crossing cuts it: it ends then, its outgoing Clip with it", () => {
+  const project = fixtureProject();
+  project.transition = DISSOLVE;
+  const { clock, engine, events } = engineWith(project);
+  engine.startClip("c1");
+  replaceC1ByC2(engine);
+  clock.advance(500);
+  engine.cross("song", () => {
+    engine.stopClip("c2");
+    engine.selectSong("s2", { keepPlaying: false });
+  });
+  const crossing = engine.crossing()!;
+  assert.deepEqual([crossing.cause, crossing.outgoing.map((p) => p.clipID)], ["song", ["c2"]]);
+  clock.advance(2000);
+  assert.equal(engine.crossing(), null);
+  assert.deepEqual(events().filter((e) => e.includes("transition")), [
+    "0:transition-started",
+    "500:transition-ended",
+    "500:transition-started",
+    "2500:transition-ended",
+  ]);
+  engine.dispose();
+});
+
+Deno.test("a crossing whose outgoing picture is only the background Clip is not drawn: one layer", () => {
+  const project = fixtureProject();
+  project.transition = DISSOLVE;
+  const { clock, engine } = engineWith(project);
+  engine.startClip("cbg");
+  engine.cross("stop-all", () => engine.stopClip("cbg"));
+  assert.ok(engine.crossing(), "the engine crosses");
+  clock.advance(500);
+  const state = buildRenderState({
+    project,
+    playState: engine.playState(),
+    live: engine.live,
+    appState,
+    presets: BUILT_IN_PRESETS,
+    cameras: [],
+    crossing: engine.crossing(),
+  }, { seq: 1, clock: { now: clock.now(), rate: 0 }, idleSince: 0 });
+  assert.deepEqual(state.layers.map((l) => l.clipId), ["cbg"]);
+  assert.equal(state.transition, undefined);
+  engine.dispose();
+});
+
+Deno.test("STOP_ALL_CLIPS_IN (the panic note) crosses the picture only: the outgoing sound stops at once", () => {
+  const project = fixtureProject();
+  project.transition = { ...DISSOLVE, duration: 60 };
+  const { clock, engine } = engineWith(project);
+  engine.startClip("c1");
+  const render = () =>
+    buildRenderState({
+      project,
+      playState: engine.playState(),
+      live: engine.live,
+      appState,
+      presets: BUILT_IN_PRESETS,
+      cameras: [],
+      crossing: engine.crossing(),
+    }, { seq: 1, clock: { now: clock.now(), rate: 0 }, idleSince: 0 });
+  const before = render().layers.find((l) => l.clipId === "c1")!.volume;
+  assert.ok(before > 0);
+  engine.cross("stop-all", () => engine.stopClip("c1"));
+  clock.advance(100);
+  const state = render();
+  assert.deepEqual(state.transition?.outgoing, ["c1"], "the picture crosses");
+  assert.equal(state.layers.find((l) => l.clipId === "c1")!.volume, 0, "its sound is stopped");
+  engine.startClip("c2");
+  engine.cross("clip", () => {
+    engine.stopClip("c2");
+    engine.startClip("c3");
+  });
+  const replaced = render().layers.find((l) => l.clipId === "c2")!;
+  assert.ok(replaced.volume > 0, "a replaced Clip's sound plays to the crossing's end");
+  engine.dispose();
 });

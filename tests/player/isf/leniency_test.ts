@@ -25,6 +25,12 @@ Deno.test("parseIsf() clamps a DEFAULT outside MIN and MAX into them, with a war
   }]);
 });
 
+Deno.test("parseIsf() names the side a DEFAULT is on when MIN equals MAX", () => {
+  const result = parseIsf(TWIRL.replace('"MIN": 0,', '"MIN": 1,'), "effect");
+  assert.ok(result.ok, JSON.stringify(!result.ok && result.problems));
+  assert.match(result.program.warnings[0]!.message, /DEFAULT 5 is above MAX 1: clamped to 1/);
+});
+
 Deno.test("parseIsf() still refuses MIN above MAX: there is no range to clamp into", () => {
   const result = parseIsf(TWIRL.replace('"MIN": 0,', '"MIN": 2,'), "effect");
   assert.ok(!result.ok);
