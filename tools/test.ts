@@ -156,7 +156,7 @@ async function runGroup(
   if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", forward);
   if (!held) return (await child.status).code;
   const { code, stdout, stderr } = await child.output();
-  console.log(`\n== ${name} (${args.at(-1)}, run beside the suite)`);
+  console.log(`\n== ${name} (run beside the suite)`);
   await Deno.stdout.write(stdout);
   await Deno.stderr.write(stderr);
   return code;
