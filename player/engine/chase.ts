@@ -14,6 +14,7 @@ import {
   type ChaseStatus,
   formatTimecode,
   type FrameRate,
+  NO_TIMECODE,
   TIMECODE_DEFAULTS,
   type TimecodeSampleParams,
   type TimecodeState,
@@ -102,15 +103,7 @@ export class Chase {
   /** Nothing received yet. */
   constructor(host: ChaseHost) {
     this.#host = host;
-    this.#state = {
-      status: "off",
-      projectId: null,
-      songID: null,
-      timecode: null,
-      rate: null,
-      position: null,
-      source: "",
-    };
+    this.#state = NO_TIMECODE;
   }
 
   /** The state now. */
