@@ -27,7 +27,10 @@ export class PeerBudget {
   take(address: string, now: number): boolean {
     const bucket = this.#buckets.get(address) ?? { tokens: this.#burst, at: now };
     this.#buckets.delete(address); // re-inserted last: the map's order is recency
-    bucket.tokens = Math.min(this.#burst, bucket.tokens + this.#rate * Math.max(0, now - bucket.at));
+    bucket.tokens = Math.min(
+      this.#burst,
+      bucket.tokens + this.#rate * Math.max(0, now - bucket.at),
+    );
     bucket.at = now;
     this.#buckets.set(address, bucket);
     if (this.#buckets.size > this.#maxPeers) {

@@ -70,9 +70,9 @@ export class ClockFilter {
     for (const s of this.#samples) if (best === null || distance(s) < distance(best)) best = s;
     if (best === null) return null;
     const others = this.#samples.filter((s) => s !== best);
-    const jitter = others.length === 0
-      ? 0
-      : Math.sqrt(others.reduce((sum, s) => sum + (s.offset - best.offset) ** 2, 0) / others.length);
+    const jitter = others.length === 0 ? 0 : Math.sqrt(
+      others.reduce((sum, s) => sum + (s.offset - best.offset) ** 2, 0) / others.length,
+    );
     return { offset: best.offset, error: distance(best), jitter, delay: best.delay, at: best.at };
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The clock probe: how well the exchange does between two machines, before a show. On one rig
- * `probe.ts answer --members <the other's address>` answers (printing `{"port": N}`); on the
+ * `probe.ts answer --members <the other's address>` answers (printing `{"port": N}`) until
+ * SIGTERM or Ctrl-C; on the
  * other `probe.ts measure --peer <host:port> --members <host>` measures it `--rounds` times and
  * prints one JSON line: the filtered offset's error against `--expect` (the true offset, when
  * known: the tests and the bench inject skews on one machine), its estimated error, the delays.
@@ -105,8 +106,12 @@ async function main(args: string[]): Promise<void> {
   });
   if (positionals[0] === "answer") {
     console.log(JSON.stringify({ port: exchange.addr.port }));
-    // Answers until stdin closes (the parent ends it so).
-    for await (const _ of Deno.stdin.readable) { /* nothing to read */ }
+    // Answers until SIGTERM or SIGINT.
+    const stop = Promise.withResolvers<void>();
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      Deno.addSignalListener(signal, stop.resolve);
+    }
+    await stop.promise;
   } else {
     const [hostname, port] = (values.peer ?? "").split(/:(?=\d+$)/);
     const result = await measureSeries(exchange, {
