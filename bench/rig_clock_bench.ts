@@ -120,13 +120,11 @@ async function addNetem(ends: ReadonlyArray<readonly [string, string]>): Promise
 /**
  * The exchange between two network namespaces joined by a veth pair, delayed 2 ms +- 1 ms each
  * way: by netem on both ends, or where the kernel has none (this machine's: "Specified qdisc kind
- * is unknown") by a relay in the answerer's namespace. Why not, when namespaces cannot be made.
+ * is unknown") by a relay in the answerer's namespace. Needs root (`namespacesUnavailable`).
  */
 export async function measureNamespaces(
   rounds: number,
-): Promise<(SeriesResult & { delayedBy: DelayedBy }) | string> {
-  const unavailable = await namespacesUnavailable();
-  if (unavailable !== null) return unavailable;
+): Promise<SeriesResult & { delayedBy: DelayedBy }> {
   const topology = await makeTopology(`cueport-clk-${Deno.pid}`, 1, 1);
   try {
     const subnet = topology.subnets[0]!;
@@ -207,7 +205,7 @@ async function main(): Promise<void> {
   console.log(row("loopback, one process", await measureLoopback(rounds)));
   const here = { answerNs: null, answer: "127.0.0.1", askNs: null, ask: "127.0.0.1" };
   console.log(row("loopback, two processes", await measureProcesses(rounds, here)));
-  const netns = await measureNamespaces(rounds);
+  const netns = await namespacesUnavailable() ?? await measureNamespaces(rounds);
   const how = typeof netns === "string" ? "" : netns.delayedBy === "netem" ? ", netem" : ", relay";
   console.log(row(`two namespaces, delay 2 ms +- 1 ms each way${how}`, netns));
   console.log(`\nload average: ${Deno.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
