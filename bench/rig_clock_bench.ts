@@ -193,7 +193,7 @@ function row(name: string, r: SeriesResult | string): string {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     args: Deno.args,
-    options: { rounds: { type: "string", default: "200" } },
+    options: { rounds: { type: "string", default: "100" } },
   });
   const rounds = Number(values.rounds);
   console.log(`\nCueport rig clock benchmark (${rounds} bursts of 8, one clock 250 ms ahead)\n`);

@@ -67,7 +67,6 @@ export class ClockExchange {
   #options: ClockExchangeOptions;
   #budget: PeerBudget;
   #outstanding = new Map<number, Outstanding>();
-  #nextId = (Math.random() * 2 ** 32) >>> 0;
   #loop: Promise<void>;
   /** What was answered and dropped. */
   readonly counts: ExchangeCounts = {
@@ -133,7 +132,7 @@ export class ClockExchange {
   /** Sends one request; resolves when answered (`onSample`) or after `waitMs`. */
   async #request(peer: ClockPeer, waitMs: number, onSample: (s: ClockSample) => void) {
     if (this.#outstanding.size >= (this.#options.maxOutstanding ?? 64)) return;
-    const id = this.#nextId = (this.#nextId + 1) >>> 0;
+    const id = newId(this.#outstanding);
     const answered = Promise.withResolvers<void>();
     const t1 = this.#options.local.now();
     this.#outstanding.set(id, {
@@ -207,6 +206,15 @@ export class ClockExchange {
     const bytes = encodePacket({ kind: "answer", id, t1, t2, t3, error: Math.min(error, 3e38) });
     this.#conn.send(bytes, to).catch(() => {});
   }
+}
+
+/**
+ * A random id no request waits with: with T1 echoed too, an answer forged from a member's address
+ * by someone who cannot see the requests must guess both (NTP's origin check).
+ */
+function newId(outstanding: ReadonlyMap<number, unknown>): number {
+  const id = crypto.getRandomValues(new Uint32Array(1))[0]!;
+  return outstanding.has(id) ? newId(outstanding) : id;
 }
 
 function delay(ms: number): Promise<void> {
