@@ -52,6 +52,7 @@ export class ShowClock {
   #drift: number;
   #maxPending: number;
   #pending = new Set<Pending>();
+  #isLeading = false;
   #steps = 0;
   #slews = 0;
 
@@ -98,9 +99,15 @@ export class ShowClock {
    * clocks may have drifted since, and what is still being slewed (Infinity before the first).
    */
   get error(): number {
+    if (this.#isLeading) return 0;
     const now = this.#local.now();
     const left = Math.abs(this.#slew.to - offsetAt(this.#slew, now));
     return this.#measuredError + this.#drift * Math.max(0, now - this.#measuredAt) + left;
+  }
+
+  /** Whether this rig's show time is the reference (`lead`), until the next correction. */
+  get isLeading(): boolean {
+    return this.#isLeading;
   }
 
   /** How many corrections were stepped and slewed. */
@@ -123,19 +130,24 @@ export class ShowClock {
     this.#slew = { from: isStep ? offset : current, to: offset, start: now, rate: this.#rate };
     this.#measuredError = error;
     this.#measuredAt = now;
+    this.#isLeading = false;
     if (isStep) this.#steps++;
     else this.#slews++;
     this.#rearm();
     return isStep ? "step" : "slew";
   }
 
-  /** This rig is the reference now: show time keeps its current mapping, with no error. */
+  /**
+   * This rig is the reference now: show time keeps its current mapping (a slew in progress is
+   * finished where it stands), with no error until the next correction.
+   */
   lead(): void {
     const now = this.#local.now();
     const current = offsetAt(this.#slew, now);
     this.#slew = { from: current, to: current, start: now, rate: this.#rate };
     this.#measuredError = 0;
     this.#measuredAt = now;
+    this.#isLeading = true;
     this.#rearm();
   }
 

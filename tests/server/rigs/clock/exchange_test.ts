@@ -57,6 +57,48 @@ Deno.test("ClockFollower brings a show clock 250 ms off to under a millisecond o
   }
 });
 
+/** A rig on loopback: its clock `skewMs` off the machine's, its show clock, its exchange. */
+function rig(skewMs: number) {
+  const local = skewedClock(epochMonotonicClock, skewMs);
+  const show = new ShowClock(local);
+  const exchange = ClockExchange.open({
+    hostname: LOOPBACK,
+    port: 0,
+    isMember: (address) => address === LOOPBACK,
+    local,
+    answerClock: show,
+  });
+  const follower = new ClockFollower({ exchange, show, local });
+  const peer = { hostname: LOOPBACK, port: exchange.addr.port };
+  return { show, exchange, follower, peer };
+}
+
+Deno.test("ClockFollower: at a failover the new leader keeps show time, and the others slew onto it", async () => {
+  const [a, b, c] = [rig(250), rig(-40), rig(900)];
+  try {
+    a.follower.follow(null);
+    for (const r of [b, c]) {
+      r.follower.follow(a.peer);
+      assert.equal((await r.follower.poll()).correction, "step");
+    }
+    // a is gone: b is elected and leads, c follows b.
+    const before = b.show.now();
+    b.follower.follow(null);
+    assert.ok(Math.abs(b.show.now() - before) < 1, "leading does not move b's show time");
+    assert.equal(b.show.error, 0);
+    c.follower.follow(b.peer);
+    const after = await c.follower.poll();
+    assert.equal(after.correction, "slew", "b's show time already agreed with a's");
+    assert.ok(Math.abs(c.show.now() - b.show.now()) < 2, `${c.show.now() - b.show.now()} ms`);
+    assert.deepEqual(await b.follower.poll(), { estimate: null, correction: null });
+  } finally {
+    for (const r of [a, b, c]) {
+      r.follower.close();
+      await r.exchange.close();
+    }
+  }
+});
+
 Deno.test("ClockExchange ignores a non-member's datagrams and answers the members", async () => {
   const exchange = ClockExchange.open({
     hostname: LOOPBACK,

@@ -95,6 +95,9 @@ Deno.test("ShowClock.lead() keeps the mapping with no error; a cancelled or clos
   show.lead();
   assert.equal(show.error, 0);
   near(show.offset, 77, "kept");
+  local.advance(10_000);
+  assert.equal(show.error, 0, "the reference does not drift from itself");
+  assert.equal(show.isLeading, true);
   let ran = 0;
   const cancel = show.scheduleAt(200, () => ran++);
   show.scheduleAt(300, () => ran++);
