@@ -26,6 +26,24 @@ export interface PollResult {
   readonly correction: Correction | null;
 }
 
+/** The clock's part of `group status` and `/health`: plain JSON (no Infinity: null). */
+export interface ClockStatus {
+  /** Whether this rig's show time is the group's reference, follows it, or neither yet. */
+  readonly role: "leader" | "follower" | "unsynced";
+  /** The exchange this rig follows; null when it leads. */
+  readonly leader: ClockPeer | null;
+  /** Show time minus this rig's clock, ms. */
+  readonly offsetMs: number;
+  /** How far show time may be from the leader's, ms; null before the first correction. */
+  readonly errorMs: number | null;
+  /** The leader's samples' jitter and the chosen one's delay, ms; null without samples. */
+  readonly jitterMs: number | null;
+  readonly delayMs: number | null;
+  /** Corrections stepped and slewed so far. */
+  readonly steps: number;
+  readonly slews: number;
+}
+
 /** Follows the leader's show time (or leads). */
 export class ClockFollower {
   #exchange: ClockExchange;
@@ -37,7 +55,7 @@ export class ClockFollower {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #isClosed = false;
 
-  /** Leads until told whom to follow. */
+  /** Neither leads nor follows until `follow`. */
   constructor(
     parts: { exchange: ClockExchange; show: ShowClock; local: LocalClock },
     options: ClockFollowerOptions = {},
@@ -61,6 +79,21 @@ export class ClockFollower {
   /** The leader's clock as the filter knows it now, or null. */
   get estimate(): ClockEstimate | null {
     return this.#leader === null ? null : this.#filter.estimate(this.#local.now());
+  }
+
+  /** What `group status` says of this rig's clock. */
+  status(): ClockStatus {
+    const estimate = this.estimate;
+    const error = this.#show.error;
+    return {
+      role: this.#show.isLeading ? "leader" : this.#leader !== null ? "follower" : "unsynced",
+      leader: this.#leader,
+      offsetMs: this.#show.offset,
+      errorMs: Number.isFinite(error) ? error : null,
+      jitterMs: estimate?.jitter ?? null,
+      delayMs: estimate?.delay ?? null,
+      ...this.#show.corrections,
+    };
   }
 
   /** One burst to the leader and its correction (nothing when this rig leads). */

@@ -76,6 +76,16 @@ function rig(skewMs: number) {
 Deno.test("ClockFollower: at a failover the new leader keeps show time, and the others slew onto it", async () => {
   const [a, b, c] = [rig(250), rig(-40), rig(900)];
   try {
+    assert.deepEqual(a.follower.status(), {
+      role: "unsynced",
+      leader: null,
+      offsetMs: 0,
+      errorMs: null,
+      jitterMs: null,
+      delayMs: null,
+      steps: 0,
+      slews: 0,
+    });
     a.follower.follow(null);
     for (const r of [b, c]) {
       r.follower.follow(a.peer);
@@ -91,6 +101,12 @@ Deno.test("ClockFollower: at a failover the new leader keeps show time, and the 
     assert.equal(after.correction, "slew", "b's show time already agreed with a's");
     assert.ok(Math.abs(c.show.now() - b.show.now()) < 2, `${c.show.now() - b.show.now()} ms`);
     assert.deepEqual(await b.follower.poll(), { estimate: null, correction: null });
+    assert.deepEqual(b.follower.status().role, "leader");
+    const status = c.follower.status();
+    assert.equal(status.role, "follower");
+    assert.deepEqual(status.leader, b.peer);
+    assert.deepEqual([status.steps, status.slews], [1, 1]);
+    assert.ok(status.errorMs !== null && status.delayMs !== null && status.jitterMs === 0);
   } finally {
     for (const r of [a, b, c]) {
       r.follower.close();
