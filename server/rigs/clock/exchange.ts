@@ -58,7 +58,8 @@ export interface BurstOptions {
 interface Outstanding {
   readonly peer: string;
   readonly t1: number;
-  readonly done: (sample: ClockSample) => void;
+  /** Ends the wait: with the answer's sample, or null (closed). */
+  readonly done: (sample: ClockSample | null) => void;
 }
 
 /** One rig's end of the clock exchange. */
@@ -68,6 +69,7 @@ export class ClockExchange {
   #budget: PeerBudget;
   #outstanding = new Map<number, Outstanding>();
   #loop: Promise<void>;
+  #isClosed = false;
   /** What was answered and dropped. */
   readonly counts: ExchangeCounts = {
     answered: 0,
@@ -111,16 +113,19 @@ export class ClockExchange {
     const count = options.count ?? 8;
     const samples: ClockSample[] = [];
     const waits: Promise<void>[] = [];
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < count && !this.#isClosed; i++) {
       if (i > 0) await delay(options.spacingMs ?? 4);
+      if (this.#isClosed) break;
       waits.push(this.#request(peer, options.waitMs ?? 250, (s) => samples.push(s)));
     }
     await Promise.all(waits);
     return bestOfBurst(samples);
   }
 
-  /** Stops answering and closes the port. */
+  /** Stops answering, ends the waits of `measure` (no sample), and closes the port. */
   async close(): Promise<void> {
+    this.#isClosed = true;
+    for (const waiting of this.#outstanding.values()) waiting.done(null);
     try {
       this.#conn.close();
     } catch {
@@ -139,7 +144,7 @@ export class ClockExchange {
       peer: peer.hostname,
       t1,
       done: (sample) => {
-        onSample(sample);
+        if (sample !== null) onSample(sample);
         answered.resolve();
       },
     });

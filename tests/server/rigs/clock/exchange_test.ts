@@ -185,6 +185,25 @@ Deno.test("ClockExchange bounds a member's flood to its budget, and drops odd si
   }
 });
 
+Deno.test("ClockExchange.close() ends a measurement that waits for answers", async () => {
+  const exchange = ClockExchange.open({
+    hostname: LOOPBACK,
+    port: 0,
+    isMember: () => true,
+    local: new VirtualClock(0),
+  });
+  const silent = Deno.listenDatagram({ transport: "udp", hostname: LOOPBACK, port: 0 });
+  try {
+    const peer = { hostname: LOOPBACK, port: (silent.addr as Deno.NetAddr).port };
+    const measuring = exchange.measure(peer, { count: 2, waitMs: 600_000 });
+    await silent.receive(); // the first request is out and waits
+    await exchange.close();
+    assert.equal(await measuring, null);
+  } finally {
+    silent.close();
+  }
+});
+
 function zero(): ExchangeCounts {
   return { answered: 0, notMember: 0, malformed: 0, rateLimited: 0, unexpected: 0 };
 }
