@@ -70,6 +70,8 @@ export class ClockExchange {
   #outstanding = new Map<number, Outstanding>();
   #loop: Promise<void>;
   #isClosed = false;
+  /** The spacing waits of bursts in progress, ended by `close`. */
+  #sleeps = new Set<() => void>();
   /** What was answered and dropped. */
   readonly counts: ExchangeCounts = {
     answered: 0,
@@ -114,7 +116,7 @@ export class ClockExchange {
     const samples: ClockSample[] = [];
     const waits: Promise<void>[] = [];
     for (let i = 0; i < count && !this.#isClosed; i++) {
-      if (i > 0) await delay(options.spacingMs ?? 4);
+      if (i > 0) await this.#sleep(options.spacingMs ?? 4);
       if (this.#isClosed) break;
       waits.push(this.#request(peer, options.waitMs ?? 250, (s) => samples.push(s)));
     }
@@ -126,12 +128,25 @@ export class ClockExchange {
   async close(): Promise<void> {
     this.#isClosed = true;
     for (const waiting of this.#outstanding.values()) waiting.done(null);
+    for (const wake of this.#sleeps) wake();
     try {
       this.#conn.close();
     } catch {
       // closed already
     }
     await this.#loop;
+  }
+
+  /** Waits `ms`, or until `close`. */
+  #sleep(ms: number): Promise<void> {
+    const { promise, resolve } = Promise.withResolvers<void>();
+    const timer = setTimeout(resolve, ms);
+    const wake = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    this.#sleeps.add(wake);
+    return promise.finally(() => this.#sleeps.delete(wake));
   }
 
   /** Sends one request; resolves when answered (`onSample`) or after `waitMs`. */
@@ -220,8 +235,4 @@ export class ClockExchange {
 function newId(outstanding: ReadonlyMap<number, unknown>): number {
   const id = crypto.getRandomValues(new Uint32Array(1))[0]!;
   return outstanding.has(id) ? newId(outstanding) : id;
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

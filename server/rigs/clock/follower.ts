@@ -54,6 +54,7 @@ export class ClockFollower {
   #filter: ClockFilter;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #isClosed = false;
+  #polling: Promise<void> = Promise.resolve();
 
   /** Neither leads nor follows until `follow`. */
   constructor(
@@ -113,15 +114,16 @@ export class ClockFollower {
     const next = () => {
       if (this.#isClosed) return;
       this.#timer = setTimeout(() => {
-        this.poll().catch(() => {}).finally(next);
+        this.#polling = this.poll().then(() => {}, () => {}).finally(next);
       }, this.#options.intervalMs ?? 1000);
     };
     next();
   }
 
-  /** Stops polling. */
-  close(): void {
+  /** Stops polling; resolves once a poll in progress has ended (its burst's waits bound it). */
+  async close(): Promise<void> {
     this.#isClosed = true;
     clearTimeout(this.#timer);
+    await this.#polling;
   }
 }

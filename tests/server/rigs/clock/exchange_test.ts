@@ -52,13 +52,13 @@ Deno.test("ClockFollower brings a show clock 250 ms off to under a millisecond o
     assert.ok(Math.abs(followerShow.offset - 250) <= followerShow.error);
     assert.equal(leader.counts.notMember + leader.counts.rateLimited, 0);
   } finally {
-    follower.close();
+    await follower.close();
     await Promise.all([leader.close(), exchange.close()]);
   }
 });
 
 /** A rig on loopback: its clock `skewMs` off the machine's, its show clock, its exchange. */
-function rig(skewMs: number) {
+function rig(skewMs: number, intervalMs = 1000) {
   const local = skewedClock(epochMonotonicClock, skewMs);
   const show = new ShowClock(local);
   const exchange = ClockExchange.open({
@@ -68,7 +68,7 @@ function rig(skewMs: number) {
     local,
     answerClock: show,
   });
-  const follower = new ClockFollower({ exchange, show, local });
+  const follower = new ClockFollower({ exchange, show, local }, { intervalMs });
   const peer = { hostname: LOOPBACK, port: exchange.addr.port };
   return { show, exchange, follower, peer };
 }
@@ -109,7 +109,24 @@ Deno.test("ClockFollower: at a failover the new leader keeps show time, and the 
     assert.ok(status.errorMs !== null && status.delayMs !== null && status.jitterMs === 0);
   } finally {
     for (const r of [a, b, c]) {
-      r.follower.close();
+      await r.follower.close();
+      await r.exchange.close();
+    }
+  }
+});
+
+Deno.test("ClockFollower.start() polls the leader until close()", async () => {
+  const [a, b] = [rig(0), rig(30, 5)];
+  try {
+    a.follower.follow(null);
+    b.follower.follow(a.peer);
+    b.follower.start();
+    const corrections = () => b.show.corrections.steps + b.show.corrections.slews;
+    await until(() => corrections() >= 3, "three polls");
+    assert.equal(b.show.corrections.steps, 1, "the first steps, the next slew");
+  } finally {
+    for (const r of [a, b]) {
+      await r.follower.close();
       await r.exchange.close();
     }
   }
