@@ -9,9 +9,13 @@
  */
 import type { Preset } from "../../protocol/model.ts";
 
-/** The quarantine after `before` became `after` by an edit: gone when the code changed. */
+/**
+ * The quarantine after `before` became `after` by an edit: gone when the code (or the
+ * vertex shader, `vertexCode`) changed.
+ */
 export function quarantineAfterEdit(before: Preset, after: Preset): Preset["quarantine"] {
-  return after.code === before.code ? before.quarantine : null;
+  const isSame = after.code === before.code && after.vertexCode === before.vertexCode;
+  return isSame ? before.quarantine : null;
 }
 
 /**

@@ -153,7 +153,9 @@ function attachShader(gl, program, type, text) {
   gl.shaderSource(shader, text);
   gl.compileShader(shader);
   if (!gl.getShaderParameter(shader, gl.COMPILE_STATUS)) {
-    throw new Error(gl.getShaderInfoLog(shader) ?? "");
+    // A preset's own vertex shader can be refused too: its log says so, to be mapped to its lines.
+    const stage = type === gl.VERTEX_SHADER ? "vertex shader:\n" : "";
+    throw new Error(stage + (gl.getShaderInfoLog(shader) ?? ""));
   }
 }
 
