@@ -209,6 +209,7 @@ function build(preset: Preset, result: IsfResult): IsfEntry | null {
     name: `isf-${hashText(isf.vertex + "\n" + isf.fragment)}`,
     source: isf.fragment,
     vertex: isf.vertex,
+    ...(isf.vertexLineOffset === undefined ? {} : { ownVertex: true }),
     uniforms: isfUniforms(isf, {}).map((u) => ({
       name: u.name,
       type: u.type,
