@@ -6,11 +6,11 @@
  * @module
  */
 import { boundProblem, WorkBoundReached, type WorkBudget } from "./bounds.ts";
-import { vertexSource } from "./glsl.ts";
+import { type GlslVersion, vertexSource } from "./glsl.ts";
+import type { IsfHeader } from "./header.ts";
 import { checkGlsl } from "./glsl_check.ts";
 import { withInsertions } from "./loop_cap.ts";
 import type { IsfProblem } from "./problems.ts";
-import type { IsfProgram } from "./parse.ts";
 
 /** A vertex shader that passed: its sources (loops capped) and the varyings it sets. */
 export interface CheckedVertex {
@@ -33,7 +33,11 @@ export function hasVertexCode(vertexCode: string | undefined): vertexCode is str
  */
 export function checkVertexCode(
   vertexCode: string,
-  prepared: Pick<IsfProgram, "version" | "header" | "samplers">,
+  prepared: {
+    readonly version: GlslVersion;
+    readonly header: IsfHeader;
+    readonly samplers: readonly string[];
+  },
   budget: WorkBudget,
 ): CheckedVertex | IsfProblem[] {
   const named = (problems: IsfProblem[]) =>
