@@ -205,8 +205,8 @@ const VERTEX_INIT = [
 ];
 
 /**
- * What maps ES 1.00's vertex words to ES 3.00's, for `lifted` sources of a `.vs` (and of a
- * fragment that declares its varyings: `liftedVaryings`).
+ * What maps ES 1.00's vertex words to ES 3.00's, for `lifted` sources of a `.vs` (a lifted
+ * fragment reads its varyings by `LIFT`'s `#define varying in`).
  */
 const VERTEX_LIFT = [
   "#define attribute in",
