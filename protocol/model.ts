@@ -181,6 +181,11 @@ export const Preset = z.object({
   parameters: z.array(PresetParameter),
   code: z.string().default(""),
   /**
+   * An isf preset's own vertex shader (ISF's `.vs` beside its `.fs`), compiled with `code`;
+   * none (or empty): the default full-frame quad.
+   */
+  vertexCode: z.string().optional(),
+  /**
    * Set by the player when this preset's shader stopped the output's frames (`at`: ISO time,
    * `reason`: what was seen); a quarantined preset is not drawn. Cleared by an edit of `code`.
    */

@@ -155,6 +155,11 @@ export const ShaderProgram = z.object({
     default: z.union([z.number(), z.boolean(), z.array(z.number())]),
   })),
   vertex: z.string().optional(),
+  /**
+   * `vertex` is the preset's own (`vertexCode`): it may leave pixels of a pass uncovered,
+   * so each pass's target is cleared to transparent black first, as ISF hosts do.
+   */
+  ownVertex: z.boolean().optional(),
   samplers: z.array(z.object({
     name: z.string(),
     type: z.enum(["image", "audio", "audioFFT"]),

@@ -15,6 +15,7 @@ import {
 } from "./glsl.ts";
 import { checkGlsl } from "./glsl_check.ts";
 import { withInsertions } from "./loop_cap.ts";
+import { checkVertexCode, hasVertexCode } from "./vertex_check.ts";
 import {
   boundProblem,
   ISF_CHECK_BOUNDS,
@@ -52,6 +53,8 @@ export interface IsfProgram {
   readonly vertex: string;
   /** Lines of declarations before the user's line 1 in `fragment`. */
   readonly lineOffset: number;
+  /** Lines before the user's line 1 in `vertex`, when it is the preset's own (`vertexCode`). */
+  readonly vertexLineOffset?: number;
   /** The GLSL version of both sources (`#version 300 es` in the code, else ES 1.00). */
   readonly version: GlslVersion;
   /** The header's PASSES, in order (empty: one pass to the output). */
@@ -75,6 +78,8 @@ export interface IsfCheckOptions {
   readonly bounds?: Partial<IsfCheckBounds>;
   /** Hears the work done so far, every 1024 units (the check's worker reports it). */
   readonly onProgress?: (work: number) => void;
+  /** The preset's own vertex shader (ISF's `.vs`), checked and compiled with the code. */
+  readonly vertexCode?: string;
 }
 
 /**
@@ -95,7 +100,12 @@ export function parseIsf(code: string, kind: IsfKind, options: IsfCheckOptions =
   const result = prepareIsf(code, kind);
   if (!result.ok) return result;
   const { fragment, lineOffset, lifted } = result.program;
-  const glsl = checkGlsl(fragment, lineOffset, budget, code);
+  const vertex = hasVertexCode(options.vertexCode)
+    ? checkVertexCode(options.vertexCode, result.program, budget)
+    : null;
+  if (Array.isArray(vertex)) return { ok: false, problems: vertex };
+  const stage = vertex ? { varyings: vertex.varyings } : {};
+  const glsl = checkGlsl(fragment, lineOffset, budget, code, stage);
   if (glsl.problems.length > 0) return { ok: false, problems: glsl.problems };
   const caps = glsl.loopCaps;
   return {
@@ -103,8 +113,12 @@ export function parseIsf(code: string, kind: IsfKind, options: IsfCheckOptions =
     program: {
       ...result.program,
       fragment: withInsertions(fragment, lineOffset, caps),
-      lifted: lifted &&
-        { ...lifted, fragment: withInsertions(lifted.fragment, lifted.lineOffset, caps) },
+      ...(vertex ? { vertex: vertex.vertex, vertexLineOffset: vertex.lineOffset } : {}),
+      lifted: lifted && {
+        ...lifted,
+        fragment: withInsertions(lifted.fragment, lifted.lineOffset, caps),
+        ...(vertex?.lifted ? { vertex: vertex.lifted } : {}),
+      },
     },
   };
 }

@@ -155,6 +155,9 @@ export const PresetView = z.strictObject({
   builtIn: z.boolean(),
   parameters: z.array(exact(PresetParameter)),
   code: z.string(),
+  vertexCode: z.string().optional().describe(
+    "Its own vertex shader (ISF's .vs), when it has one: compiled with code",
+  ),
   quarantine: exact(PresetQuarantine).nullable().describe(
     "Set when its shader stopped the output's frames: not drawn until its code is edited",
   ),
@@ -342,6 +345,7 @@ export function presetView(p: Preset): PresetView {
     builtIn: p.builtIn,
     parameters: p.parameters,
     code: p.code,
+    ...(p.vertexCode === undefined ? {} : { vertexCode: p.vertexCode }),
     quarantine: p.quarantine,
   };
 }

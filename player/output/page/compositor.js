@@ -232,7 +232,8 @@ class Programs {
     const old = this.#byName.get(program.name);
     if (old && old.program !== compiled.program) deleteProgram(this.#gl, old.program);
     const bindings = samplers ? bindingsOf(samplers) : null;
-    this.#byName.set(program.name, { ...compiled, samplers, passes, bindings });
+    const clears = program.ownVertex === true; // its own vertex shader may not cover every pixel
+    this.#byName.set(program.name, { ...compiled, samplers, passes, bindings, clears });
   }
 
   /**
