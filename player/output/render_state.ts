@@ -198,9 +198,10 @@ function layerOf(
       })
     );
   const sign = play.direction === "backward" ? -1 : 1;
+  const generator = generatorPass(source, clip, params);
   return {
     clipId: clip.id,
-    kind: camera ? "camera" : file?.kind ?? "none",
+    kind: camera ? "camera" : generator ? "generator" : file?.kind ?? "none",
     source: camera ?? (file ? mediaPath(project.id, file.id) : null),
     name: camera ? source.cameras.find((c) => c.deviceId === camera)?.label ?? camera : clip.name,
     position: play.position,
@@ -218,7 +219,41 @@ function layerOf(
       blur: params.blur ?? f.blur,
     },
     effects,
+    ...(generator ? { generator } : {}),
   };
+}
+
+/**
+ * The pass of the generator a Clip plays (`clip.generator`): its preset's program with the
+ * live values written as `generator.<param>` on the Clip, else its own params, else the
+ * preset's defaults; its ISF targets its Clip's. Null without one, or when its preset is
+ * not a generator preset or is quarantined (the layer draws nothing).
+ */
+function generatorPass(
+  source: RenderSource,
+  clip: Clip,
+  live: Record<string, number>,
+): ShaderPass | null {
+  const preset = source.presets.find((p) =>
+    p.id === clip.generator?.presetId && p.kind === "generator" && !p.quarantine
+  );
+  if (!preset || !clip.generator) return null;
+  const item: Effect = {
+    id: "generator",
+    name: preset.name,
+    type: preset.type,
+    presetId: preset.id,
+    enabled: true,
+    params: clip.generator.params,
+  };
+  const pass = shaderPass(item, {
+    presets: source.presets,
+    live,
+    programs: source.programs,
+    size: source.project.display,
+  });
+  pass.id = `generator:${clip.id}`;
+  return pass;
 }
 
 /**
