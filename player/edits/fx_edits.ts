@@ -164,7 +164,7 @@ const all = (d: EditDraft) => [...d.builtInPresets, ...d.presets];
 /** Adds a user preset; `codeField` names where its code came from in a refusal. */
 async function addPreset(d: EditDraft, p: EditParams, codeField?: string): Promise<string> {
   const id = newId(
-    ID_PREFIXES[p.kind as Preset["kind"]] ?? "viz-user",
+    ID_PREFIXES[p.kind as Preset["kind"]],
     (x) => all(d).some((o) => o.id === x),
   );
   const parsed = PresetSchema.parse({ parameters: [], ...p, id, builtIn: false });

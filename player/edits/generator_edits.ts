@@ -7,11 +7,7 @@ import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { Refusal } from "../errors.ts";
 import { type EditDraft, type EditHandler, findClip } from "./draft.ts";
 import { paramProblems } from "./preset_rules.ts";
-
-/** `kind` with its indefinite article: "an effect", "a visualizer". */
-function withArticle(kind: string): string {
-  return `${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`;
-}
+import { withArticle } from "./transition_edits.ts";
 
 /**
  * `generator` (given at `field`) and its preset, when the preset is a generator preset of the

@@ -12,6 +12,7 @@ import { parseIsf } from "../../../player/isf/mod.ts";
 import { SOLID_COLOR_SHADER } from "../../../player/isf/built_in_shaders.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
 import { type FixturePlayer, openFixture } from "../../_helpers/fixture.ts";
+import { startTestService } from "../../_helpers/service.ts";
 
 const edits = (f: FixturePlayer, ...list: Array<[string, Record<string, unknown>]>) =>
   f.app.applyEdits({ projectId: null, edits: list.map(([name, params]) => ({ name, params })) });
@@ -176,4 +177,39 @@ Deno.test("clip:<id>/generator.<param> is a Target: a Control drives it into the
     assert.equal(layer.generator?.id, "generator:c1");
     assert.match(layer.generator?.program ?? "", /^isf-/);
   });
+});
+
+Deno.test("over HTTP: GET /api/v1/presets lists the generators; a Clip's generator shows in its view", async () => {
+  const svc = await startTestService();
+  try {
+    const list = (await svc.get("/api/v1/presets")).body.presets as {
+      presetId: string;
+      kind: string;
+    }[];
+    assert.deepEqual(
+      list.filter((p) => p.kind === "generator").map((p) => p.presetId),
+      ["gen-solid", "gen-plasma"],
+    );
+    const one = await svc.get("/api/v1/presets/generator/gen-plasma");
+    assert.equal(one.status, 200, JSON.stringify(one.body));
+    const set = await svc.post("/api/v1/edit", {
+      name: "clip.set_generator",
+      params: { clipID: "c2", generator: { presetId: "gen-solid", params: { color: "#00ff00" } } },
+    });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    const clips = await svc.get("/api/v1/projects/show/clips?ids=c2");
+    assert.equal(clips.status, 200, JSON.stringify(clips.body));
+    const [clip] = (Array.isArray(clips.body) ? clips.body : clips.body.clips) as {
+      generator?: unknown;
+    }[];
+    assert.deepEqual(clip?.generator, { presetId: "gen-solid", params: { color: "#00ff00" } });
+    const wrong = await svc.post("/api/v1/edit", {
+      name: "clip.add",
+      params: { songID: "s1", generator: { presetId: "tr-wipe" } },
+    });
+    assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
+    assert.match(wrong.body.error.message, /generator\.presetId: preset "tr-wipe" is a transition/);
+  } finally {
+    await svc.stop();
+  }
 });
