@@ -2,7 +2,8 @@
  * Generator Clips: `clip.add` with a generator and `clip.set_generator` set the generator
  * preset a Clip plays instead of a file (undoable, refused by field when the preset is not a
  * generator or a param is wrong); `preset.remove` clears its own Project's links; its
- * parameters are Targets `clip:<id>/generator.<param>`, drawn in the render state's layer.
+ * parameters are Targets `clip:<id>/generator.<param>`, drawn in the render state's layer; another
+ * Project's Clip that plays a preset keeps it from removal.
  */
 import assert from "node:assert/strict";
 import { Refusal } from "../../../player/errors.ts";
@@ -11,7 +12,15 @@ import { IsfPrograms } from "../../../player/output/isf_programs.ts";
 import { parseIsf } from "../../../player/isf/mod.ts";
 import { SOLID_COLOR_SHADER } from "../../../player/isf/built_in_shaders.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
-import { type FixturePlayer, openFixture } from "../../_helpers/fixture.ts";
+import {
+  fixtureDataDir,
+  type FixturePlayer,
+  fixtureProject,
+  openFixture,
+} from "../../_helpers/fixture.ts";
+import { writeJsonAtomic } from "../../../lib/atomic_write.ts";
+import { PlayerApp } from "../../../player/app.ts";
+import { VirtualClock } from "../../../player/clock.ts";
 import { startTestService } from "../../_helpers/service.ts";
 
 const edits = (f: FixturePlayer, ...list: Array<[string, Record<string, unknown>]>) =>
@@ -139,6 +148,35 @@ Deno.test("preset.remove of a generator preset clears its Project's generator Cl
     await edits(f, ["project.undo", {}]);
     assert.equal(clipOf(f, "c2")!.generator?.presetId, presetID);
   });
+});
+
+Deno.test("preset.remove of a generator preset another Project's Clip plays is refused, naming it", async () => {
+  const dataDir = await fixtureDataDir();
+  await writeJsonAtomic(`${dataDir}/projects/tour/project.json`, {
+    ...fixtureProject(),
+    id: "tour",
+    name: "Tour",
+  });
+  const app = await PlayerApp.open({ dataDir, clock: new VirtualClock() });
+  const edit = (projectId: string, name: string, params: Record<string, unknown> = {}) =>
+    app.applyEdits({ projectId, edits: [{ name, params }] });
+  try {
+    const code = SOLID_COLOR_SHADER.replace("Fills the picture", "Tour: fills the picture");
+    const presetID = (await edit("show", "preset.add", {
+      kind: "generator",
+      name: "Tour colour",
+      type: "isf",
+      code,
+    })).edits[0]!.created!.presetID!;
+    await edit("tour", "clip.set_generator", { clipID: "c3", generator: { presetId: presetID } });
+    await assert.rejects(
+      edit("show", "preset.remove", { kind: "generator", presetID }),
+      new RegExp(`Preset "${presetID}" is used by the generator of Clip "c3" of Project "tour"`),
+    );
+  } finally {
+    await app.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
 });
 
 Deno.test("clip:<id>/generator.<param> is a Target: a Control drives it into the layer's generator pass", async () => {
