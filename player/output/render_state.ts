@@ -183,7 +183,8 @@ function layerOf(
   const { project, live, presets } = source;
   const params = live.params[clip.id] ?? {};
   const file = project.files.find((f) => f.id === clip.fileId);
-  const camera = cameraOf(clip);
+  // A generator Clip plays its shader, whatever its name says (`camera:<id>`).
+  const camera = clip.generator ? null : cameraOf(clip);
   const o = clip.options;
   const f = o.filters;
   const effects = o.effects
@@ -201,7 +202,8 @@ function layerOf(
   const generator = generatorPass(source, clip, params);
   return {
     clipId: clip.id,
-    kind: camera ? "camera" : generator ? "generator" : file?.kind ?? "none",
+    // Without its pass (a preset quarantined or gone) a generator's layer is transparent.
+    kind: clip.generator ? "generator" : camera ? "camera" : file?.kind ?? "none",
     source: camera ?? (file ? mediaPath(project.id, file.id) : null),
     name: camera ? source.cameras.find((c) => c.deviceId === camera)?.label ?? camera : clip.name,
     position: play.position,

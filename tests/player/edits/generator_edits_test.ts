@@ -214,6 +214,20 @@ Deno.test("clip:<id>/generator.<param> is a Target: a Control drives it into the
     assert.equal(layer.generator?.uniforms.scale, 4, "the preset's default");
     assert.equal(layer.generator?.id, "generator:c1");
     assert.match(layer.generator?.program ?? "", /^isf-/);
+    // A quarantined generator preset: the layer stays a generator's, transparent (no card).
+    const quarantined = buildRenderState({
+      project: snap.projects.find((p) => p.id === "show")!,
+      playState: snap.playstates[0]!,
+      live: snap.live.show!,
+      appState: snap.appState,
+      presets: f.app.presets().map((p) =>
+        p.id === "gen-plasma" ? { ...p, quarantine: { at: "", reason: "test" } } : p
+      ),
+      cameras: [],
+      programs,
+    }, { seq: 2, clock: { now: f.clock.now(), rate: 0 }, idleSince: 0 });
+    const off = quarantined.layers.find((l) => l.clipId === "c1")!;
+    assert.deepEqual([off.kind, off.generator], ["generator", undefined]);
   });
 });
 
