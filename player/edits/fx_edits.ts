@@ -13,7 +13,7 @@ import {
   newId,
 } from "./draft.ts";
 import { importName, readShaderFile, readVertexFileBeside } from "./preset_import.ts";
-import { unlinkTransitions } from "./preset_links.ts";
+import { unlinkGenerators, unlinkTransitions } from "./preset_links.ts";
 import { quarantineAfterEdit } from "./preset_quarantine.ts";
 import {
   checkIsfPreset,
@@ -162,12 +162,20 @@ function userPreset(d: EditDraft, kind: Kind, id: string): Preset {
   throw missing(`The ${kind} preset "${id}" does not exist`);
 }
 
+/** The ids of user presets start with their kind's prefix. */
+const ID_PREFIXES: Record<Preset["kind"], string> = {
+  effect: "fx-user",
+  visualizer: "viz-user",
+  transition: "tr-user",
+  generator: "gen-user",
+};
+
 const all = (d: EditDraft) => [...d.builtInPresets, ...d.presets];
 
 /** Adds a user preset; `codeField` names where its code came from in a refusal. */
 async function addPreset(d: EditDraft, p: EditParams, codeField?: string): Promise<string> {
   const id = newId(
-    p.kind === "effect" ? "fx-user" : p.kind === "transition" ? "tr-user" : "viz-user",
+    ID_PREFIXES[p.kind as Preset["kind"]],
     (x) => all(d).some((o) => o.id === x),
   );
   const parsed = withoutBlankVertex(
@@ -224,6 +232,7 @@ export const FX_HANDLERS: Record<string, EditHandler> = {
       if (item.presetId === preset.id) item.presetId = null;
     }
     unlinkTransitions(d.project, preset.id);
+    unlinkGenerators(d.project, preset.id);
     return `The ${p.kind} preset "${preset.id}" removed`;
   },
   "preset.validate": async (d, p) => {

@@ -5,7 +5,7 @@
  * @module
  */
 import { isDeepStrictEqual } from "node:util";
-import type { Preset, PresetParameter } from "../../protocol/model.ts";
+import { type Preset, PresetKind, type PresetParameter } from "../../protocol/model.ts";
 import { ISF_PRESET_TYPE } from "../../protocol/edits/presets.ts";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { Refusal } from "../errors.ts";
@@ -167,9 +167,10 @@ export function checkIsfCodeBeside(edits: readonly ParsedEdit[]): Promise<void> 
     const { code, kind, type, vertexCode } = params;
     const isIsf = type === ISF_PRESET_TYPE || (type === undefined && spec.name === "preset.update");
     if (!CODE_EDITS.has(spec.name) || typeof code !== "string" || !isIsf) return [];
-    if (kind !== "effect" && kind !== "visualizer" && kind !== "transition") return [];
+    const isfKind = PresetKind.safeParse(kind);
+    if (!isfKind.success) return [];
     const vertex = typeof vertexCode === "string" && vertexCode.trim() ? vertexCode : undefined;
-    return [ISF_CHECKS.start(code, kind, vertex ? { vertexCode: vertex } : {})];
+    return [ISF_CHECKS.start(code, isfKind.data, vertex ? { vertexCode: vertex } : {})];
   });
   return checks.length === 0 ? null : Promise.all(checks).then(() => {});
 }

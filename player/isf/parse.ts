@@ -35,7 +35,7 @@ import { type IsfPassSpec, passProblems, passSpecs } from "./passes.ts";
 import { isReservedName, reservedNameProblems } from "./reserved_names.ts";
 
 /** A preset's kind, which decides what its shader must take. */
-export type IsfKind = "effect" | "visualizer" | "transition";
+export type IsfKind = "effect" | "visualizer" | "transition" | "generator";
 
 /** The image inputs of a transition: the outgoing picture and the incoming one. */
 export const TRANSITION_IMAGES: readonly string[] = ["startImage", "endImage"];
@@ -234,8 +234,8 @@ export function isfHeaderParameters(code: string): PresetParameter[] {
 /**
  * The kind a shader is written for: a transition when its header follows ISF's transition
  * rule (`startImage`, `endImage`, `progress`), a visualizer when its header declares an
- * audio input, else an effect (also when the header cannot be read: the
- * checks of `parseIsf` then name the problem).
+ * audio input, a generator when it declares no image input, else an effect (also when the
+ * header cannot be read: the checks of `parseIsf` then name the problem).
  */
 export function isfKindOf(code: string): IsfKind {
   const split = splitHeader(code);
@@ -243,7 +243,8 @@ export function isfKindOf(code: string): IsfKind {
   if (Array.isArray(header)) return "effect";
   if (isTransitionHeader(header)) return "transition";
   const isAudio = header.INPUTS.some((i) => i.TYPE === "audio" || i.TYPE === "audioFFT");
-  return isAudio ? "visualizer" : "effect";
+  if (isAudio) return "visualizer";
+  return header.INPUTS.some((i) => i.TYPE === "image") ? "effect" : "generator";
 }
 
 /** The uniform values of `program` for a preset instance's parameter values. */
@@ -274,8 +275,8 @@ function kindMismatch(header: IsfHeader, kind: IsfKind): string | null {
   if (kind === "effect" && !header.INPUTS.some((i) => i.NAME === "inputImage")) {
     return `an effect's shader takes the layer's picture: declare {"NAME": "inputImage", "TYPE": "image"}`;
   }
-  if (kind === "visualizer" && !types.has("audio") && !types.has("audioFFT")) {
-    return `a visualizer's shader reads the audio: declare an input of TYPE "audio" or "audioFFT"`;
+  if (kind === "generator" && types.has("image")) {
+    return `a generator's shader draws without a picture: declare no input of TYPE "image" (an effect takes the layer's picture as inputImage)`;
   }
   return null;
 }

@@ -73,6 +73,7 @@ export class PagePrograms {
   prepare(state: RenderState, at: number): { programs: ShaderProgram[]; drop: string[] } {
     const passes = [...state.layers.flatMap((l) => l.effects), ...state.visualizers];
     if (state.transition) passes.push(state.transition.pass);
+    for (const layer of state.layers) if (layer.generator) passes.push(layer.generator);
     for (const pass of passes) this.#keepWorking(pass);
     const programs: ShaderProgram[] = [];
     for (const { program } of passes) {

@@ -14,7 +14,10 @@ export const COLLECTION_DIR: URL = new URL("../../fixtures/isf_files/", import.m
 export interface CollectionShader {
   /** Its file name (`Bad TV.fs`). */
   name: string;
-  /** As `preset.import` decides: `visualizer` when it declares an audio input. */
+  /**
+   * As `preset.import` decides (`isfKindOf`): `transition` by ISF's transition rule,
+   * `visualizer` when it declares an audio input, `generator` when it declares no image input.
+   */
   kind: IsfKind;
   code: string;
   /** Its `.vs` beside it (the same name), as `preset.import` takes it, when there is one. */
