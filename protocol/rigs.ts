@@ -56,3 +56,34 @@ export const GroupStatus = z.strictObject({
 });
 /** The status of this rig's group. */
 export type GroupStatus = z.infer<typeof GroupStatus>;
+
+/**
+ * `/health`'s `group` part: the status without the rigs' addresses and ports
+ * (`/health` needs no authentication), its members by name.
+ */
+export const GroupHealth = GroupStatus.pick({
+  group: true,
+  rig: true,
+  leader: true,
+  isLeader: true,
+  canEdit: true,
+  reason: true,
+}).extend({
+  members: z.array(z.string()).describe("The rigs registered in the group now, by name"),
+});
+/** `/health`'s `group` part. */
+export type GroupHealth = z.infer<typeof GroupHealth>;
+
+/** `/health`'s `group` part of a status. */
+export function groupHealthOf(status: GroupStatus): GroupHealth {
+  const { group, rig, leader, isLeader, canEdit, reason } = status;
+  return {
+    group,
+    rig,
+    leader,
+    isLeader,
+    canEdit,
+    reason,
+    members: status.members.map((m) => m.name),
+  };
+}

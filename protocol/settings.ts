@@ -528,7 +528,7 @@ export const SETTINGS = {
     flag: "rig-name",
     value: "NAME",
     help: "this rig's name in its group (default the host name)",
-    doc: "the host name: this rig's name in its group, unique in it (`docs/rigs.md`)",
+    doc: "none: the host name is this rig's name in its group, unique in it (`docs/rigs.md`)",
   },
   groupLeaseSeconds: {
     schema: z.coerce.number().int().min(1).max(60).default(2),

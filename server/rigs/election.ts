@@ -52,7 +52,12 @@ export function leaderKey(kvs: Iterable<Kv>): Kv | null {
 export function fenced(txn: Txn, leading: Campaign): Txn {
   return {
     compare: [
-      { key: leading.key, target: "CREATE", result: "EQUAL", createRevision: leading.createRevision },
+      {
+        key: leading.key,
+        target: "CREATE",
+        result: "EQUAL",
+        createRevision: leading.createRevision,
+      },
       ...txn.compare,
     ],
     success: txn.success,

@@ -48,7 +48,10 @@ export class GatewayEtcd implements Etcd {
     return this.#endpoints[this.#current]!;
   }
 
-  async range(key: string, options: { prefix?: boolean } = {}) {
+  async range(
+    key: string,
+    options: { prefix?: boolean } = {},
+  ): Promise<{ kvs: Kv[]; revision: number }> {
     const body = { key: toBase64(key), ...(options.prefix ? { range_end: prefixEnd(key) } : {}) };
     const answer = await this.#call("/v3/kv/range", body, true);
     const kvs = ((answer.kvs ?? []) as WireKv[]).map(wireKv);
@@ -94,6 +97,11 @@ export class GatewayEtcd implements Etcd {
       const stop = AbortSignal.any([options.signal, moved]);
       try {
         await this.#watchOnce(prefix, next, stop, (events, revision) => {
+          if (events.length === 0) {
+            // The stream's start. From now (0): from then on, on every restart too.
+            if (next === 0) next = revision + 1;
+            return;
+          }
           next = revision + 1;
           options.onEvents(events, revision);
         });
@@ -197,6 +205,7 @@ function deliverLine(
       header?: { revision?: string };
       events?: Array<{ type?: string; kv: WireKv }>;
       canceled?: boolean;
+      created?: boolean;
       cancel_reason?: string;
     };
     error?: { message?: string };
@@ -204,6 +213,10 @@ function deliverLine(
   if (message.error) throw new EtcdUnavailable(message.error.message ?? "watch failed");
   const result = message.result ?? {};
   if (result.canceled) throw new EtcdUnavailable(result.cancel_reason ?? "watch canceled");
+  if (result.created) {
+    deliver([], Number(result.header?.revision ?? 0)); // the stream's start: nothing before it
+    return;
+  }
   const events = (result.events ?? []).map((e): WatchEvent => ({
     type: e.type === "DELETE" ? "delete" : "put",
     kv: wireKv(e.kv),

@@ -11,7 +11,7 @@
 import type { GroupStatus, RigRecord } from "../../protocol/rigs.ts";
 import { type Etcd, EtcdError } from "./etcd.ts";
 import { type Campaign, campaign } from "./election.ts";
-import { groupKeys, type GroupKeys } from "./keys.ts";
+import { type GroupKeys, groupKeys } from "./keys.ts";
 import { GroupView } from "./view.ts";
 import type { Logger } from "../log.ts";
 import { pause } from "./_pause.ts";

@@ -66,7 +66,9 @@ export async function runGroupCommand(
     };
     return await writeSettings(path, change, print);
   }
-  print(`cueport group: ${sub ? `unknown subcommand "${sub}"` : "no subcommand"}\n\n${GROUP_USAGE}`);
+  print(
+    `cueport group: ${sub ? `unknown subcommand "${sub}"` : "no subcommand"}\n\n${GROUP_USAGE}`,
+  );
   return 2;
 }
 

@@ -18,7 +18,7 @@ export { type Campaign, campaign, fenced, leaderKey } from "./election.ts";
 export * from "./etcd.ts";
 export { GatewayEtcd } from "./etcd_gateway.ts";
 export { RigGroup, type RigGroupOptions } from "./group.ts";
-export { groupKeys, type GroupKeys } from "./keys.ts";
+export { type GroupKeys, groupKeys } from "./keys.ts";
 
 /** The settings of a rig group. */
 export type GroupSettings = Pick<

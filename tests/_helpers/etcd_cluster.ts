@@ -307,3 +307,54 @@ async function nsGet(ns: string, url: string): Promise<Record<string, unknown> |
     return null;
   }
 }
+
+/** One etcd member on the loopback (no namespace, no root): for the client's own tests. */
+export interface LoopbackEtcd {
+  /** Its client URL. */
+  url: string;
+  /** Kills it and removes its data dir. */
+  stop(): Promise<void>;
+}
+
+/** Starts one etcd member on free loopback ports; resolves once it answers healthy. */
+export async function startLoopbackEtcd(): Promise<LoopbackEtcd> {
+  const dataDir = await Deno.makeTempDir({ prefix: "cueport-etcd-" });
+  const [client, peer] = [freePort(), freePort()];
+  const url = `http://127.0.0.1:${client}`;
+  const child = new Deno.Command(findPeer("etcd")!, {
+    args: [
+      ...["--name", "solo", "--data-dir", `${dataDir}/solo`, "--listen-client-urls", url],
+      ...["--advertise-client-urls", url, "--listen-peer-urls", `http://127.0.0.1:${peer}`],
+      ...["--initial-advertise-peer-urls", `http://127.0.0.1:${peer}`],
+      ...["--initial-cluster", `solo=http://127.0.0.1:${peer}`, "--logger", "zap"],
+      ...["--log-level", "error"],
+    ],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const stop = async () => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // gone already
+    }
+    await child.status;
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  };
+  for (let i = 0; i < 300; i++) {
+    const health = await fetch(`${url}/health`).then((r) => r.json()).catch(() => null);
+    if (health?.health === "true") return { url, stop };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await stop();
+  throw new Error("The loopback etcd did not become healthy (15 s)");
+}
+
+/** A loopback port free now. */
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
