@@ -93,7 +93,7 @@ export function describe(s: GroupStatus): string[] {
   if (s.group === null) {
     return [`${s.rig} runs alone (no setting group): cueport group join NAME joins one`];
   }
-  const edits = s.canEdit ? "edits possible" : `edits NOT possible: ${s.reason}`;
+  const edits = s.canEdit ? "edits possible" : `edits NOT possible (${s.reason})`;
   return [
     `Group ${s.group}: this rig ${s.rig}${s.isLeader ? " (leader)" : ""}; ${edits}`,
     `Leader: ${s.leader ?? "none known"}; etcd: ${s.endpoint} (of ${s.endpoints.join(", ")})`,

@@ -13,8 +13,10 @@ import { findPeer } from "../../tools/peers.ts";
 import { removeNamespaces } from "../../tools/reliability/_netns.ts";
 import { SERVICE_FLAGS } from "./service_process.ts";
 
-/** The names of this run's namespaces start so (`cprig<pid>-`): a later run removes strays. */
+/** The names of this run's namespaces start so (`cprig<pid>x<n>-`): a later run removes strays. */
 const PREFIX = "cprig";
+/** Clusters made by this process so far: test files run in parallel share its pid. */
+let made = 0;
 const SUBNET = "10.46.0";
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -74,7 +76,7 @@ async function removeStrays(): Promise<void> {
   const out = await new Deno.Command("ip", { args: ["netns", "list"], stdout: "piped" }).output();
   const names = new TextDecoder().decode(out.stdout).split("\n").map((l) => l.split(" ")[0]!);
   const strays = names.filter((name) => {
-    const pid = name.match(new RegExp(`^${PREFIX}(\\d+)-`))?.[1];
+    const pid = name.match(new RegExp(`^${PREFIX}(\\d+)x\\d+-`))?.[1];
     if (pid === undefined) return false;
     try {
       Deno.statSync(`/proc/${pid}`);
@@ -92,7 +94,8 @@ export class EtcdCluster {
   readonly #members = new Map<string, { host: Host; child: Deno.ChildProcess }>();
   readonly #rigs: Rig[] = [];
   readonly #dataDir: string;
-  readonly #switch = `${PREFIX}${Deno.pid}-sw`;
+  readonly #name = `${PREFIX}${Deno.pid}x${++made}`;
+  readonly #switch = `${this.#name}-sw`;
   #next = 1;
 
   private constructor(dataDir: string) {
@@ -238,7 +241,7 @@ export class EtcdCluster {
 
   /** A namespace `<prefix>-<name>` on the switch: `eth0` inside, `v-<name>` on the bridge. */
   async #addHost(name: string): Promise<Host> {
-    const ns = `${PREFIX}${Deno.pid}-${name}`;
+    const ns = `${this.#name}-${name}`;
     const host = { ns, address: `${SUBNET}.${this.#next++}`, link: `v-${name}` };
     await ip("netns", "add", ns);
     this.#made.push(ns);

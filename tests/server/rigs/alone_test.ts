@@ -8,6 +8,7 @@ import { openRigGroup } from "../../../server/rigs/mod.ts";
 import type { Etcd } from "../../../server/rigs/etcd.ts";
 import { startTestService } from "../../_helpers/service.ts";
 import { GroupStatus } from "../../../protocol/rigs.ts";
+import { runGroupCommand } from "../../../server/rigs/group_command.ts";
 
 /** An `Etcd` that fails the test if anything calls it. */
 const untouchable = new Proxy({} as Etcd, {
@@ -56,6 +57,10 @@ Deno.test("a service without a group: GET /api/v1/group says alone; /health has 
     const health = await svc.get("/health");
     assert.equal("group" in health.body, false);
     assert.equal(connections, 0);
+    const lines: string[] = [];
+    const code = await runGroupCommand(["status", "--data-dir", svc.dataDir], (l) => lines.push(l));
+    assert.equal(code, 4, lines.join("\n"));
+    assert.match(lines[0]!, /runs alone \(no setting group\)/);
   } finally {
     await svc.stop();
     listener.close();

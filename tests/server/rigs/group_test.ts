@@ -65,17 +65,20 @@ Deno.test({
       const beat = (s: GroupStatus) =>
         s.canEdit && s.members.length === 2 &&
         s.members.every((m) => m.lastSeenMs === null || m.lastSeenMs < 5_000);
+      // (The leader is not asserted to stay: a rig stalled past its lease by a busy machine
+      // campaigns again, legitimately behind the other.)
       await waitFor(a!, "beating on", beat);
-      assert.equal((await groupOf(a!))!.leader, sa.leader, "the leader stays");
+      await waitFor(b!, "beating on", beat);
       console.log(`rigs: etcd member ${member} killed; rig-a moved to ${moved.endpoint}`);
 
       // The follower cut off: it knows edits are not possible; healed, they are again.
-      const [leader, follower] = sa.leader === "rig-a" ? [a!, b!] : [b!, a!];
+      const { leader: leading } = await waitFor(a!, "a leader", (s) => s.leader !== null);
+      const [leader, follower] = leading === "rig-a" ? [a!, b!] : [b!, a!];
       await cluster.linkDown(follower);
       const cut = await waitFor(follower, "edits not possible", (s) => !s.canEdit);
       assert.match(cut.reason ?? "", /Edits are not possible/);
       assert.equal(cut.isLeader, false);
-      assert.equal((await groupOf(leader))!.canEdit, true, "the leader's side keeps its quorum");
+      await waitFor(leader, "its side keeps the quorum", (s) => s.canEdit);
       await cluster.linkUp(follower);
       await waitFor(follower, "edits possible again", (s) => s.canEdit && s.members.length === 2);
 
