@@ -3,9 +3,11 @@
  * `/cueport/<group>/rigs/<rig>`, the lease renewed and the record rewritten
  * (its heartbeat) every third of the lease, a campaign key under the same
  * lease (`election.ts`), and a watch of the group's keys (`view.ts`). Each
- * beat is a request a quorum must answer: while one fails, the rig knows it
- * is cut off and says edits are not possible; a lease that ran out meanwhile
- * is replaced by a new one, the rig registered and campaigning anew.
+ * beat is a request a quorum must answer: while one fails, or none has been
+ * answered for two thirds of the lease (before etcd can have let the lease
+ * run out and another rig lead), the rig knows it is cut off and says edits
+ * are not possible; a lease that ran out meanwhile is replaced by a new one,
+ * the rig registered and campaigning anew.
  * @module
  */
 import type { GroupStatus, RigRecord } from "../../protocol/rigs.ts";
@@ -43,7 +45,10 @@ export class RigGroup {
   #lease: string | null = null;
   #campaign: Campaign | null = null;
   #startedAt = new Date().toISOString();
-  #problem: string | null = "Joining the group";
+  #problem: string | null = "Edits are not possible: joining the group";
+  /** When the last renewal that etcd answered was sent (its lease runs from no earlier). */
+  #renewedAt = -Infinity;
+  readonly #now: () => number;
   #watch: AbortController | null = null;
   /** The revision of this rig's last heartbeat, checked against what the watch delivered. */
   #beatRevision = 0;
@@ -54,7 +59,8 @@ export class RigGroup {
   constructor(options: RigGroupOptions) {
     this.#o = options;
     this.#keys = groupKeys(options.group);
-    this.#view = new GroupView(this.#keys, options.now);
+    this.#now = options.now ?? (() => performance.now());
+    this.#view = new GroupView(this.#keys, this.#now);
   }
 
   /** This rig's campaign while it has one: what `fenced(txn, campaign)` fences a txn with. */
@@ -83,7 +89,8 @@ export class RigGroup {
 
   /** How this rig stands in its group. */
   status(): GroupStatus {
-    const canEdit = this.#problem === null;
+    const problem = this.#problem ?? this.#lapsing();
+    const canEdit = problem === null;
     const leader = this.#view.leader();
     return {
       group: this.#o.group,
@@ -93,10 +100,22 @@ export class RigGroup {
       // A rig cut off from the quorum cannot know whether it still leads: it does not act as if.
       isLeader: canEdit && leader === this.#o.rig,
       canEdit,
-      reason: this.#problem,
+      reason: problem,
       endpoint: this.#o.etcd.endpoint,
       endpoints: [...this.#o.endpoints],
     };
+  }
+
+  /**
+   * Why edits are not possible although no beat failed yet: the last renewal
+   * answered was sent two thirds of the lease ago or more (a beat is hanging).
+   */
+  #lapsing(): string | null {
+    const since = this.#now() - this.#renewedAt;
+    if (since < this.#o.leaseSeconds * 2000 / 3) return null;
+    return `Edits are not possible: etcd has not renewed this rig's lease for ${
+      Math.round(since)
+    } ms`;
   }
 
   async #run(): Promise<void> {
@@ -112,8 +131,10 @@ export class RigGroup {
   /** One beat: join when there is no lease, else renew it and rewrite the record. */
   async #beat(): Promise<void> {
     try {
+      const sent = this.#now();
       if (this.#lease === null) await this.#join();
       else await this.#renew();
+      this.#renewedAt = sent;
       this.#checkWatch();
       this.#setProblem(null);
     } catch (error) {
