@@ -128,12 +128,25 @@ export class RigGroup {
     }
   }
 
-  /** One beat: join when there is no lease, else renew it and rewrite the record. */
+  /**
+   * One beat: a lease (granted when there is none, else renewed), the record
+   * rewritten, the campaign made once per lease, the group read and watched
+   * once. A beat that failed halfway finishes at the next.
+   */
   async #beat(): Promise<void> {
+    const { etcd } = this.#o;
     try {
       const sent = this.#now();
-      if (this.#lease === null) await this.#join();
-      else await this.#renew();
+      const lease = await this.#leaseNow();
+      this.#beatRevision = await etcd.put(this.#rigKey(), this.#record(), lease);
+      if (this.#campaign === null) {
+        this.#campaign = await campaign(etcd, `${this.#keys.election}${this.#o.rig}`, lease);
+        this.#o.log(
+          "info",
+          `Rig group ${this.#o.group}: joined as ${this.#o.rig} (${etcd.endpoint})`,
+        );
+      }
+      if (this.#watch === null) await this.#resync();
       this.#renewedAt = sent;
       this.#checkWatch();
       this.#setProblem(null);
@@ -144,25 +157,20 @@ export class RigGroup {
     }
   }
 
-  async #join(): Promise<void> {
+  /** This rig's lease: granted when it has none, else renewed (one that ran out is lost). */
+  async #leaseNow(): Promise<string> {
     const { etcd, leaseSeconds } = this.#o;
-    const lease = await etcd.grant(leaseSeconds);
-    this.#lease = lease;
-    this.#startedAt = new Date().toISOString();
-    this.#beatRevision = await etcd.put(this.#rigKey(), this.#record(), lease);
-    this.#campaign = await campaign(etcd, `${this.#keys.election}${this.#o.rig}`, lease);
-    await this.#resync();
-    this.#o.log("info", `Rig group ${this.#o.group}: joined as ${this.#o.rig} (${etcd.endpoint})`);
-  }
-
-  async #renew(): Promise<void> {
-    const { etcd } = this.#o;
-    const left = await etcd.keepAlive(this.#lease!);
+    if (this.#lease === null) {
+      this.#lease = await etcd.grant(leaseSeconds);
+      this.#startedAt = new Date().toISOString();
+      return this.#lease;
+    }
+    const left = await etcd.keepAlive(this.#lease);
     if (left <= 0) {
       this.#lost("expired");
       throw new Error("the rig's lease ran out: joining again");
     }
-    this.#beatRevision = await etcd.put(this.#rigKey(), this.#record(), this.#lease!);
+    return this.#lease;
   }
 
   /** A full read of the group, and the watch restarted after it. */

@@ -5,12 +5,12 @@
  * lease run out, without waiting for its request to time out.
  */
 import assert from "node:assert/strict";
-import type { Etcd, Kv, TxnAnswer } from "../../../server/rigs/etcd.ts";
+import { type Etcd, EtcdUnavailable, type Kv, type TxnAnswer } from "../../../server/rigs/etcd.ts";
 import { RigGroup } from "../../../server/rigs/group.ts";
 import { until } from "../../_helpers/until.ts";
 
-/** A one-rig etcd whose renewals wait until `release()`. */
-function stallingEtcd() {
+/** A one-rig etcd whose renewals wait until `release()`; `failedPuts` puts fail first. */
+function stallingEtcd(failedPuts = 0) {
   let release = () => {};
   const held = new Promise<void>((resolve) => release = resolve);
   let revision = 1;
@@ -34,7 +34,10 @@ function stallingEtcd() {
         kvs: [...kvs.values()].filter((kv) => kv.key.startsWith(key)),
         revision,
       }),
-    put: (key, value) => Promise.resolve(put(key, value)),
+    put: (key, value) =>
+      failedPuts-- > 0
+        ? Promise.reject(new EtcdUnavailable("No etcd member answered /v3/kv/put"))
+        : Promise.resolve(put(key, value)),
     txn: (txn): Promise<TxnAnswer> => {
       const op = txn.success[0]!;
       if ("put" in op) put(op.put.key, op.put.value);
@@ -78,6 +81,29 @@ Deno.test("RigGroup.status(): a renewal hanging for two thirds of the lease ends
     assert.match(lapsing.reason!, /has not renewed this rig's lease for 1400 ms/);
   } finally {
     release();
+    await group.stop();
+  }
+});
+
+Deno.test("RigGroup: a join that failed after its lease was granted campaigns at the next beat", async () => {
+  const { etcd, release } = stallingEtcd(1);
+  release(); // renewals answer at once
+  const problems: string[] = [];
+  const group = new RigGroup({
+    etcd,
+    group: "show",
+    rig: "main",
+    leaseSeconds: 1,
+    describe: () => ({ addresses: [], ports: {}, version: "0" }),
+    endpoints: [etcd.endpoint],
+    log: (_, message) => problems.push(message),
+  });
+  group.start();
+  try {
+    await until("leading", () => group.status().isLeader);
+    assert.match(problems[0]!, /Edits are not possible: No etcd member answered/);
+    assert.equal(group.campaign?.key, "/cueport/show/election/main");
+  } finally {
     await group.stop();
   }
 });
