@@ -49,6 +49,7 @@ export async function clusterUnavailable(): Promise<string | null> {
   if (uid !== "0") return `making network namespaces needs root (uid ${uid})`;
   if (findPeer("etcd") === undefined) return "etcd is not installed (Debian: etcd-server)";
   if (findPeer("curl") === undefined) return "curl is not installed";
+  if (findPeer("ps") === undefined) return "ps is not installed (Debian: procps)";
   if (findPeer("ip") === undefined) return "ip is not installed (Debian: iproute2)";
   return null;
 }
@@ -73,19 +74,21 @@ async function ip(...args: string[]): Promise<void> {
 
 /** Removes the namespaces of runs whose process is gone (killed before their `remove`). */
 async function removeStrays(): Promise<void> {
-  const out = await new Deno.Command("ip", { args: ["netns", "list"], stdout: "piped" }).output();
-  const names = new TextDecoder().decode(out.stdout).split("\n").map((l) => l.split(" ")[0]!);
-  const strays = names.filter((name) => {
+  const listed = await textOf("ip", ["netns", "list"]);
+  const strays: string[] = [];
+  for (const name of listed.split("\n").map((line) => line.split(" ")[0]!)) {
     const pid = name.match(new RegExp(`^${PREFIX}(\\d+)x\\d+-`))?.[1];
-    if (pid === undefined) return false;
-    try {
-      Deno.statSync(`/proc/${pid}`);
-      return false;
-    } catch {
-      return true;
-    }
-  });
+    // `ps -p`, not /proc: the tests' permissions do not read /proc.
+    if (pid !== undefined && !(await isRunning(pid))) strays.push(name);
+  }
   await removeNamespaces(strays);
+}
+
+/** Whether process `pid` runs (`ps -p`). */
+async function isRunning(pid: string): Promise<boolean> {
+  const out = await new Deno.Command("ps", { args: ["-p", pid], stdout: "null", stderr: "null" })
+    .output();
+  return out.success;
 }
 
 /** The switch, the three members, and the rigs started on it. */
