@@ -37,6 +37,8 @@ export interface Rig extends Host {
   get(path: string): Promise<Record<string, unknown> | null>;
   /** Everything the rig wrote to stderr so far. */
   stderr(): string;
+  /** Runs `cueport <args> --http-port <its port>` in its namespace: exit code and stdout. */
+  cli(args: string[]): Promise<{ code: number; stdout: string }>;
 }
 
 /**
@@ -180,6 +182,19 @@ export class EtcdCluster {
       httpPort,
       get: (path) => nsGet(host.ns, `http://127.0.0.1:${httpPort}${path}`),
       stderr: () => errText,
+      async cli(args) {
+        const out = await new Deno.Command("ip", {
+          args: [
+            ...["netns", "exec", host.ns, Deno.execPath(), "run", ...SERVICE_FLAGS, MAIN],
+            ...args,
+            ...["--data-dir", dataDir, "--http-port", String(httpPort)],
+          ],
+          stdout: "piped",
+          stderr: "null",
+          env: { RUST_BACKTRACE: "0" },
+        }).output();
+        return { code: out.code, stdout: new TextDecoder().decode(out.stdout) };
+      },
     };
     this.#rigs.push(rig);
     return rig;

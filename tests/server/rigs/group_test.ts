@@ -56,6 +56,10 @@ Deno.test({
       assert.equal(sa.isLeader !== sb.isLeader, true, "exactly one leads");
       const health = await a!.get("/health") as { group?: GroupHealth };
       assert.deepEqual(health.group?.members, ["rig-a", "rig-b"]);
+      const cli = await a!.cli(["group", "status"]);
+      assert.equal(cli.code, 0, cli.stdout);
+      assert.match(cli.stdout, /^Group show: this rig rig-a.*; edits possible\n/);
+      assert.match(cli.stdout, /\n {2}rig-b(, leader)?: 10\.46\.0\.\d+, HTTP \d+, /);
 
       // The member a rig talks to dies: it moves to the next and goes on.
       const talkedTo = sa.endpoint!;
