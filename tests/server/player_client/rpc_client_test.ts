@@ -126,3 +126,95 @@ Deno.test("RpcClient.abandon() answers what was pending NOT_READY, saying the pl
   );
   assert.equal(client.pendingCount, 0);
 });
+
+Deno.test("RpcClient.batchesActions: the actions of one write go as one action.batch between the other requests, each settled by its entry", async () => {
+  const { client, playerSide, received, receivedAtLeast } = peer();
+  client.batchesActions = true;
+  const answers: string[] = [];
+  client.onanswer = (method) => answers.push(method);
+  const a = client.request("action.run", { name: "A" });
+  const b = client.request("action.run", { name: "B" }).catch((e: RpcError) => e);
+  const state = client.request("state.get");
+  const c = client.request("action.run", { name: "C" });
+  await receivedAtLeast(3);
+  const [batch, get, alone] = received as Array<{ id: number; method: string; params: unknown }>;
+  assert.deepEqual([batch!.method, get!.method, alone!.method], [
+    "action.batch",
+    "state.get",
+    "action.run",
+  ]);
+  assert.deepEqual(batch!.params, { actions: [{ name: "A" }, { name: "B" }] });
+  assert.deepEqual(alone!.params, { name: "C" }, "an action alone goes as action.run");
+  assert.equal(client.pendingCount, 4, "each action waits for its own answer");
+  await playerSide.send({
+    jsonrpc: "2.0",
+    id: batch!.id,
+    result: {
+      outcomes: [
+        { applied: true, message: "a" },
+        { error: { code: -32000, message: "no", data: { x: 1 } } },
+      ],
+    },
+  });
+  assert.deepEqual(await a, { applied: true, message: "a" });
+  const refused = await b as RpcError;
+  assert.ok(refused instanceof RpcError);
+  assert.deepEqual([refused.code, refused.message, refused.data], [-32000, "no", { x: 1 }]);
+  assert.deepEqual(answers, ["action.run", "action.run"]);
+  await playerSide.send({ jsonrpc: "2.0", id: get!.id, result: {} });
+  await playerSide.send({
+    jsonrpc: "2.0",
+    id: alone!.id,
+    result: { applied: false, message: "c" },
+  });
+  await Promise.all([state, c]);
+  assert.equal(client.pendingCount, 0);
+  await client.close();
+});
+
+Deno.test("RpcClient.batchesActions: an error answer to a batch refuses each action; an entry missing is a player error; a closed pipe answers NOT_READY", async () => {
+  const { client, playerSide, received, receivedAtLeast } = peer();
+  client.batchesActions = true;
+  const run = () => client.request("action.run", {}).catch((e: RpcError | CueportError) => e);
+  const first = [run(), run()];
+  await receivedAtLeast(1);
+  const id = (n: number) => (received[n] as { id: number }).id;
+  await playerSide.send({
+    jsonrpc: "2.0",
+    id: id(0),
+    error: { code: -32602, message: "Invalid params for action.batch: params.actions: Too big" },
+  });
+  for (const error of await Promise.all(first)) {
+    assert.ok(error instanceof RpcError);
+    assert.equal(error.code, -32602);
+  }
+  const second = [run(), run()];
+  await receivedAtLeast(2);
+  await playerSide.send({
+    jsonrpc: "2.0",
+    id: id(1),
+    result: { outcomes: [{ applied: true, message: "one" }] },
+  });
+  assert.deepEqual(await second[0], { applied: true, message: "one" });
+  const missing = await second[1] as RpcError;
+  assert.equal(missing.code, -32603);
+  assert.match(missing.message, /without an outcome for this action/);
+  const third = [run(), run()];
+  await receivedAtLeast(3);
+  await playerSide.close();
+  for (const error of await Promise.all(third)) {
+    assert.equal((error as CueportError).code, "NOT_READY");
+  }
+});
+
+Deno.test("RpcClient without batchesActions (a player before 1.11) sends each action as action.run", async () => {
+  const { client, received, receivedAtLeast } = peer();
+  void client.request("action.run", { name: "A" }).catch(() => {});
+  void client.request("action.run", { name: "B" }).catch(() => {});
+  await receivedAtLeast(2);
+  assert.deepEqual(received.map((m) => (m as { method: string }).method), [
+    "action.run",
+    "action.run",
+  ]);
+  await client.close();
+});
