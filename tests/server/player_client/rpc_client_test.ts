@@ -218,3 +218,40 @@ Deno.test("RpcClient without batchesActions (a player before 1.11) sends each ac
   ]);
   await client.close();
 });
+
+Deno.test("RpcClient.batchesActions: actions wait while actions are out and go together when they are answered; any other request takes them along at once", async () => {
+  const { client, playerSide, received, receivedAtLeast } = peer();
+  client.batchesActions = true;
+  const run = (name: string) => client.request("action.run", { name });
+  const a = run("A");
+  await receivedAtLeast(1);
+  const [b, c] = [run("B"), run("C")];
+  // The turn that would have written them has run (immediates run in order): they wait.
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(received.length, 1, "B and C wait while A is out");
+  await playerSide.send({ jsonrpc: "2.0", id: 1, result: { applied: true, message: "a" } });
+  await a;
+  await receivedAtLeast(2);
+  const batch = received[1] as { id: number; method: string; params: unknown };
+  assert.equal(batch.method, "action.batch");
+  assert.deepEqual(batch.params, { actions: [{ name: "B" }, { name: "C" }] });
+  // B and C are out: D waits, and a request of another method takes it along, in order.
+  const d = run("D");
+  const state = client.request("state.get");
+  await receivedAtLeast(4);
+  assert.deepEqual(received.slice(2).map((m) => (m as { method: string }).method), [
+    "action.run",
+    "state.get",
+  ]);
+  const outcomes = [{ applied: true, message: "b" }, { applied: true, message: "c" }];
+  await playerSide.send({ jsonrpc: "2.0", id: batch.id, result: { outcomes } });
+  for (const [m, result] of [[received[2], { applied: true, message: "d" }], [received[3], {}]]) {
+    await playerSide.send({ jsonrpc: "2.0", id: (m as { id: number }).id, result });
+  }
+  assert.deepEqual(await Promise.all([b, c, d, state]), [...outcomes, {
+    applied: true,
+    message: "d",
+  }, {}]);
+  assert.equal(client.pendingCount, 0);
+  await client.close();
+});
