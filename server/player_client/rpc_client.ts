@@ -157,8 +157,11 @@ export class RpcClient {
       method,
     };
     this.#pending.set(id, pending);
-    if (method !== Method.ACTION_RUN) this.#queuedOthers++;
-    if (this.#queue.push({ id, method, params, pending }) === 1) setImmediate(this.#flushTurn);
+    const isOther = method !== Method.ACTION_RUN && ++this.#queuedOthers === 1;
+    // The first request queued, or the first of another method behind actions that wait.
+    if (this.#queue.push({ id, method, params, pending }) === 1 || isOther) {
+      setImmediate(this.#flushTurn);
+    }
     return promise;
   }
 
@@ -320,6 +323,7 @@ export class RpcClient {
     ids.forEach((id, i) => {
       const entry = outcomes[i];
       this.#settle(id, (pending) => {
+        pending.onResponse?.();
         this.onanswer?.(pending.method, this.#lastMessageAt - pending.writtenAt);
         const error = entry === undefined ? failed : (entry as { error?: RpcErrorObject }).error;
         if (error === undefined) pending.resolve(entry);

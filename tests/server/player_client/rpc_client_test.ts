@@ -255,3 +255,31 @@ Deno.test("RpcClient.batchesActions: actions wait while actions are out and go t
   assert.equal(client.pendingCount, 0);
   await client.close();
 });
+
+Deno.test("RpcClient.batchesActions: a request of another method takes the waiting actions along at once, while actions are out", async () => {
+  const { client, playerSide, received, receivedAtLeast } = peer();
+  client.batchesActions = true;
+  const a = client.request("action.run", { name: "A" });
+  await receivedAtLeast(1);
+  const [b, c] = [client.request("action.run", { name: "B" }), client.request("action.run", {})];
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(received.length, 1, "B and C wait while A is out");
+  const beat = client.request("heartbeat");
+  await receivedAtLeast(3); // without A answered
+  assert.deepEqual(received.slice(1).map((m) => (m as { method: string }).method), [
+    "action.batch",
+    "heartbeat",
+  ]);
+  const [batch, heartbeat] = received.slice(1) as Array<{ id: number }>;
+  await playerSide.send({ jsonrpc: "2.0", id: heartbeat!.id, result: {} });
+  await beat;
+  const outcome = { applied: true, message: "x" };
+  await playerSide.send({ jsonrpc: "2.0", id: 1, result: outcome });
+  await playerSide.send({
+    jsonrpc: "2.0",
+    id: batch!.id,
+    result: { outcomes: [outcome, outcome] },
+  });
+  assert.deepEqual(await Promise.all([a, b, c]), [outcome, outcome, outcome]);
+  await client.close();
+});
