@@ -25,6 +25,8 @@ import type { VirtualClock } from "./clock.ts";
 import { parseActionRun, parseParams } from "./rpc_params.ts";
 import { SETTING_DEFAULTS } from "../protocol/settings.ts";
 import { Beside } from "./beside.ts";
+import { runActionBatch } from "./rpc_batch.ts";
+import { toErrorObject } from "./rpc_errors.ts";
 import { importShow } from "./show/mod.ts";
 
 /** Options of the methods (those of `servePlayer`). */
@@ -98,17 +100,13 @@ export function playerMethods(
       parseParams(Method.STATE_GET, params);
       return app.snapshot();
     },
-    [Method.ACTION_RUN]: (params) => {
-      const p = parseActionRun(params);
-      // The action's own params are checked against its catalog entry by `runAction`.
-      const action: NormalizedAction = {
-        name: p.name,
-        params: p.params as ActionParams,
-        projectId: p.projectId,
-      };
-      if (p.velocity !== undefined) action.velocity = p.velocity;
-      return app.runActionNow(action, p.idempotencyKey);
-    },
+    [Method.ACTION_RUN]: (params) => runActionParams(app, params),
+    [Method.ACTION_BATCH]: (params) =>
+      runActionBatch(
+        params,
+        (action) => runActionParams(app, action),
+        (error) => toErrorObject(error, app.store.dataDir),
+      ),
     [Method.EDIT_APPLY]: (params, context) => {
       const p = parseParams(Method.EDIT_APPLY, params);
       // Each edit's params are checked against the edit catalog by `parseEdits`.
@@ -192,4 +190,20 @@ export function playerMethods(
     },
   };
   return Object.assign(Object.create(null), handlers);
+}
+
+/**
+ * Runs the params of one `action.run` (or one action of a batch): checked at the door, the
+ * action's own params against its catalog entry by `runAction`.
+ * @throws {RpcError} INVALID_PARAMS; {Refusal} when the action is refused
+ */
+function runActionParams(app: PlayerApp, params: unknown) {
+  const p = parseActionRun(params);
+  const action: NormalizedAction = {
+    name: p.name,
+    params: p.params as ActionParams,
+    projectId: p.projectId,
+  };
+  if (p.velocity !== undefined) action.velocity = p.velocity;
+  return app.runActionNow(action, p.idempotencyKey);
 }

@@ -32,8 +32,8 @@ import type { StateUpdate } from "../protocol/state.ts";
 import type { Transport } from "../protocol/transport.ts";
 import type { PlayerApp } from "./app.ts";
 import { Beside, type OrderedStep } from "./beside.ts";
-import { quoted, Refusal } from "./errors.ts";
-import { diskFullMessage, isDiskFull } from "../lib/disk_full.ts";
+import { quoted } from "./errors.ts";
+import { toErrorObject } from "./rpc_errors.ts";
 import {
   type MethodOptions,
   type OrderFigures,
@@ -366,18 +366,4 @@ function isRpcId(id: unknown): id is RpcId | null {
 /** Whether a response refuses its request's params: a `shutdown` with bad params shuts nothing down. */
 function isInvalidParams(response: RpcResponse): boolean {
   return "error" in response && response.error.code === RpcErrorCode.INVALID_PARAMS;
-}
-
-/** A thrown value as the answer's error; a full disk, whatever wrote, is DISK_FULL. */
-function toErrorObject(error: unknown, dataDir: string) {
-  if (error instanceof RpcError) return error.toObject();
-  if (isDiskFull(error)) return { code: RpcErrorCode.DISK_FULL, message: diskFullMessage(dataDir) };
-  if (error instanceof Refusal) {
-    const { code, message, data } = error;
-    return data === undefined ? { code, message } : { code, message, data };
-  }
-  return {
-    code: RpcErrorCode.INTERNAL_ERROR,
-    message: `Player error: ${(error as Error).message}`,
-  };
 }

@@ -36,9 +36,9 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * output's page encodes itself, for previews) and the result's `format`;
  * 1.9 added `timecode.sample` (the active Song chases timecode) and `timecode` in `appState`;
  * 1.10 added `midi.send` and the `midi.local` notification (local MIDI ports, through the
- * output's browser).
+ * output's browser); 1.11 added `action.batch` (the actions of one write in one request).
  */
-export const PLAYER_PROTOCOL_VERSION = "1.10";
+export const PLAYER_PROTOCOL_VERSION = "1.11";
 
 /** Method names, server to player. */
 export const Method = {
@@ -67,6 +67,8 @@ export const Method = {
   TIMECODE_SAMPLE: "timecode.sample",
   /** Since 1.10. */
   MIDI_SEND: "midi.send",
+  /** Since 1.11: several `action.run` in one request, each with its own outcome. */
+  ACTION_BATCH: "action.batch",
 } as const;
 
 /** A method of the protocol. */
@@ -125,6 +127,27 @@ export const ActionRunParams = z.object({
 
 /** `action.run` result: whether state changed and a one-line account of what was done. */
 export const ActionOutcome = z.object({ applied: z.boolean(), message: z.string() });
+
+/** The most actions one `action.batch` carries. */
+export const ACTION_BATCH_MAX = 256;
+
+/** `action.batch` params (1.11): actions run in order, each as its own `action.run`. */
+export const ActionBatchParams = z.object({
+  // Each checked as `ActionRunParams` on its own: a bad one is refused alone.
+  actions: z.array(z.unknown()).min(1).max(ACTION_BATCH_MAX),
+});
+
+/** `action.batch` result: one entry per action, in order, its outcome or its refusal. */
+export const ActionBatchResult = z.object({
+  outcomes: z.array(
+    z.union([
+      ActionOutcome,
+      z.object({
+        error: z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }),
+      }),
+    ]),
+  ),
+});
 
 /** `clock.advance` params. */
 export const ClockAdvanceParams = z.object({ ms: z.number().min(0) });
@@ -265,6 +288,7 @@ export const METHODS = {
   [Method.STATE_GET]: { params: NoParams, result: Snapshot, checked: false },
   // The hottest path: its answer is read as it is.
   [Method.ACTION_RUN]: { params: ActionRunParams, result: ActionOutcome, checked: false },
+  [Method.ACTION_BATCH]: { params: ActionBatchParams, result: ActionBatchResult, checked: false },
   [Method.EDIT_APPLY]: { params: EditApplyParams, result: EditApplyResult, checked: false },
   [Method.PROJECTS_RELOAD]: { params: NoParams, result: Snapshot, checked: false },
   [Method.CLOCK_ADVANCE]: {
@@ -358,6 +382,8 @@ export type InitializeParams = z.infer<typeof InitializeParams>;
 export type InitializeResult = z.infer<typeof InitializeResult>;
 export type ActionRunParams = z.infer<typeof ActionRunParams>;
 export type ActionOutcome = z.infer<typeof ActionOutcome>;
+export type ActionBatchParams = z.infer<typeof ActionBatchParams>;
+export type ActionBatchResult = z.infer<typeof ActionBatchResult>;
 export type ClockAdvanceParams = z.infer<typeof ClockAdvanceParams>;
 export type ClockAdvanceResult = z.infer<typeof ClockAdvanceResult>;
 export type MediaLocateParams = z.infer<typeof MediaLocateParams>;

@@ -10,10 +10,18 @@ import {
   isNotification,
   isResponse,
   RpcError,
+  RpcErrorCode,
+  type RpcErrorObject,
   type RpcMessage,
+  type RpcRequest,
   type RpcResponse,
 } from "../../protocol/jsonrpc.ts";
-import { Method, Notification, RequestProgressParams } from "../../protocol/methods.ts";
+import {
+  ACTION_BATCH_MAX,
+  Method,
+  Notification,
+  RequestProgressParams,
+} from "../../protocol/methods.ts";
 import type { Transport } from "../../protocol/transport.ts";
 import { setImmediate } from "node:timers";
 import { CueportError } from "../core/errors.ts";
@@ -149,11 +157,49 @@ export class RpcClient {
       method,
     };
     this.#pending.set(id, pending);
-    const message: RpcMessage = params === undefined
-      ? { jsonrpc: "2.0", id, method }
-      : { jsonrpc: "2.0", id, method, params };
-    if (this.#queue.push({ id, message, pending }) === 1) setImmediate(this.#flushTurn);
+    const isOther = method !== Method.ACTION_RUN && ++this.#queuedOthers === 1;
+    // The first request queued, or the first of another method behind actions that wait.
+    if (this.#queue.push({ id, method, params, pending }) === 1 || isOther) {
+      setImmediate(this.#flushTurn);
+    }
     return promise;
+  }
+
+  /**
+   * Whether the actions of one write go as one `action.batch` (protocol 1.11): the supervisor
+   * turns it on for a player whose minor has it. Off, each is its own `action.run`.
+   */
+  batchesActions = false;
+
+  /** The `action.batch` requests written and not answered: their actions' ids, by the batch's id. */
+  #batches = new Map<number, number[]>();
+
+  /**
+   * The lines of one write: each request as it is, but runs of `action.run` (two or more in a
+   * row, when `batchesActions`) as one `action.batch` each, so an action costs both sides its
+   * params alone, not an envelope (issue 42).
+   */
+  #messagesOf(batch: Queued[]): RpcMessage[] {
+    const messages: RpcMessage[] = [];
+    for (let i = 0; i < batch.length;) {
+      let end = i + 1;
+      if (this.batchesActions && batch[i]!.method === Method.ACTION_RUN) {
+        while (
+          end < batch.length && end - i < ACTION_BATCH_MAX &&
+          batch[end]!.method === Method.ACTION_RUN
+        ) end++;
+      }
+      messages.push(end - i === 1 ? messageOf(batch[i]!) : this.#batchOf(batch.slice(i, end)));
+      i = end;
+    }
+    return messages;
+  }
+
+  #batchOf(actions: Queued[]): RpcMessage {
+    const id = this.#nextId++;
+    this.#batches.set(id, actions.map((a) => a.id));
+    const params = { actions: actions.map((a) => a.params) };
+    return { jsonrpc: "2.0", id, method: Method.ACTION_BATCH, params };
   }
 
   /**
@@ -163,27 +209,49 @@ export class RpcClient {
    * answers them in one write. Not a MessageChannel's message: 1.5 us of CPU a
    * turn against 0.85 (measured, issue 42), once per batch on the action path.
    */
-  #queue: Array<{ id: number; message: RpcMessage; pending: Pending }> = [];
+  #queue: Queued[] = [];
   #flushTurn = () => this.#flushQueue();
 
   /** A write to the player is under way: requests meanwhile wait for it and go in the next. */
   #isWriting = false;
 
+  /** Actions written and not yet answered. */
+  #actionsOut = 0;
+  /** Requests in the queue that are not actions. */
+  #queuedOthers = 0;
+
+  /**
+   * Whether the queue waits for the actions out to be answered (`batchesActions`): while the
+   * player works on a batch, the actions that come meanwhile gather into the next one, so a
+   * stream of actions costs both sides one read, one parse and one write per batch, not per turn
+   * (issue 42). Only a queue of actions alone waits: any other request goes at once, with the
+   * actions before it, in order; an action with none out goes at once too.
+   */
+  #isHeld(): boolean {
+    return this.batchesActions && this.#actionsOut > 0 && this.#queuedOthers === 0;
+  }
+
   #flushQueue(): void {
-    if (this.#isClosed || this.#isWriting || this.#queue.length === 0) return;
+    if (this.#isClosed || this.#isWriting || this.#queue.length === 0 || this.#isHeld()) return;
     const batch = this.#queue;
     this.#queue = [];
+    this.#queuedOthers = 0;
     // One clock read per batch.
     const now = this.#now();
-    for (const { pending } of batch) pending.writtenAt = now;
+    for (const { pending } of batch) {
+      pending.writtenAt = now;
+      if (pending.method === Method.ACTION_RUN) this.#actionsOut++;
+    }
+    const messages = this.#messagesOf(batch);
     this.#isWriting = true;
-    this.#transport.sendMany(batch.map((b) => b.message)).then(() => {
+    this.#transport.sendMany(messages).then(() => {
       this.#isWriting = false;
       // What came while the write was under way goes in one write (a stream of datagrams,
       // each its own turn of the event loop, still reaches the player in batches).
       this.#flushQueue();
     }, (error) => {
       this.#isWriting = false;
+      for (const m of messages) this.#batches.delete((m as RpcRequest).id as number);
       for (const { id } of batch) {
         this.#settle(
           id,
@@ -226,7 +294,7 @@ export class RpcClient {
     const response = message as RpcResponse;
     if (typeof response.id !== "number") return;
     const pending = this.#pending.get(response.id);
-    if (!pending) return;
+    if (!pending) return this.#batchAnswered(response);
     if (pending.method !== Method.HEARTBEAT) this.#lastProgressAt = this.#lastMessageAt;
     pending.onResponse?.();
     this.onanswer?.(pending.method, this.#lastMessageAt - pending.writtenAt);
@@ -235,6 +303,32 @@ export class RpcClient {
         const { code, message: text, data } = response.error;
         pending.reject(new RpcError(code, text, data));
       } else pending.resolve(response.result);
+    });
+  }
+
+  /**
+   * The answer to an `action.batch`: each action's entry settles it as its own answer would; an
+   * error answer (or one without an entry for an action) settles every action it leaves out.
+   */
+  #batchAnswered(response: RpcResponse): void {
+    const ids = this.#batches.get(response.id as number);
+    if (!ids) return;
+    this.#batches.delete(response.id as number);
+    this.#lastProgressAt = this.#lastMessageAt;
+    const outcomes = "result" in response ? outcomesOf(response.result) : [];
+    const failed = "error" in response ? response.error : {
+      code: RpcErrorCode.INTERNAL_ERROR,
+      message: `The player answered ${Method.ACTION_BATCH} without an outcome for this action`,
+    };
+    ids.forEach((id, i) => {
+      const entry = outcomes[i];
+      this.#settle(id, (pending) => {
+        pending.onResponse?.();
+        this.onanswer?.(pending.method, this.#lastMessageAt - pending.writtenAt);
+        const error = entry === undefined ? failed : (entry as { error?: RpcErrorObject }).error;
+        if (error === undefined) pending.resolve(entry);
+        else pending.reject(new RpcError(error.code, error.message, error.data));
+      });
     });
   }
 
@@ -250,17 +344,42 @@ export class RpcClient {
     const pending = this.#pending.get(id);
     if (!pending) return;
     this.#pending.delete(id);
+    if (pending.method === Method.ACTION_RUN && pending.writtenAt !== Infinity) {
+      // The last action out answered: the actions held meanwhile go in the next turn.
+      if (--this.#actionsOut === 0 && this.#queue.length > 0) setImmediate(this.#flushTurn);
+    }
     fn(pending);
   }
 
   #closed(): void {
     if (this.#isClosed) return;
     this.#isClosed = true;
+    this.#batches.clear();
     for (const id of [...this.#pending.keys()]) {
       this.#settle(id, (p) => p.reject(unknownOutcome(p.method, this.#downReason)));
     }
     this.onclose?.();
   }
+}
+
+/** A request waiting for the next write. */
+interface Queued {
+  id: number;
+  method: string;
+  params: unknown;
+  pending: Pending;
+}
+
+function messageOf({ id, method, params }: Queued): RpcMessage {
+  return params === undefined
+    ? { jsonrpc: "2.0", id, method }
+    : { jsonrpc: "2.0", id, method, params };
+}
+
+/** The entries of an `action.batch` result, or none when it has no list of them. */
+function outcomesOf(result: unknown): unknown[] {
+  const outcomes = (result as { outcomes?: unknown } | null)?.outcomes;
+  return Array.isArray(outcomes) ? outcomes : [];
 }
 
 /**

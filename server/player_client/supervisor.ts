@@ -94,6 +94,11 @@ function refuseIncompatible(info: InitializeResult): void {
   }
 }
 
+/** Whether a player of `version` (of this major) has what minor `minor` added. */
+function hasMinor(version: string, minor: number): boolean {
+  return Number(version.split(".")[1] ?? 0) >= minor;
+}
+
 /** Supervises one player at a time. */
 export class PlayerSupervisor implements PlayerConnection {
   onready: (snapshot: Snapshot, info: InitializeResult) => void = () => {};
@@ -343,6 +348,7 @@ export class PlayerSupervisor implements PlayerConnection {
     }, {});
     refuseIncompatible(info);
     watch.handshakeDone(info.protocolVersion);
+    client.batchesActions = hasMinor(info.protocolVersion, 11);
     let cut = 0;
     const snapshot = await typedRequest(client, Method.STATE_GET, undefined, {
       onResponse: () => (cut = buffered.length),

@@ -46,6 +46,20 @@ import type { HttpDialect } from "../net/dialect.ts";
 import { remotePage } from "../web/mod.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
+/**
+ * What a route's handler reads of its request: Hono's `Context`, or the lighter one a direct
+ * route gets (`directFirst`).
+ */
+interface RouteContext {
+  env: unknown;
+  req: {
+    raw: Request;
+    header(name: string): string | undefined;
+    param(): Record<string, string>;
+    query(): Record<string, string>;
+  };
+}
+
 /** What each request carries into the app: the peer's address, from the socket. */
 export interface HttpEnv {
   address: string;
@@ -235,7 +249,7 @@ function bodyReadError(error: unknown, isChunked: boolean): unknown {
  * machine, 2026-11-27). Its 413 would still need our body
  * (PAYLOAD_TOO_LARGE with `Connection: close`), which `tooLarge` gives here.
  */
-export function readJsonBody(c: Context, limit: number): Promise<unknown> {
+export function readJsonBody(c: RouteContext, limit: number): Promise<unknown> {
   const request = c.req.raw;
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) return Promise.reject(tooLarge(limit));
@@ -296,14 +310,14 @@ export function createHttpHandler(
   core: Core,
   options: HttpAppOptions,
 ): (request: Request, peer: Pick<Peer, "address" | "readingBody">) => Response | Promise<Response> {
-  const app = createHttpApp(core, options);
+  const app = directFirst(httpApp(core, options));
   const dialect = options.dialect;
   /** A refusal before routing (rate limit, Host, Origin). */
   const refuse = (error: unknown, request: Request): Response => {
     if (!dialect) return errorAnswer(error);
     return addHeaders(errorAnswer(error, {}, dialect.error), dialect.headers(request));
   };
-  const cors = withCors<HttpEnv>((request, env) => app.fetch(request, env), {
+  const cors = withCors<HttpEnv>(app, {
     origins: options.corsOrigins,
     methods: ["GET", "POST", "DELETE", "OPTIONS"],
     headers: [
@@ -358,8 +372,8 @@ function withDialectHeaders<E>(
 class HttpCaller implements Caller {
   readonly address: string;
   readonly isLocal: boolean;
-  #c: Context;
-  constructor(address: string, c: Context) {
+  #c: RouteContext;
+  constructor(address: string, c: RouteContext) {
     this.address = address;
     this.isLocal = isLocalAddress(address);
     this.#c = c;
@@ -379,7 +393,11 @@ const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, st
  * (`isStrict` false) keeps ignoring them, as it always did.
  * @throws {CueportError} INVALID_MESSAGE naming the unknown parameter
  */
-function declaredQuery(c: Context, route: RouteSpec, isStrict: boolean): Record<string, string> {
+function declaredQuery(
+  c: RouteContext,
+  route: RouteSpec,
+  isStrict: boolean,
+): Record<string, string> {
   if (!route.query) return NO_PARAMS;
   const all = c.req.query();
   const known = Object.keys(route.query.shape);
@@ -425,6 +443,28 @@ function rawInput(route: RouteSpec, wire: RouteWire, takesBody: boolean): unknow
  * the same checks).
  */
 export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
+  return httpApp(core, options).app;
+}
+
+/** One route's handler, under Hono or direct. */
+type RouteHandler = (c: RouteContext) => Response | Promise<Response>;
+
+/** The direct routes' handlers by path (all POST). */
+type DirectRoutes = Map<string, RouteHandler>;
+
+/**
+ * The routes served without Hono's router and `Context` (`directFirst`): the action, the
+ * hottest path of the service (issue 42), whose handler reads nothing Hono adds (no path
+ * parameters, no query). Any other request, and any form of these paths Hono would read
+ * otherwise (percent-escapes), goes through Hono as before.
+ */
+const DIRECT_ROUTES: readonly string[] = ["POST /api/v1/action"];
+
+/** The HTTP app (`createHttpApp`) and its direct routes, with how errors are answered. */
+function httpApp(
+  core: Core,
+  options: HttpAppOptions,
+): { app: Hono; direct: DirectRoutes; fail: (error: unknown, request: Request) => Response } {
   const dialect = options.dialect;
   const routes = dialect?.routes ?? allRoutes(options);
   const encode = dialect
@@ -449,11 +489,12 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
   const app = new Hono();
   // The one HTTP mapping of this engine: 6.0's, or the dialect's (5.0.0 statuses).
   const errorForm = dialect?.error ?? httpError;
-  app.onError((error, c) => {
+  const fail = (error: unknown, method: string, path: string) => {
     const fault = unexpectedOf(error);
-    if (fault) options.log?.(`HTTP ${c.req.method} ${c.req.path}: ${fault}`);
+    if (fault) options.log?.(`HTTP ${method} ${path}: ${fault}`);
     return errorAnswer(error, {}, errorForm);
-  });
+  };
+  app.onError((error, c) => fail(error, c.req.method, c.req.path));
   for (const mount of options.mounts ?? []) {
     app.on([...mount.methods], mount.path, (c: Context) => {
       const env = c.env as HttpEnv | undefined;
@@ -464,7 +505,21 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
     });
   }
   const shared: RouteShared = { options, policy, facts, encode, limit, unauthenticatedLimit };
-  for (const group of suffixGroups(routes)) onGroup(app, group, shared);
+  const direct: DirectRoutes = new Map();
+  // The 5.0.0 interface maps its own paths: it has no direct route.
+  for (const group of suffixGroups(routes)) {
+    onGroup(app, group, shared, dialect ? new Map() : direct);
+  }
+  onNotFound(app, routes, dialect);
+  return {
+    app,
+    direct,
+    fail: (error, request) => fail(error, request.method, pathOf(request.url) ?? request.url),
+  };
+}
+
+/** What a path no route takes is answered: 405 with `Allow` where other methods are, else 404. */
+function onNotFound(app: Hono, routes: RouteSpec[], dialect: HttpDialect | undefined): void {
   const patterns = pathPatterns(routes);
   app.notFound((c) => {
     if (dialect) throw dialect.notFound(c.req.method, c.req.path);
@@ -480,7 +535,54 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
     }
     throw new CueportError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`);
   });
-  return app;
+}
+
+/** A request's path, or undefined when it has percent-escapes (Hono decodes those). */
+function pathOf(url: string): string | undefined {
+  const start = url.indexOf("/", url.indexOf(":") + 3);
+  const query = url.indexOf("?", start);
+  const path = url.slice(start, query < 0 ? url.length : query);
+  return path.includes("%") ? undefined : path;
+}
+
+/** What a direct route's handler reads of its request, as Hono's `HonoRequest` gives it. */
+class DirectRequest {
+  readonly raw: Request;
+  constructor(raw: Request) {
+    this.raw = raw;
+  }
+  header(name: string): string | undefined {
+    return this.raw.headers.get(name) ?? undefined;
+  }
+  param(): Record<string, string> {
+    return NO_PARAMS;
+  }
+  query(): Record<string, string> {
+    return Object.fromEntries(new URL(this.raw.url).searchParams);
+  }
+}
+
+/**
+ * The app with its direct routes in front: a POST to one of `DIRECT_ROUTES` runs its route's
+ * handler with a `DirectRequest` (two small objects where Hono's dispatch built its `Context`,
+ * request wrapper and match, about 1.9 KB of garbage a request), its errors answered as Hono's
+ * `onError` answers them; anything else is Hono's.
+ */
+function directFirst(
+  built: ReturnType<typeof httpApp>,
+): (request: Request, env: HttpEnv) => Response | Promise<Response> {
+  const { app, direct, fail } = built;
+  if (direct.size === 0) return (request, env) => app.fetch(request, env);
+  return (request, env) => {
+    const handler = request.method === "POST" ? direct.get(pathOf(request.url) ?? "") : undefined;
+    if (!handler) return app.fetch(request, env);
+    try {
+      const answer = handler({ req: new DirectRequest(request), env });
+      return answer instanceof Promise ? answer.catch((error) => fail(error, request)) : answer;
+    } catch (error) {
+      return fail(error, request);
+    }
+  };
 }
 
 /** What every route of one app shares (`createHttpApp`). */
@@ -499,10 +601,18 @@ interface RouteShared {
  * Registers the routes of one group (`suffixGroups`) as one Hono path: one route's handler, or,
  * for routes that differ only in an extension, the handler of the route the path ends as.
  */
-function onGroup(app: Hono, group: SuffixGroup<RouteSpec>, shared: RouteShared): void {
+function onGroup(
+  app: Hono,
+  group: SuffixGroup<RouteSpec>,
+  shared: RouteShared,
+  direct: DirectRoutes,
+): void {
   const handlers = group.members.map((route) => routeHandler(route, shared));
   if (handlers.length === 1) {
     app.on(group.method, group.path, handlers[0]!);
+    if (DIRECT_ROUTES.includes(`${group.method} ${group.path}`)) {
+      direct.set(group.path, handlers[0]!);
+    }
     return;
   }
   const suffixes = group.members.map((route) => Object.entries(suffixesOf(route.path) ?? {}));
@@ -524,7 +634,7 @@ function onGroup(app: Hono, group: SuffixGroup<RouteSpec>, shared: RouteShared):
 function routeHandler(
   route: RouteSpec,
   shared: RouteShared,
-): (c: Context) => Response | Promise<Response> {
+): RouteHandler {
   const { options, policy, facts, encode, limit, unauthenticatedLimit } = shared;
   const dialect = options.dialect;
   const operation = route.operation;
@@ -534,7 +644,7 @@ function routeHandler(
   const takesBody = route.body !== undefined;
   const suffixes = suffixesOf(route.path);
   const isMedia = operation.produces !== undefined;
-  const run = (c: Context, caller: HttpCaller, grant: Grant): Response | Promise<Response> => {
+  const run = (c: RouteContext, caller: HttpCaller, grant: Grant): Response | Promise<Response> => {
     const context: InvokeContext = {
       auth: options.auth,
       facts,
@@ -574,7 +684,7 @@ function routeHandler(
     const result = runAs(rawInput(route, wire, false));
     return result instanceof Promise ? result.then(respond) : respond(result);
   };
-  return (c: Context): Response | Promise<Response> => {
+  return (c: RouteContext): Response | Promise<Response> => {
     const caller = new HttpCaller((c.env as HttpEnv | undefined)?.address ?? "127.0.0.1", c);
     const grant = policy.authorize(caller, operation, route.label);
     return grant instanceof Promise ? grant.then((g) => run(c, caller, g)) : run(c, caller, grant);
@@ -583,7 +693,7 @@ function routeHandler(
 
 /** Runs a media operation: a picture (or 304 for `If-None-Match`), made only while its client waits. */
 function runMedia(
-  c: Context,
+  c: RouteContext,
   route: RouteSpec,
   wire: RouteWire,
   context: InvokeContext,

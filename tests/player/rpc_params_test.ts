@@ -241,6 +241,10 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
     params: { seconds: 1, rate: 25, motion: "sideways" },
     field: "params.motion",
   },
+  // action.batch: the batch's shape; each action is checked alone (rpc_batch_test.ts)
+  { method: Method.ACTION_BATCH, params: {}, field: "params.actions" },
+  { method: Method.ACTION_BATCH, params: { actions: [] }, field: "params.actions" },
+  { method: Method.ACTION_BATCH, params: { actions: "SET_CONTROL" }, field: "params.actions" },
   // midi.send
   { method: Method.MIDI_SEND, params: {}, field: "params.messages" },
   {
@@ -359,6 +363,9 @@ const SAMPLES: Record<MethodName, unknown> = {
     params: { controlID: "A", value: 0.5 },
     projectId: null,
     idempotencyKey: "t/1",
+  },
+  [Method.ACTION_BATCH]: {
+    actions: [{ name: "SET_CONTROL", params: { controlID: "B", value: 0.25 }, projectId: null }],
   },
   [Method.EDIT_APPLY]: { projectId: "show", edits: [edit], isUpload: false, idempotencyKey: "t/2" },
   [Method.CLOCK_ADVANCE]: { ms: 10 },

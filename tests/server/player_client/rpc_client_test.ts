@@ -126,3 +126,160 @@ Deno.test("RpcClient.abandon() answers what was pending NOT_READY, saying the pl
   );
   assert.equal(client.pendingCount, 0);
 });
+
+Deno.test("RpcClient.batchesActions: the actions of one write go as one action.batch between the other requests, each settled by its entry", async () => {
+  const { client, playerSide, received, receivedAtLeast } = peer();
+  client.batchesActions = true;
+  const answers: string[] = [];
+  client.onanswer = (method) => answers.push(method);
+  const a = client.request("action.run", { name: "A" });
+  const b = client.request("action.run", { name: "B" }).catch((e: RpcError) => e);
+  const state = client.request("state.get");
+  const c = client.request("action.run", { name: "C" });
+  await receivedAtLeast(3);
+  const [batch, get, alone] = received as Array<{ id: number; method: string; params: unknown }>;
+  assert.deepEqual([batch!.method, get!.method, alone!.method], [
+    "action.batch",
+    "state.get",
+    "action.run",
+  ]);
+  assert.deepEqual(batch!.params, { actions: [{ name: "A" }, { name: "B" }] });
+  assert.deepEqual(alone!.params, { name: "C" }, "an action alone goes as action.run");
+  assert.equal(client.pendingCount, 4, "each action waits for its own answer");
+  await playerSide.send({
+    jsonrpc: "2.0",
+    id: batch!.id,
+    result: {
+      outcomes: [
+        { applied: true, message: "a" },
+        { error: { code: -32000, message: "no", data: { x: 1 } } },
+      ],
+    },
+  });
+  assert.deepEqual(await a, { applied: true, message: "a" });
+  const refused = await b as RpcError;
+  assert.ok(refused instanceof RpcError);
+  assert.deepEqual([refused.code, refused.message, refused.data], [-32000, "no", { x: 1 }]);
+  assert.deepEqual(answers, ["action.run", "action.run"]);
+  await playerSide.send({ jsonrpc: "2.0", id: get!.id, result: {} });
+  await playerSide.send({
+    jsonrpc: "2.0",
+    id: alone!.id,
+    result: { applied: false, message: "c" },
+  });
+  await Promise.all([state, c]);
+  assert.equal(client.pendingCount, 0);
+  await client.close();
+});
+
+Deno.test("RpcClient.batchesActions: an error answer to a batch refuses each action; an entry missing is a player error; a closed pipe answers NOT_READY", async () => {
+  const { client, playerSide, received, receivedAtLeast } = peer();
+  client.batchesActions = true;
+  const run = () => client.request("action.run", {}).catch((e: RpcError | CueportError) => e);
+  const first = [run(), run()];
+  await receivedAtLeast(1);
+  const id = (n: number) => (received[n] as { id: number }).id;
+  await playerSide.send({
+    jsonrpc: "2.0",
+    id: id(0),
+    error: { code: -32602, message: "Invalid params for action.batch: params.actions: Too big" },
+  });
+  for (const error of await Promise.all(first)) {
+    assert.ok(error instanceof RpcError);
+    assert.equal(error.code, -32602);
+  }
+  const second = [run(), run()];
+  await receivedAtLeast(2);
+  await playerSide.send({
+    jsonrpc: "2.0",
+    id: id(1),
+    result: { outcomes: [{ applied: true, message: "one" }] },
+  });
+  assert.deepEqual(await second[0], { applied: true, message: "one" });
+  const missing = await second[1] as RpcError;
+  assert.equal(missing.code, -32603);
+  assert.match(missing.message, /without an outcome for this action/);
+  const third = [run(), run()];
+  await receivedAtLeast(3);
+  await playerSide.close();
+  for (const error of await Promise.all(third)) {
+    assert.equal((error as CueportError).code, "NOT_READY");
+  }
+});
+
+Deno.test("RpcClient without batchesActions (a player before 1.11) sends each action as action.run", async () => {
+  const { client, received, receivedAtLeast } = peer();
+  void client.request("action.run", { name: "A" }).catch(() => {});
+  void client.request("action.run", { name: "B" }).catch(() => {});
+  await receivedAtLeast(2);
+  assert.deepEqual(received.map((m) => (m as { method: string }).method), [
+    "action.run",
+    "action.run",
+  ]);
+  await client.close();
+});
+
+Deno.test("RpcClient.batchesActions: actions wait while actions are out and go together when they are answered; any other request takes them along at once", async () => {
+  const { client, playerSide, received, receivedAtLeast } = peer();
+  client.batchesActions = true;
+  const run = (name: string) => client.request("action.run", { name });
+  const a = run("A");
+  await receivedAtLeast(1);
+  const [b, c] = [run("B"), run("C")];
+  // The turn that would have written them has run (immediates run in order): they wait.
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(received.length, 1, "B and C wait while A is out");
+  await playerSide.send({ jsonrpc: "2.0", id: 1, result: { applied: true, message: "a" } });
+  await a;
+  await receivedAtLeast(2);
+  const batch = received[1] as { id: number; method: string; params: unknown };
+  assert.equal(batch.method, "action.batch");
+  assert.deepEqual(batch.params, { actions: [{ name: "B" }, { name: "C" }] });
+  // B and C are out: D waits, and a request of another method takes it along, in order.
+  const d = run("D");
+  const state = client.request("state.get");
+  await receivedAtLeast(4);
+  assert.deepEqual(received.slice(2).map((m) => (m as { method: string }).method), [
+    "action.run",
+    "state.get",
+  ]);
+  const outcomes = [{ applied: true, message: "b" }, { applied: true, message: "c" }];
+  await playerSide.send({ jsonrpc: "2.0", id: batch.id, result: { outcomes } });
+  for (const [m, result] of [[received[2], { applied: true, message: "d" }], [received[3], {}]]) {
+    await playerSide.send({ jsonrpc: "2.0", id: (m as { id: number }).id, result });
+  }
+  assert.deepEqual(await Promise.all([b, c, d, state]), [...outcomes, {
+    applied: true,
+    message: "d",
+  }, {}]);
+  assert.equal(client.pendingCount, 0);
+  await client.close();
+});
+
+Deno.test("RpcClient.batchesActions: a request of another method takes the waiting actions along at once, while actions are out", async () => {
+  const { client, playerSide, received, receivedAtLeast } = peer();
+  client.batchesActions = true;
+  const a = client.request("action.run", { name: "A" });
+  await receivedAtLeast(1);
+  const [b, c] = [client.request("action.run", { name: "B" }), client.request("action.run", {})];
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(received.length, 1, "B and C wait while A is out");
+  const beat = client.request("heartbeat");
+  await receivedAtLeast(3); // without A answered
+  assert.deepEqual(received.slice(1).map((m) => (m as { method: string }).method), [
+    "action.batch",
+    "heartbeat",
+  ]);
+  const [batch, heartbeat] = received.slice(1) as Array<{ id: number }>;
+  await playerSide.send({ jsonrpc: "2.0", id: heartbeat!.id, result: {} });
+  await beat;
+  const outcome = { applied: true, message: "x" };
+  await playerSide.send({ jsonrpc: "2.0", id: 1, result: outcome });
+  await playerSide.send({
+    jsonrpc: "2.0",
+    id: batch!.id,
+    result: { outcomes: [outcome, outcome] },
+  });
+  assert.deepEqual(await Promise.all([a, b, c]), [outcome, outcome, outcome]);
+  await client.close();
+});

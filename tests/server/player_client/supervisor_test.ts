@@ -33,10 +33,54 @@ Deno.test("PlayerSupervisor runs the bundled player over real stdio, on a virtua
     assert.equal(core.model.playstate("show")!.clips[0]!.state, "playing");
     await core.advanceClock(10_000);
     assert.equal(core.model.playstate("show")!.clips.length, 0);
+    // Actions of one turn go to the player as one action.batch (protocol 1.11), each answered.
+    const set = (value: number) => core.runAction({ name: "SET_CONTROL", params: ["B", value] });
+    const results = await Promise.all([
+      set(0.1),
+      set(0.2),
+      core.runAction({ name: "TRIGGER_CLIP_IN", params: ["nope"] }).catch((e: CueportError) =>
+        e.message
+      ),
+      set(0.3),
+    ]);
+    assert.deepEqual(results.map((r) => typeof r === "string" ? r : r.message), [
+      "Control B = 0.1: 1 Target(s) written",
+      "Control B = 0.2: 1 Target(s) written",
+      'Clip "nope" does not exist in project "show"',
+      "Control B = 0.3: 1 Target(s) written",
+    ]);
+    assert.equal(core.model.live("show")?.controls.B, 0.3);
   } finally {
     await supervisor.stop();
     core.close();
     await Deno.remove(dataDir, { recursive: true });
+  }
+});
+
+Deno.test("PlayerSupervisor batches the actions of one turn for a 1.11 player, not for an older one", async () => {
+  for (const isLegacy of [false, true]) {
+    const launcher = standInLauncher({ isLegacy });
+    const supervisor = new PlayerSupervisor(launcher, { backoff: { initialMs: 1 } });
+    supervisor.start();
+    try {
+      assert.ok(await supervisor.waitReady(5000));
+      const params = { name: "SET_CONTROL", params: { controlID: "A", value: 1 }, projectId: null };
+      void supervisor.request("action.run", params).catch(() => {});
+      void supervisor.request("action.run", params).catch(() => {});
+      const held = launcher.players[0]!.held;
+      // Polled: the write reaches the stand-in within a few turns (the cap only bounds a hang).
+      for (
+        let turn = 0;
+        turn < 10_000 && !held.some((r) => r.method.startsWith("action."));
+        turn++
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      const methods = held.map((r) => r.method).filter((m) => m.startsWith("action."));
+      assert.deepEqual(methods, isLegacy ? ["action.run", "action.run"] : ["action.batch"]);
+    } finally {
+      await supervisor.stop(10); // the stand-in does not exit by itself
+    }
   }
 });
 
