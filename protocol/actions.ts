@@ -17,6 +17,7 @@ import {
   RECORD_MODES,
   TARGET_PATTERN,
 } from "./action_rules.ts";
+import { isRegionText } from "./region.ts";
 
 export { TARGET_PATTERN } from "./action_rules.ts";
 
@@ -34,7 +35,8 @@ export type ParamKind =
   | "direction"
   | "recordMode"
   | "presetKind"
-  | "projectId";
+  | "projectId"
+  | "region";
 
 /** One declared parameter of an action. */
 export interface ParamSpec {
@@ -80,6 +82,7 @@ export const PARAM_SCHEMAS: Record<ParamKind, z.ZodType> = {
   recordMode: z.enum(RECORD_MODES),
   presetKind: z.enum(PRESET_KINDS),
   projectId: z.string().min(1),
+  region: z.string().refine(isRegionText, "Must be a region: full, or x,y,width,height[;edge=N]"),
 };
 
 function p(name: string, kind: ParamKind, description: string): ParamSpec {
@@ -300,6 +303,21 @@ export const ACTIONS: readonly ActionSpec[] = [
         "display",
         "text",
         `A display's name or index (GET /api/v1/output/displays lists them), or ${PRIMARY_DISPLAY}`,
+      ),
+    ],
+  },
+  {
+    name: "OUTPUT_REGION",
+    group: "system",
+    since: "6.0",
+    isAppWide: true,
+    description:
+      "Show a region of the canvas on this machine's output, with blend edges (a wide stage), kept across restarts",
+    params: [
+      p(
+        "region",
+        "region",
+        "full, or x,y,width,height in canvas fractions, then ;left= ;right= ;top= ;bottom= blend edges (fractions of the region) and ;gamma= (e.g. 0,0,0.4,1;right=0.25)",
       ),
     ],
   },

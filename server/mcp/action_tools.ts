@@ -51,6 +51,7 @@ const KIND_SCHEMAS: Record<ParamKind, () => z.ZodType> = {
   recordMode: () => z.enum(RECORD_MODES),
   presetKind: () => z.enum(PRESET_KINDS),
   projectId: () => z.string().min(1),
+  region: () => z.string().min(1),
 };
 
 /** The fields of the input that are not action params. */
