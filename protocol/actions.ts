@@ -63,6 +63,11 @@ export interface ActionSpec {
   takesVelocity?: true;
   /** Rule 5: `base` 1 subtracts one from the first param (a position); others ignore it. */
   isBaseShifted?: true;
+  /**
+   * True for an action about this machine's own output (its display, its region of a wide
+   * stage): a rig group runs it on the rig that received it only, never on every rig.
+   */
+  isMachineLocal?: true;
   /** `"6.0"` for the actions the 5.0.0 interface did not have (spec section 9); absent: since 5.0.0. */
   since?: "6.0";
 }
@@ -297,6 +302,7 @@ export const ACTIONS: readonly ActionSpec[] = [
     group: "system",
     since: "6.0",
     isAppWide: true,
+    isMachineLocal: true,
     description: "Put the output on a display (window and full screen), kept across restarts",
     params: [
       p(
@@ -311,8 +317,8 @@ export const ACTIONS: readonly ActionSpec[] = [
     group: "system",
     since: "6.0",
     isAppWide: true,
-    description:
-      "Show a region of the canvas on this machine's output, with blend edges (a wide stage), kept across restarts",
+    isMachineLocal: true,
+    description: "Show a region of the canvas, with blend edges (a wide stage)",
     params: [
       p(
         "region",

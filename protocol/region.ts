@@ -110,9 +110,9 @@ function rectangle(text: string): Pick<OutputRegion, "x" | "y" | "width" | "heig
   const outside = (side: string, at: number, size: number) =>
     new RegionError(
       "REGION_OUTSIDE",
-      `The region's ${side} span ${at} to ${at + size} is not within the canvas (0 to 1): ` +
-        `give a ${
-          side === "horizontal" ? "x and width" : "y and height"
+      `The region's ${side} span ${at} to ${+(at + size).toFixed(6)} is not within the ` +
+        `canvas (0 to 1): give ${
+          side === "horizontal" ? "an x and a width" : "a y and a height"
         } from 0 whose sum is at most 1`,
     );
   if (x < 0 || width <= 0 || x + width > 1 + EPSILON) throw outside("horizontal", x, width);

@@ -362,7 +362,7 @@ export const SETTINGS = {
     help:
       "the part of the canvas this machine's output shows, e.g. 0,0,0.4,1;right=0.25 (default full: the whole canvas, or the last OUTPUT_REGION's)",
     doc:
-      '`full`: the whole canvas, or the region the last `OUTPUT_REGION` chose (saved); `x,y,width,height` in canvas fractions with blend edges `;left=`, `;right=`, `;top=`, `;bottom=` (fractions of the region) and `;gamma=` (2.2): the region at each start, until an `OUTPUT_REGION` (`docs/output.md`, "Wide stages")',
+      '`full`: the whole canvas, or the last `OUTPUT_REGION`\'s (saved); `x,y,width,height` (canvas fractions) with `;left=`, `;right=`, `;top=`, `;bottom=` blend edges and `;gamma=`: the region at each start (`docs/output.md`, "Wide stages")',
   },
   maxImagePixels: {
     schema: positiveInt().default(40_000_000),
