@@ -106,3 +106,23 @@ Deno.test("regionCanvasSize(): the canvas is the region's part of the display", 
   });
   assert.deepEqual(regionCanvasSize(display, undefined, 0.5, size), { width: 2400, height: 540 });
 });
+
+Deno.test("the three machines of docs/output.md's wide stage sum to full light across the canvas", () => {
+  const stage = [
+    "0,0,0.4,1;right=0.25",
+    "0.3,0,0.4,1;left=0.25;right=0.25",
+    "0.6,0,0.4,1;left=0.25",
+  ]
+    .map(parseRegion);
+  for (let i = 0; i <= 4800; i++) {
+    const x = i / 4800; // each pixel edge of the 4800-pixel canvas
+    let light = 0;
+    for (const r of stage) {
+      const u = (x - r.x) / r.width; // across the region, 0-1
+      if (u < -1e-12 || u > 1 + 1e-12) continue;
+      const k = edgeFactor(u, r.left, r.gamma) * edgeFactor(1 - u, r.right, r.gamma);
+      light += k ** r.gamma; // a projector shows a pixel value v as light v^gamma
+    }
+    assert.ok(Math.abs(light - 1) < 1e-9, `canvas x ${i}: light ${light}`);
+  }
+});

@@ -339,10 +339,10 @@ export class Compositor {
 
   /**
    * Draws `state` at `clock`; `textureOf(clipId)` is a layer's picture or null. `scale`
-   * (`render_scale.js`) draws every pass that much smaller, and the canvas is the display's
-   * size times `canvasScale` (the browser scales it to the window: a canvas at the display's
-   * size costs a full-size pass more and the browser's copy of it, about 55 ms a 1080p frame
-   * with software GL; a recording records the canvas at its size).
+   * (`render_scale.js`) draws every pass that much smaller; the canvas is the display's size (its
+   * region's, `region.js`) times `canvasScale`, which the browser scales to the window (a canvas at
+   * the display's size costs a full-size pass more and the browser's copy of it, about 55 ms a
+   * 1080p frame with software GL; a recording records the canvas at its size).
    * @param {RenderState} state
    * @param {number} clock
    * @param {TextureOf} textureOf
