@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  DEFAULT_BLEND_GAMMA,
   FULL_REGION,
   isFullRegion,
   parseRegion,
@@ -13,7 +14,7 @@ import {
   regionText,
 } from "../../protocol/region.ts";
 import { settingIssueMessage, SETTINGS } from "../../protocol/settings.ts";
-import { edgeFactor, regionCanvasSize } from "../../player/output/page/region.js";
+import { edgeFactor, presentUniforms, regionCanvasSize } from "../../player/output/page/region.js";
 
 Deno.test("parseRegion() reads full, a rectangle and its edges; regionText() writes it back", () => {
   assert.equal(parseRegion(" FULL "), FULL_REGION);
@@ -88,6 +89,11 @@ Deno.test("edgeFactor(): dark at the border, full across it; overlapping light s
   assert.equal(edgeFactor(0, 0.2, 2.2), 0);
   assert.equal(edgeFactor(0.2, 0.2, 2.2), 1);
   assert.equal(edgeFactor(0.5, 0, 2.2), 1, "no edge: full");
+  assert.equal(
+    presentUniforms().gamma,
+    DEFAULT_BLEND_GAMMA,
+    "the page's default is the protocol's",
+  );
   for (const gamma of [1, 1.8, 2.2]) {
     for (let d = 0; d <= 0.2; d += 0.01) {
       const light = edgeFactor(d, 0.2, gamma) ** gamma + edgeFactor(0.2 - d, 0.2, gamma) ** gamma;

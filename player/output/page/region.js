@@ -39,11 +39,23 @@ void main() {
 /** @typedef {{width: number, height: number}} Size */
 
 /**
+ * `DEFAULT_BLEND_GAMMA` of `protocol/region.ts`: the page is served without `protocol/`, so a
+ * test holds the two equal.
+ */
+const DEFAULT_GAMMA = 2.2;
+
+/**
  * The present pass's uniforms, made once (set in place each frame by `setPresent`).
  * @returns {{zoom: number, background: number[], region: number[], edges: number[], gamma: number}}
  */
 export function presentUniforms() {
-  return { zoom: 1, background: [0, 0, 0], region: [0, 0, 1, 1], edges: [0, 0, 0, 0], gamma: 2.2 };
+  return {
+    zoom: 1,
+    background: [0, 0, 0],
+    region: [0, 0, 1, 1],
+    edges: [0, 0, 0, 0],
+    gamma: DEFAULT_GAMMA,
+  };
 }
 
 /**
@@ -59,7 +71,7 @@ export function setPresent(present, { display, region }) {
   r[2] = region?.width ?? 1, r[3] = region?.height ?? 1;
   e[0] = region?.left ?? 0, e[1] = region?.right ?? 0;
   e[2] = region?.top ?? 0, e[3] = region?.bottom ?? 0;
-  present.gamma = region?.gamma ?? 2.2;
+  present.gamma = region?.gamma ?? DEFAULT_GAMMA;
   return present;
 }
 
