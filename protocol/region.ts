@@ -20,6 +20,9 @@ export const DEFAULT_BLEND_GAMMA = 2.2;
 /** The gamma's range: a projector's is 1.8 to 2.6; 1 blends the pixel values linearly. */
 export const BLEND_GAMMA_RANGE = { min: 0.5, max: 4 } as const;
 
+/** A slack for sums of decimal fractions (`0.3 + 0.7`) that land a hair past 1. */
+const EPSILON = 1e-9;
+
 /** The edge keys a region's text takes after its rectangle, and the gamma's. */
 export const REGION_KEYS = ["left", "right", "top", "bottom", "gamma"] as const;
 
@@ -40,6 +43,10 @@ export const OutputRegion = z.strictObject({
   gamma: z.number().min(BLEND_GAMMA_RANGE.min).max(BLEND_GAMMA_RANGE.max).describe(
     "The projectors' gamma the edges are corrected for, so overlapping light sums to even brightness",
   ),
+}).refine((r) => r.x + r.width <= 1 + EPSILON && r.y + r.height <= 1 + EPSILON, {
+  error: "The region must lie on the canvas: x + width and y + height at most 1",
+}).refine((r) => r.left + r.right <= 1 + EPSILON && r.top + r.bottom <= 1 + EPSILON, {
+  error: "Opposite blend edges must sum to 1 or less",
 });
 /** A region of the canvas and its blend edges. */
 export type OutputRegion = z.infer<typeof OutputRegion>;
@@ -79,8 +86,6 @@ export class RegionError extends Error {
   }
 }
 
-/** A slack for sums of decimal fractions (`0.3 + 0.7`) that land a hair past 1. */
-const EPSILON = 1e-9;
 const FORM = "`full`, or `x,y,width,height` in canvas fractions with optional " +
   "`;left=`, `;right=`, `;top=`, `;bottom=` edges (fractions of the region) and `;gamma=`, " +
   "e.g. `0,0,0.4,1;right=0.25`";
