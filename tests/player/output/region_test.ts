@@ -2,13 +2,14 @@
  * A wide stage's region drawn by the real output (`docs/output.md`, "Wide stages"): a still
  * red on its left half and blue on its right, shown with region `0.5,0,0.5,1`, reads blue in
  * every pixel of a canvas half as wide; with a left blend edge of 0.2 its left border is dark
- * and rises to full across the edge as the present program's curve says; `full` is the picture
- * as before. One player in this process on a virtual clock with a headless output: one browser.
+ * and rises to full across the edge as the present program's curve says; a recording holds the
+ * region at its size; `full` is the picture as before. One player in this process on a virtual
+ * clock with a headless output: one browser.
  */
 import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
 import { pixel, type Pixels } from "../../_helpers/images.ts";
-import { H, near, openOutputPlayer, W } from "../../_helpers/output.ts";
+import { H, near, openOutputPlayer, untilOutput, W } from "../../_helpers/output.ts";
 import { edgeFactor } from "../../../player/output/page/region.js";
 import { DEFAULT_BLEND_GAMMA } from "../../../protocol/region.ts";
 
@@ -27,6 +28,18 @@ function notBlue(p: Pixels, tolerance = 12): string[] {
     }
   }
   return found.slice(0, 5);
+}
+
+/** The size of the first video frame of a WebM, `width,height`, as ffprobe decodes it. */
+async function firstFrameSize(path: string): Promise<string> {
+  const out = await new Deno.Command("ffprobe", {
+    args: ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=width,height"]
+      .concat(["-read_intervals", "%+#1", "-of", "csv=p=0", path]),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert(out.success, new TextDecoder().decode(out.stderr));
+  return new TextDecoder().decode(out.stdout).trim().split("\n")[0]!;
 }
 
 Deno.test({
@@ -73,6 +86,17 @@ Deno.test({
         const picture = await p.frame();
         const top = pixel(picture, W / 4, 0)[2]!, bottom = pixel(picture, W / 4, H - 1)[2]!;
         assert.ok(top < 40 && bottom > 245, `top ${top}, bottom ${bottom}`);
+      });
+
+      await t.step("a recording holds what the output shows: the region, at its size", async () => {
+        await p.run("OUTPUT_REGION", { region: "0.5,0,0.5,1;left=0.2" });
+        await p.run("RECORD_TOGGLE", { mode: "now" });
+        const recording = () => p.app.appState.recording;
+        await untilOutput(p.output, "frames recorded", () => recording().videoFrames >= 3);
+        await p.run("RECORD_TOGGLE", { mode: "now" });
+        assert.equal(recording().error, null);
+        const size = await firstFrameSize(`${p.dataDir}/${recording().file}`);
+        assert.equal(size, `${W / 2},${H}`);
       });
 
       await t.step("full again: the picture as before", async () => {
