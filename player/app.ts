@@ -33,6 +33,7 @@ import type { OpenProjects } from "./library/open_projects.ts";
 import { tidyDataDir } from "./library/tidy.ts";
 import type { LiveKeeper } from "./live_keeper.ts";
 import { PRIMARY_DISPLAY } from "../protocol/action_rules.ts";
+import { FULL_REGION_TEXT, parseRegion } from "../protocol/region.ts";
 import type { OutputDisplays } from "../protocol/displays.ts";
 import { listDisplays } from "./output/displays.ts";
 import type { Output } from "./output/mod.ts";
@@ -90,6 +91,10 @@ export class PlayerApp implements AppServices {
     // The `outputDisplay` setting, given, chooses the display at each start (docs/output.md).
     const display = options.output?.display ?? PRIMARY_DISPLAY;
     if (display !== PRIMARY_DISPLAY) app.#parts.status.resume({ outputDisplay: display });
+    const region = options.output?.region ?? FULL_REGION_TEXT; // the same for `outputRegion`
+    if (region !== FULL_REGION_TEXT) {
+      app.#parts.status.resume({ outputRegion: parseRegion(region) });
+    }
     app.#output = startAppOutput(app, {
       projects: app.#projects,
       cameras: () => app.#parts.media.cameras,

@@ -8,6 +8,7 @@ import type { ProjectPatch } from "../protocol/patch.ts";
 import type { AppState, StateUpdate } from "../protocol/state.ts";
 import type { PlayerSettings } from "./store.ts";
 import { NO_TIMECODE } from "../protocol/timecode.ts";
+import { FULL_REGION, isFullRegion } from "../protocol/region.ts";
 
 /** Where a change of the app state goes (`PlayerApp`). */
 export interface AppStatusHost {
@@ -51,6 +52,7 @@ export class AppStatus {
       lastReloadAt: null,
       output: { renderScale: 1, reason: null },
       outputDisplay: settings.outputDisplay,
+      outputRegion: settings.outputRegion ?? FULL_REGION,
       timecode: NO_TIMECODE,
     };
   }
@@ -92,7 +94,8 @@ export class AppStatus {
 
   /** The settings to write now (`player.json`), with the library's part of them. */
   settings(library: Pick<PlayerSettings, "activeProjectId" | "closedProjectIds">): PlayerSettings {
-    const { fullScreen, muted, volume, outputDisplay } = this.#state;
-    return { ...library, fullScreen, muted, volume, outputDisplay };
+    const { fullScreen, muted, volume, outputDisplay, outputRegion } = this.#state;
+    const region = outputRegion && !isFullRegion(outputRegion) ? outputRegion : null;
+    return { ...library, fullScreen, muted, volume, outputDisplay, outputRegion: region };
   }
 }

@@ -211,6 +211,7 @@ export async function runPlayerStdio(args: string[]): Promise<void> {
       mode: settings.output,
       browser: settings.outputBrowser === "auto" ? null : settings.outputBrowser,
       display: settings.outputDisplay,
+      region: settings.outputRegion,
       midi: settings.midiLocal,
     },
   });

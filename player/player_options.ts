@@ -43,6 +43,8 @@ export interface PlayerOptions {
     frameBudgetMs?: number;
     /** The `outputDisplay` setting: the output's display at start; `primary` or absent: as saved. */
     display?: string;
+    /** The `outputRegion` setting: the output's region at start; `full` or absent: as saved. */
+    region?: string;
     /** The `midiLocal` setting: the page opens every MIDI port (true), none, or those named. */
     midi?: boolean | readonly string[];
   };

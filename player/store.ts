@@ -28,6 +28,7 @@ import { createDemoProject } from "./demo.ts";
 import { type AppliedKey, readAppliedKeys } from "./applied_keys.ts";
 import { removePartials } from "./media/copy.ts";
 import { z } from "zod";
+import { OutputRegion } from "../protocol/region.ts";
 
 /** Settings the player keeps between runs. */
 export const PlayerSettings = z.object({
@@ -35,6 +36,8 @@ export const PlayerSettings = z.object({
   fullScreen: z.boolean().default(false),
   /** The output's display (`OUTPUT_DISPLAY`): a name or index; null the primary. */
   outputDisplay: z.string().nullable().default(null),
+  /** The output's region of the canvas (`OUTPUT_REGION`); null (or unreadable) the whole. */
+  outputRegion: OutputRegion.nullish().catch(null),
   muted: z.boolean().default(false),
   volume: z.number().min(0).max(1).default(1),
   /** The Projects closed with `project.close`: on disk and in the library, not loaded. */

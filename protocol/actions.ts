@@ -17,6 +17,7 @@ import {
   RECORD_MODES,
   TARGET_PATTERN,
 } from "./action_rules.ts";
+import { isRegionText } from "./region.ts";
 
 export { TARGET_PATTERN } from "./action_rules.ts";
 
@@ -34,7 +35,8 @@ export type ParamKind =
   | "direction"
   | "recordMode"
   | "presetKind"
-  | "projectId";
+  | "projectId"
+  | "region";
 
 /** One declared parameter of an action. */
 export interface ParamSpec {
@@ -61,6 +63,11 @@ export interface ActionSpec {
   takesVelocity?: true;
   /** Rule 5: `base` 1 subtracts one from the first param (a position); others ignore it. */
   isBaseShifted?: true;
+  /**
+   * True for an action about this machine's own output (its display, its region of a wide
+   * stage): a rig group runs it on the rig that received it only, never on every rig.
+   */
+  isMachineLocal?: true;
   /** `"6.0"` for the actions the 5.0.0 interface did not have (spec section 9); absent: since 5.0.0. */
   since?: "6.0";
 }
@@ -80,6 +87,7 @@ export const PARAM_SCHEMAS: Record<ParamKind, z.ZodType> = {
   recordMode: z.enum(RECORD_MODES),
   presetKind: z.enum(PRESET_KINDS),
   projectId: z.string().min(1),
+  region: z.string().refine(isRegionText, "Must be a region: full, or x,y,width,height[;edge=N]"),
 };
 
 function p(name: string, kind: ParamKind, description: string): ParamSpec {
@@ -294,12 +302,28 @@ export const ACTIONS: readonly ActionSpec[] = [
     group: "system",
     since: "6.0",
     isAppWide: true,
+    isMachineLocal: true,
     description: "Put the output on a display (window and full screen), kept across restarts",
     params: [
       p(
         "display",
         "text",
         `A display's name or index (GET /api/v1/output/displays lists them), or ${PRIMARY_DISPLAY}`,
+      ),
+    ],
+  },
+  {
+    name: "OUTPUT_REGION",
+    group: "system",
+    since: "6.0",
+    isAppWide: true,
+    isMachineLocal: true,
+    description: "Show a region of the canvas, with blend edges (a wide stage)",
+    params: [
+      p(
+        "region",
+        "region",
+        "full, or x,y,width,height in canvas fractions, then ;left= ;right= ;top= ;bottom= blend edges (fractions of the region) and ;gamma= (e.g. 0,0,0.4,1;right=0.25)",
       ),
     ],
   },

@@ -9,6 +9,7 @@
 import { z } from "zod";
 import type { SocketBounds } from "./socket_bounds.ts";
 import { PICTURE_FORMATS } from "./pictures.ts";
+import { OutputRegion } from "./region.ts";
 
 /** How the player shows its output (the `output` setting). */
 export const OutputMode = z.enum(["auto", "window", "fullscreen", "headless", "none"]);
@@ -137,6 +138,8 @@ export const RenderState = z.object({
   /** Master level 0-1 after mute. */
   level: z.number(),
   fullScreen: z.boolean(),
+  /** The region of the canvas this output shows, with its blend edges; absent: the whole. */
+  region: OutputRegion.optional(),
   /** Bumped by PANIC: the page silences at once and reloads its media. */
   panic: z.number().int(),
 });

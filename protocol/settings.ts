@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import { PRIMARY_DISPLAY } from "./action_rules.ts";
+import { FULL_REGION_TEXT, RegionText } from "./region.ts";
 
 /** One setting. */
 export interface SettingSpec {
@@ -354,6 +355,15 @@ export const SETTINGS = {
     doc:
       "`primary`: the primary display, or the one the last `OUTPUT_DISPLAY` chose (saved); a display's name (`HDMI-1`) or index (`1`) as `cueport displays` lists them: the output's display at each start, until an `OUTPUT_DISPLAY` (`docs/output.md`, \"Displays\")",
   },
+  outputRegion: {
+    schema: RegionText.default(FULL_REGION_TEXT),
+    flag: "output-region",
+    value: "REGION",
+    help:
+      "the part of the canvas this machine's output shows, e.g. 0,0,0.4,1;right=0.25 (default full: the whole canvas, or the last OUTPUT_REGION's)",
+    doc:
+      '`full`: the whole canvas, or the last `OUTPUT_REGION`\'s (saved); `x,y,width,height` (canvas fractions) with `;left=`, `;right=`, `;top=`, `;bottom=` blend edges and `;gamma=`: the region at each start (`docs/output.md`, "Wide stages")',
+  },
   maxImagePixels: {
     schema: positiveInt().default(40_000_000),
     flag: "max-image-pixels",
@@ -673,6 +683,7 @@ export const PLAYER_SETTINGS = [
   "output",
   "outputBrowser",
   "outputDisplay",
+  "outputRegion",
   "midiLocal",
 ] as const satisfies readonly SettingName[];
 

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { ClipState, Direction, Preset, PresetKind, Project } from "./model.ts";
 import { exact } from "./exact.ts";
 import { TimecodeState } from "./timecode.ts";
+import { OutputRegion } from "./region.ts";
 import { DataProblem, LibraryEntry } from "./library.ts";
 import { VELOCITY_RANGE, velocitySchema } from "./action_rules.ts";
 
@@ -152,6 +153,10 @@ export const AppState = z.strictObject({
   output: OutputDrawing,
   outputDisplay: z.string().nullable().describe(
     "The display the output is on, by name or index (`OUTPUT_DISPLAY`, or the `outputDisplay` setting at start); null: the primary",
+  ),
+  /** Absent from an older player: the whole canvas. */
+  outputRegion: OutputRegion.optional().describe(
+    "The region of the canvas this machine's output shows, with its blend edges (`OUTPUT_REGION`, or the `outputRegion` setting at start); x 0, y 0, width 1, height 1 and no edges: the whole canvas",
   ),
   /** How the active Song chases timecode (protocol 1.9; absent from an older player). */
   timecode: TimecodeState.optional(),

@@ -26,6 +26,7 @@ import { playbackActions } from "./playback.ts";
 import { seekControlActions } from "./seek_control.ts";
 import { systemActions } from "./system.ts";
 import { displayActions } from "./display.ts";
+import { regionActions } from "./region.ts";
 
 export type { ActionContext, AppServices } from "./context.ts";
 
@@ -35,6 +36,7 @@ const HANDLERS: Record<string, ActionHandler> = {
   ...seekControlActions,
   ...systemActions,
   ...displayActions,
+  ...regionActions,
 };
 
 for (const spec of ACTIONS) {

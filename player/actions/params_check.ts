@@ -21,6 +21,7 @@ import {
   RECORD_MODES,
   TARGET_PATTERN,
 } from "../../protocol/action_rules.ts";
+import { isRegionText } from "../../protocol/region.ts";
 
 /** Whether one normalized param value is of its kind (the rule of `PARAM_SCHEMAS`). */
 type KindCheck = (value: unknown) => boolean;
@@ -45,6 +46,7 @@ export const KIND_CHECKS: Readonly<Record<ParamKind, KindCheck>> = {
   direction: oneOf(DIRECTIONS),
   recordMode: oneOf(RECORD_MODES),
   presetKind: oneOf(PRESET_KINDS),
+  region: isRegionText,
 };
 
 /** Whether `value` is an object of JSON's own making (no array, no class instance). */

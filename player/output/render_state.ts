@@ -393,6 +393,7 @@ export function buildRenderState(
     ...(crossing ? { transition: crossing.render } : {}),
     level: appState.muted ? 0 : appState.volume,
     fullScreen: appState.fullScreen,
+    ...(appState.outputRegion ? { region: appState.outputRegion } : {}),
     panic: appState.windowReloads,
   };
 }

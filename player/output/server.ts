@@ -20,6 +20,7 @@ import layersJs from "./page/layers.js" with { type: "text" };
 import soundJs from "./page/sound.js" with { type: "text" };
 import isfPassesJs from "./page/isf_passes.js" with { type: "text" };
 import renderScaleJs from "./page/render_scale.js" with { type: "text" };
+import regionJs from "./page/region.js" with { type: "text" };
 import editorHtml from "./page/editor.html" with { type: "text" };
 import editorJs from "./page/editor.js" with { type: "text" };
 import editorUiJs from "./page/editor_ui.js" with { type: "text" };
@@ -38,6 +39,7 @@ const ASSETS: Record<string, string> = {
   "sound.js": soundJs,
   "isf_passes.js": isfPassesJs,
   "render_scale.js": renderScaleJs,
+  "region.js": regionJs,
   "editor.html": editorHtml,
   "editor.js": editorJs,
   "editor_ui.js": editorUiJs,

@@ -36,6 +36,7 @@ import {
 import { z } from "zod";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 import { CueportError } from "./errors.ts";
+import { parseRegion, RegionError, regionText } from "../../protocol/region.ts";
 
 // Declared on the catalog's actions; kept here too for the core's importers.
 export { BASE_SHIFTED_ACTIONS, VELOCITY_ACTIONS } from "../../protocol/actions.ts";
@@ -94,7 +95,10 @@ function parseNumber(text: string): number | null {
 }
 
 /** Parses one string by kind; returns the value or a message saying what is wrong. */
-const PARSERS: Record<ParamKind, (s: string) => string | number | boolean | { error: string }> = {
+const PARSERS: Record<
+  ParamKind,
+  (s: string) => string | number | boolean | { error: string; reason?: string }
+> = {
   clipId: (s) => s.trim() || { error: "must not be empty" },
   projectId: (s) => s.trim() || { error: "must not be empty" },
   songId: (s) => s.trim() || { error: "must not be empty" },
@@ -131,6 +135,14 @@ const PARSERS: Record<ParamKind, (s: string) => string | number | boolean | { er
   },
   recordMode: (s) => oneOf(RECORD_MODES, s.trim().toLowerCase(), s),
   presetKind: (s) => oneOf(PRESET_KINDS, s.trim().toLowerCase(), s),
+  region: (s) => {
+    try {
+      return regionText(parseRegion(s));
+    } catch (error) {
+      if (!(error instanceof RegionError)) throw error;
+      return { error: error.message, reason: error.code };
+    }
+  },
 };
 
 /** `word` if it is one of `values`, else the message naming them (`got` the value sent). */
@@ -150,7 +162,11 @@ function parseParam(spec: ParamSpec, position: number, raw: unknown, shift: numb
   }
   const text = String(raw);
   const parsed = PARSERS[spec.kind](text);
-  if (typeof parsed === "object") throw bad(field, parsed.error, raw);
+  if (typeof parsed === "object") {
+    const error = bad(field, parsed.error, raw);
+    if (parsed.reason) error.details!.reason = parsed.reason; // a stable code (a region's)
+    throw error;
+  }
   if (spec.kind !== "index") return parsed;
   const index = (parsed as number) - shift;
   if (index < INDEX_MIN) {

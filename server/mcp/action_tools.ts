@@ -51,6 +51,7 @@ const KIND_SCHEMAS: Record<ParamKind, () => z.ZodType> = {
   recordMode: () => z.enum(RECORD_MODES),
   presetKind: () => z.enum(PRESET_KINDS),
   projectId: () => z.string().min(1),
+  region: () => z.string().min(1),
 };
 
 /** The fields of the input that are not action params. */
@@ -269,13 +270,14 @@ export function actionTools(): AnyTool[] {
       names: [
         "FULLSCREEN_TOGGLE",
         "OUTPUT_DISPLAY",
+        "OUTPUT_REGION",
         "MUTE_TOGGLE",
         "RECORD_TOGGLE",
         "OUTPUT_LEVEL_IN",
         "PANIC",
       ],
       intro:
-        "Application-wide switches: full screen, the display of the output (a name or index from app_get_displays, or primary; kept across restarts), mute, recording of the output (now or on the next Clip trigger; a second toggle stops), master output level 0.0-1.0, and PANIC, which reloads every output window (the show blinks: use it only when the output is stuck). Check the result with app_get_app_state.",
+        "Application-wide switches: full screen, the display of the output (a name or index from app_get_displays, or primary; kept across restarts), the region of the canvas this machine shows with its blend edges (a wide stage; kept across restarts), mute, recording of the output (now or on the next Clip trigger; a second toggle stops), master output level 0.0-1.0, and PANIC, which reloads every output window (the show blinks: use it only when the output is stuck). Check the result with app_get_app_state.",
       example: '{"action": "MUTE_TOGGLE"}; {"action": "OUTPUT_LEVEL_IN", "level": 0.8}',
       isDestructive: true,
       withBase: false,

@@ -59,6 +59,7 @@ const WIRE_KIND: Record<ParamKind, JsonSchema> = {
   recordMode: { type: "string", enum: ["now", "next-trigger"] },
   presetKind: { type: "string", enum: ["effect", "visualizer"] },
   projectId: { type: ["string", "number"], description: "Project id" },
+  region: { type: "string", description: "full, or x,y,width,height[;left=N;right=N;...]" },
 };
 
 /** One schema per catalog action: its name and its positional params. */

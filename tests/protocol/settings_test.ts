@@ -88,6 +88,7 @@ Deno.test("settings: the bundled player given only its data dir has every defaul
     output: "headless",
     outputBrowser: "/usr/bin/chromium",
     outputDisplay: "HDMI-1",
+    outputRegion: "0.3,0,0.4,1;left=0.25;right=0.25",
     midiLocal: ["Launchpad X", "IAC Driver Bus 1"] as string[],
   } as const;
   assert.deepEqual(Object.keys(given).sort(), [...PLAYER_SETTINGS].sort(), "every player setting");

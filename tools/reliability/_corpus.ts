@@ -50,6 +50,8 @@ function paramValue(kind: ParamKind, rng: Rng): string | number | boolean {
       return rng.pick(["effect", "visualizer"]);
     case "projectId":
       return "demo"; // the active one: PROJECT_SELECT answers unchanged
+    case "region":
+      return "full";
   }
 }
 

@@ -1,8 +1,9 @@
 // @ts-check
 // The picture: each layer through its passes (filters, Effects), blended in order over the
-// background colour with its opacity, then the visualizers, then the display's zoom. During a
-// crossing (`state.transition`) two such pictures, the outgoing and the incoming, are mixed by
-// the transition's program (`startImage`, `endImage`, `progress`) before the visualizers.
+// background colour with its opacity, then the visualizers, then the display's zoom and this
+// machine's region of the canvas (`region.js`). During a crossing (`state.transition`) two such
+// pictures, the outgoing and the incoming, are mixed by the transition's program (`startImage`,
+// `endImage`, `progress`) before the visualizers.
 import {
   compile,
   countObjects,
@@ -17,21 +18,13 @@ import {
 } from "./gl.js";
 import { IsfPasses, JoinedKeys } from "./isf_passes.js";
 import { frameTimes, nextFrame } from "./render_scale.js";
+import { presentUniforms, REGION_PRESENT, regionCanvasSize, setPresent } from "./region.js";
 
 const COMPOSITE = `#version 300 es
 precision highp float;
 in vec2 v_uv; out vec4 outColor;
 uniform sampler2D u_image; uniform float opacity;
 void main() { vec4 c = texture(u_image, v_uv); outColor = vec4(c.rgb, c.a * opacity); }`;
-const PRESENT = `#version 300 es
-precision highp float;
-in vec2 v_uv; out vec4 outColor;
-uniform sampler2D u_image; uniform float zoom; uniform vec3 background;
-void main() {
-  vec2 uv = (v_uv - 0.5) / zoom + 0.5;
-  bool isInside = all(greaterThanEqual(uv, vec2(0.0))) && all(lessThanEqual(uv, vec2(1.0)));
-  outColor = isInside ? texture(u_image, uv) : vec4(background, 1.0);
-}`;
 
 /** @typedef {import("../../../protocol/output.ts").RenderState} RenderState */
 /** @typedef {import("../../../protocol/output.ts").RenderLayer} RenderLayer */
@@ -179,7 +172,7 @@ function frameScratch() {
     chain: { time: 0, size: { width: 1, height: 1 }, scale: 1, owner: "" },
     /** @type {Record<string, WebGLTexture>} */
     image: {},
-    present: { zoom: 1, background: [0, 0, 0] },
+    present: presentUniforms(),
     opacity: { opacity: 1 },
     /** @type {Record<string, UniformValue>} */
     plain: { u_resolution: [1, 1], u_time: 0 },
@@ -303,7 +296,7 @@ export class Compositor {
     if (!gl) return null;
     countObjects(gl);
     try {
-      const internal = { composite: compile(gl, COMPOSITE), present: compile(gl, PRESENT) };
+      const internal = { composite: compile(gl, COMPOSITE), present: compile(gl, REGION_PRESENT) };
       quad(gl);
       return new Compositor(canvas, gl, internal);
     } catch {
@@ -347,10 +340,10 @@ export class Compositor {
 
   /**
    * Draws `state` at `clock`; `textureOf(clipId)` is a layer's picture or null. `scale`
-   * (`render_scale.js`) draws every pass that much smaller, and the canvas is the display's
-   * size times `canvasScale` (the browser scales it to the window: a canvas at the display's
-   * size costs a full-size pass more and the browser's copy of it, about 55 ms a 1080p frame
-   * with software GL; a recording records the canvas at its size).
+   * (`render_scale.js`) draws every pass that much smaller; the canvas is the display's size (its
+   * region's, `region.js`) times `canvasScale`, which the browser scales to the window (a canvas at
+   * the display's size costs a full-size pass more and the browser's copy of it, about 55 ms a
+   * 1080p frame with software GL; a recording records the canvas at its size).
    * @param {RenderState} state
    * @param {number} clock
    * @param {TextureOf} textureOf
@@ -361,7 +354,7 @@ export class Compositor {
     const { display } = state;
     const frame = this.#frame;
     const size = scaledSize(display, scale, frame.size);
-    const canvasSize = scaledSize(display, canvasScale, frame.canvasSize);
+    const canvasSize = regionCanvasSize(display, state.region, canvasScale, frame.canvasSize);
     const targets = this.#ensureTargets(canvasSize, size);
     setBackground(frame, display.backgroundColor);
     nextFrame(this.#times, clock, display.fps);
@@ -379,8 +372,8 @@ export class Compositor {
       chain.owner = "";
       picture = this.#runPasses(state.visualizers, picture, chain);
     }
-    const present = frame.present;
-    present.zoom = display.zoom;
+    // The display's zoom and this machine's part of the canvas (`region.js`).
+    const present = setPresent(frame.present, state);
     frame.image.u_image = picture;
     pass(gl, this.#internal.present, null, frame.image, present, canvasSize);
     // Targets deleted (a change): their keys and counts go, those drawn are made again.

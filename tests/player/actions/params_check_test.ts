@@ -21,6 +21,7 @@ const VALUES: unknown[] = [
     "clip:/x",
   ],
   ...["forward", "backward", "reverse", "now", "next-trigger", "effect", "visualizer", "1"],
+  ...["full", "0,0,0.4,1;right=0.25", "0.7,0,0.4,1"],
   ...[0, -0, 1, -1, 0.5, 1.5, 2, 127, 128, 1e300, 2 ** 53, 2 ** 53 + 2, NaN, Infinity, -Infinity],
   ...[true, false, null, undefined, [], {}, ["A"], { a: 1 }, new Date(0)],
 ];

@@ -91,6 +91,8 @@ Deno.test("normalizeAction() passes velocity only for the four velocity actions"
         ? "forward"
         : p.kind === "presetKind"
         ? "effect"
+        : p.kind === "region"
+        ? "full"
         : "x"
     );
     const out = normalizeAction({ name: spec.name, params, velocity: 64 });

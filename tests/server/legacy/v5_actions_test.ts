@@ -70,6 +70,7 @@ Deno.test("V5_ACTIONS: every catalog action 5.0.0 had, by a unique name; none of
   const sixOnly = ACTIONS.filter((a) => a.since === "6.0").map((a) => a.name).sort();
   assert.deepEqual(sixOnly, [
     "OUTPUT_DISPLAY",
+    "OUTPUT_REGION",
     "PROJECT_SELECT",
     "RECORD_TOGGLE",
     "RELEASE_CLIP_BY_INDEX_IN",

@@ -129,6 +129,7 @@ const SAMPLES: Record<ParamKind, unknown[]> = {
   direction: ["forward", "reverse"],
   recordMode: ["NOW", "next-trigger"],
   presetKind: ["effect", "Visualizer"],
+  region: ["FULL", " 0.6,0,0.4,1; left=0.25 "],
 };
 
 Deno.test("normalizeAction() hands the player only params of the action's declared schema", () => {
