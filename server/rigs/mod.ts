@@ -89,7 +89,7 @@ function rigAddresses(): string[] {
   try {
     return Deno.networkInterfaces()
       .map((i) => i.address)
-      .filter((a) => !/^(127\.|::1$|fe80:)/i.test(a));
+      .filter((a) => !a.startsWith("127.") && a !== "::1" && !/^fe80:/i.test(a));
   } catch {
     return [];
   }
