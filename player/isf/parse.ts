@@ -104,7 +104,10 @@ export function parseIsf(code: string, kind: IsfKind, options: IsfCheckOptions =
       ...result.program,
       fragment: withInsertions(fragment, lineOffset, caps),
       lifted: lifted &&
-        { ...lifted, fragment: withInsertions(lifted.fragment, lifted.lineOffset, caps) },
+        {
+          ...lifted,
+          fragment: withInsertions(lifted.fragment, lifted.lineOffset, [...caps, ...glsl.lift]),
+        },
     },
   };
 }
