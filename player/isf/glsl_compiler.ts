@@ -12,8 +12,7 @@
  * (it keeps no player alive) and ends when the player's end closes its stdin.
  * @module
  */
-import { MonotonicClock } from "../clock.ts";
-import { ProgressWatch } from "../../lib/progress_watch.ts";
+import { MONOTONIC_TIMER_CLOCK, ProgressWatch, type TimerClock } from "../../lib/progress_watch.ts";
 import { checkerCommand, checkerEnv } from "./check_child.ts";
 
 /** The compiler process is replaced, between compiles, once its resident memory passes this. */
@@ -99,6 +98,8 @@ export interface GlslCompilerOptions {
   readonly stallMs?: number;
   /** The memory past which the process is replaced, MB (GLSL_COMPILER_RSS_MB). */
   readonly rssMb?: number;
+  /** The watch's clock (the monotonic clock; a test's virtual one). */
+  readonly clock?: TimerClock;
 }
 
 /** glslang in a long-lived process, started at the first compile, compiles one at a time. */
@@ -151,7 +152,11 @@ export class GlslCompiler {
     const process = this.#process;
     const stallMs = this.#options.stallMs ?? 30_000;
     // A compile reports nothing until its answer: one that hangs is given up on after two looks.
-    const watch = new ProgressWatch(new MonotonicClock(), stallMs, () => process.end());
+    const watch = new ProgressWatch(
+      this.#options.clock ?? MONOTONIC_TIMER_CLOCK,
+      stallMs,
+      () => process.end(),
+    );
     try {
       const { log } = await process.compile(source);
       return { log };
