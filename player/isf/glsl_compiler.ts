@@ -45,7 +45,8 @@ class CompilerProcess {
     }).spawn();
     this.#child.unref();
     this.#writer = this.#child.stdin.getWriter();
-    void this.#read().finally(() => this.#fail());
+    // Its stdout ended, or said what no compiler says: it is done either way.
+    void this.#read().catch(() => {}).finally(() => this.end());
   }
 
   /** glslang's log of `source`; rejects when the process ends first. */
@@ -62,7 +63,6 @@ class CompilerProcess {
 
   /** Ends the process: its pending compiles are rejected. */
   end(): void {
-    if (this.isEnded) return;
     try {
       this.#child.kill("SIGKILL");
     } catch {

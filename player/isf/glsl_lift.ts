@@ -67,29 +67,15 @@ export function desktopHabits(
   };
   const types = declaredTypes(program.program);
   const typeOf = (node: unknown) => typeOfNode(node as Node, types);
-  /**
-   * `node`, an integer where a `to` is expected, made one: `1` -> `1.0` or `1u`, an int or uint
-   * expression -> `float(...)` or `uint(...)`, an `ivec2` or `uvec2` -> `vec2(...)`.
-   */
-  const convert = (node: Node, to: "float" | "uint") => {
-    const type = typeOf(node) ?? "";
-    const vector = to === "float" ? /^[iu]vec(\d)$/.exec(type)?.[1] : undefined;
-    const isScalar = type === "int" || (to === "float" && type === "uint");
-    if (!isScalar && !vector) return;
-    const end = endOf(node);
-    if (isDecimal(node)) insert(end, to === "float" ? ".0" : "u");
-    else if (end >= 0) {
-      insert(start(node), vector ? `vec${vector}(` : `${to}(`);
-      insert(end, ")");
-    }
-  };
+  const convert = converter(typeOf, insert);
   const expected = (type: string | null): "float" | "uint" | null =>
     isFloat(type) ? "float" : type === "uint" || type?.startsWith("uvec") ? "uint" : null;
   const renamed = renamedFunctions(program.program);
   const parameters = parameterTypes(program.program);
   walk(program.program, (node) => {
     const called = nameOf(node)?.identifier;
-    if (node.type === "function_call" && called && FLOAT_FUNCTIONS.has(called)) {
+    const isBuiltIn = called !== undefined && !renamed.has(called) && !parameters.has(called);
+    if (node.type === "function_call" && isBuiltIn && FLOAT_FUNCTIONS.has(called)) {
       for (const arg of (node.args as Node[]).filter((a) => a.type !== "literal")) {
         convert(arg, "float");
       }
@@ -119,6 +105,28 @@ export function desktopHabits(
     if (name && renamed.has(name.identifier)) insert(start(name), "isf_");
   });
   return found;
+}
+
+/**
+ * What makes `node`, an integer where a `to` is expected, one: `1` -> `1.0` or `1u`, an int or
+ * uint expression -> `float(...)` or `uint(...)`, an `ivec2` or `uvec2` -> `vec2(...)`.
+ */
+function converter(
+  typeOf: (node: unknown) => string | null,
+  insert: (offset: number, text: string) => void,
+): (node: Node, to: "float" | "uint") => void {
+  return (node, to) => {
+    const type = typeOf(node) ?? "";
+    const vector = to === "float" ? /^[iu]vec(\d)$/.exec(type)?.[1] : undefined;
+    const isScalar = type === "int" || (to === "float" && type === "uint");
+    if (!isScalar && !vector) return;
+    const end = endOf(node);
+    if (isDecimal(node)) insert(end, to === "float" ? ".0" : "u");
+    else if (end >= 0) {
+      insert(start(node), vector ? `vec${vector}(` : `${to}(`);
+      insert(end, ")");
+    }
+  };
 }
 
 /** Functions the code defines or declares with a built-in's name. */
