@@ -12,8 +12,8 @@ import {
   missing,
   newId,
 } from "./draft.ts";
-import { importName, readShaderFile } from "./preset_import.ts";
-import { unlinkTransitions } from "./preset_links.ts";
+import { importName, readShaderFile, readVertexFileBeside } from "./preset_import.ts";
+import { unlinkGenerators, unlinkTransitions } from "./preset_links.ts";
 import { quarantineAfterEdit } from "./preset_quarantine.ts";
 import {
   checkIsfPreset,
@@ -47,6 +47,10 @@ async function withCheckedCode(
   if (!check) return preset;
   warnings.push(...isfWarningTexts(check));
   const problems = check.codeProblems;
+  // Problems of the vertex shader name its field (they come alone: it is checked first).
+  if (problems[0]?.field === "vertexCode") {
+    codeField = codeField === "params.code" ? "params.vertexCode" : `${codeField} (.vs)`;
+  }
   if (problems.length > 0) {
     const named = problems.slice(0, MESSAGE_PROBLEMS).map(describeProblem).join("; ");
     const more = problems.length > MESSAGE_PROBLEMS
@@ -64,6 +68,13 @@ async function withCheckedCode(
     );
   }
   return { ...preset, parameters: check.parameters };
+}
+
+/** `preset` without a blank `vertexCode` (none: the default quad; `""` removes one). */
+function withoutBlankVertex(preset: Preset): Preset {
+  if (preset.vertexCode === undefined || preset.vertexCode.trim() !== "") return preset;
+  const { vertexCode: _, ...rest } = preset;
+  return rest;
 }
 
 function findPreset(d: EditDraft, kind: Kind, id: string): Preset {
@@ -151,15 +162,25 @@ function userPreset(d: EditDraft, kind: Kind, id: string): Preset {
   throw missing(`The ${kind} preset "${id}" does not exist`);
 }
 
+/** The ids of user presets start with their kind's prefix. */
+const ID_PREFIXES: Record<Preset["kind"], string> = {
+  effect: "fx-user",
+  visualizer: "viz-user",
+  transition: "tr-user",
+  generator: "gen-user",
+};
+
 const all = (d: EditDraft) => [...d.builtInPresets, ...d.presets];
 
 /** Adds a user preset; `codeField` names where its code came from in a refusal. */
 async function addPreset(d: EditDraft, p: EditParams, codeField?: string): Promise<string> {
   const id = newId(
-    p.kind === "effect" ? "fx-user" : p.kind === "transition" ? "tr-user" : "viz-user",
+    ID_PREFIXES[p.kind as Preset["kind"]],
     (x) => all(d).some((o) => o.id === x),
   );
-  const parsed = PresetSchema.parse({ parameters: [], ...p, id, builtIn: false });
+  const parsed = withoutBlankVertex(
+    PresetSchema.parse({ parameters: [], ...p, id, builtIn: false }),
+  );
   const warnings: string[] = [];
   const preset = await withCheckedCode(parsed, p.parameters, codeField, warnings);
   refuseProblems("Invalid preset", presetProblems(preset, all(d)));
@@ -176,19 +197,27 @@ export const FX_HANDLERS: Record<string, EditHandler> = {
   "preset.add": (d, p) => addPreset(d, p),
   "preset.import": async (d, p) => {
     const code = await readShaderFile(p.path);
+    const vertexCode = await readVertexFileBeside(p.path);
     const kind = p.kind ?? isfKindOf(code);
     const name = importName(p.path, p.name, kind, all(d));
-    return await addPreset(d, { kind, name, type: ISF_PRESET_TYPE, code }, "params.path");
+    const preset = {
+      kind,
+      name,
+      type: ISF_PRESET_TYPE,
+      code,
+      ...(vertexCode ? { vertexCode } : {}),
+    };
+    return await addPreset(d, preset, "params.path");
   },
   "preset.update": async (d, p) => {
     const preset = userPreset(d, p.kind, p.presetID);
     const next = await withCheckedCode(
-      PresetSchema.parse({
+      withoutBlankVertex(PresetSchema.parse({
         ...preset,
         ...Object.fromEntries(
           Object.entries(p).filter(([k, v]) => k !== "presetID" && v !== undefined),
         ),
-      }),
+      })),
       p.parameters,
     );
     refuseProblems("Invalid preset", presetProblems(next, all(d)));
@@ -203,6 +232,7 @@ export const FX_HANDLERS: Record<string, EditHandler> = {
       if (item.presetId === preset.id) item.presetId = null;
     }
     unlinkTransitions(d.project, preset.id);
+    unlinkGenerators(d.project, preset.id);
     return `The ${p.kind} preset "${preset.id}" removed`;
   },
   "preset.validate": async (d, p) => {

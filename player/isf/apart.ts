@@ -78,6 +78,8 @@ export interface IsfApartOptions {
   readonly command?: readonly string[];
   /** Hears each progress report of the check (its work so far). */
   readonly onProgress?: (work: number) => void;
+  /** The preset's own vertex shader (`.vs`), checked with the code. */
+  readonly vertexCode?: string;
   /** The compiler of code the check took (GLSL_COMPILER); null: none (a stand-in checker's). */
   readonly compiler?: GlslCompiler | null;
 }
@@ -115,7 +117,13 @@ export async function parseIsfApart(
     stallMs,
     () => answer.reject(new IsfCheckStalled(stallMs)),
   );
-  const request = { code, kind, bounds: options.bounds ?? {}, heapMb: options.heapMb };
+  const request = {
+    code,
+    kind,
+    vertexCode: options.vertexCode,
+    bounds: options.bounds ?? {},
+    heapMb: options.heapMb,
+  };
   void checker.send(request, (message) => {
     watch.progress();
     if ("result" in message) return answer.resolve(message.result as IsfResult);

@@ -21,6 +21,8 @@ import { loadGlslang } from "./glsl_types.ts";
 export interface IsfCheckRequest {
   readonly code: string;
   readonly kind: IsfKind;
+  /** The preset's own vertex shader, when it has one. */
+  readonly vertexCode?: string;
   readonly bounds?: Partial<IsfCheckBounds>;
   /** The heap's ceiling, MB, in place of ISF_CHECK_HEAP_MB (a test's tiny one). */
   readonly heapMb?: number;
@@ -59,7 +61,7 @@ async function compile(source: string): Promise<void> {
   say({ compiled, rssMb: Math.round(Deno.memoryUsage().rss / 1024 / 1024) });
 }
 
-function check({ code, kind, bounds, heapMb: ceiling }: IsfCheckRequest): void {
+function check({ code, kind, vertexCode, bounds, heapMb: ceiling }: IsfCheckRequest): void {
   const onProgress = (work: number) => {
     if (heapMb() > (ceiling ?? ISF_CHECK_HEAP_MB)) {
       say({ overCeiling: true });
@@ -68,7 +70,11 @@ function check({ code, kind, bounds, heapMb: ceiling }: IsfCheckRequest): void {
     say({ progress: work });
   };
   try {
-    const result = parseIsf(code, kind, { onProgress, bounds: bounds ?? {} });
+    const result = parseIsf(code, kind, {
+      onProgress,
+      bounds: bounds ?? {},
+      ...(vertexCode === undefined ? {} : { vertexCode }),
+    });
     say({ result, heapMb: Math.round(heapMb()) });
   } catch (error) {
     // A check that throws refuses the code (a 422, never a 500), saying why.

@@ -101,10 +101,25 @@ export function desktopHabits(
         if (to && initializer) convert(initializer, to);
       }
     }
+    if (node.type === "function") returnsOf(node, convert, expected);
     const name = nameOf(node);
     if (name && renamed.has(name.identifier)) insert(start(name), "isf_");
   });
   return found;
+}
+
+/** `return 0;` in a function that returns a float (or a uint) made `return 0.0;`. */
+function returnsOf(
+  fn: Node,
+  convert: (node: Node, to: "float" | "uint") => void,
+  expected: (type: string | null) => "float" | "uint" | null,
+): void {
+  const header = (fn.prototype as Node | undefined)?.header as Node | undefined;
+  const to = expected(specifierToken(header?.returnType));
+  if (!to) return;
+  walk(fn.body, (node) => {
+    if (node.type === "return_statement" && node.expression) convert(node.expression as Node, to);
+  });
 }
 
 /**
@@ -265,7 +280,10 @@ function literal(node: unknown): string {
 }
 
 function start(node: unknown): number {
-  return (node as Node | undefined)?.location?.start.offset ?? -1;
+  const located = node as Node | undefined;
+  // A binary expression has no location of its own: its left operand's start is its own.
+  if (located?.type === "binary") return start(located.left);
+  return located?.location?.start.offset ?? -1;
 }
 
 /** The offset just after an expression's last character (no space after it), or -1. */
@@ -276,6 +294,7 @@ function endOf(node: Node): number {
     const rp = start(node.rp);
     return rp >= 0 ? rp + 1 : -1;
   }
+  if (node.type === "binary") return endOf(node.right as Node);
   const selection = node.postfix as Node | undefined;
   if (node.type === "postfix" && selection?.type === "quantifier") return start(selection.rb) + 1;
   if (node.type === "postfix" && selection?.type === "field_selection") {

@@ -20,8 +20,11 @@ export type GlslangCompile = (source: string) => string;
 
 /** A declaration of non-opaque uniforms: `uniform [precision] type names;`. */
 const UNIFORM = /\buniform(\s+)((?:(?:lowp|mediump|highp)\s+)?)(\w+)(\s+[^;{}()]+);/g;
-/** An `in` or `out` variable of the shader (not a parameter: the line has no bracket). */
-const IN_OUT = /^([ \t]*)((?:(?:flat|smooth|centroid)\s+)*)(in|out)(\s+[^;(){}]+;)/gm;
+/**
+ * An `in` or `out` variable of the shader, or a `varying` (the lift defines it `in`), not a
+ * parameter (the line has no bracket).
+ */
+const IN_OUT = /^([ \t]*)((?:(?:flat|smooth|centroid)\s+)*)(in|out|varying)(\s+[^;(){}]+;)/gm;
 
 /** What ES 1.00 takes and ES 3.00 refuses, which the check of lifted code takes as GL ES 1.00 does. */
 const ES_100_LENIENCY = "#extension GL_EXT_shader_non_constant_global_initializers : enable";
@@ -30,7 +33,7 @@ const ES_100_LENIENCY = "#extension GL_EXT_shader_non_constant_global_initialize
  * `fragment` (GLSL ES 3.00, as the output compiles it) rewritten for glslang's Vulkan target on
  * the same lines: `#version 310 es`; each non-opaque uniform in a block of its own (`uniform
  * float amount;` -> `uniform isf_u3 { float amount; };`), each sampler given a binding, each
- * `in` and `out` of the shader a location. Nothing else changes, so a problem keeps its line.
+ * `in`, `out` and `varying` of the shader a location. Nothing else changes, so a problem keeps its line.
  * `isLifted` (ES 1.00 code in its lifted form): a global initialized from a uniform, which GL ES
  * 1.00 takes, is taken (the output compiles such code as ES 1.00).
  */
@@ -53,9 +56,25 @@ export function glslangSource(fragment: string, isLifted = false): string {
     })
     .replace(
       IN_OUT,
-      (_whole, indent: string, interpolation: string, way: string, rest: string) =>
-        `${indent}layout(location=${locations++}) ${interpolation}${way}${rest}`,
+      (_whole, indent: string, interpolation: string, way: string, rest: string) => {
+        const location = locations;
+        locations += locationsOf(rest);
+        return `${indent}layout(location=${location}) ${interpolation}${way}${rest}`;
+      },
     );
+}
+
+/**
+ * The locations a declaration (`vec2 a[5], b;`) takes: each name one, an array one an element, a
+ * matrix one a column; an array whose size is no number, 16.
+ */
+function locationsOf(declaration: string): number {
+  const columns = Number(/\bmat(\d)/.exec(declaration)?.[1] ?? 1);
+  return declaration.split(",").reduce((sum, name) => {
+    const size = /\[([^\]]*)\]/.exec(name)?.[1];
+    const count = size === undefined ? 1 : /^\s*\d+\s*$/.test(size) ? Number(size) : 16;
+    return sum + columns * count;
+  }, 0);
 }
 
 /**
