@@ -7,7 +7,8 @@
  *
  * Then the ISF community's collection (`tests/fixtures/isf_files/`, 321 `.fs`): each file checked
  * once by `parseIsf` as `preset.validate` checks it (without the process it runs in), the median
- * and the longest, and the count accepted.
+ * and the longest, and the count accepted; then glslang's compile of each (the check's compiler,
+ * `player/isf/glsl_types.ts`), its median and longest, and its first compile in a process.
  *
  * `deno run --allow-read bench/isf_bench.ts [--runs 200]`
  * @module
@@ -15,6 +16,7 @@
 import { parseArgs } from "node:util";
 import { isfHeaderParameters, isfKindOf, parseIsf, passSizes } from "../player/isf/mod.ts";
 import { BUILT_IN_PRESETS } from "../player/presets.ts";
+import { glslangSource, loadGlslang, typeProblems } from "../player/isf/glsl_types.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -74,20 +76,47 @@ console.log(
   } (each render state; 1000 calls timed)`,
 );
 
-// The collection: one check a file, as an edit checks it (in its process: not counted here).
+// The collection: one check a file, as an edit checks it (in its process: not counted here), then
+// glslang's compile of what the output draws (in the player's compiler process: here in this one,
+// loaded and warmed first: its first compile builds its tables, timed apart).
 const collection = new URL("../tests/fixtures/isf_files/", import.meta.url);
 const names = [...Deno.readDirSync(collection)].map((e) => e.name).filter((n) => n.endsWith(".fs"));
 const perFile: Array<{ name: string; ms: number }> = [];
+const compiles: Array<{ name: string; ms: number }> = [];
+const firstStart = performance.now();
+const compile = await loadGlslang();
+compile(glslangSource(parseIsfLiftedOrOwn(invert!)!, true));
+const first = performance.now() - firstStart;
 let accepted = 0;
 for (const name of names.sort()) {
   const code = Deno.readTextFileSync(new URL(encodeURIComponent(name), collection));
   const t = performance.now();
-  if (parseIsf(code, isfKindOf(code)).ok) accepted++;
+  const result = parseIsf(code, isfKindOf(code));
   perFile.push({ name, ms: performance.now() - t });
+  if (!result.ok) continue;
+  const { lifted, fragment, lineOffset } = result.program;
+  const source = glslangSource((lifted ?? { fragment }).fragment, lifted !== null);
+  const c = performance.now();
+  const log = compile(source);
+  compiles.push({ name, ms: performance.now() - c });
+  if (typeProblems(log, code, (lifted ?? { lineOffset }).lineOffset).length === 0) accepted++;
 }
-const slowest = perFile.reduce((a, b) => (b.ms > a.ms ? b : a));
+/** Median and slowest of `times`, as text. */
+function summary(times: Array<{ name: string; ms: number }>): string {
+  const slowest = times.reduce((a, b) => (b.ms > a.ms ? b : a));
+  return `median ${ms(pct(times.map((f) => f.ms), 0.5))}, max ${ms(slowest.ms)} (${slowest.name})`;
+}
 console.log(
-  `ISF-Files (${perFile.length} .fs, ${accepted} accepted): validation median ${
-    ms(pct(perFile.map((f) => f.ms), 0.5))
-  }, max ${ms(slowest.ms)} (${slowest.name})`,
+  `ISF-Files (${perFile.length} .fs, ${accepted} accepted): validation ${summary(perFile)}`,
 );
+console.log(
+  `glslang compile of the ${compiles.length} that pass the parse: ${
+    summary(compiles)
+  }; its process's first compile ${ms(first)}`,
+);
+
+/** The sources glslang compiles for `code`: its lifted ones, else its own. */
+function parseIsfLiftedOrOwn(code: string): string | null {
+  const result = parseIsf(code, isfKindOf(code));
+  return result.ok ? (result.program.lifted ?? result.program).fragment : null;
+}

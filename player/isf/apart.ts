@@ -6,6 +6,9 @@
  * its process is not ended for being slow. Only one that reports no progress
  * at all (a fault of the checker, not of the code) is given up on, and that
  * is not a verdict: `IsfCheckStalled`, which the edit answers as retryable.
+ * Code the check takes is then compiled by glslang (`glsl_types.ts`) in the
+ * player's long-lived compiler process (`glsl_compiler.ts`): what GL would
+ * refuse (types, overloads) is refused at its line, with or without an output.
  * @module
  */
 import { type Clock, MonotonicClock } from "../clock.ts";
@@ -14,6 +17,8 @@ import { checkerCommand, CheckerProcess } from "./check_child.ts";
 import { codeLengthRefusal, type IsfKind, type IsfResult } from "./parse.ts";
 import type { IsfProblem } from "./problems.ts";
 import { ProgressWatch } from "../../lib/progress_watch.ts";
+import { GLSL_COMPILER, type GlslCompiler } from "./glsl_compiler.ts";
+import { glslangSource, typeProblems } from "./glsl_types.ts";
 
 /**
  * How often a check's watch looks for progress, ms; a check that reported
@@ -75,6 +80,8 @@ export interface IsfApartOptions {
   readonly onProgress?: (work: number) => void;
   /** The preset's own vertex shader (`.vs`), checked with the code. */
   readonly vertexCode?: string;
+  /** The compiler of code the check took (GLSL_COMPILER); null: none (a stand-in checker's). */
+  readonly compiler?: GlslCompiler | null;
 }
 
 /** The refusal of code whose check passed its memory ceiling: the same at any load. */
@@ -133,11 +140,39 @@ export async function parseIsfApart(
     const why = stderr.trim().split("\n").at(-1) || "no reason given";
     answer.reject(new IsfCheckStalled(stallMs, `its check ended without an answer (${why})`));
   });
+  let result: IsfResult;
   try {
-    return await answer.promise;
+    result = await answer.promise;
   } finally {
     watch.stop();
     checker.end();
     await checker.ended;
   }
+  const compiler = options.compiler === undefined ? GLSL_COMPILER : options.compiler;
+  return compiler ? await withTypes(result, code, compiler, stallMs) : result;
+}
+
+/**
+ * `result` refused at the lines glslang names when it refuses the sources the output compiles
+ * (ES 1.00 code's lifted ES 3.00 form, which the output falls back to).
+ * @throws {IsfCheckStalled} when the compiler gave no answer
+ */
+async function withTypes(
+  result: IsfResult,
+  code: string,
+  compiler: GlslCompiler,
+  stallMs: number,
+): Promise<IsfResult> {
+  if (!result.ok) return result;
+  const { lifted, fragment, lineOffset } = result.program;
+  const compiled = lifted ?? { fragment, lineOffset };
+  let log: string;
+  try {
+    ({ log } = await compiler.compile(glslangSource(compiled.fragment, lifted !== null)));
+  } catch (error) {
+    const why = `its compile ended without an answer (${(error as Error)?.message ?? error})`;
+    throw new IsfCheckStalled(stallMs, why);
+  }
+  const problems = typeProblems(log, code, compiled.lineOffset);
+  return problems.length > 0 ? { ok: false, problems } : result;
 }

@@ -51,7 +51,7 @@ export const CHECKER_ENV_SET: Readonly<Record<string, string>> = {
 };
 
 /** The checker's whole environment: CHECKER_ENV's variables of the player's, and CHECKER_ENV_SET. */
-function checkerEnv(): Record<string, string> {
+export function checkerEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of CHECKER_ENV) {
     // The player may read only some variables (`--allow-env=...`): the others are not passed.

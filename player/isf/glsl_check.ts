@@ -16,6 +16,7 @@
 import { boundProblem, WorkBoundReached, type WorkBudget } from "./bounds.ts";
 import { countedParse, countedPreprocess, countTokens, type GlslProgram } from "./glsl_counted.ts";
 import { type CodeInsertion, loopCaps } from "./loop_cap.ts";
+import { desktopHabits } from "./glsl_lift.ts";
 import type { IsfProblem } from "./problems.ts";
 
 /**
@@ -41,6 +42,8 @@ export interface GlslCheck {
   readonly problems: IsfProblem[];
   /** What caps every loop of the code (`loop_cap.ts`), in the user's lines and columns. */
   readonly loopCaps: CodeInsertion[];
+  /** What translates its desktop-GLSL habits in the lifted sources (`glsl_lift.ts`). */
+  readonly lift: CodeInsertion[];
   /** A vertex shader's varyings (`varying`, ES 3.00's `out`): a fragment may read these. */
   readonly varyings?: string[];
 }
@@ -66,15 +69,15 @@ export function checkGlsl(
   stage: GlslStage = {},
 ): GlslCheck {
   const found = glslProblems(fragment, lineOffset, budget, written, stage);
-  if (Array.isArray(found)) return { problems: found, loopCaps: [] };
+  if (Array.isArray(found)) return { problems: found, loopCaps: [], lift: [] };
   const caps = loopCaps(found.program, found.text, fragment, lineOffset);
   const isProblems = caps.length > 0 && "message" in caps[0]!;
+  if (isProblems) return { problems: caps as IsfProblem[], loopCaps: [], lift: [] };
   const varyings = stage.stage === "vertex"
     ? { varyings: topLevelVaryings(found.program, "out").map((v) => v.name) }
     : {};
-  return isProblems
-    ? { problems: caps as IsfProblem[], loopCaps: [] }
-    : { problems: [], loopCaps: caps as CodeInsertion[], ...varyings };
+  const lift = desktopHabits(found.program, found.text, fragment, lineOffset);
+  return { problems: [], loopCaps: caps as CodeInsertion[], lift, ...varyings };
 }
 
 /**
@@ -205,7 +208,9 @@ function markLines(source: string): string {
   let isContinued = false;
   return source.split("\n").map((line, i) => {
     const isDirective = isContinued || line.trimStart().startsWith("#");
-    const marked = isInComment || isDirective ? line : `/*@${i + 1}*/${line}`;
+    // The preprocessor keeps a `//` comment in a macro's body (GL drops it first): blanked here.
+    const bare = isDirective && !isInComment ? line.replace(/\/\/.*$/, "") : line;
+    const marked = isInComment || isDirective ? bare : `/*@${i + 1}*/${line}`;
     isContinued = isDirective && line.trimEnd().endsWith("\\");
     isInComment = endsInComment(line, isInComment);
     return marked;

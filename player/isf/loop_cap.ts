@@ -135,7 +135,11 @@ function endOf(node: Located): number | null {
 }
 
 /** Maps an offset of the marked, expanded `text` to the user's line and column, or null. */
-function placer(text: string, fragment: string, lineOffset: number) {
+export function placer(
+  text: string,
+  fragment: string,
+  lineOffset: number,
+): (offset: number) => { line: number; column: number } | null {
   const textLines = text.split("\n");
   const starts = [0];
   for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);

@@ -116,7 +116,7 @@ export function parseIsf(code: string, kind: IsfKind, options: IsfCheckOptions =
       ...(vertex ? { vertex: vertex.vertex, vertexLineOffset: vertex.lineOffset } : {}),
       lifted: lifted && {
         ...lifted,
-        fragment: withInsertions(lifted.fragment, lifted.lineOffset, caps),
+        fragment: withInsertions(lifted.fragment, lifted.lineOffset, [...caps, ...glsl.lift]),
         ...(vertex?.lifted ? { vertex: vertex.lifted } : {}),
       },
     },

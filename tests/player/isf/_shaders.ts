@@ -50,3 +50,10 @@ void main() {
   gl_FragColor = vec4(color + (w + s) * 0.0, 1.0) + TIME * 0.0;
 }
 `;
+
+/**
+ * INVERT calling `ldexp`, a GLSL ES 3.10 function: the check's compiler (glslang, ES 3.10) takes
+ * it, WebGL2's GL (ES 3.00) refuses it at its line. The one kind of code the check takes and the
+ * output's GL refuses (docs/presets.md, "Which compiler for types").
+ */
+export const ES_310_ONLY = INVERT.replace("c.a);", "c.a * ldexp(1.0, 0));");

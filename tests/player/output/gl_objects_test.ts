@@ -16,12 +16,11 @@ import type { GlObjects } from "../../../protocol/output.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { decodePng, pixel } from "../../_helpers/images.ts";
 import { openOutputService, outputDataDir, untilOutput } from "../../_helpers/output.ts";
-import { INVERT } from "../isf/_shaders.ts";
+import { ES_310_ONLY, INVERT } from "../isf/_shaders.ts";
 import { HOLD } from "../isf/_passes_shaders.ts";
 
-/** Refused code: a type error the edit's check lets through and GL does not (`n` makes it new). */
-const broken = (n: number) =>
-  INVERT.replace("gl_FragColor = vec4(", "gl_FragColor = vec3(") + `\n// ${n}\n`;
+/** Refused code: an ES 3.10 call the edit's check lets through and GL does not (`n` makes it new). */
+const broken = (n: number) => ES_310_ONLY + `\n// ${n}\n`;
 
 Deno.test({
   ...needs("chromium", "ffmpeg"),

@@ -13,7 +13,7 @@ import { needs } from "../../_helpers/peers.ts";
 import { connectMcp, type McpTestClient } from "../../_helpers/mcp_client.ts";
 import { decodePng, pixel } from "../../_helpers/images.ts";
 import { near, openOutputService, outputDataDir, untilOutput } from "../../_helpers/output.ts";
-import { INVERT } from "../isf/_shaders.ts";
+import { ES_310_ONLY, INVERT } from "../isf/_shaders.ts";
 
 /** The service with a headless output on a virtual clock, and what the steps do with it. */
 async function openService(dataDir: string) {
@@ -103,18 +103,36 @@ Deno.test({
         await edit("preset.update", { kind: "effect", presetID, code: swap });
       });
 
-      // A type error: the edit's check (no GL) lets it through, the output's GL does not.
-      const broken = INVERT.replace("gl_FragColor = vec4(", "gl_FragColor = vec3(");
-      const line = broken.split("\n").findIndex((l) => l.includes("gl_FragColor")) + 1;
+      await t.step("a type error is refused at its line with the output running", async () => {
+        const typed = INVERT.replace("void main() {", "void main() {\n  vec3 k = amount;");
+        const answer = await s.post("/api/v1/edit", {
+          name: "preset.update",
+          params: { kind: "effect", presetID, code: typed },
+        });
+        assert.equal(answer.status, 422, JSON.stringify(answer.body));
+        const line = typed.split("\n").findIndex((l) => l.includes("vec3 k")) + 1;
+        const problems = answer.body.error.details.problems as Array<{ line: number }>;
+        assert.equal(problems[0]?.line, line, JSON.stringify(problems));
+      });
+
+      await t.step("a desktop-GLSL habit (float x = 1;) is taken and drawn", async () => {
+        // GL refuses it as ES 1.00; its lifted ES 3.00 sources say `float one = 1.0;`.
+        const habit = INVERT.replace("void main() {", "void main() {\n  float one = 1;")
+          .replace("1.0 - c.rgb", "one - c.rgb");
+        await edit("preset.update", { kind: "effect", presetID, code: habit });
+        const rgb = await s.centre();
+        assert(near(rgb, [0, 255, 255]), `red inverted by the lifted code: ${rgb}`);
+      });
+
+      // What the check's compiler (ES 3.10) takes and the output's GL (ES 3.00) does not.
+      const line = ES_310_ONLY.split("\n").findIndex((l) => l.includes("ldexp")) + 1;
 
       await t.step(
         "code GL refuses is taken by the edit; the output keeps the last that compiled, its log once at its line",
         async () => {
-          // The verdict is the check's alone, the same with the page up or gone, quiet or busy
-          // (tests/player/edits/preset_rules_test.ts): GL's refusal is the output's fault.
           const answer = await s.post("/api/v1/edit", {
             name: "preset.update",
-            params: { kind: "effect", presetID, code: broken },
+            params: { kind: "effect", presetID, code: ES_310_ONLY },
           });
           assert.equal(answer.status, 200, JSON.stringify(answer.body));
           await untilOutput(
@@ -123,7 +141,7 @@ Deno.test({
             () => s.logs.some((l) => l.includes("does not compile")),
           );
           const rgb = await s.centre();
-          assert(near(rgb, [0, 0, 255]), `the previous code still draws: ${rgb}`);
+          assert(near(rgb, [0, 255, 255]), `the previous code still draws: ${rgb}`);
           const logged = s.logs.filter((l) => l.includes("does not compile"));
           assert.equal(logged.length, 1, logged.join("\n"));
           assert.match(logged[0]!, new RegExp(`"Invert".*line ${line}, column \\d+`));
