@@ -49,6 +49,7 @@ export function aloneStatus(settings: Pick<Settings, "rigName">): GroupStatus {
     isLeader: false,
     canEdit: true,
     reason: null,
+    reasonCode: null,
     endpoint: null,
     endpoints: [],
   };

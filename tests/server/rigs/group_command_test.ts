@@ -75,6 +75,7 @@ Deno.test("describe() says the group, the leader, whether edits are possible, ea
     isLeader: false,
     canEdit: false,
     reason: "Edits are not possible: No etcd member answered",
+    reasonCode: "GROUP_NO_QUORUM",
     endpoint: "http://10.0.0.2:2379",
     endpoints: ["http://10.0.0.2:2379", "http://10.0.0.1:2379"],
   };
