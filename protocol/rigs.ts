@@ -7,6 +7,22 @@
  */
 import { z } from "zod";
 
+/** The characters of a rig's or a group's name: a plain etcd key segment. */
+const NAME_CHARS = "A-Za-z0-9_.-";
+
+/**
+ * A rig's or a group's name (settings rigName and group): letters, digits,
+ * `-_.`, starting with a letter or digit, up to 63; part of every key of the group.
+ */
+export const RigName = z.string().regex(new RegExp(`^[A-Za-z0-9][${NAME_CHARS}]{0,62}$`));
+
+/** `text` (a host name) made a `RigName`: other characters as `-`; "cueport" when none is left. */
+export function rigNameFrom(text: string): string {
+  const name = text.replace(new RegExp(`[^${NAME_CHARS}]`, "g"), "-")
+    .replace(/^[^A-Za-z0-9]+/, "").slice(0, 63);
+  return RigName.safeParse(name).success ? name : "cueport";
+}
+
 /** What a rig writes under its lease at `/cueport/<group>/rigs/<rig>` (JSON). */
 export const RigRecord = z.object({
   name: z.string().describe("The rig's name (setting rigName; default the host name)"),

@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { PRIMARY_DISPLAY } from "./action_rules.ts";
 import { FULL_REGION_TEXT, RegionText } from "./region.ts";
+import { RigName } from "./rigs.ts";
 
 /** One setting. */
 export interface SettingSpec {
@@ -515,9 +516,7 @@ export const SETTINGS = {
       "`on`: advertise the service by mDNS/DNS-SD on the interfaces of `host` (docs/discovery.md)",
   },
   group: {
-    // A name that is a plain etcd key segment: it is part of every key of the group.
-    schema: z.union([z.literal(""), z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/)])
-      .default(""),
+    schema: z.union([z.literal(""), RigName]).default(""),
     flag: "group",
     value: "NAME",
     help: "the rig group this Cueport joins, on etcd (default none: it runs alone)",
@@ -533,8 +532,7 @@ export const SETTINGS = {
       "`http://127.0.0.1:2379`: the etcd members' client URLs, comma-separated; the rig moves to the next when one does not answer (`docs/rigs.md`)",
   },
   rigName: {
-    schema: z.union([z.literal(""), z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/)])
-      .default(""),
+    schema: z.union([z.literal(""), RigName]).default(""),
     flag: "rig-name",
     value: "NAME",
     help: "this rig's name in its group (default the host name)",
