@@ -539,12 +539,12 @@ export const SETTINGS = {
     doc: "none: the host name is this rig's name in its group, unique in it (`docs/rigs.md`)",
   },
   groupLeaseSeconds: {
-    schema: z.coerce.number().int().min(1).max(60).default(2),
+    schema: z.coerce.number().int().min(1).max(60).default(1),
     flag: "group-lease",
     value: "S",
-    help: "a rig silent this long leaves its group and its leadership (default 2)",
+    help: "a rig silent this long leaves its group and its leadership (default 1)",
     doc:
-      "2: the rig's etcd lease; a rig that dies is out of the group, and its leadership passes on, this long after (`docs/rigs.md`)",
+      "1: the rig's etcd lease; a rig that dies is out of the group, and its leadership passes on, this long after (`docs/rigs.md`)",
   },
   serviceName: {
     schema: z.string().trim().min(1).max(40).default("Cueport"),
