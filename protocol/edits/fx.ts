@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { Id } from "../model.ts";
 import { edit, type EditSpec, Name, ParamValue } from "./_common.ts";
+import { INPUT_EDITS } from "./inputs.ts";
 
 function fxEdits(kind: "effect" | "visualizer"): EditSpec[] {
   const Label = kind === "effect" ? "Effect" : "Visualizer";
@@ -38,4 +39,8 @@ function fxEdits(kind: "effect" | "visualizer"): EditSpec[] {
 }
 
 /** The Effect and Visualizer edits. */
-export const FX_EDITS: EditSpec[] = [...fxEdits("effect"), ...fxEdits("visualizer")];
+export const FX_EDITS: EditSpec[] = [
+  ...fxEdits("effect"),
+  ...fxEdits("visualizer"),
+  ...INPUT_EDITS,
+];
