@@ -30,14 +30,19 @@ export function bindableInputsOf(code: string): string[] {
   return Array.isArray(header) ? [] : bindableInputs(header);
 }
 
-/** The names of the header's `IMPORTED` images, the samplers they add. */
+/**
+ * The samplers the header's `IMPORTED` images add: each name but an image input's (an image
+ * of an input's name is that input's picture when an Effect binds it `{"from": "imported"}`).
+ */
 export function importedSamplers(header: IsfHeader): string[] {
-  return importedImages(header).map((i) => i.name);
+  const inputs = new Set(header.INPUTS.filter((i) => i.TYPE === "image").map((i) => i.NAME));
+  return importedImages(header).map((i) => i.name).filter((name) => !inputs.has(name));
 }
 
 /**
  * What is wrong with the header's `IMPORTED`, at its path: more than MAX_IMPORTED_IMAGES, a
- * name taken by an input (`inputs`), a pass target or ISF, or declared twice.
+ * name taken by an input that is no image (`inputs`: all the names), a pass target or ISF, or
+ * declared twice.
  */
 export function importedProblems(
   header: IsfHeader,
@@ -52,11 +57,12 @@ export function importedProblems(
     }];
   }
   const targets = new Set(header.PASSES.flatMap((p) => p.TARGET ? [p.TARGET] : []));
+  const bindable = new Set(bindableInputs(header));
   const seen = new Set<string>();
   const isArray = Array.isArray(header.IMPORTED);
   return images.flatMap(({ name }, i) => {
-    const taken = inputs.has(name)
-      ? "an input's name"
+    const taken = inputs.has(name) && !bindable.has(name)
+      ? "the name of an input that is no image the Effect binds"
       : targets.has(name)
       ? "a pass's TARGET"
       : ISF_BUILT_INS.includes(name) || isReservedName(name)

@@ -39,6 +39,8 @@ export function renderInputs(
       if (file && project) out[name] = { from: "url", url: `media/${project.id}/${file.id}` };
     }
   }
-  for (const { name } of importedImages(isf.header)) imported(name);
+  const inputs = new Set(isf.header.INPUTS.map((i) => i.NAME));
+  // An image of an input's name is read only where that input is bound to it (above).
+  for (const { name } of importedImages(isf.header)) if (!inputs.has(name)) imported(name);
   return Object.keys(out).length > 0 ? out : undefined;
 }

@@ -57,7 +57,8 @@ async function centreNear(p: OutputPlayer, want: number[], what: string): Promis
 
 Deno.test({
   ...needs("chromium", "ffmpeg"),
-  name: "a second image input reads its Clip, a file, transparent black unbound; an IMPORTED image is drawn",
+  name:
+    "a second image input reads its Clip, a file, transparent black unbound; an IMPORTED image is drawn",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn(t) {
