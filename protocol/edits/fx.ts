@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { Id } from "../model.ts";
 import { edit, type EditSpec, Name, ParamValue } from "./_common.ts";
-import { INPUT_EDITS } from "./inputs.ts";
+import { setInputEdit } from "./inputs.ts";
 
 function fxEdits(kind: "effect" | "visualizer"): EditSpec[] {
   const Label = kind === "effect" ? "Effect" : "Visualizer";
@@ -35,12 +35,9 @@ function fxEdits(kind: "effect" | "visualizer"): EditSpec[] {
       [ref]: Ref,
       name: Name.optional().describe('Defaults to the name with " copy"'),
     }),
+    setInputEdit(kind),
   ];
 }
 
 /** The Effect and Visualizer edits. */
-export const FX_EDITS: EditSpec[] = [
-  ...fxEdits("effect"),
-  ...fxEdits("visualizer"),
-  ...INPUT_EDITS,
-];
+export const FX_EDITS: EditSpec[] = [...fxEdits("effect"), ...fxEdits("visualizer")];
