@@ -15,7 +15,9 @@ import {
   Direction,
   Display,
   FileKind,
+  ImageInputs,
   LaunchMode,
+  PresetImage,
   PresetKind,
   PresetParameter,
   PresetQuarantine,
@@ -133,6 +135,7 @@ export const EffectView = z.strictObject({
   linked: z.boolean().describe("Linked to a preset"),
   enabled: z.boolean(),
   params: z.record(z.string(), ParamValue),
+  inputs: ImageInputs.optional().describe("Its image inputs bound (effect.set_input)"),
 });
 
 /** A Visualizer of a Project. */
@@ -144,6 +147,7 @@ export const VisualizerView = z.strictObject({
   linked: z.boolean(),
   enabled: z.boolean(),
   params: z.record(z.string(), ParamValue),
+  inputs: ImageInputs.optional().describe("Its image inputs bound (visualizer.set_input)"),
 });
 
 /** A preset. */
@@ -157,6 +161,9 @@ export const PresetView = z.strictObject({
   code: z.string(),
   quarantine: exact(PresetQuarantine).nullable().describe(
     "Set when its shader stopped the output's frames: not drawn until its code is edited",
+  ),
+  images: z.array(exact(PresetImage)).optional().describe(
+    "Its IMPORTED images, stored with it (preset.import)",
   ),
 });
 
@@ -316,6 +323,7 @@ export function effectView(e: Effect): EffectView {
     linked: e.presetId !== null,
     enabled: e.enabled,
     params: e.params,
+    ...(e.inputs ? { inputs: e.inputs } : {}),
   };
 }
 
@@ -329,6 +337,7 @@ export function visualizerView(v: Visualizer): VisualizerView {
     linked: v.presetId !== null,
     enabled: v.enabled,
     params: v.params,
+    ...(v.inputs ? { inputs: v.inputs } : {}),
   };
 }
 
@@ -343,6 +352,7 @@ export function presetView(p: Preset): PresetView {
     parameters: p.parameters,
     code: p.code,
     quarantine: p.quarantine,
+    ...(p.images ? { images: p.images } : {}),
   };
 }
 

@@ -55,9 +55,17 @@ function schemaOf(name: string): z.infer<typeof EditSchemaView> {
   return view;
 }
 
+/** A further file of a multipart upload: its name and its bytes as they arrive. */
+export interface UploadPart {
+  name: string;
+  chunks: AsyncIterable<Uint8Array>;
+}
+
 /** What an upload hands the core: the file's bytes as they arrive, and where they go. */
 export interface UploadInput {
   chunks: AsyncIterable<Uint8Array>;
+  /** The files sent after it (a shader's IMPORTED images), read once `chunks` has ended. */
+  others?: AsyncIterable<UploadPart>;
   name: string;
   projectID?: string | undefined;
   maxBytes: number;
@@ -122,6 +130,7 @@ export const EDIT_OPERATIONS: readonly AnyOperation[] = [
         projectId: input.projectID ?? null,
         maxBytes: input.maxBytes,
         expectedBytes: input.expectedBytes,
+        ...(input.others ? { others: input.others } : {}),
       }),
   }),
 ];

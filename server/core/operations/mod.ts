@@ -19,7 +19,7 @@ import { MIDI_OPERATIONS } from "./midi.ts";
 
 export * from "./operation.ts";
 export { transportsOf } from "./carriers.ts";
-export { EditResultView, type UploadInput } from "./edits.ts";
+export { EditResultView, type UploadInput, type UploadPart } from "./edits.ts";
 export * from "./media.ts";
 export type * from "./security_service.ts";
 export * from "./session_service.ts";

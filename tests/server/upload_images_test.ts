@@ -1,0 +1,65 @@
+/**
+ * A shader uploaded with its IMPORTED images (several `file` fields of one multipart upload, the
+ * `.fs` first) becomes a preset with its images, shown in `GET /api/v1/presets/...`; an Effect
+ * of it binds an input over HTTP, shown in the Project's effects (issue 45).
+ */
+import assert from "node:assert/strict";
+import { encodePng } from "../../lib/png.ts";
+import { startTestService } from "../_helpers/service.ts";
+
+const SHADER = `/*{
+  "INPUTS": [{"NAME": "inputImage", "TYPE": "image"}, {"NAME": "maskImage", "TYPE": "image"}],
+  "IMPORTED": {"noiseTex": {"PATH": "noise.png"}}
+}*/
+void main() {
+  gl_FragColor = IMG_THIS_PIXEL(inputImage) * IMG_THIS_PIXEL(maskImage) * IMG_THIS_PIXEL(noiseTex);
+}
+`;
+
+const png = new Uint8Array(encodePng(2, 2, new Uint8Array(16).fill(200)));
+
+Deno.test("an .fs uploaded with its IMPORTED image keeps it; an Effect of it binds an input over HTTP", async () => {
+  const svc = await startTestService();
+  try {
+    const upload = async (files: [string, BlobPart][]) => {
+      const form = new FormData();
+      for (const [name, bytes] of files) form.append("file", new Blob([bytes]), name);
+      const res = await fetch(`${svc.base}/api/v1/files/upload`, { method: "POST", body: form });
+      return { status: res.status, body: await res.json() };
+    };
+    // Alone, its image is missing: refused, naming it.
+    const alone = await upload([["Masked.fs", SHADER]]);
+    assert.equal(alone.status, 404, JSON.stringify(alone.body));
+    assert.match(alone.body.error.message, /IMPORTED "noiseTex" reads "noise\.png"/);
+    const both = await upload([["Masked.fs", SHADER], ["noise.png", png.buffer]]);
+    assert.equal(both.status, 200, JSON.stringify(both.body));
+    const presetID = both.body.edits[0].created.presetID;
+    const preset = (await svc.get(`/api/v1/presets/effect/${presetID}`)).body;
+    assert.equal(preset.name, "Masked");
+    assert.deepEqual(
+      preset.images.map((i: Record<string, unknown>) => [i.name, i.file, i.width, i.size]),
+      [["noiseTex", "noise.png", 2, png.length]],
+    );
+    const files = (await svc.get("/api/v1/projects/show")).body.files;
+    assert.ok(!files.some((f: { name: string }) => f.name === "noise.png"), "no media file");
+
+    const added = await svc.post("/api/v1/edit", { name: "effect.add", params: { presetID } });
+    const effectID = added.body.edits[0].created.effectID;
+    const bound = await svc.post("/api/v1/edit", {
+      name: "effect.set_input",
+      params: { effectID, input: "maskImage", source: { from: "below" } },
+    });
+    assert.equal(bound.status, 200, JSON.stringify(bound.body));
+    const effects = (await svc.get("/api/v1/projects/show")).body.effects;
+    const effect = effects.find((e: { effectId: string }) => e.effectId === effectID);
+    assert.deepEqual(effect.inputs, { maskImage: { from: "below" } });
+    const wrong = await svc.post("/api/v1/edit", {
+      name: "effect.set_input",
+      params: { effectID, input: "noiseTex", source: { from: "below" } },
+    });
+    assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
+    assert.match(wrong.body.error.message, /"noiseTex" is not an image input/);
+  } finally {
+    await svc.stop();
+  }
+});
