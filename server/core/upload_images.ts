@@ -7,8 +7,13 @@
  */
 import { sanitizeFileName } from "../../lib/file_names.ts";
 import { CueportError } from "./errors.ts";
-import type { UploadPart } from "./operations/edits.ts";
 import { stageUpload } from "./uploads.ts";
+
+/** A further file of a multipart upload: its name and its bytes as they arrive. */
+export interface UploadPart {
+  name: string;
+  chunks: AsyncIterable<Uint8Array>;
+}
 
 /** The most files sent with a shader (its images: the check takes at most 16). */
 export const MAX_SHADER_IMAGES = 16;

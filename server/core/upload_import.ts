@@ -12,8 +12,7 @@ import { CueportError } from "./errors.ts";
 import type { PlayerLink } from "./player_link.ts";
 import { projectMissing } from "./project_missing.ts";
 import { stageUpload } from "./uploads.ts";
-import type { UploadPart } from "./operations/edits.ts";
-import { withImagesBeside } from "./upload_images.ts";
+import { type UploadPart, withImagesBeside } from "./upload_images.ts";
 
 /** Options of `Core.importUpload`. */
 export interface UploadOptions {

@@ -13,6 +13,7 @@ import {
 import { EditBody } from "../edits.ts";
 import { CueportError } from "../errors.ts";
 import { stableAnswer } from "../views.ts";
+import type { UploadPart } from "../upload_images.ts";
 import { type AnyOperation, defineOperation } from "./operation.ts";
 
 /** The answer of an edit or an upload: the player's `edit.apply` result, and `ok`. */
@@ -55,11 +56,7 @@ function schemaOf(name: string): z.infer<typeof EditSchemaView> {
   return view;
 }
 
-/** A further file of a multipart upload: its name and its bytes as they arrive. */
-export interface UploadPart {
-  name: string;
-  chunks: AsyncIterable<Uint8Array>;
-}
+export type { UploadPart } from "../upload_images.ts";
 
 /** What an upload hands the core: the file's bytes as they arrive, and where they go. */
 export interface UploadInput {
