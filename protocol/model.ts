@@ -200,7 +200,7 @@ export const PresetImage = z.object({
   name: z.string(),
   file: z.string(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
-  mimeType: z.enum(["image/png", "image/jpeg", "image/gif", "image/webp"]),
+  mimeType: z.enum(["image/png", "image/jpeg"]),
   size: z.number().int().nonnegative(),
   width: z.number().int().positive(),
   height: z.number().int().positive(),

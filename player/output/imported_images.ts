@@ -22,17 +22,11 @@ export const PRESET_IMAGES_DIR = "preset_images";
  */
 export const IMPORTED_IMAGE_LIMITS = { bytes: 16 * 1024 * 1024, side: 4096 } as const;
 
-const TYPES: Record<string, PresetImage["mimeType"]> = {
-  png: "image/png",
-  jpg: "image/jpeg",
-  gif: "image/gif",
-  webp: "image/webp",
-};
+/** The types taken: what ISF hosts read (the collection's are PNG), and what the export serves. */
+const TYPES: Record<string, PresetImage["mimeType"]> = { png: "image/png", jpg: "image/jpeg" };
 const EXTENSIONS: Record<PresetImage["mimeType"], string> = {
   "image/png": "png",
   "image/jpeg": "jpg",
-  "image/gif": "gif",
-  "image/webp": "webp",
 };
 
 /** The file name of `image` in PRESET_IMAGES_DIR. */
@@ -52,7 +46,7 @@ export function presetImageNamed(preset: Preset, name: string): PresetImage | un
 
 /**
  * The entry of an image's `bytes` (what it is, its size), checked against the bounds.
- * @throws {Refusal} INVALID_PARAMS naming `field` for bytes no image of PNG, JPEG, GIF or WebP
+ * @throws {Refusal} INVALID_PARAMS naming `field` for bytes no PNG or JPEG, or out of bounds
  */
 export function measureImage(
   bytes: Uint8Array,
@@ -71,10 +65,10 @@ export function measureImage(
   try {
     measured = imageSize(bytes);
   } catch {
-    throw bad("is not an image the output reads (PNG, JPEG, GIF or WebP)");
+    throw bad("is not an image the output reads (PNG or JPEG)");
   }
   const mimeType = TYPES[measured.type ?? ""];
-  if (!mimeType) throw bad(`is ${measured.type}: the output reads PNG, JPEG, GIF or WebP`);
+  if (!mimeType) throw bad(`is ${measured.type}: an IMPORTED image is PNG or JPEG`);
   const { width, height } = measured;
   const side = IMPORTED_IMAGE_LIMITS.side;
   if (!(width > 0 && height > 0) || width > side || height > side) {
@@ -149,7 +143,7 @@ export async function readImportedImages(
 
 /** The path of the stored file of an image named by its URL file name, or null. */
 export function presetImagePath(dataDir: string, file: string): string | null {
-  if (!/^[0-9a-f]{64}\.(png|jpg|gif|webp)$/.test(file)) return null;
+  if (!/^[0-9a-f]{64}\.(png|jpg)$/.test(file)) return null;
   return `${dataDir}/${PRESET_IMAGES_DIR}/${file}`;
 }
 

@@ -1,6 +1,7 @@
 /**
  * A shader uploaded with its IMPORTED images (several `file` fields of one multipart upload, the
- * `.fs` first) becomes a preset with its images, shown in `GET /api/v1/presets/...`; an Effect
+ * `.fs` first) becomes a preset with its images, shown in `GET /api/v1/presets/...` and read back
+ * from `.../images/<name>`; an Effect
  * of it binds an input over HTTP, shown in the Project's effects (issue 45).
  */
 import assert from "node:assert/strict";
@@ -39,6 +40,17 @@ Deno.test("an .fs uploaded with its IMPORTED image keeps it; an Effect of it bin
     assert.deepEqual(
       preset.images.map((i: Record<string, unknown>) => [i.name, i.file, i.width, i.size]),
       [["noiseTex", "noise.png", 2, png.length]],
+    );
+    // Read back: the bytes it was imported with (the export beside the code).
+    const back = await fetch(`${svc.base}/api/v1/presets/effect/${presetID}/images/noiseTex`);
+    assert.equal(back.status, 200);
+    assert.equal(back.headers.get("content-type"), "image/png");
+    assert.deepEqual(new Uint8Array(await back.arrayBuffer()), png);
+    const none = await fetch(`${svc.base}/api/v1/presets/effect/${presetID}/images/nope`);
+    assert.equal(none.status, 404);
+    assert.match(
+      (await none.json()).error.message,
+      /no IMPORTED image "nope" \(its images: "noiseTex"\)/,
     );
     const files = (await svc.get("/api/v1/projects/show")).body.files;
     assert.ok(!files.some((f: { name: string }) => f.name === "noise.png"), "no media file");
