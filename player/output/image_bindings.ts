@@ -28,7 +28,9 @@ export function renderInputs(
     if (image) out[name] = { from: "url", url: presetImageUrl(image) };
   };
   for (const name of bindableInputs(isf.header)) {
-    const source = item.inputs?.[name];
+    // A transition has no Effect to bind it: an input of its IMPORTED image's name reads it.
+    const source = item.inputs?.[name] ??
+      (preset.kind === "transition" ? { from: "imported" as const } : undefined);
     if (!source) continue;
     if (source.from === "clip") out[name] = { from: "clip", clipId: source.clipId };
     else if (source.from === "below") out[name] = { from: "below" };

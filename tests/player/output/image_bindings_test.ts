@@ -68,4 +68,12 @@ Deno.test("renderInputs() resolves each binding and the IMPORTED images for the 
     undefined,
   );
   assert.equal(bare, undefined);
+  // A transition's own input of an IMPORTED image's name reads it without a binding.
+  const transition = { ...preset, kind: "transition" } as Preset;
+  const crossing = renderInputs({ id: "transition" } as Effect, transition, prepared.program, {
+    id: "show",
+    files,
+  });
+  assert.deepEqual(crossing?.e, { from: "url", url: `preset-images/${"a".repeat(64)}.png` });
+  assert.equal(crossing?.a, undefined);
 });
