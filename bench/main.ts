@@ -43,6 +43,8 @@ export const PARTS: readonly Part[] = [
     ready: async () =>
       missingPeer("node") ?? await ensureMidiPeerInstalled((line) => console.log(`  ${line}`)),
   },
+  // The rig clock: loopback, then two network namespaces as root (a skipped row otherwise).
+  { file: "rig_clock_bench.ts", flags: FULL },
 ];
 
 /** What became of one part. */

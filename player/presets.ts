@@ -1,5 +1,5 @@
 /**
- * The built-in Effect, Visualizer and transition presets. User presets live in the data
+ * The built-in Effect, Visualizer, transition and generator presets. User presets live in the data
  * dir (`presets.json`) and are listed after these. Each one's `code` is its
  * shader in ISF (`player/isf/built_in_shaders.ts`) and its parameters are
  * those its header declares; its `type` stays the name of the output's
@@ -14,6 +14,8 @@ import {
   DISSOLVE_SHADER,
   KALEIDOSCOPE_SHADER,
   OSCILLOSCOPE_SHADER,
+  PLASMA_SHADER,
+  SOLID_COLOR_SHADER,
   SPECTRUM_BARS_SHADER,
   WIPE_SHADER,
 } from "./isf/built_in_shaders.ts";
@@ -47,4 +49,6 @@ export const BUILT_IN_PRESETS: readonly Preset[] = [
   builtIn("viz-scope", "visualizer", "Oscilloscope", "scope", OSCILLOSCOPE_SHADER),
   builtIn("tr-dissolve", "transition", "Dissolve", "dissolve", DISSOLVE_SHADER),
   builtIn("tr-wipe", "transition", "Wipe", "wipe", WIPE_SHADER),
+  builtIn("gen-solid", "generator", "Solid Colour", "solid", SOLID_COLOR_SHADER),
+  builtIn("gen-plasma", "generator", "Plasma", "plasma", PLASMA_SHADER),
 ];

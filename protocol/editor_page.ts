@@ -18,13 +18,16 @@ export const FromEditor = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ping"), t0: z.number() }),
   /**
    * The code as typed, to write as the preset's code; `base`: the preset's code the page
-   * showed last (a change it had not seen yet refuses the edit).
+   * showed last (a change it had not seen yet refuses the edit). `vertexCode` and
+   * `vertexBase` the same for its vertex shader (`""`: none), when the page sends it.
    */
   z.object({
     type: z.literal("edit"),
     id: z.number().int(),
     code: z.string(),
     base: z.string(),
+    vertexCode: z.string().optional(),
+    vertexBase: z.string().optional(),
   }),
   /** A control moved: the parameter's default (for isf, the header's DEFAULT). */
   z.object({
@@ -50,17 +53,17 @@ export type FromEditor = z.infer<typeof FromEditor>;
 
 /**
  * The editor page's socket bounds (`socket_bounds.ts`). The longest message is an `edit`: the
- * code and its `base`, each at most `MAX_PRESET_CODE` characters, each character at most 6 in
- * JSON (`\u0000`). A person types and drags controls: 100 messages a second (a control dragged
+ * code, its `base`, the vertex shader and its base, each at most `MAX_PRESET_CODE` characters,
+ * each character at most 6 in JSON (`\u0000`). A person types and drags controls: 100 messages a second (a control dragged
  * at 60 fps, pings), bursts of 300.
  */
 export const EDITOR_SOCKET_BOUNDS: SocketBounds = {
-  maxTextChars: 2 * 6 * MAX_PRESET_CODE + 4096,
+  maxTextChars: 4 * 6 * MAX_PRESET_CODE + 4096,
   maxBinaryBytes: 0,
   messagesPerSecond: 100,
   burstMessages: 300,
   bytesPerSecond: 8 * 2 ** 20,
-  burstBytes: 2 * (2 * 6 * MAX_PRESET_CODE + 4096),
+  burstBytes: 2 * (4 * 6 * MAX_PRESET_CODE + 4096),
 };
 
 /**
@@ -79,6 +82,8 @@ export const EditorProblem = z.object({
   line: z.number().int(),
   column: z.number().int(),
   message: z.string(),
+  /** Set when the problem is at a line of the vertex shader (`vertexCode`), not the code. */
+  field: z.literal("vertexCode").optional(),
 });
 
 /** Player to page, beside the output's `programs`, `state` and `pong`. */

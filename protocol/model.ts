@@ -50,8 +50,8 @@ export const Filters = z.object({
   blur: z.number().default(0),
 });
 
-/** Kinds of preset: an Effect's, a Visualizer's, or a transition's (`docs/presets.md`). */
-export const PresetKind = z.enum(["effect", "visualizer", "transition"]);
+/** Kinds of preset: an Effect's, a Visualizer's, a transition's, or a generator Clip's (`docs/presets.md`). */
+export const PresetKind = z.enum(["effect", "visualizer", "transition", "generator"]);
 
 /** The longest transition, in seconds. */
 export const MAX_TRANSITION_SECONDS = 60;
@@ -72,6 +72,16 @@ export const CrossingCause = z.enum(["clip", "song", "stop-all"]);
 /** What starts a crossing. */
 export type CrossingCause = z.infer<typeof CrossingCause>;
 
+/**
+ * The shader a generator Clip plays instead of a file: a generator preset (an ISF shader with
+ * no image input, `docs/presets.md` "Generators") and its parameters.
+ */
+export const Generator = z.object({
+  presetId: Id,
+  /** The preset's parameters, by name (absent: its defaults). */
+  params: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).default({}),
+});
+
 /** Render and playback options of a Clip. */
 export const ClipOptions = z.object({
   opacity: z.number().default(1),
@@ -89,6 +99,8 @@ export const Clip = z.object({
   id: Id,
   name: z.string(),
   fileId: Id.nullable(),
+  /** The generator it plays instead of a file (`fileId` null); absent or null: none. */
+  generator: Generator.nullable().optional(),
   /** Seconds: the media's duration, or the still-image hold time. */
   duration: z.number().positive(),
   launchMode: LaunchMode.default("Trigger"),
@@ -217,6 +229,11 @@ export const Preset = z.object({
   parameters: z.array(PresetParameter),
   code: z.string().default(""),
   /**
+   * An isf preset's own vertex shader (ISF's `.vs` beside its `.fs`), compiled with `code`;
+   * none (or empty): the default full-frame quad.
+   */
+  vertexCode: z.string().optional(),
+  /**
    * Set by the player when this preset's shader stopped the output's frames (`at`: ISO time,
    * `reason`: what was seen); a quarantined preset is not drawn. Cleared by an edit of `code`.
    */
@@ -297,6 +314,7 @@ export type PresetImage = z.infer<typeof PresetImage>;
 export type ImageSource = z.infer<typeof ImageSource>;
 export type PresetKind = z.infer<typeof PresetKind>;
 export type Transition = z.infer<typeof Transition>;
+export type Generator = z.infer<typeof Generator>;
 export type ControlTarget = z.infer<typeof ControlTarget>;
 export type Control = z.infer<typeof Control>;
 export type Display = z.infer<typeof Display>;

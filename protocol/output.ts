@@ -69,8 +69,11 @@ export type ShaderPass = z.infer<typeof ShaderPass>;
  */
 export const RenderLayer = z.object({
   clipId: z.string(),
-  /** `image`, `video` or `audio` from the project's files, `camera` for a live camera, `none`. */
-  kind: z.enum(["image", "video", "audio", "camera", "none"]),
+  /**
+   * `image`, `video` or `audio` from the project's files, `camera` for a live camera,
+   * `generator` for a Clip that plays a generator preset (`generator`), `none`.
+   */
+  kind: z.enum(["image", "video", "audio", "camera", "generator", "none"]),
   /** Loopback URL of the media (relative to the page), or the camera's device id. */
   source: z.string().nullable(),
   /** Thumbnail-card text shown when the media cannot be decoded. */
@@ -86,6 +89,11 @@ export const RenderLayer = z.object({
   volume: z.number(),
   filters: LayerFilters,
   effects: z.array(ShaderPass),
+  /**
+   * A generator Clip's shader (kind `generator`): drawn as the layer's picture each frame at
+   * the render's size, `TIME` the layer's position (s), before its filters and Effects.
+   */
+  generator: ShaderPass.optional(),
 });
 /** One layer. */
 export type RenderLayer = z.infer<typeof RenderLayer>;
@@ -172,6 +180,11 @@ export const ShaderProgram = z.object({
     default: z.union([z.number(), z.boolean(), z.array(z.number())]),
   })),
   vertex: z.string().optional(),
+  /**
+   * `vertex` is the preset's own (`vertexCode`): it may leave pixels of a pass uncovered,
+   * so each pass's target is cleared to transparent black first, as ISF hosts do.
+   */
+  ownVertex: z.boolean().optional(),
   samplers: z.array(z.object({
     name: z.string(),
     type: z.enum(["image", "audio", "audioFFT"]),

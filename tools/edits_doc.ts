@@ -24,6 +24,10 @@ const EXAMPLES: Record<string, unknown> = {
     options: { opacity: 0.8, filters: { blur: 2 }, effects: ["effect-shift"] },
   },
   "clip.delete": { clipID: "clip-grid" },
+  "clip.set_generator": {
+    clipID: "clip-rings",
+    generator: { presetId: "gen-plasma", params: { speed: 2 } },
+  },
   "song.add": { title: "Encore", pgmId: "9", position: 3 },
   "song.move": { songID: "song-finale", position: 0 },
   "song.duplicate": { songID: "song-midnight", title: "Midnight Drive (long)" },

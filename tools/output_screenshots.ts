@@ -52,6 +52,15 @@ try {
   await run("PLAY_IN");
   await sleep(1500);
   await shot("output-visualizer.png");
+  // A generator Clip: the built-in Plasma drawn with no file, a second into the Clip.
+  await run("STOP_IN");
+  const plasma = await edit("clip.add", {
+    songID: "song-opening",
+    generator: { presetId: "gen-plasma", params: { scale: 6 } },
+  });
+  await run("TRIGGER_CLIP_IN", { clipID: plasma.edits[0]!.created!.clipID! });
+  await sleep(1000);
+  await shot("output-generator.png");
   // Nothing plays: the background Clip.
   await run("STOP_IN");
   await shot("output-background.png");

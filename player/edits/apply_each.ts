@@ -12,6 +12,7 @@ import { Refusal } from "../errors.ts";
 import { CLIP_HANDLERS } from "./clip_edits.ts";
 import type { EditDraft, EditHandler } from "./draft.ts";
 import { FX_HANDLERS } from "./fx_edits.ts";
+import { GENERATOR_HANDLERS } from "./generator_edits.ts";
 import type { ParsedEdit } from "./parse.ts";
 import { PROJECT_HANDLERS } from "./project_edits.ts";
 import { SONG_HANDLERS } from "./song_edits.ts";
@@ -19,6 +20,7 @@ import { TIMECODE_HANDLERS } from "./timecode_edits.ts";
 
 const HANDLERS: Record<string, EditHandler> = {
   ...CLIP_HANDLERS,
+  ...GENERATOR_HANDLERS,
   ...SONG_HANDLERS,
   ...PROJECT_HANDLERS,
   ...FX_HANDLERS,

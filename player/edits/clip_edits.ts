@@ -1,7 +1,9 @@
 /** Handlers of the Clip edits. @module */
 import { Clip } from "../../protocol/model.ts";
+import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { Refusal } from "../errors.ts";
 import { checkedTransition } from "./transition_edits.ts";
+import { checkedGenerator } from "./generator_edits.ts";
 import {
   defined,
   type EditDraft,
@@ -55,11 +57,20 @@ export const CLIP_HANDLERS: Record<string, EditHandler> = {
   "clip.add": (d, p) => {
     const song = findSong(d, p.songID);
     const file = p.fileId ? findFile(d, p.fileId) : null;
+    if (file && p.generator) {
+      throw new Refusal(
+        "Invalid generator: a Clip plays a file or a generator; give fileId or generator, not both",
+        RpcErrorCode.INVALID_PARAMS,
+        { field: "generator" },
+      );
+    }
+    const made = p.generator ? checkedGenerator(p.generator, "generator", d) : null;
     const id = newId("clip", (x) => isTaken(d.project, x));
     const clip = Clip.parse({
       id,
-      name: p.name ?? (file ? baseName(file.name) : "New Clip"),
+      name: p.name ?? (file ? baseName(file.name) : made?.preset.name ?? "New Clip"),
       fileId: file?.id ?? null,
+      ...(made ? { generator: made.generator } : {}),
       duration: p.duration ?? file?.duration ?? 5,
       ...pick(p, SETTINGS),
     });
@@ -113,6 +124,7 @@ export const CLIP_HANDLERS: Record<string, EditHandler> = {
     }
     const { filters, ...options } = p.options ?? {};
     Object.assign(clip, pick(p, ["name", "fileId", "duration", ...SETTINGS]));
+    if (p.fileId) delete clip.generator; // a file replaces the generator
     Object.assign(clip.options, defined(options));
     Object.assign(clip.options.filters, defined(filters ?? {}));
     const fields = Object.keys(p).filter((k) => k !== "clipID");

@@ -12,10 +12,10 @@ import {
   missing,
   newId,
 } from "./draft.ts";
-import { importName, readShaderFile } from "./preset_import.ts";
+import { importName, readShaderFile, readVertexFileBeside } from "./preset_import.ts";
 import { INPUT_HANDLERS, storeImages } from "./input_edits.ts";
 import { readImportedImages } from "../output/imported_images.ts";
-import { unlinkTransitions } from "./preset_links.ts";
+import { unlinkGenerators, unlinkTransitions } from "./preset_links.ts";
 import { quarantineAfterEdit } from "./preset_quarantine.ts";
 import {
   checkIsfPreset,
@@ -49,6 +49,10 @@ async function withCheckedCode(
   if (!check) return preset;
   warnings.push(...isfWarningTexts(check));
   const problems = check.codeProblems;
+  // Problems of the vertex shader name its field (they come alone: it is checked first).
+  if (problems[0]?.field === "vertexCode") {
+    codeField = codeField === "params.code" ? "params.vertexCode" : `${codeField} (.vs)`;
+  }
   if (problems.length > 0) {
     const named = problems.slice(0, MESSAGE_PROBLEMS).map(describeProblem).join("; ");
     const more = problems.length > MESSAGE_PROBLEMS
@@ -66,6 +70,13 @@ async function withCheckedCode(
     );
   }
   return { ...preset, parameters: check.parameters };
+}
+
+/** `preset` without a blank `vertexCode` (none: the default quad; `""` removes one). */
+function withoutBlankVertex(preset: Preset): Preset {
+  if (preset.vertexCode === undefined || preset.vertexCode.trim() !== "") return preset;
+  const { vertexCode: _, ...rest } = preset;
+  return rest;
 }
 
 function findPreset(d: EditDraft, kind: Kind, id: string): Preset {
@@ -153,15 +164,25 @@ function userPreset(d: EditDraft, kind: Kind, id: string): Preset {
   throw missing(`The ${kind} preset "${id}" does not exist`);
 }
 
+/** The ids of user presets start with their kind's prefix. */
+const ID_PREFIXES: Record<Preset["kind"], string> = {
+  effect: "fx-user",
+  visualizer: "viz-user",
+  transition: "tr-user",
+  generator: "gen-user",
+};
+
 const all = (d: EditDraft) => [...d.builtInPresets, ...d.presets];
 
 /** Adds a user preset; `codeField` names where its code came from in a refusal. */
 async function addPreset(d: EditDraft, p: EditParams, codeField?: string): Promise<string> {
   const id = newId(
-    p.kind === "effect" ? "fx-user" : p.kind === "transition" ? "tr-user" : "viz-user",
+    ID_PREFIXES[p.kind as Preset["kind"]],
     (x) => all(d).some((o) => o.id === x),
   );
-  const parsed = PresetSchema.parse({ parameters: [], ...p, id, builtIn: false });
+  const parsed = withoutBlankVertex(
+    PresetSchema.parse({ parameters: [], ...p, id, builtIn: false }),
+  );
   const warnings: string[] = [];
   const preset = await withCheckedCode(parsed, p.parameters, codeField, warnings);
   refuseProblems("Invalid preset", presetProblems(preset, all(d)));
@@ -179,22 +200,30 @@ export const FX_HANDLERS: Record<string, EditHandler> = {
   "preset.add": (d, p) => addPreset(d, p),
   "preset.import": async (d, p) => {
     const code = await readShaderFile(p.path);
+    const vertexCode = await readVertexFileBeside(p.path);
     const kind = p.kind ?? isfKindOf(code);
     const name = importName(p.path, p.name, kind, all(d));
     const images = await readImportedImages(code, p.path);
-    const message = await addPreset(d, { kind, name, type: ISF_PRESET_TYPE, code }, "params.path");
+    const preset = {
+      kind,
+      name,
+      type: ISF_PRESET_TYPE,
+      code,
+      ...(vertexCode ? { vertexCode } : {}),
+    };
+    const message = await addPreset(d, preset, "params.path");
     await storeImages(d, images);
     return message;
   },
   "preset.update": async (d, p) => {
     const preset = userPreset(d, p.kind, p.presetID);
     const next = await withCheckedCode(
-      PresetSchema.parse({
+      withoutBlankVertex(PresetSchema.parse({
         ...preset,
         ...Object.fromEntries(
           Object.entries(p).filter(([k, v]) => k !== "presetID" && v !== undefined),
         ),
-      }),
+      })),
       p.parameters,
     );
     refuseProblems("Invalid preset", presetProblems(next, all(d)));
@@ -209,6 +238,7 @@ export const FX_HANDLERS: Record<string, EditHandler> = {
       if (item.presetId === preset.id) item.presetId = null;
     }
     unlinkTransitions(d.project, preset.id);
+    unlinkGenerators(d.project, preset.id);
     return `The ${p.kind} preset "${preset.id}" removed`;
   },
   "preset.validate": async (d, p) => {

@@ -40,6 +40,24 @@ export async function readShaderFile(path: string): Promise<string> {
   return text.replace(/^\uFEFF/, "");
 }
 
+/**
+ * The text of the vertex shader beside the ISF file at `path` (ISF's `.vs`: the same name
+ * with `.vs`, or `.VS` beside an `.FS`), or null when there is none.
+ * @throws {Refusal} INVALID_PARAMS for a `.vs` too big or not UTF-8 text
+ */
+export async function readVertexFileBeside(path: string): Promise<string | null> {
+  if (!/\.fs$/i.test(path)) return null;
+  const upper = path.endsWith(".FS");
+  const beside = path.slice(0, -3) + (upper ? ".VS" : ".vs");
+  try {
+    if (!(await Deno.stat(beside)).isFile) return null;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
+  return await readShaderFile(beside);
+}
+
 /** `wanted`, or the file's name without `.fs`, made free among the presets of `kind`. */
 export function importName(
   path: string,

@@ -1,6 +1,6 @@
 /**
- * The rule that a step never takes away a preset an Effect, a Visualizer or a transition (a
- * Clip's, a Song's, the Project's) of an open Project still links.
+ * The rule that a step never takes away a preset an Effect, a Visualizer, a transition (a
+ * Clip's, a Song's, the Project's) or a Clip's generator of an open Project still links.
  * @module
  */
 import type { Preset, Project, Transition } from "../../protocol/model.ts";
@@ -51,7 +51,23 @@ function presetLinks(
     ),
     ...project.songs.flatMap((s) => transition(`the transition of Song "${s.id}"`, s.transition)),
     ...transition("the Project's default transition", project.transition),
+    ...project.clips.flatMap((c) =>
+      c.generator
+        ? [{
+          presetId: c.generator.presetId,
+          what: `the generator of Clip "${c.id}"`,
+          fix: "set that Clip's generator to null (clip.set_generator)",
+        }]
+        : []
+    ),
   ];
+}
+
+/** Clears every generator of `project` through preset `presetId` (its Clips become placeholders). */
+export function unlinkGenerators(project: Project, presetId: string): void {
+  for (const clip of project.clips) {
+    if (clip.generator?.presetId === presetId) delete clip.generator;
+  }
 }
 
 /** Sets to null (a cut) every transition of `project` through preset `presetId`. */

@@ -9,19 +9,24 @@
  */
 import type { Preset } from "../../protocol/model.ts";
 
-/** The quarantine after `before` became `after` by an edit: gone when the code changed. */
+/**
+ * The quarantine after `before` became `after` by an edit: gone when the code (or the
+ * vertex shader, `vertexCode`) changed.
+ */
 export function quarantineAfterEdit(before: Preset, after: Preset): Preset["quarantine"] {
-  return after.code === before.code ? before.quarantine : null;
+  const isSame = after.code === before.code && after.vertexCode === before.vertexCode;
+  return isSame ? before.quarantine : null;
 }
 
 /**
- * The presets an undo or redo makes (`after`), each one that has the code a quarantined
- * preset of `now` has keeping that quarantine.
+ * The presets an undo or redo makes (`after`), each one that has the code (and vertex shader)
+ * a quarantined preset of `now` has keeping that quarantine.
  */
 export function keepQuarantines(now: readonly Preset[], after: Preset[]): Preset[] {
   const held = new Map(now.filter((p) => p.quarantine).map((p) => [p.id, p]));
   return after.map((p) => {
     const q = held.get(p.id);
-    return q && q.code === p.code && !p.quarantine ? { ...p, quarantine: q.quarantine } : p;
+    if (!q || p.quarantine || q.code !== p.code || q.vertexCode !== p.vertexCode) return p;
+    return { ...p, quarantine: q.quarantine };
   });
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { isDeepStrictEqual } from "node:util";
-import type { Preset, PresetParameter } from "../../protocol/model.ts";
+import { type Preset, PresetKind, type PresetParameter } from "../../protocol/model.ts";
 import { ISF_PRESET_TYPE } from "../../protocol/edits/presets.ts";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { Refusal } from "../errors.ts";
@@ -123,14 +123,16 @@ export interface IsfCheck {
  *   progress: no verdict, the edit can be sent again
  */
 export async function checkIsfPreset(
-  preset: Pick<Preset, "kind" | "type" | "code">,
+  preset: Pick<Preset, "kind" | "type" | "code" | "vertexCode">,
   given: readonly PresetParameter[] | undefined,
   apart: IsfApartOptions = {},
 ): Promise<IsfCheck | null> {
   if (preset.type !== ISF_PRESET_TYPE) return null;
+  // A blank vertex shader is none (the default quad), as the check takes it.
+  const vertexCode = preset.vertexCode?.trim() ? preset.vertexCode : undefined;
   const checked = Object.keys(apart).length === 0
-    ? ISF_CHECKS.take(preset.code, preset.kind)
-    : parseIsfApart(preset.code, preset.kind, apart);
+    ? ISF_CHECKS.take(preset.code, preset.kind, vertexCode ? { vertexCode } : {})
+    : parseIsfApart(preset.code, preset.kind, { ...apart, ...(vertexCode ? { vertexCode } : {}) });
   const result = await checked.catch((error) => {
     if (!(error instanceof IsfCheckStalled)) throw error;
     throw new Refusal(error.message, RpcErrorCode.UNAVAILABLE, { reason: error.code });
@@ -162,11 +164,13 @@ const CODE_EDITS = new Set(["preset.add", "preset.update", "preset.validate"]);
  */
 export function checkIsfCodeBeside(edits: readonly ParsedEdit[]): Promise<void> | null {
   const checks = edits.flatMap(({ spec, params }) => {
-    const { code, kind, type } = params;
+    const { code, kind, type, vertexCode } = params;
     const isIsf = type === ISF_PRESET_TYPE || (type === undefined && spec.name === "preset.update");
     if (!CODE_EDITS.has(spec.name) || typeof code !== "string" || !isIsf) return [];
-    if (kind !== "effect" && kind !== "visualizer" && kind !== "transition") return [];
-    return [ISF_CHECKS.start(code, kind)];
+    const isfKind = PresetKind.safeParse(kind);
+    if (!isfKind.success) return [];
+    const vertex = typeof vertexCode === "string" && vertexCode.trim() ? vertexCode : undefined;
+    return [ISF_CHECKS.start(code, isfKind.data, vertex ? { vertexCode: vertex } : {})];
   });
   return checks.length === 0 ? null : Promise.all(checks).then(() => {});
 }
@@ -174,7 +178,7 @@ export function checkIsfCodeBeside(edits: readonly ParsedEdit[]): Promise<void> 
 /** The problems of an `IsfCheck` as `preset.validate` lists them. */
 export function isfProblemTexts(check: IsfCheck): string[] {
   return [
-    ...check.codeProblems.map((p) => `code: ${describeProblem(p)}`),
+    ...check.codeProblems.map((p) => `${p.field ?? "code"}: ${describeProblem(p)}`),
     ...(check.parametersProblem ? [`parameters: ${check.parametersProblem}`] : []),
   ];
 }

@@ -6,7 +6,7 @@ import { BUILT_IN_PRESETS } from "../presets.ts";
 import { paramProblems } from "./preset_rules.ts";
 
 /** `kind` with its indefinite article: "an effect", "a visualizer". */
-function withArticle(kind: string): string {
+export function withArticle(kind: string): string {
   return `${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`;
 }
 

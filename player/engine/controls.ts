@@ -24,7 +24,8 @@ export const CLIP_PARAMETERS: readonly string[] = [
  * `<visualizerId>.<name>`, a parameter of a Visualizer of the Project (drawn
  * over the whole output, so reached through any Clip); or `transition.<name>`, a
  * parameter of the transition the Clip enters through (its own, its Song's or the
- * Project's: the crossing drawn takes it). The parameter is its preset's or its own. The
+ * Project's: the crossing drawn takes it); or `generator.<name>`, a parameter of the generator
+ * preset the Clip plays. The parameter is its preset's or its own. The
  * output applies it (`docs/output.md`).
  */
 export function isClipParameter(
@@ -39,6 +40,10 @@ export function isClipParameter(
   const id = parameter.slice(0, dot);
   const name = parameter.slice(dot + 1);
   if (id === "transition") return isTransitionParameter(project, clip, name, presets);
+  if (id === "generator") {
+    const preset = presets.find((p) => p.id === clip.generator?.presetId);
+    return !!preset?.parameters.some((p) => p.name === name);
+  }
   const effect = clip.options.effects.includes(id)
     ? project.effects.find((e) => e.id === id)
     : undefined;
@@ -66,7 +71,7 @@ function isTransitionParameter(
 /** The words of the refusal of an unknown parameter. */
 export const PARAMETER_HINT = `${
   CLIP_PARAMETERS.join(", ")
-}, <effectId>.<parameter> of an Effect of the Clip, <visualizerId>.<parameter>, or transition.<parameter> of the Clip's transition`;
+}, <effectId>.<parameter> of an Effect of the Clip, <visualizerId>.<parameter>, transition.<parameter> of the Clip's transition, or generator.<parameter> of its generator`;
 
 /** Splits `clip:<clipId>/<parameter>`; null when the syntax is wrong. */
 export function parseTarget(target: string): { clipId: string; parameter: string } | null {

@@ -73,6 +73,8 @@ export interface IsfApartOptions {
   readonly command?: readonly string[];
   /** Hears each progress report of the check (its work so far). */
   readonly onProgress?: (work: number) => void;
+  /** The preset's own vertex shader (`.vs`), checked with the code. */
+  readonly vertexCode?: string;
 }
 
 /** The refusal of code whose check passed its memory ceiling: the same at any load. */
@@ -108,7 +110,13 @@ export async function parseIsfApart(
     stallMs,
     () => answer.reject(new IsfCheckStalled(stallMs)),
   );
-  const request = { code, kind, bounds: options.bounds ?? {}, heapMb: options.heapMb };
+  const request = {
+    code,
+    kind,
+    vertexCode: options.vertexCode,
+    bounds: options.bounds ?? {},
+    heapMb: options.heapMb,
+  };
   void checker.send(request, (message) => {
     watch.progress();
     if ("result" in message) return answer.resolve(message.result as IsfResult);

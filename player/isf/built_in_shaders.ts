@@ -177,3 +177,38 @@ void main() {
   gl_FragColor = mix(IMG_THIS_NORM_PIXEL(startImage), IMG_THIS_NORM_PIXEL(endImage), t);
 }
 `;
+
+/** `gen-solid`: the whole picture one colour (a generator: it reads no image). */
+export const SOLID_COLOR_SHADER = `/*{
+  "DESCRIPTION": "Fills the picture with one colour",
+  "CREDIT": "Cueport",
+  "ISFVSN": "2",
+  "CATEGORIES": ["Generator"],
+  "INPUTS": [
+    { "NAME": "color", "TYPE": "color", "DEFAULT": [1.0, 1.0, 1.0, 1.0] }
+  ]
+}*/
+void main() {
+  gl_FragColor = color;
+}
+`;
+
+/** `gen-plasma`: moving colour waves (the classic plasma), `speed` times as fast, `scale` waves across. */
+export const PLASMA_SHADER = `/*{
+  "DESCRIPTION": "Moving colour waves",
+  "CREDIT": "Cueport",
+  "ISFVSN": "2",
+  "CATEGORIES": ["Generator"],
+  "INPUTS": [
+    { "NAME": "speed", "TYPE": "float", "MIN": 0, "MAX": 4, "DEFAULT": 1 },
+    { "NAME": "scale", "TYPE": "float", "MIN": 0.5, "MAX": 16, "DEFAULT": 4 }
+  ]
+}*/
+void main() {
+  vec2 p = (isf_FragNormCoord - 0.5) * scale * vec2(RENDERSIZE.x / RENDERSIZE.y, 1.0);
+  float t = TIME * speed;
+  float v = sin(p.x + t) + sin(0.5 * (p.y + t)) + sin(0.5 * (p.x + p.y + t));
+  v += sin(length(p + vec2(sin(t / 3.0), cos(t / 2.0)) * 2.0) + t);
+  gl_FragColor = vec4(0.5 + 0.5 * sin(v * 3.14159 + vec3(0.0, 2.094, 4.189)), 1.0);
+}
+`;

@@ -33,16 +33,34 @@ interface Started {
 /** How many finished checks are kept for the output (`checked`), newest last. */
 const DONE_KEPT = 16;
 
-/** Checks started ahead of their turn, by code and kind. */
+/** What a check takes besides its code and kind: the preset's own vertex shader, if any. */
+export interface IsfCheckSource {
+  readonly vertexCode?: string;
+}
+
+/** How a check is run (`parseIsfApart` by default). */
+export type IsfCheckRun = (
+  code: string,
+  kind: IsfKind,
+  source?: IsfCheckSource,
+) => Promise<IsfResult>;
+
+/** A check's key: its code, kind and vertex shader (none keeps the key of code alone). */
+function checkId(code: string, kind: IsfKind, vertexCode: string | undefined): string {
+  const id = `${kind}\u0000${code}`;
+  return vertexCode === undefined ? id : `${id}\u0000vs\u0000${vertexCode}`;
+}
+
+/** Checks started ahead of their turn, by code and kind (and vertex shader). */
 export class IsfCheckMemo {
-  readonly #check: (code: string, kind: IsfKind) => Promise<IsfResult>;
+  readonly #check: IsfCheckRun;
   readonly #started = new Map<string, Started>();
   readonly #done = new Map<string, IsfResult>();
   #running = 0;
   readonly #waiting: Array<() => void> = [];
 
   /** `run` checks one code (the bounded check on its worker by default). */
-  constructor(run: (code: string, kind: IsfKind) => Promise<IsfResult> = parseIsfApart) {
+  constructor(run: IsfCheckRun = parseIsfApart) {
     this.#check = run;
   }
 
@@ -51,7 +69,11 @@ export class IsfCheckMemo {
    * (`isBounded`) is refused at once when ISF_CHECKS_WAITING already wait, the output's waits.
    * @throws {IsfChecksBusy} for an edit's check past ISF_CHECKS_WAITING waiting
    */
-  async #run(code: string, kind: IsfKind, isBounded = true): Promise<IsfResult> {
+  async #run(
+    code: string,
+    kind: IsfKind,
+    { vertexCode, isBounded = true }: { vertexCode?: string | undefined; isBounded?: boolean } = {},
+  ): Promise<IsfResult> {
     // Code too long to check takes no place: its refusal needs no check (`parseIsfApart`'s).
     const tooLong = codeLengthRefusal(code);
     if (tooLong) return tooLong;
@@ -62,8 +84,10 @@ export class IsfCheckMemo {
       await new Promise<void>((resolve) => this.#waiting.push(resolve));
     } else this.#running++;
     try {
-      const result = await this.#check(code, kind);
-      const id = `${kind}\u0000${code}`;
+      const result = vertexCode === undefined
+        ? await this.#check(code, kind)
+        : await this.#check(code, kind, { vertexCode });
+      const id = checkId(code, kind, vertexCode);
       this.#done.delete(id);
       this.#done.set(id, result);
       while (this.#done.size > DONE_KEPT) this.#done.delete(this.#done.keys().next().value!);
@@ -80,12 +104,15 @@ export class IsfCheckMemo {
     return this.#started.size;
   }
 
-  /** Starts checking `code` as `kind` for a turn that will `take` it; resolves when done. */
-  start(code: string, kind: IsfKind): Promise<void> {
-    const id = `${kind}\u0000${code}`;
+  /**
+   * Starts checking `code` as `kind` (with `vertexCode`, the preset's own vertex shader) for
+   * a turn that will `take` it; resolves when done.
+   */
+  start(code: string, kind: IsfKind, { vertexCode }: IsfCheckSource = {}): Promise<void> {
+    const id = checkId(code, kind, vertexCode);
     const known = this.#started.get(id);
     if (known) known.untaken++;
-    else this.#started.set(id, { result: this.#run(code, kind), untaken: 1 });
+    else this.#started.set(id, { result: this.#run(code, kind, { vertexCode }), untaken: 1 });
     while (this.#started.size > KEPT) this.#started.delete(this.#started.keys().next().value!);
     return this.#started.get(id)!.result.then(() => {}, () => {});
   }
@@ -95,12 +122,17 @@ export class IsfCheckMemo {
    * (`loop_cap.ts`): a check that ended lately (at once) or is under way (an edit's), else a
    * new one. It takes no edit's start.
    */
-  checked(code: string, kind: IsfKind): IsfResult | Promise<IsfResult> {
-    const id = `${kind}\u0000${code}`;
+  checked(
+    code: string,
+    kind: IsfKind,
+    { vertexCode }: IsfCheckSource = {},
+  ): IsfResult | Promise<IsfResult> {
+    const id = checkId(code, kind, vertexCode);
     const done = this.#done.get(id);
     // At once when it ended: the output draws an edit's code in the state that follows it.
     if (done) return structuredClone(done);
-    const result = this.#started.get(id)?.result ?? this.#run(code, kind, false);
+    const result = this.#started.get(id)?.result ??
+      this.#run(code, kind, { vertexCode, isBounded: false });
     return result.then((r) => structuredClone(r));
   }
 
@@ -108,11 +140,12 @@ export class IsfCheckMemo {
    * The result of checking `code` as `kind`: the check started for it, else a new one. Each
    * caller gets its own copy.
    */
-  take(code: string, kind: IsfKind): Promise<IsfResult> {
-    const id = `${kind}\u0000${code}`;
+  take(code: string, kind: IsfKind, { vertexCode }: IsfCheckSource = {}): Promise<IsfResult> {
+    const id = checkId(code, kind, vertexCode);
     const known = this.#started.get(id);
     if (known && --known.untaken === 0) this.#started.delete(id);
-    return (known?.result ?? this.#run(code, kind)).then((r) => structuredClone(r));
+    return (known?.result ?? this.#run(code, kind, { vertexCode }))
+      .then((r) => structuredClone(r));
   }
 }
 

@@ -17,6 +17,8 @@ import { type IsfKind, parseIsf } from "./parse.ts";
 export interface IsfCheckRequest {
   readonly code: string;
   readonly kind: IsfKind;
+  /** The preset's own vertex shader, when it has one. */
+  readonly vertexCode?: string;
   readonly bounds?: Partial<IsfCheckBounds>;
   /** The heap's ceiling, MB, in place of ISF_CHECK_HEAP_MB (a test's tiny one). */
   readonly heapMb?: number;
@@ -48,7 +50,7 @@ export async function runIsfCheckStdio(): Promise<void> {
   }
 }
 
-function check({ code, kind, bounds, heapMb: ceiling }: IsfCheckRequest): void {
+function check({ code, kind, vertexCode, bounds, heapMb: ceiling }: IsfCheckRequest): void {
   const onProgress = (work: number) => {
     if (heapMb() > (ceiling ?? ISF_CHECK_HEAP_MB)) {
       say({ overCeiling: true });
@@ -57,7 +59,11 @@ function check({ code, kind, bounds, heapMb: ceiling }: IsfCheckRequest): void {
     say({ progress: work });
   };
   try {
-    const result = parseIsf(code, kind, { onProgress, bounds: bounds ?? {} });
+    const result = parseIsf(code, kind, {
+      onProgress,
+      bounds: bounds ?? {},
+      ...(vertexCode === undefined ? {} : { vertexCode }),
+    });
     say({ result, heapMb: Math.round(heapMb()) });
   } catch (error) {
     // A check that throws refuses the code (a 422, never a 500), saying why.

@@ -79,6 +79,8 @@ const LIFT = [
   "#define texture2D texture",
   "#define texture2DProj textureProj",
   "#define textureCube texture",
+  // A varying a `.vs` sets, in ES 1.00 words (`vertexSource`).
+  "#define varying in",
 ];
 
 /**
@@ -190,4 +192,105 @@ export function mapCompileLog(log: string, code: string, lineOffset: number): Is
     problems.push({ line: 1, column: 1, message: log.trim().split("\n")[0] ?? "" });
   }
   return problems;
+}
+
+/** What ISF declares in a vertex shader of its own, after the uniforms: the quad's init. */
+const VERTEX_INIT = [
+  "void isf_vertShaderInit() {",
+  "  gl_Position = vec4(position, 0.0, 1.0);",
+  "  isf_FragNormCoord = position * 0.5 + 0.5;",
+  "}",
+  "#define vv_vertShaderInit isf_vertShaderInit",
+  "#define vv_FragNormCoord isf_FragNormCoord",
+];
+
+/**
+ * What maps ES 1.00's vertex words to ES 3.00's, for `lifted` sources of a `.vs` (a lifted
+ * fragment reads its varyings by `LIFT`'s `#define varying in`).
+ */
+const VERTEX_LIFT = [
+  "#define attribute in",
+  "#define varying out",
+  "#define texture2D texture",
+  "#define texture2DLod textureLod",
+  "#define texture2DProj textureProj",
+];
+
+/** A vertex shader's source as the GL compiles it, and the lines before the user's line 1. */
+export interface VertexSource {
+  readonly source: string;
+  readonly lineOffset: number;
+  /** The ES 3.00 source of ES 1.00 code, compiled with the lifted fragment; null for ES 3.00. */
+  readonly lifted: { readonly source: string; readonly lineOffset: number } | null;
+}
+
+/**
+ * The vertex shader built from a preset's own `vertexCode` (ISF's `.vs`), as ISF hosts build
+ * it: the uniforms the fragment has (the inputs', `RENDERSIZE`, `TIME`, `PASSINDEX`, the
+ * images' `_<img>_imgSize`, ...), the quad's `position` attribute, `isf_FragNormCoord` as a
+ * varying and `isf_vertShaderInit()`, which sets both, then the user's code, its `IMG_*`
+ * calls expanded. It is of the fragment's `version` (WebGL links only shaders of one): a
+ * `#version` that differs is a problem at its line.
+ */
+export function vertexSource(
+  vertexCode: string,
+  version: GlslVersion,
+  header: { readonly inputs: readonly IsfInput[]; readonly samplers: readonly string[] },
+): VertexSource | IsfProblem[] {
+  const versioned = versionOf(vertexCode);
+  if (Array.isArray(versioned)) return versioned;
+  // The text differs from the code where a directive was blanked.
+  if (versioned.text !== vertexCode && versioned.version !== version) {
+    let at = 0;
+    while (versioned.text[at] === vertexCode[at]) at++;
+    return [problemAt(
+      vertexCode,
+      at,
+      `#version ${versioned.version} is not the fragment shader's (${version}): WebGL links only shaders of one version`,
+    )];
+  }
+  const isEs3 = version === "300 es";
+  const samplers = new Set(header.samplers);
+  const expanded = expandImageFunctions(versioned.text, samplers, isEs3 ? "texture" : "texture2D");
+  if (Array.isArray(expanded)) return expanded;
+  const withPrologue = (prologue: string[]) => ({
+    source: `${prologue.join("\n")}\n${expanded.text}`,
+    lineOffset: prologue.length,
+  });
+  const es3 = ["#version 300 es", ...vertexDeclarations(true, header)];
+  if (isEs3) return { ...withPrologue(es3), lifted: null };
+  return {
+    ...withPrologue(vertexDeclarations(false, header)),
+    lifted: withPrologue([...es3, ...VERTEX_LIFT]),
+  };
+}
+
+/** The declarations of a vertex shader of its own (ES 3.00's when `isEs3`). */
+function vertexDeclarations(
+  isEs3: boolean,
+  header: { readonly inputs: readonly IsfInput[]; readonly samplers: readonly string[] },
+): string[] {
+  return [
+    "precision highp float;",
+    "precision highp int;",
+    "uniform float TIME;",
+    "uniform float TIMEDELTA;",
+    "uniform vec2 RENDERSIZE;",
+    "uniform int PASSINDEX;",
+    "uniform int FRAMEINDEX;",
+    "uniform vec4 DATE;",
+    `int ${LOOP_COUNTER} = 0;`,
+    isEs3 ? "in vec2 position;" : "attribute vec2 position;",
+    isEs3 ? "out vec2 isf_FragNormCoord;" : "varying vec2 isf_FragNormCoord;",
+    ...header.inputs.filter((i) => uniformType(i) !== "sampler2D").map((i) =>
+      `uniform ${uniformType(i)} ${i.NAME};`
+    ),
+    ...header.samplers.flatMap((name) => [
+      `uniform sampler2D ${name};`,
+      `uniform vec2 _${name}_imgSize;`,
+      `uniform vec4 _${name}_imgRect;`,
+      `uniform bool _${name}_flip;`,
+    ]),
+    ...VERTEX_INIT,
+  ];
 }

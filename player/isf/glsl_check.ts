@@ -41,6 +41,16 @@ export interface GlslCheck {
   readonly problems: IsfProblem[];
   /** What caps every loop of the code (`loop_cap.ts`), in the user's lines and columns. */
   readonly loopCaps: CodeInsertion[];
+  /** A vertex shader's varyings (`varying`, ES 3.00's `out`): a fragment may read these. */
+  readonly varyings?: string[];
+}
+
+/** Which shader a source is: a fragment (by default) or a preset's own vertex shader. */
+export interface GlslStage {
+  /** `vertex`: its varyings are listed (`GlslCheck.varyings`), not refused. */
+  readonly stage?: "fragment" | "vertex";
+  /** The varyings the preset's vertex shader sets, which its fragment may read. */
+  readonly varyings?: ReadonlySet<string>;
 }
 
 /**
@@ -53,14 +63,18 @@ export function checkGlsl(
   lineOffset: number,
   budget: WorkBudget,
   written?: string,
+  stage: GlslStage = {},
 ): GlslCheck {
-  const found = glslProblems(fragment, lineOffset, budget, written);
+  const found = glslProblems(fragment, lineOffset, budget, written, stage);
   if (Array.isArray(found)) return { problems: found, loopCaps: [] };
   const caps = loopCaps(found.program, found.text, fragment, lineOffset);
   const isProblems = caps.length > 0 && "message" in caps[0]!;
+  const varyings = stage.stage === "vertex"
+    ? { varyings: topLevelVaryings(found.program, "out").map((v) => v.name) }
+    : {};
   return isProblems
     ? { problems: caps as IsfProblem[], loopCaps: [] }
-    : { problems: [], loopCaps: caps as CodeInsertion[] };
+    : { problems: [], loopCaps: caps as CodeInsertion[], ...varyings };
 }
 
 /**
@@ -73,6 +87,7 @@ function glslProblems(
   lineOffset: number,
   budget: WorkBudget,
   written = fragment.split("\n").slice(lineOffset).join("\n"),
+  stage: GlslStage = {},
 ): IsfProblem[] | { program: GlslProgram; text: string } {
   const marked = markLines(fragment);
   let text: string;
@@ -107,35 +122,50 @@ function glslProblems(
     }
     return [placed(lines, lineOffset, locationOf(error), `GLSL syntax: ${syntaxMessage(error)}`)];
   }
-  const problems = [...foreignVaryings(program), ...undeclaredNames(program)]
+  const foreign = stage.stage === "vertex" ? [] : foreignVaryings(program, stage.varyings);
+  const problems = [...foreign, ...undeclaredNames(program)]
     .map(({ at, message }) => placed(lines, lineOffset, at, message));
   return problems.length > 0 ? problems : { program, text };
 }
 
 /**
- * Varyings other than ISF's own: ISF files declare them for the vertex
- * shader (`.vs`) beside them, which presets do not take, so they would never
- * be set (and the program would not link).
+ * Varyings other than ISF's own and those the preset's vertex shader sets (`vertexVaryings`,
+ * undefined without one): ISF files declare them for the vertex shader (`.vs`) beside them,
+ * and one no vertex shader sets would never be set (and the program would not link).
  */
 function foreignVaryings(
   program: GlslProgram,
+  vertexVaryings: ReadonlySet<string> | undefined,
 ): Array<{ at: At | null; message: string }> {
-  return program.program.flatMap((node) => {
-    const list = (node as { declaration?: DeclaratorList }).declaration;
-    const qualifiers = list?.specified_type?.qualifiers ?? [];
-    // `in` at the top of a fragment shader is ES 3.00's varying.
-    if (!qualifiers.some((q) => q.token === "varying" || q.token === "in")) return [];
-    return (list?.declarations ?? []).flatMap(({ identifier }) =>
-      identifier.identifier === "isf_FragNormCoord" ? [] : [{
-        at: startOf(identifier),
-        message:
-          `'${identifier.identifier}' : a varying set by the shader's own vertex shader (.vs), which presets do not take: compute it in main() from isf_FragNormCoord`,
-      }]
-    );
+  return topLevelVaryings(program, "in").flatMap(({ name, at }) => {
+    if (name === "isf_FragNormCoord" || vertexVaryings?.has(name)) return [];
+    const message = vertexVaryings
+      ? `'${name}' : a varying the vertex shader (vertexCode) does not set: declare and set it there, or compute it in main() from isf_FragNormCoord`
+      : `'${name}' : a varying set by the shader's own vertex shader (.vs), which this preset has not: give it as vertexCode (preset.import takes the .vs beside the .fs), or compute it in main() from isf_FragNormCoord`;
+    return [{ at, message }];
   });
 }
 
-/** The parts of a declaration statement's AST that `foreignVaryings` reads. */
+/**
+ * The varyings declared at the top of `program`: `varying`, or ES 3.00's `in` (a fragment's
+ * inputs) or `out` (a vertex shader's outputs), as `direction` says.
+ */
+function topLevelVaryings(
+  program: GlslProgram,
+  direction: "in" | "out",
+): Array<{ name: string; at: At | null }> {
+  return program.program.flatMap((node) => {
+    const list = (node as { declaration?: DeclaratorList }).declaration;
+    const qualifiers = list?.specified_type?.qualifiers ?? [];
+    if (!qualifiers.some((q) => q.token === "varying" || q.token === direction)) return [];
+    return (list?.declarations ?? []).map(({ identifier }) => ({
+      name: identifier.identifier,
+      at: startOf(identifier),
+    }));
+  });
+}
+
+/** The parts of a declaration statement's AST that `topLevelVaryings` reads. */
 interface DeclaratorList {
   specified_type?: { qualifiers?: Array<{ token?: string }> };
   declarations?: Array<{ identifier: { identifier: string } }>;

@@ -16,6 +16,7 @@ import {
 } from "./glsl.ts";
 import { checkGlsl } from "./glsl_check.ts";
 import { withInsertions } from "./loop_cap.ts";
+import { checkVertexCode, hasVertexCode } from "./vertex_check.ts";
 import {
   boundProblem,
   ISF_CHECK_BOUNDS,
@@ -35,7 +36,7 @@ import { type IsfPassSpec, passProblems, passSpecs } from "./passes.ts";
 import { isReservedName, reservedNameProblems } from "./reserved_names.ts";
 
 /** A preset's kind, which decides what its shader must take. */
-export type IsfKind = "effect" | "visualizer" | "transition";
+export type IsfKind = "effect" | "visualizer" | "transition" | "generator";
 
 /** The image inputs of a transition: the outgoing picture and the incoming one. */
 export const TRANSITION_IMAGES: readonly string[] = ["startImage", "endImage"];
@@ -53,6 +54,8 @@ export interface IsfProgram {
   readonly vertex: string;
   /** Lines of declarations before the user's line 1 in `fragment`. */
   readonly lineOffset: number;
+  /** Lines before the user's line 1 in `vertex`, when it is the preset's own (`vertexCode`). */
+  readonly vertexLineOffset?: number;
   /** The GLSL version of both sources (`#version 300 es` in the code, else ES 1.00). */
   readonly version: GlslVersion;
   /** The header's PASSES, in order (empty: one pass to the output). */
@@ -76,6 +79,8 @@ export interface IsfCheckOptions {
   readonly bounds?: Partial<IsfCheckBounds>;
   /** Hears the work done so far, every 1024 units (the check's worker reports it). */
   readonly onProgress?: (work: number) => void;
+  /** The preset's own vertex shader (ISF's `.vs`), checked and compiled with the code. */
+  readonly vertexCode?: string;
 }
 
 /**
@@ -96,7 +101,12 @@ export function parseIsf(code: string, kind: IsfKind, options: IsfCheckOptions =
   const result = prepareIsf(code, kind);
   if (!result.ok) return result;
   const { fragment, lineOffset, lifted } = result.program;
-  const glsl = checkGlsl(fragment, lineOffset, budget, code);
+  const vertex = hasVertexCode(options.vertexCode)
+    ? checkVertexCode(options.vertexCode, result.program, budget)
+    : null;
+  if (Array.isArray(vertex)) return { ok: false, problems: vertex };
+  const stage = vertex ? { varyings: vertex.varyings } : {};
+  const glsl = checkGlsl(fragment, lineOffset, budget, code, stage);
   if (glsl.problems.length > 0) return { ok: false, problems: glsl.problems };
   const caps = glsl.loopCaps;
   return {
@@ -104,8 +114,12 @@ export function parseIsf(code: string, kind: IsfKind, options: IsfCheckOptions =
     program: {
       ...result.program,
       fragment: withInsertions(fragment, lineOffset, caps),
-      lifted: lifted &&
-        { ...lifted, fragment: withInsertions(lifted.fragment, lifted.lineOffset, caps) },
+      ...(vertex ? { vertex: vertex.vertex, vertexLineOffset: vertex.lineOffset } : {}),
+      lifted: lifted && {
+        ...lifted,
+        fragment: withInsertions(lifted.fragment, lifted.lineOffset, caps),
+        ...(vertex?.lifted ? { vertex: vertex.lifted } : {}),
+      },
     },
   };
 }
@@ -219,8 +233,8 @@ export function isfHeaderParameters(code: string): PresetParameter[] {
 /**
  * The kind a shader is written for: a transition when its header follows ISF's transition
  * rule (`startImage`, `endImage`, `progress`), a visualizer when its header declares an
- * audio input, else an effect (also when the header cannot be read: the
- * checks of `parseIsf` then name the problem).
+ * audio input, a generator when it declares no image input, else an effect (also when the
+ * header cannot be read: the checks of `parseIsf` then name the problem).
  */
 export function isfKindOf(code: string): IsfKind {
   const split = splitHeader(code);
@@ -228,7 +242,8 @@ export function isfKindOf(code: string): IsfKind {
   if (Array.isArray(header)) return "effect";
   if (isTransitionHeader(header)) return "transition";
   const isAudio = header.INPUTS.some((i) => i.TYPE === "audio" || i.TYPE === "audioFFT");
-  return isAudio ? "visualizer" : "effect";
+  if (isAudio) return "visualizer";
+  return header.INPUTS.some((i) => i.TYPE === "image") ? "effect" : "generator";
 }
 
 /** The uniform values of `program` for a preset instance's parameter values. */
@@ -263,8 +278,8 @@ function kindMismatch(header: IsfHeader, kind: IsfKind): string | null {
   if (kind === "effect" && !types.has("image")) {
     return `an effect's shader takes the layer's picture: declare {"NAME": "inputImage", "TYPE": "image"}`;
   }
-  if (kind === "visualizer" && !types.has("audio") && !types.has("audioFFT")) {
-    return `a visualizer's shader reads the audio: declare an input of TYPE "audio" or "audioFFT"`;
+  if (kind === "generator" && types.has("image")) {
+    return `a generator's shader draws without a picture: declare no input of TYPE "image" (an effect takes the layer's picture as inputImage)`;
   }
   return null;
 }

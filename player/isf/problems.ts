@@ -12,6 +12,8 @@ export interface IsfProblem {
   readonly column: number;
   /** What is wrong, sentence case, no final period. */
   readonly message: string;
+  /** Set when the problem is in the preset's vertex shader (`vertexCode`), not its `code`. */
+  readonly field?: "vertexCode";
 }
 
 /** A problem at `offset` of `code`. */

@@ -23,12 +23,15 @@ export function editOf(editor: EditorState | null, message: EditMessage): EditRe
   const { preset } = editor;
   const target = { kind: preset.kind, presetID: preset.id };
   if (message.type === "edit") {
-    if (message.base !== preset.code) {
+    const { vertexCode, vertexBase } = message;
+    const isVertexMoved = vertexCode !== undefined && vertexBase !== (preset.vertexCode ?? "");
+    if (message.base !== preset.code || isVertexMoved) {
       throw new Refusal(
         "The code changed elsewhere since the editor showed it: take the new code, or apply again",
       );
     }
-    return { name: "preset.update", params: { ...target, code: message.code } };
+    const vertex = vertexCode === undefined ? {} : { vertexCode };
+    return { name: "preset.update", params: { ...target, code: message.code, ...vertex } };
   }
   const { name, value } = message;
   if (preset.type === "isf") {

@@ -30,13 +30,22 @@ export interface IsfEntry {
   readonly isf: IsfProgram;
   /** The preset's code and name as they were (to map a compile log to its lines). */
   readonly code: string;
+  /** The preset's own vertex shader as it was, when it has one. */
+  readonly vertexCode?: string;
   readonly presetName: string;
   readonly presetId: string;
   readonly presetKind: Preset["kind"];
 }
 
-/** How a preset's code is checked for the output: at once (tests) or apart. */
-export type IsfChecker = (code: string, kind: IsfKind) => IsfResult | Promise<IsfResult>;
+/**
+ * How a preset's code (with its own vertex shader, `vertexCode`, when it has one) is checked
+ * for the output: at once (tests) or apart.
+ */
+export type IsfChecker = (
+  code: string,
+  kind: IsfKind,
+  source?: { readonly vertexCode?: string },
+) => IsfResult | Promise<IsfResult>;
 
 const LIMIT = 64;
 
@@ -115,7 +124,9 @@ export class IsfPrograms {
   onRefused: (preset: Preset, problem: string) => void = () => {};
 
   /** `check` checks a preset's code (the player's bounded check apart, `ISF_CHECKS`, by default). */
-  constructor(check: IsfChecker = (code, kind) => ISF_CHECKS.checked(code, kind)) {
+  constructor(
+    check: IsfChecker = (code, kind, source) => ISF_CHECKS.checked(code, kind, source),
+  ) {
     this.#check = check;
   }
 
@@ -124,14 +135,18 @@ export class IsfPrograms {
    * has not ended yet (it is started here; `onChecked` hears it end).
    */
   of(preset: Preset): IsfEntry | null {
-    const key = `${preset.kind}\n${preset.code}`;
+    const key = programKey(preset);
     const known = this.#byCode.get(key);
     if (known instanceof Promise) return null;
     if (known !== undefined) {
       this.#keep(key, known);
       return known;
     }
-    const checked = builtInCheck(preset) ?? this.#check(preset.code, preset.kind);
+    const { vertexCode } = preset;
+    const checked = builtInCheck(preset) ??
+      (vertexCode === undefined
+        ? this.#check(preset.code, preset.kind)
+        : this.#check(preset.code, preset.kind, { vertexCode }));
     if (!(checked instanceof Promise)) return this.#keep(key, this.#build(preset, checked));
     const pending: Promise<void> = checked.then((result) => {
       if (this.#byCode.get(key) !== pending) return;
@@ -148,7 +163,7 @@ export class IsfPrograms {
   /** The program of `preset` once its check ended. */
   async ready(preset: Preset): Promise<IsfEntry | null> {
     this.of(preset);
-    await this.#byCode.get(`${preset.kind}\n${preset.code}`);
+    await this.#byCode.get(programKey(preset));
     return this.of(preset);
   }
 
@@ -181,6 +196,12 @@ export class IsfPrograms {
   }
 }
 
+/** The key of a preset's program: its kind, code and vertex shader (none: as before it had). */
+function programKey(preset: Preset): string {
+  const key = `${preset.kind}\n${preset.code}`;
+  return preset.vertexCode === undefined ? key : `${key}\n\u0000vs\n${preset.vertexCode}`;
+}
+
 function build(preset: Preset, result: IsfResult): IsfEntry | null {
   if (!result.ok) return null;
   const isf = result.program;
@@ -191,6 +212,7 @@ function build(preset: Preset, result: IsfResult): IsfEntry | null {
     name: `isf-${hashText(isf.vertex + "\n" + isf.fragment)}`,
     source: isf.fragment,
     vertex: isf.vertex,
+    ...(isf.vertexLineOffset === undefined ? {} : { ownVertex: true }),
     uniforms: isfUniforms(isf, {}).map((u) => ({
       name: u.name,
       type: u.type,
@@ -207,6 +229,7 @@ function build(preset: Preset, result: IsfResult): IsfEntry | null {
     wire,
     isf,
     code: preset.code,
+    ...(preset.vertexCode === undefined ? {} : { vertexCode: preset.vertexCode }),
     presetName: preset.name,
     presetId: preset.id,
     presetKind: preset.kind,

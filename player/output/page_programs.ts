@@ -6,8 +6,22 @@
  * @module
  */
 import type { RenderState, ShaderPass, ShaderProgram } from "../../protocol/output.ts";
-import { describeProblem, mapCompileLog } from "../isf/mod.ts";
-import { IsfPrograms } from "./isf_programs.ts";
+import { describeProblem, type IsfProblem, mapCompileLog } from "../isf/mod.ts";
+import { type IsfEntry, IsfPrograms } from "./isf_programs.ts";
+
+/**
+ * A page's compile log as problems at the lines of the preset's code, or of its own vertex
+ * shader when the log is the vertex shader's (the page starts it `vertex shader:`, `gl.js`).
+ */
+function compileProblems(log: string, entry: IsfEntry): IsfProblem[] {
+  const vertex = /^vertex shader:\n/.exec(log);
+  const { vertexCode, isf } = entry;
+  if (!vertex || vertexCode === undefined || isf.vertexLineOffset === undefined) {
+    return mapCompileLog(log, entry.code, entry.isf.lineOffset);
+  }
+  return mapCompileLog(log.slice(vertex[0].length), vertexCode, isf.vertexLineOffset)
+    .map((p) => ({ ...p, message: `vertexCode: ${p.message}` }));
+}
 
 /** How many refused programs and programs sent are remembered. */
 const LIMIT = 1024;
@@ -59,6 +73,7 @@ export class PagePrograms {
   prepare(state: RenderState, at: number): { programs: ShaderProgram[]; drop: string[] } {
     const passes = [...state.layers.flatMap((l) => l.effects), ...state.visualizers];
     if (state.transition) passes.push(state.transition.pass);
+    for (const layer of state.layers) if (layer.generator) passes.push(layer.generator);
     for (const pass of passes) this.#keepWorking(pass);
     const programs: ShaderProgram[] = [];
     for (const { program } of passes) {
@@ -96,7 +111,7 @@ export class PagePrograms {
     if (this.#failed.size >= LIMIT) this.#failed.delete(this.#failed.values().next().value!);
     this.#failed.add(program);
     const entry = this.programs.named(program);
-    const problems = entry ? mapCompileLog(log, entry.code, entry.isf.lineOffset) : [];
+    const problems = entry ? compileProblems(log, entry) : [];
     const what = entry
       ? `the ${entry.presetKind} preset "${entry.presetName}" (${entry.presetId})`
       : `the program ${program}`;

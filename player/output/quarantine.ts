@@ -90,7 +90,11 @@ export class OutputQuarantine {
   statePushed(state: RenderState, preview: Preset | null = null): void {
     const presets = new Map<string, string>();
     this.#names = new Map();
-    for (const pass of [...state.layers.flatMap((l) => l.effects), ...state.visualizers]) {
+    // A generator Clip's shader is suspected as an Effect's is.
+    const layers = state.layers.flatMap((l) =>
+      l.generator ? [l.generator, ...l.effects] : l.effects
+    );
+    for (const pass of [...layers, ...state.visualizers]) {
       const entry = this.#options.programs.named(pass.program);
       if (!entry) continue;
       presets.set(entry.presetId, pass.program);

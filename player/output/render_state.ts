@@ -190,7 +190,8 @@ function layerOf(
   const { project, live, presets } = source;
   const params = live.params[clip.id] ?? {};
   const file = project.files.find((f) => f.id === clip.fileId);
-  const camera = cameraOf(clip);
+  // A generator Clip plays its shader, whatever its name says (`camera:<id>`).
+  const camera = clip.generator ? null : cameraOf(clip);
   const o = clip.options;
   const f = o.filters;
   const effects = o.effects
@@ -206,9 +207,11 @@ function layerOf(
       })
     );
   const sign = play.direction === "backward" ? -1 : 1;
+  const generator = generatorPass(source, clip, params);
   return {
     clipId: clip.id,
-    kind: camera ? "camera" : file?.kind ?? "none",
+    // Without its pass (a preset quarantined or gone) a generator's layer is transparent.
+    kind: clip.generator ? "generator" : camera ? "camera" : file?.kind ?? "none",
     source: camera ?? (file ? mediaPath(project.id, file.id) : null),
     name: camera ? source.cameras.find((c) => c.deviceId === camera)?.label ?? camera : clip.name,
     position: play.position,
@@ -226,7 +229,41 @@ function layerOf(
       blur: params.blur ?? f.blur,
     },
     effects,
+    ...(generator ? { generator } : {}),
   };
+}
+
+/**
+ * The pass of the generator a Clip plays (`clip.generator`): its preset's program with the
+ * live values written as `generator.<param>` on the Clip, else its own params, else the
+ * preset's defaults; its ISF targets its Clip's. Null without one, or when its preset is
+ * not a generator preset or is quarantined (the layer draws nothing).
+ */
+function generatorPass(
+  source: RenderSource,
+  clip: Clip,
+  live: Record<string, number>,
+): ShaderPass | null {
+  const preset = source.presets.find((p) =>
+    p.id === clip.generator?.presetId && p.kind === "generator" && !p.quarantine
+  );
+  if (!preset || !clip.generator) return null;
+  const item: Effect = {
+    id: "generator",
+    name: preset.name,
+    type: preset.type,
+    presetId: preset.id,
+    enabled: true,
+    params: clip.generator.params,
+  };
+  const pass = shaderPass(item, {
+    presets: source.presets,
+    live,
+    programs: source.programs,
+    size: source.project.display,
+  });
+  pass.id = `generator:${clip.id}`;
+  return pass;
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   SongRef,
   TransitionInput,
 } from "./_common.ts";
+import { GeneratorInput } from "./generators.ts";
 
 const FiltersUpdate = z.strictObject({
   brightness: z.number().min(-1).max(1).optional().describe("-1 to 1; 0 is neutral"),
@@ -44,15 +45,25 @@ const Settings = {
 
 /** The Clip edits. */
 export const CLIP_EDITS: EditSpec[] = [
-  edit("clip.add", "clips", "Add a Clip to a Song, from a media file or as an empty placeholder", {
-    songID: SongRef.describe("Song the Clip joins"),
-    position: Position.optional(),
-    fileId: FileRef.optional().describe("Media file it plays; omitted makes a placeholder"),
-    name: Name.optional().describe("Defaults to the file's name"),
-    duration: z.number().positive().max(86_400).optional()
-      .describe("Seconds; defaults to the media's duration (5 for stills and placeholders)"),
-    ...Settings,
-  }),
+  edit(
+    "clip.add",
+    "clips",
+    "Add a Clip to a Song, from a media file, a generator or as a placeholder",
+    {
+      songID: SongRef.describe("Song the Clip joins"),
+      position: Position.optional(),
+      fileId: FileRef.optional().describe(
+        "Media file it plays; omitted (and no generator) makes a placeholder",
+      ),
+      generator: GeneratorInput.optional().describe(
+        "A generator preset it plays instead of a file (clip.set_generator)",
+      ),
+      name: Name.optional().describe("Defaults to the file's or the generator preset's name"),
+      duration: z.number().positive().max(86_400).optional()
+        .describe("Seconds; defaults to the media's duration (5 for stills and placeholders)"),
+      ...Settings,
+    },
+  ),
   edit("clip.move", "clips", "Move a Clip within its Song or to another Song", {
     clipID: ClipRef,
     songID: SongRef.optional().describe("Destination Song; omitted keeps the Clip's Song"),

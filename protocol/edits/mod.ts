@@ -9,6 +9,7 @@ import { CLIP_EDITS } from "./clips.ts";
 import { CONTROL_EDITS } from "./controls.ts";
 import { FILE_EDITS } from "./files.ts";
 import { FX_EDITS } from "./fx.ts";
+import { GENERATOR_EDITS } from "./generators.ts";
 import { PRESET_EDITS } from "./presets.ts";
 import { PROJECT_EDITS } from "./project.ts";
 import { SONG_EDITS } from "./songs.ts";
@@ -28,6 +29,7 @@ export {
 /** Every edit, by group. */
 export const EDITS: readonly EditSpec[] = [
   ...CLIP_EDITS,
+  ...GENERATOR_EDITS,
   ...SONG_EDITS,
   ...SONG_TIMECODE_EDITS,
   ...PROJECT_EDITS,

@@ -17,6 +17,10 @@ const Code = z.string().max(MAX_PRESET_CODE).describe(
   'The preset\'s source. For type "isf", an ISF 2.0 shader (a /*{JSON header}*/ then GLSL), checked before it is written; other types keep it as text',
 );
 
+const VertexCode = z.string().max(MAX_PRESET_CODE).describe(
+  "For type \"isf\", the shader's own vertex shader (ISF's .vs: GLSL calling isf_vertShaderInit()), checked with the code; empty: none (the full-frame quad)",
+);
+
 /** The preset definition that `preset.add` and `preset.validate` take. */
 export const PresetInput = z.strictObject({
   kind: Kind,
@@ -25,6 +29,7 @@ export const PresetInput = z.strictObject({
     .describe('Effect type or Visualizer engine; "isf" for a preset whose code is an ISF shader'),
   parameters: Parameters.default([]),
   code: Code.default(""),
+  vertexCode: VertexCode.optional(),
 });
 
 /** The preset edits. */
@@ -38,6 +43,7 @@ export const PRESET_EDITS: EditSpec[] = [
     name: Name.optional(),
     parameters: Parameters.optional(),
     code: Code.optional(),
+    vertexCode: VertexCode.optional(),
   }),
   edit(
     "preset.remove",
@@ -51,7 +57,7 @@ export const PRESET_EDITS: EditSpec[] = [
   edit(
     "preset.import",
     "presets",
-    'Add a user preset from an ISF file (.fs) on the show machine: type "isf", its parameters from the header\'s INPUTS. Remote clients upload the file (POST /api/v1/files/upload) or send its text as preset.add code',
+    'Add a user preset from an ISF file (.fs) on the show machine, with its vertex shader when a .vs of the same name is beside it: type "isf", its parameters from the header\'s INPUTS. Remote clients upload the file (POST /api/v1/files/upload) or send its text as preset.add code',
     {
       path: z.string().min(1).max(4096).describe(
         "Absolute path of the .fs file on the show machine",

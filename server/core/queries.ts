@@ -5,7 +5,7 @@
  * @module
  */
 import { projectMissing } from "./project_missing.ts";
-import type { Project } from "../../protocol/model.ts";
+import { PresetKind, type Project } from "../../protocol/model.ts";
 import type { AppState, Camera } from "../../protocol/state.ts";
 import { CueportError } from "./errors.ts";
 import { stableAnswer } from "./views.ts";
@@ -210,10 +210,10 @@ export class Queries {
 
   /** One preset by kind and id. */
   preset(kind: string, presetId: string): PresetView {
-    if (kind !== "effect" && kind !== "visualizer" && kind !== "transition") {
+    if (!(PresetKind.options as readonly string[]).includes(kind)) {
       throw new CueportError(
         "INVALID_MESSAGE",
-        `Invalid kind: must be effect, visualizer or transition, got "${kind}"`,
+        `Invalid kind: must be ${PresetKind.options.join(", ")}, got "${kind}"`,
         {
           field: "kind",
           value: kind,

@@ -15,6 +15,7 @@ import {
   Direction,
   Display,
   FileKind,
+  Generator,
   ImageInputs,
   LaunchMode,
   PresetImage,
@@ -73,6 +74,9 @@ export const ClipView = z.strictObject({
   songID: z.string().nullable().describe("The Song whose list holds the Clip"),
   index: z.number().int().nullable().describe("Zero-based position in its Song"),
   fileId: z.string().nullable(),
+  generator: exact(Generator).optional().describe(
+    "The generator preset it plays instead of a file; absent: none",
+  ),
   duration: z.number(),
   launchMode: LaunchMode,
   retrigger: Retrigger,
@@ -159,6 +163,9 @@ export const PresetView = z.strictObject({
   builtIn: z.boolean(),
   parameters: z.array(exact(PresetParameter)),
   code: z.string(),
+  vertexCode: z.string().optional().describe(
+    "Its own vertex shader (ISF's .vs), when it has one: compiled with code",
+  ),
   quarantine: exact(PresetQuarantine).nullable().describe(
     "Set when its shader stopped the output's frames: not drawn until its code is edited",
   ),
@@ -274,6 +281,7 @@ export function clipView(c: Clip, place: { songID: string; index: number } | und
     songID: place?.songID ?? null,
     index: place?.index ?? null,
     fileId: c.fileId,
+    ...(c.generator ? { generator: c.generator } : {}),
     duration: c.duration,
     launchMode: c.launchMode,
     retrigger: c.retrigger,
@@ -351,6 +359,7 @@ export function presetView(p: Preset): PresetView {
     builtIn: p.builtIn,
     parameters: p.parameters,
     code: p.code,
+    ...(p.vertexCode === undefined ? {} : { vertexCode: p.vertexCode }),
     quarantine: p.quarantine,
     ...(p.images ? { images: p.images } : {}),
   };

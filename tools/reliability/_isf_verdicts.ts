@@ -27,7 +27,7 @@ export interface Shader {
   /** Its file name (`Bad TV.fs`). */
   name: string;
   /** `effect`, or `visualizer` when it reads audio (as `preset.import` decides). */
-  kind: "effect" | "visualizer" | "transition";
+  kind: "effect" | "visualizer" | "transition" | "generator";
   code: string;
 }
 

@@ -236,7 +236,8 @@ class Programs {
     const old = this.#byName.get(program.name);
     if (old && old.program !== compiled.program) deleteProgram(this.#gl, old.program);
     const bindings = samplers ? bindingsOf(samplers) : null;
-    this.#byName.set(program.name, { ...compiled, samplers, passes, bindings });
+    const clears = program.ownVertex === true; // its own vertex shader may not cover every pixel
+    this.#byName.set(program.name, { ...compiled, samplers, passes, bindings, clears });
   }
 
   /**
@@ -546,11 +547,11 @@ export class Compositor {
     /** @type {Target} */ dest,
   ) => {
     const gl = this.gl;
-    const targets = this.#targets;
-    if (!targets) return;
+    if (!this.#targets) return;
     // Neutral filters cost nothing: a full-screen pass less on software GL.
     const { filter, passes } = this.#frame;
     let count = 0;
+    if (layer.generator) passes[count++] = layer.generator; // a generator Clip's shader first
     if (!isNeutral(layer.filters)) {
       filter.uniforms = layer.filters;
       passes[count++] = filter;

@@ -45,8 +45,8 @@ class EditorPage {
   #state = null;
   #nextId = 1;
   /**
-   * The code of each edit of the code sent and not answered yet, by its id.
-   * @type {Map<number, string>}
+   * The code and vertex shader of each edit of the code sent and not answered yet, by its id.
+   * @type {Map<number, {code: string, vertex: string}>}
    */
   #applying = new Map();
   #lastFrameAt = 0;
@@ -75,7 +75,9 @@ class EditorPage {
   #sendEdit(message) {
     const id = this.#nextId++;
     this.#ui.setStatus("busy", "Checking...");
-    if (message.type === "edit") this.#applying.set(id, message.code);
+    if (message.type === "edit") {
+      this.#applying.set(id, { code: message.code, vertex: message.vertexCode ?? "" });
+    }
     this.#send({ ...message, id });
   }
 

@@ -1,7 +1,8 @@
 // @ts-check
-// The editor window's controls: the code (a plain textarea with line numbers), the preset's
-// parameters as controls, the problems of a refused edit at their lines. It keeps no preset
-// of its own: it shows what the player sends and hands each change to `send` as an edit.
+// The editor window's controls: the code and its vertex shader (plain textareas with line
+// numbers), the preset's parameters as controls, the problems of a refused edit at their lines.
+// It keeps no preset of its own: it shows what the player sends and hands each change to `send`
+// as an edit.
 
 /** @typedef {import("../../../protocol/model.ts").Preset} Preset */
 /** @typedef {import("../../../protocol/model.ts").PresetParameter} PresetParameter */
@@ -29,42 +30,140 @@ function $(id) {
   return el;
 }
 
-/** The editor's controls over its page's elements. */
-export class EditorUi {
-  #code = /** @type {HTMLTextAreaElement} */ ($("code"));
-  #gutter = $("gutter");
-  /** The preset shown (as the player last sent it). @type {Preset | null} */
-  #shown = null;
-  /**
-   * The preset's code the text in the box was typed over (an edit applied over another one
-   * the page has not taken is refused): the code last put in the box, or last applied from it.
-   */
-  #base = "";
+/** A code area: a textarea with line numbers, the lines of problems marked in its margin. */
+class CodeBox {
+  /** @type {HTMLTextAreaElement} */
+  area;
+  #gutter;
   /** @type {Set<number>} */
   #errorLines = new Set();
-  /**
-   * The code of the page's last edit sent and not answered yet: the next is typed over it.
-   * @type {string | null}
-   */
-  #pending = null;
 
-  /** Whether the code in the box is not the preset's (typed, not applied). */
-  get isDirty() {
-    return this.#shown !== null && this.#code.value !== this.#shown.code;
+  /**
+   * The box of the textarea `areaId` and its margin `gutterId`.
+   * @param {string} areaId
+   * @param {string} gutterId
+   */
+  constructor(areaId, gutterId) {
+    this.area = /** @type {HTMLTextAreaElement} */ ($(areaId));
+    this.#gutter = $(gutterId);
   }
 
   /**
-   * Shows the problems of a refused edit (none: clears them).
+   * Marks the lines of `problems` (none: clears them).
+   * @param {Problem[]} problems
+   */
+  mark(problems) {
+    this.#errorLines = new Set(problems.map((p) => p.line));
+    this.renderGutter();
+  }
+
+  /**
+   * Wires Ctrl+Enter to `apply`, Tab to two spaces, and the margin to the text.
+   * @param {() => void} apply
+   */
+  wire(apply) {
+    const area = this.area;
+    area.addEventListener("input", () => this.renderGutter());
+    area.addEventListener("scroll", () => this.#gutter.scrollTop = area.scrollTop);
+    area.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        apply();
+      } else if (event.key === "Tab") {
+        event.preventDefault();
+        area.setRangeText("  ", area.selectionStart, area.selectionEnd, "end");
+        this.renderGutter();
+      }
+    });
+  }
+
+  renderGutter() {
+    const count = this.area.value.split("\n").length;
+    this.#gutter.replaceChildren(
+      ...Array.from({ length: count }, (_, i) => {
+        const line = document.createElement("span");
+        line.textContent = `${i + 1}\n`;
+        if (this.#errorLines.has(i + 1)) line.className = "error";
+        return line;
+      }),
+    );
+    this.#gutter.scrollTop = this.area.scrollTop;
+  }
+
+  /**
+   * Selects line `line`, column `column` (1-based) of the text.
+   * @param {number} line
+   * @param {number} column
+   */
+  select(line, column) {
+    const lines = this.area.value.split("\n");
+    let at = 0;
+    for (let i = 0; i < line - 1 && i < lines.length; i++) at += (lines[i]?.length ?? 0) + 1;
+    at += Math.max(0, column - 1);
+    this.area.focus();
+    this.area.setSelectionRange(at, at + 1);
+  }
+}
+
+/**
+ * The code and the vertex shader as the page shows or sends them (`vertex` `""`: none).
+ * @typedef {{code: string, vertex: string}} Sources
+ */
+
+/**
+ * The sources of `preset`.
+ * @param {Preset} preset
+ * @returns {Sources}
+ */
+function sourcesOf(preset) {
+  return { code: preset.code, vertex: preset.vertexCode ?? "" };
+}
+
+/** The editor's controls over its page's elements. */
+export class EditorUi {
+  #code = new CodeBox("code", "gutter");
+  /** The preset's own vertex shader (ISF's `.vs`), in a section of its own. */
+  #vertex = new CodeBox("vertex", "vertex-gutter");
+  /** The preset shown (as the player last sent it). @type {Preset | null} */
+  #shown = null;
+  /**
+   * The preset's sources the text in the boxes was typed over (an edit applied over another
+   * one the page has not taken is refused): those last put in the boxes, or last applied.
+   * @type {Sources}
+   */
+  #base = { code: "", vertex: "" };
+  /**
+   * The sources of the page's last edit sent and not answered yet: the next is typed over it.
+   * @type {Sources | null}
+   */
+  #pending = null;
+
+  /** Whether the code in the boxes is not the preset's (typed, not applied). */
+  get isDirty() {
+    if (this.#shown === null) return false;
+    const { code, vertex } = sourcesOf(this.#shown);
+    return this.#code.area.value !== code || this.#vertex.area.value !== vertex;
+  }
+
+  /**
+   * Shows the problems of a refused edit (none: clears them), each marked in its box.
    * @param {Problem[]} problems
    */
   showProblems(problems, message = "") {
-    this.#errorLines = new Set(problems.map((p) => p.line));
+    const isVertex = (/** @type {Problem} */ p) => p.field === "vertexCode";
+    this.#code.mark(problems.filter((p) => !isVertex(p)));
+    this.#vertex.mark(problems.filter(isVertex));
+    if (problems.some(isVertex)) {
+      /** @type {HTMLDetailsElement} */ ($("vertex-section")).open = true;
+    }
     const items = problems.map((p) => {
       const li = document.createElement("li");
-      li.textContent = `line ${p.line}, column ${p.column}: ${p.message}`;
+      const where = isVertex(p) ? "vertex shader, line" : "line";
+      li.textContent = `${where} ${p.line}, column ${p.column}: ${p.message}`;
       li.dataset.line = String(p.line);
       li.dataset.column = String(p.column);
-      li.onclick = () => this.#select(p.line, p.column);
+      if (isVertex(p)) li.dataset.field = "vertexCode";
+      li.onclick = () => (isVertex(p) ? this.#vertex : this.#code).select(p.line, p.column);
       return li;
     });
     if (problems.length === 0 && message) {
@@ -73,7 +172,6 @@ export class EditorUi {
       items.push(li);
     }
     $("problems").replaceChildren(...items);
-    this.#renderGutter();
   }
 
   /**
@@ -109,25 +207,33 @@ export class EditorUi {
       preset.builtIn ? ", built in: read only" : ""
     })`;
     if (!wasDirty || !isSame) {
-      this.#code.value = preset.code;
-      this.#base = preset.code;
+      this.#takeShown();
       $("elsewhere").hidden = true;
       this.showProblems([]);
-    } else $("elsewhere").hidden = this.#code.value === preset.code;
-    this.#code.readOnly = preset.builtIn;
+      // A preset with a vertex shader shows it; one without keeps the section folded.
+      /** @type {HTMLDetailsElement} */ ($("vertex-section")).open = this.#base.vertex !== "";
+    } else {
+      const { code, vertex } = sourcesOf(preset);
+      $("elsewhere").hidden = this.#code.area.value === code && this.#vertex.area.value === vertex;
+    }
+    this.#code.area.readOnly = preset.builtIn;
+    this.#vertex.area.readOnly = preset.builtIn;
     $("params").replaceChildren(...preset.parameters.map((p) => control(p, send)));
-    this.#renderGutter();
+    this.#code.renderGutter();
+    this.#vertex.renderGutter();
   }
 
   /**
-   * The answer to the page's own edit of the code to `applied`: written, it is the base of what
-   * is typed next, even before the preset's new code comes back (Apply pressed again meanwhile).
-   * @param {string} applied
+   * The answer to the page's own edit of the sources to `applied`: written, they are the base
+   * of what is typed next, even before the preset comes back (Apply pressed again meanwhile).
+   * @param {Sources} applied
    * @param {boolean} isOk
    */
   codeAnswered(applied, isOk) {
     if (isOk) this.#base = applied;
-    if (!isOk || this.#pending === applied) this.#pending = null;
+    const pending = this.#pending;
+    const isPending = pending?.code === applied.code && pending.vertex === applied.vertex;
+    if (!isOk || isPending) this.#pending = null;
   }
 
   /**
@@ -135,10 +241,18 @@ export class EditorUi {
    * @param {SendEdit} send
    */
   wire(send) {
-    const code = this.#code;
     const apply = () => {
-      send({ type: "edit", code: code.value, base: this.#pending ?? this.#base });
-      this.#pending = code.value;
+      const base = this.#pending ?? this.#base;
+      /** @type {Sources} */
+      const typed = { code: this.#code.area.value, vertex: this.#vertex.area.value };
+      send({
+        type: "edit",
+        code: typed.code,
+        base: base.code,
+        vertexCode: typed.vertex,
+        vertexBase: base.vertex,
+      });
+      this.#pending = typed;
     };
     $("apply").onclick = apply;
     $("undo").onclick = () => send({ type: "history", direction: "undo" });
@@ -153,53 +267,19 @@ export class EditorUi {
       this.showProblems([]);
     };
     $("params").onsubmit = (event) => event.preventDefault();
-    code.addEventListener("input", () => this.#renderGutter());
-    code.addEventListener("scroll", () => this.#gutter.scrollTop = code.scrollTop);
-    code.addEventListener("keydown", (event) => {
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
-        event.preventDefault();
-        apply();
-      } else if (event.key === "Tab") {
-        event.preventDefault();
-        code.setRangeText("  ", code.selectionStart, code.selectionEnd, "end");
-        this.#renderGutter();
-      }
-    });
+    this.#code.wire(apply);
+    this.#vertex.wire(apply);
   }
 
-  #renderGutter() {
-    const count = this.#code.value.split("\n").length;
-    this.#gutter.replaceChildren(
-      ...Array.from({ length: count }, (_, i) => {
-        const line = document.createElement("span");
-        line.textContent = `${i + 1}\n`;
-        if (this.#errorLines.has(i + 1)) line.className = "error";
-        return line;
-      }),
-    );
-    this.#gutter.scrollTop = this.#code.scrollTop;
-  }
-
-  /**
-   * Selects line `line`, column `column` (1-based) of the code.
-   * @param {number} line
-   * @param {number} column
-   */
-  #select(line, column) {
-    const lines = this.#code.value.split("\n");
-    let at = 0;
-    for (let i = 0; i < line - 1 && i < lines.length; i++) at += (lines[i]?.length ?? 0) + 1;
-    at += Math.max(0, column - 1);
-    this.#code.focus();
-    this.#code.setSelectionRange(at, at + 1);
-  }
-
-  /** Puts the shown preset's code in the box, as the base of what is typed next. */
+  /** Puts the shown preset's sources in the boxes, as the base of what is typed next. */
   #takeShown() {
     if (!this.#shown) return;
-    this.#code.value = this.#shown.code;
-    this.#base = this.#shown.code;
+    this.#base = sourcesOf(this.#shown);
+    this.#code.area.value = this.#base.code;
+    this.#vertex.area.value = this.#base.vertex;
     this.#pending = null;
+    this.#code.renderGutter();
+    this.#vertex.renderGutter();
   }
 }
 

@@ -10,7 +10,7 @@
  */
 /**
  * A linked program and its active uniforms by name.
- * @typedef {{program: WebGLProgram, locations: Map<string, Uniform>}} Compiled
+ * @typedef {{program: WebGLProgram, locations: Map<string, Uniform>, clears?: boolean}} Compiled
  */
 /**
  * A texture with a framebuffer drawing into it (`format` its texels, null: 8-bit RGBA).
@@ -153,7 +153,9 @@ function attachShader(gl, program, type, text) {
   gl.shaderSource(shader, text);
   gl.compileShader(shader);
   if (!gl.getShaderParameter(shader, gl.COMPILE_STATUS)) {
-    throw new Error(gl.getShaderInfoLog(shader) ?? "");
+    // A preset's own vertex shader can be refused too: its log says so, to be mapped to its lines.
+    const stage = type === gl.VERTEX_SHADER ? "vertex shader:\n" : "";
+    throw new Error(stage + (gl.getShaderInfoLog(shader) ?? ""));
   }
 }
 
@@ -336,6 +338,11 @@ export function deleteTarget(gl, t) {
 export function pass(gl, compiled, dest, textures, values, size, more = null) {
   gl.bindFramebuffer(gl.FRAMEBUFFER, dest ? dest.fb : null);
   gl.viewport(0, 0, size.width, size.height);
+  if (compiled.clears) {
+    // A preset's own vertex shader may leave pixels uncovered: they read transparent black.
+    gl.clearColor(0, 0, 0, 0);
+    gl.clear(gl.COLOR_BUFFER_BIT);
+  }
   gl.useProgram(compiled.program);
   const locations = compiled.locations;
   let unit = 0;

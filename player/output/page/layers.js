@@ -1,6 +1,8 @@
 // @ts-check
 // The media of the layers: an image, a video or an audio element, or a camera, per playing
-// Clip, each with its texture and (for sound) its gain into the master; kept on the clock.
+// Clip, each with its texture and (for sound) its gain into the master; kept on the clock. A
+// generator Clip has no media: its shader, the first pass of its layer (`compositor.js`),
+// draws its picture each frame with TIME its position on the clock.
 import { positionOf } from "./clock.js";
 import { texture, upload } from "./gl.js";
 
@@ -111,6 +113,8 @@ export class Layers {
     // Indexed loops: an array's `for...of` makes an iterator (unless the optimizer removes it).
     for (let i = 0; i < layers.length; i++) {
       const layer = /** @type {RenderLayer} */ (layers[i]);
+      // A generator's TIME (s) is the Clip's position, as a media's time would be.
+      if (layer.generator) layer.generator.uniforms.TIME = positionOf(layer, clock);
       const entry = this.#mediaOf(layer);
       const el = entry.el;
       if (entry.failed || !(el instanceof HTMLMediaElement)) {
@@ -204,6 +208,9 @@ export class Layers {
       entry.el = img;
     } else if (layer.kind === "video" || layer.kind === "audio" || layer.kind === "camera") {
       entry.el = this.#mediaElement(layer, entry);
+    } else if (layer.kind === "generator") {
+      // Transparent: its shader draws the picture over it (it reads no image input).
+      entry.isUploaded = true;
     } else {
       upload(this.#gl, entry.texture, card(layer.name));
       entry.isUploaded = true;

@@ -173,10 +173,10 @@ export const QUERY_OPERATIONS: readonly AnyOperation[] = [
   defineOperation({
     name: "preset",
     since: "6.0",
-    summary: "One preset; kind is effect or visualizer",
+    summary: "One preset; kind is effect, visualizer, transition or generator",
     tag: "effects",
     kind: "query",
-    // The kind is checked by the query, which names both kinds in its message.
+    // The kind is checked by the query, which names the kinds in its message.
     input: z.strictObject({ kind: z.string(), presetId: z.string().min(1) }),
     output: PresetView,
     run: ({ core }, input) => core.queries.preset(input.kind, input.presetId),

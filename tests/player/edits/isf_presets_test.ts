@@ -95,8 +95,8 @@ Deno.test("preset.add refuses bad isf code at its line and column; nothing is wr
       shaderRefusal(1, 8, /MIN 2 is above MAX 1/),
     );
     await assert.rejects(
-      edits(app, ["preset.add", { ...ADD, kind: "visualizer" }]),
-      shaderRefusal(0, 6, /visualizer's shader reads the audio/),
+      edits(app, ["preset.add", { ...ADD, kind: "generator" }]),
+      shaderRefusal(0, 6, /generator's shader draws without a picture/),
     );
     await assert.rejects(
       edits(app, ["preset.add", { ...ADD, code: "" }]),

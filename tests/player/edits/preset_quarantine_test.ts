@@ -95,3 +95,19 @@ Deno.test("PlayerApp.quarantinePreset() holds the quarantine when presets.json c
     await app.close();
   }
 });
+
+Deno.test("Editor: an edit of a quarantined preset's vertexCode clears it too", async () => {
+  const { app, edit } = await open(await fixtureDataDir());
+  try {
+    const presetID = (await edit("preset.add", { ...PRESET, vertexCode: "// a" })).created!
+      .presetID!;
+    await app.quarantinePreset(presetID, "stalled");
+    const quarantine = () => app.presets().find((p) => p.id === presetID)?.quarantine ?? null;
+    await edit("preset.update", { kind: "effect", presetID, vertexCode: "// a" });
+    assert.equal(quarantine()?.reason, "stalled", "the same vertex shader keeps it");
+    await edit("preset.update", { kind: "effect", presetID, vertexCode: "// b" });
+    assert.equal(quarantine(), null, "another vertex shader clears it");
+  } finally {
+    await app.close();
+  }
+});

@@ -14,9 +14,14 @@ export const COLLECTION_DIR: URL = new URL("../../fixtures/isf_files/", import.m
 export interface CollectionShader {
   /** Its file name (`Bad TV.fs`). */
   name: string;
-  /** As `preset.import` decides: `visualizer` when it declares an audio input. */
+  /**
+   * As `preset.import` decides (`isfKindOf`): `transition` by ISF's transition rule,
+   * `visualizer` when it declares an audio input, `generator` when it declares no image input.
+   */
   kind: IsfKind;
   code: string;
+  /** Its `.vs` beside it (the same name), as `preset.import` takes it, when there is one. */
+  vertexCode?: string;
 }
 
 /** Every `.fs` of the collection, by name. */
@@ -25,7 +30,14 @@ export async function loadCollection(): Promise<CollectionShader[]> {
   for await (const entry of Deno.readDir(COLLECTION_DIR)) {
     if (!entry.isFile || !entry.name.endsWith(".fs")) continue;
     const code = await Deno.readTextFile(new URL(encodeURIComponent(entry.name), COLLECTION_DIR));
-    shaders.push({ name: entry.name, kind: isfKindOf(code), code });
+    const vs = new URL(encodeURIComponent(entry.name.replace(/\.fs$/, ".vs")), COLLECTION_DIR);
+    const vertexCode = await Deno.readTextFile(vs).catch(() => undefined);
+    shaders.push({
+      name: entry.name,
+      kind: isfKindOf(code),
+      code,
+      ...(vertexCode && { vertexCode }),
+    });
   }
   return shaders.sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -78,5 +78,20 @@ Deno.test("the built-in presets keep the ids, types and parameters Projects refe
         { name: "softness", type: "number", min: 0, max: 0.5, default: 0.05 },
       ],
     },
+    {
+      id: "gen-solid",
+      kind: "generator",
+      type: "solid",
+      parameters: [{ name: "color", type: "color", default: "#ffffff" }],
+    },
+    {
+      id: "gen-plasma",
+      kind: "generator",
+      type: "plasma",
+      parameters: [
+        { name: "speed", type: "number", min: 0, max: 4, default: 1 },
+        { name: "scale", type: "number", min: 0.5, max: 16, default: 4 },
+      ],
+    },
   ]);
 });

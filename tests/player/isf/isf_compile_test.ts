@@ -9,6 +9,7 @@ import type { Page } from "puppeteer-core";
 import { launchBrowser } from "../../_helpers/browser.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { EVERY_INPUT, INVERT } from "./_shaders.ts";
+import { loadCollection } from "./_collection.ts";
 import { HOLD, INVERT_300, LOOP_BOUND, SIZES, TWO_PASS_BLUR } from "./_passes_shaders.ts";
 import { audioRow, type PageUniform, picture, render, renderSources, SIZE } from "./_render.ts";
 import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
@@ -84,11 +85,38 @@ Deno.test({
       const es1Output = INVERT_300.replace("fragColor = vec4(", "gl_FragColor = vec4(");
       const es3 = await glLog(es1Output);
       assert.equal(es3.problem?.line, lineOf(es1Output), es3.log);
+      await compilesWithVertexShaders(page);
     } finally {
       await browser.close();
     }
   },
 });
+
+/**
+ * Every `.vs` of the ISF collection links with its `.fs` (ES 1.00, else their lifted ES 3.00
+ * sources, as the output compiles them; the lifted ones link too: ES 1.00's `varying` defined
+ * away), and a type error in a `.vs` maps to its own line.
+ */
+async function compilesWithVertexShaders(page: Page): Promise<void> {
+  let linked = 0;
+  for (const { name, kind, code, vertexCode } of await loadCollection()) {
+    if (vertexCode === undefined) continue;
+    const result = parseIsf(code, kind, { vertexCode });
+    if (!result.ok) continue; // refused for another cause (a second image input, ...)
+    const { vertex, fragment, lifted } = result.program;
+    const liftedLog = lifted ? await compile(page, lifted.vertex, lifted.fragment) : "";
+    assert.equal(liftedLog, "", `${name} lifted: ${liftedLog}`);
+    const log = await compile(page, vertex, fragment);
+    assert.equal(log !== "" && lifted ? liftedLog : log, "", `${name}: ${log}`);
+    linked++;
+  }
+  assert.ok(linked >= 36, `${linked} .vs files linked`);
+  const vs = "void main() {\n  isf_vertShaderInit();\n  gl_Position = vec3(1.0);\n}\n";
+  const result = parseIsf(INVERT, "effect", { vertexCode: vs });
+  if (!result.ok) throw new Error(JSON.stringify(result.problems));
+  const log = await compile(page, result.program.vertex, result.program.fragment);
+  assert.equal(mapCompileLog(log, vs, result.program.vertexLineOffset!)[0]?.line, 3, log);
+}
 
 /** The kaleidoscope's mapping, as its shader computes it: the picture's point pixel (x, y) shows. */
 function kaleidoscopeSource(x: number, y: number, segments: number): [number, number] {

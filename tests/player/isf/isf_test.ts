@@ -167,7 +167,7 @@ Deno.test("parseIsf() refuses a varying of a shader's own vertex shader (.vs), a
     line: 11,
     column: 14,
     message:
-      "'left_coord' : a varying set by the shader's own vertex shader (.vs), which presets do not take: compute it in main() from isf_FragNormCoord",
+      "'left_coord' : a varying set by the shader's own vertex shader (.vs), which this preset has not: give it as vertexCode (preset.import takes the .vs beside the .fs), or compute it in main() from isf_FragNormCoord",
   }]);
 });
 

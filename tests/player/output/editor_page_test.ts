@@ -205,6 +205,33 @@ Deno.test("EditorPage: code applied over a change the page had not seen is refus
   const answer = s.sent.find((m) => m.type === "edited");
   assert.equal(answer.ok, false);
   assert.match(answer.message, /changed elsewhere/);
+  // The vertex shader too: typed over one the preset no longer has.
+  await s.message({
+    type: "edit",
+    id: 2,
+    code: INVERT,
+    base: INVERT,
+    vertexCode: "void main() { isf_vertShaderInit(); }",
+    vertexBase: "an older vertex shader",
+  });
+  assert.deepEqual(s.edits, []);
+  assert.match(s.sent.at(-1).message, /changed elsewhere/);
+  // Over the one it has (none): an edit of both.
+  await s.message({
+    type: "edit",
+    id: 3,
+    code: INVERT,
+    base: INVERT,
+    vertexCode: "vs",
+    vertexBase: "",
+  });
+  // (`s.edits` narrowed to [] by the assertion above.)
+  assert.deepEqual((s.edits as unknown as Json[])[0]!.edits[0].params, {
+    kind: "effect",
+    presetID: isfPreset.id,
+    code: INVERT,
+    vertexCode: "vs",
+  });
 });
 
 Deno.test("EditorPage: a control of a preset of another type writes its parameters", async () => {

@@ -264,6 +264,48 @@ Deno.test({
         assert.equal(await codeInPage(), broken, "the text typed is kept to be fixed");
       });
 
+      await t.step(
+        "the vertex shader typed is the preset's vertexCode; its problem at its line",
+        async () => {
+          await page!.click("#revert");
+          const setVertex = (code: string) =>
+            page!.$eval(
+              "#vertex",
+              (e, text) => (e as unknown as { value: string }).value = text,
+              code,
+            );
+          const vs = "void main() {\n  isf_vertShaderInit();\n  gl_Position.x *= 0.5;\n}\n";
+          await setVertex(vs.replace("isf_vertShaderInit();", "isf_vertShaderInit()"));
+          await page!.click("#apply");
+          await page!.waitForSelector('#status[data-state="refused"]');
+          const shown = await page!.$$eval(
+            "#problems li",
+            (items) =>
+              items.map((li) =>
+                `${
+                  (li as unknown as { dataset: Record<string, string> }).dataset.field
+                } ${li.textContent}`
+              ),
+          );
+          assert.match(
+            shown[0]!,
+            /^vertexCode vertex shader, line 2, column \d+: /,
+            shown.join("\n"),
+          );
+          await setVertex(vs);
+          await page!.click("#apply");
+          await untilOutput(
+            s.output,
+            "the vertex shader in the preset store",
+            async () => (await get(`/api/v1/presets/effect/${presetID}`)).vertexCode === vs,
+          );
+          assert.equal(await presetCode(), INVERT);
+          await post("/api/v1/edit", { name: "project.undo", params: {} });
+          assert.equal((await get(`/api/v1/presets/effect/${presetID}`)).vertexCode, undefined);
+          await page!.waitForFunction(`document.getElementById("vertex").value === ""`);
+        },
+      );
+
       await t.step("Apply pressed again before the first is answered: both written", async () => {
         const first = `${INVERT}// first\n`, second = `${INVERT}// first\n// second\n`;
         // Both in one turn of the page: the second is sent before any answer.

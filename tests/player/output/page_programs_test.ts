@@ -76,6 +76,18 @@ Deno.test("PagePrograms draws a refused program's Effect with its last working o
   assert.equal(after.layers[0]!.effects[0]!.program, good);
 });
 
+Deno.test("PagePrograms maps a refused vertex shader's log to the lines of the preset's vertexCode", () => {
+  const page = new PagePrograms(new IsfPrograms(parseIsf));
+  const vertexCode = "void main() {\n  isf_vertShaderInit();\n  gl_Position = vec3(1.0);\n}\n";
+  const entry = page.programs.of({ ...preset(INVERT), vertexCode })!;
+  assert.equal(entry.wire.ownVertex, true);
+  assert.equal(page.programs.of(preset(INVERT))!.wire.ownVertex, undefined);
+  const log = `vertex shader:\nERROR: 0:${3 + entry.isf.vertexLineOffset!}: 'assign' : ` +
+    "cannot convert from 'const 3-component vector of float' to 'Position highp 4-component vector of float'";
+  const message = page.refused(entry.wire.name, log);
+  assert.match(message, /line 3, column \d+: vertexCode: 'assign' : cannot convert/);
+});
+
 Deno.test("PagePrograms has the page delete programs past PAGE_KEEPS that nothing draws", () => {
   const page = new PagePrograms(new IsfPrograms(parseIsf));
   const names: string[] = [];

@@ -431,3 +431,15 @@ Deno.test("OutputQuarantine: a page gone (its window closed, the editor's keepin
   t.seconds(STALL_SILENT_CHECKS, null, 200);
   assert.match(t.quarantined[0] ?? "", /^B: the page sent nothing in 5 looks in a row$/);
 });
+
+Deno.test("OutputQuarantine blames a generator Clip's shader as it blames an Effect's", () => {
+  const t = quarantine();
+  t.drawing("isf-A-1");
+  const withGenerator = state("isf-A-1");
+  withGenerator.layers.push(
+    { effects: [], generator: { program: "isf-G-1", uniforms: {} } } as never,
+  );
+  t.q.statePushed(withGenerator);
+  t.seconds(STALL_REPORTS, 0);
+  assert.equal(t.quarantined[0], `G: the page drew no frame in ${STALL_REPORTS} reports in a row`);
+});

@@ -1,0 +1,110 @@
+/**
+ * A preset's own vertex shader (`vertexCode`, ISF's `.vs`) through the preset edits:
+ * imported beside its `.fs`, checked with the code (a problem names `params.vertexCode` at
+ * the `.vs`'s own line), its varyings the fragment's, changed and removed by `preset.update`.
+ */
+import assert from "node:assert/strict";
+import { PlayerApp } from "../../../player/app.ts";
+import { VirtualClock } from "../../../player/clock.ts";
+import { Refusal } from "../../../player/errors.ts";
+import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
+import { fixtureDataDir } from "../../_helpers/fixture.ts";
+
+const ISF_FILES = new URL("../../fixtures/isf_files/", import.meta.url);
+const read = (name: string) => Deno.readTextFile(new URL(encodeURIComponent(name), ISF_FILES));
+
+async function withApp(fn: (app: PlayerApp, dataDir: string) => Promise<void>): Promise<void> {
+  const dataDir = await fixtureDataDir();
+  const app = await PlayerApp.open({ dataDir, clock: new VirtualClock() });
+  try {
+    await fn(app, dataDir);
+  } finally {
+    await app.close();
+    await Deno.remove(dataDir, { recursive: true });
+  }
+}
+
+const edits = (app: PlayerApp, ...list: Array<[string, Record<string, unknown>]>) =>
+  app.applyEdits({ projectId: null, edits: list.map(([name, params]) => ({ name, params })) });
+
+/** The refusal of a vertex shader's problem at `line`, named `field`. */
+function vertexRefusal(field: string, line: number, message: RegExp) {
+  return (error: unknown) => {
+    assert.ok(error instanceof Refusal, String(error));
+    assert.equal(error.code, RpcErrorCode.INVALID_CODE);
+    const data = error.data as { field: string; problems: Array<Record<string, unknown>> };
+    assert.equal(data.field, field);
+    assert.equal(data.problems[0]?.line, line, JSON.stringify(data.problems));
+    assert.equal(data.problems[0]?.field, "vertexCode");
+    assert.match(String(data.problems[0]?.message), message);
+    assert.ok(error.message.startsWith(`Invalid ${field}: line ${line}, column `), error.message);
+    return true;
+  };
+}
+
+Deno.test("preset.import takes the .vs beside the .fs as the preset's vertexCode", async () => {
+  await withApp(async (app, dataDir) => {
+    const [fs, vs] = [await read("Edges.fs"), await read("Edges.vs")];
+    await Deno.writeTextFile(`${dataDir}/Edges.fs`, fs);
+    // Without its .vs, its varyings are set by nothing: refused, saying where the .vs goes.
+    await assert.rejects(
+      edits(app, ["preset.import", { path: `${dataDir}/Edges.fs` }]),
+      (error: unknown) => {
+        assert.ok(error instanceof Refusal);
+        assert.match(error.message, /a varying set by the shader's own vertex shader \(\.vs\)/);
+        return true;
+      },
+    );
+    await Deno.writeTextFile(`${dataDir}/Edges.vs`, vs);
+    const created = (await edits(app, ["preset.import", { path: `${dataDir}/Edges.fs` }]))
+      .edits[0]!.created!;
+    const preset = app.presets().find((p) => p.id === created.presetID)!;
+    assert.equal(preset.code, fs);
+    assert.equal(preset.vertexCode, vs);
+    const onDisk = JSON.parse(await Deno.readTextFile(`${dataDir}/presets.json`));
+    assert.equal(onDisk.find((p: { id: string }) => p.id === preset.id).vertexCode, vs);
+    // A .vs that does not parse refuses the import at its own line.
+    await Deno.writeTextFile(`${dataDir}/Edges.vs`, vs.replace("isf_vertShaderInit();", "isf_"));
+    const line = vs.split("\n").findIndex((l) => l.includes("isf_vertShaderInit();")) + 1;
+    await assert.rejects(
+      edits(app, ["preset.import", { path: `${dataDir}/Edges.fs`, name: "Edges bad" }]),
+      vertexRefusal("params.path (.vs)", line, /GLSL syntax|undeclared/),
+    );
+  });
+});
+
+Deno.test("preset.add and preset.update check vertexCode with the code, at its lines", async () => {
+  await withApp(async (app) => {
+    const [code, vertexCode] = [await read("Edges.fs"), await read("Edges.vs")];
+    const add = { kind: "effect", name: "Edges", type: "isf", code, vertexCode };
+    const presetID = (await edits(app, ["preset.add", add])).edits[0]!.created!.presetID!;
+    // A syntax error of the .vs: refused at its line, nothing written.
+    const line = vertexCode.split("\n").findIndex((l) => l.includes("isf_vertShaderInit")) + 1;
+    const broken = vertexCode.replace("isf_vertShaderInit();", "isf_vertShaderInit() +;");
+    await assert.rejects(
+      edits(app, ["preset.update", { kind: "effect", presetID, vertexCode: broken }]),
+      vertexRefusal("params.vertexCode", line, /GLSL syntax/),
+    );
+    assert.equal(app.presets().find((p) => p.id === presetID)!.vertexCode, vertexCode);
+    // preset.validate names the field of each problem.
+    const validated = (await edits(app, ["preset.validate", { ...add, vertexCode: broken }]))
+      .edits[0]!.result as { valid: boolean; problems: string[] };
+    assert.equal(validated.valid, false);
+    assert.match(validated.problems[0]!, new RegExp(`^vertexCode: line ${line}, column \\d+: `));
+    // Removing the .vs leaves the fragment's varyings unset: refused; the preset keeps it.
+    await assert.rejects(
+      edits(app, ["preset.update", { kind: "effect", presetID, vertexCode: "" }]),
+      /a varying set by the shader's own vertex shader/,
+    );
+    // A fragment without varyings of its own takes the removal: vertexCode is gone.
+    const plain = code.replace(/#if __VERSION__[\s\S]*?#endif/, "")
+      .replaceAll(
+        /\b(left|right|above|below|lefta|righta|leftb|rightb)_coord\b/g,
+        "isf_FragNormCoord",
+      );
+    await edits(app, ["preset.update", { kind: "effect", presetID, code: plain, vertexCode: "" }]);
+    const after = app.presets().find((p) => p.id === presetID)!;
+    assert.equal(after.code, plain);
+    assert.equal("vertexCode" in after, false);
+  });
+});
