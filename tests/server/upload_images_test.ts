@@ -1,7 +1,7 @@
 /**
  * A shader uploaded with its IMPORTED images (several `file` fields of one multipart upload, the
  * `.fs` first) becomes a preset with its images, shown in `GET /api/v1/presets/...` and read back
- * from `.../images/<name>`; an Effect
+ * from `.../images/<name>`; a `.vs` sent after its `.fs` is its vertex shader; an Effect
  * of it binds an input over HTTP, shown in the Project's effects (issue 45).
  */
 import assert from "node:assert/strict";
@@ -65,6 +65,14 @@ Deno.test("an .fs uploaded with its IMPORTED image keeps it; an Effect of it bin
     const effects = (await svc.get("/api/v1/projects/show")).body.effects;
     const effect = effects.find((e: { effectId: string }) => e.effectId === effectID);
     assert.deepEqual(effect.inputs, { maskImage: { from: "below" } });
+    // A .vs sent after its .fs under the same name is its vertexCode (staged side by side).
+    const dir = new URL("../fixtures/isf_files/", import.meta.url);
+    const read = (name: string) => Deno.readTextFile(new URL(encodeURIComponent(name), dir));
+    const [fs, vs] = [await read("3d Rotate.fs"), await read("3d Rotate.vs")];
+    const rotate = await upload([["3d Rotate.fs", fs], ["3d Rotate.vs", vs]]);
+    assert.equal(rotate.status, 200, JSON.stringify(rotate.body));
+    const rotateId = rotate.body.edits[0].created.presetID;
+    assert.equal((await svc.get(`/api/v1/presets/effect/${rotateId}`)).body.vertexCode, vs);
     const wrong = await svc.post("/api/v1/edit", {
       name: "effect.set_input",
       params: { effectID, input: "noiseTex", source: { from: "below" } },
