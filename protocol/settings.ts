@@ -504,6 +504,40 @@ export const SETTINGS = {
     doc:
       "`on`: advertise the service by mDNS/DNS-SD on the interfaces of `host` (docs/discovery.md)",
   },
+  group: {
+    // A name that is a plain etcd key segment: it is part of every key of the group.
+    schema: z.union([z.literal(""), z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/)])
+      .default(""),
+    flag: "group",
+    value: "NAME",
+    help: "the rig group this Cueport joins, on etcd (default none: it runs alone)",
+    doc:
+      "none: Cueport runs alone and touches no etcd; a name (letters, digits, `-_.`): the rig group it joins through `groupEndpoints` (`docs/rigs.md`)",
+  },
+  groupEndpoints: {
+    schema: list(1).default(["http://127.0.0.1:2379"]),
+    flag: "group-endpoints",
+    value: "LIST",
+    help: "the etcd members of the group, comma-separated URLs (default http://127.0.0.1:2379)",
+    doc:
+      "`http://127.0.0.1:2379`: the etcd members' client URLs, comma-separated; the rig moves to the next when one does not answer (`docs/rigs.md`)",
+  },
+  rigName: {
+    schema: z.union([z.literal(""), z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/)])
+      .default(""),
+    flag: "rig-name",
+    value: "NAME",
+    help: "this rig's name in its group (default the host name)",
+    doc: "none: the host name is this rig's name in its group, unique in it (`docs/rigs.md`)",
+  },
+  groupLeaseSeconds: {
+    schema: z.coerce.number().int().min(1).max(60).default(2),
+    flag: "group-lease",
+    value: "S",
+    help: "a rig silent this long leaves its group and its leadership (default 2)",
+    doc:
+      "2: the rig's etcd lease; a rig that dies is out of the group, and its leadership passes on, this long after (`docs/rigs.md`)",
+  },
   serviceName: {
     schema: z.string().trim().min(1).max(40).default("Cueport"),
     flag: "service-name",

@@ -11,6 +11,7 @@ import { runStatusCommand } from "./deploy/status_command.ts";
 import { runServiceCommand } from "./deploy/service_command.ts";
 import { runConfigCommand } from "./deploy/config_check.ts";
 import { runShowCommand } from "./deploy/show_command.ts";
+import { runGroupCommand } from "./rigs/group_command.ts";
 import { SETTING_DEFAULTS } from "../protocol/settings.ts";
 import type { OutputDisplays } from "../protocol/displays.ts";
 
@@ -23,6 +24,7 @@ const DEPLOY_COMMANDS: Record<
   service: runServiceCommand,
   config: runConfigCommand,
   show: runShowCommand,
+  group: runGroupCommand,
 };
 
 /** The operator commands `runCli` knows. */
@@ -58,6 +60,8 @@ export const CLI_USAGE =
                     (for AI assistants that start a command; docs/mcp.md)
   show export NAME FILE, show import FILE [--replace]
                     a Project to a show file (a zip with its media) and back (docs/projects.md)
+  group status, group join NAME, group leave
+                    the rig group: its members and leader; join or leave one (docs/rigs.md)
   --data-dir DIR     the service's data dir (default: CUEPORT_DATA_DIR or the usual place);
                     the commands read the service's port and the operator credential there
   --http-port N     the running service's HTTP port (default: the one the service wrote in

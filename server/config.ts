@@ -42,6 +42,7 @@ const COMMANDS = `       cueport player [options]     (the bundled player; start
        cueport config check [FILE] | path   (checks a config file; where it is by default)
        cueport show export NAME FILE | show import FILE [--replace]
                                     (a Project to a show file and back; docs/projects.md)
+       cueport group status | join NAME | leave   (the rig group; docs/rigs.md)
        cueport --version`;
 
 const D = SETTING_DEFAULTS;

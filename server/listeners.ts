@@ -17,6 +17,7 @@ import { createHttpHandler, type HttpAppOptions } from "./routes/mod.ts";
 import type { ClientCounts, ServicePorts } from "./routes/info.ts";
 import { SocketServer, type SocketServerOptions } from "./socket/mod.ts";
 import { ConnectionServer, type PeerHandler } from "./net/mod.ts";
+import type { GroupStatus } from "../protocol/rigs.ts";
 
 /** What every listener of one service is made of. */
 export interface ListenerParts {
@@ -31,6 +32,8 @@ export interface ListenerParts {
   midi?: MidiService;
   version: string;
   startedAt: number;
+  /** How this rig stands in its rig group (`server/rigs/`). */
+  group: () => GroupStatus;
   /** The clients connected now (`/api/v1/info`). */
   clients: () => ClientCounts;
 }
@@ -81,6 +84,7 @@ export function httpHandlerOf(
     hosts: parts.hosts,
     version: parts.version,
     startedAt: parts.startedAt,
+    group: parts.group,
     clients: parts.clients,
     corsOrigins: settings.corsOrigins,
     maxUploadBytes: settings.maxUploadBytes,

@@ -50,6 +50,8 @@ import {
 import { type Discovery, startDiscovery } from "./discovery/mod.ts";
 import { API_VERSION, type ClientCounts, type ServicePorts } from "./routes/info.ts";
 import { bindV5Listeners, type V5Listeners } from "./legacy/mod.ts";
+import { aloneStatus, openRigGroup, type RigGroup } from "./rigs/mod.ts";
+import type { GroupStatus } from "../protocol/rigs.ts";
 
 /** The service version (also the app version reported by the API). */
 export { VERSION } from "./version.ts";
@@ -183,10 +185,11 @@ async function start(
     midi: null, // the network MIDI session's control port, once bound (`openMidiSession`)
   };
   const services = await openServices(settings, log, core, supervisor, started);
+  const { rigs, group } = rigGroupOf(settings, ports, log);
   // Counted when asked: no request is served before the 6.0 ports' parts exist but `v5`, set last.
   let v5Sockets: () => number = () => 0;
   const main = await bindMainPorts({
-    ...{ settings, log, core, services, ports, startedAt, started, oscOpening },
+    ...{ settings, log, core, services, ports, startedAt, started, oscOpening, group },
     v5Sockets: () => v5Sockets(),
   });
   const { auth, media, mcp, midi } = services;
@@ -219,6 +222,8 @@ async function start(
   supervisor.start();
   started.push(() => supervisor.stop());
   await lock.setPorts(ports);
+  rigs?.start(); // once the ports it registers are bound
+  if (rigs) started.push(() => rigs.stop());
   log("debug", `Listening: HTTP ${main.http.addresses}, WebSocket ${main.ws.addresses}`);
   const discovery = settings.mdns ? await advertise(settings, ports, log) : null;
   if (discovery) started.push(() => discovery.stop());
@@ -227,6 +232,20 @@ async function start(
     ...{ ports, core, supervisor, oscQuery, discovery, mcp, media, v5, lock, auth, midi },
     ...{ midiSession, timecode: services.timecode },
   });
+}
+
+/**
+ * The rig group of the settings (docs/rigs.md), not started, and its status;
+ * none alone, and then no etcd is touched.
+ */
+function rigGroupOf(
+  settings: Settings,
+  ports: RunningService["ports"],
+  log: Logger,
+): { rigs: RigGroup | null; group: () => GroupStatus } {
+  const rigs = openRigGroup(settings, { ports: () => ({ ...ports }), log });
+  const alone = aloneStatus(settings);
+  return { rigs, group: rigs ? () => rigs.status() : () => alone };
 }
 
 /**
@@ -306,6 +325,8 @@ interface MainPortsOptions {
   oscOpening: Promise<UdpPort>;
   /** The 5.0.0 port's WebSocket clients, counted in `/api/v1/info`. */
   v5Sockets: () => number;
+  /** How this rig stands in its rig group (`server/rigs/`). */
+  group: () => GroupStatus;
 }
 
 /** The 6.0 ports as bound, and what they are made of (`bindMainPorts`). */
@@ -336,6 +357,7 @@ async function bindMainPorts(o: MainPortsOptions) {
     midi: o.services.midi,
     version: VERSION,
     startedAt: o.startedAt,
+    group: o.group,
     clients,
   };
   const handleHttp = httpHandlerOf(parts, {

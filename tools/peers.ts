@@ -129,6 +129,12 @@ export const PEERS: readonly Peer[] = [
     debian: "xdotool",
     why: "moves the pointer onto the output window in the clean-picture test",
   },
+  {
+    name: "etcd",
+    commands: ["etcd"],
+    debian: "etcd-server",
+    why: "three members of a rig group's etcd, in network namespaces (as root), in the rigs' tests",
+  },
 ];
 
 /** The names of the peers, as tests name what they need. */
@@ -145,7 +151,8 @@ export type PeerName =
   | "node"
   | "ip"
   | "stress-ng"
-  | "xdotool";
+  | "xdotool"
+  | "etcd";
 
 /** Where a command is on PATH, or undefined (needs read access to PATH's folders). */
 export function which(command: string): string | undefined {

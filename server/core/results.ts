@@ -7,6 +7,7 @@ import { z } from "zod";
 import { ErrorCode } from "./errors.ts";
 import { OutputStats } from "../../protocol/output.ts";
 import { DataProblem } from "../../protocol/library.ts";
+import { GroupHealth } from "../../protocol/rigs.ts";
 import { velocitySchema } from "../../protocol/action_rules.ts";
 
 /** What `POST /api/v1/action` answers: the normalized request and what the player did. */
@@ -47,6 +48,9 @@ export const HealthView = z.strictObject({
   ),
   problems: z.array(DataProblem).describe(
     "Files of the data dir found damaged since the service started (the player's and the service's): which, what is wrong, the copy served instead, where the damaged file is kept",
+  ),
+  group: GroupHealth.optional().describe(
+    "How this rig stands in its rig group (docs/rigs.md; GET /api/v1/group has the members' addresses and ports too); absent when Cueport runs alone",
   ),
 });
 

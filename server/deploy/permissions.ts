@@ -65,7 +65,10 @@ export const TEST_PEER_ENV: readonly string[] = [
   "PUPPETEER_*",
 ];
 
-/** The system information the service reads: its names in the Host check, mDNS's interfaces. */
+/**
+ * The system information the service reads: its names in the Host check, mDNS's interfaces, and a
+ * rig's default name and addresses in its group (docs/rigs.md; etcd is reached with `--allow-net`).
+ */
 export const SERVICE_SYS: readonly string[] = ["networkInterfaces", "hostname"];
 
 /** The permissions the binary embeds (docs/deployment.md, "Permissions", says why each). */

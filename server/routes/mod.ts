@@ -28,6 +28,7 @@ import { withCors } from "./cors.ts";
 import { type ClientCounts, infoView, type ServicePorts } from "./info.ts";
 import { openApiDocument } from "./openapi.ts";
 import { route, type RouteSpec, type RouteWire } from "./route.ts";
+import type { GroupStatus } from "../../protocol/rigs.ts";
 import { routeTable } from "./table.ts";
 import {
   mediaResponse,
@@ -69,6 +70,8 @@ export interface HttpMount {
 export interface HttpAppOptions {
   version: string;
   startedAt: number;
+  /** How this rig stands in its rig group (`GET /api/v1/group`, `/health`'s `group`). */
+  group: () => GroupStatus;
   /** The bound ports (known once listening). */
   ports: () => ServicePorts;
   /** The clients connected now (`/api/v1/info`). */
@@ -441,6 +444,7 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
     version: options.version,
     startedAt: options.startedAt,
     problems: () => options.auth.problems,
+    group: options.group,
   };
   const app = new Hono();
   // The one HTTP mapping of this engine: 6.0's, or the dialect's (5.0.0 statuses).

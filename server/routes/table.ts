@@ -103,6 +103,7 @@ export function routeTable(): RouteSpec[] {
     route("POST", "/api/v1/approvals/:requestId", "decideApproval"),
     route("POST", "/api/v1/refresh", "refresh"),
     route("POST", "/api/v1/timecode", "timecode"),
+    route("GET", "/api/v1/group", "group"),
     route("GET", "/api/v1/midi", "midiStatus"),
     route("POST", "/api/v1/midi/learn", "midiLearn"),
     route("POST", "/api/v1/midi/learn/cancel", "midiLearnCancel"),

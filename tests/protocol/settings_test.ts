@@ -16,6 +16,7 @@ const DEFAULTS = Object.entries(SETTING_DEFAULTS) as Array<[string, unknown]>;
 /** A default as docs/settings.md and `--help` write it: `on` for an on|off switch, a list with commas. */
 function written(spec: SettingSpec, value: unknown): string[] {
   if (Array.isArray(value)) return value.length === 0 ? ["none", "empty"] : [value.join(",")];
+  if (value === "") return ["none", "empty"]; // a name not given (group, rigName)
   if (typeof value === "boolean" && spec.value === "on|off") return [value ? "on" : "off"];
   return [String(value)];
 }

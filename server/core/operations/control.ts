@@ -7,6 +7,7 @@ import { ActionBody, type ActionRequest } from "../action_rules.ts";
 import { ActionResultView, HealthView, RefreshView } from "../results.ts";
 import { type AnyOperation, defineOperation, given } from "./operation.ts";
 import { z } from "zod";
+import { type GroupHealth, groupHealthOf, type GroupStatus } from "../../../protocol/rigs.ts";
 
 /** Service status, whether the player is ready; open to anyone, whatever the plan. */
 export const healthOperation: AnyOperation = defineOperation({
@@ -31,9 +32,15 @@ export const healthOperation: AnyOperation = defineOperation({
       playerRestarts: health.restarts,
       output: health.output,
       problems,
+      ...groupPart(facts.group()),
     };
   },
 });
+
+/** `/health`'s `group` part: in a rig group only (alone, `/health` is as it always was). */
+function groupPart(status: GroupStatus): { group?: GroupHealth } {
+  return status.group === null ? {} : { group: groupHealthOf(status) };
+}
 
 /** One action of the catalog (`protocol/actions.ts`). */
 export const actionOperation: AnyOperation = defineOperation({

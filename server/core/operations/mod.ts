@@ -16,6 +16,7 @@ import { SHOW_OPERATIONS } from "./show_operations.ts";
 import { displaysOperation } from "./displays.ts";
 import { timecodeOperation } from "./timecode.ts";
 import { MIDI_OPERATIONS } from "./midi.ts";
+import { groupOperation } from "./group.ts";
 
 export * from "./operation.ts";
 export { transportsOf } from "./carriers.ts";
@@ -41,6 +42,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   displaysOperation,
   timecodeOperation,
   ...MIDI_OPERATIONS,
+  groupOperation,
 ];
 
 const BY_NAME: ReadonlyMap<string, AnyOperation> = new Map(OPERATIONS.map((o) => [o.name, o]));

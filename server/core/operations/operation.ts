@@ -5,6 +5,7 @@
  * @module
  */
 import type { DataProblem } from "../../../protocol/library.ts";
+import type { GroupStatus } from "../../../protocol/rigs.ts";
 import type { z } from "zod";
 import type { SecurityService } from "./security_service.ts";
 import type { SessionService } from "./session_service.ts";
@@ -60,6 +61,8 @@ export interface ServiceFacts {
   startedAt: number;
   /** The service's own files found damaged at start (the device registry, the signing key). */
   problems?: () => readonly DataProblem[];
+  /** How this rig stands in its rig group (`server/rigs/`); alone, a status without a group. */
+  group: () => GroupStatus;
 }
 
 /** What a handler gets besides its input: the core, auth, and who asks. */

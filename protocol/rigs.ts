@@ -1,0 +1,89 @@
+/**
+ * A rig group (docs/rigs.md): the rigs of one show, each a Cueport, sharing
+ * etcd. What a rig registers of itself, and what the status of the group
+ * says: `GET /api/v1/group`, the `group` part of `/health`, `cueport group
+ * status` and the MCP tool are all this one schema.
+ * @module
+ */
+import { z } from "zod";
+
+/** What a rig writes under its lease at `/cueport/<group>/rigs/<rig>` (JSON). */
+export const RigRecord = z.object({
+  name: z.string().describe("The rig's name (setting rigName; default the host name)"),
+  addresses: z.array(z.string()).describe("The rig's network addresses (not loopback)"),
+  ports: z.record(z.string(), z.number().int().nullable()).describe(
+    "The rig's ports, as /api/v1/info lists them",
+  ),
+  version: z.string().describe("The rig's Cueport version"),
+  startedAt: z.string().describe("When the rig joined (ISO 8601, its own clock)"),
+  seenAt: z.string().describe("When the rig last wrote this record (ISO 8601, its own clock)"),
+});
+/** A rig's record. */
+export type RigRecord = z.infer<typeof RigRecord>;
+
+/** One rig of the group, as this rig sees it. */
+export const GroupMember = RigRecord.extend({
+  isLeader: z.boolean().describe("Whether this rig leads the group now"),
+  isThisRig: z.boolean().describe("Whether this is the rig that answers"),
+  lastSeenMs: z.number().int().nullable().describe(
+    "Milliseconds since the answering rig last saw this rig's record change (its heartbeat, about a second apart); null for itself",
+  ),
+});
+/** One rig of the group. */
+export type GroupMember = z.infer<typeof GroupMember>;
+
+/** The status of this rig's group. */
+export const GroupStatus = z.strictObject({
+  group: z.string().nullable().describe(
+    "The group's name (setting group); null: this Cueport runs alone and touches no etcd",
+  ),
+  rig: z.string().describe("This rig's name"),
+  members: z.array(GroupMember).describe(
+    "The rigs registered in the group now (a rig whose lease ran out is gone), by name",
+  ),
+  leader: z.string().nullable().describe(
+    "The rig that leads (the oldest campaign key, etcd's election pattern); null: none known",
+  ),
+  isLeader: z.boolean().describe("Whether this rig leads"),
+  canEdit: z.boolean().describe(
+    "Whether edits are possible on this rig: its last request to etcd was answered by a quorum. Always true alone",
+  ),
+  reason: z.string().nullable().describe(
+    "Why edits are not possible (no etcd member answers, the quorum is lost, the lease ran out); null when they are",
+  ),
+  endpoint: z.string().nullable().describe("The etcd member this rig talks to now; null alone"),
+  endpoints: z.array(z.string()).describe("The etcd members of the setting groupEndpoints"),
+});
+/** The status of this rig's group. */
+export type GroupStatus = z.infer<typeof GroupStatus>;
+
+/**
+ * `/health`'s `group` part: the status without the rigs' addresses and ports
+ * (`/health` needs no authentication), its members by name.
+ */
+export const GroupHealth = GroupStatus.pick({
+  group: true,
+  rig: true,
+  leader: true,
+  isLeader: true,
+  canEdit: true,
+  reason: true,
+}).extend({
+  members: z.array(z.string()).describe("The rigs registered in the group now, by name"),
+});
+/** `/health`'s `group` part. */
+export type GroupHealth = z.infer<typeof GroupHealth>;
+
+/** `/health`'s `group` part of a status. */
+export function groupHealthOf(status: GroupStatus): GroupHealth {
+  const { group, rig, leader, isLeader, canEdit, reason } = status;
+  return {
+    group,
+    rig,
+    leader,
+    isLeader,
+    canEdit,
+    reason,
+    members: status.members.map((m) => m.name),
+  };
+}

@@ -1,0 +1,237 @@
+/**
+ * One rig in its group (docs/rigs.md): registered under a lease at
+ * `/cueport/<group>/rigs/<rig>`, the lease renewed and the record rewritten
+ * (its heartbeat) every third of the lease, a campaign key under the same
+ * lease (`election.ts`), and a watch of the group's keys (`view.ts`). Each
+ * beat is a request a quorum must answer: while one fails, or none has been
+ * answered for two thirds of the lease (before etcd can have let the lease
+ * run out and another rig lead), the rig knows it is cut off and says edits
+ * are not possible; a lease that ran out meanwhile is replaced by a new one,
+ * the rig registered and campaigning anew.
+ * @module
+ */
+import type { GroupStatus, RigRecord } from "../../protocol/rigs.ts";
+import { type Etcd, EtcdError } from "./etcd.ts";
+import { type Campaign, campaign } from "./election.ts";
+import { type GroupKeys, groupKeys } from "./keys.ts";
+import { GroupView } from "./view.ts";
+import type { Logger } from "../log.ts";
+import { pause } from "./_pause.ts";
+
+/** Options of a rig in its group. */
+export interface RigGroupOptions {
+  etcd: Etcd;
+  /** The group's name (setting group). */
+  group: string;
+  /** This rig's name (setting rigName, else the host name). */
+  rig: string;
+  /** The lease's time to live, seconds (setting groupLeaseSeconds). */
+  leaseSeconds: number;
+  /** What the record says of this rig besides its name and times (asked at each beat). */
+  describe: () => Pick<RigRecord, "addresses" | "ports" | "version">;
+  /** The etcd members of the settings, for the status. */
+  endpoints: readonly string[];
+  log: Logger;
+  /** A monotonic clock in ms (default `performance.now`). */
+  now?: () => number;
+}
+
+/** A rig of a group: `start()` joins, `stop()` leaves, `status()` says how it stands. */
+export class RigGroup {
+  readonly #o: RigGroupOptions;
+  readonly #keys: GroupKeys;
+  readonly #view: GroupView;
+  readonly #stopped = new AbortController();
+  #lease: string | null = null;
+  #campaign: Campaign | null = null;
+  #startedAt = new Date().toISOString();
+  #problem: string | null = "Edits are not possible: joining the group";
+  /** When the last renewal that etcd answered was sent (its lease runs from no earlier). */
+  #renewedAt = -Infinity;
+  readonly #now: () => number;
+  #watch: AbortController | null = null;
+  /** The revision of this rig's last heartbeat, checked against what the watch delivered. */
+  #beatRevision = 0;
+  #staleBeats = 0;
+  #loop: Promise<void> | null = null;
+
+  /** A rig that has not joined yet (`start()`). */
+  constructor(options: RigGroupOptions) {
+    this.#o = options;
+    this.#keys = groupKeys(options.group);
+    this.#now = options.now ?? (() => performance.now());
+    this.#view = new GroupView(this.#keys, this.#now);
+  }
+
+  /** This rig's campaign while it has one: what `fenced(txn, campaign)` fences a txn with. */
+  get campaign(): Campaign | null {
+    return this.#campaign;
+  }
+
+  /** The keys of the group. */
+  get keys(): GroupKeys {
+    return this.#keys;
+  }
+
+  /** Joins and keeps beating until `stop()`; returns at once. */
+  start(): void {
+    this.#loop ??= this.#run();
+  }
+
+  /** Leaves the group: the lease revoked (the record and campaign go at once), the watch ended. */
+  async stop(): Promise<void> {
+    this.#stopped.abort();
+    this.#watch?.abort();
+    await this.#loop;
+    if (this.#lease) await this.#o.etcd.revoke(this.#lease).catch(() => {});
+    this.#lease = null;
+  }
+
+  /** How this rig stands in its group. */
+  status(): GroupStatus {
+    const problem = this.#problem ?? this.#lapsing();
+    const canEdit = problem === null;
+    const leader = this.#view.leader();
+    return {
+      group: this.#o.group,
+      rig: this.#o.rig,
+      members: this.#view.members(this.#o.rig),
+      leader,
+      // A rig cut off from the quorum cannot know whether it still leads: it does not act as if.
+      isLeader: canEdit && leader === this.#o.rig,
+      canEdit,
+      reason: problem,
+      endpoint: this.#o.etcd.endpoint,
+      endpoints: [...this.#o.endpoints],
+    };
+  }
+
+  /**
+   * Why edits are not possible although no beat failed yet: the last renewal
+   * answered was sent two thirds of the lease ago or more (a beat is hanging).
+   */
+  #lapsing(): string | null {
+    const since = this.#now() - this.#renewedAt;
+    if (since < this.#o.leaseSeconds * 2000 / 3) return null;
+    return `Edits are not possible: etcd has not renewed this rig's lease for ${
+      Math.round(since)
+    } ms`;
+  }
+
+  async #run(): Promise<void> {
+    const beatMs = this.#o.leaseSeconds * 1000 / 3;
+    while (!this.#stopped.signal.aborted) {
+      const began = performance.now();
+      await this.#beat();
+      const rest = beatMs - (performance.now() - began);
+      if (rest > 0) await pause(rest, this.#stopped.signal);
+    }
+  }
+
+  /**
+   * One beat: a lease (granted when there is none, else renewed), the record
+   * rewritten, the campaign made once per lease, the group read and watched
+   * once. A beat that failed halfway finishes at the next.
+   */
+  async #beat(): Promise<void> {
+    const { etcd } = this.#o;
+    try {
+      const sent = this.#now();
+      const lease = await this.#leaseNow();
+      this.#beatRevision = await etcd.put(this.#rigKey(), this.#record(), lease);
+      if (this.#campaign === null) {
+        this.#campaign = await campaign(etcd, `${this.#keys.election}${this.#o.rig}`, lease);
+        this.#o.log(
+          "info",
+          `Rig group ${this.#o.group}: joined as ${this.#o.rig} (${etcd.endpoint})`,
+        );
+      }
+      if (this.#watch === null) await this.#resync();
+      this.#renewedAt = sent;
+      this.#checkWatch();
+      this.#setProblem(null);
+    } catch (error) {
+      if (this.#stopped.signal.aborted) return;
+      if (error instanceof EtcdError && error.code === 5) this.#lost("not found");
+      this.#setProblem(`Edits are not possible: ${(error as Error).message}`);
+    }
+  }
+
+  /** This rig's lease: granted when it has none, else renewed (one that ran out is lost). */
+  async #leaseNow(): Promise<string> {
+    const { etcd, leaseSeconds } = this.#o;
+    if (this.#lease === null) {
+      this.#lease = await etcd.grant(leaseSeconds);
+      this.#startedAt = new Date().toISOString();
+      return this.#lease;
+    }
+    const left = await etcd.keepAlive(this.#lease);
+    if (left <= 0) {
+      this.#lost("expired");
+      throw new Error("the rig's lease ran out: joining again");
+    }
+    return this.#lease;
+  }
+
+  /** A full read of the group, and the watch restarted after it. */
+  async #resync(): Promise<void> {
+    const { kvs, revision } = await this.#o.etcd.range(this.#keys.root, { prefix: true });
+    this.#view.reset(kvs, revision);
+    this.#watch?.abort();
+    const watch = new AbortController();
+    this.#watch = watch;
+    this.#staleBeats = 0;
+    void this.#o.etcd.watch(this.#keys.root, {
+      fromRevision: revision + 1,
+      onEvents: (events, at) => this.#view.apply(events, at),
+      signal: watch.signal,
+    });
+  }
+
+  /**
+   * A watch that has not delivered this rig's own heartbeat for two beats is stuck (its member
+   * went silent without closing it): read everything again and restart it.
+   */
+  #checkWatch(): void {
+    if (this.#view.revision >= this.#beatRevision) {
+      this.#staleBeats = 0;
+      return;
+    }
+    this.#staleBeats += 1;
+    if (this.#staleBeats >= 2) {
+      this.#o.log("debug", `Rig group ${this.#o.group}: the watch is behind; reading again`);
+      void this.#resync().catch(() => {});
+    }
+  }
+
+  #lost(why: string): void {
+    if (this.#lease !== null) {
+      this.#o.log("warn", `Rig group ${this.#o.group}: the rig's lease ${why}; joining again`);
+    }
+    this.#lease = null;
+    this.#campaign = null;
+  }
+
+  #setProblem(problem: string | null): void {
+    if (problem === this.#problem) return;
+    const { log, group } = this.#o;
+    if (problem === null) log("info", `Rig group ${group}: edits are possible again`);
+    else log("warn", `Rig group ${group}: ${problem}`);
+    this.#problem = problem;
+  }
+
+  #rigKey(): string {
+    return `${this.#keys.rigs}${this.#o.rig}`;
+  }
+
+  #record(): string {
+    const now = new Date().toISOString();
+    const record: RigRecord = {
+      name: this.#o.rig,
+      ...this.#o.describe(),
+      startedAt: this.#startedAt,
+      seenAt: now,
+    };
+    return JSON.stringify(record);
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Rig groups (docs/rigs.md): several Cueports, each a rig playing the whole
+ * show, sharing one etcd. This part joins the group, keeps the rig's record
+ * alive under a lease, elects a leader and says how the rig stands; the edit
+ * replication and the show clock build on `Etcd`, `RigGroup.campaign` and
+ * `fenced`. Without the setting `group` nothing here runs and no etcd is touched.
+ * @module
+ */
+import type { GroupStatus } from "../../protocol/rigs.ts";
+import type { Settings } from "../config.ts";
+import type { Logger } from "../log.ts";
+import { VERSION } from "../version.ts";
+import { GatewayEtcd } from "./etcd_gateway.ts";
+import type { Etcd } from "./etcd.ts";
+import { RigGroup } from "./group.ts";
+
+export { type Campaign, campaign, fenced, leaderKey } from "./election.ts";
+export * from "./etcd.ts";
+export { GatewayEtcd } from "./etcd_gateway.ts";
+export { RigGroup, type RigGroupOptions } from "./group.ts";
+export { type GroupKeys, groupKeys } from "./keys.ts";
+
+/** The settings of a rig group. */
+export type GroupSettings = Pick<
+  Settings,
+  "group" | "groupEndpoints" | "rigName" | "groupLeaseSeconds"
+>;
+
+/** This rig's name: the setting rigName, else the host name (letters, digits, `-_.` kept). */
+export function rigNameOf(settings: Pick<Settings, "rigName">): string {
+  if (settings.rigName !== "") return settings.rigName;
+  let host = "cueport";
+  try {
+    host = Deno.hostname();
+  } catch {
+    // no permission to read it: the default name
+  }
+  return host.replace(/[^A-Za-z0-9_.-]/g, "-").replace(/^[^A-Za-z0-9]+/, "").slice(0, 63) ||
+    "cueport";
+}
+
+/** The status of a Cueport that runs alone: no group, edits always possible. */
+export function aloneStatus(settings: Pick<Settings, "rigName">): GroupStatus {
+  return {
+    group: null,
+    rig: rigNameOf(settings),
+    members: [],
+    leader: null,
+    isLeader: false,
+    canEdit: true,
+    reason: null,
+    endpoint: null,
+    endpoints: [],
+  };
+}
+
+/** What a rig group is opened with besides its settings. */
+export interface OpenRigsOptions {
+  /** The service's bound ports (read at each beat). */
+  ports: () => Record<string, number | null>;
+  log: Logger;
+  /** The etcd to use (default the JSON gateway of `groupEndpoints`); tests give their own. */
+  etcd?: Etcd;
+}
+
+/**
+ * The rig group of the settings, not started yet; null when the setting
+ * `group` is empty: Cueport runs alone and no etcd is touched.
+ */
+export function openRigGroup(settings: GroupSettings, options: OpenRigsOptions): RigGroup | null {
+  if (settings.group === "") return null;
+  const endpoints = settings.groupEndpoints;
+  // A request unanswered for a quarter of the lease moves to the next member, in time to renew.
+  const timeoutMs = Math.min(1000, settings.groupLeaseSeconds * 250);
+  const etcd = options.etcd ?? new GatewayEtcd(endpoints, { timeoutMs });
+  return new RigGroup({
+    etcd,
+    group: settings.group,
+    rig: rigNameOf(settings),
+    leaseSeconds: settings.groupLeaseSeconds,
+    endpoints,
+    log: options.log,
+    describe: () => ({ addresses: rigAddresses(), ports: options.ports(), version: VERSION }),
+  });
+}
+
+/** The machine's addresses other rigs may reach it on (not loopback, not link-local). */
+function rigAddresses(): string[] {
+  try {
+    return Deno.networkInterfaces()
+      .map((i) => i.address)
+      .filter((a) => !/^(127\.|::1$|fe80:)/i.test(a));
+  } catch {
+    return [];
+  }
+}

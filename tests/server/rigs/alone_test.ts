@@ -1,0 +1,69 @@
+/**
+ * Without the setting `group`, Cueport runs alone exactly as before: no rig
+ * group is made (so no etcd is touched), `/health` has no `group` part, and
+ * `GET /api/v1/group` says it runs alone.
+ */
+import assert from "node:assert/strict";
+import { openRigGroup } from "../../../server/rigs/mod.ts";
+import type { Etcd } from "../../../server/rigs/etcd.ts";
+import { startTestService } from "../../_helpers/service.ts";
+import { GroupStatus } from "../../../protocol/rigs.ts";
+import { runGroupCommand } from "../../../server/rigs/group_command.ts";
+
+/** An `Etcd` that fails the test if anything calls it. */
+const untouchable = new Proxy({} as Etcd, {
+  get: (_, name) => {
+    throw new Error(`etcd touched: ${String(name)}`);
+  },
+});
+
+const settings = {
+  group: "",
+  groupEndpoints: ["http://127.0.0.1:2379"],
+  rigName: "",
+  groupLeaseSeconds: 2,
+};
+
+Deno.test("openRigGroup() without a group makes nothing: no etcd is touched", () => {
+  const log = () => assert.fail("nothing to log");
+  assert.equal(openRigGroup(settings, { ports: () => ({}), log, etcd: untouchable }), null);
+  const group = openRigGroup({ ...settings, group: "show", rigName: "main" }, {
+    ports: () => ({}),
+    log,
+    etcd: untouchable, // made, not started: still untouched
+  });
+  assert.notEqual(group, null);
+});
+
+Deno.test("a service without a group: GET /api/v1/group says alone; /health has no group", async () => {
+  // An endpoint that counts who connects: the service's etcd endpoint, were it to use one.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let connections = 0;
+  const accepting = (async () => {
+    for await (const conn of listener) {
+      connections++;
+      conn.close();
+    }
+  })();
+  const port = (listener.addr as Deno.NetAddr).port;
+  const svc = await startTestService({ groupEndpoints: [`http://127.0.0.1:${port}`] });
+  try {
+    const group = await svc.get("/api/v1/group");
+    assert.equal(group.status, 200);
+    const status = GroupStatus.parse(group.body);
+    assert.equal(status.group, null);
+    assert.equal(status.canEdit, true);
+    assert.deepEqual(status.members, []);
+    const health = await svc.get("/health");
+    assert.equal("group" in health.body, false);
+    assert.equal(connections, 0);
+    const lines: string[] = [];
+    const code = await runGroupCommand(["status", "--data-dir", svc.dataDir], (l) => lines.push(l));
+    assert.equal(code, 4, lines.join("\n"));
+    assert.match(lines[0]!, /runs alone \(no setting group\)/);
+  } finally {
+    await svc.stop();
+    listener.close();
+    await accepting.catch(() => {});
+  }
+});

@@ -1,0 +1,69 @@
+/**
+ * `cueport group` (server/rigs/group_command.ts): join and leave write the
+ * config file's settings, checked as the service reads them; status lines.
+ */
+import assert from "node:assert/strict";
+import { describe, runGroupCommand } from "../../../server/rigs/group_command.ts";
+import { loadSettings } from "../../../server/config.ts";
+import type { GroupStatus } from "../../../protocol/rigs.ts";
+
+Deno.test("cueport group join and leave write the settings the service then reads", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cueport-group-" });
+  const config = `${dir}/cueport/config.json`;
+  try {
+    const lines: string[] = [];
+    const print = (line: string) => lines.push(line);
+    const endpoints = "http://10.0.0.1:2379,http://10.0.0.2:2379";
+    const args = ["join", "show", "--endpoints", endpoints, "--rig", "main", "--config", config];
+    assert.equal(await runGroupCommand(args, print), 0, lines.join("\n"));
+    assert.match(lines.at(-1)!, /joins the group show at its next start/);
+    const loaded = await loadSettings(["--config", config]);
+    assert.equal(loaded.help, false);
+    if (loaded.help) return;
+    assert.equal(loaded.settings.group, "show");
+    assert.deepEqual(loaded.settings.groupEndpoints, endpoints.split(","));
+    assert.equal(loaded.settings.rigName, "main");
+    // A bad name is refused, naming the setting; the file stays as it was.
+    const before = await Deno.readTextFile(config);
+    assert.equal(await runGroupCommand(["join", "a/b", "--config", config], print), 2);
+    assert.match(lines.at(-1)!, /group/);
+    assert.equal(await Deno.readTextFile(config), before);
+    // Leaving removes the group only.
+    assert.equal(await runGroupCommand(["leave", "--config", config], print), 0);
+    const left = JSON.parse(await Deno.readTextFile(config));
+    assert.deepEqual(left, { groupEndpoints: endpoints.split(","), rigName: "main" });
+    assert.equal(await runGroupCommand(["dance"], print), 2);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("describe() says the group, the leader, whether edits are possible, each member", () => {
+  const member = {
+    addresses: ["10.0.0.1"],
+    ports: { http: 17736 },
+    version: "0.1.0",
+    startedAt: "2026-11-30T00:00:00.000Z",
+    seenAt: "2026-11-30T00:01:00.000Z",
+  };
+  const status: GroupStatus = {
+    group: "show",
+    rig: "backup",
+    members: [
+      { ...member, name: "backup", isLeader: false, isThisRig: true, lastSeenMs: null },
+      { ...member, name: "main", isLeader: true, isThisRig: false, lastSeenMs: 180 },
+    ],
+    leader: "main",
+    isLeader: false,
+    canEdit: false,
+    reason: "Edits are not possible: No etcd member answered",
+    endpoint: "http://10.0.0.2:2379",
+    endpoints: ["http://10.0.0.2:2379", "http://10.0.0.1:2379"],
+  };
+  assert.deepEqual(describe(status), [
+    "Group show: this rig backup; edits NOT possible (Edits are not possible: No etcd member answered)",
+    "Leader: main; etcd: http://10.0.0.2:2379 (of http://10.0.0.2:2379, http://10.0.0.1:2379)",
+    "  backup: 10.0.0.1, HTTP 17736, 0.1.0, this rig",
+    "  main, leader: 10.0.0.1, HTTP 17736, 0.1.0, seen 180 ms ago",
+  ]);
+});
