@@ -4,7 +4,8 @@
  * original, so an edit that throws changes nothing.
  * @module
  */
-import type { MediaFile, Preset, Project } from "../../protocol/model.ts";
+import type { MediaFile, Preset, PresetImage, Project } from "../../protocol/model.ts";
+import type { ImportedImage } from "../isf/header.ts";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { Refusal } from "../errors.ts";
 
@@ -23,6 +24,10 @@ export interface EditDraft {
    * copied before the batch began: `import_jobs.ts`); returns its entry.
    */
   importFile(path: string, name: string | undefined): Promise<MediaFile>;
+  /** The cameras' device ids, to check a binding (absent: not checked). */
+  readonly cameras?: readonly string[];
+  /** Stores a preset's `IMPORTED` image (`imported_images.ts`; absent: images are not kept). */
+  storeImage?(image: ImportedImage, bytes: Uint8Array, field: string): Promise<PresetImage>;
 }
 
 /** Parameters after validation by the edit's schema. */
