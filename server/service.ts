@@ -50,7 +50,7 @@ import {
 import { type Discovery, startDiscovery } from "./discovery/mod.ts";
 import { API_VERSION, type ClientCounts, type ServicePorts } from "./routes/info.ts";
 import { bindV5Listeners, type V5Listeners } from "./legacy/mod.ts";
-import { aloneStatus, openRigGroup, type RigGroup } from "./rigs/mod.ts";
+import { aloneStatus, openRigGroup, replicateEdits, type RigGroup } from "./rigs/mod.ts";
 import type { GroupStatus } from "../protocol/rigs.ts";
 
 /** The service version (also the app version reported by the API). */
@@ -224,6 +224,10 @@ async function start(
   await lock.setPorts(ports);
   rigs?.start(); // once the ports it registers are bound
   if (rigs) started.push(() => rigs.stop());
+  // In a group every edit goes through its log (docs/rigs.md, "The show replicated").
+  if (rigs) {
+    started.push(await replicateEdits(rigs, core.edits, { dataDir: settings.dataDir, log }));
+  }
   log("debug", `Listening: HTTP ${main.http.addresses}, WebSocket ${main.ws.addresses}`);
   const discovery = settings.mdns ? await advertise(settings, ports, log) : null;
   if (discovery) started.push(() => discovery.stop());

@@ -68,6 +68,11 @@ export class RigGroup {
     return this.#campaign;
   }
 
+  /** The etcd the group uses (the edit log shares it). */
+  get etcd(): Etcd {
+    return this.#o.etcd;
+  }
+
   /** The keys of the group. */
   get keys(): GroupKeys {
     return this.#keys;
