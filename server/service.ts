@@ -222,12 +222,7 @@ async function start(
   supervisor.start();
   started.push(() => supervisor.stop());
   await lock.setPorts(ports);
-  rigs?.start(); // once the ports it registers are bound
-  if (rigs) started.push(() => rigs.stop());
-  // In a group every edit goes through its log (docs/rigs.md, "The show replicated").
-  if (rigs) {
-    started.push(await replicateEdits(rigs, core.edits, { dataDir: settings.dataDir, log }));
-  }
+  if (rigs) await startRigs(rigs, core, { dataDir: settings.dataDir, log }, started);
   log("debug", `Listening: HTTP ${main.http.addresses}, WebSocket ${main.ws.addresses}`);
   const discovery = settings.mdns ? await advertise(settings, ports, log) : null;
   if (discovery) started.push(() => discovery.stop());
@@ -236,6 +231,21 @@ async function start(
     ...{ ports, core, supervisor, oscQuery, discovery, mcp, media, v5, lock, auth, midi },
     ...{ midiSession, timecode: services.timecode },
   });
+}
+
+/**
+ * Joins the rig group, once the ports it registers are bound; from then on
+ * every edit goes through the group's log (docs/rigs.md, "The show replicated").
+ */
+async function startRigs(
+  rigs: RigGroup,
+  core: Core,
+  options: { dataDir: string; log: Logger },
+  started: Array<() => Promise<void> | void>,
+): Promise<void> {
+  rigs.start();
+  started.push(() => rigs.stop());
+  started.push(await replicateEdits(rigs, core.edits, options));
 }
 
 /**
