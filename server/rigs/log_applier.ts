@@ -3,7 +3,7 @@
  * replicated"): every rig watches `/cueport/<group>/log/` and applies each
  * entry, one at a time in revision order, through the player's edit path
  * (seeded by the entry's revision, so every rig makes the same ids). The last
- * revision applied is kept in the data dir: a rig that was away reads the log
+ * revision applied is kept in the data dir (`rig-log.json`): a rig that was away reads the log
  * on from there when it starts (the watch replays etcd's history from it) and
  * when its watch moves to another member. A refusal is a refusal on every
  * rig; the asking rig answers its client when its own rig has applied the entry.
