@@ -23,9 +23,12 @@ export interface LogTarget {
   applyLogged(entry: LogEntry, seed: string): Promise<Applied>;
 }
 
+/** What the edits use of the rig's group: its etcd, its keys and whether edits are possible. */
+export type GroupOfEdits = Pick<RigGroup, "etcd" | "keys" | "status">;
+
 /** Options of the replicated edits of a rig. */
 export interface ReplicatedEditsOptions {
-  group: RigGroup;
+  group: GroupOfEdits;
   target: LogTarget;
   /** The data dir: the last revision applied is kept in `rig-log.json` there. */
   dataDir: string;
@@ -34,7 +37,7 @@ export interface ReplicatedEditsOptions {
 
 /** A rig's edits through its group's log. */
 export class ReplicatedEdits {
-  readonly #group: RigGroup;
+  readonly #group: GroupOfEdits;
   readonly #applier: LogApplier;
 
   /** Not applying yet (`start()`). */
@@ -114,7 +117,7 @@ export interface ReplicatedRunner extends LogTarget {
  * from where this rig left it; the function that stops it (the runner alone again).
  */
 export async function replicateEdits(
-  group: RigGroup,
+  group: GroupOfEdits,
   runner: ReplicatedRunner,
   options: Pick<ReplicatedEditsOptions, "dataDir" | "log">,
 ): Promise<() => Promise<void>> {
