@@ -3,9 +3,9 @@
  * replicated"): every rig watches `/cueport/<group>/log/` and applies each
  * entry, one at a time in revision order, through the player's edit path
  * (seeded by the entry's revision, so every rig makes the same ids). The last
- * revision applied is kept in the data dir (`rig-log.json`): a rig that was away reads the log
- * on from there when it starts (the watch replays etcd's history from it) and
- * when its watch moves to another member. A refusal is a refusal on every
+ * revision applied is kept in the data dir (`rig-log.json`): a rig that was away reads the
+ * log's entries after it when it starts, then watches from there (the watch
+ * restarts from the next revision when it moves to another member). A refusal is a refusal on every
  * rig; the asking rig answers its client when its own rig has applied the entry.
  * @module
  */
@@ -65,15 +65,38 @@ export class LogApplier {
   /** Reads the kept revision and starts watching the log from the next one. */
   async start(): Promise<void> {
     this.#applied = await this.#readKept();
-    const { etcd, keys } = this.#o;
-    this.#loops.push(
-      etcd.watch(keys.log, {
-        fromRevision: this.#applied + 1,
-        onEvents: (events) => this.#take(events),
-        signal: this.#stopped.signal,
-      }),
-      this.#drain(),
-    );
+    this.#loops.push(this.#follow(), this.#drain());
+  }
+
+  /**
+   * Reads the log's entries after the kept revision (a read, not a replay of etcd's history,
+   * so that a compaction of that history loses nothing), then watches from after that read.
+   * Tried again until etcd answers: a rig that starts cut off plays on meanwhile.
+   */
+  async #follow(): Promise<void> {
+    const { etcd, keys, log } = this.#o;
+    const signal = this.#stopped.signal;
+    let revision = 0;
+    while (!signal.aborted) {
+      try {
+        const read = await etcd.range(keys.log, { prefix: true });
+        const behind = read.kvs.filter((kv) => kv.modRevision > this.#applied)
+          .sort((a, b) => a.modRevision - b.modRevision);
+        this.#take(behind.map((kv) => ({ type: "put", kv })));
+        if (behind.length > 0) log("info", `Rig group: catching up ${behind.length} edits`);
+        revision = read.revision;
+        break;
+      } catch (error) {
+        log("debug", `Rig group: the log not read yet (${(error as Error).message})`);
+        await pause(this.#o.retryMs ?? 250, signal);
+      }
+    }
+    if (signal.aborted) return;
+    await etcd.watch(keys.log, {
+      fromRevision: revision + 1,
+      onEvents: (events) => this.#take(events),
+      signal,
+    });
   }
 
   /** Stops watching and applying (an entry being applied finishes first). */

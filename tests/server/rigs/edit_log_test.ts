@@ -2,7 +2,8 @@
  * The edit log of a rig group (server/rigs/edit_log.ts, log_applier.ts)
  * against one real etcd member on the loopback: commits retried on a moving
  * head and on a new leader, refused without a leader; the applier applies in
- * revision order, seeded, keeps its revision and goes on from it after a restart.
+ * revision order, seeded, keeps its revision and goes on from it after a restart,
+ * also when etcd's history was compacted meanwhile.
  */
 import assert from "node:assert/strict";
 import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
@@ -137,8 +138,14 @@ Deno.test({
       );
       await first.stop();
 
-      // Away: two more entries; started again, it applies those two only.
+      // Away: two more entries, and etcd's history compacted past them (an etcd run with
+      // --auto-compaction-retention); started again, it applies those two only.
       for (const n of [3, 4]) revisions.push(await commitEntry(etcd, keys, entry(n)));
+      const compacted = await fetch(`${solo.url}/v3/kv/compaction`, {
+        method: "POST",
+        body: JSON.stringify({ revision: String(revisions[4]!) }),
+      });
+      assert.equal(compacted.status, 200, await compacted.text());
       const second = applier();
       await second.start();
       await until("the two applied", () => second.applied === revisions[4]);
