@@ -87,3 +87,19 @@ export function groupHealthOf(status: GroupStatus): GroupHealth {
     members: status.members.map((m) => m.name),
   };
 }
+
+/**
+ * One entry of a rig group's edit log (`/cueport/<group>/log/<scope>/<n>`,
+ * docs/rigs.md): the batch as the asking rig checked it, who asked, and the
+ * id its client waits on. Every rig applies it, seeded by its revision.
+ */
+export const LogEntry = z.object({
+  /** `<rig>:<uuid>`: the asking rig answers its client when its own rig has applied this. */
+  id: z.string().min(1),
+  /** The rig that asked. */
+  rig: z.string(),
+  /** The Project (resolved by the asking rig: never "the active one"), or null for the library. */
+  projectId: z.string().min(1).nullable(),
+  edits: z.array(z.object({ name: z.string(), params: z.unknown() })).min(1),
+});
+export type LogEntry = z.infer<typeof LogEntry>;

@@ -50,7 +50,7 @@ import {
 import { type Discovery, startDiscovery } from "./discovery/mod.ts";
 import { API_VERSION, type ClientCounts, type ServicePorts } from "./routes/info.ts";
 import { bindV5Listeners, type V5Listeners } from "./legacy/mod.ts";
-import { aloneStatus, openRigGroup, type RigGroup } from "./rigs/mod.ts";
+import { aloneStatus, openRigGroup, replicateEdits, type RigGroup } from "./rigs/mod.ts";
 import type { GroupStatus } from "../protocol/rigs.ts";
 
 /** The service version (also the app version reported by the API). */
@@ -222,8 +222,7 @@ async function start(
   supervisor.start();
   started.push(() => supervisor.stop());
   await lock.setPorts(ports);
-  rigs?.start(); // once the ports it registers are bound
-  if (rigs) started.push(() => rigs.stop());
+  if (rigs) await startRigs(rigs, core, { dataDir: settings.dataDir, log }, started);
   log("debug", `Listening: HTTP ${main.http.addresses}, WebSocket ${main.ws.addresses}`);
   const discovery = settings.mdns ? await advertise(settings, ports, log) : null;
   if (discovery) started.push(() => discovery.stop());
@@ -232,6 +231,21 @@ async function start(
     ...{ ports, core, supervisor, oscQuery, discovery, mcp, media, v5, lock, auth, midi },
     ...{ midiSession, timecode: services.timecode },
   });
+}
+
+/**
+ * Joins the rig group, once the ports it registers are bound; from then on
+ * every edit goes through the group's log (docs/rigs.md, "The show replicated").
+ */
+async function startRigs(
+  rigs: RigGroup,
+  core: Core,
+  options: { dataDir: string; log: Logger },
+  started: Array<() => Promise<void> | void>,
+): Promise<void> {
+  rigs.start();
+  started.push(() => rigs.stop());
+  started.push(await replicateEdits(rigs, core.edits, options));
 }
 
 /**

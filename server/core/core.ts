@@ -126,6 +126,11 @@ export class Core {
     return durationOf(this.model, { kind, id, projectId });
   }
 
+  /** The edits of this rig: alone (to the player) or through its group's log (docs/rigs.md). */
+  get edits(): EditRunner {
+    return this.#edits;
+  }
+
   /**
    * Applies one edit or an atomic batch (body of `POST /api/v1/edit`).
    * @throws {CueportError} INVALID_MESSAGE, LOCAL_ONLY, NOT_READY, NOT_FOUND, EDIT_REFUSED,

@@ -68,6 +68,11 @@ export class RigGroup {
     return this.#campaign;
   }
 
+  /** The etcd the group uses (the edit log shares it). */
+  get etcd(): Etcd {
+    return this.#o.etcd;
+  }
+
   /** The keys of the group. */
   get keys(): GroupKeys {
     return this.#keys;
@@ -173,10 +178,15 @@ export class RigGroup {
     return this.#lease;
   }
 
-  /** A full read of the group, and the watch restarted after it. */
+  /**
+   * A full read of the group's records and campaigns (not its edit log, which may be long), and
+   * the watch restarted after the first read: what changed after it is delivered again.
+   */
   async #resync(): Promise<void> {
-    const { kvs, revision } = await this.#o.etcd.range(this.#keys.root, { prefix: true });
-    this.#view.reset(kvs, revision);
+    const { etcd } = this.#o;
+    const { kvs, revision } = await etcd.range(this.#keys.rigs, { prefix: true });
+    const campaigns = await etcd.range(this.#keys.election, { prefix: true });
+    this.#view.reset([...kvs, ...campaigns.kvs], revision);
     this.#watch?.abort();
     const watch = new AbortController();
     this.#watch = watch;

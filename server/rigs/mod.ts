@@ -19,6 +19,7 @@ export * from "./etcd.ts";
 export { GatewayEtcd } from "./etcd_gateway.ts";
 export { RigGroup, type RigGroupOptions } from "./group.ts";
 export { type GroupKeys, groupKeys } from "./keys.ts";
+export { ReplicatedEdits, replicateEdits } from "./replicated_edits.ts";
 
 /** The settings of a rig group. */
 export type GroupSettings = Pick<
