@@ -142,10 +142,15 @@ export class EtcdCluster {
   async startRig(
     name: string,
     group: string,
-    options: { endpoints?: string[]; args?: string[] } = {},
+    options: {
+      endpoints?: string[];
+      args?: string[];
+      prepare?: (dataDir: string) => Promise<void>;
+    } = {},
   ): Promise<Rig> {
     const host = await this.#addHost(name);
     const dataDir = await Deno.makeTempDir({ dir: this.#dataDir, prefix: `${name}-` });
+    await options.prepare?.(dataDir); // a Project written before the rig starts
     const child = new Deno.Command("ip", {
       args: [
         ...["netns", "exec", host.ns, Deno.execPath(), "run", ...SERVICE_FLAGS, MAIN],
