@@ -7,6 +7,7 @@
  * @module
  */
 import type { GroupStatus } from "../../protocol/rigs.ts";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 import type { Settings } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { VERSION } from "../version.ts";
@@ -86,8 +87,8 @@ export function openRigGroup(settings: GroupSettings, options: OpenRigsOptions):
   const clock = options.actions && new ClockWiring({
     ...{ etcd, group: settings.group, rig, log: options.log, ...options.actions },
     status: () => group!.status(),
-    port: settings.groupClockPort ?? 0,
-    leadMs: settings.groupActionLeadMs ?? 120,
+    port: settings.groupClockPort ?? SETTING_DEFAULTS.groupClockPort,
+    leadMs: settings.groupActionLeadMs ?? SETTING_DEFAULTS.groupActionLeadMs,
   });
   const ports = () => clock ? { ...options.ports(), clock: clock.port } : options.ports();
   group = new RigGroup({
