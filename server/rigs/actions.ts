@@ -77,6 +77,8 @@ export class GroupActions implements ActionScheduler {
   scheduled = 0;
   late = 0;
   last: RanAction | null = null;
+  /** The last revision the watch delivered (0: none yet). */
+  revision = 0;
 
   /** Not watching until `start`. */
   constructor(options: GroupActionsOptions) {
@@ -178,13 +180,12 @@ export class GroupActions implements ActionScheduler {
 
   /** The watch of the actions' prefix, from now, restarted after the last revision it saw. */
   async #watchLoop(): Promise<void> {
-    let from = 0;
     while (!this.#stopped.signal.aborted) {
       try {
         await this.#o.etcd.watch(this.#o.prefix, {
-          fromRevision: from,
+          fromRevision: this.revision === 0 ? 0 : this.revision + 1,
           onEvents: (events, revision) => {
-            from = revision + 1;
+            this.revision = revision;
             this.#events(events);
           },
           signal: this.#stopped.signal,
