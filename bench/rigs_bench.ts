@@ -78,7 +78,8 @@ async function measure(
     for (let i = 0; i < triggers; i++) {
       const message = await trigger(rigs[i % 2]!, { name: "RESTART_CLIP_IN", params: ["c1"] });
       if (!message?.startsWith("Scheduled on every rig")) throw new Error(`refused: ${message}`);
-      const [a, b] = [await lastAction(rigs[0]!, previous), await lastAction(rigs[1]!, previous)];
+      const a: Last = await lastAction(rigs[0]!, previous);
+      const b: Last = await lastAction(rigs[1]!, previous);
       if (a.id !== b.id) throw new Error(`the rigs ran different actions: ${a.id}, ${b.id}`);
       previous = a.id;
       frames.push(Math.abs(a.clipStarts.c1! - b.clipStarts.c1!) / FRAME_MS);
