@@ -50,6 +50,11 @@ export interface GroupActionsOptions {
   leadMs: number;
   /** How long an entry lives in etcd, s (its lease; it has run everywhere long before). */
   ttlSeconds?: number;
+  /**
+   * Whether this rig has its quorum now (`GroupStatus.canEdit`): when not, an action is not put
+   * (a put would wait for members that do not answer) but runs here alone (default: always).
+   */
+  hasQuorum?: () => boolean;
   /** Runs a checked action on this rig's player now (`ActionRunner.send`). */
   send: (action: NormalizedAction, idempotencyKey?: string) => Promise<ActionResult>;
   log: Logger;
@@ -114,6 +119,7 @@ export class GroupActions implements ActionScheduler {
     };
     let where = `every rig of group ${group}`;
     try {
+      if (this.#o.hasQuorum?.() === false) throw new Error("this rig is cut off from the quorum");
       await this.#o.etcd.put(
         `${this.#o.prefix}${entry.id}`,
         JSON.stringify(entry),

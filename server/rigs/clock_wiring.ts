@@ -75,6 +75,7 @@ export class ClockWiring {
       show,
       leadMs: options.leadMs,
       send: (action, key) => options.runner.send(action, key),
+      hasQuorum: () => options.status().canEdit,
       log: options.log,
     });
   }

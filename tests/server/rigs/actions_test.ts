@@ -26,7 +26,12 @@ const TRIGGER = {
 } as unknown as NormalizedAction;
 
 /** A rig's actions on `etcd`, its show clock on `local`; what it sent to its player, and when. */
-function rig(name: string, etcd: Etcd, local: VirtualClock | ReturnType<typeof skewedClock>) {
+function rig(
+  name: string,
+  etcd: Etcd,
+  local: VirtualClock | ReturnType<typeof skewedClock>,
+  hasQuorum?: () => boolean,
+) {
   const show = new ShowClock(local);
   const sent: Array<{ name: string; at: number }> = [];
   const actions = new GroupActions({
@@ -36,6 +41,7 @@ function rig(name: string, etcd: Etcd, local: VirtualClock | ReturnType<typeof s
     group: "t",
     show,
     leadMs: 120,
+    ...(hasQuorum ? { hasQuorum } : {}),
     send: (action) => {
       sent.push({ name: action.name, at: show.now() });
       return Promise.resolve({ applied: true } as ActionResult);
@@ -109,6 +115,27 @@ Deno.test("GroupActions: an action etcd does not take runs on this rig alone, an
   try {
     const answer = await a.actions.submit(TRIGGER);
     assert.match(answer.message, /^Scheduled on this rig only \(etcd did not take it: No etcd/);
+    clock.advance(120);
+    assert.equal(a.sent.length, 1);
+  } finally {
+    await a.actions.stop();
+  }
+});
+
+Deno.test("GroupActions: cut off from the quorum, an action is not put but runs here at its show time", async () => {
+  let puts = 0;
+  const etcd = {
+    put: () => Promise.resolve(++puts),
+    grant: () => Promise.resolve("1"),
+    watch: (_prefix: string, o: { signal: AbortSignal }) =>
+      new Promise<void>((resolve) => o.signal.addEventListener("abort", () => resolve())),
+  } as unknown as Etcd;
+  const clock = new VirtualClock(0);
+  const a = rig("a", etcd, clock, () => false);
+  try {
+    const answer = await a.actions.submit(TRIGGER);
+    assert.match(answer.message, /this rig only \(etcd did not take it: this rig is cut off/);
+    assert.equal(puts, 0);
     clock.advance(120);
     assert.equal(a.sent.length, 1);
   } finally {
