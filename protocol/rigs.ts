@@ -28,6 +28,9 @@ export const RigClock = z.object({
     name: z.string().describe("The action's name"),
     showTime: z.number().describe("The show time it was scheduled at, ms"),
     lateMs: z.number().describe("How late it ran on this rig's show clock, ms (0: on time)"),
+    outcome: z.string().nullable().describe(
+      "What this rig's player answered: its account of what it did, or `Refused: ` and why; null until it answers",
+    ),
     clipStarts: z.record(z.string(), z.number()).describe(
       "The show time each Clip playing just after it began at, by Clip id, ms (as the player reports its position)",
     ),

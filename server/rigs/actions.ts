@@ -35,6 +35,8 @@ export interface RanAction {
   entry: GroupActionEntry;
   /** How late it ran on this rig's show clock, ms (0: on time). */
   lateMs: number;
+  /** What this rig's player answered (its message, or its refusal); null until it answers. */
+  outcome: string | null;
 }
 
 /** What a `GroupActions` needs. */
@@ -172,9 +174,16 @@ export class GroupActions implements ActionScheduler {
   }
 
   #run(entry: GroupActionEntry): void {
-    const lateMs = Math.max(0, this.#o.show.now() - entry.showTime);
-    this.last = { entry, lateMs };
-    this.#o.send(entry.action, entry.idempotencyKey).catch((error) => {
+    const ran: RanAction = {
+      entry,
+      lateMs: Math.max(0, this.#o.show.now() - entry.showTime),
+      outcome: null,
+    };
+    this.last = ran;
+    this.#o.send(entry.action, entry.idempotencyKey).then((result) => {
+      ran.outcome = result.message;
+    }, (error) => {
+      ran.outcome = `Refused: ${(error as Error).message}`;
       this.#o.log(
         "warn",
         `Rig group ${this.#o.group}: action ${entry.action.name} from ${entry.from} failed here: ${

@@ -121,8 +121,11 @@ export class ClockWiring {
     }
     const peer = peerOf(status.members.find((m) => m.name === leader));
     if (peer === null) return;
+    // Keyed by where it listens too: a leader restarted on another address is followed there.
+    const key = `${leader}@${peer.hostname}:${peer.port}`;
+    if (key === this.#following) return;
     this.follower.follow(peer);
-    this.#following = leader;
+    this.#following = key;
     this.#o.log("info", `Rig group ${this.#o.group}: following ${leader}'s show clock`);
     void this.follower.poll().catch(() => {}); // the first estimate now, not in a second
   }
@@ -143,6 +146,7 @@ export class ClockWiring {
         name: last.entry.action.name,
         showTime: round3(last.entry.showTime),
         lateMs: round3(last.lateMs),
+        outcome: last.outcome,
         clipStarts: this.#clipStarts(last.entry.action.projectId),
       },
     };

@@ -22,7 +22,7 @@ const opts = { ...needs("etcd"), sanitizeResources: false, sanitizeOps: false };
 const TRIGGER = {
   name: "TRIGGER_CLIP_IN",
   projectId: null,
-  params: ["c1"],
+  params: { clipId: "c1" },
 } as unknown as NormalizedAction;
 
 /** A rig's actions on `etcd`, its show clock on `local`; what it sent to its player, and when. */
@@ -44,7 +44,10 @@ function rig(
     ...(hasQuorum ? { hasQuorum } : {}),
     send: (action) => {
       sent.push({ name: action.name, at: show.now() });
-      return Promise.resolve({ applied: true } as ActionResult);
+      if (action.params.clipId === "gone") return Promise.reject(new Error("No Clip gone"));
+      return Promise.resolve(
+        { applied: true, message: `Triggered ${action.params.clipId}` } as ActionResult,
+      );
     },
     log: () => {},
   });
@@ -88,6 +91,8 @@ Deno.test({
       assert.equal(a.actions.last?.entry.id, b.actions.last?.entry.id);
       assert.equal(a.actions.last?.entry.seed, b.actions.last?.entry.seed, "one seed for both");
       assert.deepEqual([a.actions.late, b.actions.late], [0, 0]);
+      await until("b's player answered", () => b.actions.last?.outcome !== null);
+      assert.equal(b.actions.last?.outcome, "Triggered c1", "what the player said, in the status");
 
       // b's show clock 500 ms ahead: the next action is past its time when b sees it.
       b.show.correct(750, 0);
@@ -117,6 +122,11 @@ Deno.test("GroupActions: an action etcd does not take runs on this rig alone, an
     assert.match(answer.message, /^Scheduled on this rig only \(etcd did not take it: No etcd/);
     clock.advance(120);
     assert.equal(a.sent.length, 1);
+    // A refusal of this rig's player is in its status (the client was answered before it ran).
+    await a.actions.submit({ ...TRIGGER, params: { clipId: "gone" } });
+    clock.advance(120);
+    await until("the refusal", () => a.actions.last?.outcome?.startsWith("Refused") ?? false);
+    assert.equal(a.actions.last?.outcome, "Refused: No Clip gone");
   } finally {
     await a.actions.stop();
   }
