@@ -185,7 +185,7 @@ async function start(
     midi: null, // the network MIDI session's control port, once bound (`openMidiSession`)
   };
   const services = await openServices(settings, log, core, supervisor, started);
-  const { rigs, group } = rigGroupOf(settings, ports, log);
+  const { rigs, group } = rigGroupOf(settings, ports, log, core);
   // Counted when asked: no request is served before the 6.0 ports' parts exist but `v5`, set last.
   let v5Sockets: () => number = () => 0;
   const main = await bindMainPorts({
@@ -256,8 +256,10 @@ function rigGroupOf(
   settings: Settings,
   ports: RunningService["ports"],
   log: Logger,
+  core: Core,
 ): { rigs: RigGroup | null; group: () => GroupStatus } {
-  const rigs = openRigGroup(settings, { ports: () => ({ ...ports }), log });
+  const actions = { runner: core.actions, model: core.model };
+  const rigs = openRigGroup(settings, { ports: () => ({ ...ports }), log, actions });
   const alone = aloneStatus(settings);
   return { rigs, group: rigs ? () => rigs.status() : () => alone };
 }

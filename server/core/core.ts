@@ -77,6 +77,11 @@ export class Core {
     this.#requests = new PlayerRequests(this.#link);
   }
 
+  /** The action runner (a rig group sets its `scheduler`). */
+  get actions(): ActionRunner {
+    return this.#actions;
+  }
+
   /** True when the player is up and the read model holds its state. */
   get isReady(): boolean {
     return this.#link.isReady;

@@ -10,7 +10,7 @@
  * the rig registered and campaigning anew.
  * @module
  */
-import type { GroupStatus, RigRecord } from "../../protocol/rigs.ts";
+import type { GroupStatus, RigClock, RigRecord } from "../../protocol/rigs.ts";
 import { type Etcd, EtcdError } from "./etcd.ts";
 import { type Campaign, campaign } from "./election.ts";
 import { type GroupKeys, groupKeys } from "./keys.ts";
@@ -34,6 +34,8 @@ export interface RigGroupOptions {
   log: Logger;
   /** A monotonic clock in ms (default `performance.now`). */
   now?: () => number;
+  /** This rig's show clock (`clock_wiring.ts`): started and stopped with the group. */
+  clock?: { status(): RigClock; start(): void; stop(): Promise<void> };
 }
 
 /** A rig of a group: `start()` joins, `stop()` leaves, `status()` says how it stands. */
@@ -80,6 +82,7 @@ export class RigGroup {
 
   /** Joins and keeps beating until `stop()`; returns at once. */
   start(): void {
+    if (this.#loop === null) this.#o.clock?.start();
     this.#loop ??= this.#run();
   }
 
@@ -88,6 +91,7 @@ export class RigGroup {
     this.#stopped.abort();
     this.#watch?.abort();
     await this.#loop;
+    await this.#o.clock?.stop();
     if (this.#lease) await this.#o.etcd.revoke(this.#lease).catch(() => {});
     this.#lease = null;
   }
@@ -108,6 +112,7 @@ export class RigGroup {
       reason: problem,
       endpoint: this.#o.etcd.endpoint,
       endpoints: [...this.#o.endpoints],
+      clock: this.#o.clock?.status() ?? null,
     };
   }
 
@@ -241,6 +246,7 @@ export class RigGroup {
       ...this.#o.describe(),
       startedAt: this.#startedAt,
       seenAt: now,
+      clock: this.#o.clock?.status() ?? null,
     };
     return JSON.stringify(record);
   }

@@ -146,11 +146,18 @@ export class EtcdCluster {
   async startRig(
     name: string,
     group: string,
-    options: { endpoints?: string[]; args?: string[]; host?: Host; dataDir?: string } = {},
+    options: {
+      endpoints?: string[];
+      args?: string[];
+      host?: Host;
+      dataDir?: string;
+      prepare?: (dataDir: string) => Promise<void>;
+    } = {},
   ): Promise<Rig> {
     const host = options.host ?? await this.#addHost(name);
     const dataDir = options.dataDir ??
       await Deno.makeTempDir({ dir: this.#dataDir, prefix: `${name}-` });
+    await options.prepare?.(dataDir); // a Project written before the rig starts
     const child = new Deno.Command("ip", {
       args: [
         ...["netns", "exec", host.ns, Deno.execPath(), "run", ...SERVICE_FLAGS, MAIN],
