@@ -1,5 +1,5 @@
 /**
- * `deno task docs:output`: the pictures of `docs/output.md`, made by the
+ * `deno task docs:output`: the pictures of `docs/output.md` and `docs/presets.md`, made by the
  * output itself. A player on the demo show (a fresh data dir) with a
  * headless output draws a few moments of the show; each picture is the
  * page's own (`output.frame`), written under `docs/`.
