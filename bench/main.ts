@@ -45,6 +45,8 @@ export const PARTS: readonly Part[] = [
   },
   // The rig clock: loopback, then two network namespaces as root (a skipped row otherwise).
   { file: "rig_clock_bench.ts", flags: FULL },
+  // Two rigs of a group on etcd, in namespaces as root: triggers at one show time.
+  { file: "rigs_bench.ts", flags: FULL },
 ];
 
 /** What became of one part. */

@@ -9,6 +9,7 @@ import { RpcErrorCode } from "../protocol/jsonrpc.ts";
 import type { MidiLocalParams, OutputFrameAsk, OutputFrameResult } from "../protocol/methods.ts";
 import type { Preset } from "../protocol/model.ts";
 import { imageSize } from "image-size";
+import { presetImagePath, presetImageType } from "./output/imported_images.ts";
 import { writeFileAtomic } from "../lib/atomic_write.ts";
 import { Refusal } from "./errors.ts";
 import type { OutputMode } from "../protocol/output.ts";
@@ -74,6 +75,10 @@ export function startAppOutput(app: AppOutputHost, parts: AppOutputParts): Outpu
       return file
         ? { path: app.store.filePath(projectId, file.path), mimeType: file.mimeType }
         : null;
+    },
+    presetImage: (file) => {
+      const path = presetImagePath(app.store.dataDir, file);
+      return path ? { path, mimeType: presetImageType(file) } : null;
     },
     log: (level, message) => log?.(level, message),
     editor: editorHooks(app),

@@ -145,6 +145,7 @@ function createEditor(
     textureBudgetBytes: (options.textureBudgetMb ?? SETTING_DEFAULTS.outputTextureBudgetMb) *
       2 ** 20,
     log: logAt(options, "warn"),
+    cameras: () => parts.media.cameras.map((c) => c.deviceId),
     lifecycle: ({ spec, params }, projectId) => parts.lifecycle.run(spec.name, params, projectId),
   });
 }

@@ -113,6 +113,7 @@ export function playerMethods(
       const request: EditApplyParams = { projectId: p.projectId, edits: p.edits };
       if (p.isUpload) request.isUpload = true;
       if (p.idempotencyKey !== undefined) request.idempotencyKey = p.idempotencyKey;
+      if (p.seed !== undefined) request.seed = p.seed;
       return app.startEdits(request, { onProgress: context.progress, signal: context.signal });
     },
     [Method.PROJECTS_RELOAD]: (params) => {

@@ -36,9 +36,10 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * output's page encodes itself, for previews) and the result's `format`;
  * 1.9 added `timecode.sample` (the active Song chases timecode) and `timecode` in `appState`;
  * 1.10 added `midi.send` and the `midi.local` notification (local MIDI ports, through the
- * output's browser); 1.11 added `action.batch` (the actions of one write in one request).
+ * output's browser); 1.11 added `action.batch` (the actions of one write in one request);
+ * 1.12 added `seed` in `edit.apply` (the ids of a rig group's log entry).
  */
-export const PLAYER_PROTOCOL_VERSION = "1.11";
+export const PLAYER_PROTOCOL_VERSION = "1.12";
 
 /** Method names, server to player. */
 export const Method = {

@@ -144,6 +144,23 @@ export const Song = z.object({
 
 const ParamValue = z.union([z.number(), z.string(), z.boolean()]);
 
+/**
+ * Where an image input of a shader other than `inputImage` reads its picture (`docs/presets.md`,
+ * "Several image inputs"): another Clip of the Project (its picture while it plays), the layers
+ * below the one drawn, a camera (`deviceId`), an image file of the Project, or the preset's
+ * `IMPORTED` image of the input's name.
+ */
+export const ImageSource = z.discriminatedUnion("from", [
+  z.strictObject({ from: z.literal("clip"), clipId: Id }),
+  z.strictObject({ from: z.literal("below") }),
+  z.strictObject({ from: z.literal("camera"), cameraId: z.string().min(1).max(256) }),
+  z.strictObject({ from: z.literal("file"), fileId: Id }),
+  z.strictObject({ from: z.literal("imported") }),
+]);
+
+/** An Effect's or Visualizer's image inputs bound, by input name (absent: none bound). */
+export const ImageInputs = z.record(z.string(), ImageSource);
+
 /** An Effect instance of a Project. */
 export const Effect = z.object({
   id: Id,
@@ -152,6 +169,8 @@ export const Effect = z.object({
   presetId: Id.nullable().default(null),
   enabled: z.boolean().default(true),
   params: z.record(z.string(), ParamValue).default({}),
+  /** Image inputs bound (`effect.set_input`); an unbound one reads transparent black. */
+  inputs: ImageInputs.optional(),
 });
 
 /** A Visualizer instance of a Project. */
@@ -162,6 +181,8 @@ export const Visualizer = z.object({
   presetId: Id.nullable().default(null),
   enabled: z.boolean().default(true),
   params: z.record(z.string(), ParamValue).default({}),
+  /** Image inputs bound (`visualizer.set_input`); an unbound one reads transparent black. */
+  inputs: ImageInputs.optional(),
 });
 
 /** A parameter a preset exposes. */
@@ -180,6 +201,21 @@ export const PresetQuarantine = z.object({
   at: z.string(),
   /** What the output saw. */
   reason: z.string(),
+});
+
+/**
+ * An `IMPORTED` image of an ISF preset, stored content-addressed in the preset store's folder
+ * (`preset_images/<sha256>.<ext>`): its name in the code, the file it came from, its bytes'
+ * SHA-256 and its measure.
+ */
+export const PresetImage = z.object({
+  name: z.string(),
+  file: z.string(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  mimeType: z.enum(["image/png", "image/jpeg"]),
+  size: z.number().int().nonnegative(),
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
 });
 
 /** An Effect, Visualizer or transition preset in the preset store (shared by all Projects). */
@@ -202,6 +238,8 @@ export const Preset = z.object({
    * `reason`: what was seen); a quarantined preset is not drawn. Cleared by an edit of `code`.
    */
   quarantine: PresetQuarantine.nullable().default(null),
+  /** The header's `IMPORTED` images stored with it (absent: none; `PresetImage`). */
+  images: z.array(PresetImage).optional(),
 });
 
 /** One mapping of a Control onto a Target. */
@@ -272,6 +310,8 @@ export type Effect = z.infer<typeof Effect>;
 export type Visualizer = z.infer<typeof Visualizer>;
 export type PresetParameter = z.infer<typeof PresetParameter>;
 export type Preset = z.infer<typeof Preset>;
+export type PresetImage = z.infer<typeof PresetImage>;
+export type ImageSource = z.infer<typeof ImageSource>;
 export type PresetKind = z.infer<typeof PresetKind>;
 export type Transition = z.infer<typeof Transition>;
 export type Generator = z.infer<typeof Generator>;

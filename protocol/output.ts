@@ -33,6 +33,21 @@ export const ISF_MAX_TARGET_SIDE = 4096;
 const Side = z.number().int().positive().max(ISF_MAX_TARGET_SIDE);
 
 /**
+ * Where the page reads an ISF image input other than `inputImage` (`model.ts` ImageSource as
+ * the page resolves it): a playing Clip's layer picture, the layers drawn below, a playing
+ * camera's picture, or an image at a loopback URL of the output server (a Project's image
+ * file, a preset's `IMPORTED` image). An input not listed reads transparent black (1x1).
+ */
+export const RenderImage = z.discriminatedUnion("from", [
+  z.object({ from: z.literal("clip"), clipId: z.string() }),
+  z.object({ from: z.literal("below") }),
+  z.object({ from: z.literal("camera"), cameraId: z.string() }),
+  z.object({ from: z.literal("url"), url: z.string() }),
+]);
+/** One image input's source on the page. */
+export type RenderImage = z.infer<typeof RenderImage>;
+
+/**
  * One shader pass: a program by name, its uniform values, the Effect's or
  * Visualizer's id (which owns its ISF targets), and for an ISF program with
  * `PASSES` the size in pixels of each pass's target, evaluated by the player.
@@ -42,6 +57,8 @@ export const ShaderPass = z.object({
   uniforms: z.record(z.string(), z.union([z.number(), z.boolean(), z.array(z.number())])),
   id: z.string().optional(),
   sizes: z.array(z.tuple([Side, Side])).max(ISF_MAX_PASSES).optional(),
+  /** The program's image inputs other than `inputImage`, bound (`RenderImage`). */
+  inputs: z.record(z.string(), RenderImage).optional(),
 });
 /** One shader pass. */
 export type ShaderPass = z.infer<typeof ShaderPass>;

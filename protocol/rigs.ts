@@ -23,6 +23,38 @@ export function rigNameFrom(text: string): string {
   return RigName.safeParse(name).success ? name : "cueport";
 }
 
+/** A rig's show clock and its scheduled actions, as that rig measures them (docs/rigs.md). */
+export const RigClock = z.object({
+  role: z.enum(["leader", "follower", "unsynced"]).describe(
+    "Whether the rig's show time is the group's reference (the leader's), follows it, or neither yet",
+  ),
+  offsetMs: z.number().describe("The rig's show time minus its own clock, ms"),
+  errorMs: z.number().nullable().describe(
+    "How far the rig's show time may be from the leader's, ms (0 on the leader); null before its first measurement",
+  ),
+  frameLagMs: z.number().nullable().describe(
+    "How far the rig's output's frames are behind its show time, ms; null without an output",
+  ),
+  scheduled: z.number().int().describe("Group actions this rig has scheduled since it started"),
+  late: z.number().int().describe(
+    "Of them, how many arrived after their show time and ran at once",
+  ),
+  lastAction: z.object({
+    id: z.string(),
+    name: z.string().describe("The action's name"),
+    showTime: z.number().describe("The show time it was scheduled at, ms"),
+    lateMs: z.number().describe("How late it ran on this rig's show clock, ms (0: on time)"),
+    outcome: z.string().nullable().describe(
+      "What this rig's player answered: its account of what it did, or `Refused: ` and why; null until it answers",
+    ),
+    clipStarts: z.record(z.string(), z.number()).describe(
+      "The show time each Clip playing just after it began at, by Clip id, ms (as the player reports its position)",
+    ),
+  }).nullable().describe("The last group action this rig ran; null before the first"),
+});
+/** A rig's show clock. */
+export type RigClock = z.infer<typeof RigClock>;
+
 /** What a rig writes under its lease at `/cueport/<group>/rigs/<rig>` (JSON). */
 export const RigRecord = z.object({
   name: z.string().describe("The rig's name (setting rigName; default the host name)"),
@@ -33,6 +65,9 @@ export const RigRecord = z.object({
   version: z.string().describe("The rig's Cueport version"),
   startedAt: z.string().describe("When the rig joined (ISO 8601, its own clock)"),
   seenAt: z.string().describe("When the rig last wrote this record (ISO 8601, its own clock)"),
+  clock: RigClock.nullable().optional().describe(
+    "The rig's show clock when it wrote this record (its heartbeat); absent from rigs of versions before it",
+  ),
 });
 /** A rig's record. */
 export type RigRecord = z.infer<typeof RigRecord>;
@@ -87,6 +122,7 @@ export const GroupStatus = z.strictObject({
   ),
   endpoint: z.string().nullable().describe("The etcd member this rig talks to now; null alone"),
   endpoints: z.array(z.string()).describe("The etcd members of the setting groupEndpoints"),
+  clock: RigClock.nullable().describe("This rig's show clock now; null alone"),
 });
 /** The status of this rig's group. */
 export type GroupStatus = z.infer<typeof GroupStatus>;
@@ -105,6 +141,8 @@ export const GroupHealth = GroupStatus.pick({
   reason: true,
   reasonCode: true,
 }).extend({
+  clock: RigClock.pick({ role: true, offsetMs: true, errorMs: true, frameLagMs: true }).nullable()
+    .describe("This rig's show clock now (its actions are not told here); null alone"),
   members: z.array(z.string()).describe("The rigs registered in the group now, by name"),
 });
 /** `/health`'s `group` part. */
@@ -112,8 +150,14 @@ export type GroupHealth = z.infer<typeof GroupHealth>;
 
 /** `/health`'s `group` part of a status. */
 export function groupHealthOf(status: GroupStatus): GroupHealth {
-  const { group, rig, leader, isLeader, canEdit, reasonCode } = status;
+  const { group, rig, leader, isLeader, canEdit, reasonCode, clock } = status;
   return {
+    clock: clock && {
+      role: clock.role,
+      offsetMs: clock.offsetMs,
+      errorMs: clock.errorMs,
+      frameLagMs: clock.frameLagMs,
+    },
     group,
     rig,
     leader,
@@ -124,3 +168,19 @@ export function groupHealthOf(status: GroupStatus): GroupHealth {
     members: status.members.map((m) => m.name),
   };
 }
+
+/**
+ * One entry of a rig group's edit log (`/cueport/<group>/log/<scope>/<n>`,
+ * docs/rigs.md): the batch as the asking rig checked it, who asked, and the
+ * id its client waits on. Every rig applies it, seeded by its revision.
+ */
+export const LogEntry = z.object({
+  /** `<rig>:<uuid>`: the asking rig answers its client when its own rig has applied this. */
+  id: z.string().min(1),
+  /** The rig that asked. */
+  rig: z.string(),
+  /** The Project (resolved by the asking rig: never "the active one"), or null for the library. */
+  projectId: z.string().min(1).nullable(),
+  edits: z.array(z.object({ name: z.string(), params: z.unknown() })).min(1),
+});
+export type LogEntry = z.infer<typeof LogEntry>;

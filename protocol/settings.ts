@@ -546,6 +546,22 @@ export const SETTINGS = {
     doc:
       "1: the rig's etcd lease; a rig that dies is out of the group, and its leadership passes on, this long after (`docs/rigs.md`)",
   },
+  groupClockPort: {
+    schema: Port.default(17738),
+    flag: "group-clock-port",
+    value: "N",
+    help: "UDP port of the rig group's show clock exchange (default 17738; 0 picks a free port)",
+    doc:
+      "17738: the UDP port the rigs of a group measure each other's show clocks on, opened only in a group (`docs/rigs.md`)",
+  },
+  groupActionLeadMs: {
+    schema: z.coerce.number().int().min(20).max(2000).default(120),
+    flag: "group-action-lead",
+    value: "MS",
+    help: "how far ahead of now a rig group runs an action, ms (default 120)",
+    doc:
+      "120: in a group, an action runs on every rig at the show time this far after it arrived, within etcd's watch p99 (`docs/rigs.md`)",
+  },
   serviceName: {
     schema: z.string().trim().min(1).max(40).default("Cueport"),
     flag: "service-name",

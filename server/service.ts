@@ -50,7 +50,7 @@ import {
 import { type Discovery, startDiscovery } from "./discovery/mod.ts";
 import { API_VERSION, type ClientCounts, type ServicePorts } from "./routes/info.ts";
 import { bindV5Listeners, type V5Listeners } from "./legacy/mod.ts";
-import { aloneStatus, openRigGroup, type RigGroup } from "./rigs/mod.ts";
+import { aloneStatus, openRigGroup, replicateEdits, type RigGroup } from "./rigs/mod.ts";
 import type { GroupStatus } from "../protocol/rigs.ts";
 
 /** The service version (also the app version reported by the API). */
@@ -187,7 +187,7 @@ async function start(
     midi: null, // the network MIDI session's control port, once bound (`openMidiSession`)
   };
   const services = await openServices(settings, log, core, supervisor, started);
-  const { rigs, group } = rigGroupOf(settings, ports, log);
+  const { rigs, group } = rigGroupOf(settings, ports, log, core);
   // Counted when asked: no request is served before the 6.0 ports' parts exist but `v5`, set last.
   let v5Sockets: () => number = () => 0;
   const main = await bindMainPorts({
@@ -224,8 +224,7 @@ async function start(
   supervisor.start();
   started.push(() => supervisor.stop());
   await lock.setPorts(ports);
-  rigs?.start(); // once the ports it registers are bound
-  if (rigs) started.push(() => rigs.stop());
+  if (rigs) await startRigs(rigs, core, { dataDir: settings.dataDir, log }, started);
   log("debug", `Listening: HTTP ${main.http.addresses}, WebSocket ${main.ws.addresses}`);
   const discovery = settings.mdns ? await advertise(settings, ports, log) : null;
   if (discovery) started.push(() => discovery.stop());
@@ -237,6 +236,21 @@ async function start(
 }
 
 /**
+ * Joins the rig group, once the ports it registers are bound; from then on
+ * every edit goes through the group's log (docs/rigs.md, "The show replicated").
+ */
+async function startRigs(
+  rigs: RigGroup,
+  core: Core,
+  options: { dataDir: string; log: Logger },
+  started: Array<() => Promise<void> | void>,
+): Promise<void> {
+  rigs.start();
+  started.push(() => rigs.stop());
+  started.push(await replicateEdits(rigs, core.edits, options));
+}
+
+/**
  * The rig group of the settings (docs/rigs.md), not started, and its status;
  * none alone, and then no etcd is touched.
  */
@@ -244,8 +258,10 @@ function rigGroupOf(
   settings: Settings,
   ports: RunningService["ports"],
   log: Logger,
+  core: Core,
 ): { rigs: RigGroup | null; group: () => GroupStatus } {
-  const rigs = openRigGroup(settings, { ports: () => ({ ...ports }), log });
+  const actions = { runner: core.actions, model: core.model };
+  const rigs = openRigGroup(settings, { ports: () => ({ ...ports }), log, actions });
   const alone = aloneStatus(settings);
   return { rigs, group: rigs ? () => rigs.status() : () => alone };
 }

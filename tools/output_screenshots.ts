@@ -1,5 +1,5 @@
 /**
- * `deno task docs:output`: the pictures of `docs/output.md`, made by the
+ * `deno task docs:output`: the pictures of `docs/output.md` and `docs/presets.md`, made by the
  * output itself. A player on the demo show (a fresh data dir) with a
  * headless output draws a few moments of the show; each picture is the
  * page's own (`output.frame`), written under `docs/`.
@@ -16,7 +16,8 @@ const dataDir = await Deno.makeTempDir({ prefix: "cueport-output-docs-" });
 const app = await PlayerApp.open({
   dataDir,
   clock: new MonotonicClock(),
-  output: { mode: "headless", browser: CHROMIUM },
+  // A frame budget no load exceeds: the render scale stays 1, every picture at full size.
+  output: { mode: "headless", browser: CHROMIUM, frameBudgetMs: 1e9 },
   log: (level, message) => level !== "info" && console.error(`${level}: ${message}`),
 });
 const run = (name: string, params: Record<string, string | number | boolean> = {}) =>
@@ -29,6 +30,49 @@ async function shot(name: string): Promise<void> {
   const png = await app.output!.frame();
   await Deno.writeFile(`${DOCS}${name}`, png);
   console.log(`docs/${name}: ${png.length} bytes`);
+}
+
+/**
+ * A wipe half way: the plain Checker (its Effects cleared) replaced by the Plasma Clip (the
+ * GO step, `NEXT_CLIP_IN`) through a 4 s `tr-wipe` of the Song, the frame taken about 2 s in.
+ */
+async function transitionShot(plasmaClipId: string): Promise<void> {
+  const seconds = 4;
+  await run("STOP_IN");
+  await edit("clip.update", { clipID: "clip-checker", options: { effects: [] } });
+  await run("TRIGGER_CLIP_IN", { clipID: "clip-checker", activateSong: true });
+  const wipe = { presetId: "tr-wipe", duration: seconds, params: { angle: 0, softness: 0.05 } };
+  await edit("song.update", { songID: "song-opening", transition: wipe });
+  await sleep(1000);
+  const next = await run("NEXT_CLIP_IN");
+  if (!JSON.stringify(next).includes(plasmaClipId)) throw new Error(JSON.stringify(next));
+  await sleep((seconds * 1000) / 2);
+  await shot("output-transition.png");
+  await edit("song.update", { songID: "song-opening", transition: null });
+  await sleep((seconds * 1000) / 2);
+}
+
+/**
+ * A two-input Effect: the collection's Layer Mask imported, on the Aurora, its `maskImage`
+ * bound to the Checker Clip, which plays unseen (opacity 0): the Aurora shows through the
+ * Checker's white squares, black under its black ones.
+ */
+async function twoInputShot(): Promise<void> {
+  await run("STOP_IN");
+  const fixture = new URL("../tests/fixtures/isf_files/Layer Mask.fs", import.meta.url);
+  const file = decodeURIComponent(fixture.pathname);
+  const imported = await edit("preset.import", { path: file });
+  const presetID = imported.edits[0]!.created!.presetID!;
+  const added = await edit("effect.add", { presetID, params: { applyAlpha: true } });
+  const effectID = added.edits[0]!.created!.effectID!;
+  const source = { from: "clip", clipId: "clip-checker" };
+  await edit("effect.set_input", { effectID, input: "maskImage", source });
+  await edit("clip.update", { clipID: "clip-aurora", options: { effects: [effectID] } });
+  await edit("clip.update", { clipID: "clip-checker", options: { opacity: 0 } });
+  await run("TRIGGER_CLIP_IN", { clipID: "clip-checker" });
+  await run("TRIGGER_CLIP_IN", { clipID: "clip-aurora" });
+  await sleep(1000);
+  await shot("output-two-inputs.png");
 }
 
 try {
@@ -61,6 +105,8 @@ try {
   await run("TRIGGER_CLIP_IN", { clipID: plasma.edits[0]!.created!.clipID! });
   await sleep(1000);
   await shot("output-generator.png");
+  await transitionShot(plasma.edits[0]!.created!.clipID!);
+  await twoInputShot();
   // Nothing plays: the background Clip.
   await run("STOP_IN");
   await shot("output-background.png");

@@ -22,6 +22,7 @@ import { batchResult, reportCommit } from "./commit_report.ts";
 import { type EditDraft, isTaken, newId } from "./draft.ts";
 import type { EditorHost } from "./editor_host.ts";
 import { placeImport } from "./file_import.ts";
+import { storePresetImage } from "../output/imported_images.ts";
 import type { Histories } from "./histories.ts";
 import type { History, HistoryEntry } from "./history.ts";
 import { failJobs, type ImportJob, importUpdate } from "./import_jobs.ts";
@@ -198,6 +199,9 @@ export class Committer {
       presets: structuredClone(before.presets),
       builtInPresets: this.#host.builtInPresets,
       created: {},
+      ...(this.#host.cameras ? { cameras: this.#host.cameras() } : {}),
+      storeImage: (image, bytes, field) =>
+        storePresetImage(this.#host.store.dataDir, image, bytes, field),
       importFile: async () => {
         const job = jobs[placed.length]!;
         const id = isTaken(draft.project, job.fileId)

@@ -4,7 +4,8 @@
  * original, so an edit that throws changes nothing.
  * @module
  */
-import type { MediaFile, Preset, Project } from "../../protocol/model.ts";
+import type { MediaFile, Preset, PresetImage, Project } from "../../protocol/model.ts";
+import type { ImportedImage } from "../isf/header.ts";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { Refusal } from "../errors.ts";
 
@@ -23,6 +24,10 @@ export interface EditDraft {
    * copied before the batch began: `import_jobs.ts`); returns its entry.
    */
   importFile(path: string, name: string | undefined): Promise<MediaFile>;
+  /** The cameras' device ids, to check a binding (absent: not checked). */
+  readonly cameras?: readonly string[];
+  /** Stores a preset's `IMPORTED` image (`imported_images.ts`; absent: images are not kept). */
+  storeImage?(image: ImportedImage, bytes: Uint8Array, field: string): Promise<PresetImage>;
 }
 
 /** Parameters after validation by the edit's schema. */
@@ -37,12 +42,43 @@ export function missing(message: string): Refusal {
   return new Refusal(message, RpcErrorCode.NOT_FOUND);
 }
 
-/** A new id with `prefix`, unused in `taken`. */
+/** The seed of the batch being applied from a rig group's log, and how many ids it made. */
+let idSeed: { seed: string; count: number } | null = null;
+
+/**
+ * Runs `apply` with the ids it makes (`newId`) drawn from `seed` instead of
+ * at random: a batch of a rig group's log (seed: its etcd revision) makes
+ * the same ids on every rig. Batches are applied one at a time (`turns.ts`),
+ * so the seed holds for this batch only. Without a seed, `apply` as is.
+ */
+export async function withIdSeed<T>(seed: string | undefined, apply: () => Promise<T>): Promise<T> {
+  if (seed === undefined) return await apply();
+  const before = idSeed;
+  idSeed = { seed, count: 0 };
+  try {
+    return await apply();
+  } finally {
+    idSeed = before;
+  }
+}
+
+/** A new id with `prefix`, unused in `taken`: random, or the next of the seed (`withIdSeed`). */
 export function newId(prefix: string, taken: (id: string) => boolean): string {
   for (;;) {
-    const id = `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
+    const part = idSeed ? seededHex(`${idSeed.seed}:${idSeed.count++}`) : crypto.randomUUID();
+    const id = `${prefix}-${part.slice(0, 8)}`;
     if (!taken(id)) return id;
   }
+}
+
+/** Eight hex digits of `text`'s FNV-1a hash: the same on every machine. */
+function seededHex(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
 }
 
 /** Where an item goes, for the message of a position past the end. */

@@ -28,6 +28,8 @@ export interface EditorHost {
   /** The output's texture budget for all Effects and Visualizers, bytes (`texture_budget.ts`). */
   textureBudgetBytes: number;
   log(message: string): void;
+  /** The cameras' device ids now (an image input bound to one is checked; absent: not). */
+  cameras?(): readonly string[];
   /** Runs a lifecycle edit (`player/library/lifecycle.ts`) in the editor's turn; `projectId` is the batch's. */
   lifecycle(edit: ParsedEdit, projectId: string | null): Promise<EditApplyResult>;
 }

@@ -13,6 +13,8 @@ import {
   newId,
 } from "./draft.ts";
 import { importName, readShaderFile, readVertexFileBeside } from "./preset_import.ts";
+import { INPUT_HANDLERS, storeImages } from "./input_edits.ts";
+import { readImportedImages } from "../output/imported_images.ts";
 import { unlinkGenerators, unlinkTransitions } from "./preset_links.ts";
 import { quarantineAfterEdit } from "./preset_quarantine.ts";
 import {
@@ -194,12 +196,14 @@ async function addPreset(d: EditDraft, p: EditParams, codeField?: string): Promi
 export const FX_HANDLERS: Record<string, EditHandler> = {
   ...fxHandlers("effect"),
   ...fxHandlers("visualizer"),
+  ...INPUT_HANDLERS,
   "preset.add": (d, p) => addPreset(d, p),
   "preset.import": async (d, p) => {
     const code = await readShaderFile(p.path);
     const vertexCode = await readVertexFileBeside(p.path);
     const kind = p.kind ?? isfKindOf(code);
     const name = importName(p.path, p.name, kind, all(d));
+    const images = await readImportedImages(code, p.path);
     const preset = {
       kind,
       name,
@@ -207,7 +211,9 @@ export const FX_HANDLERS: Record<string, EditHandler> = {
       code,
       ...(vertexCode ? { vertexCode } : {}),
     };
-    return await addPreset(d, preset, "params.path");
+    const message = await addPreset(d, preset, "params.path");
+    await storeImages(d, images);
+    return message;
   },
   "preset.update": async (d, p) => {
     const preset = userPreset(d, p.kind, p.presetID);

@@ -17,6 +17,7 @@ import type { ProjectEngine } from "../engine/project_engine.ts";
 import { Refusal } from "../errors.ts";
 import { lifecycleEdit } from "./apply_each.ts";
 import { Committer } from "./committer.ts";
+import { withIdSeed } from "./draft.ts";
 import type { EditOptions, EditorHost } from "./editor_host.ts";
 import { Histories } from "./histories.ts";
 import { ImportBatches } from "./import_batches.ts";
@@ -134,8 +135,9 @@ export class Editor {
     const commit = (target: ProjectEngine) =>
       step ? this.#committer.step(target, step, key) : this.#committer.run(target, parsed, [], key);
     const checks = checkIsfCodeBeside(parsed);
-    if (!checks && !this.#turns.hasBesides) return this.#turns.run(() => commit(engine));
-    return this.#turns.afterChecks(checks, key, () => commit(this.#host.engine(projectId)));
+    const seeded = (target: ProjectEngine) => withIdSeed(params.seed, () => commit(target));
+    if (!checks && !this.#turns.hasBesides) return this.#turns.run(() => seeded(engine));
+    return this.#turns.afterChecks(checks, key, () => seeded(this.#host.engine(projectId)));
   }
 
   /**

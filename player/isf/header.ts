@@ -59,6 +59,21 @@ export const IsfPass = z.object({
   HEIGHT: z.union([z.string(), Num]).optional(),
 });
 
+/** A file an `IMPORTED` image is read from (beside the `.fs`); a cube map's list is not taken. */
+const ImportedPath = z.string().min(1).max(255).regex(
+  /^[^\\/]+$/,
+  "must be a file name beside the .fs (no folder)",
+);
+
+/**
+ * The header's `IMPORTED` images: ISF 2.0's object (`{"noiseTex": {"PATH": "noise.png"}}`) or
+ * ISF 1.0's array (`[{"NAME": "noiseTex", "PATH": "noise.png"}]`).
+ */
+export const IsfImported = z.union([
+  z.record(Identifier, z.object({ PATH: ImportedPath })),
+  z.array(z.object({ NAME: Identifier, PATH: ImportedPath })),
+]);
+
 /** The header as the ISF 2.0 specification defines it (unknown keys are kept out). */
 export const IsfHeader = z.object({
   // Many published files write the versions as numbers ("ISFVSN": 2).
@@ -72,12 +87,30 @@ export const IsfHeader = z.object({
     ISF_MAX_PASSES,
     `a shader has at most ${ISF_MAX_PASSES} passes (their targets are the GPU's memory)`,
   ).default([]),
+  IMPORTED: IsfImported.optional(),
 });
 
 /** A parsed header. */
 export type IsfHeader = z.infer<typeof IsfHeader>;
 /** A parsed input. */
 export type IsfInput = z.infer<typeof IsfInput>;
+
+/** The most `IMPORTED` images a header declares (the collection's most is 4). */
+export const MAX_IMPORTED_IMAGES = 16;
+
+/** One `IMPORTED` image: its name in the code and the file it is read from. */
+export interface ImportedImage {
+  readonly name: string;
+  readonly path: string;
+}
+
+/** The header's `IMPORTED` images in order, whichever form it is written in. */
+export function importedImages(header: IsfHeader): ImportedImage[] {
+  const imported = header.IMPORTED;
+  if (!imported) return [];
+  if (Array.isArray(imported)) return imported.map((i) => ({ name: i.NAME, path: i.PATH }));
+  return Object.entries(imported).map(([name, i]) => ({ name, path: i.PATH }));
+}
 
 /** The header and where it sits in the code. */
 export interface HeaderSplit {

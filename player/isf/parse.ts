@@ -6,6 +6,7 @@
  */
 import type { PresetParameter } from "../../protocol/model.ts";
 import { headerOffset, type IsfHeader, parseHeader, splitHeader } from "./header.ts";
+import { importedProblems, importedSamplers } from "./imported.ts";
 import {
   fragmentSource,
   type GlslVersion,
@@ -171,16 +172,13 @@ export function prepareIsf(code: string, kind: IsfKind): IsfResult {
         : null) ??
       (names.has(input.NAME) ? `"${input.NAME}" is declared twice` : null) ??
       (input.TYPE === "image" && !imageAllowed(input.NAME, kind)
-        ? `image inputs other than inputImage are not supported (the layer's picture is inputImage${
-          kind === "transition" ? "; a transition's are startImage and endImage" : ""
-        })`
+        ? `"${input.NAME}" is a transition's picture: add the preset with kind "transition" (with startImage, endImage and a float progress), or rename the input`
         : null);
     if (problem) problems.push(at(["INPUTS", i], `INPUTS.${i}: ${problem}`));
     names.add(input.NAME);
   }
-  for (const { path, message } of passProblems(header, ISF_BUILT_INS)) {
-    problems.push(at(path, message));
-  }
+  const named = [...passProblems(header, ISF_BUILT_INS), ...importedProblems(header, names)];
+  for (const { path, message } of named) problems.push(at(path, message));
   const kindProblem = kindMismatch(header, kind);
   if (kindProblem) problems.push(at(["INPUTS"], kindProblem));
   if (problems.length > 0) return { ok: false, problems };
@@ -194,6 +192,7 @@ export function prepareIsf(code: string, kind: IsfKind): IsfResult {
       i.NAME
     ),
     ...header.PASSES.flatMap((p) => p.TARGET ? [p.TARGET] : []),
+    ...importedSamplers(header),
   ];
   const fragment = fragmentSource(code, split.end, header.INPUTS, samplers);
   if (Array.isArray(fragment)) return { ok: false, problems: fragment };
@@ -255,9 +254,13 @@ export function isfUniforms(
   return program.header.INPUTS.flatMap((input) => inputUniform(input, values) ?? []);
 }
 
-/** An image input `name` a shader of `kind` may declare. */
+/**
+ * An image input `name` a shader of `kind` may declare: any (an image input other than the
+ * layer's `inputImage` is bound per Effect, "Several image inputs" in `docs/presets.md`); a
+ * transition's `startImage` and `endImage` only in a transition.
+ */
 function imageAllowed(name: string, kind: IsfKind): boolean {
-  return name === "inputImage" || (kind === "transition" && TRANSITION_IMAGES.includes(name));
+  return kind === "transition" || !TRANSITION_IMAGES.includes(name);
 }
 
 /** ISF's transition rule: image inputs `startImage` and `endImage`, a float `progress`. */
@@ -272,7 +275,7 @@ function kindMismatch(header: IsfHeader, kind: IsfKind): string | null {
   if (kind === "transition" && !isTransitionHeader(header)) {
     return `a transition's shader takes two pictures and a progress: declare {"NAME": "startImage", "TYPE": "image"}, {"NAME": "endImage", "TYPE": "image"} and {"NAME": "progress", "TYPE": "float"}`;
   }
-  if (kind === "effect" && !header.INPUTS.some((i) => i.NAME === "inputImage")) {
+  if (kind === "effect" && !types.has("image")) {
     return `an effect's shader takes the layer's picture: declare {"NAME": "inputImage", "TYPE": "image"}`;
   }
   if (kind === "generator" && types.has("image")) {

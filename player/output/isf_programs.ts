@@ -22,6 +22,7 @@ import {
   parseIsf,
 } from "../isf/mod.ts";
 import { BUILT_IN_PRESETS } from "../presets.ts";
+import { importedImages } from "../isf/header.ts";
 
 /** A preset's program: what the page compiles, and the ISF program it came from. */
 export interface IsfEntry {
@@ -204,7 +205,9 @@ function programKey(preset: Preset): string {
 function build(preset: Preset, result: IsfResult): IsfEntry | null {
   if (!result.ok) return null;
   const isf = result.program;
-  const types = new Map(isf.header.INPUTS.map((i) => [i.NAME, i.TYPE]));
+  const types = new Map<string, string>(isf.header.INPUTS.map((i) => [i.NAME, i.TYPE]));
+  // An IMPORTED image is a picture the page binds like an image input.
+  for (const { name } of importedImages(isf.header)) types.set(name, "image");
   const wire: ShaderProgram = {
     name: `isf-${hashText(isf.vertex + "\n" + isf.fragment)}`,
     source: isf.fragment,

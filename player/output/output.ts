@@ -44,6 +44,8 @@ export interface OutputOptions {
   /** The active Project's show, or null when none is open. */
   source(): RenderSource | null;
   media(projectId: string, fileId: string): MediaPath | null;
+  /** A preset's stored `IMPORTED` image by its file name (`imported_images.ts`), or null. */
+  presetImage?(file: string): MediaPath | null;
   log: OutputLog;
   /** The page's render scale changed (said once per change, and logged). */
   scaleChanged?: (drawing: OutputDrawing) => void;
@@ -193,7 +195,7 @@ export class Output {
   /** The page server, its sockets handed to the page's and the editor's. */
   #serve(options: OutputOptions): OutputServer {
     return serveOutput({
-      media: options.media,
+      ...options, // its media and presetImage; the rest is the server's own, below
       connected: (socket) => this.#page.connected(socket),
       editorConnected: (socket) => this.#editorPage.connected(socket),
       isEditorOpen: () => !!options.editor?.state(),

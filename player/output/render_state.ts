@@ -22,6 +22,7 @@ import type {
 } from "../../protocol/output.ts";
 import { isfUniforms, passSizes } from "../isf/mod.ts";
 import { drawsIsf, type IsfEntry, type IsfPrograms } from "./isf_programs.ts";
+import { renderInputs } from "./image_bindings.ts";
 import type { AppState, Camera, ClipPlay, LiveValues, PlayState } from "../../protocol/state.ts";
 
 /** What the render state is built from. */
@@ -103,6 +104,8 @@ export interface PassSource {
   readonly programs?: IsfPrograms | undefined;
   /** The render's size, which an ISF program's `PASSES` targets are sized for. */
   readonly size?: RenderSize | undefined;
+  /** The Project, whose files an image input may read (`image_bindings.ts`). */
+  readonly project?: Pick<Project, "id" | "files"> | undefined;
 }
 
 /**
@@ -116,7 +119,11 @@ export function shaderPass(item: Effect | Visualizer, from: PassSource): ShaderP
   const preset = presets.find((p) => p.id === item.presetId) ??
     presets.find((p) => p.builtIn && p.type === program);
   const isf = preset && programs && drawsIsf(preset) ? programs.of(preset) : null;
-  if (preset && isf) return isfPass(item, preset, isf, live, size);
+  if (preset && isf) {
+    const pass = isfPass(item, preset, isf, live, size);
+    const inputs = renderInputs(item, preset, isf.isf, from.project);
+    return inputs ? { ...pass, inputs } : pass;
+  }
   const uniforms: ShaderPass["uniforms"] = {};
   for (const parameter of preset?.parameters ?? []) {
     const value = live[`${item.id}.${parameter.name}`] ?? item.params[parameter.name] ??
@@ -196,6 +203,7 @@ function layerOf(
         live: params,
         programs: source.programs,
         size: source.project.display,
+        project,
       })
     );
   const sign = play.direction === "backward" ? -1 : 1;
@@ -328,6 +336,16 @@ function backgroundClip(source: RenderSource): Clip | null {
   return source.project.clips.find((c) => c.id === id) ?? null;
 }
 
+/** How the background Clip plays: from its start, looped, at full level. */
+const BACKGROUND_PLAY = {
+  position: 0,
+  speed: 1,
+  direction: "forward" as const,
+  loop: true,
+  gain: 1,
+  state: "playing" as const,
+};
+
 /**
  * The render state at `clock`. `idleSince` is the clock time from which the
  * background Clip plays when nothing else does.
@@ -351,17 +369,7 @@ export function buildRenderState(
     const play = plays.get(clip.id) ?? crossing?.outgoing.get(clip.id);
     if (play) layers.push(layerOf(source, clip, play, playState.at));
   }
-  if (background) {
-    const play = {
-      position: 0,
-      speed: 1,
-      direction: "forward" as const,
-      loop: true,
-      gain: 1,
-      state: "playing" as const,
-    };
-    layers.push(layerOf(source, background, play, options.idleSince));
-  }
+  if (background) layers.push(layerOf(source, background, BACKGROUND_PLAY, options.idleSince));
   const songPlay = playState.song;
   const songDoc = project.songs.find((s) => s.id === songPlay?.songID);
   const audio = project.files.find((f) => f.id === songDoc?.audioFileId);
@@ -387,6 +395,7 @@ export function buildRenderState(
           live: visualizerLive(source, v.id),
           programs: source.programs,
           size: project.display,
+          project,
         })
       )
       : [],

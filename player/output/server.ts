@@ -19,6 +19,7 @@ import compositorJs from "./page/compositor.js" with { type: "text" };
 import layersJs from "./page/layers.js" with { type: "text" };
 import soundJs from "./page/sound.js" with { type: "text" };
 import isfPassesJs from "./page/isf_passes.js" with { type: "text" };
+import imageInputsJs from "./page/image_inputs.js" with { type: "text" };
 import renderScaleJs from "./page/render_scale.js" with { type: "text" };
 import regionJs from "./page/region.js" with { type: "text" };
 import editorHtml from "./page/editor.html" with { type: "text" };
@@ -38,6 +39,7 @@ const ASSETS: Record<string, string> = {
   "layers.js": layersJs,
   "sound.js": soundJs,
   "isf_passes.js": isfPassesJs,
+  "image_inputs.js": imageInputsJs,
   "render_scale.js": renderScaleJs,
   "region.js": regionJs,
   "editor.html": editorHtml,
@@ -60,6 +62,8 @@ export interface MediaPath {
 export interface OutputServerHost {
   /** The file behind `media/<projectId>/<fileId>`, or null. */
   media(projectId: string, fileId: string): MediaPath | null;
+  /** The stored `IMPORTED` image behind `preset-images/<file>`, or null (absent: none). */
+  presetImage?(file: string): MediaPath | null;
   /** A page connected: its socket (the previous one is closed by the host). */
   connected(socket: WebSocket): void;
   /** The editor window's page connected (`editor-ws`). */
@@ -205,6 +209,12 @@ export function serveOutput(host: OutputServerHost): OutputServer {
     const media = /^media\/([A-Za-z0-9_-]+)\/([A-Za-z0-9_-]+)$/.exec(rest);
     if (media) {
       const file = host.media(media[1]!, media[2]!);
+      if (!file) return new Response("Not found", { status: 404 });
+      return fileResponse(request, file.path, file.mimeType);
+    }
+    const image = /^preset-images\/([0-9a-f]{64}\.[a-z]{3,4})$/.exec(rest);
+    if (image) {
+      const file = host.presetImage?.(image[1]!);
       if (!file) return new Response("Not found", { status: 404 });
       return fileResponse(request, file.path, file.mimeType);
     }

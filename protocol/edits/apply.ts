@@ -25,6 +25,11 @@ export const EditApplyParams = z.object({
    * and answers a repeat with the first result (docs/player-protocol.md).
    */
   idempotencyKey: z.string().max(512).optional(),
+  /**
+   * The seed of the ids the batch makes (protocol 1.12): a rig group's log
+   * entry (`r<etcd revision>`), so every rig makes the same ids (docs/rigs.md).
+   */
+  seed: z.string().min(1).max(128).optional(),
 });
 
 /** What one edit did. */

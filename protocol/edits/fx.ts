@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { Id } from "../model.ts";
 import { edit, type EditSpec, Name, ParamValue } from "./_common.ts";
+import { setInputEdit } from "./inputs.ts";
 
 function fxEdits(kind: "effect" | "visualizer"): EditSpec[] {
   const Label = kind === "effect" ? "Effect" : "Visualizer";
@@ -34,6 +35,7 @@ function fxEdits(kind: "effect" | "visualizer"): EditSpec[] {
       [ref]: Ref,
       name: Name.optional().describe('Defaults to the name with " copy"'),
     }),
+    setInputEdit(kind),
   ];
 }
 

@@ -23,10 +23,18 @@ export interface ActionResult {
   message: string;
 }
 
+/** Where a rig group sends actions instead of straight to the player (`server/rigs/actions.ts`). */
+export interface ActionScheduler {
+  /** Runs a checked action on every rig at one show time; answers once this rig scheduled it. */
+  submit(action: NormalizedAction, idempotencyKey: string | undefined): Promise<ActionResult>;
+}
+
 /** Runs actions from any transport (`Core.runAction`). */
 export class ActionRunner {
   #link: PlayerLink;
   #idempotency: IdempotencyStore;
+  /** In a rig group, every checked action goes through it (to every rig); null alone. */
+  scheduler: ActionScheduler | null = null;
 
   /** Actions go to the player of `link`; retries are kept in `idempotency`. */
   constructor(link: PlayerLink, idempotency: IdempotencyStore) {
@@ -60,6 +68,25 @@ export class ActionRunner {
     } catch (error) {
       return Promise.reject(error);
     }
+    if (this.scheduler !== null) return this.scheduler.submit(action, idempotencyKey);
+    return this.#send(action, idempotencyKey);
+  }
+
+  /**
+   * Sends a checked action to this rig's player now (a group's scheduled action runs so).
+   * @throws {CueportError} NOT_READY, ACTION_FAILED (refused)
+   */
+  send(action: NormalizedAction, idempotencyKey?: string): Promise<ActionResult> {
+    try {
+      this.#link.requireReady();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#send(action, idempotencyKey);
+  }
+
+  #send(action: NormalizedAction, idempotencyKey?: string): Promise<ActionResult> {
+    const model = this.#link.model;
     // One promise step per action (no async function): this is the hottest path.
     const params = idempotencyKey === undefined ? action : { ...action, idempotencyKey };
     return this.#link.player.request(Method.ACTION_RUN, params).then((outcome) => {

@@ -77,6 +77,11 @@ export class Core {
     this.#requests = new PlayerRequests(this.#link);
   }
 
+  /** The action runner (a rig group sets its `scheduler`). */
+  get actions(): ActionRunner {
+    return this.#actions;
+  }
+
   /** True when the player is up and the read model holds its state. */
   get isReady(): boolean {
     return this.#link.isReady;
@@ -124,6 +129,11 @@ export class Core {
   ): number | null | undefined {
     this.requireReady();
     return durationOf(this.model, { kind, id, projectId });
+  }
+
+  /** The edits of this rig: alone (to the player) or through its group's log (docs/rigs.md). */
+  get edits(): EditRunner {
+    return this.#edits;
   }
 
   /**

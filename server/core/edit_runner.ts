@@ -4,11 +4,14 @@
  * player, once per retry key when there is one.
  * @module
  */
-import { type EditApplyParams, Method } from "../../protocol/methods.ts";
+import { type EditApplyParams, type EditApplyResult, Method } from "../../protocol/methods.ts";
+import type { EditRequest } from "../../protocol/edits/apply.ts";
+import { RpcError } from "../../protocol/jsonrpc.ts";
 import { LIFECYCLE_EDITS } from "../../protocol/edits/project.ts";
 import { type EditResult, normalizeEdits } from "./edits.ts";
 import type { IdempotencyStore, RetryKey } from "./idempotency.ts";
 import type { PlayerLink } from "./player_link.ts";
+import { CueportError } from "./errors.ts";
 import { fromPlayerError } from "./player_errors.ts";
 import { projectMissing } from "./project_missing.ts";
 import { runOnce } from "./retries.ts";
@@ -29,15 +32,55 @@ export interface EditOptions {
   retry?: RetryKey;
 }
 
+/** A batch as a rig group's log holds it: its Project resolved (null: the library's). */
+export interface LoggedBatch {
+  projectId: string | null;
+  edits: EditRequest[];
+}
+
+/**
+ * Where edits go in a rig group (`server/rigs/replicated_edits.ts`): committed
+ * to the group's log, answered once this rig applied them from it.
+ */
+export interface EditLog {
+  commit(batch: LoggedBatch): Promise<EditApplyResult>;
+}
+
 /** Applies edits from any transport (`Core.runEdit`). */
 export class EditRunner {
   #link: PlayerLink;
   #idempotency: IdempotencyStore;
+  #log: EditLog | null = null;
 
   /** Edits go to the player of `link`; retries are kept in `idempotency`. */
   constructor(link: PlayerLink, idempotency: IdempotencyStore) {
     this.#link = link;
     this.#idempotency = idempotency;
+  }
+
+  /** Sends the edits to a rig group's log from now on (null: to the player, alone). */
+  replicateTo(log: EditLog | null): void {
+    this.#log = log;
+  }
+
+  /**
+   * Applies a batch of the group's log, seeded by `seed` (the ids it makes),
+   * at most once per seed: what the player answered, a refusal included.
+   * @throws when it could not be tried (the player not ready, or gone meanwhile)
+   */
+  async applyLogged(
+    batch: LoggedBatch,
+    seed: string,
+  ): Promise<{ result: EditApplyResult } | { refusal: RpcError }> {
+    this.#link.requireReady();
+    const { projectId, edits } = batch;
+    const params: EditApplyParams = { projectId, edits, seed, idempotencyKey: `log-${seed}` };
+    try {
+      return { result: await this.#link.player.request(Method.EDIT_APPLY, params) };
+    } catch (error) {
+      if (error instanceof RpcError) return { refusal: error };
+      throw error;
+    }
   }
 
   /**
@@ -70,6 +113,16 @@ export class EditRunner {
     if (projectId !== null && !isLifecycle && !model.project(projectId)) {
       throw projectMissing(model.library, projectId);
     }
+    const isBatch = typeof body === "object" && body !== null && "edits" in body;
+    if (this.#log) {
+      const log = this.#log;
+      const resolved = projectId ?? (isLifecycle ? null : model.activeProjectId);
+      return await this.#replicated(
+        () => log.commit({ projectId: resolved, edits }),
+        edits,
+        isBatch,
+      );
+    }
     const params: EditApplyParams = { projectId, edits };
     if (options.isUpload) params.isUpload = true;
     if (idempotencyKey !== undefined) params.idempotencyKey = idempotencyKey;
@@ -83,7 +136,25 @@ export class EditRunner {
       );
       return { ok: true, ...result };
     } catch (error) {
-      const isBatch = typeof body === "object" && body !== null && "edits" in body;
+      throw fromPlayerError(error, { edit: { isBatch } });
+    }
+  }
+
+  /** A batch through the group's log (`commit`); `file.import` is refused there for now. */
+  async #replicated(
+    commit: () => Promise<EditApplyResult>,
+    edits: readonly EditRequest[],
+    isBatch: boolean,
+  ): Promise<EditResult> {
+    if (edits.some((e) => e.name === "file.import")) {
+      throw new CueportError(
+        "GROUP_UNSUPPORTED",
+        "file.import is not possible on a rig of a group yet: media is not copied between rigs (docs/rigs.md); import the file on each rig alone (without the setting group) before the show joins",
+      );
+    }
+    try {
+      return { ok: true, ...await commit() };
+    } catch (error) {
       throw fromPlayerError(error, { edit: { isBatch } });
     }
   }

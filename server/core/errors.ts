@@ -32,6 +32,8 @@ export const ErrorCode = {
   INVALID_SHADER: 422,
   /** A show file that is not whole or not what its manifest says (docs/projects.md); nothing was kept. */
   INVALID_SHOW_FILE: 422,
+  /** What a rig group does not share yet (`file.import`: media is not copied between rigs). */
+  GROUP_UNSUPPORTED: 422,
   RATE_LIMITED: 429,
   ACTION_FAILED: 500,
   SERVER_ERROR: 500,
@@ -42,6 +44,11 @@ export const ErrorCode = {
   TOO_MANY_CONNECTIONS: 503,
   /** What the request needs is not on this machine (ffmpeg to capture a camera). */
   UNAVAILABLE: 503,
+  /**
+   * This rig is cut off from its group's etcd quorum (docs/rigs.md): it refuses edits and plays on;
+   * edit on a rig that can, or restore its network.
+   */
+  GROUP_NO_QUORUM: 503,
   TIMEOUT: 504,
   /** The disk of the player's data dir is full: nothing of the request was kept (free space, retry). */
   DISK_FULL: 507,

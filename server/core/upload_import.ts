@@ -12,6 +12,7 @@ import { CueportError } from "./errors.ts";
 import type { PlayerLink } from "./player_link.ts";
 import { projectMissing } from "./project_missing.ts";
 import { stageUpload } from "./uploads.ts";
+import { type UploadPart, withImagesBeside } from "./upload_images.ts";
 
 /** Options of `Core.importUpload`. */
 export interface UploadOptions {
@@ -21,6 +22,11 @@ export interface UploadOptions {
   maxBytes: number;
   /** The size the client announced, when it did (progress reports use it). */
   expectedBytes: number | null;
+  /**
+   * The files sent after it: with a shader (`.fs`), its `IMPORTED` images, staged beside it
+   * (`upload_images.ts`); ignored after a media file, as before.
+   */
+  others?: AsyncIterable<UploadPart>;
 }
 
 /** Stages and imports uploads (`Core.importUpload`). */
@@ -75,7 +81,12 @@ export class UploadImporter {
     progress.report(staged.size, {});
     try {
       if (/\.fs$/i.test(options.name)) {
-        return await this.#importShader(staged.path, options.name, projectId);
+        return await withImagesBeside(
+          staged.path,
+          options,
+          dir,
+          (path) => this.#importShader(path, options.name, projectId),
+        );
       }
       return await this.#edits.run({
         name: "file.import",

@@ -16,7 +16,9 @@ import {
   Display,
   FileKind,
   Generator,
+  ImageInputs,
   LaunchMode,
+  PresetImage,
   PresetKind,
   PresetParameter,
   PresetQuarantine,
@@ -137,6 +139,7 @@ export const EffectView = z.strictObject({
   linked: z.boolean().describe("Linked to a preset"),
   enabled: z.boolean(),
   params: z.record(z.string(), ParamValue),
+  inputs: ImageInputs.optional().describe("Its image inputs bound (effect.set_input)"),
 });
 
 /** A Visualizer of a Project. */
@@ -148,6 +151,7 @@ export const VisualizerView = z.strictObject({
   linked: z.boolean(),
   enabled: z.boolean(),
   params: z.record(z.string(), ParamValue),
+  inputs: ImageInputs.optional().describe("Its image inputs bound (visualizer.set_input)"),
 });
 
 /** A preset. */
@@ -164,6 +168,9 @@ export const PresetView = z.strictObject({
   ),
   quarantine: exact(PresetQuarantine).nullable().describe(
     "Set when its shader stopped the output's frames: not drawn until its code is edited",
+  ),
+  images: z.array(exact(PresetImage)).optional().describe(
+    "Its IMPORTED images, stored with it (preset.import)",
   ),
 });
 
@@ -324,6 +331,7 @@ export function effectView(e: Effect): EffectView {
     linked: e.presetId !== null,
     enabled: e.enabled,
     params: e.params,
+    ...(e.inputs ? { inputs: e.inputs } : {}),
   };
 }
 
@@ -337,6 +345,7 @@ export function visualizerView(v: Visualizer): VisualizerView {
     linked: v.presetId !== null,
     enabled: v.enabled,
     params: v.params,
+    ...(v.inputs ? { inputs: v.inputs } : {}),
   };
 }
 
@@ -352,6 +361,7 @@ export function presetView(p: Preset): PresetView {
     code: p.code,
     ...(p.vertexCode === undefined ? {} : { vertexCode: p.vertexCode }),
     quarantine: p.quarantine,
+    ...(p.images ? { images: p.images } : {}),
   };
 }
 

@@ -331,7 +331,7 @@ export function editTools(maxUploadBytes: () => number): AnyTool[] {
       edits: [...inGroup("effects"), ...PRESET_CHANGES],
       kind: "effect",
       intro:
-        "Add an Effect to the Project from a preset, update its name, enabled state or parameter values, remove or copy it; and add, update (code, parameters) or remove user effect presets. A preset open in the editor (app_open_editor) shows the change at once.",
+        "Add an Effect to the Project from a preset, update its name, enabled state or parameter values, remove or copy it, bind its image inputs (effect.set_input); and add, update (code, parameters) or remove user effect presets. A preset open in the editor (app_open_editor) shows the change at once.",
       example:
         '{"edits": [{"name": "effect.add", "params": {"presetID": "fx-blur", "params": {"radius": 8}}}]}',
       isDestructive: true,
@@ -342,7 +342,7 @@ export function editTools(maxUploadBytes: () => number): AnyTool[] {
       edits: [...inGroup("visualizers"), ...PRESET_CHANGES],
       kind: "visualizer",
       intro:
-        "Add a Visualizer to the Project from a preset, update its name, enabled state or parameter values, remove or copy it; and add, update (code, parameters) or remove user visualizer presets. A preset open in the editor (app_open_editor) shows the change at once.",
+        "Add a Visualizer to the Project from a preset, update its name, enabled state or parameter values, remove or copy it, bind its image inputs (visualizer.set_input); and add, update (code, parameters) or remove user visualizer presets. A preset open in the editor (app_open_editor) shows the change at once.",
       example:
         '{"edits": [{"name": "visualizer.copy", "params": {"visualizerID": "viz-1", "name": "Bars wide"}}]}',
       isDestructive: true,

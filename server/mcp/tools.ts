@@ -62,6 +62,7 @@ export const NOT_CARRIED: Readonly<Record<string, string>> = {
   imports: "an import over MCP answers when it is done; progress is on HTTP and WebSocket",
   waveform: "no tool of the spec shows waveforms",
   cameraThumbnail: "no tool of the spec shows cameras",
+  presetImage: "app_get_presets lists a preset's images; their bytes are on HTTP",
 };
 
 /** A `tools/list` entry. */

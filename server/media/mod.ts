@@ -22,6 +22,7 @@ import {
   type MediaRequest,
   type MediaSource,
   type OutputFrameInput,
+  type PresetImageInput,
   type ThumbnailInput,
   type WaveformInput,
 } from "../core/mod.ts";
@@ -33,6 +34,7 @@ import { type Picture, PictureCache } from "./picture_cache.ts";
 import { RenderPool } from "./pool.ts";
 import type { RenderJob, SourceFile } from "./render/mod.ts";
 import { VariantLimits } from "./variant_limits.ts";
+import { presetImage } from "./preset_images.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
 export { CameraFeeds } from "./camera_feeds.ts";
@@ -113,6 +115,11 @@ export class MediaService implements MediaSource {
       derive: (from, input, request) => this.#deriveOutput(from, input, request),
       variants: this.#variants,
     });
+  }
+
+  /** A preset's IMPORTED image, as stored (`preset_images.ts`). */
+  presetImage(input: PresetImageInput): Promise<MediaAnswer> {
+    return presetImage(this.#core, this.#o.dataDir, input);
   }
 
   /** The output's picture now, shared by the clients that poll it (`output_frames.ts`). */

@@ -10,7 +10,7 @@
  * the rig registered and campaigning anew.
  * @module
  */
-import type { GroupProblem, GroupStatus, RigRecord } from "../../protocol/rigs.ts";
+import type { GroupProblem, GroupStatus, RigClock, RigRecord } from "../../protocol/rigs.ts";
 import { type Etcd, EtcdError } from "./etcd.ts";
 import { type Campaign, campaign, putOwn, RigNameInUse } from "./election.ts";
 import { type GroupKeys, groupKeys } from "./keys.ts";
@@ -34,6 +34,8 @@ export interface RigGroupOptions {
   log: Logger;
   /** A monotonic clock in ms (default `performance.now`). */
   now?: () => number;
+  /** This rig's show clock (`clock_wiring.ts`): started and stopped with the group. */
+  clock?: { status(): RigClock; start(): void; stop(): Promise<void> };
 }
 
 /** Why edits are not possible: the status's `reasonCode` and `reason`. */
@@ -77,6 +79,11 @@ export class RigGroup {
     return this.#campaign;
   }
 
+  /** The etcd the group uses (the edit log shares it). */
+  get etcd(): Etcd {
+    return this.#o.etcd;
+  }
+
   /** The keys of the group. */
   get keys(): GroupKeys {
     return this.#keys;
@@ -84,6 +91,7 @@ export class RigGroup {
 
   /** Joins and keeps beating until `stop()`; returns at once. */
   start(): void {
+    if (this.#loop === null) this.#o.clock?.start();
     this.#loop ??= this.#run();
   }
 
@@ -92,6 +100,7 @@ export class RigGroup {
     this.#stopped.abort();
     this.#watch?.abort();
     await this.#loop;
+    await this.#o.clock?.stop();
     if (this.#lease) await this.#o.etcd.revoke(this.#lease).catch(() => {});
     this.#lease = null;
   }
@@ -113,6 +122,7 @@ export class RigGroup {
       reasonCode: problem?.code ?? null,
       endpoint: this.#o.etcd.endpoint,
       endpoints: [...this.#o.endpoints],
+      clock: this.#o.clock?.status() ?? null,
     };
   }
 
@@ -185,10 +195,15 @@ export class RigGroup {
     return this.#lease;
   }
 
-  /** A full read of the group, and the watch restarted after it. */
+  /**
+   * A full read of the group's records and campaigns (not its edit log, which may be long), and
+   * the watch restarted after the first read: what changed after it is delivered again.
+   */
   async #resync(): Promise<void> {
-    const { kvs, revision } = await this.#o.etcd.range(this.#keys.root, { prefix: true });
-    this.#view.reset(kvs, revision);
+    const { etcd } = this.#o;
+    const { kvs, revision } = await etcd.range(this.#keys.rigs, { prefix: true });
+    const campaigns = await etcd.range(this.#keys.election, { prefix: true });
+    this.#view.reset([...kvs, ...campaigns.kvs], revision);
     this.#watch?.abort();
     const watch = new AbortController();
     this.#watch = watch;
@@ -243,6 +258,7 @@ export class RigGroup {
       ...this.#o.describe(),
       startedAt: this.#startedAt,
       seenAt: now,
+      clock: this.#o.clock?.status() ?? null,
     };
     return JSON.stringify(record);
   }

@@ -11,7 +11,7 @@ import { call, findTarget } from "../deploy/operator_target.ts";
 import { checkConfigText } from "../deploy/config_check.ts";
 import { defaultConfigPath } from "../config.ts";
 import { writeJsonAtomic } from "../../lib/atomic_write.ts";
-import { GroupStatus } from "../../protocol/rigs.ts";
+import { GroupStatus, type RigClock } from "../../protocol/rigs.ts";
 
 /** Usage of `cueport group`. */
 export const GROUP_USAGE =
@@ -103,9 +103,16 @@ export function describe(s: GroupStatus): string[] {
       const lead = m.isLeader ? ", leader" : "";
       return `  ${m.name}${lead}: ${m.addresses.join(" ") || "no address"}, HTTP ${
         m.ports.http ?? "?"
-      }, ${m.version}, ${seen}`;
+      }, ${m.version}, ${seen}${m.clock ? `, ${clockText(m.clock)}` : ""}`;
     }),
   ];
+}
+
+/** A rig's show clock in a few words: its role, offset, error and frame lag. */
+function clockText(c: RigClock): string {
+  const error = c.errorMs === null ? "not measured yet" : `error ${c.errorMs.toFixed(1)} ms`;
+  const lag = c.frameLagMs === null ? "" : `, frame lag ${c.frameLagMs.toFixed(1)} ms`;
+  return `clock ${c.role} offset ${c.offsetMs.toFixed(1)} ms ${error}${lag}`;
 }
 
 /** Sets (or, given undefined, removes) `change`'s keys in the config file at `path`. */

@@ -12,12 +12,22 @@ export interface GroupKeys {
   rigs: string;
   /** `/cueport/<group>/election/`: each rig's campaign key, under its lease. */
   election: string;
+  /** `/cueport/<group>/log/`: the edits, `log/<scope>/<n>`, applied by every rig in revision order. */
+  log: string;
+  /** `/cueport/<group>/heads/`: each scope's (Project's) count of entries, the txn's compare. */
+  heads: string;
 }
 
 /** The keys of group `group`. */
 export function groupKeys(group: string): GroupKeys {
   const root = `/cueport/${group}/`;
-  return { root, rigs: `${root}rigs/`, election: `${root}election/` };
+  return {
+    root,
+    rigs: `${root}rigs/`,
+    election: `${root}election/`,
+    log: `${root}log/`,
+    heads: `${root}heads/`,
+  };
 }
 
 /** The rig named by a key under `prefix`, or null when the key is not under it. */

@@ -7,24 +7,28 @@
  * @module
  */
 import { type GroupStatus, rigNameFrom } from "../../protocol/rigs.ts";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 import type { Settings } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { VERSION } from "../version.ts";
 import { GatewayEtcd } from "./etcd_gateway.ts";
 import type { Etcd } from "./etcd.ts";
 import { RigGroup } from "./group.ts";
+import { ClockWiring, type ClockWiringOptions } from "./clock_wiring.ts";
 
 export { type Campaign, campaign, fenced, leaderKey } from "./election.ts";
 export * from "./etcd.ts";
 export { GatewayEtcd } from "./etcd_gateway.ts";
 export { RigGroup, type RigGroupOptions } from "./group.ts";
 export { type GroupKeys, groupKeys } from "./keys.ts";
+export { ReplicatedEdits, replicateEdits } from "./replicated_edits.ts";
+export { type GroupActionEntry, GroupActions, seededChoice } from "./actions.ts";
+export { ClockWiring, type ClockWiringOptions } from "./clock_wiring.ts";
 
 /** The settings of a rig group. */
-export type GroupSettings = Pick<
-  Settings,
-  "group" | "groupEndpoints" | "rigName" | "groupLeaseSeconds"
->;
+export type GroupSettings =
+  & Pick<Settings, "group" | "groupEndpoints" | "rigName" | "groupLeaseSeconds">
+  & Partial<Pick<Settings, "groupClockPort" | "groupActionLeadMs">>;
 
 /** This rig's name: the setting rigName, else the host name made one (`rigNameFrom`). */
 export function rigNameOf(settings: Pick<Settings, "rigName">): string {
@@ -51,6 +55,7 @@ export function aloneStatus(settings: Pick<Settings, "rigName">): GroupStatus {
     reasonCode: null,
     endpoint: null,
     endpoints: [],
+    clock: null,
   };
 }
 
@@ -61,6 +66,11 @@ export interface OpenRigsOptions {
   log: Logger;
   /** The etcd to use (default the JSON gateway of `groupEndpoints`); tests give their own. */
   etcd?: Etcd;
+  /**
+   * This rig's actions and play states: given, the show clock is wired in (`clock_wiring.ts`)
+   * and every action runs on every rig at one show time.
+   */
+  actions?: Pick<ClockWiringOptions, "runner" | "model">;
 }
 
 /**
@@ -73,15 +83,26 @@ export function openRigGroup(settings: GroupSettings, options: OpenRigsOptions):
   // A request unanswered for a quarter of the lease moves to the next member, in time to renew.
   const timeoutMs = Math.min(1000, settings.groupLeaseSeconds * 250);
   const etcd = options.etcd ?? new GatewayEtcd(endpoints, { timeoutMs });
-  return new RigGroup({
+  const rig = rigNameOf(settings);
+  let group: RigGroup | null = null;
+  const clock = options.actions && new ClockWiring({
+    ...{ etcd, group: settings.group, rig, log: options.log, ...options.actions },
+    status: () => group!.status(),
+    port: settings.groupClockPort ?? SETTING_DEFAULTS.groupClockPort,
+    leadMs: settings.groupActionLeadMs ?? SETTING_DEFAULTS.groupActionLeadMs,
+  });
+  const ports = () => clock ? { ...options.ports(), clock: clock.port } : options.ports();
+  group = new RigGroup({
     etcd,
     group: settings.group,
-    rig: rigNameOf(settings),
+    rig,
     leaseSeconds: settings.groupLeaseSeconds,
     endpoints,
     log: options.log,
-    describe: () => ({ addresses: rigAddresses(), ports: options.ports(), version: VERSION }),
+    describe: () => ({ addresses: rigAddresses(), ports: ports(), version: VERSION }),
+    ...(clock ? { clock } : {}),
   });
+  return group;
 }
 
 /** The machine's addresses other rigs may reach it on. */

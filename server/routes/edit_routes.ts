@@ -4,8 +4,8 @@
  * @module
  */
 import type { z } from "zod";
-import { CueportError, operationNamed, type UploadInput } from "../core/mod.ts";
-import { multipartBoundary, readFilePart } from "./multipart.ts";
+import { CueportError, operationNamed, type UploadInput, type UploadPart } from "../core/mod.ts";
+import { type FilePart, multipartBoundary, readFilePart } from "./multipart.ts";
 import { route, type RouteSpec, type RouteWire } from "./route.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
@@ -93,6 +93,13 @@ export function announcedBody(
   return { body: request.body, length };
 }
 
+/** The file parts after `first`, each named by its file name, read in turn. */
+async function* laterParts(first: FilePart): AsyncGenerator<UploadPart> {
+  for (let part = await first.next?.(); part; part = await part.next?.()) {
+    yield { name: part.filename, chunks: part.chunks };
+  }
+}
+
 /** Decodes an upload (multipart or raw) and runs the upload operation on its bytes. */
 async function upload(
   request: Request,
@@ -118,13 +125,17 @@ async function upload(
   const body = idleLimited(raw, idleMs);
   try {
     let chunks: AsyncIterable<Uint8Array> = body.body;
+    let others: UploadInput["others"];
     if (boundary) {
-      const part = await readFilePart(body.body, { boundary, field: "file" });
+      // Several file fields: a shader (.fs) and its IMPORTED images (docs/presets.md).
+      const part = await readFilePart(body.body, { boundary, field: "file", isMany: true });
       name ??= part.filename;
       chunks = part.chunks;
+      others = laterParts(part);
     }
     return await run({
       chunks,
+      ...(others ? { others } : {}),
       name: name ?? "",
       projectID: wire.query.projectID,
       maxBytes,

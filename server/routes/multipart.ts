@@ -86,6 +86,11 @@ export interface FilePart {
   contentType: string | null;
   /** The file's bytes; ends at the part's delimiter, throws if the body ends before it. */
   chunks: AsyncGenerator<Uint8Array>;
+  /**
+   * With `isMany`: the next file part of the same field, read once `chunks` has ended; null at the
+   * body's end (the reader is then released).
+   */
+  next?: () => Promise<FilePart | null>;
 }
 
 /** Options of `readFilePart`. */
@@ -98,6 +103,11 @@ export interface ReadFilePartOptions {
   maxHeaderBytes?: number;
   /** Bytes allowed before the file's bytes: preamble, other fields, headers (default 1 MiB). */
   maxSkippedBytes?: number;
+  /**
+   * Several files of the field (a shader and its images): each part has `next`, and the
+   * reader is kept until the body ends (default: the first file only, released after it).
+   */
+  isMany?: boolean;
 }
 
 /**
@@ -144,6 +154,8 @@ class _Reader {
   #buf: Uint8Array;
   #skipped = 0;
   #isReleased = false;
+  #isMany: boolean;
+  #isStarted = false;
 
   constructor(body: ReadableStream<Uint8Array>, options: ReadFilePartOptions) {
     this.#reader = body.getReader();
@@ -152,28 +164,57 @@ class _Reader {
     this.#shifts = _shifts(this.#delimiter);
     this.#header = new Uint8Array(Math.max(64, options.maxHeaderBytes ?? 16 * 1024));
     this.#maxSkipped = options.maxSkippedBytes ?? 1024 * 1024;
+    this.#isMany = options.isMany ?? false;
     // The first delimiter may open the body without its CRLF: a virtual one lets one search serve.
     this.#buf = new Uint8Array([CR, LF]);
   }
 
   async findFilePart(): Promise<FilePart> {
-    // The preamble, like a skipped part, is a body whose bytes are dropped.
-    const preamble = this.#partBody("the body ends before its first boundary");
-    for await (const chunk of preamble) this.#skip(chunk.length);
+    const part = await this.#nextFilePart();
+    if (part) return part;
+    throw new CueportError(
+      "INVALID_MESSAGE",
+      `Invalid ${this.#field}: no file part named ${quote(this.#field)}`,
+      { field: this.#field },
+    );
+  }
+
+  /** The next file part of the field, or null when the body closes first. */
+  async #nextFilePart(): Promise<FilePart | null> {
+    if (!this.#isStarted) {
+      this.#isStarted = true;
+      // The preamble, like a skipped part, is a body whose bytes are dropped.
+      const preamble = this.#partBody("the body ends before its first boundary");
+      for await (const chunk of preamble) this.#skip(chunk.length);
+    }
     for (;;) {
-      await this.#afterDelimiter();
+      if (await this.#afterDelimiter()) return null;
       const headers = await this.#readHeaders();
       const disposition = _parameters(headers.get("content-disposition") ?? "");
       const name = disposition.get("name");
       const filename = disposition.get("filename");
       if (name === this.#field && filename !== undefined) {
-        return {
+        const part: FilePart = {
           filename,
           contentType: headers.get("content-type") ?? null,
-          chunks: this.#fileBody(),
+          chunks: this.#isMany ? this.#partBody() : this.#fileBody(),
         };
+        if (this.#isMany) part.next = () => this.#following();
+        return part;
       }
       for await (const chunk of this.#partBody()) this.#skip(chunk.length);
+    }
+  }
+
+  /** `#nextFilePart` for `next`: the reader released at the end, or on a failure. */
+  async #following(): Promise<FilePart | null> {
+    try {
+      const part = await this.#nextFilePart();
+      if (!part) this.release();
+      return part;
+    } catch (error) {
+      this.release();
+      throw error;
     }
   }
 
@@ -236,25 +277,19 @@ class _Reader {
     }
   }
 
-  /** After a delimiter: `--` closes the body; else optional padding, then CRLF. */
-  async #afterDelimiter(): Promise<void> {
+  /** After a delimiter: `--` closes the body (true); else optional padding, then CRLF. */
+  async #afterDelimiter(): Promise<boolean> {
     for (let i = 0;; i++) {
       while (this.#buf.length < i + 2) {
         if (!(await this.#more())) throw malformed("the body ends after a boundary");
       }
       const byte = this.#buf[i]!;
-      if (i === 0 && byte === DASH && this.#buf[1] === DASH) {
-        throw new CueportError(
-          "INVALID_MESSAGE",
-          `Invalid ${this.#field}: no file part named ${quote(this.#field)}`,
-          { field: this.#field },
-        );
-      }
+      if (i === 0 && byte === DASH && this.#buf[1] === DASH) return true;
       if (byte === CR && this.#buf[i + 1] === LF) {
         // The CRLF stays: it lets an empty header section end at the first CRLFCRLF.
         this.#skip(i);
         this.#buf = this.#buf.subarray(i);
-        return;
+        return false;
       }
       if ((byte !== 0x20 && byte !== 0x09) || i >= 64) {
         throw malformed("a boundary is not followed by a line break");

@@ -81,6 +81,9 @@ export function routeTable(): RouteSpec[] {
     route("GET", "/api/v1/presets/:kind/:id", "preset", {
       input: ({ params }) => ({ kind: params.kind, presetId: params.id }),
     }),
+    route("GET", "/api/v1/presets/:kind/:id/images/:name", "presetImage", {
+      input: ({ params }) => ({ kind: params.kind, presetId: params.id, name: params.name }),
+    }),
     route("GET", "/api/v1/cameras", "cameras"),
     route("GET", "/api/v1/output/displays", "displays"),
     ...thumbnailRoutes(),

@@ -33,8 +33,12 @@ export interface Rig extends Host {
   name: string;
   child: Deno.ChildProcess;
   httpPort: number;
+  /** Its data dir (kept when it is stopped: `startRig` with `host` and `dataDir` restarts it). */
+  dataDir: string;
   /** GET `path` on the rig's HTTP port, from inside its namespace; null when it does not answer. */
   get(path: string): Promise<Record<string, unknown> | null>;
+  /** POSTs JSON `body` to `path` from inside its namespace: the status (0: no answer) and JSON. */
+  post(path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
   /** Everything the rig wrote to stderr so far. */
   stderr(): string;
   /** Runs `cueport <args> --http-port <its port>` in its namespace: exit code and stdout. */
@@ -142,10 +146,18 @@ export class EtcdCluster {
   async startRig(
     name: string,
     group: string,
-    options: { endpoints?: string[]; args?: string[] } = {},
+    options: {
+      endpoints?: string[];
+      args?: string[];
+      host?: Host;
+      dataDir?: string;
+      prepare?: (dataDir: string) => Promise<void>;
+    } = {},
   ): Promise<Rig> {
-    const host = await this.#addHost(name);
-    const dataDir = await Deno.makeTempDir({ dir: this.#dataDir, prefix: `${name}-` });
+    const host = options.host ?? await this.#addHost(name);
+    const dataDir = options.dataDir ??
+      await Deno.makeTempDir({ dir: this.#dataDir, prefix: `${name}-` });
+    await options.prepare?.(dataDir); // a Project written before the rig starts
     const child = new Deno.Command("ip", {
       args: [
         ...["netns", "exec", host.ns, Deno.execPath(), "run", ...SERVICE_FLAGS, MAIN],
@@ -180,7 +192,9 @@ export class EtcdCluster {
       name,
       child,
       httpPort,
+      dataDir,
       get: (path) => nsGet(host.ns, `http://127.0.0.1:${httpPort}${path}`),
+      post: (path, body) => nsPost(host.ns, `http://127.0.0.1:${httpPort}${path}`, body),
       stderr: () => errText,
       async cli(args) {
         const out = await new Deno.Command("ip", {
@@ -212,6 +226,12 @@ export class EtcdCluster {
   /** Kills every process in the namespace of `rig` (`kill -9`), its link down: a rig that died. */
   async killRig(rig: Rig): Promise<void> {
     await this.linkDown(rig);
+    await killInside(rig.ns);
+    await rig.child.status;
+  }
+
+  /** Stops `rig`'s service and player (`kill -9`), its namespace and data dir kept for a restart. */
+  async stopRig(rig: Rig): Promise<void> {
     await killInside(rig.ns);
     await rig.child.status;
   }
@@ -326,6 +346,40 @@ async function nsGet(ns: string, url: string): Promise<Record<string, unknown> |
     return JSON.parse(new TextDecoder().decode(out.stdout));
   } catch {
     return null;
+  }
+}
+
+/** POST JSON `body` to `url` with curl inside namespace `ns`: the status and the JSON answered. */
+async function nsPost(
+  ns: string,
+  url: string,
+  body: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const out = await new Deno.Command("ip", {
+    args: [
+      ...[
+        "netns",
+        "exec",
+        ns,
+        "curl",
+        "-s",
+        "--max-time",
+        "70",
+        "-H",
+        "content-type: application/json",
+      ],
+      ...["--data-binary", JSON.stringify(body), "-w", "\n%{http_code}", url],
+    ],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  const cut = text.lastIndexOf("\n");
+  const status = Number(text.slice(cut + 1)) || 0;
+  try {
+    return { status, body: JSON.parse(text.slice(0, cut)) };
+  } catch {
+    return { status, body: {} };
   }
 }
 

@@ -17,8 +17,12 @@ import {
   uploadRow,
 } from "./gl.js";
 import { IsfPasses, JoinedKeys } from "./isf_passes.js";
+import { ImageInputs } from "./image_inputs.js";
 import { frameTimes, nextFrame } from "./render_scale.js";
 import { presentUniforms, REGION_PRESENT, regionCanvasSize, setPresent } from "./region.js";
+
+/** The images a program takes without a binding: the layer's, a transition's two. */
+const OWN_IMAGES = new Set(["inputImage", "startImage", "endImage"]);
 
 const COMPOSITE = `#version 300 es
 precision highp float;
@@ -78,7 +82,7 @@ function dateNow(at, into) {
 
 /**
  * The records an ISF program's passes are drawn with, made once: ISF's built-ins, and for each
- * sampler its texture and `_<name>_imgSize` (set each frame, `Compositor#isfBindings`).
+ * sampler its texture and `_<name>_imgSize` (set each frame, `Compositor#isfBind`).
  * @param {Samplers} samplers
  * @returns {Bindings}
  */
@@ -270,6 +274,8 @@ export class Compositor {
   #objects;
   #programs;
   #isfPasses;
+  /** The image inputs but `inputImage` (`image_inputs.js`). */
+  #images;
   #spectrum;
   /** ISF's FRAMEINDEX and TIMEDELTA of the frame drawn (`nextFrame`). */
   #times = frameTimes();
@@ -317,6 +323,7 @@ export class Compositor {
     this.#objects = countObjects(gl);
     this.#programs = new Programs(gl);
     this.#isfPasses = new IsfPasses(gl);
+    this.#images = new ImageInputs(gl);
     this.#spectrum = { texture: texture(gl), wave: texture(gl), bins: 1 };
     const textures = this.#frame.plainTextures;
     textures.u_spectrum = this.#spectrum.texture;
@@ -363,6 +370,7 @@ export class Compositor {
     chain.time = clock;
     chain.size = size;
     chain.scale = scale;
+    this.#images.frame(state.layers, textureOf, size);
     const crossing = crossingAt(state.transition, clock, this.#programs);
     const skip = state.transition?.outgoing ?? null; // at progress 1 too: the incoming alone
     drawStack(gl, frame.color, state.layers, textureOf, chain, targets.out, skip, this.#drawLayer);
@@ -370,6 +378,7 @@ export class Compositor {
     if (crossing) picture = this.#cross(crossing, state.layers, textureOf, chain, picture);
     if (state.visualizers.length > 0) {
       chain.owner = "";
+      this.#images.context.below = picture;
       picture = this.#runPasses(state.visualizers, picture, chain);
     }
     // The display's zoom and this machine's part of the canvas (`region.js`).
@@ -404,7 +413,7 @@ export class Compositor {
     const compiled = /** @type {Program} */ (this.#programs.get(crossing.pass.program));
     const { samplers, bindings } = compiled;
     if (!samplers || !bindings) return incoming;
-    const { textures, values } = this.#isfBindings(bindings, samplers, incoming, chain);
+    const { textures, values } = this.#isfBind(bindings, samplers, incoming, chain, crossing.pass);
     textures.startImage = from.texture;
     textures.endImage = incoming;
     pass(this.gl, compiled, mix, textures, values, chain.size, crossing.pass.uniforms);
@@ -443,26 +452,19 @@ export class Compositor {
    * @param {Samplers} samplers
    * @param {WebGLTexture} input
    * @param {Chain} chain
+   * @param {ShaderPass} p its inputs other than the layer's (`image_inputs.js`)
    * @returns {Bindings}
    */
-  #isfBindings(bindings, samplers, input, { time, size }) {
+  #isfBind(bindings, samplers, input, { time, size }, p) {
     const spectrum = this.#spectrum;
-    const { values, textures, keys } = bindings;
+    const values = bindings.values;
     values.TIME = time / 1000;
     values.TIMEDELTA = this.#times.timeDelta;
     values.FRAMEINDEX = this.#times.index;
     setPair(values, "RENDERSIZE", size.width, size.height);
     const date = /** @type {number[]} */ (values.DATE);
     for (let i = 0; i < 4; i++) date[i] = this.#frame.dateValues[i] ?? 0;
-    for (let i = 0; i < samplers.length; i++) {
-      const s = /** @type {Samplers[number]} */ (samplers[i]);
-      const isImage = s.type === "image";
-      textures[s.name] = isImage ? input : s.type === "audio" ? spectrum.wave : spectrum.texture;
-      const key = keys.get(s.name) ?? `_${s.name}_imgSize`;
-      if (isImage) setPair(values, key, size.width, size.height);
-      else setPair(values, key, spectrum.bins, 1);
-    }
-    textures.u_image = input;
+    bindSamplers(bindings, samplers, input, p, spectrum, this.#images);
     return bindings;
   }
 
@@ -487,7 +489,7 @@ export class Compositor {
       const compiled = this.#programs.get(p.program);
       if (!compiled) continue;
       const { samplers, bindings } = compiled;
-      const isf = samplers && bindings ? this.#isfBindings(bindings, samplers, input, chain) : null;
+      const isf = samplers && bindings ? this.#isfBind(bindings, samplers, input, chain, p) : null;
       if (isf && compiled.passes) {
         // ISF's PASSES: the picture is the last pass's, in its target or in `flip`.
         const id = p.id ?? p.program;
@@ -551,6 +553,7 @@ export class Compositor {
     for (let i = 0; i < effects.length; i++) {
       passes[count++] = /** @type {ShaderPass} */ (effects[i]);
     }
+    this.#images.context.below = dest.texture;
     const result = this.#runPasses(passes, source, chain, count);
     gl.enable(gl.BLEND);
     gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
@@ -575,6 +578,36 @@ function setBackground(frame, text) {
   }
   const bg = frame.present.background, c = frame.color;
   bg[0] = c[0] ?? 0, bg[1] = c[1] ?? 0, bg[2] = c[2] ?? 0;
+}
+
+/**
+ * Binds `samplers` for a frame into `bindings`: an image input the layer's (`input`: the
+ * layer's picture, or a transition's own two), or the one pass `p` binds (`image_inputs.js`);
+ * an audio input the Song's waveform or spectrum.
+ * Positional, not an options record: called for every pass of every frame, it allocates none.
+ * @param {Bindings} bindings
+ * @param {Samplers} samplers
+ * @param {WebGLTexture} input
+ * @param {ShaderPass} p
+ * @param {{texture: WebGLTexture, wave: WebGLTexture, bins: number}} spectrum
+ * @param {ImageInputs} images
+ */
+function bindSamplers(bindings, samplers, input, p, spectrum, images) {
+  const { values, textures, keys } = bindings;
+  const size = images.context.size;
+  for (let i = 0; i < samplers.length; i++) {
+    const s = /** @type {Samplers[number]} */ (samplers[i]);
+    const isImage = s.type === "image";
+    const key = keys.get(s.name) ?? `_${s.name}_imgSize`;
+    if (isImage && !OWN_IMAGES.has(s.name)) {
+      images.bind(s.name, p.inputs?.[s.name], textures, values, key);
+      continue;
+    }
+    textures[s.name] = isImage ? input : s.type === "audio" ? spectrum.wave : spectrum.texture;
+    if (isImage) setPair(values, key, size.width, size.height);
+    else setPair(values, key, spectrum.bins, 1);
+  }
+  textures.u_image = input;
 }
 
 /**

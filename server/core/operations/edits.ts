@@ -13,6 +13,7 @@ import {
 import { EditBody } from "../edits.ts";
 import { CueportError } from "../errors.ts";
 import { stableAnswer } from "../views.ts";
+import type { UploadPart } from "../upload_images.ts";
 import { type AnyOperation, defineOperation } from "./operation.ts";
 
 /** The answer of an edit or an upload: the player's `edit.apply` result, and `ok`. */
@@ -55,9 +56,13 @@ function schemaOf(name: string): z.infer<typeof EditSchemaView> {
   return view;
 }
 
+export type { UploadPart } from "../upload_images.ts";
+
 /** What an upload hands the core: the file's bytes as they arrive, and where they go. */
 export interface UploadInput {
   chunks: AsyncIterable<Uint8Array>;
+  /** The files sent after it (a shader's IMPORTED images), read once `chunks` has ended. */
+  others?: AsyncIterable<UploadPart>;
   name: string;
   projectID?: string | undefined;
   maxBytes: number;
@@ -122,6 +127,7 @@ export const EDIT_OPERATIONS: readonly AnyOperation[] = [
         projectId: input.projectID ?? null,
         maxBytes: input.maxBytes,
         expectedBytes: input.expectedBytes,
+        ...(input.others ? { others: input.others } : {}),
       }),
   }),
 ];

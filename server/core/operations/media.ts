@@ -10,7 +10,14 @@ import { z } from "zod";
 import { PICTURE_FORMATS, PICTURE_SIZE } from "../../../protocol/pictures.ts";
 
 /** What a picture shows: an image, a video frame, a generated card, a camera, a waveform, the output. */
-export type MediaOrigin = "image" | "video-frame" | "card" | "camera" | "waveform" | "output";
+export type MediaOrigin =
+  | "image"
+  | "video-frame"
+  | "card"
+  | "camera"
+  | "waveform"
+  | "output"
+  | "preset-image";
 
 /** An image answer: its bytes, type and validator. */
 export class MediaImage {
@@ -104,6 +111,16 @@ export const OutputFrameInput = z.strictObject({
 /** An output frame request. */
 export type OutputFrameInput = z.output<typeof OutputFrameInput>;
 
+/** Input of `presetImage`: one `IMPORTED` image of a preset, as it was imported. */
+export const PresetImageInput = z.strictObject({
+  kind: z.string().describe("effect, visualizer or transition"),
+  presetId: z.string().min(1),
+  name: z.string().min(1).describe("The image's name in the shader's IMPORTED"),
+  ifNoneMatch: IfNoneMatch,
+});
+/** A preset image request. */
+export type PresetImageInput = z.output<typeof PresetImageInput>;
+
 /** Who asks for a picture: the media module's queue takes turns by client and drops abandoned work. */
 export interface MediaRequest {
   /** The caller: its paired device (`device:<id>`, from whichever address), else its address. */
@@ -124,4 +141,6 @@ export interface MediaSource {
   cameraThumbnail(input: CameraThumbnailInput): Promise<MediaAnswer>;
   /** @throws {CueportError} NOT_READY, UNAVAILABLE (no output runs), RATE_LIMITED */
   outputFrame(input: OutputFrameInput, request?: MediaRequest): Promise<MediaAnswer>;
+  /** @throws {CueportError} NOT_FOUND (no such preset or image, or its file is gone) */
+  presetImage?(input: PresetImageInput): Promise<MediaAnswer>;
 }

@@ -13,6 +13,7 @@ import {
   type MediaRequest,
   type MediaSource,
   OutputFrameInput,
+  PresetImageInput,
   ThumbnailInput,
   WaveformInput,
 } from "./media.ts";
@@ -82,5 +83,14 @@ export const MEDIA_OPERATIONS: readonly AnyOperation[] = [
     produces: ["image/jpeg", "image/png"],
     since: "6.0",
     run: (source, input, request) => source.outputFrame(input, request),
+  }),
+  defineMedia({
+    name: "presetImage",
+    summary:
+      "One IMPORTED image of an ISF preset, the bytes it was imported with (its export beside the code)",
+    input: PresetImageInput,
+    produces: ["image/png", "image/jpeg"],
+    since: "6.0",
+    run: (source, input) => given(source.presetImage?.bind(source), "preset images")(input),
   }),
 ];

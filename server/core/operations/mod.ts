@@ -20,7 +20,7 @@ import { groupOperation } from "./group.ts";
 
 export * from "./operation.ts";
 export { transportsOf } from "./carriers.ts";
-export { EditResultView, type UploadInput } from "./edits.ts";
+export { EditResultView, type UploadInput, type UploadPart } from "./edits.ts";
 export * from "./media.ts";
 export type * from "./security_service.ts";
 export * from "./session_service.ts";

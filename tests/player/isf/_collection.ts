@@ -46,7 +46,7 @@ export async function loadCollection(): Promise<CollectionShader[]> {
 const CAUSES: ReadonlyArray<readonly [cause: string, pattern: RegExp]> = [
   [
     "A second image input (transitions' `startImage` and `endImage`, masks, maps)",
-    /image inputs other than inputImage are not supported/,
+    /is a transition's picture: add the preset with kind "transition"/,
   ],
   ["No `inputImage` (a generator)", /an effect's shader takes the layer's picture/],
   ["A varying set by its own vertex shader (`.vs`)", /a varying set by the shader's own vertex/],

@@ -22,7 +22,7 @@ import {
 } from "./_collection.ts";
 
 /** Files of the 321 accepted today; the target is 305. */
-const ACCEPTED_FLOOR = 301;
+const ACCEPTED_FLOOR = 320;
 
 const DOC = new URL("../../../docs/presets.md", import.meta.url);
 

@@ -88,10 +88,10 @@ Deno.test("parseIsf() refuses MIN above MAX, an unknown image and a missing head
   assert(bare[0]?.message.includes("must begin with"));
 });
 
-Deno.test("parseIsf() asks an effect for inputImage; a visualizer may read no audio", () => {
+Deno.test("parseIsf() asks an effect for an image; a visualizer may read no audio", () => {
   const generator = `/*{ "INPUTS": [] }*/\nvoid main() { gl_FragColor = vec4(1.0); }\n`;
   assert(problems(generator, "effect")[0]?.message.includes("inputImage"));
-  // Since issue 45 a visualizer that reads no audio is taken: it draws without it.
+  // Issue 45: a visualizer that reads no audio is taken and draws without it.
   assert(parseIsf(generator, "visualizer").ok);
   assert(parseIsf(EVERY_INPUT, "visualizer").ok);
 });

@@ -1,7 +1,8 @@
 /**
  * Without the setting `group`, Cueport runs alone exactly as before: no rig
- * group is made (so no etcd is touched), `/health` has no `group` part, and
- * `GET /api/v1/group` says it runs alone.
+ * group is made (so no etcd is touched), `/health` has no `group` part,
+ * `GET /api/v1/group` says it runs alone, and an edit goes to the player as
+ * before (no log, no `rig-log.json`).
  */
 import assert from "node:assert/strict";
 import { openRigGroup } from "../../../server/rigs/mod.ts";
@@ -46,6 +47,12 @@ Deno.test("a service without a group: GET /api/v1/group says alone; /health has 
     assert.deepEqual(status.members, []);
     const health = await svc.get("/health");
     assert.equal("group" in health.body, false);
+    const made = await svc.post("/api/v1/edit", {
+      name: "project.create",
+      params: { name: "Alone", projectID: "alone" },
+    });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    await assert.rejects(Deno.stat(`${svc.dataDir}/rig-log.json`), Deno.errors.NotFound);
     assert.equal(
       svc.service.rigs,
       null,

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, runGroupCommand } from "../../../server/rigs/group_command.ts";
 import { loadSettings } from "../../../server/config.ts";
-import type { GroupStatus } from "../../../protocol/rigs.ts";
+import type { GroupStatus, RigClock } from "../../../protocol/rigs.ts";
 
 Deno.test("cueport group join and leave write the settings the service then reads", async () => {
   const dir = await Deno.makeTempDir({ prefix: "cueport-group-" });
@@ -64,11 +64,15 @@ Deno.test("describe() says the group, the leader, whether edits are possible, ea
     startedAt: "2026-11-30T00:00:00.000Z",
     seenAt: "2026-11-30T00:01:00.000Z",
   };
+  const clock: RigClock = {
+    ...{ role: "follower", offsetMs: -250.43, errorMs: 0.75, frameLagMs: null },
+    ...{ scheduled: 0, late: 0, lastAction: null },
+  };
   const status: GroupStatus = {
     group: "show",
     rig: "backup",
     members: [
-      { ...member, name: "backup", isLeader: false, isThisRig: true, lastSeenMs: null },
+      { ...member, name: "backup", isLeader: false, isThisRig: true, lastSeenMs: null, clock },
       { ...member, name: "main", isLeader: true, isThisRig: false, lastSeenMs: 180 },
     ],
     leader: "main",
@@ -78,11 +82,12 @@ Deno.test("describe() says the group, the leader, whether edits are possible, ea
     reasonCode: "GROUP_NO_QUORUM",
     endpoint: "http://10.0.0.2:2379",
     endpoints: ["http://10.0.0.2:2379", "http://10.0.0.1:2379"],
+    clock,
   };
   assert.deepEqual(describe(status), [
     "Group show: this rig backup; edits NOT possible (Edits are not possible: No etcd member answered)",
     "Leader: main; etcd: http://10.0.0.2:2379 (of http://10.0.0.2:2379, http://10.0.0.1:2379)",
-    "  backup: 10.0.0.1, HTTP 17736, 0.1.0, this rig",
+    "  backup: 10.0.0.1, HTTP 17736, 0.1.0, this rig, clock follower offset -250.4 ms error 0.8 ms",
     "  main, leader: 10.0.0.1, HTTP 17736, 0.1.0, seen 180 ms ago",
   ]);
 });

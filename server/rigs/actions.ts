@@ -1,0 +1,235 @@
+/**
+ * Actions in a rig group (docs/rigs.md, One show clock): an action from any client on any rig is
+ * given a show time `leadMs` ahead, put in etcd under `/cueport/<group>/actions/<id>` (leased, so
+ * entries expire; no leader needed: an action is not a decision), and every rig's watch of that
+ * prefix schedules it on its show clock, as a timetagged OSC bundle is scheduled on one machine.
+ * The rig that took the action schedules it as soon as etcd has it, and answers its client then.
+ * An entry seen after its show time runs at once and is counted late. Each entry carries a seed:
+ * whatever an action chooses at random is chosen from it (`seededChoice`), so every rig chooses
+ * the same.
+ * @module
+ */
+import type { NormalizedAction } from "../../protocol/actions.ts";
+import type { ActionResult, ActionScheduler } from "../core/action_runner.ts";
+import type { Logger } from "../log.ts";
+import type { Etcd, WatchEvent } from "./etcd.ts";
+import type { ShowClock } from "./clock/show_clock.ts";
+import { pause } from "./_pause.ts";
+
+/** One action of the group, as etcd holds it (JSON). */
+export interface GroupActionEntry {
+  /** Unique in the group: the rig's name, its start and a count. */
+  id: string;
+  /** The rig that took it. */
+  from: string;
+  /** The show time every rig runs it at, ms. */
+  showTime: number;
+  /** 32 random bits drawn once, by the rig that took it: the choice of anything random. */
+  seed: number;
+  action: NormalizedAction;
+  idempotencyKey?: string;
+}
+
+/** The last action a rig ran, for its status. */
+export interface RanAction {
+  entry: GroupActionEntry;
+  /** How late it ran on this rig's show clock, ms (0: on time). */
+  lateMs: number;
+  /** What this rig's player answered (its message, or its refusal); null until it answers. */
+  outcome: string | null;
+}
+
+/** What a `GroupActions` needs. */
+export interface GroupActionsOptions {
+  etcd: Etcd;
+  /** `/cueport/<group>/actions/`. */
+  prefix: string;
+  /** This rig's name. */
+  rig: string;
+  group: string;
+  show: ShowClock;
+  /** How far ahead of now an action is scheduled, ms (setting groupActionLeadMs). */
+  leadMs: number;
+  /** How long an entry lives in etcd, s (its lease; it has run everywhere long before). */
+  ttlSeconds?: number;
+  /**
+   * Whether this rig has its quorum now (`GroupStatus.canEdit`): when not, an action is not put
+   * (a put would wait for members that do not answer) but runs here alone (default: always).
+   */
+  hasQuorum?: () => boolean;
+  /** Runs a checked action on this rig's player now (`ActionRunner.send`). */
+  send: (action: NormalizedAction, idempotencyKey?: string) => Promise<ActionResult>;
+  log: Logger;
+}
+
+/** The first `i` in 0..n-1 an entry's seed chooses: the same on every rig. */
+export function seededChoice(seed: number, n: number): number {
+  // mulberry32's first output: well spread even for consecutive seeds.
+  let t = (seed + 0x6d2b79f5) >>> 0;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return Math.floor((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n);
+}
+
+/** A rig's side of the group's actions: `submit` (the runner's scheduler) and the watch. */
+export class GroupActions implements ActionScheduler {
+  readonly #o: GroupActionsOptions;
+  readonly #stopped = new AbortController();
+  readonly #seen = new Map<string, () => void>();
+  readonly #base = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  #count = 0;
+  #lease: { id: string; until: number } | null = null;
+  #loop: Promise<void> | null = null;
+  /** Actions scheduled, and of them those that arrived late. */
+  scheduled = 0;
+  late = 0;
+  last: RanAction | null = null;
+  /** The last revision the watch delivered (0: none yet). */
+  revision = 0;
+
+  /** Not watching until `start`. */
+  constructor(options: GroupActionsOptions) {
+    this.#o = options;
+  }
+
+  /** Watches the group's actions until `stop`. */
+  start(): void {
+    this.#loop ??= this.#watchLoop();
+  }
+
+  /** Ends the watch and drops what waits. */
+  async stop(): Promise<void> {
+    this.#stopped.abort();
+    for (const cancel of this.#seen.values()) cancel();
+    await this.#loop;
+  }
+
+  /**
+   * Puts the action in etcd for every rig and schedules it here; answers once scheduled. When
+   * etcd does not take it (this rig is cut off from the quorum), it runs on this rig alone: the
+   * show goes on here, and the answer says so.
+   */
+  async submit(action: NormalizedAction, idempotencyKey?: string): Promise<ActionResult> {
+    const { show, leadMs, rig, group } = this.#o;
+    const entry: GroupActionEntry = {
+      id: `${rig}.${this.#base}.${++this.#count}`,
+      from: rig,
+      showTime: show.now() + leadMs,
+      seed: crypto.getRandomValues(new Uint32Array(1))[0]!,
+      action,
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    };
+    let where = `every rig of group ${group}`;
+    try {
+      if (this.#o.hasQuorum?.() === false) throw new Error("this rig is cut off from the quorum");
+      await this.#o.etcd.put(
+        `${this.#o.prefix}${entry.id}`,
+        JSON.stringify(entry),
+        await this.#leaseNow(),
+      );
+    } catch (error) {
+      where = `this rig only (etcd did not take it: ${(error as Error).message})`;
+      this.#o.log("warn", `Rig group ${group}: action ${action.name} runs on ${where}`);
+    }
+    this.#schedule(entry);
+    const inMs = Math.round(entry.showTime - show.now());
+    const result: ActionResult = {
+      action: action.name,
+      projectId: action.projectId,
+      params: action.params,
+      applied: true,
+      message: `Scheduled on ${where} at show time ${Math.round(entry.showTime)} ms (${
+        inMs >= 0 ? `in ${inMs} ms` : `${-inMs} ms late: run at once`
+      })`,
+    };
+    if (action.velocity !== undefined) result.velocity = action.velocity;
+    return result;
+  }
+
+  /** A lease for new entries: one per half its time to live, so each entry lives about that. */
+  async #leaseNow(): Promise<string> {
+    const ttl = this.#o.ttlSeconds ?? 10;
+    const now = performance.now();
+    if (this.#lease === null || now > this.#lease.until) {
+      this.#lease = { id: await this.#o.etcd.grant(ttl), until: now + ttl * 500 };
+    }
+    return this.#lease.id;
+  }
+
+  /** Schedules an entry once (by id) on the show clock; one past its time runs at once. */
+  #schedule(entry: GroupActionEntry): void {
+    if (this.#seen.has(entry.id)) return;
+    const { show } = this.#o;
+    this.scheduled++;
+    const run = () => this.#run(entry);
+    if (entry.showTime <= show.now()) {
+      this.late++;
+      this.#seen.set(entry.id, () => {});
+      run();
+    } else {
+      this.#seen.set(entry.id, show.scheduleAt(entry.showTime, run));
+    }
+    // Ids are kept as long as an entry can still be delivered (a watch restarted behind).
+    if (this.#seen.size > 4096) this.#seen.delete(this.#seen.keys().next().value!);
+  }
+
+  #run(entry: GroupActionEntry): void {
+    const ran: RanAction = {
+      entry,
+      lateMs: Math.max(0, this.#o.show.now() - entry.showTime),
+      outcome: null,
+    };
+    this.last = ran;
+    this.#o.send(entry.action, entry.idempotencyKey).then((result) => {
+      ran.outcome = result.message;
+    }, (error) => {
+      ran.outcome = `Refused: ${(error as Error).message}`;
+      this.#o.log(
+        "warn",
+        `Rig group ${this.#o.group}: action ${entry.action.name} from ${entry.from} failed here: ${
+          (error as Error).message
+        }`,
+      );
+    });
+  }
+
+  /** The watch of the actions' prefix, from now, restarted after the last revision it saw. */
+  async #watchLoop(): Promise<void> {
+    while (!this.#stopped.signal.aborted) {
+      try {
+        await this.#o.etcd.watch(this.#o.prefix, {
+          fromRevision: this.revision === 0 ? 0 : this.revision + 1,
+          onEvents: (events, revision) => {
+            this.revision = revision;
+            this.#events(events);
+          },
+          signal: this.#stopped.signal,
+        });
+      } catch {
+        // its member went away: watch again from where it was
+      }
+      await pause(100, this.#stopped.signal);
+    }
+  }
+
+  #events(events: readonly WatchEvent[]): void {
+    for (const { type, kv } of events) {
+      if (type !== "put") continue;
+      const entry = entryOf(kv.value);
+      if (entry !== null) this.#schedule(entry);
+    }
+  }
+}
+
+/** An entry of etcd, or null when it is not one (another version's). */
+function entryOf(text: string): GroupActionEntry | null {
+  try {
+    const e = JSON.parse(text) as GroupActionEntry;
+    const ok = typeof e.id === "string" && typeof e.from === "string" &&
+      Number.isFinite(e.showTime) && typeof e.seed === "number" &&
+      typeof e.action?.name === "string";
+    return ok ? e : null;
+  } catch {
+    return null;
+  }
+}

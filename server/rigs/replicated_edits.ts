@@ -1,0 +1,131 @@
+/**
+ * Edits in a rig group (docs/rigs.md, "The show replicated"): the core hands
+ * each checked edit here instead of to its player; it is committed to the
+ * group's log (`edit_log.ts`) and answered once this rig has applied it from
+ * the log (`log_applier.ts`), as every rig does. A rig that cannot reach the
+ * quorum refuses edits (GROUP_NO_QUORUM) and plays on.
+ * @module
+ */
+import type { EditApplyResult } from "../../protocol/edits/apply.ts";
+import type { LogEntry } from "../../protocol/rigs.ts";
+import { CueportError } from "../core/errors.ts";
+import type { Logger } from "../log.ts";
+import { commitEntry, noQuorum } from "./edit_log.ts";
+import type { RigGroup } from "./group.ts";
+import { type Applied, LogApplier } from "./log_applier.ts";
+
+/** How long a committed edit's client waits for this rig to apply it, ms. */
+const APPLIED_WITHIN_MS = 60_000;
+
+/** What the rig's core offers the log: applying an entry through its player. */
+export interface LogTarget {
+  /** Applies a log entry seeded by `seed`: its outcome, or throws when it could not be tried. */
+  applyLogged(entry: LogEntry, seed: string): Promise<Applied>;
+}
+
+/** What the edits use of the rig's group: its etcd, its keys and whether edits are possible. */
+export type GroupOfEdits = Pick<RigGroup, "etcd" | "keys" | "status">;
+
+/** Options of the replicated edits of a rig. */
+export interface ReplicatedEditsOptions {
+  group: GroupOfEdits;
+  target: LogTarget;
+  /** The data dir: the last revision applied is kept in `rig-log.json` there. */
+  dataDir: string;
+  log: Logger;
+}
+
+/** A rig's edits through its group's log. */
+export class ReplicatedEdits {
+  readonly #group: GroupOfEdits;
+  readonly #applier: LogApplier;
+
+  /** Not applying yet (`start()`). */
+  constructor(options: ReplicatedEditsOptions) {
+    this.#group = options.group;
+    this.#applier = new LogApplier({
+      etcd: options.group.etcd,
+      keys: options.group.keys,
+      apply: (entry, seed) => options.target.applyLogged(entry, seed),
+      file: `${options.dataDir}/rig-log.json`,
+      log: options.log,
+    });
+  }
+
+  /** The revision of the last entry this rig applied. */
+  get applied(): number {
+    return this.#applier.applied;
+  }
+
+  /** Applies the log from where this rig left it, and on as it grows. */
+  start(): Promise<void> {
+    return this.#applier.start();
+  }
+
+  /** Stops applying. */
+  stop(): Promise<void> {
+    return this.#applier.stop();
+  }
+
+  /**
+   * Commits a checked batch to the log; answers what this rig's player made of it.
+   * @throws {CueportError} GROUP_NO_QUORUM, UNAVAILABLE, TIMEOUT; the player's refusal (RpcError)
+   */
+  async commit(batch: Pick<LogEntry, "projectId" | "edits">): Promise<EditApplyResult> {
+    const status = this.#group.status();
+    if (!status.canEdit) throw noQuorum(status.reason ?? "cut off");
+    const entry: LogEntry = {
+      id: `${status.rig}:${crypto.randomUUID()}`,
+      rig: status.rig,
+      ...batch,
+    };
+    const { outcome, cancel } = this.#applier.wait(entry.id);
+    try {
+      await commitEntry(this.#group.etcd, this.#group.keys, entry);
+    } catch (error) {
+      cancel();
+      throw error;
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() =>
+        reject(
+          new CueportError(
+            "TIMEOUT",
+            `The edit is in the group's log but this rig has not applied it within ${APPLIED_WITHIN_MS} ms (its player busy or away): it will be; read the Project to see it`,
+          ),
+        ), APPLIED_WITHIN_MS);
+    });
+    try {
+      const applied = await Promise.race([outcome, late]);
+      if ("refusal" in applied) throw applied.refusal;
+      return applied.result;
+    } finally {
+      clearTimeout(timer);
+      cancel();
+    }
+  }
+}
+
+/** The core's edits, as the group's log drives them (`EditRunner`). */
+export interface ReplicatedRunner extends LogTarget {
+  replicateTo(log: ReplicatedEdits | null): void;
+}
+
+/**
+ * Sends `runner`'s edits through `group`'s log from now on and applies the log
+ * from where this rig left it; the function that stops it (the runner alone again).
+ */
+export async function replicateEdits(
+  group: GroupOfEdits,
+  runner: ReplicatedRunner,
+  options: Pick<ReplicatedEditsOptions, "dataDir" | "log">,
+): Promise<() => Promise<void>> {
+  const edits = new ReplicatedEdits({ ...options, group, target: runner });
+  await edits.start();
+  runner.replicateTo(edits);
+  return async () => {
+    runner.replicateTo(null);
+    await edits.stop();
+  };
+}
