@@ -7,6 +7,22 @@
  */
 import { z } from "zod";
 
+/** The characters of a rig's or a group's name: a plain etcd key segment. */
+const NAME_CHARS = "A-Za-z0-9_.-";
+
+/**
+ * A rig's or a group's name (settings rigName and group): letters, digits,
+ * `-_.`, starting with a letter or digit, up to 63; part of every key of the group.
+ */
+export const RigName = z.string().regex(new RegExp(`^[A-Za-z0-9][${NAME_CHARS}]{0,62}$`));
+
+/** `text` (a host name) made a `RigName`: other characters as `-`; "cueport" when none is left. */
+export function rigNameFrom(text: string): string {
+  const name = text.replace(new RegExp(`[^${NAME_CHARS}]`, "g"), "-")
+    .replace(/^[^A-Za-z0-9]+/, "").slice(0, 63);
+  return RigName.safeParse(name).success ? name : "cueport";
+}
+
 /** A rig's show clock and its scheduled actions, as that rig measures them (docs/rigs.md). */
 export const RigClock = z.object({
   role: z.enum(["leader", "follower", "unsynced"]).describe(
@@ -67,6 +83,21 @@ export const GroupMember = RigRecord.extend({
 /** One rig of the group. */
 export type GroupMember = z.infer<typeof GroupMember>;
 
+/** Why edits are not possible on a rig of a group, as a stable code (`GroupStatus.reasonCode`). */
+export const GroupProblem = z.enum(["GROUP_JOINING", "GROUP_NO_QUORUM", "GROUP_RIG_NAME_IN_USE"])
+  .describe(
+    "GROUP_JOINING: the rig has not joined yet; GROUP_NO_QUORUM: no etcd member answered, the quorum is lost or the lease ran out; GROUP_RIG_NAME_IN_USE: another rig's lease holds this rig's name (give each rig its own rigName, or wait for the lease of the rig's previous run to run out)",
+  );
+/** Why edits are not possible on a rig of a group. */
+export type GroupProblem = z.infer<typeof GroupProblem>;
+
+/** `/health`'s fixed `reason` of each code: no etcd address, no detail (see `GET /api/v1/group`). */
+export const GROUP_PROBLEM_TEXT: Record<GroupProblem, string> = {
+  GROUP_JOINING: "Edits are not possible: joining the group",
+  GROUP_NO_QUORUM: "Edits are not possible: this rig is cut off from the etcd quorum",
+  GROUP_RIG_NAME_IN_USE: "Edits are not possible: another rig uses this rig's name in the group",
+};
+
 /** The status of this rig's group. */
 export const GroupStatus = z.strictObject({
   group: z.string().nullable().describe(
@@ -86,6 +117,9 @@ export const GroupStatus = z.strictObject({
   reason: z.string().nullable().describe(
     "Why edits are not possible (no etcd member answers, the quorum is lost, the lease ran out); null when they are",
   ),
+  reasonCode: GroupProblem.nullable().describe(
+    "`reason` as a stable code; null when edits are possible",
+  ),
   endpoint: z.string().nullable().describe("The etcd member this rig talks to now; null alone"),
   endpoints: z.array(z.string()).describe("The etcd members of the setting groupEndpoints"),
   clock: RigClock.nullable().describe("This rig's show clock now; null alone"),
@@ -95,7 +129,8 @@ export type GroupStatus = z.infer<typeof GroupStatus>;
 
 /**
  * `/health`'s `group` part: the status without the rigs' addresses and ports
- * (`/health` needs no authentication), its members by name.
+ * (`/health` needs no authentication), its members by name, its `reason` the
+ * fixed text of its code (the detail names etcd's members: `GET /api/v1/group` only).
  */
 export const GroupHealth = GroupStatus.pick({
   group: true,
@@ -104,6 +139,7 @@ export const GroupHealth = GroupStatus.pick({
   isLeader: true,
   canEdit: true,
   reason: true,
+  reasonCode: true,
 }).extend({
   clock: RigClock.pick({ role: true, offsetMs: true, errorMs: true, frameLagMs: true }).nullable()
     .describe("This rig's show clock now (its actions are not told here); null alone"),
@@ -114,7 +150,7 @@ export type GroupHealth = z.infer<typeof GroupHealth>;
 
 /** `/health`'s `group` part of a status. */
 export function groupHealthOf(status: GroupStatus): GroupHealth {
-  const { group, rig, leader, isLeader, canEdit, reason, clock } = status;
+  const { group, rig, leader, isLeader, canEdit, reasonCode, clock } = status;
   return {
     clock: clock && {
       role: clock.role,
@@ -127,7 +163,8 @@ export function groupHealthOf(status: GroupStatus): GroupHealth {
     leader,
     isLeader,
     canEdit,
-    reason,
+    reason: reasonCode === null ? null : GROUP_PROBLEM_TEXT[reasonCode],
+    reasonCode,
     members: status.members.map((m) => m.name),
   };
 }

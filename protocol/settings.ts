@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { PRIMARY_DISPLAY } from "./action_rules.ts";
 import { FULL_REGION_TEXT, RegionText } from "./region.ts";
+import { RigName } from "./rigs.ts";
 
 /** One setting. */
 export interface SettingSpec {
@@ -515,9 +516,7 @@ export const SETTINGS = {
       "`on`: advertise the service by mDNS/DNS-SD on the interfaces of `host` (docs/discovery.md)",
   },
   group: {
-    // A name that is a plain etcd key segment: it is part of every key of the group.
-    schema: z.union([z.literal(""), z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/)])
-      .default(""),
+    schema: z.union([z.literal(""), RigName]).default(""),
     flag: "group",
     value: "NAME",
     help: "the rig group this Cueport joins, on etcd (default none: it runs alone)",
@@ -533,20 +532,19 @@ export const SETTINGS = {
       "`http://127.0.0.1:2379`: the etcd members' client URLs, comma-separated; the rig moves to the next when one does not answer (`docs/rigs.md`)",
   },
   rigName: {
-    schema: z.union([z.literal(""), z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/)])
-      .default(""),
+    schema: z.union([z.literal(""), RigName]).default(""),
     flag: "rig-name",
     value: "NAME",
     help: "this rig's name in its group (default the host name)",
     doc: "none: the host name is this rig's name in its group, unique in it (`docs/rigs.md`)",
   },
   groupLeaseSeconds: {
-    schema: z.coerce.number().int().min(1).max(60).default(2),
+    schema: z.coerce.number().int().min(1).max(60).default(1),
     flag: "group-lease",
     value: "S",
-    help: "a rig silent this long leaves its group and its leadership (default 2)",
+    help: "a rig silent this long leaves its group and its leadership (default 1)",
     doc:
-      "2: the rig's etcd lease; a rig that dies is out of the group, and its leadership passes on, this long after (`docs/rigs.md`)",
+      "1: the rig's etcd lease; a rig that dies is out of the group, and its leadership passes on, this long after (`docs/rigs.md`)",
   },
   groupClockPort: {
     schema: Port.default(17738),

@@ -75,6 +75,8 @@ export interface RunningService {
   midi: MidiServer;
   /** The network MIDI session (`midiPort`); null while off. */
   midiSession: MidiSession | null;
+  /** This rig's rig group (docs/rigs.md); null alone (no setting `group`): no etcd is touched. */
+  rigs: RigGroup | null;
   /**
    * The files of the data dir found damaged: the player's (from its snapshot) and the
    * service's own (device registry, signing key, operator credential).
@@ -229,7 +231,7 @@ async function start(
   return runningService({
     ...main,
     ...{ ports, core, supervisor, oscQuery, discovery, mcp, media, v5, lock, auth, midi },
-    ...{ midiSession, timecode: services.timecode },
+    ...{ midiSession, timecode: services.timecode, rigs },
   });
 }
 
@@ -600,6 +602,7 @@ interface RunningParts {
   media: MediaService;
   midi: MidiServer;
   midiSession: MidiSession | null;
+  rigs: RigGroup | null;
   timecode: TimecodeReader;
   http: ConnectionServer;
   ws: ConnectionServer;
@@ -621,6 +624,7 @@ function runningService(p: RunningParts): RunningService {
     mcp,
     midi: p.midi,
     midiSession: p.midiSession,
+    rigs: p.rigs,
     problems: () => [...core.model.problems, ...p.auth.problems],
     async shutdown() {
       await discovery?.stop(); // goodbyes first, while the ports still answer

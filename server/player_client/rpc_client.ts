@@ -308,7 +308,7 @@ export class RpcClient {
 
   /**
    * The answer to an `action.batch`: each action's entry settles it as its own answer would; an
-   * error answer (or one without an entry for an action) settles every action it leaves out.
+   * error answer (or one without an object entry for an action) settles every action it leaves out.
    */
   #batchAnswered(response: RpcResponse): void {
     const ids = this.#batches.get(response.id as number);
@@ -321,7 +321,8 @@ export class RpcClient {
       message: `The player answered ${Method.ACTION_BATCH} without an outcome for this action`,
     };
     ids.forEach((id, i) => {
-      const entry = outcomes[i];
+      // An entry that is not an object (null, a number: a broken player) is no outcome either.
+      const entry = typeof outcomes[i] === "object" ? outcomes[i] ?? undefined : undefined;
       this.#settle(id, (pending) => {
         pending.onResponse?.();
         this.onanswer?.(pending.method, this.#lastMessageAt - pending.writtenAt);

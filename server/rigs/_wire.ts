@@ -75,6 +75,8 @@ function compareBody(c: Compare): unknown {
       return { ...base, mod_revision: String(c.modRevision) };
     case "VALUE":
       return { ...base, value: toBase64(c.value) };
+    case "LEASE":
+      return { ...base, lease: c.lease };
   }
 }
 

@@ -16,8 +16,26 @@ export interface Campaign {
 }
 
 /**
+ * The key of this rig's name is held by another lease: another live rig of
+ * the same name (a cloned machine: the name defaults to the host name), or
+ * this rig's previous run whose lease has not run out yet. Retried at the next beat.
+ */
+export class RigNameInUse extends Error {
+  override name = "RigNameInUse";
+  /** The stable code of the group's status. */
+  readonly code = "GROUP_RIG_NAME_IN_USE";
+  constructor(key: string) {
+    const rig = key.slice(key.lastIndexOf("/") + 1);
+    super(
+      `the rig name ${rig} is in use in the group under another lease (${key}): give each rig its own rigName; a rig restarted joins once its previous lease has run out`,
+    );
+  }
+}
+
+/**
  * Puts this rig's campaign key `key` under `lease` unless it is there (a
  * campaign of the same lease, resumed); answers the campaign.
+ * @throws {RigNameInUse} when the key is there under another lease (never adopted)
  */
 export async function campaign(etcd: Etcd, key: string, lease: string): Promise<Campaign> {
   const answer = await etcd.txn({
@@ -27,7 +45,36 @@ export async function campaign(etcd: Etcd, key: string, lease: string): Promise<
   });
   const kv = answer.ranges[0]?.[0];
   if (!kv) throw new Error(`Cannot campaign: the key ${key} is gone at once`);
+  if (kv.lease !== lease) throw new RigNameInUse(key);
   return { key, createRevision: kv.createRevision };
+}
+
+/**
+ * Writes this rig's record `value` at `key` under `lease`: rewritten while the
+ * key is bound to that lease, created when there is none; the revision after it.
+ * @throws {RigNameInUse} when the key is bound to another lease (left as it is)
+ */
+export async function putOwn(
+  etcd: Etcd,
+  key: string,
+  value: string,
+  lease: string,
+): Promise<number> {
+  const put = { put: { key, value, lease } };
+  const own = await etcd.txn({
+    compare: [{ key, target: "LEASE", result: "EQUAL", lease }],
+    success: [put],
+    failure: [{ range: { key } }],
+  });
+  if (own.succeeded) return own.revision;
+  if (own.ranges[0]?.[0]) throw new RigNameInUse(key);
+  const created = await etcd.txn({
+    compare: [{ key, target: "CREATE", result: "EQUAL", createRevision: 0 }],
+    success: [put],
+    failure: [],
+  });
+  if (!created.succeeded) throw new RigNameInUse(key);
+  return created.revision;
 }
 
 /** The campaign key that leads among `kvs` (those under the election prefix): the oldest. */

@@ -21,7 +21,8 @@ export interface Kv {
 export type Compare =
   | { key: string; target: "CREATE"; result: CompareResult; createRevision: number }
   | { key: string; target: "MOD"; result: CompareResult; modRevision: number }
-  | { key: string; target: "VALUE"; result: CompareResult; value: string };
+  | { key: string; target: "VALUE"; result: CompareResult; value: string }
+  | { key: string; target: "LEASE"; result: CompareResult; lease: string };
 
 /** How a comparison compares. */
 export type CompareResult = "EQUAL" | "GREATER" | "LESS" | "NOT_EQUAL";

@@ -10,9 +10,9 @@
  * the rig registered and campaigning anew.
  * @module
  */
-import type { GroupStatus, RigClock, RigRecord } from "../../protocol/rigs.ts";
+import type { GroupProblem, GroupStatus, RigClock, RigRecord } from "../../protocol/rigs.ts";
 import { type Etcd, EtcdError } from "./etcd.ts";
-import { type Campaign, campaign } from "./election.ts";
+import { type Campaign, campaign, putOwn, RigNameInUse } from "./election.ts";
 import { type GroupKeys, groupKeys } from "./keys.ts";
 import { GroupView } from "./view.ts";
 import type { Logger } from "../log.ts";
@@ -38,6 +38,12 @@ export interface RigGroupOptions {
   clock?: { status(): RigClock; start(): void; stop(): Promise<void> };
 }
 
+/** Why edits are not possible: the status's `reasonCode` and `reason`. */
+interface Problem {
+  code: GroupProblem;
+  text: string;
+}
+
 /** A rig of a group: `start()` joins, `stop()` leaves, `status()` says how it stands. */
 export class RigGroup {
   readonly #o: RigGroupOptions;
@@ -47,7 +53,10 @@ export class RigGroup {
   #lease: string | null = null;
   #campaign: Campaign | null = null;
   #startedAt = new Date().toISOString();
-  #problem: string | null = "Edits are not possible: joining the group";
+  #problem: Problem | null = {
+    code: "GROUP_JOINING",
+    text: "Edits are not possible: joining the group",
+  };
   /** When the last renewal that etcd answered was sent (its lease runs from no earlier). */
   #renewedAt = -Infinity;
   readonly #now: () => number;
@@ -109,7 +118,8 @@ export class RigGroup {
       // A rig cut off from the quorum cannot know whether it still leads: it does not act as if.
       isLeader: canEdit && leader === this.#o.rig,
       canEdit,
-      reason: problem,
+      reason: problem?.text ?? null,
+      reasonCode: problem?.code ?? null,
       endpoint: this.#o.etcd.endpoint,
       endpoints: [...this.#o.endpoints],
       clock: this.#o.clock?.status() ?? null,
@@ -120,12 +130,13 @@ export class RigGroup {
    * Why edits are not possible although no beat failed yet: the last renewal
    * answered was sent two thirds of the lease ago or more (a beat is hanging).
    */
-  #lapsing(): string | null {
+  #lapsing(): Problem | null {
     const since = this.#now() - this.#renewedAt;
     if (since < this.#o.leaseSeconds * 2000 / 3) return null;
-    return `Edits are not possible: etcd has not renewed this rig's lease for ${
+    const text = `Edits are not possible: etcd has not renewed this rig's lease for ${
       Math.round(since)
     } ms`;
+    return { code: "GROUP_NO_QUORUM", text };
   }
 
   async #run(): Promise<void> {
@@ -148,7 +159,7 @@ export class RigGroup {
     try {
       const sent = this.#now();
       const lease = await this.#leaseNow();
-      this.#beatRevision = await etcd.put(this.#rigKey(), this.#record(), lease);
+      this.#beatRevision = await putOwn(etcd, this.#rigKey(), this.#record(), lease);
       if (this.#campaign === null) {
         this.#campaign = await campaign(etcd, `${this.#keys.election}${this.#o.rig}`, lease);
         this.#o.log(
@@ -163,7 +174,8 @@ export class RigGroup {
     } catch (error) {
       if (this.#stopped.signal.aborted) return;
       if (error instanceof EtcdError && error.code === 5) this.#lost("not found");
-      this.#setProblem(`Edits are not possible: ${(error as Error).message}`);
+      const code = error instanceof RigNameInUse ? error.code : "GROUP_NO_QUORUM";
+      this.#setProblem({ code, text: `Edits are not possible: ${(error as Error).message}` });
     }
   }
 
@@ -227,11 +239,11 @@ export class RigGroup {
     this.#campaign = null;
   }
 
-  #setProblem(problem: string | null): void {
-    if (problem === this.#problem) return;
+  #setProblem(problem: Problem | null): void {
+    if (problem?.text === this.#problem?.text) return;
     const { log, group } = this.#o;
     if (problem === null) log("info", `Rig group ${group}: edits are possible again`);
-    else log("warn", `Rig group ${group}: ${problem}`);
+    else log("warn", `Rig group ${group}: ${problem.text}`);
     this.#problem = problem;
   }
 

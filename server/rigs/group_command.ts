@@ -5,6 +5,7 @@
  * (checked as the service reads them), taken at the service's next start.
  * @module
  */
+import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { call, findTarget } from "../deploy/operator_target.ts";
 import { checkConfigText } from "../deploy/config_check.ts";
@@ -138,7 +139,7 @@ async function writeSettings(
     for (const p of problems) print(`cueport group: ${p.key ?? path}: ${p.reason}`);
     return 2;
   }
-  await Deno.mkdir(path.replace(/[/\\][^/\\]*$/, ""), { recursive: true });
+  await Deno.mkdir(dirname(path), { recursive: true });
   await writeJsonAtomic(path, file);
   const what = change.group === undefined ? "leaves its group" : `joins the group ${change.group}`;
   print(`${path}: written; the service ${what} at its next start (restart it now)`);

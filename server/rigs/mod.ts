@@ -6,7 +6,7 @@
  * `fenced`. Without the setting `group` nothing here runs and no etcd is touched.
  * @module
  */
-import type { GroupStatus } from "../../protocol/rigs.ts";
+import { type GroupStatus, rigNameFrom } from "../../protocol/rigs.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 import type { Settings } from "../config.ts";
 import type { Logger } from "../log.ts";
@@ -30,7 +30,7 @@ export type GroupSettings =
   & Pick<Settings, "group" | "groupEndpoints" | "rigName" | "groupLeaseSeconds">
   & Partial<Pick<Settings, "groupClockPort" | "groupActionLeadMs">>;
 
-/** This rig's name: the setting rigName, else the host name (letters, digits, `-_.` kept). */
+/** This rig's name: the setting rigName, else the host name made one (`rigNameFrom`). */
 export function rigNameOf(settings: Pick<Settings, "rigName">): string {
   if (settings.rigName !== "") return settings.rigName;
   let host = "cueport";
@@ -39,8 +39,7 @@ export function rigNameOf(settings: Pick<Settings, "rigName">): string {
   } catch {
     // no permission to read it: the default name
   }
-  return host.replace(/[^A-Za-z0-9_.-]/g, "-").replace(/^[^A-Za-z0-9]+/, "").slice(0, 63) ||
-    "cueport";
+  return rigNameFrom(host);
 }
 
 /** The status of a Cueport that runs alone: no group, edits always possible. */
@@ -53,6 +52,7 @@ export function aloneStatus(settings: Pick<Settings, "rigName">): GroupStatus {
     isLeader: false,
     canEdit: true,
     reason: null,
+    reasonCode: null,
     endpoint: null,
     endpoints: [],
     clock: null,
@@ -105,13 +105,18 @@ export function openRigGroup(settings: GroupSettings, options: OpenRigsOptions):
   return group;
 }
 
-/** The machine's addresses other rigs may reach it on (not loopback, not link-local). */
+/** The machine's addresses other rigs may reach it on. */
 function rigAddresses(): string[] {
   try {
-    return Deno.networkInterfaces()
-      .map((i) => i.address)
-      .filter((a) => !a.startsWith("127.") && a !== "::1" && !/^fe80:/i.test(a));
+    return reachableAddresses(Deno.networkInterfaces().map((i) => i.address));
   } catch {
     return [];
   }
+}
+
+/** `addresses` without loopback and link-local (IPv4 `169.254.`, IPv6 `fe80:`). */
+export function reachableAddresses(addresses: readonly string[]): string[] {
+  return addresses.filter((a) =>
+    !a.startsWith("127.") && a !== "::1" && !/^fe80:/i.test(a) && !a.startsWith("169.254.")
+  );
 }

@@ -45,20 +45,16 @@ import { errorAnswer, httpError, type Peer, readBoundedText } from "../net/mod.t
 import type { HttpDialect } from "../net/dialect.ts";
 import { remotePage } from "../web/mod.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
-
-/**
- * What a route's handler reads of its request: Hono's `Context`, or the lighter one a direct
- * route gets (`directFirst`).
- */
-interface RouteContext {
-  env: unknown;
-  req: {
-    raw: Request;
-    header(name: string): string | undefined;
-    param(): Record<string, string>;
-    query(): Record<string, string>;
-  };
-}
+import {
+  DIRECT_ROUTES,
+  type DirectApp,
+  directFirst,
+  type DirectRoutes,
+  NO_PARAMS,
+  pathOf,
+  type RouteContext,
+  type RouteHandler,
+} from "./direct.ts";
 
 /** What each request carries into the app: the peer's address, from the socket. */
 export interface HttpEnv {
@@ -383,8 +379,6 @@ class HttpCaller implements Caller {
   }
 }
 
-const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
-
 /**
  * The declared query parameters that came (`route.query`'s keys). A route
  * that declares its parameters refuses one it does not know, as an unknown
@@ -446,25 +440,11 @@ export function createHttpApp(core: Core, options: HttpAppOptions): Hono {
   return httpApp(core, options).app;
 }
 
-/** One route's handler, under Hono or direct. */
-type RouteHandler = (c: RouteContext) => Response | Promise<Response>;
-
-/** The direct routes' handlers by path (all POST). */
-type DirectRoutes = Map<string, RouteHandler>;
-
-/**
- * The routes served without Hono's router and `Context` (`directFirst`): the action, the
- * hottest path of the service (issue 42), whose handler reads nothing Hono adds (no path
- * parameters, no query). Any other request, and any form of these paths Hono would read
- * otherwise (percent-escapes), goes through Hono as before.
- */
-const DIRECT_ROUTES: readonly string[] = ["POST /api/v1/action"];
-
 /** The HTTP app (`createHttpApp`) and its direct routes, with how errors are answered. */
 function httpApp(
   core: Core,
   options: HttpAppOptions,
-): { app: Hono; direct: DirectRoutes; fail: (error: unknown, request: Request) => Response } {
+): DirectApp {
   const dialect = options.dialect;
   const routes = dialect?.routes ?? allRoutes(options);
   const encode = dialect
@@ -535,54 +515,6 @@ function onNotFound(app: Hono, routes: RouteSpec[], dialect: HttpDialect | undef
     }
     throw new CueportError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`);
   });
-}
-
-/** A request's path, or undefined when it has percent-escapes (Hono decodes those). */
-function pathOf(url: string): string | undefined {
-  const start = url.indexOf("/", url.indexOf(":") + 3);
-  const query = url.indexOf("?", start);
-  const path = url.slice(start, query < 0 ? url.length : query);
-  return path.includes("%") ? undefined : path;
-}
-
-/** What a direct route's handler reads of its request, as Hono's `HonoRequest` gives it. */
-class DirectRequest {
-  readonly raw: Request;
-  constructor(raw: Request) {
-    this.raw = raw;
-  }
-  header(name: string): string | undefined {
-    return this.raw.headers.get(name) ?? undefined;
-  }
-  param(): Record<string, string> {
-    return NO_PARAMS;
-  }
-  query(): Record<string, string> {
-    return Object.fromEntries(new URL(this.raw.url).searchParams);
-  }
-}
-
-/**
- * The app with its direct routes in front: a POST to one of `DIRECT_ROUTES` runs its route's
- * handler with a `DirectRequest` (two small objects where Hono's dispatch built its `Context`,
- * request wrapper and match, about 1.9 KB of garbage a request), its errors answered as Hono's
- * `onError` answers them; anything else is Hono's.
- */
-function directFirst(
-  built: ReturnType<typeof httpApp>,
-): (request: Request, env: HttpEnv) => Response | Promise<Response> {
-  const { app, direct, fail } = built;
-  if (direct.size === 0) return (request, env) => app.fetch(request, env);
-  return (request, env) => {
-    const handler = request.method === "POST" ? direct.get(pathOf(request.url) ?? "") : undefined;
-    if (!handler) return app.fetch(request, env);
-    try {
-      const answer = handler({ req: new DirectRequest(request), env });
-      return answer instanceof Promise ? answer.catch((error) => fail(error, request)) : answer;
-    } catch (error) {
-      return fail(error, request);
-    }
-  };
 }
 
 /** What every route of one app shares (`createHttpApp`). */

@@ -207,6 +207,37 @@ Deno.test("RpcClient.batchesActions: an error answer to a batch refuses each act
   }
 });
 
+Deno.test("RpcClient.batchesActions: a malformed entry (null, not an object) is an entry without an outcome; the actions held go on", async () => {
+  const { client, playerSide, received, receivedAtLeast } = peer();
+  client.batchesActions = true;
+  const run = () => client.request("action.run", {}).catch((e: RpcError) => e);
+  const first = run();
+  await receivedAtLeast(1);
+  const batched = [run(), run(), run()];
+  await playerSide.send({ jsonrpc: "2.0", id: (received[0] as { id: number }).id, result: {} });
+  await first;
+  await receivedAtLeast(2);
+  const batch = received[1] as { id: number; method: string };
+  assert.equal(batch.method, "action.batch");
+  const held = run(); // waits while the batch is out
+  await playerSide.send({
+    jsonrpc: "2.0",
+    id: batch.id,
+    result: { outcomes: [null, 7, { applied: true, message: "c" }] },
+  });
+  const [a, b, c] = await Promise.all(batched);
+  for (const error of [a, b]) {
+    assert.ok(error instanceof RpcError);
+    assert.match(error.message, /without an outcome for this action/);
+  }
+  assert.deepEqual(c, { applied: true, message: "c" });
+  await receivedAtLeast(3); // the action held went out once the batch was settled
+  await playerSide.send({ jsonrpc: "2.0", id: (received[2] as { id: number }).id, result: {} });
+  assert.deepEqual(await held, {});
+  assert.equal(client.pendingCount, 0);
+  await client.close();
+});
+
 Deno.test("RpcClient without batchesActions (a player before 1.11) sends each action as action.run", async () => {
   const { client, received, receivedAtLeast } = peer();
   void client.request("action.run", { name: "A" }).catch(() => {});

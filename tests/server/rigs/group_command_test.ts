@@ -38,6 +38,24 @@ Deno.test("cueport group join and leave write the settings the service then read
   }
 });
 
+Deno.test("cueport group join with a bare --config file name writes it in the working directory", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cueport-group-" });
+  const cwd = Deno.cwd();
+  Deno.chdir(dir);
+  try {
+    const lines: string[] = [];
+    const args = ["join", "show", "--config", "cueport.json"];
+    assert.equal(await runGroupCommand(args, (l) => lines.push(l)), 0, lines.join("\n"));
+    assert.equal(JSON.parse(await Deno.readTextFile(`${dir}/cueport.json`)).group, "show");
+    // Written again (it exists now): leaving works the same.
+    assert.equal(await runGroupCommand(["leave", "--config", "cueport.json"], () => {}), 0);
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(`${dir}/cueport.json`)), {});
+  } finally {
+    Deno.chdir(cwd);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("describe() says the group, the leader, whether edits are possible, each member", () => {
   const member = {
     addresses: ["10.0.0.1"],
@@ -61,6 +79,7 @@ Deno.test("describe() says the group, the leader, whether edits are possible, ea
     isLeader: false,
     canEdit: false,
     reason: "Edits are not possible: No etcd member answered",
+    reasonCode: "GROUP_NO_QUORUM",
     endpoint: "http://10.0.0.2:2379",
     endpoints: ["http://10.0.0.2:2379", "http://10.0.0.1:2379"],
     clock,

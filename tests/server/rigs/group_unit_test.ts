@@ -9,7 +9,7 @@ import { type Etcd, EtcdUnavailable, type Kv, type TxnAnswer } from "../../../se
 import { RigGroup } from "../../../server/rigs/group.ts";
 import { until } from "../../_helpers/until.ts";
 
-/** A one-rig etcd whose renewals wait until `release()`; `failedPuts` puts fail first. */
+/** A one-rig etcd whose renewals wait until `release()`; `failedPuts` writes (puts, txns) fail first. */
 function stallingEtcd(failedPuts = 0) {
   let release = () => {};
   const held = new Promise<void>((resolve) => release = resolve);
@@ -39,6 +39,7 @@ function stallingEtcd(failedPuts = 0) {
         ? Promise.reject(new EtcdUnavailable("No etcd member answered /v3/kv/put"))
         : Promise.resolve(put(key, value)),
     txn: (txn): Promise<TxnAnswer> => {
+      if (failedPuts-- > 0) return Promise.reject(new EtcdUnavailable("No etcd member answered"));
       const op = txn.success[0]!;
       if ("put" in op) put(op.put.key, op.put.value);
       const key = "put" in op ? op.put.key : "";
