@@ -107,7 +107,7 @@ export async function parseIsfApart(
   options: IsfApartOptions = {},
 ): Promise<IsfResult> {
   // Refused here, as the check would: no process is started for code too long to check.
-  const tooLong = codeLengthRefusal(code, options.bounds);
+  const tooLong = codeLengthRefusal(code, options.bounds, options.vertexCode);
   if (tooLong) return tooLong;
   const stallMs = options.stallMs ?? ISF_CHECK_STALL_MS;
   const checker = new CheckerProcess(options.command ?? checkerCommand());
