@@ -1,7 +1,7 @@
 /**
  * The quarantine of user presets (`Preset.quarantine`): set by the player when
  * a preset's shader stopped the output's frames (not an edit: no history, no
- * revision), cleared only by an edit of the preset's `code`. Undo and redo
+ * revision), cleared only by an edit of the preset's `code` or `vertexCode`. Undo and redo
  * restore presets as history holds them: a preset they bring back with the
  * code that is quarantined now stays quarantined, so no step puts that shader
  * back on the output.
