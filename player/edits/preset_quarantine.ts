@@ -8,6 +8,7 @@
  * @module
  */
 import type { Preset } from "../../protocol/model.ts";
+import type { ProjectPatch } from "../../protocol/patch.ts";
 
 /**
  * The quarantine after `before` became `after` by an edit: gone when the code (or the
@@ -29,4 +30,17 @@ export function keepQuarantines(now: readonly Preset[], after: Preset[]): Preset
     if (!q || p.quarantine || q.code !== p.code || q.vertexCode !== p.vertexCode) return p;
     return { ...p, quarantine: q.quarantine };
   });
+}
+
+/**
+ * `patch`, the way back of a step just undone or redone (its redo or undo), with each preset
+ * it sets to the code (and vertex shader) of a quarantined preset of `now` keeping that
+ * quarantine: a redo after an undo, or an undo after a redo, puts no shader that stalled back.
+ */
+export function withQuarantinesOf(now: readonly Preset[], patch: ProjectPatch): ProjectPatch {
+  if (!patch.presets) return patch;
+  const set = Object.entries(patch.presets).map((
+    [id, p],
+  ) => [id, p && keepQuarantines(now, [p])[0]]);
+  return { ...patch, presets: Object.fromEntries(set) };
 }
