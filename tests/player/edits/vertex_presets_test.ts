@@ -12,6 +12,8 @@ import { checkIsfCodeBeside } from "../../../player/edits/preset_rules.ts";
 import { ISF_CHECKS } from "../../../player/isf/mod.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
 import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { INVERT } from "../isf/_shaders.ts";
+import { INVERT_300 } from "../isf/_passes_shaders.ts";
 
 const ISF_FILES = new URL("../../fixtures/isf_files/", import.meta.url);
 const read = (name: string) => Deno.readTextFile(new URL(encodeURIComponent(name), ISF_FILES));
@@ -161,6 +163,23 @@ Deno.test("preset.import refuses a .vs that cannot be read as the .fs is refused
         );
         return true;
       },
+    );
+  });
+});
+
+Deno.test("A type error of the .vs is refused by the check's compiler at its own line, naming vertexCode", async () => {
+  await withApp(async (app) => {
+    const vertexCode = "void main() {\n  isf_vertShaderInit();\n  gl_Position = vec3(1.0);\n}\n";
+    const add = { kind: "effect", name: "Typed", type: "isf", code: INVERT, vertexCode };
+    await assert.rejects(
+      edits(app, ["preset.add", add]),
+      vertexRefusal("params.vertexCode", 3, /cannot convert from/),
+    );
+    // An ES 3.00 fragment's .vs is compiled as it is (no lifted form).
+    const vs300 = `#version 300 es\n${vertexCode}`;
+    await assert.rejects(
+      edits(app, ["preset.add", { ...add, code: INVERT_300, vertexCode: vs300 }]),
+      vertexRefusal("params.vertexCode", 4, /cannot convert from/),
     );
   });
 });
