@@ -59,7 +59,7 @@ export const RECORD_MODES = ["now", "next-trigger"] as const;
 export const PRIMARY_DISPLAY = "primary";
 
 /**
- * `OPEN_EDITOR`'s kinds: `protocol/model.ts` PresetKind but `transition` (the editor's preview
- * draws one picture; docs/presets.md "The editor window").
+ * `OPEN_EDITOR`'s kinds: `protocol/model.ts` PresetKind but `transition` and `generator` (the
+ * editor's preview draws one look over a picture; docs/presets.md "The editor window").
  */
 export const PRESET_KINDS = ["effect", "visualizer"] as const;

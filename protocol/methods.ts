@@ -39,7 +39,7 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * output's browser); 1.11 added `action.batch` (the actions of one write in one request);
  * 1.12 added `seed` in `edit.apply` (the ids of a rig group's log entry).
  */
-export const PLAYER_PROTOCOL_VERSION = "1.12";
+export const PLAYER_PROTOCOL_VERSION = "1.13";
 
 /** Method names, server to player. */
 export const Method = {

@@ -235,7 +235,8 @@ export const Preset = z.object({
   vertexCode: z.string().optional(),
   /**
    * Set by the player when this preset's shader stopped the output's frames (`at`: ISO time,
-   * `reason`: what was seen); a quarantined preset is not drawn. Cleared by an edit of `code`.
+   * `reason`: what was seen); a quarantined preset is not drawn. Cleared by an edit of `code`
+   * or `vertexCode`.
    */
   quarantine: PresetQuarantine.nullable().default(null),
   /** The header's `IMPORTED` images stored with it (absent: none; `PresetImage`). */

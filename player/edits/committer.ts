@@ -28,7 +28,7 @@ import type { History, HistoryEntry } from "./history.ts";
 import { failJobs, type ImportJob, importUpdate } from "./import_jobs.ts";
 import { orphanedMedia } from "./orphans.ts";
 import type { ParsedEdit } from "./parse.ts";
-import { keepQuarantines } from "./preset_quarantine.ts";
+import { keepQuarantines, withQuarantinesOf } from "./preset_quarantine.ts";
 import { refuseBrokenLinks } from "./preset_links.ts";
 import type { RetryKeys } from "./retry_keys.ts";
 
@@ -113,14 +113,17 @@ export class Committer {
       presets: keepQuarantines(presets, applyPresetPatch(presets, patch)),
     };
     const message = `${direction === "undo" ? "Undid" : "Redid"} ${entry.edits.join(", ")}`;
+    // The way back keeps the quarantines of now: the shader that stalled stays off the output.
+    const undone = { ...entry, forward: withQuarantinesOf(presets, entry.forward) };
+    const redone = { ...entry, backward: withQuarantinesOf(presets, entry.backward) };
     return await this.#commit(
       engine,
       after,
       patch,
       (h) =>
         direction === "undo"
-          ? { projectRevision: 0, undo: h.undo.slice(0, -1), redo: [...h.redo, entry] }
-          : { projectRevision: 0, undo: [...h.undo, entry], redo: h.redo.slice(0, -1) },
+          ? { projectRevision: 0, undo: h.undo.slice(0, -1), redo: [...h.redo, undone] }
+          : { projectRevision: 0, undo: [...h.undo, redone], redo: h.redo.slice(0, -1) },
       { edits: [name], outcomes: [{ name, message }], key },
     );
   }

@@ -3,7 +3,7 @@ import { type Preset, Preset as PresetSchema, type PresetParameter } from "../..
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { Refusal } from "../errors.ts";
 import { ISF_PRESET_TYPE, type PresetValidateResult } from "../../protocol/edits/presets.ts";
-import { describeProblem, isfKindOf } from "../isf/mod.ts";
+import { describeProblem, hasVertexCode, isfKindOf } from "../isf/mod.ts";
 import {
   type EditDraft,
   type EditHandler,
@@ -25,7 +25,8 @@ import {
   presetProblems,
 } from "./preset_rules.ts";
 
-type Kind = "effect" | "visualizer";
+/** The kinds of look with instances in a Project (`effect.*`, `visualizer.*`). */
+type Kind = Extract<Preset["kind"], "effect" | "visualizer">;
 
 function refuseProblems(what: string, problems: string[]): void {
   if (problems.length > 0) throw new Refusal(`${what}: ${problems.join("; ")}`);
@@ -74,7 +75,7 @@ async function withCheckedCode(
 
 /** `preset` without a blank `vertexCode` (none: the default quad; `""` removes one). */
 function withoutBlankVertex(preset: Preset): Preset {
-  if (preset.vertexCode === undefined || preset.vertexCode.trim() !== "") return preset;
+  if (preset.vertexCode === undefined || hasVertexCode(preset.vertexCode)) return preset;
   const { vertexCode: _, ...rest } = preset;
   return rest;
 }
@@ -153,7 +154,7 @@ function fxHandlers(kind: Kind): Record<string, EditHandler> {
   };
 }
 
-function userPreset(d: EditDraft, kind: Kind, id: string): Preset {
+function userPreset(d: EditDraft, kind: Preset["kind"], id: string): Preset {
   const preset = d.presets.find((p) => p.id === id && p.kind === kind);
   if (preset) return preset;
   if (d.builtInPresets.some((p) => p.id === id && p.kind === kind)) {

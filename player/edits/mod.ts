@@ -134,7 +134,7 @@ export class Editor {
     const step = historyStep(parsed);
     const commit = (target: ProjectEngine) =>
       step ? this.#committer.step(target, step, key) : this.#committer.run(target, parsed, [], key);
-    const checks = checkIsfCodeBeside(parsed);
+    const checks = checkIsfCodeBeside(parsed, this.#host.userPresets());
     const seeded = (target: ProjectEngine) => withIdSeed(params.seed, () => commit(target));
     if (!checks && !this.#turns.hasBesides) return this.#turns.run(() => seeded(engine));
     return this.#turns.afterChecks(checks, key, () => seeded(this.#host.engine(projectId)));

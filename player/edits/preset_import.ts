@@ -43,7 +43,7 @@ export async function readShaderFile(path: string): Promise<string> {
 /**
  * The text of the vertex shader beside the ISF file at `path` (ISF's `.vs`: the same name
  * with `.vs`, or `.VS` beside an `.FS`), or null when there is none.
- * @throws {Refusal} INVALID_PARAMS for a `.vs` too big or not UTF-8 text
+ * @throws {Refusal} INVALID_PARAMS for a `.vs` that cannot be read, too big or not UTF-8 text
  */
 export async function readVertexFileBeside(path: string): Promise<string | null> {
   if (!/\.fs$/i.test(path)) return null;
@@ -53,7 +53,8 @@ export async function readVertexFileBeside(path: string): Promise<string | null>
     if (!(await Deno.stat(beside)).isFile) return null;
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
-    throw error;
+    const why = `cannot be read: ${(error as Error).message}`;
+    throw new Refusal(`Invalid params.path: ${quoted(beside)} ${why}`, RpcErrorCode.INVALID_PARAMS);
   }
   return await readShaderFile(beside);
 }

@@ -11,6 +11,7 @@ import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { Refusal } from "../errors.ts";
 import {
   describeProblem,
+  hasVertexCode,
   ISF_CHECKS,
   type IsfApartOptions,
   IsfCheckStalled,
@@ -129,7 +130,7 @@ export async function checkIsfPreset(
 ): Promise<IsfCheck | null> {
   if (preset.type !== ISF_PRESET_TYPE) return null;
   // A blank vertex shader is none (the default quad), as the check takes it.
-  const vertexCode = preset.vertexCode?.trim() ? preset.vertexCode : undefined;
+  const vertexCode = hasVertexCode(preset.vertexCode) ? preset.vertexCode : undefined;
   const checked = Object.keys(apart).length === 0
     ? ISF_CHECKS.take(preset.code, preset.kind, vertexCode ? { vertexCode } : {})
     : parseIsfApart(preset.code, preset.kind, { ...apart, ...(vertexCode ? { vertexCode } : {}) });
@@ -158,19 +159,31 @@ const CODE_EDITS = new Set(["preset.add", "preset.update", "preset.validate"]);
 
 /**
  * Starts the checks of the ISF code `edits` carry (`ISF_CHECKS`), so their verdicts are ready
- * when the edits' turn comes: the checks run beside the player's order, not in it. Null when
- * none carries ISF code (a `preset.update` that gives code but no type is checked as ISF: its
- * preset's type is read in its turn). Resolves when all are done, whatever their verdict.
+ * when the edits' turn comes: the checks run beside the player's order, not in it. A
+ * `preset.update` is checked as its turn will check it: its preset in `presets` (the user
+ * presets now) with the code, vertex shader and type it gives, so one that gives only `code`
+ * or only `vertexCode` is checked with the other it keeps. Null when none carries ISF code.
+ * Resolves when all are done, whatever their verdict.
  */
-export function checkIsfCodeBeside(edits: readonly ParsedEdit[]): Promise<void> | null {
+export function checkIsfCodeBeside(
+  edits: readonly ParsedEdit[],
+  presets: readonly Preset[],
+): Promise<void> | null {
   const checks = edits.flatMap(({ spec, params }) => {
-    const { code, kind, type, vertexCode } = params;
-    const isIsf = type === ISF_PRESET_TYPE || (type === undefined && spec.name === "preset.update");
-    if (!CODE_EDITS.has(spec.name) || typeof code !== "string" || !isIsf) return [];
-    const isfKind = PresetKind.safeParse(kind);
-    if (!isfKind.success) return [];
-    const vertex = typeof vertexCode === "string" && vertexCode.trim() ? vertexCode : undefined;
-    return [ISF_CHECKS.start(code, isfKind.data, vertex ? { vertexCode: vertex } : {})];
+    if (!CODE_EDITS.has(spec.name)) return [];
+    const kind = PresetKind.safeParse(params.kind);
+    if (!kind.success) return [];
+    const stored = spec.name === "preset.update"
+      ? presets.find((p) => p.id === params.presetID && p.kind === kind.data)
+      : undefined;
+    if (spec.name === "preset.update" && !stored) return [];
+    const { code = stored?.code, type = stored?.type } = params;
+    const vertexCode = params.vertexCode ?? stored?.vertexCode;
+    if (type !== ISF_PRESET_TYPE || typeof code !== "string") return [];
+    const vertex = typeof vertexCode === "string" && hasVertexCode(vertexCode)
+      ? { vertexCode }
+      : {};
+    return [ISF_CHECKS.start(code, kind.data, vertex)];
   });
   return checks.length === 0 ? null : Promise.all(checks).then(() => {});
 }

@@ -18,7 +18,7 @@ import { codeLengthRefusal, type IsfKind, type IsfResult } from "./parse.ts";
 import type { IsfProblem } from "./problems.ts";
 import { ProgressWatch } from "../../lib/progress_watch.ts";
 import { GLSL_COMPILER, type GlslCompiler } from "./glsl_compiler.ts";
-import { glslangSource, typeProblems } from "./glsl_types.ts";
+import { glslangSource, type GlslStage, typeProblems } from "./glsl_types.ts";
 
 /**
  * How often a check's watch looks for progress, ms; a check that reported
@@ -107,7 +107,7 @@ export async function parseIsfApart(
   options: IsfApartOptions = {},
 ): Promise<IsfResult> {
   // Refused here, as the check would: no process is started for code too long to check.
-  const tooLong = codeLengthRefusal(code, options.bounds);
+  const tooLong = codeLengthRefusal(code, options.bounds, options.vertexCode);
   if (tooLong) return tooLong;
   const stallMs = options.stallMs ?? ISF_CHECK_STALL_MS;
   const checker = new CheckerProcess(options.command ?? checkerCommand());
@@ -149,30 +149,47 @@ export async function parseIsfApart(
     await checker.ended;
   }
   const compiler = options.compiler === undefined ? GLSL_COMPILER : options.compiler;
-  return compiler ? await withTypes(result, code, compiler, stallMs) : result;
+  const source = { code, vertexCode: options.vertexCode };
+  return compiler ? await withTypes(result, source, compiler, stallMs) : result;
 }
 
 /**
  * `result` refused at the lines glslang names when it refuses the sources the output compiles
- * (ES 1.00 code's lifted ES 3.00 form, which the output falls back to).
+ * (ES 1.00 code's lifted ES 3.00 form, which the output falls back to): the preset's own
+ * vertex shader first, at the `.vs`'s lines (its problems name `vertexCode`), then the fragment.
  * @throws {IsfCheckStalled} when the compiler gave no answer
  */
 async function withTypes(
   result: IsfResult,
-  code: string,
+  { code, vertexCode }: { code: string; vertexCode: string | undefined },
   compiler: GlslCompiler,
   stallMs: number,
 ): Promise<IsfResult> {
   if (!result.ok) return result;
-  const { lifted, fragment, lineOffset } = result.program;
-  const compiled = lifted ?? { fragment, lineOffset };
-  let log: string;
-  try {
-    ({ log } = await compiler.compile(glslangSource(compiled.fragment, lifted !== null)));
-  } catch (error) {
-    const why = `its compile ended without an answer (${(error as Error)?.message ?? error})`;
-    throw new IsfCheckStalled(stallMs, why);
+  const { lifted, fragment, lineOffset, vertex, vertexLineOffset } = result.program;
+  const compile = async (source: string, stage: GlslStage) => {
+    try {
+      return (await compiler.compile(glslangSource(source, lifted !== null), stage)).log;
+    } catch (error) {
+      const why = `its compile ended without an answer (${(error as Error)?.message ?? error})`;
+      throw new IsfCheckStalled(stallMs, why);
+    }
+  };
+  if (vertexCode !== undefined && vertexLineOffset !== undefined) {
+    const own = lifted ? lifted.vertex : vertex;
+    // The lifted source ends with the same lines of the user's code as the ES 1.00 one.
+    const offset = vertexLineOffset + lineCount(own) - lineCount(vertex);
+    const problems = typeProblems(await compile(own, "vertex"), vertexCode, offset)
+      .map((p) => ({ ...p, field: "vertexCode" as const }));
+    if (problems.length > 0) return { ok: false, problems };
   }
-  const problems = typeProblems(log, code, compiled.lineOffset);
+  const compiled = lifted ?? { fragment, lineOffset };
+  const problems = typeProblems(
+    await compile(compiled.fragment, "fragment"),
+    code,
+    compiled.lineOffset,
+  );
   return problems.length > 0 ? { ok: false, problems } : result;
 }
+
+const lineCount = (text: string) => text.split("\n").length;

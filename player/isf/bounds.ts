@@ -74,7 +74,9 @@ export const LOOP_CAP = 4096;
  * `check_memo.ts`): one more is refused at once, retryable (`IsfChecksBusy`), so a flood of
  * `preset.validate` cannot pile up requests and their code without bound. At about 1 s a
  * check on a busy machine (docs/presets.md, "Bounds"), two at once, the last of 32 waits
- * some 16 s; 32 codes of at most `codeCharacters` hold at most 4 MB.
+ * some 16 s. Each waiting check holds its code and its vertex shader, each at most
+ * `codeCharacters` (longer is refused before it waits, `codeLengthRefusal`): 128 KiB each as
+ * UTF-16, so the 32 hold at most 8 MiB.
  */
 export const ISF_CHECKS_WAITING = 32;
 

@@ -74,8 +74,8 @@ export class IsfCheckMemo {
     kind: IsfKind,
     { vertexCode, isBounded = true }: { vertexCode?: string | undefined; isBounded?: boolean } = {},
   ): Promise<IsfResult> {
-    // Code too long to check takes no place: its refusal needs no check (`parseIsfApart`'s).
-    const tooLong = codeLengthRefusal(code);
+    // Code (or a vertex shader) too long to check takes no place: its refusal needs no check.
+    const tooLong = codeLengthRefusal(code, {}, vertexCode);
     if (tooLong) return tooLong;
     if (this.#running >= ISF_CHECKS_AT_ONCE) {
       if (isBounded && this.#waiting.length >= ISF_CHECKS_WAITING) {

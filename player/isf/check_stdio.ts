@@ -8,14 +8,14 @@
  * itself when the check's heap passed `ISF_CHECK_HEAP_MB` (looked at with each
  * progress report: at the same points of the work whatever the load). The same
  * program is the player's long-lived GLSL compiler (`glsl_compiler.ts`): a
- * request `{compile: source}` is answered `{compiled: log, rssMb}` by glslang
+ * request `{compile: source, stage?}` is answered `{compiled: log, rssMb}` by glslang
  * (`glsl_types.ts`), loaded at the first.
  * @module
  */
 import { ISF_CHECK_HEAP_MB, type IsfCheckBounds } from "./bounds.ts";
 import { OVER_CEILING_CODE } from "./check_child.ts";
 import { type IsfKind, parseIsf } from "./parse.ts";
-import { loadGlslang } from "./glsl_types.ts";
+import { type GlslStage, loadGlslang } from "./glsl_types.ts";
 
 /** What the checker process is asked. */
 export interface IsfCheckRequest {
@@ -47,17 +47,19 @@ export async function runIsfCheckStdio(): Promise<void> {
     buffered += chunk;
     let end: number;
     while ((end = buffered.indexOf("\n")) >= 0) {
-      const request = JSON.parse(buffered.slice(0, end)) as IsfCheckRequest | { compile: string };
+      const request = JSON.parse(buffered.slice(0, end)) as
+        | IsfCheckRequest
+        | { compile: string; stage?: GlslStage };
       buffered = buffered.slice(end + 1);
-      if ("compile" in request) await compile(request.compile);
+      if ("compile" in request) await compile(request.compile, request.stage);
       else check(request);
     }
   }
 }
 
 /** glslang's log of `source` (empty: it compiled), and this process's resident memory. */
-async function compile(source: string): Promise<void> {
-  const compiled = (await loadGlslang())(source);
+async function compile(source: string, stage?: GlslStage): Promise<void> {
+  const compiled = (await loadGlslang())(source, stage);
   say({ compiled, rssMb: Math.round(Deno.memoryUsage().rss / 1024 / 1024) });
 }
 

@@ -98,29 +98,7 @@ export function fragmentSource(
   if (Array.isArray(versioned)) return versioned;
   const { version, text } = versioned;
   const isEs3 = version === "300 es";
-  const declarations = (isIn: boolean) => [
-    "precision highp float;",
-    "precision highp int;",
-    "uniform float TIME;",
-    "uniform float TIMEDELTA;",
-    "uniform vec2 RENDERSIZE;",
-    "uniform int PASSINDEX;",
-    "uniform int FRAMEINDEX;",
-    "uniform vec4 DATE;",
-    // Each invocation's own, from 0: the iterations its loops ran (`loop_cap.ts`).
-    `int ${LOOP_COUNTER} = 0;`,
-    isIn ? "in vec2 isf_FragNormCoord;" : "varying vec2 isf_FragNormCoord;",
-    "#define vv_FragNormCoord isf_FragNormCoord",
-    ...inputs.filter((i) => uniformType(i) !== "sampler2D").map((i) =>
-      `uniform ${uniformType(i)} ${i.NAME};`
-    ),
-    ...samplers.flatMap((name) => [
-      `uniform sampler2D ${name};`,
-      `uniform vec2 _${name}_imgSize;`,
-      `uniform vec4 _${name}_imgRect;`,
-      `uniform bool _${name}_flip;`,
-    ]),
-  ];
+  const declarations = (es3: boolean) => isfDeclarations(es3, "fragment", { inputs, samplers });
   const expanded = expandImageFunctions(text, new Set(samplers), isEs3 ? "texture" : "texture2D");
   if (Array.isArray(expanded)) return expanded;
   const withPrologue = (prologue: string[]) => ({
@@ -257,19 +235,27 @@ export function vertexSource(
     source: `${prologue.join("\n")}\n${expanded.text}`,
     lineOffset: prologue.length,
   });
-  const es3 = ["#version 300 es", ...vertexDeclarations(true, header)];
+  const es3 = ["#version 300 es", ...isfDeclarations(true, "vertex", header)];
   if (isEs3) return { ...withPrologue(es3), lifted: null };
   return {
-    ...withPrologue(vertexDeclarations(false, header)),
+    ...withPrologue(isfDeclarations(false, "vertex", header)),
     lifted: withPrologue([...es3, ...VERTEX_LIFT]),
   };
 }
 
-/** The declarations of a vertex shader of its own (ES 3.00's when `isEs3`). */
-function vertexDeclarations(
+/**
+ * The declarations ISF gives a preset's shader of `stage` (ES 3.00's when `isEs3`): the
+ * uniforms (`TIME`, `RENDERSIZE`, ..., the inputs' and the images'), the loops' counter,
+ * `isf_FragNormCoord` between the stages; a vertex shader's `position` attribute and
+ * `isf_vertShaderInit()` too.
+ */
+function isfDeclarations(
   isEs3: boolean,
+  stage: "fragment" | "vertex",
   header: { readonly inputs: readonly IsfInput[]; readonly samplers: readonly string[] },
 ): string[] {
+  const isVertex = stage === "vertex";
+  const between = isEs3 ? (isVertex ? "out" : "in") : "varying";
   return [
     "precision highp float;",
     "precision highp int;",
@@ -279,9 +265,11 @@ function vertexDeclarations(
     "uniform int PASSINDEX;",
     "uniform int FRAMEINDEX;",
     "uniform vec4 DATE;",
+    // Each invocation's own, from 0: the iterations its loops ran (`loop_cap.ts`).
     `int ${LOOP_COUNTER} = 0;`,
-    isEs3 ? "in vec2 position;" : "attribute vec2 position;",
-    isEs3 ? "out vec2 isf_FragNormCoord;" : "varying vec2 isf_FragNormCoord;",
+    ...(isVertex ? [isEs3 ? "in vec2 position;" : "attribute vec2 position;"] : []),
+    `${between} vec2 isf_FragNormCoord;`,
+    ...(isVertex ? [] : ["#define vv_FragNormCoord isf_FragNormCoord"]),
     ...header.inputs.filter((i) => uniformType(i) !== "sampler2D").map((i) =>
       `uniform ${uniformType(i)} ${i.NAME};`
     ),
@@ -291,6 +279,6 @@ function vertexDeclarations(
       `uniform vec4 _${name}_imgRect;`,
       `uniform bool _${name}_flip;`,
     ]),
-    ...VERTEX_INIT,
+    ...(isVertex ? VERTEX_INIT : []),
   ];
 }

@@ -14,6 +14,7 @@
  */
 import { MONOTONIC_TIMER_CLOCK, ProgressWatch, type TimerClock } from "../../lib/progress_watch.ts";
 import { checkerCommand, checkerEnv } from "./check_child.ts";
+import type { GlslStage } from "./glsl_types.ts";
 
 /** The compiler process is replaced, between compiles, once its resident memory passes this. */
 export const GLSL_COMPILER_RSS_MB = 384;
@@ -49,13 +50,13 @@ class CompilerProcess {
     void this.#read().catch(() => {}).finally(() => this.end());
   }
 
-  /** glslang's log of `source`; rejects when the process ends first. */
-  compile(source: string): Promise<{ log: string; rssMb: number }> {
+  /** glslang's log of `source` (of `stage`); rejects when the process ends first. */
+  compile(source: string, stage: GlslStage): Promise<{ log: string; rssMb: number }> {
     const answer = Promise.withResolvers<{ log: string; rssMb: number }>();
     if (this.isEnded) answer.reject(new Error("the compiler ended"));
     else {
       this.#waiting.push(answer);
-      const line = JSON.stringify({ compile: source }) + "\n";
+      const line = JSON.stringify({ compile: source, stage }) + "\n";
       this.#writer.write(new TextEncoder().encode(line)).catch(() => this.end());
     }
     return answer.promise;
@@ -120,8 +121,8 @@ export class GlslCompiler {
    * process when the first did not.
    * @throws {Error} when a fresh process did not answer either (no verdict)
    */
-  compile(source: string): Promise<GlslCompiled> {
-    const result = this.#turn.then(() => this.#compileNow(source));
+  compile(source: string, stage: GlslStage = "fragment"): Promise<GlslCompiled> {
+    const result = this.#turn.then(() => this.#compileNow(source, stage));
     this.#turn = result.catch(() => {});
     return result;
   }
@@ -132,17 +133,17 @@ export class GlslCompiler {
     this.#process = null;
   }
 
-  async #compileNow(source: string): Promise<GlslCompiled> {
+  async #compileNow(source: string, stage: GlslStage): Promise<GlslCompiled> {
     const isFresh = this.#process === null || this.#process.isEnded;
     try {
-      return await this.#once(source);
+      return await this.#once(source, stage);
     } catch (error) {
       if (isFresh) throw error;
-      return await this.#once(source);
+      return await this.#once(source, stage);
     }
   }
 
-  async #once(source: string): Promise<GlslCompiled> {
+  async #once(source: string, stage: GlslStage): Promise<GlslCompiled> {
     const limit = this.#options.rssMb ?? GLSL_COMPILER_RSS_MB;
     if (this.#process && (this.#process.isEnded || this.#process.rssMb > limit)) this.close();
     if (!this.#process) {
@@ -158,7 +159,7 @@ export class GlslCompiler {
       () => process.end(),
     );
     try {
-      const { log } = await process.compile(source);
+      const { log } = await process.compile(source, stage);
       return { log };
     } catch (error) {
       if (this.#process === process) this.close();

@@ -15,8 +15,11 @@
 import { mapCompileLog } from "./glsl.ts";
 import type { IsfProblem } from "./problems.ts";
 
-/** glslang's compile of one fragment source: its log (empty when it compiled). */
-export type GlslangCompile = (source: string) => string;
+/** A shader's stage, as glslang takes it. */
+export type GlslStage = "fragment" | "vertex";
+
+/** glslang's compile of one source (a fragment's unless `stage` says): its log (empty when it compiled). */
+export type GlslangCompile = (source: string, stage?: GlslStage) => string;
 
 /** A declaration of non-opaque uniforms: `uniform [precision] type names;`. */
 const UNIFORM = /\buniform(\s+)((?:(?:lowp|mediump|highp)\s+)?)(\w+)(\s+[^;{}()]+);/g;
@@ -112,7 +115,7 @@ async function load(): Promise<GlslangCompile> {
     heard ? heard.push(data.join(" ")) : fallback(...data);
   console.log = route(log);
   console.warn = route(warn);
-  let compiler: { compileGLSL(source: string, stage: "fragment", debug: boolean): Uint32Array };
+  let compiler: { compileGLSL(source: string, stage: GlslStage, debug: boolean): Uint32Array };
   try {
     const module = await import("@webgpu/glslang/dist/web-devel-onefile/glslang.js");
     compiler = await (module.default as unknown as () => Promise<typeof compiler>)();
@@ -120,10 +123,10 @@ async function load(): Promise<GlslangCompile> {
     // Calls bound by glslang keep the routes; any later caller of the console gets its own.
     [console.log, console.warn] = [log, warn];
   }
-  return (source) => {
+  return (source, stage = "fragment") => {
     heard = [];
     try {
-      compiler.compileGLSL(source, "fragment", false);
+      compiler.compileGLSL(source, stage, false);
       return "";
     } catch (error) {
       return heard.join("\n") || String((error as Error)?.message ?? error);

@@ -49,3 +49,4 @@ export {
 export type { GlslVersion } from "./glsl.ts";
 export { withParameterDefault } from "./set_default.ts";
 export { ISF_CHECKS, IsfCheckMemo } from "./check_memo.ts";
+export { hasVertexCode } from "./vertex_check.ts";

@@ -96,7 +96,7 @@ export interface IsfCheckOptions {
  */
 export function parseIsf(code: string, kind: IsfKind, options: IsfCheckOptions = {}): IsfResult {
   const budget = new WorkBudget(options.bounds, options.onProgress);
-  const tooLong = codeLengthRefusal(code, budget.bounds);
+  const tooLong = codeLengthRefusal(code, budget.bounds, options.vertexCode);
   if (tooLong) return tooLong;
   const result = prepareIsf(code, kind);
   if (!result.ok) return result;
@@ -125,19 +125,23 @@ export function parseIsf(code: string, kind: IsfKind, options: IsfCheckOptions =
 }
 
 /**
- * The refusal of code over the `codeCharacters` bound (the one bound measured without a
- * parse: the player answers it before it starts a check's process), or null.
+ * The refusal of code, or of its own vertex shader (`vertexCode`, its problem naming that
+ * field), over the `codeCharacters` bound (the one bound measured without a parse: the
+ * player answers it before it starts a check's process), or null.
  */
 export function codeLengthRefusal(
   code: string,
   bounds: Partial<IsfCheckBounds> = {},
+  vertexCode?: string,
 ): IsfResult | null {
   const { codeCharacters } = { ...ISF_CHECK_BOUNDS, ...bounds };
-  if (!(code.length > codeCharacters)) return null;
-  return {
-    ok: false,
-    problems: [boundProblem(new WorkBoundReached("codeCharacters", codeCharacters))],
-  };
+  const problem = () => boundProblem(new WorkBoundReached("codeCharacters", codeCharacters));
+  if (code.length > codeCharacters) return { ok: false, problems: [problem()] };
+  // The vertex shader's own bound, as its check (`checkVertexCode`) would say it.
+  if (hasVertexCode(vertexCode) && vertexCode.length > codeCharacters) {
+    return { ok: false, problems: [{ ...problem(), field: "vertexCode" }] };
+  }
+  return null;
 }
 
 /** What of the header's inputs is taken but changed (`inputWarning`), where `at` places it. */

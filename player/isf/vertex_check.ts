@@ -5,7 +5,7 @@
  * declares as varyings its fragment may read.
  * @module
  */
-import { boundProblem, WorkBoundReached, type WorkBudget } from "./bounds.ts";
+import type { WorkBudget } from "./bounds.ts";
 import { type GlslVersion, vertexSource } from "./glsl.ts";
 import type { IsfHeader } from "./header.ts";
 import { checkGlsl } from "./glsl_check.ts";
@@ -29,7 +29,8 @@ export function hasVertexCode(vertexCode: string | undefined): vertexCode is str
 
 /**
  * Checks `vertexCode` for the fragment `prepared` (its version, inputs and images), its work
- * counted on `budget`: its problems (each with `field: "vertexCode"`), or its sources.
+ * counted on `budget`: its problems (each with `field: "vertexCode"`), or its sources. Its
+ * length is bounded before (`codeLengthRefusal`).
  */
 export function checkVertexCode(
   vertexCode: string,
@@ -42,10 +43,6 @@ export function checkVertexCode(
 ): CheckedVertex | IsfProblem[] {
   const named = (problems: IsfProblem[]) =>
     problems.map((p) => ({ ...p, field: "vertexCode" as const }));
-  const limit = budget.bounds.codeCharacters;
-  if (vertexCode.length > limit) {
-    return named([boundProblem(new WorkBoundReached("codeCharacters", limit))]);
-  }
   const built = vertexSource(vertexCode, prepared.version, {
     inputs: prepared.header.INPUTS,
     samplers: prepared.samplers,

@@ -167,7 +167,7 @@ export const PresetView = z.strictObject({
     "Its own vertex shader (ISF's .vs), when it has one: compiled with code",
   ),
   quarantine: exact(PresetQuarantine).nullable().describe(
-    "Set when its shader stopped the output's frames: not drawn until its code is edited",
+    "Set when its shader stopped the output's frames: not drawn until its code or vertexCode is edited",
   ),
   images: z.array(exact(PresetImage)).optional().describe(
     "Its IMPORTED images, stored with it (preset.import)",

@@ -252,7 +252,7 @@ export function queryTools(): AnyTool[] {
       "app_get_presets",
       "presets",
       "List presets",
-      "List every Effect and Visualizer preset, built-in and user: id, kind, name, type, parameters and code. A preset id goes into effect.add or visualizer.add (app_effect_edit, app_visualizer_edit) and app_open_editor. Example: {}",
+      "List every preset (Effect, Visualizer, transition and generator), built-in and user: id, kind, name, type, parameters, code and vertexCode. A preset id goes into effect.add or visualizer.add (app_effect_edit, app_visualizer_edit) and app_open_editor. Example: {}",
     ),
     queryTool(
       "app_get_preset",

@@ -96,7 +96,7 @@ Deno.test("PlayerApp.quarantinePreset() holds the quarantine when presets.json c
   }
 });
 
-Deno.test("Editor: an edit of a quarantined preset's vertexCode clears it too", async () => {
+Deno.test("PlayerApp: an edit of a quarantined preset's vertexCode clears it, and an undo across one drops it", async () => {
   const { app, edit } = await open(await fixtureDataDir());
   try {
     const presetID = (await edit("preset.add", { ...PRESET, vertexCode: "// a" })).created!
@@ -107,6 +107,20 @@ Deno.test("Editor: an edit of a quarantined preset's vertexCode clears it too", 
     assert.equal(quarantine()?.reason, "stalled", "the same vertex shader keeps it");
     await edit("preset.update", { kind: "effect", presetID, vertexCode: "// b" });
     assert.equal(quarantine(), null, "another vertex shader clears it");
+    // "// c" stalls; the undo brings "// b" back (the same code), a vertex shader that never did.
+    await edit("preset.update", { kind: "effect", presetID, vertexCode: "// c" });
+    await app.quarantinePreset(presetID, "stalled again");
+    await edit("project.undo");
+    const preset = app.presets().find((p) => p.id === presetID)!;
+    assert.equal(preset.vertexCode, "// b");
+    assert.equal(preset.quarantine, null, "the undo's vertex shader is not quarantined");
+    // The redo brings "// c" back, which stalled: still quarantined.
+    await edit("project.redo");
+    assert.equal(quarantine()?.reason, "stalled again", "the redo keeps the quarantine of now");
+    await edit("project.undo");
+    assert.equal(quarantine(), null);
+    await edit("project.redo");
+    assert.equal(quarantine()?.reason, "stalled again");
   } finally {
     await app.close();
   }

@@ -6,9 +6,14 @@
 import assert from "node:assert/strict";
 import { PlayerApp } from "../../../player/app.ts";
 import { VirtualClock } from "../../../player/clock.ts";
-import { Refusal } from "../../../player/errors.ts";
+import { quoted, Refusal } from "../../../player/errors.ts";
+import { parseEdits } from "../../../player/edits/parse.ts";
+import { checkIsfCodeBeside } from "../../../player/edits/preset_rules.ts";
+import { ISF_CHECKS } from "../../../player/isf/mod.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
 import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { INVERT } from "../isf/_shaders.ts";
+import { INVERT_300 } from "../isf/_passes_shaders.ts";
 
 const ISF_FILES = new URL("../../fixtures/isf_files/", import.meta.url);
 const read = (name: string) => Deno.readTextFile(new URL(encodeURIComponent(name), ISF_FILES));
@@ -106,5 +111,75 @@ Deno.test("preset.add and preset.update check vertexCode with the code, at its l
     const after = app.presets().find((p) => p.id === presetID)!;
     assert.equal(after.code, plain);
     assert.equal("vertexCode" in after, false);
+  });
+});
+
+Deno.test("preset.update's check started beside the order is the one its turn takes (code or vertexCode alone)", async () => {
+  await withApp(async (app) => {
+    const [code, vertexCode] = [await read("Edges.fs"), await read("Edges.vs")];
+    const add = { kind: "effect", name: "Edges", type: "isf", code, vertexCode };
+    const presetID = (await edits(app, ["preset.add", add])).edits[0]!.created!.presetID!;
+    const untaken = ISF_CHECKS.size;
+    // Only code: started with the stored .vs, so the turn takes it (no second check left over).
+    await edits(app, ["preset.update", { kind: "effect", presetID, code: `${code}\n` }]);
+    assert.equal(ISF_CHECKS.size, untaken, "the check started beside was taken in the turn");
+    // Only vertexCode: started early too, with the stored code.
+    const update = { kind: "effect", presetID, vertexCode: `${vertexCode}\n` };
+    const parsed = parseEdits({
+      projectId: null,
+      edits: [{ name: "preset.update", params: update }],
+    });
+    const started = checkIsfCodeBeside(parsed, app.presets());
+    assert.ok(started, "a vertexCode alone starts a check");
+    assert.equal(ISF_CHECKS.size, untaken + 1);
+    await started;
+    await ISF_CHECKS.take(`${code}\n`, "effect", { vertexCode: `${vertexCode}\n` });
+    assert.equal(ISF_CHECKS.size, untaken, "its key is the turn's: code kept, the new .vs");
+    // A blank vertexCode is none: the key of the code alone.
+    const blank = parseEdits({
+      projectId: null,
+      edits: [{ name: "preset.update", params: { ...update, vertexCode: " " } }],
+    });
+    await checkIsfCodeBeside(blank, app.presets());
+    await ISF_CHECKS.take(`${code}\n`, "effect");
+    assert.equal(ISF_CHECKS.size, untaken);
+  });
+});
+
+Deno.test("preset.import refuses a .vs that cannot be read as the .fs is refused, naming the .vs", async () => {
+  await withApp(async (app, dataDir) => {
+    await Deno.writeTextFile(`${dataDir}/Loop.fs`, await read("Edges.fs"));
+    await Deno.symlink(`${dataDir}/Loop.vs`, `${dataDir}/Loop.vs`); // a link to itself: ELOOP
+    await assert.rejects(
+      edits(app, ["preset.import", { path: `${dataDir}/Loop.fs` }]),
+      (error: unknown) => {
+        assert.ok(error instanceof Refusal, String(error));
+        assert.equal(error.code, RpcErrorCode.INVALID_PARAMS);
+        assert.ok(
+          error.message.startsWith(
+            `Invalid params.path: ${quoted(`${dataDir}/Loop.vs`)} cannot be read: `,
+          ),
+          error.message,
+        );
+        return true;
+      },
+    );
+  });
+});
+
+Deno.test("A type error of the .vs is refused by the check's compiler at its own line, naming vertexCode", async () => {
+  await withApp(async (app) => {
+    const vertexCode = "void main() {\n  isf_vertShaderInit();\n  gl_Position = vec3(1.0);\n}\n";
+    const add = { kind: "effect", name: "Typed", type: "isf", code: INVERT, vertexCode };
+    await assert.rejects(
+      edits(app, ["preset.add", add]),
+      vertexRefusal("params.vertexCode", 3, /cannot convert from/),
+    );
+    // An ES 3.00 fragment's .vs is compiled as it is (no lifted form).
+    const vs300 = `#version 300 es\n${vertexCode}`;
+    await assert.rejects(
+      edits(app, ["preset.add", { ...add, code: INVERT_300, vertexCode: vs300 }]),
+      vertexRefusal("params.vertexCode", 4, /cannot convert from/),
+    );
   });
 });

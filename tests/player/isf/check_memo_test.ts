@@ -107,3 +107,14 @@ Deno.test("IsfCheckMemo refuses code over codeCharacters without a check nor a p
   assert.match(JSON.stringify(result), /over 65536 characters/);
   assert.deepEqual(runs, []);
 });
+
+Deno.test("IsfCheckMemo refuses a vertexCode over codeCharacters at once too, naming the field", async () => {
+  const { memo, runs } = counted();
+  const vertexCode = "x".repeat(ISF_CHECK_BOUNDS.codeCharacters + 1);
+  void memo.start("short", "effect", { vertexCode });
+  const result = await memo.take("short", "effect", { vertexCode });
+  assert.equal(result.ok, false);
+  assert.match(JSON.stringify(result), /over 65536 characters/);
+  assert.equal(!result.ok && result.problems[0]?.field, "vertexCode");
+  assert.deepEqual(runs, [], "no check run, no place in the queue");
+});

@@ -93,12 +93,14 @@ Deno.test({
 });
 
 /**
- * Every `.vs` of the ISF collection links with its `.fs` (ES 1.00, else their lifted ES 3.00
- * sources, as the output compiles them; the lifted ones link too: ES 1.00's `varying` defined
- * away), and a type error in a `.vs` maps to its own line.
+ * Every `.vs` of the ISF collection links with its `.fs` in their lifted ES 3.00 sources (ES
+ * 1.00's `varying` defined away), which the output falls back to; their ES 1.00 sources link
+ * for all but at most 3 (ES 1.00's loop and index limits). A type error in a `.vs` maps to
+ * its own line.
  */
 async function compilesWithVertexShaders(page: Page): Promise<void> {
   let linked = 0;
+  const es1Refused: string[] = [];
   for (const { name, kind, code, vertexCode } of await loadCollection()) {
     if (vertexCode === undefined) continue;
     const result = parseIsf(code, kind, { vertexCode });
@@ -107,10 +109,16 @@ async function compilesWithVertexShaders(page: Page): Promise<void> {
     const liftedLog = lifted ? await compile(page, lifted.vertex, lifted.fragment) : "";
     assert.equal(liftedLog, "", `${name} lifted: ${liftedLog}`);
     const log = await compile(page, vertex, fragment);
-    assert.equal(log !== "" && lifted ? liftedLog : log, "", `${name}: ${log}`);
+    if (log !== "") {
+      assert.ok(lifted, `${name} (ES 3.00, no other sources): ${log}`);
+      es1Refused.push(`${name}: ${log.slice(0, 120)}`);
+    }
     linked++;
   }
   assert.ok(linked >= 36, `${linked} .vs files linked`);
+  // ES 1.00's limits (a loop bound or an index not constant) refuse City Lights, Neon and
+  // Thermal Camera, which the output draws from their lifted sources: no more than these.
+  assert.ok(es1Refused.length <= 3, `ES 1.00 sources refused:\n${es1Refused.join("\n")}`);
   const vs = "void main() {\n  isf_vertShaderInit();\n  gl_Position = vec3(1.0);\n}\n";
   const result = parseIsf(INVERT, "effect", { vertexCode: vs });
   if (!result.ok) throw new Error(JSON.stringify(result.problems));

@@ -1,7 +1,8 @@
 /**
  * A preset's own vertex shader on the output, in the real browser's pixels: ISF-Files'
  * `3d Rotate` (its `.fs` draws the input as it is, its `.vs` turns the quad in 3D), imported
- * with its `.vs`, draws the picture unchanged with no rotation and moved with `xrot` set.
+ * with its `.vs`, draws the picture unchanged with no rotation and moved with `xrot` set; a
+ * `.vs` GL refuses is reported at its own line.
  * One service in this process, its player in this process too (on a virtual clock) with a
  * headless output: one browser.
  */
@@ -9,7 +10,14 @@ import assert from "node:assert/strict";
 import { VirtualClock } from "../../../player/mod.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { decodePng, pixel, type Pixels } from "../../_helpers/images.ts";
-import { H, near, openOutputService, outputDataDir, W } from "../../_helpers/output.ts";
+import {
+  H,
+  near,
+  openOutputService,
+  outputDataDir,
+  untilOutput,
+  W,
+} from "../../_helpers/output.ts";
 
 const ISF_FILES = new URL("../../fixtures/isf_files/", import.meta.url);
 
@@ -75,6 +83,14 @@ Deno.test({
       const turned = await picture();
       assert(near(pixel(turned, W / 4, y).slice(0, 3), [0, 0, 255]), "blue on the left");
       assert(near(pixel(turned, (3 * W) / 4, y).slice(0, 3), [255, 0, 0]), "red on the right");
+      // A .vs the check's compiler takes (glslang: ES 3.10's ldexp) and WebGL2's does not: the
+      // page's compile() refuses it, said at the .vs's own line.
+      const broken =
+        "void main() {\n  isf_vertShaderInit();\n  gl_Position.w = ldexp(1.0, 0);\n}\n";
+      await edit("preset.update", { kind: "effect", presetID, vertexCode: broken });
+      const refused = () => s.output.faults.find((f) => f.includes("vertexCode"));
+      await untilOutput(s.output, "the .vs refused", () => refused() !== undefined);
+      assert.match(refused()!, /line 3, column \d+: vertexCode: .*ldexp/, refused()!);
     } finally {
       await s.stop();
       await Deno.remove(dataDir, { recursive: true });
