@@ -19,7 +19,7 @@ import type {
 import type { Preset, Project } from "../protocol/model.ts";
 import type { AppState, Snapshot, StateUpdate } from "../protocol/state.ts";
 import { type AppServices, runAction } from "./actions/mod.ts";
-import { LateActions, type Lateness } from "./actions/late.ts";
+import type { Lateness } from "./actions/late.ts";
 import { listDeleted, loadApp } from "./app_load.ts";
 import { startAppOutput } from "./app_output.ts";
 import { type AppParts, assembleApp } from "./app_parts.ts";
@@ -50,8 +50,6 @@ export type { PlayerOptions } from "./player_options.ts";
 export class PlayerApp implements AppServices {
   readonly store: ProjectStore;
   readonly clock: Clock;
-  /** The actions run after their time (protocol 1.13 `due`), counted. */
-  readonly lateActions = new LateActions();
   /** Receives every update; set by whoever publishes them. */
   onUpdate: (update: StateUpdate) => void = () => {};
   /** Told the output's local MIDI ports and their input (`midi.local`; `rpc_server.ts`). */
@@ -205,9 +203,8 @@ export class PlayerApp implements AppServices {
   }
 
   /**
-   * `runAction` for the protocol server: a synchronous action's outcome comes
-   * back at once, one that writes the Project as a promise; once per retry key
-   * (`LiveKeeper.runOnce`). Run `late` (protocol 1.13), what it starts catches up.
+   * `runAction` for the protocol server: a synchronous action's outcome at once, one that writes
+   * the Project as a promise; once per retry key (`LiveKeeper.runOnce`); `late` (1.13) caught up.
    * @throws {Refusal} when the action is refused or its Project does not exist
    */
   runActionNow(
@@ -218,7 +215,7 @@ export class PlayerApp implements AppServices {
     return this.#live.runOnce(idempotencyKey, () => {
       const engine = this.#projects.get(action.projectId);
       if (action.projectId && !engine) this.#projects.engine(action.projectId);
-      return runAction(action, engine, this, late, this.lateActions);
+      return runAction(action, engine, this, late);
     });
   }
 

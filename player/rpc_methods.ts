@@ -26,7 +26,7 @@ import { parseActionRun, parseParams } from "./rpc_params.ts";
 import { SETTING_DEFAULTS } from "../protocol/settings.ts";
 import { Beside } from "./beside.ts";
 import { runActionBatch } from "./rpc_batch.ts";
-import { latenessOf } from "./actions/late.ts";
+import { LateActions, type Lateness, latenessOf } from "./actions/late.ts";
 import { toErrorObject } from "./rpc_errors.ts";
 import { importShow } from "./show/mod.ts";
 
@@ -41,6 +41,8 @@ export interface MethodOptions {
    * service on the same machine wrote it on the same clock); tests give a virtual one.
    */
   wallClock?: () => number;
+  /** Where the actions run after their time are counted (default: a count of its own). */
+  lateActions?: LateActions;
 }
 
 /** What a handler knows of its request and session. */
@@ -86,6 +88,14 @@ export function playerMethods(
   options: MethodOptions,
 ): Record<string, MethodHandler> {
   const wallClock = options.wallClock ?? Date.now;
+  const lates = options.lateActions ?? new LateActions();
+  /** The lateness of an action due at `due`, counted (none without `due`). */
+  const lateness = (due: number | undefined): Lateness | undefined => {
+    if (due === undefined) return undefined;
+    const late = latenessOf(due, wallClock());
+    lates.count(late);
+    return late;
+  };
   const handlers: Handlers = {
     [Method.INITIALIZE]: (params) => {
       const { protocolVersion } = parseParams(Method.INITIALIZE, params);
@@ -107,11 +117,11 @@ export function playerMethods(
       parseParams(Method.STATE_GET, params);
       return app.snapshot();
     },
-    [Method.ACTION_RUN]: (params) => runActionParams(app, params, wallClock),
+    [Method.ACTION_RUN]: (params) => runActionParams(app, params, lateness),
     [Method.ACTION_BATCH]: (params) =>
       runActionBatch(
         params,
-        (action) => runActionParams(app, action, wallClock),
+        (action) => runActionParams(app, action, lateness),
         (error) => toErrorObject(error, app.store.dataDir),
       ),
     [Method.EDIT_APPLY]: (params, context) => {
@@ -203,12 +213,16 @@ export function playerMethods(
 /**
  * Runs the params of one `action.run` (or one action of a batch): checked at the door, the
  * action's own params against its catalog entry by `runAction`; its lateness (`due`, 1.13) read
- * on `wallClock` here, where its Clips start.
+ * by `lateness` here, where its Clips start.
  * @throws {RpcError} INVALID_PARAMS; {Refusal} when the action is refused
  */
-function runActionParams(app: PlayerApp, params: unknown, wallClock: () => number) {
+function runActionParams(
+  app: PlayerApp,
+  params: unknown,
+  lateness: (due: number | undefined) => Lateness | undefined,
+) {
   const p = parseActionRun(params);
-  const late = p.due === undefined ? undefined : latenessOf(p.due, wallClock());
+  const late = lateness(p.due);
   const action: NormalizedAction = {
     name: p.name,
     params: p.params as ActionParams,

@@ -20,7 +20,7 @@ import type { ActionOutcome } from "../../protocol/methods.ts";
 import { quoted, Refusal } from "../errors.ts";
 import { type ActionHandler, ActionRun, type AppServices } from "./context.ts";
 import { hasValidParams } from "./params_check.ts";
-import { type LateActions, type Lateness, lateNote, ON_TIME } from "./late.ts";
+import { type Lateness, lateNote, ON_TIME } from "./late.ts";
 import type { ProjectEngine } from "../engine/project_engine.ts";
 import { navigationActions } from "./navigation.ts";
 import { playbackActions } from "./playback.ts";
@@ -76,8 +76,8 @@ function checkedParams(name: string, raw: unknown): ActionParams {
  * `engine` (the target Project's; none when no Project is open), its optional
  * params defaulted as declared and velocity full when absent. A synchronous
  * action is answered without a promise; one that writes the Project answers with one. One run
- * `late` (protocol 1.13) starts its Clips where they would be, is counted in `lates`, and its
- * message says how late it ran.
+ * `late` (protocol 1.13) starts its Clips where they would be, and its message says how late
+ * it ran.
  * @throws {Refusal} when the rules refuse it; INVALID_PARAMS for bad params
  */
 export function runAction(
@@ -85,7 +85,6 @@ export function runAction(
   engine: ProjectEngine | undefined,
   app: AppServices,
   late: Lateness = ON_TIME,
-  lates?: LateActions,
 ): ActionOutcome | Promise<ActionOutcome> {
   const { name } = action;
   // Own members only: "toString" is no action.
@@ -101,15 +100,14 @@ export function runAction(
     throw error;
   }
   if (outcome instanceof Promise) {
-    return outcome.then((o) => noted(o, late, lates)).finally(() => engine?.settle());
+    return outcome.then((o) => noted(o, late)).finally(() => engine?.settle());
   }
   engine?.settle();
-  return noted(outcome, late, lates);
+  return noted(outcome, late);
 }
 
-/** `outcome`, its message saying how late it ran when it did (and counted). */
-function noted(outcome: ActionOutcome, late: Lateness, lates?: LateActions): ActionOutcome {
+/** `outcome`, its message saying how late it ran when it did. */
+function noted(outcome: ActionOutcome, late: Lateness): ActionOutcome {
   if (late.byMs === 0) return outcome;
-  lates?.count(late);
   return { ...outcome, message: outcome.message + lateNote(late) };
 }

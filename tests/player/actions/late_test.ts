@@ -10,12 +10,17 @@ import { openFixture } from "../../_helpers/fixture.ts";
 import { playerMethods, type Session } from "../../../player/rpc_methods.ts";
 import { Method } from "../../../protocol/methods.ts";
 import type { ActionOutcome } from "../../../protocol/methods.ts";
+import { LateActions } from "../../../player/actions/late.ts";
 
 /** The fixture's player, its `action.run` reading `due` on the fixture's virtual clock. */
 async function latePlayer() {
   const f = await openFixture();
   const session = { isInitialized: true, figures: () => ({}) } as unknown as Session;
-  const methods = playerMethods(f.app, session, { wallClock: () => f.clock.now() });
+  const lates = new LateActions();
+  const methods = playerMethods(f.app, session, {
+    wallClock: () => f.clock.now(),
+    lateActions: lates,
+  });
   /** `action.run` of `name` due `lateMs` ago (no `due` when undefined). */
   const run = async (name: string, params: Record<string, unknown>, lateMs?: number) => {
     const due = lateMs === undefined ? {} : { due: f.clock.now() - lateMs };
@@ -25,11 +30,11 @@ async function latePlayer() {
     ) as ActionOutcome;
   };
   const position = (id: string) => f.state().clips.find((c) => c.clipID === id)!.position;
-  return { f, run, position };
+  return { f, run, position, lates };
 }
 
 Deno.test("action.run with due: a Clip started 50 ms late is at 50 ms x speed, in its direction", async () => {
-  const { f, run, position } = await latePlayer();
+  const { f, run, position, lates } = await latePlayer();
   try {
     f.clock.advance(10_000);
     const out = await run("TRIGGER_CLIP_IN", { clipID: "c1" }, 50);
@@ -46,14 +51,14 @@ Deno.test("action.run with due: a Clip started 50 ms late is at 50 ms x speed, i
     assert.equal(position("c7"), 10 - 0.05);
     f.clock.advance(1000);
     assert.equal(position("c1"), 1.05, "it plays on from there");
-    assert.deepEqual([f.app.lateActions.caughtUp, f.app.lateActions.tooLate], [3, 0]);
+    assert.deepEqual([lates.caughtUp, lates.tooLate], [3, 0]);
   } finally {
     await f.close();
   }
 });
 
 Deno.test("action.run with due: on time or without due at the start; more than 5 s late at the start, counted", async () => {
-  const { f, run, position } = await latePlayer();
+  const { f, run, position, lates } = await latePlayer();
   try {
     f.clock.advance(10_000);
     const onTime = await run("TRIGGER_CLIP_IN", { clipID: "c1" }, 0);
@@ -69,7 +74,7 @@ Deno.test("action.run with due: on time or without due at the start; more than 5
       tooLate.message,
       /\(5001 ms late, more than 5000 ms: what it started starts from the beginning\)$/,
     );
-    assert.deepEqual([f.app.lateActions.caughtUp, f.app.lateActions.tooLate], [0, 1]);
+    assert.deepEqual([lates.caughtUp, lates.tooLate], [0, 1]);
     // Exactly the bound still catches up.
     await run("RESTART_CLIP_IN", { clipID: "c1" }, 5000);
     assert.equal(position("c1"), 5);
