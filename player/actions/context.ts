@@ -52,9 +52,9 @@ export interface ActionContext {
   velocity: number;
   /**
    * How late the action runs, ms, for what it starts to catch up (`late.ts`): a Clip or Song it
-   * starts begins where it would be had it run on time. 0 on time.
+   * starts begins where it would be had it run on time. 0 (or absent) on time.
    */
-  lateMs: number;
+  lateMs?: number;
 }
 
 /** The context of one action run; `engine` refuses when no Project is open. */

@@ -75,7 +75,7 @@ function pauseAll(engine: ProjectEngine): number {
   return count;
 }
 
-function resumeAll(engine: ProjectEngine, lateMs: number): number {
+function resumeAll(engine: ProjectEngine, lateMs = 0): number {
   let count = 0;
   if (engine.songTransport?.state === "paused") {
     engine.playSong(lateMs);

@@ -29,7 +29,7 @@ export interface StartOptions {
    * Started this late, ms (an action run after its time, `player/actions/late.ts`): the Clip
    * begins where it would be had it started then (lateness times speed, in its direction).
    */
-  lateMs?: number;
+  lateMs?: number | undefined;
 }
 
 /** What the voices need from their engine. */
