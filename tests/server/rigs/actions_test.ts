@@ -239,11 +239,11 @@ Deno.test({
       await a.actions.submit(trigger);
       await until("b scheduled it", () => b.actions.scheduled === 1);
       clock.advance(120);
-      await until("a's player started c1", () => a.actions.last?.outcome != null);
+      await until("a's player started c1", () => (a.actions.last?.outcome ?? null) !== null);
       assert.notEqual(a.position("c1"), null, `${a.actions.last?.outcome}`);
       assert.equal(b.position("c1"), null, "b's timer has not fired yet");
       clock.advance(50);
-      await until("b's player started c1", () => b.actions.last?.outcome != null);
+      await until("b's player started c1", () => (b.actions.last?.outcome ?? null) !== null);
       assert.equal(b.actions.last!.lateMs, 50, "b ran it 50 ms after its show time");
       const [pa, pb] = [a.position("c1")!, b.position("c1")!];
       console.log(`c1 at one show time: a ${pa} s, b ${pb} s`);
