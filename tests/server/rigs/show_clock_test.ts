@@ -55,6 +55,23 @@ async function post(
   }
 }
 
+/**
+ * When `rig`'s Clip `id` began, on its show time, as its status tells over `readings` position
+ * reports of its player: the earliest. Each reading maps the player's position through the
+ * service's reading of the player's clock, which an update read late (a loaded machine) puts
+ * late; the earliest of several is the one read least late (NTP's minimum-delay filter).
+ */
+async function clipStart(rig: Rig, actionId: string, id: string, readings = 4): Promise<number> {
+  const seen = new Set<number>();
+  await untilProgress(`${rig.name}: ${readings} readings of ${id}'s start`, async () => {
+    const s = await rig.get("/api/v1/group") as GroupStatus | null;
+    const last = s?.clock?.lastAction;
+    if (last?.id === actionId && last.clipStarts[id] !== undefined) seen.add(last.clipStarts[id]);
+    return seen.size >= readings;
+  }, { progress: () => seen.size, noProgressMs: 30_000 });
+  return Math.min(...seen);
+}
+
 const prepare = (dir: string) =>
   writeJsonAtomic(`${dir}/projects/show/project.json`, fixtureProject());
 
@@ -102,7 +119,11 @@ Deno.test({
       // Each rig's c1 position (as its player reports it, speed 1) at one show time: a rig whose
       // timer fired late started it where it would be (protocol 1.13 `due`), so they agree.
       const at = la.showTime + 1000;
-      const [pa, pb] = [at - la.clipStarts.c1!, at - lb.clipStarts.c1!];
+      const [startA, startB] = await Promise.all([
+        clipStart(a!, la.id, "c1"),
+        clipStart(b!, la.id, "c1"),
+      ]);
+      const [pa, pb] = [at - startA, at - startB];
       const apart = Math.abs(pa - pb);
       console.log(
         `rigs clock: c1 at show time +1 s: ${pa.toFixed(2)} / ${pb.toFixed(2)} ms, ${
