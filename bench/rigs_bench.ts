@@ -3,8 +3,10 @@
  * a real etcd of three members, each in a network namespace of its own (the tests' cluster,
  * `tests/_helpers/etcd_cluster.ts`); `--triggers` restarts of a Clip sent to either rig in turn,
  * each scheduled on both at one show time. Per trigger: how far apart the two rigs' Clip began
- * (each rig's play state's position mapped to its show time), in frames at 30 fps, and how late
- * each rig's watch delivered it (0: before its show time). As root with etcd only; otherwise one
+ * (each rig's play state's position mapped to its show time, the earliest of four readings), in
+ * frames at 30 fps: a rig that ran it late started it where it would be (protocol 1.13 `due`),
+ * so this is the rigs' position difference at one show time; and how late each rig ran it after
+ * its show time (its timer or its watch). As root with etcd only; otherwise one
  * skipped row.
  * @module
  */
@@ -47,6 +49,22 @@ async function lastAction(rig: Rig, previous: string | null): Promise<Last> {
   throw new Error(`${rig.name} did not run the action: ${rig.stderr().slice(-2000)}`);
 }
 
+/**
+ * When `rig`'s c1 began on its show time for action `id`: the earliest of `readings` distinct
+ * readings (each a position report of its player, mapped through the service's reading of the
+ * player's clock, which an update read late puts late: NTP's minimum-delay filter).
+ */
+async function clipStart(rig: Rig, id: string, readings = 4): Promise<number> {
+  const seen = new Set<number>();
+  for (let i = 0; i < 500 && seen.size < readings; i++) {
+    const last = (await rig.get("/api/v1/group") as GroupStatus | null)?.clock?.lastAction;
+    if (last?.id === id && last.clipStarts.c1 !== undefined) seen.add(last.clipStarts.c1);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  if (seen.size === 0) throw new Error(`${rig.name}: no reading of c1's start`);
+  return Math.min(...seen);
+}
+
 /** Waits until both rigs' clocks are synced (one leads, the other follows with an error). */
 async function synced(rig: Rig): Promise<GroupStatus> {
   for (let i = 0; i < 3000; i++) {
@@ -82,7 +100,8 @@ async function measure(
       const b: Last = await lastAction(rigs[1]!, previous);
       if (a.id !== b.id) throw new Error(`the rigs ran different actions: ${a.id}, ${b.id}`);
       previous = a.id;
-      frames.push(Math.abs(a.clipStarts.c1! - b.clipStarts.c1!) / FRAME_MS);
+      const starts = await Promise.all(rigs.map((r) => clipStart(r, a.id)));
+      frames.push(Math.abs(starts[0]! - starts[1]!) / FRAME_MS);
       late.push(a.lateMs, b.lateMs);
     }
     const clocks = await Promise.all(rigs.map((r) => r.get("/api/v1/group"))) as GroupStatus[];

@@ -19,6 +19,7 @@ import type {
 import type { Preset, Project } from "../protocol/model.ts";
 import type { AppState, Snapshot, StateUpdate } from "../protocol/state.ts";
 import { type AppServices, runAction } from "./actions/mod.ts";
+import type { Lateness } from "./actions/late.ts";
 import { listDeleted, loadApp } from "./app_load.ts";
 import { startAppOutput } from "./app_output.ts";
 import { type AppParts, assembleApp } from "./app_parts.ts";
@@ -202,19 +203,19 @@ export class PlayerApp implements AppServices {
   }
 
   /**
-   * `runAction` for the protocol server: a synchronous action's outcome comes
-   * back at once, one that writes the Project as a promise; once per retry key
-   * (`LiveKeeper.runOnce`).
+   * `runAction` for the protocol server: a synchronous action's outcome at once, one that writes
+   * the Project as a promise; once per retry key (`LiveKeeper.runOnce`); `late` (1.14) caught up.
    * @throws {Refusal} when the action is refused or its Project does not exist
    */
   runActionNow(
     action: NormalizedAction,
     idempotencyKey?: string,
+    late?: Lateness,
   ): ActionOutcome | Promise<ActionOutcome> {
     return this.#live.runOnce(idempotencyKey, () => {
       const engine = this.#projects.get(action.projectId);
       if (action.projectId && !engine) this.#projects.engine(action.projectId);
-      return runAction(action, engine, this);
+      return runAction(action, engine, this, late);
     });
   }
 

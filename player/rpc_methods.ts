@@ -26,6 +26,7 @@ import { parseActionRun, parseParams } from "./rpc_params.ts";
 import { SETTING_DEFAULTS } from "../protocol/settings.ts";
 import { Beside } from "./beside.ts";
 import { runActionBatch } from "./rpc_batch.ts";
+import { LateActions, type Lateness, latenessOf } from "./actions/late.ts";
 import { toErrorObject } from "./rpc_errors.ts";
 import { importShow } from "./show/mod.ts";
 
@@ -35,6 +36,13 @@ export interface MethodOptions {
   virtualClock?: VirtualClock;
   /** How the headless player answers approval requests (it has no screen to ask on); absent: the setting's default. */
   approval?: ApprovalRequestResult["decision"];
+  /**
+   * The machine's clock, Unix ms, that an action's `due` is read on (default `Date.now`: the
+   * service on the same machine wrote it on the same clock); tests give a virtual one.
+   */
+  wallClock?: () => number;
+  /** Where the actions run after their time are counted (default: a count of its own). */
+  lateActions?: LateActions;
 }
 
 /** What a handler knows of its request and session. */
@@ -79,6 +87,15 @@ export function playerMethods(
   session: Session,
   options: MethodOptions,
 ): Record<string, MethodHandler> {
+  const wallClock = options.wallClock ?? Date.now;
+  const lates = options.lateActions ?? new LateActions();
+  /** The lateness of an action due at `due`, counted (none without `due`). */
+  const lateness = (due: number | undefined): Lateness | undefined => {
+    if (due === undefined) return undefined;
+    const late = latenessOf(due, wallClock());
+    lates.count(late);
+    return late;
+  };
   const handlers: Handlers = {
     [Method.INITIALIZE]: (params) => {
       const { protocolVersion } = parseParams(Method.INITIALIZE, params);
@@ -100,11 +117,11 @@ export function playerMethods(
       parseParams(Method.STATE_GET, params);
       return app.snapshot();
     },
-    [Method.ACTION_RUN]: (params) => runActionParams(app, params),
+    [Method.ACTION_RUN]: (params) => runActionParams(app, params, lateness),
     [Method.ACTION_BATCH]: (params) =>
       runActionBatch(
         params,
-        (action) => runActionParams(app, action),
+        (action) => runActionParams(app, action, lateness),
         (error) => toErrorObject(error, app.store.dataDir),
       ),
     [Method.EDIT_APPLY]: (params, context) => {
@@ -195,16 +212,22 @@ export function playerMethods(
 
 /**
  * Runs the params of one `action.run` (or one action of a batch): checked at the door, the
- * action's own params against its catalog entry by `runAction`.
+ * action's own params against its catalog entry by `runAction`; its lateness (`due`, 1.14) read
+ * by `lateness` here, where its Clips start.
  * @throws {RpcError} INVALID_PARAMS; {Refusal} when the action is refused
  */
-function runActionParams(app: PlayerApp, params: unknown) {
+function runActionParams(
+  app: PlayerApp,
+  params: unknown,
+  lateness: (due: number | undefined) => Lateness | undefined,
+) {
   const p = parseActionRun(params);
+  const late = lateness(p.due);
   const action: NormalizedAction = {
     name: p.name,
     params: p.params as ActionParams,
     projectId: p.projectId,
   };
   if (p.velocity !== undefined) action.velocity = p.velocity;
-  return app.runActionNow(action, p.idempotencyKey);
+  return app.runActionNow(action, p.idempotencyKey, late);
 }

@@ -43,17 +43,20 @@ export function parseParams<M extends MethodName>(method: M, params: unknown): P
  */
 export function parseActionRun(params: unknown): ActionRunParams {
   if (!isPlainObject(params)) return parseParams(Method.ACTION_RUN, params);
-  const { name, params: actionParams = {}, projectId = null, velocity, idempotencyKey } = params;
+  const { name, params: actionParams = {}, projectId = null, velocity, idempotencyKey, due } =
+    params;
   const isValid = typeof name === "string" && isPlainObject(actionParams) &&
     (projectId === null || (typeof projectId === "string" && projectId.length > 0)) &&
     (velocity === undefined ||
       (Number.isSafeInteger(velocity) && (velocity as number) >= VELOCITY.min &&
         (velocity as number) <= VELOCITY.max)) &&
     (idempotencyKey === undefined ||
-      (typeof idempotencyKey === "string" && idempotencyKey.length <= MAX_IDEMPOTENCY_KEY));
+      (typeof idempotencyKey === "string" && idempotencyKey.length <= MAX_IDEMPOTENCY_KEY)) &&
+    (due === undefined || Number.isFinite(due));
   if (!isValid) return parseParams(Method.ACTION_RUN, params);
   const parsed: ActionRunParams = { name, params: actionParams, projectId };
   if (velocity !== undefined) parsed.velocity = velocity as number;
   if (idempotencyKey !== undefined) parsed.idempotencyKey = idempotencyKey;
+  if (due !== undefined) parsed.due = due as number;
   return parsed;
 }

@@ -37,9 +37,12 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * 1.9 added `timecode.sample` (the active Song chases timecode) and `timecode` in `appState`;
  * 1.10 added `midi.send` and the `midi.local` notification (local MIDI ports, through the
  * output's browser); 1.11 added `action.batch` (the actions of one write in one request);
- * 1.12 added `seed` in `edit.apply` (the ids of a rig group's log entry).
+ * 1.12 added `seed` in `edit.apply` (the ids of a rig group's log entry); 1.13 added
+ * `Clip.generator`, the `generator` kind and `Preset.vertexCode`; 1.14 added `due` in
+ * `action.run` (and each action of `action.batch`): an action run late starts its Clips where
+ * they would be had it run on time.
  */
-export const PLAYER_PROTOCOL_VERSION = "1.13";
+export const PLAYER_PROTOCOL_VERSION = "1.14";
 
 /** Method names, server to player. */
 export const Method = {
@@ -124,7 +127,16 @@ export const ActionRunParams = z.object({
   /** `VELOCITY`'s range; present only for the velocity actions. Absent means full velocity. */
   velocity: velocitySchema().optional(),
   idempotencyKey: IdempotencyKey.optional(),
+  /**
+   * Since 1.14: when the action was due, Unix ms (the service and the player share the machine's
+   * clock). Run after it, the Clips (and Song) it starts begin where they would be had it run
+   * then, up to `ACTION_LATE_MAX_MS` late. Absent: now.
+   */
+  due: z.number().optional(),
 });
+
+/** How late (ms) an action with `due` may run and still start its Clips where they would be. */
+export const ACTION_LATE_MAX_MS = 5000;
 
 /** `action.run` result: whether state changed and a one-line account of what was done. */
 export const ActionOutcome = z.object({ applied: z.boolean(), message: z.string() });

@@ -50,6 +50,11 @@ export interface ActionContext {
   params: ActionParams;
   /** In `VELOCITY`'s range; its default (full) when the request carried none. */
   velocity: number;
+  /**
+   * How late the action runs, ms, for what it starts to catch up (`late.ts`): a Clip or Song it
+   * starts begins where it would be had it run on time. 0 (or absent) on time.
+   */
+  lateMs?: number;
 }
 
 /** The context of one action run; `engine` refuses when no Project is open. */
@@ -62,6 +67,7 @@ export class ActionRun implements ActionContext {
     readonly app: AppServices,
     public params: ActionParams,
     readonly velocity: number,
+    readonly lateMs = 0,
   ) {
     this.#engine = engine;
   }

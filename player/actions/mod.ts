@@ -20,6 +20,7 @@ import type { ActionOutcome } from "../../protocol/methods.ts";
 import { quoted, Refusal } from "../errors.ts";
 import { type ActionHandler, ActionRun, type AppServices } from "./context.ts";
 import { hasValidParams } from "./params_check.ts";
+import { type Lateness, lateNote, ON_TIME } from "./late.ts";
 import type { ProjectEngine } from "../engine/project_engine.ts";
 import { navigationActions } from "./navigation.ts";
 import { playbackActions } from "./playback.ts";
@@ -74,13 +75,16 @@ function checkedParams(name: string, raw: unknown): ActionParams {
  * Validates normalized params against the catalog and runs the action on
  * `engine` (the target Project's; none when no Project is open), its optional
  * params defaulted as declared and velocity full when absent. A synchronous
- * action is answered without a promise; one that writes the Project answers with one.
+ * action is answered without a promise; one that writes the Project answers with one. One run
+ * `late` (protocol 1.14) starts its Clips where they would be, and its message says how late
+ * it ran.
  * @throws {Refusal} when the rules refuse it; INVALID_PARAMS for bad params
  */
 export function runAction(
   action: Pick<NormalizedAction, "name" | "params" | "velocity">,
   engine: ProjectEngine | undefined,
   app: AppServices,
+  late: Lateness = ON_TIME,
 ): ActionOutcome | Promise<ActionOutcome> {
   const { name } = action;
   // Own members only: "toString" is no action.
@@ -89,12 +93,21 @@ export function runAction(
   const params = { ...DEFAULTS.get(name), ...checkedParams(name, action.params ?? {}) };
   let outcome: ActionOutcome | Promise<ActionOutcome>;
   try {
-    outcome = handler(new ActionRun(engine, app, params, action.velocity ?? VELOCITY.default));
+    const velocity = action.velocity ?? VELOCITY.default;
+    outcome = handler(new ActionRun(engine, app, params, velocity, late.catchUpMs));
   } catch (error) {
     engine?.settle();
     throw error;
   }
-  if (outcome instanceof Promise) return outcome.finally(() => engine?.settle());
+  if (outcome instanceof Promise) {
+    return outcome.then((o) => noted(o, late)).finally(() => engine?.settle());
+  }
   engine?.settle();
-  return outcome;
+  return noted(outcome, late);
+}
+
+/** `outcome`, its message saying how late it ran when it did. */
+function noted(outcome: ActionOutcome, late: Lateness): ActionOutcome {
+  if (late.byMs === 0) return outcome;
+  return { ...outcome, message: outcome.message + lateNote(late) };
 }

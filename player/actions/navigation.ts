@@ -78,7 +78,7 @@ export const navigationActions: Record<string, ActionHandler> = {
   PLAY_NEXT_SONG_IN: (ctx) => {
     const song = neighbour(ctx.engine, 1);
     select(ctx, song, false, () => {
-      playAll(ctx.engine);
+      playAll(ctx.engine, ctx.lateMs);
       ctx.engine.settle(); // its cues at 0 s start their Clips in the crossing
     });
     return done(`Song "${song.id}" selected and playing`);

@@ -36,20 +36,21 @@ function playClip(ctx: ActionContext, clipId: string): ReturnType<ActionHandler>
   if (voice?.state === "playing") return unchanged(`Clip "${clipId}" is already playing`);
   follow(engine, clipId);
   if (voice?.state === "paused") {
-    engine.resumeClip(clipId);
+    engine.resumeClip(clipId, ctx.lateMs);
     return done(`Clip "${clipId}" resumed`);
   }
-  engine.startClip(clipId, { velocity: ctx.velocity });
+  engine.startClip(clipId, { velocity: ctx.velocity, lateMs: ctx.lateMs });
   return done(`Clip "${clipId}" playing`);
 }
 
-function playAll(engine: ProjectEngine): string {
+/** Plays the Song (`lateMs` late: where it would be), resuming its paused Clips. */
+function playAll(engine: ProjectEngine, lateMs = 0): string {
   const song = engine.songTransport;
   if (!song) throw new Refusal("No Song is selected");
   if (song.state === "playing") return "";
   const wasPaused = song.state === "paused";
-  engine.playSong();
-  if (wasPaused) { for (const v of engine.voices()) engine.resumeClip(v.clipId); }
+  engine.playSong(lateMs);
+  if (wasPaused) { for (const v of engine.voices()) engine.resumeClip(v.clipId, lateMs); }
   return `Song "${song.songId}" ${wasPaused ? "resumed" : "playing"}`;
 }
 
@@ -74,13 +75,13 @@ function pauseAll(engine: ProjectEngine): number {
   return count;
 }
 
-function resumeAll(engine: ProjectEngine): number {
+function resumeAll(engine: ProjectEngine, lateMs = 0): number {
   let count = 0;
   if (engine.songTransport?.state === "paused") {
-    engine.playSong();
+    engine.playSong(lateMs);
     count++;
   }
-  for (const v of engine.voices()) if (engine.resumeClip(v.clipId)) count++;
+  for (const v of engine.voices()) if (engine.resumeClip(v.clipId, lateMs)) count++;
   return count;
 }
 
@@ -90,7 +91,7 @@ function maybeBackground(ctx: ActionContext): string {
   if (engine.voices().length > 0) return "; other Clips still play, no background";
   const bg = engine.backgroundClipId();
   if (!bg) return "; no background Clip is set";
-  engine.startClip(bg, { reason: "background" });
+  engine.startClip(bg, { reason: "background", lateMs: ctx.lateMs });
   return `; background Clip "${bg}" playing`;
 }
 
@@ -120,8 +121,9 @@ function trigger(ctx: ActionContext) {
   if (flag(ctx, "activateSong")) engine.selectClip(clipId);
   else follow(engine, clipId);
   const voice = engine.voice(clipId);
+  const { velocity, lateMs } = ctx;
   if (!voice) {
-    engine.startClip(clipId, { velocity: ctx.velocity, reason: "triggered" });
+    engine.startClip(clipId, { velocity, lateMs, reason: "triggered" });
     return done(`Clip "${clipId}" triggered (${clip.launchMode})`);
   }
   if (clip.launchMode === "Toggle") {
@@ -130,14 +132,14 @@ function trigger(ctx: ActionContext) {
   }
   switch (clip.retrigger) {
     case "restart":
-      engine.startClip(clipId, { velocity: ctx.velocity, reason: "retriggered" });
+      engine.startClip(clipId, { velocity, lateMs, reason: "retriggered" });
       return done(`Clip "${clipId}" restarted`);
     case "stop":
       engine.stopClip(clipId, "retriggered");
       return done(`Clip "${clipId}" stopped by retrigger`);
     case "ignore":
       if (voice.state === "paused") {
-        engine.resumeClip(clipId);
+        engine.resumeClip(clipId, lateMs);
         return done(`Clip "${clipId}" resumed`);
       }
       return unchanged(`Clip "${clipId}" is playing; its retrigger behavior is ignore`);
@@ -146,8 +148,8 @@ function trigger(ctx: ActionContext) {
 
 /** Playback handlers by action name. */
 export const playbackActions: Record<string, ActionHandler> = {
-  PLAY_IN: ({ engine }) => {
-    const message = playAll(engine);
+  PLAY_IN: ({ engine, lateMs }) => {
+    const message = playAll(engine, lateMs);
     return message ? done(message) : unchanged("The Song is already playing");
   },
   STOP_IN: ({ engine }) =>
@@ -169,7 +171,7 @@ export const playbackActions: Record<string, ActionHandler> = {
   RESUME_IN: (ctx) => {
     const clipId = ctx.params.clipID as string | undefined;
     if (clipId === undefined) {
-      const count = resumeAll(ctx.engine);
+      const count = resumeAll(ctx.engine, ctx.lateMs);
       if (count === 0) throw new Refusal("Nothing is paused");
       return done(`Resumed ${count} item(s)`);
     }
@@ -177,19 +179,19 @@ export const playbackActions: Record<string, ActionHandler> = {
     const state = ctx.engine.voice(clipId)?.state;
     if (state === "playing") return unchanged(`Clip "${clipId}" is already playing`);
     if (state !== "paused") throw new Refusal(`Clip "${clipId}" is not paused`);
-    ctx.engine.resumeClip(clipId);
+    ctx.engine.resumeClip(clipId, ctx.lateMs);
     return done(`Clip "${clipId}" resumed`);
   },
-  PLAY_TOGGLE_IN: ({ engine }) => {
+  PLAY_TOGGLE_IN: ({ engine, lateMs }) => {
     if (engine.isPlaying()) {
       stopAll(engine);
       return done("Playback stopped");
     }
-    return done(playAll(engine));
+    return done(playAll(engine, lateMs));
   },
-  PAUSE_TOGGLE_IN: ({ engine }) => {
+  PAUSE_TOGGLE_IN: ({ engine, lateMs }) => {
     if (engine.isPlaying()) return done(`Paused ${pauseAll(engine)} item(s)`);
-    if (engine.isPaused()) return done(`Resumed ${resumeAll(engine)} item(s)`);
+    if (engine.isPaused()) return done(`Resumed ${resumeAll(engine, lateMs)} item(s)`);
     throw new Refusal("Nothing is playing or paused");
   },
   PLAY_CLIP_IN: (ctx) => playClip(ctx, clipArg(ctx)),
@@ -203,7 +205,11 @@ export const playbackActions: Record<string, ActionHandler> = {
     const clipId = clipArg(ctx);
     ctx.engine.clip(clipId);
     follow(ctx.engine, clipId);
-    ctx.engine.startClip(clipId, { velocity: ctx.velocity, reason: "restarted" });
+    ctx.engine.startClip(clipId, {
+      velocity: ctx.velocity,
+      lateMs: ctx.lateMs,
+      reason: "restarted",
+    });
     return done(`Clip "${clipId}" restarted`);
   },
   RELEASE_CLIP_IN: (ctx) => release(ctx, str(ctx, "clipID")),

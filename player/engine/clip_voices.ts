@@ -25,6 +25,11 @@ export interface StartOptions {
   /** Start at this position instead of the start for the Clip's direction. */
   from?: number;
   reason?: string;
+  /**
+   * Started this late, ms (an action run after its time, `player/actions/late.ts`): the Clip
+   * begins where it would be had it started then (lateness times speed, in its direction).
+   */
+  lateMs?: number | undefined;
 }
 
 /** What the voices need from their engine. */
@@ -69,6 +74,7 @@ export class ClipVoices {
   start(clipId: string, options: StartOptions = {}): void {
     const previous = this.#voices.get(clipId)?.state ?? "stopped";
     this.#put(clipId, "playing", options);
+    this.#catchUp(this.#voices.get(clipId)!, options.lateMs ?? 0);
     this.#changed(clipId, previous, options.reason ?? "started");
     this.#host.onClipStarted(clipId);
   }
@@ -92,12 +98,13 @@ export class ClipVoices {
     return true;
   }
 
-  /** Resumes a paused Clip; false if it was not paused. */
-  resume(clipId: string): boolean {
+  /** Resumes a paused Clip (`lateMs` late: where it would be); false if it was not paused. */
+  resume(clipId: string, lateMs = 0): boolean {
     const voice = this.#voices.get(clipId);
     if (voice?.state !== "paused") return false;
     voice.anchorTime = this.#host.clock.now();
     voice.state = "playing";
+    this.#catchUp(voice, lateMs);
     this.#changed(clipId, "paused", "resumed");
     this.#host.onClipStarted(clipId);
     return true;
@@ -209,6 +216,14 @@ export class ClipVoices {
       gain: velocityGain(velocity, clip.velocitySensitivity),
       held: state === "playing" && clip.launchMode === "Gate",
     });
+  }
+
+  /** Moves a voice that just began playing to where it would be had it begun `lateMs` earlier. */
+  #catchUp(voice: Voice, lateMs: number): void {
+    if (!(lateMs > 0)) return;
+    const now = voice.anchorTime;
+    voice.anchorTime = now - lateMs;
+    reanchor(voice, now);
   }
 
   #changed(clipId: string, previous: string, reason: string): void {

@@ -217,9 +217,9 @@ export class ProjectEngine {
     return this.#voices.pause(clipId);
   }
 
-  /** Resumes a paused Clip; false if it was not paused. */
-  resumeClip(clipId: string): boolean {
-    return this.#voices.resume(clipId);
+  /** Resumes a paused Clip (`lateMs` late: where it would be); false if it was not paused. */
+  resumeClip(clipId: string, lateMs = 0): boolean {
+    return this.#voices.resume(clipId, lateMs);
   }
 
   /** Moves a Clip to `seconds`; a stopped Clip is cued there, paused. */
@@ -244,9 +244,9 @@ export class ProjectEngine {
     this.#deck.selectClip(clipId);
   }
 
-  /** Starts or resumes the active Song's transport. */
-  playSong(): void {
-    this.#deck.play();
+  /** Starts or resumes the active Song's transport (`lateMs` late: where it would be). */
+  playSong(lateMs = 0): void {
+    this.#deck.play(lateMs);
   }
 
   /** Pauses the Song transport. */

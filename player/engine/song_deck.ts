@@ -105,9 +105,9 @@ export class SongDeck {
     this.#selectionChanged();
   }
 
-  /** Starts or resumes the active Song's transport. */
-  play(): void {
-    this.#require().play(this.#host.clock.now());
+  /** Starts or resumes the active Song's transport; `lateMs` late, where it would be. */
+  play(lateMs = 0): void {
+    this.#require().play(this.#host.clock.now() - Math.max(0, lateMs));
     this.stateChanged("playing", "started");
   }
 

@@ -13,6 +13,9 @@ import { fromPlayerError } from "./player_errors.ts";
 import { projectMissing } from "./project_missing.ts";
 import { runOnce } from "./retries.ts";
 
+/** The player protocol's minor that reads `due` in `action.run` (1.14). */
+const DUE_SINCE_MINOR = 14;
+
 /** What an action did: the normalized request and the player's account. */
 export interface ActionResult {
   action: string;
@@ -73,22 +76,36 @@ export class ActionRunner {
   }
 
   /**
-   * Sends a checked action to this rig's player now (a group's scheduled action runs so).
+   * Sends a checked action to this rig's player now (a group's scheduled action runs so), `due`
+   * when it was (Unix ms): a player of protocol 1.14 on a real clock starts its Clips where they
+   * would be had it run then; an older one, or one on a virtual clock, runs it as of now.
    * @throws {CueportError} NOT_READY, ACTION_FAILED (refused)
    */
-  send(action: NormalizedAction, idempotencyKey?: string): Promise<ActionResult> {
+  send(action: NormalizedAction, idempotencyKey?: string, due?: number): Promise<ActionResult> {
     try {
       this.#link.requireReady();
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#send(action, idempotencyKey);
+    return this.#send(
+      action,
+      idempotencyKey,
+      due !== undefined && this.#takesDue() ? due : undefined,
+    );
   }
 
-  #send(action: NormalizedAction, idempotencyKey?: string): Promise<ActionResult> {
+  /** Whether the player reads `due` (protocol 1.14) on the machine's clock (not a virtual one). */
+  #takesDue(): boolean {
+    const info = this.#link.player.info;
+    return info !== null && !info.capabilities.virtualClock &&
+      Number(info.protocolVersion.split(".")[1] ?? 0) >= DUE_SINCE_MINOR;
+  }
+
+  #send(action: NormalizedAction, idempotencyKey?: string, due?: number): Promise<ActionResult> {
     const model = this.#link.model;
     // One promise step per action (no async function): this is the hottest path.
-    const params = idempotencyKey === undefined ? action : { ...action, idempotencyKey };
+    let params = idempotencyKey === undefined ? action : { ...action, idempotencyKey };
+    if (due !== undefined) params = { ...params, due };
     return this.#link.player.request(Method.ACTION_RUN, params).then((outcome) => {
       const result: ActionResult = {
         action: action.name,

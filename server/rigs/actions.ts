@@ -4,7 +4,9 @@
  * entries expire; no leader needed: an action is not a decision), and every rig's watch of that
  * prefix schedules it on its show clock, as a timetagged OSC bundle is scheduled on one machine.
  * The rig that took the action schedules it as soon as etcd has it, and answers its client then.
- * An entry seen after its show time runs at once and is counted late. Each entry carries a seed:
+ * An entry seen after its show time runs at once and is counted late; every entry goes to the
+ * player with when it was due, so one run late (a late timer, a late watch) still starts its
+ * Clips where they would be (protocol 1.14, `player/actions/late.ts`). Each entry carries a seed:
  * whatever an action chooses at random is chosen from it (`seededChoice`), so every rig chooses
  * the same.
  * @module
@@ -57,8 +59,13 @@ export interface GroupActionsOptions {
    * (a put would wait for members that do not answer) but runs here alone (default: always).
    */
   hasQuorum?: () => boolean;
-  /** Runs a checked action on this rig's player now (`ActionRunner.send`). */
-  send: (action: NormalizedAction, idempotencyKey?: string) => Promise<ActionResult>;
+  /**
+   * Runs a checked action on this rig's player now (`ActionRunner.send`), `due` the machine's
+   * clock (Unix ms) when its show time was: run late, it starts its Clips where they would be.
+   */
+  send: (action: NormalizedAction, idempotencyKey?: string, due?: number) => Promise<ActionResult>;
+  /** The machine's clock, Unix ms, that `due` is given on (default `Date.now`; tests' virtual). */
+  wallClock?: () => number;
   log: Logger;
 }
 
@@ -173,14 +180,17 @@ export class GroupActions implements ActionScheduler {
     if (this.#seen.size > 4096) this.#seen.delete(this.#seen.keys().next().value!);
   }
 
+  /**
+   * Sends an entry to this rig's player with when it was due: the timer that ran it may have
+   * fired late (a loaded machine), and the player, which measures how late where the Clip starts,
+   * starts it where it would be had it run on time.
+   */
   #run(entry: GroupActionEntry): void {
-    const ran: RanAction = {
-      entry,
-      lateMs: Math.max(0, this.#o.show.now() - entry.showTime),
-      outcome: null,
-    };
+    const late = this.#o.show.now() - entry.showTime;
+    const ran: RanAction = { entry, lateMs: Math.max(0, late), outcome: null };
     this.last = ran;
-    this.#o.send(entry.action, entry.idempotencyKey).then((result) => {
+    const due = (this.#o.wallClock ?? Date.now)() - late;
+    this.#o.send(entry.action, entry.idempotencyKey, due).then((result) => {
       ran.outcome = result.message;
     }, (error) => {
       ran.outcome = `Refused: ${(error as Error).message}`;

@@ -74,7 +74,7 @@ export class ClockWiring {
       group: options.group,
       show,
       leadMs: options.leadMs,
-      send: (action, key) => options.runner.send(action, key),
+      send: (action, key, due) => options.runner.send(action, key, due),
       hasQuorum: () => options.status().canEdit,
       log: options.log,
     });

@@ -3,7 +3,9 @@
  * show clock on one virtual clock: an action taken on one rig is scheduled by both at one show
  * time and runs on both when it comes, though their own clocks read 250 ms apart; one seen after
  * its show time runs at once and is counted late; one etcd does not take runs on its rig alone;
- * `seededChoice` chooses the same from the same seed.
+ * `seededChoice` chooses the same from the same seed. With real players (in process, on the
+ * virtual clock): one rig's timer fired 50 ms late, both rigs' Clip is at one position at one show
+ * time, the late one having started it where it would be (protocol 1.14 `due`).
  */
 import assert from "node:assert/strict";
 import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
@@ -17,6 +19,11 @@ import { ShowClock, skewedClock } from "../../../server/rigs/clock/mod.ts";
 import { VirtualClock } from "../../../player/clock.ts";
 import type { NormalizedAction } from "../../../protocol/actions.ts";
 import type { ActionResult } from "../../../server/core/action_runner.ts";
+import type { LocalClock } from "../../../server/rigs/clock/local_clock.ts";
+import { PlayerApp } from "../../../player/app.ts";
+import { playerMethods, type Session } from "../../../player/rpc_methods.ts";
+import { type ActionOutcome, Method } from "../../../protocol/methods.ts";
+import { fixtureDataDir } from "../../_helpers/fixture.ts";
 
 const opts = { ...needs("etcd"), sanitizeResources: false, sanitizeOps: false };
 const TRIGGER = {
@@ -161,4 +168,98 @@ Deno.test("seededChoice() chooses the same from the same seed, spread over the c
     counts[i]!++;
   }
   assert.ok(counts.every((n) => n > 800), `spread: ${counts}`);
+});
+
+/** `clock` whose timers fire `delayMs` late: a rig on a loaded machine. */
+function lateTimers(clock: LocalClock, delayMs: number): LocalClock {
+  return {
+    now: () => clock.now(),
+    setTimer: (at, fn) => clock.setTimer(at + delayMs, fn),
+    clearTimer: (id) => clock.clearTimer(id),
+  };
+}
+
+/**
+ * A rig whose actions run on a real player (in process) on `clock`, the machine's clock too (the
+ * `due` of `action.run`), its show clock's timers `delayMs` late.
+ */
+async function rigWithPlayer(name: string, etcd: Etcd, clock: VirtualClock, delayMs: number) {
+  const dataDir = await fixtureDataDir();
+  const app = await PlayerApp.open({ dataDir, clock, positionIntervalMs: 0 });
+  const session = { isInitialized: true, figures: () => ({}) } as unknown as Session;
+  const run = playerMethods(app, session, { wallClock: () => clock.now() })[Method.ACTION_RUN]!;
+  const context = { id: 1, progress: () => {}, signal: new AbortController().signal };
+  const show = new ShowClock(lateTimers(clock, delayMs));
+  const actions = new GroupActions({
+    etcd,
+    prefix: "/cueport/t/actions/",
+    rig: name,
+    group: "t",
+    show,
+    leadMs: 120,
+    wallClock: () => clock.now(),
+    send: async (action, key, due) => {
+      const outcome = await run({ ...action, idempotencyKey: key, due }, context) as ActionOutcome;
+      return { ...outcome } as ActionResult;
+    },
+    log: () => {},
+  });
+  actions.start();
+  /** Where the player's Clip `id` is now, s (null: not playing). */
+  const position = (id: string) =>
+    app.snapshot().playstates[0]!.clips.find((c) => c.clipID === id)?.position ?? null;
+  const close = async () => {
+    await actions.stop();
+    await app.close();
+    await Deno.remove(dataDir, { recursive: true });
+  };
+  return { show, actions, position, close };
+}
+
+Deno.test({
+  ...opts,
+  name:
+    "GroupActions: one rig's timer 50 ms late, both rigs' Clip is at one position at one show time",
+  fn: async () => {
+    const solo = await startLoopbackEtcd();
+    const clock = new VirtualClock(1_764_000_000_000);
+    const a = await rigWithPlayer("a", new GatewayEtcd([solo.url]), clock, 0);
+    const b = await rigWithPlayer("b", new GatewayEtcd([solo.url]), clock, 50);
+    a.show.lead();
+    b.show.correct(0, 0);
+    try {
+      const probe = new GatewayEtcd([solo.url]);
+      let put = 0;
+      await until("both watching", async () => {
+        const seen = put > 0 && a.actions.revision >= put && b.actions.revision >= put;
+        if (!seen) put = await probe.put("/cueport/t/actions/probe", "{}");
+        return seen;
+      });
+      const trigger = { ...TRIGGER, params: { clipID: "c1" } } as NormalizedAction;
+      await a.actions.submit(trigger);
+      await until("b scheduled it", () => b.actions.scheduled === 1);
+      clock.advance(120);
+      await until("a's player started c1", () => (a.actions.last?.outcome ?? null) !== null);
+      assert.notEqual(a.position("c1"), null, `${a.actions.last?.outcome}`);
+      assert.equal(b.position("c1"), null, "b's timer has not fired yet");
+      clock.advance(50);
+      await until("b's player started c1", () => (b.actions.last?.outcome ?? null) !== null);
+      assert.equal(b.actions.last!.lateMs, 50, "b ran it 50 ms after its show time");
+      const [pa, pb] = [a.position("c1")!, b.position("c1")!];
+      console.log(`c1 at one show time: a ${pa} s, b ${pb} s`);
+      assert.ok(
+        Math.abs(pa - pb) < 1 / 30,
+        `c1 ${Math.abs(pa - pb) * 1000} ms apart: more than a frame`,
+      );
+      assert.equal(pb, 0.05, "b started it where it would be");
+      assert.match(
+        b.actions.last!.outcome!,
+        /\(50 ms late: what it started is where it would be\)$/,
+      );
+    } finally {
+      await a.close();
+      await b.close();
+      await solo.stop();
+    }
+  },
 });
