@@ -86,7 +86,8 @@ export class RegionError extends Error {
   }
 }
 
-const FORM = "`full`, or `x,y,width,height` in canvas fractions with optional " +
+/** What a region's refusals say is expected. */
+const FORM = "expected `full`, or `x,y,width,height` in canvas fractions with optional " +
   "`;left=`, `;right=`, `;top=`, `;bottom=` edges (fractions of the region) and `;gamma=`, " +
   "e.g. `0,0,0.4,1;right=0.25`";
 

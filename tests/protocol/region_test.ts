@@ -50,7 +50,7 @@ Deno.test("parseRegion() reads full, a rectangle and its edges; regionText() wri
 
 Deno.test("parseRegion() refuses with a stable code and says what to change", () => {
   const cases: [string, RegionProblem, RegExp][] = [
-    ["", "REGION_SYNTAX", /empty: `full`, or `x,y,width,height`/],
+    ["", "REGION_SYNTAX", /empty: expected `full`, or `x,y,width,height`/],
     ["0,0,0.5", "REGION_SYNTAX", /has 3 number\(s\) where it needs 4/],
     ["0,0,half,1", "REGION_NUMBER", /width "half" is not a number/],
     [
