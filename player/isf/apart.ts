@@ -1,7 +1,9 @@
 /**
  * `parseIsf` off the player's thread, so a live show's clock never waits on
- * a check, and out of the player's process, so that what a check takes of
- * memory is returned when it ends (`check_child.ts`). A check is bounded by
+ * a check, and out of the player's process, in a checker process kept between
+ * checks (`checker_pool.ts`) and ended after a check cut short, past a heap
+ * ceiling, after 64 checks or when idle, so that what checks take of memory is
+ * returned (`check_child.ts`). A check is bounded by
  * its work (`bounds.ts`) and its memory (ISF_CHECK_HEAP_MB), never by time:
  * its process is not ended for being slow. Only one that reports no progress
  * at all (a fault of the checker, not of the code) is given up on, and that
@@ -13,7 +15,13 @@
  */
 import { type Clock, MonotonicClock } from "../clock.ts";
 import { ISF_CHECK_HEAP_MB, type IsfCheckBounds } from "./bounds.ts";
-import { checkerCommand, CheckerProcess } from "./check_child.ts";
+import { checkerCommand } from "./check_child.ts";
+import {
+  type CheckerAnswered,
+  type CheckerLease,
+  type CheckerPool,
+  ISF_CHECKERS,
+} from "./checker_pool.ts";
 import { codeLengthRefusal, type IsfKind, type IsfResult } from "./parse.ts";
 import type { IsfProblem } from "./problems.ts";
 import { ProgressWatch } from "../../lib/progress_watch.ts";
@@ -80,6 +88,8 @@ export interface IsfApartOptions {
   readonly onProgress?: (work: number) => void;
   /** The preset's own vertex shader (`.vs`), checked with the code. */
   readonly vertexCode?: string;
+  /** The checker processes (ISF_CHECKERS; a test's own). */
+  readonly pool?: CheckerPool;
   /** The compiler of code the check took (GLSL_COMPILER); null: none (a stand-in checker's). */
   readonly compiler?: GlslCompiler | null;
 }
@@ -95,8 +105,11 @@ export function tooLargeProblem(): IsfProblem {
 }
 
 /**
- * `parseIsf(code, kind)` in a process of its own (`check_child.ts`) that ends after its
- * answer (code over `codeCharacters` is refused before one starts, as the check would); a check that passes its memory ceiling is one problem (`tooLargeProblem`).
+ * `parseIsf(code, kind)` in a checker process (`check_child.ts`), one the pool kept from an
+ * earlier check or a new one (`checker_pool.ts`; code over `codeCharacters` is refused before
+ * one is taken, as the check would); a check that passes its memory ceiling is one problem
+ * (`tooLargeProblem`). A kept process that ended before it heard the check is not the
+ * check's fault: the check is sent again, once, to a new process.
  * @throws {IsfCheckStalled} when the process reported no progress over two looks of its
  *   watch, ended without an answer for another cause than its memory, or answered a
  *   message of no kind the checker writes
@@ -106,17 +119,12 @@ export async function parseIsfApart(
   kind: IsfKind,
   options: IsfApartOptions = {},
 ): Promise<IsfResult> {
-  // Refused here, as the check would: no process is started for code too long to check.
+  // Refused here, as the check would: no process is taken for code too long to check.
   const tooLong = codeLengthRefusal(code, options.bounds, options.vertexCode);
   if (tooLong) return tooLong;
   const stallMs = options.stallMs ?? ISF_CHECK_STALL_MS;
-  const checker = new CheckerProcess(options.command ?? checkerCommand());
-  const answer = Promise.withResolvers<IsfResult>();
-  const watch = new ProgressWatch(
-    options.clock ?? new MonotonicClock(),
-    stallMs,
-    () => answer.reject(new IsfCheckStalled(stallMs)),
-  );
+  const pool = options.pool ?? ISF_CHECKERS;
+  const command = options.command ?? checkerCommand();
   const request = {
     code,
     kind,
@@ -124,33 +132,80 @@ export async function parseIsfApart(
     bounds: options.bounds ?? {},
     heapMb: options.heapMb,
   };
-  void checker.send(request, (message) => {
-    watch.progress();
-    if ("result" in message) return answer.resolve(message.result as IsfResult);
-    if ("progress" in message) return options.onProgress?.(message.progress);
-    if ("overCeiling" in message && message.overCeiling === true) {
-      return answer.resolve({ ok: false, problems: [tooLargeProblem()] });
-    }
-    // Not a message of the protocol: the checker's fault, no verdict.
-    const said = JSON.stringify(message).slice(0, 80);
-    answer.reject(new IsfCheckStalled(stallMs, `its check answered what no check says (${said})`));
-  });
-  void checker.ended.then(({ isOutOfMemory, stderr }) => {
-    if (isOutOfMemory) return answer.resolve({ ok: false, problems: [tooLargeProblem()] });
-    const why = stderr.trim().split("\n").at(-1) || "no reason given";
-    answer.reject(new IsfCheckStalled(stallMs, `its check ended without an answer (${why})`));
-  });
+  const run = { pool, command, request, options, stallMs };
   let result: IsfResult;
   try {
-    result = await answer.promise;
-  } finally {
-    watch.stop();
-    checker.end();
-    await checker.ended;
+    result = await checkIn(pool.take(command), run);
+  } catch (error) {
+    if (!(error instanceof Unheard)) throw error;
+    result = await checkIn(pool.take(command, { isFresh: true }), run);
   }
   const compiler = options.compiler === undefined ? GLSL_COMPILER : options.compiler;
   const source = { code, vertexCode: options.vertexCode };
   return compiler ? await withTypes(result, source, compiler, stallMs) : result;
+}
+
+/** One check's request, and where and how it runs. */
+interface CheckRun {
+  readonly pool: CheckerPool;
+  readonly command: readonly string[];
+  readonly request: object;
+  readonly options: IsfApartOptions;
+  readonly stallMs: number;
+}
+
+/** A kept process that ended before it said a word of the check: not the check's fault. */
+class Unheard extends Error {}
+
+/**
+ * The check of `request` in `lease`'s process, given back to its pool once it answered.
+ * @throws {IsfCheckStalled} as `parseIsfApart`; {Unheard} for a kept process that ended unheard
+ */
+async function checkIn({ process, isWarm }: CheckerLease, run: CheckRun): Promise<IsfResult> {
+  const { request, options, stallMs } = run;
+  const answer = Promise.withResolvers<{ result: IsfResult } & CheckerAnswered>();
+  const tooLarge = {
+    result: { ok: false, problems: [tooLargeProblem()] } as IsfResult,
+    heapMb: 0,
+    retire: true,
+  };
+  let isHeard = false;
+  const watch = new ProgressWatch(
+    options.clock ?? new MonotonicClock(),
+    stallMs,
+    () => answer.reject(new IsfCheckStalled(stallMs)),
+  );
+  void process.send(request, (message) => {
+    isHeard = true;
+    watch.progress();
+    if ("result" in message) {
+      const { result, heapMb, retire } = message;
+      return answer.resolve({ result: result as IsfResult, heapMb, retire: retire === true });
+    }
+    if ("progress" in message) return options.onProgress?.(message.progress);
+    if ("overCeiling" in message && message.overCeiling === true) return answer.resolve(tooLarge);
+    // Not a message of the protocol: the checker's fault, no verdict.
+    const said = JSON.stringify(message).slice(0, 80);
+    answer.reject(new IsfCheckStalled(stallMs, `its check answered what no check says (${said})`));
+  });
+  void process.ended.then(({ isOutOfMemory, stderr }) => {
+    if (isOutOfMemory) return answer.resolve(tooLarge);
+    if (isWarm && !isHeard) return answer.reject(new Unheard());
+    const why = stderr.trim().split("\n").at(-1) || "no reason given";
+    answer.reject(new IsfCheckStalled(stallMs, `its check ended without an answer (${why})`));
+  });
+  try {
+    const { result, ...answered } = await answer.promise;
+    run.pool.give(run.command, process, answered);
+    if (process.isEnded) await process.ended;
+    return result;
+  } catch (error) {
+    process.end();
+    await process.ended;
+    throw error;
+  } finally {
+    watch.stop();
+  }
 }
 
 /**

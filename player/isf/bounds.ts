@@ -52,9 +52,10 @@ export const ISF_CHECK_BOUNDS: IsfCheckBounds = {
 export const MAX_EXPRESSION_LENGTH = 256;
 
 /**
- * The heap one check may take, MB: its process (`check_stdio.ts`) looks at its heap with
- * each progress report and ends itself past this, a refusal that says the code is too large
- * to check; V8's own limit, at twice this, ends it where the look cannot (`check_child.ts`).
+ * The heap one check may take, MB: its process (`check_stdio.ts`) looks at its heap's growth
+ * since a collection at the check's start with each progress report and ends itself past
+ * this, a refusal that says the code is too large to check; V8's own limit, at twice this,
+ * ends it where the look cannot (`check_child.ts`).
  * Of ISF-Files the most a check's heap reached at a look is 91 MB (MultiFrame 3x3; the
  * checker's modules take 12 MB), measured with a collection before each shader.
  */

@@ -1,7 +1,9 @@
 /**
- * One ISF check's process: the player's own program with the `isf-check`
- * subcommand (`main.ts`), started for one check and ended after its answer, so
- * that all it took of memory goes back to the system. Under `deno run` it gets
+ * An ISF checker process: the player's own program with the `isf-check`
+ * subcommand (`main.ts`), which answers checks one at a time; `checker_pool.ts`
+ * keeps it between checks and ends it (so that all it took of memory goes back to
+ * the system) after a check cut short, past a heap ceiling, after a number of
+ * checks, or when idle. Under `deno run` it gets
  * no permissions at all and V8's heap limit (`--max-old-space-size`) at twice
  * ISF_CHECK_HEAP_MB; the compiled binary cannot be given V8 flags at its start
  * (denort reads none from DENO_V8_FLAGS: deno's cli/rt/run.rs), so there the
@@ -65,7 +67,7 @@ export function checkerEnv(): Record<string, string> {
 /** A message of the checker: `check_stdio.ts` writes them. */
 export type CheckerMessage =
   | { progress: number }
-  | { result: unknown; heapMb: number }
+  | { result: unknown; heapMb: number; retire?: true }
   | { overCeiling: true };
 
 /** How a checker process ended, once it has. */
@@ -79,12 +81,17 @@ export interface CheckerEnd {
 /** How much of the checker's stderr is kept (the end says why it ended). */
 const STDERR_KEPT = 4096;
 
-/** A checker process: `send` one request, hear its messages, `end` it. */
+/** A checker process: `send` requests one at a time, hear each one's messages, `end` it. */
 export class CheckerProcess {
   readonly #child: Deno.ChildProcess;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   #onMessage: (message: CheckerMessage) => void = () => {};
   /** Resolves once the process ended and its pipes are read to their end. */
   readonly ended: Promise<CheckerEnd>;
+  /** Whether it ended, or was ended (it takes no more requests). */
+  isEnded = false;
+  /** Requests sent to it so far. */
+  checks = 0;
 
   /** Starts `command` (program, then its arguments). */
   constructor(command: readonly string[]) {
@@ -97,28 +104,45 @@ export class CheckerProcess {
       clearEnv: true,
       env: checkerEnv(),
     }).spawn();
+    this.#writer = this.#child.stdin.getWriter();
     this.ended = Promise.all([this.#readMessages(), tail(this.#child.stderr), this.#child.status])
-      .then(([, stderr, status]) => ({
-        isOutOfMemory: status.code === OVER_CEILING_CODE ||
-          /out of memory|heap limit/i.test(stderr),
-        stderr,
-      }));
+      .then(([, stderr, status]) => {
+        this.isEnded = true;
+        return {
+          isOutOfMemory: status.code === OVER_CEILING_CODE ||
+            /out of memory|heap limit/i.test(stderr),
+          stderr,
+        };
+      });
   }
 
-  /** Sends one request; `onMessage` hears each message of its check. */
+  /** Sends one request; `onMessage` hears each message of its check (and no earlier one's). */
   async send(request: unknown, onMessage: (message: CheckerMessage) => void): Promise<void> {
     this.#onMessage = onMessage;
-    const writer = this.#child.stdin.getWriter();
+    this.checks++;
     try {
-      await writer.write(new TextEncoder().encode(JSON.stringify(request) + "\n"));
-      await writer.close();
+      await this.#writer.write(new TextEncoder().encode(JSON.stringify(request) + "\n"));
     } catch {
       // It ended before reading: `ended` says why.
     }
   }
 
+  /** Whether it keeps the player running: while a check waits on it, not while it is idle. */
+  set isReferenced(isReferenced: boolean) {
+    if (isReferenced) this.#child.ref();
+    else this.#child.unref();
+  }
+
+  /** Idle between checks: it hears no earlier check's messages and keeps no player alive. */
+  rest(): void {
+    this.#onMessage = () => {};
+    this.isReferenced = false;
+  }
+
   /** Ends the process (done, or given up on). */
   end(): void {
+    this.isEnded = true;
+    this.#onMessage = () => {};
     try {
       this.#child.kill("SIGKILL");
     } catch {

@@ -1,17 +1,23 @@
 /**
  * The ISF check's own process (`cueport isf-check`, `main.ts`): `parseIsf` for
- * each request line on stdin, one at a time, so that whatever a check takes of
- * memory goes back to the system when the process ends (a worker thread's did
- * not: `check_process.ts` says why). Requests and answers are JSON lines:
- * `{code, kind, bounds?, heapMb?}` in; `{progress: work}` (every 1024 units of counted
- * work), then `{result, heapMb}` out, or `{overCeiling: true}` before it ends
- * itself when the check's heap passed `ISF_CHECK_HEAP_MB` (looked at with each
- * progress report: at the same points of the work whatever the load). The same
+ * each request line on stdin, one at a time, in a process the player ends and
+ * replaces (`checker_pool.ts`), so that whatever checks take of memory goes back
+ * to the system (a worker thread's did not: docs/presets.md, "Bounds"). Requests
+ * and answers are JSON lines: `{code, kind, bounds?, heapMb?}` in; `{progress: work}`
+ * (every 1024 units of counted work), then `{result, heapMb, retire?}` out (`retire`:
+ * the check reached a bound or failed, so its process is not given another), or
+ * `{overCeiling: true}` before it ends itself when the check's heap grew past
+ * `ISF_CHECK_HEAP_MB` (looked at with each progress report: at the same points of the
+ * work whatever the load). Each check starts with a full garbage collection and
+ * measures its heap from there, so what earlier checks left counts for none: a check
+ * gets the verdict it would get in a fresh process. The same
  * program is the player's long-lived GLSL compiler (`glsl_compiler.ts`): a
  * request `{compile: source, stage?}` is answered `{compiled: log, rssMb}` by glslang
  * (`glsl_types.ts`), loaded at the first.
  * @module
  */
+import v8 from "node:v8";
+import vm from "node:vm";
 import { ISF_CHECK_HEAP_MB, type IsfCheckBounds } from "./bounds.ts";
 import { OVER_CEILING_CODE } from "./check_child.ts";
 import { type IsfKind, parseIsf } from "./parse.ts";
@@ -28,6 +34,9 @@ export interface IsfCheckRequest {
   readonly heapMb?: number;
 }
 
+/** A problem of a check cut short: a bound of its work (`bounds.ts`), or the parser's stack. */
+const CUT = /the check stopped at its bound|nests too deeply to be checked/;
+
 const encoder = new TextEncoder();
 
 function say(message: unknown): void {
@@ -37,6 +46,20 @@ function say(message: unknown): void {
 
 function heapMb(): number {
   return Deno.memoryUsage().heapUsed / 1024 / 1024;
+}
+
+let collector: (() => void) | null = null;
+
+/**
+ * A full garbage collection: V8's `gc`, exposed at the first call (the compiled binary
+ * takes no V8 flags at its start; `node:v8` sets the flag, a new context then has `gc`).
+ */
+function collectGarbage(): void {
+  if (!collector) {
+    v8.setFlagsFromString("--expose-gc");
+    collector = vm.runInNewContext("gc") as () => void;
+  }
+  collector();
 }
 
 /** Answers checks on stdin until it closes. */
@@ -64,8 +87,11 @@ async function compile(source: string, stage?: GlslStage): Promise<void> {
 }
 
 function check({ code, kind, vertexCode, bounds, heapMb: ceiling }: IsfCheckRequest): void {
+  // What earlier checks left is collected, and the heap measured from here: the check's own.
+  collectGarbage();
+  const baseline = heapMb();
   const onProgress = (work: number) => {
-    if (heapMb() > (ceiling ?? ISF_CHECK_HEAP_MB)) {
+    if (heapMb() - baseline > (ceiling ?? ISF_CHECK_HEAP_MB)) {
       say({ overCeiling: true });
       Deno.exit(OVER_CEILING_CODE);
     }
@@ -77,10 +103,12 @@ function check({ code, kind, vertexCode, bounds, heapMb: ceiling }: IsfCheckRequ
       bounds: bounds ?? {},
       ...(vertexCode === undefined ? {} : { vertexCode }),
     });
-    say({ result, heapMb: Math.round(heapMb()) });
+    const retire = !result.ok && result.problems.some((p) => CUT.test(p.message));
+    say({ result, heapMb: Math.round(heapMb()), ...(retire ? { retire } : {}) });
   } catch (error) {
     // A check that throws refuses the code (a 422, never a 500), saying why.
     const message = `the code could not be checked: ${(error as Error)?.message ?? error}`;
-    say({ result: { ok: false, problems: [{ line: 1, column: 1, message }] }, heapMb: 0 });
+    const result = { ok: false, problems: [{ line: 1, column: 1, message }] };
+    say({ result, heapMb: Math.round(heapMb()), retire: true });
   }
 }
