@@ -151,7 +151,7 @@ const ParamValue = z.union([z.number(), z.string(), z.boolean()]);
  * `IMPORTED` image of the input's name.
  */
 export const ImageSource = z.discriminatedUnion("from", [
-  z.strictObject({ from: z.literal("clip"), clipId: Id }),
+  z.strictObject({ from: z.literal("clip"), clipID: Id }),
   z.strictObject({ from: z.literal("below") }),
   z.strictObject({ from: z.literal("camera"), cameraId: z.string().min(1).max(256) }),
   z.strictObject({ from: z.literal("file"), fileId: Id }),

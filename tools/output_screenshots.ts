@@ -65,7 +65,7 @@ async function twoInputShot(): Promise<void> {
   const presetID = imported.edits[0]!.created!.presetID!;
   const added = await edit("effect.add", { presetID, params: { applyAlpha: true } });
   const effectID = added.edits[0]!.created!.effectID!;
-  const source = { from: "clip", clipId: "clip-checker" };
+  const source = { from: "clip", clipID: "clip-checker" };
   await edit("effect.set_input", { effectID, input: "maskImage", source });
   await edit("clip.update", { clipID: "clip-aurora", options: { effects: [effectID] } });
   await edit("clip.update", { clipID: "clip-checker", options: { opacity: 0 } });

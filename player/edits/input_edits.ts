@@ -26,14 +26,14 @@ function presetOf(d: EditDraft, item: Effect | Visualizer): Preset | undefined {
 
 /** Refuses a source whose Clip, file, camera or imported image is not there. */
 function checkSource(d: EditDraft, source: ImageSource, input: string, preset: Preset): void {
-  if (source.from === "clip") findClip(d, source.clipId);
+  if (source.from === "clip") findClip(d, source.clipID);
   else if (source.from === "file") {
     const file = findFile(d, source.fileId);
     if (file.kind !== "image") {
       throw new Refusal(
         `Invalid params.source.fileId: file "${file.id}" is ${
           file.kind === "audio" ? "an audio file" : "a video"
-        }: bind an image file, or the Clip that plays it ({"from": "clip", "clipId": ...})`,
+        }: bind an image file, or the Clip that plays it ({"from": "clip", "clipID": ...})`,
         RpcErrorCode.INVALID_PARAMS,
       );
     }

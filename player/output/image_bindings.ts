@@ -32,7 +32,7 @@ export function renderInputs(
     const source = item.inputs?.[name] ??
       (preset.kind === "transition" ? { from: "imported" as const } : undefined);
     if (!source) continue;
-    if (source.from === "clip") out[name] = { from: "clip", clipId: source.clipId };
+    if (source.from === "clip") out[name] = { from: "clip", clipId: source.clipID };
     else if (source.from === "below") out[name] = { from: "below" };
     else if (source.from === "camera") out[name] = { from: "camera", cameraId: source.cameraId };
     else if (source.from === "imported") imported(name);

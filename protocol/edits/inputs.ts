@@ -8,7 +8,7 @@ import { Id, ImageSource } from "../model.ts";
 import { edit, type EditSpec } from "./_common.ts";
 
 const SOURCE_HELP =
-  'Where the input reads its picture: {"from": "clip", "clipId"} (a Clip of the Project, while it plays), {"from": "below"} (the layers drawn below this one), {"from": "camera", "cameraId"} (a camera\'s deviceId, while a Clip plays it), {"from": "file", "fileId"} (an image file of the Project), {"from": "imported"} (the preset\'s IMPORTED image of the input\'s name); null unbinds it (transparent black)';
+  'Where the input reads its picture: {"from": "clip", "clipID"} (a Clip of the Project, while it plays), {"from": "below"} (the layers drawn below this one), {"from": "camera", "cameraId"} (a camera\'s deviceId, while a Clip plays it), {"from": "file", "fileId"} (an image file of the Project), {"from": "imported"} (the preset\'s IMPORTED image of the input\'s name); null unbinds it (transparent black)';
 
 /** `effect.set_input` or `visualizer.set_input`. */
 export function setInputEdit(kind: "effect" | "visualizer"): EditSpec {

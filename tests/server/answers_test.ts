@@ -26,6 +26,7 @@ import {
 import { startTestService, type TestService } from "../_helpers/service.ts";
 import { TestSocket } from "../_helpers/ws_client.ts";
 import { jpeg } from "../_helpers/media.ts";
+import { encodePng } from "../../lib/png.ts";
 
 /** A request to make, from the live data. */
 interface Call {
@@ -147,6 +148,24 @@ const INPUTS: Record<
       path: "/api/v1/projects/import",
       raw: new Uint8Array(await exported.arrayBuffer()),
     };
+  },
+  "GET /api/v1/presets/:kind/:id/images/:name": async (svc) => {
+    // A preset with an IMPORTED image: an .fs uploaded with its PNG.
+    const form = new FormData();
+    const code = `/*{"INPUTS": [{"NAME": "inputImage", "TYPE": "image"}],
+  "IMPORTED": {"grain": {"PATH": "grain.png"}}}*/
+void main() { gl_FragColor = IMG_THIS_PIXEL(inputImage) * IMG_THIS_PIXEL(grain); }
+`;
+    form.append("file", new Blob([code]), "Grain.fs");
+    form.append(
+      "file",
+      new Blob([new Uint8Array(encodePng(2, 2, new Uint8Array(16).fill(99)))]),
+      "grain.png",
+    );
+    const res = await fetch(`${svc.base}/api/v1/files/upload`, { method: "POST", body: form });
+    const body = await res.json();
+    assert.equal(res.status, 200, JSON.stringify(body));
+    return { path: `/api/v1/presets/effect/${body.edits[0].created.presetID}/images/grain` };
   },
   "POST /api/v1/files/upload": () => ({
     path: "/api/v1/files/upload?name=still.jpg",

@@ -36,8 +36,8 @@ Deno.test("runParts() runs every part in turn: a part that cannot run is one ski
   );
 });
 
-Deno.test("the bench's parts are its thirteen scripts, each there; a name selects the parts it starts", async () => {
-  assert.equal(PARTS.length, 13);
+Deno.test("the bench's parts are its fourteen scripts, each there; a name selects the parts it starts", async () => {
+  assert.equal(PARTS.length, 14);
   for (const p of PARTS) await Deno.stat(new URL(`../../bench/${p.file}`, import.meta.url));
   assert.deepEqual(selectParts([]).map((p) => p.file), PARTS.map((p) => p.file));
   assert.deepEqual(selectParts(["http", "isf"]).map((p) => p.file), [

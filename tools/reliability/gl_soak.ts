@@ -25,14 +25,16 @@ import { browserProcesses, type ProcessRow, shell } from "./_process_tree.ts";
 import { answerWords, RemoteDevice } from "./_remote_device.ts";
 import type { Probe, ProbeContext } from "./_types.ts";
 import type { Tally } from "./_tally.ts";
-import { INVERT } from "../../tests/player/isf/_shaders.ts";
+import { ES_310_ONLY, INVERT } from "../../tests/player/isf/_shaders.ts";
 
 /** The good code: an inverting Effect (the tests' own). */
 const GOOD = INVERT;
-/** Code the edit's check takes and the output's GL refuses (a vec3 for gl_FragColor), new each `n`. */
-const broken = (n: number) =>
-  GOOD.replace("gl_FragColor = vec4(", "gl_FragColor = vec3(") +
-  `// ${n}\n`;
+/**
+ * Code the edit's check takes and the output's GL refuses, new each `n`: a GLSL ES 3.10 built-in
+ * (`ldexp`), which the check's compiler (glslang, ES 3.10) knows and WebGL2 (ES 3.00) does not. A
+ * type error, as before issue 45, is now refused by the check itself and never reaches GL.
+ */
+const broken = (n: number) => ES_310_ONLY + `// ${n}\n`;
 
 /** How long the soak runs after its warm-up, ms (short mode, as CI runs it: a sixth of it). */
 const SOAK_MS = 180_000;

@@ -99,8 +99,8 @@ Deno.test("effect.set_input binds an image input, null unbinds it, undo restores
     const effectID = (await edit(app, "effect.add", { presetID })).created!.effectID!;
     const set = (source: unknown) =>
       edit(app, "effect.set_input", { effectID, input: "maskImage", source });
-    await set({ from: "clip", clipId: "c2" });
-    assert.deepEqual(effectOf(app, effectID).inputs, { maskImage: { from: "clip", clipId: "c2" } });
+    await set({ from: "clip", clipID: "c2" });
+    assert.deepEqual(effectOf(app, effectID).inputs, { maskImage: { from: "clip", clipID: "c2" } });
     for (
       const source of [{ from: "below" }, { from: "imported" }, {
         from: "camera",
@@ -138,7 +138,7 @@ Deno.test("effect.set_input refuses an unknown Effect, input, Clip, file, camera
       );
     }
     await assert.rejects(
-      set({ source: { from: "clip", clipId: "c-nope" } }),
+      set({ source: { from: "clip", clipID: "c-nope" } }),
       refused(RpcErrorCode.NOT_FOUND, /Clip "c-nope" does not exist/),
     );
     await assert.rejects(

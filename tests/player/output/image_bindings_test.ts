@@ -39,7 +39,7 @@ Deno.test("renderInputs() resolves each binding and the IMPORTED images for the 
   const effect = {
     id: "fx-1",
     inputs: {
-      a: { from: "clip", clipId: "red" },
+      a: { from: "clip", clipID: "red" },
       b: { from: "below" },
       c: { from: "camera", cameraId: "video0" },
       d: { from: "file", fileId: "f-still" },

@@ -86,7 +86,7 @@ Deno.test({
         await edit(p, "effect.set_input", {
           effectID,
           input,
-          source: { from: "clip", clipId: "red" },
+          source: { from: "clip", clipID: "red" },
         });
         await centreNear(p, [255, 128, 64], "the red Clip's picture");
       });
