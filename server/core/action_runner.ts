@@ -29,7 +29,11 @@ export interface ActionResult {
 /** Where a rig group sends actions instead of straight to the player (`server/rigs/actions.ts`). */
 export interface ActionScheduler {
   /** Runs a checked action on every rig at one show time; answers once this rig scheduled it. */
-  submit(action: NormalizedAction, idempotencyKey: string | undefined): Promise<ActionResult>;
+  submit(
+    action: NormalizedAction,
+    idempotencyKey: string | undefined,
+    dedupeKey?: string,
+  ): Promise<ActionResult>;
 }
 
 /** Runs actions from any transport (`Core.runAction`). */
@@ -55,11 +59,12 @@ export class ActionRunner {
       this.#idempotency,
       retry,
       `action ${JSON.stringify(request)}`,
-      (key) => this.#run(request, key),
+      // The client's own key (not its device's): copies sent to several rigs run once.
+      (key) => this.#run(request, key, retry.key),
     );
   }
 
-  #run(request: ActionRequest, idempotencyKey?: string): Promise<ActionResult> {
+  #run(request: ActionRequest, idempotencyKey?: string, dedupeKey?: string): Promise<ActionResult> {
     const model = this.#link.model;
     let action: NormalizedAction;
     try {
@@ -71,7 +76,7 @@ export class ActionRunner {
     } catch (error) {
       return Promise.reject(error);
     }
-    if (this.scheduler !== null) return this.scheduler.submit(action, idempotencyKey);
+    if (this.scheduler !== null) return this.scheduler.submit(action, idempotencyKey, dedupeKey);
     return this.#send(action, idempotencyKey);
   }
 

@@ -17,6 +17,7 @@ import type { Logger } from "../log.ts";
 import type { Etcd, WatchEvent } from "./etcd.ts";
 import type { ShowClock } from "./clock/show_clock.ts";
 import { pause } from "./_pause.ts";
+import { dedupeId, putOnce } from "./dedupe.ts";
 
 /** One action of the group, as etcd holds it (JSON). */
 export interface GroupActionEntry {
@@ -116,10 +117,16 @@ export class GroupActions implements ActionScheduler {
    * etcd does not take it (this rig is cut off from the quorum), it runs on this rig alone: the
    * show goes on here, and the answer says so.
    */
-  async submit(action: NormalizedAction, idempotencyKey?: string): Promise<ActionResult> {
+  async submit(
+    action: NormalizedAction,
+    idempotencyKey?: string,
+    dedupeKey?: string,
+  ): Promise<ActionResult> {
     const { show, leadMs, rig, group } = this.#o;
-    const entry: GroupActionEntry = {
-      id: `${rig}.${this.#base}.${++this.#count}`,
+    let entry: GroupActionEntry = {
+      id: dedupeKey === undefined
+        ? `${rig}.${this.#base}.${++this.#count}`
+        : dedupeId(dedupeKey, action),
       from: rig,
       showTime: show.now() + leadMs,
       seed: crypto.getRandomValues(new Uint32Array(1))[0]!,
@@ -129,11 +136,14 @@ export class GroupActions implements ActionScheduler {
     let where = `every rig of group ${group}`;
     try {
       if (this.#o.hasQuorum?.() === false) throw new Error("this rig is cut off from the quorum");
-      await this.#o.etcd.put(
-        `${this.#o.prefix}${entry.id}`,
-        JSON.stringify(entry),
-        await this.#leaseNow(),
-      );
+      const key = `${this.#o.prefix}${entry.id}`;
+      const lease = await this.#leaseNow();
+      if (dedupeKey === undefined) await this.#o.etcd.put(key, JSON.stringify(entry), lease);
+      else {
+        // Copies of one client's action sent to several rigs: the first written runs (dedupe.ts).
+        const first = entryOf(await putOnce(this.#o.etcd, key, JSON.stringify(entry), lease) ?? "");
+        if (first !== null) [entry, where] = [first, `${where}, once (rig ${first.from} took it)`];
+      }
     } catch (error) {
       where = `this rig only (etcd did not take it: ${(error as Error).message})`;
       this.#o.log("warn", `Rig group ${group}: action ${action.name} runs on ${where}`);
