@@ -226,7 +226,7 @@ async function start(
   await lock.setPorts(ports);
   if (rigs) await startRigs(rigs, core, { dataDir: settings.dataDir, log }, started);
   log("debug", `Listening: HTTP ${main.http.addresses}, WebSocket ${main.ws.addresses}`);
-  const discovery = settings.mdns ? await advertise(settings, ports, log) : null;
+  const discovery = settings.mdns ? await advertise(settings, ports, log, rigs) : null;
   if (discovery) started.push(() => discovery.stop());
   return runningService({
     ...main,
@@ -717,8 +717,15 @@ function advertise(
   settings: Settings,
   ports: RunningService["ports"],
   log: Logger,
+  rigs: RigGroup | null,
 ): Promise<Discovery> {
+  // A rig of a group says its group, its name and whether it leads (docs/discovery.md).
+  const group = rigs && (() => {
+    const { group, rig, isLeader } = rigs.status();
+    return group === null ? null : { group, rig, isLeader };
+  });
   return startDiscovery({
+    group: group ?? undefined,
     serviceName: settings.serviceName,
     // The network MIDI session's control port as `_apple-midi._udp`, when it runs.
     ports: { ...ports, appleMidi: ports.midi ?? undefined },
