@@ -17,7 +17,7 @@ import type { Logger } from "../log.ts";
 import type { Etcd, WatchEvent } from "./etcd.ts";
 import type { ShowClock } from "./clock/show_clock.ts";
 import { pause } from "./_pause.ts";
-import { dedupeId, putOnce } from "./dedupe.ts";
+import { copyId, dedupeId, putOnce, putUnlessCopy } from "./dedupe.ts";
 
 /** One action of the group, as etcd holds it (JSON). */
 export interface GroupActionEntry {
@@ -84,6 +84,8 @@ export class GroupActions implements ActionScheduler {
   readonly #o: GroupActionsOptions;
   readonly #stopped = new AbortController();
   readonly #seen = new Map<string, () => void>();
+  /** Other rigs' keyless entries this rig took as its own copy (`#isCopyOf`). */
+  readonly #claimed = new Set<string>();
   readonly #base = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   #count = 0;
   #lease: { id: string; until: number } | null = null;
@@ -138,12 +140,17 @@ export class GroupActions implements ActionScheduler {
       if (this.#o.hasQuorum?.() === false) throw new Error("this rig is cut off from the quorum");
       const key = `${this.#o.prefix}${entry.id}`;
       const lease = await this.#leaseNow();
-      if (dedupeKey === undefined) await this.#o.etcd.put(key, JSON.stringify(entry), lease);
-      else {
-        // Copies of one client's action sent to several rigs: the first written runs (dedupe.ts).
-        const first = entryOf(await putOnce(this.#o.etcd, key, JSON.stringify(entry), lease) ?? "");
-        if (first !== null) [entry, where] = [first, `${where}, once (rig ${first.from} took it)`];
-      }
+      // Copies of one action sent to several rigs run once (dedupe.ts): by the client's key, else
+      // the same action another rig took for about the same show time.
+      const value = JSON.stringify(entry);
+      const first = dedupeKey === undefined
+        ? await putUnlessCopy(this.#o.etcd, `${this.#o.prefix}${copyId(action)}`, {
+          value,
+          lease,
+        }, (text) => this.#isCopyOf(entryOf(text), entry))
+        : await putOnce(this.#o.etcd, key, value, lease);
+      const copy = entryOf(first ?? "");
+      if (copy !== null) [entry, where] = [copy, `${where}, once (rig ${copy.from} took it)`];
     } catch (error) {
       where = `this rig only (etcd did not take it: ${(error as Error).message})`;
       this.#o.log("warn", `Rig group ${group}: action ${action.name} runs on ${where}`);
@@ -161,6 +168,20 @@ export class GroupActions implements ActionScheduler {
     };
     if (action.velocity !== undefined) result.velocity = action.velocity;
     return result;
+  }
+
+  /**
+   * Whether a keyless entry is `other` rig's copy of `mine`: another rig's, for a show time within
+   * the lead of it, and not already taken by this rig (then `mine` is a new action).
+   */
+  #isCopyOf(other: GroupActionEntry | null, mine: GroupActionEntry): boolean {
+    const isCopy = other !== null && other.from !== mine.from &&
+      Math.abs(other.showTime - mine.showTime) <= this.#o.leadMs && !this.#claimed.has(other.id);
+    if (isCopy) {
+      this.#claimed.add(other.id);
+      if (this.#claimed.size > 256) this.#claimed.delete(this.#claimed.values().next().value!);
+    }
+    return isCopy;
   }
 
   /** A lease for new entries: one per half its time to live, so each entry lives about that. */

@@ -39,3 +39,44 @@ export async function putOnce(
   if (answer.succeeded) return null;
   return answer.ranges[0]?.[0]?.value ?? value;
 }
+
+/**
+ * Writes a keyless action's entry at `key` (one key per action: `copyId`) unless the entry there
+ * is one this is a copy of (`isCopyOf`: another rig's, for about the same show time, not claimed
+ * by this rig yet): a desk's GO sent to every rig without a key runs once. Anything else there is
+ * an earlier action: this one replaces it (a txn on its revision).
+ * @returns null when this entry was written, else the value of the entry it is a copy of
+ */
+export async function putUnlessCopy(
+  etcd: Etcd,
+  key: string,
+  entry: { value: string; lease: string },
+  isCopyOf: (value: string) => boolean,
+): Promise<string | null> {
+  const put = { put: { key, value: entry.value, lease: entry.lease } };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const answer = await etcd.txn({
+      compare: [{ key, target: "CREATE", result: "EQUAL", createRevision: 0 }],
+      success: [put],
+      failure: [{ range: { key } }],
+    });
+    if (answer.succeeded) return null;
+    const kv = answer.ranges[0]?.[0];
+    if (kv === undefined) continue; // its lease ran out meanwhile
+    if (isCopyOf(kv.value)) return kv.value;
+    const replaced = await etcd.txn({
+      compare: [{ key, target: "MOD", result: "EQUAL", modRevision: kv.modRevision }],
+      success: [put],
+      failure: [],
+    });
+    if (replaced.succeeded) return null;
+    // another rig wrote meanwhile (perhaps this action's copy): look again
+  }
+  throw new Error("the action's key kept changing: not written");
+}
+
+/** The key of a keyless action: the same on every rig for the same action. */
+export function copyId(action: NormalizedAction): string {
+  const hash = createHash("sha256").update(JSON.stringify(action));
+  return `c.${hash.digest("hex").slice(0, 32)}`;
+}

@@ -2,8 +2,9 @@
  * One action sent to every rig runs once (server/rigs/dedupe.ts): with one real etcd member on the
  * loopback and two rigs' `GroupActions`, the same keyed action sent to both rigs (a desk's OSC
  * bundle sent to all) is scheduled once and runs once on each rig, its first copy's show time
- * and seed on both; two different GOs both run; an action without a key runs once per copy (the
- * rule said in docs/rigs.md). Through a real service's OSC port in a group, each message of a
+ * and seed on both; two different GOs both run. Without a key, copies of one action from two rigs
+ * for about one show time (within the lead) run once, while one rig's own repeats and the same
+ * action after the window each run (docs/rigs.md). Through a real service's OSC port in a group, each message of a
  * timetagged bundle reaches the group with its sender's and timetag's key; the same bundle again
  * gets the first answer.
  */
@@ -101,12 +102,20 @@ Deno.test({
         "once per GO on each rig, not twice",
       );
       assert.equal(a.actions.last?.entry.seed, b.actions.last?.entry.seed, "the first copy's seed");
-      // Without a key, each copy is an action of its own (docs/rigs.md).
-      await Promise.all([a.actions.submit(GO), b.actions.submit(GO)]);
+      // Without a key: the copies from both rigs are one action (about one show time)...
+      const copies = await Promise.all([a.actions.submit(TRIGGER), b.actions.submit(TRIGGER)]);
+      assert.equal(copies.filter((r) => / once \(rig [ab] took it\)/.test(r.message)).length, 1);
       await until(
-        "both copies on both",
-        () => a.actions.scheduled === 5 && b.actions.scheduled === 5,
+        "the copy scheduled",
+        () => a.actions.scheduled === 4 && b.actions.scheduled === 4,
       );
+      // ...one rig's own repeat is another, and so is the same action after the window.
+      await a.actions.submit(TRIGGER);
+      clock.advance(200);
+      await b.actions.submit(TRIGGER);
+      await until("both runs", () => a.actions.scheduled === 6 && b.actions.scheduled === 6);
+      clock.advance(200);
+      assert.deepEqual([a.sent.length, b.sent.length], [6, 6]);
     } finally {
       await a.actions.stop();
       await b.actions.stop();
