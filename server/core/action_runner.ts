@@ -55,6 +55,10 @@ export class ActionRunner {
    */
   run(request: ActionRequest, retry?: RetryKey): Promise<ActionResult> {
     if (!retry) return this.#run(request);
+    // A sender's key (`~`, an OSC message in a group): no retry, only the group's dedupe.
+    if (this.scheduler !== null && retry.key.startsWith("~")) {
+      return this.#run(request, undefined, retry.key);
+    }
     return runOnce(
       this.#idempotency,
       retry,

@@ -35,6 +35,15 @@ export function bundleKey(
   return `osc.${sender}.${seconds}.${fraction}.${index}`;
 }
 
+/**
+ * The key of an OSC message outside a timetagged bundle, sent to a rig of a group: its sender's
+ * address. Not a retry key (the runner keeps no outcome for it): the group runs the same action
+ * from the same sender taken on two rigs for about one show time once (`server/rigs/dedupe.ts`).
+ */
+export function senderKey(sender: string): string {
+  return `~osc.${sender}`;
+}
+
 /** What the scheduler reads the player's clock through. */
 export interface PlayerClock {
   /** The player's clock now, ms. */

@@ -14,7 +14,7 @@ import { isLocalAddress } from "../auth/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
 import { CueportError, unexpectedOf } from "../core/mod.ts";
 import { type DatagramSocket, normalizeAddress, type UdpPort } from "../net/mod.ts";
-import { bundleKey, type BundleScheduler, timetagMs } from "./bundles.ts";
+import { bundleKey, type BundleScheduler, senderKey, timetagMs } from "./bundles.ts";
 import { type OscValue, plainValue, splitOptions } from "./coerce.ts";
 import { connect, type ConnectContext } from "./connect.ts";
 import { decodePacket } from "./decode.ts";
@@ -125,7 +125,9 @@ export class Receiver {
   #packet(packet: osc.OscPacketOutput, peer: Peer, depth: number, key?: string | null): void {
     const { outbox } = this.#o;
     if (packet.oscType === "message") {
-      this.#message(packet, peer, key ?? undefined);
+      // In a group, a message without a bundle's key is known by its sender (a desk's copies).
+      const own = key ?? (this.#o.inGroup?.() === true ? senderKey(peer.address) : undefined);
+      this.#message(packet, peer, own);
       return;
     }
     if (depth >= MAX_BUNDLE_DEPTH) {

@@ -17,7 +17,7 @@ import type { Logger } from "../log.ts";
 import type { Etcd, WatchEvent } from "./etcd.ts";
 import type { ShowClock } from "./clock/show_clock.ts";
 import { pause } from "./_pause.ts";
-import { copyId, dedupeId, putOnce, putUnlessCopy } from "./dedupe.ts";
+import { dedupeId, isSenderKey, putOnce, putUnlessCopy } from "./dedupe.ts";
 
 /** One action of the group, as etcd holds it (JSON). */
 export interface GroupActionEntry {
@@ -126,7 +126,7 @@ export class GroupActions implements ActionScheduler {
   ): Promise<ActionResult> {
     const { show, leadMs, rig, group } = this.#o;
     let entry: GroupActionEntry = {
-      id: dedupeKey === undefined
+      id: dedupeKey === undefined || isSenderKey(dedupeKey)
         ? `${rig}.${this.#base}.${++this.#count}`
         : dedupeId(dedupeKey, action),
       from: rig,
@@ -138,16 +138,22 @@ export class GroupActions implements ActionScheduler {
     let where = `every rig of group ${group}`;
     try {
       if (this.#o.hasQuorum?.() === false) throw new Error("this rig is cut off from the quorum");
-      const key = `${this.#o.prefix}${entry.id}`;
+      const key = `${this.#o.prefix}${
+        dedupeKey === undefined ? entry.id : dedupeId(dedupeKey, action)
+      }`;
       const lease = await this.#leaseNow();
-      // Copies of one action sent to several rigs run once (dedupe.ts): by the client's key, else
-      // the same action another rig took for about the same show time.
+      // Copies of one action sent to several rigs run once (dedupe.ts): by the client's key, or
+      // (`~`: a sender without one) as the same action another rig took for about one show time.
       const value = JSON.stringify(entry);
       const first = dedupeKey === undefined
-        ? await putUnlessCopy(this.#o.etcd, `${this.#o.prefix}${copyId(action)}`, {
-          value,
-          lease,
-        }, (text) => this.#isCopyOf(entryOf(text), entry))
+        ? await this.#o.etcd.put(key, value, lease).then(() => null)
+        : isSenderKey(dedupeKey)
+        ? await putUnlessCopy(
+          this.#o.etcd,
+          key,
+          { value, lease },
+          (text) => this.#isCopyOf(entryOf(text), entry),
+        )
         : await putOnce(this.#o.etcd, key, value, lease);
       const copy = entryOf(first ?? "");
       if (copy !== null) [entry, where] = [copy, `${where}, once (rig ${copy.from} took it)`];

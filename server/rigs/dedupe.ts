@@ -41,7 +41,15 @@ export async function putOnce(
 }
 
 /**
- * Writes a keyless action's entry at `key` (one key per action: `copyId`) unless the entry there
+ * Whether a dedupe key names a sender, not one action (`~osc.<address>`: an OSC message outside a
+ * timetagged bundle): its copies are deduped by `putUnlessCopy`, within a window.
+ */
+export function isSenderKey(key: string): boolean {
+  return key.startsWith("~");
+}
+
+/**
+ * Writes a sender's action's entry at `key` (one key per sender and action: `dedupeId`) unless the entry there
  * is one this is a copy of (`isCopyOf`: another rig's, for about the same show time, not claimed
  * by this rig yet): a desk's GO sent to every rig without a key runs once. Anything else there is
  * an earlier action: this one replaces it (a txn on its revision).
@@ -73,10 +81,4 @@ export async function putUnlessCopy(
     // another rig wrote meanwhile (perhaps this action's copy): look again
   }
   throw new Error("the action's key kept changing: not written");
-}
-
-/** The key of a keyless action: the same on every rig for the same action. */
-export function copyId(action: NormalizedAction): string {
-  const hash = createHash("sha256").update(JSON.stringify(action));
-  return `c.${hash.digest("hex").slice(0, 32)}`;
 }

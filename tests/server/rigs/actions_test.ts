@@ -118,7 +118,6 @@ Deno.test({
 Deno.test("GroupActions: an action etcd does not take runs on this rig alone, and says so", async () => {
   const refusing = {
     put: () => Promise.reject(new EtcdUnavailable("No etcd member answered")),
-    txn: () => Promise.reject(new EtcdUnavailable("No etcd member answered")),
     grant: () => Promise.resolve("1"),
     watch: (_prefix: string, o: { signal: AbortSignal }) =>
       new Promise<void>((resolve) => o.signal.addEventListener("abort", () => resolve())),

@@ -2,11 +2,12 @@
  * One action sent to every rig runs once (server/rigs/dedupe.ts): with one real etcd member on the
  * loopback and two rigs' `GroupActions`, the same keyed action sent to both rigs (a desk's OSC
  * bundle sent to all) is scheduled once and runs once on each rig, its first copy's show time
- * and seed on both; two different GOs both run. Without a key, copies of one action from two rigs
- * for about one show time (within the lead) run once, while one rig's own repeats and the same
- * action after the window each run (docs/rigs.md). Through a real service's OSC port in a group, each message of a
+ * and seed on both; two different GOs both run. An OSC message outside a bundle (its sender's key):
+ * copies from two rigs for about one show time (within the lead) run once, while one rig's own
+ * repeats and the same action after the window each run; without any key each copy runs
+ * (docs/rigs.md). Through a real service's OSC port in a group, each message of a
  * timetagged bundle reaches the group with its sender's and timetag's key; the same bundle again
- * gets the first answer.
+ * gets the first answer; a message outside a keyed bundle carries its sender's key.
  */
 import assert from "node:assert/strict";
 import * as osc from "osc-min";
@@ -102,20 +103,28 @@ Deno.test({
         "once per GO on each rig, not twice",
       );
       assert.equal(a.actions.last?.entry.seed, b.actions.last?.entry.seed, "the first copy's seed");
-      // Without a key: the copies from both rigs are one action (about one show time)...
-      const copies = await Promise.all([a.actions.submit(TRIGGER), b.actions.submit(TRIGGER)]);
+      // An OSC message without a bundle (a sender's key): the copies from both rigs are one
+      // action (about one show time)...
+      const desk = "~osc.10.0.0.5";
+      const copies = await Promise.all([
+        a.actions.submit(TRIGGER, undefined, desk),
+        b.actions.submit(TRIGGER, undefined, desk),
+      ]);
       assert.equal(copies.filter((r) => / once \(rig [ab] took it\)/.test(r.message)).length, 1);
       await until(
         "the copy scheduled",
         () => a.actions.scheduled === 4 && b.actions.scheduled === 4,
       );
       // ...one rig's own repeat is another, and so is the same action after the window.
-      await a.actions.submit(TRIGGER);
+      await a.actions.submit(TRIGGER, undefined, desk);
       clock.advance(200);
-      await b.actions.submit(TRIGGER);
+      await b.actions.submit(TRIGGER, undefined, desk);
       await until("both runs", () => a.actions.scheduled === 6 && b.actions.scheduled === 6);
       clock.advance(200);
       assert.deepEqual([a.sent.length, b.sent.length], [6, 6]);
+      // Without any key (HTTP, MIDI...), each copy runs, as before.
+      await Promise.all([a.actions.submit(GO), b.actions.submit(GO)]);
+      await until("both copies", () => a.actions.scheduled === 8 && b.actions.scheduled === 8);
     } finally {
       await a.actions.stop();
       await b.actions.stop();
@@ -124,7 +133,7 @@ Deno.test({
   },
 });
 
-Deno.test("dedupe: in a group, each message of a timetagged OSC bundle goes to the group with its key; the same bundle again gets the first answer", async () => {
+Deno.test("dedupe: in a group, each message of a timetagged OSC bundle goes to the group with its key, the same bundle again gets the first answer; a plain message its sender's key", async () => {
   const svc = await startTestService();
   const keys: Array<string | undefined> = [];
   svc.service.core.actions.scheduler = {
@@ -153,7 +162,7 @@ Deno.test("dedupe: in a group, each message of a timetagged OSC bundle goes to t
     const now = osc.toBuffer({ timetag: [0, 1], elements: [msg(0.3)] });
     await peer.raw(new Uint8Array(now.buffer as ArrayBuffer, now.byteOffset, now.byteLength));
     await until("the immediate bundle", () => keys.length >= 3);
-    assert.deepEqual(keys.slice(2), [undefined], "an immediate bundle carries no key");
+    assert.deepEqual(keys.slice(2), ["~osc.127.0.0.1"], "an immediate bundle: its sender's key");
   } finally {
     await peer.close();
     await svc.stop();
