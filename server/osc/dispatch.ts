@@ -126,7 +126,10 @@ export class Dispatch {
         ? queryInput(entry, values, named)
         : actionInput(entry, match.fromPath, values, named);
       // The one path: authorized (the plan, the scope) and checked, run when the coalescer says.
-      const retry = key === undefined ? undefined : { key, field: "An OSC bundle's timetag" };
+      // Only an action carries the key (the group's dedupe): an edit's retries are its own.
+      const retry = key === undefined || entry.operation.name !== "action"
+        ? undefined
+        : { key, field: "An OSC message's sender and timetag" };
       const prepared = this.#policy.prepare(entry.operation, row.caller, input, {
         where: address,
         retry,
