@@ -174,7 +174,18 @@ export class GroupActions implements ActionScheduler {
       this.#seen.set(entry.id, () => {});
       run();
     } else {
-      this.#seen.set(entry.id, show.scheduleAt(entry.showTime, run));
+      try {
+        this.#seen.set(entry.id, show.scheduleAt(entry.showTime, run));
+      } catch (error) {
+        // Beyond the show clock's horizon (or too many waiting): dropped here, with why.
+        this.#seen.set(entry.id, () => {});
+        this.#o.log(
+          "warn",
+          `Rig group ${this.#o.group}: action ${entry.action.name} from ${entry.from} dropped: ${
+            (error as Error).message
+          }`,
+        );
+      }
     }
     // Ids are kept as long as an entry can still be delivered (a watch restarted behind).
     if (this.#seen.size > 4096) this.#seen.delete(this.#seen.keys().next().value!);
