@@ -13,6 +13,7 @@ import type { Logger } from "../log.ts";
 import { commitEntry, noQuorum } from "./edit_log.ts";
 import type { RigGroup } from "./group.ts";
 import { type Applied, LogApplier } from "./log_applier.ts";
+import { SnapshotKeeper, type SnapshotTarget } from "./snapshot_keeper.ts";
 
 /** How long a committed edit's client waits for this rig to apply it, ms. */
 const APPLIED_WITHIN_MS = 60_000;
@@ -21,6 +22,11 @@ const APPLIED_WITHIN_MS = 60_000;
 export interface LogTarget {
   /** Applies a log entry seeded by `seed`: its outcome, or throws when it could not be tried. */
   applyLogged(entry: LogEntry, seed: string): Promise<Applied>;
+  /**
+   * The rig's Projects captured and restored whole, for the log's snapshots: without it this rig
+   * neither writes a snapshot nor takes one (its log is not trimmed by it).
+   */
+  readonly snapshots?: SnapshotTarget;
 }
 
 /** What the edits use of the rig's group: its etcd, its keys and whether edits are possible. */
@@ -33,6 +39,8 @@ export interface ReplicatedEditsOptions {
   /** The data dir: the last revision applied is kept in `rig-log.json` there. */
   dataDir: string;
   log: Logger;
+  /** A snapshot every this many entries or bytes of entries (defaults: 1000, 1 MiB). */
+  snapshotEvery?: { entries?: number; bytes?: number };
 }
 
 /** A rig's edits through its group's log. */
@@ -42,13 +50,25 @@ export class ReplicatedEdits {
 
   /** Not applying yet (`start()`). */
   constructor(options: ReplicatedEditsOptions) {
-    this.#group = options.group;
+    const { group, target, log } = options;
+    this.#group = group;
+    const snapshots = target.snapshots && new SnapshotKeeper({
+      etcd: group.etcd,
+      keys: group.keys,
+      rig: group.status().rig,
+      target: target.snapshots,
+      isLeader: () => group.status().isLeader,
+      ...(options.snapshotEvery?.entries ? { everyEntries: options.snapshotEvery.entries } : {}),
+      ...(options.snapshotEvery?.bytes ? { everyBytes: options.snapshotEvery.bytes } : {}),
+      log,
+    });
     this.#applier = new LogApplier({
-      etcd: options.group.etcd,
-      keys: options.group.keys,
-      apply: (entry, seed) => options.target.applyLogged(entry, seed),
+      etcd: group.etcd,
+      keys: group.keys,
+      apply: (entry, seed) => target.applyLogged(entry, seed),
       file: `${options.dataDir}/rig-log.json`,
-      log: options.log,
+      log,
+      ...(snapshots ? { snapshots } : {}),
     });
   }
 
