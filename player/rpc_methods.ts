@@ -26,7 +26,7 @@ import { parseActionRun, parseParams } from "./rpc_params.ts";
 import { SETTING_DEFAULTS } from "../protocol/settings.ts";
 import { Beside } from "./beside.ts";
 import { runActionBatch } from "./rpc_batch.ts";
-import { LateActions, type Lateness, latenessOf } from "./actions/late.ts";
+import { LateActions, type Lateness, latenessOf, ON_TIME } from "./actions/late.ts";
 import { toErrorObject } from "./rpc_errors.ts";
 import { importShow } from "./show/mod.ts";
 
@@ -229,5 +229,6 @@ function runActionParams(
     projectId: p.projectId,
   };
   if (p.velocity !== undefined) action.velocity = p.velocity;
-  return app.runActionNow(action, p.idempotencyKey, late);
+  const when = p.at === undefined ? late : { ...(late ?? ON_TIME), at: p.at };
+  return app.runActionNow(action, p.idempotencyKey, when);
 }

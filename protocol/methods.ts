@@ -133,6 +133,12 @@ export const ActionRunParams = z.object({
    * then, up to `ACTION_LATE_MAX_MS` late. Absent: now.
    */
   due: z.number().optional(),
+  /**
+   * Since 1.15: when a rig group decided the action, Unix ms (its show time, the same on every
+   * rig): what the action names by the time (a recording's file) is named by it, so that every rig
+   * names it alike. Absent: the player's own clock.
+   */
+  at: z.number().optional(),
 });
 
 /** How late (ms) an action with `due` may run and still start its Clips where they would be. */

@@ -63,7 +63,12 @@ export interface GroupActionsOptions {
    * Runs a checked action on this rig's player now (`ActionRunner.send`), `due` the machine's
    * clock (Unix ms) when its show time was: run late, it starts its Clips where they would be.
    */
-  send: (action: NormalizedAction, idempotencyKey?: string, due?: number) => Promise<ActionResult>;
+  send: (
+    action: NormalizedAction,
+    idempotencyKey?: string,
+    due?: number,
+    at?: number,
+  ) => Promise<ActionResult>;
   /** The machine's clock, Unix ms, that `due` is given on (default `Date.now`; tests' virtual). */
   wallClock?: () => number;
   log: Logger;
@@ -201,7 +206,8 @@ export class GroupActions implements ActionScheduler {
     const ran: RanAction = { entry, lateMs: Math.max(0, late), outcome: null };
     this.last = ran;
     const due = (this.#o.wallClock ?? Date.now)() - late;
-    this.#o.send(entry.action, entry.idempotencyKey, due).then((result) => {
+    // `at`: the entry's show time, decided once: what the action names by the time, every rig alike.
+    this.#o.send(entry.action, entry.idempotencyKey, due, entry.showTime).then((result) => {
       ran.outcome = result.message;
     }, (error) => {
       ran.outcome = `Refused: ${(error as Error).message}`;
