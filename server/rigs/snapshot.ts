@@ -82,25 +82,11 @@ export async function writeSnapshot(
     const part = gz.subarray(i * SNAPSHOT_CHUNK_BYTES, (i + 1) * SNAPSHOT_CHUNK_BYTES);
     await etcd.put(`${where.chunks}${id}/${i}`, part.toBase64());
   }
-  const old = (await etcd.range(where.meta)).kvs[0];
-  const previous = old ? metaOf(old) : null;
-  const answer = await etcd.txn(fenced({
-    compare: [{
-      key: where.meta,
-      target: "MOD",
-      result: "EQUAL",
-      modRevision: old?.modRevision ?? 0,
-    }],
-    success: [
-      { put: { key: where.meta, value: JSON.stringify(meta) } },
-      ...(previous ? [{ delete: { key: `${where.chunks}${previous.id}/`, prefix: true } }] : []),
-    ],
-    failure: [],
-  }, leading));
-  if (!answer.succeeded || (previous !== null && previous.revision > revision)) {
+  if (!await publish(etcd, keys, meta, leading)) {
+    const mine = `${where.chunks}${id}/`;
     await etcd.txn({
       compare: [],
-      success: [{ delete: { key: `${where.chunks}${id}/`, prefix: true } }],
+      success: [{ delete: { key: mine, prefix: true } }],
       failure: [],
     });
     throw new NotLeading(
@@ -170,6 +156,36 @@ export async function readSnapshot(etcd: Etcd, keys: GroupKeys): Promise<Snapsho
 export async function readSnapshotMeta(etcd: Etcd, keys: GroupKeys): Promise<SnapshotMeta | null> {
   const kv = (await etcd.range(snapshotKeys(keys).meta)).kvs[0];
   return kv ? metaOf(kv) : null;
+}
+
+/**
+ * Puts `meta` as the group's snapshot (fenced by `leading`; the previous one's chunks deleted)
+ * unless the meta moved meanwhile or a newer one is there: whether it did.
+ */
+async function publish(
+  etcd: Etcd,
+  keys: GroupKeys,
+  meta: SnapshotMeta,
+  leading: { key: string; createRevision: number },
+): Promise<boolean> {
+  const where = snapshotKeys(keys);
+  const old = (await etcd.range(where.meta)).kvs[0];
+  const previous = old ? metaOf(old) : null;
+  if (previous !== null && previous.revision >= meta.revision) return false; // never over a newer
+  const answer = await etcd.txn(fenced({
+    compare: [{
+      key: where.meta,
+      target: "MOD",
+      result: "EQUAL",
+      modRevision: old?.modRevision ?? 0,
+    }],
+    success: [
+      { put: { key: where.meta, value: JSON.stringify(meta) } },
+      ...(previous ? [{ delete: { key: `${where.chunks}${previous.id}/`, prefix: true } }] : []),
+    ],
+    failure: [],
+  }, leading));
+  return answer.succeeded;
 }
 
 /** `rig`'s campaign when it leads now. @throws {NotLeading} otherwise */

@@ -148,6 +148,9 @@ Deno.test({
       const big = await writeSnapshot(etcd, keys, "a", 7, { noise });
       assert.ok(big.chunks >= 3, `${big.chunks} chunks of ${big.gzipBytes} bytes`);
       assert.deepEqual((await readSnapshot(etcd, keys))!.state, { noise });
+      // An older revision than the snapshot there is never published over it.
+      await assert.rejects(writeSnapshot(etcd, keys, "a", 6, { older: true }), NotLeading);
+      assert.equal((await readSnapshotMeta(etcd, keys))!.id, big.id);
 
       // Deposed between its read of who leads and its txn: etcd refuses the fenced txn.
       const racing = {
