@@ -39,7 +39,9 @@ Deno.test("parseRange() reads one byte range, and refuses what it does not serve
   assert.deepEqual(parseRange("bytes=-10", 100), { start: 90, end: 99 });
   assert.deepEqual(parseRange("bytes=-500", 100), { start: 0, end: 99 });
   assert.deepEqual(parseRange("bytes=50-500", 100), { start: 50, end: 99 });
-  for (const bad of ["bytes=100-", "bytes=9-1", "bytes=-0", "bytes=0-1,5-6", "items=0-1", "bytes=-"]) {
+  for (
+    const bad of ["bytes=100-", "bytes=9-1", "bytes=-0", "bytes=0-1,5-6", "items=0-1", "bytes=-"]
+  ) {
     assert.equal(parseRange(bad, 100), "unsatisfiable", bad);
   }
 });
