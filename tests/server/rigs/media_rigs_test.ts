@@ -3,7 +3,7 @@
  * real etcd of three members and two rigs, each in a network namespace
  * (`tests/_helpers/etcd_cluster.ts`). A file imported on rig A is on rig B,
  * with the same hash, before A answers, and in B's Project; the media route
- * refuses a caller without the member token; a rig that was down during an
+ * refuses a caller without the member token; an upload on B is on A by hash; a rig that was down during an
  * import refuses a copy whose bytes changed on its holder, stores nothing,
  * and takes the right bytes once they are back, then applies the import. As
  * root with etcd only; otherwise skipped with one line.
@@ -38,6 +38,20 @@ async function waitFor<T>(what: string, read: () => Promise<T>, check: (value: T
 /** The media files of Project `show` on `rig`. */
 async function filesOf(rig: Rig): Promise<{ name: string; size: number }[]> {
   return ((await rig.get("/api/v1/projects/show")) as Files | null)?.files ?? [];
+}
+
+/** Uploads the file at `path` as `name` to Project `show` on `rig` (a raw body): the body and the HTTP status on its last line. */
+async function upload(rig: Rig, path: string, name: string): Promise<string> {
+  const url = `http://127.0.0.1:${rig.httpPort}/api/v1/files/upload?projectID=show&name=${name}`;
+  const answer = await new Deno.Command("ip", {
+    args: [
+      ...["netns", "exec", rig.ns, "curl", "-s", "--max-time", "70", "-w", "\n%{http_code}"],
+      ...["-H", "content-type: application/octet-stream", "--data-binary", `@${path}`, url],
+    ],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  return new TextDecoder().decode(answer.stdout);
 }
 
 /** GET `url` with curl inside namespace `ns`: the JSON answered, or null. */
@@ -111,6 +125,13 @@ Deno.test({
         assert.equal((await getFrom(b.ns, route, headers))?.error?.code, "GROUP_MEMBERS_ONLY");
       }
 
+      // An upload on b becomes an import: on a too, by hash.
+      const uploaded = await video(`${dir}/upload.mp4`, 3);
+      const answer = await upload(b, `${dir}/upload.mp4`, "upload.mp4");
+      assert.match(answer, /\n200$/, answer);
+      await waitFor("a has the upload", () => filesOf(a), (f) => f.length === 2);
+      assert.equal((await hashFile(`${a.dataDir}/group-media/${uploaded}`)).sha256, uploaded);
+
       // b down during an import: a answers without it. Its holder's file then changes.
       await cluster.stopRig(b);
       await settled(a, 1);
@@ -130,11 +151,11 @@ Deno.test({
         () => Promise.resolve(b.stderr()),
         (e) => e.includes("hash mismatch"),
       );
-      assert.equal((await filesOf(b)).length, 1, "the import waits for its file");
+      assert.equal((await filesOf(b)).length, 2, "the import waits for its file");
       await assert.rejects(Deno.stat(`${b.dataDir}/group-media/${second}`), Deno.errors.NotFound);
       // The right bytes back on a: b copies them and applies the import.
       await Deno.writeFile(held, good);
-      await waitFor("b catches up", () => filesOf(b), (f) => f.length === 2);
+      await waitFor("b catches up", () => filesOf(b), (f) => f.length === 3);
       const copied = `${b.dataDir}/group-media/${second}`;
       assert.equal((await hashFile(copied)).sha256, second);
     } finally {
