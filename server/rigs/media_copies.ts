@@ -16,7 +16,7 @@ import type { Logger } from "../log.ts";
 import type { Etcd, Kv } from "./etcd.ts";
 import type { GroupKeys } from "./keys.ts";
 import { HashMismatch, MediaStore } from "./media_store.ts";
-import { isSha256 } from "./media_files.ts";
+import { isSha256, WrongHolders } from "./media_files.ts";
 import { pause } from "./_pause.ts";
 
 /** Files copied at once at most: a rig catching up does not take every core and the network. */
@@ -60,6 +60,7 @@ export class RigMedia {
   readonly group: MediaGroup;
   readonly #o: RigMediaOptions;
   readonly #copies = new Map<string, Promise<void>>();
+  readonly #wrong = new WrongHolders();
   readonly #stopped = new AbortController();
   #running = 0;
   #waiting: Array<() => void> = [];
@@ -152,12 +153,21 @@ export class RigMedia {
     try {
       const why: string[] = [];
       for (const member of live) {
+        if (!this.#wrong.mayAsk(sha256, member.name)) {
+          why.push(`${member.name}: its bytes were wrong, asked again later`);
+          continue;
+        }
         for (const base of baseUrls(member)) {
           const done = await this.#copyFrom(`${base}/api/v1/group/media/${sha256}`, sha256, size)
             .then(() => null, (error: Error) => `${member.name}: ${error.message}`);
-          if (done === null) return await this.announce(sha256, size);
+          if (done === null) {
+            this.#wrong.held(sha256);
+            return await this.announce(sha256, size);
+          }
           why.push(done);
-          if (done.includes("mismatch")) break; // that rig's file is wrong: the next rig
+          if (!done.includes("mismatch")) continue;
+          this.#wrong.refused(sha256, member.name); // that rig's file is wrong: the next rig
+          break;
         }
       }
       throw new Error(`Media ${sha256} not copied: ${why.join("; ")}`);

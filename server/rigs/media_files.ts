@@ -77,3 +77,37 @@ export function parseRange(
   if (start >= size || end < start) return "unsatisfiable";
   return { start, end };
 }
+
+/**
+ * Holders whose bytes were wrong, left alone for a while before they are asked again: 1 s after
+ * the first wrong copy, doubling to 60 s, so a changed file of 4 GB is not read again and again.
+ */
+export class WrongHolders {
+  readonly #until = new Map<string, { at: number; waitMs: number }>();
+  readonly #now: () => number;
+
+  /** `now`: a monotonic clock in ms (default `performance.now`). */
+  constructor(now: () => number = () => performance.now()) {
+    this.#now = now;
+  }
+
+  /** Whether `rig` may be asked for `sha256` now. */
+  mayAsk(sha256: string, rig: string): boolean {
+    const left = this.#until.get(`${sha256}/${rig}`);
+    return left === undefined || this.#now() >= left.at;
+  }
+
+  /** `rig` gave wrong bytes for `sha256`: not asked again for a while, longer each time. */
+  refused(sha256: string, rig: string): void {
+    const key = `${sha256}/${rig}`;
+    const waitMs = Math.min(60_000, (this.#until.get(key)?.waitMs ?? 500) * 2);
+    this.#until.set(key, { at: this.#now() + waitMs, waitMs });
+  }
+
+  /** `sha256` is held now: its holders are forgotten. */
+  held(sha256: string): void {
+    for (const key of this.#until.keys()) {
+      if (key.startsWith(`${sha256}/`)) this.#until.delete(key);
+    }
+  }
+}

@@ -12,6 +12,7 @@ import {
   parseRange,
   refOf,
   sameToken,
+  WrongHolders,
 } from "../../../server/rigs/media_files.ts";
 import { HashMismatch, MediaStore } from "../../../server/rigs/media_store.ts";
 import { copyDeadlineMs } from "../../../server/rigs/media_imports.ts";
@@ -100,4 +101,26 @@ Deno.test("MediaStore.clearTemps() removes the copies a stopped rig left", async
 Deno.test("copyDeadlineMs() gives a large file more time", () => {
   assert.equal(copyDeadlineMs(0), 30_000);
   assert.equal(copyDeadlineMs(4_000_000_000), 430_000);
+});
+
+Deno.test("WrongHolders: a holder of wrong bytes is asked again later, later each time", () => {
+  let now = 0;
+  const wrong = new WrongHolders(() => now);
+  assert.ok(wrong.mayAsk(SHA_OF_ABC, "a"));
+  wrong.refused(SHA_OF_ABC, "a");
+  assert.ok(!wrong.mayAsk(SHA_OF_ABC, "a"));
+  assert.ok(wrong.mayAsk(SHA_OF_ABC, "b"), "another holder is asked at once");
+  now = 1000;
+  assert.ok(wrong.mayAsk(SHA_OF_ABC, "a"));
+  wrong.refused(SHA_OF_ABC, "a");
+  now = 2999;
+  assert.ok(!wrong.mayAsk(SHA_OF_ABC, "a"), "2 s after the second");
+  for (let i = 0; i < 10; i++) wrong.refused(SHA_OF_ABC, "a");
+  now += 59_999;
+  assert.ok(!wrong.mayAsk(SHA_OF_ABC, "a"));
+  now += 1;
+  assert.ok(wrong.mayAsk(SHA_OF_ABC, "a"), "at most 60 s");
+  wrong.refused(SHA_OF_ABC, "a");
+  wrong.held(SHA_OF_ABC);
+  assert.ok(wrong.mayAsk(SHA_OF_ABC, "a"), "forgotten once held");
 });
