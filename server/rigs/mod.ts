@@ -24,6 +24,8 @@ export { type GroupKeys, groupKeys } from "./keys.ts";
 export { ReplicatedEdits, replicateEdits } from "./replicated_edits.ts";
 export { type GroupActionEntry, GroupActions, seededChoice } from "./actions.ts";
 export { ClockWiring, type ClockWiringOptions } from "./clock_wiring.ts";
+export { RigMedia, type RigMediaOptions } from "./media_copies.ts";
+export { mediaMount } from "./media_route.ts";
 
 /** The settings of a rig group. */
 export type GroupSettings =

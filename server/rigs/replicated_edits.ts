@@ -13,6 +13,8 @@ import type { Logger } from "../log.ts";
 import { commitEntry, noQuorum } from "./edit_log.ts";
 import type { RigGroup } from "./group.ts";
 import { type Applied, LogApplier } from "./log_applier.ts";
+import type { RigMedia } from "./media_copies.ts";
+import { localizeImports, shareImports } from "./media_imports.ts";
 import { SnapshotKeeper, type SnapshotTarget } from "./snapshot_keeper.ts";
 
 /** How long a committed edit's client waits for this rig to apply it, ms. */
@@ -39,6 +41,8 @@ export interface ReplicatedEditsOptions {
   /** The data dir: the last revision applied is kept in `rig-log.json` there. */
   dataDir: string;
   log: Logger;
+  /** The rig's media: imports copied to every rig (`media_imports.ts`); none, imports as alone. */
+  media?: RigMedia;
   /** A snapshot every this many entries or bytes of entries (defaults: 1000, 1 MiB). */
   snapshotEvery?: { entries?: number; bytes?: number };
 }
@@ -47,11 +51,13 @@ export interface ReplicatedEditsOptions {
 export class ReplicatedEdits {
   readonly #group: GroupOfEdits;
   readonly #applier: LogApplier;
+  readonly #media: RigMedia | undefined;
 
   /** Not applying yet (`start()`). */
   constructor(options: ReplicatedEditsOptions) {
     const { group, target, log } = options;
     this.#group = group;
+    const media = this.#media = options.media;
     const snapshots = target.snapshots && new SnapshotKeeper({
       etcd: group.etcd,
       keys: group.keys,
@@ -65,7 +71,9 @@ export class ReplicatedEdits {
     this.#applier = new LogApplier({
       etcd: group.etcd,
       keys: group.keys,
-      apply: (entry, seed) => target.applyLogged(entry, seed),
+      // An import's file first (a rig that was away copies it from a holder), then the entry.
+      apply: async (entry, seed) =>
+        target.applyLogged(media ? await localizeImports(media, entry) : entry, seed),
       file: `${options.dataDir}/rig-log.json`,
       log,
       ...(snapshots ? { snapshots } : {}),
@@ -89,11 +97,13 @@ export class ReplicatedEdits {
 
   /**
    * Commits a checked batch to the log; answers what this rig's player made of it.
-   * @throws {CueportError} GROUP_NO_QUORUM, UNAVAILABLE, TIMEOUT; the player's refusal (RpcError)
+   * @throws {CueportError} GROUP_NO_QUORUM, UNAVAILABLE, TIMEOUT, GROUP_MEDIA_NOT_COPIED; the
+   * player's refusal (RpcError)
    */
-  async commit(batch: Pick<LogEntry, "projectId" | "edits">): Promise<EditApplyResult> {
+  async commit(asked: Pick<LogEntry, "projectId" | "edits">): Promise<EditApplyResult> {
     const status = this.#group.status();
     if (!status.canEdit) throw noQuorum(status.reason ?? "cut off");
+    const batch = this.#media ? await shareImports(this.#media, asked) : asked;
     const entry: LogEntry = {
       id: `${status.rig}:${crypto.randomUUID()}`,
       rig: status.rig,
@@ -139,7 +149,7 @@ export interface ReplicatedRunner extends LogTarget {
 export async function replicateEdits(
   group: GroupOfEdits,
   runner: ReplicatedRunner,
-  options: Pick<ReplicatedEditsOptions, "dataDir" | "log">,
+  options: Pick<ReplicatedEditsOptions, "dataDir" | "log" | "media">,
 ): Promise<() => Promise<void>> {
   const edits = new ReplicatedEdits({ ...options, group, target: runner });
   await edits.start();
