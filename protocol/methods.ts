@@ -40,9 +40,10 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * 1.12 added `seed` in `edit.apply` (the ids of a rig group's log entry); 1.13 added
  * `Clip.generator`, the `generator` kind and `Preset.vertexCode`; 1.14 added `due` in
  * `action.run` (and each action of `action.batch`): an action run late starts its Clips where
- * they would be had it run on time.
+ * they would be had it run on time; 1.15 added `at` in `action.run`: the show time a rig group
+ * decided the action at, which names the recording it starts alike on every rig.
  */
-export const PLAYER_PROTOCOL_VERSION = "1.14";
+export const PLAYER_PROTOCOL_VERSION = "1.15";
 
 /** Method names, server to player. */
 export const Method = {
