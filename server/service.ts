@@ -260,7 +260,11 @@ function rigGroupOf(
   log: Logger,
   core: Core,
 ): { rigs: RigGroup | null; group: () => GroupStatus } {
-  const actions = { runner: core.actions, model: core.model };
+  const player = {
+    frameLagMs: () => core.playerHealth.output?.frameLagMs ?? null,
+    shiftClock: (shiftMs: number) => core.shiftPlayerClock(shiftMs),
+  };
+  const actions = { runner: core.actions, model: core.model, player };
   const rigs = openRigGroup(settings, { ports: () => ({ ...ports }), log, actions });
   const alone = aloneStatus(settings);
   return { rigs, group: rigs ? () => rigs.status() : () => alone };
