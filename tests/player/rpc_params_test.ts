@@ -189,6 +189,8 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
   { method: Method.CLOCK_ADVANCE, params: { ms: "5" }, field: "params.ms" },
   { method: Method.CLOCK_ADVANCE, params: { ms: -1 }, field: "params.ms" },
   { method: Method.CLOCK_ADVANCE, params: { ms: null }, field: "params.ms" },
+  { method: Method.CLOCK_SHIFT, params: {}, field: "params.shiftMs" },
+  { method: Method.CLOCK_SHIFT, params: { shiftMs: "5" }, field: "params.shiftMs" },
   // approval.request
   { method: Method.APPROVAL_REQUEST, params: {}, field: "params.requestId" },
   {
