@@ -109,9 +109,9 @@ export class PlayerRequests {
    * 1.15): the shift it follows now, null on a virtual clock.
    * @throws {CueportError} NOT_READY; an RpcError METHOD_NOT_FOUND from a player before it
    */
-  shiftClock(shiftMs: number): Promise<number | null> {
+  async shiftClock(shiftMs: number): Promise<number | null> {
     this.#link.requireReady();
-    return this.#link.player.request(Method.CLOCK_SHIFT, { shiftMs }).then((r) => r.shiftMs);
+    return (await this.#link.player.request(Method.CLOCK_SHIFT, { shiftMs })).shiftMs;
   }
 
   /** Moves a virtual player clock (only when the service runs with one). */

@@ -57,7 +57,8 @@ export class PlayerShift {
     const sent = this.#sent;
     if (sent && Math.abs(shiftMs - sent.shiftMs) < MIN_MOVE_MS && at - sent.at < RESEND_MS) return;
     this.#isSending = true;
-    this.#player.shiftClock(shiftMs).then(
+    // A player not ready may throw at once, before any promise: that is a rejection too.
+    new Promise<unknown>((resolve) => resolve(this.#player.shiftClock(shiftMs))).then(
       () => this.#sent = { shiftMs, at },
       (error) => {
         // A player before 1.15 keeps its own clock's rate; anything else (down, restarting) is

@@ -62,7 +62,11 @@ Deno.test("PlayerShift.look() stops at a player without clock.shift, and retries
   const show = new ShowClock(local);
   show.lead();
   let error: Error = new Error("The player is not ready");
-  const p = player(() => Promise.reject(error));
+  let isThrown = true; // as the core's requireReady() throws before the request is a promise
+  const p = player(() => {
+    if (isThrown) throw error;
+    return Promise.reject(error);
+  });
   const lines: string[] = [];
   const shift = new PlayerShift(show, local, p, (level, line) => lines.push(`${level}: ${line}`));
   shift.look();
@@ -70,6 +74,7 @@ Deno.test("PlayerShift.look() stops at a player without clock.shift, and retries
   shift.look();
   await settle();
   assert.equal(p.sent.length, 2, "a player down: sent again at the next look");
+  isThrown = false;
   error = new RpcError(RpcErrorCode.METHOD_NOT_FOUND, "Method not found");
   shift.look();
   await settle();
