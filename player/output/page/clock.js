@@ -59,15 +59,21 @@ export class PlayerClock {
   }
 
   /**
-   * The time the frame at page time `t` draws at, and how far it lags the player's clock (ms):
-   * `FrameTime`'s rule on a real-time clock; a virtual clock (rate 0) is drawn as read.
+   * The time the frame at page time `t` draws at (`frameLagMs` then says how far it lags the
+   * player's clock): `FrameTime`'s rule on a real-time clock; a virtual clock (rate 0) is drawn
+   * as read.
    * @param {number} t
    * @param {number} frameMs
    */
   frameTime(t, frameMs) {
     if (this.isRealtime) return this.#frameTime.next(t, this.now(t), frameMs);
     this.#frameTime.reset();
-    return { clock: this.now(t), lagMs: 0 };
+    return this.now(t);
+  }
+
+  /** How far the last frame's time lagged the player's clock, ms (0 on a virtual clock). */
+  get frameLagMs() {
+    return this.#frameTime.lagMs;
   }
 
   /**

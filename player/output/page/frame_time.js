@@ -22,20 +22,23 @@ export class FrameTime {
   #offset = null;
   #lastAt = 0;
   #isCorrecting = false;
+  /** How far the last frame's time lagged the player's clock, ms (positive: behind). */
+  lagMs = 0;
 
   /**
-   * The time the frame at page time `t` draws at, given the player's clock `target` then, and
-   * how far that lags it (ms, positive: behind).
+   * The time the frame at page time `t` draws at, given the player's clock `target` then; how
+   * far that lags it is `lagMs` after (a field: the draw path allocates nothing a frame).
    * @param {number} t
    * @param {number} target
    * @param {number} frameMs
-   * @returns {{clock: number, lagMs: number}}
+   * @returns {number}
    */
   next(t, target, frameMs) {
     if (this.#offset === null) {
       this.#offset = target - t;
       this.#lastAt = t;
-      return { clock: target, lagMs: 0 };
+      this.lagMs = 0;
+      return target;
     }
     const lag = target - (t + this.#offset);
     if (Math.abs(lag) > frameMs / 2) this.#isCorrecting = true;
@@ -47,13 +50,15 @@ export class FrameTime {
     const clock = t + this.#offset;
     if (Math.abs(target - clock) < AGREED_MS) this.#isCorrecting = false;
     this.#lastAt = t;
-    return { clock, lagMs: target - clock };
+    this.lagMs = target - clock;
+    return clock;
   }
 
   /** Forgets the drawn time (a virtual clock draws as read): the next frame starts afresh. */
   reset() {
     this.#offset = null;
     this.#isCorrecting = false;
+    this.lagMs = 0;
   }
 }
 

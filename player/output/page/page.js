@@ -133,11 +133,11 @@ class OutputPage {
     this.#judgedFrom ??= now + 3000;
     if (this.#lastFrameAt > 0 && now > this.#judgedFrom) this.#scaleController().frame(since);
     this.#lastFrameAt = now;
-    const { clock, lagMs } = this.#clock.frameTime(now, period);
+    const clock = this.#clock.frameTime(now, period);
     this.#sync(clock);
     this.#draw(clock);
     this.#stats.frames++;
-    this.#stats.lagMs += lagMs;
+    this.#stats.lagMs += this.#clock.frameLagMs;
     this.#previews.drawn();
   }
 
