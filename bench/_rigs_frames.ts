@@ -32,7 +32,9 @@ export interface FrameFigures {
 async function drawing(rigs: Rig[]): Promise<void> {
   for (let i = 0; i < 6000; i++) {
     const all = await Promise.all(rigs.map((r) => r.get("/api/v1/group"))) as GroupStatus[];
-    if (all.every((s) => s?.clock?.errorMs != null && s.clock.frameLagMs !== null)) return;
+    if (all.every((s) => typeof s?.clock?.errorMs === "number" && s.clock.frameLagMs !== null)) {
+      return;
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`the rigs' outputs did not report: ${rigs[1]!.stderr().slice(-2000)}`);
