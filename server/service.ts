@@ -270,7 +270,11 @@ function rigGroupOf(
   log: Logger,
   core: Core,
 ): { rigs: RigGroup | null; group: () => GroupStatus; rigMedia: RigMedia | null } {
-  const actions = { runner: core.actions, model: core.model };
+  const player = {
+    frameLagMs: () => core.playerHealth.output?.frameLagMs ?? null,
+    shiftClock: (shiftMs: number) => core.shiftPlayerClock(shiftMs),
+  };
+  const actions = { runner: core.actions, model: core.model, player };
   const rigs = openRigGroup(settings, { ports: () => ({ ...ports }), log, actions });
   const alone = aloneStatus(settings);
   // Its route is mounted with the HTTP port; it starts with the group.
