@@ -20,6 +20,7 @@ export function stdioPipe(): BytePipe {
   const input = socketReader() ?? stdinReader();
   return {
     read: input.read,
+    ...(input.listen ? { listen: input.listen } : {}),
     write(bytes) {
       try {
         let offset = 0;
@@ -36,16 +37,24 @@ export function stdioPipe(): BytePipe {
   };
 }
 
-type Reader = Pick<BytePipe, "read"> & { close(): void };
+type Reader = Pick<BytePipe, "read" | "listen"> & { close(): void };
 
 /**
  * stdin (fd 0) as a `node:net` socket read into one reused buffer (`onread`);
- * null when it is no pipe or socket. Reading pauses from each read until the
- * next call: the view stays valid meanwhile, and a busy player leaves the
- * rest in the pipe (the service waits) instead of in memory. A socket that
- * emits `data` allocates a buffer per read, which V8 frees only when it next
- * collects: 8 MiB lines read and dropped unparsed took the player past 700 MB
- * resident (measured, player_fuzz inputs), against a flat 100 MB this way.
+ * null when it is no pipe or socket. A socket that emits `data` allocates a
+ * buffer per read, which V8 frees only when it next collects: 8 MiB lines read
+ * and dropped unparsed took the player past 700 MB resident (measured,
+ * player_fuzz inputs), against a flat 100 MB this way.
+ *
+ * Two ways to read it. `read()` pauses the socket from each read until the
+ * next call, so the view stays valid meanwhile (the flags line). `listen()`,
+ * the player's request loop (`LineTransport`), hands each read to its callback
+ * as it comes and keeps the socket reading: no pause and resume, no promise per
+ * read. Pausing cost the player's wake `Socket.resume` and a new read started
+ * (3.5% of its samples at one action a wake); the callback has split the read
+ * into requests before the next read can fill the buffer. Requests read while
+ * an asynchronous request (a Project write) holds the order wait in the
+ * player's backlog rather than in the pipe; the service sends them anyway.
  */
 function socketReader(): Reader | null {
   // Measured on Linux only; other systems keep the path known to work there.
@@ -54,6 +63,9 @@ function socketReader(): Reader | null {
   /** A read that came before it was asked for; the socket is paused and keeps it. */
   let ready: Uint8Array | null = null;
   let waiter: PromiseWithResolvers<Uint8Array | null> | null = null;
+  /** The callback of `listen()` while it listens, and the end of its listen. */
+  let listener: { onBytes: (view: Uint8Array) => void; done: PromiseWithResolvers<void> } | null =
+    null;
   let failure: Error | null = null;
   let isEnded = false;
   let isPaused = false;
@@ -67,11 +79,31 @@ function socketReader(): Reader | null {
     else w.resolve(null);
     return true;
   };
-  const wake = () => void answer(null);
-  const socket = stdinSocket(buffer, (view) => {
+  /** Ends the read or the listen waiting: the pipe ended or failed. */
+  const wake = () => {
+    const l = listener;
+    listener = null;
+    if (!l) return void answer(null);
+    if (failure) l.done.reject(failure);
+    else l.done.resolve();
+  };
+  /** Whether the socket reads on (listening), or pauses with `view` kept. */
+  const onRead = (view: Uint8Array): boolean => {
+    if (listener) {
+      try {
+        listener.onBytes(view);
+        return true;
+      } catch (error) {
+        failure = error as Error;
+        wake();
+        return false;
+      }
+    }
     isPaused = true;
     if (!answer(view)) ready = view;
-  });
+    return false;
+  };
+  const socket = stdinSocket(buffer, onRead);
   if (!socket) return null;
   socket.on("end", () => {
     isEnded = true;
@@ -97,6 +129,25 @@ function socketReader(): Reader | null {
       waiter = Promise.withResolvers();
       return waiter.promise;
     },
+    listen(onBytes) {
+      if (ready) {
+        const view = ready;
+        ready = null;
+        try {
+          onBytes(view);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      }
+      if (failure) return Promise.reject(failure);
+      if (isEnded) return Promise.resolve();
+      listener = { onBytes, done: Promise.withResolvers() };
+      if (isPaused) {
+        isPaused = false;
+        socket.resume();
+      }
+      return listener.done.promise;
+    },
     close() {
       isEnded = true;
       ready = null;
@@ -107,23 +158,17 @@ function socketReader(): Reader | null {
 }
 
 /**
- * fd 0 as a `node:net` socket read into `buffer`, paused after each read
- * until resumed (`buffer` holds the view handed to `onRead`); null when fd 0
- * is a file ("Unsupported fd type").
+ * fd 0 as a `node:net` socket read into `buffer`, each read handed to `onRead`
+ * (a view of `buffer`), which says whether the socket reads on or pauses until
+ * resumed; null when fd 0 is a file ("Unsupported fd type").
  */
-function stdinSocket(buffer: Uint8Array, onRead: (view: Uint8Array) => void): Socket | null {
+function stdinSocket(buffer: Uint8Array, onRead: (view: Uint8Array) => boolean): Socket | null {
   try {
     return new Socket({
       fd: 0,
       readable: true,
       writable: false,
-      onread: {
-        buffer,
-        callback: (n: number) => {
-          onRead(buffer.subarray(0, n));
-          return false; // paused until the next read(): `buffer` holds this view
-        },
-      },
+      onread: { buffer, callback: (n: number) => onRead(buffer.subarray(0, n)) },
     });
   } catch {
     return null;
@@ -173,17 +218,31 @@ export async function takeFirstLine(pipe: BytePipe): Promise<{ line: string; res
     }
     text += decoder.decode(bytes.subarray(0, end));
     let after: Uint8Array | null = end + 1 < bytes.length ? bytes.slice(end + 1) : null;
-    return {
-      line: text,
-      rest: {
-        read() {
-          const first = after;
-          after = null;
-          return first ? Promise.resolve(first) : pipe.read();
-        },
-        write: (b) => pipe.write(b),
-        close: () => pipe.close(),
-      },
+    /** What came after the line in its read, once. */
+    const takeAfter = () => {
+      const first = after;
+      after = null;
+      return first;
     };
+    const rest: BytePipe = {
+      read() {
+        const first = takeAfter();
+        return first ? Promise.resolve(first) : pipe.read();
+      },
+      write: (b) => pipe.write(b),
+      close: () => pipe.close(),
+    };
+    if (pipe.listen) {
+      rest.listen = (onBytes) => {
+        const first = takeAfter();
+        try {
+          if (first) onBytes(first);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+        return pipe.listen!(onBytes);
+      };
+    }
+    return { line: text, rest };
   }
 }

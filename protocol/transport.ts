@@ -32,6 +32,12 @@ export interface BytePipe {
   write(bytes: Uint8Array): Promise<void>;
   /** Ends the write side and stops reading. */
   close(): Promise<void>;
+  /**
+   * Optional, in place of `read` calls: hands each read to `onBytes` as it comes, synchronously
+   * (the view is only valid during the call), with no promise per read; resolves at the end,
+   * rejects on a failed read or a throw of `onBytes`. `LineTransport` uses it when present.
+   */
+  listen?(onBytes: (bytes: Uint8Array) => void): Promise<void>;
 }
 
 /**
@@ -158,10 +164,13 @@ export class LineTransport implements Transport {
   /** Reads until the pipe ends; resolves then. A line cut short by the end is dropped. */
   async start(): Promise<void> {
     try {
-      while (true) {
-        const chunk = await this.#pipe.read();
-        if (chunk === null) break;
-        this.#receive(chunk);
+      if (this.#pipe.listen) await this.#pipe.listen((chunk) => this.#receive(chunk));
+      else {
+        while (true) {
+          const chunk = await this.#pipe.read();
+          if (chunk === null) break;
+          this.#receive(chunk);
+        }
       }
     } catch (error) {
       if (!this.#isClosed) this.onerror?.(error as Error);
