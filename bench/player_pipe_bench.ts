@@ -148,7 +148,9 @@ async function startPlayer(root?: string): Promise<Peer> {
     ? (await import(`${root}/server/player_client/spawn.ts`)).bundledPlayerCommand
     : bundledPlayerCommand;
   const [program, run, ...args] = command({ ...PLAYER_OPTIONS, dataDir: await demoDataDir() });
-  const prof = values.prof ? ["--cpu-prof", `--cpu-prof-dir=${values.prof}`] : [];
+  const prof = values.prof
+    ? ["--cpu-prof", `--cpu-prof-dir=${values.prof}`, "--cpu-prof-interval=100"]
+    : [];
   const player = new Peer(program!, [run!, ...prof, ...args]);
   await player.exchange([rpc("initialize", { protocolVersion: "1.11" })]);
   await player.exchange([rpc("state.get", undefined)]);

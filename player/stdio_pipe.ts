@@ -18,17 +18,27 @@ import type { BytePipe } from "../protocol/transport.ts";
  */
 export function stdioPipe(): BytePipe {
   const input = socketReader() ?? stdinReader();
+  const encoder = new TextEncoder();
+  /** The text of a write, encoded into one buffer kept for the next. */
+  const encoded = new Uint8Array(64 * 1024);
+  const write = (bytes: Uint8Array) => {
+    try {
+      let offset = 0;
+      while (offset < bytes.length) offset += Deno.stdout.writeSync(bytes.subarray(offset));
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
   return {
     read: input.read,
     ...(input.listen ? { listen: input.listen } : {}),
-    write(bytes) {
-      try {
-        let offset = 0;
-        while (offset < bytes.length) offset += Deno.stdout.writeSync(bytes.subarray(offset));
-        return Promise.resolve();
-      } catch (error) {
-        return Promise.reject(error);
-      }
+    write,
+    writeText(text) {
+      // UTF-8 takes at most 3 bytes a UTF-16 unit; a long text (a snapshot) gets its own array.
+      if (3 * text.length > encoded.length) return write(encoder.encode(text));
+      const { written } = encoder.encodeInto(text, encoded);
+      return write(encoded.subarray(0, written));
     },
     close() {
       input.close();

@@ -30,6 +30,8 @@ export interface BytePipe {
   read(): Promise<Uint8Array | null>;
   /** Writes every byte, in order; resolves once the pipe has them. */
   write(bytes: Uint8Array): Promise<void>;
+  /** Optional: writes `text` as UTF-8, as `write` its bytes, without a new array per write. */
+  writeText?(text: string): Promise<void>;
   /** Ends the write side and stops reading. */
   close(): Promise<void>;
   /**
@@ -158,7 +160,8 @@ export class LineTransport implements Transport {
     if (this.#isClosed) throw new Error("Transport is closed");
     let text = "";
     for (const message of messages) text += JSON.stringify(message) + "\n";
-    await this.#pipe.write(this.#encoder.encode(text));
+    if (this.#pipe.writeText) await this.#pipe.writeText(text);
+    else await this.#pipe.write(this.#encoder.encode(text));
   }
 
   /** Reads until the pipe ends; resolves then. A line cut short by the end is dropped. */

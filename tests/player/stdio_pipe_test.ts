@@ -83,3 +83,35 @@ Deno.test({
     assert.deepEqual((await output).split("\n").slice(0, -1), sent);
   },
 });
+
+Deno.test({
+  name: "stdioPipe().writeText() writes each text whole, in order, through one kept buffer",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    // Texts short and long (a snapshot's is over the kept buffer), characters of 1 to 4 bytes.
+    const textsOf = () => [
+      "a\n",
+      "caf\u00e9 \u{1f3b5}\n",
+      "x".repeat(100_000) + "\n",
+      "\u00e9".repeat(30_000) + "\n",
+      "z\n",
+    ];
+    const script = `
+      import { stdioPipe } from ${
+      JSON.stringify(new URL("../../player/stdio_pipe.ts", import.meta.url).href)
+    };
+      const pipe = stdioPipe();
+      for (const text of (${textsOf})()) await pipe.writeText!(text);
+      await pipe.close();
+    `;
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--ext=ts", script],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const output = await new Response(child.stdout).text();
+    assert.equal((await child.status).code, 0);
+    assert.equal(output, textsOf().join(""));
+  },
+});
