@@ -31,8 +31,8 @@ export function stdioPipe(): BytePipe {
     }
   };
   return {
-    read: input.read,
-    ...(input.listen ? { listen: input.listen } : {}),
+    read: () => input.read(),
+    ...(input.listen ? { listen: (onBytes) => input.listen!(onBytes) } : {}),
     write,
     writeText(text) {
       // UTF-8 takes at most 3 bytes a UTF-16 unit; a long text (a snapshot) gets its own array.
@@ -69,102 +69,119 @@ type Reader = Pick<BytePipe, "read" | "listen"> & { close(): void };
 function socketReader(): Reader | null {
   // Measured on Linux only; other systems keep the path known to work there.
   if (Deno.build.os !== "linux" || Deno.stdin.isTerminal()) return null;
-  const buffer = new Uint8Array(64 * 1024);
+  const reader = new SocketReader();
+  const socket = stdinSocket(reader.buffer, (view) => reader.onRead(view));
+  if (!socket) return null;
+  reader.attach(socket);
+  return reader;
+}
+
+/** The state of `socketReader`: a read or a listen waiting, and what the socket said. */
+class SocketReader implements Reader {
+  readonly buffer = new Uint8Array(64 * 1024);
+  #socket: Socket | null = null;
   /** A read that came before it was asked for; the socket is paused and keeps it. */
-  let ready: Uint8Array | null = null;
-  let waiter: PromiseWithResolvers<Uint8Array | null> | null = null;
+  #ready: Uint8Array | null = null;
+  #waiter: PromiseWithResolvers<Uint8Array | null> | null = null;
   /** The callback of `listen()` while it listens, and the end of its listen. */
-  let listener: { onBytes: (view: Uint8Array) => void; done: PromiseWithResolvers<void> } | null =
+  #listener: { onBytes: (view: Uint8Array) => void; done: PromiseWithResolvers<void> } | null =
     null;
-  let failure: Error | null = null;
-  let isEnded = false;
-  let isPaused = false;
-  /** Hands `view` to the read waiting, or ends it (with the failure, or the end); false if none waits. */
-  const answer = (view: Uint8Array | null): boolean => {
-    const w = waiter;
-    if (!w) return false;
-    waiter = null;
-    if (view) w.resolve(view);
-    else if (failure) w.reject(failure);
-    else w.resolve(null);
-    return true;
-  };
-  /** Ends the read or the listen waiting: the pipe ended or failed. */
-  const wake = () => {
-    const l = listener;
-    listener = null;
-    if (!l) return void answer(null);
-    if (failure) l.done.reject(failure);
-    else l.done.resolve();
-  };
-  /** Whether the socket reads on (listening), or pauses with `view` kept. */
-  const onRead = (view: Uint8Array): boolean => {
-    if (listener) {
+  #failure: Error | null = null;
+  #isEnded = false;
+  #isPaused = false;
+
+  /** Follows the socket's end and failure. */
+  attach(socket: Socket): void {
+    this.#socket = socket;
+    socket.on("end", () => {
+      this.#isEnded = true;
+      this.#wake();
+    });
+    socket.on("error", (error: Error) => {
+      this.#failure = error;
+      this.#wake();
+    });
+  }
+
+  /** A read of the socket: whether it reads on (listening), or pauses with `view` kept. */
+  onRead(view: Uint8Array): boolean {
+    if (this.#listener) {
       try {
-        listener.onBytes(view);
+        this.#listener.onBytes(view);
         return true;
       } catch (error) {
-        failure = error as Error;
-        wake();
+        this.#failure = error as Error;
+        this.#wake();
         return false;
       }
     }
-    isPaused = true;
-    if (!answer(view)) ready = view;
+    this.#isPaused = true;
+    if (!this.#answer(view)) this.#ready = view;
     return false;
-  };
-  const socket = stdinSocket(buffer, onRead);
-  if (!socket) return null;
-  socket.on("end", () => {
-    isEnded = true;
-    wake();
-  });
-  socket.on("error", (error: Error) => {
-    failure = error;
-    wake();
-  });
-  return {
-    read() {
-      if (ready) {
-        const view = ready;
-        ready = null;
-        return Promise.resolve(view);
-      }
-      if (failure) return Promise.reject(failure);
-      if (isEnded) return Promise.resolve(null);
-      if (isPaused) {
-        isPaused = false; // the view handed out last is done with
-        socket.resume();
-      }
-      waiter = Promise.withResolvers();
-      return waiter.promise;
-    },
-    listen(onBytes) {
-      if (ready) {
-        const view = ready;
-        ready = null;
-        try {
-          onBytes(view);
-        } catch (error) {
-          return Promise.reject(error);
-        }
-      }
-      if (failure) return Promise.reject(failure);
-      if (isEnded) return Promise.resolve();
-      listener = { onBytes, done: Promise.withResolvers() };
-      if (isPaused) {
-        isPaused = false;
-        socket.resume();
-      }
-      return listener.done.promise;
-    },
-    close() {
-      isEnded = true;
-      ready = null;
-      socket.destroy();
-      wake();
-    },
-  };
+  }
+
+  read(): Promise<Uint8Array | null> {
+    const ready = this.#takeReady();
+    if (ready) return Promise.resolve(ready);
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#isEnded) return Promise.resolve(null);
+    this.#resume(); // the view handed out last is done with
+    this.#waiter = Promise.withResolvers();
+    return this.#waiter.promise;
+  }
+
+  listen(onBytes: (bytes: Uint8Array) => void): Promise<void> {
+    const ready = this.#takeReady();
+    try {
+      if (ready) onBytes(ready);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#isEnded) return Promise.resolve();
+    this.#listener = { onBytes, done: Promise.withResolvers() };
+    this.#resume();
+    return this.#listener.done.promise;
+  }
+
+  close(): void {
+    this.#isEnded = true;
+    this.#ready = null;
+    this.#socket?.destroy();
+    this.#wake();
+  }
+
+  #takeReady(): Uint8Array | null {
+    const ready = this.#ready;
+    this.#ready = null;
+    return ready;
+  }
+
+  #resume(): void {
+    if (!this.#isPaused) return;
+    this.#isPaused = false;
+    this.#socket?.resume();
+  }
+
+  /** Hands `view` to the read waiting, or ends it (with the failure, or the end); false if none waits. */
+  #answer(view: Uint8Array | null): boolean {
+    const w = this.#waiter;
+    if (!w) return false;
+    this.#waiter = null;
+    if (view) w.resolve(view);
+    else if (this.#failure) w.reject(this.#failure);
+    else w.resolve(null);
+    return true;
+  }
+
+  /** Ends the read or the listen waiting: the pipe ended or failed. */
+  #wake(): void {
+    const l = this.#listener;
+    this.#listener = null;
+    if (!l) return void this.#answer(null);
+    if (this.#failure) l.done.reject(this.#failure);
+    else l.done.resolve();
+  }
 }
 
 /**
