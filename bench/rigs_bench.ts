@@ -16,6 +16,7 @@ import { fixtureProject } from "../tests/_helpers/fixture.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";
 import type { GroupStatus, RigClock } from "../protocol/rigs.ts";
 import { percentile } from "./_stats.ts";
+import { measureFrames } from "./_rigs_frames.ts";
 
 const FRAME_MS = 1000 / 30;
 type Last = NonNullable<RigClock["lastAction"]>;
@@ -114,7 +115,11 @@ async function measure(
 async function main(): Promise<void> {
   const { values } = parseArgs({
     args: Deno.args,
-    options: { triggers: { type: "string", default: "30" } },
+    options: {
+      triggers: { type: "string", default: "30" },
+      // The frames part: seconds of two rigs' headless outputs (0: not run).
+      frames: { type: "string", default: "30" },
+    },
   });
   const triggers = Number(values.triggers);
   console.log(
@@ -133,6 +138,19 @@ async function main(): Promise<void> {
   console.log(row("Clip start difference between the rigs, frames at 30 fps", frames, 3));
   console.log(row("how late a rig ran it after its show time, ms", late, 1));
   console.log(`\narrived after their show time (run at once): ${arrivedLate} of ${late.length}`);
+  if (Number(values.frames) > 0) await framesPart(Number(values.frames), row);
+  console.log(`load average: ${Deno.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+}
+
+/** The frames part's rows (`_rigs_frames.ts`). */
+async function framesPart(seconds: number, row: (name: string, xs: number[], d: number) => string) {
+  const f = await measureFrames(seconds);
+  console.log(`\nOutputs on the show clock: two headless outputs, ${f.samples} reports each\n`);
+  console.log("| measure | p50 | p95 | max |");
+  console.log("| --- | --- | --- | --- |");
+  console.log(row("a page's frame lag behind its player's clock, frames at 30 fps", f.lag, 3));
+  console.log(row("show time the two rigs' frames draw, apart, frames (bound)", f.difference, 3));
+  console.log(row("the show clocks' error, ms", f.errorMs, 3));
   console.log(`load average: ${Deno.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 }
 

@@ -98,3 +98,51 @@ export class VirtualClock implements Clock {
     return this.#timers.length;
   }
 }
+
+/**
+ * A real-time clock that follows the show clock of the player's rig group (docs/rigs.md, Outputs
+ * on the show clock): `base` plus a shift the service sets (`clock.shift`, its show clock's
+ * offset moved since it synced), so Clips started on it, and the output's frames drawn on it,
+ * run at the group's show time's rate and not at this machine's own. It never goes back: a
+ * shift down holds the clock still until `base` catches up. A timer armed before a shift fires
+ * when `base` reaches its time as it was then (off by the shift's change, ms).
+ *
+ * @example
+ * ```ts
+ * const clock = new FollowingClock(new MonotonicClock());
+ * clock.shift(0.4); // the service's show clock ran 0.4 ms fast since it synced
+ * ```
+ */
+export class FollowingClock implements Clock {
+  readonly #base: Clock;
+  #shiftMs = 0;
+  #last = -Infinity;
+
+  constructor(base: Clock) {
+    this.#base = base;
+  }
+
+  /** The shift now, ms: this clock minus `base`'s reading (before holding still). */
+  get shiftMs(): number {
+    return this.#shiftMs;
+  }
+
+  now(): number {
+    this.#last = Math.max(this.#last, this.#base.now() + this.#shiftMs);
+    return this.#last;
+  }
+
+  setTimer(at: number, fn: () => void): TimerId {
+    return this.#base.setTimer(at - this.#shiftMs, fn);
+  }
+
+  clearTimer(id: TimerId): void {
+    this.#base.clearTimer(id);
+  }
+
+  /** Follows a new shift, ms (finite). */
+  shift(ms: number): void {
+    if (!Number.isFinite(ms)) throw new RangeError(`Cannot shift the clock by ${ms} ms`);
+    this.#shiftMs = ms;
+  }
+}

@@ -23,6 +23,7 @@ export interface VideoSink {
 export class Recorder {
   #dataDir: string;
   #now: () => number;
+  #wallNow: () => number;
   #file: Deno.FsFile | null = null;
   #startedAt = 0;
   #encoder = new TextEncoder();
@@ -48,6 +49,8 @@ export class Recorder {
       video?: () => VideoSink | null;
       log?: (message: string) => void;
       changed?: () => void;
+      /** The wall clock a recording is named by, Unix ms (default `Date.now`). */
+      wallNow?: () => number;
     } = {},
   ) {
     this.#dataDir = dataDir;
@@ -55,6 +58,7 @@ export class Recorder {
     this.#video = options.video ?? (() => null);
     this.#log = options.log ?? (() => {});
     this.#changed = options.changed ?? (() => {});
+    this.#wallNow = options.wallNow ?? Date.now;
   }
 
   /** Resolves when the last video recording stopped is whole on disk (duration written). */
@@ -222,7 +226,7 @@ export class Recorder {
   }
 
   #start(trigger: string): void {
-    const wall = new Date();
+    const wall = new Date(this.#wallNow());
     const name = `recordings/recording-${wall.toISOString().replace(/[:.]/g, "-")}`;
     Deno.mkdirSync(`${this.#dataDir}/recordings`, { recursive: true });
     const sink = this.#video();

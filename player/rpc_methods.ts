@@ -21,12 +21,12 @@ import {
 } from "../protocol/methods.ts";
 import type { StateUpdate } from "../protocol/state.ts";
 import { PLAYER_INFO, type PlayerApp } from "./app.ts";
-import type { VirtualClock } from "./clock.ts";
+import type { FollowingClock, VirtualClock } from "./clock.ts";
 import { parseActionRun, parseParams } from "./rpc_params.ts";
 import { SETTING_DEFAULTS } from "../protocol/settings.ts";
 import { Beside } from "./beside.ts";
 import { runActionBatch } from "./rpc_batch.ts";
-import { LateActions, type Lateness, latenessOf } from "./actions/late.ts";
+import { LateActions, type Lateness, latenessOf, ON_TIME } from "./actions/late.ts";
 import { toErrorObject } from "./rpc_errors.ts";
 import { importShow } from "./show/mod.ts";
 
@@ -34,6 +34,8 @@ import { importShow } from "./show/mod.ts";
 export interface MethodOptions {
   /** When set, `clock.advance` is offered and moves this clock. */
   virtualClock?: VirtualClock;
+  /** The real-time clock `clock.shift` moves (absent: a virtual clock, which is not shifted). */
+  followingClock?: FollowingClock;
   /** How the headless player answers approval requests (it has no screen to ask on); absent: the setting's default. */
   approval?: ApprovalRequestResult["decision"];
   /**
@@ -147,6 +149,11 @@ export function playerMethods(
       app.liveChanged();
       return { now: clock.now() };
     },
+    [Method.CLOCK_SHIFT]: (params) => {
+      const { shiftMs } = parseParams(Method.CLOCK_SHIFT, params);
+      options.followingClock?.shift(shiftMs);
+      return { shiftMs: options.followingClock?.shiftMs ?? null };
+    },
     [Method.SHUTDOWN]: (params) => {
       parseParams(Method.SHUTDOWN, params);
       return {};
@@ -229,5 +236,6 @@ function runActionParams(
     projectId: p.projectId,
   };
   if (p.velocity !== undefined) action.velocity = p.velocity;
-  return app.runActionNow(action, p.idempotencyKey, late);
+  const when = p.at === undefined ? late : { ...(late ?? ON_TIME), at: p.at };
+  return app.runActionNow(action, p.idempotencyKey, when);
 }

@@ -40,9 +40,11 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * 1.12 added `seed` in `edit.apply` (the ids of a rig group's log entry); 1.13 added
  * `Clip.generator`, the `generator` kind and `Preset.vertexCode`; 1.14 added `due` in
  * `action.run` (and each action of `action.batch`): an action run late starts its Clips where
- * they would be had it run on time.
+ * they would be had it run on time; 1.15 added `at` in `action.run`: the show time a rig group
+ * decided the action at, which names the recording it starts alike on every rig, `clock.shift`
+ * (the show clock moves the player's real-time clock) and `frameLagMs` in the heartbeat's output.
  */
-export const PLAYER_PROTOCOL_VERSION = "1.14";
+export const PLAYER_PROTOCOL_VERSION = "1.15";
 
 /** Method names, server to player. */
 export const Method = {
@@ -73,6 +75,8 @@ export const Method = {
   MIDI_SEND: "midi.send",
   /** Since 1.11: several `action.run` in one request, each with its own outcome. */
   ACTION_BATCH: "action.batch",
+  /** Since 1.15: the player's clock follows the rig group's show clock (docs/rigs.md). */
+  CLOCK_SHIFT: "clock.shift",
 } as const;
 
 /** A method of the protocol. */
@@ -133,6 +137,12 @@ export const ActionRunParams = z.object({
    * then, up to `ACTION_LATE_MAX_MS` late. Absent: now.
    */
   due: z.number().optional(),
+  /**
+   * Since 1.15: when a rig group decided the action, Unix ms (its show time, the same on every
+   * rig): what the action names by the time (a recording's file) is named by it, so that every rig
+   * names it alike. Absent: the player's own clock.
+   */
+  at: z.number().optional(),
 });
 
 /** How late (ms) an action with `due` may run and still start its Clips where they would be. */
@@ -166,6 +176,11 @@ export const ActionBatchResult = z.object({
 export const ClockAdvanceParams = z.object({ ms: z.number().min(0) });
 /** `clock.advance` result: the virtual clock's reading after the move. */
 export const ClockAdvanceResult = z.object({ now: z.number() });
+
+/** `clock.shift` params: the service's show clock's offset moved since it synced, ms. */
+export const ClockShiftParams = z.object({ shiftMs: z.number().finite() });
+/** `clock.shift` result: the shift the clock follows now; null on a virtual clock (not shifted). */
+export const ClockShiftResult = z.object({ shiftMs: z.number().nullable() });
 
 /** `media.locate` params: a file of a Project (null: the active one). */
 export const MediaLocateParams = z.object({ projectId: ProjectId, fileId: z.string().min(1) });
@@ -331,6 +346,8 @@ export const METHODS = {
   [Method.TIMECODE_SAMPLE]: { params: TimecodeSampleParams, result: TimecodeState, checked: false },
   // Feedback to pads, as often as Clips change: read as it is.
   [Method.MIDI_SEND]: { params: MidiSendParams, result: EmptyResult, checked: false },
+  // Four a second at most in a rig group: small, checked.
+  [Method.CLOCK_SHIFT]: { params: ClockShiftParams, result: ClockShiftResult, checked: true },
 } as const satisfies Record<MethodName, MethodSchemas>;
 
 /** The params of `method` as the service sends them (fields with a default may be left out). */

@@ -49,8 +49,16 @@ import {
 } from "./startup.ts";
 import { type Discovery, startDiscovery } from "./discovery/mod.ts";
 import { API_VERSION, type ClientCounts, type ServicePorts } from "./routes/info.ts";
+import type { HttpMount } from "./routes/mod.ts";
 import { bindV5Listeners, type V5Listeners } from "./legacy/mod.ts";
-import { aloneStatus, openRigGroup, replicateEdits, type RigGroup } from "./rigs/mod.ts";
+import {
+  aloneStatus,
+  mediaMount,
+  openRigGroup,
+  replicateEdits,
+  type RigGroup,
+  RigMedia,
+} from "./rigs/mod.ts";
 import type { GroupStatus } from "../protocol/rigs.ts";
 
 /** The service version (also the app version reported by the API). */
@@ -187,12 +195,12 @@ async function start(
     midi: null, // the network MIDI session's control port, once bound (`openMidiSession`)
   };
   const services = await openServices(settings, log, core, supervisor, started);
-  const { rigs, group } = rigGroupOf(settings, ports, log, core);
+  const { rigs, group, rigMedia } = rigGroupOf(settings, ports, log, core);
   // Counted when asked: no request is served before the 6.0 ports' parts exist but `v5`, set last.
   let v5Sockets: () => number = () => 0;
   const main = await bindMainPorts({
     ...{ settings, log, core, services, ports, startedAt, started, oscOpening, group },
-    v5Sockets: () => v5Sockets(),
+    ...{ groupMounts: rigMedia ? [mediaMount(rigMedia)] : [], v5Sockets: () => v5Sockets() },
   });
   const { auth, media, mcp, midi } = services;
   const midiSession = openMidiSession(settings, services, log);
@@ -224,7 +232,7 @@ async function start(
   supervisor.start();
   started.push(() => supervisor.stop());
   await lock.setPorts(ports);
-  if (rigs) await startRigs(rigs, core, { dataDir: settings.dataDir, log }, started);
+  if (rigs && rigMedia) await startRigs({ rigs, media: rigMedia, core, log }, settings, started);
   log("debug", `Listening: HTTP ${main.http.addresses}, WebSocket ${main.ws.addresses}`);
   const discovery = settings.mdns ? await advertise(settings, ports, log, rigs) : null;
   if (discovery) started.push(() => discovery.stop());
@@ -240,14 +248,16 @@ async function start(
  * every edit goes through the group's log (docs/rigs.md, "The show replicated").
  */
 async function startRigs(
-  rigs: RigGroup,
-  core: Core,
-  options: { dataDir: string; log: Logger },
+  parts: { rigs: RigGroup; media: RigMedia; core: Core; log: Logger },
+  settings: Pick<Settings, "dataDir">,
   started: Array<() => Promise<void> | void>,
 ): Promise<void> {
+  const { rigs, media, core, log } = parts;
   rigs.start();
   started.push(() => rigs.stop());
-  started.push(await replicateEdits(rigs, core.edits, options));
+  await media.start();
+  started.push(() => media.stop());
+  started.push(await replicateEdits(rigs, core.edits, { dataDir: settings.dataDir, log, media }));
 }
 
 /**
@@ -259,11 +269,17 @@ function rigGroupOf(
   ports: RunningService["ports"],
   log: Logger,
   core: Core,
-): { rigs: RigGroup | null; group: () => GroupStatus } {
-  const actions = { runner: core.actions, model: core.model };
+): { rigs: RigGroup | null; group: () => GroupStatus; rigMedia: RigMedia | null } {
+  const player = {
+    frameLagMs: () => core.playerHealth.output?.frameLagMs ?? null,
+    shiftClock: (shiftMs: number) => core.shiftPlayerClock(shiftMs),
+  };
+  const actions = { runner: core.actions, model: core.model, player };
   const rigs = openRigGroup(settings, { ports: () => ({ ...ports }), log, actions });
   const alone = aloneStatus(settings);
-  return { rigs, group: rigs ? () => rigs.status() : () => alone };
+  // Its route is mounted with the HTTP port; it starts with the group.
+  const rigMedia = rigs && new RigMedia({ group: rigs, dataDir: settings.dataDir, log });
+  return { rigs, group: rigs ? () => rigs.status() : () => alone, rigMedia };
 }
 
 /**
@@ -345,6 +361,8 @@ interface MainPortsOptions {
   v5Sockets: () => number;
   /** How this rig stands in its rig group (`server/rigs/`). */
   group: () => GroupStatus;
+  /** The rig group's media route (`server/rigs/media_route.ts`); none alone. */
+  groupMounts: HttpMount[];
 }
 
 /** The 6.0 ports as bound, and what they are made of (`bindMainPorts`). */
@@ -379,7 +397,7 @@ async function bindMainPorts(o: MainPortsOptions) {
     clients,
   };
   const handleHttp = httpHandlerOf(parts, {
-    mounts: mcpMounts(mcp),
+    mounts: [...mcpMounts(mcp), ...o.groupMounts],
     rateLimit: httpMeter,
     ports: () => ports,
   });

@@ -90,7 +90,12 @@ export class ActionRunner {
    * would be had it run then; an older one, or one on a virtual clock, runs it as of now.
    * @throws {CueportError} NOT_READY, ACTION_FAILED (refused)
    */
-  send(action: NormalizedAction, idempotencyKey?: string, due?: number): Promise<ActionResult> {
+  send(
+    action: NormalizedAction,
+    idempotencyKey?: string,
+    due?: number,
+    at?: number,
+  ): Promise<ActionResult> {
     try {
       this.#link.requireReady();
     } catch (error) {
@@ -100,6 +105,7 @@ export class ActionRunner {
       action,
       idempotencyKey,
       due !== undefined && this.#takesDue() ? due : undefined,
+      at,
     );
   }
 
@@ -110,11 +116,17 @@ export class ActionRunner {
       Number(info.protocolVersion.split(".")[1] ?? 0) >= DUE_SINCE_MINOR;
   }
 
-  #send(action: NormalizedAction, idempotencyKey?: string, due?: number): Promise<ActionResult> {
+  #send(
+    action: NormalizedAction,
+    idempotencyKey?: string,
+    due?: number,
+    at?: number,
+  ): Promise<ActionResult> {
     const model = this.#link.model;
     // One promise step per action (no async function): this is the hottest path.
     let params = idempotencyKey === undefined ? action : { ...action, idempotencyKey };
     if (due !== undefined) params = { ...params, due };
+    if (at !== undefined) params = { ...params, at }; // a group's decision time (1.15)
     return this.#link.player.request(Method.ACTION_RUN, params).then((outcome) => {
       const result: ActionResult = {
         action: action.name,

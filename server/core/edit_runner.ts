@@ -11,7 +11,6 @@ import { LIFECYCLE_EDITS } from "../../protocol/edits/project.ts";
 import { type EditResult, normalizeEdits } from "./edits.ts";
 import type { IdempotencyStore, RetryKey } from "./idempotency.ts";
 import type { PlayerLink } from "./player_link.ts";
-import { CueportError } from "./errors.ts";
 import { fromPlayerError } from "./player_errors.ts";
 import { projectMissing } from "./project_missing.ts";
 import { runOnce } from "./retries.ts";
@@ -119,7 +118,6 @@ export class EditRunner {
       const resolved = projectId ?? (isLifecycle ? null : model.activeProjectId);
       return await this.#replicated(
         () => log.commit({ projectId: resolved, edits }),
-        edits,
         isBatch,
       );
     }
@@ -140,18 +138,14 @@ export class EditRunner {
     }
   }
 
-  /** A batch through the group's log (`commit`); `file.import` is refused there for now. */
+  /**
+   * A batch through the group's log (`commit`); a `file.import`'s file is copied to every live
+   * rig before it commits (`server/rigs/media_imports.ts`).
+   */
   async #replicated(
     commit: () => Promise<EditApplyResult>,
-    edits: readonly EditRequest[],
     isBatch: boolean,
   ): Promise<EditResult> {
-    if (edits.some((e) => e.name === "file.import")) {
-      throw new CueportError(
-        "GROUP_UNSUPPORTED",
-        "file.import is not possible on a rig of a group yet: media is not copied between rigs (docs/rigs.md); import the file on each rig alone (without the setting group) before the show joins",
-      );
-    }
     try {
       return { ok: true, ...await commit() };
     } catch (error) {

@@ -14,6 +14,8 @@ export const ErrorCode = {
   /** A media file that looks like a supported format but is broken. */
   CORRUPT_MEDIA: 400,
   AUTHENTICATION_FAILED: 401,
+  /** The group's media route without the group's member token (docs/rigs.md, "Media between rigs"). */
+  GROUP_MEMBERS_ONLY: 401,
   API_ACCESS_DENIED: 403,
   LOCAL_ONLY: 403,
   INSUFFICIENT_SCOPE: 403,
@@ -24,6 +26,8 @@ export const ErrorCode = {
   /** A client too slow to send its request or upload (see the timeouts in docs/security.md). */
   REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
+  /** A `Range` outside the file, or several ranges (the group's media route). */
+  RANGE_NOT_SATISFIABLE: 416,
   /** A media file whose bytes are no format the player supports. */
   UNSUPPORTED_MEDIA: 415,
   /** An idempotency key sent again with a different request (docs/api.md, "Safe retries"). */
@@ -32,8 +36,6 @@ export const ErrorCode = {
   INVALID_SHADER: 422,
   /** A show file that is not whole or not what its manifest says (docs/projects.md); nothing was kept. */
   INVALID_SHOW_FILE: 422,
-  /** What a rig group does not share yet (`file.import`: media is not copied between rigs). */
-  GROUP_UNSUPPORTED: 422,
   RATE_LIMITED: 429,
   ACTION_FAILED: 500,
   SERVER_ERROR: 500,
@@ -50,6 +52,11 @@ export const ErrorCode = {
    */
   GROUP_NO_QUORUM: 503,
   TIMEOUT: 504,
+  /**
+   * A rig of the group did not get an imported file before the import's deadline (docs/rigs.md):
+   * nothing was imported; the message names the rig.
+   */
+  GROUP_MEDIA_NOT_COPIED: 504,
   /** The disk of the player's data dir is full: nothing of the request was kept (free space, retry). */
   DISK_FULL: 507,
 } as const;

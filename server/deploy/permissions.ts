@@ -66,10 +66,11 @@ export const TEST_PEER_ENV: readonly string[] = [
 ];
 
 /**
- * The system information the service reads: its names in the Host check, mDNS's interfaces, and a
- * rig's default name and addresses in its group (docs/rigs.md; etcd is reached with `--allow-net`).
+ * The system information the service reads: its names in the Host check, mDNS's interfaces, a
+ * rig's default name and addresses in its group (docs/rigs.md; etcd is reached with `--allow-net`),
+ * and the free space of the data dir's disk before a rig copies the group's media (`statfs`).
  */
-export const SERVICE_SYS: readonly string[] = ["networkInterfaces", "hostname"];
+export const SERVICE_SYS: readonly string[] = ["networkInterfaces", "hostname", "statfs"];
 
 /** The permissions the binary embeds (docs/deployment.md, "Permissions", says why each). */
 export const SERVICE_PERMISSIONS: readonly string[] = [

@@ -64,7 +64,12 @@ export interface GroupActionsOptions {
    * Runs a checked action on this rig's player now (`ActionRunner.send`), `due` the machine's
    * clock (Unix ms) when its show time was: run late, it starts its Clips where they would be.
    */
-  send: (action: NormalizedAction, idempotencyKey?: string, due?: number) => Promise<ActionResult>;
+  send: (
+    action: NormalizedAction,
+    idempotencyKey?: string,
+    due?: number,
+    at?: number,
+  ) => Promise<ActionResult>;
   /** The machine's clock, Unix ms, that `due` is given on (default `Date.now`; tests' virtual). */
   wallClock?: () => number;
   log: Logger;
@@ -211,7 +216,18 @@ export class GroupActions implements ActionScheduler {
       this.#seen.set(entry.id, () => {});
       run();
     } else {
-      this.#seen.set(entry.id, show.scheduleAt(entry.showTime, run));
+      try {
+        this.#seen.set(entry.id, show.scheduleAt(entry.showTime, run));
+      } catch (error) {
+        // Beyond the show clock's horizon (or too many waiting): dropped here, with why.
+        this.#seen.set(entry.id, () => {});
+        this.#o.log(
+          "warn",
+          `Rig group ${this.#o.group}: action ${entry.action.name} from ${entry.from} dropped: ${
+            (error as Error).message
+          }`,
+        );
+      }
     }
     // Ids are kept as long as an entry can still be delivered (a watch restarted behind).
     if (this.#seen.size > 4096) this.#seen.delete(this.#seen.keys().next().value!);
@@ -227,7 +243,8 @@ export class GroupActions implements ActionScheduler {
     const ran: RanAction = { entry, lateMs: Math.max(0, late), outcome: null };
     this.last = ran;
     const due = (this.#o.wallClock ?? Date.now)() - late;
-    this.#o.send(entry.action, entry.idempotencyKey, due).then((result) => {
+    // `at`: the entry's show time, decided once: what the action names by the time, every rig alike.
+    this.#o.send(entry.action, entry.idempotencyKey, due, entry.showTime).then((result) => {
       ran.outcome = result.message;
     }, (error) => {
       ran.outcome = `Refused: ${(error as Error).message}`;

@@ -16,6 +16,8 @@ import type { Logger } from "../log.ts";
 import type { Etcd, WatchEvent } from "./etcd.ts";
 import type { GroupKeys } from "./keys.ts";
 import { pause } from "./_pause.ts";
+import { metaOf, snapshotKeys } from "./snapshot.ts";
+import type { SnapshotKeeper } from "./snapshot_keeper.ts";
 
 /** What applying one entry came to: its result, or the refusal every rig makes. */
 export type Applied = { result: EditApplyResult } | { refusal: unknown };
@@ -34,6 +36,8 @@ export interface LogApplierOptions {
   log: Logger;
   /** How long to wait before trying an entry again, ms (default 250). */
   retryMs?: number;
+  /** Takes the group's snapshot when this rig is behind it, and snapshots on the leader. */
+  snapshots?: Pick<SnapshotKeeper, "restore" | "applied">;
 }
 
 /** The file's content: the group (another group's revision means nothing here) and the revision. */
@@ -47,7 +51,7 @@ export class LogApplier {
   readonly #o: LogApplierOptions;
   readonly #stopped = new AbortController();
   readonly #waiters = new Map<string, PromiseWithResolvers<Applied>>();
-  #queue: WatchEvent[] = [];
+  #queue: Array<WatchEvent | "catch up"> = [];
   #wake: (() => void) | null = null;
   #applied = 0;
   #loops: Promise<unknown>[] = [];
@@ -79,12 +83,7 @@ export class LogApplier {
     let revision = 0;
     while (!signal.aborted) {
       try {
-        const read = await etcd.range(keys.log, { prefix: true });
-        const behind = read.kvs.filter((kv) => kv.modRevision > this.#applied)
-          .sort((a, b) => a.modRevision - b.modRevision);
-        this.#take(behind.map((kv) => ({ type: "put", kv })));
-        if (behind.length > 0) log("info", `Rig group: catching up ${behind.length} edits`);
-        revision = read.revision;
+        revision = await this.#catchUp();
         break;
       } catch (error) {
         log("debug", `Rig group: the log not read yet (${(error as Error).message})`);
@@ -95,8 +94,44 @@ export class LogApplier {
     await etcd.watch(keys.log, {
       fromRevision: revision + 1,
       onEvents: (events) => this.#take(events),
+      // Entries may be lost with the history: read the log again, between two entries.
+      onCompacted: () => {
+        this.#queue.push("catch up");
+        this.#wake?.();
+      },
       signal,
     });
+  }
+
+  /**
+   * Reads the log and the group's snapshot at one revision: takes the snapshot when this rig is
+   * behind it (its entries were trimmed), then queues the entries after what it applied. The
+   * revision read at.
+   */
+  async #catchUp(): Promise<number> {
+    const { etcd, keys, log, snapshots } = this.#o;
+    const read = await etcd.txn({
+      compare: [],
+      success: [{ range: { key: keys.log, prefix: true } }, {
+        range: { key: snapshotKeys(keys).meta },
+      }],
+      failure: [],
+    });
+    const [kvs = [], metas = []] = read.ranges;
+    const meta = metas[0] ? metaOf(metas[0]) : null;
+    if (meta !== null && meta.revision > this.#applied) {
+      if (snapshots === undefined) {
+        log("warn", `Rig group: behind the group's snapshot (${meta.revision}) and cannot take it`);
+      } else {
+        this.#applied = await snapshots.restore(meta);
+        await this.#keep(this.#applied);
+      }
+    }
+    const behind = kvs.filter((kv) => kv.modRevision > this.#applied)
+      .sort((a, b) => a.modRevision - b.modRevision);
+    this.#take(behind.map((kv) => ({ type: "put", kv })));
+    if (behind.length > 0) log("info", `Rig group: catching up ${behind.length} edits`);
+    return read.revision;
   }
 
   /** Stops watching and applying (an entry being applied finishes first). */
@@ -132,6 +167,20 @@ export class LogApplier {
         this.#wake = null;
         continue;
       }
+      if (event === "catch up") {
+        try {
+          await this.#catchUp();
+        } catch (error) {
+          this.#o.log(
+            "debug",
+            `Rig group: the log not read again yet (${(error as Error).message})`,
+          );
+          this.#queue.unshift("catch up");
+          await pause(this.#o.retryMs ?? 250, signal);
+        }
+        this.#queue.sort((a, b) => revisionOf(a) - revisionOf(b));
+        continue;
+      }
       const revision = event.kv.modRevision;
       if (revision <= this.#applied) continue; // a watch restarted over what was applied
       const entry = LogEntry.safeParse(safeJson(event.kv.value));
@@ -145,6 +194,7 @@ export class LogApplier {
       }
       this.#applied = revision;
       await this.#keep(revision);
+      await this.#o.snapshots?.applied(revision, event.kv.key.length + event.kv.value.length);
     }
   }
 
@@ -193,4 +243,8 @@ function safeJson(text: string): unknown {
   } catch {
     return null;
   }
+}
+
+function revisionOf(event: WatchEvent | "catch up"): number {
+  return event === "catch up" ? Infinity : event.kv.modRevision;
 }

@@ -24,6 +24,8 @@ export { type GroupKeys, groupKeys } from "./keys.ts";
 export { ReplicatedEdits, replicateEdits } from "./replicated_edits.ts";
 export { type GroupActionEntry, GroupActions, seededChoice } from "./actions.ts";
 export { ClockWiring, type ClockWiringOptions } from "./clock_wiring.ts";
+export { RigMedia, type RigMediaOptions } from "./media_copies.ts";
+export { mediaMount } from "./media_route.ts";
 
 /** The settings of a rig group. */
 export type GroupSettings =
@@ -70,7 +72,7 @@ export interface OpenRigsOptions {
    * This rig's actions and play states: given, the show clock is wired in (`clock_wiring.ts`)
    * and every action runs on every rig at one show time.
    */
-  actions?: Pick<ClockWiringOptions, "runner" | "model">;
+  actions?: Pick<ClockWiringOptions, "runner" | "model" | "player">;
 }
 
 /**

@@ -13,6 +13,9 @@ import type { Logger } from "../log.ts";
 import { commitEntry, noQuorum } from "./edit_log.ts";
 import type { RigGroup } from "./group.ts";
 import { type Applied, LogApplier } from "./log_applier.ts";
+import type { RigMedia } from "./media_copies.ts";
+import { localizeImports, shareImports } from "./media_imports.ts";
+import { SnapshotKeeper, type SnapshotTarget } from "./snapshot_keeper.ts";
 
 /** How long a committed edit's client waits for this rig to apply it, ms. */
 const APPLIED_WITHIN_MS = 60_000;
@@ -21,6 +24,11 @@ const APPLIED_WITHIN_MS = 60_000;
 export interface LogTarget {
   /** Applies a log entry seeded by `seed`: its outcome, or throws when it could not be tried. */
   applyLogged(entry: LogEntry, seed: string): Promise<Applied>;
+  /**
+   * The rig's Projects captured and restored whole, for the log's snapshots: without it this rig
+   * neither writes a snapshot nor takes one (its log is not trimmed by it).
+   */
+  readonly snapshots?: SnapshotTarget;
 }
 
 /** What the edits use of the rig's group: its etcd, its keys and whether edits are possible. */
@@ -33,22 +41,42 @@ export interface ReplicatedEditsOptions {
   /** The data dir: the last revision applied is kept in `rig-log.json` there. */
   dataDir: string;
   log: Logger;
+  /** The rig's media: imports copied to every rig (`media_imports.ts`); none, imports as alone. */
+  media?: RigMedia;
+  /** A snapshot every this many entries or bytes of entries (defaults: 1000, 1 MiB). */
+  snapshotEvery?: { entries?: number; bytes?: number };
 }
 
 /** A rig's edits through its group's log. */
 export class ReplicatedEdits {
   readonly #group: GroupOfEdits;
   readonly #applier: LogApplier;
+  readonly #media: RigMedia | undefined;
 
   /** Not applying yet (`start()`). */
   constructor(options: ReplicatedEditsOptions) {
-    this.#group = options.group;
+    const { group, target, log } = options;
+    this.#group = group;
+    const media = this.#media = options.media;
+    const snapshots = target.snapshots && new SnapshotKeeper({
+      etcd: group.etcd,
+      keys: group.keys,
+      rig: group.status().rig,
+      target: target.snapshots,
+      isLeader: () => group.status().isLeader,
+      ...(options.snapshotEvery?.entries ? { everyEntries: options.snapshotEvery.entries } : {}),
+      ...(options.snapshotEvery?.bytes ? { everyBytes: options.snapshotEvery.bytes } : {}),
+      log,
+    });
     this.#applier = new LogApplier({
-      etcd: options.group.etcd,
-      keys: options.group.keys,
-      apply: (entry, seed) => options.target.applyLogged(entry, seed),
+      etcd: group.etcd,
+      keys: group.keys,
+      // An import's file first (a rig that was away copies it from a holder), then the entry.
+      apply: async (entry, seed) =>
+        target.applyLogged(media ? await localizeImports(media, entry) : entry, seed),
       file: `${options.dataDir}/rig-log.json`,
-      log: options.log,
+      log,
+      ...(snapshots ? { snapshots } : {}),
     });
   }
 
@@ -69,11 +97,13 @@ export class ReplicatedEdits {
 
   /**
    * Commits a checked batch to the log; answers what this rig's player made of it.
-   * @throws {CueportError} GROUP_NO_QUORUM, UNAVAILABLE, TIMEOUT; the player's refusal (RpcError)
+   * @throws {CueportError} GROUP_NO_QUORUM, UNAVAILABLE, TIMEOUT, GROUP_MEDIA_NOT_COPIED; the
+   * player's refusal (RpcError)
    */
-  async commit(batch: Pick<LogEntry, "projectId" | "edits">): Promise<EditApplyResult> {
+  async commit(asked: Pick<LogEntry, "projectId" | "edits">): Promise<EditApplyResult> {
     const status = this.#group.status();
     if (!status.canEdit) throw noQuorum(status.reason ?? "cut off");
+    const batch = this.#media ? await shareImports(this.#media, asked) : asked;
     const entry: LogEntry = {
       id: `${status.rig}:${crypto.randomUUID()}`,
       rig: status.rig,
@@ -119,7 +149,7 @@ export interface ReplicatedRunner extends LogTarget {
 export async function replicateEdits(
   group: GroupOfEdits,
   runner: ReplicatedRunner,
-  options: Pick<ReplicatedEditsOptions, "dataDir" | "log">,
+  options: Pick<ReplicatedEditsOptions, "dataDir" | "log" | "media">,
 ): Promise<() => Promise<void>> {
   const edits = new ReplicatedEdits({ ...options, group, target: runner });
   await edits.start();

@@ -189,6 +189,8 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
   { method: Method.CLOCK_ADVANCE, params: { ms: "5" }, field: "params.ms" },
   { method: Method.CLOCK_ADVANCE, params: { ms: -1 }, field: "params.ms" },
   { method: Method.CLOCK_ADVANCE, params: { ms: null }, field: "params.ms" },
+  { method: Method.CLOCK_SHIFT, params: {}, field: "params.shiftMs" },
+  { method: Method.CLOCK_SHIFT, params: { shiftMs: "5" }, field: "params.shiftMs" },
   // approval.request
   { method: Method.APPROVAL_REQUEST, params: {}, field: "params.requestId" },
   {
@@ -369,6 +371,7 @@ const SAMPLES: Record<MethodName, unknown> = {
   },
   [Method.EDIT_APPLY]: { projectId: "show", edits: [edit], isUpload: false, idempotencyKey: "t/2" },
   [Method.CLOCK_ADVANCE]: { ms: 10 },
+  [Method.CLOCK_SHIFT]: { shiftMs: 0 },
   [Method.APPROVAL_REQUEST]: { requestId: "ap-1", address: "127.0.0.1", deviceName: "Desk" },
   [Method.PAIRING_SHOW]: { otp: "123456", expiresAt: "2026-11-21T19:00:00Z" },
   [Method.HEARTBEAT]: undefined,

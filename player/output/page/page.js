@@ -42,8 +42,7 @@ class OutputPage {
   /** @type {RenderState | null} */
   #state = null;
   #drawnSeq = -1;
-  /** @type {{frames: number, dropped: number, driftMs: number, firstFrames: FirstFrames}} */
-  #stats = { frames: 0, dropped: 0, driftMs: 0, firstFrames: [] };
+  #stats = freshStats();
   /**
    * The player's frame budget (`scale`; null: the display's frame period).
    * @type {number | null}
@@ -134,10 +133,11 @@ class OutputPage {
     this.#judgedFrom ??= now + 3000;
     if (this.#lastFrameAt > 0 && now > this.#judgedFrom) this.#scaleController().frame(since);
     this.#lastFrameAt = now;
-    const clock = this.#clock.now(now);
+    const clock = this.#clock.frameTime(now, period);
     this.#sync(clock);
     this.#draw(clock);
     this.#stats.frames++;
+    this.#stats.lagMs += this.#clock.frameLagMs;
     this.#previews.drawn();
   }
 
@@ -291,6 +291,7 @@ class OutputPage {
       dropped: stats.dropped,
       offset: this.#clock.offset,
       driftMs: stats.driftMs,
+      frameLagMs: stats.frames > 0 ? Math.round(stats.lagMs / stats.frames * 100) / 100 : null,
       firstFrames: stats.firstFrames,
       visibility: document.visibilityState,
       renderScale: scale,
@@ -298,7 +299,7 @@ class OutputPage {
       glObjects: this.#compositor?.objects ?? null,
       isf: this.#compositor?.lastFrame ?? null,
     });
-    this.#stats = { frames: 0, dropped: 0, driftMs: 0, firstFrames: [] };
+    this.#stats = freshStats();
   }
 
   /** Starts the page: its socket, its frames, its seconds. */
@@ -317,6 +318,14 @@ class OutputPage {
     this.#connect();
     requestAnimationFrame(this.#onFrame);
   }
+}
+
+/**
+ * A second's figures, none yet (`lagMs`: the frames' lags behind the player's clock, summed).
+ * @returns {{frames: number, dropped: number, driftMs: number, lagMs: number, firstFrames: FirstFrames}}
+ */
+function freshStats() {
+  return { frames: 0, dropped: 0, driftMs: 0, lagMs: 0, firstFrames: [] };
 }
 
 new OutputPage().start();

@@ -56,11 +56,6 @@ async function sameOnBoth(a: Rig, b: Rig, songs: number): Promise<ProjectView> {
   return pa!;
 }
 
-/** The error code of an answer's body. */
-function codeOf(body: Record<string, unknown>): string | undefined {
-  return (body.error as { code?: string } | undefined)?.code;
-}
-
 const canEdit = (rig: Rig) =>
   waitFor(
     `${rig.name} can edit`,
@@ -93,10 +88,6 @@ Deno.test({
       const { songID } = (added.body.edits as { created: { songID: string } }[])[0]!.created;
       const first = await sameOnBoth(a, b, 1);
       assert.equal(first.songs![0]!.songID, songID);
-      // Media is not copied between rigs yet: an import is refused, saying so.
-      const imported = await edit(a, "file.import", { path: "/tmp/clip.mp4" });
-      assert.equal(imported.status, 422, JSON.stringify(imported.body));
-      assert.equal(codeOf(imported.body), "GROUP_UNSUPPORTED");
 
       // 200 edits, two at a time, one to each rig: none lost, none twice, the same on both.
       const began = performance.now();

@@ -1,0 +1,77 @@
+// @ts-check
+// The time the output's frames are drawn at, following the player's clock (the group's show
+// clock in a rig group, docs/rigs.md), and how the page's estimate of that clock is kept. Pure:
+// fed the page's times, so it is tested without a browser
+// (tests/player/output/frame_clock_test.ts) and the page imports it as it is.
+
+/** A frame more than this far from the clock is stepped to it, not slewed, ms (as media are). */
+const STEP_MS = 500;
+/** The most a slew moves the drawn time, as a share of the time between frames (as media are). */
+const SLEW = 0.2;
+/** Within this of the clock a correction is done, ms. */
+const AGREED_MS = 0.5;
+
+/**
+ * The drawn time of each frame. It runs on the page's clock and follows the player's by the
+ * media's drift rule (`clock.js` `follow`) with a half-frame deadband: nothing while within half
+ * a frame; beyond it, slewed (up to 20% faster or slower) until it agrees, not only until it is
+ * back within the deadband (it would sit at its edge); stepped when more than half a second off.
+ */
+export class FrameTime {
+  /** The drawn time minus page time, ms; null before the first frame. @type {number | null} */
+  #offset = null;
+  #lastAt = 0;
+  #isCorrecting = false;
+  /** How far the last frame's time lagged the player's clock, ms (positive: behind). */
+  lagMs = 0;
+
+  /**
+   * The time the frame at page time `t` draws at, given the player's clock `target` then; how
+   * far that lags it is `lagMs` after (a field: the draw path allocates nothing a frame).
+   * @param {number} t
+   * @param {number} target
+   * @param {number} frameMs
+   * @returns {number}
+   */
+  next(t, target, frameMs) {
+    if (this.#offset === null) {
+      this.#offset = target - t;
+      this.#lastAt = t;
+      this.lagMs = 0;
+      return target;
+    }
+    const lag = target - (t + this.#offset);
+    if (Math.abs(lag) > frameMs / 2) this.#isCorrecting = true;
+    if (Math.abs(lag) > STEP_MS) this.#offset += lag;
+    else if (this.#isCorrecting) {
+      const most = SLEW * Math.max(0, t - this.#lastAt);
+      this.#offset += Math.max(-most, Math.min(most, lag));
+    }
+    const clock = t + this.#offset;
+    if (Math.abs(target - clock) < AGREED_MS) this.#isCorrecting = false;
+    this.#lastAt = t;
+    this.lagMs = target - clock;
+    return clock;
+  }
+
+  /** Forgets the drawn time (a virtual clock draws as read): the next frame starts afresh. */
+  reset() {
+    this.#offset = null;
+    this.#isCorrecting = false;
+    this.lagMs = 0;
+  }
+}
+
+/**
+ * The page's ping samples with a new one, the last eight: all of them forgotten when the new one
+ * is further from the best than both round trips allow (the true offset is within half a round
+ * trip of each), for then the player's clock moved (it follows the show clock) and the older
+ * samples tell of a mapping that is gone.
+ * @param {{rtt: number, offset: number}[]} samples
+ * @param {{rtt: number, offset: number}} sample
+ */
+export function keptSamples(samples, sample) {
+  const best = samples.reduce((a, b) => (b.rtt < a.rtt ? b : a), sample);
+  const hasMoved = Math.abs(sample.offset - best.offset) > (sample.rtt + best.rtt) / 2 + 1;
+  return [...(hasMoved ? [] : samples), sample].slice(-8);
+}

@@ -1,0 +1,113 @@
+/**
+ * The pure parts of media between rigs (docs/rigs.md, "Media between rigs"):
+ * how a file is named in the group's log (`group-media:<sha256>`), its hash,
+ * the member token compared in constant time, and a `Range` header read.
+ * @module
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+
+/** How a logged `file.import` names its file: by content, never by a path of one machine. */
+export const MEDIA_REF = "group-media:";
+
+/** Whether `text` is a SHA-256 in lower-case hex (64 characters). */
+export function isSha256(text: string): boolean {
+  return /^[0-9a-f]{64}$/.test(text);
+}
+
+/** The log's name of the file of hash `sha256`. */
+export function mediaRef(sha256: string): string {
+  return `${MEDIA_REF}${sha256}`;
+}
+
+/** The hash a log's `path` names, or null when it names a path. */
+export function refOf(path: unknown): string | null {
+  if (typeof path !== "string" || !path.startsWith(MEDIA_REF)) return null;
+  const sha = path.slice(MEDIA_REF.length);
+  return isSha256(sha) ? sha : null;
+}
+
+/** The SHA-256 of the file at `path` (hex), read in chunks (a 4 GB video is never in memory). */
+export async function hashFile(path: string): Promise<{ sha256: string; size: number }> {
+  const hash = createHash("sha256");
+  let size = 0;
+  using file = await Deno.open(path, { read: true });
+  for await (const chunk of file.readable) {
+    hash.update(chunk);
+    size += chunk.length;
+  }
+  return { sha256: hash.digest("hex"), size };
+}
+
+/** Whether `given` is `expected`, in a time that does not tell how much of it matched. */
+export function sameToken(given: string, expected: string): boolean {
+  const a = createHash("sha256").update(given).digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b) && given.length === expected.length;
+}
+
+/** The bearer token of an `Authorization` header, or null. */
+export function bearerOf(header: string | null): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  return match ? match[1]! : null;
+}
+
+/** The bytes a `Range` header asks of a file of `size` bytes (inclusive ends). */
+export type ByteRange = { start: number; end: number };
+
+/**
+ * The one range of a `Range: bytes=...` header (`a-b`, `a-`, `-n`): null when there is no header
+ * (the whole file), "unsatisfiable" for a range outside the file or one this does not serve
+ * (several ranges, other units).
+ */
+export function parseRange(
+  header: string | null,
+  size: number,
+): ByteRange | null | "unsatisfiable" {
+  if (header === null) return null;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === "" && match[2] === "")) return "unsatisfiable";
+  const [first, last] = [match[1]!, match[2]!];
+  if (first === "") {
+    const n = Number(last);
+    if (n === 0 || size === 0) return "unsatisfiable";
+    return { start: Math.max(0, size - n), end: size - 1 };
+  }
+  const start = Number(first);
+  const end = last === "" ? size - 1 : Math.min(Number(last), size - 1);
+  if (start >= size || end < start) return "unsatisfiable";
+  return { start, end };
+}
+
+/**
+ * Holders whose bytes were wrong, left alone for a while before they are asked again: 1 s after
+ * the first wrong copy, doubling to 60 s, so a changed file of 4 GB is not read again and again.
+ */
+export class WrongHolders {
+  readonly #until = new Map<string, { at: number; waitMs: number }>();
+  readonly #now: () => number;
+
+  /** `now`: a monotonic clock in ms (default `performance.now`). */
+  constructor(now: () => number = () => performance.now()) {
+    this.#now = now;
+  }
+
+  /** Whether `rig` may be asked for `sha256` now. */
+  mayAsk(sha256: string, rig: string): boolean {
+    const left = this.#until.get(`${sha256}/${rig}`);
+    return left === undefined || this.#now() >= left.at;
+  }
+
+  /** `rig` gave wrong bytes for `sha256`: not asked again for a while, longer each time. */
+  refused(sha256: string, rig: string): void {
+    const key = `${sha256}/${rig}`;
+    const waitMs = Math.min(60_000, (this.#until.get(key)?.waitMs ?? 500) * 2);
+    this.#until.set(key, { at: this.#now() + waitMs, waitMs });
+  }
+
+  /** `sha256` is held now: its holders are forgotten. */
+  held(sha256: string): void {
+    for (const key of this.#until.keys()) {
+      if (key.startsWith(`${sha256}/`)) this.#until.delete(key);
+    }
+  }
+}

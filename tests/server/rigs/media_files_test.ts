@@ -1,0 +1,126 @@
+/**
+ * The pure parts of media between rigs (server/rigs/media_files.ts,
+ * media_store.ts, media_imports.ts): names by hash, ranges, the member token,
+ * a store that keeps only bytes of the hash they name, and the import's deadline.
+ */
+import assert from "node:assert/strict";
+import {
+  bearerOf,
+  hashFile,
+  isSha256,
+  mediaRef,
+  parseRange,
+  refOf,
+  sameToken,
+  WrongHolders,
+} from "../../../server/rigs/media_files.ts";
+import { HashMismatch, MediaStore } from "../../../server/rigs/media_store.ts";
+import { copyDeadlineMs } from "../../../server/rigs/media_imports.ts";
+
+const SHA_OF_ABC = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+
+function streamOf(...chunks: string[]): ReadableStream<Uint8Array> {
+  return ReadableStream.from(chunks.map((c) => new TextEncoder().encode(c)));
+}
+
+Deno.test("mediaRef() and refOf() name a file by its hash, and nothing else", () => {
+  assert.equal(refOf(mediaRef(SHA_OF_ABC)), SHA_OF_ABC);
+  assert.equal(refOf("/tmp/clip.mp4"), null);
+  assert.equal(refOf(`group-media:${SHA_OF_ABC.toUpperCase()}`), null);
+  assert.equal(refOf("group-media:../../etc/passwd"), null);
+  assert.equal(refOf(42), null);
+  assert.ok(isSha256(SHA_OF_ABC));
+  assert.ok(!isSha256(`${SHA_OF_ABC}0`));
+});
+
+Deno.test("parseRange() reads one byte range, and refuses what it does not serve", () => {
+  assert.equal(parseRange(null, 100), null);
+  assert.deepEqual(parseRange("bytes=0-9", 100), { start: 0, end: 9 });
+  assert.deepEqual(parseRange("bytes=90-", 100), { start: 90, end: 99 });
+  assert.deepEqual(parseRange("bytes=-10", 100), { start: 90, end: 99 });
+  assert.deepEqual(parseRange("bytes=-500", 100), { start: 0, end: 99 });
+  assert.deepEqual(parseRange("bytes=50-500", 100), { start: 50, end: 99 });
+  for (
+    const bad of ["bytes=100-", "bytes=9-1", "bytes=-0", "bytes=0-1,5-6", "items=0-1", "bytes=-"]
+  ) {
+    assert.equal(parseRange(bad, 100), "unsatisfiable", bad);
+  }
+});
+
+Deno.test("sameToken() and bearerOf(): the member token, compared whole", () => {
+  assert.ok(sameToken("abc", "abc"));
+  assert.ok(!sameToken("abd", "abc"));
+  assert.ok(!sameToken("ab", "abc"));
+  assert.ok(!sameToken("", "abc"));
+  assert.equal(bearerOf("Bearer abc"), "abc");
+  assert.equal(bearerOf("bearer abc "), "abc");
+  assert.equal(bearerOf("Basic abc"), null);
+  assert.equal(bearerOf(null), null);
+});
+
+Deno.test("MediaStore.receive() keeps bytes under their hash only, never a wrong copy", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const store = new MediaStore(dir);
+    assert.deepEqual(await store.receive(streamOf("a", "bc"), { sha256: null }), {
+      sha256: SHA_OF_ABC,
+      size: 3,
+    });
+    assert.equal(await Deno.readTextFile(store.path(SHA_OF_ABC)), "abc");
+    assert.deepEqual(await hashFile(store.path(SHA_OF_ABC)), { sha256: SHA_OF_ABC, size: 3 });
+    const other = "0".repeat(64);
+    await assert.rejects(store.receive(streamOf("abd"), { sha256: other }), HashMismatch);
+    await assert.rejects(
+      store.receive(streamOf("abc"), { sha256: SHA_OF_ABC, size: 4 }),
+      HashMismatch,
+    );
+    assert.equal(await store.size(other), null);
+    // Nothing else in the store: no temp file of the refused copies is left, none is listed.
+    assert.deepEqual([...Deno.readDirSync(store.dir)].map((e) => e.name), [SHA_OF_ABC]);
+    assert.deepEqual(await store.list(), [SHA_OF_ABC]);
+    assert.throws(() => store.path("../x"), RangeError);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("MediaStore.clearTemps() removes the copies a stopped rig left", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const store = new MediaStore(dir);
+    await Deno.mkdir(store.dir);
+    await Deno.writeTextFile(`${store.dir}/.in-${crypto.randomUUID()}`, "half");
+    await Deno.writeTextFile(`${store.dir}/${SHA_OF_ABC}`, "abc");
+    await store.clearTemps();
+    assert.deepEqual([...Deno.readDirSync(store.dir)].map((e) => e.name), [SHA_OF_ABC]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("copyDeadlineMs() gives a large file more time", () => {
+  assert.equal(copyDeadlineMs(0), 30_000);
+  assert.equal(copyDeadlineMs(4_000_000_000), 430_000);
+});
+
+Deno.test("WrongHolders: a holder of wrong bytes is asked again later, later each time", () => {
+  let now = 0;
+  const wrong = new WrongHolders(() => now);
+  assert.ok(wrong.mayAsk(SHA_OF_ABC, "a"));
+  wrong.refused(SHA_OF_ABC, "a");
+  assert.ok(!wrong.mayAsk(SHA_OF_ABC, "a"));
+  assert.ok(wrong.mayAsk(SHA_OF_ABC, "b"), "another holder is asked at once");
+  now = 1000;
+  assert.ok(wrong.mayAsk(SHA_OF_ABC, "a"));
+  wrong.refused(SHA_OF_ABC, "a");
+  now = 2999;
+  assert.ok(!wrong.mayAsk(SHA_OF_ABC, "a"), "2 s after the second");
+  for (let i = 0; i < 10; i++) wrong.refused(SHA_OF_ABC, "a");
+  now += 59_999;
+  assert.ok(!wrong.mayAsk(SHA_OF_ABC, "a"));
+  now += 1;
+  assert.ok(wrong.mayAsk(SHA_OF_ABC, "a"), "at most 60 s");
+  wrong.refused(SHA_OF_ABC, "a");
+  wrong.held(SHA_OF_ABC);
+  assert.ok(wrong.mayAsk(SHA_OF_ABC, "a"), "forgotten once held");
+});

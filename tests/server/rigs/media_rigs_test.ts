@@ -1,0 +1,167 @@
+/**
+ * Media between rigs (docs/rigs.md, "Media between rigs") with real rigs: a
+ * real etcd of three members and two rigs, each in a network namespace
+ * (`tests/_helpers/etcd_cluster.ts`). A file imported on rig A is on rig B,
+ * with the same hash, before A answers, and in B's Project; the media route
+ * refuses a caller without the member token; an upload on B is on A by hash; a rig that was down during an
+ * import refuses a copy whose bytes changed on its holder, stores nothing,
+ * and takes the right bytes once they are back, then applies the import. As
+ * root with etcd only; otherwise skipped with one line.
+ */
+import assert from "node:assert/strict";
+import { clusterUnavailable, EtcdCluster, type Rig } from "../../_helpers/etcd_cluster.ts";
+import { needs } from "../../_helpers/peers.ts";
+import { untilProgress } from "../../_helpers/until.ts";
+import { mp4 } from "../../_helpers/media.ts";
+import { hashFile } from "../../../server/rigs/media_files.ts";
+import type { GroupStatus } from "../../../protocol/rigs.ts";
+
+const unavailable = await clusterUnavailable();
+if (unavailable !== null) console.error(`rigs media_rigs_test skipped: ${unavailable}`);
+
+type Files = { files?: { name: string; size: number }[] };
+
+/** Waits until `check` holds for what `read` answers, for as long as the reads go on. */
+async function waitFor<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean) {
+  let polls = 0;
+  let last: T | undefined;
+  await untilProgress(what, async () => {
+    polls++;
+    last = await read();
+    return check(last);
+  }, { progress: () => polls, noProgressMs: 60_000 }).catch((error) => {
+    throw new Error(`${error.message}; last ${JSON.stringify(last).slice(0, 400)}`);
+  });
+  return last as T;
+}
+
+/** The media files of Project `show` on `rig`. */
+async function filesOf(rig: Rig): Promise<{ name: string; size: number }[]> {
+  return ((await rig.get("/api/v1/projects/show")) as Files | null)?.files ?? [];
+}
+
+/** Uploads the file at `path` as `name` to Project `show` on `rig` (a raw body): the body and the HTTP status on its last line. */
+async function upload(rig: Rig, path: string, name: string): Promise<string> {
+  const url = `http://127.0.0.1:${rig.httpPort}/api/v1/files/upload?projectID=show&name=${name}`;
+  const answer = await new Deno.Command("ip", {
+    args: [
+      ...["netns", "exec", rig.ns, "curl", "-s", "--max-time", "70", "-w", "\n%{http_code}"],
+      ...["-H", "content-type: application/octet-stream", "--data-binary", `@${path}`, url],
+    ],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  return new TextDecoder().decode(answer.stdout);
+}
+
+/** GET `url` with curl inside namespace `ns`: the JSON answered, or null. */
+async function getFrom(ns: string, url: string, headers: string[] = []) {
+  const out = await new Deno.Command("ip", {
+    args: ["netns", "exec", ns, "curl", "-s", "--max-time", "5", ...headers, url],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  try {
+    return JSON.parse(new TextDecoder().decode(out.stdout)) as { error?: { code?: string } };
+  } catch {
+    return null;
+  }
+}
+
+const settled = (rig: Rig, members: number) =>
+  waitFor(
+    `${rig.name} sees ${members} rigs`,
+    () => rig.get("/api/v1/group") as Promise<GroupStatus | null>,
+    (s) => s !== null && s.canEdit && s.leader !== null && s.members.length === members,
+  );
+
+/** A small video file of its own bytes (`seed` changes them) at `path`; its hash. */
+async function video(path: string, seed: number): Promise<string> {
+  const bytes = mp4("isom", 1000, 3000 + seed, 64, 48);
+  await Deno.writeFile(path, bytes);
+  return (await hashFile(path)).sha256;
+}
+
+Deno.test({
+  name:
+    "rig group: an import copied to every rig by hash; a rig back catches up, wrong bytes refused",
+  ignore: unavailable !== null && (!unavailable.includes("installed") || needs("etcd").ignore),
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const cluster = await EtcdCluster.start();
+    const dir = await Deno.makeTempDir({ prefix: "cueport-media-rigs-" });
+    // Every address, so that the other rig reaches the media route.
+    const args = ["--host", "0.0.0.0"];
+    try {
+      const [a, startedB] = await Promise.all([
+        cluster.startRig("rig-a", "show", { args }),
+        cluster.startRig("rig-b", "show", { args }),
+      ]) as [Rig, Rig];
+      let b = startedB;
+      await settled(a, 2);
+      await settled(b, 2);
+      const create = { name: "project.create", params: { name: "Show", projectID: "show" } };
+      assert.equal((await a.post("/api/v1/edit", create)).status, 200);
+
+      // Imported on a: on b with the same hash when a answers, then in b's Project.
+      const first = await video(`${dir}/first.mp4`, 1);
+      const imported = await a.post("/api/v1/edit", {
+        projectID: "show",
+        name: "file.import",
+        params: { path: `${dir}/first.mp4` },
+      });
+      assert.equal(imported.status, 200, JSON.stringify(imported.body));
+      const onB = `${b.dataDir}/group-media/${first}`;
+      assert.equal((await hashFile(onB)).sha256, first, "on b before a answered");
+      const [file] = await waitFor("b imports it", () => filesOf(b), (f) => f.length === 1);
+      assert.equal(file!.name, "first.mp4");
+      const inProject = `${b.dataDir}/projects/show/media/first.mp4`;
+      assert.equal((await hashFile(inProject)).sha256, first, "b's Project plays the same bytes");
+
+      // The route: not for a caller without the member token, whatever it holds.
+      const route = `http://${a.address}:${a.httpPort}/api/v1/group/media/${first}`;
+      for (const headers of [[], ["-H", "authorization: Bearer guess"]]) {
+        assert.equal((await getFrom(b.ns, route, headers))?.error?.code, "GROUP_MEMBERS_ONLY");
+      }
+
+      // An upload on b becomes an import: on a too, by hash.
+      const uploaded = await video(`${dir}/upload.mp4`, 3);
+      const answer = await upload(b, `${dir}/upload.mp4`, "upload.mp4");
+      assert.match(answer, /\n200$/, answer);
+      await waitFor("a has the upload", () => filesOf(a), (f) => f.length === 2);
+      assert.equal((await hashFile(`${a.dataDir}/group-media/${uploaded}`)).sha256, uploaded);
+
+      // b down during an import: a answers without it. Its holder's file then changes.
+      await cluster.stopRig(b);
+      await settled(a, 1);
+      const second = await video(`${dir}/second.mp4`, 2);
+      const alone = await a.post("/api/v1/edit", {
+        projectID: "show",
+        name: "file.import",
+        params: { path: `${dir}/second.mp4`, name: "second.mp4" },
+      });
+      assert.equal(alone.status, 200, JSON.stringify(alone.body));
+      const held = `${a.dataDir}/group-media/${second}`;
+      const good = await Deno.readFile(held);
+      await Deno.writeFile(held, good.map((x) => x ^ 0x5a));
+      b = await cluster.startRig(b.name, "show", { args, host: b, dataDir: b.dataDir });
+      await waitFor(
+        "b refuses the changed bytes",
+        () => Promise.resolve(b.stderr()),
+        (e) => e.includes("hash mismatch"),
+      );
+      assert.equal((await filesOf(b)).length, 2, "the import waits for its file");
+      await assert.rejects(Deno.stat(`${b.dataDir}/group-media/${second}`), Deno.errors.NotFound);
+      // The right bytes back on a: b copies them and applies the import.
+      await Deno.writeFile(held, good);
+      await waitFor("b catches up", () => filesOf(b), (f) => f.length === 3);
+      const copied = `${b.dataDir}/group-media/${second}`;
+      assert.equal((await hashFile(copied)).sha256, second);
+    } finally {
+      const problems = await cluster.remove();
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+      assert.deepEqual(problems, []);
+    }
+  },
+});
