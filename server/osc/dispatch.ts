@@ -58,7 +58,7 @@ export interface Calls {
   /** The sender, and the grant it was let in with. */
   peer: Peer;
   grant: Grant;
-  /** Its retry key, when it came in a timetagged bundle to a rig of a group (`bundleKey`). */
+  /** Its key at a rig of a group (`bundleKey`, `senderKey`): actions carry it to the group. */
   key?: string;
 }
 

@@ -41,7 +41,8 @@ export interface ReceiverOptions {
   scheduler: BundleScheduler;
   /**
    * Whether this service is a rig of a group: then each message of a timetagged bundle carries a
-   * key (`bundleKey`: its sender, the timetag), so copies sent to every rig run once.
+   * key (`bundleKey`: its sender, the timetag), any other its sender's (`senderKey`), so copies
+   * sent to every rig run once (docs/rigs.md, "One action sent to every rig runs once").
    */
   inGroup?: () => boolean;
   /** The ids a pattern (`/clip/*`) expands over. */
