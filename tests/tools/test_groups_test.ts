@@ -70,13 +70,16 @@ Deno.test("runsProbe(): the two parts run every probe once; unset runs them all"
   }
   assert.equal(runsProbe("load", "beside"), false);
   assert.equal(runsProbe("load", "alone"), true);
+  // The soak measures the browser's memory, not the machine: it runs beside the suite.
+  assert.equal(runsProbe("gl_soak", "beside"), true);
+  assert.equal(runsProbe("gl_soak", "alone"), false);
 });
 
-Deno.test("testGroups() runs the service's tests but the web remote's with the probes", () => {
-  const [suite, beside, alone] = testGroups([], ["web", "routes", "midi", "ports_test.ts"]);
+Deno.test("testGroups() runs the service's tests but the web remote's and the rigs' with the probes", () => {
+  const [suite, beside, alone] = testGroups([], ["web", "routes", "rigs", "midi", "ports_test.ts"]);
   const moved = ["tests/server/midi", "tests/server/ports_test.ts", "tests/server/routes"];
   assert.deepEqual(beside!.args, [BESIDE, ...moved]);
   assert.deepEqual(suite!.args, [`--ignore=${[BESIDE, ...moved].join(",")}`, "tests/"]);
   assert.deepEqual(alone!.args, [BESIDE]);
-  assert.deepEqual(besideServerTests(["web"]), []);
+  assert.deepEqual(besideServerTests(["web", "rigs"]), []);
 });
