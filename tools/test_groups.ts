@@ -139,3 +139,45 @@ export function mergeJunit(reports: readonly string[]): string {
     `errors="${sums.errors}" time="${time.toFixed(3)}">\n` +
     bodies.filter((b) => b !== "").join("\n") + "\n</testsuites>\n";
 }
+
+/** The seconds each process's tests took by their own times (`groupTimes`). */
+export type GroupTimes = Record<"suite" | "reliability" | "alone", number>;
+
+/** The process a test of `file` (as a JUnit report names it, `./tests/...`) named `test` runs in. */
+export function groupOf(file: string, test: string): keyof GroupTimes {
+  const path = file.replace(/^\.\//, "");
+  if (path === BESIDE) {
+    const probe = /--only (\w+)/.exec(test)?.[1];
+    return probe !== undefined && !runsProbe(probe, "beside") ? "alone" : "reliability";
+  }
+  const entry = /^tests\/server\/([^/]+)/.exec(path)?.[1];
+  return entry !== undefined && besideServerTests([entry]).length > 0 ? "reliability" : "suite";
+}
+
+/**
+ * How long each process's tests took, by the times of a JUnit report of the whole suite
+ * (`.ci/out/junit.xml`), as these groups split it now: to even the two halves after tests were
+ * added (`deno run --allow-read tools/test_groups.ts .ci/out/junit.xml`). Steps are not counted
+ * (their test's time holds them); the processes' starts are not in the report.
+ */
+export function groupTimes(junit: string): GroupTimes {
+  const times: GroupTimes = { suite: 0, reliability: 0, alone: 0 };
+  const suites = junit.split(/<testsuite\s/).slice(1);
+  for (const suite of suites) {
+    const file = /^name="([^"]*)"/.exec(suite)?.[1] ?? "";
+    for (
+      const [, name, time] of suite.matchAll(/<testcase name="([^"]*)"[^>]*? time="([\d.]+)"/g)
+    ) {
+      if (name!.includes(" &gt; ")) continue;
+      times[groupOf(file, name!)] += Number(time);
+    }
+  }
+  return times;
+}
+
+if (import.meta.main) {
+  const times = groupTimes(await Deno.readTextFile(Deno.args[0] ?? ".ci/out/junit.xml"));
+  for (const [name, seconds] of Object.entries(times)) {
+    console.log(`${name}: ${seconds.toFixed(0)} s`);
+  }
+}
