@@ -10,15 +10,12 @@
 import assert from "node:assert/strict";
 import {
   clusterTestOptions,
-  type Rig,
-  waitForStatus,
+  waitForStatus as waitFor,
   withTwoRigs,
 } from "../../_helpers/etcd_cluster.ts";
 import type { GroupHealth, GroupStatus } from "../../../protocol/rigs.ts";
 
 const options = await clusterTestOptions("group_test");
-const waitFor = (rig: Rig, what: string, check: (s: GroupStatus) => boolean) =>
-  waitForStatus(rig, what, check);
 
 Deno.test({
   name: "rig group: join, agree on a leader, survive an etcd member, a partition and the leader",
