@@ -49,6 +49,9 @@ interface Side {
   dead: boolean;
 }
 
+/** The first refusal's message of each code, printed (what the client was told). */
+const firstRefusal = new Map<string, string>();
+
 /** What each edit came to: 200 acknowledged, 0 unanswered, else the refusal's code. */
 type Outcomes = Map<number, number | string>;
 
@@ -74,8 +77,10 @@ async function sendEdits(sides: Side[], halfway: () => Promise<void>): Promise<O
         name: "song.add",
         params: { title: `kill-${i}` },
       });
-      const code = (answer.body.error as { code?: string } | undefined)?.code;
-      outcomes.set(i, answer.status === 200 || answer.status === 0 ? answer.status : code ?? "?");
+      const error = answer.body.error as { code?: string; message?: string } | undefined;
+      const code = error?.code ?? "?";
+      if (error && !firstRefusal.has(code)) firstRefusal.set(code, error.message ?? "");
+      outcomes.set(i, answer.status === 200 || answer.status === 0 ? answer.status : code);
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
@@ -272,6 +277,7 @@ async function checkEdits(cluster: EtcdCluster, kill: Kill, outcomes: Outcomes):
     if (project.has(title)) seen.in++;
     others.set(what, seen);
   }
+  for (const [code, message] of firstRefusal) console.log(`kill_test: first ${code}: ${message}`);
   const rest = [...others].map(([what, { sent, in: kept }]) => `${sent} ${what} (${kept} in)`);
   console.log(
     `kill_test: ${acknowledged} edits acknowledged, each once in the Project and the log; ${
