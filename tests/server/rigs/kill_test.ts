@@ -317,7 +317,9 @@ Deno.test({
       phase(
         `${EDITS} edits in ${editsTook.toFixed(1)} s (${
           Math.round(EDITS / editsTook)
-        } a second); ${actionStatuses.length} actions (${actionsOk} taken)`,
+        } a second); ${actionStatuses.length} actions, ${
+          Math.round(actionStatuses.length / editsTook)
+        } a second (${actionsOk} taken)`,
       );
       checkFailover(k, await k.leads);
       checkPlaying(k, await k.plays);
