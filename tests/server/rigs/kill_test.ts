@@ -95,7 +95,13 @@ async function sendActions(sides: Side[], stop: AbortSignal): Promise<number[]> 
   for (let n = 0; !stop.aborted; n++) {
     const due = start + n * 1000 / ACTIONS_PER_SECOND;
     const wait = due - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (wait > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        stop.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+      });
+    }
+    if (stop.aborted) break;
     const live = sides.filter((s) => !s.dead);
     const action = { name: "SET_CONTROL", params: ["D", (n % 100) / 100] };
     sent.push(
