@@ -97,8 +97,9 @@ async function sendActions(sides: Side[], stop: AbortSignal): Promise<number[]> 
     const wait = due - performance.now();
     if (wait > 0) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        stop.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+        const ended = () => (clearTimeout(timer), resolve());
+        const timer = setTimeout(() => (stop.removeEventListener("abort", ended), resolve()), wait);
+        stop.addEventListener("abort", ended, { once: true });
       });
     }
     if (stop.aborted) break;
