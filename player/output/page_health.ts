@@ -12,7 +12,7 @@
  * @module
  */
 import type { FromPage, GlObjects } from "../../protocol/output.ts";
-import { processTreeCpuMs } from "./process_cpu.ts";
+import { loadAverage, processTreeCpuMs } from "./process_cpu.ts";
 
 /** How long a browser and its page may show no progress at all before it is started again. */
 export const NO_PROGRESS_MS = 60_000;
@@ -243,7 +243,7 @@ export class PageHealth {
       "warn",
       `Output: ${what}; starting the browser again${
         isTryingSoftware ? " with software GL" : ""
-      }, next bound ${s(this.noProgressBoundMs)}`,
+      }, next bound ${s(this.noProgressBoundMs)} (load average ${loadAverage() ?? "unknown"})`,
     );
     this.progress();
     this.#supervisor.restart();
