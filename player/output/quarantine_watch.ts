@@ -4,19 +4,22 @@
  * output after the last frame the page is known to have drawn, then, if the
  * page still draws nothing, start the browser again.
  *
- * The bound counts progress, not time (slow is not dead): a page stalls when
- * it keeps sending its once-a-second reports with no frame drawn
- * (`STALL_REPORTS` of them in a row), or when it sends nothing at all while its
- * browser burns `STALL_CPU_MS_PER_CORE` of CPU for each core it may use (its
- * main thread waits on GL stuck in a draw; software GL draws on every core),
- * or when it sends nothing for `STALL_SILENT_CHECKS` looks in a row (where the
- * CPU time is known, looks in which its browser used some: a stopped browser is
- * not judged), whichever comes first. A page loaded (again) that has not drawn
- * its first frame yet is not judged by its looks where the CPU time is known:
- * it compiles its programs and draws its first frames, silent for as long as
- * its share of a busy machine takes, and only the CPU it burns (the work done)
- * makes it stuck. On a busy machine the first two stretch
- * with the browser's share of the CPU; a page drawing one frame in a report is
+ * The bound counts progress, not time (slow is not dead). On software GL
+ * (SwiftShader, llvmpipe) where the browser's CPU time is known, a frame, slow
+ * or stuck, is paid in CPU whatever the machine's load: a page stalls when its
+ * browser used `STALL_CPU_MS_PER_CORE` of CPU for each core it may use since
+ * the page's last frame, whether it sent reports without frames or nothing at
+ * all (a starved machine stretches reports and looks, never the work of a
+ * frame: beside `stress-ng --cpu 6` a page drawing a frame every few seconds
+ * sent nothing for 5 s while its browser got 0.08 s of CPU a second). On a GPU
+ * (a draw stuck there burns no CPU), or where the CPU time is unknown, a page
+ * also stalls when it keeps sending its once-a-second reports with no frame
+ * drawn (`STALL_REPORTS` of them in a row), or sends nothing for
+ * `STALL_SILENT_CHECKS` looks in a row (where the CPU time is known, looks in
+ * which its browser used some: a stopped browser is not judged; nor, there, a
+ * page loaded again that has yet to draw its first frame: it compiles its
+ * programs, as slow as the machine), both times the machine's load average for
+ * each core where it is known. A page drawing one frame in a report is
  * drawing, however slowly. A browser starting, a page loading and a page
  * without WebGL2 are not judged, nor a page gone (its socket closed): only a
  * page that said hello with a GL and got a state to draw is.
@@ -36,12 +39,16 @@
 /** Reports in a row with no frame drawn (the page is alive, its GL is not) that make a stall. */
 export const STALL_REPORTS = 3;
 /**
- * CPU time the browser uses, for each core it may use, while its page sends nothing and draws
- * nothing that makes a stall, ms: SwiftShader draws on every core, so on 2 cores 6 s of CPU is
+ * CPU time the browser uses, for each core it may use, since its page's last frame that makes a
+ * stall, ms: SwiftShader draws on every core, so on 2 cores 6 s of CPU is
  * a page silent for 3 s while its browser used both.
  */
 export const STALL_CPU_MS_PER_CORE = 3000;
-/** Looks in a row (about a second apart) with no message at all that make a stall (where the CPU time is known, looks in which the browser used some). */
+/**
+ * Looks in a row (about a second apart) with no message at all that make a stall on a GPU or where
+ * the CPU time is unknown (where it is known, looks in which the browser used some), times the load
+ * for each core.
+ */
 export const STALL_SILENT_CHECKS = 5;
 /** Reports with no frame, once the suspect is off the output, before the browser is started again. */
 export const RECOVER_REPORTS = 2;
