@@ -97,7 +97,6 @@ export class QuarantineWatch {
   #hasState = false;
   #isHidden = false;
   #zeroReports = 0;
-  #silentCpuMs = 0;
   #silentChecks = 0;
   #lastCpuMs: number | null = null;
   /** CPU ms the browser used since the look after the page's last frame (or since it was judged). */
@@ -238,17 +237,15 @@ export class QuarantineWatch {
     this.#cpuSinceFrame = this.#drewSinceLook ? 0 : this.#cpuSinceFrame + used;
     this.#drewSinceLook = false;
     if (hadMessage) {
-      this.#silentCpuMs = 0;
       this.#silentChecks = 0;
     } else if (cpuMs === null) return this.#silentCheck();
     else if (!this.#isJudgedByWork()) {
-      this.#silentCpuMs += used;
       // A silent page whose browser works (not one that is stopped) on a GPU is judged by its
       // silent looks too, their bound stretched by the machine's load. Not a page that has yet
       // to draw its first frame: it compiles its programs, as slow as the machine.
       const silent = used > 0 && this.#hasDrawn ? this.#silentCheck() : null;
       if (silent) return silent;
-    }
+    } else this.#silentChecks++; // for the figures: the work judges here
     return this.#cpuCheck(hadMessage);
   }
 
@@ -335,8 +332,9 @@ export class QuarantineWatch {
   #figures(): string {
     const perCore = Math.round(this.#cpuSinceFrame / this.#cores);
     return `${this.#zeroReports} reports without a frame, ${this.#silentChecks} silent looks, ` +
-      `${(this.#silentCpuMs / 1000 / this.#cores).toFixed(1)} s of CPU a core while silent, ` +
-      `${(perCore / 1000).toFixed(1)} s a core since the last frame, ${this.#cores} cores, ` +
+      `${
+        (perCore / 1000).toFixed(1)
+      } s of CPU a core since the last frame, ${this.#cores} cores, ` +
       `load average ${this.#load ?? "unknown"} (bounds in looks x${this.#loadFactor().toFixed(1)})`;
   }
 
@@ -370,7 +368,6 @@ export class QuarantineWatch {
   #reset(): void {
     this.#cpuSinceFrame = 0;
     this.#zeroReports = 0;
-    this.#silentCpuMs = 0;
     this.#silentChecks = 0;
   }
 }

@@ -391,7 +391,7 @@ Deno.test("OutputQuarantine: on software GL a page drawing nothing is judged by 
   assert.equal(t.restarts, 1, "at once, not after RECOVER_REPORTS more");
   assert.match(
     t.lines.at(-1)!,
-    /\(3 reports without a frame, .* 3\.0 s a core since the last frame/,
+    /\(3 reports without a frame, .* 3\.0 s of CPU a core since the last frame/,
   );
 });
 
