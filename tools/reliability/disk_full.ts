@@ -73,15 +73,19 @@ async function fill(svc: ServiceRun, tally: Tally): Promise<void> {
   const port = svc.ports.http;
   const restartsBefore = await playerRestarts(port);
   const filler = `${svc.dataDir}/${FILLER}`;
-  const free = Number((await shell('df -B1 --output=avail "$1" | tail -1', [svc.dataDir])).trim());
-  await Deno.writeFile(filler, new Uint8Array(Math.max(0, free - LEFT_FREE_BYTES)));
-  const edits = new EditLoad(svc, tally, { clients: 1, prefix: "disk edit", everyMs: 250 });
   const started = await postAction(port, "RECORD_TOGGLE", ["now"]);
   tally.note(
     `RECORD_TOGGLE now answered ${started.status}: ${
       String(started.body?.message ?? "").slice(0, 120)
     }`,
   );
+  // The disk fills once the recording holds a picture: on a busy machine its first chunk may come
+  // after the edits took the space left ("Nothing was recorded", the empty file removed).
+  const first = await firstFrame(port);
+  tally.note(`the recording's first frame: ${first ? "written" : "none while the page drew"}`);
+  const free = Number((await shell('df -B1 --output=avail "$1" | tail -1', [svc.dataDir])).trim());
+  await Deno.writeFile(filler, new Uint8Array(Math.max(0, free - LEFT_FREE_BYTES)));
+  const edits = new EditLoad(svc, tally, { clients: 1, prefix: "disk edit", everyMs: 250 });
   const recording = await waitRecordingEnded(port);
   await sleep(2000); // edits on the full disk
   const onFull = await editOnce(port);
@@ -125,6 +129,23 @@ async function fill(svc: ServiceRun, tally: Tally): Promise<void> {
       [...new Set(refused)].join(", ")
     }), ${audit.missing.length} acknowledged missing after the restart`,
   );
+}
+
+/**
+ * Whether the recording wrote its first frame, waited for while the page draws (its frames
+ * drawn while recording grow); false after 45 s without either.
+ */
+async function firstFrame(port: number): Promise<boolean> {
+  let progressAt = performance.now();
+  let drawn: unknown = null;
+  while (performance.now() - progressAt < FULL_WITHIN_MS) {
+    const now = await recordingWhen(port, () => true);
+    if (now?.state !== "recording") return false;
+    if (Number(now.videoFrames) > 0) return true;
+    if (now.framesDrawn !== drawn) [drawn, progressAt] = [now.framesDrawn, performance.now()];
+    await sleep(500);
+  }
+  return false;
 }
 
 /**
