@@ -230,7 +230,9 @@ export class LogApplier {
   async #keep(revision: number): Promise<void> {
     const kept: Kept = { group: this.#o.keys.root, revision };
     try {
-      await writeJsonAtomic(this.#o.file, kept, { skipFsync: true });
+      // Synced (file, then folder) before the next entry: after a power cut the kept revision
+      // is the last one applied, so no entry is applied twice.
+      await writeJsonAtomic(this.#o.file, kept);
     } catch (error) {
       this.#o.log("warn", `Rig group: cannot keep the log's revision: ${(error as Error).message}`);
     }
