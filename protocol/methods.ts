@@ -74,6 +74,10 @@ export const Method = {
   MIDI_SEND: "midi.send",
   /** Since 1.11: several `action.run` in one request, each with its own outcome. */
   ACTION_BATCH: "action.batch",
+  /** Since 1.16: what a rig group's log made (every Project, the user presets), whole. */
+  PROJECTS_CAPTURE: "projects.capture",
+  /** Since 1.16: replaces every Project and the user presets with a captured state at once. */
+  PROJECTS_REPLACE: "projects.replace",
 } as const;
 
 /** A method of the protocol. */
@@ -294,6 +298,21 @@ export const MidiSendParams = z.object({
     .max(MIDI_BATCH_MAX),
 });
 
+/**
+ * What a rig group's log made on a rig (`projects.capture`, since 1.16), the state of its
+ * snapshots (docs/rigs.md): every Project of the data dir as its `project.json` holds it (with
+ * the retry keys its edits were applied with, `appliedKeys`), the user presets, and the Projects
+ * closed. Not in it: media files (copied between rigs by hash), settings, the active Project.
+ */
+export const ProjectsState = z.object({
+  projects: z.array(z.looseObject({ id: z.string() })),
+  presets: z.array(z.unknown()),
+  closedProjectIds: z.array(z.string()),
+});
+
+/** `projects.replace` result: how many Projects there are now. */
+export const ProjectsReplaceResult = z.object({ projects: z.number().int() });
+
 /** One method: its params, its result, and whether the service checks the result it reads. */
 export interface MethodSchemas {
   params: z.ZodType;
@@ -338,6 +357,13 @@ export const METHODS = {
   [Method.TIMECODE_SAMPLE]: { params: TimecodeSampleParams, result: TimecodeState, checked: false },
   // Feedback to pads, as often as Clips change: read as it is.
   [Method.MIDI_SEND]: { params: MidiSendParams, result: EmptyResult, checked: false },
+  // A snapshot's state (every Project): large and rare; the player checks each Project.
+  [Method.PROJECTS_CAPTURE]: { params: NoParams, result: ProjectsState, checked: false },
+  [Method.PROJECTS_REPLACE]: {
+    params: ProjectsState,
+    result: ProjectsReplaceResult,
+    checked: true,
+  },
 } as const satisfies Record<MethodName, MethodSchemas>;
 
 /** The params of `method` as the service sends them (fields with a default may be left out). */
@@ -422,6 +448,7 @@ export type RequestProgressParams = z.infer<typeof RequestProgressParams>;
 export type LogParams = z.infer<typeof LogParams>;
 export type MidiSendParams = z.infer<typeof MidiSendParams>;
 export type MidiLocalParams = z.infer<typeof MidiLocalParams>;
+export type ProjectsState = z.infer<typeof ProjectsState>;
 
 /**
  * `value` parsed by `schema`, or an RpcError of `code` naming the first bad

@@ -10,6 +10,7 @@
  * @module
  */
 import type { EditApplyResult } from "../../protocol/edits/apply.ts";
+import { CueportError } from "../core/errors.ts";
 import { LogEntry } from "../../protocol/rigs.ts";
 import { writeJsonAtomic } from "../../lib/atomic_write.ts";
 import type { Logger } from "../log.ts";
@@ -37,7 +38,7 @@ export interface LogApplierOptions {
   /** How long to wait before trying an entry again, ms (default 250). */
   retryMs?: number;
   /** Takes the group's snapshot when this rig is behind it, and snapshots on the leader. */
-  snapshots?: Pick<SnapshotKeeper, "restore" | "applied">;
+  snapshots?: Pick<SnapshotKeeper, "restore" | "applied"> & Partial<Pick<SnapshotKeeper, "answerOf">>;
 }
 
 /** The file's content: the group (another group's revision means nothing here) and the revision. */
@@ -50,7 +51,8 @@ interface Kept {
 export class LogApplier {
   readonly #o: LogApplierOptions;
   readonly #stopped = new AbortController();
-  readonly #waiters = new Map<string, PromiseWithResolvers<Applied>>();
+  /** The entries this rig's clients wait on, by id; `revision` once their commit answered. */
+  readonly #waiters = new Map<string, PromiseWithResolvers<Applied> & { revision?: number }>();
   #queue: Array<WatchEvent | "catch up"> = [];
   #wake: (() => void) | null = null;
   #applied = 0;
@@ -125,6 +127,9 @@ export class LogApplier {
       } else {
         this.#applied = await snapshots.restore(meta);
         await this.#keep(this.#applied);
+        for (const [id, waiter] of this.#waiters) {
+          if (waiter.revision !== undefined && waiter.revision <= this.#applied) this.#covered(id);
+        }
       }
     }
     const behind = kvs.filter((kv) => kv.modRevision > this.#applied)
@@ -149,6 +154,32 @@ export class LogApplier {
     const waiter = Promise.withResolvers<Applied>();
     this.#waiters.set(id, waiter);
     return { outcome: waiter.promise, cancel: () => this.#waiters.delete(id) };
+  }
+
+  /**
+   * Entry `id`'s commit answered `revision`. When a snapshot taken meanwhile covers it (this rig
+   * never applies it), its client is answered from the snapshot.
+   */
+  committed(id: string, revision: number): void {
+    const waiter = this.#waiters.get(id);
+    if (waiter === undefined) return; // applied (answered) already
+    waiter.revision = revision;
+    if (revision <= this.#applied) this.#covered(id);
+  }
+
+  /**
+   * Answers entry `id`, covered by the snapshot this rig took: the outcome the snapshot carries,
+   * or (one older than the outcomes it carries) a TIMEOUT that says to read the Project.
+   */
+  #covered(id: string): void {
+    const outcome = this.#o.snapshots?.answerOf?.(id) ?? {
+      refusal: new CueportError(
+        "TIMEOUT",
+        "The edit is in the group's log and in the snapshot this rig took, but its outcome is no longer known here: read the Project to see it",
+      ),
+    };
+    this.#waiters.get(id)?.resolve(outcome);
+    this.#waiters.delete(id);
   }
 
   #take(events: WatchEvent[]): void {
@@ -184,17 +215,19 @@ export class LogApplier {
       const revision = event.kv.modRevision;
       if (revision <= this.#applied) continue; // a watch restarted over what was applied
       const entry = LogEntry.safeParse(safeJson(event.kv.value));
+      let outcome: Applied | null | undefined;
       if (!entry.success) {
         this.#o.log("warn", `Rig group: log entry ${event.kv.key} unreadable; skipped`);
       } else {
-        const outcome = await this.#applyOnce(entry.data, revision);
+        outcome = await this.#applyOnce(entry.data, revision);
         if (outcome === null) return; // stopped
         this.#waiters.get(entry.data.id)?.resolve(outcome);
         this.#waiters.delete(entry.data.id);
       }
       this.#applied = revision;
       await this.#keep(revision);
-      await this.#o.snapshots?.applied(revision, event.kv.key.length + event.kv.value.length);
+      const bytes = event.kv.key.length + event.kv.value.length;
+      await this.#o.snapshots?.applied(revision, bytes, entry.data?.id, outcome ?? undefined);
     }
   }
 
