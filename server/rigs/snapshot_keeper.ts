@@ -163,11 +163,11 @@ export class SnapshotKeeper {
 /** An outcome as a snapshot carries it (JSON: a refusal by its code, message and data). */
 function answerOf(outcome: Applied): Answer {
   if ("result" in outcome) return { result: outcome.result };
-  const refusal = outcome.refusal as Partial<RpcError>;
+  const refusal = (outcome.refusal ?? {}) as Partial<RpcError>;
   return {
     refusal: {
       code: typeof refusal.code === "number" ? refusal.code : -32603,
-      message: String(refusal.message ?? refusal),
+      message: String(refusal.message ?? outcome.refusal),
       ...(refusal.data !== undefined ? { data: refusal.data } : {}),
     },
   };
