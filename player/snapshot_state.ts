@@ -64,7 +64,9 @@ export async function replaceProjects(
   const presets = z.array(Preset).safeParse(state.presets);
   if (!presets.success) throw invalid("the presets", presets.error);
   const wanted = new Set(docs.map((d) => d.id));
-  for (const doc of docs) await Deno.mkdir(`${store.projectDir(doc.id)}/media`, { recursive: true });
+  for (const doc of docs) {
+    await Deno.mkdir(`${store.projectDir(doc.id)}/media`, { recursive: true });
+  }
   await writeFilesAtomic([
     { path: `${store.dataDir}/presets.json`, data: jsonText(presets.data) },
     ...docs.map(({ appliedKeys, ...project }) => ({

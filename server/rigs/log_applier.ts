@@ -9,7 +9,6 @@
  * rig; the asking rig answers its client when its own rig has applied the entry.
  * @module
  */
-import type { EditApplyResult } from "../../protocol/edits/apply.ts";
 import { CueportError } from "../core/errors.ts";
 import { LogEntry } from "../../protocol/rigs.ts";
 import { writeJsonAtomic } from "../../lib/atomic_write.ts";
@@ -18,10 +17,9 @@ import type { Etcd, WatchEvent } from "./etcd.ts";
 import type { GroupKeys } from "./keys.ts";
 import { pause } from "./_pause.ts";
 import { metaOf, snapshotKeys } from "./snapshot.ts";
-import type { SnapshotKeeper } from "./snapshot_keeper.ts";
+import type { Applied, SnapshotKeeper } from "./snapshot_keeper.ts";
 
-/** What applying one entry came to: its result, or the refusal every rig makes. */
-export type Applied = { result: EditApplyResult } | { refusal: unknown };
+export type { Applied } from "./snapshot_keeper.ts";
 
 /** Options of the applier. */
 export interface LogApplierOptions {
@@ -38,7 +36,9 @@ export interface LogApplierOptions {
   /** How long to wait before trying an entry again, ms (default 250). */
   retryMs?: number;
   /** Takes the group's snapshot when this rig is behind it, and snapshots on the leader. */
-  snapshots?: Pick<SnapshotKeeper, "restore" | "applied"> & Partial<Pick<SnapshotKeeper, "answerOf">>;
+  snapshots?:
+    & Pick<SnapshotKeeper, "restore" | "applied">
+    & Partial<Pick<SnapshotKeeper, "answerOf">>;
 }
 
 /** The file's content: the group (another group's revision means nothing here) and the revision. */
@@ -125,7 +125,14 @@ export class LogApplier {
       if (snapshots === undefined) {
         log("warn", `Rig group: behind the group's snapshot (${meta.revision}) and cannot take it`);
       } else {
-        this.#applied = await snapshots.restore(meta);
+        this.#applied = await snapshots.restore(meta).catch((error) => {
+          const waits = (error as { code?: unknown }).code === "NOT_READY"; // the player starting
+          const line = `Rig group: cannot take the group's snapshot (${meta.revision}) yet: ${
+            (error as Error).message
+          }`;
+          log(waits ? "debug" : "warn", line);
+          throw error;
+        });
         await this.#keep(this.#applied);
         for (const [id, waiter] of this.#waiters) {
           if (waiter.revision !== undefined && waiter.revision <= this.#applied) this.#covered(id);

@@ -111,7 +111,10 @@ export class ReplicatedEdits {
     };
     const { outcome, cancel } = this.#applier.wait(entry.id);
     try {
-      this.#applier.committed(entry.id, await commitEntry(this.#group.etcd, this.#group.keys, entry));
+      this.#applier.committed(
+        entry.id,
+        await commitEntry(this.#group.etcd, this.#group.keys, entry),
+      );
     } catch (error) {
       cancel();
       throw error;

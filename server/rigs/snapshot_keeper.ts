@@ -11,8 +11,11 @@ import type { Logger } from "../log.ts";
 import type { Etcd } from "./etcd.ts";
 import type { GroupKeys } from "./keys.ts";
 import { RpcError } from "../../protocol/jsonrpc.ts";
-import type { Applied } from "./log_applier.ts";
+import type { EditApplyResult } from "../../protocol/edits/apply.ts";
 import { NotLeading, readSnapshot, type SnapshotMeta, trimLog, writeSnapshot } from "./snapshot.ts";
+
+/** What applying one entry came to: its result, or the refusal every rig makes. */
+export type Applied = { result: EditApplyResult } | { refusal: unknown };
 
 /**
  * How many entries' outcomes a snapshot carries (the newest): a rig whose own edit a snapshot
@@ -103,7 +106,7 @@ export class SnapshotKeeper {
   answerOf(id: string): Applied | undefined {
     const answer = this.#answers.get(id);
     if (answer === undefined) return undefined;
-    if ("result" in answer) return { result: structuredClone(answer.result) } as Applied;
+    if ("result" in answer) return { result: structuredClone(answer.result) as EditApplyResult };
     const { code, message, data } = answer.refusal;
     return { refusal: new RpcError(code, message, data) };
   }

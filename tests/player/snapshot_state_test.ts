@@ -29,7 +29,9 @@ Deno.test("projects.capture on one player, projects.replace on another: the same
     await a.app.applyEdits(edit("project.create", { name: "Second" }, null));
     const keyed = { ...edit("song.add", { title: "Encore" }, "show"), idempotencyKey: "log-r42" };
     const first = await a.app.applyEdits(keyed);
-    await a.app.applyEdits(edit("preset.add", { kind: "effect", name: "Glow", type: "glow" }, null));
+    await a.app.applyEdits(
+      edit("preset.add", { kind: "effect", name: "Glow", type: "glow" }, null),
+    );
     await a.app.applyEdits(edit("project.close", {}, "second"));
     await b.app.applyEdits(edit("project.create", { name: "Only B" }, null));
 
@@ -50,8 +52,10 @@ Deno.test("projects.capture on one player, projects.replace on another: the same
     // The retry key came with the Project: the entry is applied once on B too.
     const again = await b.app.applyEdits(keyed);
     assert.deepEqual(again, first);
-    assert.equal(b.app.snapshot().projects.find((p) => p.id === "show")!.songs.length,
-      a.app.snapshot().projects.find((p) => p.id === "show")!.songs.length);
+    assert.equal(
+      b.app.snapshot().projects.find((p) => p.id === "show")!.songs.length,
+      a.app.snapshot().projects.find((p) => p.id === "show")!.songs.length,
+    );
 
     // A state that does not read is refused naming what, and changes nothing.
     const bad = { ...state, projects: [{ id: "show", revision: "x" }] };

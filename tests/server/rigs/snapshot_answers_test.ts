@@ -65,7 +65,8 @@ Deno.test({
   ...needs("etcd"),
   sanitizeResources: false,
   sanitizeOps: false,
-  name: "A rig's own edits covered by a snapshot before it applied them: answered from the snapshot",
+  name:
+    "A rig's own edits covered by a snapshot before it applied them: answered from the snapshot",
   fn: async () => {
     const solo = await startLoopbackEtcd();
     const etcd = new GatewayEtcd([solo.url], { timeoutMs: 2000 });
