@@ -29,6 +29,7 @@ import { runActionBatch } from "./rpc_batch.ts";
 import { LateActions, type Lateness, latenessOf, ON_TIME } from "./actions/late.ts";
 import { toErrorObject } from "./rpc_errors.ts";
 import { importShow } from "./show/mod.ts";
+import { captureProjects, replaceProjects } from "./snapshot_state.ts";
 
 /** Options of the methods (those of `servePlayer`). */
 export interface MethodOptions {
@@ -138,6 +139,13 @@ export function playerMethods(
     [Method.PROJECTS_RELOAD]: (params) => {
       parseParams(Method.PROJECTS_RELOAD, params);
       return app.reload();
+    },
+    [Method.PROJECTS_CAPTURE]: (params) => {
+      parseParams(Method.PROJECTS_CAPTURE, params);
+      return captureProjects(app); // in the order: between two edits
+    },
+    [Method.PROJECTS_REPLACE]: (params) => {
+      return replaceProjects(app, parseParams(Method.PROJECTS_REPLACE, params));
     },
     [Method.CLOCK_ADVANCE]: (params) => {
       const clock = options.virtualClock;

@@ -42,9 +42,10 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * `action.run` (and each action of `action.batch`): an action run late starts its Clips where
  * they would be had it run on time; 1.15 added `at` in `action.run`: the show time a rig group
  * decided the action at, which names the recording it starts alike on every rig, `clock.shift`
- * (the show clock moves the player's real-time clock) and `frameLagMs` in the heartbeat's output.
+ * (the show clock moves the player's real-time clock) and `frameLagMs` in the heartbeat's output;
+ * 1.16 added `projects.capture` and `projects.replace` (a rig group's log snapshots).
  */
-export const PLAYER_PROTOCOL_VERSION = "1.15";
+export const PLAYER_PROTOCOL_VERSION = "1.16";
 
 /** Method names, server to player. */
 export const Method = {
@@ -77,6 +78,10 @@ export const Method = {
   ACTION_BATCH: "action.batch",
   /** Since 1.15: the player's clock follows the rig group's show clock (docs/rigs.md). */
   CLOCK_SHIFT: "clock.shift",
+  /** Since 1.16: what a rig group's log made (every Project, the user presets), whole. */
+  PROJECTS_CAPTURE: "projects.capture",
+  /** Since 1.16: replaces every Project and the user presets with a captured state at once. */
+  PROJECTS_REPLACE: "projects.replace",
 } as const;
 
 /** A method of the protocol. */
@@ -302,6 +307,21 @@ export const MidiSendParams = z.object({
     .max(MIDI_BATCH_MAX),
 });
 
+/**
+ * What a rig group's log made on a rig (`projects.capture`, since 1.16), the state of its
+ * snapshots (docs/rigs.md): every Project of the data dir as its `project.json` holds it (with
+ * the retry keys its edits were applied with, `appliedKeys`), the user presets, and the Projects
+ * closed. Not in it: media files (copied between rigs by hash), settings, the active Project.
+ */
+export const ProjectsState = z.object({
+  projects: z.array(z.looseObject({ id: z.string() })),
+  presets: z.array(z.unknown()),
+  closedProjectIds: z.array(z.string()),
+});
+
+/** `projects.replace` result: how many Projects there are now. */
+export const ProjectsReplaceResult = z.object({ projects: z.number().int() });
+
 /** One method: its params, its result, and whether the service checks the result it reads. */
 export interface MethodSchemas {
   params: z.ZodType;
@@ -348,6 +368,13 @@ export const METHODS = {
   [Method.MIDI_SEND]: { params: MidiSendParams, result: EmptyResult, checked: false },
   // Four a second at most in a rig group: small, checked.
   [Method.CLOCK_SHIFT]: { params: ClockShiftParams, result: ClockShiftResult, checked: true },
+  // A snapshot's state (every Project): large and rare; the player checks each Project.
+  [Method.PROJECTS_CAPTURE]: { params: NoParams, result: ProjectsState, checked: false },
+  [Method.PROJECTS_REPLACE]: {
+    params: ProjectsState,
+    result: ProjectsReplaceResult,
+    checked: true,
+  },
 } as const satisfies Record<MethodName, MethodSchemas>;
 
 /** The params of `method` as the service sends them (fields with a default may be left out). */
@@ -432,6 +459,7 @@ export type RequestProgressParams = z.infer<typeof RequestProgressParams>;
 export type LogParams = z.infer<typeof LogParams>;
 export type MidiSendParams = z.infer<typeof MidiSendParams>;
 export type MidiLocalParams = z.infer<typeof MidiLocalParams>;
+export type ProjectsState = z.infer<typeof ProjectsState>;
 
 /**
  * `value` parsed by `schema`, or an RpcError of `code` naming the first bad

@@ -249,7 +249,7 @@ async function start(
  */
 async function startRigs(
   parts: { rigs: RigGroup; media: RigMedia; core: Core; log: Logger },
-  settings: Pick<Settings, "dataDir">,
+  settings: Pick<Settings, "dataDir" | "groupSnapshotEntries">,
   started: Array<() => Promise<void> | void>,
 ): Promise<void> {
   const { rigs, media, core, log } = parts;
@@ -257,7 +257,14 @@ async function startRigs(
   started.push(() => rigs.stop());
   await media.start();
   started.push(() => media.stop());
-  started.push(await replicateEdits(rigs, core.edits, { dataDir: settings.dataDir, log, media }));
+  started.push(
+    await replicateEdits(rigs, core.edits, {
+      dataDir: settings.dataDir,
+      log,
+      media,
+      snapshotEvery: { entries: settings.groupSnapshotEntries },
+    }),
+  );
 }
 
 /**

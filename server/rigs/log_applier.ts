@@ -9,7 +9,7 @@
  * rig; the asking rig answers its client when its own rig has applied the entry.
  * @module
  */
-import type { EditApplyResult } from "../../protocol/edits/apply.ts";
+import { CueportError } from "../core/errors.ts";
 import { LogEntry } from "../../protocol/rigs.ts";
 import { writeJsonAtomic } from "../../lib/atomic_write.ts";
 import type { Logger } from "../log.ts";
@@ -17,10 +17,9 @@ import type { Etcd, WatchEvent } from "./etcd.ts";
 import type { GroupKeys } from "./keys.ts";
 import { pause } from "./_pause.ts";
 import { metaOf, snapshotKeys } from "./snapshot.ts";
-import type { SnapshotKeeper } from "./snapshot_keeper.ts";
+import type { Applied, SnapshotKeeper } from "./snapshot_keeper.ts";
 
-/** What applying one entry came to: its result, or the refusal every rig makes. */
-export type Applied = { result: EditApplyResult } | { refusal: unknown };
+export type { Applied } from "./snapshot_keeper.ts";
 
 /** Options of the applier. */
 export interface LogApplierOptions {
@@ -37,7 +36,9 @@ export interface LogApplierOptions {
   /** How long to wait before trying an entry again, ms (default 250). */
   retryMs?: number;
   /** Takes the group's snapshot when this rig is behind it, and snapshots on the leader. */
-  snapshots?: Pick<SnapshotKeeper, "restore" | "applied">;
+  snapshots?:
+    & Pick<SnapshotKeeper, "restore" | "applied">
+    & Partial<Pick<SnapshotKeeper, "answerOf">>;
 }
 
 /** The file's content: the group (another group's revision means nothing here) and the revision. */
@@ -50,7 +51,8 @@ interface Kept {
 export class LogApplier {
   readonly #o: LogApplierOptions;
   readonly #stopped = new AbortController();
-  readonly #waiters = new Map<string, PromiseWithResolvers<Applied>>();
+  /** The entries this rig's clients wait on, by id; `revision` once their commit answered. */
+  readonly #waiters = new Map<string, PromiseWithResolvers<Applied> & { revision?: number }>();
   #queue: Array<WatchEvent | "catch up"> = [];
   #wake: (() => void) | null = null;
   #applied = 0;
@@ -123,8 +125,18 @@ export class LogApplier {
       if (snapshots === undefined) {
         log("warn", `Rig group: behind the group's snapshot (${meta.revision}) and cannot take it`);
       } else {
-        this.#applied = await snapshots.restore(meta);
+        this.#applied = await snapshots.restore(meta).catch((error) => {
+          const waits = (error as { code?: unknown }).code === "NOT_READY"; // the player starting
+          const line = `Rig group: cannot take the group's snapshot (${meta.revision}) yet: ${
+            (error as Error).message
+          }`;
+          log(waits ? "debug" : "warn", line);
+          throw error;
+        });
         await this.#keep(this.#applied);
+        for (const [id, waiter] of this.#waiters) {
+          if (waiter.revision !== undefined && waiter.revision <= this.#applied) this.#covered(id);
+        }
       }
     }
     const behind = kvs.filter((kv) => kv.modRevision > this.#applied)
@@ -149,6 +161,32 @@ export class LogApplier {
     const waiter = Promise.withResolvers<Applied>();
     this.#waiters.set(id, waiter);
     return { outcome: waiter.promise, cancel: () => this.#waiters.delete(id) };
+  }
+
+  /**
+   * Entry `id`'s commit answered `revision`. When a snapshot taken meanwhile covers it (this rig
+   * never applies it), its client is answered from the snapshot.
+   */
+  committed(id: string, revision: number): void {
+    const waiter = this.#waiters.get(id);
+    if (waiter === undefined) return; // applied (answered) already
+    waiter.revision = revision;
+    if (revision <= this.#applied) this.#covered(id);
+  }
+
+  /**
+   * Answers entry `id`, covered by the snapshot this rig took: the outcome the snapshot carries,
+   * or (one older than the outcomes it carries) a TIMEOUT that says to read the Project.
+   */
+  #covered(id: string): void {
+    const outcome = this.#o.snapshots?.answerOf?.(id) ?? {
+      refusal: new CueportError(
+        "TIMEOUT",
+        "The edit is in the group's log and in the snapshot this rig took, but its outcome is no longer known here: read the Project to see it",
+      ),
+    };
+    this.#waiters.get(id)?.resolve(outcome);
+    this.#waiters.delete(id);
   }
 
   #take(events: WatchEvent[]): void {
@@ -184,17 +222,19 @@ export class LogApplier {
       const revision = event.kv.modRevision;
       if (revision <= this.#applied) continue; // a watch restarted over what was applied
       const entry = LogEntry.safeParse(safeJson(event.kv.value));
+      let outcome: Applied | null | undefined;
       if (!entry.success) {
         this.#o.log("warn", `Rig group: log entry ${event.kv.key} unreadable; skipped`);
       } else {
-        const outcome = await this.#applyOnce(entry.data, revision);
+        outcome = await this.#applyOnce(entry.data, revision);
         if (outcome === null) return; // stopped
         this.#waiters.get(entry.data.id)?.resolve(outcome);
         this.#waiters.delete(entry.data.id);
       }
       this.#applied = revision;
       await this.#keep(revision);
-      await this.#o.snapshots?.applied(revision, event.kv.key.length + event.kv.value.length);
+      const bytes = event.kv.key.length + event.kv.value.length;
+      await this.#o.snapshots?.applied(revision, bytes, entry.data?.id, outcome ?? undefined);
     }
   }
 
@@ -230,7 +270,9 @@ export class LogApplier {
   async #keep(revision: number): Promise<void> {
     const kept: Kept = { group: this.#o.keys.root, revision };
     try {
-      await writeJsonAtomic(this.#o.file, kept, { skipFsync: true });
+      // Synced (file, then folder) before the next entry: after a power cut the kept revision
+      // is the last one applied, so no entry is applied twice.
+      await writeJsonAtomic(this.#o.file, kept);
     } catch (error) {
       this.#o.log("warn", `Rig group: cannot keep the log's revision: ${(error as Error).message}`);
     }

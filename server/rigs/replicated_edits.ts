@@ -111,7 +111,10 @@ export class ReplicatedEdits {
     };
     const { outcome, cancel } = this.#applier.wait(entry.id);
     try {
-      await commitEntry(this.#group.etcd, this.#group.keys, entry);
+      this.#applier.committed(
+        entry.id,
+        await commitEntry(this.#group.etcd, this.#group.keys, entry),
+      );
     } catch (error) {
       cancel();
       throw error;
@@ -149,7 +152,7 @@ export interface ReplicatedRunner extends LogTarget {
 export async function replicateEdits(
   group: GroupOfEdits,
   runner: ReplicatedRunner,
-  options: Pick<ReplicatedEditsOptions, "dataDir" | "log" | "media">,
+  options: Pick<ReplicatedEditsOptions, "dataDir" | "log" | "media" | "snapshotEvery">,
 ): Promise<() => Promise<void>> {
   const edits = new ReplicatedEdits({ ...options, group, target: runner });
   await edits.start();

@@ -10,7 +10,27 @@
 import type { Logger } from "../log.ts";
 import type { Etcd } from "./etcd.ts";
 import type { GroupKeys } from "./keys.ts";
+import { RpcError } from "../../protocol/jsonrpc.ts";
+import type { EditApplyResult } from "../../protocol/edits/apply.ts";
 import { NotLeading, readSnapshot, type SnapshotMeta, trimLog, writeSnapshot } from "./snapshot.ts";
+
+/** What applying one entry came to: its result, or the refusal every rig makes. */
+export type Applied = { result: EditApplyResult } | { refusal: unknown };
+
+/**
+ * How many entries' outcomes a snapshot carries (the newest): a rig whose own edit a snapshot
+ * covers before it applied it answers its client with the outcome the leader got.
+ */
+export const ANSWERS_KEPT = 2000;
+
+/** An entry's outcome as a snapshot carries it: the result, or the refusal's code and message. */
+type Answer = { result: unknown } | { refusal: { code: number; message: string; data?: unknown } };
+
+/** What a snapshot holds: the target's state, and the outcomes of the newest entries by id. */
+interface Held {
+  state: unknown;
+  answers: [string, Answer][];
+}
 
 /** What a rig's state offers its snapshots: captured and restored whole. */
 export interface SnapshotTarget {
@@ -42,6 +62,8 @@ export class SnapshotKeeper {
   #entries = 0;
   #bytes = 0;
   #writing: Promise<void> | null = null;
+  /** The outcomes of the newest entries applied here (or taken with a snapshot), by entry id. */
+  readonly #answers = new Map<string, Answer>();
   /** Snapshots this rig wrote, and entries it trimmed. */
   written = 0;
   trimmed = 0;
@@ -65,7 +87,9 @@ export class SnapshotKeeper {
     if (snapshot === null || snapshot.meta.id !== meta.id) {
       throw new Error(`The group's snapshot ${meta.id} was replaced while it was read`);
     }
-    await this.#o.target.restore(snapshot.state, meta.revision);
+    const held = snapshot.state as Held;
+    await this.#o.target.restore(held.state, meta.revision);
+    for (const [id, answer] of held.answers ?? []) this.#remember(id, answer);
     this.#o.log(
       "info",
       `Rig group: took the snapshot at revision ${meta.revision} (${meta.bytes} bytes, from ${meta.rig})`,
@@ -76,10 +100,24 @@ export class SnapshotKeeper {
   }
 
   /**
-   * Told each entry applied (`bytes` its size in etcd), between two entries: captures the state
-   * when this rig leads and a snapshot is due, and writes it beside the applying.
+   * The outcome of entry `id` as this rig or a snapshot knows it (one of the newest
+   * `ANSWERS_KEPT`), or undefined.
    */
-  async applied(revision: number, bytes: number): Promise<void> {
+  answerOf(id: string): Applied | undefined {
+    const answer = this.#answers.get(id);
+    if (answer === undefined) return undefined;
+    if ("result" in answer) return { result: structuredClone(answer.result) as EditApplyResult };
+    const { code, message, data } = answer.refusal;
+    return { refusal: new RpcError(code, message, data) };
+  }
+
+  /**
+   * Told each entry applied (`bytes` its size in etcd; `id` and `outcome` what it came to),
+   * between two entries: captures the state when this rig leads and a snapshot is due, and writes
+   * it beside the applying.
+   */
+  async applied(revision: number, bytes: number, id?: string, outcome?: Applied): Promise<void> {
+    if (id !== undefined && outcome !== undefined) this.#remember(id, answerOf(outcome));
     this.#entries++;
     this.#bytes += bytes;
     const due = this.#entries >= (this.#o.everyEntries ?? 1000) ||
@@ -97,7 +135,14 @@ export class SnapshotKeeper {
     }
     this.#entries = 0;
     this.#bytes = 0;
-    this.#writing = this.#write(revision, state).finally(() => this.#writing = null);
+    const held: Held = { state, answers: [...this.#answers] };
+    this.#writing = this.#write(revision, held).finally(() => this.#writing = null);
+  }
+
+  #remember(id: string, answer: Answer): void {
+    this.#answers.delete(id);
+    this.#answers.set(id, answer);
+    if (this.#answers.size > ANSWERS_KEPT) this.#answers.delete(this.#answers.keys().next().value!);
   }
 
   async #write(revision: number, state: unknown): Promise<void> {
@@ -116,4 +161,17 @@ export class SnapshotKeeper {
       log(level, `Rig group: no snapshot at revision ${revision}: ${(error as Error).message}`);
     }
   }
+}
+
+/** An outcome as a snapshot carries it (JSON: a refusal by its code, message and data). */
+function answerOf(outcome: Applied): Answer {
+  if ("result" in outcome) return { result: outcome.result };
+  const refusal = (outcome.refusal ?? {}) as Partial<RpcError>;
+  return {
+    refusal: {
+      code: typeof refusal.code === "number" ? refusal.code : -32603,
+      message: String(refusal.message ?? outcome.refusal),
+      ...(refusal.data !== undefined ? { data: refusal.data } : {}),
+    },
+  };
 }
