@@ -137,7 +137,9 @@ class OutputPage {
     this.#sync(clock);
     this.#draw(clock);
     this.#stats.frames++;
-    this.#stats.lagMs += this.#clock.frameLagMs;
+    const lag = Math.abs(this.#clock.frameLagMs);
+    this.#stats.lagMs += lag;
+    this.#stats.lagMaxMs = Math.max(this.#stats.lagMaxMs, lag);
     this.#previews.drawn();
   }
 
@@ -292,6 +294,7 @@ class OutputPage {
       offset: this.#clock.offset,
       driftMs: stats.driftMs,
       frameLagMs: stats.frames > 0 ? Math.round(stats.lagMs / stats.frames * 100) / 100 : null,
+      frameLagMaxMs: stats.frames > 0 ? Math.round(stats.lagMaxMs * 100) / 100 : null,
       firstFrames: stats.firstFrames,
       visibility: document.visibilityState,
       renderScale: scale,
@@ -321,11 +324,12 @@ class OutputPage {
 }
 
 /**
- * A second's figures, none yet (`lagMs`: the frames' lags behind the player's clock, summed).
- * @returns {{frames: number, dropped: number, driftMs: number, lagMs: number, firstFrames: FirstFrames}}
+ * A second's figures, none yet (`lagMs`: the frames' lags from the player's clock, |lag| summed;
+ * `lagMaxMs`: the worst).
+ * @returns {{frames: number, dropped: number, driftMs: number, lagMs: number, lagMaxMs: number, firstFrames: FirstFrames}}
  */
 function freshStats() {
-  return { frames: 0, dropped: 0, driftMs: 0, lagMs: 0, firstFrames: [] };
+  return { frames: 0, dropped: 0, driftMs: 0, lagMs: 0, lagMaxMs: 0, firstFrames: [] };
 }
 
 new OutputPage().start();
