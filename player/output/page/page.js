@@ -137,9 +137,7 @@ class OutputPage {
     this.#sync(clock);
     this.#draw(clock);
     this.#stats.frames++;
-    const lag = Math.abs(this.#clock.frameLagMs);
-    this.#stats.lagMs += lag;
-    this.#stats.lagMaxMs = Math.max(this.#stats.lagMaxMs, lag);
+    addLag(this.#stats, this.#clock.frameLagMs);
     this.#previews.drawn();
   }
 
@@ -293,8 +291,7 @@ class OutputPage {
       dropped: stats.dropped,
       offset: this.#clock.offset,
       driftMs: stats.driftMs,
-      frameLagMs: stats.frames > 0 ? Math.round(stats.lagMs / stats.frames * 100) / 100 : null,
-      frameLagMaxMs: stats.frames > 0 ? Math.round(stats.lagMaxMs * 100) / 100 : null,
+      ...lagFigures(stats),
       firstFrames: stats.firstFrames,
       visibility: document.visibilityState,
       renderScale: scale,
@@ -321,6 +318,25 @@ class OutputPage {
     this.#connect();
     requestAnimationFrame(this.#onFrame);
   }
+}
+
+/**
+ * Counts a frame's lag from the player's clock: |lag|, so frames ahead and behind do not cancel.
+ * @param {{lagMs: number, lagMaxMs: number}} stats
+ * @param {number} lagMs
+ */
+function addLag(stats, lagMs) {
+  stats.lagMs += Math.abs(lagMs);
+  stats.lagMaxMs = Math.max(stats.lagMaxMs, Math.abs(lagMs));
+}
+
+/**
+ * A second's frame lag as reported: the mean of |lag| and the worst, ms (null with no frame).
+ * @param {{frames: number, lagMs: number, lagMaxMs: number}} stats
+ */
+function lagFigures(stats) {
+  const round = (/** @type {number} */ ms) => stats.frames > 0 ? Math.round(ms * 100) / 100 : null;
+  return { frameLagMs: round(stats.lagMs / stats.frames), frameLagMaxMs: round(stats.lagMaxMs) };
 }
 
 /**
