@@ -55,7 +55,7 @@ export class FrameTime {
       const most = SLEW * Math.max(0, t - this.#lastAt);
       this.#offset += Math.max(-most, Math.min(most, lag));
     }
-    // Never back (a slew down is at most 20%: only a jump of page time or a hold gets here).
+    // Never back: a slew down runs at 80% at least, so this guards the hold alone.
     const clock = Math.max(this.#lastDrawn, t + this.#offset);
     this.#offset = clock - t;
     if (Math.abs(target - clock) < AGREED_MS) this.#isCorrecting = this.#isHolding = false;
