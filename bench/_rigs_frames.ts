@@ -2,11 +2,11 @@
  * The frames part of the rig group's bench (docs/rigs.md, Outputs on the show clock): two rigs on
  * the tests' etcd cluster, each with a headless output (one Chromium each), both drawing the show
  * clock. Sampled every `sampleMs` for `seconds`: each rig's own status (`GET /api/v1/group`): its
- * page's frame lag behind its player's clock (the mean of the page's last report), its show
- * clock's error, and the shift its player's clock follows. Of the pairs: how far apart the two
- * rigs' frames draw show time, in frames of the test Project (30 fps): |lag A - lag B| plus the
- * follower's clock error (the frames' show times differ by their lags and the clocks' difference,
- * which the error bounds). The pages report once a second: this is per report, not per vsync.
+ * page's frame lag from its player's clock (the mean of |lag| of the page's last report), its
+ * show clock's error, and the shift its player's clock follows. Of the pairs: how far apart the
+ * two rigs' frames draw show time, in frames of the test Project (30 fps): lag A + lag B plus the
+ * follower's clock error (the frames' show times differ by their lags, each within its |lag|, and
+ * the clocks' difference, which the error bounds). The pages report once a second: this is per report, not per vsync.
  * @module
  */
 import { EtcdCluster, type Rig } from "../tests/_helpers/etcd_cluster.ts";
@@ -64,7 +64,7 @@ export async function measureFrames(seconds: number, sampleMs = 250): Promise<Fr
         const [a, b] = clocks as [RigClock, RigClock];
         const errorMs = Math.max(a.errorMs!, b.errorMs!);
         figures.lag.push(a.frameLagMs! / FRAME_MS, b.frameLagMs! / FRAME_MS);
-        figures.difference.push((Math.abs(a.frameLagMs! - b.frameLagMs!) + errorMs) / FRAME_MS);
+        figures.difference.push((a.frameLagMs! + b.frameLagMs! + errorMs) / FRAME_MS);
         figures.errorMs.push(errorMs);
         figures.samples++;
       }

@@ -37,7 +37,7 @@ export class AppRecording {
       video: () => options.output(),
       log: options.log,
       changed: () => this.#told(),
-      wallNow: () => this.decidedAt ?? Date.now(),
+      namedAt: () => this.decidedAt ?? Date.now(),
     });
   }
 

@@ -24,6 +24,7 @@ export class Recorder {
   #dataDir: string;
   #now: () => number;
   #wallNow: () => number;
+  #namedAt: () => number;
   #file: Deno.FsFile | null = null;
   #startedAt = 0;
   #encoder = new TextEncoder();
@@ -49,8 +50,13 @@ export class Recorder {
       video?: () => VideoSink | null;
       log?: (message: string) => void;
       changed?: () => void;
-      /** The wall clock a recording is named by, Unix ms (default `Date.now`). */
+      /** The machine's wall clock, Unix ms: a recording's `startedAt` (default `Date.now`). */
       wallNow?: () => number;
+      /**
+       * The time a recording is named by, Unix ms (default `wallNow`): a rig group's decision
+       * time, so that every rig names it alike; `startedAt` stays this machine's wall time.
+       */
+      namedAt?: () => number;
     } = {},
   ) {
     this.#dataDir = dataDir;
@@ -59,6 +65,7 @@ export class Recorder {
     this.#log = options.log ?? (() => {});
     this.#changed = options.changed ?? (() => {});
     this.#wallNow = options.wallNow ?? Date.now;
+    this.#namedAt = options.namedAt ?? this.#wallNow;
   }
 
   /** Resolves when the last video recording stopped is whole on disk (duration written). */
@@ -227,7 +234,8 @@ export class Recorder {
 
   #start(trigger: string): void {
     const wall = new Date(this.#wallNow());
-    const name = `recordings/recording-${wall.toISOString().replace(/[:.]/g, "-")}`;
+    const named = new Date(this.#namedAt()).toISOString();
+    const name = `recordings/recording-${named.replace(/[:.]/g, "-")}`;
     Deno.mkdirSync(`${this.#dataDir}/recordings`, { recursive: true });
     const sink = this.#video();
     const startedAt = wall.toISOString();

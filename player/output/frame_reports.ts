@@ -64,7 +64,7 @@ export class FrameReports {
    */
   get figures(): Pick<
     OutputStats,
-    "framesDrawn" | "framesPerSecond" | "renderScale" | "glObjects" | "frameLagMs"
+    "framesDrawn" | "framesPerSecond" | "renderScale" | "glObjects" | "frameLagMs" | "frameLagMaxMs"
   > {
     const last = this.reports.at(-1);
     return {
@@ -73,6 +73,7 @@ export class FrameReports {
       renderScale: this.#renderScale,
       glObjects: this.#glObjects,
       frameLagMs: last?.frameLagMs ?? null,
+      frameLagMaxMs: last?.frameLagMaxMs ?? null,
     };
   }
 

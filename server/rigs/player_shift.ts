@@ -3,7 +3,9 @@
  * player's Clips and its output's frames run on its own clock, which runs at this machine's rate;
  * the show clock runs at the leader's. Once the show clock has synced, each look sends the player
  * how far the show clock's offset moved since (`clock.shift`, player protocol 1.15), so that the
- * player's clock, and every Clip and frame on it, runs at the show time's rate.
+ * player's clock, and every Clip and frame on it, runs at the show time's rate. The shift is
+ * sent as it is, a show clock's step too: the player's `FollowingClock` takes the first one it is
+ * told as its base and slews each change (5%; stepped above half a second, held still downward).
  * @module
  */
 import { RpcError, RpcErrorCode } from "../../protocol/jsonrpc.ts";

@@ -15,13 +15,18 @@ const AGREED_MS = 0.5;
  * The drawn time of each frame. It runs on the page's clock and follows the player's by the
  * media's drift rule (`clock.js` `follow`) with a half-frame deadband: nothing while within half
  * a frame; beyond it, slewed (up to 20% faster or slower) until it agrees, not only until it is
- * back within the deadband (it would sit at its edge); stepped when more than half a second off.
+ * back within the deadband (it would sit at its edge); stepped forward when more than half a
+ * second behind. It never goes back: more than half a second ahead of the clock (the clock held
+ * still, or a new estimate of it is lower), the frames hold still until the clock reaches them.
  */
 export class FrameTime {
   /** The drawn time minus page time, ms; null before the first frame. @type {number | null} */
   #offset = null;
   #lastAt = 0;
   #isCorrecting = false;
+  /** Held still at the last drawn time until the clock reaches it. */
+  #isHolding = false;
+  #lastDrawn = -Infinity;
   /** How far the last frame's time lagged the player's clock, ms (positive: behind). */
   lagMs = 0;
 
@@ -37,19 +42,25 @@ export class FrameTime {
     if (this.#offset === null) {
       this.#offset = target - t;
       this.#lastAt = t;
+      this.#lastDrawn = target;
       this.lagMs = 0;
       return target;
     }
     const lag = target - (t + this.#offset);
     if (Math.abs(lag) > frameMs / 2) this.#isCorrecting = true;
-    if (Math.abs(lag) > STEP_MS) this.#offset += lag;
+    if (lag < -STEP_MS) this.#isHolding = true;
+    if (this.#isHolding) this.#offset = Math.max(this.#lastDrawn, target) - t;
+    else if (lag > STEP_MS) this.#offset += lag;
     else if (this.#isCorrecting) {
       const most = SLEW * Math.max(0, t - this.#lastAt);
       this.#offset += Math.max(-most, Math.min(most, lag));
     }
-    const clock = t + this.#offset;
-    if (Math.abs(target - clock) < AGREED_MS) this.#isCorrecting = false;
+    // Never back: a slew down runs at 80% at least, so this guards the hold alone.
+    const clock = Math.max(this.#lastDrawn, t + this.#offset);
+    this.#offset = clock - t;
+    if (Math.abs(target - clock) < AGREED_MS) this.#isCorrecting = this.#isHolding = false;
     this.#lastAt = t;
+    this.#lastDrawn = clock;
     this.lagMs = target - clock;
     return clock;
   }
@@ -57,7 +68,8 @@ export class FrameTime {
   /** Forgets the drawn time (a virtual clock draws as read): the next frame starts afresh. */
   reset() {
     this.#offset = null;
-    this.#isCorrecting = false;
+    this.#isCorrecting = this.#isHolding = false;
+    this.#lastDrawn = -Infinity;
     this.lagMs = 0;
   }
 }

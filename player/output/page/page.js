@@ -137,7 +137,7 @@ class OutputPage {
     this.#sync(clock);
     this.#draw(clock);
     this.#stats.frames++;
-    this.#stats.lagMs += this.#clock.frameLagMs;
+    addLag(this.#stats, this.#clock.frameLagMs);
     this.#previews.drawn();
   }
 
@@ -291,7 +291,7 @@ class OutputPage {
       dropped: stats.dropped,
       offset: this.#clock.offset,
       driftMs: stats.driftMs,
-      frameLagMs: stats.frames > 0 ? Math.round(stats.lagMs / stats.frames * 100) / 100 : null,
+      ...lagFigures(stats),
       firstFrames: stats.firstFrames,
       visibility: document.visibilityState,
       renderScale: scale,
@@ -321,11 +321,31 @@ class OutputPage {
 }
 
 /**
- * A second's figures, none yet (`lagMs`: the frames' lags behind the player's clock, summed).
- * @returns {{frames: number, dropped: number, driftMs: number, lagMs: number, firstFrames: FirstFrames}}
+ * Counts a frame's lag from the player's clock: |lag|, so frames ahead and behind do not cancel.
+ * @param {{lagMs: number, lagMaxMs: number}} stats
+ * @param {number} lagMs
+ */
+function addLag(stats, lagMs) {
+  stats.lagMs += Math.abs(lagMs);
+  stats.lagMaxMs = Math.max(stats.lagMaxMs, Math.abs(lagMs));
+}
+
+/**
+ * A second's frame lag as reported: the mean of |lag| and the worst, ms (null with no frame).
+ * @param {{frames: number, lagMs: number, lagMaxMs: number}} stats
+ */
+function lagFigures(stats) {
+  const round = (/** @type {number} */ ms) => stats.frames > 0 ? Math.round(ms * 100) / 100 : null;
+  return { frameLagMs: round(stats.lagMs / stats.frames), frameLagMaxMs: round(stats.lagMaxMs) };
+}
+
+/**
+ * A second's figures, none yet (`lagMs`: the frames' lags from the player's clock, |lag| summed;
+ * `lagMaxMs`: the worst).
+ * @returns {{frames: number, dropped: number, driftMs: number, lagMs: number, lagMaxMs: number, firstFrames: FirstFrames}}
  */
 function freshStats() {
-  return { frames: 0, dropped: 0, driftMs: 0, lagMs: 0, firstFrames: [] };
+  return { frames: 0, dropped: 0, driftMs: 0, lagMs: 0, lagMaxMs: 0, firstFrames: [] };
 }
 
 new OutputPage().start();

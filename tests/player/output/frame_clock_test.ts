@@ -59,3 +59,28 @@ Deno.test("keptSamples() forgets the samples when the clock moved beyond their r
   const many = Array.from({ length: 12 }, (_, i) => ({ rtt: 1, offset: 100 + i * 0.1 }));
   assert.equal(many.reduce(keptSamples, [] as { rtt: number; offset: number }[]).length, 8);
 });
+
+Deno.test("FrameTime.next() never draws back: held while the clock is behind it, then follows", () => {
+  const time = new FrameTime();
+  let drawn = time.next(0, 1000, FRAME);
+  // The player's clock holds still for 1.5 s (a shift down): the frames slow, then hold.
+  for (let t = FRAME; t < 1500; t += FRAME) {
+    const next = time.next(t, 1000, FRAME);
+    assert.ok(next >= drawn, `drawn went back from ${drawn} to ${next} at page time ${t}`);
+    drawn = next;
+  }
+  // Stepped back by a second (a new estimate of the clock): held until it is reached, not slewed.
+  const held = drawn;
+  const t0 = 1500;
+  const lags = frames(time, t0, 120, held - 1000 - t0);
+  const drawnThen = (i: number) => i * FRAME + held - 1000 - lags[i]!;
+  let heldFrames = 0;
+  for (; heldFrames < 120 && drawnThen(heldFrames) < held + 1e-9; heldFrames++) {
+    assert.ok(
+      Math.abs(drawnThen(heldFrames) - held) < 1e-9,
+      `held at ${held}: ${drawnThen(heldFrames)}`,
+    );
+  }
+  assert.ok(heldFrames >= 59, `held for the second the clock took to reach it: ${heldFrames}`);
+  assert.ok(Math.abs(lags.at(-1)!) < 0.5, `then on the clock: ${lags.at(-1)}`);
+});

@@ -86,21 +86,63 @@ Deno.test("PlayerShift.look() stops at a player without clock.shift, and retries
   show.close();
 });
 
-Deno.test("FollowingClock runs at its base plus the shift, and never goes back", () => {
+Deno.test("FollowingClock takes its first shift as its base, then slews each change at 5%", () => {
   const base = new VirtualClock(1000);
   const clock = new FollowingClock(base);
   assert.equal(clock.now(), 1000);
-  clock.shift(5);
-  assert.equal(clock.now(), 1005);
-  const fired: number[] = [];
-  clock.setTimer(1020, () => fired.push(clock.now()));
-  base.advance(15);
-  assert.deepEqual(fired, [1020], "a timer fires when the shifted clock reaches it");
-  clock.shift(-5); // down 10 ms: held still until its base catches up
-  assert.equal(clock.now(), 1020);
-  base.advance(4);
-  assert.equal(clock.now(), 1020);
-  base.advance(16);
-  assert.equal(clock.now(), 1030);
+  // A restarted player told the shift of hours (100 ppm x 10 h): its base, no jump.
+  clock.shift(3600);
+  assert.deepEqual([clock.now(), clock.shiftMs], [1000, 3600]);
+  clock.shift(3610); // 10 ms more: run 5% fast for 200 ms, never a step
+  base.advance(100);
+  assert.equal(clock.now(), 1105);
+  base.advance(100);
+  assert.equal(clock.now(), 1210);
+  base.advance(100);
+  assert.equal(clock.now(), 1310, "then at its base's rate");
+  clock.shift(3590); // 20 ms down: 5% slow for 400 ms, never still, never back
+  base.advance(200);
+  assert.equal(clock.now(), 1500);
+  base.advance(400);
+  assert.equal(clock.now(), 1890);
   assert.throws(() => clock.shift(NaN), RangeError);
+});
+
+Deno.test("FollowingClock steps a change of shift above half a second: forward, or held still", () => {
+  const base = new VirtualClock(0);
+  const clock = new FollowingClock(base);
+  clock.shift(0);
+  clock.shift(800);
+  assert.equal(clock.now(), 800);
+  clock.shift(0); // down 800 ms: held still until its base catches up
+  const fired: number[] = [];
+  clock.setTimer(700, () => fired.push(base.now()));
+  base.advance(0);
+  assert.deepEqual(fired, [0], "a timer due on the clock held still fires at once");
+  base.advance(799);
+  assert.equal(clock.now(), 800);
+  base.advance(11);
+  assert.equal(clock.now(), 810);
+});
+
+Deno.test("FollowingClock fires a timer when the shifted clock reaches it, never before", () => {
+  const base = new VirtualClock(0);
+  const clock = new FollowingClock(base);
+  clock.shift(0);
+  const fired: number[] = [];
+  clock.setTimer(100, () => fired.push(clock.now()));
+  clock.setTimer(400, () => fired.push(clock.now()));
+  const cleared = clock.setTimer(300, () => fired.push(-1));
+  clock.shift(-30); // a shift down after the timers were armed: they must not fire early
+  base.advance(100);
+  assert.deepEqual(fired, []);
+  base.advance(10);
+  assert.equal(fired.length, 1);
+  assert.ok(Math.abs(fired[0]! - 100) < 1e-6, `${fired}`);
+  clock.clearTimer(cleared);
+  clock.shift(600); // stepped forward past 400: due at once
+  base.advance(0);
+  assert.equal(fired.length, 2);
+  assert.ok(fired[1]! >= 400, `${fired}`);
+  assert.equal(base.pendingTimers, 0, "nothing left armed");
 });
