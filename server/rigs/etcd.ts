@@ -63,9 +63,10 @@ export interface WatchOptions {
   signal: AbortSignal;
   /**
    * Told when the watch's next revision was compacted away (its events are lost): the watch goes
-   * on from the oldest revision etcd still has; a caller that must miss nothing reads again.
+   * on from the oldest revision etcd still has. Required: every caller reads what it watches again
+   * (etcd compacts its history on its own, `--auto-compaction-*`, and the leader's snapshots do).
    */
-  onCompacted?: (compactRevision: number) => void;
+  onCompacted: (compactRevision: number) => void;
 }
 
 /**

@@ -109,7 +109,7 @@ export class GatewayEtcd implements Etcd {
         // Its start was compacted away: on from the oldest revision etcd has, the caller told.
         if (error instanceof Compacted) {
           next = error.revision;
-          options.onCompacted?.(error.revision);
+          options.onCompacted(error.revision);
           continue;
         }
         // The member went away: the next turn goes to the member in use then.
