@@ -1,7 +1,7 @@
 /**
  * `action.run`'s `at` (protocol/methods.ts, player/rpc_params.ts): a show time past a Date's
- * range (±8.64e15 ms, where `toISOString` throws inside the action) is refused at the door, by
- * the schema and by the player's plain check alike; the range's edges are taken.
+ * range (8.64e15 ms either side of 1970, where `toISOString` throws inside the action) is refused
+ * at the door, by the schema and by the player's plain check alike; the range's edges are taken.
  */
 import assert from "node:assert/strict";
 import { ActionRunParams, MAX_DATE_MS } from "../../protocol/methods.ts";
