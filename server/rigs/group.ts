@@ -219,8 +219,13 @@ export class RigGroup {
           if (prefix === this.#keys.rigs) this.#rigsSeen = at;
           this.#view.apply(events, at);
         },
-        // Changes hidden by a compaction: everything read again, the watches restarted.
-        onCompacted: () => void this.#resync().catch(() => {}),
+        // Changes hidden by a compaction: everything read again, the watches restarted (when the
+        // read fails, by the next beat: no watch then).
+        onCompacted: () =>
+          void this.#resync().catch(() => {
+            this.#watch?.abort();
+            this.#watch = null;
+          }),
         signal: watch.signal,
       });
     }
