@@ -11,6 +11,7 @@
 import { RpcErrorCode } from "../protocol/jsonrpc.ts";
 import {
   type ActionRunParams,
+  MAX_DATE_MS,
   MAX_IDEMPOTENCY_KEY,
   Method,
   type MethodName,
@@ -52,7 +53,8 @@ export function parseActionRun(params: unknown): ActionRunParams {
         (velocity as number) <= VELOCITY.max)) &&
     (idempotencyKey === undefined ||
       (typeof idempotencyKey === "string" && idempotencyKey.length <= MAX_IDEMPOTENCY_KEY)) &&
-    (due === undefined || Number.isFinite(due)) && (at === undefined || Number.isFinite(at));
+    (due === undefined || Number.isFinite(due)) &&
+    (at === undefined || typeof at === "number" && Math.abs(at) <= MAX_DATE_MS);
   if (!isValid) return parseParams(Method.ACTION_RUN, params);
   const parsed: ActionRunParams = { name, params: actionParams, projectId };
   if (velocity !== undefined) parsed.velocity = velocity as number;

@@ -123,6 +123,9 @@ export const InitializeResult = z.object({
   }),
 });
 
+/** The farthest a JavaScript Date reaches either side of 1970, ms (`toISOString` throws past it). */
+export const MAX_DATE_MS = 8.64e15;
+
 /**
  * `action.run` params: an action of the catalog, named, base-shifted and
  * typed by the service (`NormalizedAction`), with its retry key. Its own
@@ -145,9 +148,9 @@ export const ActionRunParams = z.object({
   /**
    * Since 1.15: when a rig group decided the action, Unix ms (its show time, the same on every
    * rig): what the action names by the time (a recording's file) is named by it, so that every rig
-   * names it alike. Absent: the player's own clock.
+   * names it alike. Absent: the player's own clock. Within a JavaScript Date's range.
    */
-  at: z.number().optional(),
+  at: z.number().min(-MAX_DATE_MS).max(MAX_DATE_MS).optional(),
 });
 
 /** How late (ms) an action with `due` may run and still start its Clips where they would be. */

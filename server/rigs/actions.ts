@@ -267,12 +267,30 @@ export class GroupActions implements ActionScheduler {
             this.revision = revision;
             this.#events(events);
           },
+          onCompacted: () => void this.#readAgain(),
           signal: this.#stopped.signal,
         });
       } catch {
         // its member went away: watch again from where it was
       }
       await pause(100, this.#stopped.signal);
+    }
+  }
+
+  /**
+   * The entries etcd holds, scheduled once each (`#seen`): after a compaction hid the watch's
+   * gap, whose entries still live under their lease. Tried until etcd answers.
+   */
+  async #readAgain(): Promise<void> {
+    const signal = this.#stopped.signal;
+    while (!signal.aborted) {
+      try {
+        const { kvs } = await this.#o.etcd.range(this.#o.prefix, { prefix: true });
+        return this.#events(kvs.map((kv) => ({ type: "put", kv })));
+      } catch (error) {
+        this.#o.log("debug", `Rig group: actions not read again yet (${(error as Error).message})`);
+        await pause(250, signal);
+      }
     }
   }
 

@@ -63,9 +63,10 @@ export interface WatchOptions {
   signal: AbortSignal;
   /**
    * Told when the watch's next revision was compacted away (its events are lost): the watch goes
-   * on from the oldest revision etcd still has; a caller that must miss nothing reads again.
+   * on from the oldest revision etcd still has. Required: every caller reads what it watches again
+   * (etcd compacts its history on its own, `--auto-compaction-*`, and the leader's snapshots do).
    */
-  onCompacted?: (compactRevision: number) => void;
+  onCompacted: (compactRevision: number) => void;
 }
 
 /**
@@ -75,8 +76,14 @@ export interface WatchOptions {
 export interface Etcd {
   /** The member talked to now (the client moves to the next when one does not answer). */
   readonly endpoint: string;
-  /** The keys at `key` (with `prefix`: every key under it), sorted by key. */
-  range(key: string, options?: { prefix?: boolean }): Promise<{ kvs: Kv[]; revision: number }>;
+  /**
+   * The keys at `key` (with `prefix`: every key under it), sorted by key; with `keysOnly`, their
+   * values empty (not sent: a listing of large values).
+   */
+  range(
+    key: string,
+    options?: { prefix?: boolean; keysOnly?: boolean },
+  ): Promise<{ kvs: Kv[]; revision: number }>;
   /** Puts `value` at `key`, bound to `lease` when given; the revision after it. */
   put(key: string, value: string, lease?: string): Promise<number>;
   /** Runs a txn; it is sent once (an unknown outcome rejects, it is never retried). */

@@ -50,9 +50,13 @@ export class GatewayEtcd implements Etcd {
 
   async range(
     key: string,
-    options: { prefix?: boolean } = {},
+    options: { prefix?: boolean; keysOnly?: boolean } = {},
   ): Promise<{ kvs: Kv[]; revision: number }> {
-    const body = { key: toBase64(key), ...(options.prefix ? { range_end: prefixEnd(key) } : {}) };
+    const body = {
+      key: toBase64(key),
+      ...(options.prefix ? { range_end: prefixEnd(key) } : {}),
+      ...(options.keysOnly ? { keys_only: true } : {}),
+    };
     const answer = await this.#call("/v3/kv/range", body, true);
     const kvs = ((answer.kvs ?? []) as WireKv[]).map(wireKv);
     return { kvs, revision: revisionOf(answer) };
@@ -109,7 +113,7 @@ export class GatewayEtcd implements Etcd {
         // Its start was compacted away: on from the oldest revision etcd has, the caller told.
         if (error instanceof Compacted) {
           next = error.revision;
-          options.onCompacted?.(error.revision);
+          options.onCompacted(error.revision);
           continue;
         }
         // The member went away: the next turn goes to the member in use then.

@@ -63,6 +63,8 @@ export class RigGroup {
   #watch: AbortController | null = null;
   /** The revision of this rig's last heartbeat, checked against what the watch delivered. */
   #beatRevision = 0;
+  /** The last revision the watch of the records delivered (or the full read's). */
+  #rigsSeen = 0;
   #staleBeats = 0;
   #loop: Promise<void> | null = null;
 
@@ -204,15 +206,29 @@ export class RigGroup {
     const { kvs, revision } = await etcd.range(this.#keys.rigs, { prefix: true });
     const campaigns = await etcd.range(this.#keys.election, { prefix: true });
     this.#view.reset([...kvs, ...campaigns.kvs], revision);
+    this.#rigsSeen = revision;
     this.#watch?.abort();
     const watch = new AbortController();
     this.#watch = watch;
     this.#staleBeats = 0;
-    void this.#o.etcd.watch(this.#keys.root, {
-      fromRevision: revision + 1,
-      onEvents: (events, at) => this.#view.apply(events, at),
-      signal: watch.signal,
-    });
+    // Only the records and campaigns: the rest of the root (the log, snapshot chunks) is not read.
+    for (const prefix of [this.#keys.rigs, this.#keys.election]) {
+      void this.#o.etcd.watch(prefix, {
+        fromRevision: revision + 1,
+        onEvents: (events, at) => {
+          if (prefix === this.#keys.rigs) this.#rigsSeen = at;
+          this.#view.apply(events, at);
+        },
+        // Changes hidden by a compaction: everything read again, the watches restarted (when the
+        // read fails, by the next beat: no watch then).
+        onCompacted: () =>
+          void this.#resync().catch(() => {
+            this.#watch?.abort();
+            this.#watch = null;
+          }),
+        signal: watch.signal,
+      });
+    }
   }
 
   /**
@@ -220,7 +236,7 @@ export class RigGroup {
    * went silent without closing it): read everything again and restart it.
    */
   #checkWatch(): void {
-    if (this.#view.revision >= this.#beatRevision) {
+    if (this.#rigsSeen >= this.#beatRevision) {
       this.#staleBeats = 0;
       return;
     }

@@ -39,6 +39,11 @@ export interface LogApplierOptions {
   snapshots?:
     & Pick<SnapshotKeeper, "restore" | "applied">
     & Partial<Pick<SnapshotKeeper, "answerOf">>;
+  /**
+   * The most events kept waiting (default 4096): past it (a player away while the log grows)
+   * they are dropped and the log read again once the queue is applied (the log is the truth).
+   */
+  queueLimit?: number;
 }
 
 /** The file's content: the group (another group's revision means nothing here) and the revision. */
@@ -55,6 +60,8 @@ export class LogApplier {
   readonly #waiters = new Map<string, PromiseWithResolvers<Applied> & { revision?: number }>();
   #queue: Array<WatchEvent | "catch up"> = [];
   #wake: (() => void) | null = null;
+  /** Events were dropped past the queue's limit: every later one is, until a catch-up. */
+  #dropped = false;
   #applied = 0;
   #loops: Promise<unknown>[] = [];
 
@@ -66,6 +73,11 @@ export class LogApplier {
   /** The revision of the last entry applied (or skipped as already applied). */
   get applied(): number {
     return this.#applied;
+  }
+
+  /** How many events wait to be applied. */
+  get queued(): number {
+    return this.#queue.length;
   }
 
   /** Reads the kept revision and starts watching the log from the next one. */
@@ -191,7 +203,9 @@ export class LogApplier {
 
   #take(events: WatchEvent[]): void {
     for (const event of events) {
-      if (event.type === "put" && event.kv.modRevision > this.#applied) this.#queue.push(event);
+      if (event.type !== "put" || event.kv.modRevision <= this.#applied) continue;
+      this.#dropped ||= this.#queue.length >= (this.#o.queueLimit ?? 4096);
+      if (!this.#dropped) this.#queue.push(event);
     }
     this.#wake?.();
   }
@@ -200,6 +214,11 @@ export class LogApplier {
     const signal = this.#stopped.signal;
     while (!signal.aborted) {
       const event = this.#queue.shift();
+      if (!event && this.#dropped) {
+        this.#dropped = false; // what was dropped comes after what was applied: read it now
+        this.#queue.push("catch up");
+        continue;
+      }
       if (!event) {
         await new Promise<void>((resolve) => this.#wake = resolve);
         this.#wake = null;
@@ -287,6 +306,7 @@ function safeJson(text: string): unknown {
   }
 }
 
+/** An event's revision; a pending catch-up first: the queued events may lie after its gap. */
 function revisionOf(event: WatchEvent | "catch up"): number {
-  return event === "catch up" ? Infinity : event.kv.modRevision;
+  return event === "catch up" ? -Infinity : event.kv.modRevision;
 }

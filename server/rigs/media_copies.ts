@@ -270,6 +270,12 @@ export class RigMedia {
     await etcd.watch(prefix, {
       fromRevision: revision + 1,
       onEvents: (events) => this.#wanted(events.filter((e) => e.type === "put").map((e) => e.kv)),
+      // Announcements hidden by a compaction: listed again (a file missed is copied when needed).
+      onCompacted: () =>
+        void etcd.range(prefix, { prefix: true }).then(
+          (read) => this.#wanted(read.kvs),
+          (error) => this.#o.log("debug", `Rig group: media not listed again (${error.message})`),
+        ),
       signal,
     });
   }

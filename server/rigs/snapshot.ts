@@ -78,22 +78,61 @@ export async function writeSnapshot(
     sha256: await sha256(gz),
   };
   const leading = await campaignOf(etcd, keys, rig);
-  for (let i = 0; i < meta.chunks; i++) {
-    const part = gz.subarray(i * SNAPSHOT_CHUNK_BYTES, (i + 1) * SNAPSHOT_CHUNK_BYTES);
-    await etcd.put(`${where.chunks}${id}/${i}`, part.toBase64());
+  let published = false;
+  try {
+    for (let i = 0; i < meta.chunks; i++) {
+      const part = gz.subarray(i * SNAPSHOT_CHUNK_BYTES, (i + 1) * SNAPSHOT_CHUNK_BYTES);
+      await etcd.put(`${where.chunks}${id}/${i}`, part.toBase64());
+    }
+    published = await publish(etcd, keys, meta, leading);
+  } finally {
+    // Any failure (refused, a put or the txn not answered): its chunks go; what a delete not
+    // answered leaves, the next snapshot's sweep takes.
+    if (!published) await deleteChunks(etcd, keys, [id]).catch(() => {});
   }
-  if (!await publish(etcd, keys, meta, leading)) {
-    const mine = `${where.chunks}${id}/`;
-    await etcd.txn({
-      compare: [],
-      success: [{ delete: { key: mine, prefix: true } }],
-      failure: [],
-    });
+  if (!published) {
     throw new NotLeading(
       `Rig ${rig}'s snapshot at revision ${revision} was refused: it no longer leads, or a newer one was written`,
     );
   }
+  await sweepChunks(etcd, keys, id, leading).catch(() => {}); // tried again at the next snapshot
   return meta;
+}
+
+/**
+ * Deletes the chunks of every snapshot but `keep` (writes that failed halfway, a deposed
+ * leader's), fenced by `leading`: a rig deposed meanwhile deletes nothing of the new leader's.
+ */
+async function sweepChunks(
+  etcd: Etcd,
+  keys: GroupKeys,
+  keep: string,
+  leading: { key: string; createRevision: number },
+): Promise<void> {
+  const where = snapshotKeys(keys);
+  const { kvs } = await etcd.range(where.chunks, { prefix: true, keysOnly: true });
+  const ids = new Set(kvs.map((kv) => kv.key.slice(where.chunks.length).split("/")[0]!));
+  ids.delete(keep);
+  await deleteChunks(etcd, keys, [...ids], leading);
+}
+
+/** Deletes the chunks of snapshots `ids` (fenced by `leading` when given), 100 ids a txn. */
+async function deleteChunks(
+  etcd: Etcd,
+  keys: GroupKeys,
+  ids: string[],
+  leading?: { key: string; createRevision: number },
+): Promise<void> {
+  const { chunks } = snapshotKeys(keys);
+  for (let i = 0; i < ids.length; i += DELETES_PER_TXN) {
+    const txn = {
+      compare: [],
+      success: ids.slice(i, i + DELETES_PER_TXN)
+        .map((id) => ({ delete: { key: `${chunks}${id}/`, prefix: true } })),
+      failure: [],
+    };
+    await etcd.txn(leading ? fenced(txn, leading) : txn);
+  }
 }
 
 /**

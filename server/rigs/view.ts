@@ -24,6 +24,8 @@ export class GroupView {
   #campaigns = new Map<string, Kv>();
   /** The last revision applied (a full read's, or a watch batch's). */
   revision = 0;
+  /** The revision of the last full read. */
+  #read = 0;
 
   /** `now`: a monotonic clock in ms (default `performance.now`). */
   constructor(keys: GroupKeys, now: () => number = () => performance.now()) {
@@ -41,19 +43,23 @@ export class GroupView {
       this.#put(kv, old?.modRevision === kv.modRevision ? old.seenAt : this.#now());
     }
     this.revision = revision;
+    this.#read = revision;
   }
 
-  /** Applies a watch batch (ignored when a full read already covers it). */
+  /**
+   * Applies a watch batch (each event a full read already covers ignored): batches of the watches
+   * of `rigs/` and `election/` (disjoint keys) may come in either order.
+   */
   apply(events: readonly WatchEvent[], revision: number): void {
-    if (revision <= this.revision) return;
     for (const { type, kv } of events) {
+      if (kv.modRevision <= this.#read) continue;
       if (type === "put") this.#put(kv, this.#now());
       else {
         this.#rigs.delete(rigOfKey(kv.key, this.#keys.rigs) ?? "");
         this.#campaigns.delete(kv.key);
       }
     }
-    this.revision = revision;
+    this.revision = Math.max(this.revision, revision);
   }
 
   /** The rig that leads: the one of the oldest campaign key; null when none campaigns. */

@@ -459,6 +459,7 @@ export class EtcdCluster {
         ...["--initial-advertise-peer-urls", url(2380), "--initial-cluster", initial],
         ...["--initial-cluster-state", "new", "--initial-cluster-token", this.#switch],
         ...["--pre-vote", "--heartbeat-interval=50", "--election-timeout=500"],
+        ...["--auto-compaction-mode=periodic", "--auto-compaction-retention=1h"], // docs/rigs.md
         ...["--logger", "zap", "--log-level", "error"],
       ],
       stdin: "null",

@@ -37,6 +37,7 @@ Deno.test({
       const watching = etcd.watch("/t/", {
         fromRevision: start + 1,
         onEvents: (batch) => events.push(...batch),
+        onCompacted: () => {},
         signal: stop.signal,
       });
       const first = await etcd.put("/t/a", "\u00e91");
