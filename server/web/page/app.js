@@ -15,6 +15,7 @@ import {
 import { Live, movedFrom, notify, setMovedFrom, store, subscribe } from "./live.js";
 import { Shows } from "./shows.js";
 import { Midi } from "./midi.js";
+import { Group } from "./group.js";
 import {
   ClipGrid,
   ConnectionBadge,
@@ -99,6 +100,8 @@ const TABS = [
   { id: "setlist", label: "Set list", scopes: ["control", "edit"] },
   // MIDI learn writes the Project's map (`edit`).
   { id: "midi", label: "MIDI", scopes: ["edit"] },
+  // The rig group (`group.js`): in a group only.
+  { id: "group", label: "Group", inGroup: true },
 ];
 
 /** The top bar: the show's name, the Song now (PGM id, title, state), view-only, the connection. */
@@ -133,7 +136,9 @@ function Remote({ scopes }) {
   });
   const canControl = scopes.includes("control");
   const canEdit = scopes.includes("edit");
-  const tabs = TABS.filter((t) => !t.scopes || t.scopes.some((s) => scopes.includes(s)));
+  const tabs = TABS.filter((t) =>
+    (!t.scopes || t.scopes.some((s) => scopes.includes(s))) && (!t.inGroup || store.rig)
+  );
   return html`
     <div class="remote">
       <${Header} project=${project} playstate=${playstate} canControl=${canControl} />
@@ -163,6 +168,7 @@ function Remote({ scopes }) {
             ${project && canEdit && html`<${SetList} project=${project} doEdit=${doEdit} />`}
           `}
           ${project && tab === "midi" && html`<${Midi} project=${project} fail=${failed} />`}
+          ${tab === "group" && store.rig && html`<${Group} status=${store.rig.status} />`}
         </main>
       <footer class="bottom">
         <${Transport} playstate=${playstate} canControl=${canControl} run=${run} />
