@@ -58,6 +58,7 @@ import {
   replicateEdits,
   type RigGroup,
   RigMedia,
+  sharePairings,
 } from "./rigs/mod.ts";
 import type { GroupStatus } from "../protocol/rigs.ts";
 
@@ -227,6 +228,8 @@ async function start(
     // MIDI asks the registry for each source: a revoked MIDI device is refused from its next message.
     v5.sockets?.closeDevice(deviceId);
   };
+  // In a rig group a device pairs once for every rig (docs/rigs.md, "Clients"); after `onrevoke`.
+  if (rigs) started.push(sharePairings(rigs, auth, log));
   // The handshake once every port is bound: a port in use stops the start before it (main.ts
   // has started the player process already, so it is ready by now).
   supervisor.start();
