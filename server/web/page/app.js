@@ -271,8 +271,10 @@ async function start() {
  * This rig stopped answering (its socket closed, a reconnect failed): the page moves to the other
  * rig of the group seen alive last (the leader first), saying where it came from. The page cannot
  * ask another rig first (its Content-Security-Policy keeps its requests to its own origin), so the
- * group is read every few seconds while live. A rig keeps its own pairings: on a rig this browser
- * has not paired with, the pairing screen says so.
+ * group is read every few seconds while live. The group shares its pairings, but a browser keeps
+ * a token per address: the page takes its token along in the fragment (never sent to a server,
+ * dropped from the address at boot). A rig that does not know the device (a device paired before
+ * pairings were shared) shows the pairing screen, saying so.
  */
 function moveToLiveRig() {
   const rig = store.rig?.others[0];
@@ -280,16 +282,19 @@ function moveToLiveRig() {
   // An address of the family the page was opened with (an IPv6 one only for an IPv6 page).
   const v6 = location.hostname.startsWith("[");
   const page = rig.pages.find((p) => p.includes("//[") === v6) ?? rig.pages[0];
-  location.assign(`${page}#from=${encodeURIComponent(store.rig.name)}`);
+  const fragment = new URLSearchParams({ from: store.rig.name });
+  if (savedToken()) fragment.set("token", savedToken());
+  location.assign(`${page}#${fragment}`);
 }
 
 async function boot() {
   // A code in the fragment (the QR code of `cueport pair`): pair at once, then forget it.
   const fragment = new URLSearchParams(location.hash.slice(1));
   const otp = fragment.get("otp");
-  // Moved here from another rig of the group: the status line says so.
+  // Moved here from another rig of the group: the status line says so; its token comes along.
   if (fragment.get("from")) setMovedFrom(fragment.get("from"));
-  if (otp || fragment.get("from")) {
+  if (fragment.get("token")) saveToken(fragment.get("token"));
+  if (otp || fragment.get("from") || fragment.get("token")) {
     history.replaceState(null, "", location.pathname);
   }
   if (otp) {
