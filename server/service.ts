@@ -228,14 +228,12 @@ async function start(
     // MIDI asks the registry for each source: a revoked MIDI device is refused from its next message.
     v5.sockets?.closeDevice(deviceId);
   };
-  // In a rig group a device pairs once for every rig (docs/rigs.md, "Clients"); after `onrevoke`.
-  if (rigs) started.push(sharePairings(rigs, auth, log));
   // The handshake once every port is bound: a port in use stops the start before it (main.ts
   // has started the player process already, so it is ready by now).
   supervisor.start();
   started.push(() => supervisor.stop());
   await lock.setPorts(ports);
-  if (rigs && rigMedia) await startRigs({ rigs, media: rigMedia, core, log }, settings, started);
+  if (rigs && rigMedia) await startRigs({ rigs, rigMedia, core, log, auth }, settings, started);
   log("debug", `Listening: HTTP ${main.http.addresses}, WebSocket ${main.ws.addresses}`);
   const discovery = settings.mdns ? await advertise(settings, ports, log, rigs) : null;
   if (discovery) started.push(() => discovery.stop());
@@ -251,11 +249,13 @@ async function start(
  * every edit goes through the group's log (docs/rigs.md, "The show replicated").
  */
 async function startRigs(
-  parts: { rigs: RigGroup; media: RigMedia; core: Core; log: Logger },
+  parts: { rigs: RigGroup; rigMedia: RigMedia; core: Core; log: Logger; auth: AuthService },
   settings: Pick<Settings, "dataDir">,
   started: Array<() => Promise<void> | void>,
 ): Promise<void> {
-  const { rigs, media, core, log } = parts;
+  const { rigs, rigMedia: media, core, log, auth } = parts;
+  // A device pairs once for every rig (docs/rigs.md, "Clients"); the registry's `onrevoke` is set.
+  started.push(sharePairings(rigs, auth, log));
   rigs.start();
   started.push(() => rigs.stop());
   await media.start();

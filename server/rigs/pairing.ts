@@ -12,13 +12,33 @@
  * A revocation deletes the record: every rig's watch revokes its copy and closes its sockets.
  * @module
  */
-import type { Device, DeviceRegistry } from "../auth/devices.ts";
-import type { TokenAuthenticator } from "../auth/token_authenticator.ts";
 import type { Logger } from "../log.ts";
 import { pause } from "./_pause.ts";
 import type { Etcd, Kv, WatchEvent } from "./etcd.ts";
 import type { RigGroup } from "./group.ts";
 import { groupKeys } from "./keys.ts";
+
+/** A paired device, as the registry (`server/auth/devices.ts`) keeps it: what is shared of it. */
+export interface PairedDevice {
+  deviceId: string;
+  name: string;
+  scopes: ("view" | "control" | "edit")[];
+  tokenId: string;
+  pairedAt: string;
+  address: string;
+  origin?: "pairing" | "approval" | "osc" | "midi";
+  tokenHash?: string;
+  pairedOn?: string;
+}
+
+/** The device registry, as the sharing uses it (`server/auth/devices.ts`'s `DeviceRegistry`). */
+export interface SharedRegistry {
+  list(): PairedDevice[];
+  get(deviceId: string): PairedDevice | undefined;
+  add(device: PairedDevice): Promise<void>;
+  revoke(deviceId: string): Promise<boolean>;
+  onrevoke: (deviceId: string) => void;
+}
 
 /** What the sharing works with. */
 export interface SharedPairingsOptions {
@@ -26,14 +46,18 @@ export interface SharedPairingsOptions {
   group: string;
   /** This rig's name (`Device.pairedOn` of the devices it pairs). */
   rig: string;
-  devices: DeviceRegistry;
-  authenticator: Pick<TokenAuthenticator, "onpair">;
+  devices: SharedRegistry;
+  /** The authenticator (`TokenAuthenticator`): told of each device paired with a code. */
+  authenticator: { onpair: (device: PairedDevice) => Promise<void> };
   log: Logger;
 }
 
 /** The fields of a device the group shares (no address, no use times). */
 type SharedDevice = Required<
-  Pick<Device, "deviceId" | "name" | "scopes" | "tokenId" | "pairedAt" | "tokenHash" | "pairedOn">
+  Pick<
+    PairedDevice,
+    "deviceId" | "name" | "scopes" | "tokenId" | "pairedAt" | "tokenHash" | "pairedOn"
+  >
 >;
 
 /** The etcd prefix of a group's shared devices. */
@@ -115,7 +139,7 @@ export class SharedPairings {
   }
 
   /** Puts a device paired here into etcd; a failure leaves it paired with this rig alone. */
-  async #publish(device: Device): Promise<void> {
+  async #publish(device: PairedDevice): Promise<void> {
     const { deviceId, name, scopes, tokenId, pairedAt, tokenHash } = device;
     if (tokenHash === undefined) return;
     const record: SharedDevice = {
