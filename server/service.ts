@@ -58,6 +58,7 @@ import {
   replicateEdits,
   type RigGroup,
   RigMedia,
+  sharePairings,
 } from "./rigs/mod.ts";
 import type { GroupStatus } from "../protocol/rigs.ts";
 
@@ -232,7 +233,7 @@ async function start(
   supervisor.start();
   started.push(() => supervisor.stop());
   await lock.setPorts(ports);
-  if (rigs && rigMedia) await startRigs({ rigs, media: rigMedia, core, log }, settings, started);
+  if (rigs && rigMedia) await startRigs({ rigs, rigMedia, core, log, auth }, settings, started);
   log("debug", `Listening: HTTP ${main.http.addresses}, WebSocket ${main.ws.addresses}`);
   const discovery = settings.mdns ? await advertise(settings, ports, log, rigs) : null;
   if (discovery) started.push(() => discovery.stop());
@@ -248,11 +249,13 @@ async function start(
  * every edit goes through the group's log (docs/rigs.md, "The show replicated").
  */
 async function startRigs(
-  parts: { rigs: RigGroup; media: RigMedia; core: Core; log: Logger },
+  parts: { rigs: RigGroup; rigMedia: RigMedia; core: Core; log: Logger; auth: AuthService },
   settings: Pick<Settings, "dataDir" | "groupSnapshotEntries">,
   started: Array<() => Promise<void> | void>,
 ): Promise<void> {
-  const { rigs, media, core, log } = parts;
+  const { rigs, rigMedia: media, core, log, auth } = parts;
+  // A device pairs once for every rig (docs/rigs.md, "Clients"); the registry's `onrevoke` is set.
+  started.push(sharePairings(rigs, auth, log));
   rigs.start();
   started.push(() => rigs.stop());
   await media.start();

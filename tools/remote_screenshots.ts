@@ -15,6 +15,7 @@ import { Settings } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import { startService } from "../server/service.ts";
 import { readOperatorToken } from "../server/auth/operator.ts";
+import { standInGroup } from "../tests/server/web/_group_status.ts";
 
 const docs = (name: string) => new URL(`../docs/${name}`, import.meta.url).pathname;
 const dataDir = await Deno.makeTempDir({ prefix: "cueport-screenshots-" });
@@ -74,6 +75,25 @@ async function shot(page: Page, name: string) {
   console.log(`docs/${name}`);
 }
 
+/**
+ * The Group screen on a phone: this service runs alone, so the page is handed a two-rig group's
+ * status (`tests/server/web/_group_status.ts`, as its test does) in place of its own.
+ */
+async function groupScreen(page: Page) {
+  await page.setRequestInterception(true);
+  page.on("request", (request) => {
+    if (new URL(request.url()).pathname !== "/api/v1/group") return void request.continue();
+    const body = JSON.stringify(standInGroup());
+    void request.respond({ status: 200, contentType: "application/json", body });
+  });
+  await page.setViewport(device(390, 844));
+  await page.reload();
+  await page.waitForSelector("#tab-group");
+  await page.click("#tab-group");
+  await page.waitForSelector('[data-member="backup"]');
+  await shot(page, "remote-group.png");
+}
+
 try {
   const page = await browser.newPage();
   await page.setViewport(device(390, 844));
@@ -119,6 +139,7 @@ try {
   await shot(page, "remote-show-320.png");
   await page.setViewport(device(1024, 700));
   await shot(page, "remote-tablet.png");
+  await groupScreen(page);
   await act("RECORD_TOGGLE");
 } finally {
   await closeBrowser();

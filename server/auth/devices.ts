@@ -23,6 +23,8 @@ const DevicesFile = z.array(z.object({
   address: z.string(),
   origin: z.enum(["pairing", "approval", "osc", "midi"]).optional(),
   lastUsedAt: z.string().optional(),
+  tokenHash: z.string().optional(),
+  pairedOn: z.string().optional(),
 }));
 
 /** One paired device. */
@@ -41,6 +43,14 @@ export interface Device {
   origin?: "pairing" | "approval" | "osc" | "midi";
   /** When its token was last accepted (kept in memory, written with the next change). */
   lastUsedAt?: string;
+  /**
+   * The SHA-256 of its token (hex), for a device paired with a code: in a rig group a rig accepts
+   * the token of a device another rig paired by this hash, not by its own signing key
+   * (`server/rigs/pairing.ts`). Devices paired before it have none: they stay paired with their rig.
+   */
+  tokenHash?: string;
+  /** In a rig group: the rig that paired it, set once its record is in the group's etcd. */
+  pairedOn?: string;
 }
 
 /** Bounds on the entries of approved local clients (`addApproved`). */

@@ -11,7 +11,15 @@ import type { DeviceRegistry } from "./devices.ts";
 import { type Authenticator, type Credentials, type Grant, isLocalAddress } from "./credentials.ts";
 import type { Approvals } from "./approvals.ts";
 import type { PairingCodes } from "./pairing.ts";
-import { ALL_SCOPES, issueToken, type Scope, verifyToken } from "./tokens.ts";
+import {
+  ALL_SCOPES,
+  issueToken,
+  type Scope,
+  tokenHash,
+  unverifiedClaims,
+  verifyToken,
+} from "./tokens.ts";
+import type { Device } from "./devices.ts";
 import { isSameSecret, OPERATOR_PREFIX } from "./operator.ts";
 
 /** What the authenticator works with. */
@@ -58,6 +66,11 @@ const HOW_TO_AUTHENTICATE: Readonly<Record<NonNullable<Credentials["wire"]>, str
 export class TokenAuthenticator implements Authenticator {
   #o: TokenAuthOptions;
   #now: () => number;
+  /**
+   * Told of each device paired with a code, once it is in the registry and before the pairing is
+   * answered: a rig group shares it with its other rigs (`server/rigs/pairing.ts`).
+   */
+  onpair: (device: Device) => Promise<void> = () => Promise.resolve();
 
   /** Builds the authenticator. */
   constructor(options: TokenAuthOptions) {
@@ -104,7 +117,8 @@ export class TokenAuthenticator implements Authenticator {
         "Invalid operator credential: it works only on the show machine, as written in the data dir",
       );
     }
-    const claims = await verifyToken(this.#o.key, token, this.#now());
+    const claims = await verifyToken(this.#o.key, token, this.#now())
+      .catch(async (error) => await this.#sharedClaims(token) ?? Promise.reject(error));
     const device = this.#o.devices.get(claims.deviceId);
     if (!device || device.tokenId !== claims.tokenId) {
       throw new CueportError(
@@ -114,6 +128,24 @@ export class TokenAuthenticator implements Authenticator {
     }
     this.#o.devices.touch(device.deviceId, new Date(this.#now()).toISOString());
     return { device: device.name, deviceId: device.deviceId, scopes: device.scopes };
+  }
+
+  /**
+   * The claims of a token this rig did not sign (another rig of its group paired the device):
+   * accepted when its SHA-256 is the `tokenHash` of the device it names, and it has not expired.
+   * @throws {CueportError} AUTHENTICATION_FAILED when it has expired
+   */
+  async #sharedClaims(token: string): Promise<{ deviceId: string; tokenId: string } | null> {
+    const claims = unverifiedClaims(token);
+    const hash = claims && this.#o.devices.get(claims.deviceId)?.tokenHash;
+    if (!claims || !hash || !isSameSecret(await tokenHash(token), hash)) return null;
+    if (claims.expiresAt <= this.#now()) {
+      throw new CueportError(
+        "AUTHENTICATION_FAILED",
+        "Invalid token: the token has expired; pair again",
+      );
+    }
+    return claims;
   }
 
   /** A local interactive client the operator approves on the show machine: its own entry and token. */
@@ -187,7 +219,7 @@ export class TokenAuthenticator implements Authenticator {
       lifetimeSeconds,
       now: this.#now(),
     });
-    const device = {
+    const device: Device = {
       deviceId,
       name,
       scopes,
@@ -195,10 +227,13 @@ export class TokenAuthenticator implements Authenticator {
       pairedAt: new Date(this.#now()).toISOString(),
       address,
       origin,
+      // A device paired with a code may be shared with the rigs of a group (`onpair`).
+      ...(origin === "pairing" ? { tokenHash: await tokenHash(token) } : {}),
     };
     if (origin === "approval") {
       await this.#o.devices.addApproved(device, { ...APPROVED_LIMITS, now: this.#now() });
     } else await this.#o.devices.add(device);
+    if (origin === "pairing") await this.onpair(device);
     return { token, deviceId, scopes, expiresAt: new Date(expiresAt).toISOString() };
   }
 }

@@ -3,7 +3,7 @@
  * device id, its name, its scopes and a token id the registry checks.
  * @module
  */
-import { errors, jwtVerify, SignJWT } from "jose";
+import { decodeJwt, errors, jwtVerify, SignJWT } from "jose";
 import { CueportError } from "../core/errors.ts";
 
 /** What a device may do. */
@@ -72,5 +72,28 @@ export async function verifyToken(
       ? "the token has expired"
       : "the token is not valid";
     throw new CueportError("AUTHENTICATION_FAILED", `Invalid token: ${reason}; pair again`);
+  }
+}
+
+/** The SHA-256 of a token, hex: what a rig group shares of it (`Device.tokenHash`). */
+export async function tokenHash(token: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The device id, token id and expiry (ms) a token says, its signature unchecked: only for a
+ * token whose hash matched a device's `tokenHash` (the hash vouches for every byte); null when it
+ * is not a JWT of ours.
+ */
+export function unverifiedClaims(
+  token: string,
+): { deviceId: string; tokenId: string; expiresAt: number } | null {
+  try {
+    const payload = decodeJwt(token);
+    if (!payload.sub || !payload.jti || typeof payload.exp !== "number") return null;
+    return { deviceId: payload.sub, tokenId: payload.jti, expiresAt: payload.exp * 1000 };
+  } catch {
+    return null;
   }
 }

@@ -26,6 +26,7 @@ export { type GroupActionEntry, GroupActions, seededChoice } from "./actions.ts"
 export { ClockWiring, type ClockWiringOptions } from "./clock_wiring.ts";
 export { RigMedia, type RigMediaOptions } from "./media_copies.ts";
 export { mediaMount } from "./media_route.ts";
+export { devicesPrefix, SharedPairings, sharePairings } from "./pairing.ts";
 
 /** The settings of a rig group. */
 export type GroupSettings =

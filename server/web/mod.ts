@@ -12,6 +12,7 @@ import appJs from "./page/app.js" with { type: "text" };
 import apiJs from "./page/api.js" with { type: "text" };
 import liveJs from "./page/live.js" with { type: "text" };
 import viewsJs from "./page/views.js" with { type: "text" };
+import groupJs from "./page/group.js" with { type: "text" };
 import showsJs from "./page/shows.js" with { type: "text" };
 import midiJs from "./page/midi.js" with { type: "text" };
 import gesturesJs from "./page/gestures.js" with { type: "text" };
@@ -51,6 +52,7 @@ const SOURCES: Record<string, { type: string; text: string }> = {
   "/remote/api.js": { type: JS, text: apiJs },
   "/remote/live.js": { type: JS, text: liveJs },
   "/remote/views.js": { type: JS, text: viewsJs },
+  "/remote/group.js": { type: JS, text: groupJs },
   "/remote/shows.js": { type: JS, text: showsJs },
   "/remote/midi.js": { type: JS, text: midiJs },
   "/remote/gestures.js": { type: JS, text: gesturesJs },

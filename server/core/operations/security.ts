@@ -28,6 +28,9 @@ const DeviceView = z.strictObject({
     "How it got its token: a one-time code, the approval of a local client, OSC /connect (bound to its address), or an approved MIDI participant (bound to its address, no token)",
   ),
   lastUsedAt: z.string().optional().describe("When its token was last accepted"),
+  pairedOn: z.string().optional().describe(
+    "In a rig group: the rig that paired it (every rig of the group accepts it, docs/rigs.md)",
+  ),
 });
 
 const ApprovalView = z.strictObject({
@@ -96,7 +99,9 @@ export const SECURITY_OPERATIONS: readonly AnyOperation[] = [
     isLocalOnly: true,
     input: z.strictObject({}),
     output: z.strictObject({ devices: z.array(DeviceView) }),
-    run: (ctx) => ({ devices: authOf(ctx).devices.list().map(({ tokenId: _t, ...d }) => d) }),
+    run: (ctx) => ({
+      devices: authOf(ctx).devices.list().map(({ tokenId: _t, tokenHash: _h, ...d }) => d),
+    }),
   }),
   defineOperation({
     name: "revokeDevice",

@@ -19,6 +19,10 @@ export interface PairedDevice {
   address: string;
   origin?: "pairing" | "approval" | "osc" | "midi";
   lastUsedAt?: string;
+  /** The SHA-256 of its token (never shown: `server/auth/devices.ts`). */
+  tokenHash?: string;
+  /** In a rig group: the rig that paired it. */
+  pairedOn?: string;
 }
 
 /** A device token just issued. */

@@ -15,6 +15,7 @@ import {
 import { Live, movedFrom, notify, setMovedFrom, store, subscribe } from "./live.js";
 import { Shows } from "./shows.js";
 import { Midi } from "./midi.js";
+import { Group } from "./group.js";
 import {
   ClipGrid,
   ConnectionBadge,
@@ -99,6 +100,8 @@ const TABS = [
   { id: "setlist", label: "Set list", scopes: ["control", "edit"] },
   // MIDI learn writes the Project's map (`edit`).
   { id: "midi", label: "MIDI", scopes: ["edit"] },
+  // The rig group (`group.js`): in a group only.
+  { id: "group", label: "Group", inGroup: true },
 ];
 
 /** The top bar: the show's name, the Song now (PGM id, title, state), view-only, the connection. */
@@ -133,7 +136,9 @@ function Remote({ scopes }) {
   });
   const canControl = scopes.includes("control");
   const canEdit = scopes.includes("edit");
-  const tabs = TABS.filter((t) => !t.scopes || t.scopes.some((s) => scopes.includes(s)));
+  const tabs = TABS.filter((t) =>
+    (!t.scopes || t.scopes.some((s) => scopes.includes(s))) && (!t.inGroup || store.rig)
+  );
   return html`
     <div class="remote">
       <${Header} project=${project} playstate=${playstate} canControl=${canControl} />
@@ -163,6 +168,7 @@ function Remote({ scopes }) {
             ${project && canEdit && html`<${SetList} project=${project} doEdit=${doEdit} />`}
           `}
           ${project && tab === "midi" && html`<${Midi} project=${project} fail=${failed} />`}
+          ${tab === "group" && store.rig && html`<${Group} status=${store.rig.status} />`}
         </main>
       <footer class="bottom">
         <${Transport} playstate=${playstate} canControl=${canControl} run=${run} />
@@ -265,8 +271,10 @@ async function start() {
  * This rig stopped answering (its socket closed, a reconnect failed): the page moves to the other
  * rig of the group seen alive last (the leader first), saying where it came from. The page cannot
  * ask another rig first (its Content-Security-Policy keeps its requests to its own origin), so the
- * group is read every few seconds while live. A rig keeps its own pairings: on a rig this browser
- * has not paired with, the pairing screen says so.
+ * group is read every few seconds while live. The group shares its pairings, but a browser keeps
+ * a token per address: the page takes its token along in the fragment (never sent to a server,
+ * dropped from the address at boot). A rig that does not know the device (a device paired before
+ * pairings were shared) shows the pairing screen, saying so.
  */
 function moveToLiveRig() {
   const rig = store.rig?.others[0];
@@ -274,16 +282,19 @@ function moveToLiveRig() {
   // An address of the family the page was opened with (an IPv6 one only for an IPv6 page).
   const v6 = location.hostname.startsWith("[");
   const page = rig.pages.find((p) => p.includes("//[") === v6) ?? rig.pages[0];
-  location.assign(`${page}#from=${encodeURIComponent(store.rig.name)}`);
+  const fragment = new URLSearchParams({ from: store.rig.name });
+  if (savedToken()) fragment.set("token", savedToken());
+  location.assign(`${page}#${fragment}`);
 }
 
 async function boot() {
   // A code in the fragment (the QR code of `cueport pair`): pair at once, then forget it.
   const fragment = new URLSearchParams(location.hash.slice(1));
   const otp = fragment.get("otp");
-  // Moved here from another rig of the group: the status line says so.
+  // Moved here from another rig of the group: the status line says so; its token comes along.
   if (fragment.get("from")) setMovedFrom(fragment.get("from"));
-  if (otp || fragment.get("from")) {
+  if (fragment.get("token")) saveToken(fragment.get("token"));
+  if (otp || fragment.get("from") || fragment.get("token")) {
     history.replaceState(null, "", location.pathname);
   }
   if (otp) {

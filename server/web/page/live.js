@@ -239,7 +239,10 @@ export class Live {
           `${location.protocol}//${a.includes(":") ? `[${a}]` : a}:${m.ports.http}/`
         ),
       }));
-    changed({ rig: { group: group.group, name: group.rig, from: movedFrom, others } });
+    // `status`: the whole answer, for the Group screen (`group.js`).
+    changed({
+      rig: { group: group.group, name: group.rig, from: movedFrom, others, status: group },
+    });
   }
 
   /** Runs an action over the socket; resolves with its answer. */

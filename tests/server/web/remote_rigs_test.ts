@@ -1,9 +1,9 @@
 /**
  * The web remote in a rig group (docs/remote.md, "Rig groups"), in headless Chromium: two rigs on
  * one real etcd member, each bound on the loopback and on this machine's LAN address (the address
- * its group record names). The remote, open on the main rig, says which rig it is on; the main
- * rig stopped, the page moves to the backup rig's remote (with which the phone paired before, as
- * each rig keeps its own pairings) and says it moved.
+ * its group record names). The remote, paired once on the main rig, says which rig it is on; the
+ * main rig stopped, the page moves to the backup rig's remote with its token (the group shares
+ * its pairings), goes live there and says it moved.
  */
 import assert from "node:assert/strict";
 import { launchBrowser, newPhone } from "../../_helpers/browser.ts";
@@ -43,15 +43,13 @@ Deno.test({
         (await svc.get("/api/v1/group")).body.members?.length === 2;
       await until("each rig sees the other", async () => await both(main) && await both(backup));
       const phone = await newPhone(browser);
-      // The phone pairs with the backup rig too (its page, its code), as at soundcheck.
-      const otp = (await backup.post("/api/v1/pair/code", {})).body.otp;
+      // The phone pairs once, with the main rig (its page, its code): the group shares the pairing.
+      const otp = (await main.post("/api/v1/pair/code", {})).body.otp;
       const backupPage = `http://${LAN}:${backup.service.ports.http}/`;
-      await phone.goto(`${backupPage}#otp=${otp}`);
-      await phone.waitForSelector('[data-conn="live"] [data-rig="backup"]');
-      // The remote on the main rig (a browser on the show machine: no pairing).
-      await phone.goto(`http://127.0.0.1:${main.service.ports.http}/`);
+      await phone.goto(`http://${LAN}:${main.service.ports.http}/#otp=${otp}`);
       const badge = await phone.waitForSelector('[data-conn="live"] [data-rig="main"]');
       assert.equal(await badge!.evaluate((e) => e.textContent), ", on rig main");
+      const token = await phone.evaluate(() => localStorage.getItem("cueport.remote.token"));
       await main.stop();
       mainStopped = true;
       const moved = await phone.waitForSelector('[data-conn="live"] [data-rig="backup"]');
@@ -60,6 +58,11 @@ Deno.test({
         ", on rig backup (moved from main)",
       );
       assert.equal(phone.url(), backupPage, "on the backup rig's page, the fragment read and gone");
+      assert.equal(
+        await phone.evaluate(() => localStorage.getItem("cueport.remote.token")),
+        token,
+        "the token paired on main, taken along and accepted by backup",
+      );
     } finally {
       await close();
       if (!mainStopped) await main.stop();
