@@ -19,7 +19,7 @@ import type { GroupStatus } from "../../../protocol/rigs.ts";
 const unavailable = await clusterUnavailable();
 if (unavailable !== null) console.error(`rigs media_rigs_test skipped: ${unavailable}`);
 
-type Files = { files?: { name: string; size: number }[] };
+type Files = { files?: { id: string; name: string; size: number }[] };
 
 /** Waits until `check` holds for what `read` answers, for as long as the reads go on. */
 async function waitFor<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean) {
@@ -36,7 +36,7 @@ async function waitFor<T>(what: string, read: () => Promise<T>, check: (value: T
 }
 
 /** The media files of Project `show` on `rig`. */
-async function filesOf(rig: Rig): Promise<{ name: string; size: number }[]> {
+async function filesOf(rig: Rig): Promise<{ id: string; name: string; size: number }[]> {
   return ((await rig.get("/api/v1/projects/show")) as Files | null)?.files ?? [];
 }
 
@@ -116,6 +116,7 @@ Deno.test({
       assert.equal((await hashFile(onB)).sha256, first, "on b before a answered");
       const [file] = await waitFor("b imports it", () => filesOf(b), (f) => f.length === 1);
       assert.equal(file!.name, "first.mp4");
+      assert.equal(file!.id, (await filesOf(a))[0]!.id, "the same id on every rig");
       const inProject = `${b.dataDir}/projects/show/media/first.mp4`;
       assert.equal((await hashFile(inProject)).sha256, first, "b's Project plays the same bytes");
 
