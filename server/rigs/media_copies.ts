@@ -18,6 +18,9 @@ import type { GroupKeys } from "./keys.ts";
 import { HashMismatch, MediaStore } from "./media_store.ts";
 import { Backoff, isSha256, WrongHolders } from "./media_files.ts";
 import { pause } from "./_pause.ts";
+import { announceHeld, mediaPrefix, recordOf } from "./media_records.ts";
+
+export { mediaPrefix };
 
 /** Files copied at once at most: a rig catching up does not take every core and the network. */
 const COPIES_AT_ONCE = 2;
@@ -43,11 +46,6 @@ export interface RigMediaOptions {
   fetch?: typeof fetch;
   /** A file not copied is tried again after `firstMs`, doubling to `maxMs` (1 s to 60 s). */
   retry?: { firstMs: number; maxMs: number };
-}
-
-/** The key prefix of the announcements of the holders of `sha256` (every file's without). */
-export function mediaPrefix(keys: GroupKeys, sha256 = ""): string {
-  return `${keys.root}media/${sha256 === "" ? "" : `${sha256}/`}`;
 }
 
 /** The key of the group's member token. */
@@ -290,7 +288,7 @@ export class RigMedia {
     while (!signal.aborted && revision === 0) {
       try {
         const read = await etcd.range(prefix, { prefix: true });
-        await this.#announceHeld(read.kvs);
+        await announceHeld(this, read.kvs);
         this.#wanted(read.kvs);
         revision = read.revision;
       } catch (error) {
@@ -303,31 +301,6 @@ export class RigMedia {
       fromRevision: revision + 1,
       onEvents: (events) => this.#wanted(events.filter((e) => e.type === "put").map((e) => e.kv)),
       signal,
-    });
-  }
-
-  /** Announces what this rig holds; withdraws its records of files it does not hold (any more). */
-  async #announceHeld(kvs: Kv[]): Promise<void> {
-    const prefix = mediaPrefix(this.#o.group.keys);
-    const held = new Set(await this.store.list());
-    const announced = new Set<string>();
-    for (const kv of kvs) {
-      const [sha256, rig] = kv.key.slice(prefix.length).split("/");
-      if (rig !== this.rig || !sha256) continue;
-      if (held.has(sha256) && !("error" in recordOf(kv))) announced.add(sha256);
-      else if (!held.has(sha256)) await this.#withdraw(kv);
-    }
-    for (const sha256 of held) {
-      if (!announced.has(sha256)) await this.announce(sha256, (await this.store.size(sha256)) ?? 0);
-    }
-  }
-
-  /** Deletes the record `kv` of this rig, unless it changed since it was read. */
-  async #withdraw(kv: Kv): Promise<void> {
-    await this.#o.group.etcd.txn({
-      compare: [{ key: kv.key, target: "VALUE", result: "EQUAL", value: kv.value }],
-      success: [{ delete: { key: kv.key } }],
-      failure: [],
     });
   }
 
@@ -355,7 +328,10 @@ export class RigMedia {
         await this.#o.group.etcd.put(key, JSON.stringify({ error: error.code })).catch(() => {});
       }
       const delay = this.#retry.later(sha256, () => void this.#wantAgain(sha256));
-      this.#o.log(full ? "warn" : "info", `Rig group: ${error.message}; tried again in ${delay} ms`);
+      this.#o.log(
+        full ? "warn" : "info",
+        `Rig group: ${error.message}; tried again in ${delay} ms`,
+      );
     });
   }
 
@@ -370,17 +346,6 @@ export class RigMedia {
       // etcd away: the copy fails and is tried again later
     }
     this.#want(sha256);
-  }
-}
-
-/** What a record of a file says: held, with its size (0 when unreadable), or an error's code. */
-function recordOf(kv: Kv): { size: number } | { error: string } {
-  try {
-    const record = JSON.parse(kv.value) as { size?: unknown; error?: unknown };
-    if (typeof record.error === "string") return { error: record.error };
-    return { size: typeof record.size === "number" ? record.size : 0 };
-  } catch {
-    return { size: 0 };
   }
 }
 

@@ -117,7 +117,10 @@ export class WrongHolders {
  * (a file a rig lacks is copied again until it holds it or nobody announces it any more).
  */
 export class Backoff {
-  readonly #timers = new Map<string, { delayMs: number; timer: ReturnType<typeof setTimeout> | null }>();
+  readonly #timers = new Map<
+    string,
+    { delayMs: number; timer: ReturnType<typeof setTimeout> | null }
+  >();
 
   /** Delays from `firstMs`, doubling to `maxMs`. */
   constructor(readonly firstMs = 1000, readonly maxMs = 60_000) {}

@@ -169,10 +169,22 @@ function copyFailed(sha256: string, rig: string, code: string): CueportError {
   );
 }
 
+/** A log entry's file this rig does not hold and could not copy yet. */
+export class MediaMissing extends Error {
+  override name = "MediaMissing";
+  /** The file's SHA-256. */
+  readonly sha256: string;
+  /** Why it was not copied. */
+  constructor(sha256: string, cause: unknown) {
+    super((cause as Error).message, { cause });
+    this.sha256 = sha256;
+  }
+}
+
 /**
  * The entry with each `file.import` naming this rig's copy of its file, copied first when this
  * rig lacks it (it was away, or joined later).
- * @throws when no live rig gave the file's bytes (the applier tries the entry again)
+ * @throws {MediaMissing} when no live rig gave the file's bytes (the applier tries again)
  */
 export async function localizeImports(media: RigMedia, entry: LogEntry): Promise<LogEntry> {
   if (!entry.edits.some((e) => e.name === "file.import")) return entry;
@@ -184,7 +196,9 @@ export async function localizeImports(media: RigMedia, entry: LogEntry): Promise
       edits.push(edit);
       continue;
     }
-    await media.ensure(sha256);
+    await media.ensure(sha256).catch((error) => {
+      throw new MediaMissing(sha256, error);
+    });
     edits.push({ ...edit, params: { ...params, path: media.store.path(sha256) } });
   }
   return { ...entry, edits };

@@ -217,7 +217,8 @@ Deno.test({
       left.abort();
       await assert.rejects(
         waiting,
-        (e) => e instanceof CueportError && e.code === "UNAVAILABLE" && /client left/.test(e.message),
+        (e) =>
+          e instanceof CueportError && e.code === "UNAVAILABLE" && /client left/.test(e.message),
       );
     } finally {
       await Promise.all([a.stop(), b.stop()]);

@@ -153,12 +153,34 @@ Deno.test({
         (e) => e.includes("hash mismatch"),
       );
       assert.equal((await filesOf(b)).length, 2, "the import waits for its file");
+      // b says what it waits for, and refuses edits meanwhile.
+      const behind = await waitFor(
+        "b reports the file it waits for",
+        () => b.get("/api/v1/group") as Promise<GroupStatus | null>,
+        (s) => s?.log?.waitingFor?.sha256 === second,
+      );
+      assert.ok(behind!.log!.applied < behind!.log!.head, JSON.stringify(behind!.log));
+      const health = (await b.get("/health")) as { group?: GroupStatus } | null;
+      assert.equal(health?.group?.log?.waitingFor?.sha256, second);
+      const refused = await b.post("/api/v1/edit", {
+        projectID: "show",
+        name: "project.rename",
+        params: { name: "Renamed" },
+      });
+      assert.equal(refused.status, 503, JSON.stringify(refused.body));
+      assert.equal((refused.body as { error?: { code?: string } }).error?.code, "GROUP_BEHIND");
       await assert.rejects(Deno.stat(`${b.dataDir}/group-media/${second}`), Deno.errors.NotFound);
       // The right bytes back on a: b copies them and applies the import.
       await Deno.writeFile(held, good);
       await waitFor("b catches up", () => filesOf(b), (f) => f.length === 3);
       const copied = `${b.dataDir}/group-media/${second}`;
       assert.equal((await hashFile(copied)).sha256, second);
+      const after = await waitFor(
+        "b caught up with the log",
+        () => b.get("/api/v1/group") as Promise<GroupStatus | null>,
+        (s) => s?.log?.waitingFor === null,
+      );
+      assert.equal(after!.log!.applied, after!.log!.head);
     } finally {
       const problems = await cluster.remove();
       await Deno.remove(dir, { recursive: true }).catch(() => {});
