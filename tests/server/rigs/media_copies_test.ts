@@ -210,6 +210,54 @@ Deno.test({
         shareImports(a, batch, { deadlineMs: () => 60_000 }),
         (e) => e instanceof CueportError && e.code === "DISK_FULL" && /Rig b/.test(e.message),
       );
+      // A rig stopped mid-copy: its temp file goes.
+      let sent = false;
+      const stalling = ((_url: string, init: RequestInit) =>
+        Promise.resolve(
+          new Response(
+            new ReadableStream<Uint8Array>({
+              pull(controller) {
+                if (!sent) {
+                  sent = true;
+                  return controller.enqueue(new Uint8Array(1000));
+                }
+                return new Promise((_, reject) =>
+                  init.signal!.addEventListener("abort", () => reject(init.signal!.reason))
+                );
+              },
+            }),
+          ),
+        )) as typeof fetch;
+      const c = new RigMedia({
+        group: {
+          etcd,
+          keys,
+          status: () => ({
+            ...aloneStatus({ rigName: "c" }),
+            group: "show",
+            members: [member("a", ports.get("a")!, "c")],
+          }),
+        },
+        dataDir: `${root}/c`,
+        log: () => {},
+        fetch: stalling,
+      });
+      const copying = c.ensure(held.sha256).catch((error) => error);
+      const temps = () => {
+        try {
+          return [...Deno.readDirSync(c.store.dir)].map((e) => e.name);
+        } catch {
+          return [];
+        }
+      };
+      await untilProgress("c writes its temp file", () => temps().length === 1, {
+        progress: () => 0,
+        noProgressMs: 60_000,
+      });
+      await c.stop();
+      assert.ok(await copying instanceof Error);
+      assert.deepEqual(temps(), [], "the temp file is removed");
+
       // The import's wait for b ends when its client leaves.
       await etcd.txn({ compare: [], success: [{ delete: { key: bKey } }], failure: [] });
       const left = new AbortController();
