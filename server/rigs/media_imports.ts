@@ -16,11 +16,14 @@ import { noQuorum } from "./edit_log.ts";
 import { EtcdError, EtcdUnavailable } from "./etcd.ts";
 import type { RigMedia } from "./media_copies.ts";
 import { mediaRef, refOf } from "./media_files.ts";
+import { discardHeld } from "./media_records.ts";
 import { pause } from "./_pause.ts";
 
 /** Files taken in at once at most on this rig (as the player's `MAX_IMPORTING`). */
 const MAX_TAKING = 4;
 let taking = 0;
+/** Per file, the imports of this process sharing it now: a failed one leaves it to the others. */
+const sharing = new Map<string, number>();
 
 /** How long an import waits for every live rig to hold its file, ms: 30 s and 1 s per 10 MB. */
 export function copyDeadlineMs(size: number): number {
@@ -66,19 +69,40 @@ async function shareEach(
   options: ShareOptions,
 ): Promise<EditRequest[]> {
   const edits: EditRequest[] = [];
-  for (const edit of batch) {
-    if (edit.name !== "file.import") {
-      edits.push(edit);
-      continue;
+  const held = new Set(await media.store.list());
+  const taken: string[] = [];
+  try {
+    for (const edit of batch) {
+      if (edit.name !== "file.import") {
+        edits.push(edit);
+        continue;
+      }
+      const params = edit.params as { path: string; name?: string };
+      const { sha256, size } = await takeIn(media, params.path);
+      taken.push(sha256);
+      sharing.set(sha256, (sharing.get(sha256) ?? 0) + 1);
+      await media.announce(sha256, size);
+      await everyLiveHolds(media, sha256, (options.deadlineMs ?? copyDeadlineMs)(size), options);
+      const name = params.name ?? params.path.split(/[\\/]/).pop()!;
+      edits.push({ ...edit, params: { ...params, path: mediaRef(sha256), name } });
     }
-    const params = edit.params as { path: string; name?: string };
-    const { sha256, size } = await takeIn(media, params.path);
-    await media.announce(sha256, size);
-    await everyLiveHolds(media, sha256, (options.deadlineMs ?? copyDeadlineMs)(size), options);
-    const name = params.name ?? params.path.split(/[\\/]/).pop()!;
-    edits.push({ ...edit, params: { ...params, path: mediaRef(sha256), name } });
+    return edits;
+  } catch (error) {
+    // Nothing in the log names a file this failed import brought: it goes (this rig's copy and
+    // record; a rig that copied it meanwhile keeps its copy).
+    for (const sha256 of taken) {
+      if (!held.has(sha256) && sharing.get(sha256) === 1) {
+        await discardHeld(media, sha256).catch(() => {});
+      }
+    }
+    throw error;
+  } finally {
+    for (const sha256 of taken) {
+      const n = (sharing.get(sha256) ?? 1) - 1;
+      if (n > 0) sharing.set(sha256, n);
+      else sharing.delete(sha256);
+    }
   }
-  return edits;
 }
 
 /**

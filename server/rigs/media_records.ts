@@ -39,6 +39,13 @@ export async function announceHeld(media: RecordedMedia, kvs: Kv[]): Promise<voi
   }
 }
 
+/** Removes this rig's file `sha256` and its record (an import that failed brought it). */
+export async function discardHeld(media: RecordedMedia, sha256: string): Promise<void> {
+  await Deno.remove(media.store.path(sha256)).catch(() => {});
+  const key = `${mediaPrefix(media.group.keys, sha256)}${media.rig}`;
+  await media.group.etcd.txn({ compare: [], success: [{ delete: { key } }], failure: [] });
+}
+
 /** Deletes the record `kv` of this rig, unless it changed since it was read. */
 async function withdraw(media: RecordedMedia, kv: Kv): Promise<void> {
   await media.group.etcd.txn({

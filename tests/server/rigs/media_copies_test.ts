@@ -210,6 +210,8 @@ Deno.test({
         shareImports(a, batch, { deadlineMs: () => 60_000 }),
         (e) => e instanceof CueportError && e.code === "DISK_FULL" && /Rig b/.test(e.message),
       );
+      assert.equal(await a.store.size(sha256), null, "a failed import leaves no file");
+      assert.deepEqual([...(await a.holders(sha256)).keys()], [], "nor a's record");
       // A rig stopped mid-copy: its temp file goes.
       let sent = false;
       const stalling = ((_url: string, init: RequestInit) =>
