@@ -109,7 +109,7 @@ export const GroupLog = z.strictObject({
     sha256: z.string().nullable().describe("The file it waits for (SHA-256); null: the player"),
     sinceMs: z.number().int().describe("Milliseconds it has waited"),
   }).nullable().describe(
-    "The entry this rig cannot apply yet (its file not copied, its player away): the rig refuses edits with GROUP_BEHIND meanwhile; null when it is not waiting",
+    "The entry this rig cannot apply yet (its file not copied, its player away); while it waits for a file the rig refuses edits with GROUP_BEHIND; null when it is not waiting",
   ),
 });
 /** How far this rig applied its group's edit log. */

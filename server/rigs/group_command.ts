@@ -115,8 +115,8 @@ function logText(l: NonNullable<GroupStatus["log"]>): string {
   const waits = w === null
     ? ""
     : `; entry ${w.revision} WAITS ${w.sinceMs} ms for ${
-      w.sha256 === null ? "the player" : `file ${w.sha256}`
-    } (edits refused: GROUP_BEHIND)`;
+      w.sha256 === null ? "the player" : `file ${w.sha256} (edits refused: GROUP_BEHIND)`
+    }`;
   return `Log: applied ${l.applied} of ${l.head}${waits}`;
 }
 

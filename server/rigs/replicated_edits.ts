@@ -140,18 +140,16 @@ export class ReplicatedEdits {
   }
 
   /**
-   * Refuses an edit while this rig waits to apply an earlier entry: it would wait behind it.
+   * Refuses an edit while this rig waits for the file of an earlier entry: it would wait behind
+   * it for as long (a player briefly not ready is waited for, as before).
    * @throws {CueportError} GROUP_BEHIND
    */
   #refuseBehind(): void {
     const { waitingFor, applied, head } = this.progress();
-    if (waitingFor === null) return;
-    const what = waitingFor.sha256 === null
-      ? "its player to be ready"
-      : `imported file ${waitingFor.sha256}, which no live rig gave it yet`;
+    if (!waitingFor || waitingFor.sha256 === null) return;
     throw new CueportError(
       "GROUP_BEHIND",
-      `This rig is behind the group's log (applied ${applied} of ${head}): entry ${waitingFor.revision} waits for ${what}. Edit on another rig, or bring back a rig that holds the file`,
+      `This rig is behind the group's log (applied ${applied} of ${head}): entry ${waitingFor.revision} waits for imported file ${waitingFor.sha256}, which no live rig gave it yet. Edit on another rig, or bring back a rig that holds the file`,
       { ...waitingFor },
     );
   }
