@@ -5,14 +5,15 @@
  * for its answers, so `k` is exact, whatever the machine's load (docs/load.md, "Where the
  * action's CPU goes").
  *
- * `deno run -A bench/player_pipe_bench.ts --k 1,10 --writes 3000 --rounds 6`
+ * `deno run -A bench/player_pipe_bench.ts --k 1,10 --writes 3000 --rounds 6`; with
+ * `--before <checkout>`, that checkout's player too (its `action.batch`), each round in each place
+ * in turn, and the paired per-round difference; `--prof <dir>` writes the players' `--cpu-prof`.
  * @module
  */
 import { parseArgs } from "node:util";
-import { bundledPlayerCommand } from "../server/player_client/spawn.ts";
+import { bundledPlayerCommand, type BundledPlayerOptions } from "../server/player_client/spawn.ts";
 import { createDemoProject } from "../player/demo.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";
-import { cpuMicros } from "./_cueport.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -20,6 +21,8 @@ const { values } = parseArgs({
     k: { type: "string", default: "1,10" },
     writes: { type: "string", default: "3000" },
     rounds: { type: "string", default: "6" },
+    before: { type: "string" },
+    prof: { type: "string" },
   },
 });
 const encoder = new TextEncoder();
@@ -93,20 +96,43 @@ const FORMS: Record<string, (k: number, n: number) => Array<(id: number) => obje
   "bare child": (k) => Array.from({ length: k }, () => (id: number) => ({ id, name: "SET" })),
 };
 
-/** CPU us per action of `peer` over `writes` writes of `k` actions in `form`. */
-async function measure(peer: Peer, form: string, k: number, writes: number): Promise<number> {
-  const before = cpuMicros(peer.child.pid)!;
-  for (let w = 0; w < writes; w++) await peer.exchange(FORMS[form]!(k, w * k));
-  return (cpuMicros(peer.child.pid)! - before) / (writes * k);
+/**
+ * CPU of a process in us, to the nanosecond: the run time of each of its threads
+ * (`/proc/<pid>/task/<tid>/schedstat`), where `/proc/<pid>/stat` counts 10 ms ticks (5 us an
+ * action over 2,000 writes of one). Threads that ended are left out: Deno's live on.
+ */
+function cpuMicros(pid: number): number {
+  let ns = 0;
+  for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(Deno.readTextFileSync(`/proc/${pid}/task/${task.name}/schedstat`).split(" ")[0]);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return ns / 1000;
 }
 
-const dataDir = await Deno.makeTempDir({ prefix: "cueport-pipe-" });
-await writeJsonAtomic(
-  `${dataDir}/projects/demo/project.json`,
-  await createDemoProject(`${dataDir}/projects/demo`),
-);
-const [program, ...args] = bundledPlayerCommand({
-  dataDir,
+/** CPU us per action of `peer` over `writes` writes of `k` actions in `form`. */
+async function measure(peer: Peer, form: string, k: number, writes: number): Promise<number> {
+  const before = cpuMicros(peer.child.pid);
+  for (let w = 0; w < writes; w++) await peer.exchange(FORMS[form]!(k, w * k));
+  return (cpuMicros(peer.child.pid) - before) / (writes * k);
+}
+
+const dataDirs: string[] = [];
+/** A fresh data dir holding the demo project. */
+async function demoDataDir(): Promise<string> {
+  const dataDir = await Deno.makeTempDir({ prefix: "cueport-pipe-" });
+  dataDirs.push(dataDir);
+  await writeJsonAtomic(
+    `${dataDir}/projects/demo/project.json`,
+    await createDemoProject(`${dataDir}/projects/demo`),
+  );
+  return dataDir;
+}
+const PLAYER_OPTIONS: BundledPlayerOptions = {
+  dataDir: "",
   plan: "pro",
   approval: "approve",
   virtualClock: false,
@@ -114,10 +140,26 @@ const [program, ...args] = bundledPlayerCommand({
   historyLimit: 100,
   ffmpeg: "off",
   output: "none",
-});
-const player = new Peer(program!, args);
-await player.exchange([rpc("initialize", { protocolVersion: "1.11" })]);
-await player.exchange([rpc("state.get", undefined)]);
+};
+
+/** The player of the checkout at `root` (this one by default), initialized. */
+async function startPlayer(root?: string): Promise<Peer> {
+  const command: (o: BundledPlayerOptions) => string[] = root
+    ? (await import(`${root}/server/player_client/spawn.ts`)).bundledPlayerCommand
+    : bundledPlayerCommand;
+  const [program, run, ...args] = command({ ...PLAYER_OPTIONS, dataDir: await demoDataDir() });
+  const prof = values.prof
+    ? ["--cpu-prof", `--cpu-prof-dir=${values.prof}`, "--cpu-prof-interval=100"]
+    : [];
+  const player = new Peer(program!, [run!, ...prof, ...args]);
+  await player.exchange([rpc("initialize", { protocolVersion: "1.11" })]);
+  await player.exchange([rpc("state.get", undefined)]);
+  return player;
+}
+
+const player = await startPlayer();
+const before = values.before ? await startPlayer(values.before) : null;
+if (before) FORMS["before: action.batch"] = FORMS["action.batch"]!;
 const child = new Peer(Deno.execPath(), [
   "run",
   new URL("./baseline_child.ts", import.meta.url).pathname,
@@ -126,6 +168,7 @@ const peers: Record<string, Peer> = {
   "action.run": player,
   "action.batch": player,
   "bare child": child,
+  ...(before ? { "before: action.batch": before } : {}),
 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const load = () => Deno.readTextFileSync("/proc/loadavg").split(" ")[0];
@@ -147,7 +190,16 @@ for (const k of values.k!.split(",").map(Number)) {
       `| ${k} | ${form} | ${median(xs).toFixed(1)} | ${xs.map((x) => x.toFixed(1)).join(", ")} |`,
     );
   }
+  if (before) {
+    const a = runs["action.batch"]!, b = runs["before: action.batch"]!;
+    const d = a.map((x, i) => x - b[i]!);
+    console.log(
+      `| ${k} | action.batch - before, paired | ${median(d).toFixed(1)} | ${
+        d.map((x) => x.toFixed(1)).join(", ")
+      } |`,
+    );
+  }
 }
 console.log(`\nload average ${load()} at the end`);
-await Promise.all([player.close(), child.close()]);
-await Deno.remove(dataDir, { recursive: true });
+await Promise.all([player.close(), child.close(), before?.close()]);
+for (const dir of dataDirs) await Deno.remove(dir, { recursive: true });

@@ -6,16 +6,24 @@
  * (each rig's play state's position mapped to its show time, the earliest of four readings), in
  * frames at 30 fps: a rig that ran it late started it where it would be (protocol 1.13 `due`),
  * so this is the rigs' position difference at one show time; and how late each rig ran it after
- * its show time (its timer or its watch). As root with etcd only; otherwise one
- * skipped row.
+ * its show time (its timer or its watch). Then, on a second cluster with a Cueport alone beside
+ * the rigs (`groupParts`): edit acknowledgement alone and in a group, paired (`--rounds`); the
+ * rigs' play-position difference once a second for `--seconds`; failover time, the leader's
+ * namespace killed `--failovers` times. As root with etcd only; otherwise one skipped row.
  * @module
  */
 import { parseArgs } from "node:util";
-import { clusterUnavailable, EtcdCluster, type Rig } from "../tests/_helpers/etcd_cluster.ts";
+import {
+  clusterUnavailable,
+  EtcdCluster,
+  type Rig,
+  RigRelay,
+} from "../tests/_helpers/etcd_cluster.ts";
 import { fixtureProject } from "../tests/_helpers/fixture.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";
 import type { GroupStatus, RigClock } from "../protocol/rigs.ts";
-import { percentile } from "./_stats.ts";
+import { formatRatio, pairedRatio, percentile } from "./_stats.ts";
+import { measureFrames } from "./_rigs_frames.ts";
 
 const FRAME_MS = 1000 / 30;
 type Last = NonNullable<RigClock["lastAction"]>;
@@ -111,10 +119,190 @@ async function measure(
   }
 }
 
+/** The Clip the group parts play: the fixture's looping background Clip, 30 s. */
+const LOOPED = "cbg";
+
+/** Two rigs of a group and one Cueport alone, on one cluster, with a relay to each. */
+interface Stage {
+  cluster: EtcdCluster;
+  rigs: Rig[];
+  relays: RigRelay[];
+  alone: RigRelay;
+}
+
+/** Waits until `relay`'s rig says `check` of its group status (polled, bounded). */
+async function groupSays(relay: RigRelay, check: (s: GroupStatus) => boolean): Promise<void> {
+  for (let i = 0; i < 3000; i++) {
+    const answer = await relay.request("/api/v1/group");
+    if (answer.status === 200 && check(answer.body as GroupStatus)) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error("the group did not get there (60 s)");
+}
+
+/**
+ * Edit acknowledgement, ms: `rounds` rounds of one `song.add` to the Cueport alone and one to a
+ * rig of the group (alternately first), each timed over the same relay; paired per round.
+ */
+async function measureEditAcks(stage: Stage, rounds: number) {
+  const alone: number[] = [];
+  const group: number[] = [];
+  const edit = async (relay: RigRelay, i: number) => {
+    const began = performance.now();
+    const answer = await relay.request("/api/v1/edit", {
+      projectID: "show",
+      name: "song.add",
+      params: { title: `bench-${i}` },
+    });
+    if (answer.status !== 200) throw new Error(`edit refused: ${JSON.stringify(answer.body)}`);
+    return performance.now() - began;
+  };
+  for (let i = 0; i < rounds; i++) {
+    const target = stage.relays[i % 2]!;
+    if (i % 2 === 0) {
+      alone.push(await edit(stage.alone, i));
+      group.push(await edit(target, i));
+    } else {
+      group.push(await edit(target, i));
+      alone.push(await edit(stage.alone, i));
+    }
+  }
+  return { alone, group };
+}
+
+/**
+ * One reading of `relay`'s rig: when its Clip began, on this machine's clock (every rig runs on
+ * it: they are namespaces of one machine), from a position read between sending and answering
+ * (the midpoint; `rttMs` bounds its error).
+ */
+async function clipBegan(relay: RigRelay): Promise<{ began: number; rttMs: number } | null> {
+  const sent = performance.now();
+  const answer = await relay.request("/api/v1/projects/show/playstate");
+  const answered = performance.now();
+  const clip = (answer.body as { clips?: { clipID: string; position: number }[] }).clips
+    ?.find((c) => c.clipID === LOOPED);
+  if (answer.status !== 200 || clip === undefined) return null;
+  return { began: (sent + answered) / 2 - clip.position * 1000, rttMs: answered - sent };
+}
+
+/**
+ * The play-position difference between the two rigs, frames at 30 fps, once a second for
+ * `seconds`: each second, four readings of each rig, the one read fastest of each (the least
+ * error, NTP's minimum-delay filter); its loop's wrap undone. Also the readings' error bound.
+ */
+async function measurePositions(stage: Stage, seconds: number) {
+  const frames: number[] = [];
+  const errorMs: number[] = [];
+  const loopMs = 30_000;
+  for (let s = 0; s < seconds; s++) {
+    const second = performance.now();
+    const best: Array<{ began: number; rttMs: number }> = [];
+    for (const relay of stage.relays) {
+      const readings = [];
+      for (let i = 0; i < 4; i++) readings.push(await clipBegan(relay));
+      const fastest = readings.filter((r) => r !== null).sort((a, b) => a!.rttMs - b!.rttMs)[0];
+      if (!fastest) throw new Error(`a rig does not play ${LOOPED}`);
+      best.push(fastest);
+    }
+    const apart = (((best[0]!.began - best[1]!.began) % loopMs) + loopMs) % loopMs;
+    frames.push(Math.min(apart, loopMs - apart) / FRAME_MS);
+    errorMs.push((best[0]!.rttMs + best[1]!.rttMs) / 2);
+    const rest = 1000 - (performance.now() - second);
+    if (rest > 0) await new Promise((r) => setTimeout(r, rest));
+  }
+  return { frames, errorMs };
+}
+
+/**
+ * Failover, ms: `times` times the leading rig's namespace killed (link down, `kill -9` of every
+ * process in it), the time until the other rig's status says it leads (from the kill to the
+ * answer that says so; the reading's time bounds its error), then the killed rig started again
+ * on its data dir and joined before the next.
+ */
+async function measureFailovers(stage: Stage, times: number): Promise<number[]> {
+  const took: number[] = [];
+  for (let n = 0; n < times; n++) {
+    await groupSays(stage.relays[0]!, (s) => s.members.length === 2 && s.leader !== null);
+    const status = (await stage.relays[0]!.request("/api/v1/group")).body as GroupStatus;
+    const dead = stage.rigs.findIndex((r) => r.name === status.leader);
+    const survivor = stage.relays[1 - dead]!;
+    const killedAt = performance.now();
+    await stage.cluster.killRig(stage.rigs[dead]!);
+    await groupSays(survivor, (s) => s.isLeader);
+    took.push(performance.now() - killedAt);
+    const old = stage.rigs[dead]!;
+    await stage.relays[dead]!.close();
+    await stage.cluster.linkUp(old);
+    stage.rigs[dead] = await stage.cluster.startRig(old.name, "bench", {
+      host: old,
+      dataDir: old.dataDir,
+    });
+    stage.relays[dead] = new RigRelay(stage.rigs[dead]!);
+  }
+  return took;
+}
+
+/** Starts the stage: a cluster, two rigs of group `bench` playing the looped Clip, one alone. */
+async function startStage(): Promise<Stage> {
+  const cluster = await EtcdCluster.start();
+  const prepare = (dir: string) =>
+    writeJsonAtomic(`${dir}/projects/show/project.json`, fixtureProject());
+  const rigs = await Promise.all([
+    cluster.startRig("rig-a", "bench", { prepare }),
+    cluster.startRig("rig-b", "bench", { prepare }),
+  ]);
+  const solo = await cluster.startRig("solo", "", { prepare, alone: true });
+  const stage = {
+    cluster,
+    rigs,
+    relays: rigs.map((r) => new RigRelay(r)),
+    alone: new RigRelay(solo),
+  };
+  await synced(rigs[0]!);
+  const message = await trigger(rigs[0]!, { name: "TRIGGER_CLIP_IN", params: [LOOPED] });
+  if (!message?.startsWith("Scheduled on every rig")) throw new Error(`refused: ${message}`);
+  return stage;
+}
+
+/** The group parts' rows: edit acknowledgement, play-position difference, failover. */
+async function groupParts(o: { rounds: number; seconds: number; failovers: number }) {
+  const stage = await startStage();
+  try {
+    const edits = await measureEditAcks(stage, o.rounds);
+    const row = (name: string, xs: number[], digits: number, qs = [0.5, 0.95, 1]) =>
+      `| ${name} | ${qs.map((q) => percentile(xs, q).toFixed(digits)).join(" | ")} |`;
+    console.log(`\nEdit acknowledgement, ${o.rounds} rounds, paired\n`);
+    console.log("| measure | p50 | p99 | max |\n| --- | --- | --- | --- |");
+    console.log(row("a Cueport alone, ms", edits.alone, 1, [0.5, 0.99, 1]));
+    console.log(row("a rig of a group, ms", edits.group, 1, [0.5, 0.99, 1]));
+    const pairs = edits.alone.map((baseline, i) => ({ baseline, measured: edits.group[i]! }));
+    console.log(`\ngroup / alone, paired per round: ${formatRatio(pairedRatio(pairs))}`);
+    const positions = await measurePositions(stage, o.seconds);
+    console.log(`\nPlay-position difference between the rigs, once a second for ${o.seconds} s\n`);
+    console.log("| measure | p50 | p95 | max |\n| --- | --- | --- | --- |");
+    console.log(row("difference, frames at 30 fps", positions.frames, 2));
+    console.log(row("the readings' error bound, ms", positions.errorMs, 1));
+    const failovers = await measureFailovers(stage, o.failovers);
+    console.log(`\nFailover, the leader's namespace killed ${o.failovers} times\n`);
+    console.log("| measure | p50 | max |\n| --- | --- | --- |");
+    console.log(row("until the other rig says it leads, ms", failovers, 0, [0.5, 1]));
+  } finally {
+    await Promise.all([...stage.relays, stage.alone].map((r) => r.close()));
+    await stage.cluster.remove();
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     args: Deno.args,
-    options: { triggers: { type: "string", default: "30" } },
+    options: {
+      triggers: { type: "string", default: "30" },
+      // The frames part: seconds of two rigs' headless outputs (0: not run).
+      frames: { type: "string", default: "30" },
+      rounds: { type: "string", default: "100" },
+      seconds: { type: "string", default: "60" },
+      failovers: { type: "string", default: "5" },
+    },
   });
   const triggers = Number(values.triggers);
   console.log(
@@ -133,6 +321,24 @@ async function main(): Promise<void> {
   console.log(row("Clip start difference between the rigs, frames at 30 fps", frames, 3));
   console.log(row("how late a rig ran it after its show time, ms", late, 1));
   console.log(`\narrived after their show time (run at once): ${arrivedLate} of ${late.length}`);
+  if (Number(values.frames) > 0) await framesPart(Number(values.frames), row);
+  await groupParts({
+    rounds: Number(values.rounds),
+    seconds: Number(values.seconds),
+    failovers: Number(values.failovers),
+  });
+  console.log(`load average: ${Deno.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+}
+
+/** The frames part's rows (`_rigs_frames.ts`). */
+async function framesPart(seconds: number, row: (name: string, xs: number[], d: number) => string) {
+  const f = await measureFrames(seconds);
+  console.log(`\nOutputs on the show clock: two headless outputs, ${f.samples} reports each\n`);
+  console.log("| measure | p50 | p95 | max |");
+  console.log("| --- | --- | --- | --- |");
+  console.log(row("a page's frame lag behind its player's clock, frames at 30 fps", f.lag, 3));
+  console.log(row("show time the two rigs' frames draw, apart, frames (bound)", f.difference, 3));
+  console.log(row("the show clocks' error, ms", f.errorMs, 3));
   console.log(`load average: ${Deno.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 }
 

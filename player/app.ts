@@ -215,7 +215,7 @@ export class PlayerApp implements AppServices {
     return this.#live.runOnce(idempotencyKey, () => {
       const engine = this.#projects.get(action.projectId);
       if (action.projectId && !engine) this.#projects.engine(action.projectId);
-      return runAction(action, engine, this, late);
+      return this.#parts.recording.decidedBy(late?.at, () => runAction(action, engine, this, late));
     });
   }
 

@@ -23,6 +23,11 @@ export interface AppRecordingOptions {
 export class AppRecording {
   /** The recorder (its state, the play-state log, the live state's part of it). */
   readonly recorder: Recorder;
+  /**
+   * The decision time of the action running now (a rig group's, protocol 1.15), Unix ms: a
+   * recording it starts is named by it, the same on every rig; null: the machine's clock.
+   */
+  decidedAt: number | null = null;
   #status: AppStatus;
 
   /** Nothing recorded yet. */
@@ -32,6 +37,7 @@ export class AppRecording {
       video: () => options.output(),
       log: options.log,
       changed: () => this.#told(),
+      namedAt: () => this.decidedAt ?? Date.now(),
     });
   }
 
@@ -40,6 +46,19 @@ export class AppRecording {
     const message = this.recorder.toggle(mode);
     this.#told();
     return message;
+  }
+
+  /**
+   * Runs `run`, an action's synchronous part (where a toggle or the Clip start of an armed
+   * recording happens), with the recordings it starts named by `at` (a group's decision time).
+   */
+  decidedBy<T>(at: number | undefined, run: () => T): T {
+    this.decidedAt = at ?? null;
+    try {
+      return run();
+    } finally {
+      this.decidedAt = null;
+    }
   }
 
   /** A Clip started: a recording armed for the next trigger starts. */

@@ -19,7 +19,7 @@ import {
 import { stdioPipe, takeFirstLine } from "./stdio_pipe.ts";
 import type { Transport } from "../protocol/transport.ts";
 import { PlayerApp } from "./app.ts";
-import { type Clock, MonotonicClock, VirtualClock } from "./clock.ts";
+import { type Clock, FollowingClock, MonotonicClock, VirtualClock } from "./clock.ts";
 import { RequestTransport } from "./request_transport.ts";
 import { servePlayer } from "./rpc_server.ts";
 import type { PlayerOptions } from "./app.ts";
@@ -63,7 +63,9 @@ export interface RunningPlayer {
 
 /** Opens the app on `dataDir` and serves it on `transport`. */
 export async function startPlayer(options: StartPlayerOptions): Promise<RunningPlayer> {
-  const clock = options.clock ?? new MonotonicClock();
+  const given = options.clock ?? new MonotonicClock();
+  // A real-time clock follows the rig group's show clock (`clock.shift`); a virtual one is the tests'.
+  const clock = given instanceof VirtualClock ? given : new FollowingClock(given);
   const app = await PlayerApp.open({
     dataDir: options.dataDir,
     clock,
@@ -79,7 +81,7 @@ export async function startPlayer(options: StartPlayerOptions): Promise<RunningP
     log: options.log ?? ((level, message) => console.error(`[player] ${level}: ${message}`)),
   });
   const serveOptions = {
-    ...(clock instanceof VirtualClock ? { virtualClock: clock } : {}),
+    ...(clock instanceof VirtualClock ? { virtualClock: clock } : { followingClock: clock }),
     ...(options.approval ? { approval: options.approval } : {}),
     ...(options.onShutdown ? { onShutdown: options.onShutdown } : {}),
   };

@@ -23,6 +23,8 @@ export interface VideoSink {
 export class Recorder {
   #dataDir: string;
   #now: () => number;
+  #wallNow: () => number;
+  #namedAt: () => number;
   #file: Deno.FsFile | null = null;
   #startedAt = 0;
   #encoder = new TextEncoder();
@@ -48,6 +50,13 @@ export class Recorder {
       video?: () => VideoSink | null;
       log?: (message: string) => void;
       changed?: () => void;
+      /** The machine's wall clock, Unix ms: a recording's `startedAt` (default `Date.now`). */
+      wallNow?: () => number;
+      /**
+       * The time a recording is named by, Unix ms (default `wallNow`): a rig group's decision
+       * time, so that every rig names it alike; `startedAt` stays this machine's wall time.
+       */
+      namedAt?: () => number;
     } = {},
   ) {
     this.#dataDir = dataDir;
@@ -55,6 +64,8 @@ export class Recorder {
     this.#video = options.video ?? (() => null);
     this.#log = options.log ?? (() => {});
     this.#changed = options.changed ?? (() => {});
+    this.#wallNow = options.wallNow ?? Date.now;
+    this.#namedAt = options.namedAt ?? this.#wallNow;
   }
 
   /** Resolves when the last video recording stopped is whole on disk (duration written). */
@@ -222,8 +233,9 @@ export class Recorder {
   }
 
   #start(trigger: string): void {
-    const wall = new Date();
-    const name = `recordings/recording-${wall.toISOString().replace(/[:.]/g, "-")}`;
+    const wall = new Date(this.#wallNow());
+    const named = new Date(this.#namedAt()).toISOString();
+    const name = `recordings/recording-${named.replace(/[:.]/g, "-")}`;
     Deno.mkdirSync(`${this.#dataDir}/recordings`, { recursive: true });
     const sink = this.#video();
     const startedAt = wall.toISOString();

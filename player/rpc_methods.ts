@@ -21,19 +21,22 @@ import {
 } from "../protocol/methods.ts";
 import type { StateUpdate } from "../protocol/state.ts";
 import { PLAYER_INFO, type PlayerApp } from "./app.ts";
-import type { VirtualClock } from "./clock.ts";
+import type { FollowingClock, VirtualClock } from "./clock.ts";
 import { parseActionRun, parseParams } from "./rpc_params.ts";
 import { SETTING_DEFAULTS } from "../protocol/settings.ts";
 import { Beside } from "./beside.ts";
 import { runActionBatch } from "./rpc_batch.ts";
-import { LateActions, type Lateness, latenessOf } from "./actions/late.ts";
+import { LateActions, type Lateness, latenessOf, ON_TIME } from "./actions/late.ts";
 import { toErrorObject } from "./rpc_errors.ts";
 import { importShow } from "./show/mod.ts";
+import { captureProjects, replaceProjects } from "./snapshot_state.ts";
 
 /** Options of the methods (those of `servePlayer`). */
 export interface MethodOptions {
   /** When set, `clock.advance` is offered and moves this clock. */
   virtualClock?: VirtualClock;
+  /** The real-time clock `clock.shift` moves (absent: a virtual clock, which is not shifted). */
+  followingClock?: FollowingClock;
   /** How the headless player answers approval requests (it has no screen to ask on); absent: the setting's default. */
   approval?: ApprovalRequestResult["decision"];
   /**
@@ -137,6 +140,13 @@ export function playerMethods(
       parseParams(Method.PROJECTS_RELOAD, params);
       return app.reload();
     },
+    [Method.PROJECTS_CAPTURE]: (params) => {
+      parseParams(Method.PROJECTS_CAPTURE, params);
+      return captureProjects(app); // in the order: between two edits
+    },
+    [Method.PROJECTS_REPLACE]: (params) => {
+      return replaceProjects(app, parseParams(Method.PROJECTS_REPLACE, params));
+    },
     [Method.CLOCK_ADVANCE]: (params) => {
       const clock = options.virtualClock;
       if (!clock) {
@@ -146,6 +156,11 @@ export function playerMethods(
       // Positions moved without an update: the saved ones must follow the clock.
       app.liveChanged();
       return { now: clock.now() };
+    },
+    [Method.CLOCK_SHIFT]: (params) => {
+      const { shiftMs } = parseParams(Method.CLOCK_SHIFT, params);
+      options.followingClock?.shift(shiftMs);
+      return { shiftMs: options.followingClock?.shiftMs ?? null };
     },
     [Method.SHUTDOWN]: (params) => {
       parseParams(Method.SHUTDOWN, params);
@@ -229,5 +244,6 @@ function runActionParams(
     projectId: p.projectId,
   };
   if (p.velocity !== undefined) action.velocity = p.velocity;
-  return app.runActionNow(action, p.idempotencyKey, late);
+  const when = p.at === undefined ? late : { ...(late ?? ON_TIME), at: p.at };
+  return app.runActionNow(action, p.idempotencyKey, when);
 }

@@ -43,7 +43,7 @@ export function parseParams<M extends MethodName>(method: M, params: unknown): P
  */
 export function parseActionRun(params: unknown): ActionRunParams {
   if (!isPlainObject(params)) return parseParams(Method.ACTION_RUN, params);
-  const { name, params: actionParams = {}, projectId = null, velocity, idempotencyKey, due } =
+  const { name, params: actionParams = {}, projectId = null, velocity, idempotencyKey, due, at } =
     params;
   const isValid = typeof name === "string" && isPlainObject(actionParams) &&
     (projectId === null || (typeof projectId === "string" && projectId.length > 0)) &&
@@ -52,11 +52,12 @@ export function parseActionRun(params: unknown): ActionRunParams {
         (velocity as number) <= VELOCITY.max)) &&
     (idempotencyKey === undefined ||
       (typeof idempotencyKey === "string" && idempotencyKey.length <= MAX_IDEMPOTENCY_KEY)) &&
-    (due === undefined || Number.isFinite(due));
+    (due === undefined || Number.isFinite(due)) && (at === undefined || Number.isFinite(at));
   if (!isValid) return parseParams(Method.ACTION_RUN, params);
   const parsed: ActionRunParams = { name, params: actionParams, projectId };
   if (velocity !== undefined) parsed.velocity = velocity as number;
   if (idempotencyKey !== undefined) parsed.idempotencyKey = idempotencyKey;
   if (due !== undefined) parsed.due = due as number;
+  if (at !== undefined) parsed.at = at as number;
   return parsed;
 }

@@ -40,9 +40,12 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * 1.12 added `seed` in `edit.apply` (the ids of a rig group's log entry); 1.13 added
  * `Clip.generator`, the `generator` kind and `Preset.vertexCode`; 1.14 added `due` in
  * `action.run` (and each action of `action.batch`): an action run late starts its Clips where
- * they would be had it run on time.
+ * they would be had it run on time; 1.15 added `at` in `action.run`: the show time a rig group
+ * decided the action at, which names the recording it starts alike on every rig, `clock.shift`
+ * (the show clock moves the player's real-time clock) and `frameLagMs` in the heartbeat's output;
+ * 1.16 added `projects.capture` and `projects.replace` (a rig group's log snapshots).
  */
-export const PLAYER_PROTOCOL_VERSION = "1.14";
+export const PLAYER_PROTOCOL_VERSION = "1.16";
 
 /** Method names, server to player. */
 export const Method = {
@@ -73,6 +76,12 @@ export const Method = {
   MIDI_SEND: "midi.send",
   /** Since 1.11: several `action.run` in one request, each with its own outcome. */
   ACTION_BATCH: "action.batch",
+  /** Since 1.15: the player's clock follows the rig group's show clock (docs/rigs.md). */
+  CLOCK_SHIFT: "clock.shift",
+  /** Since 1.16: what a rig group's log made (every Project, the user presets), whole. */
+  PROJECTS_CAPTURE: "projects.capture",
+  /** Since 1.16: replaces every Project and the user presets with a captured state at once. */
+  PROJECTS_REPLACE: "projects.replace",
 } as const;
 
 /** A method of the protocol. */
@@ -133,6 +142,12 @@ export const ActionRunParams = z.object({
    * then, up to `ACTION_LATE_MAX_MS` late. Absent: now.
    */
   due: z.number().optional(),
+  /**
+   * Since 1.15: when a rig group decided the action, Unix ms (its show time, the same on every
+   * rig): what the action names by the time (a recording's file) is named by it, so that every rig
+   * names it alike. Absent: the player's own clock.
+   */
+  at: z.number().optional(),
 });
 
 /** How late (ms) an action with `due` may run and still start its Clips where they would be. */
@@ -166,6 +181,11 @@ export const ActionBatchResult = z.object({
 export const ClockAdvanceParams = z.object({ ms: z.number().min(0) });
 /** `clock.advance` result: the virtual clock's reading after the move. */
 export const ClockAdvanceResult = z.object({ now: z.number() });
+
+/** `clock.shift` params: the service's show clock's offset moved since it synced, ms. */
+export const ClockShiftParams = z.object({ shiftMs: z.number().finite() });
+/** `clock.shift` result: the shift the clock follows now; null on a virtual clock (not shifted). */
+export const ClockShiftResult = z.object({ shiftMs: z.number().nullable() });
 
 /** `media.locate` params: a file of a Project (null: the active one). */
 export const MediaLocateParams = z.object({ projectId: ProjectId, fileId: z.string().min(1) });
@@ -287,6 +307,21 @@ export const MidiSendParams = z.object({
     .max(MIDI_BATCH_MAX),
 });
 
+/**
+ * What a rig group's log made on a rig (`projects.capture`, since 1.16), the state of its
+ * snapshots (docs/rigs.md): every Project of the data dir as its `project.json` holds it (with
+ * the retry keys its edits were applied with, `appliedKeys`), the user presets, and the Projects
+ * closed. Not in it: media files (copied between rigs by hash), settings, the active Project.
+ */
+export const ProjectsState = z.object({
+  projects: z.array(z.looseObject({ id: z.string() })),
+  presets: z.array(z.unknown()),
+  closedProjectIds: z.array(z.string()),
+});
+
+/** `projects.replace` result: how many Projects there are now. */
+export const ProjectsReplaceResult = z.object({ projects: z.number().int() });
+
 /** One method: its params, its result, and whether the service checks the result it reads. */
 export interface MethodSchemas {
   params: z.ZodType;
@@ -331,6 +366,15 @@ export const METHODS = {
   [Method.TIMECODE_SAMPLE]: { params: TimecodeSampleParams, result: TimecodeState, checked: false },
   // Feedback to pads, as often as Clips change: read as it is.
   [Method.MIDI_SEND]: { params: MidiSendParams, result: EmptyResult, checked: false },
+  // Four a second at most in a rig group: small, checked.
+  [Method.CLOCK_SHIFT]: { params: ClockShiftParams, result: ClockShiftResult, checked: true },
+  // A snapshot's state (every Project): large and rare; the player checks each Project.
+  [Method.PROJECTS_CAPTURE]: { params: NoParams, result: ProjectsState, checked: false },
+  [Method.PROJECTS_REPLACE]: {
+    params: ProjectsState,
+    result: ProjectsReplaceResult,
+    checked: true,
+  },
 } as const satisfies Record<MethodName, MethodSchemas>;
 
 /** The params of `method` as the service sends them (fields with a default may be left out). */
@@ -415,6 +459,7 @@ export type RequestProgressParams = z.infer<typeof RequestProgressParams>;
 export type LogParams = z.infer<typeof LogParams>;
 export type MidiSendParams = z.infer<typeof MidiSendParams>;
 export type MidiLocalParams = z.infer<typeof MidiLocalParams>;
+export type ProjectsState = z.infer<typeof ProjectsState>;
 
 /**
  * `value` parsed by `schema`, or an RpcError of `code` naming the first bad

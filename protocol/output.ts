@@ -318,6 +318,14 @@ export const FromPage = z.discriminatedUnion("type", [
     offset: z.number(),
     /** Largest |video time - clock time| over the layers in the last second, ms. */
     driftMs: z.number(),
+    /**
+     * How far the frames drawn in the last second were from the player's clock (the group's show
+     * time in a rig group), the mean of |lag|, ms (ahead and behind both count: a signed mean
+     * would hide frames alternating); null with no frame (absent: an older page).
+     */
+    frameLagMs: z.number().nullable().optional(),
+    /** The worst |lag| of those frames, ms; null with no frame (absent: an older page). */
+    frameLagMaxMs: z.number().nullable().optional(),
     /** Page time (performance.now) of the first frame that drew each new state, per seq. */
     firstFrames: z.array(z.object({ seq: z.number().int(), clock: z.number() })),
     /** `visible`, or `hidden` (a minimized or covered window: the browser draws less). */
@@ -431,6 +439,12 @@ export const OutputStats = z.strictObject({
   framesPerSecond: z.number().describe("Frames drawn in the page's last report (about a second)"),
   renderScale: z.number().describe(
     "Scale the picture is drawn at: 1 is the display's size, lower while the machine cannot keep up",
+  ),
+  frameLagMs: z.number().nullable().optional().describe(
+    "How far the output's frames were from the player's clock (its show time in a rig group) in the page's last report, the mean of |lag|, ms; null before one",
+  ),
+  frameLagMaxMs: z.number().nullable().optional().describe(
+    "The worst |lag| of the frames in the page's last report, ms; null before one",
   ),
   browserStarts: z.number().int().describe("Browser launches, the first included"),
   pageLoads: z.number().int().describe("Times a page said hello (a browser start, a reload)"),

@@ -33,7 +33,7 @@ export const RigClock = z.object({
     "How far the rig's show time may be from the leader's, ms (0 on the leader); null before its first measurement",
   ),
   frameLagMs: z.number().nullable().describe(
-    "How far the rig's output's frames are behind its show time, ms; null without an output",
+    "How far the rig's output's frames are from its show time, the mean of |lag| over the page's last second, ms; null without an output",
   ),
   scheduled: z.number().int().describe("Group actions this rig has scheduled since it started"),
   late: z.number().int().describe(

@@ -562,6 +562,14 @@ export const SETTINGS = {
     doc:
       "120: in a group, an action runs on every rig at the show time this far after it arrived, within etcd's watch p99 (`docs/rigs.md`)",
   },
+  groupSnapshotEntries: {
+    schema: z.coerce.number().int().min(2).max(1_000_000).default(1000),
+    flag: "group-snapshot-entries",
+    value: "N",
+    help: "the group's leader snapshots its log every N entries (default 1000)",
+    doc:
+      "1000: in a group, the leading rig writes a snapshot of the Projects and trims the log every this many entries (or 1 MiB of them) (`docs/rigs.md`)",
+  },
   serviceName: {
     schema: z.string().trim().min(1).max(40).default("Cueport"),
     flag: "service-name",

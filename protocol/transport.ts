@@ -30,8 +30,16 @@ export interface BytePipe {
   read(): Promise<Uint8Array | null>;
   /** Writes every byte, in order; resolves once the pipe has them. */
   write(bytes: Uint8Array): Promise<void>;
+  /** Optional: writes `text` as UTF-8, as `write` its bytes, without a new array per write. */
+  writeText?(text: string): Promise<void>;
   /** Ends the write side and stops reading. */
   close(): Promise<void>;
+  /**
+   * Optional, in place of `read` calls: hands each read to `onBytes` as it comes, synchronously
+   * (the view is only valid during the call), with no promise per read; resolves at the end,
+   * rejects on a failed read or a throw of `onBytes`. `LineTransport` uses it when present.
+   */
+  listen?(onBytes: (bytes: Uint8Array) => void): Promise<void>;
 }
 
 /**
@@ -152,16 +160,20 @@ export class LineTransport implements Transport {
     if (this.#isClosed) throw new Error("Transport is closed");
     let text = "";
     for (const message of messages) text += JSON.stringify(message) + "\n";
-    await this.#pipe.write(this.#encoder.encode(text));
+    if (this.#pipe.writeText) await this.#pipe.writeText(text);
+    else await this.#pipe.write(this.#encoder.encode(text));
   }
 
   /** Reads until the pipe ends; resolves then. A line cut short by the end is dropped. */
   async start(): Promise<void> {
     try {
-      while (true) {
-        const chunk = await this.#pipe.read();
-        if (chunk === null) break;
-        this.#receive(chunk);
+      if (this.#pipe.listen) await this.#pipe.listen((chunk) => this.#receive(chunk));
+      else {
+        while (true) {
+          const chunk = await this.#pipe.read();
+          if (chunk === null) break;
+          this.#receive(chunk);
+        }
       }
     } catch (error) {
       if (!this.#isClosed) this.onerror?.(error as Error);

@@ -234,7 +234,7 @@ async function start(
   await lock.setPorts(ports);
   if (rigs && rigMedia) await startRigs({ rigs, media: rigMedia, core, log }, settings, started);
   log("debug", `Listening: HTTP ${main.http.addresses}, WebSocket ${main.ws.addresses}`);
-  const discovery = settings.mdns ? await advertise(settings, ports, log) : null;
+  const discovery = settings.mdns ? await advertise(settings, ports, log, rigs) : null;
   if (discovery) started.push(() => discovery.stop());
   return runningService({
     ...main,
@@ -249,7 +249,7 @@ async function start(
  */
 async function startRigs(
   parts: { rigs: RigGroup; media: RigMedia; core: Core; log: Logger },
-  settings: Pick<Settings, "dataDir">,
+  settings: Pick<Settings, "dataDir" | "groupSnapshotEntries">,
   started: Array<() => Promise<void> | void>,
 ): Promise<void> {
   const { rigs, media, core, log } = parts;
@@ -257,7 +257,14 @@ async function startRigs(
   started.push(() => rigs.stop());
   await media.start();
   started.push(() => media.stop());
-  started.push(await replicateEdits(rigs, core.edits, { dataDir: settings.dataDir, log, media }));
+  started.push(
+    await replicateEdits(rigs, core.edits, {
+      dataDir: settings.dataDir,
+      log,
+      media,
+      snapshotEvery: { entries: settings.groupSnapshotEntries },
+    }),
+  );
 }
 
 /**
@@ -270,7 +277,11 @@ function rigGroupOf(
   log: Logger,
   core: Core,
 ): { rigs: RigGroup | null; group: () => GroupStatus; rigMedia: RigMedia | null } {
-  const actions = { runner: core.actions, model: core.model };
+  const player = {
+    frameLagMs: () => core.playerHealth.output?.frameLagMs ?? null,
+    shiftClock: (shiftMs: number) => core.shiftPlayerClock(shiftMs),
+  };
+  const actions = { runner: core.actions, model: core.model, player };
   const rigs = openRigGroup(settings, { ports: () => ({ ...ports }), log, actions });
   const alone = aloneStatus(settings);
   // Its route is mounted with the HTTP port; it starts with the group.
@@ -731,8 +742,15 @@ function advertise(
   settings: Settings,
   ports: RunningService["ports"],
   log: Logger,
+  rigs: RigGroup | null,
 ): Promise<Discovery> {
+  // A rig of a group says its group, its name and whether it leads (docs/discovery.md).
+  const group = rigs && (() => {
+    const { group, rig, isLeader } = rigs.status();
+    return group === null ? null : { group, rig, isLeader };
+  });
   return startDiscovery({
+    group: group ?? undefined,
     serviceName: settings.serviceName,
     // The network MIDI session's control port as `_apple-midi._udp`, when it runs.
     ports: { ...ports, appleMidi: ports.midi ?? undefined },

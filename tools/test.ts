@@ -9,7 +9,9 @@
  * line says why and its tests are skipped (or fail, when required); likewise it installs the
  * network MIDI test peer (`tools/midi_peer_build.ts`). Then it
  * runs `deno test` with the service's permission set on the files given, or on
- * `tests/` when none is.
+ * `tests/` when none is. `CUEPORT_TEST_NO_CHECK=1` adds `--no-check`: `.ci/run`
+ * sets it once `deno task check` has type-checked every file the tests load
+ * (`tests/`, `tools/`, `bench/`), so that its test processes do not check them again.
  * @module
  */
 import { ensureMidiPeerInChild } from "./midi_peer_build.ts";
@@ -21,6 +23,17 @@ import { junitPathOf, mergeJunit, PART_ENV, type TestGroup, testGroups } from ".
 
 /** `deno test` options that take the next argument as their value. */
 const VALUED = new Set(["--filter", "--junit-path", "--reporter", "--coverage", "--config", "-c"]);
+
+/** Set to `1`, the test processes skip the type check (`--no-check`): CI's check step did it. */
+export const NO_CHECK_ENV = "CUEPORT_TEST_NO_CHECK";
+
+/**
+ * The arguments of one `deno test` process: the service's permission set, `--no-check` when
+ * `noCheck`, then `args`.
+ */
+export function testProcessArgs(args: readonly string[], noCheck: boolean): string[] {
+  return ["test", ...testFlags(), ...(noCheck ? ["--no-check"] : []), ...args];
+}
 
 /** The arguments for `deno test`: the flags, then `args`, with `tests/` when no file is named. */
 export function denoTestArgs(args: readonly string[]): string[] {
@@ -147,7 +160,7 @@ async function runGroup(
 ): Promise<number> {
   const output = held ? "piped" : "inherit";
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["test", ...testFlags(), ...args],
+    args: testProcessArgs(args, Deno.env.get(NO_CHECK_ENV) === "1"),
     env,
     stdout: output,
     stderr: output,

@@ -14,6 +14,11 @@ export interface Lateness {
   readonly byMs: number;
   /** What its starts catch up, ms: `byMs`, or 0 when it is more than `ACTION_LATE_MAX_MS`. */
   readonly catchUpMs: number;
+  /**
+   * When a rig group decided the action, Unix ms (`at`, 1.15: the same on every rig): a recording
+   * it starts is named by it. Absent: the machine's clock.
+   */
+  readonly at?: number;
 }
 
 /** On time: nothing to catch up. */

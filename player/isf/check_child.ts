@@ -64,6 +64,30 @@ export function checkerEnv(): Record<string, string> {
   return { ...env, ...CHECKER_ENV_SET };
 }
 
+/** A started checker (or compiler) process, and the writer of its stdin. */
+export interface CheckerSpawn {
+  readonly child: Deno.ChildProcess;
+  readonly writer: WritableStreamDefaultWriter<Uint8Array>;
+}
+
+/**
+ * Starts `command` (program, then its arguments) as the player's checker or GLSL compiler: lines
+ * in on stdin, lines out on stdout, `stderr` piped or dropped, and no environment but
+ * `checkerEnv()`'s.
+ */
+export function spawnChecker(command: readonly string[], stderr: "piped" | "null"): CheckerSpawn {
+  const [program, ...args] = command;
+  const child = new Deno.Command(program!, {
+    args,
+    stdin: "piped",
+    stdout: "piped",
+    stderr,
+    clearEnv: true,
+    env: checkerEnv(),
+  }).spawn();
+  return { child, writer: child.stdin.getWriter() };
+}
+
 /** A message of the checker: `check_stdio.ts` writes them. */
 export type CheckerMessage =
   | { progress: number }
@@ -95,16 +119,7 @@ export class CheckerProcess {
 
   /** Starts `command` (program, then its arguments). */
   constructor(command: readonly string[]) {
-    const [program, ...args] = command;
-    this.#child = new Deno.Command(program!, {
-      args,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-      clearEnv: true,
-      env: checkerEnv(),
-    }).spawn();
-    this.#writer = this.#child.stdin.getWriter();
+    ({ child: this.#child, writer: this.#writer } = spawnChecker(command, "piped"));
     this.ended = Promise.all([this.#readMessages(), tail(this.#child.stderr), this.#child.status])
       .then(([, stderr, status]) => {
         this.isEnded = true;

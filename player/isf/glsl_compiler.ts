@@ -13,7 +13,7 @@
  * @module
  */
 import { MONOTONIC_TIMER_CLOCK, ProgressWatch, type TimerClock } from "../../lib/progress_watch.ts";
-import { checkerCommand, checkerEnv } from "./check_child.ts";
+import { checkerCommand, spawnChecker } from "./check_child.ts";
 import type { GlslStage } from "./glsl_types.ts";
 
 /** The compiler process is replaced, between compiles, once its resident memory passes this. */
@@ -35,17 +35,8 @@ class CompilerProcess {
   rssMb = 0;
 
   constructor(command: readonly string[]) {
-    const [program, ...args] = command;
-    this.#child = new Deno.Command(program!, {
-      args,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-      clearEnv: true,
-      env: checkerEnv(),
-    }).spawn();
+    ({ child: this.#child, writer: this.#writer } = spawnChecker(command, "null"));
     this.#child.unref();
-    this.#writer = this.#child.stdin.getWriter();
     // Its stdout ended, or said what no compiler says: it is done either way.
     void this.#read().catch(() => {}).finally(() => this.end());
   }

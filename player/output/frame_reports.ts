@@ -4,7 +4,7 @@
  * decode (said once each, whatever the page's reloads).
  * @module
  */
-import type { GlObjects } from "../../protocol/output.ts";
+import type { GlObjects, OutputStats } from "../../protocol/output.ts";
 import type { OutputDrawing } from "../../protocol/state.ts";
 import type { Report } from "./page_socket.ts";
 
@@ -56,6 +56,25 @@ export class FrameReports {
   /** The page's live GL objects by kind, as its last report said (null: none yet). */
   get glObjects(): GlObjects | null {
     return this.#glObjects;
+  }
+
+  /**
+   * The output's figures the reports tell (`OutputStats`): frames drawn, in the last report, the
+   * scale, the GL objects, and how far the frames lagged the player's clock (the last report's).
+   */
+  get figures(): Pick<
+    OutputStats,
+    "framesDrawn" | "framesPerSecond" | "renderScale" | "glObjects" | "frameLagMs" | "frameLagMaxMs"
+  > {
+    const last = this.reports.at(-1);
+    return {
+      framesDrawn: this.#framesDrawn,
+      framesPerSecond: last?.frames ?? 0,
+      renderScale: this.#renderScale,
+      glObjects: this.#glObjects,
+      frameLagMs: last?.frameLagMs ?? null,
+      frameLagMaxMs: last?.frameLagMaxMs ?? null,
+    };
   }
 
   /** Keeps a report that arrived at `receivedAt` (player clock). */

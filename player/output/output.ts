@@ -272,12 +272,9 @@ export class Output {
   /** How the output draws: frames, the scale it draws at, browser launches (`OutputStats`). */
   get stats(): OutputStats {
     return {
-      framesDrawn: this.#reports.framesDrawn,
-      framesPerSecond: this.#reports.reports.at(-1)?.frames ?? 0,
-      renderScale: this.#reports.renderScale,
+      ...this.#reports.figures,
       browserStarts: this.#browser.supervisor.starts,
       pageLoads: this.#browser.health.pageLoads,
-      glObjects: this.#reports.glObjects,
       editor: this.#editorPage.stats,
     };
   }

@@ -12,7 +12,7 @@
  * @module
  */
 import type { FromPage, GlObjects } from "../../protocol/output.ts";
-import { processTreeCpuMs } from "./process_cpu.ts";
+import { loadAverage, processTreeCpuMs } from "./process_cpu.ts";
 
 /** How long a browser and its page may show no progress at all before it is started again. */
 export const NO_PROGRESS_MS = 60_000;
@@ -52,6 +52,8 @@ export interface PageHealthOptions {
   clearInterval?: (id: number) => void;
   /** CPU ms the browser (`pid`) and its processes used, or null when unknown. */
   cpuMs?: (pid: number) => number | null;
+  /** The machine's 1-minute load average, or null when unknown (`process_cpu.ts`'s by default). */
+  loadAverage?: () => number | null;
 }
 
 /** The health of the page of one supervised browser. */
@@ -60,6 +62,7 @@ export class PageHealth {
   readonly #log: Log;
   readonly #now: () => number;
   readonly #cpuMs: (pid: number) => number | null;
+  readonly #loadAverage: () => number | null;
   readonly #clearInterval: (id: number) => void;
   readonly #timer: number;
   #isClosed = false;
@@ -91,6 +94,7 @@ export class PageHealth {
     this.#log = options.log;
     this.#now = options.now ?? (() => performance.now());
     this.#cpuMs = options.cpuMs ?? processTreeCpuMs;
+    this.#loadAverage = options.loadAverage ?? loadAverage;
     this.#clearInterval = options.clearInterval ?? ((id) => clearInterval(id));
     this.lastProgressAt = this.#now();
     const every = options.setInterval ?? ((fn, ms) => setInterval(fn, ms) as unknown as number);
@@ -243,7 +247,9 @@ export class PageHealth {
       "warn",
       `Output: ${what}; starting the browser again${
         isTryingSoftware ? " with software GL" : ""
-      }, next bound ${s(this.noProgressBoundMs)}`,
+      }, next bound ${s(this.noProgressBoundMs)} (load average ${
+        this.#loadAverage() ?? "unknown"
+      })`,
     );
     this.progress();
     this.#supervisor.restart();

@@ -36,6 +36,8 @@ function parseStats(text: string): Map<number, [number, number]> {
  */
 class ProcReader {
   #stats: Map<number, [number, number]> | null = null;
+  /** The 1-minute load average of the last reading (`/proc/loadavg`'s first figure). */
+  load: number | null = null;
   #isReading = false;
 
   /** The last reading, and the next one started. */
@@ -43,12 +45,17 @@ class ProcReader {
     if (!this.#isReading) {
       this.#isReading = true;
       new Deno.Command("sh", {
-        args: ["-c", "cat /proc/[0-9]*/stat 2>/dev/null"],
+        args: ["-c", "cat /proc/loadavg /proc/[0-9]*/stat 2>/dev/null"],
         stdin: "null",
         stdout: "piped",
         stderr: "null",
       }).output().then(
-        ({ stdout }) => this.#stats = parseStats(new TextDecoder().decode(stdout)),
+        ({ stdout }) => {
+          const text = new TextDecoder().decode(stdout);
+          const load = Number(text.slice(0, text.indexOf(" ")));
+          this.load = Number.isFinite(load) ? load : null;
+          this.#stats = parseStats(text.slice(text.indexOf("\n") + 1));
+        },
         () => {}, // no sh here: unknown
       ).finally(() => this.#isReading = false);
     }
@@ -91,4 +98,18 @@ export function processTreeCpuMs(pid: number): number | null {
     }
   }
   return (ticks * 1000) / TICKS_PER_SECOND;
+}
+
+/**
+ * The machine's 1-minute load average as last read with the CPU times (`/proc/loadavg`, through
+ * `cat` as they are), or null when unknown (outside Linux, before the first reading).
+ */
+export function loadAverage(): number | null {
+  if (Deno.build.os !== "linux") return null;
+  try {
+    const load = Number(Deno.readTextFileSync("/proc/loadavg").split(" ")[0]);
+    return Number.isFinite(load) ? load : null;
+  } catch {
+    return PROC.load; // not ours to read (NotCapable): as `cat` last read it
+  }
 }

@@ -10,7 +10,7 @@
 import type { RenderState } from "../../protocol/output.ts";
 import type { Preset } from "../../protocol/model.ts";
 import { drawsIsf, type IsfPrograms } from "./isf_programs.ts";
-import { processTreeCpuMs } from "./process_cpu.ts";
+import { loadAverage, processTreeCpuMs } from "./process_cpu.ts";
 import { QuarantineWatch } from "./quarantine_watch.ts";
 import type { Report } from "./page_socket.ts";
 
@@ -32,6 +32,8 @@ export interface OutputQuarantineOptions {
   clearInterval?: (id: number) => void;
   /** CPU ms the browser (`pid`) and its processes used, or null when unknown. */
   cpuMs?: (pid: number) => number | null;
+  /** The machine's 1-minute load average, or null when unknown (`process_cpu.ts`'s by default). */
+  loadAverage?: () => number | null;
   /**
    * Whether the output's page is connected now (its socket open); by default always. A page
    * gone (its window closed, a reload) is not judged until a page says hello again.
@@ -50,6 +52,7 @@ export class OutputQuarantine {
   readonly #options: OutputQuarantineOptions;
   readonly #watch: QuarantineWatch;
   readonly #cpuMs: (pid: number) => number | null;
+  readonly #loadAverage: () => number | null;
   readonly #clearInterval: (id: number) => void;
   readonly #timer: number;
   /** The names of the presets the last state drew, for the log. */
@@ -59,6 +62,7 @@ export class OutputQuarantine {
     this.#options = options;
     this.#watch = new QuarantineWatch(options.cores ?? navigator.hardwareConcurrency);
     this.#cpuMs = options.cpuMs ?? processTreeCpuMs;
+    this.#loadAverage = options.loadAverage ?? loadAverage;
     this.#clearInterval = options.clearInterval ?? ((id) => clearInterval(id));
     const every = options.setInterval ?? ((fn, ms) => setInterval(fn, ms) as unknown as number);
     this.#timer = every(() => this.#tick(), QUARANTINE_TICK_MS);
@@ -127,7 +131,7 @@ export class OutputQuarantine {
   #tick(): void {
     if (this.#options.isPageOpen?.() === false) this.#watch.pageGone();
     const pid = this.#options.pid();
-    this.#act(this.#watch.tick(pid === null ? null : this.#cpuMs(pid)));
+    this.#act(this.#watch.tick(pid === null ? null : this.#cpuMs(pid), this.#loadAverage()));
   }
 
   #act(verdict: ReturnType<QuarantineWatch["tick"]>): void {
@@ -136,7 +140,7 @@ export class OutputQuarantine {
     if (verdict.action === "restart") {
       log(
         "warn",
-        `Output: ${verdict.reason} (its GL is stuck in the draw); starting the browser again`,
+        `Output: ${verdict.reason} (its GL is stuck in the draw); starting the browser again (${verdict.figures})`,
       );
       this.#options.restart();
       return;
@@ -149,7 +153,10 @@ export class OutputQuarantine {
     );
     this.#options.quarantine(verdict.presetId, verdict.reason);
     if (!verdict.restart) return;
-    log("warn", "Output: the page is stuck in the preset's draw; starting the browser again");
+    log(
+      "warn",
+      `Output: the page is stuck in the preset's draw; starting the browser again (${verdict.figures})`,
+    );
     this.#options.restart();
   }
 }

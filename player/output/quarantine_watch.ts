@@ -4,19 +4,22 @@
  * output after the last frame the page is known to have drawn, then, if the
  * page still draws nothing, start the browser again.
  *
- * The bound counts progress, not time (slow is not dead): a page stalls when
- * it keeps sending its once-a-second reports with no frame drawn
- * (`STALL_REPORTS` of them in a row), or when it sends nothing at all while its
- * browser burns `STALL_CPU_MS_PER_CORE` of CPU for each core it may use (its
- * main thread waits on GL stuck in a draw; software GL draws on every core),
- * or when it sends nothing for `STALL_SILENT_CHECKS` looks in a row (where the
- * CPU time is known, looks in which its browser used some: a stopped browser is
- * not judged), whichever comes first. A page loaded (again) that has not drawn
- * its first frame yet is not judged by its looks where the CPU time is known:
- * it compiles its programs and draws its first frames, silent for as long as
- * its share of a busy machine takes, and only the CPU it burns (the work done)
- * makes it stuck. On a busy machine the first two stretch
- * with the browser's share of the CPU; a page drawing one frame in a report is
+ * The bound counts progress, not time (slow is not dead). On software GL
+ * (SwiftShader, llvmpipe) where the browser's CPU time is known, a frame, slow
+ * or stuck, is paid in CPU whatever the machine's load: a page stalls when its
+ * browser used `STALL_CPU_MS_PER_CORE` of CPU for each core it may use since
+ * the page's last frame, whether it sent reports without frames or nothing at
+ * all (a starved machine stretches reports and looks, never the work of a
+ * frame: beside `stress-ng --cpu 6` a page drawing a frame every few seconds
+ * sent nothing for 5 s while its browser got 0.08 s of CPU a second). On a GPU
+ * (a draw stuck there burns no CPU), or where the CPU time is unknown, a page
+ * also stalls when it keeps sending its once-a-second reports with no frame
+ * drawn (`STALL_REPORTS` of them in a row), or sends nothing for
+ * `STALL_SILENT_CHECKS` looks in a row (where the CPU time is known, looks in
+ * which its browser used some: a stopped browser is not judged; nor, there, a
+ * page loaded again that has yet to draw its first frame: it compiles its
+ * programs, as slow as the machine), both times the machine's load average for
+ * each core where it is known. A page drawing one frame in a report is
  * drawing, however slowly. A browser starting, a page loading and a page
  * without WebGL2 are not judged, nor a page gone (its socket closed): only a
  * page that said hello with a GL and got a state to draw is.
@@ -36,12 +39,16 @@
 /** Reports in a row with no frame drawn (the page is alive, its GL is not) that make a stall. */
 export const STALL_REPORTS = 3;
 /**
- * CPU time the browser uses, for each core it may use, while its page sends nothing and draws
- * nothing that makes a stall, ms: SwiftShader draws on every core, so on 2 cores 6 s of CPU is
+ * CPU time the browser uses, for each core it may use, since its page's last frame that makes a
+ * stall, ms: SwiftShader draws on every core, so on 2 cores 6 s of CPU is
  * a page silent for 3 s while its browser used both.
  */
 export const STALL_CPU_MS_PER_CORE = 3000;
-/** Looks in a row (about a second apart) with no message at all that make a stall (where the CPU time is known, looks in which the browser used some). */
+/**
+ * Looks in a row (about a second apart) with no message at all that make a stall on a GPU or where
+ * the CPU time is unknown (where it is known, looks in which the browser used some), times the load
+ * for each core.
+ */
 export const STALL_SILENT_CHECKS = 5;
 /** Reports with no frame, once the suspect is off the output, before the browser is started again. */
 export const RECOVER_REPORTS = 2;
@@ -65,13 +72,15 @@ export type StallVerdict =
     action: "quarantine";
     presetId: string;
     reason: string;
+    /** The figures behind it, for the log (reports, looks, CPU, load average). */
+    figures: string;
     /**
      * The page was silent (its main thread waits on GL stuck in the draw): it cannot take the
      * state without the preset, so its browser is started again at once.
      */
     restart: boolean;
   }
-  | { action: "restart"; reason: string };
+  | { action: "restart"; reason: string; figures: string };
 
 /** A frame report as the watch reads it: frames drawn, visibility, the state seq last drawn. */
 export interface WatchedReport {
@@ -88,9 +97,14 @@ export class QuarantineWatch {
   #hasState = false;
   #isHidden = false;
   #zeroReports = 0;
-  #silentCpuMs = 0;
   #silentChecks = 0;
   #lastCpuMs: number | null = null;
+  /** CPU ms the browser used since the look after the page's last frame (or since it was judged). */
+  #cpuSinceFrame = 0;
+  /** The page reported frames since the last look (the CPU up to it drew them). */
+  #drewSinceLook = false;
+  /** The machine's load average at the last look (null: unknown). */
+  #load: number | null = null;
   #hasMessage = false;
   /** The page drew a frame since it said hello (before, it compiles: its looks are not judged). */
   #hasDrawn = false;
@@ -183,7 +197,7 @@ export class QuarantineWatch {
   report({ frames, isVisible, seq }: WatchedReport): StallVerdict | null {
     this.message();
     this.#isHidden = !isVisible;
-    if (frames > 0) this.#hasDrawn = true;
+    if (frames > 0) this.#hasDrawn = this.#drewSinceLook = true;
     if (frames > 0) this.#drew(seq);
     else this.#drawing = [];
     if (frames > 0 || !isVisible || !this.#isJudged()) {
@@ -193,7 +207,9 @@ export class QuarantineWatch {
       return null;
     }
     this.#zeroReports++;
-    const bound = this.#pending ? RECOVER_REPORTS : STALL_REPORTS;
+    // Software GL's frames are paid in CPU: reports without one judge nothing where it is known.
+    if (this.#isJudgedByWork()) return null;
+    const bound = this.#byLoad(this.#pending ? RECOVER_REPORTS : STALL_REPORTS);
     if (this.#zeroReports < bound) return null;
     return this.#verdict(
       `the page drew no frame in ${this.#zeroReports} reports in a row`,
@@ -202,47 +218,85 @@ export class QuarantineWatch {
   }
 
   /**
-   * A look at the browser's CPU time (`cpuMs`, null when unknown), about once a second; a
-   * verdict when the page sent nothing since the last look and the CPU spent so (or, CPU
-   * unknown, the looks in a row) makes a stall.
+   * A look at the browser's CPU time (`cpuMs`, null when unknown) and the machine's load average
+   * (`load`, null when unknown), about once a second; a verdict when the CPU the browser used
+   * since the page's last frame, or (where a frame's cost is not its CPU) the page's silence,
+   * makes a stall.
    */
-  tick(cpuMs: number | null): StallVerdict | null {
+  tick(cpuMs: number | null, load: number | null = null): StallVerdict | null {
     const last = this.#lastCpuMs;
     this.#lastCpuMs = cpuMs;
-    if (this.#hasMessage || !this.#isJudged() || this.#isHidden) {
-      this.#hasMessage = false;
-      this.#silentCpuMs = 0;
-      this.#silentChecks = 0;
+    this.#load = load;
+    const used = last !== null && cpuMs !== null && cpuMs > last ? cpuMs - last : 0;
+    const hadMessage = this.#hasMessage;
+    this.#hasMessage = false;
+    if (!this.#isJudged() || this.#isHidden) {
+      this.#reset();
       return null;
     }
-    if (cpuMs === null) return this.#silentCheck();
-    const used = last !== null && cpuMs > last ? cpuMs - last : 0;
-    this.#silentCpuMs += used;
-    // A silent page whose browser works (not a browser that is stopped) is also judged by its
-    // silent looks: on a busy machine the browser's share of the CPU stretches the CPU bound
-    // past the picture's 10 s (6 s of CPU took 10 s beside `stress-ng --cpu 4`). Not a page
-    // that has yet to draw its first frame: it compiles its programs, as slow as the machine.
-    const silent = used > 0 && this.#hasDrawn ? this.#silentCheck() : null;
-    if (silent) return silent;
+    this.#cpuSinceFrame = this.#drewSinceLook ? 0 : this.#cpuSinceFrame + used;
+    this.#drewSinceLook = false;
+    if (hadMessage) {
+      this.#silentChecks = 0;
+    } else if (cpuMs === null) return this.#silentCheck();
+    else if (!this.#isJudgedByWork()) {
+      // A silent page whose browser works (not one that is stopped) on a GPU is judged by its
+      // silent looks too, their bound stretched by the machine's load. Not a page that has yet
+      // to draw its first frame: it compiles its programs, as slow as the machine.
+      const silent = used > 0 && this.#hasDrawn ? this.#silentCheck() : null;
+      if (silent) return silent;
+    } else this.#silentChecks++; // for the figures: the work judges here
+    return this.#cpuCheck(hadMessage);
+  }
+
+  /**
+   * The work rule: no frame while the browser used the CPU bound for each core since the last
+   * one (a slow frame costs the same CPU however busy the machine; a stuck draw never ends).
+   */
+  #cpuCheck(hadMessage: boolean): StallVerdict | null {
     const bound = (this.#pending ? RECOVER_CPU_MS_PER_CORE : STALL_CPU_MS_PER_CORE) * this.#cores;
-    if (this.#silentCpuMs < bound) return null;
-    const s = (this.#silentCpuMs / 1000).toFixed(1);
+    if (this.#cpuSinceFrame < bound) return null;
+    const isSilent = !hadMessage && this.#zeroReports === 0;
+    const s = (this.#cpuSinceFrame / 1000).toFixed(1);
     return this.#verdict(
-      `the page sent nothing while its browser used ${s} s of CPU (${this.#cores} cores)`,
-      true,
+      `the page ${
+        isSilent ? "sent nothing" : "drew no frame"
+      } while its browser used ${s} s of CPU (${this.#cores} cores)`,
+      isSilent,
     );
   }
 
   /**
    * Silence after a suspect's change is the evidence: `STALL_SILENT_CHECKS` looks in a row (where
-   * the CPU time is known, only looks in which the browser used some).
+   * the CPU time is known, only looks in which the browser used some), times the load's factor.
    */
   #silentCheck(): StallVerdict | null {
     if (!this.isSuspecting) return null;
     this.#silentChecks++;
-    const bound = this.#pending ? RECOVER_SILENT_CHECKS : STALL_SILENT_CHECKS;
+    const bound = this.#byLoad(this.#pending ? RECOVER_SILENT_CHECKS : STALL_SILENT_CHECKS);
     if (this.#silentChecks < bound) return null;
     return this.#verdict(`the page sent nothing in ${this.#silentChecks} looks in a row`, true);
+  }
+
+  /**
+   * Whether the page is judged by the work its browser did only: software GL (SwiftShader,
+   * llvmpipe) draws on the CPU, so a frame (slow or stuck) is paid in CPU time, which is known.
+   * Reports and looks count time, and a starved machine stretches time, not work.
+   */
+  #isJudgedByWork(): boolean {
+    return this.#isSoftwareGl && this.#lastCpuMs !== null;
+  }
+
+  /**
+   * A bound in reports or looks (time, a second each) stretched by the machine's load for each
+   * core: a page given a tenth of its share takes ten times the looks to show the same progress.
+   */
+  #byLoad(bound: number): number {
+    return Math.ceil(bound * this.#loadFactor());
+  }
+
+  #loadFactor(): number {
+    return this.#load === null ? 1 : Math.max(1, this.#load / this.#cores);
   }
 
   /**
@@ -274,11 +328,22 @@ export class QuarantineWatch {
     return suspect?.[0] ?? null;
   }
 
+  /** The figures of a verdict: what each rule counted, and the machine's load. */
+  #figures(): string {
+    const perCore = Math.round(this.#cpuSinceFrame / this.#cores);
+    return `${this.#zeroReports} reports without a frame, ${this.#silentChecks} silent looks, ` +
+      `${
+        (perCore / 1000).toFixed(1)
+      } s of CPU a core since the last frame, ${this.#cores} cores, ` +
+      `load average ${this.#load ?? "unknown"} (bounds in looks x${this.#loadFactor().toFixed(1)})`;
+  }
+
   /** The verdict of a stall seen so (`isSilent`: the page sent nothing at all). */
   #verdict(seen: string, isSilent: boolean): StallVerdict | null {
+    const figures = this.#figures();
     if (this.#pending) {
       this.#restarting();
-      return { action: "restart", reason: `${seen} after the preset went off the output` };
+      return { action: "restart", reason: `${seen} after the preset went off the output`, figures };
     }
     // No suspect: no shader of a user's to blame (the browser's health sees to the rest).
     const suspect = this.#suspect();
@@ -289,7 +354,7 @@ export class QuarantineWatch {
     // Software GL draws on the CPU: a draw it is stuck in ends when it ends, whatever state comes.
     const restart = isSilent || this.#isSoftwareGl;
     if (restart) this.#restarting();
-    return { action: "quarantine", presetId: suspect, reason: seen, restart };
+    return { action: "quarantine", presetId: suspect, reason: seen, restart, figures };
   }
 
   /** The browser is started again: its next page is judged once it says hello. */
@@ -301,8 +366,8 @@ export class QuarantineWatch {
   }
 
   #reset(): void {
+    this.#cpuSinceFrame = 0;
     this.#zeroReports = 0;
-    this.#silentCpuMs = 0;
     this.#silentChecks = 0;
   }
 }

@@ -15,6 +15,7 @@ import indexHtml from "./page/index.html" with { type: "text" };
 import pageJs from "./page/page.js" with { type: "text" };
 import glJs from "./page/gl.js" with { type: "text" };
 import clockJs from "./page/clock.js" with { type: "text" };
+import frameTimeJs from "./page/frame_time.js" with { type: "text" };
 import compositorJs from "./page/compositor.js" with { type: "text" };
 import layersJs from "./page/layers.js" with { type: "text" };
 import soundJs from "./page/sound.js" with { type: "text" };
@@ -35,6 +36,7 @@ const ASSETS: Record<string, string> = {
   "page.js": pageJs,
   "gl.js": glJs,
   "clock.js": clockJs,
+  "frame_time.js": frameTimeJs,
   "compositor.js": compositorJs,
   "layers.js": layersJs,
   "sound.js": soundJs,

@@ -29,7 +29,11 @@ export interface ActionResult {
 /** Where a rig group sends actions instead of straight to the player (`server/rigs/actions.ts`). */
 export interface ActionScheduler {
   /** Runs a checked action on every rig at one show time; answers once this rig scheduled it. */
-  submit(action: NormalizedAction, idempotencyKey: string | undefined): Promise<ActionResult>;
+  submit(
+    action: NormalizedAction,
+    idempotencyKey: string | undefined,
+    dedupeKey?: string,
+  ): Promise<ActionResult>;
 }
 
 /** Runs actions from any transport (`Core.runAction`). */
@@ -51,15 +55,20 @@ export class ActionRunner {
    */
   run(request: ActionRequest, retry?: RetryKey): Promise<ActionResult> {
     if (!retry) return this.#run(request);
+    // A sender's key (`~`, an OSC message in a group): no retry, only the group's dedupe.
+    if (this.scheduler !== null && retry.key.startsWith("~")) {
+      return this.#run(request, undefined, retry.key);
+    }
     return runOnce(
       this.#idempotency,
       retry,
       `action ${JSON.stringify(request)}`,
-      (key) => this.#run(request, key),
+      // The client's own key (not its device's): copies sent to several rigs run once.
+      (key) => this.#run(request, key, retry.key),
     );
   }
 
-  #run(request: ActionRequest, idempotencyKey?: string): Promise<ActionResult> {
+  #run(request: ActionRequest, idempotencyKey?: string, dedupeKey?: string): Promise<ActionResult> {
     const model = this.#link.model;
     let action: NormalizedAction;
     try {
@@ -71,7 +80,7 @@ export class ActionRunner {
     } catch (error) {
       return Promise.reject(error);
     }
-    if (this.scheduler !== null) return this.scheduler.submit(action, idempotencyKey);
+    if (this.scheduler !== null) return this.scheduler.submit(action, idempotencyKey, dedupeKey);
     return this.#send(action, idempotencyKey);
   }
 
@@ -81,7 +90,12 @@ export class ActionRunner {
    * would be had it run then; an older one, or one on a virtual clock, runs it as of now.
    * @throws {CueportError} NOT_READY, ACTION_FAILED (refused)
    */
-  send(action: NormalizedAction, idempotencyKey?: string, due?: number): Promise<ActionResult> {
+  send(
+    action: NormalizedAction,
+    idempotencyKey?: string,
+    due?: number,
+    at?: number,
+  ): Promise<ActionResult> {
     try {
       this.#link.requireReady();
     } catch (error) {
@@ -91,6 +105,7 @@ export class ActionRunner {
       action,
       idempotencyKey,
       due !== undefined && this.#takesDue() ? due : undefined,
+      at,
     );
   }
 
@@ -101,11 +116,17 @@ export class ActionRunner {
       Number(info.protocolVersion.split(".")[1] ?? 0) >= DUE_SINCE_MINOR;
   }
 
-  #send(action: NormalizedAction, idempotencyKey?: string, due?: number): Promise<ActionResult> {
+  #send(
+    action: NormalizedAction,
+    idempotencyKey?: string,
+    due?: number,
+    at?: number,
+  ): Promise<ActionResult> {
     const model = this.#link.model;
     // One promise step per action (no async function): this is the hottest path.
     let params = idempotencyKey === undefined ? action : { ...action, idempotencyKey };
     if (due !== undefined) params = { ...params, due };
+    if (at !== undefined) params = { ...params, at }; // a group's decision time (1.15)
     return this.#link.player.request(Method.ACTION_RUN, params).then((outcome) => {
       const result: ActionResult = {
         action: action.name,

@@ -216,6 +216,11 @@ export class Core {
     return this.#requests.timecode(sample);
   }
 
+  /** Shifts the player's clock to follow the rig group's show clock (`clock.shift`). */
+  shiftPlayerClock(shiftMs: number): Promise<number | null> {
+    return this.#requests.shiftClock(shiftMs);
+  }
+
   /** Moves a virtual player clock (only when the service runs with one). */
   advanceClock(ms: number): Promise<number> {
     return this.#requests.advanceClock(ms);

@@ -4,7 +4,12 @@
  * player, once per retry key when there is one.
  * @module
  */
-import { type EditApplyParams, type EditApplyResult, Method } from "../../protocol/methods.ts";
+import {
+  type EditApplyParams,
+  type EditApplyResult,
+  Method,
+  type ProjectsState,
+} from "../../protocol/methods.ts";
 import type { EditRequest } from "../../protocol/edits/apply.ts";
 import { RpcError } from "../../protocol/jsonrpc.ts";
 import { LIFECYCLE_EDITS } from "../../protocol/edits/project.ts";
@@ -56,6 +61,22 @@ export class EditRunner {
     this.#link = link;
     this.#idempotency = idempotency;
   }
+
+  /**
+   * The Projects captured and replaced whole through the player (`projects.capture`,
+   * `projects.replace`, 1.16): the state of a rig group's snapshots (`server/rigs/snapshot*.ts`).
+   * @throws {CueportError} NOT_READY while the player is away (the snapshot is tried again)
+   */
+  readonly snapshots = {
+    capture: (): Promise<ProjectsState> => {
+      this.#link.requireReady();
+      return this.#link.player.request(Method.PROJECTS_CAPTURE, {});
+    },
+    restore: async (state: unknown): Promise<void> => {
+      this.#link.requireReady();
+      await this.#link.player.request(Method.PROJECTS_REPLACE, state as ProjectsState);
+    },
+  };
 
   /** Sends the edits to a rig group's log from now on (null: to the player, alone). */
   replicateTo(log: EditLog | null): void {

@@ -104,6 +104,16 @@ export class PlayerRequests {
     });
   }
 
+  /**
+   * Shifts the player's real-time clock to follow the rig group's show clock (`clock.shift`,
+   * 1.15): the shift it follows now, null on a virtual clock.
+   * @throws {CueportError} NOT_READY; an RpcError METHOD_NOT_FOUND from a player before it
+   */
+  async shiftClock(shiftMs: number): Promise<number | null> {
+    this.#link.requireReady();
+    return (await this.#link.player.request(Method.CLOCK_SHIFT, { shiftMs })).shiftMs;
+  }
+
   /** Moves a virtual player clock (only when the service runs with one). */
   async advanceClock(ms: number): Promise<number> {
     this.#link.requireReady();

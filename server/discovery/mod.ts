@@ -8,11 +8,12 @@
  */
 import type { Logger } from "../log.ts";
 import { type InterfaceLister, systemInterfaces } from "./interfaces.ts";
-import { instancesOf, type ServiceSet, txtOf } from "./records.ts";
+import { type GroupAdvert, instancesOf, type ServiceSet, txtOf } from "./records.ts";
 import { Responder, type ResponderTimings } from "./responder.ts";
 
 export { type AdvertInterface, type InterfaceLister, systemInterfaces } from "./interfaces.ts";
 export { type ResponderTimings, RFC_TIMINGS } from "./responder.ts";
+export type { GroupAdvert } from "./records.ts";
 
 /** What is advertised. */
 export interface DiscoveryOptions {
@@ -32,6 +33,12 @@ export interface DiscoveryOptions {
   /** The WebSocket path (`/v1`). */
   wsPath: string;
   log: Logger;
+  /**
+   * In a rig group, the group, this rig and whether it leads now (`GroupAdvert`): added to the
+   * TXT record, read again every `groupPollMs` (1 s) and announced when it changed.
+   */
+  group?: (() => GroupAdvert | null) | undefined;
+  groupPollMs?: number;
   /** Seams for tests. */
   interfaces?: InterfaceLister;
   timings?: Partial<ResponderTimings>;
@@ -58,18 +65,17 @@ export function hostLabel(): string {
 /** Starts advertising; never throws for the network (problems are logged). */
 export async function startDiscovery(options: DiscoveryOptions): Promise<Discovery> {
   const hostname = options.hostname ?? hostLabel();
-  const set: ServiceSet = {
-    hostname,
-    ports: options.ports,
-    txt: txtOf({
+  const txt = () =>
+    txtOf({
       apiVersion: options.apiVersion,
       appVersion: options.appVersion,
       hostname,
       platform: Deno.build.os,
       ports: options.ports,
       wsPath: options.wsPath,
-    }),
-  };
+      group: options.group?.(),
+    });
+  const set: ServiceSet = { hostname, ports: options.ports, txt: txt() };
   const responder = await Responder.start({
     set,
     instances: instancesOf(options.serviceName, set),
@@ -77,6 +83,8 @@ export async function startDiscovery(options: DiscoveryOptions): Promise<Discove
     log: options.log,
     ...(options.timings ? { timings: options.timings } : {}),
   });
+  const poll = options.group &&
+    setInterval(() => responder.setTxt(txt()), options.groupPollMs ?? 1000);
   if (responder.interfaces.length === 0) {
     options.log("warn", "mDNS: no network interface to advertise on (yet); checking every 5 s");
   }
@@ -88,6 +96,9 @@ export async function startDiscovery(options: DiscoveryOptions): Promise<Discove
       return responder.announced;
     },
     refreshInterfaces: () => responder.refreshInterfaces(),
-    stop: () => responder.stop(),
+    stop: () => {
+      clearInterval(poll || undefined);
+      return responder.stop();
+    },
   };
 }

@@ -86,7 +86,20 @@ export function labelOf(baseName: string, attempt: number): string {
   return baseName.slice(0, 63 - new TextEncoder().encode(suffix).length) + suffix;
 }
 
-/** The TXT keys and values of a service set (keys of at most 9 characters, under 200 bytes). */
+/** What a rig of a group adds to its TXT record (docs/discovery.md, "Rig groups"). */
+export interface GroupAdvert {
+  /** The group's name: `group=`. */
+  group: string;
+  /** This rig's name: `rig=`. */
+  rig: string;
+  /** Whether this rig leads now: `leader=1` (absent on the others). */
+  isLeader: boolean;
+}
+
+/**
+ * The TXT keys and values of a service set (keys of at most 9 characters, under 200 bytes); a
+ * rig of a group adds `group=`, `rig=` and, on the leader, `leader=1`.
+ */
 export function txtOf(info: {
   apiVersion: string;
   appVersion: string;
@@ -94,6 +107,7 @@ export function txtOf(info: {
   platform: string;
   ports: ServiceSet["ports"];
   wsPath: string;
+  group?: GroupAdvert | null | undefined;
 }): Record<string, string> {
   const txt: Record<string, string> = {
     txtvers: "1",
@@ -107,9 +121,19 @@ export function txtOf(info: {
     wsPath: info.wsPath,
   };
   if (info.ports.oscQuery !== undefined) txt.oscqPort = String(info.ports.oscQuery);
-  // A long hostname is cut so the whole record stays under 200 bytes.
-  const over = txtBytes(txt) - MAX_TXT_BYTES;
-  if (over > 0) txt.hostname = info.hostname.slice(0, Math.max(0, info.hostname.length - over));
+  if (info.group) {
+    txt.group = info.group.group;
+    txt.rig = info.group.rig;
+    if (info.group.isLeader) txt.leader = "1";
+  }
+  // Long names are cut so the whole record stays under 200 bytes: the hostname first.
+  for (const key of ["hostname", "group", "rig"]) {
+    const over = txtBytes(txt) - MAX_TXT_BYTES;
+    const value = txt[key];
+    if (over > 0 && value !== undefined) {
+      txt[key] = value.slice(0, Math.max(0, value.length - over));
+    }
+  }
   return txt;
 }
 

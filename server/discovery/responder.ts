@@ -13,6 +13,7 @@ import type { AdvertInterface, InterfaceLister } from "./interfaces.ts";
 import { type Link, type MdnsPacket, type Sender } from "./link.ts";
 import { QueryAnswers, response, sameRecord } from "./answers.ts";
 import { Links, type ResponderLog } from "./links.ts";
+import { MDNS_LIMITS } from "./budget.ts";
 import {
   compareBytes,
   fqdnOf,
@@ -75,6 +76,9 @@ export class Responder {
   #timers = new Set<ReturnType<typeof setTimeout>>();
   #stopped = false;
   #poll: ReturnType<typeof setInterval> | undefined;
+  /** The last TXT change announced (`setTxt`), and a count that lets only the newest go out. */
+  #txtAt = -Infinity;
+  #txtGeneration = 0;
 
   private constructor(
     private set: ServiceSet,
@@ -140,6 +144,23 @@ export class Responder {
   /** The interfaces served now. */
   get interfaces(): AdvertInterface[] {
     return this.#links.list().map((l) => l.iface);
+  }
+
+  /**
+   * Replaces the TXT record's keys (a rig's leadership moved, docs/discovery.md): the names won
+   * are announced again with it (RFC 6762 s.8.4), a second after the last such change at most.
+   */
+  setTxt(txt: Record<string, string>): void {
+    if (JSON.stringify(txt) === JSON.stringify(this.set.txt)) return;
+    this.set = { ...this.set, txt };
+    const generation = ++this.#txtGeneration;
+    const wait = this.#txtAt + MDNS_LIMITS.multicastGapMs - performance.now();
+    void this.#sleep(Math.max(0, wait)).then(() => {
+      const won = this.#adverts.filter((a) => a.state === "announced");
+      if (this.#stopped || generation !== this.#txtGeneration || won.length === 0) return;
+      this.#txtAt = performance.now();
+      return this.#announce(won, this.#links.list());
+    });
   }
 
   /** Reads the interface list again: opens sockets on new interfaces, closes those of gone ones. */

@@ -20,6 +20,30 @@ export function timetagMs([seconds, fraction]: TimeTag): number | null {
   return (seconds - NTP_TO_UNIX_SECONDS) * 1000 + (fraction * 1000) / 2 ** 32;
 }
 
+/**
+ * The retry key of a message of an OSC bundle: its sender's address (not its port: a desk may
+ * send to each rig from a socket of its own), the bundle's timetag and the message's place in
+ * it; null for a bundle of timetag "immediately" (1), which carries no key.
+ */
+export function bundleKey(
+  sender: string,
+  timetag: TimeTag,
+  index: number,
+): string | null {
+  const [seconds, fraction] = timetag;
+  if (seconds === 0 && fraction <= 1) return null;
+  return `osc.${sender}.${seconds}.${fraction}.${index}`;
+}
+
+/**
+ * The key of an OSC message outside a timetagged bundle, sent to a rig of a group: its sender's
+ * address. Not a retry key (the runner keeps no outcome for it): the group runs the same action
+ * from the same sender taken on two rigs for about one show time once (`server/rigs/dedupe.ts`).
+ */
+export function senderKey(sender: string): string {
+  return `~osc.${sender}`;
+}
+
 /** What the scheduler reads the player's clock through. */
 export interface PlayerClock {
   /** The player's clock now, ms. */

@@ -58,6 +58,8 @@ export interface Calls {
   /** The sender, and the grant it was let in with. */
   peer: Peer;
   grant: Grant;
+  /** Its key at a rig of a group (`bundleKey`, `senderKey`): actions carry it to the group. */
+  key?: string;
 }
 
 /** Runs the calls of the address table through the one policy, and answers them. */
@@ -83,11 +85,13 @@ export class Dispatch {
   /** Runs each match of a message; the calls of one row share its options (`/control/*` makes 26). */
   run(calls: Calls): void {
     let row: Row | null = null;
-    for (const match of calls.matches) {
+    const { key, matches } = calls;
+    for (const [i, match] of matches.entries()) {
       if (row?.entry !== match.entry) {
         row = this.#row(match.entry, calls.values, calls.peer, calls.grant);
       }
-      this.#call(match, row, calls.address, calls.peer);
+      const retry = key === undefined ? undefined : matches.length > 1 ? `${key}.${i}` : key;
+      this.#call(match, row, calls.address, calls.peer, retry);
     }
   }
 
@@ -112,7 +116,7 @@ export class Dispatch {
     return row;
   }
 
-  #call(match: Match, row: Row, address: string, peer: Peer): void {
+  #call(match: Match, row: Row, address: string, peer: Peer, key?: string): void {
     const { entry } = match;
     let result: unknown;
     try {
@@ -122,7 +126,14 @@ export class Dispatch {
         ? queryInput(entry, values, named)
         : actionInput(entry, match.fromPath, values, named);
       // The one path: authorized (the plan, the scope) and checked, run when the coalescer says.
-      const prepared = this.#policy.prepare(entry.operation, row.caller, input, { where: address });
+      // Only an action carries the key (the group's dedupe): an edit's retries are its own.
+      const retry = key === undefined || entry.operation.name !== "action"
+        ? undefined
+        : { key, field: "An OSC message's sender and timetag" };
+      const prepared = this.#policy.prepare(entry.operation, row.caller, input, {
+        where: address,
+        retry,
+      });
       // With the sender's grant given, `prepare` never waits for a token.
       result = this.#run(entry.operation, prepared as Prepared, peer, row.reply !== null);
     } catch (error) {

@@ -123,6 +123,7 @@ export class OscServer {
       leases,
       connect: { auth: options.auth, policy, senders, outbox, log: options.log },
       scheduler: this.#scheduler,
+      inGroup: () => core.actions.scheduler !== null,
       patternValues: patternValuesOf(core),
       logFault: options.logFault,
     });

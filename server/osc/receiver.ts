@@ -14,7 +14,7 @@ import { isLocalAddress } from "../auth/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
 import { CueportError, unexpectedOf } from "../core/mod.ts";
 import { type DatagramSocket, normalizeAddress, type UdpPort } from "../net/mod.ts";
-import { type BundleScheduler, timetagMs } from "./bundles.ts";
+import { bundleKey, type BundleScheduler, senderKey, timetagMs } from "./bundles.ts";
 import { type OscValue, plainValue, splitOptions } from "./coerce.ts";
 import { connect, type ConnectContext } from "./connect.ts";
 import { decodePacket } from "./decode.ts";
@@ -39,6 +39,12 @@ export interface ReceiverOptions {
   /** What `/connect` needs. */
   connect: ConnectContext;
   scheduler: BundleScheduler;
+  /**
+   * Whether this service is a rig of a group: then each message of a timetagged bundle carries a
+   * key (`bundleKey`: its sender, the timetag), any other its sender's (`senderKey`), so copies
+   * sent to every rig run once (docs/rigs.md, "One action sent to every rig runs once").
+   */
+  inGroup?: () => boolean;
   /** The ids a pattern (`/clip/*`) expands over. */
   patternValues: PatternValues;
   /** Where a datagram that failed unexpectedly is logged. */
@@ -117,10 +123,12 @@ export class Receiver {
     this.#packet(packet, peer, 0);
   }
 
-  #packet(packet: osc.OscPacketOutput, peer: Peer, depth: number): void {
+  #packet(packet: osc.OscPacketOutput, peer: Peer, depth: number, key?: string | null): void {
     const { outbox } = this.#o;
     if (packet.oscType === "message") {
-      this.#message(packet, peer);
+      // In a group, a message without a bundle's key is known by its sender (a desk's copies).
+      const own = key ?? (this.#o.inGroup?.() === true ? senderKey(peer.address) : undefined);
+      this.#message(packet, peer, own);
       return;
     }
     if (depth >= MAX_BUNDLE_DEPTH) {
@@ -131,8 +139,12 @@ export class Receiver {
       outbox.send(peer, peer.port, encodeReply("#bundle", { error }));
       return;
     }
+    const keyed = this.#o.inGroup?.() === true;
     const runAll = () => {
-      for (const element of packet.elements) this.#packet(element, peer, depth + 1);
+      packet.elements.forEach((element, i) => {
+        const own = keyed ? bundleKey(peer.address, packet.timetag, i) : null;
+        this.#packet(element, peer, depth + 1, own ?? (key && `${key}.${i}`));
+      });
     };
     const at = timetagMs(packet.timetag);
     const delay = at === null ? 0 : at - Date.now();
@@ -147,7 +159,7 @@ export class Receiver {
     }
   }
 
-  #message(message: osc.OscMessageOutput, peer: Peer): void {
+  #message(message: osc.OscMessageOutput, peer: Peer, key?: string): void {
     const { address } = message;
     let values: OscValue[];
     let reply: ReplyTo = null;
@@ -169,12 +181,19 @@ export class Receiver {
       case "/ping":
         return this.#o.leases.renew(address, values, peer);
     }
-    this.#table({ address, reply, values, peer, grant });
+    this.#table({ address, reply, values, peer, grant, key });
   }
 
   /** A message to the address table: matched, charged for each call, dispatched. */
   #table(
-    message: { address: string; reply: ReplyTo; values: OscValue[]; peer: Peer; grant: Grant },
+    message: {
+      address: string;
+      reply: ReplyTo;
+      values: OscValue[];
+      peer: Peer;
+      grant: Grant;
+      key: string | undefined;
+    },
   ): void {
     const { address, peer } = message;
     let matches: Match[];
@@ -186,7 +205,8 @@ export class Receiver {
     }
     // A pattern costs what its calls would cost sent one by one.
     if (!this.#charge(peer, address, matches.length - 1)) return;
-    this.#o.dispatch.run({ address, matches, values: message.values, peer, grant: message.grant });
+    const { values, grant, key } = message;
+    this.#o.dispatch.run({ address, matches, values, peer, grant, ...(key ? { key } : {}) });
   }
 
   /**

@@ -17,6 +17,7 @@ import type { Logger } from "../log.ts";
 import type { Etcd, WatchEvent } from "./etcd.ts";
 import type { ShowClock } from "./clock/show_clock.ts";
 import { pause } from "./_pause.ts";
+import { dedupeId, isSenderKey, putOnce, putUnlessCopy } from "./dedupe.ts";
 
 /** One action of the group, as etcd holds it (JSON). */
 export interface GroupActionEntry {
@@ -63,7 +64,12 @@ export interface GroupActionsOptions {
    * Runs a checked action on this rig's player now (`ActionRunner.send`), `due` the machine's
    * clock (Unix ms) when its show time was: run late, it starts its Clips where they would be.
    */
-  send: (action: NormalizedAction, idempotencyKey?: string, due?: number) => Promise<ActionResult>;
+  send: (
+    action: NormalizedAction,
+    idempotencyKey?: string,
+    due?: number,
+    at?: number,
+  ) => Promise<ActionResult>;
   /** The machine's clock, Unix ms, that `due` is given on (default `Date.now`; tests' virtual). */
   wallClock?: () => number;
   log: Logger;
@@ -83,6 +89,8 @@ export class GroupActions implements ActionScheduler {
   readonly #o: GroupActionsOptions;
   readonly #stopped = new AbortController();
   readonly #seen = new Map<string, () => void>();
+  /** Other rigs' keyless entries this rig took as its own copy (`#isCopyOf`). */
+  readonly #claimed = new Set<string>();
   readonly #base = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   #count = 0;
   #lease: { id: string; until: number } | null = null;
@@ -116,10 +124,16 @@ export class GroupActions implements ActionScheduler {
    * etcd does not take it (this rig is cut off from the quorum), it runs on this rig alone: the
    * show goes on here, and the answer says so.
    */
-  async submit(action: NormalizedAction, idempotencyKey?: string): Promise<ActionResult> {
+  async submit(
+    action: NormalizedAction,
+    idempotencyKey?: string,
+    dedupeKey?: string,
+  ): Promise<ActionResult> {
     const { show, leadMs, rig, group } = this.#o;
-    const entry: GroupActionEntry = {
-      id: `${rig}.${this.#base}.${++this.#count}`,
+    let entry: GroupActionEntry = {
+      id: dedupeKey === undefined || isSenderKey(dedupeKey)
+        ? `${rig}.${this.#base}.${++this.#count}`
+        : dedupeId(dedupeKey, action),
       from: rig,
       showTime: show.now() + leadMs,
       seed: crypto.getRandomValues(new Uint32Array(1))[0]!,
@@ -129,11 +143,25 @@ export class GroupActions implements ActionScheduler {
     let where = `every rig of group ${group}`;
     try {
       if (this.#o.hasQuorum?.() === false) throw new Error("this rig is cut off from the quorum");
-      await this.#o.etcd.put(
-        `${this.#o.prefix}${entry.id}`,
-        JSON.stringify(entry),
-        await this.#leaseNow(),
-      );
+      const key = `${this.#o.prefix}${
+        dedupeKey === undefined ? entry.id : dedupeId(dedupeKey, action)
+      }`;
+      const lease = await this.#leaseNow();
+      // Copies of one action sent to several rigs run once (dedupe.ts): by the client's key, or
+      // (`~`: a sender without one) as the same action another rig took for about one show time.
+      const value = JSON.stringify(entry);
+      const first = dedupeKey === undefined
+        ? await this.#o.etcd.put(key, value, lease).then(() => null)
+        : isSenderKey(dedupeKey)
+        ? await putUnlessCopy(
+          this.#o.etcd,
+          key,
+          { value, lease },
+          (text) => this.#isCopyOf(entryOf(text), entry),
+        )
+        : await putOnce(this.#o.etcd, key, value, lease);
+      const copy = entryOf(first ?? "");
+      if (copy !== null) [entry, where] = [copy, `${where}, once (rig ${copy.from} took it)`];
     } catch (error) {
       where = `this rig only (etcd did not take it: ${(error as Error).message})`;
       this.#o.log("warn", `Rig group ${group}: action ${action.name} runs on ${where}`);
@@ -151,6 +179,20 @@ export class GroupActions implements ActionScheduler {
     };
     if (action.velocity !== undefined) result.velocity = action.velocity;
     return result;
+  }
+
+  /**
+   * Whether a keyless entry is `other` rig's copy of `mine`: another rig's, for a show time within
+   * the lead of it, and not already taken by this rig (then `mine` is a new action).
+   */
+  #isCopyOf(other: GroupActionEntry | null, mine: GroupActionEntry): boolean {
+    const isCopy = other !== null && other.from !== mine.from &&
+      Math.abs(other.showTime - mine.showTime) <= this.#o.leadMs && !this.#claimed.has(other.id);
+    if (isCopy) {
+      this.#claimed.add(other.id);
+      if (this.#claimed.size > 256) this.#claimed.delete(this.#claimed.values().next().value!);
+    }
+    return isCopy;
   }
 
   /** A lease for new entries: one per half its time to live, so each entry lives about that. */
@@ -174,7 +216,18 @@ export class GroupActions implements ActionScheduler {
       this.#seen.set(entry.id, () => {});
       run();
     } else {
-      this.#seen.set(entry.id, show.scheduleAt(entry.showTime, run));
+      try {
+        this.#seen.set(entry.id, show.scheduleAt(entry.showTime, run));
+      } catch (error) {
+        // Beyond the show clock's horizon (or too many waiting): dropped here, with why.
+        this.#seen.set(entry.id, () => {});
+        this.#o.log(
+          "warn",
+          `Rig group ${this.#o.group}: action ${entry.action.name} from ${entry.from} dropped: ${
+            (error as Error).message
+          }`,
+        );
+      }
     }
     // Ids are kept as long as an entry can still be delivered (a watch restarted behind).
     if (this.#seen.size > 4096) this.#seen.delete(this.#seen.keys().next().value!);
@@ -190,7 +243,8 @@ export class GroupActions implements ActionScheduler {
     const ran: RanAction = { entry, lateMs: Math.max(0, late), outcome: null };
     this.last = ran;
     const due = (this.#o.wallClock ?? Date.now)() - late;
-    this.#o.send(entry.action, entry.idempotencyKey, due).then((result) => {
+    // `at`: the entry's show time, decided once: what the action names by the time, every rig alike.
+    this.#o.send(entry.action, entry.idempotencyKey, due, entry.showTime).then((result) => {
       ran.outcome = result.message;
     }, (error) => {
       ran.outcome = `Refused: ${(error as Error).message}`;

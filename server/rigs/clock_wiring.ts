@@ -16,6 +16,7 @@ import { epochMonotonicClock, type LocalClock } from "./clock/local_clock.ts";
 import { ShowClock } from "./clock/show_clock.ts";
 import { GroupActions } from "./actions.ts";
 import type { Etcd } from "./etcd.ts";
+import { PlayerShift, type ShowPlayer } from "./player_shift.ts";
 
 /** What the wiring needs. */
 export interface ClockWiringOptions {
@@ -31,6 +32,8 @@ export interface ClockWiringOptions {
   /** Where this rig's actions run (its scheduler is set here), and its play states. */
   runner: Pick<ActionRunner, "send" | "scheduler">;
   model?: Pick<ReadModel, "playstate" | "activeProjectId">;
+  /** This rig's player: its clock follows the show clock, its frame lag is told (`player_shift.ts`). */
+  player?: ShowPlayer;
   log: Logger;
   /** This rig's clock (default `epochMonotonicClock`). */
   local?: LocalClock;
@@ -45,6 +48,7 @@ export class ClockWiring {
   readonly follower: ClockFollower;
   readonly actions: GroupActions;
   readonly #o: ClockWiringOptions;
+  readonly #shift: PlayerShift | null;
   #members = new Set<string>();
   #following: string | null = null;
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -67,6 +71,7 @@ export class ClockWiring {
       },
     });
     this.follower = new ClockFollower({ exchange: this.exchange, show, local });
+    this.#shift = options.player ? new PlayerShift(show, local, options.player, options.log) : null;
     this.actions = new GroupActions({
       etcd: options.etcd,
       prefix: `/cueport/${options.group}/actions/`,
@@ -109,6 +114,7 @@ export class ClockWiring {
    * follow (none known, or its record has no clock port yet: the one followed so far is kept).
    */
   refresh(): void {
+    this.#shift?.look();
     const status = this.#o.status();
     this.#members = new Set(status.members.flatMap((m) => m.isThisRig ? [] : m.addresses));
     const leader = status.leader;
@@ -138,7 +144,7 @@ export class ClockWiring {
       role: clock.role,
       offsetMs: round3(clock.offsetMs),
       errorMs: clock.errorMs === null ? null : round3(clock.errorMs),
-      frameLagMs: null,
+      frameLagMs: this.#frameLagMs(),
       scheduled: this.actions.scheduled,
       late: this.actions.late,
       lastAction: last && {
@@ -150,6 +156,12 @@ export class ClockWiring {
         clipStarts: this.#clipStarts(last.entry.action.projectId),
       },
     };
+  }
+
+  /** How far this rig's output's frames lag its show time (its page's last report), ms. */
+  #frameLagMs(): number | null {
+    const lag = this.#o.player?.frameLagMs() ?? null;
+    return lag === null ? null : round3(lag);
   }
 
   /** The show time each Clip playing now began at (as its play state's position says). */

@@ -61,6 +61,11 @@ export interface WatchOptions {
   onEvents: (events: WatchEvent[], revision: number) => void;
   /** Ends the watch. */
   signal: AbortSignal;
+  /**
+   * Told when the watch's next revision was compacted away (its events are lost): the watch goes
+   * on from the oldest revision etcd still has; a caller that must miss nothing reads again.
+   */
+  onCompacted?: (compactRevision: number) => void;
 }
 
 /**
@@ -84,6 +89,8 @@ export interface Etcd {
   revoke(lease: string): Promise<void>;
   /** Watches every key under `prefix` until the signal aborts; resolves when the watch ends. */
   watch(prefix: string, options: WatchOptions): Promise<void>;
+  /** Compacts etcd's history up to `revision` (the keys stay; older revisions go). */
+  compact?(revision: number): Promise<void>;
 }
 
 /** No member of etcd answered in time (the quorum may be lost): retry later. */

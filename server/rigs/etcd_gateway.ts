@@ -105,13 +105,24 @@ export class GatewayEtcd implements Etcd {
           next = revision + 1;
           options.onEvents(events, revision);
         });
-      } catch {
+      } catch (error) {
+        // Its start was compacted away: on from the oldest revision etcd has, the caller told.
+        if (error instanceof Compacted) {
+          next = error.revision;
+          options.onCompacted?.(error.revision);
+          continue;
+        }
         // The member went away: the next turn goes to the member in use then.
       }
       if (options.signal.aborted) return;
       // Ended without a move (the member closed it): move on, but not in a busy loop.
       if (!moved.aborted) await pause(this.#timeoutMs / 4, options.signal);
     }
+  }
+
+  /** Compacts etcd's history up to `revision` (`/v3/kv/compaction`; sent once). */
+  async compact(revision: number): Promise<void> {
+    await this.#call("/v3/kv/compaction", { revision: String(revision) }, false);
   }
 
   /**
@@ -207,11 +218,15 @@ function deliverLine(
       canceled?: boolean;
       created?: boolean;
       cancel_reason?: string;
+      compact_revision?: string;
     };
     error?: { message?: string };
   };
   if (message.error) throw new EtcdUnavailable(message.error.message ?? "watch failed");
   const result = message.result ?? {};
+  if (result.canceled && Number(result.compact_revision ?? 0) > 0) {
+    throw new Compacted(Number(result.compact_revision));
+  }
   if (result.canceled) throw new EtcdUnavailable(result.cancel_reason ?? "watch canceled");
   if (result.created) {
     deliver([], Number(result.header?.revision ?? 0)); // the stream's start: nothing before it
@@ -224,4 +239,11 @@ function deliverLine(
   if (events.length === 0) return;
   // The batch's revision is its last event's (the header's may be later).
   deliver(events, events[events.length - 1]!.kv.modRevision);
+}
+
+/** A watch whose start revision was compacted: `revision` is the oldest etcd still has. */
+class Compacted extends Error {
+  constructor(readonly revision: number) {
+    super(`watch: revisions before ${revision} were compacted`);
+  }
 }

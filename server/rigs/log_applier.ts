@@ -9,16 +9,17 @@
  * rig; the asking rig answers its client when its own rig has applied the entry.
  * @module
  */
-import type { EditApplyResult } from "../../protocol/edits/apply.ts";
+import { CueportError } from "../core/errors.ts";
 import { LogEntry } from "../../protocol/rigs.ts";
 import { writeJsonAtomic } from "../../lib/atomic_write.ts";
 import type { Logger } from "../log.ts";
 import type { Etcd, WatchEvent } from "./etcd.ts";
 import type { GroupKeys } from "./keys.ts";
 import { pause } from "./_pause.ts";
+import { metaOf, snapshotKeys } from "./snapshot.ts";
+import type { Applied, SnapshotKeeper } from "./snapshot_keeper.ts";
 
-/** What applying one entry came to: its result, or the refusal every rig makes. */
-export type Applied = { result: EditApplyResult } | { refusal: unknown };
+export type { Applied } from "./snapshot_keeper.ts";
 
 /** Options of the applier. */
 export interface LogApplierOptions {
@@ -34,6 +35,10 @@ export interface LogApplierOptions {
   log: Logger;
   /** How long to wait before trying an entry again, ms (default 250). */
   retryMs?: number;
+  /** Takes the group's snapshot when this rig is behind it, and snapshots on the leader. */
+  snapshots?:
+    & Pick<SnapshotKeeper, "restore" | "applied">
+    & Partial<Pick<SnapshotKeeper, "answerOf">>;
 }
 
 /** The file's content: the group (another group's revision means nothing here) and the revision. */
@@ -46,8 +51,9 @@ interface Kept {
 export class LogApplier {
   readonly #o: LogApplierOptions;
   readonly #stopped = new AbortController();
-  readonly #waiters = new Map<string, PromiseWithResolvers<Applied>>();
-  #queue: WatchEvent[] = [];
+  /** The entries this rig's clients wait on, by id; `revision` once their commit answered. */
+  readonly #waiters = new Map<string, PromiseWithResolvers<Applied> & { revision?: number }>();
+  #queue: Array<WatchEvent | "catch up"> = [];
   #wake: (() => void) | null = null;
   #applied = 0;
   #loops: Promise<unknown>[] = [];
@@ -62,7 +68,8 @@ export class LogApplier {
 
   /** The revision of the last entry seen: applied, waiting or queued. */
   get head(): number {
-    const queued = this.#queue.at(-1)?.kv.modRevision ?? 0;
+    const last = this.#queue.findLast((e): e is WatchEvent => e !== "catch up");
+    const queued = last?.kv.modRevision ?? 0;
     return Math.max(this.#applied, this.waiting?.revision ?? 0, queued);
   }
 
@@ -88,12 +95,7 @@ export class LogApplier {
     let revision = 0;
     while (!signal.aborted) {
       try {
-        const read = await etcd.range(keys.log, { prefix: true });
-        const behind = read.kvs.filter((kv) => kv.modRevision > this.#applied)
-          .sort((a, b) => a.modRevision - b.modRevision);
-        this.#take(behind.map((kv) => ({ type: "put", kv })));
-        if (behind.length > 0) log("info", `Rig group: catching up ${behind.length} edits`);
-        revision = read.revision;
+        revision = await this.#catchUp();
         break;
       } catch (error) {
         log("debug", `Rig group: the log not read yet (${(error as Error).message})`);
@@ -104,8 +106,54 @@ export class LogApplier {
     await etcd.watch(keys.log, {
       fromRevision: revision + 1,
       onEvents: (events) => this.#take(events),
+      // Entries may be lost with the history: read the log again, between two entries.
+      onCompacted: () => {
+        this.#queue.push("catch up");
+        this.#wake?.();
+      },
       signal,
     });
+  }
+
+  /**
+   * Reads the log and the group's snapshot at one revision: takes the snapshot when this rig is
+   * behind it (its entries were trimmed), then queues the entries after what it applied. The
+   * revision read at.
+   */
+  async #catchUp(): Promise<number> {
+    const { etcd, keys, log, snapshots } = this.#o;
+    const read = await etcd.txn({
+      compare: [],
+      success: [{ range: { key: keys.log, prefix: true } }, {
+        range: { key: snapshotKeys(keys).meta },
+      }],
+      failure: [],
+    });
+    const [kvs = [], metas = []] = read.ranges;
+    const meta = metas[0] ? metaOf(metas[0]) : null;
+    if (meta !== null && meta.revision > this.#applied) {
+      if (snapshots === undefined) {
+        log("warn", `Rig group: behind the group's snapshot (${meta.revision}) and cannot take it`);
+      } else {
+        this.#applied = await snapshots.restore(meta).catch((error) => {
+          const waits = (error as { code?: unknown }).code === "NOT_READY"; // the player starting
+          const line = `Rig group: cannot take the group's snapshot (${meta.revision}) yet: ${
+            (error as Error).message
+          }`;
+          log(waits ? "debug" : "warn", line);
+          throw error;
+        });
+        await this.#keep(this.#applied);
+        for (const [id, waiter] of this.#waiters) {
+          if (waiter.revision !== undefined && waiter.revision <= this.#applied) this.#covered(id);
+        }
+      }
+    }
+    const behind = kvs.filter((kv) => kv.modRevision > this.#applied)
+      .sort((a, b) => a.modRevision - b.modRevision);
+    this.#take(behind.map((kv) => ({ type: "put", kv })));
+    if (behind.length > 0) log("info", `Rig group: catching up ${behind.length} edits`);
+    return read.revision;
   }
 
   /** Stops watching and applying (an entry being applied finishes first). */
@@ -125,6 +173,32 @@ export class LogApplier {
     return { outcome: waiter.promise, cancel: () => this.#waiters.delete(id) };
   }
 
+  /**
+   * Entry `id`'s commit answered `revision`. When a snapshot taken meanwhile covers it (this rig
+   * never applies it), its client is answered from the snapshot.
+   */
+  committed(id: string, revision: number): void {
+    const waiter = this.#waiters.get(id);
+    if (waiter === undefined) return; // applied (answered) already
+    waiter.revision = revision;
+    if (revision <= this.#applied) this.#covered(id);
+  }
+
+  /**
+   * Answers entry `id`, covered by the snapshot this rig took: the outcome the snapshot carries,
+   * or (one older than the outcomes it carries) a TIMEOUT that says to read the Project.
+   */
+  #covered(id: string): void {
+    const outcome = this.#o.snapshots?.answerOf?.(id) ?? {
+      refusal: new CueportError(
+        "TIMEOUT",
+        "The edit is in the group's log and in the snapshot this rig took, but its outcome is no longer known here: read the Project to see it",
+      ),
+    };
+    this.#waiters.get(id)?.resolve(outcome);
+    this.#waiters.delete(id);
+  }
+
   #take(events: WatchEvent[]): void {
     for (const event of events) {
       if (event.type === "put" && event.kv.modRevision > this.#applied) this.#queue.push(event);
@@ -141,19 +215,36 @@ export class LogApplier {
         this.#wake = null;
         continue;
       }
+      if (event === "catch up") {
+        try {
+          await this.#catchUp();
+        } catch (error) {
+          this.#o.log(
+            "debug",
+            `Rig group: the log not read again yet (${(error as Error).message})`,
+          );
+          this.#queue.unshift("catch up");
+          await pause(this.#o.retryMs ?? 250, signal);
+        }
+        this.#queue.sort((a, b) => revisionOf(a) - revisionOf(b));
+        continue;
+      }
       const revision = event.kv.modRevision;
       if (revision <= this.#applied) continue; // a watch restarted over what was applied
       const entry = LogEntry.safeParse(safeJson(event.kv.value));
+      let outcome: Applied | null | undefined;
       if (!entry.success) {
         this.#o.log("warn", `Rig group: log entry ${event.kv.key} unreadable; skipped`);
       } else {
-        const outcome = await this.#applyOnce(entry.data, revision);
+        outcome = await this.#applyOnce(entry.data, revision);
         if (outcome === null) return; // stopped
         this.#waiters.get(entry.data.id)?.resolve(outcome);
         this.#waiters.delete(entry.data.id);
       }
       this.#applied = revision;
       await this.#keep(revision);
+      const bytes = event.kv.key.length + event.kv.value.length;
+      await this.#o.snapshots?.applied(revision, bytes, entry.data?.id, outcome ?? undefined);
     }
   }
 
@@ -193,7 +284,9 @@ export class LogApplier {
   async #keep(revision: number): Promise<void> {
     const kept: Kept = { group: this.#o.keys.root, revision };
     try {
-      await writeJsonAtomic(this.#o.file, kept, { skipFsync: true });
+      // Synced (file, then folder) before the next entry: after a power cut the kept revision
+      // is the last one applied, so no entry is applied twice.
+      await writeJsonAtomic(this.#o.file, kept);
     } catch (error) {
       this.#o.log("warn", `Rig group: cannot keep the log's revision: ${(error as Error).message}`);
     }
@@ -206,4 +299,8 @@ function safeJson(text: string): unknown {
   } catch {
     return null;
   }
+}
+
+function revisionOf(event: WatchEvent | "catch up"): number {
+  return event === "catch up" ? Infinity : event.kv.modRevision;
 }

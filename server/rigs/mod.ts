@@ -72,7 +72,7 @@ export interface OpenRigsOptions {
    * This rig's actions and play states: given, the show clock is wired in (`clock_wiring.ts`)
    * and every action runs on every rig at one show time.
    */
-  actions?: Pick<ClockWiringOptions, "runner" | "model">;
+  actions?: Pick<ClockWiringOptions, "runner" | "model" | "player">;
 }
 
 /**

@@ -15,6 +15,7 @@ import type { RigGroup } from "./group.ts";
 import { type Applied, LogApplier } from "./log_applier.ts";
 import type { RigMedia } from "./media_copies.ts";
 import { localizeImports, MediaMissing, shareImports } from "./media_imports.ts";
+import { SnapshotKeeper, type SnapshotTarget } from "./snapshot_keeper.ts";
 
 /** How long a committed edit's client waits for this rig to apply it, ms. */
 const APPLIED_WITHIN_MS = 60_000;
@@ -23,6 +24,11 @@ const APPLIED_WITHIN_MS = 60_000;
 export interface LogTarget {
   /** Applies a log entry seeded by `seed`: its outcome, or throws when it could not be tried. */
   applyLogged(entry: LogEntry, seed: string): Promise<Applied>;
+  /**
+   * The rig's Projects captured and restored whole, for the log's snapshots: without it this rig
+   * neither writes a snapshot nor takes one (its log is not trimmed by it).
+   */
+  readonly snapshots?: SnapshotTarget;
 }
 
 /** What the edits use of the rig's group: its etcd, its keys and whether edits are possible. */
@@ -40,6 +46,8 @@ export interface ReplicatedEditsOptions {
   log: Logger;
   /** The rig's media: imports copied to every rig (`media_imports.ts`); none, imports as alone. */
   media?: RigMedia;
+  /** A snapshot every this many entries or bytes of entries (defaults: 1000, 1 MiB). */
+  snapshotEvery?: { entries?: number; bytes?: number };
 }
 
 /** A rig's edits through its group's log. */
@@ -50,16 +58,28 @@ export class ReplicatedEdits {
 
   /** Not applying yet (`start()`). */
   constructor(options: ReplicatedEditsOptions) {
-    this.#group = options.group;
+    const { group, target, log } = options;
+    this.#group = group;
     const media = this.#media = options.media;
+    const snapshots = target.snapshots && new SnapshotKeeper({
+      etcd: group.etcd,
+      keys: group.keys,
+      rig: group.status().rig,
+      target: target.snapshots,
+      isLeader: () => group.status().isLeader,
+      ...(options.snapshotEvery?.entries ? { everyEntries: options.snapshotEvery.entries } : {}),
+      ...(options.snapshotEvery?.bytes ? { everyBytes: options.snapshotEvery.bytes } : {}),
+      log,
+    });
     this.#applier = new LogApplier({
-      etcd: options.group.etcd,
-      keys: options.group.keys,
+      etcd: group.etcd,
+      keys: group.keys,
       // An import's file first (a rig that was away copies it from a holder), then the entry.
       apply: async (entry, seed) =>
-        options.target.applyLogged(media ? await localizeImports(media, entry) : entry, seed),
+        target.applyLogged(media ? await localizeImports(media, entry) : entry, seed),
       file: `${options.dataDir}/rig-log.json`,
-      log: options.log,
+      log,
+      ...(snapshots ? { snapshots } : {}),
     });
   }
 
@@ -114,7 +134,10 @@ export class ReplicatedEdits {
     };
     const { outcome, cancel } = this.#applier.wait(entry.id);
     try {
-      await commitEntry(this.#group.etcd, this.#group.keys, entry);
+      this.#applier.committed(
+        entry.id,
+        await commitEntry(this.#group.etcd, this.#group.keys, entry),
+      );
     } catch (error) {
       cancel();
       throw error;
@@ -167,7 +190,7 @@ export interface ReplicatedRunner extends LogTarget {
 export async function replicateEdits(
   group: GroupOfEdits,
   runner: ReplicatedRunner,
-  options: Pick<ReplicatedEditsOptions, "dataDir" | "log" | "media">,
+  options: Pick<ReplicatedEditsOptions, "dataDir" | "log" | "media" | "snapshotEvery">,
 ): Promise<() => Promise<void>> {
   const edits = new ReplicatedEdits({ ...options, group, target: runner });
   await edits.start();

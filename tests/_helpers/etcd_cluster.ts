@@ -9,9 +9,14 @@
  * --heartbeat-interval=50 --election-timeout=500`.
  * @module
  */
+import assert from "node:assert/strict";
 import { findPeer } from "../../tools/peers.ts";
 import { removeNamespaces } from "../../tools/reliability/_netns.ts";
+import type { GroupStatus } from "../../protocol/rigs.ts";
+import { needs } from "./peers.ts";
+import type { RelayAnswer } from "./rig_relay.ts";
 import { SERVICE_FLAGS } from "./service_process.ts";
+import { untilProgress } from "./until.ts";
 
 /** The names of this run's namespaces start so (`cprig<pid>x<n>-`): a later run removes strays. */
 const PREFIX = "cprig";
@@ -19,6 +24,7 @@ const PREFIX = "cprig";
 let made = 0;
 const SUBNET = "10.46.0";
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const RELAY = new URL("./rig_relay.ts", import.meta.url).pathname;
 
 /** One namespace on the switch: its name and address. */
 export interface Host {
@@ -58,6 +64,133 @@ export async function clusterUnavailable(): Promise<string | null> {
   if (findPeer("ps") === undefined) return "ps is not installed (Debian: procps)";
   if (findPeer("ip") === undefined) return "ip is not installed (Debian: iproute2)";
   return null;
+}
+
+/**
+ * The options every cluster test file shares: skipped (after one line on stderr naming `file`)
+ * when the cluster cannot be made: not root; root without etcd unless the peers are required (CI).
+ */
+export async function clusterTestOptions(
+  file: string,
+): Promise<{ ignore: boolean; sanitizeResources: false; sanitizeOps: false }> {
+  const unavailable = await clusterUnavailable();
+  if (unavailable !== null) console.error(`rigs ${file} skipped: ${unavailable}`);
+  const ignore = unavailable !== null &&
+    (!unavailable.includes("installed") || needs("etcd").ignore);
+  return { ignore, sanitizeResources: false, sanitizeOps: false };
+}
+
+/**
+ * Runs `fn` with a cluster of three members and two rigs of group `group` (`rig-a`, `rig-b`, each
+ * started with `options`), then removes it all, asserting every namespace went.
+ */
+export async function withTwoRigs(
+  group: string,
+  options: Parameters<EtcdCluster["startRig"]>[2],
+  fn: (cluster: EtcdCluster, a: Rig, b: Rig) => Promise<void>,
+): Promise<void> {
+  const cluster = await EtcdCluster.start();
+  try {
+    const [a, b] = await Promise.all([
+      cluster.startRig("rig-a", group, options),
+      cluster.startRig("rig-b", group, options),
+    ]);
+    await fn(cluster, a, b);
+  } finally {
+    const left = await cluster.remove();
+    assert.deepEqual(left, [], "every namespace removed");
+  }
+}
+
+/**
+ * Waits until `check` holds for `rig`'s `GET /api/v1/group`, for as long as the rig keeps
+ * answering something (`noProgressMs` without an answer fails, naming the last status).
+ */
+export async function waitForStatus(
+  rig: Rig,
+  what: string,
+  check: (s: GroupStatus) => boolean,
+  noProgressMs = 30_000,
+): Promise<GroupStatus> {
+  let polls = 0;
+  let last: GroupStatus | null = null;
+  await untilProgress(`${rig.name}: ${what}`, async () => {
+    polls++;
+    last = await rig.get("/api/v1/group") as GroupStatus | null;
+    return last !== null && check(last);
+  }, { progress: () => polls, noProgressMs }).catch((error) => {
+    throw new Error(`${error.message}; last status ${JSON.stringify(last)}; ${rig.stderr()}`);
+  });
+  return last! as GroupStatus;
+}
+
+/**
+ * A client process in a rig's namespace (`rig_relay.ts`): many requests at once over one
+ * process. A request whose relay died (its namespace killed) or that got no answer is answered
+ * with status 0.
+ */
+export class RigRelay {
+  readonly #child: Deno.ChildProcess;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #waiting = new Map<number, (answer: RelayAnswer) => void>();
+  readonly #done: Promise<void>;
+  #next = 0;
+
+  /** Starts a relay to `rig`'s HTTP port, inside its namespace. */
+  constructor(rig: Rig) {
+    this.#child = new Deno.Command("ip", {
+      args: [
+        ...["netns", "exec", rig.ns, Deno.execPath(), "run", "--allow-net", RELAY],
+        String(rig.httpPort),
+      ],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    this.#writer = this.#child.stdin.getWriter();
+    this.#done = this.#read();
+  }
+
+  /** GET `path` (POST `body` when given): the rig's answer, or status 0 for none. */
+  request(path: string, body?: unknown): Promise<RelayAnswer> {
+    const id = this.#next++;
+    const answered = new Promise<RelayAnswer>((resolve) => this.#waiting.set(id, resolve));
+    const line = new TextEncoder().encode(`${JSON.stringify({ id, path, body })}\n`);
+    this.#writer.write(line).catch(() => this.#answer({ id, status: 0, body: {} }));
+    return answered;
+  }
+
+  /** Ends the relay (its stdin closed); unanswered requests get status 0. */
+  async close(): Promise<void> {
+    await this.#writer.close().catch(() => {});
+    try {
+      this.#child.kill("SIGKILL");
+    } catch {
+      // gone already
+    }
+    await this.#done;
+  }
+
+  #answer(answer: RelayAnswer): void {
+    this.#waiting.get(answer.id)?.(answer);
+    this.#waiting.delete(answer.id);
+  }
+
+  async #read(): Promise<void> {
+    let text = "";
+    try {
+      for await (const chunk of this.#child.stdout.pipeThrough(new TextDecoderStream())) {
+        text += chunk;
+        const lines = text.split("\n");
+        text = lines.pop()!;
+        for (const line of lines) this.#answer(JSON.parse(line) as RelayAnswer);
+      }
+    } catch {
+      // the relay was killed mid-line
+    }
+    await this.#child.status;
+    for (const id of [...this.#waiting.keys()]) this.#answer({ id, status: 0, body: {} });
+  }
 }
 
 /** What `command args` printed, trimmed; "" when it cannot run. */
@@ -141,7 +274,8 @@ export class EtcdCluster {
 
   /**
    * Starts a rig named `name` of group `group` in a namespace of its own, with
-   * `endpoints` (default every member's) and `args` added; resolves once it is ready.
+   * `endpoints` (default every member's) and `args` added (`alone`: no group); resolves once it
+   * is ready.
    */
   async startRig(
     name: string,
@@ -152,6 +286,8 @@ export class EtcdCluster {
       host?: Host;
       dataDir?: string;
       prepare?: (dataDir: string) => Promise<void>;
+      /** Started without a group: a Cueport alone, on the switch beside the rigs (benches). */
+      alone?: boolean;
     } = {},
   ): Promise<Rig> {
     const host = options.host ?? await this.#addHost(name);
@@ -164,8 +300,10 @@ export class EtcdCluster {
         ...["--data-dir", dataDir, "--host", "127.0.0.1", "--http-port", "0", "--ws-port", "0"],
         ...["--osc-port", "0", "--osc-query-port", "0", "--legacy-http-port", "off"],
         ...["--legacy-ws-port", "off", "--midi-port", "off", "--mdns", "off", "--output", "none"],
-        ...["--group", group, "--rig-name", name, "--group-endpoints"],
-        (options.endpoints ?? this.endpoints).join(","),
+        ...(options.alone ? [] : [
+          ...["--group", group, "--rig-name", name, "--group-endpoints"],
+          (options.endpoints ?? this.endpoints).join(","),
+        ]),
         ...(options.args ?? []),
       ],
       stdout: "piped",
@@ -234,6 +372,23 @@ export class EtcdCluster {
   async stopRig(rig: Rig): Promise<void> {
     await killInside(rig.ns);
     await rig.child.status;
+  }
+
+  /**
+   * The keys and values under `prefix`, read from member `via` (default the first) with etcd's
+   * JSON gateway, from inside its namespace; values as text.
+   */
+  async range(prefix: string, via = "e1"): Promise<Array<{ key: string; value: string }>> {
+    const { host } = this.#members.get(via)!;
+    const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    const answer = await nsPost(host.ns, `http://${host.address}:2379/v3/kv/range`, {
+      key: btoa(prefix),
+      range_end: btoa(end),
+    });
+    const kvs = (answer.body.kvs ?? []) as Array<{ key: string; value?: string }>;
+    const text = (b64: string) =>
+      new TextDecoder().decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+    return kvs.map((kv) => ({ key: text(kv.key), value: text(kv.value ?? "") }));
   }
 
   /** Takes `host`'s link to the switch down: it runs on, cut off from everything (a partition). */

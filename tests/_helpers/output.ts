@@ -228,6 +228,8 @@ export const HOLD_SCALE_BUDGET_MS = 1e9;
 export async function openOutputPlayer(
   options: {
     realClock?: boolean;
+    /** The player's clock (default: a monotonic one with `realClock`, else a virtual one). */
+    clock?: Clock;
     mode?: "headless" | "window" | "fullscreen";
     /** The time a frame may take before the page draws smaller (tiny: it always does); absent: held at 1. */
     frameBudgetMs?: number;
@@ -236,7 +238,7 @@ export async function openOutputPlayer(
   } = {},
 ): Promise<OutputPlayer> {
   const dataDir = await outputDataDir();
-  const clock = options.realClock ? new MonotonicClock() : new VirtualClock();
+  const clock = options.clock ?? (options.realClock ? new MonotonicClock() : new VirtualClock());
   const logs: string[] = [];
   const app = await PlayerApp.open({
     dataDir,

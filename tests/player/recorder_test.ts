@@ -173,3 +173,21 @@ Deno.test("Recorder (no output) on a disk that fills: the recording fails, says 
     await disk.close();
   }
 });
+
+Deno.test("Recorder: named by the decision time, its startedAt and play log on the machine's wall clock", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const decided = Date.UTC(2026, 10, 30, 3, 30, 10, 213); // the group's show time
+    const wall = Date.UTC(2026, 10, 30, 3, 30, 10, 251); // this machine's clock
+    const recorder = new Recorder(dir, () => 0, { namedAt: () => decided, wallNow: () => wall });
+    assert.equal(
+      await recorder.toggle("now"),
+      "Recording started: recordings/recording-2026-11-30T03-30-10-213Z.jsonl",
+    );
+    assert.equal(recorder.state.startedAt, new Date(wall).toISOString());
+    const log = await Deno.readTextFile(`${dir}/${recorder.state.file}`);
+    assert.equal(JSON.parse(log.split("\n")[0]!).at, new Date(wall).toISOString());
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,46 +1,8 @@
 import assert from "node:assert/strict";
-import { memoryTransportPair } from "../../protocol/transport.ts";
-import type { RpcMessage } from "../../protocol/jsonrpc.ts";
-import { startPlayer, VirtualClock } from "../../player/mod.ts";
-import { fixtureDataDir } from "../_helpers/fixture.ts";
+import { connectInitialized } from "../_helpers/player_rpc.ts";
 
-/** An answer, read loosely: the assertions say what it must hold. */
-// deno-lint-ignore no-explicit-any
-type Answer = { id: number; result?: any; error?: any };
-
-/** A player past the handshake, over an in-memory pipe, and every message it sent. */
-async function connect() {
-  const dataDir = await fixtureDataDir();
-  const [serverSide, playerSide] = memoryTransportPair();
-  const running = await startPlayer({
-    dataDir,
-    transport: playerSide,
-    clock: new VirtualClock(),
-    positionIntervalMs: 0,
-  });
-  const seen: RpcMessage[] = [];
-  let next = 1;
-  const waiters = new Map<number, (m: RpcMessage) => void>();
-  serverSide.onmessage = (m) => {
-    seen.push(m);
-    if ("id" in m && typeof m.id === "number") waiters.get(m.id)?.(m);
-  };
-  void serverSide.start();
-  const call = (method: string, params?: unknown) => {
-    const id = next++;
-    const { promise, resolve } = Promise.withResolvers<RpcMessage>();
-    waiters.set(id, resolve);
-    void serverSide.send({ jsonrpc: "2.0", id, method, params });
-    return promise as Promise<Answer>;
-  };
-  await call("initialize", { protocolVersion: "1.11", client: { name: "t", version: "0" } });
-  const close = async () => {
-    await serverSide.close();
-    await running.done;
-    await Deno.remove(dataDir, { recursive: true });
-  };
-  return { call, seen, close };
-}
+/** A player past the handshake, at the version that has `action.batch`. */
+const connect = () => connectInitialized("1.11");
 
 const control = (value: number, extra: Record<string, unknown> = {}, controlID = "B") => ({
   name: "SET_CONTROL",

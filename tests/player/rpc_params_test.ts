@@ -84,6 +84,8 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
     Method.OUTPUT_FRAME,
     Method.OUTPUT_DISPLAYS,
     Method.HEARTBEAT,
+    Method.PROJECTS_CAPTURE,
+    Method.PROJECTS_REPLACE,
   ].flatMap((method) => NOT_OBJECTS.map((params) => ({ method, params, field: "params" }))),
   // initialize
   { method: Method.INITIALIZE, params: {}, field: "params.protocolVersion" },
@@ -189,6 +191,8 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
   { method: Method.CLOCK_ADVANCE, params: { ms: "5" }, field: "params.ms" },
   { method: Method.CLOCK_ADVANCE, params: { ms: -1 }, field: "params.ms" },
   { method: Method.CLOCK_ADVANCE, params: { ms: null }, field: "params.ms" },
+  { method: Method.CLOCK_SHIFT, params: {}, field: "params.shiftMs" },
+  { method: Method.CLOCK_SHIFT, params: { shiftMs: "5" }, field: "params.shiftMs" },
   // approval.request
   { method: Method.APPROVAL_REQUEST, params: {}, field: "params.requestId" },
   {
@@ -245,6 +249,13 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
   { method: Method.ACTION_BATCH, params: {}, field: "params.actions" },
   { method: Method.ACTION_BATCH, params: { actions: [] }, field: "params.actions" },
   { method: Method.ACTION_BATCH, params: { actions: "SET_CONTROL" }, field: "params.actions" },
+  // projects.replace: the state's shape; each Project and preset is checked by the model
+  { method: Method.PROJECTS_REPLACE, params: {}, field: "params.projects" },
+  {
+    method: Method.PROJECTS_REPLACE,
+    params: { projects: [{ name: "x" }], presets: [], closedProjectIds: [] },
+    field: "params.projects.0.id",
+  },
   // midi.send
   { method: Method.MIDI_SEND, params: {}, field: "params.messages" },
   {
@@ -369,6 +380,7 @@ const SAMPLES: Record<MethodName, unknown> = {
   },
   [Method.EDIT_APPLY]: { projectId: "show", edits: [edit], isUpload: false, idempotencyKey: "t/2" },
   [Method.CLOCK_ADVANCE]: { ms: 10 },
+  [Method.CLOCK_SHIFT]: { shiftMs: 0 },
   [Method.APPROVAL_REQUEST]: { requestId: "ap-1", address: "127.0.0.1", deviceName: "Desk" },
   [Method.PAIRING_SHOW]: { otp: "123456", expiresAt: "2026-11-21T19:00:00Z" },
   [Method.HEARTBEAT]: undefined,
@@ -381,6 +393,9 @@ const SAMPLES: Record<MethodName, unknown> = {
   [Method.MIDI_SEND]: { messages: [{ port: null, data: [0x90, 36, 127] }] },
   // Its path is set to a show file in the player's data dir before the samples run.
   [Method.SHOW_IMPORT]: { path: "/set/below.cueport.zip", replace: false },
+  [Method.PROJECTS_CAPTURE]: undefined,
+  // Near the end: every Project of the player is replaced (by none).
+  [Method.PROJECTS_REPLACE]: { projects: [], presets: [], closedProjectIds: [] },
   // Last: the session ends.
   [Method.SHUTDOWN]: undefined,
 };

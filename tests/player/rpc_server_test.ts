@@ -1,51 +1,9 @@
 import assert from "node:assert/strict";
-import { memoryTransportPair } from "../../protocol/transport.ts";
 import type { RpcMessage } from "../../protocol/jsonrpc.ts";
 import { PLAYER_PROTOCOL_VERSION } from "../../protocol/methods.ts";
-import { startPlayer, VirtualClock } from "../../player/mod.ts";
 import { wavHeader } from "../../player/media/encode.ts";
-import { fixtureDataDir } from "../_helpers/fixture.ts";
+import { connectInitialized, connectPlayer as connect } from "../_helpers/player_rpc.ts";
 import { INVERT } from "./isf/_shaders.ts";
-
-async function connect() {
-  const dataDir = await fixtureDataDir();
-  const [serverSide, playerSide] = memoryTransportPair();
-  const clock = new VirtualClock();
-  const running = await startPlayer({
-    dataDir,
-    transport: playerSide,
-    clock,
-    positionIntervalMs: 0,
-  });
-  const seen: RpcMessage[] = [];
-  let next = 1;
-  const waiters = new Map<number, (m: RpcMessage) => void>();
-  serverSide.onmessage = (m) => {
-    seen.push(m);
-    if ("id" in m && typeof m.id === "number") waiters.get(m.id)?.(m);
-  };
-  void serverSide.start();
-  const call = (method: string, params?: unknown) => {
-    const id = next++;
-    const { promise, resolve } = Promise.withResolvers<RpcMessage>();
-    waiters.set(id, resolve);
-    void serverSide.send({ jsonrpc: "2.0", id, method, params });
-    return promise;
-  };
-  const close = async () => {
-    await serverSide.close();
-    await running.done;
-    await Deno.remove(dataDir, { recursive: true });
-  };
-  return { call, seen, clock, close, dataDir, running, serverSide };
-}
-
-/** A player past the handshake. */
-async function connectInitialized() {
-  const p = await connect();
-  await p.call("initialize", { protocolVersion: "1.0", client: { name: "t", version: "0" } });
-  return p;
-}
 
 Deno.test("player answers nothing but initialize before the handshake, and checks the version", async () => {
   const p = await connect();

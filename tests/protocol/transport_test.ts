@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LineTransport, streamPipe } from "../../protocol/transport.ts";
+import { type BytePipe, LineTransport, streamPipe } from "../../protocol/transport.ts";
 import type { RpcError, RpcMessage } from "../../protocol/jsonrpc.ts";
 
 Deno.test("LineTransport splits messages across and within chunks, and reports bad lines", async () => {
@@ -107,4 +107,51 @@ Deno.test("LineTransport reads lines over the buffer it keeps, one after another
   t.onmessage = (m) => got.push(m);
   await t.start();
   assert.deepEqual(got.map((m) => JSON.stringify(m)), lines);
+});
+
+Deno.test("LineTransport reads a pipe that listens: each read split at once, a throw ends the read", async () => {
+  const encoder = new TextEncoder();
+  const buffer = new Uint8Array(64);
+  let listens = 0;
+  const pipe = (chunks: string[]): BytePipe => ({
+    read: () => Promise.reject(new Error("read() called on a pipe that listens")),
+    write: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+    listen(onBytes) {
+      listens++;
+      for (const chunk of chunks) {
+        buffer.fill(0x23); // '#': what a view kept past its call would read
+        const bytes = encoder.encode(chunk);
+        buffer.set(bytes);
+        try {
+          onBytes(buffer.subarray(0, bytes.length));
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      }
+      return Promise.resolve();
+    },
+  });
+  const t = new LineTransport(
+    pipe(['{"jsonrpc":"2.0","met', 'hod":"a"}\n{"jsonrpc":"2.0",', '"method":"b"}\n']),
+  );
+  const got: RpcMessage[] = [];
+  t.onmessage = (m) => got.push(m);
+  await t.start();
+  assert.deepEqual(got, [{ jsonrpc: "2.0", method: "a" }, { jsonrpc: "2.0", method: "b" }]);
+  assert.equal(listens, 1);
+  // A throw of the handler ends the read, as it ends a loop of reads: reported, then closed.
+  const failing = new LineTransport(
+    pipe(['{"jsonrpc":"2.0","method":"a"}\n', '{"jsonrpc":"2.0","method":"b"}\n']),
+  );
+  const errors: string[] = [];
+  let closed = 0;
+  failing.onmessage = () => {
+    throw new Error("handler failed");
+  };
+  failing.onerror = (e) => errors.push(e.message);
+  failing.onclose = () => closed++;
+  await failing.start();
+  assert.deepEqual(errors, ["handler failed"]);
+  assert.equal(closed, 1);
 });

@@ -3,6 +3,7 @@ import {
   ALONE_PROBES,
   BESIDE,
   besideServerTests,
+  groupTimes,
   junitPathOf,
   mergeJunit,
   runsProbe,
@@ -70,13 +71,46 @@ Deno.test("runsProbe(): the two parts run every probe once; unset runs them all"
   }
   assert.equal(runsProbe("load", "beside"), false);
   assert.equal(runsProbe("load", "alone"), true);
+  // The soak measures the browser's memory, not the machine: it runs beside the suite.
+  assert.equal(runsProbe("gl_soak", "beside"), true);
+  assert.equal(runsProbe("gl_soak", "alone"), false);
 });
 
-Deno.test("testGroups() runs the service's tests but the web remote's with the probes", () => {
-  const [suite, beside, alone] = testGroups([], ["web", "routes", "midi", "ports_test.ts"]);
+Deno.test("testGroups() runs the service's tests but the web remote's and the rigs' with the probes", () => {
+  const [suite, beside, alone] = testGroups([], ["web", "routes", "rigs", "midi", "ports_test.ts"]);
   const moved = ["tests/server/midi", "tests/server/ports_test.ts", "tests/server/routes"];
   assert.deepEqual(beside!.args, [BESIDE, ...moved]);
   assert.deepEqual(suite!.args, [`--ignore=${[BESIDE, ...moved].join(",")}`, "tests/"]);
   assert.deepEqual(alone!.args, [BESIDE]);
-  assert.deepEqual(besideServerTests(["web"]), []);
+  assert.deepEqual(besideServerTests(["web", "rigs"]), []);
+});
+
+Deno.test("groupTimes() sums a JUnit report's test times by the process each test runs in", () => {
+  const suite = (file: string, cases: [string, number][]) =>
+    `    <testsuite name="./${file}" tests="${cases.length}">\n` +
+    cases.map(([name, time]) =>
+      `      <testcase name="${name}" classname="./${file}" time="${time}" line="1">\n      </testcase>\n`
+    ).join("") +
+    "    </testsuite>";
+  const junit = report(
+    7,
+    0,
+    "9",
+    [
+      suite(BESIDE, [
+        ["deno task reliability --short --only gl_soak: a soak", 50],
+        ["deno task reliability --short --only load: the show under stress-ng", 40],
+        ["missedTargets() names every missed target", 1],
+      ]),
+      suite("tests/server/midi/network_test.ts", [["network MIDI", 13], [
+        "network MIDI &gt; a step",
+        3,
+      ]]),
+      suite("tests/server/ports_test.ts", [["ports", 2]]),
+      suite("tests/server/rigs/group_test.ts", [["a group", 12]]),
+      suite("tests/server/web/remote_test.ts", [["the remote", 8]]),
+      suite("tests/player/output/sound_test.ts", [["sound", 20]]),
+    ].join("\n"),
+  );
+  assert.deepEqual(groupTimes(junit), { suite: 40, reliability: 66, alone: 40 });
 });

@@ -9,6 +9,7 @@
 import { waitReady } from "./_edit_load.ts";
 import { type ServiceRun, withService } from "./_harness.ts";
 import { postAction } from "./_load_recording.ts";
+import { restartLines } from "./load.ts";
 import { framesDrawnOf, healthNow } from "./_load_sampler.ts";
 import { findPeer } from "../peers.ts";
 import type { Tally } from "./_tally.ts";
@@ -40,7 +41,12 @@ export async function withShow(
     async (run) => {
       if (!(await waitReady(run))) throw new Error("The player was not ready within 30 s");
       if ((await framesWithin(run.ports.http, FIRST_FRAME_WITHIN_MS)) === null) {
-        throw new Error(`No frame drawn within ${FIRST_FRAME_WITHIN_MS / 1000} s of ready`);
+        const why = restartLines(run.service.stderrTail().split("\n")).join(" / ");
+        throw new Error(
+          `No frame drawn within ${FIRST_FRAME_WITHIN_MS / 1000} s of ready${
+            why ? ` (browser restarts: ${why})` : ""
+          }`,
+        );
       }
       const play = await postAction(run.ports.http, "PLAY_CLIP_IN", [PLAYING_CLIP]);
       if (play.status !== 200) throw new Error(`PLAY_CLIP_IN answered ${play.status}`);

@@ -25,7 +25,11 @@ const TMPFS_MB = 32;
 /** What the filler leaves free for the recording to fill. */
 const LEFT_FREE_BYTES = 256 * 1024;
 const FILLER = "probe-filler.bin";
-/** The recording must have ended within this. */
+/**
+ * The recording must have ended once its bytes stop growing for this long (the disk full): it
+ * is watched by its progress, not for a time (beside stress-ng the page drew 0.2 frames a
+ * second, the file grew 0.5 kB a second, and filling the 256 KiB left takes minutes).
+ */
 const FULL_WITHIN_MS = 45_000;
 
 /** The `disk_full` probe. */
@@ -69,15 +73,19 @@ async function fill(svc: ServiceRun, tally: Tally): Promise<void> {
   const port = svc.ports.http;
   const restartsBefore = await playerRestarts(port);
   const filler = `${svc.dataDir}/${FILLER}`;
-  const free = Number((await shell('df -B1 --output=avail "$1" | tail -1', [svc.dataDir])).trim());
-  await Deno.writeFile(filler, new Uint8Array(Math.max(0, free - LEFT_FREE_BYTES)));
-  const edits = new EditLoad(svc, tally, { clients: 1, prefix: "disk edit", everyMs: 250 });
   const started = await postAction(port, "RECORD_TOGGLE", ["now"]);
   tally.note(
     `RECORD_TOGGLE now answered ${started.status}: ${
       String(started.body?.message ?? "").slice(0, 120)
     }`,
   );
+  // The disk fills once the recording holds a picture: on a busy machine its first chunk may come
+  // after the edits took the space left ("Nothing was recorded", the empty file removed).
+  const first = await firstFrame(port);
+  tally.note(`the recording's first frame: ${first ? "written" : "none while the page drew"}`);
+  const free = Number((await shell('df -B1 --output=avail "$1" | tail -1', [svc.dataDir])).trim());
+  await Deno.writeFile(filler, new Uint8Array(Math.max(0, free - LEFT_FREE_BYTES)));
+  const edits = new EditLoad(svc, tally, { clients: 1, prefix: "disk edit", everyMs: 250 });
   const recording = await waitRecordingEnded(port);
   await sleep(2000); // edits on the full disk
   const onFull = await editOnce(port);
@@ -123,13 +131,35 @@ async function fill(svc: ServiceRun, tally: Tally): Promise<void> {
   );
 }
 
-/** `appState.recording` once it no longer records (or the last read after 45 s). */
+/**
+ * Whether the recording wrote its first frame, waited for while the page draws (its frames
+ * drawn while recording grow); false after 45 s without either.
+ */
+async function firstFrame(port: number): Promise<boolean> {
+  let progressAt = performance.now();
+  let drawn: unknown = null;
+  while (performance.now() - progressAt < FULL_WITHIN_MS) {
+    const now = await recordingWhen(port, () => true);
+    if (now?.state !== "recording") return false;
+    if (Number(now.videoFrames) > 0) return true;
+    if (now.framesDrawn !== drawn) [drawn, progressAt] = [now.framesDrawn, performance.now()];
+    await sleep(500);
+  }
+  return false;
+}
+
+/**
+ * `appState.recording` once it no longer records, or the last read once its bytes did not grow
+ * for 45 s.
+ */
 async function waitRecordingEnded(port: number): Promise<Record<string, unknown> | null> {
-  const deadline = performance.now() + FULL_WITHIN_MS;
+  let grewAt = performance.now();
   let last: Record<string, unknown> | null = null;
-  while (performance.now() < deadline) {
-    last = await recordingWhen(port, () => true);
-    if (last !== null && last.state !== "recording") return last;
+  while (performance.now() - grewAt < FULL_WITHIN_MS) {
+    const now = await recordingWhen(port, () => true);
+    if (now !== null && now.state !== "recording") return now;
+    if (now !== null && now.bytes !== last?.bytes) grewAt = performance.now();
+    last = now ?? last;
     await sleep(500);
   }
   return last;
@@ -140,7 +170,9 @@ function judgeRecording(recording: Record<string, unknown> | null, tally: Tally)
   if (recording === null) tally.shortfall("appState.recording was not readable");
   else if (recording.state === "recording") {
     tally.shortfall(
-      `the recording still ran ${FULL_WITHIN_MS / 1000} s after the disk was nearly full`,
+      `the recording still ran, its file not growing for ${
+        FULL_WITHIN_MS / 1000
+      } s, on a disk nearly full`,
     );
   } else if (!/space|full|ENOSPC|DISK_FULL/i.test(String(recording.error ?? ""))) {
     tally.shortfall(

@@ -214,19 +214,28 @@ async function stopRecording(port: number, tally: Tally): Promise<void> {
 }
 
 /**
- * The service log's last lines about the player, its output and recordings (why a restart), after
- * a count of its `Player hung` and `Player down` lines (of the last 32 KiB).
+ * The service log's lines that say why the browser restarted (each of them, with its figures), and
+ * its last lines about the player, its output and recordings, after a count of its `Player hung`
+ * and `Player down` lines (of the last 32 KiB).
  */
 function logLines(svc: ServiceRun): string[] {
   const lines = svc.service.stderrTail().split("\n");
   const count = (word: string) => lines.filter((line) => line.includes(word)).length;
   return [
     `${count("Player hung")} "Player hung", ${count("Player down")} "Player down" lines`,
+    ...restartLines(lines).map((line) => `browser restart: ${line}`),
     ...lines.filter((line) => /player|browser|output|record|hung|restart|page/i.test(line))
       .slice(-LOG_LINES)
       .map((line) => line.length > 240 ? `${line.slice(0, 240)}...` : line),
   ];
 }
+
+/** The log lines that say why the output's browser started again, or a preset was quarantined. */
+export function restartLines(lines: readonly string[]): string[] {
+  return lines.filter((line) => RESTART_WORDS.test(line)).map((line) => line.trim());
+}
+
+const RESTART_WORDS = /starting the browser again|quarantined:|Output back \d+ ms|browser exited/;
 
 /** The browser processes seen under the player: more than one is a restart, whatever /health says. */
 function browsersSeen(pids: ReadonlySet<number>): Findings {

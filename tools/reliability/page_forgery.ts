@@ -13,6 +13,7 @@
  */
 import type { ServiceRun } from "./_harness.ts";
 import { postAction } from "./_load_recording.ts";
+import { restartLines } from "./load.ts";
 import { admitted, outputSocketTargets } from "./_output_sockets.ts";
 import { browserStarts, sleep, withShow } from "./_output_show.ts";
 import type { Rng } from "./_prng.ts";
@@ -109,7 +110,12 @@ async function judge(
   if (seen.startsBefore === null || startsAfter === null) {
     tally.shortfall("/health has no output.browserStarts");
   } else if (startsAfter !== seen.startsBefore) {
-    tally.shortfall(`the browser restarted ${startsAfter - seen.startsBefore} time(s) (target 0)`);
+    const why = restartLines(svc.service.stderrTail().split("\n"));
+    tally.shortfall(
+      `the browser restarted ${startsAfter - seen.startsBefore} time(s) (target 0): ${
+        why.join(" / ") || "the log does not say why"
+      }`,
+    );
   }
   if (lines > FEW_LOG_LINES) {
     tally.shortfall(`${lines} log lines added (target at most ${FEW_LOG_LINES})`);

@@ -9,13 +9,23 @@ export type CueportConfig = {
 	wsPort: number
 	pairingCode: string
 	deviceName: string
+	/**
+	 * The other rigs of a rig group (docs/companion.md, "Rig groups"): `host`, `host:wsPort` or
+	 * `host:wsPort:httpPort`, comma-separated (IPv6 in brackets). The module also learns them from
+	 * the group of the rig it is on, and moves to the next when its rig stops answering.
+	 */
+	rigs?: string
 	/** How often the link is checked (ms): a dead link is seen within two of these. */
 	linkCheckMs?: number
 }
 
-/** What Companion keeps in its secrets store: the device token from pairing or from an approval. */
+/**
+ * What Companion keeps in its secrets store: the device token from pairing or from an approval
+ * (of the first rig), and those of the other rigs of a group, by `host:wsPort`.
+ */
 export type CueportSecrets = {
 	token: string
+	rigTokens?: Record<string, string>
 }
 
 /** Where the service is. */
@@ -74,6 +84,14 @@ export function configFields(): SomeCompanionConfigField[] {
 			default: '',
 		},
 		{
+			type: 'textinput',
+			id: 'rigs',
+			label:
+				'Other rigs of the group (host, host:wsPort or host:wsPort:httpPort, comma-separated; also learned from the group): the module moves to the next when its rig stops answering',
+			width: 12,
+			default: '',
+		},
+		{
 			type: 'number',
 			id: 'linkCheckMs',
 			label: 'Link check (ms): a dead link (a pulled cable) is seen within two of these',
@@ -98,4 +116,31 @@ export function resolveEndpoint(config: Partial<CueportConfig>): Endpoint | null
 	const host = (config.host ?? '').trim().replace(/^\[|\]$/g, '')
 	if (!host || /\s/.test(host)) return null
 	return { host, httpPort, wsPort: Number(config.wsPort) || 17734 }
+}
+
+/** An endpoint's key in `CueportSecrets.rigTokens` and in the status: `host:wsPort`. */
+export function endpointKey(endpoint: Endpoint): string {
+	const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host
+	return `${host}:${endpoint.wsPort}`
+}
+
+/**
+ * Every rig to try, in order: the picked or typed one first, then those of `rigs` (each with the
+ * first one's ports unless it names its own); none when the first is missing.
+ */
+export function resolveEndpoints(config: Partial<CueportConfig>): Endpoint[] {
+	const first = resolveEndpoint(config)
+	if (!first) return []
+	const list = [first]
+	for (const item of (config.rigs ?? '').split(/[,\s]+/)) {
+		const match = /^(?:\[([^\]]+)\]|([^:[\]]+))(?::(\d+))?(?::(\d+))?$/.exec(item.trim())
+		if (!match) continue
+		const endpoint: Endpoint = {
+			host: match[1] ?? match[2],
+			wsPort: Number(match[3] ?? first.wsPort),
+			httpPort: Number(match[4] ?? first.httpPort),
+		}
+		if (!list.some((e) => endpointKey(e) === endpointKey(endpoint))) list.push(endpoint)
+	}
+	return list
 }

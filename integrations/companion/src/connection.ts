@@ -1,9 +1,12 @@
 /**
  * The module's link to one Cueport service, through the public API only: the WebSocket at `/v1`
  * for live state (auth, subscribe, queries, state updates; reconnect with back-off and a resync
- * after every drop or gap) and HTTP for actions, edits, pairing and thumbnails.
+ * after every drop or gap) and HTTP for actions, edits, pairing and thumbnails. In a rig group it
+ * knows every rig (those configured, and those `GET /api/v1/group` names) and, when its rig stops
+ * answering (the socket closed and a reconnect failed), moves to the next (docs/companion.md).
  */
 import WebSocket from 'ws'
+import { type Endpoint, endpointKey } from './config.js'
 import { type AppState, type Changes, noChanges, type PlayState, type Project, type Update } from './state.js'
 
 /** Delays between reconnect attempts: doubling from 250 ms, at most 5 s. */
@@ -34,7 +37,7 @@ export interface ConnectionEvents {
 	updates(updates: Update[], changes: Changes): void
 	log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void
 	/** The service gave this link a device token (an approval on the show machine): keep it. */
-	token(token: string): void
+	token(token: string, rig: string): void
 }
 
 /** An answer of the HTTP API. */
@@ -45,9 +48,18 @@ export interface HttpAnswer {
 
 /** The live link; `start` once, `stop` to end it. */
 export class Connection {
-	readonly #http: string
-	readonly #ws: string
-	#token: string
+	#http = ''
+	#ws = ''
+	#token = ''
+	/** The rigs to try, in order; `#at` the one used now. */
+	readonly #rigs: Endpoint[]
+	#at = 0
+	/** The tokens by rig (`endpointKey`); the first rig's is `auth.token`. */
+	readonly #tokens: Map<string, string>
+	/** This rig's name and its group, once `GET /api/v1/group` answered (null alone). */
+	#rig: { name: string; group: string } | null = null
+	/** Whether the socket of the rig used now reached `ok` (a drop then retries the same rig first). */
+	#wasOk = false
 	readonly #deviceName: string
 	readonly #events: ConnectionEvents
 	#socket: WebSocket | null = null
@@ -66,18 +78,38 @@ export class Connection {
 	#authRefused: string | null = null
 
 	constructor(
-		endpoint: { host: string; httpPort: number; wsPort: number },
-		auth: { token: string; deviceName: string },
+		endpoints: Endpoint | Endpoint[],
+		auth: { token: string; deviceName: string; rigTokens?: Record<string, string> },
 		events: ConnectionEvents,
 		timing: LinkTiming = linkTiming(),
 	) {
 		this.#timing = timing
+		this.#rigs = Array.isArray(endpoints) ? [...endpoints] : [endpoints]
+		this.#tokens = new Map(Object.entries(auth.rigTokens ?? {}))
+		if (auth.token) this.#tokens.set(endpointKey(this.#rigs[0]), auth.token)
+		this.#deviceName = auth.deviceName
+		this.#events = events
+		this.#use(0)
+	}
+
+	/** The rig used now: its key (`host:wsPort`) and, in a group, its name. */
+	get rig(): { key: string; name: string | null; group: string | null } {
+		return { key: endpointKey(this.#rigs[this.#at]), name: this.#rig?.name ?? null, group: this.#rig?.group ?? null }
+	}
+
+	/** Every rig known (configured and learned), in the order they are tried. */
+	get rigs(): string[] {
+		return this.#rigs.map(endpointKey)
+	}
+
+	#use(index: number): void {
+		this.#at = index % this.#rigs.length
+		const endpoint = this.#rigs[this.#at]
 		const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host
 		this.#http = `http://${host}:${endpoint.httpPort}`
 		this.#ws = `ws://${host}:${endpoint.wsPort}/v1`
-		this.#token = auth.token
-		this.#deviceName = auth.deviceName
-		this.#events = events
+		this.#token = this.#tokens.get(endpointKey(endpoint)) ?? ''
+		this.#rig = null
 	}
 
 	/** The HTTP base URL. */
@@ -99,9 +131,10 @@ export class Connection {
 		this.#socket = null
 	}
 
-	/** Sets the token (after pairing) and reconnects with it. */
+	/** Sets the token of the rig used now (after pairing) and reconnects with it. */
 	setToken(token: string): void {
 		this.#token = token
+		this.#tokens.set(this.rig.key, token)
 		this.#socket?.terminate()
 	}
 
@@ -166,9 +199,19 @@ export class Connection {
 		this.#pending.clear()
 		if (this.#socket !== socket || this.#stopped) return
 		this.#socket = null
+		const from = this.rig.key
+		// A rig that does not answer (a refused or failed reconnect): the next rig, at once.
+		if (!this.#wasOk && this.#rigs.length > 1) {
+			this.#use(this.#at + 1)
+			this.#events.log('info', `Rig ${from} does not answer: moving to rig ${this.rig.key}`)
+			if (this.#at !== 0) this.#delay = BACKOFF_MS.first
+		}
+		this.#wasOk = false
+		const next = `trying ${this.rig.key} in ${this.#delay} ms`
 		if (this.#authRefused) {
-			this.#events.status('auth', `${this.#authRefused}; pair again (retrying in ${this.#delay} ms)`)
-		} else this.#events.status('down', `Disconnected; retrying in ${this.#delay} ms`)
+			const which = this.#rigs.length > 1 ? `Rig ${from}: ` : ''
+			this.#events.status('auth', `${which}${this.#authRefused}; pair again (${next})`)
+		} else this.#events.status('down', `Disconnected; ${next}`)
 		this.#retry = setTimeout(() => this.#open(), this.#delay)
 		this.#delay = Math.min(this.#delay * 2, BACKOFF_MS.max)
 	}
@@ -180,13 +223,39 @@ export class Connection {
 		// reconnect or a restart neither asks again nor adds a device entry.
 		if (typeof answer?.token === 'string' && answer.token !== this.#token) {
 			this.#token = answer.token
-			this.#events.token(answer.token)
+			this.#tokens.set(this.rig.key, answer.token)
+			this.#events.token(answer.token, this.rig.key)
 		}
 		await this.#call({ type: 'subscribe', payload: { positions: true } })
 		await this.resync()
 		this.#authRefused = null
 		this.#delay = BACKOFF_MS.first
-		this.#events.status('ok', 'Connected')
+		this.#wasOk = true
+		await this.#learnGroup()
+		const where = this.#rig ? ` to rig ${this.#rig.name} of group ${this.#rig.group} (${this.rig.key})` : ''
+		this.#events.status('ok', `Connected${where}`)
+	}
+
+	/** The rig's group (`GET /api/v1/group`): its name, and its members added to the rigs to try. */
+	async #learnGroup(): Promise<void> {
+		let body: any
+		try {
+			const answer = await this.request('GET', '/api/v1/group')
+			if (answer.status !== 200) return
+			body = answer.body
+		} catch {
+			return // an older service, or a slow one: the configured rigs still serve
+		}
+		if (typeof body?.group !== 'string') return
+		this.#rig = { name: String(body.rig), group: body.group }
+		for (const member of Array.isArray(body.members) ? body.members : []) {
+			const host = member?.addresses?.[0]
+			const wsPort = Number(member?.ports?.ws)
+			const httpPort = Number(member?.ports?.http)
+			if (typeof host !== 'string' || !wsPort || !httpPort || member.isThisRig) continue
+			const endpoint = { host, wsPort, httpPort }
+			if (!this.rigs.includes(endpointKey(endpoint))) this.#rigs.push(endpoint)
+		}
 	}
 
 	/** Reads the whole state again (after a connect, a `full` update or a gap in `seq`). */

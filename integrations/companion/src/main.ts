@@ -4,7 +4,7 @@
  */
 import { InstanceBase, InstanceStatus, type SomeCompanionConfigField } from '@companion-module/base'
 import { actionDefinitions } from './actions.js'
-import { configFields, type CueportConfig, type CueportSecrets, resolveEndpoint } from './config.js'
+import { configFields, type CueportConfig, type CueportSecrets, resolveEndpoints } from './config.js'
 import { Connection, linkTiming } from './connection.js'
 import { feedbackDefinitions } from './feedbacks.js'
 import { type KeyState, thumbnailKey } from './images.js'
@@ -67,19 +67,19 @@ export default class CueportInstance extends InstanceBase<Types> {
 
 	async configUpdated(config: CueportConfig, secrets: CueportSecrets): Promise<void> {
 		this.#config = config
-		this.#secrets = { token: secrets?.token ?? '' }
+		this.#secrets = { token: secrets?.token ?? '', rigTokens: { ...secrets?.rigTokens } }
 		this.#pairingRefused = null
 		this.#connection?.stop()
 		this.#connection = null
 		this.#refreshDefinitions(true)
-		const endpoint = resolveEndpoint(config)
-		if (!endpoint) {
+		const endpoints = resolveEndpoints(config)
+		if (endpoints.length === 0) {
 			this.updateStatus(InstanceStatus.BadConfig, 'Pick a Cueport service or type its address')
 			return
 		}
 		this.#connection = new Connection(
-			endpoint,
-			{ token: this.#secrets.token, deviceName: config.deviceName || 'Companion' },
+			endpoints,
+			{ ...this.#secrets, deviceName: config.deviceName || 'Companion' },
 			{
 				status: (state, message) => this.#onStatus(state, message),
 				snapshot: (active, appState) => {
@@ -88,7 +88,7 @@ export default class CueportInstance extends InstanceBase<Types> {
 				},
 				updates: (updates, changes) => this.#onUpdates(updates, changes),
 				log: (level, message) => this.log(level, message),
-				token: (token) => this.#keepToken(token),
+				token: (token, rig) => this.#keepToken(token, rig),
 			},
 			linkTiming(config.linkCheckMs),
 		)
@@ -97,10 +97,17 @@ export default class CueportInstance extends InstanceBase<Types> {
 	}
 
 	/** Keeps the token an approval gave (in the secrets store, as pairing does). */
-	#keepToken(token: string): void {
-		this.#secrets = { token }
+	#keepToken(token: string, rig: string): void {
+		this.#setToken(token, rig)
 		this.saveConfig(this.#config, this.#secrets)
 		this.log('info', 'Approved on the show machine: the device token is kept')
+	}
+
+	/** The token of a rig: the first rig's in `token`, the others' in `rigTokens` by `host:wsPort`. */
+	#setToken(token: string, rig: string): void {
+		const first = this.#connection?.rigs[0]
+		if (rig === first) this.#secrets = { ...this.#secrets, token }
+		else this.#secrets = { ...this.#secrets, rigTokens: { ...this.#secrets.rigTokens, [rig]: token } }
 	}
 
 	getConfigFields(): SomeCompanionConfigField[] {
@@ -125,7 +132,8 @@ export default class CueportInstance extends InstanceBase<Types> {
 			if (res.status !== 200 || typeof res.body?.token !== 'string') {
 				this.#pairingRefused = `Pairing refused: ${res.body?.error?.message ?? `HTTP ${res.status}`}; type a new code`
 			} else {
-				this.#secrets = { token: res.body.token }
+				// With the rig it is on (in a group, each rig pairs on its own: docs/companion.md).
+				this.#setToken(res.body.token, connection.rig.key)
 				connection.setToken(res.body.token)
 				this.log('info', `Paired as device ${res.body.deviceId}`)
 			}

@@ -3,6 +3,8 @@
 // own clock by ping/pong (the sample with the shortest round trip of the last eight). The
 // page has no clock of its own for the show: every position comes from here.
 
+import { FrameTime, keptSamples } from "./frame_time.js";
+
 /** @typedef {import("../../../protocol/output.ts").RenderState["clock"]} OutputClock */
 /**
  * What has a position on the clock: a layer, the Song (`duration` absent: unbounded).
@@ -18,6 +20,7 @@ export class PlayerClock {
   #offset = null;
   /** @type {{rtt: number, offset: number}[]} */
   #samples = [];
+  #frameTime = new FrameTime();
 
   /**
    * A new state's clock reading, received now.
@@ -51,8 +54,26 @@ export class PlayerClock {
    */
   onPong(t0, now) {
     const t1 = performance.now();
-    this.#samples = [...this.#samples, { rtt: t1 - t0, offset: now - (t0 + t1) / 2 }].slice(-8);
+    this.#samples = keptSamples(this.#samples, { rtt: t1 - t0, offset: now - (t0 + t1) / 2 });
     this.#offset = this.#samples.reduce((a, b) => (b.rtt < a.rtt ? b : a)).offset;
+  }
+
+  /**
+   * The time the frame at page time `t` draws at (`frameLagMs` then says how far it lags the
+   * player's clock): `FrameTime`'s rule on a real-time clock; a virtual clock (rate 0) is drawn
+   * as read.
+   * @param {number} t
+   * @param {number} frameMs
+   */
+  frameTime(t, frameMs) {
+    if (this.isRealtime) return this.#frameTime.next(t, this.now(t), frameMs);
+    this.#frameTime.reset();
+    return this.now(t);
+  }
+
+  /** How far the last frame's time lagged the player's clock, ms (0 on a virtual clock). */
+  get frameLagMs() {
+    return this.#frameTime.lagMs;
   }
 
   /**

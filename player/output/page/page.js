@@ -42,8 +42,7 @@ class OutputPage {
   /** @type {RenderState | null} */
   #state = null;
   #drawnSeq = -1;
-  /** @type {{frames: number, dropped: number, driftMs: number, firstFrames: FirstFrames}} */
-  #stats = { frames: 0, dropped: 0, driftMs: 0, firstFrames: [] };
+  #stats = freshStats();
   /**
    * The player's frame budget (`scale`; null: the display's frame period).
    * @type {number | null}
@@ -134,10 +133,11 @@ class OutputPage {
     this.#judgedFrom ??= now + 3000;
     if (this.#lastFrameAt > 0 && now > this.#judgedFrom) this.#scaleController().frame(since);
     this.#lastFrameAt = now;
-    const clock = this.#clock.now(now);
+    const clock = this.#clock.frameTime(now, period);
     this.#sync(clock);
     this.#draw(clock);
     this.#stats.frames++;
+    addLag(this.#stats, this.#clock.frameLagMs);
     this.#previews.drawn();
   }
 
@@ -291,6 +291,7 @@ class OutputPage {
       dropped: stats.dropped,
       offset: this.#clock.offset,
       driftMs: stats.driftMs,
+      ...lagFigures(stats),
       firstFrames: stats.firstFrames,
       visibility: document.visibilityState,
       renderScale: scale,
@@ -298,7 +299,7 @@ class OutputPage {
       glObjects: this.#compositor?.objects ?? null,
       isf: this.#compositor?.lastFrame ?? null,
     });
-    this.#stats = { frames: 0, dropped: 0, driftMs: 0, firstFrames: [] };
+    this.#stats = freshStats();
   }
 
   /** Starts the page: its socket, its frames, its seconds. */
@@ -317,6 +318,34 @@ class OutputPage {
     this.#connect();
     requestAnimationFrame(this.#onFrame);
   }
+}
+
+/**
+ * Counts a frame's lag from the player's clock: |lag|, so frames ahead and behind do not cancel.
+ * @param {{lagMs: number, lagMaxMs: number}} stats
+ * @param {number} lagMs
+ */
+function addLag(stats, lagMs) {
+  stats.lagMs += Math.abs(lagMs);
+  stats.lagMaxMs = Math.max(stats.lagMaxMs, Math.abs(lagMs));
+}
+
+/**
+ * A second's frame lag as reported: the mean of |lag| and the worst, ms (null with no frame).
+ * @param {{frames: number, lagMs: number, lagMaxMs: number}} stats
+ */
+function lagFigures(stats) {
+  const round = (/** @type {number} */ ms) => stats.frames > 0 ? Math.round(ms * 100) / 100 : null;
+  return { frameLagMs: round(stats.lagMs / stats.frames), frameLagMaxMs: round(stats.lagMaxMs) };
+}
+
+/**
+ * A second's figures, none yet (`lagMs`: the frames' lags from the player's clock, |lag| summed;
+ * `lagMaxMs`: the worst).
+ * @returns {{frames: number, dropped: number, driftMs: number, lagMs: number, lagMaxMs: number, firstFrames: FirstFrames}}
+ */
+function freshStats() {
+  return { frames: 0, dropped: 0, driftMs: 0, lagMs: 0, lagMaxMs: 0, firstFrames: [] };
 }
 
 new OutputPage().start();

@@ -24,7 +24,21 @@ export interface ShowClockOptions {
   readonly driftPpm?: number;
   /** At most this many actions wait for their show time (1000). */
   readonly maxPending?: number;
+  /**
+   * How far ahead of now an action may be scheduled, show ms (`SHOW_HORIZON_MS`: one hour).
+   * Further is refused: a log entry cannot park an action for days, nor fill the pending set.
+   */
+  readonly horizonMs?: number;
 }
+
+/** The default horizon of `scheduleAt`: one hour of show time. */
+export const SHOW_HORIZON_MS = 3_600_000;
+
+/**
+ * The longest timer armed on the local clock, ms: `setTimeout` fires at once beyond 2^31 - 1 ms
+ * (24.8 days); a later show time is reached by re-arming in chunks of at most this.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface Pending {
   readonly show: number;
@@ -51,6 +65,7 @@ export class ShowClock {
   #rate: number;
   #drift: number;
   #maxPending: number;
+  #horizon: number;
   #pending = new Set<Pending>();
   #isLeading = false;
   #steps = 0;
@@ -63,6 +78,7 @@ export class ShowClock {
     this.#rate = options.maxSlewRate ?? 0.05;
     this.#drift = (options.driftPpm ?? 100) / 1e6;
     this.#maxPending = options.maxPending ?? 1000;
+    this.#horizon = options.horizonMs ?? SHOW_HORIZON_MS;
     if (!(this.#rate > 0 && this.#rate < 1)) {
       throw new RangeError(`Cannot slew at ${this.#rate}: the rate must be above 0 and below 1`);
     }
@@ -154,9 +170,18 @@ export class ShowClock {
   /**
    * Runs `run` when show time reaches `show` (at once when it has); returns a function that
    * cancels it.
-   * @throws {CueportError} RATE_LIMITED when `maxPending` actions wait
+   * @throws {CueportError} INVALID_MESSAGE when `show` is not finite or beyond the horizon;
+   * RATE_LIMITED when `maxPending` actions wait
    */
   scheduleAt(show: number, run: () => void): () => void {
+    const ahead = show - this.now();
+    if (!Number.isFinite(show) || ahead > this.#horizon) {
+      throw new CueportError(
+        "INVALID_MESSAGE",
+        `Cannot schedule an action at show time ${show} ms (${ahead} ms ahead): at most ${this.#horizon} ms ahead of now`,
+        { field: "showTime", horizonMs: this.#horizon },
+      );
+    }
     if (this.#pending.size >= this.#maxPending) {
       throw new CueportError(
         "RATE_LIMITED",
@@ -183,8 +208,17 @@ export class ShowClock {
     this.#pending.clear();
   }
 
+  /** Arms `pending`'s timer, at most `MAX_TIMER_MS` ahead: a longer wait re-arms when it fires. */
   #arm(pending: Pending): void {
-    pending.timer = this.#local.setTimer(this.toLocal(pending.show), () => {
+    const at = this.toLocal(pending.show);
+    const cap = this.#local.now() + MAX_TIMER_MS;
+    if (at > cap) {
+      pending.timer = this.#local.setTimer(cap, () => {
+        if (this.#pending.has(pending)) this.#arm(pending);
+      });
+      return;
+    }
+    pending.timer = this.#local.setTimer(at, () => {
       if (!this.#pending.delete(pending)) return;
       try {
         pending.run();

@@ -12,7 +12,7 @@ import {
   saveToken,
   scopesOf,
 } from "./api.js";
-import { Live, notify, store, subscribe } from "./live.js";
+import { Live, movedFrom, notify, setMovedFrom, store, subscribe } from "./live.js";
 import { Shows } from "./shows.js";
 import { Midi } from "./midi.js";
 import {
@@ -114,7 +114,7 @@ function Header({ project, playstate, canControl }) {
             ""}>${playstate?.song?.state ?? ""}</span>
         </span>
         ${!canControl && html`<span class="view-only">View only</span>`}
-        <${ConnectionBadge} conn=${store.conn} note=${store.connNote} />
+        <${ConnectionBadge} conn=${store.conn} note=${store.connNote} rig=${store.rig} />
       </header>
   `;
 }
@@ -236,7 +236,10 @@ async function start() {
       saveToken(null);
       show({
         screen: "pairing",
-        message: hadToken
+        message: movedFrom
+          ? `Rig ${movedFrom} stopped answering, and this rig of its group has not paired ` +
+            "this device yet: enter a code from cueport pair on this rig"
+          : hadToken
           ? "This device is no longer paired (its token was revoked or expired): " +
             "enter a new code from cueport pair"
           : "",
@@ -251,17 +254,39 @@ async function start() {
   const host = location.hostname;
   live = new Live(`ws://${host}:${info.ports.ws}${info.websocket ?? "/v1"}`, {
     onRevoked: unpaired,
+    onGone: moveToLiveRig,
   });
   globalThis.cueportRemote = { live, store };
   show({ screen: "remote", scopes });
   live.start();
 }
 
+/**
+ * This rig stopped answering (its socket closed, a reconnect failed): the page moves to the other
+ * rig of the group seen alive last (the leader first), saying where it came from. The page cannot
+ * ask another rig first (its Content-Security-Policy keeps its requests to its own origin), so the
+ * group is read every few seconds while live. A rig keeps its own pairings: on a rig this browser
+ * has not paired with, the pairing screen says so.
+ */
+function moveToLiveRig() {
+  const rig = store.rig?.others[0];
+  if (!rig || rig.pages.length === 0) return;
+  // An address of the family the page was opened with (an IPv6 one only for an IPv6 page).
+  const v6 = location.hostname.startsWith("[");
+  const page = rig.pages.find((p) => p.includes("//[") === v6) ?? rig.pages[0];
+  location.assign(`${page}#from=${encodeURIComponent(store.rig.name)}`);
+}
+
 async function boot() {
   // A code in the fragment (the QR code of `cueport pair`): pair at once, then forget it.
-  const otp = new URLSearchParams(location.hash.slice(1)).get("otp");
-  if (otp) {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const otp = fragment.get("otp");
+  // Moved here from another rig of the group: the status line says so.
+  if (fragment.get("from")) setMovedFrom(fragment.get("from"));
+  if (otp || fragment.get("from")) {
     history.replaceState(null, "", location.pathname);
+  }
+  if (otp) {
     try {
       await pair(otp, deviceName());
     } catch (error) {

@@ -2,7 +2,15 @@
 // (docs/websocket.md), reconnected after a drop and resynced from a `full` update, and the
 // store the screens render from.
 
-import { ApiError, library, savedToken } from "./api.js";
+import { api, ApiError, library, savedToken } from "./api.js";
+
+/** The rig this page moved from (`#from=<rig>` in its address), or null. */
+export let movedFrom = null;
+
+/** Notes the rig the page moved from (read once at boot from the fragment). */
+export function setMovedFrom(rig) {
+  movedFrom = rig;
+}
 
 const LOCAL_TOKEN_KEY = "cueport.remote.localToken";
 
@@ -20,6 +28,11 @@ export const store = {
   receivedAt: 0,
   /** The last error to show, with a serial so the same message shows again. */
   notice: null,
+  /**
+   * In a rig group (docs/remote.md, "Rig groups"): the group, this rig, the rig the page moved
+   * from (null), and the other rigs' remote pages to move to, the leader's first; null alone.
+   */
+  rig: null,
 };
 
 const listeners = new Set();
@@ -76,14 +89,20 @@ export class Live {
   #onRevoked;
   #queryTimer = 0;
   #libraryTimer = 0;
+  #onGone;
+  #groupTimer = 0;
+  /** Whether the socket opened since the last drop authenticated (a failed reconnect: not). */
+  #wasLive = false;
 
   /**
    * @param {string} url ws://host:port/v1
-   * @param {{onRevoked: (message: string) => void}} options
+   * @param {{onRevoked: (message: string) => void, onGone?: () => void}} options `onGone`: the
+   *   socket dropped and a reconnect failed (the rig stopped answering)
    */
   constructor(url, options) {
     this.#url = url;
     this.#onRevoked = options.onRevoked;
+    this.#onGone = options.onGone ?? (() => {});
   }
 
   /** Whether actions go over the socket (else over HTTP). */
@@ -101,6 +120,7 @@ export class Live {
   stop() {
     this.#isStopped = true;
     clearTimeout(this.#retryTimer);
+    clearTimeout(this.#groupTimer);
     this.#socket?.close(1000);
   }
 
@@ -132,6 +152,8 @@ export class Live {
       if (this.#isStopped) return;
       // 1008 after a revocation: the next auth tells whether the token still works.
       this.#retry(event.code === 1008 ? "The show machine closed the connection" : "");
+      if (!this.#wasLive) this.#onGone();
+      this.#wasLive = false;
     };
   }
 
@@ -190,10 +212,34 @@ export class Live {
       return;
     }
     this.#isAuthed = true;
+    this.#wasLive = true;
     this.#retryMs = 250;
     changed({ conn: "live", connNote: "" });
+    this.#learnGroup().catch(() => {}); // an older service: alone
     // Resync: everything held may be stale after a drop; the `full` update refreshes it.
     this.#send({ type: "full" }).catch(() => {});
+  }
+
+  /**
+   * The rig group of this rig (GET /api/v1/group): the other rigs' pages, the leader's first, then
+   * the one seen last; read again every 5 s while live, in a group only.
+   */
+  async #learnGroup() {
+    clearTimeout(this.#groupTimer);
+    const group = await api("GET", "/api/v1/group");
+    if (group.group === null) return changed({ rig: null });
+    if (this.#isAuthed) {
+      this.#groupTimer = setTimeout(() => this.#learnGroup().catch(() => {}), 5000);
+    }
+    const others = group.members.filter((m) => !m.isThisRig)
+      .sort((a, b) => Number(b.isLeader) - Number(a.isLeader) || a.lastSeenMs - b.lastSeenMs)
+      .map((m) => ({
+        name: m.name,
+        pages: m.addresses.map((a) =>
+          `${location.protocol}//${a.includes(":") ? `[${a}]` : a}:${m.ports.http}/`
+        ),
+      }));
+    changed({ rig: { group: group.group, name: group.rig, from: movedFrom, others } });
   }
 
   /** Runs an action over the socket; resolves with its answer. */

@@ -7,12 +7,19 @@ import { Preview } from "./preview.js";
 
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ".split("");
 
-/** The connection state, always visible: live, connecting, offline (retrying). */
-export function ConnectionBadge({ conn, note }) {
+/**
+ * The connection state, always visible: live, connecting, offline (retrying); in a rig group, the
+ * rig it is on (and the one it moved from).
+ */
+export function ConnectionBadge({ conn, note, rig }) {
   const label = { live: "Live", connecting: "Connecting", offline: "Offline, retrying" }[conn] ??
     conn;
+  const on = rig && `rig ${rig.name}${rig.from ? ` (moved from ${rig.from})` : ""}`;
   return html`<span class="conn conn-${conn}" role="status" data-conn=${conn} title=${note}>
-    <span class="dot" aria-hidden="true"></span>${label}
+    <span class="dot" aria-hidden="true"></span>${label}${
+    on &&
+    html`<span class="rig" data-rig=${rig.name}>, on ${on}</span>`
+  }
   </span>`;
 }
 

@@ -42,6 +42,7 @@ function watched(s = supervisor()) {
     },
     clearInterval: () => {},
     cpuMs: () => clock.cpuMs,
+    loadAverage: () => 3.5,
   };
   const health = new PageHealth(s, options);
   /** Moves the clock by `seconds`, one check every `CHECK_MS`, `during` told before each. */
@@ -179,7 +180,7 @@ Deno.test("PageHealth: a browser that makes no progress is started again after t
   assert.equal(s.restarts, 1);
   assert.equal(
     lines.at(-1),
-    "warn: Output: the browser made no progress for 60.0 s (60.0 s after its start, no hello yet: no page file asked for, its CPU time still 1.2 s); starting the browser again, next bound 120.0 s",
+    "warn: Output: the browser made no progress for 60.0 s (60.0 s after its start, no hello yet: no page file asked for, its CPU time still 1.2 s); starting the browser again, next bound 120.0 s (load average 3.5)",
   );
   assert.equal(s.isSoftwareGl, false, "no GPU verdict from slowness");
   // The next one waits twice as long; a second stuck start tries software GL, saying so.
@@ -188,7 +189,10 @@ Deno.test("PageHealth: a browser that makes no progress is started again after t
   assert.equal(s.restarts, 1, "the bound doubled");
   tick(NO_PROGRESS_MS / 1000);
   assert.deepEqual([s.restarts, s.isSoftwareGl], [2, true]);
-  assert.match(lines.at(-1)!, /starting the browser again with software GL, next bound 240.0 s$/);
+  assert.match(
+    lines.at(-1)!,
+    /starting the browser again with software GL, next bound 240.0 s \(load average 3\.5\)$/,
+  );
   // A page that loads resets the bound.
   health.browserStarted();
   health.hello("SwiftShader");
@@ -205,7 +209,7 @@ Deno.test("PageHealth: a page that stops sending is started again; its CPU time 
   assert.equal(s.restarts, 1);
   assert.equal(
     lines.at(-1),
-    "warn: Output: the page sent nothing for 60.0 s; starting the browser again, next bound 120.0 s",
+    "warn: Output: the page sent nothing for 60.0 s; starting the browser again, next bound 120.0 s (load average 3.5)",
   );
   health.close();
 });

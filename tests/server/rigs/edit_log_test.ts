@@ -157,3 +157,49 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  ...opts,
+  name:
+    "LogApplier: a watch that restarts past a compaction reads the log again and misses nothing",
+  fn: async () => {
+    const solo = await startLoopbackEtcd();
+    const etcd = new GatewayEtcd([solo.url], { timeoutMs: 2000 });
+    const dir = await Deno.makeTempDir();
+    // The applier's watch is held back until released: as a watch that restarts late.
+    const release = Promise.withResolvers<void>();
+    const held = {
+      range: (key: string, o?: { prefix?: boolean }) => etcd.range(key, o),
+      txn: (txn: Txn) => etcd.txn(txn),
+      watch: async (prefix: string, o: Parameters<Etcd["watch"]>[1]) => {
+        await release.promise;
+        return etcd.watch(prefix, o);
+      },
+    } as Etcd;
+    const seen: string[] = [];
+    const applier = new LogApplier({
+      etcd: held,
+      keys,
+      file: `${dir}/rig-log.json`,
+      log: () => {},
+      apply: (e) => {
+        seen.push(e.id);
+        return Promise.resolve({ refusal: null });
+      },
+    });
+    try {
+      await lead(etcd, "main");
+      await applier.start();
+      let last = 0;
+      for (const n of [0, 1, 2]) last = await commitEntry(etcd, keys, entry(n));
+      await etcd.compact(last);
+      release.resolve();
+      await until("the three applied", () => applier.applied === last);
+      assert.deepEqual(seen, ["rig-a:0", "rig-a:1", "rig-a:2"]);
+    } finally {
+      await applier.stop();
+      await solo.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

@@ -8,55 +8,29 @@
  * As root with etcd only; otherwise skipped with one line.
  */
 import assert from "node:assert/strict";
-import { clusterUnavailable, EtcdCluster, type Rig } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { untilProgress } from "../../_helpers/until.ts";
+import {
+  clusterTestOptions,
+  waitForStatus as waitFor,
+  withTwoRigs,
+} from "../../_helpers/etcd_cluster.ts";
 import type { GroupHealth, GroupStatus } from "../../../protocol/rigs.ts";
 
-const unavailable = await clusterUnavailable();
-if (unavailable !== null) console.error(`rigs group_test skipped: ${unavailable}`);
-
-/** The rig's `/api/v1/group`, or null while it does not answer. */
-async function groupOf(rig: Rig): Promise<GroupStatus | null> {
-  return await rig.get("/api/v1/group") as GroupStatus | null;
-}
-
-/** Waits until `check` holds for `rig`'s status, for as long as the rig keeps answering something. */
-async function waitFor(rig: Rig, what: string, check: (s: GroupStatus) => boolean) {
-  let polls = 0;
-  let last: GroupStatus | null = null;
-  await untilProgress(`${rig.name}: ${what}`, async () => {
-    polls++;
-    last = await groupOf(rig);
-    return last !== null && check(last);
-  }, { progress: () => polls, noProgressMs: 30_000 }).catch((error) => {
-    throw new Error(`${error.message}; last status ${JSON.stringify(last)}; ${rig.stderr()}`);
-  });
-  return last! as GroupStatus;
-}
+const options = await clusterTestOptions("group_test");
 
 Deno.test({
   name: "rig group: join, agree on a leader, survive an etcd member, a partition and the leader",
-  // Not root: skipped; root without etcd: skipped unless the peers are required (CI).
-  ignore: unavailable !== null && (!unavailable.includes("installed") || needs("etcd").ignore),
-  sanitizeResources: false,
-  sanitizeOps: false,
-  fn: async () => {
-    const cluster = await EtcdCluster.start();
-    try {
-      const [a, b] = await Promise.all([
-        cluster.startRig("rig-a", "show"),
-        cluster.startRig("rig-b", "show"),
-      ]);
+  ...options,
+  fn: () =>
+    withTwoRigs("show", {}, async (cluster, a, b) => {
       // Both list both, and agree on one leader.
       const both = (s: GroupStatus) => s.members.length === 2 && s.canEdit && s.leader !== null;
-      const [sa, sb] = [await waitFor(a!, "both members", both), await waitFor(b!, "both", both)];
+      const [sa, sb] = [await waitFor(a, "both members", both), await waitFor(b, "both", both)];
       assert.deepEqual(sa.members.map((m) => m.name), ["rig-a", "rig-b"]);
       assert.equal(sa.leader, sb.leader);
       assert.equal(sa.isLeader !== sb.isLeader, true, "exactly one leads");
-      const health = await a!.get("/health") as { group?: GroupHealth };
+      const health = await a.get("/health") as { group?: GroupHealth };
       assert.deepEqual(health.group?.members, ["rig-a", "rig-b"]);
-      const cli = await a!.cli(["group", "status"]);
+      const cli = await a.cli(["group", "status"]);
       assert.equal(cli.code, 0, cli.stdout);
       assert.match(cli.stdout, /^Group show: this rig rig-a.*; edits possible\n/);
       assert.match(cli.stdout, /\n {2}rig-b(, leader)?: 10\.46\.0\.\d+, HTTP \d+, /);
@@ -65,19 +39,19 @@ Deno.test({
       const talkedTo = sa.endpoint!;
       const member = `e${cluster.endpoints.indexOf(talkedTo) + 1}`;
       await cluster.killMember(member);
-      const moved = await waitFor(a!, "another member", (s) => s.endpoint !== talkedTo);
+      const moved = await waitFor(a, "another member", (s) => s.endpoint !== talkedTo);
       const beat = (s: GroupStatus) =>
         s.canEdit && s.members.length === 2 &&
         s.members.every((m) => m.lastSeenMs === null || m.lastSeenMs < 5_000);
       // (The leader is not asserted to stay: a rig stalled past its lease by a busy machine
       // campaigns again, legitimately behind the other.)
-      await waitFor(a!, "beating on", beat);
-      await waitFor(b!, "beating on", beat);
+      await waitFor(a, "beating on", beat);
+      await waitFor(b, "beating on", beat);
       console.log(`rigs: etcd member ${member} killed; rig-a moved to ${moved.endpoint}`);
 
       // The follower cut off: it knows edits are not possible; healed, they are again.
-      const { leader: leading } = await waitFor(a!, "a leader", (s) => s.leader !== null);
-      const [leader, follower] = leading === "rig-a" ? [a!, b!] : [b!, a!];
+      const { leader: leading } = await waitFor(a, "a leader", (s) => s.leader !== null);
+      const [leader, follower] = leading === "rig-a" ? [a, b] : [b, a];
       await cluster.linkDown(follower);
       const cut = await waitFor(follower, "edits not possible", (s) => !s.canEdit);
       assert.match(cut.reason ?? "", /Edits are not possible/);
@@ -95,9 +69,5 @@ Deno.test({
       console.log(`rigs: the leader killed; ${follower.name} leads ${Math.round(took)} ms after`);
       const after = await waitFor(follower, "alone in the group", (s) => s.members.length === 1);
       assert.equal(after.leader, follower.name);
-    } finally {
-      const left = await cluster.remove();
-      assert.deepEqual(left, [], "every namespace removed");
-    }
-  },
+    }),
 });

@@ -9,13 +9,11 @@
  * otherwise skipped with one line.
  */
 import assert from "node:assert/strict";
-import { clusterUnavailable, EtcdCluster, type Rig } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { clusterTestOptions, type Rig, withTwoRigs } from "../../_helpers/etcd_cluster.ts";
 import { untilProgress } from "../../_helpers/until.ts";
 import type { GroupStatus } from "../../../protocol/rigs.ts";
 
-const unavailable = await clusterUnavailable();
-if (unavailable !== null) console.error(`rigs replication_test skipped: ${unavailable}`);
+const options = await clusterTestOptions("replication_test");
 
 type Song = { songID: string; title: string };
 type ProjectView = Record<string, unknown> & { songs?: Song[] };
@@ -65,16 +63,10 @@ const canEdit = (rig: Rig) =>
 
 Deno.test({
   name: "rig group: every edit through etcd's log, the same on both rigs; catch-up; a partition",
-  ignore: unavailable !== null && (!unavailable.includes("installed") || needs("etcd").ignore),
-  sanitizeResources: false,
-  sanitizeOps: false,
-  fn: async () => {
-    const cluster = await EtcdCluster.start();
-    try {
-      let [a, b] = await Promise.all([
-        cluster.startRig("rig-a", "show"),
-        cluster.startRig("rig-b", "show"),
-      ]) as [Rig, Rig];
+  ...options,
+  fn: () =>
+    withTwoRigs("show", {}, async (cluster, rigA, rigB) => {
+      let [a, b] = [rigA, rigB];
       await canEdit(a);
       await canEdit(b);
 
@@ -144,11 +136,7 @@ Deno.test({
       await cluster.linkUp(b);
       const healed = await sameOnBoth(a, b, 236);
       assert.equal(healed.songs!.some((s) => s.title === "cut off"), false);
-    } finally {
-      const left = await cluster.remove();
-      assert.deepEqual(left, [], "every namespace removed");
-    }
-  },
+    }),
 });
 
 /** Waits until `rig` can edit (its side keeps the quorum), whoever else it sees. */

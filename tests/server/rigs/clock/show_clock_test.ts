@@ -112,3 +112,56 @@ Deno.test("ShowClock.lead() keeps the mapping with no error; a cancelled or clos
   assert.equal(local.pendingTimers, 0);
   assert.throws(() => new ShowClock(local, { maxSlewRate: 1 }), RangeError);
 });
+
+/** `clock` with `setTimeout`'s limit: a timer more than 2^31 - 1 ms ahead fires at once. */
+function setTimeoutLike(clock: VirtualClock) {
+  const asked: number[] = [];
+  return {
+    asked,
+    local: {
+      now: () => clock.now(),
+      setTimer: (at: number, fn: () => void) => {
+        asked.push(at - clock.now());
+        return clock.setTimer(at - clock.now() > 2 ** 31 - 1 ? clock.now() : at, fn);
+      },
+      clearTimer: (id: unknown) => clock.clearTimer(id),
+    },
+  };
+}
+
+Deno.test("ShowClock.scheduleAt() waits past setTimeout's 2^31 ms limit, re-armed in chunks", () => {
+  const clock = new VirtualClock(0);
+  const { local, asked } = setTimeoutLike(clock);
+  const show = new ShowClock(local, { horizonMs: 60 * 86_400_000 });
+  show.lead();
+  const day = 86_400_000;
+  const ran: number[] = [];
+  show.scheduleAt(40 * day, () => ran.push(show.now()));
+  clock.advance(0);
+  assert.deepEqual(ran, [], "not at once");
+  clock.advance(39 * day);
+  assert.deepEqual(ran, []);
+  clock.advance(day);
+  assert.deepEqual(ran, [40 * day]);
+  assert.ok(asked.every((ms) => ms <= 2 ** 31 - 1), `timers asked: ${asked}`);
+  assert.equal(show.pendingCount, 0);
+  assert.equal(clock.pendingTimers, 0);
+});
+
+Deno.test("ShowClock.scheduleAt() refuses a show time beyond its horizon or not finite", () => {
+  const clock = new VirtualClock(1000);
+  const show = new ShowClock(clock);
+  show.lead();
+  const refused = (e: unknown) =>
+    e instanceof CueportError && e.code === "INVALID_MESSAGE" &&
+    /at most 3600000 ms ahead/.test(e.message);
+  assert.throws(() => show.scheduleAt(1000 + 3_600_001, () => {}), refused);
+  for (const bad of [NaN, Infinity, -Infinity]) {
+    assert.throws(() => show.scheduleAt(bad, () => {}), refused);
+  }
+  assert.equal(show.pendingCount, 0);
+  let ran = 0;
+  show.scheduleAt(1000 + 3_600_000, () => ran++); // at the horizon: taken
+  clock.advance(3_600_000);
+  assert.equal(ran, 1);
+});

@@ -1,0 +1,177 @@
+/**
+ * When a rig snapshots its group's log and when it takes a snapshot (docs/rigs.md, "Snapshots and
+ * a bounded log"): the log's applier tells it each entry applied; on the leading rig, every
+ * `everyEntries` entries or `everyBytes` bytes of entries, it captures the state (between two
+ * entries: the state at exactly that revision), then writes it (`snapshot.ts`) and trims the log
+ * behind it, one write at a time, beside the applying. A rig whose kept revision is older than
+ * the snapshot's restores the snapshot before it applies the entries after it.
+ * @module
+ */
+import type { Logger } from "../log.ts";
+import type { Etcd } from "./etcd.ts";
+import type { GroupKeys } from "./keys.ts";
+import { RpcError } from "../../protocol/jsonrpc.ts";
+import type { EditApplyResult } from "../../protocol/edits/apply.ts";
+import { NotLeading, readSnapshot, type SnapshotMeta, trimLog, writeSnapshot } from "./snapshot.ts";
+
+/** What applying one entry came to: its result, or the refusal every rig makes. */
+export type Applied = { result: EditApplyResult } | { refusal: unknown };
+
+/**
+ * How many entries' outcomes a snapshot carries (the newest): a rig whose own edit a snapshot
+ * covers before it applied it answers its client with the outcome the leader got.
+ */
+export const ANSWERS_KEPT = 2000;
+
+/** An entry's outcome as a snapshot carries it: the result, or the refusal's code and message. */
+type Answer = { result: unknown } | { refusal: { code: number; message: string; data?: unknown } };
+
+/** What a snapshot holds: the target's state, and the outcomes of the newest entries by id. */
+interface Held {
+  state: unknown;
+  answers: [string, Answer][];
+}
+
+/** What a rig's state offers its snapshots: captured and restored whole. */
+export interface SnapshotTarget {
+  /** The state the log made here (the Projects), as JSON. */
+  capture(): Promise<unknown>;
+  /** Replaces the state with `state`, the log's at `revision`. */
+  restore(state: unknown, revision: number): Promise<void>;
+}
+
+/** Options of a `SnapshotKeeper`. */
+export interface SnapshotKeeperOptions {
+  etcd: Etcd;
+  keys: GroupKeys;
+  /** This rig's name: its campaign key fences its writes. */
+  rig: string;
+  target: SnapshotTarget;
+  /** Whether this rig leads now (the group's view; the fence decides). */
+  isLeader: () => boolean;
+  /** A snapshot every this many entries (default 1000)... */
+  everyEntries?: number;
+  /** ...or this many bytes of entries, whichever comes first (default 1 MiB). */
+  everyBytes?: number;
+  log: Logger;
+}
+
+/** Counts the entries a rig applies; snapshots when it leads and they are many. */
+export class SnapshotKeeper {
+  readonly #o: SnapshotKeeperOptions;
+  #entries = 0;
+  #bytes = 0;
+  #writing: Promise<void> | null = null;
+  /** The outcomes of the newest entries applied here (or taken with a snapshot), by entry id. */
+  readonly #answers = new Map<string, Answer>();
+  /** Snapshots this rig wrote, and entries it trimmed. */
+  written = 0;
+  trimmed = 0;
+
+  /** Counting from now. */
+  constructor(options: SnapshotKeeperOptions) {
+    this.#o = options;
+  }
+
+  /** Waits for a snapshot being written (tests; a rig stopping). */
+  async settled(): Promise<void> {
+    await this.#writing;
+  }
+
+  /**
+   * Restores the snapshot of `meta` (read whole, checked by its sha256): the revision applied then.
+   * @throws when it is not whole (a newer one replaced it meanwhile): read the log again
+   */
+  async restore(meta: SnapshotMeta): Promise<number> {
+    const snapshot = await readSnapshot(this.#o.etcd, this.#o.keys);
+    if (snapshot === null || snapshot.meta.id !== meta.id) {
+      throw new Error(`The group's snapshot ${meta.id} was replaced while it was read`);
+    }
+    const held = snapshot.state as Held;
+    await this.#o.target.restore(held.state, meta.revision);
+    for (const [id, answer] of held.answers ?? []) this.#remember(id, answer);
+    this.#o.log(
+      "info",
+      `Rig group: took the snapshot at revision ${meta.revision} (${meta.bytes} bytes, from ${meta.rig})`,
+    );
+    this.#entries = 0;
+    this.#bytes = 0;
+    return meta.revision;
+  }
+
+  /**
+   * The outcome of entry `id` as this rig or a snapshot knows it (one of the newest
+   * `ANSWERS_KEPT`), or undefined.
+   */
+  answerOf(id: string): Applied | undefined {
+    const answer = this.#answers.get(id);
+    if (answer === undefined) return undefined;
+    if ("result" in answer) return { result: structuredClone(answer.result) as EditApplyResult };
+    const { code, message, data } = answer.refusal;
+    return { refusal: new RpcError(code, message, data) };
+  }
+
+  /**
+   * Told each entry applied (`bytes` its size in etcd; `id` and `outcome` what it came to),
+   * between two entries: captures the state when this rig leads and a snapshot is due, and writes
+   * it beside the applying.
+   */
+  async applied(revision: number, bytes: number, id?: string, outcome?: Applied): Promise<void> {
+    if (id !== undefined && outcome !== undefined) this.#remember(id, answerOf(outcome));
+    this.#entries++;
+    this.#bytes += bytes;
+    const due = this.#entries >= (this.#o.everyEntries ?? 1000) ||
+      this.#bytes >= (this.#o.everyBytes ?? 1024 * 1024);
+    if (!due || this.#writing !== null || !this.#o.isLeader()) return;
+    let state: unknown;
+    try {
+      state = await this.#o.target.capture();
+    } catch (error) {
+      this.#o.log(
+        "warn",
+        `Rig group: no snapshot, the state not captured: ${(error as Error).message}`,
+      );
+      return;
+    }
+    this.#entries = 0;
+    this.#bytes = 0;
+    const held: Held = { state, answers: [...this.#answers] };
+    this.#writing = this.#write(revision, held).finally(() => this.#writing = null);
+  }
+
+  #remember(id: string, answer: Answer): void {
+    this.#answers.delete(id);
+    this.#answers.set(id, answer);
+    if (this.#answers.size > ANSWERS_KEPT) this.#answers.delete(this.#answers.keys().next().value!);
+  }
+
+  async #write(revision: number, state: unknown): Promise<void> {
+    const { etcd, keys, rig, log } = this.#o;
+    try {
+      const meta = await writeSnapshot(etcd, keys, rig, revision, state);
+      this.written++;
+      const deleted = await trimLog(etcd, keys, rig, revision);
+      this.trimmed += deleted;
+      log(
+        "info",
+        `Rig group: snapshot at revision ${revision} (${meta.bytes} bytes, ${meta.gzipBytes} gzipped, ${meta.chunks} chunks); ${deleted} log entries trimmed`,
+      );
+    } catch (error) {
+      const level = error instanceof NotLeading ? "info" : "warn";
+      log(level, `Rig group: no snapshot at revision ${revision}: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** An outcome as a snapshot carries it (JSON: a refusal by its code, message and data). */
+function answerOf(outcome: Applied): Answer {
+  if ("result" in outcome) return { result: outcome.result };
+  const refusal = (outcome.refusal ?? {}) as Partial<RpcError>;
+  return {
+    refusal: {
+      code: typeof refusal.code === "number" ? refusal.code : -32603,
+      message: String(refusal.message ?? outcome.refusal),
+      ...(refusal.data !== undefined ? { data: refusal.data } : {}),
+    },
+  };
+}

@@ -1,0 +1,362 @@
+/**
+ * Issue 46's kill test (docs/rigs.md, Tests): three etcd members and two rigs, each in a network
+ * namespace of its own (`tests/_helpers/etcd_cluster.ts`: the members have namespaces of their
+ * own, so the leading rig's namespace holds no member). A looping Clip plays on both. 1,000
+ * edits (each a Song with a unique title), spread over both rigs with a bounded number in flight,
+ * and 50 actions a second (SET_CONTROL of a Control with no targets: nothing lasting) are sent
+ * from a client in each rig's namespace; mid-way the leading rig's namespace is killed (its link
+ * down, `kill -9` of every process in it). The other rig plays on through the failover, leads
+ * within 1.5 s, holds every acknowledged edit once in its Project and in etcd's log (no edit at
+ * all twice); the killed rig, started again on its data dir, catches up: both Projects deep-equal.
+ * As root with etcd only; otherwise skipped with one line.
+ */
+import assert from "node:assert/strict";
+import {
+  clusterTestOptions,
+  type EtcdCluster,
+  type Rig,
+  RigRelay,
+  waitForStatus,
+  withTwoRigs,
+} from "../../_helpers/etcd_cluster.ts";
+import { fixtureProject } from "../../_helpers/fixture.ts";
+import { untilProgress } from "../../_helpers/until.ts";
+import { writeJsonAtomic } from "../../../lib/atomic_write.ts";
+import type { GroupStatus, LogEntry } from "../../../protocol/rigs.ts";
+import type { PlayStateView } from "../../../protocol/state.ts";
+
+const options = await clusterTestOptions("kill_test");
+
+const EDITS = 1000;
+/** Edits in flight at once, over both rigs. */
+const IN_FLIGHT = 4;
+const ACTIONS_PER_SECOND = 50;
+/** The issue's bound on the failover. */
+const FAILOVER_MS = 1500;
+const CLIP = "cbg"; // the fixture's looping background Clip, 30 s
+
+const began = performance.now();
+const phase = (text: string) =>
+  console.log(`kill_test +${((performance.now() - began) / 1000).toFixed(1)} s: ${text}`);
+
+const prepare = (dir: string) =>
+  writeJsonAtomic(`${dir}/projects/show/project.json`, fixtureProject());
+
+/** One rig under load: its relay, and whether it was killed. */
+interface Side {
+  rig: Rig;
+  relay: RigRelay;
+  dead: boolean;
+}
+
+/** The first refusal's message of each code, printed (what the client was told). */
+const firstRefusal = new Map<string, string>();
+
+/** What each edit came to: 200 acknowledged, 0 unanswered, else the refusal's code. */
+type Outcomes = Map<number, number | string>;
+
+/** A reading of the survivor's status or play state: when it was sent and answered. */
+interface Poll<T> {
+  sentAt: number;
+  answeredAt: number;
+  value: T | null;
+}
+
+/** Sends `EDITS` edits, `IN_FLIGHT` at once, each to the next live rig; calls `halfway` once. */
+async function sendEdits(sides: Side[], halfway: () => Promise<void>): Promise<Outcomes> {
+  const outcomes: Outcomes = new Map();
+  let next = 0;
+  const worker = async () => {
+    while (next < EDITS) {
+      const i = next++;
+      if (i === EDITS / 2) await halfway();
+      const live = sides.filter((s) => !s.dead);
+      const side = live[i % live.length]!;
+      const answer = await side.relay.request("/api/v1/edit", {
+        projectID: "show",
+        name: "song.add",
+        params: { title: `kill-${i}` },
+      });
+      const error = answer.body.error as { code?: string; message?: string } | undefined;
+      const code = error?.code ?? "?";
+      if (error && !firstRefusal.has(code)) firstRefusal.set(code, error.message ?? "");
+      outcomes.set(i, answer.status === 200 || answer.status === 0 ? answer.status : code);
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  return outcomes;
+}
+
+/** Sends `ACTIONS_PER_SECOND` actions to the live rigs in turn until `stop`; their answers. */
+async function sendActions(sides: Side[], stop: AbortSignal): Promise<number[]> {
+  const statuses: number[] = [];
+  const sent: Promise<void>[] = [];
+  const start = performance.now();
+  for (let n = 0; !stop.aborted; n++) {
+    const due = start + n * 1000 / ACTIONS_PER_SECOND;
+    const wait = due - performance.now();
+    if (wait > 0) {
+      await new Promise<void>((resolve) => {
+        const ended = () => (clearTimeout(timer), resolve());
+        const timer = setTimeout(() => (stop.removeEventListener("abort", ended), resolve()), wait);
+        stop.addEventListener("abort", ended, { once: true });
+      });
+    }
+    if (stop.aborted) break;
+    const live = sides.filter((s) => !s.dead);
+    const action = { name: "SET_CONTROL", params: ["D", (n % 100) / 100] };
+    sent.push(
+      live[n % live.length]!.relay.request("/api/v1/action", action).then((a) => {
+        statuses.push(a.status);
+      }),
+    );
+  }
+  await Promise.all(sent);
+  return statuses;
+}
+
+/** Reads `path` from `side` over and over until `stop` says so, each reading timed. */
+async function pollUntil<T>(
+  side: Side,
+  path: string,
+  stop: (polls: Poll<T>[]) => boolean,
+): Promise<Poll<T>[]> {
+  const polls: Poll<T>[] = [];
+  const start = performance.now();
+  // The cap only bounds a hang (the checks then fail on what was read).
+  while (!stop(polls) && performance.now() - start < 120_000) {
+    const sentAt = performance.now();
+    const answer = await side.relay.request(path);
+    polls.push({
+      sentAt,
+      answeredAt: performance.now(),
+      value: answer.status === 200 ? answer.body as T : null,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return polls;
+}
+
+/** The titles of Songs `kill-<i>` in `rig`'s Project `show`, each with its count. */
+async function titlesOf(rig: Rig): Promise<Map<string, number>> {
+  const project = await rig.get("/api/v1/projects/show") as { songs?: { title: string }[] };
+  const counts = new Map<string, number>();
+  for (const { title } of project?.songs ?? []) counts.set(title, (counts.get(title) ?? 0) + 1);
+  return counts;
+}
+
+/** Each edit's title in etcd's log of group `show`, with its count. */
+async function titlesInLog(cluster: EtcdCluster): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const { value } of await cluster.range("/cueport/show/log/")) {
+    for (const edit of (JSON.parse(value) as LogEntry).edits) {
+      const title = (edit.params as { title?: string }).title;
+      if (title !== undefined) counts.set(title, (counts.get(title) ?? 0) + 1);
+    }
+  }
+  return counts;
+}
+
+/** Waits until `rig`'s Clip plays (its play state lists it playing). */
+function playing(rig: Rig): Promise<void> {
+  return untilProgress(`${rig.name} plays ${CLIP}`, async () => {
+    const state = await rig.get("/api/v1/projects/show/playstate") as PlayStateView | null;
+    return state?.clips.some((c) => c.clipID === CLIP && c.state === "playing") ?? false;
+  }, { progress: () => 0, noProgressMs: 30_000 });
+}
+
+/** Starts the Clip on both rigs with one group action sent to `rig`. */
+async function startClip(rig: Rig): Promise<void> {
+  let answer: Record<string, unknown> = {};
+  let tries = 0;
+  await untilProgress(`${rig.name} takes the trigger`, async () => {
+    tries++;
+    answer = (await rig.post("/api/v1/action", { name: "TRIGGER_CLIP_IN", params: [CLIP] })).body;
+    return /Scheduled on every rig/.test(String(answer.message));
+  }, { progress: () => tries, noProgressMs: 30_000 }).catch((error) => {
+    throw new Error(`${error.message}: ${JSON.stringify(answer)}`);
+  });
+}
+
+/** The kill, as it went: when, which rig died, the survivor's polls during and after it. */
+interface Kill {
+  at: number;
+  doomed: Side;
+  survivor: Side;
+  /** The survivor's status, read until it leads. */
+  leads: Promise<Poll<GroupStatus>[]>;
+  /** The survivor's play state, read until the load ends. */
+  plays: Promise<Poll<PlayStateView>[]>;
+}
+
+/** Kills the leading rig's namespace (the leader as the group says now); starts the polls. */
+async function killLeader(
+  cluster: EtcdCluster,
+  sides: Side[],
+  loadDone: () => boolean,
+): Promise<Kill> {
+  const { leader } = await waitForStatus(sides[0]!.rig, "a leader", (s) => s.leader !== null);
+  const doomed = sides.find((s) => s.rig.name === leader)!;
+  const survivor = sides.find((s) => s !== doomed)!;
+  const plays = pollUntil<PlayStateView>(survivor, "/api/v1/projects/show/playstate", loadDone);
+  doomed.dead = true;
+  const at = performance.now();
+  await cluster.killRig(doomed.rig);
+  const leads = pollUntil<GroupStatus>(
+    survivor,
+    "/api/v1/group",
+    (polls) => polls.at(-1)?.value?.isLeader === true,
+  );
+  return { at, doomed, survivor, plays, leads };
+}
+
+/**
+ * How long the survivor took to lead, bracketed by its own status: after the last reading that
+ * said it did not lead was sent (it was not leading then), and before the first that said it
+ * did was answered. A reading sent after `FAILOVER_MS` that says it does not lead fails.
+ */
+function checkFailover(kill: Kill, polls: Poll<GroupStatus>[]): void {
+  const answered = polls.filter((p) => p.value !== null);
+  const first = answered.findIndex((p) => p.value!.isLeader);
+  assert.ok(first >= 0, "the survivor leads");
+  const notYet = answered.slice(0, first);
+  const after = notYet.length > 0 ? notYet.at(-1)!.sentAt - kill.at : 0;
+  const before = answered[first]!.answeredAt - kill.at;
+  console.log(
+    `kill_test: ${kill.survivor.rig.name} leads ${Math.round(after)}-${
+      Math.round(before)
+    } ms after the kill (its status read ${polls.length} times)`,
+  );
+  assert.ok(
+    after < FAILOVER_MS,
+    `${kill.survivor.rig.name} did not lead yet ${Math.round(after)} ms after the kill`,
+  );
+}
+
+/** The survivor's Clip played on through the failover: always playing, its position moving on. */
+function checkPlaying(kill: Kill, polls: Poll<PlayStateView>[]): void {
+  const readings = polls.filter((p) => p.value !== null).map((p) => ({
+    at: p.answeredAt,
+    clip: p.value!.clips.find((c) => c.clipID === CLIP),
+  }));
+  assert.ok(readings.length >= 3, `only ${readings.length} readings of the play state`);
+  let moved = 0;
+  let back = 0;
+  for (let i = 1; i < readings.length; i++) {
+    const [was, now] = [readings[i - 1]!.clip, readings[i]!.clip];
+    assert.equal(now?.state, "playing", `${CLIP} not playing ${readings[i]!.at - kill.at} ms in`);
+    // The step, its loop's wrap undone: in (-duration/2, duration/2].
+    const d = now!.duration;
+    const step = ((now!.position - was!.position + d * 1.5) % d) - d / 2;
+    back = Math.min(back, step);
+    moved += step;
+  }
+  const span = (readings.at(-1)!.at - readings[0]!.at) / 1000;
+  console.log(
+    `kill_test: ${CLIP} on ${kill.survivor.rig.name} moved ${moved.toFixed(2)} s in ${
+      span.toFixed(2)
+    } s through the failover (${readings.length} readings; largest step back ${
+      (-back * 1000).toFixed(1)
+    } ms)`,
+  );
+  assert.ok(moved > span * 0.9 && moved < span * 1.1, `${CLIP} moved ${moved} s in ${span} s`);
+}
+
+/** Every acknowledged edit once in the survivor's Project and in etcd's log, none twice. */
+async function checkEdits(cluster: EtcdCluster, kill: Kill, outcomes: Outcomes): Promise<void> {
+  const [project, log] = [await titlesOf(kill.survivor.rig), await titlesInLog(cluster)];
+  let acknowledged = 0;
+  const others = new Map<string, { sent: number; in: number }>();
+  for (const [i, outcome] of outcomes) {
+    const title = `kill-${i}`;
+    assert.ok((project.get(title) ?? 0) <= 1, `${title} twice in the Project`);
+    assert.ok((log.get(title) ?? 0) <= 1, `${title} twice in the log`);
+    if (outcome === 200) {
+      acknowledged++;
+      assert.equal(project.get(title), 1, `${title}, acknowledged, not in the Project`);
+      assert.equal(log.get(title), 1, `${title}, acknowledged, not in the log`);
+      continue;
+    }
+    const half = i < EDITS / 2 ? "before the kill" : "after";
+    const what = `${outcome === 0 ? "unanswered" : `refused ${outcome}`} ${half}`;
+    const seen = others.get(what) ?? { sent: 0, in: 0 };
+    seen.sent++;
+    if (project.has(title)) seen.in++;
+    others.set(what, seen);
+  }
+  for (const [code, message] of firstRefusal) console.log(`kill_test: first ${code}: ${message}`);
+  const rest = [...others].map(([what, { sent, in: kept }]) => `${sent} ${what} (${kept} in)`);
+  console.log(
+    `kill_test: ${acknowledged} edits acknowledged, each once in the Project and the log; ${
+      rest.join(", ") || "none other"
+    }`,
+  );
+}
+
+Deno.test({
+  ...options,
+  name: "rig group: the leader's namespace killed under 1,000 edits and 50 actions a second",
+  fn: () =>
+    withTwoRigs("show", { prepare }, async (cluster, a, b) => {
+      const ready = (s: GroupStatus) => s.members.length === 2 && s.canEdit && s.leader !== null;
+      await waitForStatus(a, "both members, a leader", ready);
+      await waitForStatus(b, "both members, a leader", ready);
+      await startClip(a);
+      await Promise.all([playing(a), playing(b)]);
+      phase(`cluster up, ${CLIP} playing on both`);
+
+      const sides: Side[] = [a, b].map((rig) => ({ rig, relay: new RigRelay(rig), dead: false }));
+      let loadDone = false;
+      let kill: Kill | null = null;
+      const stopActions = new AbortController();
+      const actions = sendActions(sides, stopActions.signal);
+      const editsBegan = performance.now();
+      const outcomes = await sendEdits(sides, async () => {
+        kill = await killLeader(cluster, sides, () => loadDone);
+        phase(`${kill.doomed.rig.name} (the leader) killed, ${EDITS / 2} edits sent`);
+      });
+      const editsTook = (performance.now() - editsBegan) / 1000;
+      loadDone = true;
+      stopActions.abort();
+      const actionStatuses = await actions;
+      const k = kill! as Kill;
+      const actionsOk = actionStatuses.filter((s) => s === 200).length;
+      phase(
+        `${EDITS} edits in ${editsTook.toFixed(1)} s (${
+          Math.round(EDITS / editsTook)
+        } a second); ${actionStatuses.length} actions, ${
+          Math.round(actionStatuses.length / editsTook)
+        } a second (${actionsOk} taken)`,
+      );
+      checkFailover(k, await k.leads);
+      checkPlaying(k, await k.plays);
+      await checkEdits(cluster, k, outcomes);
+
+      // The killed rig back (its link up, started on its data dir): it catches up.
+      await cluster.linkUp(k.doomed.rig);
+      const back = await cluster.startRig(k.doomed.rig.name, "show", {
+        host: k.doomed.rig,
+        dataDir: k.doomed.rig.dataDir,
+      });
+      await sameProjects(back, k.survivor.rig);
+      phase(`${back.name} back and caught up: both Projects deep-equal`);
+      await Promise.all(sides.map((s) => s.relay.close()));
+    }),
+});
+
+/** Waits until `a` and `b` answer deep-equal Projects `show`. */
+async function sameProjects(a: Rig, b: Rig): Promise<void> {
+  let last: unknown[] = [];
+  const songs = () => last.map((p) => (p as { songs?: unknown[] } | null)?.songs?.length);
+  await untilProgress("both Projects deep-equal", async () => {
+    last = await Promise.all([a.get("/api/v1/projects/show"), b.get("/api/v1/projects/show")]);
+    try {
+      assert.deepEqual(last[0], last[1]);
+      return last[0] !== null;
+    } catch {
+      return false;
+    }
+  }, { progress: () => songs().join(), noProgressMs: 30_000 }).catch((error) => {
+    throw new Error(`${error.message}; songs ${songs().join(" / ")}`);
+  });
+}

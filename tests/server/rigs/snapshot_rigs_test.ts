@@ -1,0 +1,103 @@
+/**
+ * Snapshots on real rigs (docs/rigs.md, "Snapshots and a bounded log"): two rigs of a group on a
+ * real etcd of three members (`tests/_helpers/etcd_cluster.ts`), a snapshot every 10 entries
+ * (`--group-snapshot-entries`). With one rig stopped, the leader's edits are snapshotted through
+ * its player (`projects.capture`) and the log trimmed behind them; the rig started again past the
+ * trim takes the snapshot (`projects.replace`) and the entries after it, and holds Projects
+ * deep-equal to the leader's. As root with etcd only; otherwise skipped with one line.
+ */
+import assert from "node:assert/strict";
+import { clusterUnavailable, EtcdCluster, type Rig } from "../../_helpers/etcd_cluster.ts";
+import { needs } from "../../_helpers/peers.ts";
+import { untilProgress } from "../../_helpers/until.ts";
+import type { GroupStatus } from "../../../protocol/rigs.ts";
+
+const unavailable = await clusterUnavailable();
+if (unavailable !== null) console.error(`rigs snapshot_rigs_test skipped: ${unavailable}`);
+
+const ARGS = ["--group-snapshot-entries", "10"];
+
+/** Waits until `check` holds for what `read` answers, for as long as the reads go on. */
+async function waitFor<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean) {
+  let polls = 0;
+  let last: T | undefined;
+  await untilProgress(what, async () => {
+    polls++;
+    last = await read();
+    return check(last);
+  }, { progress: () => polls, noProgressMs: 60_000 }).catch((error) => {
+    throw new Error(`${error.message}; last ${JSON.stringify(last).slice(0, 400)}`);
+  });
+  return last as T;
+}
+
+const status = (rig: Rig) => rig.get("/api/v1/group") as Promise<GroupStatus | null>;
+const canEdit = (rig: Rig) =>
+  waitFor(`${rig.name} can edit`, () => status(rig), (s) => s !== null && s.canEdit && !!s.leader);
+
+/** The Projects `rig` answers, by id (null fields while it has none). */
+async function projectsOf(rig: Rig, ids: string[]) {
+  return await Promise.all(ids.map((id) => rig.get(`/api/v1/projects/${id}`)));
+}
+
+Deno.test({
+  name:
+    "rig group: the leader snapshots through its player and trims the log; a rig away past it comes back equal",
+  ignore: unavailable !== null && (!unavailable.includes("installed") || needs("etcd").ignore),
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const cluster = await EtcdCluster.start();
+    try {
+      const [a, b] = await Promise.all([
+        cluster.startRig("rig-a", "show", { args: ARGS }),
+        cluster.startRig("rig-b", "show", { args: ARGS }),
+      ]) as [Rig, Rig];
+      await canEdit(a);
+      await canEdit(b);
+      const made = await a.post("/api/v1/edit", {
+        name: "project.create",
+        params: { name: "Show", projectID: "show" },
+      });
+      assert.equal(made.status, 200, JSON.stringify(made.body));
+      await waitFor("rig-b has the Project", () => b.get("/api/v1/projects/show"), (p) => !!p);
+
+      const leader = (await canEdit(a))!.leader;
+      const [stays, gone] = leader === "rig-a" ? [a, b] : [b, a];
+      await cluster.stopRig(gone);
+      const bodies: Record<string, unknown>[] = [
+        { name: "project.create", params: { name: "Second", projectID: "second" } },
+      ];
+      for (let i = 0; i < 24; i++) {
+        bodies.push({ projectID: "show", name: "song.add", params: { title: `while away ${i}` } });
+      }
+      for (const body of bodies) {
+        const answer = await stays.post("/api/v1/edit", body);
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      }
+      // Progress: the leader's log growing as it applies; none without snapshots.
+      const trims = () => (stays.stderr().match(/log entries trimmed/g) ?? []).length;
+      await untilProgress("the log trimmed twice", () => trims() >= 2, {
+        progress: () => stays.stderr().length,
+      });
+
+      const back = await cluster.startRig(gone.name, "show", {
+        host: gone,
+        dataDir: gone.dataDir,
+        args: ARGS,
+      });
+      const want = await projectsOf(stays, ["show", "second"]);
+      assert.equal((want[0] as { songs: unknown[] }).songs.length, 24);
+      await waitFor(
+        "the rig back holds the leader's Projects",
+        () => projectsOf(back, ["show", "second"]),
+        (got) => JSON.stringify(got) === JSON.stringify(want),
+      );
+      assert.deepEqual(await projectsOf(back, ["show", "second"]), want);
+      assert.match(back.stderr(), /took the snapshot at revision/);
+    } finally {
+      const left = await cluster.remove();
+      assert.deepEqual(left, [], "every namespace removed");
+    }
+  },
+});
