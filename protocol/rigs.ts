@@ -98,6 +98,23 @@ export const GROUP_PROBLEM_TEXT: Record<GroupProblem, string> = {
   GROUP_RIG_NAME_IN_USE: "Edits are not possible: another rig uses this rig's name in the group",
 };
 
+/** How far this rig applied its group's edit log, and the imported file it waits for. */
+export const GroupLog = z.strictObject({
+  applied: z.number().int().describe("The revision of the last log entry this rig applied"),
+  head: z.number().int().describe(
+    "The revision of the last log entry this rig has seen (applied or not yet)",
+  ),
+  waitingFor: z.strictObject({
+    revision: z.number().int().describe("The log entry that waits"),
+    sha256: z.string().nullable().describe("The file it waits for (SHA-256); null: the player"),
+    sinceMs: z.number().int().describe("Milliseconds it has waited"),
+  }).nullable().describe(
+    "The entry this rig cannot apply yet (its file not copied, its player away); while it waits for a file the rig refuses edits with GROUP_BEHIND; null when it is not waiting",
+  ),
+});
+/** How far this rig applied its group's edit log. */
+export type GroupLog = z.infer<typeof GroupLog>;
+
 /** The status of this rig's group. */
 export const GroupStatus = z.strictObject({
   group: z.string().nullable().describe(
@@ -123,6 +140,7 @@ export const GroupStatus = z.strictObject({
   endpoint: z.string().nullable().describe("The etcd member this rig talks to now; null alone"),
   endpoints: z.array(z.string()).describe("The etcd members of the setting groupEndpoints"),
   clock: RigClock.nullable().describe("This rig's show clock now; null alone"),
+  log: GroupLog.optional().describe("How far this rig applied the group's edit log; absent alone"),
 });
 /** The status of this rig's group. */
 export type GroupStatus = z.infer<typeof GroupStatus>;
@@ -144,6 +162,7 @@ export const GroupHealth = GroupStatus.pick({
   clock: RigClock.pick({ role: true, offsetMs: true, errorMs: true, frameLagMs: true }).nullable()
     .describe("This rig's show clock now (its actions are not told here); null alone"),
   members: z.array(z.string()).describe("The rigs registered in the group now, by name"),
+  log: GroupLog.optional().describe("How far this rig applied the group's edit log; absent alone"),
 });
 /** `/health`'s `group` part. */
 export type GroupHealth = z.infer<typeof GroupHealth>;
@@ -166,6 +185,7 @@ export function groupHealthOf(status: GroupStatus): GroupHealth {
     reason: reasonCode === null ? null : GROUP_PROBLEM_TEXT[reasonCode],
     reasonCode,
     members: status.members.map((m) => m.name),
+    ...(status.log ? { log: status.log } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import type { MediaFile, Preset, PresetImage, Project } from "../../protocol/mod
 import type { ImportedImage } from "../isf/header.ts";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { Refusal } from "../errors.ts";
+import { AsyncLocalStorage } from "node:async_hooks";
 
 /** The working copy of one edit or batch. */
 export interface EditDraft {
@@ -42,33 +43,51 @@ export function missing(message: string): Refusal {
   return new Refusal(message, RpcErrorCode.NOT_FOUND);
 }
 
-/** The seed of the batch being applied from a rig group's log, and how many ids it made. */
-let idSeed: { seed: string; count: number } | null = null;
+/**
+ * Makes ids (`prefix-<8 hex>`): at random, or, given a seed, drawn in order
+ * from it, so the same log entry of a rig group makes the same ids on every
+ * rig (seed: its etcd revision).
+ */
+export class IdMaker {
+  readonly #seed: string | undefined;
+  #count = 0;
+
+  /** A maker drawing from `seed`; at random without one. */
+  constructor(seed?: string) {
+    this.#seed = seed;
+  }
+
+  /** A new id with `prefix`, unused in `taken`. */
+  next(prefix: string, taken: (id: string) => boolean): string {
+    for (;;) {
+      const part = this.#seed === undefined
+        ? crypto.randomUUID()
+        : seededHex(`${this.#seed}:${this.#count++}`);
+      const id = `${prefix}-${part.slice(0, 8)}`;
+      if (!taken(id)) return id;
+    }
+  }
+}
+
+const RANDOM_IDS = new IdMaker();
+/** The id maker of the batch `withIdSeed` runs: bound to its async calls only, not to work beside it. */
+const batchIds = new AsyncLocalStorage<IdMaker>();
 
 /**
  * Runs `apply` with the ids it makes (`newId`) drawn from `seed` instead of
  * at random: a batch of a rig group's log (seed: its etcd revision) makes
- * the same ids on every rig. Batches are applied one at a time (`turns.ts`),
- * so the seed holds for this batch only. Without a seed, `apply` as is.
+ * the same ids on every rig. The seed holds in `apply`'s own async calls
+ * only: an import copying beside it (`import_jobs.ts`, given its own
+ * `IdMaker`) does not draw from it. Without a seed, `apply` as is.
  */
 export async function withIdSeed<T>(seed: string | undefined, apply: () => Promise<T>): Promise<T> {
   if (seed === undefined) return await apply();
-  const before = idSeed;
-  idSeed = { seed, count: 0 };
-  try {
-    return await apply();
-  } finally {
-    idSeed = before;
-  }
+  return await batchIds.run(new IdMaker(seed), apply);
 }
 
 /** A new id with `prefix`, unused in `taken`: random, or the next of the seed (`withIdSeed`). */
 export function newId(prefix: string, taken: (id: string) => boolean): string {
-  for (;;) {
-    const part = idSeed ? seededHex(`${idSeed.seed}:${idSeed.count++}`) : crypto.randomUUID();
-    const id = `${prefix}-${part.slice(0, 8)}`;
-    if (!taken(id)) return id;
-  }
+  return (batchIds.getStore() ?? RANDOM_IDS).next(prefix, taken);
 }
 
 /** Eight hex digits of `text`'s FNV-1a hash: the same on every machine. */

@@ -9,7 +9,7 @@ import { Beside } from "../beside.ts";
 import type { ProjectEngine } from "../engine/project_engine.ts";
 import { Refusal } from "../errors.ts";
 import type { Committer } from "./committer.ts";
-import { isTaken } from "./draft.ts";
+import { IdMaker, isTaken, withIdSeed } from "./draft.ts";
 import type { EditOptions, EditorHost } from "./editor_host.ts";
 import { failJobs, stageImports } from "./import_jobs.ts";
 import type { ParsedEdit } from "./parse.ts";
@@ -75,6 +75,8 @@ export class ImportBatches {
       emit: (update) => this.#host.emit(update),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      // Its own ids, apart from the commit's (`withIdSeed` below): the same on every rig.
+      ids: new IdMaker(params.seed === undefined ? undefined : `${params.seed}/import`),
     }).finally(() => this.#importing--);
     const committed = Promise.withResolvers<EditApplyResult>();
     committed.promise.catch(() => {}); // only retries that come meanwhile read it
@@ -93,7 +95,9 @@ export class ImportBatches {
       try {
         const { turns, committer } = this.#parts;
         const key = params.idempotencyKey;
-        const result = await turns.run(() => committer.run(target, parsed, jobs, key));
+        const result = await turns.run(() =>
+          withIdSeed(params.seed, () => committer.run(target, parsed, jobs, key))
+        );
         committed.resolve(result);
         return result;
       } catch (error) {

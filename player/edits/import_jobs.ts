@@ -10,7 +10,7 @@
 import { DELIBERATE, RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import type { ImportProgress, StateUpdate } from "../../protocol/state.ts";
 import { Refusal } from "../errors.ts";
-import { newId } from "./draft.ts";
+import { IdMaker } from "./draft.ts";
 import {
   discardImport,
   type MeasuredImport,
@@ -40,6 +40,8 @@ export interface ImportJobsOptions {
   emit(update: StateUpdate): void;
   /** Stops the copies; their partial files are removed. */
   signal?: AbortSignal;
+  /** Makes the job and file ids (a seeded one for a rig group's log entry); random when absent. */
+  ids?: IdMaker;
 }
 
 /** The `import-progress` update of a job. */
@@ -102,11 +104,12 @@ export async function stageImports(
   }
   const total = measured.reduce((sum, m) => sum + m.info.size, 0);
   const ids = new Set<string>();
+  const maker = options.ids ?? new IdMaker();
   const jobs: ImportJob[] = [];
   let before = 0;
   for (const file of measured) {
-    const jobId = newId("import", () => false);
-    const fileId = newId("file", (id) => options.isTaken(id) || ids.has(id));
+    const jobId = maker.next("import", () => false);
+    const fileId = maker.next("file", (id) => options.isTaken(id) || ids.has(id));
     ids.add(fileId);
     let copied = 0;
     const report = (bytes: number) => {

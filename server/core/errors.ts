@@ -51,6 +51,12 @@ export const ErrorCode = {
    * edit on a rig that can, or restore its network.
    */
   GROUP_NO_QUORUM: 503,
+  /**
+   * This rig waits to apply an entry of its group's log (its imported file not copied yet, its
+   * player away; `GET /api/v1/group` `log.waitingFor`): it refuses edits until it has; edit on
+   * another rig, or bring the file's holder back.
+   */
+  GROUP_BEHIND: 503,
   TIMEOUT: 504,
   /**
    * A rig of the group did not get an imported file before the import's deadline (docs/rigs.md):

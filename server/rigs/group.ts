@@ -10,7 +10,13 @@
  * the rig registered and campaigning anew.
  * @module
  */
-import type { GroupProblem, GroupStatus, RigClock, RigRecord } from "../../protocol/rigs.ts";
+import type {
+  GroupLog,
+  GroupProblem,
+  GroupStatus,
+  RigClock,
+  RigRecord,
+} from "../../protocol/rigs.ts";
 import { type Etcd, EtcdError } from "./etcd.ts";
 import { type Campaign, campaign, putOwn, RigNameInUse } from "./election.ts";
 import { type GroupKeys, groupKeys } from "./keys.ts";
@@ -53,6 +59,7 @@ export class RigGroup {
   #lease: string | null = null;
   #campaign: Campaign | null = null;
   #startedAt = new Date().toISOString();
+  #log: (() => GroupLog) | null = null;
   #problem: Problem | null = {
     code: "GROUP_JOINING",
     text: "Edits are not possible: joining the group",
@@ -125,7 +132,13 @@ export class RigGroup {
       endpoint: this.#o.etcd.endpoint,
       endpoints: [...this.#o.endpoints],
       clock: this.#o.clock?.status() ?? null,
+      ...(this.#log ? { log: this.#log() } : {}),
     };
+  }
+
+  /** Tells the status how far this rig applied the group's edit log (`replicated_edits.ts`). */
+  setLog(source: (() => GroupLog) | null): void {
+    this.#log = source;
   }
 
   /**

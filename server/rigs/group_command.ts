@@ -105,7 +105,19 @@ export function describe(s: GroupStatus): string[] {
         m.ports.http ?? "?"
       }, ${m.version}, ${seen}${m.clock ? `, ${clockText(m.clock)}` : ""}`;
     }),
+    ...(s.log ? [logText(s.log)] : []),
   ];
+}
+
+/** How far the rig applied the group's log, and what it waits for (then it refuses edits). */
+function logText(l: NonNullable<GroupStatus["log"]>): string {
+  const w = l.waitingFor;
+  const waits = w === null
+    ? ""
+    : `; entry ${w.revision} WAITS ${w.sinceMs} ms for ${
+      w.sha256 === null ? "the player" : `file ${w.sha256} (edits refused: GROUP_BEHIND)`
+    }`;
+  return `Log: applied ${l.applied} of ${l.head}${waits}`;
 }
 
 /** A rig's show clock in a few words: its role, offset, error and frame lag. */

@@ -65,9 +65,19 @@ export class LogApplier {
   #applied = 0;
   #loops: Promise<unknown>[] = [];
 
+  /** The entry not applied yet (it threw: its file not copied, the player away), since when (ms). */
+  waiting: { revision: number; since: number; error: unknown } | null = null;
+
   /** An applier not started yet (`start()`). */
   constructor(options: LogApplierOptions) {
     this.#o = options;
+  }
+
+  /** The revision of the last entry seen: applied, waiting or queued. */
+  get head(): number {
+    const last = this.#queue.findLast((e): e is WatchEvent => e !== "catch up");
+    const queued = last?.kv.modRevision ?? 0;
+    return Math.max(this.#applied, this.waiting?.revision ?? 0, queued);
   }
 
   /** The revision of the last entry applied (or skipped as already applied). */
@@ -262,8 +272,12 @@ export class LogApplier {
     const signal = this.#stopped.signal;
     while (!signal.aborted) {
       try {
-        return await this.#o.apply(entry, `r${revision}`);
+        const outcome = await this.#o.apply(entry, `r${revision}`);
+        this.waiting = null;
+        return outcome;
       } catch (error) {
+        const since = this.waiting?.revision === revision ? this.waiting.since : performance.now();
+        this.waiting = { revision, since, error };
         this.#o.log(
           "debug",
           `Rig group: log entry ${revision} not applied yet (${(error as Error).message})`,

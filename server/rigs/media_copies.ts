@@ -16,8 +16,11 @@ import type { Logger } from "../log.ts";
 import type { Etcd, Kv } from "./etcd.ts";
 import type { GroupKeys } from "./keys.ts";
 import { HashMismatch, MediaStore } from "./media_store.ts";
-import { isSha256, WrongHolders } from "./media_files.ts";
+import { Backoff, isSha256, WrongHolders } from "./media_files.ts";
 import { pause } from "./_pause.ts";
+import { announceHeld, mediaPrefix, recordOf } from "./media_records.ts";
+
+export { mediaPrefix };
 
 /** Files copied at once at most: a rig catching up does not take every core and the network. */
 const COPIES_AT_ONCE = 2;
@@ -41,11 +44,8 @@ export interface RigMediaOptions {
   log: Logger;
   /** How a holder is asked (tests give their own). */
   fetch?: typeof fetch;
-}
-
-/** The key prefix of the announcements of the holders of `sha256` (every file's without). */
-export function mediaPrefix(keys: GroupKeys, sha256 = ""): string {
-  return `${keys.root}media/${sha256 === "" ? "" : `${sha256}/`}`;
+  /** A file not copied is tried again after `firstMs`, doubling to `maxMs` (1 s to 60 s). */
+  retry?: { firstMs: number; maxMs: number };
 }
 
 /** The key of the group's member token. */
@@ -62,6 +62,7 @@ export class RigMedia {
   readonly #copies = new Map<string, Promise<void>>();
   readonly #wrong = new WrongHolders();
   readonly #stopped = new AbortController();
+  readonly #retry: Backoff;
   #running = 0;
   #waiting: Array<() => void> = [];
   #token: string | null = null;
@@ -72,6 +73,12 @@ export class RigMedia {
     this.#o = options;
     this.group = options.group;
     this.store = new MediaStore(options.dataDir);
+    this.#retry = new Backoff(options.retry?.firstMs, options.retry?.maxMs);
+  }
+
+  /** Aborts when the media stops (`stop()`): waits for copies end then. */
+  get stopped(): AbortSignal {
+    return this.#stopped.signal;
   }
 
   /** This rig's name. */
@@ -88,6 +95,7 @@ export class RigMedia {
   /** Stops copying (a copy under way is ended, its temp file removed). */
   async stop(): Promise<void> {
     this.#stopped.abort();
+    this.#retry.clear();
     this.#freeSlot();
     await this.#watch;
     await Promise.allSettled(this.#copies.values());
@@ -122,9 +130,28 @@ export class RigMedia {
 
   /** The rigs that announced `sha256`, with the size they announced. */
   async holders(sha256: string): Promise<Map<string, number>> {
+    return (await this.records(sha256)).holders;
+  }
+
+  /**
+   * The records of `sha256`: the rigs that hold it (with its size) and those that could not copy
+   * it (with the error's code, as `DISK_FULL`).
+   */
+  async records(sha256: string): Promise<{
+    holders: Map<string, number>;
+    failed: Map<string, string>;
+  }> {
     const prefix = mediaPrefix(this.#o.group.keys, sha256);
     const { kvs } = await this.#o.group.etcd.range(prefix, { prefix: true });
-    return new Map(kvs.map((kv) => [kv.key.slice(prefix.length), sizeOf(kv)]));
+    const holders = new Map<string, number>();
+    const failed = new Map<string, string>();
+    for (const kv of kvs) {
+      const rig = kv.key.slice(prefix.length);
+      const record = recordOf(kv);
+      if ("error" in record) failed.set(rig, record.error);
+      else holders.set(rig, record.size);
+    }
+    return { holders, failed };
   }
 
   /**
@@ -147,10 +174,11 @@ export class RigMedia {
     if (live.length === 0) {
       throw new Error(`No live rig holds media ${sha256} (holders: ${[...holders.keys()]})`);
     }
-    const size = Math.max(...live.map((m) => holders.get(m.name)!));
-    await this.checkSpace(size);
     await this.#slot();
     try {
+      // Measured once the slot is taken (copies before it took space), for the file and the
+      // player's copy of it into its Project (`import_jobs.ts` copies, it does not link).
+      await this.checkSpace(2 * Math.max(...live.map((m) => holders.get(m.name)!)));
       const why: string[] = [];
       for (const member of live) {
         if (!this.#wrong.mayAsk(sha256, member.name)) {
@@ -158,14 +186,16 @@ export class RigMedia {
           continue;
         }
         for (const base of baseUrls(member)) {
-          const done = await this.#copyFrom(`${base}/api/v1/group/media/${sha256}`, sha256, size)
-            .then(() => null, (error: Error) => `${member.name}: ${error.message}`);
-          if (done === null) {
+          const size = holders.get(member.name)!; // each holder's own size: its bytes are checked
+          const failure = await this.#copyFrom(`${base}/api/v1/group/media/${sha256}`, sha256, size)
+            .then(() => null, (error: Error) => error);
+          if (failure === null) {
             this.#wrong.held(sha256);
             return await this.announce(sha256, size);
           }
-          why.push(done);
-          if (!done.includes("mismatch")) continue;
+          if (failure instanceof CueportError && failure.code === "DISK_FULL") throw failure;
+          why.push(`${member.name}: ${failure.message}`);
+          if (!(failure instanceof HashMismatch)) continue;
           this.#wrong.refused(sha256, member.name); // that rig's file is wrong: the next rig
           break;
         }
@@ -208,7 +238,7 @@ export class RigMedia {
           "warn",
           `Rig group: media from ${url} refused, hash mismatch: ${error.message}`,
         );
-        throw new Error(`hash mismatch (${error.message})`);
+        throw new HashMismatch(`hash mismatch (${error.message})`);
       }
       throw error;
     } finally {
@@ -258,7 +288,7 @@ export class RigMedia {
     while (!signal.aborted && revision === 0) {
       try {
         const read = await etcd.range(prefix, { prefix: true });
-        await this.#announceHeld(read.kvs);
+        await announceHeld(this, read.kvs);
         this.#wanted(read.kvs);
         revision = read.revision;
       } catch (error) {
@@ -280,35 +310,48 @@ export class RigMedia {
     });
   }
 
-  async #announceHeld(kvs: Kv[]): Promise<void> {
-    const prefix = mediaPrefix(this.#o.group.keys);
-    const announced = new Set(kvs.map((kv) => kv.key.slice(prefix.length)));
-    for (const sha256 of await this.store.list()) {
-      if (announced.has(`${sha256}/${this.rig}`)) continue;
-      await this.announce(sha256, (await this.store.size(sha256)) ?? 0);
-    }
-  }
-
-  /** Copies each announced file this rig lacks (a failure is tried again when it is needed). */
+  /** Copies each file another rig announced that this rig lacks. */
   #wanted(kvs: Kv[]): void {
     const prefix = mediaPrefix(this.#o.group.keys);
     for (const kv of kvs) {
       const [sha256, rig] = kv.key.slice(prefix.length).split("/");
-      if (!sha256 || !isSha256(sha256) || rig === this.rig) continue;
-      this.ensure(sha256).catch((error) =>
-        this.#o.log("info", `Rig group: ${(error as Error).message}`)
-      );
+      if (!sha256 || !isSha256(sha256) || rig === this.rig || "error" in recordOf(kv)) continue;
+      if (!this.#retry.isWaiting(sha256)) this.#want(sha256);
     }
   }
-}
 
-/** The size an announcement says (0 when unreadable). */
-function sizeOf(kv: Kv): number {
-  try {
-    const size = (JSON.parse(kv.value) as { size?: unknown }).size;
-    return typeof size === "number" ? size : 0;
-  } catch {
-    return 0;
+  /**
+   * Copies `sha256`; a failure is tried again later (`Backoff`) while another rig announces it
+   * and this rig lacks it. A full disk is recorded for the rig taking the import
+   * (`<sha256>/<rig>`: `{error: "DISK_FULL"}`), which then fails at once.
+   */
+  #want(sha256: string): void {
+    this.ensure(sha256).then(() => this.#retry.forget(sha256), async (error: Error) => {
+      if (this.#stopped.signal.aborted) return;
+      const full = error instanceof CueportError && error.code === "DISK_FULL";
+      if (full) {
+        const key = `${mediaPrefix(this.#o.group.keys, sha256)}${this.rig}`;
+        await this.#o.group.etcd.put(key, JSON.stringify({ error: error.code })).catch(() => {});
+      }
+      const delay = this.#retry.later(sha256, () => void this.#wantAgain(sha256));
+      this.#o.log(
+        full ? "warn" : "info",
+        `Rig group: ${error.message}; tried again in ${delay} ms`,
+      );
+    });
+  }
+
+  /** `#want` again, unless nobody announces `sha256` any more or this rig holds it. */
+  async #wantAgain(sha256: string): Promise<void> {
+    if (this.#stopped.signal.aborted) return;
+    try {
+      const { holders } = await this.records(sha256);
+      const others = [...holders.keys()].some((rig) => rig !== this.rig);
+      if (!others || await this.store.size(sha256) !== null) return this.#retry.forget(sha256);
+    } catch {
+      // etcd away: the copy fails and is tried again later
+    }
+    this.#want(sha256);
   }
 }
 

@@ -111,3 +111,48 @@ export class WrongHolders {
     }
   }
 }
+
+/**
+ * Tries again per key, later each time: `firstMs` after the first failure, doubling to `maxMs`
+ * (a file a rig lacks is copied again until it holds it or nobody announces it any more).
+ */
+export class Backoff {
+  readonly #timers = new Map<
+    string,
+    { delayMs: number; timer: ReturnType<typeof setTimeout> | null }
+  >();
+
+  /** Delays from `firstMs`, doubling to `maxMs`. */
+  constructor(readonly firstMs = 1000, readonly maxMs = 60_000) {}
+
+  /** Runs `again` for `key` after its next delay (one timer per key); answers that delay, ms. */
+  later(key: string, again: () => void): number {
+    const before = this.#timers.get(key);
+    if (before?.timer) clearTimeout(before.timer);
+    const delayMs = before ? Math.min(before.delayMs * 2, this.maxMs) : this.firstMs;
+    const entry = { delayMs, timer: null as ReturnType<typeof setTimeout> | null };
+    entry.timer = setTimeout(() => {
+      entry.timer = null;
+      again();
+    }, delayMs);
+    this.#timers.set(key, entry);
+    return delayMs;
+  }
+
+  /** Whether a try of `key` is waiting for its timer. */
+  isWaiting(key: string): boolean {
+    return Boolean(this.#timers.get(key)?.timer);
+  }
+
+  /** `key` succeeded or is no longer wanted: its next try and delay are forgotten. */
+  forget(key: string): void {
+    const entry = this.#timers.get(key);
+    if (entry?.timer) clearTimeout(entry.timer);
+    this.#timers.delete(key);
+  }
+
+  /** Forgets every key (at stop). */
+  clear(): void {
+    for (const key of [...this.#timers.keys()]) this.forget(key);
+  }
+}

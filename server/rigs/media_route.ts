@@ -40,9 +40,21 @@ function refuse(code: ErrorCodeName, message: string, headers: HeadersInit = {})
   return Response.json(error.toJSON(), { status: error.status, headers });
 }
 
+/** The answer to a caller without the member token. */
+function membersOnly(): Response {
+  return refuse(
+    "GROUP_MEMBERS_ONLY",
+    "The group's media is served to the rigs of the group only: send the group's member token (Authorization: Bearer, read from the group's etcd)",
+    { "www-authenticate": "Bearer" },
+  );
+}
+
 /** Answers one request of the route. */
 export async function serveMedia(media: RigMedia, request: Request): Promise<Response> {
   const sha256 = new URL(request.url).pathname.split("/").pop() ?? "";
+  const given = bearerOf(request.headers.get("authorization"));
+  // No token, no etcd call: a caller without one learns nothing of etcd.
+  if (given === null) return membersOnly();
   let token: string;
   try {
     token = await media.token();
@@ -54,14 +66,7 @@ export async function serveMedia(media: RigMedia, request: Request): Promise<Res
       }): ask another rig`,
     );
   }
-  const given = bearerOf(request.headers.get("authorization"));
-  if (given === null || !sameToken(given, token)) {
-    return refuse(
-      "GROUP_MEMBERS_ONLY",
-      "The group's media is served to the rigs of the group only: send the group's member token (Authorization: Bearer, read from the group's etcd)",
-      { "www-authenticate": "Bearer" },
-    );
-  }
+  if (!sameToken(given, token)) return membersOnly();
   const size = isSha256(sha256) ? await media.store.size(sha256) : null;
   if (size === null) {
     return refuse("NOT_FOUND", `This rig holds no media of SHA-256 "${sha256}"`);
@@ -89,7 +94,12 @@ export async function serveMedia(media: RigMedia, request: Request): Promise<Res
 /** `length` bytes of the file at `path` from `start`, read as the answer is sent. */
 async function fileBody(path: string, start: number, length: number): Promise<ReadableStream> {
   const file = await Deno.open(path, { read: true });
-  await file.seek(start, Deno.SeekMode.Start);
+  try {
+    await file.seek(start, Deno.SeekMode.Start);
+  } catch (error) {
+    file.close();
+    throw error;
+  }
   let left = length;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {

@@ -91,7 +91,7 @@ export class MediaStore {
     await Deno.mkdir(this.dir, { recursive: true });
     const temp = `${this.dir}/.in-${crypto.randomUUID()}`;
     try {
-      const { sha256, size } = await writeHashed(bytes, temp);
+      const { sha256, size } = await writeHashed(bytes, temp, options.size);
       if (options.sha256 !== null && sha256 !== options.sha256) {
         throw new HashMismatch(`the bytes hash to ${sha256}, not ${options.sha256}`);
       }
@@ -110,10 +110,14 @@ export class MediaStore {
   }
 }
 
-/** Writes `bytes` to the new file `path`, synced; their hash and size. */
+/**
+ * Writes `bytes` to the new file `path`, synced; their hash and size.
+ * @throws {HashMismatch} as soon as more than `limit` bytes came (none past it is written)
+ */
 async function writeHashed(
   bytes: ReadableStream<Uint8Array>,
   path: string,
+  limit = Infinity,
 ): Promise<{ sha256: string; size: number }> {
   const hash = createHash("sha256");
   let size = 0;
@@ -121,6 +125,7 @@ async function writeHashed(
   for await (const chunk of bytes) {
     hash.update(chunk);
     size += chunk.length;
+    if (size > limit) throw new HashMismatch(`more than the ${limit} bytes expected came`);
     let written = 0;
     while (written < chunk.length) written += await file.write(chunk.subarray(written));
   }

@@ -7,14 +7,14 @@
  * @module
  */
 import type { EditApplyResult } from "../../protocol/edits/apply.ts";
-import type { LogEntry } from "../../protocol/rigs.ts";
+import type { GroupLog, LogEntry } from "../../protocol/rigs.ts";
 import { CueportError } from "../core/errors.ts";
 import type { Logger } from "../log.ts";
 import { commitEntry, noQuorum } from "./edit_log.ts";
 import type { RigGroup } from "./group.ts";
 import { type Applied, LogApplier } from "./log_applier.ts";
 import type { RigMedia } from "./media_copies.ts";
-import { localizeImports, shareImports } from "./media_imports.ts";
+import { localizeImports, MediaMissing, shareImports } from "./media_imports.ts";
 import { SnapshotKeeper, type SnapshotTarget } from "./snapshot_keeper.ts";
 
 /** How long a committed edit's client waits for this rig to apply it, ms. */
@@ -32,7 +32,10 @@ export interface LogTarget {
 }
 
 /** What the edits use of the rig's group: its etcd, its keys and whether edits are possible. */
-export type GroupOfEdits = Pick<RigGroup, "etcd" | "keys" | "status">;
+export type GroupOfEdits = Pick<RigGroup, "etcd" | "keys" | "status"> & {
+  /** Tells the group's status how far this rig applied the log (`GroupStatus.log`). */
+  setLog?: (source: (() => GroupLog) | null) => void;
+};
 
 /** Options of the replicated edits of a rig. */
 export interface ReplicatedEditsOptions {
@@ -85,6 +88,20 @@ export class ReplicatedEdits {
     return this.#applier.applied;
   }
 
+  /** How far this rig applied the log, and the entry (and file) it waits for. */
+  progress(): GroupLog {
+    const waiting = this.#applier.waiting;
+    return {
+      applied: this.#applier.applied,
+      head: this.#applier.head,
+      waitingFor: waiting && {
+        revision: waiting.revision,
+        sha256: waiting.error instanceof MediaMissing ? waiting.error.sha256 : null,
+        sinceMs: Math.round(performance.now() - waiting.since),
+      },
+    };
+  }
+
   /** Applies the log from where this rig left it, and on as it grows. */
   start(): Promise<void> {
     return this.#applier.start();
@@ -97,13 +114,19 @@ export class ReplicatedEdits {
 
   /**
    * Commits a checked batch to the log; answers what this rig's player made of it.
-   * @throws {CueportError} GROUP_NO_QUORUM, UNAVAILABLE, TIMEOUT, GROUP_MEDIA_NOT_COPIED; the
-   * player's refusal (RpcError)
+   * @throws {CueportError} GROUP_NO_QUORUM, GROUP_BEHIND, UNAVAILABLE, TIMEOUT,
+   * GROUP_MEDIA_NOT_COPIED, DISK_FULL; the player's refusal (RpcError)
    */
-  async commit(asked: Pick<LogEntry, "projectId" | "edits">): Promise<EditApplyResult> {
+  async commit(
+    asked: Pick<LogEntry, "projectId" | "edits">,
+    signal?: AbortSignal,
+  ): Promise<EditApplyResult> {
     const status = this.#group.status();
     if (!status.canEdit) throw noQuorum(status.reason ?? "cut off");
-    const batch = this.#media ? await shareImports(this.#media, asked) : asked;
+    this.#refuseBehind();
+    const batch = this.#media
+      ? await shareImports(this.#media, asked, signal ? { signal } : {})
+      : asked;
     const entry: LogEntry = {
       id: `${status.rig}:${crypto.randomUUID()}`,
       rig: status.rig,
@@ -138,6 +161,21 @@ export class ReplicatedEdits {
       cancel();
     }
   }
+
+  /**
+   * Refuses an edit while this rig waits for the file of an earlier entry: it would wait behind
+   * it for as long (a player briefly not ready is waited for, as before).
+   * @throws {CueportError} GROUP_BEHIND
+   */
+  #refuseBehind(): void {
+    const { waitingFor, applied, head } = this.progress();
+    if (!waitingFor || waitingFor.sha256 === null) return;
+    throw new CueportError(
+      "GROUP_BEHIND",
+      `This rig is behind the group's log (applied ${applied} of ${head}): entry ${waitingFor.revision} waits for imported file ${waitingFor.sha256}, which no live rig gave it yet. Edit on another rig, or bring back a rig that holds the file`,
+      { ...waitingFor },
+    );
+  }
 }
 
 /** The core's edits, as the group's log drives them (`EditRunner`). */
@@ -157,7 +195,9 @@ export async function replicateEdits(
   const edits = new ReplicatedEdits({ ...options, group, target: runner });
   await edits.start();
   runner.replicateTo(edits);
+  group.setLog?.(() => edits.progress());
   return async () => {
+    group.setLog?.(null);
     runner.replicateTo(null);
     await edits.stop();
   };

@@ -3,7 +3,7 @@
  * drawn from its seed, the same on every rig (docs/rigs.md), and random without one.
  */
 import assert from "node:assert/strict";
-import { newId, withIdSeed } from "../../../player/edits/draft.ts";
+import { IdMaker, newId, withIdSeed } from "../../../player/edits/draft.ts";
 
 Deno.test("newId: the same seed makes the same ids, skipping taken ones; none without a seed", async () => {
   const make = (taken: Set<string>) =>
@@ -26,4 +26,22 @@ Deno.test("newId: the same seed makes the same ids, skipping taken ones; none wi
   );
   // Outside a seed (also after one): random.
   assert.notEqual(newId("clip", () => false), newId("clip", () => false));
+});
+
+Deno.test("newId: work beside a seeded batch draws at random, not the batch's seed numbers", async () => {
+  const first = await withIdSeed("r42", () => Promise.resolve(newId("file", () => false)));
+  const gate = Promise.withResolvers<void>();
+  const batch = withIdSeed("r42", async () => {
+    await gate.promise;
+    return newId("file", () => false);
+  });
+  const beside = newId("file", () => false); // an import's copy, while the batch awaits
+  gate.resolve();
+  assert.equal(await batch, first, "the batch keeps its seed numbers");
+  assert.notEqual(beside, first);
+  assert.deepEqual(
+    [new IdMaker("r42").next("file", () => false), new IdMaker().next("file", () => false)]
+      .map((id) => id === first),
+    [true, false],
+  );
 });

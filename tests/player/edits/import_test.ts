@@ -193,3 +193,21 @@ Deno.test("Editor: an import retried with its key while the first still copies i
     await f.close();
   }
 });
+
+Deno.test("Editor: a seeded import makes the same file id on every player (a rig group's log)", async () => {
+  const [a, b] = [await openFixture(), await openFixture()];
+  const source = await wav(await Deno.makeTempFile({ suffix: ".wav" }), 4096);
+  try {
+    const ids = [];
+    for (const f of [a, b]) {
+      const result = await f.app.applyEdits(importing(source, { seed: "r7" }));
+      ids.push(result.edits[0]!.created!.fileId!);
+    }
+    assert.equal(ids[0], ids[1]);
+    assert.match(ids[0]!, /^file-[0-9a-f]{8}$/);
+  } finally {
+    await Deno.remove(source);
+    await a.close();
+    await b.close();
+  }
+});

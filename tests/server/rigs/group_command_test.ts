@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { describe, runGroupCommand } from "../../../server/rigs/group_command.ts";
 import { loadSettings } from "../../../server/config.ts";
 import type { GroupStatus, RigClock } from "../../../protocol/rigs.ts";
+import { aloneStatus } from "../../../server/rigs/mod.ts";
 
 Deno.test("cueport group join and leave write the settings the service then reads", async () => {
   const dir = await Deno.makeTempDir({ prefix: "cueport-group-" });
@@ -90,4 +91,25 @@ Deno.test("describe() says the group, the leader, whether edits are possible, ea
     "  backup: 10.0.0.1, HTTP 17736, 0.1.0, this rig, clock follower offset -250.4 ms error 0.8 ms",
     "  main, leader: 10.0.0.1, HTTP 17736, 0.1.0, seen 180 ms ago",
   ]);
+});
+
+Deno.test("describe() says how far the rig applied the log and the file an entry waits for", () => {
+  const status: GroupStatus = {
+    ...aloneStatus({ rigName: "backup" }),
+    group: "show",
+    endpoint: "http://10.0.0.2:2379",
+    log: {
+      applied: 41,
+      head: 44,
+      waitingFor: { revision: 42, sha256: "ab".repeat(32), sinceMs: 900 },
+    },
+  };
+  assert.equal(
+    describe(status).at(-1),
+    `Log: applied 41 of 44; entry 42 WAITS 900 ms for file ${
+      "ab".repeat(32)
+    } (edits refused: GROUP_BEHIND)`,
+  );
+  const caughtUp = { ...status, log: { applied: 44, head: 44, waitingFor: null } };
+  assert.equal(describe(caughtUp).at(-1), "Log: applied 44 of 44");
 });

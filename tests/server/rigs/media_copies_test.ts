@@ -142,3 +142,139 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  ...needs("etcd"),
+  sanitizeResources: false,
+  sanitizeOps: false,
+  name:
+    "RigMedia: a failed copy is tried again; stale records withdrawn; a full disk fails the import",
+  fn: async () => {
+    const solo = await startLoopbackEtcd();
+    const etcd = new GatewayEtcd([solo.url], { timeoutMs: 2000 });
+    const keys = groupKeys("show");
+    const root = await Deno.makeTempDir();
+    const ports = new Map<string, number>();
+    let bSees = ["b"]; // b starts before it has read the other members' records
+    const rig = (name: string) =>
+      new RigMedia({
+        group: {
+          etcd,
+          keys,
+          status: () => ({
+            ...aloneStatus({ rigName: name }),
+            group: "show",
+            members: (name === "b" ? bSees : ["a", "b"]).map((n) =>
+              member(n, ports.get(n) ?? 9, name)
+            ),
+          }),
+        },
+        dataDir: `${root}/${name}`,
+        log: () => {},
+        retry: { firstMs: 20, maxMs: 200 },
+      });
+    const [a, b] = [rig("a"), rig("b")];
+    const server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      (r) => serveMedia(a, r),
+    );
+    ports.set("a", server.addr.port);
+    try {
+      // A record b left of a file it no longer holds: withdrawn when b starts.
+      const stale = `${keys.root}media/${"e".repeat(64)}/b`;
+      await etcd.put(stale, JSON.stringify({ size: 3 }));
+      const source = `${root}/clip.bin`;
+      await Deno.writeFile(source, randomBytes(50_000));
+      const held = await a.store.receive((await Deno.open(source)).readable, { sha256: null });
+      await a.announce(held.sha256, held.size);
+      await Promise.all([a.start(), b.start()]);
+      await untilProgress("b withdraws its stale record", async () => {
+        return (await etcd.range(stale)).kvs.length === 0;
+      }, { progress: () => 0, noProgressMs: 60_000 });
+      // b's first copy fails (no live holder known yet); it is tried again, unasked, once a is.
+      assert.equal(await b.store.size(held.sha256), null);
+      bSees = ["a", "b"];
+      await untilProgress("b copies it on a later try", async () => {
+        return await b.store.size(held.sha256) === held.size;
+      }, { progress: () => 0, noProgressMs: 60_000 });
+
+      // A rig that recorded a full disk fails the import at once, naming it.
+      bSees = ["b"]; // b does not copy what follows
+      const other = `${root}/other.bin`;
+      await Deno.writeFile(other, randomBytes(1000));
+      const { sha256 } = await hashFile(other);
+      const bKey = `${keys.root}media/${sha256}/b`;
+      await etcd.put(bKey, JSON.stringify({ error: "DISK_FULL" }));
+      const batch = { projectId: "p", edits: [{ name: "file.import", params: { path: other } }] };
+      await assert.rejects(
+        shareImports(a, batch, { deadlineMs: () => 60_000 }),
+        (e) => e instanceof CueportError && e.code === "DISK_FULL" && /Rig b/.test(e.message),
+      );
+      assert.equal(await a.store.size(sha256), null, "a failed import leaves no file");
+      assert.deepEqual([...(await a.holders(sha256)).keys()], [], "nor a's record");
+      // A rig stopped mid-copy: its temp file goes.
+      let sent = false;
+      const stalling = ((_url: string, init: RequestInit) =>
+        Promise.resolve(
+          new Response(
+            new ReadableStream<Uint8Array>({
+              pull(controller) {
+                if (!sent) {
+                  sent = true;
+                  return controller.enqueue(new Uint8Array(1000));
+                }
+                return new Promise((_, reject) =>
+                  init.signal!.addEventListener("abort", () => reject(init.signal!.reason))
+                );
+              },
+            }),
+          ),
+        )) as typeof fetch;
+      const c = new RigMedia({
+        group: {
+          etcd,
+          keys,
+          status: () => ({
+            ...aloneStatus({ rigName: "c" }),
+            group: "show",
+            members: [member("a", ports.get("a")!, "c")],
+          }),
+        },
+        dataDir: `${root}/c`,
+        log: () => {},
+        fetch: stalling,
+      });
+      const copying = c.ensure(held.sha256).catch((error) => error);
+      const temps = () => {
+        try {
+          return [...Deno.readDirSync(c.store.dir)].map((e) => e.name);
+        } catch {
+          return [];
+        }
+      };
+      await untilProgress("c writes its temp file", () => temps().length === 1, {
+        progress: () => 0,
+        noProgressMs: 60_000,
+      });
+      await c.stop();
+      assert.ok(await copying instanceof Error);
+      assert.deepEqual(temps(), [], "the temp file is removed");
+
+      // The import's wait for b ends when its client leaves.
+      await etcd.txn({ compare: [], success: [{ delete: { key: bKey } }], failure: [] });
+      const left = new AbortController();
+      const waiting = shareImports(a, batch, { deadlineMs: () => 60_000, signal: left.signal });
+      left.abort();
+      await assert.rejects(
+        waiting,
+        (e) =>
+          e instanceof CueportError && e.code === "UNAVAILABLE" && /client left/.test(e.message),
+      );
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+      await server.shutdown();
+      await solo.stop();
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});

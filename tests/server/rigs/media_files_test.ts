@@ -16,6 +16,8 @@ import {
 } from "../../../server/rigs/media_files.ts";
 import { HashMismatch, MediaStore } from "../../../server/rigs/media_store.ts";
 import { copyDeadlineMs } from "../../../server/rigs/media_imports.ts";
+import type { RigMedia } from "../../../server/rigs/media_copies.ts";
+import { serveMedia } from "../../../server/rigs/media_route.ts";
 
 const SHA_OF_ABC = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
 
@@ -123,4 +125,47 @@ Deno.test("WrongHolders: a holder of wrong bytes is asked again later, later eac
   wrong.refused(SHA_OF_ABC, "a");
   wrong.held(SHA_OF_ABC);
   assert.ok(wrong.mayAsk(SHA_OF_ABC, "a"), "forgotten once held");
+});
+
+Deno.test("MediaStore.receive() stops reading once more bytes came than the holder announced", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(new Uint8Array(4096));
+      },
+    }, { highWaterMark: 0 });
+    await assert.rejects(
+      new MediaStore(dir).receive(endless, { sha256: SHA_OF_ABC, size: 5000 }),
+      HashMismatch,
+    );
+    assert.ok(pulled <= 3, `${pulled} chunks read`);
+    assert.deepEqual([...Deno.readDirSync(`${dir}/group-media`)], [], "no temp file left");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("serveMedia(): no token is refused before etcd is asked; a path not a hash is 404", async () => {
+  let asked = 0;
+  const media = (token: string) =>
+    ({
+      token: () => {
+        asked++;
+        return Promise.resolve(token);
+      },
+    }) as unknown as RigMedia;
+  const url = "http://rig/api/v1/group/media/";
+  const bare = await serveMedia(media("t"), new Request(`${url}${"0".repeat(64)}`));
+  assert.equal(bare.status, 401);
+  assert.equal((await bare.json()).error.code, "GROUP_MEMBERS_ONLY");
+  assert.equal(asked, 0, "etcd not asked without a token");
+  const headers = { authorization: "Bearer t" };
+  for (const path of ["..%2Fetc%2Fpasswd", "abc", "G".repeat(64)]) {
+    const answer = await serveMedia(media("t"), new Request(`${url}${path}`, { headers }));
+    assert.equal(answer.status, 404, path);
+    assert.equal((await answer.json()).error.code, "NOT_FOUND");
+  }
 });

@@ -19,7 +19,7 @@ import type { GroupStatus } from "../../../protocol/rigs.ts";
 const unavailable = await clusterUnavailable();
 if (unavailable !== null) console.error(`rigs media_rigs_test skipped: ${unavailable}`);
 
-type Files = { files?: { name: string; size: number }[] };
+type Files = { files?: { id: string; name: string; size: number }[] };
 
 /** Waits until `check` holds for what `read` answers, for as long as the reads go on. */
 async function waitFor<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean) {
@@ -36,7 +36,7 @@ async function waitFor<T>(what: string, read: () => Promise<T>, check: (value: T
 }
 
 /** The media files of Project `show` on `rig`. */
-async function filesOf(rig: Rig): Promise<{ name: string; size: number }[]> {
+async function filesOf(rig: Rig): Promise<{ id: string; name: string; size: number }[]> {
   return ((await rig.get("/api/v1/projects/show")) as Files | null)?.files ?? [];
 }
 
@@ -116,6 +116,7 @@ Deno.test({
       assert.equal((await hashFile(onB)).sha256, first, "on b before a answered");
       const [file] = await waitFor("b imports it", () => filesOf(b), (f) => f.length === 1);
       assert.equal(file!.name, "first.mp4");
+      assert.equal(file!.id, (await filesOf(a))[0]!.id, "the same id on every rig");
       const inProject = `${b.dataDir}/projects/show/media/first.mp4`;
       assert.equal((await hashFile(inProject)).sha256, first, "b's Project plays the same bytes");
 
@@ -152,12 +153,34 @@ Deno.test({
         (e) => e.includes("hash mismatch"),
       );
       assert.equal((await filesOf(b)).length, 2, "the import waits for its file");
+      // b says what it waits for, and refuses edits meanwhile.
+      const behind = await waitFor(
+        "b reports the file it waits for",
+        () => b.get("/api/v1/group") as Promise<GroupStatus | null>,
+        (s) => s?.log?.waitingFor?.sha256 === second,
+      );
+      assert.ok(behind!.log!.applied < behind!.log!.head, JSON.stringify(behind!.log));
+      const health = (await b.get("/health")) as { group?: GroupStatus } | null;
+      assert.equal(health?.group?.log?.waitingFor?.sha256, second);
+      const refused = await b.post("/api/v1/edit", {
+        projectID: "show",
+        name: "project.rename",
+        params: { name: "Renamed" },
+      });
+      assert.equal(refused.status, 503, JSON.stringify(refused.body));
+      assert.equal((refused.body as { error?: { code?: string } }).error?.code, "GROUP_BEHIND");
       await assert.rejects(Deno.stat(`${b.dataDir}/group-media/${second}`), Deno.errors.NotFound);
       // The right bytes back on a: b copies them and applies the import.
       await Deno.writeFile(held, good);
       await waitFor("b catches up", () => filesOf(b), (f) => f.length === 3);
       const copied = `${b.dataDir}/group-media/${second}`;
       assert.equal((await hashFile(copied)).sha256, second);
+      const after = await waitFor(
+        "b caught up with the log",
+        () => b.get("/api/v1/group") as Promise<GroupStatus | null>,
+        (s) => s?.log?.waitingFor === null,
+      );
+      assert.equal(after!.log!.applied, after!.log!.head);
     } finally {
       const problems = await cluster.remove();
       await Deno.remove(dir, { recursive: true }).catch(() => {});
