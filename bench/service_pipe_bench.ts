@@ -5,7 +5,7 @@
  * write, each write waiting for its answers. The pipe as it is (`kept`: `streamPipe`'s
  * `writeText`, one kept buffer) and without its `writeText` (`encode`: a new array a write, as
  * before `keptWriter`), each round in each place in turn; the paired per-round difference
- * (docs/load.md, "The service's side of the pipe").
+ * (docs/load.md, "The service's side").
  *
  * `deno run -A bench/service_pipe_bench.ts --k 1,8 --writes 4000 --rounds 6`
  * @module
