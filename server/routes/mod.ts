@@ -248,6 +248,9 @@ function bodyReadError(error: unknown, isChunked: boolean): unknown {
  * rounds of `bench/hono_middleware_bench.ts`, two runs on a busy 2-core
  * machine, 2026-11-27). Its 413 would still need our body
  * (PAYLOAD_TOO_LARGE with `Connection: close`), which `tooLarge` gives here.
+ *
+ * `isBlankRefused`: the route needs a body (the action), so a short declared one is read by
+ * `readShortJson`, which takes a blank body for no JSON; elsewhere a blank body is `{}`.
  */
 export function readJsonBody(
   c: RouteContext,
@@ -259,8 +262,9 @@ export function readJsonBody(
   if (declared !== null && Number(declared) > limit) return Promise.reject(tooLarge(limit));
   const peer = (c.env as HttpEnv | undefined)?.peer;
   peer?.readingBody(true);
-  if (isBlankRefused && declared !== null && Number(declared) > 0) {
-    if (Number(declared) <= SHORT_BODY_BYTES) return readShortJson(request, peer);
+  const length = declared === null ? 0 : Number(declared);
+  if (isBlankRefused && length > 0 && length <= SHORT_BODY_BYTES) {
+    return readShortJson(request, peer);
   }
   const text = declared !== null || request.body === null
     ? request.text()
