@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type BytePipe, LineTransport, streamPipe } from "../../protocol/transport.ts";
+import { type BytePipe, keptWriter, LineTransport, streamPipe } from "../../protocol/transport.ts";
 import type { RpcError, RpcMessage } from "../../protocol/jsonrpc.ts";
 
 Deno.test("LineTransport splits messages across and within chunks, and reports bad lines", async () => {
@@ -154,4 +154,31 @@ Deno.test("LineTransport reads a pipe that listens: each read split at once, a t
   await failing.start();
   assert.deepEqual(errors, ["handler failed"]);
   assert.equal(closed, 1);
+});
+
+Deno.test("keptWriter reuses one buffer once its write resolved, and never overwrites one being written", async () => {
+  const dec = new TextDecoder();
+  const writes: Array<{ bytes: Uint8Array; done: PromiseWithResolvers<void> }> = [];
+  const writeText = keptWriter((bytes) => {
+    const done = Promise.withResolvers<void>();
+    writes.push({ bytes, done });
+    return done.promise;
+  }, 64);
+  const first = writeText("\u00e91\n");
+  const second = writeText("b\n"); // the first still being written: its own array
+  assert.equal(dec.decode(writes[0]!.bytes), "\u00e91\n");
+  assert.equal(dec.decode(writes[1]!.bytes), "b\n");
+  assert.notEqual(writes[1]!.bytes.buffer, writes[0]!.bytes.buffer);
+  writes[0]!.done.resolve();
+  writes[1]!.done.resolve();
+  await Promise.all([first, second]);
+  const third = writeText("c\n");
+  assert.equal(writes[2]!.bytes.buffer, writes[0]!.bytes.buffer, "the kept buffer, free again");
+  assert.equal(dec.decode(writes[2]!.bytes), "c\n");
+  writes[2]!.done.reject(new Error("pipe closed"));
+  await assert.rejects(third, /pipe closed/);
+  writeText("x".repeat(30)); // may not fit 64 bytes as UTF-8 (3 a unit): its own array
+  assert.notEqual(writes[3]!.bytes.buffer, writes[0]!.bytes.buffer);
+  writeText("d\n"); // free again after a failed write
+  assert.equal(writes[4]!.bytes.buffer, writes[0]!.bytes.buffer);
 });

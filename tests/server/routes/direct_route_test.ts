@@ -57,3 +57,35 @@ Deno.test("POST /api/v1/action served directly answers as the same route through
     await svc.stop();
   }
 });
+
+Deno.test("POST /api/v1/action: a short body is parsed whole (Request.json); blank, odd or cut short it is refused as before", async () => {
+  const svc = await startTestService();
+  const send = async (body: string) => {
+    const res = await fetch(svc.base + "/api/v1/action", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  try {
+    const ok = await send(JSON.stringify({ name: "SET_CONTROL", params: ["A", 0.25] }));
+    assert.equal(ok.status, 200);
+    assert.equal(ok.body.applied, true);
+    // Refused 400 INVALID_MESSAGE as before; a blank one was read as {} and refused for its name,
+    // it is now refused as no JSON.
+    for (const body of ["", " ", "\n\t ", "{", '{"name":', "null", "5", "[]", "{}"]) {
+      const refused = await send(body);
+      assert.equal(refused.status, 400, JSON.stringify(body));
+      assert.equal(refused.body.error.code, "INVALID_MESSAGE", JSON.stringify(body));
+    }
+    assert.match((await send(" ")).body.error.message, /not valid JSON/);
+    // Over the short bound (128 bytes) the text path reads it: the same answer.
+    const long = await send(
+      JSON.stringify({ name: "SET_CONTROL", params: ["A", 0.5] }) + " ".repeat(200),
+    );
+    assert.equal(long.status, 200);
+  } finally {
+    await svc.stop();
+  }
+});
