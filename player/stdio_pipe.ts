@@ -259,6 +259,8 @@ export async function takeFirstLine(pipe: BytePipe): Promise<{ line: string; res
       write: (b) => pipe.write(b),
       close: () => pipe.close(),
     };
+    // The kept-buffer writer goes on too: the production player starts with --flags-on-stdin.
+    if (pipe.writeText) rest.writeText = (text) => pipe.writeText!(text);
     if (pipe.listen) {
       rest.listen = (onBytes) => {
         const first = takeAfter();

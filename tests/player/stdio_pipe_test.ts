@@ -23,6 +23,21 @@ Deno.test("takeFirstLine() joins a line read in pieces, a character split betwee
   assert.equal(await rest.read(), null);
 });
 
+Deno.test("takeFirstLine() passes on the pipe's kept-buffer writer (the player started with --flags-on-stdin writes through it)", async () => {
+  const written: string[] = [];
+  const pipe: BytePipe = {
+    ...pipeOf([new TextEncoder().encode('["--x"]\n')]),
+    writeText: (text) => {
+      written.push(text);
+      return Promise.resolve();
+    },
+  };
+  const { rest } = await takeFirstLine(pipe);
+  assert.ok(rest.writeText, "the pipe after the flags line has no writeText");
+  await rest.writeText('{"id":1}\n');
+  assert.deepEqual(written, ['{"id":1}\n']);
+});
+
 Deno.test("takeFirstLine() refuses a pipe that ends before the line", async () => {
   await assert.rejects(
     takeFirstLine(pipeOf([new TextEncoder().encode("[")])),
