@@ -38,6 +38,7 @@ const UNKNOWN_OUTCOME = new Set([
   "CONNECTION_FAILED",
   "UNAVAILABLE",
   "DISK_FULL",
+  "GROUP_OUTCOME_UNKNOWN",
 ]);
 
 interface Entry {
