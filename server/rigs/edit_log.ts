@@ -20,7 +20,7 @@
 import type { LogEntry } from "../../protocol/rigs.ts";
 import { CueportError } from "../core/errors.ts";
 import { fenced, leaderKey } from "./election.ts";
-import { type Etcd, EtcdError, EtcdUnavailable, type Kv, type TxnOp } from "./etcd.ts";
+import { type Etcd, EtcdError, EtcdUnavailable, type Kv } from "./etcd.ts";
 import type { GroupKeys } from "./keys.ts";
 
 /** How many times a commit is tried against a moving head or a new leader. */
@@ -116,12 +116,23 @@ interface Pending {
   leaderRevision: number;
 }
 
+/** What a try is made from, read in one txn. */
+interface View {
+  heads: Kv[];
+  campaigns: Kv[];
+  /** The log key of the try whose answer was lost, or of the try that failed. */
+  logged: Kv[] | undefined;
+  /** The keyed edit's record. */
+  held: Kv[] | undefined;
+}
+
 /** One commit of one entry. */
 class Committer {
   readonly #head: string;
   readonly #scope: string;
   readonly #deadline: number;
   #pending: Pending | null = null;
+  #view: View | null = null;
   #problem = "";
 
   constructor(
@@ -158,31 +169,21 @@ class Committer {
     );
   }
 
-  /** One read of the view and one txn made from it: the commit when it is known to be in. */
+  /**
+   * One txn made from the view (read first, unless the last try's failure read it): the
+   * commit when it is known to be in, else null (the view for the next try kept).
+   */
   async #try(): Promise<Commit | null> {
-    const { etcd, keys } = this;
-    const key = this.options.key && retryKeyOf(keys, this.options.key.key);
-    const pending = this.#pending;
-    const extra: TxnOp[] = [
-      ...(pending ? [{ range: { key: logKey(keys, this.#scope, pending.n) } }] : []),
-      ...(key ? [{ range: { key } }] : []),
-    ];
-    const read = await etcd.txn({
-      compare: [],
-      success: [
-        { range: { key: this.#head } },
-        { range: { key: keys.election, prefix: true } },
-        ...extra,
-      ],
-      failure: [],
-    });
-    const [heads = [], campaigns = [], ...more] = read.ranges;
-    const known = this.#known(pending ? more[0] : undefined, key ? more.at(-1) : undefined);
+    const key = this.options.key && retryKeyOf(this.keys, this.options.key.key);
+    const view = this.#view ?? await this.#read(key);
+    this.#view = null;
+    const known = this.#known(view.logged, view.held);
     if (known) return known;
-    const leader = leaderKey(campaigns);
-    const at = heads[0];
+    const leader = leaderKey(view.campaigns);
+    const at = view.heads[0];
     const headRevision = at?.modRevision ?? 0;
     // The try whose answer was lost can land only while the head and the leader are as it saw them.
+    const pending = this.#pending;
     if (
       pending &&
       (pending.headRevision !== headRevision || leader?.createRevision !== pending.leaderRevision)
@@ -198,8 +199,32 @@ class Committer {
       this.#pending = null;
       return { id: this.entry.id, revision: answer.revision };
     }
-    const [logged, ...rest] = answer.ranges;
-    return this.#known(logged, key ? rest[0] : undefined);
+    // The failure branch read the view the next try is made from: one round trip a try.
+    const [heads = [], campaigns = [], logged = [], ...rest] = answer.ranges;
+    this.#view = { heads, campaigns, logged, held: key ? rest[0] : undefined };
+    return this.#known(logged, this.#view.held);
+  }
+
+  /** The view a try is made from: the head, the campaigns, a lost try's log key, the key's record. */
+  async #read(key: string | undefined): Promise<View> {
+    const pending = this.#pending;
+    const read = await this.etcd.txn({
+      compare: [],
+      success: [
+        { range: { key: this.#head } },
+        { range: { key: this.keys.election, prefix: true } },
+        ...(pending ? [{ range: { key: logKey(this.keys, this.#scope, pending.n) } }] : []),
+        ...(key ? [{ range: { key } }] : []),
+      ],
+      failure: [],
+    });
+    const [heads = [], campaigns = [], ...more] = read.ranges;
+    return {
+      heads,
+      campaigns,
+      logged: pending ? more[0] : undefined,
+      held: key ? more.at(-1) : undefined,
+    };
   }
 
   /** The txn of one try: the entry at `n` if the head and the leader are as seen (and the key new). */
@@ -221,7 +246,12 @@ class Committer {
           ? [{ put: { key, value: JSON.stringify(held), lease: options.key!.lease } }]
           : []),
       ],
-      failure: [{ range: { key: at } }, ...(key ? [{ range: { key } }] : [])],
+      failure: [
+        { range: { key: this.#head } },
+        { range: { key: keys.election, prefix: true } },
+        { range: { key: at } },
+        ...(key ? [{ range: { key } }] : []),
+      ],
     }, { key: leader, createRevision: sent.leaderRevision }));
   }
 
