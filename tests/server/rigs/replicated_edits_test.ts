@@ -18,6 +18,9 @@ import {
   replicateEdits,
 } from "../../../server/rigs/replicated_edits.ts";
 import { CueportError } from "../../../server/core/errors.ts";
+import { EditRunner } from "../../../server/core/edit_runner.ts";
+import { IdempotencyStore } from "../../../server/core/idempotency.ts";
+import type { PlayerLink } from "../../../server/core/player_link.ts";
 import { aloneStatus } from "../../../server/rigs/mod.ts";
 import type { EditApplyResult } from "../../../protocol/edits/apply.ts";
 import { RpcError } from "../../../protocol/jsonrpc.ts";
@@ -118,4 +121,32 @@ Deno.test({
       await Deno.remove(backupDir, { recursive: true });
     }
   },
+});
+
+Deno.test("EditRunner in a group: a keyed edit hands the log its client key and body's hash", async () => {
+  const handed: unknown[] = [];
+  const link = {
+    requireReady: () => {},
+    model: { project: () => ({}), library: [], activeProjectId: "show" },
+    player: {},
+  } as unknown as PlayerLink;
+  const body = { projectID: "show", name: "song.add", params: { title: "keyed" } };
+  // Two rigs' runners: the client's retry on the second carries the same key and hash.
+  for (const rig of ["main", "backup"]) {
+    const runner = new EditRunner(link, new IdempotencyStore());
+    runner.replicateTo({
+      commit: (batch, keyed) => {
+        handed.push({ rig, batch, keyed });
+        return Promise.reject(new CueportError("GROUP_NO_QUORUM", "stand-in"));
+      },
+    });
+    await assert.rejects(
+      runner.run(body, { isLocal: true, retry: { client: "phone", key: "k1" } }),
+    );
+    await assert.rejects(runner.run(body, { isLocal: true }));
+  }
+  const keys = handed.map((h) => (h as { keyed?: { key: string; fingerprint: string } }).keyed);
+  assert.equal(keys[0]?.key, "phone/k1");
+  assert.match(keys[0]!.fingerprint, /^[0-9a-f]{64}$/);
+  assert.deepEqual(keys, [keys[0], undefined, keys[0], undefined]);
 });
