@@ -30,7 +30,7 @@ const options = await clusterTestOptions("kill_test");
 
 const EDITS = 1000;
 /** Edits in flight at once, over both rigs (their commits retry on the Project's moving head). */
-const IN_FLIGHT = 12;
+const IN_FLIGHT = 16;
 const ACTIONS_PER_SECOND = 50;
 /** The issue's bound on the failover. */
 const FAILOVER_MS = 1500;
@@ -40,8 +40,18 @@ const began = performance.now();
 const phase = (text: string) =>
   console.log(`kill_test +${((performance.now() - began) / 1000).toFixed(1)} s: ${text}`);
 
-const prepare = (dir: string) =>
-  writeJsonAtomic(`${dir}/projects/show/project.json`, fixtureProject());
+/**
+ * The Projects the edits are spread over (each its own head in the log: their commits do not
+ * contend on one); the first is the fixture's, whose Clip plays.
+ */
+const PROJECTS = ["show", ...Array.from({ length: 7 }, (_, n) => `set-${n + 2}`)];
+
+const prepare = async (dir: string) => {
+  for (const [n, id] of PROJECTS.entries()) {
+    const project = n === 0 ? fixtureProject() : { ...fixtureProject(), id, name: `Set ${n + 1}` };
+    await writeJsonAtomic(`${dir}/projects/${id}/project.json`, project);
+  }
+};
 
 /** One rig under load: its relay, and whether it was killed. */
 interface Side {
@@ -74,7 +84,7 @@ async function sendEdits(sides: Side[], halfway: () => Promise<void>): Promise<O
       const live = sides.filter((s) => !s.dead);
       const side = live[i % live.length]!;
       const answer = await side.relay.request("/api/v1/edit", {
-        projectID: "show",
+        projectID: PROJECTS[i % PROJECTS.length],
         name: "song.add",
         params: { title: `kill-${i}` },
       });
@@ -138,11 +148,13 @@ async function pollUntil<T>(
   return polls;
 }
 
-/** The titles of Songs `kill-<i>` in `rig`'s Project `show`, each with its count. */
+/** The titles of Songs `kill-<i>` in `rig`'s Projects, each with its count. */
 async function titlesOf(rig: Rig): Promise<Map<string, number>> {
-  const project = await rig.get("/api/v1/projects/show") as { songs?: { title: string }[] };
   const counts = new Map<string, number>();
-  for (const { title } of project?.songs ?? []) counts.set(title, (counts.get(title) ?? 0) + 1);
+  for (const id of PROJECTS) {
+    const project = await rig.get(`/api/v1/projects/${id}`) as { songs?: { title: string }[] };
+    for (const { title } of project?.songs ?? []) counts.set(title, (counts.get(title) ?? 0) + 1);
+  }
   return counts;
 }
 
@@ -349,21 +361,24 @@ Deno.test({
         host: k.doomed.rig,
         dataDir: k.doomed.rig.dataDir,
       });
+      phase(`${back.name} started again`);
       await sameProjects(back, k.survivor.rig);
       phase(`${back.name} back and caught up: both Projects deep-equal`);
       await Promise.all(sides.map((s) => s.relay.close()));
     }),
 });
 
-/** Waits until `a` and `b` answer deep-equal Projects `show`. */
+/** Waits until `a` and `b` answer deep-equal Projects (each of `PROJECTS`). */
 async function sameProjects(a: Rig, b: Rig): Promise<void> {
   let last: unknown[] = [];
-  const songs = () => last.map((p) => (p as { songs?: unknown[] } | null)?.songs?.length);
+  const songs = () =>
+    last.map((ps) => (ps as { songs?: unknown[] }[]).map((p) => p?.songs?.length ?? 0).join("+"));
+  const all = (rig: Rig) => Promise.all(PROJECTS.map((id) => rig.get(`/api/v1/projects/${id}`)));
   await untilProgress("both Projects deep-equal", async () => {
-    last = await Promise.all([a.get("/api/v1/projects/show"), b.get("/api/v1/projects/show")]);
+    last = await Promise.all([all(a), all(b)]);
     try {
       assert.deepEqual(last[0], last[1]);
-      return last[0] !== null;
+      return (last[0] as unknown[]).every((p) => p !== null);
     } catch {
       return false;
     }
