@@ -162,10 +162,12 @@ class Committer {
       }
     }
     if (this.#pending) throw outcomeUnknown(this.entry, this.keys, this.#problem);
-    if (performance.now() > this.#deadline) throw noQuorum(this.#problem || "etcd too slow");
+    // Every try's outcome known, none in: a busy log (or a slow one), not a lost quorum.
     throw new CueportError(
       "UNAVAILABLE",
-      `The group's log of ${this.#scope} moved under ${COMMIT_TRIES} tries in a row: nothing was applied; send the edit again`,
+      `The group's log of ${this.#scope} moved under every try (up to ${COMMIT_TRIES} in ${
+        this.options.deadlineMs ?? COMMIT_DEADLINE_MS
+      } ms): nothing was applied; send the edit again`,
     );
   }
 

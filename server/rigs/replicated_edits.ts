@@ -189,7 +189,7 @@ export class ReplicatedEdits {
   async #leaseForKeys(): Promise<string> {
     const now = performance.now();
     if (!this.#keyLease || now - this.#keyLease.at > KEY_LEASE_EVERY_MS) {
-      const id = this.#group.etcd.grant(KEY_SECONDS + KEY_LEASE_EVERY_MS / 1000);
+      const id = this.#commitEtcd.grant(KEY_SECONDS + KEY_LEASE_EVERY_MS / 1000);
       this.#keyLease = { id, at: now };
       id.catch(() => this.#keyLease = null);
     }
