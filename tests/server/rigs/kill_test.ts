@@ -2,7 +2,8 @@
  * Issue 46's kill test (docs/rigs.md, Tests): three etcd members and two rigs, each in a network
  * namespace of its own (`tests/_helpers/etcd_cluster.ts`: the members have namespaces of their
  * own, so the leading rig's namespace holds no member). A looping Clip plays on both. 1,000
- * edits (each a Song with a unique title), spread over both rigs with a bounded number in flight,
+ * edits (each a Song with a unique title), spread over both rigs and eight Projects with a bounded
+ * number in flight, each sent again after a refusal, the keyed half also after no answer,
  * and 50 actions a second (SET_CONTROL of a Control with no targets: nothing lasting) are sent
  * from a client in each rig's namespace; mid-way the leading rig's namespace is killed (its link
  * down, `kill -9` of every process in it). The other rig plays on through the failover, leads
@@ -73,6 +74,44 @@ interface Poll<T> {
   value: T | null;
 }
 
+/** Answers after which nothing is in: the edit is sent again (any edit). */
+const REFUSED = new Set<number | string>(["GROUP_NO_QUORUM", "UNAVAILABLE", "NOT_READY"]);
+
+/** How many times an edit is sent at most, a pause apart (bounds a rig that refuses on), ms. */
+const SENDS = 100;
+const RESEND_PAUSE_MS = 100;
+
+/** Edits sent again, by why: after a refusal (any), after no or an unknown answer (keyed only). */
+const resent = { refused: 0, unknown: 0 };
+
+/**
+ * Sends edit `i` until it is answered, each time to the next live rig: again after a refusal
+ * (nothing is in: safe without a key), and, for the odd edits, sent with an `Idempotency-Key`,
+ * again after no answer or an unknown outcome (the key finds it if it is in). Its last answer.
+ */
+async function sendEdit(sides: Side[], i: number): Promise<number | string> {
+  const keyed = i % 2 === 1;
+  let outcome: number | string = 0;
+  for (let send = 0; send < SENDS; send++) {
+    if (send > 0) await new Promise((resolve) => setTimeout(resolve, RESEND_PAUSE_MS));
+    const live = sides.filter((s) => !s.dead);
+    const side = live[(i + send) % live.length]!;
+    const answer = await side.relay.request("/api/v1/edit", {
+      projectID: PROJECTS[i % PROJECTS.length],
+      name: "song.add",
+      params: { title: `kill-${i}` },
+    }, keyed ? { "Idempotency-Key": `kill-${i}` } : undefined);
+    const error = answer.body.error as { code?: string; message?: string } | undefined;
+    const code = error?.code ?? "?";
+    if (error && !firstRefusal.has(code)) firstRefusal.set(code, error.message ?? "");
+    outcome = answer.status === 200 || answer.status === 0 ? answer.status : code;
+    if (REFUSED.has(outcome)) resent.refused++;
+    else if (keyed && (outcome === 0 || MAYBE_IN.has(outcome))) resent.unknown++;
+    else return outcome;
+  }
+  return outcome;
+}
+
 /** Sends `EDITS` edits, `IN_FLIGHT` at once, each to the next live rig; calls `halfway` once. */
 async function sendEdits(sides: Side[], halfway: () => Promise<void>): Promise<Outcomes> {
   const outcomes: Outcomes = new Map();
@@ -81,17 +120,7 @@ async function sendEdits(sides: Side[], halfway: () => Promise<void>): Promise<O
     while (next < EDITS) {
       const i = next++;
       if (i === EDITS / 2) await halfway();
-      const live = sides.filter((s) => !s.dead);
-      const side = live[i % live.length]!;
-      const answer = await side.relay.request("/api/v1/edit", {
-        projectID: PROJECTS[i % PROJECTS.length],
-        name: "song.add",
-        params: { title: `kill-${i}` },
-      });
-      const error = answer.body.error as { code?: string; message?: string } | undefined;
-      const code = error?.code ?? "?";
-      if (error && !firstRefusal.has(code)) firstRefusal.set(code, error.message ?? "");
-      outcomes.set(i, answer.status === 200 || answer.status === 0 ? answer.status : code);
+      outcomes.set(i, await sendEdit(sides, i));
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
@@ -312,7 +341,7 @@ async function checkEdits(cluster: EtcdCluster, kill: Kill, outcomes: Outcomes):
   console.log(
     `kill_test: ${acknowledged} edits acknowledged, each once in the Project and the log; ${
       rest.join(", ") || "none other"
-    }`,
+    }; sent again after a refusal ${resent.refused} times, keyed after no answer ${resent.unknown}`,
   );
 }
 
