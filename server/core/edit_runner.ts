@@ -47,7 +47,11 @@ export interface LoggedBatch {
  * to the group's log, answered once this rig applied them from it.
  */
 export interface EditLog {
-  commit(batch: LoggedBatch): Promise<EditApplyResult>;
+  /** `keyed`: a keyed edit's `client/key` and a hash of what was asked (once across the group). */
+  commit(
+    batch: LoggedBatch,
+    keyed?: { key: string; fingerprint: string },
+  ): Promise<EditApplyResult>;
 }
 
 /** Applies edits from any transport (`Core.runEdit`). */
@@ -137,8 +141,11 @@ export class EditRunner {
     if (this.#log) {
       const log = this.#log;
       const resolved = projectId ?? (isLifecycle ? null : model.activeProjectId);
+      const keyed = idempotencyKey === undefined
+        ? undefined
+        : { key: idempotencyKey, fingerprint: await fingerprintOf(body) };
       return await this.#replicated(
-        () => log.commit({ projectId: resolved, edits }),
+        () => log.commit({ projectId: resolved, edits }, keyed),
         isBatch,
       );
     }
@@ -173,4 +180,11 @@ export class EditRunner {
       throw fromPlayerError(error, { edit: { isBatch } });
     }
   }
+}
+
+/** A hash of what a keyed edit asked (its body), hex: the same key for other edits is refused. */
+async function fingerprintOf(body: unknown): Promise<string> {
+  const bytes = new TextEncoder().encode(JSON.stringify(body));
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -63,6 +63,11 @@ export const ErrorCode = {
    * nothing was imported; the message names the rig.
    */
   GROUP_MEDIA_NOT_COPIED: 504,
+  /**
+   * A rig group's edit whose commit was not answered past its deadline (docs/rigs.md): it may or
+   * may not be in; the message names the entry and how to check. Never a refusal.
+   */
+  GROUP_OUTCOME_UNKNOWN: 504,
   /** The disk of the player's data dir is full: nothing of the request was kept (free space, retry). */
   DISK_FULL: 507,
 } as const;

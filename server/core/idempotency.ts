@@ -29,7 +29,9 @@ const MAX_KEY_LENGTH = 128;
  * request (TIMEOUT no longer comes from the player, whose requests have no deadline), or it
  * applied nothing and a retry may succeed (UNAVAILABLE: what the request needs is missing, or
  * a shader check made no progress, `CHECK_STALLED`, "send it again"; DISK_FULL: nothing was
- * kept, and the same request goes through once space is freed).
+ * kept, and the same request goes through once space is freed; GROUP_NO_QUORUM: a rig group's edit
+ * refused before anything of it can be in, which goes through once the rig reaches its quorum;
+ * GROUP_OUTCOME_UNKNOWN: the group's commit unanswered, its retry finds it in etcd or commits it).
  */
 const UNKNOWN_OUTCOME = new Set([
   "NOT_READY",
@@ -38,6 +40,8 @@ const UNKNOWN_OUTCOME = new Set([
   "CONNECTION_FAILED",
   "UNAVAILABLE",
   "DISK_FULL",
+  "GROUP_NO_QUORUM",
+  "GROUP_OUTCOME_UNKNOWN",
 ]);
 
 interface Entry {

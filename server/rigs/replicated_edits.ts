@@ -10,7 +10,15 @@ import type { EditApplyResult } from "../../protocol/edits/apply.ts";
 import type { GroupLog, LogEntry } from "../../protocol/rigs.ts";
 import { CueportError } from "../core/errors.ts";
 import type { Logger } from "../log.ts";
-import { commitEntry, noQuorum } from "./edit_log.ts";
+import {
+  type Commit,
+  COMMIT_REQUEST_TIMEOUT_MS,
+  commitOnce,
+  noQuorum,
+  outcomeUnknown,
+} from "./edit_log.ts";
+import type { Etcd } from "./etcd.ts";
+import { GatewayEtcd } from "./etcd_gateway.ts";
 import type { RigGroup } from "./group.ts";
 import { type Applied, LogApplier } from "./log_applier.ts";
 import type { RigMedia } from "./media_copies.ts";
@@ -19,6 +27,21 @@ import { SnapshotKeeper, type SnapshotTarget } from "./snapshot_keeper.ts";
 
 /** How long a committed edit's client waits for this rig to apply it, ms. */
 const APPLIED_WITHIN_MS = 60_000;
+
+/** The outcomes of this many entries applied last are kept: a keyed retry is answered from them. */
+const OUTCOMES_KEPT = 2000;
+
+/** A keyed edit's key in etcd lives at least this long (the service's window, 10 min), s. */
+const KEY_SECONDS = 600;
+
+/** A new lease for keys every this long, ms: a key lives between KEY_SECONDS and that plus this. */
+const KEY_LEASE_EVERY_MS = 60_000;
+
+/** A keyed edit: its client key (`client/key`) and what was asked with it. */
+export interface EditKey {
+  key: string;
+  fingerprint: string;
+}
 
 /** What the rig's core offers the log: applying an entry through its player. */
 export interface LogTarget {
@@ -48,6 +71,11 @@ export interface ReplicatedEditsOptions {
   media?: RigMedia;
   /** A snapshot every this many entries or bytes of entries (defaults: 1000, 1 MiB). */
   snapshotEvery?: { entries?: number; bytes?: number };
+  /**
+   * The etcd commits are sent to (default: the group's; over the JSON gateway, a client of
+   * the same members whose requests wait `COMMIT_REQUEST_TIMEOUT_MS`, not the heartbeat's).
+   */
+  commitEtcd?: Etcd;
 }
 
 /** A rig's edits through its group's log. */
@@ -55,11 +83,16 @@ export class ReplicatedEdits {
   readonly #group: GroupOfEdits;
   readonly #applier: LogApplier;
   readonly #media: RigMedia | undefined;
+  readonly #commitEtcd: Etcd;
+  /** The outcomes of the entries applied last, by entry id (insertion order: oldest first). */
+  readonly #outcomes = new Map<string, Applied>();
+  #keyLease: { id: Promise<string>; at: number } | null = null;
 
   /** Not applying yet (`start()`). */
   constructor(options: ReplicatedEditsOptions) {
     const { group, target, log } = options;
     this.#group = group;
+    this.#commitEtcd = options.commitEtcd ?? commitClient(group);
     const media = this.#media = options.media;
     const snapshots = target.snapshots && new SnapshotKeeper({
       etcd: group.etcd,
@@ -76,7 +109,10 @@ export class ReplicatedEdits {
       keys: group.keys,
       // An import's file first (a rig that was away copies it from a holder), then the entry.
       apply: async (entry, seed) =>
-        target.applyLogged(media ? await localizeImports(media, entry) : entry, seed),
+        this.#kept(
+          entry.id,
+          await target.applyLogged(media ? await localizeImports(media, entry) : entry, seed),
+        ),
       file: `${options.dataDir}/rig-log.json`,
       log,
       ...(snapshots ? { snapshots } : {}),
@@ -113,12 +149,16 @@ export class ReplicatedEdits {
   }
 
   /**
-   * Commits a checked batch to the log; answers what this rig's player made of it.
-   * @throws {CueportError} GROUP_NO_QUORUM, GROUP_BEHIND, UNAVAILABLE, TIMEOUT,
-   * GROUP_MEDIA_NOT_COPIED, DISK_FULL; the player's refusal (RpcError)
+   * Commits a checked batch to the log; answers what this rig's player made of it. A keyed
+   * batch whose key is in the group already (sent before, on any rig) is answered the first
+   * entry's outcome instead of committing again.
+   * @throws {CueportError} GROUP_NO_QUORUM, GROUP_BEHIND, GROUP_OUTCOME_UNKNOWN, UNAVAILABLE,
+   * TIMEOUT, GROUP_MEDIA_NOT_COPIED, DISK_FULL, IDEMPOTENCY_KEY_REUSED; the player's refusal
+   * (RpcError)
    */
   async commit(
     asked: Pick<LogEntry, "projectId" | "edits">,
+    keyed?: EditKey,
     signal?: AbortSignal,
   ): Promise<EditApplyResult> {
     const status = this.#group.status();
@@ -132,33 +172,55 @@ export class ReplicatedEdits {
       rig: status.rig,
       ...batch,
     };
-    const { outcome, cancel } = this.#applier.wait(entry.id);
+    const key = keyed && { ...keyed, lease: await this.#leaseForKeys() };
+    const own = this.#applier.wait(entry.id);
+    let commit: Commit;
     try {
-      this.#applier.committed(
-        entry.id,
-        await commitEntry(this.#group.etcd, this.#group.keys, entry),
-      );
+      commit = await commitOnce(this.#commitEtcd, this.#group.keys, entry, key ? { key } : {});
+      // A snapshot taken meanwhile may cover it: its client is answered from the snapshot.
+      if (commit.id === entry.id) this.#applier.committed(entry.id, commit.revision);
     } catch (error) {
-      cancel();
+      own.cancel();
       throw error;
     }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() =>
-        reject(
-          new CueportError(
-            "TIMEOUT",
-            `The edit is in the group's log but this rig has not applied it within ${APPLIED_WITHIN_MS} ms (its player busy or away): it will be; read the Project to see it`,
-          ),
-        ), APPLIED_WITHIN_MS);
-    });
+    if (commit.id === entry.id) return await answerOf(own);
+    own.cancel();
+    return await this.#earlier(commit, entry);
+  }
+
+  /** The outcome of an earlier entry a keyed retry found: kept, or awaited when not applied yet. */
+  #earlier(commit: Commit, entry: LogEntry): Promise<EditApplyResult> {
+    const kept = this.#outcomes.get(commit.id);
+    if (kept) return answerOf({ outcome: Promise.resolve(kept), cancel: () => {} });
+    if (this.#applier.applied < commit.revision) return answerOf(this.#applier.wait(commit.id));
+    return Promise.reject(outcomeUnknown(
+      { ...entry, id: commit.id },
+      this.#group.keys,
+      "it was sent before with this Idempotency-Key and is in the log, but this rig no longer keeps its answer",
+    ));
+  }
+
+  /** Keeps `outcome` of entry `id` for keyed retries (the oldest forgotten first); answers it. */
+  #kept(id: string, outcome: Applied): Applied {
+    this.#outcomes.set(id, outcome);
+    if (this.#outcomes.size > OUTCOMES_KEPT) {
+      this.#outcomes.delete(this.#outcomes.keys().next().value!);
+    }
+    return outcome;
+  }
+
+  /** The lease keys are put under now: granted anew every KEY_LEASE_EVERY_MS. */
+  async #leaseForKeys(): Promise<string> {
+    const now = performance.now();
+    if (!this.#keyLease || now - this.#keyLease.at > KEY_LEASE_EVERY_MS) {
+      const id = this.#commitEtcd.grant(KEY_SECONDS + KEY_LEASE_EVERY_MS / 1000);
+      this.#keyLease = { id, at: now };
+      id.catch(() => this.#keyLease = null);
+    }
     try {
-      const applied = await Promise.race([outcome, late]);
-      if ("refusal" in applied) throw applied.refusal;
-      return applied.result;
-    } finally {
-      clearTimeout(timer);
-      cancel();
+      return await this.#keyLease.id;
+    } catch (error) {
+      throw noQuorum((error as Error).message);
     }
   }
 
@@ -176,6 +238,40 @@ export class ReplicatedEdits {
       { ...waitingFor },
     );
   }
+}
+
+/** What this rig's player made of an entry, once applied (TIMEOUT when it takes too long). */
+async function answerOf(
+  waiting: { outcome: Promise<Applied>; cancel: () => void },
+): Promise<EditApplyResult> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() =>
+      reject(
+        new CueportError(
+          "TIMEOUT",
+          `The edit is in the group's log but this rig has not applied it within ${APPLIED_WITHIN_MS} ms (its player busy or away): it will be; read the Project to see it`,
+        ),
+      ), APPLIED_WITHIN_MS);
+  });
+  try {
+    const applied = await Promise.race([waiting.outcome, late]);
+    if ("refusal" in applied) throw applied.refusal;
+    return applied.result;
+  } finally {
+    clearTimeout(timer);
+    waiting.cancel();
+  }
+}
+
+/**
+ * The etcd a group's commits go to: over the JSON gateway, a client of the same members with
+ * requests of their own timeout (a slow etcd is not a lost quorum); else the group's.
+ */
+function commitClient(group: GroupOfEdits): Etcd {
+  const { endpoints } = group.status();
+  if (!(group.etcd instanceof GatewayEtcd) || endpoints.length === 0) return group.etcd;
+  return new GatewayEtcd(endpoints, { timeoutMs: COMMIT_REQUEST_TIMEOUT_MS });
 }
 
 /** The core's edits, as the group's log drives them (`EditRunner`). */

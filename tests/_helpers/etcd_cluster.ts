@@ -151,11 +151,11 @@ export class RigRelay {
     this.#done = this.#read();
   }
 
-  /** GET `path` (POST `body` when given): the rig's answer, or status 0 for none. */
-  request(path: string, body?: unknown): Promise<RelayAnswer> {
+  /** GET `path` (POST `body` when given, with `headers`): the rig's answer, or status 0 for none. */
+  request(path: string, body?: unknown, headers?: Record<string, string>): Promise<RelayAnswer> {
     const id = this.#next++;
     const answered = new Promise<RelayAnswer>((resolve) => this.#waiting.set(id, resolve));
-    const line = new TextEncoder().encode(`${JSON.stringify({ id, path, body })}\n`);
+    const line = new TextEncoder().encode(`${JSON.stringify({ id, path, body, headers })}\n`);
     this.#writer.write(line).catch(() => this.#answer({ id, status: 0, body: {} }));
     return answered;
   }

@@ -2,8 +2,8 @@
  * A client of one rig, run inside the rig's network namespace (`RigRelay` in
  * `etcd_cluster.ts` starts it): one process for many requests, where a `curl`
  * per request would cost a process each. It reads requests from stdin, one
- * JSON line each (`{"id", "path", "body"?}`: a POST when there is a body,
- * else a GET), sends them at once to `http://127.0.0.1:<port>`, and writes
+ * JSON line each (`{"id", "path", "body"?, "headers"?}`: a POST when there is
+ * a body, else a GET), sends them at once to `http://127.0.0.1:<port>`, and writes
  * each answer as it comes, one JSON line: `{"id", "status", "body"}` (status
  * 0: no answer within 20 s). `deno run --allow-net rig_relay.ts <port>`.
  * @module
@@ -13,6 +13,8 @@ export interface RelayRequest {
   id: number;
   path: string;
   body?: unknown;
+  /** Headers added (`Idempotency-Key`). */
+  headers?: Record<string, string>;
 }
 
 /** One answer, as written to stdout. */
@@ -28,7 +30,7 @@ async function send(port: number, request: RelayRequest): Promise<RelayAnswer> {
   try {
     const response = await fetch(`http://127.0.0.1:${port}${request.path}`, {
       method: post ? "POST" : "GET",
-      headers: post ? { "content-type": "application/json" } : {},
+      headers: { ...(post ? { "content-type": "application/json" } : {}), ...request.headers },
       body: post ? JSON.stringify(request.body) : null,
       signal: AbortSignal.timeout(20_000),
     });

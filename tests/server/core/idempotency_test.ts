@@ -51,3 +51,14 @@ Deno.test("IdempotencyStore forgets an answer that is no outcome: UNAVAILABLE (a
   assert.equal(await store.run("c", "k", "x", () => (runs++, Promise.resolve("valid"))), "valid");
   assert.equal(runs, 2, "the retry ran: nothing was applied the first time");
 });
+
+Deno.test("IdempotencyStore: a rig group's refusal and unknown commit are no outcome: the retry runs", async () => {
+  const store = new IdempotencyStore();
+  for (const code of ["GROUP_NO_QUORUM", "GROUP_OUTCOME_UNKNOWN"] as const) {
+    let runs = 0;
+    const failed = () => (runs++, Promise.reject(new CueportError(code, "not known in")));
+    await assert.rejects(store.run("c", code, "x", failed));
+    assert.equal(await store.run("c", code, "x", () => (runs++, Promise.resolve("in"))), "in");
+    assert.equal(runs, 2, `${code}: the retry ran`);
+  }
+});

@@ -11,9 +11,9 @@ import { needs } from "../../_helpers/peers.ts";
 import { until } from "../../_helpers/until.ts";
 import { campaign } from "../../../server/rigs/election.ts";
 import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
-import type { Etcd, Txn } from "../../../server/rigs/etcd.ts";
+import { type Etcd, EtcdUnavailable, type Txn, type TxnAnswer } from "../../../server/rigs/etcd.ts";
 import { groupKeys } from "../../../server/rigs/keys.ts";
-import { commitEntry } from "../../../server/rigs/edit_log.ts";
+import { commitEntry, commitOnce } from "../../../server/rigs/edit_log.ts";
 import { type Applied, LogApplier } from "../../../server/rigs/log_applier.ts";
 import { CueportError } from "../../../server/core/errors.ts";
 import type { LogEntry } from "../../../protocol/rigs.ts";
@@ -200,6 +200,133 @@ Deno.test({
       await applier.stop();
       await solo.stop();
       await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+/** `etcd` whose commit txns (those that put) go through `lose` first: it may drop their answer. */
+function losing(
+  etcd: Etcd,
+  lose: (txn: Txn, send: () => Promise<TxnAnswer>) => Promise<TxnAnswer>,
+): Etcd {
+  const wrapped: Etcd = Object.create(etcd);
+  wrapped.txn = (txn: Txn) => {
+    const send = () => etcd.txn(txn);
+    return txn.success.some((op) => "put" in op) ? lose(txn, send) : send();
+  };
+  return wrapped;
+}
+
+/** The ids of the entries in the log of `group`'s Project "show". */
+async function loggedIds(etcd: Etcd, group: string): Promise<string[]> {
+  const { kvs } = await etcd.range(`${groupKeys(group).log}show/`, { prefix: true });
+  return kvs.map((kv) => (JSON.parse(kv.value) as LogEntry).id);
+}
+
+Deno.test({
+  ...opts,
+  name:
+    "commitEntry: a txn applied but its answer lost is committed once; one that never reached etcd is refused or unknown, never both",
+  fn: async () => {
+    const solo = await startLoopbackEtcd();
+    const etcd = new GatewayEtcd([solo.url], { timeoutMs: 2000 });
+    const lost = () => new EtcdUnavailable("No etcd member answered /v3/kv/txn: timed out");
+    try {
+      // Applied by etcd, its answer lost (a slow etcd past the request's timeout): committed, once.
+      const slow = groupKeys("slow");
+      await campaign(etcd, `${slow.election}main`, await etcd.grant(30));
+      let dropped = 0;
+      const applied = losing(etcd, async (_, send) => {
+        await send();
+        if (dropped++ === 0) throw lost();
+        return await send();
+      });
+      const revision = await commitEntry(applied, slow, entry(1));
+      assert.deepEqual(await loggedIds(etcd, "slow"), ["rig-a:1"]);
+      const [kv] = (await etcd.range(`${slow.log}show/`, { prefix: true })).kvs;
+      assert.equal(revision, kv!.modRevision, "answered the entry's own revision");
+
+      // Applied, answer lost, and another edit lands before the outcome is read: still once.
+      const busy = groupKeys("busy");
+      await campaign(etcd, `${busy.election}main`, await etcd.grant(30));
+      let first = true;
+      const overtaken = losing(etcd, async (_, send) => {
+        const answer = await send();
+        if (!first) return answer;
+        first = false;
+        await commitEntry(etcd, busy, entry(2));
+        throw lost();
+      });
+      await commitEntry(overtaken, busy, entry(3));
+      assert.deepEqual(await loggedIds(etcd, "busy"), ["rig-a:3", "rig-a:2"]);
+
+      // Never reached etcd, and the leader went meanwhile: refused, nothing in the log.
+      const gone = groupKeys("gone");
+      const lease = await etcd.grant(30);
+      await campaign(etcd, `${gone.election}main`, lease);
+      const unsent = losing(etcd, async () => {
+        await etcd.revoke(lease);
+        throw lost();
+      });
+      await assert.rejects(
+        commitEntry(unsent, gone, entry(4)),
+        (e) => e instanceof CueportError && e.code === "GROUP_NO_QUORUM",
+      );
+      assert.deepEqual(await loggedIds(etcd, "gone"), []);
+
+      // Never answered at all: unknown past the deadline (the entry named), not a refusal.
+      const mute = groupKeys("mute");
+      await campaign(etcd, `${mute.election}main`, await etcd.grant(30));
+      const silent = losing(etcd, () => Promise.reject(lost()));
+      await assert.rejects(
+        commitOnce(silent, mute, entry(5), { deadlineMs: 500 }),
+        (e) =>
+          e instanceof CueportError && e.code === "GROUP_OUTCOME_UNKNOWN" &&
+          e.message.includes("rig-a:5"),
+      );
+    } finally {
+      await solo.stop();
+    }
+  },
+});
+
+Deno.test({
+  ...opts,
+  name:
+    "commitOnce: a keyed entry sent again (another rig, a lost answer) finds the first; a key reused for other edits is refused",
+  fn: async () => {
+    const solo = await startLoopbackEtcd();
+    const etcd = new GatewayEtcd([solo.url], { timeoutMs: 2000 });
+    try {
+      const keyed = groupKeys("keyed");
+      await campaign(etcd, `${keyed.election}main`, await etcd.grant(30));
+      const lease = await etcd.grant(60);
+      const key = { key: "phone/k1", fingerprint: "f1", lease };
+      const one = await commitOnce(etcd, keyed, entry(1), { key });
+      // The client's retry on another rig: a new entry with the same key.
+      const again = await commitOnce(etcd, keyed, { ...entry(2), rig: "rig-b" }, { key });
+      assert.deepEqual(again, one);
+      assert.deepEqual(await loggedIds(etcd, "keyed"), ["rig-a:1"]);
+      await assert.rejects(
+        commitOnce(etcd, keyed, entry(3), { key: { ...key, fingerprint: "f2" } }),
+        (e) => e instanceof CueportError && e.code === "IDEMPOTENCY_KEY_REUSED",
+      );
+      // Applied, its answer lost: the resend finds its own key, answered as committed.
+      let dropped = false;
+      const lossy = losing(etcd, async (_, send) => {
+        await send();
+        if (!dropped) throw (dropped = true, new EtcdUnavailable("timed out"));
+        return await send();
+      });
+      const k2 = { ...key, key: "phone/k2" };
+      const four = await commitOnce(lossy, keyed, entry(4), { key: k2 });
+      assert.equal(four.id, "rig-a:4");
+      assert.deepEqual(await loggedIds(etcd, "keyed"), ["rig-a:1", "rig-a:4"]);
+      // The key goes with its lease.
+      await etcd.revoke(lease);
+      assert.deepEqual((await etcd.range(`${keyed.root}keys/`, { prefix: true })).kvs, []);
+    } finally {
+      await solo.stop();
     }
   },
 });

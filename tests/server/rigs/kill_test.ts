@@ -2,12 +2,14 @@
  * Issue 46's kill test (docs/rigs.md, Tests): three etcd members and two rigs, each in a network
  * namespace of its own (`tests/_helpers/etcd_cluster.ts`: the members have namespaces of their
  * own, so the leading rig's namespace holds no member). A looping Clip plays on both. 1,000
- * edits (each a Song with a unique title), spread over both rigs with a bounded number in flight,
+ * edits (each a Song with a unique title), spread over both rigs and eight Projects with a bounded
+ * number in flight, each sent again after a refusal, the keyed half also after no answer,
  * and 50 actions a second (SET_CONTROL of a Control with no targets: nothing lasting) are sent
  * from a client in each rig's namespace; mid-way the leading rig's namespace is killed (its link
  * down, `kill -9` of every process in it). The other rig plays on through the failover, leads
  * within 1.5 s, holds every acknowledged edit once in its Project and in etcd's log (no edit at
- * all twice); the killed rig, started again on its data dir, catches up: both Projects deep-equal.
+ * all twice, no refused edit in it); the killed rig, started again on its data dir, catches up:
+ * both Projects deep-equal.
  * As root with etcd only; otherwise skipped with one line.
  */
 import assert from "node:assert/strict";
@@ -28,8 +30,8 @@ import type { PlayStateView } from "../../../protocol/state.ts";
 const options = await clusterTestOptions("kill_test");
 
 const EDITS = 1000;
-/** Edits in flight at once, over both rigs. */
-const IN_FLIGHT = 4;
+/** Edits in flight at once, over both rigs (their commits retry on the Project's moving head). */
+const IN_FLIGHT = 16;
 const ACTIONS_PER_SECOND = 50;
 /** The issue's bound on the failover. */
 const FAILOVER_MS = 1500;
@@ -39,8 +41,18 @@ const began = performance.now();
 const phase = (text: string) =>
   console.log(`kill_test +${((performance.now() - began) / 1000).toFixed(1)} s: ${text}`);
 
-const prepare = (dir: string) =>
-  writeJsonAtomic(`${dir}/projects/show/project.json`, fixtureProject());
+/**
+ * The Projects the edits are spread over (each its own head in the log: their commits do not
+ * contend on one); the first is the fixture's, whose Clip plays.
+ */
+const PROJECTS = ["show", ...Array.from({ length: 7 }, (_, n) => `set-${n + 2}`)];
+
+const prepare = async (dir: string) => {
+  for (const [n, id] of PROJECTS.entries()) {
+    const project = n === 0 ? fixtureProject() : { ...fixtureProject(), id, name: `Set ${n + 1}` };
+    await writeJsonAtomic(`${dir}/projects/${id}/project.json`, project);
+  }
+};
 
 /** One rig under load: its relay, and whether it was killed. */
 interface Side {
@@ -62,6 +74,44 @@ interface Poll<T> {
   value: T | null;
 }
 
+/** Answers after which nothing is in: the edit is sent again (any edit). */
+const REFUSED = new Set<number | string>(["GROUP_NO_QUORUM", "UNAVAILABLE", "NOT_READY"]);
+
+/** How many times an edit is sent at most, a pause apart (bounds a rig that refuses on), ms. */
+const SENDS = 100;
+const RESEND_PAUSE_MS = 100;
+
+/** Edits sent again, by why: after a refusal (any), after no or an unknown answer (keyed only). */
+const resent = { refused: 0, unknown: 0 };
+
+/**
+ * Sends edit `i` until it is answered, each time to the next live rig: again after a refusal
+ * (nothing is in: safe without a key), and, for the odd edits, sent with an `Idempotency-Key`,
+ * again after no answer or an unknown outcome (the key finds it if it is in). Its last answer.
+ */
+async function sendEdit(sides: Side[], i: number): Promise<number | string> {
+  const keyed = i % 2 === 1;
+  let outcome: number | string = 0;
+  for (let send = 0; send < SENDS; send++) {
+    if (send > 0) await new Promise((resolve) => setTimeout(resolve, RESEND_PAUSE_MS));
+    const live = sides.filter((s) => !s.dead);
+    const side = live[(i + send) % live.length]!;
+    const answer = await side.relay.request("/api/v1/edit", {
+      projectID: PROJECTS[i % PROJECTS.length],
+      name: "song.add",
+      params: { title: `kill-${i}` },
+    }, keyed ? { "Idempotency-Key": `kill-${i}` } : undefined);
+    const error = answer.body.error as { code?: string; message?: string } | undefined;
+    const code = error?.code ?? "?";
+    if (error && !firstRefusal.has(code)) firstRefusal.set(code, error.message ?? "");
+    outcome = answer.status === 200 || answer.status === 0 ? answer.status : code;
+    if (REFUSED.has(outcome)) resent.refused++;
+    else if (keyed && (outcome === 0 || MAYBE_IN.has(outcome))) resent.unknown++;
+    else return outcome;
+  }
+  return outcome;
+}
+
 /** Sends `EDITS` edits, `IN_FLIGHT` at once, each to the next live rig; calls `halfway` once. */
 async function sendEdits(sides: Side[], halfway: () => Promise<void>): Promise<Outcomes> {
   const outcomes: Outcomes = new Map();
@@ -70,17 +120,7 @@ async function sendEdits(sides: Side[], halfway: () => Promise<void>): Promise<O
     while (next < EDITS) {
       const i = next++;
       if (i === EDITS / 2) await halfway();
-      const live = sides.filter((s) => !s.dead);
-      const side = live[i % live.length]!;
-      const answer = await side.relay.request("/api/v1/edit", {
-        projectID: "show",
-        name: "song.add",
-        params: { title: `kill-${i}` },
-      });
-      const error = answer.body.error as { code?: string; message?: string } | undefined;
-      const code = error?.code ?? "?";
-      if (error && !firstRefusal.has(code)) firstRefusal.set(code, error.message ?? "");
-      outcomes.set(i, answer.status === 200 || answer.status === 0 ? answer.status : code);
+      outcomes.set(i, await sendEdit(sides, i));
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
@@ -137,11 +177,13 @@ async function pollUntil<T>(
   return polls;
 }
 
-/** The titles of Songs `kill-<i>` in `rig`'s Project `show`, each with its count. */
+/** The titles of Songs `kill-<i>` in `rig`'s Projects, each with its count. */
 async function titlesOf(rig: Rig): Promise<Map<string, number>> {
-  const project = await rig.get("/api/v1/projects/show") as { songs?: { title: string }[] };
   const counts = new Map<string, number>();
-  for (const { title } of project?.songs ?? []) counts.set(title, (counts.get(title) ?? 0) + 1);
+  for (const id of PROJECTS) {
+    const project = await rig.get(`/api/v1/projects/${id}`) as { songs?: { title: string }[] };
+    for (const { title } of project?.songs ?? []) counts.set(title, (counts.get(title) ?? 0) + 1);
+  }
   return counts;
 }
 
@@ -262,7 +304,13 @@ function checkPlaying(kill: Kill, polls: Poll<PlayStateView>[]): void {
   assert.ok(moved > span * 0.9 && moved < span * 1.1, `${CLIP} moved ${moved} s in ${span} s`);
 }
 
-/** Every acknowledged edit once in the survivor's Project and in etcd's log, none twice. */
+/** Answers that do not say the edit is out: its outcome unknown, or in but not applied yet. */
+const MAYBE_IN = new Set<number | string>(["GROUP_OUTCOME_UNKNOWN", "TIMEOUT"]);
+
+/**
+ * Every acknowledged edit once in the survivor's Project and in etcd's log, none twice; no
+ * refused edit in the log.
+ */
 async function checkEdits(cluster: EtcdCluster, kill: Kill, outcomes: Outcomes): Promise<void> {
   const [project, log] = [await titlesOf(kill.survivor.rig), await titlesInLog(cluster)];
   let acknowledged = 0;
@@ -277,6 +325,10 @@ async function checkEdits(cluster: EtcdCluster, kill: Kill, outcomes: Outcomes):
       assert.equal(log.get(title), 1, `${title}, acknowledged, not in the log`);
       continue;
     }
+    // A refusal is the truth: the edit is not in (an unknown outcome says so, never a refusal).
+    if (outcome !== 0 && !MAYBE_IN.has(outcome)) {
+      assert.ok(!log.has(title), `${title}, refused ${outcome}, is in the log`);
+    }
     const half = i < EDITS / 2 ? "before the kill" : "after";
     const what = `${outcome === 0 ? "unanswered" : `refused ${outcome}`} ${half}`;
     const seen = others.get(what) ?? { sent: 0, in: 0 };
@@ -289,7 +341,7 @@ async function checkEdits(cluster: EtcdCluster, kill: Kill, outcomes: Outcomes):
   console.log(
     `kill_test: ${acknowledged} edits acknowledged, each once in the Project and the log; ${
       rest.join(", ") || "none other"
-    }`,
+    }; sent again after a refusal ${resent.refused} times, keyed after no answer ${resent.unknown}`,
   );
 }
 
@@ -338,21 +390,24 @@ Deno.test({
         host: k.doomed.rig,
         dataDir: k.doomed.rig.dataDir,
       });
+      phase(`${back.name} started again`);
       await sameProjects(back, k.survivor.rig);
       phase(`${back.name} back and caught up: both Projects deep-equal`);
       await Promise.all(sides.map((s) => s.relay.close()));
     }),
 });
 
-/** Waits until `a` and `b` answer deep-equal Projects `show`. */
+/** Waits until `a` and `b` answer deep-equal Projects (each of `PROJECTS`). */
 async function sameProjects(a: Rig, b: Rig): Promise<void> {
   let last: unknown[] = [];
-  const songs = () => last.map((p) => (p as { songs?: unknown[] } | null)?.songs?.length);
+  const songs = () =>
+    last.map((ps) => (ps as { songs?: unknown[] }[]).map((p) => p?.songs?.length ?? 0).join("+"));
+  const all = (rig: Rig) => Promise.all(PROJECTS.map((id) => rig.get(`/api/v1/projects/${id}`)));
   await untilProgress("both Projects deep-equal", async () => {
-    last = await Promise.all([a.get("/api/v1/projects/show"), b.get("/api/v1/projects/show")]);
+    last = await Promise.all([all(a), all(b)]);
     try {
       assert.deepEqual(last[0], last[1]);
-      return last[0] !== null;
+      return (last[0] as unknown[]).every((p) => p !== null);
     } catch {
       return false;
     }
