@@ -28,6 +28,11 @@ import type { GroupStatus, LogEntry } from "../../../protocol/rigs.ts";
 import type { PlayStateView } from "../../../protocol/state.ts";
 
 const options = await clusterTestOptions("kill_test");
+/**
+ * The log is checked entry by entry (each acknowledged edit once), so no snapshot trims it here:
+ * snapshots and trims under edits are `snapshot_rigs_test.ts`'s.
+ */
+const ARGS = ["--group-snapshot-entries", "1000000"];
 
 const EDITS = 1000;
 /** Edits in flight at once, over both rigs (their commits retry on the Project's moving head). */
@@ -349,7 +354,7 @@ Deno.test({
   ...options,
   name: "rig group: the leader's namespace killed under 1,000 edits and 50 actions a second",
   fn: () =>
-    withTwoRigs("show", { prepare }, async (cluster, a, b) => {
+    withTwoRigs("show", { prepare, args: ARGS }, async (cluster, a, b) => {
       const ready = (s: GroupStatus) => s.members.length === 2 && s.canEdit && s.leader !== null;
       await waitForStatus(a, "both members, a leader", ready);
       await waitForStatus(b, "both members, a leader", ready);
@@ -389,6 +394,7 @@ Deno.test({
       const back = await cluster.startRig(k.doomed.rig.name, "show", {
         host: k.doomed.rig,
         dataDir: k.doomed.rig.dataDir,
+        args: ARGS,
       });
       phase(`${back.name} started again`);
       await sameProjects(back, k.survivor.rig);
