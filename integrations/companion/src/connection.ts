@@ -4,6 +4,8 @@
  * after every drop or gap) and HTTP for actions, edits, pairing and thumbnails. In a rig group it
  * knows every rig (those configured, and those `GET /api/v1/group` names) and, when its rig stops
  * answering (the socket closed and a reconnect failed), moves to the next (docs/companion.md).
+ * It pairs once: on a rig it has no token of, it uses the token it paired with (a group shares
+ * its pairings), and only a rig that refuses that token is left to pair on its own.
  */
 import WebSocket from 'ws'
 import { type Endpoint, endpointKey } from './config.js'
@@ -56,6 +58,12 @@ export class Connection {
 	#at = 0
 	/** The tokens by rig (`endpointKey`); the first rig's is `auth.token`. */
 	readonly #tokens: Map<string, string>
+	/** The token it paired with, used on a rig it has no token of (the group shares pairings). */
+	#paired: string
+	/** Whether `#token` is `#paired` used on a rig it was not paired with. */
+	#borrowed = false
+	/** The rigs that refused `#paired` (an older rig, pairing not shared): as alone, pair there. */
+	readonly #refusedPaired = new Set<string>()
 	/** This rig's name and its group, once `GET /api/v1/group` answered (null alone). */
 	#rig: { name: string; group: string } | null = null
 	/** Whether the socket of the rig used now reached `ok` (a drop then retries the same rig first). */
@@ -87,6 +95,7 @@ export class Connection {
 		this.#rigs = Array.isArray(endpoints) ? [...endpoints] : [endpoints]
 		this.#tokens = new Map(Object.entries(auth.rigTokens ?? {}))
 		if (auth.token) this.#tokens.set(endpointKey(this.#rigs[0]), auth.token)
+		this.#paired = auth.token || (Object.values(auth.rigTokens ?? {})[0] ?? '')
 		this.#deviceName = auth.deviceName
 		this.#events = events
 		this.#use(0)
@@ -108,7 +117,10 @@ export class Connection {
 		const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host
 		this.#http = `http://${host}:${endpoint.httpPort}`
 		this.#ws = `ws://${host}:${endpoint.wsPort}/v1`
-		this.#token = this.#tokens.get(endpointKey(endpoint)) ?? ''
+		const key = endpointKey(endpoint)
+		const own = this.#tokens.get(key)
+		this.#borrowed = !own && !!this.#paired && !this.#refusedPaired.has(key)
+		this.#token = own ?? (this.#borrowed ? this.#paired : '')
 		this.#rig = null
 	}
 
@@ -135,6 +147,11 @@ export class Connection {
 	setToken(token: string): void {
 		this.#token = token
 		this.#tokens.set(this.rig.key, token)
+		// The token it paired with now: the one to use on the other rigs (again on those that
+		// refused the last one: this pairing may be shared where that one was not).
+		this.#paired = token
+		this.#borrowed = false
+		this.#refusedPaired.clear()
 		this.#socket?.terminate()
 	}
 
@@ -167,11 +184,28 @@ export class Connection {
 		socket.on('open', () => {
 			this.#startPinging(socket)
 			this.#authenticate().catch((err: Error) => {
-				if (err.message.startsWith('AUTHENTICATION_FAILED')) this.#authRefused = err.message
+				if (err.message.startsWith('AUTHENTICATION_FAILED')) this.#refused(err.message)
 				else this.#events.log('warn', `Connecting failed: ${err.message}`)
 				socket.close()
 			})
 		})
+	}
+
+	/**
+	 * The rig refused the token: its own (say so until one succeeds), or the one paired with
+	 * another rig (its pairing is not shared): then this rig is asked without it next time, as
+	 * alone (an approval on its machine, or a code typed while on it).
+	 */
+	#refused(message: string): void {
+		if (!this.#borrowed) {
+			this.#authRefused = message
+			return
+		}
+		this.#refusedPaired.add(this.rig.key)
+		this.#borrowed = false
+		this.#token = ''
+		this.#authRefused = `${message} (this rig does not share the pairing)`
+		this.#events.log('info', `Rig ${this.rig.key} refused the token paired with another rig: pair with it`)
 	}
 
 	/** Pings the open socket; no pong for two intervals: the link is dead (a pulled cable), end it. */

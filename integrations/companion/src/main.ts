@@ -132,7 +132,7 @@ export default class CueportInstance extends InstanceBase<Types> {
 			if (res.status !== 200 || typeof res.body?.token !== 'string') {
 				this.#pairingRefused = `Pairing refused: ${res.body?.error?.message ?? `HTTP ${res.status}`}; type a new code`
 			} else {
-				// With the rig it is on (in a group, each rig pairs on its own: docs/companion.md).
+				// With the rig it is on; the other rigs of a group accept it too (docs/companion.md).
 				this.#setToken(res.body.token, connection.rig.key)
 				connection.setToken(res.body.token)
 				this.log('info', `Paired as device ${res.body.deviceId}`)
