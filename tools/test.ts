@@ -125,7 +125,7 @@ if (import.meta.main) {
 
 /**
  * Runs `deno test` on `args`: one process when files are named, else the
- * groups of `test_groups.ts` side by side, the second one's output held and
+ * groups of `test_groups.ts` side by side, the later ones' output held and
  * printed when it ends, their JUnit reports merged. The exit code is 0 only
  * when every process passed.
  */

@@ -1,13 +1,15 @@
 /**
- * The README's test command runs the suite as two `deno test` processes side
+ * The README's test command runs the suite as three `deno test` processes side
  * by side when no file is named: `tests/tools/reliability_test.ts` (its
- * probes attack real services and mostly wait on them: about 6 of the suite's
- * 16 minutes here) with most of the service's tests (`besideServerTests`),
- * beside everything else. The probes must hold on a busy machine anyway; the
- * suite then takes about as long as its larger half. One probe measures the
+ * probes attack real services and mostly wait on them), most of the service's
+ * tests (`besideServerTests`, which wait on etcd clusters, sockets and
+ * deadlines as much), and everything else (the browser's tests, which use the
+ * CPU). The probes must hold on a busy machine anyway; the suite then takes
+ * about as long as its largest part (measured at 63d00d9 on a quiet machine:
+ * two processes took 731 and 724 s, the CI 14 min 51 s). One probe measures the
  * machine itself (`ALONE_PROBES`: the output's frame rate under stress-ng): it
- * runs after both, as a third process. Each process writes its own JUnit
- * report, merged into the one asked for.
+ * runs after the others, alone. Each process writes its own JUnit report,
+ * merged into the one asked for.
  * @module
  */
 
@@ -71,15 +73,19 @@ export function testGroups(
     return [{ name: "suite", args: [...args, "tests/"] }];
   }
   const junit = (name: string) => (path === null ? [] : [`--junit-path=${path}.${name}.xml`]);
-  const beside = [BESIDE, ...besideServerTests(serverEntries)];
+  const server = besideServerTests(serverEntries);
+  const beside = [BESIDE, ...server];
   return [
     {
       name: "suite",
       args: [...rest, ...junit("suite"), `--ignore=${beside.join(",")}`, "tests/"],
     },
+    ...(server.length === 0
+      ? []
+      : [{ name: "server", args: [...rest, ...junit("server"), ...server] }]),
     {
       name: "reliability",
-      args: [...rest, ...junit("reliability"), ...beside],
+      args: [...rest, ...junit("reliability"), BESIDE],
       part: "beside",
     },
     {
@@ -93,16 +99,13 @@ export function testGroups(
 
 /**
  * The entries of `tests/server/` whose tests run with the suite, not beside it: the web remote's
- * (its browser tests stay with the output's) and the rig groups' (etcd clusters in network
- * namespaces, and their tests grow with issue 46).
+ * (its browser tests stay with the output's).
  */
-export const SUITE_SERVER_ENTRIES: readonly string[] = ["web", "rigs"];
+export const SUITE_SERVER_ENTRIES: readonly string[] = ["web"];
 
 /**
- * The service's tests that run beside the suite with the probes, from the
- * entries of `tests/server/`: all but `SUITE_SERVER_ENTRIES`, so that the two
- * processes take about as long (measured at ec83c8c, 2026-11-30, tests' own times: the suite 490 s;
- * beside it the probes 324 s, gl_soak 58 s and the service's tests 303 s, of which the rigs' 45 s).
+ * The service's tests that run beside the suite, in a process of their own, from the entries of
+ * `tests/server/`: all but `SUITE_SERVER_ENTRIES`.
  */
 export function besideServerTests(serverEntries: readonly string[]): string[] {
   return serverEntries.filter((e) => !SUITE_SERVER_ENTRIES.includes(e)).sort().map((e) =>
@@ -141,7 +144,7 @@ export function mergeJunit(reports: readonly string[]): string {
 }
 
 /** The seconds each process's tests took by their own times (`groupTimes`). */
-export type GroupTimes = Record<"suite" | "reliability" | "alone", number>;
+export type GroupTimes = Record<"suite" | "server" | "reliability" | "alone", number>;
 
 /** The process a test of `file` (as a JUnit report names it, `./tests/...`) named `test` runs in. */
 export function groupOf(file: string, test: string): keyof GroupTimes {
@@ -151,7 +154,7 @@ export function groupOf(file: string, test: string): keyof GroupTimes {
     return probe !== undefined && !runsProbe(probe, "beside") ? "alone" : "reliability";
   }
   const entry = /^tests\/server\/([^/]+)/.exec(path)?.[1];
-  return entry !== undefined && besideServerTests([entry]).length > 0 ? "reliability" : "suite";
+  return entry !== undefined && besideServerTests([entry]).length > 0 ? "server" : "suite";
 }
 
 /**
@@ -161,7 +164,7 @@ export function groupOf(file: string, test: string): keyof GroupTimes {
  * (their test's time holds them); the processes' starts are not in the report.
  */
 export function groupTimes(junit: string): GroupTimes {
-  const times: GroupTimes = { suite: 0, reliability: 0, alone: 0 };
+  const times: GroupTimes = { suite: 0, server: 0, reliability: 0, alone: 0 };
   const suites = junit.split(/<testsuite\s/).slice(1);
   for (const suite of suites) {
     const file = /^name="([^"]*)"/.exec(suite)?.[1] ?? "";

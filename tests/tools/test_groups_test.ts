@@ -76,13 +76,32 @@ Deno.test("runsProbe(): the two parts run every probe once; unset runs them all"
   assert.equal(runsProbe("gl_soak", "alone"), false);
 });
 
-Deno.test("testGroups() runs the service's tests but the web remote's and the rigs' with the probes", () => {
-  const [suite, beside, alone] = testGroups([], ["web", "routes", "rigs", "midi", "ports_test.ts"]);
-  const moved = ["tests/server/midi", "tests/server/ports_test.ts", "tests/server/routes"];
-  assert.deepEqual(beside!.args, [BESIDE, ...moved]);
-  assert.deepEqual(suite!.args, [`--ignore=${[BESIDE, ...moved].join(",")}`, "tests/"]);
-  assert.deepEqual(alone!.args, [BESIDE]);
-  assert.deepEqual(besideServerTests(["web", "rigs"]), []);
+Deno.test("testGroups() runs the service's tests but the web remote's in a process of their own, beside the suite and the probes", () => {
+  const groups = testGroups(["--junit-path=j.xml"], [
+    "web",
+    "routes",
+    "rigs",
+    "midi",
+    "ports_test.ts",
+  ]);
+  const moved = [
+    "tests/server/midi",
+    "tests/server/ports_test.ts",
+    "tests/server/rigs",
+    "tests/server/routes",
+  ];
+  assert.deepEqual(groups.map((g) => g.name), ["suite", "server", "reliability", "alone"]);
+  const [suite, server, beside, alone] = groups;
+  assert.deepEqual(server, { name: "server", args: ["--junit-path=j.xml.server.xml", ...moved] });
+  assert.deepEqual(beside!.args, ["--junit-path=j.xml.reliability.xml", BESIDE]);
+  assert.deepEqual(suite!.args, [
+    "--junit-path=j.xml.suite.xml",
+    `--ignore=${[BESIDE, ...moved].join(",")}`,
+    "tests/",
+  ]);
+  assert.deepEqual(alone!.args, ["--junit-path=j.xml.alone.xml", BESIDE]);
+  assert.equal(alone!.isAfter, true);
+  assert.deepEqual(besideServerTests(["web"]), []);
 });
 
 Deno.test("groupTimes() sums a JUnit report's test times by the process each test runs in", () => {
@@ -112,5 +131,5 @@ Deno.test("groupTimes() sums a JUnit report's test times by the process each tes
       suite("tests/player/output/sound_test.ts", [["sound", 20]]),
     ].join("\n"),
   );
-  assert.deepEqual(groupTimes(junit), { suite: 40, reliability: 66, alone: 40 });
+  assert.deepEqual(groupTimes(junit), { suite: 28, server: 27, reliability: 51, alone: 40 });
 });
