@@ -53,7 +53,10 @@ export class SnapshotMedia {
     const store = this.#media.store;
     const sizes = new Set<number>();
     const held = new Set(await store.list());
-    for (const sha256 of held) sizes.add((await store.size(sha256)) ?? -1);
+    for (const sha256 of held) {
+      const size = await store.size(sha256);
+      if (size !== null) sizes.add(size);
+    }
     const index: MediaIndex = {};
     for (const { id, relative, size } of projectFiles(projects)) {
       if (!sizes.has(size)) continue;
@@ -69,7 +72,7 @@ export class SnapshotMedia {
         await this.#media.announce(sha256, stored.size);
         held.add(sha256);
       } catch {
-        // Not on this rig (or changed): not offered; a rig lacking it reports it missing.
+        // Not on this rig (or its bytes changed): not offered; a rig lacking it goes without.
       }
     }
     return index;

@@ -21,7 +21,9 @@ function rigMedia(dataDir: string, holder: MediaStore | null) {
     store,
     announce: (sha256: string) => Promise.resolve(void announced.push(sha256)),
     holders: (sha256: string) =>
-      Promise.resolve(new Map(holder && announced.includes(sha256) ? [["rig-a", 1]] : [])),
+      Promise.resolve(
+        new Map<string, number>(holder && announced.includes(sha256) ? [["rig-a", 1]] : []),
+      ),
     ensure: async (sha256: string) => {
       ensured.push(sha256);
       if (await store.size(sha256) !== null) return;
@@ -73,7 +75,10 @@ Deno.test("snapshot media: indexed on the leader, placed with the same bytes on 
     await new SnapshotMedia(back.media, `${root}/b`).place(state, index);
     assert.deepEqual(await Deno.readFile(`${root}/b/projects/show/media/clip.mp4`), clip);
     assert.deepEqual(await Deno.readFile(`${root}/b/preset_images/${imageSha}.png`), image);
-    await assert.rejects(Deno.stat(`${root}/b/projects/show/media/local.mp4`), Deno.errors.NotFound);
+    await assert.rejects(
+      Deno.stat(`${root}/b/projects/show/media/local.mp4`),
+      Deno.errors.NotFound,
+    );
     await assert.rejects(Deno.stat(`${root}/escape.mp4`), Deno.errors.NotFound);
 
     // Taken again: a file there already is left as it is, nothing copied.
