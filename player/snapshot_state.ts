@@ -3,7 +3,8 @@
  * and replaced whole (`projects.capture`, `projects.replace`, player protocol 1.16): every Project
  * of the data dir as its `project.json` holds it (with the retry keys of its edits, so an entry is
  * applied once after a restore too), the user presets and the Projects closed. Media files are
- * not in it (a group copies them by hash, `server/rigs/media_*.ts`), nor the settings of the
+ * not in it (a group copies them by hash, `server/rigs/media_*.ts`, and places a snapshot's files
+ * before it replaces the Projects, `server/rigs/snapshot_media.ts`), nor the settings of the
  * machine or its active Project.
  * @module
  */

@@ -24,6 +24,7 @@ import { type Applied, LogApplier } from "./log_applier.ts";
 import type { RigMedia } from "./media_copies.ts";
 import { localizeImports, MediaMissing, shareImports } from "./media_imports.ts";
 import { SnapshotKeeper, type SnapshotTarget } from "./snapshot_keeper.ts";
+import { SnapshotMedia } from "./snapshot_media.ts";
 
 /** How long a committed edit's client waits for this rig to apply it, ms. */
 const APPLIED_WITHIN_MS = 60_000;
@@ -102,6 +103,7 @@ export class ReplicatedEdits {
       isLeader: () => group.status().isLeader,
       ...(options.snapshotEvery?.entries ? { everyEntries: options.snapshotEvery.entries } : {}),
       ...(options.snapshotEvery?.bytes ? { everyBytes: options.snapshotEvery.bytes } : {}),
+      ...(media ? { media: new SnapshotMedia(media, options.dataDir) } : {}),
       log,
     });
     this.#applier = new LogApplier({

@@ -13,6 +13,8 @@ import type { GroupKeys } from "./keys.ts";
 import { RpcError } from "../../protocol/jsonrpc.ts";
 import type { EditApplyResult } from "../../protocol/edits/apply.ts";
 import { NotLeading, readSnapshot, type SnapshotMeta, trimLog, writeSnapshot } from "./snapshot.ts";
+import type { MediaIndex } from "./snapshot_media.ts";
+import { MediaMissing } from "./media_imports.ts";
 
 /** What applying one entry came to: its result, or the refusal every rig makes. */
 export type Applied = { result: EditApplyResult } | { refusal: unknown };
@@ -26,10 +28,20 @@ export const ANSWERS_KEPT = 2000;
 /** An entry's outcome as a snapshot carries it: the result, or the refusal's code and message. */
 type Answer = { result: unknown } | { refusal: { code: number; message: string; data?: unknown } };
 
-/** What a snapshot holds: the target's state, and the outcomes of the newest entries by id. */
+/**
+ * What a snapshot holds: the target's state, the outcomes of the newest entries by id, and each
+ * Project file's SHA-256 (`snapshot_media.ts`; absent in a snapshot of a rig without media).
+ */
 interface Held {
   state: unknown;
   answers: [string, Answer][];
+  media?: MediaIndex;
+}
+
+/** The media of the snapshots (`SnapshotMedia`): indexed when written, placed when taken. */
+export interface SnapshotMediaLike {
+  index(state: unknown): Promise<MediaIndex>;
+  place(state: unknown, index: MediaIndex | undefined): Promise<void>;
 }
 
 /** What a rig's state offers its snapshots: captured and restored whole. */
@@ -53,6 +65,8 @@ export interface SnapshotKeeperOptions {
   everyEntries?: number;
   /** ...or this many bytes of entries, whichever comes first (default 1 MiB). */
   everyBytes?: number;
+  /** The media the snapshots name by hash; none: a rig taking one copies no file. */
+  media?: SnapshotMediaLike;
   log: Logger;
 }
 
@@ -88,6 +102,12 @@ export class SnapshotKeeper {
       throw new Error(`The group's snapshot ${meta.id} was replaced while it was read`);
     }
     const held = snapshot.state as Held;
+    // The files first: the player reads its Projects again once they are replaced. A file no
+    // live rig gave yet: taken again after a second (not re-read at the applier's 250 ms).
+    await this.#o.media?.place(held.state, held.media).catch(async (error) => {
+      if (error instanceof MediaMissing) await new Promise((wake) => setTimeout(wake, 1000));
+      throw error;
+    });
     await this.#o.target.restore(held.state, meta.revision);
     for (const [id, answer] of held.answers ?? []) this.#remember(id, answer);
     this.#o.log(
@@ -145,10 +165,11 @@ export class SnapshotKeeper {
     if (this.#answers.size > ANSWERS_KEPT) this.#answers.delete(this.#answers.keys().next().value!);
   }
 
-  async #write(revision: number, state: unknown): Promise<void> {
+  async #write(revision: number, held: Held): Promise<void> {
     const { etcd, keys, rig, log } = this.#o;
     try {
-      const meta = await writeSnapshot(etcd, keys, rig, revision, state);
+      if (this.#o.media) held.media = await this.#o.media.index(held.state);
+      const meta = await writeSnapshot(etcd, keys, rig, revision, held);
       this.written++;
       const deleted = await trimLog(etcd, keys, rig, revision);
       this.trimmed += deleted;

@@ -4,18 +4,23 @@
  * (`--group-snapshot-entries`). With one rig stopped, the leader's edits are snapshotted through
  * its player (`projects.capture`) and the log trimmed behind them; the rig started again past the
  * trim takes the snapshot (`projects.replace`) and the entries after it, and holds Projects
- * deep-equal to the leader's. As root with etcd only; otherwise skipped with one line.
+ * deep-equal to the leader's, and the file imported while it was away in its Project's folder
+ * with the leader's hash (copied from the leader by hash as it took the snapshot). As root with
+ * etcd only; otherwise skipped with one line.
  */
 import assert from "node:assert/strict";
 import { clusterUnavailable, EtcdCluster, type Rig } from "../../_helpers/etcd_cluster.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { untilProgress } from "../../_helpers/until.ts";
+import { mp4 } from "../../_helpers/media.ts";
+import { hashFile } from "../../../server/rigs/media_files.ts";
 import type { GroupStatus } from "../../../protocol/rigs.ts";
 
 const unavailable = await clusterUnavailable();
 if (unavailable !== null) console.error(`rigs snapshot_rigs_test skipped: ${unavailable}`);
 
-const ARGS = ["--group-snapshot-entries", "10"];
+// Every address: the rig back reaches the leader's media route.
+const ARGS = ["--group-snapshot-entries", "10", "--host", "0.0.0.0"];
 
 /** Waits until `check` holds for what `read` answers, for as long as the reads go on. */
 async function waitFor<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean) {
@@ -48,6 +53,7 @@ Deno.test({
   sanitizeOps: false,
   fn: async () => {
     const cluster = await EtcdCluster.start();
+    const dir = await Deno.makeTempDir({ prefix: "cueport-snapshot-rigs-" });
     try {
       const [a, b] = await Promise.all([
         cluster.startRig("rig-a", "show", { args: ARGS }),
@@ -65,8 +71,11 @@ Deno.test({
       const leader = (await canEdit(a))!.leader;
       const [stays, gone] = leader === "rig-a" ? [a, b] : [b, a];
       await cluster.stopRig(gone);
+      await Deno.writeFile(`${dir}/away.mp4`, mp4("isom", 1000, 3001, 64, 48));
+      const away = (await hashFile(`${dir}/away.mp4`)).sha256;
       const bodies: Record<string, unknown>[] = [
         { name: "project.create", params: { name: "Second", projectID: "second" } },
+        { projectID: "show", name: "file.import", params: { path: `${dir}/away.mp4` } },
       ];
       for (let i = 0; i < 24; i++) {
         bodies.push({ projectID: "show", name: "song.add", params: { title: `while away ${i}` } });
@@ -95,7 +104,13 @@ Deno.test({
       );
       assert.deepEqual(await projectsOf(back, ["show", "second"]), want);
       assert.match(back.stderr(), /took the snapshot at revision/);
+      // The file imported while it was away, trimmed from the log: in its Project, same bytes.
+      assert.deepEqual((want[0] as { files: { name: string }[] }).files.map((f) => f.name), [
+        "away.mp4",
+      ]);
+      assert.equal((await hashFile(`${back.dataDir}/projects/show/media/away.mp4`)).sha256, away);
     } finally {
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
       const left = await cluster.remove();
       assert.deepEqual(left, [], "every namespace removed");
     }
