@@ -391,6 +391,8 @@ const SAMPLES: Record<MethodName, unknown> = {
   [Method.PROJECTS_RELOAD]: undefined,
   [Method.TIMECODE_SAMPLE]: { seconds: 3600, rate: 25, motion: "forward", source: "t" },
   [Method.MIDI_SEND]: { messages: [{ port: null, data: [0x90, 36, 127] }] },
+  // No edit waits for this id: taken and ignored.
+  [Method.EDITOR_ANSWER]: { id: 0, error: { code: "GROUP_NO_QUORUM", message: "cut off" } },
   // Its path is set to a show file in the player's data dir before the samples run.
   [Method.SHOW_IMPORT]: { path: "/set/below.cueport.zip", replace: false },
   [Method.PROJECTS_CAPTURE]: undefined,
