@@ -76,10 +76,9 @@ export class PlayerApp implements AppServices {
   }
 
   /**
-   * Loads everything from the data dir (creating the demo project on first
-   * start), removes the partial copies of imports and the temp files of
-   * writes a previous run did not finish, and resumes the show that run left
-   * (`live_state.ts`), so the first snapshot already shows it.
+   * Loads everything from the data dir (creating the demo project on first start), removes the
+   * partial copies of imports and the temp files of writes a previous run did not finish, and
+   * resumes the show that run left (`live_state.ts`), so the first snapshot already shows it.
    */
   static async open(options: PlayerOptions): Promise<PlayerApp> {
     const app = new PlayerApp(options);

@@ -334,6 +334,25 @@ export const ProjectsState = z.object({
 /** `projects.replace` result: how many Projects there are now. */
 export const ProjectsReplaceResult = z.object({ projects: z.number().int() });
 
+/**
+ * `editor.answer` params (since 1.17): what the service made of the `editor.edit` of `id`,
+ * its result, or its refusal by the service's stable code (`GROUP_NO_QUORUM`, `EDIT_REFUSED`,
+ * `INVALID_SHADER` with its `problems`...).
+ */
+export const EditorAnswerParams = z.object({
+  id: z.number().int().nonnegative(),
+  /** `edit.apply`'s result, read loosely: a field this player does not know never loses it. */
+  result: z.looseObject({
+    revision: z.number().int(),
+    edits: z.array(z.looseObject({ message: z.string() })),
+  }).optional(),
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    problems: z.array(z.unknown()).optional(),
+  }).optional(),
+});
+
 /** One method: its params, its result, and whether the service checks the result it reads. */
 export interface MethodSchemas {
   params: z.ZodType;
@@ -416,25 +435,6 @@ export const Notification = {
  */
 export const EditorEditParams = EditApplyParams.pick({ projectId: true, edits: true }).extend({
   id: z.number().int().nonnegative(),
-});
-
-/**
- * `editor.answer` params (since 1.17): what the service made of the `editor.edit` of `id`,
- * its result, or its refusal by the service's stable code (`GROUP_NO_QUORUM`, `EDIT_REFUSED`,
- * `INVALID_SHADER` with its `problems`...).
- */
-export const EditorAnswerParams = z.object({
-  id: z.number().int().nonnegative(),
-  /** `edit.apply`'s result, read loosely: a field this player does not know never loses it. */
-  result: z.looseObject({
-    revision: z.number().int(),
-    edits: z.array(z.looseObject({ message: z.string() })),
-  }).optional(),
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    problems: z.array(z.unknown()).optional(),
-  }).optional(),
 });
 
 /** `state.update` notification params (read unchecked by the service: the hot path). */

@@ -263,6 +263,13 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
     params: { messages: [{ port: null, data: [0x90, 36, 256] }] },
     field: "params.messages.0.data.2",
   },
+  // editor.answer
+  { method: Method.EDITOR_ANSWER, params: { id: -1 }, field: "params.id" },
+  {
+    method: Method.EDITOR_ANSWER,
+    params: { id: 0, error: { code: 7 } },
+    field: "params.error.code",
+  },
 ];
 
 Deno.test("player answers hostile params of every method with -32602 naming the field, and keeps serving", async () => {
