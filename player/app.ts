@@ -21,7 +21,7 @@ import type { AppState, Snapshot, StateUpdate } from "../protocol/state.ts";
 import { type AppServices, runAction } from "./actions/mod.ts";
 import type { Lateness } from "./actions/late.ts";
 import { listDeleted, loadApp } from "./app_load.ts";
-import { startAppOutput } from "./app_output.ts";
+import { EditorForward, startAppOutput } from "./app_output.ts";
 import { type AppParts, assembleApp } from "./app_parts.ts";
 import { appSnapshot } from "./app_snapshot.ts";
 import type { ChangeOptions } from "./app_status.ts";
@@ -54,6 +54,7 @@ export class PlayerApp implements AppServices {
   onUpdate: (update: StateUpdate) => void = () => {};
   /** Told the output's local MIDI ports and their input (`midi.local`; `rpc_server.ts`). */
   onMidi: (event: MidiLocalParams) => void = () => {};
+  readonly editorForward = new EditorForward(); // the editor page's edits, in a group (1.17)
   #options: PlayerOptions;
   /** The parts, wired to each other (`app_parts.ts`). */
   #parts: AppParts;
@@ -75,10 +76,9 @@ export class PlayerApp implements AppServices {
   }
 
   /**
-   * Loads everything from the data dir (creating the demo project on first
-   * start), removes the partial copies of imports and the temp files of
-   * writes a previous run did not finish, and resumes the show that run left
-   * (`live_state.ts`), so the first snapshot already shows it.
+   * Loads everything from the data dir (creating the demo project on first start), removes the
+   * partial copies of imports and the temp files of writes a previous run did not finish, and
+   * resumes the show that run left (`live_state.ts`), so the first snapshot already shows it.
    */
   static async open(options: PlayerOptions): Promise<PlayerApp> {
     const app = new PlayerApp(options);

@@ -16,9 +16,13 @@ import type { OutputMode } from "../protocol/output.ts";
 import type { AppState, Camera } from "../protocol/state.ts";
 import { type Clock, VirtualClock } from "./clock.ts";
 import type { OpenProjects } from "./library/open_projects.ts";
+import type { EditorForward } from "./output/editor_forward.ts";
+import type { EditorHooks } from "./output/editor_page.ts";
 import { type Output, startOutput } from "./output/mod.ts";
 import type { Recorder } from "./recorder.ts";
 import type { ProjectStore } from "./store.ts";
+
+export { EditorForward } from "./output/editor_forward.ts";
 
 /** What the output needs from the application (`PlayerApp`). */
 export interface AppOutputHost {
@@ -28,6 +32,8 @@ export interface AppOutputHost {
   presets(): readonly Preset[];
   changeAppState(event: string, change: Partial<AppState>): void;
   applyBuiltEdits(build: () => EditApplyParams): Promise<EditApplyResult>;
+  /** Where the editor page's edits go instead, in a rig group (protocol 1.17). */
+  readonly editorForward: EditorForward;
   quarantinePreset(presetId: string, reason: string): Promise<boolean>;
   /** The output's local MIDI ports and their input, for the service (`midi.local`). */
   onMidi(event: MidiLocalParams): void;
@@ -157,8 +163,12 @@ function filesOf(dir: string): Promise<{ paths: string[]; count: number }> {
   return files;
 }
 
-/** What the editor page tells the app: its window shown, hidden or closed, and its edits. */
-function editorHooks(app: AppOutputHost) {
+/**
+ * What the editor page tells the app: its window shown, hidden or closed, and its edits:
+ * applied here alone, sent to the service in a rig group (`editor_forward.ts`), built in
+ * their turn either way (forwarded: when the page's edits before them were answered).
+ */
+export function editorHooks(app: AppOutputHost): EditorHooks {
   return {
     state: () => app.appState.editor,
     shown: () => {
@@ -176,6 +186,7 @@ function editorHooks(app: AppOutputHost) {
     closed: () => {
       if (app.appState.editor) app.changeAppState("editor-closed", { editor: null });
     },
-    edit: (build: () => EditApplyParams) => app.applyBuiltEdits(build),
+    edit: (build: () => EditApplyParams) =>
+      app.editorForward.isOn ? app.editorForward.forward(build()) : app.applyBuiltEdits(build),
   };
 }

@@ -101,7 +101,7 @@ export function playerMethods(
   };
   const handlers: Handlers = {
     [Method.INITIALIZE]: (params) => {
-      const { protocolVersion } = parseParams(Method.INITIALIZE, params);
+      const { protocolVersion, forwardEditorEdits } = parseParams(Method.INITIALIZE, params);
       if (!isCompatibleVersion(protocolVersion, PLAYER_PROTOCOL_VERSION)) {
         throw new RpcError(
           RpcErrorCode.INVALID_REQUEST,
@@ -109,6 +109,7 @@ export function playerMethods(
         );
       }
       session.isInitialized = true;
+      app.editorForward.initialized(forwardEditorEdits === true);
       const result: InitializeResult = {
         protocolVersion: PLAYER_PROTOCOL_VERSION,
         player: { ...PLAYER_INFO },
@@ -214,6 +215,10 @@ export function playerMethods(
     [Method.MIDI_SEND]: (params) => {
       const { messages } = parseParams(Method.MIDI_SEND, params);
       app.output?.midi.send(messages); // no output: no ports, nothing sent
+      return {};
+    },
+    [Method.EDITOR_ANSWER]: (params) => {
+      app.editorForward.answered(parseParams(Method.EDITOR_ANSWER, params));
       return {};
     },
     [Method.PAIRING_SHOW]: (params) => {

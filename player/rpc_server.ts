@@ -119,6 +119,11 @@ class PlayerServer {
   serve(): Promise<void> {
     this.#app.onUpdate = (update) => this.#onUpdate(update);
     this.#app.onMidi = (event) => this.#onMidi(event);
+    // The editor page's edits, in a rig group (1.17): news for the service, sent at once.
+    this.#app.editorForward.connected((params) => {
+      void this.#transport.send({ jsonrpc: "2.0", method: Notification.EDITOR_EDIT, params })
+        .catch(() => {});
+    });
     this.#transport.onmessage = (message) => {
       if (!isRequest(message)) return; // the server sends no notifications or responses
       if (message.method === Method.HEARTBEAT) return this.#heartbeat(message);
@@ -140,6 +145,7 @@ class PlayerServer {
     // and their partial files removed.
     return this.#transport.start().then(() => {
       this.#ended.abort(new Error("the connection to the service ended"));
+      this.#app.editorForward.disconnected();
       return this.#whenIdle();
     }).then(() => this.#flush());
   }

@@ -43,9 +43,11 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * they would be had it run on time; 1.15 added `at` in `action.run`: the show time a rig group
  * decided the action at, which names the recording it starts alike on every rig, `clock.shift`
  * (the show clock moves the player's real-time clock) and `frameLagMs` in the heartbeat's output;
- * 1.16 added `projects.capture` and `projects.replace` (a rig group's log snapshots).
+ * 1.16 added `projects.capture` and `projects.replace` (a rig group's log snapshots);
+ * 1.17 added `forwardEditorEdits` in `initialize`, the `editor.edit` notification and
+ * `editor.answer`: in a rig group the editor page's edits go through the service (its log).
  */
-export const PLAYER_PROTOCOL_VERSION = "1.16";
+export const PLAYER_PROTOCOL_VERSION = "1.17";
 
 /** Method names, server to player. */
 export const Method = {
@@ -82,6 +84,8 @@ export const Method = {
   PROJECTS_CAPTURE: "projects.capture",
   /** Since 1.16: replaces every Project and the user presets with a captured state at once. */
   PROJECTS_REPLACE: "projects.replace",
+  /** Since 1.17: the service's answer to an `editor.edit` the player forwarded. */
+  EDITOR_ANSWER: "editor.answer",
 } as const;
 
 /** A method of the protocol. */
@@ -106,6 +110,11 @@ export const InitializeParams = z.object({
   protocolVersion: z.string(),
   /** Who asks; optional (a player needs nothing of it). */
   client: Peer.optional(),
+  /**
+   * Since 1.17: the editor page's edits are sent to the service (`editor.edit`) instead of
+   * applied by the player (a rig group: they go through its log). Absent means false.
+   */
+  forwardEditorEdits: z.boolean().optional(),
 });
 
 /** `initialize` result. */
@@ -325,6 +334,25 @@ export const ProjectsState = z.object({
 /** `projects.replace` result: how many Projects there are now. */
 export const ProjectsReplaceResult = z.object({ projects: z.number().int() });
 
+/**
+ * `editor.answer` params (since 1.17): what the service made of the `editor.edit` of `id`,
+ * its result, or its refusal by the service's stable code (`GROUP_NO_QUORUM`, `EDIT_REFUSED`,
+ * `INVALID_SHADER` with its `problems`...).
+ */
+export const EditorAnswerParams = z.object({
+  id: z.number().int().nonnegative(),
+  /** `edit.apply`'s result, read loosely: a field this player does not know never loses it. */
+  result: z.looseObject({
+    revision: z.number().int(),
+    edits: z.array(z.looseObject({ message: z.string() })),
+  }).optional(),
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    problems: z.array(z.unknown()).optional(),
+  }).optional(),
+});
+
 /** One method: its params, its result, and whether the service checks the result it reads. */
 export interface MethodSchemas {
   params: z.ZodType;
@@ -378,6 +406,8 @@ export const METHODS = {
     result: ProjectsReplaceResult,
     checked: true,
   },
+  // One per edit typed in the output's editor page, in a rig group.
+  [Method.EDITOR_ANSWER]: { params: EditorAnswerParams, result: EmptyResult, checked: false },
 } as const satisfies Record<MethodName, MethodSchemas>;
 
 /** The params of `method` as the service sends them (fields with a default may be left out). */
@@ -395,7 +425,17 @@ export const Notification = {
   REQUEST_PROGRESS: "request.progress",
   /** Since 1.10: the output's local MIDI ports changed, or their input. */
   MIDI_LOCAL: "midi.local",
+  /** Since 1.17: an edit of the editor page, for the service to run (`forwardEditorEdits`). */
+  EDITOR_EDIT: "editor.edit",
 } as const;
+
+/**
+ * `editor.edit` notification params (since 1.17): the edits the editor page's message stands
+ * for, built by the player in their turn; `id` names the `editor.answer` that answers them.
+ */
+export const EditorEditParams = EditApplyParams.pick({ projectId: true, edits: true }).extend({
+  id: z.number().int().nonnegative(),
+});
 
 /** `state.update` notification params (read unchecked by the service: the hot path). */
 export const StateUpdateParams = z.object({
@@ -462,6 +502,8 @@ export type RequestProgressParams = z.infer<typeof RequestProgressParams>;
 export type LogParams = z.infer<typeof LogParams>;
 export type MidiSendParams = z.infer<typeof MidiSendParams>;
 export type MidiLocalParams = z.infer<typeof MidiLocalParams>;
+export type EditorEditParams = z.infer<typeof EditorEditParams>;
+export type EditorAnswerParams = z.infer<typeof EditorAnswerParams>;
 export type ProjectsState = z.infer<typeof ProjectsState>;
 
 /**

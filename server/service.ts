@@ -477,6 +477,7 @@ async function openCore(
     stuckMs: settings.playerStuckMs,
     log,
     client: { name: "cueport", version: VERSION },
+    forwardEditorEdits: settings.group !== "", // a group's editor page edits through its log
     ...(early.playerClock ? { clock: early.playerClock } : {}),
   });
   const stagingDir = `${settings.dataDir}/uploads`;

@@ -70,6 +70,8 @@ export class Core {
     this.#link = new PlayerLink(player, { model: this.model, bus: this.bus });
     this.#actions = new ActionRunner(this.#link, this.idempotency);
     this.#edits = new EditRunner(this.#link, this.idempotency);
+    // The editor page's edits a player forwards (a rig group's, 1.17) run as any edit.
+    player.oneditoredit = (forwarded) => void this.#edits.runForwarded(forwarded);
     this.#uploads = new UploadImporter(this.#link, {
       edits: this.#edits,
       stagingDir: options.stagingDir,

@@ -7,6 +7,8 @@
 import {
   type EditApplyParams,
   type EditApplyResult,
+  type EditorAnswerParams,
+  type EditorEditParams,
   Method,
   type ProjectsState,
 } from "../../protocol/methods.ts";
@@ -105,6 +107,34 @@ export class EditRunner {
       if (error instanceof RpcError) return { refusal: error };
       throw error;
     }
+  }
+
+  /**
+   * Runs an edit of the player's editor page (`editor.edit`, 1.17) as any local client's:
+   * through the group's log in a group; then answers the player (`editor.answer`), which
+   * answers its page. A player gone meanwhile is not answered (it refuses the page's edit).
+   */
+  async runForwarded(forwarded: EditorEditParams): Promise<void> {
+    const { id, projectId, edits } = forwarded;
+    const target = projectId === null ? {} : { projectID: projectId };
+    const body = edits.length === 1 ? { ...edits[0], ...target } : { edits, ...target };
+    let answer: EditorAnswerParams;
+    try {
+      const { ok: _, ...result } = await this.run(body, { isLocal: true });
+      answer = { id, result };
+    } catch (error) {
+      const refusal = fromPlayerError(error, { edit: { isBatch: edits.length > 1 } });
+      const problems = refusal.details?.problems;
+      answer = {
+        id,
+        error: {
+          code: refusal.code,
+          message: refusal.message,
+          ...(Array.isArray(problems) ? { problems } : {}),
+        },
+      };
+    }
+    await this.#link.player.request(Method.EDITOR_ANSWER, answer).catch(() => {});
   }
 
   /**

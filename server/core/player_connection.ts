@@ -4,6 +4,7 @@
  * @module
  */
 import type {
+  EditorEditParams,
   InitializeResult,
   MethodName,
   MethodParams,
@@ -52,4 +53,6 @@ export interface PlayerConnection {
   onupdates: (updates: StateUpdate[], now: number) => void;
   /** Called when the player goes away. */
   ondown: (reason: string) => void;
+  /** Called with each edit of the player's editor page it forwards (1.17; a rig group's). */
+  oneditoredit?: (params: EditorEditParams) => void;
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import {
+  EditorEditParams,
   type HeartbeatResult,
   type InitializeResult,
   isCompatibleVersion,
@@ -75,6 +76,11 @@ export interface SupervisorOptions {
   log?: (level: "info" | "warn" | "error", message: string) => void;
   /** Name and version sent in the handshake. */
   client?: { name: string; version: string };
+  /**
+   * The player sends its editor page's edits here (`editor.edit`, 1.17) instead of applying
+   * them: a rig group's, so that they go through its log (default false: alone).
+   */
+  forwardEditorEdits?: boolean;
 }
 
 /** How one player's life ended. */
@@ -106,6 +112,8 @@ export class PlayerSupervisor implements PlayerConnection {
   ondown: (reason: string) => void = () => {};
   /** The player's local MIDI ports and their input (`midi.local`); none while it is down. */
   onmidi: (params: MidiLocalParams) => void = () => {};
+  /** An edit of the player's editor page, to run and answer (`editor.edit`, 1.17). */
+  oneditoredit: (params: EditorEditParams) => void = () => {};
   #launcher: PlayerLauncher;
   #options: SupervisorOptions;
   #clock: WatchClock;
@@ -337,6 +345,10 @@ export class PlayerSupervisor implements PlayerConnection {
         const p = notificationOf(MidiLocalParams, params);
         if (p) this.onmidi(p);
       }
+      if (method === Notification.EDITOR_EDIT) {
+        const p = notificationOf(EditorEditParams, params);
+        if (p) this.oneditoredit(p);
+      }
       if (method !== Notification.STATE_UPDATE) return;
       const batch = params as StateUpdateParams;
       if (this.#isReady) this.onupdates(batch.updates, batch.now);
@@ -345,6 +357,7 @@ export class PlayerSupervisor implements PlayerConnection {
     const info = await typedRequest(client, Method.INITIALIZE, {
       protocolVersion: PLAYER_PROTOCOL_VERSION,
       client: this.#options.client ?? { name: "cueport", version: "0" },
+      ...(this.#options.forwardEditorEdits ? { forwardEditorEdits: true } : {}),
     }, {});
     refuseIncompatible(info);
     watch.handshakeDone(info.protocolVersion);

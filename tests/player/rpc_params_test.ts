@@ -263,6 +263,13 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
     params: { messages: [{ port: null, data: [0x90, 36, 256] }] },
     field: "params.messages.0.data.2",
   },
+  // editor.answer
+  { method: Method.EDITOR_ANSWER, params: { id: -1 }, field: "params.id" },
+  {
+    method: Method.EDITOR_ANSWER,
+    params: { id: 0, error: { code: 7 } },
+    field: "params.error.code",
+  },
 ];
 
 Deno.test("player answers hostile params of every method with -32602 naming the field, and keeps serving", async () => {
@@ -391,6 +398,8 @@ const SAMPLES: Record<MethodName, unknown> = {
   [Method.PROJECTS_RELOAD]: undefined,
   [Method.TIMECODE_SAMPLE]: { seconds: 3600, rate: 25, motion: "forward", source: "t" },
   [Method.MIDI_SEND]: { messages: [{ port: null, data: [0x90, 36, 127] }] },
+  // No edit waits for this id: taken and ignored.
+  [Method.EDITOR_ANSWER]: { id: 0, error: { code: "GROUP_NO_QUORUM", message: "cut off" } },
   // Its path is set to a show file in the player's data dir before the samples run.
   [Method.SHOW_IMPORT]: { path: "/set/below.cueport.zip", replace: false },
   [Method.PROJECTS_CAPTURE]: undefined,
