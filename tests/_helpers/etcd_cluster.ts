@@ -103,6 +103,27 @@ export async function withTwoRigs(
 }
 
 /**
+ * Polls `read` until `check` holds, for as long as each read answers (60 s without an answer
+ * fails, with the last value read).
+ */
+export async function waitFor<T>(
+  what: string,
+  read: () => Promise<T>,
+  check: (value: T) => boolean,
+): Promise<T> {
+  let polls = 0;
+  let last: T | undefined;
+  await untilProgress(what, async () => {
+    polls++;
+    last = await read();
+    return check(last);
+  }, { progress: () => polls, noProgressMs: 60_000 }).catch((error) => {
+    throw new Error(`${error.message}; last ${JSON.stringify(last).slice(0, 400)}`);
+  });
+  return last as T;
+}
+
+/**
  * Waits until `check` holds for `rig`'s `GET /api/v1/group`, for as long as the rig keeps
  * answering something (`noProgressMs` without an answer fails, naming the last status).
  */

@@ -9,9 +9,8 @@
  * root with etcd only; otherwise skipped with one line.
  */
 import assert from "node:assert/strict";
-import { clusterUnavailable, EtcdCluster, type Rig } from "../../_helpers/etcd_cluster.ts";
+import { clusterUnavailable, EtcdCluster, type Rig, waitFor } from "../../_helpers/etcd_cluster.ts";
 import { needs } from "../../_helpers/peers.ts";
-import { untilProgress } from "../../_helpers/until.ts";
 import { mp4 } from "../../_helpers/media.ts";
 import { hashFile } from "../../../server/rigs/media_files.ts";
 import type { GroupStatus } from "../../../protocol/rigs.ts";
@@ -20,20 +19,6 @@ const unavailable = await clusterUnavailable();
 if (unavailable !== null) console.error(`rigs media_rigs_test skipped: ${unavailable}`);
 
 type Files = { files?: { id: string; name: string; size: number }[] };
-
-/** Waits until `check` holds for what `read` answers, for as long as the reads go on. */
-async function waitFor<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean) {
-  let polls = 0;
-  let last: T | undefined;
-  await untilProgress(what, async () => {
-    polls++;
-    last = await read();
-    return check(last);
-  }, { progress: () => polls, noProgressMs: 60_000 }).catch((error) => {
-    throw new Error(`${error.message}; last ${JSON.stringify(last).slice(0, 400)}`);
-  });
-  return last as T;
-}
 
 /** The media files of Project `show` on `rig`. */
 async function filesOf(rig: Rig): Promise<{ id: string; name: string; size: number }[]> {

@@ -9,8 +9,7 @@
  * otherwise skipped with one line.
  */
 import assert from "node:assert/strict";
-import { clusterTestOptions, type Rig, withTwoRigs } from "../../_helpers/etcd_cluster.ts";
-import { untilProgress } from "../../_helpers/until.ts";
+import { clusterTestOptions, type Rig, waitFor, withTwoRigs } from "../../_helpers/etcd_cluster.ts";
 import type { GroupStatus } from "../../../protocol/rigs.ts";
 
 const options = await clusterTestOptions("replication_test");
@@ -27,20 +26,6 @@ function edit(rig: Rig, name: string, params: Record<string, unknown>) {
 async function showOf(rig: Rig): Promise<ProjectView | null> {
   const body = await rig.get("/api/v1/projects/show") as ProjectView | null;
   return body && Array.isArray(body.songs) ? body : null;
-}
-
-/** Waits until `check` holds for what `read` answers, for as long as the reads go on. */
-async function waitFor<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean) {
-  let polls = 0;
-  let last: T | undefined;
-  await untilProgress(what, async () => {
-    polls++;
-    last = await read();
-    return check(last);
-  }, { progress: () => polls, noProgressMs: 60_000 }).catch((error) => {
-    throw new Error(`${error.message}; last ${JSON.stringify(last).slice(0, 400)}`);
-  });
-  return last as T;
 }
 
 /** Waits until both rigs answer the same Project `show` with `songs` Songs; that Project. */

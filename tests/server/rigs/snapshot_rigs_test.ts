@@ -9,7 +9,7 @@
  * etcd only; otherwise skipped with one line.
  */
 import assert from "node:assert/strict";
-import { clusterUnavailable, EtcdCluster, type Rig } from "../../_helpers/etcd_cluster.ts";
+import { clusterUnavailable, EtcdCluster, type Rig, waitFor } from "../../_helpers/etcd_cluster.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { untilProgress } from "../../_helpers/until.ts";
 import { mp4 } from "../../_helpers/media.ts";
@@ -21,20 +21,6 @@ if (unavailable !== null) console.error(`rigs snapshot_rigs_test skipped: ${unav
 
 // Every address: the rig back reaches the leader's media route.
 const ARGS = ["--group-snapshot-entries", "10", "--host", "0.0.0.0"];
-
-/** Waits until `check` holds for what `read` answers, for as long as the reads go on. */
-async function waitFor<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean) {
-  let polls = 0;
-  let last: T | undefined;
-  await untilProgress(what, async () => {
-    polls++;
-    last = await read();
-    return check(last);
-  }, { progress: () => polls, noProgressMs: 60_000 }).catch((error) => {
-    throw new Error(`${error.message}; last ${JSON.stringify(last).slice(0, 400)}`);
-  });
-  return last as T;
-}
 
 const status = (rig: Rig) => rig.get("/api/v1/group") as Promise<GroupStatus | null>;
 const canEdit = (rig: Rig) =>
