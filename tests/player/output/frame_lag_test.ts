@@ -2,7 +2,8 @@
  * The output's frame lag (docs/rigs.md, Outputs on the show clock), in a real browser: the page's
  * reports say how far its frames lag the player's clock (the mean and the worst |lag|), and when
  * the player's clock is shifted (as a rig group's show clock moves it, `clock.shift`, slewed) the
- * frames lag by up to the shift, then slew back within half a frame. One headless Chromium.
+ * frames lag by about the shift (less than twice it), then slew back within half a frame. One
+ * headless Chromium.
  */
 import assert from "node:assert/strict";
 import { FollowingClock, MonotonicClock } from "../../../player/clock.ts";
@@ -31,10 +32,10 @@ Deno.test("the page reports its frames' lag, which follows a shift of the player
       }
       return behind >= 0;
     });
-    assert.ok(
-      lagOf(behind)! <= 60 + HALF_FRAME,
-      `lags ${lagOf(behind)} ms, not more than the shift`,
-    );
+    // The frames lag by the shift, give or take the page's estimate of the clock (half its ping's
+    // round trip, tens of ms on a busy machine) and the deadband: less than twice the shift says
+    // the shift was counted once (a page that added it twice lags 120 ms and more).
+    assert.ok(lagOf(behind)! < 2 * 60, `lags ${lagOf(behind)} ms, less than twice the shift`);
     await untilOutput(p.output, "the frames caught up within half a frame", () => {
       const last = p.output.reports.length - 1;
       return last > behind && (lagOf(last) ?? Infinity) < HALF_FRAME;
