@@ -19,6 +19,7 @@
  */
 import type { LogEntry } from "../../protocol/rigs.ts";
 import { CueportError } from "../core/errors.ts";
+import { IDEMPOTENCY_LIMITS } from "../core/idempotency.ts";
 import { fenced, leaderKey } from "./election.ts";
 import { type Etcd, EtcdError, EtcdUnavailable, type Kv } from "./etcd.ts";
 import type { GroupKeys } from "./keys.ts";
@@ -38,6 +39,21 @@ export const COMMIT_REQUEST_TIMEOUT_MS = 2000;
 
 /** The pause before a commit's request that was not answered is sent again, ms. */
 const RESEND_PAUSE_MS = 100;
+
+/** A keyed edit's key in etcd lives at least this long (the service's window, 10 min), s. */
+export const KEY_SECONDS = 600;
+
+/** A new lease for keys every this long, ms: a key lives between KEY_SECONDS and that plus this. */
+export const KEY_LEASE_EVERY_MS = 60_000;
+
+/**
+ * The longest a keyed edit's key lives in etcd after its commit, ms (its lease granted at most
+ * `KEY_LEASE_EVERY_MS` before): a keyed entry's answer is kept as long (`snapshot_keeper.ts`).
+ */
+export const KEY_LIFE_MS = KEY_SECONDS * 1000 + KEY_LEASE_EVERY_MS;
+
+/** The most keyed entries whose answers a rig and its snapshots keep: the service's own bound. */
+export const KEYS_KEPT = IDEMPOTENCY_LIMITS.maxKeys;
 
 /** The scope of an entry: its Project, or `_library` for edits of no open Project. */
 export function scopeOf(projectId: string | null): string {

@@ -14,6 +14,8 @@ import {
   type Commit,
   COMMIT_REQUEST_TIMEOUT_MS,
   commitOnce,
+  KEY_LEASE_EVERY_MS,
+  KEY_SECONDS,
   noQuorum,
   outcomeUnknown,
 } from "./edit_log.ts";
@@ -31,12 +33,6 @@ const APPLIED_WITHIN_MS = 60_000;
 
 /** The outcomes of this many entries applied last are kept: a keyed retry is answered from them. */
 const OUTCOMES_KEPT = 2000;
-
-/** A keyed edit's key in etcd lives at least this long (the service's window, 10 min), s. */
-const KEY_SECONDS = 600;
-
-/** A new lease for keys every this long, ms: a key lives between KEY_SECONDS and that plus this. */
-const KEY_LEASE_EVERY_MS = 60_000;
 
 /** A keyed edit: its client key (`client/key`) and what was asked with it. */
 export interface EditKey {
