@@ -15,6 +15,7 @@ import type { EditApplyResult } from "../../protocol/edits/apply.ts";
 import { NotLeading, readSnapshot, type SnapshotMeta, trimLog, writeSnapshot } from "./snapshot.ts";
 import type { MediaIndex } from "./snapshot_media.ts";
 import { MediaMissing } from "./media_imports.ts";
+import { KEY_LIFE_MS, KEYS_KEPT } from "./edit_log.ts";
 
 /** What applying one entry came to: its result, or the refusal every rig makes. */
 export type Applied = { result: EditApplyResult } | { refusal: unknown };
@@ -28,13 +29,23 @@ export const ANSWERS_KEPT = 2000;
 /** An entry's outcome as a snapshot carries it: the result, or the refusal's code and message. */
 type Answer = { result: unknown } | { refusal: { code: number; message: string; data?: unknown } };
 
+/** A keyed entry's answer as kept: its entry, its outcome, and when it was applied (ms). */
+interface KeyedAnswer {
+  id: string;
+  answer: Answer;
+  at: number;
+}
+
 /**
- * What a snapshot holds: the target's state, the outcomes of the newest entries by id, and each
- * Project file's SHA-256 (`snapshot_media.ts`; absent in a snapshot of a rig without media).
+ * What a snapshot holds: the target's state, the outcomes of the newest entries by id, the keyed
+ * entries' outcomes by client key with their age at the capture (absent in an older snapshot),
+ * and each Project file's SHA-256 (`snapshot_media.ts`; absent in a snapshot of a rig without
+ * media).
  */
 interface Held {
   state: unknown;
   answers: [string, Answer][];
+  keys?: [string, { id: string; answer: Answer; ageMs: number }][];
   media?: MediaIndex;
 }
 
@@ -68,6 +79,8 @@ export interface SnapshotKeeperOptions {
   /** The media the snapshots name by hash; none: a rig taking one copies no file. */
   media?: SnapshotMediaLike;
   log: Logger;
+  /** The clock the keyed answers' ages are taken on, ms (default `performance.now`; tests). */
+  now?: () => number;
 }
 
 /** Counts the entries a rig applies; snapshots when it leads and they are many. */
@@ -78,6 +91,12 @@ export class SnapshotKeeper {
   #writing: Promise<void> | null = null;
   /** The outcomes of the newest entries applied here (or taken with a snapshot), by entry id. */
   readonly #answers = new Map<string, Answer>();
+  /**
+   * The keyed entries' outcomes by client key, kept as long as the key lives in etcd
+   * (`KEY_LIFE_MS`, at most `KEYS_KEPT`: the oldest go first): a retry with the key after
+   * this rig took a snapshot is answered as the first time.
+   */
+  readonly #keyed = new Map<string, KeyedAnswer>();
   /** Snapshots this rig wrote, and entries it trimmed. */
   written = 0;
   trimmed = 0;
@@ -110,6 +129,10 @@ export class SnapshotKeeper {
     });
     await this.#o.target.restore(held.state, meta.revision);
     for (const [id, answer] of held.answers ?? []) this.#remember(id, answer);
+    const now = this.#now();
+    for (const [key, kept] of held.keys ?? []) {
+      this.#rememberKey(key, { id: kept.id, answer: kept.answer, at: now - kept.ageMs });
+    }
     this.#o.log(
       "info",
       `Rig group: took the snapshot at revision ${meta.revision} (${meta.bytes} bytes, from ${meta.rig})`,
@@ -121,10 +144,12 @@ export class SnapshotKeeper {
 
   /**
    * The outcome of entry `id` as this rig or a snapshot knows it (one of the newest
-   * `ANSWERS_KEPT`), or undefined.
+   * `ANSWERS_KEPT`, or, for the client key `key` the entry was sent with, one whose key lives),
+   * or undefined.
    */
-  answerOf(id: string): Applied | undefined {
-    const answer = this.#answers.get(id);
+  answerOf(id: string, key?: string): Applied | undefined {
+    const keyed = key === undefined ? undefined : this.#keyed.get(key);
+    const answer = this.#answers.get(id) ?? (keyed?.id === id ? keyed.answer : undefined);
     if (answer === undefined) return undefined;
     if ("result" in answer) return { result: structuredClone(answer.result) as EditApplyResult };
     const { code, message, data } = answer.refusal;
@@ -132,12 +157,22 @@ export class SnapshotKeeper {
   }
 
   /**
-   * Told each entry applied (`bytes` its size in etcd; `id` and `outcome` what it came to),
-   * between two entries: captures the state when this rig leads and a snapshot is due, and writes
-   * it beside the applying.
+   * Told each entry applied (`bytes` its size in etcd; `id` and `outcome` what it came to, `key`
+   * the client key of a keyed one), between two entries: captures the state when this rig leads
+   * and a snapshot is due, and writes it beside the applying.
    */
-  async applied(revision: number, bytes: number, id?: string, outcome?: Applied): Promise<void> {
-    if (id !== undefined && outcome !== undefined) this.#remember(id, answerOf(outcome));
+  async applied(
+    revision: number,
+    bytes: number,
+    id?: string,
+    outcome?: Applied,
+    key?: string,
+  ): Promise<void> {
+    if (id !== undefined && outcome !== undefined) {
+      const answer = answerOf(outcome);
+      this.#remember(id, answer);
+      if (key !== undefined) this.#rememberKey(key, { id, answer, at: this.#now() });
+    }
     this.#entries++;
     this.#bytes += bytes;
     const due = this.#entries >= (this.#o.everyEntries ?? 1000) ||
@@ -155,7 +190,7 @@ export class SnapshotKeeper {
     }
     this.#entries = 0;
     this.#bytes = 0;
-    const held: Held = { state, answers: [...this.#answers] };
+    const held: Held = { state, answers: [...this.#answers], keys: this.#keysHeld() };
     this.#writing = this.#write(revision, held).finally(() => this.#writing = null);
   }
 
@@ -163,6 +198,30 @@ export class SnapshotKeeper {
     this.#answers.delete(id);
     this.#answers.set(id, answer);
     if (this.#answers.size > ANSWERS_KEPT) this.#answers.delete(this.#answers.keys().next().value!);
+  }
+
+  #now(): number {
+    return this.#o.now ? this.#o.now() : performance.now();
+  }
+
+  #rememberKey(key: string, kept: KeyedAnswer): void {
+    this.#keyed.delete(key);
+    this.#keyed.set(key, kept);
+    if (this.#keyed.size > KEYS_KEPT) this.#keyed.delete(this.#keyed.keys().next().value!);
+  }
+
+  /** The keyed answers whose keys live, as a snapshot carries them (their age, not the clock). */
+  #keysHeld(): NonNullable<Held["keys"]> {
+    const now = this.#now();
+    // Kept in the order applied: the oldest first.
+    for (const [key, kept] of this.#keyed) {
+      if (now - kept.at <= KEY_LIFE_MS) break;
+      this.#keyed.delete(key);
+    }
+    return [...this.#keyed].map(([key, { id, answer, at }]) => [
+      key,
+      { id, answer, ageMs: now - at },
+    ]);
   }
 
   async #write(revision: number, held: Held): Promise<void> {
