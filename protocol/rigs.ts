@@ -202,5 +202,10 @@ export const LogEntry = z.object({
   /** The Project (resolved by the asking rig: never "the active one"), or null for the library. */
   projectId: z.string().min(1).nullable(),
   edits: z.array(z.object({ name: z.string(), params: z.unknown() })).min(1),
+  /**
+   * A keyed edit's client key (`client/key`, as under `keys/`): every rig keeps its answer while
+   * the key lives, and the snapshots carry it, so a retry with the key is answered as the first.
+   */
+  key: z.string().min(1).optional(),
 });
 export type LogEntry = z.infer<typeof LogEntry>;

@@ -263,7 +263,8 @@ export class LogApplier {
       this.#applied = revision;
       await this.#keep(revision);
       const bytes = event.kv.key.length + event.kv.value.length;
-      await this.#o.snapshots?.applied(revision, bytes, entry.data?.id, outcome ?? undefined);
+      const { id, key } = entry.data ?? {};
+      await this.#o.snapshots?.applied(revision, bytes, id, outcome ?? undefined, key);
     }
   }
 

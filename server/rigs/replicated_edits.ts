@@ -81,6 +81,7 @@ export class ReplicatedEdits {
   readonly #applier: LogApplier;
   readonly #media: RigMedia | undefined;
   readonly #commitEtcd: Etcd;
+  readonly #snapshots: SnapshotKeeper | undefined;
   /** The outcomes of the entries applied last, by entry id (insertion order: oldest first). */
   readonly #outcomes = new Map<string, Applied>();
   #keyLease: { id: Promise<string>; at: number } | null = null;
@@ -102,6 +103,7 @@ export class ReplicatedEdits {
       ...(media ? { media: new SnapshotMedia(media, options.dataDir) } : {}),
       log,
     });
+    this.#snapshots = snapshots;
     this.#applier = new LogApplier({
       etcd: group.etcd,
       keys: group.keys,
@@ -169,6 +171,7 @@ export class ReplicatedEdits {
       id: `${status.rig}:${crypto.randomUUID()}`,
       rig: status.rig,
       ...batch,
+      ...(keyed ? { key: keyed.key } : {}),
     };
     const key = keyed && { ...keyed, lease: await this.#leaseForKeys() };
     const own = this.#applier.wait(entry.id);
@@ -186,9 +189,12 @@ export class ReplicatedEdits {
     return await this.#earlier(commit, entry);
   }
 
-  /** The outcome of an earlier entry a keyed retry found: kept, or awaited when not applied yet. */
+  /**
+   * The outcome of an earlier entry a keyed retry found: kept (applied here, or carried by the
+   * snapshot this rig took, as long as its key lives), or awaited when not applied yet.
+   */
   #earlier(commit: Commit, entry: LogEntry): Promise<EditApplyResult> {
-    const kept = this.#outcomes.get(commit.id);
+    const kept = this.#outcomes.get(commit.id) ?? this.#snapshots?.answerOf(commit.id, entry.key);
     if (kept) return answerOf({ outcome: Promise.resolve(kept), cancel: () => {} });
     if (this.#applier.applied < commit.revision) return answerOf(this.#applier.wait(commit.id));
     return Promise.reject(outcomeUnknown(
