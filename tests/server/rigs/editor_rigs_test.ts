@@ -131,6 +131,14 @@ Deno.test({
         }
       }
 
+      const names = (await cluster.range("/cueport/show/log/"))
+        .map((kv) => JSON.parse(kv.value).edits[0].name as string);
+      assert.deepEqual(
+        names.filter((name) => name.startsWith("project.")),
+        ["project.undo", "project.redo"],
+        "one entry each",
+      );
+
       // Rig B cut off: its page's edit is refused with the group's code, applied nowhere.
       await cluster.linkDown(b.rig);
       await waitFor("rig-b cut off", () => status(b.rig), (s) => s !== null && !s.canEdit);
