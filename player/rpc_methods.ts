@@ -29,6 +29,7 @@ import { runActionBatch } from "./rpc_batch.ts";
 import { LateActions, type Lateness, latenessOf, ON_TIME } from "./actions/late.ts";
 import { toErrorObject } from "./rpc_errors.ts";
 import { importShow } from "./show/mod.ts";
+import { probeFile } from "./media/probe_file.ts";
 import { captureProjects, replaceProjects } from "./snapshot_state.ts";
 
 /** Options of the methods (those of `servePlayer`). */
@@ -183,6 +184,11 @@ export function playerMethods(
       const p = parseParams(Method.MEDIA_LOCATE, params);
       // A stat of the file: beside the order, so an action never waits on the disk for it.
       return new Beside(app.locateFile(p.projectId, p.fileId).then((r) => () => r));
+    },
+    [Method.MEDIA_PROBE]: (params) => {
+      const { path } = parseParams(Method.MEDIA_PROBE, params);
+      // Header reads of a file (1.18): beside the order, as `media.locate`.
+      return new Beside(probeFile(path).then((r) => () => r));
     },
     [Method.CAMERA_FRAME]: (params) => {
       const p = parseParams(Method.CAMERA_FRAME, params);

@@ -17,6 +17,7 @@ import { LocalMidiMessage, MIDI_BATCH_MAX, MIDI_PORTS_MAX, OutputStats } from ".
 import { OutputDisplays } from "./displays.ts";
 import { velocitySchema } from "./action_rules.ts";
 import { PICTURE_FORMATS } from "./pictures.ts";
+import { FileKind } from "./model.ts";
 import { TimecodeSampleParams, TimecodeState } from "./timecode.ts";
 
 export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
@@ -45,9 +46,10 @@ export { EditApplyParams, EditApplyResult } from "./edits/apply.ts";
  * (the show clock moves the player's real-time clock) and `frameLagMs` in the heartbeat's output;
  * 1.16 added `projects.capture` and `projects.replace` (a rig group's log snapshots);
  * 1.17 added `forwardEditorEdits` in `initialize`, the `editor.edit` notification and
- * `editor.answer`: in a rig group the editor page's edits go through the service (its log).
+ * `editor.answer`: in a rig group the editor page's edits go through the service (its log);
+ * 1.18 added `media.probe` (a file's format checked before a rig group copies it to every rig).
  */
-export const PLAYER_PROTOCOL_VERSION = "1.17";
+export const PLAYER_PROTOCOL_VERSION = "1.18";
 
 /** Method names, server to player. */
 export const Method = {
@@ -86,6 +88,8 @@ export const Method = {
   PROJECTS_REPLACE: "projects.replace",
   /** Since 1.17: the service's answer to an `editor.edit` the player forwarded. */
   EDITOR_ANSWER: "editor.answer",
+  /** Since 1.18: a file measured as `file.import` would, nothing imported (beside the order). */
+  MEDIA_PROBE: "media.probe",
 } as const;
 
 /** A method of the protocol. */
@@ -209,6 +213,24 @@ export const MediaLocateResult = z.object({
   size: z.number().min(0),
   /** Last modification, ms since the epoch. */
   modifiedAt: z.number(),
+});
+
+/** `media.probe` params (since 1.18): a file on this machine, as `file.import`'s `path`. */
+export const MediaProbeParams = z.object({ path: z.string().min(1) });
+
+/**
+ * `media.probe` result (since 1.18): what `file.import` would measure of the file, read from its
+ * bytes (never its name). A file `file.import` would refuse is refused with the same error
+ * (-32003 unsupported, -32004 corrupt, -32001 no such file).
+ */
+export const MediaProbeResult = z.object({
+  kind: FileKind,
+  mimeType: z.string(),
+  width: z.number().int().positive().nullable(),
+  height: z.number().int().positive().nullable(),
+  /** Seconds; null for an image. */
+  duration: z.number().min(0).nullable(),
+  size: z.number().int().min(0),
 });
 
 /** `camera.frame` params: a camera's device id (never `default`: the service resolves it). */
@@ -408,6 +430,8 @@ export const METHODS = {
   },
   // One per edit typed in the output's editor page, in a rig group.
   [Method.EDITOR_ANSWER]: { params: EditorAnswerParams, result: EmptyResult, checked: false },
+  // Once per import in a rig group: small, checked.
+  [Method.MEDIA_PROBE]: { params: MediaProbeParams, result: MediaProbeResult, checked: true },
 } as const satisfies Record<MethodName, MethodSchemas>;
 
 /** The params of `method` as the service sends them (fields with a default may be left out). */
@@ -488,6 +512,7 @@ export type ClockAdvanceParams = z.infer<typeof ClockAdvanceParams>;
 export type ClockAdvanceResult = z.infer<typeof ClockAdvanceResult>;
 export type MediaLocateParams = z.infer<typeof MediaLocateParams>;
 export type MediaLocateResult = z.infer<typeof MediaLocateResult>;
+export type MediaProbeResult = z.infer<typeof MediaProbeResult>;
 export type CameraFrameParams = z.infer<typeof CameraFrameParams>;
 export type CameraFrameResult = z.infer<typeof CameraFrameResult>;
 export type OutputFrameResult = z.infer<typeof OutputFrameResult>;

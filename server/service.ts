@@ -288,7 +288,8 @@ function rigGroupOf(
   const rigs = openRigGroup(settings, { ports: () => ({ ...ports }), log, actions });
   const alone = aloneStatus(settings);
   // Its route is mounted with the HTTP port; it starts with the group.
-  const rigMedia = rigs && new RigMedia({ group: rigs, dataDir: settings.dataDir, log });
+  const probe = (path: string) => core.probeMedia(path);
+  const rigMedia = rigs && new RigMedia({ group: rigs, dataDir: settings.dataDir, log, probe });
   return { rigs, group: rigs ? () => rigs.status() : () => alone, rigMedia };
 }
 

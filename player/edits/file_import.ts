@@ -15,7 +15,8 @@ import { isDiskFull } from "../../lib/disk_full.ts";
 import { sanitizeFileName } from "../../lib/file_names.ts";
 import { Refusal } from "../errors.ts";
 import { copyFile, partialName, SourceChangedError, syncDir } from "../media/copy.ts";
-import { fileSource, MediaError, type MediaInfo, probeMedia } from "../media/probe.ts";
+import type { MediaInfo } from "../media/probe.ts";
+import { probeFile } from "../media/probe_file.ts";
 import { missing } from "./draft.ts";
 
 /** A file measured and copied under its partial name, waiting to be placed. */
@@ -50,30 +51,6 @@ export interface StageOptions {
   signal?: AbortSignal;
 }
 
-async function probe(path: string): Promise<MediaInfo & { size: number }> {
-  let source;
-  try {
-    source = await fileSource(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) throw missing(`No file at "${path}"`);
-    throw new Refusal(`Cannot read "${path}": ${(error as Error).message}`);
-  }
-  try {
-    const info = await probeMedia(source);
-    return { ...info, size: source.size };
-  } catch (error) {
-    if (error instanceof MediaError) {
-      const code = error.code === "UNSUPPORTED_MEDIA"
-        ? RpcErrorCode.UNSUPPORTED_MEDIA
-        : RpcErrorCode.CORRUPT_MEDIA;
-      throw new Refusal(error.message, code);
-    }
-    throw new Refusal(`Corrupt media: ${(error as Error).message}`, RpcErrorCode.CORRUPT_MEDIA);
-  } finally {
-    source.close();
-  }
-}
-
 /**
  * Checks the name and measures the file at `path` (header reads only).
  * @throws {Refusal} INVALID_PARAMS for a bad name, NOT_FOUND, the media codes
@@ -83,7 +60,7 @@ export async function measureImport(path: string, name: string): Promise<Measure
   if ("error" in safe) {
     throw new Refusal(`Invalid name: ${safe.error}`, RpcErrorCode.INVALID_PARAMS);
   }
-  return { path, name: safe.name, info: await probe(path) };
+  return { path, name: safe.name, info: await probeFile(path) };
 }
 
 /**

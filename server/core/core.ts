@@ -13,6 +13,7 @@
 import type {
   CameraFrameResult,
   MediaLocateResult,
+  MediaProbeResult,
   Method,
   MethodParams,
   OutputFrameResult,
@@ -200,6 +201,15 @@ export class Core {
    */
   cameraFrame(cameraId: string): Promise<CameraFrameResult> {
     return this.#requests.cameraFrame(cameraId);
+  }
+
+  /**
+   * What the player measures of a file on this machine (`media.probe`); see
+   * `PlayerRequests.probeMedia`.
+   * @throws {CueportError} NOT_READY, NOT_FOUND, UNSUPPORTED_MEDIA, CORRUPT_MEDIA
+   */
+  probeMedia(path: string): Promise<MediaProbeResult | null> {
+    return this.#requests.probeMedia(path);
   }
 
   /**

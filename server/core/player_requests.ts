@@ -7,6 +7,7 @@
 import {
   type CameraFrameResult,
   type MediaLocateResult,
+  type MediaProbeResult,
   Method,
   type MethodParams,
   type OutputFrameResult,
@@ -14,6 +15,7 @@ import {
 } from "../../protocol/methods.ts";
 import type { OutputDisplays } from "../../protocol/displays.ts";
 import type { TimecodeState } from "../../protocol/timecode.ts";
+import { RpcError, RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import { CueportError } from "./errors.ts";
 import type { PlayerLink } from "./player_link.ts";
 import { fromPlayerError } from "./player_errors.ts";
@@ -57,6 +59,22 @@ export class PlayerRequests {
       .catch((e) => {
         throw fromPlayerError(e);
       });
+  }
+
+  /**
+   * What the player measures of a file on this machine (`media.probe`, 1.18), as `file.import`
+   * would: a rig group's import probes its file so before copying it to every rig. Null from a
+   * player before 1.18 (nothing probed: the import goes on as it did then).
+   * @throws {CueportError} NOT_READY, NOT_FOUND, UNSUPPORTED_MEDIA, CORRUPT_MEDIA
+   */
+  async probeMedia(path: string): Promise<MediaProbeResult | null> {
+    this.#link.requireReady();
+    try {
+      return await this.#link.player.request(Method.MEDIA_PROBE, { path });
+    } catch (error) {
+      if (error instanceof RpcError && error.code === RpcErrorCode.METHOD_NOT_FOUND) return null;
+      throw fromPlayerError(error);
+    }
   }
 
   /**

@@ -46,6 +46,18 @@ export interface RigMediaOptions {
   fetch?: typeof fetch;
   /** A file not copied is tried again after `firstMs`, doubling to `maxMs` (1 s to 60 s). */
   retry?: { firstMs: number; maxMs: number };
+  /**
+   * This rig's player measures a file to import (`media.probe`), rejecting one it would refuse
+   * with its stable code (UNSUPPORTED_MEDIA, CORRUPT_MEDIA, NOT_FOUND); absent: nothing probed.
+   */
+  probe?: (path: string) => Promise<unknown>;
+}
+
+/** What etcd records of a file: the rigs that hold it (its size) and that could not copy it. */
+export interface MediaRecords {
+  holders: Map<string, number>;
+  /** The error's code, by rig (`DISK_FULL`). */
+  failed: Map<string, string>;
 }
 
 /** The key of the group's member token. */
@@ -79,6 +91,11 @@ export class RigMedia {
   /** Aborts when the media stops (`stop()`): waits for copies end then. */
   get stopped(): AbortSignal {
     return this.#stopped.signal;
+  }
+
+  /** Refuses a file this rig's player would not import (`RigMediaOptions.probe`): before any copy. */
+  async probe(path: string): Promise<void> {
+    await this.#o.probe?.(path);
   }
 
   /** This rig's name. */
@@ -133,14 +150,8 @@ export class RigMedia {
     return (await this.records(sha256)).holders;
   }
 
-  /**
-   * The records of `sha256`: the rigs that hold it (with its size) and those that could not copy
-   * it (with the error's code, as `DISK_FULL`).
-   */
-  async records(sha256: string): Promise<{
-    holders: Map<string, number>;
-    failed: Map<string, string>;
-  }> {
+  /** The records of `sha256` (`MediaRecords`): who holds it, who could not copy it. */
+  async records(sha256: string): Promise<MediaRecords> {
     const prefix = mediaPrefix(this.#o.group.keys, sha256);
     const { kvs } = await this.#o.group.etcd.range(prefix, { prefix: true });
     const holders = new Map<string, number>();

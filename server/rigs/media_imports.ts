@@ -1,6 +1,7 @@
 /**
  * The imports of a rig group (docs/rigs.md, "Media between rigs"). On the
- * rig that takes a `file.import`, `shareImports` hashes the file into the
+ * rig that takes a `file.import`, `shareImports` has its player probe the
+ * file (junk is refused there, as alone), then hashes it into the
  * rig's media, announces it and waits until every live rig holds it (each
  * copies it on the announcement, `media_copies.ts`): only then does the edit
  * go to the group's log, naming the file by hash (`group-media:<sha256>`), not
@@ -41,8 +42,11 @@ export interface ShareOptions {
 }
 
 /**
- * The batch with each `file.import` naming its file by hash, once every live rig holds it.
- * @throws {CueportError} NOT_FOUND (no such file), DISK_FULL (here, or on a live rig: it names
+ * The batch with each `file.import` naming its file by hash, once every live rig holds it; each
+ * file is probed by this rig's player first (`RigMedia.probe`), so one it would refuse is refused
+ * before any copy.
+ * @throws {CueportError} NOT_FOUND (no such file), UNSUPPORTED_MEDIA, CORRUPT_MEDIA (the
+ * player's refusal, as alone), DISK_FULL (here, or on a live rig: it names
  * it), GROUP_MEDIA_NOT_COPIED (a live rig did not get it within the deadline: it names the rig),
  * UNAVAILABLE (too many imports at once; the rig stopped or the client left meanwhile)
  */
@@ -78,6 +82,8 @@ async function shareEach(
         continue;
       }
       const params = edit.params as { path: string; name?: string };
+      // Its player refuses junk here, as alone: nothing is copied, nothing goes to etcd.
+      await media.probe(params.path);
       const { sha256, size } = await takeIn(media, params.path);
       taken.push(sha256);
       sharing.set(sha256, (sharing.get(sha256) ?? 0) + 1);

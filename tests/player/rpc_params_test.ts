@@ -15,6 +15,7 @@ import { z } from "zod";
 import { startPlayer, VirtualClock } from "../../player/mod.ts";
 import { fixtureDataDir } from "../_helpers/fixture.ts";
 import { buildShowFile } from "../_helpers/show_files.ts";
+import { jpeg } from "../_helpers/media.ts";
 import { Project } from "../../protocol/model.ts";
 
 type Answer = { id: RpcId | null; result?: unknown; error?: { code: number; message: string } };
@@ -218,6 +219,9 @@ const CASES: Array<{ method: string; params: unknown; field: string }> = [
   { method: Method.MEDIA_LOCATE, params: { projectId: null }, field: "params.fileId" },
   { method: Method.MEDIA_LOCATE, params: { projectId: 5, fileId: "f" }, field: "params.projectId" },
   { method: Method.MEDIA_LOCATE, params: { fileId: "" }, field: "params.fileId" },
+  // media.probe
+  { method: Method.MEDIA_PROBE, params: {}, field: "params.path" },
+  { method: Method.MEDIA_PROBE, params: { path: 5 }, field: "params.path" },
   // show.import
   { method: Method.SHOW_IMPORT, params: {}, field: "params.path" },
   { method: Method.SHOW_IMPORT, params: { path: 5 }, field: "params.path" },
@@ -402,6 +406,8 @@ const SAMPLES: Record<MethodName, unknown> = {
   [Method.EDITOR_ANSWER]: { id: 0, error: { code: "GROUP_NO_QUORUM", message: "cut off" } },
   // Its path is set to a show file in the player's data dir before the samples run.
   [Method.SHOW_IMPORT]: { path: "/set/below.cueport.zip", replace: false },
+  // Its path is set to a JPEG in the player's data dir before the samples run.
+  [Method.MEDIA_PROBE]: { path: "/set/below.jpg" },
   [Method.PROJECTS_CAPTURE]: undefined,
   // Near the end: every Project of the player is replaced (by none).
   [Method.PROJECTS_REPLACE]: { projects: [], presets: [], closedProjectIds: [] },
@@ -501,6 +507,8 @@ Deno.test("player: every method has a schema in protocol/methods.ts, and the pla
       await buildShowFile(Project.parse({ id: "sample", name: "Sample" })),
     );
     SAMPLES[Method.SHOW_IMPORT] = { path: show, replace: false };
+    await Deno.writeFile(`${p.dataDir}/sample.jpg`, jpeg(16, 9));
+    SAMPLES[Method.MEDIA_PROBE] = { path: `${p.dataDir}/sample.jpg` };
     assert.deepEqual(await unfitAnswers(p), [], "every answer fits its method's result schema");
     // And what it sent meanwhile (updates of the action, the edit, the reload) fits too.
     assert.ok(p.notifications.length > 0, "the samples made updates");
