@@ -11,6 +11,7 @@
  */
 import type { MediaFile } from "../../protocol/model.ts";
 import { DELIBERATE, RpcErrorCode } from "../../protocol/jsonrpc.ts";
+import { GROUP_MEDIA_DIR } from "../../protocol/rigs.ts";
 import { isDiskFull } from "../../lib/disk_full.ts";
 import { sanitizeFileName } from "../../lib/file_names.ts";
 import { Refusal } from "../errors.ts";
@@ -143,7 +144,7 @@ export async function stageImport(
  * by its content, written once under a temp name and renamed, never changed in place. Linked, not
  * copied, it is held once on disk.
  */
-const GROUP_FILE = /(^|[\\/])group-media[\\/][0-9a-f]{64}$/;
+const GROUP_FILE = new RegExp(`(^|[\\\\/])${GROUP_MEDIA_DIR}[\\\\/][0-9a-f]{64}$`);
 /** Whether the log said how a group's files come into the Projects (said once). */
 let isLinkSaid = false;
 

@@ -15,6 +15,7 @@ import { createHash } from "node:crypto";
 import { diskFullMessage, isDiskFull } from "../../lib/disk_full.ts";
 import { CueportError } from "../core/errors.ts";
 import { isSha256 } from "./media_files.ts";
+import { GROUP_MEDIA_DIR } from "../../protocol/rigs.ts";
 
 /** The temp names of copies under way (`.in-<uuid>`), removed at start when a rig died mid-copy. */
 const TEMP = /^\.in-[0-9a-f-]{36}$/;
@@ -39,7 +40,7 @@ export class MediaStore {
 
   /** The store of data dir `dataDir` (made at the first file). */
   constructor(dataDir: string) {
-    this.dir = `${dataDir}/group-media`;
+    this.dir = `${dataDir}/${GROUP_MEDIA_DIR}`;
   }
 
   /** Where the file of `sha256` is (or would be). */
