@@ -209,3 +209,11 @@ export const LogEntry = z.object({
   key: z.string().min(1).optional(),
 });
 export type LogEntry = z.infer<typeof LogEntry>;
+
+/**
+ * The folder of a rig's data dir that holds its group's files by SHA-256
+ * (`<dataDir>/group-media/<sha256>`, `server/rigs/media_store.ts`): each written once under a temp
+ * name and renamed to its hash, never changed in place, so the player hard-links one into a
+ * Project instead of copying it (`player/edits/file_import.ts`).
+ */
+export const GROUP_MEDIA_DIR = "group-media";

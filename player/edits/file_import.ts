@@ -11,6 +11,7 @@
  */
 import type { MediaFile } from "../../protocol/model.ts";
 import { DELIBERATE, RpcErrorCode } from "../../protocol/jsonrpc.ts";
+import { GROUP_MEDIA_DIR } from "../../protocol/rigs.ts";
 import { isDiskFull } from "../../lib/disk_full.ts";
 import { sanitizeFileName } from "../../lib/file_names.ts";
 import { Refusal } from "../errors.ts";
@@ -76,6 +77,10 @@ export async function stageImport(
   await makeMediaDir(options.mediaDir);
   const partialPath = `${options.mediaDir}/${partialName(options.jobId)}`;
   const staged = { jobId: options.jobId, name: measured.name, mediaDir: options.mediaDir };
+  if (await linkedFromGroup(path, partialPath)) {
+    options.onProgress?.(info.size);
+    return { ...staged, partialPath, info };
+  }
   if (options.isMove) {
     try {
       await Deno.rename(path, partialPath);
@@ -109,6 +114,44 @@ export async function stageImport(
     );
   }
   return { ...staged, partialPath, info };
+}
+
+/**
+ * A rig group's file (`<dataDir>/group-media/<sha256>`, docs/rigs.md "Media between rigs"): named
+ * by its content, written once under a temp name and renamed, never changed in place. Linked, not
+ * copied, it is held once on disk.
+ */
+const GROUP_FILE = new RegExp(`(^|[\\\\/])${GROUP_MEDIA_DIR}[\\\\/][0-9a-f]{64}$`);
+/** Whether the log said how a group's files come into the Projects (said once). */
+let isLinkSaid = false;
+
+/**
+ * Hard-links a rig group's file at `path` to the new name `to` (one file on disk, two names:
+ * removing either leaves the other's bytes): false when `path` is not one, or the two are on
+ * different filesystems (or one without hard links: then copied, said once in the log).
+ */
+async function linkedFromGroup(path: string, to: string): Promise<boolean> {
+  if (!GROUP_FILE.test(path)) return false;
+  try {
+    await Deno.link(path, to);
+  } catch (error) {
+    if (!isLinkSaid && !(error instanceof Deno.errors.NotFound)) {
+      console.error(
+        `[player] info: group media copied into the Projects, not linked (${
+          (error as Error).message
+        }): each file is on disk twice; put group-media/ and projects/ on one filesystem`,
+      );
+      isLinkSaid = true;
+    }
+    return false;
+  }
+  if (!isLinkSaid) {
+    console.error(
+      "[player] info: group media hard-linked into the Projects: each file once on disk",
+    );
+    isLinkSaid = true;
+  }
+  return true;
 }
 
 /**

@@ -4,13 +4,18 @@
  * rig serves to the other members and its player imports from. A file comes
  * in only through `receive`, which writes a temp name while it hashes the
  * bytes and renames it to its hash only when the hash is the one expected: a
- * partial or a wrong copy is never visible under a hash.
+ * partial or a wrong copy is never visible under a hash, and a file held is never replaced (a
+ * Project's hard link to it keeps sharing its bytes). Held once on disk: a Project's file and the
+ * store's are one file (a hard link, `linkOrCopy`) where both paths are on one filesystem, a copy
+ * only where they are not. Neither side is ever written in place (each is written under a temp
+ * name and renamed), so removing either name leaves the other's bytes whole.
  * @module
  */
 import { createHash } from "node:crypto";
 import { diskFullMessage, isDiskFull } from "../../lib/disk_full.ts";
 import { CueportError } from "../core/errors.ts";
 import { isSha256 } from "./media_files.ts";
+import { GROUP_MEDIA_DIR } from "../../protocol/rigs.ts";
 
 /** The temp names of copies under way (`.in-<uuid>`), removed at start when a rig died mid-copy. */
 const TEMP = /^\.in-[0-9a-f-]{36}$/;
@@ -35,7 +40,7 @@ export class MediaStore {
 
   /** The store of data dir `dataDir` (made at the first file). */
   constructor(dataDir: string) {
-    this.dir = `${dataDir}/group-media`;
+    this.dir = `${dataDir}/${GROUP_MEDIA_DIR}`;
   }
 
   /** Where the file of `sha256` is (or would be). */
@@ -98,7 +103,7 @@ export class MediaStore {
       if (options.size !== undefined && size !== options.size) {
         throw new HashMismatch(`${size} bytes came, not ${options.size}`);
       }
-      await Deno.rename(temp, this.path(sha256));
+      await keepFirst(temp, this.path(sha256));
       return { sha256, size };
     } catch (error) {
       await Deno.remove(temp).catch(() => {});
@@ -108,6 +113,107 @@ export class MediaStore {
       throw error;
     }
   }
+
+  /**
+   * Puts the file at `path`, of hash `sha256` (read by the caller), into the store: a hard link
+   * to it where the store is on its filesystem, else a copy whose hash is checked again. A file
+   * held already is kept as it is. How it came: "held", "linked" or "copied".
+   * @throws {HashMismatch} when the file changed since it was hashed (nothing kept)
+   */
+  async adopt(
+    path: string,
+    known: { sha256: string; size: number; mtime: number },
+  ): Promise<"held" | "linked" | "copied"> {
+    if (await this.size(known.sha256) !== null) return "held";
+    await Deno.mkdir(this.dir, { recursive: true });
+    const temp = `${this.dir}/.in-${crypto.randomUUID()}`;
+    try {
+      await Deno.link(path, temp);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) throw error;
+      using file = await Deno.open(path, { read: true });
+      await this.receive(file.readable, { sha256: known.sha256, size: known.size });
+      return "copied";
+    }
+    try {
+      const stat = await Deno.stat(temp);
+      if (stat.size !== known.size || (stat.mtime?.getTime() ?? 0) !== known.mtime) {
+        throw new HashMismatch(`${path} changed since it was hashed`);
+      }
+      await keepFirst(temp, this.path(known.sha256));
+      return "linked";
+    } finally {
+      await Deno.remove(temp).catch(() => {});
+    }
+  }
+
+  /**
+   * Puts the store's file `sha256` at `path` (its folder made), replacing what is there in one
+   * rename: a hard link where `path` is on the store's filesystem, else a copy. How it came.
+   */
+  async place(sha256: string, path: string): Promise<"linked" | "copied"> {
+    await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+    const temp = `${path}.in-${crypto.randomUUID()}`;
+    try {
+      const how = await linkOrCopy(this.path(sha256), temp);
+      await Deno.rename(temp, path);
+      return how;
+    } catch (error) {
+      await Deno.remove(temp).catch(() => {});
+      throw error;
+    }
+  }
+
+  /**
+   * The hash of each held file by its device and inode (`fileId`): a Project file linked to one
+   * is that file.
+   */
+  async inodes(): Promise<Map<string, string>> {
+    const byInode = new Map<string, string>();
+    for (const sha256 of await this.list()) {
+      const id = await Deno.stat(this.path(sha256)).then(fileId, () => null);
+      if (id !== null) byInode.set(id, sha256);
+    }
+    return byInode;
+  }
+}
+
+/** A file's device and inode (`<dev>:<ino>`), or null where the system has none (Windows). */
+export function fileId(stat: Deno.FileInfo): string | null {
+  return stat.ino === null ? null : `${stat.dev}:${stat.ino}`;
+}
+
+/**
+ * Makes `to` (a new name) the file `from`: a hard link where both are on one filesystem (no
+ * second copy on disk), else a copy (another filesystem, or one without hard links).
+ * @throws {Deno.errors.NotFound} when `from` is gone
+ */
+export async function linkOrCopy(from: string, to: string): Promise<"linked" | "copied"> {
+  try {
+    await Deno.link(from, to);
+    return "linked";
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.AlreadyExists) {
+      throw error;
+    }
+    await Deno.copyFile(from, to);
+    return "copied";
+  }
+}
+
+/**
+ * Gives the finished temp file `temp` the name `final` unless a file has it already (the same
+ * bytes, by its hash: the one held stays, with the Project links to it); `temp` then goes.
+ */
+async function keepFirst(temp: string, final: string): Promise<void> {
+  try {
+    await Deno.link(temp, final);
+  } catch (error) {
+    if (error instanceof Deno.errors.AlreadyExists) return await Deno.remove(temp);
+    // No hard links here: a rename (over a file held meanwhile, with the same bytes).
+    return await Deno.rename(temp, final);
+  }
+  await Deno.remove(temp);
 }
 
 /**

@@ -79,9 +79,9 @@ export interface ReplicatedEditsOptions {
 export class ReplicatedEdits {
   readonly #group: GroupOfEdits;
   readonly #applier: LogApplier;
+  readonly #snapshots: SnapshotKeeper | undefined;
   readonly #media: RigMedia | undefined;
   readonly #commitEtcd: Etcd;
-  readonly #snapshots: SnapshotKeeper | undefined;
   /** The outcomes of the entries applied last, by entry id (insertion order: oldest first). */
   readonly #outcomes = new Map<string, Applied>();
   #keyLease: { id: Promise<string>; at: number } | null = null;
@@ -100,7 +100,7 @@ export class ReplicatedEdits {
       isLeader: () => group.status().isLeader,
       ...(options.snapshotEvery?.entries ? { everyEntries: options.snapshotEvery.entries } : {}),
       ...(options.snapshotEvery?.bytes ? { everyBytes: options.snapshotEvery.bytes } : {}),
-      ...(media ? { media: new SnapshotMedia(media, options.dataDir) } : {}),
+      ...(media ? { media: new SnapshotMedia(media, options.dataDir, log) } : {}),
       log,
     });
     this.#snapshots = snapshots;
@@ -124,12 +124,12 @@ export class ReplicatedEdits {
     return this.#applier.applied;
   }
 
-  /** How far this rig applied the log, and the entry (and file) it waits for. */
+  /** How far this rig applied the log, and the entry or snapshot (and file) it waits for. */
   progress(): GroupLog {
-    const waiting = this.#applier.waiting;
+    const waiting = this.#applier.waiting ?? this.#snapshots?.waiting ?? null;
     return {
       applied: this.#applier.applied,
-      head: this.#applier.head,
+      head: Math.max(this.#applier.head, waiting?.revision ?? 0),
       waitingFor: waiting && {
         revision: waiting.revision,
         sha256: waiting.error instanceof MediaMissing ? waiting.error.sha256 : null,

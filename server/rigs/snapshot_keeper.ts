@@ -97,6 +97,11 @@ export class SnapshotKeeper {
    * this rig took a snapshot is answered as the first time.
    */
   readonly #keyed = new Map<string, KeyedAnswer>();
+  /**
+   * The snapshot this rig waits to take (a file it names no live rig gave yet), since when (ms,
+   * `performance.now`), and why: shown as the group status's `log.waitingFor`; null when none.
+   */
+  waiting: { revision: number; since: number; error: MediaMissing } | null = null;
   /** Snapshots this rig wrote, and entries it trimmed. */
   written = 0;
   trimmed = 0;
@@ -122,12 +127,20 @@ export class SnapshotKeeper {
     }
     const held = snapshot.state as Held;
     // The files first: the player reads its Projects again once they are replaced. A file no
-    // live rig gave yet: taken again after a second (not re-read at the applier's 250 ms).
+    // live rig gave yet: shown as waited for, taken again after a second (not re-read at the
+    // applier's 250 ms).
     await this.#o.media?.place(held.state, held.media).catch(async (error) => {
-      if (error instanceof MediaMissing) await new Promise((wake) => setTimeout(wake, 1000));
+      if (error instanceof MediaMissing) {
+        const since = this.waiting?.revision === meta.revision
+          ? this.waiting.since
+          : performance.now();
+        this.waiting = { revision: meta.revision, since, error };
+        await new Promise((wake) => setTimeout(wake, 1000));
+      } else this.waiting = null;
       throw error;
     });
     await this.#o.target.restore(held.state, meta.revision);
+    this.waiting = null;
     for (const [id, answer] of held.answers ?? []) this.#remember(id, answer);
     const now = this.#now();
     for (const [key, kept] of held.keys ?? []) {

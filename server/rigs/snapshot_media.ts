@@ -1,16 +1,19 @@
 /**
  * The media of a group's snapshot (docs/rigs.md, "Snapshots and a bounded log"): the leader
- * writes beside the Projects each Project file's SHA-256 (`<projectId>/<path>` to hash, for the
- * files the group holds by hash), and puts the preset images the presets name into the group's
- * media (announced, so other rigs can copy them). A rig that takes the snapshot copies each file
+ * writes beside the Projects each Project file's SHA-256 (`<projectId>/<path>` to hash), and puts
+ * every such file the group does not hold yet (one no group import brought: the demo's, a file
+ * made on this rig) into its group media, a hard link (announced, so other rigs can copy it),
+ * as it does the preset images the presets name. A rig that takes the snapshot copies each file
  * it lacks from a holder (`RigMedia.ensure`, its hash checked) and places it where its Project
- * (or the preset store) reads it, before the Projects are replaced: the files play there once
- * the player reads the Projects again.
+ * (or the preset store) reads it, a hard link to its group media, before the Projects are
+ * replaced: the files play there once the player reads the Projects again.
  * @module
  */
+import type { Logger } from "../log.ts";
 import type { RigMedia } from "./media_copies.ts";
 import { hashFile, isSha256 } from "./media_files.ts";
 import { MediaMissing } from "./media_imports.ts";
+import { fileId } from "./media_store.ts";
 
 /** Each Project file's SHA-256, by `<projectId>/<path>` (a snapshot's `media`). */
 export type MediaIndex = Record<string, string>;
@@ -37,31 +40,35 @@ export class SnapshotMedia {
   readonly #dataDir: string;
   /** The hashes of Project files already read, by path (kept while size and mtime stay). */
   readonly #hashes = new Map<string, { size: number; mtime: number; sha256: string }>();
+  readonly #log: Logger | undefined;
+  /** Whether the log said how files are held (linked or copied): said once. */
+  #said = false;
 
-  /** The media of the rig of data dir `dataDir` (the player's too). */
-  constructor(media: SnapshotRigMedia, dataDir: string) {
+  /** The media of the rig of data dir `dataDir` (the player's too); `log` says once how files are held. */
+  constructor(media: SnapshotRigMedia, dataDir: string, log?: Logger) {
     this.#media = media;
     this.#dataDir = dataDir;
+    this.#log = log;
   }
 
   /**
-   * On the leader: the hash of each Project file of `state` the group holds by hash (a file of
-   * a size no group file has is not read), and each preset image put in the group's media.
+   * On the leader: the hash of each Project file of `state` on this rig's disk (one linked to a
+   * group file is that file; another read once while its size and mtime stay), each not held by
+   * the group yet put in its media and announced; each preset image too.
    */
   async index(state: unknown): Promise<MediaIndex> {
     const { projects = [], presets = [] } = (state ?? {}) as StateMedia;
     const store = this.#media.store;
-    const sizes = new Set<number>();
-    const held = new Set(await store.list());
-    for (const sha256 of held) {
-      const size = await store.size(sha256);
-      if (size !== null) sizes.add(size);
-    }
+    const byInode = await store.inodes();
+    const held = new Set(byInode.values());
     const index: MediaIndex = {};
-    for (const { id, relative, size } of projectFiles(projects)) {
-      if (!sizes.has(size)) continue;
-      const sha256 = await this.#hashOf(`${this.#dataDir}/projects/${id}/${relative}`);
-      if (sha256 !== null && held.has(sha256)) index[`${id}/${relative}`] = sha256;
+    for (const { id, relative } of projectFiles(projects)) {
+      const path = `${this.#dataDir}/projects/${id}/${relative}`;
+      const known = await this.#hashOf(path, byInode);
+      if (known === null) continue; // not on this rig's disk: not offered
+      if (!held.has(known.sha256) && !await this.#offer(path, known)) continue;
+      held.add(known.sha256);
+      index[`${id}/${relative}`] = known.sha256;
     }
     for (const { sha256, file } of presetImages(presets)) {
       if (held.has(sha256)) continue;
@@ -76,6 +83,37 @@ export class SnapshotMedia {
       }
     }
     return index;
+  }
+
+  /** Puts the Project file at `path` into the group's media and announces it: whether it could. */
+  async #offer(
+    path: string,
+    known: { sha256: string; size: number; mtime: number },
+  ): Promise<boolean> {
+    try {
+      const how = await this.#media.store.adopt(path, known);
+      if (how !== "held") this.#held(how, path);
+      await this.#media.announce(known.sha256, known.size);
+      return true;
+    } catch (error) {
+      this.#log?.(
+        "info",
+        `Rig group: ${path} not offered to the group: ${(error as Error).message}`,
+      );
+      return false; // changed or removed meanwhile: offered at the next snapshot
+    }
+  }
+
+  /** Says once in the log whether files are held once (linked) or twice (copied). */
+  #held(how: "linked" | "copied", path: string): void {
+    if (this.#said) return;
+    this.#said = true;
+    this.#log?.(
+      "info",
+      how === "linked"
+        ? `Rig group: media held once on disk (${path} hard-linked with group-media/)`
+        : `Rig group: media held twice on disk (${path} copied: group-media/ and the Projects are not on one filesystem, or it has no hard links)`,
+    );
   }
 
   /**
@@ -106,27 +144,27 @@ export class SnapshotMedia {
       throw new MediaMissing(sha256, error);
     });
     await this.#media.checkSpace((await this.#media.store.size(sha256)) ?? 0);
-    await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
-    const temp = `${path}.in-${crypto.randomUUID()}`;
-    try {
-      await Deno.copyFile(this.#media.store.path(sha256), temp);
-      await Deno.rename(temp, path);
-    } catch (error) {
-      await Deno.remove(temp).catch(() => {});
-      throw error;
-    }
+    this.#held(await this.#media.store.place(sha256, path), path);
   }
 
-  /** The SHA-256 of the file at `path` (read once while its size and mtime stay), or null. */
-  async #hashOf(path: string): Promise<string | null> {
+  /**
+   * The SHA-256, size and mtime of the file at `path`: the group file's when it is a link to one,
+   * else read once while its size and mtime stay; null when it is not there.
+   */
+  async #hashOf(
+    path: string,
+    byInode: Map<string, string>,
+  ): Promise<{ sha256: string; size: number; mtime: number } | null> {
     try {
       const stat = await Deno.stat(path);
       const mtime = stat.mtime?.getTime() ?? 0;
+      const linked = byInode.get(fileId(stat) ?? "");
+      if (linked !== undefined) return { sha256: linked, size: stat.size, mtime };
       const known = this.#hashes.get(path);
-      if (known && known.size === stat.size && known.mtime === mtime) return known.sha256;
-      const { sha256 } = await hashFile(path);
-      this.#hashes.set(path, { size: stat.size, mtime, sha256 });
-      return sha256;
+      if (known && known.size === stat.size && known.mtime === mtime) return known;
+      const { sha256, size } = await hashFile(path);
+      this.#hashes.set(path, { size, mtime, sha256 });
+      return { sha256, size, mtime };
     } catch {
       return null; // removed meanwhile: not offered
     }

@@ -3,10 +3,11 @@
  * on the show machine (a name taken by a folder) is sent on purpose, marked
  * so that the service passes its message on instead of hiding it as a fault
  * (docs/player-protocol.md); a full disk is passed on as what it is, which
- * the player answers DISK_FULL.
+ * the player answers DISK_FULL. A rig group's file (`group-media/<sha256>`) is hard-linked into
+ * the Project (one file on disk), copied only from another filesystem; any other file is copied.
  */
 import assert from "node:assert/strict";
-import { measureImport, stageImport } from "../../../player/edits/file_import.ts";
+import { measureImport, placeImport, stageImport } from "../../../player/edits/file_import.ts";
 import { Refusal } from "../../../player/errors.ts";
 import { partialName } from "../../../player/media/copy.ts";
 import { wavHeader } from "../../../player/media/encode.ts";
@@ -79,6 +80,43 @@ Deno.test("an import into a Project whose folder is gone fails and never makes t
     assert.match(refused.message, /projects\/gone: the Project's folder is gone/);
     await assert.rejects(Deno.stat(`${dir}/projects/gone`), Deno.errors.NotFound);
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("stageImport() links a group's file into the Project (one inode), copies any other file", async () => {
+  const dir = await Deno.makeTempDir();
+  const disk = await mountTmpfs("1m");
+  try {
+    const bytes = wavHeader(4096, 48_000);
+    const group = `${dir}/group-media/${"a".repeat(64)}`; // a name of the store, any bytes here
+    const own = `${dir}/own.wav`;
+    const elsewhere = `${disk.dir}/group-media/${"b".repeat(64)}`; // another filesystem
+    for (const path of [group, own, elsewhere]) {
+      await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+      await Deno.writeFile(path, bytes);
+    }
+    const mediaDir = `${dir}/projects/show/media`;
+    await Deno.mkdir(mediaDir, { recursive: true });
+    const inode = (path: string) => Deno.statSync(path).ino;
+    const imported = async (source: string, n: number) => {
+      const measured = await measureImport(source, `${n}.wav`);
+      const staged = await stageImport(measured, {
+        mediaDir,
+        jobId: `import-0000000${n}`,
+        isMove: false,
+      });
+      return `${mediaDir}/${(await placeImport(staged, `file-${n}`)).name}`;
+    };
+    const linked = await imported(group, 1);
+    assert.equal(inode(linked), inode(group), "the group's file and the Project's: one file");
+    await Deno.remove(linked);
+    assert.deepEqual(await Deno.readFile(group), bytes, "the group's file stays whole");
+    assert.notEqual(inode(await imported(own, 2)), inode(own), "a file of the user's: copied");
+    const copied = await imported(elsewhere, 3);
+    assert.deepEqual(await Deno.readFile(copied), bytes, "another filesystem: copied");
+  } finally {
+    await disk.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -169,3 +169,47 @@ Deno.test("serveMedia(): no token is refused before etcd is asked; a path not a 
     assert.equal((await answer.json()).error.code, "NOT_FOUND");
   }
 });
+
+Deno.test("MediaStore: a file held once on disk, linked both ways; removing one name leaves the other", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cueport-media-links-" });
+  try {
+    const store = new MediaStore(dir);
+    const ino = async (path: string) => {
+      const stat = await Deno.stat(path);
+      return `${stat.dev}:${stat.ino}`;
+    };
+    const { sha256 } = await store.receive(streamOf("abc"), { sha256: null });
+    const held = await ino(store.path(sha256));
+    // The same bytes again: the file held stays (a Project's link to it keeps sharing it).
+    await store.receive(streamOf("a", "bc"), { sha256: SHA_OF_ABC });
+    assert.equal(await ino(store.path(sha256)), held);
+    assert.deepEqual([...(await store.inodes()).entries()], [[held, sha256]]);
+
+    const placed = `${dir}/projects/show/media/abc.txt`;
+    assert.equal(await store.place(sha256, placed), "linked");
+    assert.equal(await ino(placed), held);
+    await Deno.remove(placed);
+    assert.equal(await Deno.readTextFile(store.path(sha256)), "abc");
+
+    // A file made on this rig (no group import) adopted: one file, two names.
+    const made = `${dir}/projects/show/media/made.txt`;
+    await Deno.writeTextFile(made, "made here");
+    const { sha256: madeSha, size } = await hashFile(made);
+    const mtime = (await Deno.stat(made)).mtime!.getTime();
+    assert.equal(await store.adopt(made, { sha256: madeSha, size, mtime }), "linked");
+    assert.equal(await store.adopt(made, { sha256: madeSha, size, mtime }), "held");
+    assert.equal(await ino(made), await ino(store.path(madeSha)));
+    await Deno.remove(store.path(madeSha));
+    assert.equal(await Deno.readTextFile(made), "made here");
+
+    // Changed since it was hashed: refused, nothing held under the old hash.
+    await Deno.writeTextFile(made, "changed, longer");
+    await assert.rejects(store.adopt(made, { sha256: madeSha, size, mtime }), HashMismatch);
+    assert.equal(await store.size(madeSha), null);
+    assert.deepEqual((await Array.fromAsync(Deno.readDir(store.dir))).map((e) => e.name), [
+      sha256,
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,10 +1,11 @@
 /**
  * The media of a group's snapshot (server/rigs/snapshot_media.ts), on temp data dirs with the
  * rig's media stood in for (its store real, the copy from a holder a copy between two stores):
- * the leader indexes the Project files the group holds by hash and offers its preset images; the
- * rig taking the snapshot gets each file it lacks in its Project's folder with the same bytes,
- * leaves a file it has, refuses a path outside the Project, and waits (MediaMissing) when no
- * holder gives a file.
+ * the leader indexes every Project file on its disk by hash, puts one no group import brought into
+ * its group media (a hard link, announced) and offers its preset images; the rig taking the
+ * snapshot gets each file it lacks in its Project's folder with the same bytes, a hard link to its
+ * group media, leaves a file it has, refuses a path outside the Project, and waits (MediaMissing)
+ * when no holder gives a file.
  */
 import assert from "node:assert/strict";
 import { MediaStore } from "../../../server/rigs/media_store.ts";
@@ -46,7 +47,7 @@ const clip = new TextEncoder().encode("the clip's bytes");
 const other = new TextEncoder().encode("bytes of no group file, longer");
 const image = new TextEncoder().encode("a png, say");
 
-Deno.test("snapshot media: indexed on the leader, placed with the same bytes on the rig taking it", async () => {
+Deno.test("snapshot media: indexed on the leader, placed with the same bytes on the rig taking it, each file once on disk", async () => {
   const root = await Deno.makeTempDir({ prefix: "cueport-snapshot-media-" });
   try {
     const leader = rigMedia(`${root}/a`, null);
@@ -66,20 +67,43 @@ Deno.test("snapshot media: indexed on the leader, placed with the same bytes on 
       }],
       presets: [{ images: [{ sha256: imageSha, mimeType: "image/png" }] }],
     };
+    const localSha = (await hashFile(`${root}/a/projects/show/media/local.mp4`)).sha256;
     const index = await new SnapshotMedia(leader.media, `${root}/a`).index(state);
-    assert.deepEqual(index, { "show/media/clip.mp4": sha256 }, "only the group's file, by hash");
-    assert.deepEqual(leader.announced, [imageSha], "the preset image offered to the group");
+    assert.deepEqual(index, {
+      "show/media/clip.mp4": sha256,
+      "show/media/local.mp4": localSha,
+    }, "every Project file on the leader's disk, by hash; none outside the Project");
+    assert.deepEqual(
+      leader.announced,
+      [localSha, imageSha],
+      "the file no group import brought, and the preset image, offered to the group",
+    );
+    assert.equal(
+      await inode(`${root}/a/projects/show/media/local.mp4`),
+      await inode(leader.store.path(localSha)),
+      "the leader's file put in its group media as a hard link, not a copy",
+    );
 
     const back = rigMedia(`${root}/b`, leader.store);
     back.announced.push(imageSha); // the leader's announcement, as etcd holds it
     await new SnapshotMedia(back.media, `${root}/b`).place(state, index);
     assert.deepEqual(await Deno.readFile(`${root}/b/projects/show/media/clip.mp4`), clip);
     assert.deepEqual(await Deno.readFile(`${root}/b/preset_images/${imageSha}.png`), image);
-    await assert.rejects(
-      Deno.stat(`${root}/b/projects/show/media/local.mp4`),
-      Deno.errors.NotFound,
-    );
+    assert.deepEqual(await Deno.readFile(`${root}/b/projects/show/media/local.mp4`), other);
     await assert.rejects(Deno.stat(`${root}/escape.mp4`), Deno.errors.NotFound);
+    for (const [name, sha] of [["clip.mp4", sha256], ["local.mp4", localSha]] as const) {
+      assert.equal(
+        await inode(`${root}/b/projects/show/media/${name}`),
+        await inode(back.store.path(sha)),
+        `${name} placed as a hard link to the group's file`,
+      );
+    }
+    // The Project's file removed: the group's file stays whole (and the other way round).
+    await Deno.remove(`${root}/b/projects/show/media/clip.mp4`);
+    assert.deepEqual(await Deno.readFile(back.store.path(sha256)), clip);
+    await Deno.remove(back.store.path(localSha));
+    assert.deepEqual(await Deno.readFile(`${root}/b/projects/show/media/local.mp4`), other);
+    await new SnapshotMedia(back.media, `${root}/b`).place(state, index); // both back
 
     // Taken again: a file there already is left as it is, nothing copied.
     back.ensured.length = 0;
@@ -97,6 +121,12 @@ Deno.test("snapshot media: indexed on the leader, placed with the same bytes on 
     await Deno.remove(root, { recursive: true });
   }
 });
+
+/** The device and inode of the file at `path`. */
+async function inode(path: string): Promise<string> {
+  const stat = await Deno.stat(path);
+  return `${stat.dev}:${stat.ino}`;
+}
 
 /** A temp file of `bytes` under `root`: its path. */
 async function tempWith(root: string, bytes: Uint8Array): Promise<string> {
