@@ -188,7 +188,7 @@ export class Core {
 
   /**
    * The output's picture now, from the player (`output.frame`); see `PlayerRequests.outputFrame`.
-   * @throws {CueportError} NOT_READY, UNAVAILABLE (no output runs: the output setting)
+   * @throws {CueportError} NOT_READY, NO_OUTPUT (no output runs: the output setting)
    */
   outputFrame(params: MethodParams<typeof Method.OUTPUT_FRAME>): Promise<OutputFrameResult> {
     return this.#requests.outputFrame(params);

@@ -25,6 +25,11 @@ export const ErrorCode = {
   METHOD_NOT_ALLOWED: 405,
   /** A client too slow to send its request or upload (see the timeouts in docs/security.md). */
   REQUEST_TIMEOUT: 408,
+  /**
+   * No output runs (the `output` setting is `none`, or no display or browser was found): the
+   * output's picture cannot be taken until one does. A state the client can change, not a fault.
+   */
+  NO_OUTPUT: 409,
   PAYLOAD_TOO_LARGE: 413,
   /** A `Range` outside the file, or several ranges (the group's media route). */
   RANGE_NOT_SATISFIABLE: 416,

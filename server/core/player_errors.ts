@@ -25,6 +25,11 @@ const CODES: ReadonlyMap<number, ErrorCodeName> = new Map<number, ErrorCodeName>
 export interface PlayerRequestKind {
   /** An edit (`edit.apply`); `isBatch`: its body gave `edits` (a field is then under `edits.<i>.`). */
   edit?: { isBatch: boolean };
+  /**
+   * `output.frame`, whose -32005 means that no output runs (docs/player-protocol.md): NO_OUTPUT
+   * (409), the client's to change, where -32005 elsewhere is 503 UNAVAILABLE.
+   */
+  outputFrame?: boolean;
 }
 
 /**
@@ -48,6 +53,9 @@ export function fromPlayerError(error: unknown, kind: PlayerRequestKind = {}): C
       "UNAVAILABLE",
       `The player does not offer this (${error.message}): it speaks an older protocol`,
     );
+  }
+  if (error.code === RpcErrorCode.UNAVAILABLE && kind.outputFrame) {
+    return new CueportError("NO_OUTPUT", error.message);
   }
   const code = CODES.get(error.code);
   if (code) return new CueportError(code, error.message);

@@ -80,12 +80,12 @@ export class PlayerRequests {
   /**
    * The output's picture now, from the player (`output.frame`), in the size and
    * format asked when the player can (1.8), else a full-size PNG (`format` absent).
-   * @throws {CueportError} NOT_READY, UNAVAILABLE (no output runs: the output setting)
+   * @throws {CueportError} NOT_READY, NO_OUTPUT (no output runs: the output setting)
    */
   outputFrame(params: MethodParams<typeof Method.OUTPUT_FRAME>): Promise<OutputFrameResult> {
     this.#link.requireReady();
     return this.#link.player.request(Method.OUTPUT_FRAME, params).catch((e) => {
-      throw fromPlayerError(e);
+      throw fromPlayerError(e, { outputFrame: true });
     });
   }
 

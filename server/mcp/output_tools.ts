@@ -27,7 +27,7 @@ export function outputFrameTool(): McpTool<
   return {
     name: "app_get_output_frame",
     description:
-      'See what the audience sees: the picture the output shows now, as an image (JPEG unless format says PNG), its longer side `size` pixels (default 512). Use it to check what a cue or an edit put on screen. Refused with UNAVAILABLE when no output runs (the output setting is none). Example: {"size": 320}',
+      'See what the audience sees: the picture the output shows now, as an image (JPEG unless format says PNG), its longer side `size` pixels (default 512). Use it to check what a cue or an edit put on screen. Refused with NO_OUTPUT when no output runs (the output setting is none). Example: {"size": 320}',
     annotations: readAnnotations("Get the output's picture"),
     operation: outputFrame,
     reaches: [outputFrame],

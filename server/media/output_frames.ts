@@ -104,7 +104,7 @@ export class OutputFrames {
 
   /**
    * The output's picture now: a capture under way or younger than `reuseMs` is shared.
-   * @throws {CueportError} NOT_READY, UNAVAILABLE (no output runs), RATE_LIMITED
+   * @throws {CueportError} NOT_READY, NO_OUTPUT (no output runs), RATE_LIMITED
    */
   async frame(input: OutputFrameInput, request?: MediaRequest): Promise<MediaAnswer> {
     const isRemote = request !== undefined && !request.isLocal;

@@ -275,7 +275,7 @@ Deno.test("every HTTP route and WebSocket answer matches its declared schema exa
           // documented refusal, naming the setting to change.
           const res = await fetch(svc.base + call.path);
           const body = await res.json();
-          if (res.status !== 503 || body.error?.code !== "UNAVAILABLE") {
+          if (res.status !== 409 || body.error?.code !== "NO_OUTPUT") {
             failures.push(`${route.method} ${call.path}: ${res.status} ${JSON.stringify(body)}`);
           }
           continue;

@@ -6,7 +6,7 @@ import {
   type ProbeResult,
   PROBES,
 } from "../../tools/reliability/mod.ts";
-import { Tally } from "../../tools/reliability/_tally.ts";
+import { isUndocumented5xx, Tally } from "../../tools/reliability/_tally.ts";
 import { floodShortfalls } from "../../tools/reliability/mdns_flood.ts";
 import { type Ip, jsonOf, removeNamespaces } from "../../tools/reliability/_netns.ts";
 import { withMdnsPort } from "../_helpers/mdns_port.ts";
@@ -69,6 +69,7 @@ Deno.test("missedTargets() names every missed target with its measurement", () =
       duplicates: 2,
       peakRssMb: { service: 941, player: 100 },
       localServed: false,
+      undocumented5xx: 126,
       inputs: 5,
       requiredInputs: 100_000,
       shortfalls: ["3 player kills (target 15)"],
@@ -81,6 +82,7 @@ Deno.test("missedTargets() names every missed target with its measurement", () =
       "2 retried key(s) applied more than once",
       "service peak RSS 941 MB (target < 300)",
       "local clients not served throughout",
+      "126 undocumented 5xx (target 0)",
       "3 player kills (target 15)",
       "5 inputs (target 100000)",
     ],
@@ -92,6 +94,31 @@ Deno.test("missedTargets() names every missed target with its measurement", () =
   assert.match(table, / restarts .* local p99 ms /);
   assert.match(table, /^example .* 12\.5 /m);
   assert.match(table, /^total .* 1 MISSED$/m);
+});
+
+Deno.test("isUndocumented5xx(): only the 5xx docs/api.md promises pass; a refused action is the spec's 500", () => {
+  const documented: [number, string][] = [
+    [503, "NOT_READY"],
+    [503, "TOO_MANY_CONNECTIONS"],
+    [504, "TIMEOUT"],
+    [507, "DISK_FULL"],
+    // The 6.0 interface (section 7): a refused action is always 500, the reason in the message.
+    [500, "ACTION_FAILED"],
+  ];
+  for (const [status, code] of documented) assert.equal(isUndocumented5xx(status, code), false);
+  const undocumented: [number, string | null][] = [
+    [500, "SERVER_ERROR"],
+    [500, null],
+    [502, null],
+    // What a request needs but is not on the machine is no answer a fuzzer should get.
+    [503, "UNAVAILABLE"],
+    [503, "ACTION_FAILED"],
+    [500, "NOT_READY"],
+  ];
+  for (const [status, code] of undocumented) assert.equal(isUndocumented5xx(status, code), true);
+  for (const status of [200, 304, 400, 409, 429, null]) {
+    assert.equal(isUndocumented5xx(status, null), false);
+  }
 });
 
 Deno.test("missedTargets() holds a probe to its own peak RSS target where it has one", () => {

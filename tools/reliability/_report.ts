@@ -63,6 +63,9 @@ export function missedTargets(result: ProbeResult): string[] {
     }
   }
   if (result.localServed === false) missed.push("local clients not served throughout");
+  if (result.undocumented5xx > 0) {
+    missed.push(`${result.undocumented5xx} undocumented 5xx (target 0)`);
+  }
   if (result.notRun === undefined) missed.push(...missingFigures(result));
   missed.push(...result.shortfalls);
   if (result.inputs < result.requiredInputs) {

@@ -139,7 +139,7 @@ export interface MediaSource {
   waveform(input: WaveformInput, request?: MediaRequest): MediaAnswer | Promise<MediaAnswer>;
   /** @throws {CueportError} NOT_FOUND, NOT_READY, UNAVAILABLE (no ffmpeg for a device) */
   cameraThumbnail(input: CameraThumbnailInput): Promise<MediaAnswer>;
-  /** @throws {CueportError} NOT_READY, UNAVAILABLE (no output runs), RATE_LIMITED */
+  /** @throws {CueportError} NOT_READY, NO_OUTPUT (no output runs), RATE_LIMITED */
   outputFrame(input: OutputFrameInput, request?: MediaRequest): Promise<MediaAnswer>;
   /** @throws {CueportError} NOT_FOUND (no such preset or image, or its file is gone) */
   presetImage?(input: PresetImageInput): Promise<MediaAnswer>;

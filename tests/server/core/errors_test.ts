@@ -54,6 +54,13 @@ Deno.test("fromPlayerError() maps the player's codes, an edit's refusal and shad
   assert.equal(fromPlayerError(rpc(RpcErrorCode.NOT_ENTITLED)).code, "API_ACCESS_DENIED");
   assert.equal(fromPlayerError(rpc(RpcErrorCode.METHOD_NOT_FOUND)).code, "UNAVAILABLE");
   assert.equal(fromPlayerError(rpc(RpcErrorCode.CORRUPT_MEDIA), edit).code, "CORRUPT_MEDIA");
+  // output.frame's -32005 is "no output runs" (docs/player-protocol.md): a state the client can
+  // change (the output setting), 409; any other request's -32005 stays 503 UNAVAILABLE.
+  const frame = fromPlayerError(rpc(RpcErrorCode.UNAVAILABLE), { outputFrame: true });
+  assert.deepEqual([frame.code, frame.status, frame.message], ["NO_OUTPUT", 409, "Nope"]);
+  assert.equal(fromPlayerError(rpc(RpcErrorCode.UNAVAILABLE)).code, "UNAVAILABLE");
+  const older = fromPlayerError(rpc(RpcErrorCode.METHOD_NOT_FOUND), { outputFrame: true });
+  assert.equal(older.code, "UNAVAILABLE");
   const shader = fromPlayerError(
     new RpcError(RpcErrorCode.INVALID_CODE, "Invalid params.code: 1 problem", {
       field: "params.code",

@@ -90,19 +90,24 @@ async function pair(base: string, port: number, scopes: string[]): Promise<strin
   return body.token;
 }
 
-Deno.test("GET /api/v1/output/frame.jpg without an output answers UNAVAILABLE naming the output setting", async () => {
+Deno.test("GET /api/v1/output/frame.jpg without an output answers 409 NO_OUTPUT naming the output setting, never a 5xx", async () => {
   const svc = await startTestService();
   try {
-    const res = await fetch(`${svc.base}/api/v1/output/frame.jpg`);
-    const body = await res.json();
-    assert.equal(res.status, 503, JSON.stringify(body));
-    assert.equal(body.error.code, "UNAVAILABLE");
-    assert.match(body.error.message, /output setting/);
+    for (const extension of ["jpg", "jpeg", "png"]) {
+      const res = await fetch(`${svc.base}/api/v1/output/frame.${extension}?size=64`);
+      const body = await res.json();
+      assert.equal(res.status, 409, JSON.stringify(body));
+      assert.equal(body.error.code, "NO_OUTPUT");
+      assert.match(body.error.message, /output setting/);
+      const head = await fetch(`${svc.base}/api/v1/output/frame.${extension}`, { method: "HEAD" });
+      await head.body?.cancel();
+      assert.equal(head.status, 409, `HEAD .${extension}`);
+    }
     const mcp = await connectMcp(svc.base);
     try {
       const result = await mcp.call("app_get_output_frame", {});
       assert.equal(result.isError, true);
-      assert.match(result.content[0]!.text!, /UNAVAILABLE[\s\S]*output setting/);
+      assert.match(result.content[0]!.text!, /NO_OUTPUT[\s\S]*output setting/);
     } finally {
       await mcp.close();
     }
