@@ -41,6 +41,11 @@ export interface FrameFigures {
   samples: number;
   /** Per vsync of rig A's page: rig B's frame on screen then, in frames (`pairVsyncs`). */
   vsyncs: VsyncPairs;
+  /**
+   * How far apart the two rigs began the Clip on their show times, frames (their play states'
+   * readings, `clock.lastAction.clipStarts`, the earliest of each): part of what the frames show.
+   */
+  startApart: number;
   /** The seconds sampled. */
   seconds: number;
   /** Each page's frames drawn in the window (A, B). */
@@ -130,11 +135,17 @@ function pairedFrames(collectors: FrameCollector[], from: number, to: number) {
 async function sampleReports(rigs: Rig[], seconds: number, sampleMs: number) {
   const figures = { lag: [] as number[], difference: [] as number[], errorMs: [] as number[] };
   let samples = 0;
+  // Each rig's reading of when the Clip began on its show time: the earliest (`rigs_bench.ts`).
+  const began = [Infinity, Infinity];
   const end = performance.now() + seconds * 1000;
   let seen = "";
   while (performance.now() < end) {
     const clocks = (await Promise.all(rigs.map((r) => r.get("/api/v1/group"))) as GroupStatus[])
       .map((s) => s.clock) as RigClock[];
+    clocks.forEach((c, i) => {
+      const start = c.lastAction?.clipStarts[LOOPED];
+      if (start !== undefined) began[i] = Math.min(began[i]!, start);
+    });
     // A new report on either rig: one sample (the pages report once a second).
     const key = clocks.map((c) => c.frameLagMs).join();
     if (key !== seen && clocks.every((c) => c.frameLagMs !== null && c.errorMs !== null)) {
@@ -148,5 +159,5 @@ async function sampleReports(rigs: Rig[], seconds: number, sampleMs: number) {
     }
     await new Promise((r) => setTimeout(r, sampleMs));
   }
-  return { ...figures, samples };
+  return { ...figures, samples, startApart: Math.abs(began[0]! - began[1]!) / FRAME_MS };
 }

@@ -377,9 +377,13 @@ function vsyncRows(f: FrameFigures, row: (name: string, xs: number[], d: number)
   console.log("| --- | --- | --- | --- |");
   console.log(row("two outputs apart per vsync, frame index difference", abs(v.onScreen), 3));
   console.log(row("B's frame carried to A's instant, apart, frames", abs(v.atInstant), 3));
+  // The second row is the clocks' difference plus the Clip's start difference (printed below).
   const share = (100 * v.differentFrames / v.onScreen.length).toFixed(1);
   console.log(
     `\nvsyncs showing frames of different whole indexes: ${v.differentFrames} (${share}%)`,
+  );
+  console.log(
+    `the Clip's start on the two rigs' show times, apart, frames: ${f.startApart.toFixed(3)}`,
   );
   const skew = f.skewMs.map((ms) => ms.toFixed(1)).join(", ");
   console.log(`each page's Date.now() minus its frames' time base, median, ms (A, B): ${skew}`);
