@@ -9,7 +9,11 @@
  * its show time (its timer or its watch). Then, on a second cluster with a Cueport alone beside
  * the rigs (`groupParts`): edit acknowledgement alone and in a group, paired (`--rounds`); the
  * rigs' play-position difference once a second for `--seconds`; failover time, the leader's
- * namespace killed `--failovers` times. As root with etcd only; otherwise one skipped row.
+ * namespace killed `--failovers` times. Between them, the frames part (`--frames` seconds,
+ * `_rigs_frames.ts`): two rigs with headless outputs, each page's frame lag (a bound of how far
+ * apart the two outputs are, per report) and, per vsync, how far apart the two outputs' frames
+ * are. `--triggers 0 --rounds 0 --seconds 0 --failovers 0` runs the frames part alone. As root
+ * with etcd only; otherwise one skipped row.
  * @module
  */
 import { parseArgs } from "node:util";
@@ -23,7 +27,7 @@ import { fixtureProject } from "../tests/_helpers/fixture.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";
 import type { GroupStatus, RigClock } from "../protocol/rigs.ts";
 import { formatRatio, pairedRatio, percentile } from "./_stats.ts";
-import { measureFrames } from "./_rigs_frames.ts";
+import { type FrameFigures, measureFrames } from "./_rigs_frames.ts";
 
 const FRAME_MS = 1000 / 30;
 type Last = NonNullable<RigClock["lastAction"]>;
@@ -315,19 +319,29 @@ async function main(): Promise<void> {
     console.log(`| play-position difference | skipped: ${unavailable} | | |`);
     return;
   }
-  const { frames, late, arrivedLate } = await measure(triggers);
   const row = (name: string, xs: number[], digits: number) =>
     `| ${name} | ${[0.5, 0.95, 1].map((q) => percentile(xs, q).toFixed(digits)).join(" | ")} |`;
-  console.log(row("Clip start difference between the rigs, frames at 30 fps", frames, 3));
-  console.log(row("how late a rig ran it after its show time, ms", late, 1));
-  console.log(`\narrived after their show time (run at once): ${arrivedLate} of ${late.length}`);
+  if (triggers > 0) await triggersPart(triggers, row);
   if (Number(values.frames) > 0) await framesPart(Number(values.frames), row);
-  await groupParts({
+  const group = {
     rounds: Number(values.rounds),
     seconds: Number(values.seconds),
     failovers: Number(values.failovers),
-  });
+  };
+  // All three 0: the frames part alone (`--triggers 0 --rounds 0 --seconds 0 --failovers 0`).
+  if (group.rounds > 0 || group.seconds > 0 || group.failovers > 0) await groupParts(group);
   console.log(`load average: ${Deno.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+}
+
+/** The triggers part's rows: Clip start difference and lateness. */
+async function triggersPart(
+  triggers: number,
+  row: (name: string, xs: number[], d: number) => string,
+) {
+  const { frames, late, arrivedLate } = await measure(triggers);
+  console.log(row("Clip start difference between the rigs, frames at 30 fps", frames, 3));
+  console.log(row("how late a rig ran it after its show time, ms", late, 1));
+  console.log(`\narrived after their show time (run at once): ${arrivedLate} of ${late.length}`);
 }
 
 /** The frames part's rows (`_rigs_frames.ts`). */
@@ -339,7 +353,40 @@ async function framesPart(seconds: number, row: (name: string, xs: number[], d: 
   console.log(row("a page's frame lag behind its player's clock, frames at 30 fps", f.lag, 3));
   console.log(row("show time the two rigs' frames draw, apart, frames (bound)", f.difference, 3));
   console.log(row("the show clocks' error, ms", f.errorMs, 3));
+  vsyncRows(f, row);
   console.log(`load average: ${Deno.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+}
+
+/**
+ * The per-vsync rows: for each frame rig A's page drew, rig B's frame on screen then, the
+ * difference of what they show of the Clip both play, in frame indexes (|A - B|).
+ */
+function vsyncRows(f: FrameFigures, row: (name: string, xs: number[], d: number) => string) {
+  const v = f.vsyncs;
+  const fps = f.drawn.map((n) => (n / f.seconds).toFixed(1)).join(" and ");
+  console.log(
+    `\nPer vsync: each of rig A's ${v.onScreen.length} frames against rig B's frame on screen ` +
+      `then (the pages drew ${fps} frames a second of ${(1000 / f.frameMs).toFixed(0)})\n`,
+  );
+  if (v.onScreen.length === 0) {
+    console.log("no frame of A within B's recorded frames: nothing paired");
+    return;
+  }
+  const abs = (xs: number[]) => xs.map(Math.abs);
+  console.log("| measure | p50 | p95 | max |");
+  console.log("| --- | --- | --- | --- |");
+  console.log(row("two outputs apart per vsync, frame index difference", abs(v.onScreen), 3));
+  console.log(row("B's frame carried to A's instant, apart, frames", abs(v.atInstant), 3));
+  // The second row is the clocks' difference plus the Clip's start difference (printed below).
+  const share = (100 * v.differentFrames / v.onScreen.length).toFixed(1);
+  console.log(
+    `\nvsyncs showing frames of different whole indexes: ${v.differentFrames} (${share}%)`,
+  );
+  console.log(
+    `the Clip's start on the two rigs' show times, apart, frames: ${f.startApart.toFixed(3)}`,
+  );
+  const skew = f.skewMs.map((ms) => ms.toFixed(1)).join(", ");
+  console.log(`each page's Date.now() minus its frames' time base, median, ms (A, B): ${skew}`);
 }
 
 if (import.meta.main) await main();
