@@ -57,3 +57,48 @@ Deno.test("EventBus delivers on its own after the window", async () => {
   assert.equal((await got).updates.length, 1);
   bus.close();
 });
+
+Deno.test("EventBus delivers window after window on its one timer, and after a flush that cleared it", async () => {
+  const bus = new EventBus({ windowMs: 0 });
+  const batches: UpdateBatch[] = [];
+  let wake = () => {};
+  bus.subscribe((b) => {
+    batches.push(b);
+    wake();
+  });
+  const next = () => new Promise<void>((resolve) => wake = resolve);
+  for (let i = 1; i <= 3; i++) {
+    const delivered = next();
+    bus.publish(control(i));
+    await delivered; // the timer that fired is armed again by the next publish
+  }
+  bus.publish(control(4));
+  bus.flush(); // clears the armed timer: nothing is delivered twice
+  const delivered = next();
+  bus.publish(control(5));
+  await delivered;
+  assert.deepEqual(batches.map((b) => [b.seq, b.updates.map((u) => u.data.value)]), [
+    [1, [1]],
+    [2, [2]],
+    [3, [3]],
+    [4, [4]],
+    [5, [5]],
+  ]);
+  bus.close();
+});
+
+Deno.test("EventBus publishing from a listener opens the next window", async () => {
+  const bus = new EventBus({ windowMs: 0 });
+  const values: unknown[] = [];
+  const done = new Promise<void>((resolve) =>
+    bus.subscribe((b) => {
+      values.push(b.updates[0]!.data.value);
+      if (values.length < 3) bus.publish(control(values.length + 1));
+      else resolve();
+    })
+  );
+  bus.publish(control(1));
+  await done;
+  assert.deepEqual(values, [1, 2, 3]);
+  bus.close();
+});
