@@ -4,10 +4,12 @@
  * `protocol/coalesce.ts`: an update that supersedes an earlier one drops it
  * and takes its own place at the end, so a value that changed many times is
  * sent once, with its latest value, and the batch stays in the order of the
- * latest changes.
+ * latest changes. While updates keep coming, the windows follow each other
+ * on one interval timer (issue 42); the first tick with nothing to deliver
+ * stops it.
  * @module
  */
-import { clearTimeout, setTimeout } from "node:timers";
+import { clearInterval, setInterval } from "node:timers";
 import { coalesceKey } from "../../protocol/coalesce.ts";
 import type { StateUpdate } from "../../protocol/state.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
@@ -20,9 +22,25 @@ export interface UpdateBatch {
 
 /** Options of the bus. */
 export interface EventBusOptions {
-  /** Milliseconds to gather a burst before delivering it; 0 delivers on the next macrotask. */
+  /**
+   * Milliseconds to gather a burst before delivering it (at most this long while windows
+   * follow each other); 0 delivers on the next macrotask.
+   */
   windowMs?: number;
+  /** The interval timer the windows run on (tests drive their own); default `node:timers`'. */
+  timers?: IntervalTimers;
 }
+
+/** Starts and stops an interval timer, as `node:timers` does. */
+export interface IntervalTimers {
+  setInterval(tick: () => void, ms: number): unknown;
+  clearInterval(id: unknown): void;
+}
+
+const NODE_TIMERS: IntervalTimers = {
+  setInterval: (tick, ms) => setInterval(tick, ms),
+  clearInterval: (id) => clearInterval(id as ReturnType<typeof setInterval>),
+};
 
 /** Publish/subscribe with coalescing. */
 export class EventBus {
@@ -30,18 +48,17 @@ export class EventBus {
   #pending: (StateUpdate | null)[] = [];
   #index = new Map<string, number>();
   /**
-   * The window's timer: made once, then re-armed by `refresh()` for each window (issue 42), where
-   * each window made a new `Timeout` and cleared the one that had just fired (in the service's
-   * profile under the action load, 3.1 to 3.3% of its busy samples before, 2.3% after: the timer
-   * list's insertion, Deno's own, remains; docs/load.md). Null until the first window and after
-   * a `flush()` or `close()` cleared it.
+   * The windows' timer: one interval for a run of windows, each tick delivering what came in its
+   * window, stopped by the first tick with nothing to deliver (issue 42). A timer per window, made
+   * at the window's first update (a new `Timeout`, then `refresh()` of one), cost the service
+   * 2.2 to 2.8% of its busy samples to arm under the action load, Deno inserting it into its
+   * timer list each time; the interval 0.2 to 0.5% (docs/load.md). Null while no window is open.
    */
-  #timer: ReturnType<typeof setTimeout> | null = null;
-  /** Whether the timer will fire: a window is open. */
-  #isArmed = false;
-  #onWindow = () => {
-    this.#isArmed = false;
-    this.#deliver();
+  #timer: unknown = null;
+  #timers: IntervalTimers;
+  #onTick = () => {
+    if (this.#pending.length === 0) this.#disarm();
+    else this.#deliver();
   };
   #seq = 0;
   #windowMs: number;
@@ -49,6 +66,7 @@ export class EventBus {
   /** Builds a bus; the default window is the `coalesceMs` setting's. */
   constructor(options: EventBusOptions = {}) {
     this.#windowMs = options.windowMs ?? SETTING_DEFAULTS.coalesceMs;
+    this.#timers = options.timers ?? NODE_TIMERS;
   }
 
   /** Sequence number of the last delivered batch. */
@@ -68,13 +86,7 @@ export class EventBus {
       this.#index.set(key, this.#pending.length);
       this.#pending.push(update);
     }
-    if (!this.#isArmed) this.#arm();
-  }
-
-  #arm(): void {
-    this.#isArmed = true;
-    if (this.#timer === null) this.#timer = setTimeout(this.#onWindow, this.#windowMs);
-    else this.#timer.refresh();
+    this.#timer ??= this.#timers.setInterval(this.#onTick, this.#windowMs);
   }
 
   /** Delivers the current batch now (no-op when empty). */
@@ -83,11 +95,10 @@ export class EventBus {
     this.#deliver();
   }
 
-  /** Stops the window's timer, if it is to fire: a cleared timer is not refreshed again. */
+  /** Stops the windows' timer, if it runs. */
   #disarm(): void {
-    if (!this.#isArmed) return;
-    this.#isArmed = false;
-    clearTimeout(this.#timer!);
+    if (this.#timer === null) return;
+    this.#timers.clearInterval(this.#timer);
     this.#timer = null;
   }
 
