@@ -155,15 +155,33 @@ function count(actions: ReadonlySet<string>): string {
   return ["no", "one", "two", "three", "four", "five", "six"][actions.size] ?? String(actions.size);
 }
 
+/** The name of param `position` in a refusal: `params[1] (value)`. */
+function paramField(spec: ParamSpec, position: number): string {
+  return `params[${position}] (${spec.name})`;
+}
+
+/**
+ * A number sent as a number for a `fraction` or `number` param, as its text would parse (a
+ * finite number's text reads back as the same number), without the text (issue 42: the
+ * hottest param, `SET_CONTROL`'s value); undefined for anything else, which takes the text path.
+ */
+function plainNumber(kind: ParamKind, raw: unknown): number | undefined {
+  if (typeof raw !== "number" || !Number.isFinite(raw)) return undefined;
+  const n = raw === 0 ? 0 : raw; // -0's text is "0"
+  if (kind === "number") return n;
+  return kind === "fraction" && n >= FRACTION.min && n <= FRACTION.max ? n : undefined;
+}
+
 function parseParam(spec: ParamSpec, position: number, raw: unknown, shift: number) {
-  const field = `params[${position}] (${spec.name})`;
+  const number = plainNumber(spec.kind, raw);
+  if (number !== undefined) return number;
   if (typeof raw === "object" && raw !== null) {
-    throw bad(field, "must be a string, number or boolean", raw);
+    throw bad(paramField(spec, position), "must be a string, number or boolean", raw);
   }
   const text = String(raw);
   const parsed = PARSERS[spec.kind](text);
   if (typeof parsed === "object") {
-    const error = bad(field, parsed.error, raw);
+    const error = bad(paramField(spec, position), parsed.error, raw);
     if (parsed.reason) error.details!.reason = parsed.reason; // a stable code (a region's)
     throw error;
   }
@@ -172,7 +190,7 @@ function parseParam(spec: ParamSpec, position: number, raw: unknown, shift: numb
   if (index < INDEX_MIN) {
     const least = INDEX_MIN + shift;
     throw bad(
-      field,
+      paramField(spec, position),
       `must be ${least} or more${shift ? ` when base is ${BASE.shifted}` : ""}`,
       raw,
     );
@@ -214,15 +232,16 @@ export function normalizeAction(request: ActionRequest): NormalizedAction {
     );
   }
   const params: ActionParams = {};
-  spec.params.forEach((p, i) => {
+  for (let i = 0; i < spec.params.length; i++) {
+    const p = spec.params[i]!;
     const raw = rawParams[i];
     if (raw === undefined || raw === null) {
-      if (!p.isOptional) throw bad(`params[${i}] (${p.name})`, "is required");
-      return;
+      if (!p.isOptional) throw bad(paramField(p, i), "is required");
+      continue;
     }
     const shift = i === 0 && base === BASE.shifted && BASE_SHIFTED_ACTIONS.has(name) ? 1 : 0;
     params[p.name] = parseParam(p, i, raw, shift);
-  });
+  }
   const normalized: NormalizedAction = { name, params, projectId: projectID ?? null };
   if (typeof velocity === "number" && VELOCITY_ACTIONS.has(name)) normalized.velocity = velocity;
   return normalized;

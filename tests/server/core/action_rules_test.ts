@@ -144,3 +144,35 @@ Deno.test("normalizeAction() names the field in every validation error", () => {
     value: "x",
   });
 });
+
+Deno.test("normalizeAction() takes a number param sent as a number as its text would parse", () => {
+  // Each value against the same value sent as text: the coercion rule holds either way.
+  for (const value of [0.5, -3.5, 0, 1e21, 5e-324, Number.MAX_VALUE]) {
+    assert.deepEqual(
+      normalizeAction({ name: "SET_CONTROL", params: ["A", value] }).params,
+      normalizeAction({ name: "SET_CONTROL", params: ["A", String(value)] }).params,
+    );
+  }
+  const minusZero = normalizeAction({ name: "SET_CONTROL", params: ["A", -0] }).params.value;
+  assert.ok(Object.is(minusZero, 0), "-0 reads as its text, 0");
+  for (const value of [0, 0.25, 1]) {
+    assert.equal(
+      normalizeAction({ name: "SEEK_CLIP_IN", params: ["c1", value] }).params.percent,
+      value,
+    );
+  }
+  // Out of range: refused as the text would be, quoting the value sent.
+  for (const value of [1.5, -0.01]) {
+    const error = fails({ name: "SEEK_CLIP_IN", params: ["c1", value] });
+    const asText = fails({ name: "SEEK_CLIP_IN", params: ["c1", String(value)] });
+    assert.equal(error.message, asText.message);
+    assert.equal(error.details?.value, value);
+  }
+  // No finite number (an OSC float may be one): refused by the body's check, as before.
+  for (const value of [Infinity, -Infinity, NaN]) {
+    assert.equal(
+      fails({ name: "SET_CONTROL", params: ["A", value] }).details?.field,
+      "params[1] (value)",
+    );
+  }
+});
