@@ -130,34 +130,38 @@ export interface LineTransportOptions {
   retainBytes?: number;
 }
 
+/** Options of `LineReader`. */
+export interface LineReaderOptions {
+  /** The longest line read, in bytes, newline excluded (default `MAX_LINE_BYTES`). */
+  maxLineBytes?: number;
+  /**
+   * The largest buffer of a line that spanned reads kept for the next one, in
+   * bytes (default 1 MiB).
+   */
+  retainBytes?: number;
+}
+
 /**
- * Newline-delimited JSON-RPC over a byte pipe: the one line reader of both
- * sides (the service reads the player's stdout with it, the player its stdin,
- * `player/request_transport.ts` with its own bounds). A refused or unparsable
- * line is reported to `onerror` as an `RpcError` and reading goes on:
- * INVALID_REQUEST for one too long or no JSON-RPC message, PARSE_ERROR for one
- * that is no JSON; errors quote no input.
+ * Newline-delimited lines out of a stream of bytes, bounded: the one line
+ * reader of the project. `LineTransport` reads JSON-RPC with it (the service
+ * the player's stdout, the player its stdin); the ISF checker and the player
+ * read each other's JSON lines with it (`player/isf/check_child.ts`,
+ * `check_stdio.ts`). Each complete line goes to `onLine`; a line over the limit
+ * to `onTooLong`, once, and is dropped as it arrives (its bytes skipped up to
+ * the next newline, never buffered).
  *
  * A line that spans reads is kept as bytes in one reused buffer and decoded
- * once; a line over the limit is dropped as it arrives (its bytes skipped up
- * to the next newline, never buffered). Measured with 1,000 of the
- * `player_fuzz` probe's long lines (1-8 MiB): the player peaked at 281-293 MB
- * resident with the reader this replaced (chunks decoded to strings, joined
- * per line) and at 181-199 MB with this one and `player/stdio_pipe.ts`.
+ * once. Measured with 1,000 of the `player_fuzz` probe's long lines (1-8 MiB):
+ * the player peaked at 281-293 MB resident with the reader this replaced
+ * (chunks decoded to strings, joined per line) and at 181-199 MB with this one
+ * and `player/stdio_pipe.ts`.
  */
-export class LineTransport implements Transport {
-  /** Called for each message read, in order. */
-  onmessage?: (message: RpcMessage) => void;
-  /** Called for a line refused or unparsable (an `RpcError`), or a failed read. */
-  onerror?: (error: Error) => void;
-  /** Called once when the read side ends. */
-  onclose?: () => void;
-  #pipe: BytePipe;
-  #encoder = new TextEncoder();
+export class LineReader {
+  /** The longest line taken, bytes. */
+  readonly maxLineBytes: number;
+  #onLine: (line: string) => void;
+  #onTooLong: () => void;
   #decoder = new TextDecoder();
-  #maxLineBytes: number;
-  #label: string;
-  #precheck: ((line: string) => RpcError | null) | undefined;
   #retainBytes: number;
   /**
    * The start of a line that spans reads, in `#partial[0, #partialLength)`.
@@ -169,16 +173,142 @@ export class LineTransport implements Transport {
   #partialLength = 0;
   /** Dropping a line over the limit until its newline. */
   #isSkipping = false;
+
+  /** Lines to `onLine`, a line over the limit reported to `onTooLong`. */
+  constructor(
+    onLine: (line: string) => void,
+    onTooLong: () => void,
+    options: LineReaderOptions = {},
+  ) {
+    this.#onLine = onLine;
+    this.#onTooLong = onTooLong;
+    this.maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+    this.#retainBytes = options.retainBytes ?? 1024 * 1024;
+  }
+
+  /** Splits one read into lines; the view is only valid during this call. */
+  receive(chunk: Uint8Array): void {
+    let start = 0;
+    if (this.#partialLength > 0 || this.#isSkipping) {
+      const newline = chunk.indexOf(NEWLINE);
+      if (newline < 0) return this.#keep(chunk);
+      this.#keep(chunk.subarray(0, newline));
+      this.#endPartial();
+      start = newline + 1;
+    }
+    const last = chunk.lastIndexOf(NEWLINE);
+    if (last >= start) {
+      this.#lines(chunk, start, last);
+      start = last + 1;
+    }
+    if (start < chunk.length) this.#keep(chunk.subarray(start));
+  }
+
+  /** Reads `readable` to its end, line by line; resolves then (a line cut short is dropped). */
+  async readAll(readable: ReadableStream<Uint8Array>): Promise<void> {
+    try {
+      for await (const chunk of readable) this.receive(chunk);
+    } finally {
+      this.clear();
+    }
+  }
+
+  /** Drops the start of a line kept (the bytes ended): it is never delivered. */
+  clear(): void {
+    this.#partial = new Uint8Array(0);
+    this.#partialLength = 0;
+    this.#isSkipping = false;
+  }
+
+  /** The complete lines in `chunk[start, end)`: decoded at once when they all fit the limit. */
+  #lines(chunk: Uint8Array, start: number, end: number): void {
+    if (end - start <= this.maxLineBytes) {
+      const text = this.#decoder.decode(chunk.subarray(start, end));
+      let from = 0;
+      let newline = text.indexOf("\n");
+      while (newline >= 0) {
+        this.#onLine(text.slice(from, newline));
+        from = newline + 1;
+        newline = text.indexOf("\n", from);
+      }
+      this.#onLine(from === 0 ? text : text.slice(from));
+      return;
+    }
+    // A read longer than a line may be (a test's pipe): each line on its own.
+    while (start <= end) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      const stop = newline < 0 || newline > end ? end : newline;
+      if (stop - start > this.maxLineBytes) this.#onTooLong();
+      else this.#onLine(this.#decoder.decode(chunk.subarray(start, stop)));
+      start = stop + 1;
+    }
+  }
+
+  /** Appends the start of a line to the buffer, or drops it when the line is over the limit. */
+  #keep(bytes: Uint8Array): void {
+    if (this.#isSkipping) return;
+    const length = this.#partialLength + bytes.length;
+    if (length > this.maxLineBytes) {
+      this.#isSkipping = true;
+      this.#partialLength = 0;
+      this.#onTooLong();
+      return;
+    }
+    if (length > this.#partial.length) {
+      const grown = new Uint8Array(
+        Math.min(this.maxLineBytes, Math.max(length, 2 * this.#partial.length, 64 * 1024)),
+      );
+      grown.set(this.#partial.subarray(0, this.#partialLength));
+      this.#partial = grown;
+    }
+    this.#partial.set(bytes, this.#partialLength);
+    this.#partialLength = length;
+  }
+
+  /** The line that spanned reads has ended: deliver it, or stop skipping. */
+  #endPartial(): void {
+    if (this.#isSkipping) {
+      this.#isSkipping = false;
+      return;
+    }
+    const line = this.#decoder.decode(this.#partial.subarray(0, this.#partialLength));
+    this.#partialLength = 0;
+    if (this.#partial.length > this.#retainBytes) this.#partial = new Uint8Array(0);
+    this.#onLine(line);
+  }
+}
+
+/**
+ * Newline-delimited JSON-RPC over a byte pipe, read by the one line reader
+ * (`LineReader`; `player/request_transport.ts` with the player's bounds). A
+ * refused or unparsable line is reported to `onerror` as an `RpcError` and
+ * reading goes on: INVALID_REQUEST for one too long or no JSON-RPC message,
+ * PARSE_ERROR for one that is no JSON; errors quote no input.
+ */
+export class LineTransport implements Transport {
+  /** Called for each message read, in order. */
+  onmessage?: (message: RpcMessage) => void;
+  /** Called for a line refused or unparsable (an `RpcError`), or a failed read. */
+  onerror?: (error: Error) => void;
+  /** Called once when the read side ends. */
+  onclose?: () => void;
+  #pipe: BytePipe;
+  #encoder = new TextEncoder();
+  #reader: LineReader;
+  #label: string;
+  #precheck: ((line: string) => RpcError | null) | undefined;
   #isClosed = false;
   #hasFinished = false;
 
   /** Wraps the pipe; call `start()` to begin reading. */
   constructor(pipe: BytePipe, options: LineTransportOptions = {}) {
     this.#pipe = pipe;
-    this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
     this.#label = options.label ?? "Line";
     this.#precheck = options.precheck;
-    this.#retainBytes = options.retainBytes ?? 1024 * 1024;
+    this.#reader = new LineReader((line) => this.#dispatch(line), () => this.#refuseLong(), {
+      maxLineBytes: options.maxLineBytes ?? MAX_LINE_BYTES,
+      retainBytes: options.retainBytes ?? 1024 * 1024,
+    });
   }
 
   /** Encodes the message as one line and writes it. */
@@ -197,13 +327,14 @@ export class LineTransport implements Transport {
 
   /** Reads until the pipe ends; resolves then. A line cut short by the end is dropped. */
   async start(): Promise<void> {
+    const reader = this.#reader;
     try {
-      if (this.#pipe.listen) await this.#pipe.listen((chunk) => this.#receive(chunk));
+      if (this.#pipe.listen) await this.#pipe.listen((chunk) => reader.receive(chunk));
       else {
         while (true) {
           const chunk = await this.#pipe.read();
           if (chunk === null) break;
-          this.#receive(chunk);
+          reader.receive(chunk);
         }
       }
     } catch (error) {
@@ -221,86 +352,11 @@ export class LineTransport implements Transport {
     this.#finish();
   }
 
-  /** Splits one read into lines; the view is only valid during this call. */
-  #receive(chunk: Uint8Array): void {
-    let start = 0;
-    if (this.#partialLength > 0 || this.#isSkipping) {
-      const newline = chunk.indexOf(NEWLINE);
-      if (newline < 0) return this.#keep(chunk);
-      this.#keep(chunk.subarray(0, newline));
-      this.#endPartial();
-      start = newline + 1;
-    }
-    const last = chunk.lastIndexOf(NEWLINE);
-    if (last >= start) {
-      this.#lines(chunk, start, last);
-      start = last + 1;
-    }
-    if (start < chunk.length) this.#keep(chunk.subarray(start));
-  }
-
-  /** The complete lines in `chunk[start, end)`: decoded at once when they all fit the limit. */
-  #lines(chunk: Uint8Array, start: number, end: number): void {
-    if (end - start <= this.#maxLineBytes) {
-      const text = this.#decoder.decode(chunk.subarray(start, end));
-      let from = 0;
-      let newline = text.indexOf("\n");
-      while (newline >= 0) {
-        this.#dispatch(text.slice(from, newline));
-        from = newline + 1;
-        newline = text.indexOf("\n", from);
-      }
-      this.#dispatch(from === 0 ? text : text.slice(from));
-      return;
-    }
-    // A read longer than a line may be (a test's pipe): each line on its own.
-    while (start <= end) {
-      const newline = chunk.indexOf(NEWLINE, start);
-      const stop = newline < 0 || newline > end ? end : newline;
-      if (stop - start > this.#maxLineBytes) this.#refuseLong();
-      else this.#dispatch(this.#decoder.decode(chunk.subarray(start, stop)));
-      start = stop + 1;
-    }
-  }
-
-  /** Appends the start of a line to the buffer, or drops it when the line is over the limit. */
-  #keep(bytes: Uint8Array): void {
-    if (this.#isSkipping) return;
-    const length = this.#partialLength + bytes.length;
-    if (length > this.#maxLineBytes) {
-      this.#isSkipping = true;
-      this.#partialLength = 0;
-      this.#refuseLong();
-      return;
-    }
-    if (length > this.#partial.length) {
-      const grown = new Uint8Array(
-        Math.min(this.#maxLineBytes, Math.max(length, 2 * this.#partial.length, 64 * 1024)),
-      );
-      grown.set(this.#partial.subarray(0, this.#partialLength));
-      this.#partial = grown;
-    }
-    this.#partial.set(bytes, this.#partialLength);
-    this.#partialLength = length;
-  }
-
-  /** The line that spanned reads has ended: dispatch it, or stop skipping. */
-  #endPartial(): void {
-    if (this.#isSkipping) {
-      this.#isSkipping = false;
-      return;
-    }
-    const line = this.#decoder.decode(this.#partial.subarray(0, this.#partialLength));
-    this.#partialLength = 0;
-    if (this.#partial.length > this.#retainBytes) this.#partial = new Uint8Array(0);
-    this.#dispatch(line);
-  }
-
   #refuseLong(): void {
     this.onerror?.(
       new RpcError(
         RpcErrorCode.INVALID_REQUEST,
-        `${this.#label} too long: over ${this.#maxLineBytes} bytes`,
+        `${this.#label} too long: over ${this.#reader.maxLineBytes} bytes`,
       ),
     );
   }
@@ -330,8 +386,7 @@ export class LineTransport implements Transport {
     // still answer what it read before the end.
     if (this.#hasFinished) return;
     this.#hasFinished = true;
-    this.#partial = new Uint8Array(0);
-    this.#partialLength = 0;
+    this.#reader.clear();
     this.onclose?.();
   }
 }

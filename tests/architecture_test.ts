@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 
 /** The repository, as a plain path (decoded: a checkout under "First Last" or with an accented letter works). */
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
-const TRANSPORTS = ["routes", "socket", "osc", "mcp", "legacy"];
+const TRANSPORTS = ["routes", "socket", "osc", "mcp", "midi", "legacy"];
 
 async function* sourceFiles(dir: string): AsyncGenerator<string> {
   for await (const entry of Deno.readDir(`${ROOT}${dir}`)) {

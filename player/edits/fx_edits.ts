@@ -28,6 +28,11 @@ import {
 /** The kinds of look with instances in a Project (`effect.*`, `visualizer.*`). */
 type Kind = Extract<Preset["kind"], "effect" | "visualizer">;
 
+/** An instance of a look in a Project: an Effect or a Visualizer. */
+type Instance =
+  | EditDraft["project"]["effects"][number]
+  | EditDraft["project"]["visualizers"][number];
+
 function refuseProblems(what: string, problems: string[]): void {
   if (problems.length > 0) throw new Refusal(`${what}: ${problems.join("; ")}`);
 }
@@ -86,72 +91,106 @@ function findPreset(d: EditDraft, kind: Kind, id: string): Preset {
   return preset;
 }
 
-/** The edits of one kind of look (`effect` or `visualizer`), by edit name. */
-// long: a table of its four edits (add, update, remove, copy) over the lookups they share
-function fxHandlers(kind: Kind): Record<string, EditHandler> {
-  const Label = kind === "effect" ? "Effect" : "Visualizer";
-  const list = (d: EditDraft) => kind === "effect" ? d.project.effects : d.project.visualizers;
-  const find = (d: EditDraft, id: string) => {
-    const item = list(d).find((x) => x.id === id);
-    if (!item) throw missing(`${Label} "${id}" does not exist`);
+/** The edits of one kind of look (`effect` or `visualizer`) over the lookups they share. */
+class LookEdits {
+  readonly #kind: Kind;
+  /** How messages name the kind: "Effect" or "Visualizer". */
+  readonly #label: string;
+  /** The param, and `created` key, naming an instance: `effectID` or `visualizerID`. */
+  readonly #ref: string;
+
+  constructor(kind: Kind) {
+    this.#kind = kind;
+    this.#label = kind === "effect" ? "Effect" : "Visualizer";
+    this.#ref = `${kind}ID`;
+  }
+
+  /** The edits by edit name (`effect.add`, ...). */
+  handlers(): Record<string, EditHandler> {
+    const k = this.#kind;
+    return {
+      [`${k}.add`]: (d, p) => this.add(d, p),
+      [`${k}.update`]: (d, p) => this.update(d, p),
+      [`${k}.remove`]: (d, p) => this.remove(d, p),
+      [`${k}.copy`]: (d, p) => this.copy(d, p),
+    };
+  }
+
+  /** The Project's instances of this kind. */
+  #list(d: EditDraft): Instance[] {
+    return this.#kind === "effect" ? d.project.effects : d.project.visualizers;
+  }
+
+  /** Adds an instance (of this kind: the caller built it from this kind's fields). */
+  #push(d: EditDraft, item: Record<string, unknown>): void {
+    (this.#list(d) as unknown[]).push(item);
+  }
+
+  /** The instance `id` of this kind, or NOT_FOUND. */
+  #find(d: EditDraft, id: string): Instance {
+    const item = this.#list(d).find((x) => x.id === id);
+    if (!item) throw missing(`${this.#label} "${id}" does not exist`);
     return item;
-  };
-  const ref = `${kind}ID`;
-  const typeKey = kind === "effect" ? "type" : "engine";
-  return {
-    [`${kind}.add`]: (d, p) => {
-      const preset = findPreset(d, kind, p.presetID);
-      refuseProblems(`Invalid params`, paramProblems(preset, p.params ?? {}));
-      const defaults = Object.fromEntries(preset.parameters.map((x) => [x.name, x.default]));
-      const id = newId(kind === "effect" ? "fx" : "viz", (x) => isTaken(d.project, x));
-      // deno-lint-ignore no-explicit-any
-      (list(d) as any[]).push({
-        id,
-        name: p.name ?? preset.name,
-        [typeKey]: preset.type,
-        presetId: preset.id,
-        enabled: true,
-        params: { ...defaults, ...p.params },
-      });
-      d.created[ref] = id;
-      return `${Label} "${id}" added from preset "${preset.id}"`;
-    },
-    [`${kind}.update`]: (d, p) => {
-      const item = find(d, p[ref]);
-      if (p.params) {
-        const preset = item.presetId
-          ? [...d.builtInPresets, ...d.presets].find((x) => x.id === item.presetId)
-          : undefined;
-        if (preset) refuseProblems(`Invalid params`, paramProblems(preset, p.params));
-        item.params = { ...item.params, ...p.params };
+  }
+
+  /** A new instance id (`fx-...` or `viz-...`). */
+  #newId(d: EditDraft): string {
+    return newId(this.#kind === "effect" ? "fx" : "viz", (x) => isTaken(d.project, x));
+  }
+
+  /** `<kind>.add`: an instance from a preset, its parameters' defaults under `params`. */
+  add(d: EditDraft, p: EditParams): string {
+    const preset = findPreset(d, this.#kind, p.presetID);
+    refuseProblems(`Invalid params`, paramProblems(preset, p.params ?? {}));
+    const defaults = Object.fromEntries(preset.parameters.map((x) => [x.name, x.default]));
+    const id = this.#newId(d);
+    this.#push(d, {
+      id,
+      name: p.name ?? preset.name,
+      [this.#kind === "effect" ? "type" : "engine"]: preset.type,
+      presetId: preset.id,
+      enabled: true,
+      params: { ...defaults, ...p.params },
+    });
+    d.created[this.#ref] = id;
+    return `${this.#label} "${id}" added from preset "${preset.id}"`;
+  }
+
+  /** `<kind>.update`: its params (checked against its preset), name or enabled. */
+  update(d: EditDraft, p: EditParams): string {
+    const item = this.#find(d, p[this.#ref]);
+    if (p.params) {
+      const preset = item.presetId
+        ? [...d.builtInPresets, ...d.presets].find((x) => x.id === item.presetId)
+        : undefined;
+      if (preset) refuseProblems(`Invalid params`, paramProblems(preset, p.params));
+      item.params = { ...item.params, ...p.params };
+    }
+    if (p.name !== undefined) item.name = p.name;
+    if (p.enabled !== undefined) item.enabled = p.enabled;
+    return `${this.#label} "${item.id}" updated`;
+  }
+
+  /** `<kind>.remove`: an Effect leaves the Clips that used it too. */
+  remove(d: EditDraft, p: EditParams): string {
+    const item = this.#find(d, p[this.#ref]);
+    if (this.#kind === "effect") {
+      d.project.effects = d.project.effects.filter((x) => x !== item);
+      for (const clip of d.project.clips) {
+        clip.options.effects = clip.options.effects.filter((id) => id !== item.id);
       }
-      if (p.name !== undefined) item.name = p.name;
-      if (p.enabled !== undefined) item.enabled = p.enabled;
-      return `${Label} "${item.id}" updated`;
-    },
-    [`${kind}.remove`]: (d, p) => {
-      const item = find(d, p[ref]);
-      if (kind === "effect") {
-        d.project.effects = d.project.effects.filter((x) => x !== item);
-        for (const clip of d.project.clips) {
-          clip.options.effects = clip.options.effects.filter((id) => id !== item.id);
-        }
-      } else d.project.visualizers = d.project.visualizers.filter((x) => x !== item);
-      return `${Label} "${item.id}" removed`;
-    },
-    [`${kind}.copy`]: (d, p) => {
-      const item = find(d, p[ref]);
-      const id = newId(kind === "effect" ? "fx" : "viz", (x) => isTaken(d.project, x));
-      // deno-lint-ignore no-explicit-any
-      (list(d) as any[]).push({
-        ...structuredClone(item),
-        id,
-        name: p.name ?? `${item.name} copy`,
-      });
-      d.created[ref] = id;
-      return `${Label} "${item.id}" copied as "${id}"`;
-    },
-  };
+    } else d.project.visualizers = d.project.visualizers.filter((x) => x !== item);
+    return `${this.#label} "${item.id}" removed`;
+  }
+
+  /** `<kind>.copy`: a deep copy under a new id. */
+  copy(d: EditDraft, p: EditParams): string {
+    const item = this.#find(d, p[this.#ref]);
+    const id = this.#newId(d);
+    this.#push(d, { ...structuredClone(item), id, name: p.name ?? `${item.name} copy` });
+    d.created[this.#ref] = id;
+    return `${this.#label} "${item.id}" copied as "${id}"`;
+  }
 }
 
 function userPreset(d: EditDraft, kind: Preset["kind"], id: string): Preset {
@@ -195,8 +234,8 @@ async function addPreset(d: EditDraft, p: EditParams, codeField?: string): Promi
 
 /** Effect, Visualizer and preset edit handlers by name. */
 export const FX_HANDLERS: Record<string, EditHandler> = {
-  ...fxHandlers("effect"),
-  ...fxHandlers("visualizer"),
+  ...new LookEdits("effect").handlers(),
+  ...new LookEdits("visualizer").handlers(),
   ...INPUT_HANDLERS,
   "preset.add": (d, p) => addPreset(d, p),
   "preset.import": async (d, p) => {

@@ -1,7 +1,9 @@
 /**
  * The built-in presets' shaders, written in ISF (the format of user presets,
- * so that there is one path): each draws what the output's built-in program
- * of the same name draws (`player/output/shaders.ts`, GLSL ES 3.00), with
+ * so that there is one path): the only code the output draws them with. Each
+ * draws what the GLSL ES 3.00 program of the same name drew before it (kept,
+ * not shipped, as the reference in `tests/player/isf/_built_in_twins.ts`,
+ * which `tests/player/isf/isf_compile_test.ts` compares them with), with
  * `inputImage` for the layer so far, `RENDERSIZE` for its size in pixels,
  * and the Song's audio as an `audioFFT` input (`spectrum`, 0-1 levels) and
  * an `audio` input (`wave`, 0-1 with silence at 0.5). Their parameters are

@@ -12,6 +12,19 @@
  */
 import { fileURLToPath } from "node:url";
 import { ISF_CHECK_HEAP_MB } from "./bounds.ts";
+import { LineReader } from "../../protocol/transport.ts";
+import { MAX_REQUEST_LINE_BYTES } from "../request_transport.ts";
+
+/**
+ * The longest line either end of the checker's pipe reads, bytes: a request carries the code
+ * and vertex code of one request the player read (at most MAX_REQUEST_LINE_BYTES together, JSON
+ * encoding them no longer than it came) or a source made from them (a compile); an answer is far
+ * shorter. A longer line is refused as it arrives, never buffered.
+ */
+export const ISF_CHECK_LINE_BYTES = 2 * MAX_REQUEST_LINE_BYTES;
+
+/** The exit code of a checker that read a request line over ISF_CHECK_LINE_BYTES (`check_stdio.ts`). */
+export const TOO_LONG_CODE = 76;
 
 /** The command line of the player's checker: this executable, or `deno run main.ts`. */
 export function checkerCommand(): string[] {
@@ -117,16 +130,20 @@ export class CheckerProcess {
   /** Requests sent to it so far. */
   checks = 0;
 
-  /** Starts `command` (program, then its arguments). */
-  constructor(command: readonly string[]) {
+  /** Why it was ended for what it wrote (a line too long), said after its stderr. */
+  #refusal = "";
+
+  /** Starts `command` (program, then its arguments); `maxLineBytes` bounds its lines. */
+  constructor(command: readonly string[], { maxLineBytes = ISF_CHECK_LINE_BYTES } = {}) {
     ({ child: this.#child, writer: this.#writer } = spawnChecker(command, "piped"));
-    this.ended = Promise.all([this.#readMessages(), tail(this.#child.stderr), this.#child.status])
+    const read = this.#readMessages(maxLineBytes);
+    this.ended = Promise.all([read, tail(this.#child.stderr), this.#child.status])
       .then(([, stderr, status]) => {
         this.isEnded = true;
         return {
           isOutOfMemory: status.code === OVER_CEILING_CODE ||
             /out of memory|heap limit/i.test(stderr),
-          stderr,
+          stderr: this.#refusal ? `${stderr}\n${this.#refusal}` : stderr,
         };
       });
   }
@@ -165,18 +182,20 @@ export class CheckerProcess {
     }
   }
 
-  async #readMessages(): Promise<void> {
-    let buffered = "";
-    for await (const chunk of this.#child.stdout.pipeThrough(new TextDecoderStream())) {
-      buffered += chunk;
-      let end: number;
-      while ((end = buffered.indexOf("\n")) >= 0) {
-        const line = buffered.slice(0, end);
-        buffered = buffered.slice(end + 1);
+  /** Its messages, a line each, by the one line reader: a line too long ends it. */
+  async #readMessages(maxLineBytes: number): Promise<void> {
+    const reader = new LineReader(
+      (line) => {
         const message = parsed(line);
         if (message) this.#onMessage(message);
-      }
-    }
+      },
+      () => {
+        this.#refusal = `it wrote a line too long: over ${maxLineBytes} bytes`;
+        this.end();
+      },
+      { maxLineBytes },
+    );
+    await reader.readAll(this.#child.stdout);
   }
 }
 

@@ -19,7 +19,8 @@
 import v8 from "node:v8";
 import vm from "node:vm";
 import { ISF_CHECK_HEAP_MB, type IsfCheckBounds } from "./bounds.ts";
-import { OVER_CEILING_CODE } from "./check_child.ts";
+import { ISF_CHECK_LINE_BYTES, OVER_CEILING_CODE, TOO_LONG_CODE } from "./check_child.ts";
+import { LineReader } from "../../protocol/transport.ts";
 import { type IsfKind, parseIsf } from "./parse.ts";
 import { type GlslStage, loadGlslang } from "./glsl_types.ts";
 
@@ -62,22 +63,51 @@ function collectGarbage(): void {
   collector();
 }
 
-/** Answers checks on stdin until it closes. */
-export async function runIsfCheckStdio(): Promise<void> {
-  const lines = Deno.stdin.readable.pipeThrough(new TextDecoderStream());
-  let buffered = "";
-  for await (const chunk of lines) {
-    buffered += chunk;
-    let end: number;
-    while ((end = buffered.indexOf("\n")) >= 0) {
-      const request = JSON.parse(buffered.slice(0, end)) as
-        | IsfCheckRequest
-        | { compile: string; stage?: GlslStage };
-      buffered = buffered.slice(end + 1);
-      if ("compile" in request) await compile(request.compile, request.stage);
-      else check(request);
-    }
-  }
+/** A request of the checker process: a check, or a compile. */
+type Request = IsfCheckRequest | { compile: string; stage?: GlslStage };
+
+/** Where the checker process reads, and what it does with a line too long. */
+export interface CheckStdioOptions {
+  /** Its requests (stdin). */
+  readonly readable?: ReadableStream<Uint8Array>;
+  /** The longest request line read (ISF_CHECK_LINE_BYTES). */
+  readonly maxLineBytes?: number;
+  /** A longer line came (by default: say so on stderr, end with TOO_LONG_CODE). */
+  readonly onTooLong?: (maxLineBytes: number) => void;
+}
+
+/** A request line too long: the process says so and ends, so the player's wait ends naming why. */
+function endTooLong(maxLineBytes: number): void {
+  console.error(`the check's request line is too long: over ${maxLineBytes} bytes`);
+  Deno.exit(TOO_LONG_CODE);
+}
+
+/**
+ * Answers checks on stdin until it closes, one request a line, in turn (lines read by the one
+ * line reader, `LineReader`, of at most `maxLineBytes`: a longer one is refused, never buffered).
+ */
+export async function runIsfCheckStdio(options: CheckStdioOptions = {}): Promise<void> {
+  const maxLineBytes = options.maxLineBytes ?? ISF_CHECK_LINE_BYTES;
+  const onTooLong = options.onTooLong ?? endTooLong;
+  // Each request waits for the one before (a compile loads glslang).
+  let turn = Promise.resolve();
+  const reader = new LineReader(
+    (line) => {
+      if (line.trim() === "") return;
+      const request = JSON.parse(line) as Request;
+      turn = turn.then(() => answer(request));
+    },
+    () => onTooLong(maxLineBytes),
+    { maxLineBytes },
+  );
+  await reader.readAll(options.readable ?? Deno.stdin.readable);
+  await turn;
+}
+
+/** Answers one request. */
+async function answer(request: Request): Promise<void> {
+  if ("compile" in request) await compile(request.compile, request.stage);
+  else check(request);
 }
 
 /** glslang's log of `source` (empty: it compiled), and this process's resident memory. */

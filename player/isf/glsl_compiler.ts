@@ -13,7 +13,8 @@
  * @module
  */
 import { MONOTONIC_TIMER_CLOCK, ProgressWatch, type TimerClock } from "../../lib/progress_watch.ts";
-import { checkerCommand, spawnChecker } from "./check_child.ts";
+import { checkerCommand, ISF_CHECK_LINE_BYTES, spawnChecker } from "./check_child.ts";
+import { LineReader } from "../../protocol/transport.ts";
 import type { GlslStage } from "./glsl_types.ts";
 
 /** The compiler process is replaced, between compiles, once its resident memory passes this. */
@@ -68,17 +69,18 @@ class CompilerProcess {
     for (const answer of this.#waiting.splice(0)) answer.reject(new Error("the compiler ended"));
   }
 
+  /** Its answers, a line each, by the one line reader: a line too long ends it. */
   async #read(): Promise<void> {
-    let buffered = "";
-    for await (const chunk of this.#child.stdout.pipeThrough(new TextDecoderStream())) {
-      buffered += chunk;
-      for (let end = buffered.indexOf("\n"); end >= 0; end = buffered.indexOf("\n")) {
-        const answer = JSON.parse(buffered.slice(0, end)) as { compiled?: string; rssMb?: number };
-        buffered = buffered.slice(end + 1);
+    const reader = new LineReader(
+      (line) => {
+        const answer = JSON.parse(line) as { compiled?: string; rssMb?: number };
         this.rssMb = answer.rssMb ?? 0;
         this.#waiting.shift()?.resolve({ log: answer.compiled ?? "", rssMb: this.rssMb });
-      }
-    }
+      },
+      () => this.end(),
+      { maxLineBytes: ISF_CHECK_LINE_BYTES },
+    );
+    await reader.readAll(this.#child.stdout);
   }
 }
 

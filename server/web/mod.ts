@@ -20,6 +20,7 @@ import previewJs from "./page/preview.js" with { type: "text" };
 import previewLoopJs from "./page/preview_loop.js" with { type: "text" };
 import preactJs from "htm/preact/standalone" with { type: "text" };
 import { PICTURE_SIZE } from "../../protocol/pictures.ts";
+import { VELOCITY } from "../../protocol/action_rules.ts";
 
 export { lanAddresses, remoteUrls } from "./urls.ts";
 
@@ -30,6 +31,17 @@ function picturesJs(): string {
     "// takes, in pixels: written by the service from its one declaration (protocol/pictures.ts),",
     "// so the page asks for no size the API would refuse.",
     `export const PICTURE_SIZE = ${JSON.stringify(PICTURE_SIZE)};`,
+    "",
+  ].join("\n");
+}
+
+/** The page's module of the action rules it uses, written from `protocol/action_rules.ts`. */
+export function actionRulesJs(): string {
+  return [
+    "// The action rules the page uses (a trigger's velocity: its range and default), written by",
+    "// the service from their one declaration (protocol/action_rules.ts), so the page sends no",
+    "// value the API would refuse.",
+    `export const VELOCITY = ${JSON.stringify(VELOCITY)};`,
     "",
   ].join("\n");
 }
@@ -60,6 +72,8 @@ const SOURCES: Record<string, { type: string; text: string }> = {
   "/remote/preview_loop.js": { type: JS, text: previewLoopJs },
   // The picture sizes the API takes, from their one declaration (`protocol/pictures.ts`).
   "/remote/pictures.js": { type: JS, text: picturesJs() },
+  // The action rules the page uses, from their one declaration (`protocol/action_rules.ts`).
+  "/remote/action_rules.js": { type: JS, text: actionRulesJs() },
 
   "/remote/preact.js": { type: JS, text: preactJs },
 };

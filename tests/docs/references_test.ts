@@ -41,13 +41,20 @@ const NOT_REPO_FILES = new Set([
   "zip.js",
 ]);
 
-/** The docs checked: the README and every `docs/*.md`, as repository paths. */
-function docFiles(): string[] {
-  const docs = [...Deno.readDirSync(`${ROOT}docs`)]
-    .filter((entry) => entry.isFile && entry.name.endsWith(".md"))
-    .map((entry) => `docs/${entry.name}`)
-    .sort();
-  return ["README.md", ...docs];
+/**
+ * The docs checked: every markdown file of the repository (the README, `docs/*.md`, the READMEs
+ * of `tools/` and `integrations/`, ...), as repository paths; not what is built, installed or
+ * made by runs (`node_modules`, `MADE_BY_RUNS`).
+ */
+export function docFiles(dir = ""): string[] {
+  const docs: string[] = [];
+  for (const entry of Deno.readDirSync(`${ROOT}${dir}`)) {
+    const path = `${dir}${entry.name}`;
+    if (NOT_CHECKED_OUT.has(entry.name) || MADE_BY_RUNS.includes(`${path}/`)) continue;
+    if (entry.isDirectory) docs.push(...docFiles(`${path}/`));
+    else if (entry.isFile && entry.name.endsWith(".md")) docs.push(path);
+  }
+  return docs.sort();
 }
 
 /** The names of the repository's top-level folders and files. */
@@ -159,13 +166,32 @@ export function resolveFrom(doc: string, target: string): string | null {
   return path.startsWith("/repo/") ? path.slice("/repo/".length) : null;
 }
 
+/**
+ * The paths a doc names as repository paths: those from the repository's top level, and in a doc
+ * of a folder (`integrations/companion/README.md`) those from an entry of its folder
+ * (`src/catalog.json`), which the top level does not have.
+ */
+function repositoryPaths(doc: string, text: string, roots: ReadonlySet<string>): Reference[] {
+  const found = namedPaths(text, roots).map((p) => ({ doc, ...p }));
+  const dir = doc.includes("/") ? doc.slice(0, doc.lastIndexOf("/") + 1) : "";
+  if (dir === "") return found;
+  const local = new Set(
+    [...Deno.readDirSync(`${ROOT}${dir}`)].map((e) => e.name).filter((n) =>
+      !roots.has(n) && !NOT_CHECKED_OUT.has(n)
+    ),
+  );
+  const relative = namedPaths(text, local).filter((p) => p.text.includes("/"));
+  return [...found, ...relative.map((p) => ({ doc, line: p.line, text: `${dir}${p.text}` }))];
+}
+
 /** Named paths and the targets of links and images that point outside the repository or to nothing. */
 function missingPaths(): string[] {
   const roots = topLevel();
   const missing: string[] = [];
   for (const doc of docFiles()) {
     const text = Deno.readTextFileSync(`${ROOT}${doc}`);
-    for (const { line, text: path } of namedPaths(text, roots)) {
+    for (const { line, text: path } of repositoryPaths(doc, text, roots)) {
+      if (MADE_BY_RUNS.some((dir) => path.startsWith(dir))) continue;
       if (!expandBraces(path).every(pathExists)) missing.push(`${doc}:${line}: ${path}`);
     }
     for (const { line, text: target } of linkTargets(text)) {
@@ -189,6 +215,21 @@ function outsideDocs(): string[] {
   }
   return outside;
 }
+
+Deno.test("docs: every markdown file of the repository is checked, none under node_modules", () => {
+  const docs = docFiles();
+  for (
+    const doc of [
+      "README.md",
+      "docs/api.md",
+      "tools/reliability/README.md",
+      "integrations/companion/README.md",
+    ]
+  ) {
+    assert.ok(docs.includes(doc), doc);
+  }
+  assert.deepEqual(docs.filter((d) => d.includes("node_modules/")), []);
+});
 
 Deno.test("docs: every repository path a doc names exists", () => {
   assert.deepEqual(missingPaths(), []);

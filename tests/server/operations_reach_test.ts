@@ -7,6 +7,9 @@ import { startTestService } from "../_helpers/service.ts";
 import { TestSocket } from "../_helpers/ws_client.ts";
 import { ADDRESSES, OSCQUERY_OPERATION, OWN_ADDRESSES } from "../../server/osc/mod.ts";
 import { V5_CARRIED_AS, V5_OWN_OPERATIONS, v5Routes } from "../../server/legacy/mod.ts";
+import { bindingCall } from "../../server/midi/map.ts";
+import { ACTIONS } from "../../protocol/actions.ts";
+import { MidiBinding } from "../../protocol/midi.ts";
 
 /**
  * The 5.0.0 interface (docs/compat.md) carries what 5.0.0 had: every query of
@@ -166,5 +169,41 @@ Deno.test("the 5.0.0 routes reach the operations 5.0.0 had, from the catalog, an
     assert.ok(!route.path.startsWith("/api/v1/") || /^\/api\/v1\/(action|edit)$/.test(route.path));
     assert.equal(route.summary, operation.summary);
     assert.equal(route.auth, operation.scope !== null);
+  }
+});
+
+/**
+ * What MIDI runs (docs/midi.md): the catalog's `action`, with any action of the catalog a binding
+ * names, and `timecode` from MTC. By design nothing else: a note or a controller carries no request
+ * with an answer to send back (queries), no body (edits), no token (security, service), no picture
+ * (media) and no session of the catalog (an RTP-MIDI session is the wire's own, admitted by
+ * `server/midi/admit.ts`); the MIDI map and learning are steered over HTTP and MCP.
+ */
+const MIDI_OPERATIONS = ["action", "timecode"];
+
+/** The operations `server/midi/` names, read from its sources (`operationNamed("...")`). */
+async function midiOperationNames(dir = new URL("../../server/midi/", import.meta.url)) {
+  const names = new Set<string>();
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.isDirectory) {
+      for (const name of await midiOperationNames(new URL(`${entry.name}/`, dir))) names.add(name);
+    } else if (entry.name.endsWith(".ts")) {
+      const text = await Deno.readTextFile(new URL(entry.name, dir));
+      for (const [, name] of text.matchAll(/operationNamed\("([^"]+)"\)/g)) names.add(name!);
+    }
+  }
+  return names;
+}
+
+Deno.test("MIDI reaches the action operation with every action of the catalog, and the timecode", async () => {
+  assert.deepEqual([...await midiOperationNames()].sort(), MIDI_OPERATIONS);
+  for (const name of MIDI_OPERATIONS) {
+    assert.ok(OPERATIONS.some((o) => o.name === name), `${name} is in the catalog`);
+  }
+  // Every action can be bound to a note, and a note on its binding runs it.
+  const noteOn = { type: "noteOn", channel: 1, note: 60, velocity: 100 } as const;
+  for (const action of ACTIONS) {
+    const binding = MidiBinding.parse({ kind: "noteOn", number: 60, action: action.name });
+    assert.equal(bindingCall(binding, noteOn)?.name, action.name, action.name);
   }
 });

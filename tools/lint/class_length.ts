@@ -3,8 +3,9 @@
  * function-length one (tools/lint/function_length.ts, docs/architecture.md,
  * "Functions readable in a minute"): a class over {@link MAX_CLASS_LINES}
  * lines, from its `class` line to its closing brace, fails unless the line
- * above it says why in a `// long: <reason>` comment, and a reason that only
- * says the code is "like a class" does not say why.
+ * above it says why in a `// long: <reason>` comment that convinces (the
+ * check both rules share, tools/lint/function_length.ts `convinces`): a reason
+ * that only says the code is "like a class" does not say why.
  *
  * One `// long:` comment may sit above both a class and a function (`const
  * make = () => class {`), so the two rules share the comments: the function
@@ -16,11 +17,11 @@
  */
 import {
   bodyLines,
+  convinces,
   type FunctionNode,
   ignoresRule,
   isChecked,
   MAX_BODY_LINES,
-  MIN_REASON_CHARS,
   readLongFile,
   reasonOn,
 } from "./function_length.ts";
@@ -30,11 +31,6 @@ export const MAX_CLASS_LINES = 300;
 
 /** This rule's name, as an ignore comment would name it. */
 export const CLASS_RULE_NAME = "cueport-class/length";
-
-/** A reason that says why a class is long: a few words, and more than "like a class". */
-function convinces(reason: string): boolean {
-  return reason.length >= MIN_REASON_CHARS && !/like a class/i.test(reason);
-}
 
 type ClassNode = Deno.lint.ClassDeclaration | Deno.lint.ClassExpression;
 
@@ -99,14 +95,13 @@ const rule: Deno.lint.Rule = {
 };
 
 /**
- * Reports a long class without a convincing reason, unless its reason is
- * short and above a long function too: the function rule says that one.
+ * Reports a long class without a convincing reason, unless a weak reason is
+ * above a long function too: the function rule, which judges reasons by the
+ * same {@link convinces}, says that one.
  */
 function reportWeak(ctx: Deno.lint.RuleContext, weak: Weak, aboveLongFunction: Set<number>) {
   const { node, lines, reason, above } = weak;
-  if (reason.length > 0 && reason.length < MIN_REASON_CHARS && aboveLongFunction.has(above)) {
-    return;
-  }
+  if (reason.length > 0 && aboveLongFunction.has(above)) return;
   ctx.report({
     node,
     message: reason

@@ -3,8 +3,9 @@
  * readable in a minute (docs/architecture.md, "Functions readable in a
  * minute"). A function, method or arrow whose body is over
  * {@link MAX_BODY_LINES} lines fails unless the line above it says why in a
- * `// long: <reason>` comment; a `// long:` comment that is not above such a
- * function fails too, so a reason cannot outlive the length it excused.
+ * `// long: <reason>` comment that {@link convinces}; a `// long:` comment
+ * that is not above such a function fails too, so a reason cannot outlive the
+ * length it excused.
  *
  * It applies to the program (`main.ts`, `server/`, `player/`, `protocol/`,
  * their browser pages included); tests, tools and benches are scripts of
@@ -20,6 +21,16 @@ export const LONG_MARKER = /^\s*\/\/ long: (.*)$/;
 
 /** The shortest reason taken (`// long: table` says too little). */
 export const MIN_REASON_CHARS = 12;
+
+/**
+ * Whether a `// long:` reason says why, for both length rules (this one and
+ * tools/lint/class_length.ts): a few words, and more than that the code is
+ * "like a class" (a closure of shared state is a class in all but name: make
+ * it one, or a module).
+ */
+export function convinces(reason: string): boolean {
+  return reason.length >= MIN_REASON_CHARS && !/like a class/i.test(reason);
+}
 
 /**
  * The repository, with forward slashes (`/C:/x/` on Windows read as `C:/x/`),
@@ -146,14 +157,15 @@ const rule: Deno.lint.Rule = {
       const above = lineOf(node.range[0]) - 1;
       const reason = reasonOn(lines, above);
       if (markers.has(above)) markers.delete(above);
-      if (reason.length >= MIN_REASON_CHARS) return;
+      if (convinces(reason)) return;
       ctx.report({
         node,
         message: reason
           ? `The reason of this ${count}-line function says too little: "${reason}".`
           : `This function's body is ${count} lines (at most ${MAX_BODY_LINES} without a reason).`,
         hint: `Split it where that makes it clearer, or say why it is one thing in a ` +
-          `"// long: <reason>" comment on the line above it (docs/architecture.md).`,
+          `"// long: <reason>" comment on the line above it ("like a class" is no reason: ` +
+          `make it a class or a module; docs/architecture.md).`,
       });
     };
     /** A comment above a class is the class rule's to judge (tools/lint/class_length.ts). */

@@ -13,6 +13,7 @@ import {
   type ParamKind,
   VELOCITY_ACTIONS,
 } from "../../../protocol/actions.ts";
+import { BASE, FRACTION, INDEX_MIN, VELOCITY } from "../../../protocol/action_rules.ts";
 import { EDITS } from "../../../protocol/edits/mod.ts";
 import { PICTURE_SIZE } from "../../../protocol/pictures.ts";
 
@@ -36,12 +37,26 @@ export interface CatalogAction {
   baseShifted: boolean;
 }
 
+/** The action rules the module's inputs take (`protocol/action_rules.ts`), numbers it never repeats. */
+export interface CatalogRules {
+  /** A trigger's velocity: its range and the default of a request without one. */
+  velocity: { min: number; max: number; default: number };
+  /** `base`: its values, its default, and the one that counts positions from 1. */
+  base: { values: number[]; default: number; shifted: number };
+  /** A `fraction` param's range. */
+  fraction: { min: number; max: number };
+  /** The least `index` param (after the `base` shift). */
+  indexMin: number;
+}
+
 /** The generated table. */
 export interface Catalog {
   actions: CatalogAction[];
   edits: { name: string; summary: string }[];
   /** The range of a picture's size the service takes (the output preview's `size`). */
   pictureSize: { min: number; max: number };
+  /** The action rules, from their one declaration. */
+  rules: CatalogRules;
 }
 
 /** Edits that make sense on a button: no parameters, one press. */
@@ -74,6 +89,12 @@ export function buildCatalog(): Catalog {
       summary: e.summary,
     })),
     pictureSize: { ...PICTURE_SIZE },
+    rules: {
+      velocity: { ...VELOCITY },
+      base: { values: [...BASE.values], default: BASE.default, shifted: BASE.shifted },
+      fraction: { ...FRACTION },
+      indexMin: INDEX_MIN,
+    },
   };
 }
 

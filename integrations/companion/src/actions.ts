@@ -10,7 +10,7 @@ import type {
 	CompanionOptionValues,
 	SomeCompanionActionInputField,
 } from '@companion-module/base'
-import { CATALOG, type CatalogAction, type CatalogParam } from './catalog.js'
+import { CATALOG, RULES, type CatalogAction, type CatalogParam } from './catalog.js'
 import { clipChoices, controlChoices, songChoices, text } from './choices.js'
 import type { ShowState } from './state.js'
 
@@ -21,7 +21,7 @@ export interface ActionHost {
 	runAction(body: {
 		name: string
 		params: (string | number | boolean)[]
-		base?: 1
+		base?: number
 		velocity?: number
 	}): Promise<boolean>
 	/** Runs one edit over HTTP; a refusal is a log line. */
@@ -47,12 +47,16 @@ function paramField(action: CatalogAction, param: CatalogParam, state: ShowState
 		}
 		case 'control':
 			return { type: 'dropdown', id: param.name, label, choices: controlChoices(state), default: 'A' }
-		case 'index':
-			return action.baseShifted
-				? { type: 'number', id: param.name, label: `${param.name}: position, from 1`, default: 1, min: 1, max: 9999 }
-				: { type: 'number', id: param.name, label, default: 0, min: 0, max: 9999 }
-		case 'fraction':
-			return { type: 'number', id: param.name, label, default: 0, min: 0, max: 1, step: 0.01, range: true }
+		case 'index': {
+			// Keys count positions from 1: sent with base 1, the service shifts them down.
+			const first = RULES.indexMin + (action.baseShifted ? RULES.base.shifted : RULES.base.default)
+			const shown = action.baseShifted ? `${param.name}: position, from ${first}` : label
+			return { type: 'number', id: param.name, label: shown, default: first, min: first, max: 9999 }
+		}
+		case 'fraction': {
+			const { min, max } = RULES.fraction
+			return { type: 'number', id: param.name, label, default: min, min, max, step: 0.01, range: true }
+		}
 		case 'number':
 			return { type: 'number', id: param.name, label, default: 0, min: -1000, max: 1000, step: 0.01 }
 		case 'boolean':
@@ -90,12 +94,12 @@ const SET_CONTROL_MODES = [
 function setControlDefinition(action: CatalogAction, host: ActionHost): CompanionActionDefinition {
 	return {
 		name: `${action.name}: ${action.description}`,
-		description: 'Absolute (set) or relative (a step up or down, clamped to 0.0-1.0): put the relative ones on a dial',
+		description: `Absolute (set) or relative (a step up or down, clamped to ${RULES.fraction.min.toFixed(1)}-${RULES.fraction.max.toFixed(1)}): put the relative ones on a dial`,
 		options: [
 			{ type: 'dropdown', id: 'controlID', label: 'Control', choices: controlChoices(host.state), default: 'A' },
 			{ type: 'dropdown', id: 'mode', label: 'Mode', choices: SET_CONTROL_MODES, default: 'set' },
 			{ type: 'number', id: 'value', label: 'Value', default: 1, min: -1000, max: 1000, step: 0.01 },
-			{ type: 'number', id: 'step', label: 'Step', default: 0.05, min: 0, max: 1, step: 0.01 },
+			{ type: 'number', id: 'step', label: 'Step', default: 0.05, min: 0, max: RULES.fraction.max, step: 0.01 },
 		],
 		callback: async ({ options }) => {
 			const letter = (text(options.controlID) || 'A').toUpperCase()
@@ -105,7 +109,8 @@ function setControlDefinition(action: CatalogAction, host: ActionHost): Companio
 			if (options.mode !== 'set') {
 				// From where the Control is heading: dial ticks faster than the round trip add up.
 				const step = Number(options.step) * (options.mode === 'decrease' ? -1 : 1)
-				value = Math.min(1, Math.max(0, targets.from(letter, live()) + step))
+				const { min, max } = RULES.fraction
+				value = Math.min(max, Math.max(min, targets.from(letter, live()) + step))
 				value = Math.round(value * 10000) / 10000
 			}
 			await targets.set(letter, value, live, async (v) => host.runAction({ name: action.name, params: [letter, v] }))
@@ -117,7 +122,15 @@ function actionDefinition(action: CatalogAction, host: ActionHost): CompanionAct
 	if (action.name === 'SET_CONTROL') return setControlDefinition(action, host)
 	const options = action.params.map((p) => paramField(action, p, host.state))
 	if (action.velocity) {
-		options.push({ type: 'number', id: 'velocity', label: 'Velocity (0-127)', default: 127, min: 0, max: 127 })
+		const { min, max } = RULES.velocity
+		options.push({
+			type: 'number',
+			id: 'velocity',
+			label: `Velocity (${min}-${max})`,
+			default: RULES.velocity.default,
+			min,
+			max,
+		})
 	}
 	return {
 		name: `${action.name}: ${action.description}`,
@@ -128,8 +141,8 @@ function actionDefinition(action: CatalogAction, host: ActionHost): CompanionAct
 			await host.runAction({
 				name: action.name,
 				params,
-				...(action.baseShifted ? { base: 1 as const } : {}),
-				...(action.velocity ? { velocity: Number(event.options.velocity ?? 127) } : {}),
+				...(action.baseShifted ? { base: RULES.base.shifted } : {}),
+				...(action.velocity ? { velocity: Number(event.options.velocity ?? RULES.velocity.default) } : {}),
 			})
 		},
 	}

@@ -29,10 +29,27 @@ export interface CatalogEdit {
 	summary: string
 }
 
+/** The action rules the inputs take (`protocol/action_rules.ts`): the module repeats none of them. */
+export interface CatalogRules {
+	/** A trigger's velocity: its range and the default of a request without one. */
+	velocity: { min: number; max: number; default: number }
+	/** `base`: its values, its default, and the one that counts positions from 1. */
+	base: { values: number[]; default: number; shifted: number }
+	/** A `fraction` param's range. */
+	fraction: { min: number; max: number }
+	/** The least `index` param (after the `base` shift). */
+	indexMin: number
+}
+
 /** The generated table. */
 export const CATALOG: {
 	actions: CatalogAction[]
 	edits: CatalogEdit[]
 	/** The range of a picture's size the service takes (`protocol/pictures.ts`). */
 	pictureSize: { min: number; max: number }
+	/** The action rules, from their one declaration. */
+	rules: CatalogRules
 } = data
+
+/** The action rules (the catalog's `rules`). */
+export const RULES: CatalogRules = CATALOG.rules

@@ -10,6 +10,7 @@ import {
 	type CompanionSimplePresetDefinition,
 } from '@companion-module/base'
 import { editActionId } from './actions.js'
+import { RULES } from './catalog.js'
 import { STATE_COLOURS } from './images.js'
 import { PREVIEW_INTERVAL } from './preview.js'
 import type { ShowState } from './state.js'
@@ -53,7 +54,12 @@ export function presetDefinitions(
 			...button(
 				clip.name,
 				clip.name,
-				[{ actionId: 'TRIGGER_CLIP_IN', options: { clipID: clip.clipID, activateSong: false, velocity: 127 } }],
+				[
+					{
+						actionId: 'TRIGGER_CLIP_IN',
+						options: { clipID: clip.clipID, activateSong: false, velocity: RULES.velocity.default },
+					},
+				],
 				[{ feedbackId: 'clip_thumbnail', options: { clipID: clip.clipID } }],
 			),
 			style: { text: clip.name, size: '7', color: WHITE, bgcolor: BLACK, alignment: 'center:bottom' },

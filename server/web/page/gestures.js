@@ -4,13 +4,19 @@
 // - hold: press on touch-down, release on lift (Gate-mode Clips).
 // Keyboard users get the same: Enter/Space click a go or down button, and hold a hold one.
 
+import { VELOCITY } from "./action_rules.js";
+
 const pressures = new WeakMap();
 
-/** A MIDI-like velocity (1-127) from touch pressure, or undefined where the device has none. */
+/**
+ * A velocity of the API's range (`VELOCITY`, served from protocol/action_rules.ts) from touch
+ * pressure, never silent (at least one above the least), or undefined where the device has none.
+ */
 function velocityOf(pressure) {
   // Without pressure hardware, browsers report 0.5 while pressed (and 0 for a mouse hover).
   if (pressure === undefined || pressure === 0 || pressure === 0.5) return undefined;
-  return Math.max(1, Math.min(127, Math.round(pressure * 127)));
+  const scaled = Math.round(pressure * VELOCITY.max);
+  return Math.max(VELOCITY.min + 1, Math.min(VELOCITY.max, scaled));
 }
 
 function track(event) {

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { CLASS_RULE_NAME } from "../../../tools/lint/class_length.ts";
 import plugin, {
   CHECKED,
+  convinces,
   ignoresRule,
   isChecked,
   MAX_BODY_LINES,
@@ -65,6 +66,16 @@ Deno.test("function length: a reason on the line above excuses it; a reason too 
   ]);
   // two lines above is not above
   assert.equal(run(`${reason}\n\nfunction a() ${body}`).length, 2);
+});
+
+Deno.test("function length: a reason that only says 'like a class' does not excuse it", () => {
+  const body = `{\n${statements(MAX_BODY_LINES + 5)}\n}\n`;
+  assert.deepEqual(run(`// long: closure, like a class\nconst make = () => ${body}`), [
+    `The reason of this ${MAX_BODY_LINES + 5}-line function says too little: ` +
+    `"closure, like a class".`,
+  ]);
+  assert.ok(!convinces("closure, like a class") && !convinces("a table"));
+  assert.ok(convinces("one case per message kind, read as a table"));
 });
 
 Deno.test("function length: a reason above no long function fails, so that none outlives its function", () => {
