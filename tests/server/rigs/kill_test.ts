@@ -284,6 +284,11 @@ function checkFailover(kill: Kill, polls: Poll<GroupStatus>[]): void {
       before < ISSUE_FAILOVER_MS ? "within" : "NOT within"
     } the issue's ${ISSUE_FAILOVER_MS} ms)`,
   );
+  // Who ended the dead leader's lease: the survivor (its log line, with the silence it saw) or etcd.
+  const revoke = kill.survivor.rig.stderr().split("\n").find((l) =>
+    l.includes("revoked the lease")
+  );
+  console.log(`kill_test: ${revoke?.trim() ?? "no revoke by the survivor: etcd ended the lease"}`);
   assert.ok(
     after < FAILOVER_MS,
     `${kill.survivor.rig.name} did not lead yet ${Math.round(after)} ms after the kill`,
