@@ -43,10 +43,10 @@ const ACTIONS_PER_SECOND = 50;
  * revokes the dead leader's lease a lease (1 s) after the last heartbeat it saw, 0.67 to 1 s after
  * the kill, plus its timer's lateness, a read's and a revoke's round trips and its watch's delivery
  * (`server/rigs/leader_watch.ts`); failing that, etcd 3.4 revokes it by 1.5 s. Measured (the
- * bracket's upper end): 890 to 1,062 ms in five runs at loads 18 to 44 on 2 cores, but 1,312 to
- * 1,551 ms beside `stress-ng --cpu 4` (load 50: the timer fired 142 ms late): a bound of 1.5 s would
- * have no margin under load, and a wall-clock bound at the edge of the mechanism is a flake. The
- * time is printed, and `bench/rigs_bench.ts` measures it.
+ * bracket's upper end): 808 to 1,062 ms in five runs at loads 11 to 44 on 2 cores; beside
+ * `stress-ng --cpu 4` 922 ms in one run, but 1,312 to 1,551 ms in another (load 50: the timer fired
+ * 142 ms late): a bound of 1.5 s would have no margin under load, and a wall-clock bound at the
+ * edge of the mechanism is a flake. The time is printed, and `bench/rigs_bench.ts` measures it.
  */
 const FAILOVER_MS = 2000;
 /** The issue's figure, printed beside the measured time. */
