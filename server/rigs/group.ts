@@ -7,7 +7,9 @@
  * answered for two thirds of the lease (before etcd can have let the lease
  * run out and another rig lead), the rig knows it is cut off and says edits
  * are not possible; a lease that ran out meanwhile is replaced by a new one,
- * the rig registered and campaigning anew.
+ * the rig registered and campaigning anew. A follower revokes the lease of a
+ * leader silent for a whole lease (`leader_watch.ts`) rather than wait for
+ * etcd's lessor to.
  * @module
  */
 import type {
@@ -21,6 +23,7 @@ import { type Etcd, EtcdError } from "./etcd.ts";
 import { type Campaign, campaign, putOwn, RigNameInUse } from "./election.ts";
 import { type GroupKeys, groupKeys } from "./keys.ts";
 import { GroupView } from "./view.ts";
+import { LeaderWatch } from "./leader_watch.ts";
 import type { Logger } from "../log.ts";
 import { pause } from "./_pause.ts";
 
@@ -55,6 +58,7 @@ export class RigGroup {
   readonly #o: RigGroupOptions;
   readonly #keys: GroupKeys;
   readonly #view: GroupView;
+  readonly #leaderWatch: LeaderWatch;
   readonly #stopped = new AbortController();
   #lease: string | null = null;
   #campaign: Campaign | null = null;
@@ -81,6 +85,14 @@ export class RigGroup {
     this.#keys = groupKeys(options.group);
     this.#now = options.now ?? (() => performance.now());
     this.#view = new GroupView(this.#keys, this.#now);
+    this.#leaderWatch = new LeaderWatch({
+      etcd: options.etcd,
+      group: options.group,
+      leaseMs: options.leaseSeconds * 1000,
+      beat: () => this.#view.leaderBeat(options.rig),
+      log: options.log,
+      now: this.#now,
+    });
   }
 
   /** This rig's campaign while it has one: what `fenced(txn, campaign)` fences a txn with. */
@@ -101,7 +113,8 @@ export class RigGroup {
   /** Joins and keeps beating until `stop()`; returns at once. */
   start(): void {
     if (this.#loop === null) this.#o.clock?.start();
-    this.#loop ??= this.#run();
+    this.#loop ??= Promise.all([this.#run(), this.#leaderWatch.run(this.#stopped.signal)])
+      .then(() => {});
   }
 
   /** Leaves the group: the lease revoked (the record and campaign go at once), the watch ended. */

@@ -7,6 +7,7 @@
 import { type GroupMember, RigRecord } from "../../protocol/rigs.ts";
 import type { Kv, WatchEvent } from "./etcd.ts";
 import { leaderKey } from "./election.ts";
+import type { LeaderBeat } from "./leader_watch.ts";
 import { type GroupKeys, rigOfKey } from "./keys.ts";
 
 interface Seen {
@@ -66,6 +67,20 @@ export class GroupView {
   leader(): string | null {
     const kv = leaderKey(this.#campaigns.values());
     return kv ? rigOfKey(kv.key, this.#keys.election) : null;
+  }
+
+  /**
+   * The leading rig's last heartbeat as this rig saw it (`leader_watch.ts`); null when none leads,
+   * `self` does, or the leader's record is not seen.
+   */
+  leaderBeat(self: string): LeaderBeat | null {
+    const kv = leaderKey(this.#campaigns.values());
+    const rig = kv ? rigOfKey(kv.key, this.#keys.election) : null;
+    const seen = this.#rigs.get(rig ?? "");
+    if (!kv || rig === null || rig === self || !seen) return null;
+    const recordKey = `${this.#keys.rigs}${rig}`;
+    const { modRevision, seenAt } = seen;
+    return { rig, lease: kv.lease, recordKey, campaignKey: kv.key, modRevision, seenAt };
   }
 
   /** The members, by name; `self` is the rig that asks. */
