@@ -29,7 +29,8 @@ const FIGURES: Record<Figure, { name: string; of: (r: ProbeResult) => unknown }>
 /**
  * The required figures a row lacks (`ProbeResult.figures`): each one null (not measured),
  * `acked` of 0 (nothing acknowledged, so nothing could be lost: the probe tested nothing), and
- * `received` of 0 (the service counted none of the inputs sent: nothing was exercised).
+ * `received` of 0, or 0 inputs sent (the service counted none of the probe's inputs, or the
+ * probe sent none: nothing was exercised).
  */
 export function missingFigures(result: ProbeResult): string[] {
   const missed: string[] = [];
@@ -39,8 +40,10 @@ export function missingFigures(result: ProbeResult): string[] {
       missed.push(`${FIGURES[figure].name} not measured`);
     } else if (figure === "acked" && value === 0) {
       missed.push("0 edits acknowledged: nothing was tested");
-    } else if (figure === "received" && value === 0) {
-      missed.push(`0 of ${result.inputs} inputs received by the service: nothing was exercised`);
+    } else if (figure === "received" && (value === 0 || result.inputs === 0)) {
+      missed.push(
+        `${value} received by the service of ${result.inputs} inputs sent: nothing was exercised`,
+      );
     }
   }
   return missed;

@@ -42,15 +42,16 @@ interface Budget {
 }
 
 async function run(context: ProbeContext): Promise<void> {
-  const started = performance.now();
   const { tally } = context;
   const limits = LIMITS[context.mode];
   tally.requiredInputs = context.mode === "full" ? 100_000 : 0;
-  const budget = { inputs: limits.inputs, deadline: started + limits.seconds * 1000 };
+  const budget = { inputs: limits.inputs, deadline: Infinity };
   const closes = new Map<string, number>();
   tally.localServed = true;
   requireFigures(tally, ["received"]);
   await withService(tally, {}, async (run) => {
+    // From the service's start, not the probe's: a loaded machine's start took the 15 s.
+    budget.deadline = performance.now() + limits.seconds * 1000;
     await Promise.all([
       session(run, tally, context.rng.fork("local"), budget, { isLocal: true, closes }),
       session(run, tally, context.rng.fork("local 2"), budget, { isLocal: true, closes }),

@@ -49,7 +49,13 @@ Deno.test("a row whose service received none of the inputs sent is missed: nothi
   assert.deepEqual(missedTargets(rowOf(tally)), ["what the service received not measured"]);
   countReceived(tally, 0);
   assert.deepEqual(missedTargets(rowOf(tally)), [
-    "0 of 20000 inputs received by the service: nothing was exercised",
+    "0 received by the service of 20000 inputs sent: nothing was exercised",
+  ]);
+  // Nothing sent (a deadline spent before the service was up), whatever the service counted.
+  const idle = new Tally();
+  countReceived(idle, 1);
+  assert.deepEqual(missedTargets(rowOf(idle)), [
+    "1 received by the service of 0 inputs sent: nothing was exercised",
   ]);
   countReceived(tally, 19_950);
   assert.equal(rowOf(tally).received, 19_950);
