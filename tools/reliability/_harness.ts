@@ -6,6 +6,7 @@
  * @module
  */
 import { tempDir } from "./_children.ts";
+import { requireFigures, SERVICE_FIGURES } from "./_figures.ts";
 import { isRunning, playerPid, readMemory } from "./_proc.ts";
 import { probeGet } from "./_exchange.ts";
 import { type ServiceOptions, ServiceProcess } from "./_service.ts";
@@ -50,8 +51,12 @@ export class ServiceRun {
     this.#watch = this.#watchLoop();
   }
 
-  /** Starts the service on a fresh temp data dir and watches it. */
+  /**
+   * Starts the service on a fresh temp data dir and watches it. The probe must then report what
+   * the watch measures (`SERVICE_FIGURES`: both peak RSS, the local p99): one missing fails it.
+   */
   static async start(tally: Tally, options: RunOptions = {}): Promise<ServiceRun> {
+    requireFigures(tally, SERVICE_FIGURES);
     const dir = await tempDir("cueport-reliability-");
     try {
       await options.prepare?.(dir.path);

@@ -7,6 +7,7 @@
  * row as one JSON line (the probe's process absorbs it, `Tally.absorb`).
  * @module
  */
+import { rowFigures } from "./_figures.ts";
 import { withService } from "./_harness.ts";
 import { denoIn, jsonOf, type Subnet } from "./_netns.ts";
 import type { AskerPlan, AskerReport } from "./_mdns_asker.ts";
@@ -113,6 +114,7 @@ if (import.meta.main) {
     error = (e as Error)?.stack ?? String(e);
   }
   const seconds = Math.round((performance.now() - started) / 1000);
-  console.log(JSON.stringify({ ...tally.result("mdns_interfaces", seconds), error }));
+  const figures = rowFigures(tally);
+  console.log(JSON.stringify({ ...tally.result("mdns_interfaces", seconds), ...figures, error }));
   Deno.exit(0);
 }

@@ -8,6 +8,10 @@ import { bundledPlayerCommand } from "../../server/player_client/spawn.ts";
 import { track } from "./_children.ts";
 
 const TAIL = 256;
+/** How an answer line begins (the player writes `jsonrpc`, then `id`; a notification has none). */
+const ANSWER = '{"jsonrpc":"2.0","id":';
+
+const count = (text: string, marker: string) => text.split(marker).length - 1;
 
 /** A running player process. */
 export class PlayerProcess {
@@ -17,6 +21,11 @@ export class PlayerProcess {
   internalErrors = 0;
   /** The first few of them, cut short. */
   readonly internalErrorSamples: string[] = [];
+  /**
+   * The answers it wrote (`{"jsonrpc":"2.0","id":`, how it writes an answer, an error
+   * included; a notification has no `id`): each says a line of input was received.
+   */
+  answers = 0;
   #child: Deno.ChildProcess;
   #writer: WritableStreamDefaultWriter<Uint8Array>;
   #tail = "";
@@ -119,6 +128,7 @@ export class PlayerProcess {
         const found = window.split('"code":-32603').length - 1 -
           (this.#tail.split('"code":-32603').length - 1);
         this.internalErrors += found;
+        this.answers += count(window, ANSWER) - count(this.#tail, ANSWER);
         if (found > 0 && this.internalErrorSamples.length < 3) {
           const at = window.lastIndexOf('"code":-32603');
           this.internalErrorSamples.push(window.slice(at, at + 160).split("\n")[0]!);

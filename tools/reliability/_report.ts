@@ -22,11 +22,15 @@ const FIGURES: Record<Figure, { name: string; of: (r: ProbeResult) => unknown }>
   playerRss: { name: "the player's peak RSS", of: (r) => r.peakRssMb.player },
   localServed: { name: "whether local clients were served", of: (r) => r.localServed },
   acked: { name: "acknowledged edits", of: (r) => r.acked },
+  localP99: { name: "the local p99 (no /health answered)", of: (r) => r.localP99Ms },
+  received: { name: "what the service received", of: (r) => r.received },
 };
 
 /**
- * The required figures a row lacks (`ProbeResult.figures`): each one null (not measured), and
- * `acked` of 0 (nothing acknowledged, so nothing could be lost: the probe tested nothing).
+ * The required figures a row lacks (`ProbeResult.figures`): each one null (not measured),
+ * `acked` of 0 (nothing acknowledged, so nothing could be lost: the probe tested nothing), and
+ * `received` of 0, or 0 inputs sent (the service counted none of the probe's inputs, or the
+ * probe sent none: nothing was exercised).
  */
 export function missingFigures(result: ProbeResult): string[] {
   const missed: string[] = [];
@@ -36,6 +40,10 @@ export function missingFigures(result: ProbeResult): string[] {
       missed.push(`${FIGURES[figure].name} not measured`);
     } else if (figure === "acked" && value === 0) {
       missed.push("0 edits acknowledged: nothing was tested");
+    } else if (figure === "received" && (value === 0 || result.inputs === 0)) {
+      missed.push(
+        `${value} received by the service of ${result.inputs} inputs sent: nothing was exercised`,
+      );
     }
   }
   return missed;

@@ -8,7 +8,13 @@
 export type Mode = "short" | "full";
 
 /** A figure a probe can be required to report (`Probe.figures`). */
-export type Figure = "serviceRss" | "playerRss" | "localServed" | "acked";
+export type Figure =
+  | "serviceRss"
+  | "playerRss"
+  | "localServed"
+  | "acked"
+  | "localP99"
+  | "received";
 
 /** One row of the table. */
 export interface ProbeResult {
@@ -46,8 +52,16 @@ export interface ProbeResult {
   notes: string[];
   /** Why the probe could not run to its end (a failure of the tool or the machine), else null. */
   error: string | null;
-  /** The figures the probe must report (`Probe.figures`): null here is a missed target. */
+  /**
+   * The figures the probe must report (`Probe.figures`, and those its run committed it to:
+   * `_figures.ts`): null here is a missed target.
+   */
   figures: Figure[];
+  /**
+   * The inputs the service (or the player) itself counted as received (its counters, or its
+   * answers), where a probe reads them (`_figures.ts`, `countReceived`); else absent or null.
+   */
+  received?: number | null;
   /** Why the probe did not run at all (the machine cannot do what it needs): a missed target. */
   notRun?: string;
 }

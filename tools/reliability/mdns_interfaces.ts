@@ -16,6 +16,7 @@
  * Without root (or `ip`), the row is NOT RUN with the reason.
  * @module
  */
+import { requireFigures } from "./_figures.ts";
 import { denoIn, jsonOf, makeTopology, namespacesUnavailable } from "./_netns.ts";
 import { insideDeadlineMs, type InsidePlan } from "./_mdns_inside.ts";
 import { NotRun, type Probe, type ProbeContext, type ProbeResult } from "./_types.ts";
@@ -47,6 +48,7 @@ async function run(context: ProbeContext): Promise<void> {
       insideDeadlineMs(context.mode),
     );
     context.tally.absorb(row);
+    requireFigures(context.tally, row.figures); // the service inside was watched by the harness
     if (row.error !== null) throw new Error(`inside ${topology.ns}: ${row.error}`);
   } finally {
     for (const left of await topology.remove()) {

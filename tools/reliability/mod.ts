@@ -6,6 +6,7 @@
  * command line; tests/tools/reliability_test.ts runs each probe in CI.
  * @module
  */
+import { rowFigures } from "./_figures.ts";
 import { hash32, Rng } from "./_prng.ts";
 import { missedTargets } from "./_report.ts";
 import { Tally } from "./_tally.ts";
@@ -133,7 +134,7 @@ export async function runProbes(options: SuiteOptions): Promise<ProbeResult[]> {
     const result = {
       ...tally.result(probe.name, Math.round((performance.now() - started) / 1000)),
       ...(probe.maxRssMb !== undefined ? { maxRssMb: probe.maxRssMb } : {}),
-      figures: [...(probe.figures ?? [])],
+      ...rowFigures(tally, probe.figures),
       ...(notRun !== null ? { notRun } : {}),
       error,
     };

@@ -7,6 +7,7 @@
  */
 import { tempDir } from "./_children.ts";
 import { validPlayerRequest } from "./_corpus.ts";
+import { countReceived, requireFigures, rowFigures } from "./_figures.ts";
 import { ANSWER_WITHIN_MS } from "./_harness.ts";
 import { interestingValue, isSafeInput, mutateText, mutateValue, nested } from "./_mutate.ts";
 import { PlayerProcess } from "./_player_process.ts";
@@ -22,6 +23,8 @@ const LIMITS = {
 const BATCH = 100;
 const STARTUP_MS = 30_000;
 const encoder = new TextEncoder();
+/** The answers a started player owes the probe itself: `initialize` and the first `state.get`. */
+const START_ANSWERS = 2;
 
 /** The `player_fuzz` probe. */
 export const playerFuzz: Probe = {
@@ -78,17 +81,25 @@ async function startPlayer(dataDir: string, tally: Tally): Promise<PlayerProcess
 }
 
 async function run(context: ProbeContext): Promise<void> {
-  const started = performance.now();
   const { tally } = context;
   const limits = LIMITS[context.mode];
   tally.requiredInputs = context.mode === "full" ? 100_000 : 0;
-  const deadline = started + limits.seconds * 1000;
   const dir = await tempDir("cueport-reliability-player-");
   const dataDir = dir.path;
   let player = await startPlayer(dataDir, tally);
+  // From the player's start, not the probe's: a loaded machine's start took the 12 s.
+  const deadline = performance.now() + limits.seconds * 1000;
   let probe = 0;
   let internalErrors = 0;
   const samples: string[] = [];
+  requireFigures(tally, ["playerRss"]);
+  let ownAnswers = START_ANSWERS; // of the player now running: its start, then each probe
+  const ended = (p: PlayerProcess) => {
+    countReceived(tally, Math.max(0, p.answers - ownAnswers));
+    internalErrors += p.internalErrors;
+    samples.push(...p.internalErrorSamples);
+    ownAnswers = START_ANSWERS;
+  };
   try {
     if (!player) throw new Error("The player did not start");
     while (tally.inputs < limits.inputs && performance.now() < deadline) {
@@ -101,6 +112,7 @@ async function run(context: ProbeContext): Promise<void> {
         if (!(await player.write(line))) break;
       }
       const isAnswered = await player.request("state.get", `probe-${probe++}`, ANSWER_WITHIN_MS);
+      if (isAnswered) ownAnswers++;
       tally.memory.record("player", (await readMemory([player.pid])).get(player.pid));
       if (!player.isRunning || !isAnswered) {
         if (player.isRunning) {
@@ -114,18 +126,22 @@ async function run(context: ProbeContext): Promise<void> {
           );
         }
         await player.kill();
-        internalErrors += player.internalErrors;
-        samples.push(...player.internalErrorSamples);
+        ended(player);
         player = await startPlayer(dataDir, tally);
         if (!player) throw new Error("The player did not start again");
       }
     }
   } finally {
-    await player?.kill();
-    internalErrors += player?.internalErrors ?? 0;
-    samples.push(...(player?.internalErrorSamples ?? []));
+    if (player) {
+      await player.kill();
+      ended(player);
+    }
     await dir.remove();
   }
+  const { received } = rowFigures(tally);
+  tally.note(
+    `${tally.inputs} lines sent; ${received} answered by the player (its JSON-RPC answers)`,
+  );
   tally.undocumented("-32603 (internal error) from the player", internalErrors);
   for (const sample of samples.slice(0, 3)) tally.example("-32603", sample);
 }

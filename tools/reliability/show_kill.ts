@@ -135,16 +135,27 @@ async function checkAfter(run: ServiceRun, tally: Tally, before: string[], kill:
   return added;
 }
 
+/**
+ * The shortfall of kills that each came after their operation was done: none reached its point
+ * (mid-export, mid-upload, mid-extract), so no kill tested what the probe is for.
+ */
+export function unreachedShortfall(reached: number, kills: number): string | null {
+  if (reached > 0) return null;
+  return `0 of ${kills} kill(s) reached their point (each operation was done first): nothing was tested`;
+}
+
 async function run(context: ProbeContext): Promise<void> {
   const { tally, rng } = context;
   const kills = KILLS[context.mode];
   const outcomes: string[] = [];
+  let reached = 0;
   await withService(tally, {}, async (run) => {
     const show = await bigShow(run);
     let before = await library(run);
     for (let k = 0; k < kills; k++) {
       const point = POINTS[k % POINTS.length]!;
       const isReached = await reach(run, point, show);
+      if (isReached) reached++;
       await sleep(rng.range(0, 5));
       await run.kill();
       if (!(await waitReady(run))) throw new Error(`The service was not ready after kill ${k + 1}`);
@@ -162,5 +173,7 @@ async function run(context: ProbeContext): Promise<void> {
     if (!last.ok) tally.shortfall(`an import after the kills failed: ${await last.text()}`);
     else await last.body?.cancel();
   });
-  tally.note(`${outcomes.length} kill(s): ${outcomes.join(", ")}; an import after them ok`);
+  tally.note(`${outcomes.length} kill(s), ${reached} at their point: ${outcomes.join(", ")}`);
+  const unreached = unreachedShortfall(reached, outcomes.length);
+  if (unreached !== null) tally.shortfall(unreached);
 }
