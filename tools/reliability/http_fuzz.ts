@@ -10,6 +10,7 @@ import { describeRequest, fuzzRequest, requestBytes, type Route } from "./_http_
 import { malformedRequest } from "./_http_malformed.ts";
 import type { Rng } from "./_prng.ts";
 import { exchange } from "./_exchange.ts";
+import { countReceived, requireFigures } from "./_figures.ts";
 import type { Tally } from "./_tally.ts";
 import type { Probe, ProbeContext } from "./_types.ts";
 
@@ -31,6 +32,8 @@ async function run(context: ProbeContext): Promise<void> {
   const limits = LIMITS[context.mode];
   tally.requiredInputs = context.mode === "full" ? 100_000 : 0;
   const counts = { fetchErrors: 0 };
+  // What the service received: the local requests it answered (any status) are its own evidence.
+  requireFigures(tally, ["received"]);
   await withService(tally, {}, async (run) => {
     // The fuzzing time starts once the service is up: a start slowed by a loaded machine (load
     // 24-35) once took most of a short run's 21 s, which sent 69 inputs of 6,000.
@@ -79,6 +82,7 @@ async function local(
     const text = await res.text();
     const code = /"code"\s*:\s*"([A-Z_]+)"/.exec(text)?.[1] ?? null;
     tally.answer(res.status, code, input.where, () => describeRequest(input));
+    countReceived(tally, 1);
   } catch (error) {
     const e = error as Error;
     if (e.name === "TimeoutError") {
