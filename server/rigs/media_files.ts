@@ -7,7 +7,6 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Logger } from "../log.ts";
-import type { MediaStore } from "./media_store.ts";
 
 /** How a logged `file.import` names its file: by content, never by a path of one machine. */
 export const MEDIA_REF = "group-media:";
@@ -160,6 +159,11 @@ export class Backoff {
   }
 }
 
+/** What `ProjectFiles.linkInto` uses of the rig's store (`MediaStore.adopt`). */
+export interface AdoptingStore {
+  adopt(path: string, known: { sha256: string; size: number; mtime: number }): Promise<string>;
+}
+
 /** A Project file of this rig found by its bytes: where it is, and what was read of it. */
 export interface FoundFile {
   path: string;
@@ -204,7 +208,7 @@ export class ProjectFiles {
    * fetched over the network. The file taken, or null when none (or it changed meanwhile).
    */
   async linkInto(
-    store: MediaStore,
+    store: AdoptingStore,
     sha256: string,
     holders: ReadonlyMap<string, number>,
     log: Logger,
