@@ -97,11 +97,9 @@ async function measure(
   const prepare = (dir: string) =>
     writeJsonAtomic(`${dir}/projects/show/project.json`, fixtureProject());
   try {
-    const rigs = await Promise.all([
-      cluster.startRig("rig-a", "bench", { prepare }),
-      cluster.startRig("rig-b", "bench", { prepare }),
-    ]);
+    const rigs = await bothStarted(cluster, prepare);
     await synced(rigs[0]!);
+    await groupReady(rigs);
     const frames: number[] = [];
     const late: number[] = [];
     let previous: string | null = null;
@@ -246,26 +244,65 @@ async function measureFailovers(stage: Stage, times: number): Promise<number[]> 
   return took;
 }
 
-/** Starts the stage: a cluster, two rigs of group `bench` playing the looped Clip, one alone. */
-async function startStage(): Promise<Stage> {
-  const cluster = await EtcdCluster.start();
-  const prepare = (dir: string) =>
-    writeJsonAtomic(`${dir}/projects/show/project.json`, fixtureProject());
-  const rigs = await Promise.all([
+/**
+ * Starts rig-a and rig-b of group `bench`: both, or throws once neither is still starting (the
+ * cluster's `remove()` then finds every process a start left).
+ */
+async function bothStarted(
+  cluster: EtcdCluster,
+  prepare: (dir: string) => Promise<void>,
+): Promise<Rig[]> {
+  const started = await Promise.allSettled([
     cluster.startRig("rig-a", "bench", { prepare }),
     cluster.startRig("rig-b", "bench", { prepare }),
   ]);
-  const solo = await cluster.startRig("solo", "", { prepare, alone: true });
-  const stage = {
-    cluster,
-    rigs,
-    relays: rigs.map((r) => new RigRelay(r)),
-    alone: new RigRelay(solo),
-  };
-  await synced(rigs[0]!);
-  const message = await trigger(rigs[0]!, { name: "TRIGGER_CLIP_IN", params: [LOOPED] });
-  if (!message?.startsWith("Scheduled on every rig")) throw new Error(`refused: ${message}`);
-  return stage;
+  const failed = started.find((s) => s.status === "rejected");
+  if (failed) throw failed.reason;
+  return started.map((s) => (s as PromiseFulfilledResult<Rig>).value);
+}
+
+/**
+ * Waits until every rig's group status says edits are possible (`canEdit`: its requests to etcd
+ * answered by a quorum, its lease current) and names a leader (polled, bounded): before it, an
+ * action runs on that rig alone ("Scheduled on this rig only ... cut off from the quorum").
+ */
+async function groupReady(rigs: Rig[]): Promise<void> {
+  for (const rig of rigs) {
+    let last: GroupStatus | null = null;
+    for (let i = 0; !(last?.canEdit && last.leader !== null); i++) {
+      if (i === 3000) {
+        throw new Error(`${rig.name}: the group is not ready (${last?.reason ?? "no status"})`);
+      }
+      if (i > 0) await new Promise((r) => setTimeout(r, 20));
+      last = await rig.get("/api/v1/group") as GroupStatus | null;
+    }
+  }
+}
+
+/**
+ * Starts the stage: a cluster, two rigs of group `bench` playing the looped Clip, one alone. A
+ * start that fails stops what it started (relays, rigs, namespaces) before it throws.
+ */
+async function startStage(): Promise<Stage> {
+  const cluster = await EtcdCluster.start();
+  const relays: RigRelay[] = [];
+  try {
+    const prepare = (dir: string) =>
+      writeJsonAtomic(`${dir}/projects/show/project.json`, fixtureProject());
+    const rigs = await bothStarted(cluster, prepare);
+    relays.push(...rigs.map((r) => new RigRelay(r)));
+    const alone = new RigRelay(await cluster.startRig("solo", "", { prepare, alone: true }));
+    relays.push(alone);
+    await synced(rigs[0]!);
+    await groupReady(rigs);
+    const message = await trigger(rigs[0]!, { name: "TRIGGER_CLIP_IN", params: [LOOPED] });
+    if (!message?.startsWith("Scheduled on every rig")) throw new Error(`refused: ${message}`);
+    return { cluster, rigs, relays: relays.slice(0, 2), alone };
+  } catch (error) {
+    await Promise.all(relays.map((r) => r.close()));
+    await cluster.remove();
+    throw error;
+  }
 }
 
 /** The group parts' rows: edit acknowledgement, play-position difference, failover. */

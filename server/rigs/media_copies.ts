@@ -16,7 +16,7 @@ import type { Logger } from "../log.ts";
 import type { Etcd, Kv } from "./etcd.ts";
 import type { GroupKeys } from "./keys.ts";
 import { HashMismatch, MediaStore } from "./media_store.ts";
-import { Backoff, isSha256, WrongHolders } from "./media_files.ts";
+import { Backoff, isSha256, ProjectFiles, WrongHolders } from "./media_files.ts";
 import { pause } from "./_pause.ts";
 import { announceHeld, mediaPrefix, recordOf } from "./media_records.ts";
 
@@ -75,6 +75,7 @@ export class RigMedia {
   readonly #wrong = new WrongHolders();
   readonly #stopped = new AbortController();
   readonly #retry: Backoff;
+  readonly #projects: ProjectFiles;
   #running = 0;
   #waiting: Array<() => void> = [];
   #token: string | null = null;
@@ -86,6 +87,7 @@ export class RigMedia {
     this.group = options.group;
     this.store = new MediaStore(options.dataDir);
     this.#retry = new Backoff(options.retry?.firstMs, options.retry?.maxMs);
+    this.#projects = new ProjectFiles(options.dataDir);
   }
 
   /** Aborts when the media stops (`stop()`): waits for copies end then. */
@@ -181,6 +183,11 @@ export class RigMedia {
   async #copy(sha256: string): Promise<void> {
     if (await this.store.size(sha256) !== null) return;
     const holders = await this.holders(sha256);
+    const own = await this.#projects.linkInto(this.store, sha256, holders, this.#o.log);
+    if (own !== null) {
+      this.#wrong.held(sha256);
+      return await this.announce(sha256, own.size); // held here already: not fetched
+    }
     const live = this.#o.group.status().members.filter((m) => !m.isThisRig && holders.has(m.name));
     if (live.length === 0) {
       throw new Error(`No live rig holds media ${sha256} (holders: ${[...holders.keys()]})`);
@@ -261,20 +268,8 @@ export class RigMedia {
    * Refuses a copy the disk of the data dir has no room for.
    * @throws {CueportError} DISK_FULL
    */
-  async checkSpace(size: number): Promise<void> {
-    let free: number;
-    try {
-      const stats = await statfs(this.#o.dataDir);
-      free = Number(stats.bavail) * Number(stats.bsize);
-    } catch {
-      return; // not measurable here: a full disk is still caught when the copy writes
-    }
-    if (free < size + SPARE_BYTES) {
-      throw new CueportError(
-        "DISK_FULL",
-        diskFullMessage(this.#o.dataDir, `a copy of ${size} bytes of the group's media`),
-      );
-    }
+  checkSpace(size: number): Promise<void> {
+    return checkSpace(this.#o.dataDir, size);
   }
 
   /** Waits for one of the `COPIES_AT_ONCE` slots. */
@@ -374,4 +369,24 @@ export function baseUrls(member: GroupStatus["members"][number]): string[] {
     a.includes(":") ? `http://[${a}]:${port}` : `http://${a}:${port}`
   )
     .sort((a, b) => Number(a.includes("[")) - Number(b.includes("[")));
+}
+
+/**
+ * Refuses a copy of `size` bytes the disk of the data dir `dataDir` has no room for.
+ * @throws {CueportError} DISK_FULL
+ */
+export async function checkSpace(dataDir: string, size: number): Promise<void> {
+  let free: number;
+  try {
+    const stats = await statfs(dataDir);
+    free = Number(stats.bavail) * Number(stats.bsize);
+  } catch {
+    return; // not measurable here: a full disk is still caught when the copy writes
+  }
+  if (free < size + SPARE_BYTES) {
+    throw new CueportError(
+      "DISK_FULL",
+      diskFullMessage(dataDir, `a copy of ${size} bytes of the group's media`),
+    );
+  }
 }

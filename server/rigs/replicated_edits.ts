@@ -229,19 +229,33 @@ export class ReplicatedEdits {
   }
 
   /**
-   * Refuses an edit while this rig waits for the file of an earlier entry: it would wait behind
-   * it for as long (a player briefly not ready is waited for, as before).
+   * Refuses an edit while this rig waits for the file of an earlier entry or of the group's
+   * snapshot: it would wait behind it for as long (a player briefly not ready is waited for).
    * @throws {CueportError} GROUP_BEHIND
    */
   #refuseBehind(): void {
-    const { waitingFor, applied, head } = this.progress();
-    if (!waitingFor || waitingFor.sha256 === null) return;
-    throw new CueportError(
-      "GROUP_BEHIND",
-      `This rig is behind the group's log (applied ${applied} of ${head}): entry ${waitingFor.revision} waits for imported file ${waitingFor.sha256}, which no live rig gave it yet. Edit on another rig, or bring back a rig that holds the file`,
-      { ...waitingFor },
-    );
+    const from = this.#applier.waiting === null && this.#snapshots?.waiting ? "snapshot" : "entry";
+    const refusal = behindRefusal(this.progress(), from);
+    if (refusal) throw refusal;
   }
+}
+
+/**
+ * The GROUP_BEHIND of a rig whose log `progress` waits for a file, naming what waits: an entry of
+ * the log (`from` "entry") or the group's snapshot, by its revision (`from` "snapshot"); null
+ * when it waits for no file (nothing, or its player).
+ */
+export function behindRefusal(progress: GroupLog, from: "entry" | "snapshot"): CueportError | null {
+  const { waitingFor, applied, head } = progress;
+  if (!waitingFor || waitingFor.sha256 === null) return null;
+  const what = from === "snapshot"
+    ? `the group's snapshot of revision ${waitingFor.revision} waits for file ${waitingFor.sha256}, which no live rig gave it yet`
+    : `entry ${waitingFor.revision} waits for imported file ${waitingFor.sha256}, which no live rig gave it yet`;
+  return new CueportError(
+    "GROUP_BEHIND",
+    `This rig is behind the group's log (applied ${applied} of ${head}): ${what}. Edit on another rig, or bring back a rig that holds the file`,
+    from === "snapshot" ? { ...waitingFor, snapshot: true } : { ...waitingFor },
+  );
 }
 
 /** What this rig's player made of an entry, once applied (TIMEOUT when it takes too long). */
