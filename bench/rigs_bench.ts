@@ -311,7 +311,9 @@ async function groupParts(o: { rounds: number; seconds: number; failovers: numbe
   try {
     const edits = await measureEditAcks(stage, o.rounds);
     const row = (name: string, xs: number[], digits: number, qs = [0.5, 0.95, 1]) =>
-      `| ${name} | ${qs.map((q) => percentile(xs, q).toFixed(digits)).join(" | ")} |`;
+      `| ${name} | ${
+        qs.map((q) => xs.length ? percentile(xs, q).toFixed(digits) : "-").join(" | ")
+      } |`; // "-": the part did not run (its count 0)
     console.log(`\nEdit acknowledgement, ${o.rounds} rounds, paired\n`);
     console.log("| measure | p50 | p99 | max |\n| --- | --- | --- | --- |");
     console.log(row("a Cueport alone, ms", edits.alone, 1, [0.5, 0.99, 1]));

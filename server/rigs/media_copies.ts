@@ -195,7 +195,7 @@ export class RigMedia {
     await this.#slot();
     try {
       // Measured once the slot is taken (copies before it took space), for the file and the
-      // player's copy of it into its Project (`import_jobs.ts` copies, it does not link).
+      // player's copy of it into its Project (a hard link where it can, a copy across filesystems).
       await this.checkSpace(2 * Math.max(...live.map((m) => holders.get(m.name)!)));
       const why: string[] = [];
       for (const member of live) {
