@@ -105,11 +105,14 @@ export const GroupLog = z.strictObject({
     "The revision of the last log entry this rig has seen (applied or not yet)",
   ),
   waitingFor: z.strictObject({
-    revision: z.number().int().describe("The log entry that waits"),
+    of: z.enum(["entry", "snapshot"]).describe(
+      "What waits: an entry of the log, or the group's snapshot this rig must take",
+    ),
+    revision: z.number().int().describe("The log entry that waits, or the snapshot's revision"),
     sha256: z.string().nullable().describe("The file it waits for (SHA-256); null: the player"),
     sinceMs: z.number().int().describe("Milliseconds it has waited"),
   }).nullable().describe(
-    "The entry this rig cannot apply yet (its file not copied, its player away); while it waits for a file the rig refuses edits with GROUP_BEHIND; null when it is not waiting",
+    "The entry (or snapshot) this rig cannot apply yet (its file not copied, its player away); while it waits for a file the rig refuses edits with GROUP_BEHIND; null when it is not waiting",
   ),
 });
 /** How far this rig applied its group's edit log. */

@@ -114,7 +114,9 @@ function logText(l: NonNullable<GroupStatus["log"]>): string {
   const w = l.waitingFor;
   const waits = w === null
     ? ""
-    : `; entry ${w.revision} WAITS ${w.sinceMs} ms for ${
+    : `; ${
+      w.of === "snapshot" ? "the snapshot of revision" : "entry"
+    } ${w.revision} WAITS ${w.sinceMs} ms for ${
       w.sha256 === null ? "the player" : `file ${w.sha256} (edits refused: GROUP_BEHIND)`
     }`;
   return `Log: applied ${l.applied} of ${l.head}${waits}`;

@@ -126,11 +126,13 @@ export class ReplicatedEdits {
 
   /** How far this rig applied the log, and the entry or snapshot (and file) it waits for. */
   progress(): GroupLog {
-    const waiting = this.#applier.waiting ?? this.#snapshots?.waiting ?? null;
+    const entry = this.#applier.waiting;
+    const waiting = entry ?? this.#snapshots?.waiting ?? null;
     return {
       applied: this.#applier.applied,
       head: Math.max(this.#applier.head, waiting?.revision ?? 0),
       waitingFor: waiting && {
+        of: entry ? "entry" : "snapshot",
         revision: waiting.revision,
         sha256: waiting.error instanceof MediaMissing ? waiting.error.sha256 : null,
         sinceMs: Math.round(performance.now() - waiting.since),
@@ -234,27 +236,26 @@ export class ReplicatedEdits {
    * @throws {CueportError} GROUP_BEHIND
    */
   #refuseBehind(): void {
-    const from = this.#applier.waiting === null && this.#snapshots?.waiting ? "snapshot" : "entry";
-    const refusal = behindRefusal(this.progress(), from);
+    const refusal = behindRefusal(this.progress());
     if (refusal) throw refusal;
   }
 }
 
 /**
- * The GROUP_BEHIND of a rig whose log `progress` waits for a file, naming what waits: an entry of
- * the log (`from` "entry") or the group's snapshot, by its revision (`from` "snapshot"); null
- * when it waits for no file (nothing, or its player).
+ * The GROUP_BEHIND of a rig whose log `progress` waits for a file, naming what waits
+ * (`waitingFor.of`): an entry of the log or the group's snapshot, by its revision; null when it
+ * waits for no file (nothing, or its player).
  */
-export function behindRefusal(progress: GroupLog, from: "entry" | "snapshot"): CueportError | null {
+export function behindRefusal(progress: GroupLog): CueportError | null {
   const { waitingFor, applied, head } = progress;
   if (!waitingFor || waitingFor.sha256 === null) return null;
-  const what = from === "snapshot"
+  const what = waitingFor.of === "snapshot"
     ? `the group's snapshot of revision ${waitingFor.revision} waits for file ${waitingFor.sha256}, which no live rig gave it yet`
     : `entry ${waitingFor.revision} waits for imported file ${waitingFor.sha256}, which no live rig gave it yet`;
   return new CueportError(
     "GROUP_BEHIND",
     `This rig is behind the group's log (applied ${applied} of ${head}): ${what}. Edit on another rig, or bring back a rig that holds the file`,
-    from === "snapshot" ? { ...waitingFor, snapshot: true } : { ...waitingFor },
+    { ...waitingFor },
   );
 }
 

@@ -12,8 +12,8 @@ Deno.test("behindRefusal: an entry waiting for its imported file is named as an 
   const refusal = behindRefusal({
     applied: 10,
     head: 12,
-    waitingFor: { revision: 11, sha256: SHA, sinceMs: 5 },
-  }, "entry");
+    waitingFor: { of: "entry", revision: 11, sha256: SHA, sinceMs: 5 },
+  });
   assert.equal(refusal?.code, "GROUP_BEHIND");
   assert.match(refusal!.message, /applied 10 of 12\): entry 11 waits for imported file a{64}/);
 });
@@ -22,19 +22,23 @@ Deno.test("behindRefusal: a snapshot waiting for a file names the snapshot's rev
   const refusal = behindRefusal({
     applied: 0,
     head: 40,
-    waitingFor: { revision: 40, sha256: SHA, sinceMs: 5 },
-  }, "snapshot");
+    waitingFor: { of: "snapshot", revision: 40, sha256: SHA, sinceMs: 5 },
+  });
   assert.equal(refusal?.code, "GROUP_BEHIND");
   assert.doesNotMatch(refusal!.message, /entry/);
   assert.match(
     refusal!.message,
     /the group's snapshot of revision 40 waits for file a{64}, which no live rig gave it yet/,
   );
-  assert.deepEqual(refusal!.details, { revision: 40, sha256: SHA, sinceMs: 5, snapshot: true });
+  assert.deepEqual(refusal!.details, { of: "snapshot", revision: 40, sha256: SHA, sinceMs: 5 });
 });
 
 Deno.test("behindRefusal: none while nothing waits or only the player does", () => {
-  assert.equal(behindRefusal({ applied: 3, head: 3, waitingFor: null }, "entry"), null);
-  const player = { applied: 3, head: 4, waitingFor: { revision: 4, sha256: null, sinceMs: 1 } };
-  assert.equal(behindRefusal(player, "entry"), null);
+  assert.equal(behindRefusal({ applied: 3, head: 3, waitingFor: null }), null);
+  const player = {
+    applied: 3,
+    head: 4,
+    waitingFor: { of: "entry" as const, revision: 4, sha256: null, sinceMs: 1 },
+  };
+  assert.equal(behindRefusal(player), null);
 });

@@ -101,7 +101,7 @@ Deno.test("describe() says how far the rig applied the log and the file an entry
     log: {
       applied: 41,
       head: 44,
-      waitingFor: { revision: 42, sha256: "ab".repeat(32), sinceMs: 900 },
+      waitingFor: { of: "entry", revision: 42, sha256: "ab".repeat(32), sinceMs: 900 },
     },
   };
   assert.equal(
@@ -112,4 +112,7 @@ Deno.test("describe() says how far the rig applied the log and the file an entry
   );
   const caughtUp = { ...status, log: { applied: 44, head: 44, waitingFor: null } };
   assert.equal(describe(caughtUp).at(-1), "Log: applied 44 of 44");
+  const waiting = { of: "snapshot" as const, revision: 42, sha256: "ab".repeat(32), sinceMs: 900 };
+  const snapshot = { ...status, log: { applied: 41, head: 44, waitingFor: waiting } };
+  assert.match(describe(snapshot).at(-1)!, /; the snapshot of revision 42 WAITS 900 ms for file/);
 });
