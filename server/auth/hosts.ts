@@ -72,7 +72,7 @@ export function isOwnPageOrigin(
 /**
  * Checks the request's `Host` and `Origin`; throws the error to answer with.
  * @returns the `Origin` header (null without one), so a caller that needs it (CORS) does not read
- * it again: each `Headers.get` scans and lower-cases the request's whole header list.
+ * it again: each `Headers.get` of a served request is a call into Deno's HTTP engine (an op).
  */
 export function checkRequestOrigin(
   request: Request,
