@@ -181,3 +181,36 @@ Deno.test("LiveSaver skips a write whose stillKey is the last written's; a new k
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("LiveSaver forgets the last written key when a write fails: the same still state is written again", async () => {
+  const disk = await mountTmpfs("256k");
+  const path = `${disk.dir}/live.json`;
+  let value = "a", stamp = 0;
+  const logs: string[] = [];
+  const saver = new LiveSaver({
+    path,
+    build: () => ({ value, stamp: ++stamp, pad: "x".repeat(8192) }),
+    stillKey: (state) => (state as { value: string }).value,
+    gapMs: 0,
+    retryMs: 5,
+    log: (line) => logs.push(line),
+  });
+  const read = async () => (await readJsonIfThere(path)) as { value: string; stamp: number };
+  try {
+    saver.markDirty();
+    await until("the first write", async () => (await read())?.stamp === 1);
+    disk.fill();
+    value = "b";
+    saver.markDirty();
+    await until("a failed write", () => logs.length === 1);
+    value = "a"; // the key of the last write that succeeded, tried again after a failure
+    const tried = stamp;
+    await until("a retry of the state back to a", () => stamp > tried);
+    disk.free();
+    await until("the state written again", async () => (await read())?.stamp > 1);
+    assert.equal((await read()).value, "a");
+  } finally {
+    await saver.close();
+    await disk.close();
+  }
+});
