@@ -15,6 +15,7 @@ import {
   LIVE_STATE_FILE,
   type LiveState,
   restoreLiveState,
+  stillKeyOf,
 } from "./live_state.ts";
 import type { Recorder } from "./recorder.ts";
 
@@ -56,6 +57,8 @@ export class LiveKeeper {
       build: () => this.#capture(),
       gapMs: LIVE_SAVE_GAP_MS,
       keep: KEEP_LIVE_GENERATIONS,
+      // A state that differs from the last written only in its time stamp is not written.
+      stillKey: (state) => stillKeyOf(state as LiveState),
       log: (message) => host.log?.("error", message),
     });
   }

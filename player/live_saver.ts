@@ -26,6 +26,13 @@ export interface LiveSaverOptions {
   retryMs?: number;
   /** Previous versions kept beside the file (`lib/kept_copies.ts`); default none. */
   keep?: number;
+  /**
+   * The state's text apart from what is not worth a write alone (the live state's time stamp),
+   * or null when the state is to be written anyway: a write whose key equals that of the last
+   * write that succeeded is skipped, the file holding that state already (issue 42).
+   * `flush()` and `close()` always write.
+   */
+  stillKey?: (state: unknown) => string | null;
 }
 
 /**
@@ -47,6 +54,8 @@ export class LiveSaver {
   #lastStart = -Infinity;
   /** Writes have failed since the last that succeeded: the next failure is not logged. */
   #isFailing = false;
+  /** `stillKey` of the last write that succeeded; null when none, or its file is not known. */
+  #lastKey: string | null = null;
 
   /** A saver of `options.build()` to `options.path`; nothing is written until a change. */
   constructor(options: LiveSaverOptions) {
@@ -64,7 +73,7 @@ export class LiveSaver {
   async flush(): Promise<void> {
     while (this.#writing !== null) await this.#writing;
     this.#disarm();
-    this.#write();
+    this.#write(true);
     await this.#writing;
   }
 
@@ -107,19 +116,26 @@ export class LiveSaver {
     this.#timer = null;
   }
 
-  #write(): void {
+  /** Writes the state, unless (and not `isForced`) its `stillKey` is the last written's. */
+  #write(isForced = false): void {
     this.#isDirty = false;
     this.#lastStart = performance.now();
     let text: string;
+    let key: string | null;
     try {
-      text = JSON.stringify(this.#options.build());
+      const state = this.#options.build();
+      key = this.#options.stillKey?.(state) ?? null;
+      if (!isForced && key !== null && key === this.#lastKey) return;
+      text = JSON.stringify(state);
     } catch (error) {
       this.#report(error);
       return;
     }
     const hooks = { skipFsync: true, keep: this.#options.keep ?? 0 };
+    this.#lastKey = null; // until this write succeeds, the file may hold either state
     this.#writing = writeFileAtomic(this.#options.path, text, hooks)
       .then(() => {
+        this.#lastKey = key;
         if (!this.#isFailing) return;
         this.#isFailing = false;
         this.#options.log?.("The live state is saved again");

@@ -91,6 +91,22 @@ export function captureLiveState(
   };
 }
 
+/**
+ * The live state's text without its time stamp (`savedAt`) when nothing in it moves with time,
+ * else null (`LiveSaver`'s `stillKey`). Only a playing Song or Clip and a running recording
+ * move (a restore moves them by the wall time since `savedAt`, `restoreEngine`); with none,
+ * a state saved earlier with the same text restores the same show, so a write of it alone (an
+ * action that changed nothing of it, a fader's stream on a stopped show) is skipped.
+ */
+export function stillKeyOf(state: LiveState): string | null {
+  if (state.recording.state === "recording") return null;
+  for (const project of Object.values(state.projects)) {
+    if (project.song?.state === "playing") return null;
+    if (project.voices.some((voice) => voice.state === "playing")) return null;
+  }
+  return JSON.stringify({ ...state, savedAt: 0 });
+}
+
 /** What `restoreLiveState` restores into. */
 export interface RestoreTarget {
   /** The Projects loaded now, by id. */

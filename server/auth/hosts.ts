@@ -69,7 +69,11 @@ export function isOwnPageOrigin(
   return port === pagePort && hosts.has(hostOf(url.host));
 }
 
-/** Checks the request's `Host` and `Origin`; throws the error to answer with. */
+/**
+ * Checks the request's `Host` and `Origin`; throws the error to answer with.
+ * @returns the `Origin` header (null without one), so a caller that needs it (CORS) does not read
+ * it again: each `Headers.get` of a served request is a call into Deno's HTTP engine (an op).
+ */
 export function checkRequestOrigin(
   request: Request,
   options: {
@@ -78,7 +82,7 @@ export function checkRequestOrigin(
     /** The HTTP port, whose page (the web remote) is admitted by any name of this machine. */
     pagePort?: number;
   },
-): void {
+): string | null {
   const host = request.headers.get("host");
   if (host !== null && !isMachineHost(host, options.hosts)) {
     throw new CueportError(
@@ -96,4 +100,5 @@ export function checkRequestOrigin(
       `Origin "${origin}" is not allowed: add it to the corsOrigins setting to call the API from that page`,
     );
   }
+  return origin;
 }

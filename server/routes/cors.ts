@@ -30,11 +30,21 @@ export interface CorsOptions {
   maxAgeSeconds: number;
 }
 
+/**
+ * A fetch handler behind CORS. `origin`: the request's `Origin` header (null without one) when the
+ * caller has read it already (`checkRequestOrigin`); left out, it is read here.
+ */
+export type CorsHandler<E> = (
+  request: Request,
+  env: E,
+  origin?: string | null,
+) => Response | Promise<Response>;
+
 /** Wraps a fetch handler with CORS: preflights answered, allowed origins echoed. */
 export function withCors<E>(
   handler: (request: Request, env: E) => Response | Promise<Response>,
   options: CorsOptions,
-): (request: Request, env: E) => Response | Promise<Response> {
+): CorsHandler<E> {
   const anyOrigin = options.origins.includes("*");
   const isAllowed = (origin: string) => anyOrigin || options.origins.includes(origin);
   const answer = async (request: Request, info: E, origin: string) => {
@@ -59,8 +69,8 @@ export function withCors<E>(
       headers,
     });
   };
-  return (request, info) => {
-    const origin = request.headers.get("origin");
+  return (request, info, seen) => {
+    const origin = seen === undefined ? request.headers.get("origin") : seen;
     return origin === null ? handler(request, info) : answer(request, info, origin);
   };
 }

@@ -24,7 +24,7 @@ import { checkRequestOrigin } from "../auth/hosts.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
 import { type Grant, isLocalAddress } from "../auth/mod.ts";
 import type { AuthService } from "../auth/service.ts";
-import { withCors } from "./cors.ts";
+import { type CorsHandler, withCors } from "./cors.ts";
 import { type ClientCounts, infoView, type ServicePorts } from "./info.ts";
 import { openApiDocument } from "./openapi.ts";
 import { route, type RouteSpec, type RouteWire } from "./route.ts";
@@ -311,12 +311,15 @@ const JSON_HEADERS = { "content-type": "application/json" };
 /**
  * The answer as a response with a string body: Deno.serve sends a string
  * 8-15% faster than the same JSON encoded to bytes in JS (measured with wrk,
- * 10 B and 6 KB bodies).
+ * 10 B and 6 KB bodies). A fresh object (the action's answer) goes by `Response.json`, the same
+ * string body and the same header on the wire, without the headers record `new Response` converts
+ * (docs/load.md, issue 42); anything else (`undefined`, which `Response.json` refuses) as before.
  */
 function jsonResponse(value: unknown): Response {
-  if (typeof value !== "object" || value === null || !isStableAnswer(value)) {
+  if (typeof value !== "object" || value === null) {
     return new Response(JSON.stringify(value), { headers: JSON_HEADERS });
   }
+  if (!isStableAnswer(value)) return Response.json(value);
   let text = jsonTexts.get(value);
   if (text === undefined) {
     text = JSON.stringify(value);
@@ -365,10 +368,11 @@ export function createHttpHandler(
   return (request, peer) => {
     // The peer's address, from the socket (never from headers).
     const address = peer.address;
+    let origin: string | null;
     try {
       options.rateLimit.take(address); // a local client is not metered (rate_limit.ts)
       if (!isLocalAddress(address)) dialect?.seen?.(address);
-      checkRequestOrigin(request, {
+      origin = checkRequestOrigin(request, {
         hosts: options.hosts,
         origins: options.corsOrigins,
         pagePort: options.ports().http,
@@ -377,7 +381,7 @@ export function createHttpHandler(
       return refuse(error, request);
     }
     // The web remote is the 6.0 interface's page; the 5.0.0 port serves the API alone.
-    return (dialect ? null : remotePage(request)) ?? handle(request, { address, peer });
+    return (dialect ? null : remotePage(request)) ?? handle(request, { address, peer }, origin);
   };
 }
 
@@ -388,11 +392,11 @@ function addHeaders(response: Response, headers: Record<string, string>): Respon
 
 /** Every answer with the dialect's headers (5.0.0: deprecation). */
 function withDialectHeaders<E>(
-  handle: (request: Request, env: E) => Response | Promise<Response>,
+  handle: CorsHandler<E>,
   dialect: HttpDialect,
-): (request: Request, env: E) => Response | Promise<Response> {
-  return (request, env) => {
-    const answer = handle(request, env);
+): CorsHandler<E> {
+  return (request, env, origin) => {
+    const answer = handle(request, env, origin);
     const headers = dialect.headers(request);
     return answer instanceof Promise
       ? answer.then((r) => addHeaders(r, headers))

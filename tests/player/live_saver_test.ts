@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { LiveSaver } from "../../player/live_saver.ts";
 import { readJsonIfThere, until } from "../_helpers/until.ts";
 import { mountTmpfs } from "../_helpers/tmpfs.ts";
+import { keptPath } from "../../lib/kept_copies.ts";
 
 Deno.test("LiveSaver writes off the caller's path, one write at a time, the latest state next", async () => {
   const dir = await Deno.makeTempDir();
@@ -132,6 +133,82 @@ Deno.test("LiveSaver on a full disk: tries again until the state is written, one
     );
     await until("the log says so", () => logs.length === 2);
     assert.equal(logs[1], "The live state is saved again");
+  } finally {
+    await saver.close();
+    await disk.close();
+  }
+});
+
+Deno.test("LiveSaver skips a write whose stillKey is the last written's; a new key, a null key and flush() write", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/live.json`;
+  type State = { value: string; stamp: number };
+  let value = "a", stamp = 0, isMoving = false;
+  let builds = 0;
+  const saver = new LiveSaver({
+    path,
+    build: () => (builds++, { value, stamp: ++stamp }),
+    // The stamp is the part not worth a write alone; a moving state has no key.
+    stillKey: (state) => isMoving ? null : (state as State).value,
+    gapMs: 0,
+    keep: 1,
+  });
+  const read = async (p: string) => (await readJsonIfThere(p)) as State | undefined;
+  /** Changes the state, waits until it is on disk; the copy kept is the file it replaced. */
+  const writeAndKept = async (next: string) => {
+    value = next;
+    saver.markDirty();
+    await until(`"${next}" written`, async () => (await read(path))?.value === next);
+    return (await read(keptPath(path, 1)))?.stamp;
+  };
+  try {
+    await writeAndKept("a"); // stamp 1
+    saver.markDirty(); // stamp 2, the same key: skipped
+    await until("the skipped state built", () => builds === 2);
+    assert.equal(await writeAndKept("b"), 1, "the file the skipped write would have replaced");
+    assert.equal((await read(path))?.stamp, 3);
+    isMoving = true; // stamp 4: no key, written though its value is the same
+    saver.markDirty();
+    await until("the moving state written", async () => (await read(path))?.stamp === 4);
+    isMoving = false;
+    await saver.flush(); // stamp 5: written, its key "b" now the last written's
+    assert.equal((await read(path))?.stamp, 5);
+    saver.markDirty(); // stamp 6, skipped
+    await until("the skipped state built", () => builds === 6);
+    assert.equal(await writeAndKept("c"), 5);
+  } finally {
+    await saver.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("LiveSaver forgets the last written key when a write fails: the same still state is written again", async () => {
+  const disk = await mountTmpfs("256k");
+  const path = `${disk.dir}/live.json`;
+  let value = "a", stamp = 0;
+  const logs: string[] = [];
+  const saver = new LiveSaver({
+    path,
+    build: () => ({ value, stamp: ++stamp, pad: "x".repeat(8192) }),
+    stillKey: (state) => (state as { value: string }).value,
+    gapMs: 0,
+    retryMs: 5,
+    log: (line) => logs.push(line),
+  });
+  const read = async () => (await readJsonIfThere(path)) as { value: string; stamp: number };
+  try {
+    saver.markDirty();
+    await until("the first write", async () => (await read())?.stamp === 1);
+    disk.fill();
+    value = "b";
+    saver.markDirty();
+    await until("a failed write", () => logs.length === 1);
+    value = "a"; // the key of the last write that succeeded, tried again after a failure
+    const tried = stamp;
+    await until("a retry of the state back to a", () => stamp > tried);
+    disk.free();
+    await until("the state written again", async () => (await read())?.stamp > 1);
+    assert.equal((await read()).value, "a");
   } finally {
     await saver.close();
     await disk.close();
