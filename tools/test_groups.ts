@@ -17,13 +17,6 @@
 export const BESIDE = "tests/tools/reliability_test.ts";
 
 /**
- * Test files that run in the probes' process, after the probes: long and busy on the CPU where
- * the probes mostly wait out their time (measured at 478fe9f, quiet: the ISF collection 168 s of
- * the suite's 817 s, the probes' process 507 s; the CI 16 min 32 s).
- */
-export const WITH_PROBES: readonly string[] = ["tests/player/isf/collection_test.ts"];
-
-/**
  * The probes that run after the rest, alone: what they measure is the machine's to give. Not
  * `gl_soak`: it measures the browser's memory and GL objects, which the machine's load does not
  * give or take (two runs at a load of 21 to 23 passed with 61 and 88 edits, every refused program
@@ -81,7 +74,7 @@ export function testGroups(
   }
   const junit = (name: string) => (path === null ? [] : [`--junit-path=${path}.${name}.xml`]);
   const server = besideServerTests(serverEntries);
-  const beside = [BESIDE, ...WITH_PROBES, ...server];
+  const beside = [BESIDE, ...server];
   return [
     {
       name: "suite",
@@ -92,7 +85,7 @@ export function testGroups(
       : [{ name: "server", args: [...rest, ...junit("server"), ...server] }]),
     {
       name: "reliability",
-      args: [...rest, ...junit("reliability"), BESIDE, ...WITH_PROBES],
+      args: [...rest, ...junit("reliability"), BESIDE],
       part: "beside",
     },
     {
@@ -156,7 +149,6 @@ export type GroupTimes = Record<"suite" | "server" | "reliability" | "alone", nu
 /** The process a test of `file` (as a JUnit report names it, `./tests/...`) named `test` runs in. */
 export function groupOf(file: string, test: string): keyof GroupTimes {
   const path = file.replace(/^\.\//, "");
-  if (WITH_PROBES.includes(path)) return "reliability";
   if (path === BESIDE) {
     const probe = /--only (\w+)/.exec(test)?.[1];
     return probe !== undefined && !runsProbe(probe, "beside") ? "alone" : "reliability";

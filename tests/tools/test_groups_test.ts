@@ -8,20 +8,15 @@ import {
   mergeJunit,
   runsProbe,
   testGroups,
-  WITH_PROBES,
 } from "../../tools/test_groups.ts";
 import { PROBES } from "../../tools/reliability/mod.ts";
 
-/** The files of the probes' process, and what the suite ignores without a server entry. */
-const PROBES_PROCESS = [BESIDE, ...WITH_PROBES];
-const IGNORED = `--ignore=${PROBES_PROCESS.join(",")}`;
-
 Deno.test("testGroups() runs the reliability probes beside the rest, each with its own JUnit report", () => {
   assert.deepEqual(testGroups(["--junit-path=out/j.xml"]), [
-    { name: "suite", args: ["--junit-path=out/j.xml.suite.xml", IGNORED, "tests/"] },
+    { name: "suite", args: ["--junit-path=out/j.xml.suite.xml", `--ignore=${BESIDE}`, "tests/"] },
     {
       name: "reliability",
-      args: ["--junit-path=out/j.xml.reliability.xml", ...PROBES_PROCESS],
+      args: ["--junit-path=out/j.xml.reliability.xml", BESIDE],
       part: "beside",
     },
     {
@@ -32,13 +27,13 @@ Deno.test("testGroups() runs the reliability probes beside the rest, each with i
     },
   ]);
   assert.deepEqual(testGroups(["--junit-path", "j.xml", "--fail-fast"]).map((g) => g.args), [
-    ["--fail-fast", "--junit-path=j.xml.suite.xml", IGNORED, "tests/"],
-    ["--fail-fast", "--junit-path=j.xml.reliability.xml", ...PROBES_PROCESS],
+    ["--fail-fast", "--junit-path=j.xml.suite.xml", `--ignore=${BESIDE}`, "tests/"],
+    ["--fail-fast", "--junit-path=j.xml.reliability.xml", BESIDE],
     ["--fail-fast", "--junit-path=j.xml.alone.xml", BESIDE],
   ]);
   assert.deepEqual(testGroups([]).map((g) => g.args), [
-    [IGNORED, "tests/"],
-    PROBES_PROCESS,
+    [`--ignore=${BESIDE}`, "tests/"],
+    [BESIDE],
     [BESIDE],
   ]);
   assert.deepEqual(testGroups(["--filter", "OSC"]), [
@@ -98,10 +93,10 @@ Deno.test("testGroups() runs the service's tests but the web remote's in a proce
   assert.deepEqual(groups.map((g) => g.name), ["suite", "server", "reliability", "alone"]);
   const [suite, server, beside, alone] = groups;
   assert.deepEqual(server, { name: "server", args: ["--junit-path=j.xml.server.xml", ...moved] });
-  assert.deepEqual(beside!.args, ["--junit-path=j.xml.reliability.xml", ...PROBES_PROCESS]);
+  assert.deepEqual(beside!.args, ["--junit-path=j.xml.reliability.xml", BESIDE]);
   assert.deepEqual(suite!.args, [
     "--junit-path=j.xml.suite.xml",
-    `--ignore=${[...PROBES_PROCESS, ...moved].join(",")}`,
+    `--ignore=${[BESIDE, ...moved].join(",")}`,
     "tests/",
   ]);
   assert.deepEqual(alone!.args, ["--junit-path=j.xml.alone.xml", BESIDE]);
@@ -134,8 +129,7 @@ Deno.test("groupTimes() sums a JUnit report's test times by the process each tes
       suite("tests/server/rigs/group_test.ts", [["a group", 12]]),
       suite("tests/server/web/remote_test.ts", [["the remote", 8]]),
       suite("tests/player/output/sound_test.ts", [["sound", 20]]),
-      suite(WITH_PROBES[0]!, [["the collection", 100]]),
     ].join("\n"),
   );
-  assert.deepEqual(groupTimes(junit), { suite: 28, server: 27, reliability: 151, alone: 40 });
+  assert.deepEqual(groupTimes(junit), { suite: 28, server: 27, reliability: 51, alone: 40 });
 });
