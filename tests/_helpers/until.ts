@@ -45,8 +45,14 @@ export async function untilProgress(
   while (!(await check())) {
     const now = performance.now(), seen = progress();
     if (seen !== last) [last, lastAt] = [seen, now];
-    if (now - lastAt > noProgressMs || now - startedAt > HANG_GUARD_MS) {
+    if (now - lastAt > noProgressMs) {
       throw new Error(`Waited for ${what}: no progress for ${Math.round((now - lastAt) / 1000)} s`);
+    }
+    if (now - startedAt > HANG_GUARD_MS) {
+      const minutes = HANG_GUARD_MS / 60_000;
+      throw new Error(
+        `Waited for ${what}: not there after ${minutes} min, though progress went on`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
