@@ -9,16 +9,16 @@
  * puppeteer-core over that browser's own DevTools pipe (`DevTools.channel`).
  */
 import assert from "node:assert/strict";
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import type { Browser, Page } from "puppeteer-core";
 import { VirtualClock } from "../../../player/mod.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { connectMcp, type McpTestClient } from "../../_helpers/mcp_client.ts";
 import { decodePng, pixel } from "../../_helpers/images.ts";
 import { near, openOutputService, outputDataDir, untilOutput } from "../../_helpers/output.ts";
-import type { Output } from "../../../player/output/mod.ts";
 import { TestSocket } from "../../_helpers/ws_client.ts";
 import { INVERT } from "../isf/_shaders.ts";
 import { parseIsfApart } from "../../../player/isf/apart.ts";
+import { connectBrowser, untilEditorShows } from "./_editor.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -30,16 +30,6 @@ const TINTED = INVERT
     `{ "NAME": "tint", "TYPE": "color", "DEFAULT": [1.0, 1.0, 1.0, 1.0] },\n    { "NAME": "amount"`,
   )
   .replace("c.a);", "c.a) * tint;");
-
-async function connectBrowser(output: Output): Promise<Browser> {
-  let devtools = output.browserDevTools;
-  await untilOutput(output, "the output browser's DevTools", () => {
-    devtools = output.browserDevTools;
-    return devtools !== null;
-  });
-  // No port: puppeteer drives the pages over the browser's own pipe, beside the player.
-  return await puppeteer.connect({ transport: devtools!.channel(), defaultViewport: null });
-}
 
 /** Waits until the page's code box shows `code`. */
 async function showsCode(page: Page, code: string): Promise<void> {
@@ -124,11 +114,7 @@ Deno.test({
           presetID,
         });
         assert.equal(opened.isError, undefined, `${opened.content[0]?.text}`);
-        await untilOutput(
-          s.output,
-          "the editor to show",
-          async () => (await editorState())?.shown === true,
-        );
+        await untilEditorShows(s, presetID);
         browser = await connectBrowser(s.output);
         const target = await browser.waitForTarget((t) => t.url() === s.output.editorUrl);
         page = (await target.page())!;
@@ -350,20 +336,17 @@ Deno.test({
       const reopen = async (kind: string, id: string) => {
         const opened = await post("/api/v1/action", { name: "OPEN_EDITOR", params: [kind, id] });
         assert.equal(opened.status, 200, JSON.stringify(opened.body));
-        await untilOutput(
-          s.output,
-          "the editor to show",
-          async () => (await editorState())?.shown === true,
-        );
+        // Fails at once if the editor closes instead, saying what the editor pages show.
+        await untilEditorShows(s, id, browser);
       };
       const isOpen = () => browser!.targets().some((t) => t.url() === s.output.editorUrl);
 
       await t.step("removing the preset closes its window", async () => {
         await reopen("effect", presetID);
-        await untilOutput(s.output, "the window", isOpen);
+        await untilOutput(s.output, "the editor's window", isOpen);
         await post("/api/v1/edit", { name: "preset.remove", params: { kind: "effect", presetID } });
         assert.equal(await editorState(), null);
-        await untilOutput(s.output, "the window to close", () => !isOpen());
+        await untilOutput(s.output, "the removed preset's window to close", () => !isOpen());
       });
 
       await t.step("the editor's page crashing clears the editor, its window closed", async () => {
