@@ -8,11 +8,21 @@
  * by its address from the browser's target events, not only by the answer
  * to its creation (which a loaded machine may give late). Its end is
  * watched: the user closing it, or the browser exiting, is told once
- * (`closed`), so that the state follows.
+ * (`closed`), so that the state follows. A window the player asked to close
+ * (the editor closed, or its page crashed) is no longer the editor's: its
+ * last events, which a loaded browser may send after the editor was opened
+ * again, neither make it the new editor's window nor, at its end, close the
+ * new editor (issue 42).
  * @module
  */
 import { type DevTools, pageAt } from "./devtools.ts";
 import type { BrowserSupervisor } from "./supervisor.ts";
+
+/** What the editor window needs of the browser's supervisor (tests give a scripted one). */
+export type EditorBrowser = Pick<
+  BrowserSupervisor,
+  "mode" | "pid" | "whenRunning" | "openPage" | "restart"
+>;
 
 /** How long an open waits for a browser being started (a relaunch) to be reachable. */
 const BROWSER_WAIT_MS = 10_000;
@@ -33,13 +43,17 @@ interface TargetInfo {
 
 /** The editor window of the supervised browser. */
 export class EditorWindow {
-  readonly #supervisor: BrowserSupervisor;
+  readonly #supervisor: EditorBrowser;
   readonly #url: string;
   readonly #outputUrl: string;
   readonly #closed: () => void;
   readonly #log: (message: string) => void;
   #devtools: { client: DevTools; off: (() => void)[] } | null = null;
   #targetId: string | null = null;
+  /** Editor windows asked to close and not yet gone: their events are not the editor's. */
+  readonly #closing = new Set<string>();
+  /** How many times the window went away unasked (`#gone`): an open that saw one keeps nothing. */
+  #goneCount = 0;
   /** The output page's target in the browser running now. */
   #outputId: string | null = null;
   /** The `openedAt` of the editor state the window follows; null: no window wanted. */
@@ -49,7 +63,7 @@ export class EditorWindow {
   #reopenTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
-    supervisor: BrowserSupervisor,
+    supervisor: EditorBrowser,
     options: {
       url: string;
       /** The output page's address: its window closed while the editor is open opens again. */
@@ -112,10 +126,14 @@ export class EditorWindow {
     }
     // A window of its own (in kiosk, made normal beside the output's): DevTools opens it with
     // a tab strip, where an app window would need a second browser started on the profile.
+    const goneCount = this.#goneCount;
     const targetId = await this.#supervisor.openPage(this.#url, {
       newWindow: true,
       ...EDITOR_SIZE,
     });
+    // Gone while it opened (closed by the user, crashed, the browser exited): the state says
+    // closed, and the next open opens a window rather than bring this one's id to the front.
+    if (this.#goneCount !== goneCount) return;
     this.#targetId ??= targetId;
     if (this.#supervisor.mode !== "headless") await beside(devtools, targetId);
   }
@@ -164,14 +182,26 @@ export class EditorWindow {
       "Target.getTargets",
     );
     for (const target of targetInfos.filter((t) => this.#isEditor(t))) {
-      await devtools.send("Target.closeTarget", { targetId: target.targetId });
+      await this.#closeTarget(devtools, target.targetId);
     }
+  }
+
+  /**
+   * Closes the editor window `targetId`, no longer the editor's from now on: an `OPEN_EDITOR`
+   * that comes before the browser's last events of it opens a window of its own.
+   */
+  async #closeTarget(devtools: DevTools, targetId: string): Promise<void> {
+    // Kept until its end (or the browser's): a close not answered in time may still happen.
+    this.#closing.add(targetId);
+    if (this.#targetId === targetId) this.#targetId = null;
+    await devtools.send("Target.closeTarget", { targetId });
   }
 
   /** The window went away without being asked: the state is told once. */
   #gone(): void {
     this.#targetId = null;
     this.#wanted = null;
+    this.#goneCount++;
     this.#closed();
   }
 
@@ -184,19 +214,23 @@ export class EditorWindow {
     const client = await this.#supervisor.whenRunning(BROWSER_WAIT_MS);
     if (this.#devtools?.client === client) return client;
     this.#forget();
+    this.#closing.clear(); // the windows of a browser that is gone
     const devtools: { client: DevTools; off: (() => void)[] } = { client, off: [] };
     this.#devtools = devtools;
     // The editor's target as the browser names it: known at once, even when the answer to
-    // its creation is late; a reload keeps it.
+    // its creation is late; a reload keeps it. A window being closed is not taken.
     const seen = (params: Record<string, unknown>) => {
       const info = params.targetInfo as TargetInfo;
-      if (this.#wanted !== null && this.#isEditor(info)) this.#targetId = info.targetId;
+      if (this.#wanted !== null && this.#isEditor(info) && !this.#closing.has(info.targetId)) {
+        this.#targetId = info.targetId;
+      }
       if (info.type === "page" && pageAt([info], this.#outputUrl)) this.#outputId = info.targetId;
     };
     devtools.off.push(
       client.on("Target.targetCreated", seen),
       client.on("Target.targetInfoChanged", seen),
       client.on("Target.targetDestroyed", (params) => {
+        this.#closing.delete(params.targetId as string);
         if (params.targetId === this.#targetId) this.#gone();
         if (params.targetId !== this.#outputId) return;
         this.#outputId = null;
@@ -204,10 +238,10 @@ export class EditorWindow {
       }),
       // The editor's page crashed: its window (which would show a crashed tab) is closed.
       client.on("Target.targetCrashed", (params) => {
-        if (params.targetId !== this.#targetId) return;
-        const targetId = this.#targetId;
+        const targetId = params.targetId as string;
+        if (targetId !== this.#targetId) return;
         this.#gone();
-        client.send("Target.closeTarget", { targetId }).catch(() => {});
+        this.#closeTarget(client, targetId).catch(() => {});
       }),
     );
     client.onClose = () => {
