@@ -19,8 +19,8 @@ import { connectBrowser, editorPages, untilEditorShows } from "./_editor.ts";
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
-/** Rounds of each way of closing: removed, crashed (about 2 s a round at load 15). */
-const ROUNDS = 3;
+/** Rounds of each way of closing: removed, crashed (about 2 s a round at load 25). */
+const ROUNDS = 2;
 
 Deno.test({
   ...needs("chromium", "ffmpeg"),
