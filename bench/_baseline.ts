@@ -1,7 +1,8 @@
 /**
  * The bare baseline (`baseline.ts`) started beside Cueport, answering the very bytes Cueport
- * answered: a bench fetches each answer once from Cueport (`capture`), then the baseline serves
- * them (`startBaseline`), so a row and its baseline send the same bytes with the same type.
+ * answered: a bench fetches each answer once from Cueport (`capture`, `captureAction`), then the
+ * baseline serves them (`startBaseline`), so a row and its baseline send the same bytes with the
+ * same type.
  * @module
  */
 import { firstLine } from "../tools/first_line.ts";
@@ -11,6 +12,16 @@ import { cpuMicros } from "./_cueport.ts";
 export interface Captured {
   readonly bytes: Uint8Array;
   readonly type: string;
+}
+
+/**
+ * What Cueport's answer to an action holds beyond the request's body and the player's result
+ * (`{applied, message}`): the Project it answered for and the names it gave the body's params.
+ * The baseline's POSTs answer with them, so they send Cueport's very bytes.
+ */
+export interface CapturedAction {
+  readonly projectId: string | null;
+  readonly params: readonly string[];
 }
 
 /** A running bare baseline. */
@@ -34,16 +45,37 @@ export async function capture(url: string): Promise<Captured> {
   return { bytes, type: res.headers.get("content-type") ?? "application/octet-stream" };
 }
 
-/** Starts `baseline.ts` answering each path of `answers` (`/file`) with its captured bytes. */
-export async function startBaseline(answers: Record<string, Captured>): Promise<Baseline> {
+/**
+ * Cueport's answer to one POST of the action `body` (a JSON text) to `url` (it must be a 200), as
+ * the baseline's POSTs will answer it.
+ */
+export async function captureAction(url: string, body: string): Promise<CapturedAction> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+  });
+  const answer = await res.json();
+  if (!res.ok) throw new Error(`${url} answered ${res.status}: ${JSON.stringify(answer)}`);
+  return { projectId: answer.projectId, params: Object.keys(answer.params ?? {}) };
+}
+
+/**
+ * Starts `baseline.ts` answering each path of `answers` (`/file`) with its captured bytes, and
+ * its POSTs as Cueport answered `action` (without it: no Project, the params as sent).
+ */
+export async function startBaseline(
+  answers: Record<string, Captured>,
+  action?: CapturedAction,
+): Promise<Baseline> {
   const dir = await Deno.makeTempDir({ prefix: "cueport-baseline-" });
-  const manifest: Record<string, { file: string; type: string }> = {};
+  const gets: Record<string, { file: string; type: string }> = {};
   for (const [i, [path, { bytes, type }]] of Object.entries(answers).entries()) {
     const file = `${dir}/${i}`;
     await Deno.writeFile(file, bytes);
-    manifest[path] = { file, type };
+    gets[path] = { file, type };
   }
-  await Deno.writeTextFile(`${dir}/manifest.json`, JSON.stringify(manifest));
+  await Deno.writeTextFile(`${dir}/manifest.json`, JSON.stringify({ gets, action }));
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",

@@ -9,7 +9,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { startBaseline } from "./_baseline.ts";
+import { captureAction, startBaseline } from "./_baseline.ts";
 import type { BenchService } from "./_cueport.ts";
 import { createDemoProject } from "../player/demo.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";
@@ -79,7 +79,10 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 const after = await start(here(".."));
 const before = values.before ? await start(values.before) : null;
-const bare = await startBaseline({});
+const bare = await startBaseline(
+  {},
+  await captureAction(`http://127.0.0.1:${after.service.ports.http}/api/v1/action`, BODY),
+);
 const rows: Row[] = [
   ...(before
     ? [{

@@ -9,7 +9,7 @@
  */
 import { parseArgs } from "node:util";
 import { startCueport } from "./_cueport.ts";
-import { capture, type Captured, startBaseline } from "./_baseline.ts";
+import { capture, captureAction, type Captured, startBaseline } from "./_baseline.ts";
 import { formatRatio, type PairedRatio, pairedRatio } from "./_stats.ts";
 import { createDemoProject } from "../player/demo.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";
@@ -130,6 +130,9 @@ interface Compared extends Scenario {
   against: Array<{ ratio: string; baseline: Scenario }>;
 }
 
+/** The action row's body; its baselines answer it with Cueport's very bytes. */
+const ACTION = JSON.stringify({ name: "SET_CONTROL", params: ["A", 0.5] });
+
 /** The paths of the GET rows, under `/api/v1/`. */
 const GETS = ["app-state", "projects/demo", "projects/big"] as const;
 
@@ -149,12 +152,11 @@ function comparedRows(api: string, bare: string, answers: Record<string, Capture
       },
     }],
   });
-  const action = JSON.stringify({ name: "SET_CONTROL", params: ["A", 0.5] });
   const post = (name: string, url: string) => ({
     name,
     url,
     method: "POST",
-    body: action,
+    body: ACTION,
     connections: CONNECTIONS,
   });
   return [
@@ -165,7 +167,7 @@ function comparedRows(api: string, bare: string, answers: Record<string, Capture
       ...post("POST /api/v1/action SET_CONTROL", `${api}/api/v1/action`),
       against: [
         {
-          ratio: "to the same work (read the JSON body, answer)",
+          ratio: "to the same work (read the JSON body, answer the same bytes)",
           baseline: post("bare Deno.serve, POST reading a JSON body", `${bare}/`),
         },
         {
@@ -318,7 +320,7 @@ await writeJsonAtomic(`${dataDir}/projects/big/project.json`, bigProject());
 const cueport = await startCueport(dataDir);
 const api = `http://127.0.0.1:${cueport.ports.http}`;
 const answers = await captureGets(api);
-const bare = await startBaseline(answers);
+const bare = await startBaseline(answers, await captureAction(`${api}/api/v1/action`, ACTION));
 const rows = comparedRows(api, bare.url, answers);
 let runs: Map<string, Result[]>;
 try {

@@ -11,6 +11,7 @@ export {
   type ConnectionServerOptions,
   type Peer,
   type PeerHandler,
+  plainAnswer,
 } from "./connections.ts";
 export { serveOnConnectionProblem } from "./serve_connection.ts";
 export { type DatagramSocket, UdpPort } from "./udp_port.ts";

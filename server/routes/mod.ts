@@ -41,7 +41,7 @@ import { downloadResponse, showRoutes } from "./show_routes.ts";
 import { editRoutes } from "./edit_routes.ts";
 import { isNestedDeeper } from "../../lib/json_depth.ts";
 import { didYouMean } from "../../lib/suggest.ts";
-import { errorAnswer, httpError, type Peer, readBoundedText } from "../net/mod.ts";
+import { errorAnswer, httpError, type Peer, plainAnswer, readBoundedText } from "../net/mod.ts";
 import type { HttpDialect } from "../net/dialect.ts";
 import { remotePage } from "../web/mod.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
@@ -314,18 +314,19 @@ const JSON_HEADERS = { "content-type": "application/json" };
  * 10 B and 6 KB bodies). A fresh object (the action's answer) goes by `Response.json`, the same
  * string body and the same header on the wire, without the headers record `new Response` converts
  * (docs/load.md, issue 42); anything else (`undefined`, which `Response.json` refuses) as before.
+ * Every one is marked plain (`plainAnswer`): the connection does not look at its headers.
  */
 function jsonResponse(value: unknown): Response {
   if (typeof value !== "object" || value === null) {
-    return new Response(JSON.stringify(value), { headers: JSON_HEADERS });
+    return plainAnswer(new Response(JSON.stringify(value), { headers: JSON_HEADERS }));
   }
-  if (!isStableAnswer(value)) return Response.json(value);
+  if (!isStableAnswer(value)) return plainAnswer(Response.json(value));
   let text = jsonTexts.get(value);
   if (text === undefined) {
     text = JSON.stringify(value);
     jsonTexts.set(value, text);
   }
-  return new Response(text, { headers: JSON_HEADERS });
+  return plainAnswer(new Response(text, { headers: JSON_HEADERS }));
 }
 
 /** Each route's path as a pattern, for the `Allow` header of a 405 (compiled once, not per miss). */

@@ -5,6 +5,7 @@ import {
   type ConnectionLimits,
   ConnectionServer,
   type PeerHandler,
+  plainAnswer,
   upgradeWebSocket,
 } from "../../../server/net/mod.ts";
 import { serveOnConnection } from "../../../server/net/serve_connection.ts";
@@ -213,6 +214,35 @@ Deno.test("ConnectionServer keeps a connection while its event stream is sent, a
     await stream.waitFor("still here");
     events().close();
     await stream.closed; // idle once the stream ended: the sweep closes it
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("ConnectionServer takes an answer marked plain as answered without reading its headers; an unmarked one is looked at", async () => {
+  // Each answer counts the reads of its `headers` (the engine sends it from its inner state).
+  let reads = 0;
+  const counted = (response: Response) => {
+    const headers = response.headers;
+    Object.defineProperty(response, "headers", { get: () => (reads++, headers) });
+    return response;
+  };
+  const server = start(
+    {},
+    (req) =>
+      new URL(req.url).pathname === "/plain"
+        ? plainAnswer(counted(Response.json({ ok: true })))
+        : counted(Response.json({ ok: true })),
+  );
+  try {
+    const base = `http://127.0.0.1:${server.port}`;
+    const plain = await fetch(`${base}/plain`);
+    assert.deepEqual(await plain.json(), { ok: true });
+    assert.equal(plain.headers.get("content-type"), "application/json");
+    assert.equal(reads, 0);
+    const unmarked = await fetch(`${base}/other`);
+    assert.deepEqual(await unmarked.json(), { ok: true });
+    assert.ok(reads > 0, "an unmarked answer's type is read (the streamed answers' check)");
   } finally {
     await server.close();
   }
