@@ -1,20 +1,25 @@
 /** Starting Cueport as its own process for the benchmarks, and reading its ready line. */
 import { firstLine } from "../tools/first_line.ts";
 import { SERVICE_FLAGS } from "../tools/reliability/_service.ts";
+import { freePortPair } from "./_midi_peer.ts";
 
 /** As shipped: the start task's permissions and V8 flags (the compiled binary embeds them). */
 const PERMS = SERVICE_FLAGS;
 
 /**
  * The settings that keep a benched Cueport to itself: bound to 127.0.0.1 only, a free port for
- * every listener (the 5.0.0 ports included), and no mDNS advertising or discovery, so a bench
- * neither collides with a Cueport already running nor announces itself on the network.
+ * every listener (the 5.0.0 ports included, and a free pair for network MIDI, which takes its port
+ * and the next), and no mDNS advertising or discovery, so a bench neither collides with a Cueport
+ * already running nor announces itself on the network. Made anew for each start (the MIDI pair).
  */
-export const LOOPBACK_ARGS: readonly string[] = [
-  ...["--host", "127.0.0.1", "--mdns", "off"],
-  ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0", "--osc-query-port", "0"],
-  ...["--legacy-http-port", "0", "--legacy-ws-port", "0"],
-];
+export function loopbackArgs(): string[] {
+  return [
+    ...["--host", "127.0.0.1", "--mdns", "off"],
+    ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0", "--osc-query-port", "0"],
+    ...["--legacy-http-port", "0", "--legacy-ws-port", "0"],
+    ...["--midi-port", String(freePortPair())],
+  ];
+}
 
 /** A running Cueport on loopback with free ports. */
 export interface BenchService {
@@ -64,7 +69,8 @@ export async function startCueport(
       ...PERMS,
       new URL("../main.ts", import.meta.url).pathname,
       ...["--data-dir", dataDir, "--log-level", "warn"],
-      ...LOOPBACK_ARGS,
+      // A bench that names its own MIDI port pair (midi_bench.ts) keeps it.
+      ...loopbackArgs().slice(0, args.includes("--midi-port") ? -2 : undefined),
       // No output window unless the bench asks for one: a browser would share the CPU it measures.
       ...(args.includes("--output") ? [] : ["--output", "none"]),
       ...args,

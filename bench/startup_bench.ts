@@ -5,7 +5,7 @@
  * run (its listening line), interleaved rounds, medians; for a first start
  * (empty data dir: the demo project is made) and a restart (existing data dir).
  * Every start binds 127.0.0.1 only, with a free port for every listener and mDNS off
- * (`LOOPBACK_ARGS` of `_cueport.ts`), so it measures the same listeners as shipped without taking
+ * (`loopbackArgs()` of `_cueport.ts`), so it measures the same listeners as shipped without taking
  * the default ports or advertising on the network.
  * RSS (`ps -o rss=`, procps): the service and its player idle on the demo project, and
  * with the generated 10,000-Clip project open. `--rounds N` (default 7);
@@ -19,7 +19,7 @@ import { SERVICE_FLAGS } from "../server/deploy/permissions.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";
 import { bigProject } from "./big_project.ts";
 import { missingPeer, rssMb } from "./_peers.ts";
-import { LOOPBACK_ARGS } from "./_cueport.ts";
+import { loopbackArgs } from "./_cueport.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -28,7 +28,6 @@ const { values } = parseArgs({
 const ROUNDS = Number(values.rounds ?? 7);
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 /** Loopback only, a free port for every listener (the 5.0.0 ones too), no mDNS: `_cueport.ts`. */
-const PORTS = LOOPBACK_ARGS;
 
 const HELLO = `const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: ({ port }) =>
   console.log(JSON.stringify({ event: "ready", port })) }, () => new Response("hello"));
@@ -96,7 +95,9 @@ for (const { name, command } of cueports) {
   times[`${name}, restart`] = [];
   const dataDir = await Deno.makeTempDir({ dir: work });
   const [program, ...args] = command;
-  await stop((await startTimed(program!, [...args, "--data-dir", dataDir, ...PORTS])).child);
+  await stop(
+    (await startTimed(program!, [...args, "--data-dir", dataDir, ...loopbackArgs()])).child,
+  );
   warmDirs.set(name, dataDir);
 }
 for (let round = 0; round < ROUNDS; round++) {
@@ -109,7 +110,7 @@ for (let round = 0; round < ROUNDS; round++) {
         ? warmDirs.get(name)!
         : await Deno.makeTempDir({ dir: work });
       const [program, ...args] = command;
-      const run = await startTimed(program!, [...args, "--data-dir", dataDir, ...PORTS]);
+      const run = await startTimed(program!, [...args, "--data-dir", dataDir, ...loopbackArgs()]);
       if (!run.line.playerReady) throw new Error(`${name}: ready line without the player`);
       times[`${name}, ${kind}`]!.push(run.ms);
       await stop(run.child);
@@ -145,7 +146,7 @@ for (const { name, command } of memorySkipped ? [] : cueports) {
       await writeJsonAtomic(`${dataDir}/projects/big/project.json`, bigProject());
     }
     const [program, ...args] = command;
-    const run = await startTimed(program!, [...args, "--data-dir", dataDir, ...PORTS]);
+    const run = await startTimed(program!, [...args, "--data-dir", dataDir, ...loopbackArgs()]);
     const base = `http://127.0.0.1:${run.line.ports.http}`;
     if (state.includes("10,000")) {
       // Read once, as a client would: the answer is built and sent.
