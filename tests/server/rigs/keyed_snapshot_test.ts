@@ -155,12 +155,26 @@ Deno.test({
       // answers (ANSWERS_KEPT) but its key alive.
       const total = ANSWERS_KEPT + 10;
       const main = keeper(etcd, "main", () => now, total);
-      await main.applied(1, 10, "e1", answer(1), "phone/old");
+      await main.applied({
+        revision: 1,
+        bytes: 10,
+        id: "e1",
+        outcome: answer(1),
+        key: "phone/old",
+      });
       now += KEY_LIFE_MS / 2;
-      await main.applied(2, 10, "e2", answer(2), "phone/alive");
-      for (let n = 3; n < total; n++) await main.applied(n, 10, `e${n}`, answer(n));
+      await main.applied({
+        revision: 2,
+        bytes: 10,
+        id: "e2",
+        outcome: answer(2),
+        key: "phone/alive",
+      });
+      for (let n = 3; n < total; n++) {
+        await main.applied({ revision: n, bytes: 10, id: `e${n}`, outcome: answer(n) });
+      }
       now += KEY_LIFE_MS / 2 + 1;
-      await main.applied(total, 10, `e${total}`, answer(total)); // due: the snapshot
+      await main.applied({ revision: total, bytes: 10, id: `e${total}`, outcome: answer(total) }); // due: the snapshot
       await main.settled();
       assert.equal(main.written, 1);
       const heldKeys = async () =>
@@ -178,7 +192,13 @@ Deno.test({
       // By count: of KEYS_KEPT + 5 keyed entries, the newest KEYS_KEPT.
       const many = keeper(etcd, "main", () => now, KEYS_KEPT + 5);
       for (let n = 1; n <= KEYS_KEPT + 5; n++) {
-        await many.applied(total + n, 10, `m${n}`, answer(n), `phone/m${n}`);
+        await many.applied({
+          revision: total + n,
+          bytes: 10,
+          id: `m${n}`,
+          outcome: answer(n),
+          key: `phone/m${n}`,
+        });
       }
       await many.settled();
       assert.equal(many.written, 1);
