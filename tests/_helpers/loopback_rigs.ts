@@ -5,6 +5,7 @@
  * @module
  */
 import { GatewayEtcd } from "../../server/rigs/etcd_gateway.ts";
+import type { GroupMember } from "../../protocol/rigs.ts";
 import { type LoopbackEtcd, startLoopbackEtcd } from "./etcd_cluster.ts";
 import { needs } from "./peers.ts";
 import { until } from "./until.ts";
@@ -65,4 +66,19 @@ export async function untilActionsWatched(
     if (!seen) put = await probe.put("/cueport/t/actions/probe", "{}");
     return seen;
   });
+}
+
+/** A member as a status lists it: rig `name` on the loopback at `port`, as `self` sees it ("a" leads). */
+export function member(name: string, port: number, self: string): GroupMember {
+  return {
+    name,
+    addresses: ["127.0.0.1"],
+    ports: { http: port },
+    version: "0",
+    startedAt: "",
+    seenAt: "",
+    isLeader: name === "a",
+    isThisRig: name === self,
+    lastSeenMs: null,
+  };
 }

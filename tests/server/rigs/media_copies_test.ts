@@ -9,7 +9,7 @@
  * import fail with GROUP_MEDIA_NOT_COPIED naming it.
  */
 import assert from "node:assert/strict";
-import { LOOPBACK_ETCD_TEST, withLoopbackEtcd } from "../../_helpers/loopback_rigs.ts";
+import { LOOPBACK_ETCD_TEST, member, withLoopbackEtcd } from "../../_helpers/loopback_rigs.ts";
 import { groupKeys } from "../../../server/rigs/keys.ts";
 import { aloneStatus } from "../../../server/rigs/mod.ts";
 import { RigMedia } from "../../../server/rigs/media_copies.ts";
@@ -17,23 +17,7 @@ import { hashFile, mediaRef } from "../../../server/rigs/media_files.ts";
 import { localizeImports, shareImports } from "../../../server/rigs/media_imports.ts";
 import { serveMedia } from "../../../server/rigs/media_route.ts";
 import { CueportError } from "../../../server/core/errors.ts";
-import type { GroupMember } from "../../../protocol/rigs.ts";
 import { untilProgress } from "../../_helpers/until.ts";
-
-/** A member as a status lists it: on the loopback at `port`. */
-function member(name: string, port: number, self: string): GroupMember {
-  return {
-    name,
-    addresses: ["127.0.0.1"],
-    ports: { http: port },
-    version: "0",
-    startedAt: "",
-    seenAt: "",
-    isLeader: name === "a",
-    isThisRig: name === self,
-    lastSeenMs: null,
-  };
-}
 
 /** `n` random bytes. */
 function randomBytes(n: number): Uint8Array {

@@ -7,29 +7,13 @@
  * for it; a file b does not hold is fetched as before.
  */
 import assert from "node:assert/strict";
-import { LOOPBACK_ETCD_TEST, withLoopbackEtcd } from "../../_helpers/loopback_rigs.ts";
+import { LOOPBACK_ETCD_TEST, member, withLoopbackEtcd } from "../../_helpers/loopback_rigs.ts";
 import { untilProgress } from "../../_helpers/until.ts";
 import { groupKeys } from "../../../server/rigs/keys.ts";
 import { aloneStatus } from "../../../server/rigs/mod.ts";
 import { RigMedia } from "../../../server/rigs/media_copies.ts";
 import { hashFile } from "../../../server/rigs/media_files.ts";
 import { serveMedia } from "../../../server/rigs/media_route.ts";
-import type { GroupMember } from "../../../protocol/rigs.ts";
-
-/** A member as a status lists it: on the loopback at `port`. */
-function member(name: string, port: number, self: string): GroupMember {
-  return {
-    name,
-    addresses: ["127.0.0.1"],
-    ports: { http: port },
-    version: "0",
-    startedAt: "",
-    seenAt: "",
-    isLeader: name === "a",
-    isThisRig: name === self,
-    lastSeenMs: null,
-  };
-}
 
 /** Writes `bytes` at `path` (its folder made). */
 async function write(path: string, bytes: Uint8Array): Promise<void> {
