@@ -264,7 +264,7 @@ export class LogApplier {
       await this.#keep(revision);
       const bytes = event.kv.key.length + event.kv.value.length;
       const { id, key } = entry.data ?? {};
-      await this.#o.snapshots?.applied(revision, bytes, id, outcome ?? undefined, key);
+      await this.#o.snapshots?.applied({ revision, bytes, id, outcome: outcome ?? undefined, key });
     }
   }
 

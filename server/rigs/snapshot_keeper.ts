@@ -29,6 +29,20 @@ export const ANSWERS_KEPT = 2000;
 /** An entry's outcome as a snapshot carries it: the result, or the refusal's code and message. */
 type Answer = { result: unknown } | { refusal: { code: number; message: string; data?: unknown } };
 
+/** An entry of the log as applied, as `SnapshotKeeper.applied` is told it. */
+export interface AppliedEntry {
+  /** The etcd revision of the entry. */
+  revision: number;
+  /** Its size in etcd (key and value), bytes. */
+  bytes: number;
+  /** Its id, when it was readable. */
+  id?: string | undefined;
+  /** What applying it came to (a result or a refusal). */
+  outcome?: Applied | undefined;
+  /** The client key of a keyed entry. */
+  key?: string | undefined;
+}
+
 /** A keyed entry's answer as kept: its entry, its outcome, and when it was applied (ms). */
 interface KeyedAnswer {
   id: string;
@@ -170,17 +184,15 @@ export class SnapshotKeeper {
   }
 
   /**
-   * Told each entry applied (`bytes` its size in etcd; `id` and `outcome` what it came to, `key`
-   * the client key of a keyed one), between two entries: captures the state when this rig leads
-   * and a snapshot is due, and writes it beside the applying.
+   * Told each entry applied, between two entries: captures the state when this rig leads and a
+   * snapshot is due, and writes it beside the applying.
+   * @example
+   * ```ts
+   * await keeper.applied({ revision: 12, bytes: 240, id: "e12", outcome, key: "phone/a1" });
+   * ```
    */
-  async applied(
-    revision: number,
-    bytes: number,
-    id?: string,
-    outcome?: Applied,
-    key?: string,
-  ): Promise<void> {
+  async applied(entry: AppliedEntry): Promise<void> {
+    const { revision, bytes, id, outcome, key } = entry;
     if (id !== undefined && outcome !== undefined) {
       const answer = answerOf(outcome);
       this.#remember(id, answer);

@@ -153,3 +153,26 @@ function diff(actual: unknown, expected: unknown, path: string, ids: MintedIds):
 export function answerDiff(actual: unknown, expected: unknown, ids = new MintedIds()): string[] {
   return diff(actual, expected, "$", ids);
 }
+
+/**
+ * Runs each of `list`'s commands with `sh` in `work`, made live by `o.live` (the docs' address
+ * and paths for this run's) and `o.ids` (the minted ids), and returns how each answer differs
+ * from the one documented (`answerDiff`), each after its command. A command that exits with
+ * an error throws, naming it.
+ */
+export async function runExamples(
+  list: readonly Example[],
+  o: { work: string; ids: MintedIds; live: (command: string) => string },
+): Promise<string[]> {
+  const problems: string[] = [];
+  for (const { command, expected } of list) {
+    const line = o.ids.toLive(o.live(command));
+    const out = await new Deno.Command("sh", { args: ["-c", line], cwd: o.work, stdout: "piped" })
+      .output();
+    if (out.code !== 0) throw new Error(`The docs' command exited ${out.code}: ${command}`);
+    const answer = JSON.parse(new TextDecoder().decode(out.stdout));
+    if (expected === undefined) continue;
+    problems.push(...answerDiff(answer, expected, o.ids).map((diff) => `${command}\n  ${diff}`));
+  }
+  return problems;
+}

@@ -145,6 +145,48 @@ export async function waitForStatus(
   return last! as GroupStatus;
 }
 
+/** Waits until `rig` sees `members` rigs and a leader, and can edit. */
+export function untilSettled(rig: Rig, members: number): Promise<GroupStatus> {
+  return waitForStatus(
+    rig,
+    `sees ${members} rigs`,
+    (s) => s.canEdit && s.leader !== null && s.members.length === members,
+    60_000,
+  );
+}
+
+/**
+ * Uploads the file at `path` as `name` to Project `show` on `rig` (a raw body, with curl inside
+ * its namespace): the HTTP status (0: no answer) and the JSON answered.
+ */
+export async function uploadTo(
+  rig: Rig,
+  path: string,
+  name: string,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const url = `http://127.0.0.1:${rig.httpPort}/api/v1/files/upload?projectID=show&name=${name}`;
+  const out = await new Deno.Command("ip", {
+    args: [
+      ...["netns", "exec", rig.ns, "curl", "-s", "--max-time", "70", "-w", "\n%{http_code}"],
+      ...["-H", "content-type: application/octet-stream", "--data-binary", `@${path}`, url],
+    ],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  return statusAndJson(new TextDecoder().decode(out.stdout));
+}
+
+/** curl's output with `-w "\n%{http_code}"`: the status (0: no answer) and the JSON ({} if none). */
+function statusAndJson(text: string): { status: number; body: Record<string, unknown> } {
+  const cut = text.lastIndexOf("\n");
+  const status = Number(text.slice(cut + 1)) || 0;
+  try {
+    return { status, body: JSON.parse(text.slice(0, cut)) };
+  } catch {
+    return { status, body: {} };
+  }
+}
+
 /**
  * A client process in a rig's namespace (`rig_relay.ts`): many requests at once over one
  * process. A request whose relay died (its namespace killed) or that got no answer is answered
@@ -550,14 +592,7 @@ async function nsPost(
     stdout: "piped",
     stderr: "null",
   }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  const cut = text.lastIndexOf("\n");
-  const status = Number(text.slice(cut + 1)) || 0;
-  try {
-    return { status, body: JSON.parse(text.slice(0, cut)) };
-  } catch {
-    return { status, body: {} };
-  }
+  return statusAndJson(new TextDecoder().decode(out.stdout));
 }
 
 /** One etcd member on the loopback (no namespace, no root): for the client's own tests. */

@@ -6,6 +6,7 @@
 import { SessionSockets } from "../../server/midi/rtp/sockets.ts";
 import type { Settings } from "../../server/config.ts";
 import type { Project } from "../../protocol/model.ts";
+import type { MidiMessage } from "../../server/midi/messages.ts";
 import { startTestService, type TestService } from "./service.ts";
 
 /** A free even UDP port on loopback whose next one is free too (a MIDI session's pair). */
@@ -33,3 +34,11 @@ export async function startMidiService(
     await svc.stop();
   }
 }
+
+/** A Control Change on channel 1. */
+export const cc = (controller: number, value: number): MidiMessage => ({
+  type: "controlChange",
+  channel: 1,
+  controller,
+  value,
+});

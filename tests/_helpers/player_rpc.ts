@@ -18,6 +18,11 @@ export interface PlayerLink {
   call(method: string, params?: unknown): Promise<RpcAnswer>;
   /** Every message the player sent, in order. */
   readonly seen: RpcMessage[];
+  /**
+   * The first message the player sent (or sends) that `match` takes: an event, no clock. It
+   * rejects once the player's run ends first, so a wait for what never comes does not hang.
+   */
+  waitFor(match: (m: RpcMessage) => boolean): Promise<RpcMessage>;
   readonly clock: VirtualClock;
   /** Closes the pipe, waits for the player's end and removes its data dir. */
   close(): Promise<void>;
@@ -41,9 +46,20 @@ export async function connectPlayer(): Promise<PlayerLink> {
   const seen: RpcMessage[] = [];
   let next = 1;
   const waiters = new Map<number, (m: RpcMessage) => void>();
+  const watchers = new Set<(m: RpcMessage) => void>();
   serverSide.onmessage = (m) => {
     seen.push(m);
     if ("id" in m && typeof m.id === "number") waiters.get(m.id)?.(m);
+    for (const watch of watchers) watch(m);
+  };
+  const waitFor = (match: (m: RpcMessage) => boolean): Promise<RpcMessage> => {
+    const already = seen.find(match);
+    if (already) return Promise.resolve(already);
+    const { promise, resolve, reject } = Promise.withResolvers<RpcMessage>();
+    const watch = (m: RpcMessage) => match(m) && (watchers.delete(watch), resolve(m));
+    watchers.add(watch);
+    running.done.then(() => reject(new Error("The player's run ended first")), reject);
+    return promise;
   };
   void serverSide.start();
   const call = (method: string, params?: unknown): Promise<RpcAnswer> => {
@@ -58,7 +74,7 @@ export async function connectPlayer(): Promise<PlayerLink> {
     await running.done;
     await Deno.remove(dataDir, { recursive: true });
   };
-  return { call, seen, clock, close, dataDir, running, serverSide };
+  return { call, seen, waitFor, clock, close, dataDir, running, serverSide };
 }
 
 /** A player past the handshake (`initialize` at `protocolVersion`). */

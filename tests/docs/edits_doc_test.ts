@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { EDITS } from "../../protocol/edits/mod.ts";
 import { encodePng, encodeWav } from "../../player/media/encode.ts";
 import { IMPORT_EXAMPLE_PATH, SHADER_EXAMPLE, SHADER_EXAMPLE_PATH } from "../../tools/edits_doc.ts";
-import { answerDiff, examples, MintedIds } from "../_helpers/doc_examples.ts";
+import { examples, MintedIds, runExamples } from "../_helpers/doc_examples.ts";
 import { startTestService } from "../_helpers/service.ts";
 import { needs } from "../_helpers/peers.ts";
 
@@ -21,22 +21,12 @@ Deno.test({
     await Deno.writeTextFile(`${work}/Invert.fs`, SHADER_EXAMPLE);
     // Ids the doc shows for created items stand for the ones this run creates.
     const ids = new MintedIds();
-    const problems: string[] = [];
     try {
-      for (const { command, expected } of list) {
-        const line = ids.toLive(
-          command.replaceAll("http://localhost:17736", svc.base)
-            .replaceAll(IMPORT_EXAMPLE_PATH, `${work}/intro.png`)
-            .replaceAll(SHADER_EXAMPLE_PATH, `${work}/Invert.fs`),
-        );
-        const out = await new Deno.Command("sh", { args: ["-c", line], cwd: work, stdout: "piped" })
-          .output();
-        assert.equal(out.code, 0, command);
-        const answer = JSON.parse(new TextDecoder().decode(out.stdout));
-        if (expected === undefined) continue;
-        problems.push(...answerDiff(answer, expected, ids).map((diff) => `${command}\n  ${diff}`));
-      }
-      assert.deepEqual(problems, []);
+      const live = (command: string) =>
+        command.replaceAll("http://localhost:17736", svc.base)
+          .replaceAll(IMPORT_EXAMPLE_PATH, `${work}/intro.png`)
+          .replaceAll(SHADER_EXAMPLE_PATH, `${work}/Invert.fs`);
+      assert.deepEqual(await runExamples(list, { work, ids, live }), []);
     } finally {
       await svc.stop();
       await Deno.remove(work, { recursive: true });

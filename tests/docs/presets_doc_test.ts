@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { parseIsf } from "../../player/isf/mod.ts";
-import { answerDiff, examples, MintedIds } from "../_helpers/doc_examples.ts";
+import { answerDiff, examples, MintedIds, runExamples } from "../_helpers/doc_examples.ts";
 import { connectMcp } from "../_helpers/mcp_client.ts";
 import { needs } from "../_helpers/peers.ts";
 import { startTestService } from "../_helpers/service.ts";
@@ -40,15 +40,8 @@ Deno.test({
     const problems: string[] = [];
     const mcp = await connectMcp(svc.base);
     try {
-      for (const { command, expected } of list) {
-        const line = ids.toLive(command.replaceAll("http://localhost:17736", svc.base));
-        const out = await new Deno.Command("sh", { args: ["-c", line], cwd: work, stdout: "piped" })
-          .output();
-        assert.equal(out.code, 0, command);
-        const answer = JSON.parse(new TextDecoder().decode(out.stdout));
-        if (expected === undefined) continue;
-        problems.push(...answerDiff(answer, expected, ids).map((diff) => `${command}\n  ${diff}`));
-      }
+      const live = (command: string) => command.replaceAll("http://localhost:17736", svc.base);
+      problems.push(...await runExamples(list, { work, ids, live }));
       const calls = all.flatMap((b, i) => {
         if (b.lang !== "json" || !b.text.includes('"arguments"')) return [];
         return [{ call: JSON.parse(b.text), expected: JSON.parse(all[i + 1]!.text) }];

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { wavHeader } from "../../player/media/encode.ts";
 import { startTestService, type TestService } from "../_helpers/service.ts";
 import { TestSocket } from "../_helpers/ws_client.ts";
+import { listDir } from "../_helpers/files.ts";
 
 /** Big enough that copying takes a few seconds on a small machine (about 2 s at 280 MB/s). */
 const SIZE = 512 * 1024 * 1024;
@@ -12,17 +13,6 @@ async function bigWav(dir: string, size: number, name = "Big.wav"): Promise<stri
   await Deno.writeFile(path, wavHeader(size - 44, 48_000));
   await Deno.truncate(path, size);
   return path;
-}
-
-/** Every entry of a folder, hidden ones included. */
-async function listDir(path: string): Promise<string[]> {
-  const names: string[] = [];
-  try {
-    for await (const e of Deno.readDir(path)) names.push(e.name);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
-  return names.sort();
 }
 
 // deno-lint-ignore no-explicit-any

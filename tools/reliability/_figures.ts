@@ -51,3 +51,14 @@ export function rowFigures(
   const figures = [...new Set([...declared, ...(entry?.figures ?? [])])];
   return { figures, received: entry?.received ?? null };
 }
+
+/**
+ * The note every row whose probe counts what the service received opens its notes with: what
+ * was sent and what was received; null for a probe that does not count it.
+ */
+export function sentAndReceived(tally: Tally): string | null {
+  const entry = COMMITTED.get(tally);
+  if (!entry?.figures.has("received")) return null;
+  const received = entry.received === null ? "not measured" : String(entry.received);
+  return `${tally.inputs} input(s) sent; received by the service: ${received}`;
+}

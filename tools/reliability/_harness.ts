@@ -151,14 +151,25 @@ export class ServiceRun {
     this.#isStopping = false;
   }
 
-  /** Stops watching and the service, counts a crash if it had exited, removes the data dir. */
-  async finish(): Promise<void> {
+  /**
+   * Stops watching and the service, counts a crash if it had exited, removes the data dir;
+   * `atRest` runs on the data dir between the stop and the removal (a copy of what it left).
+   */
+  async finish(atRest?: (dataDir: string) => Promise<void>): Promise<void> {
     await this.#sample();
     this.#isWatching = false;
     await this.#watch;
     this.#isStopping = true;
     if (this.#service.isRunning) await this.#stopNoting();
     else this.#countCrash();
+    try {
+      await atRest?.(this.#dir.path);
+    } finally {
+      await this.#finishNoting();
+    }
+  }
+
+  async #finishNoting(): Promise<void> {
     if (this.#unexpectedPlayerExits > 0) {
       this.#tally.playerRestarts += this.#unexpectedPlayerExits;
       this.#tally.note(`the player exited ${this.#unexpectedPlayerExits} time(s) on its own`);

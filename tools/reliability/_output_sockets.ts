@@ -42,11 +42,16 @@ export async function outputSocketTargets(player: number): Promise<SocketTarget[
   return [...targets.values()];
 }
 
-/** Opens every target that admits a program; the ones that did, with their sockets. */
-export async function admitted(
-  targets: readonly SocketTarget[],
-): Promise<{ target: SocketTarget; client: WsClient }[]> {
-  const open: { target: SocketTarget; client: WsClient }[] = [];
+/** The targets tried: the ones that admitted the program, with their sockets. */
+export interface Admitted {
+  open: { target: SocketTarget; client: WsClient }[];
+  /** Handshakes the output server answered (101, or a refusal with a status): it received them. */
+  answered: number;
+}
+
+/** Opens every target that admits a program; the ones that did, and how many answered. */
+export async function admitted(targets: readonly SocketTarget[]): Promise<Admitted> {
+  const result: Admitted = { open: [], answered: 0 };
   for (const target of targets) {
     const origin = `http://127.0.0.1:${target.port}`;
     try {
@@ -56,10 +61,12 @@ export async function admitted(
         headers: { origin },
         timeoutMs: 3000,
       });
-      open.push({ target, client });
-    } catch {
-      // refused: what the output's sockets should do to a program
+      result.open.push({ target, client });
+      result.answered++;
+    } catch (error) {
+      // Refused: what the output's sockets should do to a program; answered if with a status.
+      if (/handshake answered \d{3}/.test((error as Error).message)) result.answered++;
     }
   }
-  return open;
+  return result;
 }

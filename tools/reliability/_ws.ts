@@ -98,6 +98,11 @@ export class WsClient {
     });
   }
 
+  /** The local (source) port of the connection. */
+  get localPort(): number {
+    return this.#socket.localPort ?? 0;
+  }
+
   /** Whether the connection is closed. */
   get isClosed(): boolean {
     return this.#isClosed;

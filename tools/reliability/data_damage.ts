@@ -9,12 +9,15 @@
  * `problems`), serve the newest good copy where one exists (`recoveredFrom`;
  * the demo open with its Songs, a user preset), and keep the live state (the
  * selected Song and Control A as before). A short run takes 6 cases, a full one every file
- * x every corruption that applies (bounded in count, never in wall time).
+ * x every corruption that applies (bounded in count, never in wall time). Every service is
+ * started through the harness (`_harness.ts`): its peak RSS and local p99 are in the row.
  * @module
  */
 import { tempDir } from "./_children.ts";
+import { SERVICE_FIGURES } from "./_figures.ts";
+import { ServiceRun } from "./_harness.ts";
 import { RemoteDevice } from "./_remote_device.ts";
-import { ServiceProcess } from "./_service.ts";
+import type { ServiceProcess } from "./_service.ts";
 import type { Rng } from "./_prng.ts";
 import type { Probe, ProbeContext } from "./_types.ts";
 import type { Tally } from "./_tally.ts";
@@ -53,6 +56,8 @@ export const dataDamage: Probe = {
   name: "data_damage",
   summary:
     "each file the service reads at start x truncation, a flipped byte, wrong JSON types, empty: it starts, names the file, serves the newest good copy, keeps the live state",
+  // Every case's service is started through the harness, which measures these of it.
+  figures: SERVICE_FIGURES,
   run,
 };
 
@@ -60,7 +65,7 @@ async function run(context: ProbeContext): Promise<void> {
   const { tally, rng } = context;
   const base = await tempDir("cueport-damage-base-");
   try {
-    await prepare(base.path);
+    await prepare(tally, base.path);
     const cases = context.mode === "full"
       ? FILES.flatMap((f) => CORRUPTIONS.map((c): [string, Corruption] => [f.path, c]))
       : SHORT;
@@ -83,11 +88,11 @@ async function run(context: ProbeContext): Promise<void> {
   }
 }
 
-/** The data dir of a show that ran, stopped. */
-async function prepare(dataDir: string): Promise<void> {
-  const svc = await ServiceProcess.start({ dataDir });
+/** The data dir of a show that ran (through the harness, watched as every case), stopped. */
+async function prepare(tally: Tally, dataDir: string): Promise<void> {
+  const run = await ServiceRun.start(tally);
   try {
-    const port = svc.ready.ports.http;
+    const port = run.ports.http;
     for (const title of ["Damage probe one", "Damage probe two"]) {
       await must(port, "/api/v1/edit", { name: "song.add", params: { title } });
     }
@@ -105,7 +110,7 @@ async function prepare(dataDir: string): Promise<void> {
     await RemoteDevice.pair(port);
     for (const [name, params] of ACTIONS) await must(port, "/api/v1/action", { name, params });
   } finally {
-    await svc.stop();
+    await run.finish((dir) => copyDir(dir, dataDir));
   }
 }
 
@@ -136,35 +141,34 @@ async function get(port: number, path: string): Promise<Record<string, unknown>>
 /** What one case came to. */
 type Verdict = "recovered" | "named" | "accepted" | "missed" | "not applicable";
 
-/** Copies the base dir, corrupts `file`, starts, judges; the copy is removed. */
+/**
+ * Starts the service through the harness (watched: both peak RSS, the local p99) on a copy of
+ * the base dir with `file` corrupted, and judges; the copy is removed.
+ */
 async function oneCase(
   baseDir: string,
   file: string,
   corruption: Corruption,
   o: { rng: Rng; tally: Tally },
 ): Promise<Verdict> {
-  const dir = await tempDir("cueport-damage-");
+  const damaged = corrupt(await Deno.readFile(`${baseDir}/${file}`), corruption, o.rng);
+  if (damaged === null) return "not applicable";
+  const where = `${file} ${corruption}`;
+  const prepare = async (dir: string) => {
+    await copyDir(baseDir, dir);
+    await Deno.writeFile(`${dir}/${file}`, damaged);
+  };
+  let run: ServiceRun;
   try {
-    await copyDir(baseDir, dir.path);
-    const original = await Deno.readFile(`${dir.path}/${file}`);
-    const damaged = corrupt(original, corruption, o.rng);
-    if (damaged === null) return "not applicable";
-    await Deno.writeFile(`${dir.path}/${file}`, damaged);
-    const where = `${file} ${corruption}`;
-    let svc: ServiceProcess;
-    try {
-      svc = await ServiceProcess.start({ dataDir: dir.path, args: ["--log-level", "info"] });
-    } catch (error) {
-      o.tally.crash(`${where}: no start: ${(error as Error).message.slice(0, 300)}`);
-      return "missed";
-    }
-    try {
-      return await judge(svc, file, where, o.tally);
-    } finally {
-      await svc.stop();
-    }
+    run = await ServiceRun.start(o.tally, { prepare, args: ["--log-level", "info"] });
+  } catch (error) {
+    o.tally.crash(`${where}: no start: ${(error as Error).message.slice(0, 300)}`);
+    return "missed";
+  }
+  try {
+    return await judge(run.service, file, where, o.tally);
   } finally {
-    await dir.remove();
+    await run.finish();
   }
 }
 

@@ -8,9 +8,11 @@
  * its budget), closed, and the service's memory must come back down. Last,
  * a view-only device opens 40 sessions: at most 8 may open, and the
  * operator's session (127.0.0.1) must keep working throughout, its calls
- * timed (`local p99`).
+ * timed (`local p99`). What the service received: the session opens, subscriptions, edits
+ * and the viewer's opens it answered.
  * @module
  */
+import { countReceived, requireFigures } from "./_figures.ts";
 import { ANSWER_WITHIN_MS, type ServiceRun, withService } from "./_harness.ts";
 import { type McpCaller, mcpRequest, openSession, PausedStream } from "./_mcp.ts";
 import { readMemory } from "./_proc.ts";
@@ -213,6 +215,7 @@ async function openReaders(run: ServiceRun, tally: Tally, uris: string[]): Promi
         `Session ${i} was refused: ${session.status} ${JSON.stringify(session.body)}`,
       );
     }
+    countReceived(tally, 1);
     for (let at = 0; at < uris.length; at += 100) {
       const batch = uris.slice(at, at + 100).map((uri, k) => ({
         jsonrpc: "2.0",
@@ -222,6 +225,7 @@ async function openReaders(run: ServiceRun, tally: Tally, uris: string[]): Promi
       }));
       const answer = await mcpRequest(caller, batch, { sessionId: session });
       tally.inputs += batch.length;
+      if (answer.status === 200) countReceived(tally, batch.length);
       if (answer.status !== 200) {
         throw new Error(`Subscribing: ${answer.status} ${JSON.stringify(answer.body)}`);
       }
@@ -248,6 +252,7 @@ async function edit(run: ServiceRun, tally: Tally, songs: string[], count: numbe
         signal: AbortSignal.timeout(ANSWER_WITHIN_MS + 5000),
       });
       const body = await res.json();
+      countReceived(tally, 1); // answered, whatever the status
       if (res.status !== 200) {
         tally.answer(res.status, body.error?.code ?? null, "POST /api/v1/edit");
         tally.example("edit", `${res.status} ${JSON.stringify(body).slice(0, 200)}`);
@@ -261,6 +266,7 @@ async function edit(run: ServiceRun, tally: Tally, songs: string[], count: numbe
 async function run(context: ProbeContext): Promise<void> {
   const { tally } = context;
   const limits = LIMITS[context.mode];
+  requireFigures(tally, ["received"]);
   await withService(tally, {}, async (run) => {
     const players = new PlayerWatch(run);
     const operator = new Operator(run, tally);
@@ -336,6 +342,7 @@ async function viewer(run: ServiceRun, tally: Tally): Promise<void> {
   for (let i = 0; i < VIEWER_SESSIONS; i++) {
     const session = await openSession(caller);
     tally.inputs++;
+    if (typeof session === "string" || session.status !== null) countReceived(tally, 1);
     const key = typeof session === "string" ? "opened" : `${session.status ?? "no answer"}`;
     outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
   }

@@ -6,7 +6,7 @@
  * command line; tests/tools/reliability_test.ts runs each probe in CI.
  * @module
  */
-import { rowFigures } from "./_figures.ts";
+import { rowFigures, sentAndReceived } from "./_figures.ts";
 import { hash32, Rng } from "./_prng.ts";
 import { missedTargets } from "./_report.ts";
 import { Tally } from "./_tally.ts";
@@ -131,6 +131,8 @@ export async function runProbes(options: SuiteOptions): Promise<ProbeResult[]> {
       if (e instanceof NotRun) notRun = e.message;
       else error = (e as Error)?.stack ?? String(e);
     }
+    const sent = sentAndReceived(tally);
+    if (sent !== null) tally.note(sent);
     const result = {
       ...tally.result(probe.name, Math.round((performance.now() - started) / 1000)),
       ...(probe.maxRssMb !== undefined ? { maxRssMb: probe.maxRssMb } : {}),

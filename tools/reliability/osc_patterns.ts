@@ -4,11 +4,13 @@
  * to queue 26 player calls a datagram (1.65 GB, the player restarted as
  * hung, actions answered 503 for 6 s after). Local actions are timed before,
  * during and after the stream; at the end every Control must hold the last
- * value sent, and the service and player stay small with no player restart.
+ * value sent, and the service and player stay small with no player restart. What the
+ * service received is what its OSC port read of the stream (`/ping`'s count).
  * @module
  */
 import { type ServiceRun, withService } from "./_harness.ts";
 import { oscMessage } from "./_osc.ts";
+import { withOscReads } from "./_osc_reads.ts";
 import type { Probe, ProbeContext } from "./_types.ts";
 import { percentile } from "./_tally.ts";
 import { closingNotes, localRequest, pairOsc, sleep, timeLocal, UdpPeer } from "./_udp_peer.ts";
@@ -59,20 +61,24 @@ async function run(context: ProbeContext): Promise<void> {
       const started = performance.now();
       const deadline = started + seconds * 1000;
       let sent = 0;
-      const stream = (async () => {
-        while (performance.now() < deadline) {
-          const due = Math.floor(((performance.now() - started) / 1000) * PER_SECOND);
-          for (; sent < due; sent++) {
-            desk.send(
-              oscMessage("/control/*", [{ type: "f", value: (sent % 1000) / 1000 }]),
-              run.ports.osc,
-            );
+      // What the OSC port read of the stream is what the service received of it.
+      const during = await withOscReads(tally, run, async () => {
+        const stream = (async () => {
+          while (performance.now() < deadline) {
+            const due = Math.floor(((performance.now() - started) / 1000) * PER_SECOND);
+            for (; sent < due; sent++) {
+              desk.send(
+                oscMessage("/control/*", [{ type: "f", value: (sent % 1000) / 1000 }]),
+                run.ports.osc,
+              );
+            }
+            await sleep(1);
           }
-          await sleep(1);
-        }
-      })();
-      const during = await timeLocal(tally, action, () => performance.now() > deadline);
-      await stream;
+        })();
+        const times = await timeLocal(tally, action, () => performance.now() > deadline);
+        await stream;
+        return times;
+      });
       tally.inputs = sent;
       const afterUntil = performance.now() + AFTER_MS;
       const after = await timeLocal(tally, action, () => performance.now() > afterUntil);

@@ -6,12 +6,17 @@
  * answered meanwhile and after. Then `Host` and `Origin` of another site must
  * be refused (403), the WebSocket upgrade included. Last, 50 local WebSockets
  * LISTEN to every Control and never read while the Controls stream (they
- * used to grow the service to 811 MB): the service must stay small.
+ * used to grow the service to 811 MB): the service must stay small. What the service received:
+ * the half-sent connections it refused or closed, the Host and Origin requests it answered, and
+ * the datagrams its OSC port read of the stream (`/ping`'s count).
  * @module
  */
 import { withService } from "./_harness.ts";
+import { countReceived, requireFigures } from "./_figures.ts";
+import { dropClosed, openIdle } from "./_idle_connections.ts";
 import { oscMessage } from "./_osc.ts";
-import { RawConnection } from "./_raw_http.ts";
+import { withOscReads } from "./_osc_reads.ts";
+import type { RawConnection } from "./_raw_http.ts";
 import { exchange, requestText } from "./_exchange.ts";
 import type { Probe, ProbeContext } from "./_types.ts";
 import { closingNotes, localRequest, sleep, timeLocal, UdpPeer } from "./_udp_peer.ts";
@@ -22,7 +27,6 @@ const LIMITS = {
 };
 const LISTENERS = 50;
 const LETTERS = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZ"];
-const BATCH = 100;
 
 /** The `oscquery_edge` probe. */
 export const oscqueryEdge: Probe = {
@@ -56,45 +60,10 @@ function upgradeText(port: number, headers: Record<string, string> = {}): string
   });
 }
 
-/** Opens up to `count` half-sent connections from `addresses()`; stops when a whole batch is refused. */
-async function openIdle(
-  port: number,
-  addresses: () => string,
-  count: number,
-  open: RawConnection[],
-): Promise<{ opened: number; refused: number }> {
-  let opened = 0;
-  let refused = 0;
-  while (opened < count) {
-    const batch = await Promise.all(Array.from({ length: BATCH }, async () => {
-      try {
-        const c = await RawConnection.connect({ port, localAddress: addresses(), timeoutMs: 1000 });
-        c.send(`GET / HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n`); // never finished
-        return c;
-      } catch {
-        return null;
-      }
-    }));
-    await sleep(200); // a refusal comes as an answer and a close
-    let batchRefused = 0;
-    for (const c of batch) {
-      if (c && !c.isClosed) {
-        open.push(c);
-        opened++;
-      } else {
-        c?.destroy();
-        batchRefused++;
-      }
-    }
-    refused += batchRefused;
-    if (batchRefused === BATCH) break;
-  }
-  return { opened, refused };
-}
-
 async function run(context: ProbeContext): Promise<void> {
   const { tally } = context;
   const limits = LIMITS[context.mode];
+  requireFigures(tally, ["received"]);
   await withService(tally, { openFiles: limits.openFiles }, async (run) => {
     const port = (run.service.ready.ports as { oscQuery?: number }).oscQuery;
     if (port === undefined) {
@@ -111,7 +80,7 @@ async function run(context: ProbeContext): Promise<void> {
     phases.push(memory("the half-sent connections"));
     if (!run.service.isRunning) return;
     await hostAndOrigin(context, port);
-    await neverReading(context, port, run.ports.osc, localValue);
+    await withOscReads(tally, run, () => neverReading(context, port, run.ports.osc, localValue));
     await sleep(1100); // one more sample
     phases.push(memory("the never-reading LISTEN sockets"));
     tally.note(phases.join("; "));
@@ -136,16 +105,18 @@ async function halfSent(
   let refused = 0;
   try {
     const holdUntil = performance.now() + limits.holdMs;
+    const request = `GET / HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n`;
     do {
-      const live = open.filter((c) => !c.isClosed);
-      open.length = 0;
-      open.push(...live);
-      const more = await openIdle(port, addresses, limits.connections - open.length, open);
+      countReceived(tally, dropClosed(open));
+      const count = limits.connections - open.length;
+      const more = await openIdle({ port, addresses, count, request }, open);
       tally.inputs += more.opened + more.refused;
+      countReceived(tally, more.answered);
       refused += more.refused;
       peak = Math.max(peak, open.length);
       await sleep(300);
     } while (performance.now() < holdUntil);
+    countReceived(tally, dropClosed(open));
   } finally {
     isHolding = false;
     await local;
@@ -182,6 +153,7 @@ async function hostAndOrigin(context: ProbeContext, port: number): Promise<void>
   for (const [what, data] of cases) {
     const answer = await exchange({ port, data, answerWithinMs: 5000, timeoutMs: 5000 });
     tally.inputs++;
+    if (answer.status !== null) countReceived(tally, 1);
     outcomes.push(`${what}: ${answer.status ?? "no answer"}`);
     if (answer.status !== 403) tally.shortfall(`${what} was answered ${answer.status}, not 403`);
   }

@@ -8,15 +8,19 @@
  * errors of random text, editor undos). After 5 s: the browser must never
  * have restarted (`/health` `output.browserStarts` unchanged), the player
  * neither (the harness), and the service's log may have grown by at most 5
- * lines. A socket that refuses the program is the way it should be.
+ * lines. A socket that refuses the program is the way it should be; each handshake tried is an
+ * input and each one answered (admitted or refused with a status) received: none answered is
+ * nothing exercised, and misses.
  * @module
  */
+import { countReceived, requireFigures } from "./_figures.ts";
 import type { ServiceRun } from "./_harness.ts";
 import { postAction } from "./_load_recording.ts";
 import { restartLines } from "./load.ts";
 import { admitted, outputSocketTargets } from "./_output_sockets.ts";
 import { browserStarts, sleep, withShow } from "./_output_show.ts";
 import type { Rng } from "./_prng.ts";
+import type { Tally } from "./_tally.ts";
 import type { Probe, ProbeContext } from "./_types.ts";
 import type { WsClient } from "./_ws.ts";
 
@@ -35,6 +39,7 @@ export const pageForgery: Probe = {
 
 async function run(context: ProbeContext): Promise<void> {
   const { tally, rng } = context;
+  requireFigures(tally, ["received"]);
   await withShow(tally, async (svc) => {
     const port = svc.ports.http;
     const editor = await postAction(port, "OPEN_EDITOR", ["effect", "fx-blur"]);
@@ -48,7 +53,8 @@ async function run(context: ProbeContext): Promise<void> {
     if (targets.length === 0) {
       tally.shortfall("no listening port of the player or its browser found: nothing was attacked");
     }
-    const open = await admitted(targets);
+    const { open, answered } = await admitted(targets);
+    countAttempts(tally, { tried: targets.length, answered });
     tally.note(
       `${targets.length} socket address(es) tried on ${
         new Set(targets.map((t) => t.port)).size
@@ -63,6 +69,17 @@ async function run(context: ProbeContext): Promise<void> {
     await judge(svc, { startsBefore, linesBefore, tally });
     for (const { client } of open) client.destroy();
   }, { args: ["--log-level", "info"] }); // the default level of a service started by hand
+}
+
+/**
+ * Counts the sockets tried into `tally`: each handshake sent is an input, each one the output
+ * server answered (admitted or refused with a status) is received. None tried or none answered
+ * is an attack that exercised nothing, and misses (`received`).
+ */
+export function countAttempts(tally: Tally, attempts: { tried: number; answered: number }): void {
+  tally.inputs += attempts.tried;
+  requireFigures(tally, ["received"]);
+  countReceived(tally, attempts.answered);
 }
 
 /** The forged message, then the garbage, with backpressure every 100 frames. */

@@ -12,15 +12,8 @@ import { IsfPrograms } from "../../../player/output/isf_programs.ts";
 import { parseIsf } from "../../../player/isf/mod.ts";
 import { SOLID_COLOR_SHADER } from "../../../player/isf/built_in_shaders.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
-import {
-  fixtureDataDir,
-  type FixturePlayer,
-  fixtureProject,
-  openFixture,
-} from "../../_helpers/fixture.ts";
-import { writeJsonAtomic } from "../../../lib/atomic_write.ts";
-import { PlayerApp } from "../../../player/app.ts";
-import { VirtualClock } from "../../../player/clock.ts";
+import { type FixturePlayer, openFixture } from "../../_helpers/fixture.ts";
+import { editIn, withApp } from "../../_helpers/player_app.ts";
 import { startTestService } from "../../_helpers/service.ts";
 
 const edits = (f: FixturePlayer, ...list: Array<[string, Record<string, unknown>]>) =>
@@ -151,16 +144,8 @@ Deno.test("preset.remove of a generator preset clears its Project's generator Cl
 });
 
 Deno.test("preset.remove of a generator preset another Project's Clip plays is refused, naming it", async () => {
-  const dataDir = await fixtureDataDir();
-  await writeJsonAtomic(`${dataDir}/projects/tour/project.json`, {
-    ...fixtureProject(),
-    id: "tour",
-    name: "Tour",
-  });
-  const app = await PlayerApp.open({ dataDir, clock: new VirtualClock() });
-  const edit = (projectId: string, name: string, params: Record<string, unknown> = {}) =>
-    app.applyEdits({ projectId, edits: [{ name, params }] });
-  try {
+  await withApp(async (app) => {
+    const edit = editIn(app);
     const code = SOLID_COLOR_SHADER.replace("Fills the picture", "Tour: fills the picture");
     const presetID = (await edit("show", "preset.add", {
       kind: "generator",
@@ -173,10 +158,7 @@ Deno.test("preset.remove of a generator preset another Project's Clip plays is r
       edit("show", "preset.remove", { kind: "generator", presetID }),
       new RegExp(`Preset "${presetID}" is used by the generator of Clip "c3" of Project "tour"`),
     );
-  } finally {
-    await app.close();
-    await Deno.remove(dataDir, { recursive: true });
-  }
+  }, { tour: true });
 });
 
 Deno.test("clip:<id>/generator.<param> is a Target: a Control drives it into the layer's generator pass", async () => {

@@ -6,11 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { PlayerApp } from "../../../player/app.ts";
-import { VirtualClock } from "../../../player/clock.ts";
 import { Refusal } from "../../../player/errors.ts";
 import { encodePng } from "../../../lib/png.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { withApp } from "../../_helpers/player_app.ts";
 
 const MASK = `/*{
   "INPUTS": [
@@ -23,17 +22,6 @@ void main() {
   gl_FragColor = IMG_THIS_PIXEL(inputImage) * IMG_THIS_PIXEL(maskImage).r * IMG_THIS_PIXEL(grain);
 }
 `;
-
-async function withApp(fn: (app: PlayerApp, dataDir: string) => Promise<void>): Promise<void> {
-  const dataDir = await fixtureDataDir();
-  const app = await PlayerApp.open({ dataDir, clock: new VirtualClock() });
-  try {
-    await fn(app, dataDir);
-  } finally {
-    await app.close();
-    await Deno.remove(dataDir, { recursive: true });
-  }
-}
 
 const edit = async (app: PlayerApp, name: string, params: Record<string, unknown>) =>
   (await app.applyEdits({ projectId: null, edits: [{ name, params }] })).edits[0]!;

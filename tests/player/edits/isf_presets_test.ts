@@ -4,29 +4,13 @@
  * and a problem is refused at its line and column with nothing written.
  */
 import assert from "node:assert/strict";
-import { PlayerApp } from "../../../player/app.ts";
-import { VirtualClock } from "../../../player/clock.ts";
 import { Refusal } from "../../../player/errors.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { applyEdits as edits, withApp } from "../../_helpers/player_app.ts";
 import { EVERY_INPUT, INVERT } from "../isf/_shaders.ts";
 
 const AMOUNT = { name: "amount", type: "number", min: 0, max: 1, default: 1 };
 const ADD = { kind: "effect", name: "Invert", type: "isf", code: INVERT };
-
-async function withApp(fn: (app: PlayerApp, dataDir: string) => Promise<void>): Promise<void> {
-  const dataDir = await fixtureDataDir();
-  const app = await PlayerApp.open({ dataDir, clock: new VirtualClock() });
-  try {
-    await fn(app, dataDir);
-  } finally {
-    await app.close();
-    await Deno.remove(dataDir, { recursive: true });
-  }
-}
-
-const edits = (app: PlayerApp, ...list: Array<[string, Record<string, unknown>]>) =>
-  app.applyEdits({ projectId: null, edits: list.map(([name, params]) => ({ name, params })) });
 
 /** The refusal of bad shader code: its field, the edit's index, the problems at lines. */
 function shaderRefusal(edit: number, line: number, message: RegExp) {

@@ -1,10 +1,7 @@
 import assert from "node:assert/strict";
-import { PlayerApp } from "../../../player/app.ts";
-import { VirtualClock } from "../../../player/clock.ts";
 import { Refusal } from "../../../player/errors.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
-import { writeJsonAtomic } from "../../../lib/atomic_write.ts";
-import { fixtureDataDir, fixtureProject } from "../../_helpers/fixture.ts";
+import { editIn, withApp } from "../../_helpers/player_app.ts";
 
 const PRESET = {
   kind: "effect",
@@ -15,22 +12,14 @@ const PRESET = {
 };
 
 Deno.test("Editor: a preset another Project uses cannot be taken away, by remove, undo or redo", async () => {
-  const dataDir = await fixtureDataDir();
-  await writeJsonAtomic(`${dataDir}/projects/tour/project.json`, {
-    ...fixtureProject(),
-    id: "tour",
-    name: "Tour",
-  });
-  const app = await PlayerApp.open({ dataDir, clock: new VirtualClock() });
-  const edit = (projectId: string, name: string, params: Record<string, unknown> = {}) =>
-    app.applyEdits({ projectId, edits: [{ name, params }] });
-  const refusal = (message: RegExp) => (error: unknown) => {
-    assert.ok(error instanceof Refusal);
-    assert.equal(error.code, RpcErrorCode.ACTION_REFUSED);
-    assert.match(error.message, message);
-    return true;
-  };
-  try {
+  await withApp(async (app) => {
+    const edit = editIn(app);
+    const refusal = (message: RegExp) => (error: unknown) => {
+      assert.ok(error instanceof Refusal);
+      assert.equal(error.code, RpcErrorCode.ACTION_REFUSED);
+      assert.match(error.message, message);
+      return true;
+    };
     const presetID = (await edit("show", "preset.add", PRESET)).edits[0]!.created!.presetID!;
     const effectID = (await edit("tour", "effect.add", { presetID })).edits[0]!.created!.effectID!;
     const used = new RegExp(
@@ -59,10 +48,7 @@ Deno.test("Editor: a preset another Project uses cannot be taken away, by remove
     await edit("show", "preset.remove", { kind: "effect", presetID });
     const show = app.snapshot().projects.find((p) => p.id === "show")!;
     assert.equal(show.effects.find((e) => e.id === own)?.presetId, null);
-  } finally {
-    await app.close();
-    await Deno.remove(dataDir, { recursive: true });
-  }
+  }, { tour: true });
 });
 
 const TRANSITION_FS = `/*{
@@ -78,16 +64,8 @@ void main() {
 `;
 
 Deno.test("Editor: a transition preset another Project uses cannot be taken away; its own Project's cut", async () => {
-  const dataDir = await fixtureDataDir();
-  await writeJsonAtomic(`${dataDir}/projects/tour/project.json`, {
-    ...fixtureProject(),
-    id: "tour",
-    name: "Tour",
-  });
-  const app = await PlayerApp.open({ dataDir, clock: new VirtualClock() });
-  const edit = (projectId: string, name: string, params: Record<string, unknown> = {}) =>
-    app.applyEdits({ projectId, edits: [{ name, params }] });
-  try {
+  await withApp(async (app) => {
+    const edit = editIn(app);
     const presetID = (await edit("show", "preset.add", {
       kind: "transition",
       name: "Mix",
@@ -115,8 +93,5 @@ Deno.test("Editor: a transition preset another Project uses cannot be taken away
       [null, null, null],
       "unlinked: a cut",
     );
-  } finally {
-    await app.close();
-    await Deno.remove(dataDir, { recursive: true });
-  }
+  }, { tour: true });
 });

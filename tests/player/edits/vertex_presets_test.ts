@@ -4,33 +4,17 @@
  * the `.vs`'s own line), its varyings the fragment's, changed and removed by `preset.update`.
  */
 import assert from "node:assert/strict";
-import { PlayerApp } from "../../../player/app.ts";
-import { VirtualClock } from "../../../player/clock.ts";
 import { quoted, Refusal } from "../../../player/errors.ts";
 import { parseEdits } from "../../../player/edits/parse.ts";
 import { checkIsfCodeBeside } from "../../../player/edits/preset_rules.ts";
 import { ISF_CHECKS } from "../../../player/isf/mod.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { applyEdits as edits, withApp } from "../../_helpers/player_app.ts";
 import { INVERT } from "../isf/_shaders.ts";
 import { INVERT_300 } from "../isf/_passes_shaders.ts";
 
 const ISF_FILES = new URL("../../fixtures/isf_files/", import.meta.url);
 const read = (name: string) => Deno.readTextFile(new URL(encodeURIComponent(name), ISF_FILES));
-
-async function withApp(fn: (app: PlayerApp, dataDir: string) => Promise<void>): Promise<void> {
-  const dataDir = await fixtureDataDir();
-  const app = await PlayerApp.open({ dataDir, clock: new VirtualClock() });
-  try {
-    await fn(app, dataDir);
-  } finally {
-    await app.close();
-    await Deno.remove(dataDir, { recursive: true });
-  }
-}
-
-const edits = (app: PlayerApp, ...list: Array<[string, Record<string, unknown>]>) =>
-  app.applyEdits({ projectId: null, edits: list.map(([name, params]) => ({ name, params })) });
 
 /** The refusal of a vertex shader's problem at `line`, named `field`. */
 function vertexRefusal(field: string, line: number, message: RegExp) {

@@ -1,7 +1,8 @@
 /**
  * The ISF community's collection (issue 45): every `.fs` of ISF-Files at its pinned commit
- * (`tests/fixtures/isf_files/`) goes through `preset.validate`, and each accepted one through
- * `preset.add`, on one real player. The count accepted may not fall below `ACCEPTED_FLOOR`
+ * (`tests/fixtures/isf_files/`) goes through `preset.add` on one real player, each checked once
+ * (the check was the file's longest: validated then added, every file took two), and each refused
+ * one through `preset.validate` too, which must refuse it as well. The count accepted may not fall below `ACCEPTED_FLOOR`
  * (raised by each feature that takes more of the collection), and every refusal is the one the
  * table of `docs/presets.md` ("The ISF collection") lists under its cause.
  *
@@ -12,6 +13,7 @@
 import assert from "node:assert/strict";
 import { PlayerApp } from "../../../player/app.ts";
 import { VirtualClock } from "../../../player/clock.ts";
+import { Refusal } from "../../../player/errors.ts";
 import { fixtureDataDir } from "../../_helpers/fixture.ts";
 import {
   type CollectionShader,
@@ -31,27 +33,29 @@ const unpadded = (table: string) =>
   table.split("\n").map((line) => line.replace(/\s*\|\s*/g, "|").replace(/-{3,}/g, "---"))
     .join("\n");
 
-Deno.test("the ISF collection: validated and added on a player, its refusals those the docs list", async () => {
+Deno.test("the ISF collection: added on a player, each file checked once, its refusals those the docs list", async () => {
   const shaders = await loadCollection();
   assert.equal(shaders.length, 321);
   const dataDir = await fixtureDataDir();
   const app = await PlayerApp.open({ dataDir, clock: new VirtualClock() });
   const refused = new Map<string, string>();
+  const edit = (name: string, params: Record<string, unknown>) =>
+    app.applyEdits({ projectId: null, edits: [{ name, params }] });
   // Two at once, as the player runs two checks at once (`check_memo.ts`): the others would wait.
+  // Each file is checked once where it is taken: `preset.add` (which checks as `preset.validate`
+  // does, `checkIsfPreset`). Only a refused one is validated too, for its problems as
+  // `preset.validate` words them (the docs' table), and to see that it refuses it as well.
   const verdictOf = async ({ name, kind, code, vertexCode }: CollectionShader) => {
     const params = { kind, name, type: "isf", code, ...(vertexCode && { vertexCode }) };
-    const [answer] = (await app.applyEdits({
-      projectId: null,
-      edits: [{ name: "preset.validate", params }],
-    })).edits;
-    const { valid, problems } = answer!.result as { valid: boolean; problems: string[] };
-    if (!valid) return refused.set(name, problems[0]!);
-    // An accepted file is taken by the edit that writes it too.
-    const added = await app.applyEdits({
-      projectId: null,
-      edits: [{ name: "preset.add", params }],
+    const added = await edit("preset.add", params).catch((error) => {
+      if (error instanceof Refusal) return error;
+      throw error;
     });
-    assert.ok(added.edits[0]?.created?.presetID, name);
+    if (!(added instanceof Refusal)) return assert.ok(added.edits[0]?.created?.presetID, name);
+    const [answer] = (await edit("preset.validate", params)).edits;
+    const { valid, problems } = answer!.result as { valid: boolean; problems: string[] };
+    assert.equal(valid, false, `${name}: preset.add refused it (${added.message}), validate not`);
+    refused.set(name, problems[0]!);
   };
   try {
     for (let i = 0; i < shaders.length; i += 2) {

@@ -17,15 +17,9 @@ import { until } from "../../_helpers/until.ts";
 import { EventLog } from "./rtp/_events.ts";
 import { RawPeer, type RawRead } from "./rtp/_raw.ts";
 import { Relay } from "./rtp/_relay.ts";
+import { cc } from "../../_helpers/midi.ts";
 
 const PLAYSTATE = "/api/v1/projects/show/playstate";
-
-const cc = (controller: number, value: number): MidiMessage => ({
-  type: "controlChange",
-  channel: 1,
-  controller,
-  value,
-});
 
 Deno.test({
   name:

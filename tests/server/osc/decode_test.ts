@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import * as osc from "osc-min";
 import { decodePacket, decodePlainMessage } from "../../../server/osc/decode.ts";
+import { seededRandom } from "../../_helpers/random.ts";
 
 function bytes(packet: osc.OscPacketInput): Uint8Array {
   const view = osc.toBuffer(packet);
@@ -22,14 +23,6 @@ function ours(data: Uint8Array): unknown {
   } catch (error) {
     return { error: (error as Error).message };
   }
-}
-
-/** A small deterministic generator (tests repeat). */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed / 2147483648;
-  };
 }
 
 const STRINGS = ["", "a", "abc", "abcd", "reply", "base=1", "h\u00e9llo", "x".repeat(2000)];
@@ -55,7 +48,7 @@ function message(next: () => number): osc.OscMessageInput {
 }
 
 Deno.test("OSC decode: the direct pass gives osc-min's answer for every message, and its error for every broken one", () => {
-  const next = random(7);
+  const next = seededRandom(7);
   let direct = 0;
   for (let i = 0; i < 3000; i++) {
     const data = bytes(message(next));

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import * as osc from "osc-min";
 import { encodePlainMessage } from "../../../server/osc/encode.ts";
 import { encodeMessage } from "../../../server/osc/replies.ts";
+import { seededRandom } from "../../_helpers/random.ts";
 
 /** What `make` gives, as bytes, or its error's message. */
 function outcome(make: () => Uint8Array | DataView): unknown {
@@ -11,14 +12,6 @@ function outcome(make: () => Uint8Array | DataView): unknown {
   } catch (error) {
     return { error: (error as Error).message };
   }
-}
-
-/** A small deterministic generator (tests repeat). */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed / 2147483648;
-  };
 }
 
 const ADDRESSES = ["/control/A", "/reply/get/active", "/a", "/abc", "/\u00e4\u00f6", "/x\0y", ""];
@@ -53,7 +46,7 @@ function arg(next: () => number): osc.OscArgOrArrayInput {
 }
 
 Deno.test("OSC encode: the direct pass gives osc-min's bytes for every message, and its error", () => {
-  const next = random(30);
+  const next = seededRandom(30);
   for (let i = 0; i < 3000; i++) {
     const address = ADDRESSES[Math.floor(next() * ADDRESSES.length)]!;
     const args = Array.from({ length: Math.floor(next() * 5) }, () => arg(next));

@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { LOOPBACK_ETCD_TEST, untilActionsWatched } from "../../_helpers/loopback_rigs.ts";
 import { until } from "../../_helpers/until.ts";
 import { GroupActions, seededChoice } from "../../../server/rigs/actions.ts";
 import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
@@ -25,7 +25,7 @@ import { playerMethods, type Session } from "../../../player/rpc_methods.ts";
 import { type ActionOutcome, Method } from "../../../protocol/methods.ts";
 import { fixtureDataDir } from "../../_helpers/fixture.ts";
 
-const opts = { ...needs("etcd"), sanitizeResources: false, sanitizeOps: false };
+const opts = LOOPBACK_ETCD_TEST;
 const TRIGGER = {
   name: "TRIGGER_CLIP_IN",
   projectId: null,
@@ -74,14 +74,8 @@ Deno.test({
     b.show.correct(250, 0);
     a.show.lead();
     try {
-      // Both watches are up once they deliver an entry put after they started (put until so).
-      const probe = new GatewayEtcd([solo.url]);
-      let put = 0;
-      await until("both watching", async () => {
-        const seen = put > 0 && a.actions.revision >= put && b.actions.revision >= put;
-        if (!seen) put = await probe.put("/cueport/t/actions/probe", "{}");
-        return seen;
-      });
+      // Both watches are up once they deliver an entry put after they started.
+      await untilActionsWatched(solo.url, [a, b]);
       const answer = await a.actions.submit(TRIGGER);
       assert.match(
         answer.message,
@@ -228,13 +222,8 @@ Deno.test({
     a.show.lead();
     b.show.correct(0, 0);
     try {
-      const probe = new GatewayEtcd([solo.url]);
-      let put = 0;
-      await until("both watching", async () => {
-        const seen = put > 0 && a.actions.revision >= put && b.actions.revision >= put;
-        if (!seen) put = await probe.put("/cueport/t/actions/probe", "{}");
-        return seen;
-      });
+      // Both watches are up once they deliver an entry put after they started.
+      await untilActionsWatched(solo.url, [a, b]);
       const trigger = { ...TRIGGER, params: { clipID: "c1" } } as NormalizedAction;
       await a.actions.submit(trigger);
       await until("b scheduled it", () => b.actions.scheduled === 1);

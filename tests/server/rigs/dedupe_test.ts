@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import * as osc from "osc-min";
 import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { LOOPBACK_ETCD_TEST, untilActionsWatched } from "../../_helpers/loopback_rigs.ts";
 import { until } from "../../_helpers/until.ts";
 import { startTestService } from "../../_helpers/service.ts";
 import { OscPeer } from "../osc/_peer.ts";
@@ -42,9 +42,7 @@ Deno.test("dedupe: one id per key and action, the same on every rig; an immediat
 });
 
 Deno.test({
-  ...needs("etcd"),
-  sanitizeResources: false,
-  sanitizeOps: false,
+  ...LOOPBACK_ETCD_TEST,
   name: "dedupe: the same keyed GO sent to both rigs runs once on each; two different GOs both run",
   fn: async () => {
     const solo = await startLoopbackEtcd();
@@ -66,13 +64,8 @@ Deno.test({
     });
     const [a, b] = rigs as [typeof rigs[0], typeof rigs[0]];
     try {
-      const probe = new GatewayEtcd([solo.url]);
-      let put = 0;
-      await until("both watching", async () => {
-        const seen = put > 0 && a.actions.revision >= put && b.actions.revision >= put;
-        if (!seen) put = await probe.put("/cueport/t/actions/probe", "{}");
-        return seen;
-      });
+      // Both watches are up once they deliver an entry put after they started.
+      await untilActionsWatched(solo.url, [a, b]);
       // A desk's bundle, sent to both rigs: both copies carry its key.
       const key = "osc.10.0.0.5.3976000000.42.0";
       const [first, second] = await Promise.all([

@@ -6,11 +6,9 @@
  * also when etcd's history was compacted meanwhile.
  */
 import assert from "node:assert/strict";
-import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { LOOPBACK_ETCD_TEST, withLoopbackEtcd } from "../../_helpers/loopback_rigs.ts";
 import { until } from "../../_helpers/until.ts";
 import { campaign } from "../../../server/rigs/election.ts";
-import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
 import { type Etcd, EtcdUnavailable, type Txn, type TxnAnswer } from "../../../server/rigs/etcd.ts";
 import { groupKeys } from "../../../server/rigs/keys.ts";
 import { commitEntry, commitOnce } from "../../../server/rigs/edit_log.ts";
@@ -18,7 +16,7 @@ import { type Applied, LogApplier } from "../../../server/rigs/log_applier.ts";
 import { CueportError } from "../../../server/core/errors.ts";
 import type { LogEntry } from "../../../protocol/rigs.ts";
 
-const opts = { ...needs("etcd"), sanitizeResources: false, sanitizeOps: false };
+const opts = LOOPBACK_ETCD_TEST;
 const keys = groupKeys("show");
 
 function entry(n: number): LogEntry {
@@ -41,9 +39,7 @@ Deno.test({
   name:
     "commitEntry: refused without a leader; concurrent commits all land, once each; a new leader mid-commit",
   fn: async () => {
-    const solo = await startLoopbackEtcd();
-    const etcd = new GatewayEtcd([solo.url], { timeoutMs: 2000 });
-    try {
+    await withLoopbackEtcd(async ({ etcd }) => {
       await assert.rejects(
         commitEntry(etcd, keys, entry(0)),
         (e) =>
@@ -79,9 +75,7 @@ Deno.test({
       await commitEntry(racing, keys, entry(10));
       assert.equal(fenceFailed, 1, "the txn fenced by the deposed leader was refused");
       assert.equal((await etcd.range(`${keys.heads}show`)).kvs[0]!.value, "11");
-    } finally {
-      await solo.stop();
-    }
+    });
   },
 });
 
@@ -90,38 +84,35 @@ Deno.test({
   name:
     "LogApplier: in revision order, seeded; keeps its revision and goes on from it after a restart",
   fn: async () => {
-    const solo = await startLoopbackEtcd();
-    const etcd = new GatewayEtcd([solo.url], { timeoutMs: 2000 });
-    const dir = await Deno.makeTempDir();
-    const seen: string[] = [];
-    let failOnce = true;
-    const applier = () =>
-      new LogApplier({
-        etcd,
-        keys,
-        file: `${dir}/rig-log.json`,
-        log: () => {},
-        retryMs: 10,
-        apply: (e, seed) => {
-          // The player not ready once: the same entry is tried again, not skipped.
-          if (failOnce) {
-            failOnce = false;
-            return Promise.reject(new Error("not ready"));
-          }
-          seen.push(`${e.id}@${seed}`);
-          const outcome: Applied = e.id.endsWith(":2") ? { refusal: new Error("refused") } : {
-            result: {
-              projectId: "show",
-              revision: seen.length,
-              edits: [],
-              changed: { clips: [], songs: [], fields: [], presets: [] },
-              history: { undo: 0, redo: 0 },
-            },
-          };
-          return Promise.resolve(outcome);
-        },
-      });
-    try {
+    await withLoopbackEtcd(async ({ solo, etcd, dir }) => {
+      const seen: string[] = [];
+      let failOnce = true;
+      const applier = () =>
+        new LogApplier({
+          etcd,
+          keys,
+          file: `${dir}/rig-log.json`,
+          log: () => {},
+          retryMs: 10,
+          apply: (e, seed) => {
+            // The player not ready once: the same entry is tried again, not skipped.
+            if (failOnce) {
+              failOnce = false;
+              return Promise.reject(new Error("not ready"));
+            }
+            seen.push(`${e.id}@${seed}`);
+            const outcome: Applied = e.id.endsWith(":2") ? { refusal: new Error("refused") } : {
+              result: {
+                projectId: "show",
+                revision: seen.length,
+                edits: [],
+                changed: { clips: [], songs: [], fields: [], presets: [] },
+                history: { undo: 0, redo: 0 },
+              },
+            };
+            return Promise.resolve(outcome);
+          },
+        });
       await lead(etcd, "main");
       const first = applier();
       await first.start();
@@ -151,10 +142,7 @@ Deno.test({
       await until("the two applied", () => second.applied === revisions[4]);
       await second.stop();
       assert.deepEqual(seen.slice(3), [3, 4].map((n) => `rig-a:${n}@r${revisions[n]}`));
-    } finally {
-      await solo.stop();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -163,44 +151,41 @@ Deno.test({
   name:
     "LogApplier: a watch that restarts past a compaction reads the log again and misses nothing",
   fn: async () => {
-    const solo = await startLoopbackEtcd();
-    const etcd = new GatewayEtcd([solo.url], { timeoutMs: 2000 });
-    const dir = await Deno.makeTempDir();
-    // The applier's watch is held back until released: as a watch that restarts late.
-    const release = Promise.withResolvers<void>();
-    const held = {
-      range: (key: string, o?: { prefix?: boolean }) => etcd.range(key, o),
-      txn: (txn: Txn) => etcd.txn(txn),
-      watch: async (prefix: string, o: Parameters<Etcd["watch"]>[1]) => {
-        await release.promise;
-        return etcd.watch(prefix, o);
-      },
-    } as Etcd;
-    const seen: string[] = [];
-    const applier = new LogApplier({
-      etcd: held,
-      keys,
-      file: `${dir}/rig-log.json`,
-      log: () => {},
-      apply: (e) => {
-        seen.push(e.id);
-        return Promise.resolve({ refusal: null });
-      },
+    await withLoopbackEtcd(async ({ etcd, dir }) => {
+      // The applier's watch is held back until released: as a watch that restarts late.
+      const release = Promise.withResolvers<void>();
+      const held = {
+        range: (key: string, o?: { prefix?: boolean }) => etcd.range(key, o),
+        txn: (txn: Txn) => etcd.txn(txn),
+        watch: async (prefix: string, o: Parameters<Etcd["watch"]>[1]) => {
+          await release.promise;
+          return etcd.watch(prefix, o);
+        },
+      } as Etcd;
+      const seen: string[] = [];
+      const applier = new LogApplier({
+        etcd: held,
+        keys,
+        file: `${dir}/rig-log.json`,
+        log: () => {},
+        apply: (e) => {
+          seen.push(e.id);
+          return Promise.resolve({ refusal: null });
+        },
+      });
+      try {
+        await lead(etcd, "main");
+        await applier.start();
+        let last = 0;
+        for (const n of [0, 1, 2]) last = await commitEntry(etcd, keys, entry(n));
+        await etcd.compact(last);
+        release.resolve();
+        await until("the three applied", () => applier.applied === last);
+        assert.deepEqual(seen, ["rig-a:0", "rig-a:1", "rig-a:2"]);
+      } finally {
+        await applier.stop();
+      }
     });
-    try {
-      await lead(etcd, "main");
-      await applier.start();
-      let last = 0;
-      for (const n of [0, 1, 2]) last = await commitEntry(etcd, keys, entry(n));
-      await etcd.compact(last);
-      release.resolve();
-      await until("the three applied", () => applier.applied === last);
-      assert.deepEqual(seen, ["rig-a:0", "rig-a:1", "rig-a:2"]);
-    } finally {
-      await applier.stop();
-      await solo.stop();
-      await Deno.remove(dir, { recursive: true });
-    }
   },
 });
 
@@ -228,10 +213,8 @@ Deno.test({
   name:
     "commitEntry: a txn applied but its answer lost is committed once; one that never reached etcd is refused or unknown, never both",
   fn: async () => {
-    const solo = await startLoopbackEtcd();
-    const etcd = new GatewayEtcd([solo.url], { timeoutMs: 2000 });
-    const lost = () => new EtcdUnavailable("No etcd member answered /v3/kv/txn: timed out");
-    try {
+    await withLoopbackEtcd(async ({ etcd }) => {
+      const lost = () => new EtcdUnavailable("No etcd member answered /v3/kv/txn: timed out");
       // Applied by etcd, its answer lost (a slow etcd past the request's timeout): committed, once.
       const slow = groupKeys("slow");
       await campaign(etcd, `${slow.election}main`, await etcd.grant(30));
@@ -284,9 +267,7 @@ Deno.test({
           e instanceof CueportError && e.code === "GROUP_OUTCOME_UNKNOWN" &&
           e.message.includes("rig-a:5"),
       );
-    } finally {
-      await solo.stop();
-    }
+    });
   },
 });
 
@@ -295,9 +276,7 @@ Deno.test({
   name:
     "commitOnce: a keyed entry sent again (another rig, a lost answer) finds the first; a key reused for other edits is refused",
   fn: async () => {
-    const solo = await startLoopbackEtcd();
-    const etcd = new GatewayEtcd([solo.url], { timeoutMs: 2000 });
-    try {
+    await withLoopbackEtcd(async ({ etcd }) => {
       const keyed = groupKeys("keyed");
       await campaign(etcd, `${keyed.election}main`, await etcd.grant(30));
       const lease = await etcd.grant(60);
@@ -325,8 +304,6 @@ Deno.test({
       // The key goes with its lease.
       await etcd.revoke(lease);
       assert.deepEqual((await etcd.range(`${keyed.root}keys/`, { prefix: true })).kvs, []);
-    } finally {
-      await solo.stop();
-    }
+    });
   },
 });

@@ -6,13 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { LOOPBACK_ETCD_TEST } from "../../_helpers/loopback_rigs.ts";
 import { campaign, fenced, leaderKey } from "../../../server/rigs/election.ts";
 import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
 import { EtcdUnavailable, type WatchEvent } from "../../../server/rigs/etcd.ts";
 import { until } from "../../_helpers/until.ts";
 
-const opts = { ...needs("etcd"), sanitizeResources: false, sanitizeOps: false };
+const opts = LOOPBACK_ETCD_TEST;
 
 /** A loopback port nothing listens on (refused at once). */
 function closedPort(): number {

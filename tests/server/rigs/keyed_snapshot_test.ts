@@ -7,11 +7,9 @@
  * most `KEYS_KEPT`), past the newest 2,000 entries' answers.
  */
 import assert from "node:assert/strict";
-import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { LOOPBACK_ETCD_TEST, withLoopbackEtcd } from "../../_helpers/loopback_rigs.ts";
 import { until } from "../../_helpers/until.ts";
 import { campaign } from "../../../server/rigs/election.ts";
-import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
 import type { Etcd } from "../../../server/rigs/etcd.ts";
 import { groupKeys } from "../../../server/rigs/keys.ts";
 import { KEY_LIFE_MS, KEYS_KEPT } from "../../../server/rigs/edit_log.ts";
@@ -76,48 +74,45 @@ const batch = (title: string) => ({
 });
 
 Deno.test({
-  ...needs("etcd"),
-  sanitizeResources: false,
-  sanitizeOps: false,
+  ...LOOPBACK_ETCD_TEST,
   name:
     "ReplicatedEdits: a keyed retry on a rig that took the snapshot covering it answers as the first",
   fn: async () => {
-    const solo = await startLoopbackEtcd();
-    const etcd = new GatewayEtcd([solo.url], { timeoutMs: 2000 });
-    const mainDir = await Deno.makeTempDir();
-    const backupDir = await Deno.makeTempDir();
-    try {
-      await campaign(etcd, `${keys.election}main`, await etcd.grant(30));
-      const main = rigEdits(etcd, "main", mainDir, player());
-      await main.start();
-      let backup = rigEdits(etcd, "backup", backupDir, player());
-      await backup.start();
-      const keyed = { key: "phone/k1", fingerprint: "f1" };
-      const first = await backup.commit(batch("keyed"), keyed);
-      // The backup is away while the leader applies, snapshots and trims past the keyed entry.
-      await backup.stop();
-      for (let n = 0; n < 12; n++) await main.commit(batch(`s${n}`));
-      await until("the keyed entry trimmed", async () => {
-        const log = (await etcd.range(keys.log, { prefix: true })).kvs.map((kv) => kv.value);
-        return log.length > 0 && !log.some((v) => v.includes('"keyed"'));
-      });
-      const target = player();
-      backup = rigEdits(etcd, "backup", backupDir, target);
-      await backup.start();
-      await until("the backup caught up", () => backup.applied === main.applied);
+    await withLoopbackEtcd(async ({ etcd }) => {
+      const mainDir = await Deno.makeTempDir();
+      const backupDir = await Deno.makeTempDir();
       try {
-        const retried = await backup.commit(batch("keyed"), keyed);
-        assert.deepEqual(retried, first, "the first time's answer");
-        assert.equal(target.titles().filter((t) => t === "keyed").length, 1, "committed once");
-      } finally {
+        await campaign(etcd, `${keys.election}main`, await etcd.grant(30));
+        const main = rigEdits(etcd, "main", mainDir, player());
+        await main.start();
+        let backup = rigEdits(etcd, "backup", backupDir, player());
+        await backup.start();
+        const keyed = { key: "phone/k1", fingerprint: "f1" };
+        const first = await backup.commit(batch("keyed"), keyed);
+        // The backup is away while the leader applies, snapshots and trims past the keyed entry.
         await backup.stop();
+        for (let n = 0; n < 12; n++) await main.commit(batch(`s${n}`));
+        await until("the keyed entry trimmed", async () => {
+          const log = (await etcd.range(keys.log, { prefix: true })).kvs.map((kv) => kv.value);
+          return log.length > 0 && !log.some((v) => v.includes('"keyed"'));
+        });
+        const target = player();
+        backup = rigEdits(etcd, "backup", backupDir, target);
+        await backup.start();
+        await until("the backup caught up", () => backup.applied === main.applied);
+        try {
+          const retried = await backup.commit(batch("keyed"), keyed);
+          assert.deepEqual(retried, first, "the first time's answer");
+          assert.equal(target.titles().filter((t) => t === "keyed").length, 1, "committed once");
+        } finally {
+          await backup.stop();
+        }
+        await main.stop();
+      } finally {
+        await Deno.remove(mainDir, { recursive: true });
+        await Deno.remove(backupDir, { recursive: true });
       }
-      await main.stop();
-    } finally {
-      await solo.stop();
-      await Deno.remove(mainDir, { recursive: true });
-      await Deno.remove(backupDir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -140,27 +135,37 @@ const answer = (n: number) => ({
 });
 
 Deno.test({
-  ...needs("etcd"),
-  sanitizeResources: false,
-  sanitizeOps: false,
+  ...LOOPBACK_ETCD_TEST,
   name:
     "SnapshotKeeper: a snapshot carries the keyed entries' answers as long as their keys live, at most KEYS_KEPT",
   fn: async () => {
-    const solo = await startLoopbackEtcd();
-    const etcd = new GatewayEtcd([solo.url], { timeoutMs: 2000 });
-    try {
+    await withLoopbackEtcd(async ({ etcd }) => {
       await campaign(etcd, `${keys.election}main`, await etcd.grant(30));
       let now = 0;
       // Entry 1 keyed, its key gone by the snapshot; entry 2 keyed and older than the newest
       // answers (ANSWERS_KEPT) but its key alive.
       const total = ANSWERS_KEPT + 10;
       const main = keeper(etcd, "main", () => now, total);
-      await main.applied(1, 10, "e1", answer(1), "phone/old");
+      await main.applied({
+        revision: 1,
+        bytes: 10,
+        id: "e1",
+        outcome: answer(1),
+        key: "phone/old",
+      });
       now += KEY_LIFE_MS / 2;
-      await main.applied(2, 10, "e2", answer(2), "phone/alive");
-      for (let n = 3; n < total; n++) await main.applied(n, 10, `e${n}`, answer(n));
+      await main.applied({
+        revision: 2,
+        bytes: 10,
+        id: "e2",
+        outcome: answer(2),
+        key: "phone/alive",
+      });
+      for (let n = 3; n < total; n++) {
+        await main.applied({ revision: n, bytes: 10, id: `e${n}`, outcome: answer(n) });
+      }
       now += KEY_LIFE_MS / 2 + 1;
-      await main.applied(total, 10, `e${total}`, answer(total)); // due: the snapshot
+      await main.applied({ revision: total, bytes: 10, id: `e${total}`, outcome: answer(total) }); // due: the snapshot
       await main.settled();
       assert.equal(main.written, 1);
       const heldKeys = async () =>
@@ -178,15 +183,19 @@ Deno.test({
       // By count: of KEYS_KEPT + 5 keyed entries, the newest KEYS_KEPT.
       const many = keeper(etcd, "main", () => now, KEYS_KEPT + 5);
       for (let n = 1; n <= KEYS_KEPT + 5; n++) {
-        await many.applied(total + n, 10, `m${n}`, answer(n), `phone/m${n}`);
+        await many.applied({
+          revision: total + n,
+          bytes: 10,
+          id: `m${n}`,
+          outcome: answer(n),
+          key: `phone/m${n}`,
+        });
       }
       await many.settled();
       assert.equal(many.written, 1);
       const carried = await heldKeys();
       assert.equal(carried.length, KEYS_KEPT);
       assert.deepEqual([carried[0], carried.at(-1)], ["phone/m6", `phone/m${KEYS_KEPT + 5}`]);
-    } finally {
-      await solo.stop();
-    }
+    });
   },
 });

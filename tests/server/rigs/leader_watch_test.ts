@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { LOOPBACK_ETCD_TEST } from "../../_helpers/loopback_rigs.ts";
 import { until } from "../../_helpers/until.ts";
 import type { Etcd } from "../../../server/rigs/etcd.ts";
 import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
@@ -16,7 +16,7 @@ import { fenced } from "../../../server/rigs/election.ts";
 import { RigGroup } from "../../../server/rigs/group.ts";
 import { type LeaderBeat, LeaderWatch } from "../../../server/rigs/leader_watch.ts";
 
-const opts = { ...needs("etcd"), sanitizeResources: false, sanitizeOps: false };
+const opts = LOOPBACK_ETCD_TEST;
 const RECORD = "/cueport/show/rigs/main";
 const CAMPAIGN = "/cueport/show/election/main";
 

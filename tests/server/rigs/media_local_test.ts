@@ -7,31 +7,13 @@
  * for it; a file b does not hold is fetched as before.
  */
 import assert from "node:assert/strict";
-import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { LOOPBACK_ETCD_TEST, member, withLoopbackEtcd } from "../../_helpers/loopback_rigs.ts";
 import { untilProgress } from "../../_helpers/until.ts";
-import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
 import { groupKeys } from "../../../server/rigs/keys.ts";
 import { aloneStatus } from "../../../server/rigs/mod.ts";
 import { RigMedia } from "../../../server/rigs/media_copies.ts";
 import { hashFile } from "../../../server/rigs/media_files.ts";
 import { serveMedia } from "../../../server/rigs/media_route.ts";
-import type { GroupMember } from "../../../protocol/rigs.ts";
-
-/** A member as a status lists it: on the loopback at `port`. */
-function member(name: string, port: number, self: string): GroupMember {
-  return {
-    name,
-    addresses: ["127.0.0.1"],
-    ports: { http: port },
-    version: "0",
-    startedAt: "",
-    seenAt: "",
-    isLeader: name === "a",
-    isThisRig: name === self,
-    lastSeenMs: null,
-  };
-}
 
 /** Writes `bytes` at `path` (its folder made). */
 async function write(path: string, bytes: Uint8Array): Promise<void> {
@@ -49,73 +31,68 @@ async function offer(a: RigMedia, path: string): Promise<string> {
 }
 
 Deno.test({
-  ...needs("etcd"),
-  sanitizeResources: false,
-  sanitizeOps: false,
+  ...LOOPBACK_ETCD_TEST,
   name: "RigMedia: a file the rig's own Project holds is linked into its group media, not fetched",
   fn: async () => {
-    const solo = await startLoopbackEtcd();
-    const etcd = new GatewayEtcd([solo.url], { timeoutMs: 2000 });
-    const keys = groupKeys("show");
-    const root = await Deno.makeTempDir();
-    const ports = new Map<string, number>();
-    const requested: string[] = [];
-    const rig = (name: string) =>
-      new RigMedia({
-        group: {
-          etcd,
-          keys,
-          status: () => ({
-            ...aloneStatus({ rigName: name }),
-            group: "show",
-            members: ["a", "b"].map((n) => member(n, ports.get(n) ?? 9, name)),
-          }),
-        },
-        dataDir: `${root}/${name}`,
-        log: () => {},
-        fetch: (input, init) => {
-          requested.push(String(input));
-          return fetch(input, init);
-        },
-        retry: { firstMs: 20, maxMs: 200 },
-      });
-    const [a, b] = [rig("a"), rig("b")];
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-      (r) => serveMedia(a, r),
-    );
-    ports.set("a", server.addr.port);
-    try {
-      const demo = crypto.getRandomValues(new Uint8Array(40_000)); // generated alike on each rig
-      const decoy = crypto.getRandomValues(new Uint8Array(40_000)); // same size, other bytes
-      const own = crypto.getRandomValues(new Uint8Array(30_000)); // only on a
-      await write(`${root}/a/projects/demo/media/song1.png`, demo);
-      await write(`${root}/a/projects/demo/media/song2.wav`, own);
-      await write(`${root}/b/projects/aaa/media/decoy.png`, decoy);
-      await write(`${root}/b/projects/demo/media/song1.png`, demo);
-      const shared = await offer(a, `${root}/a/projects/demo/media/song1.png`);
-      const lacking = await offer(a, `${root}/a/projects/demo/media/song2.wav`);
-
-      await Promise.all([a.start(), b.start()]);
-      await untilProgress("b holds both files", async () => {
-        return await b.store.size(shared) !== null && await b.store.size(lacking) !== null;
-      }, { progress: () => requested.length, noProgressMs: 60_000 });
-
-      assert.deepEqual(
-        requested.map((url) => url.slice(url.lastIndexOf("/") + 1)),
-        [lacking],
-        "only the file b lacks is fetched",
+    await withLoopbackEtcd(async ({ etcd, dir: root }) => {
+      const keys = groupKeys("show");
+      const ports = new Map<string, number>();
+      const requested: string[] = [];
+      const rig = (name: string) =>
+        new RigMedia({
+          group: {
+            etcd,
+            keys,
+            status: () => ({
+              ...aloneStatus({ rigName: name }),
+              group: "show",
+              members: ["a", "b"].map((n) => member(n, ports.get(n) ?? 9, name)),
+            }),
+          },
+          dataDir: `${root}/${name}`,
+          log: () => {},
+          fetch: (input, init) => {
+            requested.push(String(input));
+            return fetch(input, init);
+          },
+          retry: { firstMs: 20, maxMs: 200 },
+        });
+      const [a, b] = [rig("a"), rig("b")];
+      const server = Deno.serve(
+        { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+        (r) => serveMedia(a, r),
       );
-      const linked = await Deno.stat(b.store.path(shared));
-      const project = await Deno.stat(`${root}/b/projects/demo/media/song1.png`);
-      assert.equal(linked.ino, project.ino, "one file: the Project's, linked into group-media/");
-      assert.equal((await hashFile(b.store.path(shared))).sha256, shared);
-      assert.equal((await b.holders(shared)).get("b"), demo.length, "b announces it");
-    } finally {
-      await Promise.all([a.stop(), b.stop()]);
-      await server.shutdown();
-      await solo.stop();
-      await Deno.remove(root, { recursive: true });
-    }
+      ports.set("a", server.addr.port);
+      try {
+        const demo = crypto.getRandomValues(new Uint8Array(40_000)); // generated alike on each rig
+        const decoy = crypto.getRandomValues(new Uint8Array(40_000)); // same size, other bytes
+        const own = crypto.getRandomValues(new Uint8Array(30_000)); // only on a
+        await write(`${root}/a/projects/demo/media/song1.png`, demo);
+        await write(`${root}/a/projects/demo/media/song2.wav`, own);
+        await write(`${root}/b/projects/aaa/media/decoy.png`, decoy);
+        await write(`${root}/b/projects/demo/media/song1.png`, demo);
+        const shared = await offer(a, `${root}/a/projects/demo/media/song1.png`);
+        const lacking = await offer(a, `${root}/a/projects/demo/media/song2.wav`);
+
+        await Promise.all([a.start(), b.start()]);
+        await untilProgress("b holds both files", async () => {
+          return await b.store.size(shared) !== null && await b.store.size(lacking) !== null;
+        }, { progress: () => requested.length, noProgressMs: 60_000 });
+
+        assert.deepEqual(
+          requested.map((url) => url.slice(url.lastIndexOf("/") + 1)),
+          [lacking],
+          "only the file b lacks is fetched",
+        );
+        const linked = await Deno.stat(b.store.path(shared));
+        const project = await Deno.stat(`${root}/b/projects/demo/media/song1.png`);
+        assert.equal(linked.ino, project.ino, "one file: the Project's, linked into group-media/");
+        assert.equal((await hashFile(b.store.path(shared))).sha256, shared);
+        assert.equal((await b.holders(shared)).get("b"), demo.length, "b announces it");
+      } finally {
+        await Promise.all([a.stop(), b.stop()]);
+        await server.shutdown();
+      }
+    });
   },
 });

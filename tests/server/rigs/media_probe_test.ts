@@ -7,36 +7,18 @@
  * with etcd only; otherwise skipped with one line.
  */
 import assert from "node:assert/strict";
-import { clusterTestOptions, type Rig, waitFor, withTwoRigs } from "../../_helpers/etcd_cluster.ts";
+import {
+  clusterTestOptions,
+  type Rig,
+  untilSettled,
+  uploadTo,
+  waitFor,
+  withTwoRigs,
+} from "../../_helpers/etcd_cluster.ts";
 import { mp4 } from "../../_helpers/media.ts";
 import { hashFile } from "../../../server/rigs/media_files.ts";
-import type { GroupStatus } from "../../../protocol/rigs.ts";
 
 const options = await clusterTestOptions("media_probe_test");
-
-/** Waits until `rig` sees both rigs, a leader, and can edit. */
-const settled = (rig: Rig) =>
-  waitFor(
-    `${rig.name} sees 2 rigs`,
-    () => rig.get("/api/v1/group") as Promise<GroupStatus | null>,
-    (s) => s !== null && s.canEdit && s.leader !== null && s.members.length === 2,
-  );
-
-/** Uploads the file at `path` as `name` to Project `show` on `rig`: the HTTP status and body. */
-async function upload(rig: Rig, path: string, name: string) {
-  const url = `http://127.0.0.1:${rig.httpPort}/api/v1/files/upload?projectID=show&name=${name}`;
-  const answer = await new Deno.Command("ip", {
-    args: [
-      ...["netns", "exec", rig.ns, "curl", "-s", "--max-time", "70", "-w", "\n%{http_code}"],
-      ...["-H", "content-type: application/octet-stream", "--data-binary", `@${path}`, url],
-    ],
-    stdout: "piped",
-    stderr: "null",
-  }).output();
-  const text = new TextDecoder().decode(answer.stdout);
-  const cut = text.lastIndexOf("\n");
-  return { status: Number(text.slice(cut + 1)), body: JSON.parse(text.slice(0, cut)) };
-}
 
 /** The error code of an answer's body. */
 const codeOf = (body: unknown) => (body as { error?: { code?: string } }).error?.code;
@@ -62,8 +44,8 @@ Deno.test({
     try {
       // Every address, so that the other rig reaches the media route.
       await withTwoRigs("probe", { args: ["--host", "0.0.0.0"] }, async (cluster, a, b) => {
-        await settled(a);
-        await settled(b);
+        await untilSettled(a, 2);
+        await untilSettled(b, 2);
         const create = { name: "project.create", params: { name: "Show", projectID: "show" } };
         assert.equal((await a.post("/api/v1/edit", create)).status, 200);
         const range = (prefix: string) => cluster.range(prefix);
@@ -93,7 +75,7 @@ Deno.test({
           await nowhere([a, b], range, sha256);
         }
         // An upload of junk on b: the same.
-        const uploaded = await upload(b, `${dir}/junk.mp4`, "junk.mp4");
+        const uploaded = await uploadTo(b, `${dir}/junk.mp4`, "junk.mp4");
         assert.deepEqual([uploaded.status, codeOf(uploaded.body)], [415, "UNSUPPORTED_MEDIA"]);
         await nowhere([a, b], range, (await hashFile(`${dir}/junk.mp4`)).sha256);
         assert.equal(await logged(), entries, "no refused import in the group's log");

@@ -9,7 +9,14 @@
  * root with etcd only; otherwise skipped with one line.
  */
 import assert from "node:assert/strict";
-import { clusterUnavailable, EtcdCluster, type Rig, waitFor } from "../../_helpers/etcd_cluster.ts";
+import {
+  clusterUnavailable,
+  EtcdCluster,
+  type Rig,
+  untilSettled,
+  uploadTo,
+  waitFor,
+} from "../../_helpers/etcd_cluster.ts";
 import { needs } from "../../_helpers/peers.ts";
 import { mp4 } from "../../_helpers/media.ts";
 import { hashFile } from "../../../server/rigs/media_files.ts";
@@ -25,20 +32,6 @@ async function filesOf(rig: Rig): Promise<{ id: string; name: string; size: numb
   return ((await rig.get("/api/v1/projects/show")) as Files | null)?.files ?? [];
 }
 
-/** Uploads the file at `path` as `name` to Project `show` on `rig` (a raw body): the body and the HTTP status on its last line. */
-async function upload(rig: Rig, path: string, name: string): Promise<string> {
-  const url = `http://127.0.0.1:${rig.httpPort}/api/v1/files/upload?projectID=show&name=${name}`;
-  const answer = await new Deno.Command("ip", {
-    args: [
-      ...["netns", "exec", rig.ns, "curl", "-s", "--max-time", "70", "-w", "\n%{http_code}"],
-      ...["-H", "content-type: application/octet-stream", "--data-binary", `@${path}`, url],
-    ],
-    stdout: "piped",
-    stderr: "null",
-  }).output();
-  return new TextDecoder().decode(answer.stdout);
-}
-
 /** GET `url` with curl inside namespace `ns`: the JSON answered, or null. */
 async function getFrom(ns: string, url: string, headers: string[] = []) {
   const out = await new Deno.Command("ip", {
@@ -52,13 +45,6 @@ async function getFrom(ns: string, url: string, headers: string[] = []) {
     return null;
   }
 }
-
-const settled = (rig: Rig, members: number) =>
-  waitFor(
-    `${rig.name} sees ${members} rigs`,
-    () => rig.get("/api/v1/group") as Promise<GroupStatus | null>,
-    (s) => s !== null && s.canEdit && s.leader !== null && s.members.length === members,
-  );
 
 /** A small video file of its own bytes (`seed` changes them) at `path`; its hash. */
 async function video(path: string, seed: number): Promise<string> {
@@ -84,8 +70,8 @@ Deno.test({
         cluster.startRig("rig-b", "show", { args }),
       ]) as [Rig, Rig];
       let b = startedB;
-      await settled(a, 2);
-      await settled(b, 2);
+      await untilSettled(a, 2);
+      await untilSettled(b, 2);
       const create = { name: "project.create", params: { name: "Show", projectID: "show" } };
       assert.equal((await a.post("/api/v1/edit", create)).status, 200);
 
@@ -113,14 +99,14 @@ Deno.test({
 
       // An upload on b becomes an import: on a too, by hash.
       const uploaded = await video(`${dir}/upload.mp4`, 3);
-      const answer = await upload(b, `${dir}/upload.mp4`, "upload.mp4");
-      assert.match(answer, /\n200$/, answer);
+      const answer = await uploadTo(b, `${dir}/upload.mp4`, "upload.mp4");
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
       await waitFor("a has the upload", () => filesOf(a), (f) => f.length === 2);
       assert.equal((await hashFile(`${a.dataDir}/group-media/${uploaded}`)).sha256, uploaded);
 
       // b down during an import: a answers without it. Its holder's file then changes.
       await cluster.stopRig(b);
-      await settled(a, 1);
+      await untilSettled(a, 1);
       const second = await video(`${dir}/second.mp4`, 2);
       const alone = await a.post("/api/v1/edit", {
         projectID: "show",

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { LOOPBACK_ETCD_TEST } from "../../_helpers/loopback_rigs.ts";
 import { remoteRequest } from "../../_helpers/remote.ts";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
 import { until } from "../../_helpers/until.ts";
@@ -35,9 +35,7 @@ async function statusWith(svc: TestService, token: string): Promise<number> {
 }
 
 Deno.test({
-  ...needs("etcd"),
-  sanitizeResources: false,
-  sanitizeOps: false,
+  ...LOOPBACK_ETCD_TEST,
   name:
     "rigs: a device paired on one rig is accepted by the other; revoked on either, refused by both",
   fn: async () => {

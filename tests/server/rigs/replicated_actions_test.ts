@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { LOOPBACK_ETCD_TEST, untilActionsWatched } from "../../_helpers/loopback_rigs.ts";
 import { until } from "../../_helpers/until.ts";
 import { fixtureDataDir } from "../../_helpers/fixture.ts";
 import { GroupActions } from "../../../server/rigs/actions.ts";
@@ -21,7 +21,7 @@ import { type ActionOutcome, Method } from "../../../protocol/methods.ts";
 import type { NormalizedAction } from "../../../protocol/actions.ts";
 import type { ActionResult } from "../../../server/core/action_runner.ts";
 
-const opts = { ...needs("etcd"), sanitizeResources: false, sanitizeOps: false };
+const opts = LOOPBACK_ETCD_TEST;
 
 /** A rig whose group actions run on a real player (in process) on `clock`. */
 async function rigWithPlayer(name: string, etcd: Etcd, clock: VirtualClock) {
@@ -71,13 +71,8 @@ Deno.test({
     a.show.lead();
     b.show.correct(0, 0);
     try {
-      const probe = new GatewayEtcd([solo.url]);
-      let put = 0;
-      await until("both watching", async () => {
-        const seen = put > 0 && a.actions.revision >= put && b.actions.revision >= put;
-        if (!seen) put = await probe.put("/cueport/t/actions/probe", "{}");
-        return seen;
-      });
+      // Both watches are up once they deliver an entry put after they started.
+      await untilActionsWatched(solo.url, [a, b]);
       const direction = (rig: typeof a) =>
         rig.app.snapshot().projects[0]!.clips.find((c) => c.id === "c1")!.direction;
       assert.equal(direction(a), "forward");

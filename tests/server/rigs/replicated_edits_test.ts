@@ -7,10 +7,8 @@
  * outcome, committed once; stopped, the runner is alone again.
  */
 import assert from "node:assert/strict";
-import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { LOOPBACK_ETCD_TEST, withLoopbackEtcd } from "../../_helpers/loopback_rigs.ts";
 import { campaign } from "../../../server/rigs/election.ts";
-import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
 import { groupKeys } from "../../../server/rigs/keys.ts";
 import {
   ReplicatedEdits,
@@ -26,100 +24,101 @@ import type { EditApplyResult } from "../../../protocol/edits/apply.ts";
 import { RpcError } from "../../../protocol/jsonrpc.ts";
 
 Deno.test({
-  ...needs("etcd"),
-  sanitizeResources: false,
-  sanitizeOps: false,
+  ...LOOPBACK_ETCD_TEST,
   name:
     "replicateEdits: refused when cut off, answered once applied from the log, refusals as made",
   fn: async () => {
-    const solo = await startLoopbackEtcd();
-    const etcd = new GatewayEtcd([solo.url], { timeoutMs: 2000 });
-    const keys = groupKeys("show");
-    const dataDir = await Deno.makeTempDir();
-    const backupDir = await Deno.makeTempDir();
-    let canEdit = false;
-    const group = {
-      etcd,
-      keys,
-      status: () => ({
-        ...aloneStatus({ rigName: "main" }),
-        group: "show",
-        canEdit,
-        reason: canEdit ? null : "Edits are not possible: joining the group",
-      }),
-    };
-    const seeds: string[] = [];
-    let log: ReplicatedEdits | null = null;
-    const runner: ReplicatedRunner = {
-      replicateTo: (to) => log = to,
-      applyLogged: (entry, seed) => {
-        seeds.push(seed);
-        const title = (entry.edits[0]!.params as { title: string }).title;
-        if (title === "bad") return Promise.resolve({ refusal: new RpcError(-32000, "refused") });
-        const result: EditApplyResult = {
-          projectId: entry.projectId!,
-          revision: seeds.length,
-          edits: [{ name: "song.add", message: `Song "${title}" added ${seed}` }],
-          changed: { clips: [], songs: [], fields: [], presets: [] },
-          history: { undo: 0, redo: 0 },
-        };
-        return Promise.resolve({ result });
-      },
-    };
-    const stop = await replicateEdits(group, runner, { dataDir, log: () => {} });
-    try {
-      assert.notEqual(log, null);
-      const batch = (title: string) => ({
-        projectId: "show",
-        edits: [{ name: "song.add", params: { title } }],
-      });
-      await assert.rejects(
-        log!.commit(batch("cut off")),
-        (e) => e instanceof CueportError && e.code === "GROUP_NO_QUORUM",
-      );
-      assert.deepEqual((await etcd.range(keys.log, { prefix: true })).kvs, []);
-      canEdit = true;
-      await campaign(etcd, `${keys.election}main`, await etcd.grant(30));
-      const result = await log!.commit(batch("one"));
-      const [kv] = (await etcd.range(keys.log, { prefix: true })).kvs;
-      assert.equal(result.edits[0]!.message, `Song "one" added r${kv!.modRevision}`);
-      await assert.rejects(log!.commit(batch("bad")), (e) => e instanceof RpcError);
-      assert.equal(seeds.length, 2);
-
-      // A keyed edit retried on another rig (its answer lost on the first): the first outcome,
-      // committed once; the same key for another edit is refused.
-      const backupSeeds: string[] = [];
-      const backup = new ReplicatedEdits({
-        group: { ...group, status: () => ({ ...group.status(), rig: "backup" }) },
-        target: {
-          applyLogged: (entry, seed) => (backupSeeds.push(seed), runner.applyLogged(entry, seed)),
+    await withLoopbackEtcd(async ({ etcd }) => {
+      const keys = groupKeys("show");
+      const dataDir = await Deno.makeTempDir();
+      const backupDir = await Deno.makeTempDir();
+      let canEdit = false;
+      const group = {
+        etcd,
+        keys,
+        status: () => ({
+          ...aloneStatus({ rigName: "main" }),
+          group: "show",
+          canEdit,
+          reason: canEdit ? null : "Edits are not possible: joining the group",
+        }),
+      };
+      const seeds: string[] = [];
+      let log: ReplicatedEdits | null = null;
+      const runner: ReplicatedRunner = {
+        replicateTo: (to) => log = to,
+        applyLogged: (entry, seed) => {
+          seeds.push(seed);
+          const title = (entry.edits[0]!.params as { title: string }).title;
+          if (title === "bad") return Promise.resolve({ refusal: new RpcError(-32000, "refused") });
+          const result: EditApplyResult = {
+            projectId: entry.projectId!,
+            revision: seeds.length,
+            edits: [{ name: "song.add", message: `Song "${title}" added ${seed}` }],
+            changed: { clips: [], songs: [], fields: [], presets: [] },
+            history: { undo: 0, redo: 0 },
+          };
+          return Promise.resolve({ result });
         },
-        dataDir: backupDir,
-        log: () => {},
-      });
-      await backup.start();
+      };
+      const stop = await replicateEdits(group, runner, { dataDir, log: () => {} });
       try {
-        const keyed = { key: "phone/k1", fingerprint: "f1" };
-        const first = await log!.commit(batch("keyed"), keyed);
-        const retried = await backup.commit(batch("keyed"), keyed);
-        assert.deepEqual(retried.edits, first.edits, "the first entry's outcome, on this rig");
-        const titles = (await etcd.range(keys.log, { prefix: true })).kvs
-          .map((kv) => JSON.parse(kv.value).edits[0].params.title);
-        assert.deepEqual(titles.filter((t: string) => t === "keyed"), ["keyed"], "committed once");
+        assert.notEqual(log, null);
+        const batch = (title: string) => ({
+          projectId: "show",
+          edits: [{ name: "song.add", params: { title } }],
+        });
         await assert.rejects(
-          backup.commit(batch("other"), { ...keyed, fingerprint: "f2" }),
-          (e) => e instanceof CueportError && e.code === "IDEMPOTENCY_KEY_REUSED",
+          log!.commit(batch("cut off")),
+          (e) => e instanceof CueportError && e.code === "GROUP_NO_QUORUM",
         );
+        assert.deepEqual((await etcd.range(keys.log, { prefix: true })).kvs, []);
+        canEdit = true;
+        await campaign(etcd, `${keys.election}main`, await etcd.grant(30));
+        const result = await log!.commit(batch("one"));
+        const [kv] = (await etcd.range(keys.log, { prefix: true })).kvs;
+        assert.equal(result.edits[0]!.message, `Song "one" added r${kv!.modRevision}`);
+        await assert.rejects(log!.commit(batch("bad")), (e) => e instanceof RpcError);
+        assert.equal(seeds.length, 2);
+
+        // A keyed edit retried on another rig (its answer lost on the first): the first outcome,
+        // committed once; the same key for another edit is refused.
+        const backupSeeds: string[] = [];
+        const backup = new ReplicatedEdits({
+          group: { ...group, status: () => ({ ...group.status(), rig: "backup" }) },
+          target: {
+            applyLogged: (entry, seed) => (backupSeeds.push(seed), runner.applyLogged(entry, seed)),
+          },
+          dataDir: backupDir,
+          log: () => {},
+        });
+        await backup.start();
+        try {
+          const keyed = { key: "phone/k1", fingerprint: "f1" };
+          const first = await log!.commit(batch("keyed"), keyed);
+          const retried = await backup.commit(batch("keyed"), keyed);
+          assert.deepEqual(retried.edits, first.edits, "the first entry's outcome, on this rig");
+          const titles = (await etcd.range(keys.log, { prefix: true })).kvs
+            .map((kv) => JSON.parse(kv.value).edits[0].params.title);
+          assert.deepEqual(
+            titles.filter((t: string) => t === "keyed"),
+            ["keyed"],
+            "committed once",
+          );
+          await assert.rejects(
+            backup.commit(batch("other"), { ...keyed, fingerprint: "f2" }),
+            (e) => e instanceof CueportError && e.code === "IDEMPOTENCY_KEY_REUSED",
+          );
+        } finally {
+          await backup.stop();
+        }
       } finally {
-        await backup.stop();
+        await stop();
+        assert.equal(log, null, "alone again");
+        await Deno.remove(dataDir, { recursive: true });
+        await Deno.remove(backupDir, { recursive: true });
       }
-    } finally {
-      await stop();
-      assert.equal(log, null, "alone again");
-      await solo.stop();
-      await Deno.remove(dataDir, { recursive: true });
-      await Deno.remove(backupDir, { recursive: true });
-    }
+    });
   },
 });
 

@@ -8,12 +8,12 @@
  */
 import assert from "node:assert/strict";
 import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { LOOPBACK_ETCD_TEST } from "../../_helpers/loopback_rigs.ts";
 import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
 import { RigGroup } from "../../../server/rigs/group.ts";
 import { until } from "../../_helpers/until.ts";
 
-const opts = { ...needs("etcd"), sanitizeResources: false, sanitizeOps: false };
+const opts = LOOPBACK_ETCD_TEST;
 
 function rig(url: string, name: string): RigGroup {
   return new RigGroup({

@@ -6,11 +6,9 @@
  * 60 s TIMEOUT.
  */
 import assert from "node:assert/strict";
-import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { LOOPBACK_ETCD_TEST, withLoopbackEtcd } from "../../_helpers/loopback_rigs.ts";
 import { until } from "../../_helpers/until.ts";
 import { campaign } from "../../../server/rigs/election.ts";
-import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
 import type { Etcd } from "../../../server/rigs/etcd.ts";
 import { groupKeys } from "../../../server/rigs/keys.ts";
 import { commitEntry } from "../../../server/rigs/edit_log.ts";
@@ -62,16 +60,11 @@ function rig(etcd: Etcd, name: string, file: string) {
 }
 
 Deno.test({
-  ...needs("etcd"),
-  sanitizeResources: false,
-  sanitizeOps: false,
+  ...LOOPBACK_ETCD_TEST,
   name:
     "A rig's own edits covered by a snapshot before it applied them: answered from the snapshot",
   fn: async () => {
-    const solo = await startLoopbackEtcd();
-    const etcd = new GatewayEtcd([solo.url], { timeoutMs: 2000 });
-    const dir = await Deno.makeTempDir();
-    try {
+    await withLoopbackEtcd(async ({ etcd, dir }) => {
       await campaign(etcd, `${keys.election}a`, await etcd.grant(30));
       const a = rig(etcd, "a", `${dir}/a.json`);
       const b = rig(etcd, "b", `${dir}/b.json`);
@@ -97,9 +90,6 @@ Deno.test({
       assert.deepEqual(b.titles(), a.titles());
       await a.applier.stop();
       await b.applier.stop();
-    } finally {
-      await solo.stop();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });

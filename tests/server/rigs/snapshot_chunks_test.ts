@@ -5,14 +5,14 @@
  */
 import assert from "node:assert/strict";
 import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { LOOPBACK_ETCD_TEST } from "../../_helpers/loopback_rigs.ts";
 import { campaign } from "../../../server/rigs/election.ts";
 import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
 import { type Etcd, EtcdUnavailable } from "../../../server/rigs/etcd.ts";
 import { groupKeys } from "../../../server/rigs/keys.ts";
 import { readSnapshot, snapshotKeys, writeSnapshot } from "../../../server/rigs/snapshot.ts";
 
-const opts = { ...needs("etcd"), sanitizeResources: false, sanitizeOps: false };
+const opts = LOOPBACK_ETCD_TEST;
 const keys = groupKeys("show");
 const where = snapshotKeys(keys);
 

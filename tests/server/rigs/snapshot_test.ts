@@ -6,11 +6,9 @@
  * written in chunks; a rig that does not lead, or was deposed before its txn, is refused.
  */
 import assert from "node:assert/strict";
-import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { LOOPBACK_ETCD_TEST, withLoopbackEtcd } from "../../_helpers/loopback_rigs.ts";
 import { until } from "../../_helpers/until.ts";
 import { campaign } from "../../../server/rigs/election.ts";
-import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
 import type { Etcd, Txn } from "../../../server/rigs/etcd.ts";
 import { groupKeys } from "../../../server/rigs/keys.ts";
 import { commitEntry } from "../../../server/rigs/edit_log.ts";
@@ -25,7 +23,7 @@ import {
 } from "../../../server/rigs/snapshot.ts";
 import type { LogEntry } from "../../../protocol/rigs.ts";
 
-const opts = { ...needs("etcd"), sanitizeResources: false, sanitizeOps: false };
+const opts = LOOPBACK_ETCD_TEST;
 const keys = groupKeys("show");
 
 function entry(n: number): LogEntry {
@@ -81,10 +79,7 @@ Deno.test({
   name:
     "SnapshotKeeper: the log stays bounded, etcd's history compacted; a rig away past it comes back equal",
   fn: async () => {
-    const solo = await startLoopbackEtcd();
-    const etcd = new GatewayEtcd([solo.url], { timeoutMs: 2000 });
-    const dir = await Deno.makeTempDir();
-    try {
+    await withLoopbackEtcd(async ({ solo, etcd, dir }) => {
       await lead(etcd, "a");
       const a = rig(etcd, `${dir}/a.json`, true);
       let b = rig(etcd, `${dir}/b.json`, false);
@@ -122,10 +117,7 @@ Deno.test({
       assert.ok(meta.revision > away);
       await a.applier.stop();
       await b.applier.stop();
-    } finally {
-      await solo.stop();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -134,9 +126,7 @@ Deno.test({
   name:
     "writeSnapshot: a state over etcd's request limit in chunks; refused to a rig that does not lead or was deposed",
   fn: async () => {
-    const solo = await startLoopbackEtcd();
-    const etcd = new GatewayEtcd([solo.url], { timeoutMs: 5000 });
-    try {
+    await withLoopbackEtcd(async ({ etcd }) => {
       const a = await lead(etcd, "a");
       await assert.rejects(writeSnapshot(etcd, keys, "b", 5, {}), NotLeading);
       // 1.6 MB that gzip cannot shrink: over etcd's 1.5 MiB request limit in one put.
@@ -187,8 +177,6 @@ Deno.test({
       assert.deepEqual(told, [now]);
       stop.abort();
       await watching;
-    } finally {
-      await solo.stop();
-    }
+    }, { timeoutMs: 5000 });
   },
 });

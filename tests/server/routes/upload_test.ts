@@ -3,6 +3,7 @@ import { encodePng, encodeWav } from "../../../player/media/encode.ts";
 import { jpeg, mp4 } from "../../_helpers/media.ts";
 import { startTestService, type TestService } from "../../_helpers/service.ts";
 import { TestSocket } from "../../_helpers/ws_client.ts";
+import { listDir } from "../../_helpers/files.ts";
 
 const KINDS: Array<[string, Uint8Array, string, string]> = [
   ["still.png", encodePng(4, 3, new Uint8Array(48)), "image", "image/png"],
@@ -22,16 +23,6 @@ function multipart(name: string, bytes: Uint8Array, field = "file"): FormData {
 async function upload(svc: TestService, body: BodyInit, query = "") {
   const res = await fetch(`${svc.base}/api/v1/files/upload${query}`, { method: "POST", body });
   return { status: res.status, body: await res.json() };
-}
-
-async function listDir(path: string): Promise<string[]> {
-  const names: string[] = [];
-  try {
-    for await (const e of Deno.readDir(path)) names.push(e.name);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
-  return names.sort();
 }
 
 Deno.test("POST /api/v1/files/upload imports each supported kind, multipart and raw", async (t) => {

@@ -8,6 +8,7 @@ import {
   countReceived,
   requireFigures,
   rowFigures,
+  sentAndReceived,
   SERVICE_FIGURES,
 } from "../../../tools/reliability/_figures.ts";
 import { ServiceRun } from "../../../tools/reliability/_harness.ts";
@@ -60,6 +61,16 @@ Deno.test("a row whose service received none of the inputs sent is missed: nothi
   countReceived(tally, 19_950);
   assert.equal(rowOf(tally).received, 19_950);
   assert.deepEqual(missedTargets(rowOf(tally)), []);
+});
+
+Deno.test("sentAndReceived() is the note of what a probe sent and the service received", () => {
+  const tally = new Tally();
+  assert.equal(sentAndReceived(tally), null, "a probe that does not count it says nothing");
+  tally.inputs = 800;
+  requireFigures(tally, ["received"]);
+  assert.equal(sentAndReceived(tally), "800 input(s) sent; received by the service: not measured");
+  countReceived(tally, 136);
+  assert.equal(sentAndReceived(tally), "800 input(s) sent; received by the service: 136");
 });
 
 Deno.test("the harness requires the figures it measures of every service it starts", async () => {

@@ -11,6 +11,7 @@ import { type RtpMidiEvent, RtpMidiNetwork } from "../../../../server/midi/rtp/m
 import { EventLog } from "./_events.ts";
 import { MidiPeer, type PeerEvent, peerIgnore } from "./_peer.ts";
 import { Relay } from "./_relay.ts";
+import { cc } from "../../../_helpers/midi.ts";
 
 function session(name: string) {
   const events = new EventLog<RtpMidiEvent>();
@@ -25,13 +26,6 @@ function session(name: string) {
   network.start();
   return { network, events, received };
 }
-
-const cc = (controller: number, value: number): MidiMessage => ({
-  type: "controlChange",
-  channel: 1,
-  controller,
-  value,
-});
 
 Deno.test({
   name: "rtp: packets dropped between two sessions are recovered from the journal, once",
