@@ -113,9 +113,10 @@ export const PEERS: readonly Peer[] = [
   },
   {
     name: "ip",
-    commands: ["ip"],
+    commands: ["ip", "ss"],
     debian: "iproute2",
-    why: "network namespaces of the reliability probe `mdns_interfaces` (as root)",
+    why:
+      "network namespaces of the reliability probe `mdns_interfaces` (as root); `ss`: what `slow_ws_client`'s service read",
   },
   {
     name: "stress-ng",
