@@ -6,7 +6,7 @@
 
 /** The runtime flags of `deno task start` (permissions, V8 flags): those the compiled binary embeds. */
 export { SERVICE_FLAGS } from "../../tools/reliability/_service.ts";
-import { SERVICE_FLAGS } from "../../tools/reliability/_service.ts";
+import { SERVICE_FLAGS, untilPlayerReady } from "../../tools/reliability/_service.ts";
 
 /** The ready line. */
 export interface ReadyLine {
@@ -35,7 +35,9 @@ export interface ServiceProcess {
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 /**
- * Starts `main.ts` with `args` plus free ports and a temp data dir;
+ * Starts `main.ts` with `args` plus free ports and a temp data dir, and returns once its player is
+ * ready too (a ready line with `playerReady: false`, a slow first start on a busy machine, is
+ * followed by a wait for `/health` to say so: `untilPlayerReady`);
  * `openFilesLimit` runs it under that `ulimit -n`; `dataDir` starts it on that dir (removed by `stop`).
  */
 export async function startServiceProcess(
@@ -97,6 +99,11 @@ export async function startServiceProcess(
   }
   const ready = JSON.parse(out.slice(0, out.indexOf("\n"))) as ReadyLine;
   const base = `http://127.0.0.1:${ready.ports.http}`;
+  if (!ready.playerReady) {
+    let hasExited = false;
+    void child.status.then(() => hasExited = true);
+    await untilPlayerReady(ready.ports.http, () => !hasExited);
+  }
   return {
     ready,
     child,

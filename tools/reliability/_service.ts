@@ -116,7 +116,17 @@ export class ServiceProcess {
       await child.status;
       throw new Error(`${(error as Error).message}: ${stderr.text.slice(-2000)}`);
     });
-    return new ServiceProcess(child, JSON.parse(line) as ReadyLine, stderr);
+    const ready = JSON.parse(line) as ReadyLine;
+    if (!ready.playerReady) {
+      let hasExited = false;
+      void child.status.then(() => hasExited = true);
+      await untilPlayerReady(ready.ports.http, () => !hasExited).catch(async (error) => {
+        if (!hasExited) child.kill("SIGKILL");
+        await child.status;
+        throw new Error(`${(error as Error).message}: ${stderr.text.slice(-2000)}`);
+      });
+    }
+    return new ServiceProcess(child, ready, stderr);
   }
 
   /** The service's pid. */
@@ -157,6 +167,33 @@ export class ServiceProcess {
       // exited meanwhile
     }
   }
+}
+
+/** How long a start may wait for a player the ready line said was not ready yet: a hang guard. */
+const PLAYER_READY_GUARD_MS = 300_000;
+
+/**
+ * Waits until `GET /health` on `httpPort` says the player is ready (`ready: true`). The ready line
+ * comes at most 15 s after the ports are bound, with `playerReady: false` when the player is still
+ * starting (on a busy machine the first start's demo Project takes longer): the API answers 503
+ * `NOT_READY` until then (README, "Start"), so a caller that needs the player waits here, asking
+ * every 100 ms. Throws when `isRunning()` turns false or after a 5-minute hang guard.
+ */
+export async function untilPlayerReady(
+  httpPort: number,
+  isRunning: () => boolean,
+): Promise<void> {
+  const started = performance.now();
+  while (performance.now() - started < PLAYER_READY_GUARD_MS) {
+    if (!isRunning()) throw new Error("The service exited before its player was ready");
+    const answer = await fetch(`http://127.0.0.1:${httpPort}/health`).catch(() => null);
+    const body = await answer?.json().catch(() => null);
+    if (body?.ready === true) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(
+    `The player was not ready ${PLAYER_READY_GUARD_MS / 1000} s after the ready line`,
+  );
 }
 
 /** The first line on `stdout`; the rest is drained so the service never blocks writing. */
