@@ -70,6 +70,40 @@ export function hasDisplay(os: typeof Deno.build.os = Deno.build.os): boolean {
   return !!(env("DISPLAY") || env("WAYLAND_DISPLAY"));
 }
 
+/** Whether `path` exists (a file, a folder or a device). */
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether this machine has a GPU the browser could draw with. On Linux (and FreeBSD) a GPU's
+ * driver makes a DRM device (`/dev/dri/card0`, `/dev/dri/renderD128`), or `/dev/nvidia0` for
+ * NVIDIA's own driver without DRM; with neither (a VM, a container, a CI machine under Xvfb)
+ * Chromium's GPU process finds no device ("drmGetDevices2() has not found any devices"), quits
+ * on purpose to be started again on SwiftShader ("Exiting GPU process due to errors during
+ * initialization"), and a WebGL2 context the page made meanwhile is lost within 0.2 s, never
+ * restored (Chromium 156 under Xvfb: in 12 of 12 starts; a context made later lives): the
+ * browser starts with software GL at once there (`browserArgs` `isSoftwareGl`). Elsewhere
+ * (macOS, Windows) a GPU is taken to be there. `root` is for tests.
+ */
+export function hasGpuDevice(os: typeof Deno.build.os = Deno.build.os, root = ""): boolean {
+  if (os !== "linux" && os !== "freebsd") return true;
+  if (exists(`${root}/dev/nvidia0`)) return true;
+  try {
+    for (const entry of Deno.readDirSync(`${root}/dev/dri`)) {
+      if (/^(card|renderD)\d+$/.test(entry.name)) return true;
+    }
+  } catch {
+    // No /dev/dri: no DRM device.
+  }
+  return false;
+}
+
 /** The page a headless browser, and each page the player opens, starts on. */
 export const START_PAGE = "about:blank";
 

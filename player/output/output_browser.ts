@@ -5,6 +5,7 @@
  * windows, the output's (`window_state.ts`) and the preset editor's (`editor_window.ts`).
  * @module
  */
+import { hasGpuDevice } from "./browser.ts";
 import type { IsfPrograms } from "./isf_programs.ts";
 import { EditorWindow } from "./editor_window.ts";
 import { PageHealth } from "./page_health.ts";
@@ -43,7 +44,16 @@ export class OutputBrowser {
   constructor(options: OutputBrowserOptions) {
     const { program, url, mode, width, height, log } = options;
     const warn = (message: string) => log("warn", message);
+    // No GPU device: the GPU's try would only lose the page's first WebGL2 context (`browser.ts`).
+    const isSoftwareGl = mode !== "headless" && !hasGpuDevice();
+    if (isSoftwareGl) {
+      log(
+        "info",
+        "Output: no GPU device on this machine (/dev/dri, /dev/nvidia0): the browser starts with software GL",
+      );
+    }
     this.supervisor = new BrowserSupervisor({
+      isSoftwareGl,
       program,
       mode,
       url,

@@ -37,6 +37,8 @@ export interface SupervisorOptions {
   profiles?: ProfileDirs;
   /** Who runs the browser (tests); default: `browserRunner` for this account. */
   runner?: BrowserRunner;
+  /** Software GL from the first start (no GPU device: `hasGpuDevice`); default: the GPU first. */
+  isSoftwareGl?: boolean;
 }
 
 /** Backoff after an unasked exit, by how many came in a row within 10 s. */
@@ -94,6 +96,7 @@ export class BrowserSupervisor {
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
+    this.isSoftwareGl = options.isSoftwareGl ?? false;
     this.#profiles = options.profiles ?? profileDirs(options.log);
     this.#runner = options.runner ?? browserRunner(this.#profiles.uid === 0);
     this.#sweep = this.#profiles.removeStale().then(
