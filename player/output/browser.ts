@@ -6,6 +6,7 @@
  * @module
  */
 import { env } from "./browser_process.ts";
+import { isOnDisk } from "../../lib/on_disk.ts";
 
 /** How the browser shows the page. */
 export type BrowserMode = "window" | "fullscreen" | "headless";
@@ -70,16 +71,6 @@ export function hasDisplay(os: typeof Deno.build.os = Deno.build.os): boolean {
   return !!(env("DISPLAY") || env("WAYLAND_DISPLAY"));
 }
 
-/** Whether `path` exists (a file, a folder or a device). */
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Whether this machine has a GPU the browser could draw with. On Linux (and FreeBSD) a GPU's
  * driver makes a DRM device (`/dev/dri/card0`, `/dev/dri/renderD128`), or `/dev/nvidia0` for
@@ -93,7 +84,7 @@ function exists(path: string): boolean {
  */
 export function hasGpuDevice(os: typeof Deno.build.os = Deno.build.os, root = ""): boolean {
   if (os !== "linux" && os !== "freebsd") return true;
-  if (exists(`${root}/dev/nvidia0`)) return true;
+  if (isOnDisk(`${root}/dev/nvidia0`)) return true;
   try {
     for (const entry of Deno.readDirSync(`${root}/dev/dri`)) {
       if (/^(card|renderD)\d+$/.test(entry.name)) return true;

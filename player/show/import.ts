@@ -18,6 +18,7 @@ import { checkMeasure, readBroken, readShow } from "./read_show.ts";
 import { freeId, planPresets, type PresetPlan } from "./ids.ts";
 import { extractEntry } from "./zip_file.ts";
 import { Refusal } from "../errors.ts";
+import { isOnDisk } from "../../lib/on_disk.ts";
 
 /** The prefix of an import's staging folder under `projects/`. */
 export const STAGING_PREFIX = ".import-";
@@ -127,12 +128,12 @@ export async function commitShow(
     }
     if (replaced) {
       aside = `${projects}/${REPLACED_PREFIX}${wanted}.${crypto.randomUUID().slice(0, 8)}`;
-      if (!exists(`${projects}/${wanted}`)) aside = null;
+      if (!isOnDisk(`${projects}/${wanted}`)) aside = null;
       else await Deno.rename(`${projects}/${wanted}`, aside);
       await host.removeProject(wanted);
     }
     if (!replaced) {
-      id = freeId(wanted, (other) => host.hasProject(other) || exists(`${projects}/${other}`));
+      id = freeId(wanted, (other) => host.hasProject(other) || isOnDisk(`${projects}/${other}`));
     }
     plan = await writePlan(staged, host, id);
     await Deno.rename(staged.staging, `${projects}/${id}`);
@@ -168,16 +169,6 @@ async function writePlan(staged: StagedShow, host: ShowImportHost, id: string) {
   return plan;
 }
 
-/** Whether a path is on disk (a Project folder the library does not list yet). */
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function writeSynced(path: string, text: string): Promise<void> {
   await using file = await Deno.open(path, { write: true, create: true, truncate: true });
   const bytes = new TextEncoder().encode(text);
@@ -208,7 +199,7 @@ export async function recoverImportFolders(dataDir: string): Promise<number> {
       count++;
     } else if (name.startsWith(REPLACED_PREFIX)) {
       const id = name.slice(REPLACED_PREFIX.length, name.lastIndexOf("."));
-      if (exists(`${projects}/${id}`)) {
+      if (isOnDisk(`${projects}/${id}`)) {
         await Deno.remove(`${projects}/${name}`, { recursive: true });
       } else await Deno.rename(`${projects}/${name}`, `${projects}/${id}`);
       count++;
