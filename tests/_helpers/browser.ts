@@ -29,9 +29,15 @@ export const PHONE = {
   hasTouch: true,
 };
 
+/** How long a phone's waits may last: a hang guard for a machine kept busy (puppeteer's is 30 s). */
+const PAGE_HANG_GUARD_MS = 180_000;
+
 /** A new page of `browser` as a phone (`PHONE`) that prints the errors of its page. */
 export async function newPhone(browser: Browser): Promise<Page> {
   const page = await browser.newPage();
+  // Waits for what will come (a selector, a navigation) end at a hang guard, not puppeteer's 30 s:
+  // on a machine kept busy by stress-ng a remote that moved rigs showed it after more than 30 s.
+  page.setDefaultTimeout(PAGE_HANG_GUARD_MS);
   await page.setViewport(PHONE);
   page.on("pageerror", (error) => console.error("page error:", error));
   return page;

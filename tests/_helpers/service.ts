@@ -62,6 +62,9 @@ export function testSettings(dataDir: string, overrides: Partial<Settings> = {})
   });
 }
 
+/** How long a test service waits for its player: a hang guard (waitReady ends at the player's ready). */
+const PLAYER_START_GUARD_MS = 180_000;
+
 /** Starts a service; `overrides` change settings; `demo` starts from an empty data dir (the demo project). */
 export async function startTestService(
   overrides: Partial<Settings> = {},
@@ -74,7 +77,11 @@ export async function startTestService(
   }
   const settings = testSettings(dataDir, overrides);
   const service = await startService(settings, createLogger(settings.logLevel));
-  if (!(await service.supervisor.waitReady(20_000))) throw new Error("The player did not start");
+  // A hang guard, not a bound: a first start making the demo Project took over 20 s on a machine
+  // kept busy by stress-ng and other tests.
+  if (!(await service.supervisor.waitReady(PLAYER_START_GUARD_MS))) {
+    throw new Error(`The player was not ready after ${PLAYER_START_GUARD_MS / 1000} s`);
+  }
   const base = `http://127.0.0.1:${service.ports.http}`;
   return {
     base,

@@ -78,7 +78,7 @@ async function slowService() {
     launcher,
     playerClock: clock,
   });
-  assert.ok(await service.supervisor.waitReady(20_000));
+  assert.ok(await service.supervisor.waitReady(120_000));
   const base = `http://127.0.0.1:${service.ports.http}`;
   const post = async (path: string, body: unknown, key: string) => {
     const res = await fetch(base + path, {
@@ -149,7 +149,7 @@ Deno.test("an edit whose player dies before answering is answered 503 outcome un
     assert.equal(unknown.body.error.code, "NOT_READY");
     assert.match(unknown.body.error.message, /whether it was done is unknown/);
     assert.match(unknown.body.error.message, /same Idempotency-Key/);
-    assert.ok(await t.service.supervisor.waitReady(20_000));
+    assert.ok(await t.service.supervisor.waitReady(120_000));
     const retry = await t.post("/api/v1/edit", add, "crash-1");
     assert.equal(retry.status, 200, JSON.stringify(retry.body));
     assert.deepEqual({ ...retry.body, ok: undefined }, {

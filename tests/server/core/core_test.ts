@@ -12,7 +12,7 @@ async function startCore() {
   const batches: UpdateBatch[] = [];
   core.bus.subscribe((b) => batches.push(b));
   supervisor.start();
-  assert.ok(await supervisor.waitReady(5000));
+  assert.ok(await supervisor.waitReady(120_000));
   const close = async () => {
     await supervisor.stop();
     core.close();
@@ -120,7 +120,7 @@ Deno.test("player crash mid-request: pending rejected, not ready, restarted, ful
     assert.equal(codeOf(await pending.catch((e) => e)), "NOT_READY");
     assert.equal(t.core.isReady, false);
     assert.equal(codeOf(await t.core.runAction({ name: "PLAY_IN" }).catch((e) => e)), "NOT_READY");
-    assert.ok(await t.supervisor.waitReady(5000));
+    assert.ok(await t.supervisor.waitReady(120_000));
     assert.equal(t.supervisor.restarts, 1);
     assert.equal(t.launcher.players.length, 2);
     t.core.bus.flush();

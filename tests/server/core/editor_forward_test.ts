@@ -31,7 +31,7 @@ async function startRig(options: { forwardEditorEdits: boolean }) {
     run(params);
   };
   supervisor.start();
-  assert.ok(await supervisor.waitReady(60_000));
+  assert.ok(await supervisor.waitReady(120_000));
   const added = await core.runEdit({
     name: "preset.add",
     params: {

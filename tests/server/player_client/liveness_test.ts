@@ -21,7 +21,7 @@ async function supervised(
     ...options,
   });
   supervisor.start();
-  if (behaviour.answersInitialize !== false) assert.ok(await supervisor.waitReady(5000));
+  if (behaviour.answersInitialize !== false) assert.ok(await supervisor.waitReady(120_000));
   /** Waits until the supervisor has heard the heartbeat a tick asked for (a player that answers). */
   const heard = () => {
     const before = supervisor.heartbeats;
@@ -82,7 +82,7 @@ Deno.test("PlayerSupervisor restarts a silent player after playerTimeoutMs, sayi
     );
     assert.ok(t.launcher.players[0]!.isClosed, "the hung one was ended");
     t.launcher.behaviour.heartbeats = true;
-    assert.ok(await t.supervisor.waitReady(5000));
+    assert.ok(await t.supervisor.waitReady(120_000));
   } finally {
     await t.supervisor.stop(0);
   }
@@ -228,7 +228,7 @@ Deno.test("PlayerSupervisor backs off further after each hang, even of a player 
     for (let hangs = 1; hangs <= 3; hangs++) {
       await t.clock.advance(17_000, t.quiet); // ready over 15 s, then declared hung
       await until("the restart", () => t.launcher.players.length === hangs + 1);
-      assert.ok(await t.supervisor.waitReady(5000));
+      assert.ok(await t.supervisor.waitReady(120_000));
     }
     const downs = t.logs.filter((l) => l.startsWith("warn Player down"));
     assert.deepEqual(downs, [

@@ -7,7 +7,7 @@ Deno.test("PlayerSupervisor.stop() kills a player that ignores the shutdown requ
   const launcher = standInLauncher();
   const supervisor = new PlayerSupervisor(launcher, { backoff: { initialMs: 1 } });
   supervisor.start();
-  assert.ok(await supervisor.waitReady(5000));
+  assert.ok(await supervisor.waitReady(120_000));
   assert.equal(supervisor.killedAtStop, false, "not killed before stop");
   await supervisor.stop(0);
   const player = launcher.players[0]!;

@@ -27,7 +27,7 @@ Deno.test("PlayerSupervisor runs the bundled player over real stdio, on a virtua
   const core = new Core(supervisor, { coalesceMs: 0 });
   supervisor.start();
   try {
-    assert.ok(await supervisor.waitReady(20_000), logs.join("\n"));
+    assert.ok(await supervisor.waitReady(120_000), logs.join("\n"));
     assert.ok(supervisor.pid);
     await core.runAction({ name: "TRIGGER_CLIP_IN", params: ["c1"] });
     assert.equal(core.model.playstate("show")!.clips[0]!.state, "playing");
@@ -63,7 +63,7 @@ Deno.test("PlayerSupervisor batches the actions of one turn for a 1.11 player, n
     const supervisor = new PlayerSupervisor(launcher, { backoff: { initialMs: 1 } });
     supervisor.start();
     try {
-      assert.ok(await supervisor.waitReady(5000));
+      assert.ok(await supervisor.waitReady(120_000));
       const params = { name: "SET_CONTROL", params: { controlID: "A", value: 1 }, projectId: null };
       void supervisor.request("action.run", params).catch(() => {});
       void supervisor.request("action.run", params).catch(() => {});
@@ -112,7 +112,7 @@ Deno.test("PlayerSupervisor checks the results of checked methods: one that does
   const supervisor = new PlayerSupervisor(launcher, { backoff: { initialMs: 1 } });
   supervisor.start();
   try {
-    assert.ok(await supervisor.waitReady(5000));
+    assert.ok(await supervisor.waitReady(120_000));
     const error = await supervisor.request("media.locate", { projectId: null, fileId: "f" })
       .catch((e: unknown) => e);
     assert.ok(error instanceof RpcError, String(error));

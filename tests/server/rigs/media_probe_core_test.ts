@@ -41,7 +41,7 @@ async function withCore(isOld: boolean, fn: (core: Core, dataDir: string) => Pro
   const core = new Core(supervisor, { coalesceMs: 0 });
   supervisor.start();
   try {
-    assert.ok(await supervisor.waitReady(5000));
+    assert.ok(await supervisor.waitReady(120_000));
     await fn(core, dataDir);
   } finally {
     await supervisor.stop();

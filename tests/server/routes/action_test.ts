@@ -176,7 +176,7 @@ Deno.test("POST /api/v1/action runs the catalog with its rules over real HTTP", 
         } else if (svc.service.supervisor.pid !== pid) break; // restarted before we looked
       }
       // A hang guard, not a speed limit: a player starting on a busy machine can take seconds.
-      assert.ok(await svc.service.supervisor.waitReady(60_000));
+      assert.ok(await svc.service.supervisor.waitReady(120_000));
       assert.equal((await svc.get("/api/v1/projects")).status, 200);
       const health = await svc.get("/health");
       assert.equal(health.body.ready, true);

@@ -64,7 +64,7 @@ export async function startSocketServer(
   const supervisor = new PlayerSupervisor(inProcessLauncher(dataDir));
   const core = new Core(supervisor, { coalesceMs: 0 });
   supervisor.start();
-  if (!(await supervisor.waitReady(10_000))) throw new Error("The player did not start");
+  if (!(await supervisor.waitReady(120_000))) throw new Error("The player did not start");
   const logs: string[] = [];
   const sockets = new SocketServer(core, {
     authenticator: options.authenticator ?? testAuthenticator(),

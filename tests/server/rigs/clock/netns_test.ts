@@ -27,7 +27,10 @@ Deno.test({
   async fn() {
     const rounds = 40;
     const result = await measureNamespaces(rounds);
-    assert.equal(result.answered, rounds, JSON.stringify(result));
+    // A round gives no sample when none of its 8 requests is answered within 250 ms (an answering
+    // process starved on a machine kept busy: 39 of 40 beside stress-ng); the filter keeps its
+    // last estimate then (docs/rigs_clock.md). Nearly all are answered.
+    assert.ok(result.answered >= rounds - 2, JSON.stringify(result));
     // The filter's bound holds (the two processes' clocks agree within tens of microseconds).
     assert.ok(result.withinEstimate >= 0.95 * rounds, JSON.stringify(result));
     assert.ok(result.offsetError.p50 < 1, JSON.stringify(result));
