@@ -42,7 +42,9 @@ Deno.test(
         pairingCode: "",
         deviceName: "Companion test",
         rigs: `127.0.0.1:${ws}:${http}`,
-        linkCheckMs: 200,
+        // A call waits 5 link checks (7.5 s): at 200 ms a call to a rig starved on a busy machine timed
+        // out as a dead link (the lone rig before its refusal came).
+        linkCheckMs: 1500,
       });
       const on = (rig: string) => () =>
         host.status.status === "ok" && host.status.message?.includes(`to rig ${rig} of group show`);
@@ -106,7 +108,9 @@ Deno.test({
         pairingCode: "",
         deviceName: "Stage Deck",
         rigs: `${at(toLone)},${at(toBackup)}`,
-        linkCheckMs: 200,
+        // A call waits 5 link checks (7.5 s): at 200 ms a call to a rig starved on a busy machine timed
+        // out as a dead link (the lone rig before its refusal came).
+        linkCheckMs: 1500,
       }, { token });
       const on = (rig: string) => () =>
         host.status.status === "ok" && host.status.message?.includes(`to rig ${rig} of group show`);
