@@ -13,7 +13,7 @@ import { oscMessage } from "./_osc.ts";
 import { withOscReads } from "./_osc_reads.ts";
 import type { Probe, ProbeContext } from "./_types.ts";
 import { percentile } from "./_tally.ts";
-import { closingNotes, localRequest, pairOsc, sleep, timeLocal, UdpPeer } from "./_udp_peer.ts";
+import { closingNotes, pairOsc, sleep, timeLocal, UdpPeer } from "./_udp_peer.ts";
 
 const LIMITS = { short: { seconds: 6 }, full: { seconds: 40 } };
 /** Datagrams a second: the attack's rate. */
@@ -28,6 +28,16 @@ export const oscPatterns: Probe = {
   summary: "a paired desk streams /control/* at 4,600 datagrams/s; the player must keep up",
   run,
 };
+
+/**
+ * Resolves once every datagram `peer` was given to send has left: a `/ping` sent after them
+ * (a socket sends in order) with a callback.
+ */
+function sentOut(peer: UdpPeer, port: number): Promise<void> {
+  return new Promise((resolve) => {
+    peer.socket.send(oscMessage("/ping", []), port, "127.0.0.1", () => resolve());
+  });
+}
 
 /** The active Project's Controls, or null when not answered. */
 async function controls(run: ServiceRun): Promise<Record<string, number> | null> {
@@ -52,8 +62,10 @@ async function run(context: ProbeContext): Promise<void> {
         tally.shortfall("the desk at 127.0.0.2 could not pair with /connect");
         return;
       }
+      // Timed on the local client's own thread: this one floods, and beside stress-ng it
+      // gets about as much CPU as the stream takes, so its own clock measured its turn.
       const action = () =>
-        localRequest(run.ports.http, "POST", "/api/v1/action", {
+        run.local.request(run.ports.http, "POST", "/api/v1/action", {
           body: { name: "OUTPUT_LEVEL_IN", params: [1] },
         });
       const quietUntil = performance.now() + 1000;
@@ -74,6 +86,8 @@ async function run(context: ProbeContext): Promise<void> {
             }
             await sleep(1);
           }
+          // A starved probe's sends leave after its loop: the stream ends when they have left.
+          await sentOut(desk, run.ports.osc);
         })();
         const times = await timeLocal(tally, action, () => performance.now() > deadline);
         await stream;
