@@ -73,15 +73,23 @@ async function run(context: ProbeContext): Promise<void> {
       const started = performance.now();
       const deadline = started + seconds * 1000;
       let sent = 0;
+      /** Sends the desk's socket refused, by error (a starved probe's bursts overflow it). */
+      const sendErrors = new Map<string, number>();
       // What the OSC port read of the stream is what the service received of it.
       const during = await withOscReads(tally, run, async () => {
         const stream = (async () => {
           while (performance.now() < deadline) {
             const due = Math.floor(((performance.now() - started) / 1000) * PER_SECOND);
             for (; sent < due; sent++) {
-              desk.send(
+              desk.socket.send(
                 oscMessage("/control/*", [{ type: "f", value: (sent % 1000) / 1000 }]),
                 run.ports.osc,
+                "127.0.0.1",
+                (error) => {
+                  if (error) {
+                    sendErrors.set(error.message, (sendErrors.get(error.message) ?? 0) + 1);
+                  }
+                },
               );
             }
             await sleep(1);
@@ -94,6 +102,9 @@ async function run(context: ProbeContext): Promise<void> {
         return times;
       });
       tally.inputs = sent;
+      for (const [message, n] of sendErrors) {
+        tally.note(`${n} of the desk's sends failed in the probe: ${message}`);
+      }
       const afterUntil = performance.now() + AFTER_MS;
       const after = await timeLocal(tally, action, () => performance.now() > afterUntil);
       tally.note(
