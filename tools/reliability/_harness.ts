@@ -1,6 +1,8 @@
 /**
  * A service under a probe, watched: its /health is asked every second on a
- * fresh connection from 127.0.0.1 (a miss within 5 s is a hang), its exit is
+ * fresh connection from 127.0.0.1 (a miss within 5 s is a hang), asked and timed
+ * on a thread of its own (`LocalClient`), never the probe's (a probe that floods
+ * the service starves its own thread on a busy machine), its exit is
  * a crash, an unexpected exit of its player too, and the memory of both is
  * sampled. A probe may restart the service cleanly on the same data dir.
  * @module
@@ -8,7 +10,8 @@
 import { tempDir } from "./_children.ts";
 import { requireFigures, SERVICE_FIGURES } from "./_figures.ts";
 import { isRunning, playerPid, readMemory } from "./_proc.ts";
-import { probeGet } from "./_exchange.ts";
+import { requestText } from "./_exchange.ts";
+import { LocalClient } from "./_local_client.ts";
 import { type ServiceOptions, ServiceProcess } from "./_service.ts";
 import type { Tally } from "./_tally.ts";
 
@@ -37,6 +40,7 @@ export class ServiceRun {
   #isHanging = false;
   #reviving: Promise<boolean> | null = null;
   #crashCounted = new WeakSet<ServiceProcess>();
+  #local = new LocalClient();
 
   private constructor(
     tally: Tally,
@@ -71,6 +75,14 @@ export class ServiceRun {
   /** The current service process. */
   get service(): ServiceProcess {
     return this.#service;
+  }
+
+  /**
+   * The local client: requests from 127.0.0.1 run and timed on a thread that is not the
+   * probe's (`timeLocal(tally, () => run.local.request(port, "GET", "/health"), ...)`).
+   */
+  get local(): LocalClient {
+    return this.#local;
   }
 
   /** Its ports. */
@@ -159,6 +171,7 @@ export class ServiceRun {
     await this.#sample();
     this.#isWatching = false;
     await this.#watch;
+    this.#local.close();
     this.#isStopping = true;
     if (this.#service.isRunning) await this.#stopNoting();
     else this.#countCrash();
@@ -201,13 +214,17 @@ export class ServiceRun {
 
   async #checkHealth(): Promise<void> {
     const svc = this.#service;
-    const started = performance.now();
-    const answer = await probeGet(svc.ready.ports.http, "/health", {
+    const port = svc.ready.ports.http;
+    // Never a pooled connection: an exhausted service cannot answer on one it accepted earlier.
+    const answer = await this.#local.exchange({
+      port,
+      data: requestText("GET", "/health", { host: `127.0.0.1:${port}` }),
+      answerWithinMs: ANSWER_WITHIN_MS,
       timeoutMs: ANSWER_WITHIN_MS,
     });
     if (svc !== this.#service || !svc.isRunning || this.#isStopping) return;
     const isAnswered = answer.status !== null;
-    if (isAnswered) this.#tally.localMs.push(performance.now() - started);
+    if (isAnswered) this.#tally.localMs.push(answer.ms);
     if (!isAnswered && !this.#isHanging) {
       const why = answer.connectError ?? (answer.isTimedOut ? "no answer" : "closed unanswered");
       this.#tally.hang(`GET /health from 127.0.0.1: ${why} within ${ANSWER_WITHIN_MS} ms`);

@@ -111,12 +111,13 @@ export async function pairOsc(
 /**
  * Times a local request every `everyMs` until `isDone()`: each round trip goes
  * into the row's local p99; one that fails (`isOk` false) or takes over 5 s
- * marks local clients not served.
+ * marks local clients not served. A request that says its own time (`ms`, timed
+ * off the probe's thread: `LocalClient.request`) is counted at that time.
  * @returns the round trips, ms
  */
 export async function timeLocal(
   tally: Tally,
-  request: () => Promise<boolean>,
+  request: () => Promise<boolean | { isOk: boolean; ms: number }>,
   isDone: () => boolean,
   everyMs = 50,
 ): Promise<number[]> {
@@ -125,12 +126,15 @@ export async function timeLocal(
   while (!isDone()) {
     const started = performance.now();
     let isOk = false;
+    let ms: number | null = null;
     try {
-      isOk = await request();
+      const outcome = await request();
+      if (typeof outcome === "boolean") isOk = outcome;
+      else ({ isOk, ms } = outcome);
     } catch {
       isOk = false;
     }
-    const ms = performance.now() - started;
+    ms ??= performance.now() - started;
     times.push(ms);
     tally.localMs.push(ms);
     if (!isOk) tally.localServed = false;

@@ -13,7 +13,7 @@ import { oscMessage } from "./_osc.ts";
 import { withOscReads } from "./_osc_reads.ts";
 import type { Probe, ProbeContext } from "./_types.ts";
 import { percentile } from "./_tally.ts";
-import { closingNotes, localRequest, pairOsc, sleep, timeLocal, UdpPeer } from "./_udp_peer.ts";
+import { closingNotes, pairOsc, sleep, timeLocal, UdpPeer } from "./_udp_peer.ts";
 
 const LIMITS = { short: { seconds: 6 }, full: { seconds: 40 } };
 /** Datagrams a second: the attack's rate. */
@@ -28,6 +28,16 @@ export const oscPatterns: Probe = {
   summary: "a paired desk streams /control/* at 4,600 datagrams/s; the player must keep up",
   run,
 };
+
+/**
+ * Resolves once every datagram `peer` was given to send has left: a `/ping` sent after them
+ * (a socket sends in order) with a callback.
+ */
+function sentOut(peer: UdpPeer, port: number): Promise<void> {
+  return new Promise((resolve) => {
+    peer.socket.send(oscMessage("/ping", []), port, "127.0.0.1", () => resolve());
+  });
+}
 
 /** The active Project's Controls, or null when not answered. */
 async function controls(run: ServiceRun): Promise<Record<string, number> | null> {
@@ -52,8 +62,10 @@ async function run(context: ProbeContext): Promise<void> {
         tally.shortfall("the desk at 127.0.0.2 could not pair with /connect");
         return;
       }
+      // Timed on the local client's own thread: this one floods, and beside stress-ng it
+      // gets about as much CPU as the stream takes, so its own clock measured its turn.
       const action = () =>
-        localRequest(run.ports.http, "POST", "/api/v1/action", {
+        run.local.request(run.ports.http, "POST", "/api/v1/action", {
           body: { name: "OUTPUT_LEVEL_IN", params: [1] },
         });
       const quietUntil = performance.now() + 1000;
@@ -61,25 +73,38 @@ async function run(context: ProbeContext): Promise<void> {
       const started = performance.now();
       const deadline = started + seconds * 1000;
       let sent = 0;
+      /** Sends the desk's socket refused, by error (a starved probe's bursts overflow it). */
+      const sendErrors = new Map<string, number>();
       // What the OSC port read of the stream is what the service received of it.
       const during = await withOscReads(tally, run, async () => {
         const stream = (async () => {
           while (performance.now() < deadline) {
             const due = Math.floor(((performance.now() - started) / 1000) * PER_SECOND);
             for (; sent < due; sent++) {
-              desk.send(
+              desk.socket.send(
                 oscMessage("/control/*", [{ type: "f", value: (sent % 1000) / 1000 }]),
                 run.ports.osc,
+                "127.0.0.1",
+                (error) => {
+                  if (error) {
+                    sendErrors.set(error.message, (sendErrors.get(error.message) ?? 0) + 1);
+                  }
+                },
               );
             }
             await sleep(1);
           }
+          // A starved probe's sends leave after its loop: the stream ends when they have left.
+          await sentOut(desk, run.ports.osc);
         })();
         const times = await timeLocal(tally, action, () => performance.now() > deadline);
         await stream;
         return times;
       });
       tally.inputs = sent;
+      for (const [message, n] of sendErrors) {
+        tally.note(`${n} of the desk's sends failed in the probe: ${message}`);
+      }
       const afterUntil = performance.now() + AFTER_MS;
       const after = await timeLocal(tally, action, () => performance.now() > afterUntil);
       tally.note(

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { UdpPort } from "../../../server/net/udp_port.ts";
+import { DATAGRAMS_PER_TURN, UdpPort } from "../../../server/net/udp_port.ts";
 
 /** The sender: a worker of its own, so it sends while this thread is blocked. */
 const SENDER = `
@@ -46,6 +46,48 @@ Deno.test("UDP port: datagrams that arrive while the service's thread is blocked
     assert.equal(received.length, count);
     assert.ok(received.every((v, i) => v === i), "in the order sent");
   } finally {
+    sender.terminate();
+    URL.revokeObjectURL(url);
+    await udp.close();
+    await served;
+  }
+});
+
+Deno.test("UDP port: a backlog is handled DATAGRAMS_PER_TURN at a time, timers (and I/O) run between", async () => {
+  const received: number[] = [];
+  /** How many datagrams were handled when each turn of a timer chain ran. */
+  const atTicks: number[] = [];
+  const udp = await UdpPort.open(["127.0.0.1"], 0, () => {});
+  const served = udp.serve((data) =>
+    received.push(new DataView(data.buffer, data.byteOffset).getUint32(0))
+  );
+  const url = URL.createObjectURL(new Blob([SENDER], { type: "text/javascript" }));
+  const sender = new Worker(url, { type: "module" });
+  const count = 4000;
+  let isTicking = true;
+  const tick = () => {
+    atTicks.push(received.length);
+    if (isTicking) setTimeout(tick, 0);
+  };
+  try {
+    // This thread blocks while the sender sends: the worker holds what it reads, and hands it
+    // over as one batch (a starved service's backlog) once this thread is free.
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    sender.postMessage({ port: udp.port, count, perMs: 20, flag });
+    Atomics.wait(flag, 0, 0, 30_000);
+    assert.equal(Atomics.load(flag, 0), 1, "the sender finished");
+    tick();
+    while (received.length + udp.dropped < count) await new Promise((r) => setTimeout(r, 10));
+    isTicking = false;
+    const most = Math.max(...atTicks.slice(1).map((n, i) => n - atTicks[i]!));
+    assert.ok(received.length > 2 * DATAGRAMS_PER_TURN, `a backlog came: ${received.length}`);
+    assert.ok(
+      most <= DATAGRAMS_PER_TURN,
+      `at most ${DATAGRAMS_PER_TURN} datagrams between two timer turns, got ${most}`,
+    );
+    assert.ok(received.every((v, i) => v === i), "in the order sent");
+  } finally {
+    isTicking = false;
     sender.terminate();
     URL.revokeObjectURL(url);
     await udp.close();
