@@ -63,6 +63,14 @@ export const RECOVER_SILENT_CHECKS = 3;
  * here: 10 frames, then 1, then one every 7 s), so the first reports prove little.
  */
 export const KNOWN_DRAWN_REPORTS = 10;
+/**
+ * On software GL, where the browser's CPU time is known, those reports must also span this much of
+ * its CPU for each core (the work of a stall): a starved browser compiles a new program in the
+ * background as slowly as it draws, so reports with frames drawn as if without it come for longer
+ * than `KNOWN_DRAWN_REPORTS` (beside `stress-ng --cpu 4`, load average 25 on 2 cores, an endless
+ * loop's preset was known drawn before its program first ran, and the output froze unquarantined).
+ */
+export const KNOWN_DRAWN_CPU_MS_PER_CORE = STALL_CPU_MS_PER_CORE;
 /** States remembered with their change count, for the page's reports to name (bounded). */
 const MAX_PUSHES = 256;
 
@@ -119,8 +127,9 @@ export class QuarantineWatch {
   #changes = 0;
   /** The states pushed (seq) with the change count of each, oldest first. */
   #pushes: { seq: number; change: number }[] = [];
-  /** The change counts of the states named by the last reports, all with frames, oldest first. */
-  #drawing: number[] = [];
+  /** The change counts of the states the last reports named, all with frames, oldest first,
+   * each with the browser's CPU time (ms, null: unknown) at the look before its report. */
+  #drawing: { change: number; cpuMs: number | null }[] = [];
   /** The change count of the last frame known drawn: no preset changed up to it is a suspect. */
   #drawn = 0;
 
@@ -228,6 +237,10 @@ export class QuarantineWatch {
     this.#lastCpuMs = cpuMs;
     this.#load = load;
     const used = last !== null && cpuMs !== null && cpuMs > last ? cpuMs - last : 0;
+    if (last !== null && cpuMs !== null && cpuMs < last) {
+      // Another browser's CPU time (fewer processes): its work is counted from here.
+      for (const drawing of this.#drawing) drawing.cpuMs = cpuMs;
+    }
     const hadMessage = this.#hasMessage;
     this.#hasMessage = false;
     if (!this.#isJudged() || this.#isHidden) {
@@ -310,9 +323,22 @@ export class QuarantineWatch {
     }
     // The state drawn now stays named, for the reports that come from it.
     if (change !== null) this.#pushes.unshift({ seq, change });
-    this.#drawing.push(change ?? this.#drawing.at(-1) ?? this.#drawn);
-    if (this.#drawing.length < KNOWN_DRAWN_REPORTS) return;
-    this.#drawn = Math.max(this.#drawn, this.#drawing.shift()!);
+    const named = change ?? this.#drawing.at(-1)?.change ?? this.#drawn;
+    this.#drawing.push({ change: named, cpuMs: this.#lastCpuMs });
+    while (
+      this.#drawing.length >= KNOWN_DRAWN_REPORTS &&
+      (this.#isWorkDrawnPast(this.#drawing[0]!) || this.#drawing.length > MAX_PUSHES)
+    ) this.#drawn = Math.max(this.#drawn, this.#drawing.shift()!.change);
+  }
+
+  /**
+   * Whether the browser did the work of a stall since a report with frames (software GL, CPU time
+   * known: `KNOWN_DRAWN_CPU_MS_PER_CORE` for each core); elsewhere the reports alone count.
+   */
+  #isWorkDrawnPast({ cpuMs }: { cpuMs: number | null }): boolean {
+    const now = this.#lastCpuMs;
+    if (!this.#isSoftwareGl || cpuMs === null || now === null) return true;
+    return now - cpuMs >= KNOWN_DRAWN_CPU_MS_PER_CORE * this.#cores;
   }
 
   #isJudged(): boolean {

@@ -7,7 +7,9 @@
  * stop (the playing Clip's position moves at every half-second sample). The
  * watch ends on the outcome, not after a fixed time: quarantined and drawing
  * (at least 8 s after the edit; 20 s when nothing is quarantined), or nothing
- * new (no quarantine, no browser start, no frame) for 60 s. The longest span
+ * new (no quarantine, no browser start, no frame) for 60 s while the browser
+ * used 24 s of CPU (a starved browser is waited for, up to 300 s:
+ * `SettleWatch`). The longest span
  * without a new frame is the figure against the 10 s target (a busy machine
  * stretches a browser's restart: slow is not dead). A
  * preset refused at the edit (`INVALID_SHADER`: a loop without a constant
@@ -31,6 +33,7 @@ import {
 import { postAction } from "./_load_recording.ts";
 import { framesDrawnOf, healthNow } from "./_load_sampler.ts";
 import { waitReady } from "./_edit_load.ts";
+import { descendantsCpuMs } from "./_cpu_time.ts";
 import { answerWords, RemoteDevice } from "./_remote_device.ts";
 import type { Probe, ProbeContext } from "./_types.ts";
 import type { Tally } from "./_tally.ts";
@@ -62,11 +65,19 @@ void main() {
 ];
 
 /** How long a shader that is not quarantined is watched once on the Clip (its frames never stopped). */
-const WATCH_MS = 20_000;
-/** The watch gives up after this long without progress (a quarantine, a browser start, a frame). */
-const NO_PROGRESS_MS = 60_000;
+export const WATCH_MS = 20_000;
+/** The watch gives up after this long without progress (a quarantine, a browser start, a frame)... */
+export const NO_PROGRESS_MS = 60_000;
+/**
+ * ...once the browser also used this much CPU since (four times the 6 s of CPU on 2 cores its
+ * player judges a stall by, `player/output/quarantine_watch.ts`): beside `stress-ng` a starved
+ * browser took over 60 s to use those 6 s.
+ */
+export const NO_PROGRESS_CPU_MS = 24_000;
+/** The watch gives up after this long without progress however little the browser could work. */
+export const NO_PROGRESS_CEILING_MS = 300_000;
 /** The watch may end early (quarantined, drawing again) from this long after the edit. */
-const SETTLED_AFTER_MS = 8000;
+export const SETTLED_AFTER_MS = 8000;
 /** The output should draw again within this (a figure: a busy machine stretches it). */
 const DRAWS_AGAIN_WITHIN_MS = 10_000;
 
@@ -146,8 +157,12 @@ async function oneShader(
     return;
   }
   const started = performance.now();
-  await watchUntilSettled(svc.ports.http, device, presetId);
+  const settled = await watchUntilSettled(svc, device, presetId);
   const seen = await watch.stop();
+  // Two looks in a row that saw new frames are the output drawing at the end, however far
+  // apart a starved page's reports come (the show watch's last 2 s may hold none).
+  if (settled.isDrawing) seen.isDrawingAtEnd = true;
+  if (settled.outcome === "gave up") tally.note(`${shader.name}: the watch gave up (no progress)`);
   const preset = await device.request("GET", `/api/v1/presets/effect/${presetId}`);
   judge(shader.name, seen, preset.body?.quarantine, (performance.now() - started) / 1000, tally);
   await device.edit("clip.update", { clipID: PLAYING_CLIP, options: { effects: [] } });
@@ -193,52 +208,97 @@ function judge(
   }
 }
 
+/** One look of the watch: what the service and the machine showed. */
+export interface WatchLook {
+  /** ms, monotonic. */
+  at: number;
+  isQuarantined: boolean;
+  /** `/health` `output.browserStarts` (null: not answered). */
+  starts: number | null;
+  /** `/health` `output.framesDrawn` (null: not answered, or no page). */
+  frames: number | null;
+  /** CPU time of the player's browser processes, ms (null: unknown). */
+  browserCpuMs: number | null;
+}
+
 /**
- * Waits for the outcome, by progress: the preset quarantined and the output drawing again (at
- * least 8 s after the edit, so a freeze that comes late is still seen), or drawing after 20 s
- * with nothing quarantined; it gives up after 60 s with nothing new (no quarantine, no browser
- * start, no frame), however long a busy machine takes to start the browser again.
+ * The watch's decision, by progress and by work, never by a window of wall-clock time alone:
+ * settled when the output drew in two looks in a row (each look's count above the one before),
+ * at least `SETTLED_AFTER_MS` after the edit with the preset quarantined (`WATCH_MS` without);
+ * given up when nothing new came (no quarantine, no browser start, no change of the frame count)
+ * while both `NO_PROGRESS_MS` passed and the browser used `NO_PROGRESS_CPU_MS` of CPU (a
+ * starved browser that has not yet done the work its player judges a stall by is waited for;
+ * where its CPU time is unknown, the wall-clock bound alone), or after `NO_PROGRESS_CEILING_MS`
+ * however it went, so the probe stops by itself.
  */
-async function watchUntilSettled(
-  port: number,
-  device: RemoteDevice,
-  presetId: string,
-): Promise<void> {
-  const started = performance.now();
-  let progressAt = started;
-  let last = { isQuarantined: false, starts: await browserStarts(port) };
-  let drawingLooks = 0;
-  while (performance.now() - progressAt < NO_PROGRESS_MS) {
-    await sleep(1000);
-    const preset = await device.request("GET", `/api/v1/presets/effect/${presetId}`);
-    const isQuarantined = preset.body?.quarantine !== null && preset.body?.quarantine !== undefined;
-    const starts = await browserStarts(port);
-    const isDrawing = await drawsWithin(port, 1500);
-    drawingLooks = isDrawing ? drawingLooks + 1 : 0;
-    if (isDrawing || isQuarantined !== last.isQuarantined || starts !== last.starts) {
-      progressAt = performance.now();
+export class SettleWatch {
+  readonly #startedAt: number;
+  #progressAt: number;
+  #workSinceProgress = 0;
+  #last: WatchLook | null = null;
+  #drawingLooks = 0;
+
+  constructor(startedAt: number) {
+    this.#startedAt = this.#progressAt = startedAt;
+  }
+
+  /** Whether the last two looks both saw the output draw. */
+  get isDrawing(): boolean {
+    return this.#drawingLooks >= 2;
+  }
+
+  /** Takes a look; "settled", "gave up", or null to look again. */
+  look(now: WatchLook): "settled" | "gave up" | null {
+    const last = this.#last;
+    this.#last = now;
+    if (last === null) return null;
+    const isDrawing = now.frames !== null && last.frames !== null && now.frames > last.frames;
+    this.#drawingLooks = isDrawing ? this.#drawingLooks + 1 : 0;
+    const isNew = now.isQuarantined !== last.isQuarantined || now.starts !== last.starts ||
+      (now.frames !== last.frames && now.frames !== null);
+    const used = now.browserCpuMs !== null && last.browserCpuMs !== null
+      ? Math.max(0, now.browserCpuMs - last.browserCpuMs) // a browser gone takes its CPU time along
+      : null;
+    if (isNew) {
+      this.#progressAt = now.at;
+      this.#workSinceProgress = 0;
+    } else this.#workSinceProgress += used ?? 0;
+    const since = now.at - this.#startedAt;
+    if (this.isDrawing && since >= (now.isQuarantined ? SETTLED_AFTER_MS : WATCH_MS)) {
+      return "settled";
     }
-    last = { isQuarantined, starts };
-    const since = performance.now() - started;
-    // Two looks in a row: the watch's last samples are all of a page drawing (a new one's count).
-    if (drawingLooks >= 2 && since >= (isQuarantined ? SETTLED_AFTER_MS : WATCH_MS)) return;
+    const quiet = now.at - this.#progressAt;
+    if (quiet >= NO_PROGRESS_CEILING_MS) return "gave up";
+    const isWorkDone = used === null || this.#workSinceProgress >= NO_PROGRESS_CPU_MS;
+    return quiet >= NO_PROGRESS_MS && isWorkDone ? "gave up" : null;
   }
 }
 
 /**
- * Whether `output.framesDrawn` grows within `ms` from a count read now: a browser starting
- * again may have none yet (not drawing) or count from 0 again (counted from there).
+ * Waits for the outcome (`SettleWatch`), a look about every second: the preset's quarantine,
+ * the browser's starts and the output's frame count from the service, the browser's CPU time
+ * from `/proc`. Resolves with the outcome and whether the output drew in the last two looks.
  */
-async function drawsWithin(port: number, ms: number): Promise<boolean> {
-  const deadline = performance.now() + ms;
-  let last = framesDrawnOf(await healthNow(port));
-  while (performance.now() < deadline) {
-    await sleep(500);
-    const now = framesDrawnOf(await healthNow(port));
-    if (now !== null && last !== null && now > last) return true;
-    last = now;
+async function watchUntilSettled(
+  svc: ServiceRun,
+  device: RemoteDevice,
+  presetId: string,
+): Promise<{ outcome: "settled" | "gave up"; isDrawing: boolean }> {
+  const port = svc.ports.http;
+  const watch = new SettleWatch(performance.now());
+  for (;;) {
+    const preset = await device.request("GET", `/api/v1/presets/effect/${presetId}`);
+    const player = await svc.playerPid();
+    const outcome = watch.look({
+      at: performance.now(),
+      isQuarantined: preset.body?.quarantine !== null && preset.body?.quarantine !== undefined,
+      starts: await browserStarts(port),
+      frames: framesDrawnOf(await healthNow(port)),
+      browserCpuMs: player === null ? null : await descendantsCpuMs(player),
+    });
+    if (outcome) return { outcome, isDrawing: watch.isDrawing };
+    await sleep(1000);
   }
-  return false;
 }
 
 /** A clean restart of the service, its first frame and the Clip playing again. */

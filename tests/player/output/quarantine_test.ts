@@ -12,6 +12,7 @@ import type { RenderState } from "../../../protocol/output.ts";
 import type { IsfPrograms } from "../../../player/output/isf_programs.ts";
 import { OutputQuarantine } from "../../../player/output/quarantine.ts";
 import {
+  KNOWN_DRAWN_CPU_MS_PER_CORE,
   KNOWN_DRAWN_REPORTS,
   RECOVER_CPU_MS_PER_CORE,
   RECOVER_REPORTS,
@@ -510,4 +511,39 @@ Deno.test("OutputQuarantine blames a generator Clip's shader as it blames an Eff
   t.q.statePushed(withGenerator);
   t.seconds(STALL_REPORTS, 0);
   assert.equal(t.quarantined[0], `G: the page drew no frame in ${STALL_REPORTS} reports in a row`);
+});
+
+Deno.test("OutputQuarantine: on a starved software-GL browser, frames drawn while a new program compiles do not clear it before the work of a stall (shader_hang beside stress-ng, load 25)", () => {
+  const t = quarantine(2);
+  t.q.browserStarted();
+  t.q.pageLoaded("ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero)), SwiftShader driver)");
+  t.q.statePushed(state("isf-A-1"));
+  t.seconds(KNOWN_DRAWN_REPORTS * 2, 30, 2000); // a quiet machine: A is known drawn
+  t.machine.load = 25;
+  t.q.statePushed(state("isf-A-1", "isf-B-1"));
+  // B compiles in the background, the page drawing on as if without it, its browser getting
+  // 150 ms of CPU a second: 30 reports with frames are 4.5 s of CPU, short of a stall's 6 s.
+  t.seconds(KNOWN_DRAWN_REPORTS * 3, 1, 150);
+  assert.equal(t.q.isSuspecting, true, "B is not known drawn");
+  // B's program runs: its endless loop draws nothing while the browser works on.
+  t.seconds(STALL_CPU_MS_PER_CORE * 2 / 150 - 1, 0, 150);
+  assert.deepEqual(t.quarantined, [], "not before the CPU bound");
+  t.seconds(2, 0, 150);
+  assert.match(
+    t.quarantined[0] ?? "",
+    /^B: the page drew no frame while its browser used 6\.\d s of CPU/,
+  );
+});
+
+Deno.test("OutputQuarantine: on software GL a change is known drawn once its frames span the work of a stall", () => {
+  const t = quarantine(2);
+  t.q.browserStarted();
+  t.q.pageLoaded("ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero)), SwiftShader driver)");
+  t.q.statePushed(state("isf-A-1"));
+  t.seconds(KNOWN_DRAWN_REPORTS * 2, 30, 2000);
+  t.q.statePushed(state("isf-A-1", "isf-B-1"));
+  t.seconds(KNOWN_DRAWN_CPU_MS_PER_CORE * 2 / 150 + KNOWN_DRAWN_REPORTS, 1, 150);
+  assert.equal(t.q.isSuspecting, false, "B drew on past the work of a stall");
+  t.seconds(60, 0, 150);
+  assert.deepEqual(t.quarantined, [], "a later stall blames no preset");
 });
