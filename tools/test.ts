@@ -19,7 +19,14 @@ import { testFlags } from "../server/deploy/permissions.ts";
 import { ensureOutputAccount } from "../server/deploy/output_account.ts";
 import { COMPANION_UNBUILT_ENV, missingPeers, type Peer, peerProblem, which } from "./peers.ts";
 import { ensureCompanionBuiltInChild } from "./companion_build.ts";
-import { junitPathOf, mergeJunit, PART_ENV, type TestGroup, testGroups } from "./test_groups.ts";
+import {
+  junitPathOf,
+  mergeJunit,
+  PART_ENV,
+  testFilesUnder,
+  type TestGroup,
+  testGroups,
+} from "./test_groups.ts";
 
 /** `deno test` options that take the next argument as their value. */
 const VALUED = new Set(["--filter", "--junit-path", "--reporter", "--coverage", "--config", "-c"]);
@@ -130,8 +137,9 @@ if (import.meta.main) {
  * when every process passed.
  */
 async function runTests(args: readonly string[], env: Record<string, string>): Promise<number> {
-  const server = [...Deno.readDirSync("tests/server")].map((e) => e.name);
-  const groups = namesFile(args) ? [{ name: "files", args: [...args] }] : testGroups(args, server);
+  const groups = namesFile(args)
+    ? [{ name: "files", args: [...args] }]
+    : testGroups(args, testFilesUnder("tests"));
   if (groups.length === 1) return await runGroup(groups[0]!.args, env, false);
   const envOf = (g: TestGroup) => g.part ? { ...env, [PART_ENV]: g.part } : env;
   const side = groups.filter((g) => !g.isAfter);

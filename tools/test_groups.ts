@@ -1,20 +1,69 @@
 /**
  * The README's test command runs the suite as three `deno test` processes side
- * by side when no file is named: `tests/tools/reliability_test.ts` (its
- * probes attack real services and mostly wait on them), most of the service's
- * tests (`besideServerTests`, which wait on etcd clusters, sockets and
- * deadlines as much), and everything else (the browser's tests, which use the
- * CPU). The probes must hold on a busy machine anyway; the suite then takes
- * about as long as its largest part (measured at 63d00d9 on a quiet machine:
- * two processes took 731 and 724 s, the CI 14 min 51 s). One probe measures the
- * machine itself (`ALONE_PROBES`: the output's frame rate under stress-ng): it
- * runs after the others, alone. Each process writes its own JUnit report,
- * merged into the one asked for.
+ * by side when no file is named, each test file in the process `PLACES` gives
+ * it: the browser's tests (the output's, the web remote's, the ISF checks: they
+ * use the CPU) in `output`; the reliability probes (`BESIDE`: they attack real
+ * services and mostly wait on them) and the rig groups' tests (etcd clusters,
+ * network namespaces) in `reliability`; everything else in `service`. The probes
+ * must hold on a busy machine anyway; the suite then takes about as long as its
+ * largest process (`groupTimes` sums a JUnit report by process, to even them
+ * after tests are added). One probe measures the machine itself
+ * (`ALONE_PROBES`: the output's frame rate under stress-ng): it runs after the
+ * others, alone. Each process writes its own JUnit report, merged into the one
+ * asked for.
  * @module
  */
 
 /** The test file of the probes, which runs beside the rest. */
 export const BESIDE = "tests/tools/reliability_test.ts";
+
+/** The processes that run side by side. */
+export type Place = "output" | "service" | "reliability";
+
+/**
+ * Where each test file runs: the longest prefix of its path that is listed here wins, and a file
+ * no prefix matches runs in `service`. By `groupTimes` on the CI report of 62ca527 (load 4-6):
+ * `output` 664 s, `service` 710 s, `reliability` 623 s, then the alone part 44 s; as three
+ * groups by folder before, 946, 763 and 492 s (that run's test step took 930 s).
+ */
+export const PLACES: ReadonlyArray<readonly [prefix: string, place: Place]> = [
+  ["tests/player/output/", "output"],
+  ["tests/player/isf/", "output"],
+  ["tests/server/web/", "output"],
+  ["tests/integrations/", "output"],
+  [BESIDE, "reliability"],
+  ["tests/server/rigs/", "reliability"],
+  ["tests/server/rigs/kill_test.ts", "service"],
+];
+
+/** The process that runs the test file `path` (relative to the repository, `tests/...`). */
+export function placeOf(path: string): Place {
+  let best: readonly [string, Place] | undefined;
+  for (const entry of PLACES) {
+    if (path.startsWith(entry[0]) && entry[0].length > (best?.[0].length ?? -1)) best = entry;
+  }
+  return best?.[1] ?? "service";
+}
+
+/** Whether `name` is a test file's name as `deno test` finds them in a folder. */
+export function isTestFile(name: string): boolean {
+  return /(?:^|[._])test\.[mc]?[jt]sx?$/.test(name);
+}
+
+/** The test files under `dir` (relative paths, `/`-separated, sorted). */
+export function testFilesUnder(dir = "tests"): string[] {
+  const found: string[] = [];
+  const walk = (at: string) => {
+    for (const entry of Deno.readDirSync(at)) {
+      const path = `${at}/${entry.name}`;
+      if (entry.isDirectory && entry.name !== "fixtures" && entry.name !== "node_modules") {
+        walk(path);
+      } else if (entry.isFile && isTestFile(entry.name)) found.push(path);
+    }
+  };
+  walk(dir);
+  return found.sort();
+}
 
 /**
  * The probes that run after the rest, alone: what they measure is the machine's to give. Not
@@ -59,58 +108,28 @@ function takeJunit(args: readonly string[]): { path: string | null; rest: string
 
 /**
  * The processes to run for `args` (the options of the test command, no file
- * named): the suite without `BESIDE`, and `BESIDE` beside it without the
- * `ALONE_PROBES`, which run after both; each with its own JUnit path next to
- * the asked one (`<path>.<name>.xml`). With `--filter` the suite runs as one
- * process, as a filter is for a quick look.
+ * named) on `files` (every test file, `testFilesUnder()`): one for each `Place`,
+ * side by side, `reliability` running `BESIDE` without the `ALONE_PROBES`, which
+ * run after them in `alone`; each with its own JUnit path next to the asked one
+ * (`<path>.<name>.xml`). With `--filter` the suite runs as one process, as a
+ * filter is for a quick look.
  */
-export function testGroups(
-  args: readonly string[],
-  serverEntries: readonly string[] = [],
-): TestGroup[] {
+export function testGroups(args: readonly string[], files: readonly string[]): TestGroup[] {
   const { path, rest } = takeJunit(args);
   if (rest.includes("--filter") || rest.some((a) => a.startsWith("--filter="))) {
     return [{ name: "suite", args: [...args, "tests/"] }];
   }
   const junit = (name: string) => (path === null ? [] : [`--junit-path=${path}.${name}.xml`]);
-  const server = besideServerTests(serverEntries);
-  const beside = [BESIDE, ...server];
+  const group = (place: Place): TestGroup => ({
+    name: place,
+    args: [...rest, ...junit(place), ...files.filter((f) => placeOf(f) === place)],
+    ...(place === "reliability" ? { part: "beside" as const } : {}),
+  });
+  const places: Place[] = ["output", "service", "reliability"];
   return [
-    {
-      name: "suite",
-      args: [...rest, ...junit("suite"), `--ignore=${beside.join(",")}`, "tests/"],
-    },
-    ...(server.length === 0
-      ? []
-      : [{ name: "server", args: [...rest, ...junit("server"), ...server] }]),
-    {
-      name: "reliability",
-      args: [...rest, ...junit("reliability"), BESIDE],
-      part: "beside",
-    },
-    {
-      name: "alone",
-      args: [...rest, ...junit("alone"), BESIDE],
-      part: "alone",
-      isAfter: true,
-    },
+    ...places.map(group).filter((g) => g.args.length > rest.length + junit(g.name).length),
+    { name: "alone", args: [...rest, ...junit("alone"), BESIDE], part: "alone", isAfter: true },
   ];
-}
-
-/**
- * The entries of `tests/server/` whose tests run with the suite, not beside it: the web remote's
- * (its browser tests stay with the output's).
- */
-export const SUITE_SERVER_ENTRIES: readonly string[] = ["web"];
-
-/**
- * The service's tests that run beside the suite, in a process of their own, from the entries of
- * `tests/server/`: all but `SUITE_SERVER_ENTRIES`.
- */
-export function besideServerTests(serverEntries: readonly string[]): string[] {
-  return serverEntries.filter((e) => !SUITE_SERVER_ENTRIES.includes(e)).sort().map((e) =>
-    `tests/server/${e}`
-  );
 }
 
 /** The JUnit path asked for in `args`, or null. */
@@ -144,27 +163,23 @@ export function mergeJunit(reports: readonly string[]): string {
 }
 
 /** The seconds each process's tests took by their own times (`groupTimes`). */
-export type GroupTimes = Record<"suite" | "server" | "reliability" | "alone", number>;
+export type GroupTimes = Record<Place | "alone", number>;
 
 /** The process a test of `file` (as a JUnit report names it, `./tests/...`) named `test` runs in. */
 export function groupOf(file: string, test: string): keyof GroupTimes {
   const path = file.replace(/^\.\//, "");
-  if (path === BESIDE) {
-    const probe = /--only (\w+)/.exec(test)?.[1];
-    return probe !== undefined && !runsProbe(probe, "beside") ? "alone" : "reliability";
-  }
-  const entry = /^tests\/server\/([^/]+)/.exec(path)?.[1];
-  return entry !== undefined && besideServerTests([entry]).length > 0 ? "server" : "suite";
+  const probe = path === BESIDE ? /--only (\w+)/.exec(test)?.[1] : undefined;
+  return probe !== undefined && !runsProbe(probe, "beside") ? "alone" : placeOf(path);
 }
 
 /**
  * How long each process's tests took, by the times of a JUnit report of the whole suite
- * (`.ci/out/junit.xml`), as these groups split it now: to even the two halves after tests were
+ * (`.ci/out/junit.xml`), as `PLACES` splits it now: to even the processes after tests are
  * added (`deno run --allow-read tools/test_groups.ts .ci/out/junit.xml`). Steps are not counted
  * (their test's time holds them); the processes' starts are not in the report.
  */
 export function groupTimes(junit: string): GroupTimes {
-  const times: GroupTimes = { suite: 0, server: 0, reliability: 0, alone: 0 };
+  const times: GroupTimes = { output: 0, service: 0, reliability: 0, alone: 0 };
   const suites = junit.split(/<testsuite\s/).slice(1);
   for (const suite of suites) {
     const file = /^name="([^"]*)"/.exec(suite)?.[1] ?? "";

@@ -2,21 +2,57 @@ import assert from "node:assert/strict";
 import {
   ALONE_PROBES,
   BESIDE,
-  besideServerTests,
   groupTimes,
+  isTestFile,
   junitPathOf,
   mergeJunit,
+  placeOf,
   runsProbe,
+  testFilesUnder,
   testGroups,
 } from "../../tools/test_groups.ts";
 import { PROBES } from "../../tools/reliability/mod.ts";
 
-Deno.test("testGroups() runs the reliability probes beside the rest, each with its own JUnit report", () => {
-  assert.deepEqual(testGroups(["--junit-path=out/j.xml"]), [
-    { name: "suite", args: ["--junit-path=out/j.xml.suite.xml", `--ignore=${BESIDE}`, "tests/"] },
+const FILES = [
+  "tests/integrations/companion/module_test.ts",
+  "tests/main_test.ts",
+  "tests/player/isf/isf_test.ts",
+  "tests/player/mod_test.ts",
+  "tests/player/output/sound_test.ts",
+  "tests/server/ports_test.ts",
+  "tests/server/rigs/group_test.ts",
+  "tests/server/rigs/kill_test.ts",
+  "tests/server/web/remote_test.ts",
+  BESIDE,
+  "tests/tools/test_groups_test.ts",
+];
+
+Deno.test("testGroups() runs each file in its place, side by side, each with its own JUnit report", () => {
+  assert.deepEqual(testGroups(["--junit-path=out/j.xml"], FILES), [
+    {
+      name: "output",
+      args: [
+        "--junit-path=out/j.xml.output.xml",
+        "tests/integrations/companion/module_test.ts",
+        "tests/player/isf/isf_test.ts",
+        "tests/player/output/sound_test.ts",
+        "tests/server/web/remote_test.ts",
+      ],
+    },
+    {
+      name: "service",
+      args: [
+        "--junit-path=out/j.xml.service.xml",
+        "tests/main_test.ts",
+        "tests/player/mod_test.ts",
+        "tests/server/ports_test.ts",
+        "tests/server/rigs/kill_test.ts",
+        "tests/tools/test_groups_test.ts",
+      ],
+    },
     {
       name: "reliability",
-      args: ["--junit-path=out/j.xml.reliability.xml", BESIDE],
+      args: ["--junit-path=out/j.xml.reliability.xml", "tests/server/rigs/group_test.ts", BESIDE],
       part: "beside",
     },
     {
@@ -26,21 +62,45 @@ Deno.test("testGroups() runs the reliability probes beside the rest, each with i
       isAfter: true,
     },
   ]);
-  assert.deepEqual(testGroups(["--junit-path", "j.xml", "--fail-fast"]).map((g) => g.args), [
-    ["--fail-fast", "--junit-path=j.xml.suite.xml", `--ignore=${BESIDE}`, "tests/"],
-    ["--fail-fast", "--junit-path=j.xml.reliability.xml", BESIDE],
-    ["--fail-fast", "--junit-path=j.xml.alone.xml", BESIDE],
+  assert.deepEqual(testGroups(["--junit-path", "j.xml", "--fail-fast"], [BESIDE]), [
+    {
+      name: "reliability",
+      args: ["--fail-fast", "--junit-path=j.xml.reliability.xml", BESIDE],
+      part: "beside",
+    },
+    {
+      name: "alone",
+      args: ["--fail-fast", "--junit-path=j.xml.alone.xml", BESIDE],
+      part: "alone",
+      isAfter: true,
+    },
   ]);
-  assert.deepEqual(testGroups([]).map((g) => g.args), [
-    [`--ignore=${BESIDE}`, "tests/"],
-    [BESIDE],
-    [BESIDE],
-  ]);
-  assert.deepEqual(testGroups(["--filter", "OSC"]), [
+  assert.deepEqual(testGroups(["--filter", "OSC"], FILES), [
     { name: "suite", args: ["--filter", "OSC", "tests/"] },
   ]);
   assert.equal(junitPathOf(["--junit-path", "a.xml"]), "a.xml");
   assert.equal(junitPathOf(["--fail-fast"]), null);
+});
+
+Deno.test("placeOf(): the longest listed prefix wins; a file none lists runs in the service's process", () => {
+  assert.equal(placeOf("tests/server/rigs/group_test.ts"), "reliability");
+  assert.equal(placeOf("tests/server/rigs/kill_test.ts"), "service");
+  assert.equal(placeOf("tests/server/web/remote_test.ts"), "output");
+  assert.equal(placeOf(BESIDE), "reliability");
+  assert.equal(placeOf("tests/new_folder/new_test.ts"), "service");
+});
+
+Deno.test("testFilesUnder() finds every file deno test would run in tests/, each once, in a place", () => {
+  const files = testFilesUnder("tests");
+  assert.ok(files.includes(BESIDE));
+  assert.ok(files.includes("tests/tools/test_groups_test.ts"));
+  assert.ok(!files.some((f) => f.includes("/_helpers/")), "helpers are no test files");
+  assert.equal(new Set(files).size, files.length);
+  const groups = testGroups([], files).filter((g) => !g.isAfter);
+  const placed = groups.flatMap((g) => g.args);
+  assert.deepEqual([...placed].sort(), files);
+  assert.ok(isTestFile("a_test.ts") && isTestFile("a.test.mjs") && isTestFile("test.ts"));
+  assert.ok(!isTestFile("contest.ts") && !isTestFile("a_test.ts.bak"));
 });
 
 const report = (tests: number, failures: number, time: string, body: string) =>
@@ -76,34 +136,6 @@ Deno.test("runsProbe(): the two parts run every probe once; unset runs them all"
   assert.equal(runsProbe("gl_soak", "alone"), false);
 });
 
-Deno.test("testGroups() runs the service's tests but the web remote's in a process of their own, beside the suite and the probes", () => {
-  const groups = testGroups(["--junit-path=j.xml"], [
-    "web",
-    "routes",
-    "rigs",
-    "midi",
-    "ports_test.ts",
-  ]);
-  const moved = [
-    "tests/server/midi",
-    "tests/server/ports_test.ts",
-    "tests/server/rigs",
-    "tests/server/routes",
-  ];
-  assert.deepEqual(groups.map((g) => g.name), ["suite", "server", "reliability", "alone"]);
-  const [suite, server, beside, alone] = groups;
-  assert.deepEqual(server, { name: "server", args: ["--junit-path=j.xml.server.xml", ...moved] });
-  assert.deepEqual(beside!.args, ["--junit-path=j.xml.reliability.xml", BESIDE]);
-  assert.deepEqual(suite!.args, [
-    "--junit-path=j.xml.suite.xml",
-    `--ignore=${[BESIDE, ...moved].join(",")}`,
-    "tests/",
-  ]);
-  assert.deepEqual(alone!.args, ["--junit-path=j.xml.alone.xml", BESIDE]);
-  assert.equal(alone!.isAfter, true);
-  assert.deepEqual(besideServerTests(["web"]), []);
-});
-
 Deno.test("groupTimes() sums a JUnit report's test times by the process each test runs in", () => {
   const suite = (file: string, cases: [string, number][]) =>
     `    <testsuite name="./${file}" tests="${cases.length}">\n` +
@@ -131,5 +163,5 @@ Deno.test("groupTimes() sums a JUnit report's test times by the process each tes
       suite("tests/player/output/sound_test.ts", [["sound", 20]]),
     ].join("\n"),
   );
-  assert.deepEqual(groupTimes(junit), { suite: 28, server: 27, reliability: 51, alone: 40 });
+  assert.deepEqual(groupTimes(junit), { output: 28, service: 15, reliability: 63, alone: 40 });
 });
