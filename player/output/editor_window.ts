@@ -134,7 +134,7 @@ export class EditorWindow {
     // Gone while it opened (closed by the user, crashed, the browser exited): the state says
     // closed, and the next open opens a window rather than bring this one's id to the front.
     if (this.#goneCount !== goneCount) return;
-    this.#targetId ??= targetId;
+    this.#targetId = targetId; // the browser's answer: this window, whatever other page was seen
     if (this.#supervisor.mode !== "headless") await beside(devtools, targetId);
   }
 
@@ -218,10 +218,14 @@ export class EditorWindow {
     const devtools: { client: DevTools; off: (() => void)[] } = { client, off: [] };
     this.#devtools = devtools;
     // The editor's target as the browser names it: known at once, even when the answer to
-    // its creation is late; a reload keeps it. A window being closed is not taken.
+    // its creation is late; a reload keeps it. A window being closed is not taken, nor another
+    // page at the editor's address while the editor has its window (a tab opened by hand).
     const seen = (params: Record<string, unknown>) => {
       const info = params.targetInfo as TargetInfo;
-      if (this.#wanted !== null && this.#isEditor(info) && !this.#closing.has(info.targetId)) {
+      if (
+        this.#wanted !== null && this.#targetId === null && this.#isEditor(info) &&
+        !this.#closing.has(info.targetId)
+      ) {
         this.#targetId = info.targetId;
       }
       if (info.type === "page" && pageAt([info], this.#outputUrl)) this.#outputId = info.targetId;

@@ -234,3 +234,18 @@ Deno.test("EditorWindow: the window being closed, changed as the editor opens ag
   assert.ok(w.browser.opened[1], `no window opened for the editor opened again: ${w.logs}`);
   assert.equal(w.told.closed, 0);
 });
+
+Deno.test("EditorWindow: another page at the editor's address (a tab opened by hand) is not the editor", async () => {
+  const w = editorWindow();
+  w.window.follow("t1");
+  await w.window.settled();
+  const editor = w.browser.opened[0]!;
+  const tab = w.browser.open(EDITOR_URL); // the user's own tab, in the editor's window
+  w.browser.changed(tab);
+  w.browser.end(tab);
+  assert.equal(w.told.closed, 0, "the tab's end closed the editor");
+  w.window.follow("t2");
+  await w.window.settled();
+  assert.deepEqual(w.browser.activated, [editor], w.logs.join("; "));
+  assert.equal(w.browser.opened.length, 2, "a window opened for an editor still open");
+});
