@@ -37,6 +37,7 @@ import { z } from "zod";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 import { CueportError } from "./errors.ts";
 import { parseRegion, RegionError, regionText } from "../../protocol/region.ts";
+import { compiledNormalize } from "./action_compiled.ts";
 
 // Declared on the catalog's actions; kept here too for the core's importers.
 export { BASE_SHIFTED_ACTIONS, VELOCITY_ACTIONS } from "../../protocol/actions.ts";
@@ -209,8 +210,17 @@ export function normalizeAction(request: ActionRequest): NormalizedAction {
     throw bad("body", 'must be a JSON object such as {"name": "PLAY_IN"}');
   }
   if ("action" in request && !("name" in request)) throw foreignBody(request.action);
-  const { name, params: rawParams = [], projectID, base = BASE.default, velocity } =
-    checkActionBody(request);
+  const body = checkActionBody(request);
+  return compiledNormalize(body) ?? normalizeWalk(body);
+}
+
+/**
+ * The generic walk of the rules over a checked body: every shape, and the wording of every
+ * refusal (`compiledNormalize` answers the common shapes first, the same way).
+ * @throws {CueportError} INVALID_MESSAGE naming the field
+ */
+export function normalizeWalk(body: z.infer<typeof ActionBody>): NormalizedAction {
+  const { name, params: rawParams = [], projectID, base = BASE.default, velocity } = body;
   const spec = ACTIONS_BY_NAME.get(name);
   if (!spec) {
     const v5 = V5_ACTIONS.get(name);

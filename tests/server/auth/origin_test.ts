@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { hostOf } from "../../../server/auth/hosts.ts";
+import { hostOf, isMachineHost } from "../../../server/auth/hosts.ts";
 import { remoteRequest } from "../../_helpers/remote.ts";
 import { startTestService } from "../../_helpers/service.ts";
 import { RawSocket } from "../../_helpers/ws_client.ts";
@@ -9,6 +9,24 @@ Deno.test("hostOf() strips ports and IPv6 brackets", () => {
   assert.equal(hostOf("[::1]:17736"), "::1");
   assert.equal(hostOf("127.0.0.1"), "127.0.0.1");
   assert.equal(hostOf("fe80::1"), "fe80::1");
+});
+
+Deno.test("isMachineHost() gives each set's own verdict, whatever the last verdict was", () => {
+  const mine = new Set(["localhost", "show.local"]);
+  const other = new Set(["studio.local"]);
+  const asked: [string, ReadonlySet<string>, boolean][] = [
+    ["localhost:17736", mine, true],
+    ["localhost:17736", mine, true],
+    ["localhost:17736", other, false],
+    ["evil.example", mine, false],
+    ["localhost:17736", mine, true],
+    ["Studio.local", other, true],
+    ["Studio.local", mine, false],
+    ["show.local", mine, true],
+  ];
+  for (const [header, hosts, verdict] of asked) {
+    assert.equal(isMachineHost(header, hosts), verdict, `${header} in ${[...hosts]}`);
+  }
 });
 
 Deno.test("a foreign Host (DNS rebinding) and a foreign Origin are refused on HTTP and WebSocket", async () => {
