@@ -8,7 +8,7 @@
 import { RateLimiter, type RateMeter } from "../auth/rate_limit.ts";
 import { CueportError, unexpectedOf } from "../core/mod.ts";
 import type { DatagramSocket } from "../net/mod.ts";
-import { encodeRefusal, encodeReply } from "./replies.ts";
+import { encodeRefusal, encodeReply, replyLeastBytes } from "./replies.ts";
 import { SendBudget } from "./send_budget.ts";
 
 /** Where a datagram came from, and through which socket it is answered. */
@@ -42,6 +42,8 @@ export interface OutboxOptions {
   log?: ((message: string) => void) | undefined;
   /** Where faults are logged, with their stack (`unexpectedOf`). */
   logFault?: ((message: string) => void) | undefined;
+  /** The clock of the budget, ms (tests); default `performance.now`. */
+  now?: (() => number) | undefined;
 }
 
 /** The sending side of the OSC port: one per server, shared by replies and feedback. */
@@ -70,10 +72,14 @@ export class Outbox {
     this.#budget = new SendBudget({
       bytesPerSecond: options.bytesPerSecond,
       burst: options.bytesPerSecond * 2,
+      ...(options.now ? { now: options.now } : {}),
     });
   }
 
-  /** Bytes not sent because their address was over its budget, since start. */
+  /**
+   * Bytes not sent because their address was over its budget, since start (a
+   * reply withheld before it was encoded counts its least size).
+   */
   get withheld(): number {
     return this.#budget.withheld;
   }
@@ -107,7 +113,28 @@ export class Outbox {
   ): void {
     if (call.reply === null) return;
     const port = call.reply === true ? peer.port : call.reply;
-    this.send(peer, port, encodeReply(call.address, outcome));
+    this.#reply(peer, port, call.address, outcome);
+  }
+
+  /**
+   * Sends `/reply<address>`, its budget checked first against the reply's
+   * least size: an address over budget is not paid the encoding. Whether it
+   * is sent is decided as `send()` decides (its exact size within the budget).
+   */
+  #reply(
+    peer: Destination,
+    port: number,
+    address: string,
+    outcome: { data: unknown } | { error: unknown },
+  ): void {
+    if (!peer.isLocal) {
+      const least = replyLeastBytes(address, outcome);
+      if (this.#budget.available(peer.address) < least) {
+        this.#budget.take(peer.address, least); // refused: counted as withheld
+        return;
+      }
+    }
+    this.send(peer, port, encodeReply(address, outcome));
   }
 
   /** Logs `error` when it is a fault (no `CueportError`): the one path of every OSC error answer. */
@@ -145,8 +172,7 @@ export class Outbox {
   refuse(peer: Peer, address: string, error: unknown): void {
     this.logFault(address, error);
     if (this.#o.isAllowed(peer)) {
-      this.send(peer, peer.port, encodeReply(address || "/error", { error }));
-      return;
+      return this.#reply(peer, peer.port, address || "/error", { error });
     }
     try {
       this.#refusals.take(peer.address);

@@ -61,6 +61,28 @@ export function encodeReply(
 }
 
 /**
+ * The fewest bytes `encodeReply(address, outcome)` can be, known without
+ * encoding: the address twice (a UTF-8 string has at least a byte per UTF-16
+ * unit) and the body's fixed keys, with no `data`. What an address over its
+ * send budget is checked against first, so a flood of answers to it does not
+ * pay for their JSON.
+ */
+export function replyLeastBytes(
+  address: string,
+  outcome: { data: unknown } | { error: unknown },
+): number {
+  const status = "error" in outcome ? "error" : "ok";
+  // `/reply<address>`, `,s`, then `{"address":"<address>","status":"<status>"}`.
+  const body = `{"address":"","status":"${status}"}`.length + address.length;
+  return padded(6 + address.length) + 4 + padded(body);
+}
+
+/** Bytes of an OSC string of `length` bytes: its NUL, padded to 4. */
+function padded(length: number): number {
+  return (length + 4) & ~3;
+}
+
+/**
  * The refusal of a sender that may not send, or null when even the shortest
  * form would be bigger than the datagram that caused it (no amplification).
  */

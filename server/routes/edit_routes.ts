@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import { CueportError, operationNamed, type UploadInput, type UploadPart } from "../core/mod.ts";
+import { walkingWav } from "../media/wav_chunks.ts";
 import { type FilePart, multipartBoundary, readFilePart } from "./multipart.ts";
 import { route, type RouteSpec, type RouteWire } from "./route.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
@@ -134,7 +135,8 @@ async function upload(
       others = laterParts(part);
     }
     return await run({
-      chunks,
+      // A WAV bomb is refused at its chunk past the limit, not once all of it is staged.
+      chunks: walkingWav(chunks),
       ...(others ? { others } : {}),
       name: name ?? "",
       projectID: wire.query.projectID,

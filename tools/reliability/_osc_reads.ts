@@ -14,23 +14,43 @@ import { UdpPeer } from "./_udp_peer.ts";
 /** How often an unanswered `/ping` is sent again (UDP may drop it), ms. */
 const PING_AGAIN_MS = 250;
 
+/** The OSC port's counters in a `/ping` reply: datagrams read, and dropped by the service. */
+export interface PortCounts {
+  /** Datagrams the port read, less the pings that asked. */
+  datagrams: number;
+  /** Datagrams the service read and dropped (its reader's queue full: docs/osc.md). */
+  dropped: number;
+  /** The pings this asked (each is counted in later counts). */
+  pings: number;
+}
+
 /**
- * The datagrams the service's OSC port has read (`/ping` from 127.0.0.1, the reply's
- * `datagrams`), less the pings this asked; null when no reply came within `ANSWER_WITHIN_MS`.
+ * The OSC port's counters (`/ping` from 127.0.0.1), its `datagrams` less the pings this asked;
+ * null when no reply came within `ANSWER_WITHIN_MS`.
  */
-export async function datagramsRead(run: ServiceRun, peer: UdpPeer): Promise<number | null> {
+export async function portCounts(run: ServiceRun, peer: UdpPeer): Promise<PortCounts | null> {
   const deadline = performance.now() + ANSWER_WITHIN_MS;
   peer.recent.length = 0;
   for (let pings = 1; performance.now() < deadline; pings++) {
     peer.send(oscMessage("/ping", []), run.ports.osc);
     const again = performance.now() + PING_AGAIN_MS;
     while (performance.now() < again) {
-      const datagrams = peer.reply("/ping")?.data.datagrams;
-      if (typeof datagrams === "number") return datagrams - pings;
+      const data = peer.reply("/ping")?.data;
+      if (typeof data?.datagrams === "number") {
+        return { datagrams: data.datagrams - pings, dropped: Number(data.dropped) || 0, pings };
+      }
       await new Promise((r) => setTimeout(r, 5));
     }
   }
   return null;
+}
+
+/**
+ * The datagrams the service's OSC port has read (`/ping` from 127.0.0.1, the reply's
+ * `datagrams`), less the pings this asked; null when no reply came within `ANSWER_WITHIN_MS`.
+ */
+export async function datagramsRead(run: ServiceRun, peer: UdpPeer): Promise<number | null> {
+  return (await portCounts(run, peer))?.datagrams ?? null;
 }
 
 /**

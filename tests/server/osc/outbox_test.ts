@@ -41,3 +41,55 @@ Deno.test("Outbox.send() keeps a remote address within its byte budget, a local 
   for (let i = 0; i < 10; i++) outbox.answer(local, reply, { data: { ok: true } });
   assert.equal(socket.sent.length, reached + 10);
 });
+
+Deno.test("Outbox.answer() to an address over its budget withholds the reply without encoding it", () => {
+  let sent = 0;
+  const socket = { send: () => void sent++ };
+  const outbox = new Outbox({ bytesPerSecond: 100, isAllowed: () => true, now: () => 0 });
+  const remote = peerOn(socket);
+  const reply = { address: "/ping", reply: true } as const;
+  let encoded = 0;
+  const data = {
+    toJSON() {
+      encoded++;
+      return { ok: true };
+    },
+  };
+  while (outbox.withheld === 0) outbox.answer(remote, reply, { data });
+  assert.ok(sent > 0 && encoded === sent + 1, `${sent} sent, ${encoded} encoded within the burst`);
+  outbox.send(remote, 9000, new Uint8Array(outbox.available(remote.address))); // spent to the byte
+  const [sentBefore, encodedBefore, withheldBefore] = [sent, encoded, outbox.withheld];
+  for (let i = 0; i < 1000; i++) outbox.answer(remote, reply, { data });
+  assert.equal(sent, sentBefore, "nothing more is sent");
+  assert.equal(encoded, encodedBefore, "and nothing more is encoded");
+  assert.ok(
+    outbox.withheld - withheldBefore >= 1000 * 40,
+    "each withheld reply counts at least its least size",
+  );
+});
+
+Deno.test("Outbox.answer() sends a reply exactly when its bytes are within the budget (the bound before encoding never withholds more)", () => {
+  for (
+    const address of ["/a", "/cue/1/start", "/\u00fc/\u{1d11e}/x", '/q"uote', `/${"n".repeat(300)}`]
+  ) {
+    for (
+      const outcome of [{ data: undefined }, { data: "x".repeat(50) }, { error: new Error("x") }]
+    ) {
+      const sizes: number[] = [];
+      const sizing = { send: (b: Uint8Array) => sizes.push(b.length) };
+      const probe = new Outbox({ bytesPerSecond: 1e9, isAllowed: () => true });
+      probe.answer({ ...peerOn(sizing), isLocal: true }, { address, reply: true }, outcome);
+      const size = sizes[0]!;
+      for (const budget of [size - 1, size]) {
+        const outbox = new Outbox({
+          bytesPerSecond: budget / 2,
+          isAllowed: () => true,
+          now: () => 0,
+        });
+        const before = sizes.length;
+        outbox.answer(peerOn(sizing), { address, reply: true }, outcome);
+        assert.equal(sizes.length - before, budget >= size ? 1 : 0, `${address} within ${budget}`);
+      }
+    }
+  }
+});

@@ -306,3 +306,23 @@ Deno.test("POST /api/v1/files/upload refuses a multipart type without a valid bo
     closeStalledClients();
   }
 });
+
+Deno.test("POST /api/v1/files/upload refuses a WAV bomb at its chunk past the limit, before the rest of its body", async () => {
+  // A long idle timeout: the answer must come from the chunk walk, not from the stalled body.
+  const svc = await startTestService({ uploadIdleTimeoutMs: 120_000 });
+  try {
+    const sent = new Uint8Array(12 + 8 * 8192); // the first 64 KiB of a million empty chunks
+    sent.set(new TextEncoder().encode("RIFF"), 0);
+    new DataView(sent.buffer).setUint32(4, 8 * 1024 * 1024, true);
+    sent.set(new TextEncoder().encode("WAVE"), 8);
+    for (let at = 12; at < sent.length; at += 8) sent.set(new TextEncoder().encode("JUNK"), at);
+    const res = await stalledUpload(svc, { query: "?name=bomb.wav", sent, deadlineMs: 60_000 });
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.equal(res.body.error.code, "CORRUPT_MEDIA");
+    assert.match(res.body.error.message, /more than 1000 chunks before its "fmt " and "data"/);
+    assert.deepEqual(await listDir(`${svc.dataDir}/uploads`).catch(() => []), []);
+  } finally {
+    await svc.stop();
+    closeStalledClients();
+  }
+});
