@@ -9,6 +9,7 @@
  * @module
  */
 import type { FileKind } from "../../protocol/model.ts";
+import { MAX_CHUNKS } from "../../protocol/media_limits.ts";
 
 /** Random access to a file's bytes. */
 export interface ByteSource {
@@ -46,8 +47,6 @@ export function memorySource(bytes: Uint8Array): ByteSource {
   };
 }
 
-/** Most WAV chunks, or JPEG segments, walked before the ones that measure the file. */
-export const MAX_CHUNKS = 1000;
 /** Most MP4 boxes walked at one level. */
 export const MAX_BOXES = 10_000;
 /** Largest `moov` box read (a three-hour video's tables are a few MiB). */

@@ -8,7 +8,7 @@
  * @module
  */
 import { CueportError } from "../core/mod.ts";
-import { MAX_CHUNKS } from "./render/wav.ts";
+import { MAX_CHUNKS } from "../../protocol/media_limits.ts";
 
 /** Walks a WAV's chunk headers over the pieces of its bytes, in order. */
 export class WavChunkWalk {

@@ -5,6 +5,7 @@
  * @module
  */
 import { RenderError } from "./types.ts";
+import { MAX_CHUNKS } from "../../../protocol/media_limits.ts";
 
 /** What the header says. */
 export interface WavFormat {
@@ -19,11 +20,6 @@ export interface WavFormat {
 }
 
 const PCM = 1, FLOAT = 3, EXTENSIBLE = 0xfffe;
-/**
- * Most chunks walked before "fmt " and "data" (as the player's probe): a file
- * of a million empty chunks is refused at once instead of holding the worker.
- */
-export const MAX_CHUNKS = 1000;
 
 function corrupt(detail: string): RenderError {
   return new RenderError("CORRUPT_MEDIA", `Corrupt WAV: ${detail}`);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { encodeWav } from "../../../player/media/encode.ts";
-import { MAX_CHUNKS } from "../../../server/media/render/wav.ts";
+import { MAX_CHUNKS } from "../../../protocol/media_limits.ts";
 import { walkingWav, WavChunkWalk } from "../../../server/media/wav_chunks.ts";
 
 /** A WAV of `junk` empty chunks before its own (a tone's) "fmt " and "data". */
