@@ -10,7 +10,7 @@
  * browser, its editor page read with puppeteer-core over the browser's own DevTools pipe.
  */
 import assert from "node:assert/strict";
-import puppeteer, { type Browser, type CDPSession, type Page } from "puppeteer-core";
+import puppeteer, { type Browser, type CDPSession, type Page, type Target } from "puppeteer-core";
 import { VirtualClock } from "../../../player/mod.ts";
 import type { GlObjects } from "../../../protocol/output.ts";
 import { needs } from "../../_helpers/peers.ts";
@@ -71,10 +71,19 @@ Deno.test({
       return objects!;
     };
     let browser: Browser | null = null;
+    /** The page of the browser at `url`, once it has one (puppeteer's waits end at 30 s). */
+    const pageAt = async (at: Browser, url: string) => {
+      let found: Target | undefined;
+      await untilOutput(s.output, `a page at ${url}`, () => {
+        found = at.targets().find((t) => t.url() === url);
+        return found !== undefined;
+      });
+      return await found!.page();
+    };
     let editor: Page | null = null;
     const editorData = async (): Promise<{ objects: GlObjects; taken: number }> => {
       const text = await editor!.evaluate(
-        "JSON.stringify([document.body.dataset.glObjects, document.body.dataset.programsTaken])",
+        "JSON.stringify([document.body?.dataset.glObjects, document.body?.dataset.programsTaken])",
       );
       const [objects, taken] = JSON.parse(String(text));
       return { objects: JSON.parse(objects ?? "null"), taken: Number(taken ?? 0) };
@@ -91,9 +100,12 @@ Deno.test({
         transport: s.output.browserDevTools!.channel(),
         defaultViewport: null,
       });
-      const target = await browser.waitForTarget((t) => t.url() === s.output.editorUrl);
-      editor = (await target.page())!;
-      await editor.waitForFunction("document.body.dataset.glObjects !== undefined");
+      editor = (await pageAt(browser, s.output.editorUrl))!;
+      await untilOutput(
+        s.output,
+        "the editor's GL objects",
+        async () => (await editorData()).objects !== null,
+      );
 
       await t.step("refused code, sent N times, leaves the pages' GL objects flat", async () => {
         const N = 4;
@@ -161,8 +173,7 @@ Deno.test({
         const settled = s.output.reports.length;
         const drawn = () => s.output.reports.slice(settled).reduce((n, r) => n + r.frames, 0);
         await untilOutput(s.output, `${WARM_FRAMES} frames`, () => drawn() >= WARM_FRAMES);
-        const target = await browser!.waitForTarget((t) => t.url() === s.output.url);
-        const cdp = await (await target.page())!.createCDPSession();
+        const cdp = await (await pageAt(browser!, s.output.url))!.createCDPSession();
         await cdp.send("HeapProfiler.enable");
         // V8 makes some objects once, not a frame: a function's feedback when it has run a few
         // times, and then a 16-byte array for each private field (`this.#x`) it reads (the
