@@ -326,6 +326,12 @@ export const FromPage = z.discriminatedUnion("type", [
     frameLagMs: z.number().nullable().optional(),
     /** The worst |lag| of those frames, ms; null with no frame (absent: an older page). */
     frameLagMaxMs: z.number().nullable().optional(),
+    /**
+     * How far the page's estimate of the player's clock, which those lags are measured against,
+     * may be off: half the round trip of the ping it comes from, the worst of those frames', ms
+     * (0 on a virtual clock); null with no frame or before the first pong (absent: an older page).
+     */
+    clockErrorMs: z.number().nullable().optional(),
     /** Page time (performance.now) of the first frame that drew each new state, per seq. */
     firstFrames: z.array(z.object({ seq: z.number().int(), clock: z.number() })),
     /** `visible`, or `hidden` (a minimized or covered window: the browser draws less). */

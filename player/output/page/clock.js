@@ -1,9 +1,11 @@
 // @ts-check
 // The player's clock as this page sees it: the last state's reading, mapped onto the page's
-// own clock by ping/pong (the sample with the shortest round trip of the last eight). The
-// page has no clock of its own for the show: every position comes from here.
+// own clock by ping/pong (the sample with the shortest round trip of the last eight, whose
+// offset is right within half its round trip: the estimate's error, which the page reports
+// beside its frames' lag). The page has no clock of its own for the show: every position comes
+// from here.
 
-import { FrameTime, keptSamples } from "./frame_time.js";
+import { estimateOf, FrameTime, keptSamples } from "./frame_time.js";
 
 /** @typedef {import("../../../protocol/output.ts").RenderState["clock"]} OutputClock */
 /**
@@ -18,6 +20,8 @@ export class PlayerClock {
   #readAt = 0;
   /** Player clock minus page clock, ms; null until a pong came back. @type {number | null} */
   #offset = null;
+  /** The error of `#offset`, ms: half its sample's round trip (Infinity before one). */
+  #halfRtt = Infinity;
   /** @type {{rtt: number, offset: number}[]} */
   #samples = [];
   #frameTime = new FrameTime();
@@ -48,6 +52,16 @@ export class PlayerClock {
   }
 
   /**
+   * How far the estimate of the player's clock may be off, ms: half the round trip of the ping
+   * it comes from (the player read its clock somewhere within that round trip); 0 on a virtual
+   * clock (drawn as read), Infinity on a real-time one before the first pong (a state's reading
+   * is then mapped by its arrival, its transit unknown).
+   */
+  get errorMs() {
+    return this.isRealtime ? this.#halfRtt : 0;
+  }
+
+  /**
    * A pong to a ping sent at page time `t0`, with the player's clock `now` when it answered.
    * @param {number} t0
    * @param {number} now
@@ -55,7 +69,9 @@ export class PlayerClock {
   onPong(t0, now) {
     const t1 = performance.now();
     this.#samples = keptSamples(this.#samples, { rtt: t1 - t0, offset: now - (t0 + t1) / 2 });
-    this.#offset = this.#samples.reduce((a, b) => (b.rtt < a.rtt ? b : a)).offset;
+    const { offset, errorMs } = estimateOf(this.#samples);
+    this.#offset = offset;
+    this.#halfRtt = errorMs;
   }
 
   /**

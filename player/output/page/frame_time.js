@@ -1,7 +1,7 @@
 // @ts-check
 // The time the output's frames are drawn at, following the player's clock (the group's show
-// clock in a rig group, docs/rigs.md), and how the page's estimate of that clock is kept. Pure:
-// fed the page's times, so it is tested without a browser
+// clock in a rig group, docs/rigs.md), and how the page's estimate of that clock is kept and how
+// far it may be off. Pure: fed the page's times, so it is tested without a browser
 // (tests/player/output/frame_clock_test.ts) and the page imports it as it is.
 
 /** A frame more than this far from the clock is stepped to it, not slewed, ms (as media are). */
@@ -86,4 +86,16 @@ export function keptSamples(samples, sample) {
   const best = samples.reduce((a, b) => (b.rtt < a.rtt ? b : a), sample);
   const hasMoved = Math.abs(sample.offset - best.offset) > (sample.rtt + best.rtt) / 2 + 1;
   return [...(hasMoved ? [] : samples), sample].slice(-8);
+}
+
+/**
+ * The page's estimate of the player's clock from its ping samples (one at least): the offset of
+ * the one with the shortest round trip, and how far it may be off, half that round trip (the
+ * player read its clock somewhere within it), ms.
+ * @param {{rtt: number, offset: number}[]} samples
+ * @returns {{offset: number, errorMs: number}}
+ */
+export function estimateOf(samples) {
+  const best = samples.reduce((a, b) => (b.rtt < a.rtt ? b : a));
+  return { offset: best.offset, errorMs: best.rtt / 2 };
 }

@@ -137,7 +137,7 @@ class OutputPage {
     this.#sync(clock);
     this.#draw(clock);
     this.#stats.frames++;
-    addLag(this.#stats, this.#clock.frameLagMs);
+    addLag(this.#stats, this.#clock.frameLagMs, this.#clock.errorMs);
     this.#previews.drawn();
   }
 
@@ -321,31 +321,48 @@ class OutputPage {
 }
 
 /**
- * Counts a frame's lag from the player's clock: |lag|, so frames ahead and behind do not cancel.
- * @param {{lagMs: number, lagMaxMs: number}} stats
+ * Counts a frame's lag from the player's clock: |lag|, so frames ahead and behind do not cancel;
+ * and the error of the clock estimate it was measured against (the worst of the second kept).
+ * @param {{lagMs: number, lagMaxMs: number, clockErrorMs: number}} stats
  * @param {number} lagMs
+ * @param {number} clockErrorMs
  */
-function addLag(stats, lagMs) {
+function addLag(stats, lagMs, clockErrorMs) {
   stats.lagMs += Math.abs(lagMs);
   stats.lagMaxMs = Math.max(stats.lagMaxMs, Math.abs(lagMs));
+  stats.clockErrorMs = Math.max(stats.clockErrorMs, clockErrorMs);
 }
 
 /**
- * A second's frame lag as reported: the mean of |lag| and the worst, ms (null with no frame).
- * @param {{frames: number, lagMs: number, lagMaxMs: number}} stats
+ * A second's frame lag as reported: the mean of |lag| and the worst, and the clock estimate's
+ * error, ms (null with no frame; the error null too while the estimate had no pong yet).
+ * @param {{frames: number, lagMs: number, lagMaxMs: number, clockErrorMs: number}} stats
  */
 function lagFigures(stats) {
-  const round = (/** @type {number} */ ms) => stats.frames > 0 ? Math.round(ms * 100) / 100 : null;
-  return { frameLagMs: round(stats.lagMs / stats.frames), frameLagMaxMs: round(stats.lagMaxMs) };
+  const round = (/** @type {number} */ ms) =>
+    stats.frames > 0 && Number.isFinite(ms) ? Math.round(ms * 100) / 100 : null;
+  return {
+    frameLagMs: round(stats.lagMs / stats.frames),
+    frameLagMaxMs: round(stats.lagMaxMs),
+    clockErrorMs: round(stats.clockErrorMs),
+  };
 }
 
 /**
  * A second's figures, none yet (`lagMs`: the frames' lags from the player's clock, |lag| summed;
- * `lagMaxMs`: the worst).
- * @returns {{frames: number, dropped: number, driftMs: number, lagMs: number, lagMaxMs: number, firstFrames: FirstFrames}}
+ * `lagMaxMs`: the worst; `clockErrorMs`: the worst error of the clock estimate they lag).
+ * @returns {{frames: number, dropped: number, driftMs: number, lagMs: number, lagMaxMs: number, clockErrorMs: number, firstFrames: FirstFrames}}
  */
 function freshStats() {
-  return { frames: 0, dropped: 0, driftMs: 0, lagMs: 0, lagMaxMs: 0, firstFrames: [] };
+  return {
+    frames: 0,
+    dropped: 0,
+    driftMs: 0,
+    lagMs: 0,
+    lagMaxMs: 0,
+    clockErrorMs: 0,
+    firstFrames: [],
+  };
 }
 
 new OutputPage().start();

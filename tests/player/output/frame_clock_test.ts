@@ -1,10 +1,11 @@
 /**
  * The output page's frame time (`page/frame_time.js`): the drawn time follows the player's clock
  * (the group's show clock) by the media's drift rule with a half-frame deadband, and each frame
- * says how far it lags that clock. Page times and the clock's readings are given: a virtual clock.
+ * says how far it lags that clock; the page's estimate of that clock (`page/clock.js`) says how
+ * far it may be off (`estimateOf`). Page times and the clock's readings are given: a virtual clock.
  */
 import assert from "node:assert/strict";
-import { FrameTime, keptSamples } from "../../../player/output/page/frame_time.js";
+import { estimateOf, FrameTime, keptSamples } from "../../../player/output/page/frame_time.js";
 
 const FRAME = 1000 / 60;
 
@@ -83,4 +84,19 @@ Deno.test("FrameTime.next() never draws back: held while the clock is behind it,
   }
   assert.ok(heldFrames >= 59, `held for the second the clock took to reach it: ${heldFrames}`);
   assert.ok(Math.abs(lags.at(-1)!) < 0.5, `then on the clock: ${lags.at(-1)}`);
+});
+
+Deno.test("estimateOf() takes the shortest round trip's offset, off by half that round trip", () => {
+  const pong = (t0: number, now: number, t1: number) => ({
+    rtt: t1 - t0,
+    offset: now - (t0 + t1) / 2,
+  });
+  let samples = keptSamples([], pong(1000, 6010, 1020)); // the player read its clock in those 20 ms
+  assert.deepEqual(estimateOf(samples), { offset: 5000, errorMs: 10 });
+  samples = keptSamples(samples, pong(2000, 7002, 2004)); // a shorter round trip: the better one
+  assert.deepEqual(estimateOf(samples), { offset: 5000, errorMs: 2 });
+  samples = keptSamples(samples, pong(3000, 8010, 3060)); // a longer one that agrees: not used
+  assert.deepEqual(estimateOf(samples), { offset: 5000, errorMs: 2 });
+  samples = keptSamples(samples, pong(4000, 9080, 4040)); // the clock moved 60 ms: a new estimate
+  assert.deepEqual(estimateOf(samples), { offset: 5060, errorMs: 20 });
 });
