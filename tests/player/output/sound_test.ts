@@ -78,9 +78,11 @@ Deno.test({
       });
 
       await t.step("the Song's visualizer draws bars from its audio", async () => {
-        // The Song's audio is 30 s of tone on this real clock, which a busy machine spent
-        // before this step (the first step took 10 to 23 s at load 60): from its start again.
+        // The Song's audio is 30 s of tone on this real clock, and its transport stops at the
+        // end: a busy machine spent that before this step (the first step took 10 to 23 s at
+        // load 60, and a run waited here for bars after the Song ended): from its start again.
         await p.run("SEEK_SONG_IN", { songID: "song", percent: 0 });
+        await p.run("PLAY_IN");
         // A picture is drawn when asked, from the sound the page has then: a starved page's
         // audio may stall for a moment, so pictures are taken until one has bars (a picture
         // is an event; `untilOutput` fails only when the output makes no progress).
