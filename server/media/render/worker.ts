@@ -41,9 +41,22 @@ export type WorkerResponse =
   })
   & { usage: WorkerUsage };
 
-/** Sent once the codecs are compiled: only then may the worker be terminated safely. */
+/**
+ * The pool's first message to a worker, before any job: whether it lowers its thread's
+ * priority (the pool's workers for every job do, its local lane does not). A worker sent a job
+ * first keeps the service's priority.
+ */
+export interface WorkerSetup {
+  lowersPriority: boolean;
+}
+
+/**
+ * Sent once the codecs are compiled: only then may the worker be terminated safely. `nice`: the
+ * niceness its thread runs at (Linux), or null where unknown.
+ */
 export interface WorkerReady {
   ready: true;
+  nice: number | null;
 }
 
 /**
@@ -58,7 +71,7 @@ export interface WorkerProgress {
 const PROGRESS_MS = 1000;
 
 interface WorkerScope {
-  onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
+  onmessage: ((event: MessageEvent<WorkerRequest | WorkerSetup>) => void) | null;
   postMessage(
     message: WorkerResponse | WorkerReady | WorkerProgress,
     transfer?: Transferable[],
@@ -97,66 +110,75 @@ async function outcomeOf(request: WorkerRequest) {
   }
 }
 
-/**
- * Lowers this thread's priority (Linux: `renice` of the worker's thread id,
- * which an unprivileged process may do to its own threads): on a 2-core show
- * machine the service's event loop and the player then win the CPU while
- * pictures are made, and an action waits on no decoder. Elsewhere, or without
- * `renice`, nothing changes.
- */
-async function yieldToTheShow(): Promise<void> {
-  if (Deno.build.os !== "linux") return;
-  try {
-    await new Deno.Command("renice", {
-      args: ["-n", "15", "-p", await ownThreadId()],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-  } catch {
-    // No /proc, ps or renice: the worker runs at the service's priority.
-  }
-}
+/** How much a worker that lowers its priority adds to its thread's niceness (`renice -n`). */
+const LOWER_BY = 15;
 
 /**
- * This worker's thread id from /proc/thread-self; Deno opens /proc/self only with `--allow-all`,
- * which the binary does not have, so otherwise from `ps`: Deno names a worker's thread
- * `worker-N`, N counting the workers the process made, so the newest is this one (the OSC
- * port's reader, started with the service, must keep its priority).
+ * Finds the thread that started this shell (the kernel lists a thread's child processes in
+ * `/proc/<pid>/task/<tid>/children`), lowers its priority by `$1` unless 0, and prints its
+ * niceness (field 19 of its `stat`). A child process reads /proc freely: Deno opens
+ * /proc/self and /proc/thread-self only with `--allow-all`, which the binary does not have.
  */
-async function ownThreadId(): Promise<string> {
+const OWN_THREAD_SCRIPT = `for t in /proc/$PPID/task/*; do
+  grep -qw "$$" "$t/children" 2>/dev/null || continue
+  [ "$1" = 0 ] || renice -n "$1" -p "\${t##*/}" >/dev/null 2>&1
+  sed 's/.*) //' "$t/stat" | cut -d' ' -f17
+  exit 0
+done
+exit 1`;
+
+/**
+ * Sets this worker's thread priority and tells it (Linux; elsewhere null: nothing changes). A
+ * worker that `lowers` it (`renice` of its own thread, which an unprivileged process may do)
+ * leaves the CPU to the service's event loop and the player on a 2-core show machine while it
+ * makes pictures; the local lane keeps the service's priority, so the operator's thumbnail is not
+ * starved by busy processes (a thread at niceness 15 gets about 1/30 of a core beside two at 0).
+ * The thread is the one whose child the shell is: exact, whatever other workers start meanwhile
+ * (until issue 42 it was "the newest worker thread", so the first worker and the local lane,
+ * started together, both lowered the lane's). Without /proc's `children` (a kernel built without
+ * CONFIG_PROC_CHILDREN), `sh`, `renice` or `sed`, the worker keeps the service's priority.
+ */
+async function setPriority(lowers: boolean): Promise<number | null> {
+  if (Deno.build.os !== "linux") return null;
   try {
-    return Deno.readLinkSync("/proc/thread-self").split("/").pop()!;
-  } catch {
-    const out = await new Deno.Command("ps", {
-      args: ["-L", "-o", "tid=,comm=", "-p", String(Deno.pid)],
+    const out = await new Deno.Command("sh", {
+      args: ["-c", OWN_THREAD_SCRIPT, "sh", String(lowers ? LOWER_BY : 0)],
+      stdin: "null",
       stderr: "null",
     }).output();
-    const newest = new TextDecoder().decode(out.stdout).split("\n")
-      .map((line) => line.trim().split(/\s+/))
-      .map(([tid, name]) => ({ tid: tid!, n: Number(/^worker-(\d+)$/.exec(name ?? "")?.[1]) }))
-      .filter(({ n }) => Number.isInteger(n))
-      .sort((a, b) => b.n - a.n)[0];
-    if (!newest) throw new Error("no worker thread found");
-    return newest.tid;
+    const nice = Number.parseInt(new TextDecoder().decode(out.stdout), 10);
+    return out.success && Number.isInteger(nice) ? nice : null;
+  } catch {
+    return null; // no sh: the worker runs at the service's priority
   }
 }
 
 const scope = globalThis as unknown as WorkerScope;
 // Inside a worker only: `WorkerGlobalScope` exists there and not on the main thread.
 const isWorker = "WorkerGlobalScope" in globalThis;
-// Jobs wait for the codecs, compiled as soon as the worker starts; a failure shows in the first job.
-// Terminating a worker while V8 still compiles its WASM aborts the whole process (Deno 2.9.6:
-// "Check failed: (validate_functions_job_handle_) == nullptr"), so the pool waits for `ready`.
-let queue: Promise<unknown> = isWorker
-  ? yieldToTheShow().then(() => warmUpCodecs()).catch(() => {})
-    .then(() => scope.postMessage({ ready: true }))
-  : Promise.resolve();
+// Jobs wait for the worker's start: its priority, then its codecs, compiled at once (a failure
+// shows in the first job). Terminating a worker while V8 still compiles its WASM aborts the whole
+// process (Deno 2.9.6: "Check failed: (validate_functions_job_handle_) == nullptr"), so the pool
+// waits for `ready`.
+let started: Promise<unknown> | null = null;
+
+/** Starts the worker once: its priority, its codecs, then `ready`. */
+function start(lowersPriority: boolean): Promise<unknown> {
+  return started ??= setPriority(lowersPriority).then(async (nice) => {
+    await warmUpCodecs().catch(() => {});
+    scope.postMessage({ ready: true, nice });
+  });
+}
+
 if (isWorker) {
+  let queue: Promise<unknown> = Promise.resolve();
   scope.onmessage = (event) => {
-    queue = queue.then(async () => {
-      const { id } = event.data;
+    const message = event.data;
+    if ("lowersPriority" in message) return void start(message.lowersPriority);
+    queue = queue.then(() => start(false)).then(async () => {
+      const { id } = message;
       const beat = setInterval(() => scope.postMessage({ progress: id }), PROGRESS_MS);
-      const response = await answer(event.data).finally(() => clearInterval(beat));
+      const response = await answer(message).finally(() => clearInterval(beat));
       const transfer = response.ok ? [response.rendered.bytes.buffer as ArrayBuffer] : [];
       scope.postMessage(response, transfer);
     });
