@@ -69,6 +69,8 @@ export interface RenderRequest {
 }
 
 const ERROR_CODES = new Set(["CORRUPT_MEDIA", "UNSUPPORTED_MEDIA", "UNAVAILABLE"]);
+/** The process's workers look for their threads one at a time (`WorkerSetup.lookLock`). */
+const LOOK_LOCK = new Int32Array(new SharedArrayBuffer(4));
 /** How long `close()` waits for workers still compiling their codecs, ms. */
 const RETIRE_WAIT_MS = 10_000;
 
@@ -384,7 +386,7 @@ export class RenderPool {
     slot.isRecycleDue = false;
     slot.startRss = this.#o.memory();
     const worker = new Worker(this.#o.workerUrl, { type: "module" });
-    worker.postMessage({ lowersPriority: !slot.isLane } satisfies WorkerSetup);
+    worker.postMessage({ lowersPriority: !slot.isLane, lookLock: LOOK_LOCK } satisfies WorkerSetup);
     worker.onmessage = (event: MessageEvent<WorkerResponse | WorkerReady | WorkerProgress>) => {
       if ("ready" in event.data) {
         if (this.#retire(worker, true)) return;

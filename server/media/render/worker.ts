@@ -48,6 +48,11 @@ export type WorkerResponse =
  */
 export interface WorkerSetup {
   lowersPriority: boolean;
+  /**
+   * One cell shared by the process's workers (0: free): a worker holds it while `ps` looks for
+   * its thread, so no other worker waits for a `ps` of its own then (`ownThreadId`).
+   */
+  lookLock: Int32Array;
 }
 
 /**
@@ -112,20 +117,68 @@ async function outcomeOf(request: WorkerRequest) {
 
 /** How much a worker that lowers its priority adds to its thread's niceness (`renice -n`). */
 const LOWER_BY = 15;
+/** Looks for this worker's thread at most this many times (it may not wait yet when ps looks). */
+const LOOKS = 5;
+/** Waits for another worker's look at most this many times 100 ms, then looks for none. */
+const LOCK_WAITS = 100;
+
+/** Runs `ps` for this process's threads with `fields`: rows of words. */
+function psThreads(fields: string, sync: true): string[][];
+function psThreads(fields: string, sync: false): Promise<string[][]>;
+function psThreads(fields: string, sync: boolean): string[][] | Promise<string[][]> {
+  const command = new Deno.Command("ps", {
+    args: ["-L", "-o", fields, "-p", String(Deno.pid)],
+    stdin: "null",
+    stderr: "null",
+  });
+  const rows = (out: Deno.CommandOutput) =>
+    new TextDecoder().decode(out.stdout).split("\n").map((l) => l.trim().split(/\s+/));
+  return sync ? rows(command.outputSync()) : command.output().then(rows);
+}
 
 /**
- * Finds the thread that started this shell (the kernel lists a thread's child processes in
- * `/proc/<pid>/task/<tid>/children`), lowers its priority by `$1` unless 0, and prints its
- * niceness (field 19 of its `stat`). A child process reads /proc freely: Deno opens
- * /proc/self and /proc/thread-self only with `--allow-all`, which the binary does not have.
+ * This worker's thread id. With `--allow-all`, /proc/thread-self; without (the binary), Deno
+ * opens no /proc/self, so from `ps`, run synchronously: while it reads the threads, this one
+ * waits for it (in the kernel's `do_wait`), and no other does (event loops wait in epoll, Deno's
+ * own threads on futexes, ffmpeg's runs are waited for asynchronously). Exact, whatever other
+ * workers start meanwhile, as the workers look one at a time (`lock`): until issue 42 it was "the
+ * newest worker thread", so the first worker and the local lane, started together, both lowered
+ * the lane's. Null when no thread waits (this one was not waiting yet) `LOOKS` times, or without
+ * the lock (a worker sent a job first has none): then no thread is lowered.
  */
-const OWN_THREAD_SCRIPT = `for t in /proc/$PPID/task/*; do
-  grep -qw "$$" "$t/children" 2>/dev/null || continue
-  [ "$1" = 0 ] || renice -n "$1" -p "\${t##*/}" >/dev/null 2>&1
-  sed 's/.*) //' "$t/stat" | cut -d' ' -f17
-  exit 0
-done
-exit 1`;
+async function ownThreadId(lock: Int32Array | null): Promise<string | null> {
+  try {
+    return Deno.readLinkSync("/proc/thread-self").split("/").pop()!;
+  } catch {
+    if (lock === null) return null;
+    for (let look = 0; look < LOOKS; look++) {
+      const waiting = underLock(lock, () => psThreads("tid=,comm=,wchan:32=", true))
+        ?.filter(([, comm, wchan]) => comm?.startsWith("worker-") && wchan === "do_wait");
+      if (waiting === undefined) return null;
+      if (waiting.length === 1) return waiting[0]![0]!;
+      await new Promise((r) => setTimeout(r, 0)); // let the others look
+    }
+    return null;
+  }
+}
+
+/**
+ * Runs `f` holding `lock` (blocking this worker's thread, never the service's), or returns
+ * undefined after `LOCK_WAITS` waits: a worker is never ended while it looks (the pool ends one
+ * only once `ready`), so a lock held that long is one no worker will free.
+ */
+function underLock<T>(lock: Int32Array, f: () => T): T | undefined {
+  for (let waits = 0; Atomics.compareExchange(lock, 0, 0, 1) !== 0; waits++) {
+    if (waits === LOCK_WAITS) return undefined;
+    Atomics.wait(lock, 0, 1, 100);
+  }
+  try {
+    return f();
+  } finally {
+    Atomics.store(lock, 0, 0);
+    Atomics.notify(lock, 0, 1);
+  }
+}
 
 /**
  * Sets this worker's thread priority and tells it (Linux; elsewhere null: nothing changes). A
@@ -133,23 +186,26 @@ exit 1`;
  * leaves the CPU to the service's event loop and the player on a 2-core show machine while it
  * makes pictures; the local lane keeps the service's priority, so the operator's thumbnail is not
  * starved by busy processes (a thread at niceness 15 gets about 1/30 of a core beside two at 0).
- * The thread is the one whose child the shell is: exact, whatever other workers start meanwhile
- * (until issue 42 it was "the newest worker thread", so the first worker and the local lane,
- * started together, both lowered the lane's). Without /proc's `children` (a kernel built without
- * CONFIG_PROC_CHILDREN), `sh`, `renice` or `sed`, the worker keeps the service's priority.
+ * Without `ps` or `renice`, or when its thread is not found, the worker keeps the service's
+ * priority and lowers no other thread.
  */
-async function setPriority(lowers: boolean): Promise<number | null> {
+async function setPriority(setup: WorkerSetup | null): Promise<number | null> {
   if (Deno.build.os !== "linux") return null;
   try {
-    const out = await new Deno.Command("sh", {
-      args: ["-c", OWN_THREAD_SCRIPT, "sh", String(lowers ? LOWER_BY : 0)],
-      stdin: "null",
-      stderr: "null",
-    }).output();
-    const nice = Number.parseInt(new TextDecoder().decode(out.stdout), 10);
-    return out.success && Number.isInteger(nice) ? nice : null;
+    const tid = await ownThreadId(setup?.lookLock ?? null);
+    if (tid === null) return null;
+    if (setup?.lowersPriority) {
+      await new Deno.Command("renice", {
+        args: ["-n", String(LOWER_BY), "-p", tid],
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).output();
+    }
+    const nice = (await psThreads("tid=,ni=", false)).find(([t]) => t === tid)?.[1];
+    return nice === undefined ? null : Number(nice);
   } catch {
-    return null; // no sh: the worker runs at the service's priority
+    return null; // no ps or renice: the worker runs at the service's priority
   }
 }
 
@@ -162,9 +218,9 @@ const isWorker = "WorkerGlobalScope" in globalThis;
 // waits for `ready`.
 let started: Promise<unknown> | null = null;
 
-/** Starts the worker once: its priority, its codecs, then `ready`. */
-function start(lowersPriority: boolean): Promise<unknown> {
-  return started ??= setPriority(lowersPriority).then(async (nice) => {
+/** Starts the worker once: its priority (`setup`, or the service's), its codecs, then `ready`. */
+function start(setup: WorkerSetup | null): Promise<unknown> {
+  return started ??= setPriority(setup).then(async (nice) => {
     await warmUpCodecs().catch(() => {});
     scope.postMessage({ ready: true, nice });
   });
@@ -174,8 +230,8 @@ if (isWorker) {
   let queue: Promise<unknown> = Promise.resolve();
   scope.onmessage = (event) => {
     const message = event.data;
-    if ("lowersPriority" in message) return void start(message.lowersPriority);
-    queue = queue.then(() => start(false)).then(async () => {
+    if ("lowersPriority" in message) return void start(message);
+    queue = queue.then(() => start(null)).then(async () => {
       const { id } = message;
       const beat = setInterval(() => scope.postMessage({ progress: id }), PROGRESS_MS);
       const response = await answer(message).finally(() => clearInterval(beat));
