@@ -10,17 +10,19 @@
  * (`lib/progress_watch.ts`) is ended, as is a worker that dies; the next large
  * picture waits for the ended worker's memory to come back (at most 5 s); a worker
  * that decoded a large picture is replaced after it (WASM memory only grows,
- * and a fresh worker gives it back). One more worker, the local lane, makes
- * only light pictures (`isLight`) of clients on this machine, and only when
- * no other worker can start them at once: the operator's thumbnail never
- * waits behind a remote device's original-size picture, nor for the codecs of
- * the worker that replaces it (`docs/media.md`, "Limits").
+ * and a fresh worker gives it back). Those workers lower their threads'
+ * priority (`render/worker.ts`), so the show wins the CPU. One more worker, the
+ * local lane, keeps the service's priority and makes the light pictures
+ * (`isLight`) of clients on this machine, and only those: the operator's
+ * thumbnail never waits behind a remote device's original-size picture, for
+ * the codecs of the worker that replaces it, nor on a low-priority thread that
+ * busy processes starve (`docs/media.md`, "Limits").
  * @module
  */
 import { CueportError } from "../core/mod.ts";
 import { MONOTONIC_TIMER_CLOCK, ProgressWatch, type TimerClock } from "../../lib/progress_watch.ts";
 import type { Rendered, RenderJob } from "./render/mod.ts";
-import type { WorkerProgress, WorkerReady, WorkerResponse } from "./render/worker.ts";
+import type { WorkerProgress, WorkerReady, WorkerResponse, WorkerSetup } from "./render/worker.ts";
 import { abandoned, type Job, JobQueue } from "./pool_queue.ts";
 
 /** Options of the pool. */
@@ -28,8 +30,9 @@ export interface RenderPoolOptions {
   /** Workers for every job (default 1: the machine also runs the player and the network). */
   size?: number;
   /**
-   * Whether one more worker makes local clients' light pictures (`isLight`) while the others
-   * are busy (default true). It starts with the first job, and stays.
+   * Whether one more worker, at the service's priority, makes local clients' light pictures
+   * (`isLight`), which the others then never take (default true). It starts with the first job,
+   * and stays.
    */
   localLane?: boolean;
   /**
@@ -66,16 +69,32 @@ export interface RenderRequest {
 }
 
 const ERROR_CODES = new Set(["CORRUPT_MEDIA", "UNSUPPORTED_MEDIA", "UNAVAILABLE"]);
+/** The process's workers look for their threads one at a time (`WorkerSetup.lookLock`). */
+const LOOK_LOCK = new Int32Array(new SharedArrayBuffer(4));
 /** How long `close()` waits for workers still compiling their codecs, ms. */
 const RETIRE_WAIT_MS = 10_000;
 
+/** What a test or a probe may see of one worker (`RenderPool.workers`). */
+export interface WorkerState {
+  /** The local lane (local clients' light pictures, at the service's priority). */
+  isLane: boolean;
+  /** Whether its codecs are compiled. */
+  isReady: boolean;
+  /** Jobs started on its slot (by this worker and the ones it replaced). */
+  jobs: number;
+  /** The niceness its thread runs at (Linux, once ready), or null where unknown. */
+  nice: number | null;
+}
+
 /** A worker and the job it runs. */
 class Slot {
-  /** The local lane: only local clients' light jobs (`isLight`). */
+  /** The local lane: only local clients' light jobs (`isLight`), at the service's priority. */
   readonly isLane: boolean;
   worker: Worker | null = null;
   /** Whether the worker's codecs are compiled (terminating it before then aborts the process). */
   isReady = false;
+  /** The niceness the worker's thread runs at, from its `ready` (null: unknown, or not yet). */
+  nice: number | null = null;
   job: Job | null = null;
   /** Watches the running job's worker for progress. */
   watch: ProgressWatch | null = null;
@@ -99,9 +118,13 @@ class Slot {
     this.watch = null;
   }
 
-  /** Whether the slot's worker may run `job`. */
-  accepts(job: Job): boolean {
-    return !this.isLane || (job.isLocal && isLight(job.job));
+  /**
+   * Whether the slot's worker may run `job`: a local light job runs on the local lane
+   * (`hasLane`) and nowhere else, every other job anywhere but there.
+   */
+  accepts(job: Job, hasLane: boolean): boolean {
+    const isLaneJob = hasLane && job.isLocal && isLight(job.job);
+    return this.isLane ? isLaneJob : !isLaneJob;
   }
 }
 
@@ -184,10 +207,19 @@ export class RenderPool {
     return this.#started;
   }
 
-  /** The local lane: whether its worker is ready, and the jobs it started; null without one. */
-  get lane(): { isReady: boolean; jobs: number } | null {
-    const lane = this.#slots.find((s) => s.isLane);
-    return lane ? { isReady: lane.isReady, jobs: lane.jobs } : null;
+  /** Every worker's slot: the lane's and the others', whether started or not. */
+  get workers(): WorkerState[] {
+    return this.#slots.map((s) => ({
+      isLane: s.isLane,
+      isReady: s.isReady,
+      jobs: s.jobs,
+      nice: s.nice,
+    }));
+  }
+
+  /** The local lane's worker (`workers`); null without one. */
+  get lane(): WorkerState | null {
+    return this.workers.find((w) => w.isLane) ?? null;
   }
 
   /**
@@ -259,16 +291,13 @@ export class RenderPool {
   }
 
   #pump(): void {
+    const hasLane = this.#slots.some((s) => s.isLane);
     for (const slot of this.#slots) {
       if (slot.job) continue;
-      // The local lane works only while no other worker can start the job now: each is busy,
-      // or a fresh one (replaced after a large picture) still compiles its codecs, or waits for
-      // an ended worker's memory (`#isDrained`) before its next job, a large one, for up to
-      // `drainMs`.
-      const isNeeded = !slot.isLane ||
-        !this.#slots.some((s) => !s.isLane && !s.job && s.isReady && s.drain === null);
-      const next = this.#queue.waiting > 0 && isNeeded
-        ? this.#queue.next((j) => slot.accepts(j)) ?? null
+      // Local light jobs wait for the lane alone, even while another worker is idle: at its
+      // lowered priority that one may get a thirtieth of a core beside busy processes (issue 42).
+      const next = this.#queue.waiting > 0
+        ? this.#queue.next((j) => slot.accepts(j, hasLane)) ?? null
         : null;
       // A worker due for replacement (it held a large picture) first makes the small pictures
       // waiting, with its codecs compiled (the operator's thumbnail waits for no fresh worker);
@@ -276,7 +305,7 @@ export class RenderPool {
       if (slot.isRecycleDue && (next === null || isLarge(next.job))) this.#recycle(slot);
       if (next === null) continue;
       const worker = slot.worker ??= this.#start(slot);
-      if (!slot.isLane) this.#warmLane();
+      this.#warm();
       if (!slot.isReady) continue; // its `ready` pumps again; a job waits in its line meanwhile
       if (isLarge(next.job) && !this.#isDrained(slot)) continue; // its timer pumps again
       const job = next;
@@ -296,13 +325,15 @@ export class RenderPool {
   }
 
   /**
-   * Starts the local lane's worker, if it has none, along with the others: compiling its codecs
-   * takes a second or more at its low priority on a loaded machine, which the first local
-   * picture it makes would otherwise wait for.
+   * Starts the local lane's worker and the first other one, where they have none, as soon as
+   * either starts: compiling codecs takes a second or more on a loaded machine (more at a
+   * lowered priority), which the first picture each makes would otherwise wait for.
    */
-  #warmLane(): void {
+  #warm(): void {
+    if (this.#isClosed) return;
     const lane = this.#slots.find((s) => s.isLane);
-    if (lane && !lane.worker && !this.#isClosed) lane.worker = this.#start(lane);
+    const first = this.#slots.find((s) => !s.isLane);
+    for (const slot of [lane, first]) if (slot && !slot.worker) slot.worker = this.#start(slot);
   }
 
   /**
@@ -351,14 +382,17 @@ export class RenderPool {
   #start(slot: Slot): Worker {
     this.#started++;
     slot.isReady = false;
+    slot.nice = null;
     slot.isRecycleDue = false;
     slot.startRss = this.#o.memory();
     const worker = new Worker(this.#o.workerUrl, { type: "module" });
+    worker.postMessage({ lowersPriority: !slot.isLane, lookLock: LOOK_LOCK } satisfies WorkerSetup);
     worker.onmessage = (event: MessageEvent<WorkerResponse | WorkerReady | WorkerProgress>) => {
       if ("ready" in event.data) {
         if (this.#retire(worker, true)) return;
         if (slot.worker === worker) {
           slot.isReady = true;
+          slot.nice = event.data.nice ?? null;
           this.#pump();
         }
         return;

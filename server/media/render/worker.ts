@@ -41,9 +41,27 @@ export type WorkerResponse =
   })
   & { usage: WorkerUsage };
 
-/** Sent once the codecs are compiled: only then may the worker be terminated safely. */
+/**
+ * The pool's first message to a worker, before any job: whether it lowers its thread's
+ * priority (the pool's workers for every job do, its local lane does not). A worker sent a job
+ * first keeps the service's priority.
+ */
+export interface WorkerSetup {
+  lowersPriority: boolean;
+  /**
+   * One cell shared by the process's workers (0: free): a worker holds it while `ps` looks for
+   * its thread, so no other worker waits for a `ps` of its own then (`ownThreadId`).
+   */
+  lookLock: Int32Array;
+}
+
+/**
+ * Sent once the codecs are compiled: only then may the worker be terminated safely. `nice`: the
+ * niceness its thread runs at (Linux), or null where unknown.
+ */
 export interface WorkerReady {
   ready: true;
+  nice: number | null;
 }
 
 /**
@@ -58,7 +76,7 @@ export interface WorkerProgress {
 const PROGRESS_MS = 1000;
 
 interface WorkerScope {
-  onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
+  onmessage: ((event: MessageEvent<WorkerRequest | WorkerSetup>) => void) | null;
   postMessage(
     message: WorkerResponse | WorkerReady | WorkerProgress,
     transfer?: Transferable[],
@@ -97,66 +115,126 @@ async function outcomeOf(request: WorkerRequest) {
   }
 }
 
+/** How much a worker that lowers its priority adds to its thread's niceness (`renice -n`). */
+const LOWER_BY = 15;
+/** Looks for this worker's thread at most this many times (it may not wait yet when ps looks). */
+const LOOKS = 5;
+/** Waits for another worker's look at most this many times 100 ms, then looks for none. */
+const LOCK_WAITS = 100;
+
+/** Runs `ps` for this process's threads with `fields`: rows of words. */
+function psThreads(fields: string, sync: true): string[][];
+function psThreads(fields: string, sync: false): Promise<string[][]>;
+function psThreads(fields: string, sync: boolean): string[][] | Promise<string[][]> {
+  const command = new Deno.Command("ps", {
+    args: ["-L", "-o", fields, "-p", String(Deno.pid)],
+    stdin: "null",
+    stderr: "null",
+  });
+  const rows = (out: Deno.CommandOutput) =>
+    new TextDecoder().decode(out.stdout).split("\n").map((l) => l.trim().split(/\s+/));
+  return sync ? rows(command.outputSync()) : command.output().then(rows);
+}
+
 /**
- * Lowers this thread's priority (Linux: `renice` of the worker's thread id,
- * which an unprivileged process may do to its own threads): on a 2-core show
- * machine the service's event loop and the player then win the CPU while
- * pictures are made, and an action waits on no decoder. Elsewhere, or without
- * `renice`, nothing changes.
+ * This worker's thread id. With `--allow-all`, /proc/thread-self; without (the binary), Deno
+ * opens no /proc/self, so from `ps`, run synchronously: while it reads the threads, this one
+ * waits for it (in the kernel's `do_wait`), and no other does (event loops wait in epoll, Deno's
+ * own threads on futexes, ffmpeg's runs are waited for asynchronously). Exact, whatever other
+ * workers start meanwhile, as the workers look one at a time (`lock`): until issue 42 it was "the
+ * newest worker thread", so the first worker and the local lane, started together, both lowered
+ * the lane's. Null when no thread waits (this one was not waiting yet) `LOOKS` times, or without
+ * the lock (a worker sent a job first has none): then no thread is lowered.
  */
-async function yieldToTheShow(): Promise<void> {
-  if (Deno.build.os !== "linux") return;
+async function ownThreadId(lock: Int32Array | null): Promise<string | null> {
   try {
-    await new Deno.Command("renice", {
-      args: ["-n", "15", "-p", await ownThreadId()],
-      stdout: "null",
-      stderr: "null",
-    }).output();
+    return Deno.readLinkSync("/proc/thread-self").split("/").pop()!;
   } catch {
-    // No /proc, ps or renice: the worker runs at the service's priority.
+    if (lock === null) return null;
+    for (let look = 0; look < LOOKS; look++) {
+      const waiting = underLock(lock, () => psThreads("tid=,comm=,wchan:32=", true))
+        ?.filter(([, comm, wchan]) => comm?.startsWith("worker-") && wchan === "do_wait");
+      if (waiting === undefined) return null;
+      if (waiting.length === 1) return waiting[0]![0]!;
+      await new Promise((r) => setTimeout(r, 0)); // let the others look
+    }
+    return null;
   }
 }
 
 /**
- * This worker's thread id from /proc/thread-self; Deno opens /proc/self only with `--allow-all`,
- * which the binary does not have, so otherwise from `ps`: Deno names a worker's thread
- * `worker-N`, N counting the workers the process made, so the newest is this one (the OSC
- * port's reader, started with the service, must keep its priority).
+ * Runs `f` holding `lock` (blocking this worker's thread, never the service's), or returns
+ * undefined after `LOCK_WAITS` waits: a worker is never ended while it looks (the pool ends one
+ * only once `ready`), so a lock held that long is one no worker will free.
  */
-async function ownThreadId(): Promise<string> {
+function underLock<T>(lock: Int32Array, f: () => T): T | undefined {
+  for (let waits = 0; Atomics.compareExchange(lock, 0, 0, 1) !== 0; waits++) {
+    if (waits === LOCK_WAITS) return undefined;
+    Atomics.wait(lock, 0, 1, 100);
+  }
   try {
-    return Deno.readLinkSync("/proc/thread-self").split("/").pop()!;
+    return f();
+  } finally {
+    Atomics.store(lock, 0, 0);
+    Atomics.notify(lock, 0, 1);
+  }
+}
+
+/**
+ * Sets this worker's thread priority and tells it (Linux; elsewhere null: nothing changes). A
+ * worker that `lowers` it (`renice` of its own thread, which an unprivileged process may do)
+ * leaves the CPU to the service's event loop and the player on a 2-core show machine while it
+ * makes pictures; the local lane keeps the service's priority, so the operator's thumbnail is not
+ * starved by busy processes (a thread at niceness 15 gets about 1/30 of a core beside two at 0).
+ * Without `ps` or `renice`, or when its thread is not found, the worker keeps the service's
+ * priority and lowers no other thread.
+ */
+async function setPriority(setup: WorkerSetup | null): Promise<number | null> {
+  if (Deno.build.os !== "linux") return null;
+  try {
+    const tid = await ownThreadId(setup?.lookLock ?? null);
+    if (tid === null) return null;
+    if (setup?.lowersPriority) {
+      await new Deno.Command("renice", {
+        args: ["-n", String(LOWER_BY), "-p", tid],
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).output();
+    }
+    const nice = (await psThreads("tid=,ni=", false)).find(([t]) => t === tid)?.[1];
+    return nice === undefined ? null : Number(nice);
   } catch {
-    const out = await new Deno.Command("ps", {
-      args: ["-L", "-o", "tid=,comm=", "-p", String(Deno.pid)],
-      stderr: "null",
-    }).output();
-    const newest = new TextDecoder().decode(out.stdout).split("\n")
-      .map((line) => line.trim().split(/\s+/))
-      .map(([tid, name]) => ({ tid: tid!, n: Number(/^worker-(\d+)$/.exec(name ?? "")?.[1]) }))
-      .filter(({ n }) => Number.isInteger(n))
-      .sort((a, b) => b.n - a.n)[0];
-    if (!newest) throw new Error("no worker thread found");
-    return newest.tid;
+    return null; // no ps or renice: the worker runs at the service's priority
   }
 }
 
 const scope = globalThis as unknown as WorkerScope;
 // Inside a worker only: `WorkerGlobalScope` exists there and not on the main thread.
 const isWorker = "WorkerGlobalScope" in globalThis;
-// Jobs wait for the codecs, compiled as soon as the worker starts; a failure shows in the first job.
-// Terminating a worker while V8 still compiles its WASM aborts the whole process (Deno 2.9.6:
-// "Check failed: (validate_functions_job_handle_) == nullptr"), so the pool waits for `ready`.
-let queue: Promise<unknown> = isWorker
-  ? yieldToTheShow().then(() => warmUpCodecs()).catch(() => {})
-    .then(() => scope.postMessage({ ready: true }))
-  : Promise.resolve();
+// Jobs wait for the worker's start: its priority, then its codecs, compiled at once (a failure
+// shows in the first job). Terminating a worker while V8 still compiles its WASM aborts the whole
+// process (Deno 2.9.6: "Check failed: (validate_functions_job_handle_) == nullptr"), so the pool
+// waits for `ready`.
+let started: Promise<unknown> | null = null;
+
+/** Starts the worker once: its priority (`setup`, or the service's), its codecs, then `ready`. */
+function start(setup: WorkerSetup | null): Promise<unknown> {
+  return started ??= setPriority(setup).then(async (nice) => {
+    await warmUpCodecs().catch(() => {});
+    scope.postMessage({ ready: true, nice });
+  });
+}
+
 if (isWorker) {
+  let queue: Promise<unknown> = Promise.resolve();
   scope.onmessage = (event) => {
-    queue = queue.then(async () => {
-      const { id } = event.data;
+    const message = event.data;
+    if ("lowersPriority" in message) return void start(message);
+    queue = queue.then(() => start(null)).then(async () => {
+      const { id } = message;
       const beat = setInterval(() => scope.postMessage({ progress: id }), PROGRESS_MS);
-      const response = await answer(event.data).finally(() => clearInterval(beat));
+      const response = await answer(message).finally(() => clearInterval(beat));
       const transfer = response.ok ? [response.rendered.bytes.buffer as ArrayBuffer] : [];
       scope.postMessage(response, transfer);
     });

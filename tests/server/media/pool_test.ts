@@ -415,3 +415,66 @@ Deno.test("RenderPool: a local small picture behind the operator's original-size
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/** The niceness of this thread: a child process runs at the niceness of the thread that starts it. */
+async function ownNiceness(): Promise<number> {
+  const out = await new Deno.Command("nice", { stdin: "null", stderr: "null" }).output();
+  return Number.parseInt(new TextDecoder().decode(out.stdout), 10);
+}
+
+Deno.test({
+  name:
+    "RenderPool: the worker for every job lowers its thread's priority, the local lane keeps the service's",
+  // Issue 42: each worker lowered "the newest worker thread", so the first worker and the lane,
+  // started together, both lowered the lane's; beside busy processes the operator's thumbnail
+  // then waited seconds for the lane's thread while the remote device's original ran at full
+  // priority. The pool runs here with the service's permissions (no --allow-all), as it does in
+  // the service.
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const dir = await tempDir();
+    const pool = new RenderPool();
+    try {
+      await pool.render(await silence(dir, "job", 1)); // both workers start with the first job
+      await until("both workers to be ready", () => pool.workers.every((w) => w.isReady));
+      const service = await ownNiceness();
+      const [first, lane] = pool.workers;
+      assert.equal(lane?.isLane, true);
+      assert.equal(lane.nice, service, "the lane at the service's priority");
+      assert.ok(
+        first!.nice !== null && first!.nice >= Math.min(19, service + 1),
+        `the first worker at a lower priority than the service's (${service}): ${first!.nice}`,
+      );
+    } finally {
+      await pool.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test("RenderPool: a local small picture is made by the local lane even while the other worker is idle", async () => {
+  const dir = await tempDir();
+  const pool = new RenderPool();
+  try {
+    const path = `${dir}/still.png`;
+    await writeImage(path, paint(60, 40, () => [10, 20, 30]), "png");
+    const job = (size: number) => thumbnail(source(path, "image", { pixels: 2400 }), size);
+    await pool.render(job(32), { client: "127.0.0.2" }); // remote: the first worker's
+    await until("both workers to be ready", () => pool.workers.every((w) => w.isReady));
+    const jobs = () => pool.workers.map((w) => w.jobs);
+    const [first, lane] = jobs();
+    // One after another: the first worker is idle and ready for each, and takes none (at its
+    // lowered priority busy processes may starve it).
+    for (const size of [32, 48, 64]) {
+      const made = await pool.render(job(size), { client: "127.0.0.1", isLocal: true });
+      assert.equal(made.width, size);
+    }
+    assert.deepEqual(jobs(), [first, lane! + 3]);
+    // A remote one still goes to the first worker.
+    await pool.render(job(16), { client: "127.0.0.2" });
+    assert.deepEqual(jobs(), [first! + 1, lane! + 3]);
+  } finally {
+    await pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
