@@ -37,7 +37,10 @@ type Render = (job: RenderJob, options?: { client?: string; signal?: AbortSignal
 
 Deno.test("RenderPool.render() drops a queued job whose request is abandoned, and ends a running one", async () => {
   const dir = await tempDir();
-  const pool = new RenderPool();
+  // The first job's start is an event (the worker compiles its codecs first, at a lowered
+  // priority: beside stress-ng at load 44 that outlasted a 15 s wait).
+  const firstStarted = Promise.withResolvers<void>();
+  const pool = new RenderPool({ hooks: { jobStarted: () => firstStarted.resolve() } });
   const render = pool.render.bind(pool) as Render;
   try {
     const slow = await silence(dir, "slow", 200);
@@ -46,7 +49,8 @@ Deno.test("RenderPool.render() drops a queued job whose request is abandoned, an
     const second = render(slow, { client: "a", signal: queued.signal });
     const firstOutcome = first.then(() => "made", (e) => e);
     const secondOutcome = second.then(() => "made", (e) => e);
-    await until("the first job runs and the second waits", () => pool.waiting === 1);
+    await firstStarted.promise;
+    assert.equal(pool.waiting, 1, "the first job runs and the second waits");
     let isFirstSettled = false;
     firstOutcome.finally(() => {
       isFirstSettled = true;
