@@ -69,6 +69,8 @@ export interface RenderPoolOptions {
 export interface RenderPoolHooks {
   /** A job was handed to a worker. */
   jobStarted?(job: { id: number; client: string }): void;
+  /** A worker compiled its codecs (`RenderPool.workers` tells it is ready). */
+  workerReady?(): void;
   /**
    * A job's worker reported no progress over two looks and its thread was looked at: `isWorking`
    * when it runs or its CPU time grew (watched on), else it is ended.
@@ -345,11 +347,9 @@ export class RenderPool {
 
   /** Watches the slot's worker running `job` (`pool_watch.ts`). */
   #watch(slot: Slot, job: Job): JobWatch {
-    const { clock, stallMs } = this.#o;
+    const { clock, stallMs } = this.#o, tid = slot.tid;
     return new JobWatch({
-      clock,
-      stallMs,
-      tid: slot.tid,
+      ...{ clock, stallMs, tid },
       onChecked: (check) => this.#hooks.threadChecked?.({ id: job.id, ...check }),
       onStall: () => {
         slot.watch = null;
@@ -429,6 +429,7 @@ export class RenderPool {
           slot.isReady = true;
           slot.nice = event.data.nice ?? null;
           slot.tid = event.data.tid ?? null;
+          this.#hooks.workerReady?.();
           this.#pump();
         }
         return;
