@@ -39,6 +39,8 @@ export class JobWatch {
   #watch: ProgressWatch | null = null;
   #last: ThreadSample | null = null;
   #isStopped = false;
+  /** A report came while its thread was looked at. */
+  #hasReportedMeanwhile = false;
 
   /** Watches from now. */
   constructor(options: JobWatchOptions) {
@@ -48,7 +50,8 @@ export class JobWatch {
 
   /** The worker reported work. */
   progress(): void {
-    this.#watch?.progress();
+    if (this.#watch) this.#watch.progress();
+    else this.#hasReportedMeanwhile = true;
   }
 
   /** Ends the watch (a look under way is dropped). */
@@ -68,11 +71,12 @@ export class JobWatch {
   }
 
   async #check(tid: string): Promise<void> {
+    this.#hasReportedMeanwhile = false;
     const sample = await sampleThread(tid);
     if (this.#isStopped) return; // answered or ended meanwhile
     const last = this.#last;
-    const isWorking = sample !== null &&
-      (sample.isRunning || (last !== null && sample.cpuSeconds > last.cpuSeconds));
+    const isWorking = this.#hasReportedMeanwhile || (sample !== null &&
+      (sample.isRunning || (last !== null && sample.cpuSeconds > last.cpuSeconds)));
     this.#last = sample;
     this.#o.onChecked({ isWorking, sample });
     if (isWorking) this.#arm();
