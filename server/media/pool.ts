@@ -6,8 +6,11 @@
  * job is refused at once with `RATE_LIMITED`. A job whose request is abandoned (its
  * `signal` aborts) leaves the queue, or, running, ends its worker. A worker is
  * never ended for being slow: while it runs a job it reports progress each
- * second, and only one that reported none over two looks `stallMs` apart
- * (`lib/progress_watch.ts`) is ended, as is a worker that dies; the next large
+ * second, and one that reported none over two looks `stallMs` apart
+ * (`pool_watch.ts`) has its thread looked at (`pool_thread.ts`): one running,
+ * or whose CPU time grew since the last look, is working (a synchronous decode
+ * turns no event loop) and watched on; one that neither reports nor uses the CPU
+ * is ended, as is a worker that dies; the next large
  * picture waits for the ended worker's memory to come back (at most 5 s); a worker
  * that decoded a large picture is replaced after it (WASM memory only grows,
  * and a fresh worker gives it back). Those workers lower their threads'
@@ -20,10 +23,11 @@
  * @module
  */
 import { CueportError } from "../core/mod.ts";
-import { MONOTONIC_TIMER_CLOCK, ProgressWatch, type TimerClock } from "../../lib/progress_watch.ts";
+import { MONOTONIC_TIMER_CLOCK, type TimerClock } from "../../lib/progress_watch.ts";
 import type { Rendered, RenderJob } from "./render/mod.ts";
 import type { WorkerProgress, WorkerReady, WorkerResponse, WorkerSetup } from "./render/worker.ts";
 import { abandoned, type Job, JobQueue } from "./pool_queue.ts";
+import { JobWatch, type ThreadCheck } from "./pool_watch.ts";
 
 /** Options of the pool. */
 export interface RenderPoolOptions {
@@ -36,8 +40,9 @@ export interface RenderPoolOptions {
    */
   localLane?: boolean;
   /**
-   * A job's worker that reported no progress over two looks this far apart is ended (default
-   * 30 s); one that reports (each second, from its event loop) is never ended, however slow.
+   * A job's worker that reported no progress over two looks this far apart (default 30 s) has
+   * its thread looked at: it is ended unless the thread runs or its CPU time grew since the last
+   * look. One that reports (each second, from its event loop) is never ended, however slow.
    */
   stallMs?: number;
   /** The clock the progress watch looks on (tests: a virtual one). */
@@ -56,6 +61,21 @@ export interface RenderPoolOptions {
   memory?: () => number;
   /** After a worker is ended, a large job waits at most this long for its memory, ms (default 5000). */
   drainMs?: number;
+  /** Told what the pool does (tests wait on these, not on time). */
+  hooks?: RenderPoolHooks;
+}
+
+/** What the pool tells `RenderPoolOptions.hooks`. */
+export interface RenderPoolHooks {
+  /** A job was handed to a worker. */
+  jobStarted?(job: { id: number; client: string }): void;
+  /** A worker compiled its codecs (`RenderPool.workers` tells it is ready). */
+  workerReady?(): void;
+  /**
+   * A job's worker reported no progress over two looks and its thread was looked at: `isWorking`
+   * when it runs or its CPU time grew (watched on), else it is ended.
+   */
+  threadChecked?(check: ThreadCheck & { id: number }): void;
 }
 
 /** How one request waits for its job. */
@@ -95,9 +115,11 @@ class Slot {
   isReady = false;
   /** The niceness the worker's thread runs at, from its `ready` (null: unknown, or not yet). */
   nice: number | null = null;
+  /** The worker's thread id, from its `ready` (null: unknown, or not yet). */
+  tid: string | null = null;
   job: Job | null = null;
   /** Watches the running job's worker for progress. */
-  watch: ProgressWatch | null = null;
+  watch: JobWatch | null = null;
   /** The process's resident memory when the worker's last large job (or the worker) started. */
   startRss = 0;
   /** A busy worker was ended: the next job waits until memory is this low again, or `until`. */
@@ -166,7 +188,8 @@ export class RenderPool {
   #queue: JobQueue;
   #slots: Slot[];
   #nextId = 1;
-  #o: Required<Omit<RenderPoolOptions, "size" | "localLane">>;
+  #o: Required<Omit<RenderPoolOptions, "size" | "localLane" | "hooks">>;
+  #hooks: RenderPoolHooks;
   #isClosed = false;
   #started = 0;
   /** Workers ended while they still compiled their codecs: terminated once they are ready. */
@@ -190,6 +213,7 @@ export class RenderPool {
       drainMs: options.drainMs ?? 5000,
     };
     this.#queue = new JobQueue(this.#o);
+    this.#hooks = options.hooks ?? {};
   }
 
   /** Jobs waiting for a worker. */
@@ -315,13 +339,23 @@ export class RenderPool {
       // The memory a large picture's worker is to give back down to (a small job after it, on
       // the same worker, would measure what the large one still holds).
       if (isLarge(job.job)) slot.startRss = this.#o.memory();
-      const { clock, stallMs } = this.#o;
-      slot.watch = new ProgressWatch(clock, stallMs, () => {
+      slot.watch = this.#watch(slot, job);
+      worker.postMessage({ id: job.id, job: job.job });
+      this.#hooks.jobStarted?.({ id: job.id, client: job.client });
+    }
+  }
+
+  /** Watches the slot's worker running `job` (`pool_watch.ts`). */
+  #watch(slot: Slot, job: Job): JobWatch {
+    const { clock, stallMs } = this.#o, tid = slot.tid;
+    return new JobWatch({
+      ...{ clock, stallMs, tid },
+      onChecked: (check) => this.#hooks.threadChecked?.({ id: job.id, ...check }),
+      onStall: () => {
         slot.watch = null;
         this.#end(slot, `The picture worker made no progress for ${stallMs / 1000} s`);
-      });
-      worker.postMessage({ id: job.id, job: job.job });
-    }
+      },
+    });
   }
 
   /**
@@ -383,6 +417,7 @@ export class RenderPool {
     this.#started++;
     slot.isReady = false;
     slot.nice = null;
+    slot.tid = null;
     slot.isRecycleDue = false;
     slot.startRss = this.#o.memory();
     const worker = new Worker(this.#o.workerUrl, { type: "module" });
@@ -393,6 +428,8 @@ export class RenderPool {
         if (slot.worker === worker) {
           slot.isReady = true;
           slot.nice = event.data.nice ?? null;
+          slot.tid = event.data.tid ?? null;
+          this.#hooks.workerReady?.();
           this.#pump();
         }
         return;

@@ -13,6 +13,7 @@
 import { warmUpCodecs } from "./codecs.ts";
 import { takeDecodedPixels } from "./image.ts";
 import { ownMemoryBytes } from "./raster.ts";
+import { ownThreadId, psThreads } from "../pool_thread.ts";
 import { render, type Rendered, RenderError, type RenderJob } from "./mod.ts";
 
 /** A request to the worker. */
@@ -57,11 +58,14 @@ export interface WorkerSetup {
 
 /**
  * Sent once the codecs are compiled: only then may the worker be terminated safely. `nice`: the
- * niceness its thread runs at (Linux), or null where unknown.
+ * niceness its thread runs at (Linux), or null where unknown; `tid`: its thread's id (Linux), or
+ * null where unknown: the pool samples that thread's CPU time while a job reports no progress
+ * (`pool_thread.ts`).
  */
 export interface WorkerReady {
   ready: true;
   nice: number | null;
+  tid: string | null;
 }
 
 /**
@@ -117,68 +121,6 @@ async function outcomeOf(request: WorkerRequest) {
 
 /** How much a worker that lowers its priority adds to its thread's niceness (`renice -n`). */
 const LOWER_BY = 15;
-/** Looks for this worker's thread at most this many times (it may not wait yet when ps looks). */
-const LOOKS = 5;
-/** Waits for another worker's look at most this many times 100 ms, then looks for none. */
-const LOCK_WAITS = 100;
-
-/** Runs `ps` for this process's threads with `fields`: rows of words. */
-function psThreads(fields: string, sync: true): string[][];
-function psThreads(fields: string, sync: false): Promise<string[][]>;
-function psThreads(fields: string, sync: boolean): string[][] | Promise<string[][]> {
-  const command = new Deno.Command("ps", {
-    args: ["-L", "-o", fields, "-p", String(Deno.pid)],
-    stdin: "null",
-    stderr: "null",
-  });
-  const rows = (out: Deno.CommandOutput) =>
-    new TextDecoder().decode(out.stdout).split("\n").map((l) => l.trim().split(/\s+/));
-  return sync ? rows(command.outputSync()) : command.output().then(rows);
-}
-
-/**
- * This worker's thread id. With `--allow-all`, /proc/thread-self; without (the binary), Deno
- * opens no /proc/self, so from `ps`, run synchronously: while it reads the threads, this one
- * waits for it (in the kernel's `do_wait`), and no other does (event loops wait in epoll, Deno's
- * own threads on futexes, ffmpeg's runs are waited for asynchronously). Exact, whatever other
- * workers start meanwhile, as the workers look one at a time (`lock`): until issue 42 it was "the
- * newest worker thread", so the first worker and the local lane, started together, both lowered
- * the lane's. Null when no thread waits (this one was not waiting yet) `LOOKS` times, or without
- * the lock (a worker sent a job first has none): then no thread is lowered.
- */
-async function ownThreadId(lock: Int32Array | null): Promise<string | null> {
-  try {
-    return Deno.readLinkSync("/proc/thread-self").split("/").pop()!;
-  } catch {
-    if (lock === null) return null;
-    for (let look = 0; look < LOOKS; look++) {
-      const waiting = underLock(lock, () => psThreads("tid=,comm=,wchan:32=", true))
-        ?.filter(([, comm, wchan]) => comm?.startsWith("worker-") && wchan === "do_wait");
-      if (waiting === undefined) return null;
-      if (waiting.length === 1) return waiting[0]![0]!;
-      await new Promise((r) => setTimeout(r, 0)); // let the others look
-    }
-    return null;
-  }
-}
-
-/**
- * Runs `f` holding `lock` (blocking this worker's thread, never the service's), or returns
- * undefined after `LOCK_WAITS` waits: a worker is never ended while it looks (the pool ends one
- * only once `ready`), so a lock held that long is one no worker will free.
- */
-function underLock<T>(lock: Int32Array, f: () => T): T | undefined {
-  for (let waits = 0; Atomics.compareExchange(lock, 0, 0, 1) !== 0; waits++) {
-    if (waits === LOCK_WAITS) return undefined;
-    Atomics.wait(lock, 0, 1, 100);
-  }
-  try {
-    return f();
-  } finally {
-    Atomics.store(lock, 0, 0);
-    Atomics.notify(lock, 0, 1);
-  }
-}
 
 /**
  * Sets this worker's thread priority and tells it (Linux; elsewhere null: nothing changes). A
@@ -189,11 +131,14 @@ function underLock<T>(lock: Int32Array, f: () => T): T | undefined {
  * Without `ps` or `renice`, or when its thread is not found, the worker keeps the service's
  * priority and lowers no other thread.
  */
-async function setPriority(setup: WorkerSetup | null): Promise<number | null> {
-  if (Deno.build.os !== "linux") return null;
+async function setPriority(
+  setup: WorkerSetup | null,
+): Promise<{ nice: number | null; tid: string | null }> {
+  const unknown = { nice: null, tid: null };
+  if (Deno.build.os !== "linux") return unknown;
   try {
     const tid = await ownThreadId(setup?.lookLock ?? null);
-    if (tid === null) return null;
+    if (tid === null) return unknown;
     if (setup?.lowersPriority) {
       await new Deno.Command("renice", {
         args: ["-n", String(LOWER_BY), "-p", tid],
@@ -203,9 +148,9 @@ async function setPriority(setup: WorkerSetup | null): Promise<number | null> {
       }).output();
     }
     const nice = (await psThreads("tid=,ni=", false)).find(([t]) => t === tid)?.[1];
-    return nice === undefined ? null : Number(nice);
+    return { nice: nice === undefined ? null : Number(nice), tid };
   } catch {
-    return null; // no ps or renice: the worker runs at the service's priority
+    return unknown; // no ps or renice: the worker runs at the service's priority
   }
 }
 
@@ -220,9 +165,9 @@ let started: Promise<unknown> | null = null;
 
 /** Starts the worker once: its priority (`setup`, or the service's), its codecs, then `ready`. */
 function start(setup: WorkerSetup | null): Promise<unknown> {
-  return started ??= setPriority(setup).then(async (nice) => {
+  return started ??= setPriority(setup).then(async ({ nice, tid }) => {
     await warmUpCodecs().catch(() => {});
-    scope.postMessage({ ready: true, nice });
+    scope.postMessage({ ready: true, nice, tid });
   });
 }
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { wavHeader } from "../../../player/media/encode.ts";
 import { CueportError } from "../../../server/core/mod.ts";
-import { RenderPool } from "../../../server/media/pool.ts";
+import { RenderPool, type RenderPoolHooks } from "../../../server/media/pool.ts";
 import type { RenderJob, SourceFile } from "../../../server/media/render/mod.ts";
 import { MAX_PIXELS, paint, source, tempDir, writeImage } from "./render/_fixtures.ts";
 import { until } from "../../_helpers/until.ts";
@@ -30,6 +30,22 @@ function thumbnail(file: SourceFile, size: number | null, ffmpeg: string | null 
   };
 }
 
+/**
+ * The pool's hooks as events a test waits on: `when(check)` resolves once `check` holds, looked
+ * at again after each job's start and each worker's `ready`. No bound on time: on a loaded
+ * machine a worker at its lowered priority took more than 15 s to compile its codecs (load 44).
+ */
+function poolEvents(): { hooks: RenderPoolHooks; when(check: () => boolean): Promise<void> } {
+  const waiters: (() => void)[] = [];
+  const tell = () => waiters.splice(0).forEach((w) => w());
+  return {
+    hooks: { jobStarted: tell, workerReady: tell },
+    async when(check) {
+      while (!check()) await new Promise<void>((r) => waiters.push(r));
+    },
+  };
+}
+
 // The pool's API as this test uses it, so the test reads the same before the options existed.
 type Render = (job: RenderJob, options?: { client?: string; signal?: AbortSignal }) => Promise<
   unknown
@@ -37,7 +53,10 @@ type Render = (job: RenderJob, options?: { client?: string; signal?: AbortSignal
 
 Deno.test("RenderPool.render() drops a queued job whose request is abandoned, and ends a running one", async () => {
   const dir = await tempDir();
-  const pool = new RenderPool();
+  // The first job's start is an event (the worker compiles its codecs first, at a lowered
+  // priority: beside stress-ng at load 20 that outlasted a 15 s wait, and at load 44 on main).
+  const events = poolEvents();
+  const pool = new RenderPool({ hooks: events.hooks });
   const render = pool.render.bind(pool) as Render;
   try {
     const slow = await silence(dir, "slow", 200);
@@ -46,7 +65,7 @@ Deno.test("RenderPool.render() drops a queued job whose request is abandoned, an
     const second = render(slow, { client: "a", signal: queued.signal });
     const firstOutcome = first.then(() => "made", (e) => e);
     const secondOutcome = second.then(() => "made", (e) => e);
-    await until("the first job runs and the second waits", () => pool.waiting === 1);
+    await events.when(() => pool.waiting === 1); // the first job runs, the second waits
     let isFirstSettled = false;
     firstOutcome.finally(() => {
       isFirstSettled = true;
@@ -252,14 +271,15 @@ Deno.test("RenderPool: after a busy worker is ended, an original-size picture wa
   let rss = 100 * MB;
   let looks = 0; // how often the pool read the memory
   const memory = () => (looks++, rss);
-  const options = { stallMs: 30_000, memory, drainMs: 60_000 };
+  const events = poolEvents();
+  const options = { stallMs: 30_000, memory, drainMs: 60_000, hooks: events.hooks };
   const pool = new RenderPool(options);
   const render = pool.render.bind(pool) as Render;
   try {
     const slow = await silence(dir, "slow", 200);
     const running = new AbortController();
     const first = render(slow, { signal: running.signal }).catch((e) => e);
-    await until("the job to run", () => pool.waiting === 0);
+    await events.when(() => pool.waiting === 0);
     rss = 400 * MB; // the job's pictures, still held by the ended worker's thread
     running.abort();
     assert.ok((await first) instanceof CueportError);
@@ -302,7 +322,8 @@ async function gatedOriginal(dir: string): Promise<{ job: RenderJob; open(): Pro
 
 Deno.test("RenderPool: a local small picture asked while a remote original-size one runs is made before that one ends; a local original-size one, or one of a picture (a JPEG too) not known to be small, is not", async () => {
   const dir = await tempDir();
-  const pool = new RenderPool();
+  const events = poolEvents();
+  const pool = new RenderPool({ hooks: events.hooks });
   try {
     const small = `${dir}/small.png`;
     await writeImage(small, paint(50, 50, () => [10, 20, 30]), "png");
@@ -323,7 +344,7 @@ Deno.test("RenderPool: a local small picture asked while a remote original-size 
     const settle = (asked: Promise<unknown>, name: string) =>
       asked.catch((e) => e).finally(() => ended.push(name));
     const remoteDone = settle(pool.render(remote.job, { client: "127.0.0.2" }), "remote");
-    await until("the remote job to run", () => pool.waiting === 0);
+    await events.when(() => pool.waiting === 0);
     // The operator's own original-size picture waits (two such pictures at once are two
     // pictures' memory), as does a small one of a picture the catalog says is 36 megapixels (a
     // PNG is decoded whole); the small one behind them in the operator's line does not.
@@ -355,13 +376,14 @@ Deno.test("RenderPool: a local small picture asked while a remote original-size 
 
 Deno.test("RenderPool: a local small picture asked while the first worker is being replaced (its codecs compiling) is made by the local lane", async () => {
   const dir = await tempDir();
-  const pool = new RenderPool({ recyclePixels: 1000 });
+  const events = poolEvents();
+  const pool = new RenderPool({ recyclePixels: 1000, hooks: events.hooks });
   try {
     const path = `${dir}/still.png`;
     await writeImage(path, paint(60, 40, () => [10, 20, 30]), "png");
     const job = (size: number | null) => thumbnail(source(path, "image", { pixels: 2400 }), size);
     await pool.render(job(32)); // the workers start with the first job
-    await until("the local lane to be ready", () => pool.lane?.isReady === true);
+    await events.when(() => pool.lane?.isReady === true);
     // An original-size picture of more than `recyclePixels`: its worker is replaced as soon as
     // it answers, and the fresh one compiles its codecs (tens of ms at least) from now.
     await pool.render(job(null), { client: "127.0.0.2" });
@@ -382,7 +404,8 @@ Deno.test("RenderPool: a local small picture behind the operator's original-size
   const dir = await tempDir();
   let rss = 100 * MB;
   // drainMs: the ended worker's memory stays held for the whole test (it cannot pass by waiting).
-  const pool = new RenderPool({ memory: () => rss, drainMs: 60_000 });
+  const events = poolEvents();
+  const pool = new RenderPool({ memory: () => rss, drainMs: 60_000, hooks: events.hooks });
   try {
     const path = `${dir}/still.png`;
     await writeImage(path, paint(60, 40, () => [10, 20, 30]), "png");
@@ -390,13 +413,13 @@ Deno.test("RenderPool: a local small picture behind the operator's original-size
     const running = new AbortController();
     const first = pool.render(await silence(dir, "slow", 200), { signal: running.signal })
       .catch((e) => e);
-    await until("the job to run", () => pool.waiting === 0);
+    await events.when(() => pool.waiting === 0);
     rss = 400 * MB; // the job's pictures, still held by the ended worker's thread
     running.abort();
     assert.ok((await first) instanceof CueportError);
     // A small job on the fresh worker: it is ready and idle after, still draining.
     assert.equal((await pool.render(job(32))).width, 32);
-    await until("the local lane to be ready", () => pool.lane?.isReady === true);
+    await events.when(() => pool.lane?.isReady === true);
     const local = { client: "127.0.0.1", isLocal: true };
     let isLargeMade = false;
     // Outcomes, never rejected: a failed assertion leaves none unhandled when the pool closes.
@@ -404,7 +427,7 @@ Deno.test("RenderPool: a local small picture behind the operator's original-size
     const before = pool.lane!.jobs;
     const small = pool.render(job(32), local).catch((e) => e);
     // Well before drainMs (the idle worker could start it only after the large one).
-    await until("the local lane to start the small picture", () => pool.lane!.jobs > before);
+    await events.when(() => pool.lane!.jobs > before);
     assert.equal(pool.waiting, 1, "the large picture still waits for the memory");
     assert.equal((await small).width, 32);
     assert.equal(isLargeMade, false);
@@ -433,10 +456,11 @@ Deno.test({
   ignore: Deno.build.os !== "linux",
   async fn() {
     const dir = await tempDir();
-    const pool = new RenderPool();
+    const events = poolEvents();
+    const pool = new RenderPool({ hooks: events.hooks });
     try {
       await pool.render(await silence(dir, "job", 1)); // both workers start with the first job
-      await until("both workers to be ready", () => pool.workers.every((w) => w.isReady));
+      await events.when(() => pool.workers.every((w) => w.isReady));
       const service = await ownNiceness();
       const [first, lane] = pool.workers;
       assert.equal(lane?.isLane, true);
@@ -454,13 +478,14 @@ Deno.test({
 
 Deno.test("RenderPool: a local small picture is made by the local lane even while the other worker is idle", async () => {
   const dir = await tempDir();
-  const pool = new RenderPool();
+  const events = poolEvents();
+  const pool = new RenderPool({ hooks: events.hooks });
   try {
     const path = `${dir}/still.png`;
     await writeImage(path, paint(60, 40, () => [10, 20, 30]), "png");
     const job = (size: number) => thumbnail(source(path, "image", { pixels: 2400 }), size);
     await pool.render(job(32), { client: "127.0.0.2" }); // remote: the first worker's
-    await until("both workers to be ready", () => pool.workers.every((w) => w.isReady));
+    await events.when(() => pool.workers.every((w) => w.isReady));
     const jobs = () => pool.workers.map((w) => w.jobs);
     const [first, lane] = jobs();
     // One after another: the first worker is idle and ready for each, and takes none (at its
