@@ -156,7 +156,10 @@ export class Output {
       programs: this.programs.programs,
       push: () => this.#pushState(),
     });
-    this.#page = new PageSocket(this.#pageHost(), { faults: this.#socketFaults });
+    this.#page = new PageSocket(this.#pageHost(), {
+      faults: this.#socketFaults,
+      log: options.log,
+    });
     this.#server = this.#serve(options);
     this.#requests = new PageRequests((message) => this.#send(message), {
       lastProgressAt: () => this.#browser.health.lastProgressAt,
@@ -406,6 +409,11 @@ export class Output {
       // A shader suspected of the stall explains a lost GL: the quarantine sees to it.
       glFails: () => this.#browser.health.glLost(this.#browser.quarantine.isSuspecting),
       ...this.midi.pageHost(),
+      // The recording hears which page went away, and how (its outcome says so).
+      closed: (how, connection) => {
+        this.midi.pageGone();
+        this.#recording.pageClosed(connection, how);
+      },
     };
   }
 

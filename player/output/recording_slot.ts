@@ -4,6 +4,8 @@
  * page connected starts in the first that does.
  * @module
  */
+import { describeClose } from "./page_socket.ts";
+import type { SocketClose } from "./socket_guard.ts";
 import {
   OutputRecording,
   type RecordingFigures,
@@ -27,6 +29,8 @@ export class RecordingSlot {
   #recording: OutputRecording | null = null;
   /** The page connection that records it, null until one does. */
   #owner: number | null = null;
+  /** How the socket of the page that records closed, once it did (for the outcome). */
+  #ownerGone: string | null = null;
 
   /** No recording yet. */
   constructor(options: RecordingSlotOptions) {
@@ -49,6 +53,7 @@ export class RecordingSlot {
     this.#recording = recording;
     // Started in the page connected now, if one is (`OutputRecording` asks it at once).
     this.#owner = page.connection();
+    this.#ownerGone = null;
   }
 
   /** Ends the recording once the page's last chunk is written: what it holds. */
@@ -77,7 +82,14 @@ export class RecordingSlot {
       );
     }
     this.#owner = owner ?? connection;
-    recording.pageOpened();
+    recording.pageOpened(this.#ownerGone ?? undefined);
+  }
+
+  /** Page `connection`'s socket closed: if it records, its outcome will say how. */
+  pageClosed(connection: number, how: SocketClose): void {
+    if (this.#recording && connection === this.#owner) {
+      this.#ownerGone = `its socket closed: ${describeClose(how)}`;
+    }
   }
 
   /** Bytes of the recording from page `connection`: only the page that records writes its file. */

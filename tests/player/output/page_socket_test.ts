@@ -7,7 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { serveOutput } from "../../../player/output/server.ts";
-import { GL_LOST_REPORTS, PageSocket, type Report } from "../../../player/output/page_socket.ts";
+import {
+  describeClose,
+  GL_LOST_REPORTS,
+  PageSocket,
+  type Report,
+} from "../../../player/output/page_socket.ts";
+import { until } from "../../_helpers/until.ts";
 import { SocketFaultLog } from "../../../player/output/socket_log.ts";
 import { PAGE_SOCKET_BOUNDS, PAGE_TAKEN } from "../../../protocol/output.ts";
 import { CLOSE_POLICY, CLOSE_TOO_BIG } from "../../../protocol/socket_bounds.ts";
@@ -20,12 +26,15 @@ import { type Client, openClient } from "./_socket_client.ts";
 function pageServer(options: { isRace?: boolean } = {}) {
   let now = 0;
   const lines: string[] = [];
+  /** What the page socket said of sockets that closed. */
+  const closeLines: string[] = [];
   const seen = {
     glFails: 0,
     hellos: 0,
     reports: 0,
     chunks: [] as number[],
     opened: [] as number[],
+    closed: [] as string[],
   };
   // Its flush timer never fires: the lines are those the faults say.
   const faults = new SocketFaultLog((line) => lines.push(line), () => now, () => () => {});
@@ -40,7 +49,8 @@ function pageServer(options: { isRace?: boolean } = {}) {
     chunk: (_bytes, connection) => seen.chunks.push(connection),
     settle: () => {},
     glFails: () => seen.glFails++,
-  }, { faults, now: () => now });
+    closed: (how, connection) => seen.closed.push(`#${connection} ${how.code} ${how.reason}`),
+  }, { faults, now: () => now, log: (level, message) => closeLines.push(`${level}: ${message}`) });
   /** The close codes the server sent (a client still sending when it closes may see 0). */
   const closes: number[] = [];
   const server = serveOutput({
@@ -67,6 +77,7 @@ function pageServer(options: { isRace?: boolean } = {}) {
     faults,
     secret,
     lines,
+    closeLines,
     seen,
     closes,
     advance: (ms: number) => now += ms,
@@ -84,6 +95,33 @@ function pageServer(options: { isRace?: boolean } = {}) {
     },
   };
 }
+
+Deno.test("PageSocket: a page's socket that closes is said with its code and reason; the output's own close is not", async () => {
+  const s = pageServer();
+  try {
+    const first = await s.open();
+    first.socket.close(4000, "going");
+    await first.closed;
+    await until("the close heard", () => s.seen.closed.length === 1);
+    assert.deepEqual(s.seen.closed, ["#1 4000 going"]);
+    assert.deepEqual(s.closeLines, [
+      'warn: Output: the page\'s socket #1 closed (code 4000, "going")',
+    ]);
+    assert.equal(describeClose({ code: 1006, reason: "" }), "code 1006, no close frame");
+    const second = await s.open();
+    s.page.close(); // the output stops
+    await second.closed;
+    const third = await s.open();
+    third.socket.close(1000);
+    await third.closed;
+    await until("the third close heard", () => s.seen.closed.length === 2);
+    assert.deepEqual(s.closeLines.slice(1), [
+      "warn: Output: the page's socket #3 closed (code 1000)",
+    ]);
+  } finally {
+    await s.close();
+  }
+});
 
 function report(frames: number): Report {
   return {
