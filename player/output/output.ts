@@ -156,10 +156,7 @@ export class Output {
       programs: this.programs.programs,
       push: () => this.#pushState(),
     });
-    this.#page = new PageSocket(this.#pageHost(), {
-      faults: this.#socketFaults,
-      log: options.log,
-    });
+    this.#page = new PageSocket(this.#pageHost(), { faults: this.#socketFaults });
     this.#server = this.#serve(options);
     this.#requests = new PageRequests((message) => this.#send(message), {
       lastProgressAt: () => this.#browser.health.lastProgressAt,
@@ -214,6 +211,7 @@ export class Output {
       page: {
         isOpen: () => this.#page.isOpen,
         connection: () => this.#page.connection,
+        lastClose: () => this.#page.lastClose,
         send: (message) => this.#send(message),
         request: (build) => this.#request(build),
       },
@@ -409,11 +407,6 @@ export class Output {
       // A shader suspected of the stall explains a lost GL: the quarantine sees to it.
       glFails: () => this.#browser.health.glLost(this.#browser.quarantine.isSuspecting),
       ...this.midi.pageHost(),
-      // The recording hears which page went away, and how (its outcome says so).
-      closed: (how, connection) => {
-        this.midi.pageGone();
-        this.#recording.pageClosed(connection, how);
-      },
     };
   }
 

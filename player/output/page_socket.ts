@@ -17,14 +17,11 @@ import type { PageMidi } from "./midi_ports.ts";
 /** Reports in a row with no frame drawn, after the page said its GL is lost, that confirm it. */
 export const GL_LOST_REPORTS = 3;
 
-/** Where the page socket says a socket that closed. */
-export type PageSocketLog = (level: "info" | "warn", message: string) => void;
-
 /**
  * A socket's close, as the log and a recording's outcome say it.
  * @example
  * ```ts
- * describeClose({ code: 1006, reason: "" }); // "code 1006, no close frame"
+ * describeClose({ code: 1006, reason: "", isFault: false }); // "code 1006, no close frame"
  * ```
  */
 export function describeClose(how: SocketClose): string {
@@ -60,28 +57,27 @@ export interface PageSocketHost {
   /** The page's local MIDI ports, or input on them (`midi_ports.ts`). */
   midi?(message: PageMidi): void;
   /** The page connected went away (its socket closed, `how` said in the log already). */
-  closed?(how: SocketClose, connection: number): void;
+  closed?(how: SocketClose): void;
 }
 
 /** The output page's socket: the one connected, its messages checked and handled. */
 export class PageSocket {
   readonly #host: PageSocketHost;
   readonly #socket: OnePageSocket;
-  readonly #log: PageSocketLog;
+  readonly #faults: SocketFaultLog;
+  /** The last page socket that closed, and how (a recording's outcome says it). */
+  lastClose: { connection: number; how: SocketClose } | null = null;
   #connection = 0;
   /** Reports with no frame since the page said its GL is lost (null: it did not say so). */
   #glLostReports: number | null = null;
 
   /**
-   * `now`: monotonic ms, for the rate bound (tests give a virtual clock); `log` says each page
-   * socket that closes while the output runs, with its code and reason.
+   * `now`: monotonic ms, for the rate bound (tests give a virtual clock); `faults` counts the
+   * pages closed for a fault and says each other page socket that closes (`#closed`).
    */
-  constructor(
-    host: PageSocketHost,
-    options: { faults: SocketFaultLog; now?: () => number; log?: PageSocketLog },
-  ) {
+  constructor(host: PageSocketHost, options: { faults: SocketFaultLog; now?: () => number }) {
     this.#host = host;
-    this.#log = options.log ?? (() => {});
+    this.#faults = options.faults;
     this.#socket = new OnePageSocket({
       bounds: PAGE_SOCKET_BOUNDS,
       now: options.now ?? (() => performance.now()),
@@ -142,11 +138,15 @@ export class PageSocket {
   /**
    * The page's socket `connection` closed, not by the output (`close`, whose socket is told
    * nothing): said with its code and reason (1008/1009 a bound of this side, 1001 a peer going
-   * away or an unanswered ping, 1006 a browser gone without a close frame), then the host is told.
+   * away or an unanswered ping, 1006 a browser gone without a close frame), then the host is told. One this side closed for a fault is said by the socket-fault
+   * log.
    */
   #closed(connection: number, how: SocketClose): void {
-    this.#log("warn", `Output: the page's socket #${connection} closed (${describeClose(how)})`);
-    this.#host.closed?.(how, connection);
+    this.lastClose = { connection, how };
+    if (!how.isFault) {
+      this.#faults.say(`Output: the page's socket #${connection} closed (${describeClose(how)})`);
+    }
+    this.#host.closed?.(how);
   }
 
   /** Does what a page's message says (within bounds, of its schema). */

@@ -16,7 +16,11 @@ import {
 /** Options of `RecordingSlot`. */
 export interface RecordingSlotOptions {
   /** The page connected now, and its connection number (`PageSocket.connection`). */
-  page: RecordingPage & { connection(): number | null };
+  page: RecordingPage & {
+    connection(): number | null;
+    /** The last page socket that closed, and how (`PageSocket.lastClose`); absent: unknown. */
+    lastClose?(): { connection: number; how: SocketClose } | null;
+  };
   log: (level: "info" | "warn" | "error", message: string) => void;
   /** A recording ended because the browser that recorded it went away. */
   lost?: (outcome: RecordingOutcome) => void;
@@ -29,8 +33,6 @@ export class RecordingSlot {
   #recording: OutputRecording | null = null;
   /** The page connection that records it, null until one does. */
   #owner: number | null = null;
-  /** How the socket of the page that records closed, once it did (for the outcome). */
-  #ownerGone: string | null = null;
 
   /** No recording yet. */
   constructor(options: RecordingSlotOptions) {
@@ -53,7 +55,6 @@ export class RecordingSlot {
     this.#recording = recording;
     // Started in the page connected now, if one is (`OutputRecording` asks it at once).
     this.#owner = page.connection();
-    this.#ownerGone = null;
   }
 
   /** Ends the recording once the page's last chunk is written: what it holds. */
@@ -82,14 +83,13 @@ export class RecordingSlot {
       );
     }
     this.#owner = owner ?? connection;
-    recording.pageOpened(this.#ownerGone ?? undefined);
-  }
-
-  /** Page `connection`'s socket closed: if it records, its outcome will say how. */
-  pageClosed(connection: number, how: SocketClose): void {
-    if (this.#recording && connection === this.#owner) {
-      this.#ownerGone = `its socket closed: ${describeClose(how)}`;
-    }
+    // How the page that recorded went away, when its socket's close is known.
+    const gone = this.#options.page.lastClose?.();
+    recording.pageOpened(
+      owner !== null && gone?.connection === owner
+        ? `its socket closed: ${describeClose(gone.how)}`
+        : undefined,
+    );
   }
 
   /** Bytes of the recording from page `connection`: only the page that records writes its file. */

@@ -163,6 +163,8 @@ export interface PageHandlers<T> {
 export interface SocketClose {
   code: number;
   reason: string;
+  /** This side closed it for a fault (`Violation`): the socket-fault log counted it already. */
+  isFault: boolean;
 }
 
 /** How a page is told another has the socket: its close code, reason, and the fault's line. */
@@ -241,7 +243,7 @@ export class OnePageSocket {
     socket.onclose = (event) => {
       if (this.#socket !== socket) return;
       this.#socket = null;
-      handlers.closed?.({ code: event.code, reason: event.reason });
+      handlers.closed?.({ code: event.code, reason: event.reason, isFault: isClosing });
     };
     return true;
   }

@@ -26,8 +26,6 @@ import { type Client, openClient } from "./_socket_client.ts";
 function pageServer(options: { isRace?: boolean } = {}) {
   let now = 0;
   const lines: string[] = [];
-  /** What the page socket said of sockets that closed. */
-  const closeLines: string[] = [];
   const seen = {
     glFails: 0,
     hellos: 0,
@@ -49,8 +47,8 @@ function pageServer(options: { isRace?: boolean } = {}) {
     chunk: (_bytes, connection) => seen.chunks.push(connection),
     settle: () => {},
     glFails: () => seen.glFails++,
-    closed: (how, connection) => seen.closed.push(`#${connection} ${how.code} ${how.reason}`),
-  }, { faults, now: () => now, log: (level, message) => closeLines.push(`${level}: ${message}`) });
+    closed: (how) => seen.closed.push(`${how.code} ${how.reason}`),
+  }, { faults, now: () => now });
   /** The close codes the server sent (a client still sending when it closes may see 0). */
   const closes: number[] = [];
   const server = serveOutput({
@@ -77,7 +75,6 @@ function pageServer(options: { isRace?: boolean } = {}) {
     faults,
     secret,
     lines,
-    closeLines,
     seen,
     closes,
     advance: (ms: number) => now += ms,
@@ -96,28 +93,30 @@ function pageServer(options: { isRace?: boolean } = {}) {
   };
 }
 
-Deno.test("PageSocket: a page's socket that closes is said with its code and reason; the output's own close is not", async () => {
+Deno.test("PageSocket: a page's socket that closes is said with its code and reason; one closed for a fault or by the output is not", async () => {
   const s = pageServer();
   try {
     const first = await s.open();
     first.socket.close(4000, "going");
     await first.closed;
     await until("the close heard", () => s.seen.closed.length === 1);
-    assert.deepEqual(s.seen.closed, ["#1 4000 going"]);
-    assert.deepEqual(s.closeLines, [
-      'warn: Output: the page\'s socket #1 closed (code 4000, "going")',
-    ]);
-    assert.equal(describeClose({ code: 1006, reason: "" }), "code 1006, no close frame");
+    assert.deepEqual(s.seen.closed, ["4000 going"]);
+    assert.deepEqual(s.page.lastClose, {
+      connection: 1,
+      how: { code: 4000, reason: "going", isFault: false },
+    });
+    assert.deepEqual(s.lines, ['Output: the page\'s socket #1 closed (code 4000, "going")']);
+    const noFrame = { code: 1006, reason: "", isFault: false };
+    assert.equal(describeClose(noFrame), "code 1006, no close frame");
     const second = await s.open();
     s.page.close(); // the output stops
     await second.closed;
     const third = await s.open();
-    third.socket.close(1000);
+    third.socket.send("not json"); // closed for a fault: the fault line says it
     await third.closed;
     await until("the third close heard", () => s.seen.closed.length === 2);
-    assert.deepEqual(s.closeLines.slice(1), [
-      "warn: Output: the page's socket #3 closed (code 1000)",
-    ]);
+    assert.equal(s.lines.length, 2, s.lines.join("\n"));
+    assert.match(s.lines[1]!, /^Output: 1 page socket closed or refused \(not valid 1\)/);
   } finally {
     await s.close();
   }
