@@ -240,10 +240,12 @@ export class OnePageSocket {
       this.#faults?.note(violation.kind, `${handlers.name}: ${violation.reason}`);
       socket.close(violation.code, violation.kind);
     };
-    socket.onclose = (event) => {
+    // A stand-in socket may close with no event: as one gone without a close frame (1006).
+    socket.onclose = (event?: CloseEvent) => {
       if (this.#socket !== socket) return;
       this.#socket = null;
-      handlers.closed?.({ code: event.code, reason: event.reason, isFault: isClosing });
+      const { code = 1006, reason = "" } = event ?? {};
+      handlers.closed?.({ code, reason, isFault: isClosing });
     };
     return true;
   }
