@@ -211,6 +211,7 @@ export class Output {
       page: {
         isOpen: () => this.#page.isOpen,
         connection: () => this.#page.connection,
+        lastClose: () => this.#page.lastClose,
         send: (message) => this.#send(message),
         request: (build) => this.#request(build),
       },

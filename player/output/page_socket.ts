@@ -10,12 +10,24 @@
  * @module
  */
 import { FromPage, PAGE_SOCKET_BOUNDS, PAGE_TAKEN, type ToPage } from "../../protocol/output.ts";
-import { OnePageSocket } from "./socket_guard.ts";
+import { OnePageSocket, type SocketClose } from "./socket_guard.ts";
 import type { SocketFaultLog } from "./socket_log.ts";
 import type { PageMidi } from "./midi_ports.ts";
 
 /** Reports in a row with no frame drawn, after the page said its GL is lost, that confirm it. */
 export const GL_LOST_REPORTS = 3;
+
+/**
+ * A socket's close, as the log and a recording's outcome say it.
+ * @example
+ * ```ts
+ * describeClose({ code: 1006, reason: "", isFault: false }); // "code 1006, no close frame"
+ * ```
+ */
+export function describeClose(how: SocketClose): string {
+  if (how.code === 1006) return "code 1006, no close frame";
+  return how.reason ? `code ${how.code}, "${how.reason}"` : `code ${how.code}`;
+}
 
 /** A frame report of the page. */
 export type Report = Extract<FromPage, { type: "report" }>;
@@ -44,21 +56,28 @@ export interface PageSocketHost {
   glFails(): void;
   /** The page's local MIDI ports, or input on them (`midi_ports.ts`). */
   midi?(message: PageMidi): void;
-  /** The page connected went away (its socket closed). */
-  closed?(): void;
+  /** The page connected went away (its socket closed, `how` said in the log already). */
+  closed?(how: SocketClose): void;
 }
 
 /** The output page's socket: the one connected, its messages checked and handled. */
 export class PageSocket {
   readonly #host: PageSocketHost;
   readonly #socket: OnePageSocket;
+  readonly #faults: SocketFaultLog;
+  /** The last page socket that closed, and how (a recording's outcome says it). */
+  lastClose: { connection: number; how: SocketClose } | null = null;
   #connection = 0;
   /** Reports with no frame since the page said its GL is lost (null: it did not say so). */
   #glLostReports: number | null = null;
 
-  /** `now`: monotonic ms, for the rate bound (tests give a virtual clock). */
+  /**
+   * `now`: monotonic ms, for the rate bound (tests give a virtual clock); `faults` counts the
+   * pages closed for a fault and says each other page socket that closes (`#closed`).
+   */
   constructor(host: PageSocketHost, options: { faults: SocketFaultLog; now?: () => number }) {
     this.#host = host;
+    this.#faults = options.faults;
     this.#socket = new OnePageSocket({
       bounds: PAGE_SOCKET_BOUNDS,
       now: options.now ?? (() => performance.now()),
@@ -106,7 +125,7 @@ export class PageSocket {
         what: "a page message",
         dispatch: (message) => this.#dispatch(message),
         binary: (data) => this.#host.chunk(new Uint8Array(data), connection),
-        closed: () => this.#host.closed?.(),
+        closed: (how) => this.#closed(connection, how),
       };
     });
   }
@@ -114,6 +133,20 @@ export class PageSocket {
   /** Closes the page's socket (the output stops). */
   close(): void {
     this.#socket.close();
+  }
+
+  /**
+   * The page's socket `connection` closed, not by the output (`close`, whose socket is told
+   * nothing): said with its code and reason (1008/1009 a bound of this side, 1001 a peer going
+   * away or an unanswered ping, 1006 a browser gone without a close frame), then the host is told. One this side closed for a fault is said by the socket-fault
+   * log.
+   */
+  #closed(connection: number, how: SocketClose): void {
+    this.lastClose = { connection, how };
+    if (!how.isFault) {
+      this.#faults.say(`Output: the page's socket #${connection} closed (${describeClose(how)})`);
+    }
+    this.#host.closed?.(how);
   }
 
   /** Does what a page's message says (within bounds, of its schema). */

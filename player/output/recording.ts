@@ -118,17 +118,24 @@ export class OutputRecording {
     };
   }
 
-  /** A page connected: it records if none did yet; if one did, it went away and so did this. */
-  pageOpened(): void {
+  /**
+   * A page connected: it records if none did yet; if one did, it went away and so did this (its
+   * MediaRecorder went with its document). `gone` says how, when known (`its socket closed: code
+   * 1006, no close frame`): a page whose socket closed and that loaded again is not a browser
+   * that went away, and the outcome does not say it was.
+   */
+  pageOpened(gone?: string): void {
     if (!this.#isStarted) this.#startInPage();
     else if (!this.#outcome) {
+      const what = gone === undefined ? "The output's browser" : "The output's page";
+      const how = gone === undefined ? "" : ` (${gone})`;
       this.#options.log(
         "warn",
-        `Output: the recording ${this.#options.path} ended with the browser`,
+        `Output: the recording ${this.#options.path} ended: ${what.toLowerCase()} went away${how}`,
       );
       this.#options.lost(this.#end({
-        early: "The output's browser went away: the recording ended there",
-        empty: "the output's browser went away before a picture came",
+        early: `${what} went away${how}: the recording ended there`,
+        empty: `${what.toLowerCase()} went away${how} before a picture came`,
       }));
     }
   }

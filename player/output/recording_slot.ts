@@ -4,6 +4,8 @@
  * page connected starts in the first that does.
  * @module
  */
+import { describeClose } from "./page_socket.ts";
+import type { SocketClose } from "./socket_guard.ts";
 import {
   OutputRecording,
   type RecordingFigures,
@@ -14,7 +16,11 @@ import {
 /** Options of `RecordingSlot`. */
 export interface RecordingSlotOptions {
   /** The page connected now, and its connection number (`PageSocket.connection`). */
-  page: RecordingPage & { connection(): number | null };
+  page: RecordingPage & {
+    connection(): number | null;
+    /** The last page socket that closed, and how (`PageSocket.lastClose`); absent: unknown. */
+    lastClose?(): { connection: number; how: SocketClose } | null;
+  };
   log: (level: "info" | "warn" | "error", message: string) => void;
   /** A recording ended because the browser that recorded it went away. */
   lost?: (outcome: RecordingOutcome) => void;
@@ -77,7 +83,13 @@ export class RecordingSlot {
       );
     }
     this.#owner = owner ?? connection;
-    recording.pageOpened();
+    // How the page that recorded went away, when its socket's close is known.
+    const gone = this.#options.page.lastClose?.();
+    recording.pageOpened(
+      owner !== null && gone?.connection === owner
+        ? `its socket closed: ${describeClose(gone.how)}`
+        : undefined,
+    );
   }
 
   /** Bytes of the recording from page `connection`: only the page that records writes its file. */

@@ -155,8 +155,16 @@ export interface PageHandlers<T> {
   dispatch(message: T): void;
   /** A binary message within bounds (absent: the socket takes none, the page is closed). */
   binary?(data: ArrayBuffer): void;
-  /** The socket closed while it was the one connected. */
-  closed?(): void;
+  /** The socket closed while it was the one connected: its close code and reason. */
+  closed?(how: SocketClose): void;
+}
+
+/** How a page's socket closed: the WebSocket close code and reason (1006: no close frame). */
+export interface SocketClose {
+  code: number;
+  reason: string;
+  /** This side closed it for a fault (`Violation`): the socket-fault log counted it already. */
+  isFault: boolean;
 }
 
 /** How a page is told another has the socket: its close code, reason, and the fault's line. */
@@ -232,10 +240,12 @@ export class OnePageSocket {
       this.#faults?.note(violation.kind, `${handlers.name}: ${violation.reason}`);
       socket.close(violation.code, violation.kind);
     };
-    socket.onclose = () => {
+    // A stand-in socket may close with no event: as one gone without a close frame (1006).
+    socket.onclose = (event?: CloseEvent) => {
       if (this.#socket !== socket) return;
       this.#socket = null;
-      handlers.closed?.();
+      const { code = 1006, reason = "" } = event ?? {};
+      handlers.closed?.({ code, reason, isFault: isClosing });
     };
     return true;
   }

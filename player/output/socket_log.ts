@@ -57,6 +57,14 @@ export class SocketFaultLog {
     else this.#cancelFlush ??= this.#schedule(() => this.#write(), wait);
   }
 
+  /**
+   * Says `message` at once: the output page's own socket closing (only a page with the secret of
+   * now has it, one at a time, and it loads again a second after: a line a reconnect at most).
+   */
+  say(message: string): void {
+    this.#log(message);
+  }
+
   /** Cancels the timer (the output stops): what it would have said is not said. */
   close(): void {
     this.#cancelFlush?.();

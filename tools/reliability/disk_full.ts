@@ -97,7 +97,7 @@ async function fill(svc: ServiceRun, tally: Tally): Promise<void> {
       `the player restarted (/health playerRestarts ${restartsBefore} to ${restartsAfter})`,
     );
   }
-  judgeRecording(recording, tally);
+  judgeRecording(recording, tally, svc.service.stderrTail());
   const file = typeof recording?.file === "string"
     ? recording.file
     : fileNamed(started.body?.message);
@@ -165,7 +165,16 @@ async function waitRecordingEnded(port: number): Promise<Record<string, unknown>
   return last;
 }
 
-function judgeRecording(recording: Record<string, unknown> | null, tally: Tally): void {
+/**
+ * Judges how the recording ended; one that ended otherwise than for lack of space is noted with
+ * what the player said of its output meanwhile (`log`, the service's stderr tail: a browser
+ * started again, a page socket closed and its code), so a MISSED names its cause.
+ */
+function judgeRecording(
+  recording: Record<string, unknown> | null,
+  tally: Tally,
+  log: string,
+): void {
   tally.note(`appState.recording: ${JSON.stringify(recording).slice(0, 300)}`);
   if (recording === null) tally.shortfall("appState.recording was not readable");
   else if (recording.state === "recording") {
@@ -175,6 +184,8 @@ function judgeRecording(recording: Record<string, unknown> | null, tally: Tally)
       } s, on a disk nearly full`,
     );
   } else if (!/space|full|ENOSPC|DISK_FULL/i.test(String(recording.error ?? ""))) {
+    const said = log.split("\n").filter((l) => /Output:|output browser/.test(l)).slice(-8);
+    tally.note(`the player said of its output: ${said.join(" / ").slice(0, 1500)}`);
     tally.shortfall(
       `appState.recording does not say it failed for lack of space (error: ${
         JSON.stringify(recording.error ?? null)

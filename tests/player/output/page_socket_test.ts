@@ -7,7 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { serveOutput } from "../../../player/output/server.ts";
-import { GL_LOST_REPORTS, PageSocket, type Report } from "../../../player/output/page_socket.ts";
+import {
+  describeClose,
+  GL_LOST_REPORTS,
+  PageSocket,
+  type Report,
+} from "../../../player/output/page_socket.ts";
+import { until } from "../../_helpers/until.ts";
 import { SocketFaultLog } from "../../../player/output/socket_log.ts";
 import { PAGE_SOCKET_BOUNDS, PAGE_TAKEN } from "../../../protocol/output.ts";
 import { CLOSE_POLICY, CLOSE_TOO_BIG } from "../../../protocol/socket_bounds.ts";
@@ -26,6 +32,7 @@ function pageServer(options: { isRace?: boolean } = {}) {
     reports: 0,
     chunks: [] as number[],
     opened: [] as number[],
+    closed: [] as string[],
   };
   // Its flush timer never fires: the lines are those the faults say.
   const faults = new SocketFaultLog((line) => lines.push(line), () => now, () => () => {});
@@ -40,6 +47,7 @@ function pageServer(options: { isRace?: boolean } = {}) {
     chunk: (_bytes, connection) => seen.chunks.push(connection),
     settle: () => {},
     glFails: () => seen.glFails++,
+    closed: (how) => seen.closed.push(`${how.code} ${how.reason}`),
   }, { faults, now: () => now });
   /** The close codes the server sent (a client still sending when it closes may see 0). */
   const closes: number[] = [];
@@ -84,6 +92,35 @@ function pageServer(options: { isRace?: boolean } = {}) {
     },
   };
 }
+
+Deno.test("PageSocket: a page's socket that closes is said with its code and reason; one closed for a fault or by the output is not", async () => {
+  const s = pageServer();
+  try {
+    const first = await s.open();
+    first.socket.close(4000, "going");
+    await first.closed;
+    await until("the close heard", () => s.seen.closed.length === 1);
+    assert.deepEqual(s.seen.closed, ["4000 going"]);
+    assert.deepEqual(s.page.lastClose, {
+      connection: 1,
+      how: { code: 4000, reason: "going", isFault: false },
+    });
+    assert.deepEqual(s.lines, ['Output: the page\'s socket #1 closed (code 4000, "going")']);
+    const noFrame = { code: 1006, reason: "", isFault: false };
+    assert.equal(describeClose(noFrame), "code 1006, no close frame");
+    const second = await s.open();
+    s.page.close(); // the output stops
+    await second.closed;
+    const third = await s.open();
+    third.socket.send("not json"); // closed for a fault: the fault line says it
+    await third.closed;
+    await until("the third close heard", () => s.seen.closed.length === 2);
+    assert.equal(s.lines.length, 2, s.lines.join("\n"));
+    assert.match(s.lines[1]!, /^Output: 1 page socket closed or refused \(not valid 1\)/);
+  } finally {
+    await s.close();
+  }
+});
 
 function report(frames: number): Report {
   return {

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
 import { type ServiceProcess, startServiceProcess } from "../../_helpers/service_process.ts";
 import { mountTmpfs } from "../../_helpers/tmpfs.ts";
-import { until } from "../../_helpers/until.ts";
+import { untilProgress } from "../../_helpers/until.ts";
 import { childrenOf, descendantsOf, probeRecording as probe } from "../../_helpers/recorded.ts";
 import type { Recording } from "../../../protocol/state.ts";
 
@@ -35,6 +35,26 @@ async function playerOf(service: ServiceProcess): Promise<number> {
   return player.pid;
 }
 
+/**
+ * What moves while the output works: the recording's bytes and the frames its page reports
+ * drawn and missed (a report a second, however starved the page). A wait fails only once none of
+ * them moved for a minute (`untilProgress`), never for the time a busy machine takes.
+ */
+function progressOf(recording: Recording | null): string {
+  if (recording === null) return "player down";
+  return `${recording.state} ${recording.bytes} ${recording.framesDrawn} ${recording.framesMissed}`;
+}
+
+/** `wait`, whose failure names what the player said of its output (a restart, a socket closed). */
+async function saying(service: ServiceProcess, wait: Promise<void>): Promise<void> {
+  try {
+    await wait;
+  } catch (error) {
+    const said = service.stderr().split("\n").filter((l) => /Output|output browser/.test(l));
+    throw new Error(`${(error as Error).message}; the player said:\n${said.slice(-20).join("\n")}`);
+  }
+}
+
 // One frame of the recording at its slowest (the output draws 8 frames a second at load).
 const FRAME_S = 0.125;
 
@@ -52,12 +72,15 @@ Deno.test({
       const player = await playerOf(service);
       const started = await toggle(service);
       assert.equal(started.status, 200, started.message);
-      // A busy machine loads the page slowly: the bound is for a hang, not for speed.
+      // A busy machine loads the page slowly: the wait is a hang guard on the recording's progress.
       let ended: Recording | null = null;
-      await until("the recording to end on the full disk", async () => {
-        ended = await recordingOf(service);
-        return ended !== null && ended.state === "idle" && ended.error !== null;
-      }, 240_000);
+      await saying(
+        service,
+        untilProgress("the recording to end on the full disk", async () => {
+          ended = await recordingOf(service);
+          return ended !== null && ended.state === "idle" && ended.error !== null;
+        }, { progress: () => progressOf(ended) }),
+      );
       const recording = ended! as Recording;
       assert.match(
         recording.error!,
@@ -97,10 +120,13 @@ Deno.test({
       const started = await toggle(service);
       assert.equal(started.status, 200, started.message);
       let seen: Recording | null = null;
-      await until("the recording to hold 2 s of pictures", async () => {
-        seen = await recordingOf(service);
-        return seen !== null && seen.seconds >= 2 && seen.videoFrames >= 10;
-      }, 240_000);
+      await saying(
+        service,
+        untilProgress("the recording to hold 2 s of pictures", async () => {
+          seen = await recordingOf(service);
+          return seen !== null && seen.seconds >= 2 && seen.videoFrames >= 10;
+        }, { progress: () => progressOf(seen) }),
+      );
       const file = (seen! as Recording).file!;
       const browsers = (await descendantsOf(await playerOf(service)))
         .filter((p) => /chrom/i.test(p.args));
@@ -112,12 +138,16 @@ Deno.test({
           // gone with its parent
         }
       }
-      await until("the recording to end with its browser", async () => {
-        const now = await recordingOf(service);
-        return now !== null && now.state === "idle";
-      }, 240_000);
+      let now: Recording | null = null;
+      await saying(
+        service,
+        untilProgress("the recording to end with its browser", async () => {
+          now = await recordingOf(service);
+          return now !== null && now.state === "idle";
+        }, { progress: () => progressOf(now) }),
+      );
       const ended = (await recordingOf(service))!;
-      assert.match(ended.error ?? "", /browser went away/);
+      assert.match(ended.error ?? "", /went away/);
       const { duration, lastPacket } = await probe(`${service.dataDir}/${file}`);
       assert.equal(duration, ended.seconds, "the header says what was counted");
       assert.ok(

@@ -280,3 +280,21 @@ Deno.test("OutputRecording: a disk that fills ends it with what fit, its error s
   assert.equal(t.file.isClosed(), true);
   assert.equal(await t.r.stop(), outcome, "a stop then answers the same outcome");
 });
+
+Deno.test("OutputRecording: a page whose socket closed and that loaded again ends it saying so, not that the browser went away", async () => {
+  const t = recording(); // recording in the page connected
+  t.r.chunk(await Deno.readFile(SAMPLE));
+  t.r.pageOpened('its socket closed: code 1001, "No response from ping frame."');
+  assert.equal(t.lost.length, 1);
+  assert.equal(
+    t.lost[0]!.error,
+    'The output\'s page went away (its socket closed: code 1001, "No response from ping frame."): the recording ended there',
+  );
+  assert.match(t.logs.at(-1)!, /ended: the output's page went away \(its socket closed: code 1001/);
+  const empty = recording();
+  empty.r.pageOpened("its socket closed: code 1006, no close frame");
+  assert.equal(
+    empty.lost[0]!.error,
+    "Nothing was recorded: the output's page went away (its socket closed: code 1006, no close frame) before a picture came",
+  );
+});
