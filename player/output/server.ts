@@ -31,6 +31,14 @@ import previewsJs from "./page/previews.js" with { type: "text" };
 import midiJs from "./page/midi.js" with { type: "text" };
 import { assetType, fileResponse } from "./media_response.ts";
 
+/**
+ * The pages' sockets' options. No ping deadline of Deno's own (`idleTimeout`, 30 s by default):
+ * a page's silence is `PageHealth`'s to judge (60 s, progress first, `page_health.ts`). A
+ * browser starved on a busy machine (load 50) that answers no ping for 30 s would have its socket
+ * closed with 1001 and its page reloaded, a recording in it ended: slowness made an outage.
+ */
+export const PAGE_SOCKET = { idleTimeout: 0 } as const;
+
 const ASSETS: Record<string, string> = {
   "": indexHtml,
   "page.js": pageJs,
@@ -172,7 +180,7 @@ function upgrade(
     }
     return new Response(`Forbidden: ${refusal}`, { status: 403 });
   }
-  const { socket, response } = Deno.upgradeWebSocket(request, { protocol });
+  const { socket, response } = Deno.upgradeWebSocket(request, { protocol, ...PAGE_SOCKET });
   if (path === "ws") host.connected(socket);
   else host.editorConnected(socket);
   return response;

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import {
   type OutputServerHost,
+  PAGE_SOCKET,
   pageSecretScript,
   serveOutput,
 } from "../../../player/output/server.ts";
@@ -188,4 +189,10 @@ Deno.test("Output server: the page's start script gives it the secret and the pr
     delete page.cueportPageSecret;
     delete page.cueportPageSecretPrefix;
   }
+});
+
+Deno.test("Output server: the pages' sockets have no ping deadline of Deno's own; PageHealth judges silence", () => {
+  // Deno closes a socket whose peer answers no ping within `idleTimeout` s (30 by default), and
+  // the page reloads at once: seen by its timing alone, a wait this suite does not make.
+  assert.deepEqual(PAGE_SOCKET, { idleTimeout: 0 });
 });
