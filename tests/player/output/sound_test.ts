@@ -220,7 +220,10 @@ Deno.test({
         const { streams, duration } = await probe(`${p.dataDir}/${file}`);
         assert.ok(streams.includes("video"), `${streams}`);
         assert.ok(duration >= written, `duration ${duration}, ${written} s written before`);
-        assert.ok(p.logs.some((l) => l.includes("ended with the browser")), p.logs.join("\n"));
+        assert.ok(
+          p.logs.some((l) => l.includes(file) && l.includes("went away")),
+          p.logs.join("\n"),
+        );
       });
     } finally {
       await p.close();
