@@ -3,7 +3,7 @@
  * by side when no file is named, each test file in the process `PLACES` gives
  * it: the browser's tests (the output's, the web remote's, the ISF checks: they
  * use the CPU) in `output`; the reliability probes (`BESIDE`: they attack real
- * services and mostly wait on them) and the rig groups' tests (etcd clusters,
+ * services and mostly wait on them), the network MIDI tests and the rig groups' tests (etcd clusters,
  * network namespaces) in `reliability`; everything else in `service`. The probes
  * must hold on a busy machine anyway; the suite then takes about as long as its
  * largest process (`groupTimes` sums a JUnit report by process, to even them
@@ -22,9 +22,10 @@ export type Place = "output" | "service" | "reliability";
 
 /**
  * Where each test file runs: the longest prefix of its path that is listed here wins, and a file
- * no prefix matches runs in `service`. By `groupTimes` on the CI report of 62ca527 (load 4-6):
- * `output` 664 s, `service` 710 s, `reliability` 623 s, then the alone part 44 s; as three
- * groups by folder before, 946, 763 and 492 s (that run's test step took 930 s).
+ * no prefix matches runs in `service`. The CI of 0640743 (this machine, load 5-11) took 912 s in
+ * its test step: the processes' tests summed 729 s (`output`, 13 min of wall clock), 690 s
+ * (`service`, about 14.5 min: its many files' loads add minutes) and 694 s (`reliability`, 12
+ * min), then 41 s alone; the network MIDI tests (54 s) then moved from `service` to `reliability`.
  */
 export const PLACES: ReadonlyArray<readonly [prefix: string, place: Place]> = [
   ["tests/player/output/", "output"],
@@ -33,6 +34,7 @@ export const PLACES: ReadonlyArray<readonly [prefix: string, place: Place]> = [
   ["tests/integrations/", "output"],
   [BESIDE, "reliability"],
   ["tests/server/rigs/", "reliability"],
+  ["tests/server/midi/", "reliability"],
   ["tests/server/rigs/kill_test.ts", "service"],
 ];
 
