@@ -16,7 +16,6 @@ import {
 } from "../core/mod.ts";
 import { type OscValue, splitOptions } from "./coerce.ts";
 import type { Outbox, Peer } from "./outbox.ts";
-import { encodeReply } from "./replies.ts";
 import type { Senders } from "./senders.ts";
 
 /** What `/connect` runs: the catalog's pairing, as every transport runs it. */
@@ -65,7 +64,7 @@ export async function connect(values: OscValue[], peer: Peer, ctx: ConnectContex
         }) as Promise<{ deviceId: string; scopes: Scope[] }>,
     );
     const port = typeof options.reply === "number" ? options.reply : peer.port;
-    ctx.outbox.send(peer, port, encodeReply("/connect", { data: { ok: true, ...device } }));
+    ctx.outbox.reply(peer, port, "/connect", { data: { ok: true, ...device } });
     ctx.log?.(`OSC sender ${peer.address} paired as ${device.deviceId}`);
   } catch (error) {
     ctx.outbox.refuse(peer, "/connect", withWireField(error, connectArg));

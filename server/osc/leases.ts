@@ -11,7 +11,6 @@ import { type Caller, type Core, operationNamed, type Policy } from "../core/mod
 import { type OscValue, splitOptions } from "./coerce.ts";
 import type { FanOut } from "./fan_out.ts";
 import type { Outbox, Peer } from "./outbox.ts";
-import { encodeReply } from "./replies.ts";
 import {
   type FeedbackFilter,
   parseFilter,
@@ -71,11 +70,11 @@ export class Leases {
         where: "/subscribe",
         context: { oscFeedback: lease },
       });
-      outbox.send(peer, port, encodeReply("/subscribe", { data }));
+      outbox.reply(peer, port, "/subscribe", { data });
       // Then its current values (`oscSubscribe` runs at once: the sender's grant is given).
       this.#o.fanOut.current(leased!.subscriber);
     } catch (error) {
-      outbox.send(peer, port, outbox.errorReply("/subscribe", error));
+      outbox.replyError(peer, port, "/subscribe", error);
     }
   }
 
@@ -87,7 +86,7 @@ export class Leases {
       const { options } = splitOptions(values, new Set());
       if (typeof options.reply === "number") port = options.reply;
     } catch (error) {
-      return outbox.send(peer, port, outbox.errorReply(address, error));
+      return outbox.replyError(peer, port, address, error);
     }
     const key = `${peer.hostname}|${port}`;
     const data = address === "/ping"
@@ -99,7 +98,7 @@ export class Leases {
         ...this.#o.stats(),
       }
       : { ok: true, unsubscribed: subscriptions.remove(key) };
-    outbox.send(peer, port, encodeReply(address, { data }));
+    outbox.reply(peer, port, address, { data });
   }
 
   /** `oscSubscribe` for this sender: its subscription (the current values are sent after the answer). */

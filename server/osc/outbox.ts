@@ -113,7 +113,7 @@ export class Outbox {
   ): void {
     if (call.reply === null) return;
     const port = call.reply === true ? peer.port : call.reply;
-    this.#reply(peer, port, call.address, outcome);
+    this.reply(peer, port, call.address, outcome);
   }
 
   /**
@@ -121,7 +121,7 @@ export class Outbox {
    * least size: an address over budget is not paid the encoding. Whether it
    * is sent is decided as `send()` decides (its exact size within the budget).
    */
-  #reply(
+  reply(
     peer: Destination,
     port: number,
     address: string,
@@ -143,10 +143,10 @@ export class Outbox {
     if (fault) this.#o.logFault?.(`OSC ${address || "datagram"}: ${fault}`);
   }
 
-  /** The error reply to `address`, the fault logged. */
-  errorReply(address: string, error: unknown): Uint8Array<ArrayBuffer> {
+  /** Sends the error reply to `address` within the budget (as `reply`), the fault logged. */
+  replyError(peer: Destination, port: number, address: string, error: unknown): void {
     this.logFault(address, error);
-    return encodeReply(address, { error });
+    this.reply(peer, port, address, { error });
   }
 
   /**
@@ -172,7 +172,7 @@ export class Outbox {
   refuse(peer: Peer, address: string, error: unknown): void {
     this.logFault(address, error);
     if (this.#o.isAllowed(peer)) {
-      return this.#reply(peer, peer.port, address || "/error", { error });
+      return this.reply(peer, peer.port, address || "/error", { error });
     }
     try {
       this.#refusals.take(peer.address);

@@ -22,7 +22,7 @@ import type { Dispatch } from "./dispatch.ts";
 import type { Leases } from "./leases.ts";
 import { type Match, matchAddress, type PatternValues } from "./match.ts";
 import type { Outbox, Peer, ReplyTo } from "./outbox.ts";
-import { encodeError, encodeReply } from "./replies.ts";
+import { encodeError } from "./replies.ts";
 
 /** Bundles nest at most this deep. */
 const MAX_BUNDLE_DEPTH = 8;
@@ -136,7 +136,7 @@ export class Receiver {
         "INVALID_MESSAGE",
         `Invalid bundle: bundles nest at most ${MAX_BUNDLE_DEPTH} deep`,
       );
-      outbox.send(peer, peer.port, encodeReply("#bundle", { error }));
+      outbox.reply(peer, peer.port, "#bundle", { error });
       return;
     }
     const keyed = this.#o.inGroup?.() === true;
@@ -155,7 +155,7 @@ export class Receiver {
     try {
       this.#o.scheduler.schedule(delay, runAll);
     } catch (error) {
-      outbox.send(peer, peer.port, outbox.errorReply("#bundle", error));
+      outbox.replyError(peer, peer.port, "#bundle", error);
     }
   }
 

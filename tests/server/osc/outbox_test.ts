@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { Outbox } from "../../../server/osc/outbox.ts";
+import { CueportError } from "../../../server/core/mod.ts";
 import { peerOn, recordingSocket } from "./_recording.ts";
 
 Deno.test("Outbox.refuse() answers a sender that may send in full, and one that may not with at most its datagram's size, once a second", () => {
@@ -66,6 +67,33 @@ Deno.test("Outbox.answer() to an address over its budget withholds the reply wit
     outbox.withheld - withheldBefore >= 1000 * 40,
     "each withheld reply counts at least its least size",
   );
+});
+
+Deno.test("Outbox.replyError() and reply() to an address over its budget withhold without encoding (the /subscribe, /ping, /connect and bundle answers)", () => {
+  let sent = 0;
+  const socket = { send: () => void sent++ };
+  const outbox = new Outbox({ bytesPerSecond: 100, isAllowed: () => true, now: () => 0 });
+  const remote = peerOn(socket);
+  let encoded = 0;
+  const details = {
+    toJSON() {
+      encoded++;
+      return { field: "filter" };
+    },
+  };
+  const error = new CueportError("INVALID_MESSAGE", "bad filter", details);
+  outbox.send(remote, 9000, new Uint8Array(outbox.available(remote.address))); // spent to the byte
+  const before = sent;
+  for (let i = 0; i < 100; i++) {
+    outbox.replyError(remote, 9000, "/subscribe", error);
+    outbox.reply(remote, 9000, "/ping", { data: details });
+  }
+  assert.equal(sent, before, "nothing is sent");
+  assert.equal(encoded, 0, "and nothing is encoded");
+  const local = { ...remote, address: "127.0.0.1", hostname: "127.0.0.1", isLocal: true };
+  outbox.replyError(local, 9000, "/subscribe", error);
+  assert.equal(sent, before + 1, "a local address is answered");
+  assert.ok(encoded > 0);
 });
 
 Deno.test("Outbox.answer() sends a reply exactly when its bytes are within the budget (the bound before encoding never withholds more)", () => {
