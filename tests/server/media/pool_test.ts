@@ -4,7 +4,7 @@ import { CueportError } from "../../../server/core/mod.ts";
 import { RenderPool, type RenderPoolHooks } from "../../../server/media/pool.ts";
 import type { RenderJob, SourceFile } from "../../../server/media/render/mod.ts";
 import { MAX_PIXELS, paint, source, tempDir, writeImage } from "./render/_fixtures.ts";
-import { until } from "../../_helpers/until.ts";
+import { untilProgress } from "../../_helpers/until.ts";
 
 const MB = 1024 * 1024;
 
@@ -164,7 +164,9 @@ Deno.test("RenderPool recycles its worker after a job that decoded a large pictu
 
 Deno.test("RenderPool keeps its worker after a small thumbnail of a large JPEG (decoded scaled), not after its original size", async () => {
   const dir = await tempDir();
-  const pool = new RenderPool({ recyclePixels: 10_000, localLane: false }); // one worker's count
+  const events = poolEvents();
+  // One worker's count; the replacement's start is an event (`workerReady`), not a wait.
+  const pool = new RenderPool({ recyclePixels: 10_000, localLane: false, hooks: events.hooks });
   const started = () => (pool as unknown as { workersStarted: number }).workersStarted;
   try {
     const path = `${dir}/big.jpeg`; // 160,000 pixels in its header; 2,500 decoded at 1/8
@@ -174,7 +176,7 @@ Deno.test("RenderPool keeps its worker after a small thumbnail of a large JPEG (
     await pool.render(job(32));
     assert.equal(started(), 1, "a thumbnail decoded at 1/8 keeps the worker");
     await pool.render(job(null));
-    await until("the worker to be replaced", () => started() === 2);
+    await events.when(() => started() === 2); // the worker replaced
   } finally {
     await pool.close();
     await Deno.remove(dir, { recursive: true });
@@ -183,7 +185,9 @@ Deno.test("RenderPool keeps its worker after a small thumbnail of a large JPEG (
 
 Deno.test("RenderPool: a worker due for replacement makes the small pictures waiting first, then is replaced once idle", async () => {
   const dir = await tempDir();
-  const pool = new RenderPool({ recyclePixels: 10_000, localLane: false }); // one worker's count
+  const events = poolEvents();
+  // One worker's count; the replacement's start is an event (`workerReady`), not a wait.
+  const pool = new RenderPool({ recyclePixels: 10_000, localLane: false, hooks: events.hooks });
   const started = () => (pool as unknown as { workersStarted: number }).workersStarted;
   try {
     const big = `${dir}/big.png`;
@@ -194,7 +198,7 @@ Deno.test("RenderPool: a worker due for replacement makes the small pictures wai
     const second = pool.render(job(32)).then(() => started());
     assert.equal(await first, 1, "not replaced while a small picture waits");
     await second;
-    await until("the worker to be replaced once idle", () => started() === 2);
+    await events.when(() => started() === 2); // the worker replaced once idle
   } finally {
     await pool.close();
     await Deno.remove(dir, { recursive: true });
@@ -292,7 +296,10 @@ Deno.test("RenderPool: after a busy worker is ended, an original-size picture wa
     const before = looks;
     const next = render(original).then((r) => (isMade = true, r));
     // The pool looks at the memory again and again meanwhile.
-    await until("the pool to wait for the memory", () => looks > before + 5, 10_000);
+    // Each look is the pool's progress: a pool that stops looking fails the wait, a slow one not.
+    await untilProgress("the pool to wait for the memory", () => looks > before + 5, {
+      progress: () => looks,
+    });
     assert.equal(isMade, false, "waits while the ended worker's memory is held");
     rss = 120 * MB; // gone
     assert.equal(((await next) as { width: number }).width, 40);
