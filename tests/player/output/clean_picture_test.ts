@@ -65,15 +65,22 @@ async function outputWindow(p: OutputPlayer): Promise<Rect> {
   return { left, top, width: right - left, height: bottom - top };
 }
 
+/** Whether the pixel at byte `i` of `rgba` is `near` the show's red, read in place. */
+function isNearRed(rgba: Uint8Array, i: number): boolean {
+  return Math.abs(rgba[i]! - RED[0]!) <= 12 && Math.abs(rgba[i + 1]! - RED[1]!) <= 12 &&
+    Math.abs(rgba[i + 2]! - RED[2]!) <= 12;
+}
+
 /** The pixels of `rect` in `shot` that are not the show's red: how many, and where. */
 function offRed(shot: Pixels, rect: Rect): { count: number; rows: number[]; first: string } {
   let count = 0, first = "";
   const rows = new Set<number>();
+  const { rgba, width } = shot;
+  // Indexed in place: a screen is a million pixels, read at each look.
   for (let y = rect.top; y < rect.top + rect.height; y++) {
-    for (let x = rect.left; x < rect.left + rect.width; x++) {
-      const rgb = pixel(shot, x, y).slice(0, 3);
-      if (near(rgb, RED)) continue;
-      if (count++ === 0) first = `(${x}, ${y}) is ${rgb}`;
+    for (let x = rect.left, i = (y * width + x) * 4; x < rect.left + rect.width; x++, i += 4) {
+      if (isNearRed(rgba, i)) continue;
+      if (count++ === 0) first = `(${x}, ${y}) is ${pixel(shot, x, y).slice(0, 3)}`;
       rows.add(y);
     }
   }
@@ -110,10 +117,11 @@ async function firstLight(dir: string): Promise<string | null> {
   const names = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.endsWith(".png"));
   for (const name of names.sort()) {
     const frame = decodePng(await Deno.readFile(`${dir}/${name}`));
-    for (let y = 0; y < frame.height; y++) {
-      for (let x = 0; x < frame.width; x++) {
-        const rgb = pixel(frame, x, y).slice(0, 3);
-        if (rgb.every((v) => v > 96)) return `${name} (${x * 4}, ${y * 4}) ${rgb}`;
+    const { rgba } = frame;
+    for (let i = 0; i < rgba.length; i += 4) {
+      if (rgba[i]! > 96 && rgba[i + 1]! > 96 && rgba[i + 2]! > 96) {
+        const [x, y] = [(i / 4) % frame.width, Math.floor(i / 4 / frame.width)];
+        return `${name} (${x * 4}, ${y * 4}) ${pixel(frame, x, y).slice(0, 3)}`;
       }
     }
   }
