@@ -42,24 +42,64 @@ function paint(painter: Painter): Uint8Array {
   for (let y = 0; y < HEIGHT; y++) {
     for (let x = 0; x < WIDTH; x++) {
       const [r, g, b] = painter(x, y);
-      px.set([r, g, b, 255], (y * WIDTH + x) * 4);
+      const i = (y * WIDTH + x) * 4;
+      px[i] = r;
+      px[i + 1] = g;
+      px[i + 2] = b;
+      px[i + 3] = 255;
     }
   }
   return encodePng(WIDTH, HEIGHT, px);
 }
 
+/** The demo's chords, as ratios of a Song's root: one every `CHORD_SECONDS`, in turn. */
+const CHORDS = [[1, 1.25, 1.5], [0.89, 1.12, 1.33], [0.75, 0.94, 1.12], [0.84, 1.06, 1.26]];
+const CHORD_SECONDS = 2;
+
+/**
+ * A sine of `omega` radians a second from `t0` seconds on, a sample at a time: a phasor turned by
+ * one sample's angle each step (two products and sums, where `Math.sin` of each sample was the
+ * first start's largest cost). Started afresh for each chord, it stays within 1e-12 of
+ * `Math.sin(omega * t)`.
+ */
+class Tone {
+  #sin: number;
+  #cos: number;
+  readonly #stepSin: number;
+  readonly #stepCos: number;
+
+  constructor(omega: number, t0: number) {
+    this.#sin = Math.sin(omega * t0);
+    this.#cos = Math.cos(omega * t0);
+    this.#stepSin = Math.sin(omega / SAMPLE_RATE);
+    this.#stepCos = Math.cos(omega / SAMPLE_RATE);
+  }
+
+  /** This sample's value; the phasor then turns to the next. */
+  next(): number {
+    const value = this.#sin;
+    this.#sin = value * this.#stepCos + this.#cos * this.#stepSin;
+    this.#cos = this.#cos * this.#stepCos - value * this.#stepSin;
+    return value;
+  }
+}
+
 /** A short synthesized chord progression, so waveforms have shape. */
 function track(seconds: number, rootHz: number): Uint8Array {
   const samples = new Float32Array(seconds * SAMPLE_RATE);
-  const chords = [[1, 1.25, 1.5], [0.89, 1.12, 1.33], [0.75, 0.94, 1.12], [0.84, 1.06, 1.26]];
-  for (let i = 0; i < samples.length; i++) {
-    const t = i / SAMPLE_RATE;
-    const chord = chords[Math.floor(t / 2) % chords.length]!;
-    const envelope = 0.6 + 0.4 * Math.sin(Math.PI * (t % 2) / 2);
-    let s = 0;
-    for (const ratio of chord) s += Math.sin(2 * Math.PI * rootHz * ratio * t);
-    const beat = (t % 0.5) < 0.05 ? Math.sin(2 * Math.PI * 60 * t) * (1 - (t % 0.5) / 0.05) : 0;
-    samples[i] = 0.18 * envelope * s + 0.4 * beat;
+  const perChord = CHORD_SECONDS * SAMPLE_RATE;
+  for (let start = 0, n = 0; start < samples.length; start += perChord, n++) {
+    const t0 = start / SAMPLE_RATE;
+    const [a, b, c] = CHORDS[n % CHORDS.length]!.map((r) => new Tone(2 * Math.PI * rootHz * r, t0));
+    // Its swell over the chord: 0.6 + 0.4 sin(pi (t % 2) / 2).
+    const swell = new Tone(Math.PI / CHORD_SECONDS, 0);
+    for (let i = start; i < Math.min(samples.length, start + perChord); i++) {
+      const t = i / SAMPLE_RATE;
+      const envelope = 0.6 + 0.4 * swell.next();
+      const s = a!.next() + b!.next() + c!.next();
+      const beat = (t % 0.5) < 0.05 ? Math.sin(2 * Math.PI * 60 * t) * (1 - (t % 0.5) / 0.05) : 0;
+      samples[i] = 0.18 * envelope * s + 0.4 * beat;
+    }
   }
   return encodeWav(samples, SAMPLE_RATE);
 }
