@@ -3,7 +3,7 @@
  * by side when no file is named, each test file in the process `PLACES` gives
  * it: the browser's tests (the output's, the web remote's, the ISF checks: they
  * use the CPU) in `output`; the reliability probes (`BESIDE`: they attack real
- * services and mostly wait on them), the network MIDI tests and the rig groups' tests (etcd clusters,
+ * services and mostly wait on them), the network MIDI tests, the discovery tests and the rig groups' tests (etcd clusters,
  * network namespaces) in `reliability`; everything else in `service`. The probes
  * must hold on a busy machine anyway; the suite then takes about as long as its
  * largest process (`groupTimes` sums a JUnit report by process, to even them
@@ -26,6 +26,8 @@ export type Place = "output" | "service" | "reliability";
  * its test step: the processes' tests summed 729 s (`output`, 13 min of wall clock), 690 s
  * (`service`, about 14.5 min: its many files' loads add minutes) and 694 s (`reliability`, 12
  * min), then 41 s alone; the network MIDI tests (54 s) then moved from `service` to `reliability`.
+ * The CI of d2fd117 (908 s in its test step, load 6-9) ended `reliability` at 761 s, `output` at
+ * 799 s and `service` at 861 s: the discovery tests (mDNS: 13 s alone, mostly waiting) moved too.
  */
 export const PLACES: ReadonlyArray<readonly [prefix: string, place: Place]> = [
   ["tests/player/output/", "output"],
@@ -35,6 +37,7 @@ export const PLACES: ReadonlyArray<readonly [prefix: string, place: Place]> = [
   [BESIDE, "reliability"],
   ["tests/server/rigs/", "reliability"],
   ["tests/server/midi/", "reliability"],
+  ["tests/server/discovery/", "reliability"],
   ["tests/server/rigs/kill_test.ts", "service"],
 ];
 
