@@ -89,6 +89,8 @@ export class GroupActions implements ActionScheduler {
   readonly #o: GroupActionsOptions;
   readonly #stopped = new AbortController();
   readonly #seen = new Map<string, () => void>();
+  /** The entries waiting for their show time, by id. */
+  readonly #waiting = new Map<string, GroupActionEntry>();
   /** Other rigs' keyless entries this rig took as its own copy (`#isCopyOf`). */
   readonly #claimed = new Set<string>();
   readonly #base = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -217,7 +219,9 @@ export class GroupActions implements ActionScheduler {
       run();
     } else {
       try {
-        this.#seen.set(entry.id, show.scheduleAt(entry.showTime, run));
+        const cancel = show.scheduleAt(entry.showTime, () => this.#runDue(entry));
+        this.#waiting.set(entry.id, entry);
+        this.#seen.set(entry.id, () => (this.#waiting.delete(entry.id), cancel()));
       } catch (error) {
         // Beyond the show clock's horizon (or too many waiting): dropped here, with why.
         this.#seen.set(entry.id, () => {});
@@ -231,6 +235,24 @@ export class GroupActions implements ActionScheduler {
     }
     // Ids are kept as long as an entry can still be delivered (a watch restarted behind).
     if (this.#seen.size > 4096) this.#seen.delete(this.#seen.keys().next().value!);
+  }
+
+  /**
+   * Runs every waiting entry due by `fired`'s show time (or now), in the order of their show
+   * times and then their ids: the same order on every rig, whichever entry each rig heard of
+   * first (its own, or another rig's through the watch). Two actions of one show time (two GOs
+   * of a desk's two bundles, each taken by another rig) ran in the order each rig scheduled them,
+   * so the rigs could end differently (seen in `dedupe_test.ts` at a load of 6).
+   */
+  #runDue(fired: GroupActionEntry): void {
+    const until = Math.max(this.#o.show.now(), fired.showTime);
+    const due = [...this.#waiting.values()].filter((e) => e.showTime <= until).sort(byShowTime);
+    for (const entry of due) {
+      this.#seen.get(entry.id)?.(); // its own timer, when another's ran it
+      this.#waiting.delete(entry.id);
+      if (this.#seen.has(entry.id)) this.#seen.set(entry.id, () => {});
+      this.#run(entry);
+    }
   }
 
   /**
@@ -314,4 +336,9 @@ function entryOf(text: string): GroupActionEntry | null {
   } catch {
     return null;
   }
+}
+
+/** The order entries run in on every rig: by show time, then by id. */
+function byShowTime(a: GroupActionEntry, b: GroupActionEntry): number {
+  return a.showTime - b.showTime || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

@@ -1,0 +1,97 @@
+/**
+ * Two actions of one show time run in one order on every rig (server/rigs/actions.ts): each rig
+ * hears of its own action first (it schedules what it put) and of the other's when the watch
+ * delivers it, yet both run them by show time, then id. The etcd here is in memory, its watch
+ * delivered when the test says, so the two rigs hear the entries in opposite orders every run
+ * (`dedupe_test.ts` met that order by chance once, at a load of 6, and the rigs' last actions
+ * differed).
+ */
+import assert from "node:assert/strict";
+import { GroupActions } from "../../../server/rigs/actions.ts";
+import type { Etcd, WatchEvent, WatchOptions } from "../../../server/rigs/etcd.ts";
+import { ShowClock } from "../../../server/rigs/clock/mod.ts";
+import { VirtualClock } from "../../../player/clock.ts";
+import type { NormalizedAction } from "../../../protocol/actions.ts";
+import type { ActionResult } from "../../../server/core/action_runner.ts";
+
+/** An etcd of one process: puts are kept, and each watch is told of them when `deliver` says. */
+class HeldEtcd {
+  readonly endpoint = "memory";
+  #revision = 0;
+  readonly #held: WatchEvent[] = [];
+  readonly #watchers: WatchOptions[] = [];
+
+  put(key: string, value: string, lease = "0"): Promise<number> {
+    const revision = ++this.#revision;
+    this.#held.push({
+      type: "put",
+      kv: { key, value, lease, createRevision: revision, modRevision: revision },
+    });
+    return Promise.resolve(revision);
+  }
+
+  grant(): Promise<string> {
+    return Promise.resolve("1");
+  }
+
+  watch(_prefix: string, options: WatchOptions): Promise<void> {
+    this.#watchers.push(options);
+    return new Promise((resolve) => options.signal.addEventListener("abort", () => resolve()));
+  }
+
+  /** Tells every watch of what was put since the last time. */
+  deliver(): void {
+    const events = this.#held.splice(0);
+    for (const w of this.#watchers) w.onEvents(events, this.#revision);
+  }
+}
+
+const go = (n: number) =>
+  ({
+    name: "TRIGGER_CLIP_IN",
+    projectId: null,
+    params: { clipId: `c${n}` },
+  }) as unknown as NormalizedAction;
+
+Deno.test("two actions of one show time run in the same order on every rig, whichever each heard of first", async () => {
+  const etcd = new HeldEtcd();
+  const clock = new VirtualClock(1_000_000);
+  const rigs = ["a", "b"].map((rig) => {
+    const ran: string[] = [];
+    const actions = new GroupActions({
+      etcd: etcd as unknown as Etcd,
+      ...{ prefix: "/cueport/t/actions/", rig, group: "t", show: new ShowClock(clock) },
+      leadMs: 120,
+      send: (action) => {
+        ran.push((action.params as { clipId: string }).clipId);
+        return Promise.resolve({ applied: true, message: "ok" } as ActionResult);
+      },
+      log: () => {},
+    });
+    actions.start();
+    return { actions, ran };
+  });
+  const [a, b] = rigs as [typeof rigs[0], typeof rigs[0]];
+  try {
+    // Each rig puts its own at the same show time and schedules it; then the watch tells both.
+    await a.actions.submit(go(1));
+    await b.actions.submit(go(2));
+    etcd.deliver();
+    assert.deepEqual([a.actions.scheduled, b.actions.scheduled], [2, 2]);
+    clock.advance(200);
+    assert.equal(a.ran.length, 2);
+    assert.deepEqual(a.ran, b.ran, "the same order on both rigs");
+    assert.equal(a.actions.last?.entry.id, b.actions.last?.entry.id);
+    // One due later still runs later, after both.
+    await b.actions.submit(go(3));
+    clock.advance(1);
+    await a.actions.submit(go(4));
+    etcd.deliver();
+    clock.advance(200);
+    assert.deepEqual(a.ran.slice(2), ["c3", "c4"]);
+    assert.deepEqual(b.ran, a.ran);
+  } finally {
+    await a.actions.stop();
+    await b.actions.stop();
+  }
+});
