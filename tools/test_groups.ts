@@ -3,8 +3,9 @@
  * by side when no file is named, each test file in the process `PLACES` gives
  * it: the browser's tests (the output's, the web remote's, the ISF checks: they
  * use the CPU) in `output`; the reliability probes (`BESIDE`: they attack real
- * services and mostly wait on them), the network MIDI tests, the discovery tests and the rig groups' tests (etcd clusters,
- * network namespaces) in `reliability`; everything else in `service`. The probes
+ * services and mostly wait on them) and their own unit tests, the network MIDI, discovery and
+ * player supervisor tests and the rig groups' tests (etcd clusters, network namespaces) in
+ * `reliability`; everything else in `service`. The probes
  * must hold on a busy machine anyway; the suite then takes about as long as its
  * largest process (`groupTimes` sums a JUnit report by process, to even them
  * after tests are added). One probe measures the machine itself
@@ -28,6 +29,8 @@ export type Place = "output" | "service" | "reliability";
  * min), then 41 s alone; the network MIDI tests (54 s) then moved from `service` to `reliability`.
  * The CI of d2fd117 (908 s in its test step, load 6-9) ended `reliability` at 761 s, `output` at
  * 799 s and `service` at 861 s: the discovery tests (mDNS: 13 s alone, mostly waiting) moved too.
+ * The CI of b67aecc (874 s) ended them at 750, 768 and 827 s: the player supervisor's tests (12 s
+ * alone for 3 CPU-s: waits) and the probes' own unit tests moved as well.
  */
 export const PLACES: ReadonlyArray<readonly [prefix: string, place: Place]> = [
   ["tests/player/output/", "output"],
@@ -38,6 +41,8 @@ export const PLACES: ReadonlyArray<readonly [prefix: string, place: Place]> = [
   ["tests/server/rigs/", "reliability"],
   ["tests/server/midi/", "reliability"],
   ["tests/server/discovery/", "reliability"],
+  ["tests/server/player_client/", "reliability"],
+  ["tests/tools/reliability/", "reliability"],
   ["tests/server/rigs/kill_test.ts", "service"],
 ];
 
