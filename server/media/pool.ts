@@ -163,7 +163,17 @@ const DRAIN_POLL_MS = 50;
  * size (other sizes decode a JPEG scaled, and a waveform's raster is small).
  */
 function isLarge(job: RenderJob): boolean {
-  return job.type !== "waveform" && job.size === null;
+  return job.type !== "waveform" && job.size === null && !isCardOnly(job);
+}
+
+/**
+ * A thumbnail of an image the catalog knows to be over the job's `maxPixels`: the worker
+ * refuses it from its header, so it is a card (at most 512x512) and nothing is decoded.
+ */
+function isCardOnly(job: RenderJob): boolean {
+  if (job.type !== "thumbnail" || job.source.kind !== "image") return false;
+  const { pixels } = job.source;
+  return typeof pixels === "number" && pixels > job.maxPixels;
 }
 
 /** The most pixels of a picture the local lane may decode whole: a 4K still. */
@@ -171,13 +181,13 @@ const LANE_PIXELS = 3840 * 2160;
 
 /**
  * A job that holds little memory, so the local lane may run it beside a large one: a waveform
- * (read as it streams), or a thumbnail at a size of a picture the catalog knows to have at most
- * `LANE_PIXELS`. Any picture may be decoded whole: a PNG or a video's frame always (a
+ * (read as it streams), a card (`isCardOnly`), or a thumbnail at a size of a picture the catalog
+ * knows to have at most `LANE_PIXELS`. Any picture may be decoded whole: a PNG or a video's frame always (a
  * 36-megapixel PNG's 64-pixel thumbnail adds about 400 MB to the process), a JPEG where its
  * scaled decode fails (some phone JPEGs fall back to a full decode).
  */
 function isLight(job: RenderJob): boolean {
-  if (job.type === "waveform") return true;
+  if (job.type === "waveform" || isCardOnly(job)) return true;
   if (job.size === null) return false;
   const { pixels } = job.source;
   return typeof pixels === "number" && pixels <= LANE_PIXELS;

@@ -48,7 +48,7 @@ export type Rgba = readonly [number, number, number, number];
 /** A new raster filled with one colour. */
 export function createRaster(width: number, height: number, fill: Rgba = [0, 0, 0, 255]): Raster {
   const data = new Uint8Array(width * height * 4);
-  for (let i = 0; i < data.length; i += 4) data.set(fill, i);
+  new Uint32Array(data.buffer).fill(new Uint32Array(Uint8Array.from(fill).buffer)[0]!);
   return { width, height, data };
 }
 

@@ -510,3 +510,31 @@ Deno.test("RenderPool: a local small picture is made by the local lane even whil
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("RenderPool: a local picture of an image known to be over maxPixels (a card, nothing decoded) is made by the local lane, at any size", async () => {
+  // Beside stress-ng the header bombs' cards waited seconds each on the lowered worker (issue 42).
+  const dir = await tempDir();
+  const events = poolEvents();
+  const pool = new RenderPool({ hooks: events.hooks });
+  try {
+    const path = `${dir}/bomb.png`;
+    await writeImage(path, paint(60, 40, () => [10, 20, 30]), "png");
+    const bomb = source(path, "image", { pixels: MAX_PIXELS + 1 });
+    await pool.render(thumbnail(source(path, "image", { pixels: 2400 }), 32), {
+      client: "127.0.0.2",
+    });
+    await events.when(() => pool.workers.every((w) => w.isReady));
+    const jobs = () => pool.workers.map((w) => w.jobs);
+    const [first, lane] = jobs();
+    for (const size of [64, null]) {
+      await pool.render(thumbnail(bomb, size), { client: "127.0.0.1", isLocal: true });
+    }
+    assert.deepEqual(jobs(), [first, lane! + 2]);
+    // Its original size asked remotely still goes to the first worker.
+    await pool.render(thumbnail(bomb, null), { client: "127.0.0.2" });
+    assert.deepEqual(jobs(), [first! + 1, lane! + 2]);
+  } finally {
+    await pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

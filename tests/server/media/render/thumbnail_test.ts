@@ -256,6 +256,20 @@ Deno.test("render() thumbnail of audio is a card with the name and duration in i
   assert.deepEqual([big.width, big.height, big.origin], [512, 512, "card"]);
 });
 
+Deno.test("render() thumbnail of audio is a card whose purple is lighter at the top than the bottom", async () => {
+  // Audio's purple (126, 34, 206) times 1.15 in the top row and times 0.8 in the bottom one.
+  const src = source("/nonexistent/song.wav", "audio", { name: "", duration: null });
+  for (const size of [16, 97, 512]) {
+    const card = await decoded((await thumbnail(src, { size, format: "png" })).bytes);
+    assert.deepEqual([...pixel(card, 0, 0)], [145, 39, 237, 255], `top-left of ${size}`);
+    assert.deepEqual(
+      [...pixel(card, size - 1, size - 1)],
+      [101, 27, 165, 255],
+      `bottom of ${size}`,
+    );
+  }
+});
+
 Deno.test(
   "render() thumbnail of a video is a frame through ffmpeg, a card without it",
   needs("ffmpeg"),
