@@ -4,7 +4,8 @@
  * entries expire; no leader needed: an action is not a decision), and every rig's watch of that
  * prefix schedules it on its show clock, as a timetagged OSC bundle is scheduled on one machine.
  * The rig that took the action schedules it as soon as etcd has it, and answers its client then.
- * An entry seen after its show time runs at once and is counted late; every entry goes to the
+ * An entry seen after its show time runs at once (after any waiting one of an earlier show time)
+ * and is counted late; every entry goes to the
  * player with when it was due, so one run late (a late timer, a late watch) still starts its
  * Clips where they would be (protocol 1.14, `player/actions/late.ts`). Each entry carries a seed:
  * whatever an action chooses at random is chosen from it (`seededChoice`), so every rig chooses
@@ -212,11 +213,13 @@ export class GroupActions implements ActionScheduler {
     if (this.#seen.has(entry.id)) return;
     const { show } = this.#o;
     this.scheduled++;
-    const run = () => this.#run(entry);
     if (entry.showTime <= show.now()) {
+      // Late: it runs at once, after any waiting entry of an earlier show time whose own timer
+      // has not fired yet (a busy machine), so the order stays the show times'.
       this.late++;
+      this.#waiting.set(entry.id, entry);
       this.#seen.set(entry.id, () => {});
-      run();
+      this.#runDue(entry);
     } else {
       try {
         const cancel = show.scheduleAt(entry.showTime, () => this.#runDue(entry));

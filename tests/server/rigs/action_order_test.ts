@@ -13,6 +13,7 @@ import { ShowClock } from "../../../server/rigs/clock/mod.ts";
 import { VirtualClock } from "../../../player/clock.ts";
 import type { NormalizedAction } from "../../../protocol/actions.ts";
 import type { ActionResult } from "../../../server/core/action_runner.ts";
+import type { ShowClock as ShowClockType } from "../../../server/rigs/clock/show_clock.ts";
 
 /** An etcd of one process: puts are kept, and each watch is told of them when `deliver` says. */
 class HeldEtcd {
@@ -93,5 +94,72 @@ Deno.test("two actions of one show time run in the same order on every rig, whic
   } finally {
     await a.actions.stop();
     await b.actions.stop();
+  }
+});
+
+/**
+ * A show clock whose timers fire only when the test says: a loaded rig whose timer is late, so
+ * an entry the watch brings after its show time meets one still waiting with an earlier time.
+ */
+class LateTimers {
+  time = 0;
+  readonly #timers = new Map<number, { at: number; run: () => void }>();
+  #next = 0;
+
+  now(): number {
+    return this.time;
+  }
+
+  scheduleAt(at: number, run: () => void): () => void {
+    const id = this.#next++;
+    this.#timers.set(id, { at, run });
+    return () => this.#timers.delete(id);
+  }
+
+  /** Fires every timer due, earliest first. */
+  fire(): void {
+    const due = [...this.#timers.entries()].filter(([, t]) => t.at <= this.time);
+    for (const [id, t] of due.sort((x, y) => x[1].at - y[1].at)) {
+      if (this.#timers.delete(id)) t.run();
+    }
+  }
+}
+
+Deno.test("an action the watch brings after its show time runs after one still waiting with an earlier show time", async () => {
+  const etcd = new HeldEtcd();
+  const show = new LateTimers();
+  const ran: string[] = [];
+  const actions = new GroupActions({
+    etcd: etcd as unknown as Etcd,
+    ...{ prefix: "/cueport/t/actions/", rig: "a", group: "t" },
+    show: show as unknown as ShowClockType,
+    leadMs: 120,
+    send: (action) => {
+      ran.push((action.params as { clipId: string }).clipId);
+      return Promise.resolve({ applied: true, message: "ok" } as ActionResult);
+    },
+    log: () => {},
+  });
+  const other = new GroupActions({
+    etcd: etcd as unknown as Etcd,
+    ...{ prefix: "/cueport/t/actions/", rig: "b", group: "t" },
+    show: show as unknown as ShowClockType,
+    leadMs: 120,
+    send: () => Promise.resolve({ applied: true, message: "ok" } as ActionResult),
+    log: () => {},
+  });
+  actions.start();
+  try {
+    await actions.submit(go(1)); // due at 120, waiting here
+    show.time = 10;
+    await other.submit(go(2)); // due at 130: another rig's
+    show.time = 200; // this rig's timer has not fired yet (a busy machine)
+    etcd.deliver(); // the other rig's entry arrives 70 ms after its show time
+    show.fire();
+    assert.deepEqual(ran, ["c1", "c2"], "by show time, the late one second");
+    assert.equal(actions.late, 1);
+  } finally {
+    await actions.stop();
+    await other.stop();
   }
 });
