@@ -191,8 +191,28 @@ Deno.test("Output server: the page's start script gives it the secret and the pr
   }
 });
 
-Deno.test("Output server: the pages' sockets have no ping deadline of Deno's own; PageHealth judges silence", () => {
+Deno.test("Output server: the pages' sockets have no ping deadline of Deno's own; PageHealth judges silence", async () => {
   // Deno closes a socket whose peer answers no ping within `idleTimeout` s (30 by default), and
-  // the page reloads at once: seen by its timing alone, a wait this suite does not make.
-  assert.deepEqual(PAGE_SOCKET, { idleTimeout: 0 });
+  // the page reloads at once: seen by its timing alone, a wait this suite does not make. So the
+  // options each upgrade is given are read where the server gives them.
+  const upgrade = Deno.upgradeWebSocket;
+  const given: Record<string, unknown>[] = [];
+  Deno.upgradeWebSocket = (request, options) => {
+    given.push({ ...options });
+    return upgrade(request, options);
+  };
+  const server = serveClosing({});
+  try {
+    const Origin = new URL(server.url).origin;
+    const Protocol = `cueport.${server.rotateSecret()}`;
+    for (const path of ["ws", "editor-ws"]) {
+      assert.equal(await opens(`${server.url}${path}`, { Origin, Protocol }), true, path);
+    }
+    assert.equal(given.length, 2);
+    for (const options of given) assert.equal(options.idleTimeout, 0);
+    assert.deepEqual(PAGE_SOCKET, { idleTimeout: 0 });
+  } finally {
+    Deno.upgradeWebSocket = upgrade;
+    await server.close();
+  }
 });
