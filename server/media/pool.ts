@@ -182,9 +182,9 @@ const LANE_PIXELS = 3840 * 2160;
 /**
  * A job that holds little memory, so the local lane may run it beside a large one: a waveform
  * (read as it streams), a card (`isCardOnly`), or a thumbnail at a size of a picture the catalog
- * knows to have at most `LANE_PIXELS`. Any picture may be decoded whole: a PNG or a video's frame always (a
- * 36-megapixel PNG's 64-pixel thumbnail adds about 400 MB to the process), a JPEG where its
- * scaled decode fails (some phone JPEGs fall back to a full decode).
+ * knows to have at most `LANE_PIXELS`. Any picture may be decoded whole: a PNG or a video's
+ * frame always (a 36-megapixel PNG's 64-pixel thumbnail adds about 400 MB to the process), a
+ * JPEG where its scaled decode fails (some phone JPEGs fall back to a full decode).
  */
 function isLight(job: RenderJob): boolean {
   if (job.type === "waveform" || isCardOnly(job)) return true;

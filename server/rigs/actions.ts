@@ -5,11 +5,10 @@
  * prefix schedules it on its show clock, as a timetagged OSC bundle is scheduled on one machine.
  * The rig that took the action schedules it as soon as etcd has it, and answers its client then.
  * An entry seen after its show time runs at once (after any waiting one of an earlier show time)
- * and is counted late; every entry goes to the
- * player with when it was due, so one run late (a late timer, a late watch) still starts its
- * Clips where they would be (protocol 1.14, `player/actions/late.ts`). Each entry carries a seed:
- * whatever an action chooses at random is chosen from it (`seededChoice`), so every rig chooses
- * the same.
+ * and is counted late; every entry goes to the player with when it was due, so one run late (a
+ * late timer, a late watch) still starts its Clips where they would be (protocol 1.14,
+ * `player/actions/late.ts`). Each entry carries a seed: whatever an action chooses at random is
+ * chosen from it (`seededChoice`), so every rig chooses the same.
  * @module
  */
 import type { NormalizedAction } from "../../protocol/actions.ts";
