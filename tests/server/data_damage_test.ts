@@ -7,8 +7,26 @@ import { startTestService, type TestService } from "../_helpers/service.ts";
 import { runStatusCommand } from "../../server/deploy/status_command.ts";
 import { startServiceProcess } from "../_helpers/service_process.ts";
 
-/** A demo data dir with kept copies: two edits, a Song selected, a Control moved, a preset. */
+/**
+ * A demo data dir with kept copies: two edits, a Song selected, a Control moved, a preset. Made
+ * once by a service (`prepare`), then copied for each test (each start of the demo costs a
+ * second of CPU).
+ */
 async function preparedDataDir(): Promise<string> {
+  const dataDir = await Deno.makeTempDir({ prefix: "cueport-damage-" });
+  const copy = await new Deno.Command("cp", { args: ["-a", `${await template}/.`, dataDir] })
+    .output();
+  assert.equal(copy.code, 0, new TextDecoder().decode(copy.stderr));
+  return dataDir;
+}
+
+/** The prepared data dir every test copies, removed when the tests end. */
+const template = prepare();
+globalThis.addEventListener("unload", () => {
+  template.then((dir) => Deno.removeSync(dir, { recursive: true })).catch(() => {});
+});
+
+async function prepare(): Promise<string> {
   const svc = await startTestService({}, { demo: true });
   try {
     for (const title of ["Encore", "Second encore"]) {
