@@ -30,10 +30,7 @@ export type Place = "output" | "service" | "reliability";
  * The CI of d2fd117 (908 s in its test step, load 6-9) ended `reliability` at 761 s, `output` at
  * 799 s and `service` at 861 s: the discovery tests (mDNS: 13 s alone, mostly waiting) moved too.
  * The CI of b67aecc (874 s) ended them at 750, 768 and 827 s: the player supervisor's tests (12 s
- * alone for 3 CPU-s: waits) and the probes' own unit tests moved as well. The CIs of 0b972d2 and 5b506d5
- * (691 s in their test steps) ended `service` at 586 and 551 s, `output` at 596 and 559 s, and
- * `reliability` at 648 s both times, alone for its last minute or more: the network MIDI test
- * (29 s) moved to `service` and the player supervisor's tests (11 s) to `output`.
+ * alone for 3 CPU-s: waits) and the probes' own unit tests moved as well.
  */
 export const PLACES: ReadonlyArray<readonly [prefix: string, place: Place]> = [
   ["tests/player/output/", "output"],
@@ -47,8 +44,6 @@ export const PLACES: ReadonlyArray<readonly [prefix: string, place: Place]> = [
   ["tests/server/player_client/", "reliability"],
   ["tests/tools/reliability/", "reliability"],
   ["tests/server/rigs/kill_test.ts", "service"],
-  ["tests/server/midi/network_test.ts", "service"],
-  ["tests/server/player_client/", "output"],
 ];
 
 /** The process that runs the test file `path` (relative to the repository, `tests/...`). */

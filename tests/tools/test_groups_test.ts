@@ -85,8 +85,6 @@ Deno.test("testGroups() runs each file in its place, side by side, each with its
 Deno.test("placeOf(): the longest listed prefix wins; a file none lists runs in the service's process", () => {
   assert.equal(placeOf("tests/server/rigs/group_test.ts"), "reliability");
   assert.equal(placeOf("tests/server/rigs/kill_test.ts"), "service");
-  assert.equal(placeOf("tests/server/midi/network_test.ts"), "service");
-  assert.equal(placeOf("tests/server/midi/midi_test.ts"), "reliability");
   assert.equal(placeOf("tests/server/web/remote_test.ts"), "output");
   assert.equal(placeOf(BESIDE), "reliability");
   assert.equal(placeOf("tests/new_folder/new_test.ts"), "service");
@@ -155,7 +153,7 @@ Deno.test("groupTimes() sums a JUnit report's test times by the process each tes
         ["deno task reliability --short --only load: the show under stress-ng", 40],
         ["missedTargets() names every missed target", 1],
       ]),
-      suite("tests/server/midi/midi_test.ts", [["network MIDI", 13], [
+      suite("tests/server/midi/network_test.ts", [["network MIDI", 13], [
         "network MIDI &gt; a step",
         3,
       ]]),
