@@ -22,6 +22,7 @@ async function preparedDataDir(): Promise<string> {
 
 /** The prepared data dir every test copies, removed when the tests end. */
 const template = prepare();
+template.catch(() => {}); // a failure is each test's to report, where it awaits the template
 globalThis.addEventListener("unload", () => {
   template.then((dir) => Deno.removeSync(dir, { recursive: true })).catch(() => {});
 });

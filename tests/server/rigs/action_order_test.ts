@@ -13,7 +13,6 @@ import { ShowClock } from "../../../server/rigs/clock/mod.ts";
 import { VirtualClock } from "../../../player/clock.ts";
 import type { NormalizedAction } from "../../../protocol/actions.ts";
 import type { ActionResult } from "../../../server/core/action_runner.ts";
-import type { ShowClock as ShowClockType } from "../../../server/rigs/clock/show_clock.ts";
 
 /** An etcd of one process: puts are kept, and each watch is told of them when `deliver` says. */
 class HeldEtcd {
@@ -132,7 +131,7 @@ Deno.test("an action the watch brings after its show time runs after one still w
   const actions = new GroupActions({
     etcd: etcd as unknown as Etcd,
     ...{ prefix: "/cueport/t/actions/", rig: "a", group: "t" },
-    show: show as unknown as ShowClockType,
+    show: show as unknown as ShowClock,
     leadMs: 120,
     send: (action) => {
       ran.push((action.params as { clipId: string }).clipId);
@@ -143,7 +142,7 @@ Deno.test("an action the watch brings after its show time runs after one still w
   const other = new GroupActions({
     etcd: etcd as unknown as Etcd,
     ...{ prefix: "/cueport/t/actions/", rig: "b", group: "t" },
-    show: show as unknown as ShowClockType,
+    show: show as unknown as ShowClock,
     leadMs: 120,
     send: () => Promise.resolve({ applied: true, message: "ok" } as ActionResult),
     log: () => {},
