@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { startTestService, type TestService } from "../_helpers/service.ts";
 import { runStatusCommand } from "../../server/deploy/status_command.ts";
 import { startServiceProcess } from "../_helpers/service_process.ts";
+import { copyDir } from "../../tools/reliability/data_damage.ts";
 
 /**
  * A demo data dir with kept copies: two edits, a Song selected, a Control moved, a preset. Made
@@ -14,9 +15,7 @@ import { startServiceProcess } from "../_helpers/service_process.ts";
  */
 async function preparedDataDir(): Promise<string> {
   const dataDir = await Deno.makeTempDir({ prefix: "cueport-damage-" });
-  const copy = await new Deno.Command("cp", { args: ["-a", `${await template}/.`, dataDir] })
-    .output();
-  assert.equal(copy.code, 0, new TextDecoder().decode(copy.stderr));
+  await copyDir(await template, dataDir);
   return dataDir;
 }
 

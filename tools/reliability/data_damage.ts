@@ -172,7 +172,8 @@ async function oneCase(
   }
 }
 
-async function copyDir(from: string, to: string): Promise<void> {
+/** Copies the folder `from` into `to` (made already), its files' modes and times kept. */
+export async function copyDir(from: string, to: string): Promise<void> {
   const out = await new Deno.Command("cp", { args: ["-a", `${from}/.`, to] }).output();
   if (!out.success) throw new Error(`cp -a ${from} failed`);
 }

@@ -53,24 +53,30 @@ const go = (n: number) =>
     params: { clipId: `c${n}` },
   }) as unknown as NormalizedAction;
 
+/**
+ * One rig's `GroupActions` on the shared etcd and `show` clock, started: `ran` holds the Clip of
+ * each action it sent its player, in order.
+ */
+function rigActions(etcd: HeldEtcd, rig: string, show: ShowClock) {
+  const ran: string[] = [];
+  const actions = new GroupActions({
+    etcd: etcd as unknown as Etcd,
+    ...{ prefix: "/cueport/t/actions/", rig, group: "t", show },
+    leadMs: 120,
+    send: (action) => {
+      ran.push((action.params as { clipId: string }).clipId);
+      return Promise.resolve({ applied: true, message: "ok" } as ActionResult);
+    },
+    log: () => {},
+  });
+  actions.start();
+  return { actions, ran };
+}
+
 Deno.test("two actions of one show time run in the same order on every rig, whichever each heard of first", async () => {
   const etcd = new HeldEtcd();
   const clock = new VirtualClock(1_000_000);
-  const rigs = ["a", "b"].map((rig) => {
-    const ran: string[] = [];
-    const actions = new GroupActions({
-      etcd: etcd as unknown as Etcd,
-      ...{ prefix: "/cueport/t/actions/", rig, group: "t", show: new ShowClock(clock) },
-      leadMs: 120,
-      send: (action) => {
-        ran.push((action.params as { clipId: string }).clipId);
-        return Promise.resolve({ applied: true, message: "ok" } as ActionResult);
-      },
-      log: () => {},
-    });
-    actions.start();
-    return { actions, ran };
-  });
+  const rigs = ["a", "b"].map((rig) => rigActions(etcd, rig, new ShowClock(clock)));
   const [a, b] = rigs as [typeof rigs[0], typeof rigs[0]];
   try {
     // Each rig puts its own at the same show time and schedules it; then the watch tells both.
@@ -127,27 +133,8 @@ class LateTimers {
 Deno.test("an action the watch brings after its show time runs after one still waiting with an earlier show time", async () => {
   const etcd = new HeldEtcd();
   const show = new LateTimers();
-  const ran: string[] = [];
-  const actions = new GroupActions({
-    etcd: etcd as unknown as Etcd,
-    ...{ prefix: "/cueport/t/actions/", rig: "a", group: "t" },
-    show: show as unknown as ShowClock,
-    leadMs: 120,
-    send: (action) => {
-      ran.push((action.params as { clipId: string }).clipId);
-      return Promise.resolve({ applied: true, message: "ok" } as ActionResult);
-    },
-    log: () => {},
-  });
-  const other = new GroupActions({
-    etcd: etcd as unknown as Etcd,
-    ...{ prefix: "/cueport/t/actions/", rig: "b", group: "t" },
-    show: show as unknown as ShowClock,
-    leadMs: 120,
-    send: () => Promise.resolve({ applied: true, message: "ok" } as ActionResult),
-    log: () => {},
-  });
-  actions.start();
+  const { actions, ran } = rigActions(etcd, "a", show as unknown as ShowClock);
+  const other = rigActions(etcd, "b", show as unknown as ShowClock).actions;
   try {
     await actions.submit(go(1)); // due at 120, waiting here
     show.time = 10;
