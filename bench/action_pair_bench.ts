@@ -10,6 +10,7 @@
  */
 import { parseArgs } from "node:util";
 import { captureAction, startBaseline } from "./_baseline.ts";
+import { postLoad } from "./_measure.ts";
 import type { BenchService } from "./_cueport.ts";
 import { createDemoProject } from "../player/demo.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";
@@ -37,23 +38,6 @@ async function start(root: string): Promise<{ service: BenchService; dataDir: st
   return { service: await startCueport(dataDir), dataDir };
 }
 
-/** `seconds` of the action load on `url`; the requests answered. */
-async function load(url: string, seconds: string): Promise<number> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      here("./load.ts"),
-      url,
-      "POST",
-      BODY,
-      values.connections!,
-      seconds,
-    ],
-  }).output();
-  return JSON.parse(new TextDecoder().decode(out.stdout)).requests;
-}
-
 type Cpu = () => { service: number; player: number } | null;
 interface Row {
   name: string;
@@ -64,7 +48,7 @@ interface Row {
 /** One run: CPU us a request of both processes. */
 async function run(row: Row): Promise<{ service: number; player: number }> {
   const before = row.cpu()!;
-  const requests = await load(row.url, values.seconds!);
+  const requests = await postLoad(row.url, BODY, values.connections!, values.seconds!);
   const after = row.cpu()!;
   return {
     service: (after.service - before.service) / requests,
@@ -100,7 +84,7 @@ const rows: Row[] = [
 ];
 const results = new Map<string, Array<{ service: number; player: number }>>();
 try {
-  for (const row of rows) await load(row.url, "1"); // warm up
+  for (const row of rows) await postLoad(row.url, BODY, values.connections!, 1); // warm up
   for (let round = 0; round < Number(values.rounds); round++) {
     const order = ORDERS[round % ORDERS.length]!.filter((i) => i < rows.length).map((i) =>
       rows[i]!

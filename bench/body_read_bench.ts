@@ -9,24 +9,12 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { postLoad, threadCpuMicros } from "./_measure.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
   options: { rounds: { type: "string", default: "24" }, seconds: { type: "string", default: "2" } },
 });
-
-/** This process's CPU in us, to the nanosecond: the run time of each of its threads. */
-function cpuMicros(): number {
-  let ns = 0;
-  for (const task of Deno.readDirSync("/proc/self/task")) {
-    try {
-      ns += Number(Deno.readTextFileSync(`/proc/self/task/${task.name}/schedstat`).split(" ")[0]);
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return ns / 1000;
-}
 
 const HEADERS = { "content-type": "application/json" };
 const serve = (read: (request: Request) => Promise<{ name?: unknown }>) =>
@@ -40,34 +28,24 @@ const servers = {
 };
 const BODY = JSON.stringify({ name: "SET_CONTROL", params: ["A", 0.5] });
 
-/** `seconds` of the load on `port`: the requests answered. */
-async function load(port: number, seconds: string): Promise<number> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      new URL("./load.ts", import.meta.url).pathname,
-      `http://127.0.0.1:${port}/`,
-      "POST",
-      BODY,
-      "16",
-      seconds,
-    ],
-  }).output();
-  return JSON.parse(new TextDecoder().decode(out.stdout)).requests;
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const loadAverage = () => Deno.readTextFileSync("/proc/loadavg").split(" ")[0];
 const runs: Record<keyof typeof servers, number[]> = { text: [], json: [] };
 console.log(`load average ${loadAverage()} at the start`);
-for (const server of Object.values(servers)) await load(server.addr.port, "1"); // warm up
+for (const server of Object.values(servers)) {
+  await postLoad(`http://127.0.0.1:${server.addr.port}/`, BODY, 16, 1); // warm up
+}
 for (let round = 0; round < Number(values.rounds); round++) {
   const order: Array<keyof typeof servers> = round % 2 ? ["json", "text"] : ["text", "json"];
   for (const name of order) {
-    const before = cpuMicros();
-    const requests = await load(servers[name].addr.port, values.seconds!);
-    runs[name].push((cpuMicros() - before) / requests);
+    const before = threadCpuMicros();
+    const requests = await postLoad(
+      `http://127.0.0.1:${servers[name].addr.port}/`,
+      BODY,
+      16,
+      values.seconds!,
+    );
+    runs[name].push((threadCpuMicros() - before) / requests);
   }
 }
 const d = runs.json.map((x, i) => x - runs.text[i]!);

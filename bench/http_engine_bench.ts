@@ -12,24 +12,12 @@
  */
 import { parseArgs } from "node:util";
 import { createServer, type Socket } from "node:net";
+import { postLoad, threadCpuMicros } from "./_measure.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
   options: { rounds: { type: "string", default: "8" }, seconds: { type: "string", default: "2" } },
 });
-
-/** This process's CPU in us, to the nanosecond: the run time of each of its threads. */
-function cpuMicros(): number {
-  let ns = 0;
-  for (const task of Deno.readDirSync("/proc/self/task")) {
-    try {
-      ns += Number(Deno.readTextFileSync(`/proc/self/task/${task.name}/schedstat`).split(" ")[0]);
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return ns / 1000;
-}
 
 const ANSWER = JSON.stringify({
   ok: true,
@@ -137,37 +125,19 @@ const engines = {
 type Engine = keyof typeof engines;
 const BODY = JSON.stringify({ name: "SET_CONTROL", params: ["A", 0.5] });
 
-/** `seconds` of the load on `port`: the requests answered. */
-async function load(port: number, seconds: string): Promise<number> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      new URL("./load.ts", import.meta.url).pathname,
-      `http://127.0.0.1:${port}/`,
-      "POST",
-      BODY,
-      "32",
-      seconds,
-    ],
-  }).output();
-  const result = JSON.parse(new TextDecoder().decode(out.stdout));
-  if (result.errors > 0) throw new Error(`port ${port}: ${result.errors} requests failed`);
-  return result.requests;
-}
-
+const urlOf = (name: Engine) => `http://127.0.0.1:${engines[name].port}/`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const loadAverage = () => Deno.readTextFileSync("/proc/loadavg").split(" ")[0];
 const names = Object.keys(engines) as Engine[];
 const runs = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<Engine, number[]>;
 console.log(`load average ${loadAverage()} at the start`);
-for (const name of names) await load(engines[name].port, "1"); // warm up
+for (const name of names) await postLoad(urlOf(name), BODY, 32, 1); // warm up
 for (let round = 0; round < Number(values.rounds); round++) {
   for (let i = 0; i < names.length; i++) {
     const name = names[(i + round) % names.length]!; // each engine in each place in turn
-    const before = cpuMicros();
-    const requests = await load(engines[name].port, values.seconds!);
-    runs[name].push((cpuMicros() - before) / requests);
+    const before = threadCpuMicros();
+    const requests = await postLoad(urlOf(name), BODY, 32, values.seconds!);
+    runs[name].push((threadCpuMicros() - before) / requests);
   }
 }
 console.log("| engine | CPU us a request (median) | over Deno.serve's, paired (median, range) |");

@@ -14,6 +14,7 @@ import { parseArgs } from "node:util";
 import { bundledPlayerCommand, type BundledPlayerOptions } from "../server/player_client/spawn.ts";
 import { createDemoProject } from "../player/demo.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";
+import { threadCpuMicros } from "./_measure.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -96,28 +97,11 @@ const FORMS: Record<string, (k: number, n: number) => Array<(id: number) => obje
   "bare child": (k) => Array.from({ length: k }, () => (id: number) => ({ id, name: "SET" })),
 };
 
-/**
- * CPU of a process in us, to the nanosecond: the run time of each of its threads
- * (`/proc/<pid>/task/<tid>/schedstat`), where `/proc/<pid>/stat` counts 10 ms ticks (5 us an
- * action over 2,000 writes of one). Threads that ended are left out: Deno's live on.
- */
-function cpuMicros(pid: number): number {
-  let ns = 0;
-  for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(Deno.readTextFileSync(`/proc/${pid}/task/${task.name}/schedstat`).split(" ")[0]);
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return ns / 1000;
-}
-
 /** CPU us per action of `peer` over `writes` writes of `k` actions in `form`. */
 async function measure(peer: Peer, form: string, k: number, writes: number): Promise<number> {
-  const before = cpuMicros(peer.child.pid);
+  const before = threadCpuMicros(peer.child.pid);
   for (let w = 0; w < writes; w++) await peer.exchange(FORMS[form]!(k, w * k));
-  return (cpuMicros(peer.child.pid) - before) / (writes * k);
+  return (threadCpuMicros(peer.child.pid) - before) / (writes * k);
 }
 
 const dataDirs: string[] = [];

@@ -12,6 +12,7 @@
  */
 import { parseArgs } from "node:util";
 import { type BytePipe, LineTransport, streamPipe } from "../protocol/transport.ts";
+import { threadCpuMicros } from "./_measure.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -21,19 +22,6 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "6" },
   },
 });
-
-/** This process's CPU in us, to the nanosecond: the run time of each of its threads. */
-function cpuMicros(): number {
-  let ns = 0;
-  for (const task of Deno.readDirSync("/proc/self/task")) {
-    try {
-      ns += Number(Deno.readTextFileSync(`/proc/self/task/${task.name}/schedstat`).split(" ")[0]);
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return ns / 1000;
-}
 
 /** A bare child behind a `LineTransport`; `exchange` writes `k` requests and waits for the answers. */
 class Side {
@@ -88,9 +76,9 @@ const load = () => Deno.readTextFileSync("/proc/loadavg").split(" ")[0];
 
 /** CPU us per request of `side` over `writes` writes of `k`. */
 async function measure(side: Side, k: number, writes: number): Promise<number> {
-  const before = cpuMicros();
+  const before = threadCpuMicros();
   for (let w = 0; w < writes; w++) await side.exchange(k);
-  return (cpuMicros() - before) / (writes * k);
+  return (threadCpuMicros() - before) / (writes * k);
 }
 
 console.log(`load average ${load()} at the start\n`);
