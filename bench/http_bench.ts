@@ -256,23 +256,36 @@ async function runRounds(
   return runs;
 }
 
-/** One comparison: a Cueport row, its baseline row, and the ratio paired per round. */
+/** One comparison: a Cueport row, its baseline row, and the ratios paired per round. */
 interface RatioRow {
   row: string;
   baseline: string;
   ratio: string;
+  /** req/s of the row over its baseline's. */
   paired: PairedRatio;
+  /** CPU per request of the row (service + player) over its baseline's (server + child). */
+  cpu: PairedRatio | null;
 }
 
-/** The paired ratios of every comparison: each round's row req/s over its baseline's. */
+/** A run's CPU per request, both processes, when measured. */
+const cpuTotal = (r: Result) => r.cpuUs && r.cpuUs.service + r.cpuUs.player;
+
+/** The paired ratios of every comparison: each round's row figure over its baseline's. */
 function ratios(rows: Compared[], runs: Map<string, Result[]>): RatioRow[] {
   return rows.flatMap((row) =>
     row.against.map(({ ratio, baseline }) => {
       const base = runs.get(baseline.name)!;
+      const measured = runs.get(row.name)!;
       const paired = pairedRatio(
-        runs.get(row.name)!.map((r, i) => ({ baseline: base[i]!.rps, measured: r.rps })),
+        measured.map((r, i) => ({ baseline: base[i]!.rps, measured: r.rps })),
       );
-      return { row: row.name, baseline: baseline.name, ratio, paired };
+      const hasCpu = [...base, ...measured].every((r) => (cpuTotal(r) ?? 0) > 0);
+      const cpu = hasCpu
+        ? pairedRatio(
+          measured.map((r, i) => ({ baseline: cpuTotal(base[i]!)!, measured: cpuTotal(r)! })),
+        )
+        : null;
+      return { row: row.name, baseline: baseline.name, ratio, paired, cpu };
     })
   );
 }
@@ -307,6 +320,16 @@ function print(rows: Compared[], runs: Map<string, Result[]>, table: RatioRow[])
   console.log("| row | ratio | baseline row | median (min-max) |\n| --- | --- | --- | ---: |");
   for (const t of table) {
     console.log(`| ${t.row} | ${t.ratio} | ${t.baseline} | ${formatRatio(t.paired)} |`);
+  }
+  const cpuRows = table.filter((t) => t.cpu !== null);
+  if (cpuRows.length === 0) return;
+  console.log(
+    `\nCPU per request, paired per round (the row's, service + player, over its baseline's, ` +
+      `bare server + bare child, in the same round): median of ${ROUNDS} rounds (min-max)\n`,
+  );
+  console.log("| row | ratio | baseline row | median (min-max) |\n| --- | --- | --- | ---: |");
+  for (const t of cpuRows) {
+    console.log(`| ${t.row} | ${t.ratio} | ${t.baseline} | ${formatRatio(t.cpu!)} |`);
   }
 }
 
