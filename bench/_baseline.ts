@@ -62,11 +62,14 @@ export async function captureAction(url: string, body: string): Promise<Captured
 
 /**
  * Starts `baseline.ts` answering each path of `answers` (`/file`) with its captured bytes, and
- * its POSTs as Cueport answered `action` (without it: no Project, the params as sent).
+ * its POSTs as Cueport answered `action` (without it: no Project, the params as sent). `script`
+ * runs another baseline in its place (an older one, `git show <rev>:bench/baseline.ts`, beside
+ * its `baseline_child.ts`): with no answers and no action it is given no manifest.
  */
 export async function startBaseline(
   answers: Record<string, Captured>,
   action?: CapturedAction,
+  script: string = new URL("./baseline.ts", import.meta.url).pathname,
 ): Promise<Baseline> {
   const dir = await Deno.makeTempDir({ prefix: "cueport-baseline-" });
   const gets: Record<string, { file: string; type: string }> = {};
@@ -80,8 +83,10 @@ export async function startBaseline(
     args: [
       "run",
       ...["--allow-net=127.0.0.1", "--allow-read", "--allow-run"],
-      new URL("./baseline.ts", import.meta.url).pathname,
-      `${dir}/manifest.json`,
+      script,
+      ...(Object.keys(answers).length === 0 && action === undefined
+        ? []
+        : [`${dir}/manifest.json`]),
     ],
     stdout: "piped",
   }).spawn();

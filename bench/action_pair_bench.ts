@@ -1,16 +1,20 @@
 /**
  * Paired before/after of the action's CPU: `POST /api/v1/action` `SET_CONTROL` on two checkouts
  * of Cueport (each started by its own `bench/_cueport.ts`) and on the design's limit (this
- * checkout's bare relay, `bench/_baseline.ts`), the three run back to back in each round, each
- * in each place in turn (`ORDERS`). Prints each round's CPU per request (service + player) and the
- * per-round differences (docs/load.md, "Where the action's CPU goes").
+ * checkout's bare relay, `bench/_baseline.ts`), run back to back in each round, each in each place
+ * in turn (`orderOf`). Prints each row's CPU per request (service + player) and, paired per round,
+ * the differences to `before` and the action's ratios to each limit: its requests a second and its
+ * CPU per request over the limit's (docs/load.md, "Where the action's CPU goes").
  *
- * `deno run -A bench/action_pair_bench.ts --before /work/main --rounds 7`
+ * `deno run -A bench/action_pair_bench.ts --before /work/main --rounds 7`; `--old-limit <dir>` adds
+ * the limit as an older revision made it (`dir` holding that revision's `bench/baseline.ts` and
+ * `bench/baseline_child.ts`, written by `git show`), the yardstick an older figure was taken with.
  * @module
  */
 import { parseArgs } from "node:util";
 import { captureAction, startBaseline } from "./_baseline.ts";
 import { postLoad } from "./_measure.ts";
+import { formatRatio, pairedRatio } from "./_stats.ts";
 import type { BenchService } from "./_cueport.ts";
 import { createDemoProject } from "../player/demo.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";
@@ -19,6 +23,7 @@ const { values } = parseArgs({
   args: Deno.args,
   options: {
     before: { type: "string" },
+    "old-limit": { type: "string" },
     seconds: { type: "string", default: "3" },
     connections: { type: "string", default: "32" },
     rounds: { type: "string", default: "7" },
@@ -45,19 +50,30 @@ interface Row {
   cpu: Cpu;
 }
 
-/** One run: CPU us a request of both processes. */
-async function run(row: Row): Promise<{ service: number; player: number }> {
+/** One run's figures: CPU us a request of both processes, and requests a second. */
+interface Figures {
+  service: number;
+  player: number;
+  rps: number;
+}
+
+/** One run of `row`. */
+async function run(row: Row): Promise<Figures> {
   const before = row.cpu()!;
   const requests = await postLoad(row.url, BODY, values.connections!, values.seconds!);
   const after = row.cpu()!;
   return {
     service: (after.service - before.service) / requests,
     player: (after.player - before.player) / requests,
+    rps: requests / Number(values.seconds),
   };
 }
 
-/** The orders the rows run in, one a round in turn: each row takes each place as often. */
-const ORDERS = [[0, 1, 2], [2, 1, 0], [1, 2, 0], [0, 2, 1], [2, 0, 1], [1, 0, 2]];
+/** The order of `n` rows in `round`: turned by one a round, reversed every other round. */
+function orderOf(round: number, n: number): number[] {
+  const turned = Array.from({ length: n }, (_, i) => (i + round) % n);
+  return round % 2 ? turned.reverse() : turned;
+}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -67,6 +83,9 @@ const bare = await startBaseline(
   {},
   await captureAction(`http://127.0.0.1:${after.service.ports.http}/api/v1/action`, BODY),
 );
+const oldLimit = values["old-limit"]
+  ? await startBaseline({}, undefined, `${values["old-limit"]}/baseline.ts`)
+  : null;
 const rows: Row[] = [
   ...(before
     ? [{
@@ -81,21 +100,19 @@ const rows: Row[] = [
     cpu: after.service.cpu,
   },
   { name: "limit", url: `${bare.url}/relay`, cpu: bare.cpu },
+  ...(oldLimit ? [{ name: "old limit", url: `${oldLimit.url}/relay`, cpu: oldLimit.cpu }] : []),
 ];
-const results = new Map<string, Array<{ service: number; player: number }>>();
+const results = new Map<string, Figures[]>();
 try {
   for (const row of rows) await postLoad(row.url, BODY, values.connections!, 1); // warm up
   for (let round = 0; round < Number(values.rounds); round++) {
-    const order = ORDERS[round % ORDERS.length]!.filter((i) => i < rows.length).map((i) =>
-      rows[i]!
-    );
-    for (const row of order) {
+    for (const row of orderOf(round, rows.length).map((i) => rows[i]!)) {
       const r = await run(row);
       results.set(row.name, [...(results.get(row.name) ?? []), r]);
     }
   }
 } finally {
-  await Promise.all([bare.stop(), after.service.stop(), before?.service.stop()]);
+  await Promise.all([bare.stop(), oldLimit?.stop(), after.service.stop(), before?.service.stop()]);
   for (const s of [after, before]) if (s) await Deno.remove(s.dataDir, { recursive: true });
 }
 console.log("| row | service (median) | player (median) | each round's total |");
@@ -109,11 +126,22 @@ for (const [name, rs] of results) {
 }
 if (before) {
   const b = results.get("before")!, a = results.get("after")!;
-  const d = (f: (r: { service: number; player: number }) => number) =>
-    median(a.map((r, i) => f(r) - f(b[i]!))).toFixed(1);
+  const d = (f: (r: Figures) => number) => median(a.map((r, i) => f(r) - f(b[i]!))).toFixed(1);
   console.log(
     `\nafter - before, paired per round (median): service ${d((r) => r.service)}, player ${
       d((r) => r.player)
     }, total ${d((r) => r.service + r.player)}`,
+  );
+}
+const action = results.get("after")!;
+for (const limit of ["limit", "old limit"].filter((name) => results.has(name))) {
+  const base = results.get(limit)!;
+  const cpu = (r: Figures) => r.service + r.player;
+  const rps = pairedRatio(action.map((r, i) => ({ baseline: base[i]!.rps, measured: r.rps })));
+  const cpus = pairedRatio(action.map((r, i) => ({ baseline: cpu(base[i]!), measured: cpu(r) })));
+  console.log(
+    `\nafter / ${limit}, paired per round (median, range): requests a second ${
+      formatRatio(rps)
+    }, CPU a request ${formatRatio(cpus)}`,
   );
 }
