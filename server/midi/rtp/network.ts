@@ -102,7 +102,9 @@ export class RtpMidiNetwork implements MidiEndpoint {
 
   /** Binds the ports, starts the timers and invites the hosts of the options. */
   start(): void {
-    const log = (m: string) => this.#o.log?.("warn", m);
+    // A host skipped (no IPv6, or IPv4 that a dual-stack `::` socket already serves) is debug, as
+    // for the TCP and OSC ports; no host bound at all throws.
+    const log = (m: string) => this.#o.log?.("debug", m);
     this.#sockets = SessionSockets.open(
       this.#o.hosts ?? ["0.0.0.0"],
       this.#o.port ?? SETTING_DEFAULTS.midiPort,
