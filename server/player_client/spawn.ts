@@ -7,6 +7,7 @@
 import { LineTransport, streamPipe, type Transport } from "../../protocol/transport.ts";
 import { playerFlags, type PlayerFlagValues } from "../../protocol/settings.ts";
 import { bundledPlayerPrefix, spawnPlayer } from "./player_command.ts";
+import type { LogParams } from "../../protocol/methods.ts";
 
 /** A started player process. */
 export interface LaunchedPlayer {
@@ -115,16 +116,23 @@ async function pipeLines(stream: ReadableStream<Uint8Array>, log: (line: string)
   if (rest.trim()) log(rest);
 }
 
+/** A line of the player's logger (`[player] <level>: ...`), or Deno's own report of an error. */
+const LEVELLED = /^(?:\[player\] (debug|info|warn|error)|(error)): /;
+
 /**
- * The service's handler of the player's stderr lines: each logged at info as `player: <line>`,
- * but for the player's damaged-file lines, which the service logs itself at warn from the
- * ready snapshot (`service.ts`): one line per problem.
+ * The service's handler of the player's stderr lines: each logged as `player: <line>` at the
+ * level its `[player] <level>:` prefix names (`error` for Deno's `error: Uncaught ...`, info for
+ * other free text), so `--log-level warn` keeps the player's warnings; but for the player's
+ * damaged-file lines, which the service logs itself at warn from the ready snapshot
+ * (`service.ts`): one line per problem.
  */
 export function forwardPlayerLines(
-  log: (level: "info", message: string) => void,
+  log: (level: LogParams["level"], message: string) => void,
 ): (line: string) => void {
   return (line) => {
-    if (!/^\[player\] warn: Damaged file /.test(line)) log("info", `player: ${line}`);
+    if (/^\[player\] warn: Damaged file /.test(line)) return;
+    const match = LEVELLED.exec(line);
+    log((match?.[1] ?? match?.[2] ?? "info") as LogParams["level"], `player: ${line}`);
   };
 }
 

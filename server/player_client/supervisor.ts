@@ -73,7 +73,7 @@ export interface SupervisorOptions {
   /** The clock the player is watched by (default: the real one; tests advance their own). */
   clock?: WatchClock;
   backoff?: BackoffOptions;
-  log?: (level: "info" | "warn" | "error", message: string) => void;
+  log?: (level: LogParams["level"], message: string) => void;
   /** Name and version sent in the handshake. */
   client?: { name: string; version: string };
   /**
@@ -339,7 +339,10 @@ export class PlayerSupervisor implements PlayerConnection {
     client.onnotification = (method, params) => {
       if (method === Notification.LOG) {
         const p = notificationOf(LogParams, params);
-        this.#log("info", `player: ${p?.message ?? "(a log notification not of the protocol)"}`);
+        this.#log(
+          p?.level ?? "warn",
+          `player: ${p?.message ?? "(a log notification not of the protocol)"}`,
+        );
       }
       if (method === Notification.MIDI_LOCAL) {
         const p = notificationOf(MidiLocalParams, params);
@@ -380,7 +383,7 @@ export class PlayerSupervisor implements PlayerConnection {
     return this.#wake.promise.finally(() => clearTimeout(timer));
   }
 
-  #log(level: "info" | "warn" | "error", message: string): void {
+  #log(level: LogParams["level"], message: string): void {
     this.#options.log?.(level, message);
   }
 }
