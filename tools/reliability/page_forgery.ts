@@ -8,9 +8,10 @@
  * errors of random text, editor undos). After 5 s: the browser must never
  * have restarted (`/health` `output.browserStarts` unchanged), the player
  * neither (the harness), and the service's log may have grown by at most 5
- * lines, the output's lines about the machine's pace aside (`PACE_LINE`). A socket that refuses the program is the way it should be; each handshake tried is an
- * input and each one answered (admitted or refused with a status) received: none answered is
- * nothing exercised, and misses.
+ * lines, the output's lines about the machine's pace aside (`PACE_LINE`). A
+ * socket that refuses the program is the way it should be; each handshake
+ * tried is an input and each one answered (admitted or refused with a status)
+ * received: none answered is nothing exercised, and misses.
  * @module
  */
 import { countReceived, requireFigures } from "./_figures.ts";

@@ -10,6 +10,7 @@ import {
   circleDistance,
   createRaster,
   fillShape,
+  packRgba,
   polygonDistance,
   type Raster,
   type Rgba,
@@ -38,18 +39,11 @@ export function renderCard(source: SourceFile, width: number, height: number): R
   const [r, g, b] = COLOURS[source.kind];
   const card = createRaster(width, height);
   const pixels = new Uint32Array(card.data.buffer, card.data.byteOffset, width * height);
-  const colour = new Uint8Array(4);
-  const packed = new Uint32Array(colour.buffer);
   for (let y = 0; y < height; y++) {
     // A gentle vertical gradient, lighter at the top: one colour per row, filled as words.
     const k = 1.15 - 0.35 * (y / Math.max(1, height - 1));
-    colour.set([
-      Math.round(Math.min(255, r * k)),
-      Math.round(Math.min(255, g * k)),
-      Math.round(Math.min(255, b * k)),
-      255,
-    ]);
-    pixels.fill(packed[0]!, y * width, (y + 1) * width);
+    const row = packRgba([Math.min(255, r * k), Math.min(255, g * k), Math.min(255, b * k), 255]);
+    pixels.fill(row, y * width, (y + 1) * width);
   }
   const side = Math.min(width, height);
   const hasText = side >= 48;

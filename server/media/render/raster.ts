@@ -45,10 +45,18 @@ export function ownMemoryBytes(): number {
 /** An RGBA colour, each channel 0..255. */
 export type Rgba = readonly [number, number, number, number];
 
+/**
+ * `rgba` (channels rounded) as one 32-bit word in this machine's byte order: a pixel a
+ * `Uint32Array` over a raster's data holds, so a run of pixels is one `fill`.
+ */
+export function packRgba(rgba: Rgba): number {
+  return new Uint32Array(Uint8Array.from(rgba, Math.round).buffer)[0]!;
+}
+
 /** A new raster filled with one colour. */
 export function createRaster(width: number, height: number, fill: Rgba = [0, 0, 0, 255]): Raster {
   const data = new Uint8Array(width * height * 4);
-  new Uint32Array(data.buffer).fill(new Uint32Array(Uint8Array.from(fill).buffer)[0]!);
+  new Uint32Array(data.buffer).fill(packRgba(fill));
   return { width, height, data };
 }
 
