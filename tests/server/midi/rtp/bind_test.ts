@@ -37,9 +37,11 @@ Deno.test({
     });
     network.start();
     try {
+      // Port 0: a pair is looked for, so an odd control port tried first adds a skip of its own.
       const skipped = logged.filter((l) => /0\.0\.0\.0 port \d+ not bound/.test(l.message));
-      assert.equal(skipped.length, 2, `the IPv4 control and data ports skipped: ${logged}`);
-      assert.deepEqual(skipped.map((l) => l.level), ["debug", "debug"]);
+      const all = JSON.stringify(logged);
+      assert.ok(skipped.length >= 2, `the IPv4 control and data ports skipped: ${all}`);
+      assert.ok(skipped.every((l) => l.level === "debug"), `each skip at debug: ${all}`);
       assert.deepEqual(logged.filter((l) => l.level === "warn"), []);
     } finally {
       await network.close();
