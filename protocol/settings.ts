@@ -25,10 +25,42 @@ export interface SettingSpec {
   doc: string;
 }
 
-const Port = z.coerce.number().int().min(0).max(65535);
+/**
+ * A number as a flag, variable or config file gives it: a number, or text that is one. Empty or
+ * blank text, `null`, a switch or a list stay what they are and are refused (`Number("")`,
+ * `Number(null)` and `Number([80])` would make them 0 or 80: a port nobody asked for).
+ */
+function asNumber(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  const text = value.trim();
+  const number = Number(text);
+  return /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(text) && Number.isFinite(number)
+    ? number
+    : value;
+}
+
+/**
+ * A whole-number setting from `min` (to `max`), from a number or text that is one; whatever it
+ * refuses, it says the one range it takes ("expected a whole number from 0 to 65535").
+ */
+function wholeNumber(min: number, max?: number) {
+  const error = max === undefined
+    ? `expected a whole number of ${min} or more`
+    : `expected a whole number from ${min} to ${max}`;
+  const schema = z.number({ error }).int({ error }).min(min, { error });
+  return z.preprocess(asNumber, max === undefined ? schema : schema.max(max, { error }));
+}
+
+/** A setting that is a number above 0 (a rate), from a number or text that is one. */
+function positiveNumber() {
+  const error = "expected a number above 0";
+  return z.preprocess(asNumber, z.number({ error }).positive({ error }));
+}
+
+const Port = wholeNumber(0, 65535);
 /** A port of an optional listener: a number (0 picks a free one), or `off`. */
 const OptionalPort = z.union([z.literal("off"), Port]);
-const positiveInt = () => z.coerce.number().int().positive();
+const positiveInt = (max?: number) => wholeNumber(1, max);
 /** A comma-separated list in a flag or variable, an array in the config file. */
 const list = (min = 0) =>
   z.preprocess(
@@ -123,7 +155,7 @@ export const SETTINGS = {
       "none; comma-separated addresses or subnets (`192.168.1.0/24`) that may send OSC without pairing (view and control)",
   },
   oscRatePerSecond: {
-    schema: z.coerce.number().positive().default(50_000),
+    schema: positiveNumber().default(50_000),
     flag: "osc-rate",
     value: "N",
     help: "OSC datagrams per second per remote address (50000)",
@@ -258,14 +290,14 @@ export const SETTINGS = {
       "300000: a player that answers heartbeats but whose current request made no progress (nothing answered, no progress report) this long is hung: killed and restarted",
   },
   positionIntervalMs: {
-    schema: z.coerce.number().int().min(0).default(250),
+    schema: wholeNumber(0).default(250),
     flag: "position-interval",
     value: "MS",
     help: "position reports while playing (default 250; 0 off)",
     doc: "250 (position reports while playing; 0 off)",
   },
   coalesceMs: {
-    schema: z.coerce.number().int().min(0).default(5),
+    schema: wholeNumber(0).default(5),
     flag: "coalesce-ms",
     value: "MS",
     help: "state-update coalescing window (default 5)",
@@ -302,21 +334,21 @@ export const SETTINGS = {
       "`approve`; how local WebSocket clients without credentials are approved (`deny`, or `wait` for `cueport approve`)",
   },
   tokenLifetimeDays: {
-    schema: z.coerce.number().positive().default(30),
+    schema: positiveNumber().default(30),
     flag: "token-lifetime-days",
     value: "N",
     help: "lifetime of device tokens (default 30)",
     doc: "30",
   },
   historyLimit: {
-    schema: z.coerce.number().int().min(1).max(10_000).default(100),
+    schema: wholeNumber(1, 10_000).default(100),
     flag: "history-limit",
     value: "N",
     help: "undo steps kept per Project (default 100)",
     doc: "100; undo steps kept per Project",
   },
   outputTextureBudgetMb: {
-    schema: z.coerce.number().int().min(16).max(65_536).default(256),
+    schema: wholeNumber(16, 65_536).default(256),
     flag: "output-texture-budget-mb",
     value: "MB",
     help: "texture budget of all Effects and Visualizers on the output (default 256)",
@@ -404,7 +436,7 @@ export const SETTINGS = {
     doc: "64 per remote address and port",
   },
   localConnectionReserve: {
-    schema: z.coerce.number().int().min(1).default(64),
+    schema: wholeNumber(1).default(64),
     flag: "local-connection-reserve",
     value: "N",
     help: "connections per port kept for local clients (64)",
@@ -433,7 +465,7 @@ export const SETTINGS = {
   },
   maxBodyBytes: {
     // At most 8 MiB, so an edit always fits the bundled player's 16 MiB request line.
-    schema: positiveInt().max(8 * 1024 * 1024).default(1024 * 1024),
+    schema: positiveInt(8 * 1024 * 1024).default(1024 * 1024),
     flag: "max-body",
     value: "BYTES",
     help: "largest JSON body (1048576; at most 8388608)",
@@ -447,7 +479,7 @@ export const SETTINGS = {
     doc: "16384; largest body of a remote request without a token",
   },
   httpRatePerSecond: {
-    schema: z.coerce.number().positive().default(200),
+    schema: positiveNumber().default(200),
     flag: "http-rate",
     value: "N",
     help: "requests per second per remote address, on every transport (200)",
@@ -469,7 +501,7 @@ export const SETTINGS = {
     doc: "65536",
   },
   wsRatePerSecond: {
-    schema: z.coerce.number().positive().default(50_000),
+    schema: positiveNumber().default(50_000),
     flag: "ws-rate",
     value: "N",
     help: "WebSocket messages per second per remote address (50000)",
@@ -539,7 +571,7 @@ export const SETTINGS = {
     doc: "none: the host name is this rig's name in its group, unique in it (`docs/rigs.md`)",
   },
   groupLeaseSeconds: {
-    schema: z.coerce.number().int().min(1).max(60).default(1),
+    schema: wholeNumber(1, 60).default(1),
     flag: "group-lease",
     value: "S",
     help: "a rig silent this long leaves its group and its leadership (default 1)",
@@ -555,7 +587,7 @@ export const SETTINGS = {
       "17738: the UDP port the rigs of a group measure each other's show clocks on, opened only in a group (`docs/rigs.md`)",
   },
   groupActionLeadMs: {
-    schema: z.coerce.number().int().min(20).max(2000).default(120),
+    schema: wholeNumber(20, 2000).default(120),
     flag: "group-action-lead",
     value: "MS",
     help: "how far ahead of now a rig group runs an action, ms (default 120)",
@@ -563,7 +595,7 @@ export const SETTINGS = {
       "120: in a group, an action runs on every rig at the show time this far after it arrived, within etcd's watch p99 (`docs/rigs.md`)",
   },
   groupSnapshotEntries: {
-    schema: z.coerce.number().int().min(2).max(1_000_000).default(1000),
+    schema: wholeNumber(2, 1_000_000).default(1000),
     flag: "group-snapshot-entries",
     value: "N",
     help: "the group's leader snapshots its log every N entries (default 1000)",
@@ -683,6 +715,10 @@ function collectAccepted(issue: z.core.$ZodIssue, values: string[], kinds: strin
     }
   } else if (issue.code === "invalid_value") {
     values.push(...issue.values.map((value) => JSON.stringify(value)));
+  } else if (issue.message.startsWith("expected ")) {
+    // A range a schema here words itself (`wholeNumber`): "a whole number from 0 to 65535".
+    const kind = issue.message.slice("expected ".length);
+    if (!kinds.includes(kind)) kinds.push(kind);
   } else if (issue.code === "invalid_type") {
     const kind = issue.expected === "null"
       ? "null"
