@@ -13,6 +13,7 @@
  */
 import type { FromPage, GlObjects } from "../../protocol/output.ts";
 import { loadAverage, processTreeCpuMs } from "./process_cpu.ts";
+import { JUDGED_AFTER_MS, RENDER_SCALES } from "./page/render_scale.js";
 
 /** How long a browser and its page may show no progress at all before it is started again. */
 export const NO_PROGRESS_MS = 60_000;
@@ -29,6 +30,8 @@ export const HIDDEN_BOUND_MS = 300_000;
  * keystroke passes this in an evening of editing (`docs/output.md`, "All night").
  */
 export const GL_OBJECTS_GROWTH_WARN = 1024;
+/** The page's smallest render scale: a page slow there has no smaller picture to draw. */
+const SMALLEST_SCALE = Math.min(...RENDER_SCALES);
 /** How often progress is looked at (the browser's CPU time read). */
 export const CHECK_MS = 5000;
 
@@ -80,6 +83,8 @@ export class PageHealth {
    * their growth was said. */
   #glObjectsAtStart: number | null = null;
   #hasToldGlGrowth = false;
+  /** When the page's first report that drew a frame came (null: none yet); see `report`. */
+  #firstFramesAt: number | null = null;
   /** Restarts in a row for want of progress (the next waits twice as long). */
   #stuckRestarts = 0;
   /** When the browser or its page last showed progress (`now()`). */
@@ -123,6 +128,7 @@ export class PageHealth {
   hello(gl: string): boolean {
     this.pageLoads++;
     this.#glObjectsAtStart = null;
+    this.#firstFramesAt = null;
     this.#hasToldGlGrowth = false;
     this.#hasPage = true;
     this.#stuckRestarts = 0;
@@ -173,22 +179,29 @@ export class PageHealth {
   }
 
   /**
-   * Says, at most once a minute, when the page cannot keep up: a layer more than three
-   * frames off the clock, or fewer than half the display's frames drawn.
+   * Says, at most once a minute, when the page cannot keep up: a layer more than three frames
+   * off the clock, or fewer than half the display's frames drawn at the smallest render scale
+   * (above it, the page draws a smaller picture and its own line says so). Not in the page's
+   * first `JUDGED_AFTER_MS` of drawing, which its render scale does not judge either: a
+   * software-GL start said it in its first second, before its programs had compiled.
    */
   report(report: Extract<FromPage, { type: "report" }>, fps: number): void {
     this.progress();
     if (report.glObjects) this.#watchGlObjects(report.glObjects);
     this.#isHidden = report.visibility !== "visible";
-    const isLate = report.driftMs > 3000 / fps;
-    const isSlow = report.frames + report.dropped > 0 && report.frames < fps / 2;
     const now = this.#now();
+    if (report.frames > 0) this.#firstFramesAt ??= now;
+    if (this.#firstFramesAt === null || now - this.#firstFramesAt < JUDGED_AFTER_MS) return;
+    const isLate = report.driftMs > 3000 / fps;
+    const isSlow = report.frames + report.dropped > 0 && report.frames < fps / 2 &&
+      report.renderScale <= SMALLEST_SCALE;
     if (!(isLate || isSlow) || now - this.#lastSlowWarning < 60_000) return;
     this.#lastSlowWarning = now;
     this.#log(
       "warn",
-      `Output: the page drew ${report.frames} frames in the last second (display ${fps} fps), ` +
-        `${Math.round(report.driftMs)} ms off the clock at most: the machine cannot keep up`,
+      `Output: the page drew ${report.frames} frames in the last second (display ${fps} fps) ` +
+        `at scale ${report.renderScale}, ${Math.round(report.driftMs)} ms off the clock at ` +
+        "most: the machine cannot keep up",
     );
   }
 

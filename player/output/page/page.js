@@ -8,7 +8,7 @@ import { Compositor } from "./compositor.js";
 import { forgetObjects } from "./gl.js";
 import { Layers } from "./layers.js";
 import { PageMidi } from "./midi.js";
-import { ScaleController } from "./render_scale.js";
+import { JUDGED_AFTER_MS, ScaleController } from "./render_scale.js";
 import { secretProtocols } from "./socket_secret.js";
 import { Recorder, Sound } from "./sound.js";
 
@@ -55,7 +55,7 @@ class OutputPage {
   #scaleReason = null;
   #lastFrameAt = 0;
   /**
-   * Page time from which frames are judged for the render scale (3 s after the first).
+   * Page time from which frames are judged for the render scale (`JUDGED_AFTER_MS` after the first).
    * @type {number | null}
    */
   #judgedFrom = null;
@@ -130,7 +130,7 @@ class OutputPage {
     }
     // The time since the frame before is what the render scale follows (not after a pause,
     // nor in the page's first seconds, when its media load and its programs compile).
-    this.#judgedFrom ??= now + 3000;
+    this.#judgedFrom ??= now + JUDGED_AFTER_MS;
     if (this.#lastFrameAt > 0 && now > this.#judgedFrom) this.#scaleController().frame(since);
     this.#lastFrameAt = now;
     const clock = this.#clock.frameTime(now, period);

@@ -8,6 +8,12 @@
 
 /** The scales, largest first: each step draws about half the pixels of the one before. */
 export const RENDER_SCALES = [1, 0.75, 0.5, 0.35];
+/**
+ * A page's first milliseconds of drawing that nothing judges, from its first frame: its media
+ * load and its programs compile. Neither the render scale (`page.js`) nor the player's "cannot
+ * keep up" (`page_health.ts`) takes them.
+ */
+export const JUDGED_AFTER_MS = 3000;
 /** Slow seconds in a row before a step down. */
 export const DOWN_AFTER = 2;
 /** Seconds in a row that keep up before a step up, at first (doubled by each step up that fails). */

@@ -13,6 +13,7 @@ import {
   PageHealth,
   type PageHealthOptions,
 } from "../../../player/output/page_health.ts";
+import { JUDGED_AFTER_MS, RENDER_SCALES } from "../../../player/output/page/render_scale.js";
 
 /** A supervisor that counts restarts (the health only flips software GL and restarts). */
 function supervisor() {
@@ -53,10 +54,15 @@ function watched(s = supervisor()) {
       check();
     }
   };
-  return { s, lines, health, clock, tick };
+  /** Moves the clock by `ms`, less than `CHECK_MS`: no check falls due. */
+  const wait = (ms: number) => {
+    assert.ok(ms < CHECK_MS);
+    now += ms;
+  };
+  return { s, lines, health, clock, tick, wait };
 }
 
-const report = (frames: number, driftMs: number, visibility = "visible") => ({
+const report = (frames: number, driftMs: number, visibility = "visible", renderScale = 1) => ({
   type: "report" as const,
   seq: 1,
   frames,
@@ -65,9 +71,11 @@ const report = (frames: number, driftMs: number, visibility = "visible") => ({
   driftMs,
   firstFrames: [],
   visibility,
-  renderScale: 1,
+  renderScale,
   scaleReason: null,
 });
+/** The smallest render scale: below it the page has no smaller picture to draw. */
+const SMALLEST = RENDER_SCALES.at(-1)!;
 
 Deno.test("PageHealth: a page without WebGL2 starts the browser again with software GL, once", () => {
   const { s, lines, health } = watched();
@@ -110,14 +118,69 @@ Deno.test("PageHealth: a relaunch's recovery time is logged when the new page sa
 });
 
 Deno.test("PageHealth: a machine that cannot keep up is said at most once a minute", () => {
-  const { lines, health } = watched();
+  const { lines, health, wait } = watched();
+  health.report(report(30, 5), 30);
+  wait(JUDGED_AFTER_MS);
   health.report(report(30, 5), 30);
   assert.equal(lines.length, 0, "all frames, on the clock");
-  health.report(report(4, 5), 30);
+  health.report(report(4, 5, "visible", SMALLEST), 30);
   health.report(report(30, 400), 30);
   assert.deepEqual(lines, [
-    "warn: Output: the page drew 4 frames in the last second (display 30 fps), 5 ms off the clock at most: the machine cannot keep up",
+    `warn: Output: the page drew 4 frames in the last second (display 30 fps) at scale ${SMALLEST}, 5 ms off the clock at most: the machine cannot keep up`,
   ]);
+  health.close();
+});
+
+Deno.test("PageHealth: a page's first seconds of drawing are not judged, as the render scale does not judge them: its media load, its programs compile", () => {
+  const { lines, health, tick, wait } = watched();
+  assert.ok(health.hello("SwiftShader"));
+  lines.length = 0;
+  // Software GL's first frames, before the page's render scale may step down.
+  health.report(report(0, 0), 30);
+  wait(1000);
+  health.report(report(2, 900), 30);
+  wait(1000);
+  health.report(report(3, 700), 30);
+  wait(1000);
+  health.report(report(6, 300), 30);
+  assert.deepEqual(lines, [], "the first frames are 3 s old at most");
+  wait(1000);
+  health.report(report(4, 5, "visible", SMALLEST), 30);
+  assert.deepEqual(lines, [
+    `warn: Output: the page drew 4 frames in the last second (display 30 fps) at scale ${SMALLEST}, 5 ms off the clock at most: the machine cannot keep up`,
+  ]);
+  // A new page (a reload, a browser started again) has its own first seconds.
+  tick(61, () => health.progress());
+  assert.ok(health.hello("SwiftShader"));
+  lines.length = 0;
+  health.report(report(2, 900), 30);
+  wait(JUDGED_AFTER_MS - 1);
+  health.report(report(3, 700), 30);
+  assert.deepEqual(lines, []);
+  wait(1000);
+  health.report(report(3, 700), 30);
+  assert.equal(lines.length, 1);
+  health.close();
+});
+
+Deno.test("PageHealth: a slow page is said to be beyond the machine only once its render scale has no smaller step; a page off the clock is said at any scale", () => {
+  const { lines, health, wait, tick } = watched();
+  health.report(report(30, 5), 30);
+  wait(JUDGED_AFTER_MS);
+  // Slow at a scale with a smaller step below: the page's own lines say each step it takes.
+  for (const scale of RENDER_SCALES.slice(0, -1)) {
+    health.report(report(8, 20, "visible", scale), 30);
+    assert.deepEqual(lines, [], `scale ${scale}`);
+  }
+  health.report(report(8, 20, "visible", SMALLEST), 30);
+  assert.equal(lines.length, 1);
+  assert.match(lines[0]!, /^warn: Output: the page drew 8 frames .* at scale 0\.35, 20 ms off/);
+  tick(61, () => health.progress());
+  lines.length = 0;
+  // Every frame drawn, but a layer 400 ms (12 frames) off the clock: no scale mends that.
+  health.report(report(30, 400), 30);
+  assert.equal(lines.length, 1);
+  assert.match(lines[0]!, /drew 30 frames .* at scale 1, 400 ms off the clock/);
   health.close();
 });
 
