@@ -77,56 +77,34 @@ Deno.test("loadSettings() rejects bad values and unknown flags with the setting'
 const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 Deno.test("loadSettings() refuses a number setting given what is no number, and says the range it takes", async () => {
-  const refusal = (setting: string, places: string, expected: string, given: unknown) =>
+  const refusal = (setting: string, flag: string, expected: string, given: unknown) =>
     new RegExp(
-      `^Error: Invalid setting ${setting} \\(${literally(places)}\\): ${literally(expected)} ` +
-        `\\(given ${literally(JSON.stringify(given))}\\)`,
+      `^Error: Invalid setting ${setting} \\(--${flag} or ${envName(setting)}\\): ` +
+        `${literally(expected)} \\(given ${literally(JSON.stringify(given))}\\)`,
     );
-  const port = "expected a whole number from 0 to 65535";
-  const http = "--http-port or CUEPORT_HTTP_PORT";
+  const portRange = "a whole number from 0 to 65535";
+  const port = `expected ${portRange}`;
   // Empty text was 0 (a free port) and blank text too: a service on a port nobody asked for.
-  for (const given of ["", " ", "abc", "1.5", "70000", "-1", "0x50", "Infinity"]) {
+  const cases: Array<[setting: string, flag: string, given: string, expected: string]> = [
+    ...["", " ", "abc", "1.5", "70000", "-1", "0x50", "Infinity"].map((
+      given,
+    ): [string, string, string, string] => ["httpPort", "http-port", given, port]),
+    ["coalesceMs", "coalesce-ms", "", "expected a whole number of 0 or more"],
+    ["playerTimeoutMs", "player-timeout", "0", "expected a whole number of 1 or more"],
+    ["oscRatePerSecond", "osc-rate", "none", "expected a number above 0"],
+    [
+      "legacyHttpPort",
+      "legacy-http-port",
+      "x",
+      `Invalid option: expected "off" or ${portRange}`,
+    ],
+  ];
+  for (const [setting, flag, given, expected] of cases) {
     await assert.rejects(
-      loadSettings(["--data-dir", "/d", `--http-port=${given}`], noEnv),
-      refusal("httpPort", http, port, given),
+      loadSettings(["--data-dir", "/d", `--${flag}=${given}`], noEnv),
+      refusal(setting, flag, expected, given),
     );
   }
-  await assert.rejects(
-    loadSettings(["--data-dir", "/d", "--coalesce-ms", ""], noEnv),
-    refusal(
-      "coalesceMs",
-      "--coalesce-ms or CUEPORT_COALESCE_MS",
-      "expected a whole number of 0 or more",
-      "",
-    ),
-  );
-  await assert.rejects(
-    loadSettings(["--data-dir", "/d", "--player-timeout", "0"], noEnv),
-    refusal(
-      "playerTimeoutMs",
-      "--player-timeout or CUEPORT_PLAYER_TIMEOUT_MS",
-      "expected a whole number of 1 or more",
-      "0",
-    ),
-  );
-  await assert.rejects(
-    loadSettings(["--data-dir", "/d", "--osc-rate", "none"], noEnv),
-    refusal(
-      "oscRatePerSecond",
-      "--osc-rate or CUEPORT_OSC_RATE_PER_SECOND",
-      "expected a number above 0",
-      "none",
-    ),
-  );
-  await assert.rejects(
-    loadSettings(["--data-dir", "/d", "--legacy-http-port", "x"], noEnv),
-    refusal(
-      "legacyHttpPort",
-      "--legacy-http-port or CUEPORT_LEGACY_HTTP_PORT",
-      `Invalid option: expected "off" or a whole number from 0 to 65535`,
-      "x",
-    ),
-  );
   // A config file's value is a number, or text that is one: not null, a switch or a list.
   const file = await Deno.makeTempFile({ suffix: ".json" });
   try {
@@ -134,7 +112,7 @@ Deno.test("loadSettings() refuses a number setting given what is no number, and 
       await Deno.writeTextFile(file, JSON.stringify({ httpPort: given }));
       await assert.rejects(
         loadSettings(["--data-dir", "/d", "--config", file], noEnv),
-        refusal("httpPort", http, port, given),
+        refusal("httpPort", "http-port", port, given),
       );
     }
     await Deno.writeTextFile(file, JSON.stringify({ httpPort: " 8080 ", wsPort: 8081 }));
