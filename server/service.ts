@@ -32,7 +32,12 @@ import { authDamageLine, type AuthService, openAuth } from "./auth/service.ts";
 import type { DataProblem } from "../protocol/library.ts";
 import type { SocketServer } from "./socket/mod.ts";
 import { LazyMcpEndpoint, mcpMounts } from "./mcp/lazy.ts";
-import { type ConnectionServer, serveOnConnectionProblem, UdpPort } from "./net/mod.ts";
+import {
+  addressProblem,
+  type ConnectionServer,
+  serveOnConnectionProblem,
+  UdpPort,
+} from "./net/mod.ts";
 import {
   httpHandlerOf,
   type Listen,
@@ -140,29 +145,36 @@ const PORT_SETTINGS = {
   OSC: "oscPort",
 } as const;
 
-/** `bind()`, with a failure to bind told as the setting to change. */
-function bindPort<T>(name: keyof typeof PORT_SETTINGS, port: number, bind: () => T): T {
-  try {
-    return bind();
-  } catch (error) {
-    throw portError(name, port, error);
-  }
-}
-
-/** `bindPort` for a listener bound asynchronously (the OSC port's worker binds it). */
-async function bindPortAsync<T>(
+/**
+ * `bind()` of the port `name`, with a failure to bind told as the setting to change: the
+ * port's, or `host`'s when an address is at fault.
+ */
+async function bindPort<T>(
   name: keyof typeof PORT_SETTINGS,
-  port: number,
-  bind: () => Promise<T>,
+  settings: Settings,
+  bind: () => T | Promise<T>,
 ): Promise<T> {
   try {
     return await bind();
   } catch (error) {
-    throw portError(name, port, error);
+    throw portError(name, settings[PORT_SETTINGS[name]], error, settings.host);
   }
 }
 
-function portError(name: keyof typeof PORT_SETTINGS, port: number, error: unknown): StartupError {
+function portError(
+  name: keyof typeof PORT_SETTINGS,
+  port: number,
+  error: unknown,
+  hosts: readonly string[],
+): StartupError {
+  const problem = addressProblem(error);
+  if (problem !== null) {
+    return new StartupError(
+      `The ${name} port ${port} cannot be bound on ${hosts.join(", ")}: ${problem} (${
+        (error as Error).message
+      }): choose this machine's addresses with ${settingHint("host")}`,
+    );
+  }
   return new StartupError(
     `The ${name} port ${port} ${portProblem(error)}: choose another with ${
       settingHint(PORT_SETTINGS[name])
@@ -351,7 +363,7 @@ function openOscPort(
   log: Logger,
   started: Array<() => Promise<void> | void>,
 ): Promise<UdpPort> {
-  const oscOpening = UdpPort.open(settings.host, settings.oscPort, (m) => log("debug", m));
+  const oscOpening = UdpPort.open(settings.host, settings.oscPort, (m, level) => log(level, m));
   oscOpening.catch(() => {}); // handled where it is awaited, whatever fails before that
   started.push(() => oscOpening.then((port) => port.close(), () => {}));
   return oscOpening;
@@ -413,9 +425,9 @@ async function bindMainPorts(o: MainPortsOptions) {
     ports: () => ports,
   });
   const listen = listenerOf(settings, log);
-  const http = bindPort(
+  const http = await bindPort(
     "HTTP",
-    settings.httpPort,
+    settings,
     () => listen("HTTP", settings.httpPort, handleHttp),
   );
   started.push(() => http.close());
@@ -430,13 +442,13 @@ async function bindMainPorts(o: MainPortsOptions) {
     logFault: (m) => log("error", m),
   });
   started.push(() => oscServer.close());
-  const ws = bindPort(
+  const ws = await bindPort(
     "WebSocket",
-    settings.wsPort,
+    settings,
     () => listen("WebSocket", settings.wsPort, (req, peer) => sockets.handle(req, peer), true),
   );
   started.push(() => ws.close());
-  const osc = await bindPortAsync("OSC", settings.oscPort, () => o.oscOpening);
+  const osc = await bindPort("OSC", settings, () => o.oscOpening);
   // Once the port is bound: a start that fails says one line.
   const bufferAdvice = receiveBufferAdvice(receiveBufferBytes());
   if (bufferAdvice) log("info", bufferAdvice);

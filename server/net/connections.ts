@@ -14,6 +14,7 @@
  * @module
  */
 import { normalizeAddress } from "./address.ts";
+import { bindEach } from "./bind_each.ts";
 import { type ServeOnConnection, serveOnConnection } from "./serve_connection.ts";
 import { serveWebSocketConnection } from "./serve_websocket.ts";
 
@@ -187,29 +188,18 @@ export class ConnectionServer {
   }
 
   /**
-   * Binds every host on one port and starts accepting. A host whose address
-   * family the machine lacks, or whose IPv4 port a dual-stack `::` socket
-   * already serves, is skipped; at least one must bind.
+   * Binds every host on one port and starts accepting. A host that cannot be bound is skipped
+   * (`bindEach`); at least one must bind.
    * @throws {Deno.errors.AddrInUse} and the like when no host can be bound
    */
   static listen(options: ConnectionServerOptions): ConnectionServer {
-    const listeners: Deno.Listener[] = [];
-    let port = options.port;
-    let firstError: unknown = null;
-    for (const hostname of options.hosts) {
-      try {
-        const listener = Deno.listen({ hostname, port, transport: "tcp" });
-        port = (listener.addr as Deno.NetAddr).port;
-        listeners.push(listener);
-      } catch (error) {
-        firstError ??= error;
-        options.log(
-          "debug",
-          `${options.name}: ${hostname} port ${port} not bound: ${(error as Error).message}`,
-        );
-      }
-    }
-    if (listeners.length === 0) throw firstError;
+    const listeners = bindEach(
+      options.hosts,
+      options.port,
+      (hostname, port) => Deno.listen({ hostname, port, transport: "tcp" }),
+      `${options.name}:`,
+      (message, level) => options.log(level, message),
+    );
     return new ConnectionServer(options, listeners);
   }
 

@@ -5,6 +5,7 @@
  * @module
  */
 export { normalizeAddress } from "./address.ts";
+export { addressProblem } from "./bind_each.ts";
 export {
   type ConnectionLimits,
   ConnectionServer,

@@ -7,6 +7,7 @@
  * wait in the worker (bounded) until the service takes the next batch.
  * @module
  */
+import type { SkipLog } from "./datagram.ts";
 
 /** One bound socket of the port: what a datagram came through, and where its answer leaves. */
 export interface DatagramSocket {
@@ -49,7 +50,7 @@ export type ToPort =
 export type FromPort =
   | { type: "opened"; addrs: Deno.NetAddr[] }
   | { type: "failed"; name: string; message: string }
-  | { type: "log"; message: string }
+  | { type: "log"; message: string; level: "debug" | "warn" }
   | {
     type: "batch";
     /** The datagrams back to back; `ends[i]` is where datagram i ends. */
@@ -75,7 +76,7 @@ export class UdpPort {
   #closed = Promise.withResolvers<void>();
   #sends: Extract<ToPort, { type: "send" }> | null = null;
 
-  private constructor(log: (message: string) => void) {
+  private constructor(log: SkipLog) {
     this.#worker = new Worker(new URL("./udp_port_worker.ts", import.meta.url).href, {
       type: "module",
     });
@@ -84,7 +85,7 @@ export class UdpPort {
       if (message.type === "batch") this.#batch(message);
       else if (message.type === "opened") this.#opened.resolve(message.addrs);
       else if (message.type === "failed") this.#opened.reject(rebuildError(message));
-      else if (message.type === "log") log(message.message);
+      else if (message.type === "log") log(message.message, message.level);
       else this.#closed.resolve();
     };
     this.#worker.onerror = (event) => {
@@ -102,7 +103,7 @@ export class UdpPort {
   static async open(
     hosts: readonly string[],
     port: number,
-    log: (message: string) => void,
+    log: SkipLog,
   ): Promise<UdpPort> {
     const udp = new UdpPort(log);
     udp.#worker.postMessage({ type: "open", hosts, port } satisfies ToPort);

@@ -122,7 +122,7 @@ self.onmessage = (event: MessageEvent<ToPort>) => {
         sockets = listenDatagrams(
           message.hosts,
           message.port,
-          (text) => post({ type: "log", message: text }),
+          (text, level) => post({ type: "log", message: text, level }),
         );
       } catch (error) {
         post({ type: "failed", name: (error as Error).name, message: (error as Error).message });

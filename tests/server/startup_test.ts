@@ -65,6 +65,46 @@ Deno.test("a port in use is one line naming the setting, exit 1, no stack trace"
   }
 });
 
+Deno.test("an address the machine lacks is one line naming --host, not the port; beside one that binds it is skipped with a warning", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "cueport-host-" });
+  try {
+    const cases = [
+      ["no-such-host.invalid", "no name this machine can resolve"],
+      ["192.0.2.1", "no address of this machine"], // TEST-NET-1: on no interface here
+    ];
+    for (const [host, why] of cases) {
+      const run = await runMain(["--data-dir", dataDir, ...freePorts, "--host", host!]);
+      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.stderr.trim().split("\n").length, 1, run.stderr);
+      assert.match(
+        run.stderr.trim(),
+        new RegExp(
+          `^cueport: The HTTP port 0 cannot be bound on ${host!.replaceAll(".", "\\.")}: ` +
+            `${why} \\(.+\\): choose this machine's addresses with --host, CUEPORT_HOST or ` +
+            `"host" in the config file$`,
+        ),
+      );
+    }
+    // Beside an address that binds, one that cannot is skipped, and said at warn.
+    const svc = await startServiceProcess(
+      ["--host", "127.0.0.1,192.0.2.1", "--log-level", "warn"],
+      {
+        dataDir,
+      },
+    );
+    try {
+      assert.match(
+        svc.stderr(),
+        /WARN +HTTP: 192\.0\.2\.1 port \d+ not bound: no address of this machine \(Cannot assign requested address/,
+      );
+    } finally {
+      assert.equal(await svc.stop(), 0);
+    }
+  } finally {
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
+});
+
 Deno.test({
   name: "a data dir in a system folder is one line with the reason, not Deno's --allow-all advice",
   ignore: Deno.build.os !== "linux",

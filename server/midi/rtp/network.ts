@@ -23,6 +23,7 @@ import type { RtpMidiEvent } from "./events.ts";
 import { type Participant, type ParticipantInfo, Participants } from "./participant.ts";
 import { SessionControl } from "./session_control.ts";
 import { type PortKind, SessionSockets } from "./sockets.ts";
+import type { SkipLog } from "../../net/datagram.ts";
 
 /** How the session is set up. */
 export interface RtpMidiOptions {
@@ -103,8 +104,8 @@ export class RtpMidiNetwork implements MidiEndpoint {
   /** Binds the ports, starts the timers and invites the hosts of the options. */
   start(): void {
     // A host skipped (no IPv6, or IPv4 that a dual-stack `::` socket already serves) is debug, as
-    // for the TCP and OSC ports; no host bound at all throws.
-    const log = (m: string) => this.#o.log?.("debug", m);
+    // for the TCP and OSC ports, an address the machine lacks warn; no host bound at all throws.
+    const log: SkipLog = (m, level) => this.#o.log?.(level, m);
     this.#sockets = SessionSockets.open(
       this.#o.hosts ?? ["0.0.0.0"],
       this.#o.port ?? SETTING_DEFAULTS.midiPort,

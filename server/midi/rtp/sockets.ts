@@ -6,7 +6,7 @@
  * destination's address family.
  * @module
  */
-import { listenDatagrams } from "../../net/datagram.ts";
+import { listenDatagrams, type SkipLog } from "../../net/datagram.ts";
 import { normalizeAddress } from "../../net/address.ts";
 
 /** Which of the two ports. */
@@ -50,7 +50,7 @@ export class SessionSockets {
    * even port whose next one is free too.
    * @throws the bind error (`Deno.errors.AddrInUse`...) when a port cannot be bound
    */
-  static open(hosts: readonly string[], port: number, log: (m: string) => void): SessionSockets {
+  static open(hosts: readonly string[], port: number, log: SkipLog): SessionSockets {
     for (let attempt = 0; attempt < (port === 0 ? FREE_PAIR_TRIES : 1); attempt++) {
       const control = listenDatagrams(hosts, port, log);
       const bound = (control[0]!.addr as Deno.NetAddr).port;
