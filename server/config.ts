@@ -34,6 +34,7 @@ const SPECS = Object.entries(SETTINGS) as Array<[SettingName, SettingSpec]>;
 const COMMANDS = `       cueport player [options]     (the bundled player; started by the service)
        cueport pair | devices | revoke DEVICE_ID | approvals | approve ID | deny ID | rotate-key
                                     (operator commands; cueport pair --help)
+       cueport displays             (the show machine's displays and the output's; docs/output.md)
        cueport mcp                  (an MCP server on stdio forwarding to /mcp; docs/mcp.md)
        cueport midi [approve|deny ID]   (MIDI participants, sources waiting; docs/midi.md)
        cueport status               (asks the running service: health, ports, player, clients)
@@ -53,6 +54,7 @@ export const SERVE_USAGE = [
   COMMANDS,
   "",
   `Starts the Cueport service: HTTP on ${D.httpPort}, WebSocket on ${D.wsPort}, OSC on UDP ${D.oscPort},`,
+  `OSCQuery on ${D.oscQueryPort}, network MIDI on UDP ${D.midiPort} and the next (docs/midi.md),`,
   `and the 5.0.0 interface on ${D.legacyHttpPort} (HTTP) and ${D.legacyWsPort} (WebSocket) (docs/compat.md).`,
   "Options (each also CUEPORT_<NAME> in the environment, or a key of the --config file):",
   ...SPECS.flatMap(([name, spec]) => {

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { remoteRequest } from "../_helpers/remote.ts";
 import { startTestService } from "../_helpers/service.ts";
-import { CLI_USAGE, runCli } from "../../server/cli.ts";
+import { CLI_COMMANDS, CLI_USAGE, runCli } from "../../server/cli.ts";
+import { SERVE_USAGE } from "../../server/config.ts";
+import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -13,6 +15,21 @@ async function cli(...args: string[]) {
     .output();
   return { code: out.code, text: new TextDecoder().decode(out.stdout) };
 }
+
+Deno.test("cueport --help names every operator command and every port a default start opens", () => {
+  const commands = SERVE_USAGE.slice(0, SERVE_USAGE.indexOf("\n\n"));
+  for (const command of CLI_COMMANDS) {
+    assert.match(commands, new RegExp(`(cueport|\\|) ${command}\\b`), `${command} in --help`);
+  }
+  const ports = SERVE_USAGE.slice(SERVE_USAGE.indexOf("Starts"), SERVE_USAGE.indexOf("Options"));
+  const D = SETTING_DEFAULTS;
+  for (
+    const port of [D.httpPort, D.wsPort, D.oscPort, D.oscQueryPort, D.midiPort, D.legacyHttpPort]
+  ) {
+    assert.match(ports, new RegExp(`\\b${port}\\b`), `port ${port} in --help`);
+  }
+  assert.match(ports, new RegExp(`\\b${D.legacyWsPort}\\b`));
+});
 
 Deno.test("cueport pair, devices and revoke talk to the running service", async () => {
   const svc = await startTestService();
