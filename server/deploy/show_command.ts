@@ -6,6 +6,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { resolve } from "node:path";
 import { call, findTarget, send, type Target } from "./operator_target.ts";
 import { writeShowFileWhole } from "../../protocol/show_file.ts";
 
@@ -51,7 +52,9 @@ async function failure(res: Response): Promise<Error> {
   return new Error(answer?.error?.message ?? `HTTP ${res.status}`);
 }
 
-async function exportShow(target: Target, name: string, file: string): Promise<string> {
+async function exportShow(target: Target, name: string, given: string): Promise<string> {
+  // Named whole in what is printed: under `deno task` a relative path is the checkout's.
+  const file = resolve(given);
   const projectId = await projectIdOf(target, name);
   const res = await send(target, `/api/v1/projects/${encodeURIComponent(projectId)}/export`, {});
   if (!res.ok || !res.body) throw await failure(res);
@@ -62,10 +65,13 @@ async function exportShow(target: Target, name: string, file: string): Promise<s
 
 async function importShow(
   target: Target,
-  file: string,
+  given: string,
   options: { replace?: boolean; force?: boolean },
 ): Promise<string> {
-  const source = await Deno.open(file, { read: true });
+  const file = resolve(given);
+  const source = await Deno.open(file, { read: true }).catch((error) => {
+    throw new Error(`cannot read ${file}: ${(error as Error).message}`);
+  });
   const { size } = await source.stat();
   const query = options.replace ? `?replace=true${options.force ? "&force=true" : ""}` : "";
   const res = await send(target, `/api/v1/projects/import${query}`, {

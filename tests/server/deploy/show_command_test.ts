@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { relative as relativePath } from "node:path";
 import { startTestService } from "../../_helpers/service.ts";
 import { fixtureDataDir } from "../../_helpers/fixture.ts";
 import { runCli } from "../../../server/cli.ts";
@@ -61,6 +62,17 @@ Deno.test("cueport show export NAME FILE and show import FILE carry a Project be
     assert.deepEqual(lines, [
       `cueport show export: Project "demo-2" is closed: send project.open {"projectID": "demo-2"} to open it`,
     ]);
+    lines.length = 0;
+    // A relative path is the process's folder's (a checkout's, under `deno task`): the lines
+    // name the file whole, so that it can be found.
+    const relative = `${relativePath(Deno.cwd(), dir)}/Rel.cueport.zip`;
+    assert.equal(await show(to, "export", "demo", relative), 0, lines.join("\n"));
+    const relSize = (await Deno.stat(`${dir}/Rel.cueport.zip`)).size;
+    assert.deepEqual(lines, [`Exported demo to ${dir}/Rel.cueport.zip (${relSize} bytes)`]);
+    lines.length = 0;
+    assert.equal(await show(to, "import", `${relativePath(Deno.cwd(), dir)}/none.zip`), 1);
+    assert.match(lines[0]!, new RegExp(`^cueport show import: cannot read ${dir}/none\\.zip: `));
+    await Deno.remove(`${dir}/Rel.cueport.zip`);
     lines.length = 0;
     await Deno.writeTextFile(`${dir}/not.zip`, "not a zip");
     assert.equal(await show(to, "import", `${dir}/not.zip`), 1);
