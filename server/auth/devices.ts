@@ -27,6 +27,18 @@ const DevicesFile = z.array(z.object({
   pairedOn: z.string().optional(),
 }));
 
+/**
+ * A new device's id: `dev-` and 12 hex digits (48 random bits), as docs/security.md shows it.
+ * @example
+ * ```ts
+ * newDeviceId(); // "dev-1c2d3e4f5a6b"
+ * ```
+ */
+export function newDeviceId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(6));
+  return `dev-${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
 /** One paired device. */
 export interface Device {
   deviceId: string;

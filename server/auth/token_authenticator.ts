@@ -7,7 +7,7 @@
  * @module
  */
 import { CueportError } from "../core/errors.ts";
-import type { DeviceRegistry } from "./devices.ts";
+import { type DeviceRegistry, newDeviceId } from "./devices.ts";
 import { type Authenticator, type Credentials, type Grant, isLocalAddress } from "./credentials.ts";
 import type { Approvals } from "./approvals.ts";
 import type { PairingCodes } from "./pairing.ts";
@@ -207,7 +207,7 @@ export class TokenAuthenticator implements Authenticator {
     origin: "pairing" | "approval" | "osc" = "pairing",
     lifetimeSeconds = this.#o.tokenLifetimeSeconds,
   ): Promise<Pairing> {
-    const deviceId = `dev-${crypto.randomUUID().slice(0, 12)}`;
+    const deviceId = newDeviceId();
     const tokenId = crypto.randomUUID();
     const name = deviceName.trim() || deviceId;
     const { token, expiresAt } = await issueToken(this.#o.key, {

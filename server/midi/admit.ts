@@ -14,7 +14,7 @@
 import type { MidiPendingRequest } from "../../protocol/midi.ts";
 import type { Grant } from "../auth/mod.ts";
 import { isLocalAddress } from "../auth/mod.ts";
-import type { DeviceRegistry } from "../auth/devices.ts";
+import { type DeviceRegistry, newDeviceId } from "../auth/devices.ts";
 import { inSubnet, parseSubnets, type Subnet } from "../auth/subnets.ts";
 import type { Scope } from "../auth/tokens.ts";
 import { CueportError, type Policy } from "../core/mod.ts";
@@ -137,7 +137,7 @@ export class MidiAdmission {
     const earlier = devices.list().filter((d) =>
       d.origin === "midi" && d.address === request.address
     );
-    const deviceId = `dev-${crypto.randomUUID().slice(0, 12)}`;
+    const deviceId = newDeviceId();
     await devices.add({
       deviceId,
       name: request.name,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DeviceRegistry } from "../../../server/auth/devices.ts";
+import { DeviceRegistry, newDeviceId } from "../../../server/auth/devices.ts";
 import { startTestService } from "../../_helpers/service.ts";
 
 Deno.test("DeviceRegistry keeps every device added concurrently: the file on disk holds them all", async () => {
@@ -75,4 +75,10 @@ Deno.test("temp files of interrupted auth writes are removed at start", async ()
   } finally {
     await again.stop();
   }
+});
+
+Deno.test("newDeviceId() gives dev- and 12 hex digits, as docs/security.md shows, each its own", () => {
+  const ids = Array.from({ length: 1000 }, newDeviceId);
+  for (const id of ids) assert.match(id, /^dev-[0-9a-f]{12}$/);
+  assert.equal(new Set(ids).size, ids.length);
 });

@@ -29,6 +29,8 @@ Deno.test("pairing over HTTP: codes from localhost, tokens for remote devices, r
       assert.deepEqual(paired.body.scopes, ["view", "control", "edit"]);
       token = paired.body.token;
       deviceId = paired.body.deviceId;
+      // As docs/security.md shows it: 12 hex digits (a UUID's first 12 held its hyphen).
+      assert.match(deviceId, /^dev-[0-9a-f]{12}$/);
       const again = await remoteRequest(port, "POST", "/api/v1/pair", { body: { otp } });
       assert.equal(again.status, 401);
       const bad = await remoteRequest(port, "POST", "/api/v1/pair", { body: { otp: "12ab" } });
