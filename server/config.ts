@@ -143,31 +143,7 @@ export async function loadSettings(
   const fallback = defaultConfigPath(env);
   const configPath = (values.config as string | undefined) ?? env("CUEPORT_CONFIG") ??
     (fallback && isFile(fallback) ? fallback : undefined);
-  if (configPath) {
-    let text: string;
-    try {
-      text = await Deno.readTextFile(configPath);
-    } catch (error) {
-      throw new Error(`Cannot read config file "${configPath}": ${(error as Error).message}`);
-    }
-    let file: unknown;
-    try {
-      file = JSON.parse(text);
-    } catch {
-      throw new Error(`Cannot parse config file "${configPath}": not valid JSON`);
-    }
-    if (typeof file !== "object" || file === null || Array.isArray(file)) {
-      throw new Error(`Config file "${configPath}" must hold one JSON object of settings`);
-    }
-    for (const key of Object.keys(file)) {
-      if (!(key in SETTINGS)) {
-        throw new Error(
-          `Unknown setting "${key}" in config file "${configPath}"${suggest(key)}`,
-        );
-      }
-    }
-    Object.assign(raw, file);
-  }
+  if (configPath) Object.assign(raw, await readConfigFile(configPath));
   for (const [name, spec] of SPECS) {
     const value = env(envName(name));
     if (value !== undefined && value !== "") {
@@ -189,6 +165,38 @@ export async function loadSettings(
     );
   }
   return { help: false, settings: parsed.data };
+}
+
+/**
+ * The settings of the config file at `configPath`: one JSON object of known settings.
+ * @throws {Error} naming the file and what is wrong with it
+ */
+async function readConfigFile(configPath: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(configPath);
+  } catch (error) {
+    throw new Error(`Cannot read config file "${configPath}": ${(error as Error).message}`);
+  }
+  let file: unknown;
+  try {
+    file = JSON.parse(text);
+  } catch (error) {
+    throw new Error(
+      `Cannot parse config file "${configPath}": not valid JSON: ${(error as Error).message}`,
+    );
+  }
+  if (typeof file !== "object" || file === null || Array.isArray(file)) {
+    throw new Error(`Config file "${configPath}" must hold one JSON object of settings`);
+  }
+  for (const key of Object.keys(file)) {
+    if (!(key in SETTINGS)) {
+      throw new Error(
+        `Unknown setting "${key}" in config file "${configPath}"${suggest(key)}`,
+      );
+    }
+  }
+  return file as Record<string, unknown>;
 }
 
 /** ` (did you mean "x"?)` for a near miss of a setting's name, else where to look. */

@@ -131,6 +131,19 @@ Deno.test("loadSettings() refuses a JSON body limit the bundled player could not
   );
 });
 
+Deno.test("loadSettings() says where a config file stops being JSON, as cueport config check does", async () => {
+  const file = await Deno.makeTempFile({ suffix: ".json" });
+  try {
+    await Deno.writeTextFile(file, '{"httpPort": 8080\n,}');
+    await assert.rejects(
+      loadSettings(["--config", file], noEnv),
+      new RegExp(`^Error: Cannot parse config file ".*": not valid JSON: .*line 2 column 2`),
+    );
+  } finally {
+    await Deno.remove(file);
+  }
+});
+
 Deno.test("loadSettings() reports a key the config file does not know, with a near miss", async () => {
   const file = await Deno.makeTempFile({ suffix: ".json" });
   try {
