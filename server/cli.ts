@@ -183,12 +183,15 @@ export function displayLines(answer: OutputDisplays): string[] {
   return [...lines, `The output's display: ${chosen}`];
 }
 
+/** The most arguments each operator command takes (`midi approve ID`: two). */
+const MOST_ARGUMENTS: Record<string, number> = { revoke: 1, approve: 1, deny: 1, midi: 2 };
+
 /** The operator commands over the running service's API, by name: each returns its exit code. */
 const OPERATOR_COMMANDS: Record<string, (c: OperatorCall) => Promise<number>> = {
   async pair({ target, print }) {
     const { otp, expiresAt } = await call(target, "POST", "/api/v1/pair/code");
     print(`Pairing code: ${otp}  (valid until ${expiresAt})`);
-    print(await pairingText(target.port, otp));
+    print(await pairingText(target.port, otp, { plain: !Deno.stdout.isTerminal() }));
     return 0;
   },
   async devices({ target, print }) {
@@ -265,6 +268,11 @@ export async function runCli(
   if (values.help) {
     print(COMMAND_USAGE[command] ?? CLI_USAGE);
     return 0;
+  }
+  const extra = positionals[MOST_ARGUMENTS[command] ?? 0];
+  if (extra !== undefined && Object.hasOwn(COMMAND_USAGE, command)) {
+    print(`cueport ${command}: unexpected argument "${extra}"\n\n${COMMAND_USAGE[command]}`);
+    return 2;
   }
   const target = await findTarget(values);
   const run = Object.hasOwn(OPERATOR_COMMANDS, command) ? OPERATOR_COMMANDS[command] : undefined;

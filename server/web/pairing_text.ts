@@ -13,7 +13,11 @@ import { type InterfaceAddress, remoteUrls } from "./urls.ts";
 export async function pairingText(
   port: number,
   otp: string,
-  options: { interfaces?: readonly InterfaceAddress[] } = {},
+  options: {
+    interfaces?: readonly InterfaceAddress[];
+    /** Without a terminal's colour codes: for a file or a pipe. */
+    plain?: boolean;
+  } = {},
 ): Promise<string> {
   const urls = remoteUrls(port, { otp, ...options });
   if (urls.length === 0) {
@@ -21,7 +25,11 @@ export async function pairingText(
       "connect it to the show network and run cueport pair again)";
   }
   const lines = urls.map((url) => `Remote: ${url}`);
-  // Small mode: two modules per character cell, so a QR code of a LAN URL fits 80 columns.
-  const qr = await QRCode.toString(urls[0]!, { type: "terminal", small: true });
+  // Two modules per character cell, so a QR code of a LAN URL fits 80 columns: in a terminal
+  // with colour codes (dark on light whatever its theme), else in block characters alone.
+  const qr = await QRCode.toString(
+    urls[0]!,
+    options.plain ? { type: "utf8" } : { type: "terminal", small: true },
+  );
   return `${lines.join("\n")}\nScan with the phone's camera to open the remote and pair:\n${qr}`;
 }

@@ -31,6 +31,22 @@ Deno.test("cueport --help names every operator command and every port a default 
   assert.match(ports, new RegExp(`\\b${D.legacyWsPort}\\b`));
 });
 
+Deno.test("an operator command given an argument it does not take says so, with its usage, exit 2", async () => {
+  for (const [command, args] of [["pair", ["extra"]], ["devices", ["x"]], ["revoke", ["a", "b"]]]) {
+    const lines: string[] = [];
+    const code = await runCli(command as string, args as string[], (l) => lines.push(l));
+    assert.equal(code, 2, `${command} ${args}`);
+    assert.match(
+      lines.join("\n"),
+      new RegExp(
+        `^cueport ${command}: unexpected argument "${
+          (args as string[]).at(-1)
+        }"\n\nUsage: cueport ${command}`,
+      ),
+    );
+  }
+});
+
 Deno.test("cueport pair, devices and revoke talk to the running service", async () => {
   const svc = await startTestService();
   const port = String(svc.service.ports.http);

@@ -44,3 +44,13 @@ Deno.test("pairingText() lists the URLs and draws a QR code of the first", async
   assert.match(none, /^Remote: http:\/\/localhost:17736\/ \(this machine has no LAN address/);
   assert.ok(!none.includes("\u2584"));
 });
+
+Deno.test("pairingText() draws the QR code without terminal colour codes when asked (printed to a file or a pipe)", async () => {
+  const coloured = await pairingText(17736, "483920", { interfaces: INTERFACES });
+  assert.ok(coloured.includes("\x1b["), "a terminal's QR code is drawn with colour codes");
+  const plain = await pairingText(17736, "483920", { interfaces: INTERFACES, plain: true });
+  assert.ok(!plain.includes("\x1b"), plain);
+  const rows = plain.split("\n").filter((l) => /[\u2580\u2584\u2588]/.test(l));
+  assert.ok(rows.length >= 12, plain);
+  assert.equal(new Set(rows.map((r) => r.length)).size, 1, "every row as wide as the first");
+});
