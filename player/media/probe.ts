@@ -106,15 +106,41 @@ export async function probeMedia(src: ByteSource): Promise<MediaInfo> {
   throw new MediaError("UNSUPPORTED_MEDIA", "Unsupported media: not PNG, JPEG, WAV, MP4 or MOV");
 }
 
+/** A PNG's signature, IHDR chunk whole (13 bytes of data, its CRC) and an IEND chunk: 57 bytes. */
+const PNG_LEAST = 8 + 25 + 12;
+
+/**
+ * A PNG's size from its IHDR; the file must end with its IEND chunk (within the last
+ * `READ_AHEAD` bytes: data some tools append after it is allowed), so that a file cut short
+ * (a broken download) is refused at once, not taken for a picture whose rows are missing.
+ */
 async function probePng(src: ByteSource): Promise<MediaInfo> {
-  const b = await src.read(0, 24);
-  if (b.length < 24 || ascii(b, 12, 16) !== "IHDR") {
+  const b = await src.read(0, 33);
+  if (b.length < 33 || ascii(b, 12, 16) !== "IHDR" || view(b).getUint32(8) !== 13) {
     throw new MediaError("CORRUPT_MEDIA", "Corrupt PNG: missing IHDR");
   }
   const v = view(b);
   const width = v.getUint32(16), height = v.getUint32(20);
   if (!width || !height) throw new MediaError("CORRUPT_MEDIA", "Corrupt PNG: zero size");
+  const tailFrom = Math.max(33, src.size - READ_AHEAD);
+  const tail = src.size >= PNG_LEAST ? await src.read(tailFrom, src.size - tailFrom) : null;
+  if (!tail || !hasIend(tail)) {
+    throw new MediaError(
+      "CORRUPT_MEDIA",
+      `Corrupt PNG: cut short: no IEND chunk at its end (${src.size} bytes)`,
+    );
+  }
   return { kind: "image", mimeType: "image/png", width, height, duration: null };
+}
+
+/** Whether `tail` holds an IEND chunk whole: its zero length, its type and its 4-byte CRC. */
+function hasIend(tail: Uint8Array): boolean {
+  for (let at = tail.length - 8; at >= 4; at--) {
+    if (tail[at] === 0x49 && ascii(tail, at, at + 4) === "IEND") {
+      return view(tail).getUint32(at - 4) === 0;
+    }
+  }
+  return false;
 }
 
 async function probeJpeg(src: ByteSource): Promise<MediaInfo> {

@@ -72,6 +72,18 @@ Deno.test("probeMedia() refuses unknown and corrupt bytes with stable codes", as
   assert.equal((await probeMedia(memorySource(badMp4)).catch((e) => e)).code, "CORRUPT_MEDIA");
 });
 
+Deno.test("probeMedia() refuses a PNG cut short, at any length, as CORRUPT_MEDIA naming what is missing", async () => {
+  const png = encodePng(64, 64, new Uint8Array(64 * 64 * 4).fill(200));
+  assert.equal((await probeMedia(memorySource(png))).width, 64, "the whole file is a PNG");
+  // 30 and 40 bytes: a cut inside and just after the header (both were taken as a 64 x 64 image).
+  for (const length of [12, 30, 40, png.length - 20, png.length - 1]) {
+    const cut = await probeMedia(memorySource(png.subarray(0, length))).catch((e) => e);
+    assert.ok(cut instanceof MediaError, `${length} bytes of ${png.length}: ${cut}`);
+    assert.equal(cut.code, "CORRUPT_MEDIA");
+    assert.match(cut.message, /^Corrupt PNG: (missing IHDR|cut short: no IEND chunk at its end)/);
+  }
+});
+
 /**
  * Probes `bytes` from a file, as an import does; returns the outcome and the work done: how
  * many reads it asked of the file and how far into it it read. A refusal "at once" is one that
