@@ -55,13 +55,23 @@ export function lifecycleEdit(parsed: readonly ParsedEdit[]): ParsedEdit | null 
   return found ?? null;
 }
 
-/** Runs one edit's handler; a refusal naming a field (`data.field`) gets the edit's index as `data.edit`. */
+/** A refusal's field as its message names it: `Invalid params.input: ...` names `params.input`. */
+const NAMED_FIELD = /^Invalid (params(?:\.[A-Za-z_][\w]*|\[\d+\])*)(?: \([^)]*\))?:/;
+
+/**
+ * Runs one edit's handler; a refusal naming a field (`data.field`, else its message's
+ * `Invalid params.<field>:`) gets it as `data.field`, and the edit's index as `data.edit`.
+ */
 async function inEdit(index: number, run: () => string | Promise<string>): Promise<string> {
   try {
     return await run();
   } catch (error) {
-    if (!(error instanceof Refusal) || typeof error.data?.field !== "string") throw error;
-    throw new Refusal(error.message, error.code, { ...error.data, edit: index });
+    if (!(error instanceof Refusal)) throw error;
+    const field = typeof error.data?.field === "string"
+      ? error.data.field
+      : NAMED_FIELD.exec(error.message)?.[1];
+    if (field === undefined) throw error;
+    throw new Refusal(error.message, error.code, { ...error.data, field, edit: index });
   }
 }
 

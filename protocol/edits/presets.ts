@@ -14,7 +14,7 @@ const Parameters = z.array(PresetParameter).max(64).describe(
 export const MAX_PRESET_CODE = 200_000;
 
 const Code = z.string().max(MAX_PRESET_CODE).describe(
-  'The preset\'s source. For type "isf", an ISF 2.0 shader (a /*{JSON header}*/ then GLSL), checked before it is written; other types keep it as text',
+  'The preset\'s source. For type "isf", an ISF 2.0 shader (a `/*{JSON header}*/` then GLSL), checked before it is written; other types keep it as text',
 );
 
 const VertexCode = z.string().max(MAX_PRESET_CODE).describe(

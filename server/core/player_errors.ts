@@ -58,6 +58,7 @@ export function fromPlayerError(error: unknown, kind: PlayerRequestKind = {}): C
     return new CueportError("NO_OUTPUT", error.message);
   }
   const code = CODES.get(error.code);
+  if (code && kind.edit) return fieldNamed(code, error, kind.edit.isBatch);
   if (code) return new CueportError(code, error.message);
   return isDeliberate(error) ? new CueportError("SERVER_ERROR", error.message) : playerFault(error);
 }
@@ -73,16 +74,40 @@ function isDeliberate(error: RpcError): boolean {
     (error.data as { isDeliberate?: unknown } | undefined)?.isDeliberate === true;
 }
 
+/**
+ * An edit's refusal by its code, naming its field (`data.field`) by its path in the body as
+ * `details.field`, as the service's own checks do; none when it names none.
+ */
+function fieldNamed(code: ErrorCodeName, error: RpcError, isBatch: boolean): CueportError {
+  const named = fieldPath(error, isBatch);
+  if (!named) return new CueportError(code, error.message);
+  return new CueportError(code, named.message, { field: named.path });
+}
+
+/**
+ * The field a player's refusal names (`data.field`, `fallback` when none), as its path in the
+ * request's body (`edits.<data.edit>.` before it in a batch), and the message naming that path.
+ */
+function fieldPath(
+  error: RpcError,
+  isBatch: boolean,
+  fallback?: string,
+): { path: string; message: string } | null {
+  const data = (error.data ?? {}) as { field?: unknown; edit?: unknown };
+  const field = typeof data.field === "string" ? data.field : fallback;
+  if (field === undefined) return null;
+  const path = isBatch ? `edits.${typeof data.edit === "number" ? data.edit : 0}.${field}` : field;
+  return { path, message: error.message.replace(`Invalid ${field}`, `Invalid ${path}`) };
+}
+
 /** INVALID_CODE as a 422 naming the field by its path in the body, with the problems. */
 function invalidCode(error: RpcError, isBatch = false): CueportError {
-  const data = (error.data ?? {}) as { field?: unknown; edit?: unknown; problems?: unknown };
-  const field = typeof data.field === "string" ? data.field : "params.code";
-  const path = isBatch ? `edits.${typeof data.edit === "number" ? data.edit : 0}.${field}` : field;
-  return new CueportError(
-    "INVALID_SHADER",
-    error.message.replace(`Invalid ${field}`, `Invalid ${path}`),
-    { field: path, problems: Array.isArray(data.problems) ? data.problems : [] },
-  );
+  const { path, message } = fieldPath(error, isBatch, "params.code")!;
+  const problems = (error.data as { problems?: unknown } | undefined)?.problems;
+  return new CueportError("INVALID_SHADER", message, {
+    field: path,
+    problems: Array.isArray(problems) ? problems : [],
+  });
 }
 
 /** A texture budget refusal's details (`player/output/texture_budget.ts`), else none. */

@@ -29,6 +29,13 @@ export interface UploadOptions {
   others?: AsyncIterable<UploadPart>;
 }
 
+/**
+ * The player's refusal of an `IMPORTED` image missing beside the `.fs`
+ * (`player/output/imported_images.ts`): what it reads, and the file's name.
+ */
+const MISSING_IMAGE =
+  /^(Invalid file: IMPORTED "[^"]*" reads "([^"]+)"), which is not beside the \.fs/;
+
 /** Stages and imports uploads (`Core.importUpload`). */
 export class UploadImporter {
   #link: PlayerLink;
@@ -133,7 +140,8 @@ export class UploadImporter {
 
   /**
    * An uploaded ISF file (`.fs`) as a user preset (`preset.import`, docs/presets.md);
-   * a problem in its code names the upload's `file` field.
+   * a problem of the file names the upload's `file` field, and an `IMPORTED` image the upload
+   * did not send is the upload's to mend (400), said without the staging folder's path.
    */
   async #importShader(path: string, fileName: string, projectID: string): Promise<EditResult> {
     const name = fileName.replace(/\.fs$/i, "").trim();
@@ -141,9 +149,19 @@ export class UploadImporter {
     try {
       return await this.#edits.run({ name: "preset.import", params, projectID }, { isLocal: true });
     } catch (error) {
-      if (!(error instanceof CueportError) || error.code !== "INVALID_SHADER") throw error;
+      if (!(error instanceof CueportError) || error.details?.field !== "params.path") throw error;
       const message = error.message.replace("Invalid params.path", "Invalid file");
-      throw new CueportError("INVALID_SHADER", message, { ...error.details, field: "file" });
+      const missing = MISSING_IMAGE.exec(message);
+      if (missing) {
+        throw new CueportError(
+          "INVALID_MESSAGE",
+          `${missing[1]}, which this upload did not send: send it in the same upload, a further ` +
+            `file field named ${missing[2]} after the .fs (curl -F 'file=@${fileName}' -F ` +
+            `'file=@${missing[2]}')`,
+          { field: "file" },
+        );
+      }
+      throw new CueportError(error.code, message, { ...error.details, field: "file" });
     }
   }
 }

@@ -28,10 +28,18 @@ Deno.test("an .fs uploaded with its IMPORTED image keeps it; an Effect of it bin
       const res = await fetch(`${svc.base}/api/v1/files/upload`, { method: "POST", body: form });
       return { status: res.status, body: await res.json() };
     };
-    // Alone, its image is missing: refused, naming it.
+    // Alone, its image is missing: refused as the upload's to mend, naming the file to send with
+    // it (not the staging folder's path, which means nothing to the client).
     const alone = await upload([["Masked.fs", SHADER]]);
-    assert.equal(alone.status, 404, JSON.stringify(alone.body));
-    assert.match(alone.body.error.message, /IMPORTED "noiseTex" reads "noise\.png"/);
+    assert.equal(alone.status, 400, JSON.stringify(alone.body));
+    assert.equal(alone.body.error.code, "INVALID_MESSAGE");
+    assert.equal(alone.body.error.details.field, "file");
+    assert.equal(
+      alone.body.error.message,
+      'Invalid file: IMPORTED "noiseTex" reads "noise.png", which this upload did not send: ' +
+        "send it in the same upload, a further file field named noise.png after the .fs " +
+        "(curl -F 'file=@Masked.fs' -F 'file=@noise.png')",
+    );
     const both = await upload([["Masked.fs", SHADER], ["noise.png", png.buffer]]);
     assert.equal(both.status, 200, JSON.stringify(both.body));
     const presetID = both.body.edits[0].created.presetID;
@@ -79,6 +87,26 @@ Deno.test("an .fs uploaded with its IMPORTED image keeps it; an Effect of it bin
     });
     assert.equal(wrong.status, 400, JSON.stringify(wrong.body));
     assert.match(wrong.body.error.message, /"noiseTex" is not an image input/);
+    // The field a player's refusal names is `details.field`, as for the service's own checks.
+    assert.equal(wrong.body.error.details?.field, "params.input", JSON.stringify(wrong.body));
+    const batch = await svc.post("/api/v1/edit", {
+      edits: [
+        {
+          name: "effect.set_input",
+          params: { effectID, input: "maskImage", source: { from: "below" } },
+        },
+        {
+          name: "effect.set_input",
+          params: { effectID, input: "noiseTex", source: { from: "below" } },
+        },
+      ],
+    });
+    assert.equal(batch.status, 400, JSON.stringify(batch.body));
+    assert.equal(
+      batch.body.error.details?.field,
+      "edits.1.params.input",
+      JSON.stringify(batch.body),
+    );
   } finally {
     await svc.stop();
   }
