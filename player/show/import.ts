@@ -123,7 +123,8 @@ export async function commitShow(
   try {
     if (replaced && !options.force && host.isBusy(wanted)) {
       throw new Refusal(
-        `Project "${wanted}" is playing: stop it first, or send show.import with "force": true`,
+        `Project "${wanted}" is playing: stop it first, or import with force: ` +
+          `?force=true over HTTP, "force": true over MCP, --force with cueport show import`,
       );
     }
     if (replaced) {

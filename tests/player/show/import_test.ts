@@ -143,7 +143,7 @@ Deno.test("show.import with replace: refused while the Project plays unless forc
     const params = { path: file, replace: true };
     await assert.rejects(
       importShow(f.app, params, NO_PROGRESS).settle(),
-      /Project "show" is playing: stop it first, or send show\.import with "force": true/,
+      /Project "show" is playing: stop it first, or import with force: \?force=true over HTTP, "force": true over MCP, --force with cueport show import$/,
     );
     assert.equal(f.app.snapshot().projects.find((p) => p.id === "show")!.name, "Fixture Show");
     const staged = (await Array.fromAsync(Deno.readDir(`${f.dataDir}/projects`))).map((e) =>

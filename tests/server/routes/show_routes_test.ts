@@ -107,7 +107,7 @@ Deno.test("show file: export the demo, import it on an empty service, the same P
         assert.equal(refused.body.error.code, "EDIT_REFUSED");
         assert.match(
           refused.body.error.message,
-          /Project "demo" is playing: stop it first, or send show\.import with "force": true/,
+          /Project "demo" is playing: stop it first, or import with force: \?force=true over HTTP, "force": true over MCP, --force with cueport show import$/,
         );
         const answer = await importShow(to, zip, "?replace=true&force=true");
         assert.equal(answer.status, 200, JSON.stringify(answer.body));
