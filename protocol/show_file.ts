@@ -6,12 +6,12 @@
  *
  * Entries: `project.json` (the Project; its file paths are relative, `media/...`),
  * `presets.json` (the user presets its Effects and Visualizers use), the media files
- * under `media/`, and `manifest.json` last, listing every other entry with its size
- * and sha256.
+ * under `media/`, those presets' `IMPORTED` images under `preset_images/`, and
+ * `manifest.json` last, listing every other entry with its size and sha256.
  * @module
  */
 import { z } from "zod";
-import { Id } from "./model.ts";
+import { Id, type PresetImage } from "./model.ts";
 
 /** The `format` of a manifest. */
 export const SHOW_FORMAT = "cueport-show";
@@ -23,6 +23,16 @@ export const MANIFEST_ENTRY = "manifest.json";
 export const PROJECT_ENTRY = "project.json";
 /** The name of the presets entry. */
 export const PRESETS_ENTRY = "presets.json";
+/**
+ * The folder of the presets' `IMPORTED` images, content-addressed (`presetImageFile`): under the
+ * data dir, where the player keeps them, and in a show file, which carries those of its presets.
+ */
+export const PRESET_IMAGES_DIR = "preset_images";
+
+/** The file name of a preset's `IMPORTED` image: `<sha256>.png` or `<sha256>.jpg`. */
+export function presetImageFile(image: Pick<PresetImage, "sha256" | "mimeType">): string {
+  return `${image.sha256}.${image.mimeType === "image/png" ? "png" : "jpg"}`;
+}
 /** The extension of a show file. */
 export const SHOW_EXTENSION = ".cueport.zip";
 /** The media type of a show file. */
@@ -30,7 +40,7 @@ export const SHOW_MEDIA_TYPE = "application/zip";
 
 /** One entry of the zip besides the manifest. */
 export const ManifestEntry = z.strictObject({
-  /** Path inside the zip: `project.json`, `presets.json` or `media/...`. */
+  /** Path inside the zip: `project.json`, `presets.json`, `media/...` or `preset_images/...`. */
   path: z.string().min(1).max(1024),
   size: z.number().int().nonnegative(),
   /** Lower-case hex. */

@@ -495,7 +495,11 @@ async function openCore(
   });
   const stagingDir = `${settings.dataDir}/uploads`;
   await clearStaging(stagingDir);
-  const core = new Core(supervisor, { coalesceMs: settings.coalesceMs, stagingDir });
+  const core = new Core(supervisor, {
+    coalesceMs: settings.coalesceMs,
+    stagingDir,
+    dataDir: settings.dataDir,
+  });
   supervisor.ondown = (reason) => log("warn", `Player unavailable: ${reason}`);
   const readyHandler = supervisor.onready;
   supervisor.onready = (snapshot, info) => {

@@ -13,8 +13,10 @@ import { writeFileAtomic } from "../../lib/atomic_write.ts";
 import { quoted, Refusal } from "../errors.ts";
 import { type ImportedImage, importedImages, parseHeader, splitHeader } from "../isf/header.ts";
 
-/** The folder of the images, under the data dir. */
-export const PRESET_IMAGES_DIR = "preset_images";
+import { PRESET_IMAGES_DIR, presetImageFile } from "../../protocol/show_file.ts";
+
+/** Where the images are kept, and each one's name there (declared with the show file's entries). */
+export { PRESET_IMAGES_DIR, presetImageFile };
 
 /**
  * The bounds of one image: 16 MB, 4096 pixels a side (a texture every GPU takes; 64 MB of RGBA).
@@ -24,15 +26,6 @@ export const IMPORTED_IMAGE_LIMITS = { bytes: 16 * 1024 * 1024, side: 4096 } as 
 
 /** The types taken: what ISF hosts read (the collection's are PNG), and what the export serves. */
 const TYPES: Record<string, PresetImage["mimeType"]> = { png: "image/png", jpg: "image/jpeg" };
-const EXTENSIONS: Record<PresetImage["mimeType"], string> = {
-  "image/png": "png",
-  "image/jpeg": "jpg",
-};
-
-/** The file name of `image` in PRESET_IMAGES_DIR. */
-export function presetImageFile(image: PresetImage): string {
-  return `${image.sha256}.${EXTENSIONS[image.mimeType]}`;
-}
 
 /** The URL path of `image` on the output server (relative to the page). */
 export function presetImageUrl(image: PresetImage): string {

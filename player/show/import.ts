@@ -14,7 +14,8 @@
 import type { ShowImportParams, ShowImportResult } from "../../protocol/methods.ts";
 import type { Preset, Project } from "../../protocol/model.ts";
 import { jsonText } from "../../lib/atomic_write.ts";
-import { checkMeasure, readBroken, readShow } from "./read_show.ts";
+import { checkMeasure, type MediaToExtract, readBroken, readShow } from "./read_show.ts";
+import { PRESET_IMAGES_DIR } from "../../protocol/show_file.ts";
 import { freeId, planPresets, type PresetPlan } from "./ids.ts";
 import { extractEntry } from "./zip_file.ts";
 import { Refusal } from "../errors.ts";
@@ -91,6 +92,7 @@ export async function stageShow(
         }));
       checkMeasure(expected.path, measured, expected);
     }
+    await storeImages(show.images, staging, host.dataDir, options.signal);
     return { staging, project: show.project, presets: show.presets, mediaBytes: total };
   } catch (error) {
     await Deno.remove(staging, { recursive: true }).catch(() => {});
@@ -98,6 +100,39 @@ export async function stageShow(
   } finally {
     await show.zip.close();
   }
+}
+
+/**
+ * Puts the presets' `IMPORTED` images a show file carries into the preset store's folder
+ * (`<dataDir>/preset_images/`): each extracted into the staging folder and measured against the
+ * manifest (whose sha256 is the one its preset names, `read_show.ts`), then renamed into place.
+ * The store is addressed by the bytes' sha256, so an image already there is left as it is, and
+ * one put there by an import that then fails is the same bytes any preset naming it wants.
+ */
+async function storeImages(
+  images: readonly MediaToExtract[],
+  staging: string,
+  dataDir: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (images.length === 0) return;
+  const store = `${dataDir}/${PRESET_IMAGES_DIR}`;
+  await Deno.mkdir(store, { recursive: true });
+  await Deno.mkdir(`${staging}/${PRESET_IMAGES_DIR}`, { recursive: true });
+  for (const { entry, expected } of images) {
+    const name = expected.path.slice(PRESET_IMAGES_DIR.length + 1);
+    const there = await Deno.stat(`${store}/${name}`).then((s) => s.size, () => null);
+    if (there === expected.size) continue;
+    const to = `${staging}/${expected.path}`;
+    const measured = await readBroken(
+      expected.path,
+      () => extractEntry(entry, to, { maxBytes: expected.size, ...(signal ? { signal } : {}) }),
+    );
+    checkMeasure(expected.path, measured, expected);
+    await Deno.rename(to, `${store}/${name}`);
+  }
+  // Not a part of the Project's folder the staging folder becomes.
+  await Deno.remove(`${staging}/${PRESET_IMAGES_DIR}`, { recursive: true });
 }
 
 /**

@@ -16,12 +16,15 @@ import {
   MANIFEST_ENTRY,
   type ManifestEntry,
   MAX_SHOW_JSON_BYTES,
+  PRESET_IMAGES_DIR,
+  presetImageFile,
   PRESETS_ENTRY,
   PROJECT_ENTRY,
   unsafePathReason,
 } from "../../protocol/show_file.ts";
 import { Refusal } from "../errors.ts";
 import { EntryTooLarge, isLink, type OpenZip, openZip, readEntry } from "./zip_file.ts";
+import { IMPORTED_IMAGE_LIMITS } from "../output/imported_images.ts";
 
 const MAX_JSON_BYTES = MAX_SHOW_JSON_BYTES;
 
@@ -43,6 +46,8 @@ export interface CheckedShow {
   project: Project;
   presets: Preset[];
   media: MediaToExtract[];
+  /** The presets' `IMPORTED` images the file carries (one written before this change has none). */
+  images: MediaToExtract[];
 }
 
 /**
@@ -75,7 +80,8 @@ export async function readShow(path: string): Promise<CheckedShow> {
       );
     }
     const presets = parsePresets(await readJsonEntry(files, expected, PRESETS_ENTRY));
-    return { zip, manifest, project, presets, media: mediaOf(project, files, expected) };
+    const media = mediaOf(project, files, expected);
+    return { zip, manifest, project, presets, media, images: imagesOf(presets, files, expected) };
   } catch (error) {
     await zip.close();
     throw error;
@@ -229,4 +235,40 @@ function mediaOf(
     media.set(file.path, { entry, expected: listed });
   }
   return [...media.values()];
+}
+
+/**
+ * The `IMPORTED` images of `presets` the file carries, each checked against its preset before a
+ * byte is read: the sha256 the manifest gives is the one the preset names (the store is
+ * addressed by it), and its size within `IMPORTED_IMAGE_LIMITS`. An image the file does not
+ * carry (a show file written before images were) is left out: its preset reads it as
+ * transparent black until it is imported again with it.
+ */
+function imagesOf(
+  presets: readonly Preset[],
+  files: Map<string, FileEntry>,
+  expected: Map<string, ManifestEntry>,
+): MediaToExtract[] {
+  const images = new Map<string, MediaToExtract>();
+  for (const preset of presets) {
+    for (const image of preset.images ?? []) {
+      const path = `${PRESET_IMAGES_DIR}/${presetImageFile(image)}`;
+      const entry = files.get(path);
+      const listed = expected.get(path);
+      if (!entry || !listed || images.has(path)) continue;
+      if (listed.sha256 !== image.sha256) {
+        throw showRefusal(
+          `entry "${path}" has sha256 ${listed.sha256} in the manifest, its preset ` +
+            `"${preset.id}" says ${image.sha256}`,
+        );
+      }
+      if (listed.size > IMPORTED_IMAGE_LIMITS.bytes) {
+        throw showRefusal(
+          `entry "${path}" has ${listed.size} bytes, over ${IMPORTED_IMAGE_LIMITS.bytes}`,
+        );
+      }
+      images.set(path, { entry, expected: listed });
+    }
+  }
+  return [...images.values()];
 }

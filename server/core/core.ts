@@ -47,6 +47,11 @@ export interface CoreOptions {
   coalesceMs?: number;
   /** Folder where uploads are staged before the player takes them (default: a temp folder). */
   stagingDir?: string;
+  /**
+   * The data dir, whose preset store's `IMPORTED` images a show export carries
+   * (`<dataDir>/preset_images/`); none: the export carries no images.
+   */
+  dataDir?: string;
 }
 
 /** The core: the one face the operations call; its parts (above) do the work. */
@@ -64,6 +69,8 @@ export class Core {
   #edits: EditRunner;
   #uploads: UploadImporter;
   #requests: PlayerRequests;
+  /** The data dir (`CoreOptions.dataDir`), or null. */
+  readonly dataDir: string | null;
 
   /** Wires the core to a player connection. */
   constructor(player: PlayerConnection, options: CoreOptions = {}) {
@@ -78,6 +85,7 @@ export class Core {
       stagingDir: options.stagingDir,
     });
     this.#requests = new PlayerRequests(this.#link);
+    this.dataDir = options.dataDir ?? null;
   }
 
   /** The action runner (a rig group sets its `scheduler`). */

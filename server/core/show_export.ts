@@ -9,11 +9,13 @@
  */
 import { configure, Uint8ArrayReader, ZipWriter } from "@zip.js/zip.js";
 import { createHash } from "node:crypto";
-import type { Preset, Project } from "../../protocol/model.ts";
+import type { Preset, PresetImage, Project } from "../../protocol/model.ts";
 import {
   type Manifest,
   MANIFEST_ENTRY,
   type ManifestEntry,
+  PRESET_IMAGES_DIR,
+  presetImageFile,
   PRESETS_ENTRY,
   PROJECT_ENTRY,
   SHOW_FORMAT,
@@ -25,12 +27,14 @@ import { CueportError } from "./errors.ts";
 // Workers would need a bundled worker script; entries are written one at a time anyway.
 configure({ useWebWorkers: false });
 
-/** What an export reads: the Project, the presets, where the media are. */
+/** What an export reads: the Project, the presets, where the media and the presets' images are. */
 export interface ShowSource {
   project: Project;
   /** Every preset (built-in ones are left out of the file). */
   presets: readonly Preset[];
   locate(fileId: string): Promise<MediaLocateResult>;
+  /** Where an `IMPORTED` image of a preset is on this machine; null: images are not carried. */
+  imagePath(image: PresetImage): string | null;
   /** The Cueport version written into the manifest. */
   version: string;
 }
@@ -115,7 +119,8 @@ async function writeEntries(zip: ZipWriter<unknown>, source: ShowSource): Promis
     });
   };
   await addJson(PROJECT_ENTRY, source.project);
-  await addJson(PRESETS_ENTRY, presetsOf(source.project, source.presets));
+  const presets = presetsOf(source.project, source.presets);
+  await addJson(PRESETS_ENTRY, presets);
   const written = new Set<string>();
   for (const file of source.project.files) {
     if (written.has(file.path)) continue;
@@ -139,7 +144,32 @@ async function writeEntries(zip: ZipWriter<unknown>, source: ShowSource): Promis
     }
     entries.push(entry);
   }
+  for (const [path, onDisk] of imagesOf(presets, source)) {
+    const data = await Deno.readFile(onDisk);
+    await zip.add(path, new Uint8ArrayReader(data), { level: 0 });
+    entries.push({
+      path,
+      size: data.length,
+      sha256: createHash("sha256").update(data).digest("hex"),
+    });
+  }
   return entries;
+}
+
+/**
+ * The `IMPORTED` images of `presets` a show file carries: each entry's path (`preset_images/
+ * <sha256>.<ext>`, once however many presets share it) and where it is on this machine.
+ */
+export function imagesOf(
+  presets: readonly Preset[],
+  source: Pick<ShowSource, "imagePath">,
+): Map<string, string> {
+  const images = new Map<string, string>();
+  for (const image of presets.flatMap((preset) => preset.images ?? [])) {
+    const onDisk = source.imagePath(image);
+    if (onDisk !== null) images.set(`${PRESET_IMAGES_DIR}/${presetImageFile(image)}`, onDisk);
+  }
+  return images;
 }
 
 function jsonBytes(value: unknown): Uint8Array<ArrayBuffer> {

@@ -13,6 +13,7 @@ import {
   type PresetImageInput,
 } from "../core/mod.ts";
 import { matches } from "./output_frames.ts";
+import { PRESET_IMAGES_DIR, presetImageFile } from "../../protocol/show_file.ts";
 
 /**
  * The image `input.name` of the preset, as its bytes; 304 when `ifNoneMatch` names it.
@@ -37,9 +38,8 @@ export async function presetImage(
   if (input.ifNoneMatch !== undefined && matches(input.ifNoneMatch, etag)) {
     return new MediaNotModified(etag);
   }
-  const extension = image.mimeType === "image/png" ? "png" : "jpg";
   try {
-    const bytes = await Deno.readFile(`${dataDir}/preset_images/${image.sha256}.${extension}`);
+    const bytes = await Deno.readFile(`${dataDir}/${PRESET_IMAGES_DIR}/${presetImageFile(image)}`);
     return new MediaImage(bytes, image.mimeType, etag, "preset-image");
   } catch {
     throw new CueportError(

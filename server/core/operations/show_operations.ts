@@ -11,12 +11,19 @@
  */
 import { z } from "zod";
 import { ShowImportResult } from "../../../protocol/methods.ts";
-import { SHOW_MEDIA_TYPE, showFileName, writeShowFileWhole } from "../../../protocol/show_file.ts";
+import {
+  PRESET_IMAGES_DIR,
+  presetImageFile,
+  SHOW_MEDIA_TYPE,
+  showFileName,
+  writeShowFileWhole,
+} from "../../../protocol/show_file.ts";
+import type { PresetImage } from "../../../protocol/model.ts";
 import { VERSION } from "../../version.ts";
 import type { Core } from "../core.ts";
 import { CueportError } from "../errors.ts";
 import { projectMissing } from "../project_missing.ts";
-import { writeShow } from "../show_export.ts";
+import { imagesOf, presetsOf, writeShow } from "../show_export.ts";
 import { stageUpload } from "../uploads.ts";
 import { type AnyOperation, defineOperation } from "./operation.ts";
 
@@ -49,10 +56,13 @@ function sourceOf(core: Core, projectId: string) {
   const project = core.model.project(projectId);
   // Closed: say to open it; damaged: its file and problem (as GET /api/v1/projects/:id does).
   if (!project) throw projectMissing(core.model.library, projectId);
+  const { dataDir } = core;
   return {
     project,
     presets: core.model.presets,
     locate: (fileId: string) => core.locateFile(project.id, fileId),
+    imagePath: (image: PresetImage) =>
+      dataDir === null ? null : `${dataDir}/${PRESET_IMAGES_DIR}/${presetImageFile(image)}`,
     version: VERSION,
   };
 }
@@ -74,11 +84,23 @@ async function exportStream(
   return new ShowDownload(pipe.readable, showFileName(source.project.name));
 }
 
-/** `sourceOf`, with every media file located now (NOT_FOUND names one gone from disk). */
+/**
+ * `sourceOf`, with every media file located now (NOT_FOUND names one gone from disk), and every
+ * `IMPORTED` image of its presets found.
+ */
 async function locatedSource(core: Core, projectId: string) {
   const source = sourceOf(core, projectId);
   const files = source.project.files;
   const located = await Promise.all(files.map((f) => source.locate(f.id)));
+  for (const [path, onDisk] of imagesOf(presetsOf(source.project, source.presets), source)) {
+    if (!(await Deno.stat(onDisk).then((s) => s.isFile, () => false))) {
+      throw new CueportError(
+        "NOT_FOUND",
+        `The preset image ${path} is not in ${onDisk.slice(0, onDisk.lastIndexOf("/"))}: ` +
+          'import its preset again with the image (docs/presets.md, "Imported images")',
+      );
+    }
+  }
   const byId = new Map(files.map((f, i) => [f.id, located[i]!]));
   return { ...source, locate: (fileId: string) => Promise.resolve(byId.get(fileId)!) };
 }

@@ -252,3 +252,68 @@ Deno.test("show file routes need the edit scope: a view and control device is re
     await svc.stop();
   }
 });
+
+Deno.test("show file: a preset's IMPORTED images go with it and come back on the other machine", async () => {
+  const from = await startTestService({}, { demo: true });
+  const to = await startTestService({}, { demo: true });
+  try {
+    const dir = new URL("../../fixtures/isf_files/", import.meta.url);
+    const read = (name: string) => Deno.readFile(new URL(encodeURIComponent(name), dir));
+    const [code, noise] = [await read("Night Vision.fs"), await read("noise2d.png")];
+    const form = new FormData();
+    form.append("file", new Blob([code]), "Night Vision.fs");
+    form.append("file", new Blob([noise]), "noise2d.png");
+    const uploaded = await fetch(`${from.base}/api/v1/files/upload`, {
+      method: "POST",
+      body: form,
+    });
+    const upload = await uploaded.json();
+    assert.equal(uploaded.status, 200, JSON.stringify(upload));
+    const presetID = upload.edits[0].created.presetID;
+    const added = await from.post("/api/v1/edit", { name: "effect.add", params: { presetID } });
+    assert.equal(added.status, 200, JSON.stringify(added.body));
+
+    const res = await exportShow(from, "demo");
+    assert.equal(res.status, 200);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const entries = await unzip(bytes);
+    const sha = await sha256Hex(noise);
+    const path = `preset_images/${sha}.png`;
+    // Compared by sha256: a failed deepEqual of 94 KB arrays builds a diff that fills the memory.
+    assert.ok(entries.has(path), `${path} in ${[...entries.keys()]}`);
+    assert.equal(await sha256Hex(entries.get(path)!), sha);
+    const manifest = JSON.parse(new TextDecoder().decode(entries.get("manifest.json")));
+    assert.deepEqual(
+      manifest.entries.find((e: { path: string }) => e.path === path),
+      { path, size: noise.length, sha256: sha },
+    );
+
+    const imported = await importShow(to, bytes);
+    assert.equal(imported.status, 200, JSON.stringify(imported.body));
+    const project = (await to.get(`/api/v1/projects/${imported.body.projectId}`)).body;
+    const theirs = project.effects.at(-1).presetId;
+    const back = await fetch(`${to.base}/api/v1/presets/effect/${theirs}/images/noiseTex`);
+    assert.equal(back.status, 200);
+    assert.equal(await sha256Hex(new Uint8Array(await back.arrayBuffer())), sha);
+
+    // An image whose bytes are not those its name and its preset say (the manifest made to
+    // agree with them) is refused, naming it: the store is addressed by those bytes' sha256.
+    const flipped = noise.map((x) => x ^ 1);
+    const forged = new Map(entries);
+    forged.set(path, flipped);
+    manifest.entries = manifest.entries.map((e: { path: string }) =>
+      e.path === path ? { path, size: flipped.length, sha256: "" } : e
+    );
+    manifest.entries.find((e: { path: string }) => e.path === path).sha256 = await sha256Hex(
+      flipped,
+    );
+    forged.delete("manifest.json");
+    forged.set("manifest.json", new TextEncoder().encode(JSON.stringify(manifest)));
+    const refused = await importShow(to, await zipOf(forged));
+    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    assert.match(refused.body.error.message, new RegExp(`preset_images/${sha}\\.png`));
+  } finally {
+    await from.stop();
+    await to.stop();
+  }
+});
