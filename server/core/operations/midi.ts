@@ -14,6 +14,8 @@ import {
   MidiStatusFields,
 } from "../../../protocol/midi.ts";
 import type { EditResult } from "../edits.ts";
+import { ACTIONS_BY_NAME } from "../../../protocol/actions.ts";
+import { CueportError } from "../errors.ts";
 import type { MidiLearnInput, MidiService } from "./midi_service.ts";
 import { type AnyOperation, defineOperation, given, SCOPES } from "./operation.ts";
 
@@ -62,6 +64,15 @@ export const MIDI_OPERATIONS: readonly AnyOperation[] = [
     input: MidiLearnRequest,
     output: MidiLearnAnswer,
     run: async (ctx, input: MidiLearnInput) => {
+      // Before the wait: a learn of a name the catalog lacks would wait for a message, then
+      // bind what cannot run.
+      if (!ACTIONS_BY_NAME.has(input.action)) {
+        throw new CueportError(
+          "INVALID_MESSAGE",
+          `Invalid action: "${input.action}" is not an action of the catalog (GET /api/v1/actions lists them)`,
+          { field: "action" },
+        );
+      }
       const outcome = await midiOf(ctx).learn(input, ctx.signal);
       if (!outcome.learned) return outcome;
       const { binding } = outcome;

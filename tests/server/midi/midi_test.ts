@@ -179,6 +179,17 @@ Deno.test("MIDI: the default map's rows run their actions; a Project's own map a
       assert.deepEqual(cancel.body, { cancelled: true });
       assert.deepEqual((await learning).body, { learned: false, reason: "cancelled" });
     });
+    await t.step(
+      "a learn of an action the catalog does not have is refused at once, naming it",
+      async () => {
+        // It waited for a message for 10 minutes, then bound nothing that could run.
+        const refused = await svc.post("/api/v1/midi/learn", { action: "NOPE_XYZ" });
+        assert.equal(refused.status, 400, JSON.stringify(refused.body));
+        assert.equal(refused.body.error.details.field, "action");
+        assert.match(refused.body.error.message, /NOPE_XYZ.*not an action of the catalog/);
+        assert.equal((await svc.get("/api/v1/midi")).body.learning, null, "nothing waits");
+      },
+    );
   } finally {
     await svc.stop();
   }
