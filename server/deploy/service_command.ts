@@ -14,12 +14,13 @@ import { installedDataDirs } from "./places.ts";
 
 /** Usage of `cueport service`. */
 export const SERVICE_USAGE =
-  `Usage: cueport service install | uninstall | status [--user] [--dry-run]
+  `Usage: cueport service install | uninstall | status [--user] [--dry-run] [--data-dir DIR] [--http-port N]
   install     write the service's unit (Linux: systemd, /etc/systemd/system/cueport.service)
               or job (macOS: launchd, /Library/LaunchDaemons/${LAUNCHD_LABEL}.plist),
               enable it and start it; needs root (sudo) unless --user
   uninstall   stop and disable it, remove the file; the data dir stays
   status      whether it is enabled and running, then cueport status of its data dir
+              (--data-dir DIR or --http-port N: of that service instead)
   --user      a user unit (systemctl --user) or a LaunchAgent instead: runs only while
               the user is logged in (macOS: and needs their Local Network consent)
   --dry-run   print what would be written and run, change nothing
@@ -241,6 +242,8 @@ export async function runServiceCommand(
         user: { type: "boolean" },
         "dry-run": { type: "boolean" },
         "run-as": { type: "string" },
+        "data-dir": { type: "string" },
+        "http-port": { type: "string" },
         help: { type: "boolean" },
       },
       allowPositionals: true,
@@ -256,7 +259,13 @@ export async function runServiceCommand(
     return 0;
   }
   const isUser = values.user === true;
-  if (action === "status") return await serviceStatus(isUser, print);
+  if (action === "status") {
+    const target = [
+      ...(values["data-dir"] ? ["--data-dir", values["data-dir"]] : []),
+      ...(values["http-port"] ? ["--http-port", values["http-port"]] : []),
+    ];
+    return await serviceStatus(isUser, target, print);
+  }
   if (action !== "install" && action !== "uninstall") {
     print(SERVICE_USAGE);
     return 2;
@@ -318,7 +327,15 @@ async function installOrUninstall(
   return 0;
 }
 
-async function serviceStatus(isUser: boolean, print: (line: string) => void): Promise<number> {
+/**
+ * `service status`: the unit's or job's state, then `cueport status` of the data dir `target`
+ * names (`--data-dir`, `--http-port`), else of the installed service's.
+ */
+async function serviceStatus(
+  isUser: boolean,
+  target: string[],
+  print: (line: string) => void,
+): Promise<number> {
   const os = Deno.build.os;
   const ask = async (command: string[]) => {
     try {
@@ -340,6 +357,7 @@ async function serviceStatus(isUser: boolean, print: (line: string) => void): Pr
       .split("\n").find((line) => /^\s*state =/.test(line))?.trim();
     print(`${LAUNCHD_LABEL}: ${state ?? "not loaded"}`);
   }
+  if (target.length > 0) return await runStatusCommand(target, print);
   const dirs = installedDataDirs(env, os);
   const dataDir = isUser ? dirs.at(-1) : dirs[0];
   return await runStatusCommand(dataDir ? ["--data-dir", dataDir] : [], print);

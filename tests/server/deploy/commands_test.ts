@@ -212,3 +212,20 @@ Deno.test("installProblem() refuses what the unit's sandbox hides or what may be
   ];
   assert.deepEqual(ok, [null, null]);
 });
+
+Deno.test("service status takes --data-dir and --http-port, as its own line about the data dir says", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "cueport-svc-status-" });
+  try {
+    const lines: string[] = [];
+    const code = await runServiceCommand(
+      ["status", "--data-dir", dataDir],
+      (l) => lines.push(l),
+    );
+    const text = lines.join("\n");
+    assert.doesNotMatch(text, /Unknown option/);
+    assert.equal(code, 1, text);
+    assert.match(text, new RegExp(`No Cueport service runs with the data dir "${dataDir}"`));
+  } finally {
+    await Deno.remove(dataDir, { recursive: true });
+  }
+});
