@@ -191,7 +191,15 @@ const OPERATOR_COMMANDS: Record<string, (c: OperatorCall) => Promise<number>> = 
   async pair({ target, print }) {
     const { otp, expiresAt } = await call(target, "POST", "/api/v1/pair/code");
     print(`Pairing code: ${otp}  (valid until ${expiresAt})`);
-    print(await pairingText(target.port, otp, { plain: !Deno.stdout.isTerminal() }));
+    // The addresses it listens on, as its lock file says (none there: every LAN address).
+    const hosts = target.running?.hosts;
+    const isList = Array.isArray(hosts) && hosts.every((h) => typeof h === "string");
+    print(
+      await pairingText(target.port, otp, {
+        plain: !Deno.stdout.isTerminal(),
+        ...(isList ? { hosts } : {}),
+      }),
+    );
     return 0;
   },
   async devices({ target, print }) {

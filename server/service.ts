@@ -244,7 +244,7 @@ async function start(
   // has started the player process already, so it is ready by now).
   supervisor.start();
   started.push(() => supervisor.stop());
-  await lock.setPorts(ports);
+  await lock.setPorts(ports, settings.host);
   if (rigs && rigMedia) await startRigs({ rigs, rigMedia, core, log, auth }, settings, started);
   log("debug", `Listening: HTTP ${main.http.addresses}, WebSocket ${main.ws.addresses}`);
   const discovery = settings.mdns ? await advertise(settings, ports, log, rigs) : null;

@@ -44,6 +44,8 @@ export interface InstanceInfo {
   startedAt: string;
   version: string;
   ports?: { http: number; ws: number; osc: number; oscQuery?: number };
+  /** The addresses it listens on (`host`): `cueport pair` offers only LAN addresses among them. */
+  hosts?: string[];
 }
 
 /** Name of the lock file in the data dir. */
@@ -112,8 +114,9 @@ export class InstanceLock {
   /** Records the bound ports, so operator commands and a second instance find them. */
   async setPorts(
     ports: { http: number; ws: number; osc: number; oscQuery?: number },
+    hosts?: readonly string[],
   ): Promise<void> {
-    this.#info = { ...this.#info, ports: { ...ports } };
+    this.#info = { ...this.#info, ports: { ...ports }, ...(hosts ? { hosts: [...hosts] } : {}) };
     await this.#write();
   }
 

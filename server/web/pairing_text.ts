@@ -4,7 +4,7 @@
  * @module
  */
 import QRCode from "qrcode";
-import { type InterfaceAddress, remoteUrls } from "./urls.ts";
+import { type InterfaceAddress, lanAddresses, remoteUrls } from "./urls.ts";
 
 /**
  * The lines after the pairing code. The URLs carry the code in their
@@ -15,11 +15,19 @@ export async function pairingText(
   otp: string,
   options: {
     interfaces?: readonly InterfaceAddress[];
+    /** The addresses the service listens on (`host`, from its lock file); absent: every one. */
+    hosts?: readonly string[];
     /** Without a terminal's colour codes: for a file or a pipe. */
     plain?: boolean;
   } = {},
 ): Promise<string> {
   const urls = remoteUrls(port, { otp, ...options });
+  if (urls.length === 0 && lanAddresses(options.interfaces).length > 0) {
+    return `Remote: http://localhost:${port}/ (the service listens on ${
+      options.hosts!.join(", ")
+    } only, which no phone reaches: start it with --host ::,0.0.0.0 or a LAN address of this ` +
+      "machine)";
+  }
   if (urls.length === 0) {
     return `Remote: http://localhost:${port}/ (this machine has no LAN address: ` +
       "connect it to the show network and run cueport pair again)";

@@ -50,10 +50,19 @@ function readInterfaces(): InterfaceAddress[] {
  */
 export function remoteUrls(
   port: number,
-  options: { otp?: string; interfaces?: readonly InterfaceAddress[] } = {},
+  options: {
+    otp?: string;
+    interfaces?: readonly InterfaceAddress[];
+    /** The addresses the service listens on (`host`): only those it serves are offered. */
+    hosts?: readonly string[];
+  } = {},
 ): string[] {
   const fragment = options.otp === undefined ? "" : `#otp=${options.otp}`;
-  return lanAddresses(options.interfaces).map((i) => {
+  const hosts = options.hosts;
+  const served = (i: InterfaceAddress) =>
+    hosts === undefined || hosts.includes(i.address) || hosts.includes("::") ||
+    (i.family === "IPv4" && hosts.includes("0.0.0.0"));
+  return lanAddresses(options.interfaces).filter(served).map((i) => {
     const host = i.family === "IPv6" ? `[${i.address}]` : i.address;
     return `http://${host}:${port}/${fragment}`;
   });

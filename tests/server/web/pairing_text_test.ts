@@ -54,3 +54,30 @@ Deno.test("pairingText() draws the QR code without terminal colour codes when as
   assert.ok(rows.length >= 12, plain);
   assert.equal(new Set(rows.map((r) => r.length)).size, 1, "every row as wide as the first");
 });
+
+Deno.test("pairingText() offers only addresses the service listens on; on loopback alone it says how to open it to the LAN", async () => {
+  const urlsOf = async (hosts: string[]) =>
+    (await pairingText(17736, "483920", { interfaces: INTERFACES, hosts, plain: true }))
+      .split("\n").filter((l) => l.startsWith("Remote: ")).map((l) => l.slice(8));
+  assert.deepEqual(await urlsOf(["::", "0.0.0.0"]), [
+    "http://192.168.1.23:17736/#otp=483920",
+    "http://10.0.0.5:17736/#otp=483920",
+    "http://[fd00::23]:17736/#otp=483920",
+  ]);
+  // `::` serves IPv4 too (dual-stack); 0.0.0.0 only IPv4; an address, only itself.
+  assert.equal((await urlsOf(["::"])).length, 3);
+  assert.deepEqual(await urlsOf(["0.0.0.0"]), [
+    "http://192.168.1.23:17736/#otp=483920",
+    "http://10.0.0.5:17736/#otp=483920",
+  ]);
+  assert.deepEqual(await urlsOf(["127.0.0.1", "10.0.0.5"]), ["http://10.0.0.5:17736/#otp=483920"]);
+  const loopback = await pairingText(17736, "483920", {
+    interfaces: INTERFACES,
+    hosts: ["127.0.0.1", "::1"],
+  });
+  assert.equal(
+    loopback,
+    "Remote: http://localhost:17736/ (the service listens on 127.0.0.1, ::1 only, which no " +
+      "phone reaches: start it with --host ::,0.0.0.0 or a LAN address of this machine)",
+  );
+});
