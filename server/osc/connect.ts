@@ -43,6 +43,8 @@ export async function connect(values: OscValue[], peer: Peer, ctx: ConnectContex
     ? scopeText.split(",").map((s) => s.trim()).filter(Boolean) as Scope[]
     : [];
   const scopes = listed.length > 0 ? listed : ["view", "control"] as Scope[];
+  // An answer and a refusal alike go where the desk asked (`oscsend` reads no reply of its own).
+  const port = typeof options.reply === "number" ? options.reply : peer.port;
   try {
     if (scopes.some((s) => !["view", "control", "edit"].includes(s))) {
       throw new CueportError(
@@ -63,11 +65,10 @@ export async function connect(values: OscValue[], peer: Peer, ctx: ConnectContex
           context: { auth: ctx.auth, pairing: "osc" },
         }) as Promise<{ deviceId: string; scopes: Scope[] }>,
     );
-    const port = typeof options.reply === "number" ? options.reply : peer.port;
     ctx.outbox.reply(peer, port, "/connect", { data: { ok: true, ...device } });
     ctx.log?.(`OSC sender ${peer.address} paired as ${device.deviceId}`);
   } catch (error) {
-    ctx.outbox.refuse(peer, "/connect", withWireField(error, connectArg));
+    ctx.outbox.refuse(peer, "/connect", withWireField(error, connectArg), port);
   }
 }
 

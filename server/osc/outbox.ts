@@ -168,11 +168,14 @@ export class Outbox {
     this.refuse(peer, address, notPaired());
   }
 
-  /** Refuses a sender: to one that may not send, at most a small reply, rate-limited. */
-  refuse(peer: Peer, address: string, error: unknown): void {
+  /**
+   * Refuses a sender, at its port or the one it named (`reply=<port>`, `/connect`'s): to one that
+   * may not send, at most a small reply, rate-limited.
+   */
+  refuse(peer: Peer, address: string, error: unknown, port = peer.port): void {
     this.logFault(address, error);
     if (this.#o.isAllowed(peer)) {
-      return this.reply(peer, peer.port, address || "/error", { error });
+      return this.reply(peer, port, address || "/error", { error });
     }
     try {
       this.#refusals.take(peer.address);
@@ -180,7 +183,7 @@ export class Outbox {
       return;
     }
     const bytes = encodeRefusal(address || "/error", error, peer.size);
-    if (bytes) this.send(peer, peer.port, bytes);
+    if (bytes) this.send(peer, port, bytes);
   }
 }
 

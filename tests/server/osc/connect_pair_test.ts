@@ -59,3 +59,30 @@ Deno.test("OSC /connect: a refusal names the argument sent; an empty scope list 
     await svc.stop();
   }
 });
+
+Deno.test("OSC /connect with reply=<port> is refused at that port too, as it is answered there (oscsend reads no reply)", async () => {
+  const svc = await startTestService();
+  const sender = OscPeer.open(svc.service.ports.osc, "127.0.0.2");
+  const listener = OscPeer.open(svc.service.ports.osc, "127.0.0.2");
+  try {
+    const reply = `reply=${listener.port}`;
+    await sender.send("/connect", [{ type: "string", value: "000000" }, "Desk", reply]);
+    const refusal = await listener.next((m) =>
+      m.address === "/error" || m.address === "/reply/connect"
+    );
+    assert.ok(
+      refusal.address === "/error"
+        ? refusal.args[0] === "AUTHENTICATION_FAILED"
+        : String(refusal.args[0]).includes("error"),
+      JSON.stringify(refusal),
+    );
+    const otp = (await svc.post("/api/v1/pair/code", {})).body.otp;
+    await sender.send("/connect", [{ type: "string", value: otp }, "Desk", reply]);
+    const paired = await listener.reply("/connect");
+    assert.equal(paired.status, "ok", JSON.stringify(paired));
+  } finally {
+    await sender.close();
+    await listener.close();
+    await svc.stop();
+  }
+});
