@@ -21,13 +21,19 @@ const LINGER_MS = 1000;
 /** At shutdown, how long a socket's queued frames (its close frame) may take to go out. */
 const CLOSE_GRACE_MS = 500;
 const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+/** The reason phrase of each status this port answers with on its own (OSCQuery's too). */
 const REASONS: Record<number, string> = {
   101: "Switching Protocols",
+  200: "OK",
+  204: "No Content",
   400: "Bad Request",
+  401: "Unauthorized",
   403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
+  413: "Content Too Large",
   426: "Upgrade Required",
+  429: "Too Many Requests",
   431: "Request Header Fields Too Large",
   500: "Internal Server Error",
   503: "Service Unavailable",

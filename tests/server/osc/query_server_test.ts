@@ -12,6 +12,18 @@ Deno.test("OSCQuery: the namespace, HOST_INFO, attributes and values, from the s
     assert.equal(info.OSC_PORT, svc.service.ports.osc);
     assert.equal(info.OSC_TRANSPORT, "UDP");
     assert.equal(info.EXTENSIONS.LISTEN, true);
+    // The status line says its reason, as any HTTP server's does (it was "HTTP/1.1 200 ": fetch
+    // fills a reason in, so the line is read as sent).
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: svc.service.ports.oscQuery! });
+    const host = `127.0.0.1:${svc.service.ports.oscQuery}`;
+    await conn.write(new TextEncoder().encode(`GET / HTTP/1.1\r\nHost: ${host}\r\n\r\n`));
+    const head = new Uint8Array(64);
+    const got = (await conn.read(head)) ?? 0;
+    conn.close();
+    assert.equal(
+      new TextDecoder().decode(head.subarray(0, got)).split("\r\n")[0],
+      "HTTP/1.1 200 OK",
+    );
     const root = await (await fetch(`${base}/`)).json();
     assert.equal(root.FULL_PATH, "/");
     assert.ok(root.CONTENTS.play && root.CONTENTS.get && root.CONTENTS.action);
