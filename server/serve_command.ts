@@ -53,6 +53,7 @@ export async function serve(args: string[], earlyPlayer?: Deno.ChildProcess): Pr
       ? error.message
       : `Cannot start: ${(error as Error).message}`;
     console.error(`cueport: ${message}`);
+    await stopEarlyPlayer(earlyPlayer);
     Deno.exit(1);
   }
   // Listening for signals before the ready line: whoever reads it may stop the service at once.
@@ -110,6 +111,34 @@ async function settingsOrExit(args: string[]): Promise<Awaited<ReturnType<typeof
  * the service's modules load: the player starts (and opens its Project) on
  * the other core meanwhile. Then the service.
  */
+/**
+ * Ends the player started before the settings were read, once a start failed: a failure before
+ * its supervisor took it left it running, making the data dir's demo after the service had
+ * exited. Waits for it (killed outright after `EARLY_PLAYER_STOP_MS`); one already ended is left.
+ */
+async function stopEarlyPlayer(player: Deno.ChildProcess | undefined): Promise<void> {
+  if (!player) return;
+  try {
+    player.kill("SIGTERM");
+  } catch {
+    return; // it had ended
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), EARLY_PLAYER_STOP_MS);
+  });
+  if (await Promise.race([player.status, late]) === "late") {
+    try {
+      player.kill("SIGKILL");
+    } catch { /* it ended meanwhile */ }
+    await player.status;
+  }
+  clearTimeout(timer);
+}
+
+/** How long the early player of a failed start may take to end before it is killed, ms. */
+const EARLY_PLAYER_STOP_MS = 5000;
+
 async function startWithPlayer(settings: Settings, earlyPlayer?: Deno.ChildProcess) {
   const lock = await InstanceLock.acquire(settings.dataDir, VERSION);
   const logLine = forwardPlayerLines(log);
