@@ -6,7 +6,8 @@
 import { z } from "zod";
 import { ConnectInput, errorBody, SubscribeInput } from "../core/mod.ts";
 
-const Id = z.union([z.string(), z.number()]).optional();
+/** A message's `id`, echoed in its answer. */
+const Id = z.union([z.string(), z.number()], { error: "a string or a number, or none" }).optional();
 
 /** `{type: "auth", id?, payload: {token} | {otp, deviceName} | {}}` */
 export const AuthMessage = z.strictObject({

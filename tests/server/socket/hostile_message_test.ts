@@ -19,6 +19,9 @@ Deno.test("WebSocket: a message whose id is nested 10,000 deep is answered (id n
     const answers = texts.slice(1).map((t) => JSON.parse(t));
     assert.equal(answers[0].id, null);
     assert.equal(answers[0].error.code, "INVALID_MESSAGE");
+    // The refusal says what an id may be (it said zod's "Invalid input").
+    assert.equal(answers[0].error.message, "Invalid id: a string or a number, or none");
+    assert.equal(answers[0].error.details.field, "id");
     assert.equal(answers[1].id, null);
     assert.equal(answers[2].id, 7); // an ordinary message is still answered in turn
     ws.close();
