@@ -12,9 +12,16 @@
  * @module
  */
 import type { ShowImportParams, ShowImportResult } from "../../protocol/methods.ts";
-import type { Preset, Project } from "../../protocol/model.ts";
+import type { Preset, PresetImage, Project } from "../../protocol/model.ts";
 import { jsonText } from "../../lib/atomic_write.ts";
-import { checkMeasure, type MediaToExtract, readBroken, readShow } from "./read_show.ts";
+import {
+  checkMeasure,
+  type ImageToExtract,
+  readBroken,
+  readShow,
+  showRefusal,
+} from "./read_show.ts";
+import { measureImage } from "../output/imported_images.ts";
 import { PRESET_IMAGES_DIR } from "../../protocol/show_file.ts";
 import { freeId, planPresets, type PresetPlan } from "./ids.ts";
 import { extractEntry } from "./zip_file.ts";
@@ -104,13 +111,14 @@ export async function stageShow(
 
 /**
  * Puts the presets' `IMPORTED` images a show file carries into the preset store's folder
- * (`<dataDir>/preset_images/`): each extracted into the staging folder and measured against the
- * manifest (whose sha256 is the one its preset names, `read_show.ts`), then renamed into place.
- * The store is addressed by the bytes' sha256, so an image already there is left as it is, and
- * one put there by an import that then fails is the same bytes any preset naming it wants.
+ * (`<dataDir>/preset_images/`): each extracted into the staging folder, measured against the
+ * manifest (whose sha256 is the one its preset names, `read_show.ts`) and checked as every
+ * imported image is (`checkImage`), then renamed into place. The store is addressed by the bytes'
+ * sha256, so an image already there is left as it is, and one put there by an import that then
+ * fails is the same checked bytes a preset naming it wants (it stays, unused, until one does).
  */
 async function storeImages(
-  images: readonly MediaToExtract[],
+  images: readonly ImageToExtract[],
   staging: string,
   dataDir: string,
   signal?: AbortSignal,
@@ -119,20 +127,42 @@ async function storeImages(
   const store = `${dataDir}/${PRESET_IMAGES_DIR}`;
   await Deno.mkdir(store, { recursive: true });
   await Deno.mkdir(`${staging}/${PRESET_IMAGES_DIR}`, { recursive: true });
-  for (const { entry, expected } of images) {
+  for (const { entry, expected, image } of images) {
     const name = expected.path.slice(PRESET_IMAGES_DIR.length + 1);
-    const there = await Deno.stat(`${store}/${name}`).then((s) => s.size, () => null);
-    if (there === expected.size) continue;
+    const there = await Deno.readFile(`${store}/${name}`).catch(() => null);
+    if (there?.length === expected.size) {
+      checkImage(there, image, expected.path); // the same bytes: still what its preset says?
+      continue;
+    }
     const to = `${staging}/${expected.path}`;
     const measured = await readBroken(
       expected.path,
       () => extractEntry(entry, to, { maxBytes: expected.size, ...(signal ? { signal } : {}) }),
     );
     checkMeasure(expected.path, measured, expected);
+    checkImage(await Deno.readFile(to), image, expected.path);
     await Deno.rename(to, `${store}/${name}`);
   }
   // Not a part of the Project's folder the staging folder becomes.
   await Deno.remove(`${staging}/${PRESET_IMAGES_DIR}`, { recursive: true });
+}
+
+/**
+ * An image's bytes are a PNG or JPEG within the bounds (`measureImage`, as for every imported
+ * image) and what its preset says they are: the output loads them as it is told.
+ */
+function checkImage(bytes: Uint8Array, image: PresetImage, path: string): void {
+  let measured;
+  try {
+    measured = measureImage(bytes, { name: image.name, path: image.file }, "image");
+  } catch (error) {
+    throw showRefusal(
+      `entry "${path}": ${(error as Error).message.replace(/^Invalid image: /, "")}`,
+    );
+  }
+  const said = [image.mimeType, image.width, image.height].join(" ");
+  const is = [measured.mimeType, measured.width, measured.height].join(" ");
+  if (said !== is) throw showRefusal(`entry "${path}" is ${is}, its preset says ${said}`);
 }
 
 /**

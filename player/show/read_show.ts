@@ -10,7 +10,12 @@
 import type { Entry, FileEntry } from "@zip.js/zip.js";
 import { z } from "zod";
 import { RpcErrorCode } from "../../protocol/jsonrpc.ts";
-import { type Preset, Preset as PresetSchema, Project } from "../../protocol/model.ts";
+import {
+  type Preset,
+  Preset as PresetSchema,
+  type PresetImage,
+  Project,
+} from "../../protocol/model.ts";
 import {
   Manifest,
   MANIFEST_ENTRY,
@@ -47,7 +52,12 @@ export interface CheckedShow {
   presets: Preset[];
   media: MediaToExtract[];
   /** The presets' `IMPORTED` images the file carries (one written before this change has none). */
-  images: MediaToExtract[];
+  images: ImageToExtract[];
+}
+
+/** One `IMPORTED` image to extract, with what its preset says of it. */
+export interface ImageToExtract extends MediaToExtract {
+  image: PresetImage;
 }
 
 /**
@@ -248,8 +258,8 @@ function imagesOf(
   presets: readonly Preset[],
   files: Map<string, FileEntry>,
   expected: Map<string, ManifestEntry>,
-): MediaToExtract[] {
-  const images = new Map<string, MediaToExtract>();
+): ImageToExtract[] {
+  const images = new Map<string, ImageToExtract>();
   for (const preset of presets) {
     for (const image of preset.images ?? []) {
       const path = `${PRESET_IMAGES_DIR}/${presetImageFile(image)}`;
@@ -267,7 +277,7 @@ function imagesOf(
           `entry "${path}" has ${listed.size} bytes, over ${IMPORTED_IMAGE_LIMITS.bytes}`,
         );
       }
-      images.set(path, { entry, expected: listed });
+      images.set(path, { entry, expected: listed, image });
     }
   }
   return [...images.values()];

@@ -96,8 +96,8 @@ async function locatedSource(core: Core, projectId: string) {
     if (!(await Deno.stat(onDisk).then((s) => s.isFile, () => false))) {
       throw new CueportError(
         "NOT_FOUND",
-        `The preset image ${path} is not in ${onDisk.slice(0, onDisk.lastIndexOf("/"))}: ` +
-          'import its preset again with the image (docs/presets.md, "Imported images")',
+        `The preset image ${path} is not in the data dir: import its preset again with the ` +
+          'image (docs/presets.md, "Imported images")',
       );
     }
   }

@@ -312,6 +312,30 @@ Deno.test("show file: a preset's IMPORTED images go with it and come back on the
     const refused = await importShow(to, await zipOf(forged));
     assert.equal(refused.status, 422, JSON.stringify(refused.body));
     assert.match(refused.body.error.message, new RegExp(`preset_images/${sha}\\.png`));
+
+    // A preset that says its image is other than the bytes are (the output would be told a
+    // wrong size) is refused too, naming both.
+    const presets = JSON.parse(new TextDecoder().decode(entries.get("presets.json")));
+    presets.find((p: { id: string }) => p.id === presetID).images[0].width = 999;
+    const lying = new TextEncoder().encode(JSON.stringify(presets));
+    const told = new Map(entries);
+    told.set("presets.json", lying);
+    const original = JSON.parse(new TextDecoder().decode(entries.get("manifest.json")));
+    original.entries = await Promise.all(
+      original.entries.map(async (e: { path: string }) =>
+        e.path === "presets.json"
+          ? { path: e.path, size: lying.length, sha256: await sha256Hex(lying) }
+          : e
+      ),
+    );
+    told.delete("manifest.json");
+    told.set("manifest.json", new TextEncoder().encode(JSON.stringify(original)));
+    const untrue = await importShow(to, await zipOf(told));
+    assert.equal(untrue.status, 422, JSON.stringify(untrue.body));
+    assert.match(
+      untrue.body.error.message,
+      /is image\/png 256 256, its preset says image\/png 999 256/,
+    );
   } finally {
     await from.stop();
     await to.stop();
