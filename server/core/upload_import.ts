@@ -149,8 +149,11 @@ export class UploadImporter {
     try {
       return await this.#edits.run({ name: "preset.import", params, projectID }, { isLocal: true });
     } catch (error) {
-      if (!(error instanceof CueportError) || error.details?.field !== "params.path") throw error;
-      const message = error.message.replace("Invalid params.path", "Invalid file");
+      // `params.path`, or `params.path (.vs)` for the vertex shader beside it.
+      const field = error instanceof CueportError ? error.details?.field : undefined;
+      if (typeof field !== "string" || !/^params\.path(?: |$)/.test(field)) throw error;
+      const refusal = error as CueportError;
+      const message = refusal.message.replace("Invalid params.path", "Invalid file");
       const missing = MISSING_IMAGE.exec(message);
       if (missing) {
         throw new CueportError(
@@ -161,7 +164,7 @@ export class UploadImporter {
           { field: "file" },
         );
       }
-      throw new CueportError(error.code, message, { ...error.details, field: "file" });
+      throw new CueportError(refusal.code, message, { ...refusal.details, field: "file" });
     }
   }
 }

@@ -81,6 +81,11 @@ Deno.test("an .fs uploaded with its IMPORTED image keeps it; an Effect of it bin
     assert.equal(rotate.status, 200, JSON.stringify(rotate.body));
     const rotateId = rotate.body.edits[0].created.presetID;
     assert.equal((await svc.get(`/api/v1/presets/effect/${rotateId}`)).body.vertexCode, vs);
+    // A .vs whose code is refused names the upload's file field too, not the player's path.
+    const brokenVs = await upload([["3d Rotate.fs", fs], ["3d Rotate.vs", "void main( {"]]);
+    assert.equal(brokenVs.status, 422, JSON.stringify(brokenVs.body));
+    assert.equal(brokenVs.body.error.details.field, "file", JSON.stringify(brokenVs.body));
+    assert.match(brokenVs.body.error.message, /^Invalid file \(\.vs\)/);
     const wrong = await svc.post("/api/v1/edit", {
       name: "effect.set_input",
       params: { effectID, input: "noiseTex", source: { from: "below" } },
