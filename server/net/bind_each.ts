@@ -51,8 +51,11 @@ export function bindEach<T extends { readonly addr: Deno.Addr }>(
       port = (one.addr as Deno.NetAddr).port;
       bound.push(one);
     } catch (error) {
-      firstError ??= error;
       const problem = addressProblem(error);
+      // A port's problem (in use, no permission) is the one to tell: it is not an address's.
+      if (firstError === null || (problem === null && addressProblem(firstError) !== null)) {
+        firstError = error;
+      }
       const message = (error as Error).message;
       const why = problem === null ? message : `${problem} (${message})`;
       skipped.push([

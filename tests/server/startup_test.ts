@@ -85,6 +85,26 @@ Deno.test("an address the machine lacks is one line naming --host, not the port;
         ),
       );
     }
+    // A port in use is the port's fault even when an address before it is missing too.
+    const holder = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    try {
+      const taken = String((holder.addr as Deno.NetAddr).port);
+      const both = await runMain([
+        "--data-dir",
+        dataDir,
+        ...freePorts,
+        "--host",
+        "192.0.2.1,127.0.0.1",
+        "--http-port",
+        taken,
+      ]);
+      assert.equal(both.code, 1, both.stderr);
+      // (The OSC port, bound before it, said its skipped address at warn: a problem too.)
+      const last = both.stderr.trimEnd().split("\n").at(-1)!;
+      assert.match(last, new RegExp(`^cueport: The HTTP port ${taken} is in use`));
+    } finally {
+      holder.close();
+    }
     // Beside an address that binds, one that cannot is skipped, and said at warn.
     const svc = await startServiceProcess(
       ["--host", "127.0.0.1,192.0.2.1", "--log-level", "warn"],
