@@ -13,8 +13,8 @@ import { runStatusCommand } from "./status_command.ts";
 import { installedDataDirs } from "./places.ts";
 
 /** Usage of `cueport service`. */
-export const SERVICE_USAGE =
-  `Usage: cueport service install | uninstall | status [--user] [--dry-run] [--data-dir DIR] [--http-port N]
+export const SERVICE_USAGE = `Usage: cueport service install | uninstall [--user] [--dry-run]
+       cueport service status [--user] [--data-dir DIR] [--http-port N]
   install     write the service's unit (Linux: systemd, /etc/systemd/system/cueport.service)
               or job (macOS: launchd, /Library/LaunchDaemons/${LAUNCHD_LABEL}.plist),
               enable it and start it; needs root (sudo) unless --user
@@ -265,6 +265,11 @@ export async function runServiceCommand(
       ...(values["http-port"] ? ["--http-port", values["http-port"]] : []),
     ];
     return await serviceStatus(isUser, target, print);
+  }
+  if (values["data-dir"] !== undefined || values["http-port"] !== undefined) {
+    // An installed service's data dir is its unit's (docs/deployment.md), not a flag's.
+    print(`cueport service: --data-dir and --http-port are for status only\n\n${SERVICE_USAGE}`);
+    return 2;
   }
   if (action !== "install" && action !== "uninstall") {
     print(SERVICE_USAGE);

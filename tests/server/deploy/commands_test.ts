@@ -229,3 +229,15 @@ Deno.test("service status takes --data-dir and --http-port, as its own line abou
     await Deno.remove(dataDir, { recursive: true });
   }
 });
+
+Deno.test("service install and uninstall refuse --data-dir and --http-port (status only), changing nothing", async () => {
+  for (const action of ["install", "uninstall"]) {
+    const lines: string[] = [];
+    const code = await runServiceCommand(
+      [action, "--dry-run", "--data-dir", "/srv/show"],
+      (l) => lines.push(l),
+    );
+    assert.equal(code, 2, lines.join("\n"));
+    assert.match(lines[0]!, /^cueport service: --data-dir and --http-port are for status only/);
+  }
+});
