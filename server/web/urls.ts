@@ -58,12 +58,26 @@ export function remoteUrls(
   } = {},
 ): string[] {
   const fragment = options.otp === undefined ? "" : `#otp=${options.otp}`;
-  const hosts = options.hosts;
+  // A name among the hosts (resolved when bound) cannot be told here: every address is offered.
+  const hosts = options.hosts?.some((h) => canonicalIp(h) === null)
+    ? undefined
+    : options.hosts?.map((h) => canonicalIp(h)!);
   const served = (i: InterfaceAddress) =>
-    hosts === undefined || hosts.includes(i.address) || hosts.includes("::") ||
-    (i.family === "IPv4" && hosts.includes("0.0.0.0"));
+    hosts === undefined || hosts.includes(canonicalIp(i.address) ?? i.address) ||
+    hosts.includes("[::]") || (i.family === "IPv4" && hosts.includes("0.0.0.0"));
   return lanAddresses(options.interfaces).filter(served).map((i) => {
     const host = i.family === "IPv6" ? `[${i.address}]` : i.address;
     return `http://${host}:${port}/${fragment}`;
   });
+}
+
+/** An IP address in one written form (`fd00:0::23` as `[fd00::23]`), or null for a name. */
+function canonicalIp(address: string): string | null {
+  const isV6 = address.includes(":");
+  if (!isV6 && !/^\d{1,3}(?:\.\d{1,3}){3}$/.test(address)) return null;
+  try {
+    return new URL(`http://${isV6 ? `[${address}]` : address}/`).hostname;
+  } catch {
+    return null;
+  }
 }

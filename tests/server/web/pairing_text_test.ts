@@ -71,6 +71,10 @@ Deno.test("pairingText() offers only addresses the service listens on; on loopba
     "http://10.0.0.5:17736/#otp=483920",
   ]);
   assert.deepEqual(await urlsOf(["127.0.0.1", "10.0.0.5"]), ["http://10.0.0.5:17736/#otp=483920"]);
+  // Another written form of the same IPv6 address is the same address; a name, resolved when the
+  // service bound it, cannot be told apart here: every address is offered.
+  assert.deepEqual(await urlsOf(["fd00:0::23"]), ["http://[fd00::23]:17736/#otp=483920"]);
+  assert.equal((await urlsOf(["127.0.0.1", "show-mac.local"])).length, 3);
   const loopback = await pairingText(17736, "483920", {
     interfaces: INTERFACES,
     hosts: ["127.0.0.1", "::1"],
