@@ -83,8 +83,8 @@ export class PageHealth {
    * their growth was said. */
   #glObjectsAtStart: number | null = null;
   #hasToldGlGrowth = false;
-  /** When the page's first report that drew a frame came (null: none yet); see `report`. */
-  #firstFramesAt: number | null = null;
+  /** When the page's first report came (null: none yet); see `report`. */
+  #firstReportAt: number | null = null;
   /** Restarts in a row for want of progress (the next waits twice as long). */
   #stuckRestarts = 0;
   /** When the browser or its page last showed progress (`now()`). */
@@ -128,7 +128,7 @@ export class PageHealth {
   hello(gl: string): boolean {
     this.pageLoads++;
     this.#glObjectsAtStart = null;
-    this.#firstFramesAt = null;
+    this.#firstReportAt = null;
     this.#hasToldGlGrowth = false;
     this.#hasPage = true;
     this.#stuckRestarts = 0;
@@ -181,17 +181,18 @@ export class PageHealth {
   /**
    * Says, at most once a minute, when the page cannot keep up: a layer more than three frames
    * off the clock, or fewer than half the display's frames drawn at the smallest render scale
-   * (above it, the page draws a smaller picture and its own line says so). Not in the page's
-   * first `JUDGED_AFTER_MS` of drawing, which its render scale does not judge either: a
-   * software-GL start said it in its first second, before its programs had compiled.
+   * (above it, the page draws a smaller picture and its own line says so). Not in the
+   * `JUDGED_AFTER_MS` from the page's first report, about the first seconds its render scale does
+   * not judge either: a software-GL start said it in its first second, before its programs had
+   * compiled.
    */
   report(report: Extract<FromPage, { type: "report" }>, fps: number): void {
     this.progress();
     if (report.glObjects) this.#watchGlObjects(report.glObjects);
     this.#isHidden = report.visibility !== "visible";
     const now = this.#now();
-    if (report.frames > 0) this.#firstFramesAt ??= now;
-    if (this.#firstFramesAt === null || now - this.#firstFramesAt < JUDGED_AFTER_MS) return;
+    this.#firstReportAt ??= now;
+    if (now - this.#firstReportAt < JUDGED_AFTER_MS) return;
     const isLate = report.driftMs > 3000 / fps;
     const isSlow = report.frames + report.dropped > 0 && report.frames < fps / 2 &&
       report.renderScale <= SMALLEST_SCALE;

@@ -136,15 +136,14 @@ Deno.test("PageHealth: a page's first seconds of drawing are not judged, as the 
   assert.ok(health.hello("SwiftShader"));
   lines.length = 0;
   // Software GL's first frames, before the page's render scale may step down.
-  health.report(report(0, 0), 30);
-  wait(1000);
   health.report(report(2, 900), 30);
   wait(1000);
   health.report(report(3, 700), 30);
   wait(1000);
+  wait(999);
   health.report(report(6, 300), 30);
-  assert.deepEqual(lines, [], "the first frames are 3 s old at most");
-  wait(1000);
+  assert.deepEqual(lines, [], "the first report is under 3 s old");
+  wait(1);
   health.report(report(4, 5, "visible", SMALLEST), 30);
   assert.deepEqual(lines, [
     `warn: Output: the page drew 4 frames in the last second (display 30 fps) at scale ${SMALLEST}, 5 ms off the clock at most: the machine cannot keep up`,
