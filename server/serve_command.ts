@@ -107,11 +107,6 @@ async function settingsOrExit(args: string[]): Promise<Awaited<ReturnType<typeof
 }
 
 /**
- * The data dir's lock, then the player's flags (main.ts started it), before
- * the service's modules load: the player starts (and opens its Project) on
- * the other core meanwhile. Then the service.
- */
-/**
  * Ends the player started before the settings were read, once a start failed: a failure before
  * its supervisor took it left it running, making the data dir's demo after the service had
  * exited. Waits for it (killed outright after `EARLY_PLAYER_STOP_MS`); one already ended is left.
@@ -139,6 +134,11 @@ async function stopEarlyPlayer(player: Deno.ChildProcess | undefined): Promise<v
 /** How long the early player of a failed start may take to end before it is killed, ms. */
 const EARLY_PLAYER_STOP_MS = 5000;
 
+/**
+ * The data dir's lock, then the player's flags (main.ts started it), before
+ * the service's modules load: the player starts (and opens its Project) on
+ * the other core meanwhile. Then the service.
+ */
 async function startWithPlayer(settings: Settings, earlyPlayer?: Deno.ChildProcess) {
   const lock = await InstanceLock.acquire(settings.dataDir, VERSION);
   const logLine = forwardPlayerLines(log);
