@@ -106,7 +106,7 @@ export async function probeMedia(src: ByteSource): Promise<MediaInfo> {
   throw new MediaError("UNSUPPORTED_MEDIA", "Unsupported media: not PNG, JPEG, WAV, MP4 or MOV");
 }
 
-/** A PNG's signature, IHDR chunk whole (13 bytes of data, its CRC) and an IEND chunk: 57 bytes. */
+/** A PNG's signature, IHDR chunk whole (13 bytes of data, its CRC) and an IEND chunk: 45 bytes. */
 const PNG_LEAST = 8 + 25 + 12;
 
 /**
@@ -136,8 +136,11 @@ async function probePng(src: ByteSource): Promise<MediaInfo> {
 /** Whether `tail` holds an IEND chunk whole: its zero length, its type and its 4-byte CRC. */
 function hasIend(tail: Uint8Array): boolean {
   for (let at = tail.length - 8; at >= 4; at--) {
-    if (tail[at] === 0x49 && ascii(tail, at, at + 4) === "IEND") {
-      return view(tail).getUint32(at - 4) === 0;
+    // Data appended after the chunk may hold the letters too: only a zero-length chunk counts.
+    if (
+      tail[at] === 0x49 && ascii(tail, at, at + 4) === "IEND" && view(tail).getUint32(at - 4) === 0
+    ) {
+      return true;
     }
   }
   return false;
