@@ -3,7 +3,7 @@
  * sockets alike: a host the machine cannot bind (no IPv6, or IPv4 already served by a
  * dual-stack `::` socket) is skipped, said at debug; an address it does not have (a name that
  * does not resolve, an address no interface has) is skipped too, said at warn, and is the
- * address's fault whatever the port (docs/settings.md).
+ * address's fault whatever the port (docs/deployment.md, "Ports").
  * @module
  */
 
@@ -32,8 +32,8 @@ export function addressProblem(error: unknown): string | null {
  * `bind` on each of `hosts` at `port` (0 picks a free one, then the same for every host), the
  * hosts that cannot be bound skipped and told to `log` as `<label> <host> port <n> not bound:
  * <why>` once the port is bound.
- * @throws the first host's bind error when no host can be bound (nothing is logged then: the
- * caller tells it)
+ * @throws a bind error when no host can be bound, a port's (in use, no permission) before an
+ * address's (nothing is logged then: the caller tells it)
  */
 export function bindEach<T extends { readonly addr: Deno.Addr }>(
   hosts: readonly string[],
