@@ -33,6 +33,14 @@ export const PRESET_IMAGES_DIR = "preset_images";
 export function presetImageFile(image: Pick<PresetImage, "sha256" | "mimeType">): string {
   return `${image.sha256}.${image.mimeType === "image/png" ? "png" : "jpg"}`;
 }
+
+/**
+ * Where a preset's `IMPORTED` image is, relative to the data dir and inside a show file alike:
+ * `preset_images/<sha256>.<ext>`.
+ */
+export function presetImagePath(image: Pick<PresetImage, "sha256" | "mimeType">): string {
+  return `${PRESET_IMAGES_DIR}/${presetImageFile(image)}`;
+}
 /** The extension of a show file. */
 export const SHOW_EXTENSION = ".cueport.zip";
 /** The media type of a show file. */

@@ -21,8 +21,7 @@ import {
   MANIFEST_ENTRY,
   type ManifestEntry,
   MAX_SHOW_JSON_BYTES,
-  PRESET_IMAGES_DIR,
-  presetImageFile,
+  presetImagePath,
   PRESETS_ENTRY,
   PROJECT_ENTRY,
   unsafePathReason,
@@ -262,7 +261,7 @@ function imagesOf(
   const images = new Map<string, ImageToExtract>();
   for (const preset of presets) {
     for (const image of preset.images ?? []) {
-      const path = `${PRESET_IMAGES_DIR}/${presetImageFile(image)}`;
+      const path = presetImagePath(image);
       const entry = files.get(path);
       const listed = expected.get(path);
       if (!entry || !listed || images.has(path)) continue;

@@ -14,8 +14,7 @@ import {
   type Manifest,
   MANIFEST_ENTRY,
   type ManifestEntry,
-  PRESET_IMAGES_DIR,
-  presetImageFile,
+  presetImagePath,
   PRESETS_ENTRY,
   PROJECT_ENTRY,
   SHOW_FORMAT,
@@ -167,7 +166,7 @@ export function imagesOf(
   const images = new Map<string, string>();
   for (const image of presets.flatMap((preset) => preset.images ?? [])) {
     const onDisk = source.imagePath(image);
-    if (onDisk !== null) images.set(`${PRESET_IMAGES_DIR}/${presetImageFile(image)}`, onDisk);
+    if (onDisk !== null) images.set(presetImagePath(image), onDisk);
   }
   return images;
 }

@@ -13,7 +13,7 @@ import {
   type PresetImageInput,
 } from "../core/mod.ts";
 import { matches } from "./output_frames.ts";
-import { PRESET_IMAGES_DIR, presetImageFile } from "../../protocol/show_file.ts";
+import { presetImagePath } from "../../protocol/show_file.ts";
 
 /**
  * The image `input.name` of the preset, as its bytes; 304 when `ifNoneMatch` names it.
@@ -39,7 +39,7 @@ export async function presetImage(
     return new MediaNotModified(etag);
   }
   try {
-    const bytes = await Deno.readFile(`${dataDir}/${PRESET_IMAGES_DIR}/${presetImageFile(image)}`);
+    const bytes = await Deno.readFile(`${dataDir}/${presetImagePath(image)}`);
     return new MediaImage(bytes, image.mimeType, etag, "preset-image");
   } catch {
     throw new CueportError(

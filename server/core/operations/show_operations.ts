@@ -12,8 +12,7 @@
 import { z } from "zod";
 import { ShowImportResult } from "../../../protocol/methods.ts";
 import {
-  PRESET_IMAGES_DIR,
-  presetImageFile,
+  presetImagePath,
   SHOW_MEDIA_TYPE,
   showFileName,
   writeShowFileWhole,
@@ -62,7 +61,7 @@ function sourceOf(core: Core, projectId: string) {
     presets: core.model.presets,
     locate: (fileId: string) => core.locateFile(project.id, fileId),
     imagePath: (image: PresetImage) =>
-      dataDir === null ? null : `${dataDir}/${PRESET_IMAGES_DIR}/${presetImageFile(image)}`,
+      dataDir === null ? null : `${dataDir}/${presetImagePath(image)}`,
     version: VERSION,
   };
 }
