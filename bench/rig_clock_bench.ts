@@ -12,7 +12,12 @@
  */
 import { parseArgs } from "node:util";
 import { ClockExchange, epochMonotonicClock, skewedClock } from "../server/rigs/clock/mod.ts";
-import { measureSeries, type SeriesResult } from "../server/rigs/clock/probe.ts";
+import {
+  judgeRounds,
+  measureSeries,
+  type SeriesResult,
+  type SeriesRounds,
+} from "../server/rigs/clock/probe.ts";
 import { makeTopology, namespacesUnavailable } from "../tools/reliability/_netns.ts";
 
 const PROBE = new URL("../server/rigs/clock/probe.ts", import.meta.url).pathname;
@@ -42,17 +47,29 @@ function childIn(ns: string | null, script: string, args: string[]): Deno.ChildP
   return new Deno.Command(command!, { args: rest, stdout: "piped", stderr: "inherit" }).spawn();
 }
 
-/** The port a child printed first (`{"port": N}`); the rest of its output is left unread. */
-async function portOf(child: Deno.ChildProcess): Promise<number> {
+/** A child's output read line by line: `next()` is its next line, or null at its end. */
+function linesOf(child: Deno.ChildProcess): { next(): Promise<string | null> } {
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`a child exited before it was ready: ${text}`);
-    text += value;
-  }
-  reader.releaseLock();
-  return (JSON.parse(text.split("\n")[0]!) as { port: number }).port;
+  return {
+    async next() {
+      while (!text.includes("\n")) {
+        const { value, done } = await reader.read();
+        if (done) return null;
+        text += value;
+      }
+      const [line, ...rest] = text.split("\n");
+      text = rest.join("\n");
+      return line!;
+    },
+  };
+}
+
+/** The port a child printed first (`{"port": N}`). */
+async function portOf(lines: { next(): Promise<string | null> }): Promise<number> {
+  const line = await lines.next();
+  if (line === null) throw new Error("a child exited before it was ready");
+  return (JSON.parse(line) as { port: number }).port;
 }
 
 async function stop(child: Deno.ChildProcess): Promise<void> {
@@ -74,8 +91,15 @@ export interface ProbePlaces {
   readonly relayAt?: string;
 }
 
-/** The exchange between two probe processes, the answerer `SKEW_MS` ahead. */
-export async function measureProcesses(rounds: number, at: ProbePlaces): Promise<SeriesResult> {
+/**
+ * The exchange between two probe processes, the answerer `SKEW_MS` ahead of its own clock. The
+ * truth is that skew plus what the two processes' clocks disagree by (`wallClockGap`, each read
+ * as the measuring ends): `clockShift` in the result, most often a few microseconds.
+ */
+export async function measureProcesses(
+  rounds: number,
+  at: ProbePlaces,
+): Promise<SeriesResult & { clockShift: number }> {
   const children: Deno.ChildProcess[] = [];
   try {
     // Behind a relay, the answerer hears the relay (on its own loopback), the asker the relay.
@@ -84,11 +108,12 @@ export async function measureProcesses(rounds: number, at: ProbePlaces): Promise
       ...["answer", "--host", at.answer, "--members", relayFrom, "--skew", String(SKEW_MS)],
     ]);
     children.push(answerer);
-    let peer = `${at.answer}:${await portOf(answerer)}`;
+    const answers = linesOf(answerer);
+    let peer = `${at.answer}:${await portOf(answers)}`;
     if (at.relayAt !== undefined) {
       const relay = childIn(at.answerNs, SELF, ["relay", "--listen", at.relayAt, "--to", peer]);
       children.push(relay);
-      peer = `${at.relayAt}:${await portOf(relay)}`;
+      peer = `${at.relayAt}:${await portOf(linesOf(relay))}`;
     }
     const asker = childIn(at.askNs, PROBE, [
       ...["measure", "--host", at.ask, "--members", peer.split(":")[0]!, "--peer", peer],
@@ -96,7 +121,15 @@ export async function measureProcesses(rounds: number, at: ProbePlaces): Promise
     ]);
     const out = await new Response(asker.stdout).text();
     if (!(await asker.status).success) throw new Error(`the measuring probe failed: ${out}`);
-    return JSON.parse(out.trim().split("\n").pop()!) as SeriesResult;
+    const measured = JSON.parse(out.trim().split("\n").pop()!) as {
+      series: SeriesRounds;
+      wallGap: number;
+    };
+    await stop(answerer);
+    const said = await answers.next();
+    if (said === null) throw new Error("the answering probe ended without its wall clock gap");
+    const clockShift = (JSON.parse(said) as { wallGap: number }).wallGap - measured.wallGap;
+    return { ...judgeRounds(measured.series, SKEW_MS + clockShift), clockShift };
   } finally {
     for (const child of children) await stop(child);
   }
@@ -124,7 +157,7 @@ async function addNetem(ends: ReadonlyArray<readonly [string, string]>): Promise
  */
 export async function measureNamespaces(
   rounds: number,
-): Promise<SeriesResult & { delayedBy: DelayedBy }> {
+): Promise<SeriesResult & { clockShift: number; delayedBy: DelayedBy }> {
   const topology = await makeTopology(`cueport-clk-${Deno.pid}`, 1, 1);
   try {
     const subnet = topology.subnets[0]!;
