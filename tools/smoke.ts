@@ -21,6 +21,8 @@ async function main(command: string[]): Promise<void> {
       ...["--data-dir", dataDir, "--host", "127.0.0.1", "--log-level", "warn"],
       ...["--http-port", "0", "--ws-port", "0", "--osc-port", "0", "--osc-query-port", "0"],
       ...["--legacy-http-port", "0", "--legacy-ws-port", "0"],
+      // UDP 5353 is one port for the machine: a smoke check has nothing to advertise.
+      ...["--mdns", "off"],
     ],
     stdout: "piped",
     env: { RUST_BACKTRACE: "0" },
