@@ -88,6 +88,65 @@ const EXAMPLES: Record<string, unknown> = {
     targets: [{ target: "clip:clip-strobe/speed", min: 0.5, max: 4, curve: "exponential" }],
   },
   "file.import": { path: "/home/show/media/intro.png", name: "Intro.png" },
+  "effect.set_input": {
+    effectID: "$effectID",
+    input: "maskImage",
+    source: { from: "file", fileId: "file-sunset" },
+  },
+  "visualizer.set_input": {
+    visualizerID: "$visualizerID",
+    input: "maskImage",
+    source: { from: "below" },
+  },
+};
+
+/** An ISF shader that reads a second picture (`maskImage`), for the set_input examples. */
+const MASK_SHADER = `/*{
+  "INPUTS": [
+    { "NAME": "inputImage", "TYPE": "image" },
+    { "NAME": "maskImage", "TYPE": "image" }
+  ]
+}*/
+void main() {
+  gl_FragColor = IMG_THIS_PIXEL(inputImage) * IMG_THIS_PIXEL(maskImage).r;
+}
+`;
+
+/** The same for a Visualizer, which also reads the sound (`fft`). */
+const MASK_VISUALIZER = MASK_SHADER
+  .replace(
+    '"TYPE": "image" }\n  ]',
+    '"TYPE": "image" },\n    { "NAME": "fft", "TYPE": "audioFFT" }\n  ]',
+  )
+  .replace("IMG_THIS_PIXEL(maskImage).r", "IMG_THIS_PIXEL(maskImage).r * IMG_THIS_PIXEL(fft).r");
+
+/**
+ * What an edit's example needs that the demo lacks, run and shown before it (with the sentence
+ * that says why): the demo's Effects and Visualizers read no second picture.
+ */
+const PRELUDES: Record<string, { says: string; edits: { name: string; params: unknown }[] }> = {
+  "effect.set_input": {
+    says: "The demo's Effects read no second picture. First a preset whose shader reads one " +
+      "(`maskImage`), and an Effect of it:",
+    edits: [
+      {
+        name: "preset.add",
+        params: { kind: "effect", name: "Masked", type: "isf", code: MASK_SHADER },
+      },
+      { name: "effect.add", params: { presetID: "$presetID" } },
+    ],
+  },
+  "visualizer.set_input": {
+    says: "The demo's Visualizers read no picture. First a preset whose shader reads one " +
+      "(`maskImage`) beside the sound, and a Visualizer of it:",
+    edits: [
+      {
+        name: "preset.add",
+        params: { kind: "visualizer", name: "Masked Scope", type: "isf", code: MASK_VISUALIZER },
+      },
+      { name: "visualizer.add", params: { presetID: "$presetID" } },
+    ],
+  },
 };
 
 /** The `projectID` of the body (the batch's Project) of the examples that must name it. */
@@ -203,14 +262,18 @@ if (import.meta.main) {
       group = spec.group;
       sections.push(`## ${group[0]!.toUpperCase()}${group.slice(1)}`, "");
     }
-    let text = JSON.stringify({ params: EXAMPLES[spec.name], projectID: BODY_PROJECT[spec.name] });
-    for (const [token, id] of created) text = text.replaceAll(token, id);
-    const command = curl({ name: spec.name, ...JSON.parse(text) });
-    const answer = await run(command);
-    sectionAnswers.push(answer);
-    for (const [key, id] of Object.entries(answer.edits?.[0]?.created ?? {})) {
-      created.set(`$${key}`, id as string);
-    }
+    /** Runs one edit, its `$tokens` replaced; its command and answer as the doc shows them. */
+    const example = async (name: string, body: Record<string, unknown>) => {
+      let text = JSON.stringify(body);
+      for (const [token, id] of created) text = text.replaceAll(token, id);
+      const command = curl({ name, ...JSON.parse(text) });
+      const answer = await run(command);
+      sectionAnswers.push(answer);
+      for (const [key, id] of Object.entries(answer.edits?.[0]?.created ?? {})) {
+        created.set(`$${key}`, id as string);
+      }
+      return ["```sh", command, "```", "", "```json", JSON.stringify(answer, null, 2), "```", ""];
+    };
     sections.push(
       `### ${spec.name}`,
       "",
@@ -218,14 +281,20 @@ if (import.meta.main) {
       "",
       ...paramRows(spec),
       "",
-      "```sh",
-      command,
-      "```",
-      "",
-      "```json",
-      JSON.stringify(answer, null, 2),
-      "```",
-      "",
+    );
+    const prelude = PRELUDES[spec.name];
+    if (prelude !== undefined) {
+      sections.push(prelude.says, "");
+      for (const step of prelude.edits) {
+        sections.push(...await example(step.name, { params: step.params }));
+      }
+      sections.push("Then the edit itself:", "");
+    }
+    sections.push(
+      ...await example(spec.name, {
+        params: EXAMPLES[spec.name],
+        projectID: BODY_PROJECT[spec.name],
+      }),
     );
   }
   await svc.stop();

@@ -12,6 +12,13 @@ Deno.test({
   async fn() {
     const doc = await Deno.readTextFile(new URL("../../docs/edits.md", import.meta.url));
     for (const edit of EDITS) assert.ok(doc.includes(`### ${edit.name}\n`), edit.name);
+    // Each edit's section shows it working: at least one of its examples answers `ok`.
+    const sections = doc.split(/\n(?=#{2,3} )/);
+    const failing = EDITS.map((edit) => edit.name).filter((name) => {
+      const section = sections.find((s) => s.startsWith(`### ${name}\n`))!;
+      return !examples(section).some((e) => (e.expected as { ok?: boolean } | undefined)?.ok);
+    });
+    assert.deepEqual(failing, [], "edits whose section shows no example that works");
     const list = examples(doc);
     assert.ok(list.length >= EDITS.length, `found ${list.length} examples`);
     const svc = await startTestService({}, { demo: true });
