@@ -50,7 +50,65 @@ export function unansweredLine(url: URL, dataDir: string | null | undefined): st
     "or give the --data-dir or --http-port of the one that runs";
 }
 
+/** How long the bridge waits, once stdin has ended, for the answers still owed, ms. */
+const DRAIN_MS = 30_000;
+
 type Message = JSONRPCMessage & { id?: string | number; method?: string; result?: unknown };
+
+/** The requests read and not yet answered: the bridge answers each before it ends. */
+class OwedAnswers {
+  #ids = new Set<string | number>();
+  #drained = Promise.withResolvers<void>();
+
+  /** Request `id` was read. */
+  owe(id: string | number): void {
+    if (this.#ids.size === 0) this.#drained = Promise.withResolvers<void>();
+    this.#ids.add(id);
+  }
+
+  /** Request `id` was answered. */
+  paid(id: string | number): void {
+    if (this.#ids.delete(id) && this.#ids.size === 0) this.#drained.resolve();
+  }
+
+  /** Resolves once nothing is owed, or after `ms`. */
+  async settled(ms: number): Promise<void> {
+    if (this.#ids.size === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    await Promise.race([this.#drained.promise, late]);
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * What is read while `initialize` is out waits for its answer, which brings the session's id and
+ * version: a client that writes its first messages at once is served in one session.
+ */
+class InitializeGate {
+  #open = Promise.resolve();
+  #opens = () => {};
+  /** The id of the `initialize` out, if one is. */
+  id: string | number | undefined;
+
+  /** What `message` waits for before it is sent; an `initialize` closes the gate behind it. */
+  pass(message: Message): Promise<void> {
+    const before = this.#open;
+    if (message.method === "initialize") {
+      const opened = Promise.withResolvers<void>();
+      this.#open = opened.promise;
+      this.#opens = opened.resolve;
+      this.id = message.id;
+    }
+    return before;
+  }
+
+  /** The `initialize` was answered, or could not be sent. */
+  open(): void {
+    this.id = undefined;
+    this.#opens();
+  }
+}
 
 /** Runs the bridge until stdin ends; resolves then, after ending the remote session. */
 export async function runStdioBridge(options: BridgeOptions): Promise<void> {
@@ -59,7 +117,8 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
     : {};
   const remote = new StreamableHTTPClientTransport(options.url, { requestInit: { headers } });
   const local = new StdioServerTransport();
-  let initializeId: string | number | undefined;
+  const owed = new OwedAnswers();
+  const gate = new InitializeGate();
   let ended: () => void;
   const done = new Promise<void>((resolve) => (ended = resolve));
   const unanswered = unansweredLine(options.url, options.dataDir);
@@ -73,33 +132,31 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
 
   local.onmessage = (raw) => {
     const message = raw as Message;
-    if (message.method === "initialize") initializeId = message.id;
-    remote.send(message).catch((error: Error) => {
+    const id = message.method === undefined ? undefined : message.id;
+    if (id !== undefined) owed.owe(id);
+    gate.pass(message).then(() => remote.send(message)).catch((error: Error) => {
+      if (message.method === "initialize") gate.open();
       report(error);
-      if (message.id === undefined || message.method === undefined) return;
+      if (id === undefined) return;
       // A request must be answered, or the assistant waits forever.
-      local.send({
-        jsonrpc: "2.0",
-        id: message.id,
-        error: {
-          code: -32000,
-          message: isUnanswered(error)
-            ? unanswered
-            : `Cannot reach Cueport at ${options.url}: ${describe(error)}`,
-        },
-      }).catch(() => {});
+      const text = isUnanswered(error)
+        ? unanswered
+        : `Cannot reach Cueport at ${options.url}: ${describe(error)}`;
+      local.send({ jsonrpc: "2.0", id, error: { code: -32000, message: text } })
+        .catch(() => {}).finally(() => owed.paid(id));
     });
   };
   remote.onmessage = (raw) => {
     isDown = false;
     const message = raw as Message;
-    if (initializeId !== undefined && message.id === initializeId && message.result) {
+    if (gate.id !== undefined && message.id === gate.id) {
       // Later requests carry the version the service agreed to (MCP-Protocol-Version).
-      const version = (message.result as { protocolVersion?: string }).protocolVersion;
-      if (version) remote.setProtocolVersion(version);
-      initializeId = undefined;
+      const result = message.result as { protocolVersion?: string } | undefined;
+      if (result?.protocolVersion) remote.setProtocolVersion(result.protocolVersion);
+      gate.open();
     }
-    local.send(message).catch(() => {});
+    const id = message.method === undefined ? message.id : undefined;
+    local.send(message).catch(() => {}).finally(() => id !== undefined && owed.paid(id));
   };
   remote.onerror = report;
   local.onerror = (error) => options.log(`cueport mcp: ${error.message}`);
@@ -109,6 +166,9 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
   await remote.start();
   await local.start();
   await done;
+  // stdin ended: what was asked is still answered (`printf ... | cueport mcp`), for at most
+  // DRAIN_MS (a service that never answers does not hold the bridge).
+  await owed.settled(DRAIN_MS);
   await remote.terminateSession().catch(() => {});
   await remote.close().catch(() => {});
   await local.close().catch(() => {});

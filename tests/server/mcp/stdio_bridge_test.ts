@@ -112,3 +112,66 @@ Deno.test("cueport mcp with no service running: one line naming the port and dat
     await Deno.remove(dataDir, { recursive: true });
   }
 });
+
+Deno.test("cueport mcp: messages piped at once, stdin then closed: each request answered, in the one session", async () => {
+  const svc = await startTestService({ localhostAuthExempt: false });
+  try {
+    const lines = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "piped", version: "1" },
+        },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "app_system", arguments: { action: "MUTE_TOGGLE" } },
+      },
+    ];
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, "mcp", "--data-dir", svc.dataDir],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).spawn();
+    // Written before any answer is read, and stdin closed: as `printf ... | cueport mcp` does.
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(lines.map((l) => JSON.stringify(l)).join("\n")));
+    await writer.write(new TextEncoder().encode("\n"));
+    await writer.close();
+    const [out, err, status] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.status,
+    ]);
+    assert.equal(status.code, 0, err);
+    assert.equal(err, "", "nothing went wrong");
+    const answers = out.trim().split("\n").map((line) => JSON.parse(line));
+    assert.deepEqual(answers.map((a) => [a.id, a.error?.message ?? "ok"]), [
+      [1, "ok"],
+      [2, "ok"],
+      [3, "ok"],
+    ]);
+    assert.deepEqual(
+      answers[1].result.tools.map((t: { name: string }) => t.name).sort(),
+      [...TOOL_NAMES].sort(),
+    );
+    const token = await operatorToken(svc.dataDir);
+    const state = await svc.get("/api/v1/app-state", {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(state.body.muted, true);
+    await until("the bridge's session ended", () => svc.service.mcp.sessionCount === 0);
+  } finally {
+    await svc.stop();
+  }
+});
