@@ -65,22 +65,47 @@ export function isV5Form(request: Record<string, unknown>): boolean {
   return "action" in request && !("name" in request);
 }
 
-/** The 6.0 way of a field 5.0.0 did not have, for the refusal. */
-const NEW_FIELDS: Record<string, string> = {
-  velocity: 'velocity is new in 6.0: send the 6.0 form {"name": "PLAY_CLIP_IN", "params": [...], ' +
-    '"velocity": 90} to POST /api/v1/action (5.0.0 triggers are full velocity)',
-  base: 'base is new in 6.0: send the 6.0 form {"name": "SONG_SELECT_IN", "params": [1], ' +
-    '"base": 1} to POST /api/v1/action (5.0.0 positions count from 0)',
-};
+/** The action a 5.0.0 body names (by its 5.0.0 or catalog name, any case), if any. */
+function namedAction(name: unknown): ActionSpec | undefined {
+  if (typeof name !== "string") return undefined;
+  const lower = name.trim().toLowerCase();
+  return V5_ACTIONS.get(name) ?? [...V5_ACTIONS].find(([n]) => n.toLowerCase() === lower)?.[1] ??
+    ACTIONS_BY_NAME.get(name.trim().toUpperCase());
+}
+
+/**
+ * The 6.0 way of a field 5.0.0 did not have (`velocity`, `base`), for the refusal: the 6.0 form of
+ * the very action when it takes the field, and that it takes none when it does not; null for
+ * another field.
+ */
+function newFieldWay(key: string, action: ActionSpec | undefined): string | null {
+  const [takes, example, why] = key === "velocity"
+    ? [action?.takesVelocity, '"velocity": 90', "5.0.0 triggers are full velocity"]
+    : key === "base"
+    ? [action?.isBaseShifted, '"base": 1', "5.0.0 positions count from 0"]
+    : [];
+  if (example === undefined) return null;
+  if (action !== undefined && !takes) {
+    return `${key} is new in 6.0, and ${action.name} takes none: send the 5.0.0 body without it`;
+  }
+  const name = action?.name ?? (key === "velocity" ? "PLAY_CLIP_IN" : "SONG_SELECT_IN");
+  return `${key} is new in 6.0: send the 6.0 form {"name": "${name}", "params": [...], ` +
+    `${example}} to POST /api/v1/action (${why})`;
+}
 
 /** Refuses every key of `object` but `allowed`: the 6.0 fields with their 6.0 way. */
-function onlyKeys(object: Record<string, unknown>, allowed: readonly string[], where: string) {
+function onlyKeys(
+  object: Record<string, unknown>,
+  allowed: readonly string[],
+  where: string,
+  action: ActionSpec | undefined,
+) {
   for (const key of Object.keys(object)) {
     if (allowed.includes(key)) continue;
     const field = where + key;
     throw bad(
       field,
-      NEW_FIELDS[key] ?? `is not a field of a 5.0.0 action: use ${allowed.join(", ")}`,
+      newFieldWay(key, action) ?? `is not a field of a 5.0.0 action: use ${allowed.join(", ")}`,
     );
   }
 }
@@ -152,12 +177,13 @@ function seekFraction(
  * @throws {CueportError} INVALID_MESSAGE naming the field (`velocity`, `base` with the 6.0 way)
  */
 export function checkV5Envelope(request: Record<string, unknown>): void {
-  onlyKeys(request, ["action", "projectID"], "");
   const action = request.action;
+  const named = namedAction((action as { name?: unknown } | null | undefined)?.name);
+  onlyKeys(request, ["action", "projectID"], "", named);
   if (typeof action !== "object" || action === null || Array.isArray(action)) {
     throw bad("action", 'must be an object such as {"name": "PlayAction", "params": []}');
   }
-  onlyKeys(action as Record<string, unknown>, ["name", "params"], "action.");
+  onlyKeys(action as Record<string, unknown>, ["name", "params"], "action.", named);
 }
 
 /**

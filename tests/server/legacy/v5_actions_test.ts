@@ -147,6 +147,26 @@ Deno.test("normalizeV5() refuses what 5.0.0 did not have, naming the 6.0 way", (
     "action.velocity",
   );
   assert.match(refusal({ action: { name: "SongSelectAction" }, base: 1 }).message, /base is new/);
+  // The 6.0 way named is the very action's, or that it takes no such field.
+  assert.equal(
+    refusal({ action: { name: "TriggerClipAction", params: ["c1"] }, velocity: 9 }).message,
+    'Invalid velocity: velocity is new in 6.0: send the 6.0 form {"name": "TRIGGER_CLIP_IN", ' +
+      '"params": [...], "velocity": 90} to POST /api/v1/action (5.0.0 triggers are full velocity)',
+  );
+  assert.equal(
+    refusal({ action: { name: "NextSongAction", params: [], velocity: 9 } }).message,
+    "Invalid action.velocity: velocity is new in 6.0, and NEXT_SONG_IN takes none: send the " +
+      "5.0.0 body without it",
+  );
+  assert.equal(
+    refusal({ action: { name: "PlayClipByIndexAction", params: [1] }, base: 1 }).message,
+    'Invalid base: base is new in 6.0: send the 6.0 form {"name": "PLAY_CLIP_BY_INDEX_IN", ' +
+      '"params": [...], "base": 1} to POST /api/v1/action (5.0.0 positions count from 0)',
+  );
+  assert.match(
+    refusal({ action: { name: "PlayClipAction", params: ["c1"] }, base: 1 }).message,
+    /base is new in 6\.0, and PLAY_CLIP_IN takes none/,
+  );
   assert.match(refusal({ action: { name: "PlayzAction" } }).message, /did you mean "PlayAction"/);
   assert.match(refusal({ name: "NextSongAction" }).message, /5\.0\.0 name of NEXT_SONG_IN/);
 });
