@@ -53,6 +53,12 @@ const USE_BINARY = "build the binary (deno task compile), install it " +
   "(sudo install -m 0755 dist/cueport /usr/local/bin/cueport) and run " +
   "sudo cueport service install from there";
 
+/** What a path of the unit's command is to its reader: a checkout's file is the checkout. */
+function whatRuns(file: string): string {
+  const checkout = /^(.*)\/(?:deno\.jsonc?|main\.ts)$/.exec(file)?.[1];
+  return checkout === undefined ? file : `the checkout in ${checkout}`;
+}
+
 /**
  * Why the service that `install` would write could not start, or null: the files of
  * `command` where the system unit's sandbox hides them (ProtectHome, PrivateTmp), a source
@@ -69,7 +75,7 @@ export function installProblem(
     for (const file of files) {
       const hidden = HIDDEN.find((h) => h.prefixes.some((p) => file.startsWith(p)));
       if (hidden) {
-        return `the service would run ${file}, which its sandbox hides (${hidden.by}): ` +
+        return `the service would run ${whatRuns(file)}, which its sandbox hides (${hidden.by}): ` +
           USE_BINARY;
       }
     }
@@ -80,8 +86,9 @@ export function installProblem(
   }
   const temporary = files.find((f) => f.startsWith("/tmp/") || f.startsWith("/var/tmp/"));
   if (temporary) {
-    return `the service would run ${temporary}, in a temporary folder that may not survive a ` +
-      `reboot: ${USE_BINARY.replace(/sudo cueport service install/, "cueport service install")}`;
+    const binary = USE_BINARY.replace(/sudo cueport service install/, "cueport service install");
+    return `the service would run ${whatRuns(temporary)}, in a temporary folder that may not ` +
+      `survive a reboot: ${binary}`;
   }
   const npx = files.find((f) => /[\/]_npx[\/]/.test(f));
   if (npx) {

@@ -193,6 +193,15 @@ Deno.test("installProblem() refuses what the unit's sandbox hides or what may be
     })!,
     /in a temporary folder that may not survive a reboot/,
   );
+  // A checkout's deno.json or main.ts is said as the checkout (it was "would run .../deno.json").
+  assert.match(
+    installProblem(["/usr/bin/deno", "run", "--config", "/tmp/ci/deno.json", "/tmp/ci/main.ts"], {
+      isUser: true,
+      standalone: false,
+      ...linux,
+    })!,
+    /^the service would run the checkout in \/tmp\/ci, in a temporary folder that may not survive/,
+  );
   assert.match(
     installProblem([npxDeno, "run", "/srv/cueport/main.ts"], {
       isUser: true,
