@@ -16,6 +16,7 @@ import {
 import type { EditResult } from "../edits.ts";
 import { ACTIONS_BY_NAME } from "../../../protocol/actions.ts";
 import { CueportError } from "../errors.ts";
+import { normalizeAction } from "../action_rules.ts";
 import type { MidiLearnInput, MidiService } from "./midi_service.ts";
 import { type AnyOperation, defineOperation, given, SCOPES } from "./operation.ts";
 
@@ -37,6 +38,34 @@ export const MidiStatusView = MidiStatusFields.extend({
 });
 
 const midiOf = (ctx: { midi?: MidiService | undefined }) => given(ctx.midi, "MIDI transport");
+
+/**
+ * Before the wait, what the learned binding could not run: an action the catalog lacks, or params
+ * the action refuses both as they are (a note, a trigger) and with a control change's value
+ * appended (`value: "param"`, the default for one).
+ * @throws {CueportError} INVALID_MESSAGE naming the field
+ */
+function checkLearn(input: MidiLearnInput): void {
+  if (!ACTIONS_BY_NAME.has(input.action)) {
+    throw new CueportError(
+      "INVALID_MESSAGE",
+      `Invalid action: "${input.action}" is not an action of the catalog (GET /api/v1/actions lists them)`,
+      { field: "action" },
+    );
+  }
+  const refusal = (params: unknown[]) => {
+    try {
+      normalizeAction({ name: input.action, params });
+      return null;
+    } catch (error) {
+      return error;
+    }
+  };
+  const alone = refusal(input.params);
+  if (alone === null) return;
+  if (input.value !== "trigger" && refusal([...input.params, input.min ?? 0]) === null) return;
+  throw alone;
+}
 
 /** The MIDI operations: HTTP and MCP. */
 export const MIDI_OPERATIONS: readonly AnyOperation[] = [
@@ -64,15 +93,8 @@ export const MIDI_OPERATIONS: readonly AnyOperation[] = [
     input: MidiLearnRequest,
     output: MidiLearnAnswer,
     run: async (ctx, input: MidiLearnInput) => {
-      // Before the wait: a learn of a name the catalog lacks would wait for a message, then
-      // bind what cannot run.
-      if (!ACTIONS_BY_NAME.has(input.action)) {
-        throw new CueportError(
-          "INVALID_MESSAGE",
-          `Invalid action: "${input.action}" is not an action of the catalog (GET /api/v1/actions lists them)`,
-          { field: "action" },
-        );
-      }
+      // Before the wait: it would wait for a message, then bind what cannot run.
+      checkLearn(input);
       const outcome = await midiOf(ctx).learn(input, ctx.signal);
       if (!outcome.learned) return outcome;
       const { binding } = outcome;

@@ -190,6 +190,23 @@ Deno.test("MIDI: the default map's rows run their actions; a Project's own map a
         assert.equal((await svc.get("/api/v1/midi")).body.learning, null, "nothing waits");
       },
     );
+    await t.step(
+      "a learn whose params the action refuses, with or without a control change's value, is refused at once",
+      async () => {
+        const cases: [Record<string, unknown>, string][] = [
+          [{ action: "SET_CONTROL", params: ["AA"] }, "params[0]"],
+          [{ action: "PLAY_CLIP_IN", params: ["c1", "c2", "c3"] }, "params"],
+          [{ action: "SET_CONTROL", params: ["A"], value: "trigger" }, "params"],
+        ];
+        for (const [body, field] of cases) {
+          const refused = await svc.post("/api/v1/midi/learn", body);
+          assert.equal(refused.status, 400, JSON.stringify(refused.body));
+          assert.equal(refused.body.error.code, "INVALID_MESSAGE");
+          assert.ok(refused.body.error.details.field.startsWith(field), refused.body.error.message);
+          assert.equal((await svc.get("/api/v1/midi")).body.learning, null, "nothing waits");
+        }
+      },
+    );
   } finally {
     await svc.stop();
   }
