@@ -42,6 +42,22 @@ function describe(error: Error): string {
   return [error.message, ...causes].join(": ");
 }
 
+/**
+ * The JSON-RPC error the service answered a message with (the SDK throws it as "Error POSTing to
+ * endpoint: <body>"), or null: that is the service's answer, not an outage.
+ */
+function serviceRefusal(error: Error): { code: number; message: string } | null {
+  const body = /Error POSTing to endpoint: (\{.*\})\s*$/s.exec(error.message)?.[1];
+  if (body === undefined) return null;
+  try {
+    const refusal = (JSON.parse(body) as { error?: { code?: unknown; message?: unknown } }).error;
+    if (typeof refusal?.code !== "number" || typeof refusal.message !== "string") return null;
+    return { code: refusal.code, message: refusal.message };
+  } catch {
+    return null;
+  }
+}
+
 /** The one line for a service that does not answer: where it was looked for, how to start it. */
 export function unansweredLine(url: URL, dataDir: string | null | undefined): string {
   const where = dataDir ? ` (data dir ${dataDir})` : "";
@@ -87,9 +103,8 @@ class OwedAnswers {
  */
 class InitializeGate {
   #open = Promise.resolve();
-  #opens = () => {};
-  /** The id of the `initialize` out, if one is. */
-  id: string | number | undefined;
+  /** Each `initialize` out, by id: what its answer opens. */
+  #out = new Map<string | number | undefined, () => void>();
 
   /** What `message` waits for before it is sent; an `initialize` closes the gate behind it. */
   pass(message: Message): Promise<void> {
@@ -97,16 +112,54 @@ class InitializeGate {
     if (message.method === "initialize") {
       const opened = Promise.withResolvers<void>();
       this.#open = opened.promise;
-      this.#opens = opened.resolve;
-      this.id = message.id;
+      this.#out.set(message.id, opened.resolve);
     }
     return before;
   }
 
-  /** The `initialize` was answered, or could not be sent. */
-  open(): void {
-    this.id = undefined;
-    this.#opens();
+  /** Whether `id` is that of an `initialize` out. */
+  isOut(id: string | number | undefined): boolean {
+    return id !== undefined && this.#out.has(id);
+  }
+
+  /** The `initialize` of `id` was answered, or could not be sent. */
+  open(id: string | number | undefined): void {
+    this.#out.get(id)?.();
+    this.#out.delete(id);
+  }
+}
+
+/** What the bridge tells of a failed send: to the assistant's log, and as a request's answer. */
+class Failures {
+  readonly #options: BridgeOptions;
+  readonly #unanswered: string;
+  /** One line per outage, not one per message: the assistant may send many while it lasts. */
+  #isDown = false;
+
+  constructor(options: BridgeOptions) {
+    this.#options = options;
+    this.#unanswered = unansweredLine(options.url, options.dataDir);
+  }
+
+  /** Logs `error`, unless it is the service's own refusal (an answer, not an outage). */
+  report(error: Error): void {
+    if (serviceRefusal(error) !== null) return;
+    if (!isUnanswered(error)) return this.#options.log(`cueport mcp: ${describe(error)}`);
+    if (!this.#isDown) this.#options.log(`cueport mcp: ${this.#unanswered}`);
+    this.#isDown = true;
+  }
+
+  /** The service answered: the next outage is told again. */
+  answered(): void {
+    this.#isDown = false;
+  }
+
+  /** The error a request whose send failed with `error` is answered with. */
+  answerTo(error: Error): { code: number; message: string } {
+    const text = isUnanswered(error)
+      ? this.#unanswered
+      : `Cannot reach Cueport at ${this.#options.url}: ${describe(error)}`;
+    return serviceRefusal(error) ?? { code: -32000, message: text };
   }
 }
 
@@ -119,46 +172,36 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
   const local = new StdioServerTransport();
   const owed = new OwedAnswers();
   const gate = new InitializeGate();
+  const failures = new Failures(options);
   let ended: () => void;
   const done = new Promise<void>((resolve) => (ended = resolve));
-  const unanswered = unansweredLine(options.url, options.dataDir);
-  // One line per outage, not one per message: the assistant may send many while it lasts.
-  let isDown = false;
-  const report = (error: Error) => {
-    if (!isUnanswered(error)) return options.log(`cueport mcp: ${describe(error)}`);
-    if (!isDown) options.log(`cueport mcp: ${unanswered}`);
-    isDown = true;
-  };
 
   local.onmessage = (raw) => {
     const message = raw as Message;
     const id = message.method === undefined ? undefined : message.id;
     if (id !== undefined) owed.owe(id);
     gate.pass(message).then(() => remote.send(message)).catch((error: Error) => {
-      if (message.method === "initialize") gate.open();
-      report(error);
+      if (message.method === "initialize") gate.open(message.id);
+      failures.report(error);
       if (id === undefined) return;
       // A request must be answered, or the assistant waits forever.
-      const text = isUnanswered(error)
-        ? unanswered
-        : `Cannot reach Cueport at ${options.url}: ${describe(error)}`;
-      local.send({ jsonrpc: "2.0", id, error: { code: -32000, message: text } })
+      local.send({ jsonrpc: "2.0", id, error: failures.answerTo(error) })
         .catch(() => {}).finally(() => owed.paid(id));
     });
   };
   remote.onmessage = (raw) => {
-    isDown = false;
+    failures.answered();
     const message = raw as Message;
-    if (gate.id !== undefined && message.id === gate.id) {
+    if (message.method === undefined && gate.isOut(message.id)) {
       // Later requests carry the version the service agreed to (MCP-Protocol-Version).
       const result = message.result as { protocolVersion?: string } | undefined;
       if (result?.protocolVersion) remote.setProtocolVersion(result.protocolVersion);
-      gate.open();
+      gate.open(message.id);
     }
     const id = message.method === undefined ? message.id : undefined;
     local.send(message).catch(() => {}).finally(() => id !== undefined && owed.paid(id));
   };
-  remote.onerror = report;
+  remote.onerror = (error) => failures.report(error);
   local.onerror = (error) => options.log(`cueport mcp: ${error.message}`);
   process.stdin.on("end", () => ended());
   process.stdin.on("close", () => ended());

@@ -116,17 +116,20 @@ Deno.test("cueport mcp with no service running: one line naming the port and dat
 Deno.test("cueport mcp: messages piped at once, stdin then closed: each request answered, in the one session", async () => {
   const svc = await startTestService({ localhostAuthExempt: false });
   try {
-    const lines = [
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "piped", version: "1" },
-        },
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "piped", version: "1" },
       },
+    };
+    const lines = [
+      initialize,
+      // A second initialize while the first is out: it waits for the first's answer too.
+      { ...initialize, id: 5 },
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 2, method: "tools/list" },
       {
@@ -155,11 +158,14 @@ Deno.test("cueport mcp: messages piped at once, stdin then closed: each request 
     ]);
     assert.equal(status.code, 0, err);
     assert.equal(err, "", "nothing went wrong");
-    const answers = out.trim().split("\n").map((line) => JSON.parse(line));
+    const answers = out.trim().split("\n").map((line) => JSON.parse(line))
+      .sort((a, b) => a.id - b.id);
+    // The second initialize is the service's to refuse, and the bridge passes its words on.
     assert.deepEqual(answers.map((a) => [a.id, a.error?.message ?? "ok"]), [
       [1, "ok"],
       [2, "ok"],
       [3, "ok"],
+      [5, "Invalid Request: Server already initialized"],
     ]);
     assert.deepEqual(
       answers[1].result.tools.map((t: { name: string }) => t.name).sort(),
