@@ -8,6 +8,7 @@
  * @module
  */
 import { z } from "zod";
+import { parseSubnets } from "./subnets.ts";
 import { PRIMARY_DISPLAY } from "./action_rules.ts";
 import { FULL_REGION_TEXT, RegionText } from "./region.ts";
 import { RigName } from "./rigs.ts";
@@ -67,6 +68,15 @@ const list = (min = 0) =>
     (v) => typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v,
     z.array(z.string().min(1)).min(min),
   );
+/** An allow list (`setting` names it): addresses or subnets, each checked (`protocol/subnets.ts`). */
+const subnetList = (setting: string) =>
+  list().superRefine((entries, ctx) => {
+    try {
+      parseSubnets(entries, setting);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: (error as Error).message.replace(/^\w+: /, "") });
+    }
+  });
 /** A switch given to a list setting: on is `["all"]`, off the empty list; anything else as given. */
 function onOffAsList(v: unknown): unknown {
   if (v === true || v === "on" || v === "true") return ["all"];
@@ -147,7 +157,7 @@ export const SETTINGS = {
       "65536: unsent bytes an OSCQuery WebSocket client may hold; then values wait, and one behind for `wsLagCloseMs` is closed (1013)",
   },
   oscAllow: {
-    schema: list().default([]),
+    schema: subnetList("oscAllow").default([]),
     flag: "osc-allow",
     value: "LIST",
     help: "addresses or subnets that may send OSC without pairing, comma-separated",
@@ -186,7 +196,7 @@ export const SETTINGS = {
     doc: "`Cueport`: the network MIDI session's name, as Audio MIDI Setup and rtpMIDI list it",
   },
   midiAllow: {
-    schema: list().default([]),
+    schema: subnetList("midiAllow").default([]),
     flag: "midi-allow",
     value: "LIST",
     help: "addresses or subnets whose MIDI is taken without approval, comma-separated",

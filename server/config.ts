@@ -140,31 +140,59 @@ export async function loadSettings(
   if (values.help) return { help: true };
 
   const raw: Record<string, unknown> = {};
+  /** Where each value was given: the flag, the variable or the config file. */
+  const givenIn: Record<string, string> = {};
   const fallback = defaultConfigPath(env);
   const configPath = (values.config as string | undefined) ?? env("CUEPORT_CONFIG") ??
     (fallback && isFile(fallback) ? fallback : undefined);
-  if (configPath) Object.assign(raw, await readConfigFile(configPath));
+  if (configPath) {
+    for (const [name, value] of Object.entries(await readConfigFile(configPath))) {
+      raw[name] = value;
+      givenIn[name] = `in config file "${configPath}"`;
+    }
+  }
   for (const [name, spec] of SPECS) {
     const value = env(envName(name));
     if (value !== undefined && value !== "") {
       raw[name] = isSwitch(spec) ? ["1", "true", "yes"].includes(value.toLowerCase()) : value;
+      givenIn[name] = envName(name);
     }
   }
   for (const [name, spec] of SPECS) {
-    if (values[spec.flag] !== undefined) raw[name] = values[spec.flag];
+    if (values[spec.flag] === undefined) continue;
+    raw[name] = values[spec.flag];
+    givenIn[name] = `--${spec.flag}`;
   }
   raw.dataDir ??= defaultDataDir();
   const parsed = Settings.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+  if (!parsed.success) throw new Error(settingsRefusal(parsed.error.issues, raw, givenIn));
+  return { help: false, settings: parsed.data };
+}
+
+/**
+ * One line for every refused setting, each named with where it was given (the flag, the variable
+ * or the config file; both ways in for a rule between settings): all of them at once, not one a
+ * start.
+ */
+function settingsRefusal(
+  issues: readonly z.core.$ZodIssue[],
+  raw: Record<string, unknown>,
+  givenIn: Record<string, string>,
+): string {
+  const said = new Set<string>();
+  const parts: string[] = [];
+  for (const issue of issues) {
     const setting = String(issue.path[0] ?? "");
-    throw new Error(
-      `Invalid setting ${issue.path.join(".")} (${settingPlaces(setting)}): ${
-        settingIssueMessage(issue)
-      } (given ${JSON.stringify(raw[setting])})`,
+    if (said.has(setting)) continue;
+    said.add(setting);
+    parts.push(
+      `${issue.path.join(".")} (${givenIn[setting] ?? settingPlaces(setting)}): ` +
+        `${settingIssueMessage(issue)} (given ${JSON.stringify(raw[setting])})`,
     );
   }
-  return { help: false, settings: parsed.data };
+  return parts.length === 1
+    ? `Invalid setting ${parts[0]}`
+    : `Invalid settings: ${parts.join("; ")}`;
 }
 
 /**
@@ -199,7 +227,18 @@ async function readConfigFile(configPath: string): Promise<Record<string, unknow
   return file as Record<string, unknown>;
 }
 
-/** ` (did you mean "x"?)` for a near miss of a setting's name, else where to look. */
+/** ` (did you mean "x"?)` for a near miss of a setting's name, else nothing (the hint follows). */
 function suggest(key: string): string {
-  return didYouMean(key, Object.keys(SETTINGS)) || ": see cueport --help for the settings";
+  return didYouMean(key, Object.keys(SETTINGS));
+}
+
+/**
+ * Where to look after a settings refusal: `cueport config check` for a config file's problem (it
+ * lists them all), `cueport --help` for the rest; nothing for a file that cannot be read.
+ */
+export function settingsHint(message: string): string {
+  if (message.startsWith("Cannot read config file")) return ""; // the file's own error says it
+  return /config file "/.test(message)
+    ? "(cueport config check FILE lists every problem of a config file)"
+    : "(cueport --help lists the settings)";
 }

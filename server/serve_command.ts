@@ -5,7 +5,7 @@
  * the `deno task` or npx that started it is gone.
  * @module
  */
-import { loadSettings, SERVE_USAGE, type Settings } from "./config.ts";
+import { loadSettings, SERVE_USAGE, type Settings, settingsHint } from "./config.ts";
 import { createLogger } from "./log.ts";
 import { permissionRefusal, reportRefusedPermissions } from "./deploy/permission_refused.ts";
 import { InstanceLock, StartupError } from "./startup.ts";
@@ -101,7 +101,8 @@ async function settingsOrExit(args: string[]): Promise<Awaited<ReturnType<typeof
   } catch (error) {
     // A refused permission is told by its own handler, as one line naming the flag.
     if (permissionRefusal(error) !== null) throw error;
-    console.error(`cueport: ${(error as Error).message} (cueport --help lists the settings)`);
+    const message = (error as Error).message;
+    console.error(`cueport: ${[message, settingsHint(message)].filter(Boolean).join(" ")}`);
     Deno.exit(2);
   }
 }

@@ -62,7 +62,7 @@ Deno.test("loadSettings() rejects bad values and unknown flags with the setting'
   await assert.rejects(loadSettings(["--log-level", "loud"], noEnv), /Invalid setting logLevel/);
   await assert.rejects(
     loadSettings(["--mdns", "maybe"], noEnv),
-    /Invalid setting mdns \(--mdns or CUEPORT_MDNS\): Invalid option: expected one of "on"\|"off"\|"true"\|"false" or a boolean \(given "maybe"\)/,
+    /Invalid setting mdns \(--mdns\): Invalid option: expected one of "on"\|"off"\|"true"\|"false" or a boolean \(given "maybe"\)/,
   );
   await assert.rejects(loadSettings(["--bogus"], noEnv), /bogus/);
   await assert.rejects(
@@ -77,9 +77,10 @@ Deno.test("loadSettings() rejects bad values and unknown flags with the setting'
 const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 Deno.test("loadSettings() refuses a number setting given what is no number, and says the range it takes", async () => {
-  const refusal = (setting: string, flag: string, expected: string, given: unknown) =>
+  // Named with where it was given: the flag, or the config file.
+  const refusal = (setting: string, place: string, expected: string, given: unknown) =>
     new RegExp(
-      `^Error: Invalid setting ${setting} \\(--${flag} or ${envName(setting)}\\): ` +
+      `^Error: Invalid setting ${setting} \\(${literally(place)}\\): ` +
         `${literally(expected)} \\(given ${literally(JSON.stringify(given))}\\)`,
     );
   const portRange = "a whole number from 0 to 65535";
@@ -102,7 +103,7 @@ Deno.test("loadSettings() refuses a number setting given what is no number, and 
   for (const [setting, flag, given, expected] of cases) {
     await assert.rejects(
       loadSettings(["--data-dir", "/d", `--${flag}=${given}`], noEnv),
-      refusal(setting, flag, expected, given),
+      refusal(setting, `--${flag}`, expected, given),
     );
   }
   // A config file's value is a number, or text that is one: not null, a switch or a list.
@@ -112,9 +113,25 @@ Deno.test("loadSettings() refuses a number setting given what is no number, and 
       await Deno.writeTextFile(file, JSON.stringify({ httpPort: given }));
       await assert.rejects(
         loadSettings(["--data-dir", "/d", "--config", file], noEnv),
-        refusal("httpPort", "http-port", port, given),
+        refusal("httpPort", `in config file "${file}"`, port, given),
       );
     }
+    // Every bad value of the file at once, each named with the file, in one line.
+    await Deno.writeTextFile(file, JSON.stringify({ coalesceMs: -1, httpPort: 70000 }));
+    await assert.rejects(
+      loadSettings(["--data-dir", "/d", "--config", file], noEnv),
+      new RegExp(
+        `^Error: Invalid settings: httpPort \\(in config file "${literally(file)}"\\): ${port} ` +
+          `\\(given 70000\\); coalesceMs \\(in config file "${
+            literally(file)
+          }"\\): .*\\(given -1\\)$`,
+      ),
+    );
+    // The variable that gave it, when it did.
+    await assert.rejects(
+      loadSettings(["--data-dir", "/d"], (name) => name === "CUEPORT_HTTP_PORT" ? "x" : undefined),
+      refusal("httpPort", "CUEPORT_HTTP_PORT", port, "x"),
+    );
     await Deno.writeTextFile(file, JSON.stringify({ httpPort: " 8080 ", wsPort: 8081 }));
     const loaded = await loadSettings(["--data-dir", "/d", "--config", file], noEnv);
     assert.ok(!loaded.help);
@@ -167,4 +184,25 @@ Deno.test("the bundled player checks its flags with the settings' schemas", asyn
   }).output();
   assert.equal(out.code, 2);
   assert.match(new TextDecoder().decode(out.stderr), /invalid --history-limit/);
+});
+
+Deno.test("loadSettings() refuses an allow list's bad entry as a setting, before anything starts", async () => {
+  // It failed the start later ("Cannot start: oscAllow: ..."), exit 1, after making the data dir.
+  await assert.rejects(
+    loadSettings(["--data-dir", "/d", "--osc-allow", "10.0.0.1,192.168.1.0/33"], noEnv),
+    /^Error: Invalid setting oscAllow \(--osc-allow\): "192\.168\.1\.0\/33" is not an address or subnet: expected one such as 192\.168\.1\.7 or 192\.168\.1\.0\/24/,
+  );
+  await assert.rejects(
+    loadSettings(
+      ["--data-dir", "/d"],
+      (n) => n === "CUEPORT_MIDI_ALLOW" ? "desk.local" : undefined,
+    ),
+    /^Error: Invalid setting midiAllow \(CUEPORT_MIDI_ALLOW\): "desk\.local" is not an address/,
+  );
+  const loaded = await loadSettings(
+    ["--data-dir", "/d", "--osc-allow", "10.0.0.0/8,fd00::/8"],
+    noEnv,
+  );
+  assert.ok(!loaded.help);
+  assert.deepEqual(loaded.settings.oscAllow, ["10.0.0.0/8", "fd00::/8"]);
 });

@@ -152,7 +152,7 @@ Deno.test("an unusable data dir and a bad setting are one line each", async () =
   const bad = await runMain(["--ws-port", "http"]);
   assert.equal(bad.code, 2);
   assert.equal(bad.stderr.trim().split("\n").length, 1, bad.stderr);
-  assert.match(bad.stderr, /Invalid setting wsPort \(--ws-port or CUEPORT_WS_PORT\)/);
+  assert.match(bad.stderr, /Invalid setting wsPort \(--ws-port\)/);
 });
 
 Deno.test("folderProblem() tells a system folder from a folder that can be made writable", () => {
