@@ -77,6 +77,25 @@ const subnetList = (setting: string) =>
       ctx.addIssue({ code: "custom", message: (error as Error).message.replace(/^\w+: /, "") });
     }
   });
+/** etcd client URLs: `http://` or `https://`, a host, a port if any, nothing after. */
+const endpointList = () =>
+  list(1).superRefine((entries, ctx) => {
+    for (const entry of entries) {
+      let url: URL | null = null;
+      try {
+        url = new URL(entry);
+      } catch { /* refused below */ }
+      const isEndpoint = url !== null && ["http:", "https:"].includes(url.protocol) &&
+        url.hostname !== "" && url.pathname === "/" && url.search === "" && url.hash === "";
+      if (isEndpoint) continue;
+      ctx.addIssue({
+        code: "custom",
+        message: `"${entry}" is not an etcd client URL: expected one such as ` +
+          "http://192.168.1.11:2379",
+      });
+      return;
+    }
+  });
 /** A switch given to a list setting: on is `["all"]`, off the empty list; anything else as given. */
 function onOffAsList(v: unknown): unknown {
   if (v === true || v === "on" || v === "true") return ["all"];
@@ -566,7 +585,7 @@ export const SETTINGS = {
       "none: Cueport runs alone and touches no etcd; a name (letters, digits, `-_.`): the rig group it joins through `groupEndpoints` (`docs/rigs.md`)",
   },
   groupEndpoints: {
-    schema: list(1).default(["http://127.0.0.1:2379"]),
+    schema: endpointList().default(["http://127.0.0.1:2379"]),
     flag: "group-endpoints",
     value: "LIST",
     help: "the etcd members of the group, comma-separated URLs (default http://127.0.0.1:2379)",

@@ -27,6 +27,22 @@ export const GROUP_USAGE =
   --config FILE   the config file (default --config, CUEPORT_CONFIG, else cueport config path)
   --data-dir DIR, --http-port N   the running service (status), as for cueport status`;
 
+/** How many words each subcommand takes after its name. */
+const WORDS: Record<string, number> = { status: 0, join: 1, leave: 0 };
+
+/** What is wrong with the words of `cueport group ...` (the subcommand and its NAME), or null. */
+function argumentsProblem([sub, ...rest]: readonly string[]): string | null {
+  if (sub === undefined) return "no subcommand";
+  const words = WORDS[sub];
+  if (words === undefined) return `unknown subcommand "${sub}"`;
+  if (rest.length < words) return `${sub} needs the group's NAME: cueport group join NAME`;
+  if (rest.length > words) {
+    return `unexpected "${rest.slice(words).join(" ")}": cueport group ${sub}` +
+      `${words === 1 ? " NAME" : ""} takes nothing more`;
+  }
+  return null;
+}
+
 /** Runs `cueport group ...`; returns the exit code. */
 export async function runGroupCommand(
   args: string[],
@@ -53,24 +69,23 @@ export async function runGroupCommand(
     print(GROUP_USAGE);
     return 0;
   }
+  const refusal = argumentsProblem(positionals);
+  if (refusal !== null) {
+    print(`cueport group: ${refusal}\n\n${GROUP_USAGE}`);
+    return 2;
+  }
   if (sub === "status") return await status(values, print);
   const path = values.config ?? Deno.env.get("CUEPORT_CONFIG") ?? defaultConfigPath();
-  if ((sub === "join" && name !== undefined) || sub === "leave") {
-    if (!path) {
-      print("cueport group: no config file: give one with --config");
-      return 2;
-    }
-    const change = sub === "leave" ? { group: undefined } : {
-      group: name,
-      ...(values.endpoints ? { groupEndpoints: values.endpoints.split(",") } : {}),
-      ...(values.rig ? { rigName: values.rig } : {}),
-    };
-    return await writeSettings(path, change, print);
+  if (!path) {
+    print("cueport group: no config file: give one with --config");
+    return 2;
   }
-  print(
-    `cueport group: ${sub ? `unknown subcommand "${sub}"` : "no subcommand"}\n\n${GROUP_USAGE}`,
-  );
-  return 2;
+  const change = sub === "leave" ? { group: undefined } : {
+    group: name,
+    ...(values.endpoints ? { groupEndpoints: values.endpoints.split(",") } : {}),
+    ...(values.rig ? { rigName: values.rig } : {}),
+  };
+  return await writeSettings(path, change, print);
 }
 
 async function status(

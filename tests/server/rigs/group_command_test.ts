@@ -34,6 +34,24 @@ Deno.test("cueport group join and leave write the settings the service then read
     const left = JSON.parse(await Deno.readTextFile(config));
     assert.deepEqual(left, { groupEndpoints: endpoints.split(","), rigName: "main" });
     assert.equal(await runGroupCommand(["dance"], print), 2);
+    // A missing NAME or a word too many says so, not "unknown subcommand"; nothing is written.
+    const wrong: [string[], RegExp][] = [
+      [["join"], /^cueport group: join needs the group's NAME: cueport group join NAME\n/],
+      [["join", "show", "extra"], /^cueport group: unexpected "extra": cueport group join NAME/],
+      [["leave", "now"], /^cueport group: unexpected "now": cueport group leave takes nothing/],
+    ];
+    for (const [words, said] of wrong) {
+      assert.equal(await runGroupCommand([...words, "--config", config], print), 2);
+      assert.match(lines.at(-1)!, said);
+    }
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(config)), left);
+    // Endpoints that are no etcd client URLs are refused as the service would refuse them.
+    for (const endpoint of ["notaurl", "192.168.1.11:2379", "http://10.0.0.1:2379/v3"]) {
+      const join = ["join", "show", "--endpoints", endpoint, "--config", config];
+      assert.equal(await runGroupCommand(join, print), 2, endpoint);
+      assert.match(lines.at(-1)!, new RegExp(`"${endpoint}" is not an etcd client URL: expected`));
+    }
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(config)), left);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
