@@ -14,6 +14,7 @@ import { runShowCommand } from "./deploy/show_command.ts";
 import { runGroupCommand } from "./rigs/group_command.ts";
 import { SETTING_DEFAULTS } from "../protocol/settings.ts";
 import type { OutputDisplays } from "../protocol/displays.ts";
+import { argsMessage } from "./deploy/args_message.ts";
 
 /** Commands of their own modules, with their own options: each runs and returns its exit code. */
 const DEPLOY_COMMANDS: Record<
@@ -269,7 +270,7 @@ export async function runCli(
       allowPositionals: true,
     });
   } catch (error) {
-    print(`cueport ${command}: ${(error as Error).message}\n\n${CLI_USAGE}`);
+    print(`cueport ${command}: ${argsMessage(error)}\n\n${CLI_USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;

@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { didYouMean } from "../../lib/suggest.ts";
 import { settingIssueMessage, SETTINGS, type SettingSpec } from "../../protocol/settings.ts";
 import { defaultConfigPath } from "../config.ts";
+import { argsMessage } from "./args_message.ts";
 
 /** One problem of a config file: the key (null for the file as a whole) and why. */
 export interface ConfigProblem {
@@ -69,7 +70,7 @@ export async function runConfigCommand(
       allowPositionals: true,
     });
   } catch (error) {
-    print(`cueport config: ${(error as Error).message}\n\n${CONFIG_USAGE}`);
+    print(`cueport config: ${argsMessage(error)}\n\n${CONFIG_USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;

@@ -11,6 +11,7 @@ import { systemdUnit, UNIT_NAME, unitPath } from "./systemd_unit.ts";
 import { LAUNCHD_LABEL, launchdPlaces, launchdPlist, plistPath } from "./launchd_plist.ts";
 import { runStatusCommand } from "./status_command.ts";
 import { installedDataDirs } from "./places.ts";
+import { argsMessage } from "./args_message.ts";
 
 /** Usage of `cueport service`. */
 export const SERVICE_USAGE = `Usage: cueport service install | uninstall [--user] [--dry-run]
@@ -256,7 +257,7 @@ export async function runServiceCommand(
       allowPositionals: true,
     });
   } catch (error) {
-    print(`cueport service: ${(error as Error).message}\n\n${SERVICE_USAGE}`);
+    print(`cueport service: ${argsMessage(error)}\n\n${SERVICE_USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;

@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import { call, findTarget, send, type Target } from "./operator_target.ts";
 import { writeShowFileWhole } from "../../protocol/show_file.ts";
+import { argsMessage } from "./args_message.ts";
 
 /** Usage of `cueport show`. */
 export const SHOW_USAGE =
@@ -105,7 +106,7 @@ export async function runShowCommand(
       allowPositionals: true,
     });
   } catch (error) {
-    print(`cueport show: ${(error as Error).message}\n\n${SHOW_USAGE}`);
+    print(`cueport show: ${argsMessage(error)}\n\n${SHOW_USAGE}`);
     return 2;
   }
   const { values, positionals: [verb, ...rest] } = parsed;

@@ -7,6 +7,7 @@
 import { parseArgs } from "node:util";
 import { call, findTarget } from "./operator_target.ts";
 import type { DataProblem } from "../../protocol/library.ts";
+import { argsMessage } from "./args_message.ts";
 
 /** Usage of `cueport status`. */
 export const STATUS_USAGE = `Usage: cueport status [--data-dir DIR] [--http-port N] [--json]
@@ -52,7 +53,7 @@ export async function runStatusCommand(
       },
     }).values;
   } catch (error) {
-    print(`cueport status: ${(error as Error).message}\n\n${STATUS_USAGE}`);
+    print(`cueport status: ${argsMessage(error)}\n\n${STATUS_USAGE}`);
     return 2;
   }
   if (values.help) {

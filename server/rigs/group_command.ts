@@ -12,6 +12,7 @@ import { checkConfigText } from "../deploy/config_check.ts";
 import { defaultConfigPath } from "../config.ts";
 import { writeJsonAtomic } from "../../lib/atomic_write.ts";
 import { GroupStatus, type RigClock } from "../../protocol/rigs.ts";
+import { argsMessage } from "../deploy/args_message.ts";
 
 /** Usage of `cueport group`. */
 export const GROUP_USAGE =
@@ -60,7 +61,7 @@ export async function runGroupCommand(
       },
     });
   } catch (error) {
-    print(`cueport group: ${(error as Error).message}\n\n${GROUP_USAGE}`);
+    print(`cueport group: ${argsMessage(error)}\n\n${GROUP_USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;

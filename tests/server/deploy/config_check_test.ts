@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { runGroupCommand } from "../../../server/rigs/group_command.ts";
 import { checkConfigText, runConfigCommand } from "../../../server/deploy/config_check.ts";
 import { defaultConfigPath, loadSettings } from "../../../server/config.ts";
 import { SETTINGS } from "../../../protocol/settings.ts";
@@ -130,4 +131,13 @@ Deno.test("the default config file: per platform, and read when present", async 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("cueport config and group with an option they do not take: the option named, not Node's advice", async () => {
+  const config = await check(["path", "--data-dir", "/x"]);
+  assert.equal(config.code, 2);
+  assert.equal(config.lines[0]!.split("\n")[0], "cueport config: Unknown option '--data-dir'");
+  const lines: string[] = [];
+  assert.equal(await runGroupCommand(["join", "show", "--bogus"], (l) => lines.push(l)), 2);
+  assert.equal(lines[0]!.split("\n")[0], "cueport group: Unknown option '--bogus'");
 });
