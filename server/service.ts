@@ -5,6 +5,7 @@
  */
 import { Method } from "../protocol/methods.ts";
 import { Core } from "./core/mod.ts";
+import { NO_API_ACCESS } from "./core/player_link.ts";
 import { clearStaging } from "./core/uploads.ts";
 import type { Settings } from "./config.ts";
 import type { Logger } from "./log.ts";
@@ -507,6 +508,7 @@ async function openCore(
     log("info", `Player ready: ${info.player.name} ${info.player.version} (pid ${supervisor.pid})`);
     // The player's damaged files, at warn, once per player start (its own lines are not forwarded).
     for (const problem of snapshot.problems) log("warn", playerProblemLine(problem));
+    if (!snapshot.entitlements.apiAccess) log("warn", NO_API_ACCESS);
   };
   return { supervisor, core };
 }

@@ -12,6 +12,14 @@ import { clientUpdate, snapshotView } from "./client_updates.ts";
 import type { ReadModel } from "./read_model.ts";
 import type { OutputStats } from "../../protocol/output.ts";
 
+/**
+ * Why every API request is refused when the player's plan has no API access: said to each client
+ * (`API_ACCESS_DENIED`) and once in the log as the player starts. The bundled player's plan is
+ * the setting `plan`.
+ */
+export const NO_API_ACCESS = "The plan does not include API access: upgrade the plan to use " +
+  "the API (the bundled player's plan is the setting plan: --plan pro or CUEPORT_PLAN=pro)";
+
 /** The player, the read model it feeds and the bus its updates go out on. */
 export class PlayerLink {
   /** The connection to whichever player is running. */
@@ -64,10 +72,7 @@ export class PlayerLink {
   /** @throws {CueportError} API_ACCESS_DENIED when the player's plan has no API access */
   requireApiAccess(): void {
     if (this.model.entitlements?.apiAccess === false) {
-      throw new CueportError(
-        "API_ACCESS_DENIED",
-        "The plan does not include API access: upgrade the plan to use the API",
-      );
+      throw new CueportError("API_ACCESS_DENIED", NO_API_ACCESS);
     }
   }
 }

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { startTestService } from "../../_helpers/service.ts";
 import { TestSocket } from "../../_helpers/ws_client.ts";
+import { startServiceProcess } from "../../_helpers/service_process.ts";
+import { until } from "../../_helpers/until.ts";
 
 Deno.test("a plan without API access: 403 on every API route, /health open, WebSocket auth refused", async () => {
   const svc = await startTestService({ plan: "free" });
@@ -17,9 +19,23 @@ Deno.test("a plan without API access: 403 on every API route, /health open, WebS
     await ws.take();
     const auth = await ws.auth();
     assert.equal(auth.error.code, "API_ACCESS_DENIED");
-    assert.match(auth.error.message, /plan does not include API access/);
+    // It names the setting: a plan set by mistake is found from the refusal alone.
+    assert.match(auth.error.message, /plan does not include API access.*setting plan: --plan pro/);
     await ws.close();
   } finally {
     await svc.stop();
+  }
+});
+
+Deno.test("a plan without API access is said once in the log as the player starts, naming the setting", async () => {
+  const svc = await startServiceProcess(["--plan", "free", "--log-level", "warn"]);
+  try {
+    await until(
+      "the warning",
+      () => /WARN +The plan does not include API access/.test(svc.stderr()),
+    );
+    assert.match(svc.stderr(), /setting plan: --plan pro or CUEPORT_PLAN=pro/);
+  } finally {
+    assert.equal(await svc.stop(), 0);
   }
 });
