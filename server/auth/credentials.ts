@@ -4,6 +4,7 @@
  * @module
  */
 import type { Grant, TokenCheck } from "../core/mod.ts";
+import { CueportError } from "../core/errors.ts";
 
 export { type Grant, requireScope } from "../core/mod.ts";
 
@@ -34,4 +35,14 @@ export interface Authenticator extends TokenCheck {
 /** Whether an address is this machine (127.0.0.1 or ::1, also as IPv4-mapped IPv6). */
 export function isLocalAddress(address: string): boolean {
   return address === "127.0.0.1" || address === "::1" || address === "::ffff:127.0.0.1";
+}
+
+/**
+ * The operator denied a local client's connection (`cueport deny`): AUTHENTICATION_FAILED, and a
+ * WebSocket is closed at once (it would only wait for its auth deadline).
+ */
+export class ApprovalDenied extends CueportError {
+  constructor() {
+    super("AUTHENTICATION_FAILED", "The connection was not approved on the show machine");
+  }
 }

@@ -8,7 +8,13 @@
  */
 import { CueportError } from "../core/errors.ts";
 import { type DeviceRegistry, newDeviceId } from "./devices.ts";
-import { type Authenticator, type Credentials, type Grant, isLocalAddress } from "./credentials.ts";
+import {
+  ApprovalDenied,
+  type Authenticator,
+  type Credentials,
+  type Grant,
+  isLocalAddress,
+} from "./credentials.ts";
 import type { Approvals } from "./approvals.ts";
 import type { PairingCodes } from "./pairing.ts";
 import {
@@ -154,12 +160,7 @@ export class TokenAuthenticator implements Authenticator {
     approvals: NonNullable<TokenAuthOptions["approvals"]>,
   ): Promise<Grant> {
     const name = credentials.deviceName?.trim() || "Local client";
-    if (!(await approvals.request(credentials.address, name))) {
-      throw new CueportError(
-        "AUTHENTICATION_FAILED",
-        "The connection was not approved on the show machine",
-      );
-    }
+    if (!(await approvals.request(credentials.address, name))) throw new ApprovalDenied();
     // Each approved client gets its own entry and token: two local tools never revoke
     // each other; a client that comes back with its token keeps its entry.
     const pairing = await this.#register(

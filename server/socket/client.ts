@@ -390,7 +390,8 @@ export class SocketClient {
       } else if (outcome) {
         this.#send(this.#dialect.answer(id, message.type, outcome.data, this.id));
       }
-      if (session.isOverdue) this.#closeFor(CloseReasons.authTimeout);
+      const reason = session.closeReason;
+      if (reason) this.#closeFor(reason);
     });
   }
 }

@@ -119,6 +119,8 @@ export const CloseReasons = {
   notReading: { code: 1008, reason: "Too slow: not reading its messages" },
   /** Not authenticated within `authTimeoutMs`. */
   authTimeout: { code: 1008, reason: "Authentication timeout" },
+  /** The operator denied the connection (`cueport deny`). */
+  notApproved: { code: 1008, reason: "Not approved on the show machine" },
   /** The paired device was revoked. */
   revoked: { code: 1008, reason: "Device revoked" },
   /** A message over `maxMessageBytes` before authentication. */

@@ -6,7 +6,7 @@
  * @module
  */
 import type { StateUpdate } from "../../protocol/state.ts";
-import { type Authenticator, type Grant, isLocalAddress } from "../auth/mod.ts";
+import { ApprovalDenied, type Authenticator, type Grant, isLocalAddress } from "../auth/mod.ts";
 import type {
   AnyOperation,
   Caller,
@@ -19,7 +19,7 @@ import type {
 } from "../core/mod.ts";
 import { CueportError } from "../core/mod.ts";
 import type { WsDialect } from "../net/dialect.ts";
-import type { ClientMessage } from "./messages.ts";
+import { type ClientMessage, type CloseReason, CloseReasons } from "./messages.ts";
 import { CONNECT, dispatch, type Runner } from "./dispatch.ts";
 
 /** What a message came to: its data, or what it threw (whatever that is, falsy included). */
@@ -62,6 +62,8 @@ export class ClientSession {
   #authsRunning = 0;
   /** The deadline passed while an auth was being decided: close unless it succeeds. */
   #isAuthOverdue = false;
+  /** The operator denied an auth of this connection (`ApprovalDenied`). */
+  #isDenied = false;
 
   /** Starts the auth deadline. */
   constructor(options: ClientSessionOptions) {
@@ -84,9 +86,14 @@ export class ClientSession {
     return this.#filter !== null;
   }
 
-  /** The deadline passed while an auth was decided, and none is running or succeeded: close. */
-  get isOverdue(): boolean {
-    return this.#isAuthOverdue && !this.#isAuthenticated && this.#authsRunning === 0;
+  /**
+   * Why the connection closes once its last answer is sent, or null: the operator denied it, or
+   * the deadline passed while an auth was decided and none is running or succeeded.
+   */
+  get closeReason(): CloseReason | null {
+    if (this.#isAuthenticated || this.#authsRunning > 0) return null;
+    if (this.#isDenied) return CloseReasons.notApproved;
+    return this.#isAuthOverdue ? CloseReasons.authTimeout : null;
   }
 
   /** Stops the auth deadline (the connection closes). */
@@ -178,6 +185,9 @@ export class ClientSession {
         wire: "websocket",
         lifetimeSeconds: dialect.tokenLifetimeSeconds,
       });
+    } catch (error) {
+      if (error instanceof ApprovalDenied) this.#isDenied = true;
+      throw error;
     } finally {
       this.#authsRunning--;
     }

@@ -11,8 +11,14 @@ export class TestSocket {
   #ws: WebSocket;
   #nextId = 1;
 
+  /** The close, whoever closed: its code and reason. */
+  readonly closed: Promise<{ code: number; reason: string }>;
+
   private constructor(ws: WebSocket) {
     this.#ws = ws;
+    this.closed = new Promise((resolve) =>
+      ws.addEventListener("close", (e) => resolve({ code: e.code, reason: e.reason }))
+    );
     ws.onmessage = (e) => {
       this.messages.push(JSON.parse(e.data));
       for (const w of this.#waiters.splice(0)) w();

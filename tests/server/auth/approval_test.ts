@@ -91,3 +91,23 @@ Deno.test("two local clients approved without credentials keep their own tokens;
     await svc.stop();
   }
 });
+
+Deno.test("approval mode wait: a client the operator denies is told so and closed at once (1008)", async () => {
+  const svc = await startTestService({ approval: "wait" });
+  const ws = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
+  try {
+    await ws.take();
+    ws.send({ type: "auth", id: "a1", payload: { deviceName: "Stranger" } });
+    let pending: Array<{ requestId: string }> = [];
+    while (pending.length === 0) pending = (await svc.get("/api/v1/approvals")).body.approvals;
+    await svc.post(`/api/v1/approvals/${pending[0]!.requestId}`, { approve: false });
+    const answer = await ws.take((m) => m.id === "a1");
+    assert.equal(answer.error.code, "AUTHENTICATION_FAILED");
+    assert.match(answer.error.message, /not approved on the show machine/);
+    // It was left open until its auth deadline, then closed as "Authentication timeout".
+    assert.deepEqual(await ws.closed, { code: 1008, reason: "Not approved on the show machine" });
+  } finally {
+    await ws.close();
+    await svc.stop();
+  }
+});
