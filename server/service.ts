@@ -234,6 +234,7 @@ async function start(
   started.push(() => v5.close());
   v5Sockets = () => v5.sockets?.clientCount ?? 0;
   Object.assign(ports, v5.ports);
+  core.v5HttpPort = v5.ports.legacyHttp;
   auth.devices.onrevoke = (deviceId) => {
     main.sockets.closeDevice(deviceId);
     oscServer.closeDevice(deviceId);

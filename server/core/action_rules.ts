@@ -200,18 +200,34 @@ function parseParam(spec: ParamSpec, position: number, raw: unknown, shift: numb
 }
 
 /**
+ * The 5.0.0 HTTP port in use, for a refusal to point a 5.0.0 body to: its port, null when it is
+ * off or was skipped, undefined when not known (the setting and its default are named).
+ */
+export type V5Port = number | null | undefined;
+
+/** Where the 5.0.0 form is taken, in a refusal's words. */
+export function v5PortText(port: V5Port): string {
+  if (port === null) return "the 5.0.0 port (off here: the setting legacyHttpPort opens it)";
+  if (port === undefined) {
+    return `the 5.0.0 port (legacyHttpPort, ${SETTING_DEFAULTS.legacyHttpPort})`;
+  }
+  return `the 5.0.0 port, ${port}`;
+}
+
+/**
  * Validates and normalizes an action request for the player: the 6.0 form
  * `{name, params, projectID, base, velocity}` only (the 5.0.0 port
- * translates its own body first, `server/legacy/v5_actions.ts`).
+ * translates its own body first, `server/legacy/v5_actions.ts`); `v5Port` is where a refusal
+ * points a 5.0.0 body or name.
  * @throws {CueportError} INVALID_MESSAGE naming the field
  */
-export function normalizeAction(request: ActionRequest): NormalizedAction {
+export function normalizeAction(request: ActionRequest, v5Port?: V5Port): NormalizedAction {
   if (typeof request !== "object" || request === null || Array.isArray(request)) {
     throw bad("body", 'must be a JSON object such as {"name": "PLAY_IN"}');
   }
-  if ("action" in request && !("name" in request)) throw foreignBody(request.action);
+  if ("action" in request && !("name" in request)) throw foreignBody(request.action, v5Port);
   const body = checkActionBody(request);
-  return compiledNormalize(body) ?? normalizeWalk(body);
+  return compiledNormalize(body) ?? normalizeWalk(body, v5Port);
 }
 
 /**
@@ -219,7 +235,7 @@ export function normalizeAction(request: ActionRequest): NormalizedAction {
  * refusal (`compiledNormalize` answers the common shapes first, the same way).
  * @throws {CueportError} INVALID_MESSAGE naming the field
  */
-export function normalizeWalk(body: z.infer<typeof ActionBody>): NormalizedAction {
+export function normalizeWalk(body: z.infer<typeof ActionBody>, v5Port?: V5Port): NormalizedAction {
   const { name, params: rawParams = [], projectID, base = BASE.default, velocity } = body;
   const spec = ACTIONS_BY_NAME.get(name);
   if (!spec) {
@@ -228,7 +244,7 @@ export function normalizeWalk(body: z.infer<typeof ActionBody>): NormalizedActio
       throw bad(
         "name",
         `"${name}" is the 5.0.0 name of ${v5.name}: send {"name": "${v5.name}"} here, or the ` +
-          `5.0.0 form to the 5.0.0 port (legacyHttpPort, ${SETTING_DEFAULTS.legacyHttpPort})`,
+          `5.0.0 form to ${v5PortText(v5Port)}`,
         name,
       );
     }
@@ -319,7 +335,7 @@ function appWideTarget(name: string, projectID: string): CueportError {
  * The refusal of a 5.0.0 body (`{action: {name, params}}`) on the 6.0 port,
  * saying how to write it (docs/compat.md, "One body per port").
  */
-function foreignBody(action: unknown): CueportError {
+function foreignBody(action: unknown, v5Port: V5Port): CueportError {
   const inner = (action as { name?: unknown } | null)?.name;
   const known = typeof inner === "string"
     ? V5_ACTIONS.get(inner) ?? ACTIONS_BY_NAME.get(inner.toUpperCase())
@@ -328,7 +344,6 @@ function foreignBody(action: unknown): CueportError {
   return bad(
     "action",
     `is the 5.0.0 body: send {"name": ${named}, "params": [...]} here (the names of the ` +
-      "Action schema, GET /api/v1/openapi.json), or the 5.0.0 body to the 5.0.0 port " +
-      `(legacyHttpPort, ${SETTING_DEFAULTS.legacyHttpPort})`,
+      `Action schema, GET /api/v1/openapi.json), or the 5.0.0 body to ${v5PortText(v5Port)}`,
   );
 }

@@ -6,7 +6,7 @@
  */
 import type { ActionParams, NormalizedAction } from "../../protocol/actions.ts";
 import { Method } from "../../protocol/methods.ts";
-import { type ActionRequest, normalizeAction } from "./action_rules.ts";
+import { type ActionRequest, normalizeAction, type V5Port } from "./action_rules.ts";
 import type { IdempotencyStore, RetryKey } from "./idempotency.ts";
 import type { PlayerLink } from "./player_link.ts";
 import { fromPlayerError } from "./player_errors.ts";
@@ -42,6 +42,8 @@ export class ActionRunner {
   #idempotency: IdempotencyStore;
   /** In a rig group, every checked action goes through it (to every rig); null alone. */
   scheduler: ActionScheduler | null = null;
+  /** Where a refusal points a 5.0.0 body (`Core.v5HttpPort`). */
+  v5Port: V5Port = undefined;
 
   /** Actions go to the player of `link`; retries are kept in `idempotency`. */
   constructor(link: PlayerLink, idempotency: IdempotencyStore) {
@@ -72,7 +74,7 @@ export class ActionRunner {
     const model = this.#link.model;
     let action: NormalizedAction;
     try {
-      action = normalizeAction(request);
+      action = normalizeAction(request, this.v5Port);
       this.#link.requireReady();
       if (action.projectId !== null && !model.project(action.projectId)) {
         throw projectMissing(model.library, action.projectId);

@@ -88,6 +88,15 @@ export class Core {
     this.dataDir = options.dataDir ?? null;
   }
 
+  /**
+   * The 5.0.0 HTTP port in use (null: off or skipped), set by the service once it is bound:
+   * where a refusal of a 5.0.0 body or name on the 6.0 port points (docs/compat.md).
+   */
+  set v5HttpPort(port: number | null) {
+    this.#actions.v5Port = port;
+    this.#edits.v5Port = port;
+  }
+
   /** The action runner (a rig group sets its `scheduler`). */
   get actions(): ActionRunner {
     return this.#actions;

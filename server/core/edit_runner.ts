@@ -16,6 +16,7 @@ import type { EditRequest } from "../../protocol/edits/apply.ts";
 import { RpcError } from "../../protocol/jsonrpc.ts";
 import { LIFECYCLE_EDITS } from "../../protocol/edits/project.ts";
 import { type EditResult, normalizeEdits } from "./edits.ts";
+import type { V5Port } from "./action_rules.ts";
 import type { IdempotencyStore, RetryKey } from "./idempotency.ts";
 import type { PlayerLink } from "./player_link.ts";
 import { fromPlayerError } from "./player_errors.ts";
@@ -61,6 +62,8 @@ export class EditRunner {
   #link: PlayerLink;
   #idempotency: IdempotencyStore;
   #log: EditLog | null = null;
+  /** Where a refusal points a 5.0.0 body (`Core.v5HttpPort`). */
+  v5Port: V5Port = undefined;
 
   /** Edits go to the player of `link`; retries are kept in `idempotency`. */
   constructor(link: PlayerLink, idempotency: IdempotencyStore) {
@@ -158,7 +161,7 @@ export class EditRunner {
     options: { isLocal: boolean; isUpload?: boolean },
     idempotencyKey?: string,
   ): Promise<EditResult> {
-    const { projectId, edits } = normalizeEdits(body, options);
+    const { projectId, edits } = normalizeEdits(body, { ...options, v5Port: this.v5Port });
     const { model, player } = this.#link;
     this.#link.requireReady();
     // A lifecycle edit may name a Project that is not open (project.delete of a closed one):

@@ -11,7 +11,7 @@ import {
   EDITS_BY_NAME,
   MAX_BATCH_EDITS,
 } from "../../protocol/edits/mod.ts";
-import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
+import { type V5Port, v5PortText } from "./action_rules.ts";
 import { CueportError } from "./errors.ts";
 import { inputError } from "./input_errors.ts";
 
@@ -43,7 +43,7 @@ function bad(field: string, message: string): CueportError {
  * The refusal of a 5.0.0 edit body (`{edit: {...}}`) on the 6.0 port, saying
  * how to write it (docs/compat.md, "One body per port"); null for any other body.
  */
-function foreignEdit(body: unknown): CueportError | null {
+function foreignEdit(body: unknown, v5Port: V5Port): CueportError | null {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
   const { edit, name, edits } = body as Record<string, unknown>;
   if (edit === undefined || name !== undefined || edits !== undefined) return null;
@@ -52,7 +52,7 @@ function foreignEdit(body: unknown): CueportError | null {
   return bad(
     "edit",
     `is the 5.0.0 body: send {"name": ${named}, "params": {...}} here, ` +
-      `or the 5.0.0 body to the 5.0.0 port (legacyHttpPort, ${SETTING_DEFAULTS.legacyHttpPort})`,
+      `or the 5.0.0 body to ${v5PortText(v5Port)}`,
   );
 }
 
@@ -63,9 +63,9 @@ function foreignEdit(body: unknown): CueportError | null {
  */
 export function normalizeEdits(
   body: unknown,
-  options: { isLocal: boolean },
+  options: { isLocal: boolean; v5Port?: V5Port },
 ): { projectId: string | null; edits: EditRequest[] } {
-  const foreign = foreignEdit(body);
+  const foreign = foreignEdit(body, options.v5Port);
   if (foreign) throw foreign;
   const parsed = EditBody.safeParse(body ?? {});
   if (!parsed.success) throw inputError(EditBody, parsed.error, { what: "an edit body" });

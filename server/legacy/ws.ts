@@ -24,7 +24,6 @@ import {
 import { v5ErrorBody } from "./errors.ts";
 import { V5_API_VERSION } from "./routes.ts";
 import { v5Json, v5UpdatesJson } from "./shapes.ts";
-import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 
 /** What the 5.0.0 WebSocket dialect needs. */
 export interface V5WsOptions {
@@ -47,7 +46,7 @@ function invalid(message: string, field: string): CueportError {
 }
 
 /** A 5.0.0 message as the engine's (6.0) message, or the refusal. */
-function decode(raw: Record<string, unknown>): DecodedMessage {
+function decode(raw: Record<string, unknown>, wsPort: number): DecodedMessage {
   const id = idOf(raw);
   const { type, payload, correlationId: _c, id: _i, ...rest } = raw;
   const extra = Object.keys(rest)[0];
@@ -55,7 +54,7 @@ function decode(raw: Record<string, unknown>): DecodedMessage {
     if (typeof type !== "string" || !TYPES.includes(type)) {
       throw invalid(
         `Unknown type ${JSON.stringify(type ?? null)}: the 5.0.0 interface takes auth and ` +
-          `action (queries, filters and the rest are 6.0: ws://<host>:${SETTING_DEFAULTS.wsPort}/v1)`,
+          `action (queries, filters and the rest are 6.0: ws://<host>:${wsPort}/v1)`,
         "type",
       );
     }
@@ -122,7 +121,7 @@ export function v5WsDialect(options: V5WsOptions): WsDialect {
     paths: ["/", ""],
     pathHint: "the 5.0.0 interface is at / (6.0: /v1 on its own port)",
     greeting: () => null,
-    decode,
+    decode: (raw) => decode(raw, options.successor().ws),
     answer,
     error(id, error, type) {
       const correlationId = id ?? null;
