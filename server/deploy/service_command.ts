@@ -363,7 +363,11 @@ async function serviceStatus(
     const systemctl = ["systemctl", ...(isUser ? ["--user"] : [])];
     const enabled = await ask([...systemctl, "is-enabled", UNIT_NAME]);
     const active = await ask([...systemctl, "is-active", UNIT_NAME]);
-    print(`${UNIT_NAME}: ${enabled || "not installed"}, ${active || "unknown"}`);
+    print(
+      enabled
+        ? `${UNIT_NAME}: ${enabled}, ${active || "state unknown"}`
+        : `${UNIT_NAME}: not installed (${systemctl.join(" ")} knows no such unit)`,
+    );
   } else if (os === "darwin") {
     const domain = isUser ? `gui/${Deno.uid() ?? 501}` : "system";
     const state = (await ask(["launchctl", "print", `${domain}/${LAUNCHD_LABEL}`]))

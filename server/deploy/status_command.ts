@@ -78,7 +78,10 @@ export async function runStatusCommand(
       clients: info.clients,
       pairedDevices: devices?.devices?.length ?? null,
       waitingApprovals: approvals?.approvals?.length ?? null,
-      dataDir: target.dataDir,
+      // A service found by --http-port is another data dir's unless its lock names that port.
+      dataDir: !target.portGiven || target.running?.ports?.http === target.port
+        ? target.dataDir
+        : null,
       problems: health.problems ?? [],
     };
   } catch (error) {
@@ -92,7 +95,8 @@ export async function runStatusCommand(
 
 function describe(r: StatusReport): string[] {
   const player = r.player ? `${r.player.name} ${r.player.version}` : "none";
-  const ports = Object.entries(r.ports).map(([name, port]) => `${name} ${port}`).join(", ");
+  const ports = Object.entries(r.ports).map(([name, port]) => `${name} ${port ?? "off"}`)
+    .join(", ");
   const count = (n: number | null) => n === null ? "unknown (no operator credential)" : String(n);
   return [
     `Cueport ${r.version}: ${r.status}, up ${formatUptime(r.uptimeSeconds)}`,
@@ -103,7 +107,7 @@ function describe(r: StatusReport): string[] {
     `Paired devices: ${count(r.pairedDevices)}; clients waiting for approval: ${
       count(r.waitingApprovals)
     }`,
-    ...(r.dataDir ? [`Data dir: ${r.dataDir}`] : []),
+    `Data dir: ${r.dataDir ?? "not known (give the service's --data-dir to see it)"}`,
     ...r.problems.map(problemStatusLine),
   ];
 }

@@ -60,6 +60,21 @@ Deno.test("cueport status asks the running service", async () => {
     );
     assert.equal(lines[3], "Clients: 0 WebSocket, 0 MCP, 0 OSC subscribed");
     assert.equal(lines[4], "Paired devices: 0; clients waiting for approval: 0");
+    assert.equal(lines[5], `Data dir: ${svc.dataDir}`);
+    // A port that is off says so (it said "null").
+    assert.doesNotMatch(lines[2]!, /null/);
+    assert.match(lines[2]!, /legacyHttp off/);
+    // Found by --http-port alone, the data dir is not known: not the default one's name.
+    const byPort: string[] = [];
+    const port = String(svc.service.ports.http);
+    await runStatusCommand(
+      ["--http-port", port, "--data-dir", "/nonexistent"],
+      (l) => byPort.push(l),
+    );
+    assert.equal(byPort[5], "Data dir: not known (give the service's --data-dir to see it)");
+    const both: string[] = [];
+    await runStatusCommand(["--http-port", port, "--data-dir", svc.dataDir], (l) => both.push(l));
+    assert.equal(both[5], `Data dir: ${svc.dataDir}`);
     // A WebSocket session and an OSC subscriber are counted.
     const ws = new WebSocket(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
     await new Promise((resolve, reject) => {
@@ -234,6 +249,14 @@ Deno.test("service status takes --data-dir and --http-port, as its own line abou
     assert.doesNotMatch(text, /Unknown option/);
     assert.equal(code, 1, text);
     assert.match(text, new RegExp(`No Cueport service runs with the data dir "${dataDir}"`));
+    // No unit here (no systemd, or none installed): said as one state, not "not installed, unknown".
+    if (Deno.build.os === "linux") {
+      assert.match(
+        lines[0]!,
+        /^cueport\.service: (not installed \(systemctl knows no such unit\)|\w)/,
+      );
+      assert.doesNotMatch(lines[0]!, /unknown$/);
+    }
   } finally {
     await Deno.remove(dataDir, { recursive: true });
   }
