@@ -156,10 +156,15 @@ class Failures {
 
   /** The error a request whose send failed with `error` is answered with. */
   answerTo(error: Error): { code: number; message: string } {
+    const refusal = serviceRefusal(error);
+    // The service asks for an HTTP header; on stdio that means no initialize came first.
+    if (refusal && /Mcp-Session-Id header is required/.test(refusal.message)) {
+      return { code: refusal.code, message: "No session yet: send initialize first" };
+    }
     const text = isUnanswered(error)
       ? this.#unanswered
       : `Cannot reach Cueport at ${this.#options.url}: ${describe(error)}`;
-    return serviceRefusal(error) ?? { code: -32000, message: text };
+    return refusal ?? { code: -32000, message: text };
   }
 }
 

@@ -177,6 +177,20 @@ Deno.test("cueport mcp: messages piped at once, stdin then closed: each request 
     });
     assert.equal(state.body.muted, true);
     await until("the bridge's session ended", () => svc.service.mcp.sessionCount === 0);
+    // A request before any initialize is told to send initialize, not about an HTTP header.
+    const early = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, "mcp", "--data-dir", svc.dataDir],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const w = early.stdin.getWriter();
+    await w.write(new TextEncoder().encode(JSON.stringify(lines[3]) + "\n"));
+    await w.close();
+    const [said] = (await new Response(early.stdout).text()).trim().split("\n");
+    await early.status;
+    await early.stderr.cancel();
+    assert.equal(JSON.parse(said!).error.message, "No session yet: send initialize first");
   } finally {
     await svc.stop();
   }
