@@ -181,17 +181,25 @@ export function parseInput<T>(schema: z.ZodType<T>, raw: unknown, prefix = ""): 
 
 /**
  * `raw` with the older spellings of `renamed` (old name to new) read as the
- * new ones. A field sent in both spellings keeps the old one, which a strict
- * schema then refuses by name.
+ * new ones (`prefix` is the fields' path, `params.` on the WebSocket).
+ * @throws {CueportError} INVALID_MESSAGE naming the older spelling, when both are sent
  */
 export function renameFields(
   raw: unknown,
   renamed: Readonly<Record<string, string>> | undefined,
+  prefix = "",
 ): unknown {
   if (!renamed || typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
   let out: Record<string, unknown> | null = null;
   for (const [old, now] of Object.entries(renamed)) {
-    if (!Object.hasOwn(raw, old) || Object.hasOwn(raw, now)) continue;
+    if (!Object.hasOwn(raw, old)) continue;
+    if (Object.hasOwn(raw, now)) {
+      throw new CueportError(
+        "INVALID_MESSAGE",
+        `Invalid ${prefix}${old}: ${old} is the older spelling of ${now}, also sent: send ${now} alone`,
+        { field: `${prefix}${old}` },
+      );
+    }
     out ??= { ...raw as Record<string, unknown> };
     out[now] = out[old];
     delete out[old];
@@ -201,6 +209,6 @@ export function renameFields(
 
 /** An operation's input checked as it declares (`parse`, else its schema), older spellings read as the new. */
 export function checkInput<I>(operation: Operation<I>, raw: unknown, prefix = ""): I {
-  const input = renameFields(raw, operation.renamed);
+  const input = renameFields(raw, operation.renamed, prefix);
   return operation.parse ? operation.parse(input) : parseInput(operation.input, input, prefix);
 }

@@ -165,7 +165,7 @@ Deno.test("MCP tools spell identifiers as the interface does; the older clipId a
     // Both spellings at once: the older one is refused by name, not silently dropped.
     const both = await mcp.call("app_get_clip", { clipID: "c2", clipId: "c1" });
     assert.equal(both.isError, true);
-    assert.match(both.content[0]!.text!, /clipId/);
+    assert.match(both.content[0]!.text!, /clipId is the older spelling of clipID, also sent/);
   } finally {
     await mcp.close();
     await svc.stop();

@@ -86,6 +86,11 @@ Deno.test("WebSocket query song takes songID as every transport does; the older 
       params: { songID: "s1", songId: "s2" },
     });
     assert.equal(both.error.details.field, "params.songId");
+    // Said as what it is (it said "not a field of params", of a spelling still accepted).
+    assert.equal(
+      both.error.message,
+      "Invalid params.songId: songId is the older spelling of songID, also sent: send songID alone",
+    );
   } finally {
     await ws.close();
     await svc.stop();
