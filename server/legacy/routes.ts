@@ -68,6 +68,8 @@ function dataRoutes(): RouteSpec[] {
       }),
     }),
     route("GET", "/api/projects/:projectId/songs/:songId/clips/:clipId", "clips", {
+      // Its own words: the operation's are those of the 6.0 `clips?ids=` route.
+      summary: "One Clip of the Song, by its id",
       input: ({ params }) => ({ projectId: params.projectId, ids: [params.clipId] }),
       output: (answer, { params }) => {
         const clip = (answer as { clips: Array<{ songID: string | null }> }).clips[0]!;

@@ -70,7 +70,7 @@ export interface RouteSpec {
 /** How a route maps its wire onto its operation (see `RouteSpec`). */
 export type RouteMapping =
   & Pick<RouteSpec, "query" | "rawBody" | "input" | "invoke" | "output" | "produces" | "describe">
-  & Partial<Pick<RouteSpec, "response">>;
+  & Partial<Pick<RouteSpec, "response" | "summary">>;
 
 /** Builds a route onto `operation` (a name of the catalog, or a transport's own operation). */
 export function route(

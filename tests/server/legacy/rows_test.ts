@@ -37,6 +37,9 @@ Deno.test("5.0.0 rows: ports, paths, routes, bodies, names, seek, direction", as
       assert.equal(v5info.apiVersion, "5.0.0");
       assert.deepEqual(v5info.ports, { http: ports.legacyHttp, ws: ports.legacyWs });
       assert.equal(v5info.websocket, "/");
+      // Each endpoint described as itself: the single Clip is not the 6.0 list by ids.
+      const single = v5info.endpoints.find((e: { path: string }) => e.path.endsWith(":clipId"));
+      assert.equal(single.description, "One Clip of the Song, by its id");
     });
 
     await t.step(
