@@ -9,7 +9,7 @@
  */
 import type { Core } from "./core.ts";
 import { type Grant, requireScope, type TokenCheck } from "./caller.ts";
-import { CueportError } from "./errors.ts";
+import { CueportError, withWireField } from "./errors.ts";
 import { retryKeyOf } from "./idempotency.ts";
 import { type AnyOperation, checkInput, type OperationContext } from "./operations/mod.ts";
 
@@ -226,23 +226,47 @@ export class Policy {
     if (grant.deviceId !== undefined) ctx.deviceId = grant.deviceId;
     const retry = options.retry;
     if (retry && operation.isIdempotent) ctx.retry = retryKeyOf(grant, retry.key, retry.field);
-    return new Bound(operation, ctx, checkInput(operation, input, options.prefix));
+    const checked = checkInput(operation, input, options.prefix);
+    return new Bound(operation, ctx, checked, options.prefix ?? "");
   }
 }
 
-/** An operation bound to its context and checked input: one object per call (OSC makes many). */
+/**
+ * An operation bound to its context and checked input: one object per call (OSC makes many). A
+ * refusal of the run naming one of the input's fields names it after the transport's `prefix`
+ * (`params.projectId` on the WebSocket), as the input's own checks do.
+ */
 class Bound implements Prepared {
   #operation: AnyOperation;
   #ctx: OperationContext;
+  #prefix: string;
   readonly input: unknown;
 
-  constructor(operation: AnyOperation, ctx: OperationContext, input: unknown) {
+  constructor(operation: AnyOperation, ctx: OperationContext, input: unknown, prefix = "") {
     this.#operation = operation;
     this.#ctx = ctx;
     this.input = input;
+    this.#prefix = prefix;
   }
 
   run(): unknown {
-    return this.#operation.run(this.#ctx, this.input);
+    if (this.#prefix === "") return this.#operation.run(this.#ctx, this.input);
+    try {
+      const out = this.#operation.run(this.#ctx, this.input);
+      return out instanceof Promise
+        ? out.catch((error) => Promise.reject(this.#named(error)))
+        : out;
+    } catch (error) {
+      throw this.#named(error);
+    }
+  }
+
+  #named(error: unknown): unknown {
+    const input = this.input;
+    if (typeof input !== "object" || input === null) return error;
+    return withWireField(
+      error,
+      (field) => Object.hasOwn(input, field) ? { field: this.#prefix + field } : undefined,
+    );
   }
 }

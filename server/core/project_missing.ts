@@ -9,10 +9,14 @@ import type { LibraryEntry } from "../../protocol/library.ts";
 import { CueportError } from "./errors.ts";
 import { notOpenHint } from "../../protocol/edits/project.ts";
 
-/** NOT_FOUND for `projectId`, saying why when the library knows it damaged. */
+/**
+ * NOT_FOUND for `projectId`, saying why when the library knows it damaged; `field` is how the
+ * request named it (`projectID`, the target of an action or edit; `projectId`, a resource).
+ */
 export function projectMissing(
   library: readonly LibraryEntry[],
   projectId: string | null,
+  field: "projectID" | "projectId" = "projectID",
 ): CueportError {
   const entry = library.find((e) => e.projectId === projectId);
   const message = entry?.state === "damaged"
@@ -21,5 +25,5 @@ export function projectMissing(
     }); repair or replace the file, then open it`
     : (projectId && notOpenHint(projectId, entry?.state)) ??
       `Project "${projectId}" does not exist`;
-  return new CueportError("NOT_FOUND", message, { field: "projectID" });
+  return new CueportError("NOT_FOUND", message, { field });
 }

@@ -257,7 +257,7 @@ export class Queries {
   #project(projectId: string): Project {
     this.#ready();
     const p = this.#model.project(projectId);
-    if (!p) throw projectMissing(this.#model.library, projectId);
+    if (!p) throw projectMissing(this.#model.library, projectId, "projectId");
     return p;
   }
 }

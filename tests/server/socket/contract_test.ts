@@ -86,6 +86,17 @@ Deno.test("WebSocket query song takes songID as every transport does; the older 
       params: { songID: "s1", songId: "s2" },
     });
     assert.equal(both.error.details.field, "params.songId");
+    // A Project the query names that does not exist: its field as sent (it said "projectID").
+    const ghost = await ws.request({
+      type: "query",
+      query: "project",
+      params: { projectId: "nope" },
+    });
+    assert.deepEqual([ghost.error.code, ghost.error.details.field], [
+      "NOT_FOUND",
+      "params.projectId",
+    ]);
+    assert.equal((await svc.get("/api/v1/projects/nope")).body.error.details.field, "projectId");
     // Said as what it is (it said "not a field of params", of a spelling still accepted).
     assert.equal(
       both.error.message,
