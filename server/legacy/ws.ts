@@ -52,9 +52,10 @@ function decode(raw: Record<string, unknown>, wsPort: number): DecodedMessage {
   const extra = Object.keys(rest)[0];
   try {
     if (typeof type !== "string" || !TYPES.includes(type)) {
+      const what = type === undefined ? "Missing type" : `Unknown type ${JSON.stringify(type)}`;
       throw invalid(
-        `Unknown type ${JSON.stringify(type ?? null)}: the 5.0.0 interface takes auth and ` +
-          `action (queries, filters and the rest are 6.0: ws://<host>:${wsPort}/v1)`,
+        `${what}: the 5.0.0 interface takes auth, action and ping (queries, filters and the ` +
+          `rest are 6.0: ws://<host>:${wsPort}/v1)`,
         "type",
       );
     }

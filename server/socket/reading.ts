@@ -60,7 +60,8 @@ export function readMessage(data: unknown, bytes: number, options: ReadOptions):
   }
   const type = decoded.message.type;
   if (typeof type !== "string" || !TYPES.has(type)) {
-    return refuse(id, `Unknown type ${JSON.stringify(type ?? null)}: use ${TYPE_LIST}`);
+    const what = type === undefined ? "Missing type" : `Unknown type ${JSON.stringify(type)}`;
+    return refuse(id, `${what}: use ${TYPE_LIST}`);
   }
   const schema = MESSAGE_SCHEMAS[type as ClientMessage["type"]];
   const parsed = schema.safeParse(decoded.message);
