@@ -120,33 +120,37 @@ const MASK_VISUALIZER = MASK_SHADER
   )
   .replace("IMG_THIS_PIXEL(maskImage).r", "IMG_THIS_PIXEL(maskImage).r * IMG_THIS_PIXEL(fft).r");
 
+/** Edits run and shown before an example, after a sentence that says why. */
+type Prelude = { says: string; edits: { name: string; params: unknown }[] };
+
+/** A preset of `kind` with `code`, then an item of it, after the sentence `says`. */
+const itemOfShader = (kind: string, name: string, code: string, says: string): Prelude => ({
+  says,
+  edits: [
+    { name: "preset.add", params: { kind, name, type: "isf", code } },
+    { name: `${kind}.add`, params: { presetID: "$presetID" } },
+  ],
+});
+
 /**
- * What an edit's example needs that the demo lacks, run and shown before it (with the sentence
- * that says why): the demo's Effects and Visualizers read no second picture.
+ * What an edit's example needs that the demo lacks: the demo's Effects and Visualizers read no
+ * second picture.
  */
-const PRELUDES: Record<string, { says: string; edits: { name: string; params: unknown }[] }> = {
-  "effect.set_input": {
-    says: "The demo's Effects read no second picture. First a preset whose shader reads one " +
+const PRELUDES: Record<string, Prelude> = {
+  "effect.set_input": itemOfShader(
+    "effect",
+    "Masked",
+    MASK_SHADER,
+    "The demo's Effects read no second picture. First a preset whose shader reads one " +
       "(`maskImage`), and an Effect of it:",
-    edits: [
-      {
-        name: "preset.add",
-        params: { kind: "effect", name: "Masked", type: "isf", code: MASK_SHADER },
-      },
-      { name: "effect.add", params: { presetID: "$presetID" } },
-    ],
-  },
-  "visualizer.set_input": {
-    says: "The demo's Visualizers read no picture. First a preset whose shader reads one " +
+  ),
+  "visualizer.set_input": itemOfShader(
+    "visualizer",
+    "Masked Scope",
+    MASK_VISUALIZER,
+    "The demo's Visualizers read no picture. First a preset whose shader reads one " +
       "(`maskImage`) beside the sound, and a Visualizer of it:",
-    edits: [
-      {
-        name: "preset.add",
-        params: { kind: "visualizer", name: "Masked Scope", type: "isf", code: MASK_VISUALIZER },
-      },
-      { name: "visualizer.add", params: { presetID: "$presetID" } },
-    ],
-  },
+  ),
 };
 
 /** The `projectID` of the body (the batch's Project) of the examples that must name it. */

@@ -13,7 +13,8 @@ export const MCP_HEADERS = {
   "mcp-protocol-version": "2025-06-18",
 };
 
-const INIT = {
+/** The `initialize` request of a test client. */
+export const INITIALIZE = {
   jsonrpc: "2.0",
   id: 1,
   method: "initialize",
@@ -57,7 +58,7 @@ export async function initialize(
 ): Promise<RawAnswer & { sessionId: string | null }> {
   const answer = await remoteRequest(portOf(base), "POST", "/mcp", {
     headers: headersOf(caller),
-    body: INIT,
+    body: INITIALIZE,
     localAddress: caller.localAddress ?? "127.0.0.1",
   });
   const id = answer.headers["mcp-session-id"];

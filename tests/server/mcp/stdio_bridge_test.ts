@@ -5,6 +5,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { TOOL_NAMES } from "../../../server/mcp/mod.ts";
 import { startTestService } from "../../_helpers/service.ts";
 import { until } from "../../_helpers/until.ts";
+import { INITIALIZE } from "./_raw.ts";
 
 const MAIN = new URL("../../../main.ts", import.meta.url).pathname;
 
@@ -116,16 +117,7 @@ Deno.test("cueport mcp with no service running: one line naming the port and dat
 Deno.test("cueport mcp: messages piped at once, stdin then closed: each request answered, in the one session", async () => {
   const svc = await startTestService({ localhostAuthExempt: false });
   try {
-    const initialize = {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "piped", version: "1" },
-      },
-    };
+    const initialize = INITIALIZE;
     const lines = [
       initialize,
       // A second initialize while the first is out: it waits for the first's answer too.
