@@ -171,8 +171,8 @@ export async function loadSettings(
 
 /**
  * One line for every refused setting, each named with where it was given (the flag, the variable
- * or the config file; both ways in for a rule between settings): all of them at once, not one a
- * start.
+ * or the config file; a default a rule between settings refuses, with both ways to give it): all
+ * of them at once, not one a start.
  */
 function settingsRefusal(
   issues: readonly z.core.$ZodIssue[],
