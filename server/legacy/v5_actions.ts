@@ -65,12 +65,16 @@ export function isV5Form(request: Record<string, unknown>): boolean {
   return "action" in request && !("name" in request);
 }
 
+/** The action of a 5.0.0 name, in any case, if any. */
+function v5Named(name: string): ActionSpec | undefined {
+  const lower = name.trim().toLowerCase();
+  return V5_ACTIONS.get(name) ?? [...V5_ACTIONS].find(([n]) => n.toLowerCase() === lower)?.[1];
+}
+
 /** The action a 5.0.0 body names (by its 5.0.0 or catalog name, any case), if any. */
 function namedAction(name: unknown): ActionSpec | undefined {
   if (typeof name !== "string") return undefined;
-  const lower = name.trim().toLowerCase();
-  return V5_ACTIONS.get(name) ?? [...V5_ACTIONS].find(([n]) => n.toLowerCase() === lower)?.[1] ??
-    ACTIONS_BY_NAME.get(name.trim().toUpperCase());
+  return v5Named(name) ?? ACTIONS_BY_NAME.get(name.trim().toUpperCase());
 }
 
 /**
@@ -115,14 +119,12 @@ function actionOf(name: unknown): ActionSpec {
   if (typeof name !== "string" || name.trim() === "") {
     throw bad("action.name", "must be a 5.0.0 action name such as PlayAction");
   }
-  const lower = name.trim().toLowerCase();
-  const found = V5_ACTIONS.get(name) ??
-    [...V5_ACTIONS].find(([n]) => n.toLowerCase() === lower)?.[1];
+  const found = v5Named(name);
   if (found) return found;
   const upper = ACTIONS_BY_NAME.get(name.trim().toUpperCase());
   const newer = upper?.since === "6.0"
     ? upper
-    : [...V6_ONLY].find(([n]) => n.toLowerCase() === lower)?.[1];
+    : [...V6_ONLY].find(([n]) => n.toLowerCase() === name.trim().toLowerCase())?.[1];
   if (newer) {
     throw bad(
       "action.name",
