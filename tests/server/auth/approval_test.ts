@@ -1,6 +1,19 @@
 import assert from "node:assert/strict";
 import { startTestService } from "../../_helpers/service.ts";
 import { TestSocket } from "../../_helpers/ws_client.ts";
+import { until } from "../../_helpers/until.ts";
+
+/** The approvals waiting for the operator, once there is one. */
+async function waiting(
+  svc: Awaited<ReturnType<typeof startTestService>>,
+): Promise<Array<{ requestId: string; deviceName: string }>> {
+  let pending: Array<{ requestId: string; deviceName: string }> = [];
+  await until("an approval waiting", async () => {
+    pending = (await svc.get("/api/v1/approvals")).body.approvals;
+    return pending.length > 0;
+  });
+  return pending;
+}
 
 Deno.test("approval mode deny: a local client without credentials is refused", async () => {
   const svc = await startTestService({ approval: "deny" });
@@ -22,11 +35,7 @@ Deno.test("approval mode wait: the operator approves through the local API; the 
   try {
     await ws.take();
     ws.send({ type: "auth", id: "a1", payload: { deviceName: "Lighting desk" } });
-    let pending: Array<{ requestId: string; deviceName: string }> = [];
-    const deadline = performance.now() + 10_000;
-    while (pending.length === 0 && performance.now() < deadline) {
-      pending = (await svc.get("/api/v1/approvals")).body.approvals;
-    }
+    const pending = await waiting(svc);
     assert.equal(pending[0]!.deviceName, "Lighting desk");
     assert.equal(
       ws.messages.filter((m) => m.id === "a1").length,
@@ -45,12 +54,8 @@ Deno.test("approval mode wait: the operator approves through the local API; the 
     const again = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
     await again.take();
     again.send({ type: "auth", id: "a2", payload: { deviceName: "Lighting desk" } });
-    let waiting: Array<{ requestId: string }> = [];
-    const until = performance.now() + 10_000;
-    while (waiting.length === 0 && performance.now() < until) {
-      waiting = (await svc.get("/api/v1/approvals")).body.approvals;
-    }
-    await svc.post(`/api/v1/approvals/${waiting[0]!.requestId}`, { approve: true });
+    const next = await waiting(svc);
+    await svc.post(`/api/v1/approvals/${next[0]!.requestId}`, { approve: true });
     assert.ok((await again.take((m) => m.id === "a2")).data.token);
     assert.equal((await svc.get("/api/v1/devices")).body.devices.length, 2);
     await again.close();
@@ -98,8 +103,7 @@ Deno.test("approval mode wait: a client the operator denies is told so and close
   try {
     await ws.take();
     ws.send({ type: "auth", id: "a1", payload: { deviceName: "Stranger" } });
-    let pending: Array<{ requestId: string }> = [];
-    while (pending.length === 0) pending = (await svc.get("/api/v1/approvals")).body.approvals;
+    const pending = await waiting(svc);
     await svc.post(`/api/v1/approvals/${pending[0]!.requestId}`, { approve: false });
     const answer = await ws.take((m) => m.id === "a1");
     assert.equal(answer.error.code, "AUTHENTICATION_FAILED");
