@@ -66,7 +66,10 @@ export function unansweredLine(url: URL, dataDir: string | null | undefined): st
     "or give the --data-dir or --http-port of the one that runs";
 }
 
-/** How long the bridge waits, once stdin has ended, for the answers still owed, ms. */
+/**
+ * How long the bridge waits, once stdin has ended, with no answer coming for those still owed, ms
+ * (answers coming in order keep it waiting: slow is not gone).
+ */
 const DRAIN_MS = 30_000;
 
 type Message = JSONRPCMessage & { id?: string | number; method?: string; result?: unknown };
@@ -75,6 +78,8 @@ type Message = JSONRPCMessage & { id?: string | number; method?: string; result?
 class OwedAnswers {
   #ids = new Set<string | number>();
   #drained = Promise.withResolvers<void>();
+  /** Called on each answer while `settled` waits (it starts its wait again). */
+  #onPaid: (() => void) | null = null;
 
   /** Request `id` was read. */
   owe(id: string | number): void {
@@ -84,15 +89,25 @@ class OwedAnswers {
 
   /** Request `id` was answered. */
   paid(id: string | number): void {
-    if (this.#ids.delete(id) && this.#ids.size === 0) this.#drained.resolve();
+    if (!this.#ids.delete(id)) return;
+    this.#onPaid?.();
+    if (this.#ids.size === 0) this.#drained.resolve();
   }
 
-  /** Resolves once nothing is owed, or after `ms`. */
+  /** Resolves once nothing is owed, or after `ms` without an answer. */
   async settled(ms: number): Promise<void> {
     if (this.#ids.size === 0) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    const late = new Promise<void>((resolve) => {
+      const arm = () => {
+        clearTimeout(timer);
+        timer = setTimeout(resolve, ms);
+      };
+      this.#onPaid = arm;
+      arm();
+    });
     await Promise.race([this.#drained.promise, late]);
+    this.#onPaid = null;
     clearTimeout(timer);
   }
 }
@@ -214,8 +229,8 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
   await remote.start();
   await local.start();
   await done;
-  // stdin ended: what was asked is still answered (`printf ... | cueport mcp`), for at most
-  // DRAIN_MS (a service that never answers does not hold the bridge).
+  // stdin ended: what was asked is still answered (`printf ... | cueport mcp`), while answers
+  // come (a service that stops answering holds the bridge DRAIN_MS at most).
   await owed.settled(DRAIN_MS);
   await remote.terminateSession().catch(() => {});
   await remote.close().catch(() => {});
