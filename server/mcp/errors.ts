@@ -39,7 +39,17 @@ export function errorResultOf(error: unknown, tool: string): CallResult {
 /** Any thrown value as a JSON-RPC error of a session (the SDK sends it). */
 export function mcpError(error: unknown): McpError {
   const e = asCueportError(error);
-  return new McpError(rpcCodeOf(e), e.message, errorBody(e));
+  return sessionError(rpcCodeOf(e), e.message, errorBody(e));
+}
+
+/**
+ * A JSON-RPC error of a session with `message` as its words on the wire: the SDK's `McpError`
+ * puts "MCP error <code>:" before them, which repeats the error's `code` beside it.
+ */
+export function sessionError(code: number, message: string, data?: unknown): McpError {
+  const error = new McpError(code, message, data);
+  error.message = message;
+  return error;
 }
 
 /** A JSON-RPC error with an HTTP status, as the SDK's transport answers one. */

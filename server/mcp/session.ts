@@ -14,7 +14,6 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
@@ -32,7 +31,7 @@ import type { Policy } from "../core/mod.ts";
 import type { Grant } from "../auth/mod.ts";
 import type { RateMeter } from "../auth/rate_limit.ts";
 import { resultOf } from "./answers.ts";
-import { errorResultOf, mcpError } from "./errors.ts";
+import { errorResultOf, mcpError, sessionError } from "./errors.ts";
 import type { BoundedEventStream } from "./event_stream.ts";
 import type { ResourceFeed } from "./resource_feed.ts";
 import { listResources, RESOURCE_TEMPLATES, resourceRead } from "./resources.ts";
@@ -74,7 +73,7 @@ const projectsOperation = operationNamed("projects");
 
 function callerOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): RequestCaller {
   const caller = extra.authInfo?.extra?.caller as RequestCaller | undefined;
-  if (!caller) throw new McpError(-32600, "No caller: requests come through /mcp");
+  if (!caller) throw sessionError(-32600, "No caller: requests come through /mcp");
   return caller;
 }
 
@@ -198,7 +197,7 @@ export class McpSession {
       const name = request.params.name;
       const tool = tools.byName.get(name);
       if (!tool) {
-        throw new McpError(-32602, `Unknown tool "${name}": tools/list names the tools`);
+        throw sessionError(-32602, `Unknown tool "${name}": tools/list names the tools`);
       }
       try {
         // A local client is not metered (server/auth/rate_limit.ts).
@@ -271,7 +270,7 @@ export class McpSession {
       const uri = request.params.uri;
       await read(callerOf(extra), uri); // it exists, it may be read
       if (this.subscriptions.size >= 256) {
-        throw new McpError(-32600, "Too many subscriptions: at most 256 per session");
+        throw sessionError(-32600, "Too many subscriptions: at most 256 per session");
       }
       this.subscriptions.add(uri);
       return {};

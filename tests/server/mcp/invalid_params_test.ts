@@ -66,3 +66,24 @@ Deno.test("MCP requests of the wrong shape are -32602 naming the field, never -3
     await svc.stop();
   }
 });
+
+Deno.test("a session's JSON-RPC errors say the error's own words, without the SDK's 'MCP error <code>:' before them", async () => {
+  const svc = await startTestService();
+  try {
+    const session = await openRawSession(svc.base);
+    const cases: Array<[string, unknown, number, RegExp]> = [
+      // Thrown by the catalog (the core's NOT_FOUND, -32002 by the MCP spec).
+      ["resources/read", { uri: "app://projects/nope" }, -32002, /^Project "nope" does not exist$/],
+      // Thrown by the session itself.
+      ["tools/call", { name: "app_nope", arguments: {} }, -32602, /^Unknown tool "app_nope"/],
+    ];
+    for (const [method, params, code, message] of cases) {
+      const answer = await session.request({ jsonrpc: "2.0", id: 11, method, params });
+      assert.equal(answer.body.error?.code, code, JSON.stringify(answer.body));
+      assert.match(answer.body.error.message, message, JSON.stringify(answer.body.error));
+    }
+    await session.close();
+  } finally {
+    await svc.stop();
+  }
+});
