@@ -14,6 +14,7 @@ import { formatRatio, type PairedRatio, pairedRatio } from "./_stats.ts";
 import { createDemoProject } from "../player/demo.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";
 import { bigProject } from "./big_project.ts";
+import { missingPeer } from "./_peers.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -39,15 +40,6 @@ interface Result {
   p99: number;
   errors: number;
   connections: number;
-}
-
-function hasWrk(): boolean {
-  try {
-    new Deno.Command("wrk", { args: ["--version"], stdout: "null", stderr: "null" }).outputSync();
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const toMs = (value: string, unit: string) =>
@@ -189,7 +181,7 @@ async function captureGets(api: string): Promise<Record<string, Captured>> {
   return answers;
 }
 
-const load = hasWrk() ? wrk : builtIn;
+const load = missingPeer("wrk") === null ? wrk : builtIn;
 
 /** One run of `s`; with the CPU Cueport and its player spent per request when `cpu` reads it. */
 async function runOnce(
@@ -294,7 +286,7 @@ function ratios(rows: Compared[], runs: Map<string, Result[]>): RatioRow[] {
 function print(rows: Compared[], runs: Map<string, Result[]>, table: RatioRow[]): void {
   console.log(
     `\nCueport HTTP benchmark (${
-      load === wrk ? "wrk" : "built-in load generator"
+      load === wrk ? "wrk" : `built-in load generator: ${missingPeer("wrk")}`
     }, ${ROUNDS} rounds of ${SECONDS} s, loopback; each row's baselines run just before it)\n`,
   );
   console.log(

@@ -136,6 +136,12 @@ export const PEERS: readonly Peer[] = [
     debian: "etcd-server",
     why: "three members of a rig group's etcd, in network namespaces (as root), in the rigs' tests",
   },
+  {
+    name: "wrk",
+    commands: ["wrk"],
+    debian: "wrk",
+    why: "drives the HTTP benches' load (else a generator in Deno, which takes the servers' CPU)",
+  },
 ];
 
 /** The names of the peers, as tests name what they need. */
@@ -153,7 +159,8 @@ export type PeerName =
   | "ip"
   | "stress-ng"
   | "xdotool"
-  | "etcd";
+  | "etcd"
+  | "wrk";
 
 /** Where a command is on PATH, or undefined (needs read access to PATH's folders). */
 export function which(command: string): string | undefined {
