@@ -1,7 +1,8 @@
 /**
- * The direct route of the HTTP transport (issue 42): the action, the hottest
- * path of the service, served without Hono's router and `Context`, in front
- * of the Hono app (`routes/mod.ts`) that serves everything else.
+ * The direct routes of the HTTP transport (issue 42): the action, the hottest
+ * path of the service, and the two reads a client polls (the app state, a
+ * Project), served without Hono's router and `Context`, in front of the Hono
+ * app (`routes/mod.ts`) that serves everything else.
  * @module
  */
 import type { Hono } from "hono";
@@ -23,16 +24,72 @@ export interface RouteContext {
 /** One route's handler, under Hono or direct. */
 export type RouteHandler = (c: RouteContext) => Response | Promise<Response>;
 
-/** The direct routes' handlers by path (all POST). */
-export type DirectRoutes = Map<string, RouteHandler>;
-
 /**
  * The routes served without Hono's router and `Context` (`directFirst`): the action, the
- * hottest path of the service (issue 42), whose handler reads nothing Hono adds (no path
- * parameters, no query). Any other request, and any form of these paths Hono would read
- * otherwise (percent-escapes), goes through Hono as before.
+ * hottest path of the service, and the app state and a Project, the reads clients poll (issue
+ * 42: measured with wrk, Hono's dispatch was about a tenth of such a read's CPU). Their handlers
+ * read nothing Hono adds but a path parameter, which a direct route has only as its last
+ * segment. Any other request, and any form of these paths Hono would read otherwise
+ * (percent-escapes, a trailing slash, HEAD), goes through Hono as before.
  */
-export const DIRECT_ROUTES: readonly string[] = ["POST /api/v1/action"];
+export const DIRECT_ROUTES: readonly string[] = [
+  "POST /api/v1/action",
+  "GET /api/v1/app-state",
+  "GET /api/v1/projects/:projectId",
+];
+
+/** A direct route's handler, with the path parameters of the request it matched. */
+export interface DirectMatch {
+  handler: RouteHandler;
+  params: Record<string, string>;
+}
+
+/** The direct routes' handlers: by method and path, or by the path before their one parameter. */
+export class DirectRoutes {
+  #exact = new Map<string, Map<string, RouteHandler>>();
+  #lastParam: Array<{ method: string; prefix: string; name: string; handler: RouteHandler }> = [];
+
+  /** How many routes are held. */
+  get size(): number {
+    let exact = 0;
+    for (const paths of this.#exact.values()) exact += paths.size;
+    return exact + this.#lastParam.length;
+  }
+
+  /**
+   * Holds `handler` for `method` on `path` (Hono's syntax, `/a/:name`).
+   * @throws {Error} when a parameter is not the last segment: Hono's router is needed there
+   */
+  set(method: string, path: string, handler: RouteHandler): void {
+    const at = path.lastIndexOf("/:");
+    if (at < 0) {
+      const paths = this.#exact.get(method) ?? new Map<string, RouteHandler>();
+      this.#exact.set(method, paths.set(path, handler));
+      return;
+    }
+    const name = path.slice(at + 2);
+    if (path.slice(0, at).includes(":") || !/^\w+$/.test(name)) {
+      throw new Error(`Direct route ${method} ${path}: only its last segment may be a parameter`);
+    }
+    this.#lastParam.push({ method, prefix: path.slice(0, at + 1), name, handler });
+  }
+
+  /** The handler of `method` on `path` (no percent-escapes: `pathOf`), or undefined. */
+  match(method: string, path: string): DirectMatch | undefined {
+    const handler = this.#exact.get(method)?.get(path);
+    if (handler) return { handler, params: NO_PARAMS };
+    for (const route of this.#lastParam) {
+      const { prefix } = route;
+      if (
+        route.method === method && path.length > prefix.length && path.startsWith(prefix) &&
+        path.indexOf("/", prefix.length) < 0
+      ) {
+        return { handler: route.handler, params: { [route.name]: path.slice(prefix.length) } };
+      }
+    }
+    return undefined;
+  }
+}
 
 /** The HTTP app, its direct routes, and how an error is answered as the app's `onError` does. */
 export interface DirectApp {
@@ -55,14 +112,16 @@ export function pathOf(url: string): string | undefined {
 /** What a direct route's handler reads of its request, as Hono's `HonoRequest` gives it. */
 class DirectRequest {
   readonly raw: Request;
-  constructor(raw: Request) {
+  #params: Record<string, string>;
+  constructor(raw: Request, params: Record<string, string>) {
     this.raw = raw;
+    this.#params = params;
   }
   header(name: string): string | undefined {
     return this.raw.headers.get(name) ?? undefined;
   }
   param(): Record<string, string> {
-    return NO_PARAMS;
+    return this.#params;
   }
   query(): Record<string, string> {
     return Object.fromEntries(new URL(this.raw.url).searchParams);
@@ -70,7 +129,7 @@ class DirectRequest {
 }
 
 /**
- * The app with its direct routes in front: a POST to one of `DIRECT_ROUTES` runs its route's
+ * The app with its direct routes in front: a request for one of `DIRECT_ROUTES` runs its route's
  * handler with a `DirectRequest` (two small objects where Hono's dispatch built its `Context`,
  * request wrapper and match, about 1.9 KB of garbage a request), its errors answered as Hono's
  * `onError` answers them; anything else is Hono's.
@@ -81,10 +140,11 @@ export function directFirst<E extends object>(
   const { app, direct, fail } = built;
   if (direct.size === 0) return (request, env) => app.fetch(request, env);
   return (request, env) => {
-    const handler = request.method === "POST" ? direct.get(pathOf(request.url) ?? "") : undefined;
-    if (!handler) return app.fetch(request, env);
+    const path = pathOf(request.url);
+    const found = path === undefined ? undefined : direct.match(request.method, path);
+    if (!found) return app.fetch(request, env);
     try {
-      const answer = handler({ req: new DirectRequest(request), env });
+      const answer = found.handler({ req: new DirectRequest(request, found.params), env });
       return answer instanceof Promise ? answer.catch((error) => fail(error, request)) : answer;
     } catch (error) {
       return fail(error, request);

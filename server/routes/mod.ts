@@ -49,7 +49,7 @@ import {
   DIRECT_ROUTES,
   type DirectApp,
   directFirst,
-  type DirectRoutes,
+  DirectRoutes,
   NO_PARAMS,
   pathOf,
   type RouteContext,
@@ -526,10 +526,10 @@ function httpApp(
     });
   }
   const shared: RouteShared = { options, policy, facts, encode, limit, unauthenticatedLimit };
-  const direct: DirectRoutes = new Map();
+  const direct = new DirectRoutes();
   // The 5.0.0 interface maps its own paths: it has no direct route.
   for (const group of suffixGroups(routes)) {
-    onGroup(app, group, shared, dialect ? new Map() : direct);
+    onGroup(app, group, shared, dialect ? new DirectRoutes() : direct);
   }
   onNotFound(app, routes, dialect);
   return {
@@ -584,7 +584,7 @@ function onGroup(
   if (handlers.length === 1) {
     app.on(group.method, group.path, handlers[0]!);
     if (DIRECT_ROUTES.includes(`${group.method} ${group.path}`)) {
-      direct.set(group.path, handlers[0]!);
+      direct.set(group.method, group.path, handlers[0]!);
     }
     return;
   }
@@ -618,7 +618,7 @@ function routeHandler(
   const suffixes = suffixesOf(route.path);
   const isMedia = operation.produces !== undefined;
   // The action needs a body: a blank one is refused as no JSON (`readShortJson`).
-  const isBlankRefused = DIRECT_ROUTES.includes(`${route.method} ${route.path}`);
+  const isBlankRefused = readsBody && DIRECT_ROUTES.includes(`${route.method} ${route.path}`);
   const run = (c: RouteContext, caller: HttpCaller, grant: Grant): Response | Promise<Response> => {
     const context: InvokeContext = {
       auth: options.auth,

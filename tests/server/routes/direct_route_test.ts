@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { startTestService } from "../../_helpers/service.ts";
+import { DIRECT_ROUTES, DirectRoutes } from "../../../server/routes/direct.ts";
 
 /**
  * `POST /api/v1/action` is served without Hono's router (`DIRECT_ROUTES` in
@@ -87,5 +88,76 @@ Deno.test("POST /api/v1/action: a short body is parsed whole (Request.json); bla
     assert.equal(long.status, 200);
   } finally {
     await svc.stop();
+  }
+});
+
+Deno.test("GET /api/v1/app-state and /api/v1/projects/:projectId served directly answer as through Hono", async () => {
+  const svc = await startTestService({ corsOrigins: ["http://console.local"] });
+  const get = async (path: string, headers: Record<string, string> = {}, method = "GET") => {
+    const res = await fetch(svc.base + path, { method, headers });
+    const body = await res.text();
+    return {
+      status: res.status,
+      type: res.headers.get("content-type"),
+      cors: res.headers.get("access-control-allow-origin"),
+      // The app state's clock moves between two reads: compared without it.
+      body: body.replace(/"(now|serverTime|uptimeSeconds|time)":[0-9.eE+-]+/g, '"$1":0'),
+    };
+  };
+  // Each direct path, and the same path percent-escaped, which only Hono's router decodes.
+  const cases: Array<[string, string, string, Record<string, string>?]> = [
+    ["the app state", "/api/v1/app-state", "/api/v1/%61pp-state"],
+    ["a Project", "/api/v1/projects/show", "/api/v1/projects/%73how"],
+    ["with an allowed Origin", "/api/v1/projects/show", "/api/v1/projects/%73how", {
+      origin: "http://console.local",
+    }],
+    ["an unknown Project", "/api/v1/projects/nope", "/api/v1/projects/%6Eope"],
+  ];
+  try {
+    for (const [what, direct, hono, headers] of cases) {
+      const a = await get(direct, headers);
+      assert.ok(a.status === 200 || what === "an unknown Project", `${what}: ${a.status}`);
+      assert.deepEqual(a, await get(hono, headers), what);
+    }
+    assert.equal((await get("/api/v1/projects/nope")).status, 404);
+    // The forms a direct route does not take are Hono's, as before: a trailing slash, HEAD, a
+    // deeper path, another method.
+    assert.notEqual((await get("/api/v1/projects/show/")).status, 200); // Hono's 405 with Allow
+    const head = await fetch(svc.base + "/api/v1/projects/show", { method: "HEAD" });
+    await head.body?.cancel();
+    assert.equal(head.status, 200);
+    assert.equal((await get("/api/v1/projects/show/songs")).status, 200);
+    const post = await get("/api/v1/app-state", {}, "POST");
+    assert.equal(post.status, 405);
+  } finally {
+    await svc.stop();
+  }
+});
+
+Deno.test("DirectRoutes matches a path exactly or by its last parameter, and nothing else", () => {
+  const a = () => new Response("a"), b = () => new Response("b");
+  const routes = new DirectRoutes();
+  routes.set("GET", "/api/v1/app-state", a);
+  routes.set("GET", "/api/v1/projects/:projectId", b);
+  assert.equal(routes.size, 2);
+  assert.deepEqual(routes.match("GET", "/api/v1/app-state"), { handler: a, params: {} });
+  assert.deepEqual(routes.match("GET", "/api/v1/projects/demo"), {
+    handler: b,
+    params: { projectId: "demo" },
+  });
+  for (
+    const [method, path] of [
+      ["POST", "/api/v1/app-state"],
+      ["GET", "/api/v1/app-state/"],
+      ["GET", "/api/v1/projects/"],
+      ["GET", "/api/v1/projects/demo/"],
+      ["GET", "/api/v1/projects/demo/songs"],
+      ["HEAD", "/api/v1/projects/demo"],
+    ]
+  ) assert.equal(routes.match(method!, path!), undefined, `${method} ${path}`);
+  assert.throws(() => routes.set("GET", "/api/v1/projects/:projectId/songs", a), /last segment/);
+  // The reads clients poll are direct, beside the action.
+  for (const route of ["GET /api/v1/app-state", "GET /api/v1/projects/:projectId"]) {
+    assert.ok(DIRECT_ROUTES.includes(route), route);
   }
 });
