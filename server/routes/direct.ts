@@ -46,14 +46,20 @@ export interface DirectMatch {
 
 /** The direct routes' handlers: by method and path, or by the path before their one parameter. */
 export class DirectRoutes {
-  #exact = new Map<string, Map<string, RouteHandler>>();
-  #lastParam: Array<{ method: string; prefix: string; name: string; handler: RouteHandler }> = [];
+  #byMethod = new Map<string, MethodRoutes>();
 
   /** How many routes are held. */
   get size(): number {
-    let exact = 0;
-    for (const paths of this.#exact.values()) exact += paths.size;
-    return exact + this.#lastParam.length;
+    let size = 0;
+    for (const routes of this.#byMethod.values()) {
+      size += routes.exact.size + routes.lastParam.length;
+    }
+    return size;
+  }
+
+  /** Whether any route takes `method`: a request of another method needs no path read. */
+  takes(method: string): boolean {
+    return this.#byMethod.has(method);
   }
 
   /**
@@ -61,34 +67,46 @@ export class DirectRoutes {
    * @throws {Error} when a parameter is not the last segment: Hono's router is needed there
    */
   set(method: string, path: string, handler: RouteHandler): void {
+    let routes = this.#byMethod.get(method);
+    if (!routes) this.#byMethod.set(method, routes = { exact: new Map(), lastParam: [] });
     const at = path.lastIndexOf("/:");
     if (at < 0) {
-      const paths = this.#exact.get(method) ?? new Map<string, RouteHandler>();
-      this.#exact.set(method, paths.set(path, handler));
+      routes.exact.set(path, handler);
       return;
     }
     const name = path.slice(at + 2);
     if (path.slice(0, at).includes(":") || !/^\w+$/.test(name)) {
       throw new Error(`Direct route ${method} ${path}: only its last segment may be a parameter`);
     }
-    this.#lastParam.push({ method, prefix: path.slice(0, at + 1), name, handler });
+    routes.lastParam.push({ prefix: path.slice(0, at + 1), name, handler });
   }
 
   /** The handler of `method` on `path` (no percent-escapes: `pathOf`), or undefined. */
   match(method: string, path: string): DirectMatch | undefined {
-    const handler = this.#exact.get(method)?.get(path);
+    const routes = this.#byMethod.get(method);
+    if (!routes) return undefined;
+    const handler = routes.exact.get(path);
     if (handler) return { handler, params: NO_PARAMS };
-    for (const route of this.#lastParam) {
+    for (const route of routes.lastParam) {
       const { prefix } = route;
       if (
-        route.method === method && path.length > prefix.length && path.startsWith(prefix) &&
+        path.length > prefix.length && path.startsWith(prefix) &&
         path.indexOf("/", prefix.length) < 0
       ) {
-        return { handler: route.handler, params: { [route.name]: path.slice(prefix.length) } };
+        // Built by assignment: an object literal with a computed key takes V8's slow path.
+        const params: Record<string, string> = {};
+        params[route.name] = path.slice(prefix.length);
+        return { handler: route.handler, params };
       }
     }
     return undefined;
   }
+}
+
+/** The direct routes of one method. */
+interface MethodRoutes {
+  exact: Map<string, RouteHandler>;
+  lastParam: Array<{ prefix: string; name: string; handler: RouteHandler }>;
 }
 
 /** The HTTP app, its direct routes, and how an error is answered as the app's `onError` does. */
@@ -140,8 +158,9 @@ export function directFirst<E extends object>(
   const { app, direct, fail } = built;
   if (direct.size === 0) return (request, env) => app.fetch(request, env);
   return (request, env) => {
-    const path = pathOf(request.url);
-    const found = path === undefined ? undefined : direct.match(request.method, path);
+    const method = request.method;
+    const path = direct.takes(method) ? pathOf(request.url) : undefined;
+    const found = path === undefined ? undefined : direct.match(method, path);
     if (!found) return app.fetch(request, env);
     try {
       const answer = found.handler({ req: new DirectRequest(request, found.params), env });
