@@ -71,7 +71,7 @@ export class DirectRoutes {
     if (!routes) this.#byMethod.set(method, routes = { exact: new Map(), lastParam: [] });
     const at = path.lastIndexOf("/:");
     if (at < 0) {
-      routes.exact.set(path, handler);
+      routes.exact.set(path, { handler, params: NO_PARAMS });
       return;
     }
     const name = path.slice(at + 2);
@@ -85,8 +85,8 @@ export class DirectRoutes {
   match(method: string, path: string): DirectMatch | undefined {
     const routes = this.#byMethod.get(method);
     if (!routes) return undefined;
-    const handler = routes.exact.get(path);
-    if (handler) return { handler, params: NO_PARAMS };
+    const exact = routes.exact.get(path);
+    if (exact) return exact;
     for (const route of routes.lastParam) {
       const { prefix } = route;
       if (
@@ -103,9 +103,9 @@ export class DirectRoutes {
   }
 }
 
-/** The direct routes of one method. */
+/** The direct routes of one method; a path's match is made once (no allocation a request). */
 interface MethodRoutes {
-  exact: Map<string, RouteHandler>;
+  exact: Map<string, DirectMatch>;
   lastParam: Array<{ prefix: string; name: string; handler: RouteHandler }>;
 }
 
