@@ -29,6 +29,13 @@ export interface WebSocketCloseEvent {
 }
 
 const READ_BYTES = 16 * 1024;
+/**
+ * What a peer may still send once this side's close frame is queued, while its own close frame is
+ * awaited: room for the frames it had in flight (none of them is delivered any more). Past it the
+ * peer is failed and its connection ends; a peer that was sending a larger message then loses
+ * only the clean close.
+ */
+export const AFTER_CLOSE_BYTES = 1024 * 1024;
 /** Queued frames joined into one write up to this many bytes; a larger frame goes alone. */
 const COALESCE_BYTES = 256 * 1024;
 const encoder = new TextEncoder();
@@ -172,11 +179,17 @@ export class ServerWebSocket {
   async #read(conn: Deno.Conn, reader: FrameReader, head: Uint8Array): Promise<void> {
     if (head.length > 0) reader.write(head);
     let buffer = new Uint8Array(READ_BYTES);
+    /** Bytes read since this side's close frame was queued. */
+    let afterClose = 0;
     try {
       while (this.readyState !== ServerWebSocket.CLOSED) {
         const n = await conn.read(buffer);
         if (n === null) break;
         this.#heard = true;
+        // A peer that sends on after this side's close, past what a peer's close could follow, is
+        // failed (RFC 6455 7.1.7): its connection ends now, not at the close deadline (a
+        // flooder closed for not reading cost a core for that long, every frame parsed).
+        if (this.#isCloseSent && (afterClose += n) > AFTER_CLOSE_BYTES) break;
         if (!reader.isOpen) continue; // after a close or an error: read on, for the peer's close
         // Whole frames are handled at once and the buffer is read into again; the part of a
         // frame the receiver keeps (views of this buffer) moves reading to a new buffer.

@@ -62,8 +62,17 @@ class Bystander {
 const PING = '{"type":"ping","id":1}';
 const FLOODER = "127.0.0.2";
 
-/** Floods until `deadline` (or the flooder's close). */
-async function flood(flooder: WsClient, deadline: number, tally: Tally): Promise<void> {
+/**
+ * Floods until `deadline` (or the flooder's close); what the service read of the connection is
+ * sampled after each write, while the connection lasts (the service ends it soon after closing it:
+ * `server/net/websocket.ts`, `AFTER_CLOSE_BYTES`).
+ */
+async function flood(
+  flooder: WsClient,
+  deadline: number,
+  o: { tally: Tally; reads: ReadWatch },
+): Promise<void> {
+  const { tally, reads } = o;
   const frame = encodeFrame(new TextEncoder().encode(PING), { opcode: Opcode.text });
   const burst = new Uint8Array(frame.length * FRAMES_PER_WRITE);
   for (let i = 0; i < FRAMES_PER_WRITE; i++) burst.set(frame, i * frame.length);
@@ -75,6 +84,7 @@ async function flood(flooder: WsClient, deadline: number, tally: Tally): Promise
     ]);
     if (!wrote) break;
     tally.inputs += FRAMES_PER_WRITE;
+    if (reads.isOpen) await reads.sample();
   }
   tally.note(
     `the flooder sent ${tally.inputs} messages (${
@@ -83,7 +93,7 @@ async function flood(flooder: WsClient, deadline: number, tally: Tally): Promise
       flooder.isClosed
         ? `closed by the service (code ${flooder.closeCode ?? "none"})`
         : "never closed"
-    }`,
+    }${reads.isOpen ? "" : "; the service ended its connection"}`,
   );
 }
 
@@ -103,6 +113,8 @@ export function messagesRead(
 class ReadWatch {
   #client: ClientEnd;
   most: number | null = null;
+  /** False once a sample found the connection gone (after one found it there). */
+  isOpen = true;
 
   constructor(client: ClientEnd) {
     this.#client = client;
@@ -111,6 +123,7 @@ class ReadWatch {
   async sample(): Promise<number | null> {
     const bytes = await serviceReadBytes(this.#client);
     if (bytes !== null) this.most = Math.max(this.most ?? 0, bytes);
+    else if (this.most !== null) this.isOpen = false;
     return bytes;
   }
 }
@@ -148,7 +161,7 @@ async function run(context: ProbeContext): Promise<void> {
     const reads = new ReadWatch({ address: FLOODER, port: flooder.localPort });
     const before = await reads.sample();
     const [, served] = await Promise.all([
-      flood(flooder, deadline, tally),
+      flood(flooder, deadline, { tally, reads }),
       watchBystander(run, deadline, { tally, reads }),
     ]);
     await reads.sample();

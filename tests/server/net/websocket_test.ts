@@ -333,6 +333,34 @@ Deno.test("ServerWebSocket closes the TCP connection of a client that never read
   }
 });
 
+Deno.test("ServerWebSocket ends the connection of a peer that sends on after its close frame, without waiting for the close deadline (RFC 6455 7.1.7)", async () => {
+  // A close deadline of an hour: only the peer's bytes after the close can end the connection.
+  const { server, sockets, closes } = start({ closeTimeoutMs: 3_600_000 });
+  const raw = await Raw.open(server.port);
+  try {
+    await raw.upgrade();
+    sockets[0]!.close(1008, "Too slow");
+    // The flood of probe slow_ws_client: small frames, as fast as the connection takes them.
+    const frame = clientFrame(1, '{"type":"ping","id":1}');
+    const burst = new Uint8Array(frame.length * 2000);
+    for (let i = 0; i < 2000; i++) burst.set(frame, i * frame.length);
+    const most = 64 * 1024 * 1024;
+    let sent = 0;
+    // A server that read (and parsed) on until its deadline would take all 64 MiB.
+    while (sent < most && closes.length === 0) {
+      const wrote = await raw.write(burst).then(() => true, () => false);
+      if (!wrote) break;
+      sent += burst.length;
+    }
+    await until("the connection ended", () => closes.length > 0, 120_000);
+    assert.ok(sent < most, `the server read all ${sent} bytes sent after its close`);
+    assert.deepEqual(closes, [{ code: 1006, reason: "", wasClean: false }]);
+  } finally {
+    raw.close();
+    await server.close();
+  }
+});
+
 Deno.test("ServerWebSocket pings a silent client, and drops one that stays silent", async () => {
   const { server, closes } = start({ idleTimeoutMs: 100 });
   const raw = await Raw.open(server.port);
