@@ -126,8 +126,12 @@ function servePage(): { url: string; close(): Promise<void> } {
 }
 
 async function titles(devtools: DevTools): Promise<string[]> {
+  // A hang guard, not DevTools' 5 s: a browser just started on a loaded machine (CI at load 10)
+  // took longer to answer, and the wait around this one already bounds the test.
   const { targetInfos } = await devtools.send<{ targetInfos: { type: string; title: string }[] }>(
     "Target.getTargets",
+    {},
+    { timeoutMs: 120_000 },
   );
   return targetInfos.filter((t) => t.type === "page").map((t) => t.title);
 }
