@@ -1,4 +1,5 @@
-/** What the benches that pair small costs measure with: a process's CPU, and a POST load. */
+/** What the benches that pair small costs measure with: a process's CPU, and a load. */
+import { peerProblem } from "../tools/peers.ts";
 
 /**
  * CPU of a process in us, to the nanosecond: the run time of each of its threads
@@ -17,9 +18,61 @@ export function threadCpuMicros(pid: number | "self" = "self"): number {
   return ns / 1000;
 }
 
+/** One load run's figures (`wrk` or the built-in generator). */
+export interface LoadRun {
+  rps: number;
+  /** Requests answered in the run. */
+  requests: number;
+  p50: number;
+  p99: number;
+  /** Answers not 2xx or 3xx. */
+  errors: number;
+}
+
+const toMs = (value: string, unit: string) =>
+  Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1);
+
 /**
- * `seconds` of POSTs of `body` to `url` over `connections` keep-alive connections, by the built-in
- * load generator (`load.ts`, its own process).
+ * `seconds` of `method` requests (a POST sends `body` as JSON) to `url` over `connections`
+ * keep-alive connections, by `wrk` (one thread; Debian's, a peer in `tools/peers.ts`).
+ */
+export async function wrkLoad(
+  url: string,
+  method: string,
+  body: string,
+  connections: number,
+  seconds: number,
+): Promise<LoadRun> {
+  const args = ["-t", "1", "-c", String(connections), "-d", `${seconds}s`, "--latency"];
+  let script: string | undefined;
+  if (method === "POST") {
+    script = await Deno.makeTempFile({ suffix: ".lua" });
+    await Deno.writeTextFile(
+      script,
+      `wrk.method = "POST"\nwrk.body = ${
+        JSON.stringify(body)
+      }\nwrk.headers["Content-Type"] = "application/json"\n`,
+    );
+    args.push("-s", script);
+  }
+  const out = new TextDecoder().decode(
+    (await new Deno.Command("wrk", { args: [...args, url] }).output()).stdout,
+  );
+  if (script) await Deno.remove(script);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+  const p = (q: string) => {
+    const m = new RegExp(`\\s${q}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
+    return m ? toMs(m[1]!, m[2]!) : NaN;
+  };
+  const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? rps * seconds);
+  return { rps, requests, p50: p("50"), p99: p("99"), errors };
+}
+
+/**
+ * `seconds` of POSTs of `body` to `url` over `connections` keep-alive connections, by `wrk` when
+ * it is installed (as `http_bench.ts` loads), else by the built-in load generator (`load.ts`, its
+ * own process).
  * @returns the requests answered
  * @throws {Error} when any was not answered 2xx
  */
@@ -29,15 +82,29 @@ export async function postLoad(
   connections: number | string,
   seconds: number | string,
 ): Promise<number> {
+  const result = peerProblem("wrk") === null
+    ? await wrkLoad(url, "POST", body, Number(connections), Number(seconds))
+    : await builtInLoad(url, "POST", body, Number(connections), Number(seconds));
+  if (result.errors > 0) throw new Error(`${url}: ${result.errors} requests failed`);
+  return result.requests;
+}
+
+/** The built-in load generator (`load.ts`, its own process): the same run as `wrkLoad`. */
+export async function builtInLoad(
+  url: string,
+  method: string,
+  body: string,
+  connections: number,
+  seconds: number,
+): Promise<LoadRun> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "--allow-net",
       new URL("./load.ts", import.meta.url).pathname,
-      ...[url, "POST", body, String(connections), String(seconds)],
+      ...[url, method, body, String(connections), String(seconds)],
     ],
   }).output();
-  const result = JSON.parse(new TextDecoder().decode(out.stdout));
-  if (result.errors > 0) throw new Error(`${url}: ${result.errors} requests failed`);
-  return result.requests;
+  const r = JSON.parse(new TextDecoder().decode(out.stdout));
+  return { rps: r.rps, requests: r.requests, p50: r.p50, p99: r.p99, errors: r.errors };
 }

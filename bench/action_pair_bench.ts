@@ -133,15 +133,19 @@ if (before) {
     }, total ${d((r) => r.service + r.player)}`,
   );
 }
-const action = results.get("after")!;
-for (const limit of ["limit", "old limit"].filter((name) => results.has(name))) {
-  const base = results.get(limit)!;
-  const cpu = (r: Figures) => r.service + r.player;
-  const rps = pairedRatio(action.map((r, i) => ({ baseline: base[i]!.rps, measured: r.rps })));
-  const cpus = pairedRatio(action.map((r, i) => ({ baseline: cpu(base[i]!), measured: cpu(r) })));
-  console.log(
-    `\nafter / ${limit}, paired per round (median, range): requests a second ${
-      formatRatio(rps)
-    }, CPU a request ${formatRatio(cpus)}`,
-  );
+for (const row of ["after", "before"].filter((name) => results.has(name))) {
+  const action = results.get(row)!;
+  for (const limit of ["limit", "old limit"].filter((name) => results.has(name))) {
+    const base = results.get(limit)!;
+    const cpu = (r: Figures) => r.service + r.player;
+    const rps = pairedRatio(action.map((r, i) => ({ baseline: base[i]!.rps, measured: r.rps })));
+    const cpus = pairedRatio(
+      action.map((r, i) => ({ baseline: cpu(base[i]!), measured: cpu(r) })),
+    );
+    console.log(
+      `\n${row} / ${limit}, paired per round (median, range): requests a second ${
+        formatRatio(rps)
+      }, CPU a request ${formatRatio(cpus)}`,
+    );
+  }
 }

@@ -15,6 +15,7 @@ import { createDemoProject } from "../player/demo.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";
 import { bigProject } from "./big_project.ts";
 import { missingPeer } from "./_peers.ts";
+import { builtInLoad, wrkLoad } from "./_measure.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -42,71 +43,19 @@ interface Result {
   connections: number;
 }
 
-const toMs = (value: string, unit: string) =>
-  Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1);
-
-async function wrk(
+/** One run of the load, by wrk when installed, else by the built-in generator. */
+async function load(
   url: string,
   method: string,
   body: string,
   connections: number,
   seconds = SECONDS,
 ): Promise<Omit<Result, "name">> {
-  const args = ["-t", "1", "-c", String(connections), "-d", `${seconds}s`, "--latency"];
-  let script: string | undefined;
-  if (method === "POST") {
-    script = await Deno.makeTempFile({ suffix: ".lua" });
-    await Deno.writeTextFile(
-      script,
-      `wrk.method = "POST"\nwrk.body = ${
-        JSON.stringify(body)
-      }\nwrk.headers["Content-Type"] = "application/json"\n`,
-    );
-    args.push("-s", script);
-  }
-  const out = new TextDecoder().decode(
-    (await new Deno.Command("wrk", { args: [...args, url] }).output()).stdout,
-  );
-  if (script) await Deno.remove(script);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
-  const p = (q: string) => {
-    const m = new RegExp(`\\s${q}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
-    return m ? toMs(m[1]!, m[2]!) : NaN;
-  };
-  const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? rps * seconds);
-  return { rps, requests, p50: p("50"), p99: p("99"), errors, connections };
+  const run = hasWrk ? wrkLoad : builtInLoad;
+  return { ...(await run(url, method, body, connections, seconds)), connections };
 }
 
-async function builtIn(
-  url: string,
-  method: string,
-  body: string,
-  connections: number,
-  seconds = SECONDS,
-): Promise<Omit<Result, "name">> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      here("./load.ts"),
-      url,
-      method,
-      body,
-      String(connections),
-      String(seconds),
-    ],
-  }).output();
-  const r = JSON.parse(new TextDecoder().decode(out.stdout));
-  return {
-    rps: r.rps,
-    requests: r.requests,
-    p50: r.p50,
-    p99: r.p99,
-    errors: r.errors,
-    connections,
-  };
-}
+const hasWrk = missingPeer("wrk") === null;
 
 /** One load: what is requested, and how hard. */
 interface Scenario {
@@ -180,8 +129,6 @@ async function captureGets(api: string): Promise<Record<string, Captured>> {
   for (const path of GETS) answers[`/api/v1/${path}`] = await capture(`${api}/api/v1/${path}`);
   return answers;
 }
-
-const load = missingPeer("wrk") === null ? wrk : builtIn;
 
 /** One run of `s`; with the CPU Cueport and its player spent per request when `cpu` reads it. */
 async function runOnce(
@@ -286,7 +233,7 @@ function ratios(rows: Compared[], runs: Map<string, Result[]>): RatioRow[] {
 function print(rows: Compared[], runs: Map<string, Result[]>, table: RatioRow[]): void {
   console.log(
     `\nCueport HTTP benchmark (${
-      load === wrk ? "wrk" : `built-in load generator: ${missingPeer("wrk")}`
+      hasWrk ? "wrk" : `built-in load generator: ${missingPeer("wrk")}`
     }, ${ROUNDS} rounds of ${SECONDS} s, loopback; each row's baselines run just before it)\n`,
   );
   console.log(
@@ -354,7 +301,7 @@ await Deno.writeTextFile(
   JSON.stringify(
     {
       at: new Date().toISOString(),
-      tool: load === wrk ? "wrk" : "built-in",
+      tool: hasWrk ? "wrk" : "built-in",
       seconds: SECONDS,
       rounds: ROUNDS,
       runs: Object.fromEntries(runs),

@@ -157,11 +157,7 @@ export class RpcClient {
       method,
     };
     this.#pending.set(id, pending);
-    const isOther = method !== Method.ACTION_RUN && ++this.#queuedOthers === 1;
-    // The first request queued, or the first of another method behind actions that wait.
-    if (this.#queue.push({ id, method, params, pending }) === 1 || isOther) {
-      setImmediate(this.#flushTurn);
-    }
+    if (this.#queue.push({ id, method, params, pending }) === 1) setImmediate(this.#flushTurn);
     return promise;
   }
 
@@ -215,33 +211,13 @@ export class RpcClient {
   /** A write to the player is under way: requests meanwhile wait for it and go in the next. */
   #isWriting = false;
 
-  /** Actions written and not yet answered. */
-  #actionsOut = 0;
-  /** Requests in the queue that are not actions. */
-  #queuedOthers = 0;
-
-  /**
-   * Whether the queue waits for the actions out to be answered (`batchesActions`): while the
-   * player works on a batch, the actions that come meanwhile gather into the next one, so a
-   * stream of actions costs both sides one read, one parse and one write per batch, not per turn
-   * (issue 42). Only a queue of actions alone waits: any other request goes at once, with the
-   * actions before it, in order; an action with none out goes at once too.
-   */
-  #isHeld(): boolean {
-    return this.batchesActions && this.#actionsOut > 0 && this.#queuedOthers === 0;
-  }
-
   #flushQueue(): void {
-    if (this.#isClosed || this.#isWriting || this.#queue.length === 0 || this.#isHeld()) return;
+    if (this.#isClosed || this.#isWriting || this.#queue.length === 0) return;
     const batch = this.#queue;
     this.#queue = [];
-    this.#queuedOthers = 0;
     // One clock read per batch.
     const now = this.#now();
-    for (const { pending } of batch) {
-      pending.writtenAt = now;
-      if (pending.method === Method.ACTION_RUN) this.#actionsOut++;
-    }
+    for (const { pending } of batch) pending.writtenAt = now;
     const messages = this.#messagesOf(batch);
     this.#isWriting = true;
     this.#transport.sendMany(messages).then(() => {
@@ -345,10 +321,6 @@ export class RpcClient {
     const pending = this.#pending.get(id);
     if (!pending) return;
     this.#pending.delete(id);
-    if (pending.method === Method.ACTION_RUN && pending.writtenAt !== Infinity) {
-      // The last action out answered: the actions held meanwhile go in the next turn.
-      if (--this.#actionsOut === 0 && this.#queue.length > 0) setImmediate(this.#flushTurn);
-    }
     fn(pending);
   }
 
