@@ -4,6 +4,7 @@
  * @module
  */
 import { CueportError } from "../core/errors.ts";
+import { requestHeader } from "../net/serve_connection.ts";
 
 /** The names this machine answers to: localhost, its hostname (and `.local`), its addresses, extras. */
 export function machineHosts(extra: readonly string[] = []): Set<string> {
@@ -87,8 +88,9 @@ export function isOwnPageOrigin(
 
 /**
  * Checks the request's `Host` and `Origin`; throws the error to answer with.
+ * Both are read from Deno's HTTP engine alone (`requestHeader`), not through `request.headers`.
  * @returns the `Origin` header (null without one), so a caller that needs it (CORS) does not read
- * it again: each `Headers.get` of a served request is a call into Deno's HTTP engine (an op).
+ * it again: each read of a served request's header is a call into Deno's HTTP engine (an op).
  */
 export function checkRequestOrigin(
   request: Request,
@@ -99,14 +101,14 @@ export function checkRequestOrigin(
     pagePort?: number;
   },
 ): string | null {
-  const host = request.headers.get("host");
+  const host = requestHeader(request, "host");
   if (host !== null && !isMachineHost(host, options.hosts)) {
     throw new CueportError(
       "HOST_NOT_ALLOWED",
       `Host "${host}" is not this machine: use its address or name`,
     );
   }
-  const origin = request.headers.get("origin");
+  const origin = requestHeader(request, "origin");
   if (
     origin !== null && !options.origins.includes("*") && !options.origins.includes(origin) &&
     !(options.pagePort !== undefined && isOwnPageOrigin(origin, options.hosts, options.pagePort))

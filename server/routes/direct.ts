@@ -6,6 +6,7 @@
  * @module
  */
 import type { Hono } from "hono";
+import { requestHeader } from "../net/serve_connection.ts";
 
 /**
  * What a route's handler reads of its request: Hono's `Context`, or the lighter one a direct
@@ -136,7 +137,7 @@ class DirectRequest {
     this.#params = params;
   }
   header(name: string): string | undefined {
-    return this.raw.headers.get(name) ?? undefined;
+    return requestHeader(this.raw, name.toLowerCase()) ?? undefined;
   }
   param(): Record<string, string> {
     return this.#params;

@@ -43,6 +43,7 @@ import { isNestedDeeper } from "../../lib/json_depth.ts";
 import { didYouMean } from "../../lib/suggest.ts";
 import { errorAnswer, httpError, type Peer, plainAnswer, readBoundedText } from "../net/mod.ts";
 import type { HttpDialect } from "../net/dialect.ts";
+import { requestHeader } from "../net/serve_connection.ts";
 import { remotePage } from "../web/mod.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";
 import {
@@ -258,7 +259,7 @@ export function readJsonBody(
   isBlankRefused = false,
 ): Promise<unknown> {
   const request = c.req.raw;
-  const declared = request.headers.get("content-length");
+  const declared = requestHeader(request, "content-length");
   if (declared !== null && Number(declared) > limit) return Promise.reject(tooLarge(limit));
   const peer = (c.env as HttpEnv | undefined)?.peer;
   peer?.readingBody(true);

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { serveOnConnectionProblem, VERIFIED_DENO } from "../../../server/net/serve_connection.ts";
+import {
+  requestHeader,
+  serveOnConnection,
+  serveOnConnectionProblem,
+  VERIFIED_DENO,
+} from "../../../server/net/serve_connection.ts";
 import { SERVICE_FLAGS } from "../../../server/deploy/permissions.ts";
 
 Deno.test("serve_connection: the private per-connection server was verified on this very Deno", () => {
@@ -10,7 +15,8 @@ Deno.test("serve_connection: the private per-connection server was verified on t
     VERIFIED_DENO,
     `Deno ${Deno.version.deno} is not ${VERIFIED_DENO}, the version serve_connection.ts was ` +
       "verified on. Re-verify serveHttpOnConnection (its five arguments, that the abort listener " +
-      "closes the connection, that `finished` settles): tests/server/net/, then `deno task " +
+      "closes the connection, that `finished` settles) and requestHeader's read of Deno's inner " +
+      "request (its `header(name)`): tests/server/net/, then `deno task " +
       "reliability --only exhaustion,stalled_bodies` and bench/http_bench.ts; then set " +
       "VERIFIED_DENO (and pin the new Deno where 2.9.6 is pinned). docs/load.md, " +
       '"No public API keeps the budgets", says why the call is there.',
@@ -58,4 +64,67 @@ Deno.test("cueport serve on a Deno without the per-connection server: one line n
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+/** What `handler` answered a request with `headers`, served as the HTTP ports serve one. */
+async function served(
+  headers: HeadersInit,
+  handler: (request: Request) => unknown,
+): Promise<unknown> {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const serve = serveOnConnection();
+  let seen: unknown;
+  const accepted = listener.accept().then((conn) =>
+    serve(conn, (request) => {
+      seen = handler(request);
+      return new Response("ok");
+    }, () => new Response("failed", { status: 500 }))
+  );
+  const { port } = listener.addr as Deno.NetAddr;
+  const response = await fetch(`http://127.0.0.1:${port}/x`, { headers });
+  await response.text();
+  const connection = await accepted;
+  connection.close();
+  await connection.finished;
+  listener.close();
+  return seen;
+}
+
+/** Whether Deno built the request's `Headers` (its private `headers cache` field is set). */
+function headersBuilt(request: Request): boolean {
+  const key = Object.getOwnPropertySymbols(request).find((s) => s.description === "headers cache");
+  assert.ok(key, "Deno's Request keeps its Headers under Symbol(headers cache)");
+  return (request as unknown as Record<symbol, unknown>)[key] !== undefined;
+}
+
+Deno.test("requestHeader: a served request's header is read from Deno's engine, as Headers.get gives it, without building its Headers", async () => {
+  const seen = await served(
+    [["x-two", "a"], ["x-two", "b"], ["origin", "http://show.local"]],
+    (r) => {
+      const read = {
+        origin: requestHeader(r, "origin"),
+        two: requestHeader(r, "x-two"),
+        absent: requestHeader(r, "x-none"),
+        host: requestHeader(r, "host"),
+      };
+      return { read, built: headersBuilt(r), public: r.headers.get("x-two") };
+    },
+  ) as { read: Record<string, string | null>; built: boolean; public: string };
+  assert.equal(seen.built, false, "the fast read (Deno's inner request's header) was taken");
+  assert.deepEqual(seen.read, {
+    origin: "http://show.local",
+    two: seen.public,
+    absent: null,
+    host: seen.read.host,
+  });
+  assert.equal(seen.public, "a, b");
+  assert.match(seen.read.host!, /^127\.0\.0\.1:\d+$/);
+});
+
+Deno.test("requestHeader: a request Deno does not serve (a test's) is read through its Headers", () => {
+  const request = new Request("http://localhost/", {
+    headers: { origin: "http://a", "x-two": "1" },
+  });
+  assert.equal(requestHeader(request, "origin"), "http://a");
+  assert.equal(requestHeader(request, "x-none"), null);
 });
