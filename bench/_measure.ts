@@ -34,15 +34,18 @@ const toMs = (value: string, unit: string) =>
 
 /**
  * `seconds` of `method` requests (a POST sends `body` as JSON) to `url` over `connections`
- * keep-alive connections, by `wrk` (one thread; Debian's, a peer in `tools/peers.ts`).
+ * keep-alive connections.
  */
-export async function wrkLoad(
+export type Load = (
   url: string,
   method: string,
   body: string,
   connections: number,
   seconds: number,
-): Promise<LoadRun> {
+) => Promise<LoadRun>;
+
+/** A `Load` by `wrk` (one thread; Debian's, a peer in `tools/peers.ts`). */
+export const wrkLoad: Load = async (url, method, body, connections, seconds) => {
   const args = ["-t", "1", "-c", String(connections), "-d", `${seconds}s`, "--latency"];
   let script: string | undefined;
   if (method === "POST") {
@@ -67,7 +70,7 @@ export async function wrkLoad(
   const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? rps * seconds);
   return { rps, requests, p50: p("50"), p99: p("99"), errors };
-}
+};
 
 /**
  * `seconds` of POSTs of `body` to `url` over `connections` keep-alive connections, by `wrk` when
@@ -82,21 +85,14 @@ export async function postLoad(
   connections: number | string,
   seconds: number | string,
 ): Promise<number> {
-  const result = peerProblem("wrk") === null
-    ? await wrkLoad(url, "POST", body, Number(connections), Number(seconds))
-    : await builtInLoad(url, "POST", body, Number(connections), Number(seconds));
+  const load = peerProblem("wrk") === null ? wrkLoad : builtInLoad;
+  const result = await load(url, "POST", body, Number(connections), Number(seconds));
   if (result.errors > 0) throw new Error(`${url}: ${result.errors} requests failed`);
   return result.requests;
 }
 
-/** The built-in load generator (`load.ts`, its own process): the same run as `wrkLoad`. */
-export async function builtInLoad(
-  url: string,
-  method: string,
-  body: string,
-  connections: number,
-  seconds: number,
-): Promise<LoadRun> {
+/** A `Load` by the built-in load generator (`load.ts`, its own process). */
+export const builtInLoad: Load = async (url, method, body, connections, seconds) => {
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -107,4 +103,4 @@ export async function builtInLoad(
   }).output();
   const r = JSON.parse(new TextDecoder().decode(out.stdout));
   return { rps: r.rps, requests: r.requests, p50: r.p50, p99: r.p99, errors: r.errors };
-}
+};
