@@ -7,6 +7,7 @@
  * (the `--no-sandbox` warning, "controlled by automated software"), no pointer,
  * no scroll bar, no focus ring. Once in a window, once in kiosk (`fullscreen`).
  */
+import { ask } from "../../_helpers/devtools.ts";
 import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
 import { near, openOutputPlayer, type OutputPlayer, untilOutput } from "../../_helpers/output.ts";
@@ -50,12 +51,13 @@ interface Rect {
 /** The output page's window on the screen, as the browser places it. */
 async function outputWindow(p: OutputPlayer): Promise<Rect> {
   const devtools = p.output.browserDevTools!;
-  const { targetInfos } = await devtools.send<{ targetInfos: { targetId: string; url: string }[] }>(
+  const { targetInfos } = await ask<{ targetInfos: { targetId: string; url: string }[] }>(
+    devtools,
     "Target.getTargets",
   );
   const target = pageAt(targetInfos, p.output.url);
   assert(target, "the output page's target");
-  const { bounds } = await devtools.send<{ bounds: Rect }>("Browser.getWindowForTarget", {
+  const { bounds } = await ask<{ bounds: Rect }>(devtools, "Browser.getWindowForTarget", {
     targetId: target.targetId,
   });
   // Clipped to the screen: a window partly off it shows only its part on it.

@@ -8,6 +8,7 @@
  * port unplugged disappears; ports are told apart by id ("Pad", "Pad (2)", "MIDI port" for one
  * with no name) and one midiLocal does not name is not opened. One browser.
  */
+import { ask } from "../../_helpers/devtools.ts";
 import assert from "node:assert/strict";
 import { DEFAULT_MIDI_MAP, FEEDBACK_SCHEMES } from "../../../protocol/midi.ts";
 import { VirtualClock } from "../../../player/mod.ts";
@@ -66,26 +67,27 @@ const TAKEN = ["Pad", "Pad (2)", "MIDI port"];
 async function standIn(output: Output): Promise<(expression: string) => Promise<unknown>> {
   await until("the page shown", () => output.reports.length > 0, 120_000);
   const devtools = output.browserDevTools!;
-  const { targetInfos } = await devtools.send<{ targetInfos: { targetId: string; url: string }[] }>(
+  const { targetInfos } = await ask<{ targetInfos: { targetId: string; url: string }[] }>(
+    devtools,
     "Target.getTargets",
   );
   const page = targetInfos.find((t) => t.url.startsWith(output.url))!;
-  const { sessionId } = await devtools.send<{ sessionId: string }>("Target.attachToTarget", {
+  const { sessionId } = await ask<{ sessionId: string }>(devtools, "Target.attachToTarget", {
     targetId: page.targetId,
     flatten: true,
   });
-  await devtools.send("Page.enable", {}, { sessionId });
-  await devtools.send("Page.addScriptToEvaluateOnNewDocument", { source: STAND_IN }, { sessionId });
+  await ask(devtools, "Page.enable", {}, { sessionId });
+  await ask(devtools, "Page.addScriptToEvaluateOnNewDocument", { source: STAND_IN }, { sessionId });
   // The reloaded page is told midiLocal's names, as the player's setting would (TAKEN).
   const opened = output.midi.pageOpened.bind(output.midi);
   output.midi.pageOpened = () => opened(TAKEN);
-  await devtools.send("Page.reload", {}, { sessionId });
+  await ask(devtools, "Page.reload", {}, { sessionId });
   return async (expression) => {
-    const { result } = await devtools.send<{ result: { value?: unknown } }>(
-      "Runtime.evaluate",
-      { expression, returnByValue: true, awaitPromise: true },
-      { sessionId, timeoutMs: 30_000 },
-    );
+    const { result } = await ask<{ result: { value?: unknown } }>(devtools, "Runtime.evaluate", {
+      expression,
+      returnByValue: true,
+      awaitPromise: true,
+    }, { sessionId });
     return result.value;
   };
 }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { ask } from "../../_helpers/devtools.ts";
 import { BrowserSupervisor } from "../../../player/output/supervisor.ts";
 import { ProfileDirs } from "../../../player/output/profiles.ts";
 import type { DevTools } from "../../../player/output/devtools.ts";
@@ -126,12 +127,9 @@ function servePage(): { url: string; close(): Promise<void> } {
 }
 
 async function titles(devtools: DevTools): Promise<string[]> {
-  // A hang guard, not DevTools' 5 s: a browser just started on a loaded machine (CI at load 10)
-  // took longer to answer, and the wait around this one already bounds the test.
-  const { targetInfos } = await devtools.send<{ targetInfos: { type: string; title: string }[] }>(
+  const { targetInfos } = await ask<{ targetInfos: { type: string; title: string }[] }>(
+    devtools,
     "Target.getTargets",
-    {},
-    { timeoutMs: 120_000 },
   );
   return targetInfos.filter((t) => t.type === "page").map((t) => t.title);
 }

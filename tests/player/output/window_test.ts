@@ -8,6 +8,7 @@
  * address bar), not full screen over the output, and the output window
  * closed while the editor is open comes back.
  */
+import { ask } from "../../_helpers/devtools.ts";
 import assert from "node:assert/strict";
 import { needs } from "../../_helpers/peers.ts";
 import { near, openOutputPlayer, type OutputPlayer, untilOutput } from "../../_helpers/output.ts";
@@ -94,29 +95,27 @@ async function onXvfb(
 
 /** The height of the browser's own bars above the page of `targetId` (0: an app window). */
 async function chromeHeight(devtools: DevTools, targetId: string): Promise<number> {
-  const { sessionId } = await devtools.send<{ sessionId: string }>("Target.attachToTarget", {
+  const { sessionId } = await ask<{ sessionId: string }>(devtools, "Target.attachToTarget", {
     targetId,
     flatten: true,
   });
   try {
     const expression = "window.outerHeight - window.innerHeight";
-    const { result } = await devtools.send<{ result: { value: number } }>(
-      "Runtime.evaluate",
-      { expression },
-      { sessionId },
-    );
+    const { result } = await ask<{ result: { value: number } }>(devtools, "Runtime.evaluate", {
+      expression,
+    }, { sessionId });
     return result.value;
   } finally {
-    await devtools.send("Target.detachFromTarget", { sessionId });
+    await ask(devtools, "Target.detachFromTarget", { sessionId });
   }
 }
 
 /** Closes the output page's window through DevTools, as a user closing it would. */
 async function closeOutputWindow(devtools: DevTools, url: string): Promise<void> {
-  const { targetInfos } = await devtools.send<{ targetInfos: TargetInfo[] }>("Target.getTargets");
+  const { targetInfos } = await ask<{ targetInfos: TargetInfo[] }>(devtools, "Target.getTargets");
   const output = pageAt(targetInfos, url);
   assert(output, "the output page's target");
-  await devtools.send("Target.closeTarget", { targetId: output.targetId });
+  await ask(devtools, "Target.closeTarget", { targetId: output.targetId });
 }
 
 interface TargetInfo {
@@ -168,7 +167,8 @@ Deno.test({
       await untilOutput(p.output, "the editor window", () => p.app.appState.editor?.shown === true);
       // Started on the server's root and navigated over the pipe, the output stays an app
       // window: no tab strip or address bar as the editor's window (a DevTools one) has.
-      const { targetInfos } = await devtools.send<{ targetInfos: TargetInfo[] }>(
+      const { targetInfos } = await ask<{ targetInfos: TargetInfo[] }>(
+        devtools,
         "Target.getTargets",
       );
       const output = await chromeHeight(devtools, pageAt(targetInfos, p.output.url)!.targetId);
@@ -186,14 +186,15 @@ Deno.test({
       const pid = p.output.browserPid!;
       const loads = p.output.stats.pageLoads;
       Deno.kill(pid, "SIGKILL");
-      await untilOutput(p.output, "the page of the new browser", () =>
-        p.output.stats.pageLoads > loads);
+      await untilOutput(
+        p.output,
+        "the page of the new browser",
+        () => p.output.stats.pageLoads > loads,
+      );
       // The new browser may itself be replaced (software GL when its GPU gives no WebGL2), so
       // the window is asked until the browser that stays is full screen.
       await untilOutput(p.output, "the new browser's window in full screen", async () => {
-        return await p.output.window.state().catch(() =>
-          "gone"
-        ) === "fullscreen";
+        return await p.output.window.state().catch(() => "gone") === "fullscreen";
       });
       await p.run("FULLSCREEN_TOGGLE");
       assert.equal(await p.output.window.state(), "normal");
