@@ -33,19 +33,21 @@ const toMs = (value: string, unit: string) =>
   Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1);
 
 /**
- * `seconds` of `method` requests (a POST sends `body` as JSON) to `url` over `connections`
- * keep-alive connections.
+ * One load run: `seconds` of `method` requests (a POST sends `body` as JSON) to `url` over
+ * `connections` keep-alive connections.
  */
-export type Load = (
-  url: string,
-  method: string,
-  body: string,
-  connections: number,
-  seconds: number,
-) => Promise<LoadRun>;
+export interface LoadSpec {
+  url: string;
+  method: string;
+  body: string;
+  connections: number;
+  seconds: number;
+}
 
-/** A `Load` by `wrk` (one thread; Debian's, a peer in `tools/peers.ts`). */
-export const wrkLoad: Load = async (url, method, body, connections, seconds) => {
+/** A load run by `wrk` (one thread; Debian's, a peer in `tools/peers.ts`). */
+export async function wrkLoad(
+  { url, method, body, connections, seconds }: LoadSpec,
+): Promise<LoadRun> {
   const args = ["-t", "1", "-c", String(connections), "-d", `${seconds}s`, "--latency"];
   let script: string | undefined;
   if (method === "POST") {
@@ -70,7 +72,7 @@ export const wrkLoad: Load = async (url, method, body, connections, seconds) => 
   const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? rps * seconds);
   return { rps, requests, p50: p("50"), p99: p("99"), errors };
-};
+}
 
 /**
  * `seconds` of POSTs of `body` to `url` over `connections` keep-alive connections, by `wrk` when
@@ -86,13 +88,21 @@ export async function postLoad(
   seconds: number | string,
 ): Promise<number> {
   const load = peerProblem("wrk") === null ? wrkLoad : builtInLoad;
-  const result = await load(url, "POST", body, Number(connections), Number(seconds));
+  const result = await load({
+    url,
+    method: "POST",
+    body,
+    connections: Number(connections),
+    seconds: Number(seconds),
+  });
   if (result.errors > 0) throw new Error(`${url}: ${result.errors} requests failed`);
   return result.requests;
 }
 
-/** A `Load` by the built-in load generator (`load.ts`, its own process). */
-export const builtInLoad: Load = async (url, method, body, connections, seconds) => {
+/** A load run by the built-in load generator (`load.ts`, its own process). */
+export async function builtInLoad(
+  { url, method, body, connections, seconds }: LoadSpec,
+): Promise<LoadRun> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -103,4 +113,4 @@ export const builtInLoad: Load = async (url, method, body, connections, seconds)
   }).output();
   const r = JSON.parse(new TextDecoder().decode(out.stdout));
   return { rps: r.rps, requests: r.requests, p50: r.p50, p99: r.p99, errors: r.errors };
-};
+}

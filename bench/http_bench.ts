@@ -52,7 +52,7 @@ async function load(
   seconds = SECONDS,
 ): Promise<Omit<Result, "name">> {
   const run = hasWrk ? wrkLoad : builtInLoad;
-  return { ...(await run(url, method, body, connections, seconds)), connections };
+  return { ...(await run({ url, method, body, connections, seconds })), connections };
 }
 
 const hasWrk = missingPeer("wrk") === null;
