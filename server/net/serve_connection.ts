@@ -92,7 +92,7 @@ export function serveOnConnection(): ServeOnConnection {
 
 /** Deno's inner request of a served `Request`, as far as `requestHeader` reads it. */
 interface InnerRequest {
-  header?: unknown;
+  header?: (name: string) => string | null | undefined;
 }
 
 /**
@@ -110,7 +110,7 @@ function innerKeyOf(): symbol | null {
 }
 
 /**
- * One header of `request` (a lowercase name), as `request.headers.get(name)` gives it: several
+ * One header of `request`, as `request.headers.get(name)` gives it: the name in any case, several
  * values joined, null when absent. For a request Deno's HTTP server is serving, read from the
  * engine alone, by the inner request's `header(name)`, the call `Headers.get` of such a request
  * ends in: the first read of `request.headers` fetches every header of the request into a new
@@ -123,10 +123,12 @@ function innerKeyOf(): symbol | null {
  */
 export function requestHeader(request: Request, name: string): string | null {
   const key = innerKeyOf();
-  const inner = key === null ? undefined : (request as unknown as Record<symbol, unknown>)[key];
-  if (typeof (inner as InnerRequest | undefined)?.header === "function") {
+  const inner = key === null
+    ? undefined
+    : (request as unknown as Record<symbol, InnerRequest | undefined>)[key];
+  if (typeof inner?.header === "function") {
     try {
-      return ((inner as { header(name: string): string | null }).header(name)) ?? null;
+      return inner.header(name) ?? null;
     } catch {
       // The request closed (its answer sent): Deno kept its headers only if they were read.
     }

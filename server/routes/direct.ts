@@ -137,7 +137,7 @@ class DirectRequest {
     this.#params = params;
   }
   header(name: string): string | undefined {
-    return requestHeader(this.raw, name.toLowerCase()) ?? undefined;
+    return requestHeader(this.raw, name) ?? undefined;
   }
   param(): Record<string, string> {
     return this.#params;

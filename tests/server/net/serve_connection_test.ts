@@ -106,6 +106,7 @@ Deno.test("requestHeader: a served request's header is read from Deno's engine, 
         two: requestHeader(r, "x-two"),
         absent: requestHeader(r, "x-none"),
         host: requestHeader(r, "host"),
+        upper: requestHeader(r, "Origin"),
       };
       return { read, built: headersBuilt(r), public: r.headers.get("x-two") };
     },
@@ -116,6 +117,7 @@ Deno.test("requestHeader: a served request's header is read from Deno's engine, 
     two: seen.public,
     absent: null,
     host: seen.read.host,
+    upper: "http://show.local",
   });
   assert.equal(seen.public, "a, b");
   assert.match(seen.read.host!, /^127\.0\.0\.1:\d+$/);
