@@ -69,7 +69,9 @@ export class DirectRoutes {
    */
   set(method: string, path: string, handler: RouteHandler): void {
     let routes = this.#byMethod.get(method);
-    if (!routes) this.#byMethod.set(method, routes = { exact: new Map(), lastParam: [] });
+    if (!routes) {
+      this.#byMethod.set(method, routes = { exact: new Map(), lastParam: [], seen: new Map() });
+    }
     const at = path.lastIndexOf("/:");
     if (at < 0) {
       routes.exact.set(path, { handler, params: NO_PARAMS });
@@ -86,7 +88,7 @@ export class DirectRoutes {
   match(method: string, path: string): DirectMatch | undefined {
     const routes = this.#byMethod.get(method);
     if (!routes) return undefined;
-    const exact = routes.exact.get(path);
+    const exact = routes.exact.get(path) ?? routes.seen.get(path);
     if (exact) return exact;
     for (const route of routes.lastParam) {
       const { prefix } = route;
@@ -97,17 +99,28 @@ export class DirectRoutes {
         // Built by assignment: an object literal with a computed key takes V8's slow path.
         const params: Record<string, string> = {};
         params[route.name] = path.slice(prefix.length);
-        return { handler: route.handler, params };
+        const found = { handler: route.handler, params: Object.freeze(params) };
+        // A polled read asks for the same few paths: kept, a later request allocates nothing.
+        if (routes.seen.size >= SEEN_PATHS) routes.seen.clear();
+        routes.seen.set(path, found);
+        return found;
       }
     }
     return undefined;
   }
 }
 
-/** The direct routes of one method; a path's match is made once (no allocation a request). */
+/** How many matched paths of parameter routes a method keeps (a scan of ids only churns them). */
+const SEEN_PATHS = 64;
+
+/**
+ * The direct routes of one method; a path's match is made once (no allocation a request): the
+ * exact paths' when set, a parameter route's when first asked for (`seen`, up to `SEEN_PATHS`).
+ */
 interface MethodRoutes {
   exact: Map<string, DirectMatch>;
   lastParam: Array<{ prefix: string; name: string; handler: RouteHandler }>;
+  seen: Map<string, DirectMatch>;
 }
 
 /** The HTTP app, its direct routes, and how an error is answered as the app's `onError` does. */

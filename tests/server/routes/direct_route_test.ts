@@ -161,3 +161,19 @@ Deno.test("DirectRoutes matches a path exactly or by its last parameter, and not
     assert.ok(DIRECT_ROUTES.includes(route), route);
   }
 });
+
+Deno.test("DirectRoutes keeps a parameter route's match for its path, up to a bound, frozen", () => {
+  const b = () => new Response("b");
+  const routes = new DirectRoutes();
+  routes.set("GET", "/api/v1/projects/:projectId", b);
+  const first = routes.match("GET", "/api/v1/projects/demo")!;
+  assert.equal(routes.match("GET", "/api/v1/projects/demo"), first); // no allocation again
+  assert.ok(Object.isFrozen(first.params));
+  assert.deepEqual(routes.match("GET", "/api/v1/projects/other")!.params, { projectId: "other" });
+  // A scan of many ids churns the kept matches, each still answered right.
+  for (let i = 0; i < 500; i++) {
+    assert.deepEqual(routes.match("GET", `/api/v1/projects/p${i}`)!.params, { projectId: `p${i}` });
+  }
+  assert.deepEqual(routes.match("GET", "/api/v1/projects/demo")!.params, { projectId: "demo" });
+  assert.equal(routes.match("GET", "/api/v1/projects/demo/"), undefined);
+});
