@@ -559,6 +559,9 @@ function onNotFound(app: Hono, routes: RouteSpec[], dialect: HttpDialect | undef
   });
 }
 
+/** How a route runs its operation: always with the route's context. */
+type RouteInvoke = InvokeOptions & { context: InvokeContext };
+
 /** What every route of one app shares (`createHttpApp`). */
 interface RouteShared {
   options: HttpAppOptions;
@@ -620,22 +623,28 @@ function routeHandler(
   const isMedia = operation.produces !== undefined;
   // The action needs a body: a blank one is refused as no JSON (`readShortJson`).
   const isBlankRefused = readsBody && DIRECT_ROUTES.includes(`${route.method} ${route.path}`);
+  // The services the route's operation is given: the same for every request (a picture's
+  // request adds its signal to a copy, `runMedia`), made once.
+  const context: InvokeContext = {
+    auth: options.auth,
+    facts,
+    media: options.media,
+    midi: options.midi,
+    describe: route.describe,
+  };
+  if (dialect?.tokenLifetimeSeconds !== undefined) {
+    context.tokenLifetimeSeconds = dialect.tokenLifetimeSeconds;
+  }
+  Object.freeze(context); // shared by every request: nothing may write to it
+  const withoutKey: RouteInvoke = Object.freeze({ context });
   const run = (c: RouteContext, caller: HttpCaller, grant: Grant): Response | Promise<Response> => {
-    const context: InvokeContext = {
-      auth: options.auth,
-      facts,
-      media: options.media,
-      midi: options.midi,
-      describe: route.describe,
-    };
-    if (dialect?.tokenLifetimeSeconds !== undefined) {
-      context.tokenLifetimeSeconds = dialect.tokenLifetimeSeconds;
-    }
     const key = route.idempotent ? c.req.header("idempotency-key") : undefined;
-    const invoked: InvokeOptions = { context };
-    if (key !== undefined) invoked.retry = { key, field: "Idempotency-Key" };
+    const invoked: RouteInvoke = key === undefined
+      ? withoutKey
+      : { context, retry: { key, field: "Idempotency-Key" } };
     /** Runs the operation through the one path, for the grant `authorize` gave. */
-    const runAs = (input: unknown) => policy.runAs(grant, operation, caller, input, invoked);
+    const runAs = (input: unknown, options = invoked) =>
+      policy.runAs(grant, operation, caller, input, options);
     const params = hasParams ? c.req.param() : NO_PARAMS;
     const wire: RouteWire = {
       params: suffixes ? withoutSuffixes(params, suffixes) : params,
@@ -644,7 +653,7 @@ function routeHandler(
     };
     const output = route.output;
     const respond = output ? (answer: unknown) => encode(output(answer, wire)) : encode;
-    if (isMedia) return runMedia(c, route, wire, context, runAs);
+    if (isMedia) return runMedia(c, route, wire, invoked, runAs);
     if (route.invoke) {
       return route.invoke(c.req.raw, wire, (input) => Promise.resolve(runAs(input)))
         .then(respond);
@@ -673,16 +682,20 @@ function runMedia(
   c: RouteContext,
   route: RouteSpec,
   wire: RouteWire,
-  context: InvokeContext,
-  runAs: (input: unknown) => unknown,
+  invoked: RouteInvoke,
+  runAs: (input: unknown, options: RouteInvoke) => unknown,
 ): Response | Promise<Response> {
-  // A picture nobody waits for any more is not made (docs/media.md).
-  context.signal = c.req.raw.signal;
+  // A picture nobody waits for any more is not made (docs/media.md): the route's context, and
+  // this request's signal.
+  const options = { ...invoked, context: { ...invoked.context, signal: c.req.raw.signal } };
   const input = { ...rawInput(route, wire, false) as object };
   const tag = c.req.header("if-none-match");
   if (tag !== undefined) Object.assign(input, { ifNoneMatch: tag });
   // A picture in memory comes back at once: no promise on the hot path.
-  const answer = runAs(input) as MediaAnswer | ShowDownload | Promise<MediaAnswer | ShowDownload>;
+  const answer = runAs(input, options) as
+    | MediaAnswer
+    | ShowDownload
+    | Promise<MediaAnswer | ShowDownload>;
   return answer instanceof Promise ? answer.then(mediaOrDownload) : mediaOrDownload(answer);
 }
 
