@@ -604,6 +604,24 @@ function onGroup(
 }
 
 /**
+ * The services a route's operation is given: the same for every request (a picture's request
+ * adds its signal to a copy, `runMedia`), made once and frozen, as every request shares it.
+ */
+function routeContext(route: RouteSpec, shared: RouteShared): InvokeContext {
+  const { options, facts } = shared;
+  const context: InvokeContext = {
+    auth: options.auth,
+    facts,
+    media: options.media,
+    midi: options.midi,
+    describe: route.describe,
+  };
+  const lifetime = options.dialect?.tokenLifetimeSeconds;
+  if (lifetime !== undefined) context.tokenLifetimeSeconds = lifetime;
+  return Object.freeze(context);
+}
+
+/**
  * The handler of one route: it authorizes the caller, reads what the
  * route takes (path, query, body within the grant's limit) and runs the
  * operation through the policy, without a promise for a synchronous read.
@@ -612,7 +630,7 @@ function routeHandler(
   route: RouteSpec,
   shared: RouteShared,
 ): RouteHandler {
-  const { options, policy, facts, encode, limit, unauthenticatedLimit } = shared;
+  const { options, policy, encode, limit, unauthenticatedLimit } = shared;
   const dialect = options.dialect;
   const operation = route.operation;
   const hasParams = route.path.includes(":");
@@ -623,19 +641,7 @@ function routeHandler(
   const isMedia = operation.produces !== undefined;
   // The action needs a body: a blank one is refused as no JSON (`readShortJson`).
   const isBlankRefused = readsBody && DIRECT_ROUTES.includes(`${route.method} ${route.path}`);
-  // The services the route's operation is given: the same for every request (a picture's
-  // request adds its signal to a copy, `runMedia`), made once.
-  const context: InvokeContext = {
-    auth: options.auth,
-    facts,
-    media: options.media,
-    midi: options.midi,
-    describe: route.describe,
-  };
-  if (dialect?.tokenLifetimeSeconds !== undefined) {
-    context.tokenLifetimeSeconds = dialect.tokenLifetimeSeconds;
-  }
-  Object.freeze(context); // shared by every request: nothing may write to it
+  const context = routeContext(route, shared);
   const withoutKey: RouteInvoke = Object.freeze({ context });
   const run = (c: RouteContext, caller: HttpCaller, grant: Grant): Response | Promise<Response> => {
     const key = route.idempotent ? c.req.header("idempotency-key") : undefined;
