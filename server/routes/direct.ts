@@ -88,8 +88,8 @@ export class DirectRoutes {
   match(method: string, path: string): DirectMatch | undefined {
     const routes = this.#byMethod.get(method);
     if (!routes) return undefined;
-    const exact = routes.exact.get(path) ?? routes.seen.get(path);
-    if (exact) return exact;
+    const known = routes.exact.get(path) ?? routes.seen.get(path);
+    if (known) return known;
     for (const route of routes.lastParam) {
       const { prefix } = route;
       if (
