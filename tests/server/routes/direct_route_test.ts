@@ -177,3 +177,16 @@ Deno.test("DirectRoutes keeps a parameter route's match for its path, up to a bo
   assert.deepEqual(routes.match("GET", "/api/v1/projects/demo")!.params, { projectId: "demo" });
   assert.equal(routes.match("GET", "/api/v1/projects/demo/"), undefined);
 });
+
+Deno.test("DirectRoutes keeps at most 64 matched paths a method: the 65th drops the kept ones", () => {
+  const routes = new DirectRoutes();
+  routes.set("GET", "/api/v1/projects/:projectId", () => new Response("b"));
+  const first = routes.match("GET", "/api/v1/projects/demo")!;
+  for (let i = 0; i < 63; i++) routes.match("GET", `/api/v1/projects/p${i}`);
+  // 64 paths kept, the first among them.
+  assert.equal(routes.match("GET", "/api/v1/projects/demo"), first);
+  routes.match("GET", "/api/v1/projects/one-more");
+  const again = routes.match("GET", "/api/v1/projects/demo")!;
+  assert.notEqual(again, first);
+  assert.deepEqual(again.params, { projectId: "demo" });
+});
