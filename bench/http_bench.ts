@@ -22,7 +22,9 @@ const { values } = parseArgs({
   options: {
     seconds: { type: "string", default: "3" },
     connections: { type: "string", default: "32" },
-    rounds: { type: "string", default: "3" },
+    // Five: on a shared VM one round's ratio ranges 0.6-1.3 (docs/load.md, Session 21); a median
+    // of three is one unlucky pair away from the gate.
+    rounds: { type: "string", default: "5" },
   },
 });
 const SECONDS = Number(values.seconds);
