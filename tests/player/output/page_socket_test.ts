@@ -142,9 +142,12 @@ async function sendAndSync(client: Client, ...messages: unknown[]): Promise<void
   for (const m of messages) client.socket.send(typeof m === "string" ? m : JSON.stringify(m));
   const t0 = Math.random();
   client.socket.send(JSON.stringify({ type: "ping", t0 }));
-  while (!client.received.some((r) => (r as { t0?: number }).t0 === t0)) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  // The cap bounds a hang only.
+  await until(
+    "the pong",
+    () => client.received.some((r) => (r as { t0?: number }).t0 === t0),
+    60_000,
+  );
 }
 
 Deno.test("PageSocket: only a client with the secret of now gets in, the subprotocol answered", async () => {
@@ -255,7 +258,7 @@ Deno.test("PageSocket: a second page is refused at the upgrade while the first i
     assert.match(s.lines[0]!, /\(second page 1\), the last: the ws socket refused: another page/);
     first.socket.close();
     await first.closed;
-    while (s.page.isTaken) await new Promise((resolve) => setTimeout(resolve, 5));
+    await until("the page no longer taken", () => !s.page.isTaken, 60_000); // bounds a hang only
     assert.equal((await s.open()).isOpen, true, "once the first is gone");
   } finally {
     await s.close();
