@@ -75,6 +75,11 @@ export function missedTargets(result: ProbeResult): string[] {
     missed.push(`${result.undocumented5xx} undocumented 5xx (target 0)`);
   }
   if (result.notRun === undefined) missed.push(...missingFigures(result));
+  // A row that counts what the service received says the same, with that figure.
+  const saysReceived = result.figures?.includes("received") ?? false;
+  if (result.notRun === undefined && result.inputs === 0 && !saysReceived) {
+    missed.push("0 inputs sent: nothing was exercised");
+  }
   missed.push(...result.shortfalls);
   if (result.inputs < result.requiredInputs) {
     missed.push(`${result.inputs} inputs (target ${result.requiredInputs})`);

@@ -81,6 +81,14 @@ export class Tally {
     if (n > 0) this.#fiveXx.set(key, (this.#fiveXx.get(key) ?? 0) + n);
   }
 
+  /**
+   * One measure of a local client (a request, a session's ping): `localServed` stays null
+   * until the first, and one failure is kept whatever follows.
+   */
+  served(isOk: boolean): void {
+    this.localServed = (this.localServed ?? true) && isOk;
+  }
+
   /** A hang, with what was waited for. */
   hang(what: string): void {
     this.hangs++;

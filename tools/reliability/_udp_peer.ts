@@ -122,7 +122,6 @@ export async function timeLocal(
   everyMs = 50,
 ): Promise<number[]> {
   const times: number[] = [];
-  tally.localServed ??= true;
   while (!isDone()) {
     const started = performance.now();
     let isOk = false;
@@ -137,7 +136,7 @@ export async function timeLocal(
     ms ??= performance.now() - started;
     times.push(ms);
     tally.localMs.push(ms);
-    if (!isOk) tally.localServed = false;
+    tally.served(isOk);
     if (ms > 5000) tally.hang(`a local request took ${Math.round(ms)} ms`);
     await new Promise((r) => setTimeout(r, everyMs));
   }

@@ -98,7 +98,7 @@ async function run(context: ProbeContext): Promise<void> {
         await new Promise((r) => setTimeout(r, 500));
       } while (performance.now() < holdUntil && run.service.isRunning);
       countReceived(tally, dropClosed(open));
-      tally.localServed = ok === asked && run.service.isRunning;
+      if (asked > 0) tally.served(ok === asked && run.service.isRunning);
       tally.note(
         `held up to ${peakOpen} idle connection(s) from many addresses for ${limits.holdMs} ms; ${ok} of ${asked} local requests answered 200 (${
           summary(during)

@@ -173,7 +173,7 @@ async function run(context: ProbeContext): Promise<void> {
     } finally {
       const { p99, count } = await timer.stop();
       const restarts = await players.stop();
-      tally.localServed = tally.hangs === 0;
+      if (count > 0) tally.served(tally.hangs === 0);
       tally.note(`player restarts: ${restarts}`);
       tally.note(`local p99: ${p99} ms (${count} GET /api/v1/app-state)`);
       tally.note("ffmpeg: not used (JPEG and PNG are decoded in the service's worker)");

@@ -59,7 +59,6 @@ async function rssMb(run: ServiceRun): Promise<number> {
 /** The operator: an MCP session on this machine, calling a tool every 200 ms, timed. */
 class Operator {
   readonly ms: number[] = [];
-  isServed = true;
   #caller: McpCaller;
   #session = "";
   #isRunning = true;
@@ -93,11 +92,10 @@ class Operator {
         method: "tools/call",
         params: { name: "app_get_playstate", arguments: {} },
       }, { sessionId: this.#session, withinMs: ANSWER_WITHIN_MS });
+      this.#tally.served(answer.status === 200 && !(answer.body as { error?: unknown })?.error);
       if (answer.status === null) {
-        this.isServed = false;
         this.#tally.hang(`the operator's MCP call: no answer in ${ANSWER_WITHIN_MS} ms`);
       } else if (answer.status !== 200 || (answer.body as { error?: unknown })?.error) {
-        this.isServed = false;
         this.#tally.example(
           "operator",
           `${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`,
@@ -325,7 +323,6 @@ async function run(context: ProbeContext): Promise<void> {
       await operator.stop();
       await players.stop();
     }
-    tally.localServed = operator.isServed;
     tally.note(`player restarts: ${players.restarts}`);
     tally.note(`local p99: ${p99(operator.ms) ?? "-"} ms`);
   });

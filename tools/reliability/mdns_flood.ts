@@ -94,8 +94,8 @@ async function localTimes(run: ServiceRun, context: ProbeContext, until: () => b
     const answer = await probeGet(run.ports.http, "/api/v1/app-state");
     if (answer.status !== 200) {
       context.tally.hang(`a local app-state request: ${answer.status ?? "no answer"}`);
-      context.tally.localServed = false;
     }
+    context.tally.served(answer.status === 200);
     times.push(performance.now() - started);
     context.tally.localMs.push(performance.now() - started);
     await new Promise((r) => setTimeout(r, 20));
@@ -112,7 +112,6 @@ async function run(context: ProbeContext): Promise<void> {
   const { tally } = context;
   const seconds = LIMITS[context.mode].seconds;
   await withService(tally, { args: ["--mdns", "on"] }, async (run) => {
-    tally.localServed = true;
     // A quiet second first: the figure the flood's p99 is compared with.
     const quietUntil = performance.now() + 1000;
     const quiet = await localTimes(run, context, () => performance.now() > quietUntil);

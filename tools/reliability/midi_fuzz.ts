@@ -132,7 +132,6 @@ async function fuzz(
   const joined = await Promise.all(senders.members.map((m) => m.join()));
   if (joined.some((j) => j !== "OK")) throw new Error(`members not let in: ${joined}`);
   if ((await senders.stranger.join()) !== "NO") tally.shortfall("the stranger was not answered NO");
-  let served = true;
   const started = performance.now();
   while (tally.inputs < limit && performance.now() < deadline) {
     for (let i = 0; i < BATCH; i++) await sendOne(rng, senders, tally);
@@ -145,13 +144,9 @@ async function fuzz(
       );
     }
     const status = await midiStatus(service.ports.http);
-    if (status === null) {
-      served = false;
-      continue;
-    }
-    await rejoin(senders, status);
+    tally.served(status !== null);
+    if (status !== null) await rejoin(senders, status);
   }
-  tally.localServed = served;
 }
 
 /** Members the fuzz ended (a `BY` with their SSRC, an `IN` that replaced them) join again. */
@@ -234,7 +229,7 @@ async function report(tally: Tally, service: ServiceRun, senders: Senders): Prom
     await clean.close();
   }
   if (!played) {
-    tally.localServed = false;
+    tally.served(false);
     tally.shortfall("a clean participant's CC after the fuzz did not move Control C");
   }
   const status = await midiStatus(service.ports.http);

@@ -155,6 +155,7 @@ async function run(context: ProbeContext): Promise<void> {
     for (let k = 0; k < kills; k++) {
       const point = POINTS[k % POINTS.length]!;
       const isReached = await reach(run, point, show);
+      tally.inputs++; // an operation begun, then killed
       if (isReached) reached++;
       await sleep(rng.range(0, 5));
       await run.kill();

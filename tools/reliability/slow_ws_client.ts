@@ -128,17 +128,16 @@ class ReadWatch {
   }
 }
 
-/** The bystander's pings until `deadline`; whether every one was answered. */
+/** The bystander's pings until `deadline`, each one a measure of local clients served. */
 async function watchBystander(
   run: ServiceRun,
   deadline: number,
   o: { tally: Tally; reads: ReadWatch },
-): Promise<boolean> {
+): Promise<void> {
   const bystander = new Bystander();
-  let served = true;
   while (performance.now() < deadline) {
     const outcome = await bystander.ping(run);
-    if (outcome !== "answered") served = false;
+    o.tally.served(outcome === "answered");
     if (outcome === "timeout") {
       o.tally.hang(`a local WebSocket ping: no answer in ${ANSWER_WITHIN_MS} ms during the flood`);
     } else if (outcome === "closed") {
@@ -147,7 +146,6 @@ async function watchBystander(
     await Promise.all([o.reads.sample(), new Promise((r) => setTimeout(r, 500))]);
   }
   bystander.close();
-  return served;
 }
 
 async function run(context: ProbeContext): Promise<void> {
@@ -160,12 +158,11 @@ async function run(context: ProbeContext): Promise<void> {
     flooder.pause();
     const reads = new ReadWatch({ address: FLOODER, port: flooder.localPort });
     const before = await reads.sample();
-    const [, served] = await Promise.all([
+    await Promise.all([
       flood(flooder, deadline, { tally, reads }),
       watchBystander(run, deadline, { tally, reads }),
     ]);
     await reads.sample();
-    tally.localServed = served;
     const messageBytes = encodeFrame(new TextEncoder().encode(PING), { opcode: Opcode.text })
       .length;
     const read = messagesRead({ before, most: reads.most }, messageBytes);

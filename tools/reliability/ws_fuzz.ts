@@ -47,7 +47,6 @@ async function run(context: ProbeContext): Promise<void> {
   tally.requiredInputs = context.mode === "full" ? 100_000 : 0;
   const budget = { inputs: limits.inputs, deadline: Infinity };
   const closes = new Map<string, number>();
-  tally.localServed = true;
   requireFigures(tally, ["received"]);
   await withService(tally, {}, async (run) => {
     // From the service's start, not the probe's: a loaded machine's start took the 15 s.
@@ -144,13 +143,14 @@ async function session(
       }`;
       options.closes.set(why, (options.closes.get(why) ?? 0) + 1);
       if (!isAnswered && options.isLocal && !(await run.revive())) {
-        tally.localServed = false;
+        tally.served(false);
         tally.example("local session closed", `closed (${why}) instead of answering its ping`);
       }
     } else if (!isAnswered) {
       tally.hang(`WebSocket ping after a batch: no answer in ${ANSWER_WITHIN_MS} ms`);
       ws.destroy();
     }
+    if (options.isLocal && isAnswered) tally.served(true);
   }
   ws?.destroy();
 }

@@ -23,6 +23,7 @@ function rowOf(tally: Tally, declared: ProbeResult["figures"] = []): ProbeResult
 
 Deno.test("a row lacking a figure the harness measures (both peak RSS, the local p99) is missed", () => {
   const tally = new Tally();
+  tally.inputs = 1;
   assert.deepEqual(missedTargets(rowOf(tally)), [], "nothing required: nothing missing");
   requireFigures(tally, SERVICE_FIGURES);
   assert.deepEqual(missedTargets(rowOf(tally)), [
@@ -40,6 +41,35 @@ Deno.test("a row lacking a figure the harness measures (both peak RSS, the local
     "acked",
     "serviceRss",
     "localP99",
+  ]);
+});
+
+Deno.test("a row that sent no input is missed, whatever else it reports: nothing was exercised", () => {
+  const tally = new Tally();
+  tally.localServed = true;
+  tally.localMs.push(3);
+  assert.deepEqual(missedTargets(rowOf(tally)), ["0 inputs sent: nothing was exercised"]);
+  tally.inputs = 1;
+  assert.deepEqual(missedTargets(rowOf(tally)), []);
+  // A probe that could not run says why instead.
+  const notRun = { ...rowOf(new Tally()), notRun: "no root" };
+  assert.deepEqual(missedTargets(notRun), ["not run: no root"]);
+});
+
+Deno.test("local clients served: unknown until measured, and one failure is kept", () => {
+  const tally = new Tally();
+  tally.inputs = 1;
+  assert.equal(tally.localServed, null, "nothing measured: no figure");
+  assert.deepEqual(missedTargets(rowOf(tally, ["localServed"])), [
+    "whether local clients were served not measured",
+  ]);
+  tally.served(true);
+  assert.equal(tally.localServed, true);
+  tally.served(false);
+  tally.served(true);
+  assert.equal(tally.localServed, false, "a later success does not hide a failure");
+  assert.deepEqual(missedTargets(rowOf(tally, ["localServed"])), [
+    "local clients not served throughout",
   ]);
 });
 
@@ -75,6 +105,7 @@ Deno.test("sentAndReceived() is the note of what a probe sent and the service re
 
 Deno.test("the harness requires the figures it measures of every service it starts", async () => {
   const tally = new Tally();
+  tally.inputs = 1; // so the row says only its figures
   const run = await ServiceRun.start(tally);
   await run.finish();
   const row = rowOf(tally);

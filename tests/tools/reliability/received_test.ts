@@ -151,6 +151,7 @@ Deno.test("data_damage starts its services through the harness: the row requires
   assert.deepEqual(dataDamage.figures, SERVICE_FIGURES);
   // finish(atRest) leaves the data dir to the caller between the stop and the removal.
   const tally = new Tally();
+  tally.inputs = 1; // so the row says only its figures
   const run = await ServiceRun.start(tally);
   const service = run.service;
   const seen: { isRunning: boolean; entries: string[] }[] = [];
