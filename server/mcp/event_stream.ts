@@ -31,7 +31,22 @@ export interface EventStreamLimits {
   onOverflow?: (bytes: number) => void;
   /** Called once when the stream is over: ended and taken, dropped, or cancelled. */
   onEnd?: () => void;
+  /** The grace's timer (tests pass their own, to pass the grace when they say): real by default. */
+  timers?: GraceTimers;
 }
+
+/** Starts and cancels the grace's timer. */
+export interface GraceTimers {
+  /** Calls `fn` after `ms`; answers what `clear` takes. */
+  set(fn: () => void, ms: number): unknown;
+  /** Cancels a timer `set` answered (one that fired, or undefined, is ignored). */
+  clear(timer: unknown): void;
+}
+
+const REAL_TIMERS: GraceTimers = {
+  set: (fn, ms) => setTimeout(fn, ms),
+  clear: (timer) => clearTimeout(timer as number | undefined),
+};
 
 /** Why a stream was ended: its client does not read (one line in the log, no stack). */
 export class NotReadingError extends Error {
@@ -84,7 +99,7 @@ class BoundedStream implements BoundedEventStream {
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   /** A read of the HTTP engine waiting for bytes. */
   #waiting: (() => void) | null = null;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: unknown;
 
   constructor(source: ReadableStream<Uint8Array>, limits: EventStreamLimits) {
     this.#reader = source.getReader();
@@ -144,7 +159,7 @@ class BoundedStream implements BoundedEventStream {
   #end(): boolean {
     if (this.#isOver) return false;
     this.#isOver = true;
-    clearTimeout(this.#timer);
+    (this.#limits.timers ?? REAL_TIMERS).clear(this.#timer);
     this.#queue.length = 0;
     this.#unsent = 0;
     this.#limits.onEnd?.();
@@ -199,7 +214,7 @@ class BoundedStream implements BoundedEventStream {
       this.#wake();
       if (this.#queue.length === 0) return;
       // Ended with bytes left: the client has a moment to take them, then they are dropped.
-      this.#timer = setTimeout(
+      this.#timer = (this.#limits.timers ?? REAL_TIMERS).set(
         () =>
           this.#drop(
             `MCP event stream of an ended session closed, its client does not read: ${this.#unsent} bytes unsent`,

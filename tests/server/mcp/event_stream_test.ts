@@ -22,7 +22,25 @@ function source() {
   return { stream, controller, cancelled: () => cancelled };
 }
 
-const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
+/** A grace timer the test fires itself: no grace passes until it says so. */
+class ManualTimers {
+  #pending = new Map<number, () => void>();
+  #next = 1;
+  set = (fn: () => void, _ms: number): unknown => {
+    this.#pending.set(this.#next, fn);
+    return this.#next++;
+  };
+  clear = (timer: unknown): void => void this.#pending.delete(timer as number);
+  get pending(): number {
+    return this.#pending.size;
+  }
+  /** Fires every timer set and not cleared. */
+  fire(): void {
+    const due = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const fn of due) fn();
+  }
+}
 
 Deno.test("boundEventStream() ends a stream whose unsent bytes pass the budget, and cancels its source", async () => {
   const sdk = source();
@@ -34,7 +52,7 @@ Deno.test("boundEventStream() ends a stream whose unsent bytes pass the budget, 
     onEnd: () => ended++,
   });
   for (let i = 0; i < 20; i++) sdk.controller.enqueue(new Uint8Array(100));
-  await tick();
+  await until("the budget to end the stream", () => ended === 1);
   assert.equal(over, 1100);
   assert.match(String(sdk.cancelled()), /its client does not read/, "the SDK stops writing to it");
   assert.equal(ended, 1);
@@ -66,27 +84,31 @@ Deno.test("boundEventStream() passes what a reading client takes, pushed or from
 Deno.test("boundEventStream() drops what an ended stream holds once its client had closeGraceMs to take it", async () => {
   // In time: a client that reads within the grace gets every byte and the end.
   const quick = source();
-  const kept = boundEventStream(quick.stream, { maxBufferedBytes: 1000, closeGraceMs: 50 });
+  const quickTimers = new ManualTimers();
+  const kept = boundEventStream(quick.stream, { maxBufferedBytes: 1000, timers: quickTimers });
   quick.controller.enqueue(new Uint8Array(600));
   quick.controller.close();
-  await tick();
+  await until("the source's end to start the grace", () => quickTimers.pending === 1);
   const reader = kept.readable.getReader();
   assert.equal((await reader.read()).value!.byteLength, 600);
   assert.equal((await reader.read()).done, true);
+  assert.equal(quickTimers.pending, 0, "taken in time: the grace is cancelled");
   // Too late: the bytes are dropped (the session ended, its client never read).
   const slow = source();
+  const slowTimers = new ManualTimers();
   let ended = 0;
   const dropped = boundEventStream(slow.stream, {
     maxBufferedBytes: 1000,
-    closeGraceMs: 20,
     onEnd: () => ended++,
+    timers: slowTimers,
   });
   slow.controller.enqueue(new Uint8Array(600));
   slow.controller.close();
-  await tick();
-  assert.equal(ended, 0);
+  await until("the source's end to start the grace", () => slowTimers.pending === 1);
+  assert.equal(ended, 0, "held through the grace");
   assert.equal(dropped.unsent, 600);
-  await until("the grace to pass", () => ended === 1, 2000);
+  slowTimers.fire();
+  assert.equal(ended, 1);
   assert.equal(dropped.unsent, 0);
   await assert.rejects(() => dropped.readable.getReader().read(), /ended session/);
 });
@@ -96,8 +118,7 @@ Deno.test("boundEventStream() drop() ends a stream at once (the service stops)",
   const bounded = boundEventStream(sdk.stream, { maxBufferedBytes: 1000 });
   bounded.push(new Uint8Array(10));
   bounded.drop();
-  await tick();
-  assert.notEqual(sdk.cancelled(), null);
+  await until("the source to be cancelled", () => sdk.cancelled() !== null);
   assert.equal((await bounded.readable.getReader().read()).done, true);
 });
 
