@@ -17,9 +17,9 @@
  * clocks are compared through the Clip they both started at one show time.
  * @module
  */
-import { EtcdCluster, type Rig } from "../tests/_helpers/etcd_cluster.ts";
-import { CHROMIUM } from "../tests/_helpers/browser.ts";
-import { fixtureProject } from "../tests/_helpers/fixture.ts";
+import { EtcdCluster, type Rig } from "../tools/testing/etcd_cluster.ts";
+import { CHROMIUM } from "../tools/testing/browser.ts";
+import { fixtureProject } from "../tools/testing/fixture.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";
 import type { GroupStatus, RigClock } from "../protocol/rigs.ts";
 import { debugBrowser, FrameCollector } from "./_vsync_browser.ts";

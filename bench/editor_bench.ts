@@ -16,9 +16,9 @@
  */
 import puppeteer from "puppeteer-core";
 import { MonotonicClock } from "../player/mod.ts";
-import { openOutputService, outputDataDir } from "../tests/_helpers/output.ts";
-import { until } from "../tests/_helpers/until.ts";
-import { INVERT } from "../tests/player/isf/_shaders.ts";
+import { openOutputService, outputDataDir } from "../tools/testing/output.ts";
+import { until } from "../tools/testing/until.ts";
+import { INVERT } from "../tools/testing/isf_shaders.ts";
 import { missingPeer } from "./_peers.ts";
 import { summary } from "./_stats.ts";
 

@@ -21,7 +21,7 @@
  * @module
  */
 import { MonotonicClock } from "../player/mod.ts";
-import { openOutputService } from "../tests/_helpers/output.ts";
+import { openOutputService } from "../tools/testing/output.ts";
 import { Project } from "../protocol/model.ts";
 import { encodePng } from "../lib/png.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";

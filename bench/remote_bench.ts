@@ -7,7 +7,7 @@
  * line (`chromium not found (apt-get install chromium)`).
  * @module
  */
-import { launchBrowser } from "../tests/_helpers/browser.ts";
+import { launchBrowser } from "../tools/testing/browser.ts";
 import { startCueport } from "./_cueport.ts";
 import { missingPeer } from "./_peers.ts";
 import { summary } from "./_stats.ts";

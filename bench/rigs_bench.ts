@@ -1,7 +1,7 @@
 /**
  * The rig group part of `deno task bench` (docs/rigs.md, One show clock): two rigs of a group on
  * a real etcd of three members, each in a network namespace of its own (the tests' cluster,
- * `tests/_helpers/etcd_cluster.ts`); `--triggers` restarts of a Clip sent to either rig in turn,
+ * `tools/testing/etcd_cluster.ts`); `--triggers` restarts of a Clip sent to either rig in turn,
  * each scheduled on both at one show time. Per trigger: how far apart the two rigs' Clip began
  * (each rig's play state's position mapped to its show time, the earliest of four readings), in
  * frames at 30 fps: a rig that ran it late started it where it would be (protocol 1.13 `due`),
@@ -22,8 +22,8 @@ import {
   EtcdCluster,
   type Rig,
   RigRelay,
-} from "../tests/_helpers/etcd_cluster.ts";
-import { fixtureProject } from "../tests/_helpers/fixture.ts";
+} from "../tools/testing/etcd_cluster.ts";
+import { fixtureProject } from "../tools/testing/fixture.ts";
 import { writeJsonAtomic } from "../lib/atomic_write.ts";
 import type { GroupStatus, RigClock } from "../protocol/rigs.ts";
 import { formatRatio, pairedRatio, percentile } from "./_stats.ts";

@@ -8,23 +8,30 @@ import assert from "node:assert/strict";
 const ROOT = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const TRANSPORTS = ["routes", "socket", "osc", "mcp", "midi", "legacy"];
 
+/** The source files the rules read: TypeScript, and the pages' JavaScript (`player/output/page/`). */
+const SOURCE = /\.(ts|js|mjs)$/;
+
 async function* sourceFiles(dir: string): AsyncGenerator<string> {
   for await (const entry of Deno.readDir(`${ROOT}${dir}`)) {
     const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory) yield* sourceFiles(path);
-    else if (entry.name.endsWith(".ts")) yield path;
+    if (entry.isDirectory && entry.name !== "node_modules") yield* sourceFiles(path);
+    else if (SOURCE.test(entry.name)) yield path;
   }
 }
 
 /** Relative imports of a file, resolved to repository paths. */
 async function importsOf(file: string): Promise<string[]> {
-  const text = await Deno.readTextFile(`${ROOT}${file}`);
+  return importsIn(await Deno.readTextFile(`${ROOT}${file}`), file);
+}
+
+/** Relative imports of `text`, the source of `file`, resolved to repository paths. */
+function importsIn(text: string, file: string): string[] {
   const specs = [
     ...text.matchAll(
-      /(?:import|export)[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g,
+      /(?:import|export)[^'"]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|import\s*["']([^"']+)["']/g,
     ),
   ]
-    .map((m) => m[1] ?? m[2]!)
+    .map((m) => m[1] ?? m[2] ?? m[3]!)
     .filter((s) => s.startsWith("."));
   const base = new URL(`${ROOT}${file}`, "file:///");
   return specs.map((s) => decodeURIComponent(new URL(s, base).pathname).slice(ROOT.length));
@@ -96,11 +103,32 @@ Deno.test("architecture: no transport imports another; the core imports no trans
 
 Deno.test("architecture: nothing imports main.ts or tests/", async () => {
   const found = await violations(
-    ["server", "player", "protocol", "lib"],
+    [...PROGRAM, ...BESIDE],
     (_f, to) =>
-      to === "main.ts" || to.startsWith("tests/") ? "main.ts composes, tests are leaves" : null,
+      to === "main.ts" || to.startsWith("tests/")
+        ? "main.ts composes, tests are leaves: what tools and benches share with tests is in tools/testing/"
+        : null,
   );
   assert.deepEqual(found, []);
+});
+
+Deno.test("architecture: the rules read the pages' JavaScript and every folder beside the program", async () => {
+  const read: string[] = [];
+  for (const dir of [...PROGRAM, ...BESIDE]) {
+    for await (const file of sourceFiles(dir)) read.push(file);
+  }
+  assert.ok(read.some((f) => f.startsWith("player/output/page/") && f.endsWith(".js")), "pages");
+  for (const dir of BESIDE) assert.ok(read.some((f) => f.startsWith(`${dir}/`)), dir);
+  const page = await importsOf("player/output/page/page.js");
+  assert.ok(page.length > 0, "a page's imports are read");
+  assert.deepEqual(
+    importsIn(
+      'import "../tests/x.ts";\nimport("./y.ts");\nexport { z } from "./z.js";\n',
+      "tools/a.ts",
+    ),
+    ["tests/x.ts", "tools/y.ts", "tools/z.js"],
+    "bare, dynamic and re-exported imports are read",
+  );
 });
 
 Deno.test("architecture: the checker sees a violation when there is one", async () => {
@@ -259,10 +287,14 @@ Deno.test("architecture: docs/architecture.md states the folder graph as it is",
 
 // ---- The whole tree: tools/ and bench/ too ----
 
-/** The folders of the tree beside the program: the developer's tools and the benches. */
-const BESIDE = ["tools", "bench"];
+/**
+ * The folders of the tree beside the program: the developer's tools (with the harness that
+ * tests, tools and benches share, `tools/testing/`), the benches, and the Companion module's
+ * Deno side.
+ */
+const BESIDE = ["tools", "bench", "integrations/companion/deno"];
 
-/** Every file of the program, `tools/` and `bench/` with the files it imports. */
+/** Every file of the program and of the folders beside it, with the files it imports. */
 async function treeGraph(): Promise<Map<string, string[]>> {
   const graph = await importGraph();
   for (const dir of BESIDE) {

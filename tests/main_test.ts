@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { startServiceProcess } from "./_helpers/service_process.ts";
-import { needs } from "./_helpers/peers.ts";
-import { untilProgress } from "./_helpers/until.ts";
+import { startServiceProcess } from "../tools/testing/service_process.ts";
+import { needs } from "../tools/testing/peers.ts";
+import { untilProgress } from "../tools/testing/until.ts";
 
 /** The bundled player: the service's live child whose command line carries the word "player". */
 async function playerPid(servicePid: number): Promise<number | null> {

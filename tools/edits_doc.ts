@@ -7,7 +7,7 @@
  */
 import { editJsonSchema, EDITS, type EditSpec } from "../protocol/edits/mod.ts";
 import { encodePng, encodeWav } from "../player/media/encode.ts";
-import { startTestService } from "../tests/_helpers/service.ts";
+import { startTestService } from "./testing/service.ts";
 
 /**
  * The examples, run in catalog order (each sees the ones before it); `$songID` and the like

@@ -12,7 +12,7 @@
 import { PlayerApp } from "../player/app.ts";
 import { MonotonicClock } from "../player/clock.ts";
 import type { NormalizedAction } from "../protocol/actions.ts";
-import { CHROMIUM } from "../tests/_helpers/browser.ts";
+import { CHROMIUM } from "./testing/browser.ts";
 
 const OUT = new URL("../docs/output-clean.png", import.meta.url).pathname;
 

@@ -8,7 +8,7 @@
 import { PlayerApp } from "../player/app.ts";
 import { MonotonicClock } from "../player/clock.ts";
 import type { NormalizedAction } from "../protocol/actions.ts";
-import { CHROMIUM } from "../tests/_helpers/browser.ts";
+import { CHROMIUM } from "./testing/browser.ts";
 
 const DOCS = new URL("../docs/", import.meta.url).pathname;
 

@@ -3,7 +3,7 @@
  * the benches run against (the real peers), with the Debian package of each
  * and why it is needed. `deno task test` (`tools/test.ts`) installs the
  * missing ones on Debian or Ubuntu as root and names them elsewhere; a test
- * that needs a missing peer is skipped (`tests/_helpers/peers.ts`), unless
+ * that needs a missing peer is skipped (`tools/testing/peers.ts`), unless
  * `CUEPORT_TEST_PEERS=required` (CI), where absence fails.
  * @module
  */

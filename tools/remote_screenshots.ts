@@ -10,12 +10,12 @@
  * @module
  */
 import type { Page } from "puppeteer-core";
-import { launchBrowser } from "../tests/_helpers/browser.ts";
+import { launchBrowser } from "./testing/browser.ts";
 import { Settings } from "../server/config.ts";
 import { createLogger } from "../server/log.ts";
 import { startService } from "../server/service.ts";
 import { readOperatorToken } from "../server/auth/operator.ts";
-import { standInGroup } from "../tests/server/web/_group_status.ts";
+import { standInGroup } from "./testing/group_status.ts";
 
 const docs = (name: string) => new URL(`../docs/${name}`, import.meta.url).pathname;
 const dataDir = await Deno.makeTempDir({ prefix: "cueport-screenshots-" });
@@ -77,7 +77,7 @@ async function shot(page: Page, name: string) {
 
 /**
  * The Group screen on a phone: this service runs alone, so the page is handed a two-rig group's
- * status (`tests/server/web/_group_status.ts`, as its test does) in place of its own.
+ * status (`tools/testing/group_status.ts`, as its test does) in place of its own.
  */
 async function groupScreen(page: Page) {
   await page.setRequestInterception(true);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { captureAction, startBaseline } from "../../bench/_baseline.ts";
-import { startTestService } from "../_helpers/service.ts";
+import { startTestService } from "../../tools/testing/service.ts";
 
 /**
  * The action's baselines answer Cueport's very bytes (docs/load.md, "Baselines and paired

@@ -1,6 +1,6 @@
-/** How the doc tests compare a live answer with a documented one (tests/_helpers/doc_examples.ts). */
+/** How the doc tests compare a live answer with a documented one (tools/testing/doc_examples.ts). */
 import assert from "node:assert/strict";
-import { answerDiff, MintedIds } from "../_helpers/doc_examples.ts";
+import { answerDiff, MintedIds } from "../../tools/testing/doc_examples.ts";
 
 Deno.test("answerDiff: every value and every item is compared, with the path and both values", () => {
   assert.deepEqual(

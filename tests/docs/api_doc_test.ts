@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { startTestService } from "../_helpers/service.ts";
-import { answerDiff, examples } from "../_helpers/doc_examples.ts";
+import { startTestService } from "../../tools/testing/service.ts";
+import { answerDiff, examples } from "../../tools/testing/doc_examples.ts";
 import { ErrorCode } from "../../server/core/errors.ts";
-import { needs } from "../_helpers/peers.ts";
+import { needs } from "../../tools/testing/peers.ts";
 
 Deno.test({
   name: "docs/api.md: every curl example runs against a live service and answers as documented",

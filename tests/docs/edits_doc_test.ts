@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { EDITS } from "../../protocol/edits/mod.ts";
 import { encodePng, encodeWav } from "../../player/media/encode.ts";
 import { IMPORT_EXAMPLE_PATH, SHADER_EXAMPLE, SHADER_EXAMPLE_PATH } from "../../tools/edits_doc.ts";
-import { examples, MintedIds, runExamples } from "../_helpers/doc_examples.ts";
-import { startTestService } from "../_helpers/service.ts";
-import { needs } from "../_helpers/peers.ts";
+import { examples, MintedIds, runExamples } from "../../tools/testing/doc_examples.ts";
+import { startTestService } from "../../tools/testing/service.ts";
+import { needs } from "../../tools/testing/peers.ts";
 
 Deno.test({
   name: "docs/edits.md: every edit has an example, and every example answers as documented",

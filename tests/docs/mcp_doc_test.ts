@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { answerDiff } from "../_helpers/doc_examples.ts";
-import { startTestService } from "../_helpers/service.ts";
+import { answerDiff } from "../../tools/testing/doc_examples.ts";
+import { startTestService } from "../../tools/testing/service.ts";
 
 const doc = await Deno.readTextFile(new URL("../../docs/mcp.md", import.meta.url));
 

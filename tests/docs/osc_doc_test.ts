@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { startTestService } from "../_helpers/service.ts";
-import { until } from "../_helpers/until.ts";
+import { startTestService } from "../../tools/testing/service.ts";
+import { until } from "../../tools/testing/until.ts";
 import { OscDump } from "../server/osc/_peer.ts";
 import { withTables } from "../../tools/osc_doc.ts";
-import { needs } from "../_helpers/peers.ts";
+import { needs } from "../../tools/testing/peers.ts";
 
 const DOC = new URL("../../docs/osc.md", import.meta.url);
 

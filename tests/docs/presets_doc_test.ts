@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { parseIsf } from "../../player/isf/mod.ts";
-import { answerDiff, examples, MintedIds, runExamples } from "../_helpers/doc_examples.ts";
-import { connectMcp } from "../_helpers/mcp_client.ts";
-import { needs } from "../_helpers/peers.ts";
-import { startTestService } from "../_helpers/service.ts";
+import { answerDiff, examples, MintedIds, runExamples } from "../../tools/testing/doc_examples.ts";
+import { connectMcp } from "../../tools/testing/mcp_client.ts";
+import { needs } from "../../tools/testing/peers.ts";
+import { startTestService } from "../../tools/testing/service.ts";
 
 const DOC = new URL("../../docs/presets.md", import.meta.url);
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { startTestService } from "../_helpers/service.ts";
-import { answerDiff, examples } from "../_helpers/doc_examples.ts";
-import { needs } from "../_helpers/peers.ts";
-import { fixtureProject } from "../_helpers/fixture.ts";
+import { startTestService } from "../../tools/testing/service.ts";
+import { answerDiff, examples } from "../../tools/testing/doc_examples.ts";
+import { needs } from "../../tools/testing/peers.ts";
+import { fixtureProject } from "../../tools/testing/fixture.ts";
 
 /** One `## ` section of a doc, without the sections after it. */
 function section(doc: string, title: string): string {

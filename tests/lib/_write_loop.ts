@@ -1,6 +1,6 @@
 // Rewrites a project document in a loop until killed; prints each revision written.
 import { writeJsonAtomic } from "../../lib/atomic_write.ts";
-import { fixtureProject } from "../_helpers/fixture.ts";
+import { fixtureProject } from "../../tools/testing/fixture.ts";
 
 const path = Deno.args[0]!;
 const project = fixtureProject();

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { removeStaleTemps, writeFilesAtomic, writeJsonAtomic } from "../../lib/atomic_write.ts";
 import { isDiskFull } from "../../lib/disk_full.ts";
-import { mountTmpfs } from "../_helpers/tmpfs.ts";
+import { mountTmpfs } from "../../tools/testing/tmpfs.ts";
 import { ProjectStore } from "../../player/store.ts";
-import { fixtureDataDir, fixtureProject } from "../_helpers/fixture.ts";
+import { fixtureDataDir, fixtureProject } from "../../tools/testing/fixture.ts";
 
 Deno.test("writeJsonAtomic() leaves the previous file intact when the write dies before the rename", async () => {
   const dir = await fixtureDataDir();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { writeFileAtomic, writeFileAtomicSync } from "../../lib/atomic_write.ts";
 import { diskFullMessage, isDiskFull } from "../../lib/disk_full.ts";
-import { mountTmpfs } from "../_helpers/tmpfs.ts";
+import { mountTmpfs } from "../../tools/testing/tmpfs.ts";
 
 Deno.test("isDiskFull() knows Deno's ENOSPC and quota errors, and nothing else", () => {
   const full = Object.assign(new Error("No space left on device (os error 28)"), {

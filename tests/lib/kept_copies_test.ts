@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { writeFileAtomicSync, writeFilesAtomic } from "../../lib/atomic_write.ts";
 import { prepareKeep, rotateKept } from "../../lib/kept_copies.ts";
 import { isDiskFull } from "../../lib/disk_full.ts";
-import { mountTmpfs } from "../_helpers/tmpfs.ts";
+import { mountTmpfs } from "../../tools/testing/tmpfs.ts";
 
 function names(dir: string): string[] {
   return [...Deno.readDirSync(dir)].map((e) => e.name).sort();

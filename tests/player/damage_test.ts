@@ -3,7 +3,7 @@ import { PlayerApp, type PlayerOptions } from "../../player/app.ts";
 import { VirtualClock } from "../../player/clock.ts";
 import { ProjectStore } from "../../player/store.ts";
 import { checkHistory } from "../../player/edits/history.ts";
-import { fixtureDataDir, fixtureProject } from "../_helpers/fixture.ts";
+import { fixtureDataDir, fixtureProject } from "../../tools/testing/fixture.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ProjectStore } from "../../player/store.ts";
-import { needs } from "../_helpers/peers.ts";
+import { needs } from "../../tools/testing/peers.ts";
 
 Deno.test("ProjectStore.loadProjects() creates the demo project with real, measured media on an empty data dir", async () => {
   const dir = await Deno.makeTempDir();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { LiveSaver } from "../../player/live_saver.ts";
-import { readJsonIfThere, until } from "../_helpers/until.ts";
-import { mountTmpfs } from "../_helpers/tmpfs.ts";
+import { readJsonIfThere, until } from "../../tools/testing/until.ts";
+import { mountTmpfs } from "../../tools/testing/tmpfs.ts";
 import { keptPath } from "../../lib/kept_copies.ts";
 
 Deno.test("LiveSaver writes off the caller's path, one write at a time, the latest state next", async () => {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { PlayerApp, type PlayerOptions } from "../../player/app.ts";
 import { VirtualClock } from "../../player/clock.ts";
-import { fixtureDataDir, openFixture } from "../_helpers/fixture.ts";
-import { readJsonIfThere, until } from "../_helpers/until.ts";
+import { fixtureDataDir, openFixture } from "../../tools/testing/fixture.ts";
+import { readJsonIfThere, until } from "../../tools/testing/until.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;

@@ -3,7 +3,7 @@ import { memoryTransportPair } from "../../protocol/transport.ts";
 import type { RpcMessage } from "../../protocol/jsonrpc.ts";
 import { startPlayer, VirtualClock } from "../../player/mod.ts";
 import { drawTestPattern, TEST_PATTERN_SIZE } from "../../player/camera_frames.ts";
-import { fixtureDataDir } from "../_helpers/fixture.ts";
+import { fixtureDataDir } from "../../tools/testing/fixture.ts";
 
 /** A player on a fixture data dir (plus the demo's media when `demo`), past the handshake. */
 async function player(options: { demo?: boolean; ffmpeg?: string | null } = {}) {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { fixtureDataDir } from "../_helpers/fixture.ts";
+import { fixtureDataDir } from "../../tools/testing/fixture.ts";
 import { readPlayerFlags } from "../../player/mod.ts";
 import { bundledPlayerFlags } from "../../server/player_client/spawn.ts";
 

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { Recorder, type VideoSink } from "../../player/recorder.ts";
 import type { RecordingFigures, RecordingOutcome } from "../../player/output/recording.ts";
 import type { StateUpdate } from "../../protocol/state.ts";
-import { mountTmpfs } from "../_helpers/tmpfs.ts";
+import { mountTmpfs } from "../../tools/testing/tmpfs.ts";
 
 const FIGURES: RecordingFigures = {
   bytes: 1_400_000,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { connectInitialized } from "../_helpers/player_rpc.ts";
+import { connectInitialized } from "../../tools/testing/player_rpc.ts";
 
 /** A player past the handshake, at the version that has `action.batch`. */
 const connect = () => connectInitialized("1.11");

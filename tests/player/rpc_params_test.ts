@@ -13,9 +13,9 @@ import {
 } from "../../protocol/methods.ts";
 import { z } from "zod";
 import { startPlayer, VirtualClock } from "../../player/mod.ts";
-import { fixtureDataDir } from "../_helpers/fixture.ts";
-import { buildShowFile } from "../_helpers/show_files.ts";
-import { jpeg } from "../_helpers/media.ts";
+import { fixtureDataDir } from "../../tools/testing/fixture.ts";
+import { buildShowFile } from "../../tools/testing/show_files.ts";
+import { jpeg } from "../../tools/testing/media.ts";
 import { Project } from "../../protocol/model.ts";
 
 type Answer = { id: RpcId | null; result?: unknown; error?: { code: number; message: string } };

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import type { RpcMessage } from "../../protocol/jsonrpc.ts";
 import { PLAYER_PROTOCOL_VERSION } from "../../protocol/methods.ts";
 import { wavHeader } from "../../player/media/encode.ts";
-import { connectInitialized, connectPlayer as connect } from "../_helpers/player_rpc.ts";
-import { INVERT } from "./isf/_shaders.ts";
+import { connectInitialized, connectPlayer as connect } from "../../tools/testing/player_rpc.ts";
+import { INVERT } from "../../tools/testing/isf_shaders.ts";
 
 Deno.test("player answers nothing but initialize before the handshake, and checks the version", async () => {
   const p = await connect();

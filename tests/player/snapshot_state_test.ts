@@ -5,7 +5,7 @@
  * trash; every client told by a `full` update; a state that does not read changes nothing.
  */
 import assert from "node:assert/strict";
-import { openFixture } from "../_helpers/fixture.ts";
+import { openFixture } from "../../tools/testing/fixture.ts";
 import { Method } from "../../protocol/methods.ts";
 import { RpcError, RpcErrorCode } from "../../protocol/jsonrpc.ts";
 import type { EditApplyParams } from "../../protocol/edits/mod.ts";

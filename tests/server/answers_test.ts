@@ -4,7 +4,7 @@
  * cannot be forgotten) and the WebSocket's answers and state updates. The
  * schemas are strict, so an unknown or missing field fails here.
  */
-import { until } from "../_helpers/until.ts";
+import { until } from "../../tools/testing/until.ts";
 import assert from "node:assert/strict";
 import { ShowDownload } from "../../server/core/operations/show_operations.ts";
 import { SHOW_MEDIA_TYPE } from "../../protocol/show_file.ts";
@@ -23,9 +23,9 @@ import {
   StateUpdateEvent,
   SubscribeAnswer,
 } from "../../server/socket/answers.ts";
-import { startTestService, type TestService } from "../_helpers/service.ts";
-import { TestSocket } from "../_helpers/ws_client.ts";
-import { jpeg } from "../_helpers/media.ts";
+import { startTestService, type TestService } from "../../tools/testing/service.ts";
+import { TestSocket } from "../../tools/testing/ws_client.ts";
+import { jpeg } from "../../tools/testing/media.ts";
 import { encodePng } from "../../lib/png.ts";
 
 /** A request to make, from the live data. */

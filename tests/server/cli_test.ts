@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { remoteRequest } from "../_helpers/remote.ts";
-import { startTestService } from "../_helpers/service.ts";
+import { remoteRequest } from "../../tools/testing/remote.ts";
+import { startTestService } from "../../tools/testing/service.ts";
 import { CLI_COMMANDS, CLI_USAGE, runCli } from "../../server/cli.ts";
 import { SERVE_USAGE } from "../../server/config.ts";
 import { SETTING_DEFAULTS } from "../../protocol/settings.ts";

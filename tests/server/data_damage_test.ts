@@ -3,9 +3,9 @@
  * `/health`, serves the newest good copy, and loses no live state.
  */
 import assert from "node:assert/strict";
-import { startTestService, type TestService } from "../_helpers/service.ts";
+import { startTestService, type TestService } from "../../tools/testing/service.ts";
 import { runStatusCommand } from "../../server/deploy/status_command.ts";
-import { startServiceProcess } from "../_helpers/service_process.ts";
+import { startServiceProcess } from "../../tools/testing/service_process.ts";
 import { copyDir } from "../../tools/reliability/data_damage.ts";
 
 /**

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { encodeWav } from "../../player/media/encode.ts";
 import { writeJsonAtomic } from "../../lib/atomic_write.ts";
-import { fixtureProject } from "../_helpers/fixture.ts";
-import { startTestService } from "../_helpers/service.ts";
-import { mountTmpfs } from "../_helpers/tmpfs.ts";
+import { fixtureProject } from "../../tools/testing/fixture.ts";
+import { startTestService } from "../../tools/testing/service.ts";
+import { mountTmpfs } from "../../tools/testing/tmpfs.ts";
 
 Deno.test("A full data dir disk: edits, presets and imports answer 507 DISK_FULL, nothing half kept", async () => {
   const disk = await mountTmpfs("2m");

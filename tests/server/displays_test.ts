@@ -7,10 +7,10 @@
 import assert from "node:assert/strict";
 import { OutputDisplays } from "../../protocol/displays.ts";
 import { runCli } from "../../server/cli.ts";
-import { addMonitor, startWideXvfb } from "../_helpers/displays.ts";
-import { connectMcp } from "../_helpers/mcp_client.ts";
-import { needs } from "../_helpers/peers.ts";
-import { startTestService } from "../_helpers/service.ts";
+import { addMonitor, startWideXvfb } from "../../tools/testing/displays.ts";
+import { connectMcp } from "../../tools/testing/mcp_client.ts";
+import { needs } from "../../tools/testing/peers.ts";
+import { startTestService } from "../../tools/testing/service.ts";
 
 const LISTED = [
   { index: 0, name: "LEFT", left: 0, top: 0, width: 1280, height: 720, isPrimary: true },

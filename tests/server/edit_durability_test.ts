@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startTestService } from "../_helpers/service.ts";
+import { startTestService } from "../../tools/testing/service.ts";
 
 Deno.test("Edits survive a service restart, and so does their undo history", async () => {
   const first = await startTestService();

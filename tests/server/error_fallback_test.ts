@@ -10,9 +10,9 @@ import assert from "node:assert/strict";
 import { CueportError } from "../../server/core/mod.ts";
 import { fromPlayerError } from "../../server/core/player_errors.ts";
 import { RpcError, RpcErrorCode } from "../../protocol/jsonrpc.ts";
-import { connectMcp } from "../_helpers/mcp_client.ts";
-import { startTestService, type TestService } from "../_helpers/service.ts";
-import { TestSocket } from "../_helpers/ws_client.ts";
+import { connectMcp } from "../../tools/testing/mcp_client.ts";
+import { startTestService, type TestService } from "../../tools/testing/service.ts";
+import { TestSocket } from "../../tools/testing/ws_client.ts";
 import { OscPeer } from "./osc/_peer.ts";
 
 const SECRET = "secret at /home/show/.cueport/key";

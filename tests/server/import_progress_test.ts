@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { wavHeader } from "../../player/media/encode.ts";
-import { startTestService, type TestService } from "../_helpers/service.ts";
-import { TestSocket } from "../_helpers/ws_client.ts";
-import { listDir } from "../_helpers/files.ts";
+import { startTestService, type TestService } from "../../tools/testing/service.ts";
+import { TestSocket } from "../../tools/testing/ws_client.ts";
+import { listDir } from "../../tools/testing/files.ts";
 
 /** Big enough that copying takes a few seconds on a small machine (about 2 s at 280 MB/s). */
 const SIZE = 512 * 1024 * 1024;

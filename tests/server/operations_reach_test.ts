@@ -3,8 +3,8 @@ import { type AnyOperation, OPERATIONS, transportsOf } from "../../server/core/m
 import { allRoutes } from "../../server/routes/mod.ts";
 import { socketOperations } from "../../server/socket/client.ts";
 import { NOT_CARRIED, ToolTable } from "../../server/mcp/tools.ts";
-import { startTestService } from "../_helpers/service.ts";
-import { TestSocket } from "../_helpers/ws_client.ts";
+import { startTestService } from "../../tools/testing/service.ts";
+import { TestSocket } from "../../tools/testing/ws_client.ts";
 import { ADDRESSES, OSCQUERY_OPERATION, OWN_ADDRESSES } from "../../server/osc/mod.ts";
 import { V5_CARRIED_AS, V5_OWN_OPERATIONS, v5Routes } from "../../server/legacy/mod.ts";
 import { bindingCall } from "../../server/midi/map.ts";

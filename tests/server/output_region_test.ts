@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { FULL_REGION } from "../../protocol/region.ts";
-import { startTestService } from "../_helpers/service.ts";
+import { startTestService } from "../../tools/testing/service.ts";
 
 const LEFT_THIRD = { ...FULL_REGION, width: 0.4, right: 0.25 };
 

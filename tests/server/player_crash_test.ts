@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { startTestService, type TestService } from "../_helpers/service.ts";
-import { TestSocket } from "../_helpers/ws_client.ts";
-import { readJsonIfThere, until } from "../_helpers/until.ts";
+import { startTestService, type TestService } from "../../tools/testing/service.ts";
+import { TestSocket } from "../../tools/testing/ws_client.ts";
+import { readJsonIfThere, until } from "../../tools/testing/until.ts";
 
 const isUpdate = (m: { event?: string }) => m.event === "state-update";
 

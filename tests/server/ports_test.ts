@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { runMain, startServiceProcess } from "../_helpers/service_process.ts";
+import { runMain, startServiceProcess } from "../../tools/testing/service_process.ts";
 
 /** A temp data dir, removed after `fn`. */
 async function withDataDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {

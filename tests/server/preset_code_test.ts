@@ -4,9 +4,9 @@
  * over MCP (the SDK's client); nothing is written.
  */
 import assert from "node:assert/strict";
-import { connectMcp } from "../_helpers/mcp_client.ts";
-import { startTestService } from "../_helpers/service.ts";
-import { EVERY_INPUT, INVERT } from "../player/isf/_shaders.ts";
+import { connectMcp } from "../../tools/testing/mcp_client.ts";
+import { startTestService } from "../../tools/testing/service.ts";
+import { EVERY_INPUT, INVERT } from "../../tools/testing/isf_shaders.ts";
 
 const ADD = { kind: "effect", name: "Invert", type: "isf", code: INVERT };
 /** INVERT with `amount` misspelt in main(): a GLSL error at line 13. */

@@ -3,10 +3,10 @@
  * MCP and OSC switch the active Project, and actions and queries without a `projectID` follow.
  */
 import assert from "node:assert/strict";
-import { connectMcp } from "../_helpers/mcp_client.ts";
-import { fixtureProject } from "../_helpers/fixture.ts";
-import { startTestService, type TestService } from "../_helpers/service.ts";
-import { TestSocket } from "../_helpers/ws_client.ts";
+import { connectMcp } from "../../tools/testing/mcp_client.ts";
+import { fixtureProject } from "../../tools/testing/fixture.ts";
+import { startTestService, type TestService } from "../../tools/testing/service.ts";
+import { TestSocket } from "../../tools/testing/ws_client.ts";
 import { OscPeer, type Received } from "./osc/_peer.ts";
 
 const SECOND = { ...fixtureProject(), id: "second", name: "Second Show" };

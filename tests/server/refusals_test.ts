@@ -27,17 +27,17 @@ import {
 import { allRoutes } from "../../server/routes/mod.ts";
 import { v5ErrorBody, v5Routes, v5Status } from "../../server/legacy/mod.ts";
 import type { RouteSpec } from "../../server/net/route.ts";
-import { remoteRequest } from "../_helpers/remote.ts";
-import { startTestService, type TestService } from "../_helpers/service.ts";
-import { RawSocket } from "../_helpers/ws_client.ts";
-import { connectMcp } from "../_helpers/mcp_client.ts";
+import { remoteRequest } from "../../tools/testing/remote.ts";
+import { startTestService, type TestService } from "../../tools/testing/service.ts";
+import { RawSocket } from "../../tools/testing/ws_client.ts";
+import { connectMcp } from "../../tools/testing/mcp_client.ts";
 import { NOT_CARRIED, ToolTable } from "../../server/mcp/tools.ts";
-import { until } from "../_helpers/until.ts";
+import { until } from "../../tools/testing/until.ts";
 import { ADDRESSES, OWN_ADDRESSES } from "../../server/osc/mod.ts";
 import { OscPeer } from "./osc/_peer.ts";
 import type { MidiMessage } from "../../server/midi/messages.ts";
 import { MidiParticipant } from "../../tools/reliability/_midi_participant.ts";
-import { startMidiService } from "../_helpers/midi.ts";
+import { startMidiService } from "../../tools/testing/midi.ts";
 
 /** The transports this walk drives; the others are listed, so that none is skipped unseen. */
 const WALKED: readonly Transport[] = [

@@ -10,10 +10,10 @@ import { createLogger } from "../../server/log.ts";
 import type { LaunchedPlayer } from "../../server/player_client/mod.ts";
 import { type RunningService, startService, VERSION } from "../../server/service.ts";
 import { InstanceLock } from "../../server/startup.ts";
-import { fixtureDataDir } from "../_helpers/fixture.ts";
-import { type InProcessLauncher, inProcessLauncher } from "../_helpers/in_process.ts";
-import { testSettings } from "../_helpers/service.ts";
-import { until } from "../_helpers/until.ts";
+import { fixtureDataDir } from "../../tools/testing/fixture.ts";
+import { type InProcessLauncher, inProcessLauncher } from "../../tools/testing/in_process.ts";
+import { testSettings } from "../../tools/testing/service.ts";
+import { until } from "../../tools/testing/until.ts";
 import { ManualClock } from "./player_client/_stand_in.ts";
 
 /** Holds the player's answers to `edit.apply` until the test lets them through. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { runMain, startServiceProcess } from "../_helpers/service_process.ts";
+import { runMain, startServiceProcess } from "../../tools/testing/service_process.ts";
 import { folderProblem } from "../../server/startup.ts";
 
 const freePorts = [

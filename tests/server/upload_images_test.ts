@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { encodePng } from "../../lib/png.ts";
-import { startTestService } from "../_helpers/service.ts";
+import { startTestService } from "../../tools/testing/service.ts";
 
 const SHADER = `/*{
   "INPUTS": [{"NAME": "inputImage", "TYPE": "image"}, {"NAME": "maskImage", "TYPE": "image"}],

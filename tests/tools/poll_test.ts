@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Poll } from "../_helpers/until.ts";
+import { Poll } from "../../tools/testing/until.ts";
 
 Deno.test("Poll paces a wait's checks: 20 ms after a cheap check, twice a costly one's time, at most 1 s", async () => {
   const poll = new Poll();

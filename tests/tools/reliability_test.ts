@@ -9,7 +9,7 @@ import {
 import { isUndocumented5xx, Tally } from "../../tools/reliability/_tally.ts";
 import { floodShortfalls } from "../../tools/reliability/mdns_flood.ts";
 import { type Ip, jsonOf, removeNamespaces } from "../../tools/reliability/_netns.ts";
-import { withMdnsPort } from "../_helpers/mdns_port.ts";
+import { withMdnsPort } from "../../tools/testing/mdns_port.ts";
 import { PART_ENV, runsProbe } from "../../tools/test_groups.ts";
 
 const ROOT = new URL("../../", import.meta.url);

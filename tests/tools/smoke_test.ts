@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SERVICE_FLAGS } from "../_helpers/service_process.ts";
+import { SERVICE_FLAGS } from "../../tools/testing/service_process.ts";
 
 const SMOKE = new URL("../../tools/smoke.ts", import.meta.url).pathname;
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;

@@ -63,7 +63,7 @@ Deno.test("deno task test FILE runs that file alone; a missing peer skips its te
   const dir = await Deno.makeTempDir({ prefix: "cueport-runner-" });
   try {
     const file = `${dir}/peer_test.ts`;
-    const peers = new URL("../_helpers/peers.ts", import.meta.url).href;
+    const peers = new URL("../../tools/testing/peers.ts", import.meta.url).href;
     await Deno.writeTextFile(
       file,
       `import { needs } from "${peers}";\n` +

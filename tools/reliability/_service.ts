@@ -1,9 +1,9 @@
 /**
- * Starts the real service as a subprocess, the way `tests/_helpers/service_process.ts`
+ * Starts the real service as a subprocess, the way `tools/testing/service_process.ts`
  * does: `deno run` with the permission and V8 flags of `deno task start` (the
  * ones the compiled binary embeds), a data dir, `--host 127.0.0.1` and free ports, then
- * reads its ready line. Tools may not import tests/, hence this copy, which
- * can also restart on the same data dir and lower the open-files limit.
+ * reads its ready line. The probes' own start: it can also restart on the same data dir and
+ * lower the open-files limit; the tests' one shares its flags and its wait for the player.
  * @module
  */
 

@@ -25,7 +25,7 @@ import { browserProcesses, type ProcessRow, shell } from "./_process_tree.ts";
 import { answerWords, RemoteDevice } from "./_remote_device.ts";
 import type { Probe, ProbeContext } from "./_types.ts";
 import type { Tally } from "./_tally.ts";
-import { ES_310_ONLY, INVERT } from "../../tests/player/isf/_shaders.ts";
+import { ES_310_ONLY, INVERT } from "../testing/isf_shaders.ts";
 
 /** The good code: an inverting Effect (the tests' own). */
 const GOOD = INVERT;

@@ -7,7 +7,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { startTestService, type TestService } from "../../../tests/_helpers/service.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
 import { ModuleHost } from "./host.ts";
 import { KEY, type KeyPicture, renderPage } from "./page.ts";
 

@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import dnssd from "dnssd";
-import { startTestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { mdnsTest } from "../../_helpers/mdns_port.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { mdnsTest } from "../../../tools/testing/mdns_port.ts";
 import { COMPANION_DIR, ModuleHost } from "../../../integrations/companion/deno/host.ts";
 
 interface Found {

@@ -1,7 +1,7 @@
 /** docs/companion.md lists what the built module declares to Companion. */
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { needs } from "../../../tools/testing/peers.ts";
 import { connectedModule, currentDoc, DOC_PATH } from "../../../integrations/companion/deno/doc.ts";
 
 Deno.test(

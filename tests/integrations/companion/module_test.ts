@@ -4,13 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
 import { proxiesFor, PROXY_HOST } from "./_proxy.ts";
 import { ModuleHost } from "../../../integrations/companion/deno/host.ts";
 import { decodePng } from "../../../server/media/render/codecs.ts";
 import type { Raster } from "../../../server/media/render/raster.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { until } from "../../_helpers/until.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { CATALOG_PATH, catalogText } from "../../../integrations/companion/deno/catalog.ts";
 
 function localConfig(svc: TestService): Record<string, unknown> {

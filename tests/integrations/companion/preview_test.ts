@@ -8,9 +8,9 @@ import { Buffer } from "node:buffer";
 import { VirtualClock } from "../../../player/mod.ts";
 import { ModuleHost } from "../../../integrations/companion/deno/host.ts";
 import { decodePng } from "../../../server/media/render/codecs.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { near, openOutputService, outputDataDir } from "../../_helpers/output.ts";
-import { startTestService } from "../../_helpers/service.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { near, openOutputService, outputDataDir } from "../../../tools/testing/output.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 function config(httpPort: number, wsPort: number): Record<string, unknown> {
   return {

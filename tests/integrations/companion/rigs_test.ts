@@ -8,12 +8,12 @@
  * pairings through one real etcd member), after a rig outside the group refused that token.
  */
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 import { ModuleHost } from "../../../integrations/companion/deno/host.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { until } from "../../_helpers/until.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { startLoopbackEtcd } from "../../../tools/testing/etcd_cluster.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { proxiesFor, PROXY_HOST } from "./_proxy.ts";
 
 /** A closed port: an etcd endpoint that refuses at once. */

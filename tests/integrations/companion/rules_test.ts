@@ -8,7 +8,7 @@ import { BASE, FRACTION, INDEX_MIN, VELOCITY } from "../../../protocol/action_ru
 import { BASE_SHIFTED_ACTIONS, VELOCITY_ACTIONS } from "../../../protocol/actions.ts";
 import { CATALOG_PATH } from "../../../integrations/companion/deno/catalog.ts";
 import { ModuleHost } from "../../../integrations/companion/deno/host.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { needs } from "../../../tools/testing/peers.ts";
 
 const SOURCES = new URL("../../../integrations/companion/src/", import.meta.url);
 

@@ -3,7 +3,7 @@
  * and a Visualizer through any Clip as `clip:<clipId>/<visualizerId>.<param>`.
  */
 import assert from "node:assert/strict";
-import { openFixture } from "../../_helpers/fixture.ts";
+import { openFixture } from "../../../tools/testing/fixture.ts";
 
 Deno.test("a Target may name a parameter of an Effect in the Clip's chain", async () => {
   const f = await openFixture();

@@ -6,7 +6,7 @@
  * started late is where it would be, its cues passed meanwhile fired.
  */
 import assert from "node:assert/strict";
-import { openFixture } from "../../_helpers/fixture.ts";
+import { openFixture } from "../../../tools/testing/fixture.ts";
 import { playerMethods, type Session } from "../../../player/rpc_methods.ts";
 import { Method } from "../../../protocol/methods.ts";
 import type { ActionOutcome } from "../../../protocol/methods.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { openFixture } from "../../_helpers/fixture.ts";
+import { openFixture } from "../../../tools/testing/fixture.ts";
 
 Deno.test("NEXT_CLIP_IN steps like GO: stops the selected Clip and plays the next", async () => {
   const f = await openFixture();

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { openFixture } from "../../_helpers/fixture.ts";
+import { openFixture } from "../../../tools/testing/fixture.ts";
 import { Refusal } from "../../../player/errors.ts";
 
 Deno.test("PLAY_IN starts the Song transport, fires cues and lyrics in real time", async () => {

@@ -6,7 +6,7 @@ import { writeJsonAtomic } from "../../../lib/atomic_write.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
 import type { StateUpdate } from "../../../protocol/state.ts";
 import type { EditApplyParams } from "../../../protocol/edits/mod.ts";
-import { fixtureDataDir, fixtureProject } from "../../_helpers/fixture.ts";
+import { fixtureDataDir, fixtureProject } from "../../../tools/testing/fixture.ts";
 
 /** The fixture data dir with a second Project, "second", beside "show". */
 async function twoProjects(): Promise<string> {

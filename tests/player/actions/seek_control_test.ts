@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { openFixture } from "../../_helpers/fixture.ts";
+import { openFixture } from "../../../tools/testing/fixture.ts";
 import { Project } from "../../../protocol/model.ts";
 
 Deno.test("SEEK_CLIP_IN takes a fraction; a stopped Clip is cued, paused", async () => {

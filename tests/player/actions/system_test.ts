@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { openFixture } from "../../_helpers/fixture.ts";
+import { openFixture } from "../../../tools/testing/fixture.ts";
 
 Deno.test("OUTPUT_LEVEL_IN, MUTE_TOGGLE, FULLSCREEN_TOGGLE change app state and emit updates", async () => {
   const f = await openFixture();

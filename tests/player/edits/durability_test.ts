@@ -4,8 +4,8 @@ import { VirtualClock } from "../../../player/clock.ts";
 import { Project } from "../../../protocol/model.ts";
 import { isDiskFull } from "../../../lib/disk_full.ts";
 import { writeJsonAtomic } from "../../../lib/atomic_write.ts";
-import { fixtureProject, openFixture } from "../../_helpers/fixture.ts";
-import { mountTmpfs } from "../../_helpers/tmpfs.ts";
+import { fixtureProject, openFixture } from "../../../tools/testing/fixture.ts";
+import { mountTmpfs } from "../../../tools/testing/tmpfs.ts";
 
 const readProject = async (dataDir: string) =>
   Project.parse(JSON.parse(await Deno.readTextFile(`${dataDir}/projects/show/project.json`)));

@@ -13,7 +13,7 @@ import { partialName } from "../../../player/media/copy.ts";
 import { wavHeader } from "../../../player/media/encode.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
 import { isDiskFull } from "../../../lib/disk_full.ts";
-import { mountTmpfs } from "../../_helpers/tmpfs.ts";
+import { mountTmpfs } from "../../../tools/testing/tmpfs.ts";
 
 Deno.test("an import whose copy fails on the show machine is a deliberate INTERNAL_ERROR naming the file", async () => {
   const dir = await Deno.makeTempDir();

@@ -12,9 +12,9 @@ import { IsfPrograms } from "../../../player/output/isf_programs.ts";
 import { parseIsf } from "../../../player/isf/mod.ts";
 import { SOLID_COLOR_SHADER } from "../../../player/isf/built_in_shaders.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
-import { type FixturePlayer, openFixture } from "../../_helpers/fixture.ts";
-import { editIn, withApp } from "../../_helpers/player_app.ts";
-import { startTestService } from "../../_helpers/service.ts";
+import { type FixturePlayer, openFixture } from "../../../tools/testing/fixture.ts";
+import { editIn, withApp } from "../../../tools/testing/player_app.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 const edits = (f: FixturePlayer, ...list: Array<[string, Record<string, unknown>]>) =>
   f.app.applyEdits({ projectId: null, edits: list.map(([name, params]) => ({ name, params })) });

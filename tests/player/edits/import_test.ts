@@ -5,7 +5,7 @@ import { VirtualClock } from "../../../player/clock.ts";
 import { wavHeader } from "../../../player/media/encode.ts";
 import type { EditApplyParams } from "../../../protocol/edits/mod.ts";
 import type { StateUpdate } from "../../../protocol/state.ts";
-import { openFixture } from "../../_helpers/fixture.ts";
+import { openFixture } from "../../../tools/testing/fixture.ts";
 
 /** A valid WAV of `size` bytes, written at once (a header before a sparse file). */
 async function wav(path: string, size: number): Promise<string> {

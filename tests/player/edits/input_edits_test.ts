@@ -9,7 +9,7 @@ import { PlayerApp } from "../../../player/app.ts";
 import { Refusal } from "../../../player/errors.ts";
 import { encodePng } from "../../../lib/png.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
-import { withApp } from "../../_helpers/player_app.ts";
+import { withApp } from "../../../tools/testing/player_app.ts";
 
 const MASK = `/*{
   "INPUTS": [

@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { Refusal } from "../../../player/errors.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
-import { applyEdits as edits, withApp } from "../../_helpers/player_app.ts";
-import { EVERY_INPUT, INVERT } from "../isf/_shaders.ts";
+import { applyEdits as edits, withApp } from "../../../tools/testing/player_app.ts";
+import { EVERY_INPUT, INVERT } from "../../../tools/testing/isf_shaders.ts";
 
 const AMOUNT = { name: "amount", type: "number", min: 0, max: 1, default: 1 };
 const ADD = { kind: "effect", name: "Invert", type: "isf", code: INVERT };

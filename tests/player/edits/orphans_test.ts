@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { jpeg } from "../../_helpers/media.ts";
-import { openFixture } from "../../_helpers/fixture.ts";
+import { jpeg } from "../../../tools/testing/media.ts";
+import { openFixture } from "../../../tools/testing/fixture.ts";
 import { PlayerApp } from "../../../player/app.ts";
 import { VirtualClock } from "../../../player/clock.ts";
 

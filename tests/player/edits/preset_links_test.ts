@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Refusal } from "../../../player/errors.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
-import { editIn, withApp } from "../../_helpers/player_app.ts";
+import { editIn, withApp } from "../../../tools/testing/player_app.ts";
 
 const PRESET = {
   kind: "effect",

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { PlayerApp } from "../../../player/app.ts";
 import { VirtualClock } from "../../../player/clock.ts";
 import type { StateUpdate } from "../../../protocol/state.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { fixtureDataDir } from "../../../tools/testing/fixture.ts";
 
 const PRESET = { kind: "effect", name: "Loop", type: "shader", code: "void main() {}" };
 

@@ -11,7 +11,7 @@ import { Refusal } from "../../../player/errors.ts";
 import { checkIsfPreset } from "../../../player/edits/preset_rules.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
 import { LOOP_BOUND } from "../isf/_passes_shaders.ts";
-import { INVERT } from "../isf/_shaders.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 
 const preset = { kind: "effect" as const, type: "isf", code: LOOP_BOUND };
 

@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { PlayerApp } from "../../../player/app.ts";
 import { VirtualClock } from "../../../player/clock.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
-import { until } from "../../_helpers/until.ts";
-import { INVERT } from "../isf/_shaders.ts";
+import { fixtureDataDir } from "../../../tools/testing/fixture.ts";
+import { until } from "../../../tools/testing/until.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 import { EditorPage } from "../../../player/output/editor_page.ts";
 import { IsfPrograms } from "../../../player/output/isf_programs.ts";
 

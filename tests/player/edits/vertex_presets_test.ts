@@ -9,8 +9,8 @@ import { parseEdits } from "../../../player/edits/parse.ts";
 import { checkIsfCodeBeside } from "../../../player/edits/preset_rules.ts";
 import { ISF_CHECKS } from "../../../player/isf/mod.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
-import { applyEdits as edits, withApp } from "../../_helpers/player_app.ts";
-import { INVERT } from "../isf/_shaders.ts";
+import { applyEdits as edits, withApp } from "../../../tools/testing/player_app.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 import { INVERT_300 } from "../isf/_passes_shaders.ts";
 
 const ISF_FILES = new URL("../../fixtures/isf_files/", import.meta.url);

@@ -8,7 +8,7 @@ import {
   type ProjectTimecode,
   type TimecodeState,
 } from "../../../protocol/timecode.ts";
-import { fixtureProject } from "../../_helpers/fixture.ts";
+import { fixtureProject } from "../../../tools/testing/fixture.ts";
 
 const FRAME = 1 / 25;
 const HOUR = 3600;

@@ -4,7 +4,7 @@ import { ProjectEngine } from "../../../player/engine/project_engine.ts";
 import { captureEngine, ProjectLive, restoreEngine } from "../../../player/engine/live_snapshot.ts";
 import type { Project } from "../../../protocol/model.ts";
 import type { PlayState, StateUpdate } from "../../../protocol/state.ts";
-import { fixtureProject } from "../../_helpers/fixture.ts";
+import { fixtureProject } from "../../../tools/testing/fixture.ts";
 
 function engineOn(project: Project = fixtureProject(), clock = new VirtualClock()) {
   const updates: StateUpdate[] = [];

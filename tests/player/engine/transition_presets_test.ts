@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { isfKindOf, parseIsf } from "../../../player/isf/mod.ts";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 /** ISF-Files' Dissolve.fs, as the collection has it. */
 const DISSOLVE_FS = `/*{

@@ -7,7 +7,7 @@ import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
 import { Project } from "../../../protocol/model.ts";
 import { NO_RECORDING, type StateUpdate } from "../../../protocol/state.ts";
 import { PlaystateUpdate } from "../../../protocol/state_updates.ts";
-import { fixtureProject, openFixture } from "../../_helpers/fixture.ts";
+import { fixtureProject, openFixture } from "../../../tools/testing/fixture.ts";
 
 const DISSOLVE = { presetId: "tr-dissolve", duration: 2, params: {} };
 

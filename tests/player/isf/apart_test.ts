@@ -11,7 +11,7 @@ import { VirtualClock } from "../../../player/clock.ts";
 import { IsfCheckStalled, parseIsfApart, tooLargeProblem } from "../../../player/isf/apart.ts";
 import { CHECKER_ENV, CHECKER_ENV_SET } from "../../../player/isf/check_child.ts";
 import { parseIsf } from "../../../player/isf/mod.ts";
-import { INVERT } from "./_shaders.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 
 /** The command line of a stand-in for the checker's process. */
 function standIn(name: string, ...flags: string[]): string[] {

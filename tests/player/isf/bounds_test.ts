@@ -13,7 +13,7 @@ import {
 } from "../../../player/isf/bounds.ts";
 import { describeProblem, parseIsf } from "../../../player/isf/mod.ts";
 import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
-import { INVERT } from "./_shaders.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 
 /** ISF-Files shaders: the `load` probe's corpus, and Median (most macros) kept here. */
 const CORPUS = new URL("../../../tools/reliability/isf_corpus/", import.meta.url);

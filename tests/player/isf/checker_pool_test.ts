@@ -13,7 +13,7 @@ import {
   type CheckerPoolOptions,
   ISF_CHECKER_SLOTS,
 } from "../../../player/isf/checker_pool.ts";
-import { INVERT } from "./_shaders.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 
 const BROKEN_LCD = await Deno.readTextFile(
   new URL("../../../tools/reliability/isf_corpus/Broken LCD.fs", import.meta.url),

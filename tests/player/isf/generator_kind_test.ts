@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { isfKindOf, parseIsf } from "../../../player/isf/mod.ts";
-import { INVERT } from "./_shaders.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 
 const header = (inputs: string) =>
   `/*{ "INPUTS": [${inputs}] }*/

@@ -10,7 +10,7 @@ import { IsfCheckStalled, parseIsfApart } from "../../../player/isf/apart.ts";
 import { GlslCompiler } from "../../../player/isf/glsl_compiler.ts";
 import { glslangSource, loadGlslang, typeProblems } from "../../../player/isf/glsl_types.ts";
 import { parseIsf } from "../../../player/isf/parse.ts";
-import { INVERT } from "./_shaders.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 
 /** INVERT with `line` added as the first line of `main`. */
 const withLine = (line: string) => INVERT.replace("void main() {", `void main() {\n  ${line}`);

@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { mapCompileLog, parseIsf } from "../../../player/isf/mod.ts";
 import type { Page } from "puppeteer-core";
-import { launchBrowser } from "../../_helpers/browser.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { EVERY_INPUT, INVERT } from "./_shaders.ts";
+import { launchBrowser } from "../../../tools/testing/browser.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { EVERY_INPUT, INVERT } from "../../../tools/testing/isf_shaders.ts";
 import { loadCollection } from "./_collection.ts";
 import { HOLD, INVERT_300, LOOP_BOUND, SIZES, TWO_PASS_BLUR } from "./_passes_shaders.ts";
 import { audioRow, type PageUniform, picture, render, renderSources, SIZE } from "./_render.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { isfUniforms, parseIsf } from "../../../player/isf/mod.ts";
-import { EVERY_INPUT, INVERT } from "./_shaders.ts";
+import { EVERY_INPUT, INVERT } from "../../../tools/testing/isf_shaders.ts";
 
 function program(code: string, kind: "effect" | "visualizer" = "effect") {
   const result = parseIsf(code, kind);

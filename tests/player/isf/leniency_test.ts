@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { PlayerApp } from "../../../player/app.ts";
 import { VirtualClock } from "../../../player/clock.ts";
 import { parseIsf } from "../../../player/isf/mod.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { fixtureDataDir } from "../../../tools/testing/fixture.ts";
 import { COLLECTION_DIR } from "./_collection.ts";
 
 /** Twirl.fs of ISF-Files: its `radius` has DEFAULT 5, MIN 0, MAX 1 (line 11 opens it). */

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describeProblem, type IsfProgram, parseIsf } from "../../../player/isf/mod.ts";
 import { LOOP_CAP } from "../../../player/isf/bounds.ts";
 import { LOOP_COUNTER, LOOP_GUARD } from "../../../player/isf/loop_cap.ts";
-import { INVERT } from "./_shaders.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 
 /** INVERT with `body` as the body of its main (after the colour is read). */
 function withMain(body: string, before = ""): string {

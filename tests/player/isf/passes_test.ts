@@ -12,7 +12,7 @@ import {
   TEXEL_BUDGET,
 } from "../../../player/isf/mod.ts";
 import { ShaderPass, ShaderProgram } from "../../../protocol/output.ts";
-import { INVERT } from "./_shaders.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 import {
   FLOAT_TARGET,
   HOLD,

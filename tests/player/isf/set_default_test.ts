@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { withParameterDefault } from "../../../player/isf/set_default.ts";
 import { isfHeaderParameters } from "../../../player/isf/mod.ts";
-import { EVERY_INPUT, INVERT } from "./_shaders.ts";
+import { EVERY_INPUT, INVERT } from "../../../tools/testing/isf_shaders.ts";
 
 const defaultOf = (code: string, name: string) =>
   isfHeaderParameters(code).find((p) => p.name === name)?.default;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseIsf } from "../../../player/isf/mod.ts";
-import { INVERT } from "./_shaders.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 
 /** INVERT reading a varying its vertex shader sets. */
 const SHIFTED = INVERT.replace("void main() {", "varying vec2 shifted;\nvoid main() {")

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
 import type { DataProblem } from "../../../protocol/library.ts";
 import { NotOpenProjects } from "../../../player/library/not_open.ts";
-import { fixtureProject } from "../../_helpers/fixture.ts";
+import { fixtureProject } from "../../../tools/testing/fixture.ts";
 
 /** A problem of `projects/<id>/project.json`, recovered from an older copy or not. */
 function problemOf(id: string, recoveredFrom: string | null): DataProblem {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { openFixture } from "../../_helpers/fixture.ts";
+import { openFixture } from "../../../tools/testing/fixture.ts";
 import { writeJsonAtomic } from "../../../lib/atomic_write.ts";
-import { fixtureProject } from "../../_helpers/fixture.ts";
+import { fixtureProject } from "../../../tools/testing/fixture.ts";
 
 Deno.test("PlayerApp.removeProject() disposes, lists it closed, moves the active and says so", async () => {
   const f = await openFixture();

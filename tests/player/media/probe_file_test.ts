@@ -3,8 +3,8 @@
  * imported; a file `file.import` refuses is refused with the same code and message.
  */
 import assert from "node:assert/strict";
-import { connectInitialized } from "../../_helpers/player_rpc.ts";
-import { jpeg, mp4 } from "../../_helpers/media.ts";
+import { connectInitialized } from "../../../tools/testing/player_rpc.ts";
+import { jpeg, mp4 } from "../../../tools/testing/media.ts";
 
 Deno.test("media.probe measures a file from its bytes and imports nothing", async () => {
   const p = await connectInitialized("1.18");

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { encodePng, encodeWav } from "../../../player/media/encode.ts";
 import { fileSource, MediaError, memorySource, probeMedia } from "../../../player/media/probe.ts";
-import { jpeg, mp4 } from "../../_helpers/media.ts";
+import { jpeg, mp4 } from "../../../tools/testing/media.ts";
 import { chunkBombWav } from "../../../tools/reliability/_media_bombs.ts";
 
 Deno.test("probeMedia() measures PNG dimensions", async () => {

@@ -5,7 +5,7 @@
  */
 import puppeteer, { type Browser } from "puppeteer-core";
 import type { Output } from "../../../player/output/mod.ts";
-import { type OutputService, untilOutput } from "../../_helpers/output.ts";
+import { type OutputService, untilOutput } from "../../../tools/testing/output.ts";
 
 /** Puppeteer on the output's browser, over its DevTools pipe (no port). */
 export async function connectBrowser(output: Output): Promise<Browser> {

@@ -7,9 +7,9 @@
  * `ps`, and programs run as uid 65534 (`setpriv`), look for them.
  */
 import assert from "node:assert/strict";
-import { needs } from "../../_helpers/peers.ts";
-import { startServiceProcess } from "../../_helpers/service_process.ts";
-import { until } from "../../_helpers/until.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { startServiceProcess } from "../../../tools/testing/service_process.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { OPERATOR_TOKEN_FILE } from "../../../server/auth/operator.ts";
 import { OUTPUT_ACCOUNT } from "../../../lib/output_account.ts";
 

@@ -7,13 +7,18 @@
  * (the `--no-sandbox` warning, "controlled by automated software"), no pointer,
  * no scroll bar, no focus ring. Once in a window, once in kiosk (`fullscreen`).
  */
-import { ask } from "../../_helpers/devtools.ts";
+import { ask } from "../../../tools/testing/devtools.ts";
 import assert from "node:assert/strict";
-import { needs } from "../../_helpers/peers.ts";
-import { near, openOutputPlayer, type OutputPlayer, untilOutput } from "../../_helpers/output.ts";
-import { decodePng, pixel, type Pixels } from "../../_helpers/images.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import {
+  near,
+  openOutputPlayer,
+  type OutputPlayer,
+  untilOutput,
+} from "../../../tools/testing/output.ts";
+import { decodePng, pixel, type Pixels } from "../../../tools/testing/images.ts";
 import { pageAt } from "../../../player/output/devtools.ts";
-import { startXvfb } from "../../_helpers/displays.ts";
+import { startXvfb } from "../../../tools/testing/displays.ts";
 
 const RED = [255, 0, 0];
 const SCREEN = { width: 1280, height: 720 };

@@ -7,8 +7,8 @@
  */
 import assert from "node:assert/strict";
 import type { AppState, StateUpdate } from "../../../protocol/state.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { H, near, openOutputPlayer, untilOutput, W } from "../../_helpers/output.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { H, near, openOutputPlayer, untilOutput, W } from "../../../tools/testing/output.ts";
 
 Deno.test({
   ...needs("chromium", "ffmpeg"),

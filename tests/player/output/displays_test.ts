@@ -8,8 +8,13 @@
  * output that was waiting for it.
  */
 import assert from "node:assert/strict";
-import { needs } from "../../_helpers/peers.ts";
-import { near, openOutputPlayer, type OutputPlayer, untilOutput } from "../../_helpers/output.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import {
+  near,
+  openOutputPlayer,
+  type OutputPlayer,
+  untilOutput,
+} from "../../../tools/testing/output.ts";
 import {
   chooseDisplay,
   fillsDisplay,
@@ -17,8 +22,8 @@ import {
   parseMonitors,
 } from "../../../player/output/displays.ts";
 import { browserArgs, hasGpuDevice } from "../../../player/output/browser.ts";
-import { addMonitor, grabScreen, startWideXvfb } from "../../_helpers/displays.ts";
-import { decodePng, pixel, type Pixels } from "../../_helpers/images.ts";
+import { addMonitor, grabScreen, startWideXvfb } from "../../../tools/testing/displays.ts";
+import { decodePng, pixel, type Pixels } from "../../../tools/testing/images.ts";
 
 const TWO = `Monitors: 2
  0: +*HDMI-1 1920/527x1080/296+0+0  HDMI-1

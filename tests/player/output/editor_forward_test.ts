@@ -9,8 +9,8 @@ import type { EditApplyResult } from "../../../protocol/edits/mod.ts";
 import type { EditorEditParams } from "../../../protocol/methods.ts";
 import { EditorForward } from "../../../player/output/editor_forward.ts";
 import { Refusal } from "../../../player/errors.ts";
-import { connectPlayer } from "../../_helpers/player_rpc.ts";
-import { until } from "../../_helpers/until.ts";
+import { connectPlayer } from "../../../tools/testing/player_rpc.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 const EDIT = { projectId: null, edits: [{ name: "project.undo", params: {} }] };
 

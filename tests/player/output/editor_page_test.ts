@@ -22,7 +22,7 @@ import { SocketFaultLog } from "../../../player/output/socket_log.ts";
 import { IsfPrograms } from "../../../player/output/isf_programs.ts";
 import { isfHeaderParameters, parseIsf } from "../../../player/isf/mod.ts";
 import { Refusal } from "../../../player/errors.ts";
-import { INVERT } from "../isf/_shaders.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 import { TWO_PASS_BLUR } from "../isf/_passes_shaders.ts";
 
 // deno-lint-ignore no-explicit-any

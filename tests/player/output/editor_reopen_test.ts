@@ -10,9 +10,9 @@
 import assert from "node:assert/strict";
 import type { Browser } from "puppeteer-core";
 import { VirtualClock } from "../../../player/mod.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { openOutputService, outputDataDir, untilOutput } from "../../_helpers/output.ts";
-import { INVERT } from "../isf/_shaders.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { openOutputService, outputDataDir, untilOutput } from "../../../tools/testing/output.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 import { parseIsfApart } from "../../../player/isf/apart.ts";
 import { connectBrowser, editorPages, untilEditorShows } from "./_editor.ts";
 

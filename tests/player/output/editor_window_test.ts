@@ -11,12 +11,17 @@
 import assert from "node:assert/strict";
 import type { Browser, Page } from "puppeteer-core";
 import { VirtualClock } from "../../../player/mod.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { connectMcp, type McpTestClient } from "../../_helpers/mcp_client.ts";
-import { decodePng, pixel } from "../../_helpers/images.ts";
-import { near, openOutputService, outputDataDir, untilOutput } from "../../_helpers/output.ts";
-import { TestSocket } from "../../_helpers/ws_client.ts";
-import { INVERT } from "../isf/_shaders.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { connectMcp, type McpTestClient } from "../../../tools/testing/mcp_client.ts";
+import { decodePng, pixel } from "../../../tools/testing/images.ts";
+import {
+  near,
+  openOutputService,
+  outputDataDir,
+  untilOutput,
+} from "../../../tools/testing/output.ts";
+import { TestSocket } from "../../../tools/testing/ws_client.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 import { parseIsfApart } from "../../../player/isf/apart.ts";
 import { connectBrowser, untilEditorShows } from "./_editor.ts";
 

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { FollowingClock, MonotonicClock } from "../../../player/clock.ts";
 import type { PageReport } from "../../../player/output/frame_reports.ts";
-import { openOutputPlayer, untilOutput } from "../../_helpers/output.ts";
+import { openOutputPlayer, untilOutput } from "../../../tools/testing/output.ts";
 
 const HALF_FRAME = 1000 / 30 / 2; // the test Project is 30 fps
 const SHIFT = 60;

@@ -5,9 +5,9 @@
  * One player in this process on a virtual clock with a headless output: one browser.
  */
 import assert from "node:assert/strict";
-import { needs } from "../../_helpers/peers.ts";
-import { near, openOutputPlayer } from "../../_helpers/output.ts";
-import { INVERT } from "../isf/_shaders.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { near, openOutputPlayer } from "../../../tools/testing/output.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 
 /** A generator of one colour: red `level`, green `1 - level`, blue `TIME / 10`. */
 const LEVEL = `/*{

@@ -13,15 +13,15 @@ import assert from "node:assert/strict";
 import puppeteer, { type Browser, type CDPSession, type Page, type Target } from "puppeteer-core";
 import { VirtualClock } from "../../../player/mod.ts";
 import type { GlObjects } from "../../../protocol/output.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { decodePng, pixel } from "../../_helpers/images.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { decodePng, pixel } from "../../../tools/testing/images.ts";
 import {
   openOutputService,
   outputDataDir,
   type OutputService,
   untilOutput,
-} from "../../_helpers/output.ts";
-import { ES_310_ONLY, INVERT } from "../isf/_shaders.ts";
+} from "../../../tools/testing/output.ts";
+import { ES_310_ONLY, INVERT } from "../../../tools/testing/isf_shaders.ts";
 import { HOLD } from "../isf/_passes_shaders.ts";
 
 /** Frames the page draws with the Effect before its heap is sampled (about 2 s on a quiet machine). */

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { hasGpuDevice } from "../../../player/output/browser.ts";
 import { BrowserSupervisor } from "../../../player/output/supervisor.ts";
 import { ProfileDirs } from "../../../player/output/profiles.ts";
-import { until } from "../../_helpers/until.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 /** A root with the files `paths` (under it), for `hasGpuDevice(os, root)`. */
 async function rootWith(...paths: string[]): Promise<string> {

@@ -7,8 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { encodePng } from "../../../lib/png.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { near, openOutputPlayer, type OutputPlayer, untilOutput } from "../../_helpers/output.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import {
+  near,
+  openOutputPlayer,
+  type OutputPlayer,
+  untilOutput,
+} from "../../../tools/testing/output.ts";
 
 /**
  * R: the second input's red; G: half its alpha (0: transparent); B: a quarter, plus the layer's

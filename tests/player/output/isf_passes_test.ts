@@ -10,9 +10,9 @@
  */
 import assert from "node:assert/strict";
 import { VirtualClock } from "../../../player/mod.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { INVERT } from "../isf/_shaders.ts";
-import { decodePng, pixel } from "../../_helpers/images.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
+import { decodePng, pixel } from "../../../tools/testing/images.ts";
 import {
   HOLD_SCALE_BUDGET_MS,
   near,
@@ -20,7 +20,7 @@ import {
   outputDataDir,
   untilOutput,
   W,
-} from "../../_helpers/output.ts";
+} from "../../../tools/testing/output.ts";
 import {
   FLOAT_TARGET,
   HOLD,

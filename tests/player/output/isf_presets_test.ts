@@ -9,11 +9,16 @@
  */
 import assert from "node:assert/strict";
 import { VirtualClock } from "../../../player/mod.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { connectMcp, type McpTestClient } from "../../_helpers/mcp_client.ts";
-import { decodePng, pixel } from "../../_helpers/images.ts";
-import { near, openOutputService, outputDataDir, untilOutput } from "../../_helpers/output.ts";
-import { ES_310_ONLY, INVERT } from "../isf/_shaders.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { connectMcp, type McpTestClient } from "../../../tools/testing/mcp_client.ts";
+import { decodePng, pixel } from "../../../tools/testing/images.ts";
+import {
+  near,
+  openOutputService,
+  outputDataDir,
+  untilOutput,
+} from "../../../tools/testing/output.ts";
+import { ES_310_ONLY, INVERT } from "../../../tools/testing/isf_shaders.ts";
 
 /** The service with a headless output on a virtual clock, and what the steps do with it. */
 async function openService(dataDir: string) {

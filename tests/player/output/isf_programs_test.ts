@@ -5,7 +5,7 @@ import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
 import type { Preset } from "../../../protocol/model.ts";
 import { isfHeaderParameters, type IsfResult, parseIsf } from "../../../player/isf/mod.ts";
 import { LOOP_GUARD } from "../../../player/isf/loop_cap.ts";
-import { INVERT } from "../isf/_shaders.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 import { INVERT_300, SIZES } from "../isf/_passes_shaders.ts";
 
 const invert: Preset = {

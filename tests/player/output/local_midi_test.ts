@@ -8,16 +8,16 @@
  * port unplugged disappears; ports are told apart by id ("Pad", "Pad (2)", "MIDI port" for one
  * with no name) and one midiLocal does not name is not opened. One browser.
  */
-import { ask } from "../../_helpers/devtools.ts";
+import { ask } from "../../../tools/testing/devtools.ts";
 import assert from "node:assert/strict";
 import { DEFAULT_MIDI_MAP, FEEDBACK_SCHEMES } from "../../../protocol/midi.ts";
 import { VirtualClock } from "../../../player/mod.ts";
 import type { Output } from "../../../player/output/mod.ts";
 import { type MidiLocalEvent, MidiPorts } from "../../../player/output/midi_ports.ts";
 import type { ToPage } from "../../../protocol/output.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { openOutputService, outputDataDir } from "../../_helpers/output.ts";
-import { until } from "../../_helpers/until.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { openOutputService, outputDataDir } from "../../../tools/testing/output.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 /**
  * Web MIDI as the page sees it (`MIDIAccess`: maps of ports, `onstatechange`; ports with

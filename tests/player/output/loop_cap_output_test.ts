@@ -7,10 +7,10 @@
 import assert from "node:assert/strict";
 import { VirtualClock } from "../../../player/mod.ts";
 import { LOOP_CAP } from "../../../player/isf/mod.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { decodePng, pixel } from "../../_helpers/images.ts";
-import { near, openOutputService, outputDataDir } from "../../_helpers/output.ts";
-import { INVERT } from "../isf/_shaders.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { decodePng, pixel } from "../../../tools/testing/images.ts";
+import { near, openOutputService, outputDataDir } from "../../../tools/testing/output.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 
 /** An effect whose main loops for ever (`loop`), then shows magenta once it ran LOOP_CAP times. */
 function endless(loop: string): string {

@@ -4,7 +4,7 @@ import { IsfPrograms } from "../../../player/output/isf_programs.ts";
 import { isfHeaderParameters, parseIsf } from "../../../player/isf/mod.ts";
 import type { Preset } from "../../../protocol/model.ts";
 import type { RenderState } from "../../../protocol/output.ts";
-import { INVERT } from "../isf/_shaders.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 
 const preset = (code: string): Preset => ({
   id: "fx-user-1",

@@ -13,7 +13,7 @@ import {
   PageSocket,
   type Report,
 } from "../../../player/output/page_socket.ts";
-import { until } from "../../_helpers/until.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { SocketFaultLog } from "../../../player/output/socket_log.ts";
 import { PAGE_SOCKET_BOUNDS, PAGE_TAKEN } from "../../../protocol/output.ts";
 import { CLOSE_POLICY, CLOSE_TOO_BIG } from "../../../protocol/socket_bounds.ts";

@@ -4,9 +4,16 @@
  * browser for the whole file; each step starts from `STOP_IN`.
  */
 import assert from "node:assert/strict";
-import { needs } from "../../_helpers/peers.ts";
-import { decodePng, pixel } from "../../_helpers/images.ts";
-import { H, near, openOutputPlayer, RAMP_SECONDS, untilOutput, W } from "../../_helpers/output.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { decodePng, pixel } from "../../../tools/testing/images.ts";
+import {
+  H,
+  near,
+  openOutputPlayer,
+  RAMP_SECONDS,
+  untilOutput,
+  W,
+} from "../../../tools/testing/output.ts";
 
 /** The ramp video's brightness at `seconds`. */
 const rampAt = (seconds: number) => Math.round((255 * seconds) / RAMP_SECONDS);

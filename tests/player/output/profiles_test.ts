@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { ORPHAN_AGE_MS, ProfileDirs } from "../../../player/output/profiles.ts";
-import { until } from "../../_helpers/until.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 async function exists(path: string): Promise<boolean> {
   try {

@@ -8,9 +8,9 @@
  */
 import assert from "node:assert/strict";
 import type { EditApplyParams } from "../../../protocol/edits/mod.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { openOutputPlayer, type OutputPlayer, untilOutput } from "../../_helpers/output.ts";
-import { INVERT } from "../isf/_shaders.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { openOutputPlayer, type OutputPlayer, untilOutput } from "../../../tools/testing/output.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 
 /** INVERT whose every pixel first runs `loop` (which must leave `k` a float). */
 function looping(loop: string): string {

@@ -6,11 +6,18 @@
  * player stays up. It waits on the recording's own figures, never for time.
  */
 import assert from "node:assert/strict";
-import { needs } from "../../_helpers/peers.ts";
-import { type ServiceProcess, startServiceProcess } from "../../_helpers/service_process.ts";
-import { mountTmpfs } from "../../_helpers/tmpfs.ts";
-import { untilProgress } from "../../_helpers/until.ts";
-import { childrenOf, descendantsOf, probeRecording as probe } from "../../_helpers/recorded.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import {
+  type ServiceProcess,
+  startServiceProcess,
+} from "../../../tools/testing/service_process.ts";
+import { mountTmpfs } from "../../../tools/testing/tmpfs.ts";
+import { untilProgress } from "../../../tools/testing/until.ts";
+import {
+  childrenOf,
+  descendantsOf,
+  probeRecording as probe,
+} from "../../../tools/testing/recorded.ts";
 import type { Recording } from "../../../protocol/state.ts";
 
 /** The recording's state; null while the player is down (503). */

@@ -5,10 +5,14 @@
  * recording's own figures (`appState.recording`), never for time to pass.
  */
 import assert from "node:assert/strict";
-import { needs } from "../../_helpers/peers.ts";
-import { startServiceProcess } from "../../_helpers/service_process.ts";
-import { until } from "../../_helpers/until.ts";
-import { childrenOf, descendantsOf, probeRecording as probe } from "../../_helpers/recorded.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { startServiceProcess } from "../../../tools/testing/service_process.ts";
+import { until } from "../../../tools/testing/until.ts";
+import {
+  childrenOf,
+  descendantsOf,
+  probeRecording as probe,
+} from "../../../tools/testing/recorded.ts";
 import type { Recording } from "../../../protocol/state.ts";
 
 Deno.test({

@@ -7,9 +7,9 @@
  * clock with a headless output: one browser.
  */
 import assert from "node:assert/strict";
-import { needs } from "../../_helpers/peers.ts";
-import { pixel, type Pixels } from "../../_helpers/images.ts";
-import { H, near, openOutputPlayer, untilOutput, W } from "../../_helpers/output.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { pixel, type Pixels } from "../../../tools/testing/images.ts";
+import { H, near, openOutputPlayer, untilOutput, W } from "../../../tools/testing/output.ts";
 import { edgeFactor } from "../../../player/output/page/region.js";
 import { DEFAULT_BLEND_GAMMA } from "../../../protocol/region.ts";
 

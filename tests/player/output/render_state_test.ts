@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { buildRenderState, shaderPass } from "../../../player/output/render_state.ts";
 import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
 import { NO_RECORDING, type PlayState } from "../../../protocol/state.ts";
-import { outputProject } from "../../_helpers/output.ts";
+import { outputProject } from "../../../tools/testing/output.ts";
 
 const appState = {
   fullScreen: false,

@@ -6,8 +6,8 @@
  * log says so in one line.
  */
 import assert from "node:assert/strict";
-import { needs } from "../../_helpers/peers.ts";
-import { openOutputPlayer, untilOutput } from "../../_helpers/output.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { openOutputPlayer, untilOutput } from "../../../tools/testing/output.ts";
 import { openClient } from "./_socket_client.ts";
 
 Deno.test({

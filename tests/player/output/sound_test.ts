@@ -5,9 +5,9 @@
  * reads. One player and one browser for the whole file.
  */
 import assert from "node:assert/strict";
-import { needs } from "../../_helpers/peers.ts";
-import { H, near, openOutputPlayer, untilOutput, W } from "../../_helpers/output.ts";
-import { pixel, type Pixels } from "../../_helpers/images.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { H, near, openOutputPlayer, untilOutput, W } from "../../../tools/testing/output.ts";
+import { pixel, type Pixels } from "../../../tools/testing/images.ts";
 import { sizeText } from "../../../player/recorder.ts";
 
 async function probe(

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { ask } from "../../_helpers/devtools.ts";
+import { ask } from "../../../tools/testing/devtools.ts";
 import { BrowserSupervisor } from "../../../player/output/supervisor.ts";
 import { ProfileDirs } from "../../../player/output/profiles.ts";
 import type { DevTools } from "../../../player/output/devtools.ts";
-import { CHROMIUM } from "../../_helpers/browser.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { until, untilProgress } from "../../_helpers/until.ts";
+import { CHROMIUM } from "../../../tools/testing/browser.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { until, untilProgress } from "../../../tools/testing/until.ts";
 
 /** Profiles under a temp parent of this test's own. */
 async function testProfiles(): Promise<{ profiles: ProfileDirs; remove(): Promise<void> }> {

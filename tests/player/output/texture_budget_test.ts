@@ -12,9 +12,9 @@ import { Refusal } from "../../../player/errors.ts";
 import { itemTextureBytes } from "../../../player/output/texture_budget.ts";
 import { RpcErrorCode } from "../../../protocol/jsonrpc.ts";
 import type { Preset } from "../../../protocol/model.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { fixtureDataDir } from "../../../tools/testing/fixture.ts";
 import { FLOAT_TARGET, HOLD, SIZES, TWO_PASS_BLUR } from "../isf/_passes_shaders.ts";
-import { INVERT } from "../isf/_shaders.ts";
+import { INVERT } from "../../../tools/testing/isf_shaders.ts";
 
 const FULL_HD = { width: 1920, height: 1080 };
 /** A FLOAT target at 1920 x 1080: 16 bytes a texel. */

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { encodePng } from "../../../lib/png.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { H, near, openOutputPlayer, W } from "../../_helpers/output.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { H, near, openOutputPlayer, W } from "../../../tools/testing/output.ts";
 
 /** A blue still, imported into the output test Project as a Clip after "red" in its Song. */
 async function addBlueClip(app: Awaited<ReturnType<typeof openOutputPlayer>>["app"]) {

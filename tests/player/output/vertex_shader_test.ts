@@ -8,8 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { VirtualClock } from "../../../player/mod.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { decodePng, pixel, type Pixels } from "../../_helpers/images.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { decodePng, pixel, type Pixels } from "../../../tools/testing/images.ts";
 import {
   H,
   near,
@@ -17,7 +17,7 @@ import {
   outputDataDir,
   untilOutput,
   W,
-} from "../../_helpers/output.ts";
+} from "../../../tools/testing/output.ts";
 
 const ISF_FILES = new URL("../../fixtures/isf_files/", import.meta.url);
 

@@ -5,7 +5,7 @@
  * counts of video frames and time.
  */
 import assert from "node:assert/strict";
-import { needs } from "../../_helpers/peers.ts";
+import { needs } from "../../../tools/testing/peers.ts";
 import { type RecordingFile, WebmFileWriter } from "../../../player/output/webm_writer.ts";
 import { WebmReader } from "../../../player/output/webm_reader.ts";
 

@@ -8,15 +8,20 @@
  * address bar), not full screen over the output, and the output window
  * closed while the editor is open comes back.
  */
-import { ask } from "../../_helpers/devtools.ts";
+import { ask } from "../../../tools/testing/devtools.ts";
 import assert from "node:assert/strict";
-import { needs } from "../../_helpers/peers.ts";
-import { near, openOutputPlayer, type OutputPlayer, untilOutput } from "../../_helpers/output.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import {
+  near,
+  openOutputPlayer,
+  type OutputPlayer,
+  untilOutput,
+} from "../../../tools/testing/output.ts";
 import { type DevTools, pageAt, type WindowBounds } from "../../../player/output/devtools.ts";
 import { OutputWindow } from "../../../player/output/window_state.ts";
 import type { BrowserSupervisor } from "../../../player/output/supervisor.ts";
 import type { Display } from "../../../protocol/displays.ts";
-import { startXvfb } from "../../_helpers/displays.ts";
+import { startXvfb } from "../../../tools/testing/displays.ts";
 
 /** A display of 1280x720 at `left`. */
 function display(index: number, left: number): Display {

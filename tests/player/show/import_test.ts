@@ -5,8 +5,8 @@ import { importShow } from "../../../player/show/mod.ts";
 import { commitShow, stageShow } from "../../../player/show/import.ts";
 import { mergePendingPresets } from "../../../player/show/pending_presets.ts";
 import { type Preset, Project } from "../../../protocol/model.ts";
-import { fixtureDataDir, fixtureProject, openFixture } from "../../_helpers/fixture.ts";
-import { buildShowFile } from "../../_helpers/show_files.ts";
+import { fixtureDataDir, fixtureProject, openFixture } from "../../../tools/testing/fixture.ts";
+import { buildShowFile } from "../../../tools/testing/show_files.ts";
 
 const MEDIA = new Uint8Array([1, 2, 3, 4, 5]);
 

@@ -3,8 +3,8 @@ import { Uint8ArrayReader, Uint8ArrayWriter, ZipWriter } from "@zip.js/zip.js";
 import { importShow } from "../../../player/show/mod.ts";
 import { openZip, readEntry } from "../../../player/show/zip_file.ts";
 import { MAX_SHOW_JSON_BYTES } from "../../../protocol/show_file.ts";
-import { openFixture } from "../../_helpers/fixture.ts";
-import { sha256Hex } from "../../_helpers/show_files.ts";
+import { openFixture } from "../../../tools/testing/fixture.ts";
+import { sha256Hex } from "../../../tools/testing/show_files.ts";
 
 /** What the bomb's `project.json` claims to be (manifest and zip headers): bytes. */
 const CLAIMED = 1000;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
-import { TestSocket } from "../../_helpers/ws_client.ts";
-import { until } from "../../_helpers/until.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { TestSocket } from "../../../tools/testing/ws_client.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 /** The approvals waiting for the operator, once there is one. */
 async function waiting(

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DeviceRegistry, newDeviceId } from "../../../server/auth/devices.ts";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 Deno.test("DeviceRegistry keeps every device added concurrently: the file on disk holds them all", async () => {
   const dataDir = await Deno.makeTempDir({ prefix: "cueport-devices-" });

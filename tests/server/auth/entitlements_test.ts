@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
-import { TestSocket } from "../../_helpers/ws_client.ts";
-import { startServiceProcess } from "../../_helpers/service_process.ts";
-import { until } from "../../_helpers/until.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { TestSocket } from "../../../tools/testing/ws_client.ts";
+import { startServiceProcess } from "../../../tools/testing/service_process.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 Deno.test("a plan without API access: 403 on every API route, /health open, WebSocket auth refused", async () => {
   const svc = await startTestService({ plan: "free" });

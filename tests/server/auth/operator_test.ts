@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { startTestService } from "../../_helpers/service.ts";
-import { SERVICE_FLAGS } from "../../_helpers/service_process.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { SERVICE_FLAGS } from "../../../tools/testing/service_process.ts";
 
 const MAIN = new URL("../../../main.ts", import.meta.url).pathname;
 

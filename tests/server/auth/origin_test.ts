@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { hostOf, isMachineHost } from "../../../server/auth/hosts.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { startTestService } from "../../_helpers/service.ts";
-import { RawSocket } from "../../_helpers/ws_client.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { RawSocket } from "../../../tools/testing/ws_client.ts";
 
 Deno.test("hostOf() strips ports and IPv6 brackets", () => {
   assert.equal(hostOf("Show.local:17736"), "show.local");

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { RawSocket } from "../../_helpers/ws_client.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { RawSocket } from "../../../tools/testing/ws_client.ts";
 
 Deno.test("pairing over HTTP: codes from localhost, tokens for remote devices, revocation", async (t) => {
   const svc = await startTestService();

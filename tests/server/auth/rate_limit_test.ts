@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { RateLimiter } from "../../../server/auth/rate_limit.ts";
 import type { CueportError } from "../../../server/core/mod.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { startTestService } from "../../_helpers/service.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 Deno.test("RateLimiter allows the burst, then the rate, per address, with a Retry-After", () => {
   let now = 0;

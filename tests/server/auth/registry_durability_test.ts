@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { startTestService } from "../../_helpers/service.ts";
-import { TestSocket } from "../../_helpers/ws_client.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { TestSocket } from "../../../tools/testing/ws_client.ts";
 
 Deno.test("40 pairings and 40 local approvals at once, three rounds with restarts: every token still works", async () => {
   let svc = await startTestService({ localhostAuthExempt: false });

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { Core, CueportError, type UpdateBatch } from "../../../server/core/mod.ts";
 import { PlayerSupervisor } from "../../../server/player_client/mod.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
-import { inProcessLauncher } from "../../_helpers/in_process.ts";
+import { fixtureDataDir } from "../../../tools/testing/fixture.ts";
+import { inProcessLauncher } from "../../../tools/testing/in_process.ts";
 
 async function startCore() {
   const dataDir = await fixtureDataDir();

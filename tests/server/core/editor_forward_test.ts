@@ -15,8 +15,8 @@ import type { PlayerApp } from "../../../player/app.ts";
 import { editorHooks } from "../../../player/app_output.ts";
 import { editOf } from "../../../player/output/editor_edits.ts";
 import { Refusal } from "../../../player/errors.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
-import { inProcessLauncher } from "../../_helpers/in_process.ts";
+import { fixtureDataDir } from "../../../tools/testing/fixture.ts";
+import { inProcessLauncher } from "../../../tools/testing/in_process.ts";
 
 /** A service's core over one player, its editor open on a user preset with a control `size`. */
 async function startRig(options: { forwardEditorEdits: boolean }) {

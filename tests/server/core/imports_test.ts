@@ -4,7 +4,7 @@ import type { PlayerConnection } from "../../../server/core/mod.ts";
 import type { InitializeResult } from "../../../protocol/methods.ts";
 import type { Snapshot, StateUpdate } from "../../../protocol/state.ts";
 import type { EditApplyResult } from "../../../protocol/edits/mod.ts";
-import { fixtureProject } from "../../_helpers/fixture.ts";
+import { fixtureProject } from "../../../tools/testing/fixture.ts";
 
 const copying = (jobId: string, bytes: number, extra: Record<string, unknown> = {}) => ({
   updateType: "project" as const,

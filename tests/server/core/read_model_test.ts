@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ReadModel } from "../../../server/core/read_model.ts";
-import { fixtureProject } from "../../_helpers/fixture.ts";
+import { fixtureProject } from "../../../tools/testing/fixture.ts";
 import { NO_RECORDING, type Snapshot } from "../../../protocol/state.ts";
 import { BUILT_IN_PRESETS } from "../../../player/presets.ts";
 

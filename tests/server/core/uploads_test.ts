@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { stageUpload } from "../../../server/core/uploads.ts";
 import { CueportError } from "../../../server/core/errors.ts";
-import { mountTmpfs } from "../../_helpers/tmpfs.ts";
+import { mountTmpfs } from "../../../tools/testing/tmpfs.ts";
 
 async function* chunks(count: number, size: number): AsyncGenerator<Uint8Array> {
   for (let i = 0; i < count; i++) yield new Uint8Array(size);

@@ -9,8 +9,8 @@ import {
   serviceSteps,
 } from "../../../server/deploy/service_command.ts";
 import { formatLogLine } from "../../../server/log.ts";
-import { startTestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { OscPeer } from "../osc/_peer.ts";
 
 const MAIN = new URL("../../../main.ts", import.meta.url).pathname;

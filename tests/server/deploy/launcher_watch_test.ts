@@ -5,8 +5,8 @@ import {
   launchersOf,
   watchLaunchers,
 } from "../../../server/deploy/launcher_watch.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { until } from "../../_helpers/until.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 const a = (pid: number, args: string): Ancestor => ({ pid, ppid: pid - 1, args });
 

@@ -3,11 +3,11 @@ import { untilPlayerReady } from "../../../tools/reliability/_service.ts";
 import * as osc from "osc-min";
 import { SERVICE_FLAGS, serviceTasks } from "../../../server/deploy/permissions.ts";
 import { encodePng } from "../../../player/media/encode.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { until } from "../../_helpers/until.ts";
-import { TestSocket } from "../../_helpers/ws_client.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { withMdnsPort } from "../../_helpers/mdns_port.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { until } from "../../../tools/testing/until.ts";
+import { TestSocket } from "../../../tools/testing/ws_client.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { withMdnsPort } from "../../../tools/testing/mdns_port.ts";
 
 const ROOT = new URL("../../../", import.meta.url);
 const MAIN = new URL("main.ts", ROOT).pathname;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { notifyTarget, SystemdNotifier } from "../../../server/deploy/sd_notify.ts";
-import { until } from "../../_helpers/until.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 Deno.test("notifyTarget() reads NOTIFY_SOCKET and the watchdog meant for this process", () => {
   const env = (vars: Record<string, string>) => (name: string) => vars[name];

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { relative as relativePath } from "node:path";
-import { startTestService } from "../../_helpers/service.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { fixtureDataDir } from "../../../tools/testing/fixture.ts";
 import { runCli } from "../../../server/cli.ts";
 import { SHOW_USAGE } from "../../../server/deploy/show_command.ts";
 

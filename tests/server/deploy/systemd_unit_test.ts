@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { quoteForSystemd, systemdUnit } from "../../../server/deploy/systemd_unit.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { needs } from "../../../tools/testing/peers.ts";
 
 async function writeUnit(isUser: boolean): Promise<{ dir: string; path: string; text: string }> {
   const dir = await Deno.makeTempDir({ prefix: "cueport-unit-" });

@@ -5,13 +5,13 @@
  */
 import assert from "node:assert/strict";
 import dnssd from "dnssd";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
-import { openEar, queryBytes, recordsOf } from "../../_helpers/mdns.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
+import { openEar, queryBytes, recordsOf } from "../../../tools/testing/mdns.ts";
 import { hostLabel, startDiscovery } from "../../../server/discovery/mod.ts";
 import type { AdvertInterface } from "../../../server/discovery/mod.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { mdnsTest } from "../../_helpers/mdns_port.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { mdnsTest } from "../../../tools/testing/mdns_port.ts";
 
 const HOST = hostLabel();
 

@@ -5,9 +5,9 @@
  * (`mdnsTest`).
  */
 import assert from "node:assert/strict";
-import { until } from "../../_helpers/until.ts";
-import { openEar, recordsOf } from "../../_helpers/mdns.ts";
-import { mdnsTest } from "../../_helpers/mdns_port.ts";
+import { until } from "../../../tools/testing/until.ts";
+import { openEar, recordsOf } from "../../../tools/testing/mdns.ts";
+import { mdnsTest } from "../../../tools/testing/mdns_port.ts";
 import { startDiscovery } from "../../../server/discovery/mod.ts";
 import { MAX_TXT_BYTES, txtBytes, txtOf } from "../../../server/discovery/records.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { loadSettings } from "../../../server/config.ts";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 Deno.test("discovery settings: --mdns off/on, CUEPORT_MDNS, --service-name; on and Cueport by default", async () => {
   const load = async (args: string[], env: Record<string, string> = {}) => {

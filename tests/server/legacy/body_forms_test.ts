@@ -4,8 +4,8 @@
  * moving to 6.0 sends them); docs/compat.md, "One body per port".
  */
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
-import { TestSocket } from "../../_helpers/ws_client.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { TestSocket } from "../../../tools/testing/ws_client.ts";
 
 Deno.test("the 6.0 port refuses 5.0.0 action and edit bodies, naming the 6.0 form; the 5.0.0 port takes them", async () => {
   const svc = await startTestService({ legacyHttpPort: 0, legacyWsPort: 0 });

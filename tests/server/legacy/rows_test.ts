@@ -3,15 +3,15 @@
  * on a running service with both interfaces.
  */
 import assert from "node:assert/strict";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { RawSocket, TestSocket } from "../../_helpers/ws_client.ts";
-import { V5Http, V5Socket } from "../../_helpers/v5_session.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { RawSocket, TestSocket } from "../../../tools/testing/ws_client.ts";
+import { V5Http, V5Socket } from "../../../tools/testing/v5_session.ts";
 import { SETTINGS } from "../../../protocol/settings.ts";
 import { Settings } from "../../../server/config.ts";
 import { V5_ERROR_TYPES, V5_STATUSES, V5InfoView } from "../../../server/legacy/mod.ts";
 import { V5_ACTIONS } from "../../../server/legacy/mod.ts";
-import { until } from "../../_helpers/until.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 const LEGACY = { legacyHttpPort: 0, legacyWsPort: 0 } as const;
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
-import { TestSocket } from "../../_helpers/ws_client.ts";
-import { runV5Session, V5Http, V5Socket } from "../../_helpers/v5_session.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { TestSocket } from "../../../tools/testing/ws_client.ts";
+import { runV5Session, V5Http, V5Socket } from "../../../tools/testing/v5_session.ts";
 import { V5_ERROR_TYPES, V5_STATUSES, V5_UPDATE_TYPES } from "../../../server/legacy/mod.ts";
 
 Deno.test("a scripted 5.0.0 client session runs unchanged against the 5.0.0 ports", async () => {

@@ -1,6 +1,6 @@
 /** `GET /api/v1/projects` lists in one order, the same before and after a restart. */
 import assert from "node:assert/strict";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

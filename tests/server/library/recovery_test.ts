@@ -4,10 +4,10 @@
  * player's restart; a Project an import copies into is neither deleted nor closed.
  */
 import assert from "node:assert/strict";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { wavHeader } from "../../../player/media/encode.ts";
-import { connectMcp } from "../../_helpers/mcp_client.ts";
+import { connectMcp } from "../../../tools/testing/mcp_client.ts";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;

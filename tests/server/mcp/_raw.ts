@@ -4,7 +4,7 @@
  * and a GET stream on a raw socket that can stop reading.
  */
 import net from "node:net";
-import { remoteRequest } from "../../_helpers/remote.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
 
 /** The headers every MCP request carries. */
 export const MCP_HEADERS = {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { connectMcp, type McpTestClient } from "../../_helpers/mcp_client.ts";
-import { startTestService } from "../../_helpers/service.ts";
-import { TestSocket } from "../../_helpers/ws_client.ts";
+import { connectMcp, type McpTestClient } from "../../../tools/testing/mcp_client.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { TestSocket } from "../../../tools/testing/ws_client.ts";
 
 // deno-lint-ignore no-explicit-any
 async function ok(mcp: McpTestClient, tool: string, args: Record<string, unknown>): Promise<any> {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { connectMcp, type McpTestClient } from "../../_helpers/mcp_client.ts";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
+import { connectMcp, type McpTestClient } from "../../../tools/testing/mcp_client.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
 
 // deno-lint-ignore no-explicit-any
 async function ok(mcp: McpTestClient, tool: string, args: Record<string, unknown>): Promise<any> {

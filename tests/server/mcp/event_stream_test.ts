@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { TOOL_NAMES } from "../../../server/mcp/tools.ts";
 import type { Project } from "../../../protocol/model.ts";
 import { boundEventStream, NotReadingError } from "../../../server/mcp/event_stream.ts";
-import { fixtureProject } from "../../_helpers/fixture.ts";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
+import { fixtureProject } from "../../../tools/testing/fixture.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { openRawSession, type RawSession, RawStream } from "./_raw.ts";
 
 /** An SDK-like source: the test enqueues into it whether or not anyone reads. */

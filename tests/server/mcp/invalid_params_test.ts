@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 import { openRawSession } from "./_raw.ts";
 
 Deno.test("MCP requests of the wrong shape are -32602 naming the field, never -32603 or a raw dump", async () => {

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { encodePng } from "../../../player/media/encode.ts";
 import { TOOL_NAMES } from "../../../server/mcp/mod.ts";
-import { formatOf } from "../../_helpers/images.ts";
-import { connectMcp } from "../../_helpers/mcp_client.ts";
-import { startTestService } from "../../_helpers/service.ts";
+import { formatOf } from "../../../tools/testing/images.ts";
+import { connectMcp } from "../../../tools/testing/mcp_client.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 Deno.test("MCP tools/list: exactly the spec's tools, with object schemas, annotations and descriptions", async () => {
   const svc = await startTestService();

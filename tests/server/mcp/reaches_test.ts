@@ -11,9 +11,9 @@ import { Buffer } from "node:buffer";
 import { encodePng } from "../../../player/media/encode.ts";
 import { Policy } from "../../../server/core/mod.ts";
 import { ToolTable } from "../../../server/mcp/tools.ts";
-import { startTestService } from "../../_helpers/service.ts";
-import { connectMcp } from "../../_helpers/mcp_client.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { connectMcp } from "../../../tools/testing/mcp_client.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
 
 const EDIT = (name: string, params: Record<string, unknown>) => ({ edits: [{ name, params }] });
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { TOOL_NAMES } from "../../../server/mcp/tools.ts";
-import { connectMcp } from "../../_helpers/mcp_client.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
+import { connectMcp } from "../../../tools/testing/mcp_client.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
 
 async function pairRemote(svc: TestService, scopes: string[]): Promise<string> {
   const otp = (await svc.post("/api/v1/pair/code", {})).body.otp;

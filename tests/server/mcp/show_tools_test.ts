@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { connectMcp } from "../../_helpers/mcp_client.ts";
-import { startTestService } from "../../_helpers/service.ts";
+import { connectMcp } from "../../../tools/testing/mcp_client.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 Deno.test("app_project_export writes a show file by path; app_project_import brings it back", async () => {
   const svc = await startTestService({}, { demo: true });

@@ -3,8 +3,8 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { TOOL_NAMES } from "../../../server/mcp/mod.ts";
-import { startTestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { INITIALIZE } from "./_raw.ts";
 
 const MAIN = new URL("../../../main.ts", import.meta.url).pathname;

@@ -5,10 +5,10 @@ import {
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { connectMcp, type McpTestClient } from "../../_helpers/mcp_client.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { startTestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
+import { connectMcp, type McpTestClient } from "../../../tools/testing/mcp_client.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 const INIT = {
   jsonrpc: "2.0",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { connectMcp } from "../../_helpers/mcp_client.ts";
-import { startTestService } from "../../_helpers/service.ts";
+import { connectMcp } from "../../../tools/testing/mcp_client.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 Deno.test("MCP validation errors: tool results naming the field, with a hint of what to call", async () => {
   const svc = await startTestService();

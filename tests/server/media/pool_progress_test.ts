@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { VirtualClock } from "../../../player/clock.ts";
 import { CueportError } from "../../../server/core/mod.ts";
 import { RenderPool } from "../../../server/media/pool.ts";
-import { until } from "../../_helpers/until.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { source } from "./render/_fixtures.ts";
 
 const JOB = {

@@ -4,7 +4,7 @@ import { CueportError } from "../../../server/core/mod.ts";
 import { RenderPool, type RenderPoolHooks } from "../../../server/media/pool.ts";
 import type { RenderJob, SourceFile } from "../../../server/media/render/mod.ts";
 import { MAX_PIXELS, paint, source, tempDir, writeImage } from "./render/_fixtures.ts";
-import { untilProgress } from "../../_helpers/until.ts";
+import { untilProgress } from "../../../tools/testing/until.ts";
 
 const MB = 1024 * 1024;
 

@@ -14,9 +14,9 @@ import {
   PAD_STATES,
   TRANSPORT_ACTIONS,
 } from "../../../protocol/midi.ts";
-import { answerDiff, examples } from "../../_helpers/doc_examples.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { startMidiService } from "../../_helpers/midi.ts";
+import { answerDiff, examples } from "../../../tools/testing/doc_examples.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { startMidiService } from "../../../tools/testing/midi.ts";
 
 const DOC = new URL("../../../docs/midi.md", import.meta.url);
 

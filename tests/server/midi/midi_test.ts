@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import type { MidiMessage } from "../../../server/midi/messages.ts";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { runCli } from "../../../server/cli.ts";
-import { connectMcp } from "../../_helpers/mcp_client.ts";
+import { connectMcp } from "../../../tools/testing/mcp_client.ts";
 import { LOCAL_DAW, LOCAL_PAD, MemoryEndpoint, REMOTE_PAD } from "./_memory_endpoint.ts";
 
 const PLAYSTATE = "/api/v1/projects/show/playstate";

@@ -11,9 +11,9 @@
  */
 import assert from "node:assert/strict";
 import { DEFAULT_MIDI_MAP, FEEDBACK_SCHEMES } from "../../../protocol/midi.ts";
-import { startMidiService } from "../../_helpers/midi.ts";
-import type { TestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
+import { startMidiService } from "../../../tools/testing/midi.ts";
+import type { TestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { MidiPeer, peerIgnore } from "./rtp/_peer.ts";
 
 const PLAYSTATE = "/api/v1/projects/show/playstate";

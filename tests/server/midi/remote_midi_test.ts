@@ -4,10 +4,10 @@
  * last message and the binding listed.
  */
 import assert from "node:assert/strict";
-import { launchBrowser, newPhone, PHONE } from "../../_helpers/browser.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { startTestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
+import { launchBrowser, newPhone, PHONE } from "../../../tools/testing/browser.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { MemoryEndpoint } from "./_memory_endpoint.ts";
 
 Deno.test({

@@ -16,7 +16,7 @@ import type { MidiMessage } from "../../../server/midi/messages.ts";
 import { isTimecode, MidiAdmission, MidiServer } from "../../../server/midi/mod.ts";
 import { VirtualClock } from "../../../player/clock.ts";
 import { MidiStatusView } from "../../../server/core/operations/midi.ts";
-import { fixtureProject } from "../../_helpers/fixture.ts";
+import { fixtureProject } from "../../../tools/testing/fixture.ts";
 import { LOCAL_DAW, MemoryEndpoint, REMOTE_PAD } from "./_memory_endpoint.ts";
 
 function withMap(map: z.input<typeof MidiMap>): Project {

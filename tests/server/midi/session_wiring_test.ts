@@ -14,10 +14,10 @@ import { type RtpMidiEvent, RtpMidiNetwork } from "../../../server/midi/rtp/mod.
 import { inviteTarget, MidiSession } from "../../../server/midi/session.ts";
 import { SessionSockets } from "../../../server/midi/rtp/sockets.ts";
 import { StartupError } from "../../../server/startup.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
-import { freeMidiPort, startMidiService } from "../../_helpers/midi.ts";
-import { startTestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
+import { fixtureDataDir } from "../../../tools/testing/fixture.ts";
+import { freeMidiPort, startMidiService } from "../../../tools/testing/midi.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { EventLog } from "./rtp/_events.ts";
 import { Relay } from "./rtp/_relay.ts";
 

@@ -12,12 +12,12 @@ import { type RtpMidiEvent, RtpMidiNetwork } from "../../../server/midi/rtp/mod.
 import type { ClockPacket } from "../../../server/midi/rtp/control.ts";
 import { encodePacket } from "../../../server/midi/rtp/packet.ts";
 import { MidiSession } from "../../../server/midi/session.ts";
-import { startMidiService } from "../../_helpers/midi.ts";
-import { until } from "../../_helpers/until.ts";
+import { startMidiService } from "../../../tools/testing/midi.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { EventLog } from "./rtp/_events.ts";
 import { RawPeer, type RawRead } from "./rtp/_raw.ts";
 import { Relay } from "./rtp/_relay.ts";
-import { cc } from "../../_helpers/midi.ts";
+import { cc } from "../../../tools/testing/midi.ts";
 
 const PLAYSTATE = "/api/v1/projects/show/playstate";
 

@@ -4,7 +4,7 @@
  * timecode edits; `GET /api/v1/app-state` shows the chase.
  */
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 import { OscPeer } from "../osc/_peer.ts";
 
 const HOUR = 3600;

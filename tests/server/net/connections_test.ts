@@ -9,7 +9,7 @@ import {
   upgradeWebSocket,
 } from "../../../server/net/mod.ts";
 import { serveOnConnection } from "../../../server/net/serve_connection.ts";
-import { until } from "../../_helpers/until.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 const LIMITS: ConnectionLimits = {
   maxConnections: 4,

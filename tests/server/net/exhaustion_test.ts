@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import net from "node:net";
-import { startServiceProcess } from "../../_helpers/service_process.ts";
+import { startServiceProcess } from "../../../tools/testing/service_process.ts";
 
 /** Opens `count` connections from `localAddress`, each sending half a request. */
 async function idleConnections(port: number, count: number): Promise<net.Socket[]> {

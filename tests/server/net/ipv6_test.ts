@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
 
 Deno.test("the default hosts serve IPv6 and IPv4 on one port: [::1] is a local client, 127.0.0.2 a remote one", async () => {
   const service = await startTestService({ host: ["::", "0.0.0.0"] });

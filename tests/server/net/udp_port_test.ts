@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DATAGRAMS_PER_TURN, UdpPort } from "../../../server/net/udp_port.ts";
 import { kernelDrops } from "../../../tools/reliability/_osc_drops.ts";
-import { untilProgress } from "../../_helpers/until.ts";
+import { untilProgress } from "../../../tools/testing/until.ts";
 
 /** The sender: a worker of its own, so it sends while this thread is blocked. */
 const SENDER = `

@@ -7,7 +7,7 @@ import {
   type WebSocketCloseEvent,
   type WebSocketOptions,
 } from "../../../server/net/mod.ts";
-import { until } from "../../_helpers/until.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 /** How long a wait for the server's own close may take before the test fails: bounds a hang only. */
 const HANG_MS = 60_000;

@@ -4,7 +4,7 @@
  * device it pairs is bound to the sender's address.
  */
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 import { OscPeer } from "./_peer.ts";
 
 Deno.test("OSC /connect is the pair operation: refused without the plan, bound to the sender with it", async () => {

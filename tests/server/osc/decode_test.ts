@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import * as osc from "osc-min";
 import { decodePacket, decodePlainMessage } from "../../../server/osc/decode.ts";
-import { seededRandom } from "../../_helpers/random.ts";
+import { seededRandom } from "../../../tools/testing/random.ts";
 
 function bytes(packet: osc.OscPacketInput): Uint8Array {
   const view = osc.toBuffer(packet);

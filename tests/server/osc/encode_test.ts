@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import * as osc from "osc-min";
 import { encodePlainMessage } from "../../../server/osc/encode.ts";
 import { encodeMessage } from "../../../server/osc/replies.ts";
-import { seededRandom } from "../../_helpers/random.ts";
+import { seededRandom } from "../../../tools/testing/random.ts";
 
 /** What `make` gives, as bytes, or its error's message. */
 function outcome(make: () => Uint8Array | DataView): unknown {

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import * as osc from "osc-min";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { OscDump, OscPeer, oscsend } from "./_peer.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { needs } from "../../../tools/testing/peers.ts";
 
 async function withService(
   fn: (svc: TestService, port: number) => Promise<void>,

@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { Method } from "../../../protocol/methods.ts";
-import { startTestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { OscPeer } from "./_peer.ts";
 import { ValueCoalescer, valueKey } from "../../../server/osc/coalesce.ts";
 

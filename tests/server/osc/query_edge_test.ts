@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import net from "node:net";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { RawSocket } from "../../_helpers/ws_client.ts";
-import { until } from "../../_helpers/until.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { RawSocket } from "../../../tools/testing/ws_client.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { OscPeer } from "./_peer.ts";
 
 /** Pairs an OSC device at `host` with `scopes` through /connect; its device id. */

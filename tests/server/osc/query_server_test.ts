@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import * as osc from "osc-min";
-import { startTestService } from "../../_helpers/service.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
 
 Deno.test("OSCQuery: the namespace, HOST_INFO, attributes and values, from the same address table", async () => {
   const svc = await startTestService();

@@ -5,9 +5,9 @@
  * everyone.
  */
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
 import { PairingCodes } from "../../../server/auth/pairing.ts";
 import { OscPeer } from "./_peer.ts";
 

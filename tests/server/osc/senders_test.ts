@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
 import { OscPeer } from "./_peer.ts";
-import { startServiceProcess } from "../../_helpers/service_process.ts";
-import { until } from "../../_helpers/until.ts";
+import { startServiceProcess } from "../../../tools/testing/service_process.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { parseSubnets } from "../../../server/osc/senders.ts";
 
 /** A string argument that makes a datagram big enough for the full refusal to fit. */

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { OscDump, OscPeer, oscsend } from "./_peer.ts";
 import { parseFilter, passes, Subscriptions } from "../../../server/osc/subscriptions.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { needs } from "../../../tools/testing/peers.ts";
 
 Deno.test(
   "OSC: a subscriber gets the current values at once, then typed changes; oscdump shows them",

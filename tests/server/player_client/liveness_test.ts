@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { CueportError } from "../../../server/core/errors.ts";
 import { PlayerSupervisor, type SupervisorOptions } from "../../../server/player_client/mod.ts";
 import { ManualClock, type StandInBehaviour, standInLauncher } from "./_stand_in.ts";
-import { until } from "../../_helpers/until.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 /** A supervisor of stand-ins on a manual clock, ready; the lines it logged in `logs`. */
 async function supervised(

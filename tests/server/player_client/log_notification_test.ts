@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { PlayerSupervisor } from "../../../server/player_client/mod.ts";
 import { idle, ManualClock, standInLauncher } from "./_stand_in.ts";
-import { until } from "../../_helpers/until.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 Deno.test("a player's log notifications are logged at the level each names", async () => {
   const launcher = standInLauncher();

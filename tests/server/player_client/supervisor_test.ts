@@ -6,7 +6,7 @@ import {
   PlayerSupervisor,
   processLauncher,
 } from "../../../server/player_client/mod.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { fixtureDataDir } from "../../../tools/testing/fixture.ts";
 import { standInLauncher } from "./_stand_in.ts";
 
 Deno.test("PlayerSupervisor runs the bundled player over real stdio, on a virtual clock", async () => {

@@ -8,9 +8,9 @@
  * time, the late one having started it where it would be (protocol 1.14 `due`).
  */
 import assert from "node:assert/strict";
-import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { LOOPBACK_ETCD_TEST, untilActionsWatched } from "../../_helpers/loopback_rigs.ts";
-import { until } from "../../_helpers/until.ts";
+import { startLoopbackEtcd } from "../../../tools/testing/etcd_cluster.ts";
+import { LOOPBACK_ETCD_TEST, untilActionsWatched } from "../../../tools/testing/loopback_rigs.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { GroupActions, seededChoice } from "../../../server/rigs/actions.ts";
 import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
 import { EtcdUnavailable } from "../../../server/rigs/etcd.ts";
@@ -23,7 +23,7 @@ import type { LocalClock } from "../../../server/rigs/clock/local_clock.ts";
 import { PlayerApp } from "../../../player/app.ts";
 import { playerMethods, type Session } from "../../../player/rpc_methods.ts";
 import { type ActionOutcome, Method } from "../../../protocol/methods.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { fixtureDataDir } from "../../../tools/testing/fixture.ts";
 
 const opts = LOOPBACK_ETCD_TEST;
 const TRIGGER = {

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { openRigGroup } from "../../../server/rigs/mod.ts";
 import type { Etcd } from "../../../server/rigs/etcd.ts";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 import { GroupStatus } from "../../../protocol/rigs.ts";
 import { runGroupCommand } from "../../../server/rigs/group_command.ts";
 

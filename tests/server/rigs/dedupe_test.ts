@@ -11,10 +11,10 @@
  */
 import assert from "node:assert/strict";
 import * as osc from "osc-min";
-import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { LOOPBACK_ETCD_TEST, untilActionsWatched } from "../../_helpers/loopback_rigs.ts";
-import { until } from "../../_helpers/until.ts";
-import { startTestService } from "../../_helpers/service.ts";
+import { startLoopbackEtcd } from "../../../tools/testing/etcd_cluster.ts";
+import { LOOPBACK_ETCD_TEST, untilActionsWatched } from "../../../tools/testing/loopback_rigs.ts";
+import { until } from "../../../tools/testing/until.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 import { OscPeer } from "../osc/_peer.ts";
 import { GroupActions } from "../../../server/rigs/actions.ts";
 import { dedupeId } from "../../../server/rigs/dedupe.ts";

@@ -6,8 +6,8 @@
  * also when etcd's history was compacted meanwhile.
  */
 import assert from "node:assert/strict";
-import { LOOPBACK_ETCD_TEST, withLoopbackEtcd } from "../../_helpers/loopback_rigs.ts";
-import { until } from "../../_helpers/until.ts";
+import { LOOPBACK_ETCD_TEST, withLoopbackEtcd } from "../../../tools/testing/loopback_rigs.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { campaign } from "../../../server/rigs/election.ts";
 import { type Etcd, EtcdUnavailable, type Txn, type TxnAnswer } from "../../../server/rigs/etcd.ts";
 import { groupKeys } from "../../../server/rigs/keys.ts";

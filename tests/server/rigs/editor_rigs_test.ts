@@ -1,7 +1,7 @@
 /**
  * The output's own editor page in a rig group (docs/rigs.md, "The output's own editor page"), on
  * a real etcd of three members and two real rigs, each in a network namespace
- * (`tests/_helpers/etcd_cluster.ts`): a control moved in the editor page of rig A is committed to
+ * (`tools/testing/etcd_cluster.ts`): a control moved in the editor page of rig A is committed to
  * the group's log and on both rigs, and so are the page's undo and redo; on a rig cut off from the
  * quorum the page's edit is refused with the group's code (the page sees `GROUP_NO_QUORUM: ...`),
  * nothing of it applied anywhere, also after the partition heals. The page is driven by its
@@ -10,7 +10,12 @@
  * skipped with one line.
  */
 import assert from "node:assert/strict";
-import { clusterTestOptions, EtcdCluster, type Rig, waitFor } from "../../_helpers/etcd_cluster.ts";
+import {
+  clusterTestOptions,
+  EtcdCluster,
+  type Rig,
+  waitFor,
+} from "../../../tools/testing/etcd_cluster.ts";
 import type { GroupStatus } from "../../../protocol/rigs.ts";
 
 const options = await clusterTestOptions("editor_rigs_test");

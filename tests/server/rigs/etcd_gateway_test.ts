@@ -5,12 +5,12 @@
  * `fenced` refusing a deposed leader's txn.
  */
 import assert from "node:assert/strict";
-import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { LOOPBACK_ETCD_TEST } from "../../_helpers/loopback_rigs.ts";
+import { startLoopbackEtcd } from "../../../tools/testing/etcd_cluster.ts";
+import { LOOPBACK_ETCD_TEST } from "../../../tools/testing/loopback_rigs.ts";
 import { campaign, fenced, leaderKey } from "../../../server/rigs/election.ts";
 import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
 import { EtcdUnavailable, type WatchEvent } from "../../../server/rigs/etcd.ts";
-import { until } from "../../_helpers/until.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 const opts = LOOPBACK_ETCD_TEST;
 

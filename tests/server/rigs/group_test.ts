@@ -1,6 +1,6 @@
 /**
  * Two rigs of a group on a real etcd of three members, each rig and member in
- * a network namespace of its own (`tests/_helpers/etcd_cluster.ts`): they
+ * a network namespace of its own (`tools/testing/etcd_cluster.ts`): they
  * join and agree on one leader; a member of etcd dies and they go on (the
  * client moves to the next member); a rig cut off from the quorum says edits
  * are not possible, and can again once the partition heals; the leader's
@@ -12,7 +12,7 @@ import {
   clusterTestOptions,
   waitForStatus as waitFor,
   withTwoRigs,
-} from "../../_helpers/etcd_cluster.ts";
+} from "../../../tools/testing/etcd_cluster.ts";
 import type { GroupHealth, GroupStatus } from "../../../protocol/rigs.ts";
 
 const options = await clusterTestOptions("group_test");

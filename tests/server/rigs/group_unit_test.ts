@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { type Etcd, EtcdUnavailable, type Kv, type TxnAnswer } from "../../../server/rigs/etcd.ts";
 import { RigGroup } from "../../../server/rigs/group.ts";
-import { until } from "../../_helpers/until.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 /** A one-rig etcd whose renewals wait until `release()`; `failedPuts` writes (puts, txns) fail first. */
 function stallingEtcd(failedPuts = 0) {

@@ -4,9 +4,9 @@
  * `GET /api/v1/group` (scope `view`) keeps the detail, endpoints included.
  */
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 import { GROUP_PROBLEM_TEXT, type GroupHealth, GroupStatus } from "../../../protocol/rigs.ts";
-import { until } from "../../_helpers/until.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 Deno.test("a rig cut off from etcd: /health's reason is fixed, without etcd's addresses", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 }); // refuses: closed below

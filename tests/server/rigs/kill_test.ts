@@ -1,6 +1,6 @@
 /**
  * Issue 46's kill test (docs/rigs.md, Tests): three etcd members and two rigs, each in a network
- * namespace of its own (`tests/_helpers/etcd_cluster.ts`: the members have namespaces of their
+ * namespace of its own (`tools/testing/etcd_cluster.ts`: the members have namespaces of their
  * own, so the leading rig's namespace holds no member). A looping Clip plays on both. 1,000
  * edits (each a Song with a unique title), spread over both rigs and eight Projects with a bounded
  * number in flight, each sent again after a refusal, the keyed half also after no answer,
@@ -20,9 +20,9 @@ import {
   RigRelay,
   waitForStatus,
   withTwoRigs,
-} from "../../_helpers/etcd_cluster.ts";
-import { fixtureProject } from "../../_helpers/fixture.ts";
-import { untilProgress } from "../../_helpers/until.ts";
+} from "../../../tools/testing/etcd_cluster.ts";
+import { fixtureProject } from "../../../tools/testing/fixture.ts";
+import { untilProgress } from "../../../tools/testing/until.ts";
 import { writeJsonAtomic } from "../../../lib/atomic_write.ts";
 import type { GroupStatus, LogEntry } from "../../../protocol/rigs.ts";
 import type { PlayStateView } from "../../../protocol/state.ts";

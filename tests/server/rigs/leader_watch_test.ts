@@ -7,9 +7,9 @@
  * leads.
  */
 import assert from "node:assert/strict";
-import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { LOOPBACK_ETCD_TEST } from "../../_helpers/loopback_rigs.ts";
-import { until } from "../../_helpers/until.ts";
+import { startLoopbackEtcd } from "../../../tools/testing/etcd_cluster.ts";
+import { LOOPBACK_ETCD_TEST } from "../../../tools/testing/loopback_rigs.ts";
+import { until } from "../../../tools/testing/until.ts";
 import type { Etcd } from "../../../server/rigs/etcd.ts";
 import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
 import { fenced } from "../../../server/rigs/election.ts";

@@ -4,7 +4,7 @@
  * player away while the log grows keeps a bounded queue, then catches up from the log.
  */
 import assert from "node:assert/strict";
-import { until } from "../../_helpers/until.ts";
+import { until } from "../../../tools/testing/until.ts";
 import type { Etcd, Kv, Txn, WatchEvent, WatchOptions } from "../../../server/rigs/etcd.ts";
 import { groupKeys } from "../../../server/rigs/keys.ts";
 import { LogApplier } from "../../../server/rigs/log_applier.ts";

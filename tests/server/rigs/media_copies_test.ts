@@ -9,7 +9,11 @@
  * import fail with GROUP_MEDIA_NOT_COPIED naming it.
  */
 import assert from "node:assert/strict";
-import { LOOPBACK_ETCD_TEST, member, withLoopbackEtcd } from "../../_helpers/loopback_rigs.ts";
+import {
+  LOOPBACK_ETCD_TEST,
+  member,
+  withLoopbackEtcd,
+} from "../../../tools/testing/loopback_rigs.ts";
 import { groupKeys } from "../../../server/rigs/keys.ts";
 import { aloneStatus } from "../../../server/rigs/mod.ts";
 import { RigMedia } from "../../../server/rigs/media_copies.ts";
@@ -17,7 +21,7 @@ import { hashFile, mediaRef } from "../../../server/rigs/media_files.ts";
 import { localizeImports, shareImports } from "../../../server/rigs/media_imports.ts";
 import { serveMedia } from "../../../server/rigs/media_route.ts";
 import { CueportError } from "../../../server/core/errors.ts";
-import { untilProgress } from "../../_helpers/until.ts";
+import { untilProgress } from "../../../tools/testing/until.ts";
 
 /** `n` random bytes. */
 function randomBytes(n: number): Uint8Array {

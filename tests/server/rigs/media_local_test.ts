@@ -7,8 +7,12 @@
  * for it; a file b does not hold is fetched as before.
  */
 import assert from "node:assert/strict";
-import { LOOPBACK_ETCD_TEST, member, withLoopbackEtcd } from "../../_helpers/loopback_rigs.ts";
-import { untilProgress } from "../../_helpers/until.ts";
+import {
+  LOOPBACK_ETCD_TEST,
+  member,
+  withLoopbackEtcd,
+} from "../../../tools/testing/loopback_rigs.ts";
+import { untilProgress } from "../../../tools/testing/until.ts";
 import { groupKeys } from "../../../server/rigs/keys.ts";
 import { aloneStatus } from "../../../server/rigs/mod.ts";
 import { RigMedia } from "../../../server/rigs/media_copies.ts";

@@ -14,9 +14,9 @@ import {
   type MethodResult,
 } from "../../../protocol/methods.ts";
 import { RpcError, RpcErrorCode } from "../../../protocol/jsonrpc.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
-import { inProcessLauncher } from "../../_helpers/in_process.ts";
-import { jpeg } from "../../_helpers/media.ts";
+import { fixtureDataDir } from "../../../tools/testing/fixture.ts";
+import { inProcessLauncher } from "../../../tools/testing/in_process.ts";
+import { jpeg } from "../../../tools/testing/media.ts";
 
 /** A player of protocol 1.17: it does not know `media.probe`. */
 class Player117 extends PlayerSupervisor {

@@ -1,7 +1,7 @@
 /**
  * An import's file probed before it is copied (docs/rigs.md, "Media between rigs"; issue 46) with
  * real rigs: a real etcd of three members and two rigs, each in a network namespace
- * (`tests/_helpers/etcd_cluster.ts`). A file the importing rig's player refuses (junk, a corrupt
+ * (`tools/testing/etcd_cluster.ts`). A file the importing rig's player refuses (junk, a corrupt
  * PNG, an upload of junk) is answered with the code a rig alone answers, and no rig's
  * `group-media/` holds it, nothing of it in etcd; a good file still lands on both rigs. As root
  * with etcd only; otherwise skipped with one line.
@@ -14,8 +14,8 @@ import {
   uploadTo,
   waitFor,
   withTwoRigs,
-} from "../../_helpers/etcd_cluster.ts";
-import { mp4 } from "../../_helpers/media.ts";
+} from "../../../tools/testing/etcd_cluster.ts";
+import { mp4 } from "../../../tools/testing/media.ts";
 import { hashFile } from "../../../server/rigs/media_files.ts";
 
 const options = await clusterTestOptions("media_probe_test");

@@ -1,7 +1,7 @@
 /**
  * Media between rigs (docs/rigs.md, "Media between rigs") with real rigs: a
  * real etcd of three members and two rigs, each in a network namespace
- * (`tests/_helpers/etcd_cluster.ts`). A file imported on rig A is on rig B,
+ * (`tools/testing/etcd_cluster.ts`). A file imported on rig A is on rig B,
  * with the same hash, before A answers, and in B's Project; the media route
  * refuses a caller without the member token; an upload on B is on A by hash; a rig that was down during an
  * import refuses a copy whose bytes changed on its holder, stores nothing,
@@ -16,9 +16,9 @@ import {
   untilSettled,
   uploadTo,
   waitFor,
-} from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { mp4 } from "../../_helpers/media.ts";
+} from "../../../tools/testing/etcd_cluster.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { mp4 } from "../../../tools/testing/media.ts";
 import { hashFile } from "../../../server/rigs/media_files.ts";
 import type { GroupStatus } from "../../../protocol/rigs.ts";
 

@@ -6,11 +6,11 @@
  * revoked on main while backup is stopped, is refused by backup once it starts again.
  */
 import assert from "node:assert/strict";
-import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { LOOPBACK_ETCD_TEST } from "../../_helpers/loopback_rigs.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
+import { startLoopbackEtcd } from "../../../tools/testing/etcd_cluster.ts";
+import { LOOPBACK_ETCD_TEST } from "../../../tools/testing/loopback_rigs.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { devicesPrefix, GatewayEtcd } from "../../../server/rigs/mod.ts";
 
 /** Pairs a remote device with `svc`: its token and id. */

@@ -6,10 +6,10 @@
  * names the recording by the entry's show time (`at`, protocol 1.15), the same file on both.
  */
 import assert from "node:assert/strict";
-import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { LOOPBACK_ETCD_TEST, untilActionsWatched } from "../../_helpers/loopback_rigs.ts";
-import { until } from "../../_helpers/until.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
+import { startLoopbackEtcd } from "../../../tools/testing/etcd_cluster.ts";
+import { LOOPBACK_ETCD_TEST, untilActionsWatched } from "../../../tools/testing/loopback_rigs.ts";
+import { until } from "../../../tools/testing/until.ts";
+import { fixtureDataDir } from "../../../tools/testing/fixture.ts";
 import { GroupActions } from "../../../server/rigs/actions.ts";
 import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
 import type { Etcd } from "../../../server/rigs/etcd.ts";

@@ -7,7 +7,7 @@
  * outcome, committed once; stopped, the runner is alone again.
  */
 import assert from "node:assert/strict";
-import { LOOPBACK_ETCD_TEST, withLoopbackEtcd } from "../../_helpers/loopback_rigs.ts";
+import { LOOPBACK_ETCD_TEST, withLoopbackEtcd } from "../../../tools/testing/loopback_rigs.ts";
 import { campaign } from "../../../server/rigs/election.ts";
 import { groupKeys } from "../../../server/rigs/keys.ts";
 import {

@@ -1,6 +1,6 @@
 /**
  * The show replicated (docs/rigs.md): two rigs of a group on a real etcd of
- * three members, each in a network namespace (`tests/_helpers/etcd_cluster.ts`).
+ * three members, each in a network namespace (`tools/testing/etcd_cluster.ts`).
  * An edit on either rig is on both, read back from each rig's HTTP, with the
  * same ids; 200 edits sent to both rigs at once end with the same Project on
  * both, none lost, none twice; a rig stopped while edits are made catches up
@@ -9,7 +9,12 @@
  * otherwise skipped with one line.
  */
 import assert from "node:assert/strict";
-import { clusterTestOptions, type Rig, waitFor, withTwoRigs } from "../../_helpers/etcd_cluster.ts";
+import {
+  clusterTestOptions,
+  type Rig,
+  waitFor,
+  withTwoRigs,
+} from "../../../tools/testing/etcd_cluster.ts";
 import type { GroupStatus } from "../../../protocol/rigs.ts";
 
 const options = await clusterTestOptions("replication_test");

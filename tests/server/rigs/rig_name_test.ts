@@ -7,11 +7,11 @@
  * while the first leads alone, and joins once the first has left.
  */
 import assert from "node:assert/strict";
-import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { LOOPBACK_ETCD_TEST } from "../../_helpers/loopback_rigs.ts";
+import { startLoopbackEtcd } from "../../../tools/testing/etcd_cluster.ts";
+import { LOOPBACK_ETCD_TEST } from "../../../tools/testing/loopback_rigs.ts";
 import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
 import { RigGroup } from "../../../server/rigs/group.ts";
-import { until } from "../../_helpers/until.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 const opts = LOOPBACK_ETCD_TEST;
 

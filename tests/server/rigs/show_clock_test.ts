@@ -7,10 +7,10 @@
  * with etcd only; otherwise skipped with one line.
  */
 import assert from "node:assert/strict";
-import { clusterUnavailable, EtcdCluster, type Rig } from "../../_helpers/etcd_cluster.ts";
-import { fixtureProject } from "../../_helpers/fixture.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { untilProgress } from "../../_helpers/until.ts";
+import { clusterUnavailable, EtcdCluster, type Rig } from "../../../tools/testing/etcd_cluster.ts";
+import { fixtureProject } from "../../../tools/testing/fixture.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { untilProgress } from "../../../tools/testing/until.ts";
 import type { GroupStatus } from "../../../protocol/rigs.ts";
 import { writeJsonAtomic } from "../../../lib/atomic_write.ts";
 

@@ -4,8 +4,8 @@
  * and the leader's next snapshot sweeps the chunks of every snapshot but its own.
  */
 import assert from "node:assert/strict";
-import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { LOOPBACK_ETCD_TEST } from "../../_helpers/loopback_rigs.ts";
+import { startLoopbackEtcd } from "../../../tools/testing/etcd_cluster.ts";
+import { LOOPBACK_ETCD_TEST } from "../../../tools/testing/loopback_rigs.ts";
 import { campaign } from "../../../server/rigs/election.ts";
 import { GatewayEtcd } from "../../../server/rigs/etcd_gateway.ts";
 import { type Etcd, EtcdUnavailable } from "../../../server/rigs/etcd.ts";

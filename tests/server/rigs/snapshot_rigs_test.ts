@@ -1,6 +1,6 @@
 /**
  * Snapshots on real rigs (docs/rigs.md, "Snapshots and a bounded log"): two rigs of a group on a
- * real etcd of three members (`tests/_helpers/etcd_cluster.ts`), a snapshot every 10 entries
+ * real etcd of three members (`tools/testing/etcd_cluster.ts`), a snapshot every 10 entries
  * (`--group-snapshot-entries`). With one rig stopped, the leader's edits are snapshotted through
  * its player (`projects.capture`) and the log trimmed behind them; the rig started again past the
  * trim takes the snapshot (`projects.replace`) and the entries after it, and holds Projects
@@ -12,10 +12,15 @@
  * for in `log.waitingFor`. As root with etcd only; otherwise skipped with one line.
  */
 import assert from "node:assert/strict";
-import { clusterUnavailable, EtcdCluster, type Rig, waitFor } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { untilProgress } from "../../_helpers/until.ts";
-import { mp4 } from "../../_helpers/media.ts";
+import {
+  clusterUnavailable,
+  EtcdCluster,
+  type Rig,
+  waitFor,
+} from "../../../tools/testing/etcd_cluster.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { untilProgress } from "../../../tools/testing/until.ts";
+import { mp4 } from "../../../tools/testing/media.ts";
 import { hashFile } from "../../../server/rigs/media_files.ts";
 import type { GroupStatus } from "../../../protocol/rigs.ts";
 

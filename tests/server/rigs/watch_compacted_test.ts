@@ -6,7 +6,7 @@
  * test's own that keeps keys in a map and tells the test each watch it was asked for.
  */
 import assert from "node:assert/strict";
-import { until } from "../../_helpers/until.ts";
+import { until } from "../../../tools/testing/until.ts";
 import type { Etcd, Kv, TxnAnswer, WatchOptions } from "../../../server/rigs/etcd.ts";
 import { type GroupActionEntry, GroupActions } from "../../../server/rigs/actions.ts";
 import { RigGroup } from "../../../server/rigs/group.ts";

@@ -7,7 +7,7 @@
  * action's declared schema.
  */
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 import { ACTIONS, normalizedParamsSchema, type ParamKind } from "../../../protocol/actions.ts";
 import { ActionRunParams as MethodsRun } from "../../../protocol/methods.ts";
 import { normalizeAction } from "../../../server/core/mod.ts";

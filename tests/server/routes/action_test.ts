@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 Deno.test("POST /api/v1/action runs the catalog with its rules over real HTTP", async (t) => {
   const svc = await startTestService();

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 /**
  * The action's answer on the wire, byte for byte (issue 42): how the service builds the answer

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import net from "node:net";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 /**
  * Sends `head` then `chunks` from 127.0.0.2 without ending the body; resolves with the answer,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 import { DIRECT_ROUTES, DirectRoutes } from "../../../server/routes/direct.ts";
 
 /**

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { EDITS } from "../../../protocol/edits/mod.ts";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { TestSocket } from "../../_helpers/ws_client.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { TestSocket } from "../../../tools/testing/ws_client.ts";
 
 const edit = (svc: TestService, name: string, params: Record<string, unknown> = {}) =>
   svc.post("/api/v1/edit", { name, params });

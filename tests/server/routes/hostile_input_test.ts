@@ -3,7 +3,7 @@ import net from "node:net";
 import { Hono } from "hono";
 import { CueportError } from "../../../server/core/mod.ts";
 import { errorAnswer } from "../../../server/net/http_error.ts";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 /** A raw HTTP answer: the status, the head, and the JSON body if there is one. */
 interface RawAnswer {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import http from "node:http";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
 
 interface Answer {
   status: number;

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { encodePng, encodeWav } from "../../../player/media/encode.ts";
-import { decodePng, formatOf, jpegSize, pixel } from "../../_helpers/images.ts";
-import { mp4 } from "../../_helpers/media.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { decodePng, formatOf, jpegSize, pixel } from "../../../tools/testing/images.ts";
+import { mp4 } from "../../../tools/testing/media.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
+import { needs } from "../../../tools/testing/peers.ts";
 
 interface Picture {
   status: number;

@@ -5,7 +5,7 @@ import { allRoutes } from "../../../server/routes/mod.ts";
 import { isStableAnswer } from "../../../server/core/mod.ts";
 import { errorAnswer } from "../../../server/net/http_error.ts";
 import http from "node:http";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 /** A GET from 127.0.0.2: a remote device, as far as the service can tell. */
 function remoteGet(port: number, path: string, headers: Record<string, string> = {}) {

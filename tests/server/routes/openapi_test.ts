@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
 // @ts-types="npm:ajv@8.20.0/dist/2020.d.ts"
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 /** Every JSON Schema in the document: request bodies, responses, parameters, components. */
 function schemasOf(

@@ -8,11 +8,11 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { Buffer } from "node:buffer";
 import { VirtualClock } from "../../../player/mod.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { formatOf, jpegSize } from "../../_helpers/images.ts";
-import { near, openOutputService, outputDataDir } from "../../_helpers/output.ts";
-import { startTestService } from "../../_helpers/service.ts";
-import { connectMcp } from "../../_helpers/mcp_client.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { formatOf, jpegSize } from "../../../tools/testing/images.ts";
+import { near, openOutputService, outputDataDir } from "../../../tools/testing/output.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { connectMcp } from "../../../tools/testing/mcp_client.ts";
 
 /** The RGB of the picture's centre pixel, decoded by ffmpeg. */
 async function centreByFfmpeg(bytes: Uint8Array): Promise<number[]> {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 Deno.test("HTTP query routes answer from the read model with the spec's field names", async (t) => {
   const svc = await startTestService();

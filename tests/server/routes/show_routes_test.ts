@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { Uint8ArrayReader, Uint8ArrayWriter, ZipReader } from "@zip.js/zip.js";
-import { sha256Hex, zipOf } from "../../_helpers/show_files.ts";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
+import { sha256Hex, zipOf } from "../../../tools/testing/show_files.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
 
 /** Every entry of a zip in memory, by path. */
 async function unzip(bytes: Uint8Array): Promise<Map<string, Uint8Array>> {

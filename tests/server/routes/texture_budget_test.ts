@@ -4,7 +4,7 @@
  * figures in `details`.
  */
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 import { FLOAT_TARGET } from "../../player/isf/_passes_shaders.ts";
 
 Deno.test("POST /api/v1/edit: an Effect past the texture budget is EDIT_REFUSED with its figures", async () => {

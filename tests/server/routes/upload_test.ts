@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { encodePng, encodeWav } from "../../../player/media/encode.ts";
-import { jpeg, mp4 } from "../../_helpers/media.ts";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { TestSocket } from "../../_helpers/ws_client.ts";
-import { listDir } from "../../_helpers/files.ts";
+import { jpeg, mp4 } from "../../../tools/testing/media.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
+import { TestSocket } from "../../../tools/testing/ws_client.ts";
+import { listDir } from "../../../tools/testing/files.ts";
 
 const KINDS: Array<[string, Uint8Array, string, string]> = [
   ["still.png", encodePng(4, 3, new Uint8Array(48)), "image", "image/png"],

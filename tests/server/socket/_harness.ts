@@ -11,8 +11,8 @@ import { Core, CueportError } from "../../../server/core/mod.ts";
 import { ConnectionServer } from "../../../server/net/mod.ts";
 import { PlayerSupervisor } from "../../../server/player_client/mod.ts";
 import { type SocketLimits, SocketServer } from "../../../server/socket/mod.ts";
-import { fixtureDataDir } from "../../_helpers/fixture.ts";
-import { inProcessLauncher } from "../../_helpers/in_process.ts";
+import { fixtureDataDir } from "../../../tools/testing/fixture.ts";
+import { inProcessLauncher } from "../../../tools/testing/in_process.ts";
 import { writeJsonAtomic } from "../../../lib/atomic_write.ts";
 import type { Project } from "../../../protocol/model.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { bigProject } from "../../../bench/big_project.ts";
-import { RawSocket, TestSocket } from "../../_helpers/ws_client.ts";
+import { RawSocket, TestSocket } from "../../../tools/testing/ws_client.ts";
 import {
   FloodClient,
   rss,

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
-import { RawSocket, TestSocket } from "../../_helpers/ws_client.ts";
-import { until } from "../../_helpers/until.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { RawSocket, TestSocket } from "../../../tools/testing/ws_client.ts";
+import { until } from "../../../tools/testing/until.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
 
 Deno.test("WebSocket refuses unknown fields as HTTP does, naming them", async () => {
   const svc = await startTestService();

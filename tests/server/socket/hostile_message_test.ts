@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { startTestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 function nested(depth: number): string {
   return "[".repeat(depth) + "]".repeat(depth);

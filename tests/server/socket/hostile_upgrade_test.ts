@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import net from "node:net";
-import { startTestService } from "../../_helpers/service.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 /** The first answer to an upgrade request: status, head, and the JSON body if there is one. */
 interface UpgradeAnswer {

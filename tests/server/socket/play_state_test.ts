@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { PlayStateView } from "../../../protocol/state.ts";
-import { startTestService } from "../../_helpers/service.ts";
-import { TestSocket } from "../../_helpers/ws_client.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { TestSocket } from "../../../tools/testing/ws_client.ts";
 
 // deno-lint-ignore no-explicit-any
 type Msg = any;

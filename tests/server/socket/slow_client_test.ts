@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { bigProject } from "../../../bench/big_project.ts";
-import { startTestService } from "../../_helpers/service.ts";
-import { RawSocket, TestSocket } from "../../_helpers/ws_client.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { RawSocket, TestSocket } from "../../../tools/testing/ws_client.ts";
 
 /** Waits for a condition that an event will make true; fails after 20 s rather than hang. */
 async function until(condition: () => boolean, what: string): Promise<void> {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { RawSocket, TestSocket } from "../../_helpers/ws_client.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { until } from "../../_helpers/until.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
+import { RawSocket, TestSocket } from "../../../tools/testing/ws_client.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 const wsUrl = (svc: TestService, path = "/v1") => `ws://127.0.0.1:${svc.service.ports.ws}${path}`;
 const isUpdate = (m: { event?: string }) => m.event === "state-update";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { gunzipSync } from "node:zlib";
 import { REMOTE_PATHS } from "../../../server/web/mod.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { startTestService } from "../../_helpers/service.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 Deno.test("the remote's page and assets are served from the binary, gzip-compressed, with ETags", async () => {
   const svc = await startTestService();

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { isOwnPageOrigin } from "../../../server/auth/hosts.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { startTestService } from "../../_helpers/service.ts";
-import { RawSocket } from "../../_helpers/ws_client.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
+import { RawSocket } from "../../../tools/testing/ws_client.ts";
 
 const HOSTS = new Set(["localhost", "127.0.0.1", "::1", "show-pc", "show-pc.local"]);
 

@@ -5,11 +5,16 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
-import { launchBrowser, newPhone, remoteProxies, SHOW_HOST } from "../../_helpers/browser.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
+import {
+  launchBrowser,
+  newPhone,
+  remoteProxies,
+  SHOW_HOST,
+} from "../../../tools/testing/browser.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 async function pairingCode(svc: TestService): Promise<string> {
   return (await svc.post("/api/v1/pair/code", {})).body.otp;

@@ -6,11 +6,11 @@
  */
 import assert from "node:assert/strict";
 import type { HTTPRequest, Page } from "puppeteer-core";
-import { launchBrowser } from "../../_helpers/browser.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { startTestService } from "../../_helpers/service.ts";
+import { launchBrowser } from "../../../tools/testing/browser.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 import { overflowProblems } from "./_layout.ts";
-import { standInGroup } from "./_group_status.ts";
+import { standInGroup } from "../../../tools/testing/group_status.ts";
 
 const WIDTH = 320;
 

@@ -8,10 +8,10 @@
  */
 import assert from "node:assert/strict";
 import type { Browser, Page } from "puppeteer-core";
-import { launchBrowser, remoteProxies, SHOW_HOST } from "../../_helpers/browser.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
+import { launchBrowser, remoteProxies, SHOW_HOST } from "../../../tools/testing/browser.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
 import { clipRows, loadingNotes, overflowProblems, type TitleFit, titleFit } from "./_layout.ts";
 
 /** A phone: its CSS pixel size as it is held. */

@@ -6,10 +6,10 @@
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
 import { VirtualClock } from "../../../player/mod.ts";
-import { launchBrowser, newPhone } from "../../_helpers/browser.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { near, openOutputService, outputDataDir } from "../../_helpers/output.ts";
-import { startTestService } from "../../_helpers/service.ts";
+import { launchBrowser, newPhone } from "../../../tools/testing/browser.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { near, openOutputService, outputDataDir } from "../../../tools/testing/output.ts";
+import { startTestService } from "../../../tools/testing/service.ts";
 
 /** POSTs JSON to the service at `base`; the answer's body. */
 async function post(base: string, path: string, body: unknown) {

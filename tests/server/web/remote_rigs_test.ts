@@ -6,11 +6,11 @@
  * its pairings), goes live there and says it moved.
  */
 import assert from "node:assert/strict";
-import { launchBrowser, newPhone } from "../../_helpers/browser.ts";
-import { startLoopbackEtcd } from "../../_helpers/etcd_cluster.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
+import { launchBrowser, newPhone } from "../../../tools/testing/browser.ts";
+import { startLoopbackEtcd } from "../../../tools/testing/etcd_cluster.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
 import { reachableAddresses } from "../../../server/rigs/mod.ts";
 
 /** This machine's first LAN IPv4 address, or null (then the test is skipped with one line). */

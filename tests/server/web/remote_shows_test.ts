@@ -5,12 +5,17 @@
  */
 import assert from "node:assert/strict";
 import type { HTTPRequest } from "puppeteer-core";
-import { launchBrowser, newPhone, remoteProxies, SHOW_HOST } from "../../_helpers/browser.ts";
-import { fixtureProject } from "../../_helpers/fixture.ts";
-import { needs } from "../../_helpers/peers.ts";
-import { remoteRequest } from "../../_helpers/remote.ts";
-import { startTestService, type TestService } from "../../_helpers/service.ts";
-import { until } from "../../_helpers/until.ts";
+import {
+  launchBrowser,
+  newPhone,
+  remoteProxies,
+  SHOW_HOST,
+} from "../../../tools/testing/browser.ts";
+import { fixtureProject } from "../../../tools/testing/fixture.ts";
+import { needs } from "../../../tools/testing/peers.ts";
+import { remoteRequest } from "../../../tools/testing/remote.ts";
+import { startTestService, type TestService } from "../../../tools/testing/service.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 const SECOND = { ...fixtureProject(), id: "second", name: "Second Show" };
 

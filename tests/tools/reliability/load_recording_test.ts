@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { fileNamed, videoFramesOf } from "../../../tools/reliability/_load_recording.ts";
 import { findPeer } from "../../../tools/peers.ts";
-import { needs } from "../../_helpers/peers.ts";
+import { needs } from "../../../tools/testing/peers.ts";
 
 Deno.test("fileNamed() takes the recording's file from the action's message", () => {
   assert.equal(

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { encodePng } from "../../../../lib/png.ts";
 import { render } from "../../../../server/media/render/mod.ts";
 import { fitSize } from "../../../../server/media/render/output_frame.ts";
-import { decodePng, formatOf, jpegSize, pixel } from "../../../_helpers/images.ts";
+import { decodePng, formatOf, jpegSize, pixel } from "../../../../tools/testing/images.ts";
 
 /** A 160x90 PNG as a player before 1.8 saves the output's picture: left half red, right blue. */
 async function outputPng(): Promise<string> {

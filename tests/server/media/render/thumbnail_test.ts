@@ -13,7 +13,7 @@ import {
   tempDir,
   writeImage,
 } from "./_fixtures.ts";
-import { needs } from "../../../_helpers/peers.ts";
+import { needs } from "../../../../tools/testing/peers.ts";
 
 const RED = [220, 30, 30] as const, BLUE = [30, 40, 220] as const, GREEN = [20, 200, 40] as const;
 

@@ -11,7 +11,7 @@ import {
   type WavEncoding,
 } from "./_fixtures.ts";
 import { readWavFormat } from "../../../../server/media/render/wav.ts";
-import { needs } from "../../../_helpers/peers.ts";
+import { needs } from "../../../../tools/testing/peers.ts";
 import { chunkBombWav } from "../../../../tools/reliability/_media_bombs.ts";
 
 function waveform(src: SourceFile, ffmpegPath: string | null = null, width = 100, height = 60) {

@@ -6,8 +6,8 @@
  */
 import { findPeer } from "../../../../tools/peers.ts";
 import { MIDI_PEER_DIR } from "../../../../tools/midi_peer_build.ts";
-import { PEERS_REQUIRED } from "../../../_helpers/peers.ts";
-import { freeMidiPort } from "../../../_helpers/midi.ts";
+import { PEERS_REQUIRED } from "../../../../tools/testing/peers.ts";
+import { freeMidiPort } from "../../../../tools/testing/midi.ts";
 import { EventLog } from "./_events.ts";
 
 /** An event of the peer. */

@@ -11,7 +11,7 @@ import { type RtpMidiEvent, RtpMidiNetwork } from "../../../../server/midi/rtp/m
 import { EventLog } from "./_events.ts";
 import { MidiPeer, type PeerEvent, peerIgnore } from "./_peer.ts";
 import { Relay } from "./_relay.ts";
-import { cc } from "../../../_helpers/midi.ts";
+import { cc } from "../../../../tools/testing/midi.ts";
 
 function session(name: string) {
   const events = new EventLog<RtpMidiEvent>();

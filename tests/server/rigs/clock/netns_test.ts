@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { measureNamespaces } from "../../../../bench/rig_clock_bench.ts";
-import { has } from "../../../_helpers/peers.ts";
+import { has } from "../../../../tools/testing/peers.ts";
 
 /** Why namespaces cannot be made here, or null (root, on Linux, with `ip`). */
 function unavailable(): string | null {

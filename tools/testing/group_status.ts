@@ -3,7 +3,7 @@
  * remote's Group screen: its test and the screenshot tool's picture hand it to the page in place
  * of the service's answer. Two rigs: `main` leads, `backup` follows 0.8 ms off.
  */
-import { GroupStatus } from "../../../protocol/rigs.ts";
+import { GroupStatus } from "../../protocol/rigs.ts";
 
 const CLOCK = {
   scheduled: 12,

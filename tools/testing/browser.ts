@@ -7,7 +7,7 @@
  */
 import net from "node:net";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
-import { findPeer } from "../../tools/peers.ts";
+import { findPeer } from "../peers.ts";
 
 /**
  * The browser: the first Chromium or Chrome on PATH (`tools/peers.ts`), else

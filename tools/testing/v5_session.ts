@@ -8,7 +8,7 @@
  * `{type: "event", payload: {event: "state-update", updates}}`.
  *
  * `runV5Session` runs it against a service's 5.0.0 ports and returns what it
- * saw; `deno run --allow-net tests/_helpers/v5_session.ts HOST HTTP_PORT WS_PORT [TOKEN]`
+ * saw; `deno run --allow-net tools/testing/v5_session.ts HOST HTTP_PORT WS_PORT [TOKEN]`
  * runs it against a running service (an operator's check after an upgrade)
  * and prints each step.
  */

@@ -5,8 +5,8 @@
  */
 
 /** The runtime flags of `deno task start` (permissions, V8 flags): those the compiled binary embeds. */
-export { SERVICE_FLAGS } from "../../tools/reliability/_service.ts";
-import { SERVICE_FLAGS, untilPlayerReady } from "../../tools/reliability/_service.ts";
+export { SERVICE_FLAGS } from "../reliability/_service.ts";
+import { SERVICE_FLAGS, untilPlayerReady } from "../reliability/_service.ts";
 
 /** The ready line. */
 export interface ReadyLine {

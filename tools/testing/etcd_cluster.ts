@@ -10,8 +10,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { findPeer } from "../../tools/peers.ts";
-import { removeNamespaces } from "../../tools/reliability/_netns.ts";
+import { findPeer } from "../peers.ts";
+import { removeNamespaces } from "../reliability/_netns.ts";
 import type { GroupStatus } from "../../protocol/rigs.ts";
 import { needs } from "./peers.ts";
 import type { RelayAnswer } from "./rig_relay.ts";

@@ -5,7 +5,7 @@
  * test runs and fails. `deno task test` prints one line naming what is
  * missing and how to install it.
  */
-import { findPeer, type PeerName } from "../../tools/peers.ts";
+import { findPeer, type PeerName } from "../peers.ts";
 
 /** True when every peer must be there (CI): a missing one fails its tests. */
 export const PEERS_REQUIRED = Deno.env.get("CUEPORT_TEST_PEERS") === "required";
