@@ -19,7 +19,7 @@ import {
   type ParsedParams,
   parseOrRefuse,
 } from "../protocol/methods.ts";
-import { VELOCITY } from "../protocol/action_rules.ts";
+import { isVelocity } from "../protocol/action_rules.ts";
 import { isPlainObject } from "./actions/params_check.ts";
 
 /**
@@ -48,9 +48,7 @@ export function parseActionRun(params: unknown): ActionRunParams {
     params;
   const isValid = typeof name === "string" && isPlainObject(actionParams) &&
     (projectId === null || (typeof projectId === "string" && projectId.length > 0)) &&
-    (velocity === undefined ||
-      (Number.isSafeInteger(velocity) && (velocity as number) >= VELOCITY.min &&
-        (velocity as number) <= VELOCITY.max)) &&
+    (velocity === undefined || isVelocity(velocity)) &&
     (idempotencyKey === undefined ||
       (typeof idempotencyKey === "string" && idempotencyKey.length <= MAX_IDEMPOTENCY_KEY)) &&
     (due === undefined || Number.isFinite(due)) &&

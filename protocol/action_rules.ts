@@ -22,6 +22,15 @@ export function velocitySchema(message?: string): z.ZodNumber {
 }
 
 /**
+ * The same check, plain, for the hot path's yes (the service's body check, the player's door):
+ * `velocitySchema` words a refusal; the two agree on every value (tests/protocol/action_rules_test.ts).
+ */
+export function isVelocity(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= VELOCITY.min &&
+    (value as number) <= VELOCITY.max;
+}
+
+/**
  * `base`: 0 counts positions from 0 (the default); 1 counts them from 1 and
  * shifts the first param of the positional actions down by one.
  */

@@ -26,6 +26,7 @@ import {
   FRACTION,
   FRACTION_RANGE,
   INDEX_MIN,
+  isVelocity,
   PRESET_KINDS,
   RECORD_MODES,
   TARGET_PATTERN,
@@ -292,9 +293,7 @@ export function checkActionBody(request: Record<string, unknown>): z.infer<typeo
     (projectID === undefined || projectID === null ||
       (typeof projectID === "string" && projectID.length > 0)) &&
     (base === undefined || (BASE.values as readonly unknown[]).includes(base)) &&
-    (velocity === undefined || velocity === null ||
-      (Number.isSafeInteger(velocity) && (velocity as number) >= VELOCITY.min &&
-        (velocity as number) <= VELOCITY.max));
+    (velocity === undefined || velocity === null || isVelocity(velocity));
   for (const key in request) if (!BODY_FIELDS.has(key)) isValid = false;
   if (isValid) return request as z.infer<typeof ActionBody>;
   const checked = ActionBody.safeParse(request);

@@ -7,7 +7,14 @@
  */
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { BASE, FRACTION, VELOCITY, VELOCITY_RANGE } from "../../protocol/action_rules.ts";
+import {
+  BASE,
+  FRACTION,
+  isVelocity,
+  VELOCITY,
+  VELOCITY_RANGE,
+  velocitySchema,
+} from "../../protocol/action_rules.ts";
 import {
   ACTIONS,
   BASE_SHIFTED_ACTIONS,
@@ -22,6 +29,42 @@ import { buildCatalog } from "../../integrations/companion/deno/catalog.ts";
 import { normalizeAction } from "../../server/core/mod.ts";
 
 type Json = Record<string, unknown>;
+
+Deno.test("isVelocity() and velocitySchema() agree on every value: the plain check is the schema's", () => {
+  const values: unknown[] = [
+    -1,
+    0,
+    1,
+    63.5,
+    126,
+    127,
+    128,
+    -0,
+    1e3,
+    NaN,
+    Infinity,
+    -Infinity,
+    2 ** 53,
+    "64",
+    null,
+    undefined,
+    true,
+    [64],
+    { v: 64 },
+  ];
+  for (let v = VELOCITY.min - 2; v <= VELOCITY.max + 2; v++) values.push(v);
+  const schema = velocitySchema();
+  for (const value of values) {
+    assert.equal(isVelocity(value), schema.safeParse(value).success, `velocity ${String(value)}`);
+  }
+  // Against the specification's numbers (MIDI's 0-127), not the constants alone.
+  assert.deepEqual([isVelocity(0), isVelocity(127), isVelocity(-1), isVelocity(128)], [
+    true,
+    true,
+    false,
+    false,
+  ]);
+});
 
 /** Every `{property name, schema}` of a JSON Schema tree named `name`, with where it was found. */
 function propertiesNamed(root: unknown, name: string, where: string): Array<[string, Json]> {
