@@ -22,6 +22,7 @@ import soundJs from "./page/sound.js" with { type: "text" };
 import isfPassesJs from "./page/isf_passes.js" with { type: "text" };
 import imageInputsJs from "./page/image_inputs.js" with { type: "text" };
 import renderScaleJs from "./page/render_scale.js" with { type: "text" };
+import framePacingJs from "./page/frame_pacing.js" with { type: "text" };
 import regionJs from "./page/region.js" with { type: "text" };
 import editorHtml from "./page/editor.html" with { type: "text" };
 import editorJs from "./page/editor.js" with { type: "text" };
@@ -51,6 +52,7 @@ const ASSETS: Record<string, string> = {
   "isf_passes.js": isfPassesJs,
   "image_inputs.js": imageInputsJs,
   "render_scale.js": renderScaleJs,
+  "frame_pacing.js": framePacingJs,
   "region.js": regionJs,
   "editor.html": editorHtml,
   "editor.js": editorJs,

@@ -8,7 +8,7 @@ import { Compositor } from "./compositor.js";
 import { forgetObjects } from "./gl.js";
 import { Layers } from "./layers.js";
 import { PageMidi } from "./midi.js";
-import { JUDGED_AFTER_MS, ScaleController } from "./render_scale.js";
+import { FramePacing } from "./frame_pacing.js";
 import { secretProtocols } from "./socket_secret.js";
 import { Recorder, Sound } from "./sound.js";
 
@@ -16,7 +16,6 @@ import { Recorder, Sound } from "./sound.js";
 /** @typedef {import("../../../protocol/output.ts").ShaderProgram} ShaderProgram */
 /** @typedef {import("../../../protocol/output.ts").ToPage} ToPage */
 /** @typedef {import("../../../protocol/output.ts").FromPage} FromPage */
-/** @typedef {Extract<FromPage, {type: "report"}>["firstFrames"]} FirstFrames */
 
 /** The output page: its socket to the player, the state it draws, and what draws it. */
 class OutputPage {
@@ -42,23 +41,8 @@ class OutputPage {
   /** @type {RenderState | null} */
   #state = null;
   #drawnSeq = -1;
-  #stats = freshStats();
-  /**
-   * The player's frame budget (`scale`; null: the display's frame period).
-   * @type {number | null}
-   */
-  #frameBudgetMs = null;
-  /** @type {ScaleController | null} */
-  #scaler = null;
-  #scalerFps = 0;
-  /** @type {string | null} */
-  #scaleReason = null;
-  #lastFrameAt = 0;
-  /**
-   * Page time from which frames are judged for the render scale (`JUDGED_AFTER_MS` after the first).
-   * @type {number | null}
-   */
-  #judgedFrom = null;
+  /** Which frames draw, at what scale, and each second's figures. */
+  #pacing = new FramePacing();
   /** @type {number | null} */
   #panic = null;
   /** A layer's picture (made once: a frame makes no closure). */
@@ -66,15 +50,9 @@ class OutputPage {
   /** The animation frame callback (made once, as `#textureOf`). */
   #onFrame = (/** @type {number} */ t) => this.#frame(t);
 
-  /** The render scale controller for the display's rate (a new one when the rate changes). */
-  #scaleController() {
-    const fps = this.#state?.display.fps ?? 30;
-    if (!this.#scaler || this.#scalerFps !== fps) {
-      this.#scaler = new ScaleController({ fps, budgetMs: this.#frameBudgetMs });
-      this.#scalerFps = fps;
-      this.#scaleReason = null;
-    }
-    return this.#scaler;
+  /** The display's frames a second (30 until the first state). */
+  #fps() {
+    return this.#state?.display.fps ?? 30;
   }
 
   /**
@@ -88,7 +66,7 @@ class OutputPage {
     this.#sound.syncSong(state.song, this.#base, clock, period);
     // `sync` answers one record it reuses: read here, before the next call.
     const { isReady, drift } = layers.sync(state.layers, clock, period);
-    this.#stats.driftMs = Math.max(this.#stats.driftMs, drift);
+    this.#pacing.drift(drift);
     return isReady;
   }
 
@@ -102,14 +80,13 @@ class OutputPage {
   #draw(clock, isFull = false) {
     const state = this.#state, layers = this.#layers, compositor = this.#compositor;
     if (!state || !layers || !compositor) return;
-    const scale = this.#scaleController().scale;
+    const scale = this.#pacing.scale(this.#fps());
     const analyser = this.#sound.analyser;
     compositor.draw(state, clock, this.#textureOf, analyser, scale, isFull ? 1 : scale);
     if (this.#drawnSeq !== state.seq) {
       // A new state's first frame (a change, not every frame) makes its record.
       this.#drawnSeq = state.seq;
-      this.#stats.firstFrames.push({ seq: state.seq, clock });
-      if (this.#stats.firstFrames.length > 256) this.#stats.firstFrames.shift();
+      this.#pacing.firstFrame(state.seq, clock);
     }
   }
 
@@ -122,22 +99,12 @@ class OutputPage {
     const gl = this.#compositor?.gl;
     // A lost context draws nothing: its frames are not counted (the player judges GL by them).
     if (!this.#state || !gl || gl.isContextLost()) return;
-    const period = 1000 / this.#state.display.fps;
-    const since = now - this.#lastFrameAt;
-    if (since < period - 2) return;
-    if (this.#lastFrameAt > 0 && since > period * 1.5) {
-      this.#stats.dropped += Math.round(since / period) - 1;
-    }
-    // The time since the frame before is what the render scale follows (not after a pause,
-    // nor in the page's first seconds, when its media load and its programs compile).
-    this.#judgedFrom ??= now + JUDGED_AFTER_MS;
-    if (this.#lastFrameAt > 0 && now > this.#judgedFrom) this.#scaleController().frame(since);
-    this.#lastFrameAt = now;
-    const clock = this.#clock.frameTime(now, period);
+    const fps = this.#state.display.fps;
+    if (!this.#pacing.isDue(now, fps)) return;
+    const clock = this.#clock.frameTime(now, 1000 / fps);
     this.#sync(clock);
     this.#draw(clock);
-    this.#stats.frames++;
-    addLag(this.#stats, this.#clock.frameLagMs, this.#clock.errorMs);
+    this.#pacing.drawn(this.#clock.frameLagMs, this.#clock.errorMs);
     this.#previews.drawn();
   }
 
@@ -227,9 +194,7 @@ class OutputPage {
       case "pong":
         return this.#clock.onPong(message.t0, message.now);
       case "scale":
-        this.#frameBudgetMs = message.frameBudgetMs;
-        this.#scaler = null;
-        return;
+        return this.#pacing.setBudget(message.frameBudgetMs);
       case "frame":
         return void this.#answerFrame(message.id, message);
       case "level":
@@ -278,28 +243,16 @@ class OutputPage {
   /** A second ends: a ping, the render scale judged, and the second's report. */
   #second() {
     this.#send({ type: "ping", t0: performance.now() });
-    // A second of drawing ends: the scale follows it (a hidden page's seconds are not judged).
-    const { scale, reason } = document.visibilityState === "visible"
-      ? this.#scaleController().second()
-      : { scale: this.#scaleController().scale, reason: this.#scaleReason };
-    this.#scaleReason = reason;
-    const stats = this.#stats;
+    const isVisible = document.visibilityState === "visible";
     this.#send({
       type: "report",
       seq: this.#drawnSeq,
-      frames: stats.frames,
-      dropped: stats.dropped,
       offset: this.#clock.offset,
-      driftMs: stats.driftMs,
-      ...lagFigures(stats),
-      firstFrames: stats.firstFrames,
+      ...this.#pacing.endSecond(this.#fps(), isVisible),
       visibility: document.visibilityState,
-      renderScale: scale,
-      scaleReason: this.#scaleReason,
       glObjects: this.#compositor?.objects ?? null,
       isf: this.#compositor?.lastFrame ?? null,
     });
-    this.#stats = freshStats();
   }
 
   /** Starts the page: its socket, its frames, its seconds. */
@@ -313,56 +266,11 @@ class OutputPage {
       });
     }
     // A hidden page gets no animation frames: the time it was hidden is no frame's.
-    document.addEventListener("visibilitychange", () => this.#lastFrameAt = 0);
+    document.addEventListener("visibilitychange", () => this.#pacing.resume());
     setInterval(() => this.#second(), 1000);
     this.#connect();
     requestAnimationFrame(this.#onFrame);
   }
-}
-
-/**
- * Counts a frame's lag from the player's clock: |lag|, so frames ahead and behind do not cancel;
- * and the error of the clock estimate it was measured against (the worst of the second kept).
- * @param {{lagMs: number, lagMaxMs: number, clockErrorMs: number}} stats
- * @param {number} lagMs
- * @param {number} clockErrorMs
- */
-function addLag(stats, lagMs, clockErrorMs) {
-  stats.lagMs += Math.abs(lagMs);
-  stats.lagMaxMs = Math.max(stats.lagMaxMs, Math.abs(lagMs));
-  stats.clockErrorMs = Math.max(stats.clockErrorMs, clockErrorMs);
-}
-
-/**
- * A second's frame lag as reported: the mean of |lag| and the worst, and the clock estimate's
- * error, ms (null with no frame; the error null too while the estimate had no pong yet).
- * @param {{frames: number, lagMs: number, lagMaxMs: number, clockErrorMs: number}} stats
- */
-function lagFigures(stats) {
-  const round = (/** @type {number} */ ms) =>
-    stats.frames > 0 && Number.isFinite(ms) ? Math.round(ms * 100) / 100 : null;
-  return {
-    frameLagMs: round(stats.lagMs / stats.frames),
-    frameLagMaxMs: round(stats.lagMaxMs),
-    clockErrorMs: round(stats.clockErrorMs),
-  };
-}
-
-/**
- * A second's figures, none yet (`lagMs`: the frames' lags from the player's clock, |lag| summed;
- * `lagMaxMs`: the worst; `clockErrorMs`: the worst error of the clock estimate they lag).
- * @returns {{frames: number, dropped: number, driftMs: number, lagMs: number, lagMaxMs: number, clockErrorMs: number, firstFrames: FirstFrames}}
- */
-function freshStats() {
-  return {
-    frames: 0,
-    dropped: 0,
-    driftMs: 0,
-    lagMs: 0,
-    lagMaxMs: 0,
-    clockErrorMs: 0,
-    firstFrames: [],
-  };
 }
 
 new OutputPage().start();
