@@ -154,12 +154,12 @@ export class PlayerApp implements AppServices {
   }
 
   /**
-   * Whether imports copy files into Project `id` now (from their start to their commit):
-   * its folder must stay in place meanwhile, so a delete, a close or a show import's
-   * `replace` of it waits for them.
+   * How many files imports copy into Project `id` now (from their start to their commit): its
+   * folder must stay in place meanwhile, so a delete, a close or a show import's `replace` of it
+   * is refused until they end.
    */
-  isImporting(id: string): boolean {
-    return this.#editor.importsInto(id) > 0;
+  importing(id: string): number {
+    return this.#editor.importsInto(id);
   }
 
   /** Puts a replaced Project's folder in the trash (`project.restore` brings it back). */

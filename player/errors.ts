@@ -24,6 +24,17 @@ export class Refusal extends Error {
   }
 }
 
+/**
+ * The refusal of `method` (a delete, a close, a show import's `replace`), which would take away
+ * Project `id` while imports copy `files` file(s) into its folder.
+ */
+export function importingRefusal(id: string, files: number, method: string): Refusal {
+  return new Refusal(
+    `Project "${id}" is receiving imported files: wait for the import of ${files} file(s) to ` +
+      `finish, or cancel it, then send ${method} again`,
+  );
+}
+
 /** Throws a refusal with `message` unless `condition` holds. */
 export function ensure(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Refusal(message);

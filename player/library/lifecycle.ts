@@ -15,7 +15,7 @@ import { stopAll } from "../actions/playback.ts";
 import { createDemoProject } from "../demo.ts";
 import type { ProjectEngine } from "../engine/project_engine.ts";
 import { damagedRefusal } from "../damage.ts";
-import { Refusal } from "../errors.ts";
+import { importingRefusal, Refusal } from "../errors.ts";
 import { ensureControls } from "../project_defaults.ts";
 import { DamagedProjectError, type ProjectStore } from "../store.ts";
 import { dropStaging, linkMedia, listTrash, makeStaging, writeProjectIn } from "./folders.ts";
@@ -155,11 +155,7 @@ export class Lifecycle {
   #openEngine(id: string, name: string): ProjectEngine {
     const engine = this.#host.engine(id);
     const files = this.#host.importing(id);
-    if (files > 0) {
-      throw new Refusal(
-        `Project "${id}" is receiving imported files: wait for the import of ${files} file(s) to finish, or cancel it, then send ${name} again`,
-      );
-    }
+    if (files > 0) throw importingRefusal(id, files, name);
     return engine;
   }
 

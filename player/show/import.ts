@@ -25,7 +25,7 @@ import { measureImage } from "../output/imported_images.ts";
 import { PRESET_IMAGES_DIR } from "../../protocol/show_file.ts";
 import { freeId, planPresets, type PresetPlan } from "./ids.ts";
 import { extractEntry } from "./zip_file.ts";
-import { Refusal } from "../errors.ts";
+import { importingRefusal, Refusal } from "../errors.ts";
 import { isOnDisk } from "../../lib/on_disk.ts";
 
 /** The prefix of an import's staging folder under `projects/`. */
@@ -45,6 +45,8 @@ export interface ShowImportHost {
   hasProject(id: string): boolean;
   /** Whether any Clip or the Song of the open Project `id` plays or is paused. */
   isBusy(id: string): boolean;
+  /** How many files imports are copying into Project `id` now. */
+  importing(id: string): number;
   /** Takes the Project `id` away as a delete does (`replace`). */
   removeProject(id: string): Promise<void>;
   /** Puts the folder a replaced Project `id` left in the trash, restorable until the next start. */
@@ -186,6 +188,9 @@ export async function commitShow(
   let plan: PresetPlan;
   const replaced = options.replace && host.hasProject(wanted);
   try {
+    // Its folder is set aside below: not while imports copy into it, force or not.
+    const copying = replaced ? host.importing(wanted) : 0;
+    if (copying > 0) throw importingRefusal(wanted, copying, "show.import");
     if (replaced && !options.force && host.isBusy(wanted)) {
       throw new Refusal(
         `Project "${wanted}" is playing: stop it first, or import with force: ` +

@@ -26,6 +26,7 @@ export interface ShowApp {
   library(): LibraryEntry[];
   snapshot(): Pick<Snapshot, "playstates">;
   removeProject(id: string, reason: "replaced"): void;
+  importing(id: string): number;
   keepInTrash(id: string, folder: string): Promise<void>;
   adoptProject(id: string, reason: "imported"): Promise<Project>;
 }
@@ -41,6 +42,7 @@ function hostOf(app: ShowApp): ShowImportHost {
       app.snapshot().playstates.some((ps) =>
         ps.projectId === id && (ps.clips.length > 0 || (ps.song?.state ?? "stopped") !== "stopped")
       ),
+    importing: (id) => app.importing(id),
     removeProject: (id) => {
       // Open: out of play (its engine stops); closed or damaged: only listed, nothing to stop.
       if (app.library().some((e) => e.projectId === id && e.state === "open")) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { PlayerApp } from "../../../player/app.ts";
 import { VirtualClock } from "../../../player/clock.ts";
-import { importShow } from "../../../player/show/mod.ts";
+import { importShow, type ShowApp } from "../../../player/show/mod.ts";
 import { commitShow, stageShow } from "../../../player/show/import.ts";
 import { mergePendingPresets } from "../../../player/show/pending_presets.ts";
 import { type Preset, Project } from "../../../protocol/model.ts";
@@ -98,6 +98,7 @@ Deno.test("show.import: a start after a kill removes the staging, merges presets
       presets: () => app.presets(),
       hasProject: () => false,
       isBusy: () => false,
+      importing: () => 0,
       removeProject: () => Promise.resolve(),
       trash: () => Promise.resolve(),
       adoptProject: () => Promise.reject(new Error("killed before")),
@@ -154,6 +155,40 @@ Deno.test("show.import with replace: refused while the Project plays unless forc
     assert.deepEqual([forced.projectId, forced.replaced], ["show", true]);
     assert.equal(f.app.snapshot().projects.find((p) => p.id === "show")!.name, "Imported");
     assert.deepEqual(f.state().clips, [], "it stopped");
+  } finally {
+    await f.close();
+  }
+});
+
+Deno.test("show.import with replace: refused while files are imported into the Project, even with force", async () => {
+  const f = await openFixture();
+  try {
+    const file = `${f.dataDir}/show.cueport.zip`;
+    const project = { ...fixtureProject(), name: "Imported" };
+    const media = Object.fromEntries(project.files.map((m) => [m.path, MEDIA]));
+    await Deno.writeFile(file, await buildShowFile(project, [], media));
+    // The app as the import sees it, while a `file.import` copies 2 files into "show".
+    const app = f.app;
+    const copying: ShowApp = {
+      store: app.store,
+      presets: () => app.presets(),
+      library: () => app.library(),
+      snapshot: () => app.snapshot(),
+      removeProject: (id, reason) => app.removeProject(id, reason),
+      keepInTrash: (id, folder) => app.keepInTrash(id, folder),
+      adoptProject: (id, reason) => app.adoptProject(id, reason),
+      importing: (id) => id === "show" ? 2 : 0,
+    };
+    await assert.rejects(
+      importShow(copying, { path: file, replace: true, force: true }, NO_PROGRESS).settle(),
+      /^Refusal: Project "show" is receiving imported files: wait for the import of 2 file\(s\) to finish, or cancel it, then send show.import again$/,
+    );
+    assert.equal(f.app.snapshot().projects.find((p) => p.id === "show")!.name, "Fixture Show");
+    const left = (await Array.fromAsync(Deno.readDir(`${f.dataDir}/projects`))).map((e) => e.name);
+    assert.deepEqual(left, ["show"], "nothing staged is left, nothing set aside");
+    assert.equal(f.app.importing("show"), 0, "the real app: no import copies now");
+    const replaced = await importShow(f.app, { path: file, replace: true }, NO_PROGRESS).settle();
+    assert.deepEqual([replaced.projectId, replaced.replaced], ["show", true]);
   } finally {
     await f.close();
   }
