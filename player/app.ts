@@ -20,7 +20,7 @@ import type { Preset, Project } from "../protocol/model.ts";
 import type { AppState, Snapshot, StateUpdate } from "../protocol/state.ts";
 import { type AppServices, runAction } from "./actions/mod.ts";
 import type { Lateness } from "./actions/late.ts";
-import { listDeleted, loadApp } from "./app_load.ts";
+import { loadApp, openApp } from "./app_load.ts";
 import { EditorForward, startAppOutput } from "./app_output.ts";
 import { type AppParts, assembleApp } from "./app_parts.ts";
 import { appSnapshot } from "./app_snapshot.ts";
@@ -31,10 +31,7 @@ import type { EditOptions, Editor } from "./edits/mod.ts";
 import type { ProjectEngine } from "./engine/project_engine.ts";
 import type { Refusal } from "./errors.ts";
 import type { OpenProjects } from "./library/open_projects.ts";
-import { tidyDataDir } from "./library/tidy.ts";
 import type { LiveKeeper } from "./live_keeper.ts";
-import { PRIMARY_DISPLAY } from "../protocol/action_rules.ts";
-import { FULL_REGION_TEXT, parseRegion } from "../protocol/region.ts";
 import type { OutputDisplays } from "../protocol/displays.ts";
 import { listDisplays } from "./output/displays.ts";
 import type { Output } from "./output/mod.ts";
@@ -76,26 +73,13 @@ export class PlayerApp implements AppServices {
   }
 
   /**
-   * Loads everything from the data dir (creating the demo project on first start), removes the
-   * partial copies of imports and the temp files of writes a previous run did not finish, and
-   * resumes the show that run left (`live_state.ts`), so the first snapshot already shows it.
+   * Opens the application on its data dir (`openApp`: the demo Project on the first start, what
+   * a previous run left unfinished tidied, its show resumed, so the first snapshot shows it),
+   * then starts the output.
    */
   static async open(options: PlayerOptions): Promise<PlayerApp> {
     const app = new PlayerApp(options);
-    const info = (message: string) => options.log?.("info", message);
-    await tidyDataDir(app.store, info, options.serviceStartedAt);
-    const trash = await app.#parts.lifecycle.loadTrash();
-    await app.#load();
-    await listDeleted(app.#projects, trash);
-    const output = await app.#live.restore();
-    app.#parts.status.resume({ ...output, recording: app.#parts.recording.recorder.state });
-    // The `outputDisplay` setting, given, chooses the display at each start (docs/output.md).
-    const display = options.output?.display ?? PRIMARY_DISPLAY;
-    if (display !== PRIMARY_DISPLAY) app.#parts.status.resume({ outputDisplay: display });
-    const region = options.output?.region ?? FULL_REGION_TEXT; // the same for `outputRegion`
-    if (region !== FULL_REGION_TEXT) {
-      app.#parts.status.resume({ outputRegion: parseRegion(region) });
-    }
+    await openApp(app.#parts, options);
     app.#output = startAppOutput(app, {
       projects: app.#projects,
       cameras: () => app.#parts.media.cameras,

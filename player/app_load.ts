@@ -1,13 +1,38 @@
 /**
  * What the application reads from the data dir at start and at `projects.reload`: the
- * Projects, the settings, the user's presets, the cameras; and the Projects of the trash a
- * restarted player lists as deleted.
+ * Projects, the settings, the user's presets, the cameras; the Projects of the trash a
+ * restarted player lists as deleted; and the start itself (`openApp`).
  * @module
  */
+import { PRIMARY_DISPLAY } from "../protocol/action_rules.ts";
 import { Project } from "../protocol/model.ts";
+import { FULL_REGION_TEXT, parseRegion } from "../protocol/region.ts";
 import type { AppParts } from "./app_parts.ts";
 import { checkHistory } from "./edits/history.ts";
 import type { OpenProjects } from "./library/open_projects.ts";
+import { tidyDataDir } from "./library/tidy.ts";
+import type { PlayerOptions } from "./player_options.ts";
+
+/**
+ * The start of the application on its data dir: removes the partial copies of imports and the
+ * temp files of writes a previous run did not finish, loads everything (the demo Project on the
+ * first start), lists the trash's Projects as deleted, and resumes the show that run left
+ * (`live_state.ts`); the `outputDisplay` and `outputRegion` settings, given, choose the output's
+ * display and region at each start (docs/output.md).
+ */
+export async function openApp(parts: AppParts, options: PlayerOptions): Promise<void> {
+  const info = (message: string) => options.log?.("info", message);
+  await tidyDataDir(parts.store, info, options.serviceStartedAt);
+  const trash = await parts.lifecycle.loadTrash();
+  await loadApp(parts);
+  await listDeleted(parts.projects, trash);
+  const output = await parts.live.restore();
+  parts.status.resume({ ...output, recording: parts.recording.recorder.state });
+  const display = options.output?.display ?? PRIMARY_DISPLAY;
+  if (display !== PRIMARY_DISPLAY) parts.status.resume({ outputDisplay: display });
+  const region = options.output?.region ?? FULL_REGION_TEXT;
+  if (region !== FULL_REGION_TEXT) parts.status.resume({ outputRegion: parseRegion(region) });
+}
 
 /** The parts of the application a load fills. */
 export type AppLoadParts = Pick<
