@@ -83,6 +83,36 @@ export interface ChaseHost {
   report(state: TimecodeState): void;
 }
 
+/** What a chase follows of a Project's engine (`ProjectEngine` is one). */
+export interface ChasedEngine {
+  readonly project: Project;
+  readonly activeSongId: string | null;
+  readonly songTransport: SongTransport | null;
+  playSong(): void;
+  pauseSong(): void;
+  seekSong(seconds: number): void;
+  settle(): void;
+}
+
+/** The chase of `engine`'s active Song, on `clock`, telling its state to `report`. */
+export function engineChase(
+  engine: ChasedEngine,
+  clock: Clock,
+  report: (state: TimecodeState) => void,
+): Chase {
+  return new Chase({
+    clock,
+    settings: () => chaseSettings(engine.project, engine.activeSongId),
+    transport: () => engine.songTransport,
+    play: () => engine.playSong(),
+    pause: () => engine.pauseSong(),
+    seek: (seconds) => engine.seekSong(seconds),
+    reanchor: (seconds) => engine.songTransport?.reanchor(seconds, clock.now()),
+    settle: () => engine.settle(),
+    report,
+  });
+}
+
 /** A change of more than this many seconds is a jump (a seek), not drift. */
 export const JUMP_SECONDS = 0.5;
 /** Without a sample for this many frames, the code has dropped out: the Song freewheels. */

@@ -18,7 +18,7 @@ import { SongDeck } from "./song_deck.ts";
 import type { SongTransport } from "./song_transport.ts";
 import type { Voice } from "./voice.ts";
 import type { TimecodeSampleParams, TimecodeState } from "../../protocol/timecode.ts";
-import { Chase, chaseSettings } from "./chase.ts";
+import { type Chase, engineChase } from "./chase.ts";
 import { cross, type CrossingCause, Crossings, type CrossingView } from "./crossings.ts";
 
 export type { StartOptions } from "./clip_voices.ts";
@@ -322,18 +322,7 @@ export class ProjectEngine {
 
   /** Follows one sample of incoming timecode with the active Song (`chase.ts`). */
   timecode(sample: TimecodeSampleParams): TimecodeState {
-    const clock = this.#host.clock;
-    this.#chase ??= new Chase({
-      clock,
-      settings: () => chaseSettings(this.project, this.activeSongId),
-      transport: () => this.songTransport,
-      play: () => this.playSong(),
-      pause: () => this.pauseSong(),
-      seek: (seconds) => this.seekSong(seconds),
-      reanchor: (seconds) => this.songTransport?.reanchor(seconds, clock.now()),
-      settle: () => this.settle(),
-      report: (state) => this.#host.onTimecode?.(state),
-    });
+    this.#chase ??= engineChase(this, this.#host.clock, (state) => this.#host.onTimecode?.(state));
     return this.#chase.sample(sample);
   }
 
