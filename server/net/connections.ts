@@ -100,7 +100,7 @@ export interface ConnectionServerOptions {
 }
 
 /** How long a connection answered `Connection: close` stays open for the answer to be read. */
-const LINGER_MS = 1000;
+export const LINGER_MS = 1000;
 
 const REFUSAL_BODY = JSON.stringify({
   error: {
@@ -388,8 +388,9 @@ export class ConnectionServer {
       return this.#streaming(connection, response) as T;
     } else if (response.status >= 400 && response.headers.get("connection") === "close") {
       // A refused body the client may still be sending: Deno would read it to its end. Close
-      // after a moment, so the answer reaches the client before the socket goes.
-      connection.closeAt = this.now + LINGER_MS;
+      // after a moment, so the answer reaches the client before the socket goes. From the time
+      // of the answer: the sweep's clock may be a whole tick old, a linger counted from it none.
+      connection.closeAt = performance.now() + LINGER_MS;
     }
     return response;
   }

@@ -10,6 +10,7 @@ export {
   type ConnectionLimits,
   ConnectionServer,
   type ConnectionServerOptions,
+  LINGER_MS,
   type Peer,
   type PeerHandler,
   plainAnswer,

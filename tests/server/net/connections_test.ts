@@ -4,6 +4,7 @@ import { isLocalAddress } from "../../../server/auth/mod.ts";
 import {
   type ConnectionLimits,
   ConnectionServer,
+  LINGER_MS,
   type PeerHandler,
   plainAnswer,
   upgradeWebSocket,
@@ -361,6 +362,33 @@ Deno.test("ConnectionServer closes a connection soon after an error answer that 
     client.send("POST / HTTP/1.1\r\nHost: x\r\ncontent-length: 1000000\r\n\r\nabc");
     await client.closed;
     assert.match(client.received, /^HTTP\/1.1 413/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("ConnectionServer keeps a Connection: close answer's connection open LINGER_MS after the answer, however long since its last sweep", async () => {
+  // The sweep runs every second here (a fifth of the 5 s deadlines, at most 1 s); its clock
+  // (`server.now`) is as old as the last sweep. The handler answers when that clock is 900 ms
+  // old: a linger counted from it would end 100 ms after the answer, before a busy machine may
+  // have sent it (a 408 lost that way in tests/server/routes/upload_test.ts).
+  let answeredAt = 0;
+  const server = start({}, async () => {
+    await until("the sweep's clock 900 ms old", () => performance.now() - server.now >= 900);
+    answeredAt = performance.now();
+    return Response.json({ error: { code: "REQUEST_TIMEOUT" } }, {
+      status: 408,
+      headers: { connection: "close" },
+    });
+  });
+  try {
+    const client = new Raw(server.port, "127.0.0.2");
+    client.send("POST / HTTP/1.1\r\nHost: x\r\ncontent-length: 1000000\r\n\r\nabc");
+    await client.closed;
+    const lingered = performance.now() - answeredAt;
+    assert.match(client.received, /^HTTP\/1.1 408/);
+    // A lower bound only: a slow machine closes later, never sooner.
+    assert.ok(lingered >= LINGER_MS, `closed ${lingered.toFixed(0)} ms after the answer`);
   } finally {
     await server.close();
   }
