@@ -3,6 +3,7 @@ import { wavHeader } from "../../player/media/encode.ts";
 import { startTestService, type TestService } from "../../tools/testing/service.ts";
 import { TestSocket } from "../../tools/testing/ws_client.ts";
 import { listDir } from "../../tools/testing/files.ts";
+import { until } from "../../tools/testing/until.ts";
 
 /** Big enough that copying takes a few seconds on a small machine (about 2 s at 280 MB/s). */
 const SIZE = 512 * 1024 * 1024;
@@ -24,24 +25,13 @@ function importUpdates(ws: TestSocket): Update[] {
     .filter((u: Update) => u?.data?.event === "import-progress");
 }
 
-/** Polls `check` until it returns a value, for at most `ms` (never a fixed sleep). */
-async function until<T>(what: string, check: () => T | undefined, ms = 20_000): Promise<T> {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 /** Polls `GET /api/v1/imports` until a copy has started. */
 async function copying(svc: TestService): Promise<void> {
-  const deadline = performance.now() + 20_000;
-  while (!(await svc.get("/api/v1/imports")).body.imports?.some((j: Update) => j.bytes > 0)) {
-    if (performance.now() > deadline) throw new Error("Timed out waiting for the copy to start");
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await until(
+    "the copy to start",
+    async () => (await svc.get("/api/v1/imports")).body.imports?.some((j: Update) => j.bytes > 0),
+    20_000,
+  );
 }
 
 async function openSocket(svc: TestService): Promise<TestSocket> {
@@ -103,10 +93,11 @@ Deno.test("file.import of a large file runs beside actions, with progress, on th
     assert.equal(typeof running.jobId, "string");
     assert.deepEqual((await svc.get("/api/v1/imports")).body.imports, [], "finished imports leave");
 
-    const updates = await until("the last import-progress update", () => {
-      const all = importUpdates(ws!);
-      return all.some((u) => u.data.done) ? all : undefined;
-    });
+    let updates: Update[] = [];
+    await until("the last import-progress update", () => {
+      updates = importUpdates(ws!);
+      return updates.some((u) => u.data.done);
+    }, 20_000);
     assert.ok(updates.length >= 3, `${updates.length} progress updates`);
     for (const u of updates) {
       assert.equal(u.projectId, "show");
@@ -149,8 +140,8 @@ Deno.test("An import interrupted by a killed player or a stopped service leaves 
         assert.equal((await importing).status, 503);
         await until("a new player", () => {
           const s = svc.service.supervisor;
-          return s.isReady && s.pid !== pid ? true : undefined;
-        });
+          return s.isReady && s.pid !== pid;
+        }, 20_000);
         assert.deepEqual(await listDir(media), before, "the partial copy was removed");
         assert.deepEqual((await svc.get("/api/v1/imports")).body.imports, []);
       } finally {
@@ -187,17 +178,18 @@ Deno.test("An import interrupted by a killed player or a stopped service leaves 
           name: "file.import",
           params: { path: shrinking },
         }).catch((error) => ({ status: 0, body: { error: { code: "", message: String(error) } } }));
-        await until("copying", () => importUpdates(socket).find((u) => u.data.bytes > 0));
+        await until("copying", () => importUpdates(socket).some((u) => u.data.bytes > 0), 20_000);
         await Deno.truncate(shrinking, 1024 * 1024);
         const refused = await importing;
         assert.equal(refused.status, 400, JSON.stringify(refused.body));
         assert.equal(refused.body.error.code, "EDIT_REFUSED");
         assert.match(refused.body.error.message, /changed while it was copied/);
         assert.deepEqual(await listDir(media), before, "the partial copy was removed");
-        const failed = await until(
-          "the failed update",
-          () => importUpdates(socket).find((u) => u.data.done && u.data.error),
-        );
+        let failed: Update;
+        await until("the failed update", () => {
+          failed = importUpdates(socket).find((u) => u.data.done && u.data.error);
+          return failed !== undefined;
+        }, 20_000);
         assert.match(failed.data.error, /changed while it was copied/);
         assert.deepEqual((await svc.get("/api/v1/imports")).body.imports, []);
       } finally {

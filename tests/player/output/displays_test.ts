@@ -9,6 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { needs } from "../../../tools/testing/peers.ts";
+import { until } from "../../../tools/testing/until.ts";
 import {
   near,
   openOutputPlayer,
@@ -156,11 +157,11 @@ const LEFT = { left: 0, top: 0, width: 1280, height: 720 };
 const RIGHT = { left: 1280, top: 0, width: 1280, height: 720 };
 
 /**
- * How many times the window is asked before a wait fails: a cap that only bounds a hang (the
+ * How long the window is asked before a wait fails, ms: a cap that only bounds a hang (the
  * browser moves the window within a few polls; `untilOutput` alone would wait on a page that
  * keeps drawing forever).
  */
-const WINDOW_POLLS = 600;
+const WINDOW_WAIT_MS = 120_000;
 
 /** Waits until the output window has `rect` and `state` (polled: the browser moves it). */
 async function untilWindow(
@@ -171,13 +172,12 @@ async function untilWindow(
 ): Promise<void> {
   const wanted = JSON.stringify({ ...rect, windowState: state });
   let last = "";
-  for (let poll = 0; poll < WINDOW_POLLS; poll++) {
-    const b = await p.output.window.bounds().catch((e) => ({ error: `${e}` }));
-    last = JSON.stringify(b);
-    if (last === wanted) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${what}: the window is ${last}, not ${wanted}`);
+  await until(what, async () => {
+    last = JSON.stringify(await p.output.window.bounds().catch((e) => ({ error: `${e}` })));
+    return last === wanted;
+  }, WINDOW_WAIT_MS).catch((error) => {
+    throw new Error(`${error.message}: the window is ${last}, not ${wanted}`);
+  });
 }
 
 Deno.test({

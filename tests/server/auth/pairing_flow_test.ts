@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { startTestService } from "../../../tools/testing/service.ts";
 import { remoteRequest } from "../../../tools/testing/remote.ts";
 import { RawSocket } from "../../../tools/testing/ws_client.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 Deno.test("pairing over HTTP: codes from localhost, tokens for remote devices, revocation", async (t) => {
   const svc = await startTestService();
@@ -68,10 +69,7 @@ Deno.test("pairing over HTTP: codes from localhost, tokens for remote devices, r
           localAddress: "127.0.0.2",
         });
         ws.send({ type: "auth", id: "a", payload: { token } });
-        const deadline = performance.now() + 10_000;
-        while (
-          !ws.json().some((m) => m.id === "a") && performance.now() < deadline
-        ) await new Promise((r) => setTimeout(r, 20));
+        await until("the auth answer", () => ws.json().some((m) => m.id === "a"), 10_000);
         assert.deepEqual(ws.json().find((m) => m.id === "a").data, { authenticated: true });
         const closed = new Promise<void>((resolve) => ws.onclose(resolve));
         const revoked = await svc.post("/api/v1/devices/" + deviceId, {}, { method: "DELETE" });
@@ -160,10 +158,7 @@ Deno.test("scopes chosen at pairing are enforced on HTTP and WebSocket", async (
     ws.send({ type: "auth", id: "a", payload: { token: paired.body.token } });
     ws.send({ type: "query", id: "q", query: "appState" });
     ws.send({ type: "action", id: "x", action: { name: "MUTE_TOGGLE" } });
-    const deadline = performance.now() + 10_000;
-    while (!ws.json().some((m) => m.id === "x") && performance.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await until("the action's answer", () => ws.json().some((m) => m.id === "x"), 10_000);
     const answers = Object.fromEntries(ws.json().filter((m) => m.id).map((m) => [m.id, m]));
     assert.equal(answers.a.data.authenticated, true);
     assert.equal(answers.q.type, "response");
@@ -188,10 +183,7 @@ Deno.test("a device without the view scope may still narrow its updates with sub
     ws.send({ type: "auth", id: "a", payload: { token: paired.body.token } });
     ws.send({ type: "subscribe", id: "s", payload: { updateTypes: ["appState"] } });
     ws.send({ type: "query", id: "q", query: "appState" });
-    const deadline = performance.now() + 10_000;
-    while (!ws.json().some((m) => m.id === "q") && performance.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await until("the query's answer", () => ws.json().some((m) => m.id === "q"), 10_000);
     const answers = Object.fromEntries(ws.json().filter((m) => m.id).map((m) => [m.id, m]));
     assert.equal(answers.s.type, "response", JSON.stringify(answers.s));
     assert.equal(answers.q.error.code, "INSUFFICIENT_SCOPE");

@@ -213,12 +213,3 @@ export class FloodClient {
     this.#sock.destroy();
   }
 }
-
-/** Waits for a condition that an event will make true; fails after 20 s rather than hang. */
-export async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 20_000;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -8,8 +8,8 @@ import {
   startSocketServer,
   testAuthenticator,
   textFrame,
-  until,
 } from "./_harness.ts";
+import { until } from "../../../tools/testing/until.ts";
 
 const MB = 1024 * 1024;
 const PING = textFrame('{"type":"ping","id":1}');
@@ -100,20 +100,21 @@ Deno.test("SocketClient keeps a briefly slow client: its answers and messages wa
   const slow = await RawSocket.open("127.0.0.1", h.port);
   try {
     slow.send({ type: "auth", id: "a", payload: {} });
-    await until(() => slow.json().some((m) => m.id === "a"), "the auth answer");
+    await until("the auth answer", () => slow.json().some((m) => m.id === "a"), 20_000);
     slow.pause();
     const ids = ["f1", "p1", "f2", "p2", "f3", "p3", "f4", "p4", "f5", "p5"];
     for (const id of ids) slow.send({ type: id.startsWith("f") ? "full" : "ping", id });
-    await until(() => h.sockets.waitingCount === 1, "the slow client's messages to wait");
+    await until("the slow client's messages to wait", () => h.sockets.waitingCount === 1, 20_000);
     await h.core.runAction({ name: "SET_CONTROL", params: ["A", 0.5] });
-    await until(() => h.sockets.laggingCount === 1, "the update to be skipped");
+    await until("the update to be skipped", () => h.sockets.laggingCount === 1, 20_000);
 
     slow.resume();
     await until(
-      () => slow.json().some((m) => m.payload?.[0]?.data?.event === "resync"),
       "the resync",
+      () => slow.json().some((m) => m.payload?.[0]?.data?.event === "resync"),
+      20_000,
     );
-    await until(() => slow.json().some((m) => m.id === "p5"), "the last answer");
+    await until("the last answer", () => slow.json().some((m) => m.id === "p5"), 20_000);
     const answers = slow.json().filter((m) => m.type === "response" && m.id !== "a");
     assert.deepEqual(answers.map((m) => m.id), ids, "every message answered, in order");
     assert.equal(slow.closeCode, null);
@@ -134,12 +135,12 @@ Deno.test("SocketClient closes a client whose messages wait longer than lagClose
   const stuck = await RawSocket.open("127.0.0.1", h.port);
   try {
     stuck.send({ type: "auth", id: "a", payload: {} });
-    await until(() => stuck.json().some((m) => m.id === "a"), "the auth answer");
+    await until("the auth answer", () => stuck.json().some((m) => m.id === "a"), 20_000);
     stuck.pause();
     for (const id of ["f1", "f2", "f3", "f4", "f5"]) stuck.send({ type: "full", id });
     stuck.send({ type: "ping", id: "p" });
-    await until(() => h.sockets.waitingCount === 1, "its messages to wait");
-    await until(() => h.sockets.clientCount === 0, "the close, 300 ms later");
+    await until("its messages to wait", () => h.sockets.waitingCount === 1, 20_000);
+    await until("the close, 300 ms later", () => h.sockets.clientCount === 0, 20_000);
     assert.ok(
       h.logs.some((l) => l.includes("closed: 1008 Too slow: not reading its messages")),
       h.logs.join("\n"),
@@ -155,7 +156,7 @@ Deno.test("SocketClient closes a client that has not authenticated by the deadli
   const authenticated = await reader(h.port);
   const silent = await RawSocket.open("127.0.0.1", h.port, { localAddress: "127.0.0.2" });
   try {
-    await until(() => silent.closeCode !== null, "the close");
+    await until("the close", () => silent.closeCode !== null, 20_000);
     assert.equal(silent.closeCode, 1008);
     assert.ok(
       h.logs.some((l) => l.includes("closed: 1008 Authentication timeout")),
@@ -185,17 +186,25 @@ Deno.test("SocketClient lets an auth being decided at the deadline finish; a ref
   try {
     good.send({ type: "auth", id: "g", payload: { token: "good" } });
     bad.send({ type: "auth", id: "b", payload: { token: "bad" } });
-    await until(() => asked === 2, "both auths to be asked");
-    await until(() => silent.closeCode !== null, "the silent client's close at its deadline");
+    await until("both auths to be asked", () => asked === 2, 20_000);
+    await until(
+      "the silent client's close at its deadline",
+      () => silent.closeCode !== null,
+      20_000,
+    );
     assert.equal(timeouts().length, 1, `only the silent client: ${timeouts().join("; ")}`);
     assert.deepEqual([good.closeCode, bad.closeCode], [null, null], "both wait for their answer");
     gate.resolve();
-    await until(() => bad.closeCode !== null, "the refused client's close");
+    await until("the refused client's close", () => bad.closeCode !== null, 20_000);
     assert.equal(bad.closeCode, 1008);
     assert.equal(bad.json().find((m) => m.id === "b")?.error.code, "AUTHENTICATION_FAILED");
-    await until(() => good.json().some((m) => m.id === "g"), "the accepted client's answer");
+    await until(
+      "the accepted client's answer",
+      () => good.json().some((m) => m.id === "g"),
+      20_000,
+    );
     good.send({ type: "ping", id: "p" });
-    await until(() => good.json().some((m) => m.id === "p"), "the ping answer");
+    await until("the ping answer", () => good.json().some((m) => m.id === "p"), 20_000);
     assert.equal(good.closeCode, null);
   } finally {
     good.destroy();

@@ -2,15 +2,7 @@ import assert from "node:assert/strict";
 import { bigProject } from "../../../bench/big_project.ts";
 import { startTestService } from "../../../tools/testing/service.ts";
 import { RawSocket, TestSocket } from "../../../tools/testing/ws_client.ts";
-
-/** Waits for a condition that an event will make true; fails after 20 s rather than hang. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 20_000;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { until } from "../../../tools/testing/until.ts";
 
 /**
  * `promise`, or a failure naming `what` after 2 minutes: a hang guard, not a speed bound (it fails
@@ -40,7 +32,7 @@ Deno.test("a stalled WebSocket client never delays others; it is resynced with a
   const fast = await TestSocket.open(`ws://127.0.0.1:${svc.service.ports.ws}/v1`);
   try {
     slow.send({ type: "auth", id: "a", payload: {} });
-    await until(() => slow.json().some((m) => m.id === "a"), "the slow client's auth");
+    await until("the slow client's auth", () => slow.json().some((m) => m.id === "a"), 20_000);
     await fast.take();
     await fast.auth();
     slow.pause();
@@ -51,8 +43,9 @@ Deno.test("a stalled WebSocket client never delays others; it is resynced with a
       await fast.take(hasFull);
     }
     await until(
-      () => svc.service.sockets.laggingCount === 1,
       "the stalled client to count as lagging",
+      () => svc.service.sockets.laggingCount === 1,
+      20_000,
     );
     // The fast client's round trips while the other stays stalled: each is answered, so none
     // waits for the stalled client, which reads nothing until `resume()` below (an answer that
@@ -70,8 +63,9 @@ Deno.test("a stalled WebSocket client never delays others; it is resynced with a
 
     slow.resume();
     await until(
-      () => slow.json().some((m) => hasFull(m) && m.payload[0].data.event === "resync"),
       "the resync",
+      () => slow.json().some((m) => hasFull(m) && m.payload[0].data.event === "resync"),
+      20_000,
     );
     const updates = slow.json().filter((m) => m.event === "state-update");
     const resync = updates.find((m) => m.payload[0]?.data?.event === "resync")!;

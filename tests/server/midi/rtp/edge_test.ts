@@ -13,6 +13,7 @@ import { encodePacket } from "../../../../server/midi/rtp/packet.ts";
 import { type RtpMidiEvent, RtpMidiNetwork } from "../../../../server/midi/rtp/mod.ts";
 import { RateLimiter } from "../../../../server/auth/rate_limit.ts";
 import { EventLog } from "./_events.ts";
+import { until } from "../../../../tools/testing/until.ts";
 
 /** A raw UDP socket on loopback and the datagrams it receives. */
 function rawSocket() {
@@ -32,14 +33,6 @@ function rawSocket() {
 
 const invitation = (token: number) =>
   encodeControl({ command: "IN", token, ssrc: 0x1234, name: "raw" });
-
-/** Polls `done` until true (the cap only bounds a hang). */
-async function until(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; !done(); i++) {
-    assert.ok(i < 3000, `never ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 Deno.test({
   name: "rtp edge: datagrams over an address's budget are dropped unread",
@@ -62,7 +55,7 @@ Deno.test({
     const raw = rawSocket();
     try {
       for (let token = 1; token <= 25; token++) await raw.send(invitation(token), network.port);
-      await until(() => admitted + network.overBudget === 25, "read all 25");
+      await until("read all 25", () => admitted + network.overBudget === 25, 30_000);
       assert.equal(admitted, 10);
       assert.equal(network.overBudget, 15);
       let answers = 0;
@@ -101,7 +94,7 @@ Deno.test({
     const raw = rawSocket();
     try {
       for (let token = 1; token <= 8; token++) await raw.send(invitation(token), network.port);
-      await until(() => admitted + network.overBudget === 8, "read all 8");
+      await until("read all 8", () => admitted + network.overBudget === 8, 30_000);
       assert.deepEqual([admitted, network.overBudget], [3, 5]);
     } finally {
       raw.socket.close();
@@ -166,7 +159,7 @@ Deno.test({
       await raw.send(encodeControl(echo as ClockPacket), network.port + 1);
       await events.waitFor((e) => e.type === "joined", "the raw participant joining");
       await raw.send(rtp(0x1234, 3), network.port + 1);
-      await until(() => got.length > 0, "the packet in session delivered");
+      await until("the packet in session delivered", () => got.length > 0, 30_000);
       assert.deepEqual(got, [{ type: "noteOn", channel: 1, note: 1, velocity: 1 }]);
       // A system exclusive whose middle segment was lost is dropped, not delivered with a hole.
       const segment = (sequence: number, bytes: number[]) =>
@@ -189,7 +182,7 @@ Deno.test({
       await raw.send(segment(4, [0xf0, 1, 2, 0xf0]), network.port + 1);
       await raw.send(segment(6, [0xf7, 5, 0xf7]), network.port + 1); // 5 was lost
       await raw.send(segment(7, [0xf0, 9, 0xf7]), network.port + 1);
-      await until(() => got.length > 1, "the whole one after");
+      await until("the whole one after", () => got.length > 1, 30_000);
       assert.deepEqual(got.slice(1), [{ type: "sysex", data: Uint8Array.from([9]) }]);
       assert.deepEqual(faults, []);
     } finally {

@@ -10,15 +10,10 @@ import {
   ShowClock,
   skewedClock,
 } from "../../../../server/rigs/clock/mod.ts";
+import { until } from "../../../../tools/testing/until.ts";
 
 const LOOPBACK = "127.0.0.1";
 const udp = (hostname: string, port: number) => ({ transport: "udp" as const, hostname, port });
-
-/** Waits until `ready()` (polled on the event loop; `cap` polls only bound a hang). */
-async function until(ready: () => boolean, what: string, cap = 5000): Promise<void> {
-  for (let i = 0; i < cap && !ready(); i++) await new Promise((r) => setTimeout(r, 1));
-  assert.ok(ready(), `never happened: ${what}`);
-}
 
 Deno.test("ClockFollower brings a show clock 250 ms off to under a millisecond of the leader's on loopback", async () => {
   const leaderShow = new ShowClock(skewedClock(epochMonotonicClock, 250));
@@ -122,7 +117,7 @@ Deno.test("ClockFollower.start() polls the leader until close()", async () => {
     b.follower.follow(a.peer);
     b.follower.start();
     const corrections = () => b.show.corrections.steps + b.show.corrections.slews;
-    await until(() => corrections() >= 3, "three polls");
+    await until("three polls", () => corrections() >= 3);
     assert.equal(b.show.corrections.steps, 1, "the first steps, the next slew");
   } finally {
     for (const r of [a, b]) {
@@ -183,7 +178,7 @@ Deno.test("ClockExchange bounds a member's flood to its budget, and drops odd si
       for (let id = 0; id < n; id++) {
         await flooder.send(encodePacket({ kind: "request", id, t1: id }), to);
       }
-      await until(() => counted(exchange.counts) >= before + n, `${n} requests read`);
+      await until(`${n} requests read`, () => counted(exchange.counts) >= before + n);
     };
     for (let batch = 0; batch < 10; batch++) await send(100);
     assert.equal(exchange.counts.answered, 16, "the burst, and not one more while time stands");
@@ -193,7 +188,7 @@ Deno.test("ClockExchange bounds a member's flood to its budget, and drops odd si
     assert.equal(exchange.counts.answered, 26);
     await flooder.send(new Uint8Array(1000), to);
     await flooder.send(encodePacket({ kind: "answer", id: 5, t1: 1, t2: 2, t3: 3, error: 0 }), to);
-    await until(() => counted(exchange.counts) === 1102, "an odd size and a stray answer read");
+    await until("an odd size and a stray answer read", () => counted(exchange.counts) === 1102);
     assert.equal(exchange.counts.malformed, 1);
     assert.equal(exchange.counts.unexpected, 1);
   } finally {
