@@ -45,6 +45,13 @@ export function baseSchema(message?: string): z.ZodType<0 | 1> {
 /** A `fraction` param (a position through a Clip, a Song, the list; a level): 0.0 to 1.0. */
 export const FRACTION = { min: 0, max: 1 } as const;
 
+/**
+ * A `number` param (a Control's value, a Target's): conventionally in the fraction's range, and
+ * not clamped to it (the specification: "Values are conventionally 0.0 to 1.0 and are not
+ * clamped by these actions"). What a client may offer as its control's range.
+ */
+export const NUMBER_CONVENTION = FRACTION;
+
 /** The fraction range as messages write it: `0.0 to 1.0`. */
 export const FRACTION_RANGE = `${FRACTION.min.toFixed(1)} to ${FRACTION.max.toFixed(1)}`;
 

@@ -9,6 +9,7 @@ import { OutputStats } from "../../protocol/output.ts";
 import { DataProblem } from "../../protocol/library.ts";
 import { GroupHealth } from "../../protocol/rigs.ts";
 import { velocitySchema } from "../../protocol/action_rules.ts";
+import { VELOCITY_ACTIONS } from "../../protocol/actions.ts";
 
 /** What `POST /api/v1/action` answers: the normalized request and what the player did. */
 export const ActionResultView = z.strictObject({
@@ -17,7 +18,9 @@ export const ActionResultView = z.strictObject({
   projectId: z.string().nullable().describe("The Project it ran against"),
   params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
     .describe("Parsed params by name, after coercion and the base shift"),
-  velocity: velocitySchema().optional().describe("Present for the four velocity actions"),
+  velocity: velocitySchema().optional().describe(
+    `Present for the actions that take velocity: ${[...VELOCITY_ACTIONS].join(", ")}`,
+  ),
   applied: z.boolean().describe("false: the state already was as asked"),
   message: z.string().describe("What was done"),
 });

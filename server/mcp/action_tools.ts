@@ -20,8 +20,10 @@ import {
   CONTROL_LETTER,
   DIRECTIONS,
   FRACTION,
+  FRACTION_RANGE,
   INDEX_MIN,
   PRESET_KINDS,
+  PRIMARY_DISPLAY,
   RECORD_MODES,
   VELOCITY_RANGE,
   velocitySchema,
@@ -258,7 +260,7 @@ export function actionTools(): AnyTool[] {
       title: "Playback",
       names: byGroup("playback", "navigation", "seek"),
       intro:
-        "Run the show: start and stop, trigger, pause, restart, release and stop Clips, move between Clips and Songs, select Songs by position, id, Program Identifier or percent, seek Clips and Song audio (percent 0.0-1.0, not seconds), set a Clip's direction. Positions are zero-based unless base is 1. Check the result with app_get_playstate.",
+        `Run the show: start and stop, trigger, pause, restart, release and stop Clips, move between Clips and Songs, select Songs by position, id, Program Identifier or percent, seek Clips and Song audio (percent ${FRACTION_RANGE}, not seconds), set a Clip's direction. Positions count from ${BASE.default} unless base is ${BASE.shifted}. Check the result with app_get_playstate.`,
       example:
         '{"action": "SONG_SELECT_BY_ID", "songID": "song-2"}; {"action": "TRIGGER_CLIP_IN", "clipID": "clip-intro", "velocity": 100}; {"action": "PLAY_IN"}',
       isDestructive: false,
@@ -277,7 +279,7 @@ export function actionTools(): AnyTool[] {
         "PANIC",
       ],
       intro:
-        "Application-wide switches: full screen, the display of the output (a name or index from app_get_displays, or primary; kept across restarts), the region of the canvas this machine shows with its blend edges (a wide stage; kept across restarts), mute, recording of the output (now or on the next Clip trigger; a second toggle stops), master output level 0.0-1.0, and PANIC, which reloads every output window (the show blinks: use it only when the output is stuck). Check the result with app_get_app_state.",
+        `Application-wide switches: full screen, the display of the output (a name or index from app_get_displays, or ${PRIMARY_DISPLAY}; kept across restarts), the region of the canvas this machine shows with its blend edges (a wide stage; kept across restarts), mute, recording of the output (now or on the next Clip trigger; a second toggle stops), master output level ${FRACTION_RANGE}, and PANIC, which reloads every output window (the show blinks: use it only when the output is stuck). Check the result with app_get_app_state.`,
       example: '{"action": "MUTE_TOGGLE"}; {"action": "OUTPUT_LEVEL_IN", "level": 0.8}',
       isDestructive: true,
       withBase: false,

@@ -8,6 +8,15 @@
  * @module
  */
 import type { ParamKind } from "../../protocol/actions.ts";
+import {
+  DIRECTIONS,
+  FRACTION,
+  INDEX_MIN,
+  NUMBER_CONVENTION,
+  PRESET_KINDS,
+  RECORD_MODES,
+} from "../../protocol/action_rules.ts";
+import { CONTROL_IDS } from "../../protocol/model.ts";
 import type { ReadModel } from "../core/mod.ts";
 import { ADDRESSES, type ArgSpec, type OscAddress } from "./addresses.ts";
 import { currentFeedback, FEEDBACK_ADDRESSES, type FeedbackArg } from "./feedback.ts";
@@ -30,22 +39,29 @@ const TYPE_OF: Record<string, string> = {
   boolean: "T",
 };
 
-const VALS: Partial<Record<ParamKind, string[]>> = {
-  direction: ["forward", "backward"],
-  recordMode: ["now", "next-trigger"],
-  presetKind: ["effect", "visualizer"],
+/** The values of the enumerated kinds, the protocol's (`protocol/action_rules.ts`). */
+const VALS: Partial<Record<ParamKind, readonly string[]>> = {
+  direction: DIRECTIONS,
+  recordMode: RECORD_MODES,
+  presetKind: PRESET_KINDS,
 };
 
 function typeOf(args: readonly ArgSpec[]): string {
   return args.filter((a) => !a.isOptional).map((a) => TYPE_OF[a.kind] ?? "s").join("");
 }
 
+/**
+ * The `RANGE` of each argument, from the protocol's rules: a fraction's range, an index's least
+ * value, an enumerated kind's values; a `number` (a Control's or a Target's value) its
+ * conventional range, which a desk may draw as a fader (it is not clamped: `NUMBER_CONVENTION`).
+ */
 function rangeOf(args: readonly ArgSpec[]): QueryNode["RANGE"] {
   return args.filter((a) => !a.isOptional).map((a) => {
-    if (a.kind === "fraction" || a.kind === "number") return { MIN: 0, MAX: 1 };
-    if (a.kind === "index") return { MIN: 0 };
+    if (a.kind === "fraction") return { MIN: FRACTION.min, MAX: FRACTION.max };
+    if (a.kind === "number") return { MIN: NUMBER_CONVENTION.min, MAX: NUMBER_CONVENTION.max };
+    if (a.kind === "index") return { MIN: INDEX_MIN };
     const vals = VALS[a.kind as ParamKind];
-    return vals ? { VALS: vals } : null;
+    return vals ? { VALS: [...vals] } : null;
   });
 }
 
@@ -57,7 +73,7 @@ function pathsOf(entry: OscAddress, model: ReadModel): string[] {
   for (const segment of entry.segments) {
     let values: readonly string[];
     if ("literal" in segment) values = [segment.literal];
-    else if (segment.param.kind === "control") values = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZ"];
+    else if (segment.param.kind === "control") values = CONTROL_IDS;
     else if (segment.param.kind === "clipId") values = project?.clips.map((c) => c.id) ?? [];
     else if (segment.param.kind === "songId") values = project?.songs.map((s) => s.id) ?? [];
     else return [];

@@ -6,6 +6,16 @@
  */
 import { z } from "zod";
 import { ACTIONS, type ParamKind } from "../../protocol/actions.ts";
+import {
+  BASE,
+  CONTROL_LETTER,
+  DIRECTIONS,
+  FRACTION,
+  INDEX_MIN,
+  PRESET_KINDS,
+  RECORD_MODES,
+  TARGET_PATTERN,
+} from "../../protocol/action_rules.ts";
 import { PresetKind } from "../../protocol/model.ts";
 import { ErrorBody } from "../core/mod.ts";
 import { API_VERSION } from "./info.ts";
@@ -41,23 +51,31 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   return rest;
 }
 
-/** How each parameter kind may be sent on the wire (every value is coerced to a string). */
+/**
+ * How each parameter kind may be sent on the wire (every value is coerced to a string). The
+ * ranges, patterns and values are the protocol's (`protocol/action_rules.ts`), never restated.
+ */
 const WIRE_KIND: Record<ParamKind, JsonSchema> = {
   clipId: { type: ["string", "number"], description: "Clip id" },
   songId: { type: ["string", "number"], description: "Song id" },
   text: { type: ["string", "number"] },
-  index: { type: ["integer", "string"], description: "Position; zero-based unless base is 1" },
-  fraction: { type: ["number", "string"], minimum: 0, maximum: 1 },
+  index: {
+    type: ["integer", "string"],
+    minimum: INDEX_MIN,
+    description:
+      `Position; counted from ${BASE.default}, or from ${BASE.shifted} when base is ${BASE.shifted}`,
+  },
+  fraction: { type: ["number", "string"], minimum: FRACTION.min, maximum: FRACTION.max },
   number: { type: ["number", "string"], description: "Not clamped" },
   boolean: {
     type: ["boolean", "string", "integer"],
     description: "true/false, 1/0, yes/no, on/off",
   },
-  control: { type: "string", pattern: "^[A-Za-z]$" },
-  target: { type: "string", pattern: "^clip:[A-Za-z0-9_-]+/[A-Za-z][A-Za-z0-9_.-]*$" },
-  direction: { type: "string", enum: ["forward", "backward"] },
-  recordMode: { type: "string", enum: ["now", "next-trigger"] },
-  presetKind: { type: "string", enum: ["effect", "visualizer"] },
+  control: { type: "string", pattern: CONTROL_LETTER.source },
+  target: { type: "string", pattern: TARGET_PATTERN.source },
+  direction: { type: "string", enum: [...DIRECTIONS] },
+  recordMode: { type: "string", enum: [...RECORD_MODES] },
+  presetKind: { type: "string", enum: [...PRESET_KINDS] },
   projectId: { type: ["string", "number"], description: "Project id" },
   region: { type: "string", description: "full, or x,y,width,height[;left=N;right=N;...]" },
 };

@@ -9,24 +9,38 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import {
   BASE,
+  CONTROL_LETTER,
+  CONTROL_NORMALIZED,
+  DIRECTIONS,
   FRACTION,
+  INDEX_MIN,
   isVelocity,
+  NUMBER_CONVENTION,
+  PRESET_KINDS,
+  RECORD_MODES,
+  TARGET_PATTERN,
   VELOCITY,
   VELOCITY_RANGE,
   velocitySchema,
 } from "../../protocol/action_rules.ts";
 import {
   ACTIONS,
+  ACTIONS_BY_NAME,
   BASE_SHIFTED_ACTIONS,
   normalizedParamsSchema,
+  type ParamKind,
   VELOCITY_ACTIONS,
 } from "../../protocol/actions.ts";
+import { CONTROL_IDS } from "../../protocol/model.ts";
 import { METHODS } from "../../protocol/methods.ts";
 import { allRoutes } from "../../server/routes/mod.ts";
 import { openApiDocument } from "../../server/routes/openapi.ts";
 import { ToolTable } from "../../server/mcp/tools.ts";
 import { buildCatalog } from "../../integrations/companion/deno/catalog.ts";
 import { normalizeAction } from "../../server/core/mod.ts";
+import { ReadModel } from "../../server/core/read_model.ts";
+import { ADDRESSES } from "../../server/osc/addresses.ts";
+import { buildNamespace, nodeAt, type QueryNode } from "../../server/osc/query_namespace.ts";
 
 type Json = Record<string, unknown>;
 
@@ -150,6 +164,121 @@ Deno.test("FRACTION: every fraction param is described and checked with the prot
   const seek = normalizedParamsSchema("SEEK_CLIP_IN");
   assert.ok(seek.safeParse({ clipID: "c", percent: FRACTION.max }).success);
   assert.ok(!seek.safeParse({ clipID: "c", percent: FRACTION.max + 0.01 }).success);
+});
+
+/** What the OpenAPI document and OSCQuery must say of each checked kind: the protocol's values. */
+const KIND_RULES: Partial<Record<ParamKind, Json>> = {
+  fraction: { minimum: FRACTION.min, maximum: FRACTION.max },
+  index: { minimum: INDEX_MIN },
+  control: { pattern: CONTROL_LETTER.source },
+  target: { pattern: TARGET_PATTERN.source },
+  direction: { enum: [...DIRECTIONS] },
+  recordMode: { enum: [...RECORD_MODES] },
+  presetKind: { enum: [...PRESET_KINDS] },
+};
+
+/** Every param of every action of the OpenAPI document's `Action` schema, with its kind. */
+function openApiParams(): Array<{ where: string; kind: ParamKind; schema: Json }> {
+  const doc = described().find(([where]) => where === "openapi")![1] as {
+    components: { schemas: { Action: { oneOf: Json[] } } };
+  };
+  return doc.components.schemas.Action.oneOf.flatMap((entry) => {
+    const spec = ACTIONS_BY_NAME.get(entry.title as string)!;
+    const params = (entry.properties as { params: { prefixItems?: Json[] } }).params;
+    return (params.prefixItems ?? []).map((schema, i) => ({
+      where: `${spec.name} ${spec.params[i]!.name}`,
+      kind: spec.params[i]!.kind,
+      schema,
+    }));
+  });
+}
+
+Deno.test("the OpenAPI document's action params have the protocol's ranges, patterns and values", () => {
+  const params = openApiParams();
+  assert.equal(params.length, ACTIONS.flatMap((a) => a.params).length);
+  for (const [kind, rule] of Object.entries(KIND_RULES)) {
+    const ofKind = params.filter((p) => p.kind === kind);
+    assert.ok(ofKind.length >= 1, `no ${kind} param described`);
+    for (const { where, schema } of ofKind) {
+      const said = Object.fromEntries(Object.keys(rule).map((k) => [k, schema[k]]));
+      assert.deepEqual(said, rule, where);
+    }
+  }
+  // A number is not clamped: no bounds.
+  for (const { where, schema } of params.filter((p) => p.kind === "number")) {
+    assert.deepEqual([schema.minimum, schema.maximum], [undefined, undefined], where);
+  }
+});
+
+Deno.test("the OpenAPI Target pattern has the protocol's bounds: 1-64 characters of id, 1-64 of name", () => {
+  const [target] = openApiParams().filter((p) => p.kind === "target");
+  // As JSON Schema reads it (ECMA-262, unicode).
+  const pattern = new RegExp(String(target!.schema.pattern), "u");
+  const id = (n: number) => "c".repeat(n);
+  const name = (n: number) => "p".repeat(n);
+  const cases: Array<[string, boolean]> = [
+    [`clip:${id(1)}/${name(1)}`, true],
+    [`clip:${id(64)}/${name(64)}`, true],
+    [`clip:${id(0)}/${name(1)}`, false],
+    [`clip:${id(65)}/${name(1)}`, false],
+    [`clip:${id(1)}/${name(0)}`, false],
+    [`clip:${id(1)}/${name(65)}`, false],
+    [`clip:${id(1)}/1${name(1)}`, false],
+    [`clip:a-b_c/opacity.x`, true],
+  ];
+  for (const [text, ok] of cases) {
+    assert.equal(TARGET_PATTERN.test(text), ok, `protocol: ${text}`);
+    assert.equal(pattern.test(text), ok, `openapi: ${text}`);
+  }
+});
+
+/** Every node of an OSCQuery namespace. */
+function nodesOf(root: QueryNode): QueryNode[] {
+  return [root, ...Object.values(root.CONTENTS ?? {}).flatMap(nodesOf)];
+}
+
+Deno.test("the OSCQuery namespace's ranges and values are the protocol's; a number has its conventional one", () => {
+  const root = buildNamespace(new ReadModel());
+  // What each kind's RANGE must be, from the protocol's constants.
+  const expected = (kind: string) =>
+    kind === "fraction"
+      ? { MIN: FRACTION.min, MAX: FRACTION.max }
+      : kind === "number"
+      ? { MIN: NUMBER_CONVENTION.min, MAX: NUMBER_CONVENTION.max }
+      : kind === "index"
+      ? { MIN: INDEX_MIN }
+      : kind === "direction"
+      ? { VALS: [...DIRECTIONS] }
+      : kind === "recordMode"
+      ? { VALS: [...RECORD_MODES] }
+      : kind === "presetKind"
+      ? { VALS: [...PRESET_KINDS] }
+      : null;
+  const seen = new Set<string>();
+  let checked = 0;
+  for (const node of nodesOf(root).filter((n) => n.RANGE)) {
+    const entry = ADDRESSES.find((a) =>
+      a.description === node.DESCRIPTION &&
+      new RegExp(`^${a.path.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(node.FULL_PATH)
+    );
+    assert.ok(entry, node.FULL_PATH);
+    const required = entry.args.filter((a) => !a.isOptional);
+    assert.deepEqual(node.RANGE, required.map((a) => expected(a.kind)), node.FULL_PATH);
+    required.forEach((a) => seen.add(a.kind));
+    checked++;
+  }
+  assert.ok(checked >= ACTIONS.length, `${checked} nodes checked`);
+  // RECORD_TOGGLE's mode is optional: RANGE lists the required arguments only.
+  for (const kind of ["fraction", "index", "direction", "presetKind", "number"]) {
+    assert.ok(seen.has(kind), `no ${kind} argument in the namespace`);
+  }
+  // The Controls it lists are the protocol's, and those are the letters a Control id may be.
+  assert.deepEqual(Object.keys(nodeAt(root, "/control")?.CONTENTS ?? {}), [...CONTROL_IDS]);
+  for (let code = 0; code < 0x80; code++) {
+    const c = String.fromCharCode(code);
+    assert.equal(CONTROL_NORMALIZED.test(c), CONTROL_IDS.includes(c), `control ${c}`);
+    assert.equal(CONTROL_LETTER.test(c), CONTROL_IDS.includes(c.toUpperCase()), `control ${c}`);
+  }
 });
 
 Deno.test("the catalog's velocity and base flags reach the HTTP check and the Companion catalog", () => {
