@@ -1,13 +1,21 @@
 /**
- * CPU time of other processes on Linux, from `/proc/<pid>/stat` (through `cat`: Deno asks for
- * --allow-all to read another process's `/proc` entry): the work a process did, which a busy
- * machine stretches in wall-clock time but not in CPU time.
+ * CPU time of other processes on Linux, from `/proc/<pid>/stat`, and the machine's idle time,
+ * from `/proc/stat` (through `cat`: Deno asks for --allow-all to read them): the work a process
+ * did, which a busy machine stretches in wall-clock time but not in CPU time.
  * @module
  */
 import { descendants } from "./_process_tree.ts";
 
 /** Clock ticks a second of `/proc/<pid>/stat`'s times (`getconf CLK_TCK`: 100 on Linux). */
 const TICKS_PER_SECOND = 100;
+
+/** The text of the files at `paths` as `cat` gives it (what it cannot read is left out). */
+async function catText(paths: readonly string[]): Promise<string> {
+  if (paths.length === 0) return "";
+  const out = await new Deno.Command("cat", { args: [...paths], stdout: "piped", stderr: "null" })
+    .output().catch(() => null);
+  return out ? new TextDecoder().decode(out.stdout) : "";
+}
 
 /** The summed utime and stime of `/proc/<pid>/stat` lines, ms; null for a line it cannot read. */
 export function statCpuMs(text: string): number | null {
@@ -28,16 +36,55 @@ export function statCpuMs(text: string): number | null {
  */
 export async function cpuMsOf(pids: readonly (number | null)[]): Promise<number | null> {
   if (pids.length === 0 || pids.some((pid) => pid === null)) return null;
-  const out = await new Deno.Command("cat", {
-    args: pids.map((pid) => `/proc/${pid}/stat`),
-    stdout: "piped",
-    stderr: "null",
-  }).output().catch(() => null);
-  const text = out ? new TextDecoder().decode(out.stdout) : "";
+  const text = await catText(pids.map((pid) => `/proc/${pid}/stat`));
   return text.trim() === "" ? null : statCpuMs(text);
 }
 
-/** The CPU time of the processes under `root` (`root` excluded), ms; null when none. */
-export async function descendantsCpuMs(root: number): Promise<number | null> {
-  return await cpuMsOf((await descendants(root)).map((row) => row.pid));
+/**
+ * The time the machine's cores lay idle since boot, ms (`/proc/stat`: idle and iowait, all
+ * cores); null where it cannot be read.
+ */
+export async function machineIdleMs(): Promise<number | null> {
+  const text = await catText(["/proc/stat"]);
+  const fields = /^cpu +(.*)$/m.exec(text)?.[1]?.split(/ +/).map(Number) ?? [];
+  const [idle, iowait] = [fields[3], fields[4]];
+  if (!Number.isFinite(idle) || !Number.isFinite(iowait)) return null;
+  return Math.round((idle! + iowait!) * 1000 / TICKS_PER_SECOND);
+}
+
+/** Each `/proc/<pid>/stat` line's utime and stime, ms, by pid; lines it cannot read are left out. */
+export function statCpuMsByPid(text: string): Map<number, number> {
+  const byPid = new Map<number, number>();
+  for (const line of text.split("\n")) {
+    const pid = parseInt(line);
+    const ms = Number.isInteger(pid) ? statCpuMs(line) : null;
+    if (ms !== null) byPid.set(pid, ms);
+  }
+  return byPid;
+}
+
+/**
+ * The CPU time the processes under a root ever used, ms, read again and again: each process's
+ * last reading is kept once it exits (a browser the player killed and started again keeps its
+ * work in the total, and the new one adds all of its own), so the total never goes back; it
+ * only misses what an exited process used after its last reading.
+ */
+export class DescendantsCpu {
+  readonly #root: number;
+  #byPid = new Map<number, number>();
+
+  constructor(root: number) {
+    this.#root = root;
+  }
+
+  /** The total now, ms; null when no process under the root could be read yet. */
+  async read(): Promise<number | null> {
+    const pids = (await descendants(this.#root)).map((row) => row.pid);
+    const now = statCpuMsByPid(await catText(pids.map((pid) => `/proc/${pid}/stat`)));
+    for (const [pid, ms] of now) this.#byPid.set(pid, Math.max(ms, this.#byPid.get(pid) ?? 0));
+    if (this.#byPid.size === 0) return null;
+    let total = 0;
+    for (const ms of this.#byPid.values()) total += ms;
+    return total;
+  }
 }

@@ -111,6 +111,10 @@ async function run(context: ProbeContext): Promise<void> {
     await new Promise((r) => setTimeout(r, 500));
     const after = new Map<string, number>();
     const ok = await localChecks(run, 4, after);
-    tally.note(`after releasing them: ${ok} of 4 local requests answered 200 (${summary(after)})`);
+    const again = `after releasing them: ${ok} of 4 local requests answered 200 (${
+      summary(after)
+    })`;
+    if (ok === 4) tally.note(again);
+    else tally.shortfall(`the service did not serve again: ${again}`);
   });
 }

@@ -77,8 +77,10 @@ async function run(context: ProbeContext): Promise<void> {
     } finally {
       await device.edit("clip.update", { clipID: PLAYING_CLIP, options: { effects: [] } });
       const peak = await sampler.stop();
-      tally.note(`the browser's processes: ${peak} MB at most (summed PSS)`);
-      if (peak >= BROWSER_UNDER_MB) {
+      if (peak === null) {
+        tally.shortfall("the browser's memory was never measured: no browser process was found");
+      } else tally.note(`the browser's processes: ${peak} MB at most (summed PSS)`);
+      if (peak !== null && peak >= BROWSER_UNDER_MB) {
         tally.shortfall(
           `the browser's processes reached ${peak} MB (target under ${BROWSER_UNDER_MB})`,
         );
@@ -145,9 +147,12 @@ function refusal(answer: JsonAnswer): string | null {
   return null;
 }
 
-/** The summed PSS of the player's browser processes every half second; its peak. */
+/**
+ * The summed PSS of the player's browser processes every half second; its peak, null until a
+ * look found a browser process (a figure never measured is no figure under the bound).
+ */
 class BrowserRss {
-  #peak = 0;
+  #peak: number | null = null;
   #isRunning = true;
   #loop: Promise<void>;
 
@@ -155,9 +160,9 @@ class BrowserRss {
     this.#loop = (async () => {
       while (this.#isRunning) {
         const player = await svc.playerPid();
-        if (player !== null) {
-          const rows = await browserProcesses(player);
-          this.#peak = Math.max(this.#peak, await summedPssMb(rows.map((r) => r.pid)));
+        const rows = player === null ? [] : await browserProcesses(player);
+        if (rows.length > 0) {
+          this.#peak = Math.max(this.#peak ?? 0, await summedPssMb(rows.map((r) => r.pid)));
         }
         await sleep(500);
       }
@@ -166,10 +171,10 @@ class BrowserRss {
 
   /** Whether the browser passed the bound past which the Effects are taken off. */
   get isOver(): boolean {
-    return this.#peak > TAKE_OFF_OVER_MB;
+    return (this.#peak ?? 0) > TAKE_OFF_OVER_MB;
   }
 
-  async stop(): Promise<number> {
+  async stop(): Promise<number | null> {
     this.#isRunning = false;
     await this.#loop;
     return this.#peak;

@@ -6,6 +6,8 @@
  */
 import assert from "node:assert/strict";
 import {
+  DRAWS_AGAIN_WITHIN_MS,
+  frozenCpuLimitMs,
   NO_PROGRESS_CEILING_MS,
   NO_PROGRESS_CPU_MS,
   NO_PROGRESS_MS,
@@ -14,13 +16,17 @@ import {
   type WatchLook,
 } from "../../../tools/reliability/shader_hang.ts";
 
-/** Looks a second apart from `from` s: the browser uses `cpuPerS` ms of CPU a second. */
+/**
+ * Looks a second apart from `from` s: the browser uses `cpuPerS` ms of CPU a second, and the
+ * machine's cores lie idle `idlePerS` ms a second (none: a busy machine).
+ */
 function feed(
   watch: SettleWatch,
   from: number,
   to: number,
   look: (s: number) => Partial<WatchLook>,
   cpuPerS: number | null,
+  idlePerS = 0,
 ): { at: number; outcome: "settled" | "gave up" } | null {
   for (let s = from; s <= to; s++) {
     const outcome = watch.look({
@@ -29,6 +35,7 @@ function feed(
       starts: 1,
       frames: 100,
       browserCpuMs: cpuPerS === null ? null : s * cpuPerS,
+      idleCpuMs: s * idlePerS,
       ...look(s),
     });
     if (outcome) return { at: s, outcome };
@@ -50,6 +57,10 @@ Deno.test("a starved browser's frozen output is watched past 60 s until its quar
   }), 150);
   assert.deepEqual(end, { at: 102, outcome: "settled" }); // 100: the first count; 101, 102: growing
   assert.equal(watch.isDrawing, true);
+  // 101 s without a new frame (to the look at 101 that saw one) at 150 ms of CPU a second, no
+  // core idle: 15.2 s of CPU, within 10 s of two cores' time however long it took.
+  assert.equal(watch.longestFrozenCpuMs, 101 * 150);
+  assert.ok(watch.longestFrozenCpuMs! < frozenCpuLimitMs(2));
 });
 
 Deno.test("a frozen output with nothing quarantined is given up once the browser did the work", () => {
@@ -73,4 +84,37 @@ Deno.test("quarantined and drawing settles no sooner than 8 s after the edit", (
   const watch = new SettleWatch(0);
   const end = feed(watch, 0, 30, (s) => ({ isQuarantined: s >= 2, frames: 100 + s }), 1000);
   assert.deepEqual(end, { at: SETTLED_AFTER_MS / 1000, outcome: "settled" });
+});
+
+Deno.test("draws again within 10 s of the machine's CPU: a quiet machine's endless loop, quarantined at once, meets it", () => {
+  const watch = new SettleWatch(0);
+  // Both cores on the looping shader for 6 s, then a new browser draws from 7 s on.
+  feed(
+    watch,
+    0,
+    12,
+    (s) => ({ isQuarantined: s >= 6, frames: s >= 7 ? s : s === 0 ? 1 : 0 }),
+    2000,
+  );
+  assert.equal(watch.longestFrozenCpuMs, 7 * 2000);
+  assert.ok(watch.longestFrozenCpuMs! < frozenCpuLimitMs(2));
+  assert.equal(frozenCpuLimitMs(2), 2 * DRAWS_AGAIN_WITHIN_MS);
+});
+
+Deno.test("draws again within 10 s of the machine's CPU: a browser stuck without working on an idle machine misses it", () => {
+  const watch = new SettleWatch(0);
+  // 15 s without a frame, the browser using nothing while both cores lie idle: the CPU it could
+  // have had counts, so a freeze that is no starvation misses as a wall-clock limit would.
+  feed(watch, 0, 20, (s) => ({ frames: s >= 15 ? s : 1 }), 0, 2000);
+  assert.equal(watch.longestFrozenCpuMs, 15 * 2000);
+  assert.ok(watch.longestFrozenCpuMs! >= frozenCpuLimitMs(2));
+});
+
+Deno.test("the frozen output's CPU is unknown (null) when the browser's or the machine's is", () => {
+  const watch = new SettleWatch(0);
+  feed(watch, 0, 10, () => ({}), null, 2000);
+  assert.equal(watch.longestFrozenCpuMs, null);
+  const idleUnknown = new SettleWatch(0);
+  feed(idleUnknown, 0, 10, () => ({ idleCpuMs: null }), 1000);
+  assert.equal(idleUnknown.longestFrozenCpuMs, null);
 });
