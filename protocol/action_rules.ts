@@ -52,17 +52,34 @@ export const FRACTION = { min: 0, max: 1 } as const;
  */
 export const NUMBER_CONVENTION = FRACTION;
 
+/** A range as messages write it: `0.0 to 1.0`. */
+function rangeText(range: { readonly min: number; readonly max: number }): string {
+  return `${range.min.toFixed(1)} to ${range.max.toFixed(1)}`;
+}
+
 /** The fraction range as messages write it: `0.0 to 1.0`. */
-export const FRACTION_RANGE = `${FRACTION.min.toFixed(1)} to ${FRACTION.max.toFixed(1)}`;
+export const FRACTION_RANGE = rangeText(FRACTION);
+
+/** A number's conventional range as messages write it (`NUMBER_CONVENTION`). */
+export const NUMBER_RANGE = rangeText(NUMBER_CONVENTION);
 
 /** An `index` param (a position, after the `base` shift): an integer from 0. */
 export const INDEX_MIN = 0;
 
-/** A `control` param on the wire: one letter, either case (the service upper-cases it). */
-export const CONTROL_LETTER = /^[A-Za-z]$/;
+/** The Control letters, `A` to `Z`: the one declaration of which Controls there are. */
+export const CONTROL_IDS: readonly string[] = Array.from(
+  { length: 26 },
+  (_, i) => String.fromCharCode(65 + i),
+);
 
-/** A `control` param as it crosses to the player: one upper-case letter. */
-export const CONTROL_NORMALIZED = /^[A-Z]$/;
+/** The Control letters as texts write them: `A-Z`. */
+export const CONTROL_SPAN = `${CONTROL_IDS[0]}-${CONTROL_IDS[CONTROL_IDS.length - 1]}`;
+
+/** A `control` param on the wire: one letter, either case (the service upper-cases it). */
+export const CONTROL_LETTER = new RegExp(`^[${CONTROL_SPAN}${CONTROL_SPAN.toLowerCase()}]$`);
+
+/** A `control` param as it crosses to the player, and a Control's id: one upper-case letter. */
+export const CONTROL_NORMALIZED = new RegExp(`^[${CONTROL_SPAN}]$`);
 
 /** Target syntax: `clip:<clipId>/<parameter>`. */
 export const TARGET_PATTERN = /^clip:([A-Za-z0-9_-]{1,64})\/([A-Za-z][A-Za-z0-9_.-]{0,63})$/;

@@ -9,9 +9,12 @@ import { z } from "zod";
 import type { ActionRunParams } from "./methods.ts";
 import {
   CONTROL_NORMALIZED,
+  CONTROL_SPAN,
   DIRECTIONS,
   FRACTION,
+  FRACTION_RANGE,
   INDEX_MIN,
+  NUMBER_RANGE,
   PRESET_KINDS,
   PRIMARY_DISPLAY,
   RECORD_MODES,
@@ -248,7 +251,7 @@ export const ACTIONS: readonly ActionSpec[] = [
   {
     name: "SONG_SELECT_PERCENT_IN",
     group: "navigation",
-    description: "Select a Song by position through the list, 0.0 to 1.0",
+    description: `Select a Song by position through the list, ${FRACTION_RANGE}`,
     params: [p("percent", "fraction", "Fraction through the Song list"), STOP_PLAYING],
   },
   {
@@ -260,7 +263,7 @@ export const ACTIONS: readonly ActionSpec[] = [
   {
     name: "SEEK_SONG_IN",
     group: "seek",
-    description: "Seek Song audio; 0.0 to 1.0",
+    description: `Seek Song audio; ${FRACTION_RANGE}`,
     params: [p("songID", "songId", "Song id"), p("percent", "fraction", "Fraction of the Song")],
   },
   {
@@ -275,8 +278,8 @@ export const ACTIONS: readonly ActionSpec[] = [
     since: "6.0",
     description: "Drive a Control",
     params: [
-      p("controlID", "control", "Control letter A-Z, case-insensitive"),
-      p("value", "number", "Value, conventionally 0.0-1.0, not clamped"),
+      p("controlID", "control", `Control letter ${CONTROL_SPAN}, case-insensitive`),
+      p("value", "number", `Value, conventionally ${NUMBER_RANGE}, not clamped`),
     ],
   },
   {
@@ -293,7 +296,7 @@ export const ACTIONS: readonly ActionSpec[] = [
     name: "OUTPUT_LEVEL_IN",
     group: "system",
     description: "Set master output level",
-    params: [p("level", "fraction", "Level 0.0-1.0")],
+    params: [p("level", "fraction", `Level ${FRACTION_RANGE}`)],
   },
   { name: "MUTE_TOGGLE", group: "system", description: "Toggle mute", params: [] },
   { name: "FULLSCREEN_TOGGLE", group: "system", description: "Toggle full screen", params: [] },

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { ProjectTimecode, SongTimecode } from "./timecode.ts";
 import { MidiMap } from "./midi.ts";
+import { CONTROL_IDS, CONTROL_NORMALIZED, CONTROL_SPAN } from "./action_rules.ts";
 
 /** Stable, URL-safe ids: letters, digits, `_` and `-`. */
 export const Id = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "Must be 1-64 URL-safe characters");
@@ -253,9 +254,9 @@ export const ControlTarget = z.object({
   invert: z.boolean().default(false),
 });
 
-/** The settings of one Control A-Z. */
+/** The settings of one Control (`CONTROL_IDS`). */
 export const Control = z.object({
-  id: z.string().regex(/^[A-Z]$/),
+  id: z.string().regex(CONTROL_NORMALIZED, `Must be one letter ${CONTROL_SPAN}`),
   name: z.string().default(""),
   /** Clamp the incoming value to 0.0-1.0 before shaping. */
   clamp: z.boolean().default(true),
@@ -321,8 +322,5 @@ export type Control = z.infer<typeof Control>;
 export type Display = z.infer<typeof Display>;
 export type Project = z.infer<typeof Project>;
 
-/** The 26 Control letters. */
-export const CONTROL_IDS: readonly string[] = Array.from(
-  { length: 26 },
-  (_, i) => String.fromCharCode(65 + i),
-);
+/** The Control letters (declared with the action rules). */
+export { CONTROL_IDS };

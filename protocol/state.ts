@@ -11,7 +11,7 @@ import { exact } from "./exact.ts";
 import { TimecodeState } from "./timecode.ts";
 import { OutputRegion } from "./region.ts";
 import { DataProblem, LibraryEntry } from "./library.ts";
-import { VELOCITY_RANGE, velocitySchema } from "./action_rules.ts";
+import { FRACTION_RANGE, VELOCITY_RANGE, velocitySchema } from "./action_rules.ts";
 
 /** One Clip that is playing or paused. Stopped Clips are absent. */
 export const ClipPlay = z.strictObject({
@@ -145,7 +145,7 @@ export const OutputDrawing = z.strictObject({
 export const AppState = z.strictObject({
   fullScreen: z.boolean(),
   muted: z.boolean(),
-  volume: z.number().describe("Master output level 0.0-1.0"),
+  volume: z.number().describe(`Master output level ${FRACTION_RANGE}`),
   recording: Recording,
   editor: EditorState.nullable(),
   windowReloads: z.number().int().describe("How many times PANIC reloaded the windows"),

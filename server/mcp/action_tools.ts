@@ -18,10 +18,12 @@ import {
   BASE,
   baseSchema,
   CONTROL_LETTER,
+  CONTROL_SPAN,
   DIRECTIONS,
   FRACTION,
   FRACTION_RANGE,
   INDEX_MIN,
+  NUMBER_RANGE,
   PRESET_KINDS,
   PRIMARY_DISPLAY,
   RECORD_MODES,
@@ -46,7 +48,7 @@ const KIND_SCHEMAS: Record<ParamKind, () => z.ZodType> = {
   index: () => z.number().int().min(INDEX_MIN),
   fraction: () => z.number().min(FRACTION.min).max(FRACTION.max),
   boolean: () => z.boolean(),
-  control: () => z.string().regex(CONTROL_LETTER, "Must be one letter A-Z"),
+  control: () => z.string().regex(CONTROL_LETTER, `Must be one letter ${CONTROL_SPAN}`),
   target: () => z.string().min(1),
   number: () => z.number(),
   direction: () => z.enum(DIRECTIONS),
@@ -186,14 +188,14 @@ function controlTool(): McpTool<Record<string, unknown>> {
   return {
     name: "app_control",
     description:
-      'The real-time Controls A-Z. action "list": every Control with its name, clamping, Targets and last value. "SET_CONTROL": drive a Control by letter (controlID, value, conventionally 0.0-1.0, not clamped here; the Control\'s settings shape it). "SET_PARAM": write one Target directly (targetID of the form clip:<clipID>/<parameter>, value), skipping Controls. Examples: {"action": "list"}; {"action": "SET_CONTROL", "controlID": "A", "value": 0.5}; {"action": "SET_PARAM", "targetID": "clip:clip-intro/opacity", "value": 0.8}',
-    annotations: changeAnnotations("Controls A-Z", false),
+      `The real-time Controls ${CONTROL_SPAN}. action "list": every Control with its name, clamping, Targets and last value. "SET_CONTROL": drive a Control by letter (controlID, value, conventionally ${NUMBER_RANGE}, not clamped here; the Control's settings shape it). "SET_PARAM": write one Target directly (targetID of the form clip:<clipID>/<parameter>, value), skipping Controls. Examples: {"action": "list"}; {"action": "SET_CONTROL", "controlID": "A", "value": 0.5}; {"action": "SET_PARAM", "targetID": "clip:clip-intro/opacity", "value": 0.8}`,
+    annotations: changeAnnotations(`Controls ${CONTROL_SPAN}`, false),
     operation: action,
     reaches: [action, project, playstate],
     input: z.strictObject({
       action: z.enum(["list", "SET_CONTROL", "SET_PARAM"]),
-      controlID: z.string().regex(CONTROL_LETTER, "Must be one letter A-Z").optional()
-        .describe("Control letter A-Z (SET_CONTROL)"),
+      controlID: z.string().regex(CONTROL_LETTER, `Must be one letter ${CONTROL_SPAN}`).optional()
+        .describe(`Control letter ${CONTROL_SPAN} (SET_CONTROL)`),
       targetID: z.string().min(1).optional().describe("clip:<clipID>/<parameter> (SET_PARAM)"),
       value: z.number().optional().describe("The value to send (SET_CONTROL, SET_PARAM)"),
       projectId: ProjectId,

@@ -7,6 +7,7 @@
  */
 import type { AppState, PlayStateView, StateUpdate, UpdateType } from "../../protocol/state.ts";
 import type { ReadModel } from "../core/mod.ts";
+import { FRACTION_RANGE } from "../../protocol/action_rules.ts";
 
 /** One typed argument of a feedback message. */
 export type FeedbackArg =
@@ -42,7 +43,7 @@ export const FEEDBACK_ADDRESSES: ReadonlyArray<{ address: string; args: string; 
   },
   { address: "/song/state", args: "s", about: "The active Song's transport state" },
   { address: "/song/position", args: "f", about: "The active Song's position, seconds" },
-  { address: "/output/level", args: "f", about: "Master output level 0.0-1.0" },
+  { address: "/output/level", args: "f", about: `Master output level ${FRACTION_RANGE}` },
   { address: "/mute", args: "i", about: "1 muted, 0 not" },
   { address: "/fullscreen", args: "i", about: "1 full screen, 0 not" },
   { address: "/record", args: "i", about: "1 recording (or armed), 0 idle" },

@@ -7,6 +7,7 @@
  * `/*` does not run every one-word action.
  * @module
  */
+import { CONTROL_IDS } from "../../protocol/action_rules.ts";
 import { CueportError } from "../core/mod.ts";
 import { ADDRESSES, type OscAddress } from "./addresses.ts";
 
@@ -22,7 +23,6 @@ export interface PatternValues {
   songIds(): readonly string[];
 }
 
-const LETTERS = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZ"];
 const PATTERN_CHARS = /[*?[\]{}]/;
 /** Most calls one pattern may make. */
 export const MAX_MATCHES = 64;
@@ -166,7 +166,7 @@ function matchEntry(
       continue;
     }
     const domain = segment.param.kind === "control"
-      ? LETTERS
+      ? CONTROL_IDS
       : segment.param.kind === "clipId"
       ? values.clipIds()
       : segment.param.kind === "songId"
