@@ -1,3 +1,4 @@
+// @ts-check
 // The web remote: boots, pairs when it must, and renders the screens from the live store.
 
 import { html, render, useEffect, useState } from "./preact.js";
@@ -28,12 +29,34 @@ import {
   Transport,
 } from "./views.js";
 
+/** @typedef {import("./api.js").ActionParams} ActionParams */
+/** @typedef {import("./api.js").Info} Info */
+/** @typedef {import("./api.js").ProjectView} ProjectView */
+/** @typedef {import("./gestures.js").Velocity} Velocity */
+/** @typedef {import("./live.js").Store} Store */
+/** @typedef {import("./live.js").Rig} Rig */
+/** @typedef {import("./live.js").Notice} StoreNotice */
+/** @typedef {import("../../../protocol/state.ts").PlayStateView} PlayStateView */
+/** @typedef {ReturnType<typeof html>} VNode */
+/**
+ * What the page shows: the pairing screen (saying why), the show machine out of reach, or the
+ * remote with the token's scopes.
+ * @typedef {{screen: "pairing", message: string}
+ *   | {screen: "unreachable", message: string}
+ *   | {screen: "remote", scopes: string[]}} Screen
+ */
+
 const ALL_SCOPES = ["view", "control", "edit"];
-const root = document.getElementById("app");
+// The page's root (index.html's `#app`).
+const root = /** @type {HTMLElement} */ (document.getElementById("app"));
+/** @type {Live | null} */
 let live = null;
 let isInteractive = false;
 
-/** Back to pairing, with a message saying why (a revoked token, say). */
+/**
+ * Back to pairing, with a message saying why (a revoked token, say).
+ * @param {string} message
+ */
 function unpaired(message) {
   saveToken(null);
   live?.stop();
@@ -41,6 +64,7 @@ function unpaired(message) {
   show({ screen: "pairing", message });
 }
 
+/** @param {unknown} error an ApiError, or what else a call threw */
 function failed(error) {
   if (error instanceof ApiError && error.status === 401 && savedToken()) {
     unpaired(
@@ -49,10 +73,15 @@ function failed(error) {
     );
     return;
   }
-  notify(error.message);
+  notify(/** @type {Error} */ (error).message);
 }
 
-/** Runs an action: over the socket while it is live, else over HTTP. */
+/**
+ * Runs an action: over the socket while it is live, else over HTTP.
+ * @param {string} name
+ * @param {ActionParams} params
+ * @param {Velocity} [velocity]
+ */
 function run(name, params, velocity) {
   const extra = velocity === undefined ? {} : { velocity };
   const done = live?.isLive
@@ -61,16 +90,26 @@ function run(name, params, velocity) {
   return done.catch(failed);
 }
 
+/**
+ * @param {string} name
+ * @param {Record<string, unknown>} params
+ */
 function doEdit(name, params) {
   return edit(name, params).catch(failed);
 }
 
-/** Makes an open show the active one. */
+/**
+ * Makes an open show the active one.
+ * @param {string} projectId
+ */
 function selectShow(projectId) {
   return run("PROJECT_SELECT", [projectId]);
 }
 
-/** Opens a closed show, then makes it the active one. */
+/**
+ * Opens a closed show, then makes it the active one.
+ * @param {string} projectId
+ */
 async function openShow(projectId) {
   try {
     await edit("project.open", { projectID: projectId });
@@ -81,7 +120,10 @@ async function openShow(projectId) {
   await selectShow(projectId);
 }
 
-/** Creates an empty show; true when it was (it then shows in the list: a tap makes it active). */
+/**
+ * Creates an empty show; true when it was (it then shows in the list: a tap makes it active).
+ * @param {string} name
+ */
 async function createShow(name) {
   try {
     await edit("project.create", { name });
@@ -104,7 +146,10 @@ const TABS = [
   { id: "group", label: "Group", inGroup: true },
 ];
 
-/** The top bar: the show's name, the Song now (PGM id, title, state), view-only, the connection. */
+/**
+ * The top bar: the show's name, the Song now (PGM id, title, state), view-only, the connection.
+ * @param {{project: ProjectView | null, playstate: PlayStateView | null, canControl: boolean}} props
+ */
 function Header({ project, playstate, canControl }) {
   const song = project?.songs.find((s) => s.songID === playstate?.activeSongID);
   return html`
@@ -122,6 +167,7 @@ function Header({ project, playstate, canControl }) {
   `;
 }
 
+/** @param {{scopes: string[]}} props */
 function Remote({ scopes }) {
   const [, setTick] = useState(0);
   const [tab, setTab] = useState("show");
@@ -178,8 +224,9 @@ function Remote({ scopes }) {
   `;
 }
 
+/** @param {{notice: StoreNotice | null}} props */
 function Notice({ notice }) {
-  const [shown, setShown] = useState(null);
+  const [shown, setShown] = useState(/** @type {StoreNotice | null} */ (null));
   useEffect(() => {
     if (!notice) return;
     setShown(notice);
@@ -195,8 +242,14 @@ function Notice({ notice }) {
 function animateBars() {
   const now = performance.now();
   const entries = new Map((store.playstate?.clips ?? []).map((e) => [e.clipID, e]));
-  for (const bar of document.querySelectorAll("[data-bar]")) {
-    const p = progressOf(entries.get(bar.dataset.bar), store.receivedAt, now);
+  const bars = /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-bar]"));
+  for (const bar of bars) {
+    // The selector's: each has its Clip's id.
+    const p = progressOf(
+      entries.get(/** @type {string} */ (bar.dataset.bar)),
+      store.receivedAt,
+      now,
+    );
     bar.style.transform = `scaleX(${p.toFixed(4)})`;
   }
   requestAnimationFrame(animateBars);
@@ -204,7 +257,10 @@ function animateBars() {
 
 let hasPainted = false;
 
-/** Renders `vnode` as the whole page. */
+/**
+ * Renders `vnode` as the whole page.
+ * @param {VNode} vnode
+ */
 function paint(vnode) {
   // The first time, the page's static "Loading the remote..." goes: Preact renders next to what it
   // did not render itself, so the note would stay under every screen.
@@ -213,11 +269,12 @@ function paint(vnode) {
   render(vnode, root);
 }
 
+/** @param {Screen} state */
 function show(state) {
   if (state.screen === "pairing") {
     paint(html`
       <${Pairing} message=${state.message} defaultName=${deviceName()}
-        onPair=${async (otp, name) => {
+        onPair=${async (/** @type {string} */ otp, /** @type {string} */ name) => {
           await pair(otp, name);
           await start();
         }} />
@@ -235,9 +292,9 @@ function show(state) {
 async function start() {
   let info;
   try {
-    info = await api("GET", "/api/v1/info");
+    info = /** @type {Info} */ (await api("GET", "/api/v1/info"));
   } catch (error) {
-    if (error.status === 401) {
+    if (/** @type {ApiError} */ (error).status === 401) {
       const hadToken = savedToken() !== null;
       saveToken(null);
       show({
@@ -252,7 +309,10 @@ async function start() {
       });
       return;
     }
-    show({ screen: "unreachable", message: `Cannot reach the show machine: ${error.message}` });
+    show({
+      screen: "unreachable",
+      message: `Cannot reach the show machine: ${/** @type {ApiError} */ (error).message}`,
+    });
     return;
   }
   const token = savedToken();
@@ -262,7 +322,9 @@ async function start() {
     onRevoked: unpaired,
     onGone: moveToLiveRig,
   });
-  globalThis.cueportRemote = { live, store };
+  // The connection and the store, reachable from outside the modules (a browser's console).
+  /** @type {typeof globalThis & {cueportRemote: {live: Live, store: Store}}} */ (globalThis)
+    .cueportRemote = { live, store };
   show({ screen: "remote", scopes });
   live.start();
 }
@@ -282,8 +344,9 @@ function moveToLiveRig() {
   // An address of the family the page was opened with (an IPv6 one only for an IPv6 page).
   const v6 = location.hostname.startsWith("[");
   const page = rig.pages.find((p) => p.includes("//[") === v6) ?? rig.pages[0];
-  const fragment = new URLSearchParams({ from: store.rig.name });
-  if (savedToken()) fragment.set("token", savedToken());
+  // `rig` is of `store.rig`; the token was just read.
+  const fragment = new URLSearchParams({ from: /** @type {Rig} */ (store.rig).name });
+  if (savedToken()) fragment.set("token", /** @type {string} */ (savedToken()));
   location.assign(`${page}#${fragment}`);
 }
 
@@ -303,7 +366,7 @@ async function boot() {
     } catch (error) {
       show({
         screen: "pairing",
-        message: `The code from the QR code did not work: ${error.message}`,
+        message: `The code from the QR code did not work: ${/** @type {Error} */ (error).message}`,
       });
       return;
     }

@@ -1,20 +1,88 @@
+// @ts-check
 // The live side of the web remote: one WebSocket to /v1 on the service's WebSocket port
 // (docs/websocket.md), reconnected after a drop and resynced from a `full` update, and the
 // store the screens render from.
 
 import { api, ApiError, library, savedToken } from "./api.js";
 
-/** The rig this page moved from (`#from=<rig>` in its address), or null. */
+/** @typedef {import("./api.js").ProjectView} ProjectView */
+/** @typedef {import("./api.js").LibraryItem} LibraryItem */
+/** @typedef {import("./api.js").ActionParams} ActionParams */
+/** @typedef {import("../../../protocol/state.ts").PlayStateView} PlayStateView */
+/** @typedef {import("../../../protocol/state.ts").AppState} AppState */
+/** @typedef {import("../../../protocol/state.ts").StateUpdate} StateUpdate */
+/** @typedef {import("../../../protocol/rigs.ts").GroupStatus} GroupStatus */
+
+/**
+ * A message shown in the page's live region: `serial` counts them, so the same one shows again.
+ * @typedef {object} Notice
+ * @property {string} message
+ * @property {string} kind
+ * @property {number} serial
+ */
+/**
+ * The rig group as the page shows it (see `store.rig`).
+ * @typedef {object} Rig
+ * @property {string} group the group's name
+ * @property {string} name this rig's
+ * @property {string | null} from the rig the page moved from
+ * @property {{name: string, pages: string[]}[]} others the other rigs and their remote pages
+ * @property {GroupStatus} status the whole answer of `GET /api/v1/group`
+ */
+/**
+ * What the screens show (`store`).
+ * @typedef {object} Store
+ * @property {"connecting" | "live" | "offline" | "pairing"} conn
+ * @property {string} connNote
+ * @property {ProjectView | null} project
+ * @property {PlayStateView | null} playstate
+ * @property {AppState | null} appState
+ * @property {LibraryItem[] | null} library
+ * @property {number} receivedAt
+ * @property {Notice | null} notice
+ * @property {Rig | null} rig
+ */
+/**
+ * The fields of a state update's `data` the page reads (`protocol/state_updates.ts` declares
+ * each event's): the play state or app state after it, a Control's new value.
+ * @typedef {object} UpdateData
+ * @property {string} [event]
+ * @property {PlayStateView} [playstate]
+ * @property {AppState} [appState]
+ * @property {string} [controlID] of `control-changed`
+ * @property {number} [value] of `control-changed`
+ */
+/**
+ * A state update, its `data` as the page reads it.
+ * @typedef {Omit<StateUpdate, "data"> & {data?: UpdateData}} Update
+ */
+/**
+ * A message of the socket (docs/websocket.md) as the page reads it.
+ * @typedef {{type: "event", event: string, payload?: unknown}
+ *   | {type: "response", id: string, data: unknown}
+ *   | {type: "error", id: string, error: {code: string, message: string}}} SocketMessage
+ */
+
+/**
+ * The rig this page moved from (`#from=<rig>` in its address), or null.
+ * @type {string | null}
+ */
 export let movedFrom = null;
 
-/** Notes the rig the page moved from (read once at boot from the fragment). */
+/**
+ * Notes the rig the page moved from (read once at boot from the fragment).
+ * @param {string | null} rig
+ */
 export function setMovedFrom(rig) {
   movedFrom = rig;
 }
 
 const LOCAL_TOKEN_KEY = "cueport.remote.localToken";
 
-/** What the screens show; replaced field by field, rendered at most once a frame. */
+/**
+ * What the screens show; replaced field by field, rendered at most once a frame.
+ * @type {Store}
+ */
 export const store = {
   /** "connecting", "live", "offline" (retrying), "pairing" (no usable token) */
   conn: "connecting",
@@ -35,15 +103,20 @@ export const store = {
   rig: null,
 };
 
+/** @type {Set<() => void>} */
 const listeners = new Set();
 let isScheduled = false;
 
-/** Calls `listener` after changes, at most once per animation frame. */
+/**
+ * Calls `listener` after changes, at most once per animation frame; returns its unsubscribe.
+ * @param {() => void} listener
+ */
 export function subscribe(listener) {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
 
+/** @param {Partial<Store>} patch */
 function changed(patch) {
   Object.assign(store, patch);
   if (isScheduled) return;
@@ -54,7 +127,11 @@ function changed(patch) {
   });
 }
 
-/** Shows a message (an error, a refusal) in the page's live region. */
+/**
+ * Shows a message (an error, a refusal) in the page's live region.
+ * @param {string} message
+ * @param {string} [kind]
+ */
 export function notify(message, kind = "error") {
   changed({ notice: { message, kind, serial: (store.notice?.serial ?? 0) + 1 } });
 }
@@ -67,6 +144,7 @@ function localToken() {
   }
 }
 
+/** @param {string | null} token */
 function saveLocalToken(token) {
   try {
     if (token) localStorage.setItem(LOCAL_TOKEN_KEY, token);
@@ -79,9 +157,11 @@ function saveLocalToken(token) {
 /** The live connection. */
 export class Live {
   #url;
+  /** @type {WebSocket | null} */
   #socket = null;
   #isAuthed = false;
   #nextId = 1;
+  /** @type {Map<string, {resolve: (data: unknown) => void, reject: (error: unknown) => void}>} */
   #pending = new Map();
   #retryMs = 250;
   #retryTimer = 0;
@@ -135,7 +215,7 @@ export class Live {
     try {
       socket = new WebSocket(this.#url);
     } catch (error) {
-      this.#retry(`Cannot open ${this.#url}: ${error.message}`);
+      this.#retry(`Cannot open ${this.#url}: ${/** @type {Error} */ (error).message}`);
       return;
     }
     this.#socket = socket;
@@ -157,6 +237,7 @@ export class Live {
     };
   }
 
+  /** @param {string} note */
   #retry(note) {
     if (this.#isStopped) return;
     changed({ conn: "offline", connNote: note });
@@ -165,19 +246,25 @@ export class Live {
     this.#retryMs = Math.min(this.#retryMs * 2, 4000);
   }
 
+  /**
+   * Sends `message` (open: on `connected`, and while authenticated); resolves with its answer.
+   * @param {Record<string, unknown>} message
+   * @returns {Promise<unknown>}
+   */
   #send(message) {
     const id = `m${this.#nextId++}`;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#socket.send(JSON.stringify({ ...message, id }));
+      /** @type {WebSocket} */ (this.#socket).send(JSON.stringify({ ...message, id }));
     });
   }
 
+  /** @param {SocketMessage} message */
   #receive(message) {
     if (message.type === "event" && message.event === "connected") {
       this.#authenticate();
     } else if (message.type === "event" && message.event === "state-update") {
-      for (const update of message.payload) this.#apply(update);
+      for (const update of /** @type {Update[]} */ (message.payload)) this.#apply(update);
     } else if (message.type === "response" || message.type === "error") {
       const waiter = this.#pending.get(message.id);
       if (!waiter) return;
@@ -193,10 +280,11 @@ export class Live {
     const token = savedToken() ?? localToken();
     const payload = token ? { token } : { deviceName: "Web remote on the show machine" };
     try {
-      const answer = await this.#send({ type: "auth", payload });
+      const answer = /** @type {{token?: string}} */ (await this.#send({ type: "auth", payload }));
       if (answer.token && !savedToken()) saveLocalToken(answer.token);
     } catch (error) {
-      if (error.code !== "AUTHENTICATION_FAILED") return; // dropped meanwhile: retried
+      const failure = /** @type {ApiError} */ (error);
+      if (failure.code !== "AUTHENTICATION_FAILED") return; // dropped meanwhile: retried
       if (!savedToken() && localToken()) {
         saveLocalToken(null); // a local approval that expired: ask again
         this.drop();
@@ -207,7 +295,7 @@ export class Live {
         savedToken()
           ? "This device is no longer paired (its token was revoked or expired): " +
             "enter a new code from cueport pair"
-          : error.message,
+          : failure.message,
       );
       return;
     }
@@ -226,13 +314,17 @@ export class Live {
    */
   async #learnGroup() {
     clearTimeout(this.#groupTimer);
-    const group = await api("GET", "/api/v1/group");
+    const group = /** @type {GroupStatus} */ (await api("GET", "/api/v1/group"));
     if (group.group === null) return changed({ rig: null });
     if (this.#isAuthed) {
       this.#groupTimer = setTimeout(() => this.#learnGroup().catch(() => {}), 5000);
     }
+    // `lastSeenMs` is null for this rig only: the others have theirs.
     const others = group.members.filter((m) => !m.isThisRig)
-      .sort((a, b) => Number(b.isLeader) - Number(a.isLeader) || a.lastSeenMs - b.lastSeenMs)
+      .sort((a, b) =>
+        Number(b.isLeader) - Number(a.isLeader) ||
+        /** @type {number} */ (a.lastSeenMs) - /** @type {number} */ (b.lastSeenMs)
+      )
       .map((m) => ({
         name: m.name,
         pages: m.addresses.map((a) =>
@@ -245,7 +337,12 @@ export class Live {
     });
   }
 
-  /** Runs an action over the socket; resolves with its answer. */
+  /**
+   * Runs an action over the socket; resolves with its answer.
+   * @param {string} name
+   * @param {ActionParams} params
+   * @param {{velocity?: number}} [extra]
+   */
   action(name, params, extra = {}) {
     return this.#send({ type: "action", action: { name, params }, ...extra });
   }
@@ -253,10 +350,13 @@ export class Live {
   /** Reads the active Project and the app state again (after a `full` or a change of the Project). */
   async refresh() {
     if (!this.#isAuthed) return;
-    const [active, appState] = await Promise.all([
-      this.#send({ type: "query", query: "active" }),
-      this.#send({ type: "query", query: "appState" }),
-    ]);
+    const [active, appState] =
+      /** @type {[{project: ProjectView, playstate: PlayStateView}, AppState]} */ (
+        await Promise.all([
+          this.#send({ type: "query", query: "active" }),
+          this.#send({ type: "query", query: "appState" }),
+        ])
+      );
     changed({
       project: active.project,
       playstate: active.playstate,
@@ -282,7 +382,9 @@ export class Live {
     this.#queryTimer = setTimeout(() => this.refresh().catch(() => {}), 30);
   }
 
+  /** @param {Update} update */
   #apply(update) {
+    /** @type {UpdateData} */
     const data = update.data ?? {};
     const activeId = store.project?.projectId;
     switch (update.updateType) {
@@ -302,7 +404,11 @@ export class Live {
           changed({
             playstate: {
               ...store.playstate,
-              controls: { ...store.playstate.controls, [data.controlID]: data.value },
+              controls: {
+                ...store.playstate.controls,
+                // `control-changed` carries both (protocol/state_updates.ts).
+                [/** @type {string} */ (data.controlID)]: /** @type {number} */ (data.value),
+              },
             },
           });
         }

@@ -1,3 +1,4 @@
+// @ts-check
 // The pacing of the Output tab's live preview, apart from the page so tests run it on a virtual
 // clock: one request at a time, a few a second, paused while hidden, backing off on refusals (at
 // least as long as a 429's Retry-After asks).
@@ -12,8 +13,31 @@ export const FIRST_BACKOFF_MS = 1000;
 export const MAX_BACKOFF_MS = 10_000;
 
 /**
+ * A refusal as the loop reads it: the error a fetch or a show threw, with the service's code and
+ * the least wait it asked for (`ApiError`'s), when it said.
+ * @typedef {Error & {code?: string, retryAfterMs?: number}} Refusal
+ */
+/**
+ * What the loop is given (see `PreviewLoop`).
+ * @template Picture, Timer
+ * @typedef {object} PreviewDeps
+ * @property {(signal: AbortSignal) => Promise<Picture | null>} fetchFrame
+ * @property {(picture: Picture) => Promise<void> | void} show
+ * @property {(error: Refusal) => void} fail
+ * @property {() => void} recover
+ * @property {() => boolean} isVisible
+ * @property {() => number} now
+ * @property {(fn: () => void, ms: number) => Timer} setTimer
+ * @property {(timer: Timer | null) => void} clearTimer
+ */
+
+/**
  * How long to wait before the next request: `elapsed` ms the last one took, `failures` in a row,
  * and the wait the service asked for (`Retry-After`, ms) if it did.
+ * @param {number} elapsed
+ * @param {number} failures
+ * @param {number} [retryAfterMs]
+ * @returns {number}
  */
 export function nextDelay(elapsed, failures, retryAfterMs = 0) {
   if (failures > 0) {
@@ -30,10 +54,15 @@ export function nextDelay(elapsed, failures, retryAfterMs = 0) {
  * `show` does). `resume()` after a hidden page shows again,
  * `stop()` for good (aborts the request under way). The clock and the timer are injected
  * (tests), as `{ now, setTimer, clearTimer }`.
+ * @template Picture what a fetch answers (the page's: a Blob)
+ * @template Timer what `setTimer` answers (the page's: a timeout's id)
  */
 export class PreviewLoop {
+  /** @type {PreviewDeps<Picture, Timer>} */
   #deps;
+  /** @type {Timer | null} */
   #timer = null;
+  /** @type {AbortController | null} */
   #request = null;
   #failures = 0;
   #isStopped = false;
@@ -41,6 +70,7 @@ export class PreviewLoop {
   /**
    * `deps`: `{ fetchFrame(signal), show(blob), fail(error), recover(), isVisible(), now, setTimer,
    * clearTimer }`.
+   * @param {PreviewDeps<Picture, Timer>} deps
    */
   constructor(deps) {
     this.#deps = deps;
@@ -84,8 +114,8 @@ export class PreviewLoop {
     } catch (error) {
       if (request.signal.aborted) return;
       this.#failures++;
-      retryAfterMs = error?.retryAfterMs ?? 0;
-      this.#deps.fail(error);
+      retryAfterMs = /** @type {Refusal | undefined} */ (error)?.retryAfterMs ?? 0;
+      this.#deps.fail(/** @type {Refusal} */ (error));
     }
     if (request.signal.aborted || this.#request !== request) return;
     this.#request = null;

@@ -1,10 +1,17 @@
+// @ts-check
 // The set list's Project picker: the shows on disk, the active one marked, damaged ones with their
 // problem, closed ones apart; tap one to make it active, open a closed one, create a new one.
 
 import { html, useState } from "./preact.js";
 import { goProps } from "./gestures.js";
 
-/** What a row says under a show's name: its problem when it has one, else its size. */
+/** @typedef {import("./api.js").LibraryItem} LibraryItem */
+/** @typedef {import("./views.js").FieldInput} FieldInput */
+
+/**
+ * What a row says under a show's name: its problem when it has one, else its size.
+ * @param {LibraryItem} entry
+ */
 function detailOf(entry) {
   if (entry.problem) {
     const recovered = entry.problem.recoveredFrom
@@ -15,13 +22,19 @@ function detailOf(entry) {
   return `${entry.songCount} songs, ${entry.clipCount} clips`;
 }
 
-/** The badge of a row: Active, Damaged, or nothing. */
+/**
+ * The badge of a row: Active, Damaged, or nothing.
+ * @param {LibraryItem} entry
+ */
 function badgeOf(entry) {
   if (entry.active) return "Active";
   return entry.state === "damaged" ? "Damaged" : "";
 }
 
-/** One show: a go button; tapping it selects (open) or opens then selects (closed). */
+/**
+ * One show: a go button; tapping it selects (open) or opens then selects (closed).
+ * @param {{entry: LibraryItem, isEnabled: boolean, onTap: () => unknown}} props
+ */
 function ShowRow({ entry, isEnabled, onTap }) {
   const badge = badgeOf(entry);
   return html`
@@ -40,9 +53,13 @@ function ShowRow({ entry, isEnabled, onTap }) {
   `;
 }
 
-/** The form that creates an empty show (`project.create`). */
+/**
+ * The form that creates an empty show (`project.create`).
+ * @param {{onCreate: (name: string) => Promise<boolean>}} props
+ */
 function NewShow({ onCreate }) {
   const [name, setName] = useState("");
+  /** @param {SubmitEvent} event */
   const submit = async (event) => {
     event.preventDefault();
     const trimmed = name.trim();
@@ -52,7 +69,7 @@ function NewShow({ onCreate }) {
     <form class="row new-show" onSubmit=${submit}>
       <label for="new-show-name">New show</label>
       <input id="new-show-name" maxlength="120" required placeholder="Name" value=${name}
-        onInput=${(e) => setName(e.currentTarget.value)} />
+        onInput=${(/** @type {FieldInput} */ e) => setName(e.currentTarget.value)} />
       <button type="submit" data-edit="project.create">Create</button>
     </form>
   `;
@@ -61,6 +78,13 @@ function NewShow({ onCreate }) {
 /**
  * The Project picker. `canControl` lets a tap select an open show (`PROJECT_SELECT`);
  * `canEdit` as well lets it open a closed one (`project.open`, then select) and create one.
+ * @param {object} props
+ * @param {LibraryItem[] | null} props.library
+ * @param {boolean} props.canControl
+ * @param {boolean} props.canEdit
+ * @param {(projectId: string) => unknown} props.select
+ * @param {(projectId: string) => unknown} props.open
+ * @param {(name: string) => Promise<boolean>} props.create
  */
 export function Shows({ library, canControl, canEdit, select, open, create }) {
   if (!library) {

@@ -1,3 +1,4 @@
+// @ts-check
 // The screens of the web remote (Preact components written with htm: no build step).
 
 import { html, useEffect, useRef, useState } from "./preact.js";
@@ -5,14 +6,44 @@ import { downProps, goProps, holdProps } from "./gestures.js";
 import { thumbnailUrl } from "./api.js";
 import { Preview } from "./preview.js";
 
+/** @typedef {import("./api.js").ProjectView} ProjectView */
+/** @typedef {import("./api.js").ClipView} ClipView */
+/** @typedef {import("./api.js").ActionParams} ActionParams */
+/** @typedef {import("./gestures.js").Velocity} Velocity */
+/** @typedef {import("./live.js").Rig} Rig */
+/** @typedef {import("../../../protocol/state.ts").PlayStateView} PlayStateView */
+/** @typedef {import("../../../protocol/state.ts").ClipPlay} ClipPlay */
+/** @typedef {import("../../../protocol/state.ts").AppState} AppState */
+/**
+ * Runs an action (`app.js`): over the socket while it is live, else over HTTP.
+ * @typedef {(name: string, params: ActionParams, velocity?: Velocity) => Promise<unknown>} Run
+ */
+/**
+ * What the screens of the active Project are given.
+ * @typedef {object} ShowProps
+ * @property {ProjectView} project
+ * @property {PlayStateView | null} playstate
+ * @property {boolean} canControl
+ * @property {Run} run
+ */
+/**
+ * An `input` of a text field (`currentTarget`: the field).
+ * @typedef {Event & {currentTarget: HTMLInputElement}} FieldInput
+ */
+
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ".split("");
 
 /**
  * The connection state, always visible: live, connecting, offline (retrying); in a rig group, the
  * rig it is on (and the one it moved from).
+ * @param {{conn: string, note: string, rig: Rig | null}} props
  */
 export function ConnectionBadge({ conn, note, rig }) {
-  const label = { live: "Live", connecting: "Connecting", offline: "Offline, retrying" }[conn] ??
+  const label = /** @type {Record<string, string>} */ ({
+    live: "Live",
+    connecting: "Connecting",
+    offline: "Offline, retrying",
+  })[conn] ??
     conn;
   const on = rig && `rig ${rig.name}${rig.from ? ` (moved from ${rig.from})` : ""}`;
   return html`<span class="conn conn-${conn}" role="status" data-conn=${conn} title=${note}>
@@ -23,12 +54,19 @@ export function ConnectionBadge({ conn, note, rig }) {
   </span>`;
 }
 
-/** The pairing screen: the 6-digit code from `cueport pair`, and a name for this device. */
+/**
+ * The pairing screen: the 6-digit code from `cueport pair`, and a name for this device.
+ * @param {object} props
+ * @param {string} [props.message] why pairing is asked (a revoked token, say)
+ * @param {(otp: string, name: string) => Promise<void>} props.onPair
+ * @param {string} props.defaultName
+ */
 export function Pairing({ message, onPair, defaultName }) {
   const [otp, setOtp] = useState("");
   const [name, setName] = useState(defaultName);
   const [error, setError] = useState("");
   const [isBusy, setBusy] = useState(false);
+  /** @param {SubmitEvent} event */
   const submit = async (event) => {
     event.preventDefault();
     setBusy(true);
@@ -36,7 +74,7 @@ export function Pairing({ message, onPair, defaultName }) {
     try {
       await onPair(otp.trim(), name.trim() || defaultName);
     } catch (e) {
-      setError(e.message);
+      setError(/** @type {Error} */ (e).message);
     } finally {
       setBusy(false);
     }
@@ -49,19 +87,26 @@ export function Pairing({ message, onPair, defaultName }) {
     <form onSubmit=${submit}>
       <label for="otp">Pairing code</label>
       <input id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}"
-        maxlength="6" required value=${otp} onInput=${(e) => setOtp(e.currentTarget.value)} />
+        maxlength="6" required value=${otp}
+        onInput=${(/** @type {FieldInput} */ e) => setOtp(e.currentTarget.value)} />
       <label for="device-name">Name of this device</label>
       <input id="device-name" name="deviceName" maxlength="64" value=${name}
-        onInput=${(e) => setName(e.currentTarget.value)} />
+        onInput=${(/** @type {FieldInput} */ e) => setName(e.currentTarget.value)} />
       <button type="submit" class="primary" disabled=${isBusy}>Pair</button>
       <p class="error" role="alert" id="pair-error">${error}</p>
     </form>
   </main>`;
 }
 
-/** Sends values one at a time: while one is on its way, only the latest waiting one follows. */
+/**
+ * Sends values one at a time: while one is on its way, only the latest waiting one follows.
+ * @template T
+ * @param {(value: T) => Promise<unknown>} send
+ * @returns {(value: T) => void}
+ */
 function latestSender(send) {
   let isBusy = false;
+  /** @type {T | null} */
   let next = null;
   const pump = () => {
     if (next === null) {
@@ -81,11 +126,19 @@ function latestSender(send) {
 
 /**
  * A fader (0-1) with live feedback: the value from the show, except while the finger is on it.
+ * @param {object} props
+ * @param {string} props.id
+ * @param {string} props.label
+ * @param {number | undefined} props.value
+ * @param {boolean} props.disabled
+ * @param {(value: number) => Promise<unknown>} props.onChange
+ * @param {string} [props.detail]
  */
 export function Fader({ id, label, value, disabled, onChange, detail }) {
-  const input = useRef(null);
+  const input = useRef(/** @type {HTMLInputElement | null} */ (null));
   const isDragging = useRef(false);
-  const sender = useRef(null);
+  const sender = useRef(/** @type {((value: number) => void) | null} */ (null));
+  // Set at the first render: `onInput` sends through it.
   sender.current ??= latestSender((v) => onChange(v));
   useEffect(() => {
     if (input.current && !isDragging.current) input.current.value = String(value ?? 0);
@@ -99,13 +152,20 @@ export function Fader({ id, label, value, disabled, onChange, detail }) {
         onPointerDown=${() => (isDragging.current = true)}
         onPointerUp=${() => (isDragging.current = false)}
         onPointerCancel=${() => (isDragging.current = false)}
-        onInput=${(e) => sender.current(Number(e.currentTarget.value))} />
+        onInput=${(/** @type {FieldInput} */ e) =>
+          /** @type {(value: number) => void} */ (sender.current)(Number(e.currentTarget.value))} />
       <output for=${id} class="fader-value">${(value ?? 0).toFixed(2)}</output>
     </div>
   `;
 }
 
-/** Where a playing Clip is now, 0-1, run on from the last report on the page's clock. */
+/**
+ * Where a playing Clip is now, 0-1, run on from the last report on the page's clock.
+ * @param {ClipPlay | undefined} entry
+ * @param {number} receivedAt
+ * @param {number} now
+ * @returns {number}
+ */
 export function progressOf(entry, receivedAt, now) {
   if (!entry || !(entry.duration > 0)) return 0;
   let position = entry.position;
@@ -117,8 +177,9 @@ export function progressOf(entry, receivedAt, now) {
   return Math.max(0, Math.min(1, position / entry.duration));
 }
 
+/** @param {{projectId: string, fileId: string | null}} props */
 function Thumb({ projectId, fileId }) {
-  const [src, setSrc] = useState(null);
+  const [src, setSrc] = useState(/** @type {string | null} */ (null));
   useEffect(() => {
     let isCurrent = true;
     if (fileId) {
@@ -131,7 +192,15 @@ function Thumb({ projectId, fileId }) {
     : html`<span class="thumb thumb-empty" aria-hidden="true"></span>`;
 }
 
-/** One Clip of the grid: a go button, or a hold button for Gate mode. */
+/**
+ * One Clip of the grid: a go button, or a hold button for Gate mode.
+ * @param {object} props
+ * @param {ClipView} props.clip
+ * @param {ClipPlay | undefined} props.entry
+ * @param {string} props.projectId
+ * @param {boolean} props.canControl
+ * @param {Run} props.run
+ */
 function ClipTile({ clip, entry, projectId, canControl, run }) {
   const state = entry?.state ?? "stopped";
   const isGate = clip.launchMode === "Gate";
@@ -157,10 +226,16 @@ function ClipTile({ clip, entry, projectId, canControl, run }) {
   `;
 }
 
-/** The current Song's Clips as a grid of thumbnails with live state and position bars. */
+/**
+ * The current Song's Clips as a grid of thumbnails with live state and position bars.
+ * @param {ShowProps} props
+ */
 export function ClipGrid({ project, playstate, canControl, run }) {
   const songId = playstate?.activeSongID;
-  const clips = project.clips.filter((c) => c.songID === songId).sort((a, b) => a.index - b.index);
+  // A Clip of no Song has no index (null, which counts as 0 here).
+  const clips = project.clips.filter((c) => c.songID === songId).sort((a, b) =>
+    /** @type {number} */ (a.index) - /** @type {number} */ (b.index)
+  );
   const entries = new Map((playstate?.clips ?? []).map((e) => [e.clipID, e]));
   return html`<section class="clips" aria-label="Clips of the current Song">
     ${clips.length === 0 && html`<p class="note">This Song has no Clips</p>`}
@@ -175,7 +250,10 @@ export function ClipGrid({ project, playstate, canControl, run }) {
   </section>`;
 }
 
-/** The Songs of the active Project: select, previous/next, by PGM id. */
+/**
+ * The Songs of the active Project: select, previous/next, by PGM id.
+ * @param {ShowProps} props
+ */
 export function Songs({ project, playstate, canControl, run }) {
   const [pgm, setPgm] = useState("");
   const activeId = playstate?.activeSongID;
@@ -190,13 +268,13 @@ export function Songs({ project, playstate, canControl, run }) {
           run("NEXT_SONG_IN", [])
         )}>Next</button>
       </div>
-      <form class="row pgm" onSubmit=${(e) => {
+      <form class="row pgm" onSubmit=${(/** @type {SubmitEvent} */ e) => {
         e.preventDefault();
         if (pgm) run("SONG_SELECT_PGM_ID", [pgm]);
       }}>
         <label for="pgm">PGM id</label>
         <input id="pgm" inputmode="numeric" maxlength="8" value=${pgm} disabled=${!canControl}
-          onInput=${(e) => setPgm(e.currentTarget.value)} />
+          onInput=${(/** @type {FieldInput} */ e) => setPgm(e.currentTarget.value)} />
         <button type="submit" disabled=${!canControl}>Go</button>
       </form>
       <ol class="song-list">
@@ -221,7 +299,10 @@ export function Songs({ project, playstate, canControl, run }) {
   `;
 }
 
-/** Play, pause, stop and panic (with confirmation): stop and panic act on touch-down. */
+/**
+ * Play, pause, stop and panic (with confirmation): stop and panic act on touch-down.
+ * @param {{playstate: PlayStateView | null, canControl: boolean, run: Run}} props
+ */
 export function Transport({ playstate, canControl, run }) {
   const [isConfirming, setConfirming] = useState(false);
   const songState = playstate?.song?.state ?? "stopped";
@@ -251,7 +332,10 @@ export function Transport({ playstate, canControl, run }) {
   </section>`;
 }
 
-/** Controls A-Z as faders with live feedback. */
+/**
+ * Controls A-Z as faders with live feedback.
+ * @param {ShowProps} props
+ */
 export function Controls({ project, playstate, canControl, run }) {
   const named = new Map((project.controls ?? []).map((c) => [c.controlID, c.name]));
   const values = playstate?.controls ?? {};
@@ -261,21 +345,25 @@ export function Controls({ project, playstate, canControl, run }) {
       html`
         <${Fader} key=${letter} id=${`control-${letter}`} label=${letter}
           detail=${named.get(letter) ?? ""} value=${values[letter]} disabled=${!canControl}
-          onChange=${(v) => run("SET_CONTROL", [letter, v])} />
+          onChange=${(/** @type {number} */ v) => run("SET_CONTROL", [letter, v])} />
       `
     )
   }
   </section>`;
 }
 
-/** The output's live picture, output level, mute, full screen and recording. */
+/**
+ * The output's live picture, output level, mute, full screen and recording.
+ * @param {{appState: AppState | null, canControl: boolean, run: Run}} props
+ */
 export function System({ appState, canControl, run }) {
   const recording = appState?.recording?.state ?? "idle";
   return html`
     <section class="system" aria-label="Output and recording">
       <${Preview} />
       <${Fader} id="output-level" label="Output level" value=${appState?.volume}
-        disabled=${!canControl} onChange=${(v) => run("OUTPUT_LEVEL_IN", [v])} />
+        disabled=${!canControl} onChange=${(/** @type {number} */ v) =>
+          run("OUTPUT_LEVEL_IN", [v])} />
       <div class="row">
         <button class="big" data-toggle="mute" aria-pressed=${appState?.muted ? "true" : "false"}
           disabled=${!canControl} ...${goProps(() => run("MUTE_TOGGLE", []))}>
@@ -300,7 +388,12 @@ export function System({ appState, canControl, run }) {
   `;
 }
 
-/** The set list editor (tokens with `edit`): move Songs up and down, undo, redo. */
+/**
+ * The set list editor (tokens with `edit`): move Songs up and down, undo, redo.
+ * @param {object} props
+ * @param {ProjectView} props.project
+ * @param {(name: string, params: Record<string, unknown>) => Promise<unknown>} props.doEdit
+ */
 export function SetList({ project, doEdit }) {
   const songs = [...project.songs].sort((a, b) => a.position - b.position);
   return html`
