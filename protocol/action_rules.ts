@@ -63,6 +63,19 @@ export const FRACTION_RANGE = rangeText(FRACTION);
 /** A number's conventional range as messages write it (`NUMBER_CONVENTION`). */
 export const NUMBER_RANGE = rangeText(NUMBER_CONVENTION);
 
+/**
+ * A `boolean` param as text (an OSC string, a query): these words, any case, pairwise (`true` and
+ * `false`, `1` and `0`, ...).
+ */
+export const BOOLEAN_WORDS = {
+  true: ["true", "1", "yes", "on"],
+  false: ["false", "0", "no", "off"],
+} as const;
+
+/** The boolean words as texts write them: `true/false, 1/0, yes/no, on/off`. */
+export const BOOLEAN_TEXT = BOOLEAN_WORDS.true.map((w, i) => `${w}/${BOOLEAN_WORDS.false[i]}`)
+  .join(", ");
+
 /** An `index` param (a position, after the `base` shift): an integer from 0. */
 export const INDEX_MIN = 0;
 

@@ -22,6 +22,7 @@ import {
 import {
   BASE,
   baseSchema,
+  BOOLEAN_WORDS,
   DIRECTIONS,
   FRACTION,
   FRACTION_RANGE,
@@ -74,8 +75,8 @@ export const ActionBody = z.strictObject({
 /** An action as any transport hands it to the core (validated by `ActionBody`). */
 export type ActionRequest = Record<string, unknown>;
 
-const TRUE_WORDS = new Set(["true", "1", "yes", "on"]);
-const FALSE_WORDS = new Set(["false", "0", "no", "off"]);
+const TRUE_WORDS: ReadonlySet<string> = new Set(BOOLEAN_WORDS.true);
+const FALSE_WORDS: ReadonlySet<string> = new Set(BOOLEAN_WORDS.false);
 
 /**
  * The error for a bad field. The value is echoed only when it is a plain

@@ -5,9 +5,10 @@
  * @module
  */
 import { z } from "zod";
-import { ACTIONS, type ParamKind } from "../../protocol/actions.ts";
+import { ACTIONS, type ActionSpec, type ParamKind } from "../../protocol/actions.ts";
 import {
   BASE,
+  BOOLEAN_TEXT,
   CONTROL_LETTER,
   DIRECTIONS,
   FRACTION,
@@ -56,29 +57,41 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
  * ranges, patterns and values are the protocol's (`protocol/action_rules.ts`), never restated.
  */
 const WIRE_KIND: Record<ParamKind, JsonSchema> = {
-  clipId: { type: ["string", "number"], description: "Clip id" },
-  songId: { type: ["string", "number"], description: "Song id" },
+  clipId: { type: ["string", "number"] },
+  songId: { type: ["string", "number"] },
   text: { type: ["string", "number"] },
   index: {
     type: ["integer", "string"],
     minimum: INDEX_MIN,
     description:
-      `Position; counted from ${BASE.default}, or from ${BASE.shifted} when base is ${BASE.shifted}`,
+      `Counted from ${BASE.default}, or from ${BASE.shifted} when base is ${BASE.shifted}`,
   },
   fraction: { type: ["number", "string"], minimum: FRACTION.min, maximum: FRACTION.max },
-  number: { type: ["number", "string"], description: "Not clamped" },
+  number: { type: ["number", "string"] },
   boolean: {
     type: ["boolean", "string", "integer"],
-    description: "true/false, 1/0, yes/no, on/off",
+    description: BOOLEAN_TEXT,
   },
   control: { type: "string", pattern: CONTROL_LETTER.source },
   target: { type: "string", pattern: TARGET_PATTERN.source },
   direction: { type: "string", enum: [...DIRECTIONS] },
   recordMode: { type: "string", enum: [...RECORD_MODES] },
   presetKind: { type: "string", enum: [...PRESET_KINDS] },
-  projectId: { type: ["string", "number"], description: "Project id" },
+  projectId: { type: ["string", "number"] },
   region: { type: "string", description: "full, or x,y,width,height[;left=N;right=N;...]" },
 };
+
+/**
+ * A param's description: its own, then what its kind says of the wire form (how a boolean or a
+ * position may be sent) unless its own already says it, then whether it is optional.
+ */
+function paramDescription(p: ActionSpec["params"][number]): string {
+  const kind = WIRE_KIND[p.kind].description;
+  const isSaid = typeof kind !== "string" ||
+    p.description.toLowerCase().includes(kind.toLowerCase());
+  const wire = isSaid ? "" : `. ${kind}`;
+  return `${p.description}${wire}${p.isOptional ? " (optional)" : ""}`;
+}
 
 /** One schema per catalog action: its name and its positional params. */
 function actionSchema(): JsonSchema {
@@ -99,7 +112,7 @@ function actionSchema(): JsonSchema {
               prefixItems: a.params.map((p) => ({
                 ...WIRE_KIND[p.kind],
                 title: p.name,
-                description: `${p.description}${p.isOptional ? " (optional)" : ""}`,
+                description: paramDescription(p),
               })),
             }
             : {}),

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import {
   BASE,
+  BOOLEAN_WORDS,
   CONTROL_LETTER,
   CONTROL_NORMALIZED,
   DIRECTIONS,
@@ -208,6 +209,20 @@ Deno.test("the OpenAPI document's action params have the protocol's ranges, patt
   for (const { where, schema } of params.filter((p) => p.kind === "number")) {
     assert.deepEqual([schema.minimum, schema.maximum], [undefined, undefined], where);
   }
+});
+
+Deno.test("a boolean param takes the protocol's words, and the OpenAPI document says each", () => {
+  for (const { where, schema } of openApiParams().filter((p) => p.kind === "boolean")) {
+    for (const word of [...BOOLEAN_WORDS.true, ...BOOLEAN_WORDS.false]) {
+      assert.ok(String(schema.description).includes(word), `${where}: ${schema.description}`);
+    }
+  }
+  // TRIGGER_CLIP_IN's activateSong, sent as each word in either case, and as a word of neither.
+  const activate = (word: string) =>
+    normalizeAction({ name: "TRIGGER_CLIP_IN", params: ["c1", word] }).params.activateSong;
+  for (const word of BOOLEAN_WORDS.true) assert.equal(activate(word.toUpperCase()), true, word);
+  for (const word of BOOLEAN_WORDS.false) assert.equal(activate(` ${word} `), false, word);
+  assert.throws(() => activate("maybe"), /must be true or false/);
 });
 
 Deno.test("the OpenAPI Target pattern has the protocol's bounds: 1-64 characters of id, 1-64 of name", () => {
