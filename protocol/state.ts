@@ -29,7 +29,7 @@ export const ClipPlay = z.strictObject({
   ),
   velocity: velocitySchema().describe(`Trigger velocity ${VELOCITY_RANGE}`),
   gain: z.number().describe(
-    "Level factor from velocity and the Clip's Velocity Sensitivity, 0.0-1.0",
+    `Level factor from velocity and the Clip's Velocity Sensitivity, ${FRACTION_RANGE}`,
   ),
   held: z.boolean().describe("True while a Gate Clip is held"),
 });

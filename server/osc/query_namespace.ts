@@ -9,6 +9,7 @@
  */
 import type { ParamKind } from "../../protocol/actions.ts";
 import {
+  CONTROL_IDS,
   DIRECTIONS,
   FRACTION,
   INDEX_MIN,
@@ -16,7 +17,6 @@ import {
   PRESET_KINDS,
   RECORD_MODES,
 } from "../../protocol/action_rules.ts";
-import { CONTROL_IDS } from "../../protocol/model.ts";
 import type { ReadModel } from "../core/mod.ts";
 import { ADDRESSES, type ArgSpec, type OscAddress } from "./addresses.ts";
 import { currentFeedback, FEEDBACK_ADDRESSES, type FeedbackArg } from "./feedback.ts";

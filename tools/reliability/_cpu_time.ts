@@ -40,16 +40,46 @@ export async function cpuMsOf(pids: readonly (number | null)[]): Promise<number 
   return text.trim() === "" ? null : statCpuMs(text);
 }
 
+/** The CPUs of a `Cpus_allowed_list` (`0-1,4`), or null for a list it cannot read. */
+export function cpuList(text: string): number[] | null {
+  const cpus: number[] = [];
+  for (const part of text.trim().split(",")) {
+    const [from, to = from] = part.split("-").map(Number);
+    if (!Number.isInteger(from) || !Number.isInteger(to) || to! < from!) return null;
+    for (let cpu = from!; cpu <= to!; cpu++) cpus.push(cpu);
+  }
+  return cpus;
+}
+
 /**
- * The time the machine's cores lay idle since boot, ms (`/proc/stat`: idle and iowait, all
- * cores); null where it cannot be read.
+ * The idle and iowait time of the CPUs `cpus` in `/proc/stat`'s text, ms; null when one is not
+ * there.
+ */
+export function idleMsOf(stat: string, cpus: readonly number[]): number | null {
+  let ticks = 0;
+  for (const cpu of cpus) {
+    const fields = new RegExp(`^cpu${cpu} +(.*)$`, "m").exec(stat)?.[1]?.split(/ +/).map(Number);
+    const [idle, iowait] = [fields?.[3], fields?.[4]];
+    if (!Number.isFinite(idle) || !Number.isFinite(iowait)) return null;
+    ticks += idle! + iowait!;
+  }
+  return Math.round(ticks * 1000 / TICKS_PER_SECOND);
+}
+
+/**
+ * The time the CPUs this process may run on lay idle since boot, ms (`/proc/stat`, idle and
+ * iowait, of the CPUs of `Cpus_allowed_list` in `/proc/self/status`, read by `cat`, which runs
+ * where this process does: those the processes it starts run on too, and the ones
+ * `navigator.hardwareConcurrency` counts); null where it cannot be read.
  */
 export async function machineIdleMs(): Promise<number | null> {
-  const text = await catText(["/proc/stat"]);
-  const fields = /^cpu +(.*)$/m.exec(text)?.[1]?.split(/ +/).map(Number) ?? [];
-  const [idle, iowait] = [fields[3], fields[4]];
-  if (!Number.isFinite(idle) || !Number.isFinite(iowait)) return null;
-  return Math.round((idle! + iowait!) * 1000 / TICKS_PER_SECOND);
+  const [stat, status] = await Promise.all([
+    catText(["/proc/stat"]),
+    catText(["/proc/self/status"]),
+  ]);
+  const allowed = /^Cpus_allowed_list:\s*(\S+)/m.exec(status)?.[1];
+  const cpus = allowed === undefined ? null : cpuList(allowed);
+  return cpus === null || cpus.length === 0 ? null : idleMsOf(stat, cpus);
 }
 
 /** Each `/proc/<pid>/stat` line's utime and stime, ms, by pid; lines it cannot read are left out. */

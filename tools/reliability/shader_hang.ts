@@ -81,11 +81,15 @@ export const NO_PROGRESS_CEILING_MS = 300_000;
 /** The watch may end early (quarantined, drawing again) from this long after the edit. */
 export const SETTLED_AFTER_MS = 8000;
 /**
- * The output draws again within this on this machine: within the CPU time all the machine's
- * cores give in it (`frozenCpuLimitMs`), counted as the CPU the browser had while it drew nothing
- * (what it used, and what lay idle for it to use). Beside other work that is its share of the
- * machine, which a busy machine stretches in wall-clock time but not in CPU; on a quiet one it is
- * the cores' whole time, as a wall-clock limit would be. The span in wall-clock time is a figure.
+ * The output draws again within this on this machine: within the CPU time the cores it may run
+ * on give in it (`frozenCpuLimitMs`: `navigator.hardwareConcurrency`, the cores its player judges
+ * a stall by, `player/output/quarantine.ts`), counted as the CPU the browser had while it drew
+ * nothing: what it used, and what those cores left idle. On a quiet machine that is the cores'
+ * whole time, as a wall-clock limit would be; beside other work it is what the browser got, which
+ * a busy machine stretches in wall-clock time but not in CPU. As with the player's own stall
+ * watch, a browser that keeps fewer cores busy than there are is judged the more leniently the
+ * more of the others other work takes (one of two: up to twice the span). The span in
+ * wall-clock time is a figure.
  */
 export const DRAWS_AGAIN_WITHIN_MS = 10_000;
 
@@ -282,8 +286,9 @@ export class SettleWatch {
 
   /**
    * The CPU the browser had in the longest run of looks without a new frame, ms (what it used
-   * and what lay idle: `DRAWS_AGAIN_WITHIN_MS`), the look that saw frames again included (one
-   * look's CPU too many, never too few); null while unknown.
+   * and what lay idle: `DRAWS_AGAIN_WITHIN_MS`), from the look after the last that saw frames to
+   * the look that saw them again (within a look, about a second, of the span itself); null while
+   * unknown.
    */
   get longestFrozenCpuMs(): number | null {
     return this.#longestFrozenCpuMs;
@@ -341,23 +346,42 @@ async function watchUntilSettled(
 ): Promise<{ outcome: "settled" | "gave up"; isDrawing: boolean; frozenCpuMs: number | null }> {
   const port = svc.ports.http;
   const watch = new SettleWatch(performance.now());
-  const meters = new Map<number, DescendantsCpu>(); // by player: a restarted one has its own
+  const cpu = new BrowserCpu();
   for (;;) {
     const preset = await device.request("GET", `/api/v1/presets/effect/${presetId}`);
     const player = await svc.playerPid();
-    if (player !== null && !meters.has(player)) meters.set(player, new DescendantsCpu(player));
     const outcome = watch.look({
       at: performance.now(),
       isQuarantined: preset.body?.quarantine !== null && preset.body?.quarantine !== undefined,
       starts: await browserStarts(port),
       frames: framesDrawnOf(await healthNow(port)),
-      browserCpuMs: player === null ? null : await meters.get(player)!.read(),
+      browserCpuMs: await cpu.read(player),
       idleCpuMs: await machineIdleMs(),
     });
     if (outcome) {
       return { outcome, isDrawing: watch.isDrawing, frozenCpuMs: watch.longestFrozenCpuMs };
     }
     await sleep(1000);
+  }
+}
+
+/**
+ * The CPU time the processes under the player used since the watch began, ms, across a restart
+ * of the player: each player's (its browser's, killed ones included: `DescendantsCpu`) summed,
+ * so the total never goes back and a new browser's start counts; null until one was read.
+ */
+export class BrowserCpu {
+  #meters = new Map<number, { meter: DescendantsCpu; last: number | null }>();
+
+  /** The total now, reading the processes under `player` (null: none running now). */
+  async read(player: number | null): Promise<number | null> {
+    if (player !== null) {
+      const known = this.#meters.get(player) ?? { meter: new DescendantsCpu(player), last: null };
+      this.#meters.set(player, known);
+      known.last = (await known.meter.read()) ?? known.last;
+    }
+    const readings = [...this.#meters.values()].flatMap((m) => m.last === null ? [] : [m.last]);
+    return readings.length === 0 ? null : readings.reduce((a, b) => a + b, 0);
   }
 }
 

@@ -161,7 +161,7 @@ const RIGHT = { left: 1280, top: 0, width: 1280, height: 720 };
  * browser moves the window within a few polls; `untilOutput` alone would wait on a page that
  * keeps drawing forever).
  */
-const WINDOW_WAIT_MS = 120_000;
+const WINDOW_WAIT_MS = 300_000;
 
 /** Waits until the output window has `rect` and `state` (polled: the browser moves it). */
 async function untilWindow(

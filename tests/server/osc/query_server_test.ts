@@ -29,7 +29,7 @@ Deno.test("OSCQuery: the namespace, HOST_INFO, attributes and values, from the s
     assert.ok(root.CONTENTS.play && root.CONTENTS.get && root.CONTENTS.action);
     await svc.post("/api/v1/action", { name: "SET_CONTROL", params: ["A", 0.5] });
     const a = await (await fetch(`${base}/control/A`)).json();
-    // A Control's value is not clamped (protocol/actions.ts): no range.
+    // A Control's value is not clamped, its range the conventional one (NUMBER_CONVENTION).
     assert.deepEqual(
       { path: a.FULL_PATH, type: a.TYPE, access: a.ACCESS, value: a.VALUE, range: a.RANGE },
       { path: "/control/A", type: "f", access: 3, value: [0.5], range: [{ MIN: 0, MAX: 1 }] },
