@@ -20,9 +20,11 @@ Deno.test("statCpuMsByPid reads each stat line's utime and stime by pid, and lea
   assert.deepEqual([...statCpuMsByPid(text)], [[42, 1500], [7, 100]]);
 });
 
-Deno.test("DescendantsCpu keeps the CPU time of a child that exited in its total", async () => {
-  const meter = new DescendantsCpu(Deno.pid);
-  // A child that works until it has used some CPU time, then waits to be killed.
+/**
+ * Starts a child of this process that works until it has used some CPU time, then waits; resolves
+ * once it has worked, with the function that kills it and waits for its end.
+ */
+async function workedChild(): Promise<() => Promise<void>> {
   const child = new Deno.Command("sh", {
     args: ["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; echo worked; read x"],
     stdin: "piped",
@@ -30,12 +32,20 @@ Deno.test("DescendantsCpu keeps the CPU time of a child that exited in its total
   }).spawn();
   const reader = child.stdout.getReader();
   await reader.read(); // "worked"
+  return async () => {
+    child.kill("SIGKILL");
+    await child.status;
+    reader.releaseLock();
+    await child.stdin.close().catch(() => {});
+  };
+}
+
+Deno.test("DescendantsCpu keeps the CPU time of a child that exited in its total", async () => {
+  const meter = new DescendantsCpu(Deno.pid);
+  const kill = await workedChild();
   const during = await meter.read();
   assert.ok(during !== null && during > 0, `the child used ${during} ms`);
-  child.kill("SIGKILL");
-  await child.status;
-  reader.releaseLock();
-  await child.stdin.close().catch(() => {});
+  await kill();
   assert.ok((await meter.read())! >= during, "the total does not go back when the child exits");
 });
 
@@ -57,19 +67,10 @@ Deno.test("BrowserCpu sums each player's processes across a restart: the total n
   assert.equal(await cpu.read(null), null, "nothing read yet");
   const first = await cpu.read(Deno.pid); // this process's children, none yet
   assert.equal(first, null);
-  const child = new Deno.Command("sh", {
-    args: ["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; echo worked; read x"],
-    stdin: "piped",
-    stdout: "piped",
-  }).spawn();
-  const reader = child.stdout.getReader();
-  await reader.read();
+  const kill = await workedChild();
   const during = await cpu.read(Deno.pid);
   assert.ok(during !== null && during > 0);
-  child.kill("SIGKILL");
-  await child.status;
-  reader.releaseLock();
-  await child.stdin.close().catch(() => {});
+  await kill();
   // The player gone (a restart under way), then a new one with nothing under it yet.
   assert.equal(await cpu.read(null), during);
   const next = new Deno.Command("cat", { stdin: "piped", stdout: "null" }).spawn();
