@@ -309,7 +309,7 @@ export class SettleWatch {
     const isNew = now.isQuarantined !== last.isQuarantined || now.starts !== last.starts ||
       (now.frames !== last.frames && now.frames !== null);
     const used = now.browserCpuMs !== null && last.browserCpuMs !== null
-      ? Math.max(0, now.browserCpuMs - last.browserCpuMs) // a browser gone takes its CPU time along
+      ? Math.max(0, now.browserCpuMs - last.browserCpuMs) // never back (`BrowserCpu`); a guard
       : null;
     const idle = now.idleCpuMs !== null && last.idleCpuMs !== null
       ? Math.max(0, now.idleCpuMs - last.idleCpuMs)
