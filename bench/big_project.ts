@@ -3,7 +3,8 @@
  * benchmarks and scale tests.
  * @module
  */
-import { CONTROL_IDS, Project } from "../protocol/model.ts";
+import { CONTROL_IDS } from "../protocol/action_rules.ts";
+import { Project } from "../protocol/model.ts";
 
 /** A project document with `songs * clipsPerSong` Clips. */
 export function bigProject(id = "big", songs = 100, clipsPerSong = 100): Project {

@@ -4,7 +4,8 @@
  * Clip, timelines, lyrics, Effects, a Visualizer and two mapped Controls.
  * @module
  */
-import { CONTROL_IDS, type Project } from "../protocol/model.ts";
+import { CONTROL_IDS } from "../protocol/action_rules.ts";
+import { type Project } from "../protocol/model.ts";
 import { Project as ProjectSchema } from "../protocol/model.ts";
 import { writeFileAtomic } from "../lib/atomic_write.ts";
 import { encodePng, encodeWav } from "./media/encode.ts";

@@ -2,7 +2,8 @@
  * Normalization applied to every loaded project.
  * @module
  */
-import { Control, CONTROL_IDS, type Project } from "../protocol/model.ts";
+import { CONTROL_IDS } from "../protocol/action_rules.ts";
+import { Control, type Project } from "../protocol/model.ts";
 
 /** Returns the project with all 26 Controls present, A to Z, in order. */
 export function ensureControls(project: Project): Project {

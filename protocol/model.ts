@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { ProjectTimecode, SongTimecode } from "./timecode.ts";
 import { MidiMap } from "./midi.ts";
-import { CONTROL_IDS, CONTROL_NORMALIZED, CONTROL_SPAN } from "./action_rules.ts";
+import { CONTROL_NORMALIZED, CONTROL_SPAN } from "./action_rules.ts";
 
 /** Stable, URL-safe ids: letters, digits, `_` and `-`. */
 export const Id = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "Must be 1-64 URL-safe characters");
@@ -254,7 +254,7 @@ export const ControlTarget = z.object({
   invert: z.boolean().default(false),
 });
 
-/** The settings of one Control (`CONTROL_IDS`). */
+/** The settings of one Control (`CONTROL_IDS` of the action rules). */
 export const Control = z.object({
   id: z.string().regex(CONTROL_NORMALIZED, `Must be one letter ${CONTROL_SPAN}`),
   name: z.string().default(""),
@@ -321,6 +321,3 @@ export type ControlTarget = z.infer<typeof ControlTarget>;
 export type Control = z.infer<typeof Control>;
 export type Display = z.infer<typeof Display>;
 export type Project = z.infer<typeof Project>;
-
-/** The Control letters (declared with the action rules). */
-export { CONTROL_IDS };

@@ -2,7 +2,7 @@
  * Seek, direction and real-time control actions.
  * @module
  */
-import { CONTROL_IDS } from "../../protocol/model.ts";
+import { CONTROL_IDS } from "../../protocol/action_rules.ts";
 import { isClipParameter, PARAMETER_HINT, parseTarget, shapeValue } from "../engine/controls.ts";
 import { Refusal } from "../errors.ts";
 import { type ActionHandler, done, num, str, unchanged } from "./context.ts";

@@ -7,7 +7,8 @@
  * @module
  */
 import { z } from "zod";
-import { ClipState, CONTROL_IDS, Direction } from "../../protocol/model.ts";
+import { CONTROL_IDS } from "../../protocol/action_rules.ts";
+import { ClipState, Direction } from "../../protocol/model.ts";
 import type { LiveValues } from "../../protocol/state.ts";
 import { velocitySchema } from "../../protocol/action_rules.ts";
 import type { AdoptedState, ProjectEngine } from "./project_engine.ts";

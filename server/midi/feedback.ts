@@ -20,7 +20,7 @@ import {
   FEEDBACK_SCHEMES,
   type PadState,
 } from "../../protocol/midi.ts";
-import { CONTROL_IDS } from "../../protocol/model.ts";
+import { CONTROL_IDS } from "../../protocol/action_rules.ts";
 import type { Grant } from "../auth/mod.ts";
 import type { ReadModel } from "../core/mod.ts";
 import { mapOf } from "./map.ts";

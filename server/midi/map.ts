@@ -19,7 +19,8 @@ import {
   NAVIGATION_NOTES,
   TRANSPORT_ACTIONS,
 } from "../../protocol/midi.ts";
-import { CONTROL_IDS, type Project } from "../../protocol/model.ts";
+import { CONTROL_IDS } from "../../protocol/action_rules.ts";
+import type { Project } from "../../protocol/model.ts";
 import type { ChannelMessage, MidiMessage, MidiSource } from "./messages.ts";
 
 /** An action to run: the body of the catalog's `action`. */

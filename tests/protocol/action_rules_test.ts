@@ -10,6 +10,7 @@ import { z } from "zod";
 import {
   BASE,
   BOOLEAN_WORDS,
+  CONTROL_IDS,
   CONTROL_LETTER,
   CONTROL_NORMALIZED,
   DIRECTIONS,
@@ -32,7 +33,6 @@ import {
   type ParamKind,
   VELOCITY_ACTIONS,
 } from "../../protocol/actions.ts";
-import { CONTROL_IDS } from "../../protocol/model.ts";
 import { METHODS } from "../../protocol/methods.ts";
 import { allRoutes } from "../../server/routes/mod.ts";
 import { openApiDocument } from "../../server/routes/openapi.ts";

@@ -2,7 +2,8 @@
  * A small, deterministic project written to a temp data dir, and an
  * in-process player on a virtual clock for semantics tests.
  */
-import { CONTROL_IDS, Project } from "../../protocol/model.ts";
+import { CONTROL_IDS } from "../../protocol/action_rules.ts";
+import { Project } from "../../protocol/model.ts";
 import type { NormalizedAction } from "../../protocol/actions.ts";
 import type { StateUpdate } from "../../protocol/state.ts";
 import { PlayerApp } from "../../player/app.ts";
