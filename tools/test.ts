@@ -20,6 +20,7 @@ import { ensureOutputAccount } from "../server/deploy/output_account.ts";
 import { COMPANION_UNBUILT_ENV, missingPeers, type Peer, peerProblem, which } from "./peers.ts";
 import { ensureCompanionBuiltInChild } from "./companion_build.ts";
 import {
+  failedTests,
   junitPathOf,
   mergeJunit,
   PART_ENV,
@@ -143,20 +144,35 @@ async function runTests(args: readonly string[], env: Record<string, string>): P
   if (groups.length === 1) return await runGroup(groups[0]!.args, env, false);
   const envOf = (g: TestGroup) => g.part ? { ...env, [PART_ENV]: g.part } : env;
   const side = groups.filter((g) => !g.isAfter);
+  const after = groups.filter((g) => g.isAfter);
   const codes = await Promise.all(side.map((g, i) => runGroup(g.args, envOf(g), i > 0, g.name)));
-  for (const g of groups.filter((g) => g.isAfter)) {
-    codes.push(await runGroup(g.args, envOf(g), false, g.name));
-  }
+  for (const g of after) codes.push(await runGroup(g.args, envOf(g), false, g.name));
   const junit = junitPathOf(args);
   if (junit !== null) {
     const paths = groups.map((g) => `${junit}.${g.name}.xml`);
     const reports = await Promise.all(paths.map((p) => Deno.readTextFile(p).catch(() => "")));
     const whole = reports.filter((r) => r.includes("<testsuites"));
-    if (whole.length === reports.length) await Deno.writeTextFile(junit, mergeJunit(whole));
-    else console.error(`tests: a group wrote no JUnit report; ${junit} is not written`);
+    if (whole.length === reports.length) {
+      const merged = mergeJunit(whole);
+      await Deno.writeTextFile(junit, merged);
+      for (const line of failureLines(merged)) console.error(line);
+    } else console.error(`tests: a group wrote no JUnit report; ${junit} is not written`);
     for (const p of paths) await Deno.remove(p).catch(() => {});
   }
+  for (const [i, g] of [...side, ...after].entries()) {
+    if (codes[i] !== 0) console.error(`tests: the process "${g.name}" exited with ${codes[i]}`);
+  }
   return codes.find((c) => c !== 0) ?? 0;
+}
+
+/**
+ * The failed tests of a merged JUnit report, one line each, said last: the held processes'
+ * output comes before the last one's, and a log's tail should name what failed wherever it ran.
+ */
+export function failureLines(junit: string): string[] {
+  return failedTests(junit).map((t) =>
+    `tests: FAILED ${t.file} > ${t.name} (${t.seconds.toFixed(1)} s): ${t.message}`
+  );
 }
 
 /** One `deno test` process on `args` (after its flags); `held` keeps its output until it ends. */

@@ -203,6 +203,51 @@ export function groupTimes(junit: string): GroupTimes {
   return times;
 }
 
+/** A test a JUnit report says failed: its file, its name, its seconds and its message's first line. */
+export interface FailedTest {
+  file: string;
+  name: string;
+  seconds: number;
+  message: string;
+}
+
+const ENTITIES: Record<string, string> = {
+  "&apos;": "'",
+  "&quot;": '"',
+  "&gt;": ">",
+  "&lt;": "<",
+  "&amp;": "&",
+};
+const unescapeXml = (text: string) =>
+  text.replace(/&(?:apos|quot|gt|lt|amp);/g, (e) => ENTITIES[e]!);
+
+/**
+ * The failed tests of a JUnit report (`<failure>` or `<error>` inside a `<testcase>`), in the
+ * report's order: the runner names them once more at its very end, where a log's tail shows them
+ * whichever process ran them.
+ */
+export function failedTests(junit: string): FailedTest[] {
+  const failed: FailedTest[] = [];
+  for (const suite of junit.split(/<testsuite\s/).slice(1)) {
+    const file = /^name="([^"]*)"/.exec(suite)?.[1] ?? "";
+    const cases = suite.matchAll(
+      /<testcase name="([^"]*)"[^>]*? time="([\d.]+)"[^>]*>([\s\S]*?)<\/testcase>/g,
+    );
+    for (const [, name, time, body] of cases) {
+      const fault = /<(?:failure|error) message="([^"]*)"/.exec(body!);
+      if (!fault) continue;
+      const message = unescapeXml(fault[1]!).split("\n").find((line) => line.trim() !== "") ?? "";
+      failed.push({
+        file,
+        name: unescapeXml(name!),
+        seconds: Number(time),
+        message: message.trim(),
+      });
+    }
+  }
+  return failed;
+}
+
 if (import.meta.main) {
   const times = groupTimes(await Deno.readTextFile(Deno.args[0] ?? ".ci/out/junit.xml"));
   for (const [name, seconds] of Object.entries(times)) {

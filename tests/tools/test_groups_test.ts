@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   ALONE_PROBES,
   BESIDE,
+  failedTests,
   groupTimes,
   isTestFile,
   junitPathOf,
@@ -167,4 +168,34 @@ Deno.test("groupTimes() sums a JUnit report's test times by the process each tes
     ].join("\n"),
   );
   assert.deepEqual(groupTimes(junit), { output: 28, service: 2, reliability: 76, alone: 40 });
+});
+
+Deno.test("failedTests() names each failed or errored test of a report, with its message's first line", () => {
+  const body = [
+    '    <testsuite name="./tests/a_test.ts" tests="3" failures="1">',
+    '        <testcase name="passes" classname="./tests/a_test.ts" time="0.5" line="1" col="1">',
+    "        </testcase>",
+    '        <testcase name="the player&apos;s &quot;frame&quot; &gt; a step" classname="./tests/a_test.ts" time="12.25" line="9" col="1">',
+    '            <failure message="Uncaught AssertionError: 0 &lt; 1 &amp; more\nat line 3">AssertionError</failure>',
+    "        </testcase>",
+    "    </testsuite>",
+    '    <testsuite name="./tests/b_test.ts" tests="1" errors="1">',
+    '        <testcase name="leaks" classname="./tests/b_test.ts" time="1" line="3" col="1">',
+    '            <error message="\nLeaks detected: a timer">Leaks</error>',
+    "        </testcase>",
+    "    </testsuite>",
+  ].join("\n");
+  assert.deepEqual(failedTests(report(4, 2, "13", body)), [
+    {
+      file: "./tests/a_test.ts",
+      name: `the player's "frame" > a step`,
+      seconds: 12.25,
+      message: "Uncaught AssertionError: 0 < 1 & more",
+    },
+    { file: "./tests/b_test.ts", name: "leaks", seconds: 1, message: "Leaks detected: a timer" },
+  ]);
+  assert.deepEqual(
+    failedTests(report(1, 0, "1", '    <testsuite name="./c_test.ts"></testsuite>')),
+    [],
+  );
 });
