@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { ask } from "../../../tools/testing/devtools.ts";
 import { BrowserSupervisor } from "../../../player/output/supervisor.ts";
+import { browserEnv } from "../../../player/output/browser_process.ts";
 import { ProfileDirs } from "../../../player/output/profiles.ts";
 import type { DevTools } from "../../../player/output/devtools.ts";
 import { CHROMIUM } from "../../../tools/testing/browser.ts";
@@ -157,6 +158,11 @@ Deno.test({
       await until("the page with the script", async () => {
         return (await titles(devtools)).includes("given:start 1");
       }, 60_000);
+      // Its temp files are its profile's (`browserEnv`): the singleton's socket folder, which a
+      // killed browser leaves behind, goes with the profile rather than stay in /tmp.
+      const profile = supervisor.profileDir!;
+      const socket = Deno.readLinkSync(`${profile}/SingletonSocket`);
+      assert.ok(socket.startsWith(`${profile}/.tmp/org.chromium.Chromium.`), socket);
       // A page opened later (the editor's window) gets it too, before its own scripts.
       await supervisor.openPage(`${page.url}editor.html`, { newWindow: true });
       await until("the second page", async () => {
@@ -175,4 +181,14 @@ Deno.test({
       await page.close();
     }
   },
+});
+
+Deno.test("browserEnv(): the browser's temp folder is in its profile, where a socket's path fits", () => {
+  const env = browserEnv("/tmp/cueport-output.0/profile-0123456789abc", true);
+  assert.equal(env.TMPDIR, "/tmp/cueport-output.0/profile-0123456789abc/.tmp");
+  assert.equal(env.HOME, "/tmp/cueport-output.0/profile-0123456789abc");
+  // Chromium's singleton socket is 45 characters below TMPDIR: past 104 bytes (macOS) it could
+  // not bind, and the browser would not start. Such a profile keeps the system's temp folder.
+  const long = `/var/folders/xy/${"z".repeat(40)}/T/cueport-output.501/profile-0123456789abc`;
+  assert.equal(browserEnv(long, false).TMPDIR, undefined);
 });
